@@ -1,0 +1,107 @@
+import path from 'node:path';
+import { ConfigError, loadConfig, type Config } from '../config/config.js';
+import { createLogger, type Logger } from '../config/logger.js';
+import { connect, type DatabaseHandle } from '../db/database.js';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from '../db/embedded-postgres.js';
+import { migrate } from '../db/migrate.js';
+
+/** Loads the configuration or ends the process with a message naming each bad variable. */
+export function configOrExit(): Config {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(2);
+    }
+    throw error;
+  }
+}
+
+/** A migrated database and how to let go of it. */
+export interface OpenDatabase {
+  readonly url: string;
+  readonly handle: DatabaseHandle;
+  readonly embedded?: EmbeddedPostgres;
+  close(): Promise<void>;
+}
+
+/**
+ * DATABASE_URL when set, else the embedded Postgres in DATA_DIR/postgres; migrated either way.
+ * `migrateFirst: false` is for processes that must not race the API's migration on start.
+ */
+export async function openDatabase(
+  config: Config,
+  logger: Logger,
+  applicationName: string,
+  poolSize = config.DATABASE_POOL_SIZE,
+): Promise<OpenDatabase> {
+  const embedded = config.DATABASE_URL
+    ? undefined
+    : await startEmbeddedPostgres({
+        baseDir: path.resolve(config.DATA_DIR, 'postgres'),
+        port: config.EMBEDDED_PG_PORT,
+        persistent: true,
+        logger: logger.child({ component: 'embedded-postgres' }),
+      });
+  const url = config.DATABASE_URL ?? embedded!.url;
+  const handle = connect({
+    url,
+    poolSize,
+    applicationName,
+    idleInTransactionTimeoutMs: config.IDLE_IN_TRANSACTION_TIMEOUT_MS,
+  });
+  try {
+    const applied = await migrate(handle.pool);
+    if (applied.length > 0) logger.info({ applied }, 'migrations applied');
+  } catch (error) {
+    await handle.close();
+    await embedded?.stop();
+    throw error;
+  }
+  return {
+    url,
+    handle,
+    embedded,
+    async close() {
+      await handle.close();
+      await embedded?.stop();
+    },
+  };
+}
+
+/**
+ * Runs `shutdown` once on SIGINT or SIGTERM, then exits; a second signal or the timeout forces
+ * the exit so a stuck drain never leaves the process hanging.
+ */
+export function onShutdownSignal(
+  logger: Logger,
+  timeoutMs: number,
+  shutdown: (signal: string) => Promise<void>,
+): void {
+  let stopping = false;
+  const handler = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      logger.warn({ signal }, 'second signal: exiting now');
+      process.exit(1);
+    }
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    const force = setTimeout(() => {
+      logger.error({ timeoutMs }, 'shutdown timed out: exiting');
+      process.exit(1);
+    }, timeoutMs + 5000);
+    force.unref();
+    shutdown(signal).then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', handler);
+  process.on('SIGTERM', handler);
+}
+
+export { createLogger };

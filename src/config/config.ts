@@ -1,0 +1,100 @@
+import { z } from 'zod';
+
+const commaList = z
+  .string()
+  .transform((value) =>
+    value
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item.length > 0),
+  )
+  .pipe(z.array(z.string().min(1)).min(1, 'needs at least one comma-separated value'));
+
+const booleanFlag = z
+  .enum(['true', 'false', '1', '0'])
+  .transform((value) => value === 'true' || value === '1');
+
+const seconds = z.coerce.number().int().min(1).max(31_536_000);
+
+/**
+ * Every setting the service reads, with its default. The README's configuration table mirrors
+ * this schema; keep them in step.
+ */
+export const configSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'expected a postgres:// or postgresql:// URL')
+    .optional(),
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  DATA_DIR: z.string().min(1).default('.data'),
+  EMBEDDED_PG_PORT: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(32_767, 'embedded Postgres needs a port below 32768')
+    .default(5433),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  TOKEN_ISSUER: z.url().default('http://localhost:8080'),
+  TOKEN_AUDIENCES: commaList.default(['storefront.api.local']),
+  PRIVATE_TOKEN_TTL_SECONDS: seconds.default(3600),
+  PUBLIC_TOKEN_TTL_SECONDS: seconds.default(900),
+  SECRET_HASH_KEY: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{43,}$/, 'expected at least 32 bytes, base64url encoded (43+ chars)')
+    .optional(),
+  LOGIN_JWKS_URL: z.url().optional(),
+  LOGIN_PUBLIC_KEY: z.string().min(1).optional(),
+  LOGIN_ISSUER: z.string().min(1).optional(),
+  LOGIN_AUDIENCE: z.string().min(1).default('token-authority'),
+  LOGIN_SPACES_CLAIM: z.string().min(1).default('spaces'),
+  BODY_LIMIT_BYTES: z.coerce.number().int().min(256).max(1_048_576).default(16_384),
+  TRUST_PROXY: booleanFlag.default(false),
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  IDLE_IN_TRANSACTION_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+  PROJECTOR_POLL_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(500),
+  PROJECTOR_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(1000),
+  RUN_PROJECTOR: booleanFlag.default(true),
+});
+
+/** The validated, typed configuration. Immutable once loaded. */
+export type Config = Readonly<z.infer<typeof configSchema>>;
+
+/** A configuration that failed validation; `problems` name each variable and what it expects. */
+export class ConfigError extends Error {
+  readonly problems: readonly string[];
+  constructor(problems: readonly string[]) {
+    super(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+/** Validates `env` (default `process.env`); throws {@link ConfigError} naming every bad variable. */
+export function loadConfig(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Config {
+  // Empty strings mean "unset" so `FOO= npm start` falls back to the default.
+  const present = Object.fromEntries(
+    Object.entries(env).filter(([, value]) => value !== undefined && value !== ''),
+  );
+  const parsed = configSchema.safeParse(present);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => {
+        const variable = issue.path.join('.') || '(environment)';
+        return `${variable}: ${issue.message}${variable in present ? ` (got "${present[variable]}")` : ''}`;
+      }),
+    );
+  }
+  if (parsed.data.LOGIN_JWKS_URL && parsed.data.LOGIN_PUBLIC_KEY) {
+    throw new ConfigError(['LOGIN_JWKS_URL, LOGIN_PUBLIC_KEY: set one of them, not both']);
+  }
+  if ((parsed.data.LOGIN_JWKS_URL || parsed.data.LOGIN_PUBLIC_KEY) && !parsed.data.LOGIN_ISSUER) {
+    throw new ConfigError([
+      'LOGIN_ISSUER: required when an external login-token key is configured',
+    ]);
+  }
+  return Object.freeze(parsed.data);
+}

@@ -1,0 +1,55 @@
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type pg from 'pg';
+
+/** migrations/ at the repository root. */
+export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations/', import.meta.url));
+
+// Arbitrary constant; every process that migrates takes this lock, so two starting at once
+// apply each migration exactly once.
+const MIGRATION_LOCK_KEY = 7_214_903_311;
+
+/**
+ * Applies every migrations/NNN_name.sql not yet recorded in schema_migrations, in name order,
+ * each in the same transaction as its record. Returns the names applied.
+ */
+export async function migrate(pool: pg.Pool, dir = MIGRATIONS_DIR): Promise<string[]> {
+  const files = (await readdir(dir)).filter((file) => file.endsWith('.sql')).sort();
+  const client = await pool.connect();
+  const applied: string[] = [];
+  try {
+    await client.query('BEGIN');
+    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
+    await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+      name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
+    const done = new Set(
+      (await client.query<{ name: string }>('SELECT name FROM schema_migrations')).rows.map(
+        (row) => row.name,
+      ),
+    );
+    for (const file of files) {
+      if (done.has(file)) continue;
+      await client.query(await readFile(path.join(dir, file), 'utf8'));
+      await client.query('INSERT INTO schema_migrations (name) VALUES ($1)', [file]);
+      applied.push(file);
+    }
+    await client.query('COMMIT');
+    return applied;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+/** True when every migration file has been applied (used by the health check). */
+export async function isMigrated(pool: pg.Pool, dir = MIGRATIONS_DIR): Promise<boolean> {
+  const files = (await readdir(dir)).filter((file) => file.endsWith('.sql'));
+  const result = await pool.query<{ count: number }>(
+    `SELECT count(*)::int AS count FROM schema_migrations WHERE name = ANY($1)`,
+    [files],
+  );
+  return result.rows[0]?.count === files.length;
+}

@@ -1,0 +1,97 @@
+import type { ColumnType, Generated } from 'kysely';
+
+/** Row types of every table, as Kysely sees them. One place, mirroring migrations/. */
+export interface EventsTable {
+  global_position: Generated<number>;
+  transaction_id: Generated<string>;
+  space_id: string;
+  stream_id: string;
+  stream_position: number;
+  event_id: string;
+  event_type: string;
+  schema_version: number;
+  data: ColumnType<unknown, string, never>;
+  metadata: ColumnType<unknown, string, never>;
+  recorded_at: Generated<Date>;
+}
+
+export interface EventChainTable {
+  link_number: number;
+  space_id: string;
+  global_position: number;
+  transaction_id: string;
+  previous_hash: Buffer;
+  hash: Buffer;
+  sealed_at: Generated<Date>;
+}
+
+export interface CredentialsTable {
+  client_id: string;
+  space_id: string;
+  name: string;
+  description: string;
+  secret_hash: Buffer;
+  status: 'active' | 'revoked';
+  stream_version: number;
+  created_by: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface SigningKeysTable {
+  kid: string;
+  alg: string;
+  private_jwk: ColumnType<Record<string, unknown>, string, never>;
+  public_jwk: ColumnType<Record<string, unknown>, string, never>;
+  created_at: Generated<Date>;
+  retired_at: Date | null;
+}
+
+export interface ProjectionCheckpointsTable {
+  projection: string;
+  transaction_id: string;
+  global_position: number;
+  updated_at: Generated<Date>;
+}
+
+export interface AuditLogTable {
+  space_id: string;
+  global_position: number;
+  transaction_id: string;
+  client_id: string;
+  event_type: string;
+  token_kind: 'private' | 'public' | null;
+  audience: string | null;
+  customer_id: string | null;
+  segment_id: string | null;
+  jti: string | null;
+  parent_jti: string | null;
+  expires_at: Date | null;
+  recorded_at: Date;
+  actor: string | null;
+  request_id: string | null;
+  client_ip: string | null;
+  user_agent: string | null;
+  details: ColumnType<unknown, string, string>;
+}
+
+export interface ClientRateTable {
+  space_id: string;
+  client_id: string;
+  bucket_start: Date;
+  private_tokens: number;
+  public_tokens: number;
+  rejected_authentications: number;
+}
+
+/** The whole database, for `Kysely<Database>`. */
+export interface Database {
+  events: EventsTable;
+  event_chain: EventChainTable;
+  credentials: CredentialsTable;
+  signing_keys: SigningKeysTable;
+  projection_checkpoints: ProjectionCheckpointsTable;
+  audit_log: AuditLogTable;
+  client_rate_minute: ClientRateTable;
+  client_rate_hour: ClientRateTable;
+}

@@ -1,0 +1,136 @@
+/**
+ * Every error a client can cause has one stable `code`. HTTP status and body shape are decided
+ * from the code in exactly one place: src/http/error-response.ts.
+ */
+export type ErrorCode =
+  | 'invalid_request'
+  | 'malformed_json'
+  | 'unsupported_media_type'
+  | 'payload_too_large'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'invalid_token'
+  | 'insufficient_scope'
+  | 'invalid_client'
+  | 'unsupported_grant_type'
+  | 'invalid_target'
+  | 'conflict'
+  | 'not_ready'
+  | 'internal';
+
+/** One offending input: where it is and what is wrong with it. */
+export interface FieldProblem {
+  readonly field: string;
+  readonly message: string;
+}
+
+/** Base of every error this service throws on purpose. */
+export class TokenAuthorityError extends Error {
+  readonly code: ErrorCode;
+  constructor(code: ErrorCode, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = new.target.name;
+    this.code = code;
+  }
+}
+
+/** A body, header or query that failed validation; `fields` names each problem. */
+export class InvalidRequestError extends TokenAuthorityError {
+  readonly fields: readonly FieldProblem[];
+  constructor(message: string, fields: readonly FieldProblem[] = []) {
+    super('invalid_request', message);
+    this.fields = fields;
+  }
+}
+
+/** The body could not be read as the type it claims. */
+export class MalformedBodyError extends TokenAuthorityError {
+  constructor(message = 'request body is not valid JSON') {
+    super('malformed_json', message);
+  }
+}
+
+/** The Content-Type is missing or not one this endpoint takes. */
+export class UnsupportedMediaTypeError extends TokenAuthorityError {
+  readonly accepted: readonly string[];
+  constructor(accepted: readonly string[]) {
+    super('unsupported_media_type', `Content-Type must be ${accepted.join(' or ')}`);
+    this.accepted = accepted;
+  }
+}
+
+/** The body is larger than BODY_LIMIT_BYTES. */
+export class PayloadTooLargeError extends TokenAuthorityError {
+  constructor(readonly limitBytes: number) {
+    super('payload_too_large', `request body exceeds ${limitBytes} bytes`);
+  }
+}
+
+/** No such route. */
+export class NotFoundError extends TokenAuthorityError {
+  constructor(message = 'no such resource') {
+    super('not_found', message);
+  }
+}
+
+/** The route exists but not with this method. */
+export class MethodNotAllowedError extends TokenAuthorityError {
+  constructor(readonly allowed: readonly string[]) {
+    super('method_not_allowed', `method not allowed; use ${allowed.join(', ')}`);
+  }
+}
+
+/** A Bearer token that is missing, malformed, expired, of the wrong kind or not trusted. */
+export class InvalidTokenError extends TokenAuthorityError {
+  /** True when no token was sent at all (RFC 6750 §3.1: the challenge then carries no error). */
+  readonly missingCredentials: boolean;
+  constructor(message: string, options: { missingCredentials?: boolean } = {}) {
+    super('invalid_token', message);
+    this.missingCredentials = options.missingCredentials ?? false;
+  }
+}
+
+/** A valid token that does not grant this (another space, say). */
+export class InsufficientScopeError extends TokenAuthorityError {
+  constructor(message: string) {
+    super('insufficient_scope', message);
+  }
+}
+
+/** Client authentication failed. Deliberately says nothing about which part was wrong. */
+export class InvalidClientError extends TokenAuthorityError {
+  constructor() {
+    super('invalid_client', 'client authentication failed');
+  }
+}
+
+/** grant_type other than client_credentials. */
+export class UnsupportedGrantTypeError extends TokenAuthorityError {
+  constructor(grantType: string) {
+    super(
+      'unsupported_grant_type',
+      `grant_type "${grantType}" is not supported; use client_credentials`,
+    );
+  }
+}
+
+/** An audience that is not a configured Storefront API (RFC 8707). */
+export class InvalidTargetError extends TokenAuthorityError {
+  constructor(audience: string) {
+    super('invalid_target', `audience "${audience}" is not a known Storefront API`);
+  }
+}
+
+/** A concurrent change won; retrying may succeed. */
+export class ConflictError extends TokenAuthorityError {
+  constructor(message: string) {
+    super('conflict', message);
+  }
+}
+
+/** The service cannot answer yet (database down or not migrated). */
+export class NotReadyError extends TokenAuthorityError {
+  constructor(message: string) {
+    super('not_ready', message);
+  }
+}

@@ -1,0 +1,31 @@
+import { createHash } from 'node:crypto';
+import { canonicalJson } from './canonical-json.js';
+import type { RecordedEvent } from './types.js';
+
+/** The previous hash of the first link. */
+export const GENESIS_HASH: Buffer = Buffer.alloc(32);
+
+/** The exact bytes of an event that its chain link covers (RFC 8785 JSON). */
+export function canonicalEventBytes(event: RecordedEvent): Buffer {
+  return Buffer.from(
+    canonicalJson({
+      global_position: event.globalPosition,
+      transaction_id: event.transactionId,
+      space_id: event.spaceId,
+      stream_id: event.streamId,
+      stream_position: event.streamPosition,
+      event_id: event.eventId,
+      event_type: event.type,
+      schema_version: event.schemaVersion,
+      data: event.data,
+      metadata: event.metadata,
+      recorded_at: event.recordedAt.toISOString(),
+    }),
+    'utf8',
+  );
+}
+
+/** hash = SHA-256(previous hash || canonical event bytes). The one definition of a link. */
+export function chainHash(previousHash: Buffer, event: RecordedEvent): Buffer {
+  return createHash('sha256').update(previousHash).update(canonicalEventBytes(event)).digest();
+}

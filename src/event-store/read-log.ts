@@ -1,0 +1,49 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import {
+  EVENT_COLUMNS,
+  toRecordedEvent,
+  type EventRow,
+  type LogPosition,
+  type RecordedEvent,
+} from './types.js';
+
+/** One page of the log. `last` is where the next read resumes (unchanged when empty). */
+export interface LogPage {
+  readonly events: readonly RecordedEvent[];
+  readonly last: LogPosition;
+}
+
+/**
+ * Reads committed events after `after`, in commit-safe order.
+ *
+ * global_position is taken at insert time, not at commit, so a transaction holding a low position
+ * can commit after higher ones are visible; a cursor on position alone would skip it forever.
+ * We only read transactions older than every transaction still running
+ * (pg_snapshot_xmin), and order by (transaction_id, global_position), so once a reader passes a
+ * point nothing can ever appear behind it.
+ */
+export async function readLog(
+  db: Kysely<Database>,
+  options: { readonly after: LogPosition; readonly limit: number },
+): Promise<LogPage> {
+  const rows = (await db
+    .selectFrom('events')
+    .select(EVENT_COLUMNS)
+    .where(sql<boolean>`transaction_id < pg_snapshot_xmin(pg_current_snapshot())`)
+    .where(
+      sql<boolean>`(transaction_id, global_position) > (${options.after.transactionId}::xid8, ${options.after.globalPosition}::bigint)`,
+    )
+    .orderBy('transaction_id')
+    .orderBy('global_position')
+    .limit(options.limit)
+    .execute()) as EventRow[];
+  const events = rows.map(toRecordedEvent);
+  const tail = events.at(-1);
+  return {
+    events,
+    last: tail
+      ? { transactionId: tail.transactionId, globalPosition: tail.globalPosition }
+      : options.after,
+  };
+}

@@ -1,0 +1,50 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import { chainHash, GENESIS_HASH } from './chain-link.js';
+import { readLog } from './read-log.js';
+import { LOG_START } from './types.js';
+
+/**
+ * Extends the hash chain over events committed since the last link, in commit-safe order, and
+ * returns how many it sealed. Runs after commit, off the write path, so appends never queue behind
+ * it. Two sealers racing collide on link_number and one rolls back: the chain never forks.
+ */
+export async function sealChain(db: Kysely<Database>, batchSize: number): Promise<number> {
+  try {
+    return await db.transaction().execute(async (trx) => {
+      const tip = await trx
+        .selectFrom('event_chain')
+        .select(['link_number', 'transaction_id', 'global_position', 'hash'])
+        .orderBy('link_number', 'desc')
+        .limit(1)
+        .executeTakeFirst();
+      const page = await readLog(trx, {
+        after: tip
+          ? { transactionId: tip.transaction_id, globalPosition: tip.global_position }
+          : LOG_START,
+        limit: batchSize,
+      });
+      if (page.events.length === 0) return 0;
+      let previous = tip?.hash ?? GENESIS_HASH;
+      let linkNumber = tip?.link_number ?? 0;
+      const links = page.events.map((event) => {
+        const hash = chainHash(previous, event);
+        const link = {
+          link_number: ++linkNumber,
+          space_id: event.spaceId,
+          global_position: event.globalPosition,
+          transaction_id: event.transactionId,
+          previous_hash: previous,
+          hash,
+        };
+        previous = hash;
+        return link;
+      });
+      await trx.insertInto('event_chain').values(links).execute();
+      return links.length;
+    });
+  } catch (error) {
+    if ((error as { code?: string }).code === '23505') return 0; // another sealer won this round
+    throw error;
+  }
+}

@@ -1,0 +1,91 @@
+/** The version a stream must be at for an append to go through. */
+export type ExpectedVersion =
+  /** The stream must not exist yet; the first event gets position 1. */
+  | 'no_stream'
+  /** No check: the events go after whatever is there. */
+  | 'any'
+  /** The stream's last position must be exactly this. */
+  | number;
+
+/** An event about to be appended. `eventId` makes the append idempotent. */
+export interface NewEvent<Type extends string = string, Data = unknown> {
+  readonly eventId: string;
+  readonly type: Type;
+  readonly schemaVersion?: number;
+  readonly data: Data;
+  readonly metadata: Readonly<Record<string, unknown>>;
+}
+
+/** An event as stored in the log. */
+export interface RecordedEvent<Type extends string = string, Data = unknown> {
+  readonly globalPosition: number;
+  readonly transactionId: string;
+  readonly spaceId: string;
+  readonly streamId: string;
+  readonly streamPosition: number;
+  readonly eventId: string;
+  readonly type: Type;
+  readonly schemaVersion: number;
+  readonly data: Data;
+  readonly metadata: Readonly<Record<string, unknown>>;
+  readonly recordedAt: Date;
+}
+
+/**
+ * A point in commit-safe log order. Readers resume strictly after it; see readLog for why the
+ * transaction id comes first.
+ */
+export interface LogPosition {
+  readonly transactionId: string;
+  readonly globalPosition: number;
+}
+
+/** Before the first event. */
+export const LOG_START: LogPosition = Object.freeze({ transactionId: '0', globalPosition: 0 });
+
+/** The raw row shape shared by every query that selects events. */
+export interface EventRow {
+  global_position: number;
+  transaction_id: string;
+  space_id: string;
+  stream_id: string;
+  stream_position: number;
+  event_id: string;
+  event_type: string;
+  schema_version: number;
+  data: unknown;
+  metadata: unknown;
+  recorded_at: Date;
+}
+
+/** Maps a selected row to the public shape. */
+export function toRecordedEvent(row: EventRow): RecordedEvent {
+  return {
+    globalPosition: row.global_position,
+    transactionId: row.transaction_id,
+    spaceId: row.space_id,
+    streamId: row.stream_id,
+    streamPosition: row.stream_position,
+    eventId: row.event_id,
+    type: row.event_type,
+    schemaVersion: row.schema_version,
+    data: row.data,
+    metadata: (row.metadata ?? {}) as Record<string, unknown>,
+    recordedAt: row.recorded_at,
+  };
+}
+
+/** Columns to select for {@link EventRow}. */
+export const EVENT_COLUMNS = [
+  'global_position',
+  'transaction_id',
+  'space_id',
+  'stream_id',
+  'stream_position',
+  'event_id',
+  'event_type',
+  'schema_version',
+  'data',
+  'metadata',
+  'recorded_at',
+] as const;

@@ -1,0 +1,24 @@
+import Koa from 'koa';
+import type Router from '@koa/router';
+import type { Logger } from 'pino';
+import { requestContext, type RequestObserver } from './request-context.js';
+
+/** What the HTTP edge is built from. Routes are assembled by the caller (src/cli/runtime.ts). */
+export interface AppOptions {
+  readonly logger: Logger;
+  readonly routers: readonly Router[];
+  readonly trustProxy: boolean;
+  readonly observe?: RequestObserver;
+}
+
+/** The Koa application: request context and error handling around every router. */
+export function createApp(options: AppOptions): Koa {
+  const app = new Koa({ proxy: options.trustProxy });
+  app.silent = true; // errors are logged once, by requestContext
+  app.use(requestContext(options.logger, options.observe));
+  for (const router of options.routers) {
+    app.use(router.routes());
+    app.use(router.allowedMethods());
+  }
+  return app;
+}

@@ -1,0 +1,130 @@
+import type { Context } from 'koa';
+import type { Logger } from 'pino';
+import {
+  InvalidRequestError,
+  InvalidTokenError,
+  MethodNotAllowedError,
+  TokenAuthorityError,
+  UnsupportedMediaTypeError,
+  type ErrorCode,
+} from '../errors/errors.js';
+
+/**
+ * How an endpoint speaks errors: `oauth` is RFC 6749 §5.2 (token endpoint), `bearer` is RFC 6750
+ * (a WWW-Authenticate challenge plus a problem body), `problem` is RFC 9457.
+ */
+export type ErrorDialect = 'problem' | 'oauth' | 'bearer';
+
+/** The one map from error code to HTTP status. */
+export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
+  invalid_request: 400,
+  malformed_json: 400,
+  unsupported_media_type: 415,
+  payload_too_large: 413,
+  not_found: 404,
+  method_not_allowed: 405,
+  invalid_token: 401,
+  insufficient_scope: 403,
+  invalid_client: 401,
+  unsupported_grant_type: 400,
+  invalid_target: 400,
+  conflict: 409,
+  not_ready: 503,
+  internal: 500,
+};
+
+const TITLE_BY_CODE: Readonly<Record<ErrorCode, string>> = {
+  invalid_request: 'Invalid request',
+  malformed_json: 'Malformed JSON body',
+  unsupported_media_type: 'Unsupported media type',
+  payload_too_large: 'Payload too large',
+  not_found: 'Not found',
+  method_not_allowed: 'Method not allowed',
+  invalid_token: 'Invalid token',
+  insufficient_scope: 'Insufficient scope',
+  invalid_client: 'Invalid client',
+  unsupported_grant_type: 'Unsupported grant type',
+  invalid_target: 'Invalid target',
+  conflict: 'Conflict',
+  not_ready: 'Service not ready',
+  internal: 'Internal error',
+};
+
+// RFC 6749 §5.2 knows fewer codes than we do; the rest are flavours of invalid_request.
+const OAUTH_ERROR: Partial<Record<ErrorCode, string>> = {
+  invalid_client: 'invalid_client',
+  unsupported_grant_type: 'unsupported_grant_type',
+  invalid_target: 'invalid_target',
+  not_ready: 'temporarily_unavailable',
+  internal: 'server_error',
+};
+
+/** Writes `error` to the response in the endpoint's dialect. Unknown errors become a logged 500. */
+export function writeError(
+  ctx: Context,
+  error: unknown,
+  dialect: ErrorDialect,
+  logger: Logger,
+): void {
+  const known = toKnownError(error);
+  if (known.code === 'internal') {
+    logger.error({ err: error, requestId: ctx.state.requestId }, 'unhandled error');
+  }
+  const status = STATUS_BY_CODE[known.code];
+  ctx.status = status;
+  ctx.set('Cache-Control', 'no-store');
+  if (known instanceof MethodNotAllowedError) ctx.set('Allow', known.allowed.join(', '));
+  if (known instanceof UnsupportedMediaTypeError) ctx.set('Accept', known.accepted.join(', '));
+
+  if (dialect === 'oauth') {
+    if (
+      known.code === 'invalid_client' &&
+      ctx.get('authorization').toLowerCase().startsWith('basic')
+    ) {
+      ctx.set('WWW-Authenticate', 'Basic realm="token-authority", charset="UTF-8"');
+    }
+    ctx.type = 'application/json';
+    ctx.body = {
+      error: OAUTH_ERROR[known.code] ?? 'invalid_request',
+      error_description: known.message,
+      ...(known instanceof InvalidRequestError && known.fields.length > 0
+        ? { invalid_fields: known.fields }
+        : {}),
+    };
+    return;
+  }
+
+  if (
+    dialect === 'bearer' &&
+    (known.code === 'invalid_token' || known.code === 'insufficient_scope')
+  ) {
+    const missing = known instanceof InvalidTokenError && known.missingCredentials;
+    ctx.set(
+      'WWW-Authenticate',
+      missing
+        ? 'Bearer realm="token-authority"'
+        : `Bearer realm="token-authority", error="${known.code}", error_description="${known.message.replace(/["\\]/g, "'")}"`,
+    );
+  }
+  ctx.type = 'application/problem+json';
+  ctx.body = {
+    type: `https://token-authority.dev/problems/${known.code}`,
+    title: TITLE_BY_CODE[known.code],
+    status,
+    detail: known.message,
+    code: known.code,
+    instance: ctx.path,
+    request_id: ctx.state.requestId as string | undefined,
+    ...(known instanceof InvalidRequestError && known.fields.length > 0
+      ? { invalid_fields: known.fields }
+      : {}),
+  };
+}
+
+function toKnownError(error: unknown): TokenAuthorityError {
+  if (error instanceof TokenAuthorityError) return error;
+  return new TokenAuthorityError(
+    'internal',
+    'internal error; see the service log for the request id',
+  );
+}

@@ -1,0 +1,91 @@
+import { randomUUID } from 'node:crypto';
+import type { Context, Middleware } from 'koa';
+import type { Logger } from 'pino';
+import { MethodNotAllowedError, NotFoundError } from '../errors/errors.js';
+import { writeError, type ErrorDialect } from './error-response.js';
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Who sent a request, as recorded in event metadata. Never holds credentials. */
+export interface RequestMetadata {
+  readonly request_id: string;
+  readonly client_ip: string;
+  readonly user_agent: string | null;
+}
+
+/** State every route can rely on. */
+export interface RequestState {
+  requestId: string;
+  errorDialect: ErrorDialect;
+  /** Set by authentication, logged with the request. */
+  clientId?: string;
+}
+
+/** Called once per finished request; the metrics module plugs in here. */
+export type RequestObserver = (info: {
+  readonly method: string;
+  readonly route: string;
+  readonly status: number;
+  readonly seconds: number;
+}) => void;
+
+/**
+ * Outermost middleware: request id, one access-log line per request (no headers, no bodies, so no
+ * secrets), and the single place errors become responses.
+ */
+export function requestContext(logger: Logger, observe?: RequestObserver): Middleware {
+  return async (ctx, next) => {
+    const started = process.hrtime.bigint();
+    const incoming = ctx.get('x-request-id');
+    ctx.state.requestId = REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    ctx.state.errorDialect ??= 'problem';
+    ctx.set('X-Request-Id', ctx.state.requestId as string);
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    try {
+      await next();
+      // The router answers unknown paths and methods with empty bodies; give them ours.
+      if (ctx.body === undefined || ctx.body === null) {
+        if (ctx.status === 404 || ctx.status === 501) {
+          throw new NotFoundError(`no route for ${ctx.method} ${ctx.path}`);
+        }
+        if (ctx.status === 405) {
+          throw new MethodNotAllowedError(ctx.response.get('Allow').split(/,\s*/));
+        }
+      }
+    } catch (error) {
+      writeError(ctx, error, ctx.state.errorDialect as ErrorDialect, logger);
+    }
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const route = (ctx as Context & { routerPath?: string }).routerPath ?? 'unmatched';
+    observe?.({ method: ctx.method, route, status: ctx.status, seconds });
+    logger.info(
+      {
+        requestId: ctx.state.requestId,
+        method: ctx.method,
+        path: ctx.path,
+        status: ctx.status,
+        ms: Math.round(seconds * 10_000) / 10,
+        clientId: ctx.state.clientId,
+      },
+      'request',
+    );
+  };
+}
+
+/** The request's metadata for events: id, client IP (proxy-aware when TRUST_PROXY), user agent. */
+export function requestMetadata(ctx: Context): RequestMetadata {
+  const userAgent = ctx.get('user-agent');
+  return {
+    request_id: ctx.state.requestId as string,
+    client_ip: ctx.ip,
+    user_agent: userAgent ? userAgent.slice(0, 512) : null,
+  };
+}
+
+/** Sets how errors of the routes below are written. */
+export function errorDialect(dialect: ErrorDialect): Middleware {
+  return async (ctx, next) => {
+    ctx.state.errorDialect = dialect;
+    await next();
+  };
+}

@@ -1,0 +1,319 @@
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { appendToStream } from '../../src/event-store/append-to-stream.js';
+import { readLog } from '../../src/event-store/read-log.js';
+import { sealChain } from '../../src/event-store/seal-chain.js';
+import { verifyChain } from '../../src/event-store/verify-chain.js';
+import {
+  LOG_START,
+  type LogPosition,
+  type NewEvent,
+  type RecordedEvent,
+} from '../../src/event-store/types.js';
+import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
+
+let database: TestDatabase;
+beforeAll(async () => {
+  database = await createTestDatabase(30);
+});
+
+const SPACE = 'space-es';
+const event = (data: Record<string, unknown> = {}): NewEvent => ({
+  eventId: randomUUID(),
+  type: 'test-event',
+  data,
+  metadata: { actor: 'test' },
+});
+
+async function readAll(after: LogPosition = LOG_START): Promise<RecordedEvent[]> {
+  const all: RecordedEvent[] = [];
+  let cursor = after;
+  for (;;) {
+    const page = await readLog(database.db, { after: cursor, limit: 500 });
+    if (page.events.length === 0) return all;
+    all.push(...page.events);
+    cursor = page.last;
+  }
+}
+
+describe('appendToStream', () => {
+  it('lets exactly one of many concurrent appends at the same expected version win', async () => {
+    const streamId = `stream-${randomUUID()}`;
+    await appendToStream(database.db, {
+      spaceId: SPACE,
+      streamId,
+      expectedVersion: 'no_stream',
+      events: [event()],
+    });
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        appendToStream(database.db, {
+          spaceId: SPACE,
+          streamId,
+          expectedVersion: 1,
+          events: [event({ i })],
+        }),
+      ),
+    );
+    const winners = results.filter((result) => result.ok);
+    const losers = results.filter((result) => !result.ok);
+    expect(winners).toHaveLength(1);
+    expect(losers).toHaveLength(19);
+    for (const loser of losers) {
+      expect(loser).toMatchObject({ ok: false, error: 'version_conflict', expected: 1, actual: 2 });
+    }
+    const rows = await database.db
+      .selectFrom('events')
+      .select('stream_position')
+      .where('stream_id', '=', streamId)
+      .execute();
+    expect(rows.map((row) => row.stream_position).sort()).toEqual([1, 2]);
+  });
+
+  it('writes nothing when the expected version is wrong', async () => {
+    const streamId = `stream-${randomUUID()}`;
+    const result = await appendToStream(database.db, {
+      spaceId: SPACE,
+      streamId,
+      expectedVersion: 3,
+      events: [event(), event()],
+    });
+    expect(result).toEqual({ ok: false, error: 'version_conflict', expected: 3, actual: 0 });
+    const count = await database.db
+      .selectFrom('events')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('stream_id', '=', streamId)
+      .executeTakeFirstOrThrow();
+    expect(Number(count.n)).toBe(0);
+  });
+
+  it('stores every one of many parallel appends to distinct streams exactly once', async () => {
+    const streams = Array.from({ length: 200 }, () => `par-${randomUUID()}`);
+    const results = await Promise.all(
+      streams.map((streamId) =>
+        appendToStream(database.db, {
+          spaceId: SPACE,
+          streamId,
+          expectedVersion: 'no_stream',
+          events: [event(), event()],
+        }),
+      ),
+    );
+    expect(results.every((result) => result.ok)).toBe(true);
+    const rows = await database.db
+      .selectFrom('events')
+      .select(['stream_id', 'event_id'])
+      .where('stream_id', 'in', streams)
+      .execute();
+    expect(rows).toHaveLength(400);
+    expect(new Set(rows.map((row) => row.event_id)).size).toBe(400);
+  });
+
+  it('returns the original events when an append is retried with the same event ids', async () => {
+    const streamId = `idem-${randomUUID()}`;
+    const events = [event({ n: 1 })];
+    const first = await appendToStream(database.db, {
+      spaceId: SPACE,
+      streamId,
+      expectedVersion: 'no_stream',
+      events,
+    });
+    const retry = await appendToStream(database.db, {
+      spaceId: SPACE,
+      streamId,
+      expectedVersion: 'no_stream',
+      events,
+    });
+    expect(first.ok && !first.duplicate).toBe(true);
+    expect(retry).toMatchObject({ ok: true, duplicate: true });
+    expect(retry.ok && retry.events[0]?.globalPosition).toBe(
+      first.ok && first.events[0]?.globalPosition,
+    );
+    const rows = await database.db
+      .selectFrom('events')
+      .select('event_id')
+      .where('stream_id', '=', streamId)
+      .execute();
+    expect(rows).toHaveLength(1);
+  });
+
+  it('runs the inline projection in the same transaction: if it fails, the events are not stored', async () => {
+    const streamId = `inline-${randomUUID()}`;
+    await expect(
+      appendToStream(
+        database.db,
+        { spaceId: SPACE, streamId, expectedVersion: 0, events: [event()] },
+        async () => {
+          throw new Error('projection failed');
+        },
+      ),
+    ).rejects.toThrow('projection failed');
+    const rows = await database.db
+      .selectFrom('events')
+      .select('event_id')
+      .where('stream_id', '=', streamId)
+      .execute();
+    expect(rows).toHaveLength(0);
+  });
+});
+
+describe('readLog', () => {
+  it('delivers a transaction that took its position first and committed last, without skipping or repeating', async () => {
+    const before = await readAll();
+    const cursorAtStart =
+      before.length > 0
+        ? {
+            transactionId: before.at(-1)!.transactionId,
+            globalPosition: before.at(-1)!.globalPosition,
+          }
+        : LOG_START;
+
+    const slow = new pg.Client({ connectionString: database.url });
+    await slow.connect();
+    try {
+      await slow.query('BEGIN');
+      const early = await slow.query<{ global_position: string }>(
+        `INSERT INTO events (space_id, stream_id, stream_position, event_id, event_type, data)
+         VALUES ($1, $2, 1, $3, 'slow', '{}') RETURNING global_position`,
+        [SPACE, `slow-${randomUUID()}`, randomUUID()],
+      );
+      const earlyPosition = Number(early.rows[0]!.global_position);
+
+      const fast = await appendToStream(database.db, {
+        spaceId: SPACE,
+        streamId: `fast-${randomUUID()}`,
+        expectedVersion: 'no_stream',
+        events: [event()],
+      });
+      const fastPosition = fast.ok ? fast.events[0]!.globalPosition : -1;
+      expect(fastPosition).toBeGreaterThan(earlyPosition);
+
+      // The reader runs while the slow transaction is open: it must not move past it.
+      const whileOpen = await readLog(database.db, { after: cursorAtStart, limit: 1000 });
+      expect(whileOpen.events.map((e) => e.globalPosition)).not.toContain(fastPosition);
+
+      await slow.query('COMMIT');
+      const delivered = [...whileOpen.events, ...(await readAll(whileOpen.last))].map(
+        (e) => e.globalPosition,
+      );
+      expect(delivered).toContain(earlyPosition);
+      expect(delivered).toContain(fastPosition);
+      expect(new Set(delivered).size).toBe(delivered.length);
+      expect(delivered.indexOf(earlyPosition)).toBeLessThan(delivered.indexOf(fastPosition));
+    } finally {
+      await slow.end();
+    }
+  });
+
+  it('a reader that already read later positions still receives a late commit', async () => {
+    const slow = new pg.Client({ connectionString: database.url });
+    await slow.connect();
+    try {
+      await slow.query('BEGIN');
+      // Takes an xid and a position now, commits after others.
+      await slow.query(
+        `INSERT INTO events (space_id, stream_id, stream_position, event_id, event_type, data)
+         VALUES ($1, $2, 1, $3, 'late', '{}')`,
+        [SPACE, `late-${randomUUID()}`, randomUUID()],
+      );
+      for (let i = 0; i < 5; i++) {
+        await appendToStream(database.db, {
+          spaceId: SPACE,
+          streamId: `after-${randomUUID()}`,
+          expectedVersion: 'no_stream',
+          events: [event()],
+        });
+      }
+      const seenBefore = await readAll();
+      await slow.query('COMMIT');
+      const resumeFrom = seenBefore.at(-1) ?? LOG_START;
+      const after = await readAll(
+        'eventId' in resumeFrom
+          ? { transactionId: resumeFrom.transactionId, globalPosition: resumeFrom.globalPosition }
+          : resumeFrom,
+      );
+      const everything = [...seenBefore, ...after];
+      expect(everything.filter((e) => e.type === 'late')).toHaveLength(1);
+      const ids = everything.map((e) => e.eventId);
+      expect(new Set(ids).size).toBe(ids.length);
+      const total = await database.db
+        .selectFrom('events')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
+      expect(everything).toHaveLength(Number(total.n));
+    } finally {
+      await slow.end();
+    }
+  });
+});
+
+describe('append-only enforcement', () => {
+  it.each([
+    ['UPDATE', `UPDATE events SET event_type = 'changed'`],
+    ['DELETE', 'DELETE FROM events'],
+    ['TRUNCATE', 'TRUNCATE events'],
+  ])('rejects %s on events', async (_op, statement) => {
+    await expect(database.pool.query(statement)).rejects.toThrow(/append-only/);
+  });
+
+  it.each([
+    ['UPDATE', `UPDATE event_chain SET hash = '\\x00'`],
+    ['DELETE', 'DELETE FROM event_chain'],
+  ])('rejects %s on the hash chain', async (_op, statement) => {
+    await expect(database.pool.query(statement)).rejects.toThrow(/append-only/);
+  });
+});
+
+describe('hash chain', () => {
+  it('seals every committed event and verifies, then names exactly the event altered behind the triggers', async () => {
+    for (let i = 0; i < 10; i++) {
+      await appendToStream(database.db, {
+        spaceId: SPACE,
+        streamId: `chain-${i}-${randomUUID()}`,
+        expectedVersion: 'no_stream',
+        events: [event({ i })],
+      });
+    }
+    while ((await sealChain(database.db, 7)) > 0);
+    const clean = await verifyChain(database.db, 4);
+    expect(clean.ok).toBe(true);
+    const total = await database.db
+      .selectFrom('events')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    expect(clean.ok && clean.linksChecked).toBe(Number(total.n));
+
+    const victim = await database.db
+      .selectFrom('event_chain')
+      .select(['global_position', 'link_number'])
+      .orderBy('link_number')
+      .offset(5)
+      .limit(1)
+      .executeTakeFirstOrThrow();
+    const client = await database.pool.connect();
+    try {
+      // What a superuser could do: switch triggers off for the session and edit a row.
+      await client.query(`SET session_replication_role = replica`);
+      await client.query(`UPDATE events SET data = '{"i": 999}' WHERE global_position = $1`, [
+        victim.global_position,
+      ]);
+    } finally {
+      await client.query(`RESET session_replication_role`);
+      client.release();
+    }
+    const tampered = await verifyChain(database.db, 4);
+    const victimEvent = await database.db
+      .selectFrom('events')
+      .select('event_id')
+      .where('global_position', '=', victim.global_position)
+      .executeTakeFirstOrThrow();
+    expect(tampered).toEqual({
+      ok: false,
+      linkNumber: victim.link_number,
+      globalPosition: victim.global_position,
+      eventId: victimEvent.event_id,
+      reason: 'event_altered',
+    });
+  });
+});

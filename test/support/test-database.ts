@@ -1,0 +1,50 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, inject } from 'vitest';
+import { connect, type DatabaseHandle } from '../../src/db/database.js';
+import { TEMPLATE_DATABASE, withDatabase } from './database-url.js';
+
+/** A database of this test file's own, migrated, dropped after the file. */
+export interface TestDatabase extends DatabaseHandle {
+  readonly url: string;
+  readonly name: string;
+}
+
+/**
+ * Copies the migrated template into a fresh database so test files never see each other's rows.
+ * Call at module level or in beforeAll; it registers its own cleanup.
+ */
+export async function createTestDatabase(poolSize = 10): Promise<TestDatabase> {
+  const adminUrl = inject('adminDatabaseUrl');
+  const name = `test_${randomBytes(6).toString('hex')}`;
+  const admin = connect({
+    url: adminUrl,
+    poolSize: 1,
+    applicationName: 'test',
+    idleInTransactionTimeoutMs: 60_000,
+  });
+  // The template's last session may still be exiting on the server; that is worth a short wait.
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await admin.pool.query(
+        `CREATE DATABASE ${name} TEMPLATE ${TEMPLATE_DATABASE} STRATEGY FILE_COPY`,
+      );
+      break;
+    } catch (error) {
+      if ((error as { code?: string }).code !== '55006' || attempt > 100) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50 + Math.random() * 100));
+    }
+  }
+  const url = withDatabase(adminUrl, name);
+  const handle = connect({
+    url,
+    poolSize,
+    applicationName: 'test',
+    idleInTransactionTimeoutMs: 60_000,
+  });
+  afterAll(async () => {
+    await handle.close();
+    await admin.pool.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.close();
+  });
+  return { ...handle, url, name };
+}

@@ -6,11 +6,22 @@ import type { DatabaseHandle } from '../db/database.js';
 import { databaseReadiness } from '../db/readiness.js';
 import { createApp } from '../http/app.js';
 import { healthRoutes } from '../http/routes/health.js';
+import { credentialRoutes } from '../http/routes/credential.js';
+import { issueRoutes } from '../http/routes/issue.js';
+import { jwksRoutes } from '../http/routes/jwks.js';
+import { tokenRoutes } from '../http/routes/token.js';
+import type { CommandContext } from '../commands/context.js';
+import { randomIds, systemClock } from '../domain/ports.js';
+import { loadSecretHashKey } from '../tokens/key-files.js';
+import { createLoginTokenVerifier } from '../tokens/login-tokens.js';
+import { createSecretHasher } from '../tokens/secrets.js';
+import { openKeyStore } from '../tokens/signing-keys.js';
 
 /** A listening API and how to drain it. */
 export interface ApiServer {
   readonly server: Server;
   readonly port: number;
+  readonly commands: CommandContext;
   /** Stops accepting, lets in-flight requests finish (up to the timeout), then resolves. */
   close(): Promise<void>;
 }
@@ -20,11 +31,30 @@ export async function startApiServer(
   config: Config,
   logger: Logger,
   database: DatabaseHandle,
+  overrides: Partial<Pick<CommandContext, 'clock' | 'ids'>> = {},
 ): Promise<ApiServer> {
+  const commands: CommandContext = {
+    db: database.db,
+    keys: await openKeyStore(database.db),
+    hasher: createSecretHasher(await loadSecretHashKey(config.SECRET_HASH_KEY, config.DATA_DIR)),
+    clock: overrides.clock ?? systemClock,
+    ids: overrides.ids ?? randomIds,
+    issuer: config.TOKEN_ISSUER,
+    audiences: config.TOKEN_AUDIENCES,
+    privateTokenTtlSeconds: config.PRIVATE_TOKEN_TTL_SECONDS,
+    publicTokenTtlSeconds: config.PUBLIC_TOKEN_TTL_SECONDS,
+  };
+  const login = await createLoginTokenVerifier(config);
   const app = createApp({
     logger,
     trustProxy: config.TRUST_PROXY,
-    routers: [healthRoutes(databaseReadiness(database.pool))],
+    routers: [
+      healthRoutes(databaseReadiness(database.pool)),
+      jwksRoutes(commands.keys),
+      credentialRoutes(commands, login, config.BODY_LIMIT_BYTES),
+      tokenRoutes(commands, config.BODY_LIMIT_BYTES),
+      issueRoutes(commands, config.BODY_LIMIT_BYTES),
+    ],
   });
   const server = createServer(app.callback());
   server.keepAliveTimeout = 65_000;
@@ -39,6 +69,7 @@ export async function startApiServer(
   return {
     server,
     port,
+    commands,
     close: () =>
       new Promise<void>((resolve) => {
         const timer = setTimeout(() => server.closeAllConnections(), config.SHUTDOWN_TIMEOUT_MS);

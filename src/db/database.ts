@@ -37,6 +37,10 @@ export function connect(options: ConnectOptions): DatabaseHandle {
   return {
     db,
     pool,
-    close: () => (closed ??= db.destroy()),
+    // Kysely ends the pool only if it ever used it; end it ourselves for pool-only users.
+    close: () =>
+      (closed ??= db.destroy().then(async () => {
+        if (!pool.ended) await pool.end();
+      })),
   };
 }

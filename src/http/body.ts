@@ -36,7 +36,9 @@ export function readBody(formats: readonly BodyFormat[], limitBytes: number): Mi
       if (status === 413) throw new PayloadTooLargeError(limitBytes);
       if (status === 415) throw new UnsupportedMediaTypeError(accepted);
       throw new MalformedBodyError(
-        `request body could not be parsed as ${formats.length === 1 ? formats[0] : 'JSON or form data'}`,
+        mediaType === 'application/json'
+          ? 'request body is not valid JSON (an object is expected)'
+          : 'request body could not be parsed as form data',
       );
     }
     await next();

@@ -11,7 +11,8 @@ export function validate<Schema extends z.ZodType>(
   if (parsed.success) return parsed.data;
   const fields = parsed.error.issues.map((issue) => ({
     field: issue.path.length > 0 ? issue.path.join('.') : `(${where})`,
-    message: issue.message,
+    // zod says "expected string, received undefined" for a field that is simply absent.
+    message: / received undefined$/.test(issue.message) ? 'is required' : issue.message,
   }));
   throw new InvalidRequestError(
     `${where} is invalid: ${fields.map((f) => `${f.field}: ${f.message}`).join('; ')}`,

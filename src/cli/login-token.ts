@@ -1,0 +1,40 @@
+/**
+ * `npm run login-token -- --space <space_id> [--space <another>] [--subject <user>] [--ttl <s>]`
+ * Prints a development login token (the token alone on the last line of stdout), signed by the key
+ * in DATA_DIR. The service trusts it only while no external login issuer is configured.
+ */
+import { parseArgs } from 'node:util';
+import { configOrExit } from './runtime.js';
+import { mintDevLoginToken } from '../tokens/login-tokens.js';
+
+const config = configOrExit();
+if (config.LOGIN_JWKS_URL || config.LOGIN_PUBLIC_KEY) {
+  console.error(
+    'An external login issuer is configured; development login tokens would be rejected.',
+  );
+  process.exit(2);
+}
+const { values } = parseArgs({
+  options: {
+    space: { type: 'string', multiple: true },
+    subject: { type: 'string', default: 'dev-user' },
+    ttl: { type: 'string', default: '3600' },
+  },
+});
+const ttl = Number(values.ttl);
+if (!values.space?.length || !Number.isInteger(ttl) || ttl <= 0) {
+  console.error(
+    'usage: npm run login-token -- --space <space_id> [--subject <user>] [--ttl <seconds>]',
+  );
+  process.exit(2);
+}
+console.log(
+  await mintDevLoginToken({
+    dataDir: config.DATA_DIR,
+    audience: config.LOGIN_AUDIENCE,
+    spacesClaim: config.LOGIN_SPACES_CLAIM,
+    subject: values.subject!,
+    spaces: values.space,
+    ttlSeconds: ttl,
+  }),
+);

@@ -1,0 +1,18 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import type { Clock, IdGenerator } from '../domain/ports.js';
+import type { SecretHasher } from '../tokens/secrets.js';
+import type { KeyStore } from '../tokens/signing-keys.js';
+
+/** Everything a command handler may use. Built once at start-up (src/cli/api-server.ts). */
+export interface CommandContext {
+  readonly db: Kysely<Database>;
+  readonly keys: KeyStore;
+  readonly hasher: SecretHasher;
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
+  readonly issuer: string;
+  readonly audiences: readonly string[];
+  readonly privateTokenTtlSeconds: number;
+  readonly publicTokenTtlSeconds: number;
+}

@@ -1,0 +1,73 @@
+import { decideIssuePrivateToken } from '../domain/decisions.js';
+import { streams, type EventMetadata } from '../domain/events.js';
+import { appendToStream } from '../event-store/append-to-stream.js';
+import { InvalidClientError, InvalidTargetError, ConflictError } from '../errors/errors.js';
+import { findCredential } from '../projections/credentials.js';
+import { signAccessToken } from '../tokens/access-tokens.js';
+import type { CommandContext } from './context.js';
+
+/** A private access token and its lifetime in seconds. */
+export interface IssuedToken {
+  readonly token: string;
+  readonly expiresIn: number;
+}
+
+// Compared against when the client is unknown, so both paths cost one HMAC.
+const NO_HASH = Buffer.alloc(32);
+
+/**
+ * The client_credentials grant: authenticate the client against the read model, decide, sign,
+ * append private-token-issued. The token is returned only after its event committed.
+ */
+export async function issuePrivateToken(
+  ctx: CommandContext,
+  command: {
+    readonly clientId: string;
+    readonly clientSecret: string;
+    readonly audience: string;
+    readonly metadata: EventMetadata;
+  },
+): Promise<IssuedToken> {
+  const credential = await findCredential(ctx.db, command.clientId);
+  const secretMatches = ctx.hasher.matches(command.clientSecret, credential?.secretHash ?? NO_HASH);
+  const decision = decideIssuePrivateToken(
+    command,
+    credential,
+    secretMatches && credential !== undefined,
+    { audiences: ctx.audiences, ttlSeconds: ctx.privateTokenTtlSeconds },
+    ctx.clock,
+    ctx.ids,
+  );
+  if (!decision.ok) {
+    if (decision.failure && credential) {
+      await appendToStream(ctx.db, {
+        spaceId: credential.spaceId,
+        streamId: streams.authenticationFailure(decision.failure.eventId),
+        expectedVersion: 'no_stream',
+        events: [decision.failure],
+      });
+    }
+    throw decision.error === 'invalid_target'
+      ? new InvalidTargetError(command.audience)
+      : new InvalidClientError();
+  }
+  const token = signAccessToken(ctx.keys.current(), {
+    iss: ctx.issuer,
+    sub: credential!.clientId,
+    aud: command.audience,
+    exp: decision.expiresAt,
+    iat: decision.issuedAt,
+    jti: decision.jti,
+    client_id: credential!.clientId,
+    space_id: credential!.spaceId,
+    token_kind: 'private',
+  });
+  const appended = await appendToStream(ctx.db, {
+    spaceId: credential!.spaceId,
+    streamId: streams.token(decision.jti),
+    expectedVersion: 'no_stream',
+    events: [decision.event],
+  });
+  if (!appended.ok) throw new ConflictError('token id collision; retry the request');
+  return { token, expiresIn: decision.expiresAt - decision.issuedAt };
+}

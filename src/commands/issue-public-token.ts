@@ -1,0 +1,70 @@
+import { decideIssuePublicToken } from '../domain/decisions.js';
+import { streams, type EventMetadata } from '../domain/events.js';
+import { appendToStream } from '../event-store/append-to-stream.js';
+import { InsufficientScopeError, InvalidTokenError, ConflictError } from '../errors/errors.js';
+import { findCredential } from '../projections/credentials.js';
+import { signAccessToken, type PrivateTokenClaims } from '../tokens/access-tokens.js';
+import type { CommandContext } from './context.js';
+import type { IssuedToken } from './issue-private-token.js';
+
+/**
+ * Issues a public token for a customer and segment on the strength of a verified private token
+ * whose credential is still active; appends public-token-issued before answering.
+ */
+export async function issuePublicToken(
+  ctx: CommandContext,
+  command: {
+    readonly spaceId: string;
+    readonly customerId: string;
+    readonly segmentId: string;
+    readonly privateToken: PrivateTokenClaims;
+    readonly metadata: EventMetadata;
+  },
+): Promise<IssuedToken> {
+  const { privateToken } = command;
+  const credential = await findCredential(ctx.db, privateToken.client_id);
+  const decision = decideIssuePublicToken(
+    command,
+    {
+      clientId: privateToken.client_id,
+      spaceId: privateToken.space_id,
+      audience: privateToken.aud,
+      jti: privateToken.jti,
+      expiresAt: privateToken.exp,
+    },
+    credential,
+    { ttlSeconds: ctx.publicTokenTtlSeconds },
+    ctx.clock,
+    ctx.ids,
+  );
+  if (!decision.ok) {
+    throw decision.error === 'space_mismatch'
+      ? new InsufficientScopeError(
+          'the private token belongs to another space than X-Service-Space-ID',
+        )
+      : new InvalidTokenError('the credential of this private token is no longer active');
+  }
+  const token = signAccessToken(ctx.keys.current(), {
+    iss: ctx.issuer,
+    sub: command.customerId,
+    aud: privateToken.aud,
+    exp: decision.expiresAt,
+    iat: decision.issuedAt,
+    jti: decision.jti,
+    client_id: privateToken.client_id,
+    space_id: privateToken.space_id,
+    token_kind: 'public',
+    customer_id: command.customerId,
+    segment_id: command.segmentId,
+    parent_jti: privateToken.jti,
+    act: { sub: privateToken.client_id },
+  });
+  const appended = await appendToStream(ctx.db, {
+    spaceId: privateToken.space_id,
+    streamId: streams.token(decision.jti),
+    expectedVersion: 'no_stream',
+    events: [decision.event],
+  });
+  if (!appended.ok) throw new ConflictError('token id collision; retry the request');
+  return { token, expiresIn: decision.expiresAt - decision.issuedAt };
+}

@@ -1,0 +1,99 @@
+import { z } from 'zod';
+
+/**
+ * The events of this service and the schema of each one's data. Every event is validated against
+ * its schema before append and when read back, so a payload can never drift silently.
+ */
+
+/** Who did it and from where; recorded with every event. Never holds a credential. */
+export const eventMetadataSchema = z.object({
+  actor: z.string(),
+  request_id: z.string(),
+  client_ip: z.string(),
+  user_agent: z.string().nullable(),
+});
+export type EventMetadata = z.infer<typeof eventMetadataSchema>;
+
+export const credentialCreatedSchema = z.object({
+  client_id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  /** HMAC-SHA-256 of the secret under the server key, base64url. Never the secret. */
+  secret_hash: z.string(),
+  created_by: z.string(),
+  login_issuer: z.string(),
+});
+
+export const privateTokenIssuedSchema = z.object({
+  client_id: z.string(),
+  audience: z.string(),
+  jti: z.string(),
+  issued_at: z.iso.datetime(),
+  expires_at: z.iso.datetime(),
+});
+
+export const publicTokenIssuedSchema = z.object({
+  client_id: z.string(),
+  audience: z.string(),
+  jti: z.string(),
+  parent_jti: z.string(),
+  customer_id: z.string(),
+  segment_id: z.string(),
+  issued_at: z.iso.datetime(),
+  expires_at: z.iso.datetime(),
+});
+
+export const clientAuthenticationFailedSchema = z.object({
+  client_id: z.string(),
+  /** Why; the secret that was tried is never recorded. */
+  reason: z.enum(['secret_mismatch', 'credential_revoked']),
+});
+
+/** Event type name → data schema. */
+export const EVENT_SCHEMAS = {
+  'credential-created': credentialCreatedSchema,
+  'private-token-issued': privateTokenIssuedSchema,
+  'public-token-issued': publicTokenIssuedSchema,
+  'client-authentication-failed': clientAuthenticationFailedSchema,
+} as const;
+
+export type EventType = keyof typeof EVENT_SCHEMAS;
+export type EventData<Type extends EventType> = z.infer<(typeof EVENT_SCHEMAS)[Type]>;
+
+/** A domain event ready for the store: type, data and metadata, all validated. */
+export interface DomainEvent<Type extends EventType = EventType> {
+  readonly eventId: string;
+  readonly type: Type;
+  readonly data: EventData<Type>;
+  readonly metadata: EventMetadata;
+}
+
+/** Builds a domain event, validating data and metadata against their schemas. */
+export function domainEvent<Type extends EventType>(
+  eventId: string,
+  type: Type,
+  data: EventData<Type>,
+  metadata: EventMetadata,
+): DomainEvent<Type> {
+  return {
+    eventId,
+    type,
+    data: EVENT_SCHEMAS[type].parse(data) as EventData<Type>,
+    metadata: eventMetadataSchema.parse(metadata),
+  };
+}
+
+/** Parses the data of a recorded event of a known type; undefined for types we do not know. */
+export function parseEventData<Type extends EventType>(type: Type, data: unknown): EventData<Type>;
+export function parseEventData(type: string, data: unknown): unknown;
+export function parseEventData(type: string, data: unknown): unknown {
+  const schema = (EVENT_SCHEMAS as Record<string, z.ZodType>)[type];
+  return schema ? schema.parse(data) : undefined;
+}
+
+/** Stream naming: one stream per credential, one short stream per issued token or failure. */
+export const streams = {
+  credential: (clientId: string) => `credential-${clientId}`,
+  token: (jti: string) => `token-${jti}`,
+  authenticationFailure: (eventId: string) => `auth-failure-${eventId}`,
+} as const;

@@ -1,0 +1,57 @@
+import type { Context } from 'koa';
+import { z } from 'zod';
+import { InvalidTokenError } from '../errors/errors.js';
+import { validate } from './validate.js';
+
+// RFC 6750 §2.1 b64token.
+const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i;
+
+/** The Bearer token of the request; InvalidTokenError when absent or malformed. */
+export function bearerToken(ctx: Context): string {
+  const header = ctx.get('authorization');
+  if (!header) {
+    throw new InvalidTokenError('Authorization: Bearer <token> is required', {
+      missingCredentials: true,
+    });
+  }
+  const match = BEARER.exec(header);
+  if (!match) throw new InvalidTokenError('Authorization header must be "Bearer <token>"');
+  return match[1]!;
+}
+
+/** The header that carries the space id (spec: X-Service-Space-ID). */
+export const SPACE_HEADER = 'X-Service-Space-ID';
+
+const spaceIdSchema = z.object({
+  [SPACE_HEADER]: z
+    .string({ error: `${SPACE_HEADER} header is required` })
+    .regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/, 'expected 1-128 letters, digits, or _ . : -'),
+});
+
+/** The validated space id from the X-Service-Space-ID header. */
+export function spaceIdHeader(ctx: Context): string {
+  const value = ctx.get(SPACE_HEADER);
+  return validate(spaceIdSchema, { [SPACE_HEADER]: value === '' ? undefined : value }, 'header')[
+    SPACE_HEADER
+  ]!;
+}
+
+/** HTTP Basic client credentials (RFC 6749 §2.3.1: each part form-urlencoded), if sent. */
+export function basicCredentials(
+  ctx: Context,
+): { readonly clientId: string; readonly clientSecret: string } | undefined | 'malformed' {
+  const header = ctx.get('authorization');
+  if (!/^Basic /i.test(header)) return undefined;
+  const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon <= 0) return 'malformed';
+  try {
+    const unescape = (part: string) => decodeURIComponent(part.replace(/\+/g, ' '));
+    return {
+      clientId: unescape(decoded.slice(0, colon)),
+      clientSecret: unescape(decoded.slice(colon + 1)),
+    };
+  } catch {
+    return 'malformed';
+  }
+}

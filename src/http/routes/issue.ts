@@ -1,0 +1,55 @@
+import Router from '@koa/router';
+import { z } from 'zod';
+import type { CommandContext } from '../../commands/context.js';
+import { issuePublicToken } from '../../commands/issue-public-token.js';
+import { verifyAccessToken, type PrivateTokenClaims } from '../../tokens/access-tokens.js';
+import { bearerToken, spaceIdHeader } from '../authentication.js';
+import { readBody } from '../body.js';
+import { errorDialect, requestMetadata } from '../request-context.js';
+import { validate } from '../validate.js';
+
+const identifier = z.string().trim().min(1, 'must not be empty').max(256);
+const issueBody = z.object({ customer_id: identifier, segment_id: identifier });
+
+/** The RFC 8693 name of what /v1/issue hands out. */
+export const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
+
+/** POST /v1/issue: a private token buys a public token for one customer and segment. */
+export function issueRoutes(commands: CommandContext, bodyLimitBytes: number): Router {
+  const router = new Router();
+  router.post(
+    '/v1/issue',
+    errorDialect('bearer'),
+    async (ctx, next) => {
+      const claims = await verifyAccessToken(bearerToken(ctx), 'private', commands.keys, {
+        issuer: commands.issuer,
+        audiences: commands.audiences,
+      });
+      ctx.state.privateToken = claims;
+      ctx.state.clientId = claims.client_id;
+      await next();
+    },
+    readBody(['json'], bodyLimitBytes),
+    async (ctx) => {
+      const spaceId = spaceIdHeader(ctx);
+      const body = validate(issueBody, ctx.request.body, 'body');
+      const privateToken = ctx.state.privateToken as PrivateTokenClaims;
+      const issued = await issuePublicToken(commands, {
+        spaceId,
+        customerId: body.customer_id,
+        segmentId: body.segment_id,
+        privateToken,
+        metadata: { actor: `client:${privateToken.client_id}`, ...requestMetadata(ctx) },
+      });
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = {
+        token: issued.token,
+        access_token: issued.token,
+        token_type: 'Bearer',
+        issued_token_type: ACCESS_TOKEN_TYPE,
+        expires_in: issued.expiresIn,
+      };
+    },
+  );
+  return router;
+}

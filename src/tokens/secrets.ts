@@ -1,0 +1,35 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/** A new client id: 128 random bits, URL-safe. */
+export function generateClientId(): string {
+  return `ci_${randomBytes(16).toString('base64url')}`;
+}
+
+/** A new client secret: 256 random bits, URL-safe. Shown to its owner once, never stored. */
+export function generateClientSecret(): string {
+  return `cs_${randomBytes(32).toString('base64url')}`;
+}
+
+/** Keyed hashing of client secrets. */
+export interface SecretHasher {
+  hash(secret: string): Buffer;
+  /** Constant-time comparison of `secret` against a stored hash. */
+  matches(secret: string, storedHash: Buffer): boolean;
+}
+
+/**
+ * HMAC-SHA-256 under a server key. A slow password hash buys nothing for a 256-bit random secret
+ * and would cap the token endpoint at a few hundred grants per second (design.md §2); the key
+ * means a stolen database alone does not let anyone test guesses.
+ */
+export function createSecretHasher(key: Buffer): SecretHasher {
+  if (key.length < 32) throw new Error('secret hash key must be at least 32 bytes');
+  const hash = (secret: string) => createHmac('sha256', key).update(secret, 'utf8').digest();
+  return {
+    hash,
+    matches(secret, storedHash) {
+      const candidate = hash(secret);
+      return candidate.length === storedHash.length && timingSafeEqual(candidate, storedHash);
+    },
+  };
+}

@@ -1,0 +1,99 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll } from 'vitest';
+import { pino } from 'pino';
+import { startApiServer, type ApiServer } from '../../src/cli/api-server.js';
+import { loadConfig, type Config } from '../../src/config/config.js';
+import { mintDevLoginToken } from '../../src/tokens/login-tokens.js';
+import { createTestDatabase, type TestDatabase } from './test-database.js';
+
+/** The API on a random port over a database of this test file's own. */
+export interface TestService {
+  readonly baseUrl: string;
+  readonly config: Config;
+  readonly database: TestDatabase;
+  readonly api: ApiServer;
+  loginToken(spaces: readonly string[], subject?: string): Promise<string>;
+  post(path: string, body: unknown, headers?: Record<string, string>): Promise<Response>;
+}
+
+export const AUDIENCE = 'storefront.test';
+
+/** Starts the real API (same wiring as `npm start`) for a test file; stops it after the file. */
+export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
+  const database = await createTestDatabase(20);
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'token-authority-data-'));
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATABASE_URL: database.url,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+    TOKEN_AUDIENCES: `${AUDIENCE},other.test`,
+    TOKEN_ISSUER: 'http://token-authority.test',
+    ...env,
+  });
+  const api = await startApiServer(config, pino({ level: 'silent' }), database);
+  afterAll(async () => {
+    await api.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+  const baseUrl = `http://127.0.0.1:${api.port}`;
+  return {
+    baseUrl,
+    config,
+    database,
+    api,
+    loginToken: (spaces, subject = 'alice') =>
+      mintDevLoginToken({
+        dataDir,
+        audience: config.LOGIN_AUDIENCE,
+        spacesClaim: config.LOGIN_SPACES_CLAIM,
+        subject,
+        spaces,
+        ttlSeconds: 600,
+      }),
+    post: (route, body, headers = {}) =>
+      fetch(`${baseUrl}${route}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      }),
+  };
+}
+
+/** Creates a credential through the API and returns the 201 body. */
+export async function createCredentialVia(
+  service: TestService,
+  spaceId: string,
+  name = 'web shop',
+): Promise<{ client_id: string; client_secret: string }> {
+  const response = await service.post(
+    '/v1/credential',
+    { name, description: 'test client' },
+    {
+      authorization: `Bearer ${await service.loginToken([spaceId])}`,
+      'x-service-space-id': spaceId,
+    },
+  );
+  if (response.status !== 201)
+    throw new Error(`credential creation failed: ${response.status} ${await response.text()}`);
+  return (await response.json()) as { client_id: string; client_secret: string };
+}
+
+/** Gets a private token through the API. */
+export async function privateTokenVia(
+  service: TestService,
+  credential: { client_id: string; client_secret: string },
+  audience = AUDIENCE,
+): Promise<string> {
+  const response = await service.post('/v1/credential/token', {
+    ...credential,
+    audience,
+    grant_type: 'client_credentials',
+  });
+  if (response.status !== 200)
+    throw new Error(`token request failed: ${response.status} ${await response.text()}`);
+  return ((await response.json()) as { access_token: string }).access_token;
+}

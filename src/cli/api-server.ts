@@ -11,6 +11,7 @@ import { issueRoutes } from '../http/routes/issue.js';
 import { jwksRoutes } from '../http/routes/jwks.js';
 import { tokenRoutes } from '../http/routes/token.js';
 import type { CommandContext } from '../commands/context.js';
+import { createAppendNotifier } from '../event-store/notify.js';
 import { randomIds, systemClock } from '../domain/ports.js';
 import { loadSecretHashKey } from '../tokens/key-files.js';
 import { createLoginTokenVerifier } from '../tokens/login-tokens.js';
@@ -33,7 +34,9 @@ export async function startApiServer(
   database: DatabaseHandle,
   overrides: Partial<Pick<CommandContext, 'clock' | 'ids'>> = {},
 ): Promise<ApiServer> {
+  const notifier = createAppendNotifier(database.pool);
   const commands: CommandContext = {
+    onAppended: notifier.appended,
     db: database.db,
     keys: await openKeyStore(database.db),
     hasher: createSecretHasher(await loadSecretHashKey(config.SECRET_HASH_KEY, config.DATA_DIR)),
@@ -75,7 +78,7 @@ export async function startApiServer(
         const timer = setTimeout(() => server.closeAllConnections(), config.SHUTDOWN_TIMEOUT_MS);
         server.close(() => {
           clearTimeout(timer);
-          resolve();
+          void notifier.close().then(resolve);
         });
         server.closeIdleConnections();
       }),

@@ -1,8 +1,47 @@
-/** `npm run projector`: placeholder until the projector lands (issue 4). */
-import { configOrExit, createLogger, onShutdownSignal } from './runtime.js';
+/**
+ * `npm run projector`: follows the event log and keeps the audit and rate views and the hash chain
+ * up to date. Several replicas may run; one leads (advisory lock), the others stand by.
+ * `npm run projector -- --rebuild <audit|rates>` empties a view, replays it from the first event,
+ * and exits.
+ */
+import { parseArgs } from 'node:util';
+import { PROJECTIONS, projectionNamed } from '../projections/all.js';
+import { rebuildProjection, startProjector } from '../projections/projector.js';
+import { configOrExit, createLogger, onShutdownSignal, openDatabase } from './runtime.js';
 
+const { values } = parseArgs({ options: { rebuild: { type: 'string' } } });
 const config = configOrExit();
 const logger = createLogger(config, 'projector');
-logger.warn('projector not implemented yet');
-onShutdownSignal(logger, config.SHUTDOWN_TIMEOUT_MS, async () => undefined);
-setInterval(() => undefined, 1 << 30);
+
+if (values.rebuild !== undefined) {
+  const projection = projectionNamed(values.rebuild);
+  if (!projection) {
+    console.error(
+      `unknown view "${values.rebuild}"; one of: ${PROJECTIONS.map((p) => p.name).join(', ')}`,
+    );
+    process.exit(2);
+  }
+  const database = await openDatabase(config, logger, 'token-authority-projector', 2);
+  const replayed = await rebuildProjection(
+    database.handle.db,
+    projection,
+    config.PROJECTOR_BATCH_SIZE,
+  );
+  logger.info({ view: projection.name, replayed }, 'view rebuilt from the first event');
+  await database.close();
+} else {
+  const database = await openDatabase(config, logger, 'token-authority-projector', 4);
+  const projector = startProjector({
+    db: database.handle.db,
+    url: database.url,
+    projections: PROJECTIONS,
+    batchSize: config.PROJECTOR_BATCH_SIZE,
+    pollIntervalMs: config.PROJECTOR_POLL_INTERVAL_MS,
+    logger,
+    seal: true,
+  });
+  onShutdownSignal(logger, config.SHUTDOWN_TIMEOUT_MS, async () => {
+    await projector.stop();
+    await database.close();
+  });
+}

@@ -15,4 +15,6 @@ export interface CommandContext {
   readonly audiences: readonly string[];
   readonly privateTokenTtlSeconds: number;
   readonly publicTokenTtlSeconds: number;
+  /** Called after every committed append, to wake followers of the log. */
+  readonly onAppended: () => void;
 }

@@ -45,6 +45,7 @@ export async function createCredential(
     projectCredentialEvents,
   );
   if (!result.ok) throw new ConflictError('credential id collision; retry the request');
+  ctx.onAppended();
   return {
     clientId,
     clientSecret,

@@ -46,6 +46,7 @@ export async function issuePrivateToken(
         expectedVersion: 'no_stream',
         events: [decision.failure],
       });
+      ctx.onAppended();
     }
     throw decision.error === 'invalid_target'
       ? new InvalidTargetError(command.audience)
@@ -69,5 +70,6 @@ export async function issuePrivateToken(
     events: [decision.event],
   });
   if (!appended.ok) throw new ConflictError('token id collision; retry the request');
+  ctx.onAppended();
   return { token, expiresIn: decision.expiresAt - decision.issuedAt };
 }

@@ -1,0 +1,11 @@
+import { auditProjection } from './audit.js';
+import type { Projection } from './projection.js';
+import { ratesProjection } from './rates.js';
+
+/** Every asynchronous projection, by the name used in checkpoints and `--rebuild`. */
+export const PROJECTIONS: readonly Projection[] = [auditProjection, ratesProjection];
+
+/** The projection called `name`, or undefined. */
+export function projectionNamed(name: string): Projection | undefined {
+  return PROJECTIONS.find((projection) => projection.name === name);
+}

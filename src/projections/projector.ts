@@ -1,0 +1,192 @@
+import pg from 'pg';
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { Database } from '../db/schema.js';
+import { EVENTS_CHANNEL } from '../event-store/notify.js';
+import { readLog } from '../event-store/read-log.js';
+import { sealChain } from '../event-store/seal-chain.js';
+import { advanceCheckpoint, readCheckpoint, resetCheckpoint } from './checkpoints.js';
+import type { Projection } from './projection.js';
+
+class CheckpointMoved extends Error {}
+
+/**
+ * Projects the next batch after the projection's checkpoint. The rows and the checkpoint commit
+ * together, and the checkpoint moves only if nobody moved it meanwhile; otherwise everything rolls
+ * back. A crash mid-batch therefore loses nothing and counts nothing twice. Returns the number of
+ * events projected.
+ */
+export async function projectNextBatch(
+  db: Kysely<Database>,
+  projection: Projection,
+  batchSize: number,
+): Promise<number> {
+  const from = await readCheckpoint(db, projection.name);
+  try {
+    return await db.transaction().execute(async (trx) => {
+      const page = await readLog(trx, { after: from, limit: batchSize });
+      if (page.events.length === 0) return 0;
+      await projection.apply(trx, page.events);
+      if (!(await advanceCheckpoint(trx, projection.name, from, page.last)))
+        throw new CheckpointMoved();
+      return page.events.length;
+    });
+  } catch (error) {
+    if (error instanceof CheckpointMoved) return 0;
+    throw error;
+  }
+}
+
+/** Projects until the projection has caught up with the committed log. */
+export async function catchUp(
+  db: Kysely<Database>,
+  projection: Projection,
+  batchSize: number,
+): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const count = await projectNextBatch(db, projection, batchSize);
+    total += count;
+    if (count === 0) return total;
+  }
+}
+
+/** Empties a projection and replays it from the start of the log. */
+export async function rebuildProjection(
+  db: Kysely<Database>,
+  projection: Projection,
+  batchSize: number,
+): Promise<number> {
+  await db.transaction().execute(async (trx) => {
+    await projection.reset(trx);
+    await resetCheckpoint(trx, projection.name);
+  });
+  return catchUp(db, projection, batchSize);
+}
+
+/** Options of {@link startProjector}. */
+export interface ProjectorOptions {
+  readonly db: Kysely<Database>;
+  /** A connection string for the leader's own session (advisory lock + LISTEN). */
+  readonly url: string;
+  readonly projections: readonly Projection[];
+  readonly batchSize: number;
+  readonly pollIntervalMs: number;
+  readonly logger: Logger;
+  /** Also extend the hash chain (the sealer follows the log like a projection). */
+  readonly seal: boolean;
+  /** How often a standby retries the leader lock. */
+  readonly standbyRetryMs?: number;
+}
+
+/** A running projector. */
+export interface RunningProjector {
+  isLeader(): boolean;
+  /** Resolves after the next full pass over every projection (tests, readiness). */
+  nextPass(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+// Every projector replica competes for this session lock; the holder is the leader.
+export const PROJECTOR_LOCK_KEY = 7_214_903_312;
+
+/**
+ * Follows the log and keeps every projection (and the hash chain) up to date. Only the holder of
+ * a Postgres advisory lock works; other replicas retry the lock and take over within
+ * standbyRetryMs of the leader's session ending. Woken by LISTEN/NOTIFY, polls as a fallback.
+ */
+export function startProjector(options: ProjectorOptions): RunningProjector {
+  const { logger } = options;
+  let stopping = false;
+  let leader = false;
+  let wake: (() => void) | undefined;
+  let passWaiters: Array<() => void> = [];
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        wake = undefined;
+        resolve();
+      }
+      wake = done;
+    });
+
+  async function lead(session: pg.Client): Promise<void> {
+    let lost: Error | undefined;
+    session.on('error', (error) => {
+      lost = error;
+      wake?.();
+    });
+    session.on('end', () => {
+      lost ??= new Error('leader session ended');
+      wake?.();
+    });
+    session.on('notification', () => wake?.());
+    await session.query(`LISTEN ${EVENTS_CHANNEL}`);
+    while (!stopping && !lost) {
+      let worked = 0;
+      for (const projection of options.projections) {
+        worked += await projectNextBatch(options.db, projection, options.batchSize);
+      }
+      if (options.seal) worked += await sealChain(options.db, options.batchSize);
+      if (worked === 0) {
+        const waiters = passWaiters;
+        passWaiters = [];
+        for (const resolve of waiters) resolve();
+        await sleep(options.pollIntervalMs);
+      }
+    }
+    if (lost && !stopping) throw lost;
+  }
+
+  const loop = (async () => {
+    while (!stopping) {
+      const session = new pg.Client({
+        connectionString: options.url,
+        application_name: 'token-authority-projector-leader',
+      });
+      session.on('error', () => undefined);
+      try {
+        await session.connect();
+        const { rows } = await session.query<{ ok: boolean }>(
+          'SELECT pg_try_advisory_lock($1) AS ok',
+          [PROJECTOR_LOCK_KEY],
+        );
+        if (!rows[0]?.ok) {
+          await session.end();
+          logger.debug('another projector leads; standing by');
+          await sleep(options.standbyRetryMs ?? 1000);
+          continue;
+        }
+        leader = true;
+        logger.info('projector is the leader');
+        await lead(session);
+      } catch (error) {
+        if (!stopping) {
+          logger.error({ err: error }, 'projector pass failed; retrying');
+          await sleep(Math.min(options.pollIntervalMs * 2, 5000));
+        }
+      } finally {
+        leader = false;
+        await session.end().catch(() => undefined);
+      }
+    }
+  })();
+
+  return {
+    isLeader: () => leader,
+    nextPass: () =>
+      new Promise<void>((resolve) => {
+        passWaiters.push(resolve);
+        wake?.();
+      }),
+    async stop() {
+      stopping = true;
+      wake?.();
+      await loop;
+      for (const resolve of passWaiters) resolve();
+      logger.info('projector stopped');
+    },
+  };
+}

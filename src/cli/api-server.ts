@@ -9,6 +9,10 @@ import { healthRoutes } from '../http/routes/health.js';
 import { credentialRoutes } from '../http/routes/credential.js';
 import { issueRoutes } from '../http/routes/issue.js';
 import { jwksRoutes } from '../http/routes/jwks.js';
+import { auditRoutes } from '../http/routes/audit.js';
+import { metricsRoutes } from '../http/routes/metrics.js';
+import { monitoringRoutes } from '../http/routes/monitoring.js';
+import { createMetrics } from '../observability/metrics.js';
 import { tokenRoutes } from '../http/routes/token.js';
 import type { CommandContext } from '../commands/context.js';
 import { createAppendNotifier } from '../event-store/notify.js';
@@ -35,8 +39,12 @@ export async function startApiServer(
   overrides: Partial<Pick<CommandContext, 'clock' | 'ids'>> = {},
 ): Promise<ApiServer> {
   const notifier = createAppendNotifier(database.pool);
+  const metrics = createMetrics(database.db);
   const commands: CommandContext = {
-    onAppended: notifier.appended,
+    onAppended: (events) => {
+      notifier.appended();
+      metrics.appended(events);
+    },
     db: database.db,
     keys: await openKeyStore(database.db),
     hasher: createSecretHasher(await loadSecretHashKey(config.SECRET_HASH_KEY, config.DATA_DIR)),
@@ -51,7 +59,11 @@ export async function startApiServer(
   const app = createApp({
     logger,
     trustProxy: config.TRUST_PROXY,
+    observe: metrics.observeRequest,
     routers: [
+      metricsRoutes(metrics),
+      auditRoutes(database.db, login),
+      monitoringRoutes(database.db, login, commands.clock),
       healthRoutes(databaseReadiness(database.pool)),
       jwksRoutes(commands.keys),
       credentialRoutes(commands, login, config.BODY_LIMIT_BYTES),

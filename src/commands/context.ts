@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
+import type { RecordedEvent } from '../event-store/types.js';
 import type { Clock, IdGenerator } from '../domain/ports.js';
 import type { SecretHasher } from '../tokens/secrets.js';
 import type { KeyStore } from '../tokens/signing-keys.js';
@@ -16,5 +17,5 @@ export interface CommandContext {
   readonly privateTokenTtlSeconds: number;
   readonly publicTokenTtlSeconds: number;
   /** Called after every committed append, to wake followers of the log. */
-  readonly onAppended: () => void;
+  readonly onAppended: (events: readonly RecordedEvent[]) => void;
 }

@@ -45,7 +45,7 @@ export async function createCredential(
     projectCredentialEvents,
   );
   if (!result.ok) throw new ConflictError('credential id collision; retry the request');
-  ctx.onAppended();
+  ctx.onAppended(result.events);
   return {
     clientId,
     clientSecret,

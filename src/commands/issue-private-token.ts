@@ -40,13 +40,13 @@ export async function issuePrivateToken(
   );
   if (!decision.ok) {
     if (decision.failure && credential) {
-      await appendToStream(ctx.db, {
+      const failed = await appendToStream(ctx.db, {
         spaceId: credential.spaceId,
         streamId: streams.authenticationFailure(decision.failure.eventId),
         expectedVersion: 'no_stream',
         events: [decision.failure],
       });
-      ctx.onAppended();
+      if (failed.ok) ctx.onAppended(failed.events);
     }
     throw decision.error === 'invalid_target'
       ? new InvalidTargetError(command.audience)
@@ -70,6 +70,6 @@ export async function issuePrivateToken(
     events: [decision.event],
   });
   if (!appended.ok) throw new ConflictError('token id collision; retry the request');
-  ctx.onAppended();
+  ctx.onAppended(appended.events);
   return { token, expiresIn: decision.expiresAt - decision.issuedAt };
 }

@@ -66,6 +66,6 @@ export async function issuePublicToken(
     events: [decision.event],
   });
   if (!appended.ok) throw new ConflictError('token id collision; retry the request');
-  ctx.onAppended();
+  ctx.onAppended(appended.events);
   return { token, expiresIn: decision.expiresAt - decision.issuedAt };
 }

@@ -1,6 +1,7 @@
-import type { Context } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { z } from 'zod';
-import { InvalidTokenError } from '../errors/errors.js';
+import { InsufficientScopeError, InvalidTokenError } from '../errors/errors.js';
+import type { LoginTokenVerifier } from '../tokens/login-tokens.js';
 import { validate } from './validate.js';
 
 // RFC 6750 §2.1 b64token.
@@ -54,4 +55,21 @@ export function basicCredentials(
   } catch {
     return 'malformed';
   }
+}
+
+/**
+ * Middleware: a valid login token that grants the X-Service-Space-ID space. Leaves the user in
+ * ctx.state.user and the space in ctx.state.spaceId.
+ */
+export function requireLoginForSpace(login: LoginTokenVerifier): Middleware {
+  return async (ctx, next) => {
+    const user = await login.verify(bearerToken(ctx));
+    const spaceId = spaceIdHeader(ctx);
+    if (!user.spaces.includes(spaceId)) {
+      throw new InsufficientScopeError(`the login token does not grant space "${spaceId}"`);
+    }
+    ctx.state.user = user;
+    ctx.state.spaceId = spaceId;
+    await next();
+  };
 }

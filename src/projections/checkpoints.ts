@@ -2,16 +2,21 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { LOG_START, type LogPosition } from '../event-store/types.js';
 
-/** Where `projection` has read up to. */
+/**
+ * Where `projection` has read up to. With `lock`, the checkpoint row stays locked until the
+ * transaction ends, so concurrent batches of one projection queue instead of colliding.
+ */
 export async function readCheckpoint(
   db: Kysely<Database>,
   projection: string,
+  lock = false,
 ): Promise<LogPosition> {
-  const row = await db
+  let query = db
     .selectFrom('projection_checkpoints')
     .select([sql<string>`transaction_id::text`.as('transaction_id'), 'global_position'])
-    .where('projection', '=', projection)
-    .executeTakeFirst();
+    .where('projection', '=', projection);
+  if (lock) query = query.forUpdate();
+  const row = await query.executeTakeFirst();
   return row
     ? { transactionId: row.transaction_id, globalPosition: row.global_position }
     : LOG_START;

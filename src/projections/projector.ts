@@ -11,19 +11,20 @@ import type { Projection } from './projection.js';
 class CheckpointMoved extends Error {}
 
 /**
- * Projects the next batch after the projection's checkpoint. The rows and the checkpoint commit
- * together, and the checkpoint moves only if nobody moved it meanwhile; otherwise everything rolls
- * back. A crash mid-batch therefore loses nothing and counts nothing twice. Returns the number of
- * events projected.
+ * Projects the next batch after the projection's checkpoint. The checkpoint row is locked first,
+ * so a second projector (or a rebuild) waits and then starts from where this one ended; the rows
+ * and the checkpoint commit together, and the checkpoint moves only if it is still where we read
+ * it (compare-and-set), otherwise everything rolls back. A crash mid-batch therefore loses nothing
+ * and counts nothing twice. Returns the number of events projected.
  */
 export async function projectNextBatch(
   db: Kysely<Database>,
   projection: Projection,
   batchSize: number,
 ): Promise<number> {
-  const from = await readCheckpoint(db, projection.name);
   try {
     return await db.transaction().execute(async (trx) => {
+      const from = await readCheckpoint(trx, projection.name, true);
       const page = await readLog(trx, { after: from, limit: batchSize });
       if (page.events.length === 0) return 0;
       await projection.apply(trx, page.events);

@@ -2,9 +2,8 @@ import Router from '@koa/router';
 import { z } from 'zod';
 import type { CommandContext } from '../../commands/context.js';
 import { createCredential } from '../../commands/create-credential.js';
-import { InsufficientScopeError } from '../../errors/errors.js';
-import type { LoginTokenVerifier } from '../../tokens/login-tokens.js';
-import { bearerToken, spaceIdHeader } from '../authentication.js';
+import type { LoginIdentity, LoginTokenVerifier } from '../../tokens/login-tokens.js';
+import { requireLoginForSpace } from '../authentication.js';
 import { readBody } from '../body.js';
 import { errorDialect, requestMetadata } from '../request-context.js';
 import { validate } from '../validate.js';
@@ -24,20 +23,11 @@ export function credentialRoutes(
   router.post(
     '/v1/credential',
     errorDialect('bearer'),
-    async (ctx, next) => {
-      const user = await login.verify(bearerToken(ctx));
-      const spaceId = spaceIdHeader(ctx);
-      if (!user.spaces.includes(spaceId)) {
-        throw new InsufficientScopeError(`the login token does not grant space "${spaceId}"`);
-      }
-      ctx.state.user = user;
-      ctx.state.spaceId = spaceId;
-      await next();
-    },
+    requireLoginForSpace(login),
     readBody(['json'], bodyLimitBytes),
     async (ctx) => {
       const body = validate(createCredentialBody, ctx.request.body, 'body');
-      const user = ctx.state.user as Awaited<ReturnType<LoginTokenVerifier['verify']>>;
+      const user = ctx.state.user as LoginIdentity;
       const created = await createCredential(commands, {
         spaceId: ctx.state.spaceId as string,
         name: body.name,

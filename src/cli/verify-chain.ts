@@ -1,0 +1,14 @@
+/**
+ * `npm run verify-chain`: recomputes the hash chain over the whole event log and names the first
+ * event that does not match. Exit code 0 when intact, 1 when not.
+ */
+import { verifyChain } from '../event-store/verify-chain.js';
+import { configOrExit, createLogger, openDatabase } from './runtime.js';
+
+const config = configOrExit();
+const logger = createLogger({ LOG_LEVEL: 'warn' }, 'verify-chain');
+const database = await openDatabase(config, logger, 'token-authority-verify-chain', 2);
+const verdict = await verifyChain(database.handle.db);
+console.log(JSON.stringify(verdict));
+await database.close();
+process.exitCode = verdict.ok ? 0 : 1;

@@ -1,0 +1,81 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import { projectorLag } from '../projections/monitoring-queries.js';
+import type { RecordedEvent } from '../event-store/types.js';
+import type { RequestObserver } from '../http/request-context.js';
+
+/** The service's Prometheus metrics, served at GET /metrics. */
+export interface Metrics {
+  readonly registry: Registry;
+  readonly observeRequest: RequestObserver;
+  /** Counts what was appended (called after every committed append). */
+  appended(events: readonly RecordedEvent[]): void;
+}
+
+/** Creates the registry. Projector lag is read from the database at scrape time. */
+export function createMetrics(db: Kysely<Database>): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'token_authority_' });
+  const issued = new Counter({
+    name: 'token_authority_tokens_issued_total',
+    help: 'Access tokens issued, by kind and space',
+    labelNames: ['kind', 'space_id'] as const,
+    registers: [registry],
+  });
+  const credentials = new Counter({
+    name: 'token_authority_credentials_created_total',
+    help: 'Client credentials created, by space',
+    labelNames: ['space_id'] as const,
+    registers: [registry],
+  });
+  const rejected = new Counter({
+    name: 'token_authority_rejected_client_authentications_total',
+    help: 'Failed client authentications of known clients, by space',
+    labelNames: ['space_id'] as const,
+    registers: [registry],
+  });
+  const latency = new Histogram({
+    name: 'token_authority_http_request_duration_seconds',
+    help: 'HTTP request latency by route and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [registry],
+  });
+  // Registered first so its collect() (which sets both gauges) runs before either is read.
+  new Gauge({
+    name: 'token_authority_projector_lag_events',
+    help: 'Committed events not yet projected, per projection',
+    labelNames: ['projection'] as const,
+    registers: [registry],
+    async collect() {
+      const rows = await projectorLag(db).catch(() => []);
+      for (const row of rows) {
+        this.set({ projection: row.projection }, Number(row.events_behind));
+        lagSeconds.set({ projection: row.projection }, Number(row.seconds_behind));
+      }
+    },
+  });
+  const lagSeconds = new Gauge({
+    name: 'token_authority_projector_lag_seconds',
+    help: 'Age of the oldest event not yet projected, per projection',
+    labelNames: ['projection'] as const,
+    registers: [registry],
+  });
+  return {
+    registry,
+    observeRequest: ({ method, route, status, seconds }) =>
+      latency.observe({ method, route, status: String(status) }, seconds),
+    appended(events) {
+      for (const event of events) {
+        if (event.type === 'private-token-issued')
+          issued.inc({ kind: 'private', space_id: event.spaceId });
+        else if (event.type === 'public-token-issued')
+          issued.inc({ kind: 'public', space_id: event.spaceId });
+        else if (event.type === 'credential-created') credentials.inc({ space_id: event.spaceId });
+        else if (event.type === 'client-authentication-failed')
+          rejected.inc({ space_id: event.spaceId });
+      }
+    },
+  };
+}

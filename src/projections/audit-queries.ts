@@ -1,0 +1,85 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+
+/** Filters of an audit query; every one is optional but the space. */
+export interface AuditFilter {
+  readonly spaceId: string;
+  readonly clientId?: string;
+  readonly tokenKind?: 'private' | 'public';
+  readonly eventType?: string;
+  readonly customerId?: string;
+  readonly segmentId?: string;
+  readonly from?: Date;
+  readonly to?: Date;
+  /** Resume strictly after this log position (the cursor). */
+  readonly afterPosition?: number;
+  readonly limit: number;
+}
+
+/** One audit entry as the API returns it. */
+export interface AuditEntry {
+  readonly position: number;
+  readonly event_type: string;
+  readonly client_id: string;
+  readonly token_kind: string | null;
+  readonly audience: string | null;
+  readonly customer_id: string | null;
+  readonly segment_id: string | null;
+  readonly jti: string | null;
+  readonly parent_jti: string | null;
+  readonly expires_at: string | null;
+  readonly recorded_at: string;
+  readonly actor: string | null;
+  readonly request_id: string | null;
+  readonly client_ip: string | null;
+  readonly user_agent: string | null;
+  readonly details: unknown;
+}
+
+/**
+ * A page of the audit trail in a stable order (log position), and the position to resume after
+ * when there may be more.
+ */
+export async function queryAudit(
+  db: Kysely<Database>,
+  filter: AuditFilter,
+): Promise<{ readonly entries: readonly AuditEntry[]; readonly nextAfter: number | null }> {
+  let query = db
+    .selectFrom('audit_log')
+    .selectAll()
+    .where('space_id', '=', filter.spaceId)
+    .orderBy('global_position')
+    .limit(filter.limit + 1);
+  if (filter.clientId) query = query.where('client_id', '=', filter.clientId);
+  if (filter.tokenKind) query = query.where('token_kind', '=', filter.tokenKind);
+  if (filter.eventType) query = query.where('event_type', '=', filter.eventType);
+  if (filter.customerId) query = query.where('customer_id', '=', filter.customerId);
+  if (filter.segmentId) query = query.where('segment_id', '=', filter.segmentId);
+  if (filter.from) query = query.where('recorded_at', '>=', filter.from);
+  if (filter.to) query = query.where('recorded_at', '<', filter.to);
+  if (filter.afterPosition !== undefined)
+    query = query.where('global_position', '>', filter.afterPosition);
+  const rows = await query.execute();
+  const page = rows.slice(0, filter.limit);
+  return {
+    entries: page.map((row) => ({
+      position: row.global_position,
+      event_type: row.event_type,
+      client_id: row.client_id,
+      token_kind: row.token_kind,
+      audience: row.audience,
+      customer_id: row.customer_id,
+      segment_id: row.segment_id,
+      jti: row.jti,
+      parent_jti: row.parent_jti,
+      expires_at: row.expires_at?.toISOString() ?? null,
+      recorded_at: row.recorded_at.toISOString(),
+      actor: row.actor,
+      request_id: row.request_id,
+      client_ip: row.client_ip,
+      user_agent: row.user_agent,
+      details: row.details,
+    })),
+    nextAfter: rows.length > filter.limit ? page.at(-1)!.global_position : null,
+  };
+}

@@ -1,0 +1,91 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+
+/** Which rate table to read. */
+export type Granularity = 'minute' | 'hour';
+
+/** One bucket of a client's rates. */
+export interface RateBucket {
+  readonly bucket_start: string;
+  readonly private_tokens: number;
+  readonly public_tokens: number;
+  readonly rejected_authentications: number;
+}
+
+const TABLE = { minute: 'client_rate_minute', hour: 'client_rate_hour' } as const;
+
+/** A client's buckets in [from, to), oldest first. */
+export async function clientRates(
+  db: Kysely<Database>,
+  options: {
+    readonly spaceId: string;
+    readonly clientId: string;
+    readonly granularity: Granularity;
+    readonly from: Date;
+    readonly to: Date;
+  },
+): Promise<RateBucket[]> {
+  const rows = await db
+    .selectFrom(TABLE[options.granularity])
+    .select(['bucket_start', 'private_tokens', 'public_tokens', 'rejected_authentications'])
+    .where('space_id', '=', options.spaceId)
+    .where('client_id', '=', options.clientId)
+    .where('bucket_start', '>=', options.from)
+    .where('bucket_start', '<', options.to)
+    .orderBy('bucket_start')
+    .execute();
+  return rows.map((row) => ({ ...row, bucket_start: row.bucket_start.toISOString() }));
+}
+
+/** The busiest clients of a space since `from`, by `metric`. */
+export async function topClients(
+  db: Kysely<Database>,
+  options: {
+    readonly spaceId: string;
+    readonly from: Date;
+    readonly metric: 'tokens' | 'private_tokens' | 'public_tokens' | 'rejected_authentications';
+    readonly limit: number;
+  },
+): Promise<
+  Array<{
+    client_id: string;
+    name: string | null;
+    private_tokens: number;
+    public_tokens: number;
+    rejected_authentications: number;
+  }>
+> {
+  const order = {
+    tokens: sql`sum(r.private_tokens) + sum(r.public_tokens)`,
+    private_tokens: sql`sum(r.private_tokens)`,
+    public_tokens: sql`sum(r.public_tokens)`,
+    rejected_authentications: sql`sum(r.rejected_authentications)`,
+  }[options.metric];
+  return db
+    .selectFrom('client_rate_minute as r')
+    .leftJoin('credentials as c', 'c.client_id', 'r.client_id')
+    .select([
+      'r.client_id',
+      'c.name',
+      sql<number>`sum(r.private_tokens)::bigint`.as('private_tokens'),
+      sql<number>`sum(r.public_tokens)::bigint`.as('public_tokens'),
+      sql<number>`sum(r.rejected_authentications)::bigint`.as('rejected_authentications'),
+    ])
+    .where('r.space_id', '=', options.spaceId)
+    .where('r.bucket_start', '>=', options.from)
+    .groupBy(['r.client_id', 'c.name'])
+    .orderBy(order, 'desc')
+    .orderBy('r.client_id')
+    .limit(options.limit)
+    .execute();
+}
+
+/** How far each projection is behind the log, in events and seconds. */
+export async function projectorLag(
+  db: Kysely<Database>,
+): Promise<Array<{ projection: string; events_behind: number; seconds_behind: number }>> {
+  const result = await sql<{ projection: string; events_behind: number; seconds_behind: number }>`
+    SELECT projection, events_behind::bigint AS events_behind, seconds_behind::float8 AS seconds_behind
+    FROM dashboard_projector_lag`.execute(db);
+  return result.rows;
+}

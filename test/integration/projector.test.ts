@@ -1,0 +1,377 @@
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { writeFile, mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { pino } from 'pino';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { appendToStream } from '../../src/event-store/append-to-stream.js';
+import { sealChain } from '../../src/event-store/seal-chain.js';
+import { PROJECTIONS } from '../../src/projections/all.js';
+import { auditProjection } from '../../src/projections/audit.js';
+import {
+  catchUp,
+  projectNextBatch,
+  rebuildProjection,
+  startProjector,
+} from '../../src/projections/projector.js';
+import type { Projection } from '../../src/projections/projection.js';
+import { ratesProjection } from '../../src/projections/rates.js';
+import {
+  projectedAudit,
+  projectedRates,
+  recomputedAudit,
+  recomputedRates,
+  snapshotViews,
+} from '../support/recompute.js';
+import { startTestService, type TestService } from '../support/test-service.js';
+import { mixedBurst } from '../support/workload.js';
+
+let service: TestService;
+let burst: Awaited<ReturnType<typeof mixedBurst>>;
+const silent = pino({ level: 'silent' });
+
+beforeAll(async () => {
+  service = await startTestService();
+  burst = await mixedBurst(service, 1200);
+}, 300_000);
+
+async function expectViewsMatchEvents(): Promise<void> {
+  const pool = service.database.pool;
+  expect(await projectedAudit(pool)).toEqual(await recomputedAudit(pool));
+  expect(await projectedRates(pool, 'minute')).toEqual(await recomputedRates(pool, 'minute'));
+  expect(await projectedRates(pool, 'hour')).toEqual(await recomputedRates(pool, 'hour'));
+}
+
+async function eventCount(): Promise<number> {
+  const { rows } = await service.database.pool.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM events',
+  );
+  return rows[0]!.n;
+}
+
+const projectorScript = path.resolve('src/cli/projector.ts');
+const tsxBin = path.resolve('node_modules/.bin/tsx');
+
+describe('projector', () => {
+  it('after a burst of 1000+ mixed operations, both views equal a recomputation from the raw events', async () => {
+    expect(
+      burst.credentials + burst.private + burst.public + burst.failures,
+    ).toBeGreaterThanOrEqual(1000);
+    expect(burst.failures).toBeGreaterThan(0);
+    const projector = startProjector({
+      db: service.database.db,
+      url: service.database.url,
+      projections: PROJECTIONS,
+      batchSize: 97,
+      pollIntervalMs: 50,
+      logger: silent,
+      seal: true,
+    });
+    await projector.nextPass();
+    await projector.stop();
+    await expectViewsMatchEvents();
+    const { rows } = await service.database.pool.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM audit_log',
+    );
+    expect(rows[0]!.n).toBe(await eventCount());
+  });
+
+  it('rolls back the rows of a batch that dies before its checkpoint commits', async () => {
+    await appendToStream(service.database.db, {
+      spaceId: 'space-one',
+      streamId: `token-${randomUUID()}`,
+      expectedVersion: 'no_stream',
+      events: [
+        {
+          eventId: randomUUID(),
+          type: 'private-token-issued',
+          data: {
+            client_id: 'ci_x',
+            audience: 'a',
+            jti: randomUUID(),
+            issued_at: new Date().toISOString(),
+            expires_at: new Date().toISOString(),
+          },
+          metadata: {
+            actor: 'client:ci_x',
+            request_id: 'r',
+            client_ip: '127.0.0.1',
+            user_agent: null,
+          },
+        },
+      ],
+    });
+    const dying: Projection = {
+      ...ratesProjection,
+      async apply(trx, events) {
+        await ratesProjection.apply(trx, events);
+        throw new Error('process died here');
+      },
+    };
+    const before = await projectedRates(service.database.pool, 'minute');
+    await expect(projectNextBatch(service.database.db, dying, 100)).rejects.toThrow(
+      'process died here',
+    );
+    expect(await projectedRates(service.database.pool, 'minute')).toEqual(before);
+    await catchUp(service.database.db, ratesProjection, 100);
+    await catchUp(service.database.db, auditProjection, 100);
+    await expectViewsMatchEvents();
+  });
+
+  it('a projector process killed (SIGKILL) mid-batch and restarted leaves nothing missing and nothing counted twice', async () => {
+    await rebuildReset();
+    // node itself (not the tsx wrapper, which would forward the signal to a grandchild) so that
+    // SIGKILL really kills the projector mid-batch.
+    const child = spawn(process.execPath, ['--import', 'tsx', projectorScript], {
+      env: {
+        ...process.env,
+        DATABASE_URL: service.database.url,
+        PROJECTOR_BATCH_SIZE: '20',
+        LOG_LEVEL: 'silent',
+        DATA_DIR: await mkdtemp(path.join(tmpdir(), 'proj-')),
+      },
+      stdio: 'ignore',
+    });
+    // Kill it once it has projected part of the log, while it is still working.
+    const total = await eventCount();
+    for (let i = 0; i < 400; i++) {
+      const { rows } = await service.database.pool.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM audit_log',
+      );
+      if (rows[0]!.n > 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    child.kill('SIGKILL');
+    await new Promise((resolve) => child.once('exit', resolve));
+    const { rows } = await service.database.pool.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM audit_log',
+    );
+    expect(rows[0]!.n).toBeGreaterThan(0);
+    expect(rows[0]!.n).toBeLessThan(total);
+    // The rows match the checkpoint exactly: whatever the kill interrupted was rolled back.
+    await catchUp(service.database.db, auditProjection, 20);
+    await catchUp(service.database.db, ratesProjection, 20);
+    await expectViewsMatchEvents();
+  });
+
+  it('two projectors running at once never double count (advisory lock, and the checkpoint compare-and-set without it)', async () => {
+    await rebuildReset();
+    const options = {
+      db: service.database.db,
+      url: service.database.url,
+      projections: PROJECTIONS,
+      batchSize: 31,
+      pollIntervalMs: 20,
+      logger: silent,
+      seal: false,
+      standbyRetryMs: 50,
+    };
+    const first = startProjector(options);
+    const second = startProjector(options);
+    // And, bypassing the lock, racing batches straight at the checkpoints.
+    await Promise.all(
+      Array.from({ length: 6 }, () => catchUp(service.database.db, auditProjection, 13)),
+    );
+    await Promise.all(
+      Array.from({ length: 6 }, () => catchUp(service.database.db, ratesProjection, 13)),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect([first.isLeader(), second.isLeader()].filter(Boolean)).toHaveLength(1);
+    await Promise.all([first.stop(), second.stop()]);
+    await expectViewsMatchEvents();
+  });
+
+  it('a standby takes over within seconds when the leader process dies', async () => {
+    const advisoryHolders = async () =>
+      (
+        await service.database.pool.query<{ pid: number }>(
+          `SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+        )
+      ).rows;
+    const leader = spawn(process.execPath, ['--import', 'tsx', projectorScript], {
+      env: {
+        ...process.env,
+        DATABASE_URL: service.database.url,
+        LOG_LEVEL: 'silent',
+        DATA_DIR: await mkdtemp(path.join(tmpdir(), 'proj-')),
+      },
+      stdio: 'ignore',
+    });
+    try {
+      for (let i = 0; i < 400 && (await advisoryHolders()).length === 0; i++)
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      expect(await advisoryHolders()).toHaveLength(1);
+      const standby = startProjector({
+        db: service.database.db,
+        url: service.database.url,
+        projections: PROJECTIONS,
+        batchSize: 100,
+        pollIntervalMs: 50,
+        logger: silent,
+        seal: false,
+        standbyRetryMs: 100,
+      });
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(standby.isLeader()).toBe(false);
+      leader.kill('SIGKILL');
+      const killedAt = Date.now();
+      while (!standby.isLeader() && Date.now() - killedAt < 5000)
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      expect(standby.isLeader()).toBe(true);
+      expect(Date.now() - killedAt).toBeLessThan(5000);
+      await standby.stop();
+    } finally {
+      leader.kill('SIGKILL');
+    }
+  });
+
+  it('a rebuild from zero produces identical rows', async () => {
+    for (const projection of PROJECTIONS) await catchUp(service.database.db, projection, 500);
+    const before = await snapshotViews(service.database.pool);
+    for (const projection of PROJECTIONS)
+      await rebuildProjection(service.database.db, projection, 77);
+    expect(await snapshotViews(service.database.pool)).toEqual(before);
+  });
+
+  it('projects an event whose transaction took its position early and committed late', async () => {
+    for (const projection of PROJECTIONS) await catchUp(service.database.db, projection, 500);
+    const slow = new pg.Client({ connectionString: service.database.url });
+    await slow.connect();
+    const lateJti = randomUUID();
+    try {
+      await slow.query('BEGIN');
+      await slow.query(
+        `INSERT INTO events (space_id, stream_id, stream_position, event_id, event_type, data, metadata)
+         VALUES ('space-one', $1, 1, $2, 'public-token-issued', $3, '{"actor":"client:ci_late","request_id":"r","client_ip":"127.0.0.1","user_agent":null}')`,
+        [
+          `token-${lateJti}`,
+          randomUUID(),
+          JSON.stringify({
+            client_id: 'ci_late',
+            audience: 'a',
+            jti: lateJti,
+            parent_jti: 'p',
+            customer_id: 'c',
+            segment_id: 's',
+            issued_at: new Date().toISOString(),
+            expires_at: new Date().toISOString(),
+          }),
+        ],
+      );
+      await burstOfFive();
+      for (const projection of PROJECTIONS) await catchUp(service.database.db, projection, 500);
+      await slow.query('COMMIT');
+    } finally {
+      await slow.end();
+    }
+    for (const projection of PROJECTIONS) await catchUp(service.database.db, projection, 500);
+    const { rows } = await service.database.pool.query(
+      'SELECT customer_id FROM audit_log WHERE jti = $1',
+      [lateJti],
+    );
+    expect(rows).toEqual([{ customer_id: 'c' }]);
+    await expectViewsMatchEvents();
+  });
+});
+
+describe('audit export', () => {
+  it('verifies offline, and fails at exactly the tampered event', async () => {
+    while ((await sealChain(service.database.db, 500)) > 0);
+    const login = await service.loginToken(['space-one']);
+    const from = new Date(Date.now() - 3_600_000).toISOString();
+    const to = new Date(Date.now() + 60_000).toISOString();
+    const exported = await fetch(`${service.baseUrl}/v1/audit/export?from=${from}&to=${to}`, {
+      headers: { authorization: `Bearer ${login}`, 'x-service-space-id': 'space-one' },
+    });
+    expect(exported.status).toBe(200);
+    expect(exported.headers.get('content-type')).toContain('application/x-ndjson');
+    const text = await exported.text();
+    const lines = text.trim().split('\n');
+    expect(lines.length).toBeGreaterThan(100);
+    const dir = await mkdtemp(path.join(tmpdir(), 'export-'));
+    const file = path.join(dir, 'audit.ndjson');
+    await writeFile(file, text);
+    const run = promisify(execFile);
+    const good = await run(tsxBin, ['src/cli/verify-export.ts', file]);
+    expect(JSON.parse(good.stdout)).toMatchObject({ ok: true, lines: lines.length });
+
+    // A superuser edits one event behind the triggers' back; a fresh export must fail there.
+    const victim = JSON.parse(lines[Math.floor(lines.length / 2)]!) as {
+      link_number: number;
+      event: { global_position: number; event_id: string };
+    };
+    const client = await service.database.pool.connect();
+    try {
+      await client.query('SET session_replication_role = replica');
+      await client.query(
+        `UPDATE events SET data = jsonb_set(data, '{client_id}', '"ci_someone_else"') WHERE global_position = $1`,
+        [victim.event.global_position],
+      );
+    } finally {
+      await client.query('RESET session_replication_role');
+      client.release();
+    }
+    const tamperedText = await (
+      await fetch(`${service.baseUrl}/v1/audit/export?from=${from}&to=${to}`, {
+        headers: { authorization: `Bearer ${login}`, 'x-service-space-id': 'space-one' },
+      })
+    ).text();
+    await writeFile(file, tamperedText);
+    const bad = await run(tsxBin, ['src/cli/verify-export.ts', file]).catch(
+      (error: { code: number; stdout: string }) => error,
+    );
+    expect('code' in bad && bad.code).toBe(1);
+    expect(JSON.parse(bad.stdout)).toMatchObject({
+      ok: false,
+      reason: 'hash_mismatch',
+      linkNumber: victim.link_number,
+      eventId: victim.event.event_id,
+    });
+  });
+});
+
+async function rebuildReset(): Promise<void> {
+  await service.database.db.transaction().execute(async (trx) => {
+    for (const projection of PROJECTIONS) {
+      await projection.reset(trx);
+      await trx
+        .updateTable('projection_checkpoints')
+        .set({ transaction_id: '0', global_position: 0 })
+        .where('projection', '=', projection.name)
+        .execute();
+    }
+  });
+}
+
+async function burstOfFive(): Promise<void> {
+  for (let i = 0; i < 5; i++) {
+    await appendToStream(service.database.db, {
+      spaceId: 'space-one',
+      streamId: `token-${randomUUID()}`,
+      expectedVersion: 'no_stream',
+      events: [
+        {
+          eventId: randomUUID(),
+          type: 'private-token-issued',
+          data: {
+            client_id: 'ci_burst',
+            audience: 'a',
+            jti: randomUUID(),
+            issued_at: new Date().toISOString(),
+            expires_at: new Date().toISOString(),
+          },
+          metadata: {
+            actor: 'client:ci_burst',
+            request_id: 'r',
+            client_ip: '127.0.0.1',
+            user_agent: null,
+          },
+        },
+      ],
+    });
+  }
+}

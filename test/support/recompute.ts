@@ -1,0 +1,57 @@
+import type pg from 'pg';
+
+/**
+ * The audit and rate views recomputed straight from the events table in SQL: an implementation
+ * independent of the projector's TypeScript, to compare the projections against.
+ */
+export async function recomputedAudit(pool: pg.Pool): Promise<string[]> {
+  const { rows } = await pool.query<{ line: string }>(`
+    SELECT concat_ws('|', space_id, global_position, data->>'client_id', event_type,
+             CASE event_type WHEN 'private-token-issued' THEN 'private' WHEN 'public-token-issued' THEN 'public' END,
+             data->>'customer_id', data->>'segment_id', data->>'jti', data->>'parent_jti',
+             metadata->>'actor', metadata->>'client_ip') AS line
+    FROM events ORDER BY space_id, global_position`);
+  return rows.map((row) => row.line);
+}
+
+export async function projectedAudit(pool: pg.Pool): Promise<string[]> {
+  const { rows } = await pool.query<{ line: string }>(`
+    SELECT concat_ws('|', space_id, global_position, client_id, event_type, token_kind, customer_id,
+             segment_id, jti, parent_jti, actor, client_ip) AS line
+    FROM audit_log ORDER BY space_id, global_position`);
+  return rows.map((row) => row.line);
+}
+
+export async function recomputedRates(pool: pg.Pool, unit: 'minute' | 'hour'): Promise<string[]> {
+  const { rows } = await pool.query<{ line: string }>(`
+    SELECT concat_ws('|', space_id, data->>'client_id', extract(epoch FROM date_trunc('${unit}', recorded_at AT TIME ZONE 'UTC')),
+             count(*) FILTER (WHERE event_type = 'private-token-issued'),
+             count(*) FILTER (WHERE event_type = 'public-token-issued'),
+             count(*) FILTER (WHERE event_type = 'client-authentication-failed')) AS line
+    FROM events
+    WHERE event_type IN ('private-token-issued', 'public-token-issued', 'client-authentication-failed')
+    GROUP BY space_id, data->>'client_id', date_trunc('${unit}', recorded_at AT TIME ZONE 'UTC')
+    ORDER BY 1`);
+  return rows.map((row) => row.line);
+}
+
+export async function projectedRates(pool: pg.Pool, unit: 'minute' | 'hour'): Promise<string[]> {
+  const { rows } = await pool.query<{ line: string }>(`
+    SELECT concat_ws('|', space_id, client_id, extract(epoch FROM bucket_start AT TIME ZONE 'UTC'),
+             private_tokens, public_tokens, rejected_authentications) AS line
+    FROM client_rate_${unit} ORDER BY 1`);
+  return rows.map((row) => row.line);
+}
+
+/** Full snapshot of every projected table, for rebuild comparisons. */
+export async function snapshotViews(pool: pg.Pool): Promise<Record<string, unknown[]>> {
+  const snapshot: Record<string, unknown[]> = {};
+  for (const [table, order] of [
+    ['audit_log', 'space_id, global_position'],
+    ['client_rate_minute', 'space_id, client_id, bucket_start'],
+    ['client_rate_hour', 'space_id, client_id, bucket_start'],
+  ] as const) {
+    snapshot[table] = (await pool.query(`SELECT * FROM ${table} ORDER BY ${order}`)).rows;
+  }
+  return snapshot;
+}

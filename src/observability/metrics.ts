@@ -42,25 +42,31 @@ export function createMetrics(db: Kysely<Database>): Metrics {
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers: [registry],
   });
-  // Registered first so its collect() (which sets both gauges) runs before either is read.
+  // Both lag gauges come from one query per scrape (the registry collects them concurrently).
+  let lag: ReturnType<typeof projectorLag> | undefined;
+  const readLag = () =>
+    (lag ??= projectorLag(db)
+      .catch(() => [])
+      .finally(() => setTimeout(() => (lag = undefined), 250).unref()));
   new Gauge({
     name: 'token_authority_projector_lag_events',
     help: 'Committed events not yet projected, per projection',
     labelNames: ['projection'] as const,
     registers: [registry],
     async collect() {
-      const rows = await projectorLag(db).catch(() => []);
-      for (const row of rows) {
+      for (const row of await readLag())
         this.set({ projection: row.projection }, Number(row.events_behind));
-        lagSeconds.set({ projection: row.projection }, Number(row.seconds_behind));
-      }
     },
   });
-  const lagSeconds = new Gauge({
+  new Gauge({
     name: 'token_authority_projector_lag_seconds',
     help: 'Age of the oldest event not yet projected, per projection',
     labelNames: ['projection'] as const,
     registers: [registry],
+    async collect() {
+      for (const row of await readLag())
+        this.set({ projection: row.projection }, Number(row.seconds_behind));
+    },
   });
   return {
     registry,

@@ -54,7 +54,7 @@ export async function mixedBurst(service: TestService, operations: number) {
     i++
   ) {
     const which = i % 10;
-    const c = i % credentials.length;
+    const c = Math.floor(i / 10) % credentials.length;
     if (which < 4) {
       tasks.push(async () => {
         await privateTokenVia(service, credentials[c]!);

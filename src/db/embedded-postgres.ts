@@ -52,6 +52,8 @@ export async function startEmbeddedPostgres(
 
   let nativeDir = binaries.nativeDir;
   let baseDir = path.resolve(options.baseDir);
+  // The parent stays enterable (0755) so the postgres user can reach its own 0700 folder inside.
+  await mkdir(path.dirname(baseDir), { recursive: true, mode: 0o755 });
   await mkdir(baseDir, { recursive: true, mode: 0o700 });
   if (runAs && !reachable(runAs, nativeDir)) {
     nativeDir = path.join(STAGING_ROOT, `bin-${binaries.version}`);
@@ -98,6 +100,17 @@ export async function startEmbeddedPostgres(
     );
   }
 
+  const running = await runningCluster(dataDir);
+  if (running) {
+    // Another process of ours (npm start) already runs this cluster: share it, never stop it.
+    logger.info({ port: running.port, dataDir }, 'using the embedded Postgres already running');
+    return {
+      url: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${running.port}/postgres`,
+      dataDir,
+      stop: async () => undefined,
+    };
+  }
+
   const child = spawn(
     bin('postgres'),
     [
@@ -136,6 +149,26 @@ export async function startEmbeddedPostgres(
       return stopped;
     },
   };
+}
+
+/** The port of a live postmaster on `dataDir`, from its postmaster.pid, if there is one. */
+async function runningCluster(dataDir: string): Promise<{ port: number } | undefined> {
+  let lines: string[];
+  try {
+    lines = (await readFile(path.join(dataDir, 'postmaster.pid'), 'utf8')).split('\n');
+  } catch {
+    return undefined;
+  }
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  if (!Number.isInteger(pid) || !Number.isInteger(port)) return undefined;
+  try {
+    process.kill(pid, 0);
+    return { port };
+  } catch (error) {
+    // EPERM: alive but owned by the postgres user (we are not root); ESRCH: stale file.
+    return (error as NodeJS.ErrnoException).code === 'EPERM' ? { port } : undefined;
+  }
 }
 
 async function locateBinaries(): Promise<{ nativeDir: string; version: string }> {

@@ -47,6 +47,10 @@ export async function migrate(pool: pg.Pool, dir = MIGRATIONS_DIR): Promise<stri
 /** True when every migration file has been applied (used by the health check). */
 export async function isMigrated(pool: pg.Pool, dir = MIGRATIONS_DIR): Promise<boolean> {
   const files = (await readdir(dir)).filter((file) => file.endsWith('.sql'));
+  const table = await pool.query<{ exists: boolean }>(
+    `SELECT to_regclass('schema_migrations') IS NOT NULL AS exists`,
+  );
+  if (!table.rows[0]?.exists) return false;
   const result = await pool.query<{ count: number }>(
     `SELECT count(*)::int AS count FROM schema_migrations WHERE name = ANY($1)`,
     [files],

@@ -4,6 +4,7 @@ import {
   InvalidRequestError,
   InvalidTokenError,
   MethodNotAllowedError,
+  NotReadyError,
   TokenAuthorityError,
   UnsupportedMediaTypeError,
   type ErrorCode,
@@ -67,7 +68,7 @@ export function writeError(
   logger: Logger,
 ): void {
   const known = toKnownError(error);
-  if (known.code === 'internal') {
+  if (known.code === 'internal' || known.code === 'not_ready') {
     logger.error({ err: error, requestId: ctx.state.requestId }, 'unhandled error');
   }
   const status = STATUS_BY_CODE[known.code];
@@ -75,6 +76,7 @@ export function writeError(
   ctx.set('Cache-Control', 'no-store');
   if (known instanceof MethodNotAllowedError) ctx.set('Allow', known.allowed.join(', '));
   if (known instanceof UnsupportedMediaTypeError) ctx.set('Accept', known.accepted.join(', '));
+  if (known.code === 'not_ready') ctx.set('Retry-After', '1');
 
   if (dialect === 'oauth') {
     if (
@@ -121,8 +123,27 @@ export function writeError(
   };
 }
 
+// Errors meaning "the database is not there right now" rather than "we have a bug".
+const UNAVAILABLE = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+]);
+
 function toKnownError(error: unknown): TokenAuthorityError {
   if (error instanceof TokenAuthorityError) return error;
+  const { code, message } = (error ?? {}) as { code?: string; message?: string };
+  if (
+    (code && UNAVAILABLE.has(code)) ||
+    /timeout exceeded when trying to connect|Connection terminated/.test(message ?? '')
+  ) {
+    return new NotReadyError('database unavailable; retry shortly');
+  }
   return new TokenAuthorityError(
     'internal',
     'internal error; see the service log for the request id',

@@ -1,0 +1,71 @@
+import { randomBytes } from 'node:crypto';
+import { pino } from 'pino';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { connect } from '../../src/db/database.js';
+import { migrate } from '../../src/db/migrate.js';
+import { databaseReadiness } from '../../src/db/readiness.js';
+import { createApp } from '../../src/http/app.js';
+import { healthRoutes } from '../../src/http/routes/health.js';
+import { withDatabase } from '../support/database-url.js';
+
+async function healthOf(url: string): Promise<{ status: number; body: unknown }> {
+  const database = connect({
+    url,
+    poolSize: 1,
+    applicationName: 'health-test',
+    idleInTransactionTimeoutMs: 5000,
+  });
+  const app = createApp({
+    logger: pino({ level: 'silent' }),
+    trustProxy: false,
+    routers: [healthRoutes(databaseReadiness(database.pool, 1500))],
+  });
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  const { port } = server.address() as { port: number };
+  try {
+    const response = await fetch(`http://127.0.0.1:${port}/healthz`);
+    return { status: response.status, body: await response.json() };
+  } finally {
+    server.close();
+    await database.close();
+  }
+}
+
+describe('GET /healthz', () => {
+  const admin = connect({
+    url: inject('adminDatabaseUrl'),
+    poolSize: 1,
+    applicationName: 'health-test',
+    idleInTransactionTimeoutMs: 5000,
+  });
+  const name = `health_${randomBytes(4).toString('hex')}`;
+  afterAll(async () => {
+    await admin.pool.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.close();
+  });
+
+  it('answers 503 while the database is unreachable', async () => {
+    const result = await healthOf('postgres://nobody:nothing@127.0.0.1:1/none');
+    expect(result.status).toBe(503);
+    expect(result.body).toMatchObject({
+      status: 'unavailable',
+      detail: expect.stringContaining('database unreachable'),
+    });
+  });
+
+  it('answers 503 until the migrations are applied, then 200', async () => {
+    await admin.pool.query(`CREATE DATABASE ${name}`);
+    const url = withDatabase(inject('adminDatabaseUrl'), name);
+    expect(await healthOf(url)).toMatchObject({ status: 503 });
+    const database = connect({
+      url,
+      poolSize: 1,
+      applicationName: 'health-test',
+      idleInTransactionTimeoutMs: 5000,
+    });
+    await migrate(database.pool);
+    await database.close();
+    expect(await healthOf(url)).toEqual({ status: 200, body: { status: 'ok' } });
+  });
+});

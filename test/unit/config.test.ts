@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config/config.js';
+
+describe('loadConfig', () => {
+  it('applies the documented defaults', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      PORT: 8080,
+      EMBEDDED_PG_PORT: 5433,
+      TOKEN_AUDIENCES: ['storefront.api.local'],
+      PRIVATE_TOKEN_TTL_SECONDS: 3600,
+      PUBLIC_TOKEN_TTL_SECONDS: 900,
+      LOGIN_SPACES_CLAIM: 'spaces',
+      RUN_PROJECTOR: true,
+    });
+    expect(config.DATABASE_URL).toBeUndefined();
+  });
+
+  it('names every bad variable and what it expects', () => {
+    let error: unknown;
+    try {
+      loadConfig({
+        PORT: 'eighty',
+        EMBEDDED_PG_PORT: '40000',
+        DATABASE_URL: 'mysql://x',
+        TOKEN_AUDIENCES: ' , ',
+      });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems.join('\n');
+    expect(problems).toMatch(/^PORT: .*"eighty"/m);
+    expect(problems).toMatch(/^EMBEDDED_PG_PORT: embedded Postgres needs a port below 32768/m);
+    expect(problems).toMatch(/^DATABASE_URL: expected a postgres:\/\/ or postgresql:\/\/ URL/m);
+    expect(problems).toMatch(/^TOKEN_AUDIENCES: /m);
+  });
+
+  it('treats empty values as unset and parses lists and flags', () => {
+    const config = loadConfig({
+      PORT: '',
+      TOKEN_AUDIENCES: 'a.example, b.example',
+      RUN_PROJECTOR: 'false',
+    });
+    expect(config.PORT).toBe(8080);
+    expect(config.TOKEN_AUDIENCES).toEqual(['a.example', 'b.example']);
+    expect(config.RUN_PROJECTOR).toBe(false);
+  });
+
+  it('requires LOGIN_ISSUER with an external login key', () => {
+    expect(() => loadConfig({ LOGIN_JWKS_URL: 'https://idp.example/jwks' })).toThrow(
+      /LOGIN_ISSUER/,
+    );
+  });
+
+  it('rejects a short SECRET_HASH_KEY', () => {
+    expect(() => loadConfig({ SECRET_HASH_KEY: 'short' })).toThrow(
+      /SECRET_HASH_KEY: expected at least 32 bytes/,
+    );
+  });
+});

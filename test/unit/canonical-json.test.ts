@@ -11,7 +11,8 @@ describe('canonicalJson (RFC 8785)', () => {
   });
 
   it('serialises numbers as ECMAScript does (the RFC 8785 examples)', () => {
-    expect(canonicalJson([1e21, 1e-7, 0.000001, 333333333.33333329, -0] // eslint-disable-line no-loss-of-precision -- the RFC 8785 example on purpose)).toBe(
+    // eslint-disable-next-line no-loss-of-precision -- the RFC 8785 example, on purpose
+    expect(canonicalJson([1e21, 1e-7, 0.000001, 333333333.33333329, -0])).toBe(
       '[1e+21,1e-7,0.000001,333333333.3333333,0]',
     );
   });

@@ -15,6 +15,8 @@ import { monitoringRoutes } from '../http/routes/monitoring.js';
 import { createMetrics } from '../observability/metrics.js';
 import { tokenRoutes } from '../http/routes/token.js';
 import type { CommandContext } from '../commands/context.js';
+import { createBatchedAppender } from '../event-store/batched-appender.js';
+import { createCredentialLookup } from '../projections/credential-lookup.js';
 import { createAppendNotifier } from '../event-store/notify.js';
 import { randomIds, systemClock } from '../domain/ports.js';
 import { loadSecretHashKey } from '../tokens/key-files.js';
@@ -46,6 +48,8 @@ export async function startApiServer(
       metrics.appended(events);
     },
     db: database.db,
+    appender: createBatchedAppender(database.db),
+    credentials: createCredentialLookup(database.db, { ttlMs: config.CREDENTIAL_CACHE_TTL_MS }),
     keys: await openKeyStore(database.db),
     hasher: createSecretHasher(await loadSecretHashKey(config.SECRET_HASH_KEY, config.DATA_DIR)),
     clock: overrides.clock ?? systemClock,

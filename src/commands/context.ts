@@ -1,6 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { RecordedEvent } from '../event-store/types.js';
+import type { BatchedAppender } from '../event-store/batched-appender.js';
+import type { CredentialLookup } from '../projections/credential-lookup.js';
 import type { Clock, IdGenerator } from '../domain/ports.js';
 import type { SecretHasher } from '../tokens/secrets.js';
 import type { KeyStore } from '../tokens/signing-keys.js';
@@ -8,6 +10,10 @@ import type { KeyStore } from '../tokens/signing-keys.js';
 /** Everything a command handler may use. Built once at start-up (src/cli/api-server.ts). */
 export interface CommandContext {
   readonly db: Kysely<Database>;
+  /** Group-committing appender for new single-event streams (issued tokens, failures). */
+  readonly appender: BatchedAppender;
+  /** The credentials read model, cached for at most CREDENTIAL_CACHE_TTL_MS. */
+  readonly credentials: CredentialLookup;
   readonly keys: KeyStore;
   readonly hasher: SecretHasher;
   readonly clock: Clock;

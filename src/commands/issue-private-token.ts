@@ -1,8 +1,6 @@
 import { decideIssuePrivateToken } from '../domain/decisions.js';
 import { streams, type EventMetadata } from '../domain/events.js';
-import { appendToStream } from '../event-store/append-to-stream.js';
 import { InvalidClientError, InvalidTargetError, ConflictError } from '../errors/errors.js';
-import { findCredential } from '../projections/credentials.js';
 import { signAccessToken } from '../tokens/access-tokens.js';
 import type { CommandContext } from './context.js';
 
@@ -28,7 +26,7 @@ export async function issuePrivateToken(
     readonly metadata: EventMetadata;
   },
 ): Promise<IssuedToken> {
-  const credential = await findCredential(ctx.db, command.clientId);
+  const credential = await ctx.credentials.find(command.clientId);
   const secretMatches = ctx.hasher.matches(command.clientSecret, credential?.secretHash ?? NO_HASH);
   const decision = decideIssuePrivateToken(
     command,
@@ -40,7 +38,7 @@ export async function issuePrivateToken(
   );
   if (!decision.ok) {
     if (decision.failure && credential) {
-      const failed = await appendToStream(ctx.db, {
+      const failed = await ctx.appender.append({
         spaceId: credential.spaceId,
         streamId: streams.authenticationFailure(decision.failure.eventId),
         expectedVersion: 'no_stream',
@@ -63,7 +61,7 @@ export async function issuePrivateToken(
     space_id: credential!.spaceId,
     token_kind: 'private',
   });
-  const appended = await appendToStream(ctx.db, {
+  const appended = await ctx.appender.append({
     spaceId: credential!.spaceId,
     streamId: streams.token(decision.jti),
     expectedVersion: 'no_stream',

@@ -1,8 +1,6 @@
 import { decideIssuePublicToken } from '../domain/decisions.js';
 import { streams, type EventMetadata } from '../domain/events.js';
-import { appendToStream } from '../event-store/append-to-stream.js';
 import { InsufficientScopeError, InvalidTokenError, ConflictError } from '../errors/errors.js';
-import { findCredential } from '../projections/credentials.js';
 import { signAccessToken, type PrivateTokenClaims } from '../tokens/access-tokens.js';
 import type { CommandContext } from './context.js';
 import type { IssuedToken } from './issue-private-token.js';
@@ -22,7 +20,7 @@ export async function issuePublicToken(
   },
 ): Promise<IssuedToken> {
   const { privateToken } = command;
-  const credential = await findCredential(ctx.db, privateToken.client_id);
+  const credential = await ctx.credentials.find(privateToken.client_id);
   const decision = decideIssuePublicToken(
     command,
     {
@@ -59,7 +57,7 @@ export async function issuePublicToken(
     parent_jti: privateToken.jti,
     act: { sub: privateToken.client_id },
   });
-  const appended = await appendToStream(ctx.db, {
+  const appended = await ctx.appender.append({
     spaceId: privateToken.space_id,
     streamId: streams.token(decision.jti),
     expectedVersion: 'no_stream',

@@ -1,0 +1,3 @@
+// Benchmark-only dependencies that ship no type declarations.
+declare module 'autocannon';
+declare module 'oidc-provider';

@@ -1,0 +1,45 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import type { CredentialView } from '../domain/credential-view.js';
+import { findCredential } from './credentials.js';
+
+/** Reads credentials for validation, off the database on the hot path. */
+export interface CredentialLookup {
+  find(clientId: string): Promise<CredentialView | undefined>;
+}
+
+/**
+ * The credentials read model with a short in-process cache in front. Found credentials are kept
+ * for `ttlMs` (so a later revocation takes effect on every replica within that bound); unknown ids
+ * are never cached, so a credential created through another replica works at once. Concurrent
+ * misses for one id share one query. ttlMs 0 reads the database every time.
+ */
+export function createCredentialLookup(
+  db: Kysely<Database>,
+  options: { readonly ttlMs: number; readonly maxEntries?: number; readonly now?: () => number },
+): CredentialLookup {
+  const now = options.now ?? Date.now;
+  const maxEntries = options.maxEntries ?? 100_000;
+  const cache = new Map<string, { readonly view: CredentialView; readonly until: number }>();
+  const loading = new Map<string, Promise<CredentialView | undefined>>();
+  return {
+    async find(clientId) {
+      if (options.ttlMs <= 0) return findCredential(db, clientId);
+      const hit = cache.get(clientId);
+      if (hit && hit.until > now()) return hit.view;
+      let pending = loading.get(clientId);
+      if (!pending) {
+        pending = findCredential(db, clientId).finally(() => loading.delete(clientId));
+        loading.set(clientId, pending);
+      }
+      const view = await pending;
+      if (view) {
+        if (cache.size >= maxEntries) cache.clear();
+        cache.set(clientId, { view, until: now() + options.ttlMs });
+      } else {
+        cache.delete(clientId);
+      }
+      return view;
+    },
+  };
+}

@@ -19,6 +19,7 @@ import { createBatchedAppender } from '../event-store/batched-appender.js';
 import { createCredentialLookup } from '../projections/credential-lookup.js';
 import { createAppendNotifier } from '../event-store/notify.js';
 import { randomIds, systemClock } from '../domain/ports.js';
+import { createAccessTokenVerifier } from '../tokens/access-tokens.js';
 import { loadSecretHashKey } from '../tokens/key-files.js';
 import { createLoginTokenVerifier } from '../tokens/login-tokens.js';
 import { createSecretHasher } from '../tokens/secrets.js';
@@ -41,6 +42,7 @@ export async function startApiServer(
   overrides: Partial<Pick<CommandContext, 'clock' | 'ids'>> = {},
 ): Promise<ApiServer> {
   const notifier = createAppendNotifier(database.pool);
+  const keys = await openKeyStore(database.db);
   const metrics = createMetrics(database.db);
   const commands: CommandContext = {
     onAppended: (events) => {
@@ -50,7 +52,11 @@ export async function startApiServer(
     db: database.db,
     appender: createBatchedAppender(database.db),
     credentials: createCredentialLookup(database.db, { ttlMs: config.CREDENTIAL_CACHE_TTL_MS }),
-    keys: await openKeyStore(database.db),
+    keys,
+    verifier: createAccessTokenVerifier(keys, {
+      issuer: config.TOKEN_ISSUER,
+      audiences: config.TOKEN_AUDIENCES,
+    }),
     hasher: createSecretHasher(await loadSecretHashKey(config.SECRET_HASH_KEY, config.DATA_DIR)),
     clock: overrides.clock ?? systemClock,
     ids: overrides.ids ?? randomIds,

@@ -5,6 +5,7 @@ import type { BatchedAppender } from '../event-store/batched-appender.js';
 import type { CredentialLookup } from '../projections/credential-lookup.js';
 import type { Clock, IdGenerator } from '../domain/ports.js';
 import type { SecretHasher } from '../tokens/secrets.js';
+import type { AccessTokenVerifier } from '../tokens/access-tokens.js';
 import type { KeyStore } from '../tokens/signing-keys.js';
 
 /** Everything a command handler may use. Built once at start-up (src/cli/api-server.ts). */
@@ -15,6 +16,8 @@ export interface CommandContext {
   /** The credentials read model, cached for at most CREDENTIAL_CACHE_TTL_MS. */
   readonly credentials: CredentialLookup;
   readonly keys: KeyStore;
+  /** Verifies our own access tokens (memoised). */
+  readonly verifier: AccessTokenVerifier;
   readonly hasher: SecretHasher;
   readonly clock: Clock;
   readonly ids: IdGenerator;

@@ -1,7 +1,7 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { appendToStream, type AppendInput, type AppendResult } from './append-to-stream.js';
-import { EVENT_COLUMNS, toRecordedEvent, type EventRow } from './types.js';
+import type { RecordedEvent } from './types.js';
 
 /** Appends new single-event streams, many per round trip. */
 export interface BatchedAppender {
@@ -44,33 +44,48 @@ export function createBatchedAppender(
   };
 
   async function write(batch: Pending[]): Promise<void> {
+    const rows = batch.flatMap(({ input }) =>
+      input.events.map((event, index) => ({ input, event, position: index + 1 })),
+    );
     try {
-      const rows = (await db
-        .insertInto('events')
-        .values(
-          batch.flatMap(({ input }) =>
-            input.events.map((event, index) => ({
-              space_id: input.spaceId,
-              stream_id: input.streamId,
-              stream_position: index + 1,
-              event_id: event.eventId,
-              event_type: event.type,
-              schema_version: event.schemaVersion ?? 1,
-              data: JSON.stringify(event.data),
-              metadata: JSON.stringify(event.metadata),
-            })),
-          ),
-        )
-        .returning(EVENT_COLUMNS)
-        .execute()) as EventRow[];
-      const byStream = new Map<string, EventRow[]>();
-      for (const row of rows) {
-        const key = `${row.space_id}\u0000${row.stream_id}`;
-        byStream.set(key, [...(byStream.get(key) ?? []), row]);
-      }
+      // Eight array parameters whatever the batch size: one short statement to parse and plan,
+      // and nothing to read back but what the database assigned.
+      const { rows: written } = await sql<{
+        event_id: string;
+        global_position: number;
+        transaction_id: string;
+        recorded_at: Date;
+      }>`
+        INSERT INTO events (space_id, stream_id, stream_position, event_id, event_type,
+                            schema_version, data, metadata)
+        SELECT * FROM unnest(
+          ${rows.map((r) => r.input.spaceId)}::text[], ${rows.map((r) => r.input.streamId)}::text[],
+          ${rows.map((r) => r.position)}::bigint[], ${rows.map((r) => r.event.eventId)}::uuid[],
+          ${rows.map((r) => r.event.type)}::text[], ${rows.map((r) => r.event.schemaVersion ?? 1)}::int[],
+          ${rows.map((r) => JSON.stringify(r.event.data))}::jsonb[],
+          ${rows.map((r) => JSON.stringify(r.event.metadata))}::jsonb[])
+        RETURNING event_id, global_position, transaction_id::text AS transaction_id, recorded_at`.execute(
+        db,
+      );
+      const assigned = new Map(written.map((row) => [row.event_id, row]));
       for (const pending of batch) {
-        const own = byStream.get(`${pending.input.spaceId}\u0000${pending.input.streamId}`) ?? [];
-        pending.resolve({ ok: true, duplicate: false, events: own.map(toRecordedEvent) });
+        const events: RecordedEvent[] = pending.input.events.map((event, index) => {
+          const row = assigned.get(event.eventId)!;
+          return {
+            globalPosition: row.global_position,
+            transactionId: row.transaction_id,
+            spaceId: pending.input.spaceId,
+            streamId: pending.input.streamId,
+            streamPosition: index + 1,
+            eventId: event.eventId,
+            type: event.type,
+            schemaVersion: event.schemaVersion ?? 1,
+            data: event.data,
+            metadata: event.metadata,
+            recordedAt: row.recorded_at,
+          };
+        });
+        pending.resolve({ ok: true, duplicate: false, events });
       }
     } catch {
       // One bad append (a duplicate id, say) fails the whole statement: answer each on its own.

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { chainHash, GENESIS_HASH } from './chain-link.js';
 import { readLog } from './read-log.js';
@@ -40,7 +40,13 @@ export async function sealChain(db: Kysely<Database>, batchSize: number): Promis
         previous = hash;
         return link;
       });
-      await trx.insertInto('event_chain').values(links).execute();
+      await sql`
+        INSERT INTO event_chain (link_number, space_id, global_position, transaction_id,
+                                 previous_hash, hash)
+        SELECT * FROM unnest(${links.map((l) => l.link_number)}::bigint[],
+          ${links.map((l) => l.space_id)}::text[], ${links.map((l) => l.global_position)}::bigint[],
+          ${links.map((l) => l.transaction_id)}::xid8[], ${links.map((l) => l.previous_hash)}::bytea[],
+          ${links.map((l) => l.hash)}::bytea[])`.execute(trx);
       return links.length;
     });
   } catch (error) {

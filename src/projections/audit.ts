@@ -1,98 +1,36 @@
-import type { Transaction } from 'kysely';
-import type { Database } from '../db/schema.js';
-import type { AuditLogTable } from '../db/schema.js';
-import { eventMetadataSchema, parseEventData } from '../domain/events.js';
-import type { RecordedEvent } from '../event-store/types.js';
+import { sql } from 'kysely';
+import { inRange } from '../event-store/log-range.js';
 import type { Projection } from './projection.js';
 
-type AuditRow = Omit<AuditLogTable, 'details'> & { details: string };
-
-/** Maps one event to its audit row; undefined for events the audit does not cover. */
-export function auditRowFor(event: RecordedEvent): AuditRow | undefined {
-  const meta = eventMetadataSchema.partial().parse(event.metadata);
-  const base = {
-    space_id: event.spaceId,
-    global_position: event.globalPosition,
-    transaction_id: event.transactionId,
-    event_type: event.type,
-    recorded_at: event.recordedAt,
-    actor: meta.actor ?? null,
-    request_id: meta.request_id ?? null,
-    client_ip: meta.client_ip ?? null,
-    user_agent: meta.user_agent ?? null,
-    token_kind: null,
-    audience: null,
-    customer_id: null,
-    segment_id: null,
-    jti: null,
-    parent_jti: null,
-    expires_at: null,
-  } as const;
-  switch (event.type) {
-    case 'credential-created': {
-      const data = parseEventData('credential-created', event.data);
-      return {
-        ...base,
-        client_id: data.client_id,
-        details: JSON.stringify({
-          name: data.name,
-          description: data.description,
-          created_by: data.created_by,
-          login_issuer: data.login_issuer,
-        }),
-      };
-    }
-    case 'private-token-issued': {
-      const data = parseEventData('private-token-issued', event.data);
-      return {
-        ...base,
-        client_id: data.client_id,
-        token_kind: 'private',
-        audience: data.audience,
-        jti: data.jti,
-        expires_at: new Date(data.expires_at),
-        details: '{}',
-      };
-    }
-    case 'public-token-issued': {
-      const data = parseEventData('public-token-issued', event.data);
-      return {
-        ...base,
-        client_id: data.client_id,
-        token_kind: 'public',
-        audience: data.audience,
-        jti: data.jti,
-        parent_jti: data.parent_jti,
-        customer_id: data.customer_id,
-        segment_id: data.segment_id,
-        expires_at: new Date(data.expires_at),
-        details: '{}',
-      };
-    }
-    case 'client-authentication-failed': {
-      const data = parseEventData('client-authentication-failed', event.data);
-      return {
-        ...base,
-        client_id: data.client_id,
-        details: JSON.stringify({ reason: data.reason }),
-      };
-    }
-    default:
-      return undefined;
-  }
-}
-
-/** Per-client audit trail: every credential event, issued token and rejected authentication. */
+/**
+ * Per-client audit trail: every credential event, issued token and rejected authentication, one
+ * row per event, with who and from where (the event's metadata). Event payloads were validated
+ * against their schemas (src/domain/events.ts) when appended, so they are read as stored.
+ */
 export const auditProjection: Projection = {
   name: 'audit',
-  async apply(trx: Transaction<Database>, events) {
-    const rows = events.map(auditRowFor).filter((row): row is AuditRow => row !== undefined);
-    for (let i = 0; i < rows.length; i += 1000) {
-      await trx
-        .insertInto('audit_log')
-        .values(rows.slice(i, i + 1000))
-        .execute();
-    }
+  async applyRange(trx, range) {
+    await sql`
+      INSERT INTO audit_log (space_id, global_position, transaction_id, client_id, event_type,
+        token_kind, audience, customer_id, segment_id, jti, parent_jti, expires_at, recorded_at,
+        actor, request_id, client_ip, user_agent, details)
+      SELECT e.space_id, e.global_position, e.transaction_id, e.data->>'client_id', e.event_type,
+        CASE e.event_type WHEN 'private-token-issued' THEN 'private'
+                          WHEN 'public-token-issued' THEN 'public' END,
+        e.data->>'audience', e.data->>'customer_id', e.data->>'segment_id', e.data->>'jti',
+        e.data->>'parent_jti', (e.data->>'expires_at')::timestamptz, e.recorded_at,
+        e.metadata->>'actor', e.metadata->>'request_id', e.metadata->>'client_ip',
+        e.metadata->>'user_agent',
+        CASE e.event_type
+          WHEN 'credential-created' THEN jsonb_build_object('name', e.data->'name',
+            'description', e.data->'description', 'created_by', e.data->'created_by',
+            'login_issuer', e.data->'login_issuer')
+          WHEN 'client-authentication-failed' THEN jsonb_build_object('reason', e.data->'reason')
+          ELSE '{}'::jsonb END
+      FROM events e
+      WHERE ${inRange(range, 'e')}
+        AND e.event_type IN ('credential-created', 'private-token-issued', 'public-token-issued',
+                             'client-authentication-failed')`.execute(trx);
   },
   async reset(trx) {
     await trx.deleteFrom('audit_log').execute();

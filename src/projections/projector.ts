@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../db/schema.js';
 import { EVENTS_CHANNEL } from '../event-store/notify.js';
-import { readLog } from '../event-store/read-log.js';
+import { nextLogRange } from '../event-store/log-range.js';
 import { sealChain } from '../event-store/seal-chain.js';
 import { advanceCheckpoint, readCheckpoint, resetCheckpoint } from './checkpoints.js';
 import type { Projection } from './projection.js';
@@ -17,31 +17,18 @@ class CheckpointMoved extends Error {}
  * it (compare-and-set), otherwise everything rolls back. A crash mid-batch therefore loses nothing
  * and counts nothing twice. Returns the number of events projected.
  */
-export async function projectNextBatch(
+export function projectNextBatch(
   db: Kysely<Database>,
   projection: Projection,
   batchSize: number,
 ): Promise<number> {
-  try {
-    return await db.transaction().execute(async (trx) => {
-      const from = await readCheckpoint(trx, projection.name, true);
-      const page = await readLog(trx, { after: from, limit: batchSize });
-      if (page.events.length === 0) return 0;
-      await projection.apply(trx, page.events);
-      if (!(await advanceCheckpoint(trx, projection.name, from, page.last)))
-        throw new CheckpointMoved();
-      return page.events.length;
-    });
-  } catch (error) {
-    if (error instanceof CheckpointMoved) return 0;
-    throw error;
-  }
+  return projectNextBatchTogether(db, [projection], batchSize);
 }
 
 /**
- * One batch for several projections in one transaction, reading the log once, when their
- * checkpoints agree (the usual case); otherwise each projection catches up on its own batch.
- * Same guarantees as projectNextBatch. Returns the number of events read.
+ * One batch for several projections in one transaction when their checkpoints agree (the usual
+ * case: one range, found once); otherwise each catches up on its own. Same guarantees as
+ * projectNextBatch. Returns the number of events in the batch.
  */
 export async function projectNextBatchTogether(
   db: Kysely<Database>,
@@ -52,21 +39,23 @@ export async function projectNextBatchTogether(
   try {
     const result = await db.transaction().execute(async (trx) => {
       const positions = [];
-      for (const projection of projections)
+      for (const projection of projections) {
         positions.push(await readCheckpoint(trx, projection.name, true));
+      }
       const from = positions[0]!;
       const same = positions.every(
         (p) => p.transactionId === from.transactionId && p.globalPosition === from.globalPosition,
       );
       if (!same) return diverged;
-      const page = await readLog(trx, { after: from, limit: batchSize });
-      if (page.events.length === 0) return 0;
+      const range = await nextLogRange(trx, from, batchSize);
+      if (!range) return 0;
       for (const projection of projections) {
-        await projection.apply(trx, page.events);
-        if (!(await advanceCheckpoint(trx, projection.name, from, page.last)))
+        await projection.applyRange(trx, range);
+        if (!(await advanceCheckpoint(trx, projection.name, from, range.through))) {
           throw new CheckpointMoved();
+        }
       }
-      return page.events.length;
+      return range.count;
     });
     if (result !== diverged) return result;
   } catch (error) {

@@ -1,87 +1,45 @@
 import { sql, type Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { parseEventData } from '../domain/events.js';
-import type { RecordedEvent } from '../event-store/types.js';
+import { inRange, type LogRange } from '../event-store/log-range.js';
 import type { Projection } from './projection.js';
 
-type Counter = 'private_tokens' | 'public_tokens' | 'rejected_authentications';
-
-const COUNTER_BY_TYPE: Readonly<Record<string, Counter>> = {
-  'private-token-issued': 'private_tokens',
-  'public-token-issued': 'public_tokens',
-  'client-authentication-failed': 'rejected_authentications',
-};
-
-/** Start of the minute / hour an instant falls in (UTC), from the event's own time. */
-export function bucketStart(at: Date, granularity: 'minute' | 'hour'): Date {
-  const size = granularity === 'minute' ? 60_000 : 3_600_000;
-  return new Date(Math.floor(at.getTime() / size) * size);
-}
-
-interface Bucket {
-  space_id: string;
-  client_id: string;
-  bucket_start: Date;
-  private_tokens: number;
-  public_tokens: number;
-  rejected_authentications: number;
-}
-
-/** Sums a batch into buckets so each bucket row is written once per batch. */
-export function countIntoBuckets(
-  events: readonly RecordedEvent[],
-  granularity: 'minute' | 'hour',
-): Bucket[] {
-  const buckets = new Map<string, Bucket>();
-  for (const event of events) {
-    const counter = COUNTER_BY_TYPE[event.type];
-    if (!counter) continue;
-    const { client_id } = parseEventData(event.type, event.data) as { client_id: string };
-    const start = bucketStart(event.recordedAt, granularity);
-    const key = `${event.spaceId}\u0000${client_id}\u0000${start.getTime()}`;
-    let bucket = buckets.get(key);
-    if (!bucket) {
-      bucket = {
-        space_id: event.spaceId,
-        client_id,
-        bucket_start: start,
-        private_tokens: 0,
-        public_tokens: 0,
-        rejected_authentications: 0,
-      };
-      buckets.set(key, bucket);
-    }
-    bucket[counter] += 1;
-  }
-  return [...buckets.values()];
-}
-
+/** Buckets are aligned to UTC whatever the session time zone: date_bin from the epoch. */
 async function addBuckets(
   trx: Transaction<Database>,
+  range: LogRange,
   table: 'client_rate_minute' | 'client_rate_hour',
-  buckets: Bucket[],
+  width: '1 minute' | '1 hour',
 ): Promise<void> {
-  for (let i = 0; i < buckets.length; i += 1000) {
-    await trx
-      .insertInto(table)
-      .values(buckets.slice(i, i + 1000))
-      .onConflict((oc) =>
-        oc.columns(['space_id', 'client_id', 'bucket_start']).doUpdateSet({
-          private_tokens: sql`${sql.table(table)}.private_tokens + excluded.private_tokens`,
-          public_tokens: sql`${sql.table(table)}.public_tokens + excluded.public_tokens`,
-          rejected_authentications: sql`${sql.table(table)}.rejected_authentications + excluded.rejected_authentications`,
-        }),
-      )
-      .execute();
-  }
+  await sql`
+    INSERT INTO ${sql.table(table)} AS r (space_id, client_id, bucket_start, private_tokens,
+      public_tokens, rejected_authentications)
+    SELECT e.space_id, e.data->>'client_id',
+           date_bin(${width}::interval, e.recorded_at, TIMESTAMPTZ '1970-01-01 00:00:00+00'),
+           count(*) FILTER (WHERE e.event_type = 'private-token-issued'),
+           count(*) FILTER (WHERE e.event_type = 'public-token-issued'),
+           count(*) FILTER (WHERE e.event_type = 'client-authentication-failed')
+    FROM events e
+    WHERE ${inRange(range, 'e')}
+      AND e.event_type IN ('private-token-issued', 'public-token-issued', 'client-authentication-failed')
+    GROUP BY 1, 2, 3
+    ON CONFLICT (space_id, client_id, bucket_start) DO UPDATE SET
+      private_tokens = r.private_tokens + excluded.private_tokens,
+      public_tokens = r.public_tokens + excluded.public_tokens,
+      rejected_authentications = r.rejected_authentications + excluded.rejected_authentications`.execute(
+    trx,
+  );
 }
 
-/** Per-client counts per minute and per hour: private, public, rejected authentications. */
+/**
+ * Per-client counts per minute and per hour of private tokens, public tokens and rejected
+ * authentications, bucketed by each event's recorded_at (never now()), so a rebuild reproduces
+ * the same rows.
+ */
 export const ratesProjection: Projection = {
   name: 'rates',
-  async apply(trx, events) {
-    await addBuckets(trx, 'client_rate_minute', countIntoBuckets(events, 'minute'));
-    await addBuckets(trx, 'client_rate_hour', countIntoBuckets(events, 'hour'));
+  async applyRange(trx, range) {
+    await addBuckets(trx, range, 'client_rate_minute', '1 minute');
+    await addBuckets(trx, range, 'client_rate_hour', '1 hour');
   },
   async reset(trx) {
     await trx.deleteFrom('client_rate_minute').execute();

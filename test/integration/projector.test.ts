@@ -107,8 +107,8 @@ describe('projector', () => {
     });
     const dying: Projection = {
       ...ratesProjection,
-      async apply(trx, events) {
-        await ratesProjection.apply(trx, events);
+      async applyRange(trx, range) {
+        await ratesProjection.applyRange(trx, range);
         throw new Error('process died here');
       },
     };

@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import { z } from 'zod';
 import type { CommandContext } from '../../commands/context.js';
 import { issuePublicToken } from '../../commands/issue-public-token.js';
-import { verifyAccessToken, type PrivateTokenClaims } from '../../tokens/access-tokens.js';
+import type { PrivateTokenClaims } from '../../tokens/access-tokens.js';
 import { bearerToken, spaceIdHeader } from '../authentication.js';
 import { readBody } from '../body.js';
 import { errorDialect, requestMetadata } from '../request-context.js';
@@ -21,10 +21,7 @@ export function issueRoutes(commands: CommandContext, bodyLimitBytes: number): R
     '/v1/issue',
     errorDialect('bearer'),
     async (ctx, next) => {
-      const claims = await verifyAccessToken(bearerToken(ctx), 'private', commands.keys, {
-        issuer: commands.issuer,
-        audiences: commands.audiences,
-      });
+      const claims = await commands.verifier.verify(bearerToken(ctx), 'private');
       ctx.state.privateToken = claims;
       ctx.state.clientId = claims.client_id;
       await next();

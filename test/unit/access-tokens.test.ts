@@ -1,0 +1,182 @@
+import { generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import {
+  createAccessTokenVerifier,
+  signAccessToken,
+  verifyAccessToken,
+  type PrivateTokenClaims,
+} from '../../src/tokens/access-tokens.js';
+import type { KeyStore } from '../../src/tokens/signing-keys.js';
+
+function keyStore(): KeyStore & { privateKey: KeyObject } {
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+  return {
+    privateKey,
+    current: () => ({ kid: 'k1', privateKey }),
+    publicKey: (kid) => (kid === 'k1' ? publicKey : undefined),
+    jwks: () => ({ keys: [] }),
+    refresh: async () => undefined,
+  };
+}
+
+const now = 1_800_000_000;
+const claims: PrivateTokenClaims = {
+  iss: 'https://issuer.test',
+  sub: 'ci_1',
+  aud: 'storefront.test',
+  exp: now + 60,
+  iat: now,
+  jti: 'j1',
+  client_id: 'ci_1',
+  space_id: 's',
+  token_kind: 'private',
+};
+const policy = { issuer: 'https://issuer.test', audiences: ['storefront.test'] };
+const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+describe('verifyAccessToken', () => {
+  const keys = keyStore();
+  const good = signAccessToken(keys.current(), claims);
+
+  it('accepts a token we signed, of the kind asked for', async () => {
+    await expect(verifyAccessToken(good, 'private', keys, policy, now)).resolves.toEqual(claims);
+  });
+
+  it.each([
+    [
+      'the other kind',
+      () => verifyAccessToken(good, 'public', keys, policy, now),
+      /a private access token cannot be used here/,
+    ],
+    [
+      'an expired token',
+      () => verifyAccessToken(good, 'private', keys, policy, now + 60),
+      /token has expired/,
+    ],
+    [
+      'another issuer',
+      () => verifyAccessToken(good, 'private', keys, { ...policy, issuer: 'https://evil' }, now),
+      /"iss"/,
+    ],
+    [
+      'another audience',
+      () => verifyAccessToken(good, 'private', keys, { ...policy, audiences: ['x'] }, now),
+      /"aud"/,
+    ],
+    [
+      'a tampered payload',
+      () => {
+        const [h, , s] = good.split('.');
+        return verifyAccessToken(
+          `${h}.${b64({ ...claims, space_id: 'other' })}.${s}`,
+          'private',
+          keys,
+          policy,
+          now,
+        );
+      },
+      /signature is invalid/,
+    ],
+    [
+      'alg none',
+      () => {
+        const [, p] = good.split('.');
+        return verifyAccessToken(
+          `${b64({ alg: 'none', typ: 'at+jwt', kid: 'k1' })}.${p}.`,
+          'private',
+          keys,
+          policy,
+          now,
+        );
+      },
+      /algorithm is not accepted/,
+    ],
+    [
+      'a plain JWT typ',
+      () => {
+        const [, p, s] = good.split('.');
+        return verifyAccessToken(
+          `${b64({ alg: 'EdDSA', typ: 'JWT', kid: 'k1' })}.${p}.${s}`,
+          'private',
+          keys,
+          policy,
+          now,
+        );
+      },
+      /"typ"/,
+    ],
+    [
+      'an unknown kid',
+      () =>
+        verifyAccessToken(
+          signAccessToken({ kid: 'k2', privateKey: keys.privateKey }, claims),
+          'private',
+          keys,
+          policy,
+          now,
+        ),
+      /unknown key/,
+    ],
+    [
+      'another key under our kid',
+      () =>
+        verifyAccessToken(
+          signAccessToken(
+            { kid: 'k1', privateKey: generateKeyPairSync('ed25519').privateKey },
+            claims,
+          ),
+          'private',
+          keys,
+          policy,
+          now,
+        ),
+      /signature is invalid/,
+    ],
+    ['garbage', () => verifyAccessToken('a.b', 'private', keys, policy, now), /malformed/],
+    [
+      'claims of another shape',
+      () =>
+        verifyAccessToken(
+          signAccessToken(keys.current(), { ...claims, token_kind: 'login' } as never),
+          'private',
+          keys,
+          policy,
+          now,
+        ),
+      /not an access token of this service/,
+    ],
+  ])('rejects %s', async (_name, attempt, message) => {
+    await expect(attempt()).rejects.toThrow(message);
+  });
+});
+
+describe('createAccessTokenVerifier', () => {
+  it('remembers a verified token but still enforces expiry, kind and key retirement', async () => {
+    let clock = now;
+    let published = true;
+    const base = keyStore();
+    const keys: KeyStore = {
+      ...base,
+      publicKey: (kid) => (published ? base.publicKey(kid) : undefined),
+    };
+    const verifier = createAccessTokenVerifier(keys, policy, { nowSeconds: () => clock });
+    const token = signAccessToken(base.current(), claims);
+    await expect(verifier.verify(token, 'private')).resolves.toEqual(claims);
+    await expect(verifier.verify(token, 'private')).resolves.toEqual(claims);
+    await expect(verifier.verify(token, 'public')).rejects.toThrow(/cannot be used here/);
+    clock = now + 60;
+    await expect(verifier.verify(token, 'private')).rejects.toThrow(/expired/);
+    clock = now;
+    published = false;
+    await expect(verifier.verify(token, 'private')).rejects.toThrow(/unknown key/);
+  });
+
+  it('never remembers a token that failed', async () => {
+    const keys = keyStore();
+    const verifier = createAccessTokenVerifier(keys, policy, { nowSeconds: () => now });
+    const [h, , s] = signAccessToken(keys.current(), claims).split('.');
+    const forged = `${h}.${b64({ ...claims, client_id: 'ci_2' })}.${s}`;
+    await expect(verifier.verify(forged, 'private')).rejects.toThrow(/signature/);
+    await expect(verifier.verify(forged, 'private')).rejects.toThrow(/signature/);
+  });
+});

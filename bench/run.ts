@@ -49,6 +49,8 @@ interface Measured {
   readonly non2xx: number;
   readonly errors: number;
   readonly events?: number;
+  /** 200 responses the API itself counted (the load generator may abandon the last few). */
+  readonly served?: number;
   readonly cpuMsPerRequest?: Record<string, number>;
 }
 
@@ -253,17 +255,32 @@ try {
       await sampler;
     }
   };
+  // The API's own count of 200 responses on a route (its Prometheus histogram), so responses are
+  // compared with events exactly, including any still in flight when the load generator stopped.
+  const served = async (route: string) => {
+    const text = await (await fetch(`${api}/metrics`)).text();
+    const line = text
+      .split('\n')
+      .find((l) => l.startsWith('token_authority_http_request_duration_seconds_count') && l.includes(`route="${route}"`) && l.includes('status="200"'));
+    return Number(line?.split(' ').at(-1) ?? 0);
+  };
   const measureOurs = async (name: string, type: string, options: Record<string, unknown>) => {
+    const route = new URL(options.url as string).pathname;
+    let servedBefore = 0;
     let before = 0;
     let cpuBefore: Record<string, number> = {};
     const result = await sampleLag(
       load(name, options, async () => {
+        await new Promise((resolve) => setTimeout(resolve, 300)); // warm-up stragglers
         before = Number(await eventsOf(type));
+        servedBefore = await served(route);
         cpuBefore = await cpuByGroup(groups);
       }),
     );
     const cpuAfter = await cpuByGroup(groups);
+    await new Promise((resolve) => setTimeout(resolve, 300)); // let abandoned requests finish
     const after = Number(await eventsOf(type));
+    const servedOk = (await served(route)) - servedBefore;
     const cpuMsPerRequest = Object.fromEntries(
       Object.keys(cpuAfter).map((key) => [
         key,
@@ -271,7 +288,7 @@ try {
       ]),
     );
     // Warm-up responses committed events too; count only the measured run's.
-    return { ...result, events: after - before, cpuMsPerRequest };
+    return { ...result, events: after - before, served: servedOk, cpuMsPerRequest };
   };
 
   console.log(
@@ -359,7 +376,7 @@ function renderReport(
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...rows.map(
       (r) =>
-        `| ${r.name} | ${fmt(r.rps)} | ${r.p50} | ${r.p99} | ${r.max} | ${r.non2xx} | ${r.errors} | ${r.events === undefined ? '—' : `${r.events} (2xx: ${r.ok})`} |`,
+        `| ${r.name} | ${fmt(r.rps)} | ${r.p50} | ${r.p99} | ${r.max} | ${r.non2xx} | ${r.errors} | ${r.events === undefined ? '—' : `${r.events} (200s served: ${r.served})`} |`,
     ),
     '',
     '| ratio | value | target | |',
@@ -372,7 +389,7 @@ function renderReport(
     `| public / ceiling | ${pct(named.publicRun.rps, named.ceiling.rps)} | | |`,
     `| projector lag p99 (max) during our runs | ${lagP99.toFixed(2)} s (${lagMax.toFixed(2)} s) | < 1 s | ${check(lagP99 < 1)} |`,
     `| non-2xx on our endpoints | ${named.privateRun.non2xx + named.publicRun.non2xx} | 0 | ${check(named.privateRun.non2xx + named.publicRun.non2xx === 0)} |`,
-    `| events = 2xx responses | ${named.privateRun.events === named.privateRun.ok && named.publicRun.events === named.publicRun.ok ? 'yes' : 'no'} | yes | ${check(named.privateRun.events === named.privateRun.ok && named.publicRun.events === named.publicRun.ok)} |`,
+    `| events appended = 200 responses served | ${named.privateRun.events === named.privateRun.served && named.publicRun.events === named.publicRun.served ? 'yes' : 'no'} | yes | ${check(named.privateRun.events === named.privateRun.served && named.publicRun.events === named.publicRun.served)} |`,
     '',
     'Where the CPU goes, per successful request, in milliseconds of CPU time (Linux /proc):',
     '',

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { appendToStream } from '../../src/event-store/append-to-stream.js';
+import { createBatchedAppender } from '../../src/event-store/batched-appender.js';
 import { readLog } from '../../src/event-store/read-log.js';
 import { sealChain } from '../../src/event-store/seal-chain.js';
 import { verifyChain } from '../../src/event-store/verify-chain.js';
@@ -315,5 +316,72 @@ describe('hash chain', () => {
       eventId: victimEvent.event_id,
       reason: 'event_altered',
     });
+  });
+});
+
+describe('createBatchedAppender (group commit)', () => {
+  it('commits many concurrent new streams together and answers each with its own event', async () => {
+    const appender = createBatchedAppender(database.db, { maxBatch: 64, maxInFlight: 2 });
+    const inputs = Array.from({ length: 300 }, (_, i) => ({
+      spaceId: SPACE,
+      streamId: `batched-${i}-${randomUUID()}`,
+      expectedVersion: 'no_stream' as const,
+      events: [event({ i })],
+    }));
+    const results = await Promise.all(inputs.map((input) => appender.append(input)));
+    results.forEach((result, i) => {
+      expect(result.ok && !result.duplicate).toBe(true);
+      expect(result.ok && result.events[0]).toMatchObject({
+        streamId: inputs[i]!.streamId,
+        eventId: inputs[i]!.events[0]!.eventId,
+        data: { i },
+      });
+    });
+    // Fewer transactions than appends: that is the point.
+    const transactions = new Set(
+      results.map((result) => result.ok && result.events[0]!.transactionId),
+    );
+    expect(transactions.size).toBeLessThan(300);
+    const rows = await database.db
+      .selectFrom('events')
+      .select(['stream_id', 'global_position'])
+      .where(
+        'stream_id',
+        'in',
+        inputs.map((input) => input.streamId),
+      )
+      .execute();
+    expect(rows).toHaveLength(300);
+    expect(
+      new Map(
+        results.map((r) => [r.ok && r.events[0]!.streamId, r.ok && r.events[0]!.globalPosition]),
+      ),
+    ).toEqual(new Map(rows.map((row) => [row.stream_id, row.global_position])));
+  });
+
+  it('answers a retried event as a duplicate without failing the others in its batch', async () => {
+    const appender = createBatchedAppender(database.db);
+    const original = {
+      spaceId: SPACE,
+      streamId: `retry-${randomUUID()}`,
+      expectedVersion: 'no_stream' as const,
+      events: [event()],
+    };
+    const first = await appender.append(original);
+    const fresh = Array.from({ length: 5 }, () => ({
+      spaceId: SPACE,
+      streamId: `fresh-${randomUUID()}`,
+      expectedVersion: 'no_stream' as const,
+      events: [event()],
+    }));
+    const [retry, ...others] = await Promise.all([
+      appender.append(original),
+      ...fresh.map((input) => appender.append(input)),
+    ]);
+    expect(retry).toMatchObject({ ok: true, duplicate: true });
+    expect(retry!.ok && retry!.events[0]!.globalPosition).toBe(
+      first.ok && first.events[0]!.globalPosition,
+    );
+    expect(others.every((result) => result.ok && !result.duplicate)).toBe(true);
   });
 });

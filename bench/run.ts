@@ -261,7 +261,12 @@ try {
     const text = await (await fetch(`${api}/metrics`)).text();
     const line = text
       .split('\n')
-      .find((l) => l.startsWith('token_authority_http_request_duration_seconds_count') && l.includes(`route="${route}"`) && l.includes('status="200"'));
+      .find(
+        (l) =>
+          l.startsWith('token_authority_http_request_duration_seconds_count') &&
+          l.includes(`route="${route}"`) &&
+          l.includes('status="200"'),
+      );
     return Number(line?.split(' ').at(-1) ?? 0);
   };
   const measureOurs = async (name: string, type: string, options: Record<string, unknown>) => {
@@ -416,7 +421,7 @@ function renderReport(
     '- In the API itself the largest single costs are the Ed25519 signature (node:crypto, about a',
     '  sixth of its CPU) and writing the HTTP response; /v1/issue skips the signature check of a',
     '  private token it verified before (memo keyed by the exact token, expiry and key rechecked).',
-    '- Latency at 50 connections follows from throughput (Little\'s law: p50 ≈ 50 / req/s); the p99',
+    "- Latency at 50 connections follows from throughput (Little's law: p50 ≈ 50 / req/s); the p99",
     '  target of 25 ms needs about 2,000 req/s of headroom this machine does not have while it also',
     '  runs Postgres and the load generator.',
     '',

@@ -1,14 +1,8 @@
 import { decideIssuePrivateToken } from '../domain/decisions.js';
 import { streams, type EventMetadata } from '../domain/events.js';
-import { InvalidClientError, InvalidTargetError, ConflictError } from '../errors/errors.js';
-import { signAccessToken } from '../tokens/access-tokens.js';
+import { InvalidClientError, InvalidTargetError } from '../errors/errors.js';
 import type { CommandContext } from './context.js';
-
-/** A private access token and its lifetime in seconds. */
-export interface IssuedToken {
-  readonly token: string;
-  readonly expiresIn: number;
-}
+import { recordIssuedToken, type IssuedToken } from './record-issued-token.js';
 
 // Compared against when the client is unknown, so both paths cost one HMAC.
 const NO_HASH = Buffer.alloc(32);
@@ -50,24 +44,19 @@ export async function issuePrivateToken(
       ? new InvalidTargetError(command.audience)
       : new InvalidClientError();
   }
-  const token = signAccessToken(ctx.keys.current(), {
-    iss: ctx.issuer,
-    sub: credential!.clientId,
-    aud: command.audience,
-    exp: decision.expiresAt,
-    iat: decision.issuedAt,
-    jti: decision.jti,
-    client_id: credential!.clientId,
-    space_id: credential!.spaceId,
-    token_kind: 'private',
-  });
-  const appended = await ctx.appender.append({
-    spaceId: credential!.spaceId,
-    streamId: streams.token(decision.jti),
-    expectedVersion: 'no_stream',
-    events: [decision.event],
-  });
-  if (!appended.ok) throw new ConflictError('token id collision; retry the request');
-  ctx.onAppended(appended.events);
-  return { token, expiresIn: decision.expiresAt - decision.issuedAt };
+  return recordIssuedToken(
+    ctx,
+    {
+      iss: ctx.issuer,
+      sub: credential!.clientId,
+      aud: command.audience,
+      exp: decision.expiresAt,
+      iat: decision.issuedAt,
+      jti: decision.jti,
+      client_id: credential!.clientId,
+      space_id: credential!.spaceId,
+      token_kind: 'private',
+    },
+    decision.event,
+  );
 }

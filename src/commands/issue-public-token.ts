@@ -1,9 +1,9 @@
 import { decideIssuePublicToken } from '../domain/decisions.js';
-import { streams, type EventMetadata } from '../domain/events.js';
-import { InsufficientScopeError, InvalidTokenError, ConflictError } from '../errors/errors.js';
-import { signAccessToken, type PrivateTokenClaims } from '../tokens/access-tokens.js';
+import type { EventMetadata } from '../domain/events.js';
+import { InsufficientScopeError, InvalidTokenError } from '../errors/errors.js';
+import type { PrivateTokenClaims } from '../tokens/access-tokens.js';
 import type { CommandContext } from './context.js';
-import type { IssuedToken } from './issue-private-token.js';
+import { recordIssuedToken, type IssuedToken } from './record-issued-token.js';
 
 /**
  * Issues a public token for a customer and segment on the strength of a verified private token
@@ -42,28 +42,23 @@ export async function issuePublicToken(
         )
       : new InvalidTokenError('the credential of this private token is no longer active');
   }
-  const token = signAccessToken(ctx.keys.current(), {
-    iss: ctx.issuer,
-    sub: command.customerId,
-    aud: privateToken.aud,
-    exp: decision.expiresAt,
-    iat: decision.issuedAt,
-    jti: decision.jti,
-    client_id: privateToken.client_id,
-    space_id: privateToken.space_id,
-    token_kind: 'public',
-    customer_id: command.customerId,
-    segment_id: command.segmentId,
-    parent_jti: privateToken.jti,
-    act: { sub: privateToken.client_id },
-  });
-  const appended = await ctx.appender.append({
-    spaceId: privateToken.space_id,
-    streamId: streams.token(decision.jti),
-    expectedVersion: 'no_stream',
-    events: [decision.event],
-  });
-  if (!appended.ok) throw new ConflictError('token id collision; retry the request');
-  ctx.onAppended(appended.events);
-  return { token, expiresIn: decision.expiresAt - decision.issuedAt };
+  return recordIssuedToken(
+    ctx,
+    {
+      iss: ctx.issuer,
+      sub: command.customerId,
+      aud: privateToken.aud,
+      exp: decision.expiresAt,
+      iat: decision.issuedAt,
+      jti: decision.jti,
+      client_id: privateToken.client_id,
+      space_id: privateToken.space_id,
+      token_kind: 'public',
+      customer_id: command.customerId,
+      segment_id: command.segmentId,
+      parent_jti: privateToken.jti,
+      act: { sub: privateToken.client_id },
+    },
+    decision.event,
+  );
 }

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
+import { selectLinksWithEvents } from './chain-rows.js';
 import { canonicalEventBytes, chainHash } from './chain-link.js';
 import { toRecordedEvent, type EventRow, type RecordedEvent } from './types.js';
 
@@ -27,34 +28,11 @@ export async function* exportChain(
 ): AsyncGenerator<ExportLine> {
   let after = 0;
   for (;;) {
-    const rows = await db
-      .selectFrom('event_chain as c')
-      .innerJoin('events as e', (join) =>
-        join
-          .onRef('e.space_id', '=', 'c.space_id')
-          .onRef('e.global_position', '=', 'c.global_position'),
-      )
-      .select([
-        'c.link_number',
-        'c.previous_hash',
-        'c.hash',
-        'e.global_position',
-        'e.transaction_id',
-        'e.space_id',
-        'e.stream_id',
-        'e.stream_position',
-        'e.event_id',
-        'e.event_type',
-        'e.schema_version',
-        'e.data',
-        'e.metadata',
-        'e.recorded_at',
-      ])
+    const rows = await selectLinksWithEvents(db)
       .where('c.space_id', '=', options.spaceId)
       .where('e.recorded_at', '>=', options.from)
       .where('e.recorded_at', '<', options.to)
       .where('c.link_number', '>', after)
-      .orderBy('c.link_number')
       .limit(options.pageSize ?? 1000)
       .execute();
     if (rows.length === 0) return;

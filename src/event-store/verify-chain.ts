@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
+import { selectLinksWithEvents } from './chain-rows.js';
 import { chainHash, GENESIS_HASH } from './chain-link.js';
 import { toRecordedEvent, type EventRow } from './types.js';
 
@@ -28,32 +29,8 @@ export async function verifyChain(db: Kysely<Database>, pageSize = 5000): Promis
   let previous = GENESIS_HASH;
   let checked = 0;
   for (;;) {
-    const rows = await db
-      .selectFrom('event_chain as c')
-      .leftJoin('events as e', (join) =>
-        join
-          .onRef('e.space_id', '=', 'c.space_id')
-          .onRef('e.global_position', '=', 'c.global_position'),
-      )
-      .select([
-        'c.link_number',
-        'c.global_position as link_position',
-        'c.previous_hash',
-        'c.hash',
-        'e.global_position',
-        'e.transaction_id',
-        'e.space_id',
-        'e.stream_id',
-        'e.stream_position',
-        'e.event_id',
-        'e.event_type',
-        'e.schema_version',
-        'e.data',
-        'e.metadata',
-        'e.recorded_at',
-      ])
+    const rows = await selectLinksWithEvents(db)
       .where('c.link_number', '>', checked)
-      .orderBy('c.link_number')
       .limit(pageSize)
       .execute();
     if (rows.length === 0) return { ok: true, linksChecked: checked };

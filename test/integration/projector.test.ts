@@ -81,30 +81,7 @@ describe('projector', () => {
   });
 
   it('rolls back the rows of a batch that dies before its checkpoint commits', async () => {
-    await appendToStream(service.database.db, {
-      spaceId: 'space-one',
-      streamId: `token-${randomUUID()}`,
-      expectedVersion: 'no_stream',
-      events: [
-        {
-          eventId: randomUUID(),
-          type: 'private-token-issued',
-          data: {
-            client_id: 'ci_x',
-            audience: 'a',
-            jti: randomUUID(),
-            issued_at: new Date().toISOString(),
-            expires_at: new Date().toISOString(),
-          },
-          metadata: {
-            actor: 'client:ci_x',
-            request_id: 'r',
-            client_ip: '127.0.0.1',
-            user_agent: null,
-          },
-        },
-      ],
-    });
+    await appendIssued(1);
     const dying: Projection = {
       ...ratesProjection,
       async applyRange(trx, range) {
@@ -262,7 +239,7 @@ describe('projector', () => {
           }),
         ],
       );
-      await burstOfFive();
+      await appendIssued(5);
       for (const projection of PROJECTIONS) await catchUp(service.database.db, projection, 500);
       await slow.query('COMMIT');
     } finally {
@@ -347,8 +324,9 @@ async function rebuildReset(): Promise<void> {
   });
 }
 
-async function burstOfFive(): Promise<void> {
-  for (let i = 0; i < 5; i++) {
+/** Appends `count` private-token-issued events straight to the store. */
+async function appendIssued(count: number): Promise<void> {
+  for (let i = 0; i < count; i++) {
     await appendToStream(service.database.db, {
       spaceId: 'space-one',
       streamId: `token-${randomUUID()}`,

@@ -1,0 +1,31 @@
+import { streams, type DomainEvent } from '../domain/events.js';
+import { ConflictError } from '../errors/errors.js';
+import { signAccessToken, type AccessTokenClaims } from '../tokens/access-tokens.js';
+import type { CommandContext } from './context.js';
+
+/** An access token and its lifetime in seconds. */
+export interface IssuedToken {
+  readonly token: string;
+  readonly expiresIn: number;
+}
+
+/**
+ * The last step of both issuances: sign the claims, append the issuance event as its own stream
+ * (group-committed), and hand the token out only once that event committed.
+ */
+export async function recordIssuedToken(
+  ctx: CommandContext,
+  claims: AccessTokenClaims,
+  event: DomainEvent<'private-token-issued' | 'public-token-issued'>,
+): Promise<IssuedToken> {
+  const token = signAccessToken(ctx.keys.current(), claims);
+  const appended = await ctx.appender.append({
+    spaceId: claims.space_id,
+    streamId: streams.token(claims.jti),
+    expectedVersion: 'no_stream',
+    events: [event],
+  });
+  if (!appended.ok) throw new ConflictError('token id collision; retry the request');
+  ctx.onAppended(appended.events);
+  return { token, expiresIn: claims.exp - claims.iat };
+}

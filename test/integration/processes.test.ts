@@ -1,0 +1,158 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { connect } from '../../src/db/database.js';
+import { migrate } from '../../src/db/migrate.js';
+import { withDatabase } from '../support/database-url.js';
+import { freePortBelow32768 } from '../support/postgres-source.js';
+
+const cli = (script: string) => path.resolve('src/cli', script);
+
+/** Processes whose command line mentions `needle` (Linux /proc). */
+async function processesMentioning(needle: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    const cmdline = (await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '')).replace(
+      /\0/g,
+      ' ',
+    );
+    if (cmdline.includes(needle)) found.push(cmdline);
+  }
+  return found;
+}
+
+/** Every process descended from `root` (Linux /proc). */
+async function descendants(root: number): Promise<number[]> {
+  const parentOf = new Map<number, number>();
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    if (stat) parentOf.set(Number(entry), ppid);
+  }
+  const found: number[] = [];
+  const walk = (pid: number) => {
+    for (const [child, parent] of parentOf) {
+      if (parent !== pid) continue;
+      found.push(child);
+      walk(child);
+    }
+  };
+  walk(root);
+  return found;
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe('npm start (src/cli/start.ts)', () => {
+  it('serves /healthz within 10 s on the embedded Postgres and leaves no process behind after SIGINT', async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'token-authority-start-'));
+    const [port, pgPort] = [await freePortBelow32768(), await freePortBelow32768()];
+    const env = {
+      ...process.env,
+      DATABASE_URL: '',
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      EMBEDDED_PG_PORT: String(pgPort),
+      LOG_LEVEL: 'warn',
+    };
+    const child = spawn(process.execPath, ['--import', 'tsx', cli('start.ts')], {
+      env,
+      stdio: 'ignore',
+    });
+    try {
+      const started = Date.now();
+      let status = 0;
+      while (Date.now() - started < 10_000 && status !== 200) {
+        status = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+          (r) => r.status,
+          () => 0,
+        );
+        if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(status).toBe(200);
+      expect(await processesMentioning(`-p ${pgPort}`)).toHaveLength(1);
+      const family = await descendants(child.pid!);
+      // Postgres (postmaster and its workers) and the projector process.
+      expect(family.length).toBeGreaterThan(3);
+      expect((await processesMentioning('src/cli/projector.ts')).length).toBeGreaterThan(0);
+
+      const exited = new Promise<number | null>((resolve) =>
+        child.once('exit', (code) => resolve(code)),
+      );
+      child.kill('SIGINT');
+      expect(await exited).toBe(0);
+      expect(await processesMentioning(`-p ${pgPort}`)).toEqual([]);
+      expect(family.filter(alive)).toEqual([]);
+    } finally {
+      child.kill('SIGKILL');
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('configuration errors', () => {
+  it('stop the process with exit code 2 and a message naming the variable', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', cli('api.ts')], {
+      env: { ...process.env, PORT: 'eighty', TOKEN_ISSUER: 'not a url' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/PORT: .*"eighty"/);
+    expect(stderr).toMatch(/TOKEN_ISSUER: /);
+  });
+});
+
+describe('migrations', () => {
+  const admin = connect({
+    url: inject('adminDatabaseUrl'),
+    poolSize: 1,
+    applicationName: 'migrate-test',
+    idleInTransactionTimeoutMs: 5000,
+  });
+  const name = `migrate_${randomBytes(4).toString('hex')}`;
+  afterAll(async () => {
+    await admin.pool.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.close();
+  });
+
+  it('are applied exactly once when several processes migrate at the same moment', async () => {
+    await admin.pool.query(`CREATE DATABASE ${name}`);
+    const url = withDatabase(inject('adminDatabaseUrl'), name);
+    const handles = Array.from({ length: 4 }, () =>
+      connect({
+        url,
+        poolSize: 1,
+        applicationName: 'migrate-test',
+        idleInTransactionTimeoutMs: 5000,
+      }),
+    );
+    try {
+      const applied = await Promise.all(handles.map((handle) => migrate(handle.pool)));
+      const files = (await readdir(path.resolve('migrations')))
+        .filter((f) => f.endsWith('.sql'))
+        .sort();
+      expect(applied.flat().sort()).toEqual(files);
+      const { rows } = await handles[0]!.pool.query(
+        'SELECT name FROM schema_migrations ORDER BY name',
+      );
+      expect(rows.map((row) => row.name)).toEqual(files);
+    } finally {
+      await Promise.all(handles.map((handle) => handle.close()));
+    }
+  });
+});

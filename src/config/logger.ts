@@ -1,4 +1,4 @@
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
 import type { Config } from './config.js';
 
 /**
@@ -28,16 +28,24 @@ export const REDACTED_PATHS: readonly string[] = [
  * and written asynchronously so the access log costs no syscall per request; the exit hook
  * flushes what is left on every orderly exit.
  */
-export function createLogger(config: Pick<Config, 'LOG_LEVEL'>, name = 'token-authority'): Logger {
-  const destination = pino.destination({ dest: 1, sync: false, minLength: 4096 });
-  process.once('exit', () => destination.flushSync());
+export function createLogger(
+  config: Pick<Config, 'LOG_LEVEL'>,
+  name = 'token-authority',
+  destination?: DestinationStream,
+): Logger {
+  let target = destination;
+  if (!target) {
+    const stdout = pino.destination({ dest: 1, sync: false, minLength: 4096 });
+    process.once('exit', () => stdout.flushSync());
+    target = stdout;
+  }
   return pino(
     {
       name,
       level: config.LOG_LEVEL,
       redact: { paths: [...REDACTED_PATHS], censor: '[redacted]' },
     },
-    destination,
+    target,
   );
 }
 

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll } from 'vitest';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { startApiServer, type ApiServer } from '../../src/cli/api-server.js';
 import { loadConfig, type Config } from '../../src/config/config.js';
 import { mintDevLoginToken } from '../../src/tokens/login-tokens.js';
@@ -21,7 +21,10 @@ export interface TestService {
 export const AUDIENCE = 'storefront.test';
 
 /** Starts the real API (same wiring as `npm start`) for a test file; stops it after the file. */
-export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
+export async function startTestService(
+  env: Record<string, string> = {},
+  logger: Logger = pino({ level: 'silent' }),
+): Promise<TestService> {
   const database = await createTestDatabase(20);
   const dataDir = await mkdtemp(path.join(tmpdir(), 'token-authority-data-'));
   const config = loadConfig({
@@ -34,7 +37,7 @@ export async function startTestService(env: Record<string, string> = {}): Promis
     TOKEN_ISSUER: 'http://token-authority.test',
     ...env,
   });
-  const api = await startApiServer(config, pino({ level: 'silent' }), database);
+  const api = await startApiServer(config, logger, database);
   afterAll(async () => {
     await api.close();
     await rm(dataDir, { recursive: true, force: true });

@@ -36,6 +36,24 @@ export function decideCreateCredential(
   );
 }
 
+/** Issue and expiry times (seconds) and a new token id; expiry never past `notAfter`. */
+function tokenLifetime(
+  clock: Clock,
+  ids: IdGenerator,
+  ttlSeconds: number,
+  notAfter = Number.POSITIVE_INFINITY,
+) {
+  const issuedAt = Math.floor(clock.now() / 1000);
+  const expiresAt = Math.min(issuedAt + ttlSeconds, notAfter);
+  return {
+    jti: ids.tokenId(),
+    issuedAt,
+    expiresAt,
+    issued_at: new Date(issuedAt * 1000).toISOString(),
+    expires_at: new Date(expiresAt * 1000).toISOString(),
+  };
+}
+
 /** The outcome of a client_credentials grant. */
 export type PrivateTokenDecision =
   | {
@@ -82,9 +100,11 @@ export function decideIssuePrivateToken(
     };
   }
   if (!policy.audiences.includes(command.audience)) return { ok: false, error: 'invalid_target' };
-  const issuedAt = Math.floor(clock.now() / 1000);
-  const expiresAt = issuedAt + policy.ttlSeconds;
-  const jti = ids.tokenId();
+  const { jti, issuedAt, expiresAt, issued_at, expires_at } = tokenLifetime(
+    clock,
+    ids,
+    policy.ttlSeconds,
+  );
   return {
     ok: true,
     jti,
@@ -93,13 +113,7 @@ export function decideIssuePrivateToken(
     event: domainEvent(
       ids.eventId(),
       'private-token-issued',
-      {
-        client_id: credential.clientId,
-        audience: command.audience,
-        jti,
-        issued_at: new Date(issuedAt * 1000).toISOString(),
-        expires_at: new Date(expiresAt * 1000).toISOString(),
-      },
+      { client_id: credential.clientId, audience: command.audience, jti, issued_at, expires_at },
       command.metadata,
     ),
   };
@@ -147,9 +161,12 @@ export function decideIssuePublicToken(
   ) {
     return { ok: false, error: 'credential_inactive' };
   }
-  const issuedAt = Math.floor(clock.now() / 1000);
-  const expiresAt = Math.min(issuedAt + policy.ttlSeconds, privateToken.expiresAt);
-  const jti = ids.tokenId();
+  const { jti, issuedAt, expiresAt, issued_at, expires_at } = tokenLifetime(
+    clock,
+    ids,
+    policy.ttlSeconds,
+    privateToken.expiresAt,
+  );
   return {
     ok: true,
     jti,
@@ -165,8 +182,8 @@ export function decideIssuePublicToken(
         parent_jti: privateToken.jti,
         customer_id: command.customerId,
         segment_id: command.segmentId,
-        issued_at: new Date(issuedAt * 1000).toISOString(),
-        expires_at: new Date(expiresAt * 1000).toISOString(),
+        issued_at,
+        expires_at,
       },
       command.metadata,
     ),

@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { signAccessToken } from '../../src/tokens/access-tokens.js';
+import { signAccessToken, type PrivateTokenClaims } from '../../src/tokens/access-tokens.js';
 import {
   AUDIENCE,
   createCredentialVia,
@@ -302,52 +302,48 @@ describe('no token kind is accepted where another is expected', () => {
     expect(response.headers.get('www-authenticate')).toBe('Bearer realm="token-authority"');
   });
 
-  it('rejects a token signed by a key we do not publish, even with our kid', async () => {
-    const { privateKey } = generateKeyPairSync('ed25519');
-    const kid = service.api.commands.keys.current().kid;
-    const forged = signAccessToken(
-      { kid, privateKey },
-      {
-        iss: 'http://token-authority.test',
-        sub: credential.client_id,
-        aud: AUDIENCE,
-        exp: Math.floor(Date.now() / 1000) + 600,
-        iat: Math.floor(Date.now() / 1000),
-        jti: 'forged',
-        client_id: credential.client_id,
-        space_id: 'space-a',
-        token_kind: 'private',
-      },
-    );
-    const response = await service.post(
-      '/v1/issue',
-      { customer_id: 'c', segment_id: 's' },
-      bearer(forged),
-    );
-    expect(response.status).toBe(401);
-    expect(await response.json()).toMatchObject({ detail: 'token signature is invalid' });
-  });
-
-  it('rejects an expired private token', async () => {
+  /** Claims of a private token for the test credential; `exp`/`iat` relative to now. */
+  const claimsFor = (jti: string, expIn: number): PrivateTokenClaims => {
     const now = Math.floor(Date.now() / 1000);
-    const expired = signAccessToken(service.api.commands.keys.current(), {
+    return {
       iss: 'http://token-authority.test',
       sub: credential.client_id,
       aud: AUDIENCE,
-      exp: now - 10,
-      iat: now - 3610,
-      jti: 'old',
+      exp: now + expIn,
+      iat: now + expIn - 3600,
+      jti,
       client_id: credential.client_id,
       space_id: 'space-a',
       token_kind: 'private',
-    });
+    };
+  };
+
+  it.each([
+    [
+      'a token signed by a key we do not publish, even with our kid',
+      () =>
+        signAccessToken(
+          {
+            kid: service.api.commands.keys.current().kid,
+            privateKey: generateKeyPairSync('ed25519').privateKey,
+          },
+          claimsFor('forged', 600),
+        ),
+      'token signature is invalid',
+    ],
+    [
+      'an expired private token',
+      () => signAccessToken(service.api.commands.keys.current(), claimsFor('old', -10)),
+      'token has expired',
+    ],
+  ])('rejects %s', async (_name, token, detail) => {
     const response = await service.post(
       '/v1/issue',
       { customer_id: 'c', segment_id: 's' },
-      bearer(expired),
+      bearer(token()),
     );
     expect(response.status).toBe(401);
-    expect(await response.json()).toMatchObject({ detail: 'token has expired' });
+    expect(await response.json()).toMatchObject({ detail });
   });
 });
 

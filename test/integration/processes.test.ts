@@ -46,14 +46,22 @@ async function descendants(root: number): Promise<number[]> {
   return found;
 }
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
+/** Running, not merely a zombie waiting to be reaped. */
+async function running(pid: number): Promise<boolean> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+  return stat !== '' && stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+}
+
+/** The processes of `pids` still running after up to `ms` (exits are not instantaneous). */
+async function survivors(pids: readonly number[], ms = 5000): Promise<number[]> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const left: number[] = [];
+    for (const pid of pids) if (await running(pid)) left.push(pid);
+    if (left.length === 0 || Date.now() > until) return left;
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
-};
+}
 
 describe('npm start (src/cli/start.ts)', () => {
   it('serves /healthz within 10 s on the embedded Postgres and leaves no process behind after SIGINT', async () => {
@@ -94,7 +102,7 @@ describe('npm start (src/cli/start.ts)', () => {
       child.kill('SIGINT');
       expect(await exited).toBe(0);
       expect(await processesMentioning(`-p ${pgPort}`)).toEqual([]);
-      expect(family.filter(alive)).toEqual([]);
+      expect(await survivors(family)).toEqual([]);
     } finally {
       child.kill('SIGKILL');
       await rm(dataDir, { recursive: true, force: true });

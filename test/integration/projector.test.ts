@@ -14,6 +14,7 @@ import { PROJECTIONS } from '../../src/projections/all.js';
 import { auditProjection } from '../../src/projections/audit.js';
 import {
   catchUp,
+  PROJECTOR_LOCK_KEY,
   projectNextBatch,
   rebuildProjection,
   startProjector,
@@ -156,8 +157,11 @@ describe('projector', () => {
     await Promise.all(
       Array.from({ length: 6 }, () => catchUp(service.database.db, ratesProjection, 13)),
     );
+    const leaders = () => [first.isLeader(), second.isLeader()].filter(Boolean).length;
+    for (let i = 0; i < 100 && leaders() === 0; i++)
+      await new Promise((resolve) => setTimeout(resolve, 50));
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect([first.isLeader(), second.isLeader()].filter(Boolean)).toHaveLength(1);
+    expect(leaders()).toBe(1);
     await Promise.all([first.stop(), second.stop()]);
     await expectViewsMatchEvents();
   });
@@ -166,7 +170,7 @@ describe('projector', () => {
     const advisoryHolders = async () =>
       (
         await service.database.pool.query<{ pid: number }>(
-          `SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+          `SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database()) AND ((classid::bigint << 32) | objid::bigint) = ${PROJECTOR_LOCK_KEY}`,
         )
       ).rows;
     const leader = spawn(process.execPath, ['--import', 'tsx', projectorScript], {

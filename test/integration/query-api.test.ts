@@ -162,3 +162,25 @@ describe('GET /metrics', () => {
     expect(text).toMatch(/token_authority_projector_lag_seconds\{projection="rates"\} 0/);
   });
 });
+
+describe('dashboard_projector_lag', () => {
+  it('reports the sealing window of the hash chain beside the views', async () => {
+    const lag = async () =>
+      (
+        await service.database.pool.query<{ projection: string; events_behind: string }>(
+          'SELECT projection, events_behind FROM dashboard_projector_lag ORDER BY projection',
+        )
+      ).rows;
+    const before = await lag();
+    expect(before.map((row) => row.projection)).toEqual(['audit', 'chain', 'rates']);
+    const { rows } = await service.database.pool.query<{ n: string }>(
+      'SELECT count(*) AS n FROM events',
+    );
+    expect(Number(before.find((row) => row.projection === 'chain')?.events_behind)).toBe(
+      Number(rows[0]!.n),
+    );
+    const { sealChain } = await import('../../src/event-store/seal-chain.js');
+    while ((await sealChain(service.database.db, 500)) > 0);
+    expect(Number((await lag()).find((row) => row.projection === 'chain')?.events_behind)).toBe(0);
+  });
+});

@@ -42,7 +42,7 @@ export async function startApiServer(
   overrides: Partial<Pick<CommandContext, 'clock' | 'ids'>> = {},
 ): Promise<ApiServer> {
   const notifier = createAppendNotifier(database.pool);
-  const keys = await openKeyStore(database.db);
+  const keys = await openKeyStore(database.db, { refreshMs: config.SIGNING_KEY_REFRESH_MS });
   const metrics = createMetrics(database.db);
   const commands: CommandContext = {
     onAppended: (events) => {
@@ -100,6 +100,7 @@ export async function startApiServer(
         const timer = setTimeout(() => server.closeAllConnections(), config.SHUTDOWN_TIMEOUT_MS);
         server.close(() => {
           clearTimeout(timer);
+          keys.close();
           void notifier.close().then(resolve);
         });
         server.closeIdleConnections();

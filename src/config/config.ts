@@ -56,6 +56,7 @@ export const configSchema = z.object({
   PROJECTOR_POLL_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(500),
   PROJECTOR_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(1000),
   RUN_PROJECTOR: booleanFlag.default(true),
+  SIGNING_KEY_REFRESH_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
   CREDENTIAL_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
 });
 

@@ -44,6 +44,7 @@ export interface SigningKeysTable {
   private_jwk: ColumnType<Record<string, unknown>, string, never>;
   public_jwk: ColumnType<Record<string, unknown>, string, never>;
   created_at: Generated<Date>;
+  activates_at: Date;
   retired_at: Date | null;
 }
 

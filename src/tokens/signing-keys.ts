@@ -1,11 +1,11 @@
 import {
-  generateKeyPairSync,
   createPrivateKey,
   createPublicKey,
+  generateKeyPairSync,
   type KeyObject,
 } from 'node:crypto';
 import { calculateJwkThumbprint, type JWK } from 'jose';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 
 /** The algorithm of every access token. Ed25519: small, fast, and deterministic. */
@@ -19,50 +19,96 @@ export interface SigningKey {
 
 /** Keys to sign with and to publish. */
 export interface KeyStore {
-  /** The newest key; every token is signed with it. */
+  /** The newest key already active; every token is signed with it. */
   current(): SigningKey;
   /** Public key for `kid`, if published. */
   publicKey(kid: string): KeyObject | undefined;
-  /** The JWKS document served at /.well-known/jwks.json. */
+  /** The JWKS document served at /.well-known/jwks.json: every published key, active or not yet. */
   jwks(): { readonly keys: readonly JWK[] };
-  /** Re-reads keys from the database (another replica may have added one). */
+  /** Re-reads keys from the database (another replica may have rotated). */
   refresh(): Promise<void>;
+  /** Stops the periodic refresh. */
+  close(): void;
 }
 
+interface LoadedKey extends SigningKey {
+  readonly publicKey: KeyObject;
+  readonly publicJwk: JWK;
+  readonly activatesAt: number;
+}
+
+// Serialises "is there a key? if not, make one" across processes starting together.
+const FIRST_KEY_LOCK = 7_214_903_313;
+
 /**
- * Loads the signing keys from the database, generating the first one if there is none. Keys live
- * in the database, not on a replica's disk, so every replica signs with and publishes the same set.
+ * Loads the published signing keys, generating the first one if there is none, and re-reads them
+ * every `refreshMs` so a rotation done anywhere reaches every replica. Keys live in the database,
+ * not on a replica's disk, so all replicas sign with and publish the same set.
  */
-export async function openKeyStore(db: Kysely<Database>): Promise<KeyStore> {
+export async function openKeyStore(
+  db: Kysely<Database>,
+  options: { readonly refreshMs?: number; readonly now?: () => number } = {},
+): Promise<KeyStore> {
+  const now = options.now ?? Date.now;
   let keys = await loadKeys(db);
   if (keys.length === 0) {
-    await insertNewKey(db);
+    await db.transaction().execute(async (trx) => {
+      await sql`SELECT pg_advisory_xact_lock(${FIRST_KEY_LOCK})`.execute(trx);
+      if ((await loadKeys(trx)).length === 0) await insertKey(trx, new Date());
+    });
     keys = await loadKeys(db);
   }
   const state = { keys };
+  const timer = options.refreshMs
+    ? setInterval(() => void store.refresh().catch(() => undefined), options.refreshMs)
+    : undefined;
+  timer?.unref();
   const store: KeyStore = {
-    current: () => state.keys[0]!,
+    current() {
+      const at = now();
+      // Keys are newest first; the first already active signs. The oldest is the last resort.
+      return state.keys.find((key) => key.activatesAt <= at) ?? state.keys.at(-1)!;
+    },
     publicKey: (kid) => state.keys.find((key) => key.kid === kid)?.publicKey,
     jwks: () => ({ keys: state.keys.map((key) => key.publicJwk) }),
     async refresh() {
       const fresh = await loadKeys(db);
       if (fresh.length > 0) state.keys = fresh;
     },
+    close: () => clearInterval(timer),
   };
   return store;
 }
 
-interface LoadedKey extends SigningKey {
-  readonly publicKey: KeyObject;
-  readonly publicJwk: JWK;
+/**
+ * Rotation, step one of two in a single call: add a key that becomes active `activateInSeconds`
+ * from now (long enough for every replica and every verifier's JWKS cache to learn it), and mark
+ * the keys it replaces to leave the JWKS `retireAfterSeconds` after that (the longest token
+ * lifetime, so every token they signed has expired). Returns the new key id.
+ */
+export async function rotateSigningKey(
+  db: Kysely<Database>,
+  options: { readonly activateInSeconds: number; readonly retireAfterSeconds: number },
+): Promise<{ readonly kid: string; readonly activatesAt: Date; readonly retiresOthersAt: Date }> {
+  const activatesAt = new Date(Date.now() + options.activateInSeconds * 1000);
+  const retiresOthersAt = new Date(activatesAt.getTime() + options.retireAfterSeconds * 1000);
+  return db.transaction().execute(async (trx) => {
+    await trx
+      .updateTable('signing_keys')
+      .set({ retired_at: retiresOthersAt })
+      .where('retired_at', 'is', null)
+      .execute();
+    const kid = await insertKey(trx, activatesAt);
+    return { kid, activatesAt, retiresOthersAt };
+  });
 }
 
 async function loadKeys(db: Kysely<Database>): Promise<LoadedKey[]> {
   const rows = await db
     .selectFrom('signing_keys')
-    .select(['kid', 'private_jwk', 'public_jwk'])
-    .where('retired_at', 'is', null)
-    .orderBy('created_at', 'desc')
+    .select(['kid', 'private_jwk', 'public_jwk', 'activates_at'])
+    .where((eb) => eb.or([eb('retired_at', 'is', null), eb('retired_at', '>', sql<Date>`now()`)]))
+    .orderBy('activates_at', 'desc')
     .orderBy('kid')
     .execute();
   return rows.map((row) => ({
@@ -70,22 +116,24 @@ async function loadKeys(db: Kysely<Database>): Promise<LoadedKey[]> {
     privateKey: createPrivateKey({ key: row.private_jwk as never, format: 'jwk' }),
     publicKey: createPublicKey({ key: row.public_jwk as never, format: 'jwk' }),
     publicJwk: row.public_jwk as JWK,
+    activatesAt: row.activates_at.getTime(),
   }));
 }
 
-async function insertNewKey(db: Kysely<Database>): Promise<void> {
+async function insertKey(db: Kysely<Database>, activatesAt: Date): Promise<string> {
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
   const publicJwk = publicKey.export({ format: 'jwk' }) as JWK;
   const kid = await calculateJwkThumbprint(publicJwk);
-  const published = { ...publicJwk, kid, alg: ACCESS_TOKEN_ALG, use: 'sig' };
   await db
     .insertInto('signing_keys')
     .values({
       kid,
       alg: ACCESS_TOKEN_ALG,
       private_jwk: JSON.stringify(privateKey.export({ format: 'jwk' })),
-      public_jwk: JSON.stringify(published),
+      public_jwk: JSON.stringify({ ...publicJwk, kid, alg: ACCESS_TOKEN_ALG, use: 'sig' }),
+      activates_at: activatesAt,
       retired_at: null,
     })
     .execute();
+  return kid;
 }

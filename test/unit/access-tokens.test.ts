@@ -16,6 +16,7 @@ function keyStore(): KeyStore & { privateKey: KeyObject } {
     publicKey: (kid) => (kid === 'k1' ? publicKey : undefined),
     jwks: () => ({ keys: [] }),
     refresh: async () => undefined,
+    close: () => undefined,
   };
 }
 

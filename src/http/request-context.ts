@@ -13,14 +13,6 @@ export interface RequestMetadata {
   readonly user_agent: string | null;
 }
 
-/** State every route can rely on. */
-export interface RequestState {
-  requestId: string;
-  errorDialect: ErrorDialect;
-  /** Set by authentication, logged with the request. */
-  clientId?: string;
-}
-
 /** Called once per finished request; the metrics module plugs in here. */
 export type RequestObserver = (info: {
   readonly method: string;

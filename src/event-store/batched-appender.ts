@@ -22,13 +22,17 @@ interface Pending {
  * and one flush). No timer: a lone request is written at once; batches form only under load.
  * Each caller still resolves only after its own row committed. If a batch fails, its appends are
  * retried one by one so each gets its own answer.
+ *
+ * One batch in flight by default: measured (npm run bench), a single writer lets batches grow
+ * while the previous commit flushes, which halved Postgres CPU per issuance against four writers
+ * with no loss of throughput.
  */
 export function createBatchedAppender(
   db: Kysely<Database>,
   options: { readonly maxBatch?: number; readonly maxInFlight?: number } = {},
 ): BatchedAppender {
   const maxBatch = options.maxBatch ?? 500;
-  const maxInFlight = options.maxInFlight ?? 4;
+  const maxInFlight = options.maxInFlight ?? 1;
   const queue: Pending[] = [];
   let inFlight = 0;
 

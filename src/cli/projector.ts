@@ -7,7 +7,13 @@
 import { parseArgs } from 'node:util';
 import { PROJECTIONS, projectionNamed } from '../projections/all.js';
 import { rebuildProjection, startProjector } from '../projections/projector.js';
-import { configOrExit, createLogger, onShutdownSignal, openDatabase } from './runtime.js';
+import {
+  configOrExit,
+  createLogger,
+  followParent,
+  onShutdownSignal,
+  openDatabase,
+} from './runtime.js';
 
 const { values } = parseArgs({ options: { rebuild: { type: 'string' } } });
 const config = configOrExit();
@@ -40,8 +46,9 @@ if (values.rebuild !== undefined) {
     logger,
     seal: true,
   });
-  onShutdownSignal(logger, config.SHUTDOWN_TIMEOUT_MS, async () => {
+  const stop = onShutdownSignal(logger, config.SHUTDOWN_TIMEOUT_MS, async () => {
     await projector.stop();
     await database.close();
   });
+  followParent(stop);
 }

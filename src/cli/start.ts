@@ -17,7 +17,11 @@ if (config.RUN_PROJECTOR) {
   projector = spawn(
     process.execPath,
     [...process.execArgv, fileURLToPath(new URL('./projector.ts', import.meta.url))],
-    { env: { ...process.env, DATABASE_URL: database.url }, stdio: 'inherit' },
+    // An IPC channel: we ask it to stop, and it stops by itself if we die.
+    {
+      env: { ...process.env, DATABASE_URL: database.url },
+      stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
+    },
   );
   projector.on('exit', (code, signal) => {
     if (!stopping) logger.error({ code, signal }, 'projector exited; API keeps serving');
@@ -31,7 +35,7 @@ onShutdownSignal(logger, config.SHUTDOWN_TIMEOUT_MS, async () => {
     projector && projector.exitCode === null && projector.signalCode === null
       ? new Promise<void>((resolve) => projector!.once('exit', () => resolve()))
       : Promise.resolve();
-  projector?.kill('SIGTERM');
+  if (projector?.connected) projector.send('shutdown');
   await Promise.all([api.close(), projectorExited]);
   await database.close();
   logger.info('stopped');

@@ -102,12 +102,16 @@ export async function startEmbeddedPostgres(
 
   const running = await runningCluster(dataDir);
   if (running) {
-    // Another process of ours (npm start) already runs this cluster: share it, never stop it.
-    logger.info({ port: running.port, dataDir }, 'using the embedded Postgres already running');
+    // Already running: either another process of ours owns it (share it, never stop it), or its
+    // owner was killed outright and it was orphaned (adopt it: we stop it like our own).
+    logger.info(
+      { port: running.port, dataDir, adopted: running.orphaned },
+      'using the embedded Postgres already running',
+    );
     return {
       url: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${running.port}/postgres`,
       dataDir,
-      stop: async () => undefined,
+      stop: running.orphaned ? () => stopByPid(running.pid) : async () => undefined,
     };
   }
 
@@ -151,8 +155,13 @@ export async function startEmbeddedPostgres(
   };
 }
 
-/** The port of a live postmaster on `dataDir`, from its postmaster.pid, if there is one. */
-async function runningCluster(dataDir: string): Promise<{ port: number } | undefined> {
+/**
+ * The live postmaster on `dataDir` (from its postmaster.pid), if any, and whether it is an orphan
+ * (whoever started it was killed without stopping it). Linux /proc; elsewhere never an orphan.
+ */
+async function runningCluster(
+  dataDir: string,
+): Promise<{ port: number; pid: number; orphaned: boolean } | undefined> {
   let lines: string[];
   try {
     lines = (await readFile(path.join(dataDir, 'postmaster.pid'), 'utf8')).split('\n');
@@ -164,10 +173,29 @@ async function runningCluster(dataDir: string): Promise<{ port: number } | undef
   if (!Number.isInteger(pid) || !Number.isInteger(port)) return undefined;
   try {
     process.kill(pid, 0);
-    return { port };
-  } catch (error) {
-    // EPERM: alive but owned by the postgres user (we are not root); ESRCH: stale file.
-    return (error as NodeJS.ErrnoException).code === 'EPERM' ? { port } : undefined;
+  } catch {
+    return undefined; // a stale file: Postgres itself cleans it up on start
+  }
+  // Orphaned: its parent is no longer one of our entry points (init or a subreaper adopted it).
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+  const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  const parentCommand = await readFile(`/proc/${parent}/cmdline`, 'utf8').catch(() => '');
+  return { port, pid, orphaned: stat !== '' && !parentCommand.includes('src/cli/') };
+}
+
+async function stopByPid(pid: number): Promise<void> {
+  const alive = () => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  process.kill(pid, 'SIGINT');
+  for (let waited = 0; alive() && waited < 30_000; waited += 100) {
+    if (waited === 15_000) process.kill(pid, 'SIGQUIT');
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 

@@ -25,6 +25,20 @@ async function processesMentioning(needle: string): Promise<string[]> {
   return found;
 }
 
+/** Pids of processes whose command line mentions `needle`. */
+async function pidsMentioning(needle: string): Promise<number[]> {
+  const found: number[] = [];
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    const cmdline = (await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '')).replace(
+      /\0/g,
+      ' ',
+    );
+    if (cmdline.includes(needle)) found.push(Number(entry));
+  }
+  return found;
+}
+
 /** Every process descended from `root` (Linux /proc). */
 async function descendants(root: number): Promise<number[]> {
   const parentOf = new Map<number, number>();
@@ -105,6 +119,68 @@ describe('npm start (src/cli/start.ts)', () => {
       expect(await survivors(family)).toEqual([]);
     } finally {
       child.kill('SIGKILL');
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('npm start killed outright (SIGKILL)', () => {
+  it('its projector stops by itself, and the next start adopts and stops the orphaned Postgres', async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'token-authority-kill-'));
+    const [port, pgPort] = [await freePortBelow32768(), await freePortBelow32768()];
+    const env = {
+      ...process.env,
+      DATABASE_URL: '',
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      EMBEDDED_PG_PORT: String(pgPort),
+      LOG_LEVEL: 'warn',
+    };
+    const start = () =>
+      spawn(process.execPath, ['--import', 'tsx', cli('start.ts')], { env, stdio: 'ignore' });
+    const healthy = async () => {
+      for (let i = 0; i < 150; i++) {
+        if (
+          (await fetch(`http://127.0.0.1:${port}/healthz`).then(
+            (r) => r.status,
+            () => 0,
+          )) === 200
+        )
+          return true;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      return false;
+    };
+    const first = start();
+    const second: { child?: ReturnType<typeof start> } = {};
+    try {
+      expect(await healthy()).toBe(true);
+      const family = await descendants(first.pid!);
+      const postgres = (await processesMentioning(`-p ${pgPort}`)).length;
+      expect(postgres).toBe(1);
+      first.kill('SIGKILL');
+      // Everything but Postgres (its own process group, no owner left to stop it) goes away.
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const left = await survivors(family);
+      const leftCommands = await Promise.all(
+        left.map((pid) => readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')),
+      );
+      expect(leftCommands.filter((cmd) => cmd.includes('projector.ts'))).toEqual([]);
+
+      second.child = start();
+      expect(await healthy()).toBe(true);
+      const exited = new Promise<number | null>((resolve) =>
+        second.child!.once('exit', (code) => resolve(code)),
+      );
+      second.child.kill('SIGINT');
+      expect(await exited).toBe(0);
+      expect(await survivors(await Promise.resolve(left))).toEqual([]);
+      expect(await processesMentioning(`-p ${pgPort}`)).toEqual([]);
+    } finally {
+      first.kill('SIGKILL');
+      second.child?.kill('SIGKILL');
+      // Never leave a Postgres behind, even when an assertion above failed.
+      for (const pid of await pidsMentioning(`-p ${pgPort}`)) process.kill(pid, 'SIGQUIT');
       await rm(dataDir, { recursive: true, force: true });
     }
   });

@@ -25,7 +25,7 @@ export async function issuePrivateToken(
   const decision = decideIssuePrivateToken(
     command,
     credential,
-    secretMatches && credential !== undefined,
+    secretMatches,
     { audiences: ctx.audiences, ttlSeconds: ctx.privateTokenTtlSeconds },
     ctx.clock,
     ctx.ids,
@@ -44,17 +44,18 @@ export async function issuePrivateToken(
       ? new InvalidTargetError(command.audience)
       : new InvalidClientError();
   }
+  const { clientId, spaceId } = decision.credential;
   return recordIssuedToken(
     ctx,
     {
       iss: ctx.issuer,
-      sub: credential!.clientId,
+      sub: clientId,
       aud: command.audience,
       exp: decision.expiresAt,
       iat: decision.issuedAt,
       jti: decision.jti,
-      client_id: credential!.clientId,
-      space_id: credential!.spaceId,
+      client_id: clientId,
+      space_id: spaceId,
       token_kind: 'private',
     },
     decision.event,

@@ -58,6 +58,8 @@ function tokenLifetime(
 export type PrivateTokenDecision =
   | {
       readonly ok: true;
+      /** The credential that authenticated; the token is issued for it. */
+      readonly credential: CredentialView;
       readonly event: DomainEvent<'private-token-issued'>;
       readonly jti: string;
       readonly issuedAt: number;
@@ -107,6 +109,7 @@ export function decideIssuePrivateToken(
   );
   return {
     ok: true,
+    credential,
     jti,
     issuedAt,
     expiresAt,

@@ -1,5 +1,4 @@
 import { sign, verify } from 'node:crypto';
-import { errors as joseErrors } from 'jose';
 import { z } from 'zod';
 import { InvalidTokenError } from '../errors/errors.js';
 import { ACCESS_TOKEN_ALG, type KeyStore, type SigningKey } from './signing-keys.js';
@@ -118,19 +117,6 @@ function decodeJson(segment: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-/** A short, safe reason for a rejected JWT (never echoes the token). */
-export function describeJoseError(error: unknown): string {
-  if (error instanceof joseErrors.JWTExpired) return 'token has expired';
-  if (error instanceof joseErrors.JWTClaimValidationFailed)
-    return `token claim "${error.claim}" is not acceptable`;
-  if (error instanceof joseErrors.JWSSignatureVerificationFailed)
-    return 'token signature is invalid';
-  if (error instanceof joseErrors.JOSEAlgNotAllowed) return 'token algorithm is not accepted';
-  if (error instanceof joseErrors.JWKSNoMatchingKey) return 'token is signed by an unknown key';
-  if (error instanceof joseErrors.JOSEError) return 'token is malformed or not acceptable';
-  return 'token could not be verified';
 }
 
 function encode(value: unknown): string {

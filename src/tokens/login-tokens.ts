@@ -1,6 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import path from 'node:path';
 import {
+  errors as joseErrors,
   createLocalJWKSet,
   createRemoteJWKSet,
   exportJWK,
@@ -14,7 +15,6 @@ import {
 import { z } from 'zod';
 import type { Config } from '../config/config.js';
 import { InvalidTokenError } from '../errors/errors.js';
-import { describeJoseError } from './access-tokens.js';
 import { readOrCreateFile } from './key-files.js';
 
 /** Issuer of development login tokens minted by `npm run login-token`. */
@@ -140,4 +140,17 @@ async function pemToJwk(pem: string): Promise<JWK> {
     }
   }
   throw new Error('LOGIN_PUBLIC_KEY is neither a JWK, a JWKS, nor an SPKI PEM public key');
+}
+
+/** A short, safe reason for a rejected login token (never echoes the token). */
+function describeJoseError(error: unknown): string {
+  if (error instanceof joseErrors.JWTExpired) return 'token has expired';
+  if (error instanceof joseErrors.JWTClaimValidationFailed)
+    return `token claim "${error.claim}" is not acceptable`;
+  if (error instanceof joseErrors.JWSSignatureVerificationFailed)
+    return 'token signature is invalid';
+  if (error instanceof joseErrors.JOSEAlgNotAllowed) return 'token algorithm is not accepted';
+  if (error instanceof joseErrors.JWKSNoMatchingKey) return 'token is signed by an unknown key';
+  if (error instanceof joseErrors.JOSEError) return 'token is malformed or not acceptable';
+  return 'token could not be verified';
 }

@@ -11,33 +11,23 @@ import { freePortBelow32768 } from '../support/postgres-source.js';
 
 const cli = (script: string) => path.resolve('src/cli', script);
 
-/** Processes whose command line mentions `needle` (Linux /proc). */
-async function processesMentioning(needle: string): Promise<string[]> {
-  const found: string[] = [];
+/** Processes (pid and command line) that mention `needle` (Linux /proc). */
+async function mentioning(needle: string): Promise<Array<{ pid: number; cmdline: string }>> {
+  const found: Array<{ pid: number; cmdline: string }> = [];
   for (const entry of await readdir('/proc')) {
     if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
     const cmdline = (await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '')).replace(
       /\0/g,
       ' ',
     );
-    if (cmdline.includes(needle)) found.push(cmdline);
+    if (cmdline.includes(needle)) found.push({ pid: Number(entry), cmdline });
   }
   return found;
 }
 
-/** Pids of processes whose command line mentions `needle`. */
-async function pidsMentioning(needle: string): Promise<number[]> {
-  const found: number[] = [];
-  for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
-    const cmdline = (await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '')).replace(
-      /\0/g,
-      ' ',
-    );
-    if (cmdline.includes(needle)) found.push(Number(entry));
-  }
-  return found;
-}
+const processesMentioning = async (needle: string) =>
+  (await mentioning(needle)).map((p) => p.cmdline);
+const pidsMentioning = async (needle: string) => (await mentioning(needle)).map((p) => p.pid);
 
 /** Every process descended from `root` (Linux /proc). */
 async function descendants(root: number): Promise<number[]> {
@@ -77,33 +67,45 @@ async function survivors(pids: readonly number[], ms = 5000): Promise<number[]> 
   }
 }
 
-describe('npm start (src/cli/start.ts)', () => {
-  it('serves /healthz within 10 s on the embedded Postgres and leaves no process behind after SIGINT', async () => {
-    const dataDir = await mkdtemp(path.join(tmpdir(), 'token-authority-start-'));
-    const [port, pgPort] = [await freePortBelow32768(), await freePortBelow32768()];
-    const env = {
-      ...process.env,
-      DATABASE_URL: '',
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      EMBEDDED_PG_PORT: String(pgPort),
-      LOG_LEVEL: 'warn',
-    };
-    const child = spawn(process.execPath, ['--import', 'tsx', cli('start.ts')], {
-      env,
-      stdio: 'ignore',
-    });
-    try {
-      const started = Date.now();
-      let status = 0;
-      while (Date.now() - started < 10_000 && status !== 200) {
-        status = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+/** `npm start` (src/cli/start.ts) on its own data folder and ports, and a way to await health. */
+async function embeddedService(prefix: string) {
+  const dataDir = await mkdtemp(path.join(tmpdir(), prefix));
+  const [port, pgPort] = [await freePortBelow32768(), await freePortBelow32768()];
+  const env = {
+    ...process.env,
+    DATABASE_URL: '',
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    EMBEDDED_PG_PORT: String(pgPort),
+    LOG_LEVEL: 'warn',
+  };
+  return {
+    dataDir,
+    pgPort,
+    start: () =>
+      spawn(process.execPath, ['--import', 'tsx', cli('start.ts')], { env, stdio: 'ignore' }),
+    /** True once /healthz answers 200, false after `ms`. */
+    async healthyWithin(ms: number): Promise<boolean> {
+      for (const until = Date.now() + ms; Date.now() < until;) {
+        const status = await fetch(`http://127.0.0.1:${port}/healthz`).then(
           (r) => r.status,
           () => 0,
         );
-        if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
+        if (status === 200) return true;
+        await new Promise((resolve) => setTimeout(resolve, 100));
       }
-      expect(status).toBe(200);
+      return false;
+    },
+  };
+}
+
+describe('npm start (src/cli/start.ts)', () => {
+  it('serves /healthz within 10 s on the embedded Postgres and leaves no process behind after SIGINT', async () => {
+    const service = await embeddedService('token-authority-start-');
+    const { dataDir, pgPort } = service;
+    const child = service.start();
+    try {
+      expect(await service.healthyWithin(10_000)).toBe(true);
       expect(await processesMentioning(`-p ${pgPort}`)).toHaveLength(1);
       const family = await descendants(child.pid!);
       // Postgres (postmaster and its workers) and the projector process.
@@ -126,31 +128,9 @@ describe('npm start (src/cli/start.ts)', () => {
 
 describe('npm start killed outright (SIGKILL)', () => {
   it('its projector stops by itself, and the next start adopts and stops the orphaned Postgres', async () => {
-    const dataDir = await mkdtemp(path.join(tmpdir(), 'token-authority-kill-'));
-    const [port, pgPort] = [await freePortBelow32768(), await freePortBelow32768()];
-    const env = {
-      ...process.env,
-      DATABASE_URL: '',
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      EMBEDDED_PG_PORT: String(pgPort),
-      LOG_LEVEL: 'warn',
-    };
-    const start = () =>
-      spawn(process.execPath, ['--import', 'tsx', cli('start.ts')], { env, stdio: 'ignore' });
-    const healthy = async () => {
-      for (let i = 0; i < 150; i++) {
-        if (
-          (await fetch(`http://127.0.0.1:${port}/healthz`).then(
-            (r) => r.status,
-            () => 0,
-          )) === 200
-        )
-          return true;
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      return false;
-    };
+    const service = await embeddedService('token-authority-kill-');
+    const { dataDir, pgPort, start } = service;
+    const healthy = () => service.healthyWithin(15_000);
     const first = start();
     const second: { child?: ReturnType<typeof start> } = {};
     try {

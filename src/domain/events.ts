@@ -49,7 +49,10 @@ export const clientAuthenticationFailedSchema = z.object({
   reason: z.enum(['secret_mismatch', 'credential_revoked']),
 });
 
-/** Event type name → data schema. */
+/**
+ * The registry: event type name → data schema. Adding an event type starts here; see "Adding an
+ * event type" in docs/architecture.md for what the compiler then asks for.
+ */
 export const EVENT_SCHEMAS = {
   'credential-created': credentialCreatedSchema,
   'private-token-issued': privateTokenIssuedSchema,
@@ -58,6 +61,13 @@ export const EVENT_SCHEMAS = {
 } as const;
 
 export type EventType = keyof typeof EVENT_SCHEMAS;
+
+/**
+ * Every event type, from the registry above. Consumers that must decide what to do with each type
+ * key a `satisfies Record<EventType, …>` on it, so a new type is a compile error until handled.
+ */
+export const EVENT_TYPES = Object.freeze(Object.keys(EVENT_SCHEMAS)) as readonly EventType[] &
+  readonly [EventType, ...EventType[]];
 export type EventData<Type extends EventType> = z.infer<(typeof EVENT_SCHEMAS)[Type]>;
 
 /** A domain event ready for the store: type, data and metadata, all validated. */

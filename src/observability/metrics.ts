@@ -2,6 +2,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { projectorLag } from '../projections/monitoring-queries.js';
+import type { EventType } from '../domain/events.js';
 import type { RecordedEvent } from '../event-store/types.js';
 import type { RequestObserver } from '../http/request-context.js';
 
@@ -68,20 +69,19 @@ export function createMetrics(db: Kysely<Database>): Metrics {
         this.set({ projection: row.projection }, Number(row.seconds_behind));
     },
   });
+  // Keyed on the event registry: a new event type does not compile until it says what it counts.
+  const COUNT_APPENDED: { readonly [Type in EventType]: ((spaceId: string) => void) | null } = {
+    'credential-created': (space_id) => credentials.inc({ space_id }),
+    'private-token-issued': (space_id) => issued.inc({ kind: 'private', space_id }),
+    'public-token-issued': (space_id) => issued.inc({ kind: 'public', space_id }),
+    'client-authentication-failed': (space_id) => rejected.inc({ space_id }),
+  };
   return {
     registry,
     observeRequest: ({ method, route, status, seconds }) =>
       latency.observe({ method, route, status: String(status) }, seconds),
     appended(events) {
-      for (const event of events) {
-        if (event.type === 'private-token-issued')
-          issued.inc({ kind: 'private', space_id: event.spaceId });
-        else if (event.type === 'public-token-issued')
-          issued.inc({ kind: 'public', space_id: event.spaceId });
-        else if (event.type === 'credential-created') credentials.inc({ space_id: event.spaceId });
-        else if (event.type === 'client-authentication-failed')
-          rejected.inc({ space_id: event.spaceId });
-      }
+      for (const event of events) COUNT_APPENDED[event.type as EventType]?.(event.spaceId);
     },
   };
 }

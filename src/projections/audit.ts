@@ -1,11 +1,56 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
+import { EVENT_TYPES, type EventData, type EventType } from '../domain/events.js';
 import { inRange } from '../event-store/log-range.js';
 import type { Projection } from './projection.js';
 
+/** How one event type appears in the audit trail. */
+interface AuditShape<Type extends EventType> {
+  /** Token kind column: which access token the event issued, if any. */
+  readonly tokenKind: 'private' | 'public' | null;
+  /** Fields of the event's data copied into `details` (never a secret or its hash). */
+  readonly details: readonly (keyof EventData<Type> & string)[];
+}
+
 /**
- * Per-client audit trail: every credential event, issued token and rejected authentication, one
- * row per event, with who and from where (the event's metadata). Event payloads were validated
- * against their schemas (src/domain/events.ts) when appended, so they are read as stored.
+ * Every event type's audit shape. Keyed on the registry: a new event type does not compile until
+ * it says how it is audited. Columns common to all (client, audience, customer, segment, jti,
+ * expiry) are read from the data when present.
+ */
+export const AUDIT_SHAPES: { readonly [Type in EventType]: AuditShape<Type> } = {
+  'credential-created': {
+    tokenKind: null,
+    details: ['name', 'description', 'created_by', 'login_issuer'],
+  },
+  'private-token-issued': { tokenKind: 'private', details: [] },
+  'public-token-issued': { tokenKind: 'public', details: [] },
+  'client-authentication-failed': { tokenKind: null, details: ['reason'] },
+};
+
+const caseByType = (branch: (type: EventType) => RawBuilder<unknown> | null, otherwise: string) => {
+  const whens = EVENT_TYPES.flatMap((type) => {
+    const value = branch(type);
+    return value ? [sql`WHEN ${sql.lit(type)} THEN ${value}`] : [];
+  });
+  return whens.length === 0
+    ? sql.raw(otherwise)
+    : sql`CASE e.event_type ${sql.join(whens, sql` `)} ELSE ${sql.raw(otherwise)} END`;
+};
+
+const tokenKindSql = caseByType((type) => {
+  const kind = AUDIT_SHAPES[type].tokenKind;
+  return kind ? sql.lit(kind) : null;
+}, 'NULL');
+
+const detailsSql = caseByType((type) => {
+  const fields: readonly string[] = AUDIT_SHAPES[type].details;
+  if (fields.length === 0) return null;
+  return sql`jsonb_build_object(${sql.join(fields.map((field) => sql`${sql.lit(field)}, e.data->${sql.lit(field)}`))})`;
+}, "'{}'::jsonb");
+
+/**
+ * Per-client audit trail: every event of every registered type, one row per event, with who and
+ * from where (the event's metadata). Event payloads were validated against their schemas
+ * (src/domain/events.ts) when appended, so they are read as stored.
  */
 export const auditProjection: Projection = {
   name: 'audit',
@@ -15,22 +60,14 @@ export const auditProjection: Projection = {
         token_kind, audience, customer_id, segment_id, jti, parent_jti, expires_at, recorded_at,
         actor, request_id, client_ip, user_agent, details)
       SELECT e.space_id, e.global_position, e.transaction_id, e.data->>'client_id', e.event_type,
-        CASE e.event_type WHEN 'private-token-issued' THEN 'private'
-                          WHEN 'public-token-issued' THEN 'public' END,
+        ${tokenKindSql},
         e.data->>'audience', e.data->>'customer_id', e.data->>'segment_id', e.data->>'jti',
         e.data->>'parent_jti', (e.data->>'expires_at')::timestamptz, e.recorded_at,
         e.metadata->>'actor', e.metadata->>'request_id', e.metadata->>'client_ip',
-        e.metadata->>'user_agent',
-        CASE e.event_type
-          WHEN 'credential-created' THEN jsonb_build_object('name', e.data->'name',
-            'description', e.data->'description', 'created_by', e.data->'created_by',
-            'login_issuer', e.data->'login_issuer')
-          WHEN 'client-authentication-failed' THEN jsonb_build_object('reason', e.data->'reason')
-          ELSE '{}'::jsonb END
+        e.metadata->>'user_agent', ${detailsSql}
       FROM events e
       WHERE ${inRange(range, 'e')}
-        AND e.event_type IN ('credential-created', 'private-token-issued', 'public-token-issued',
-                             'client-authentication-failed')`.execute(trx);
+        AND e.event_type = ANY(${[...EVENT_TYPES]}::text[])`.execute(trx);
   },
   async reset(trx) {
     await trx.deleteFrom('audit_log').execute();

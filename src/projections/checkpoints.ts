@@ -23,6 +23,23 @@ export async function readCheckpoint(
 }
 
 /**
+ * Locks `projection`'s checkpoint row for this transaction and returns it, creating the row at the
+ * start of the log first if the projection has none (a projection added after the last migration
+ * must start, not stall silently on a compare-and-set that never matches).
+ */
+export async function lockCheckpoint(
+  trx: Transaction<Database>,
+  projection: string,
+): Promise<LogPosition> {
+  await trx
+    .insertInto('projection_checkpoints')
+    .values({ projection, transaction_id: '0', global_position: 0 })
+    .onConflict((oc) => oc.column('projection').doNothing())
+    .execute();
+  return readCheckpoint(trx, projection, true);
+}
+
+/**
  * Moves the checkpoint from `from` to `to` only if it is still at `from`. False means another
  * projector (or a rebuild) moved it first: the caller must roll back its rows.
  */

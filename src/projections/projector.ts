@@ -5,7 +5,7 @@ import type { Database } from '../db/schema.js';
 import { EVENTS_CHANNEL } from '../event-store/notify.js';
 import { nextLogRange } from '../event-store/log-range.js';
 import { sealChain } from '../event-store/seal-chain.js';
-import { advanceCheckpoint, readCheckpoint, resetCheckpoint } from './checkpoints.js';
+import { advanceCheckpoint, lockCheckpoint, resetCheckpoint } from './checkpoints.js';
 import type { Projection } from './projection.js';
 
 class CheckpointMoved extends Error {}
@@ -40,7 +40,7 @@ export async function projectNextBatchTogether(
     const result = await db.transaction().execute(async (trx) => {
       const positions = [];
       for (const projection of projections) {
-        positions.push(await readCheckpoint(trx, projection.name, true));
+        positions.push(await lockCheckpoint(trx, projection.name));
       }
       const from = positions[0]!;
       const same = positions.every(

@@ -1,4 +1,15 @@
 import type pg from 'pg';
+import { EVENT_TYPES } from '../../src/domain/events.js';
+import { AUDIT_SHAPES } from '../../src/projections/audit.js';
+import { typesCounting } from '../../src/projections/rates.js';
+
+// Type lists come from the registry's consumers; the SQL below is written independently of theirs.
+const list = (types: readonly string[]) => `ARRAY[${types.map((t) => `'${t}'`).join(',')}]::text[]`;
+const kindOf = (kind: 'private' | 'public') =>
+  list(EVENT_TYPES.filter((type) => AUDIT_SHAPES[type].tokenKind === kind));
+const PRIVATE = list(typesCounting('private_tokens'));
+const PUBLIC = list(typesCounting('public_tokens'));
+const REJECTED = list(typesCounting('rejected_authentications'));
 
 /**
  * The audit and rate views recomputed straight from the events table in SQL: an implementation
@@ -7,10 +18,11 @@ import type pg from 'pg';
 export async function recomputedAudit(pool: pg.Pool): Promise<string[]> {
   const { rows } = await pool.query<{ line: string }>(`
     SELECT concat_ws('|', space_id, global_position, data->>'client_id', event_type,
-             CASE event_type WHEN 'private-token-issued' THEN 'private' WHEN 'public-token-issued' THEN 'public' END,
+             CASE WHEN event_type = ANY(${kindOf('private')}) THEN 'private'
+                  WHEN event_type = ANY(${kindOf('public')}) THEN 'public' END,
              data->>'customer_id', data->>'segment_id', data->>'jti', data->>'parent_jti',
              metadata->>'actor', metadata->>'client_ip') AS line
-    FROM events ORDER BY space_id, global_position`);
+    FROM events WHERE event_type = ANY(${list(EVENT_TYPES)}) ORDER BY space_id, global_position`);
   return rows.map((row) => row.line);
 }
 
@@ -25,11 +37,11 @@ export async function projectedAudit(pool: pg.Pool): Promise<string[]> {
 export async function recomputedRates(pool: pg.Pool, unit: 'minute' | 'hour'): Promise<string[]> {
   const { rows } = await pool.query<{ line: string }>(`
     SELECT concat_ws('|', space_id, data->>'client_id', extract(epoch FROM date_trunc('${unit}', recorded_at AT TIME ZONE 'UTC')),
-             count(*) FILTER (WHERE event_type = 'private-token-issued'),
-             count(*) FILTER (WHERE event_type = 'public-token-issued'),
-             count(*) FILTER (WHERE event_type = 'client-authentication-failed')) AS line
+             count(*) FILTER (WHERE event_type = ANY(${PRIVATE})),
+             count(*) FILTER (WHERE event_type = ANY(${PUBLIC})),
+             count(*) FILTER (WHERE event_type = ANY(${REJECTED}))) AS line
     FROM events
-    WHERE event_type IN ('private-token-issued', 'public-token-issued', 'client-authentication-failed')
+    WHERE event_type = ANY(${PRIVATE} || ${PUBLIC} || ${REJECTED})
     GROUP BY space_id, data->>'client_id', date_trunc('${unit}', recorded_at AT TIME ZONE 'UTC')
     ORDER BY 1`);
   return rows.map((row) => row.line);

@@ -3,6 +3,7 @@ import Router from '@koa/router';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import type { Database } from '../../db/schema.js';
+import { EVENT_TYPES } from '../../domain/events.js';
 import { exportChain } from '../../event-store/export-chain.js';
 import { InvalidRequestError } from '../../errors/errors.js';
 import { queryAudit } from '../../projections/audit-queries.js';
@@ -15,14 +16,7 @@ import { validate } from '../validate.js';
 const auditQuery = z.object({
   client_id: z.string().min(1).max(200).optional(),
   kind: z.enum(['private', 'public']).optional(),
-  event_type: z
-    .enum([
-      'credential-created',
-      'private-token-issued',
-      'public-token-issued',
-      'client-authentication-failed',
-    ])
-    .optional(),
+  event_type: z.enum(EVENT_TYPES).optional(),
   customer_id: z.string().min(1).max(256).optional(),
   segment_id: z.string().min(1).max(256).optional(),
   from: instant.optional(),

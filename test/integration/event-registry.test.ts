@@ -1,0 +1,88 @@
+import { randomUUID } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { domainEvent, EVENT_TYPES, type EventType } from '../../src/domain/events.js';
+import { appendToStream } from '../../src/event-store/append-to-stream.js';
+import { PROJECTIONS } from '../../src/projections/all.js';
+import { AUDIT_SHAPES } from '../../src/projections/audit.js';
+import { catchUp } from '../../src/projections/projector.js';
+import { RATE_COUNTER } from '../../src/projections/rates.js';
+import { exampleEvents } from '../support/example-events.js';
+import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
+
+let database: TestDatabase;
+beforeAll(async () => {
+  database = await createTestDatabase(5);
+});
+
+const SPACE = 'space-registry';
+const metadata = { actor: 'test', request_id: 'r-1', client_ip: '127.0.0.1', user_agent: null };
+
+async function appendOneOfEach(clientId: string): Promise<void> {
+  const examples = exampleEvents(clientId);
+  for (const type of EVENT_TYPES) {
+    await appendToStream(database.db, {
+      spaceId: SPACE,
+      streamId: `registry-${type}-${randomUUID()}`,
+      expectedVersion: 'no_stream',
+      events: [domainEvent(randomUUID(), type, examples[type] as never, metadata)],
+    });
+  }
+}
+
+describe('the event registry', () => {
+  it('every registered event type is handled by every projection', async () => {
+    const clientId = `ci_${randomUUID()}`;
+    await appendOneOfEach(clientId);
+    for (const projection of PROJECTIONS) await catchUp(database.db, projection, 100);
+
+    // Audit: one row per event, with the token kind and details its shape declares.
+    const audit = await database.db
+      .selectFrom('audit_log')
+      .select(['event_type', 'token_kind', 'details', 'actor'])
+      .where('client_id', '=', clientId)
+      .execute();
+    expect(audit.map((row) => row.event_type).sort()).toEqual([...EVENT_TYPES].sort());
+    for (const row of audit) {
+      const shape = AUDIT_SHAPES[row.event_type as EventType];
+      expect(row.token_kind).toBe(shape.tokenKind);
+      expect(Object.keys(row.details as object).sort()).toEqual([...shape.details].sort());
+      expect(row.actor).toBe('test');
+    }
+
+    // Rates: each counted type added exactly one to its own counter.
+    const rates = await database.db
+      .selectFrom('client_rate_minute')
+      .select(['private_tokens', 'public_tokens', 'rejected_authentications'])
+      .where('client_id', '=', clientId)
+      .execute();
+    const totals = { private_tokens: 0, public_tokens: 0, rejected_authentications: 0 };
+    for (const row of rates) {
+      totals.private_tokens += row.private_tokens;
+      totals.public_tokens += row.public_tokens;
+      totals.rejected_authentications += row.rejected_authentications;
+    }
+    const expected = { private_tokens: 0, public_tokens: 0, rejected_authentications: 0 };
+    for (const type of EVENT_TYPES) {
+      const counter = RATE_COUNTER[type];
+      if (counter) expected[counter] += 1;
+    }
+    expect(totals).toEqual(expected);
+  });
+
+  it('a projection without a checkpoint row starts from the beginning instead of stalling', async () => {
+    await database.db
+      .deleteFrom('projection_checkpoints')
+      .where('projection', '=', 'rates')
+      .execute();
+    await database.db.deleteFrom('client_rate_minute').execute();
+    await database.db.deleteFrom('client_rate_hour').execute();
+    const rates = PROJECTIONS.find((projection) => projection.name === 'rates')!;
+    expect(await catchUp(database.db, rates, 100)).toBeGreaterThan(0);
+    const checkpoint = await database.db
+      .selectFrom('projection_checkpoints')
+      .select('global_position')
+      .where('projection', '=', 'rates')
+      .executeTakeFirstOrThrow();
+    expect(checkpoint.global_position).toBeGreaterThan(0);
+  });
+});

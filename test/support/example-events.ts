@@ -1,0 +1,40 @@
+import { randomUUID } from 'node:crypto';
+import type { EventData, EventType } from '../../src/domain/events.js';
+
+/**
+ * One valid example of every registered event type. Keyed on the registry, so a new event type
+ * does not compile until it has an example here, and the registry test then checks that every
+ * projection handles it.
+ */
+export function exampleEvents(clientId: string): { readonly [Type in EventType]: EventData<Type> } {
+  const now = new Date();
+  const later = new Date(now.getTime() + 60_000);
+  return {
+    'credential-created': {
+      client_id: clientId,
+      name: 'example',
+      description: 'an example credential',
+      secret_hash: 'c2VjcmV0LWhhc2g',
+      created_by: 'user-1',
+      login_issuer: 'https://login.example',
+    },
+    'private-token-issued': {
+      client_id: clientId,
+      audience: 'storefront.test',
+      jti: randomUUID(),
+      issued_at: now.toISOString(),
+      expires_at: later.toISOString(),
+    },
+    'public-token-issued': {
+      client_id: clientId,
+      audience: 'storefront.test',
+      jti: randomUUID(),
+      parent_jti: randomUUID(),
+      customer_id: 'customer-1',
+      segment_id: 'segment-1',
+      issued_at: now.toISOString(),
+      expires_at: later.toISOString(),
+    },
+    'client-authentication-failed': { client_id: clientId, reason: 'secret_mismatch' },
+  };
+}

@@ -15,7 +15,7 @@ import { monitoringRoutes } from '../http/routes/monitoring.js';
 import { createMetrics } from '../observability/metrics.js';
 import { tokenRoutes } from '../http/routes/token.js';
 import type { CommandContext } from '../commands/context.js';
-import { createBatchedAppender } from '../event-store/batched-appender.js';
+import { createEventStore } from '../event-store/event-store.js';
 import { createCredentialLookup } from '../projections/credential-lookup.js';
 import { createAppendNotifier } from '../event-store/notify.js';
 import { randomIds, systemClock } from '../domain/ports.js';
@@ -45,12 +45,9 @@ export async function startApiServer(
   const keys = await openKeyStore(database.db, { refreshMs: config.SIGNING_KEY_REFRESH_MS });
   const metrics = createMetrics(database.db);
   const commands: CommandContext = {
-    onAppended: (events) => {
-      notifier.appended();
-      metrics.appended(events);
-    },
-    db: database.db,
-    appender: createBatchedAppender(database.db),
+    events: createEventStore(database.db, {
+      listeners: [() => notifier.appended(), (events) => metrics.appended(events)],
+    }),
     credentials: createCredentialLookup(database.db, { ttlMs: config.CREDENTIAL_CACHE_TTL_MS }),
     keys,
     verifier: createAccessTokenVerifier(keys, {

@@ -1,7 +1,4 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../db/schema.js';
-import type { RecordedEvent } from '../event-store/types.js';
-import type { BatchedAppender } from '../event-store/batched-appender.js';
+import type { EventStore } from '../event-store/event-store.js';
 import type { CredentialLookup } from '../projections/credential-lookup.js';
 import type { Clock, IdGenerator } from '../domain/ports.js';
 import type { SecretHasher } from '../tokens/secrets.js';
@@ -10,9 +7,8 @@ import type { KeyStore } from '../tokens/signing-keys.js';
 
 /** Everything a command handler may use. Built once at start-up (src/cli/api-server.ts). */
 export interface CommandContext {
-  readonly db: Kysely<Database>;
-  /** Group-committing appender for new single-event streams (issued tokens, failures). */
-  readonly appender: BatchedAppender;
+  /** The only way a command writes: appends that announce themselves (NOTIFY, metrics). */
+  readonly events: EventStore;
   /** The credentials read model, cached for at most CREDENTIAL_CACHE_TTL_MS. */
   readonly credentials: CredentialLookup;
   readonly keys: KeyStore;
@@ -25,6 +21,4 @@ export interface CommandContext {
   readonly audiences: readonly string[];
   readonly privateTokenTtlSeconds: number;
   readonly publicTokenTtlSeconds: number;
-  /** Called after every committed append, to wake followers of the log. */
-  readonly onAppended: (events: readonly RecordedEvent[]) => void;
 }

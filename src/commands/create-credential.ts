@@ -1,6 +1,5 @@
 import { decideCreateCredential } from '../domain/decisions.js';
 import { streams, type EventMetadata } from '../domain/events.js';
-import { appendToStream } from '../event-store/append-to-stream.js';
 import { ConflictError } from '../errors/errors.js';
 import { projectCredentialEvents } from '../projections/credentials.js';
 import { generateClientId, generateClientSecret } from '../tokens/secrets.js';
@@ -34,8 +33,7 @@ export async function createCredential(
     { ...command, clientId, secretHash: ctx.hasher.hash(clientSecret).toString('base64url') },
     ctx.ids,
   );
-  const result = await appendToStream(
-    ctx.db,
+  const result = await ctx.events.append(
     {
       spaceId: command.spaceId,
       streamId: streams.credential(clientId),
@@ -45,7 +43,6 @@ export async function createCredential(
     projectCredentialEvents,
   );
   if (!result.ok) throw new ConflictError('credential id collision; retry the request');
-  ctx.onAppended(result.events);
   return {
     clientId,
     clientSecret,

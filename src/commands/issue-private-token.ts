@@ -32,13 +32,11 @@ export async function issuePrivateToken(
   );
   if (!decision.ok) {
     if (decision.failure && credential) {
-      const failed = await ctx.appender.append({
+      await ctx.events.appendNewStream({
         spaceId: credential.spaceId,
         streamId: streams.authenticationFailure(decision.failure.eventId),
-        expectedVersion: 'no_stream',
         events: [decision.failure],
       });
-      if (failed.ok) ctx.onAppended(failed.events);
     }
     throw decision.error === 'invalid_target'
       ? new InvalidTargetError(command.audience)

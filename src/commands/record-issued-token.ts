@@ -19,13 +19,11 @@ export async function recordIssuedToken(
   event: DomainEvent<'private-token-issued' | 'public-token-issued'>,
 ): Promise<IssuedToken> {
   const token = signAccessToken(ctx.keys.current(), claims);
-  const appended = await ctx.appender.append({
+  const appended = await ctx.events.appendNewStream({
     spaceId: claims.space_id,
     streamId: streams.token(claims.jti),
-    expectedVersion: 'no_stream',
     events: [event],
   });
   if (!appended.ok) throw new ConflictError('token id collision; retry the request');
-  ctx.onAppended(appended.events);
   return { token, expiresIn: claims.exp - claims.iat };
 }

@@ -15,7 +15,7 @@ export type ErrorCode =
   | 'unsupported_grant_type'
   | 'invalid_target'
   | 'conflict'
-  | 'not_ready'
+  | 'unavailable'
   | 'internal';
 
 /** One offending input: where it is and what is wrong with it. */
@@ -128,9 +128,11 @@ export class ConflictError extends TokenAuthorityError {
   }
 }
 
-/** The service cannot answer yet (database down or not migrated). */
-export class NotReadyError extends TokenAuthorityError {
-  constructor(message: string) {
-    super('not_ready', message);
+/** A dependency (the database, the write queue) cannot take the request now; retry later. */
+export class UnavailableError extends TokenAuthorityError {
+  readonly retryAfterSeconds: number;
+  constructor(message: string, options: { retryAfterSeconds?: number; cause?: unknown } = {}) {
+    super('unavailable', message, { cause: options.cause });
+    this.retryAfterSeconds = options.retryAfterSeconds ?? 1;
   }
 }

@@ -1,5 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
+import { insertEvents, streamRows } from './insert-events.js';
 import {
   EVENT_COLUMNS,
   toRecordedEvent,
@@ -57,13 +58,13 @@ export async function appendToStream(
   try {
     // A brand-new stream with nothing inline is one INSERT: no transaction round trips.
     if (input.expectedVersion === 'no_stream' && !inline) {
-      return { ok: true, duplicate: false, events: await insertEvents(db, input, 0) };
+      return { ok: true, duplicate: false, events: await insertEvents(db, rowsOf(input, 0)) };
     }
     return await db.transaction().execute(async (trx) => {
       const current = await streamVersion(trx, input.spaceId, input.streamId);
       const expected = input.expectedVersion === 'no_stream' ? 0 : input.expectedVersion;
       if (expected !== 'any' && expected !== current) throw new VersionMismatch(current);
-      const events = await insertEvents(trx, input, current);
+      const events = await insertEvents(trx, rowsOf(input, current));
       await inline?.(trx, events);
       return { ok: true, duplicate: false, events } as const;
     });
@@ -108,30 +109,6 @@ export async function streamVersion(
   return Number(row?.version ?? 0);
 }
 
-async function insertEvents(
-  db: Kysely<Database>,
-  input: AppendInput,
-  after: number,
-): Promise<RecordedEvent[]> {
-  const rows = await db
-    .insertInto('events')
-    .values(
-      input.events.map((event, index) => ({
-        space_id: input.spaceId,
-        stream_id: input.streamId,
-        stream_position: after + index + 1,
-        event_id: event.eventId,
-        event_type: event.type,
-        schema_version: event.schemaVersion ?? 1,
-        data: JSON.stringify(event.data),
-        metadata: JSON.stringify(event.metadata),
-      })),
-    )
-    .returning(EVENT_COLUMNS)
-    .execute();
-  return (rows as EventRow[]).map(toRecordedEvent);
-}
-
 async function findEvents(
   db: Kysely<Database>,
   input: AppendInput,
@@ -149,8 +126,16 @@ async function findEvents(
   return sameAppend ? rows.map(toRecordedEvent) : undefined;
 }
 
+const rowsOf = (input: AppendInput, after: number) =>
+  streamRows(input.spaceId, input.streamId, input.events, after);
+
 /** True for a Postgres unique violation on the named constraint. */
 export function isUniqueViolation(error: unknown, constraint: string): boolean {
   const pgError = error as { code?: string; constraint?: string } | null;
   return pgError?.code === '23505' && pgError.constraint === constraint;
+}
+
+/** True for a Postgres unique violation on any constraint. */
+export function isAnyUniqueViolation(error: unknown): boolean {
+  return (error as { code?: string } | null)?.code === '23505';
 }

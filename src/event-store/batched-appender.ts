@@ -1,16 +1,37 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { appendToStream, type AppendInput, type AppendResult } from './append-to-stream.js';
-import type { RecordedEvent } from './types.js';
+import { UnavailableError } from '../errors/errors.js';
+import {
+  appendToStream,
+  isAnyUniqueViolation,
+  type AppendInput,
+  type AppendResult,
+} from './append-to-stream.js';
+import { insertEvents, streamRows } from './insert-events.js';
 
-/** Appends new single-event streams, many per round trip. */
+/** Appends new streams, many per round trip. */
 export interface BatchedAppender {
-  /** Same contract as appendToStream for `expectedVersion: 'no_stream'`. */
+  /** Same contract as appendToStream with `expectedVersion: 'no_stream'`. */
   append(input: AppendInput): Promise<AppendResult>;
+  /** Appends waiting for their batch (for /metrics). */
+  queued(): number;
+}
+
+/** Options of {@link createBatchedAppender}. */
+export interface BatchedAppenderOptions {
+  /** Appends per INSERT at most. */
+  readonly maxBatch?: number;
+  /** Batches being written at once. */
+  readonly maxInFlight?: number;
+  /** Appends allowed to wait; past it new ones fail at once with 503 instead of growing memory. */
+  readonly maxQueued?: number;
+  /** An append still waiting for its batch after this long fails with 503 (it was never written). */
+  readonly maxWaitMs?: number;
 }
 
 interface Pending {
   readonly input: AppendInput;
+  readonly since: number;
   resolve(result: AppendResult): void;
   reject(error: unknown): void;
 }
@@ -20,8 +41,12 @@ interface Pending {
  * conflict; instead of one INSERT and one WAL flush each, appends that arrive while earlier ones
  * are being written go out together as one multi-row INSERT (one statement, so all or nothing,
  * and one flush). No timer: a lone request is written at once; batches form only under load.
- * Each caller still resolves only after its own row committed. If a batch fails, its appends are
- * retried one by one so each gets its own answer.
+ * Each caller resolves only after its own row committed.
+ *
+ * A failed batch is retried one append at a time only when a unique key refused it (a retried
+ * event id): then one append is the culprit and the others deserve their own answer. Any other
+ * failure (the database is down, a timeout) fails the whole batch: retrying it append by append
+ * would only multiply the load on a database that cannot take it.
  *
  * One batch in flight by default: measured (npm run bench), a single writer lets batches grow
  * while the previous commit flushes, which halved Postgres CPU per issuance against four writers
@@ -29,83 +54,90 @@ interface Pending {
  */
 export function createBatchedAppender(
   db: Kysely<Database>,
-  options: { readonly maxBatch?: number; readonly maxInFlight?: number } = {},
+  options: BatchedAppenderOptions = {},
 ): BatchedAppender {
   const maxBatch = options.maxBatch ?? 500;
   const maxInFlight = options.maxInFlight ?? 1;
-  const queue: Pending[] = [];
+  const maxQueued = options.maxQueued ?? 10_000;
+  const maxWaitMs = options.maxWaitMs ?? 5_000;
+  let queue: Pending[] = [];
   let inFlight = 0;
+  let sweeper: NodeJS.Timeout | undefined;
+
+  // While anything waits, expire what waited too long (the batch ahead may be stuck on a stall).
+  const sweep = () => {
+    const cutoff = Date.now() - maxWaitMs;
+    const expired = queue.filter((pending) => pending.since <= cutoff);
+    if (expired.length > 0) {
+      queue = queue.filter((pending) => pending.since > cutoff);
+      const error = new UnavailableError('the event log did not take the write in time');
+      for (const pending of expired) pending.reject(error);
+    }
+    if (queue.length === 0 && sweeper) {
+      clearInterval(sweeper);
+      sweeper = undefined;
+    }
+  };
 
   const flush = () => {
     while (inFlight < maxInFlight && queue.length > 0) {
       const batch = queue.splice(0, maxBatch);
       inFlight += 1;
-      void write(batch).finally(() => {
+      // Free the slot and send the next batch before answering this one's callers, so whatever
+      // they do next finds the writer as it really is.
+      void write(batch).then((answer) => {
         inFlight -= 1;
         flush();
+        answer();
       });
     }
   };
 
-  async function write(batch: Pending[]): Promise<void> {
-    const rows = batch.flatMap(({ input }) =>
-      input.events.map((event, index) => ({ input, event, position: index + 1 })),
-    );
+  /** Writes a batch; returns how to answer its callers. Never rejects. */
+  async function write(batch: Pending[]): Promise<() => void> {
     try {
-      // Eight array parameters whatever the batch size: one short statement to parse and plan,
-      // and nothing to read back but what the database assigned.
-      const { rows: written } = await sql<{
-        event_id: string;
-        global_position: number;
-        transaction_id: string;
-        recorded_at: Date;
-      }>`
-        INSERT INTO events (space_id, stream_id, stream_position, event_id, event_type,
-                            schema_version, data, metadata)
-        SELECT * FROM unnest(
-          ${rows.map((r) => r.input.spaceId)}::text[], ${rows.map((r) => r.input.streamId)}::text[],
-          ${rows.map((r) => r.position)}::bigint[], ${rows.map((r) => r.event.eventId)}::uuid[],
-          ${rows.map((r) => r.event.type)}::text[], ${rows.map((r) => r.event.schemaVersion ?? 1)}::int[],
-          ${rows.map((r) => JSON.stringify(r.event.data))}::jsonb[],
-          ${rows.map((r) => JSON.stringify(r.event.metadata))}::jsonb[])
-        RETURNING event_id, global_position, transaction_id::text AS transaction_id, recorded_at`.execute(
+      const events = await insertEvents(
         db,
+        batch.flatMap(({ input }) => streamRows(input.spaceId, input.streamId, input.events, 0)),
       );
-      const assigned = new Map(written.map((row) => [row.event_id, row]));
-      for (const pending of batch) {
-        const events: RecordedEvent[] = pending.input.events.map((event, index) => {
-          const row = assigned.get(event.eventId)!;
-          return {
-            globalPosition: row.global_position,
-            transactionId: row.transaction_id,
-            spaceId: pending.input.spaceId,
-            streamId: pending.input.streamId,
-            streamPosition: index + 1,
-            eventId: event.eventId,
-            type: event.type,
-            schemaVersion: event.schemaVersion ?? 1,
-            data: event.data,
-            metadata: event.metadata,
-            recordedAt: row.recorded_at,
-          };
-        });
-        pending.resolve({ ok: true, duplicate: false, events });
+      return () => {
+        let next = 0;
+        for (const pending of batch) {
+          const own = events.slice(next, next + pending.input.events.length);
+          next += own.length;
+          pending.resolve({ ok: true, duplicate: false, events: own });
+        }
+      };
+    } catch (error) {
+      if (!isAnyUniqueViolation(error)) {
+        return () => {
+          for (const pending of batch) pending.reject(error);
+        };
       }
-    } catch {
-      // One bad append (a duplicate id, say) fails the whole statement: answer each on its own.
-      await Promise.all(
-        batch.map(({ input, resolve, reject }) => appendToStream(db, input).then(resolve, reject)),
+      const outcomes = await Promise.allSettled(
+        batch.map(({ input }) => appendToStream(db, input)),
       );
+      return () =>
+        outcomes.forEach((outcome, index) =>
+          outcome.status === 'fulfilled'
+            ? batch[index]!.resolve(outcome.value)
+            : batch[index]!.reject(outcome.reason),
+        );
     }
   }
 
   return {
     append(input) {
       if (input.expectedVersion !== 'no_stream') return appendToStream(db, input);
+      if (queue.length >= maxQueued) {
+        return Promise.reject(new UnavailableError('too many writes waiting for the event log'));
+      }
       return new Promise<AppendResult>((resolve, reject) => {
-        queue.push({ input, resolve, reject });
+        queue.push({ input, since: Date.now(), resolve, reject });
+        sweeper ??= setInterval(sweep, Math.max(10, maxWaitMs / 4)).unref();
         flush();
       });
     },
+    queued: () => queue.length,
   };
 }

@@ -1,11 +1,12 @@
 import type { Context } from 'koa';
 import type { Logger } from 'pino';
+import { isDatabaseUnavailable } from '../db/unavailable.js';
 import {
   InvalidRequestError,
   InvalidTokenError,
   MethodNotAllowedError,
-  NotReadyError,
   TokenAuthorityError,
+  UnavailableError,
   UnsupportedMediaTypeError,
   type ErrorCode,
 } from '../errors/errors.js';
@@ -30,7 +31,7 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   unsupported_grant_type: 400,
   invalid_target: 400,
   conflict: 409,
-  not_ready: 503,
+  unavailable: 503,
   internal: 500,
 };
 
@@ -47,7 +48,7 @@ const TITLE_BY_CODE: Readonly<Record<ErrorCode, string>> = {
   unsupported_grant_type: 'Unsupported grant type',
   invalid_target: 'Invalid target',
   conflict: 'Conflict',
-  not_ready: 'Service not ready',
+  unavailable: 'Service unavailable',
   internal: 'Internal error',
 };
 
@@ -56,7 +57,7 @@ const OAUTH_ERROR: Partial<Record<ErrorCode, string>> = {
   invalid_client: 'invalid_client',
   unsupported_grant_type: 'unsupported_grant_type',
   invalid_target: 'invalid_target',
-  not_ready: 'temporarily_unavailable',
+  unavailable: 'temporarily_unavailable',
   internal: 'server_error',
 };
 
@@ -68,15 +69,17 @@ export function writeError(
   logger: Logger,
 ): void {
   const known = toKnownError(error);
-  if (known.code === 'internal' || known.code === 'not_ready') {
+  if (known.code === 'internal') {
     logger.error({ err: error, requestId: ctx.state.requestId }, 'unhandled error');
+  } else if (known.code === 'unavailable') {
+    logger.warn({ err: error, requestId: ctx.state.requestId }, 'dependency unavailable');
   }
   const status = STATUS_BY_CODE[known.code];
   ctx.status = status;
   ctx.set('Cache-Control', 'no-store');
   if (known instanceof MethodNotAllowedError) ctx.set('Allow', known.allowed.join(', '));
   if (known instanceof UnsupportedMediaTypeError) ctx.set('Accept', known.accepted.join(', '));
-  if (known.code === 'not_ready') ctx.set('Retry-After', '1');
+  if (known instanceof UnavailableError) ctx.set('Retry-After', String(known.retryAfterSeconds));
 
   if (dialect === 'oauth') {
     if (
@@ -123,26 +126,10 @@ export function writeError(
   };
 }
 
-// Errors meaning "the database is not there right now" rather than "we have a bug".
-const UNAVAILABLE = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EPIPE',
-  '57P01',
-  '57P02',
-  '57P03',
-  '53300',
-]);
-
 function toKnownError(error: unknown): TokenAuthorityError {
   if (error instanceof TokenAuthorityError) return error;
-  const { code, message } = (error ?? {}) as { code?: string; message?: string };
-  if (
-    (code && UNAVAILABLE.has(code)) ||
-    /timeout exceeded when trying to connect|Connection terminated/.test(message ?? '')
-  ) {
-    return new NotReadyError('database unavailable; retry shortly');
+  if (isDatabaseUnavailable(error)) {
+    return new UnavailableError('database unavailable; retry shortly', { cause: error });
   }
   return new TokenAuthorityError(
     'internal',

@@ -12,6 +12,11 @@ import {
   type NewEvent,
   type RecordedEvent,
 } from '../../src/event-store/types.js';
+import { connect } from '../../src/db/database.js';
+import { isDatabaseUnavailable } from '../../src/db/unavailable.js';
+import { UnavailableError } from '../../src/errors/errors.js';
+import { withPort } from '../support/database-url.js';
+import { freePortBelow32768 } from '../support/postgres-source.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
 
 let database: TestDatabase;
@@ -360,28 +365,95 @@ describe('createBatchedAppender (group commit)', () => {
   });
 
   it('answers a retried event as a duplicate without failing the others in its batch', async () => {
-    const appender = createBatchedAppender(database.db);
-    const original = {
-      spaceId: SPACE,
-      streamId: `retry-${randomUUID()}`,
-      expectedVersion: 'no_stream' as const,
-      events: [event()],
-    };
-    const first = await appender.append(original);
-    const fresh = Array.from({ length: 5 }, () => ({
+    const appender = createBatchedAppender(database.db, { maxInFlight: 1 });
+    const newStream = () => ({
       spaceId: SPACE,
       streamId: `fresh-${randomUUID()}`,
       expectedVersion: 'no_stream' as const,
       events: [event()],
-    }));
-    const [retry, ...others] = await Promise.all([
-      appender.append(original),
-      ...fresh.map((input) => appender.append(input)),
-    ]);
+    });
+    const original = newStream();
+    const first = await appender.append(original);
+    // A lone append goes out at once; the seven after it queue behind it and form one batch,
+    // which the retried event id makes fail as a whole statement.
+    const blocker = appender.append(newStream());
+    const fresh = Array.from({ length: 6 }, newStream);
+    const pending = [appender.append(original), ...fresh.map((input) => appender.append(input))];
+    expect(appender.queued()).toBe(7);
+    const [retry, ...others] = await Promise.all(pending);
+    expect((await blocker).ok).toBe(true);
     expect(retry).toMatchObject({ ok: true, duplicate: true });
     expect(retry!.ok && retry!.events[0]!.globalPosition).toBe(
       first.ok && first.events[0]!.globalPosition,
     );
     expect(others.every((result) => result.ok && !result.duplicate)).toBe(true);
+    const stored = await database.db
+      .selectFrom('events')
+      .select('stream_id')
+      .where(
+        'stream_id',
+        'in',
+        [original, ...fresh].map((input) => input.streamId),
+      )
+      .execute();
+    expect(stored).toHaveLength(7);
+  });
+
+  it('fails a whole batch with the database error when the database cannot take it, without retrying append by append', async () => {
+    const down = connect({
+      url: withPort(database.url, await freePortBelow32768()),
+      poolSize: 2,
+      applicationName: 'test-down',
+      idleInTransactionTimeoutMs: 1000,
+    });
+    try {
+      const appender = createBatchedAppender(down.db);
+      const inputs = Array.from({ length: 5 }, () => ({
+        spaceId: SPACE,
+        streamId: `down-${randomUUID()}`,
+        expectedVersion: 'no_stream' as const,
+        events: [event()],
+      }));
+      const outcomes = await Promise.allSettled(inputs.map((input) => appender.append(input)));
+      const reasons = outcomes.map((outcome) => outcome.status === 'rejected' && outcome.reason);
+      expect(reasons.every((reason) => isDatabaseUnavailable(reason))).toBe(true);
+      // The four that queued behind the first share one failed statement's error: no fan-out.
+      expect(new Set(reasons.slice(1)).size).toBe(1);
+    } finally {
+      await down.close();
+    }
+  });
+
+  it('refuses new appends at once when its queue is full, and expires appends that waited too long', async () => {
+    const appender = createBatchedAppender(database.db, { maxQueued: 3, maxWaitMs: 300 });
+    const locker = await database.pool.connect();
+    try {
+      // Hold the events table so the batch in flight stalls, as a stuck database would.
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE events IN EXCLUSIVE MODE');
+      const newStream = () => ({
+        spaceId: SPACE,
+        streamId: `stalled-${randomUUID()}`,
+        expectedVersion: 'no_stream' as const,
+        events: [event()],
+      });
+      const inFlight = appender.append(newStream());
+      const queued = [1, 2, 3].map(() => appender.append(newStream()));
+      const startedAt = Date.now();
+      await expect(appender.append(newStream())).rejects.toBeInstanceOf(UnavailableError);
+      expect(Date.now() - startedAt).toBeLessThan(50);
+      for (const waiting of queued) await expect(waiting).rejects.toBeInstanceOf(UnavailableError);
+      expect(Date.now() - startedAt).toBeLessThan(2000);
+      await locker.query('ROLLBACK');
+      // The one already sent was written once the table was free; the expired ones never were.
+      expect((await inFlight).ok).toBe(true);
+      const { rows } = await database.pool.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM events WHERE stream_id LIKE 'stalled-%'`,
+      );
+      expect(rows[0]!.n).toBe(1);
+    } finally {
+      await locker.query('ROLLBACK').catch(() => undefined);
+      locker.release();
+    }
   });
 });

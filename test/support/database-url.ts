@@ -7,3 +7,10 @@ export function withDatabase(url: string, database: string): string {
   parsed.pathname = `/${database}`;
   return parsed.toString();
 }
+
+/** `url` pointing at another port (nothing listening there makes a database that is down). */
+export function withPort(url: string, port: number): string {
+  const parsed = new URL(url);
+  parsed.port = String(port);
+  return parsed.toString();
+}

@@ -1,0 +1,33 @@
+// SQLSTATEs and socket errors meaning "the database cannot serve this now" rather than "we have
+// a bug": connection failures, shutdown, too many connections, statement/lock timeouts, a
+// read-only standby after failover.
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006',
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+  '57014',
+  '55P03',
+  '25006',
+]);
+
+const UNAVAILABLE_MESSAGES =
+  /timeout exceeded when trying to connect|Connection terminated|Client has encountered a connection error|Connection ended|connection timeout|Query read timeout/i;
+
+/** True when `error` says the database is unreachable, overloaded or too slow right now. */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  if (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) return true;
+  return typeof message === 'string' && UNAVAILABLE_MESSAGES.test(message);
+}

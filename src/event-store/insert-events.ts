@@ -1,0 +1,73 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import type { NewEvent, RecordedEvent } from './types.js';
+
+/** One event with the place in its stream it must take. */
+export interface EventToInsert {
+  readonly spaceId: string;
+  readonly streamId: string;
+  readonly streamPosition: number;
+  readonly event: NewEvent;
+}
+
+/**
+ * The one INSERT into the event log, for single appends and group commits alike. Eight array
+ * parameters whatever the number of rows: one short statement to parse and plan, and only what
+ * the database assigned comes back. Unique keys make a racing or repeated append fail here; the
+ * callers decide what that means. Returns the recorded events in the order given.
+ */
+export async function insertEvents(
+  db: Kysely<Database>,
+  rows: readonly EventToInsert[],
+): Promise<RecordedEvent[]> {
+  const { rows: written } = await sql<{
+    event_id: string;
+    global_position: number;
+    transaction_id: string;
+    recorded_at: Date;
+  }>`
+    INSERT INTO events (space_id, stream_id, stream_position, event_id, event_type,
+                        schema_version, data, metadata)
+    SELECT * FROM unnest(
+      ${rows.map((r) => r.spaceId)}::text[], ${rows.map((r) => r.streamId)}::text[],
+      ${rows.map((r) => r.streamPosition)}::bigint[], ${rows.map((r) => r.event.eventId)}::uuid[],
+      ${rows.map((r) => r.event.type)}::text[], ${rows.map((r) => r.event.schemaVersion ?? 1)}::int[],
+      ${rows.map((r) => JSON.stringify(r.event.data))}::jsonb[],
+      ${rows.map((r) => JSON.stringify(r.event.metadata))}::jsonb[])
+    RETURNING event_id, global_position, transaction_id::text AS transaction_id, recorded_at`.execute(
+    db,
+  );
+  const assigned = new Map(written.map((row) => [row.event_id, row]));
+  return rows.map(({ spaceId, streamId, streamPosition, event }) => {
+    const row = assigned.get(event.eventId);
+    if (!row) throw new Error(`insertEvents: no row came back for event ${event.eventId}`);
+    return {
+      globalPosition: row.global_position,
+      transactionId: row.transaction_id,
+      spaceId,
+      streamId,
+      streamPosition,
+      eventId: event.eventId,
+      type: event.type,
+      schemaVersion: event.schemaVersion ?? 1,
+      data: event.data,
+      metadata: event.metadata,
+      recordedAt: row.recorded_at,
+    };
+  });
+}
+
+/** Rows for `events` appended to one stream right after position `after`. */
+export function streamRows(
+  spaceId: string,
+  streamId: string,
+  events: readonly NewEvent[],
+  after: number,
+): EventToInsert[] {
+  return events.map((event, index) => ({
+    spaceId,
+    streamId,
+    streamPosition: after + index + 1,
+    event,
+  }));
+}

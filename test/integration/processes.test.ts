@@ -1,26 +1,24 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { connect } from '../../src/db/database.js';
 import { migrate } from '../../src/db/migrate.js';
+import { allPids, commandLine, descendants, isRunning } from '../../src/observability/proc.js';
 import { withDatabase } from '../support/database-url.js';
 import { freePortBelow32768 } from '../support/postgres-source.js';
 
 const cli = (script: string) => path.resolve('src/cli', script);
 
-/** Processes (pid and command line) that mention `needle` (Linux /proc). */
+/** Processes (pid and command line) that mention `needle`. */
 async function mentioning(needle: string): Promise<Array<{ pid: number; cmdline: string }>> {
   const found: Array<{ pid: number; cmdline: string }> = [];
-  for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
-    const cmdline = (await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '')).replace(
-      /\0/g,
-      ' ',
-    );
-    if (cmdline.includes(needle)) found.push({ pid: Number(entry), cmdline });
+  for (const pid of await allPids()) {
+    if (pid === process.pid) continue;
+    const cmdline = await commandLine(pid);
+    if (cmdline.includes(needle)) found.push({ pid, cmdline });
   }
   return found;
 }
@@ -29,39 +27,12 @@ const processesMentioning = async (needle: string) =>
   (await mentioning(needle)).map((p) => p.cmdline);
 const pidsMentioning = async (needle: string) => (await mentioning(needle)).map((p) => p.pid);
 
-/** Every process descended from `root` (Linux /proc). */
-async function descendants(root: number): Promise<number[]> {
-  const parentOf = new Map<number, number>();
-  for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
-    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-    if (stat) parentOf.set(Number(entry), ppid);
-  }
-  const found: number[] = [];
-  const walk = (pid: number) => {
-    for (const [child, parent] of parentOf) {
-      if (parent !== pid) continue;
-      found.push(child);
-      walk(child);
-    }
-  };
-  walk(root);
-  return found;
-}
-
-/** Running, not merely a zombie waiting to be reaped. */
-async function running(pid: number): Promise<boolean> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
-  return stat !== '' && stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-}
-
 /** The processes of `pids` still running after up to `ms` (exits are not instantaneous). */
 async function survivors(pids: readonly number[], ms = 5000): Promise<number[]> {
   const until = Date.now() + ms;
   for (;;) {
     const left: number[] = [];
-    for (const pid of pids) if (await running(pid)) left.push(pid);
+    for (const pid of pids) if (await isRunning(pid)) left.push(pid);
     if (left.length === 0 || Date.now() > until) return left;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -140,11 +111,8 @@ describe('npm start killed outright (SIGKILL)', () => {
       expect(postgres).toBe(1);
       first.kill('SIGKILL');
       // Everything but Postgres (its own process group, no owner left to stop it) goes away.
-      await new Promise((resolve) => setTimeout(resolve, 1000));
       const left = await survivors(family);
-      const leftCommands = await Promise.all(
-        left.map((pid) => readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')),
-      );
+      const leftCommands = await Promise.all(left.map((pid) => commandLine(pid)));
       expect(leftCommands.filter((cmd) => cmd.includes('projector.ts'))).toEqual([]);
 
       second.child = start();

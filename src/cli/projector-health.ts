@@ -1,34 +1,33 @@
 /**
  * `npm run projector-health`: exit 0 when some projector leads and every view is less than
  * PROJECTOR_HEALTH_MAX_LAG_SECONDS (default 60) behind the log; 1 otherwise. For container
- * health checks of the projector service.
+ * health checks of the projector service. Uses DATABASE_URL, or the embedded Postgres of a
+ * running `npm start` (it never starts one).
  */
-import { connect } from '../db/database.js';
 import { projectorLag } from '../projections/monitoring-queries.js';
 import { PROJECTOR_LOCK_KEY } from '../projections/projector.js';
-import { configOrExit } from './runtime.js';
+import { configOrExit, createLogger, exitWithUsageIfAsked, openDatabase } from './runtime.js';
 
+exitWithUsageIfAsked(`Usage: npm run projector-health
+Exit 0 when a projector leads and no view is over PROJECTOR_HEALTH_MAX_LAG_SECONDS behind.`);
 const config = configOrExit();
-if (!config.DATABASE_URL) {
-  console.error('projector-health needs DATABASE_URL');
-  process.exit(2);
-}
-const maxLag = Number(process.env.PROJECTOR_HEALTH_MAX_LAG_SECONDS ?? 60);
-const database = connect({
-  url: config.DATABASE_URL,
-  poolSize: 1,
-  applicationName: 'token-authority-health',
-  idleInTransactionTimeoutMs: 5000,
+const logger = createLogger({ LOG_LEVEL: 'warn' }, 'projector-health');
+const database = await openDatabase(config, logger, 'token-authority-health', 1, {
+  attachOnly: true,
+  migrate: false,
+}).catch((error: unknown) => {
+  console.log(JSON.stringify({ healthy: false, reason: (error as Error).message }));
+  process.exit(1);
 });
 try {
-  const leader = await database.pool.query(
+  const leader = await database.handle.pool.query(
     `SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted
        AND ((classid::bigint << 32) | objid::bigint) = $1`,
     [PROJECTOR_LOCK_KEY],
   );
-  const lag = await projectorLag(database.db);
+  const lag = await projectorLag(database.handle.db);
   const worst = Math.max(0, ...lag.map((row) => Number(row.seconds_behind)));
-  const healthy = leader.rowCount === 1 && worst < maxLag;
+  const healthy = leader.rowCount === 1 && worst < config.PROJECTOR_HEALTH_MAX_LAG_SECONDS;
   console.log(JSON.stringify({ healthy, leader: leader.rowCount === 1, lag }));
   process.exitCode = healthy ? 0 : 1;
 } finally {

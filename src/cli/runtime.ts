@@ -27,14 +27,19 @@ export interface OpenDatabase {
 }
 
 /**
- * DATABASE_URL when set, else the embedded Postgres in DATA_DIR/postgres; migrated either way.
- * `migrateFirst: false` is for processes that must not race the API's migration on start.
+ * DATABASE_URL when set, else the embedded Postgres in DATA_DIR/postgres (restarted if it dies);
+ * migrated either way. Concurrent migrations are safe (migrate takes an advisory lock).
  */
 export async function openDatabase(
   config: Config,
   logger: Logger,
   applicationName: string,
   poolSize = config.DATABASE_POOL_SIZE,
+  options: {
+    /** Only use an embedded Postgres that is already running (health checks). */
+    readonly attachOnly?: boolean;
+    readonly migrate?: boolean;
+  } = {},
 ): Promise<OpenDatabase> {
   const embedded = config.DATABASE_URL
     ? undefined
@@ -42,6 +47,8 @@ export async function openDatabase(
         baseDir: path.resolve(config.DATA_DIR, 'postgres'),
         port: config.EMBEDDED_PG_PORT,
         persistent: true,
+        supervise: true,
+        attachOnly: options.attachOnly,
         logger: logger.child({ component: 'embedded-postgres' }),
       });
   const url = config.DATABASE_URL ?? embedded!.url;
@@ -52,8 +59,10 @@ export async function openDatabase(
     idleInTransactionTimeoutMs: config.IDLE_IN_TRANSACTION_TIMEOUT_MS,
   });
   try {
-    const applied = await migrate(handle.pool);
-    if (applied.length > 0) logger.info({ applied }, 'migrations applied');
+    if (options.migrate !== false) {
+      const applied = await migrate(handle.pool);
+      if (applied.length > 0) logger.info({ applied }, 'migrations applied');
+    }
   } catch (error) {
     await handle.close();
     await embedded?.stop();
@@ -125,3 +134,11 @@ export function followParent(stop: (reason: string) => void): void {
 }
 
 export { createLogger };
+
+/** Prints `usage` and exits 0 when the command line asks for --help or -h. */
+export function exitWithUsageIfAsked(usage: string): void {
+  if (process.argv.slice(2).some((arg) => arg === '--help' || arg === '-h')) {
+    console.log(usage);
+    process.exit(0);
+  }
+}

@@ -58,6 +58,7 @@ export const configSchema = z.object({
   RUN_PROJECTOR: booleanFlag.default(true),
   SIGNING_KEY_REFRESH_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
   CREDENTIAL_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
+  PROJECTOR_HEALTH_MAX_LAG_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
 });
 
 /** The validated, typed configuration. Immutable once loaded. */

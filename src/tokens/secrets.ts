@@ -19,7 +19,7 @@ export interface SecretHasher {
 
 /**
  * HMAC-SHA-256 under a server key. A slow password hash buys nothing for a 256-bit random secret
- * and would cap the token endpoint at a few hundred grants per second (design.md §2); the key
+ * and would cap the token endpoint at a few hundred grants per second; the key
  * means a stolen database alone does not let anyone test guesses.
  */
 export function createSecretHasher(key: Buffer): SecretHasher {

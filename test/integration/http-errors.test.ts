@@ -247,15 +247,22 @@ describe('malformed requests get a clear 4xx and record nothing', () => {
   });
 
   it('records a failed authentication of a known client without the secret tried', async () => {
+    // A credential of its own: no earlier test has written a failure for it.
+    const victim = await createCredentialVia(service, 'space-a');
     const tried = 'cs_this-is-what-the-attacker-tried';
-    await service.post('/v1/credential/token', { ...tokenBody(), client_secret: tried });
+    await service.post('/v1/credential/token', {
+      ...victim,
+      audience: AUDIENCE,
+      grant_type: 'client_credentials',
+      client_secret: tried,
+    });
     const rows = await service.database.pool.query(
       `SELECT data, metadata FROM events WHERE event_type = 'client-authentication-failed' AND data->>'client_id' = $1`,
-      [credential.client_id],
+      [victim.client_id],
     );
-    expect(rows.rows.length).toBeGreaterThanOrEqual(1);
+    expect(rows.rows).toHaveLength(1);
     expect(JSON.stringify(rows.rows)).not.toContain(tried);
-    expect(rows.rows[0].data).toMatchObject({ reason: 'secret_mismatch' });
+    expect(rows.rows[0].data).toEqual({ client_id: victim.client_id, reason: 'secret_mismatch' });
   });
 });
 

@@ -1,5 +1,6 @@
-import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
+import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { waitUntil } from '../support/wait.js';
 import { rotateSigningKey } from '../../src/tokens/signing-keys.js';
 import {
   AUDIENCE,
@@ -20,7 +21,6 @@ const jwksKids = async () =>
       keys: Array<{ kid: string }>;
     }
   ).keys.map((k) => k.kid);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('signing key rotation', () => {
   it('publishes a new key before it signs, switches at activation, and keeps the old key until its tokens expire', async () => {
@@ -32,14 +32,21 @@ describe('signing key rotation', () => {
       activateInSeconds: 2,
       retireAfterSeconds: 3600,
     });
-    await sleep(400); // one refresh
+    // Published at the next key refresh...
+    await waitUntil(jwksKids, (kids) => kids.includes(rotated.kid));
     expect(await jwksKids()).toEqual(expect.arrayContaining([oldKid, rotated.kid]));
     // Published, but not signing yet: verifiers have time to learn it.
     expect(decodeProtectedHeader(await privateTokenVia(service, credential)).kid).toBe(oldKid);
 
-    await sleep(2000);
-    const after = await privateTokenVia(service, credential);
-    expect(decodeProtectedHeader(after).kid).toBe(rotated.kid);
+    const after = await waitUntil(
+      () => privateTokenVia(service, credential),
+      (token) => decodeProtectedHeader(token).kid === rotated.kid,
+      { intervalMs: 100 },
+    );
+    // ...and signing nothing issued before its activation time.
+    expect(decodeJwt(after).iat! * 1000).toBeGreaterThanOrEqual(
+      Math.floor(rotated.activatesAt.getTime() / 1000) * 1000,
+    );
 
     // Both generations verify against the JWKS; the old key is due to leave an hour after activation.
     const jwks = createRemoteJWKSet(new URL(`${service.baseUrl}/.well-known/jwks.json`));
@@ -61,7 +68,7 @@ describe('signing key rotation', () => {
       `UPDATE signing_keys SET retired_at = now() - interval '1 second' WHERE kid = $1`,
       [oldKid],
     );
-    await sleep(400);
+    await waitUntil(jwksKids, (kids) => kids.length === 1);
     expect(await jwksKids()).toEqual([rotated.kid]);
     const issued = await service.post(
       '/v1/issue',

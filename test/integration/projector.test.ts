@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { pino } from 'pino';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { waitUntil } from '../support/wait.js';
 import { appendToStream } from '../../src/event-store/append-to-stream.js';
 import { sealChain } from '../../src/event-store/seal-chain.js';
 import { PROJECTIONS } from '../../src/projections/all.js';
@@ -116,13 +117,15 @@ describe('projector', () => {
     });
     // Kill it once it has projected part of the log, while it is still working.
     const total = await eventCount();
-    for (let i = 0; i < 400; i++) {
-      const { rows } = await service.database.pool.query<{ n: number }>(
-        'SELECT count(*)::int AS n FROM audit_log',
-      );
-      if (rows[0]!.n > 0) break;
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+    await waitUntil(
+      async () =>
+        (
+          await service.database.pool.query<{ n: number }>(
+            'SELECT count(*)::int AS n FROM audit_log',
+          )
+        ).rows[0]!.n,
+      (n) => n > 0,
+    );
     child.kill('SIGKILL');
     await new Promise((resolve) => child.once('exit', resolve));
     const { rows } = await service.database.pool.query<{ n: number }>(
@@ -158,10 +161,14 @@ describe('projector', () => {
       Array.from({ length: 6 }, () => catchUp(service.database.db, ratesProjection, 13)),
     );
     const leaders = () => [first.isLeader(), second.isLeader()].filter(Boolean).length;
-    for (let i = 0; i < 100 && leaders() === 0; i++)
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(leaders()).toBe(1);
+    await waitUntil(leaders, (n) => n > 0);
+    // Watch a few standby retries (every 50 ms): never a second leader.
+    const seen = new Set<number>();
+    for (let i = 0; i < 12; i++) {
+      seen.add(leaders());
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    expect([...seen]).toEqual([1]);
     await Promise.all([first.stop(), second.stop()]);
     await expectViewsMatchEvents();
   });
@@ -183,9 +190,7 @@ describe('projector', () => {
       stdio: 'ignore',
     });
     try {
-      for (let i = 0; i < 400 && (await advisoryHolders()).length === 0; i++)
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      expect(await advisoryHolders()).toHaveLength(1);
+      await waitUntil(advisoryHolders, (holders) => holders.length === 1);
       const standby = startProjector({
         db: service.database.db,
         url: service.database.url,
@@ -196,6 +201,7 @@ describe('projector', () => {
         seal: false,
         standbyRetryMs: 100,
       });
+      // Several standby retries (every 100 ms) while the leader lives: it stays a standby.
       await new Promise((resolve) => setTimeout(resolve, 500));
       expect(standby.isLeader()).toBe(false);
       leader.kill('SIGKILL');

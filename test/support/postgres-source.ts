@@ -14,7 +14,7 @@ export interface TestPostgres {
 
 /**
  * testcontainers when a container runtime answers, else DATABASE_URL, else the embedded Postgres
- * (design.md §5). Detection costs well under a second when there is no runtime.
+ * (README, "Tests"). Detection costs well under a second when there is no runtime.
  */
 export async function startTestPostgres(): Promise<TestPostgres> {
   const { getContainerRuntimeClient } = await import('testcontainers');

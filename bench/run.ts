@@ -15,7 +15,7 @@ import pg from 'pg';
 import { pino } from 'pino';
 import { startEmbeddedPostgres } from '../src/db/embedded-postgres.js';
 import { mintDevLoginToken } from '../src/tokens/login-tokens.js';
-import { freePortBelow32768 } from '../test/support/postgres-source.js';
+import { freePort as freePortBelow32768 } from '../src/reliability/harness.js';
 import { cpuByGroup, cpuMsPer, type CpuGroups } from './cpu.js';
 import { load, warmUp, type LoadPlan, type Measured } from './load.js';
 import { scrape } from './prometheus.js';

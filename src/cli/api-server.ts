@@ -47,6 +47,10 @@ export async function startApiServer(
   const commands: CommandContext = {
     events: createEventStore(database.db, {
       listeners: [() => notifier.appended(), (events) => metrics.appended(events)],
+      batching: {
+        maxQueued: config.APPEND_QUEUE_LIMIT,
+        maxWaitMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+      },
     }),
     credentials: createCredentialLookup(database.db, { ttlMs: config.CREDENTIAL_CACHE_TTL_MS }),
     keys,
@@ -67,11 +71,12 @@ export async function startApiServer(
     logger,
     trustProxy: config.TRUST_PROXY,
     observe: metrics.observeRequest,
+    deadlineMs: config.REQUEST_DEADLINE_MS,
     routers: [
       metricsRoutes(metrics),
       auditRoutes(database.db, login),
       monitoringRoutes(database.db, login, commands.clock),
-      healthRoutes(databaseReadiness(database.pool)),
+      healthRoutes(databaseReadiness(database.pool), logger),
       jwksRoutes(commands.keys),
       credentialRoutes(commands, login, config.BODY_LIMIT_BYTES),
       tokenRoutes(commands, config.BODY_LIMIT_BYTES),

@@ -3,6 +3,8 @@ import { configOrExit, createLogger, openDatabase } from './runtime.js';
 
 const config = configOrExit();
 const logger = createLogger(config);
-const database = await openDatabase(config, logger, 'token-authority-migrate', 1);
+const database = await openDatabase(config, logger, 'token-authority-migrate', 1, {
+  timeouts: 'background',
+});
 logger.info('database is migrated');
 await database.close();

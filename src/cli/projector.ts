@@ -27,7 +27,9 @@ if (values.rebuild !== undefined) {
     );
     process.exit(2);
   }
-  const database = await openDatabase(config, logger, 'token-authority-projector', 2);
+  const database = await openDatabase(config, logger, 'token-authority-projector', 2, {
+    timeouts: 'background',
+  });
   const replayed = await rebuildProjection(
     database.handle.db,
     projection,
@@ -36,7 +38,9 @@ if (values.rebuild !== undefined) {
   logger.info({ view: projection.name, replayed }, 'view rebuilt from the first event');
   await database.close();
 } else {
-  const database = await openDatabase(config, logger, 'token-authority-projector', 4);
+  const database = await openDatabase(config, logger, 'token-authority-projector', 4, {
+    timeouts: 'background',
+  });
   const projector = startProjector({
     db: database.handle.db,
     url: database.url,

@@ -1,9 +1,10 @@
 import path from 'node:path';
 import { ConfigError, loadConfig, type Config } from '../config/config.js';
 import { createLogger, type Logger } from '../config/logger.js';
-import { connect, type DatabaseHandle } from '../db/database.js';
+import { connect, type ConnectOptions, type DatabaseHandle } from '../db/database.js';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../db/embedded-postgres.js';
 import { migrate } from '../db/migrate.js';
+import { isDatabaseUnavailable } from '../db/unavailable.js';
 
 /** Loads the configuration or ends the process with a message naming each bad variable. */
 export function configOrExit(): Config {
@@ -39,6 +40,11 @@ export async function openDatabase(
     /** Only use an embedded Postgres that is already running (health checks). */
     readonly attachOnly?: boolean;
     readonly migrate?: boolean;
+    /**
+     * `request` (default): the short DATABASE_*_TIMEOUT_MS bounds a request can afford.
+     * `background`: the projector and tools, whose batches may legitimately take longer.
+     */
+    readonly timeouts?: 'request' | 'background';
   } = {},
 ): Promise<OpenDatabase> {
   const embedded = config.DATABASE_URL
@@ -52,15 +58,17 @@ export async function openDatabase(
         logger: logger.child({ component: 'embedded-postgres' }),
       });
   const url = config.DATABASE_URL ?? embedded!.url;
-  const handle = connect({
-    url,
-    poolSize,
-    applicationName,
-    idleInTransactionTimeoutMs: config.IDLE_IN_TRANSACTION_TIMEOUT_MS,
-  });
+  const handle = connect(
+    connectOptions(config, logger, {
+      url,
+      poolSize,
+      applicationName,
+      timeouts: options.timeouts ?? 'request',
+    }),
+  );
   try {
     if (options.migrate !== false) {
-      const applied = await migrate(handle.pool);
+      const applied = await untilDatabaseAnswers(logger, () => migrate(handle.pool));
       if (applied.length > 0) logger.info({ applied }, 'migrations applied');
     }
   } catch (error) {
@@ -77,6 +85,58 @@ export async function openDatabase(
       await embedded?.stop();
     },
   };
+}
+
+/**
+ * How a process of ours connects: the configured timeouts (`request` bounds for the API,
+ * none for background work such as the projector) and connection errors logged, at most once a
+ * second, never thrown.
+ */
+export function connectOptions(
+  config: Config,
+  logger: Logger,
+  target: {
+    readonly url: string;
+    readonly poolSize: number;
+    readonly applicationName: string;
+    readonly timeouts: 'request' | 'background';
+  },
+): ConnectOptions {
+  const background = target.timeouts === 'background';
+  let lastWarning = 0;
+  return {
+    url: target.url,
+    poolSize: target.poolSize,
+    applicationName: target.applicationName,
+    idleInTransactionTimeoutMs: config.IDLE_IN_TRANSACTION_TIMEOUT_MS,
+    statementTimeoutMs: background ? 0 : config.DATABASE_STATEMENT_TIMEOUT_MS,
+    lockTimeoutMs: background ? 0 : config.DATABASE_LOCK_TIMEOUT_MS,
+    connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS,
+    onConnectionError: (error) => {
+      // One line per second at most: an outage drops every connection at once.
+      if (Date.now() - lastWarning < 1000) return;
+      lastWarning = Date.now();
+      logger.warn({ err: error }, 'database connection lost; requests get 503 until it is back');
+    },
+  };
+}
+
+/**
+ * Runs `work` until it succeeds, retrying with backoff (up to 5 s apart) while the database is
+ * unavailable: a process started during an outage waits for the database instead of dying.
+ * Any other error (a wrong password, a bad migration) is thrown at once.
+ */
+export async function untilDatabaseAnswers<T>(logger: Logger, work: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      if (!isDatabaseUnavailable(error)) throw error;
+      const delayMs = Math.min(250 * 2 ** attempt, 5000);
+      logger.warn({ err: error, retryInMs: delayMs }, 'database unavailable; waiting for it');
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+    }
+  }
 }
 
 /**

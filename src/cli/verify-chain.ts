@@ -7,7 +7,9 @@ import { configOrExit, createLogger, openDatabase } from './runtime.js';
 
 const config = configOrExit();
 const logger = createLogger({ LOG_LEVEL: 'warn' }, 'verify-chain');
-const database = await openDatabase(config, logger, 'token-authority-verify-chain', 2);
+const database = await openDatabase(config, logger, 'token-authority-verify-chain', 2, {
+  timeouts: 'background',
+});
 const verdict = await verifyChain(database.handle.db);
 console.log(JSON.stringify(verdict));
 await database.close();

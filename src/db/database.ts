@@ -12,6 +12,14 @@ export interface ConnectOptions {
   /** Aborts sessions idle inside a transaction, which would otherwise stall the projector. */
   readonly idleInTransactionTimeoutMs: number;
   readonly applicationName: string;
+  /** Server-side bound on one statement (0: none). A stalled query fails instead of hanging. */
+  readonly statementTimeoutMs?: number;
+  /** Server-side bound on waiting for a lock (0: none). */
+  readonly lockTimeoutMs?: number;
+  /** How long to wait for a connection (pool slot or new socket) before failing. */
+  readonly connectTimeoutMs?: number;
+  /** Told of connection errors (a dropped socket); they never crash the process. */
+  readonly onConnectionError?: (error: Error) => void;
 }
 
 /** A pool plus the typed query builder over it; close with {@link DatabaseHandle.close}. */
@@ -23,15 +31,27 @@ export interface DatabaseHandle {
 
 /** Opens a pool to `url`. Nothing is queried until first use. */
 export function connect(options: ConnectOptions): DatabaseHandle {
+  const settings = [
+    `-c idle_in_transaction_session_timeout=${options.idleInTransactionTimeoutMs}`,
+    `-c statement_timeout=${options.statementTimeoutMs ?? 0}`,
+    `-c lock_timeout=${options.lockTimeoutMs ?? 0}`,
+  ];
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.poolSize,
     application_name: options.applicationName,
-    options: `-c idle_in_transaction_session_timeout=${options.idleInTransactionTimeoutMs}`,
-    connectionTimeoutMillis: 10_000,
+    options: settings.join(' '),
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
+    // Client-side backstop for a server that stops answering without closing the socket.
+    query_timeout: options.statementTimeoutMs ? options.statementTimeoutMs + 2_000 : undefined,
+    keepAlive: true,
   });
-  // A dropped idle connection must not crash the process; the pool replaces it.
-  pool.on('error', () => undefined);
+  const onError = (error: Error) => options.onConnectionError?.(error);
+  // pg-pool listens for errors only on idle clients; a client checked out (by Kysely, for a
+  // query or a transaction) when the server goes away would emit an unhandled 'error' and end
+  // the process. Every client gets its own handler for life; the failed query still rejects.
+  pool.on('connect', (client) => client.on('error', onError));
+  pool.on('error', onError);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   let closed: Promise<void> | undefined;
   return {

@@ -20,6 +20,8 @@ export async function migrate(pool: pg.Pool, dir = MIGRATIONS_DIR): Promise<stri
   const applied: string[] = [];
   try {
     await client.query('BEGIN');
+    // Migrations (and waiting for another process's) may outlast the bounds set for requests.
+    await client.query(`SET LOCAL statement_timeout = 0; SET LOCAL lock_timeout = 0`);
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
     await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
       name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);

@@ -9,13 +9,15 @@ export interface AppOptions {
   readonly routers: readonly Router[];
   readonly trustProxy: boolean;
   readonly observe?: RequestObserver;
+  /** Longest a request may take before it gets 503 (REQUEST_DEADLINE_MS). */
+  readonly deadlineMs?: number;
 }
 
 /** The Koa application: request context and error handling around every router. */
 export function createApp(options: AppOptions): Koa {
   const app = new Koa({ proxy: options.trustProxy });
   app.silent = true; // errors are logged once, by requestContext
-  app.use(requestContext(options.logger, options.observe));
+  app.use(requestContext(options.logger, options.observe, options.deadlineMs));
   for (const router of options.routers) {
     app.use(router.routes());
     app.use(router.allowedMethods());

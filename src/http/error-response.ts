@@ -131,6 +131,12 @@ function toKnownError(error: unknown): TokenAuthorityError {
   if (isDatabaseUnavailable(error)) {
     return new UnavailableError('database unavailable; retry shortly', { cause: error });
   }
+  // Postgres "data exception" (class 22): a value the edge let through but the database cannot
+  // store. The edge should have said so (validate); this keeps it a 400 if it ever does not.
+  const sqlState = (error as { code?: unknown } | null)?.code;
+  if (typeof sqlState === 'string' && /^22[0-9A-Z]{3}$/.test(sqlState)) {
+    return new InvalidRequestError('a value in the request cannot be stored');
+  }
   return new TokenAuthorityError(
     'internal',
     'internal error; see the service log for the request id',

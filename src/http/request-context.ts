@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
 import type { Logger } from 'pino';
-import { MethodNotAllowedError, NotFoundError } from '../errors/errors.js';
+import { MethodNotAllowedError, NotFoundError, UnavailableError } from '../errors/errors.js';
 import { writeError, type ErrorDialect } from './error-response.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -25,7 +25,11 @@ export type RequestObserver = (info: {
  * Outermost middleware: request id, one access-log line per request (no headers, no bodies, so no
  * secrets), and the single place errors become responses.
  */
-export function requestContext(logger: Logger, observe?: RequestObserver): Middleware {
+export function requestContext(
+  logger: Logger,
+  observe?: RequestObserver,
+  deadlineMs = 5000,
+): Middleware {
   return async (ctx, next) => {
     const started = process.hrtime.bigint();
     const incoming = ctx.get('x-request-id');
@@ -33,8 +37,19 @@ export function requestContext(logger: Logger, observe?: RequestObserver): Middl
     ctx.state.errorDialect ??= 'problem';
     ctx.set('X-Request-Id', ctx.state.requestId as string);
     ctx.set('X-Content-Type-Options', 'nosniff');
+    let deadline: NodeJS.Timeout | undefined;
     try {
-      await next();
+      // The backstop behind every database timeout: no request waits longer than the deadline.
+      // A handler still running then finishes unseen; its 503 has already been sent.
+      await Promise.race([
+        next(),
+        new Promise<never>((_, reject) => {
+          deadline = setTimeout(
+            () => reject(new UnavailableError(`no answer within ${deadlineMs} ms; retry shortly`)),
+            deadlineMs,
+          );
+        }),
+      ]);
       // The router answers unknown paths and methods with empty bodies; give them ours.
       if (ctx.body === undefined || ctx.body === null) {
         if (ctx.status === 404 || ctx.status === 501) {
@@ -46,6 +61,8 @@ export function requestContext(logger: Logger, observe?: RequestObserver): Middl
       }
     } catch (error) {
       writeError(ctx, error, ctx.state.errorDialect as ErrorDialect, logger);
+    } finally {
+      clearTimeout(deadline);
     }
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     const route = (ctx as Context & { routerPath?: string }).routerPath ?? 'unmatched';

@@ -8,7 +8,9 @@ import { createApp } from '../../src/http/app.js';
 import { healthRoutes } from '../../src/http/routes/health.js';
 import { withDatabase } from '../support/database-url.js';
 
-async function healthOf(url: string): Promise<{ status: number; body: unknown }> {
+async function healthOf(
+  url: string,
+): Promise<{ status: number; body: unknown; retryAfter: string | null }> {
   const database = connect({
     url,
     poolSize: 1,
@@ -18,14 +20,18 @@ async function healthOf(url: string): Promise<{ status: number; body: unknown }>
   const app = createApp({
     logger: pino({ level: 'silent' }),
     trustProxy: false,
-    routers: [healthRoutes(databaseReadiness(database.pool, 1500))],
+    routers: [healthRoutes(databaseReadiness(database.pool, 1500), pino({ level: 'silent' }))],
   });
   const server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const { port } = server.address() as { port: number };
   try {
     const response = await fetch(`http://127.0.0.1:${port}/healthz`);
-    return { status: response.status, body: await response.json() };
+    return {
+      status: response.status,
+      body: await response.json(),
+      retryAfter: response.headers.get('retry-after'),
+    };
   } finally {
     server.close();
     await database.close();
@@ -45,19 +51,22 @@ describe('GET /healthz', () => {
     await admin.close();
   });
 
-  it('answers 503 while the database is unreachable', async () => {
+  it('answers 503 with a reason and Retry-After while the database is unreachable, without its error text', async () => {
     const result = await healthOf('postgres://nobody:nothing@127.0.0.1:1/none');
-    expect(result.status).toBe(503);
-    expect(result.body).toMatchObject({
-      status: 'unavailable',
-      detail: expect.stringContaining('database unreachable'),
+    expect(result).toEqual({
+      status: 503,
+      body: { status: 'unavailable', reason: 'database_unreachable' },
+      retryAfter: '1',
     });
   });
 
   it('answers 503 until the migrations are applied, then 200', async () => {
     await admin.pool.query(`CREATE DATABASE ${name}`);
     const url = withDatabase(inject('adminDatabaseUrl'), name);
-    expect(await healthOf(url)).toMatchObject({ status: 503 });
+    expect(await healthOf(url)).toMatchObject({
+      status: 503,
+      body: { reason: 'migrations_pending' },
+    });
     const database = connect({
       url,
       poolSize: 1,
@@ -66,6 +75,6 @@ describe('GET /healthz', () => {
     });
     await migrate(database.pool);
     await database.close();
-    expect(await healthOf(url)).toEqual({ status: 200, body: { status: 'ok' } });
+    expect(await healthOf(url)).toMatchObject({ status: 200, body: { status: 'ok' } });
   });
 });

@@ -28,7 +28,7 @@ import {
   recomputedAudit,
   recomputedRates,
   snapshotViews,
-} from '../support/recompute.js';
+} from '../../src/projections/recompute.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 import { mixedBurst } from '../support/workload.js';
 

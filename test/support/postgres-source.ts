@@ -1,9 +1,9 @@
-import { createServer } from 'node:net';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
 import { startEmbeddedPostgres } from '../../src/db/embedded-postgres.js';
+import { freePort } from '../../src/reliability/harness.js';
 
 /** The one Postgres a test run uses, and which of the three sources it came from. */
 export interface TestPostgres {
@@ -36,7 +36,7 @@ export async function startTestPostgres(): Promise<TestPostgres> {
   }
   const embedded = await startEmbeddedPostgres({
     baseDir: await mkdtemp(path.join(tmpdir(), 'token-authority-test-')),
-    port: await freePortBelow32768(),
+    port: await freePort(),
     persistent: false,
     logger: pino({ level: 'warn' }),
   });
@@ -44,15 +44,4 @@ export async function startTestPostgres(): Promise<TestPostgres> {
 }
 
 /** A port that is free right now; embedded Postgres wants one below 32768. */
-export async function freePortBelow32768(): Promise<number> {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const port = 20_000 + Math.floor(Math.random() * 12_000);
-    const free = await new Promise<boolean>((resolve) => {
-      const probe = createServer();
-      probe.once('error', () => resolve(false));
-      probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
-    });
-    if (free) return port;
-  }
-  throw new Error('no free port below 32768');
-}
+export { freePort as freePortBelow32768 } from '../../src/reliability/harness.js';

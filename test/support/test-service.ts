@@ -4,6 +4,8 @@ import path from 'node:path';
 import { afterAll } from 'vitest';
 import { pino, type Logger } from 'pino';
 import { startApiServer, type ApiServer } from '../../src/cli/api-server.js';
+import { connectOptions } from '../../src/cli/runtime.js';
+import { connect } from '../../src/db/database.js';
 import { loadConfig, type Config } from '../../src/config/config.js';
 import { mintDevLoginToken } from '../../src/tokens/login-tokens.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
@@ -37,9 +39,19 @@ export async function startTestService(
     TOKEN_ISSUER: 'http://token-authority.test',
     ...env,
   });
-  const api = await startApiServer(config, logger, database);
+  // The API's own pool, built as npm start builds it (timeouts included).
+  const apiDatabase = connect(
+    connectOptions(config, logger, {
+      url: database.url,
+      poolSize: 20,
+      applicationName: 'test-api',
+      timeouts: 'request',
+    }),
+  );
+  const api = await startApiServer(config, logger, apiDatabase);
   afterAll(async () => {
     await api.close();
+    await apiDatabase.close();
     await rm(dataDir, { recursive: true, force: true });
   });
   const baseUrl = `http://127.0.0.1:${api.port}`;

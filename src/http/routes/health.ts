@@ -1,14 +1,24 @@
 import Router from '@koa/router';
+import type { Logger } from 'pino';
 import type { Readiness } from '../../db/readiness.js';
 
-/** GET /healthz: 200 once the database answers and is migrated, 503 otherwise. */
-export function healthRoutes(readiness: Readiness): Router {
+/**
+ * GET /healthz: 200 once the database answers and is migrated, else 503 with a reason code and
+ * Retry-After. The database's own error text goes to the log, not to whoever asks.
+ */
+export function healthRoutes(readiness: Readiness, logger: Logger): Router {
   const router = new Router();
   router.get('/healthz', async (ctx) => {
     const state = await readiness.check();
     ctx.set('Cache-Control', 'no-store');
-    ctx.status = state.ready ? 200 : 503;
-    ctx.body = state.ready ? { status: 'ok' } : { status: 'unavailable', detail: state.detail };
+    if (state.ready) {
+      ctx.body = { status: 'ok' };
+      return;
+    }
+    if (state.error) logger.warn({ err: state.error }, 'health check: database unreachable');
+    ctx.status = 503;
+    ctx.set('Retry-After', '1');
+    ctx.body = { status: 'unavailable', reason: state.reason };
   });
   return router;
 }

@@ -15,6 +15,8 @@ const ratesQuery = z.object({
   window: window.default(60 * 60_000),
 });
 
+const clientPath = z.object({ client_id: z.string().min(1).max(200) });
+
 const topQuery = z.object({
   window: window.default(60 * 60_000),
   metric: z
@@ -38,11 +40,12 @@ export function monitoringRoutes(
 
   router.get('/clients/:client_id/rates', async (ctx) => {
     const query = validate(ratesQuery, ctx.query, 'query');
+    const { client_id: clientId } = validate(clientPath, ctx.params, 'path');
     const to = new Date(clock.now());
     const from = new Date(to.getTime() - query.window);
     const buckets = await clientRates(db, {
       spaceId: ctx.state.spaceId as string,
-      clientId: ctx.params.client_id!,
+      clientId,
       granularity: query.granularity,
       from,
       to,

@@ -22,6 +22,8 @@ const tokenRequestBody = z.object({
   resource: field.optional(),
 });
 
+const clientGrant = z.object({ client_id: field, client_secret: field, audience: field });
+
 /**
  * POST /v1/credential/token: the client_credentials grant (RFC 6749 §4.4). JSON as the spec says,
  * or form-encoded with client authentication in the body or by HTTP Basic.
@@ -43,26 +45,22 @@ export function tokenRoutes(commands: CommandContext, bodyLimitBytes: number): R
           'send client credentials either by HTTP Basic or in the body, not both',
         );
       }
-      const clientId = basic?.clientId ?? body.client_id;
-      const clientSecret = basic?.clientSecret ?? body.client_secret;
-      const audience = body.audience ?? body.resource;
-      const missing = [
-        ...(clientId ? [] : [{ field: 'client_id', message: 'is required' }]),
-        ...(clientSecret ? [] : [{ field: 'client_secret', message: 'is required' }]),
-        ...(audience ? [] : [{ field: 'audience', message: 'is required' }]),
-      ];
-      if (missing.length > 0) {
-        throw new InvalidRequestError(
-          `body is invalid: ${missing.map((m) => `${m.field} ${m.message}`).join('; ')}`,
-          missing,
-        );
-      }
-      ctx.state.clientId = clientId;
+      // Wherever the client's credentials came from (body or Basic), they are checked as one.
+      const grant = validate(
+        clientGrant,
+        {
+          client_id: basic?.clientId ?? body.client_id,
+          client_secret: basic?.clientSecret ?? body.client_secret,
+          audience: body.audience ?? body.resource,
+        },
+        'body',
+      );
+      ctx.state.clientId = grant.client_id;
       const issued = await issuePrivateToken(commands, {
-        clientId: clientId!,
-        clientSecret: clientSecret!,
-        audience: audience!,
-        metadata: { actor: `client:${clientId}`, ...requestMetadata(ctx) },
+        clientId: grant.client_id,
+        clientSecret: grant.client_secret,
+        audience: grant.audience,
+        metadata: { actor: `client:${grant.client_id}`, ...requestMetadata(ctx) },
       });
       ctx.set('Cache-Control', 'no-store');
       ctx.set('Pragma', 'no-cache');

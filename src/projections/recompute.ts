@@ -1,7 +1,7 @@
 import type pg from 'pg';
-import { EVENT_TYPES } from '../../src/domain/events.js';
-import { AUDIT_SHAPES } from '../../src/projections/audit.js';
-import { typesCounting } from '../../src/projections/rates.js';
+import { EVENT_TYPES } from '../domain/events.js';
+import { AUDIT_SHAPES } from './audit.js';
+import { typesCounting } from './rates.js';
 
 // Type lists come from the registry's consumers; the SQL below is written independently of theirs.
 const list = (types: readonly string[]) => `ARRAY[${types.map((t) => `'${t}'`).join(',')}]::text[]`;
@@ -66,4 +66,28 @@ export async function snapshotViews(pool: pg.Pool): Promise<Record<string, unkno
     snapshot[table] = (await pool.query(`SELECT * FROM ${table} ORDER BY ${order}`)).rows;
   }
   return snapshot;
+}
+
+/**
+ * Compares every view with its recomputation from the log. `ok` when they are equal; otherwise
+ * which views differ and by how many rows on each side (used by `npm run chaos` and the tests).
+ */
+export async function compareViewsWithLog(pool: pg.Pool): Promise<{
+  readonly ok: boolean;
+  readonly differences: ReadonlyArray<{ view: string; missing: number; unexpected: number }>;
+}> {
+  const pairs = [
+    ['audit_log', recomputedAudit(pool), projectedAudit(pool)],
+    ['client_rate_minute', recomputedRates(pool, 'minute'), projectedRates(pool, 'minute')],
+    ['client_rate_hour', recomputedRates(pool, 'hour'), projectedRates(pool, 'hour')],
+  ] as const;
+  const differences = [];
+  for (const [view, expectedRows, actualRows] of pairs) {
+    const expected = new Set(await expectedRows);
+    const actual = new Set(await actualRows);
+    const missing = [...expected].filter((line) => !actual.has(line)).length;
+    const unexpected = [...actual].filter((line) => !expected.has(line)).length;
+    if (missing + unexpected > 0) differences.push({ view, missing, unexpected });
+  }
+  return { ok: differences.length === 0, differences };
 }

@@ -1,0 +1,174 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { pino } from 'pino';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from '../db/embedded-postgres.js';
+import { descendants } from '../observability/proc.js';
+import { mintDevLoginToken } from '../tokens/login-tokens.js';
+
+/** The processes of a running harness, by role. */
+export type Role = 'api' | 'projector' | 'postgres';
+
+/**
+ * The whole service as separate, killable processes on a Postgres of its own: what the chaos and
+ * soak commands and the outage tests run against. Every part can be SIGKILLed and restarted.
+ */
+export interface Harness {
+  readonly apiUrl: string;
+  /** A pool on the harness's database, for verification queries. */
+  readonly pool: pg.Pool;
+  pid(role: Role): number | undefined;
+  /** SIGKILL a part (for Postgres, the postmaster and every backend, as a crash would). */
+  kill(role: Role): Promise<void>;
+  /** Starts a killed part again; resolves once it runs (the API: once /healthz says 200). */
+  restart(role: Role): Promise<void>;
+  /** A development login token for `space`. */
+  loginToken(space: string): Promise<string>;
+  stop(): Promise<void>;
+}
+
+const CLI = fileURLToPath(new URL('../cli/', import.meta.url));
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A free TCP port below 32768 (embedded Postgres wants one there). */
+export async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const free = await new Promise<boolean>((resolve) => {
+      const probe = createServer();
+      probe.once('error', () => resolve(false));
+      probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+  throw new Error('no free port below 32768');
+}
+
+/** Polls `url` until it answers 200; false after `ms`. */
+export async function answers200(url: string, ms: number): Promise<boolean> {
+  for (const until = Date.now() + ms; Date.now() < until;) {
+    const status = await fetch(url, { signal: AbortSignal.timeout(2000) }).then(
+      (response) => response.status,
+      () => 0,
+    );
+    if (status === 200) return true;
+    await pause(100);
+  }
+  return false;
+}
+
+/** Starts Postgres, the API and the projector; `env` adds settings for both processes. */
+export async function startHarness(
+  options: { readonly env?: Readonly<Record<string, string>>; readonly logLevel?: string } = {},
+): Promise<Harness> {
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'token-authority-harness-'));
+  const [pgPort, apiPort] = [await freePort(), await freePort()];
+  const logger = pino({ level: 'warn' });
+  const startPostgres = () =>
+    startEmbeddedPostgres({
+      baseDir: path.join(dataDir, 'postgres'),
+      port: pgPort,
+      persistent: true,
+      logger,
+    });
+  let postgres: EmbeddedPostgres | undefined = await startPostgres();
+  const url = postgres.url;
+  const pool = new pg.Pool({ connectionString: url, max: 4 });
+  pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
+  const apiUrl = `http://127.0.0.1:${apiPort}`;
+  const env = {
+    ...process.env,
+    DATABASE_URL: url,
+    DATA_DIR: dataDir,
+    PORT: String(apiPort),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: options.logLevel ?? 'warn',
+    ...options.env,
+  };
+  const children: Partial<Record<'api' | 'projector', ChildProcess>> = {};
+  const spawnRole = (role: 'api' | 'projector') => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(CLI, `${role}.ts`)], {
+      env,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    children[role] = child;
+    return child;
+  };
+  spawnRole('api');
+  if (!(await answers200(`${apiUrl}/healthz`, 30_000))) throw new Error('the API did not start');
+  spawnRole('projector');
+
+  const exited = (child: ChildProcess | undefined) =>
+    !child || child.exitCode !== null || child.signalCode !== null;
+  const killChild = async (child: ChildProcess | undefined) => {
+    if (exited(child)) return;
+    const gone = new Promise((resolve) => child!.once('exit', resolve));
+    child!.kill('SIGKILL');
+    await gone;
+  };
+
+  return {
+    apiUrl,
+    pool,
+    pid: (role) => (role === 'postgres' ? postgres?.pid() : children[role]?.pid),
+    async kill(role) {
+      if (role !== 'postgres') return killChild(children[role]);
+      const postmaster = postgres?.pid();
+      if (postmaster === undefined) return;
+      const backends = await descendants(postmaster);
+      for (const pid of [postmaster, ...backends]) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+      postgres = undefined;
+    },
+    async restart(role) {
+      if (role === 'postgres') {
+        // Shared memory of the killed cluster may linger a moment; retry until it starts.
+        for (let attempt = 0; !postgres; attempt++) {
+          postgres = await startPostgres().catch(async (error: unknown) => {
+            if (attempt > 50) throw error;
+            await pause(200);
+            return undefined;
+          });
+        }
+        return;
+      }
+      await killChild(children[role]);
+      spawnRole(role);
+      if (role === 'api' && !(await answers200(`${apiUrl}/healthz`, 30_000))) {
+        throw new Error('the API did not come back');
+      }
+    },
+    loginToken: (space) =>
+      mintDevLoginToken({
+        dataDir,
+        audience: 'token-authority',
+        spacesClaim: 'spaces',
+        subject: 'harness',
+        spaces: [space],
+        ttlSeconds: 3600,
+      }),
+    async stop() {
+      for (const child of Object.values(children)) {
+        if (!exited(child)) child!.kill('SIGTERM');
+      }
+      await Promise.all(
+        Object.values(children).map((child) =>
+          exited(child) ? undefined : new Promise((resolve) => child!.once('exit', resolve)),
+        ),
+      );
+      await pool.end().catch(() => undefined);
+      await postgres?.stop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}

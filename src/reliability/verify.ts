@@ -1,0 +1,62 @@
+import type pg from 'pg';
+import { Kysely, PostgresDialect } from 'kysely';
+import type { Database } from '../db/schema.js';
+import { verifyChain } from '../event-store/verify-chain.js';
+import { compareViewsWithLog } from '../projections/recompute.js';
+
+/** What a reliability run's end state looks like, and whether it is what it must be. */
+export interface LogVerdict {
+  readonly ok: boolean;
+  /** Tokens a client received whose issuance event is not in the log (must be 0). */
+  readonly tokensWithoutEvent: number;
+  /** Token ids recorded more than once (must be 0). */
+  readonly duplicateTokenEvents: number;
+  readonly views: Awaited<ReturnType<typeof compareViewsWithLog>>;
+  readonly chain: Awaited<ReturnType<typeof verifyChain>>;
+}
+
+/**
+ * After a run: every token a client received has its committed event, no token id is recorded
+ * twice, every view equals its recomputation from the log, and the hash chain verifies.
+ * Call once the projector has caught up ({@link waitForProjector}).
+ */
+export async function verifyLog(
+  pool: pg.Pool,
+  receivedJtis: readonly string[],
+): Promise<LogVerdict> {
+  const { rows: missing } = await pool.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM unnest($1::text[]) AS received(jti)
+     WHERE NOT EXISTS (SELECT 1 FROM events WHERE data->>'jti' = received.jti)`,
+    [receivedJtis],
+  );
+  const { rows: duplicates } = await pool.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM (
+       SELECT data->>'jti' FROM events WHERE data ? 'jti' GROUP BY 1 HAVING count(*) > 1) d`,
+  );
+  const views = await compareViewsWithLog(pool);
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const chain = await verifyChain(db);
+  const tokensWithoutEvent = missing[0]!.n;
+  const duplicateTokenEvents = duplicates[0]!.n;
+  return {
+    ok: tokensWithoutEvent === 0 && duplicateTokenEvents === 0 && views.ok && chain.ok,
+    tokensWithoutEvent,
+    duplicateTokenEvents,
+    views,
+    chain,
+  };
+}
+
+/** Waits until every view and the chain have caught up with the log; false after `ms`. */
+export async function waitForProjector(pool: pg.Pool, ms: number): Promise<boolean> {
+  for (const until = Date.now() + ms; Date.now() < until;) {
+    const { rows } = await pool
+      .query<{ behind: number }>(
+        'SELECT coalesce(max(events_behind), 0)::int AS behind FROM dashboard_projector_lag',
+      )
+      .catch(() => ({ rows: [{ behind: -1 }] }));
+    if (rows[0]!.behind === 0) return true;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return false;
+}

@@ -14,9 +14,12 @@ import { metricsRoutes } from '../http/routes/metrics.js';
 import { monitoringRoutes } from '../http/routes/monitoring.js';
 import { createMetrics } from '../observability/metrics.js';
 import { tokenRoutes } from '../http/routes/token.js';
+import { tokenLifecycleRoutes } from '../http/routes/token-lifecycle.js';
+import { revocationRoutes } from '../http/routes/revocations.js';
 import type { CommandContext } from '../commands/context.js';
 import { createEventStore } from '../event-store/event-store.js';
 import { createCredentialLookup } from '../projections/credential-lookup.js';
+import { createRevocationLookup } from '../projections/revocation-lookup.js';
 import { createAppendNotifier } from '../event-store/notify.js';
 import { randomIds, systemClock } from '../domain/ports.js';
 import { createAccessTokenVerifier } from '../tokens/access-tokens.js';
@@ -53,6 +56,9 @@ export async function startApiServer(
       },
     }),
     credentials: createCredentialLookup(database.db, { ttlMs: config.CREDENTIAL_CACHE_TTL_MS }),
+    revocations: await createRevocationLookup(database.db, {
+      refreshMs: Math.max(config.CREDENTIAL_CACHE_TTL_MS, 100),
+    }),
     keys,
     verifier: createAccessTokenVerifier(keys, {
       issuer: config.TOKEN_ISSUER,
@@ -78,9 +84,14 @@ export async function startApiServer(
       monitoringRoutes(database.db, login, commands.clock),
       healthRoutes(databaseReadiness(database.pool), logger),
       jwksRoutes(commands.keys),
-      credentialRoutes(commands, login, config.BODY_LIMIT_BYTES),
+      credentialRoutes(commands, database.db, login, config.BODY_LIMIT_BYTES),
       tokenRoutes(commands, config.BODY_LIMIT_BYTES),
       issueRoutes(commands, config.BODY_LIMIT_BYTES),
+      tokenLifecycleRoutes(commands, config.BODY_LIMIT_BYTES),
+      revocationRoutes(
+        database.db,
+        Math.max(config.PRIVATE_TOKEN_TTL_SECONDS, config.PUBLIC_TOKEN_TTL_SECONDS),
+      ),
     ],
   });
   const server = createServer(app.callback());
@@ -103,6 +114,7 @@ export async function startApiServer(
         server.close(() => {
           clearTimeout(timer);
           keys.close();
+          commands.revocations.close();
           void notifier.close().then(resolve);
         });
         server.closeIdleConnections();

@@ -1,12 +1,12 @@
 /**
  * `npm run soak -- --minutes N`: holds a steady load on the whole service (API, projector,
- * Postgres as separate processes) and reports, per process, resident memory at the start (after a
+ * Postgres as separate processes) and reports, per process, memory (PSS) at the start (after a
  * warm-up minute), at the middle and at the end, tokens served against events appended, and
  * projector lag. Prints a Markdown report; exit 0 when served = appended, no 5xx, and the log
  * verifies.
  */
 import { parseArgs } from 'node:util';
-import { descendants, residentBytes } from '../observability/proc.js';
+import { descendants, proportionalBytes } from '../observability/proc.js';
 import { startHarness, type Harness } from '../reliability/harness.js';
 import { createClients, startLoad } from '../reliability/load.js';
 import { verifyLog, waitForProjector } from '../reliability/verify.js';
@@ -34,7 +34,7 @@ interface Sample {
 async function sample(harness: Harness, startedAt: number, served: number): Promise<Sample> {
   const mib = async (pids: readonly number[]) => {
     let bytes = 0;
-    for (const pid of pids) bytes += await residentBytes(pid);
+    for (const pid of pids) bytes += await proportionalBytes(pid);
     return Math.round((bytes / 2 ** 20) * 10) / 10;
   };
   const postmaster = harness.pid('postgres');
@@ -99,7 +99,7 @@ try {
       `projector lag p50 ${(lags[Math.floor(lags.length / 2)] ?? 0).toFixed(2)} s, max ${(lags.at(-1) ?? 0).toFixed(2)} s;`,
       `log verified: ${verdict.ok ? 'yes' : '**no**'} (views = recomputation, hash chain intact, no token without its event).`,
       '',
-      `| process | RSS MiB at ${warm.atSeconds}s | at ${middle.atSeconds}s | at ${end.atSeconds}s | change over the second half |`,
+      `| process | PSS MiB at ${warm.atSeconds}s | at ${middle.atSeconds}s | at ${end.atSeconds}s | change over the second half |`,
       '| --- | ---: | ---: | ---: | ---: |',
       row('api'),
       row('projector'),

@@ -4,6 +4,7 @@ import type { Clock, IdGenerator } from '../domain/ports.js';
 import type { SecretHasher } from '../tokens/secrets.js';
 import type { AccessTokenVerifier } from '../tokens/access-tokens.js';
 import type { KeyStore } from '../tokens/signing-keys.js';
+import type { RevocationLookup } from '../projections/revocation-lookup.js';
 
 /** Everything a command handler may use. Built once at start-up (src/cli/api-server.ts). */
 export interface CommandContext {
@@ -11,6 +12,8 @@ export interface CommandContext {
   readonly events: EventStore;
   /** The credentials read model, cached for at most CREDENTIAL_CACHE_TTL_MS. */
   readonly credentials: CredentialLookup;
+  /** Revoked token ids, refreshed every CREDENTIAL_CACHE_TTL_MS. */
+  readonly revocations: RevocationLookup;
   readonly keys: KeyStore;
   /** Verifies our own access tokens (memoised). */
   readonly verifier: AccessTokenVerifier;

@@ -1,11 +1,9 @@
 import { decideIssuePrivateToken } from '../domain/decisions.js';
-import { streams, type EventMetadata } from '../domain/events.js';
+import type { EventMetadata } from '../domain/events.js';
+import { clientSecretMatches, recordAuthenticationFailure } from './authenticate-client.js';
 import { InvalidClientError, InvalidTargetError } from '../errors/errors.js';
 import type { CommandContext } from './context.js';
 import { recordIssuedToken, type IssuedToken } from './record-issued-token.js';
-
-// Compared against when the client is unknown, so both paths cost one HMAC.
-const NO_HASH = Buffer.alloc(32);
 
 /**
  * The client_credentials grant: authenticate the client against the read model, decide, sign,
@@ -21,7 +19,7 @@ export async function issuePrivateToken(
   },
 ): Promise<IssuedToken> {
   const credential = await ctx.credentials.find(command.clientId);
-  const secretMatches = ctx.hasher.matches(command.clientSecret, credential?.secretHash ?? NO_HASH);
+  const secretMatches = clientSecretMatches(ctx, command.clientSecret, credential);
   const decision = decideIssuePrivateToken(
     command,
     credential,
@@ -32,11 +30,7 @@ export async function issuePrivateToken(
   );
   if (!decision.ok) {
     if (decision.failure && credential) {
-      await ctx.events.appendNewStream({
-        spaceId: credential.spaceId,
-        streamId: streams.authenticationFailure(decision.failure.eventId),
-        events: [decision.failure],
-      });
+      await recordAuthenticationFailure(ctx, credential.spaceId, decision.failure);
     }
     throw decision.error === 'invalid_target'
       ? new InvalidTargetError(command.audience)

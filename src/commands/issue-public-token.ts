@@ -20,6 +20,9 @@ export async function issuePublicToken(
   },
 ): Promise<IssuedToken> {
   const { privateToken } = command;
+  if (ctx.revocations.isRevoked(privateToken.jti)) {
+    throw new InvalidTokenError('the private token has been revoked');
+  }
   const credential = await ctx.credentials.find(privateToken.client_id);
   const decision = decideIssuePublicToken(
     command,

@@ -14,7 +14,8 @@ const booleanFlag = z
   .enum(['true', 'false', '1', '0'])
   .transform((value) => value === 'true' || value === '1');
 
-const seconds = z.coerce.number().int().min(1).max(31_536_000);
+// Token lifetimes: at most a day, so a revocation list only ever holds a day of revocations.
+const tokenSeconds = z.coerce.number().int().min(1).max(86_400, 'at most 86400 (one day)');
 
 /**
  * Every setting the service reads, with its default. The README's configuration table mirrors
@@ -43,8 +44,8 @@ export const configSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   TOKEN_ISSUER: z.url().default('http://localhost:8080'),
   TOKEN_AUDIENCES: commaList.default(['storefront.api.local']),
-  PRIVATE_TOKEN_TTL_SECONDS: seconds.default(3600),
-  PUBLIC_TOKEN_TTL_SECONDS: seconds.default(900),
+  PRIVATE_TOKEN_TTL_SECONDS: tokenSeconds.default(3600),
+  PUBLIC_TOKEN_TTL_SECONDS: tokenSeconds.default(900),
   SECRET_HASH_KEY: z
     .string()
     .regex(/^[A-Za-z0-9_-]{43,}$/, 'expected at least 32 bytes, base64url encoded (43+ chars)')
@@ -61,7 +62,7 @@ export const configSchema = z.object({
   PROJECTOR_POLL_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(500),
   PROJECTOR_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(1000),
   RUN_PROJECTOR: booleanFlag.default(true),
-  SIGNING_KEY_REFRESH_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
+  SIGNING_KEY_REFRESH_MS: z.coerce.number().int().min(100).max(3_600_000).default(1000),
   CREDENTIAL_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
   PROJECTOR_HEALTH_MAX_LAG_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
 });

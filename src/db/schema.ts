@@ -36,6 +36,25 @@ export interface CredentialsTable {
   created_by: string;
   created_at: Date;
   updated_at: Date;
+  previous_secret_hash: Buffer | null;
+  previous_secret_expires_at: Date | null;
+  revoked_at: Date | null;
+  revoked_reason: string | null;
+}
+
+export interface TokenRevocationsTable {
+  jti: string;
+  space_id: string;
+  client_id: string;
+  token_kind: 'private' | 'public';
+  expires_at: Date;
+  revoked_at: Date;
+}
+
+export interface CredentialUsageTable {
+  space_id: string;
+  client_id: string;
+  last_used_at: Date;
 }
 
 export interface SigningKeysTable {
@@ -59,7 +78,7 @@ export interface AuditLogTable {
   space_id: string;
   global_position: number;
   transaction_id: string;
-  client_id: string;
+  client_id: string | null;
   event_type: string;
   token_kind: 'private' | 'public' | null;
   audience: string | null;
@@ -89,6 +108,8 @@ export interface ClientRateTable {
 export interface Database {
   events: EventsTable;
   event_chain: EventChainTable;
+  token_revocations: TokenRevocationsTable;
+  credential_usage: CredentialUsageTable;
   credentials: CredentialsTable;
   signing_keys: SigningKeysTable;
   projection_checkpoints: ProjectionCheckpointsTable;

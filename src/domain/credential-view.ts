@@ -4,4 +4,11 @@ export interface CredentialView {
   readonly spaceId: string;
   readonly status: 'active' | 'revoked';
   readonly secretHash: Buffer;
+  /** The secret a rotation replaced, valid until `previousSecretExpiresAt` (ms since epoch). */
+  readonly previousSecretHash: Buffer | null;
+  readonly previousSecretExpiresAt: number | null;
+  /** When it was revoked (ms since epoch); tokens issued before then are revoked with it. */
+  readonly revokedAt: number | null;
+  /** Position of the last event in the credential's stream (optimistic concurrency). */
+  readonly version: number;
 }

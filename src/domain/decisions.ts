@@ -72,6 +72,57 @@ export type PrivateTokenDecision =
       readonly failure?: DomainEvent<'client-authentication-failed'>;
     };
 
+/**
+ * The secret hashes that authenticate `credential` at `nowMs`: the current one and, while a
+ * rotation's overlap runs, the one it replaced. Always two entries (null where none), so callers
+ * compare the same number of times whatever the state.
+ */
+export function acceptedSecretHashes(
+  credential: CredentialView | undefined,
+  nowMs: number,
+): readonly [Buffer | null, Buffer | null] {
+  if (!credential) return [null, null];
+  const overlap =
+    credential.previousSecretHash &&
+    credential.previousSecretExpiresAt !== null &&
+    nowMs < credential.previousSecretExpiresAt
+      ? credential.previousSecretHash
+      : null;
+  return [credential.secretHash, overlap];
+}
+
+/** The outcome of authenticating a client by its id and secret. */
+export type ClientAuthentication =
+  | { readonly ok: true; readonly credential: CredentialView }
+  | {
+      readonly ok: false;
+      /** Recorded so abuse of a known client shows on the dashboards (none for unknown ids). */
+      readonly failure?: DomainEvent<'client-authentication-failed'>;
+    };
+
+/** Authenticate a client. `secretMatches` is computed in constant time by the caller. */
+export function decideClientAuthentication(
+  credential: CredentialView | undefined,
+  secretMatches: boolean,
+  metadata: EventMetadata,
+  ids: IdGenerator,
+): ClientAuthentication {
+  if (!credential) return { ok: false };
+  if (secretMatches && credential.status === 'active') return { ok: true, credential };
+  return {
+    ok: false,
+    failure: domainEvent(
+      ids.eventId(),
+      'client-authentication-failed',
+      {
+        client_id: credential.clientId,
+        reason: secretMatches ? 'credential_revoked' : 'secret_mismatch',
+      },
+      metadata,
+    ),
+  };
+}
+
 /** Decide a client_credentials grant. `secretMatches` is computed in constant time by the caller. */
 export function decideIssuePrivateToken(
   command: {
@@ -79,28 +130,19 @@ export function decideIssuePrivateToken(
     readonly audience: string;
     readonly metadata: EventMetadata;
   },
-  credential: CredentialView | undefined,
+  found: CredentialView | undefined,
   secretMatches: boolean,
   policy: { readonly audiences: readonly string[]; readonly ttlSeconds: number },
   clock: Clock,
   ids: IdGenerator,
 ): PrivateTokenDecision {
-  if (!credential) return { ok: false, error: 'invalid_client' };
-  if (!secretMatches || credential.status !== 'active') {
-    return {
-      ok: false,
-      error: 'invalid_client',
-      failure: domainEvent(
-        ids.eventId(),
-        'client-authentication-failed',
-        {
-          client_id: credential.clientId,
-          reason: secretMatches ? 'credential_revoked' : 'secret_mismatch',
-        },
-        command.metadata,
-      ),
-    };
+  const authentication = decideClientAuthentication(found, secretMatches, command.metadata, ids);
+  if (!authentication.ok) {
+    return authentication.failure
+      ? { ok: false, error: 'invalid_client', failure: authentication.failure }
+      : { ok: false, error: 'invalid_client' };
   }
+  const { credential } = authentication;
   if (!policy.audiences.includes(command.audience)) return { ok: false, error: 'invalid_target' };
   const { jti, issuedAt, expiresAt, issued_at, expires_at } = tokenLifetime(
     clock,
@@ -191,4 +233,115 @@ export function decideIssuePublicToken(
       command.metadata,
     ),
   };
+}
+
+/** Who asks for a lifecycle change, from where. */
+interface LifecycleCommand {
+  readonly spaceId: string;
+  readonly clientId: string;
+  readonly actor: string;
+  readonly metadata: EventMetadata;
+}
+
+/** Why a lifecycle change on a credential cannot happen. */
+export type CredentialRefusal = 'not_found' | 'revoked';
+
+/** The credential, when it exists in the command's space (never reveal another space's). */
+function inSpace(command: LifecycleCommand, credential: CredentialView | undefined) {
+  return credential && credential.spaceId === command.spaceId ? credential : undefined;
+}
+
+/**
+ * Rotate a credential's secret: the new one works at once, the current one until the overlap
+ * ends. A rotation during an overlap ends the oldest secret at once: at most two are ever valid.
+ */
+export function decideRotateSecret(
+  command: LifecycleCommand & { readonly newSecretHash: string; readonly overlapSeconds: number },
+  found: CredentialView | undefined,
+  clock: Clock,
+  ids: IdGenerator,
+):
+  | {
+      readonly ok: true;
+      readonly event: DomainEvent<'credential-secret-rotated'>;
+      readonly previousSecretExpiresAt: Date;
+    }
+  | { readonly ok: false; readonly error: CredentialRefusal } {
+  const credential = inSpace(command, found);
+  if (!credential) return { ok: false, error: 'not_found' };
+  if (credential.status !== 'active') return { ok: false, error: 'revoked' };
+  const previousSecretExpiresAt = new Date(clock.now() + command.overlapSeconds * 1000);
+  return {
+    ok: true,
+    previousSecretExpiresAt,
+    event: domainEvent(
+      ids.eventId(),
+      'credential-secret-rotated',
+      {
+        client_id: credential.clientId,
+        secret_hash: command.newSecretHash,
+        overlap_seconds: command.overlapSeconds,
+        previous_secret_expires_at: previousSecretExpiresAt.toISOString(),
+        rotated_by: command.actor,
+      },
+      command.metadata,
+    ),
+  };
+}
+
+/**
+ * Revoke a credential. Revoking a revoked credential changes nothing and records nothing
+ * (`event` is undefined then).
+ */
+export function decideRevokeCredential(
+  command: LifecycleCommand & { readonly reason: string | null },
+  found: CredentialView | undefined,
+  ids: IdGenerator,
+):
+  | { readonly ok: true; readonly event?: DomainEvent<'credential-revoked'> }
+  | { readonly ok: false; readonly error: 'not_found' } {
+  const credential = inSpace(command, found);
+  if (!credential) return { ok: false, error: 'not_found' };
+  if (credential.status === 'revoked') return { ok: true };
+  return {
+    ok: true,
+    event: domainEvent(
+      ids.eventId(),
+      'credential-revoked',
+      { client_id: credential.clientId, reason: command.reason, revoked_by: command.actor },
+      command.metadata,
+    ),
+  };
+}
+
+/**
+ * Revoke an access token (RFC 7009) for the client it was issued to. Anything else (another
+ * client's token, an expired one, one already revoked) is no change: undefined.
+ */
+export function decideRevokeToken(
+  command: { readonly clientId: string; readonly metadata: EventMetadata },
+  token: {
+    readonly clientId: string;
+    readonly jti: string;
+    readonly kind: 'private' | 'public';
+    readonly expiresAt: number;
+  },
+  alreadyRevoked: boolean,
+  clock: Clock,
+  ids: IdGenerator,
+): DomainEvent<'token-revoked'> | undefined {
+  if (token.clientId !== command.clientId || alreadyRevoked) return undefined;
+  if (token.expiresAt * 1000 <= clock.now()) return undefined;
+  return domainEvent(
+    ids.eventId(),
+    'token-revoked',
+    {
+      client_id: token.clientId,
+      jti: token.jti,
+      token_kind: token.kind,
+      expires_at: new Date(token.expiresAt * 1000).toISOString(),
+      revoked_by: `client:${command.clientId}`,
+    },
+    command.metadata,
+  );
 }

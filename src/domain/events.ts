@@ -49,6 +49,44 @@ export const clientAuthenticationFailedSchema = z.object({
   reason: z.enum(['secret_mismatch', 'credential_revoked']),
 });
 
+export const credentialSecretRotatedSchema = z.object({
+  client_id: z.string(),
+  /** HMAC-SHA-256 of the new secret, base64url. Never the secret. */
+  secret_hash: z.string(),
+  overlap_seconds: z.number().int().min(0),
+  /** Until when the replaced secret still works. */
+  previous_secret_expires_at: z.iso.datetime(),
+  rotated_by: z.string(),
+});
+
+export const credentialRevokedSchema = z.object({
+  client_id: z.string(),
+  reason: z.string().nullable(),
+  revoked_by: z.string(),
+});
+
+export const tokenRevokedSchema = z.object({
+  client_id: z.string(),
+  jti: z.string(),
+  token_kind: z.enum(['private', 'public']),
+  expires_at: z.iso.datetime(),
+  revoked_by: z.string(),
+});
+
+export const signingKeyGeneratedSchema = z.object({
+  kid: z.string(),
+  alg: z.string(),
+  activates_at: z.iso.datetime(),
+  reason: z.enum(['first_key', 'rotation', 'replaces_retired']),
+});
+
+export const signingKeyRetiredSchema = z.object({
+  kid: z.string(),
+  /** When it leaves the JWKS: now for a withdrawal, later for a rotation's predecessor. */
+  retired_at: z.iso.datetime(),
+  reason: z.enum(['compromised', 'rotated']),
+});
+
 /**
  * The registry: event type name → data schema. Adding an event type starts here; see "Adding an
  * event type" in docs/architecture.md for what the compiler then asks for.
@@ -58,6 +96,11 @@ export const EVENT_SCHEMAS = {
   'private-token-issued': privateTokenIssuedSchema,
   'public-token-issued': publicTokenIssuedSchema,
   'client-authentication-failed': clientAuthenticationFailedSchema,
+  'credential-secret-rotated': credentialSecretRotatedSchema,
+  'credential-revoked': credentialRevokedSchema,
+  'token-revoked': tokenRevokedSchema,
+  'signing-key-generated': signingKeyGeneratedSchema,
+  'signing-key-retired': signingKeyRetiredSchema,
 } as const;
 
 export type EventType = keyof typeof EVENT_SCHEMAS;
@@ -106,4 +149,8 @@ export const streams = {
   credential: (clientId: string) => `credential-${clientId}`,
   token: (jti: string) => `token-${jti}`,
   authenticationFailure: (eventId: string) => `auth-failure-${eventId}`,
+  signingKey: (kid: string) => `signing-key-${kid}`,
 } as const;
+
+/** Events about the service itself (signing keys) belong to no customer space. */
+export const SYSTEM_SPACE = '_system';

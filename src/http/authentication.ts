@@ -1,6 +1,11 @@
 import type { Context, Middleware } from 'koa';
 import { z } from 'zod';
-import { InsufficientScopeError, InvalidTokenError } from '../errors/errors.js';
+import {
+  InsufficientScopeError,
+  InvalidClientError,
+  InvalidRequestError,
+  InvalidTokenError,
+} from '../errors/errors.js';
 import type { LoginTokenVerifier } from '../tokens/login-tokens.js';
 import { validate } from './validate.js';
 
@@ -23,10 +28,13 @@ export function bearerToken(ctx: Context): string {
 /** The header that carries the space id (spec: X-Service-Space-ID). */
 export const SPACE_HEADER = 'X-Service-Space-ID';
 
+/** What a space id looks like. */
+export const SPACE_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
+
 const spaceIdSchema = z.object({
   [SPACE_HEADER]: z
     .string({ error: `${SPACE_HEADER} header is required` })
-    .regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/, 'expected 1-128 letters, digits, or _ . : -'),
+    .regex(SPACE_ID_PATTERN, 'expected 1-128 letters, digits, or _ . : -'),
 });
 
 /** The validated space id from the X-Service-Space-ID header. */
@@ -72,4 +80,38 @@ export function requireLoginForSpace(login: LoginTokenVerifier): Middleware {
     ctx.state.spaceId = spaceId;
     await next();
   };
+}
+
+const secretField = z.string().min(1, 'must not be empty').max(512);
+const clientCredentialsSchema = z.object({ client_id: secretField, client_secret: secretField });
+
+/**
+ * The client's id and secret, by HTTP Basic or in the body (RFC 6749 §2.3.1), never both;
+ * validated like every other input. InvalidClientError for a malformed Basic header.
+ */
+export function clientCredentialsOf(
+  ctx: Context,
+  body: { readonly client_id?: unknown; readonly client_secret?: unknown },
+): { readonly client_id: string; readonly client_secret: string } {
+  return validate(clientCredentialsSchema, rawClientCredentials(ctx, body), 'body');
+}
+
+/** Zod shape of a client's id and secret, for endpoints that validate more fields with them. */
+export const clientCredentialsShape = clientCredentialsSchema.shape;
+
+/** The client's id and secret as sent (Basic or body), before validation. */
+export function rawClientCredentials(
+  ctx: Context,
+  body: { readonly client_id?: unknown; readonly client_secret?: unknown },
+): { readonly client_id: unknown; readonly client_secret: unknown } {
+  const basic = basicCredentials(ctx);
+  if (basic === 'malformed') throw new InvalidClientError();
+  if (basic && (body.client_id !== undefined || body.client_secret !== undefined)) {
+    throw new InvalidRequestError(
+      'send client credentials either by HTTP Basic or in the body, not both',
+    );
+  }
+  return basic
+    ? { client_id: basic.clientId, client_secret: basic.clientSecret }
+    : { client_id: body.client_id, client_secret: body.client_secret };
 }

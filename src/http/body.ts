@@ -18,15 +18,27 @@ const MEDIA_TYPE: Readonly<Record<BodyFormat, string>> = {
  * Requires one of `formats` as Content-Type (else 415), parses it within `limitBytes` (else 413),
  * and turns unreadable JSON into a 400. The parsed value lands in ctx.request.body.
  */
-export function readBody(formats: readonly BodyFormat[], limitBytes: number): Middleware {
+export function readBody(
+  formats: readonly BodyFormat[],
+  limitBytes: number,
+  options: { readonly optional?: boolean } = {},
+): Middleware {
   const accepted = formats.map((format) => MEDIA_TYPE[format]);
   const parse = bodyParser({
     enableTypes: [...formats],
     jsonLimit: limitBytes,
     formLimit: limitBytes,
     jsonStrict: true,
+    // DELETE /v1/credential/{id} takes an optional {"reason"}; the default skips DELETE bodies.
+    parsedMethods: ['POST', 'PUT', 'PATCH', 'DELETE'],
   });
   return async (ctx, next) => {
+    // An optional body may be left out entirely (no Content-Type, no bytes): it reads as {}.
+    const empty = !ctx.get('content-type') && !ctx.get('transfer-encoding') && !ctx.request.length;
+    if (options.optional && empty) {
+      ctx.request.body = {};
+      return next();
+    }
     const mediaType = ctx.get('content-type').split(';')[0]?.trim().toLowerCase() ?? '';
     if (!accepted.includes(mediaType)) throw new UnsupportedMediaTypeError(accepted);
     try {

@@ -27,3 +27,29 @@ export const window = z
       Number(value.slice(0, -1)) *
       { m: 60_000, h: 3_600_000, d: 86_400_000 }[value.at(-1) as 'm' | 'h' | 'd'],
   );
+
+/**
+ * Opaque cursors for pages ordered by something other than log position: base64url of a JSON
+ * value that `schema` must accept, or a 400 naming the cursor.
+ */
+export function jsonCursor<Schema extends z.ZodType>(schema: Schema) {
+  return {
+    encode: (value: z.infer<Schema>): string =>
+      Buffer.from(JSON.stringify(value)).toString('base64url'),
+    decode(value: string): z.infer<Schema> {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(Buffer.from(value, 'base64url').toString('utf8'));
+      } catch {
+        parsed = undefined;
+      }
+      const result = schema.safeParse(parsed);
+      if (!result.success) {
+        throw new InvalidRequestError('cursor is invalid', [
+          { field: 'cursor', message: 'not a cursor this API returned' },
+        ]);
+      }
+      return result.data;
+    },
+  };
+}

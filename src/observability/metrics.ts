@@ -36,6 +36,12 @@ export function createMetrics(db: Kysely<Database>): Metrics {
     labelNames: ['space_id'] as const,
     registers: [registry],
   });
+  const lifecycle = new Counter({
+    name: 'token_authority_lifecycle_events_total',
+    help: 'Credential, token and signing-key lifecycle changes, by event type and space',
+    labelNames: ['event_type', 'space_id'] as const,
+    registers: [registry],
+  });
   const latency = new Histogram({
     name: 'token_authority_http_request_duration_seconds',
     help: 'HTTP request latency by route and status',
@@ -75,6 +81,15 @@ export function createMetrics(db: Kysely<Database>): Metrics {
     'private-token-issued': (space_id) => issued.inc({ kind: 'private', space_id }),
     'public-token-issued': (space_id) => issued.inc({ kind: 'public', space_id }),
     'client-authentication-failed': (space_id) => rejected.inc({ space_id }),
+    'credential-secret-rotated': (space_id) =>
+      lifecycle.inc({ event_type: 'credential-secret-rotated', space_id }),
+    'credential-revoked': (space_id) =>
+      lifecycle.inc({ event_type: 'credential-revoked', space_id }),
+    'token-revoked': (space_id) => lifecycle.inc({ event_type: 'token-revoked', space_id }),
+    'signing-key-generated': (space_id) =>
+      lifecycle.inc({ event_type: 'signing-key-generated', space_id }),
+    'signing-key-retired': (space_id) =>
+      lifecycle.inc({ event_type: 'signing-key-retired', space_id }),
   };
   return {
     registry,

@@ -34,6 +34,17 @@ export async function residentBytes(pid: number): Promise<number> {
   return fields ? Number(fields[21]) * PAGE_BYTES : 0;
 }
 
+/**
+ * Proportional set size in bytes: resident memory with each shared page divided among the
+ * processes sharing it, so summing it over Postgres's backends does not count shared buffers once
+ * per backend. Falls back to RSS where smaps_rollup is missing; 0 when the process is gone.
+ */
+export async function proportionalBytes(pid: number): Promise<number> {
+  const rollup = await readFile(`/proc/${pid}/smaps_rollup`, 'utf8').catch(() => '');
+  const pss = /^Pss:\s+(\d+) kB/m.exec(rollup);
+  return pss ? Number(pss[1]) * 1024 : residentBytes(pid);
+}
+
 /** Running, not merely a zombie waiting to be reaped. */
 export async function isRunning(pid: number): Promise<boolean> {
   const fields = await statFields(pid);

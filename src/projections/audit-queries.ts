@@ -20,7 +20,8 @@ export interface AuditFilter {
 export interface AuditEntry {
   readonly position: number;
   readonly event_type: string;
-  readonly client_id: string;
+  /** Null for events about the service itself (signing keys). */
+  readonly client_id: string | null;
   readonly token_kind: string | null;
   readonly audience: string | null;
   readonly customer_id: string | null;

@@ -24,6 +24,14 @@ export const AUDIT_SHAPES: { readonly [Type in EventType]: AuditShape<Type> } = 
   'private-token-issued': { tokenKind: 'private', details: [] },
   'public-token-issued': { tokenKind: 'public', details: [] },
   'client-authentication-failed': { tokenKind: null, details: ['reason'] },
+  'credential-secret-rotated': {
+    tokenKind: null,
+    details: ['overlap_seconds', 'previous_secret_expires_at', 'rotated_by'],
+  },
+  'credential-revoked': { tokenKind: null, details: ['reason', 'revoked_by'] },
+  'token-revoked': { tokenKind: null, details: ['token_kind', 'revoked_by'] },
+  'signing-key-generated': { tokenKind: null, details: ['kid', 'alg', 'activates_at', 'reason'] },
+  'signing-key-retired': { tokenKind: null, details: ['kid', 'retired_at', 'reason'] },
 };
 
 const caseByType = (branch: (type: EventType) => RawBuilder<unknown> | null, otherwise: string) => {

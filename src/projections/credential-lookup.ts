@@ -6,6 +6,10 @@ import { findCredential } from './credentials.js';
 /** Reads credentials for validation, off the database on the hot path. */
 export interface CredentialLookup {
   find(clientId: string): Promise<CredentialView | undefined>;
+  /** Straight from the read model, for a change that must see the latest version. */
+  findFresh(clientId: string): Promise<CredentialView | undefined>;
+  /** Drops a cached entry: a change made here takes effect here at once. */
+  forget(clientId: string): void;
 }
 
 /**
@@ -23,6 +27,8 @@ export function createCredentialLookup(
   const cache = new Map<string, { readonly view: CredentialView; readonly until: number }>();
   const loading = new Map<string, Promise<CredentialView | undefined>>();
   return {
+    findFresh: (clientId) => findCredential(db, clientId),
+    forget: (clientId) => void cache.delete(clientId),
     async find(clientId) {
       if (options.ttlMs <= 0) return findCredential(db, clientId);
       const hit = cache.get(clientId);

@@ -16,6 +16,11 @@ export const RATE_COUNTER: { readonly [Type in EventType]: RateCounter | null } 
   'private-token-issued': 'private_tokens',
   'public-token-issued': 'public_tokens',
   'client-authentication-failed': 'rejected_authentications',
+  'credential-secret-rotated': null,
+  'credential-revoked': null,
+  'token-revoked': null,
+  'signing-key-generated': null,
+  'signing-key-retired': null,
 };
 
 /** The event types that add to `counter`. */

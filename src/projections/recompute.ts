@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { EVENT_TYPES } from '../domain/events.js';
 import { AUDIT_SHAPES } from './audit.js';
 import { typesCounting } from './rates.js';
+import { IS_USE } from './usage.js';
 
 // Type lists come from the registry's consumers; the SQL below is written independently of theirs.
 const list = (types: readonly string[]) => `ARRAY[${types.map((t) => `'${t}'`).join(',')}]::text[]`;
@@ -10,6 +11,7 @@ const kindOf = (kind: 'private' | 'public') =>
 const PRIVATE = list(typesCounting('private_tokens'));
 const PUBLIC = list(typesCounting('public_tokens'));
 const REJECTED = list(typesCounting('rejected_authentications'));
+const USES = list(EVENT_TYPES.filter((type) => IS_USE[type]));
 
 /**
  * The audit and rate views recomputed straight from the events table in SQL: an implementation
@@ -55,6 +57,21 @@ export async function projectedRates(pool: pg.Pool, unit: 'minute' | 'hour'): Pr
   return rows.map((row) => row.line);
 }
 
+export async function recomputedUsage(pool: pg.Pool): Promise<string[]> {
+  const { rows } = await pool.query<{ line: string }>(`
+    SELECT concat_ws('|', space_id, data->>'client_id', extract(epoch FROM max(recorded_at))) AS line
+    FROM events WHERE event_type = ANY(${USES})
+    GROUP BY space_id, data->>'client_id' ORDER BY 1`);
+  return rows.map((row) => row.line);
+}
+
+export async function projectedUsage(pool: pg.Pool): Promise<string[]> {
+  const { rows } = await pool.query<{ line: string }>(`
+    SELECT concat_ws('|', space_id, client_id, extract(epoch FROM last_used_at)) AS line
+    FROM credential_usage ORDER BY 1`);
+  return rows.map((row) => row.line);
+}
+
 /** Full snapshot of every projected table, for rebuild comparisons. */
 export async function snapshotViews(pool: pg.Pool): Promise<Record<string, unknown[]>> {
   const snapshot: Record<string, unknown[]> = {};
@@ -62,6 +79,7 @@ export async function snapshotViews(pool: pg.Pool): Promise<Record<string, unkno
     ['audit_log', 'space_id, global_position'],
     ['client_rate_minute', 'space_id, client_id, bucket_start'],
     ['client_rate_hour', 'space_id, client_id, bucket_start'],
+    ['credential_usage', 'space_id, client_id'],
   ] as const) {
     snapshot[table] = (await pool.query(`SELECT * FROM ${table} ORDER BY ${order}`)).rows;
   }
@@ -80,6 +98,7 @@ export async function compareViewsWithLog(pool: pg.Pool): Promise<{
     ['audit_log', recomputedAudit(pool), projectedAudit(pool)],
     ['client_rate_minute', recomputedRates(pool, 'minute'), projectedRates(pool, 'minute')],
     ['client_rate_hour', recomputedRates(pool, 'hour'), projectedRates(pool, 'hour')],
+    ['credential_usage', recomputedUsage(pool), projectedUsage(pool)],
   ] as const;
   const differences = [];
   for (const [view, expectedRows, actualRows] of pairs) {

@@ -70,7 +70,7 @@ export interface AccessTokenPolicy {
  */
 export async function verifyAccessToken<Kind extends TokenKind>(
   token: string,
-  kind: Kind,
+  kind: Kind | 'any',
   keys: KeyStore,
   policy: AccessTokenPolicy,
   nowSeconds = Math.floor(Date.now() / 1000),
@@ -103,12 +103,20 @@ export async function verifyAccessToken<Kind extends TokenKind>(
     throw new InvalidTokenError('token claim "aud" is not acceptable');
   if (exp <= nowSeconds) throw new InvalidTokenError('token has expired');
   if (iat > nowSeconds + 60) throw new InvalidTokenError('token claim "iat" is not acceptable');
-  if (claims.data.token_kind !== kind) {
+  return requireKind(claims.data, kind);
+}
+
+/** The claims when they are of `kind` (any kind when `kind` is 'any'). */
+function requireKind<Kind extends TokenKind>(
+  claims: AccessTokenClaims,
+  kind: Kind | 'any',
+): Extract<AccessTokenClaims, { token_kind: Kind }> {
+  if (kind !== 'any' && claims.token_kind !== kind) {
     throw new InvalidTokenError(
-      `a ${claims.data.token_kind} access token cannot be used here; a ${kind} one is required`,
+      `a ${claims.token_kind} access token cannot be used here; a ${kind} one is required`,
     );
   }
-  return claims.data as Extract<AccessTokenClaims, { token_kind: Kind }>;
+  return claims as Extract<AccessTokenClaims, { token_kind: Kind }>;
 }
 
 function decodeJson(segment: string): unknown {
@@ -129,6 +137,8 @@ export interface AccessTokenVerifier {
     token: string,
     kind: Kind,
   ): Promise<Extract<AccessTokenClaims, { token_kind: Kind }>>;
+  /** Either kind (introspection, revocation). */
+  verifyAny(token: string): Promise<AccessTokenClaims>;
 }
 
 /**
@@ -145,25 +155,20 @@ export function createAccessTokenVerifier(
   const maxEntries = options.maxEntries ?? 10_000;
   const nowSeconds = options.nowSeconds ?? (() => Math.floor(Date.now() / 1000));
   const verified = new Map<string, { readonly claims: AccessTokenClaims; readonly kid: string }>();
+  async function verifyMemoised<Kind extends TokenKind>(token: string, kind: Kind | 'any') {
+    const now = nowSeconds();
+    const hit = verified.get(token);
+    if (hit && hit.claims.exp > now && keys.publicKey(hit.kid))
+      return requireKind(hit.claims, kind);
+    verified.delete(token);
+    const claims = await verifyAccessToken(token, kind, keys, policy, now);
+    if (verified.size >= maxEntries) verified.delete(verified.keys().next().value!);
+    const kid = (decodeJson(token.slice(0, token.indexOf('.'))) as { kid: string }).kid;
+    verified.set(token, { claims, kid });
+    return claims;
+  }
   return {
-    async verify<Kind extends TokenKind>(token: string, kind: Kind) {
-      type Claims = Extract<AccessTokenClaims, { token_kind: Kind }>;
-      const now = nowSeconds();
-      const hit = verified.get(token);
-      if (hit && hit.claims.exp > now && keys.publicKey(hit.kid)) {
-        if (hit.claims.token_kind !== kind) {
-          throw new InvalidTokenError(
-            `a ${hit.claims.token_kind} access token cannot be used here; a ${kind} one is required`,
-          );
-        }
-        return hit.claims as Claims;
-      }
-      verified.delete(token);
-      const claims = await verifyAccessToken(token, kind, keys, policy, now);
-      if (verified.size >= maxEntries) verified.delete(verified.keys().next().value!);
-      const kid = (decodeJson(token.slice(0, token.indexOf('.'))) as { kid: string }).kid;
-      verified.set(token, { claims, kid });
-      return claims as Claims;
-    },
+    verify: (token, kind) => verifyMemoised(token, kind),
+    verifyAny: (token) => verifyMemoised(token, 'any'),
   };
 }

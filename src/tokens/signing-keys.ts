@@ -7,6 +7,9 @@ import {
 import { calculateJwkThumbprint, type JWK } from 'jose';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
+import { uuidv7 } from '../domain/ports.js';
+import { domainEvent, streams, SYSTEM_SPACE, type EventData } from '../domain/events.js';
+import { appendToStream } from '../event-store/append-to-stream.js';
 
 /** The algorithm of every access token. Ed25519: small, fast, and deterministic. */
 export const ACCESS_TOKEN_ALG = 'EdDSA';
@@ -54,11 +57,13 @@ export async function openKeyStore(
   if (keys.length === 0) {
     await db.transaction().execute(async (trx) => {
       await sql`SELECT pg_advisory_xact_lock(${FIRST_KEY_LOCK})`.execute(trx);
-      if ((await loadKeys(trx)).length === 0) await insertKey(trx, new Date());
+      if ((await loadKeys(trx)).length === 0) {
+        await insertKey(trx, new Date(), 'first_key', SERVICE_ACTOR);
+      }
     });
     keys = await loadKeys(db);
   }
-  const state = { keys };
+  const state = { keys, fingerprint: await keysFingerprint(db) };
   const timer = options.refreshMs
     ? setInterval(() => void store.refresh().catch(() => undefined), options.refreshMs)
     : undefined;
@@ -72,8 +77,12 @@ export async function openKeyStore(
     publicKey: (kid) => state.keys.find((key) => key.kid === kid)?.publicKey,
     jwks: () => ({ keys: state.keys.map((key) => key.publicJwk) }),
     async refresh() {
+      // One small query per refresh; keys are re-imported only when something changed.
+      const fingerprint = await keysFingerprint(db);
+      if (fingerprint === state.fingerprint) return;
       const fresh = await loadKeys(db);
       if (fresh.length > 0) state.keys = fresh;
+      state.fingerprint = fingerprint;
     },
     close: () => clearInterval(timer),
   };
@@ -88,19 +97,113 @@ export async function openKeyStore(
  */
 export async function rotateSigningKey(
   db: Kysely<Database>,
-  options: { readonly activateInSeconds: number; readonly retireAfterSeconds: number },
+  options: {
+    readonly activateInSeconds: number;
+    readonly retireAfterSeconds: number;
+    readonly actor?: KeyActor;
+  },
 ): Promise<{ readonly kid: string; readonly activatesAt: Date; readonly retiresOthersAt: Date }> {
+  const actor = options.actor ?? SERVICE_ACTOR;
   const activatesAt = new Date(Date.now() + options.activateInSeconds * 1000);
   const retiresOthersAt = new Date(activatesAt.getTime() + options.retireAfterSeconds * 1000);
   return db.transaction().execute(async (trx) => {
-    await trx
+    const replaced = await trx
       .updateTable('signing_keys')
       .set({ retired_at: retiresOthersAt })
       .where('retired_at', 'is', null)
+      .returning('kid')
       .execute();
-    const kid = await insertKey(trx, activatesAt);
+    for (const { kid } of replaced) {
+      await recordKeyEvent(trx, kid, 'signing-key-retired', actor, {
+        kid,
+        retired_at: retiresOthersAt.toISOString(),
+        reason: 'rotated',
+      });
+    }
+    const kid = await insertKey(trx, activatesAt, 'rotation', actor);
     return { kid, activatesAt, retiresOthersAt };
   });
+}
+
+/**
+ * Withdraws a key at once (a compromise): it leaves the JWKS and stops verifying on every replica
+ * within SIGNING_KEY_REFRESH_MS. If no other key is active, a new one is generated that signs at
+ * once, so issuance never falls back to the withdrawn key. Both changes are events.
+ */
+export async function retireSigningKey(
+  db: Kysely<Database>,
+  kid: string,
+  actor: KeyActor,
+): Promise<{ readonly retired: boolean; readonly replacement?: string }> {
+  return db.transaction().execute(async (trx) => {
+    await sql`SELECT pg_advisory_xact_lock(${FIRST_KEY_LOCK})`.execute(trx);
+    const retiredAt = new Date();
+    const retired = await trx
+      .updateTable('signing_keys')
+      .set({ retired_at: retiredAt })
+      .where('kid', '=', kid)
+      .where((eb) => eb.or([eb('retired_at', 'is', null), eb('retired_at', '>', retiredAt)]))
+      .returning('kid')
+      .executeTakeFirst();
+    if (!retired) return { retired: false };
+    await recordKeyEvent(trx, kid, 'signing-key-retired', actor, {
+      kid,
+      retired_at: retiredAt.toISOString(),
+      reason: 'compromised',
+    });
+    const stillActive = await trx
+      .selectFrom('signing_keys')
+      .select('kid')
+      .where('retired_at', 'is', null)
+      .where('activates_at', '<=', retiredAt)
+      .executeTakeFirst();
+    if (stillActive) return { retired: true };
+    const replacement = await insertKey(trx, retiredAt, 'replaces_retired', actor);
+    return { retired: true, replacement };
+  });
+}
+
+/** Who changed the keys, for the key events. */
+export interface KeyActor {
+  readonly actor: string;
+  readonly origin: string;
+}
+
+const SERVICE_ACTOR: KeyActor = { actor: 'service', origin: 'local' };
+
+async function recordKeyEvent<Type extends 'signing-key-generated' | 'signing-key-retired'>(
+  db: Kysely<Database>,
+  kid: string,
+  type: Type,
+  actor: KeyActor,
+  data: EventData<Type>,
+): Promise<void> {
+  const eventId = uuidv7();
+  // A stream per key event: a key's generation and retirement may be recorded by different
+  // processes, and neither needs to know the other's position.
+  await appendToStream(db, {
+    spaceId: SYSTEM_SPACE,
+    streamId: `${streams.signingKey(kid)}-${eventId}`,
+    expectedVersion: 'no_stream',
+    events: [
+      domainEvent(eventId, type, data, {
+        actor: actor.actor,
+        request_id: eventId,
+        client_ip: actor.origin,
+        user_agent: null,
+      }),
+    ],
+  });
+}
+
+/** A cheap summary of the key table: changes whenever a key is added, activated or retired. */
+async function keysFingerprint(db: Kysely<Database>): Promise<string> {
+  const { rows } = await sql<{ fingerprint: string | null }>`
+    SELECT string_agg(kid || '/' || activates_at::text || '/' || coalesce(retired_at::text, ''),
+                      ',' ORDER BY kid) AS fingerprint
+    FROM signing_keys
+    WHERE retired_at IS NULL OR retired_at > now()`.execute(db);
+  return rows[0]?.fingerprint ?? '';
 }
 
 async function loadKeys(db: Kysely<Database>): Promise<LoadedKey[]> {
@@ -120,7 +223,12 @@ async function loadKeys(db: Kysely<Database>): Promise<LoadedKey[]> {
   }));
 }
 
-async function insertKey(db: Kysely<Database>, activatesAt: Date): Promise<string> {
+async function insertKey(
+  db: Kysely<Database>,
+  activatesAt: Date,
+  reason: EventData<'signing-key-generated'>['reason'],
+  actor: KeyActor,
+): Promise<string> {
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
   const publicJwk = publicKey.export({ format: 'jwk' }) as JWK;
   const kid = await calculateJwkThumbprint(publicJwk);
@@ -135,5 +243,11 @@ async function insertKey(db: Kysely<Database>, activatesAt: Date): Promise<strin
       retired_at: null,
     })
     .execute();
+  await recordKeyEvent(db, kid, 'signing-key-generated', actor, {
+    kid,
+    alg: ACCESS_TOKEN_ALG,
+    activates_at: activatesAt.toISOString(),
+    reason,
+  });
   return kid;
 }

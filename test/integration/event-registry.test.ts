@@ -6,6 +6,7 @@ import { PROJECTIONS } from '../../src/projections/all.js';
 import { AUDIT_SHAPES } from '../../src/projections/audit.js';
 import { catchUp } from '../../src/projections/projector.js';
 import { RATE_COUNTER } from '../../src/projections/rates.js';
+import { IS_USE } from '../../src/projections/usage.js';
 import { exampleEvents } from '../support/example-events.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
 
@@ -17,29 +18,37 @@ beforeAll(async () => {
 const SPACE = 'space-registry';
 const metadata = { actor: 'test', request_id: 'r-1', client_ip: '127.0.0.1', user_agent: null };
 
-async function appendOneOfEach(clientId: string): Promise<void> {
+/** Appends one example of every registered type; returns their request id (in their metadata). */
+async function appendOneOfEach(clientId: string): Promise<string> {
   const examples = exampleEvents(clientId);
+  const requestId = randomUUID();
   for (const type of EVENT_TYPES) {
     await appendToStream(database.db, {
       spaceId: SPACE,
       streamId: `registry-${type}-${randomUUID()}`,
       expectedVersion: 'no_stream',
-      events: [domainEvent(randomUUID(), type, examples[type] as never, metadata)],
+      events: [
+        domainEvent(randomUUID(), type, examples[type] as never, {
+          ...metadata,
+          request_id: requestId,
+        }),
+      ],
     });
   }
+  return requestId;
 }
 
 describe('the event registry', () => {
   it('every registered event type is handled by every projection', async () => {
     const clientId = `ci_${randomUUID()}`;
-    await appendOneOfEach(clientId);
+    const requestId = await appendOneOfEach(clientId);
     for (const projection of PROJECTIONS) await catchUp(database.db, projection, 100);
 
     // Audit: one row per event, with the token kind and details its shape declares.
     const audit = await database.db
       .selectFrom('audit_log')
       .select(['event_type', 'token_kind', 'details', 'actor'])
-      .where('client_id', '=', clientId)
+      .where('request_id', '=', requestId)
       .execute();
     expect(audit.map((row) => row.event_type).sort()).toEqual([...EVENT_TYPES].sort());
     for (const row of audit) {
@@ -67,6 +76,14 @@ describe('the event registry', () => {
       if (counter) expected[counter] += 1;
     }
     expect(totals).toEqual(expected);
+
+    // Usage: a client that got a token has its last use.
+    const usage = await database.db
+      .selectFrom('credential_usage')
+      .select('last_used_at')
+      .where('client_id', '=', clientId)
+      .execute();
+    expect(usage).toHaveLength(EVENT_TYPES.some((type) => IS_USE[type]) ? 1 : 0);
   });
 
   it('a projection without a checkpoint row starts from the beginning instead of stalling', async () => {

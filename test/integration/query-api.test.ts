@@ -172,7 +172,9 @@ describe('dashboard_projector_lag', () => {
         )
       ).rows;
     const before = await lag();
-    expect(before.map((row) => row.projection)).toEqual(['audit', 'chain', 'rates']);
+    expect(before.map((row) => row.projection)).toEqual(
+      [...PROJECTIONS.map((projection) => projection.name), 'chain'].sort(),
+    );
     const { rows } = await service.database.pool.query<{ n: string }>(
       'SELECT count(*) AS n FROM events',
     );

@@ -36,5 +36,31 @@ export function exampleEvents(clientId: string): { readonly [Type in EventType]:
       expires_at: later.toISOString(),
     },
     'client-authentication-failed': { client_id: clientId, reason: 'secret_mismatch' },
+    'credential-secret-rotated': {
+      client_id: clientId,
+      secret_hash: 'bmV3LXNlY3JldC1oYXNo',
+      overlap_seconds: 60,
+      previous_secret_expires_at: later.toISOString(),
+      rotated_by: 'user-1',
+    },
+    'credential-revoked': { client_id: clientId, reason: 'leaked', revoked_by: 'user-1' },
+    'token-revoked': {
+      client_id: clientId,
+      jti: randomUUID(),
+      token_kind: 'private',
+      expires_at: later.toISOString(),
+      revoked_by: `client:${clientId}`,
+    },
+    'signing-key-generated': {
+      kid: `kid-${clientId}`,
+      alg: 'EdDSA',
+      activates_at: now.toISOString(),
+      reason: 'rotation',
+    },
+    'signing-key-retired': {
+      kid: `kid-${clientId}`,
+      retired_at: now.toISOString(),
+      reason: 'compromised',
+    },
   };
 }

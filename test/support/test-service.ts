@@ -15,6 +15,8 @@ export interface TestService {
   readonly baseUrl: string;
   readonly config: Config;
   readonly database: TestDatabase;
+  /** Keys and other local state (a second instance shares it, as replicas share SECRET_HASH_KEY). */
+  readonly dataDir: string;
   readonly api: ApiServer;
   loginToken(spaces: readonly string[], subject?: string): Promise<string>;
   post(path: string, body: unknown, headers?: Record<string, string>): Promise<Response>;
@@ -26,9 +28,10 @@ export const AUDIENCE = 'storefront.test';
 export async function startTestService(
   env: Record<string, string> = {},
   logger: Logger = pino({ level: 'silent' }),
+  shared?: { readonly database: TestDatabase; readonly dataDir: string },
 ): Promise<TestService> {
-  const database = await createTestDatabase(20);
-  const dataDir = await mkdtemp(path.join(tmpdir(), 'token-authority-data-'));
+  const database = shared?.database ?? (await createTestDatabase(20));
+  const dataDir = shared?.dataDir ?? (await mkdtemp(path.join(tmpdir(), 'token-authority-data-')));
   const config = loadConfig({
     PORT: '0',
     HOST: '127.0.0.1',
@@ -52,13 +55,14 @@ export async function startTestService(
   afterAll(async () => {
     await api.close();
     await apiDatabase.close();
-    await rm(dataDir, { recursive: true, force: true });
+    if (!shared) await rm(dataDir, { recursive: true, force: true });
   });
   const baseUrl = `http://127.0.0.1:${api.port}`;
   return {
     baseUrl,
     config,
     database,
+    dataDir,
     api,
     loginToken: (spaces, subject = 'alice') =>
       mintDevLoginToken({
@@ -111,4 +115,12 @@ export async function privateTokenVia(
   if (response.status !== 200)
     throw new Error(`token request failed: ${response.status} ${await response.text()}`);
   return ((await response.json()) as { access_token: string }).access_token;
+}
+
+/** A second API instance on the same database and keys, as a second replica would be. */
+export function startSecondInstance(
+  service: TestService,
+  env: Record<string, string> = {},
+): Promise<TestService> {
+  return startTestService(env, undefined, { database: service.database, dataDir: service.dataDir });
 }

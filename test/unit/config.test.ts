@@ -58,4 +58,16 @@ describe('loadConfig', () => {
       /SECRET_HASH_KEY: expected at least 32 bytes/,
     );
   });
+
+  it('refuses token lifetimes over one day, naming the variable', () => {
+    expect(() => loadConfig({ PRIVATE_TOKEN_TTL_SECONDS: '86401' })).toThrow(
+      /PRIVATE_TOKEN_TTL_SECONDS: at most 86400/,
+    );
+    expect(() => loadConfig({ PUBLIC_TOKEN_TTL_SECONDS: '90000' })).toThrow(
+      /PUBLIC_TOKEN_TTL_SECONDS: at most 86400/,
+    );
+    expect(loadConfig({ PRIVATE_TOKEN_TTL_SECONDS: '86400' }).PRIVATE_TOKEN_TTL_SECONDS).toBe(
+      86_400,
+    );
+  });
 });

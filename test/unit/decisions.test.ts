@@ -19,6 +19,10 @@ const active: CredentialView = {
   spaceId: 'space-a',
   status: 'active',
   secretHash: Buffer.alloc(32),
+  previousSecretHash: null,
+  previousSecretExpiresAt: null,
+  revokedAt: null,
+  version: 1,
 };
 const policy = { audiences: ['storefront.test'], ttlSeconds: 3600 };
 

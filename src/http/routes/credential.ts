@@ -1,10 +1,17 @@
 import Router from '@koa/router';
+import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import type { CommandContext } from '../../commands/context.js';
 import { createCredential } from '../../commands/create-credential.js';
+import { revokeCredential, rotateSecret } from '../../commands/credential-lifecycle.js';
+import type { Database } from '../../db/schema.js';
+import { MethodNotAllowedError, NotFoundError } from '../../errors/errors.js';
+import type { Middleware } from 'koa';
+import { getCredential, listCredentials } from '../../projections/credential-queries.js';
 import type { LoginIdentity, LoginTokenVerifier } from '../../tokens/login-tokens.js';
 import { requireLoginForSpace } from '../authentication.js';
 import { readBody } from '../body.js';
+import { jsonCursor } from '../query.js';
 import { errorDialect, requestMetadata } from '../request-context.js';
 import { validate } from '../validate.js';
 
@@ -12,43 +19,144 @@ const createCredentialBody = z.object({
   name: z.string().trim().min(1, 'must not be empty').max(200),
   description: z.string().trim().min(1, 'must not be empty').max(2000),
 });
+const listQuery = z.object({
+  status: z.enum(['active', 'revoked']).optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(50),
+  cursor: z.string().max(500).optional(),
+});
+const pageCursor = jsonCursor(
+  z.object({ createdAt: z.iso.datetime({ offset: true }), clientId: z.string().max(200) }),
+);
+const clientPath = z.object({ client_id: z.string().min(1).max(200) });
+const rotateBody = z.object({
+  overlap_seconds: z.number().int().min(0).max(86_400).default(3600),
+});
+const revokeBody = z.object({ reason: z.string().trim().min(1).max(500).optional() });
 
-/** POST /v1/credential: a dashboard user creates a client credential in a space. */
+/**
+ * The credentials of a space, for its dashboard users (login token + X-Service-Space-ID):
+ * create (POST /v1/credential), list, read, rotate the secret, revoke. Every change is an event.
+ */
 export function credentialRoutes(
   commands: CommandContext,
+  db: Kysely<Database>,
   login: LoginTokenVerifier,
   bodyLimitBytes: number,
 ): Router {
   const router = new Router();
-  router.post(
-    '/v1/credential',
+  // /v1/credential/token is the token endpoint (POST only), never a credential: client ids all
+  // start with "ci_". Other methods there get the token endpoint's 405, not a login challenge.
+  const notTheTokenEndpoint: Middleware = async (ctx, next) => {
+    if (ctx.params.client_id === 'token') throw new MethodNotAllowedError(['POST']);
+    await next();
+  };
+  // Every route here: RFC 6750 errors, then a login token that grants the space.
+  const authorised = [
     errorDialect('bearer'),
+    notTheTokenEndpoint,
     requireLoginForSpace(login),
-    readBody(['json'], bodyLimitBytes),
+  ] as const;
+  const who = (ctx: { state: Record<string, unknown> }) => {
+    const user = ctx.state.user as LoginIdentity;
+    return { user, actor: `user:${user.subject}` };
+  };
+
+  router.post('/v1/credential', ...authorised, readBody(['json'], bodyLimitBytes), async (ctx) => {
+    const body = validate(createCredentialBody, ctx.request.body, 'body');
+    const { user, actor } = who(ctx);
+    const created = await createCredential(commands, {
+      spaceId: ctx.state.spaceId as string,
+      name: body.name,
+      description: body.description,
+      userSubject: user.subject,
+      loginIssuer: user.issuer,
+      metadata: { actor, ...requestMetadata(ctx) },
+    });
+    ctx.state.clientId = created.clientId;
+    ctx.status = 201;
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = {
+      client_id: created.clientId,
+      client_secret: created.clientSecret,
+      name: created.name,
+      description: created.description,
+      space_id: created.spaceId,
+      status: 'active',
+      created_at: created.createdAt.toISOString(),
+      last_updated: created.createdAt.toISOString(),
+      last_used_at: null,
+      ttl: null,
+    };
+  });
+
+  router.get('/v1/credentials', ...authorised, async (ctx) => {
+    const query = validate(listQuery, ctx.query, 'query');
+    const page = await listCredentials(db, {
+      spaceId: ctx.state.spaceId as string,
+      status: query.status,
+      after: query.cursor === undefined ? undefined : pageCursor.decode(query.cursor),
+      limit: query.limit,
+    });
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = {
+      items: page.items,
+      next_cursor: page.next ? pageCursor.encode(page.next) : null,
+    };
+  });
+
+  const found = async (spaceId: string, clientId: string) => {
+    const record = await getCredential(db, spaceId, clientId);
+    if (!record) throw new NotFoundError(`no credential "${clientId}" in this space`);
+    return record;
+  };
+
+  router.get('/v1/credential/:client_id', ...authorised, async (ctx) => {
+    const { client_id: clientId } = validate(clientPath, ctx.params, 'path');
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = await found(ctx.state.spaceId as string, clientId);
+  });
+
+  router.post(
+    '/v1/credential/:client_id/secret',
+    ...authorised,
+    readBody(['json'], bodyLimitBytes, { optional: true }),
     async (ctx) => {
-      const body = validate(createCredentialBody, ctx.request.body, 'body');
-      const user = ctx.state.user as LoginIdentity;
-      const created = await createCredential(commands, {
+      const { client_id: clientId } = validate(clientPath, ctx.params, 'path');
+      const body = validate(rotateBody, ctx.request.body, 'body');
+      ctx.state.clientId = clientId;
+      const rotated = await rotateSecret(commands, {
         spaceId: ctx.state.spaceId as string,
-        name: body.name,
-        description: body.description,
-        userSubject: user.subject,
-        loginIssuer: user.issuer,
-        metadata: { actor: `user:${user.subject}`, ...requestMetadata(ctx) },
+        clientId,
+        overlapSeconds: body.overlap_seconds,
+        actor: who(ctx).actor,
+        metadata: { actor: who(ctx).actor, ...requestMetadata(ctx) },
       });
-      ctx.state.clientId = created.clientId;
-      ctx.status = 201;
       ctx.set('Cache-Control', 'no-store');
       ctx.body = {
-        client_id: created.clientId,
-        client_secret: created.clientSecret,
-        name: created.name,
-        description: created.description,
-        space_id: created.spaceId,
-        created_at: created.createdAt.toISOString(),
-        last_updated: created.createdAt.toISOString(),
-        ttl: null,
+        client_id: clientId,
+        client_secret: rotated.clientSecret,
+        previous_secret_expires_at: rotated.previousSecretExpiresAt.toISOString(),
       };
+    },
+  );
+
+  router.delete(
+    '/v1/credential/:client_id',
+    ...authorised,
+    readBody(['json'], bodyLimitBytes, { optional: true }),
+    async (ctx) => {
+      const { client_id: clientId } = validate(clientPath, ctx.params, 'path');
+      const body = validate(revokeBody, ctx.request.body, 'body');
+      ctx.state.clientId = clientId;
+      await revokeCredential(commands, {
+        spaceId: ctx.state.spaceId as string,
+        clientId,
+        reason: body.reason ?? null,
+        actor: who(ctx).actor,
+        metadata: { actor: who(ctx).actor, ...requestMetadata(ctx) },
+      });
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = await found(ctx.state.spaceId as string, clientId);
     },
   );
   return router;

@@ -2,12 +2,8 @@ import Router from '@koa/router';
 import { z } from 'zod';
 import type { CommandContext } from '../../commands/context.js';
 import { issuePrivateToken } from '../../commands/issue-private-token.js';
-import {
-  InvalidClientError,
-  InvalidRequestError,
-  UnsupportedGrantTypeError,
-} from '../../errors/errors.js';
-import { basicCredentials } from '../authentication.js';
+import { UnsupportedGrantTypeError } from '../../errors/errors.js';
+import { clientCredentialsShape, rawClientCredentials } from '../authentication.js';
 import { readBody } from '../body.js';
 import { errorDialect, requestMetadata } from '../request-context.js';
 import { validate } from '../validate.js';
@@ -22,7 +18,7 @@ const tokenRequestBody = z.object({
   resource: field.optional(),
 });
 
-const clientGrant = z.object({ client_id: field, client_secret: field, audience: field });
+const grantSchema = z.object({ ...clientCredentialsShape, audience: field });
 
 /**
  * POST /v1/credential/token: the client_credentials grant (RFC 6749 §4.4). JSON as the spec says,
@@ -38,21 +34,10 @@ export function tokenRoutes(commands: CommandContext, bodyLimitBytes: number): R
       const body = validate(tokenRequestBody, ctx.request.body, 'body');
       if (body.grant_type !== 'client_credentials')
         throw new UnsupportedGrantTypeError(body.grant_type);
-      const basic = basicCredentials(ctx);
-      if (basic === 'malformed') throw new InvalidClientError();
-      if (basic && (body.client_id || body.client_secret)) {
-        throw new InvalidRequestError(
-          'send client credentials either by HTTP Basic or in the body, not both',
-        );
-      }
-      // Wherever the client's credentials came from (body or Basic), they are checked as one.
+      // Wherever the client's credentials came from (body or Basic), all is checked as one.
       const grant = validate(
-        clientGrant,
-        {
-          client_id: basic?.clientId ?? body.client_id,
-          client_secret: basic?.clientSecret ?? body.client_secret,
-          audience: body.audience ?? body.resource,
-        },
+        grantSchema,
+        { ...rawClientCredentials(ctx, body), audience: body.audience ?? body.resource },
         'body',
       );
       ctx.state.clientId = grant.client_id;

@@ -1,0 +1,26 @@
+/**
+ * `npm run retire-signing-key -- --kid <kid>`: withdraws a compromised signing key at once. It
+ * leaves the JWKS and its tokens stop verifying (/v1/issue, introspection) on every API replica
+ * within SIGNING_KEY_REFRESH_MS; if it was the only active key, a new one signs at once.
+ */
+import { parseArgs } from 'node:util';
+import { retireSigningKey } from '../tokens/signing-keys.js';
+import { operatorActor } from './operator.js';
+import { configOrExit, createLogger, exitWithUsageIfAsked, openDatabase } from './runtime.js';
+
+const USAGE = 'Usage: npm run retire-signing-key -- --kid <kid>';
+exitWithUsageIfAsked(USAGE);
+const { values } = parseArgs({ options: { kid: { type: 'string' } } });
+if (!values.kid) {
+  console.error(USAGE);
+  process.exit(2);
+}
+const config = configOrExit();
+const logger = createLogger({ LOG_LEVEL: 'warn' }, 'retire-signing-key');
+const database = await openDatabase(config, logger, 'token-authority-retire', 1, {
+  timeouts: 'background',
+});
+const result = await retireSigningKey(database.handle.db, values.kid, operatorActor());
+console.log(JSON.stringify({ kid: values.kid, ...result }));
+await database.close();
+process.exitCode = result.retired ? 0 : 1;

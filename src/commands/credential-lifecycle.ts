@@ -1,0 +1,73 @@
+import { decideRevokeCredential, decideRotateSecret } from '../domain/decisions.js';
+import { streams, type EventMetadata } from '../domain/events.js';
+import { ConflictError, NotFoundError, InvalidRequestError } from '../errors/errors.js';
+import { projectCredentialEvents } from '../projections/credentials.js';
+import { generateClientSecret } from '../tokens/secrets.js';
+import type { CommandContext } from './context.js';
+
+/** Who asks, for which credential of which space. */
+export interface CredentialCommand {
+  readonly spaceId: string;
+  readonly clientId: string;
+  readonly actor: string;
+  readonly metadata: EventMetadata;
+}
+
+const notFound = (clientId: string) =>
+  new NotFoundError(`no credential "${clientId}" in this space`);
+
+/**
+ * Rotates a credential's secret: a new secret (returned once, never stored), the old one valid for
+ * `overlapSeconds` more. Optimistic on the credential's stream: a concurrent change makes it 409.
+ */
+export async function rotateSecret(
+  ctx: CommandContext,
+  command: CredentialCommand & { readonly overlapSeconds: number },
+): Promise<{ readonly clientSecret: string; readonly previousSecretExpiresAt: Date }> {
+  const credential = await ctx.credentials.findFresh(command.clientId);
+  const clientSecret = generateClientSecret();
+  const decision = decideRotateSecret(
+    { ...command, newSecretHash: ctx.hasher.hash(clientSecret).toString('base64url') },
+    credential,
+    ctx.clock,
+    ctx.ids,
+  );
+  if (!decision.ok) {
+    if (decision.error === 'not_found') throw notFound(command.clientId);
+    throw new InvalidRequestError('a revoked credential cannot get a new secret');
+  }
+  const appended = await ctx.events.append(
+    {
+      spaceId: command.spaceId,
+      streamId: streams.credential(command.clientId),
+      expectedVersion: credential!.version,
+      events: [decision.event],
+    },
+    projectCredentialEvents,
+  );
+  if (!appended.ok) throw new ConflictError('the credential changed meanwhile; retry the request');
+  ctx.credentials.forget(command.clientId);
+  return { clientSecret, previousSecretExpiresAt: decision.previousSecretExpiresAt };
+}
+
+/** Revokes a credential; revoking a revoked one changes and records nothing. */
+export async function revokeCredential(
+  ctx: CommandContext,
+  command: CredentialCommand & { readonly reason: string | null },
+): Promise<void> {
+  const credential = await ctx.credentials.findFresh(command.clientId);
+  const decision = decideRevokeCredential(command, credential, ctx.ids);
+  if (!decision.ok) throw notFound(command.clientId);
+  if (!decision.event) return;
+  const appended = await ctx.events.append(
+    {
+      spaceId: command.spaceId,
+      streamId: streams.credential(command.clientId),
+      expectedVersion: credential!.version,
+      events: [decision.event],
+    },
+    projectCredentialEvents,
+  );
+  if (!appended.ok) throw new ConflictError('the credential changed meanwhile; retry the request');
+  ctx.credentials.forget(command.clientId);
+}

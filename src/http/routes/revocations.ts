@@ -1,0 +1,29 @@
+import Router from '@koa/router';
+import type { Kysely } from 'kysely';
+import { z } from 'zod';
+import type { Database } from '../../db/schema.js';
+import { revocationList } from '../../projections/credential-queries.js';
+import { SPACE_ID_PATTERN } from '../authentication.js';
+import { validate } from '../validate.js';
+
+const query = z.object({
+  space_id: z.string().regex(SPACE_ID_PATTERN, 'expected 1-128 letters, digits, or _ . : -'),
+});
+
+/** How long verifiers and caches may keep the list (seconds); revocations reach them by then. */
+export const REVOCATION_LIST_MAX_AGE = 30;
+
+/**
+ * GET /v1/revocations?space_id=: what an offline verifier of that space must reject, public like
+ * a CRL (it holds no secret). See docs/api.md for how to combine it with the JWKS.
+ */
+export function revocationRoutes(db: Kysely<Database>, longestLifetimeSeconds: number): Router {
+  const router = new Router();
+  router.get('/v1/revocations', async (ctx) => {
+    const { space_id: spaceId } = validate(query, ctx.query, 'query');
+    const list = await revocationList(db, spaceId, longestLifetimeSeconds);
+    ctx.set('Cache-Control', `public, max-age=${REVOCATION_LIST_MAX_AGE}`);
+    ctx.body = { space_id: spaceId, generated_at: new Date().toISOString(), ...list };
+  });
+  return router;
+}

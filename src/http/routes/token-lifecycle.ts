@@ -1,0 +1,58 @@
+import Router from '@koa/router';
+import { z } from 'zod';
+import { authenticateClient } from '../../commands/authenticate-client.js';
+import type { CommandContext } from '../../commands/context.js';
+import { introspectToken, revokeToken } from '../../commands/token-lifecycle.js';
+import { clientCredentialsOf } from '../authentication.js';
+import { readBody } from '../body.js';
+import { errorDialect, requestMetadata } from '../request-context.js';
+import { validate } from '../validate.js';
+import type { Context } from 'koa';
+
+const tokenRequest = z.object({
+  // Long enough for any token of ours; anything longer is not one.
+  token: z.string().min(1, 'must not be empty').max(8192),
+  token_type_hint: z.enum(['access_token', 'refresh_token']).optional(),
+  client_id: z.string().optional(),
+  client_secret: z.string().optional(),
+});
+
+/** Authenticates the calling client and reads the token parameter. */
+async function clientAndToken(commands: CommandContext, ctx: Context) {
+  const body = validate(tokenRequest, ctx.request.body, 'body');
+  const credentials = clientCredentialsOf(ctx, body);
+  ctx.state.clientId = credentials.client_id;
+  const metadata = { actor: `client:${credentials.client_id}`, ...requestMetadata(ctx) };
+  const client = await authenticateClient(commands, {
+    clientId: credentials.client_id,
+    clientSecret: credentials.client_secret,
+    metadata,
+  });
+  return { client, token: body.token, metadata };
+}
+
+/**
+ * POST /v1/introspect (RFC 7662) and POST /v1/revoke (RFC 7009), form or JSON, the caller
+ * authenticated as a client (HTTP Basic or client_id/client_secret in the body).
+ */
+export function tokenLifecycleRoutes(commands: CommandContext, bodyLimitBytes: number): Router {
+  const router = new Router();
+  const accepts = [errorDialect('oauth'), readBody(['form', 'json'], bodyLimitBytes)] as const;
+
+  router.post('/v1/introspect', ...accepts, async (ctx) => {
+    const { client, token } = await clientAndToken(commands, ctx);
+    ctx.set('Cache-Control', 'no-store');
+    ctx.set('Pragma', 'no-cache');
+    ctx.body = await introspectToken(commands, { client, token });
+  });
+
+  router.post('/v1/revoke', ...accepts, async (ctx) => {
+    const { client, token, metadata } = await clientAndToken(commands, ctx);
+    await revokeToken(commands, { client, token, metadata });
+    // RFC 7009 §2.2: 200 whether or not there was anything to revoke.
+    ctx.set('Cache-Control', 'no-store');
+    ctx.status = 200;
+    ctx.body = {};
+  });
+  return router;
+}

@@ -1,0 +1,155 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+
+/** A credential as the API shows it: never a secret or its hash. */
+export interface CredentialRecord {
+  readonly client_id: string;
+  readonly name: string;
+  readonly description: string;
+  readonly space_id: string;
+  readonly status: 'active' | 'revoked';
+  readonly created_at: string;
+  readonly last_updated: string;
+  /** From the projector: when the client last got a token; null if never. */
+  readonly last_used_at: string | null;
+  /** Only while a rotation overlap runs. */
+  readonly previous_secret_expires_at?: string;
+  readonly revoked_at?: string;
+}
+
+/** Where a page of credentials resumes: after this creation time and client id. */
+export interface CredentialCursor {
+  readonly createdAt: string;
+  readonly clientId: string;
+}
+
+function credentialsOf(db: Kysely<Database>, spaceId: string) {
+  return db
+    .selectFrom('credentials as c')
+    .leftJoin('credential_usage as u', (join) =>
+      join.onRef('u.space_id', '=', 'c.space_id').onRef('u.client_id', '=', 'c.client_id'),
+    )
+    .select([
+      'c.client_id',
+      'c.name',
+      'c.description',
+      'c.space_id',
+      'c.status',
+      'c.created_at',
+      'c.updated_at',
+      'c.previous_secret_expires_at',
+      'c.revoked_at',
+      'u.last_used_at',
+    ])
+    .where('c.space_id', '=', spaceId);
+}
+
+type Row = Awaited<ReturnType<ReturnType<typeof credentialsOf>['execute']>>[number];
+
+function toRecord(row: Row, nowMs: number): CredentialRecord {
+  const overlapEnds = row.previous_secret_expires_at;
+  return {
+    client_id: row.client_id,
+    name: row.name,
+    description: row.description,
+    space_id: row.space_id,
+    status: row.status,
+    created_at: row.created_at.toISOString(),
+    last_updated: row.updated_at.toISOString(),
+    last_used_at: row.last_used_at?.toISOString() ?? null,
+    ...(overlapEnds && overlapEnds.getTime() > nowMs
+      ? { previous_secret_expires_at: overlapEnds.toISOString() }
+      : {}),
+    ...(row.revoked_at ? { revoked_at: row.revoked_at.toISOString() } : {}),
+  };
+}
+
+/** One credential of a space, or undefined (also when it exists in another space). */
+export async function getCredential(
+  db: Kysely<Database>,
+  spaceId: string,
+  clientId: string,
+  nowMs = Date.now(),
+): Promise<CredentialRecord | undefined> {
+  const row = await credentialsOf(db, spaceId)
+    .where('c.client_id', '=', clientId)
+    .executeTakeFirst();
+  return row ? toRecord(row, nowMs) : undefined;
+}
+
+/** A page of a space's credentials in creation order, optionally only active or revoked ones. */
+export async function listCredentials(
+  db: Kysely<Database>,
+  filter: {
+    readonly spaceId: string;
+    readonly status?: 'active' | 'revoked';
+    readonly after?: CredentialCursor;
+    readonly limit: number;
+  },
+  nowMs = Date.now(),
+): Promise<{ readonly items: CredentialRecord[]; readonly next?: CredentialCursor }> {
+  let query = credentialsOf(db, filter.spaceId);
+  if (filter.status) query = query.where('c.status', '=', filter.status);
+  if (filter.after) {
+    const { createdAt, clientId } = filter.after;
+    query = query.where(
+      sql<boolean>`(c.created_at, c.client_id) > (${createdAt}::timestamptz, ${clientId})`,
+    );
+  }
+  const rows = await query
+    .orderBy('c.created_at')
+    .orderBy('c.client_id')
+    .limit(filter.limit + 1)
+    .execute();
+  const page = rows.slice(0, filter.limit);
+  const last = page.at(-1);
+  return {
+    items: page.map((row) => toRecord(row, nowMs)),
+    ...(rows.length > filter.limit && last
+      ? { next: { createdAt: last.created_at.toISOString(), clientId: last.client_id } }
+      : {}),
+  };
+}
+
+/** What offline verifiers of a space must reject (see docs/api.md, "Revocation list"). */
+export interface RevocationList {
+  readonly clients: ReadonlyArray<{ readonly client_id: string; readonly revoked_at: string }>;
+  readonly tokens: ReadonlyArray<{ readonly jti: string; readonly exp: number }>;
+}
+
+/**
+ * Every revocation of `spaceId` whose tokens may still be live: credentials revoked within the
+ * longest token lifetime, revoked tokens not yet expired, and the unexpired public tokens derived
+ * from a revoked private token (from the audit view, so up to the projector's lag behind).
+ */
+export async function revocationList(
+  db: Kysely<Database>,
+  spaceId: string,
+  longestLifetimeSeconds: number,
+): Promise<RevocationList> {
+  const clients = await db
+    .selectFrom('credentials')
+    .select(['client_id', 'revoked_at'])
+    .where('space_id', '=', spaceId)
+    .where('status', '=', 'revoked')
+    .where('revoked_at', '>', sql<Date>`now() - make_interval(secs => ${longestLifetimeSeconds})`)
+    .orderBy('revoked_at')
+    .execute();
+  const { rows: tokens } = await sql<{ jti: string; exp: number }>`
+    SELECT r.jti, extract(epoch FROM r.expires_at)::bigint AS exp
+    FROM token_revocations r
+    WHERE r.space_id = ${spaceId} AND r.expires_at > now()
+    UNION
+    SELECT a.jti, extract(epoch FROM a.expires_at)::bigint
+    FROM token_revocations r
+    JOIN audit_log a ON a.parent_jti = r.jti AND a.space_id = r.space_id
+    WHERE r.space_id = ${spaceId} AND r.token_kind = 'private' AND a.expires_at > now()
+    ORDER BY 2, 1`.execute(db);
+  return {
+    clients: clients.map((row) => ({
+      client_id: row.client_id,
+      revoked_at: row.revoked_at!.toISOString(),
+    })),
+    tokens: tokens.map((row) => ({ jti: row.jti, exp: Number(row.exp) })),
+  };
+}

@@ -18,6 +18,8 @@ import { tokenLifecycleRoutes } from '../http/routes/token-lifecycle.js';
 import { revocationRoutes } from '../http/routes/revocations.js';
 import type { CommandContext } from '../commands/context.js';
 import { createEventStore } from '../event-store/event-store.js';
+import { createFailureEvents } from '../limits/failure-events.js';
+import { createLimits } from '../limits/limits.js';
 import { createCredentialLookup } from '../projections/credential-lookup.js';
 import { createRevocationLookup } from '../projections/revocation-lookup.js';
 import { createAppendNotifier } from '../event-store/notify.js';
@@ -47,15 +49,36 @@ export async function startApiServer(
   const notifier = createAppendNotifier(database.pool);
   const keys = await openKeyStore(database.db, { refreshMs: config.SIGNING_KEY_REFRESH_MS });
   const metrics = createMetrics(database.db);
+  const clock = overrides.clock ?? systemClock;
+  const ids = overrides.ids ?? randomIds;
+  const events = createEventStore(database.db, {
+    listeners: [() => notifier.appended(), (events) => metrics.appended(events)],
+    batching: {
+      maxQueued: config.APPEND_QUEUE_LIMIT,
+      maxWaitMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+    },
+  });
   const commands: CommandContext = {
-    events: createEventStore(database.db, {
-      listeners: [() => notifier.appended(), (events) => metrics.appended(events)],
-      batching: {
-        maxQueued: config.APPEND_QUEUE_LIMIT,
-        maxWaitMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
-      },
+    events,
+    limits: createLimits({
+      clientPerMinute: config.CLIENT_RATE_LIMIT_PER_MINUTE,
+      failedAuthPerMinute: config.FAILED_AUTH_LIMIT_PER_MINUTE,
+      maxKeys: config.LIMITER_MAX_KEYS,
+      now: () => clock.now(),
     }),
-    credentials: createCredentialLookup(database.db, { ttlMs: config.CREDENTIAL_CACHE_TTL_MS }),
+    failures: createFailureEvents({
+      events,
+      perMinute: config.FAILED_AUTH_EVENTS_PER_MINUTE,
+      clock,
+      ids,
+      logger,
+      maxClients: config.LIMITER_MAX_KEYS,
+    }),
+    credentials: createCredentialLookup(database.db, {
+      ttlMs: config.CREDENTIAL_CACHE_TTL_MS,
+      unknownTtlMs: config.UNKNOWN_CLIENT_CACHE_TTL_MS,
+      maxEntries: config.LIMITER_MAX_KEYS,
+    }),
     revocations: await createRevocationLookup(database.db, {
       refreshMs: Math.max(config.CREDENTIAL_CACHE_TTL_MS, 100),
     }),
@@ -65,14 +88,29 @@ export async function startApiServer(
       audiences: config.TOKEN_AUDIENCES,
     }),
     hasher: createSecretHasher(await loadSecretHashKey(config.SECRET_HASH_KEY, config.DATA_DIR)),
-    clock: overrides.clock ?? systemClock,
-    ids: overrides.ids ?? randomIds,
+    clock,
+    ids,
     issuer: config.TOKEN_ISSUER,
     audiences: config.TOKEN_AUDIENCES,
     privateTokenTtlSeconds: config.PRIVATE_TOKEN_TTL_SECONDS,
     publicTokenTtlSeconds: config.PUBLIC_TOKEN_TTL_SECONDS,
   };
-  const login = await createLoginTokenVerifier(config);
+  metrics.watchSizes(() => {
+    const limiter = commands.limits.sizes();
+    const credentials = commands.credentials.sizes();
+    return {
+      append_queue: commands.events.queued(),
+      credential_cache: credentials.known,
+      unknown_client_cache: credentials.unknown,
+      token_memo: commands.verifier.size(),
+      revocations: commands.revocations.size(),
+      limiter_clients: limiter.clients,
+      limiter_failed_auth: limiter.failed_auth,
+      limiter_failed_login: limiter.failed_login,
+      failure_windows: commands.failures.size(),
+    };
+  });
+  const login = { verifier: await createLoginTokenVerifier(config), limits: commands.limits };
   const app = createApp({
     logger,
     trustProxy: config.TRUST_PROXY,
@@ -115,7 +153,12 @@ export async function startApiServer(
           clearTimeout(timer);
           keys.close();
           commands.revocations.close();
-          void notifier.close().then(resolve);
+          // Counted failures are written as summaries before we go, not lost with the process.
+          void commands.failures
+            .close()
+            .catch((error: unknown) => logger.warn({ err: error }, 'failure summaries not written'))
+            .then(() => notifier.close())
+            .then(resolve);
         });
         server.closeIdleConnections();
       }),

@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { acceptedSecretHashes, decideClientAuthentication } from '../domain/decisions.js';
 import type { CredentialView } from '../domain/credential-view.js';
-import { streams, type DomainEvent, type EventMetadata } from '../domain/events.js';
+import type { DomainEvent, EventMetadata } from '../domain/events.js';
 import { InvalidClientError } from '../errors/errors.js';
 import type { CommandContext } from './context.js';
 
@@ -27,17 +27,39 @@ export function clientSecretMatches(
   return matchesCurrent || matchesPrevious;
 }
 
-/** Records a failed authentication of a known client (never the secret tried). */
+/**
+ * Before a secret is checked: 429 when this client and source IP failed too often this minute.
+ * The refused attempt is counted for the client's failure summary, not recorded on its own.
+ */
+export function refuseIfLockedOut(
+  ctx: CommandContext,
+  clientId: string,
+  credential: CredentialView | undefined,
+  ip: string,
+): void {
+  try {
+    ctx.limits.assertClientNotLockedOut(clientId, ip);
+  } catch (error) {
+    if (credential) ctx.failures.refused(credential.spaceId, clientId, ip);
+    throw error;
+  }
+}
+
+/**
+ * After a failed authentication: counts against the (client, IP) budget and records the failure
+ * of a known client within its per-minute event budget (never the secret tried).
+ */
 export async function recordAuthenticationFailure(
   ctx: CommandContext,
-  spaceId: string,
-  failure: DomainEvent<'client-authentication-failed'>,
+  clientId: string,
+  ip: string,
+  known?: {
+    readonly spaceId: string;
+    readonly failure: DomainEvent<'client-authentication-failed'>;
+  },
 ): Promise<void> {
-  await ctx.events.appendNewStream({
-    spaceId,
-    streamId: streams.authenticationFailure(failure.eventId),
-    events: [failure],
-  });
+  ctx.limits.failedClientAuthentication(clientId, ip);
+  if (known) await ctx.failures.failed(known.spaceId, known.failure, ip);
 }
 
 /**
@@ -53,11 +75,18 @@ export async function authenticateClient(
   },
 ): Promise<CredentialView> {
   const credential = await ctx.credentials.find(command.clientId);
+  const ip = command.metadata.client_ip;
+  refuseIfLockedOut(ctx, command.clientId, credential, ip);
   const matches = clientSecretMatches(ctx, command.clientSecret, credential);
   const outcome = decideClientAuthentication(credential, matches, command.metadata, ctx.ids);
   if (outcome.ok) return outcome.credential;
-  if (outcome.failure && credential) {
-    await recordAuthenticationFailure(ctx, credential.spaceId, outcome.failure);
-  }
+  await recordAuthenticationFailure(
+    ctx,
+    command.clientId,
+    ip,
+    outcome.failure && credential
+      ? { spaceId: credential.spaceId, failure: outcome.failure }
+      : undefined,
+  );
   throw new InvalidClientError();
 }

@@ -4,6 +4,8 @@ import type { Clock, IdGenerator } from '../domain/ports.js';
 import type { SecretHasher } from '../tokens/secrets.js';
 import type { AccessTokenVerifier } from '../tokens/access-tokens.js';
 import type { KeyStore } from '../tokens/signing-keys.js';
+import type { Limits } from '../limits/limits.js';
+import type { FailureEvents } from '../limits/failure-events.js';
 import type { RevocationLookup } from '../projections/revocation-lookup.js';
 
 /** Everything a command handler may use. Built once at start-up (src/cli/api-server.ts). */
@@ -15,6 +17,10 @@ export interface CommandContext {
   /** Revoked token ids, refreshed every CREDENTIAL_CACHE_TTL_MS. */
   readonly revocations: RevocationLookup;
   readonly keys: KeyStore;
+  /** This process's budgets (per client, failed authentications, bad login tokens). */
+  readonly limits: Limits;
+  /** Failed-authentication events, at most FAILED_AUTH_EVENTS_PER_MINUTE per client a minute. */
+  readonly failures: FailureEvents;
   /** Verifies our own access tokens (memoised). */
   readonly verifier: AccessTokenVerifier;
   readonly hasher: SecretHasher;

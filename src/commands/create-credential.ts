@@ -24,6 +24,7 @@ export async function createCredential(
     readonly description: string;
     readonly userSubject: string;
     readonly loginIssuer: string;
+    readonly rateLimitPerMinute?: number | null;
     readonly metadata: EventMetadata;
   },
 ): Promise<CreatedCredential> {

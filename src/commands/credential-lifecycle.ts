@@ -1,4 +1,8 @@
-import { decideRevokeCredential, decideRotateSecret } from '../domain/decisions.js';
+import {
+  decideChangeRateLimit,
+  decideRevokeCredential,
+  decideRotateSecret,
+} from '../domain/decisions.js';
 import { streams, type EventMetadata } from '../domain/events.js';
 import { ConflictError, NotFoundError, InvalidRequestError } from '../errors/errors.js';
 import { projectCredentialEvents } from '../projections/credentials.js';
@@ -58,6 +62,31 @@ export async function revokeCredential(
   const credential = await ctx.credentials.findFresh(command.clientId);
   const decision = decideRevokeCredential(command, credential, ctx.ids);
   if (!decision.ok) throw notFound(command.clientId);
+  if (!decision.event) return;
+  const appended = await ctx.events.append(
+    {
+      spaceId: command.spaceId,
+      streamId: streams.credential(command.clientId),
+      expectedVersion: credential!.version,
+      events: [decision.event],
+    },
+    projectCredentialEvents,
+  );
+  if (!appended.ok) throw new ConflictError('the credential changed meanwhile; retry the request');
+  ctx.credentials.forget(command.clientId);
+}
+
+/** Sets (or, with null, clears) a credential's own requests-per-minute budget. */
+export async function changeRateLimit(
+  ctx: CommandContext,
+  command: CredentialCommand & { readonly rateLimitPerMinute: number | null },
+): Promise<void> {
+  const credential = await ctx.credentials.findFresh(command.clientId);
+  const decision = decideChangeRateLimit(command, credential, ctx.ids);
+  if (!decision.ok) {
+    if (decision.error === 'not_found') throw notFound(command.clientId);
+    throw new InvalidRequestError('a revoked credential has no rate limit to change');
+  }
   if (!decision.event) return;
   const appended = await ctx.events.append(
     {

@@ -1,6 +1,10 @@
 import { decideIssuePrivateToken } from '../domain/decisions.js';
 import type { EventMetadata } from '../domain/events.js';
-import { clientSecretMatches, recordAuthenticationFailure } from './authenticate-client.js';
+import {
+  clientSecretMatches,
+  recordAuthenticationFailure,
+  refuseIfLockedOut,
+} from './authenticate-client.js';
 import { InvalidClientError, InvalidTargetError } from '../errors/errors.js';
 import type { CommandContext } from './context.js';
 import { recordIssuedToken, type IssuedToken } from './record-issued-token.js';
@@ -19,6 +23,8 @@ export async function issuePrivateToken(
   },
 ): Promise<IssuedToken> {
   const credential = await ctx.credentials.find(command.clientId);
+  const ip = command.metadata.client_ip;
+  refuseIfLockedOut(ctx, command.clientId, credential, ip);
   const secretMatches = clientSecretMatches(ctx, command.clientSecret, credential);
   const decision = decideIssuePrivateToken(
     command,
@@ -29,14 +35,22 @@ export async function issuePrivateToken(
     ctx.ids,
   );
   if (!decision.ok) {
-    if (decision.failure && credential) {
-      await recordAuthenticationFailure(ctx, credential.spaceId, decision.failure);
+    if (decision.error === 'invalid_client') {
+      await recordAuthenticationFailure(
+        ctx,
+        command.clientId,
+        ip,
+        decision.failure && credential
+          ? { spaceId: credential.spaceId, failure: decision.failure }
+          : undefined,
+      );
     }
     throw decision.error === 'invalid_target'
       ? new InvalidTargetError(command.audience)
       : new InvalidClientError();
   }
   const { clientId, spaceId } = decision.credential;
+  const rateLimit = ctx.limits.clientRequest(clientId, decision.credential.rateLimitPerMinute);
   return recordIssuedToken(
     ctx,
     {
@@ -51,5 +65,6 @@ export async function issuePrivateToken(
       token_kind: 'private',
     },
     decision.event,
+    rateLimit,
   );
 }

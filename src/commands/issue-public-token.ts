@@ -45,6 +45,10 @@ export async function issuePublicToken(
         )
       : new InvalidTokenError('the credential of this private token is no longer active');
   }
+  const rateLimit = ctx.limits.clientRequest(
+    privateToken.client_id,
+    decision.credential.rateLimitPerMinute,
+  );
   return recordIssuedToken(
     ctx,
     {
@@ -63,5 +67,6 @@ export async function issuePublicToken(
       act: { sub: privateToken.client_id },
     },
     decision.event,
+    rateLimit,
   );
 }

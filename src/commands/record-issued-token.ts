@@ -2,11 +2,14 @@ import { streams, type DomainEvent } from '../domain/events.js';
 import { ConflictError } from '../errors/errors.js';
 import { signAccessToken, type AccessTokenClaims } from '../tokens/access-tokens.js';
 import type { CommandContext } from './context.js';
+import type { RateLimitState } from '../limits/limits.js';
 
 /** An access token and its lifetime in seconds. */
 export interface IssuedToken {
   readonly token: string;
   readonly expiresIn: number;
+  /** The client's budget after this request, for the RateLimit headers. */
+  readonly rateLimit: RateLimitState;
 }
 
 /**
@@ -17,6 +20,7 @@ export async function recordIssuedToken(
   ctx: CommandContext,
   claims: AccessTokenClaims,
   event: DomainEvent<'private-token-issued' | 'public-token-issued'>,
+  rateLimit: RateLimitState,
 ): Promise<IssuedToken> {
   const token = signAccessToken(ctx.keys.current(), claims);
   const appended = await ctx.events.appendNewStream({
@@ -25,5 +29,5 @@ export async function recordIssuedToken(
     events: [event],
   });
   if (!appended.ok) throw new ConflictError('token id collision; retry the request');
-  return { token, expiresIn: claims.exp - claims.iat };
+  return { token, expiresIn: claims.exp - claims.iat, rateLimit };
 }

@@ -64,6 +64,11 @@ export const configSchema = z.object({
   RUN_PROJECTOR: booleanFlag.default(true),
   SIGNING_KEY_REFRESH_MS: z.coerce.number().int().min(100).max(3_600_000).default(1000),
   CREDENTIAL_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
+  CLIENT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000_000).default(600_000),
+  FAILED_AUTH_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(10),
+  FAILED_AUTH_EVENTS_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(10),
+  LIMITER_MAX_KEYS: z.coerce.number().int().min(100).max(10_000_000).default(100_000),
+  UNKNOWN_CLIENT_CACHE_TTL_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   PROJECTOR_HEALTH_MAX_LAG_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
 });
 

@@ -40,6 +40,7 @@ export interface CredentialsTable {
   previous_secret_expires_at: Date | null;
   revoked_at: Date | null;
   revoked_reason: string | null;
+  rate_limit_per_minute: number | null;
 }
 
 export interface TokenRevocationsTable {

@@ -11,4 +11,6 @@ export interface CredentialView {
   readonly revokedAt: number | null;
   /** Position of the last event in the credential's stream (optimistic concurrency). */
   readonly version: number;
+  /** This client's budget per minute, overriding CLIENT_RATE_LIMIT_PER_MINUTE; null: default. */
+  readonly rateLimitPerMinute: number | null;
 }

@@ -17,6 +17,7 @@ export function decideCreateCredential(
     readonly loginIssuer: string;
     readonly clientId: string;
     readonly secretHash: string;
+    readonly rateLimitPerMinute?: number | null;
     readonly metadata: EventMetadata;
   },
   ids: IdGenerator,
@@ -31,6 +32,7 @@ export function decideCreateCredential(
       secret_hash: command.secretHash,
       created_by: command.userSubject,
       login_issuer: command.loginIssuer,
+      ...(command.rateLimitPerMinute ? { rate_limit_per_minute: command.rateLimitPerMinute } : {}),
     },
     command.metadata,
   );
@@ -168,6 +170,8 @@ export function decideIssuePrivateToken(
 export type PublicTokenDecision =
   | {
       readonly ok: true;
+      /** The active credential behind the private token. */
+      readonly credential: CredentialView;
       readonly event: DomainEvent<'public-token-issued'>;
       readonly jti: string;
       readonly issuedAt: number;
@@ -214,6 +218,7 @@ export function decideIssuePublicToken(
   );
   return {
     ok: true,
+    credential,
     jti,
     issuedAt,
     expiresAt,
@@ -344,4 +349,31 @@ export function decideRevokeToken(
     },
     command.metadata,
   );
+}
+
+/** Set or clear a credential's own rate limit. Setting the value it has changes nothing. */
+export function decideChangeRateLimit(
+  command: LifecycleCommand & { readonly rateLimitPerMinute: number | null },
+  found: CredentialView | undefined,
+  ids: IdGenerator,
+):
+  | { readonly ok: true; readonly event?: DomainEvent<'credential-rate-limit-changed'> }
+  | { readonly ok: false; readonly error: CredentialRefusal } {
+  const credential = inSpace(command, found);
+  if (!credential) return { ok: false, error: 'not_found' };
+  if (credential.status !== 'active') return { ok: false, error: 'revoked' };
+  if (credential.rateLimitPerMinute === command.rateLimitPerMinute) return { ok: true };
+  return {
+    ok: true,
+    event: domainEvent(
+      ids.eventId(),
+      'credential-rate-limit-changed',
+      {
+        client_id: credential.clientId,
+        rate_limit_per_minute: command.rateLimitPerMinute,
+        changed_by: command.actor,
+      },
+      command.metadata,
+    ),
+  };
 }

@@ -22,6 +22,32 @@ export const credentialCreatedSchema = z.object({
   secret_hash: z.string(),
   created_by: z.string(),
   login_issuer: z.string(),
+  /** Overrides CLIENT_RATE_LIMIT_PER_MINUTE for this client; absent or null: the default. */
+  rate_limit_per_minute: z.number().int().min(1).max(1_000_000_000).nullable().optional(),
+});
+
+export const credentialRateLimitChangedSchema = z.object({
+  client_id: z.string(),
+  /** Null: back to the service default. */
+  rate_limit_per_minute: z.number().int().min(1).max(1_000_000_000).nullable(),
+  changed_by: z.string(),
+});
+
+/**
+ * Failed authentications of one client in one minute past the per-minute event budget: counted,
+ * not recorded one by one, so no attacker can grow the immutable log without bound.
+ */
+export const clientAuthenticationFailuresSummarizedSchema = z.object({
+  client_id: z.string(),
+  window_start: z.iso.datetime(),
+  window_end: z.iso.datetime(),
+  /** Attempts whose secret was checked and wrong, beyond the recorded ones. */
+  failed: z.number().int().min(0),
+  /** Attempts refused unchecked because their (client, IP) was over the failed-auth budget. */
+  refused_while_locked_out: z.number().int().min(0),
+  /** Source IPs seen (the first 50), and how many there were in all. */
+  source_ips: z.array(z.string()).max(50),
+  source_ip_count: z.number().int().min(0),
 });
 
 export const privateTokenIssuedSchema = z.object({
@@ -101,6 +127,8 @@ export const EVENT_SCHEMAS = {
   'token-revoked': tokenRevokedSchema,
   'signing-key-generated': signingKeyGeneratedSchema,
   'signing-key-retired': signingKeyRetiredSchema,
+  'credential-rate-limit-changed': credentialRateLimitChangedSchema,
+  'client-authentication-failures-summarized': clientAuthenticationFailuresSummarizedSchema,
 } as const;
 
 export type EventType = keyof typeof EVENT_SCHEMAS;
@@ -149,6 +177,7 @@ export const streams = {
   credential: (clientId: string) => `credential-${clientId}`,
   token: (jti: string) => `token-${jti}`,
   authenticationFailure: (eventId: string) => `auth-failure-${eventId}`,
+  failureSummary: (eventId: string) => `auth-failure-summary-${eventId}`,
   signingKey: (kid: string) => `signing-key-${kid}`,
 } as const;
 

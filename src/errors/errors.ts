@@ -16,6 +16,7 @@ export type ErrorCode =
   | 'invalid_target'
   | 'conflict'
   | 'unavailable'
+  | 'rate_limited'
   | 'internal';
 
 /** One offending input: where it is and what is wrong with it. */
@@ -134,5 +135,21 @@ export class UnavailableError extends TokenAuthorityError {
   constructor(message: string, options: { retryAfterSeconds?: number; cause?: unknown } = {}) {
     super('unavailable', message, { cause: options.cause });
     this.retryAfterSeconds = options.retryAfterSeconds ?? 1;
+  }
+}
+
+/** A budget is spent; `retryAfterSeconds` says when to try again. */
+export class RateLimitedError extends TokenAuthorityError {
+  constructor(
+    message: string,
+    readonly limit: {
+      /** Policy name in the RateLimit headers: which budget this is. */
+      readonly policy: 'client' | 'failed-auth' | 'login-failures';
+      readonly quota: number;
+      readonly windowSeconds: number;
+      readonly retryAfterSeconds: number;
+    },
+  ) {
+    super('rate_limited', message);
   }
 }

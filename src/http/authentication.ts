@@ -6,6 +6,7 @@ import {
   InvalidRequestError,
   InvalidTokenError,
 } from '../errors/errors.js';
+import type { Limits } from '../limits/limits.js';
 import type { LoginTokenVerifier } from '../tokens/login-tokens.js';
 import { validate } from './validate.js';
 
@@ -65,13 +66,27 @@ export function basicCredentials(
   }
 }
 
+/** Login-token verification with its per-source-IP budget of failures. */
+export interface LoginGate {
+  readonly verifier: LoginTokenVerifier;
+  readonly limits: Pick<Limits, 'assertLoginNotLockedOut' | 'failedLogin'>;
+}
+
 /**
  * Middleware: a valid login token that grants the X-Service-Space-ID space. Leaves the user in
- * ctx.state.user and the space in ctx.state.spaceId.
+ * ctx.state.user and the space in ctx.state.spaceId. A source IP that sent too many bad login
+ * tokens this minute gets 429 before its token is looked at.
  */
-export function requireLoginForSpace(login: LoginTokenVerifier): Middleware {
+export function requireLoginForSpace(login: LoginGate): Middleware {
   return async (ctx, next) => {
-    const user = await login.verify(bearerToken(ctx));
+    login.limits.assertLoginNotLockedOut(ctx.ip);
+    let user;
+    try {
+      user = await login.verifier.verify(bearerToken(ctx));
+    } catch (error) {
+      login.limits.failedLogin(ctx.ip);
+      throw error;
+    }
     const spaceId = spaceIdHeader(ctx);
     if (!user.spaces.includes(spaceId)) {
       throw new InsufficientScopeError(`the login token does not grant space "${spaceId}"`);

@@ -5,6 +5,7 @@ import {
   InvalidRequestError,
   InvalidTokenError,
   MethodNotAllowedError,
+  RateLimitedError,
   TokenAuthorityError,
   UnavailableError,
   UnsupportedMediaTypeError,
@@ -32,6 +33,7 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   invalid_target: 400,
   conflict: 409,
   unavailable: 503,
+  rate_limited: 429,
   internal: 500,
 };
 
@@ -49,6 +51,7 @@ const TITLE_BY_CODE: Readonly<Record<ErrorCode, string>> = {
   invalid_target: 'Invalid target',
   conflict: 'Conflict',
   unavailable: 'Service unavailable',
+  rate_limited: 'Too many requests',
   internal: 'Internal error',
 };
 
@@ -58,8 +61,28 @@ const OAUTH_ERROR: Partial<Record<ErrorCode, string>> = {
   unsupported_grant_type: 'unsupported_grant_type',
   invalid_target: 'invalid_target',
   unavailable: 'temporarily_unavailable',
+  // RFC 6749 has no code for it; the status (429) and Retry-After carry the meaning.
+  rate_limited: 'rate_limited',
   internal: 'server_error',
 };
+
+/**
+ * The RateLimit-Policy and RateLimit headers of the IETF httpapi draft (structured fields):
+ * `RateLimit-Policy: "client";q=600;w=60` and `RateLimit: "client";r=0;t=12`.
+ */
+export function setRateLimitHeaders(
+  ctx: Context,
+  state: {
+    readonly policy: string;
+    readonly quota: number;
+    readonly windowSeconds: number;
+    readonly remaining: number;
+    readonly resetSeconds: number;
+  },
+): void {
+  ctx.set('RateLimit-Policy', `"${state.policy}";q=${state.quota};w=${state.windowSeconds}`);
+  ctx.set('RateLimit', `"${state.policy}";r=${state.remaining};t=${state.resetSeconds}`);
+}
 
 /** Writes `error` to the response in the endpoint's dialect. Unknown errors become a logged 500. */
 export function writeError(
@@ -80,6 +103,18 @@ export function writeError(
   if (known instanceof MethodNotAllowedError) ctx.set('Allow', known.allowed.join(', '));
   if (known instanceof UnsupportedMediaTypeError) ctx.set('Accept', known.accepted.join(', '));
   if (known instanceof UnavailableError) ctx.set('Retry-After', String(known.retryAfterSeconds));
+  if (known instanceof RateLimitedError) {
+    const { policy, quota, windowSeconds, retryAfterSeconds } = known.limit;
+    ctx.state.rateLimitPolicy = policy;
+    ctx.set('Retry-After', String(retryAfterSeconds));
+    setRateLimitHeaders(ctx, {
+      policy,
+      quota,
+      windowSeconds,
+      remaining: 0,
+      resetSeconds: retryAfterSeconds,
+    });
+  }
 
   if (dialect === 'oauth') {
     if (

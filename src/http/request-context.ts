@@ -19,6 +19,8 @@ export type RequestObserver = (info: {
   readonly route: string;
   readonly status: number;
   readonly seconds: number;
+  /** Which budget refused it, for a 429. */
+  readonly rateLimitPolicy?: string;
 }) => void;
 
 /**
@@ -66,7 +68,13 @@ export function requestContext(
     }
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     const route = (ctx as Context & { routerPath?: string }).routerPath ?? 'unmatched';
-    observe?.({ method: ctx.method, route, status: ctx.status, seconds });
+    observe?.({
+      method: ctx.method,
+      route,
+      status: ctx.status,
+      seconds,
+      rateLimitPolicy: ctx.state.rateLimitPolicy as string | undefined,
+    });
     logger.info(
       {
         requestId: ctx.state.requestId,

@@ -12,6 +12,8 @@ export interface Metrics {
   readonly observeRequest: RequestObserver;
   /** Counts what was appended (called after every committed append). */
   appended(events: readonly RecordedEvent[]): void;
+  /** Reports the occupancy of bounded caches and queues, read at each scrape. */
+  watchSizes(read: () => Readonly<Record<string, number>>): void;
 }
 
 /** Creates the registry. Projector lag is read from the database at scrape time. */
@@ -48,6 +50,24 @@ export function createMetrics(db: Kysely<Database>): Metrics {
     labelNames: ['method', 'route', 'status'] as const,
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers: [registry],
+  });
+  const rateLimited = new Counter({
+    name: 'token_authority_rate_limited_total',
+    help: 'Requests answered 429, by route and budget (client, failed-auth, login-failures)',
+    labelNames: ['route', 'policy'] as const,
+    registers: [registry],
+  });
+  const sizeReaders: Array<() => Readonly<Record<string, number>>> = [];
+  new Gauge({
+    name: 'token_authority_bounded_entries',
+    help: 'Entries held by each bounded cache, queue and limiter of this process',
+    labelNames: ['structure'] as const,
+    registers: [registry],
+    collect() {
+      for (const read of sizeReaders) {
+        for (const [structure, value] of Object.entries(read())) this.set({ structure }, value);
+      }
+    },
   });
   // Both lag gauges come from one query per scrape (the registry collects them concurrently).
   let lag: ReturnType<typeof projectorLag> | undefined;
@@ -90,11 +110,18 @@ export function createMetrics(db: Kysely<Database>): Metrics {
       lifecycle.inc({ event_type: 'signing-key-generated', space_id }),
     'signing-key-retired': (space_id) =>
       lifecycle.inc({ event_type: 'signing-key-retired', space_id }),
+    'credential-rate-limit-changed': (space_id) =>
+      lifecycle.inc({ event_type: 'credential-rate-limit-changed', space_id }),
+    // Counted when suppressed (see Limits), so the summary adds nothing here.
+    'client-authentication-failures-summarized': null,
   };
   return {
     registry,
-    observeRequest: ({ method, route, status, seconds }) =>
-      latency.observe({ method, route, status: String(status) }, seconds),
+    observeRequest: ({ method, route, status, seconds, rateLimitPolicy }) => {
+      latency.observe({ method, route, status: String(status) }, seconds);
+      if (rateLimitPolicy) rateLimited.inc({ route, policy: rateLimitPolicy });
+    },
+    watchSizes: (read) => void sizeReaders.push(read),
     appended(events) {
       for (const event of events) COUNT_APPENDED[event.type as EventType]?.(event.spaceId);
     },

@@ -32,6 +32,21 @@ export const AUDIT_SHAPES: { readonly [Type in EventType]: AuditShape<Type> } = 
   'token-revoked': { tokenKind: null, details: ['token_kind', 'revoked_by'] },
   'signing-key-generated': { tokenKind: null, details: ['kid', 'alg', 'activates_at', 'reason'] },
   'signing-key-retired': { tokenKind: null, details: ['kid', 'retired_at', 'reason'] },
+  'credential-rate-limit-changed': {
+    tokenKind: null,
+    details: ['rate_limit_per_minute', 'changed_by'],
+  },
+  'client-authentication-failures-summarized': {
+    tokenKind: null,
+    details: [
+      'window_start',
+      'window_end',
+      'failed',
+      'refused_while_locked_out',
+      'source_ips',
+      'source_ip_count',
+    ],
+  },
 };
 
 const caseByType = (branch: (type: EventType) => RawBuilder<unknown> | null, otherwise: string) => {

@@ -10,29 +10,42 @@ export interface CredentialLookup {
   findFresh(clientId: string): Promise<CredentialView | undefined>;
   /** Drops a cached entry: a change made here takes effect here at once. */
   forget(clientId: string): void;
+  /** Entries held (for /metrics). */
+  sizes(): { readonly known: number; readonly unknown: number };
 }
 
 /**
  * The credentials read model with a short in-process cache in front. Found credentials are kept
- * for `ttlMs` (so a later revocation takes effect on every replica within that bound); unknown ids
- * are never cached, so a credential created through another replica works at once. Concurrent
- * misses for one id share one query. ttlMs 0 reads the database every time.
+ * for `ttlMs` (so a later revocation takes effect on every replica within that bound). Unknown
+ * ids are remembered for `unknownTtlMs`, so a flood of made-up ids costs one query per distinct
+ * id per that time: safe, because a client id is random and cannot be asked for before it exists.
+ * Concurrent misses for one id share one query. ttlMs 0 reads the database every time.
  */
 export function createCredentialLookup(
   db: Kysely<Database>,
-  options: { readonly ttlMs: number; readonly maxEntries?: number; readonly now?: () => number },
+  options: {
+    readonly ttlMs: number;
+    readonly unknownTtlMs?: number;
+    readonly maxEntries?: number;
+    readonly now?: () => number;
+  },
 ): CredentialLookup {
   const now = options.now ?? Date.now;
   const maxEntries = options.maxEntries ?? 100_000;
+  const unknownTtlMs = options.unknownTtlMs ?? 0;
   const cache = new Map<string, { readonly view: CredentialView; readonly until: number }>();
+  const unknown = new Map<string, number>();
   const loading = new Map<string, Promise<CredentialView | undefined>>();
   return {
     findFresh: (clientId) => findCredential(db, clientId),
     forget: (clientId) => void cache.delete(clientId),
+    sizes: () => ({ known: cache.size, unknown: unknown.size }),
     async find(clientId) {
       if (options.ttlMs <= 0) return findCredential(db, clientId);
       const hit = cache.get(clientId);
       if (hit && hit.until > now()) return hit.view;
+      const unknownUntil = unknown.get(clientId);
+      if (unknownUntil !== undefined && unknownUntil > now()) return undefined;
       let pending = loading.get(clientId);
       if (!pending) {
         pending = findCredential(db, clientId).finally(() => loading.delete(clientId));
@@ -44,6 +57,10 @@ export function createCredentialLookup(
         cache.set(clientId, { view, until: now() + options.ttlMs });
       } else {
         cache.delete(clientId);
+        if (unknownTtlMs > 0) {
+          if (unknown.size >= maxEntries) unknown.delete(unknown.keys().next().value!);
+          unknown.set(clientId, now() + unknownTtlMs);
+        }
       }
       return view;
     },

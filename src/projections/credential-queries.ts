@@ -12,6 +12,8 @@ export interface CredentialRecord {
   readonly last_updated: string;
   /** From the projector: when the client last got a token; null if never. */
   readonly last_used_at: string | null;
+  /** This client's own budget per minute; null: CLIENT_RATE_LIMIT_PER_MINUTE. */
+  readonly rate_limit_per_minute: number | null;
   /** Only while a rotation overlap runs. */
   readonly previous_secret_expires_at?: string;
   readonly revoked_at?: string;
@@ -39,6 +41,7 @@ function credentialsOf(db: Kysely<Database>, spaceId: string) {
       'c.updated_at',
       'c.previous_secret_expires_at',
       'c.revoked_at',
+      'c.rate_limit_per_minute',
       'u.last_used_at',
     ])
     .where('c.space_id', '=', spaceId);
@@ -57,6 +60,7 @@ function toRecord(row: Row, nowMs: number): CredentialRecord {
     created_at: row.created_at.toISOString(),
     last_updated: row.updated_at.toISOString(),
     last_used_at: row.last_used_at?.toISOString() ?? null,
+    rate_limit_per_minute: row.rate_limit_per_minute,
     ...(overlapEnds && overlapEnds.getTime() > nowMs
       ? { previous_secret_expires_at: overlapEnds.toISOString() }
       : {}),

@@ -38,7 +38,20 @@ const INLINE: { readonly [Type in EventType]: Apply | null } = {
         created_by: data.created_by,
         created_at: event.recordedAt,
         updated_at: event.recordedAt,
+        rate_limit_per_minute: data.rate_limit_per_minute ?? null,
       })
+      .execute();
+  },
+  'credential-rate-limit-changed': async (trx, event) => {
+    const data = parseEventData('credential-rate-limit-changed', event.data);
+    await trx
+      .updateTable('credentials')
+      .set({
+        rate_limit_per_minute: data.rate_limit_per_minute,
+        stream_version: event.streamPosition,
+        updated_at: event.recordedAt,
+      })
+      .where('client_id', '=', data.client_id)
       .execute();
   },
   'credential-secret-rotated': async (trx, event) => {
@@ -90,6 +103,7 @@ const INLINE: { readonly [Type in EventType]: Apply | null } = {
   'client-authentication-failed': null,
   'signing-key-generated': null,
   'signing-key-retired': null,
+  'client-authentication-failures-summarized': null,
 };
 
 /** The credential with this client id, or undefined. */
@@ -108,6 +122,7 @@ export async function findCredential(
       'previous_secret_expires_at',
       'revoked_at',
       'stream_version',
+      'rate_limit_per_minute',
     ])
     .where('client_id', '=', clientId)
     .executeTakeFirst();
@@ -121,6 +136,7 @@ export async function findCredential(
         previousSecretExpiresAt: row.previous_secret_expires_at?.getTime() ?? null,
         revokedAt: row.revoked_at?.getTime() ?? null,
         version: row.stream_version,
+        rateLimitPerMinute: row.rate_limit_per_minute,
       }
     : undefined;
 }

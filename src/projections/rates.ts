@@ -1,31 +1,61 @@
 import { sql, type Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { EVENT_TYPES, type EventType } from '../domain/events.js';
+import { EVENT_TYPES, type EventData, type EventType } from '../domain/events.js';
 import { inRange, type LogRange } from '../event-store/log-range.js';
 import type { Projection } from './projection.js';
 
 /** The counters of the rate views. */
 export type RateCounter = 'private_tokens' | 'public_tokens' | 'rejected_authentications';
 
+/** How one event type adds to the rate views. */
+export interface RateContribution<Type extends EventType> {
+  readonly counter: RateCounter;
+  /** Numeric data fields whose sum is the event's count; absent: the event counts as one. */
+  readonly countFields?: readonly (keyof EventData<Type> & string)[];
+}
+
 /**
- * Which counter each event type adds one to, or null for types that are not a rate. Keyed on the
- * registry: a new event type does not compile until it says whether it counts.
+ * What each event type adds to the rate views, or null for types that are not a rate. Keyed on
+ * the registry: a new event type does not compile until it says whether it counts.
  */
-export const RATE_COUNTER: { readonly [Type in EventType]: RateCounter | null } = {
+export const RATE_COUNTER: { readonly [Type in EventType]: RateContribution<Type> | null } = {
   'credential-created': null,
-  'private-token-issued': 'private_tokens',
-  'public-token-issued': 'public_tokens',
-  'client-authentication-failed': 'rejected_authentications',
+  'private-token-issued': { counter: 'private_tokens' },
+  'public-token-issued': { counter: 'public_tokens' },
+  'client-authentication-failed': { counter: 'rejected_authentications' },
   'credential-secret-rotated': null,
   'credential-revoked': null,
   'token-revoked': null,
   'signing-key-generated': null,
   'signing-key-retired': null,
+  'credential-rate-limit-changed': null,
+  'client-authentication-failures-summarized': {
+    counter: 'rejected_authentications',
+    countFields: ['failed', 'refused_while_locked_out'],
+  },
 };
 
 /** The event types that add to `counter`. */
 export function typesCounting(counter: RateCounter): EventType[] {
-  return EVENT_TYPES.filter((type) => RATE_COUNTER[type] === counter);
+  return EVENT_TYPES.filter((type) => RATE_COUNTER[type]?.counter === counter);
+}
+
+/**
+ * SQL for how much the events of `alias` add to `counter`: 1 per event, or the sum of its count
+ * fields. Shared with the test recomputation, which must weigh events the same way.
+ */
+export function counterSql(counter: RateCounter, alias: string): string {
+  const branches = typesCounting(counter).map((type) => {
+    const fields: readonly string[] = RATE_COUNTER[type]?.countFields ?? [];
+    const weight =
+      fields.length === 0
+        ? '1'
+        : fields.map((field) => `coalesce((${alias}.data->>'${field}')::bigint, 0)`).join(' + ');
+    return `WHEN '${type}' THEN ${weight}`;
+  });
+  return branches.length === 0
+    ? '0'
+    : `coalesce(sum(CASE ${alias}.event_type ${branches.join(' ')} END), 0)`;
 }
 
 const COUNTED = EVENT_TYPES.filter((type) => RATE_COUNTER[type] !== null);
@@ -37,8 +67,8 @@ async function addBuckets(
   table: 'client_rate_minute' | 'client_rate_hour',
   width: '1 minute' | '1 hour',
 ): Promise<void> {
-  const count = (counter: RateCounter) =>
-    sql`count(*) FILTER (WHERE e.event_type = ANY(${typesCounting(counter)}::text[]))`;
+  // Event type names and field names come from the registry, never from a request.
+  const count = (counter: RateCounter) => sql.raw(counterSql(counter, 'e'));
   await sql`
     INSERT INTO ${sql.table(table)} AS r (space_id, client_id, bucket_start, private_tokens,
       public_tokens, rejected_authentications)

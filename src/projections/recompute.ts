@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { EVENT_TYPES } from '../domain/events.js';
 import { AUDIT_SHAPES } from './audit.js';
-import { typesCounting } from './rates.js';
+import { counterSql, typesCounting } from './rates.js';
 import { IS_USE } from './usage.js';
 
 // Type lists come from the registry's consumers; the SQL below is written independently of theirs.
@@ -39,9 +39,8 @@ export async function projectedAudit(pool: pg.Pool): Promise<string[]> {
 export async function recomputedRates(pool: pg.Pool, unit: 'minute' | 'hour'): Promise<string[]> {
   const { rows } = await pool.query<{ line: string }>(`
     SELECT concat_ws('|', space_id, data->>'client_id', extract(epoch FROM date_trunc('${unit}', recorded_at AT TIME ZONE 'UTC')),
-             count(*) FILTER (WHERE event_type = ANY(${PRIVATE})),
-             count(*) FILTER (WHERE event_type = ANY(${PUBLIC})),
-             count(*) FILTER (WHERE event_type = ANY(${REJECTED}))) AS line
+             ${counterSql('private_tokens', 'events')}, ${counterSql('public_tokens', 'events')},
+             ${counterSql('rejected_authentications', 'events')}) AS line
     FROM events
     WHERE event_type = ANY(${PRIVATE} || ${PUBLIC} || ${REJECTED})
     GROUP BY space_id, data->>'client_id', date_trunc('${unit}', recorded_at AT TIME ZONE 'UTC')

@@ -17,6 +17,8 @@ export const IS_USE: { readonly [Type in EventType]: boolean } = {
   'token-revoked': false,
   'signing-key-generated': false,
   'signing-key-retired': false,
+  'credential-rate-limit-changed': false,
+  'client-authentication-failures-summarized': false,
 };
 
 const USES = EVENT_TYPES.filter((type) => IS_USE[type]);

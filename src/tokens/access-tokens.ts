@@ -76,7 +76,10 @@ export async function verifyAccessToken<Kind extends TokenKind>(
   nowSeconds = Math.floor(Date.now() / 1000),
 ): Promise<Extract<AccessTokenClaims, { token_kind: Kind }>> {
   const parts = token.split('.');
-  if (parts.length !== 3) throw new InvalidTokenError('token is malformed or not acceptable');
+  // One token, one spelling: base64url without padding, canonical (no stray trailing bits).
+  if (parts.length !== 3 || !parts.every(isCanonicalBase64url)) {
+    throw new InvalidTokenError('token is malformed or not acceptable');
+  }
   const [encodedHeader, encodedPayload, encodedSignature] = parts as [string, string, string];
   const header = decodeJson(encodedHeader) as
     { alg?: unknown; typ?: unknown; kid?: unknown } | undefined;
@@ -88,7 +91,7 @@ export async function verifyAccessToken<Kind extends TokenKind>(
     typeof header.typ === 'string' ? header.typ.toLowerCase().replace(/^application\//, '') : '';
   if (typ !== 'at+jwt') throw new InvalidTokenError('token claim "typ" is not acceptable');
   const kid = typeof header.kid === 'string' ? header.kid : '';
-  if (!keys.publicKey(kid)) await keys.refresh();
+  if (!keys.publicKey(kid)) await keys.refreshSoon();
   const key = keys.publicKey(kid);
   if (!key) throw new InvalidTokenError('token is signed by an unknown key');
   const signature = Buffer.from(encodedSignature, 'base64url');
@@ -119,6 +122,14 @@ function requireKind<Kind extends TokenKind>(
   return claims as Extract<AccessTokenClaims, { token_kind: Kind }>;
 }
 
+const BASE64URL = /^[A-Za-z0-9_-]+$/;
+
+function isCanonicalBase64url(segment: string): boolean {
+  return (
+    BASE64URL.test(segment) && Buffer.from(segment, 'base64url').toString('base64url') === segment
+  );
+}
+
 function decodeJson(segment: string): unknown {
   try {
     return JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
@@ -139,6 +150,8 @@ export interface AccessTokenVerifier {
   ): Promise<Extract<AccessTokenClaims, { token_kind: Kind }>>;
   /** Either kind (introspection, revocation). */
   verifyAny(token: string): Promise<AccessTokenClaims>;
+  /** Tokens remembered (for /metrics). */
+  size(): number;
 }
 
 /**
@@ -170,5 +183,6 @@ export function createAccessTokenVerifier(
   return {
     verify: (token, kind) => verifyMemoised(token, kind),
     verifyAny: (token) => verifyMemoised(token, 'any'),
+    size: () => verified.size,
   };
 }

@@ -30,6 +30,11 @@ export interface KeyStore {
   jwks(): { readonly keys: readonly JWK[] };
   /** Re-reads keys from the database (another replica may have rotated). */
   refresh(): Promise<void>;
+  /**
+   * For a kid we do not know: one shared reload, at most once per cooldown, so a flood of made-up
+   * kids costs at most one query per cooldown instead of one each.
+   */
+  refreshSoon(): Promise<void>;
   /** Stops the periodic refresh. */
   close(): void;
 }
@@ -50,7 +55,11 @@ const FIRST_KEY_LOCK = 7_214_903_313;
  */
 export async function openKeyStore(
   db: Kysely<Database>,
-  options: { readonly refreshMs?: number; readonly now?: () => number } = {},
+  options: {
+    readonly refreshMs?: number;
+    readonly now?: () => number;
+    readonly refreshCooldownMs?: number;
+  } = {},
 ): Promise<KeyStore> {
   const now = options.now ?? Date.now;
   let keys = await loadKeys(db);
@@ -64,6 +73,9 @@ export async function openKeyStore(
     keys = await loadKeys(db);
   }
   const state = { keys, fingerprint: await keysFingerprint(db) };
+  const cooldownMs = options.refreshCooldownMs ?? 1000;
+  let refreshing: Promise<void> | undefined;
+  let lastRefreshAt = now();
   const timer = options.refreshMs
     ? setInterval(() => void store.refresh().catch(() => undefined), options.refreshMs)
     : undefined;
@@ -76,13 +88,22 @@ export async function openKeyStore(
     },
     publicKey: (kid) => state.keys.find((key) => key.kid === kid)?.publicKey,
     jwks: () => ({ keys: state.keys.map((key) => key.publicJwk) }),
-    async refresh() {
-      // One small query per refresh; keys are re-imported only when something changed.
-      const fingerprint = await keysFingerprint(db);
-      if (fingerprint === state.fingerprint) return;
-      const fresh = await loadKeys(db);
-      if (fresh.length > 0) state.keys = fresh;
-      state.fingerprint = fingerprint;
+    refresh() {
+      refreshing ??= (async () => {
+        // One small query per refresh; keys are re-imported only when something changed.
+        const fingerprint = await keysFingerprint(db);
+        lastRefreshAt = now();
+        if (fingerprint === state.fingerprint) return;
+        const fresh = await loadKeys(db);
+        if (fresh.length > 0) state.keys = fresh;
+        state.fingerprint = fingerprint;
+      })().finally(() => (refreshing = undefined));
+      return refreshing;
+    },
+    async refreshSoon() {
+      if (refreshing) return refreshing;
+      if (now() - lastRefreshAt < cooldownMs) return;
+      return store.refresh();
     },
     close: () => clearInterval(timer),
   };

@@ -71,9 +71,15 @@ describe('the event registry', () => {
       totals.rejected_authentications += row.rejected_authentications;
     }
     const expected = { private_tokens: 0, public_tokens: 0, rejected_authentications: 0 };
+    const examples = exampleEvents(clientId) as Record<EventType, Record<string, unknown>>;
     for (const type of EVENT_TYPES) {
-      const counter = RATE_COUNTER[type];
-      if (counter) expected[counter] += 1;
+      const contribution = RATE_COUNTER[type];
+      if (!contribution) continue;
+      const fields: readonly string[] = contribution.countFields ?? [];
+      expected[contribution.counter] +=
+        fields.length === 0
+          ? 1
+          : fields.reduce((sum, field) => sum + Number(examples[type][field]), 0);
     }
     expect(totals).toEqual(expected);
 

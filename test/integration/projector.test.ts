@@ -30,14 +30,14 @@ import {
   snapshotViews,
 } from '../../src/projections/recompute.js';
 import { startTestService, type TestService } from '../support/test-service.js';
-import { mixedBurst } from '../support/workload.js';
+import { BURST_LIMITS, mixedBurst } from '../support/workload.js';
 
 let service: TestService;
 let burst: Awaited<ReturnType<typeof mixedBurst>>;
 const silent = pino({ level: 'silent' });
 
 beforeAll(async () => {
-  service = await startTestService();
+  service = await startTestService(BURST_LIMITS);
   burst = await mixedBurst(service, 1200);
 }, 300_000);
 

@@ -2,14 +2,14 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { PROJECTIONS } from '../../src/projections/all.js';
 import { catchUp } from '../../src/projections/projector.js';
 import { startTestService, type TestService } from '../support/test-service.js';
-import { mixedBurst } from '../support/workload.js';
+import { BURST_LIMITS, mixedBurst } from '../support/workload.js';
 
 let service: TestService;
 let burst: Awaited<ReturnType<typeof mixedBurst>>;
 let login: string;
 
 beforeAll(async () => {
-  service = await startTestService();
+  service = await startTestService(BURST_LIMITS);
   burst = await mixedBurst(service, 300);
   for (const projection of PROJECTIONS) await catchUp(service.database.db, projection, 500);
   login = await service.loginToken(['space-one', 'space-two']);

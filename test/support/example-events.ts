@@ -57,6 +57,20 @@ export function exampleEvents(clientId: string): { readonly [Type in EventType]:
       activates_at: now.toISOString(),
       reason: 'rotation',
     },
+    'credential-rate-limit-changed': {
+      client_id: clientId,
+      rate_limit_per_minute: 120,
+      changed_by: 'user-1',
+    },
+    'client-authentication-failures-summarized': {
+      client_id: clientId,
+      window_start: now.toISOString(),
+      window_end: later.toISOString(),
+      failed: 40,
+      refused_while_locked_out: 2,
+      source_ips: ['203.0.113.9'],
+      source_ip_count: 1,
+    },
     'signing-key-retired': {
       kid: `kid-${clientId}`,
       retired_at: now.toISOString(),

@@ -6,6 +6,7 @@ import { pino, type Logger } from 'pino';
 import { startApiServer, type ApiServer } from '../../src/cli/api-server.js';
 import { connectOptions } from '../../src/cli/runtime.js';
 import { connect } from '../../src/db/database.js';
+import type pg from 'pg';
 import { loadConfig, type Config } from '../../src/config/config.js';
 import { mintDevLoginToken } from '../../src/tokens/login-tokens.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
@@ -18,6 +19,8 @@ export interface TestService {
   /** Keys and other local state (a second instance shares it, as replicas share SECRET_HASH_KEY). */
   readonly dataDir: string;
   readonly api: ApiServer;
+  /** The API's own pool (count its checkouts to count the API's database round trips). */
+  readonly apiPool: pg.Pool;
   loginToken(spaces: readonly string[], subject?: string): Promise<string>;
   post(path: string, body: unknown, headers?: Record<string, string>): Promise<Response>;
 }
@@ -29,6 +32,7 @@ export async function startTestService(
   env: Record<string, string> = {},
   logger: Logger = pino({ level: 'silent' }),
   shared?: { readonly database: TestDatabase; readonly dataDir: string },
+  overrides: Parameters<typeof startApiServer>[3] = {},
 ): Promise<TestService> {
   const database = shared?.database ?? (await createTestDatabase(20));
   const dataDir = shared?.dataDir ?? (await mkdtemp(path.join(tmpdir(), 'token-authority-data-')));
@@ -51,7 +55,7 @@ export async function startTestService(
       timeouts: 'request',
     }),
   );
-  const api = await startApiServer(config, logger, apiDatabase);
+  const api = await startApiServer(config, logger, apiDatabase, overrides);
   afterAll(async () => {
     await api.close();
     await apiDatabase.close();
@@ -64,6 +68,7 @@ export async function startTestService(
     database,
     dataDir,
     api,
+    apiPool: apiDatabase.pool,
     loginToken: (spaces, subject = 'alice') =>
       mintDevLoginToken({
         dataDir,

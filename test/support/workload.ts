@@ -24,6 +24,15 @@ export async function inParallel<T>(
 }
 
 /**
+ * Settings for a service that runs {@link mixedBurst}: it fails authentications on purpose, many
+ * per client from one address, which the default budgets would (rightly) lock out.
+ */
+export const BURST_LIMITS: Readonly<Record<string, string>> = {
+  FAILED_AUTH_LIMIT_PER_MINUTE: '1000000',
+  FAILED_AUTH_EVENTS_PER_MINUTE: '1000000',
+};
+
+/**
  * A burst of mixed operations over HTTP: credentials in two spaces, private tokens, public tokens
  * for varied customers and segments, and failed authentications. Returns how many of each.
  */

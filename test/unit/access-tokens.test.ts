@@ -16,6 +16,7 @@ function keyStore(): KeyStore & { privateKey: KeyObject } {
     publicKey: (kid) => (kid === 'k1' ? publicKey : undefined),
     jwks: () => ({ keys: [] }),
     refresh: async () => undefined,
+    refreshSoon: async () => undefined,
     close: () => undefined,
   };
 }
@@ -81,9 +82,11 @@ describe('verifyAccessToken', () => {
     [
       'alg none',
       () => {
-        const [, p] = good.split('.');
+        // With a well-formed signature segment, so the algorithm check is what refuses it (an
+        // empty one is already refused as malformed).
+        const [, p, s] = good.split('.');
         return verifyAccessToken(
-          `${b64({ alg: 'none', typ: 'at+jwt', kid: 'k1' })}.${p}.`,
+          `${b64({ alg: 'none', typ: 'at+jwt', kid: 'k1' })}.${p}.${s}`,
           'private',
           keys,
           policy,
@@ -179,5 +182,28 @@ describe('createAccessTokenVerifier', () => {
     const forged = `${h}.${b64({ ...claims, client_id: 'ci_2' })}.${s}`;
     await expect(verifier.verify(forged, 'private')).rejects.toThrow(/signature/);
     await expect(verifier.verify(forged, 'private')).rejects.toThrow(/signature/);
+  });
+
+  it('accepts one spelling of a token only: no padding, no other alphabet, no stray bits', async () => {
+    const store = keyStore();
+    const token = signAccessToken(store.current(), claims);
+    const [header, payload, signature] = token.split('.') as [string, string, string];
+    const policy = { issuer: claims.iss, audiences: [claims.aud] };
+    await expect(verifyAccessToken(token, 'private', store, policy, now)).resolves.toBeDefined();
+    // The last character of a 64-byte Ed25519 signature carries 2 unused bits: flip one.
+    const last = signature.at(-1)!;
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const sibling = alphabet[alphabet.indexOf(last) ^ 1]!;
+    const variants = [
+      `${header}.${payload}.${signature}==`,
+      `${header}=.${payload}.${signature}`,
+      `${header}.${payload}.${signature.replace(/-/g, '+').replace(/_/g, '/')}`,
+      `${header}.${payload}.${signature.slice(0, -1)}${sibling}`,
+    ].filter((variant) => variant !== token);
+    for (const variant of variants) {
+      await expect(verifyAccessToken(variant, 'private', store, policy, now)).rejects.toThrow(
+        /malformed/,
+      );
+    }
   });
 });

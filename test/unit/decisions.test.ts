@@ -23,6 +23,7 @@ const active: CredentialView = {
   previousSecretExpiresAt: null,
   revokedAt: null,
   version: 1,
+  rateLimitPerMinute: null,
 };
 const policy = { audiences: ['storefront.test'], ttlSeconds: 3600 };
 

@@ -7,8 +7,7 @@ import { EVENT_TYPES } from '../../domain/events.js';
 import { exportChain } from '../../event-store/export-chain.js';
 import { InvalidRequestError } from '../../errors/errors.js';
 import { queryAudit } from '../../projections/audit-queries.js';
-import type { LoginTokenVerifier } from '../../tokens/login-tokens.js';
-import { requireLoginForSpace } from '../authentication.js';
+import { requireLoginForSpace, type LoginGate } from '../authentication.js';
 import { cursor, instant } from '../query.js';
 import { errorDialect } from '../request-context.js';
 import { validate } from '../validate.js';
@@ -32,7 +31,7 @@ const exportQuery = z.object({ from: instant, to: instant });
  * GET /v1/audit/export: NDJSON of the space's sealed events in a time range, each with its
  * hash-chain link, for offline verification (`npm run verify-export`).
  */
-export function auditRoutes(db: Kysely<Database>, login: LoginTokenVerifier): Router {
+export function auditRoutes(db: Kysely<Database>, login: LoginGate): Router {
   const router = new Router({ prefix: '/v1/audit' });
   router.use(errorDialect('bearer'), requireLoginForSpace(login));
 

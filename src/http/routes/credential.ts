@@ -3,22 +3,29 @@ import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import type { CommandContext } from '../../commands/context.js';
 import { createCredential } from '../../commands/create-credential.js';
-import { revokeCredential, rotateSecret } from '../../commands/credential-lifecycle.js';
+import {
+  changeRateLimit,
+  revokeCredential,
+  rotateSecret,
+} from '../../commands/credential-lifecycle.js';
 import type { Database } from '../../db/schema.js';
 import { MethodNotAllowedError, NotFoundError } from '../../errors/errors.js';
 import type { Middleware } from 'koa';
 import { getCredential, listCredentials } from '../../projections/credential-queries.js';
-import type { LoginIdentity, LoginTokenVerifier } from '../../tokens/login-tokens.js';
-import { requireLoginForSpace } from '../authentication.js';
+import type { LoginIdentity } from '../../tokens/login-tokens.js';
+import { requireLoginForSpace, type LoginGate } from '../authentication.js';
 import { readBody } from '../body.js';
 import { jsonCursor } from '../query.js';
 import { errorDialect, requestMetadata } from '../request-context.js';
 import { validate } from '../validate.js';
 
+const rateLimit = z.number().int().min(1).max(1_000_000_000);
 const createCredentialBody = z.object({
   name: z.string().trim().min(1, 'must not be empty').max(200),
   description: z.string().trim().min(1, 'must not be empty').max(2000),
+  rate_limit_per_minute: rateLimit.nullable().optional(),
 });
+const updateBody = z.object({ rate_limit_per_minute: rateLimit.nullable() });
 const listQuery = z.object({
   status: z.enum(['active', 'revoked']).optional(),
   limit: z.coerce.number().int().min(1).max(500).default(50),
@@ -40,7 +47,7 @@ const revokeBody = z.object({ reason: z.string().trim().min(1).max(500).optional
 export function credentialRoutes(
   commands: CommandContext,
   db: Kysely<Database>,
-  login: LoginTokenVerifier,
+  login: LoginGate,
   bodyLimitBytes: number,
 ): Router {
   const router = new Router();
@@ -70,6 +77,7 @@ export function credentialRoutes(
       description: body.description,
       userSubject: user.subject,
       loginIssuer: user.issuer,
+      rateLimitPerMinute: body.rate_limit_per_minute ?? null,
       metadata: { actor, ...requestMetadata(ctx) },
     });
     ctx.state.clientId = created.clientId;
@@ -85,6 +93,7 @@ export function credentialRoutes(
       created_at: created.createdAt.toISOString(),
       last_updated: created.createdAt.toISOString(),
       last_used_at: null,
+      rate_limit_per_minute: body.rate_limit_per_minute ?? null,
       ttl: null,
     };
   });
@@ -137,6 +146,26 @@ export function credentialRoutes(
         client_secret: rotated.clientSecret,
         previous_secret_expires_at: rotated.previousSecretExpiresAt.toISOString(),
       };
+    },
+  );
+
+  router.patch(
+    '/v1/credential/:client_id',
+    ...authorised,
+    readBody(['json'], bodyLimitBytes),
+    async (ctx) => {
+      const { client_id: clientId } = validate(clientPath, ctx.params, 'path');
+      const body = validate(updateBody, ctx.request.body, 'body');
+      ctx.state.clientId = clientId;
+      await changeRateLimit(commands, {
+        spaceId: ctx.state.spaceId as string,
+        clientId,
+        rateLimitPerMinute: body.rate_limit_per_minute,
+        actor: who(ctx).actor,
+        metadata: { actor: who(ctx).actor, ...requestMetadata(ctx) },
+      });
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = await found(ctx.state.spaceId as string, clientId);
     },
   );
 

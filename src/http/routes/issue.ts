@@ -5,6 +5,7 @@ import { issuePublicToken } from '../../commands/issue-public-token.js';
 import type { PrivateTokenClaims } from '../../tokens/access-tokens.js';
 import { bearerToken, spaceIdHeader } from '../authentication.js';
 import { readBody } from '../body.js';
+import { setRateLimitHeaders } from '../error-response.js';
 import { errorDialect, requestMetadata } from '../request-context.js';
 import { validate } from '../validate.js';
 
@@ -39,6 +40,7 @@ export function issueRoutes(commands: CommandContext, bodyLimitBytes: number): R
         metadata: { actor: `client:${privateToken.client_id}`, ...requestMetadata(ctx) },
       });
       ctx.set('Cache-Control', 'no-store');
+      setRateLimitHeaders(ctx, issued.rateLimit);
       ctx.body = {
         token: issued.token,
         access_token: issued.token,

@@ -4,8 +4,7 @@ import { z } from 'zod';
 import type { Database } from '../../db/schema.js';
 import { clientRates, topClients } from '../../projections/monitoring-queries.js';
 import type { Clock } from '../../domain/ports.js';
-import type { LoginTokenVerifier } from '../../tokens/login-tokens.js';
-import { requireLoginForSpace } from '../authentication.js';
+import { requireLoginForSpace, type LoginGate } from '../authentication.js';
 import { window } from '../query.js';
 import { errorDialect } from '../request-context.js';
 import { validate } from '../validate.js';
@@ -30,11 +29,7 @@ const topQuery = z.object({
  * window, with totals and the average rate per second.
  * GET /v1/monitoring/top-clients: the busiest clients of the space over a window.
  */
-export function monitoringRoutes(
-  db: Kysely<Database>,
-  login: LoginTokenVerifier,
-  clock: Clock,
-): Router {
+export function monitoringRoutes(db: Kysely<Database>, login: LoginGate, clock: Clock): Router {
   const router = new Router({ prefix: '/v1/monitoring' });
   router.use(errorDialect('bearer'), requireLoginForSpace(login));
 

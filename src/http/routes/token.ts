@@ -5,6 +5,7 @@ import { issuePrivateToken } from '../../commands/issue-private-token.js';
 import { UnsupportedGrantTypeError } from '../../errors/errors.js';
 import { clientCredentialsShape, rawClientCredentials } from '../authentication.js';
 import { readBody } from '../body.js';
+import { setRateLimitHeaders } from '../error-response.js';
 import { errorDialect, requestMetadata } from '../request-context.js';
 import { validate } from '../validate.js';
 
@@ -49,6 +50,7 @@ export function tokenRoutes(commands: CommandContext, bodyLimitBytes: number): R
       });
       ctx.set('Cache-Control', 'no-store');
       ctx.set('Pragma', 'no-cache');
+      setRateLimitHeaders(ctx, issued.rateLimit);
       ctx.body = { access_token: issued.token, token_type: 'Bearer', expires_in: issued.expiresIn };
     },
   );

@@ -1,0 +1,98 @@
+import { RateLimitedError } from '../errors/errors.js';
+import { SlidingWindowBudgets } from './sliding-window.js';
+
+/** What the RateLimit headers of a served request say. */
+export interface RateLimitState {
+  readonly policy: 'client';
+  readonly quota: number;
+  readonly windowSeconds: number;
+  readonly remaining: number;
+  readonly resetSeconds: number;
+}
+
+/** Settings of {@link createLimits}. */
+export interface LimitSettings {
+  /** Per client, both issuance endpoints together (CLIENT_RATE_LIMIT_PER_MINUTE). */
+  readonly clientPerMinute: number;
+  /** Failed client authentications per (client, source IP) (FAILED_AUTH_LIMIT_PER_MINUTE). */
+  readonly failedAuthPerMinute: number;
+  /** Keys each budget remembers at most (LIMITER_MAX_KEYS). */
+  readonly maxKeys: number;
+  readonly now?: () => number;
+}
+
+/**
+ * The budgets of one API process, all in memory: no database write on the hot path. With N
+ * replicas behind a balancer, a client can get up to N times a budget (see docs/operations.md).
+ */
+export interface Limits {
+  /**
+   * Spends one unit of an authenticated client's budget (token grant or public token).
+   * RateLimitedError when it is spent; failed authentications never reach here.
+   */
+  clientRequest(clientId: string, perMinuteOverride: number | null): RateLimitState;
+  /** RateLimitedError when this (client, IP) failed too often to have its secret checked. */
+  assertClientNotLockedOut(clientId: string, ip: string): void;
+  failedClientAuthentication(clientId: string, ip: string): void;
+  /** The same budget for bad login tokens, per source IP. */
+  assertLoginNotLockedOut(ip: string): void;
+  failedLogin(ip: string): void;
+  /** Keys held per budget (for /metrics). */
+  sizes(): Readonly<Record<'clients' | 'failed_auth' | 'failed_login', number>>;
+}
+
+const WINDOW_SECONDS = 60;
+
+/** Creates the budgets; see {@link Limits}. */
+export function createLimits(settings: LimitSettings): Limits {
+  const options = { maxKeys: settings.maxKeys, now: settings.now };
+  const clients = new SlidingWindowBudgets(options);
+  const failedAuth = new SlidingWindowBudgets(options);
+  const failedLogin = new SlidingWindowBudgets(options);
+  const lockedOut = (
+    budgets: SlidingWindowBudgets,
+    key: string,
+    policy: 'failed-auth' | 'login-failures',
+    what: string,
+  ) => {
+    const decision = budgets.peek(key, settings.failedAuthPerMinute);
+    if (decision.allowed) return;
+    throw new RateLimitedError(`too many failed ${what} from this address; retry later`, {
+      policy,
+      quota: settings.failedAuthPerMinute,
+      windowSeconds: WINDOW_SECONDS,
+      retryAfterSeconds: decision.retryAfterSeconds,
+    });
+  };
+  return {
+    clientRequest(clientId, override) {
+      const quota = override ?? settings.clientPerMinute;
+      const decision = clients.take(clientId, quota);
+      if (!decision.allowed) {
+        throw new RateLimitedError('this client has used its request budget; retry later', {
+          policy: 'client',
+          quota,
+          windowSeconds: WINDOW_SECONDS,
+          retryAfterSeconds: decision.retryAfterSeconds,
+        });
+      }
+      return {
+        policy: 'client',
+        quota,
+        windowSeconds: WINDOW_SECONDS,
+        remaining: decision.remaining,
+        resetSeconds: decision.resetSeconds,
+      };
+    },
+    assertClientNotLockedOut: (clientId, ip) =>
+      lockedOut(failedAuth, `${clientId}\u0000${ip}`, 'failed-auth', 'client authentications'),
+    failedClientAuthentication: (clientId, ip) => failedAuth.add(`${clientId}\u0000${ip}`, 1),
+    assertLoginNotLockedOut: (ip) => lockedOut(failedLogin, ip, 'login-failures', 'login tokens'),
+    failedLogin: (ip) => failedLogin.add(ip, 1),
+    sizes: () => ({
+      clients: clients.size,
+      failed_auth: failedAuth.size,
+      failed_login: failedLogin.size,
+    }),
+  };
+}

@@ -3,7 +3,8 @@ import {
   decideRevokeCredential,
   decideRotateSecret,
 } from '../domain/decisions.js';
-import { streams, type EventMetadata } from '../domain/events.js';
+import type { CredentialView } from '../domain/credential-view.js';
+import { streams, type DomainEvent, type EventMetadata } from '../domain/events.js';
 import { ConflictError, NotFoundError, InvalidRequestError } from '../errors/errors.js';
 import { projectCredentialEvents } from '../projections/credentials.js';
 import { generateClientSecret } from '../tokens/secrets.js';
@@ -15,6 +16,30 @@ export interface CredentialCommand {
   readonly clientId: string;
   readonly actor: string;
   readonly metadata: EventMetadata;
+}
+
+/**
+ * Appends a lifecycle event to the credential's stream at the version it was read at, with the
+ * read model updated in the same transaction; 409 if anything changed it since. The change then
+ * holds at once on this instance (its cache entry is dropped).
+ */
+async function appendToCredential(
+  ctx: CommandContext,
+  command: CredentialCommand,
+  credential: CredentialView,
+  event: DomainEvent,
+): Promise<void> {
+  const appended = await ctx.events.append(
+    {
+      spaceId: command.spaceId,
+      streamId: streams.credential(command.clientId),
+      expectedVersion: credential.version,
+      events: [event],
+    },
+    projectCredentialEvents,
+  );
+  if (!appended.ok) throw new ConflictError('the credential changed meanwhile; retry the request');
+  ctx.credentials.forget(command.clientId);
 }
 
 const notFound = (clientId: string) =>
@@ -40,17 +65,7 @@ export async function rotateSecret(
     if (decision.error === 'not_found') throw notFound(command.clientId);
     throw new InvalidRequestError('a revoked credential cannot get a new secret');
   }
-  const appended = await ctx.events.append(
-    {
-      spaceId: command.spaceId,
-      streamId: streams.credential(command.clientId),
-      expectedVersion: credential!.version,
-      events: [decision.event],
-    },
-    projectCredentialEvents,
-  );
-  if (!appended.ok) throw new ConflictError('the credential changed meanwhile; retry the request');
-  ctx.credentials.forget(command.clientId);
+  await appendToCredential(ctx, command, decision.credential, decision.event);
   return { clientSecret, previousSecretExpiresAt: decision.previousSecretExpiresAt };
 }
 
@@ -63,17 +78,7 @@ export async function revokeCredential(
   const decision = decideRevokeCredential(command, credential, ctx.ids);
   if (!decision.ok) throw notFound(command.clientId);
   if (!decision.event) return;
-  const appended = await ctx.events.append(
-    {
-      spaceId: command.spaceId,
-      streamId: streams.credential(command.clientId),
-      expectedVersion: credential!.version,
-      events: [decision.event],
-    },
-    projectCredentialEvents,
-  );
-  if (!appended.ok) throw new ConflictError('the credential changed meanwhile; retry the request');
-  ctx.credentials.forget(command.clientId);
+  await appendToCredential(ctx, command, decision.credential, decision.event);
 }
 
 /** Sets (or, with null, clears) a credential's own requests-per-minute budget. */
@@ -88,15 +93,5 @@ export async function changeRateLimit(
     throw new InvalidRequestError('a revoked credential has no rate limit to change');
   }
   if (!decision.event) return;
-  const appended = await ctx.events.append(
-    {
-      spaceId: command.spaceId,
-      streamId: streams.credential(command.clientId),
-      expectedVersion: credential!.version,
-      events: [decision.event],
-    },
-    projectCredentialEvents,
-  );
-  if (!appended.ok) throw new ConflictError('the credential changed meanwhile; retry the request');
-  ctx.credentials.forget(command.clientId);
+  await appendToCredential(ctx, command, decision.credential, decision.event);
 }

@@ -268,6 +268,7 @@ export function decideRotateSecret(
 ):
   | {
       readonly ok: true;
+      readonly credential: CredentialView;
       readonly event: DomainEvent<'credential-secret-rotated'>;
       readonly previousSecretExpiresAt: Date;
     }
@@ -278,6 +279,7 @@ export function decideRotateSecret(
   const previousSecretExpiresAt = new Date(clock.now() + command.overlapSeconds * 1000);
   return {
     ok: true,
+    credential,
     previousSecretExpiresAt,
     event: domainEvent(
       ids.eventId(),
@@ -303,13 +305,18 @@ export function decideRevokeCredential(
   found: CredentialView | undefined,
   ids: IdGenerator,
 ):
-  | { readonly ok: true; readonly event?: DomainEvent<'credential-revoked'> }
+  | {
+      readonly ok: true;
+      readonly credential: CredentialView;
+      readonly event?: DomainEvent<'credential-revoked'>;
+    }
   | { readonly ok: false; readonly error: 'not_found' } {
   const credential = inSpace(command, found);
   if (!credential) return { ok: false, error: 'not_found' };
-  if (credential.status === 'revoked') return { ok: true };
+  if (credential.status === 'revoked') return { ok: true, credential };
   return {
     ok: true,
+    credential,
     event: domainEvent(
       ids.eventId(),
       'credential-revoked',
@@ -357,14 +364,19 @@ export function decideChangeRateLimit(
   found: CredentialView | undefined,
   ids: IdGenerator,
 ):
-  | { readonly ok: true; readonly event?: DomainEvent<'credential-rate-limit-changed'> }
+  | {
+      readonly ok: true;
+      readonly credential: CredentialView;
+      readonly event?: DomainEvent<'credential-rate-limit-changed'>;
+    }
   | { readonly ok: false; readonly error: CredentialRefusal } {
   const credential = inSpace(command, found);
   if (!credential) return { ok: false, error: 'not_found' };
   if (credential.status !== 'active') return { ok: false, error: 'revoked' };
-  if (credential.rateLimitPerMinute === command.rateLimitPerMinute) return { ok: true };
+  if (credential.rateLimitPerMinute === command.rateLimitPerMinute) return { ok: true, credential };
   return {
     ok: true,
+    credential,
     event: domainEvent(
       ids.eventId(),
       'credential-rate-limit-changed',

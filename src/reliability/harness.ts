@@ -103,12 +103,12 @@ export async function startHarness(
   if (!(await answers200(`${apiUrl}/healthz`, 30_000))) throw new Error('the API did not start');
   spawnRole('projector');
 
-  const exited = (child: ChildProcess | undefined) =>
-    !child || child.exitCode !== null || child.signalCode !== null;
+  const running = (child: ChildProcess | undefined): child is ChildProcess =>
+    child !== undefined && child.exitCode === null && child.signalCode === null;
   const killChild = async (child: ChildProcess | undefined) => {
-    if (exited(child)) return;
-    const gone = new Promise((resolve) => child!.once('exit', resolve));
-    child!.kill('SIGKILL');
+    if (!running(child)) return;
+    const gone = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
     await gone;
   };
 
@@ -158,14 +158,10 @@ export async function startHarness(
         ttlSeconds: 3600,
       }),
     async stop() {
-      for (const child of Object.values(children)) {
-        if (!exited(child)) child!.kill('SIGTERM');
-      }
-      await Promise.all(
-        Object.values(children).map((child) =>
-          exited(child) ? undefined : new Promise((resolve) => child!.once('exit', resolve)),
-        ),
-      );
+      const live = Object.values(children).filter(running);
+      const gone = live.map((child) => new Promise((resolve) => child.once('exit', resolve)));
+      for (const child of live) child.kill('SIGTERM');
+      await Promise.all(gone);
       await pool.end().catch(() => undefined);
       await postgres?.stop();
       await rm(dataDir, { recursive: true, force: true });

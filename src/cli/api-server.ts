@@ -4,6 +4,7 @@ import type { Config } from '../config/config.js';
 import type { Logger } from '../config/logger.js';
 import type { DatabaseHandle } from '../db/database.js';
 import { databaseReadiness } from '../db/readiness.js';
+import { isPrivileged, rolePrivileges } from '../db/privileges.js';
 import { createApp } from '../http/app.js';
 import { healthRoutes } from '../http/routes/health.js';
 import { credentialRoutes } from '../http/routes/credential.js';
@@ -26,6 +27,7 @@ import { createAppendNotifier } from '../event-store/notify.js';
 import { randomIds, systemClock } from '../domain/ports.js';
 import { createAccessTokenVerifier } from '../tokens/access-tokens.js';
 import { loadSecretHashKey } from '../tokens/key-files.js';
+import { loadAuditKey } from '../tokens/audit-key.js';
 import { createLoginTokenVerifier } from '../tokens/login-tokens.js';
 import { createSecretHasher } from '../tokens/secrets.js';
 import { openKeyStore } from '../tokens/signing-keys.js';
@@ -95,6 +97,22 @@ export async function startApiServer(
     privateTokenTtlSeconds: config.PRIVATE_TOKEN_TTL_SECONDS,
     publicTokenTtlSeconds: config.PUBLIC_TOKEN_TTL_SECONDS,
   };
+  // Said at start and in /healthz: a service that could rewrite its own audit log.
+  const privileges = await rolePrivileges(database.pool).catch(() => undefined);
+  const warnings =
+    privileges && isPrivileged(privileges)
+      ? [
+          `database role "${privileges.role}" can alter or disable the audit log (superuser or owner); connect as a login granted token_authority_api`,
+        ]
+      : [];
+  logger.info(
+    {
+      loginIssuer: config.LOGIN_ISSUER ?? 'development key in DATA_DIR/dev-login-key.json',
+      loginKeys: config.LOGIN_JWKS_URL ?? (config.LOGIN_PUBLIC_KEY ? 'LOGIN_PUBLIC_KEY' : 'local'),
+      development: !config.LOGIN_JWKS_URL && !config.LOGIN_PUBLIC_KEY,
+    },
+    'login tokens are trusted from this issuer',
+  );
   metrics.watchSizes(() => {
     const limiter = commands.limits.sizes();
     const credentials = commands.credentials.sizes();
@@ -113,14 +131,19 @@ export async function startApiServer(
   const login = { verifier: await createLoginTokenVerifier(config), limits: commands.limits };
   const app = createApp({
     logger,
-    trustProxy: config.TRUST_PROXY,
+    trustedProxyHops: config.TRUSTED_PROXY_HOPS,
     observe: metrics.observeRequest,
     deadlineMs: config.REQUEST_DEADLINE_MS,
     routers: [
       metricsRoutes(metrics),
-      auditRoutes(database.db, login),
+      auditRoutes(
+        commands,
+        database.db,
+        login,
+        await loadAuditKey(config.AUDIT_SIGNING_KEY, config.DATA_DIR),
+      ),
       monitoringRoutes(database.db, login, commands.clock),
-      healthRoutes(databaseReadiness(database.pool), logger),
+      healthRoutes(databaseReadiness(database.pool), logger, warnings),
       jwksRoutes(commands.keys),
       credentialRoutes(commands, database.db, login, config.BODY_LIMIT_BYTES),
       tokenRoutes(commands, config.BODY_LIMIT_BYTES),

@@ -1,10 +1,18 @@
 /** `npm run api`: the API alone (the projector runs elsewhere, as in docker-compose). */
 import { startApiServer } from './api-server.js';
-import { configOrExit, createLogger, onShutdownSignal, openDatabase } from './runtime.js';
+import {
+  configOrExit,
+  createLogger,
+  exitOnConfigError,
+  onShutdownSignal,
+  openDatabase,
+} from './runtime.js';
 
 const config = configOrExit();
 const logger = createLogger(config);
-const database = await openDatabase(config, logger, 'token-authority-api');
+const database = await openDatabase(config, logger, 'token-authority-api', undefined, {
+  role: 'api',
+}).catch(exitOnConfigError);
 const api = await startApiServer(config, logger, database.handle);
 onShutdownSignal(logger, config.SHUTDOWN_TIMEOUT_MS, async () => {
   await api.close();

@@ -5,6 +5,13 @@ import { connect, type ConnectOptions, type DatabaseHandle } from '../db/databas
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../db/embedded-postgres.js';
 import { migrate } from '../db/migrate.js';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
+import {
+  ensureServiceLogin,
+  isPrivileged,
+  rolePrivileges,
+  type RolePrivileges,
+  type ServiceRole,
+} from '../db/privileges.js';
 
 /** Loads the configuration or ends the process with a message naming each bad variable. */
 export function configOrExit(): Config {
@@ -19,11 +26,22 @@ export function configOrExit(): Config {
   }
 }
 
+/** Ends the process with exit code 2 and the message of a ConfigError; rethrows anything else. */
+export function exitOnConfigError(error: unknown): never {
+  if (error instanceof ConfigError) {
+    console.error(error.message);
+    process.exit(2);
+  }
+  throw error;
+}
+
 /** A migrated database and how to let go of it. */
 export interface OpenDatabase {
   readonly url: string;
   readonly handle: DatabaseHandle;
   readonly embedded?: EmbeddedPostgres;
+  /** What the service's role may do (for the service roles; undefined for `owner`). */
+  readonly privileges?: RolePrivileges;
   close(): Promise<void>;
 }
 
@@ -45,6 +63,12 @@ export async function openDatabase(
      * `background`: the projector and tools, whose batches may legitimately take longer.
      */
     readonly timeouts?: 'request' | 'background';
+    /**
+     * Who to connect as. `api` and `projector` are the least-privileged service roles (the
+     * embedded default creates their logins; with DATABASE_URL the deployer provides them);
+     * `owner` is for migrations and operator commands.
+     */
+    readonly role?: ServiceRole | 'owner';
   } = {},
 ): Promise<OpenDatabase> {
   const embedded = config.DATABASE_URL
@@ -57,7 +81,41 @@ export async function openDatabase(
         attachOnly: options.attachOnly,
         logger: logger.child({ component: 'embedded-postgres' }),
       });
-  const url = config.DATABASE_URL ?? embedded!.url;
+  const role = options.role ?? 'owner';
+  const ownerUrl = config.MIGRATION_DATABASE_URL ?? config.DATABASE_URL ?? embedded?.url;
+  if (!ownerUrl) throw new Error('no database: set DATABASE_URL');
+  let url = role === 'owner' ? ownerUrl : (config.DATABASE_URL ?? ownerUrl);
+  const stopEmbedded = async () => {
+    await embedded?.stop();
+  };
+  // Migrations (and, embedded, the service's login role) need the owner; the service never
+  // keeps an owner connection.
+  if (options.migrate !== false || (embedded && role !== 'owner')) {
+    const owner = connect(
+      connectOptions(config, logger, {
+        url: ownerUrl,
+        poolSize: 1,
+        applicationName: `${applicationName}-owner`,
+        timeouts: 'background',
+      }),
+    );
+    try {
+      if (options.migrate !== false) {
+        const applied = await untilDatabaseAnswers(logger, () => migrate(owner.pool));
+        if (applied.length > 0) logger.info({ applied }, 'migrations applied');
+      }
+      if (embedded && role !== 'owner') {
+        url = await untilDatabaseAnswers(logger, () =>
+          ensureServiceLogin(owner.pool, ownerUrl, role, path.resolve(config.DATA_DIR, 'postgres')),
+        );
+      }
+    } catch (error) {
+      await owner.close();
+      await stopEmbedded();
+      throw error;
+    }
+    await owner.close();
+  }
   const handle = connect(
     connectOptions(config, logger, {
       url,
@@ -66,20 +124,31 @@ export async function openDatabase(
       timeouts: options.timeouts ?? 'request',
     }),
   );
-  try {
-    if (options.migrate !== false) {
-      const applied = await untilDatabaseAnswers(logger, () => migrate(handle.pool));
-      if (applied.length > 0) logger.info({ applied }, 'migrations applied');
+  let privileges: RolePrivileges | undefined;
+  if (role !== 'owner') {
+    privileges = await untilDatabaseAnswers(logger, () => rolePrivileges(handle.pool));
+    if (isPrivileged(privileges)) {
+      logger.warn(
+        { role: privileges.role, superuser: privileges.superuser, ownsLog: privileges.ownsLog },
+        'the service connects as a role that can rewrite the audit log (superuser or owner of its tables); ' +
+          `connect as a login granted token_authority_${role} instead (docs/operations.md, "Database roles")`,
+      );
+      if (config.NODE_ENV === 'production' && !config.ALLOW_PRIVILEGED_DATABASE_ROLE) {
+        await handle.close();
+        await stopEmbedded();
+        throw new ConfigError([
+          `DATABASE_URL: role "${privileges.role}" can alter or disable the audit log; NODE_ENV=production refuses it (connect as a login granted token_authority_${role}, or set ALLOW_PRIVILEGED_DATABASE_ROLE=true)`,
+        ]);
+      }
+    } else {
+      logger.info({ role: privileges.role }, 'connected as a least-privileged role');
     }
-  } catch (error) {
-    await handle.close();
-    await embedded?.stop();
-    throw error;
   }
   return {
     url,
     handle,
     embedded,
+    privileges,
     async close() {
       await handle.close();
       await embedded?.stop();

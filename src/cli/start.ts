@@ -9,6 +9,7 @@ import { startApiServer } from './api-server.js';
 import {
   configOrExit,
   createLogger,
+  exitOnConfigError,
   exitWithUsageIfAsked,
   onShutdownSignal,
   openDatabase,
@@ -19,7 +20,9 @@ exitWithUsageIfAsked(`Usage: npm start
 Runs the API, the projector and (without DATABASE_URL) an embedded Postgres. Settings: README.`);
 const config = configOrExit();
 const logger = createLogger(config);
-const database = await openDatabase(config, logger, 'token-authority-api');
+const database = await openDatabase(config, logger, 'token-authority-api', undefined, {
+  role: 'api',
+}).catch(exitOnConfigError);
 const api = await startApiServer(config, logger, database.handle);
 
 let projector: Supervised | undefined;
@@ -29,8 +32,10 @@ if (config.RUN_PROJECTOR) {
     'projector',
     () =>
       // An IPC channel: we ask it to stop, and it stops by itself if we die.
+      // Same environment: with DATABASE_URL it connects there; embedded, it shares our cluster
+      // and logs in as its own least-privileged role.
       spawn(process.execPath, [...process.execArgv, script], {
-        env: { ...process.env, DATABASE_URL: database.url },
+        env: process.env,
         stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
       }),
     logger,

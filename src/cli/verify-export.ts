@@ -1,22 +1,43 @@
 /**
- * `npm run verify-export -- <file.ndjson>` (or `-` for the export on stdin): checks an audit
- * export offline, with no database: each event must hash to its link, and consecutive links must
- * chain. Prints the verdict as JSON; exit code 0 when it verifies, 1 when not, 2 on bad usage.
+ * `npm run verify-export -- [--key <audit public key JWK file>] <export.ndjson | ->`: checks an
+ * audit export offline, with no database. Every event must hash to its link in the space's chain,
+ * sequence numbers must run without gaps and in order, and with --key every checkpoint must be
+ * signed by the audit key, chained to the one before, and match the exported link it names (a
+ * checkpoint past the last event means events were cut from the end). Prints the verdict as
+ * JSON; exit 0 when it verifies, 1 when not (naming what and where), 2 on bad usage.
  */
+import { createPublicKey } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
 import { verifyExportLines } from '../event-store/export-chain.js';
+import { readCheckpointStatement, verifyCheckpoint } from '../tokens/audit-key.js';
 import { exitWithUsageIfAsked } from './runtime.js';
 
-const USAGE = `Usage: npm run verify-export -- <export.ndjson | ->
-Verifies an audit export (GET /v1/audit/export) offline; "-" reads it from stdin.`;
+const USAGE = `Usage: npm run verify-export -- [--key <audit-public-key.jwk>] <export.ndjson | ->
+Verifies an audit export (GET /v1/audit/export) offline; "-" reads it from stdin. The key is the
+public_key of GET /v1/audit/checkpoints, kept where the database's owners cannot change it.`;
 exitWithUsageIfAsked(USAGE);
-const file = process.argv[2];
+const { values, positionals } = parseArgs({
+  options: { key: { type: 'string' } },
+  allowPositionals: true,
+});
+const file = positionals[0];
 if (!file) {
   console.error(USAGE);
   process.exit(2);
 }
+const publicKey = values.key
+  ? createPublicKey({ key: JSON.parse(await readFile(values.key, 'utf8')) as never, format: 'jwk' })
+  : undefined;
+if (!publicKey) {
+  process.stderr.write('no --key: checkpoints are read but their signatures are not checked\n');
+}
 const text = file === '-' ? await readStdin() : await readFile(file, 'utf8');
-const verdict = verifyExportLines(text.split('\n'));
+const verdict = verifyExportLines(
+  text.split('\n'),
+  publicKey ? (jws) => verifyCheckpoint(publicKey, jws) : undefined,
+  readCheckpointStatement,
+);
 console.log(JSON.stringify(verdict));
 process.exitCode = verdict.ok ? 0 : 1;
 

@@ -22,12 +22,18 @@ const tokenSeconds = z.coerce.number().int().min(1).max(86_400, 'at most 86400 (
  * this schema; keep them in step.
  */
 export const configSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
   HOST: z.string().min(1).default('0.0.0.0'),
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, 'expected a postgres:// or postgresql:// URL')
     .optional(),
+  MIGRATION_DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'expected a postgres:// or postgresql:// URL')
+    .optional(),
+  ALLOW_PRIVILEGED_DATABASE_ROLE: booleanFlag.default(false),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(2000),
   DATABASE_LOCK_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(1000),
@@ -56,7 +62,8 @@ export const configSchema = z.object({
   LOGIN_AUDIENCE: z.string().min(1).default('token-authority'),
   LOGIN_SPACES_CLAIM: z.string().min(1).default('spaces'),
   BODY_LIMIT_BYTES: z.coerce.number().int().min(256).max(1_048_576).default(16_384),
-  TRUST_PROXY: booleanFlag.default(false),
+  TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
+  LOGIN_TOKEN_MAX_AGE_SECONDS: z.coerce.number().int().min(60).max(2_592_000).default(43_200),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   IDLE_IN_TRANSACTION_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
   PROJECTOR_POLL_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(500),
@@ -69,6 +76,9 @@ export const configSchema = z.object({
   FAILED_AUTH_EVENTS_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(10),
   LIMITER_MAX_KEYS: z.coerce.number().int().min(100).max(10_000_000).default(100_000),
   UNKNOWN_CLIENT_CACHE_TTL_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
+  AUDIT_CHECKPOINT_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
+  AUDIT_CHECKPOINT_DIR: z.string().min(1).optional(),
+  AUDIT_SIGNING_KEY: z.string().min(1).optional(),
   PROJECTOR_HEALTH_MAX_LAG_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
 });
 
@@ -104,6 +114,15 @@ export function loadConfig(
   }
   if (parsed.data.LOGIN_JWKS_URL && parsed.data.LOGIN_PUBLIC_KEY) {
     throw new ConfigError(['LOGIN_JWKS_URL, LOGIN_PUBLIC_KEY: set one of them, not both']);
+  }
+  if (
+    parsed.data.NODE_ENV === 'production' &&
+    !parsed.data.LOGIN_JWKS_URL &&
+    !parsed.data.LOGIN_PUBLIC_KEY
+  ) {
+    throw new ConfigError([
+      'LOGIN_JWKS_URL, LOGIN_PUBLIC_KEY: with NODE_ENV=production one of them (and LOGIN_ISSUER) is required; the development login key is never trusted in production',
+    ]);
   }
   if ((parsed.data.LOGIN_JWKS_URL || parsed.data.LOGIN_PUBLIC_KEY) && !parsed.data.LOGIN_ISSUER) {
     throw new ConfigError([

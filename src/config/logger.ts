@@ -23,6 +23,33 @@ export const REDACTED_PATHS: readonly string[] = [
   '*.secret_hash',
 ];
 
+// Keys whose values never reach a log, at whatever depth they appear.
+const SENSITIVE_KEYS = new Set([
+  'authorization',
+  'cookie',
+  'client_secret',
+  'access_token',
+  'refresh_token',
+  'token',
+  'password',
+  'secret',
+  'secret_hash',
+  'private_jwk',
+]);
+
+/** A copy of `value` with every sensitive key's value replaced, at any depth (bounded). */
+export function redactDeep(value: unknown, depth = 0): unknown {
+  if (value === null || typeof value !== 'object' || value instanceof Error || depth > 8) {
+    return value;
+  }
+  if (Array.isArray(value)) return value.map((item) => redactDeep(item, depth + 1));
+  const copy: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    copy[key] = SENSITIVE_KEYS.has(key.toLowerCase()) ? '[redacted]' : redactDeep(item, depth + 1);
+  }
+  return copy;
+}
+
 /**
  * The one logger factory: JSON lines on stdout, with redaction. Lines are buffered (up to 4 KiB)
  * and written asynchronously so the access log costs no syscall per request; the exit hook
@@ -44,6 +71,8 @@ export function createLogger(
       name,
       level: config.LOG_LEVEL,
       redact: { paths: [...REDACTED_PATHS], censor: '[redacted]' },
+      // Paths cover the usual places; this covers any depth, for careless log calls.
+      formatters: { log: (object) => redactDeep(object) as Record<string, unknown> },
     },
     target,
   );

@@ -52,6 +52,25 @@ export interface TokenRevocationsTable {
   revoked_at: Date;
 }
 
+export interface SpaceChainTable {
+  space_id: string;
+  sequence: number;
+  link_number: number;
+  global_position: number;
+  previous_hash: Buffer;
+  hash: Buffer;
+  sealed_at: Generated<Date>;
+}
+
+export interface AuditCheckpointsTable {
+  space_id: string;
+  checkpoint_number: number;
+  sequence: number;
+  head_hash: Buffer;
+  created_at: Generated<Date>;
+  jws: string;
+}
+
 export interface CredentialUsageTable {
   space_id: string;
   client_id: string;
@@ -110,6 +129,8 @@ export interface Database {
   events: EventsTable;
   event_chain: EventChainTable;
   token_revocations: TokenRevocationsTable;
+  space_chain: SpaceChainTable;
+  audit_checkpoints: AuditCheckpointsTable;
   credential_usage: CredentialUsageTable;
   credentials: CredentialsTable;
   signing_keys: SigningKeysTable;

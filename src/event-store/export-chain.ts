@@ -1,75 +1,152 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { selectLinksWithEvents } from './chain-rows.js';
-import { canonicalEventBytes, chainHash } from './chain-link.js';
+import { checkpointDigest, type CheckpointStatement } from './audit-checkpoints.js';
+import { canonicalEventBytes, GENESIS_HASH } from './chain-link.js';
+import { spaceChainHash, type Redact } from './space-chain.js';
 import { toRecordedEvent, type EventRow, type RecordedEvent } from './types.js';
 
-/** One line of an audit export: an event with its hash-chain link. */
-export interface ExportLine {
-  readonly link_number: number;
-  readonly previous_hash: string;
-  readonly hash: string;
-  /** The event exactly as its link covers it (see canonicalEventBytes). */
-  readonly event: Record<string, unknown>;
-}
+/** One line of an audit export: an event with its link in the space's chain, or a checkpoint. */
+export type ExportLine =
+  | {
+      readonly type: 'event';
+      readonly sequence: number;
+      readonly previous_hash: string;
+      readonly hash: string;
+      /** The event exactly as its link covers it: canonical, secret hashes replaced by a digest. */
+      readonly event: Record<string, unknown>;
+    }
+  | { readonly type: 'checkpoint'; readonly jws: string };
 
 /**
- * Sealed events of a space recorded in [from, to), in chain order, each with its link. Events not
- * yet sealed are not exported (the sealer runs within a second of commit).
+ * A space's sealed events recorded in [from, to), in its chain's order (sequence 1, 2, 3...), each
+ * with its link, then the signed checkpoints made in [from, to). Unsealed events (the last second
+ * or so) are not exported. `onRow` is told of each line (audit reads count what they returned).
  */
-export async function* exportChain(
+export async function* exportSpaceChain(
   db: Kysely<Database>,
   options: {
     readonly spaceId: string;
     readonly from: Date;
     readonly to: Date;
+    readonly redact: Redact;
     readonly pageSize?: number;
   },
 ): AsyncGenerator<ExportLine> {
   let after = 0;
   for (;;) {
-    const rows = await selectLinksWithEvents(db)
-      .where('c.space_id', '=', options.spaceId)
+    const rows = await db
+      .selectFrom('space_chain as s')
+      .innerJoin('events as e', (join) =>
+        join
+          .onRef('e.space_id', '=', 's.space_id')
+          .onRef('e.global_position', '=', 's.global_position'),
+      )
+      .select([
+        's.sequence',
+        's.previous_hash',
+        's.hash',
+        'e.global_position',
+        'e.transaction_id',
+        'e.space_id',
+        'e.stream_id',
+        'e.stream_position',
+        'e.event_id',
+        'e.event_type',
+        'e.schema_version',
+        'e.data',
+        'e.metadata',
+        'e.recorded_at',
+      ])
+      .where('s.space_id', '=', options.spaceId)
       .where('e.recorded_at', '>=', options.from)
       .where('e.recorded_at', '<', options.to)
-      .where('c.link_number', '>', after)
+      .where('s.sequence', '>', after)
+      .orderBy('s.sequence')
       .limit(options.pageSize ?? 1000)
       .execute();
-    if (rows.length === 0) return;
+    if (rows.length === 0) break;
     for (const row of rows) {
-      const event = toRecordedEvent(row as unknown as EventRow);
+      const event = options.redact(toRecordedEvent(row as unknown as EventRow));
       yield {
-        link_number: row.link_number,
+        type: 'event',
+        sequence: row.sequence,
         previous_hash: row.previous_hash.toString('hex'),
         hash: row.hash.toString('hex'),
         event: JSON.parse(canonicalEventBytes(event).toString('utf8')) as Record<string, unknown>,
       };
-      after = row.link_number;
+      after = row.sequence;
     }
   }
+  const checkpoints = await db
+    .selectFrom('audit_checkpoints')
+    .select('jws')
+    .where('space_id', '=', options.spaceId)
+    .where('created_at', '>=', options.from)
+    .where('created_at', '<', options.to)
+    .orderBy('checkpoint_number')
+    .execute();
+  for (const { jws } of checkpoints) yield { type: 'checkpoint', jws };
 }
 
-/** Where an export stopped verifying. */
+/** Why an export does not verify. */
+export type ExportFailure =
+  | 'malformed_line'
+  | 'event_altered'
+  | 'event_missing'
+  | 'events_reordered'
+  | 'broken_link'
+  | 'checkpoint_forged'
+  | 'checkpoint_missing'
+  | 'checkpoint_mismatch'
+  | 'events_cut_at_end';
+
+/** The verdict on an export. */
 export type ExportVerdict =
-  | { readonly ok: true; readonly lines: number; readonly gaps: number }
+  | {
+      readonly ok: true;
+      readonly space_id: string | null;
+      readonly events: number;
+      readonly first_sequence: number | null;
+      readonly last_sequence: number | null;
+      readonly checkpoints: number;
+      /** False when no key was given: the checkpoints' signatures were not checked. */
+      readonly checkpoints_verified: boolean;
+    }
   | {
       readonly ok: false;
+      readonly reason: ExportFailure;
       readonly line: number;
-      readonly linkNumber: number | null;
-      readonly eventId: string | null;
-      readonly reason: 'malformed_line' | 'hash_mismatch' | 'broken_link';
+      readonly sequence: number | null;
+      readonly detail: string;
     };
 
 /**
- * Verifies an export offline: every event must hash, with its previous hash, to its link; and
- * wherever two lines are consecutive links, the second must chain from the first. Gaps (links of
- * other spaces) are counted, not failed.
+ * Verifies an export offline. Events: each hashes, with its previous hash, to its link; sequence
+ * numbers run without gaps and in order; each link's previous hash is the link before. With
+ * `verifyCheckpoint` (the audit public key): every checkpoint's signature, the checkpoints' own
+ * chain (numbers without gaps, each naming the one before), and that each checkpoint's head is
+ * the exported link at its sequence; a checkpoint past the last exported event means events were
+ * cut from the end.
  */
-export function verifyExportLines(lines: Iterable<string>): ExportVerdict {
+export function verifyExportLines(
+  lines: Iterable<string>,
+  verifyCheckpoint?: (jws: string) => CheckpointStatement | undefined,
+  readStatement?: (jws: string) => CheckpointStatement | undefined,
+): ExportVerdict {
   let lineNumber = 0;
-  let verified = 0;
-  let previous: ExportLine | undefined;
-  let gaps = 0;
+  let previous: { sequence: number; hash: string } | undefined;
+  let first: number | null = null;
+  let spaceId: string | null = null;
+  const hashes = new Map<number, string>();
+  const checkpoints: Array<{ line: number; jws: string }> = [];
+  const fail = (reason: ExportFailure, sequence: number | null, detail: string): ExportVerdict => ({
+    ok: false,
+    reason,
+    line: lineNumber,
+    sequence,
+    detail,
+  });
+
   for (const text of lines) {
     lineNumber += 1;
     if (text.trim() === '') continue;
@@ -77,31 +154,104 @@ export function verifyExportLines(lines: Iterable<string>): ExportVerdict {
     let event: RecordedEvent;
     try {
       line = JSON.parse(text) as ExportLine;
+      if (line.type === 'checkpoint') {
+        if (typeof line.jws !== 'string') throw new Error('no jws');
+        checkpoints.push({ line: lineNumber, jws: line.jws });
+        continue;
+      }
       const row = line.event as unknown as EventRow & { recorded_at: string };
       event = toRecordedEvent({ ...row, recorded_at: new Date(row.recorded_at) });
+      if (!Number.isInteger(line.sequence)) throw new Error('no sequence');
     } catch {
-      return {
-        ok: false,
-        line: lineNumber,
-        linkNumber: null,
-        eventId: null,
-        reason: 'malformed_line',
-      };
+      return fail('malformed_line', null, 'not an export line');
     }
-    const at = { line: lineNumber, linkNumber: line.link_number, eventId: event.eventId };
+    const { sequence } = line;
+    spaceId ??= event.spaceId;
+    if (previous) {
+      if (sequence <= previous.sequence) {
+        return fail(
+          'events_reordered',
+          sequence,
+          `sequence ${sequence} after ${previous.sequence}`,
+        );
+      }
+      if (sequence !== previous.sequence + 1) {
+        return fail(
+          'event_missing',
+          previous.sequence + 1,
+          `events ${previous.sequence + 1}..${sequence - 1} are missing`,
+        );
+      }
+      if (line.previous_hash !== previous.hash) {
+        return fail(
+          'broken_link',
+          sequence,
+          `link ${sequence} does not follow link ${previous.sequence}`,
+        );
+      }
+    } else if (sequence === 1 && line.previous_hash !== GENESIS_HASH.toString('hex')) {
+      return fail('broken_link', sequence, 'the first link must follow the genesis hash');
+    }
     if (
-      previous &&
-      line.link_number === previous.link_number + 1 &&
-      line.previous_hash !== previous.hash
+      spaceChainHash(Buffer.from(line.previous_hash, 'hex'), event).toString('hex') !== line.hash
     ) {
-      return { ok: false, ...at, reason: 'broken_link' };
+      return fail('event_altered', sequence, `event ${event.eventId} does not match its link`);
     }
-    if (previous && line.link_number !== previous.link_number + 1) gaps += 1;
-    if (chainHash(Buffer.from(line.previous_hash, 'hex'), event).toString('hex') !== line.hash) {
-      return { ok: false, ...at, reason: 'hash_mismatch' };
-    }
-    previous = line;
-    verified += 1;
+    first ??= sequence;
+    previous = { sequence, hash: line.hash };
+    hashes.set(sequence, line.hash);
   }
-  return { ok: true, lines: verified, gaps };
+
+  let lastCheckpoint: { number: number; digest: string } | undefined;
+  for (const checkpoint of checkpoints) {
+    lineNumber = checkpoint.line;
+    const statement = verifyCheckpoint
+      ? verifyCheckpoint(checkpoint.jws)
+      : readStatement?.(checkpoint.jws);
+    if (!statement) {
+      return fail('checkpoint_forged', null, 'checkpoint signature does not verify under the key');
+    }
+    if (spaceId !== null && statement.space_id !== spaceId) {
+      return fail('checkpoint_forged', null, `checkpoint of another space (${statement.space_id})`);
+    }
+    if (
+      lastCheckpoint &&
+      (statement.checkpoint_number !== lastCheckpoint.number + 1 ||
+        statement.previous_checkpoint !== lastCheckpoint.digest)
+    ) {
+      return fail(
+        'checkpoint_missing',
+        null,
+        `checkpoint ${statement.checkpoint_number} does not follow checkpoint ${lastCheckpoint.number}`,
+      );
+    }
+    lastCheckpoint = {
+      number: statement.checkpoint_number,
+      digest: checkpointDigest(checkpoint.jws),
+    };
+    if (first === null || statement.sequence < first) continue;
+    if (previous && statement.sequence > previous.sequence) {
+      return fail(
+        'events_cut_at_end',
+        previous.sequence + 1,
+        `checkpoint ${statement.checkpoint_number} covers events up to ${statement.sequence}; the export ends at ${previous.sequence}`,
+      );
+    }
+    if (hashes.get(statement.sequence) !== statement.head_hash) {
+      return fail(
+        'checkpoint_mismatch',
+        statement.sequence,
+        `checkpoint ${statement.checkpoint_number} signed another link ${statement.sequence}`,
+      );
+    }
+  }
+  return {
+    ok: true,
+    space_id: spaceId,
+    events: hashes.size,
+    first_sequence: first,
+    last_sequence: previous?.sequence ?? null,
+    checkpoints: checkpoints.length,
+    checkpoints_verified: verifyCheckpoint !== undefined,
+  };
 }

@@ -7,7 +7,8 @@ import { requestContext, type RequestObserver } from './request-context.js';
 export interface AppOptions {
   readonly logger: Logger;
   readonly routers: readonly Router[];
-  readonly trustProxy: boolean;
+  /** Proxies in front of us whose X-Forwarded-For entries are believed (0: the socket's address). */
+  readonly trustedProxyHops: number;
   readonly observe?: RequestObserver;
   /** Longest a request may take before it gets 503 (REQUEST_DEADLINE_MS). */
   readonly deadlineMs?: number;
@@ -15,7 +16,12 @@ export interface AppOptions {
 
 /** The Koa application: request context and error handling around every router. */
 export function createApp(options: AppOptions): Koa {
-  const app = new Koa({ proxy: options.trustProxy });
+  // With N trusted hops the client is the address the outermost of them saw: the N-th entry of
+  // X-Forwarded-For from the right. Entries further left are whatever the client claimed.
+  const app = new Koa({
+    proxy: options.trustedProxyHops > 0,
+    maxIpsCount: options.trustedProxyHops,
+  });
   app.silent = true; // errors are logged once, by requestContext
   app.use(requestContext(options.logger, options.observe, options.deadlineMs));
   for (const router of options.routers) {

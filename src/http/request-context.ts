@@ -9,6 +9,8 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /** Who sent a request, as recorded in event metadata. Never holds credentials. */
 export interface RequestMetadata {
   readonly request_id: string;
+  /** The caller's own X-Request-Id, when it sent a well-formed one. */
+  readonly client_request_id?: string;
   readonly client_ip: string;
   readonly user_agent: string | null;
 }
@@ -34,8 +36,11 @@ export function requestContext(
 ): Middleware {
   return async (ctx, next) => {
     const started = process.hrtime.bigint();
+    // Our own id for every request; a caller's X-Request-Id is kept beside it, never instead of it,
+    // so events can be correlated with the caller's logs but never forged into colliding.
     const incoming = ctx.get('x-request-id');
-    ctx.state.requestId = REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    ctx.state.requestId = randomUUID();
+    if (REQUEST_ID.test(incoming)) ctx.state.clientRequestId = incoming;
     ctx.state.errorDialect ??= 'problem';
     ctx.set('X-Request-Id', ctx.state.requestId as string);
     ctx.set('X-Content-Type-Options', 'nosniff');
@@ -89,11 +94,16 @@ export function requestContext(
   };
 }
 
-/** The request's metadata for events: id, client IP (proxy-aware when TRUST_PROXY), user agent. */
+/**
+ * The request's metadata for events: our request id (and the caller's, if sent), the client IP
+ * (through TRUSTED_PROXY_HOPS trusted proxies at most), the user agent.
+ */
 export function requestMetadata(ctx: Context): RequestMetadata {
   const userAgent = ctx.get('user-agent');
+  const clientRequestId = ctx.state.clientRequestId as string | undefined;
   return {
     request_id: ctx.state.requestId as string,
+    ...(clientRequestId ? { client_request_id: clientRequestId } : {}),
     client_ip: ctx.ip,
     user_agent: userAgent ? userAgent.slice(0, 512) : null,
   };

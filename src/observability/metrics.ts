@@ -114,6 +114,7 @@ export function createMetrics(db: Kysely<Database>): Metrics {
       lifecycle.inc({ event_type: 'credential-rate-limit-changed', space_id }),
     // Counted when suppressed (see Limits), so the summary adds nothing here.
     'client-authentication-failures-summarized': null,
+    'audit-log-read': (space_id) => lifecycle.inc({ event_type: 'audit-log-read', space_id }),
   };
   return {
     registry,

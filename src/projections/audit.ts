@@ -47,6 +47,7 @@ export const AUDIT_SHAPES: { readonly [Type in EventType]: AuditShape<Type> } = 
       'source_ip_count',
     ],
   },
+  'audit-log-read': { tokenKind: null, details: ['kind', 'query', 'rows_returned', 'complete'] },
 };
 
 const caseByType = (branch: (type: EventType) => RawBuilder<unknown> | null, otherwise: string) => {

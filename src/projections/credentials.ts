@@ -104,6 +104,7 @@ const INLINE: { readonly [Type in EventType]: Apply | null } = {
   'signing-key-generated': null,
   'signing-key-retired': null,
   'client-authentication-failures-summarized': null,
+  'audit-log-read': null,
 };
 
 /** The credential with this client id, or undefined. */

@@ -5,6 +5,9 @@ import type { Database } from '../db/schema.js';
 import { EVENTS_CHANNEL } from '../event-store/notify.js';
 import { nextLogRange } from '../event-store/log-range.js';
 import { sealChain } from '../event-store/seal-chain.js';
+import { sealSpaceChains } from '../event-store/space-chain.js';
+import { writeCheckpoints, type CheckpointStatement } from '../event-store/audit-checkpoints.js';
+import { redactEvent } from '../domain/sensitive-fields.js';
 import { advanceCheckpoint, lockCheckpoint, resetCheckpoint } from './checkpoints.js';
 import type { Projection } from './projection.js';
 
@@ -103,8 +106,15 @@ export interface ProjectorOptions {
   readonly batchSize: number;
   readonly pollIntervalMs: number;
   readonly logger: Logger;
-  /** Also extend the hash chain (the sealer follows the log like a projection). */
+  /** Also extend the hash chains (the sealer follows the log like a projection). */
   readonly seal: boolean;
+  /** Sign each space's chain head every `intervalMs` and on stop (needs `seal`). */
+  readonly checkpoints?: {
+    readonly intervalMs: number;
+    readonly sign: (statement: CheckpointStatement) => string;
+    /** Where checkpoint files are written, never rewritten. */
+    readonly dir?: string;
+  };
   /** How often a standby retries the leader lock. */
   readonly standbyRetryMs?: number;
   /**
@@ -147,6 +157,15 @@ export function startProjector(options: ProjectorOptions): RunningProjector {
       wake = done;
     });
 
+  let lastCheckpointAt = Date.now();
+  const checkpoint = async () => {
+    if (!options.checkpoints) return;
+    const written = await writeCheckpoints(options.db, options.checkpoints.sign, {
+      dir: options.checkpoints.dir,
+    });
+    if (written > 0) logger.info({ written }, 'audit checkpoints signed');
+  };
+
   async function lead(session: pg.Client): Promise<void> {
     let lost: Error | undefined;
     session.on('error', (error) => {
@@ -165,7 +184,14 @@ export function startProjector(options: ProjectorOptions): RunningProjector {
         options.projections,
         options.batchSize,
       );
-      if (options.seal) worked += await sealChain(options.db, options.batchSize);
+      if (options.seal) {
+        worked += await sealChain(options.db, options.batchSize);
+        worked += await sealSpaceChains(options.db, options.batchSize, redactEvent);
+      }
+      if (options.checkpoints && Date.now() - lastCheckpointAt >= options.checkpoints.intervalMs) {
+        lastCheckpointAt = Date.now();
+        await checkpoint();
+      }
       if (worked === 0) {
         const waiters = passWaiters;
         passWaiters = [];
@@ -222,7 +248,16 @@ export function startProjector(options: ProjectorOptions): RunningProjector {
     async stop() {
       stopping = true;
       wake?.();
+      const wasLeader = leader;
       await loop;
+      // A last checkpoint on the way out, so the window a superuser could rewrite unseen stays
+      // short across restarts too. Best effort: the database may be what is going away.
+      if (wasLeader && options.checkpoints) {
+        await sealChain(options.db, options.batchSize)
+          .then(() => sealSpaceChains(options.db, options.batchSize, redactEvent))
+          .then(checkpoint)
+          .catch((error: unknown) => logger.warn({ err: error }, 'no checkpoint at shutdown'));
+      }
       for (const resolve of passWaiters) resolve();
       logger.info('projector stopped');
     },

@@ -33,6 +33,7 @@ export const RATE_COUNTER: { readonly [Type in EventType]: RateContribution<Type
     counter: 'rejected_authentications',
     countFields: ['failed', 'refused_while_locked_out'],
   },
+  'audit-log-read': null,
 };
 
 /** The event types that add to `counter`. */

@@ -19,6 +19,7 @@ export const IS_USE: { readonly [Type in EventType]: boolean } = {
   'signing-key-retired': false,
   'credential-rate-limit-changed': false,
   'client-authentication-failures-summarized': false,
+  'audit-log-read': false,
 };
 
 const USES = EVENT_TYPES.filter((type) => IS_USE[type]);

@@ -51,6 +51,7 @@ export async function createLoginTokenVerifier(config: Config): Promise<LoginTok
       try {
         ({ payload } = await jwtVerify(token, key, {
           issuer,
+          maxTokenAge: config.LOGIN_TOKEN_MAX_AGE_SECONDS,
           audience: config.LOGIN_AUDIENCE,
           requiredClaims: ['exp', 'sub'],
           algorithms: ['EdDSA', 'ES256', 'ES384', 'RS256', 'PS256'],

@@ -19,7 +19,7 @@ async function healthOf(
   });
   const app = createApp({
     logger: pino({ level: 'silent' }),
-    trustProxy: false,
+    trustedProxyHops: 0,
     routers: [healthRoutes(databaseReadiness(database.pool, 1500), pino({ level: 'silent' }))],
   });
   const server = app.listen(0, '127.0.0.1');

@@ -34,7 +34,10 @@ const issue = (service: TestService, privateToken: string, headers: Record<strin
 describe('the per-client rate limit', () => {
   let service: TestService;
   beforeAll(async () => {
-    service = await startTestService({ CLIENT_RATE_LIMIT_PER_MINUTE: '5', TRUST_PROXY: 'true' });
+    service = await startTestService({
+      CLIENT_RATE_LIMIT_PER_MINUTE: '5',
+      TRUSTED_PROXY_HOPS: '1',
+    });
   });
 
   it('covers both issuance endpoints, answers 429 with Retry-After and RateLimit headers, and spares other clients', async () => {
@@ -126,7 +129,7 @@ describe('the per-client rate limit', () => {
 describe('the failed-authentication budget', () => {
   let service: TestService;
   beforeAll(async () => {
-    service = await startTestService({ TRUST_PROXY: 'true' });
+    service = await startTestService({ TRUSTED_PROXY_HOPS: '1' });
   });
 
   it('locks one client and source IP out after 10 failures, unchecked, while another IP still gets in', async () => {
@@ -166,7 +169,7 @@ describe('bounded log growth under attack', () => {
   let service: TestService;
   let offsetMs = 0;
   beforeAll(async () => {
-    service = await startTestService({ TRUST_PROXY: 'true' }, undefined, undefined, {
+    service = await startTestService({ TRUSTED_PROXY_HOPS: '1' }, undefined, undefined, {
       clock: { now: () => Date.now() + offsetMs },
     });
   });
@@ -287,10 +290,11 @@ describe('floods of unknown things are cheap', () => {
 
     expect(floodStatuses.every((status) => status === 401)).toBe(true);
     expect(busy.every((sample) => sample.status === 200)).toBe(true);
-    // 2,000 hostile requests: one lookup per distinct unknown id, a key reload at most once a
-    // second, beside what 100 real issuances cost (measured alone above) and the per-second
-    // refreshes. Uncached, this would be over 2,000.
-    expect(floodTrips).toBeLessThan(quietTrips + unknownIds.length + 60);
+    // 2,000 hostile requests: one lookup per distinct unknown id and a key reload at most once a
+    // second, beside what 100 real issuances cost (measured alone above). The margin is for what
+    // depends on time and load (per-second refreshes, how well real issuances batch); without
+    // the caches the flood alone costs over 1,000 more.
+    expect(floodTrips - quietTrips).toBeLessThan(unknownIds.length + 300);
     console.log(
       `[figures] round trips: 100 real issuances alone ${quietTrips}; with 2,000 unknown-id/kid requests ${floodTrips}; ` +
         `real issuance p50 alone ${p50(quiet).toFixed(1)} ms, during the flood ${p50(busy).toFixed(1)} ms`,

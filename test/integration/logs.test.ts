@@ -98,4 +98,25 @@ describe('redaction', () => {
     expect(text).toContain('kept');
     expect(text).toContain('[redacted]');
   });
+
+  it('blanks them at any depth, in arrays too', () => {
+    const captured: string[] = [];
+    const logger = createLogger({ LOG_LEVEL: 'info' }, 'test', {
+      write: (line: string) => void captured.push(line),
+    });
+    logger.info(
+      {
+        request: {
+          body: { nested: { deeper: [{ client_secret: 'cs_deep', secret_hash: 'hash_deep' }] } },
+          headers: { Authorization: 'Bearer deep' },
+        },
+        context: { user: { password: 'pw_deep', name: 'kept-too' } },
+      },
+      'oops',
+    );
+    const text = captured.join('');
+    for (const leak of ['cs_deep', 'hash_deep', 'Bearer deep', 'pw_deep'])
+      expect(text).not.toContain(leak);
+    expect(text).toContain('kept-too');
+  });
 });

@@ -71,6 +71,12 @@ export function exampleEvents(clientId: string): { readonly [Type in EventType]:
       source_ips: ['203.0.113.9'],
       source_ip_count: 1,
     },
+    'audit-log-read': {
+      kind: 'events',
+      query: { client_id: clientId },
+      rows_returned: 3,
+      complete: true,
+    },
     'signing-key-retired': {
       kid: `kid-${clientId}`,
       retired_at: now.toISOString(),

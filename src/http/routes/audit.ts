@@ -1,15 +1,21 @@
 import { Readable } from 'node:stream';
 import Router from '@koa/router';
+import type { Context } from 'koa';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
+import type { CommandContext } from '../../commands/context.js';
+import { recordAuditRead } from '../../commands/record-audit-read.js';
 import type { Database } from '../../db/schema.js';
 import { EVENT_TYPES } from '../../domain/events.js';
-import { exportChain } from '../../event-store/export-chain.js';
+import { redactEvent } from '../../domain/sensitive-fields.js';
+import { exportSpaceChain } from '../../event-store/export-chain.js';
 import { InvalidRequestError } from '../../errors/errors.js';
 import { queryAudit } from '../../projections/audit-queries.js';
+import type { LoginIdentity } from '../../tokens/login-tokens.js';
+import type { AuditKey } from '../../tokens/audit-key.js';
 import { requireLoginForSpace, type LoginGate } from '../authentication.js';
 import { cursor, instant } from '../query.js';
-import { errorDialect } from '../request-context.js';
+import { errorDialect, requestMetadata } from '../request-context.js';
 import { validate } from '../validate.js';
 
 const auditQuery = z.object({
@@ -26,14 +32,40 @@ const auditQuery = z.object({
 
 const exportQuery = z.object({ from: instant, to: instant });
 
+/** The query string as sent, for the audit-read event (validated already, so storable). */
+const queryOf = (ctx: Context): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries(ctx.query).map(([key, value]) => [
+      key,
+      Array.isArray(value) ? value.join(',') : (value ?? ''),
+    ]),
+  );
+
 /**
- * GET /v1/audit/events: the audit trail of a space, filtered, in log order, with cursor pages.
- * GET /v1/audit/export: NDJSON of the space's sealed events in a time range, each with its
- * hash-chain link, for offline verification (`npm run verify-export`).
+ * The audit log of a space, for its dashboard users (login token + X-Service-Space-ID). Every
+ * read is itself recorded as an audit-log-read event: who asked, what, and how many rows came back.
+ * GET /v1/audit/events: the trail, filtered, in log order, with cursor pages.
+ * GET /v1/audit/export: NDJSON of the space's chain (sequence, links, events with secret hashes
+ * replaced by a digest) and its signed checkpoints, for `npm run verify-export`.
+ * GET /v1/audit/checkpoints: the space's signed checkpoints and the public key that verifies them.
  */
-export function auditRoutes(db: Kysely<Database>, login: LoginGate): Router {
+export function auditRoutes(
+  commands: CommandContext,
+  db: Kysely<Database>,
+  login: LoginGate,
+  auditKey: Pick<AuditKey, 'publicJwk'>,
+): Router {
   const router = new Router({ prefix: '/v1/audit' });
   router.use(errorDialect('bearer'), requireLoginForSpace(login));
+  const record = (ctx: Context, read: Parameters<typeof recordAuditRead>[1]['read']) =>
+    recordAuditRead(commands, {
+      spaceId: ctx.state.spaceId as string,
+      read,
+      metadata: {
+        actor: `user:${(ctx.state.user as LoginIdentity).subject}`,
+        ...requestMetadata(ctx),
+      },
+    });
 
   router.get('/events', async (ctx) => {
     const query = validate(auditQuery, ctx.query, 'query');
@@ -49,6 +81,12 @@ export function auditRoutes(db: Kysely<Database>, login: LoginGate): Router {
       afterPosition: query.cursor === undefined ? undefined : cursor.decode(query.cursor),
       limit: query.limit,
     });
+    await record(ctx, {
+      kind: 'events',
+      query: queryOf(ctx),
+      rows_returned: page.entries.length,
+      complete: true,
+    });
     ctx.set('Cache-Control', 'no-store');
     ctx.body = {
       items: page.entries,
@@ -63,22 +101,51 @@ export function auditRoutes(db: Kysely<Database>, login: LoginGate): Router {
         { field: 'from', message: 'must be before to' },
       ]);
     }
-    const lines = exportChain(db, {
-      spaceId: ctx.state.spaceId as string,
+    const spaceId = ctx.state.spaceId as string;
+    const lines = exportSpaceChain(db, {
+      spaceId,
       from: query.from,
       to: query.to,
+      redact: redactEvent,
     });
+    const recordExport = (rows: number, complete: boolean) =>
+      record(ctx, { kind: 'export', query: queryOf(ctx), rows_returned: rows, complete });
     ctx.set('Cache-Control', 'no-store');
-    ctx.set(
-      'Content-Disposition',
-      `attachment; filename="audit-${ctx.state.spaceId as string}.ndjson"`,
-    );
+    ctx.set('Content-Disposition', `attachment; filename="audit-${spaceId}.ndjson"`);
     ctx.type = 'application/x-ndjson';
     ctx.body = Readable.from(
       (async function* () {
-        for await (const line of lines) yield `${JSON.stringify(line)}\n`;
+        let rows = 0;
+        let complete = false;
+        try {
+          for await (const line of lines) {
+            rows += 1;
+            yield `${JSON.stringify(line)}\n`;
+          }
+          complete = true;
+        } finally {
+          // Recorded once the export ends, or when the reader goes away mid-way.
+          await recordExport(rows, complete).catch(() => undefined);
+        }
       })(),
     );
+  });
+
+  router.get('/checkpoints', async (ctx) => {
+    const rows = await db
+      .selectFrom('audit_checkpoints')
+      .select('jws')
+      .where('space_id', '=', ctx.state.spaceId as string)
+      .orderBy('checkpoint_number')
+      .execute();
+    await record(ctx, {
+      kind: 'checkpoints',
+      query: {},
+      rows_returned: rows.length,
+      complete: true,
+    });
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = { public_key: auditKey.publicJwk, checkpoints: rows.map((row) => row.jws) };
   });
   return router;
 }

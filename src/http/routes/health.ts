@@ -6,13 +6,17 @@ import type { Readiness } from '../../db/readiness.js';
  * GET /healthz: 200 once the database answers and is migrated, else 503 with a reason code and
  * Retry-After. The database's own error text goes to the log, not to whoever asks.
  */
-export function healthRoutes(readiness: Readiness, logger: Logger): Router {
+export function healthRoutes(
+  readiness: Readiness,
+  logger: Logger,
+  warnings: readonly string[] = [],
+): Router {
   const router = new Router();
   router.get('/healthz', async (ctx) => {
     const state = await readiness.check();
     ctx.set('Cache-Control', 'no-store');
     if (state.ready) {
-      ctx.body = { status: 'ok' };
+      ctx.body = warnings.length > 0 ? { status: 'ok', warnings } : { status: 'ok' };
       return;
     }
     if (state.error) logger.warn({ err: state.error }, 'health check: database unreachable');

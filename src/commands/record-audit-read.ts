@@ -1,0 +1,19 @@
+import { domainEvent, streams, type EventData, type EventMetadata } from '../domain/events.js';
+import type { CommandContext } from './context.js';
+
+/** Records that someone read the audit log of a space: who, what they asked, what they got. */
+export async function recordAuditRead(
+  ctx: CommandContext,
+  command: {
+    readonly spaceId: string;
+    readonly read: EventData<'audit-log-read'>;
+    readonly metadata: EventMetadata;
+  },
+): Promise<void> {
+  const event = domainEvent(ctx.ids.eventId(), 'audit-log-read', command.read, command.metadata);
+  await ctx.events.appendNewStream({
+    spaceId: command.spaceId,
+    streamId: streams.auditRead(event.eventId),
+    events: [event],
+  });
+}

@@ -1,0 +1,65 @@
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import type pg from 'pg';
+import { readOrCreateFile } from '../tokens/key-files.js';
+
+/** What the connected role could do to the audit log beyond INSERT and SELECT. */
+export interface RolePrivileges {
+  readonly role: string;
+  readonly superuser: boolean;
+  /** Owns the events table (or is a member of its owner): may disable or drop its triggers. */
+  readonly ownsLog: boolean;
+}
+
+/** Asks the database who we are and what that role may do to the log. */
+export async function rolePrivileges(pool: pg.Pool): Promise<RolePrivileges> {
+  const { rows } = await pool.query<{ role: string; superuser: boolean; owns_log: boolean }>(`
+    SELECT current_user AS role,
+           (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) AS superuser,
+           pg_has_role(current_user, c.relowner, 'USAGE') AS owns_log
+    FROM pg_class c WHERE c.oid = 'events'::regclass`);
+  const row = rows[0]!;
+  return { role: row.role, superuser: row.superuser, ownsLog: row.owns_log };
+}
+
+/** True when the role could rewrite the log behind its triggers. */
+export const isPrivileged = (privileges: RolePrivileges) =>
+  privileges.superuser || privileges.ownsLog;
+
+/** The service roles migrations create (NOLOGIN), one per kind of process. */
+export type ServiceRole = 'api' | 'projector';
+
+/**
+ * For the embedded default: a login role for `kind`, member of the migration-created role
+ * token_authority_<kind>, with a password generated once into `secretsDir` (mode 0600). Run as
+ * the owner. Returns the URL to connect with, `ownerUrl` with that user and password.
+ */
+export async function ensureServiceLogin(
+  owner: pg.Pool,
+  ownerUrl: string,
+  kind: ServiceRole,
+  secretsDir: string,
+): Promise<string> {
+  const login = `token_authority_${kind}_login`;
+  await mkdir(secretsDir, { recursive: true, mode: 0o700 });
+  const file = path.join(secretsDir, `${login}.password`);
+  const password = (
+    await readOrCreateFile(file, () => randomBytes(24).toString('base64url'))
+  ).trim();
+  await chmod(file, 0o600);
+  // Role and password come from us (fixed names, base64url), never from a request.
+  await owner.query(`
+    DO $$
+    BEGIN
+      IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '${login}') THEN
+        CREATE ROLE ${login} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE;
+      END IF;
+    END $$;
+    ALTER ROLE ${login} WITH LOGIN PASSWORD '${password}';
+    GRANT token_authority_${kind} TO ${login};`);
+  const url = new URL(ownerUrl);
+  url.username = login;
+  url.password = password;
+  return url.toString();
+}

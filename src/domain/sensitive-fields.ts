@@ -1,0 +1,43 @@
+import { createHash } from 'node:crypto';
+import type { RecordedEvent } from '../event-store/types.js';
+import type { EventData, EventType } from './events.js';
+
+/**
+ * Fields of each event type that never leave the database as they are (exports, the per-space
+ * chain): secret hashes. Keyed on the registry: a new event type does not compile until it says.
+ */
+export const SENSITIVE_FIELDS: {
+  readonly [Type in EventType]: readonly (keyof EventData<Type> & string)[];
+} = {
+  'credential-created': ['secret_hash'],
+  'credential-secret-rotated': ['secret_hash'],
+  'private-token-issued': [],
+  'public-token-issued': [],
+  'client-authentication-failed': [],
+  'credential-revoked': [],
+  'token-revoked': [],
+  'signing-key-generated': [],
+  'signing-key-retired': [],
+  'credential-rate-limit-changed': [],
+  'client-authentication-failures-summarized': [],
+  'audit-log-read': [],
+};
+
+const DIGEST_PREFIX = 'sha256:';
+
+/**
+ * The event with each sensitive field replaced by `sha256:<hex of its value>`: an export proves
+ * the value was there and unchanged without revealing it. Idempotent.
+ */
+export function redactEvent(event: RecordedEvent): RecordedEvent {
+  const fields: readonly string[] = SENSITIVE_FIELDS[event.type as EventType] ?? [];
+  if (fields.length === 0) return event;
+  const data = { ...(event.data as Record<string, unknown>) };
+  for (const field of fields) {
+    const value = data[field];
+    if (typeof value === 'string' && !value.startsWith(DIGEST_PREFIX)) {
+      data[field] = `${DIGEST_PREFIX}${createHash('sha256').update(value).digest('hex')}`;
+    }
+  }
+  return { ...event, data };
+}

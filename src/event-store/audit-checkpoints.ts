@@ -1,0 +1,89 @@
+import { createHash } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import { spaceChainHeads } from './space-chain.js';
+
+/** What a checkpoint signs; see src/tokens/audit-key.ts. */
+export interface CheckpointStatement {
+  readonly space_id: string;
+  readonly checkpoint_number: number;
+  readonly sequence: number;
+  readonly head_hash: string;
+  readonly previous_checkpoint: string | null;
+  readonly created_at: string;
+}
+
+/** The hash a checkpoint's successor names as `previous_checkpoint`. */
+export function checkpointDigest(jws: string): string {
+  return createHash('sha256').update(jws).digest('hex');
+}
+
+/**
+ * Signs the head of every space whose chain moved since its last checkpoint, chaining each
+ * checkpoint to the one before; stores it (append-only table) and, with `dir`, writes it as a file
+ * that is never rewritten (open with O_EXCL), the stand-in for write-once storage. Returns how
+ * many it wrote. A replica racing us loses on the primary key and writes nothing.
+ */
+export async function writeCheckpoints(
+  db: Kysely<Database>,
+  sign: (statement: CheckpointStatement) => string,
+  options: { readonly dir?: string; readonly now?: () => Date } = {},
+): Promise<number> {
+  let written = 0;
+  for (const head of await spaceChainHeads(db)) {
+    const last = await db
+      .selectFrom('audit_checkpoints')
+      .select(['checkpoint_number', 'sequence', 'jws'])
+      .where('space_id', '=', head.space_id)
+      .orderBy('checkpoint_number', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    if (last && last.sequence >= head.sequence) continue;
+    const createdAt = (options.now ?? (() => new Date()))();
+    const statement: CheckpointStatement = {
+      space_id: head.space_id,
+      checkpoint_number: (last?.checkpoint_number ?? 0) + 1,
+      sequence: head.sequence,
+      head_hash: head.hash.toString('hex'),
+      previous_checkpoint: last ? checkpointDigest(last.jws) : null,
+      created_at: createdAt.toISOString(),
+    };
+    const jws = sign(statement);
+    const inserted = await db
+      .insertInto('audit_checkpoints')
+      .values({
+        space_id: head.space_id,
+        checkpoint_number: statement.checkpoint_number,
+        sequence: statement.sequence,
+        head_hash: head.hash,
+        created_at: createdAt,
+        jws,
+      })
+      .execute()
+      .then(
+        () => true,
+        (error: { code?: string }) => {
+          if (error.code === '23505') return false;
+          throw error;
+        },
+      );
+    if (!inserted) continue;
+    written += 1;
+    if (options.dir) {
+      const folder = path.join(options.dir, encodeURIComponent(head.space_id));
+      await mkdir(folder, { recursive: true, mode: 0o700 });
+      const file = path.join(
+        folder,
+        `${String(statement.checkpoint_number).padStart(10, '0')}.jws`,
+      );
+      await writeFile(file, `${jws}\n`, { flag: 'wx', mode: 0o444 }).catch(
+        (error: NodeJS.ErrnoException) => {
+          if (error.code !== 'EEXIST') throw error;
+        },
+      );
+    }
+  }
+  return written;
+}

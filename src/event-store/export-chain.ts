@@ -147,7 +147,15 @@ export function verifyExportLines(
     detail,
   });
 
-  for (const text of lines) {
+  const all = [...lines];
+  // Every sequence the export holds, wherever it stands: a sequence out of place is a reordering,
+  // one that is nowhere is a deletion.
+  const present = new Set<number>();
+  for (const text of all) {
+    const match = /"sequence":(\d+)/.exec(text);
+    if (match) present.add(Number(match[1]));
+  }
+  for (const text of all) {
     lineNumber += 1;
     if (text.trim() === '') continue;
     let line: ExportLine;
@@ -176,6 +184,13 @@ export function verifyExportLines(
         );
       }
       if (sequence !== previous.sequence + 1) {
+        if (present.has(previous.sequence + 1)) {
+          return fail(
+            'events_reordered',
+            sequence,
+            `sequence ${sequence} stands where ${previous.sequence + 1} belongs`,
+          );
+        }
         return fail(
           'event_missing',
           previous.sequence + 1,
@@ -213,6 +228,15 @@ export function verifyExportLines(
     }
     if (spaceId !== null && statement.space_id !== spaceId) {
       return fail('checkpoint_forged', null, `checkpoint of another space (${statement.space_id})`);
+    }
+    // An export from the space's first event must hold its first checkpoint too: the first
+    // checkpoint is made after that event was sealed, so inside the same time range.
+    if (!lastCheckpoint && first === 1 && statement.checkpoint_number !== 1) {
+      return fail(
+        'checkpoint_missing',
+        null,
+        `checkpoints 1..${statement.checkpoint_number - 1} are missing`,
+      );
     }
     if (
       lastCheckpoint &&

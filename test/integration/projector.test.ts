@@ -1,16 +1,13 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { writeFile, mkdtemp } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import pg from 'pg';
 import { pino } from 'pino';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { waitUntil } from '../support/wait.js';
 import { appendToStream } from '../../src/event-store/append-to-stream.js';
-import { sealChain } from '../../src/event-store/seal-chain.js';
 import { PROJECTIONS } from '../../src/projections/all.js';
 import { auditProjection } from '../../src/projections/audit.js';
 import {
@@ -56,7 +53,6 @@ async function eventCount(): Promise<number> {
 }
 
 const projectorScript = path.resolve('src/cli/projector.ts');
-const tsxBin = path.resolve('node_modules/.bin/tsx');
 
 describe('projector', () => {
   it('after a burst of 1000+ mixed operations, both views equal a recomputation from the raw events', async () => {

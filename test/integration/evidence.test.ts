@@ -1,0 +1,320 @@
+import { execFile, spawn } from 'node:child_process';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { connect } from '../../src/db/database.js';
+import { PROJECTIONS } from '../../src/projections/all.js';
+import { catchUp } from '../../src/projections/projector.js';
+import { redactEvent } from '../../src/domain/sensitive-fields.js';
+import { writeCheckpoints } from '../../src/event-store/audit-checkpoints.js';
+import { sealChain } from '../../src/event-store/seal-chain.js';
+import { sealSpaceChains } from '../../src/event-store/space-chain.js';
+import {
+  loadAuditKey,
+  readCheckpointStatement,
+  signCheckpoint,
+} from '../../src/tokens/audit-key.js';
+import { withDatabase } from '../support/database-url.js';
+import {
+  createCredentialVia,
+  privateTokenVia,
+  startTestService,
+  type TestService,
+} from '../support/test-service.js';
+
+const SPACE = 'space-evidence';
+const tsx = path.resolve('node_modules/.bin/tsx');
+let service: TestService;
+let login: string;
+let dir: string;
+let keyFile: string;
+let exportText: string;
+
+const seal = async () => {
+  while ((await sealChain(service.database.db, 500)) > 0);
+  while ((await sealSpaceChains(service.database.db, 500, redactEvent)) > 0);
+};
+const range = () =>
+  `from=${new Date(Date.now() - 3_600_000).toISOString()}&to=${new Date(Date.now() + 60_000).toISOString()}`;
+const asUser = () => ({ authorization: `Bearer ${login}`, 'x-service-space-id': SPACE });
+const exportNow = async () =>
+  (await fetch(`${service.baseUrl}/v1/audit/export?${range()}`, { headers: asUser() })).text();
+
+/** Runs `npm run verify-export -- --key <key> <file>` on `text`: exit code and verdict. */
+async function verifyExport(text: string, key: string | undefined = keyFile) {
+  const file = path.join(dir, `export-${randomBytes(4).toString('hex')}.ndjson`);
+  await writeFile(file, text);
+  const args = ['src/cli/verify-export.ts', ...(key ? ['--key', key] : []), file];
+  const result = await promisify(execFile)(tsx, args).then(
+    (ok) => ({ code: 0, stdout: ok.stdout }),
+    (error: { code: number; stdout: string }) => ({ code: error.code, stdout: error.stdout }),
+  );
+  return { code: result.code, verdict: JSON.parse(result.stdout) as Record<string, unknown> };
+}
+
+type EventLine = { type: 'event'; sequence: number; event: Record<string, unknown> };
+const parse = (text: string) =>
+  text
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as EventLine | { type: 'checkpoint'; jws: string });
+
+beforeAll(async () => {
+  service = await startTestService();
+  login = await service.loginToken([SPACE]);
+  dir = await mkdtemp(path.join(tmpdir(), 'evidence-'));
+  const auditKey = await loadAuditKey(undefined, service.dataDir);
+  // Three rounds of activity, each sealed and checkpointed.
+  for (let round = 0; round < 3; round++) {
+    const credential = await createCredentialVia(service, SPACE);
+    for (let i = 0; i < 4; i++) await privateTokenVia(service, credential);
+    await seal();
+    await writeCheckpoints(service.database.db, (s) => signCheckpoint(auditKey, s), {
+      dir: path.join(dir, 'checkpoints'),
+    });
+  }
+  const served = (await (
+    await fetch(`${service.baseUrl}/v1/audit/checkpoints`, { headers: asUser() })
+  ).json()) as { public_key: Record<string, unknown>; checkpoints: string[] };
+  expect(served.checkpoints).toHaveLength(3);
+  keyFile = path.join(dir, 'audit-key.jwk');
+  await writeFile(keyFile, JSON.stringify(served.public_key));
+  exportText = await exportNow();
+});
+
+describe('an audit export', () => {
+  it('verifies offline with the audit key: gap-free events, signed and chained checkpoints, no secret hash', async () => {
+    const { code, verdict } = await verifyExport(exportText);
+    expect(verdict).toMatchObject({
+      ok: true,
+      space_id: SPACE,
+      first_sequence: 1,
+      checkpoints: 3,
+      checkpoints_verified: true,
+    });
+    expect(code).toBe(0);
+    const lines = parse(exportText);
+    expect(verdict.events).toBe(lines.filter((line) => line.type === 'event').length);
+    const { rows } = await service.database.pool.query<{ h: string }>(
+      `SELECT data->>'secret_hash' AS h FROM events WHERE event_type = 'credential-created' AND space_id = $1`,
+      [SPACE],
+    );
+    for (const { h } of rows) expect(exportText).not.toContain(h);
+    expect(exportText).toContain('"secret_hash":"sha256:');
+    // The checkpoint files on disk are the ones served.
+    const first = await readFile(path.join(dir, 'checkpoints', SPACE, '0000000001.jws'), 'utf8');
+    expect(exportText).toContain(first.trim());
+  });
+
+  const events = () => parse(exportText).filter((line): line is EventLine => line.type === 'event');
+  const without = (drop: (line: string, index: number) => boolean) =>
+    exportText
+      .trim()
+      .split('\n')
+      .filter((line, index) => !drop(line, index))
+      .join('\n');
+
+  it('names an edited event', async () => {
+    const lines = exportText.trim().split('\n');
+    const target = events()[5]!;
+    const index = lines.findIndex((line) => line.includes(`"sequence":${target.sequence},`));
+    const edited = JSON.parse(lines[index]!) as EventLine;
+    (edited.event.data as Record<string, unknown>).client_id = 'ci_someone_else';
+    lines[index] = JSON.stringify(edited);
+    const { code, verdict } = await verifyExport(lines.join('\n'));
+    expect(code).toBe(1);
+    expect(verdict).toMatchObject({
+      ok: false,
+      reason: 'event_altered',
+      sequence: target.sequence,
+    });
+  });
+
+  it('names a deleted event', async () => {
+    const target = events()[7]!;
+    const { verdict } = await verifyExport(
+      without((line) => line.includes(`"sequence":${target.sequence},`)),
+    );
+    expect(verdict).toMatchObject({
+      ok: false,
+      reason: 'event_missing',
+      sequence: target.sequence,
+    });
+  });
+
+  it('names reordered events', async () => {
+    const lines = exportText.trim().split('\n');
+    [lines[3], lines[4]] = [lines[4]!, lines[3]!];
+    const { verdict } = await verifyExport(lines.join('\n'));
+    expect(verdict).toMatchObject({ ok: false, reason: 'events_reordered' });
+  });
+
+  it('names a forged checkpoint', async () => {
+    const lines = exportText.trim().split('\n');
+    const index = lines.findLastIndex((line) => line.includes('"type":"checkpoint"'));
+    const original = (JSON.parse(lines[index]!) as { jws: string }).jws;
+    const forger = {
+      kid: 'forger',
+      privateKey: generateKeyPairSync('ed25519').privateKey,
+      publicKey: generateKeyPairSync('ed25519').publicKey,
+      publicJwk: {},
+    };
+    const forged = signCheckpoint(forger, readCheckpointStatement(original)!);
+    lines[index] = JSON.stringify({ type: 'checkpoint', jws: forged });
+    const { verdict } = await verifyExport(lines.join('\n'));
+    expect(verdict).toMatchObject({ ok: false, reason: 'checkpoint_forged' });
+  });
+
+  it('names a removed checkpoint, in the middle or the first', async () => {
+    const checkpointLines = exportText
+      .trim()
+      .split('\n')
+      .filter((line) => line.includes('"type":"checkpoint"'));
+    for (const removed of [checkpointLines[1]!, checkpointLines[0]!]) {
+      const { verdict } = await verifyExport(without((line) => line === removed));
+      expect(verdict).toMatchObject({ ok: false, reason: 'checkpoint_missing' });
+    }
+  });
+
+  it('names events cut from the end up to the last checkpoint', async () => {
+    const last = parse(exportText)
+      .filter((line) => line.type === 'checkpoint')
+      .at(-1) as { jws: string };
+    const covered = readCheckpointStatement(last.jws)!.sequence;
+    const { verdict } = await verifyExport(
+      without((line) => {
+        const parsed = JSON.parse(line) as { type: string; sequence?: number };
+        return parsed.type === 'event' && parsed.sequence! >= covered - 2;
+      }),
+    );
+    expect(verdict).toMatchObject({
+      ok: false,
+      reason: 'events_cut_at_end',
+      sequence: covered - 2,
+    });
+  });
+
+  it('fails a fresh export at the event a superuser edited behind the triggers', async () => {
+    const target = events()[4]!;
+    const client = await service.database.pool.connect();
+    try {
+      await client.query('SET session_replication_role = replica');
+      await client.query(
+        `UPDATE events SET data = jsonb_set(data, '{client_id}', '"ci_rewritten"') WHERE space_id = $1 AND global_position = $2`,
+        [SPACE, target.event.global_position],
+      );
+    } finally {
+      await client.query('RESET session_replication_role');
+      client.release();
+    }
+    const { verdict } = await verifyExport(await exportNow());
+    expect(verdict).toMatchObject({
+      ok: false,
+      reason: 'event_altered',
+      sequence: target.sequence,
+    });
+  });
+});
+
+describe('audit reads', () => {
+  it('are themselves events: who read, what they asked, how much came back', async () => {
+    for (const projection of PROJECTIONS) await catchUp(service.database.db, projection, 1000);
+    await fetch(`${service.baseUrl}/v1/audit/events?limit=3`, {
+      headers: { ...asUser(), 'x-request-id': 'caller-42' },
+    });
+    const { rows } = await service.database.pool.query<{
+      data: Record<string, unknown>;
+      metadata: Record<string, unknown>;
+    }>(
+      `SELECT data, metadata FROM events WHERE event_type = 'audit-log-read' AND space_id = $1
+       ORDER BY global_position DESC LIMIT 1`,
+      [SPACE],
+    );
+    expect(rows[0]).toMatchObject({
+      data: { kind: 'events', query: { limit: '3' }, rows_returned: 3, complete: true },
+      metadata: {
+        actor: 'user:alice',
+        client_request_id: 'caller-42',
+        client_ip: expect.any(String),
+      },
+    });
+    expect(rows[0]!.metadata.request_id).not.toBe('caller-42');
+    const exports = await service.database.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM events WHERE event_type = 'audit-log-read' AND space_id = $1 AND data->>'kind' = 'export'`,
+      [SPACE],
+    );
+    expect(exports.rows[0]!.n).toBeGreaterThan(0);
+  });
+});
+
+describe('least privilege', () => {
+  it('the service roles can neither change the log and chains nor disable or drop their triggers', async () => {
+    for (const role of ['token_authority_api', 'token_authority_projector']) {
+      const login = `evidence_${randomBytes(4).toString('hex')}`;
+      await service.database.pool.query(
+        `CREATE ROLE ${login} LOGIN PASSWORD 'pw-${login}' IN ROLE ${role}`,
+      );
+      const url = new URL(withDatabase(inject('adminDatabaseUrl'), service.database.name));
+      url.username = login;
+      url.password = `pw-${login}`;
+      const restricted = connect({
+        url: url.toString(),
+        poolSize: 1,
+        applicationName: 'least-privilege-test',
+        idleInTransactionTimeoutMs: 5000,
+      });
+      try {
+        await expect(restricted.pool.query('SELECT count(*) FROM events')).resolves.toBeDefined();
+        const refused = [
+          'UPDATE events SET metadata = metadata',
+          'DELETE FROM events',
+          'TRUNCATE events',
+          'UPDATE event_chain SET hash = hash',
+          'DELETE FROM space_chain',
+          'TRUNCATE audit_checkpoints',
+          'ALTER TABLE events DISABLE TRIGGER ALL',
+          'DROP TRIGGER events_no_update ON events',
+          'ALTER TABLE space_chain DISABLE TRIGGER space_chain_no_delete',
+          'SET session_replication_role = replica',
+        ];
+        for (const statement of refused) {
+          await expect(
+            restricted.pool.query(statement),
+            `${role}: ${statement}`,
+          ).rejects.toMatchObject({
+            code: expect.stringMatching(/^(42501|P0001)$/),
+          });
+        }
+      } finally {
+        await restricted.close();
+      }
+    }
+  });
+
+  it('NODE_ENV=production refuses to start as an owner or superuser, naming the way out', async () => {
+    const env = {
+      ...process.env,
+      NODE_ENV: 'production',
+      DATABASE_URL: service.database.url,
+      LOGIN_PUBLIC_KEY: JSON.stringify(
+        generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' }),
+      ),
+      LOGIN_ISSUER: 'https://login.example',
+      DATA_DIR: dir,
+      PORT: '0',
+      LOG_LEVEL: 'silent',
+    };
+    const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('src/cli/api.ts')], {
+      env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(code).toBe(2);
+    expect(stderr).toContain('ALLOW_PRIVILEGED_DATABASE_ROLE');
+  });
+});

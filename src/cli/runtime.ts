@@ -71,16 +71,20 @@ export async function openDatabase(
     readonly role?: ServiceRole | 'owner';
   } = {},
 ): Promise<OpenDatabase> {
-  const embedded = config.DATABASE_URL
-    ? undefined
-    : await startEmbeddedPostgres({
-        baseDir: path.resolve(config.DATA_DIR, 'postgres'),
-        port: config.EMBEDDED_PG_PORT,
-        persistent: true,
-        supervise: true,
-        attachOnly: options.attachOnly,
-        logger: logger.child({ component: 'embedded-postgres' }),
-      });
+  // No DATABASE_URL: we manage the service's logins ourselves, on the server MIGRATION_DATABASE_URL
+  // names (its owner), or on an embedded Postgres when neither is set.
+  const managedLogins = !config.DATABASE_URL;
+  const embedded =
+    config.DATABASE_URL || config.MIGRATION_DATABASE_URL
+      ? undefined
+      : await startEmbeddedPostgres({
+          baseDir: path.resolve(config.DATA_DIR, 'postgres'),
+          port: config.EMBEDDED_PG_PORT,
+          persistent: true,
+          supervise: true,
+          attachOnly: options.attachOnly,
+          logger: logger.child({ component: 'embedded-postgres' }),
+        });
   const role = options.role ?? 'owner';
   const ownerUrl = config.MIGRATION_DATABASE_URL ?? config.DATABASE_URL ?? embedded?.url;
   if (!ownerUrl) throw new Error('no database: set DATABASE_URL');
@@ -90,7 +94,7 @@ export async function openDatabase(
   };
   // Migrations (and, embedded, the service's login role) need the owner; the service never
   // keeps an owner connection.
-  if (options.migrate !== false || (embedded && role !== 'owner')) {
+  if (options.migrate !== false || (managedLogins && role !== 'owner')) {
     const owner = connect(
       connectOptions(config, logger, {
         url: ownerUrl,
@@ -104,7 +108,7 @@ export async function openDatabase(
         const applied = await untilDatabaseAnswers(logger, () => migrate(owner.pool));
         if (applied.length > 0) logger.info({ applied }, 'migrations applied');
       }
-      if (embedded && role !== 'owner') {
+      if (managedLogins && role !== 'owner') {
         url = await untilDatabaseAnswers(logger, () =>
           ensureServiceLogin(owner.pool, ownerUrl, role, path.resolve(config.DATA_DIR, 'postgres')),
         );

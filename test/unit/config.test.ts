@@ -70,4 +70,17 @@ describe('loadConfig', () => {
       86_400,
     );
   });
+
+  it('refuses NODE_ENV=production without an external login issuer, naming the variables', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(
+      /LOGIN_JWKS_URL, LOGIN_PUBLIC_KEY/,
+    );
+    expect(
+      loadConfig({
+        NODE_ENV: 'production',
+        LOGIN_JWKS_URL: 'https://idp.example/jwks.json',
+        LOGIN_ISSUER: 'https://idp.example',
+      }).NODE_ENV,
+    ).toBe('production');
+  });
 });

@@ -2,14 +2,20 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { chainHash, GENESIS_HASH } from './chain-link.js';
 import { readLog } from './read-log.js';
+import { insertSpaceLinks, spaceChainTip, type Redact } from './space-chain.js';
 import { LOG_START } from './types.js';
 
 /**
- * Extends the hash chain over events committed since the last link, in commit-safe order, and
+ * Extends the global hash chain (and, with `redact`, each space's chain) over events committed since the last link, in commit-safe order, and
  * returns how many it sealed. Runs after commit, off the write path, so appends never queue behind
  * it. Two sealers racing collide on link_number and one rolls back: the chain never forks.
  */
-export async function sealChain(db: Kysely<Database>, batchSize: number): Promise<number> {
+export async function sealChain(
+  db: Kysely<Database>,
+  batchSize: number,
+  /** With it, also extend each space's chain from the same page, when they are caught up. */
+  redact?: Redact,
+): Promise<number> {
   try {
     return await db.transaction().execute(async (trx) => {
       const tip = await trx
@@ -40,6 +46,18 @@ export async function sealChain(db: Kysely<Database>, batchSize: number): Promis
         previous = hash;
         return link;
       });
+      // Both chains from the one page read: the space chains continue here only when they have
+      // caught up with the global chain (else the backfill, sealSpaceChains, has work first).
+      if (redact && (await spaceChainTip(trx)) === (tip?.link_number ?? 0)) {
+        await insertSpaceLinks(
+          trx,
+          links.map((link, index) => ({
+            linkNumber: link.link_number,
+            event: page.events[index]!,
+          })),
+          redact,
+        );
+      }
       await sql`
         INSERT INTO event_chain (link_number, space_id, global_position, transaction_id,
                                  previous_hash, hash)

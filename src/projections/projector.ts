@@ -185,8 +185,8 @@ export function startProjector(options: ProjectorOptions): RunningProjector {
         options.batchSize,
       );
       if (options.seal) {
-        worked += await sealChain(options.db, options.batchSize);
-        worked += await sealSpaceChains(options.db, options.batchSize, redactEvent);
+        worked += await sealSpaceChains(options.db, options.batchSize, redactEvent); // backfill
+        worked += await sealChain(options.db, options.batchSize, redactEvent);
       }
       if (options.checkpoints && Date.now() - lastCheckpointAt >= options.checkpoints.intervalMs) {
         lastCheckpointAt = Date.now();
@@ -253,8 +253,8 @@ export function startProjector(options: ProjectorOptions): RunningProjector {
       // A last checkpoint on the way out, so the window a superuser could rewrite unseen stays
       // short across restarts too. Best effort: the database may be what is going away.
       if (wasLeader && options.checkpoints) {
-        await sealChain(options.db, options.batchSize)
-          .then(() => sealSpaceChains(options.db, options.batchSize, redactEvent))
+        await sealSpaceChains(options.db, options.batchSize, redactEvent)
+          .then(() => sealChain(options.db, options.batchSize, redactEvent))
           .then(checkpoint)
           .catch((error: unknown) => logger.warn({ err: error }, 'no checkpoint at shutdown'));
       }

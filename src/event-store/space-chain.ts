@@ -66,9 +66,14 @@ export async function insertSpaceLinks(
 ): Promise<SpaceLink[]> {
   if (sealed.length === 0) return [];
   const spaces = [...new Set(sealed.map(({ event }) => event.spaceId))];
+  // One backward index probe per space (DISTINCT ON would read every link of the space).
   const { rows: heads } = await sql<{ space_id: string; sequence: number; hash: Buffer }>`
-    SELECT DISTINCT ON (space_id) space_id, sequence, hash FROM space_chain
-    WHERE space_id = ANY(${spaces}::text[]) ORDER BY space_id, sequence DESC`.execute(trx);
+    SELECT s.space_id, h.sequence, h.hash
+    FROM unnest(${spaces}::text[]) AS s(space_id)
+    CROSS JOIN LATERAL (
+      SELECT c.sequence, c.hash FROM space_chain c
+      WHERE c.space_id = s.space_id ORDER BY c.sequence DESC LIMIT 1
+    ) h`.execute(trx);
   const head = new Map(heads.map((h) => [h.space_id, { sequence: h.sequence, hash: h.hash }]));
   const links = sealed.map(({ linkNumber, event }) => {
     const previous = head.get(event.spaceId) ?? { sequence: 0, hash: GENESIS_HASH };
@@ -117,8 +122,22 @@ export async function spaceChainTip(db: Kysely<Database>): Promise<number> {
 export async function spaceChainHeads(
   db: Kysely<Database>,
 ): Promise<Array<{ space_id: string; sequence: number; hash: Buffer }>> {
+  // A skip scan over the primary key: one index probe per space, not a read of every link.
   const { rows } = await sql<{ space_id: string; sequence: number; hash: Buffer }>`
-    SELECT DISTINCT ON (space_id) space_id, sequence, hash FROM space_chain
-    ORDER BY space_id, sequence DESC`.execute(db);
+    WITH RECURSIVE spaces(space_id) AS (
+      (SELECT space_id FROM space_chain ORDER BY space_id LIMIT 1)
+      UNION ALL
+      SELECT (SELECT c.space_id FROM space_chain c WHERE c.space_id > spaces.space_id
+              ORDER BY c.space_id LIMIT 1)
+      FROM spaces WHERE spaces.space_id IS NOT NULL
+    )
+    SELECT s.space_id, h.sequence, h.hash
+    FROM spaces s
+    CROSS JOIN LATERAL (
+      SELECT c.sequence, c.hash FROM space_chain c
+      WHERE c.space_id = s.space_id ORDER BY c.sequence DESC LIMIT 1
+    ) h
+    WHERE s.space_id IS NOT NULL
+    ORDER BY s.space_id`.execute(db);
   return rows;
 }

@@ -18,6 +18,7 @@ import {
   signCheckpoint,
 } from '../../src/tokens/audit-key.js';
 import { withDatabase } from '../support/database-url.js';
+import { waitUntil } from '../support/wait.js';
 import {
   createCredentialVia,
   privateTokenVia,
@@ -325,5 +326,67 @@ describe('least privilege', () => {
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
     expect(code).toBe(2);
     expect(stderr).toContain('ALLOW_PRIVILEGED_DATABASE_ROLE');
+  });
+});
+
+describe('who and from where', () => {
+  it('/healthz says when the service runs as a role that can rewrite the log (here: a superuser)', async () => {
+    const body = (await (await fetch(`${service.baseUrl}/healthz`)).json()) as {
+      status: string;
+      warnings?: string[];
+    };
+    expect(body.status).toBe('ok');
+    expect(body.warnings?.[0]).toMatch(/can alter or disable the audit log/);
+  });
+
+  it('believes X-Forwarded-For only through TRUSTED_PROXY_HOPS proxies (default 0: the socket)', async () => {
+    const credential = await createCredentialVia(service, SPACE);
+    await service.post(
+      '/v1/credential/token',
+      { ...credential, audience: 'storefront.test', grant_type: 'client_credentials' },
+      { 'x-forwarded-for': '203.0.113.99' },
+    );
+    const { rows } = await service.database.pool.query<{ ip: string }>(
+      `SELECT metadata->>'client_ip' AS ip FROM events
+       WHERE event_type = 'private-token-issued' AND data->>'client_id' = $1`,
+      [credential.client_id],
+    );
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.ip).not.toBe('203.0.113.99');
+    expect(rows[0]!.ip).toMatch(/127\.0\.0\.1/);
+  });
+});
+
+describe('checkpoints at shutdown', () => {
+  it('a projector signs the heads that moved since its last checkpoint when it stops', async () => {
+    const { startProjector } = await import('../../src/projections/projector.js');
+    const { pino } = await import('pino');
+    const auditKey = await loadAuditKey(undefined, service.dataDir);
+    const count = async () =>
+      (
+        await service.database.pool.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM audit_checkpoints WHERE space_id = $1`,
+          [SPACE],
+        )
+      ).rows[0]!.n;
+    const before = await count();
+    const projector = startProjector({
+      db: service.database.db,
+      url: service.database.url,
+      projections: PROJECTIONS,
+      batchSize: 500,
+      pollIntervalMs: 50,
+      logger: pino({ level: 'silent' }),
+      seal: true,
+      // Far longer than this test: only the shutdown checkpoint can appear.
+      checkpoints: { intervalMs: 3_600_000, sign: (s) => signCheckpoint(auditKey, s) },
+    });
+    const credential = await createCredentialVia(service, SPACE);
+    await privateTokenVia(service, credential);
+    await waitUntil(() => projector.isLeader());
+    await projector.nextPass();
+    expect(await count()).toBe(before);
+    await projector.stop();
+    expect(await count()).toBe(before + 1);
   });
 });

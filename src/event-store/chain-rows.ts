@@ -1,5 +1,11 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
+import { EVENT_COLUMNS } from './types.js';
+
+/** The event columns of `events` aliased `e`, for queries that join it to a chain. */
+export const JOINED_EVENT_COLUMNS = EVENT_COLUMNS.map(
+  (column) => `e.${column}` as `e.${(typeof EVENT_COLUMNS)[number]}`,
+);
 
 /**
  * Chain links joined to the events they seal, in one shape for the verifier and the export.
@@ -18,17 +24,7 @@ export function selectLinksWithEvents(db: Kysely<Database>) {
       'c.global_position as link_position',
       'c.previous_hash',
       'c.hash',
-      'e.global_position',
-      'e.transaction_id',
-      'e.space_id',
-      'e.stream_id',
-      'e.stream_position',
-      'e.event_id',
-      'e.event_type',
-      'e.schema_version',
-      'e.data',
-      'e.metadata',
-      'e.recorded_at',
+      ...JOINED_EVENT_COLUMNS,
     ])
     .orderBy('c.link_number');
 }

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { checkpointDigest, type CheckpointStatement } from './audit-checkpoints.js';
 import { canonicalEventBytes, GENESIS_HASH } from './chain-link.js';
+import { JOINED_EVENT_COLUMNS } from './chain-rows.js';
 import { spaceChainHash, type Redact } from './space-chain.js';
 import { toRecordedEvent, type EventRow, type RecordedEvent } from './types.js';
 
@@ -45,17 +46,7 @@ export async function* exportSpaceChain(
         's.sequence',
         's.previous_hash',
         's.hash',
-        'e.global_position',
-        'e.transaction_id',
-        'e.space_id',
-        'e.stream_id',
-        'e.stream_position',
-        'e.event_id',
-        'e.event_type',
-        'e.schema_version',
-        'e.data',
-        'e.metadata',
-        'e.recorded_at',
+        ...JOINED_EVENT_COLUMNS,
       ])
       .where('s.space_id', '=', options.spaceId)
       .where('e.recorded_at', '>=', options.from)

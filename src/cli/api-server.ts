@@ -10,6 +10,7 @@ import { healthRoutes } from '../http/routes/health.js';
 import { credentialRoutes } from '../http/routes/credential.js';
 import { issueRoutes } from '../http/routes/issue.js';
 import { jwksRoutes } from '../http/routes/jwks.js';
+import { discoveryRoutes } from '../http/routes/discovery.js';
 import { auditRoutes } from '../http/routes/audit.js';
 import { metricsRoutes } from '../http/routes/metrics.js';
 import { monitoringRoutes } from '../http/routes/monitoring.js';
@@ -145,6 +146,7 @@ export async function startApiServer(
       monitoringRoutes(database.db, login, commands.clock),
       healthRoutes(databaseReadiness(database.pool), logger, warnings),
       jwksRoutes(commands.keys),
+      discoveryRoutes(config.TOKEN_ISSUER),
       credentialRoutes(commands, database.db, login, config.BODY_LIMIT_BYTES),
       tokenRoutes(commands, config.BODY_LIMIT_BYTES),
       issueRoutes(commands, config.BODY_LIMIT_BYTES),

@@ -42,12 +42,7 @@ export async function* exportSpaceChain(
           .onRef('e.space_id', '=', 's.space_id')
           .onRef('e.global_position', '=', 's.global_position'),
       )
-      .select([
-        's.sequence',
-        's.previous_hash',
-        's.hash',
-        ...JOINED_EVENT_COLUMNS,
-      ])
+      .select(['s.sequence', 's.previous_hash', 's.hash', ...JOINED_EVENT_COLUMNS])
       .where('s.space_id', '=', options.spaceId)
       .where('e.recorded_at', '>=', options.from)
       .where('e.recorded_at', '<', options.to)

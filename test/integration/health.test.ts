@@ -77,4 +77,30 @@ describe('GET /healthz', () => {
     await database.close();
     expect(await healthOf(url)).toMatchObject({ status: 200, body: { status: 'ok' } });
   });
+
+  it('/livez stays 200 while the database is away (a liveness probe must not restart us for it), /readyz says 503', async () => {
+    const database = connect({
+      url: 'postgres://nobody:nothing@127.0.0.1:1/none',
+      poolSize: 1,
+      applicationName: 'health-test',
+      idleInTransactionTimeoutMs: 5000,
+    });
+    const app = createApp({
+      logger: pino({ level: 'silent' }),
+      trustedProxyHops: 0,
+      routers: [healthRoutes(databaseReadiness(database.pool, 1500), pino({ level: 'silent' }))],
+    });
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const { port } = server.address() as { port: number };
+    try {
+      expect((await fetch(`http://127.0.0.1:${port}/livez`)).status).toBe(200);
+      const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
+      expect(ready.status).toBe(503);
+      expect(await ready.json()).toEqual({ status: 'unavailable', reason: 'database_unreachable' });
+    } finally {
+      server.close();
+      await database.close();
+    }
+  });
 });

@@ -3,8 +3,10 @@ import type { Logger } from 'pino';
 import type { Readiness } from '../../db/readiness.js';
 
 /**
- * GET /healthz: 200 once the database answers and is migrated, else 503 with a reason code and
- * Retry-After. The database's own error text goes to the log, not to whoever asks.
+ * GET /healthz and GET /readyz: 200 once the database answers and is migrated, else 503 with a
+ * reason code and Retry-After. The database's own error text goes to the log, not to whoever asks.
+ * GET /livez: 200 while the process serves at all (a liveness probe must not fail, and restart
+ * the process, because the database is away).
  */
 export function healthRoutes(
   readiness: Readiness,
@@ -12,7 +14,11 @@ export function healthRoutes(
   warnings: readonly string[] = [],
 ): Router {
   const router = new Router();
-  router.get('/healthz', async (ctx) => {
+  router.get('/livez', (ctx) => {
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = { status: 'ok' };
+  });
+  router.get(['/healthz', '/readyz'], async (ctx) => {
     const state = await readiness.check();
     ctx.set('Cache-Control', 'no-store');
     if (state.ready) {

@@ -1,0 +1,39 @@
+import Router from '@koa/router';
+import { ACCESS_TOKEN_ALG } from '../../tokens/signing-keys.js';
+
+/**
+ * Authorization server metadata (RFC 8414), so a standard OAuth client configures itself from the
+ * issuer URL alone. Served at /.well-known/oauth-authorization-server and, because many clients
+ * (openid-client among them) ask there first, at /.well-known/openid-configuration too; both
+ * documents are the same. Every URL is built from TOKEN_ISSUER, which must be the public base URL
+ * of this service. An issuer with a path gets the paths RFC 8414 §3.1 and OIDC Discovery §4 say.
+ */
+export function discoveryRoutes(issuer: string): Router {
+  const base = issuer.replace(/\/+$/, '');
+  const issuerPath = new URL(base).pathname.replace(/\/+$/, '');
+  const clientAuth = ['client_secret_basic', 'client_secret_post'];
+  const metadata = {
+    issuer,
+    token_endpoint: `${base}/v1/credential/token`,
+    introspection_endpoint: `${base}/v1/introspect`,
+    revocation_endpoint: `${base}/v1/revoke`,
+    jwks_uri: `${base}/.well-known/jwks.json`,
+    grant_types_supported: ['client_credentials'],
+    // No authorization endpoint: nothing is issued through a browser redirect.
+    response_types_supported: [],
+    token_endpoint_auth_methods_supported: clientAuth,
+    introspection_endpoint_auth_methods_supported: clientAuth,
+    revocation_endpoint_auth_methods_supported: clientAuth,
+    // The access tokens' signature algorithm (RFC 9068 JWTs).
+    access_token_signing_alg_values_supported: [ACCESS_TOKEN_ALG],
+  };
+  const router = new Router();
+  const serve = (path: string) =>
+    router.get(path, (ctx) => {
+      ctx.set('Cache-Control', 'public, max-age=3600');
+      ctx.body = metadata;
+    });
+  serve(`/.well-known/oauth-authorization-server${issuerPath}`);
+  serve(`${issuerPath}/.well-known/openid-configuration`);
+  return router;
+}

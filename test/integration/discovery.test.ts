@@ -1,0 +1,64 @@
+import { createRemoteJWKSet, jwtVerify } from 'jose';
+import * as oauth from 'openid-client';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../src/reliability/harness.js';
+import {
+  AUDIENCE,
+  createCredentialVia,
+  startTestService,
+  type TestService,
+} from '../support/test-service.js';
+
+let service: TestService;
+let issuer: string;
+
+beforeAll(async () => {
+  // Discovery builds every URL from TOKEN_ISSUER: it must be where the service really answers.
+  const port = await freePort();
+  issuer = `http://127.0.0.1:${port}`;
+  service = await startTestService({ PORT: String(port), TOKEN_ISSUER: issuer });
+});
+
+describe('OAuth discovery (RFC 8414)', () => {
+  it('publishes the token, introspection and revocation endpoints, the JWKS, grants and client authentication', async () => {
+    const response = await fetch(`${service.baseUrl}/.well-known/oauth-authorization-server`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({
+      issuer,
+      token_endpoint: `${issuer}/v1/credential/token`,
+      introspection_endpoint: `${issuer}/v1/introspect`,
+      revocation_endpoint: `${issuer}/v1/revoke`,
+      jwks_uri: `${issuer}/.well-known/jwks.json`,
+      grant_types_supported: ['client_credentials'],
+      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+    });
+  });
+
+  it.each(['oidc', 'oauth2'] as const)(
+    'lets openid-client configure itself from the issuer URL alone (%s discovery), get a token, introspect and revoke it',
+    async (algorithm) => {
+      const credential = await createCredentialVia(service, 'space-discovery');
+      const config = await oauth.discovery(
+        new URL(issuer),
+        credential.client_id,
+        undefined,
+        oauth.ClientSecretBasic(credential.client_secret),
+        { execute: [oauth.allowInsecureRequests], algorithm },
+      );
+      const tokens = await oauth.clientCredentialsGrant(config, { audience: AUDIENCE });
+      const jwks = createRemoteJWKSet(new URL(config.serverMetadata().jwks_uri!));
+      const { payload } = await jwtVerify(tokens.access_token, jwks, {
+        issuer,
+        audience: AUDIENCE,
+      });
+      expect(payload.client_id).toBe(credential.client_id);
+
+      const active = await oauth.tokenIntrospection(config, tokens.access_token);
+      expect(active).toMatchObject({ active: true, client_id: credential.client_id });
+      await oauth.tokenRevocation(config, tokens.access_token);
+      expect(await oauth.tokenIntrospection(config, tokens.access_token)).toMatchObject({
+        active: false,
+      });
+    },
+  );
+});

@@ -121,7 +121,13 @@ export function rawClientCredentials(
 ): { readonly client_id: unknown; readonly client_secret: unknown } {
   const basic = basicCredentials(ctx);
   if (basic === 'malformed') throw new InvalidClientError();
-  if (basic && (body.client_id !== undefined || body.client_secret !== undefined)) {
+  // RFC 6749 §2.3: one authentication method per request. A client_id repeated in the body that
+  // names the same client (some libraries send it) identifies, it does not authenticate again.
+  if (
+    basic &&
+    (body.client_secret !== undefined ||
+      (body.client_id !== undefined && body.client_id !== basic.clientId))
+  ) {
     throw new InvalidRequestError(
       'send client credentials either by HTTP Basic or in the body, not both',
     );

@@ -62,3 +62,31 @@ describe('OAuth discovery (RFC 8414)', () => {
     },
   );
 });
+
+describe('client authentication as libraries send it', () => {
+  const basic = (id: string, secret: string) =>
+    `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
+  const grant = (headers: Record<string, string>, body: Record<string, string>) =>
+    fetch(`${service.baseUrl}/v1/credential/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded;charset=UTF-8', ...headers },
+      body: new URLSearchParams({ grant_type: 'client_credentials', audience: AUDIENCE, ...body }),
+    });
+
+  it('accepts HTTP Basic with the same client_id repeated in the body, refuses two secrets or two ids', async () => {
+    const credential = await createCredentialVia(service, 'space-discovery');
+    const auth = { authorization: basic(credential.client_id, credential.client_secret) };
+    expect((await grant(auth, {})).status).toBe(200);
+    expect((await grant(auth, { client_id: credential.client_id })).status).toBe(200);
+    const twoSecrets = await grant(auth, { client_secret: credential.client_secret });
+    expect(twoSecrets.status).toBe(400);
+    expect(await twoSecrets.json()).toMatchObject({ error: 'invalid_request' });
+    expect((await grant(auth, { client_id: 'ci_someone_else' })).status).toBe(400);
+  });
+
+  it('reads a Basic header in the URL-safe base64 alphabet some clients use', async () => {
+    const credential = await createCredentialVia(service, 'space-discovery');
+    const urlSafe = `Basic ${Buffer.from(`${credential.client_id}:${credential.client_secret}`).toString('base64url')}`;
+    expect((await grant({ authorization: urlSafe }, {})).status).toBe(200);
+  });
+});

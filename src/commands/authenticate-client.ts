@@ -12,7 +12,7 @@ const NO_HASH = Buffer.alloc(32);
  * Whether `secret` is one of the credential's accepted secrets right now (the current one, or
  * the one a rotation replaced while its overlap runs). Always two constant-time comparisons.
  */
-export function clientSecretMatches(
+function clientSecretMatches(
   ctx: CommandContext,
   secret: string,
   credential: CredentialView | undefined,
@@ -31,7 +31,7 @@ export function clientSecretMatches(
  * Before a secret is checked: 429 when this client and source IP failed too often this minute.
  * The refused attempt is counted for the client's failure summary, not recorded on its own.
  */
-export function refuseIfLockedOut(
+function refuseIfLockedOut(
   ctx: CommandContext,
   clientId: string,
   credential: CredentialView | undefined,
@@ -49,7 +49,7 @@ export function refuseIfLockedOut(
  * After a failed authentication: counts against the (client, IP) budget and records the failure
  * of a known client within its per-minute event budget (never the secret tried).
  */
-export async function recordAuthenticationFailure(
+async function recordAuthenticationFailure(
   ctx: CommandContext,
   clientId: string,
   ip: string,
@@ -63,8 +63,8 @@ export async function recordAuthenticationFailure(
 }
 
 /**
- * Authenticates a client by id and secret (introspection, revocation): the active credential, or
- * InvalidClientError after recording the failure of a known client.
+ * Authenticates a client by id and secret (the grant, introspection, revocation): the active
+ * credential, or InvalidClientError after recording the failure of a known client.
  */
 export async function authenticateClient(
   ctx: CommandContext,

@@ -1,10 +1,6 @@
 import { decideIssuePrivateToken } from '../domain/decisions.js';
 import type { EventMetadata } from '../domain/events.js';
-import {
-  clientSecretMatches,
-  recordAuthenticationFailure,
-  refuseIfLockedOut,
-} from './authenticate-client.js';
+import { authenticateClient } from './authenticate-client.js';
 import { InvalidClientError, InvalidTargetError } from '../errors/errors.js';
 import type { CommandContext } from './context.js';
 import { recordIssuedToken, type IssuedToken } from './record-issued-token.js';
@@ -22,29 +18,18 @@ export async function issuePrivateToken(
     readonly metadata: EventMetadata;
   },
 ): Promise<IssuedToken> {
-  const credential = await ctx.credentials.find(command.clientId);
-  const ip = command.metadata.client_ip;
-  refuseIfLockedOut(ctx, command.clientId, credential, ip);
-  const secretMatches = clientSecretMatches(ctx, command.clientSecret, credential);
+  // One authentication path for every client-authenticated endpoint: lockout, secret check,
+  // bounded failure events. Authenticated, the decision only judges the grant itself.
+  const credential = await authenticateClient(ctx, command);
   const decision = decideIssuePrivateToken(
     command,
     credential,
-    secretMatches,
+    true,
     { audiences: ctx.audiences, ttlSeconds: ctx.privateTokenTtlSeconds },
     ctx.clock,
     ctx.ids,
   );
   if (!decision.ok) {
-    if (decision.error === 'invalid_client') {
-      await recordAuthenticationFailure(
-        ctx,
-        command.clientId,
-        ip,
-        decision.failure && credential
-          ? { spaceId: credential.spaceId, failure: decision.failure }
-          : undefined,
-      );
-    }
     throw decision.error === 'invalid_target'
       ? new InvalidTargetError(command.audience)
       : new InvalidClientError();

@@ -8,9 +8,8 @@ import { createApp } from '../../src/http/app.js';
 import { healthRoutes } from '../../src/http/routes/health.js';
 import { withDatabase } from '../support/database-url.js';
 
-async function healthOf(
-  url: string,
-): Promise<{ status: number; body: unknown; retryAfter: string | null }> {
+/** The health routes alone over a pool to `url`, on a free port; `close` when done. */
+async function healthServer(url: string) {
   const database = connect({
     url,
     poolSize: 1,
@@ -25,16 +24,28 @@ async function healthOf(
   const server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const { port } = server.address() as { port: number };
+  return {
+    base: `http://127.0.0.1:${port}`,
+    async close() {
+      server.close();
+      await database.close();
+    },
+  };
+}
+
+async function healthOf(
+  url: string,
+): Promise<{ status: number; body: unknown; retryAfter: string | null }> {
+  const server = await healthServer(url);
   try {
-    const response = await fetch(`http://127.0.0.1:${port}/healthz`);
+    const response = await fetch(`${server.base}/healthz`);
     return {
       status: response.status,
       body: await response.json(),
       retryAfter: response.headers.get('retry-after'),
     };
   } finally {
-    server.close();
-    await database.close();
+    await server.close();
   }
 }
 
@@ -79,28 +90,14 @@ describe('GET /healthz', () => {
   });
 
   it('/livez stays 200 while the database is away (a liveness probe must not restart us for it), /readyz says 503', async () => {
-    const database = connect({
-      url: 'postgres://nobody:nothing@127.0.0.1:1/none',
-      poolSize: 1,
-      applicationName: 'health-test',
-      idleInTransactionTimeoutMs: 5000,
-    });
-    const app = createApp({
-      logger: pino({ level: 'silent' }),
-      trustedProxyHops: 0,
-      routers: [healthRoutes(databaseReadiness(database.pool, 1500), pino({ level: 'silent' }))],
-    });
-    const server = app.listen(0, '127.0.0.1');
-    await new Promise((resolve) => server.once('listening', resolve));
-    const { port } = server.address() as { port: number };
+    const server = await healthServer('postgres://nobody:nothing@127.0.0.1:1/none');
     try {
-      expect((await fetch(`http://127.0.0.1:${port}/livez`)).status).toBe(200);
-      const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
+      expect((await fetch(`${server.base}/livez`)).status).toBe(200);
+      const ready = await fetch(`${server.base}/readyz`);
       expect(ready.status).toBe(503);
       expect(await ready.json()).toEqual({ status: 'unavailable', reason: 'database_unreachable' });
     } finally {
-      server.close();
-      await database.close();
+      await server.close();
     }
   });
 });

@@ -4,10 +4,13 @@ import {
   configOrExit,
   createLogger,
   exitOnConfigError,
+  exitWithUsageIfAsked,
   onShutdownSignal,
   openDatabase,
 } from './runtime.js';
 
+exitWithUsageIfAsked(`Usage: npm run api
+Runs the API alone (the projector elsewhere). Settings: README, "Configuration".`);
 const config = configOrExit();
 const logger = createLogger(config);
 const database = await openDatabase(config, logger, 'token-authority-api', undefined, {

@@ -4,9 +4,11 @@
  * in DATA_DIR. The service trusts it only while no external login issuer is configured.
  */
 import { parseArgs } from 'node:util';
-import { configOrExit } from './runtime.js';
+import { configOrExit, exitWithUsageIfAsked } from './runtime.js';
 import { mintDevLoginToken } from '../tokens/login-tokens.js';
 
+exitWithUsageIfAsked(`Usage: npm run login-token -- --space <space_id> [--space <another>] [--subject <user>] [--ttl <seconds>]
+Prints a development login token (alone on the last line), trusted only without an external issuer.`);
 const config = configOrExit();
 if (config.LOGIN_JWKS_URL || config.LOGIN_PUBLIC_KEY) {
   console.error(

@@ -13,11 +13,14 @@ import {
   configOrExit,
   createLogger,
   exitOnConfigError,
+  exitWithUsageIfAsked,
   followParent,
   onShutdownSignal,
   openDatabase,
 } from './runtime.js';
 
+exitWithUsageIfAsked(`Usage: npm run projector [-- --rebuild <audit|rates|usage>]
+Follows the log and keeps the views and hash chains; --rebuild empties one view and replays it.`);
 const { values } = parseArgs({ options: { rebuild: { type: 'string' } } });
 const config = configOrExit();
 const logger = createLogger(config, 'projector');

@@ -3,8 +3,10 @@
  * event that does not match. Exit code 0 when intact, 1 when not.
  */
 import { verifyChain } from '../event-store/verify-chain.js';
-import { configOrExit, createLogger, openDatabase } from './runtime.js';
+import { configOrExit, createLogger, exitWithUsageIfAsked, openDatabase } from './runtime.js';
 
+exitWithUsageIfAsked(`Usage: npm run verify-chain
+Recomputes the hash chain over the whole log; names the first event that does not match.`);
 const config = configOrExit();
 const logger = createLogger({ LOG_LEVEL: 'warn' }, 'verify-chain');
 const database = await openDatabase(config, logger, 'token-authority-verify-chain', 2, {

@@ -4,8 +4,10 @@
  */
 import { parseArgs } from 'node:util';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
-import { configOrExit } from './runtime.js';
+import { configOrExit, exitWithUsageIfAsked } from './runtime.js';
 
+exitWithUsageIfAsked(`Usage: npm run verify-token -- <token> [--jwks <url>] [--audience <aud>]
+Verifies an access token against the JWKS endpoint, as a Storefront API does.`);
 const config = configOrExit();
 const { values, positionals } = parseArgs({
   allowPositionals: true,

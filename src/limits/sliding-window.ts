@@ -41,7 +41,12 @@ export class SlidingWindowBudgets {
   /** Spends one unit of `key`'s budget of `limit` per window if there is one left. */
   take(key: string, limit: number): BudgetDecision {
     const decision = this.peek(key, limit);
-    if (decision.allowed) this.add(key, 1);
+    if (decision.allowed) {
+      // peek has just made the key the most recent and advanced its window: only count.
+      const window = this.#windows.get(key);
+      if (window) this.#count(window, 1);
+      else this.add(key, 1);
+    }
     return decision.allowed ? { ...decision, remaining: decision.remaining - 1 } : decision;
   }
 
@@ -77,7 +82,12 @@ export class SlidingWindowBudgets {
     }
     this.#windows.set(key, window);
     this.#advance(window, second);
-    window.counts[second % this.#slots]! += amount;
+    this.#count(window, amount);
+  }
+
+  /** Adds `amount` to the window's current slot (the window is advanced to now). */
+  #count(window: Window, amount: number): void {
+    window.counts[window.head % this.#slots]! += amount;
     window.total += amount;
   }
 

@@ -31,11 +31,20 @@ export async function lockCheckpoint(
   trx: Transaction<Database>,
   projection: string,
 ): Promise<LogPosition> {
-  await trx
-    .insertInto('projection_checkpoints')
-    .values({ projection, transaction_id: '0', global_position: 0 })
-    .onConflict((oc) => oc.column('projection').doNothing())
-    .execute();
+  const locked = await trx
+    .selectFrom('projection_checkpoints')
+    .select('projection')
+    .where('projection', '=', projection)
+    .forUpdate()
+    .executeTakeFirst();
+  // The usual case is one locking read; the insert happens once in a projection's life.
+  if (!locked) {
+    await trx
+      .insertInto('projection_checkpoints')
+      .values({ projection, transaction_id: '0', global_position: 0 })
+      .onConflict((oc) => oc.column('projection').doNothing())
+      .execute();
+  }
   return readCheckpoint(trx, projection, true);
 }
 

@@ -158,6 +158,7 @@ export function startProjector(options: ProjectorOptions): RunningProjector {
     });
 
   let lastCheckpointAt = Date.now();
+  let spaceChainsCaughtUp = false;
   const checkpoint = async () => {
     if (!options.checkpoints) return;
     const written = await writeCheckpoints(options.db, options.checkpoints.sign, {
@@ -185,7 +186,13 @@ export function startProjector(options: ProjectorOptions): RunningProjector {
         options.batchSize,
       );
       if (options.seal) {
-        worked += await sealSpaceChains(options.db, options.batchSize, redactEvent); // backfill
+        // History sealed before the space chains existed, until caught up; from then on the
+        // global sealer extends both in one transaction, so they cannot drift apart again.
+        if (!spaceChainsCaughtUp) {
+          const backfilled = await sealSpaceChains(options.db, options.batchSize, redactEvent);
+          spaceChainsCaughtUp = backfilled === 0;
+          worked += backfilled;
+        }
         worked += await sealChain(options.db, options.batchSize, redactEvent);
       }
       if (options.checkpoints && Date.now() - lastCheckpointAt >= options.checkpoints.intervalMs) {

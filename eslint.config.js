@@ -1,6 +1,7 @@
 // @ts-check
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import globals from 'globals';
 
 export default tseslint.config(
   { ignores: ['node_modules/**', '.data/**', 'dist/**'] },
@@ -15,6 +16,11 @@ export default tseslint.config(
       ],
       'no-console': ['error', { allow: ['error'] }],
     },
+  },
+  {
+    // The dashboard's script runs in the browser, beside uPlot's global.
+    files: ['src/http/dashboard/**'],
+    languageOptions: { globals: { ...globals.browser, uPlot: 'readonly' } },
   },
   {
     files: ['src/cli/**', 'bench/**', 'test/**'],

@@ -6,18 +6,22 @@ import type { DatabaseHandle } from '../db/database.js';
 import { databaseReadiness } from '../db/readiness.js';
 import { isPrivileged, rolePrivileges } from '../db/privileges.js';
 import { createApp } from '../http/app.js';
-import { healthRoutes } from '../http/routes/health.js';
-import { credentialRoutes } from '../http/routes/credential.js';
-import { issueRoutes } from '../http/routes/issue.js';
-import { jwksRoutes } from '../http/routes/jwks.js';
-import { discoveryRoutes } from '../http/routes/discovery.js';
-import { auditRoutes } from '../http/routes/audit.js';
-import { metricsRoutes } from '../http/routes/metrics.js';
-import { monitoringRoutes } from '../http/routes/monitoring.js';
+import type Router from '@koa/router';
+import type { Operation } from '../http/openapi/operation.js';
+import { healthOperations, healthRoutes } from '../http/routes/health.js';
+import { credentialOperations, credentialRoutes } from '../http/routes/credential.js';
+import { dashboardOperations, dashboardRoutes } from '../http/routes/dashboard.js';
+import { issueOperations, issueRoutes } from '../http/routes/issue.js';
+import { jwksOperations, jwksRoutes } from '../http/routes/jwks.js';
+import { discoveryOperations, discoveryRoutes } from '../http/routes/discovery.js';
+import { auditOperations, auditRoutes } from '../http/routes/audit.js';
+import { metricsOperations, metricsRoutes } from '../http/routes/metrics.js';
+import { monitoringOperations, monitoringRoutes } from '../http/routes/monitoring.js';
+import { openApiRoutes } from '../http/routes/openapi.js';
 import { createMetrics } from '../observability/metrics.js';
-import { tokenRoutes } from '../http/routes/token.js';
-import { tokenLifecycleRoutes } from '../http/routes/token-lifecycle.js';
-import { revocationRoutes } from '../http/routes/revocations.js';
+import { tokenOperations, tokenRoutes } from '../http/routes/token.js';
+import { tokenLifecycleOperations, tokenLifecycleRoutes } from '../http/routes/token-lifecycle.js';
+import { revocationOperations, revocationRoutes } from '../http/routes/revocations.js';
 import type { CommandContext } from '../commands/context.js';
 import { createEventStore } from '../event-store/event-store.js';
 import { createFailureEvents } from '../limits/failure-events.js';
@@ -33,10 +37,21 @@ import { createLoginTokenVerifier } from '../tokens/login-tokens.js';
 import { createSecretHasher } from '../tokens/secrets.js';
 import { openKeyStore } from '../tokens/signing-keys.js';
 
+function listen(server: Server, port: number, host: string): Promise<Server> {
+  return new Promise<Server>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve(server));
+  });
+}
+
 /** A listening API and how to drain it. */
 export interface ApiServer {
   readonly server: Server;
   readonly port: number;
+  /** The port /metrics is served on: METRICS_PORT's, or the API's. */
+  readonly metricsPort: number;
+  /** Every route the API's routers serve (for the OpenAPI coverage test). */
+  readonly served: ReadonlyArray<{ readonly method: string; readonly path: string }>;
   readonly commands: CommandContext;
   /** Stops accepting, lets in-flight requests finish (up to the timeout), then resolves. */
   close(): Promise<void>;
@@ -130,50 +145,90 @@ export async function startApiServer(
     };
   });
   const login = { verifier: await createLoginTokenVerifier(config), limits: commands.limits };
-  const app = createApp({
-    logger,
-    trustedProxyHops: config.TRUSTED_PROXY_HOPS,
-    observe: metrics.observeRequest,
-    deadlineMs: config.REQUEST_DEADLINE_MS,
-    routers: [
-      metricsRoutes(metrics),
+  const routes: ReadonlyArray<readonly [Router, readonly Operation[]]> = [
+    [
       auditRoutes(
         commands,
         database.db,
         login,
         await loadAuditKey(config.AUDIT_SIGNING_KEY, config.DATA_DIR),
       ),
-      monitoringRoutes(database.db, login, commands.clock),
-      healthRoutes(databaseReadiness(database.pool), logger, warnings),
-      jwksRoutes(commands.keys),
-      discoveryRoutes(config.TOKEN_ISSUER),
-      credentialRoutes(commands, database.db, login, config.BODY_LIMIT_BYTES),
-      tokenRoutes(commands, config.BODY_LIMIT_BYTES),
-      issueRoutes(commands, config.BODY_LIMIT_BYTES),
-      tokenLifecycleRoutes(commands, config.BODY_LIMIT_BYTES),
+      auditOperations,
+    ],
+    [monitoringRoutes(database.db, login, commands.clock, commands.limits), monitoringOperations],
+    [healthRoutes(databaseReadiness(database.pool), logger, warnings), healthOperations],
+    [jwksRoutes(commands.keys), jwksOperations],
+    [discoveryRoutes(config.TOKEN_ISSUER), discoveryOperations(config.TOKEN_ISSUER)],
+    [credentialRoutes(commands, database.db, login, config.BODY_LIMIT_BYTES), credentialOperations],
+    [tokenRoutes(commands, config.BODY_LIMIT_BYTES), tokenOperations],
+    [issueRoutes(commands, config.BODY_LIMIT_BYTES), issueOperations],
+    [tokenLifecycleRoutes(commands, config.BODY_LIMIT_BYTES), tokenLifecycleOperations],
+    [
       revocationRoutes(
         database.db,
         Math.max(config.PRIVATE_TOKEN_TTL_SECONDS, config.PUBLIC_TOKEN_TTL_SECONDS),
       ),
+      revocationOperations,
     ],
+    [dashboardRoutes(), dashboardOperations],
+    // With METRICS_PORT, /metrics is not on the API's port (nor in its OpenAPI document).
+    ...(config.METRICS_PORT === undefined
+      ? [[metricsRoutes(metrics), metricsOperations] as const]
+      : []),
+  ];
+  const operations = routes.flatMap(([, described]) => described);
+  const routers = [
+    ...routes.map(([router]) => router),
+    openApiRoutes(operations, config.TOKEN_ISSUER),
+  ];
+  const app = createApp({
+    logger,
+    trustedProxyHops: config.TRUSTED_PROXY_HOPS,
+    observe: metrics.observeRequest,
+    deadlineMs: config.REQUEST_DEADLINE_MS,
+    routers,
   });
+  const metricsServer =
+    config.METRICS_PORT === undefined
+      ? undefined
+      : await listen(
+          createServer(
+            createApp({
+              logger,
+              trustedProxyHops: 0,
+              routers: [metricsRoutes(metrics)],
+            }).callback(),
+          ),
+          config.METRICS_PORT,
+          config.HOST,
+        );
+  if (metricsServer) {
+    logger.info({ port: (metricsServer.address() as AddressInfo).port }, 'metrics listening');
+  }
   const server = createServer(app.callback());
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
   server.requestTimeout = 30_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.PORT, config.HOST, () => resolve());
-  });
+  await listen(server, config.PORT, config.HOST);
   const { port } = server.address() as AddressInfo;
   logger.info({ host: config.HOST, port }, 'API listening');
   return {
     server,
     port,
+    metricsPort: metricsServer ? (metricsServer.address() as AddressInfo).port : port,
+    served: routers.flatMap((router) =>
+      router.stack.flatMap((layer) =>
+        layer.methods
+          .filter((method) => method !== 'HEAD')
+          .map((method) => ({ method: method.toLowerCase(), path: layer.path as string })),
+      ),
+    ),
     commands,
     close: () =>
       new Promise<void>((resolve) => {
         const timer = setTimeout(() => server.closeAllConnections(), config.SHUTDOWN_TIMEOUT_MS);
+        metricsServer?.close();
+        metricsServer?.closeAllConnections();
         server.close(() => {
           clearTimeout(timer);
           keys.close();

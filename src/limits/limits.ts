@@ -39,6 +39,11 @@ export interface Limits {
   failedLogin(ip: string): void;
   /** Keys held per budget (for /metrics). */
   sizes(): Readonly<Record<'clients' | 'failed_auth' | 'failed_login', number>>;
+  /**
+   * Requests refused for a spent client budget, per client, since `since` (this process's start),
+   * for the dashboard. Bounded like the budgets: the least recently refused are forgotten first.
+   */
+  refusals(): { readonly since: Date; readonly byClient: ReadonlyMap<string, number> };
 }
 
 const WINDOW_SECONDS = 60;
@@ -49,6 +54,14 @@ export function createLimits(settings: LimitSettings): Limits {
   const clients = new SlidingWindowBudgets(options);
   const failedAuth = new SlidingWindowBudgets(options);
   const failedLogin = new SlidingWindowBudgets(options);
+  const since = new Date(settings.now?.() ?? Date.now());
+  const refused = new Map<string, number>();
+  const countRefusal = (clientId: string) => {
+    const count = (refused.get(clientId) ?? 0) + 1;
+    refused.delete(clientId);
+    refused.set(clientId, count);
+    if (refused.size > settings.maxKeys) refused.delete(refused.keys().next().value!);
+  };
   const lockedOut = (
     budgets: SlidingWindowBudgets,
     key: string,
@@ -69,6 +82,7 @@ export function createLimits(settings: LimitSettings): Limits {
       const quota = override ?? settings.clientPerMinute;
       const decision = clients.take(clientId, quota);
       if (!decision.allowed) {
+        countRefusal(clientId);
         throw new RateLimitedError('this client has used its request budget; retry later', {
           policy: 'client',
           quota,
@@ -94,5 +108,6 @@ export function createLimits(settings: LimitSettings): Limits {
       failed_auth: failedAuth.size,
       failed_login: failedLogin.size,
     }),
+    refusals: () => ({ since, byClient: refused }),
   };
 }

@@ -80,6 +80,42 @@ export async function topClients(
     .execute();
 }
 
+/** A space's counts since `from`, all clients together. */
+export async function spaceTotals(
+  db: Kysely<Database>,
+  options: { readonly spaceId: string; readonly from: Date },
+): Promise<{ private_tokens: number; public_tokens: number; rejected_authentications: number }> {
+  const row = await db
+    .selectFrom('client_rate_minute')
+    .select([
+      sql<number>`coalesce(sum(private_tokens), 0)::bigint`.as('private_tokens'),
+      sql<number>`coalesce(sum(public_tokens), 0)::bigint`.as('public_tokens'),
+      sql<number>`coalesce(sum(rejected_authentications), 0)::bigint`.as(
+        'rejected_authentications',
+      ),
+    ])
+    .where('space_id', '=', options.spaceId)
+    .where('bucket_start', '>=', options.from)
+    .executeTakeFirstOrThrow();
+  return row;
+}
+
+/** Which of `clientIds` belong to the space. */
+export async function clientsOfSpace(
+  db: Kysely<Database>,
+  spaceId: string,
+  clientIds: readonly string[],
+): Promise<readonly string[]> {
+  if (clientIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('credentials')
+    .select('client_id')
+    .where('space_id', '=', spaceId)
+    .where('client_id', 'in', clientIds)
+    .execute();
+  return rows.map((row) => row.client_id);
+}
+
 /** How far each projection is behind the log, in events and seconds. */
 export async function projectorLag(
   db: Kysely<Database>,

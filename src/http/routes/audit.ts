@@ -17,6 +17,8 @@ import { requireLoginForSpace, type LoginGate } from '../authentication.js';
 import { cursor, instant } from '../query.js';
 import { errorDialect, requestMetadata } from '../request-context.js';
 import { validate } from '../validate.js';
+import { LOGIN_ERRORS, type Operation } from '../openapi/operation.js';
+import { auditCheckpoints, auditPage, type Body } from '../openapi/responses.js';
 
 const auditQuery = z.object({
   client_id: z.string().min(1).max(200).optional(),
@@ -31,6 +33,47 @@ const auditQuery = z.object({
 });
 
 const exportQuery = z.object({ from: instant, to: instant });
+
+const read = {
+  tag: 'Audit',
+  caller: 'login',
+  spaceHeader: true,
+  errors: LOGIN_ERRORS,
+  dialect: 'bearer',
+  description: 'The read itself is recorded as an audit-log-read event.',
+} as const;
+
+/** The OpenAPI description of {@link auditRoutes}. */
+export const auditOperations: readonly Operation[] = [
+  {
+    ...read,
+    method: 'get',
+    path: '/v1/audit/events',
+    operationId: 'auditEvents',
+    summary: "The space's audit trail in log order, filtered, in cursor pages",
+    query: auditQuery,
+    responses: [{ status: 200, description: 'A page', schema: auditPage }],
+  },
+  {
+    ...read,
+    method: 'get',
+    path: '/v1/audit/export',
+    operationId: 'auditExport',
+    summary: "NDJSON of the space's hash chain and signed checkpoints, for verify-export",
+    query: exportQuery,
+    responses: [
+      { status: 200, description: 'One JSON object per line', mediaType: 'application/x-ndjson' },
+    ],
+  },
+  {
+    ...read,
+    method: 'get',
+    path: '/v1/audit/checkpoints',
+    operationId: 'auditCheckpoints',
+    summary: "The space's signed checkpoints and the public key that verifies them",
+    responses: [{ status: 200, description: 'Checkpoints', schema: auditCheckpoints }],
+  },
+];
 
 /** The query string as sent, for the audit-read event (validated already, so storable). */
 const queryOf = (ctx: Context): Record<string, string> =>
@@ -91,7 +134,7 @@ export function auditRoutes(
     ctx.body = {
       items: page.entries,
       next_cursor: page.nextAfter === null ? null : cursor.encode(page.nextAfter),
-    };
+    } satisfies Body<typeof auditPage>;
   });
 
   router.get('/export', async (ctx) => {
@@ -145,7 +188,10 @@ export function auditRoutes(
       complete: true,
     });
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = { public_key: auditKey.publicJwk, checkpoints: rows.map((row) => row.jws) };
+    ctx.body = {
+      public_key: auditKey.publicJwk,
+      checkpoints: rows.map((row) => row.jws),
+    } satisfies Body<typeof auditCheckpoints>;
   });
   return router;
 }

@@ -18,6 +18,14 @@ import { readBody } from '../body.js';
 import { jsonCursor } from '../query.js';
 import { errorDialect, requestMetadata } from '../request-context.js';
 import { validate } from '../validate.js';
+import { BODY_ERRORS, LOGIN_ERRORS, type Operation } from '../openapi/operation.js';
+import {
+  createdCredential,
+  credentialPage,
+  credentialRecord,
+  rotatedSecret,
+  type Body,
+} from '../openapi/responses.js';
 
 const rateLimit = z.number().int().min(1).max(1_000_000_000);
 const createCredentialBody = z.object({
@@ -39,6 +47,80 @@ const rotateBody = z.object({
   overlap_seconds: z.number().int().min(0).max(86_400).default(3600),
 });
 const revokeBody = z.object({ reason: z.string().trim().min(1).max(500).optional() });
+
+const common = {
+  tag: 'Credentials',
+  caller: 'login',
+  spaceHeader: true,
+  dialect: 'bearer',
+} as const;
+
+/** The OpenAPI description of {@link credentialRoutes}. */
+export const credentialOperations: readonly Operation[] = [
+  {
+    ...common,
+    method: 'post',
+    path: '/v1/credential',
+    operationId: 'createCredential',
+    summary: 'Create client credentials for the space (the secret is shown this once)',
+    body: { schema: createCredentialBody, media: ['json'] },
+    responses: [{ status: 201, description: 'Created', schema: createdCredential }],
+    errors: [...LOGIN_ERRORS, ...BODY_ERRORS],
+  },
+  {
+    ...common,
+    method: 'get',
+    path: '/v1/credentials',
+    operationId: 'listCredentials',
+    summary: "The space's credentials, newest first, in cursor pages",
+    query: listQuery,
+    responses: [{ status: 200, description: 'A page', schema: credentialPage }],
+    errors: LOGIN_ERRORS,
+  },
+  {
+    ...common,
+    method: 'get',
+    path: '/v1/credential/:client_id',
+    operationId: 'getCredential',
+    summary: 'One credential',
+    params: clientPath,
+    responses: [{ status: 200, description: 'The credential', schema: credentialRecord }],
+    errors: [...LOGIN_ERRORS, 'not_found', 'method_not_allowed'],
+  },
+  {
+    ...common,
+    method: 'patch',
+    path: '/v1/credential/:client_id',
+    operationId: 'updateCredential',
+    summary: "Change a credential's rate limit (null: the service default)",
+    params: clientPath,
+    body: { schema: updateBody, media: ['json'] },
+    responses: [{ status: 200, description: 'The credential', schema: credentialRecord }],
+    errors: [...LOGIN_ERRORS, ...BODY_ERRORS, 'not_found', 'method_not_allowed', 'conflict'],
+  },
+  {
+    ...common,
+    method: 'delete',
+    path: '/v1/credential/:client_id',
+    operationId: 'revokeCredential',
+    summary: 'Revoke a credential and every token it was issued (idempotent)',
+    params: clientPath,
+    body: { schema: revokeBody, media: ['json'], optional: true },
+    responses: [{ status: 200, description: 'The revoked credential', schema: credentialRecord }],
+    errors: [...LOGIN_ERRORS, ...BODY_ERRORS, 'not_found', 'method_not_allowed', 'conflict'],
+  },
+  {
+    ...common,
+    method: 'post',
+    path: '/v1/credential/:client_id/secret',
+    operationId: 'rotateSecret',
+    summary: 'A new secret; the previous one stays valid for overlap_seconds',
+    params: clientPath,
+    body: { schema: rotateBody, media: ['json'], optional: true },
+    responses: [{ status: 200, description: 'The new secret, shown once', schema: rotatedSecret }],
+    errors: [...LOGIN_ERRORS, ...BODY_ERRORS, 'not_found', 'conflict'],
+  },
+];
 
 /**
  * The credentials of a space, for its dashboard users (login token + X-Service-Space-ID):
@@ -95,7 +177,7 @@ export function credentialRoutes(
       last_used_at: null,
       rate_limit_per_minute: body.rate_limit_per_minute ?? null,
       ttl: null,
-    };
+    } satisfies Body<typeof createdCredential>;
   });
 
   router.get('/v1/credentials', ...authorised, async (ctx) => {
@@ -110,7 +192,7 @@ export function credentialRoutes(
     ctx.body = {
       items: page.items,
       next_cursor: page.next ? pageCursor.encode(page.next) : null,
-    };
+    } satisfies Body<typeof credentialPage>;
   });
 
   const found = async (spaceId: string, clientId: string) => {
@@ -145,7 +227,7 @@ export function credentialRoutes(
         client_id: clientId,
         client_secret: rotated.clientSecret,
         previous_secret_expires_at: rotated.previousSecretExpiresAt.toISOString(),
-      };
+      } satisfies Body<typeof rotatedSecret>;
     },
   );
 

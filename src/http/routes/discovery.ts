@@ -1,5 +1,43 @@
 import Router from '@koa/router';
 import { ACCESS_TOKEN_ALG } from '../../tokens/signing-keys.js';
+import type { Operation } from '../openapi/operation.js';
+import { authorizationServerMetadata, type Body } from '../openapi/responses.js';
+
+/** Where the metadata is served for `issuer` (RFC 8414 §3.1 and OIDC Discovery §4). */
+function metadataPaths(issuer: string): readonly [string, string] {
+  const issuerPath = new URL(issuer.replace(/\/+$/, '')).pathname.replace(/\/+$/, '');
+  return [
+    `/.well-known/oauth-authorization-server${issuerPath}`,
+    `${issuerPath}/.well-known/openid-configuration`,
+  ];
+}
+
+/** The OpenAPI description of {@link discoveryRoutes} for `issuer`. */
+export function discoveryOperations(issuer: string): readonly Operation[] {
+  const [rfc8414, oidc] = metadataPaths(issuer);
+  const common = {
+    method: 'get',
+    tag: 'Discovery',
+    caller: 'public',
+    responses: [{ status: 200, description: 'Metadata', schema: authorizationServerMetadata }],
+    errors: [],
+    dialect: 'problem',
+  } as const;
+  return [
+    {
+      ...common,
+      path: rfc8414,
+      operationId: 'authorizationServerMetadata',
+      summary: 'RFC 8414 authorization server metadata',
+    },
+    {
+      ...common,
+      path: oidc,
+      operationId: 'openidConfiguration',
+      summary: 'The same metadata where OpenID Connect clients look for it',
+    },
+  ];
+}
 
 /**
  * Authorization server metadata (RFC 8414), so a standard OAuth client configures itself from the
@@ -10,7 +48,6 @@ import { ACCESS_TOKEN_ALG } from '../../tokens/signing-keys.js';
  */
 export function discoveryRoutes(issuer: string): Router {
   const base = issuer.replace(/\/+$/, '');
-  const issuerPath = new URL(base).pathname.replace(/\/+$/, '');
   const clientAuth = ['client_secret_basic', 'client_secret_post'];
   const metadata = {
     issuer,
@@ -26,14 +63,13 @@ export function discoveryRoutes(issuer: string): Router {
     revocation_endpoint_auth_methods_supported: clientAuth,
     // The access tokens' signature algorithm (RFC 9068 JWTs).
     access_token_signing_alg_values_supported: [ACCESS_TOKEN_ALG],
-  };
+  } satisfies Body<typeof authorizationServerMetadata>;
   const router = new Router();
   const serve = (path: string) =>
     router.get(path, (ctx) => {
       ctx.set('Cache-Control', 'public, max-age=3600');
       ctx.body = metadata;
     });
-  serve(`/.well-known/oauth-authorization-server${issuerPath}`);
-  serve(`${issuerPath}/.well-known/openid-configuration`);
+  for (const path of metadataPaths(issuer)) serve(path);
   return router;
 }

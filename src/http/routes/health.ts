@@ -1,6 +1,42 @@
 import Router from '@koa/router';
 import type { Logger } from 'pino';
 import type { Readiness } from '../../db/readiness.js';
+import type { Operation } from '../openapi/operation.js';
+import { liveness, readiness as readinessBody } from '../openapi/responses.js';
+
+const probe = { tag: 'Operations', caller: 'public', errors: [], dialect: 'problem' } as const;
+const ready = [
+  { status: 200, description: 'Ready', schema: readinessBody },
+  { status: 503, description: 'Not ready, with a reason code', schema: readinessBody },
+] as const;
+
+/** The OpenAPI description of {@link healthRoutes}. */
+export const healthOperations: readonly Operation[] = [
+  {
+    ...probe,
+    method: 'get',
+    path: '/livez',
+    operationId: 'livez',
+    summary: 'Liveness: the process serves (never depends on the database)',
+    responses: [{ status: 200, description: 'Alive', schema: liveness }],
+  },
+  {
+    ...probe,
+    method: 'get',
+    path: '/readyz',
+    operationId: 'readyz',
+    summary: 'Readiness: the database answers and is migrated',
+    responses: ready,
+  },
+  {
+    ...probe,
+    method: 'get',
+    path: '/healthz',
+    operationId: 'healthz',
+    summary: 'Readiness, with warnings about the deployment',
+    responses: ready,
+  },
+];
 
 /**
  * GET /healthz and GET /readyz: 200 once the database answers and is migrated, else 503 with a

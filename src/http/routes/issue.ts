@@ -8,12 +8,31 @@ import { readBody } from '../body.js';
 import { setRateLimitHeaders } from '../error-response.js';
 import { errorDialect, requestMetadata } from '../request-context.js';
 import { validate } from '../validate.js';
+import { BODY_ERRORS, type Operation } from '../openapi/operation.js';
+import { publicTokenResponse, type Body } from '../openapi/responses.js';
 
 const identifier = z.string().trim().min(1, 'must not be empty').max(256);
 const issueBody = z.object({ customer_id: identifier, segment_id: identifier });
 
 /** The RFC 8693 name of what /v1/issue hands out. */
 export const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
+
+/** The OpenAPI description of {@link issueRoutes}. */
+export const issueOperations: readonly Operation[] = [
+  {
+    method: 'post',
+    path: '/v1/issue',
+    operationId: 'issuePublicToken',
+    tag: 'Tokens',
+    summary: 'A public access token for one customer and segment, bought with a private token',
+    caller: 'private-token',
+    spaceHeader: true,
+    body: { schema: issueBody, media: ['json'] },
+    responses: [{ status: 200, description: 'The public token', schema: publicTokenResponse }],
+    errors: [...BODY_ERRORS, 'invalid_token', 'insufficient_scope', 'rate_limited'],
+    dialect: 'bearer',
+  },
+];
 
 /** POST /v1/issue: a private token buys a public token for one customer and segment. */
 export function issueRoutes(commands: CommandContext, bodyLimitBytes: number): Router {
@@ -47,7 +66,7 @@ export function issueRoutes(commands: CommandContext, bodyLimitBytes: number): R
         token_type: 'Bearer',
         issued_token_type: ACCESS_TOKEN_TYPE,
         expires_in: issued.expiresIn,
-      };
+      } satisfies Body<typeof publicTokenResponse>;
     },
   );
   return router;

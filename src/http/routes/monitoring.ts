@@ -2,8 +2,22 @@ import Router from '@koa/router';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import type { Database } from '../../db/schema.js';
-import { clientRates, topClients } from '../../projections/monitoring-queries.js';
+import {
+  clientRates,
+  clientsOfSpace,
+  projectorLag,
+  spaceTotals,
+  topClients,
+} from '../../projections/monitoring-queries.js';
 import type { Clock } from '../../domain/ports.js';
+import type { Limits } from '../../limits/limits.js';
+import { LOGIN_ERRORS, type Operation } from '../openapi/operation.js';
+import {
+  clientRates as clientRatesBody,
+  monitoringOverview,
+  topClients as topClientsBody,
+  type Body,
+} from '../openapi/responses.js';
 import { requireLoginForSpace, type LoginGate } from '../authentication.js';
 import { window } from '../query.js';
 import { errorDialect } from '../request-context.js';
@@ -24,12 +38,61 @@ const topQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(10),
 });
 
+const overviewQuery = z.object({ window: window.default(60 * 60_000) });
+
+const view = {
+  tag: 'Monitoring',
+  caller: 'login',
+  spaceHeader: true,
+  errors: LOGIN_ERRORS,
+  dialect: 'bearer',
+} as const;
+
+/** The OpenAPI description of {@link monitoringRoutes}. */
+export const monitoringOperations: readonly Operation[] = [
+  {
+    ...view,
+    method: 'get',
+    path: '/v1/monitoring/clients/:client_id/rates',
+    operationId: 'clientRates',
+    summary: "A client's per-minute or per-hour counts over a window",
+    params: clientPath,
+    query: ratesQuery,
+    responses: [{ status: 200, description: 'Rates', schema: clientRatesBody }],
+  },
+  {
+    ...view,
+    method: 'get',
+    path: '/v1/monitoring/top-clients',
+    operationId: 'topClients',
+    summary: 'The busiest clients of the space over a window',
+    query: topQuery,
+    responses: [{ status: 200, description: 'Top clients', schema: topClientsBody }],
+  },
+  {
+    ...view,
+    method: 'get',
+    path: '/v1/monitoring/overview',
+    operationId: 'monitoringOverview',
+    summary: "The space's totals over a window, rate-limited requests and projector lag",
+    description:
+      'Rate-limited requests are not events (nothing changed state): they are counted by the API process that answered, since it started.',
+    query: overviewQuery,
+    responses: [{ status: 200, description: 'Overview', schema: monitoringOverview }],
+  },
+];
+
 /**
  * GET /v1/monitoring/clients/:client_id/rates: a client's per-minute or per-hour counts over a
  * window, with totals and the average rate per second.
  * GET /v1/monitoring/top-clients: the busiest clients of the space over a window.
  */
-export function monitoringRoutes(db: Kysely<Database>, login: LoginGate, clock: Clock): Router {
+export function monitoringRoutes(
+  db: Kysely<Database>,
+  login: LoginGate,
+  clock: Clock,
+  limits: Pick<Limits, 'refusals'>,
+): Router {
   const router = new Router({ prefix: '/v1/monitoring' });
   router.use(errorDialect('bearer'), requireLoginForSpace(login));
 
@@ -56,7 +119,7 @@ export function monitoringRoutes(db: Kysely<Database>, login: LoginGate, clock: 
     );
     const seconds = query.window / 1000;
     ctx.body = {
-      client_id: ctx.params.client_id,
+      client_id: clientId,
       granularity: query.granularity,
       from: from.toISOString(),
       to: to.toISOString(),
@@ -67,7 +130,7 @@ export function monitoringRoutes(db: Kysely<Database>, login: LoginGate, clock: 
         rejected_authentications: totals.rejected_authentications / seconds,
       },
       buckets,
-    };
+    } satisfies Body<typeof clientRatesBody>;
   });
 
   router.get('/top-clients', async (ctx) => {
@@ -82,7 +145,32 @@ export function monitoringRoutes(db: Kysely<Database>, login: LoginGate, clock: 
         metric: query.metric,
         limit: query.limit,
       }),
-    };
+    } satisfies Body<typeof topClientsBody>;
+  });
+
+  router.get('/overview', async (ctx) => {
+    const query = validate(overviewQuery, ctx.query, 'query');
+    const spaceId = ctx.state.spaceId as string;
+    const to = new Date(clock.now());
+    const from = new Date(to.getTime() - query.window);
+    const refusals = limits.refusals();
+    const [totals, ours, projector] = await Promise.all([
+      spaceTotals(db, { spaceId, from }),
+      clientsOfSpace(db, spaceId, [...refusals.byClient.keys()]),
+      projectorLag(db),
+    ]);
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = {
+      from: from.toISOString(),
+      to: to.toISOString(),
+      totals,
+      rate_limited: {
+        requests: ours.reduce((sum, id) => sum + (refusals.byClient.get(id) ?? 0), 0),
+        since: refusals.since.toISOString(),
+        scope: 'this API process',
+      },
+      projector,
+    } satisfies Body<typeof monitoringOverview>;
   });
   return router;
 }

@@ -8,6 +8,8 @@ import { readBody } from '../body.js';
 import { errorDialect, requestMetadata } from '../request-context.js';
 import { validate } from '../validate.js';
 import type { Context } from 'koa';
+import { BODY_ERRORS, type Operation } from '../openapi/operation.js';
+import { emptyObject, introspection } from '../openapi/responses.js';
 
 const tokenRequest = z.object({
   // Long enough for any token of ours; anything longer is not one.
@@ -30,6 +32,35 @@ async function clientAndToken(commands: CommandContext, ctx: Context) {
   });
   return { client, token: body.token, metadata };
 }
+
+const lifecycle = {
+  tag: 'Tokens',
+  caller: 'client',
+  body: { schema: tokenRequest, media: ['form', 'json'] },
+  errors: [...BODY_ERRORS, 'invalid_client', 'rate_limited'],
+  dialect: 'oauth',
+} as const;
+
+/** The OpenAPI description of {@link tokenLifecycleRoutes}. */
+export const tokenLifecycleOperations: readonly Operation[] = [
+  {
+    ...lifecycle,
+    method: 'post',
+    path: '/v1/introspect',
+    operationId: 'introspectToken',
+    summary: "RFC 7662: whether a token of the caller's space is active, and its claims",
+    responses: [{ status: 200, description: 'Introspection', schema: introspection }],
+  },
+  {
+    ...lifecycle,
+    method: 'post',
+    path: '/v1/revoke',
+    operationId: 'revokeToken',
+    summary:
+      "RFC 7009: revoke a token of the caller's space (a private token takes its public tokens)",
+    responses: [{ status: 200, description: 'Revoked, or nothing to revoke', schema: emptyObject }],
+  },
+];
 
 /**
  * POST /v1/introspect (RFC 7662) and POST /v1/revoke (RFC 7009), form or JSON, the caller

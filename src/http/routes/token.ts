@@ -8,6 +8,8 @@ import { readBody } from '../body.js';
 import { setRateLimitHeaders } from '../error-response.js';
 import { errorDialect, requestMetadata } from '../request-context.js';
 import { validate } from '../validate.js';
+import { BODY_ERRORS, type Operation } from '../openapi/operation.js';
+import { tokenResponse, type Body } from '../openapi/responses.js';
 
 const field = z.string().min(1, 'must not be empty').max(512);
 const tokenRequestBody = z.object({
@@ -20,6 +22,30 @@ const tokenRequestBody = z.object({
 });
 
 const grantSchema = z.object({ ...clientCredentialsShape, audience: field });
+
+/** The OpenAPI description of {@link tokenRoutes}. */
+export const tokenOperations: readonly Operation[] = [
+  {
+    method: 'post',
+    path: '/v1/credential/token',
+    operationId: 'issuePrivateToken',
+    tag: 'Tokens',
+    summary: 'client_credentials grant: a private access token for a server',
+    description:
+      'RFC 6749 §4.4. JSON or form-encoded; the client authenticates by HTTP Basic or with client_id and client_secret in the body. `resource` (RFC 8707) is accepted as a synonym of `audience`.',
+    caller: 'client',
+    body: { schema: tokenRequestBody, media: ['json', 'form'] },
+    responses: [{ status: 200, description: 'The private token', schema: tokenResponse }],
+    errors: [
+      ...BODY_ERRORS,
+      'invalid_client',
+      'unsupported_grant_type',
+      'invalid_target',
+      'rate_limited',
+    ],
+    dialect: 'oauth',
+  },
+];
 
 /**
  * POST /v1/credential/token: the client_credentials grant (RFC 6749 §4.4). JSON as the spec says,
@@ -51,7 +77,11 @@ export function tokenRoutes(commands: CommandContext, bodyLimitBytes: number): R
       ctx.set('Cache-Control', 'no-store');
       ctx.set('Pragma', 'no-cache');
       setRateLimitHeaders(ctx, issued.rateLimit);
-      ctx.body = { access_token: issued.token, token_type: 'Bearer', expires_in: issued.expiresIn };
+      ctx.body = {
+        access_token: issued.token,
+        token_type: 'Bearer',
+        expires_in: issued.expiresIn,
+      } satisfies Body<typeof tokenResponse>;
     },
   );
   return router;

@@ -1,0 +1,212 @@
+// The operators' dashboard: every figure comes from the service's JSON APIs, called with the
+// login token kept in this tab's sessionStorage (never in a URL or localStorage).
+'use strict';
+(function () {
+  const KEY = 'token-authority.session';
+  const $ = (id) => document.getElementById(id);
+  const COLORS = [
+    '#2f6fde',
+    '#d9480f',
+    '#2b8a3e',
+    '#862e9c',
+    '#e67700',
+    '#0b7285',
+    '#c2255c',
+    '#5c940d',
+  ];
+  let auditCursor = null;
+  let chart = null;
+
+  const session = () => {
+    try {
+      return JSON.parse(sessionStorage.getItem(KEY) ?? 'null');
+    } catch {
+      return null;
+    }
+  };
+
+  async function api(path) {
+    const current = session();
+    const response = await fetch(path, {
+      headers: { Authorization: `Bearer ${current.token}`, 'X-Service-Space-ID': current.space },
+    });
+    const body = await response.json().catch(() => ({}));
+    if (response.status === 401 || response.status === 403) {
+      signOut(body.detail ?? 'sign in again');
+      throw new Error('signed out');
+    }
+    if (!response.ok)
+      throw new Error(body.detail ?? body.error_description ?? `HTTP ${response.status}`);
+    return body;
+  }
+
+  const cell = (row, value) => {
+    const td = document.createElement('td');
+    td.textContent = value === null || value === undefined ? '' : String(value);
+    row.append(td);
+  };
+
+  function show(signedIn) {
+    $('sign-in').hidden = signedIn;
+    $('dashboard').hidden = !signedIn;
+    $('signed-in').hidden = !signedIn;
+    if (signedIn) $('space-name').textContent = session().space;
+  }
+
+  function signOut(reason) {
+    sessionStorage.removeItem(KEY);
+    $('sign-in-error').textContent = reason ?? '';
+    show(false);
+  }
+
+  async function loadOverview() {
+    const overview = await api('/v1/monitoring/overview?window=60m');
+    $('total-private').textContent = overview.totals.private_tokens;
+    $('total-public').textContent = overview.totals.public_tokens;
+    $('total-rejected').textContent = overview.totals.rejected_authentications;
+    $('total-rate-limited').textContent = overview.rate_limited.requests;
+    const lag = Math.max(0, ...overview.projector.map((p) => p.seconds_behind));
+    const events = Math.max(0, ...overview.projector.map((p) => p.events_behind));
+    $('projector-lag').textContent = `${lag.toFixed(1)} s · ${events} events`;
+  }
+
+  async function loadClients() {
+    const top = await api('/v1/monitoring/top-clients?window=60m&limit=8');
+    const body = $('top-clients').querySelector('tbody');
+    body.replaceChildren();
+    for (const client of top.clients) {
+      const row = document.createElement('tr');
+      row.dataset.clientId = client.client_id;
+      for (const value of [
+        client.client_id,
+        client.name,
+        client.private_tokens,
+        client.public_tokens,
+        client.rejected_authentications,
+      ])
+        cell(row, value);
+      body.append(row);
+    }
+    const rates = await Promise.all(
+      top.clients.map((client) =>
+        api(
+          `/v1/monitoring/clients/${encodeURIComponent(client.client_id)}/rates?granularity=minute&window=60m`,
+        ),
+      ),
+    );
+    drawChart(top.clients, rates);
+  }
+
+  function drawChart(clients, rates) {
+    const now = Math.floor(Date.now() / 60_000) * 60;
+    const minutes = Array.from({ length: 61 }, (_, i) => now - (60 - i) * 60);
+    const series = rates.map((rate) => {
+      const byMinute = new Map(
+        rate.buckets.map((b) => [
+          Math.floor(Date.parse(b.bucket_start) / 1000),
+          b.private_tokens + b.public_tokens,
+        ]),
+      );
+      return minutes.map((minute) => byMinute.get(minute) ?? 0);
+    });
+    const options = {
+      width: Math.max(320, $('chart').clientWidth - 16),
+      height: 260,
+      series: [
+        {},
+        ...clients.map((client, i) => ({
+          label: `${client.name ?? client.client_id} (${client.private_tokens + client.public_tokens})`,
+          stroke: COLORS[i % COLORS.length],
+          width: 2,
+        })),
+      ],
+      axes: [{}, { label: 'tokens / min' }],
+    };
+    chart?.destroy();
+    chart = new uPlot(options, [minutes, ...series], $('chart'));
+  }
+
+  async function loadEventTypes() {
+    const openapi = await fetch('/openapi.json').then((r) => r.json());
+    const parameter = openapi.paths['/v1/audit/events'].get.parameters.find(
+      (p) => p.name === 'event_type',
+    );
+    const select = $('audit-filters').elements.event_type;
+    for (const type of parameter.schema.enum) {
+      const option = document.createElement('option');
+      option.textContent = type;
+      select.append(option);
+    }
+  }
+
+  async function loadAudit(more) {
+    const filters = new FormData($('audit-filters'));
+    const query = new URLSearchParams({ limit: '50' });
+    for (const name of ['client_id', 'event_type', 'kind']) {
+      const value = String(filters.get(name) ?? '').trim();
+      if (value) query.set(name, value);
+    }
+    query.set('from', new Date(Date.now() - Number(filters.get('since')) * 60_000).toISOString());
+    if (more && auditCursor) query.set('cursor', auditCursor);
+    const page = await api(`/v1/audit/events?${query}`);
+    const body = $('audit').querySelector('tbody');
+    if (!more) body.replaceChildren();
+    for (const entry of page.items) {
+      const row = document.createElement('tr');
+      for (const value of [
+        entry.position,
+        entry.recorded_at.replace('T', ' ').slice(0, 19),
+        entry.event_type,
+        entry.client_id,
+        entry.token_kind,
+        entry.customer_id,
+        entry.segment_id,
+        entry.actor,
+        entry.client_ip,
+      ])
+        cell(row, value);
+      body.append(row);
+    }
+    auditCursor = page.next_cursor;
+    $('audit-more').hidden = auditCursor === null;
+  }
+
+  async function load() {
+    $('load-error').textContent = '';
+    try {
+      await Promise.all([loadOverview(), loadClients(), loadAudit(false)]);
+      document.body.dataset.loaded = 'true';
+    } catch (error) {
+      if (error.message !== 'signed out') $('load-error').textContent = error.message;
+    }
+  }
+
+  $('sign-in').addEventListener('submit', (event) => {
+    event.preventDefault();
+    const form = new FormData(event.target);
+    sessionStorage.setItem(
+      KEY,
+      JSON.stringify({
+        space: String(form.get('space')).trim(),
+        token: String(form.get('token')).trim(),
+      }),
+    );
+    event.target.reset();
+    show(true);
+    void load();
+  });
+  $('sign-out').addEventListener('click', () => signOut());
+  $('audit-filters').addEventListener('submit', (event) => {
+    event.preventDefault();
+    void loadAudit(false).catch((error) => ($('load-error').textContent = error.message));
+  });
+  $('audit-more').addEventListener('click', () => void loadAudit(true));
+
+  void loadEventTypes();
+  if (session()) {
+    show(true);
+    void load();
+  } else {
+    show(false);
+  }
+})();

@@ -1,0 +1,208 @@
+import { z } from 'zod';
+import { EVENT_TYPES } from '../../domain/events.js';
+
+/*
+ * The bodies our endpoints answer with. Handlers build their bodies `satisfies` these types, so a
+ * field added in code and not here (or the reverse) does not compile; the OpenAPI document is
+ * generated from them, and the integration tests validate real responses against that document.
+ */
+
+const timestamp = z.iso.datetime({ offset: true });
+
+type DeepReadonly<T> = T extends (infer Item)[]
+  ? readonly DeepReadonly<Item>[]
+  : T extends object
+    ? { readonly [Key in keyof T]: DeepReadonly<T[Key]> }
+    : T;
+
+/** What a handler may assign as the body of a response documented by `Schema`. */
+export type Body<Schema extends z.ZodType> = DeepReadonly<z.input<Schema>>;
+
+/** A credential as every read endpoint returns it: never its secret nor a hash of it. */
+export const credentialRecord = z.object({
+  client_id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  space_id: z.string(),
+  status: z.enum(['active', 'revoked']),
+  created_at: timestamp,
+  last_updated: timestamp,
+  last_used_at: timestamp.nullable(),
+  rate_limit_per_minute: z.number().int().nullable(),
+  previous_secret_expires_at: timestamp.optional(),
+  revoked_at: timestamp.optional(),
+});
+
+/** POST /v1/credential: the record plus the secret, shown this once. */
+export const createdCredential = credentialRecord.extend({
+  client_secret: z.string().describe('Shown once; only a keyed hash of it is stored.'),
+  ttl: z.null(),
+});
+
+export const credentialPage = z.object({
+  items: z.array(credentialRecord),
+  next_cursor: z.string().nullable(),
+});
+
+export const rotatedSecret = z.object({
+  client_id: z.string(),
+  client_secret: z.string().describe('Shown once.'),
+  previous_secret_expires_at: timestamp,
+});
+
+/** RFC 6749 §5.1. */
+export const tokenResponse = z.object({
+  access_token: z.string(),
+  token_type: z.literal('Bearer'),
+  expires_in: z.number().int(),
+});
+
+/** The spec's `token`, with the RFC 8693 names beside it. */
+export const publicTokenResponse = tokenResponse.extend({
+  token: z.string(),
+  issued_token_type: z.literal('urn:ietf:params:oauth:token-type:access_token'),
+});
+
+/** RFC 7662 §2.2. */
+export const introspection = z.union([
+  z.object({ active: z.literal(false) }),
+  z.object({
+    active: z.literal(true),
+    token_type: z.literal('Bearer'),
+    client_id: z.string(),
+    sub: z.string(),
+    aud: z.union([z.string(), z.array(z.string())]),
+    iss: z.string(),
+    exp: z.number().int(),
+    iat: z.number().int(),
+    jti: z.string(),
+    space_id: z.string(),
+    token_kind: z.enum(['private', 'public']),
+    customer_id: z.string().optional(),
+    segment_id: z.string().optional(),
+    parent_jti: z.string().optional(),
+  }),
+]);
+
+export const emptyObject = z.object({}).strict();
+
+export const revocationList = z.object({
+  space_id: z.string(),
+  generated_at: timestamp,
+  clients: z.array(z.object({ client_id: z.string(), revoked_at: timestamp })),
+  tokens: z.array(z.object({ jti: z.string(), exp: z.number().int() })),
+});
+
+export const jwks = z.object({
+  keys: z.array(z.looseObject({ kty: z.string(), kid: z.string(), alg: z.string().optional() })),
+});
+
+/** RFC 8414 §2. */
+export const authorizationServerMetadata = z.object({
+  issuer: z.string(),
+  token_endpoint: z.string(),
+  introspection_endpoint: z.string(),
+  revocation_endpoint: z.string(),
+  jwks_uri: z.string(),
+  grant_types_supported: z.array(z.string()),
+  response_types_supported: z.array(z.string()),
+  token_endpoint_auth_methods_supported: z.array(z.string()),
+  introspection_endpoint_auth_methods_supported: z.array(z.string()),
+  revocation_endpoint_auth_methods_supported: z.array(z.string()),
+  access_token_signing_alg_values_supported: z.array(z.string()),
+});
+
+export const auditEntry = z.object({
+  position: z.number().int(),
+  event_type: z.string().describe(`One of: ${EVENT_TYPES.join(', ')}.`),
+  client_id: z.string().nullable(),
+  token_kind: z.string().nullable(),
+  audience: z.string().nullable(),
+  customer_id: z.string().nullable(),
+  segment_id: z.string().nullable(),
+  jti: z.string().nullable(),
+  parent_jti: z.string().nullable(),
+  expires_at: timestamp.nullable(),
+  recorded_at: timestamp,
+  actor: z.string().nullable(),
+  request_id: z.string().nullable(),
+  client_ip: z.string().nullable(),
+  user_agent: z.string().nullable(),
+  details: z.unknown(),
+});
+
+export const auditPage = z.object({
+  items: z.array(auditEntry),
+  next_cursor: z.string().nullable(),
+});
+
+export const auditCheckpoints = z.object({
+  public_key: z.looseObject({ kty: z.string().optional() }).describe('An Ed25519 JWK.'),
+  checkpoints: z.array(z.string().describe('A compact JWS (EdDSA) of one checkpoint.')),
+});
+
+const counts = z.object({
+  private_tokens: z.number(),
+  public_tokens: z.number(),
+  rejected_authentications: z.number(),
+});
+
+export const clientRates = z.object({
+  client_id: z.string(),
+  granularity: z.enum(['minute', 'hour']),
+  from: timestamp,
+  to: timestamp,
+  totals: counts,
+  per_second: counts,
+  buckets: z.array(counts.extend({ bucket_start: timestamp })),
+});
+
+export const topClients = z.object({
+  from: timestamp,
+  metric: z.enum(['tokens', 'private_tokens', 'public_tokens', 'rejected_authentications']),
+  clients: z.array(counts.extend({ client_id: z.string(), name: z.string().nullable() })),
+});
+
+export const monitoringOverview = z.object({
+  from: timestamp,
+  to: timestamp,
+  totals: counts,
+  rate_limited: z.object({
+    requests: z.number().int(),
+    since: timestamp.describe('When this API process started counting.'),
+    scope: z.literal('this API process'),
+  }),
+  projector: z.array(
+    z.object({
+      projection: z.string(),
+      events_behind: z.number(),
+      seconds_behind: z.number(),
+    }),
+  ),
+});
+
+export const liveness = z.object({ status: z.literal('ok') });
+
+export const readiness = z.union([
+  z.object({ status: z.literal('ok'), warnings: z.array(z.string()).optional() }),
+  z.object({ status: z.literal('unavailable'), reason: z.string() }),
+]);
+
+/** RFC 9457 problem details, with our stable `code`. */
+export const problem = z.object({
+  type: z.string(),
+  title: z.string(),
+  status: z.number().int(),
+  detail: z.string(),
+  code: z.string(),
+  instance: z.string(),
+  request_id: z.string().optional(),
+  invalid_fields: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
+});
+
+/** RFC 6749 §5.2, with the offending fields when a parameter was wrong. */
+export const oauthError = z.object({
+  error: z.string(),
+  error_description: z.string(),
+  invalid_fields: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
+});

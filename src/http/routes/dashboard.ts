@@ -1,0 +1,69 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import Router from '@koa/router';
+import type { Operation } from '../openapi/operation.js';
+
+const require = createRequire(import.meta.url);
+const own = (name: string) => new URL(`../dashboard/${name}`, import.meta.url);
+
+/** The page and its assets: ours from src/http/dashboard, uPlot from node_modules (no CDN). */
+const ASSETS = {
+  '/dashboard': { file: own('index.html'), type: 'text/html; charset=utf-8' },
+  '/dashboard/dashboard.js': { file: own('dashboard.js'), type: 'text/javascript; charset=utf-8' },
+  '/dashboard/dashboard.css': { file: own('dashboard.css'), type: 'text/css; charset=utf-8' },
+  '/dashboard/uplot.js': {
+    file: require.resolve('uplot/dist/uPlot.iife.min.js'),
+    type: 'text/javascript; charset=utf-8',
+  },
+  '/dashboard/uplot.css': {
+    file: require.resolve('uplot/dist/uPlot.min.css'),
+    type: 'text/css; charset=utf-8',
+  },
+} as const;
+
+// Only our own scripts and styles run, nothing is framed, and the page talks to this origin only.
+const CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "connect-src 'self'",
+  "img-src 'self' data:",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/** The OpenAPI description of {@link dashboardRoutes}. */
+export const dashboardOperations: readonly Operation[] = Object.entries(ASSETS).map(
+  ([path, asset]) => ({
+    method: 'get',
+    path,
+    operationId: path === '/dashboard' ? 'dashboard' : `dashboardAsset${path.slice(10)}`,
+    tag: 'Dashboard',
+    summary:
+      path === '/dashboard'
+        ? "The operators' dashboard (sign in with a login token; data from the JSON APIs)"
+        : 'A dashboard asset',
+    caller: 'public',
+    responses: [{ status: 200, description: 'The file', mediaType: asset.type.split(';')[0]! }],
+    errors: [],
+    dialect: 'problem',
+  }),
+);
+
+/** GET /dashboard and its assets, read once at start. */
+export function dashboardRoutes(): Router {
+  const router = new Router();
+  for (const [path, asset] of Object.entries(ASSETS)) {
+    const content = readFileSync(asset.file);
+    router.get(path, (ctx) => {
+      ctx.set('Content-Security-Policy', CSP);
+      ctx.set('X-Content-Type-Options', 'nosniff');
+      ctx.set('Referrer-Policy', 'no-referrer');
+      ctx.set('Cache-Control', 'no-cache');
+      ctx.type = asset.type;
+      ctx.body = content;
+    });
+  }
+  return router;
+}

@@ -1,0 +1,230 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { PROJECTIONS } from '../../src/projections/all.js';
+import { catchUp } from '../../src/projections/projector.js';
+import { openApiPath } from '../../src/http/openapi/document.js';
+import { freePort } from '../../src/reliability/harness.js';
+import { contractChecker, type ContractChecker } from '../support/contract.js';
+import { AUDIENCE, startTestService, type TestService } from '../support/test-service.js';
+
+type Doc = Parameters<typeof contractChecker>[0] & { paths: Record<string, object> };
+
+let service: TestService;
+let document: Doc;
+let contract: ContractChecker;
+const SPACE = 'space-openapi';
+
+beforeAll(async () => {
+  const port = await freePort();
+  service = await startTestService({
+    PORT: String(port),
+    TOKEN_ISSUER: `http://127.0.0.1:${port}`,
+  });
+  document = (await (await fetch(`${service.baseUrl}/openapi.json`)).json()) as Doc;
+  contract = contractChecker(document);
+});
+
+/** One request, its response checked against the document, its body parsed when JSON. */
+async function call(
+  method: string,
+  path: string,
+  options: { headers?: Record<string, string>; json?: unknown; form?: Record<string, string> } = {},
+): Promise<{ status: number; body: unknown; text: string }> {
+  const headers: Record<string, string> = { ...options.headers };
+  let body: string | undefined;
+  if (options.json !== undefined) {
+    headers['content-type'] = 'application/json';
+    body = JSON.stringify(options.json);
+  } else if (options.form) {
+    headers['content-type'] = 'application/x-www-form-urlencoded';
+    body = new URLSearchParams(options.form).toString();
+  }
+  const response = await fetch(`${service.baseUrl}${path}`, { method, headers, body });
+  const contentType = response.headers.get('content-type') ?? '';
+  const text = await response.text();
+  const parsed = /json/.test(contentType) && !/ndjson/.test(contentType) ? JSON.parse(text) : text;
+  contract.check(method, path, response.status, contentType, parsed);
+  return { status: response.status, body: parsed, text };
+}
+
+describe('OpenAPI document', () => {
+  it('is a valid OpenAPI 3.1 document', async () => {
+    const result = await new Validator().validate(document as never);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect((document as unknown as { openapi: string }).openapi).toMatch(/^3\.1\./);
+  });
+
+  it('documents every route the routers serve, and nothing else', () => {
+    const served = new Set(
+      service.api.served.map((route) => `${route.method} ${openApiPath(route.path)}`),
+    );
+    const documented = new Set(
+      Object.entries(document.paths).flatMap(([path, item]) =>
+        Object.keys(item).map((method) => `${method} ${path}`),
+      ),
+    );
+    expect([...served].sort()).toEqual([...documented].sort());
+    expect(served.size).toBeGreaterThan(25);
+  });
+
+  it('matches every real response of a walk through the API, success and error alike', async () => {
+    const login = {
+      authorization: `Bearer ${await service.loginToken([SPACE])}`,
+      'x-service-space-id': SPACE,
+    };
+    const otherSpace = { ...login, 'x-service-space-id': 'not-mine' };
+
+    for (const path of [
+      '/livez',
+      '/readyz',
+      '/healthz',
+      '/.well-known/jwks.json',
+      '/openapi.json',
+      '/metrics',
+    ]) {
+      expect((await call('GET', path)).status).toBe(200);
+    }
+    expect((await call('GET', '/.well-known/oauth-authorization-server')).status).toBe(200);
+    expect((await call('GET', '/.well-known/openid-configuration')).status).toBe(200);
+    for (const asset of ['', '/dashboard.js', '/dashboard.css', '/uplot.js', '/uplot.css']) {
+      expect((await call('GET', `/dashboard${asset}`)).status).toBe(200);
+    }
+
+    // Credentials, and their errors.
+    const created = await call('POST', '/v1/credential', {
+      headers: login,
+      json: { name: 'shop', description: 'web' },
+    });
+    expect(created.status).toBe(201);
+    const { client_id: clientId, client_secret: secret } = created.body as {
+      client_id: string;
+      client_secret: string;
+    };
+    expect(
+      (await call('POST', '/v1/credential', { headers: login, json: { name: '' } })).status,
+    ).toBe(400);
+    expect(
+      (await call('POST', '/v1/credential', { json: { name: 'x', description: 'y' } })).status,
+    ).toBe(401);
+    expect(
+      (
+        await call('POST', '/v1/credential', {
+          headers: otherSpace,
+          json: { name: 'x', description: 'y' },
+        })
+      ).status,
+    ).toBe(403);
+    expect((await call('GET', '/v1/credentials?limit=5', { headers: login })).status).toBe(200);
+    expect((await call('GET', `/v1/credential/${clientId}`, { headers: login })).status).toBe(200);
+    expect((await call('GET', '/v1/credential/ci_nothing', { headers: login })).status).toBe(404);
+    expect(
+      (
+        await call('PATCH', `/v1/credential/${clientId}`, {
+          headers: login,
+          json: { rate_limit_per_minute: 1000 },
+        })
+      ).status,
+    ).toBe(200);
+
+    // Tokens.
+    const grant = {
+      grant_type: 'client_credentials',
+      client_id: clientId,
+      client_secret: secret,
+      audience: AUDIENCE,
+    };
+    const token = await call('POST', '/v1/credential/token', { form: grant });
+    expect(token.status).toBe(200);
+    const privateToken = (token.body as { access_token: string }).access_token;
+    expect(
+      (await call('POST', '/v1/credential/token', { json: { ...grant, client_secret: 'wrong' } }))
+        .status,
+    ).toBe(401);
+    expect(
+      (await call('POST', '/v1/credential/token', { json: { ...grant, grant_type: 'password' } }))
+        .status,
+    ).toBe(400);
+    const issue = { authorization: `Bearer ${privateToken}`, 'x-service-space-id': SPACE };
+    const publicToken = await call('POST', '/v1/issue', {
+      headers: issue,
+      json: { customer_id: 'c-1', segment_id: 's-1' },
+    });
+    expect(publicToken.status).toBe(200);
+    expect(
+      (
+        await call('POST', '/v1/issue', {
+          headers: { ...issue, authorization: 'Bearer nope' },
+          json: { customer_id: 'c', segment_id: 's' },
+        })
+      ).status,
+    ).toBe(401);
+    expect(
+      (await call('POST', '/v1/issue', { headers: issue, json: { customer_id: 'c' } })).status,
+    ).toBe(400);
+    const client = { client_id: clientId, client_secret: secret };
+    const publicJwt = (publicToken.body as { token: string }).token;
+    expect(
+      await call('POST', '/v1/introspect', { form: { ...client, token: publicJwt } }),
+    ).toMatchObject({ status: 200, body: { active: true } });
+    expect(
+      (await call('POST', '/v1/revoke', { form: { ...client, token: publicJwt } })).status,
+    ).toBe(200);
+    expect(
+      await call('POST', '/v1/introspect', { form: { ...client, token: publicJwt } }),
+    ).toMatchObject({ status: 200, body: { active: false } });
+    expect((await call('POST', '/v1/introspect', { form: { token: publicJwt } })).status).toBe(400);
+    expect(
+      (
+        await call('POST', `/v1/credential/${clientId}/secret`, {
+          headers: login,
+          json: { overlap_seconds: 0 },
+        })
+      ).status,
+    ).toBe(200);
+    expect((await call('GET', `/v1/revocations?space_id=${SPACE}`)).status).toBe(200);
+    expect((await call('GET', '/v1/revocations')).status).toBe(400);
+
+    // Views over the projections.
+    for (const projection of PROJECTIONS) await catchUp(service.database.db, projection, 1000);
+    expect(
+      (await call('GET', `/v1/audit/events?client_id=${clientId}`, { headers: login })).status,
+    ).toBe(200);
+    expect((await call('GET', '/v1/audit/events?limit=0', { headers: login })).status).toBe(400);
+    const to = new Date(Date.now() + 60_000).toISOString();
+    expect(
+      (await call('GET', `/v1/audit/export?from=2020-01-01T00:00:00Z&to=${to}`, { headers: login }))
+        .status,
+    ).toBe(200);
+    expect((await call('GET', '/v1/audit/checkpoints', { headers: login })).status).toBe(200);
+    expect(
+      (await call('GET', `/v1/monitoring/clients/${clientId}/rates?window=60m`, { headers: login }))
+        .status,
+    ).toBe(200);
+    const top = await call('GET', '/v1/monitoring/top-clients', { headers: login });
+    expect(top.body).toMatchObject({
+      clients: [{ client_id: clientId, private_tokens: 1, public_tokens: 1 }],
+    });
+    const overview = await call('GET', '/v1/monitoring/overview', { headers: login });
+    expect(overview.body).toMatchObject({
+      totals: { private_tokens: 1, public_tokens: 1, rejected_authentications: 1 },
+    });
+    expect(
+      (await call('GET', '/v1/monitoring/overview?window=soon', { headers: login })).status,
+    ).toBe(400);
+    expect((await call('DELETE', `/v1/credential/${clientId}`, { headers: login })).status).toBe(
+      200,
+    );
+
+    // Every documented operation answered at least once with a documented success.
+    const succeeded = new Set(
+      [...contract.seen]
+        .filter((seen) => / 2\d\d$/.test(seen))
+        .map((seen) => seen.replace(/ \d+$/, '')),
+    );
+    const documented = Object.entries(document.paths).flatMap(([path, item]) =>
+      Object.keys(item).map((method) => `${method} ${path}`),
+    );
+    expect(documented.filter((operation) => !succeeded.has(operation))).toEqual([]);
+  });
+});

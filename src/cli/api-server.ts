@@ -71,6 +71,7 @@ export async function startApiServer(
   const ids = overrides.ids ?? randomIds;
   const events = createEventStore(database.db, {
     listeners: [() => notifier.appended(), (events) => metrics.appended(events)],
+    failed: (error) => metrics.appendFailed(error),
     batching: {
       maxQueued: config.APPEND_QUEUE_LIMIT,
       maxWaitMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
@@ -129,6 +130,8 @@ export async function startApiServer(
     },
     'login tokens are trusted from this issuer',
   );
+  const readiness = databaseReadiness(database.pool);
+  metrics.watchDatabase(() => readiness.check());
   metrics.watchSizes(() => {
     const limiter = commands.limits.sizes();
     const credentials = commands.credentials.sizes();
@@ -156,7 +159,7 @@ export async function startApiServer(
       auditOperations,
     ],
     [monitoringRoutes(database.db, login, commands.clock, commands.limits), monitoringOperations],
-    [healthRoutes(databaseReadiness(database.pool), logger, warnings), healthOperations],
+    [healthRoutes(readiness, logger, warnings), healthOperations],
     [jwksRoutes(commands.keys), jwksOperations],
     [discoveryRoutes(config.TOKEN_ISSUER), discoveryOperations(config.TOKEN_ISSUER)],
     [credentialRoutes(commands, database.db, login, config.BODY_LIMIT_BYTES), credentialOperations],

@@ -30,6 +30,8 @@ export function createEventStore(
   db: Kysely<Database>,
   options: {
     readonly listeners: readonly AppendListener[];
+    /** Told of every append that failed (database away, queue full, timeout), not of conflicts. */
+    readonly failed?: (error: unknown) => void;
     readonly batching?: BatchedAppenderOptions;
   },
 ): EventStore {
@@ -40,10 +42,14 @@ export function createEventStore(
     }
     return result;
   };
+  const fail = (error: unknown): never => {
+    options.failed?.(error);
+    throw error;
+  };
   return {
-    append: (input, inline) => appendToStream(db, input, inline).then(announce),
+    append: (input, inline) => appendToStream(db, input, inline).then(announce, fail),
     appendNewStream: (input) =>
-      batched.append({ ...input, expectedVersion: 'no_stream' }).then(announce),
+      batched.append({ ...input, expectedVersion: 'no_stream' }).then(announce, fail),
     queued: () => batched.queued(),
   };
 }

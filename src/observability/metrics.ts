@@ -5,6 +5,8 @@ import { projectorLag } from '../projections/monitoring-queries.js';
 import type { EventType } from '../domain/events.js';
 import type { RecordedEvent } from '../event-store/types.js';
 import type { RequestObserver } from '../http/request-context.js';
+import { isDatabaseUnavailable } from '../db/unavailable.js';
+import { UnavailableError } from '../errors/errors.js';
 
 /** The service's Prometheus metrics, served at GET /metrics. */
 export interface Metrics {
@@ -14,6 +16,10 @@ export interface Metrics {
   appended(events: readonly RecordedEvent[]): void;
   /** Reports the occupancy of bounded caches and queues, read at each scrape. */
   watchSizes(read: () => Readonly<Record<string, number>>): void;
+  /** Counts an append that failed (the event store's `failed`). */
+  appendFailed(error: unknown): void;
+  /** Whether the database answers, asked at each scrape (token_authority_database_up). */
+  watchDatabase(check: () => Promise<{ readonly ready: boolean }>): void;
 }
 
 /** Creates the registry. Projector lag is read from the database at scrape time. */
@@ -56,6 +62,22 @@ export function createMetrics(db: Kysely<Database>): Metrics {
     help: 'Requests answered 429, by route and budget (client, failed-auth, login-failures)',
     labelNames: ['route', 'policy'] as const,
     registers: [registry],
+  });
+  const appendFailures = new Counter({
+    name: 'token_authority_append_failures_total',
+    help: 'Appends to the event log that failed (database unavailable, timeout, full queue)',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  });
+  let databaseCheck: (() => Promise<{ readonly ready: boolean }>) | undefined;
+  new Gauge({
+    name: 'token_authority_database_up',
+    help: '1 when the database answered this scrape and is migrated, else 0',
+    registers: [registry],
+    async collect() {
+      if (!databaseCheck) return;
+      this.set((await databaseCheck().catch(() => ({ ready: false }))).ready ? 1 : 0);
+    },
   });
   const sizeReaders: Array<() => Readonly<Record<string, number>>> = [];
   new Gauge({
@@ -123,6 +145,14 @@ export function createMetrics(db: Kysely<Database>): Metrics {
       if (rateLimitPolicy) rateLimited.inc({ route, policy: rateLimitPolicy });
     },
     watchSizes: (read) => void sizeReaders.push(read),
+    appendFailed: (error) =>
+      appendFailures.inc({
+        reason:
+          error instanceof UnavailableError || isDatabaseUnavailable(error)
+            ? 'unavailable'
+            : 'error',
+      }),
+    watchDatabase: (check) => void (databaseCheck = check),
     appended(events) {
       for (const event of events) COUNT_APPENDED[event.type as EventType]?.(event.spaceId);
     },

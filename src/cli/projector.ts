@@ -4,11 +4,10 @@
  * `npm run projector -- --rebuild <audit|rates>` empties a view, replays it from the first event,
  * and exits.
  */
-import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadAuditKey, signCheckpoint } from '../tokens/audit-key.js';
 import { PROJECTIONS, projectionNamed } from '../projections/all.js';
-import { rebuildProjection, startProjector } from '../projections/projector.js';
+import { rebuildProjection } from '../projections/projector.js';
+import { startProjectorService } from './projector-service.js';
 import {
   configOrExit,
   createLogger,
@@ -48,21 +47,7 @@ if (values.rebuild !== undefined) {
     timeouts: 'background',
     role: 'projector',
   }).catch(exitOnConfigError);
-  const auditKey = await loadAuditKey(config.AUDIT_SIGNING_KEY, config.DATA_DIR);
-  const projector = startProjector({
-    db: database.handle.db,
-    url: database.url,
-    projections: PROJECTIONS,
-    batchSize: config.PROJECTOR_BATCH_SIZE,
-    pollIntervalMs: config.PROJECTOR_POLL_INTERVAL_MS,
-    logger,
-    seal: true,
-    checkpoints: {
-      intervalMs: config.AUDIT_CHECKPOINT_INTERVAL_SECONDS * 1000,
-      sign: (statement) => signCheckpoint(auditKey, statement),
-      dir: config.AUDIT_CHECKPOINT_DIR ?? path.resolve(config.DATA_DIR, 'audit-checkpoints'),
-    },
-  });
+  const projector = await startProjectorService(config, logger, database);
   const stop = onShutdownSignal(logger, config.SHUTDOWN_TIMEOUT_MS, async () => {
     await projector.stop();
     await database.close();

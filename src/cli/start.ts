@@ -4,6 +4,7 @@
  * dies). Ctrl-C drains and stops all of it.
  */
 import { spawn } from 'node:child_process';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startApiServer } from './api-server.js';
 import {
@@ -27,7 +28,10 @@ const api = await startApiServer(config, logger, database.handle);
 
 let projector: Supervised | undefined;
 if (config.RUN_PROJECTOR) {
-  const script = fileURLToPath(new URL('./projector.ts', import.meta.url));
+  // projector.ts beside start.ts under tsx, projector.js beside start.js when compiled (image).
+  const script = fileURLToPath(
+    new URL(`./projector${path.extname(import.meta.url)}`, import.meta.url),
+  );
   projector = supervise(
     'projector',
     () =>

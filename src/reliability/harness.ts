@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,19 +33,9 @@ export interface Harness {
 const CLI = fileURLToPath(new URL('../cli/', import.meta.url));
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** A free TCP port below 32768 (embedded Postgres wants one there). */
-export async function freePort(): Promise<number> {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const port = 20_000 + Math.floor(Math.random() * 12_000);
-    const free = await new Promise<boolean>((resolve) => {
-      const probe = createServer();
-      probe.once('error', () => resolve(false));
-      probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
-    });
-    if (free) return port;
-  }
-  throw new Error('no free port below 32768');
-}
+import { freePort } from '../net/free-port.js';
+
+export { freePort };
 
 /** Polls `url` until it answers 200; false after `ms`. */
 export async function answers200(url: string, ms: number): Promise<boolean> {

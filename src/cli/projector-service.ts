@@ -1,0 +1,33 @@
+import path from 'node:path';
+import type { Config } from '../config/config.js';
+import type { Logger } from '../config/logger.js';
+import type { DatabaseHandle } from '../db/database.js';
+import { PROJECTIONS } from '../projections/all.js';
+import { startProjector, type RunningProjector } from '../projections/projector.js';
+import { loadAuditKey, signCheckpoint } from '../tokens/audit-key.js';
+
+/**
+ * The projector as `npm run projector` runs it: every view, the hash chains, and signed audit
+ * checkpoints every AUDIT_CHECKPOINT_INTERVAL_SECONDS.
+ */
+export async function startProjectorService(
+  config: Config,
+  logger: Logger,
+  database: { readonly handle: DatabaseHandle; readonly url: string },
+): Promise<RunningProjector> {
+  const auditKey = await loadAuditKey(config.AUDIT_SIGNING_KEY, config.DATA_DIR);
+  return startProjector({
+    db: database.handle.db,
+    url: database.url,
+    projections: PROJECTIONS,
+    batchSize: config.PROJECTOR_BATCH_SIZE,
+    pollIntervalMs: config.PROJECTOR_POLL_INTERVAL_MS,
+    logger,
+    seal: true,
+    checkpoints: {
+      intervalMs: config.AUDIT_CHECKPOINT_INTERVAL_SECONDS * 1000,
+      sign: (statement) => signCheckpoint(auditKey, statement),
+      dir: config.AUDIT_CHECKPOINT_DIR ?? path.resolve(config.DATA_DIR, 'audit-checkpoints'),
+    },
+  });
+}

@@ -1,0 +1,111 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const work = await mkdtemp(path.join(tmpdir(), 'token-authority-consumer-'));
+afterAll(() => rm(work, { recursive: true, force: true }));
+
+// What a user's integration test does: plain JavaScript, plain node, no TypeScript anywhere.
+const USER_TEST = `
+import assert from 'node:assert/strict';
+import { startTokenAuthority } from 'token-authority/testing';
+
+const authority = await startTokenAuthority();
+try {
+  const meta = await (await fetch(authority.issuer + '/.well-known/oauth-authorization-server')).json();
+  assert.equal(meta.issuer, authority.issuer);
+  const login = await authority.loginToken('shop');
+  const created = await fetch(authority.url + '/v1/credential', {
+    method: 'POST',
+    headers: { authorization: 'Bearer ' + login, 'x-service-space-id': 'shop', 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'storefront', description: 'integration test' }),
+  });
+  assert.equal(created.status, 201);
+  const client = await created.json();
+  const basic = Buffer.from(client.client_id + ':' + client.client_secret).toString('base64');
+  const granted = await fetch(meta.token_endpoint, {
+    method: 'POST',
+    headers: { authorization: 'Basic ' + basic, 'content-type': 'application/x-www-form-urlencoded' },
+    body: 'grant_type=client_credentials&audience=' + authority.audiences[0],
+  });
+  assert.equal(granted.status, 200);
+  const { access_token } = await granted.json();
+  const issued = await fetch(authority.url + '/v1/issue', {
+    method: 'POST',
+    headers: { authorization: 'Bearer ' + access_token, 'x-service-space-id': 'shop', 'content-type': 'application/json' },
+    body: JSON.stringify({ customer_id: 'c-1', segment_id: 'vip' }),
+  });
+  assert.equal(issued.status, 200);
+  const introspected = await fetch(meta.introspection_endpoint, {
+    method: 'POST',
+    headers: { authorization: 'Basic ' + basic, 'content-type': 'application/x-www-form-urlencoded' },
+    body: 'token=' + (await issued.json()).token,
+  });
+  const claims = await introspected.json();
+  assert.equal(claims.active, true);
+  // The projector runs too: the audit trail shows the issuance within a few seconds.
+  let entries = [];
+  for (let i = 0; i < 50 && entries.length < 3; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const audit = await fetch(authority.url + '/v1/audit/events', {
+      headers: { authorization: 'Bearer ' + login, 'x-service-space-id': 'shop' },
+    });
+    entries = (await audit.json()).items.filter((e) => e.event_type !== 'audit-log-read');
+  }
+  console.log(JSON.stringify({ kind: claims.token_kind, customer: claims.customer_id, audit: entries.map((e) => e.event_type) }));
+} finally {
+  await authority.stop();
+}
+`;
+
+describe('token-authority/testing, from the packed tarball', () => {
+  it('installs into a plain JavaScript project and runs the real service (API and projector) for its tests', async () => {
+    // npm pack runs prepack, which compiles TypeScript to dist/.
+    const packed = await run('npm', ['pack', '--pack-destination', work, '--json'], {
+      cwd: process.cwd(),
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    const [info] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as Array<{
+      filename: string;
+      files: Array<{ path: string }>;
+    }>;
+    const files = info!.files.map((file) => file.path);
+    expect(files).toContain('dist/testing/index.js');
+    expect(files).toContain('dist/testing/index.d.ts');
+    expect(files).toContain('dist/http/dashboard/index.html');
+    expect(files).toContain('migrations/001_event_store.sql');
+    expect(files.filter((file) => file.startsWith('src/') || file.startsWith('test/'))).toEqual([]);
+
+    const project = path.join(work, 'consumer');
+    await run('mkdir', ['-p', project]);
+    await writeFile(
+      path.join(project, 'package.json'),
+      JSON.stringify({
+        name: 'consumer',
+        private: true,
+        type: 'module',
+        dependencies: { 'token-authority': `file:${path.join(work, info!.filename)}` },
+      }),
+    );
+    await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--omit=dev'], {
+      cwd: project,
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    expect(await readdir(path.join(project, 'node_modules', 'token-authority'))).toContain('dist');
+    await writeFile(path.join(project, 'user.test.mjs'), USER_TEST);
+    const { stdout } = await run(process.execPath, ['user.test.mjs'], {
+      cwd: project,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME },
+      timeout: 120_000,
+    });
+    expect(JSON.parse(stdout.trim().split('\n').at(-1)!)).toEqual({
+      kind: 'public',
+      customer: 'c-1',
+      audit: ['credential-created', 'private-token-issued', 'public-token-issued'],
+    });
+  }, 600_000);
+});

@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import { PROJECTIONS, projectionNamed } from '../projections/all.js';
 import { rebuildProjection } from '../projections/projector.js';
 import { startProjectorService } from './projector-service.js';
+import { progressOnStderr } from './progress.js';
 import {
   configOrExit,
   createLogger,
@@ -35,11 +36,21 @@ if (values.rebuild !== undefined) {
   const database = await openDatabase(config, logger, 'token-authority-projector', 2, {
     timeouts: 'background',
   });
+  const { events } = await database.handle.db
+    .selectFrom('events')
+    .select((eb) => eb.fn.countAll<number>().as('events'))
+    .executeTakeFirstOrThrow();
+  const progress = progressOnStderr(`rebuild ${projection.name}`, {
+    total: Number(events),
+    unit: 'events',
+  });
   const replayed = await rebuildProjection(
     database.handle.db,
     projection,
     config.PROJECTOR_BATCH_SIZE,
+    (soFar) => progress.update(soFar),
   );
+  progress.finish(replayed);
   logger.info({ view: projection.name, replayed }, 'view rebuilt from the first event');
   await database.close();
 } else {

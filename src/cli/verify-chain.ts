@@ -3,6 +3,7 @@
  * event that does not match. Exit code 0 when intact, 1 when not.
  */
 import { verifyChain } from '../event-store/verify-chain.js';
+import { progressOnStderr } from './progress.js';
 import { configOrExit, createLogger, exitWithUsageIfAsked, openDatabase } from './runtime.js';
 
 exitWithUsageIfAsked(`Usage: npm run verify-chain
@@ -12,7 +13,13 @@ const logger = createLogger({ LOG_LEVEL: 'warn' }, 'verify-chain');
 const database = await openDatabase(config, logger, 'token-authority-verify-chain', 2, {
   timeouts: 'background',
 });
-const verdict = await verifyChain(database.handle.db);
+const { links } = await database.handle.db
+  .selectFrom('event_chain')
+  .select((eb) => eb.fn.coalesce(eb.fn.max('link_number'), eb.lit(0)).as('links'))
+  .executeTakeFirstOrThrow();
+const progress = progressOnStderr('verify-chain', { total: Number(links), unit: 'links' });
+const verdict = await verifyChain(database.handle.db, 5000, (checked) => progress.update(checked));
+progress.finish(verdict.ok ? verdict.linksChecked : verdict.linkNumber);
 console.log(JSON.stringify(verdict));
 await database.close();
 process.exitCode = verdict.ok ? 0 : 1;

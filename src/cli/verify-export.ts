@@ -11,6 +11,7 @@ import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { verifyExportLines } from '../event-store/export-chain.js';
 import { readCheckpointStatement, verifyCheckpoint } from '../tokens/audit-key.js';
+import { progressOnStderr } from './progress.js';
 import { exitWithUsageIfAsked } from './runtime.js';
 
 const USAGE = `Usage: npm run verify-export -- [--key <audit-public-key.jwk>] <export.ndjson | ->
@@ -33,11 +34,15 @@ if (!publicKey) {
   process.stderr.write('no --key: checkpoints are read but their signatures are not checked\n');
 }
 const text = file === '-' ? await readStdin() : await readFile(file, 'utf8');
+const lines = text.split('\n');
+const progress = progressOnStderr('verify-export', { total: lines.length, unit: 'lines' });
 const verdict = verifyExportLines(
-  text.split('\n'),
+  lines,
   publicKey ? (jws) => verifyCheckpoint(publicKey, jws) : undefined,
   readCheckpointStatement,
+  (line) => progress.update(line),
 );
+progress.finish(verdict.ok ? lines.length : verdict.line);
 console.log(JSON.stringify(verdict));
 process.exitCode = verdict.ok ? 0 : 1;
 

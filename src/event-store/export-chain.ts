@@ -118,6 +118,7 @@ export function verifyExportLines(
   lines: Iterable<string>,
   verifyCheckpoint?: (jws: string) => CheckpointStatement | undefined,
   readStatement?: (jws: string) => CheckpointStatement | undefined,
+  onLine?: (lineNumber: number, lines: number) => void,
 ): ExportVerdict {
   let lineNumber = 0;
   let previous: { sequence: number; hash: string } | undefined;
@@ -143,6 +144,7 @@ export function verifyExportLines(
   }
   for (const text of all) {
     lineNumber += 1;
+    onLine?.(lineNumber, all.length);
     if (text.trim() === '') continue;
     let line: ExportLine;
     let event: RecordedEvent;

@@ -25,7 +25,11 @@ export type ChainVerdict = { readonly ok: true; readonly linksChecked: number } 
  * Recomputes every link from the events themselves and reports the first that does not match.
  * Catches edits made by someone who bypassed the append-only triggers (a superuser).
  */
-export async function verifyChain(db: Kysely<Database>, pageSize = 5000): Promise<ChainVerdict> {
+export async function verifyChain(
+  db: Kysely<Database>,
+  pageSize = 5000,
+  onPage?: (linksChecked: number) => void,
+): Promise<ChainVerdict> {
   let previous = GENESIS_HASH;
   let checked = 0;
   for (;;) {
@@ -49,5 +53,6 @@ export async function verifyChain(db: Kysely<Database>, pageSize = 5000): Promis
       previous = row.hash;
       checked = row.link_number;
     }
+    onPage?.(checked);
   }
 }

@@ -75,11 +75,13 @@ export async function catchUp(
   db: Kysely<Database>,
   projection: Projection,
   batchSize: number,
+  onBatch?: (eventsSoFar: number) => void,
 ): Promise<number> {
   let total = 0;
   for (;;) {
     const count = await projectNextBatch(db, projection, batchSize);
     total += count;
+    onBatch?.(total);
     if (count === 0) return total;
   }
 }
@@ -89,12 +91,13 @@ export async function rebuildProjection(
   db: Kysely<Database>,
   projection: Projection,
   batchSize: number,
+  onBatch?: (eventsSoFar: number) => void,
 ): Promise<number> {
   await db.transaction().execute(async (trx) => {
     await projection.reset(trx);
     await resetCheckpoint(trx, projection.name);
   });
-  return catchUp(db, projection, batchSize);
+  return catchUp(db, projection, batchSize, onBatch);
 }
 
 /** Options of {@link startProjector}. */

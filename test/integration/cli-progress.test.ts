@@ -1,0 +1,88 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PROJECTIONS } from '../../src/projections/all.js';
+import { catchUp } from '../../src/projections/projector.js';
+import { sealChain } from '../../src/event-store/seal-chain.js';
+import { redactEvent } from '../../src/domain/sensitive-fields.js';
+import {
+  createCredentialVia,
+  privateTokenVia,
+  startTestService,
+  type TestService,
+} from '../support/test-service.js';
+
+const tsx = path.resolve('node_modules/.bin/tsx');
+const SPACE = 'space-progress';
+let service: TestService;
+let dir: string;
+
+/** Runs a CLI of ours against the test database: exit code, stdout, stderr. */
+async function cli(script: string, args: string[] = []) {
+  return promisify(execFile)(tsx, [`src/cli/${script}.ts`, ...args], {
+    env: { ...process.env, DATABASE_URL: service.database.url, DATA_DIR: dir, LOG_LEVEL: 'warn' },
+  }).then(
+    (ok) => ({ code: 0, ...ok }),
+    (error: { code: number; stdout: string; stderr: string }) => error,
+  );
+}
+
+beforeAll(async () => {
+  service = await startTestService();
+  dir = await mkdtemp(path.join(tmpdir(), 'progress-'));
+  const credential = await createCredentialVia(service, SPACE);
+  for (let i = 0; i < 5; i += 1) await privateTokenVia(service, credential);
+  // Sealed with the space chains, as the projector does, so the export has events.
+  while ((await sealChain(service.database.db, 500, redactEvent)) > 0);
+  for (const projection of PROJECTIONS) await catchUp(service.database.db, projection, 1000);
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+describe('long operations show progress on stderr, results on stdout', () => {
+  it('verify-chain', async () => {
+    const { code, stdout, stderr } = await cli('verify-chain');
+    expect(code).toBe(0);
+    const verdict = JSON.parse(stdout) as { ok: boolean; linksChecked: number };
+    expect(verdict.ok).toBe(true);
+    const n = verdict.linksChecked.toLocaleString('en');
+    expect(stderr).toMatch(
+      new RegExp(`verify-chain: ${n} / ${n} links \\(100%\\), [\\d,]+/s, done in`),
+    );
+  });
+
+  it('projector --rebuild', async () => {
+    const { code, stderr } = await cli('projector', ['--rebuild', 'audit']);
+    expect(code).toBe(0);
+    const { count } = await service.database.db
+      .selectFrom('events')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .executeTakeFirstOrThrow();
+    const n = Number(count).toLocaleString('en');
+    expect(stderr).toMatch(
+      new RegExp(`rebuild audit: ${n} / ${n} events \\(100%\\), [\\d,]+/s, done in`),
+    );
+  });
+
+  it('verify-export', async () => {
+    const from = new Date(Date.now() - 3_600_000).toISOString();
+    const to = new Date(Date.now() + 60_000).toISOString();
+    const exported = await fetch(`${service.baseUrl}/v1/audit/export?from=${from}&to=${to}`, {
+      headers: {
+        authorization: `Bearer ${await service.loginToken([SPACE])}`,
+        'x-service-space-id': SPACE,
+      },
+    });
+    const text = await exported.text();
+    const file = path.join(dir, 'export.ndjson');
+    await writeFile(file, text);
+    const { code, stdout, stderr } = await cli('verify-export', [file]);
+    expect(JSON.parse(stdout)).toMatchObject({ ok: true });
+    expect(code).toBe(0);
+    const lines = text.split('\n').length;
+    expect(lines).toBeGreaterThan(5);
+    expect(stderr).toContain(`verify-export: ${lines} / ${lines} lines (100%)`);
+  });
+});

@@ -18,6 +18,10 @@ export interface BenchResults {
   readonly peer: Measured;
   readonly privateRun: Measured;
   readonly publicRun: Measured;
+  /** How many API processes served privateRun and publicRun (npm start's API_WORKERS). */
+  readonly apiProcesses: number;
+  /** privateRun's endpoint served by a single API process, for comparison. */
+  readonly singleRun: Measured;
   /** Projector lag samples (seconds) taken during our runs. */
   readonly lag: readonly number[];
   /** Commit-to-seal window samples (seconds) of the hash chain during our runs. */
@@ -36,7 +40,7 @@ const total = (cpu: Readonly<Record<string, number>> | undefined) =>
  * met or not, and where the CPU went.
  */
 export function renderReport(results: BenchResults): string {
-  const { ceiling, peer, privateRun, publicRun, options } = results;
+  const { ceiling, peer, privateRun, publicRun, singleRun, options } = results;
   const cores = cpus().length;
   const fmt = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 0 });
   const ms = (n: number | undefined) => (n ?? 0).toFixed(3);
@@ -47,7 +51,8 @@ export function renderReport(results: BenchResults): string {
   const eventsMatch = (r: Measured) => r.events === r.served;
   const lagP99 = percentile(results.lag, 0.99);
   const sealP99 = percentile(results.seal, 0.99);
-  const peerCpu = total(peer.cpuMsPerRequest);
+  // The peer's own process only: the load generator is not part of what a token costs it.
+  const peerCpu = peer.cpuMsPerRequest?.target ?? 0;
   const apiShare = (r: Measured) =>
     (r.cpuMsPerRequest?.api ?? 0) / Math.max(total(r.cpuMsPerRequest), 1e-9);
   const durableShare = (r: Measured) =>
@@ -62,12 +67,13 @@ export function renderReport(results: BenchResults): string {
     `Run of \`npm run bench -- --duration ${options.durationSeconds} --connections ${options.connections}\` on ${new Date().toISOString().slice(0, 10)}.`,
     `Machine: ${cores} × ${cpu}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}.`,
     `Postgres: embedded ${results.postgres.version}, synchronous_commit=${results.postgres.synchronousCommit}, fsync=${results.postgres.fsync}.`,
-    `Every target runs in its own process on loopback; autocannon (in the bench process) drives ${options.connections} connections,`,
+    `Our service runs as \`npm start\` runs it by default (API_WORKERS=${results.apiProcesses} node:cluster workers, the projector, revocation checks, rate limits and checkpoints on, default pool sizes), on an embedded Postgres the bench starts.`,
+    `Every target runs in its own processes on loopback; autocannon (in the bench process) drives ${options.connections} connections,`,
     `${options.warmupSeconds}s warm-up, then a fixed number of requests sized to last about ${options.durationSeconds}s (so every response is counted), one target at a time. The API logs at LOG_LEVEL=${options.logLevel}.`,
     '',
     '| target | req/s | p50 ms | p99 ms | max ms | non-2xx | errors | events appended |',
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
-    ...[ceiling, peer, privateRun, publicRun].map(
+    ...[ceiling, peer, privateRun, publicRun, singleRun].map(
       (r) =>
         `| ${r.name} | ${fmt(r.rps)} | ${r.p50} | ${r.p99} | ${r.max} | ${r.non2xx} | ${r.errors} | ${r.events === undefined ? '—' : `${r.events} (200s served: ${r.served})`} |`,
     ),
@@ -77,6 +83,7 @@ export function renderReport(results: BenchResults): string {
     `| private / peer | ${ratio(privateRun.rps, peer.rps)} | ≥ 1.25× | ${check(privateRun.rps >= 1.25 * peer.rps)} |`,
     `| public / peer | ${ratio(publicRun.rps, peer.rps)} | ≥ 1.25× | ${check(publicRun.rps >= 1.25 * peer.rps)} |`,
     `| private / ceiling | ${pct(privateRun.rps, ceiling.rps)} | | |`,
+    `| private, ${results.apiProcesses} API workers / one API process | ${ratio(privateRun.rps, singleRun.rps)} | | |`,
     `| private achieved / CPU bound | ${pct(privateRun.rps, bound(privateRun))} | ≥ 90% | ${check(privateRun.rps >= 0.9 * bound(privateRun))} |`,
     `| public achieved / CPU bound | ${pct(publicRun.rps, bound(publicRun))} | ≥ 90% | ${check(publicRun.rps >= 0.9 * bound(publicRun))} |`,
     `| private API CPU / peer CPU per token | ${ratio(privateRun.cpuMsPerRequest?.api ?? 0, peerCpu)} | ≤ 0.5× | ${check((privateRun.cpuMsPerRequest?.api ?? 0) <= 0.5 * peerCpu)} |`,
@@ -92,7 +99,7 @@ export function renderReport(results: BenchResults): string {
     '',
     `| run | target process | projector | Postgres (all backends) | load generator | total | req/s bound on ${cores} cores |`,
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
-    ...[peer, privateRun, publicRun].map((r) => {
+    ...[ceiling, peer, privateRun, publicRun, singleRun].map((r) => {
       const c = r.cpuMsPerRequest ?? {};
       return `| ${r.name} | ${ms(c.api ?? c.target)} | ${ms(c.projector)} | ${ms(c.postgres)} | ${ms(c['load generator'])} | ${ms(total(c))} | ${fmt(bound(r))} |`;
     }),
@@ -103,11 +110,15 @@ export function renderReport(results: BenchResults): string {
     '  the load generator. The bound column divides the cores by the CPU one request costs across all',
     `  of them. Ours reached ${pct(privateRun.rps, bound(privateRun))} (private) and ${pct(publicRun.rps, bound(publicRun))} (public) of`,
     '  their bound; what is left is time some core spent idle while requests waited.',
-    `- The API process is ${pct(apiShare(privateRun), 1)} (private) and ${pct(apiShare(publicRun), 1)} (public) of our CPU per`,
+    `- The API processes (workers and npm start's supervising process) are ${pct(apiShare(privateRun), 1)} (private) and ${pct(apiShare(publicRun), 1)} (public) of our CPU per`,
     `  request; Postgres and the projector, the durable work the peer does not do (the event, the audit`,
     `  row, the rate buckets, the hash chain), are ${pct(durableShare(privateRun), 1)} and ${pct(durableShare(publicRun), 1)}.`,
     `- The peer (node-oidc-provider) spends ${ms(peer.cpuMsPerRequest?.target)} ms of CPU in its own process per token and writes`,
     '  nothing durable.',
+    `- The floor under our API's cost: Koa's hello-world JSON POST alone costs ${ms(ceiling.cpuMsPerRequest?.target)} ms of CPU per request`,
+    `  here (HTTP parsing, Koa, a JSON body), ${pct((ceiling.cpuMsPerRequest?.target ?? 0) / Math.max(privateRun.cpuMsPerRequest?.api ?? 1e-9, 1e-9), 1)} of our private API's ${ms(privateRun.cpuMsPerRequest?.api)} ms and ${pct((ceiling.cpuMsPerRequest?.target ?? 0) / Math.max(peerCpu, 1e-9), 1)} of the peer's ${ms(peerCpu)} ms;`,
+    '  the ≤ 0.5× target leaves less than that floor for signing, authentication, the event and the log line.',
+    `- One API process served ${fmt(singleRun.rps)} req/s (private) at ${ms(singleRun.cpuMsPerRequest?.api)} ms of API CPU per token; ${results.apiProcesses} served ${fmt(privateRun.rps)}.`,
     `- Latency at ${options.connections} connections follows from throughput (Little's law: p50 ≈ connections / req/s).`,
     '- Absolute figures drift between runs on a shared virtual machine; compare the ratios within one run.',
     '',

@@ -16,6 +16,7 @@ import { pino } from 'pino';
 import { startEmbeddedPostgres } from '../src/db/embedded-postgres.js';
 import { mintDevLoginToken } from '../src/tokens/login-tokens.js';
 import { freePort as freePortBelow32768 } from '../src/reliability/harness.js';
+import { commandLine, descendants } from '../src/observability/proc.js';
 import { cpuByGroup, cpuMsPer, type CpuGroups } from './cpu.js';
 import { load, warmUp, type LoadPlan, type Measured } from './load.js';
 import { scrape } from './prometheus.js';
@@ -116,19 +117,25 @@ try {
     DATA_DIR: dataDir,
     LOG_LEVEL: values['log-level']!,
     TOKEN_AUDIENCES: AUDIENCE,
-    DATABASE_POOL_SIZE: '20',
   };
-  progress('starting the API, the projector and the two references');
-  // --profile: a CPU profile of the API process lands in .data/profiles (open it in Chrome DevTools).
-  const apiProcess = startProcess(
-    'src/cli/api.ts',
-    { ...serviceEnv, PORT: String(apiPort), HOST: '127.0.0.1' },
-    values.profile ? ['--cpu-prof', `--cpu-prof-dir=${path.join(root, '.data/profiles')}`] : [],
+  progress('starting the service as npm start runs it, and the two references');
+  // Our service exactly as `npm start` runs it by default (API_WORKERS, the projector as a child);
+  // only the database is ours, so its CPU can be read. --profile: a CPU profile of each API
+  // process lands in .data/profiles (open it in Chrome DevTools).
+  const profileFlags = values.profile
+    ? ['--cpu-prof', `--cpu-prof-dir=${path.join(root, '.data/profiles')}`]
+    : [];
+  const serviceProcess = startProcess(
+    'src/cli/start.ts',
+    {
+      ...serviceEnv,
+      PORT: String(apiPort),
+      HOST: '127.0.0.1',
+      RUN_PROJECTOR: values['no-projector'] ? 'false' : 'true',
+    },
+    profileFlags,
   );
   await waitFor(`http://127.0.0.1:${apiPort}/healthz`);
-  const projectorProcess = values['no-projector']
-    ? undefined
-    : startProcess('src/cli/projector.ts', { ...serviceEnv, LOG_LEVEL: 'warn' });
   const ceilingProcess = startProcess('bench/koa-ceiling.ts', { PORT: String(ceilingPort) });
   const peerProcess = startProcess('bench/peer-oidc-provider.ts', { PORT: String(peerPort) });
   await waitFor(`http://127.0.0.1:${ceilingPort}/echo`, { method: 'POST' });
@@ -138,11 +145,23 @@ try {
     target: () => [target.pid!],
     'load generator': loadGenerator,
   });
-  const ourGroups: CpuGroups = {
-    api: () => [apiProcess.pid!],
-    projector: () => (projectorProcess ? [projectorProcess.pid!] : []),
-    'load generator': loadGenerator,
+  // The API is npm start's process and its API workers; the projector is its other child.
+  const family = async (root: number) => {
+    const pids = [root, ...(await descendants(root))];
+    const projector: number[] = [];
+    const api: number[] = [];
+    for (const pid of pids) {
+      ((await commandLine(pid)).includes('projector') ? projector : api).push(pid);
+    }
+    return { api, projector };
   };
+  const groupsOf = async (root: number): Promise<CpuGroups> => {
+    const { api, projector } = await family(root);
+    return { api: () => api, projector: () => projector, 'load generator': loadGenerator };
+  };
+  const ourGroups = await groupsOf(serviceProcess.pid!);
+  // npm start's own process only supervises when there are workers; count the workers.
+  const apiProcesses = Math.max(1, (await family(serviceProcess.pid!)).api.length - 1);
 
   const api = `http://127.0.0.1:${apiPort}`;
   const login = await mintDevLoginToken({
@@ -211,8 +230,8 @@ try {
   };
   // The API's own count of 200 responses on a route (its Prometheus histogram), so responses are
   // compared with events exactly, including any still in flight when the load generator stopped.
-  const served = (route: string) =>
-    scrape(`${api}/metrics`, 'token_authority_http_request_duration_seconds_count', {
+  const served = (route: string, base = api) =>
+    scrape(`${base}/metrics`, 'token_authority_http_request_duration_seconds_count', {
       route,
       status: '200',
     });
@@ -234,9 +253,16 @@ try {
     progress(`${name}: ${Math.round(result.rps)} req/s`);
     return { ...result, cpuMsPerRequest: cpu };
   };
-  const measureOurs = async (name: string, type: string, request: Record<string, unknown>) => {
+  const measureOurs = async (
+    name: string,
+    type: string,
+    request: Record<string, unknown>,
+    groups: CpuGroups = ourGroups,
+  ) => {
     progress(`loading ${name}`);
-    const route = new URL(request.url as string).pathname;
+    const url = new URL(request.url as string);
+    const route = url.pathname;
+    const base = url.origin;
     let servedBefore = 0;
     let before = 0;
     let cpuBefore: Record<string, number> = {};
@@ -244,14 +270,14 @@ try {
       load(name, plan, request, async () => {
         await pause(300); // warm-up stragglers
         before = await eventsOf(type);
-        servedBefore = await served(route);
-        cpuBefore = await cpuByGroup(ourGroups);
+        servedBefore = await served(route, base);
+        cpuBefore = await cpuByGroup(groups);
       }),
     );
-    const cpuAfter = await cpuByGroup(ourGroups);
+    const cpuAfter = await cpuByGroup(groups);
     await pause(300); // let abandoned requests finish
     const events = (await eventsOf(type)) - before;
-    const servedOk = (await served(route)) - servedBefore;
+    const servedOk = (await served(route, base)) - servedBefore;
     progress(`${name}: ${Math.round(result.rps)} req/s`);
     // Warm-up responses committed events too; count only the measured run's.
     return {
@@ -316,7 +342,41 @@ try {
     'public-token-issued',
     publicRequest,
   );
+  // The same service with one API process (API_WORKERS=1), for what the workers buy. Its events
+  // are projected by the first service's projector, so that projector's CPU counts here too.
+  progress('starting a one-process API for comparison');
+  const singlePort = await freePortBelow32768();
+  const single = startProcess(
+    'src/cli/start.ts',
+    {
+      ...serviceEnv,
+      PORT: String(singlePort),
+      HOST: '127.0.0.1',
+      API_WORKERS: '1',
+      RUN_PROJECTOR: 'false',
+    },
+    profileFlags,
+  );
+  await waitFor(`http://127.0.0.1:${singlePort}/healthz`);
+  const singleRequest = {
+    ...privateRequest,
+    url: `http://127.0.0.1:${singlePort}/v1/credential/token`,
+  };
+  await warmUp(plan, singleRequest);
+  const singleRun = await measureOurs(
+    'ours, one API process: POST /v1/credential/token (private)',
+    'private-token-issued',
+    singleRequest,
+    {
+      api: () => [single.pid!],
+      projector: ourGroups.projector!,
+      'load generator': loadGenerator,
+    },
+  );
+  single.kill('SIGTERM');
   const report = renderReport({
+    apiProcesses,
+    singleRun,
     options: { ...plan, logLevel: values['log-level']! },
     postgres: {
       version: settings.v.split(' ').slice(0, 2).join(' '),

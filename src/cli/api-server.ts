@@ -26,6 +26,7 @@ import type { CommandContext } from '../commands/context.js';
 import { createEventStore } from '../event-store/event-store.js';
 import { createFailureEvents } from '../limits/failure-events.js';
 import { createLimits } from '../limits/limits.js';
+import { workerPeers } from '../limits/cluster-peers.js';
 import { createCredentialLookup } from '../projections/credential-lookup.js';
 import { createRevocationLookup } from '../projections/revocation-lookup.js';
 import { createAppendNotifier } from '../event-store/notify.js';
@@ -84,6 +85,7 @@ export async function startApiServer(
       failedAuthPerMinute: config.FAILED_AUTH_LIMIT_PER_MINUTE,
       maxKeys: config.LIMITER_MAX_KEYS,
       now: () => clock.now(),
+      peers: workerPeers(),
     }),
     failures: createFailureEvents({
       events,

@@ -17,6 +17,7 @@ export function supervise(
   name: string,
   spawnChild: () => ChildProcess,
   logger: Logger,
+  graceMs = 5000,
 ): Supervised {
   let stopping = false;
   let child: ChildProcess | undefined;
@@ -51,7 +52,10 @@ export function supervise(
       const exited = new Promise<void>((resolve) => running.once('exit', () => resolve()));
       if (running.connected) running.send('shutdown');
       else running.kill('SIGTERM');
+      // A child that missed the message (still starting, say) gets the signal.
+      const nudge = setTimeout(() => running.kill('SIGTERM'), graceMs);
       await exited;
+      clearTimeout(nudge);
     },
   };
 }

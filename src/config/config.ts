@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 
 const commaList = z
@@ -25,6 +26,11 @@ export const configSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
   HOST: z.string().min(1).default('0.0.0.0'),
+  /**
+   * API processes `npm start` runs on PORT (node:cluster); they share their limits. Default: one
+   * per CPU, at most 4.
+   */
+  API_WORKERS: z.coerce.number().int().min(1).max(64).default(Math.min(availableParallelism(), 4)),
   /** When set, /metrics is served on this port (same HOST) and not on the API's. */
   METRICS_PORT: z.coerce.number().int().min(0).max(65_535).optional(),
   DATABASE_URL: z

@@ -42,12 +42,25 @@ export function redactDeep(value: unknown, depth = 0): unknown {
   if (value === null || typeof value !== 'object' || value instanceof Error || depth > 8) {
     return value;
   }
+  if (isFlatAndClean(value)) return value; // the access log line, every request: no copy
   if (Array.isArray(value)) return value.map((item) => redactDeep(item, depth + 1));
   const copy: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) {
     copy[key] = SENSITIVE_KEYS.has(key.toLowerCase()) ? '[redacted]' : redactDeep(item, depth + 1);
   }
   return copy;
+}
+
+/** No nested objects and no sensitive key: nothing to redact. */
+function isFlatAndClean(value: object): boolean {
+  if (Array.isArray(value)) return false;
+  for (const key in value) {
+    const item = (value as Record<string, unknown>)[key];
+    if ((item !== null && typeof item === 'object') || SENSITIVE_KEYS.has(key.toLowerCase())) {
+      return false;
+    }
+  }
+  return true;
 }
 
 /**

@@ -48,8 +48,11 @@ export async function ensureServiceLogin(
     await readOrCreateFile(file, () => randomBytes(24).toString('base64url'))
   ).trim();
   await chmod(file, 0o600);
-  // Role and password come from us (fixed names, base64url), never from a request.
+  // Role and password come from us (fixed names, base64url), never from a request. One statement
+  // list is one transaction; the lock keeps processes starting together (API workers) from
+  // altering the role at once ("tuple concurrently updated").
   await owner.query(`
+    SELECT pg_advisory_xact_lock(7214903313);
     DO $$
     BEGIN
       IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '${login}') THEN

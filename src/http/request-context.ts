@@ -25,6 +25,50 @@ export type RequestObserver = (info: {
   readonly rateLimitPolicy?: string;
 }) => void;
 
+interface Deadline {
+  readonly at: number;
+  readonly expire: () => void;
+}
+
+/**
+ * Every in-flight request's deadline, swept by one timer instead of a timer per request. All
+ * deadlines are the same length, so insertion order is expiry order: a sweep stops at the first
+ * that is still in the future. Precision is the sweep interval (a tenth of a second at most).
+ */
+class Deadlines {
+  readonly #pending = new Set<Deadline>();
+  readonly #ms: number;
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(ms: number) {
+    this.#ms = ms;
+  }
+
+  add(expire: () => void): Deadline {
+    const deadline = { at: Date.now() + this.#ms, expire };
+    this.#pending.add(deadline);
+    this.#timer ??= setInterval(() => this.#sweep(), Math.min(100, this.#ms)).unref();
+    return deadline;
+  }
+
+  remove(deadline: Deadline): void {
+    this.#pending.delete(deadline);
+  }
+
+  #sweep(): void {
+    const now = Date.now();
+    for (const deadline of this.#pending) {
+      if (deadline.at > now) break;
+      this.#pending.delete(deadline);
+      deadline.expire();
+    }
+    if (this.#pending.size === 0) {
+      clearInterval(this.#timer);
+      this.#timer = undefined;
+    }
+  }
+}
+
 /**
  * Outermost middleware: request id, one access-log line per request (no headers, no bodies, so no
  * secrets), and the single place errors become responses.
@@ -34,6 +78,7 @@ export function requestContext(
   observe?: RequestObserver,
   deadlineMs = 5000,
 ): Middleware {
+  const deadlines = new Deadlines(deadlineMs);
   return async (ctx, next) => {
     const started = process.hrtime.bigint();
     // Our own id for every request; a caller's X-Request-Id is kept beside it, never instead of it,
@@ -44,19 +89,16 @@ export function requestContext(
     ctx.state.errorDialect ??= 'problem';
     ctx.set('X-Request-Id', ctx.state.requestId as string);
     ctx.set('X-Content-Type-Options', 'nosniff');
-    let deadline: NodeJS.Timeout | undefined;
+    let deadline: Deadline | undefined;
     try {
       // The backstop behind every database timeout: no request waits longer than the deadline.
       // A handler still running then finishes unseen; its 503 has already been sent.
-      await Promise.race([
-        next(),
-        new Promise<never>((_, reject) => {
-          deadline = setTimeout(
-            () => reject(new UnavailableError(`no answer within ${deadlineMs} ms; retry shortly`)),
-            deadlineMs,
-          );
-        }),
-      ]);
+      await new Promise<void>((resolve, reject) => {
+        deadline = deadlines.add(() =>
+          reject(new UnavailableError(`no answer within ${deadlineMs} ms; retry shortly`)),
+        );
+        next().then(resolve, reject);
+      });
       // The router answers unknown paths and methods with empty bodies; give them ours.
       if (ctx.body === undefined || ctx.body === null) {
         if (ctx.status === 404 || ctx.status === 501) {
@@ -69,7 +111,7 @@ export function requestContext(
     } catch (error) {
       writeError(ctx, error, ctx.state.errorDialect as ErrorDialect, logger);
     } finally {
-      clearTimeout(deadline);
+      if (deadline) deadlines.remove(deadline);
     }
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     const route = (ctx as Context & { routerPath?: string }).routerPath ?? 'unmatched';

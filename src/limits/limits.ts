@@ -19,11 +19,40 @@ export interface LimitSettings {
   /** Keys each budget remembers at most (LIMITER_MAX_KEYS). */
   readonly maxKeys: number;
   readonly now?: () => number;
+  /** The other API processes of this host (API_WORKERS), whose spending we add to ours. */
+  readonly peers?: LimitsPeers;
+  /** How often what we spent is told to the peers (ms). */
+  readonly syncIntervalMs?: number;
+}
+
+/** What one API process tells the others: what it spent and which authentications failed. */
+export interface LimitsMessage {
+  readonly kind: typeof LIMITS_MESSAGE;
+  /** [client id, units] spent since the last message. */
+  readonly spent: ReadonlyArray<readonly [string, number]>;
+  readonly failedAuth: readonly string[];
+  readonly failedLogin: readonly string[];
+}
+
+/** The tag of {@link LimitsMessage}s on the cluster's IPC channels. */
+export const LIMITS_MESSAGE = 'token-authority/limits';
+
+/** Whether an IPC message is a {@link LimitsMessage}. */
+export function isLimitsMessage(message: unknown): message is LimitsMessage {
+  return (message as { kind?: unknown } | null)?.kind === LIMITS_MESSAGE;
+}
+
+/** How limits reach the other API processes (through the cluster's primary). */
+export interface LimitsPeers {
+  publish(message: LimitsMessage): void;
+  subscribe(receive: (message: LimitsMessage) => void): void;
 }
 
 /**
- * The budgets of one API process, all in memory: no database write on the hot path. With N
- * replicas behind a balancer, a client can get up to N times a budget (see docs/operations.md).
+ * The budgets of one API process, all in memory: no database write on the hot path. The API
+ * processes of one host (API_WORKERS) tell each other what they spent every few milliseconds, so
+ * a budget holds across them (overshoot: what the others spent since their last message). With
+ * N replicas behind a balancer, a client can get up to N times a budget (docs/operations.md).
  */
 export interface Limits {
   /**
@@ -54,6 +83,14 @@ export function createLimits(settings: LimitSettings): Limits {
   const clients = new SlidingWindowBudgets(options);
   const failedAuth = new SlidingWindowBudgets(options);
   const failedLogin = new SlidingWindowBudgets(options);
+  const sync = settings.peers ? syncWithPeers(settings.peers, settings.syncIntervalMs ?? 20) : null;
+  if (sync && settings.peers) {
+    settings.peers.subscribe((message) => {
+      for (const [clientId, units] of message.spent) clients.add(clientId, units);
+      for (const key of message.failedAuth) failedAuth.add(key, 1);
+      for (const ip of message.failedLogin) failedLogin.add(ip, 1);
+    });
+  }
   const since = new Date(settings.now?.() ?? Date.now());
   const refused = new Map<string, number>();
   const countRefusal = (clientId: string) => {
@@ -90,6 +127,7 @@ export function createLimits(settings: LimitSettings): Limits {
           retryAfterSeconds: decision.retryAfterSeconds,
         });
       }
+      sync?.spent(clientId);
       return {
         policy: 'client',
         quota,
@@ -100,14 +138,53 @@ export function createLimits(settings: LimitSettings): Limits {
     },
     assertClientNotLockedOut: (clientId, ip) =>
       lockedOut(failedAuth, `${clientId}\u0000${ip}`, 'failed-auth', 'client authentications'),
-    failedClientAuthentication: (clientId, ip) => failedAuth.add(`${clientId}\u0000${ip}`, 1),
+    failedClientAuthentication(clientId, ip) {
+      const key = `${clientId}\u0000${ip}`;
+      failedAuth.add(key, 1);
+      sync?.failedAuth(key);
+    },
     assertLoginNotLockedOut: (ip) => lockedOut(failedLogin, ip, 'login-failures', 'login tokens'),
-    failedLogin: (ip) => failedLogin.add(ip, 1),
+    failedLogin(ip) {
+      failedLogin.add(ip, 1);
+      sync?.failedLogin(ip);
+    },
     sizes: () => ({
       clients: clients.size,
       failed_auth: failedAuth.size,
       failed_login: failedLogin.size,
     }),
     refusals: () => ({ since, byClient: refused }),
+  };
+}
+
+/** Collects what this process spent and publishes it at most every `intervalMs`. */
+function syncWithPeers(peers: LimitsPeers, intervalMs: number) {
+  let spent = new Map<string, number>();
+  let failedAuth: string[] = [];
+  let failedLogin: string[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  const flush = () => {
+    timer = undefined;
+    peers.publish({ kind: LIMITS_MESSAGE, spent: [...spent], failedAuth, failedLogin });
+    spent = new Map();
+    failedAuth = [];
+    failedLogin = [];
+  };
+  const soon = () => {
+    timer ??= setTimeout(flush, intervalMs).unref();
+  };
+  return {
+    spent(clientId: string) {
+      spent.set(clientId, (spent.get(clientId) ?? 0) + 1);
+      soon();
+    },
+    failedAuth(key: string) {
+      failedAuth.push(key);
+      soon();
+    },
+    failedLogin(ip: string) {
+      failedLogin.push(ip);
+      soon();
+    },
   };
 }

@@ -6,11 +6,14 @@ import type { EventType } from '../domain/events.js';
 import type { RecordedEvent } from '../event-store/types.js';
 import type { RequestObserver } from '../http/request-context.js';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
+import { metricsText } from './cluster-metrics.js';
 import { UnavailableError } from '../errors/errors.js';
 
 /** The service's Prometheus metrics, served at GET /metrics. */
 export interface Metrics {
   readonly registry: Registry;
+  /** The text /metrics serves: every API worker's, aggregated, under `npm start`'s cluster. */
+  text(): Promise<string>;
   readonly observeRequest: RequestObserver;
   /** Counts what was appended (called after every committed append). */
   appended(events: readonly RecordedEvent[]): void;
@@ -74,6 +77,7 @@ export function createMetrics(db: Kysely<Database>): Metrics {
     name: 'token_authority_database_up',
     help: '1 when the database answered this scrape and is migrated, else 0',
     registers: [registry],
+    aggregator: 'min',
     async collect() {
       if (!databaseCheck) return;
       this.set((await databaseCheck().catch(() => ({ ready: false }))).ready ? 1 : 0);
@@ -102,6 +106,7 @@ export function createMetrics(db: Kysely<Database>): Metrics {
     help: 'Committed events not yet projected, per projection',
     labelNames: ['projection'] as const,
     registers: [registry],
+    aggregator: 'max',
     async collect() {
       for (const row of await readLag())
         this.set({ projection: row.projection }, Number(row.events_behind));
@@ -112,6 +117,7 @@ export function createMetrics(db: Kysely<Database>): Metrics {
     help: 'Age of the oldest event not yet projected, per projection',
     labelNames: ['projection'] as const,
     registers: [registry],
+    aggregator: 'max',
     async collect() {
       for (const row of await readLag())
         this.set({ projection: row.projection }, Number(row.seconds_behind));
@@ -140,6 +146,7 @@ export function createMetrics(db: Kysely<Database>): Metrics {
   };
   return {
     registry,
+    text: metricsText(registry),
     observeRequest: ({ method, route, status, seconds, rateLimitPolicy }) => {
       latency.observe({ method, route, status: String(status) }, seconds);
       if (rateLimitPolicy) rateLimited.inc({ route, policy: rateLimitPolicy });

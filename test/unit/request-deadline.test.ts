@@ -1,0 +1,41 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Router from '@koa/router';
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import { createApp } from '../../src/http/app.js';
+
+describe('request deadline', () => {
+  it('answers 503 with Retry-After when a handler never finishes, and leaves other requests alone', async () => {
+    const router = new Router();
+    router.get('/stuck', () => new Promise<void>(() => undefined));
+    router.get('/quick', (ctx) => void (ctx.body = { ok: true }));
+    const app = createApp({
+      logger: pino({ level: 'silent' }),
+      routers: [router],
+      trustedProxyHops: 0,
+      deadlineMs: 300,
+    });
+    const server = createServer(app.callback()).listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const started = Date.now();
+      const [stuck, quick] = await Promise.all([fetch(`${base}/stuck`), fetch(`${base}/quick`)]);
+      const waited = Date.now() - started;
+      expect(quick.status).toBe(200);
+      expect(stuck.status).toBe(503);
+      expect(stuck.headers.get('retry-after')).toMatch(/^\d+$/);
+      expect(await stuck.json()).toMatchObject({ code: 'unavailable' });
+      expect(waited).toBeGreaterThanOrEqual(290);
+      expect(waited).toBeLessThan(1000);
+      // A later request gets its own full deadline (the sweep restarts after going idle).
+      const again = Date.now();
+      expect((await fetch(`${base}/stuck`)).status).toBe(503);
+      expect(Date.now() - again).toBeGreaterThanOrEqual(290);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+});

@@ -1,16 +1,16 @@
-import { pidsNamed, totalCpuSeconds } from '../src/observability/proc.js';
+import { familyCpuSeconds, totalCpuSeconds } from '../src/observability/proc.js';
 
 /** Process groups whose CPU the benchmark accounts for, each a function giving its pids now. */
 export type CpuGroups = Readonly<Record<string, () => readonly number[]>>;
 
 /**
- * CPU seconds used so far by each group, plus every `postgres` process on the machine (backends
- * come and go, so they are found by name at each reading). Linux /proc; empty elsewhere.
+ * CPU seconds used so far by each group, plus Postgres: every `postgres` process, found by name at
+ * each reading, with the backends that exited meanwhile (familyCpuSeconds). Linux /proc only.
  */
 export async function cpuByGroup(groups: CpuGroups): Promise<Record<string, number>> {
   const result: Record<string, number> = {};
   for (const [name, pids] of Object.entries(groups)) result[name] = await totalCpuSeconds(pids());
-  result.postgres = await totalCpuSeconds(await pidsNamed('postgres'));
+  result.postgres = await familyCpuSeconds('postgres');
   return result;
 }
 

@@ -161,7 +161,11 @@ try {
   };
   const ourGroups = await groupsOf(serviceProcess.pid!);
   // npm start's own process only supervises when there are workers; count the workers.
-  const apiProcesses = Math.max(1, (await family(serviceProcess.pid!)).api.length - 1);
+  let apiProcesses = 0;
+  for (const pid of await descendants(serviceProcess.pid!)) {
+    if (/\/cli\/api\.[tj]s/.test(await commandLine(pid))) apiProcesses += 1;
+  }
+  apiProcesses = Math.max(1, apiProcesses);
 
   const api = `http://127.0.0.1:${apiPort}`;
   const login = await mintDevLoginToken({

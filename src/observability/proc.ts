@@ -12,7 +12,8 @@ async function statFields(pid: number): Promise<string[] | undefined> {
   return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
 }
 
-// Field positions (0-based, after the command name): state 0, ppid 1, utime 11, stime 12, rss 21.
+// Field positions (0-based, after the command name): state 0, ppid 1, utime 11, stime 12,
+// cutime 13, cstime 14 (reaped children), rss 21.
 const CLOCK_TICKS = 100;
 const PAGE_BYTES = 4096;
 
@@ -83,6 +84,27 @@ export async function descendants(root: number): Promise<number[]> {
   };
   walk(root);
   return found;
+}
+
+/**
+ * CPU seconds used by a family of processes named `name` (Postgres: the postmaster and its
+ * backends), including children that have exited since: the kernel adds a reaped child's time
+ * to its parent's cutime/cstime, which a sum over live processes would lose.
+ */
+export async function familyCpuSeconds(name: string): Promise<number> {
+  const pids = await pidsNamed(name);
+  const members = new Set(pids);
+  let total = 0;
+  for (const pid of pids) {
+    const fields = await statFields(pid);
+    if (!fields) continue;
+    total += (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+    // The root of the family (its parent is not one of them) also carries its reaped children.
+    if (!members.has(Number(fields[1]))) {
+      total += (Number(fields[13]) + Number(fields[14])) / CLOCK_TICKS;
+    }
+  }
+  return total;
 }
 
 /** Total CPU seconds of a set of processes. */

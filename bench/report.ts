@@ -20,8 +20,9 @@ export interface BenchResults {
   readonly publicRun: Measured;
   /** How many API processes served privateRun and publicRun (npm start's API_WORKERS). */
   readonly apiProcesses: number;
-  /** privateRun's endpoint served by a single API process, for comparison. */
+  /** privateRun's endpoint served with API_WORKERS=otherWorkers, for comparison. */
   readonly singleRun: Measured;
+  readonly otherWorkers: number;
   /** Projector lag samples (seconds) taken during our runs. */
   readonly lag: readonly number[];
   /** Commit-to-seal window samples (seconds) of the hash chain during our runs. */
@@ -67,7 +68,7 @@ export function renderReport(results: BenchResults): string {
     `Run of \`npm run bench -- --duration ${options.durationSeconds} --connections ${options.connections}\` on ${new Date().toISOString().slice(0, 10)}.`,
     `Machine: ${cores} × ${cpu}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}.`,
     `Postgres: embedded ${results.postgres.version}, synchronous_commit=${results.postgres.synchronousCommit}, fsync=${results.postgres.fsync}.`,
-    `Our service runs as \`npm start\` runs it by default (API_WORKERS=${results.apiProcesses} node:cluster workers, the projector, revocation checks, rate limits and checkpoints on, default pool sizes), on an embedded Postgres the bench starts.`,
+    `Our service runs as \`npm start\` runs it by default (API_WORKERS=${results.apiProcesses}, the projector, revocation checks, rate limits and checkpoints on, default pool sizes), on an embedded Postgres the bench starts.`,
     `Every target runs in its own processes on loopback; autocannon (in the bench process) drives ${options.connections} connections,`,
     `${options.warmupSeconds}s warm-up, then a fixed number of requests sized to last about ${options.durationSeconds}s (so every response is counted), one target at a time. The API logs at LOG_LEVEL=${options.logLevel}.`,
     '',
@@ -83,7 +84,7 @@ export function renderReport(results: BenchResults): string {
     `| private / peer | ${ratio(privateRun.rps, peer.rps)} | ≥ 1.25× | ${check(privateRun.rps >= 1.25 * peer.rps)} |`,
     `| public / peer | ${ratio(publicRun.rps, peer.rps)} | ≥ 1.25× | ${check(publicRun.rps >= 1.25 * peer.rps)} |`,
     `| private / ceiling | ${pct(privateRun.rps, ceiling.rps)} | | |`,
-    `| private, ${results.apiProcesses} API workers / one API process | ${ratio(privateRun.rps, singleRun.rps)} | | |`,
+    `| private, API_WORKERS=${results.apiProcesses} (default) / API_WORKERS=${results.otherWorkers} | ${ratio(privateRun.rps, singleRun.rps)} | | |`,
     `| private achieved / CPU bound | ${pct(privateRun.rps, bound(privateRun))} | ≥ 90% | ${check(privateRun.rps >= 0.9 * bound(privateRun))} |`,
     `| public achieved / CPU bound | ${pct(publicRun.rps, bound(publicRun))} | ≥ 90% | ${check(publicRun.rps >= 0.9 * bound(publicRun))} |`,
     `| private API CPU / peer CPU per token | ${ratio(privateRun.cpuMsPerRequest?.api ?? 0, peerCpu)} | ≤ 0.5× | ${check((privateRun.cpuMsPerRequest?.api ?? 0) <= 0.5 * peerCpu)} |`,
@@ -118,13 +119,14 @@ export function renderReport(results: BenchResults): string {
     `- The floor under our API's cost: Koa's hello-world JSON POST alone costs ${ms(ceiling.cpuMsPerRequest?.target)} ms of CPU per request`,
     `  here (HTTP parsing, Koa, a JSON body), ${pct((ceiling.cpuMsPerRequest?.target ?? 0) / Math.max(privateRun.cpuMsPerRequest?.api ?? 1e-9, 1e-9), 1)} of our private API's ${ms(privateRun.cpuMsPerRequest?.api)} ms and ${pct((ceiling.cpuMsPerRequest?.target ?? 0) / Math.max(peerCpu, 1e-9), 1)} of the peer's ${ms(peerCpu)} ms;`,
     '  the ≤ 0.5× target leaves less than that floor for signing, authentication, the event and the log line.',
-    `- One API process served ${fmt(singleRun.rps)} req/s (private) at ${ms(singleRun.cpuMsPerRequest?.api)} ms of API CPU per token; ${results.apiProcesses} served ${fmt(privateRun.rps)}.`,
+    `- With API_WORKERS=${results.otherWorkers} the private endpoint served ${fmt(singleRun.rps)} req/s at ${ms(singleRun.cpuMsPerRequest?.api)} ms of API CPU per token;`,
+    `  with the default ${results.apiProcesses}, ${fmt(privateRun.rps)} req/s at ${ms(privateRun.cpuMsPerRequest?.api)} ms.`,
     `- Latency at ${options.connections} connections follows from throughput (Little's law: p50 ≈ connections / req/s).`,
     '- Absolute figures drift between runs on a shared virtual machine; compare the ratios within one run.',
     '',
     'Rerun: `npm run bench` (options: `--duration <s>`, `--connections <n>`, `--warmup <s>`,',
     '`--log-level <level>`, `--no-projector`, `--profile` for a CPU profile of the API in',
-    '`.data/profiles`, `--no-write` to leave this file alone).',
+    '`.data/profiles`, `--no-write` to leave this file alone). What each change bought, run by run: [performance.md](performance.md).',
     '',
   ].join('\n');
 }

@@ -346,9 +346,11 @@ try {
     'public-token-issued',
     publicRequest,
   );
-  // The same service with one API process (API_WORKERS=1), for what the workers buy. Its events
-  // are projected by the first service's projector, so that projector's CPU counts here too.
-  progress('starting a one-process API for comparison');
+  // The same service with the other choice of API processes (1 if the default runs several, else
+  // 2), for what workers buy here. Its events are projected by the first service's projector, so
+  // that projector's CPU counts here too.
+  const otherWorkers = apiProcesses === 1 ? 2 : 1;
+  progress(`starting the service with API_WORKERS=${otherWorkers} for comparison`);
   const singlePort = await freePortBelow32768();
   const single = startProcess(
     'src/cli/start.ts',
@@ -356,7 +358,7 @@ try {
       ...serviceEnv,
       PORT: String(singlePort),
       HOST: '127.0.0.1',
-      API_WORKERS: '1',
+      API_WORKERS: String(otherWorkers),
       RUN_PROJECTOR: 'false',
     },
     profileFlags,
@@ -368,18 +370,15 @@ try {
   };
   await warmUp(plan, singleRequest);
   const singleRun = await measureOurs(
-    'ours, one API process: POST /v1/credential/token (private)',
+    `ours, API_WORKERS=${otherWorkers}: POST /v1/credential/token (private)`,
     'private-token-issued',
     singleRequest,
-    {
-      api: () => [single.pid!],
-      projector: ourGroups.projector!,
-      'load generator': loadGenerator,
-    },
+    { ...(await groupsOf(single.pid!)), projector: ourGroups.projector! },
   );
   single.kill('SIGTERM');
   const report = renderReport({
     apiProcesses,
+    otherWorkers,
     singleRun,
     options: { ...plan, logLevel: values['log-level']! },
     postgres: {

@@ -4,8 +4,7 @@
  * when API_WORKERS=1), and the projector as a separate child process. Children are restarted if
  * they die. Ctrl-C drains and stops all of it.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { setPriority } from 'node:os';
+import { spawn } from 'node:child_process';
 import cluster from 'node:cluster';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -31,7 +30,6 @@ const logger = createLogger(config);
 const database = await openDatabase(config, logger, 'token-authority-api', undefined, {
   role: 'api',
 }).catch(exitOnConfigError);
-const PROJECTOR_NICENESS = 10;
 // Siblings of this file: .ts under tsx, .js when compiled (the image).
 const sibling = (name: string) =>
   fileURLToPath(new URL(`./${name}${path.extname(import.meta.url)}`, import.meta.url));
@@ -61,28 +59,12 @@ if (config.RUN_PROJECTOR) {
       // An IPC channel: we ask it to stop, and it stops by itself if we die.
       // Same environment: with DATABASE_URL it connects there; embedded, it shares our cluster
       // and logs in as its own least-privileged role.
-      lowerPriority(
-        spawn(process.execPath, [...process.execArgv, sibling('projector')], {
-          env: process.env,
-          stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
-        }),
-      ),
+      spawn(process.execPath, [...process.execArgv, sibling('projector')], {
+        env: process.env,
+        stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
+      }),
     logger,
   );
-}
-
-/**
- * The projector catches up in bursts; under load they compete with requests for the same cores.
- * A lower scheduling priority lets requests go first (its lag stays well under a second, see
- * docs/benchmarks.md). Where that is not allowed, it runs at our priority.
- */
-function lowerPriority(child: ChildProcess): ChildProcess {
-  try {
-    if (child.pid !== undefined) setPriority(child.pid, PROJECTOR_NICENESS);
-  } catch (error) {
-    logger.debug({ err: error }, 'projector priority unchanged');
-  }
-  return child;
 }
 
 onShutdownSignal(logger, config.SHUTDOWN_TIMEOUT_MS, async () => {

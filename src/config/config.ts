@@ -27,10 +27,17 @@ export const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
   HOST: z.string().min(1).default('0.0.0.0'),
   /**
-   * API processes `npm start` runs on PORT (node:cluster); they share their limits. Default: one
-   * per CPU, at most 4.
+   * API processes `npm start` runs on PORT (node:cluster); they share their limits. Default: half
+   * the CPUs, 1 to 4: the other half is Postgres's and the projector's. On 2 cores a second API
+   * process kept the cores busier but cost 6-44% more API CPU per token, for 0.92-1.32x the
+   * throughput over five runs, and pushed projector lag up (docs/benchmarks.md).
    */
-  API_WORKERS: z.coerce.number().int().min(1).max(64).default(Math.min(availableParallelism(), 4)),
+  API_WORKERS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(64)
+    .default(Math.min(4, Math.max(1, Math.floor(availableParallelism() / 2)))),
   /** When set, /metrics is served on this port (same HOST) and not on the API's. */
   METRICS_PORT: z.coerce.number().int().min(0).max(65_535).optional(),
   DATABASE_URL: z

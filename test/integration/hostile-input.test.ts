@@ -321,7 +321,11 @@ describe('property: whatever arrives, the answer is below 500 and a refusal reco
             const payload =
               contentType === 'application/x-www-form-urlencoded'
                 ? new URLSearchParams(
-                    Object.entries(body ?? {}).map(([k, v]): [string, string] => [k, String(v)]),
+                    // Generated values may be objects whose toString is not a function.
+                    Object.entries(body ?? {}).map(([k, v]): [string, string] => [
+                      k,
+                      v !== null && typeof v === 'object' ? JSON.stringify(v) : String(v),
+                    ]),
                   ).toString()
                 : JSON.stringify(body);
             const before = await successEvents();

@@ -4,6 +4,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { startTokenAuthority } from '../../src/testing/index.js';
+import { createTestDatabase } from '../support/test-database.js';
+import { waitUntil } from '../support/wait.js';
 
 const run = promisify(execFile);
 const work = await mkdtemp(path.join(tmpdir(), 'token-authority-consumer-'));
@@ -108,4 +111,44 @@ describe('token-authority/testing, from the packed tarball', () => {
       audit: ['credential-created', 'private-token-issued', 'public-token-issued'],
     });
   }, 600_000);
+});
+
+describe('token-authority/testing on a database of the caller', () => {
+  it('runs on it through least-privileged logins it creates, projector included, and leaves its rows there', async () => {
+    const database = await createTestDatabase(2);
+    const authority = await startTokenAuthority({ databaseUrl: database.url });
+    try {
+      const login = await authority.loginToken('shop');
+      const created = await fetch(`${authority.url}/v1/credential`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${login}`,
+          'x-service-space-id': 'shop',
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({ name: 'storefront', description: 'integration test' }),
+      });
+      expect(created.status).toBe(201);
+      // The projector runs: the audit view catches up by itself.
+      await waitUntil(
+        async () =>
+          (await database.pool.query('SELECT count(*)::int AS n FROM audit_log')).rows[0].n,
+        (n: number) => n >= 1,
+      );
+      const roles = await database.pool.query<{ usename: string }>(
+        `SELECT DISTINCT usename FROM pg_stat_activity WHERE datname = current_database()
+           AND application_name LIKE 'token-authority-testing-%'`,
+      );
+      expect(roles.rows.map((row) => row.usename).sort()).toEqual([
+        'token_authority_api_login',
+        'token_authority_projector_login',
+      ]);
+    } finally {
+      await authority.stop();
+    }
+    const { rows } = await database.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM events WHERE event_type = 'credential-created'`,
+    );
+    expect(rows[0]!.n).toBe(1);
+  }, 60_000);
 });

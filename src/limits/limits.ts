@@ -84,7 +84,7 @@ export function createLimits(settings: LimitSettings): Limits {
   const failedAuth = new SlidingWindowBudgets(options);
   const failedLogin = new SlidingWindowBudgets(options);
   const sync = settings.peers ? syncWithPeers(settings.peers, settings.syncIntervalMs ?? 20) : null;
-  if (sync && settings.peers) {
+  if (settings.peers) {
     settings.peers.subscribe((message) => {
       for (const [clientId, units] of message.spent) clients.add(clientId, units);
       for (const key of message.failedAuth) failedAuth.add(key, 1);

@@ -111,7 +111,8 @@ export async function clientsOfSpace(
     .selectFrom('credentials')
     .select('client_id')
     .where('space_id', '=', spaceId)
-    .where('client_id', 'in', clientIds)
+    // One array parameter: the refused clients may be more than a statement's 65,535 parameters.
+    .where(sql<boolean>`client_id = any(${[...clientIds]}::text[])`)
     .execute();
   return rows.map((row) => row.client_id);
 }

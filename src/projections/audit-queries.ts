@@ -11,8 +11,10 @@ export interface AuditFilter {
   readonly segmentId?: string;
   readonly from?: Date;
   readonly to?: Date;
-  /** Resume strictly after this log position (the cursor). */
+  /** Resume strictly after this log position (the cursor): before it when `newestFirst`. */
   readonly afterPosition?: number;
+  /** Newest first (a dashboard's recent trail); oldest first otherwise. */
+  readonly newestFirst?: boolean;
   readonly limit: number;
 }
 
@@ -49,7 +51,7 @@ export async function queryAudit(
     .selectFrom('audit_log')
     .selectAll()
     .where('space_id', '=', filter.spaceId)
-    .orderBy('global_position')
+    .orderBy('global_position', filter.newestFirst ? 'desc' : 'asc')
     .limit(filter.limit + 1);
   if (filter.clientId) query = query.where('client_id', '=', filter.clientId);
   if (filter.tokenKind) query = query.where('token_kind', '=', filter.tokenKind);
@@ -58,8 +60,9 @@ export async function queryAudit(
   if (filter.segmentId) query = query.where('segment_id', '=', filter.segmentId);
   if (filter.from) query = query.where('recorded_at', '>=', filter.from);
   if (filter.to) query = query.where('recorded_at', '<', filter.to);
-  if (filter.afterPosition !== undefined)
-    query = query.where('global_position', '>', filter.afterPosition);
+  if (filter.afterPosition !== undefined) {
+    query = query.where('global_position', filter.newestFirst ? '<' : '>', filter.afterPosition);
+  }
   const rows = await query.execute();
   const page = rows.slice(0, filter.limit);
   return {

@@ -151,7 +151,8 @@ describe('dashboard in a real browser', () => {
         ),
       );
       const customers = await page.locator('#audit tbody tr td:nth-child(6)').allInnerTexts();
-      expect(customers).toEqual(['customer-0', 'customer-1', 'customer-2', 'customer-3']);
+      // Newest first.
+      expect(customers).toEqual(['customer-3', 'customer-2', 'customer-1', 'customer-0']);
 
       // The token is in this tab's sessionStorage only, never in the URL or localStorage.
       const storage = await page.evaluate(() => ({

@@ -30,6 +30,8 @@ const auditQuery = z.object({
   to: instant.optional(),
   limit: z.coerce.number().int().min(1).max(1000).default(100),
   cursor: z.string().max(100).optional(),
+  /** `desc`: newest first; pass the same order with the cursor of its pages. */
+  order: z.enum(['asc', 'desc']).default('asc'),
 });
 
 const exportQuery = z.object({ from: instant, to: instant });
@@ -122,6 +124,7 @@ export function auditRoutes(
       from: query.from,
       to: query.to,
       afterPosition: query.cursor === undefined ? undefined : cursor.decode(query.cursor),
+      newestFirst: query.order === 'desc',
       limit: query.limit,
     });
     await record(ctx, {

@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import { UnavailableError } from '../../errors/errors.js';
 import type { Metrics } from '../../observability/metrics.js';
 import type { Operation } from '../openapi/operation.js';
 
@@ -21,8 +22,15 @@ export const metricsOperations: readonly Operation[] = [
 export function metricsRoutes(metrics: Metrics): Router {
   const router = new Router();
   router.get('/metrics', async (ctx) => {
+    // Under npm start's workers the text is gathered from all of them; one restarting makes the
+    // scrape a 503 to retry, not a 500.
+    const text = await metrics.text().catch((error: unknown) => {
+      throw new UnavailableError('metrics could not be gathered from every API worker', {
+        cause: error,
+      });
+    });
     ctx.type = metrics.registry.contentType;
-    ctx.body = await metrics.text();
+    ctx.body = text;
   });
   return router;
 }

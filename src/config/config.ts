@@ -30,7 +30,7 @@ export const configSchema = z.object({
    * API processes `npm start` runs on PORT (node:cluster); they share their limits. Default: half
    * the CPUs, 1 to 4: the other half is Postgres's and the projector's. On 2 cores a second API
    * process kept the cores busier but cost 6-44% more API CPU per token, for 0.92-1.32x the
-   * throughput over five runs, and pushed projector lag up (docs/benchmarks.md).
+   * throughput over six runs (docs/performance.md).
    */
   API_WORKERS: z.coerce
     .number()

@@ -79,10 +79,9 @@ export async function startTokenAuthority(
     });
     cleanUp.push(() => apiDatabase.close());
     // The projector reaches the same server as its owner would: no second embedded Postgres.
-    const projectorConfig = loadConfig({
-      ...settings,
-      MIGRATION_DATABASE_URL: ownerUrl(apiDatabase),
-    });
+    const owner = options.databaseUrl ?? apiDatabase.embedded?.url;
+    if (!owner) throw new Error('no owner URL for the projector');
+    const projectorConfig = loadConfig({ ...settings, MIGRATION_DATABASE_URL: owner });
     const projectorDatabase = await openDatabase(
       projectorConfig,
       logger,
@@ -114,10 +113,4 @@ export async function startTokenAuthority(
       }),
     stop,
   };
-
-  function ownerUrl(database: Awaited<ReturnType<typeof openDatabase>>): string {
-    const owner = options.databaseUrl ?? database.embedded?.url;
-    if (!owner) throw new Error('no owner URL for the projector');
-    return owner;
-  }
 }

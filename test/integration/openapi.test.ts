@@ -55,6 +55,14 @@ describe('OpenAPI document', () => {
     expect((document as unknown as { openapi: string }).openapi).toMatch(/^3\.1\./);
   });
 
+  it('names every operation with a unique identifier client generators accept', () => {
+    const ids = Object.values(document.paths).flatMap((item) =>
+      Object.values(item as Record<string, { operationId: string }>).map((op) => op.operationId),
+    );
+    expect(ids.filter((id) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(id))).toEqual([]);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
   it('documents every route the routers serve, and nothing else', () => {
     const served = new Set(
       service.api.served.map((route) => `${route.method} ${openApiPath(route.path)}`),

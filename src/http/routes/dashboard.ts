@@ -38,7 +38,11 @@ export const dashboardOperations: readonly Operation[] = Object.entries(ASSETS).
   ([path, asset]) => ({
     method: 'get',
     path,
-    operationId: path === '/dashboard' ? 'dashboard' : `dashboardAsset${path.slice(10)}`,
+    // dashboardAsset_uplot_js: an identifier code generators accept.
+    operationId:
+      path === '/dashboard'
+        ? 'dashboard'
+        : `dashboardAsset_${path.slice('/dashboard/'.length).replace(/[^A-Za-z0-9]/g, '_')}`,
     tag: 'Dashboard',
     summary:
       path === '/dashboard'

@@ -10,9 +10,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { pino } from 'pino';
+import { parseCommandLine } from '../src/cli/args.js';
 import { startEmbeddedPostgres } from '../src/db/embedded-postgres.js';
 import { mintDevLoginToken } from '../src/tokens/login-tokens.js';
 import { freePort as freePortBelow32768 } from '../src/reliability/harness.js';
@@ -22,27 +22,20 @@ import { load, warmUp, type LoadPlan, type Measured } from './load.js';
 import { scrape } from './prometheus.js';
 import { renderReport } from './report.js';
 
-const USAGE = `Usage: npm run bench -- [--duration <s>] [--connections <n>] [--warmup <s>]
-       [--log-level <level>] [--no-projector] [--profile] [--no-write]
+const USAGE = `Usage: npm run bench -- [--duration=<s>] [--connections=<n>] [--warmup=<s>]
+       [--log-level=<level>] [--no-projector] [--profile] [--no-write]
 Loads the Koa ceiling, node-oidc-provider and our two issuance endpoints, one at a time, and
 writes docs/benchmarks.md (unless --no-write).`;
 
-const { values } = parseArgs({
-  options: {
-    duration: { type: 'string', default: '10' },
-    connections: { type: 'string', default: '50' },
-    warmup: { type: 'string', default: '3' },
-    'no-write': { type: 'boolean', default: false },
-    'log-level': { type: 'string', default: 'info' },
-    profile: { type: 'boolean', default: false },
-    'no-projector': { type: 'boolean', default: false },
-    help: { type: 'boolean', default: false },
-  },
+const { values } = parseCommandLine(USAGE, {
+  duration: { type: 'string', default: '10' },
+  connections: { type: 'string', default: '50' },
+  warmup: { type: 'string', default: '3' },
+  'no-write': { type: 'boolean', default: false },
+  'log-level': { type: 'string', default: 'info' },
+  profile: { type: 'boolean', default: false },
+  'no-projector': { type: 'boolean', default: false },
 });
-if (values.help) {
-  console.log(USAGE);
-  process.exit(0);
-}
 const plan: LoadPlan = {
   durationSeconds: Number(values.duration),
   connections: Number(values.connections),

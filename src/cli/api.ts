@@ -8,15 +8,18 @@ import {
   configOrExit,
   createLogger,
   exitOnConfigError,
-  exitWithUsageIfAsked,
   followParent,
   onShutdownSignal,
   openDatabase,
   type OpenDatabase,
 } from './runtime.js';
+import { parseCommandLine } from './args.js';
 
-exitWithUsageIfAsked(`Usage: npm run api
-Runs the API alone (the projector elsewhere). Settings: README, "Configuration".`);
+parseCommandLine(
+  `Usage: npm run api
+Runs the API alone (the projector elsewhere). Settings: README, "Configuration".`,
+  {},
+);
 const config = configOrExit();
 const logger = createLogger(config);
 const started: { database?: OpenDatabase; api?: ApiServer } = {};

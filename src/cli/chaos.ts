@@ -1,26 +1,25 @@
 /**
- * `npm run chaos -- --cycles N`: issues tokens from many concurrent clients while it SIGKILLs the
+ * `npm run chaos -- --cycles=N`: issues tokens from many concurrent clients while it SIGKILLs the
  * API, the projector and Postgres in turns and restarts them, then verifies the log: every token
  * a client received has its committed event, no token is recorded twice, the views equal a
  * recomputation from the log, and the hash chain verifies. Prints a JSON report; exit 0 when all
  * of that holds and no request got a 5xx other than 503 (with Retry-After) or hung.
  */
-import { parseArgs } from 'node:util';
 import { startHarness, type Role } from '../reliability/harness.js';
 import { createClients, startLoad } from '../reliability/load.js';
 import { verifyLog, waitForProjector } from '../reliability/verify.js';
-import { exitWithUsageIfAsked } from './runtime.js';
+import { parseCommandLine } from './args.js';
 
-exitWithUsageIfAsked(`Usage: npm run chaos -- [--cycles <n>] [--phase-ms <ms>] [--concurrency <n>]
+const { values } = parseCommandLine(
+  `Usage: npm run chaos -- [--cycles=<n>] [--phase-ms=<ms>] [--concurrency=<n>]
 Kills the API, the projector and Postgres in turns under load (n cycles, default 6), restarts
-each, then verifies the log and the views. Exit 0 when everything holds.`);
-const { values } = parseArgs({
-  options: {
+each, then verifies the log and the views. Exit 0 when everything holds.`,
+  {
     cycles: { type: 'string', default: '6' },
     'phase-ms': { type: 'string', default: '1500' },
     concurrency: { type: 'string', default: '16' },
   },
-});
+);
 const cycles = Number(values.cycles);
 const phaseMs = Number(values['phase-ms']);
 const concurrency = Number(values.concurrency);

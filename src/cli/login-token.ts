@@ -1,14 +1,19 @@
 /**
- * `npm run login-token -- --space <space_id> [--space <another>] [--subject <user>] [--ttl <s>]`
+ * `npm run login-token -- --space=<space_id> [--space=<another>] [--subject=<user>] [--ttl=<s>]`
  * Prints a development login token (the token alone on the last line of stdout), signed by the key
  * in DATA_DIR. The service trusts it only while no external login issuer is configured.
  */
-import { parseArgs } from 'node:util';
-import { configOrExit, exitWithUsageIfAsked } from './runtime.js';
+import { parseCommandLine } from './args.js';
+import { configOrExit } from './runtime.js';
 import { mintDevLoginToken } from '../tokens/login-tokens.js';
 
-exitWithUsageIfAsked(`Usage: npm run login-token -- --space <space_id> [--space <another>] [--subject <user>] [--ttl <seconds>]
-Prints a development login token (alone on the last line), trusted only without an external issuer.`);
+const USAGE = `Usage: npm run login-token -- --space=<space_id> [--space=<another>] [--subject=<user>] [--ttl=<seconds>]
+Prints a development login token (alone on the last line), trusted only without an external issuer.`;
+const { values } = parseCommandLine(USAGE, {
+  space: { type: 'string', multiple: true },
+  subject: { type: 'string', default: 'dev-user' },
+  ttl: { type: 'string', default: '3600' },
+});
 const config = configOrExit();
 if (config.LOGIN_JWKS_URL || config.LOGIN_PUBLIC_KEY) {
   console.error(
@@ -16,18 +21,9 @@ if (config.LOGIN_JWKS_URL || config.LOGIN_PUBLIC_KEY) {
   );
   process.exit(2);
 }
-const { values } = parseArgs({
-  options: {
-    space: { type: 'string', multiple: true },
-    subject: { type: 'string', default: 'dev-user' },
-    ttl: { type: 'string', default: '3600' },
-  },
-});
 const ttl = Number(values.ttl);
 if (!values.space?.length || !Number.isInteger(ttl) || ttl <= 0) {
-  console.error(
-    'usage: npm run login-token -- --space <space_id> [--subject <user>] [--ttl <seconds>]',
-  );
+  console.error(USAGE);
   process.exit(2);
 }
 console.log(

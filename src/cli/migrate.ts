@@ -1,8 +1,12 @@
 /** `npm run migrate`: applies pending migrations (safe to run beside a starting service). */
-import { configOrExit, createLogger, exitWithUsageIfAsked, openDatabase } from './runtime.js';
+import { configOrExit, createLogger, openDatabase } from './runtime.js';
+import { parseCommandLine } from './args.js';
 
-exitWithUsageIfAsked(`Usage: npm run migrate
-Applies pending migrations as the owner (MIGRATION_DATABASE_URL, else DATABASE_URL, else embedded).`);
+parseCommandLine(
+  `Usage: npm run migrate
+Applies pending migrations as the owner (MIGRATION_DATABASE_URL, else DATABASE_URL, else embedded).`,
+  {},
+);
 const config = configOrExit();
 const logger = createLogger(config);
 const database = await openDatabase(config, logger, 'token-authority-migrate', 1, {

@@ -6,10 +6,14 @@
  */
 import { projectorLag } from '../projections/monitoring-queries.js';
 import { PROJECTOR_LOCK_KEY } from '../projections/projector.js';
-import { configOrExit, createLogger, exitWithUsageIfAsked, openDatabase } from './runtime.js';
+import { configOrExit, createLogger, openDatabase } from './runtime.js';
+import { parseCommandLine } from './args.js';
 
-exitWithUsageIfAsked(`Usage: npm run projector-health
-Exit 0 when a projector leads and no view is over PROJECTOR_HEALTH_MAX_LAG_SECONDS behind.`);
+parseCommandLine(
+  `Usage: npm run projector-health
+Exit 0 when a projector leads and no view is over PROJECTOR_HEALTH_MAX_LAG_SECONDS behind.`,
+  {},
+);
 const config = configOrExit();
 const logger = createLogger({ LOG_LEVEL: 'warn' }, 'projector-health');
 const database = await openDatabase(config, logger, 'token-authority-health', 1, {

@@ -1,27 +1,28 @@
 /**
  * `npm run projector`: follows the event log and keeps the audit and rate views and the hash chain
  * up to date. Several replicas may run; one leads (advisory lock), the others stand by.
- * `npm run projector -- --rebuild <audit|rates>` empties a view, replays it from the first event,
+ * `npm run projector -- --rebuild=<audit|rates|usage>` empties a view, replays it from the first event,
  * and exits.
  */
-import { parseArgs } from 'node:util';
 import { PROJECTIONS, projectionNamed } from '../projections/all.js';
 import { rebuildProjection } from '../projections/projector.js';
+import { parseCommandLine } from './args.js';
 import { startProjectorService } from './projector-service.js';
 import { progressOnStderr } from './progress.js';
 import {
   configOrExit,
   createLogger,
   exitOnConfigError,
-  exitWithUsageIfAsked,
   followParent,
   onShutdownSignal,
   openDatabase,
 } from './runtime.js';
 
-exitWithUsageIfAsked(`Usage: npm run projector [-- --rebuild <audit|rates|usage>]
-Follows the log and keeps the views and hash chains; --rebuild empties one view and replays it.`);
-const { values } = parseArgs({ options: { rebuild: { type: 'string' } } });
+const { values } = parseCommandLine(
+  `Usage: npm run projector [-- --rebuild=<audit|rates|usage>]
+Follows the log and keeps the views and hash chains; --rebuild empties one view and replays it.`,
+  { rebuild: { type: 'string' } },
+);
 const config = configOrExit();
 const logger = createLogger(config, 'projector');
 

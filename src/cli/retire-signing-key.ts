@@ -1,16 +1,16 @@
 /**
- * `npm run retire-signing-key -- --kid <kid>`: withdraws a compromised signing key at once. It
+ * `npm run retire-signing-key -- --kid=<kid>`: withdraws a compromised signing key at once. It
  * leaves the JWKS and its tokens stop verifying (/v1/issue, introspection) on every API replica
  * within SIGNING_KEY_REFRESH_MS; if it was the only active key, a new one signs at once.
  */
-import { parseArgs } from 'node:util';
 import { retireSigningKey } from '../tokens/signing-keys.js';
 import { operatorActor } from './operator.js';
-import { configOrExit, createLogger, exitWithUsageIfAsked, openDatabase } from './runtime.js';
+import { parseCommandLine } from './args.js';
+import { configOrExit, createLogger, openDatabase } from './runtime.js';
 
-const USAGE = 'Usage: npm run retire-signing-key -- --kid <kid>';
-exitWithUsageIfAsked(USAGE);
-const { values } = parseArgs({ options: { kid: { type: 'string' } } });
+const USAGE = `Usage: npm run retire-signing-key -- --kid=<kid>
+Withdraws a signing key at once (a compromise). A kid may begin with "-": --kid=<kid> always works.`;
+const { values } = parseCommandLine(USAGE, { kid: { type: 'string' } });
 if (!values.kid) {
   console.error(USAGE);
   process.exit(2);

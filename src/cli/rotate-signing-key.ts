@@ -1,18 +1,17 @@
 /**
- * `npm run rotate-signing-key [-- --activate-in <seconds>]`: adds a new access-token signing key.
+ * `npm run rotate-signing-key [-- --activate-in=<seconds>]`: adds a new access-token signing key.
  * It is published in the JWKS at once and signs from `--activate-in` seconds on (default 360: the
  * JWKS Cache-Control max-age of 300 s plus margin); the keys it replaces stay published until
  * every token they signed has expired, then leave the JWKS. Both changes are events.
  */
-import { parseArgs } from 'node:util';
 import { rotateSigningKey } from '../tokens/signing-keys.js';
 import { operatorActor } from './operator.js';
-import { configOrExit, createLogger, exitWithUsageIfAsked, openDatabase } from './runtime.js';
+import { parseCommandLine } from './args.js';
+import { configOrExit, createLogger, openDatabase } from './runtime.js';
 
-const USAGE = 'Usage: npm run rotate-signing-key -- [--activate-in <seconds, default 360>]';
-exitWithUsageIfAsked(USAGE);
+const USAGE = 'Usage: npm run rotate-signing-key -- [--activate-in=<seconds, default 360>]';
+const { values } = parseCommandLine(USAGE, { 'activate-in': { type: 'string', default: '360' } });
 const config = configOrExit();
-const { values } = parseArgs({ options: { 'activate-in': { type: 'string', default: '360' } } });
 const activateInSeconds = Number(values['activate-in']);
 if (!Number.isInteger(activateInSeconds) || activateInSeconds < 0) {
   console.error(USAGE);

@@ -267,11 +267,3 @@ export function followParent(stop: (reason: string) => void): void {
 }
 
 export { createLogger };
-
-/** Prints `usage` and exits 0 when the command line asks for --help or -h. */
-export function exitWithUsageIfAsked(usage: string): void {
-  if (process.argv.slice(2).some((arg) => arg === '--help' || arg === '-h')) {
-    console.log(usage);
-    process.exit(0);
-  }
-}

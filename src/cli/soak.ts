@@ -1,25 +1,24 @@
 /**
- * `npm run soak -- --minutes N`: holds a steady load on the whole service (API, projector,
+ * `npm run soak -- --minutes=N`: holds a steady load on the whole service (API, projector,
  * Postgres as separate processes) and reports, per process, memory (PSS) at the start (after a
  * warm-up minute), at the middle and at the end, tokens served against events appended, and
  * projector lag. Prints a Markdown report; exit 0 when served = appended, no 5xx, and the log
  * verifies.
  */
-import { parseArgs } from 'node:util';
 import { descendants, proportionalBytes } from '../observability/proc.js';
 import { startHarness, type Harness } from '../reliability/harness.js';
 import { createClients, startLoad } from '../reliability/load.js';
 import { verifyLog, waitForProjector } from '../reliability/verify.js';
-import { exitWithUsageIfAsked } from './runtime.js';
+import { parseCommandLine } from './args.js';
 
-exitWithUsageIfAsked(`Usage: npm run soak -- [--minutes <n>] [--concurrency <n>]
-Steady load for n minutes (default 10); reports memory per process, served = appended, lag.`);
-const { values } = parseArgs({
-  options: {
+const { values } = parseCommandLine(
+  `Usage: npm run soak -- [--minutes=<n>] [--concurrency=<n>]
+Steady load for n minutes (default 10); reports memory per process, served = appended, lag.`,
+  {
     minutes: { type: 'string', default: '10' },
     concurrency: { type: 'string', default: '8' },
   },
-});
+);
 const minutes = Number(values.minutes);
 const concurrency = Number(values.concurrency);
 const progress = (message: string) => process.stderr.write(`[soak] ${message}\n`);

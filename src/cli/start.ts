@@ -15,15 +15,18 @@ import {
   configOrExit,
   createLogger,
   exitOnConfigError,
-  exitWithUsageIfAsked,
   onShutdownSignal,
   openDatabase,
 } from './runtime.js';
 import { supervise, type Supervised } from './supervise.js';
+import { parseCommandLine } from './args.js';
 
-exitWithUsageIfAsked(`Usage: npm start
+parseCommandLine(
+  `Usage: npm start
 Runs the API (API_WORKERS processes), the projector and (without DATABASE_URL) an embedded
-Postgres. Settings: README.`);
+Postgres. Settings: README.`,
+  {},
+);
 const config = configOrExit();
 const logger = createLogger(config);
 // Migrated, and embedded Postgres started, before any child connects.

@@ -4,10 +4,14 @@
  */
 import { verifyChain } from '../event-store/verify-chain.js';
 import { progressOnStderr } from './progress.js';
-import { configOrExit, createLogger, exitWithUsageIfAsked, openDatabase } from './runtime.js';
+import { configOrExit, createLogger, openDatabase } from './runtime.js';
+import { parseCommandLine } from './args.js';
 
-exitWithUsageIfAsked(`Usage: npm run verify-chain
-Recomputes the hash chain over the whole log; names the first event that does not match.`);
+parseCommandLine(
+  `Usage: npm run verify-chain
+Recomputes the hash chain over the whole log; names the first event that does not match.`,
+  {},
+);
 const config = configOrExit();
 const logger = createLogger({ LOG_LEVEL: 'warn' }, 'verify-chain');
 const database = await openDatabase(config, logger, 'token-authority-verify-chain', 2, {

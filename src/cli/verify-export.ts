@@ -1,5 +1,5 @@
 /**
- * `npm run verify-export -- [--key <audit public key JWK file>] <export.ndjson | ->`: checks an
+ * `npm run verify-export -- [--key=<audit public key JWK file>] <export.ndjson | ->`: checks an
  * audit export offline, with no database. Every event must hash to its link in the space's chain,
  * sequence numbers must run without gaps and in order, and with --key every checkpoint must be
  * signed by the audit key, chained to the one before, and match the exported link it names (a
@@ -8,20 +8,15 @@
  */
 import { createPublicKey } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import { verifyExportLines } from '../event-store/export-chain.js';
 import { readCheckpointStatement, verifyCheckpoint } from '../tokens/audit-key.js';
 import { progressOnStderr } from './progress.js';
-import { exitWithUsageIfAsked } from './runtime.js';
+import { parseCommandLine } from './args.js';
 
-const USAGE = `Usage: npm run verify-export -- [--key <audit-public-key.jwk>] <export.ndjson | ->
+const USAGE = `Usage: npm run verify-export -- [--key=<audit-public-key.jwk>] [--] <export.ndjson | ->
 Verifies an audit export (GET /v1/audit/export) offline; "-" reads it from stdin. The key is the
 public_key of GET /v1/audit/checkpoints, kept where the database's owners cannot change it.`;
-exitWithUsageIfAsked(USAGE);
-const { values, positionals } = parseArgs({
-  options: { key: { type: 'string' } },
-  allowPositionals: true,
-});
+const { values, positionals } = parseCommandLine(USAGE, { key: { type: 'string' } });
 const file = positionals[0];
 if (!file) {
   console.error(USAGE);

@@ -1,33 +1,32 @@
 /**
- * `npm run verify-token -- <token> [--jwks <url>] [--audience <aud>]`: verifies an access token the
+ * `npm run verify-token -- [--jwks=<url>] [--audience=<aud>] <token>`: verifies an access token the
  * way a Storefront API does, against the JWKS endpoint, and prints its header and claims.
  */
-import { parseArgs } from 'node:util';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
-import { configOrExit, exitWithUsageIfAsked } from './runtime.js';
+import { parseCommandLine } from './args.js';
+import { configOrExit } from './runtime.js';
 
-exitWithUsageIfAsked(`Usage: npm run verify-token -- <token> [--jwks <url>] [--audience <aud>]
-Verifies an access token against the JWKS endpoint, as a Storefront API does.`);
-const config = configOrExit();
-const { values, positionals } = parseArgs({
-  allowPositionals: true,
-  options: {
-    jwks: { type: 'string', default: `http://localhost:${config.PORT}/.well-known/jwks.json` },
-    audience: { type: 'string', default: config.TOKEN_AUDIENCES[0] },
-  },
+const USAGE = `Usage: npm run verify-token -- [--jwks=<url>] [--audience=<aud>] <token>
+Verifies an access token against the JWKS endpoint, as a Storefront API does.`;
+const { values, positionals } = parseCommandLine(USAGE, {
+  jwks: { type: 'string' },
+  audience: { type: 'string' },
 });
+const config = configOrExit();
 const token = positionals[0];
 if (!token) {
-  console.error('usage: npm run verify-token -- <token> [--jwks <url>] [--audience <aud>]');
+  console.error(USAGE);
   process.exit(2);
 }
 try {
   const { payload, protectedHeader } = await jwtVerify(
     token,
-    createRemoteJWKSet(new URL(values.jwks!)),
+    createRemoteJWKSet(
+      new URL(values.jwks ?? `http://localhost:${config.PORT}/.well-known/jwks.json`),
+    ),
     {
       issuer: config.TOKEN_ISSUER,
-      audience: values.audience,
+      audience: values.audience ?? config.TOKEN_AUDIENCES[0],
       typ: 'at+jwt',
     },
   );

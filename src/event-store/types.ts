@@ -58,14 +58,17 @@ export interface EventRow {
   recorded_at: Date;
 }
 
-/** Maps a selected row to the public shape. */
+/**
+ * Maps a selected row to the public shape. Positions are made numbers here, not by relying on a
+ * pg type parser some other module registered: the chain hashes them, and a string would not match.
+ */
 export function toRecordedEvent(row: EventRow): RecordedEvent {
   return {
-    globalPosition: row.global_position,
-    transactionId: row.transaction_id,
+    globalPosition: Number(row.global_position),
+    transactionId: String(row.transaction_id),
     spaceId: row.space_id,
     streamId: row.stream_id,
-    streamPosition: row.stream_position,
+    streamPosition: Number(row.stream_position),
     eventId: row.event_id,
     type: row.event_type,
     schemaVersion: row.schema_version,

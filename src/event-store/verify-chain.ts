@@ -39,7 +39,7 @@ export async function verifyChain(
       .execute();
     if (rows.length === 0) return { ok: true, linksChecked: checked };
     for (const row of rows) {
-      const at = { linkNumber: row.link_number, globalPosition: row.link_position };
+      const at = { linkNumber: Number(row.link_number), globalPosition: Number(row.link_position) };
       if (row.event_id === null) {
         return { ok: false, ...at, eventId: null, reason: 'event_missing' };
       }
@@ -51,7 +51,7 @@ export async function verifyChain(
         return { ok: false, ...at, eventId: row.event_id, reason: 'event_altered' };
       }
       previous = row.hash;
-      checked = row.link_number;
+      checked = at.linkNumber;
     }
     onPage?.(checked);
   }

@@ -36,7 +36,8 @@ import { loadSecretHashKey } from '../tokens/key-files.js';
 import { loadAuditKey } from '../tokens/audit-key.js';
 import { createLoginTokenVerifier } from '../tokens/login-tokens.js';
 import { createSecretHasher } from '../tokens/secrets.js';
-import { openKeyStore } from '../tokens/signing-keys.js';
+import { openKeyStore } from '../tokens/key-store.js';
+import { ensureFirstSigningKey } from '../commands/signing-key/change-keys.js';
 
 function listen(server: Server, port: number, host: string): Promise<Server> {
   return new Promise<Server>((resolve, reject) => {
@@ -66,7 +67,6 @@ export async function startApiServer(
   overrides: Partial<Pick<CommandContext, 'clock' | 'ids'>> = {},
 ): Promise<ApiServer> {
   const notifier = createAppendNotifier(database.pool);
-  const keys = await openKeyStore(database.db, { refreshMs: config.SIGNING_KEY_REFRESH_MS });
   const metrics = createMetrics(database.db);
   const clock = overrides.clock ?? systemClock;
   const ids = overrides.ids ?? randomIds;
@@ -78,6 +78,8 @@ export async function startApiServer(
       maxWaitMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
     },
   });
+  await ensureFirstSigningKey(events);
+  const keys = await openKeyStore(database.db, { refreshMs: config.SIGNING_KEY_REFRESH_MS });
   const commands: CommandContext = {
     events,
     limits: createLimits({

@@ -1,7 +1,25 @@
 import { hostname, userInfo } from 'node:os';
-import type { KeyActor } from '../tokens/signing-keys.js';
+import type { KeyActor } from '../commands/signing-key/change-keys.js';
+import type { DatabaseHandle } from '../db/database.js';
+import { createEventStore, type EventStore } from '../event-store/event-store.js';
+import { createAppendNotifier } from '../event-store/notify.js';
 
 /** Who runs a command-line change, as recorded in its events: the OS user on this host. */
 export function operatorActor(): KeyActor {
   return { actor: `operator:${userInfo().username}`, origin: `cli@${hostname()}` };
+}
+
+/**
+ * The event store as an operator's command appends through it: the same path as the API's, so
+ * its events wake the projector like any other. Close it before exiting (a NOTIFY may be due).
+ */
+export function operatorEventStore(database: DatabaseHandle): {
+  readonly events: EventStore;
+  close(): Promise<void>;
+} {
+  const notifier = createAppendNotifier(database.pool);
+  return {
+    events: createEventStore(database.db, { listeners: [() => notifier.appended()] }),
+    close: () => notifier.close(),
+  };
 }

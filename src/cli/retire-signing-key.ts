@@ -3,8 +3,8 @@
  * leaves the JWKS and its tokens stop verifying (/v1/issue, introspection) on every API replica
  * within SIGNING_KEY_REFRESH_MS; if it was the only active key, a new one signs at once.
  */
-import { retireSigningKey } from '../tokens/signing-keys.js';
-import { operatorActor } from './operator.js';
+import { retireSigningKey } from '../commands/signing-key/change-keys.js';
+import { operatorActor, operatorEventStore } from './operator.js';
 import { parseCommandLine } from './args.js';
 import { configOrExit, createLogger, openDatabase } from './runtime.js';
 
@@ -20,7 +20,9 @@ const logger = createLogger({ LOG_LEVEL: 'warn' }, 'retire-signing-key');
 const database = await openDatabase(config, logger, 'token-authority-retire', 1, {
   timeouts: 'background',
 });
-const result = await retireSigningKey(database.handle.db, values.kid, operatorActor());
+const store = operatorEventStore(database.handle);
+const result = await retireSigningKey(store.events, values.kid, operatorActor());
 console.log(JSON.stringify({ kid: values.kid, ...result }));
+await store.close();
 await database.close();
 process.exitCode = result.retired ? 0 : 1;

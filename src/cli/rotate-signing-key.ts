@@ -4,8 +4,8 @@
  * JWKS Cache-Control max-age of 300 s plus margin); the keys it replaces stay published until
  * every token they signed has expired, then leave the JWKS. Both changes are events.
  */
-import { rotateSigningKey } from '../tokens/signing-keys.js';
-import { operatorActor } from './operator.js';
+import { rotateSigningKey } from '../commands/signing-key/change-keys.js';
+import { operatorActor, operatorEventStore } from './operator.js';
 import { parseCommandLine } from './args.js';
 import { configOrExit, createLogger, openDatabase } from './runtime.js';
 
@@ -21,10 +21,12 @@ const logger = createLogger({ LOG_LEVEL: 'warn' }, 'rotate-signing-key');
 const database = await openDatabase(config, logger, 'token-authority-rotate', 1, {
   timeouts: 'background',
 });
-const rotated = await rotateSigningKey(database.handle.db, {
+const store = operatorEventStore(database.handle);
+const rotated = await rotateSigningKey(store.events, {
   activateInSeconds,
   retireAfterSeconds: Math.max(config.PRIVATE_TOKEN_TTL_SECONDS, config.PUBLIC_TOKEN_TTL_SECONDS),
   actor: operatorActor(),
 });
 console.log(JSON.stringify(rotated));
+await store.close();
 await database.close();

@@ -4,7 +4,7 @@ import { createLogger, type Logger } from '../config/logger.js';
 import { connect, type ConnectOptions, type DatabaseHandle } from '../db/database.js';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../db/embedded-postgres.js';
 import { migrate } from '../db/migrate.js';
-import { isDatabaseUnavailable } from '../db/unavailable.js';
+import { isDatabaseUnavailable } from '../db/postgres-errors.js';
 import {
   ensureServiceLogin,
   isPrivileged,

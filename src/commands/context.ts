@@ -3,7 +3,7 @@ import type { CredentialLookup } from '../projections/credential-lookup.js';
 import type { Clock, IdGenerator } from '../domain/ports.js';
 import type { SecretHasher } from '../tokens/secrets.js';
 import type { AccessTokenVerifier } from '../tokens/access-tokens.js';
-import type { KeyStore } from '../tokens/signing-keys.js';
+import type { KeyStore } from '../tokens/key-store.js';
 import type { Limits } from '../limits/limits.js';
 import type { FailureEvents } from '../limits/failure-events.js';
 import type { RevocationLookup } from '../projections/revocation-lookup.js';

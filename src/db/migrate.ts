@@ -2,13 +2,11 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
+import { ADVISORY_LOCK } from './advisory-locks.js';
 
 /** migrations/ at the repository root. */
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations/', import.meta.url));
 
-// Arbitrary constant; every process that migrates takes this lock, so two starting at once
-// apply each migration exactly once.
-const MIGRATION_LOCK_KEY = 7_214_903_311;
 
 /**
  * Applies every migrations/NNN_name.sql not yet recorded in schema_migrations, in name order,
@@ -22,7 +20,7 @@ export async function migrate(pool: pg.Pool, dir = MIGRATIONS_DIR): Promise<stri
     await client.query('BEGIN');
     // Migrations (and waiting for another process's) may outlast the bounds set for requests.
     await client.query(`SET LOCAL statement_timeout = 0; SET LOCAL lock_timeout = 0`);
-    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
+    await client.query('SELECT pg_advisory_xact_lock($1)', [ADVISORY_LOCK.migrations]);
     await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
       name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
     const done = new Set(

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { chmod, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type pg from 'pg';
-import { readOrCreateFile } from '../tokens/key-files.js';
+import { ADVISORY_LOCK } from './advisory-locks.js';
+import { readOrCreateFile } from '../config/data-files.js';
 
 /** What the connected role could do to the audit log beyond INSERT and SELECT. */
 export interface RolePrivileges {
@@ -52,7 +53,7 @@ export async function ensureServiceLogin(
   // list is one transaction; the lock keeps processes starting together (API workers) from
   // altering the role at once ("tuple concurrently updated").
   await owner.query(`
-    SELECT pg_advisory_xact_lock(7214903313);
+    SELECT pg_advisory_xact_lock(${ADVISORY_LOCK.serviceLogins});
     DO $$
     BEGIN
       IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '${login}') THEN

@@ -178,6 +178,31 @@ export function domainEvent<Type extends EventType>(
   };
 }
 
+/**
+ * An event as the log recorded it, seen by the domain's `evolve` functions: its data parsed, and
+ * where and when it was recorded. One member per type, so a `switch` on `type` narrows `data`.
+ */
+export type Recorded<Type extends EventType = EventType> = {
+  readonly [T in Type]: {
+    readonly type: T;
+    readonly data: EventData<T>;
+    readonly spaceId: string;
+    readonly streamPosition: number;
+    readonly recordedAt: Date;
+  };
+}[Type];
+
+/** A stored event (any shape with a type and raw data) as {@link Recorded}: its data parsed. */
+export function parseRecorded<Type extends EventType>(event: {
+  readonly type: string;
+  readonly data: unknown;
+  readonly spaceId: string;
+  readonly streamPosition: number;
+  readonly recordedAt: Date;
+}): Recorded<Type> {
+  return { ...event, data: parseEventData(event.type, event.data) } as Recorded<Type>;
+}
+
 /** Parses the data of a recorded event of a known type; undefined for types we do not know. */
 export function parseEventData<Type extends EventType>(type: Type, data: unknown): EventData<Type>;
 export function parseEventData(type: string, data: unknown): unknown;

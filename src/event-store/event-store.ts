@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
 import {
   appendToStream,
@@ -7,6 +7,7 @@ import {
   type InlineProjection,
 } from './append-to-stream.js';
 import { createBatchedAppender, type BatchedAppenderOptions } from './batched-appender.js';
+import { insertEvents, streamRows } from './insert-events.js';
 import type { RecordedEvent } from './types.js';
 
 /** Told of every event the store committed (not of duplicates): NOTIFY, metrics. */
@@ -18,8 +19,19 @@ export interface EventStore {
   append(input: AppendInput, inline?: InlineProjection): Promise<AppendResult>;
   /** A brand-new stream (an issued token, a failure): group-committed with its neighbours. */
   appendNewStream(input: Omit<AppendInput, 'expectedVersion'>): Promise<AppendResult>;
+  /**
+   * One transaction for a decision that reads state under a lock and appends to several new
+   * streams (the signing keys): every append is announced once the transaction committed.
+   */
+  transact<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T>;
   /** Appends waiting for a group commit. */
   queued(): number;
+}
+
+/** Inside {@link EventStore.transact}: the transaction, and appends of brand-new streams to it. */
+export interface StoreTransaction {
+  readonly db: Transaction<Database>;
+  appendNewStream(input: Omit<AppendInput, 'expectedVersion'>): Promise<readonly RecordedEvent[]>;
 }
 
 /**
@@ -50,6 +62,27 @@ export function createEventStore(
     append: (input, inline) => appendToStream(db, input, inline).then(announce, fail),
     appendNewStream: (input) =>
       batched.append({ ...input, expectedVersion: 'no_stream' }).then(announce, fail),
+    transact: async (work) => {
+      const appended: RecordedEvent[] = [];
+      const result = await db
+        .transaction()
+        .execute((trx) =>
+          work({
+            db: trx,
+            appendNewStream: async (input) => {
+              const events = await insertEvents(
+                trx,
+                streamRows(input.spaceId, input.streamId, input.events, 0),
+              );
+              appended.push(...events);
+              return events;
+            },
+          }),
+        )
+        .catch(fail);
+      if (appended.length > 0) announce({ ok: true, duplicate: false, events: appended });
+      return result;
+    },
     queued: () => batched.queued(),
   };
 }

@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import type { Logger } from 'pino';
-import { isDatabaseUnavailable } from '../db/unavailable.js';
+import { isDatabaseUnavailable } from '../db/postgres-errors.js';
 import {
   InvalidRequestError,
   InvalidTokenError,

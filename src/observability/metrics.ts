@@ -5,7 +5,7 @@ import { projectorLag } from '../projections/monitoring-queries.js';
 import type { EventType } from '../domain/events.js';
 import type { RecordedEvent } from '../event-store/types.js';
 import type { RequestObserver } from '../http/request-context.js';
-import { isDatabaseUnavailable } from '../db/unavailable.js';
+import { isDatabaseUnavailable } from '../db/postgres-errors.js';
 import { metricsText } from './cluster-metrics.js';
 import { UnavailableError } from '../errors/errors.js';
 

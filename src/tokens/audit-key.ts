@@ -9,7 +9,7 @@ import {
 import path from 'node:path';
 import { calculateJwkThumbprint, type JWK } from 'jose';
 import type { CheckpointStatement } from '../event-store/audit-checkpoints.js';
-import { readOrCreateFile } from './key-files.js';
+import { readOrCreateFile } from '../config/data-files.js';
 
 /**
  * The key that signs audit checkpoints. Not a token-signing key: whoever can rotate or read token

@@ -15,7 +15,7 @@ import {
 import { z } from 'zod';
 import type { Config } from '../config/config.js';
 import { InvalidTokenError } from '../errors/errors.js';
-import { readOrCreateFile } from './key-files.js';
+import { readOrCreateFile } from '../config/data-files.js';
 
 /** Issuer of development login tokens minted by `npm run login-token`. */
 export const DEV_LOGIN_ISSUER = 'urn:token-authority:dev-login';

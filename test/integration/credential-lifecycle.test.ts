@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { PROJECTIONS } from '../../src/projections/all.js';
 import { catchUp } from '../../src/projections/projector.js';
 import { signAccessToken } from '../../src/tokens/access-tokens.js';
-import { retireSigningKey } from '../../src/tokens/signing-keys.js';
+import { retireSigningKey } from '../../src/commands/signing-key/change-keys.js';
 import {
   AUDIENCE,
   createCredentialVia,
@@ -406,7 +406,7 @@ describe('withdrawing a signing key', () => {
     const caller = await createCredentialVia(service, SPACE);
     const before = await privateTokenVia(service, owner);
     const kid = decodeProtectedHeader(before).kid!;
-    const result = await retireSigningKey(service.database.db, kid, {
+    const result = await retireSigningKey(service.api.commands.events, kid, {
       actor: 'operator:test',
       origin: 'cli@test',
     });

@@ -13,7 +13,7 @@ import {
   type RecordedEvent,
 } from '../../src/event-store/types.js';
 import { connect } from '../../src/db/database.js';
-import { isDatabaseUnavailable } from '../../src/db/unavailable.js';
+import { isDatabaseUnavailable } from '../../src/db/postgres-errors.js';
 import { UnavailableError } from '../../src/errors/errors.js';
 import { withPort } from '../support/database-url.js';
 import { freePortBelow32768 } from '../support/postgres-source.js';

@@ -1,7 +1,7 @@
 import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { waitUntil } from '../support/wait.js';
-import { rotateSigningKey } from '../../src/tokens/signing-keys.js';
+import { rotateSigningKey } from '../../src/commands/signing-key/change-keys.js';
 import {
   AUDIENCE,
   createCredentialVia,
@@ -28,7 +28,7 @@ describe('signing key rotation', () => {
     const before = await privateTokenVia(service, credential);
     const oldKid = decodeProtectedHeader(before).kid!;
 
-    const rotated = await rotateSigningKey(service.database.db, {
+    const rotated = await rotateSigningKey(service.api.commands.events, {
       activateInSeconds: 2,
       retireAfterSeconds: 3600,
     });

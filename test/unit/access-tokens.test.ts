@@ -6,7 +6,7 @@ import {
   verifyAccessToken,
   type PrivateTokenClaims,
 } from '../../src/tokens/access-tokens.js';
-import type { KeyStore } from '../../src/tokens/signing-keys.js';
+import type { KeyStore } from '../../src/tokens/key-store.js';
 
 function keyStore(): KeyStore & { privateKey: KeyObject } {
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');

@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import { ACCESS_TOKEN_ALG } from '../../tokens/signing-keys.js';
+import { ACCESS_TOKEN_ALG } from '../../tokens/key-store.js';
 import type { Operation } from '../openapi/operation.js';
 import { authorizationServerMetadata, type Body } from '../openapi/responses.js';
 

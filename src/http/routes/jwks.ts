@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import type { KeyStore } from '../../tokens/signing-keys.js';
+import type { KeyStore } from '../../tokens/key-store.js';
 import type { Operation } from '../openapi/operation.js';
 import { jwks } from '../openapi/responses.js';
 

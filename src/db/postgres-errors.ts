@@ -31,3 +31,19 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   if (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) return true;
   return typeof message === 'string' && UNAVAILABLE_MESSAGES.test(message);
 }
+
+/** SQLSTATEs this service acts on by name. */
+export const PG_ERROR = {
+  uniqueViolation: '23505',
+  /** The template database is in use: CREATE DATABASE … TEMPLATE must wait. */
+  objectInUse: '55006',
+} as const;
+
+/** True for a Postgres unique violation, on the named constraint when one is given. */
+export function isUniqueViolation(error: unknown, constraint?: string): boolean {
+  const pgError = error as { code?: string; constraint?: string } | null;
+  return (
+    pgError?.code === PG_ERROR.uniqueViolation &&
+    (constraint === undefined || pgError.constraint === constraint)
+  );
+}

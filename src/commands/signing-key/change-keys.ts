@@ -1,0 +1,131 @@
+import { sql } from 'kysely';
+import { ADVISORY_LOCK } from '../../db/advisory-locks.js';
+import { uuidv7 } from '../../domain/ports.js';
+import { streams, SYSTEM_SPACE, parseRecorded } from '../../domain/events.js';
+import {
+  decideFirstKey,
+  decideRetireKey,
+  decideRotateKey,
+  type KeyCommand,
+} from '../../domain/signing-key/decide.js';
+import { evolveKeyRing, type SigningKeyEvent } from '../../domain/signing-key/evolve.js';
+import type { KeyRing } from '../../domain/signing-key/state.js';
+import type { EventStore, StoreTransaction } from '../../event-store/event-store.js';
+import { loadKeyRing, writeKeyRing } from '../../projections/signing-keys.js';
+import { generateSigningKey } from '../../tokens/key-store.js';
+
+/** Who changes the keys, for the key events: an operator on a host, or the service itself. */
+export interface KeyActor {
+  readonly actor: string;
+  readonly origin: string;
+}
+
+const SERVICE_ACTOR: KeyActor = { actor: 'service', origin: 'local' };
+
+/**
+ * Runs one signing-key decision: under the key-ring lock, read the ring, decide with a freshly
+ * generated key at hand, append each event as its own stream (a key's generation and retirement
+ * may be recorded by different processes, and neither needs the other's position), and write the
+ * ring `evolve` makes of them, all in one transaction.
+ */
+async function changeKeys<Result>(
+  events: EventStore,
+  actor: KeyActor,
+  decide: (command: KeyCommand, ring: KeyRing) => { events: KeyEventList; result: Result },
+): Promise<Result> {
+  const material = await generateSigningKey();
+  return events.transact(async (tx) => {
+    await sql`SELECT pg_advisory_xact_lock(${ADVISORY_LOCK.signingKeys})`.execute(tx.db);
+    const before = await loadKeyRing(tx.db);
+    const command: KeyCommand = {
+      ...actor,
+      now: Date.now(),
+      newKey: { kid: material.kid, alg: material.alg },
+      newEventId: () => uuidv7(),
+    };
+    const decided = decide(command, before);
+    const after = await appendKeyEvents(tx, before, decided.events);
+    await writeKeyRing(tx.db, before, after, material);
+    return decided.result;
+  });
+}
+
+type KeyEventList = ReturnType<typeof decideFirstKey>;
+
+async function appendKeyEvents(
+  tx: StoreTransaction,
+  ring: KeyRing,
+  decided: KeyEventList,
+): Promise<KeyRing> {
+  let after = ring;
+  for (const event of decided) {
+    const [recorded] = await tx.appendNewStream({
+      spaceId: SYSTEM_SPACE,
+      streamId: `${streams.signingKey(event.data.kid)}-${event.eventId}`,
+      events: [event],
+    });
+    after = evolveKeyRing(after, parseRecorded<SigningKeyEvent['type']>(recorded!));
+  }
+  return after;
+}
+
+/** The first signing key, signing at once, unless one is published (every process at start). */
+export async function ensureFirstSigningKey(events: EventStore): Promise<void> {
+  await changeKeys(events, SERVICE_ACTOR, (command, ring) => ({
+    events: decideFirstKey(command, ring),
+    result: undefined,
+  }));
+}
+
+/**
+ * Rotation in a single call: a new key published at once and signing `activateInSeconds` from
+ * now; the keys it replaces leave the JWKS `retireAfterSeconds` after that. Returns the new key.
+ */
+export async function rotateSigningKey(
+  events: EventStore,
+  options: {
+    readonly activateInSeconds: number;
+    readonly retireAfterSeconds: number;
+    readonly actor?: KeyActor;
+  },
+): Promise<{ readonly kid: string; readonly activatesAt: Date; readonly retiresOthersAt: Date }> {
+  return changeKeys(events, options.actor ?? SERVICE_ACTOR, (command, ring) => {
+    const decided = decideRotateKey(
+      {
+        ...command,
+        activateInSeconds: options.activateInSeconds,
+        retireAfterSeconds: options.retireAfterSeconds,
+      },
+      ring,
+    );
+    const activatesAt = new Date(command.now + options.activateInSeconds * 1000);
+    return {
+      events: decided,
+      result: {
+        kid: command.newKey.kid,
+        activatesAt,
+        retiresOthersAt: new Date(activatesAt.getTime() + options.retireAfterSeconds * 1000),
+      },
+    };
+  });
+}
+
+/**
+ * Withdraws a key at once (a compromise): it leaves the JWKS and stops verifying on every replica
+ * within SIGNING_KEY_REFRESH_MS; if no other key signs, a new one does at once.
+ */
+export async function retireSigningKey(
+  events: EventStore,
+  kid: string,
+  actor: KeyActor,
+): Promise<{ readonly retired: boolean; readonly replacement?: string }> {
+  return changeKeys<{ retired: boolean; replacement?: string }>(events, actor, (command, ring) => {
+    const decided = decideRetireKey({ ...command, kid }, ring);
+    if (!decided.ok) return { events: [], result: { retired: false } };
+    const replaced = decided.events.some((event) => event.type === 'signing-key-generated');
+    return {
+      events: decided.events,
+      result: replaced ? { retired: true, replacement: command.newKey.kid } : { retired: true },
+    };
+  });
+}

@@ -1,0 +1,131 @@
+import { domainEvent, type DomainEvent, type EventMetadata } from '../events.js';
+import type { Credential } from './state.js';
+
+/** Why a change to a credential cannot happen. */
+export type CredentialRefusal = 'not_found' | 'revoked';
+
+/** What a decision on a credential returns: the events to append, or why not. */
+export type CredentialDecision<Type extends DomainEvent['type']> =
+  | { readonly ok: true; readonly events: readonly DomainEvent<Type>[] }
+  | { readonly ok: false; readonly error: CredentialRefusal };
+
+/** Who asks, when, and the id its event will carry. */
+interface Issued {
+  readonly metadata: EventMetadata;
+  readonly eventId: string;
+}
+
+/** A change to an existing credential, asked for in a space by a dashboard user. */
+interface LifecycleCommand extends Issued {
+  readonly spaceId: string;
+  readonly clientId: string;
+  readonly actor: string;
+}
+
+/** Create a credential in a space for a dashboard user. Nothing exists yet, so nothing refuses. */
+export function decideCreateCredential(command: {
+  readonly eventId: string;
+  readonly metadata: EventMetadata;
+  readonly clientId: string;
+  readonly secretHash: string;
+  readonly name: string;
+  readonly description: string;
+  readonly userSubject: string;
+  readonly loginIssuer: string;
+  readonly rateLimitPerMinute?: number | null;
+}): DomainEvent<'credential-created'> {
+  return domainEvent(
+    command.eventId,
+    'credential-created',
+    {
+      client_id: command.clientId,
+      name: command.name,
+      description: command.description,
+      secret_hash: command.secretHash,
+      created_by: command.userSubject,
+      login_issuer: command.loginIssuer,
+      ...(command.rateLimitPerMinute ? { rate_limit_per_minute: command.rateLimitPerMinute } : {}),
+    },
+    command.metadata,
+  );
+}
+
+/** The credential, when it exists in the command's space (never reveal another space's). */
+function inSpace(command: LifecycleCommand, state: Credential | undefined) {
+  return state && state.spaceId === command.spaceId ? state : undefined;
+}
+
+/** The refusal for a change to a credential that must be active, if any. */
+function refusal(command: LifecycleCommand, state: Credential | undefined) {
+  const credential = inSpace(command, state);
+  if (!credential) return 'not_found';
+  return credential.status === 'active' ? undefined : 'revoked';
+}
+
+/**
+ * Rotate a credential's secret: the new one works at once, the current one until the overlap
+ * ends (`evolve` keeps at most two: a rotation during an overlap ends the oldest at once).
+ */
+export function decideRotateSecret(
+  command: LifecycleCommand & {
+    readonly now: number;
+    readonly newSecretHash: string;
+    readonly overlapSeconds: number;
+  },
+  state: Credential | undefined,
+): CredentialDecision<'credential-secret-rotated'> {
+  const refused = refusal(command, state);
+  if (refused) return { ok: false, error: refused };
+  const expiresAt = new Date(command.now + command.overlapSeconds * 1000).toISOString();
+  const event = domainEvent(
+    command.eventId,
+    'credential-secret-rotated',
+    {
+      client_id: command.clientId,
+      secret_hash: command.newSecretHash,
+      overlap_seconds: command.overlapSeconds,
+      previous_secret_expires_at: expiresAt,
+      rotated_by: command.actor,
+    },
+    command.metadata,
+  );
+  return { ok: true, events: [event] };
+}
+
+/** Revoke a credential. Revoking a revoked credential changes nothing and records nothing. */
+export function decideRevokeCredential(
+  command: LifecycleCommand & { readonly reason: string | null },
+  state: Credential | undefined,
+): CredentialDecision<'credential-revoked'> {
+  const credential = inSpace(command, state);
+  if (!credential) return { ok: false, error: 'not_found' };
+  if (credential.status === 'revoked') return { ok: true, events: [] };
+  const event = domainEvent(
+    command.eventId,
+    'credential-revoked',
+    { client_id: command.clientId, reason: command.reason, revoked_by: command.actor },
+    command.metadata,
+  );
+  return { ok: true, events: [event] };
+}
+
+/** Set or clear a credential's own rate limit. Setting the value it has changes nothing. */
+export function decideChangeRateLimit(
+  command: LifecycleCommand & { readonly rateLimitPerMinute: number | null },
+  state: Credential | undefined,
+): CredentialDecision<'credential-rate-limit-changed'> {
+  const refused = refusal(command, state);
+  if (refused) return { ok: false, error: refused };
+  if (state!.rateLimitPerMinute === command.rateLimitPerMinute) return { ok: true, events: [] };
+  const event = domainEvent(
+    command.eventId,
+    'credential-rate-limit-changed',
+    {
+      client_id: command.clientId,
+      rate_limit_per_minute: command.rateLimitPerMinute,
+      changed_by: command.actor,
+    },
+    command.metadata,
+  );
+  return { ok: true, events: [event] };
+}

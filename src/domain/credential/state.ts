@@ -1,0 +1,45 @@
+/**
+ * A credential as its events leave it: the state `decide` judges commands against, and the row of
+ * the `credentials` read model (written from this state, in the append's transaction).
+ */
+export interface Credential {
+  readonly clientId: string;
+  readonly spaceId: string;
+  readonly name: string;
+  readonly description: string;
+  readonly createdBy: string;
+  readonly status: 'active' | 'revoked';
+  /** HMAC-SHA-256 of the secret under the server key. Never the secret. */
+  readonly secretHash: Buffer;
+  /** The secret a rotation replaced, valid until `previousSecretExpiresAt` (ms since epoch). */
+  readonly previousSecretHash: Buffer | null;
+  readonly previousSecretExpiresAt: number | null;
+  /** When it was revoked (ms since epoch); tokens issued before then are revoked with it. */
+  readonly revokedAt: number | null;
+  readonly revokedReason: string | null;
+  /** This client's budget per minute, overriding CLIENT_RATE_LIMIT_PER_MINUTE; null: default. */
+  readonly rateLimitPerMinute: number | null;
+  /** Position of the last event in the credential's stream (optimistic concurrency). */
+  readonly version: number;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+}
+
+/**
+ * The secret hashes that authenticate `credential` at `nowMs`: the current one and, while a
+ * rotation's overlap runs, the one it replaced. Always two entries (null where none), so callers
+ * compare the same number of times whatever the state.
+ */
+export function acceptedSecretHashes(
+  credential: Credential | undefined,
+  nowMs: number,
+): readonly [Buffer | null, Buffer | null] {
+  if (!credential) return [null, null];
+  const overlap =
+    credential.previousSecretHash &&
+    credential.previousSecretExpiresAt !== null &&
+    nowMs < credential.previousSecretExpiresAt
+      ? credential.previousSecretHash
+      : null;
+  return [credential.secretHash, overlap];
+}

@@ -1,0 +1,98 @@
+import { domainEvent, type DomainEvent, type EventData } from '../events.js';
+import { publishedKeys, signingKeys, type KeyRing } from './state.js';
+
+type KeyEvent = DomainEvent<'signing-key-generated' | 'signing-key-retired'>;
+
+/** Who changes the keys and from where, when, the key that would be added, and event ids. */
+export interface KeyCommand {
+  readonly actor: string;
+  readonly origin: string;
+  readonly now: number;
+  /** A freshly generated key (its id and algorithm); added only if the decision needs one. */
+  readonly newKey: { readonly kid: string; readonly alg: string };
+  readonly newEventId: () => string;
+}
+
+function keyEvent<Type extends KeyEvent['type']>(
+  command: KeyCommand,
+  type: Type,
+  data: EventData<Type>,
+): DomainEvent<Type> {
+  const eventId = command.newEventId();
+  return domainEvent(eventId, type, data, {
+    actor: command.actor,
+    request_id: eventId,
+    client_ip: command.origin,
+    user_agent: null,
+  });
+}
+
+function generated(
+  command: KeyCommand,
+  activatesAt: number,
+  reason: EventData<'signing-key-generated'>['reason'],
+) {
+  return keyEvent(command, 'signing-key-generated', {
+    kid: command.newKey.kid,
+    alg: command.newKey.alg,
+    activates_at: new Date(activatesAt).toISOString(),
+    reason,
+  });
+}
+
+/** The first key, signing at once, when none is published; nothing otherwise. */
+export function decideFirstKey(command: KeyCommand, ring: KeyRing): readonly KeyEvent[] {
+  return publishedKeys(ring, command.now).length > 0
+    ? []
+    : [generated(command, command.now, 'first_key')];
+}
+
+/**
+ * Rotation: a new key active `activateInSeconds` from now (long enough for every replica and
+ * verifier to learn it), and every key not yet scheduled to retire leaves the JWKS
+ * `retireAfterSeconds` after that (the longest token lifetime: their tokens have expired).
+ */
+export function decideRotateKey(
+  command: KeyCommand & {
+    readonly activateInSeconds: number;
+    readonly retireAfterSeconds: number;
+  },
+  ring: KeyRing,
+): readonly KeyEvent[] {
+  const activatesAt = command.now + command.activateInSeconds * 1000;
+  const retiredAt = new Date(activatesAt + command.retireAfterSeconds * 1000).toISOString();
+  return [
+    ...ring
+      .filter((key) => key.retiredAt === null)
+      .map((key) =>
+        keyEvent(command, 'signing-key-retired', {
+          kid: key.kid,
+          retired_at: retiredAt,
+          reason: 'rotated',
+        }),
+      ),
+    generated(command, activatesAt, 'rotation'),
+  ];
+}
+
+/**
+ * Withdraw a key at once (a compromise). If no other key signs, a new one signs at once, so
+ * issuance never falls back to the withdrawn key. A key already gone is not found.
+ */
+export function decideRetireKey(
+  command: KeyCommand & { readonly kid: string },
+  ring: KeyRing,
+): { readonly ok: true; readonly events: readonly KeyEvent[] } | { readonly ok: false } {
+  const key = ring.find((candidate) => candidate.kid === command.kid);
+  if (!key || (key.retiredAt !== null && key.retiredAt <= command.now)) return { ok: false };
+  const retired = keyEvent(command, 'signing-key-retired', {
+    kid: key.kid,
+    retired_at: new Date(command.now).toISOString(),
+    reason: 'compromised',
+  });
+  const othersSign = signingKeys(ring, command.now).some((other) => other.kid !== key.kid);
+  return {
+    ok: true,
+    events: othersSign ? [retired] : [retired, generated(command, command.now, 'replaces_retired')],
+  };
+}

@@ -1,0 +1,152 @@
+import { domainEvent, type DomainEvent, type EventMetadata } from '../events.js';
+import type { Credential } from '../credential/state.js';
+import type { Token } from './state.js';
+
+/** When and under which ids a token is issued: chosen by the handler, so decisions stay pure. */
+interface Issuance {
+  readonly now: number;
+  readonly eventId: string;
+  readonly jti: string;
+  readonly metadata: EventMetadata;
+}
+
+/** A token's id and lifetime in seconds since the epoch, as the JWT carries them. */
+export interface Lifetime {
+  readonly jti: string;
+  readonly issuedAt: number;
+  readonly expiresAt: number;
+}
+
+/** Issue and expiry times (seconds); expiry never past `notAfter`. */
+function lifetime(command: Issuance, ttlSeconds: number, notAfter = Number.POSITIVE_INFINITY) {
+  const issuedAt = Math.floor(command.now / 1000);
+  const expiresAt = Math.min(issuedAt + ttlSeconds, notAfter);
+  return {
+    jti: command.jti,
+    issuedAt,
+    expiresAt,
+    issued_at: new Date(issuedAt * 1000).toISOString(),
+    expires_at: new Date(expiresAt * 1000).toISOString(),
+  };
+}
+
+/**
+ * Decide a client_credentials grant for a client that has authenticated (see
+ * decideClientAuthentication): only the audience can still refuse it.
+ */
+export function decideIssuePrivateToken(
+  command: Issuance & { readonly audience: string },
+  credential: Credential,
+  policy: { readonly audiences: readonly string[]; readonly ttlSeconds: number },
+):
+  | ({ readonly ok: true; readonly event: DomainEvent<'private-token-issued'> } & Lifetime)
+  | { readonly ok: false; readonly error: 'invalid_target' } {
+  if (!policy.audiences.includes(command.audience)) return { ok: false, error: 'invalid_target' };
+  const { issued_at, expires_at, ...times } = lifetime(command, policy.ttlSeconds);
+  const event = domainEvent(
+    command.eventId,
+    'private-token-issued',
+    {
+      client_id: credential.clientId,
+      audience: command.audience,
+      jti: times.jti,
+      issued_at,
+      expires_at,
+    },
+    command.metadata,
+  );
+  return { ok: true, event, ...times };
+}
+
+/** The verified private token that pays for a public one. */
+export interface PrivateTokenGrant {
+  readonly clientId: string;
+  readonly spaceId: string;
+  readonly audience: string;
+  readonly jti: string;
+  /** Seconds since the epoch. */
+  readonly expiresAt: number;
+}
+
+/**
+ * Decide a public token for a customer and segment, on the strength of a verified private token.
+ * A public token never outlives the private token that bought it.
+ */
+export function decideIssuePublicToken(
+  command: Issuance & {
+    readonly spaceId: string;
+    readonly customerId: string;
+    readonly segmentId: string;
+    readonly privateToken: PrivateTokenGrant;
+  },
+  credential: Credential | undefined,
+  policy: { readonly ttlSeconds: number },
+):
+  | ({
+      readonly ok: true;
+      /** The active credential behind the private token. */
+      readonly credential: Credential;
+      readonly event: DomainEvent<'public-token-issued'>;
+    } & Lifetime)
+  | { readonly ok: false; readonly error: 'space_mismatch' | 'credential_inactive' } {
+  const { privateToken } = command;
+  if (command.spaceId !== privateToken.spaceId) return { ok: false, error: 'space_mismatch' };
+  if (
+    !credential ||
+    credential.status !== 'active' ||
+    credential.spaceId !== privateToken.spaceId
+  ) {
+    return { ok: false, error: 'credential_inactive' };
+  }
+  const { issued_at, expires_at, ...times } = lifetime(
+    command,
+    policy.ttlSeconds,
+    privateToken.expiresAt,
+  );
+  const event = domainEvent(
+    command.eventId,
+    'public-token-issued',
+    {
+      client_id: privateToken.clientId,
+      audience: privateToken.audience,
+      jti: times.jti,
+      parent_jti: privateToken.jti,
+      customer_id: command.customerId,
+      segment_id: command.segmentId,
+      issued_at,
+      expires_at,
+    },
+    command.metadata,
+  );
+  return { ok: true, credential, event, ...times };
+}
+
+/**
+ * Revoke an access token (RFC 7009) for the client it was issued to. Anything else (another
+ * client's token, an expired one, one already revoked) is no change: no event.
+ */
+export function decideRevokeToken(
+  command: {
+    readonly clientId: string;
+    readonly now: number;
+    readonly eventId: string;
+    readonly metadata: EventMetadata;
+  },
+  state: Token,
+): readonly DomainEvent<'token-revoked'>[] {
+  if (state.clientId !== command.clientId || state.revokedAt !== null) return [];
+  if (state.expiresAt * 1000 <= command.now) return [];
+  const event = domainEvent(
+    command.eventId,
+    'token-revoked',
+    {
+      client_id: state.clientId,
+      jti: state.jti,
+      token_kind: state.kind,
+      expires_at: new Date(state.expiresAt * 1000).toISOString(),
+      revoked_by: `client:${command.clientId}`,
+    },
+    command.metadata,
+  );
+  return [event];
+}

@@ -1,0 +1,146 @@
+import {
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  type KeyObject,
+} from 'node:crypto';
+import { calculateJwkThumbprint, type JWK } from 'jose';
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+
+/** The algorithm of every access token. Ed25519: small, fast, and deterministic. */
+export const ACCESS_TOKEN_ALG = 'EdDSA';
+
+/** A key that can sign, and its id. */
+export interface SigningKey {
+  readonly kid: string;
+  readonly privateKey: KeyObject;
+}
+
+/** Keys to sign with and to publish. */
+export interface KeyStore {
+  /** The newest key already active; every token is signed with it. */
+  current(): SigningKey;
+  /** Public key for `kid`, if published. */
+  publicKey(kid: string): KeyObject | undefined;
+  /** The JWKS document served at /.well-known/jwks.json: every published key, active or not yet. */
+  jwks(): { readonly keys: readonly JWK[] };
+  /** Re-reads keys from the database (another replica may have rotated). */
+  refresh(): Promise<void>;
+  /**
+   * For a kid we do not know: one shared reload, at most once per cooldown, so a flood of made-up
+   * kids costs at most one query per cooldown instead of one each.
+   */
+  refreshSoon(): Promise<void>;
+  /** Stops the periodic refresh. */
+  close(): void;
+}
+
+interface LoadedKey extends SigningKey {
+  readonly publicKey: KeyObject;
+  readonly publicJwk: JWK;
+  readonly activatesAt: number;
+}
+
+/**
+ * Loads the published signing keys (the first one is made by the signing-key commands before
+ * this opens) and re-reads them every `refreshMs`, so a rotation done anywhere reaches every
+ * replica. Keys live in the database, not on a replica's disk: all replicas sign with and publish
+ * the same set.
+ */
+export async function openKeyStore(
+  db: Kysely<Database>,
+  options: {
+    readonly refreshMs?: number;
+    readonly now?: () => number;
+    readonly refreshCooldownMs?: number;
+  } = {},
+): Promise<KeyStore> {
+  const now = options.now ?? Date.now;
+  const keys = await loadKeys(db);
+  if (keys.length === 0) throw new Error('no signing key is published; run the first-key command');
+  const state = { keys, fingerprint: await keysFingerprint(db) };
+  const cooldownMs = options.refreshCooldownMs ?? 1000;
+  let refreshing: Promise<void> | undefined;
+  let lastRefreshAt = now();
+  const timer = options.refreshMs
+    ? setInterval(() => void store.refresh().catch(() => undefined), options.refreshMs)
+    : undefined;
+  timer?.unref();
+  const store: KeyStore = {
+    current() {
+      const at = now();
+      // Keys are newest first; the first already active signs. The oldest is the last resort.
+      return state.keys.find((key) => key.activatesAt <= at) ?? state.keys.at(-1)!;
+    },
+    publicKey: (kid) => state.keys.find((key) => key.kid === kid)?.publicKey,
+    jwks: () => ({ keys: state.keys.map((key) => key.publicJwk) }),
+    refresh() {
+      refreshing ??= (async () => {
+        // One small query per refresh; keys are re-imported only when something changed.
+        const fingerprint = await keysFingerprint(db);
+        lastRefreshAt = now();
+        if (fingerprint === state.fingerprint) return;
+        const fresh = await loadKeys(db);
+        if (fresh.length > 0) state.keys = fresh;
+        state.fingerprint = fingerprint;
+      })().finally(() => (refreshing = undefined));
+      return refreshing;
+    },
+    async refreshSoon() {
+      if (refreshing) return refreshing;
+      if (now() - lastRefreshAt < cooldownMs) return;
+      return store.refresh();
+    },
+    close: () => clearInterval(timer),
+  };
+  return store;
+}
+
+/** A cheap summary of the key table: changes whenever a key is added, activated or retired. */
+async function keysFingerprint(db: Kysely<Database>): Promise<string> {
+  const { rows } = await sql<{ fingerprint: string | null }>`
+    SELECT string_agg(kid || '/' || activates_at::text || '/' || coalesce(retired_at::text, ''),
+                      ',' ORDER BY kid) AS fingerprint
+    FROM signing_keys
+    WHERE retired_at IS NULL OR retired_at > now()`.execute(db);
+  return rows[0]?.fingerprint ?? '';
+}
+
+async function loadKeys(db: Kysely<Database>): Promise<LoadedKey[]> {
+  const rows = await db
+    .selectFrom('signing_keys')
+    .select(['kid', 'private_jwk', 'public_jwk', 'activates_at'])
+    .where((eb) => eb.or([eb('retired_at', 'is', null), eb('retired_at', '>', sql<Date>`now()`)]))
+    .orderBy('activates_at', 'desc')
+    .orderBy('kid')
+    .execute();
+  return rows.map((row) => ({
+    kid: row.kid,
+    privateKey: createPrivateKey({ key: row.private_jwk as never, format: 'jwk' }),
+    publicKey: createPublicKey({ key: row.public_jwk as never, format: 'jwk' }),
+    publicJwk: row.public_jwk as JWK,
+    activatesAt: row.activates_at.getTime(),
+  }));
+}
+
+/** A new Ed25519 key: its id (RFC 7638 thumbprint) and its JWKs, private and public. */
+export interface NewSigningKey {
+  readonly kid: string;
+  readonly alg: string;
+  readonly privateJwk: JWK;
+  readonly publicJwk: JWK;
+}
+
+/** Generates a signing key; it signs nothing until a signing-key-generated event adds it. */
+export async function generateSigningKey(): Promise<NewSigningKey> {
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+  const publicJwk = publicKey.export({ format: 'jwk' }) as JWK;
+  const kid = await calculateJwkThumbprint(publicJwk);
+  return {
+    kid,
+    alg: ACCESS_TOKEN_ALG,
+    privateJwk: privateKey.export({ format: 'jwk' }) as JWK,
+    publicJwk: { ...publicJwk, kid, alg: ACCESS_TOKEN_ALG, use: 'sig' },
+  };
+}

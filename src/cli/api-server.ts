@@ -24,7 +24,7 @@ import { tokenLifecycleOperations, tokenLifecycleRoutes } from '../http/routes/t
 import { revocationOperations, revocationRoutes } from '../http/routes/revocations.js';
 import type { CommandContext } from '../commands/context.js';
 import { createEventStore } from '../event-store/event-store.js';
-import { createFailureEvents } from '../limits/failure-events.js';
+import { createFailureEvents } from '../commands/client-authentication/failure-events.js';
 import { createLimits } from '../limits/limits.js';
 import { workerPeers } from '../limits/cluster-peers.js';
 import { createCredentialLookup } from '../projections/credential-lookup.js';

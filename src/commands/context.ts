@@ -5,7 +5,7 @@ import type { SecretHasher } from '../tokens/secrets.js';
 import type { AccessTokenVerifier } from '../tokens/access-tokens.js';
 import type { KeyStore } from '../tokens/key-store.js';
 import type { Limits } from '../limits/limits.js';
-import type { FailureEvents } from '../limits/failure-events.js';
+import type { FailureEvents } from './client-authentication/failure-events.js';
 import type { RevocationLookup } from '../projections/revocation-lookup.js';
 
 /** Everything a command handler may use. Built once at start-up (src/cli/api-server.ts). */

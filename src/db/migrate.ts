@@ -7,7 +7,6 @@ import { ADVISORY_LOCK } from './advisory-locks.js';
 /** migrations/ at the repository root. */
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations/', import.meta.url));
 
-
 /**
  * Applies every migrations/NNN_name.sql not yet recorded in schema_migrations, in name order,
  * each in the same transaction as its record. Returns the names applied.

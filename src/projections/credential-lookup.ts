@@ -1,13 +1,13 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import type { CredentialView } from '../domain/credential-view.js';
+import type { Credential } from '../domain/credential/state.js';
 import { findCredential } from './credentials.js';
 
 /** Reads credentials for validation, off the database on the hot path. */
 export interface CredentialLookup {
-  find(clientId: string): Promise<CredentialView | undefined>;
+  find(clientId: string): Promise<Credential | undefined>;
   /** Straight from the read model, for a change that must see the latest version. */
-  findFresh(clientId: string): Promise<CredentialView | undefined>;
+  findFresh(clientId: string): Promise<Credential | undefined>;
   /** Drops a cached entry: a change made here takes effect here at once. */
   forget(clientId: string): void;
   /** Entries held (for /metrics). */
@@ -33,9 +33,9 @@ export function createCredentialLookup(
   const now = options.now ?? Date.now;
   const maxEntries = options.maxEntries ?? 100_000;
   const unknownTtlMs = options.unknownTtlMs ?? 0;
-  const cache = new Map<string, { readonly view: CredentialView; readonly until: number }>();
+  const cache = new Map<string, { readonly view: Credential; readonly until: number }>();
   const unknown = new Map<string, number>();
-  const loading = new Map<string, Promise<CredentialView | undefined>>();
+  const loading = new Map<string, Promise<Credential | undefined>>();
   return {
     findFresh: (clientId) => findCredential(db, clientId),
     forget: (clientId) => void cache.delete(clientId),

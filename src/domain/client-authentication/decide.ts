@@ -55,7 +55,7 @@ export interface FailureWindow {
 
 /** Whether a failure is recorded as its own event (within the budget) or only counted. */
 export function decideFailureRecording(
-  window: FailureWindow,
+  window: Pick<FailureWindow, 'appended'>,
   perMinute: number,
 ): 'record' | 'count' {
   return window.appended < perMinute ? 'record' : 'count';

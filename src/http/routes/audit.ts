@@ -4,7 +4,7 @@ import type { Context } from 'koa';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import type { CommandContext } from '../../commands/context.js';
-import { recordAuditRead } from '../../commands/record-audit-read.js';
+import { recordAuditRead } from '../../commands/audit-read/record.js';
 import type { Database } from '../../db/schema.js';
 import { EVENT_TYPES } from '../../domain/events.js';
 import { redactEvent } from '../../domain/sensitive-fields.js';

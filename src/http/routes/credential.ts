@@ -2,12 +2,12 @@ import Router from '@koa/router';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import type { CommandContext } from '../../commands/context.js';
-import { createCredential } from '../../commands/create-credential.js';
+import { createCredential } from '../../commands/credential/create.js';
 import {
   changeRateLimit,
   revokeCredential,
   rotateSecret,
-} from '../../commands/credential-lifecycle.js';
+} from '../../commands/credential/change.js';
 import type { Database } from '../../db/schema.js';
 import { MethodNotAllowedError, NotFoundError } from '../../errors/errors.js';
 import type { Middleware } from 'koa';

@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import { z } from 'zod';
 import type { CommandContext } from '../../commands/context.js';
-import { issuePublicToken } from '../../commands/issue-public-token.js';
+import { issuePublicToken } from '../../commands/token/issue-public.js';
 import type { PrivateTokenClaims } from '../../tokens/access-tokens.js';
 import { bearerToken, spaceIdHeader } from '../authentication.js';
 import { readBody } from '../body.js';

@@ -1,8 +1,9 @@
 import Router from '@koa/router';
 import { z } from 'zod';
-import { authenticateClient } from '../../commands/authenticate-client.js';
+import { authenticateClient } from '../../commands/client-authentication/authenticate.js';
 import type { CommandContext } from '../../commands/context.js';
-import { introspectToken, revokeToken } from '../../commands/token-lifecycle.js';
+import { introspectToken } from '../../commands/token/introspect.js';
+import { revokeToken } from '../../commands/token/revoke.js';
 import { clientCredentialsOf } from '../authentication.js';
 import { readBody } from '../body.js';
 import { errorDialect, requestMetadata } from '../request-context.js';

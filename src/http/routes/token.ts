@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import { z } from 'zod';
 import type { CommandContext } from '../../commands/context.js';
-import { issuePrivateToken } from '../../commands/issue-private-token.js';
+import { issuePrivateToken } from '../../commands/token/issue-private.js';
 import { UnsupportedGrantTypeError } from '../../errors/errors.js';
 import { clientCredentialsShape, rawClientCredentials } from '../authentication.js';
 import { readBody } from '../body.js';

@@ -1,7 +1,11 @@
 import type { Logger } from 'pino';
-import type { Clock, IdGenerator } from '../domain/ports.js';
-import { domainEvent, streams, type DomainEvent } from '../domain/events.js';
-import type { EventStore } from '../event-store/event-store.js';
+import type { Clock, IdGenerator } from '../../domain/ports.js';
+import {
+  decideFailureRecording,
+  decideFailureSummary,
+} from '../../domain/client-authentication/decide.js';
+import { streams, type DomainEvent } from '../../domain/events.js';
+import type { EventStore } from '../../event-store/event-store.js';
 
 /** Failed-authentication events with a per-client budget; see {@link createFailureEvents}. */
 export interface FailureEvents {
@@ -53,30 +57,12 @@ export function createFailureEvents(options: {
   const windows = new Map<string, ClientWindow>();
   const maxClients = options.maxClients ?? 100_000;
 
-  const summaryOf = (clientId: string, window: ClientWindow) =>
-    domainEvent(
-      options.ids.eventId(),
-      'client-authentication-failures-summarized',
-      {
-        client_id: clientId,
-        window_start: new Date(window.windowStart).toISOString(),
-        window_end: new Date(window.windowStart + WINDOW_MS).toISOString(),
-        failed: window.failed,
-        refused_while_locked_out: window.refused,
-        source_ips: [...window.ips],
-        source_ip_count: window.ipCount,
-      },
-      {
-        actor: 'service:failed-authentication-budget',
-        request_id: options.ids.eventId(),
-        client_ip: [...window.ips][0] ?? 'unknown',
-        user_agent: null,
-      },
-    );
-
   const write = async (clientId: string, window: ClientWindow) => {
-    if (window.failed + window.refused === 0) return false;
-    const event = summaryOf(clientId, window);
+    const event = decideFailureSummary(
+      { clientId, eventId: options.ids.eventId(), requestId: options.ids.eventId() },
+      { ...window, windowMs: WINDOW_MS, ips: [...window.ips] },
+    );
+    if (!event) return false;
     await options.events.appendNewStream({
       spaceId: window.spaceId,
       streamId: streams.failureSummary(event.eventId),
@@ -145,7 +131,7 @@ export function createFailureEvents(options: {
   return {
     async failed(spaceId, failure, ip) {
       const window = windowFor(spaceId, failure.data.client_id, ip);
-      if (window.appended < options.perMinute) {
+      if (decideFailureRecording(window, options.perMinute) === 'record') {
         window.appended += 1;
         await options.events.appendNewStream({
           spaceId,

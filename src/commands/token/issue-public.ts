@@ -1,9 +1,9 @@
-import { decideIssuePublicToken } from '../domain/decisions.js';
-import type { EventMetadata } from '../domain/events.js';
-import { InsufficientScopeError, InvalidTokenError } from '../errors/errors.js';
-import type { PrivateTokenClaims } from '../tokens/access-tokens.js';
-import type { CommandContext } from './context.js';
-import { recordIssuedToken, type IssuedToken } from './record-issued-token.js';
+import { decideIssuePublicToken } from '../../domain/token/decide.js';
+import type { EventMetadata } from '../../domain/events.js';
+import { InsufficientScopeError, InvalidTokenError } from '../../errors/errors.js';
+import type { PrivateTokenClaims } from '../../tokens/access-tokens.js';
+import type { CommandContext } from '../context.js';
+import { recordIssuedToken, type IssuedToken } from './record-issued.js';
 
 /**
  * Issues a public token for a customer and segment on the strength of a verified private token
@@ -25,18 +25,24 @@ export async function issuePublicToken(
   }
   const credential = await ctx.credentials.find(privateToken.client_id);
   const decision = decideIssuePublicToken(
-    command,
     {
-      clientId: privateToken.client_id,
-      spaceId: privateToken.space_id,
-      audience: privateToken.aud,
-      jti: privateToken.jti,
-      expiresAt: privateToken.exp,
+      spaceId: command.spaceId,
+      customerId: command.customerId,
+      segmentId: command.segmentId,
+      metadata: command.metadata,
+      now: ctx.clock.now(),
+      eventId: ctx.ids.eventId(),
+      jti: ctx.ids.tokenId(),
+      privateToken: {
+        clientId: privateToken.client_id,
+        spaceId: privateToken.space_id,
+        audience: privateToken.aud,
+        jti: privateToken.jti,
+        expiresAt: privateToken.exp,
+      },
     },
     credential,
     { ttlSeconds: ctx.publicTokenTtlSeconds },
-    ctx.clock,
-    ctx.ids,
   );
   if (!decision.ok) {
     throw decision.error === 'space_mismatch'

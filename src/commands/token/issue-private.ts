@@ -1,9 +1,9 @@
-import { decideIssuePrivateToken } from '../domain/decisions.js';
-import type { EventMetadata } from '../domain/events.js';
-import { authenticateClient } from './authenticate-client.js';
-import { InvalidClientError, InvalidTargetError } from '../errors/errors.js';
-import type { CommandContext } from './context.js';
-import { recordIssuedToken, type IssuedToken } from './record-issued-token.js';
+import { decideIssuePrivateToken } from '../../domain/token/decide.js';
+import type { EventMetadata } from '../../domain/events.js';
+import { authenticateClient } from '../client-authentication/authenticate.js';
+import { InvalidTargetError } from '../../errors/errors.js';
+import type { CommandContext } from '../context.js';
+import { recordIssuedToken, type IssuedToken } from './record-issued.js';
 
 /**
  * The client_credentials grant: authenticate the client against the read model, decide, sign,
@@ -22,20 +22,19 @@ export async function issuePrivateToken(
   // bounded failure events. Authenticated, the decision only judges the grant itself.
   const credential = await authenticateClient(ctx, command);
   const decision = decideIssuePrivateToken(
-    command,
+    {
+      audience: command.audience,
+      metadata: command.metadata,
+      now: ctx.clock.now(),
+      eventId: ctx.ids.eventId(),
+      jti: ctx.ids.tokenId(),
+    },
     credential,
-    true,
     { audiences: ctx.audiences, ttlSeconds: ctx.privateTokenTtlSeconds },
-    ctx.clock,
-    ctx.ids,
   );
-  if (!decision.ok) {
-    throw decision.error === 'invalid_target'
-      ? new InvalidTargetError(command.audience)
-      : new InvalidClientError();
-  }
-  const { clientId, spaceId } = decision.credential;
-  const rateLimit = ctx.limits.clientRequest(clientId, decision.credential.rateLimitPerMinute);
+  if (!decision.ok) throw new InvalidTargetError(command.audience);
+  const { clientId, spaceId } = credential;
+  const rateLimit = ctx.limits.clientRequest(clientId, credential.rateLimitPerMinute);
   return recordIssuedToken(
     ctx,
     {

@@ -1,8 +1,8 @@
-import { streams, type DomainEvent } from '../domain/events.js';
-import { ConflictError } from '../errors/errors.js';
-import { signAccessToken, type AccessTokenClaims } from '../tokens/access-tokens.js';
-import type { CommandContext } from './context.js';
-import type { RateLimitState } from '../limits/limits.js';
+import { streams, type DomainEvent } from '../../domain/events.js';
+import { ConflictError } from '../../errors/errors.js';
+import { signAccessToken, type AccessTokenClaims } from '../../tokens/access-tokens.js';
+import type { CommandContext } from '../context.js';
+import type { RateLimitState } from '../../limits/limits.js';
 
 /** An access token and its lifetime in seconds. */
 export interface IssuedToken {

@@ -1,9 +1,9 @@
 import { timingSafeEqual } from 'node:crypto';
-import { acceptedSecretHashes, decideClientAuthentication } from '../domain/decisions.js';
-import type { CredentialView } from '../domain/credential-view.js';
-import type { DomainEvent, EventMetadata } from '../domain/events.js';
-import { InvalidClientError } from '../errors/errors.js';
-import type { CommandContext } from './context.js';
+import { decideClientAuthentication } from '../../domain/client-authentication/decide.js';
+import { acceptedSecretHashes, type Credential } from '../../domain/credential/state.js';
+import type { DomainEvent, EventMetadata } from '../../domain/events.js';
+import { InvalidClientError } from '../../errors/errors.js';
+import type { CommandContext } from '../context.js';
 
 // Compared against when there is no hash, so every path costs the same two HMACs.
 const NO_HASH = Buffer.alloc(32);
@@ -15,7 +15,7 @@ const NO_HASH = Buffer.alloc(32);
 function clientSecretMatches(
   ctx: CommandContext,
   secret: string,
-  credential: CredentialView | undefined,
+  credential: Credential | undefined,
 ): boolean {
   const [current, previous] = acceptedSecretHashes(credential, ctx.clock.now());
   const candidate = ctx.hasher.hash(secret);
@@ -34,7 +34,7 @@ function clientSecretMatches(
 function refuseIfLockedOut(
   ctx: CommandContext,
   clientId: string,
-  credential: CredentialView | undefined,
+  credential: Credential | undefined,
   ip: string,
 ): void {
   try {
@@ -73,12 +73,15 @@ export async function authenticateClient(
     readonly clientSecret: string;
     readonly metadata: EventMetadata;
   },
-): Promise<CredentialView> {
+): Promise<Credential> {
   const credential = await ctx.credentials.find(command.clientId);
   const ip = command.metadata.client_ip;
   refuseIfLockedOut(ctx, command.clientId, credential, ip);
   const matches = clientSecretMatches(ctx, command.clientSecret, credential);
-  const outcome = decideClientAuthentication(credential, matches, command.metadata, ctx.ids);
+  const outcome = decideClientAuthentication(
+    { secretMatches: matches, eventId: ctx.ids.eventId(), metadata: command.metadata },
+    credential,
+  );
   if (outcome.ok) return outcome.credential;
   await recordAuthenticationFailure(
     ctx,

@@ -1,5 +1,6 @@
-import { domainEvent, streams, type EventData, type EventMetadata } from '../domain/events.js';
-import type { CommandContext } from './context.js';
+import { decideRecordAuditRead } from '../../domain/audit-read/decide.js';
+import { streams, type EventData, type EventMetadata } from '../../domain/events.js';
+import type { CommandContext } from '../context.js';
 
 /** Records that someone read the audit log of a space: who, what they asked, what they got. */
 export async function recordAuditRead(
@@ -10,7 +11,7 @@ export async function recordAuditRead(
     readonly metadata: EventMetadata;
   },
 ): Promise<void> {
-  const event = domainEvent(ctx.ids.eventId(), 'audit-log-read', command.read, command.metadata);
+  const event = decideRecordAuditRead({ ...command, eventId: ctx.ids.eventId() });
   await ctx.events.appendNewStream({
     spaceId: command.spaceId,
     streamId: streams.auditRead(event.eventId),

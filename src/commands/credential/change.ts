@@ -1,0 +1,89 @@
+import type { CredentialDecision, CredentialRefusal } from '../../domain/credential/decide.js';
+import {
+  decideChangeRateLimit,
+  decideRevokeCredential,
+  decideRotateSecret,
+} from '../../domain/credential/decide.js';
+import type { CredentialEvent } from '../../domain/credential/evolve.js';
+import type { Credential } from '../../domain/credential/state.js';
+import type { EventMetadata } from '../../domain/events.js';
+import { InvalidRequestError, NotFoundError } from '../../errors/errors.js';
+import { generateClientSecret } from '../../tokens/secrets.js';
+import type { CommandContext } from '../context.js';
+import { appendToCredential } from './append.js';
+
+/** Who asks, for which credential of which space. */
+export interface CredentialCommand {
+  readonly spaceId: string;
+  readonly clientId: string;
+  readonly actor: string;
+  readonly metadata: EventMetadata;
+}
+
+type Refusals = Readonly<Record<CredentialRefusal, (clientId: string) => Error>>;
+
+/** What a refusal means to the caller: 404 for another space's or no credential, else 400. */
+const refusals = (whenRevoked: string): Refusals => ({
+  not_found: (clientId) => new NotFoundError(`no credential "${clientId}" in this space`),
+  revoked: () => new InvalidRequestError(whenRevoked),
+});
+
+/**
+ * Reads the credential fresh, decides, and appends what was decided (nothing when the decision
+ * says it changes nothing). Optimistic on the credential's stream: a concurrent change is a 409.
+ */
+async function change<Type extends CredentialEvent['type']>(
+  ctx: CommandContext,
+  command: CredentialCommand,
+  refused: Refusals,
+  decide: (state: Credential | undefined, eventId: string) => CredentialDecision<Type>,
+): Promise<Credential> {
+  const state = await ctx.credentials.findFresh(command.clientId);
+  const decision = decide(state, ctx.ids.eventId());
+  if (!decision.ok) throw refused[decision.error](command.clientId);
+  if (decision.events.length === 0) return state!;
+  return appendToCredential(ctx, command, state, decision.events);
+}
+
+/**
+ * Rotates a credential's secret: a new secret (returned once, never stored), the old one valid for
+ * `overlapSeconds` more.
+ */
+export async function rotateSecret(
+  ctx: CommandContext,
+  command: CredentialCommand & { readonly overlapSeconds: number },
+): Promise<{ readonly clientSecret: string; readonly previousSecretExpiresAt: Date }> {
+  const clientSecret = generateClientSecret();
+  const newSecretHash = ctx.hasher.hash(clientSecret).toString('base64url');
+  const rotated = await change(
+    ctx,
+    command,
+    refusals('a revoked credential cannot get a new secret'),
+    (state, eventId) =>
+      decideRotateSecret({ ...command, eventId, now: ctx.clock.now(), newSecretHash }, state),
+  );
+  return { clientSecret, previousSecretExpiresAt: new Date(rotated.previousSecretExpiresAt!) };
+}
+
+/** Revokes a credential; revoking a revoked one changes and records nothing. */
+export async function revokeCredential(
+  ctx: CommandContext,
+  command: CredentialCommand & { readonly reason: string | null },
+): Promise<void> {
+  await change(ctx, command, refusals('the credential is revoked'), (state, eventId) =>
+    decideRevokeCredential({ ...command, eventId }, state),
+  );
+}
+
+/** Sets (or, with null, clears) a credential's own requests-per-minute budget. */
+export async function changeRateLimit(
+  ctx: CommandContext,
+  command: CredentialCommand & { readonly rateLimitPerMinute: number | null },
+): Promise<void> {
+  await change(
+    ctx,
+    command,
+    refusals('a revoked credential has no rate limit to change'),
+    (state, eventId) => decideChangeRateLimit({ ...command, eventId }, state),
+  );
+}

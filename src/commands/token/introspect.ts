@@ -1,0 +1,56 @@
+import type { Credential } from '../../domain/credential/state.js';
+import type { AccessTokenClaims } from '../../tokens/access-tokens.js';
+import type { CommandContext } from '../context.js';
+
+/** Our own access token's verified claims, or undefined for anything that is not one. */
+export async function verifiedClaims(
+  ctx: CommandContext,
+  token: string,
+): Promise<AccessTokenClaims | undefined> {
+  return ctx.verifier.verifyAny(token).catch(() => undefined);
+}
+
+/** An RFC 7662 introspection answer. */
+export type Introspection =
+  | { readonly active: false }
+  | ({ readonly active: true; readonly token_type: 'Bearer' } & Readonly<Record<string, unknown>>);
+
+/**
+ * RFC 7662: whether `token` is active for a client of `client`'s space, and its claims if so.
+ * Inactive: not ours, forged, expired, signed by a withdrawn key, of another space, revoked, derived
+ * from a revoked private token, or of a revoked credential.
+ */
+export async function introspectToken(
+  ctx: CommandContext,
+  command: { readonly client: Credential; readonly token: string },
+): Promise<Introspection> {
+  const claims = await verifiedClaims(ctx, command.token);
+  if (!claims || claims.space_id !== command.client.spaceId) return { active: false };
+  if (ctx.revocations.isRevoked(claims.jti)) return { active: false };
+  if (claims.token_kind === 'public' && ctx.revocations.isRevoked(claims.parent_jti)) {
+    return { active: false };
+  }
+  const owner = await ctx.credentials.find(claims.client_id);
+  if (!owner || owner.status !== 'active') return { active: false };
+  const common = {
+    active: true as const,
+    token_type: 'Bearer' as const,
+    client_id: claims.client_id,
+    sub: claims.sub,
+    aud: claims.aud,
+    iss: claims.iss,
+    exp: claims.exp,
+    iat: claims.iat,
+    jti: claims.jti,
+    space_id: claims.space_id,
+    token_kind: claims.token_kind,
+  };
+  return claims.token_kind === 'public'
+    ? {
+        ...common,
+        customer_id: claims.customer_id,
+        segment_id: claims.segment_id,
+        parent_jti: claims.parent_jti,
+      }
+    : common;
+}

@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import {
+  decideClientAuthentication,
+  decideFailureRecording,
+  decideFailureSummary,
+  type FailureWindow,
+} from '../../../src/domain/client-authentication/decide.js';
+import {
+  decideCreateCredential,
+  decideRevokeCredential,
+} from '../../../src/domain/credential/decide.js';
+import { evolveCredential } from '../../../src/domain/credential/evolve.js';
+import { given, metadata, sequentialIds } from '../../support/given.js';
+
+const nextId = sequentialIds();
+const created = decideCreateCredential({
+  eventId: nextId(),
+  metadata,
+  clientId: 'ci_1',
+  secretHash: Buffer.alloc(32).toString('base64url'),
+  name: 'n',
+  description: 'd',
+  userSubject: 'alice',
+  loginIssuer: 'https://login.test',
+});
+const active = given(evolveCredential, undefined, [created]);
+const attempt = (secretMatches: boolean) => ({ secretMatches, eventId: nextId(), metadata });
+
+describe('client authentication', () => {
+  it('given an active credential and its secret, then authenticated, nothing recorded', () => {
+    expect(decideClientAuthentication(attempt(true), active)).toEqual({
+      ok: true,
+      credential: active,
+    });
+  });
+
+  it('given an unknown client id, then refused with nothing recorded (no space to record it in)', () => {
+    expect(decideClientAuthentication(attempt(false), undefined)).toEqual({ ok: false });
+  });
+
+  it('given a wrong secret, then refused and client-authentication-failed without the secret', () => {
+    const outcome = decideClientAuthentication(attempt(false), active);
+    expect(outcome.ok).toBe(false);
+    expect(!outcome.ok && outcome.failure?.data).toEqual({
+      client_id: 'ci_1',
+      reason: 'secret_mismatch',
+    });
+  });
+
+  it('given a revoked credential, then refused even with the right secret, recorded as revoked', () => {
+    const revoked = decideRevokeCredential(
+      {
+        spaceId: 'space-a',
+        clientId: 'ci_1',
+        actor: 'a',
+        metadata,
+        eventId: nextId(),
+        reason: null,
+      },
+      active,
+    );
+    if (!revoked.ok) throw new Error('expected a revocation');
+    const state = given(evolveCredential, undefined, [created, ...revoked.events]);
+    const outcome = decideClientAuthentication(attempt(true), state);
+    expect(!outcome.ok && outcome.failure?.data.reason).toBe('credential_revoked');
+  });
+});
+
+describe('failed authentications past the per-minute event budget', () => {
+  const window: FailureWindow = {
+    windowStart: Date.parse('2026-11-22T10:00:00Z'),
+    windowMs: 60_000,
+    appended: 10,
+    failed: 0,
+    refused: 0,
+    ips: ['192.0.2.1'],
+    ipCount: 1,
+  };
+
+  it('given the budget spent, then failures are counted, not recorded one by one', () => {
+    expect(decideFailureRecording({ appended: 9 }, 10)).toBe('record');
+    expect(decideFailureRecording({ appended: 10 }, 10)).toBe('count');
+  });
+
+  it('given a closed window with nothing counted, then no summary', () => {
+    expect(
+      decideFailureSummary({ clientId: 'ci_1', eventId: nextId(), requestId: 'r' }, window),
+    ).toBeUndefined();
+  });
+
+  it('given counted failures, then one summary naming the window, the counts and the sources', () => {
+    const summary = decideFailureSummary(
+      { clientId: 'ci_1', eventId: nextId(), requestId: 'r' },
+      { ...window, failed: 40, refused: 7, ips: ['192.0.2.1', '192.0.2.2'], ipCount: 3 },
+    );
+    expect(summary?.data).toEqual({
+      client_id: 'ci_1',
+      window_start: '2026-11-22T10:00:00.000Z',
+      window_end: '2026-11-22T10:01:00.000Z',
+      failed: 40,
+      refused_while_locked_out: 7,
+      source_ips: ['192.0.2.1', '192.0.2.2'],
+      source_ip_count: 3,
+    });
+    expect(summary?.metadata).toMatchObject({
+      actor: 'service:failed-authentication-budget',
+      client_ip: '192.0.2.1',
+    });
+  });
+});

@@ -1,0 +1,153 @@
+import { describe, expect, it } from 'vitest';
+import {
+  decideCreateCredential,
+  decideRevokeCredential,
+} from '../../../src/domain/credential/decide.js';
+import { evolveCredential } from '../../../src/domain/credential/evolve.js';
+import {
+  decideIssuePrivateToken,
+  decideIssuePublicToken,
+  decideRevokeToken,
+} from '../../../src/domain/token/decide.js';
+import { evolveToken } from '../../../src/domain/token/evolve.js';
+import type { Token } from '../../../src/domain/token/state.js';
+import { given, metadata, sequentialIds } from '../../support/given.js';
+
+const NOW = Date.parse('2026-11-22T00:00:00Z');
+const nextId = sequentialIds();
+const issuance = () => ({ now: NOW, eventId: nextId(), jti: `jti-${nextId()}`, metadata });
+const credentialCreated = decideCreateCredential({
+  eventId: nextId(),
+  metadata,
+  clientId: 'ci_1',
+  secretHash: Buffer.alloc(32).toString('base64url'),
+  name: 'n',
+  description: 'd',
+  userSubject: 'alice',
+  loginIssuer: 'https://login.test',
+});
+const active = given(evolveCredential, undefined, [credentialCreated]);
+const policy = { audiences: ['storefront.test'], ttlSeconds: 3600 };
+
+describe('token: a client_credentials grant (client already authenticated)', () => {
+  it('given a known audience, then private-token-issued expiring after the TTL', () => {
+    const command = { ...issuance(), audience: 'storefront.test' };
+    const decision = decideIssuePrivateToken(command, active, policy);
+    expect(decision.ok).toBe(true);
+    if (!decision.ok) return;
+    expect(decision.expiresAt - decision.issuedAt).toBe(3600);
+    expect(decision.jti).toBe(command.jti);
+    expect(decision.event).toMatchObject({
+      eventId: command.eventId,
+      type: 'private-token-issued',
+      data: {
+        client_id: 'ci_1',
+        audience: 'storefront.test',
+        jti: command.jti,
+        expires_at: '2026-11-22T01:00:00.000Z',
+      },
+    });
+  });
+
+  it('given an audience that is not configured, then invalid_target and no event', () => {
+    expect(
+      decideIssuePrivateToken({ ...issuance(), audience: 'elsewhere.test' }, active, policy),
+    ).toEqual({ ok: false, error: 'invalid_target' });
+  });
+});
+
+describe('token: a public token bought with a private one', () => {
+  const privateToken = {
+    clientId: 'ci_1',
+    spaceId: 'space-a',
+    audience: 'storefront.test',
+    jti: 'p-1',
+    expiresAt: NOW / 1000 + 3600,
+  };
+  const command = () => ({
+    ...issuance(),
+    spaceId: 'space-a',
+    customerId: 'c',
+    segmentId: 's',
+    privateToken,
+  });
+
+  it('then public-token-issued that never outlives its private token', () => {
+    const decision = decideIssuePublicToken(
+      { ...command(), privateToken: { ...privateToken, expiresAt: NOW / 1000 + 60 } },
+      active,
+      { ttlSeconds: 900 },
+    );
+    expect(decision.ok && decision.expiresAt - decision.issuedAt).toBe(60);
+    expect(decision.ok && decision.event.data).toMatchObject({
+      parent_jti: 'p-1',
+      customer_id: 'c',
+      segment_id: 's',
+    });
+  });
+
+  it('given X-Service-Space-ID of another space, then space_mismatch', () => {
+    expect(
+      decideIssuePublicToken({ ...command(), spaceId: 'space-b' }, active, { ttlSeconds: 900 }),
+    ).toEqual({ ok: false, error: 'space_mismatch' });
+  });
+
+  it('given a revoked, unknown or other-space credential, then credential_inactive', () => {
+    const revoked = decideRevokeCredential(
+      {
+        spaceId: 'space-a',
+        clientId: 'ci_1',
+        actor: 'a',
+        metadata,
+        eventId: nextId(),
+        reason: null,
+      },
+      active,
+    );
+    if (!revoked.ok) throw new Error('expected a revocation');
+    const revokedState = given(evolveCredential, undefined, [credentialCreated, ...revoked.events]);
+    const otherSpace = given(evolveCredential, undefined, [credentialCreated], {
+      spaceId: 'space-b',
+    });
+    for (const credential of [revokedState, undefined, otherSpace]) {
+      expect(decideIssuePublicToken(command(), credential, { ttlSeconds: 900 })).toEqual({
+        ok: false,
+        error: 'credential_inactive',
+      });
+    }
+  });
+});
+
+describe('token: revoke (RFC 7009)', () => {
+  const issued = decideIssuePrivateToken(
+    { ...issuance(), audience: 'storefront.test' },
+    active,
+    policy,
+  );
+  if (!issued.ok) throw new Error('expected a token');
+  const token: Token = given(evolveToken, undefined, [issued.event]);
+  const revoke = (clientId: string, now = NOW) => ({ clientId, now, eventId: nextId(), metadata });
+
+  it('given its own live token, then token-revoked, and the state is revoked', () => {
+    const events = decideRevokeToken(revoke('ci_1'), token);
+    expect(events.map((event) => event.data)).toEqual([
+      {
+        client_id: 'ci_1',
+        jti: token.jti,
+        token_kind: 'private',
+        expires_at: '2026-11-22T01:00:00.000Z',
+        revoked_by: 'client:ci_1',
+      },
+    ]);
+    const revoked = given(evolveToken, undefined, [issued.event, ...events]);
+    expect(revoked.revokedAt).toEqual(expect.any(Number));
+  });
+
+  it("given another client's token, an expired one or a revoked one, then nothing is recorded", () => {
+    expect(decideRevokeToken(revoke('ci_2'), token)).toEqual([]);
+    expect(decideRevokeToken(revoke('ci_1', NOW + 3600_000), token)).toEqual([]);
+    const events = decideRevokeToken(revoke('ci_1'), token);
+    const revoked = given(evolveToken, undefined, [issued.event, ...events]);
+    expect(decideRevokeToken(revoke('ci_1'), revoked)).toEqual([]);
+  });
+});

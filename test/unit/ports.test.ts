@@ -1,0 +1,13 @@
+import { describe, expect, it } from 'vitest';
+import { uuidv7 } from '../../src/domain/ports.js';
+
+describe('uuidv7', () => {
+  it('is a version-7 RFC 9562 UUID that sorts by time and does not repeat', () => {
+    const ids = Array.from({ length: 1000 }, (_, i) => uuidv7(1_800_000_000_000 + i));
+    for (const id of ids)
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect([...ids].sort()).toEqual(ids);
+    expect(new Set(Array.from({ length: 10_000 }, () => uuidv7(1)))).toHaveProperty('size', 10_000);
+    expect(uuidv7(0x0123456789ab).startsWith('01234567-89ab-7')).toBe(true);
+  });
+});

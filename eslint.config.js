@@ -3,6 +3,81 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
 
+/**
+ * Which folder of src/ may import which: the layer table of docs/architecture.md, enforced here
+ * (test/unit/layers.test.ts keeps the two equal and checks the table has no cycle). A folder
+ * always may import itself; anything not listed is refused by `npm run lint`.
+ * @type {Readonly<Record<string, readonly string[]>>}
+ */
+export const LAYERS = {
+  errors: [],
+  config: [],
+  net: [],
+  domain: [],
+  db: ['config'],
+  'event-store': ['db'],
+  'audit-trail': ['event-store', 'db', 'domain', 'config'],
+  limits: ['errors'],
+  tokens: ['db', 'config', 'errors'],
+  projections: ['audit-trail', 'event-store', 'db', 'domain', 'errors'],
+  observability: ['projections', 'event-store', 'db', 'domain'],
+  commands: ['domain', 'event-store', 'projections', 'tokens', 'limits', 'db', 'errors'],
+  http: [
+    'commands',
+    'projections',
+    'audit-trail',
+    'tokens',
+    'limits',
+    'observability',
+    'event-store',
+    'domain',
+    'db',
+    'errors',
+  ],
+  reliability: ['audit-trail', 'projections', 'observability', 'tokens', 'db', 'net'],
+  cli: [
+    'http',
+    'commands',
+    'reliability',
+    'projections',
+    'audit-trail',
+    'observability',
+    'event-store',
+    'tokens',
+    'limits',
+    'domain',
+    'db',
+    'config',
+    'errors',
+    'net',
+  ],
+  testing: ['cli', 'tokens', 'config', 'net'],
+};
+
+// Modules with I/O the pure domain may not reach for: it decides, the commands do the I/O.
+const IO_MODULES = ['pg', 'kysely', 'koa', 'pino', 'node:fs', 'node:fs/promises', 'node:net'];
+
+/** no-restricted-imports for one folder: every other folder its row does not list. */
+function layerRule(/** @type {string} */ folder) {
+  const allowed = new Set([folder, ...(LAYERS[folder] ?? [])]);
+  const refused = Object.keys(LAYERS).filter((other) => !allowed.has(other));
+  return {
+    files: [`src/${folder}/**/*.ts`],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          ...(folder === 'domain' ? { paths: IO_MODULES } : {}),
+          patterns: refused.map((other) => ({
+            regex: `^(\\.\\./)+${other}/`,
+            message: `src/${folder} may not import src/${other} (layer table: docs/architecture.md).`,
+          })),
+        },
+      ],
+    },
+  };
+}
+
 export default tseslint.config(
   { ignores: ['node_modules/**', '.data/**', 'dist/**'] },
   js.configs.recommended,
@@ -17,6 +92,7 @@ export default tseslint.config(
       'no-console': ['error', { allow: ['error'] }],
     },
   },
+  ...Object.keys(LAYERS).map(layerRule),
   {
     // The dashboard's script runs in the browser, beside uPlot's global.
     files: ['src/http/dashboard/**'],

@@ -33,7 +33,7 @@ import { createAppendNotifier } from '../event-store/notify.js';
 import { randomIds, systemClock } from '../domain/ports.js';
 import { createAccessTokenVerifier } from '../tokens/access-tokens.js';
 import { loadSecretHashKey } from '../tokens/key-files.js';
-import { loadAuditKey } from '../tokens/audit-key.js';
+import { loadAuditKey } from '../audit-trail/audit-key.js';
 import { createLoginTokenVerifier } from '../tokens/login-tokens.js';
 import { createSecretHasher } from '../tokens/secrets.js';
 import { openKeyStore } from '../tokens/key-store.js';

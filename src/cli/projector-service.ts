@@ -4,7 +4,7 @@ import type { Logger } from '../config/logger.js';
 import type { DatabaseHandle } from '../db/database.js';
 import { PROJECTIONS } from '../projections/all.js';
 import { startProjector, type RunningProjector } from '../projections/projector.js';
-import { loadAuditKey, signCheckpoint } from '../tokens/audit-key.js';
+import { loadAuditKey, signCheckpoint } from '../audit-trail/audit-key.js';
 
 /**
  * The projector as `npm run projector` runs it: every view, the hash chains, and signed audit

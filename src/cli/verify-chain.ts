@@ -2,7 +2,7 @@
  * `npm run verify-chain`: recomputes the hash chain over the whole event log and names the first
  * event that does not match. Exit code 0 when intact, 1 when not.
  */
-import { verifyChain } from '../event-store/verify-chain.js';
+import { verifyChain } from '../audit-trail/verify-chain.js';
 import { progressOnStderr } from './progress.js';
 import { configOrExit, createLogger, openDatabase } from './runtime.js';
 import { parseCommandLine } from './args.js';

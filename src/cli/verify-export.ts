@@ -8,8 +8,8 @@
  */
 import { createPublicKey } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { verifyExportLines } from '../event-store/export-chain.js';
-import { readCheckpointStatement, verifyCheckpoint } from '../tokens/audit-key.js';
+import { verifyExportLines } from '../audit-trail/verify-export.js';
+import { readCheckpointStatement, verifyCheckpoint } from '../audit-trail/audit-key.js';
 import { progressOnStderr } from './progress.js';
 import { parseCommandLine } from './args.js';
 

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { UnavailableError } from '../errors/errors.js';
+import { AppendRefusedError } from './errors.js';
 import {
   appendToStream,
   isAnyUniqueViolation,
@@ -23,9 +23,9 @@ export interface BatchedAppenderOptions {
   readonly maxBatch?: number;
   /** Batches being written at once. */
   readonly maxInFlight?: number;
-  /** Appends allowed to wait; past it new ones fail at once with 503 instead of growing memory. */
+  /** Appends allowed to wait; past it new ones are refused at once instead of growing memory. */
   readonly maxQueued?: number;
-  /** An append still waiting for its batch after this long fails with 503 (it was never written). */
+  /** An append still waiting for its batch after this long is refused (it was never written). */
   readonly maxWaitMs?: number;
 }
 
@@ -70,7 +70,7 @@ export function createBatchedAppender(
     const expired = queue.filter((pending) => pending.since <= cutoff);
     if (expired.length > 0) {
       queue = queue.filter((pending) => pending.since > cutoff);
-      const error = new UnavailableError('the event log did not take the write in time');
+      const error = new AppendRefusedError('wait_expired');
       for (const pending of expired) pending.reject(error);
     }
     if (queue.length === 0 && sweeper) {
@@ -130,7 +130,7 @@ export function createBatchedAppender(
     append(input) {
       if (input.expectedVersion !== 'no_stream') return appendToStream(db, input);
       if (queue.length >= maxQueued) {
-        return Promise.reject(new UnavailableError('too many writes waiting for the event log'));
+        return Promise.reject(new AppendRefusedError('queue_full'));
       }
       return new Promise<AppendResult>((resolve, reject) => {
         queue.push({ input, since: Date.now(), resolve, reject });

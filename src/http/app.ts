@@ -1,7 +1,8 @@
 import Koa from 'koa';
 import type Router from '@koa/router';
 import type { Logger } from 'pino';
-import { requestContext, type RequestObserver } from './request-context.js';
+import type { RequestObserver } from '../observability/request-observer.js';
+import { requestContext } from './request-context.js';
 
 /** What the HTTP edge is built from. Routes are assembled by the caller (src/cli/runtime.ts). */
 export interface AppOptions {

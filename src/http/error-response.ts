@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 import type { Logger } from 'pino';
+import { AppendRefusedError } from '../event-store/errors.js';
 import { isDatabaseUnavailable } from '../db/postgres-errors.js';
 import {
   InvalidRequestError,
@@ -165,6 +166,9 @@ function toKnownError(error: unknown): TokenAuthorityError {
   if (error instanceof TokenAuthorityError) return error;
   if (isDatabaseUnavailable(error)) {
     return new UnavailableError('database unavailable; retry shortly', { cause: error });
+  }
+  if (error instanceof AppendRefusedError) {
+    return new UnavailableError(`${error.message}; retry shortly`, { cause: error });
   }
   // Postgres "data exception" (class 22): a value the edge let through but the database cannot
   // store. The edge should have said so (validate); this keeps it a 400 if it ever does not.

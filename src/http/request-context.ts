@@ -1,3 +1,4 @@
+import type { RequestObserver } from '../observability/request-observer.js';
 import { randomUUID } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
 import type { Logger } from 'pino';
@@ -15,15 +16,6 @@ export interface RequestMetadata {
   readonly user_agent: string | null;
 }
 
-/** Called once per finished request; the metrics module plugs in here. */
-export type RequestObserver = (info: {
-  readonly method: string;
-  readonly route: string;
-  readonly status: number;
-  readonly seconds: number;
-  /** Which budget refused it, for a 429. */
-  readonly rateLimitPolicy?: string;
-}) => void;
 
 interface Deadline {
   readonly at: number;

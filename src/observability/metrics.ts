@@ -4,10 +4,10 @@ import type { Database } from '../db/schema.js';
 import { projectorLag } from '../projections/monitoring-queries.js';
 import type { EventType } from '../domain/events.js';
 import type { RecordedEvent } from '../event-store/types.js';
-import type { RequestObserver } from '../http/request-context.js';
+import type { RequestObserver } from './request-observer.js';
 import { isDatabaseUnavailable } from '../db/postgres-errors.js';
 import { metricsText } from './cluster-metrics.js';
-import { UnavailableError } from '../errors/errors.js';
+import { AppendRefusedError } from '../event-store/errors.js';
 
 /** The service's Prometheus metrics, served at GET /metrics. */
 export interface Metrics {
@@ -155,7 +155,7 @@ export function createMetrics(db: Kysely<Database>): Metrics {
     appendFailed: (error) =>
       appendFailures.inc({
         reason:
-          error instanceof UnavailableError || isDatabaseUnavailable(error)
+          error instanceof AppendRefusedError || isDatabaseUnavailable(error)
             ? 'unavailable'
             : 'error',
       }),

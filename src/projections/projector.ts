@@ -4,10 +4,10 @@ import type { Logger } from 'pino';
 import type { Database } from '../db/schema.js';
 import { EVENTS_CHANNEL } from '../event-store/notify.js';
 import { nextLogRange } from '../event-store/log-range.js';
-import { sealChain } from '../event-store/seal-chain.js';
-import { sealSpaceChains } from '../event-store/space-chain.js';
-import { writeCheckpoints, type CheckpointStatement } from '../event-store/audit-checkpoints.js';
-import { redactEvent } from '../domain/sensitive-fields.js';
+import { sealChain } from '../audit-trail/seal-chain.js';
+import { sealSpaceChains } from '../audit-trail/space-chain.js';
+import { writeCheckpoints, type CheckpointStatement } from '../audit-trail/audit-checkpoints.js';
+import { redactEvent } from '../audit-trail/redaction.js';
 import { advanceCheckpoint, lockCheckpoint, resetCheckpoint } from './checkpoints.js';
 import type { Projection } from './projection.js';
 

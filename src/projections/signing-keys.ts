@@ -1,7 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { KeyRing } from '../domain/signing-key/state.js';
-import type { NewSigningKey } from '../tokens/key-store.js';
 
 /** The key ring as the `signing_keys` rows hold it: every key, oldest first. */
 export async function loadKeyRing(db: Kysely<Database>): Promise<KeyRing> {
@@ -27,7 +26,7 @@ export async function writeKeyRing(
   trx: Transaction<Database>,
   before: KeyRing,
   after: KeyRing,
-  material: NewSigningKey,
+  material: { readonly kid: string; readonly privateJwk: object; readonly publicJwk: object },
 ): Promise<void> {
   const old = new Map(before.map((key) => [key.kid, key]));
   for (const key of after) {

@@ -6,8 +6,8 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECTIONS } from '../../src/projections/all.js';
 import { catchUp } from '../../src/projections/projector.js';
-import { sealChain } from '../../src/event-store/seal-chain.js';
-import { redactEvent } from '../../src/domain/sensitive-fields.js';
+import { sealChain } from '../../src/audit-trail/seal-chain.js';
+import { redactEvent } from '../../src/audit-trail/redaction.js';
 import {
   createCredentialVia,
   privateTokenVia,

@@ -4,8 +4,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { appendToStream } from '../../src/event-store/append-to-stream.js';
 import { createBatchedAppender } from '../../src/event-store/batched-appender.js';
 import { readLog } from '../../src/event-store/read-log.js';
-import { sealChain } from '../../src/event-store/seal-chain.js';
-import { verifyChain } from '../../src/event-store/verify-chain.js';
+import { sealChain } from '../../src/audit-trail/seal-chain.js';
+import { verifyChain } from '../../src/audit-trail/verify-chain.js';
 import {
   LOG_START,
   type LogPosition,
@@ -14,7 +14,7 @@ import {
 } from '../../src/event-store/types.js';
 import { connect } from '../../src/db/database.js';
 import { isDatabaseUnavailable } from '../../src/db/postgres-errors.js';
-import { UnavailableError } from '../../src/errors/errors.js';
+import { AppendRefusedError } from '../../src/event-store/errors.js';
 import { withPort } from '../support/database-url.js';
 import { freePortBelow32768 } from '../support/postgres-source.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
@@ -440,9 +440,9 @@ describe('createBatchedAppender (group commit)', () => {
       const inFlight = appender.append(newStream());
       const queued = [1, 2, 3].map(() => appender.append(newStream()));
       const startedAt = Date.now();
-      await expect(appender.append(newStream())).rejects.toBeInstanceOf(UnavailableError);
+      await expect(appender.append(newStream())).rejects.toBeInstanceOf(AppendRefusedError);
       expect(Date.now() - startedAt).toBeLessThan(50);
-      for (const waiting of queued) await expect(waiting).rejects.toBeInstanceOf(UnavailableError);
+      for (const waiting of queued) await expect(waiting).rejects.toBeInstanceOf(AppendRefusedError);
       expect(Date.now() - startedAt).toBeLessThan(2000);
       await locker.query('ROLLBACK');
       // The one already sent was written once the table was free; the expired ones never were.

@@ -8,15 +8,15 @@ import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { connect } from '../../src/db/database.js';
 import { PROJECTIONS } from '../../src/projections/all.js';
 import { catchUp } from '../../src/projections/projector.js';
-import { redactEvent } from '../../src/domain/sensitive-fields.js';
-import { writeCheckpoints } from '../../src/event-store/audit-checkpoints.js';
-import { sealChain } from '../../src/event-store/seal-chain.js';
-import { sealSpaceChains } from '../../src/event-store/space-chain.js';
+import { redactEvent } from '../../src/audit-trail/redaction.js';
+import { writeCheckpoints } from '../../src/audit-trail/audit-checkpoints.js';
+import { sealChain } from '../../src/audit-trail/seal-chain.js';
+import { sealSpaceChains } from '../../src/audit-trail/space-chain.js';
 import {
   loadAuditKey,
   readCheckpointStatement,
   signCheckpoint,
-} from '../../src/tokens/audit-key.js';
+} from '../../src/audit-trail/audit-key.js';
 import { withDatabase } from '../support/database-url.js';
 import { waitUntil } from '../support/wait.js';
 import {

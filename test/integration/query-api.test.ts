@@ -209,7 +209,7 @@ describe('dashboard_projector_lag', () => {
     expect(Number(before.find((row) => row.projection === 'chain')?.events_behind)).toBe(
       Number(rows[0]!.n),
     );
-    const { sealChain } = await import('../../src/event-store/seal-chain.js');
+    const { sealChain } = await import('../../src/audit-trail/seal-chain.js');
     while ((await sealChain(service.database.db, 500)) > 0);
     expect(Number((await lag()).find((row) => row.projection === 'chain')?.events_behind)).toBe(0);
   });

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { EVENT_COLUMNS } from './types.js';
+import { EVENT_COLUMNS } from '../event-store/types.js';
 
 /** The event columns of `events` aliased `e`, for queries that join it to a chain. */
 export const JOINED_EVENT_COLUMNS = EVENT_COLUMNS.map(

@@ -8,7 +8,7 @@ import {
 } from 'node:crypto';
 import path from 'node:path';
 import { calculateJwkThumbprint, type JWK } from 'jose';
-import type { CheckpointStatement } from '../event-store/audit-checkpoints.js';
+import type { CheckpointStatement } from './audit-checkpoints.js';
 import { readOrCreateFile } from '../config/data-files.js';
 
 /**

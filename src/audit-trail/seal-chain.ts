@@ -1,9 +1,9 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { chainHash, GENESIS_HASH } from './chain-link.js';
-import { readLog } from './read-log.js';
+import { readLog } from '../event-store/read-log.js';
 import { insertSpaceLinks, spaceChainTip, type Redact } from './space-chain.js';
-import { LOG_START } from './types.js';
+import { LOG_START } from '../event-store/types.js';
 
 /**
  * Extends the global hash chain (and, with `redact`, each space's chain) over events committed since the last link, in commit-safe order, and

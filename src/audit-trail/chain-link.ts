@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from './canonical-json.js';
-import type { RecordedEvent } from './types.js';
+import type { RecordedEvent } from '../event-store/types.js';
 
 /** The previous hash of the first link. */
 export const GENESIS_HASH: Buffer = Buffer.alloc(32);

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { selectLinksWithEvents } from './chain-rows.js';
 import { chainHash, GENESIS_HASH } from './chain-link.js';
-import { toRecordedEvent, type EventRow } from './types.js';
+import { toRecordedEvent, type EventRow } from '../event-store/types.js';
 
 /** Where and how the chain stopped matching the log. */
 export type ChainBreak = {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { RecordedEvent } from '../event-store/types.js';
-import type { EventData, EventType } from './events.js';
+import type { EventData, EventType } from '../domain/events.js';
 
 /**
  * Fields of each event type that never leave the database as they are (exports, the per-space

@@ -3,7 +3,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { canonicalEventBytes, GENESIS_HASH } from './chain-link.js';
 import { selectLinksWithEvents } from './chain-rows.js';
-import { toRecordedEvent, type EventRow, type RecordedEvent } from './types.js';
+import { toRecordedEvent, type EventRow, type RecordedEvent } from '../event-store/types.js';
 
 /** Replaces what must not leave the database (secret hashes) by a digest of it. */
 export type Redact = (event: RecordedEvent) => RecordedEvent;

@@ -57,8 +57,12 @@ export const LAYERS = {
 // Modules with I/O the pure domain may not reach for: it decides, the commands do the I/O.
 const IO_MODULES = ['pg', 'kysely', 'koa', 'pino', 'node:fs', 'node:fs/promises', 'node:net'];
 
-/** no-restricted-imports for one folder: every other folder its row does not list. */
-function layerRule(/** @type {string} */ folder) {
+/**
+ * no-restricted-imports for one folder: every other folder its row does not list.
+ * @param {string} folder
+ * @returns {import('eslint').Linter.Config}
+ */
+function layerRule(folder) {
   const allowed = new Set([folder, ...(LAYERS[folder] ?? [])]);
   const refused = Object.keys(LAYERS).filter((other) => !allowed.has(other));
   return {

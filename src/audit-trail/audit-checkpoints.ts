@@ -87,3 +87,14 @@ export async function writeCheckpoints(
   }
   return written;
 }
+
+/** A space's signed checkpoints (JWS), in the order they were made. */
+export async function listCheckpoints(db: Kysely<Database>, spaceId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('audit_checkpoints')
+    .select('jws')
+    .where('space_id', '=', spaceId)
+    .orderBy('checkpoint_number')
+    .execute();
+  return rows.map((row) => row.jws);
+}

@@ -6,22 +6,21 @@ import type { DatabaseHandle } from '../db/database.js';
 import { databaseReadiness } from '../db/readiness.js';
 import { isPrivileged, rolePrivileges } from '../db/privileges.js';
 import { createApp } from '../http/app.js';
-import type Router from '@koa/router';
-import type { Operation } from '../http/openapi/operation.js';
-import { healthOperations, healthRoutes } from '../http/routes/health.js';
-import { credentialOperations, credentialRoutes } from '../http/routes/credential.js';
-import { dashboardOperations, dashboardRoutes } from '../http/routes/dashboard.js';
-import { issueOperations, issueRoutes } from '../http/routes/issue.js';
-import { jwksOperations, jwksRoutes } from '../http/routes/jwks.js';
-import { discoveryOperations, discoveryRoutes } from '../http/routes/discovery.js';
-import { auditOperations, auditRoutes } from '../http/routes/audit.js';
-import { metricsOperations, metricsRoutes } from '../http/routes/metrics.js';
-import { monitoringOperations, monitoringRoutes } from '../http/routes/monitoring.js';
+import { mountRoutes, operationOf, type Route, type RouteGates } from '../http/route.js';
+import { healthRoutes } from '../http/routes/health.js';
+import { credentialRoutes } from '../http/routes/credential.js';
+import { dashboardRoutes } from '../http/routes/dashboard.js';
+import { issueRoutes } from '../http/routes/issue.js';
+import { jwksRoutes } from '../http/routes/jwks.js';
+import { discoveryRoutes } from '../http/routes/discovery.js';
+import { auditRoutes } from '../http/routes/audit.js';
+import { metricsRoutes } from '../http/routes/metrics.js';
+import { monitoringRoutes } from '../http/routes/monitoring.js';
 import { openApiRoutes } from '../http/routes/openapi.js';
 import { createMetrics } from '../observability/metrics.js';
-import { tokenOperations, tokenRoutes } from '../http/routes/token.js';
-import { tokenLifecycleOperations, tokenLifecycleRoutes } from '../http/routes/token-lifecycle.js';
-import { revocationOperations, revocationRoutes } from '../http/routes/revocations.js';
+import { tokenRoutes } from '../http/routes/token.js';
+import { tokenLifecycleRoutes } from '../http/routes/token-lifecycle.js';
+import { revocationRoutes } from '../http/routes/revocations.js';
 import type { CommandContext } from '../commands/context.js';
 import { createEventStore } from '../event-store/event-store.js';
 import { createFailureEvents } from '../commands/client-authentication/failure-events.js';
@@ -151,43 +150,38 @@ export async function startApiServer(
       failure_windows: commands.failures.size(),
     };
   });
-  const login = { verifier: await createLoginTokenVerifier(config), limits: commands.limits };
-  const routes: ReadonlyArray<readonly [Router, readonly Operation[]]> = [
-    [
-      auditRoutes(
-        commands,
-        database.db,
-        login,
-        await loadAuditKey(config.AUDIT_SIGNING_KEY, config.DATA_DIR),
-      ),
-      auditOperations,
-    ],
-    [monitoringRoutes(database.db, login, commands.clock, commands.limits), monitoringOperations],
-    [healthRoutes(readiness, logger, warnings), healthOperations],
-    [jwksRoutes(commands.keys), jwksOperations],
-    [discoveryRoutes(config.TOKEN_ISSUER), discoveryOperations(config.TOKEN_ISSUER)],
-    [credentialRoutes(commands, database.db, login, config.BODY_LIMIT_BYTES), credentialOperations],
-    [tokenRoutes(commands, config.BODY_LIMIT_BYTES), tokenOperations],
-    [issueRoutes(commands, config.BODY_LIMIT_BYTES), issueOperations],
-    [tokenLifecycleRoutes(commands, config.BODY_LIMIT_BYTES), tokenLifecycleOperations],
-    [
-      revocationRoutes(
-        database.db,
-        Math.max(config.PRIVATE_TOKEN_TTL_SECONDS, config.PUBLIC_TOKEN_TTL_SECONDS),
-      ),
-      revocationOperations,
-    ],
-    [dashboardRoutes(), dashboardOperations],
+  const routes: readonly Route[] = [
+    ...auditRoutes(
+      commands,
+      database.db,
+      await loadAuditKey(config.AUDIT_SIGNING_KEY, config.DATA_DIR),
+    ),
+    ...monitoringRoutes(database.db, commands.clock, commands.limits),
+    ...healthRoutes(readiness, logger, warnings),
+    ...jwksRoutes(commands.keys),
+    ...discoveryRoutes(config.TOKEN_ISSUER),
+    ...credentialRoutes(commands, database.db),
+    ...tokenRoutes(commands),
+    ...issueRoutes(commands),
+    ...tokenLifecycleRoutes(commands),
+    ...revocationRoutes(
+      database.db,
+      Math.max(config.PRIVATE_TOKEN_TTL_SECONDS, config.PUBLIC_TOKEN_TTL_SECONDS),
+    ),
+    ...dashboardRoutes(),
     // With METRICS_PORT, /metrics is not on the API's port (nor in its OpenAPI document).
-    ...(config.METRICS_PORT === undefined
-      ? [[metricsRoutes(metrics), metricsOperations] as const]
-      : []),
+    ...(config.METRICS_PORT === undefined ? metricsRoutes(metrics) : []),
   ];
-  const operations = routes.flatMap(([, described]) => described);
-  const routers = [
-    ...routes.map(([router]) => router),
-    openApiRoutes(operations, config.TOKEN_ISSUER),
-  ];
+  const gates: RouteGates = {
+    login: { verifier: await createLoginTokenVerifier(config), limits: commands.limits },
+    verifier: commands.verifier,
+    bodyLimitBytes: config.BODY_LIMIT_BYTES,
+  };
+  const router = mountRoutes(
+    [...routes, ...openApiRoutes(routes.map(operationOf), config.TOKEN_ISSUER)],
+    gates,
+  );
+  const routers = [router];
   const app = createApp({
     logger,
     trustedProxyHops: config.TRUSTED_PROXY_HOPS,
@@ -203,7 +197,7 @@ export async function startApiServer(
             createApp({
               logger,
               trustedProxyHops: 0,
-              routers: [metricsRoutes(metrics)],
+              routers: [mountRoutes(metricsRoutes(metrics))],
             }).callback(),
           ),
           config.METRICS_PORT,

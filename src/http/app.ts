@@ -3,11 +3,12 @@ import type Router from '@koa/router';
 import type { Logger } from 'pino';
 import type { RequestObserver } from '../observability/request-observer.js';
 import { requestContext } from './request-context.js';
+import type { RequestState } from './state.js';
 
 /** What the HTTP edge is built from. Routes are assembled by the caller (src/cli/runtime.ts). */
 export interface AppOptions {
   readonly logger: Logger;
-  readonly routers: readonly Router[];
+  readonly routers: readonly Router<RequestState>[];
   /** Proxies in front of us whose X-Forwarded-For entries are believed (0: the socket's address). */
   readonly trustedProxyHops: number;
   readonly observe?: RequestObserver;
@@ -16,10 +17,10 @@ export interface AppOptions {
 }
 
 /** The Koa application: request context and error handling around every router. */
-export function createApp(options: AppOptions): Koa {
+export function createApp(options: AppOptions): Koa<RequestState> {
   // With N trusted hops the client is the address the outermost of them saw: the N-th entry of
   // X-Forwarded-For from the right. Entries further left are whatever the client claimed.
-  const app = new Koa({
+  const app = new Koa<RequestState>({
     proxy: options.trustedProxyHops > 0,
     maxIpsCount: options.trustedProxyHops,
   });

@@ -8,6 +8,7 @@ import {
 } from '../errors/errors.js';
 import type { Limits } from '../limits/limits.js';
 import type { LoginTokenVerifier } from '../tokens/login-tokens.js';
+import type { RequestState } from './state.js';
 import { validate } from './validate.js';
 
 // RFC 6750 §2.1 b64token.
@@ -77,7 +78,7 @@ export interface LoginGate {
  * ctx.state.user and the space in ctx.state.spaceId. A source IP that sent too many bad login
  * tokens this minute gets 429 before its token is looked at.
  */
-export function requireLoginForSpace(login: LoginGate): Middleware {
+export function requireLoginForSpace(login: LoginGate): Middleware<RequestState> {
   return async (ctx, next) => {
     login.limits.assertLoginNotLockedOut(ctx.ip);
     let user;

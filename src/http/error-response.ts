@@ -1,4 +1,5 @@
-import type { Context } from 'koa';
+import type { ParameterizedContext } from 'koa';
+import type { ErrorDialect, RequestState } from './state.js';
 import type { Logger } from 'pino';
 import { AppendRefusedError } from '../event-store/errors.js';
 import { isDatabaseUnavailable } from '../db/postgres-errors.js';
@@ -12,12 +13,6 @@ import {
   UnsupportedMediaTypeError,
   type ErrorCode,
 } from '../errors/errors.js';
-
-/**
- * How an endpoint speaks errors: `oauth` is RFC 6749 §5.2 (token endpoint), `bearer` is RFC 6750
- * (a WWW-Authenticate challenge plus a problem body), `problem` is RFC 9457.
- */
-export type ErrorDialect = 'problem' | 'oauth' | 'bearer';
 
 /** The one map from error code to HTTP status. */
 export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
@@ -72,7 +67,7 @@ const OAUTH_ERROR: Partial<Record<ErrorCode, string>> = {
  * `RateLimit-Policy: "client";q=600;w=60` and `RateLimit: "client";r=0;t=12`.
  */
 export function setRateLimitHeaders(
-  ctx: Context,
+  ctx: ParameterizedContext<RequestState>,
   state: {
     readonly policy: string;
     readonly quota: number;
@@ -87,7 +82,7 @@ export function setRateLimitHeaders(
 
 /** Writes `error` to the response in the endpoint's dialect. Unknown errors become a logged 500. */
 export function writeError(
-  ctx: Context,
+  ctx: ParameterizedContext<RequestState>,
   error: unknown,
   dialect: ErrorDialect,
   logger: Logger,
@@ -155,7 +150,7 @@ export function writeError(
     detail: known.message,
     code: known.code,
     instance: ctx.path,
-    request_id: ctx.state.requestId as string | undefined,
+    request_id: ctx.state.requestId,
     ...(known instanceof InvalidRequestError && known.fields.length > 0
       ? { invalid_fields: known.fields }
       : {}),

@@ -1,9 +1,10 @@
 import type { RequestObserver } from '../observability/request-observer.js';
 import { randomUUID } from 'node:crypto';
-import type { Context, Middleware } from 'koa';
+import type { Middleware, ParameterizedContext } from 'koa';
 import type { Logger } from 'pino';
 import { MethodNotAllowedError, NotFoundError, UnavailableError } from '../errors/errors.js';
-import { writeError, type ErrorDialect } from './error-response.js';
+import { writeError } from './error-response.js';
+import type { ErrorDialect, RequestState } from './state.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -15,7 +16,6 @@ export interface RequestMetadata {
   readonly client_ip: string;
   readonly user_agent: string | null;
 }
-
 
 interface Deadline {
   readonly at: number;
@@ -69,7 +69,7 @@ export function requestContext(
   logger: Logger,
   observe?: RequestObserver,
   deadlineMs = 5000,
-): Middleware {
+): Middleware<RequestState> {
   const deadlines = new Deadlines(deadlineMs);
   return async (ctx, next) => {
     const started = process.hrtime.bigint();
@@ -79,7 +79,7 @@ export function requestContext(
     ctx.state.requestId = randomUUID();
     if (REQUEST_ID.test(incoming)) ctx.state.clientRequestId = incoming;
     ctx.state.errorDialect ??= 'problem';
-    ctx.set('X-Request-Id', ctx.state.requestId as string);
+    ctx.set('X-Request-Id', ctx.state.requestId);
     ctx.set('X-Content-Type-Options', 'nosniff');
     let deadline: Deadline | undefined;
     try {
@@ -101,18 +101,18 @@ export function requestContext(
         }
       }
     } catch (error) {
-      writeError(ctx, error, ctx.state.errorDialect as ErrorDialect, logger);
+      writeError(ctx, error, ctx.state.errorDialect, logger);
     } finally {
       if (deadline) deadlines.remove(deadline);
     }
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-    const route = (ctx as Context & { routerPath?: string }).routerPath ?? 'unmatched';
+    const route = (ctx as { routerPath?: string }).routerPath ?? 'unmatched';
     observe?.({
       method: ctx.method,
       route,
       status: ctx.status,
       seconds,
-      rateLimitPolicy: ctx.state.rateLimitPolicy as string | undefined,
+      rateLimitPolicy: ctx.state.rateLimitPolicy,
     });
     logger.info(
       {
@@ -132,11 +132,11 @@ export function requestContext(
  * The request's metadata for events: our request id (and the caller's, if sent), the client IP
  * (through TRUSTED_PROXY_HOPS trusted proxies at most), the user agent.
  */
-export function requestMetadata(ctx: Context): RequestMetadata {
+export function requestMetadata(ctx: ParameterizedContext<RequestState>): RequestMetadata {
   const userAgent = ctx.get('user-agent');
-  const clientRequestId = ctx.state.clientRequestId as string | undefined;
+  const { clientRequestId } = ctx.state;
   return {
-    request_id: ctx.state.requestId as string,
+    request_id: ctx.state.requestId,
     ...(clientRequestId ? { client_request_id: clientRequestId } : {}),
     client_ip: ctx.ip,
     user_agent: userAgent ? userAgent.slice(0, 512) : null,
@@ -144,7 +144,7 @@ export function requestMetadata(ctx: Context): RequestMetadata {
 }
 
 /** Sets how errors of the routes below are written. */
-export function errorDialect(dialect: ErrorDialect): Middleware {
+export function errorDialect(dialect: ErrorDialect): Middleware<RequestState> {
   return async (ctx, next) => {
     ctx.state.errorDialect = dialect;
     await next();

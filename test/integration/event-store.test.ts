@@ -442,7 +442,8 @@ describe('createBatchedAppender (group commit)', () => {
       const startedAt = Date.now();
       await expect(appender.append(newStream())).rejects.toBeInstanceOf(AppendRefusedError);
       expect(Date.now() - startedAt).toBeLessThan(50);
-      for (const waiting of queued) await expect(waiting).rejects.toBeInstanceOf(AppendRefusedError);
+      for (const waiting of queued)
+        await expect(waiting).rejects.toBeInstanceOf(AppendRefusedError);
       expect(Date.now() - startedAt).toBeLessThan(2000);
       await locker.query('ROLLBACK');
       // The one already sent was written once the table was free; the expired ones never were.

@@ -6,6 +6,7 @@ import { migrate } from '../../src/db/migrate.js';
 import { databaseReadiness } from '../../src/db/readiness.js';
 import { createApp } from '../../src/http/app.js';
 import { healthRoutes } from '../../src/http/routes/health.js';
+import { mountRoutes } from '../../src/http/route.js';
 import { withDatabase } from '../support/database-url.js';
 
 /** The health routes alone over a pool to `url`, on a free port; `close` when done. */
@@ -19,7 +20,9 @@ async function healthServer(url: string) {
   const app = createApp({
     logger: pino({ level: 'silent' }),
     trustedProxyHops: 0,
-    routers: [healthRoutes(databaseReadiness(database.pool, 1500), pino({ level: 'silent' }))],
+    routers: [
+      mountRoutes(healthRoutes(databaseReadiness(database.pool, 1500), pino({ level: 'silent' }))),
+    ],
   });
   const server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));

@@ -66,7 +66,12 @@ describe('the layer table (eslint.config.js LAYERS)', () => {
     const documented = Object.fromEntries(
       rows.map((match) => [
         match[1]!,
-        match[2] === '—' ? [] : match[2]!.split(',').map((name) => name.trim()).sort(),
+        match[2] === '—'
+          ? []
+          : match[2]!
+              .split(',')
+              .map((name) => name.trim())
+              .sort(),
       ]),
     );
     const enforced = Object.fromEntries(
@@ -83,11 +88,14 @@ describe('imports between files', () => {
   });
 
   it('the cycle finder finds one (so the test above can fail)', () => {
-    expect(findCycle(new Map([['a', ['b']], ['b', ['c']], ['c', ['a']]]))).toEqual([
-      'a',
-      'b',
-      'c',
-      'a',
-    ]);
+    expect(
+      findCycle(
+        new Map([
+          ['a', ['b']],
+          ['b', ['c']],
+          ['c', ['a']],
+        ]),
+      ),
+    ).toEqual(['a', 'b', 'c', 'a']);
   });
 });

@@ -1,3 +1,4 @@
+import { clientActor } from '../actors.js';
 import { domainEvent, type DomainEvent, type EventMetadata } from '../events.js';
 import type { Credential } from '../credential/state.js';
 import type { Token } from './state.js';
@@ -144,7 +145,7 @@ export function decideRevokeToken(
       jti: state.jti,
       token_kind: state.kind,
       expires_at: new Date(state.expiresAt * 1000).toISOString(),
-      revoked_by: `client:${command.clientId}`,
+      revoked_by: clientActor(command.clientId),
     },
     command.metadata,
   );

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { ErrorCode } from '../../errors/errors.js';
-import type { ErrorDialect } from '../error-response.js';
+import type { ErrorDialect } from '../state.js';
 
 /** Who may call an operation, as OpenAPI security requirements (see document.ts). */
 export type Caller = 'public' | 'login' | 'client' | 'private-token';

@@ -1,6 +1,4 @@
 import { Readable } from 'node:stream';
-import Router from '@koa/router';
-import type { Context } from 'koa';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import type { CommandContext } from '../../commands/context.js';
@@ -9,15 +7,16 @@ import type { Database } from '../../db/schema.js';
 import { EVENT_TYPES } from '../../domain/events.js';
 import { redactEvent } from '../../audit-trail/redaction.js';
 import { exportSpaceChain } from '../../audit-trail/export.js';
+import { listCheckpoints } from '../../audit-trail/audit-checkpoints.js';
 import { InvalidRequestError } from '../../errors/errors.js';
 import { queryAudit } from '../../projections/audit-queries.js';
-import type { LoginIdentity } from '../../tokens/login-tokens.js';
 import type { AuditKey } from '../../audit-trail/audit-key.js';
-import { requireLoginForSpace, type LoginGate } from '../authentication.js';
 import { cursor, instant } from '../query.js';
-import { errorDialect, requestMetadata } from '../request-context.js';
+import { requestMetadata } from '../request-context.js';
+import { route, type Route } from '../route.js';
+import type { RequestContext } from '../state.js';
 import { validate } from '../validate.js';
-import { LOGIN_ERRORS, type Operation } from '../openapi/operation.js';
+import { LOGIN_ERRORS } from '../openapi/operation.js';
 import { auditCheckpoints, auditPage, type Body } from '../openapi/responses.js';
 
 const auditQuery = z.object({
@@ -45,40 +44,8 @@ const read = {
   description: 'The read itself is recorded as an audit-log-read event.',
 } as const;
 
-/** The OpenAPI description of {@link auditRoutes}. */
-export const auditOperations: readonly Operation[] = [
-  {
-    ...read,
-    method: 'get',
-    path: '/v1/audit/events',
-    operationId: 'auditEvents',
-    summary: "The space's audit trail in log order, filtered, in cursor pages",
-    query: auditQuery,
-    responses: [{ status: 200, description: 'A page', schema: auditPage }],
-  },
-  {
-    ...read,
-    method: 'get',
-    path: '/v1/audit/export',
-    operationId: 'auditExport',
-    summary: "NDJSON of the space's hash chain and signed checkpoints, for verify-export",
-    query: exportQuery,
-    responses: [
-      { status: 200, description: 'One JSON object per line', mediaType: 'application/x-ndjson' },
-    ],
-  },
-  {
-    ...read,
-    method: 'get',
-    path: '/v1/audit/checkpoints',
-    operationId: 'auditCheckpoints',
-    summary: "The space's signed checkpoints and the public key that verifies them",
-    responses: [{ status: 200, description: 'Checkpoints', schema: auditCheckpoints }],
-  },
-];
-
 /** The query string as sent, for the audit-read event (validated already, so storable). */
-const queryOf = (ctx: Context): Record<string, string> =>
+const queryOf = (ctx: RequestContext): Record<string, string> =>
   Object.fromEntries(
     Object.entries(ctx.query).map(([key, value]) => [
       key,
@@ -97,104 +64,126 @@ const queryOf = (ctx: Context): Record<string, string> =>
 export function auditRoutes(
   commands: CommandContext,
   db: Kysely<Database>,
-  login: LoginGate,
   auditKey: Pick<AuditKey, 'publicJwk'>,
-): Router {
-  const router = new Router({ prefix: '/v1/audit' });
-  router.use(errorDialect('bearer'), requireLoginForSpace(login));
-  const record = (ctx: Context, read: Parameters<typeof recordAuditRead>[1]['read']) =>
+): readonly Route[] {
+  const record = (
+    ctx: RequestContext,
+    who: { readonly spaceId: string; readonly actor: string },
+    read: Parameters<typeof recordAuditRead>[1]['read'],
+  ) =>
     recordAuditRead(commands, {
-      spaceId: ctx.state.spaceId as string,
+      spaceId: who.spaceId,
       read,
-      metadata: {
-        actor: `user:${(ctx.state.user as LoginIdentity).subject}`,
-        ...requestMetadata(ctx),
+      metadata: { actor: who.actor, ...requestMetadata(ctx) },
+    });
+  return [
+    route({
+      ...read,
+      method: 'get',
+      path: '/v1/audit/events',
+      operationId: 'auditEvents',
+      summary: "The space's audit trail in log order, filtered, in cursor pages",
+      query: auditQuery,
+      responses: [{ status: 200, description: 'A page', schema: auditPage }],
+      async handle(ctx, who) {
+        const query = validate(auditQuery, ctx.query, 'query');
+        const page = await queryAudit(db, {
+          spaceId: who.spaceId,
+          clientId: query.client_id,
+          tokenKind: query.kind,
+          eventType: query.event_type,
+          customerId: query.customer_id,
+          segmentId: query.segment_id,
+          from: query.from,
+          to: query.to,
+          afterPosition: query.cursor === undefined ? undefined : cursor.decode(query.cursor),
+          newestFirst: query.order === 'desc',
+          limit: query.limit,
+        });
+        await record(ctx, who, {
+          kind: 'events',
+          query: queryOf(ctx),
+          rows_returned: page.entries.length,
+          complete: true,
+        });
+        ctx.set('Cache-Control', 'no-store');
+        ctx.body = {
+          items: page.entries,
+          next_cursor: page.nextAfter === null ? null : cursor.encode(page.nextAfter),
+        } satisfies Body<typeof auditPage>;
       },
-    });
-
-  router.get('/events', async (ctx) => {
-    const query = validate(auditQuery, ctx.query, 'query');
-    const page = await queryAudit(db, {
-      spaceId: ctx.state.spaceId as string,
-      clientId: query.client_id,
-      tokenKind: query.kind,
-      eventType: query.event_type,
-      customerId: query.customer_id,
-      segmentId: query.segment_id,
-      from: query.from,
-      to: query.to,
-      afterPosition: query.cursor === undefined ? undefined : cursor.decode(query.cursor),
-      newestFirst: query.order === 'desc',
-      limit: query.limit,
-    });
-    await record(ctx, {
-      kind: 'events',
-      query: queryOf(ctx),
-      rows_returned: page.entries.length,
-      complete: true,
-    });
-    ctx.set('Cache-Control', 'no-store');
-    ctx.body = {
-      items: page.entries,
-      next_cursor: page.nextAfter === null ? null : cursor.encode(page.nextAfter),
-    } satisfies Body<typeof auditPage>;
-  });
-
-  router.get('/export', async (ctx) => {
-    const query = validate(exportQuery, ctx.query, 'query');
-    if (query.from >= query.to) {
-      throw new InvalidRequestError('from must be before to', [
-        { field: 'from', message: 'must be before to' },
-      ]);
-    }
-    const spaceId = ctx.state.spaceId as string;
-    const lines = exportSpaceChain(db, {
-      spaceId,
-      from: query.from,
-      to: query.to,
-      redact: redactEvent,
-    });
-    const recordExport = (rows: number, complete: boolean) =>
-      record(ctx, { kind: 'export', query: queryOf(ctx), rows_returned: rows, complete });
-    ctx.set('Cache-Control', 'no-store');
-    ctx.set('Content-Disposition', `attachment; filename="audit-${spaceId}.ndjson"`);
-    ctx.type = 'application/x-ndjson';
-    ctx.body = Readable.from(
-      (async function* () {
-        let rows = 0;
-        let complete = false;
-        try {
-          for await (const line of lines) {
-            rows += 1;
-            yield `${JSON.stringify(line)}\n`;
-          }
-          complete = true;
-        } finally {
-          // Recorded once the export ends, or when the reader goes away mid-way.
-          await recordExport(rows, complete).catch(() => undefined);
+    }),
+    route({
+      ...read,
+      method: 'get',
+      path: '/v1/audit/export',
+      operationId: 'auditExport',
+      summary: "NDJSON of the space's hash chain and signed checkpoints, for verify-export",
+      query: exportQuery,
+      responses: [
+        {
+          status: 200,
+          description: 'One JSON object per line',
+          mediaType: 'application/x-ndjson',
+        },
+      ],
+      handle(ctx, who) {
+        const query = validate(exportQuery, ctx.query, 'query');
+        if (query.from >= query.to) {
+          throw new InvalidRequestError('from must be before to', [
+            { field: 'from', message: 'must be before to' },
+          ]);
         }
-      })(),
-    );
-  });
-
-  router.get('/checkpoints', async (ctx) => {
-    const rows = await db
-      .selectFrom('audit_checkpoints')
-      .select('jws')
-      .where('space_id', '=', ctx.state.spaceId as string)
-      .orderBy('checkpoint_number')
-      .execute();
-    await record(ctx, {
-      kind: 'checkpoints',
-      query: {},
-      rows_returned: rows.length,
-      complete: true,
-    });
-    ctx.set('Cache-Control', 'no-store');
-    ctx.body = {
-      public_key: auditKey.publicJwk,
-      checkpoints: rows.map((row) => row.jws),
-    } satisfies Body<typeof auditCheckpoints>;
-  });
-  return router;
+        const lines = exportSpaceChain(db, {
+          spaceId: who.spaceId,
+          from: query.from,
+          to: query.to,
+          redact: redactEvent,
+        });
+        const recordExport = (rows: number, complete: boolean) =>
+          record(ctx, who, { kind: 'export', query: queryOf(ctx), rows_returned: rows, complete });
+        ctx.set('Cache-Control', 'no-store');
+        ctx.set('Content-Disposition', `attachment; filename="audit-${who.spaceId}.ndjson"`);
+        ctx.type = 'application/x-ndjson';
+        ctx.body = Readable.from(
+          (async function* () {
+            let rows = 0;
+            let complete = false;
+            try {
+              for await (const line of lines) {
+                rows += 1;
+                yield `${JSON.stringify(line)}\n`;
+              }
+              complete = true;
+            } finally {
+              // Recorded once the export ends, or when the reader goes away mid-way.
+              await recordExport(rows, complete).catch(() => undefined);
+            }
+          })(),
+        );
+      },
+    }),
+    route({
+      ...read,
+      method: 'get',
+      path: '/v1/audit/checkpoints',
+      operationId: 'auditCheckpoints',
+      summary: "The space's signed checkpoints and the public key that verifies them",
+      responses: [{ status: 200, description: 'Checkpoints', schema: auditCheckpoints }],
+      async handle(ctx, who) {
+        const checkpoints = await listCheckpoints(db, who.spaceId);
+        await record(ctx, who, {
+          kind: 'checkpoints',
+          query: {},
+          rows_returned: checkpoints.length,
+          complete: true,
+        });
+        ctx.set('Cache-Control', 'no-store');
+        ctx.body = {
+          public_key: auditKey.publicJwk,
+          checkpoints,
+        } satisfies Body<typeof auditCheckpoints>;
+      },
+    }),
+  ];
 }

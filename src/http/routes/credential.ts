@@ -1,4 +1,3 @@
-import Router from '@koa/router';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import type { CommandContext } from '../../commands/context.js';
@@ -10,15 +9,14 @@ import {
 } from '../../commands/credential/change.js';
 import type { Database } from '../../db/schema.js';
 import { MethodNotAllowedError, NotFoundError } from '../../errors/errors.js';
-import type { Middleware } from 'koa';
 import { getCredential, listCredentials } from '../../projections/credential-queries.js';
-import type { LoginIdentity } from '../../tokens/login-tokens.js';
-import { requireLoginForSpace, type LoginGate } from '../authentication.js';
-import { readBody } from '../body.js';
 import { jsonCursor } from '../query.js';
-import { errorDialect, requestMetadata } from '../request-context.js';
+import { requestMetadata } from '../request-context.js';
+import { route, type Route } from '../route.js';
+import type { RequestContext, RequestState } from '../state.js';
+import type { Middleware } from 'koa';
 import { validate } from '../validate.js';
-import { BODY_ERRORS, LOGIN_ERRORS, type Operation } from '../openapi/operation.js';
+import { BODY_ERRORS, LOGIN_ERRORS } from '../openapi/operation.js';
 import {
   createdCredential,
   credentialPage,
@@ -48,227 +46,193 @@ const rotateBody = z.object({
 });
 const revokeBody = z.object({ reason: z.string().trim().min(1).max(500).optional() });
 
+// /v1/credential/token is the token endpoint (POST only), never a credential: client ids all
+// start with "ci_". Other methods there get the token endpoint's 405, not a login challenge.
+const notTheTokenEndpoint: Middleware<RequestState> = async (ctx, next) => {
+  if ((ctx as RequestContext).params.client_id === 'token')
+    throw new MethodNotAllowedError(['POST']);
+  await next();
+};
+
 const common = {
   tag: 'Credentials',
   caller: 'login',
   spaceHeader: true,
   dialect: 'bearer',
+  guard: notTheTokenEndpoint,
 } as const;
-
-/** The OpenAPI description of {@link credentialRoutes}. */
-export const credentialOperations: readonly Operation[] = [
-  {
-    ...common,
-    method: 'post',
-    path: '/v1/credential',
-    operationId: 'createCredential',
-    summary: 'Create client credentials for the space (the secret is shown this once)',
-    body: { schema: createCredentialBody, media: ['json'] },
-    responses: [{ status: 201, description: 'Created', schema: createdCredential }],
-    errors: [...LOGIN_ERRORS, ...BODY_ERRORS],
-  },
-  {
-    ...common,
-    method: 'get',
-    path: '/v1/credentials',
-    operationId: 'listCredentials',
-    summary: "The space's credentials, newest first, in cursor pages",
-    query: listQuery,
-    responses: [{ status: 200, description: 'A page', schema: credentialPage }],
-    errors: LOGIN_ERRORS,
-  },
-  {
-    ...common,
-    method: 'get',
-    path: '/v1/credential/:client_id',
-    operationId: 'getCredential',
-    summary: 'One credential',
-    params: clientPath,
-    responses: [{ status: 200, description: 'The credential', schema: credentialRecord }],
-    errors: [...LOGIN_ERRORS, 'not_found', 'method_not_allowed'],
-  },
-  {
-    ...common,
-    method: 'patch',
-    path: '/v1/credential/:client_id',
-    operationId: 'updateCredential',
-    summary: "Change a credential's rate limit (null: the service default)",
-    params: clientPath,
-    body: { schema: updateBody, media: ['json'] },
-    responses: [{ status: 200, description: 'The credential', schema: credentialRecord }],
-    errors: [...LOGIN_ERRORS, ...BODY_ERRORS, 'not_found', 'method_not_allowed', 'conflict'],
-  },
-  {
-    ...common,
-    method: 'delete',
-    path: '/v1/credential/:client_id',
-    operationId: 'revokeCredential',
-    summary: 'Revoke a credential and every token it was issued (idempotent)',
-    params: clientPath,
-    body: { schema: revokeBody, media: ['json'], optional: true },
-    responses: [{ status: 200, description: 'The revoked credential', schema: credentialRecord }],
-    errors: [...LOGIN_ERRORS, ...BODY_ERRORS, 'not_found', 'method_not_allowed', 'conflict'],
-  },
-  {
-    ...common,
-    method: 'post',
-    path: '/v1/credential/:client_id/secret',
-    operationId: 'rotateSecret',
-    summary: 'A new secret; the previous one stays valid for overlap_seconds',
-    params: clientPath,
-    body: { schema: rotateBody, media: ['json'], optional: true },
-    responses: [{ status: 200, description: 'The new secret, shown once', schema: rotatedSecret }],
-    errors: [...LOGIN_ERRORS, ...BODY_ERRORS, 'not_found', 'conflict'],
-  },
-];
 
 /**
  * The credentials of a space, for its dashboard users (login token + X-Service-Space-ID):
  * create (POST /v1/credential), list, read, rotate the secret, revoke. Every change is an event.
  */
-export function credentialRoutes(
-  commands: CommandContext,
-  db: Kysely<Database>,
-  login: LoginGate,
-  bodyLimitBytes: number,
-): Router {
-  const router = new Router();
-  // /v1/credential/token is the token endpoint (POST only), never a credential: client ids all
-  // start with "ci_". Other methods there get the token endpoint's 405, not a login challenge.
-  const notTheTokenEndpoint: Middleware = async (ctx, next) => {
-    if (ctx.params.client_id === 'token') throw new MethodNotAllowedError(['POST']);
-    await next();
-  };
-  // Every route here: RFC 6750 errors, then a login token that grants the space.
-  const authorised = [
-    errorDialect('bearer'),
-    notTheTokenEndpoint,
-    requireLoginForSpace(login),
-  ] as const;
-  const who = (ctx: { state: Record<string, unknown> }) => {
-    const user = ctx.state.user as LoginIdentity;
-    return { user, actor: `user:${user.subject}` };
-  };
-
-  router.post('/v1/credential', ...authorised, readBody(['json'], bodyLimitBytes), async (ctx) => {
-    const body = validate(createCredentialBody, ctx.request.body, 'body');
-    const { user, actor } = who(ctx);
-    const created = await createCredential(commands, {
-      spaceId: ctx.state.spaceId as string,
-      name: body.name,
-      description: body.description,
-      userSubject: user.subject,
-      loginIssuer: user.issuer,
-      rateLimitPerMinute: body.rate_limit_per_minute ?? null,
-      metadata: { actor, ...requestMetadata(ctx) },
-    });
-    ctx.state.clientId = created.clientId;
-    ctx.status = 201;
-    ctx.set('Cache-Control', 'no-store');
-    ctx.body = {
-      client_id: created.clientId,
-      client_secret: created.clientSecret,
-      name: created.name,
-      description: created.description,
-      space_id: created.spaceId,
-      status: 'active',
-      created_at: created.createdAt.toISOString(),
-      last_updated: created.createdAt.toISOString(),
-      last_used_at: null,
-      rate_limit_per_minute: body.rate_limit_per_minute ?? null,
-      ttl: null,
-    } satisfies Body<typeof createdCredential>;
-  });
-
-  router.get('/v1/credentials', ...authorised, async (ctx) => {
-    const query = validate(listQuery, ctx.query, 'query');
-    const page = await listCredentials(db, {
-      spaceId: ctx.state.spaceId as string,
-      status: query.status,
-      after: query.cursor === undefined ? undefined : pageCursor.decode(query.cursor),
-      limit: query.limit,
-    });
-    ctx.set('Cache-Control', 'no-store');
-    ctx.body = {
-      items: page.items,
-      next_cursor: page.next ? pageCursor.encode(page.next) : null,
-    } satisfies Body<typeof credentialPage>;
-  });
-
+export function credentialRoutes(commands: CommandContext, db: Kysely<Database>): readonly Route[] {
   const found = async (spaceId: string, clientId: string) => {
     const record = await getCredential(db, spaceId, clientId);
     if (!record) throw new NotFoundError(`no credential "${clientId}" in this space`);
     return record;
   };
-
-  router.get('/v1/credential/:client_id', ...authorised, async (ctx) => {
+  /** The credential named in the path, taken down in the request's log line. */
+  const named = (ctx: RequestContext) => {
     const { client_id: clientId } = validate(clientPath, ctx.params, 'path');
-    ctx.set('Cache-Control', 'no-store');
-    ctx.body = await found(ctx.state.spaceId as string, clientId);
-  });
-
-  router.post(
-    '/v1/credential/:client_id/secret',
-    ...authorised,
-    readBody(['json'], bodyLimitBytes, { optional: true }),
-    async (ctx) => {
-      const { client_id: clientId } = validate(clientPath, ctx.params, 'path');
-      const body = validate(rotateBody, ctx.request.body, 'body');
-      ctx.state.clientId = clientId;
-      const rotated = await rotateSecret(commands, {
-        spaceId: ctx.state.spaceId as string,
-        clientId,
-        overlapSeconds: body.overlap_seconds,
-        actor: who(ctx).actor,
-        metadata: { actor: who(ctx).actor, ...requestMetadata(ctx) },
-      });
-      ctx.set('Cache-Control', 'no-store');
-      ctx.body = {
-        client_id: clientId,
-        client_secret: rotated.clientSecret,
-        previous_secret_expires_at: rotated.previousSecretExpiresAt.toISOString(),
-      } satisfies Body<typeof rotatedSecret>;
-    },
-  );
-
-  router.patch(
-    '/v1/credential/:client_id',
-    ...authorised,
-    readBody(['json'], bodyLimitBytes),
-    async (ctx) => {
-      const { client_id: clientId } = validate(clientPath, ctx.params, 'path');
-      const body = validate(updateBody, ctx.request.body, 'body');
-      ctx.state.clientId = clientId;
-      await changeRateLimit(commands, {
-        spaceId: ctx.state.spaceId as string,
-        clientId,
-        rateLimitPerMinute: body.rate_limit_per_minute,
-        actor: who(ctx).actor,
-        metadata: { actor: who(ctx).actor, ...requestMetadata(ctx) },
-      });
-      ctx.set('Cache-Control', 'no-store');
-      ctx.body = await found(ctx.state.spaceId as string, clientId);
-    },
-  );
-
-  router.delete(
-    '/v1/credential/:client_id',
-    ...authorised,
-    readBody(['json'], bodyLimitBytes, { optional: true }),
-    async (ctx) => {
-      const { client_id: clientId } = validate(clientPath, ctx.params, 'path');
-      const body = validate(revokeBody, ctx.request.body, 'body');
-      ctx.state.clientId = clientId;
-      await revokeCredential(commands, {
-        spaceId: ctx.state.spaceId as string,
-        clientId,
-        reason: body.reason ?? null,
-        actor: who(ctx).actor,
-        metadata: { actor: who(ctx).actor, ...requestMetadata(ctx) },
-      });
-      ctx.set('Cache-Control', 'no-store');
-      ctx.body = await found(ctx.state.spaceId as string, clientId);
-    },
-  );
-  return router;
+    ctx.state.clientId = clientId;
+    return clientId;
+  };
+  return [
+    route({
+      ...common,
+      method: 'post',
+      path: '/v1/credential',
+      operationId: 'createCredential',
+      summary: 'Create client credentials for the space (the secret is shown this once)',
+      body: { schema: createCredentialBody, media: ['json'] },
+      responses: [{ status: 201, description: 'Created', schema: createdCredential }],
+      errors: [...LOGIN_ERRORS, ...BODY_ERRORS],
+      async handle(ctx, { user, spaceId, actor }) {
+        const body = validate(createCredentialBody, ctx.request.body, 'body');
+        const created = await createCredential(commands, {
+          spaceId,
+          name: body.name,
+          description: body.description,
+          userSubject: user.subject,
+          loginIssuer: user.issuer,
+          rateLimitPerMinute: body.rate_limit_per_minute ?? null,
+          metadata: { actor, ...requestMetadata(ctx) },
+        });
+        ctx.state.clientId = created.clientId;
+        ctx.status = 201;
+        ctx.set('Cache-Control', 'no-store');
+        ctx.body = {
+          client_id: created.clientId,
+          client_secret: created.clientSecret,
+          name: created.name,
+          description: created.description,
+          space_id: created.spaceId,
+          status: 'active',
+          created_at: created.createdAt.toISOString(),
+          last_updated: created.createdAt.toISOString(),
+          last_used_at: null,
+          rate_limit_per_minute: body.rate_limit_per_minute ?? null,
+          ttl: null,
+        } satisfies Body<typeof createdCredential>;
+      },
+    }),
+    route({
+      ...common,
+      method: 'get',
+      path: '/v1/credentials',
+      operationId: 'listCredentials',
+      summary: "The space's credentials, newest first, in cursor pages",
+      query: listQuery,
+      responses: [{ status: 200, description: 'A page', schema: credentialPage }],
+      errors: LOGIN_ERRORS,
+      async handle(ctx, { spaceId }) {
+        const query = validate(listQuery, ctx.query, 'query');
+        const page = await listCredentials(db, {
+          spaceId,
+          status: query.status,
+          after: query.cursor === undefined ? undefined : pageCursor.decode(query.cursor),
+          limit: query.limit,
+        });
+        ctx.set('Cache-Control', 'no-store');
+        ctx.body = {
+          items: page.items,
+          next_cursor: page.next ? pageCursor.encode(page.next) : null,
+        } satisfies Body<typeof credentialPage>;
+      },
+    }),
+    route({
+      ...common,
+      method: 'get',
+      path: '/v1/credential/:client_id',
+      operationId: 'getCredential',
+      summary: 'One credential',
+      params: clientPath,
+      responses: [{ status: 200, description: 'The credential', schema: credentialRecord }],
+      errors: [...LOGIN_ERRORS, 'not_found', 'method_not_allowed'],
+      async handle(ctx, { spaceId }) {
+        const { client_id: clientId } = validate(clientPath, ctx.params, 'path');
+        ctx.set('Cache-Control', 'no-store');
+        ctx.body = await found(spaceId, clientId);
+      },
+    }),
+    route({
+      ...common,
+      method: 'patch',
+      path: '/v1/credential/:client_id',
+      operationId: 'updateCredential',
+      summary: "Change a credential's rate limit (null: the service default)",
+      params: clientPath,
+      body: { schema: updateBody, media: ['json'] },
+      responses: [{ status: 200, description: 'The credential', schema: credentialRecord }],
+      errors: [...LOGIN_ERRORS, ...BODY_ERRORS, 'not_found', 'method_not_allowed', 'conflict'],
+      async handle(ctx, { spaceId, actor }) {
+        const clientId = named(ctx);
+        const body = validate(updateBody, ctx.request.body, 'body');
+        await changeRateLimit(commands, {
+          spaceId,
+          clientId,
+          rateLimitPerMinute: body.rate_limit_per_minute,
+          actor,
+          metadata: { actor, ...requestMetadata(ctx) },
+        });
+        ctx.set('Cache-Control', 'no-store');
+        ctx.body = await found(spaceId, clientId);
+      },
+    }),
+    route({
+      ...common,
+      method: 'delete',
+      path: '/v1/credential/:client_id',
+      operationId: 'revokeCredential',
+      summary: 'Revoke a credential and every token it was issued (idempotent)',
+      params: clientPath,
+      body: { schema: revokeBody, media: ['json'], optional: true },
+      responses: [{ status: 200, description: 'The revoked credential', schema: credentialRecord }],
+      errors: [...LOGIN_ERRORS, ...BODY_ERRORS, 'not_found', 'method_not_allowed', 'conflict'],
+      async handle(ctx, { spaceId, actor }) {
+        const clientId = named(ctx);
+        const body = validate(revokeBody, ctx.request.body, 'body');
+        await revokeCredential(commands, {
+          spaceId,
+          clientId,
+          reason: body.reason ?? null,
+          actor,
+          metadata: { actor, ...requestMetadata(ctx) },
+        });
+        ctx.set('Cache-Control', 'no-store');
+        ctx.body = await found(spaceId, clientId);
+      },
+    }),
+    route({
+      ...common,
+      method: 'post',
+      path: '/v1/credential/:client_id/secret',
+      operationId: 'rotateSecret',
+      summary: 'A new secret; the previous one stays valid for overlap_seconds',
+      params: clientPath,
+      body: { schema: rotateBody, media: ['json'], optional: true },
+      responses: [
+        { status: 200, description: 'The new secret, shown once', schema: rotatedSecret },
+      ],
+      errors: [...LOGIN_ERRORS, ...BODY_ERRORS, 'not_found', 'conflict'],
+      async handle(ctx, { spaceId, actor }) {
+        const clientId = named(ctx);
+        const body = validate(rotateBody, ctx.request.body, 'body');
+        const rotated = await rotateSecret(commands, {
+          spaceId,
+          clientId,
+          overlapSeconds: body.overlap_seconds,
+          actor,
+          metadata: { actor, ...requestMetadata(ctx) },
+        });
+        ctx.set('Cache-Control', 'no-store');
+        ctx.body = {
+          client_id: clientId,
+          client_secret: rotated.clientSecret,
+          previous_secret_expires_at: rotated.previousSecretExpiresAt.toISOString(),
+        } satisfies Body<typeof rotatedSecret>;
+      },
+    }),
+  ];
 }

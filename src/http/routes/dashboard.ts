@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import Router from '@koa/router';
-import type { Operation } from '../openapi/operation.js';
+import type { Route } from '../route.js';
 
 const require = createRequire(import.meta.url);
 const own = (name: string) => new URL(`../dashboard/${name}`, import.meta.url);
@@ -33,41 +32,35 @@ const CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-/** The OpenAPI description of {@link dashboardRoutes}. */
-export const dashboardOperations: readonly Operation[] = Object.entries(ASSETS).map(
-  ([path, asset]) => ({
-    method: 'get',
-    path,
-    // dashboardAsset_uplot_js: an identifier code generators accept.
-    operationId:
-      path === '/dashboard'
-        ? 'dashboard'
-        : `dashboardAsset_${path.slice('/dashboard/'.length).replace(/[^A-Za-z0-9]/g, '_')}`,
-    tag: 'Dashboard',
-    summary:
-      path === '/dashboard'
-        ? "The operators' dashboard (sign in with a login token; data from the JSON APIs)"
-        : 'A dashboard asset',
-    caller: 'public',
-    responses: [{ status: 200, description: 'The file', mediaType: asset.type.split(';')[0]! }],
-    errors: [],
-    dialect: 'problem',
-  }),
-);
-
 /** GET /dashboard and its assets, read once at start. */
-export function dashboardRoutes(): Router {
-  const router = new Router();
-  for (const [path, asset] of Object.entries(ASSETS)) {
+export function dashboardRoutes(): readonly Route[] {
+  return Object.entries(ASSETS).map(([path, asset]) => {
     const content = readFileSync(asset.file);
-    router.get(path, (ctx) => {
-      ctx.set('Content-Security-Policy', CSP);
-      ctx.set('X-Content-Type-Options', 'nosniff');
-      ctx.set('Referrer-Policy', 'no-referrer');
-      ctx.set('Cache-Control', 'no-cache');
-      ctx.type = asset.type;
-      ctx.body = content;
-    });
-  }
-  return router;
+    return {
+      method: 'get',
+      path,
+      // dashboardAsset_uplot_js: an identifier code generators accept.
+      operationId:
+        path === '/dashboard'
+          ? 'dashboard'
+          : `dashboardAsset_${path.slice('/dashboard/'.length).replace(/[^A-Za-z0-9]/g, '_')}`,
+      tag: 'Dashboard',
+      summary:
+        path === '/dashboard'
+          ? "The operators' dashboard (sign in with a login token; data from the JSON APIs)"
+          : 'A dashboard asset',
+      caller: 'public',
+      responses: [{ status: 200, description: 'The file', mediaType: asset.type.split(';')[0]! }],
+      errors: [],
+      dialect: 'problem',
+      handle(ctx) {
+        ctx.set('Content-Security-Policy', CSP);
+        ctx.set('X-Content-Type-Options', 'nosniff');
+        ctx.set('Referrer-Policy', 'no-referrer');
+        ctx.set('Cache-Control', 'no-cache');
+        ctx.type = asset.type;
+        ctx.body = content;
+      },
+    } satisfies Route;
+  });
 }

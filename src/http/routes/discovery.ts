@@ -1,6 +1,6 @@
-import Router from '@koa/router';
 import { ACCESS_TOKEN_ALG } from '../../tokens/key-store.js';
-import type { Operation } from '../openapi/operation.js';
+import type { Route } from '../route.js';
+import type { RequestContext } from '../state.js';
 import { authorizationServerMetadata, type Body } from '../openapi/responses.js';
 
 /** Where the metadata is served for `issuer` (RFC 8414 §3.1 and OIDC Discovery §4). */
@@ -12,33 +12,6 @@ function metadataPaths(issuer: string): readonly [string, string] {
   ];
 }
 
-/** The OpenAPI description of {@link discoveryRoutes} for `issuer`. */
-export function discoveryOperations(issuer: string): readonly Operation[] {
-  const [rfc8414, oidc] = metadataPaths(issuer);
-  const common = {
-    method: 'get',
-    tag: 'Discovery',
-    caller: 'public',
-    responses: [{ status: 200, description: 'Metadata', schema: authorizationServerMetadata }],
-    errors: [],
-    dialect: 'problem',
-  } as const;
-  return [
-    {
-      ...common,
-      path: rfc8414,
-      operationId: 'authorizationServerMetadata',
-      summary: 'RFC 8414 authorization server metadata',
-    },
-    {
-      ...common,
-      path: oidc,
-      operationId: 'openidConfiguration',
-      summary: 'The same metadata where OpenID Connect clients look for it',
-    },
-  ];
-}
-
 /**
  * Authorization server metadata (RFC 8414), so a standard OAuth client configures itself from the
  * issuer URL alone. Served at /.well-known/oauth-authorization-server and, because many clients
@@ -46,7 +19,7 @@ export function discoveryOperations(issuer: string): readonly Operation[] {
  * documents are the same. Every URL is built from TOKEN_ISSUER, which must be the public base URL
  * of this service. An issuer with a path gets the paths RFC 8414 §3.1 and OIDC Discovery §4 say.
  */
-export function discoveryRoutes(issuer: string): Router {
+export function discoveryRoutes(issuer: string): readonly Route[] {
   const base = issuer.replace(/\/+$/, '');
   const clientAuth = ['client_secret_basic', 'client_secret_post'];
   const metadata = {
@@ -64,12 +37,31 @@ export function discoveryRoutes(issuer: string): Router {
     // The access tokens' signature algorithm (RFC 9068 JWTs).
     access_token_signing_alg_values_supported: [ACCESS_TOKEN_ALG],
   } satisfies Body<typeof authorizationServerMetadata>;
-  const router = new Router();
-  const serve = (path: string) =>
-    router.get(path, (ctx) => {
+  const [rfc8414, oidc] = metadataPaths(issuer);
+  const common = {
+    method: 'get',
+    tag: 'Discovery',
+    caller: 'public',
+    responses: [{ status: 200, description: 'Metadata', schema: authorizationServerMetadata }],
+    errors: [],
+    dialect: 'problem',
+    handle(ctx: RequestContext) {
       ctx.set('Cache-Control', 'public, max-age=3600');
       ctx.body = metadata;
-    });
-  for (const path of metadataPaths(issuer)) serve(path);
-  return router;
+    },
+  } as const;
+  return [
+    {
+      ...common,
+      path: rfc8414,
+      operationId: 'authorizationServerMetadata',
+      summary: 'RFC 8414 authorization server metadata',
+    },
+    {
+      ...common,
+      path: oidc,
+      operationId: 'openidConfiguration',
+      summary: 'The same metadata where OpenID Connect clients look for it',
+    },
+  ];
 }

@@ -1,7 +1,7 @@
-import Router from '@koa/router';
 import type { Logger } from 'pino';
 import type { Readiness } from '../../db/readiness.js';
-import type { Operation } from '../openapi/operation.js';
+import { route, type Route } from '../route.js';
+import type { RequestContext } from '../state.js';
 import { liveness, readiness as readinessBody } from '../openapi/responses.js';
 
 const probe = { tag: 'Operations', caller: 'public', errors: [], dialect: 'problem' } as const;
@@ -9,34 +9,6 @@ const ready = [
   { status: 200, description: 'Ready', schema: readinessBody },
   { status: 503, description: 'Not ready, with a reason code', schema: readinessBody },
 ] as const;
-
-/** The OpenAPI description of {@link healthRoutes}. */
-export const healthOperations: readonly Operation[] = [
-  {
-    ...probe,
-    method: 'get',
-    path: '/livez',
-    operationId: 'livez',
-    summary: 'Liveness: the process serves (never depends on the database)',
-    responses: [{ status: 200, description: 'Alive', schema: liveness }],
-  },
-  {
-    ...probe,
-    method: 'get',
-    path: '/readyz',
-    operationId: 'readyz',
-    summary: 'Readiness: the database answers and is migrated',
-    responses: ready,
-  },
-  {
-    ...probe,
-    method: 'get',
-    path: '/healthz',
-    operationId: 'healthz',
-    summary: 'Readiness, with warnings about the deployment',
-    responses: ready,
-  },
-];
 
 /**
  * GET /healthz and GET /readyz: 200 once the database answers and is migrated, else 503 with a
@@ -48,13 +20,8 @@ export function healthRoutes(
   readiness: Readiness,
   logger: Logger,
   warnings: readonly string[] = [],
-): Router {
-  const router = new Router();
-  router.get('/livez', (ctx) => {
-    ctx.set('Cache-Control', 'no-store');
-    ctx.body = { status: 'ok' };
-  });
-  router.get(['/healthz', '/readyz'], async (ctx) => {
+): readonly Route[] {
+  const checkReady = async (ctx: RequestContext) => {
     const state = await readiness.check();
     ctx.set('Cache-Control', 'no-store');
     if (state.ready) {
@@ -65,6 +32,37 @@ export function healthRoutes(
     ctx.status = 503;
     ctx.set('Retry-After', '1');
     ctx.body = { status: 'unavailable', reason: state.reason };
-  });
-  return router;
+  };
+  return [
+    route({
+      ...probe,
+      method: 'get',
+      path: '/livez',
+      operationId: 'livez',
+      summary: 'Liveness: the process serves (never depends on the database)',
+      responses: [{ status: 200, description: 'Alive', schema: liveness }],
+      handle(ctx) {
+        ctx.set('Cache-Control', 'no-store');
+        ctx.body = { status: 'ok' };
+      },
+    }),
+    route({
+      ...probe,
+      method: 'get',
+      path: '/readyz',
+      operationId: 'readyz',
+      summary: 'Readiness: the database answers and is migrated',
+      responses: ready,
+      handle: checkReady,
+    }),
+    route({
+      ...probe,
+      method: 'get',
+      path: '/healthz',
+      operationId: 'healthz',
+      summary: 'Readiness, with warnings about the deployment',
+      responses: ready,
+      handle: checkReady,
+    }),
+  ];
 }

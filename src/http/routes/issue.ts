@@ -1,14 +1,12 @@
-import Router from '@koa/router';
 import { z } from 'zod';
 import type { CommandContext } from '../../commands/context.js';
 import { issuePublicToken } from '../../commands/token/issue-public.js';
-import type { PrivateTokenClaims } from '../../tokens/access-tokens.js';
-import { bearerToken, spaceIdHeader } from '../authentication.js';
-import { readBody } from '../body.js';
+import { spaceIdHeader } from '../authentication.js';
 import { setRateLimitHeaders } from '../error-response.js';
-import { errorDialect, requestMetadata } from '../request-context.js';
+import { requestMetadata } from '../request-context.js';
+import { route, type Route } from '../route.js';
 import { validate } from '../validate.js';
-import { BODY_ERRORS, type Operation } from '../openapi/operation.js';
+import { BODY_ERRORS } from '../openapi/operation.js';
 import { publicTokenResponse, type Body } from '../openapi/responses.js';
 
 const identifier = z.string().trim().min(1, 'must not be empty').max(256);
@@ -17,57 +15,41 @@ const issueBody = z.object({ customer_id: identifier, segment_id: identifier });
 /** The RFC 8693 name of what /v1/issue hands out. */
 export const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
 
-/** The OpenAPI description of {@link issueRoutes}. */
-export const issueOperations: readonly Operation[] = [
-  {
-    method: 'post',
-    path: '/v1/issue',
-    operationId: 'issuePublicToken',
-    tag: 'Tokens',
-    summary: 'A public access token for one customer and segment, bought with a private token',
-    caller: 'private-token',
-    spaceHeader: true,
-    body: { schema: issueBody, media: ['json'] },
-    responses: [{ status: 200, description: 'The public token', schema: publicTokenResponse }],
-    errors: [...BODY_ERRORS, 'invalid_token', 'insufficient_scope', 'rate_limited'],
-    dialect: 'bearer',
-  },
-];
-
 /** POST /v1/issue: a private token buys a public token for one customer and segment. */
-export function issueRoutes(commands: CommandContext, bodyLimitBytes: number): Router {
-  const router = new Router();
-  router.post(
-    '/v1/issue',
-    errorDialect('bearer'),
-    async (ctx, next) => {
-      const claims = await commands.verifier.verify(bearerToken(ctx), 'private');
-      ctx.state.privateToken = claims;
-      ctx.state.clientId = claims.client_id;
-      await next();
-    },
-    readBody(['json'], bodyLimitBytes),
-    async (ctx) => {
-      const spaceId = spaceIdHeader(ctx);
-      const body = validate(issueBody, ctx.request.body, 'body');
-      const privateToken = ctx.state.privateToken as PrivateTokenClaims;
-      const issued = await issuePublicToken(commands, {
-        spaceId,
-        customerId: body.customer_id,
-        segmentId: body.segment_id,
-        privateToken,
-        metadata: { actor: `client:${privateToken.client_id}`, ...requestMetadata(ctx) },
-      });
-      ctx.set('Cache-Control', 'no-store');
-      setRateLimitHeaders(ctx, issued.rateLimit);
-      ctx.body = {
-        token: issued.token,
-        access_token: issued.token,
-        token_type: 'Bearer',
-        issued_token_type: ACCESS_TOKEN_TYPE,
-        expires_in: issued.expiresIn,
-      } satisfies Body<typeof publicTokenResponse>;
-    },
-  );
-  return router;
+export function issueRoutes(commands: CommandContext): readonly Route[] {
+  return [
+    route({
+      method: 'post',
+      path: '/v1/issue',
+      operationId: 'issuePublicToken',
+      tag: 'Tokens',
+      summary: 'A public access token for one customer and segment, bought with a private token',
+      caller: 'private-token',
+      spaceHeader: true,
+      body: { schema: issueBody, media: ['json'] },
+      responses: [{ status: 200, description: 'The public token', schema: publicTokenResponse }],
+      errors: [...BODY_ERRORS, 'invalid_token', 'insufficient_scope', 'rate_limited'],
+      dialect: 'bearer',
+      async handle(ctx, { privateToken, actor }) {
+        const spaceId = spaceIdHeader(ctx);
+        const body = validate(issueBody, ctx.request.body, 'body');
+        const issued = await issuePublicToken(commands, {
+          spaceId,
+          customerId: body.customer_id,
+          segmentId: body.segment_id,
+          privateToken,
+          metadata: { actor, ...requestMetadata(ctx) },
+        });
+        ctx.set('Cache-Control', 'no-store');
+        setRateLimitHeaders(ctx, issued.rateLimit);
+        ctx.body = {
+          token: issued.token,
+          access_token: issued.token,
+          token_type: 'Bearer',
+          issued_token_type: ACCESS_TOKEN_TYPE,
+          expires_in: issued.expiresIn,
+        } satisfies Body<typeof publicTokenResponse>;
+      },
+    }),
+  ];
 }

@@ -1,4 +1,3 @@
-import Router from '@koa/router';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import type { Database } from '../../db/schema.js';
@@ -11,16 +10,15 @@ import {
 } from '../../projections/monitoring-queries.js';
 import type { Clock } from '../../domain/ports.js';
 import type { Limits } from '../../limits/limits.js';
-import { LOGIN_ERRORS, type Operation } from '../openapi/operation.js';
+import { LOGIN_ERRORS } from '../openapi/operation.js';
 import {
   clientRates as clientRatesBody,
   monitoringOverview,
   topClients as topClientsBody,
   type Body,
 } from '../openapi/responses.js';
-import { requireLoginForSpace, type LoginGate } from '../authentication.js';
 import { window } from '../query.js';
-import { errorDialect } from '../request-context.js';
+import { route, type Route } from '../route.js';
 import { validate } from '../validate.js';
 
 const ratesQuery = z.object({
@@ -48,129 +46,120 @@ const view = {
   dialect: 'bearer',
 } as const;
 
-/** The OpenAPI description of {@link monitoringRoutes}. */
-export const monitoringOperations: readonly Operation[] = [
-  {
-    ...view,
-    method: 'get',
-    path: '/v1/monitoring/clients/:client_id/rates',
-    operationId: 'clientRates',
-    summary: "A client's per-minute or per-hour counts over a window",
-    params: clientPath,
-    query: ratesQuery,
-    responses: [{ status: 200, description: 'Rates', schema: clientRatesBody }],
-  },
-  {
-    ...view,
-    method: 'get',
-    path: '/v1/monitoring/top-clients',
-    operationId: 'topClients',
-    summary: 'The busiest clients of the space over a window',
-    query: topQuery,
-    responses: [{ status: 200, description: 'Top clients', schema: topClientsBody }],
-  },
-  {
-    ...view,
-    method: 'get',
-    path: '/v1/monitoring/overview',
-    operationId: 'monitoringOverview',
-    summary: "The space's totals over a window, rate-limited requests and projector lag",
-    description:
-      'Rate-limited requests are not events (nothing changed state): they are counted by the API process that answered, since it started.',
-    query: overviewQuery,
-    responses: [{ status: 200, description: 'Overview', schema: monitoringOverview }],
-  },
-];
-
 /**
  * GET /v1/monitoring/clients/:client_id/rates: a client's per-minute or per-hour counts over a
  * window, with totals and the average rate per second.
  * GET /v1/monitoring/top-clients: the busiest clients of the space over a window.
+ * GET /v1/monitoring/overview: the space's totals, rate-limited requests and projector lag.
  */
 export function monitoringRoutes(
   db: Kysely<Database>,
-  login: LoginGate,
   clock: Clock,
   limits: Pick<Limits, 'refusals'>,
-): Router {
-  const router = new Router({ prefix: '/v1/monitoring' });
-  router.use(errorDialect('bearer'), requireLoginForSpace(login));
-
-  router.get('/clients/:client_id/rates', async (ctx) => {
-    const query = validate(ratesQuery, ctx.query, 'query');
-    const { client_id: clientId } = validate(clientPath, ctx.params, 'path');
-    const to = new Date(clock.now());
-    const from = new Date(to.getTime() - query.window);
-    const buckets = await clientRates(db, {
-      spaceId: ctx.state.spaceId as string,
-      clientId,
-      granularity: query.granularity,
-      from,
-      to,
-    });
-    const totals = buckets.reduce(
-      (sum, bucket) => ({
-        private_tokens: sum.private_tokens + Number(bucket.private_tokens),
-        public_tokens: sum.public_tokens + Number(bucket.public_tokens),
-        rejected_authentications:
-          sum.rejected_authentications + Number(bucket.rejected_authentications),
-      }),
-      { private_tokens: 0, public_tokens: 0, rejected_authentications: 0 },
-    );
-    const seconds = query.window / 1000;
-    ctx.body = {
-      client_id: clientId,
-      granularity: query.granularity,
-      from: from.toISOString(),
-      to: to.toISOString(),
-      totals,
-      per_second: {
-        private_tokens: totals.private_tokens / seconds,
-        public_tokens: totals.public_tokens / seconds,
-        rejected_authentications: totals.rejected_authentications / seconds,
+): readonly Route[] {
+  return [
+    route({
+      ...view,
+      method: 'get',
+      path: '/v1/monitoring/clients/:client_id/rates',
+      operationId: 'clientRates',
+      summary: "A client's per-minute or per-hour counts over a window",
+      params: clientPath,
+      query: ratesQuery,
+      responses: [{ status: 200, description: 'Rates', schema: clientRatesBody }],
+      async handle(ctx, { spaceId }) {
+        const query = validate(ratesQuery, ctx.query, 'query');
+        const { client_id: clientId } = validate(clientPath, ctx.params, 'path');
+        const to = new Date(clock.now());
+        const from = new Date(to.getTime() - query.window);
+        const buckets = await clientRates(db, {
+          spaceId,
+          clientId,
+          granularity: query.granularity,
+          from,
+          to,
+        });
+        const totals = buckets.reduce(
+          (sum, bucket) => ({
+            private_tokens: sum.private_tokens + Number(bucket.private_tokens),
+            public_tokens: sum.public_tokens + Number(bucket.public_tokens),
+            rejected_authentications:
+              sum.rejected_authentications + Number(bucket.rejected_authentications),
+          }),
+          { private_tokens: 0, public_tokens: 0, rejected_authentications: 0 },
+        );
+        const seconds = query.window / 1000;
+        ctx.body = {
+          client_id: clientId,
+          granularity: query.granularity,
+          from: from.toISOString(),
+          to: to.toISOString(),
+          totals,
+          per_second: {
+            private_tokens: totals.private_tokens / seconds,
+            public_tokens: totals.public_tokens / seconds,
+            rejected_authentications: totals.rejected_authentications / seconds,
+          },
+          buckets,
+        } satisfies Body<typeof clientRatesBody>;
       },
-      buckets,
-    } satisfies Body<typeof clientRatesBody>;
-  });
-
-  router.get('/top-clients', async (ctx) => {
-    const query = validate(topQuery, ctx.query, 'query');
-    const from = new Date(clock.now() - query.window);
-    ctx.body = {
-      from: from.toISOString(),
-      metric: query.metric,
-      clients: await topClients(db, {
-        spaceId: ctx.state.spaceId as string,
-        from,
-        metric: query.metric,
-        limit: query.limit,
-      }),
-    } satisfies Body<typeof topClientsBody>;
-  });
-
-  router.get('/overview', async (ctx) => {
-    const query = validate(overviewQuery, ctx.query, 'query');
-    const spaceId = ctx.state.spaceId as string;
-    const to = new Date(clock.now());
-    const from = new Date(to.getTime() - query.window);
-    const refusals = limits.refusals();
-    const [totals, ours, projector] = await Promise.all([
-      spaceTotals(db, { spaceId, from }),
-      clientsOfSpace(db, spaceId, [...refusals.byClient.keys()]),
-      projectorLag(db),
-    ]);
-    ctx.set('Cache-Control', 'no-store');
-    ctx.body = {
-      from: from.toISOString(),
-      to: to.toISOString(),
-      totals,
-      rate_limited: {
-        requests: ours.reduce((sum, id) => sum + (refusals.byClient.get(id) ?? 0), 0),
-        since: refusals.since.toISOString(),
-        scope: 'this API process',
+    }),
+    route({
+      ...view,
+      method: 'get',
+      path: '/v1/monitoring/top-clients',
+      operationId: 'topClients',
+      summary: 'The busiest clients of the space over a window',
+      query: topQuery,
+      responses: [{ status: 200, description: 'Top clients', schema: topClientsBody }],
+      async handle(ctx, { spaceId }) {
+        const query = validate(topQuery, ctx.query, 'query');
+        const from = new Date(clock.now() - query.window);
+        ctx.body = {
+          from: from.toISOString(),
+          metric: query.metric,
+          clients: await topClients(db, {
+            spaceId,
+            from,
+            metric: query.metric,
+            limit: query.limit,
+          }),
+        } satisfies Body<typeof topClientsBody>;
       },
-      projector,
-    } satisfies Body<typeof monitoringOverview>;
-  });
-  return router;
+    }),
+    route({
+      ...view,
+      method: 'get',
+      path: '/v1/monitoring/overview',
+      operationId: 'monitoringOverview',
+      summary: "The space's totals over a window, rate-limited requests and projector lag",
+      description:
+        'Rate-limited requests are not events (nothing changed state): they are counted by the API process that answered, since it started.',
+      query: overviewQuery,
+      responses: [{ status: 200, description: 'Overview', schema: monitoringOverview }],
+      async handle(ctx, { spaceId }) {
+        const query = validate(overviewQuery, ctx.query, 'query');
+        const to = new Date(clock.now());
+        const from = new Date(to.getTime() - query.window);
+        const refusals = limits.refusals();
+        const [totals, ours, projector] = await Promise.all([
+          spaceTotals(db, { spaceId, from }),
+          clientsOfSpace(db, spaceId, [...refusals.byClient.keys()]),
+          projectorLag(db),
+        ]);
+        ctx.set('Cache-Control', 'no-store');
+        ctx.body = {
+          from: from.toISOString(),
+          to: to.toISOString(),
+          totals,
+          rate_limited: {
+            requests: ours.reduce((sum, id) => sum + (refusals.byClient.get(id) ?? 0), 0),
+            since: refusals.since.toISOString(),
+            scope: 'this API process',
+          },
+          projector,
+        } satisfies Body<typeof monitoringOverview>;
+      },
+    }),
+  ];
 }

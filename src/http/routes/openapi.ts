@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
-import Router from '@koa/router';
 import { openApiDocument } from '../openapi/document.js';
 import type { Operation } from '../openapi/operation.js';
+import { route, type Route } from '../route.js';
 
 const VERSION = (
   JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
@@ -9,9 +9,12 @@ const VERSION = (
   }
 ).version;
 
-/** The OpenAPI description of {@link openApiRoutes}. */
-export const openApiOperations: readonly Operation[] = [
-  {
+/**
+ * GET /openapi.json: the contract of every route served (`operations`, and this one), built once
+ * from their declarations.
+ */
+export function openApiRoutes(operations: readonly Operation[], issuer: string): readonly Route[] {
+  const self = {
     method: 'get',
     path: '/openapi.json',
     operationId: 'openapi',
@@ -21,19 +24,18 @@ export const openApiOperations: readonly Operation[] = [
     responses: [{ status: 200, description: 'OpenAPI 3.1 document' }],
     errors: [],
     dialect: 'problem',
-  },
-];
-
-/** GET /openapi.json: the contract of every route served, built once from their declarations. */
-export function openApiRoutes(operations: readonly Operation[], issuer: string): Router {
+  } as const satisfies Operation;
   const document = JSON.stringify(
-    openApiDocument([...operations, ...openApiOperations], { issuer, version: VERSION }),
+    openApiDocument([...operations, self], { issuer, version: VERSION }),
   );
-  const router = new Router();
-  router.get('/openapi.json', (ctx) => {
-    ctx.set('Cache-Control', 'public, max-age=300');
-    ctx.type = 'application/json';
-    ctx.body = document;
-  });
-  return router;
+  return [
+    route({
+      ...self,
+      handle(ctx) {
+        ctx.set('Cache-Control', 'public, max-age=300');
+        ctx.type = 'application/json';
+        ctx.body = document;
+      },
+    }),
+  ];
 }

@@ -1,15 +1,15 @@
-import Router from '@koa/router';
 import { z } from 'zod';
 import { authenticateClient } from '../../commands/client-authentication/authenticate.js';
 import type { CommandContext } from '../../commands/context.js';
 import { introspectToken } from '../../commands/token/introspect.js';
 import { revokeToken } from '../../commands/token/revoke.js';
 import { clientCredentialsOf } from '../authentication.js';
-import { readBody } from '../body.js';
-import { errorDialect, requestMetadata } from '../request-context.js';
+import { requestMetadata } from '../request-context.js';
+import { route, type Route } from '../route.js';
+import type { RequestContext } from '../state.js';
+import { clientActor } from '../../domain/actors.js';
 import { validate } from '../validate.js';
-import type { Context } from 'koa';
-import { BODY_ERRORS, type Operation } from '../openapi/operation.js';
+import { BODY_ERRORS } from '../openapi/operation.js';
 import { emptyObject, introspection } from '../openapi/responses.js';
 
 const tokenRequest = z.object({
@@ -21,11 +21,11 @@ const tokenRequest = z.object({
 });
 
 /** Authenticates the calling client and reads the token parameter. */
-async function clientAndToken(commands: CommandContext, ctx: Context) {
+async function clientAndToken(commands: CommandContext, ctx: RequestContext) {
   const body = validate(tokenRequest, ctx.request.body, 'body');
   const credentials = clientCredentialsOf(ctx, body);
   ctx.state.clientId = credentials.client_id;
-  const metadata = { actor: `client:${credentials.client_id}`, ...requestMetadata(ctx) };
+  const metadata = { actor: clientActor(credentials.client_id), ...requestMetadata(ctx) };
   const client = await authenticateClient(commands, {
     clientId: credentials.client_id,
     clientSecret: credentials.client_secret,
@@ -42,49 +42,43 @@ const lifecycle = {
   dialect: 'oauth',
 } as const;
 
-/** The OpenAPI description of {@link tokenLifecycleRoutes}. */
-export const tokenLifecycleOperations: readonly Operation[] = [
-  {
-    ...lifecycle,
-    method: 'post',
-    path: '/v1/introspect',
-    operationId: 'introspectToken',
-    summary: "RFC 7662: whether a token of the caller's space is active, and its claims",
-    responses: [{ status: 200, description: 'Introspection', schema: introspection }],
-  },
-  {
-    ...lifecycle,
-    method: 'post',
-    path: '/v1/revoke',
-    operationId: 'revokeToken',
-    summary:
-      "RFC 7009: revoke a token of the caller's space (a private token takes its public tokens)",
-    responses: [{ status: 200, description: 'Revoked, or nothing to revoke', schema: emptyObject }],
-  },
-];
-
 /**
  * POST /v1/introspect (RFC 7662) and POST /v1/revoke (RFC 7009), form or JSON, the caller
  * authenticated as a client (HTTP Basic or client_id/client_secret in the body).
  */
-export function tokenLifecycleRoutes(commands: CommandContext, bodyLimitBytes: number): Router {
-  const router = new Router();
-  const accepts = [errorDialect('oauth'), readBody(['form', 'json'], bodyLimitBytes)] as const;
-
-  router.post('/v1/introspect', ...accepts, async (ctx) => {
-    const { client, token } = await clientAndToken(commands, ctx);
-    ctx.set('Cache-Control', 'no-store');
-    ctx.set('Pragma', 'no-cache');
-    ctx.body = await introspectToken(commands, { client, token });
-  });
-
-  router.post('/v1/revoke', ...accepts, async (ctx) => {
-    const { client, token, metadata } = await clientAndToken(commands, ctx);
-    await revokeToken(commands, { client, token, metadata });
-    // RFC 7009 §2.2: 200 whether or not there was anything to revoke.
-    ctx.set('Cache-Control', 'no-store');
-    ctx.status = 200;
-    ctx.body = {};
-  });
-  return router;
+export function tokenLifecycleRoutes(commands: CommandContext): readonly Route[] {
+  return [
+    route({
+      ...lifecycle,
+      method: 'post',
+      path: '/v1/introspect',
+      operationId: 'introspectToken',
+      summary: "RFC 7662: whether a token of the caller's space is active, and its claims",
+      responses: [{ status: 200, description: 'Introspection', schema: introspection }],
+      async handle(ctx) {
+        const { client, token } = await clientAndToken(commands, ctx);
+        ctx.set('Cache-Control', 'no-store');
+        ctx.set('Pragma', 'no-cache');
+        ctx.body = await introspectToken(commands, { client, token });
+      },
+    }),
+    route({
+      ...lifecycle,
+      method: 'post',
+      path: '/v1/revoke',
+      operationId: 'revokeToken',
+      summary:
+        "RFC 7009: revoke a token of the caller's space (a private token takes its public tokens)",
+      responses: [
+        { status: 200, description: 'Revoked, or nothing to revoke', schema: emptyObject },
+      ],
+      async handle(ctx) {
+        const { client, token, metadata } = await clientAndToken(commands, ctx);
+        await revokeToken(commands, { client, token, metadata });
+        ctx.set('Cache-Control', 'no-store');
+        ctx.status = 200;
+        ctx.body = {};
+      },
+    }),
+  ];
 }

@@ -1,14 +1,14 @@
-import Router from '@koa/router';
 import { z } from 'zod';
 import type { CommandContext } from '../../commands/context.js';
 import { issuePrivateToken } from '../../commands/token/issue-private.js';
 import { UnsupportedGrantTypeError } from '../../errors/errors.js';
 import { clientCredentialsShape, rawClientCredentials } from '../authentication.js';
-import { readBody } from '../body.js';
 import { setRateLimitHeaders } from '../error-response.js';
-import { errorDialect, requestMetadata } from '../request-context.js';
+import { requestMetadata } from '../request-context.js';
+import { route, type Route } from '../route.js';
+import { clientActor } from '../../domain/actors.js';
 import { validate } from '../validate.js';
-import { BODY_ERRORS, type Operation } from '../openapi/operation.js';
+import { BODY_ERRORS } from '../openapi/operation.js';
 import { tokenResponse, type Body } from '../openapi/responses.js';
 
 const field = z.string().min(1, 'must not be empty').max(512);
@@ -23,66 +23,58 @@ const tokenRequestBody = z.object({
 
 const grantSchema = z.object({ ...clientCredentialsShape, audience: field });
 
-/** The OpenAPI description of {@link tokenRoutes}. */
-export const tokenOperations: readonly Operation[] = [
-  {
-    method: 'post',
-    path: '/v1/credential/token',
-    operationId: 'issuePrivateToken',
-    tag: 'Tokens',
-    summary: 'client_credentials grant: a private access token for a server',
-    description:
-      'RFC 6749 §4.4. JSON or form-encoded; the client authenticates by HTTP Basic or with client_id and client_secret in the body. `resource` (RFC 8707) is accepted as a synonym of `audience`.',
-    caller: 'client',
-    body: { schema: tokenRequestBody, media: ['json', 'form'] },
-    responses: [{ status: 200, description: 'The private token', schema: tokenResponse }],
-    errors: [
-      ...BODY_ERRORS,
-      'invalid_client',
-      'unsupported_grant_type',
-      'invalid_target',
-      'rate_limited',
-    ],
-    dialect: 'oauth',
-  },
-];
-
 /**
  * POST /v1/credential/token: the client_credentials grant (RFC 6749 §4.4). JSON as the spec says,
  * or form-encoded with client authentication in the body or by HTTP Basic.
  */
-export function tokenRoutes(commands: CommandContext, bodyLimitBytes: number): Router {
-  const router = new Router();
-  router.post(
-    '/v1/credential/token',
-    errorDialect('oauth'),
-    readBody(['json', 'form'], bodyLimitBytes),
-    async (ctx) => {
-      const body = validate(tokenRequestBody, ctx.request.body, 'body');
-      if (body.grant_type !== 'client_credentials')
-        throw new UnsupportedGrantTypeError(body.grant_type);
-      // Wherever the client's credentials came from (body or Basic), all is checked as one.
-      const grant = validate(
-        grantSchema,
-        { ...rawClientCredentials(ctx, body), audience: body.audience ?? body.resource },
-        'body',
-      );
-      ctx.state.clientId = grant.client_id;
-      const issued = await issuePrivateToken(commands, {
-        clientId: grant.client_id,
-        clientSecret: grant.client_secret,
-        audience: grant.audience,
-        metadata: { actor: `client:${grant.client_id}`, ...requestMetadata(ctx) },
-      });
-      ctx.set('Cache-Control', 'no-store');
-      ctx.set('Pragma', 'no-cache');
-      setRateLimitHeaders(ctx, issued.rateLimit);
-      ctx.body = {
-        access_token: issued.token,
-        token_type: 'Bearer',
-        expires_in: issued.expiresIn,
-      } satisfies Body<typeof tokenResponse>;
-    },
-  );
-  return router;
+export function tokenRoutes(commands: CommandContext): readonly Route[] {
+  return [
+    route({
+      method: 'post',
+      path: '/v1/credential/token',
+      operationId: 'issuePrivateToken',
+      tag: 'Tokens',
+      summary: 'client_credentials grant: a private access token for a server',
+      description:
+        'RFC 6749 §4.4. JSON or form-encoded; the client authenticates by HTTP Basic or with client_id and client_secret in the body. `resource` (RFC 8707) is accepted as a synonym of `audience`.',
+      caller: 'client',
+      body: { schema: tokenRequestBody, media: ['json', 'form'] },
+      responses: [{ status: 200, description: 'The private token', schema: tokenResponse }],
+      errors: [
+        ...BODY_ERRORS,
+        'invalid_client',
+        'unsupported_grant_type',
+        'invalid_target',
+        'rate_limited',
+      ],
+      dialect: 'oauth',
+      async handle(ctx) {
+        const body = validate(tokenRequestBody, ctx.request.body, 'body');
+        if (body.grant_type !== 'client_credentials') {
+          throw new UnsupportedGrantTypeError(body.grant_type);
+        }
+        // Wherever the client's credentials came from (body or Basic), all is checked as one.
+        const grant = validate(
+          grantSchema,
+          { ...rawClientCredentials(ctx, body), audience: body.audience ?? body.resource },
+          'body',
+        );
+        ctx.state.clientId = grant.client_id;
+        const issued = await issuePrivateToken(commands, {
+          clientId: grant.client_id,
+          clientSecret: grant.client_secret,
+          audience: grant.audience,
+          metadata: { actor: clientActor(grant.client_id), ...requestMetadata(ctx) },
+        });
+        ctx.set('Cache-Control', 'no-store');
+        ctx.set('Pragma', 'no-cache');
+        setRateLimitHeaders(ctx, issued.rateLimit);
+        ctx.body = {
+          access_token: issued.token,
+          token_type: 'Bearer',
+          expires_in: issued.expiresIn,
+        } satisfies Body<typeof tokenResponse>;
+      },
+    }),
+  ];
 }

@@ -1,0 +1,5 @@
+/** How a dashboard user is named as the actor of the events they cause. */
+export const userActor = (subject: string): string => `user:${subject}`;
+
+/** How a client application is named as the actor of the events it causes. */
+export const clientActor = (clientId: string): string => `client:${clientId}`;

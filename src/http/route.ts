@@ -1,0 +1,114 @@
+import Router from '@koa/router';
+import type { Middleware } from 'koa';
+import { clientActor, userActor } from '../domain/actors.js';
+import type { AccessTokenVerifier, PrivateTokenClaims } from '../tokens/access-tokens.js';
+import type { LoginIdentity } from '../tokens/login-tokens.js';
+import { bearerToken, requireLoginForSpace, type LoginGate } from './authentication.js';
+import { readBody } from './body.js';
+import type { Caller, Operation } from './openapi/operation.js';
+import { errorDialect } from './request-context.js';
+import type { RequestContext, RequestState } from './state.js';
+
+/** What a route's authentication hands its handler, by who may call it. */
+export interface Authenticated {
+  readonly public: Record<never, never>;
+  /** Client routes authenticate in the handler: the credentials may be in the body. */
+  readonly client: Record<never, never>;
+  readonly login: {
+    readonly user: LoginIdentity;
+    readonly spaceId: string;
+    readonly actor: string;
+  };
+  readonly 'private-token': { readonly privateToken: PrivateTokenClaims; readonly actor: string };
+}
+
+/**
+ * One route, declared once: its OpenAPI operation (which also says who may call it, its error
+ * dialect and the body it reads) and its handler. {@link mountRoutes} derives the middleware from
+ * the operation, so what is documented is what runs.
+ */
+export type Route = { readonly [C in Caller]: RouteOf<C> }[Caller];
+
+/** A route callable by `C`: its handler gets what `C`'s authentication learnt. */
+export type RouteOf<C extends Caller> = Operation & {
+  readonly caller: C;
+  /** Runs before authentication (e.g. to send another route's 405 first). */
+  readonly guard?: Middleware<RequestState>;
+  handle(ctx: RequestContext, auth: Authenticated[C]): unknown;
+};
+
+/** Declares a route; the handler's `auth` is typed by the route's `caller`. */
+export function route<C extends Caller>(definition: RouteOf<C>): Route {
+  return definition as Route;
+}
+
+/** What authentication and body reading need. */
+export interface RouteGates {
+  readonly login: LoginGate;
+  readonly verifier: AccessTokenVerifier;
+  readonly bodyLimitBytes: number;
+}
+
+/** The OpenAPI operation of a route (its declaration without the code). */
+export function operationOf(route: Route): Operation {
+  const { handle: _handle, guard: _guard, ...operation } = route;
+  return operation;
+}
+
+/**
+ * A Koa router serving `routes`: error dialect, guard, authentication, body, then the handler.
+ * Public routes that read no body need no gates.
+ */
+export function mountRoutes(routes: readonly Route[], gates?: RouteGates): Router<RequestState> {
+  const router = new Router<RequestState>();
+  for (const route of routes) {
+    if (!gates && (route.caller !== 'public' || route.body)) {
+      throw new Error(`${route.operationId} needs the authentication and body gates`);
+    }
+    const steps: Middleware<RequestState>[] = [errorDialect(route.dialect)];
+    if (route.guard) steps.push(route.guard);
+    const authenticate = gates && AUTHENTICATE[route.caller](gates);
+    if (authenticate) steps.push(authenticate.middleware);
+    if (route.body) {
+      steps.push(
+        readBody(route.body.media, gates!.bodyLimitBytes, { optional: route.body.optional }),
+      );
+    }
+    router[route.method](route.path, ...(steps as never[]), async (ctx: RequestContext) => {
+      await route.handle(ctx, (authenticate?.of(ctx) ?? {}) as never);
+    });
+  }
+  return router;
+}
+
+/** Per caller: the middleware that authenticates, and what it learnt, read back from the state. */
+const AUTHENTICATE: {
+  readonly [C in Caller]: (
+    gates: RouteGates,
+  ) =>
+    { middleware: Middleware<RequestState>; of(ctx: RequestContext): Authenticated[C] } | undefined;
+} = {
+  public: () => undefined,
+  client: () => undefined,
+  login: (gates) => ({
+    middleware: requireLoginForSpace(gates.login),
+    of: (ctx) => {
+      const { user, spaceId } = ctx.state;
+      if (!user || !spaceId) throw new Error('login route without an authenticated user');
+      return { user, spaceId, actor: userActor(user.subject) };
+    },
+  }),
+  'private-token': (gates) => ({
+    middleware: async (ctx, next) => {
+      const claims = await gates.verifier.verify(bearerToken(ctx), 'private');
+      ctx.state.privateToken = claims;
+      ctx.state.clientId = claims.client_id;
+      await next();
+    },
+    of: (ctx) => {
+      const { privateToken } = ctx.state;
+      if (!privateToken) throw new Error('private-token route without a verified token');
+      return { privateToken, actor: clientActor(privateToken.client_id) };
+    },
+  }),
+};

@@ -34,7 +34,7 @@ export const LAYERS = {
     'db',
     'errors',
   ],
-  reliability: ['audit-trail', 'projections', 'observability', 'tokens', 'db', 'net'],
+  reliability: ['audit-trail', 'projections', 'observability', 'tokens', 'domain', 'db', 'net'],
   cli: [
     'http',
     'commands',

@@ -6,7 +6,6 @@
  * Loads each on loopback with autocannon, accounts every process's CPU, and writes the report
  * (bench/report.ts) to docs/benchmarks.md unless --no-write.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -16,10 +15,9 @@ import { parseCommandLine } from '../src/cli/args.js';
 import { startEmbeddedPostgres } from '../src/db/embedded-postgres.js';
 import { mintDevLoginToken } from '../src/tokens/login-tokens.js';
 import { freePort as freePortBelow32768 } from '../src/reliability/harness.js';
-import { commandLine, descendants } from '../src/observability/proc.js';
-import { cpuByGroup, cpuMsPer, type CpuGroups } from './cpu.js';
-import { load, warmUp, type LoadPlan, type Measured } from './load.js';
-import { scrape } from './prometheus.js';
+import { warmUp, type LoadPlan } from './load.js';
+import { createMeasurer } from './measure.js';
+import { serviceGroups, startProcess, stopAll, waitFor } from './processes.js';
 import { renderReport } from './report.js';
 
 const USAGE = `Usage: npm run bench -- [--duration=<s>] [--connections=<n>] [--warmup=<s>]
@@ -49,42 +47,6 @@ const PEER_CLIENT = {
 const root = path.resolve(import.meta.dirname, '..');
 const progress = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const children: ChildProcess[] = [];
-
-function startProcess(
-  script: string,
-  env: Record<string, string>,
-  nodeFlags: string[] = [],
-): ChildProcess {
-  const child = spawn(
-    process.execPath,
-    [...nodeFlags, '--import', 'tsx', path.join(root, script)],
-    {
-      cwd: root,
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  child.stderr?.on('data', (chunk: Buffer) => {
-    const text = chunk.toString();
-    if (!/WARNING|NOTICE/.test(text)) process.stderr.write(`[${path.basename(script)}] ${text}`);
-  });
-  child.stdout?.resume(); // the API's access log: consumed (as a log shipper would), not shown
-  children.push(child);
-  return child;
-}
-
-async function waitFor(url: string, init?: RequestInit): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    const status = await fetch(url, init).then(
-      (response) => response.status,
-      () => 0,
-    );
-    if (status > 0 && status < 500) return;
-    await pause(100);
-  }
-  throw new Error(`${url} did not come up`);
-}
 
 const dataDir = await mkdtemp(path.join(tmpdir(), 'token-authority-bench-'));
 const postgres = await startEmbeddedPostgres({
@@ -133,32 +95,7 @@ try {
   const peerProcess = startProcess('bench/peer-oidc-provider.ts', { PORT: String(peerPort) });
   await waitFor(`http://127.0.0.1:${ceilingPort}/echo`, { method: 'POST' });
   await waitFor(`http://127.0.0.1:${peerPort}/.well-known/openid-configuration`);
-  const loadGenerator = () => [process.pid];
-  const referenceGroups = (target: ChildProcess): CpuGroups => ({
-    target: () => [target.pid!],
-    'load generator': loadGenerator,
-  });
-  // The API is npm start's process and its API workers; the projector is its other child.
-  const family = async (root: number) => {
-    const pids = [root, ...(await descendants(root))];
-    const projector: number[] = [];
-    const api: number[] = [];
-    for (const pid of pids) {
-      ((await commandLine(pid)).includes('projector') ? projector : api).push(pid);
-    }
-    return { api, projector };
-  };
-  const groupsOf = async (root: number): Promise<CpuGroups> => {
-    const { api, projector } = await family(root);
-    return { api: () => api, projector: () => projector, 'load generator': loadGenerator };
-  };
-  const ourGroups = await groupsOf(serviceProcess.pid!);
-  // npm start's own process only supervises when there are workers; count the workers.
-  let apiProcesses = 0;
-  for (const pid of await descendants(serviceProcess.pid!)) {
-    if (/\/cli\/api\.[tj]s/.test(await commandLine(pid))) apiProcesses += 1;
-  }
-  apiProcesses = Math.max(1, apiProcesses);
+  const { groups: ourGroups, apiProcesses } = await serviceGroups(serviceProcess.pid!);
 
   const api = `http://127.0.0.1:${apiPort}`;
   const login = await mintDevLoginToken({
@@ -194,107 +131,18 @@ try {
     ).json()) as { access_token: string }
   ).access_token;
 
-  const eventsOf = async (type: string) =>
-    Number(
-      (
-        await pool.query<{ n: string }>('SELECT count(*) AS n FROM events WHERE event_type = $1', [
-          type,
-        ])
-      ).rows[0]!.n,
-    );
-  const lag: number[] = [];
-  const seal: number[] = [];
-  const sampleLag = async <T>(work: Promise<T>): Promise<T> => {
-    let done = false;
-    const sampler = (async () => {
-      while (!done) {
-        const { rows } = await pool.query<{ s: number; c: number }>(
-          `SELECT coalesce(max(seconds_behind) FILTER (WHERE projection <> 'chain'), 0)::float8 AS s,
-                  coalesce(max(seconds_behind) FILTER (WHERE projection = 'chain'), 0)::float8 AS c
-           FROM dashboard_projector_lag`,
-        );
-        lag.push(rows[0]!.s);
-        seal.push(rows[0]!.c);
-        await pause(200);
-      }
-    })();
-    try {
-      return await work;
-    } finally {
-      done = true;
-      await sampler;
-    }
-  };
-  // The API's own count of 200 responses on a route (its Prometheus histogram), so responses are
-  // compared with events exactly, including any still in flight when the load generator stopped.
-  const served = (route: string, base = api) =>
-    scrape(`${base}/metrics`, 'token_authority_http_request_duration_seconds_count', {
-      route,
-      status: '200',
-    });
-
-  const measureReference = async (
-    name: string,
-    target: ChildProcess,
-    request: Record<string, unknown>,
-  ): Promise<Measured> => {
-    progress(`loading ${name}`);
-    let cpuBefore: Record<string, number> = {};
-    const result = await load(name, plan, request, async () => {
-      cpuBefore = await cpuByGroup(referenceGroups(target));
-    });
-    const cpuAfter = await cpuByGroup(referenceGroups(target));
-    // Postgres idles during a reference run; leave it out of the reference's cost.
-    const cpu = cpuMsPer(cpuBefore, cpuAfter, result.ok);
-    delete cpu.postgres;
-    progress(`${name}: ${Math.round(result.rps)} req/s`);
-    return { ...result, cpuMsPerRequest: cpu };
-  };
-  const measureOurs = async (
-    name: string,
-    type: string,
-    request: Record<string, unknown>,
-    groups: CpuGroups = ourGroups,
-  ) => {
-    progress(`loading ${name}`);
-    const url = new URL(request.url as string);
-    const route = url.pathname;
-    const base = url.origin;
-    let servedBefore = 0;
-    let before = 0;
-    let cpuBefore: Record<string, number> = {};
-    const result = await sampleLag(
-      load(name, plan, request, async () => {
-        await pause(300); // warm-up stragglers
-        before = await eventsOf(type);
-        servedBefore = await served(route, base);
-        cpuBefore = await cpuByGroup(groups);
-      }),
-    );
-    const cpuAfter = await cpuByGroup(groups);
-    await pause(300); // let abandoned requests finish
-    const events = (await eventsOf(type)) - before;
-    const servedOk = (await served(route, base)) - servedBefore;
-    progress(`${name}: ${Math.round(result.rps)} req/s`);
-    // Warm-up responses committed events too; count only the measured run's.
-    return {
-      ...result,
-      events,
-      served: servedOk,
-      cpuMsPerRequest: cpuMsPer(cpuBefore, cpuAfter, result.ok),
-    };
-  };
+  const measure = createMeasurer(pool, plan, progress);
 
   progress(
     `each target: ${plan.warmupSeconds}s warm-up + ${plan.durationSeconds}s, ${plan.connections} connections`,
   );
-  const ceiling = await measureReference('Koa hello-world JSON POST (ceiling)', ceilingProcess, {
+  const ceiling = await measure.reference('Koa hello-world JSON POST (ceiling)', ceilingProcess, {
     url: `http://127.0.0.1:${ceilingPort}/echo`,
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: tokenBody,
   });
-  const peer = await measureReference(
+  const peer = await measure.reference(
     'node-oidc-provider client_credentials, JWT EdDSA (peer)',
     peerProcess,
     {
@@ -329,15 +177,17 @@ try {
   progress('warming our endpoints');
   await warmUp(plan, privateRequest);
   await warmUp(plan, publicRequest);
-  const privateRun = await measureOurs(
+  const privateRun = await measure.ours(
     'ours: POST /v1/credential/token (private)',
     'private-token-issued',
     privateRequest,
+    ourGroups,
   );
-  const publicRun = await measureOurs(
+  const publicRun = await measure.ours(
     'ours: POST /v1/issue (public)',
     'public-token-issued',
     publicRequest,
+    ourGroups,
   );
   // The same service with the other choice of API processes (1 if the default runs several, else
   // 2), for what workers buy here. Its events are projected by the first service's projector, so
@@ -362,11 +212,11 @@ try {
     url: `http://127.0.0.1:${singlePort}/v1/credential/token`,
   };
   await warmUp(plan, singleRequest);
-  const singleRun = await measureOurs(
+  const singleRun = await measure.ours(
     `ours, API_WORKERS=${otherWorkers}: POST /v1/credential/token (private)`,
     'private-token-issued',
     singleRequest,
-    { ...(await groupsOf(single.pid!)), projector: ourGroups.projector! },
+    { ...(await serviceGroups(single.pid!)).groups, projector: ourGroups.projector! },
   );
   single.kill('SIGTERM');
   const report = renderReport({
@@ -383,8 +233,8 @@ try {
     peer,
     privateRun,
     publicRun,
-    lag,
-    seal,
+    lag: measure.lag,
+    seal: measure.seal,
   });
   console.log(report);
   if (!values['no-write']) {
@@ -392,7 +242,7 @@ try {
     progress('written to docs/benchmarks.md');
   }
 } finally {
-  for (const child of children) child.kill('SIGTERM');
+  stopAll();
   await pool.end();
   await pause(500);
   await postgres.stop();

@@ -5,7 +5,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { spaceChainHeads } from './space-chain.js';
 
-/** What a checkpoint signs; see src/tokens/audit-key.ts. */
+/** What a checkpoint signs; see src/audit-trail/audit-key.ts. */
 export interface CheckpointStatement {
   readonly space_id: string;
   readonly checkpoint_number: number;

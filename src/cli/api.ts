@@ -4,15 +4,9 @@
  */
 import cluster from 'node:cluster';
 import { startApiServer, type ApiServer } from './api-server.js';
-import {
-  configOrExit,
-  createLogger,
-  exitOnConfigError,
-  followParent,
-  onShutdownSignal,
-  openDatabase,
-  type OpenDatabase,
-} from './runtime.js';
+import { createLogger, openDatabase, type OpenDatabase } from './runtime.js';
+import { configOrExit, exitOnConfigError } from './config-exit.js';
+import { followParent, onShutdownSignal } from './process-lifecycle.js';
 import { parseCommandLine } from './args.js';
 
 parseCommandLine(

@@ -4,7 +4,7 @@
  * in DATA_DIR. The service trusts it only while no external login issuer is configured.
  */
 import { parseCommandLine } from './args.js';
-import { configOrExit } from './runtime.js';
+import { configOrExit } from './config-exit.js';
 import { mintDevLoginToken } from '../tokens/login-tokens.js';
 
 const USAGE = `Usage: npm run login-token -- --space=<space_id> [--space=<another>] [--subject=<user>] [--ttl=<seconds>]

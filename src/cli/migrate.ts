@@ -1,5 +1,6 @@
 /** `npm run migrate`: applies pending migrations (safe to run beside a starting service). */
-import { configOrExit, createLogger, openDatabase } from './runtime.js';
+import { createLogger, openDatabase } from './runtime.js';
+import { configOrExit } from './config-exit.js';
 import { parseCommandLine } from './args.js';
 
 parseCommandLine(

@@ -5,8 +5,9 @@
  * running `npm start` (it never starts one).
  */
 import { projectorLag } from '../projections/monitoring-queries.js';
-import { PROJECTOR_LOCK_KEY } from '../projections/projector.js';
-import { configOrExit, createLogger, openDatabase } from './runtime.js';
+import { ADVISORY_LOCK } from '../db/advisory-locks.js';
+import { createLogger, openDatabase } from './runtime.js';
+import { configOrExit } from './config-exit.js';
 import { parseCommandLine } from './args.js';
 
 parseCommandLine(
@@ -27,7 +28,7 @@ try {
   const leader = await database.handle.pool.query(
     `SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted
        AND ((classid::bigint << 32) | objid::bigint) = $1`,
-    [PROJECTOR_LOCK_KEY],
+    [ADVISORY_LOCK.projectorLeader],
   );
   const lag = await projectorLag(database.handle.db);
   const worst = Math.max(0, ...lag.map((row) => Number(row.seconds_behind)));

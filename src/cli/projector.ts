@@ -5,18 +5,13 @@
  * and exits.
  */
 import { PROJECTIONS, projectionNamed } from '../projections/all.js';
-import { rebuildProjection } from '../projections/projector.js';
+import { rebuildProjection } from '../projections/batches.js';
 import { parseCommandLine } from './args.js';
 import { startProjectorService } from './projector-service.js';
 import { progressOnStderr } from './progress.js';
-import {
-  configOrExit,
-  createLogger,
-  exitOnConfigError,
-  followParent,
-  onShutdownSignal,
-  openDatabase,
-} from './runtime.js';
+import { createLogger, openDatabase } from './runtime.js';
+import { configOrExit, exitOnConfigError } from './config-exit.js';
+import { followParent, onShutdownSignal } from './process-lifecycle.js';
 
 const { values } = parseCommandLine(
   `Usage: npm run projector [-- --rebuild=<audit|rates|usage>]

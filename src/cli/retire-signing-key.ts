@@ -6,7 +6,8 @@
 import { retireSigningKey } from '../commands/signing-key/change-keys.js';
 import { operatorActor, operatorEventStore } from './operator.js';
 import { parseCommandLine } from './args.js';
-import { configOrExit, createLogger, openDatabase } from './runtime.js';
+import { createLogger, openDatabase } from './runtime.js';
+import { configOrExit } from './config-exit.js';
 
 const USAGE = `Usage: npm run retire-signing-key -- --kid=<kid>
 Withdraws a signing key at once (a compromise). A kid may begin with "-": --kid=<kid> always works.`;

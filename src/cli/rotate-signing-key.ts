@@ -7,7 +7,8 @@
 import { rotateSigningKey } from '../commands/signing-key/change-keys.js';
 import { operatorActor, operatorEventStore } from './operator.js';
 import { parseCommandLine } from './args.js';
-import { configOrExit, createLogger, openDatabase } from './runtime.js';
+import { createLogger, openDatabase } from './runtime.js';
+import { configOrExit } from './config-exit.js';
 
 const USAGE = 'Usage: npm run rotate-signing-key -- [--activate-in=<seconds, default 360>]';
 const { values } = parseCommandLine(USAGE, { 'activate-in': { type: 'string', default: '360' } });

@@ -11,13 +11,9 @@ import { fileURLToPath } from 'node:url';
 import { relayLimits } from '../limits/cluster-peers.js';
 import { aggregateWorkerMetrics } from '../observability/cluster-metrics.js';
 import { startApiServer, type ApiServer } from './api-server.js';
-import {
-  configOrExit,
-  createLogger,
-  exitOnConfigError,
-  onShutdownSignal,
-  openDatabase,
-} from './runtime.js';
+import { createLogger, openDatabase } from './runtime.js';
+import { configOrExit, exitOnConfigError } from './config-exit.js';
+import { onShutdownSignal } from './process-lifecycle.js';
 import { supervise, type Supervised } from './supervise.js';
 import { parseCommandLine } from './args.js';
 

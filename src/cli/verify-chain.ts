@@ -4,7 +4,8 @@
  */
 import { verifyChain } from '../audit-trail/verify-chain.js';
 import { progressOnStderr } from './progress.js';
-import { configOrExit, createLogger, openDatabase } from './runtime.js';
+import { createLogger, openDatabase } from './runtime.js';
+import { configOrExit } from './config-exit.js';
 import { parseCommandLine } from './args.js';
 
 parseCommandLine(

@@ -4,7 +4,7 @@
  */
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { parseCommandLine } from './args.js';
-import { configOrExit } from './runtime.js';
+import { configOrExit } from './config-exit.js';
 
 const USAGE = `Usage: npm run verify-token -- [--jwks=<url>] [--audience=<aud>] <token>
 Verifies an access token against the JWKS endpoint, as a Storefront API does.`;

@@ -5,7 +5,7 @@ import type { RequestObserver } from '../observability/request-observer.js';
 import { requestContext } from './request-context.js';
 import type { RequestState } from './state.js';
 
-/** What the HTTP edge is built from. Routes are assembled by the caller (src/cli/runtime.ts). */
+/** What the HTTP edge is built from. Routes are assembled by the caller (src/cli/api-server.ts). */
 export interface AppOptions {
   readonly logger: Logger;
   readonly routers: readonly Router<RequestState>[];

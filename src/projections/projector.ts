@@ -3,102 +3,13 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../db/schema.js';
 import { EVENTS_CHANNEL } from '../event-store/notify.js';
-import { nextLogRange } from '../event-store/log-range.js';
 import { sealChain } from '../audit-trail/seal-chain.js';
 import { sealSpaceChains } from '../audit-trail/space-chain.js';
 import { writeCheckpoints, type CheckpointStatement } from '../audit-trail/audit-checkpoints.js';
 import { redactEvent } from '../audit-trail/redaction.js';
-import { advanceCheckpoint, lockCheckpoint, resetCheckpoint } from './checkpoints.js';
+import { ADVISORY_LOCK } from '../db/advisory-locks.js';
+import { projectNextBatchTogether } from './batches.js';
 import type { Projection } from './projection.js';
-
-class CheckpointMoved extends Error {}
-
-/**
- * Projects the next batch after the projection's checkpoint. The checkpoint row is locked first,
- * so a second projector (or a rebuild) waits and then starts from where this one ended; the rows
- * and the checkpoint commit together, and the checkpoint moves only if it is still where we read
- * it (compare-and-set), otherwise everything rolls back. A crash mid-batch therefore loses nothing
- * and counts nothing twice. Returns the number of events projected.
- */
-export function projectNextBatch(
-  db: Kysely<Database>,
-  projection: Projection,
-  batchSize: number,
-): Promise<number> {
-  return projectNextBatchTogether(db, [projection], batchSize);
-}
-
-/**
- * One batch for several projections in one transaction when their checkpoints agree (the usual
- * case: one range, found once); otherwise each catches up on its own. Same guarantees as
- * projectNextBatch. Returns the number of events in the batch.
- */
-export async function projectNextBatchTogether(
-  db: Kysely<Database>,
-  projections: readonly Projection[],
-  batchSize: number,
-): Promise<number> {
-  const diverged = Symbol('diverged');
-  try {
-    const result = await db.transaction().execute(async (trx) => {
-      const positions = [];
-      for (const projection of projections) {
-        positions.push(await lockCheckpoint(trx, projection.name));
-      }
-      const from = positions[0]!;
-      const same = positions.every(
-        (p) => p.transactionId === from.transactionId && p.globalPosition === from.globalPosition,
-      );
-      if (!same) return diverged;
-      const range = await nextLogRange(trx, from, batchSize);
-      if (!range) return 0;
-      for (const projection of projections) {
-        await projection.applyRange(trx, range);
-        if (!(await advanceCheckpoint(trx, projection.name, from, range.through))) {
-          throw new CheckpointMoved();
-        }
-      }
-      return range.count;
-    });
-    if (result !== diverged) return result;
-  } catch (error) {
-    if (error instanceof CheckpointMoved) return 0;
-    throw error;
-  }
-  let total = 0;
-  for (const projection of projections) total += await projectNextBatch(db, projection, batchSize);
-  return total;
-}
-
-/** Projects until the projection has caught up with the committed log. */
-export async function catchUp(
-  db: Kysely<Database>,
-  projection: Projection,
-  batchSize: number,
-  onBatch?: (eventsSoFar: number) => void,
-): Promise<number> {
-  let total = 0;
-  for (;;) {
-    const count = await projectNextBatch(db, projection, batchSize);
-    total += count;
-    onBatch?.(total);
-    if (count === 0) return total;
-  }
-}
-
-/** Empties a projection and replays it from the start of the log. */
-export async function rebuildProjection(
-  db: Kysely<Database>,
-  projection: Projection,
-  batchSize: number,
-  onBatch?: (eventsSoFar: number) => void,
-): Promise<number> {
-  await db.transaction().execute(async (trx) => {
-    await projection.reset(trx);
-    await resetCheckpoint(trx, projection.name);
-  });
-  return catchUp(db, projection, batchSize, onBatch);
-}
 
 /** Options of {@link startProjector}. */
 export interface ProjectorOptions {
@@ -134,9 +45,6 @@ export interface RunningProjector {
   nextPass(): Promise<void>;
   stop(): Promise<void>;
 }
-
-// Every projector replica competes for this session lock; the holder is the leader.
-export const PROJECTOR_LOCK_KEY = 7_214_903_312;
 
 /**
  * Follows the log and keeps every projection (and the hash chain) up to date. Only the holder of
@@ -225,7 +133,7 @@ export function startProjector(options: ProjectorOptions): RunningProjector {
         await session.connect();
         const { rows } = await session.query<{ ok: boolean }>(
           'SELECT pg_try_advisory_lock($1) AS ok',
-          [PROJECTOR_LOCK_KEY],
+          [ADVISORY_LOCK.projectorLeader],
         );
         if (!rows[0]?.ok) {
           await session.end();

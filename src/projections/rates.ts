@@ -37,15 +37,15 @@ export const RATE_COUNTER: { readonly [Type in EventType]: RateContribution<Type
 };
 
 /** The event types that add to `counter`. */
-export function typesCounting(counter: RateCounter): EventType[] {
+function typesCounting(counter: RateCounter): EventType[] {
   return EVENT_TYPES.filter((type) => RATE_COUNTER[type]?.counter === counter);
 }
 
 /**
  * SQL for how much the events of `alias` add to `counter`: 1 per event, or the sum of its count
- * fields. Shared with the test recomputation, which must weigh events the same way.
+ * fields.
  */
-export function counterSql(counter: RateCounter, alias: string): string {
+function counterSql(counter: RateCounter, alias: string): string {
   const branches = typesCounting(counter).map((type) => {
     const fields: readonly string[] = RATE_COUNTER[type]?.countFields ?? [];
     const weight =

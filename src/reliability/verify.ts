@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { Kysely, PostgresDialect } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { verifyChain } from '../audit-trail/verify-chain.js';
-import { compareViewsWithLog } from '../projections/recompute.js';
+import { compareViewsWithLog } from './recompute.js';
 
 /** What a reliability run's end state looks like, and whether it is what it must be. */
 export interface LogVerdict {

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECTIONS } from '../../src/projections/all.js';
-import { catchUp } from '../../src/projections/projector.js';
+import { catchUp } from '../../src/projections/batches.js';
 import { sealChain } from '../../src/audit-trail/seal-chain.js';
 import { redactEvent } from '../../src/audit-trail/redaction.js';
 import {

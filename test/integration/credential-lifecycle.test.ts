@@ -1,7 +1,7 @@
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PROJECTIONS } from '../../src/projections/all.js';
-import { catchUp } from '../../src/projections/projector.js';
+import { catchUp } from '../../src/projections/batches.js';
 import { signAccessToken } from '../../src/tokens/access-tokens.js';
 import { retireSigningKey } from '../../src/commands/signing-key/change-keys.js';
 import {

@@ -5,7 +5,7 @@ import { mkdir } from 'node:fs/promises';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECTIONS } from '../../src/projections/all.js';
-import { catchUp } from '../../src/projections/projector.js';
+import { catchUp } from '../../src/projections/batches.js';
 import { projectorLag } from '../../src/projections/monitoring-queries.js';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../support/browser.js';
 import {

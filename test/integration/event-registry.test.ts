@@ -4,7 +4,7 @@ import { domainEvent, EVENT_TYPES, type EventType } from '../../src/domain/event
 import { appendToStream } from '../../src/event-store/append-to-stream.js';
 import { PROJECTIONS } from '../../src/projections/all.js';
 import { AUDIT_SHAPES } from '../../src/projections/audit.js';
-import { catchUp } from '../../src/projections/projector.js';
+import { catchUp } from '../../src/projections/batches.js';
 import { RATE_COUNTER } from '../../src/projections/rates.js';
 import { IS_USE } from '../../src/projections/usage.js';
 import { exampleEvents } from '../support/example-events.js';

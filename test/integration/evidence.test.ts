@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { connect } from '../../src/db/database.js';
 import { PROJECTIONS } from '../../src/projections/all.js';
-import { catchUp } from '../../src/projections/projector.js';
+import { catchUp } from '../../src/projections/batches.js';
 import { redactEvent } from '../../src/audit-trail/redaction.js';
 import { writeCheckpoints } from '../../src/audit-trail/audit-checkpoints.js';
 import { sealChain } from '../../src/audit-trail/seal-chain.js';

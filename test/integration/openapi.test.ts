@@ -1,7 +1,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PROJECTIONS } from '../../src/projections/all.js';
-import { catchUp } from '../../src/projections/projector.js';
+import { catchUp } from '../../src/projections/batches.js';
 import { openApiPath } from '../../src/http/openapi/document.js';
 import { freePort } from '../../src/reliability/harness.js';
 import { contractChecker, type ContractChecker } from '../support/contract.js';

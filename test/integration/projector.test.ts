@@ -10,13 +10,9 @@ import { waitUntil } from '../support/wait.js';
 import { appendToStream } from '../../src/event-store/append-to-stream.js';
 import { PROJECTIONS } from '../../src/projections/all.js';
 import { auditProjection } from '../../src/projections/audit.js';
-import {
-  catchUp,
-  PROJECTOR_LOCK_KEY,
-  projectNextBatch,
-  rebuildProjection,
-  startProjector,
-} from '../../src/projections/projector.js';
+import { ADVISORY_LOCK } from '../../src/db/advisory-locks.js';
+import { catchUp, projectNextBatch, rebuildProjection } from '../../src/projections/batches.js';
+import { startProjector } from '../../src/projections/projector.js';
 import type { Projection } from '../../src/projections/projection.js';
 import { ratesProjection } from '../../src/projections/rates.js';
 import {
@@ -25,7 +21,7 @@ import {
   recomputedAudit,
   recomputedRates,
   snapshotViews,
-} from '../../src/projections/recompute.js';
+} from '../../src/reliability/recompute.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 import { BURST_LIMITS, mixedBurst } from '../support/workload.js';
 
@@ -173,7 +169,7 @@ describe('projector', () => {
     const advisoryHolders = async () =>
       (
         await service.database.pool.query<{ pid: number }>(
-          `SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database()) AND ((classid::bigint << 32) | objid::bigint) = ${PROJECTOR_LOCK_KEY}`,
+          `SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database()) AND ((classid::bigint << 32) | objid::bigint) = ${ADVISORY_LOCK.projectorLeader}`,
         )
       ).rows;
     const leader = spawn(process.execPath, ['--import', 'tsx', projectorScript], {

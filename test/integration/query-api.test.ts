@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PROJECTIONS } from '../../src/projections/all.js';
-import { catchUp } from '../../src/projections/projector.js';
+import { catchUp } from '../../src/projections/batches.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 import { BURST_LIMITS, mixedBurst } from '../support/workload.js';
 

@@ -1,0 +1,116 @@
+import type { ChildProcess } from 'node:child_process';
+import type pg from 'pg';
+import { cpuByGroup, cpuMsPer, type CpuGroups } from './cpu.js';
+import { load, type LoadPlan, type Measured } from './load.js';
+import { scrape } from './prometheus.js';
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** One of our endpoints measured: what the load generator saw, and what the service recorded. */
+export type OursMeasured = Measured & { readonly events: number; readonly served: number };
+
+/**
+ * Runs the load of one target and accounts for it: CPU per request of every process group, and
+ * for our service the events appended and the 200s it served (exactly, from its own metrics), and
+ * the projector's and the sealer's lag sampled during the run (`lag`, `seal`, in seconds).
+ */
+export function createMeasurer(pool: pg.Pool, plan: LoadPlan, progress: (line: string) => void) {
+  const lag: number[] = [];
+  const seal: number[] = [];
+  const eventsOf = async (type: string) =>
+    Number(
+      (
+        await pool.query<{ n: string }>('SELECT count(*) AS n FROM events WHERE event_type = $1', [
+          type,
+        ])
+      ).rows[0]!.n,
+    );
+  const sampleLag = async <T>(work: Promise<T>): Promise<T> => {
+    let done = false;
+    const sampler = (async () => {
+      while (!done) {
+        const { rows } = await pool.query<{ s: number; c: number }>(
+          `SELECT coalesce(max(seconds_behind) FILTER (WHERE projection <> 'chain'), 0)::float8 AS s,
+                  coalesce(max(seconds_behind) FILTER (WHERE projection = 'chain'), 0)::float8 AS c
+           FROM dashboard_projector_lag`,
+        );
+        lag.push(rows[0]!.s);
+        seal.push(rows[0]!.c);
+        await pause(200);
+      }
+    })();
+    try {
+      return await work;
+    } finally {
+      done = true;
+      await sampler;
+    }
+  };
+  // The API's own count of 200 responses on a route (its Prometheus histogram), so responses are
+  // compared with events exactly, including any still in flight when the load generator stopped.
+  const served = (route: string, base: string) =>
+    scrape(`${base}/metrics`, 'token_authority_http_request_duration_seconds_count', {
+      route,
+      status: '200',
+    });
+
+  return {
+    lag,
+    seal,
+    /** A reference process (the Koa ceiling, the peer): its CPU and the load generator's. */
+    async reference(
+      name: string,
+      target: ChildProcess,
+      request: Record<string, unknown>,
+    ): Promise<Measured> {
+      progress(`loading ${name}`);
+      const groups: CpuGroups = {
+        target: () => [target.pid!],
+        'load generator': () => [process.pid],
+      };
+      let cpuBefore: Record<string, number> = {};
+      const result = await load(name, plan, request, async () => {
+        cpuBefore = await cpuByGroup(groups);
+      });
+      const cpuAfter = await cpuByGroup(groups);
+      // Postgres idles during a reference run; leave it out of the reference's cost.
+      const cpu = cpuMsPer(cpuBefore, cpuAfter, result.ok);
+      delete cpu.postgres;
+      progress(`${name}: ${Math.round(result.rps)} req/s`);
+      return { ...result, cpuMsPerRequest: cpu };
+    },
+    /** One of our endpoints, whose events of `type` are counted against the 200s it served. */
+    async ours(
+      name: string,
+      type: string,
+      request: Record<string, unknown>,
+      groups: CpuGroups,
+    ): Promise<OursMeasured> {
+      progress(`loading ${name}`);
+      const url = new URL(request.url as string);
+      let servedBefore = 0;
+      let before = 0;
+      let cpuBefore: Record<string, number> = {};
+      const result = await sampleLag(
+        load(name, plan, request, async () => {
+          await pause(300); // warm-up stragglers
+          before = await eventsOf(type);
+          servedBefore = await served(url.pathname, url.origin);
+          cpuBefore = await cpuByGroup(groups);
+        }),
+      );
+      const cpuAfter = await cpuByGroup(groups);
+      await pause(300); // let abandoned requests finish
+      const events = (await eventsOf(type)) - before;
+      const servedOk = (await served(url.pathname, url.origin)) - servedBefore;
+      progress(`${name}: ${Math.round(result.rps)} req/s`);
+      // Warm-up responses committed events too; count only the measured run's.
+      return {
+        ...result,
+        events,
+        served: servedOk,
+        cpuMsPerRequest: cpuMsPer(cpuBefore, cpuAfter, result.ok),
+      };
+    },
+  };
+}

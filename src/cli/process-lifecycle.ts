@@ -1,0 +1,55 @@
+import type { Logger } from '../config/logger.js';
+
+/**
+ * Runs `shutdown` once on SIGINT or SIGTERM, then exits; a second signal forces the exit, and so
+ * does the timeout, so a stuck drain never leaves the process hanging. The returned function
+ * starts the same shutdown for other reasons (a parent's request) and is a no-op once stopping,
+ * so a child that gets both the terminal's Ctrl-C and its parent's request drains once.
+ */
+export function onShutdownSignal(
+  logger: Logger,
+  timeoutMs: number,
+  shutdown: (reason: string) => Promise<void>,
+): (reason: string) => void {
+  let stopping = false;
+  const begin = (reason: string) => {
+    stopping = true;
+    logger.info({ reason }, 'shutting down');
+    const force = setTimeout(() => {
+      logger.error({ timeoutMs }, 'shutdown timed out: exiting');
+      process.exit(1);
+    }, timeoutMs + 5000);
+    force.unref();
+    shutdown(reason).then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (!stopping) return begin(signal);
+    logger.warn({ signal }, 'second signal: exiting now');
+    process.exit(1);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return (reason) => {
+    if (!stopping) begin(reason);
+  };
+}
+
+/**
+ * For a child started by `npm start`: stop when the parent asks over IPC, or when the parent is
+ * gone (the IPC channel closes), so no child outlives it.
+ */
+export function followParent(stop: (reason: string) => void): void {
+  if (!process.send) return;
+  process.on('message', (message) => {
+    if (message === 'shutdown') stop('parent asked');
+  });
+  process.on('disconnect', () => stop('parent gone'));
+  // The parent may have died while we were still starting, before the listener existed.
+  if (!process.connected) stop('parent gone');
+}

@@ -1,0 +1,94 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import { nextLogRange } from '../event-store/log-range.js';
+import { advanceCheckpoint, lockCheckpoint, resetCheckpoint } from './checkpoints.js';
+import type { Projection } from './projection.js';
+
+class CheckpointMoved extends Error {}
+
+/**
+ * Projects the next batch after the projection's checkpoint. The checkpoint row is locked first,
+ * so a second projector (or a rebuild) waits and then starts from where this one ended; the rows
+ * and the checkpoint commit together, and the checkpoint moves only if it is still where we read
+ * it (compare-and-set), otherwise everything rolls back. A crash mid-batch therefore loses nothing
+ * and counts nothing twice. Returns the number of events projected.
+ */
+export function projectNextBatch(
+  db: Kysely<Database>,
+  projection: Projection,
+  batchSize: number,
+): Promise<number> {
+  return projectNextBatchTogether(db, [projection], batchSize);
+}
+
+/**
+ * One batch for several projections in one transaction when their checkpoints agree (the usual
+ * case: one range, found once); otherwise each catches up on its own. Same guarantees as
+ * projectNextBatch. Returns the number of events in the batch.
+ */
+export async function projectNextBatchTogether(
+  db: Kysely<Database>,
+  projections: readonly Projection[],
+  batchSize: number,
+): Promise<number> {
+  const diverged = Symbol('diverged');
+  try {
+    const result = await db.transaction().execute(async (trx) => {
+      const positions = [];
+      for (const projection of projections) {
+        positions.push(await lockCheckpoint(trx, projection.name));
+      }
+      const from = positions[0]!;
+      const same = positions.every(
+        (p) => p.transactionId === from.transactionId && p.globalPosition === from.globalPosition,
+      );
+      if (!same) return diverged;
+      const range = await nextLogRange(trx, from, batchSize);
+      if (!range) return 0;
+      for (const projection of projections) {
+        await projection.applyRange(trx, range);
+        if (!(await advanceCheckpoint(trx, projection.name, from, range.through))) {
+          throw new CheckpointMoved();
+        }
+      }
+      return range.count;
+    });
+    if (result !== diverged) return result;
+  } catch (error) {
+    if (error instanceof CheckpointMoved) return 0;
+    throw error;
+  }
+  let total = 0;
+  for (const projection of projections) total += await projectNextBatch(db, projection, batchSize);
+  return total;
+}
+
+/** Projects until the projection has caught up with the committed log. */
+export async function catchUp(
+  db: Kysely<Database>,
+  projection: Projection,
+  batchSize: number,
+  onBatch?: (eventsSoFar: number) => void,
+): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const count = await projectNextBatch(db, projection, batchSize);
+    total += count;
+    onBatch?.(total);
+    if (count === 0) return total;
+  }
+}
+
+/** Empties a projection and replays it from the start of the log. */
+export async function rebuildProjection(
+  db: Kysely<Database>,
+  projection: Projection,
+  batchSize: number,
+  onBatch?: (eventsSoFar: number) => void,
+): Promise<number> {
+  await db.transaction().execute(async (trx) => {
+    await projection.reset(trx);
+    await resetCheckpoint(trx, projection.name);
+  });
+  return catchUp(db, projection, batchSize, onBatch);
+}

@@ -1,3 +1,8 @@
+import {
+  decideCreateCredential,
+  decideRevokeCredential,
+} from '../../src/domain/credential/decide.js';
+import type { Credential } from '../../src/domain/credential/state.js';
 import type { DomainEvent, EventType, Recorded } from '../../src/domain/events.js';
 
 /**
@@ -36,4 +41,39 @@ export const metadata = {
 export function sequentialIds(prefix = '00000000-0000-7000-8000-') {
   let n = 0;
   return () => `${prefix}${String(++n).padStart(12, '0')}`;
+}
+
+/** credential-created for client `ci_1` in space-a, as a dashboard user would create it. */
+export function credentialCreated(
+  eventId: string,
+  options: { readonly secretHash?: string; readonly rateLimitPerMinute?: number | null } = {},
+) {
+  return decideCreateCredential({
+    eventId,
+    metadata,
+    clientId: 'ci_1',
+    secretHash: options.secretHash ?? Buffer.alloc(32).toString('base64url'),
+    name: 'storefront',
+    description: 'web shop',
+    userSubject: 'alice',
+    loginIssuer: 'https://login.test',
+    rateLimitPerMinute: options.rateLimitPerMinute ?? null,
+  });
+}
+
+/** The events that revoke `state` (credential ci_1 of space-a). */
+export function credentialRevoked(eventId: string, state: Credential) {
+  const decision = decideRevokeCredential(
+    {
+      spaceId: 'space-a',
+      clientId: 'ci_1',
+      actor: 'user:alice',
+      metadata,
+      eventId,
+      reason: 'leaked',
+    },
+    state,
+  );
+  if (!decision.ok) throw new Error('expected a revocation');
+  return decision.events;
 }

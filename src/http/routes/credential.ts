@@ -6,6 +6,7 @@ import {
   changeRateLimit,
   revokeCredential,
   rotateSecret,
+  type CredentialCommand,
 } from '../../commands/credential/change.js';
 import type { Database } from '../../db/schema.js';
 import { MethodNotAllowedError, NotFoundError } from '../../errors/errors.js';
@@ -77,6 +78,18 @@ export function credentialRoutes(commands: CommandContext, db: Kysely<Database>)
     const { client_id: clientId } = validate(clientPath, ctx.params, 'path');
     ctx.state.clientId = clientId;
     return clientId;
+  };
+  /** Runs a change to the credential in the path, then answers with the credential as it is. */
+  const changeThenShow = async (
+    ctx: RequestContext,
+    who: { readonly spaceId: string; readonly actor: string },
+    change: (command: CredentialCommand) => Promise<unknown>,
+  ) => {
+    const clientId = named(ctx);
+    const { spaceId, actor } = who;
+    await change({ spaceId, clientId, actor, metadata: { actor, ...requestMetadata(ctx) } });
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = await found(spaceId, clientId);
   };
   return [
     route({
@@ -166,19 +179,14 @@ export function credentialRoutes(commands: CommandContext, db: Kysely<Database>)
       body: { schema: updateBody, media: ['json'] },
       responses: [{ status: 200, description: 'The credential', schema: credentialRecord }],
       errors: [...LOGIN_ERRORS, ...BODY_ERRORS, 'not_found', 'method_not_allowed', 'conflict'],
-      async handle(ctx, { spaceId, actor }) {
-        const clientId = named(ctx);
-        const body = validate(updateBody, ctx.request.body, 'body');
-        await changeRateLimit(commands, {
-          spaceId,
-          clientId,
-          rateLimitPerMinute: body.rate_limit_per_minute,
-          actor,
-          metadata: { actor, ...requestMetadata(ctx) },
-        });
-        ctx.set('Cache-Control', 'no-store');
-        ctx.body = await found(spaceId, clientId);
-      },
+      handle: (ctx, who) =>
+        changeThenShow(ctx, who, (command) => {
+          const body = validate(updateBody, ctx.request.body, 'body');
+          return changeRateLimit(commands, {
+            ...command,
+            rateLimitPerMinute: body.rate_limit_per_minute,
+          });
+        }),
     }),
     route({
       ...common,
@@ -190,19 +198,11 @@ export function credentialRoutes(commands: CommandContext, db: Kysely<Database>)
       body: { schema: revokeBody, media: ['json'], optional: true },
       responses: [{ status: 200, description: 'The revoked credential', schema: credentialRecord }],
       errors: [...LOGIN_ERRORS, ...BODY_ERRORS, 'not_found', 'method_not_allowed', 'conflict'],
-      async handle(ctx, { spaceId, actor }) {
-        const clientId = named(ctx);
-        const body = validate(revokeBody, ctx.request.body, 'body');
-        await revokeCredential(commands, {
-          spaceId,
-          clientId,
-          reason: body.reason ?? null,
-          actor,
-          metadata: { actor, ...requestMetadata(ctx) },
-        });
-        ctx.set('Cache-Control', 'no-store');
-        ctx.body = await found(spaceId, clientId);
-      },
+      handle: (ctx, who) =>
+        changeThenShow(ctx, who, (command) => {
+          const body = validate(revokeBody, ctx.request.body, 'body');
+          return revokeCredential(commands, { ...command, reason: body.reason ?? null });
+        }),
     }),
     route({
       ...common,

@@ -5,24 +5,17 @@ import {
   decideFailureSummary,
   type FailureWindow,
 } from '../../../src/domain/client-authentication/decide.js';
-import {
-  decideCreateCredential,
-  decideRevokeCredential,
-} from '../../../src/domain/credential/decide.js';
 import { evolveCredential } from '../../../src/domain/credential/evolve.js';
-import { given, metadata, sequentialIds } from '../../support/given.js';
+import {
+  credentialCreated,
+  credentialRevoked,
+  given,
+  metadata,
+  sequentialIds,
+} from '../../support/given.js';
 
 const nextId = sequentialIds();
-const created = decideCreateCredential({
-  eventId: nextId(),
-  metadata,
-  clientId: 'ci_1',
-  secretHash: Buffer.alloc(32).toString('base64url'),
-  name: 'n',
-  description: 'd',
-  userSubject: 'alice',
-  loginIssuer: 'https://login.test',
-});
+const created = credentialCreated(nextId());
 const active = given(evolveCredential, undefined, [created]);
 const attempt = (secretMatches: boolean) => ({ secretMatches, eventId: nextId(), metadata });
 
@@ -48,19 +41,10 @@ describe('client authentication', () => {
   });
 
   it('given a revoked credential, then refused even with the right secret, recorded as revoked', () => {
-    const revoked = decideRevokeCredential(
-      {
-        spaceId: 'space-a',
-        clientId: 'ci_1',
-        actor: 'a',
-        metadata,
-        eventId: nextId(),
-        reason: null,
-      },
-      active,
-    );
-    if (!revoked.ok) throw new Error('expected a revocation');
-    const state = given(evolveCredential, undefined, [created, ...revoked.events]);
+    const state = given(evolveCredential, undefined, [
+      created,
+      ...credentialRevoked(nextId(), active),
+    ]);
     const outcome = decideClientAuthentication(attempt(true), state);
     expect(!outcome.ok && outcome.failure?.data.reason).toBe('credential_revoked');
   });

@@ -1,13 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import {
   decideChangeRateLimit,
-  decideCreateCredential,
   decideRevokeCredential,
   decideRotateSecret,
 } from '../../../src/domain/credential/decide.js';
 import { evolveCredential } from '../../../src/domain/credential/evolve.js';
 import { acceptedSecretHashes } from '../../../src/domain/credential/state.js';
-import { given, metadata, sequentialIds } from '../../support/given.js';
+import { credentialCreated, given, metadata, sequentialIds } from '../../support/given.js';
 
 const NOW = Date.parse('2026-11-22T12:00:00Z');
 const nextId = sequentialIds();
@@ -15,17 +14,7 @@ const hash = (byte: number) => Buffer.alloc(32, byte).toString('base64url');
 const target = { spaceId: 'space-a', clientId: 'ci_1', actor: 'user:alice', metadata };
 
 const created = (rateLimitPerMinute: number | null = null) =>
-  decideCreateCredential({
-    eventId: nextId(),
-    metadata,
-    clientId: 'ci_1',
-    secretHash: hash(1),
-    name: 'storefront',
-    description: 'web shop',
-    userSubject: 'alice',
-    loginIssuer: 'https://login.test',
-    rateLimitPerMinute,
-  });
+  credentialCreated(nextId(), { secretHash: hash(1), rateLimitPerMinute });
 const rotated = (newSecretHash: string, now = NOW, overlapSeconds = 3600) => {
   const decision = decideRotateSecret(
     { ...target, eventId: nextId(), now, newSecretHash, overlapSeconds },

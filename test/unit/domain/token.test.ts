@@ -1,8 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import {
-  decideCreateCredential,
-  decideRevokeCredential,
-} from '../../../src/domain/credential/decide.js';
 import { evolveCredential } from '../../../src/domain/credential/evolve.js';
 import {
   decideIssuePrivateToken,
@@ -11,22 +7,19 @@ import {
 } from '../../../src/domain/token/decide.js';
 import { evolveToken } from '../../../src/domain/token/evolve.js';
 import type { Token } from '../../../src/domain/token/state.js';
-import { given, metadata, sequentialIds } from '../../support/given.js';
+import {
+  credentialCreated,
+  credentialRevoked,
+  given,
+  metadata,
+  sequentialIds,
+} from '../../support/given.js';
 
 const NOW = Date.parse('2026-11-22T00:00:00Z');
 const nextId = sequentialIds();
 const issuance = () => ({ now: NOW, eventId: nextId(), jti: `jti-${nextId()}`, metadata });
-const credentialCreated = decideCreateCredential({
-  eventId: nextId(),
-  metadata,
-  clientId: 'ci_1',
-  secretHash: Buffer.alloc(32).toString('base64url'),
-  name: 'n',
-  description: 'd',
-  userSubject: 'alice',
-  loginIssuer: 'https://login.test',
-});
-const active = given(evolveCredential, undefined, [credentialCreated]);
+const created = credentialCreated(nextId());
+const active = given(evolveCredential, undefined, [created]);
 const policy = { audiences: ['storefront.test'], ttlSeconds: 3600 };
 
 describe('token: a client_credentials grant (client already authenticated)', () => {
@@ -93,20 +86,11 @@ describe('token: a public token bought with a private one', () => {
   });
 
   it('given a revoked, unknown or other-space credential, then credential_inactive', () => {
-    const revoked = decideRevokeCredential(
-      {
-        spaceId: 'space-a',
-        clientId: 'ci_1',
-        actor: 'a',
-        metadata,
-        eventId: nextId(),
-        reason: null,
-      },
-      active,
-    );
-    if (!revoked.ok) throw new Error('expected a revocation');
-    const revokedState = given(evolveCredential, undefined, [credentialCreated, ...revoked.events]);
-    const otherSpace = given(evolveCredential, undefined, [credentialCreated], {
+    const revokedState = given(evolveCredential, undefined, [
+      created,
+      ...credentialRevoked(nextId(), active),
+    ]);
+    const otherSpace = given(evolveCredential, undefined, [created], {
       spaceId: 'space-b',
     });
     for (const credential of [revokedState, undefined, otherSpace]) {

@@ -6,6 +6,7 @@ import type { DatabaseHandle } from '../db/database.js';
 import { databaseReadiness } from '../db/readiness.js';
 import { isPrivileged, rolePrivileges } from '../db/privileges.js';
 import { createApp } from '../http/app.js';
+import { forwardedFor } from '../http/forwarded.js';
 import { mountRoutes, operationOf, type Route, type RouteGates } from '../http/route.js';
 import { healthRoutes } from '../http/routes/health.js';
 import { credentialRoutes } from '../http/routes/credential.js';
@@ -150,6 +151,7 @@ export async function startApiServer(
       failure_windows: commands.failures.size(),
     };
   });
+  const forwarded = forwardedFor(config.TRUSTED_PROXY_HOPS, logger);
   const routes: readonly Route[] = [
     ...auditRoutes(
       commands,
@@ -157,7 +159,7 @@ export async function startApiServer(
       await loadAuditKey(config.AUDIT_SIGNING_KEY, config.DATA_DIR),
     ),
     ...monitoringRoutes(database.db, commands.clock, commands.limits),
-    ...healthRoutes(readiness, logger, warnings),
+    ...healthRoutes(readiness, logger, () => [...warnings, ...forwarded.warnings()]),
     ...jwksRoutes(commands.keys),
     ...discoveryRoutes(config.TOKEN_ISSUER),
     ...credentialRoutes(commands, database.db),
@@ -185,6 +187,7 @@ export async function startApiServer(
   const app = createApp({
     logger,
     trustedProxyHops: config.TRUSTED_PROXY_HOPS,
+    forwarded,
     observe: metrics.observeRequest,
     deadlineMs: config.REQUEST_DEADLINE_MS,
     routers,

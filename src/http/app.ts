@@ -2,6 +2,7 @@ import Koa from 'koa';
 import type Router from '@koa/router';
 import type { Logger } from 'pino';
 import type { RequestObserver } from '../observability/request-observer.js';
+import { forwardedFor, type ForwardedFor } from './forwarded.js';
 import { requestContext } from './request-context.js';
 import type { RequestState } from './state.js';
 
@@ -11,6 +12,8 @@ export interface AppOptions {
   readonly routers: readonly Router<RequestState>[];
   /** Proxies in front of us whose X-Forwarded-For entries are believed (0: the socket's address). */
   readonly trustedProxyHops: number;
+  /** Which forwarded addresses are believed (forwarded.ts); one per process, shared with /healthz. */
+  readonly forwarded?: ForwardedFor;
   readonly observe?: RequestObserver;
   /** Longest a request may take before it gets 503 (REQUEST_DEADLINE_MS). */
   readonly deadlineMs?: number;
@@ -26,6 +29,7 @@ export function createApp(options: AppOptions): Koa<RequestState> {
   });
   app.silent = true; // errors are logged once, by requestContext
   app.use(requestContext(options.logger, options.observe, options.deadlineMs));
+  app.use((options.forwarded ?? forwardedFor(options.trustedProxyHops, options.logger)).middleware);
   for (const router of options.routers) {
     app.use(router.routes());
     app.use(router.allowedMethods());

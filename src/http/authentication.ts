@@ -75,17 +75,20 @@ export interface LoginGate {
 
 /**
  * Middleware: a valid login token that grants the X-Service-Space-ID space. Leaves the user in
- * ctx.state.user and the space in ctx.state.spaceId. A source IP that sent too many bad login
- * tokens this minute gets 429 before its token is looked at.
+ * ctx.state.user and the space in ctx.state.spaceId. A valid token is always served; a source IP
+ * that sent too many bad login tokens this minute gets 429 for the next bad one. A request with no
+ * credentials at all is a plain 401 that counts against nobody.
  */
 export function requireLoginForSpace(login: LoginGate): Middleware<RequestState> {
   return async (ctx, next) => {
-    login.limits.assertLoginNotLockedOut(ctx.ip);
     let user;
     try {
       user = await login.verifier.verify(bearerToken(ctx));
     } catch (error) {
-      login.limits.failedLogin(ctx.ip);
+      if (!(error instanceof InvalidTokenError && error.missingCredentials)) {
+        login.limits.assertLoginNotLockedOut(ctx.ip);
+        login.limits.failedLogin(ctx.ip);
+      }
       throw error;
     }
     const spaceId = spaceIdHeader(ctx);

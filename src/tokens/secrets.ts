@@ -5,6 +5,14 @@ export function generateClientId(): string {
   return `ci_${randomBytes(16).toString('base64url')}`;
 }
 
+// What generateClientId makes: "ci_" and 128 bits in base64url (22 characters).
+const CLIENT_ID = /^ci_[A-Za-z0-9_-]{22}$/;
+
+/** Whether `clientId` could be one of ours; anything else is refused before any lookup or count. */
+export function isClientIdShaped(clientId: string): boolean {
+  return CLIENT_ID.test(clientId);
+}
+
 /** A new client secret: 256 random bits, URL-safe. Shown to its owner once, never stored. */
 export function generateClientSecret(): string {
   return `cs_${randomBytes(32).toString('base64url')}`;

@@ -132,25 +132,28 @@ describe('the failed-authentication budget', () => {
     service = await startTestService({ TRUSTED_PROXY_HOPS: '1' });
   });
 
-  it('locks one client and source IP out after 10 failures, unchecked, while another IP still gets in', async () => {
+  it('after 10 failures from one client and source IP, refuses further guesses there with 429, while another IP still gets 401', async () => {
     const credential = await createCredentialVia(service, SPACE);
+    const guess = { ...credential, client_secret: 'cs_guess' };
     for (let i = 0; i < 10; i++) {
-      const attempt = await grant(
-        service,
-        { ...credential, client_secret: 'cs_guess' },
-        from('203.0.113.7'),
-      );
-      expect(attempt.status).toBe(401);
+      expect((await grant(service, guess, from('203.0.113.7'))).status).toBe(401);
     }
-    // The right secret from the same address: refused without being checked.
-    const locked = await grant(service, credential, from('203.0.113.7'));
+    const locked = await grant(service, guess, from('203.0.113.7'));
     expect(locked.status).toBe(429);
     expect(Number(locked.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect(locked.headers.get('ratelimit-policy')).toBe('"failed-auth";q=10;w=60');
-    expect((await grant(service, credential, from('203.0.113.8'))).status).toBe(200);
+    expect((await grant(service, guess, from('203.0.113.8'))).status).toBe(401);
   });
 
-  it('applies to bad login tokens per source IP', async () => {
+  it('never turns the owner of the right secret away: ten wrong secrets from its address, then the right one is served', async () => {
+    const credential = await createCredentialVia(service, SPACE);
+    for (let i = 0; i < 11; i++) {
+      await grant(service, { ...credential, client_secret: 'cs_guess' }, from('203.0.113.9'));
+    }
+    expect((await grant(service, credential, from('203.0.113.9'))).status).toBe(200);
+  });
+
+  it('applies to bad login tokens per source IP, and never to a valid login token', async () => {
     const good = await service.loginToken([SPACE]);
     const list = (token: string, ip: string) =>
       fetch(`${service.baseUrl}/v1/credentials`, {
@@ -158,10 +161,29 @@ describe('the failed-authentication budget', () => {
       });
     for (let i = 0; i < 10; i++)
       expect((await list('not-a-login-token', '192.0.2.1')).status).toBe(401);
-    const locked = await list(good, '192.0.2.1');
+    const locked = await list('not-a-login-token', '192.0.2.1');
     expect(locked.status).toBe(429);
     expect(locked.headers.get('ratelimit-policy')).toBe('"login-failures";q=10;w=60');
-    expect((await list(good, '192.0.2.2')).status).toBe(200);
+    expect((await list(good, '192.0.2.1')).status).toBe(200);
+    expect((await list('not-a-login-token', '192.0.2.2')).status).toBe(401);
+  });
+
+  it('counts a request with no credentials against nobody: ten of them, then a valid login token from that address is served', async () => {
+    const good = await service.loginToken([SPACE]);
+    for (let i = 0; i < 12; i++) {
+      const bare = await fetch(`${service.baseUrl}/v1/credentials`, {
+        headers: { 'x-service-space-id': SPACE, ...from('192.0.2.3') },
+      });
+      expect(bare.status).toBe(401);
+    }
+    const served = await fetch(`${service.baseUrl}/v1/credentials`, {
+      headers: {
+        authorization: `Bearer ${good}`,
+        'x-service-space-id': SPACE,
+        ...from('192.0.2.3'),
+      },
+    });
+    expect(served.status).toBe(200);
   });
 });
 

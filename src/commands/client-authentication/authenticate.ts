@@ -3,6 +3,7 @@ import { decideClientAuthentication } from '../../domain/client-authentication/d
 import { acceptedSecretHashes, type Credential } from '../../domain/credential/state.js';
 import type { DomainEvent, EventMetadata } from '../../domain/events.js';
 import { InvalidClientError } from '../../errors/errors.js';
+import { isClientIdShaped } from '../../tokens/secrets.js';
 import type { CommandContext } from '../context.js';
 
 // Compared against when there is no hash, so every path costs the same two HMACs.
@@ -28,8 +29,8 @@ function clientSecretMatches(
 }
 
 /**
- * Before a secret is checked: 429 when this client and source IP failed too often this minute.
- * The refused attempt is counted for the client's failure summary, not recorded on its own.
+ * After a wrong secret: 429 when this client and source IP failed too often this minute. The
+ * refused attempt is counted for the client's failure summary, not recorded on its own.
  */
 function refuseIfLockedOut(
   ctx: CommandContext,
@@ -64,7 +65,10 @@ async function recordAuthenticationFailure(
 
 /**
  * Authenticates a client by id and secret (the grant, introspection, revocation): the active
- * credential, or InvalidClientError after recording the failure of a known client.
+ * credential, or InvalidClientError after recording the failure of a known client. The right
+ * secret is always served: the lockout only stops guessing, so nobody can lock a storefront out
+ * of its tokens by failing on purpose from the address it shares (a load balancer's, a NAT's).
+ * An id that cannot be ours is refused before any lookup or count.
  */
 export async function authenticateClient(
   ctx: CommandContext,
@@ -74,15 +78,16 @@ export async function authenticateClient(
     readonly metadata: EventMetadata;
   },
 ): Promise<Credential> {
+  if (!isClientIdShaped(command.clientId)) throw new InvalidClientError();
   const credential = await ctx.credentials.find(command.clientId);
   const ip = command.metadata.client_ip;
-  refuseIfLockedOut(ctx, command.clientId, credential, ip);
   const matches = clientSecretMatches(ctx, command.clientSecret, credential);
   const outcome = decideClientAuthentication(
     { secretMatches: matches, eventId: ctx.ids.eventId(), metadata: command.metadata },
     credential,
   );
   if (outcome.ok) return outcome.credential;
+  refuseIfLockedOut(ctx, command.clientId, credential, ip);
   await recordAuthenticationFailure(
     ctx,
     command.clientId,

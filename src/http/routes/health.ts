@@ -19,13 +19,14 @@ const ready = [
 export function healthRoutes(
   readiness: Readiness,
   logger: Logger,
-  warnings: readonly string[] = [],
+  warnings: () => readonly string[] = () => [],
 ): readonly Route[] {
   const checkReady = async (ctx: RequestContext) => {
     const state = await readiness.check();
     ctx.set('Cache-Control', 'no-store');
     if (state.ready) {
-      ctx.body = warnings.length > 0 ? { status: 'ok', warnings } : { status: 'ok' };
+      const now = warnings();
+      ctx.body = now.length > 0 ? { status: 'ok', warnings: now } : { status: 'ok' };
       return;
     }
     if (state.error) logger.warn({ err: state.error }, 'health check: database unreachable');

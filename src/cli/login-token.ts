@@ -7,12 +7,14 @@ import { parseCommandLine } from './args.js';
 import { configOrExit } from './config-exit.js';
 import { mintDevLoginToken } from '../tokens/login-tokens.js';
 
-const USAGE = `Usage: npm run login-token -- --space=<space_id> [--space=<another>] [--subject=<user>] [--ttl=<seconds>]
-Prints a development login token (alone on the last line), trusted only without an external issuer.`;
+const USAGE = `Usage: npm run login-token -- --space=<space_id> [--space=<another>] [--subject=<user>] [--ttl=<seconds>] [--role=<admin|auditor>]
+Prints a development login token (alone on the last line), trusted only without an external issuer.
+--role=auditor: reads only (audit, monitoring, credentials); admin (the default) also changes credentials.`;
 const { values } = parseCommandLine(USAGE, {
   space: { type: 'string', multiple: true },
   subject: { type: 'string', default: 'dev-user' },
   ttl: { type: 'string', default: '3600' },
+  role: { type: 'string', default: 'admin' },
 });
 const config = configOrExit();
 if (config.LOGIN_JWKS_URL || config.LOGIN_PUBLIC_KEY) {
@@ -22,7 +24,13 @@ if (config.LOGIN_JWKS_URL || config.LOGIN_PUBLIC_KEY) {
   process.exit(2);
 }
 const ttl = Number(values.ttl);
-if (!values.space?.length || !Number.isInteger(ttl) || ttl <= 0) {
+const role = values.role;
+if (
+  !values.space?.length ||
+  !Number.isInteger(ttl) ||
+  ttl <= 0 ||
+  (role !== 'admin' && role !== 'auditor')
+) {
   console.error(USAGE);
   process.exit(2);
 }
@@ -34,5 +42,6 @@ console.log(
     subject: values.subject!,
     spaces: values.space,
     ttlSeconds: ttl,
+    role: { claim: config.LOGIN_ROLE_CLAIM, value: role },
   }),
 );

@@ -1,5 +1,6 @@
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
+import { InsufficientScopeError } from '../errors/errors.js';
 import { clientActor, userActor } from '../domain/actors.js';
 import type { AccessTokenVerifier, PrivateTokenClaims } from '../tokens/access-tokens.js';
 import type { LoginIdentity } from '../tokens/login-tokens.js';
@@ -67,7 +68,7 @@ export function mountRoutes(routes: readonly Route[], gates?: RouteGates): Route
     }
     const steps: Middleware<RequestState>[] = [errorDialect(route.dialect)];
     if (route.guard) steps.push(route.guard);
-    const authenticate = gates && AUTHENTICATE[route.caller](gates);
+    const authenticate = gates && AUTHENTICATE[route.caller](gates, route);
     if (authenticate) steps.push(authenticate.middleware);
     if (route.body) {
       steps.push(
@@ -85,19 +86,33 @@ export function mountRoutes(routes: readonly Route[], gates?: RouteGates): Route
 const AUTHENTICATE: {
   readonly [C in Caller]: (
     gates: RouteGates,
+    route: Operation,
   ) =>
     { middleware: Middleware<RequestState>; of(ctx: RequestContext): Authenticated[C] } | undefined;
 } = {
   public: () => undefined,
   client: () => undefined,
-  login: (gates) => ({
-    middleware: requireLoginForSpace(gates.login),
-    of: (ctx) => {
-      const { user, spaceId } = ctx.state;
-      if (!user || !spaceId) throw new Error('login route without an authenticated user');
-      return { user, spaceId, actor: userActor(user.subject) };
-    },
-  }),
+  login: (gates, route) => {
+    const login = requireLoginForSpace(gates.login);
+    // Segregation of duties: every login route but a read changes something, and needs an admin.
+    const changes = route.method !== 'get';
+    return {
+      middleware: (ctx, next) =>
+        login(ctx, async () => {
+          if (changes && ctx.state.user?.role !== 'admin') {
+            throw new InsufficientScopeError(
+              "this change needs the admin role; the token is an auditor's",
+            );
+          }
+          await next();
+        }),
+      of: (ctx) => {
+        const { user, spaceId } = ctx.state;
+        if (!user || !spaceId) throw new Error('login route without an authenticated user');
+        return { user, spaceId, actor: userActor(user.subject) };
+      },
+    };
+  },
   'private-token': (gates) => ({
     middleware: async (ctx, next) => {
       const claims = await gates.verifier.verify(bearerToken(ctx), 'private');

@@ -20,11 +20,28 @@ import { readOrCreateFile } from '../config/data-files.js';
 /** Issuer of development login tokens minted by `npm run login-token`. */
 export const DEV_LOGIN_ISSUER = 'urn:token-authority:dev-login';
 
+/**
+ * What a dashboard user may do in their spaces: `auditor` reads (audit trail, monitoring,
+ * credentials), `admin` also changes credentials. Segregation of duties: whoever only reviews the
+ * trail gets a token that cannot change what it reviews.
+ */
+export type LoginRole = 'admin' | 'auditor';
+
 /** A verified dashboard user. */
 export interface LoginIdentity {
   readonly subject: string;
   readonly issuer: string;
   readonly spaces: readonly string[];
+  readonly role: LoginRole;
+}
+
+/**
+ * The role a token's claim names. No claim: admin (identity providers that know no roles keep
+ * working as before). Any value but the two known ones: auditor, the one that changes nothing.
+ */
+function roleOf(claim: unknown): LoginRole {
+  if (claim === undefined || claim === 'admin') return 'admin';
+  return 'auditor';
 }
 
 /** Verifies login tokens of the dashboard's identity provider. */
@@ -68,7 +85,8 @@ export async function createLoginTokenVerifier(config: Config): Promise<LoginTok
           `login token has no "${config.LOGIN_SPACES_CLAIM}" claim listing spaces`,
         );
       }
-      return { subject: String(payload.sub), issuer, spaces: spaces.data };
+      const role = roleOf(payload[config.LOGIN_ROLE_CLAIM]);
+      return { subject: String(payload.sub), issuer, spaces: spaces.data, role };
     },
   };
 }
@@ -113,10 +131,15 @@ export async function mintDevLoginToken(options: {
   readonly subject: string;
   readonly spaces: readonly string[];
   readonly ttlSeconds: number;
+  /** With its claim name; none: no role claim (admin). */
+  readonly role?: { readonly claim: string; readonly value: LoginRole };
 }): Promise<string> {
   const jwk = await devLoginKey(options.dataDir);
   const key = await importJWK(jwk, 'EdDSA');
-  return new SignJWT({ [options.spacesClaim]: [...options.spaces] })
+  return new SignJWT({
+    [options.spacesClaim]: [...options.spaces],
+    ...(options.role ? { [options.role.claim]: options.role.value } : {}),
+  })
     .setProtectedHeader({ alg: 'EdDSA', kid: jwk.kid, typ: 'JWT' })
     .setIssuer(DEV_LOGIN_ISSUER)
     .setAudience(options.audience)

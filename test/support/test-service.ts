@@ -8,7 +8,7 @@ import { connectOptions } from '../../src/cli/runtime.js';
 import { connect } from '../../src/db/database.js';
 import type pg from 'pg';
 import { loadConfig, type Config } from '../../src/config/config.js';
-import { mintDevLoginToken } from '../../src/tokens/login-tokens.js';
+import { mintDevLoginToken, type LoginRole } from '../../src/tokens/login-tokens.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
 
 /** The API on a random port over a database of this test file's own. */
@@ -21,7 +21,7 @@ export interface TestService {
   readonly api: ApiServer;
   /** The API's own pool (count its checkouts to count the API's database round trips). */
   readonly apiPool: pg.Pool;
-  loginToken(spaces: readonly string[], subject?: string): Promise<string>;
+  loginToken(spaces: readonly string[], subject?: string, role?: LoginRole): Promise<string>;
   post(path: string, body: unknown, headers?: Record<string, string>): Promise<Response>;
 }
 
@@ -69,7 +69,7 @@ export async function startTestService(
     dataDir,
     api,
     apiPool: apiDatabase.pool,
-    loginToken: (spaces, subject = 'alice') =>
+    loginToken: (spaces, subject = 'alice', role) =>
       mintDevLoginToken({
         dataDir,
         audience: config.LOGIN_AUDIENCE,
@@ -77,6 +77,7 @@ export async function startTestService(
         subject,
         spaces,
         ttlSeconds: 600,
+        ...(role ? { role: { claim: config.LOGIN_ROLE_CLAIM, value: role } } : {}),
       }),
     post: (route, body, headers = {}) =>
       fetch(`${baseUrl}${route}`, {

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { spaceChainHeads } from './space-chain.js';
+import { checkpointFileName, checkpointFolder } from './checkpoint-files.js';
 
 /** What a checkpoint signs; see src/audit-trail/audit-key.ts. */
 export interface CheckpointStatement {
@@ -72,12 +73,9 @@ export async function writeCheckpoints(
     if (!inserted) continue;
     written += 1;
     if (options.dir) {
-      const folder = path.join(options.dir, encodeURIComponent(head.space_id));
+      const folder = checkpointFolder(options.dir, head.space_id);
       await mkdir(folder, { recursive: true, mode: 0o700 });
-      const file = path.join(
-        folder,
-        `${String(statement.checkpoint_number).padStart(10, '0')}.jws`,
-      );
+      const file = path.join(folder, checkpointFileName(statement.checkpoint_number));
       await writeFile(file, `${jws}\n`, { flag: 'wx', mode: 0o444 }).catch(
         (error: NodeJS.ErrnoException) => {
           if (error.code !== 'EEXIST') throw error;

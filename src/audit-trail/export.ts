@@ -19,7 +19,7 @@ export type ExportLine =
 
 /**
  * A space's sealed events recorded in [from, to), in its chain's order (sequence 1, 2, 3...), each
- * with its link, then the signed checkpoints made in [from, to). Unsealed events (the last second
+ * with its link, then the signed checkpoints whose heads are among those events. Unsealed events (the last second
  * or so) are not exported. `onRow` is told of each line (audit reads count what they returned).
  */
 export async function* exportSpaceChain(
@@ -33,6 +33,7 @@ export async function* exportSpaceChain(
   },
 ): AsyncGenerator<ExportLine> {
   let after = 0;
+  let first: number | undefined;
   for (;;) {
     const rows = await db
       .selectFrom('space_chain as s')
@@ -59,15 +60,19 @@ export async function* exportSpaceChain(
         hash: row.hash.toString('hex'),
         event: JSON.parse(canonicalEventBytes(event).toString('utf8')) as Record<string, unknown>,
       };
+      first ??= row.sequence;
       after = row.sequence;
     }
   }
+  if (first === undefined) return;
+  // Chosen by the head each checkpoint signed, not by a timestamp anyone with the database could
+  // edit: every checkpoint whose head is one of the exported events.
   const checkpoints = await db
     .selectFrom('audit_checkpoints')
     .select('jws')
     .where('space_id', '=', options.spaceId)
-    .where('created_at', '>=', options.from)
-    .where('created_at', '<', options.to)
+    .where('sequence', '>=', first)
+    .where('sequence', '<=', after)
     .orderBy('checkpoint_number')
     .execute();
   for (const { jws } of checkpoints) yield { type: 'checkpoint', jws };

@@ -3,6 +3,7 @@ import { GENESIS_HASH } from './chain-link.js';
 import { spaceChainHash } from './space-chain.js';
 import { toRecordedEvent, type EventRow, type RecordedEvent } from '../event-store/types.js';
 import type { ExportLine } from './export.js';
+import { compareWithFiles } from './verify-checkpoint-files.js';
 
 /** Why an export does not verify. */
 export type ExportFailure =
@@ -14,7 +15,8 @@ export type ExportFailure =
   | 'checkpoint_forged'
   | 'checkpoint_missing'
   | 'checkpoint_mismatch'
-  | 'events_cut_at_end';
+  | 'events_cut_at_end'
+  | 'events_unanchored';
 
 /** The verdict on an export. */
 export type ExportVerdict =
@@ -27,6 +29,8 @@ export type ExportVerdict =
       readonly checkpoints: number;
       /** False when no key was given: the checkpoints' signatures were not checked. */
       readonly checkpoints_verified: boolean;
+      /** Events after the last checkpoint (accepted only with allowUnanchoredTail). */
+      readonly unanchored_events: number;
     }
   | {
       readonly ok: false;
@@ -42,13 +46,20 @@ export type ExportVerdict =
  * `verifyCheckpoint` (the audit public key): every checkpoint's signature, the checkpoints' own
  * chain (numbers without gaps, each naming the one before), and that each checkpoint's head is
  * the exported link at its sequence; a checkpoint past the last exported event means events were
- * cut from the end.
+ * cut from the end. Completeness: the last exported event must be covered by a checkpoint (else
+ * the events after the last one are unanchored: anyone who can rewrite the database could have
+ * written them), unless `allowUnanchoredTail`.
  */
 export function verifyExportLines(
   lines: Iterable<string>,
   verifyCheckpoint?: (jws: string) => CheckpointStatement | undefined,
   readStatement?: (jws: string) => CheckpointStatement | undefined,
   onLine?: (lineNumber: number, lines: number) => void,
+  options: {
+    readonly allowUnanchoredTail?: boolean;
+    /** The space's checkpoint files (write-once storage), by number: the export must agree. */
+    readonly checkpointFiles?: ReadonlyMap<number, string>;
+  } = {},
 ): ExportVerdict {
   let lineNumber = 0;
   let previous: { sequence: number; hash: string } | undefined;
@@ -136,6 +147,7 @@ export function verifyExportLines(
   }
 
   let lastCheckpoint: { number: number; digest: string } | undefined;
+  let anchoredThrough: number | null = null;
   for (const checkpoint of checkpoints) {
     lineNumber = checkpoint.line;
     const statement = verifyCheckpoint
@@ -186,6 +198,28 @@ export function verifyExportLines(
         `checkpoint ${statement.checkpoint_number} signed another link ${statement.sequence}`,
       );
     }
+    anchoredThrough = statement.sequence;
+  }
+  if (options.checkpointFiles) {
+    const differs = compareWithFiles(checkpoints, options.checkpointFiles, {
+      first,
+      last: previous?.sequence ?? null,
+      read: verifyCheckpoint ?? readStatement,
+    });
+    if (differs) {
+      lineNumber = differs.line;
+      return fail(differs.reason, null, differs.detail);
+    }
+  }
+  const unanchored =
+    previous === undefined ? 0 : previous.sequence - (anchoredThrough ?? first! - 1);
+  if (unanchored > 0 && !options.allowUnanchoredTail) {
+    lineNumber = 0;
+    return fail(
+      'events_unanchored',
+      previous!.sequence - unanchored + 1,
+      `${unanchored} event(s) after ${anchoredThrough === null ? 'the start of the export' : `sequence ${anchoredThrough}`} are covered by no signed checkpoint; export up to a checkpoint, or accept that with --allow-unanchored-tail`,
+    );
   }
   return {
     ok: true,
@@ -195,5 +229,6 @@ export function verifyExportLines(
     last_sequence: previous?.sequence ?? null,
     checkpoints: checkpoints.length,
     checkpoints_verified: verifyCheckpoint !== undefined,
+    unanchored_events: unanchored,
   };
 }

@@ -54,10 +54,14 @@ const exportNow = async () =>
   (await fetch(`${service.baseUrl}/v1/audit/export?${range()}`, { headers: asUser() })).text();
 
 /** Runs `npm run verify-export -- --key <key> <file>` on `text`: exit code and verdict. */
-async function verifyExport(text: string, key: string | undefined = keyFile) {
+async function verifyExport(
+  text: string,
+  key: string | undefined = keyFile,
+  options: readonly string[] = [],
+) {
   const file = path.join(dir, `export-${randomBytes(4).toString('hex')}.ndjson`);
   await writeFile(file, text);
-  const args = ['src/cli/verify-export.ts', ...(key ? ['--key', key] : []), file];
+  const args = ['src/cli/verify-export.ts', ...(key ? ['--key', key] : []), ...options, file];
   const result = await promisify(execFile)(tsx, args).then(
     (ok) => ({ code: 0, stdout: ok.stdout }),
     (error: { code: number; stdout: string }) => ({ code: error.code, stdout: error.stdout }),
@@ -205,6 +209,59 @@ describe('an audit export', () => {
       reason: 'events_cut_at_end',
       sequence: covered - 2,
     });
+  });
+
+  it('fails an export whose checkpoints were removed, naming how many events are unanchored', async () => {
+    const stripped = without((line) => line.includes('"type":"checkpoint"'));
+    const { code, verdict } = await verifyExport(stripped);
+    expect(code).toBe(1);
+    expect(verdict).toMatchObject({ ok: false, reason: 'events_unanchored', sequence: 1 });
+    expect(verdict.detail).toContain(`${events().length} event(s)`);
+    // Said to be acceptable, the same export verifies and counts what is unanchored.
+    const allowed = await verifyExport(stripped, keyFile, ['--allow-unanchored-tail']);
+    expect(allowed.verdict).toMatchObject({ ok: true, unanchored_events: events().length });
+  });
+
+  it('with --checkpoint-dir, catches checkpoint rows deleted from the database (with or without the tail allowed)', async () => {
+    const checkpointDir = path.join(dir, 'checkpoints');
+    expect(
+      (await verifyExport(exportText, keyFile, [`--checkpoint-dir=${checkpointDir}`])).verdict,
+    ).toMatchObject({ ok: true });
+    const client = await service.database.pool.connect();
+    const { rows: saved } = await client.query(
+      'SELECT * FROM audit_checkpoints WHERE space_id = $1',
+      [SPACE],
+    );
+    try {
+      await client.query('SET session_replication_role = replica');
+      await client.query('DELETE FROM audit_checkpoints WHERE space_id = $1', [SPACE]);
+      const rewritten = await exportNow();
+      expect(rewritten).not.toContain('"type":"checkpoint"');
+      const { code, verdict } = await verifyExport(rewritten, keyFile, [
+        '--allow-unanchored-tail',
+        `--checkpoint-dir=${checkpointDir}`,
+      ]);
+      expect(code).toBe(1);
+      expect(verdict).toMatchObject({ ok: false, reason: 'checkpoint_missing' });
+      expect(verdict.detail).toMatch(/checkpoint 1 .* missing from the export/);
+    } finally {
+      for (const row of saved) {
+        await client.query(
+          `INSERT INTO audit_checkpoints (space_id, checkpoint_number, sequence, head_hash, created_at, jws)
+           VALUES ($1, $2, $3, $4, $5, $6)`,
+          [
+            row.space_id,
+            row.checkpoint_number,
+            row.sequence,
+            row.head_hash,
+            row.created_at,
+            row.jws,
+          ],
+        );
+      }
+      await client.query('RESET session_replication_role');
+      client.release();
+    }
   });
 
   it('fails a fresh export at the event a superuser edited behind the triggers', async () => {

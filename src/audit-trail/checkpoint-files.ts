@@ -1,0 +1,31 @@
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+
+/** Where a space's checkpoint files are written (audit-checkpoints.ts): one never-rewritten file each. */
+export function checkpointFolder(dir: string, spaceId: string): string {
+  return path.join(dir, encodeURIComponent(spaceId));
+}
+
+/** The name of checkpoint `number`'s file in its space's folder. */
+export function checkpointFileName(number: number): string {
+  return `${String(number).padStart(10, '0')}.jws`;
+}
+
+/** A space's checkpoint files, by checkpoint number (empty when the folder does not exist). */
+export async function readCheckpointFiles(
+  dir: string,
+  spaceId: string,
+): Promise<ReadonlyMap<number, string>> {
+  const folder = checkpointFolder(dir, spaceId);
+  const names = await readdir(folder).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return [] as string[];
+    throw error;
+  });
+  const files = new Map<number, string>();
+  for (const name of names) {
+    const match = /^(\d{10})\.jws$/.exec(name);
+    if (!match) continue;
+    files.set(Number(match[1]), (await readFile(path.join(folder, name), 'utf8')).trim());
+  }
+  return files;
+}

@@ -18,6 +18,7 @@ export const SENSITIVE_FIELDS: {
   'token-revoked': [],
   'signing-key-generated': [],
   'signing-key-retired': [],
+  'signing-keys-resealed': [],
   'credential-rate-limit-changed': [],
   'client-authentication-failures-summarized': [],
   'audit-log-read': [],

@@ -32,7 +32,7 @@ import { createRevocationLookup } from '../projections/revocation-lookup.js';
 import { createAppendNotifier } from '../event-store/notify.js';
 import { randomIds, systemClock } from '../domain/ports.js';
 import { createAccessTokenVerifier } from '../tokens/access-tokens.js';
-import { loadSecretHashKey } from '../tokens/key-files.js';
+import { loadKeyEncryptionKey, loadSecretHashKey } from '../tokens/key-files.js';
 import { loadAuditKey } from '../audit-trail/audit-key.js';
 import { createLoginTokenVerifier } from '../tokens/login-tokens.js';
 import { createSecretHasher } from '../tokens/secrets.js';
@@ -78,8 +78,9 @@ export async function startApiServer(
       maxWaitMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
     },
   });
-  await ensureFirstSigningKey(events);
-  const keys = await openKeyStore(database.db, { refreshMs: config.SIGNING_KEY_REFRESH_MS });
+  const kek = await loadKeyEncryptionKey(config.SIGNING_KEY_ENCRYPTION_KEY, config.DATA_DIR);
+  await ensureFirstSigningKey(events, kek);
+  const keys = await openKeyStore(database.db, { kek, refreshMs: config.SIGNING_KEY_REFRESH_MS });
   const commands: CommandContext = {
     events,
     limits: createLimits({

@@ -1,5 +1,5 @@
 import { hostname, userInfo } from 'node:os';
-import type { KeyActor } from '../commands/signing-key/change-keys.js';
+import type { KeyActor } from '../commands/signing-key/actor.js';
 import type { DatabaseHandle } from '../db/database.js';
 import { createEventStore, type EventStore } from '../event-store/event-store.js';
 import { createAppendNotifier } from '../event-store/notify.js';

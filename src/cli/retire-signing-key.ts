@@ -4,6 +4,7 @@
  * within SIGNING_KEY_REFRESH_MS; if it was the only active key, a new one signs at once.
  */
 import { retireSigningKey } from '../commands/signing-key/change-keys.js';
+import { loadKeyEncryptionKey } from '../tokens/key-files.js';
 import { operatorActor, operatorEventStore } from './operator.js';
 import { parseCommandLine } from './args.js';
 import { createLogger, openDatabase } from './runtime.js';
@@ -22,7 +23,8 @@ const database = await openDatabase(config, logger, 'token-authority-retire', 1,
   timeouts: 'background',
 });
 const store = operatorEventStore(database.handle);
-const result = await retireSigningKey(store.events, values.kid, operatorActor());
+const kek = await loadKeyEncryptionKey(config.SIGNING_KEY_ENCRYPTION_KEY, config.DATA_DIR);
+const result = await retireSigningKey(store.events, values.kid, operatorActor(), kek);
 console.log(JSON.stringify({ kid: values.kid, ...result }));
 await store.close();
 await database.close();

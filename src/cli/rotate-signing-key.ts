@@ -5,6 +5,7 @@
  * every token they signed has expired, then leave the JWKS. Both changes are events.
  */
 import { rotateSigningKey } from '../commands/signing-key/change-keys.js';
+import { loadKeyEncryptionKey } from '../tokens/key-files.js';
 import { operatorActor, operatorEventStore } from './operator.js';
 import { parseCommandLine } from './args.js';
 import { createLogger, openDatabase } from './runtime.js';
@@ -24,6 +25,7 @@ const database = await openDatabase(config, logger, 'token-authority-rotate', 1,
 });
 const store = operatorEventStore(database.handle);
 const rotated = await rotateSigningKey(store.events, {
+  kek: await loadKeyEncryptionKey(config.SIGNING_KEY_ENCRYPTION_KEY, config.DATA_DIR),
   activateInSeconds,
   retireAfterSeconds: Math.max(config.PRIVATE_TOKEN_TTL_SECONDS, config.PUBLIC_TOKEN_TTL_SECONDS),
   actor: operatorActor(),

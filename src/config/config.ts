@@ -22,6 +22,9 @@ const tokenSeconds = z.coerce.number().int().min(1).max(86_400, 'at most 86400 (
  * Every setting the service reads, with its default. The README's configuration table mirrors
  * this schema; keep them in step.
  */
+// Settings whose values are secrets (keys) or carry them (connection strings with passwords).
+const SECRET_SETTING = /KEY|SECRET|PASSWORD|DATABASE_URL/;
+
 export const configSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
@@ -71,6 +74,8 @@ export const configSchema = z.object({
     .string()
     .regex(/^[A-Za-z0-9_-]{43,}$/, 'expected at least 32 bytes, base64url encoded (43+ chars)')
     .optional(),
+  /** 32 bytes base64url, or the path of a file holding them (mode 600). */
+  SIGNING_KEY_ENCRYPTION_KEY: z.string().min(1).optional(),
   LOGIN_JWKS_URL: z.url().optional(),
   LOGIN_PUBLIC_KEY: z.string().min(1).optional(),
   LOGIN_ISSUER: z.string().min(1).optional(),
@@ -124,7 +129,9 @@ export function loadConfig(
     throw new ConfigError(
       parsed.error.issues.map((issue) => {
         const variable = issue.path.join('.') || '(environment)';
-        return `${variable}: ${issue.message}${variable in present ? ` (got "${present[variable]}")` : ''}`;
+        // A secret's value is never echoed, not even a wrong one (it may be the right one mistyped).
+        const shown = variable in present && !SECRET_SETTING.test(variable);
+        return `${variable}: ${issue.message}${shown ? ` (got "${present[variable]}")` : ''}`;
       }),
     );
   }
@@ -138,6 +145,11 @@ export function loadConfig(
   ) {
     throw new ConfigError([
       'LOGIN_JWKS_URL, LOGIN_PUBLIC_KEY: with NODE_ENV=production one of them (and LOGIN_ISSUER) is required; the development login key is never trusted in production',
+    ]);
+  }
+  if (parsed.data.NODE_ENV === 'production' && !parsed.data.SIGNING_KEY_ENCRYPTION_KEY) {
+    throw new ConfigError([
+      'SIGNING_KEY_ENCRYPTION_KEY: with NODE_ENV=production it is required (32 bytes base64url, or a file holding them); token signing keys are stored sealed under it, never in the clear',
     ]);
   }
   if ((parsed.data.LOGIN_JWKS_URL || parsed.data.LOGIN_PUBLIC_KEY) && !parsed.data.LOGIN_ISSUER) {

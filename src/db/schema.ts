@@ -80,7 +80,7 @@ export interface CredentialUsageTable {
 export interface SigningKeysTable {
   kid: string;
   alg: string;
-  private_jwk: ColumnType<Record<string, unknown>, string, never>;
+  private_jwk: ColumnType<Record<string, unknown>, string, string>;
   public_jwk: ColumnType<Record<string, unknown>, string, never>;
   created_at: Generated<Date>;
   activates_at: Date;

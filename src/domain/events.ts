@@ -116,6 +116,17 @@ export const signingKeyRetiredSchema = z.object({
   reason: z.enum(['compromised', 'rotated']),
 });
 
+/**
+ * Signing keys' private halves sealed anew under a key-encryption key: rows written in the clear
+ * before sealing existed (`sealed`), or moved to a new KEK (`rewrapped`). Names the keys and the
+ * KEK by its id, never a key.
+ */
+export const signingKeysResealedSchema = z.object({
+  kids: z.array(z.string()).min(1),
+  kek: z.string(),
+  reason: z.enum(['sealed', 'rewrapped']),
+});
+
 /** Somebody read the audit log: what they asked for and how much they got. */
 export const auditLogReadSchema = z.object({
   kind: z.enum(['events', 'export', 'checkpoints']),
@@ -140,6 +151,7 @@ export const EVENT_SCHEMAS = {
   'token-revoked': tokenRevokedSchema,
   'signing-key-generated': signingKeyGeneratedSchema,
   'signing-key-retired': signingKeyRetiredSchema,
+  'signing-keys-resealed': signingKeysResealedSchema,
   'credential-rate-limit-changed': credentialRateLimitChangedSchema,
   'client-authentication-failures-summarized': clientAuthenticationFailuresSummarizedSchema,
   'audit-log-read': auditLogReadSchema,

@@ -138,6 +138,8 @@ export function createMetrics(db: Kysely<Database>): Metrics {
       lifecycle.inc({ event_type: 'signing-key-generated', space_id }),
     'signing-key-retired': (space_id) =>
       lifecycle.inc({ event_type: 'signing-key-retired', space_id }),
+    'signing-keys-resealed': (space_id) =>
+      lifecycle.inc({ event_type: 'signing-keys-resealed', space_id }),
     'credential-rate-limit-changed': (space_id) =>
       lifecycle.inc({ event_type: 'credential-rate-limit-changed', space_id }),
     // Counted when suppressed (see Limits), so the summary adds nothing here.

@@ -32,6 +32,7 @@ export const AUDIT_SHAPES: { readonly [Type in EventType]: AuditShape<Type> } = 
   'token-revoked': { tokenKind: null, details: ['token_kind', 'revoked_by'] },
   'signing-key-generated': { tokenKind: null, details: ['kid', 'alg', 'activates_at', 'reason'] },
   'signing-key-retired': { tokenKind: null, details: ['kid', 'retired_at', 'reason'] },
+  'signing-keys-resealed': { tokenKind: null, details: ['kids', 'kek', 'reason'] },
   'credential-rate-limit-changed': {
     tokenKind: null,
     details: ['rate_limit_per_minute', 'changed_by'],

@@ -28,6 +28,7 @@ export const RATE_COUNTER: { readonly [Type in EventType]: RateContribution<Type
   'token-revoked': null,
   'signing-key-generated': null,
   'signing-key-retired': null,
+  'signing-keys-resealed': null,
   'credential-rate-limit-changed': null,
   'client-authentication-failures-summarized': {
     counter: 'rejected_authentications',

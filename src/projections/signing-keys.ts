@@ -54,3 +54,25 @@ export async function writeKeyRing(
     }
   }
 }
+
+/** Every key's stored private half (sealed, or in the clear if written before sealing). */
+export async function loadStoredPrivateKeys(
+  db: Kysely<Database>,
+): Promise<ReadonlyArray<{ readonly kid: string; readonly stored: unknown }>> {
+  const rows = await db.selectFrom('signing_keys').select(['kid', 'private_jwk']).execute();
+  return rows.map((row) => ({ kid: row.kid, stored: row.private_jwk }));
+}
+
+/** Replaces keys' stored private halves with the sealed ones given. */
+export async function writeSealedPrivateKeys(
+  trx: Transaction<Database>,
+  sealed: ReadonlyArray<{ readonly kid: string; readonly sealed: object }>,
+): Promise<void> {
+  for (const key of sealed) {
+    await trx
+      .updateTable('signing_keys')
+      .set({ private_jwk: JSON.stringify(key.sealed) })
+      .where('kid', '=', key.kid)
+      .execute();
+  }
+}

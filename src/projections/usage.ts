@@ -17,6 +17,7 @@ export const IS_USE: { readonly [Type in EventType]: boolean } = {
   'token-revoked': false,
   'signing-key-generated': false,
   'signing-key-retired': false,
+  'signing-keys-resealed': false,
   'credential-rate-limit-changed': false,
   'client-authentication-failures-summarized': false,
   'audit-log-read': false,

@@ -7,6 +7,7 @@ import {
 import { calculateJwkThumbprint, type JWK } from 'jose';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
+import { openPrivateKey, type KeyEncryptionKey } from './key-encryption.js';
 
 /** The algorithm of every access token. Ed25519: small, fast, and deterministic. */
 export const ACCESS_TOKEN_ALG = 'EdDSA';
@@ -51,13 +52,16 @@ interface LoadedKey extends SigningKey {
 export async function openKeyStore(
   db: Kysely<Database>,
   options: {
+    /** Opens the sealed private keys (SIGNING_KEY_ENCRYPTION_KEY). */
+    readonly kek: KeyEncryptionKey;
     readonly refreshMs?: number;
     readonly now?: () => number;
     readonly refreshCooldownMs?: number;
-  } = {},
+  },
 ): Promise<KeyStore> {
   const now = options.now ?? Date.now;
-  const keys = await loadKeys(db);
+  const loadKeys = () => loadPublishedKeys(db, options.kek);
+  const keys = await loadKeys();
   if (keys.length === 0) throw new Error('no signing key is published; run the first-key command');
   const state = { keys, fingerprint: await keysFingerprint(db) };
   const cooldownMs = options.refreshCooldownMs ?? 1000;
@@ -81,7 +85,7 @@ export async function openKeyStore(
         const fingerprint = await keysFingerprint(db);
         lastRefreshAt = now();
         if (fingerprint === state.fingerprint) return;
-        const fresh = await loadKeys(db);
+        const fresh = await loadKeys();
         if (fresh.length > 0) state.keys = fresh;
         state.fingerprint = fingerprint;
       })().finally(() => (refreshing = undefined));
@@ -107,7 +111,10 @@ async function keysFingerprint(db: Kysely<Database>): Promise<string> {
   return rows[0]?.fingerprint ?? '';
 }
 
-async function loadKeys(db: Kysely<Database>): Promise<LoadedKey[]> {
+async function loadPublishedKeys(
+  db: Kysely<Database>,
+  kek: KeyEncryptionKey,
+): Promise<LoadedKey[]> {
   const rows = await db
     .selectFrom('signing_keys')
     .select(['kid', 'private_jwk', 'public_jwk', 'activates_at'])
@@ -117,7 +124,10 @@ async function loadKeys(db: Kysely<Database>): Promise<LoadedKey[]> {
     .execute();
   return rows.map((row) => ({
     kid: row.kid,
-    privateKey: createPrivateKey({ key: row.private_jwk as never, format: 'jwk' }),
+    privateKey: createPrivateKey({
+      key: openPrivateKey(kek, row.kid, row.private_jwk) as never,
+      format: 'jwk',
+    }),
     publicKey: createPublicKey({ key: row.public_jwk as never, format: 'jwk' }),
     publicJwk: row.public_jwk as JWK,
     activatesAt: row.activates_at.getTime(),

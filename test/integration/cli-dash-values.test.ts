@@ -7,6 +7,8 @@ import { promisify } from 'node:util';
 import { calculateJwkThumbprint, decodeJwt, type JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
+import { sealPrivateKey } from '../../src/tokens/key-encryption.js';
+import { loadKeyEncryptionKey } from '../../src/tokens/key-files.js';
 
 // Key ids, client ids and spaces are base64url: about one in 32 begins with "-". Every command
 // that takes one must take it in both spellings, through the real CLI.
@@ -36,7 +38,13 @@ async function insertKeyWithDashKid(): Promise<string> {
       .values({
         kid,
         alg: 'EdDSA',
-        private_jwk: JSON.stringify(privateKey.export({ format: 'jwk' })),
+        private_jwk: JSON.stringify(
+          sealPrivateKey(
+            await loadKeyEncryptionKey(undefined, dir),
+            kid,
+            privateKey.export({ format: 'jwk' }),
+          ),
+        ),
         public_jwk: JSON.stringify({ ...publicJwk, kid, alg: 'EdDSA', use: 'sig' }),
         activates_at: new Date(),
         retired_at: null,

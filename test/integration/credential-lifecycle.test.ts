@@ -4,6 +4,7 @@ import { PROJECTIONS } from '../../src/projections/all.js';
 import { catchUp } from '../../src/projections/batches.js';
 import { signAccessToken } from '../../src/tokens/access-tokens.js';
 import { retireSigningKey } from '../../src/commands/signing-key/change-keys.js';
+import { loadKeyEncryptionKey } from '../../src/tokens/key-files.js';
 import {
   AUDIENCE,
   createCredentialVia,
@@ -406,10 +407,12 @@ describe('withdrawing a signing key', () => {
     const caller = await createCredentialVia(service, SPACE);
     const before = await privateTokenVia(service, owner);
     const kid = decodeProtectedHeader(before).kid!;
-    const result = await retireSigningKey(service.api.commands.events, kid, {
-      actor: 'operator:test',
-      origin: 'cli@test',
-    });
+    const result = await retireSigningKey(
+      service.api.commands.events,
+      kid,
+      { actor: 'operator:test', origin: 'cli@test' },
+      await loadKeyEncryptionKey(undefined, service.dataDir),
+    );
     expect(result.retired).toBe(true);
     expect(result.replacement).toEqual(expect.any(String));
     const jwksKids = async () =>

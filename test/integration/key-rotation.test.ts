@@ -1,6 +1,7 @@
 import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { waitUntil } from '../support/wait.js';
+import { loadKeyEncryptionKey } from '../../src/tokens/key-files.js';
 import { rotateSigningKey } from '../../src/commands/signing-key/change-keys.js';
 import {
   AUDIENCE,
@@ -29,6 +30,7 @@ describe('signing key rotation', () => {
     const oldKid = decodeProtectedHeader(before).kid!;
 
     const rotated = await rotateSigningKey(service.api.commands.events, {
+      kek: await loadKeyEncryptionKey(undefined, service.dataDir),
       activateInSeconds: 2,
       retireAfterSeconds: 3600,
     });

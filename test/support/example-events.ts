@@ -82,5 +82,10 @@ export function exampleEvents(clientId: string): { readonly [Type in EventType]:
       retired_at: now.toISOString(),
       reason: 'compromised',
     },
+    'signing-keys-resealed': {
+      kids: [`kid-${clientId}`],
+      kek: '0123456789abcdef',
+      reason: 'rewrapped',
+    },
   };
 }

@@ -80,7 +80,34 @@ describe('loadConfig', () => {
         NODE_ENV: 'production',
         LOGIN_JWKS_URL: 'https://idp.example/jwks.json',
         LOGIN_ISSUER: 'https://idp.example',
+        SIGNING_KEY_ENCRYPTION_KEY: 'k'.repeat(43),
       }).NODE_ENV,
     ).toBe('production');
+  });
+
+  it('refuses NODE_ENV=production without a key-encryption key for the signing keys', () => {
+    expect(() =>
+      loadConfig({
+        NODE_ENV: 'production',
+        LOGIN_JWKS_URL: 'https://idp.example/jwks.json',
+        LOGIN_ISSUER: 'https://idp.example',
+      }),
+    ).toThrow(/SIGNING_KEY_ENCRYPTION_KEY/);
+  });
+
+  it('never echoes the value of a secret setting in a config error', () => {
+    const secret = 'not!base64url-secret-value-that-must-not-leak';
+    const message = (() => {
+      try {
+        loadConfig({ SECRET_HASH_KEY: secret, DATABASE_POOL_SIZE: 'many' });
+        return '';
+      } catch (error) {
+        return (error as Error).message;
+      }
+    })();
+    expect(message).toMatch(/SECRET_HASH_KEY/);
+    expect(message).not.toContain(secret);
+    // Settings that are not secrets still say what they got.
+    expect(message).toContain('(got "many")');
   });
 });

@@ -13,14 +13,9 @@ import type { KeyRing } from '../../domain/signing-key/state.js';
 import type { EventStore, StoreTransaction } from '../../event-store/event-store.js';
 import { loadKeyRing, writeKeyRing } from '../../projections/signing-keys.js';
 import { generateSigningKey } from '../../tokens/key-store.js';
-
-/** Who changes the keys, for the key events: an operator on a host, or the service itself. */
-export interface KeyActor {
-  readonly actor: string;
-  readonly origin: string;
-}
-
-const SERVICE_ACTOR: KeyActor = { actor: 'service', origin: 'local' };
+import { sealPrivateKey, type KeyEncryptionKey } from '../../tokens/key-encryption.js';
+import { sealKeysInTheClear } from './reseal.js';
+import { SERVICE_ACTOR, type KeyActor } from './actor.js';
 
 /**
  * Runs one signing-key decision: under the key-ring lock, read the ring, decide with a freshly
@@ -30,6 +25,7 @@ const SERVICE_ACTOR: KeyActor = { actor: 'service', origin: 'local' };
  */
 async function changeKeys<Result>(
   events: EventStore,
+  kek: KeyEncryptionKey,
   actor: KeyActor,
   decide: (command: KeyCommand, ring: KeyRing) => { events: KeyEventList; result: Result },
 ): Promise<Result> {
@@ -45,7 +41,10 @@ async function changeKeys<Result>(
     };
     const decided = decide(command, before);
     const after = await appendKeyEvents(tx, before, decided.events);
-    await writeKeyRing(tx.db, before, after, material);
+    await writeKeyRing(tx.db, before, after, {
+      ...material,
+      privateJwk: sealPrivateKey(kek, material.kid, material.privateJwk),
+    });
     return decided.result;
   });
 }
@@ -69,9 +68,16 @@ async function appendKeyEvents(
   return after;
 }
 
-/** The first signing key, signing at once, unless one is published (every process at start). */
-export async function ensureFirstSigningKey(events: EventStore): Promise<void> {
-  await changeKeys(events, SERVICE_ACTOR, (command, ring) => ({
+/**
+ * At every API process's start: seals any private key still stored in the clear, then generates
+ * the first signing key, signing at once, unless one is published.
+ */
+export async function ensureFirstSigningKey(
+  events: EventStore,
+  kek: KeyEncryptionKey,
+): Promise<void> {
+  await sealKeysInTheClear(events, kek, SERVICE_ACTOR);
+  await changeKeys(events, kek, SERVICE_ACTOR, (command, ring) => ({
     events: decideFirstKey(command, ring),
     result: undefined,
   }));
@@ -84,12 +90,13 @@ export async function ensureFirstSigningKey(events: EventStore): Promise<void> {
 export async function rotateSigningKey(
   events: EventStore,
   options: {
+    readonly kek: KeyEncryptionKey;
     readonly activateInSeconds: number;
     readonly retireAfterSeconds: number;
     readonly actor?: KeyActor;
   },
 ): Promise<{ readonly kid: string; readonly activatesAt: Date; readonly retiresOthersAt: Date }> {
-  return changeKeys(events, options.actor ?? SERVICE_ACTOR, (command, ring) => {
+  return changeKeys(events, options.kek, options.actor ?? SERVICE_ACTOR, (command, ring) => {
     const decided = decideRotateKey(
       {
         ...command,
@@ -118,14 +125,20 @@ export async function retireSigningKey(
   events: EventStore,
   kid: string,
   actor: KeyActor,
+  kek: KeyEncryptionKey,
 ): Promise<{ readonly retired: boolean; readonly replacement?: string }> {
-  return changeKeys<{ retired: boolean; replacement?: string }>(events, actor, (command, ring) => {
-    const decided = decideRetireKey({ ...command, kid }, ring);
-    if (!decided.ok) return { events: [], result: { retired: false } };
-    const replaced = decided.events.some((event) => event.type === 'signing-key-generated');
-    return {
-      events: decided.events,
-      result: replaced ? { retired: true, replacement: command.newKey.kid } : { retired: true },
-    };
-  });
+  return changeKeys<{ retired: boolean; replacement?: string }>(
+    events,
+    kek,
+    actor,
+    (command, ring) => {
+      const decided = decideRetireKey({ ...command, kid }, ring);
+      if (!decided.ok) return { events: [], result: { retired: false } };
+      const replaced = decided.events.some((event) => event.type === 'signing-key-generated');
+      return {
+        events: decided.events,
+        result: replaced ? { retired: true, replacement: command.newKey.kid } : { retired: true },
+      };
+    },
+  );
 }

@@ -96,3 +96,30 @@ export function decideRetireKey(
     events: othersSign ? [retired] : [retired, generated(command, command.now, 'replaces_retired')],
   };
 }
+
+/**
+ * Private keys sealed anew under a key-encryption key (`kek`, its id): one event naming them, or
+ * none when there is nothing to reseal.
+ */
+export function decideReseal(command: {
+  readonly actor: string;
+  readonly origin: string;
+  readonly eventId: string;
+  readonly kek: string;
+  readonly reason: EventData<'signing-keys-resealed'>['reason'];
+  readonly kids: readonly string[];
+}): readonly DomainEvent<'signing-keys-resealed'>[] {
+  if (command.kids.length === 0) return [];
+  const event = domainEvent(
+    command.eventId,
+    'signing-keys-resealed',
+    { kids: [...command.kids], kek: command.kek, reason: command.reason },
+    {
+      actor: command.actor,
+      request_id: command.eventId,
+      client_ip: command.origin,
+      user_agent: null,
+    },
+  );
+  return [event];
+}

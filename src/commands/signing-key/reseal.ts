@@ -1,0 +1,77 @@
+import { sql } from 'kysely';
+import { ADVISORY_LOCK } from '../../db/advisory-locks.js';
+import { streams, SYSTEM_SPACE } from '../../domain/events.js';
+import { uuidv7 } from '../../domain/ports.js';
+import { decideReseal } from '../../domain/signing-key/decide.js';
+import type { EventStore } from '../../event-store/event-store.js';
+import { loadStoredPrivateKeys, writeSealedPrivateKeys } from '../../projections/signing-keys.js';
+import {
+  isSealed,
+  rewrapPrivateKey,
+  sealPrivateKey,
+  type KeyEncryptionKey,
+  type SealedPrivateKey,
+} from '../../tokens/key-encryption.js';
+import type { KeyActor } from './actor.js';
+
+/**
+ * Seals anew, under the key-ring lock and in one transaction with its event, every private key
+ * that `reseal` returns a sealed form for. Returns the key ids resealed.
+ */
+async function reseal(
+  events: EventStore,
+  actor: KeyActor,
+  kek: KeyEncryptionKey,
+  reason: 'sealed' | 'rewrapped',
+  resealed: (kid: string, stored: unknown) => SealedPrivateKey | undefined,
+): Promise<readonly string[]> {
+  return events.transact(async (tx) => {
+    await sql`SELECT pg_advisory_xact_lock(${ADVISORY_LOCK.signingKeys})`.execute(tx.db);
+    const changed = (await loadStoredPrivateKeys(tx.db)).flatMap(({ kid, stored }) => {
+      const sealed = resealed(kid, stored);
+      return sealed ? [{ kid, sealed }] : [];
+    });
+    const kids = changed.map((key) => key.kid);
+    const eventId = uuidv7();
+    for (const event of decideReseal({ ...actor, eventId, kek: kek.id, reason, kids })) {
+      await tx.appendNewStream({
+        spaceId: SYSTEM_SPACE,
+        streamId: `${streams.signingKey('ring')}-${event.eventId}`,
+        events: [event],
+      });
+    }
+    await writeSealedPrivateKeys(tx.db, changed);
+    return kids;
+  });
+}
+
+/**
+ * Seals every private key still stored in the clear (rows written before sealing existed) under
+ * `kek`: run by every API process at start, so no column keeps a private key in the clear.
+ */
+export function sealKeysInTheClear(
+  events: EventStore,
+  kek: KeyEncryptionKey,
+  actor: KeyActor,
+): Promise<readonly string[]> {
+  return reseal(events, actor, kek, 'sealed', (kid, stored) =>
+    isSealed(stored) ? undefined : sealPrivateKey(kek, kid, stored as object),
+  );
+}
+
+/**
+ * Moves every private key sealed under `from` to `to` (only each key's data key is re-encrypted).
+ * Keys already under `to` are left alone, so a second run changes and records nothing.
+ */
+export function rewrapSigningKeys(
+  events: EventStore,
+  from: KeyEncryptionKey,
+  to: KeyEncryptionKey,
+  actor: KeyActor,
+): Promise<readonly string[]> {
+  return reseal(events, actor, to, 'rewrapped', (kid, stored) => {
+    if (!isSealed(stored)) return sealPrivateKey(to, kid, stored as object);
+    if ((stored as SealedPrivateKey).kek === to.id) return undefined;
+    return rewrapPrivateKey(from, to, kid, stored);
+  });
+}

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { InvalidRequestError } from '../errors/errors.js';
 import { findUnstorable } from './storable.js';
 
@@ -32,4 +32,23 @@ export function validate<Schema extends z.ZodType>(
     `${where} is invalid: ${fields.map((f) => `${f.field}: ${f.message}`).join('; ')}`,
     fields,
   );
+}
+
+// C0 and C1 controls, and the bidirectional embeddings, overrides and isolates (U+202A-E,
+// U+2066-9) that make text display in another order than it is stored.
+const CONTROL_OR_BIDI = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u;
+
+/**
+ * Text people will read (names, descriptions, reasons in the dashboard and the audit trail):
+ * trimmed, not empty, at most `max` characters, and nothing that hides or reorders what is shown.
+ */
+export function displayText(max: number) {
+  return z
+    .string()
+    .trim()
+    .min(1, 'must not be empty')
+    .max(max)
+    .refine((text) => !CONTROL_OR_BIDI.test(text), {
+      message: 'must not contain control characters or bidirectional overrides',
+    });
 }

@@ -78,6 +78,20 @@ describe('text Postgres cannot store is refused at the edge with a 400 naming th
         }),
       field: 'description',
     },
+    ...[
+      ['a right-to-left override in a credential name', 'name', 'pay\u202Elpmth.exe'],
+      ['an isolate in a credential description', 'description', 'shop \u2067x\u2069'],
+      ['a C0 control (escape) in a credential name', 'name', 'a\u001b[31mb'],
+      ['a C1 control in a credential description', 'description', 'a\u0085b'],
+    ].map(([name, field, text]) => ({
+      name: name!,
+      field: field!,
+      request: () =>
+        send('POST', '/v1/credential', {
+          headers: { ...json, ...asLogin, authorization: `Bearer ${login}` },
+          body: JSON.stringify({ name: 'n', description: 'd', [field!]: text }),
+        }),
+    })),
     {
       name: 'NUL in a customer id',
       request: () =>

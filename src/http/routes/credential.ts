@@ -16,7 +16,7 @@ import { requestMetadata } from '../request-context.js';
 import { route, type Route } from '../route.js';
 import type { RequestContext, RequestState } from '../state.js';
 import type { Middleware } from 'koa';
-import { validate } from '../validate.js';
+import { displayText, validate } from '../validate.js';
 import { BODY_ERRORS, LOGIN_ERRORS } from '../openapi/operation.js';
 import {
   createdCredential,
@@ -28,8 +28,8 @@ import {
 
 const rateLimit = z.number().int().min(1).max(1_000_000_000);
 const createCredentialBody = z.object({
-  name: z.string().trim().min(1, 'must not be empty').max(200),
-  description: z.string().trim().min(1, 'must not be empty').max(2000),
+  name: displayText(200),
+  description: displayText(2000),
   rate_limit_per_minute: rateLimit.nullable().optional(),
 });
 const updateBody = z.object({ rate_limit_per_minute: rateLimit.nullable() });
@@ -45,7 +45,7 @@ const clientPath = z.object({ client_id: z.string().min(1).max(200) });
 const rotateBody = z.object({
   overlap_seconds: z.number().int().min(0).max(86_400).default(3600),
 });
-const revokeBody = z.object({ reason: z.string().trim().min(1).max(500).optional() });
+const revokeBody = z.object({ reason: displayText(500).optional() });
 
 // /v1/credential/token is the token endpoint (POST only), never a credential: client ids all
 // start with "ci_". Other methods there get the token endpoint's 405, not a login challenge.

@@ -158,6 +158,7 @@ export async function startApiServer(
       commands,
       database.db,
       await loadAuditKey(config.AUDIT_SIGNING_KEY, config.DATA_DIR),
+      logger,
     ),
     ...monitoringRoutes(database.db, commands.clock, commands.limits),
     ...healthRoutes(readiness, logger, () => [...warnings, ...forwarded.warnings()]),

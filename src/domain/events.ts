@@ -129,7 +129,8 @@ export const signingKeysResealedSchema = z.object({
 
 /** Somebody read the audit log: what they asked for and how much they got. */
 export const auditLogReadSchema = z.object({
-  kind: z.enum(['events', 'export', 'checkpoints']),
+  /** `export-started` is recorded before an export's first byte, `export` when it ended. */
+  kind: z.enum(['events', 'export-started', 'export', 'checkpoints']),
   /** The query as sent (filters, range, cursor). */
   query: z.record(z.string(), z.string()),
   rows_returned: z.number().int().min(0),

@@ -317,6 +317,33 @@ describe('audit reads', () => {
   });
 });
 
+describe('an interrupted export', () => {
+  it('is recorded before its first byte, and how it ended once the reader went away', async () => {
+    const controller = new AbortController();
+    const response = await fetch(`${service.baseUrl}/v1/audit/export?${range()}`, {
+      headers: asUser(),
+      signal: controller.signal,
+    });
+    expect(response.status).toBe(200);
+    const requestId = response.headers.get('x-request-id')!;
+    const reads = async () =>
+      (
+        await service.database.pool.query<{ data: { kind: string; complete: boolean } }>(
+          `SELECT data FROM events WHERE event_type = 'audit-log-read' AND metadata->>'request_id' = $1
+           ORDER BY global_position`,
+          [requestId],
+        )
+      ).rows.map((row) => row.data);
+    // Only the headers have arrived: the start is already in the log.
+    expect(await reads()).toEqual([
+      expect.objectContaining({ kind: 'export-started', complete: false }),
+    ]);
+    controller.abort();
+    const recorded = await waitUntil(reads, (rows) => rows.length === 2);
+    expect(recorded[1]).toMatchObject({ kind: 'export' });
+  });
+});
+
 describe('least privilege', () => {
   it('the service roles can neither change the log and chains nor disable or drop their triggers', async () => {
     for (const role of ['token_authority_api', 'token_authority_projector']) {

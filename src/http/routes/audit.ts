@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import type { Logger } from 'pino';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import type { CommandContext } from '../../commands/context.js';
@@ -8,7 +9,7 @@ import { EVENT_TYPES } from '../../domain/events.js';
 import { redactEvent } from '../../audit-trail/redaction.js';
 import { exportSpaceChain } from '../../audit-trail/export.js';
 import { listCheckpoints } from '../../audit-trail/audit-checkpoints.js';
-import { InvalidRequestError } from '../../errors/errors.js';
+import { InvalidRequestError, UnavailableError } from '../../errors/errors.js';
 import { queryAudit } from '../../projections/audit-queries.js';
 import type { AuditKey } from '../../audit-trail/audit-key.js';
 import { cursor, instant } from '../query.js';
@@ -65,6 +66,7 @@ export function auditRoutes(
   commands: CommandContext,
   db: Kysely<Database>,
   auditKey: Pick<AuditKey, 'publicJwk'>,
+  logger: Logger,
 ): readonly Route[] {
   const record = (
     ctx: RequestContext,
@@ -127,13 +129,24 @@ export function auditRoutes(
           mediaType: 'application/x-ndjson',
         },
       ],
-      handle(ctx, who) {
+      async handle(ctx, who) {
         const query = validate(exportQuery, ctx.query, 'query');
         if (query.from >= query.to) {
           throw new InvalidRequestError('from must be before to', [
             { field: 'from', message: 'must be before to' },
           ]);
         }
+        // Recorded before the first byte leaves: an export the trail does not know of never starts.
+        await record(ctx, who, {
+          kind: 'export-started',
+          query: queryOf(ctx),
+          rows_returned: 0,
+          complete: false,
+        }).catch((error: unknown) => {
+          throw new UnavailableError('the export could not be recorded; retry shortly', {
+            cause: error,
+          });
+        });
         const lines = exportSpaceChain(db, {
           spaceId: who.spaceId,
           from: query.from,
@@ -156,8 +169,10 @@ export function auditRoutes(
               }
               complete = true;
             } finally {
-              // Recorded once the export ends, or when the reader goes away mid-way.
-              await recordExport(rows, complete).catch(() => undefined);
+              // How it ended, once it ends or the reader goes away; its start is already recorded.
+              await recordExport(rows, complete).catch((error: unknown) =>
+                logger.warn({ err: error, spaceId: who.spaceId }, 'export end not recorded'),
+              );
             }
           })(),
         );

@@ -85,6 +85,8 @@ export function createMeasurer(pool: pg.Pool, plan: LoadPlan, progress: (line: s
       type: string,
       request: Record<string, unknown>,
       groups: CpuGroups,
+      /** Where the service serves /metrics (METRICS_PORT). */
+      metricsBase: string,
     ): Promise<OursMeasured> {
       progress(`loading ${name}`);
       const url = new URL(request.url as string);
@@ -95,14 +97,14 @@ export function createMeasurer(pool: pg.Pool, plan: LoadPlan, progress: (line: s
         load(name, plan, request, async () => {
           await pause(300); // warm-up stragglers
           before = await eventsOf(type);
-          servedBefore = await served(url.pathname, url.origin);
+          servedBefore = await served(url.pathname, metricsBase);
           cpuBefore = await cpuByGroup(groups);
         }),
       );
       const cpuAfter = await cpuByGroup(groups);
       await pause(300); // let abandoned requests finish
       const events = (await eventsOf(type)) - before;
-      const servedOk = (await served(url.pathname, url.origin)) - servedBefore;
+      const servedOk = (await served(url.pathname, metricsBase)) - servedBefore;
       progress(`${name}: ${Math.round(result.rps)} req/s`);
       // Warm-up responses committed events too; count only the measured run's.
       return {

@@ -62,11 +62,13 @@ try {
       `SELECT current_setting('synchronous_commit') AS sc, current_setting('fsync') AS fsync, version() AS v`,
     )
   ).rows[0]!;
-  const [apiPort, ceilingPort, peerPort] = [
+  const [apiPort, metricsPort, ceilingPort, peerPort] = [
+    await freePortBelow32768(),
     await freePortBelow32768(),
     await freePortBelow32768(),
     await freePortBelow32768(),
   ];
+  const metricsOf = (port: number) => `http://127.0.0.1:${port}`;
   const serviceEnv = {
     DATABASE_URL: postgres.url,
     DATA_DIR: dataDir,
@@ -85,6 +87,7 @@ try {
     {
       ...serviceEnv,
       PORT: String(apiPort),
+      METRICS_PORT: String(metricsPort),
       HOST: '127.0.0.1',
       RUN_PROJECTOR: values['no-projector'] ? 'false' : 'true',
     },
@@ -182,24 +185,27 @@ try {
     'private-token-issued',
     privateRequest,
     ourGroups,
+    metricsOf(metricsPort),
   );
   const publicRun = await measure.ours(
     'ours: POST /v1/issue (public)',
     'public-token-issued',
     publicRequest,
     ourGroups,
+    metricsOf(metricsPort),
   );
   // The same service with the other choice of API processes (1 if the default runs several, else
   // 2), for what workers buy here. Its events are projected by the first service's projector, so
   // that projector's CPU counts here too.
   const otherWorkers = apiProcesses === 1 ? 2 : 1;
   progress(`starting the service with API_WORKERS=${otherWorkers} for comparison`);
-  const singlePort = await freePortBelow32768();
+  const [singlePort, singleMetricsPort] = [await freePortBelow32768(), await freePortBelow32768()];
   const single = startProcess(
     'src/cli/start.ts',
     {
       ...serviceEnv,
       PORT: String(singlePort),
+      METRICS_PORT: String(singleMetricsPort),
       HOST: '127.0.0.1',
       API_WORKERS: String(otherWorkers),
       RUN_PROJECTOR: 'false',
@@ -217,6 +223,7 @@ try {
     'private-token-issued',
     singleRequest,
     { ...(await serviceGroups(single.pid!)).groups, projector: ourGroups.projector! },
+    metricsOf(singleMetricsPort),
   );
   single.kill('SIGTERM');
   const report = renderReport({

@@ -50,7 +50,7 @@ function listen(server: Server, port: number, host: string): Promise<Server> {
 export interface ApiServer {
   readonly server: Server;
   readonly port: number;
-  /** The port /metrics is served on: METRICS_PORT's, or the API's. */
+  /** The port /metrics is served on (METRICS_PORT; the actual one when that is 0). */
   readonly metricsPort: number;
   /** Every route the API's routers serve (for the OpenAPI coverage test). */
   readonly served: ReadonlyArray<{ readonly method: string; readonly path: string }>;
@@ -173,8 +173,6 @@ export async function startApiServer(
       Math.max(config.PRIVATE_TOKEN_TTL_SECONDS, config.PUBLIC_TOKEN_TTL_SECONDS),
     ),
     ...dashboardRoutes(),
-    // With METRICS_PORT, /metrics is not on the API's port (nor in its OpenAPI document).
-    ...(config.METRICS_PORT === undefined ? metricsRoutes(metrics) : []),
   ];
   const gates: RouteGates = {
     login: { verifier: await createLoginTokenVerifier(config), limits: commands.limits },
@@ -194,23 +192,22 @@ export async function startApiServer(
     deadlineMs: config.REQUEST_DEADLINE_MS,
     routers,
   });
-  const metricsServer =
-    config.METRICS_PORT === undefined
-      ? undefined
-      : await listen(
-          createServer(
-            createApp({
-              logger,
-              trustedProxyHops: 0,
-              routers: [mountRoutes(metricsRoutes(metrics))],
-            }).callback(),
-          ),
-          config.METRICS_PORT,
-          config.HOST,
-        );
-  if (metricsServer) {
-    logger.info({ port: (metricsServer.address() as AddressInfo).port }, 'metrics listening');
-  }
+  // /metrics never on the public port: its own listener, on loopback by default.
+  const metricsServer = await listen(
+    createServer(
+      createApp({
+        logger,
+        trustedProxyHops: 0,
+        routers: [mountRoutes(metricsRoutes(metrics))],
+      }).callback(),
+    ),
+    config.METRICS_PORT,
+    config.METRICS_HOST,
+  );
+  logger.info(
+    { host: config.METRICS_HOST, port: (metricsServer.address() as AddressInfo).port },
+    'metrics listening',
+  );
   const server = createServer(app.callback());
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
@@ -221,7 +218,7 @@ export async function startApiServer(
   return {
     server,
     port,
-    metricsPort: metricsServer ? (metricsServer.address() as AddressInfo).port : port,
+    metricsPort: (metricsServer.address() as AddressInfo).port,
     served: routers.flatMap((router) =>
       router.stack.flatMap((layer) =>
         layer.methods
@@ -233,8 +230,8 @@ export async function startApiServer(
     close: () =>
       new Promise<void>((resolve) => {
         const timer = setTimeout(() => server.closeAllConnections(), config.SHUTDOWN_TIMEOUT_MS);
-        metricsServer?.close();
-        metricsServer?.closeAllConnections();
+        metricsServer.close();
+        metricsServer.closeAllConnections();
         server.close(() => {
           clearTimeout(timer);
           keys.close();

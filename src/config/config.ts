@@ -41,8 +41,10 @@ export const configSchema = z.object({
     .min(1)
     .max(64)
     .default(Math.min(4, Math.max(1, Math.floor(availableParallelism() / 2)))),
-  /** When set, /metrics is served on this port (same HOST) and not on the API's. */
-  METRICS_PORT: z.coerce.number().int().min(0).max(65_535).optional(),
+  /** /metrics is served here, never on the API's public PORT (0: any free port). */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65_535).default(9464),
+  /** Where /metrics listens: loopback unless a scraper elsewhere must reach it. */
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, 'expected a postgres:// or postgresql:// URL')

@@ -36,6 +36,7 @@ export function validate<Schema extends z.ZodType>(
 
 // C0 and C1 controls, and the bidirectional embeddings, overrides and isolates (U+202A-E,
 // U+2066-9) that make text display in another order than it is stored.
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL_OR_BIDI = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u;
 
 /**

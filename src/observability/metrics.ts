@@ -32,25 +32,23 @@ export function createMetrics(db: Kysely<Database>): Metrics {
   const issued = new Counter({
     name: 'token_authority_tokens_issued_total',
     help: 'Access tokens issued, by kind and space',
-    labelNames: ['kind', 'space_id'] as const,
+    labelNames: ['kind'] as const,
     registers: [registry],
   });
   const credentials = new Counter({
     name: 'token_authority_credentials_created_total',
     help: 'Client credentials created, by space',
-    labelNames: ['space_id'] as const,
     registers: [registry],
   });
   const rejected = new Counter({
     name: 'token_authority_rejected_client_authentications_total',
     help: 'Failed client authentications of known clients, by space',
-    labelNames: ['space_id'] as const,
     registers: [registry],
   });
   const lifecycle = new Counter({
     name: 'token_authority_lifecycle_events_total',
     help: 'Credential, token and signing-key lifecycle changes, by event type and space',
-    labelNames: ['event_type', 'space_id'] as const,
+    labelNames: ['event_type'] as const,
     registers: [registry],
   });
   const latency = new Histogram({
@@ -124,27 +122,24 @@ export function createMetrics(db: Kysely<Database>): Metrics {
     },
   });
   // Keyed on the event registry: a new event type does not compile until it says what it counts.
-  const COUNT_APPENDED: { readonly [Type in EventType]: ((spaceId: string) => void) | null } = {
-    'credential-created': (space_id) => credentials.inc({ space_id }),
-    'private-token-issued': (space_id) => issued.inc({ kind: 'private', space_id }),
-    'public-token-issued': (space_id) => issued.inc({ kind: 'public', space_id }),
-    'client-authentication-failed': (space_id) => rejected.inc({ space_id }),
-    'credential-secret-rotated': (space_id) =>
-      lifecycle.inc({ event_type: 'credential-secret-rotated', space_id }),
-    'credential-revoked': (space_id) =>
-      lifecycle.inc({ event_type: 'credential-revoked', space_id }),
-    'token-revoked': (space_id) => lifecycle.inc({ event_type: 'token-revoked', space_id }),
-    'signing-key-generated': (space_id) =>
-      lifecycle.inc({ event_type: 'signing-key-generated', space_id }),
-    'signing-key-retired': (space_id) =>
-      lifecycle.inc({ event_type: 'signing-key-retired', space_id }),
-    'signing-keys-resealed': (space_id) =>
-      lifecycle.inc({ event_type: 'signing-keys-resealed', space_id }),
-    'credential-rate-limit-changed': (space_id) =>
-      lifecycle.inc({ event_type: 'credential-rate-limit-changed', space_id }),
+  // No label per space: label sets must stay bounded whatever tenants do (per-space figures come
+  // from the monitoring API, which reads the projections).
+  const lifecycleOf = (event_type: EventType) => () => lifecycle.inc({ event_type });
+  const COUNT_APPENDED: { readonly [Type in EventType]: (() => void) | null } = {
+    'credential-created': () => credentials.inc(),
+    'private-token-issued': () => issued.inc({ kind: 'private' }),
+    'public-token-issued': () => issued.inc({ kind: 'public' }),
+    'client-authentication-failed': () => rejected.inc(),
+    'credential-secret-rotated': lifecycleOf('credential-secret-rotated'),
+    'credential-revoked': lifecycleOf('credential-revoked'),
+    'token-revoked': lifecycleOf('token-revoked'),
+    'signing-key-generated': lifecycleOf('signing-key-generated'),
+    'signing-key-retired': lifecycleOf('signing-key-retired'),
+    'signing-keys-resealed': lifecycleOf('signing-keys-resealed'),
+    'credential-rate-limit-changed': lifecycleOf('credential-rate-limit-changed'),
     // Counted when suppressed (see Limits), so the summary adds nothing here.
     'client-authentication-failures-summarized': null,
-    'audit-log-read': (space_id) => lifecycle.inc({ event_type: 'audit-log-read', space_id }),
+    'audit-log-read': lifecycleOf('audit-log-read'),
   };
   return {
     registry,
@@ -163,7 +158,7 @@ export function createMetrics(db: Kysely<Database>): Metrics {
       }),
     watchDatabase: (check) => void (databaseCheck = check),
     appended(events) {
-      for (const event of events) COUNT_APPENDED[event.type as EventType]?.(event.spaceId);
+      for (const event of events) COUNT_APPENDED[event.type as EventType]?.();
     },
   };
 }

@@ -75,6 +75,7 @@ export async function startHarness(
     DATABASE_URL: url,
     DATA_DIR: dataDir,
     PORT: String(apiPort),
+    METRICS_PORT: '0',
     HOST: '127.0.0.1',
     LOG_LEVEL: options.logLevel ?? 'warn',
     ...options.env,

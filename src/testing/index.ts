@@ -56,6 +56,8 @@ export async function startTokenAuthority(
   const audiences = options.audiences ?? ['storefront.test'];
   const settings = {
     LOG_LEVEL: options.logLevel ?? 'silent',
+    // Several test services on one host: /metrics on any free port unless the caller picks one.
+    METRICS_PORT: '0',
     ...options.env,
     HOST: '127.0.0.1',
     PORT: String(port),

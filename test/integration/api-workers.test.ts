@@ -42,13 +42,18 @@ function post(
 describe('npm start with API_WORKERS=2', () => {
   it('serves from two API processes whose rate limits and /metrics are the host’s, not each worker’s', async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'token-authority-workers-'));
-    const [port, pgPort] = [await freePortBelow32768(), await freePortBelow32768()];
+    const [port, pgPort, metricsPort] = [
+      await freePortBelow32768(),
+      await freePortBelow32768(),
+      await freePortBelow32768(),
+    ];
     const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('src/cli/start.ts')], {
       env: {
         ...process.env,
         DATABASE_URL: '',
         DATA_DIR: dataDir,
         PORT: String(port),
+        METRICS_PORT: String(metricsPort),
         EMBEDDED_PG_PORT: String(pgPort),
         API_WORKERS: '2',
         RUN_PROJECTOR: 'false',
@@ -104,10 +109,8 @@ describe('npm start with API_WORKERS=2', () => {
 
       // Whichever worker answers the scrape, it reports both workers' counts.
       for (let i = 0; i < 4; i += 1) {
-        const metrics = await post(port, '/metrics', undefined);
-        expect(metrics.text).toMatch(
-          /^token_authority_tokens_issued_total\{kind="private",space_id="space-workers"\} 10$/m,
-        );
+        const metrics = await post(metricsPort, '/metrics', undefined);
+        expect(metrics.text).toMatch(/^token_authority_tokens_issued_total\{kind="private"\} 10$/m);
         expect(metrics.text).toMatch(/^token_authority_database_up 1$/m);
       }
 

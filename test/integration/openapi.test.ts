@@ -89,7 +89,6 @@ describe('OpenAPI document', () => {
       '/healthz',
       '/.well-known/jwks.json',
       '/openapi.json',
-      '/metrics',
     ]) {
       expect((await call('GET', path)).status).toBe(200);
     }

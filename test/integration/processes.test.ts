@@ -47,6 +47,7 @@ async function embeddedService(prefix: string) {
     DATABASE_URL: '',
     DATA_DIR: dataDir,
     PORT: String(port),
+    METRICS_PORT: '0',
     EMBEDDED_PG_PORT: String(pgPort),
     LOG_LEVEL: 'warn',
   };

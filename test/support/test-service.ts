@@ -38,6 +38,7 @@ export async function startTestService(
   const dataDir = shared?.dataDir ?? (await mkdtemp(path.join(tmpdir(), 'token-authority-data-')));
   const config = loadConfig({
     PORT: '0',
+    METRICS_PORT: '0',
     HOST: '127.0.0.1',
     DATABASE_URL: database.url,
     DATA_DIR: dataDir,

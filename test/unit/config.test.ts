@@ -95,6 +95,13 @@ describe('loadConfig', () => {
     ).toThrow(/SIGNING_KEY_ENCRYPTION_KEY/);
   });
 
+  it('puts /metrics on its own loopback listener by default, never on the API port', () => {
+    const config = loadConfig({});
+    expect(config.METRICS_PORT).toBe(9464);
+    expect(config.METRICS_HOST).toBe('127.0.0.1');
+    expect(config.METRICS_PORT).not.toBe(config.PORT);
+  });
+
   it('never echoes the value of a secret setting in a config error', () => {
     const secret = 'not!base64url-secret-value-that-must-not-leak';
     const message = (() => {

@@ -9,6 +9,8 @@ import {
 import path from 'node:path';
 import { calculateJwkThumbprint, type JWK } from 'jose';
 import type { CheckpointStatement } from './audit-checkpoints.js';
+import { readFile } from 'node:fs/promises';
+import { ConfigError } from '../config/config.js';
 import { readOrCreateFile } from '../config/data-files.js';
 
 /**
@@ -24,29 +26,70 @@ export interface AuditKey {
   readonly privateKey?: KeyObject;
 }
 
-/**
- * AUDIT_SIGNING_KEY (a private Ed25519 JWK) when configured, else a key generated once into
- * DATA_DIR/audit-key.json (mode 0600). Every projector replica must use the same key.
- */
-export async function loadAuditKey(
-  configured: string | undefined,
-  dataDir: string,
-): Promise<AuditKey> {
-  const jwkText =
-    configured ??
-    (await readOrCreateFile(path.resolve(dataDir, 'audit-key.json'), () =>
-      JSON.stringify(generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' })),
-    ));
-  const privateKey = createPrivateKey({ key: JSON.parse(jwkText) as never, format: 'jwk' });
-  const publicKey = createPublicKey(privateKey);
+/** Where the generated audit key pair lives in DATA_DIR (outside production). */
+const PRIVATE_FILE = 'audit-key.json';
+const PUBLIC_FILE = 'audit-key.pub.json';
+
+/** A JWK given as its JSON, or as the path of a file holding it. */
+async function jwkText(value: string): Promise<string> {
+  return value.trim().startsWith('{') ? value : readFile(path.resolve(value), 'utf8');
+}
+
+async function auditKeyOf(publicKey: KeyObject, privateKey?: KeyObject): Promise<AuditKey> {
   const bare = publicKey.export({ format: 'jwk' }) as JWK;
   const kid = await calculateJwkThumbprint(bare);
   return {
     kid,
-    privateKey,
     publicKey,
     publicJwk: { ...bare, kid, alg: 'EdDSA', use: 'sig' },
+    ...(privateKey ? { privateKey } : {}),
   };
+}
+
+/**
+ * The audit signing key, for the process that signs checkpoints (the projector) and for `npm
+ * start`'s supervisor, which hands its public half to the API: AUDIT_SIGNING_KEY (a private
+ * Ed25519 JWK, or a file holding it), else a key pair generated once into DATA_DIR (mode 600),
+ * its public half written beside it for the API.
+ */
+export async function loadAuditSigningKey(
+  configured: string | undefined,
+  dataDir: string,
+): Promise<AuditKey> {
+  const text = configured
+    ? await jwkText(configured)
+    : await readOrCreateFile(path.resolve(dataDir, PRIVATE_FILE), () =>
+        JSON.stringify(generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' })),
+      );
+  const privateKey = createPrivateKey({ key: JSON.parse(text) as never, format: 'jwk' });
+  const key = await auditKeyOf(createPublicKey(privateKey), privateKey);
+  if (!configured) {
+    await readOrCreateFile(path.resolve(dataDir, PUBLIC_FILE), () => JSON.stringify(key.publicJwk));
+  }
+  return key;
+}
+
+/**
+ * The audit key's public half, all the internet-facing API needs (it serves it with the
+ * checkpoints): AUDIT_PUBLIC_KEY (a JWK or a file), else the public file the signing key's
+ * generation wrote into DATA_DIR. Never reads a private key.
+ */
+export async function loadAuditPublicKey(
+  configured: string | undefined,
+  dataDir: string,
+): Promise<AuditKey> {
+  const text = configured
+    ? await jwkText(configured)
+    : await readFile(path.resolve(dataDir, PUBLIC_FILE), 'utf8').catch(() => {
+        throw new ConfigError([
+          `AUDIT_PUBLIC_KEY: not set, and no ${PUBLIC_FILE} in DATA_DIR; set it to the audit key's public JWK (GET /v1/audit/checkpoints of a running service shows it), or start the service with npm start, which generates the pair`,
+        ]);
+      });
+  const jwk = JSON.parse(text) as JWK;
+  if ('d' in jwk) {
+    throw new ConfigError(['AUDIT_PUBLIC_KEY: holds a private key; give the public JWK only']);
+  }
+  return auditKeyOf(createPublicKey({ key: jwk as never, format: 'jwk' }));
 }
 
 const TYP = 'audit-checkpoint+jws';

@@ -33,7 +33,7 @@ import { createAppendNotifier } from '../event-store/notify.js';
 import { randomIds, systemClock } from '../domain/ports.js';
 import { createAccessTokenVerifier } from '../tokens/access-tokens.js';
 import { loadKeyEncryptionKey, loadSecretHashKey } from '../tokens/key-files.js';
-import { loadAuditKey } from '../audit-trail/audit-key.js';
+import { loadAuditPublicKey } from '../audit-trail/audit-key.js';
 import { createLoginTokenVerifier } from '../tokens/login-tokens.js';
 import { createSecretHasher } from '../tokens/secrets.js';
 import { openKeyStore } from '../tokens/key-store.js';
@@ -157,7 +157,7 @@ export async function startApiServer(
     ...auditRoutes(
       commands,
       database.db,
-      await loadAuditKey(config.AUDIT_SIGNING_KEY, config.DATA_DIR),
+      await loadAuditPublicKey(config.AUDIT_PUBLIC_KEY, config.DATA_DIR),
       logger,
     ),
     ...monitoringRoutes(database.db, commands.clock, commands.limits),

@@ -4,7 +4,7 @@ import type { Logger } from '../config/logger.js';
 import type { DatabaseHandle } from '../db/database.js';
 import { PROJECTIONS } from '../projections/all.js';
 import { startProjector, type RunningProjector } from '../projections/projector.js';
-import { loadAuditKey, signCheckpoint } from '../audit-trail/audit-key.js';
+import { loadAuditSigningKey, signCheckpoint } from '../audit-trail/audit-key.js';
 
 /**
  * The projector as `npm run projector` runs it: every view, the hash chains, and signed audit
@@ -15,7 +15,7 @@ export async function startProjectorService(
   logger: Logger,
   database: { readonly handle: DatabaseHandle; readonly url: string },
 ): Promise<RunningProjector> {
-  const auditKey = await loadAuditKey(config.AUDIT_SIGNING_KEY, config.DATA_DIR);
+  const auditKey = await loadAuditSigningKey(config.AUDIT_SIGNING_KEY, config.DATA_DIR);
   return startProjector({
     db: database.handle.db,
     url: database.url,

@@ -72,7 +72,8 @@ export async function openDatabase(
   };
   // Migrations (and, embedded, the service's login role) need the owner; the service never
   // keeps an owner connection.
-  if (options.migrate !== false || (managedLogins && role !== 'owner')) {
+  const migrations = options.migrate ?? config.MIGRATE_ON_START;
+  if (migrations || (managedLogins && role !== 'owner')) {
     const owner = connect(
       connectOptions(config, logger, {
         url: ownerUrl,
@@ -82,7 +83,7 @@ export async function openDatabase(
       }),
     );
     try {
-      if (options.migrate !== false) {
+      if (migrations) {
         const applied = await untilDatabaseAnswers(logger, () => migrate(owner.pool));
         if (applied.length > 0) logger.info({ applied }, 'migrations applied');
       }

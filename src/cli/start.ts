@@ -1,8 +1,8 @@
 /**
  * `npm start`: the whole service. Postgres (embedded unless DATABASE_URL is set, restarted if it
- * dies), migrations, API_WORKERS API processes sharing PORT (node:cluster; one runs in this process
- * when API_WORKERS=1), and the projector as a separate child process. Children are restarted if
- * they die. Ctrl-C drains and stops all of it.
+ * dies), migrations, API_WORKERS API processes sharing PORT (node:cluster), and the projector as a
+ * separate child process, each child with only its own settings and secrets. Children are
+ * restarted if they die. Ctrl-C drains and stops all of it.
  */
 import { spawn } from 'node:child_process';
 import cluster from 'node:cluster';
@@ -10,9 +10,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { relayLimits } from '../limits/cluster-peers.js';
 import { aggregateWorkerMetrics } from '../observability/cluster-metrics.js';
-import { startApiServer, type ApiServer } from './api-server.js';
 import { createLogger, openDatabase } from './runtime.js';
 import { configOrExit, exitOnConfigError } from './config-exit.js';
+import { loadConfig } from '../config/config.js';
+import { loadAuditSigningKey } from '../audit-trail/audit-key.js';
 import { onShutdownSignal } from './process-lifecycle.js';
 import { supervise, type Supervised } from './supervise.js';
 import { parseCommandLine } from './args.js';
@@ -25,41 +26,52 @@ Postgres. Settings: README.`,
 );
 const config = configOrExit();
 const logger = createLogger(config);
-// Migrated, and embedded Postgres started, before any child connects.
-const database = await openDatabase(config, logger, 'token-authority-api', undefined, {
+// This process alone holds the owner's access: it migrates, makes the service logins, and starts
+// the embedded Postgres; the children get only what each needs (childEnv below).
+const database = await openDatabase(config, logger, 'token-authority-start', 1, {
   role: 'api',
 }).catch(exitOnConfigError);
+const projectorUrl = config.RUN_PROJECTOR
+  ? await loginUrlOf('projector').catch(exitOnConfigError)
+  : undefined;
+// The audit key pair exists before anything starts: the projector signs with it, the API serves
+// its public half.
+const auditKey = await loadAuditSigningKey(config.AUDIT_SIGNING_KEY, config.DATA_DIR);
 // Siblings of this file: .ts under tsx, .js when compiled (the image).
 const sibling = (name: string) =>
   fileURLToPath(new URL(`./${name}${path.extname(import.meta.url)}`, import.meta.url));
 
-let api: ApiServer | undefined;
+// Each worker is `npm run api`, listening on the shared PORT; their limits meet here.
+cluster.setupPrimary({ exec: sibling('api'), execArgv: process.execArgv });
+relayLimits(() => Object.values(cluster.workers ?? {}));
+aggregateWorkerMetrics();
 const workers: Supervised[] = [];
-if (config.API_WORKERS === 1) {
-  api = await startApiServer(config, logger, database.handle);
-} else {
-  // Each worker is `npm run api`, listening on the shared PORT; their limits meet here.
-  cluster.setupPrimary({ exec: sibling('api'), execArgv: process.execArgv });
-  relayLimits(() => Object.values(cluster.workers ?? {}));
-  aggregateWorkerMetrics();
-  for (let i = 1; i <= config.API_WORKERS; i++) {
-    workers.push(
-      supervise(`api worker ${i}`, () => cluster.fork({ API_WORKER: String(i) }).process, logger),
-    );
-  }
-  logger.info({ workers: config.API_WORKERS, port: config.PORT }, 'API workers started');
+for (let i = 1; i <= config.API_WORKERS; i++) {
+  workers.push(
+    supervise(
+      `api worker ${i}`,
+      () =>
+        cluster.fork(
+          childEnv('api', {
+            API_WORKER: String(i),
+            DATABASE_URL: database.url,
+            AUDIT_PUBLIC_KEY: JSON.stringify(auditKey.publicJwk),
+          }),
+        ).process,
+      logger,
+    ),
+  );
 }
+logger.info({ workers: config.API_WORKERS, port: config.PORT }, 'API workers started');
 
 let projector: Supervised | undefined;
-if (config.RUN_PROJECTOR) {
+if (projectorUrl) {
   projector = supervise(
     'projector',
     () =>
       // An IPC channel: we ask it to stop, and it stops by itself if we die.
-      // Same environment: with DATABASE_URL it connects there; embedded, it shares our cluster
-      // and logs in as its own least-privileged role.
       spawn(process.execPath, [...process.execArgv, sibling('projector')], {
-        env: process.env,
+        env: { ...process.env, ...childEnv('projector', { DATABASE_URL: projectorUrl }) },
         stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
       }),
     logger,
@@ -67,7 +79,41 @@ if (config.RUN_PROJECTOR) {
 }
 
 onShutdownSignal(logger, config.SHUTDOWN_TIMEOUT_MS, async () => {
-  await Promise.all([api?.close(), ...workers.map((worker) => worker.stop()), projector?.stop()]);
+  await Promise.all([...workers.map((worker) => worker.stop()), projector?.stop()]);
   await database.close();
   logger.info('stopped');
 });
+
+/**
+ * What a child's environment changes from ours: its own database login, no owner's URL, no
+ * migrations (done), and none of the other process's secrets. Empty means unset (config.ts).
+ */
+function childEnv(role: 'api' | 'projector', own: Record<string, string>): Record<string, string> {
+  const common = { MIGRATION_DATABASE_URL: '', MIGRATE_ON_START: 'false' };
+  return role === 'api'
+    ? // The internet-facing API: never the audit signing key, nor where checkpoints are written.
+      { ...common, AUDIT_SIGNING_KEY: '', AUDIT_CHECKPOINT_DIR: '', ...own }
+    : // The projector signs checkpoints; it never issues tokens or checks secrets.
+      {
+        ...common,
+        SECRET_HASH_KEY: '',
+        SIGNING_KEY_ENCRYPTION_KEY: '',
+        AUDIT_PUBLIC_KEY: '',
+        ...own,
+      };
+}
+
+/** The login URL of a service role, made (embedded, or with MIGRATION_DATABASE_URL) if needed. */
+async function loginUrlOf(role: 'projector'): Promise<string> {
+  if (config.DATABASE_URL) return config.DATABASE_URL;
+  // The same server as ours, reached as its owner: no second embedded Postgres.
+  const owner = config.MIGRATION_DATABASE_URL ?? database.embedded?.url;
+  const ownerConfig = loadConfig({ ...process.env, MIGRATION_DATABASE_URL: owner });
+  const opened = await openDatabase(ownerConfig, logger, 'token-authority-start', 1, {
+    role,
+    migrate: false,
+    timeouts: 'background',
+  });
+  await opened.close();
+  return opened.url;
+}

@@ -92,6 +92,8 @@ export const configSchema = z.object({
   PROJECTOR_POLL_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(500),
   PROJECTOR_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(1000),
   RUN_PROJECTOR: booleanFlag.default(true),
+  /** Apply pending migrations at start (as MIGRATION_DATABASE_URL's owner, or DATABASE_URL's). */
+  MIGRATE_ON_START: booleanFlag.default(true),
   SIGNING_KEY_REFRESH_MS: z.coerce.number().int().min(100).max(3_600_000).default(1000),
   CREDENTIAL_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
   CLIENT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000_000).default(600_000),
@@ -102,6 +104,8 @@ export const configSchema = z.object({
   AUDIT_CHECKPOINT_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
   AUDIT_CHECKPOINT_DIR: z.string().min(1).optional(),
   AUDIT_SIGNING_KEY: z.string().min(1).optional(),
+  /** The audit key's public JWK (or a file holding it): all the API needs of the audit key. */
+  AUDIT_PUBLIC_KEY: z.string().min(1).optional(),
   PROJECTOR_HEALTH_MAX_LAG_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
 });
 

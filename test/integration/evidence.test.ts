@@ -13,7 +13,7 @@ import { writeCheckpoints } from '../../src/audit-trail/audit-checkpoints.js';
 import { sealChain } from '../../src/audit-trail/seal-chain.js';
 import { sealSpaceChains } from '../../src/audit-trail/space-chain.js';
 import {
-  loadAuditKey,
+  loadAuditSigningKey,
   readCheckpointStatement,
   signCheckpoint,
 } from '../../src/audit-trail/audit-key.js';
@@ -80,7 +80,7 @@ beforeAll(async () => {
   service = await startTestService();
   login = await service.loginToken([SPACE]);
   dir = await mkdtemp(path.join(tmpdir(), 'evidence-'));
-  const auditKey = await loadAuditKey(undefined, service.dataDir);
+  const auditKey = await loadAuditSigningKey(undefined, service.dataDir);
   // Three rounds of activity, each sealed and checkpointed.
   for (let round = 0; round < 3; round++) {
     const credential = await createCredentialVia(service, SPACE);
@@ -446,7 +446,7 @@ describe('checkpoints at shutdown', () => {
   it('a projector signs the heads that moved since its last checkpoint when it stops', async () => {
     const { startProjector } = await import('../../src/projections/projector.js');
     const { pino } = await import('pino');
-    const auditKey = await loadAuditKey(undefined, service.dataDir);
+    const auditKey = await loadAuditSigningKey(undefined, service.dataDir);
     const count = async () =>
       (
         await service.database.pool.query<{ n: number }>(

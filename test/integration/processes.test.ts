@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
@@ -27,6 +27,17 @@ const processesMentioning = async (needle: string) =>
   (await mentioning(needle)).map((p) => p.cmdline);
 const pidsMentioning = async (needle: string) => (await mentioning(needle)).map((p) => p.pid);
 
+/** A process's environment, as /proc shows it. */
+async function environmentOf(pid: number): Promise<Record<string, string>> {
+  const text = await readFile(`/proc/${pid}/environ`, 'utf8').catch(() => '');
+  return Object.fromEntries(
+    text
+      .split('\0')
+      .filter((entry) => entry.includes('='))
+      .map((entry) => [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)]),
+  );
+}
+
 /** The processes of `pids` still running after up to `ms` (exits are not instantaneous). */
 async function survivors(pids: readonly number[], ms = 5000): Promise<number[]> {
   const until = Date.now() + ms;
@@ -39,7 +50,7 @@ async function survivors(pids: readonly number[], ms = 5000): Promise<number[]> 
 }
 
 /** `npm start` (src/cli/start.ts) on its own data folder and ports, and a way to await health. */
-async function embeddedService(prefix: string) {
+async function embeddedService(prefix: string, extraEnv: Record<string, string> = {}) {
   const dataDir = await mkdtemp(path.join(tmpdir(), prefix));
   const [port, pgPort] = [await freePortBelow32768(), await freePortBelow32768()];
   const env = {
@@ -50,6 +61,7 @@ async function embeddedService(prefix: string) {
     METRICS_PORT: '0',
     EMBEDDED_PG_PORT: String(pgPort),
     LOG_LEVEL: 'warn',
+    ...extraEnv,
   };
   return {
     dataDir,
@@ -94,6 +106,55 @@ describe('npm start (src/cli/start.ts)', () => {
     } finally {
       child.kill('SIGKILL');
       await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('hands each child only its own secrets: the API gets no audit signing key and no owner URL, the projector no token secrets', async () => {
+    const auditKey = JSON.stringify(
+      generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' }),
+    );
+    const secrets = {
+      AUDIT_SIGNING_KEY: auditKey,
+      SECRET_HASH_KEY: randomBytes(32).toString('base64url'),
+      SIGNING_KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64url'),
+    };
+    const service = await embeddedService('token-authority-secrets-', secrets);
+    const child = service.start();
+    try {
+      expect(await service.healthyWithin(15_000)).toBe(true);
+      const family = await descendants(child.pid!);
+      const roles: Array<{ role: 'api' | 'projector'; env: Record<string, string> }> = [];
+      for (const pid of family) {
+        const cmdline = await commandLine(pid);
+        const role = /cli\/api\.ts/.test(cmdline)
+          ? 'api'
+          : /cli\/projector\.ts/.test(cmdline)
+            ? 'projector'
+            : undefined;
+        if (role) roles.push({ role, env: await environmentOf(pid) });
+      }
+      const api = roles.filter((p) => p.role === 'api');
+      const projector = roles.filter((p) => p.role === 'projector');
+      expect(api.length).toBeGreaterThan(0);
+      expect(projector.length).toBeGreaterThan(0);
+      for (const { env } of api) {
+        expect(env.AUDIT_SIGNING_KEY ?? '').toBe('');
+        expect(env.MIGRATION_DATABASE_URL ?? '').toBe('');
+        expect(env.DATABASE_URL).toContain('token_authority_api_login');
+        expect(JSON.parse(env.AUDIT_PUBLIC_KEY!)).not.toHaveProperty('d');
+        expect(env.SECRET_HASH_KEY).toBe(secrets.SECRET_HASH_KEY);
+      }
+      for (const { env } of projector) {
+        expect(env.SECRET_HASH_KEY ?? '').toBe('');
+        expect(env.SIGNING_KEY_ENCRYPTION_KEY ?? '').toBe('');
+        expect(env.MIGRATION_DATABASE_URL ?? '').toBe('');
+        expect(env.DATABASE_URL).toContain('token_authority_projector_login');
+        expect(env.AUDIT_SIGNING_KEY).toBe(auditKey);
+      }
+    } finally {
+      child.kill('SIGINT');
+      await new Promise((resolve) => child.once('exit', resolve));
+      await rm(service.dataDir, { recursive: true, force: true });
     }
   });
 });

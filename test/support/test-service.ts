@@ -9,6 +9,7 @@ import { connect } from '../../src/db/database.js';
 import type pg from 'pg';
 import { loadConfig, type Config } from '../../src/config/config.js';
 import { mintDevLoginToken, type LoginRole } from '../../src/tokens/login-tokens.js';
+import { loadAuditSigningKey } from '../../src/audit-trail/audit-key.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
 
 /** The API on a random port over a database of this test file's own. */
@@ -56,6 +57,9 @@ export async function startTestService(
       timeouts: 'request',
     }),
   );
+  // What npm start's supervisor does before the API starts: the audit key pair exists, and the
+  // API reads only its public half.
+  await loadAuditSigningKey(config.AUDIT_SIGNING_KEY, dataDir);
   const api = await startApiServer(config, logger, apiDatabase, overrides);
   afterAll(async () => {
     await api.close();

@@ -373,6 +373,19 @@ describe('least privilege', () => {
           'DROP TRIGGER events_no_update ON events',
           'ALTER TABLE space_chain DISABLE TRIGGER space_chain_no_delete',
           'SET session_replication_role = replica',
+          // The columns the database assigns: position, transaction (commit order) and time.
+          ...(['recorded_at', 'transaction_id', 'global_position'] as const).map(
+            (column) =>
+              `INSERT INTO events (space_id, stream_id, stream_position, event_id, event_type, data, ${column})
+               OVERRIDING SYSTEM VALUE
+               VALUES ('s', 'backdated', 1, gen_random_uuid(), 'audit-log-read', '{}', ${
+                 column === 'recorded_at'
+                   ? `'2001-01-01'`
+                   : column === 'transaction_id'
+                     ? `'1'::xid8`
+                     : '1'
+               })`,
+          ),
         ];
         for (const statement of refused) {
           await expect(

@@ -35,6 +35,12 @@ export async function createRevocationLookup(
 
   const refresh = async () => {
     const startedAt = now();
+    // The cursor is the database's time, as revoked_at is: a replica whose clock runs ahead of the
+    // database's would otherwise start past revocations it never read.
+    const databaseNow =
+      since === undefined
+        ? (await sql<{ now: Date }>`SELECT now() AS now`.execute(db)).rows[0]!.now
+        : undefined;
     const rows = await db
       .selectFrom('token_revocations')
       .select(['jti', 'expires_at', 'revoked_at'])
@@ -47,7 +53,7 @@ export async function createRevocationLookup(
       revoked.set(row.jti, row.expires_at.getTime());
       if (!since || row.revoked_at > since) since = row.revoked_at;
     }
-    since ??= new Date(startedAt);
+    since ??= databaseNow;
     for (const [jti, expiresAt] of revoked) if (expiresAt <= startedAt) revoked.delete(jti);
     lastSuccess = startedAt;
   };

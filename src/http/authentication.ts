@@ -91,12 +91,13 @@ export function requireLoginForSpace(login: LoginGate): Middleware<RequestState>
       }
       throw error;
     }
+    // Known before the space is checked, so a refused cross-space attempt is logged with both.
+    ctx.state.user = user;
     const spaceId = spaceIdHeader(ctx);
+    ctx.state.spaceId = spaceId;
     if (!user.spaces.includes(spaceId)) {
       throw new InsufficientScopeError(`the login token does not grant space "${spaceId}"`);
     }
-    ctx.state.user = user;
-    ctx.state.spaceId = spaceId;
     await next();
   };
 }

@@ -121,7 +121,11 @@ export function requestContext(
         path: ctx.path,
         status: ctx.status,
         ms: Math.round(seconds * 10_000) / 10,
+        // Who, from where, for which space: also on refusals (a 401, a cross-space 403).
+        ip: ctx.ip,
         clientId: ctx.state.clientId,
+        subject: ctx.state.user?.subject,
+        spaceId: ctx.state.spaceId,
       },
       'request',
     );

@@ -78,6 +78,32 @@ describe('logs', () => {
   });
 });
 
+describe('refusals in the access log', () => {
+  it('a cross-space 403 and a bad login token are logged with address, and subject and space where known', async () => {
+    const login = await service.loginToken(['space-logs'], 'mallory');
+    const tried = lines.length;
+    await fetch(`${service.baseUrl}/v1/credentials`, {
+      headers: { authorization: `Bearer ${login}`, 'x-service-space-id': 'space-other' },
+    });
+    await fetch(`${service.baseUrl}/v1/credentials`, {
+      headers: { authorization: 'Bearer not-a-login-token', 'x-service-space-id': 'space-other' },
+    });
+    const logged = lines
+      .slice(tried)
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((entry) => entry.msg === 'request');
+    expect(logged).toEqual([
+      expect.objectContaining({
+        status: 403,
+        subject: 'mallory',
+        spaceId: 'space-other',
+        ip: expect.stringMatching(/127\.0\.0\.1|::1/),
+      }),
+      expect.objectContaining({ status: 401, ip: expect.stringMatching(/127\.0\.0\.1|::1/) }),
+    ]);
+  });
+});
+
 describe('redaction', () => {
   it('blanks credentials even when someone logs a whole body or header set by mistake', () => {
     const captured: string[] = [];

@@ -68,6 +68,24 @@ describe('the per-client rate limit', () => {
     expect((await grant(service, other)).status).toBe(200);
   });
 
+  it('counts introspection and revocation against the same budget as issuance', async () => {
+    const client = await createCredentialVia(service, SPACE);
+    const token = ((await (await grant(service, client)).json()) as { access_token: string })
+      .access_token;
+    const lifecycle = (path: string) =>
+      fetch(`${service.baseUrl}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ ...client, token }).toString(),
+      });
+    for (let i = 0; i < 3; i++) expect((await lifecycle('/v1/introspect')).status).toBe(200);
+    expect((await lifecycle('/v1/revoke')).status).toBe(200); // the fifth unit of five
+    const refused = await lifecycle('/v1/introspect');
+    expect(refused.status).toBe(429);
+    expect(((await refused.json()) as { error: string }).error).toBe('rate_limited');
+    expect((await grant(service, client)).status).toBe(429);
+  });
+
   it('does not spend a client’s budget on failed authentications (anyone can learn a client id)', async () => {
     const victim = await createCredentialVia(service, SPACE);
     for (let i = 0; i < 8; i++) {

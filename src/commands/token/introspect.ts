@@ -24,6 +24,8 @@ export async function introspectToken(
   ctx: CommandContext,
   command: { readonly client: Credential; readonly token: string },
 ): Promise<Introspection> {
+  // Every call draws from the client's budget, like issuance: no endpoint is a free amplifier.
+  ctx.limits.clientRequest(command.client.clientId, command.client.rateLimitPerMinute);
   const claims = await verifiedClaims(ctx, command.token);
   if (!claims || claims.space_id !== command.client.spaceId) return { active: false };
   if (ctx.revocations.isRevoked(claims.jti)) return { active: false };

@@ -21,6 +21,8 @@ export async function revokeToken(
     readonly metadata: EventMetadata;
   },
 ): Promise<void> {
+  // Every call draws from the client's budget, like issuance: no endpoint is a free amplifier.
+  ctx.limits.clientRequest(command.client.clientId, command.client.rateLimitPerMinute);
   const claims = await verifiedClaims(ctx, command.token);
   if (!claims || claims.space_id !== command.client.spaceId) return;
   // The signed claims stand for the token's issuance event; the lookup says if it was revoked.

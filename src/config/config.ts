@@ -94,6 +94,9 @@ export const configSchema = z.object({
   RUN_PROJECTOR: booleanFlag.default(true),
   /** Apply pending migrations at start (as MIGRATION_DATABASE_URL's owner, or DATABASE_URL's). */
   MIGRATE_ON_START: booleanFlag.default(true),
+  /** Read by `npm run migrate` only: the passwords it gives the two service logins. */
+  API_LOGIN_PASSWORD: z.string().min(1).optional(),
+  PROJECTOR_LOGIN_PASSWORD: z.string().min(1).optional(),
   SIGNING_KEY_REFRESH_MS: z.coerce.number().int().min(100).max(3_600_000).default(1000),
   CREDENTIAL_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
   CLIENT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000_000).default(600_000),

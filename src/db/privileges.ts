@@ -49,6 +49,23 @@ export async function ensureServiceLogin(
     await readOrCreateFile(file, () => randomBytes(24).toString('base64url'))
   ).trim();
   await chmod(file, 0o600);
+  return setServiceLogin(owner, ownerUrl, kind, password);
+}
+
+/**
+ * A login role for `kind` with the given password (a deployment's one-shot migration job, which
+ * hands each service only its own login). Returns `ownerUrl` with that user and password.
+ */
+export async function setServiceLogin(
+  owner: pg.Pool,
+  ownerUrl: string,
+  kind: ServiceRole,
+  password: string,
+): Promise<string> {
+  if (!/^[A-Za-z0-9_-]{16,}$/.test(password)) {
+    throw new Error(`the ${kind} login password must be 16+ characters of A-Z a-z 0-9 _ -`);
+  }
+  const login = `token_authority_${kind}_login`;
   // Role and password come from us (fixed names, base64url), never from a request. One statement
   // list is one transaction; the lock keeps processes starting together (API workers) from
   // altering the role at once ("tuple concurrently updated").

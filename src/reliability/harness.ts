@@ -8,6 +8,7 @@ import { pino } from 'pino';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../db/embedded-postgres.js';
 import { descendants } from '../observability/proc.js';
 import { mintDevLoginToken } from '../tokens/login-tokens.js';
+import { loadAuditSigningKey } from '../audit-trail/audit-key.js';
 
 /** The processes of a running harness, by role. */
 export type Role = 'api' | 'projector' | 'postgres';
@@ -70,6 +71,9 @@ export async function startHarness(
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));
   const apiUrl = `http://127.0.0.1:${apiPort}`;
+  // As npm start's supervisor does: the audit key pair exists before the API (which reads only
+  // its public half) starts.
+  await loadAuditSigningKey(undefined, dataDir);
   const env = {
     ...process.env,
     DATABASE_URL: url,

@@ -68,10 +68,17 @@ describe('npm start with API_WORKERS=2', () => {
         (status) => status === 200,
         { timeoutMs: 20_000, intervalMs: 100 },
       );
-      const family = await descendants(child.pid!);
-      const workers = [];
-      for (const pid of family)
-        if ((await commandLine(pid)).includes('src/cli/api.ts')) workers.push(pid);
+      // One worker answering does not mean both have started: wait for the second.
+      const workersOf = async () => {
+        const workers = [];
+        for (const pid of await descendants(child.pid!))
+          if ((await commandLine(pid)).includes('src/cli/api.ts')) workers.push(pid);
+        return workers;
+      };
+      const workers = await waitUntil(workersOf, (pids) => pids.length >= 2, {
+        timeoutMs: 20_000,
+        intervalMs: 100,
+      });
       expect(workers).toHaveLength(2);
 
       const login = await mintDevLoginToken({

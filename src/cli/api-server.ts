@@ -85,6 +85,7 @@ export async function startApiServer(
     events,
     limits: createLimits({
       clientPerMinute: config.CLIENT_RATE_LIMIT_PER_MINUTE,
+      spacePerMinute: config.SPACE_RATE_LIMIT_PER_MINUTE,
       failedAuthPerMinute: config.FAILED_AUTH_LIMIT_PER_MINUTE,
       maxKeys: config.LIMITER_MAX_KEYS,
       now: () => clock.now(),
@@ -164,7 +165,7 @@ export async function startApiServer(
     ...healthRoutes(readiness, logger, () => [...warnings, ...forwarded.warnings()]),
     ...jwksRoutes(commands.keys),
     ...discoveryRoutes(config.TOKEN_ISSUER),
-    ...credentialRoutes(commands, database.db),
+    ...credentialRoutes(commands, database.db, config.SPACE_RATE_LIMIT_PER_MINUTE),
     ...tokenRoutes(commands),
     ...issueRoutes(commands),
     ...tokenLifecycleRoutes(commands),

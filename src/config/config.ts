@@ -99,7 +99,11 @@ export const configSchema = z.object({
   PROJECTOR_LOGIN_PASSWORD: z.string().min(1).optional(),
   SIGNING_KEY_REFRESH_MS: z.coerce.number().int().min(100).max(3_600_000).default(1000),
   CREDENTIAL_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
-  CLIENT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000_000).default(600_000),
+  // A large storefront: ~10 million sessions a day peak near 300 new sessions (public tokens) a
+  // second, 18,000 a minute; its servers add one private token each per token lifetime.
+  CLIENT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000_000).default(30_000),
+  // Four such clients in one space; what one tenant can take of a process, whatever its clients.
+  SPACE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000_000).default(120_000),
   FAILED_AUTH_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(10),
   FAILED_AUTH_EVENTS_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(10),
   LIMITER_MAX_KEYS: z.coerce.number().int().min(100).max(10_000_000).default(100_000),
@@ -154,6 +158,11 @@ export function loadConfig(
   ) {
     throw new ConfigError([
       'LOGIN_JWKS_URL, LOGIN_PUBLIC_KEY: with NODE_ENV=production one of them (and LOGIN_ISSUER) is required; the development login key is never trusted in production',
+    ]);
+  }
+  if (parsed.data.CLIENT_RATE_LIMIT_PER_MINUTE > parsed.data.SPACE_RATE_LIMIT_PER_MINUTE) {
+    throw new ConfigError([
+      'CLIENT_RATE_LIMIT_PER_MINUTE: must not exceed SPACE_RATE_LIMIT_PER_MINUTE (the per-space ceiling)',
     ]);
   }
   if (parsed.data.NODE_ENV === 'production' && !parsed.data.SIGNING_KEY_ENCRYPTION_KEY) {

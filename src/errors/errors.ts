@@ -144,7 +144,7 @@ export class RateLimitedError extends TokenAuthorityError {
     message: string,
     readonly limit: {
       /** Policy name in the RateLimit headers: which budget this is. */
-      readonly policy: 'client' | 'failed-auth' | 'login-failures';
+      readonly policy: 'client' | 'space' | 'failed-auth' | 'login-failures';
       readonly quota: number;
       readonly windowSeconds: number;
       readonly retryAfterSeconds: number;

@@ -12,8 +12,10 @@ export interface RateLimitState {
 
 /** Settings of {@link createLimits}. */
 export interface LimitSettings {
-  /** Per client, both issuance endpoints together (CLIENT_RATE_LIMIT_PER_MINUTE). */
+  /** Per client, every client-authenticated endpoint together (CLIENT_RATE_LIMIT_PER_MINUTE). */
   readonly clientPerMinute: number;
+  /** Per space, all its clients together; no client's own limit may exceed it. */
+  readonly spacePerMinute: number;
   /** Failed client authentications per (client, source IP) (FAILED_AUTH_LIMIT_PER_MINUTE). */
   readonly failedAuthPerMinute: number;
   /** Keys each budget remembers at most (LIMITER_MAX_KEYS). */
@@ -30,6 +32,8 @@ export interface LimitsMessage {
   readonly kind: typeof LIMITS_MESSAGE;
   /** [client id, units] spent since the last message. */
   readonly spent: ReadonlyArray<readonly [string, number]>;
+  /** [space id, units] spent since the last message. */
+  readonly spentBySpace: ReadonlyArray<readonly [string, number]>;
   readonly failedAuth: readonly string[];
   readonly failedLogin: readonly string[];
 }
@@ -56,10 +60,15 @@ export interface LimitsPeers {
  */
 export interface Limits {
   /**
-   * Spends one unit of an authenticated client's budget (token grant or public token).
-   * RateLimitedError when it is spent; failed authentications never reach here.
+   * Spends one unit of an authenticated client's budget and of its space's (a token, an
+   * introspection, a revocation). RateLimitedError when either is spent, so one tenant flooding
+   * at its ceiling leaves the others theirs; failed authentications never reach here.
    */
-  clientRequest(clientId: string, perMinuteOverride: number | null): RateLimitState;
+  clientRequest(client: {
+    readonly clientId: string;
+    readonly spaceId: string;
+    readonly rateLimitPerMinute: number | null;
+  }): RateLimitState;
   /** RateLimitedError when this (client, IP) failed too often to have its secret checked. */
   assertClientNotLockedOut(clientId: string, ip: string): void;
   failedClientAuthentication(clientId: string, ip: string): void;
@@ -81,12 +90,14 @@ const WINDOW_SECONDS = 60;
 export function createLimits(settings: LimitSettings): Limits {
   const options = { maxKeys: settings.maxKeys, now: settings.now };
   const clients = new SlidingWindowBudgets(options);
+  const spaces = new SlidingWindowBudgets(options);
   const failedAuth = new SlidingWindowBudgets(options);
   const failedLogin = new SlidingWindowBudgets(options);
   const sync = settings.peers ? syncWithPeers(settings.peers, settings.syncIntervalMs ?? 20) : null;
   if (settings.peers) {
     settings.peers.subscribe((message) => {
       for (const [clientId, units] of message.spent) clients.add(clientId, units);
+      for (const [spaceId, units] of message.spentBySpace) spaces.add(spaceId, units);
       for (const key of message.failedAuth) failedAuth.add(key, 1);
       for (const ip of message.failedLogin) failedLogin.add(ip, 1);
     });
@@ -115,8 +126,18 @@ export function createLimits(settings: LimitSettings): Limits {
     });
   };
   return {
-    clientRequest(clientId, override) {
-      const quota = override ?? settings.clientPerMinute;
+    clientRequest({ clientId, spaceId, rateLimitPerMinute }) {
+      const space = spaces.peek(spaceId, settings.spacePerMinute);
+      if (!space.allowed) {
+        countRefusal(clientId);
+        throw new RateLimitedError('this space has used its request budget; retry later', {
+          policy: 'space',
+          quota: settings.spacePerMinute,
+          windowSeconds: WINDOW_SECONDS,
+          retryAfterSeconds: space.retryAfterSeconds,
+        });
+      }
+      const quota = rateLimitPerMinute ?? settings.clientPerMinute;
       const decision = clients.take(clientId, quota);
       if (!decision.allowed) {
         countRefusal(clientId);
@@ -127,7 +148,8 @@ export function createLimits(settings: LimitSettings): Limits {
           retryAfterSeconds: decision.retryAfterSeconds,
         });
       }
-      sync?.spent(clientId);
+      spaces.add(spaceId, 1);
+      sync?.spent(clientId, spaceId);
       return {
         policy: 'client',
         quota,
@@ -149,7 +171,7 @@ export function createLimits(settings: LimitSettings): Limits {
       sync?.failedLogin(ip);
     },
     sizes: () => ({
-      clients: clients.size,
+      clients: clients.size + spaces.size,
       failed_auth: failedAuth.size,
       failed_login: failedLogin.size,
     }),
@@ -160,13 +182,21 @@ export function createLimits(settings: LimitSettings): Limits {
 /** Collects what this process spent and publishes it at most every `intervalMs`. */
 function syncWithPeers(peers: LimitsPeers, intervalMs: number) {
   let spent = new Map<string, number>();
+  let spentBySpace = new Map<string, number>();
   let failedAuth: string[] = [];
   let failedLogin: string[] = [];
   let timer: NodeJS.Timeout | undefined;
   const flush = () => {
     timer = undefined;
-    peers.publish({ kind: LIMITS_MESSAGE, spent: [...spent], failedAuth, failedLogin });
+    peers.publish({
+      kind: LIMITS_MESSAGE,
+      spent: [...spent],
+      spentBySpace: [...spentBySpace],
+      failedAuth,
+      failedLogin,
+    });
     spent = new Map();
+    spentBySpace = new Map();
     failedAuth = [];
     failedLogin = [];
   };
@@ -174,8 +204,9 @@ function syncWithPeers(peers: LimitsPeers, intervalMs: number) {
     timer ??= setTimeout(flush, intervalMs).unref();
   };
   return {
-    spent(clientId: string) {
+    spent(clientId: string, spaceId: string) {
       spent.set(clientId, (spent.get(clientId) ?? 0) + 1);
+      spentBySpace.set(spaceId, (spentBySpace.get(spaceId) ?? 0) + 1);
       soon();
     },
     failedAuth(key: string) {

@@ -80,6 +80,9 @@ export async function startHarness(
     DATA_DIR: dataDir,
     PORT: String(apiPort),
     METRICS_PORT: '0',
+    // The harness measures survival, not limits: budgets out of the way.
+    CLIENT_RATE_LIMIT_PER_MINUTE: '1000000000',
+    SPACE_RATE_LIMIT_PER_MINUTE: '1000000000',
     HOST: '127.0.0.1',
     LOG_LEVEL: options.logLevel ?? 'warn',
     ...options.env,

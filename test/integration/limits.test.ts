@@ -342,3 +342,38 @@ describe('floods of unknown things are cheap', () => {
     );
   });
 });
+
+describe('the per-space ceiling', () => {
+  let service: TestService;
+  beforeAll(async () => {
+    service = await startTestService({
+      CLIENT_RATE_LIMIT_PER_MINUTE: '4',
+      SPACE_RATE_LIMIT_PER_MINUTE: '6',
+    });
+  });
+
+  it('caps all clients of a space together, leaves other spaces theirs, and bounds every client’s own limit', async () => {
+    const first = await createCredentialVia(service, 'space-ceiling');
+    const second = await createCredentialVia(service, 'space-ceiling');
+    const elsewhere = await createCredentialVia(service, 'space-neighbour');
+    for (let i = 0; i < 3; i++) expect((await grant(service, first)).status).toBe(200);
+    for (let i = 0; i < 3; i++) expect((await grant(service, second)).status).toBe(200);
+    const refused = await grant(service, first);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('ratelimit-policy')).toBe('"space";q=6;w=60');
+    expect((await grant(service, elsewhere)).status).toBe(200);
+
+    const login = await service.loginToken(['space-ceiling']);
+    const above = await fetch(`${service.baseUrl}/v1/credential/${first.client_id}`, {
+      method: 'PATCH',
+      headers: {
+        authorization: `Bearer ${login}`,
+        'x-service-space-id': 'space-ceiling',
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({ rate_limit_per_minute: 7 }),
+    });
+    expect(above.status).toBe(400);
+    expect(await above.text()).toContain("must not exceed the space's ceiling of 6 per minute");
+  });
+});

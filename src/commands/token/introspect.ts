@@ -25,7 +25,7 @@ export async function introspectToken(
   command: { readonly client: Credential; readonly token: string },
 ): Promise<Introspection> {
   // Every call draws from the client's budget, like issuance: no endpoint is a free amplifier.
-  ctx.limits.clientRequest(command.client.clientId, command.client.rateLimitPerMinute);
+  ctx.limits.clientRequest(command.client);
   const claims = await verifiedClaims(ctx, command.token);
   if (!claims || claims.space_id !== command.client.spaceId) return { active: false };
   if (ctx.revocations.isRevoked(claims.jti)) return { active: false };

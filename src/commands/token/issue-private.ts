@@ -34,7 +34,7 @@ export async function issuePrivateToken(
   );
   if (!decision.ok) throw new InvalidTargetError(command.audience);
   const { clientId, spaceId } = credential;
-  const rateLimit = ctx.limits.clientRequest(clientId, credential.rateLimitPerMinute);
+  const rateLimit = ctx.limits.clientRequest(credential);
   return recordIssuedToken(
     ctx,
     {

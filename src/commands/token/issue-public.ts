@@ -51,10 +51,7 @@ export async function issuePublicToken(
         )
       : new InvalidTokenError('the credential of this private token is no longer active');
   }
-  const rateLimit = ctx.limits.clientRequest(
-    privateToken.client_id,
-    decision.credential.rateLimitPerMinute,
-  );
+  const rateLimit = ctx.limits.clientRequest(decision.credential);
   return recordIssuedToken(
     ctx,
     {

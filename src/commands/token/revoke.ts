@@ -22,7 +22,7 @@ export async function revokeToken(
   },
 ): Promise<void> {
   // Every call draws from the client's budget, like issuance: no endpoint is a free amplifier.
-  ctx.limits.clientRequest(command.client.clientId, command.client.rateLimitPerMinute);
+  ctx.limits.clientRequest(command.client);
   const claims = await verifiedClaims(ctx, command.token);
   if (!claims || claims.space_id !== command.client.spaceId) return;
   // The signed claims stand for the token's issuance event; the lookup says if it was revoked.

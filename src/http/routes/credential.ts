@@ -26,13 +26,6 @@ import {
   type Body,
 } from '../openapi/responses.js';
 
-const rateLimit = z.number().int().min(1).max(1_000_000_000);
-const createCredentialBody = z.object({
-  name: displayText(200),
-  description: displayText(2000),
-  rate_limit_per_minute: rateLimit.nullable().optional(),
-});
-const updateBody = z.object({ rate_limit_per_minute: rateLimit.nullable() });
 const listQuery = z.object({
   status: z.enum(['active', 'revoked']).optional(),
   limit: z.coerce.number().int().min(1).max(500).default(50),
@@ -67,7 +60,23 @@ const common = {
  * The credentials of a space, for its dashboard users (login token + X-Service-Space-ID):
  * create (POST /v1/credential), list, read, rotate the secret, revoke. Every change is an event.
  */
-export function credentialRoutes(commands: CommandContext, db: Kysely<Database>): readonly Route[] {
+export function credentialRoutes(
+  commands: CommandContext,
+  db: Kysely<Database>,
+  /** SPACE_RATE_LIMIT_PER_MINUTE: no client's own limit may exceed its space's ceiling. */
+  rateLimitCeiling: number,
+): readonly Route[] {
+  const rateLimit = z
+    .number()
+    .int()
+    .min(1)
+    .max(rateLimitCeiling, `must not exceed the space's ceiling of ${rateLimitCeiling} per minute`);
+  const createCredentialBody = z.object({
+    name: displayText(200),
+    description: displayText(2000),
+    rate_limit_per_minute: rateLimit.nullable().optional(),
+  });
+  const updateBody = z.object({ rate_limit_per_minute: rateLimit.nullable() });
   const found = async (spaceId: string, clientId: string) => {
     const record = await getCredential(db, spaceId, clientId);
     if (!record) throw new NotFoundError(`no credential "${clientId}" in this space`);

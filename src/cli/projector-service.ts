@@ -5,6 +5,7 @@ import type { DatabaseHandle } from '../db/database.js';
 import { PROJECTIONS } from '../projections/all.js';
 import { startProjector, type RunningProjector } from '../projections/projector.js';
 import { loadAuditSigningKey, signCheckpoint } from '../audit-trail/audit-key.js';
+import { purgeExpiredRevocations } from '../projections/token-revocations.js';
 
 /**
  * The projector as `npm run projector` runs it: every view, the hash chains, and signed audit
@@ -16,7 +17,7 @@ export async function startProjectorService(
   database: { readonly handle: DatabaseHandle; readonly url: string },
 ): Promise<RunningProjector> {
   const auditKey = await loadAuditSigningKey(config.AUDIT_SIGNING_KEY, config.DATA_DIR);
-  return startProjector({
+  const projector = await startProjector({
     db: database.handle.db,
     url: database.url,
     projections: PROJECTIONS,
@@ -30,4 +31,22 @@ export async function startProjectorService(
       dir: config.AUDIT_CHECKPOINT_DIR ?? path.resolve(config.DATA_DIR, 'audit-checkpoints'),
     },
   });
+  // The leader alone keeps the revocation read model bounded.
+  const purge = setInterval(() => {
+    if (!projector.isLeader()) return;
+    purgeExpiredRevocations(database.handle.db).then(
+      (removed) => removed > 0 && logger.info({ removed }, 'expired revocations purged'),
+      (error: unknown) => logger.warn({ err: error }, 'expired revocations not purged'),
+    );
+  }, REVOCATION_PURGE_MS);
+  purge.unref();
+  return {
+    ...projector,
+    stop: async () => {
+      clearInterval(purge);
+      await projector.stop();
+    },
+  };
 }
+
+const REVOCATION_PURGE_MS = 60_000;

@@ -1,4 +1,4 @@
-import type { Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { Token } from '../domain/token/state.js';
 
@@ -23,4 +23,17 @@ export async function writeTokenRevocation(
       revoked_at: new Date(token.revokedAt),
     })
     .execute();
+}
+
+/**
+ * Drops revocations of tokens that have expired (a minute's grace for clock skew): an expired
+ * token is refused anyway, so its row only grows the table every lookup reads. Its
+ * `token-revoked` event stays in the log. Run by the projector's leader. Returns rows removed.
+ */
+export async function purgeExpiredRevocations(db: Kysely<Database>): Promise<number> {
+  const result = await db
+    .deleteFrom('token_revocations')
+    .where('expires_at', '<', sql<Date>`now() - interval '1 minute'`)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
 }

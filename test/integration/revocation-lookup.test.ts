@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createRevocationLookup } from '../../src/projections/revocation-lookup.js';
+import { purgeExpiredRevocations } from '../../src/projections/token-revocations.js';
 import { createTestDatabase } from '../support/test-database.js';
 import { waitUntil } from '../support/wait.js';
 
@@ -26,5 +27,19 @@ describe('the revocation lookup', () => {
     } finally {
       lookup.close();
     }
+  });
+
+  it('expired revocations leave the read model; their events stay in the log', async () => {
+    const database = await createTestDatabase(2);
+    await database.pool.query(
+      `INSERT INTO token_revocations (jti, space_id, client_id, token_kind, expires_at, revoked_at)
+       VALUES ('jti-old', 's', 'ci_a', 'public', now() - interval '2 minutes', now() - interval '1 hour'),
+              ('jti-live', 's', 'ci_a', 'public', now() + interval '1 hour', now())`,
+    );
+    expect(await purgeExpiredRevocations(database.db)).toBe(1);
+    const { rows } = await database.pool.query<{ jti: string }>(
+      'SELECT jti FROM token_revocations',
+    );
+    expect(rows.map((row) => row.jti)).toEqual(['jti-live']);
   });
 });

@@ -75,6 +75,8 @@ export async function startApiServer(
     failed: (error) => metrics.appendFailed(error),
     batching: {
       maxQueued: config.APPEND_QUEUE_LIMIT,
+      // A quarter of the queue per space: three tenants flooding together still leave room.
+      maxQueuedPerSpace: Math.max(1, Math.ceil(config.APPEND_QUEUE_LIMIT / 4)),
       maxWaitMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
     },
   });

@@ -25,6 +25,11 @@ export interface BatchedAppenderOptions {
   readonly maxInFlight?: number;
   /** Appends allowed to wait; past it new ones are refused at once instead of growing memory. */
   readonly maxQueued?: number;
+  /**
+   * Appends of one space allowed to wait: its fair share, so one tenant filling the queue (a
+   * stalled database under its flood) cannot get every other tenant's appends refused.
+   */
+  readonly maxQueuedPerSpace?: number;
   /** An append still waiting for its batch after this long is refused (it was never written). */
   readonly maxWaitMs?: number;
 }
@@ -59,6 +64,15 @@ export function createBatchedAppender(
   const maxBatch = options.maxBatch ?? 500;
   const maxInFlight = options.maxInFlight ?? 1;
   const maxQueued = options.maxQueued ?? 10_000;
+  const maxQueuedPerSpace = options.maxQueuedPerSpace ?? maxQueued;
+  const queuedBySpace = new Map<string, number>();
+  const leave = (pending: readonly Pending[]) => {
+    for (const { input } of pending) {
+      const left = (queuedBySpace.get(input.spaceId) ?? 1) - 1;
+      if (left > 0) queuedBySpace.set(input.spaceId, left);
+      else queuedBySpace.delete(input.spaceId);
+    }
+  };
   const maxWaitMs = options.maxWaitMs ?? 5_000;
   let queue: Pending[] = [];
   let inFlight = 0;
@@ -70,6 +84,7 @@ export function createBatchedAppender(
     const expired = queue.filter((pending) => pending.since <= cutoff);
     if (expired.length > 0) {
       queue = queue.filter((pending) => pending.since > cutoff);
+      leave(expired);
       const error = new AppendRefusedError('wait_expired');
       for (const pending of expired) pending.reject(error);
     }
@@ -82,6 +97,7 @@ export function createBatchedAppender(
   const flush = () => {
     while (inFlight < maxInFlight && queue.length > 0) {
       const batch = queue.splice(0, maxBatch);
+      leave(batch);
       inFlight += 1;
       // Free the slot and send the next batch before answering this one's callers, so whatever
       // they do next finds the writer as it really is.
@@ -129,9 +145,11 @@ export function createBatchedAppender(
   return {
     append(input) {
       if (input.expectedVersion !== 'no_stream') return appendToStream(db, input);
-      if (queue.length >= maxQueued) {
+      const ofSpace = queuedBySpace.get(input.spaceId) ?? 0;
+      if (queue.length >= maxQueued || ofSpace >= maxQueuedPerSpace) {
         return Promise.reject(new AppendRefusedError('queue_full'));
       }
+      queuedBySpace.set(input.spaceId, ofSpace + 1);
       return new Promise<AppendResult>((resolve, reject) => {
         queue.push({ input, since: Date.now(), resolve, reject });
         sweeper ??= setInterval(sweep, Math.max(10, maxWaitMs / 4)).unref();

@@ -424,6 +424,38 @@ describe('createBatchedAppender (group commit)', () => {
     }
   });
 
+  it('gives each space a fair share of the queue: one space filling its share leaves another its appends', async () => {
+    // Room for three; without shares the flood would take all three and refuse the neighbour.
+    const appender = createBatchedAppender(database.db, {
+      maxQueued: 3,
+      maxQueuedPerSpace: 2,
+      maxWaitMs: 2000,
+    });
+    const locker = await database.pool.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE events IN EXCLUSIVE MODE');
+      const newStream = (spaceId: string) => ({
+        spaceId,
+        streamId: `fair-${randomUUID()}`,
+        expectedVersion: 'no_stream' as const,
+        events: [event()],
+      });
+      const inFlight = appender.append(newStream('space-flood'));
+      const flood = [1, 2].map(() => appender.append(newStream('space-flood')));
+      await expect(appender.append(newStream('space-flood'))).rejects.toBeInstanceOf(
+        AppendRefusedError,
+      );
+      const neighbour = appender.append(newStream('space-quiet'));
+      await locker.query('ROLLBACK');
+      expect((await neighbour).ok).toBe(true);
+      for (const append of [inFlight, ...flood]) expect((await append).ok).toBe(true);
+    } finally {
+      await locker.query('ROLLBACK').catch(() => undefined);
+      locker.release();
+    }
+  });
+
   it('refuses new appends at once when its queue is full, and expires appends that waited too long', async () => {
     const appender = createBatchedAppender(database.db, { maxQueued: 3, maxWaitMs: 300 });
     const locker = await database.pool.connect();

@@ -13,10 +13,10 @@ import pg from 'pg';
 import { pino } from 'pino';
 import { parseCommandLine } from '../src/cli/args.js';
 import { startEmbeddedPostgres } from '../src/db/embedded-postgres.js';
-import { mintDevLoginToken } from '../src/tokens/login-tokens.js';
 import { freePort as freePortBelow32768 } from '../src/reliability/harness.js';
 import { warmUp, type LoadPlan } from './load.js';
 import { createMeasurer } from './measure.js';
+import { benchClient } from './client.js';
 import { serviceGroups, startProcess, stopAll, waitFor } from './processes.js';
 import { renderReport } from './report.js';
 
@@ -104,38 +104,7 @@ try {
   const { groups: ourGroups, apiProcesses } = await serviceGroups(serviceProcess.pid!);
 
   const api = `http://127.0.0.1:${apiPort}`;
-  const login = await mintDevLoginToken({
-    dataDir,
-    audience: 'token-authority',
-    spacesClaim: 'spaces',
-    subject: 'bench',
-    spaces: ['bench-space'],
-    ttlSeconds: 3600,
-  });
-  const created = await fetch(`${api}/v1/credential`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${login}`,
-      'x-service-space-id': 'bench-space',
-      'content-type': 'application/json',
-    },
-    body: JSON.stringify({ name: 'bench', description: 'benchmark client' }),
-  });
-  const credential = (await created.json()) as { client_id: string; client_secret: string };
-  const tokenBody = JSON.stringify({
-    ...credential,
-    audience: AUDIENCE,
-    grant_type: 'client_credentials',
-  });
-  const privateToken = (
-    (await (
-      await fetch(`${api}/v1/credential/token`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: tokenBody,
-      })
-    ).json()) as { access_token: string }
-  ).access_token;
+  const { tokenBody, privateToken } = await benchClient(api, dataDir, AUDIENCE);
 
   const measure = createMeasurer(pool, plan, progress);
 

@@ -23,21 +23,10 @@ import { tokenRoutes } from '../http/routes/token.js';
 import { tokenLifecycleRoutes } from '../http/routes/token-lifecycle.js';
 import { revocationRoutes } from '../http/routes/revocations.js';
 import type { CommandContext } from '../commands/context.js';
-import { createEventStore } from '../event-store/event-store.js';
-import { createFailureEvents } from '../commands/client-authentication/failure-events.js';
-import { createLimits } from '../limits/limits.js';
-import { workerPeers } from '../limits/cluster-peers.js';
-import { createCredentialLookup } from '../projections/credential-lookup.js';
-import { createRevocationLookup } from '../projections/revocation-lookup.js';
+import { createCommandContext } from './command-context.js';
 import { createAppendNotifier } from '../event-store/notify.js';
-import { randomIds, systemClock } from '../domain/ports.js';
-import { createAccessTokenVerifier } from '../tokens/access-tokens.js';
-import { loadKeyEncryptionKey, loadSecretHashKey } from '../tokens/key-files.js';
 import { loadAuditPublicKey } from '../audit-trail/audit-key.js';
 import { createLoginTokenVerifier } from '../tokens/login-tokens.js';
-import { createSecretHasher } from '../tokens/secrets.js';
-import { openKeyStore } from '../tokens/key-store.js';
-import { ensureFirstSigningKey } from '../commands/signing-key/change-keys.js';
 
 function listen(server: Server, port: number, host: string): Promise<Server> {
   return new Promise<Server>((resolve, reject) => {
@@ -68,60 +57,12 @@ export async function startApiServer(
 ): Promise<ApiServer> {
   const notifier = createAppendNotifier(database.pool);
   const metrics = createMetrics(database.db);
-  const clock = overrides.clock ?? systemClock;
-  const ids = overrides.ids ?? randomIds;
-  const events = createEventStore(database.db, {
+  const commands = await createCommandContext(config, logger, database, {
+    ...overrides,
     listeners: [() => notifier.appended(), (events) => metrics.appended(events)],
     failed: (error) => metrics.appendFailed(error),
-    batching: {
-      maxQueued: config.APPEND_QUEUE_LIMIT,
-      // A quarter of the queue per space: three tenants flooding together still leave room.
-      maxQueuedPerSpace: Math.max(1, Math.ceil(config.APPEND_QUEUE_LIMIT / 4)),
-      maxWaitMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
-    },
   });
-  const kek = await loadKeyEncryptionKey(config.SIGNING_KEY_ENCRYPTION_KEY, config.DATA_DIR);
-  await ensureFirstSigningKey(events, kek);
-  const keys = await openKeyStore(database.db, { kek, refreshMs: config.SIGNING_KEY_REFRESH_MS });
-  const commands: CommandContext = {
-    events,
-    limits: createLimits({
-      clientPerMinute: config.CLIENT_RATE_LIMIT_PER_MINUTE,
-      spacePerMinute: config.SPACE_RATE_LIMIT_PER_MINUTE,
-      failedAuthPerMinute: config.FAILED_AUTH_LIMIT_PER_MINUTE,
-      maxKeys: config.LIMITER_MAX_KEYS,
-      now: () => clock.now(),
-      peers: workerPeers(),
-    }),
-    failures: createFailureEvents({
-      events,
-      perMinute: config.FAILED_AUTH_EVENTS_PER_MINUTE,
-      clock,
-      ids,
-      logger,
-      maxClients: config.LIMITER_MAX_KEYS,
-    }),
-    credentials: createCredentialLookup(database.db, {
-      ttlMs: config.CREDENTIAL_CACHE_TTL_MS,
-      unknownTtlMs: config.UNKNOWN_CLIENT_CACHE_TTL_MS,
-      maxEntries: config.LIMITER_MAX_KEYS,
-    }),
-    revocations: await createRevocationLookup(database.db, {
-      refreshMs: Math.max(config.CREDENTIAL_CACHE_TTL_MS, 100),
-    }),
-    keys,
-    verifier: createAccessTokenVerifier(keys, {
-      issuer: config.TOKEN_ISSUER,
-      audiences: config.TOKEN_AUDIENCES,
-    }),
-    hasher: createSecretHasher(await loadSecretHashKey(config.SECRET_HASH_KEY, config.DATA_DIR)),
-    clock,
-    ids,
-    issuer: config.TOKEN_ISSUER,
-    audiences: config.TOKEN_AUDIENCES,
-    privateTokenTtlSeconds: config.PRIVATE_TOKEN_TTL_SECONDS,
-    publicTokenTtlSeconds: config.PUBLIC_TOKEN_TTL_SECONDS,
-  };
+  const { keys } = commands;
   // Said at start and in /healthz: a service that could rewrite its own audit log.
   const privileges = await rolePrivileges(database.pool).catch(() => undefined);
   const warnings =

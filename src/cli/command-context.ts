@@ -1,0 +1,86 @@
+import type { Config } from '../config/config.js';
+import type { Logger } from '../config/logger.js';
+import type { DatabaseHandle } from '../db/database.js';
+import type { CommandContext } from '../commands/context.js';
+import { createFailureEvents } from '../commands/client-authentication/failure-events.js';
+import { ensureFirstSigningKey } from '../commands/signing-key/change-keys.js';
+import { randomIds, systemClock } from '../domain/ports.js';
+import { createEventStore, type AppendListener } from '../event-store/event-store.js';
+import { workerPeers } from '../limits/cluster-peers.js';
+import { createLimits } from '../limits/limits.js';
+import { createCredentialLookup } from '../projections/credential-lookup.js';
+import { createRevocationLookup } from '../projections/revocation-lookup.js';
+import { createAccessTokenVerifier } from '../tokens/access-tokens.js';
+import { loadKeyEncryptionKey, loadSecretHashKey } from '../tokens/key-files.js';
+import { openKeyStore } from '../tokens/key-store.js';
+import { createSecretHasher } from '../tokens/secrets.js';
+
+/**
+ * Everything the API's commands use, built from the configuration: the event store (its listeners
+ * announce every append), this process's limits, the read-model lookups, the signing keys (the
+ * first one made if there is none, keys stored in the clear sealed) and the secret hasher.
+ */
+export async function createCommandContext(
+  config: Config,
+  logger: Logger,
+  database: DatabaseHandle,
+  options: Partial<Pick<CommandContext, 'clock' | 'ids'>> & {
+    readonly listeners: readonly AppendListener[];
+    readonly failed: (error: unknown) => void;
+  },
+): Promise<CommandContext> {
+  const clock = options.clock ?? systemClock;
+  const ids = options.ids ?? randomIds;
+  const events = createEventStore(database.db, {
+    listeners: options.listeners,
+    failed: options.failed,
+    batching: {
+      maxQueued: config.APPEND_QUEUE_LIMIT,
+      // A quarter of the queue per space: three tenants flooding together still leave room.
+      maxQueuedPerSpace: Math.max(1, Math.ceil(config.APPEND_QUEUE_LIMIT / 4)),
+      maxWaitMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+    },
+  });
+  const kek = await loadKeyEncryptionKey(config.SIGNING_KEY_ENCRYPTION_KEY, config.DATA_DIR);
+  await ensureFirstSigningKey(events, kek);
+  const keys = await openKeyStore(database.db, { kek, refreshMs: config.SIGNING_KEY_REFRESH_MS });
+  return {
+    events,
+    limits: createLimits({
+      clientPerMinute: config.CLIENT_RATE_LIMIT_PER_MINUTE,
+      spacePerMinute: config.SPACE_RATE_LIMIT_PER_MINUTE,
+      failedAuthPerMinute: config.FAILED_AUTH_LIMIT_PER_MINUTE,
+      maxKeys: config.LIMITER_MAX_KEYS,
+      now: () => clock.now(),
+      peers: workerPeers(),
+    }),
+    failures: createFailureEvents({
+      events,
+      perMinute: config.FAILED_AUTH_EVENTS_PER_MINUTE,
+      clock,
+      ids,
+      logger,
+      maxClients: config.LIMITER_MAX_KEYS,
+    }),
+    credentials: createCredentialLookup(database.db, {
+      ttlMs: config.CREDENTIAL_CACHE_TTL_MS,
+      unknownTtlMs: config.UNKNOWN_CLIENT_CACHE_TTL_MS,
+      maxEntries: config.LIMITER_MAX_KEYS,
+    }),
+    revocations: await createRevocationLookup(database.db, {
+      refreshMs: Math.max(config.CREDENTIAL_CACHE_TTL_MS, 100),
+    }),
+    keys,
+    verifier: createAccessTokenVerifier(keys, {
+      issuer: config.TOKEN_ISSUER,
+      audiences: config.TOKEN_AUDIENCES,
+    }),
+    hasher: createSecretHasher(await loadSecretHashKey(config.SECRET_HASH_KEY, config.DATA_DIR)),
+    clock,
+    ids,
+    issuer: config.TOKEN_ISSUER,
+    audiences: config.TOKEN_AUDIENCES,
+    privateTokenTtlSeconds: config.PRIVATE_TOKEN_TTL_SECONDS,
+    publicTokenTtlSeconds: config.PUBLIC_TOKEN_TTL_SECONDS,
+  };
+}

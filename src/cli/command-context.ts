@@ -69,6 +69,7 @@ export async function createCommandContext(
     }),
     revocations: await createRevocationLookup(database.db, {
       refreshMs: Math.max(config.CREDENTIAL_CACHE_TTL_MS, 100),
+      maxEntries: config.REVOCATION_LOOKUP_MAX_ENTRIES,
     }),
     keys,
     verifier: createAccessTokenVerifier(keys, {

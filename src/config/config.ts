@@ -107,6 +107,9 @@ export const configSchema = z.object({
   FAILED_AUTH_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(10),
   FAILED_AUTH_EVENTS_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(10),
   LIMITER_MAX_KEYS: z.coerce.number().int().min(100).max(10_000_000).default(100_000),
+  // Unexpired revocations held in memory per API process (~100 B each); past it, ids not held
+  // are asked of the database, so memory stays bounded whatever the tenants revoke.
+  REVOCATION_LOOKUP_MAX_ENTRIES: z.coerce.number().int().min(1).max(100_000_000).default(1_000_000),
   UNKNOWN_CLIENT_CACHE_TTL_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   AUDIT_CHECKPOINT_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
   AUDIT_CHECKPOINT_DIR: z.string().min(1).optional(),

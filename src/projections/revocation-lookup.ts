@@ -4,12 +4,18 @@ import { UnavailableError } from '../errors/errors.js';
 
 /** Which access tokens are revoked, known in this process without a query per request. */
 export interface RevocationLookup {
-  /** True when the token id is revoked. Fails closed (503) if the list could not be refreshed. */
-  isRevoked(jti: string): boolean;
+  /**
+   * True when the token id is revoked. Answered from memory (synchronously) while every unexpired
+   * revocation fits in it; past `maxEntries`, an id not held is asked of the database. Fails
+   * closed (503) if the list could not be refreshed.
+   */
+  isRevoked(jti: string): boolean | Promise<boolean>;
   /** A revocation this process just committed takes effect here at once. */
   noteRevoked(jti: string, expiresAtMs: number): void;
   /** Entries held (for /metrics). */
   size(): number;
+  /** True while more revocations are unexpired than memory may hold (ids not held are queried). */
+  overflowing(): boolean;
   close(): void;
 }
 
@@ -21,42 +27,78 @@ const LOOK_BACK_MS = 30_000;
  * Loads every unexpired revocation once, then every `refreshMs` only those recorded since the last
  * read (with a look-back), so a revocation made on any replica takes effect here within about
  * `refreshMs`. Expired entries are dropped; a token past its expiry is refused anyway.
+ *
+ * Memory is bounded: at most `maxEntries` ids are held. Past that (revocations are bounded by
+ * issuance, which grows with tenants), the lookup stays exact by asking the database about ids it
+ * does not hold, one primary-key read, until a full reload fits again.
  */
 export async function createRevocationLookup(
   db: Kysely<Database>,
-  options: { readonly refreshMs: number; readonly now?: () => number },
+  options: {
+    readonly refreshMs: number;
+    readonly maxEntries: number;
+    /** While overflowing, how often a full reload checks whether memory can be exact again. */
+    readonly fullReloadMs?: number;
+    readonly now?: () => number;
+  },
 ): Promise<RevocationLookup> {
   const now = options.now ?? Date.now;
   const revoked = new Map<string, number>();
   let since: Date | undefined;
   let lastSuccess = 0;
+  let overflow = false;
+  let lastFullReload = 0;
+  const fullReloadMs = options.fullReloadMs ?? 60_000;
   let refreshing: Promise<void> | undefined;
   const staleAfterMs = Math.max(5 * options.refreshMs, 5000);
 
+  const hold = (jti: string, expiresAtMs: number) => {
+    if (revoked.has(jti) || revoked.size < options.maxEntries) revoked.set(jti, expiresAtMs);
+    else overflow = true;
+  };
+
   const refresh = async () => {
     const startedAt = now();
+    // Overflowed ids were skipped: only a full reload that fits can make memory exact again.
+    const full = since === undefined || (overflow && startedAt - lastFullReload >= fullReloadMs);
     // The cursor is the database's time, as revoked_at is: a replica whose clock runs ahead of the
     // database's would otherwise start past revocations it never read.
-    const databaseNow =
-      since === undefined
-        ? (await sql<{ now: Date }>`SELECT now() AS now`.execute(db)).rows[0]!.now
-        : undefined;
+    const databaseNow = full
+      ? (await sql<{ now: Date }>`SELECT now() AS now`.execute(db)).rows[0]!.now
+      : undefined;
     const rows = await db
       .selectFrom('token_revocations')
       .select(['jti', 'expires_at', 'revoked_at'])
       .where('expires_at', '>', sql<Date>`now()`)
-      .$if(since !== undefined, (query) =>
+      .$if(!full, (query) =>
         query.where('revoked_at', '>=', new Date(since!.getTime() - LOOK_BACK_MS)),
       )
+      .$if(full, (query) => query.limit(options.maxEntries + 1))
       .execute();
+    if (full) {
+      lastFullReload = startedAt;
+      revoked.clear();
+      overflow = rows.length > options.maxEntries;
+    }
     for (const row of rows) {
-      revoked.set(row.jti, row.expires_at.getTime());
+      hold(row.jti, row.expires_at.getTime());
       if (!since || row.revoked_at > since) since = row.revoked_at;
     }
-    since ??= databaseNow;
+    if (full && (!since || databaseNow! > since)) since = databaseNow;
     for (const [jti, expiresAt] of revoked) if (expiresAt <= startedAt) revoked.delete(jti);
     lastSuccess = startedAt;
   };
+
+  const inDatabase = async (jti: string) => {
+    const row = await db
+      .selectFrom('token_revocations')
+      .select('jti')
+      .where('jti', '=', jti)
+      .where('expires_at', '>', sql<Date>`now()`)
+      .executeTakeFirst();
+    return row !== undefined;
+  };
+
   await refresh();
   const timer = setInterval(() => {
     refreshing ??= refresh()
@@ -70,10 +112,12 @@ export async function createRevocationLookup(
       if (now() - lastSuccess > staleAfterMs) {
         throw new UnavailableError('the revocation list cannot be refreshed; retry shortly');
       }
-      return revoked.has(jti);
+      if (revoked.has(jti)) return true;
+      return overflow ? inDatabase(jti) : false;
     },
-    noteRevoked: (jti, expiresAtMs) => void revoked.set(jti, expiresAtMs),
+    noteRevoked: hold,
     size: () => revoked.size,
+    overflowing: () => overflow,
     close: () => clearInterval(timer),
   };
 }

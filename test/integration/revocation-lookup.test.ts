@@ -10,6 +10,7 @@ describe('the revocation lookup', () => {
     // This process's clock is ten minutes ahead of the database's.
     const lookup = await createRevocationLookup(database.db, {
       refreshMs: 50,
+      maxEntries: 1000,
       now: () => Date.now() + 600_000,
     });
     try {
@@ -24,6 +25,42 @@ describe('the revocation lookup', () => {
           (revoked) => revoked,
         ),
       ).toBe(true);
+    } finally {
+      lookup.close();
+    }
+  });
+
+  it('holds at most maxEntries ids and still answers exactly past them, from the database', async () => {
+    const database = await createTestDatabase(2);
+    await database.pool.query(
+      `INSERT INTO token_revocations (jti, space_id, client_id, token_kind, expires_at, revoked_at)
+       SELECT 'jti-' || i, 's', 'ci_a', 'public', now() + interval '1 hour', now()
+       FROM generate_series(1, 5) AS i`,
+    );
+    const lookup = await createRevocationLookup(database.db, {
+      refreshMs: 50,
+      maxEntries: 3,
+      fullReloadMs: 200,
+    });
+    try {
+      expect(lookup.size()).toBe(3);
+      expect(lookup.overflowing()).toBe(true);
+      for (let i = 1; i <= 5; i += 1) expect(await lookup.isRevoked(`jti-${i}`)).toBe(true);
+      expect(await lookup.isRevoked('jti-never')).toBe(false);
+      lookup.noteRevoked('jti-new', Date.now() + 60_000);
+      expect(lookup.size()).toBe(3);
+
+      // Back under the bound, a full reload makes memory exact again: no query per request.
+      await database.pool.query(`DELETE FROM token_revocations WHERE jti IN ('jti-4', 'jti-5')`);
+      expect(
+        await waitUntil(
+          () => lookup.overflowing(),
+          (overflowing) => !overflowing,
+        ),
+      ).toBe(false);
+      expect(lookup.size()).toBe(3);
+      expect(lookup.isRevoked('jti-1')).toBe(true);
+      expect(lookup.isRevoked('jti-never')).toBe(false);
     } finally {
       lookup.close();
     }

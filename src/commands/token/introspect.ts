@@ -28,8 +28,8 @@ export async function introspectToken(
   ctx.limits.clientRequest(command.client);
   const claims = await verifiedClaims(ctx, command.token);
   if (!claims || claims.space_id !== command.client.spaceId) return { active: false };
-  if (ctx.revocations.isRevoked(claims.jti)) return { active: false };
-  if (claims.token_kind === 'public' && ctx.revocations.isRevoked(claims.parent_jti)) {
+  if (await ctx.revocations.isRevoked(claims.jti)) return { active: false };
+  if (claims.token_kind === 'public' && (await ctx.revocations.isRevoked(claims.parent_jti))) {
     return { active: false };
   }
   const owner = await ctx.credentials.find(claims.client_id);

@@ -20,7 +20,7 @@ export async function issuePublicToken(
   },
 ): Promise<IssuedToken> {
   const { privateToken } = command;
-  if (ctx.revocations.isRevoked(privateToken.jti)) {
+  if (await ctx.revocations.isRevoked(privateToken.jti)) {
     throw new InvalidTokenError('the private token has been revoked');
   }
   const credential = await ctx.credentials.find(privateToken.client_id);

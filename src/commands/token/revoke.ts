@@ -31,7 +31,7 @@ export async function revokeToken(
     clientId: claims.client_id,
     kind: claims.token_kind,
     expiresAt: claims.exp,
-    revokedAt: ctx.revocations.isRevoked(claims.jti) ? 0 : null,
+    revokedAt: (await ctx.revocations.isRevoked(claims.jti)) ? 0 : null,
   };
   const events = decideRevokeToken(
     {

@@ -10,6 +10,7 @@ import { workerPeers } from '../limits/cluster-peers.js';
 import { createLimits } from '../limits/limits.js';
 import { createCredentialLookup } from '../projections/credential-lookup.js';
 import { createRevocationLookup } from '../projections/revocation-lookup.js';
+import { findIdempotentResponse } from '../projections/idempotent-responses.js';
 import { createAccessTokenVerifier } from '../tokens/access-tokens.js';
 import { loadKeyEncryptionKey, loadSecretHashKey } from '../tokens/key-files.js';
 import { openKeyStore } from '../tokens/key-store.js';
@@ -81,6 +82,11 @@ export async function createCommandContext(
     ids,
     issuer: config.TOKEN_ISSUER,
     audiences: config.TOKEN_AUDIENCES,
+    kek,
+    idempotentResponses: {
+      find: (spaceId, keyHash) => findIdempotentResponse(database.db, spaceId, keyHash),
+      ttlSeconds: config.IDEMPOTENCY_KEY_TTL_SECONDS,
+    },
     privateTokenTtlSeconds: config.PRIVATE_TOKEN_TTL_SECONDS,
     publicTokenTtlSeconds: config.PUBLIC_TOKEN_TTL_SECONDS,
   };

@@ -6,6 +6,7 @@ import { PROJECTIONS } from '../projections/all.js';
 import { startProjector, type RunningProjector } from '../projections/projector.js';
 import { loadAuditSigningKey, signCheckpoint } from '../audit-trail/audit-key.js';
 import { purgeExpiredRevocations } from '../projections/token-revocations.js';
+import { purgeExpiredIdempotentResponses } from '../projections/idempotent-responses.js';
 
 /**
  * The projector as `npm run projector` runs it: every view, the hash chains, and signed audit
@@ -31,14 +32,21 @@ export async function startProjectorService(
       dir: config.AUDIT_CHECKPOINT_DIR ?? path.resolve(config.DATA_DIR, 'audit-checkpoints'),
     },
   });
-  // The leader alone keeps the revocation read model bounded.
+  // The leader alone keeps the revocation read model bounded and drops sealed responses whose
+  // retry window closed.
+  const purges = [
+    { what: 'expired revocations', run: purgeExpiredRevocations },
+    { what: 'expired idempotent responses', run: purgeExpiredIdempotentResponses },
+  ];
   const purge = setInterval(() => {
     if (!projector.isLeader()) return;
-    purgeExpiredRevocations(database.handle.db).then(
-      (removed) => removed > 0 && logger.info({ removed }, 'expired revocations purged'),
-      (error: unknown) => logger.warn({ err: error }, 'expired revocations not purged'),
-    );
-  }, REVOCATION_PURGE_MS);
+    for (const { what, run } of purges) {
+      run(database.handle.db).then(
+        (removed) => removed > 0 && logger.info({ removed }, `${what} purged`),
+        (error: unknown) => logger.warn({ err: error }, `${what} not purged`),
+      );
+    }
+  }, PURGE_MS);
   purge.unref();
   return {
     ...projector,
@@ -49,4 +57,4 @@ export async function startProjectorService(
   };
 }
 
-const REVOCATION_PURGE_MS = 60_000;
+const PURGE_MS = 60_000;

@@ -7,6 +7,8 @@ import type { KeyStore } from '../tokens/key-store.js';
 import type { Limits } from '../limits/limits.js';
 import type { FailureEvents } from './client-authentication/failure-events.js';
 import type { RevocationLookup } from '../projections/revocation-lookup.js';
+import type { IdempotentResponse } from '../projections/idempotent-responses.js';
+import type { KeyEncryptionKey } from '../tokens/key-encryption.js';
 
 /** Everything a command handler may use. Built once at start-up (src/cli/api-server.ts). */
 export interface CommandContext {
@@ -24,6 +26,13 @@ export interface CommandContext {
   /** Verifies our own access tokens (memoised). */
   readonly verifier: AccessTokenVerifier;
   readonly hasher: SecretHasher;
+  /** Seals what must be kept a short while and shown again (an idempotent rotation's secret). */
+  readonly kek: KeyEncryptionKey;
+  /** Responses kept for Idempotency-Key retries, for IDEMPOTENCY_KEY_TTL_SECONDS. */
+  readonly idempotentResponses: {
+    find(spaceId: string, keyHash: string): Promise<IdempotentResponse | undefined>;
+    readonly ttlSeconds: number;
+  };
   readonly clock: Clock;
   readonly ids: IdGenerator;
   readonly issuer: string;

@@ -110,6 +110,9 @@ export const configSchema = z.object({
   // Unexpired revocations held in memory per API process (~100 B each); past it, ids not held
   // are asked of the database, so memory stays bounded whatever the tenants revoke.
   REVOCATION_LOOKUP_MAX_ENTRIES: z.coerce.number().int().min(1).max(100_000_000).default(1_000_000),
+  // How long a rotation's sealed response answers a retry with the same Idempotency-Key: long
+  // enough for any client's retries, short enough that no sealed secret lingers.
+  IDEMPOTENCY_KEY_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3600),
   UNKNOWN_CLIENT_CACHE_TTL_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   AUDIT_CHECKPOINT_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
   AUDIT_CHECKPOINT_DIR: z.string().min(1).optional(),

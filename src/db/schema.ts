@@ -124,6 +124,16 @@ export interface ClientRateTable {
   rejected_authentications: number;
 }
 
+/** A sealed response kept for retries with the same Idempotency-Key (migration 011). */
+export interface IdempotentResponsesTable {
+  space_id: string;
+  idempotency_key_hash: string;
+  request_hash: string;
+  sealed_response: ColumnType<unknown, string, string>;
+  created_at: Generated<Date>;
+  expires_at: Date;
+}
+
 /** The whole database, for `Kysely<Database>`. */
 export interface Database {
   events: EventsTable;
@@ -138,4 +148,5 @@ export interface Database {
   audit_log: AuditLogTable;
   client_rate_minute: ClientRateTable;
   client_rate_hour: ClientRateTable;
+  idempotent_responses: IdempotentResponsesTable;
 }

@@ -86,6 +86,8 @@ export const credentialSecretRotatedSchema = z.object({
   /** Until when the replaced secret still works. */
   previous_secret_expires_at: z.iso.datetime(),
   rotated_by: z.string(),
+  /** SHA-256 (base64url) of the request's Idempotency-Key, when it had one. */
+  idempotency_key_sha256: z.string().optional(),
 });
 
 export const credentialRevokedSchema = z.object({

@@ -15,6 +15,7 @@ export type ErrorCode =
   | 'unsupported_grant_type'
   | 'invalid_target'
   | 'conflict'
+  | 'idempotency_key_reused'
   | 'unavailable'
   | 'rate_limited'
   | 'internal';
@@ -126,6 +127,13 @@ export class InvalidTargetError extends TokenAuthorityError {
 export class ConflictError extends TokenAuthorityError {
   constructor(message: string) {
     super('conflict', message);
+  }
+}
+
+/** An Idempotency-Key already answered a different request (IETF httpapi idempotency draft). */
+export class IdempotencyKeyReusedError extends TokenAuthorityError {
+  constructor(message: string) {
+    super('idempotency_key_reused', message);
   }
 }
 

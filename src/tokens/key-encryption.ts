@@ -92,3 +92,31 @@ export function rewrapPrivateKey(
 export function isSealed(stored: unknown): boolean {
   return sealedPrivateKeySchema.safeParse(stored).success;
 }
+
+/** A short-lived value sealed directly under the KEK (no data key: it is never rewrapped). */
+export const sealedValueSchema = z.object({
+  sealed: z.literal('A256GCM-v1'),
+  kek: z.string(),
+  value: sealedPart,
+});
+export type SealedValue = z.infer<typeof sealedValueSchema>;
+
+/** Seals `plaintext` under `kek`, bound to `binding` (what it belongs to) as associated data. */
+export function sealValue(kek: KeyEncryptionKey, binding: string, plaintext: string): SealedValue {
+  return {
+    sealed: 'A256GCM-v1',
+    kek: kek.id,
+    value: encrypt(kek.key, Buffer.from(plaintext, 'utf8'), `value:${binding}`),
+  };
+}
+
+/** Opens a value sealed by {@link sealValue}; undefined when it is under another KEK. */
+export function openValue(
+  kek: KeyEncryptionKey,
+  binding: string,
+  stored: unknown,
+): string | undefined {
+  const sealed = sealedValueSchema.parse(stored);
+  if (sealed.kek !== kek.id) return undefined;
+  return decrypt(kek.key, sealed.value, `value:${binding}`).toString('utf8');
+}

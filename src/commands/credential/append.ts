@@ -1,3 +1,5 @@
+import type { Transaction } from 'kysely';
+import type { Database } from '../../db/schema.js';
 import type { Credential } from '../../domain/credential/state.js';
 import { evolveCredential, type CredentialEvent } from '../../domain/credential/evolve.js';
 import { parseRecorded, streams, type DomainEvent } from '../../domain/events.js';
@@ -16,6 +18,7 @@ export async function appendToCredential(
   target: { readonly spaceId: string; readonly clientId: string },
   state: Credential | undefined,
   events: readonly DomainEvent<CredentialEvent['type']>[],
+  alsoInTransaction?: (trx: Transaction<Database>) => Promise<void>,
 ): Promise<Credential> {
   let next = state;
   const appended = await ctx.events.append(
@@ -30,6 +33,7 @@ export async function appendToCredential(
         .map((event) => parseRecorded<CredentialEvent['type']>(event))
         .reduce(evolveCredential, state);
       await writeCredential(trx, next!);
+      await alsoInTransaction?.(trx);
     },
   );
   if (!appended.ok) throw new ConflictError('the credential changed meanwhile; retry the request');

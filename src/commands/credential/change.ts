@@ -7,10 +7,19 @@ import {
 import type { CredentialEvent } from '../../domain/credential/evolve.js';
 import type { Credential } from '../../domain/credential/state.js';
 import type { EventMetadata } from '../../domain/events.js';
-import { InvalidRequestError, NotFoundError } from '../../errors/errors.js';
+import type { Transaction } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import { ConflictError, InvalidRequestError, NotFoundError } from '../../errors/errors.js';
+import { writeIdempotentResponse } from '../../projections/idempotent-responses.js';
 import { generateClientSecret } from '../../tokens/secrets.js';
 import type { CommandContext } from '../context.js';
 import { appendToCredential } from './append.js';
+import {
+  keptRotation,
+  rotationKey,
+  rotationToKeep,
+  type RotatedSecret,
+} from './idempotent-rotation.js';
 
 /** Who asks, for which credential of which space. */
 export interface CredentialCommand {
@@ -37,32 +46,68 @@ async function change<Type extends CredentialEvent['type']>(
   command: CredentialCommand,
   refused: Refusals,
   decide: (state: Credential | undefined, eventId: string) => CredentialDecision<Type>,
+  alsoInTransaction?: (trx: Transaction<Database>) => Promise<void>,
 ): Promise<Credential> {
   const state = await ctx.credentials.findFresh(command.clientId);
   const decision = decide(state, ctx.ids.eventId());
   if (!decision.ok) throw refused[decision.error](command.clientId);
   if (decision.events.length === 0) return state!;
-  return appendToCredential(ctx, command, state, decision.events);
+  return appendToCredential(ctx, command, state, decision.events, alsoInTransaction);
 }
 
 /**
- * Rotates a credential's secret: a new secret (returned once, never stored), the old one valid for
- * `overlapSeconds` more.
+ * Rotates a credential's secret: a new secret (returned once, never stored in the clear), the old
+ * one valid for `overlapSeconds` more. With an `idempotencyKey`, the response is kept sealed for
+ * IDEMPOTENCY_KEY_TTL_SECONDS in the rotation's transaction, and a retry with the same key gets it
+ * again instead of rotating twice (which would end the secret still in use).
  */
 export async function rotateSecret(
   ctx: CommandContext,
-  command: CredentialCommand & { readonly overlapSeconds: number },
-): Promise<{ readonly clientSecret: string; readonly previousSecretExpiresAt: Date }> {
+  command: CredentialCommand & {
+    readonly overlapSeconds: number;
+    readonly idempotencyKey?: string;
+  },
+): Promise<RotatedSecret> {
+  const key =
+    command.idempotencyKey === undefined
+      ? undefined
+      : rotationKey(command.spaceId, command.idempotencyKey, command);
+  const kept = key && (await keptRotation(ctx, key));
+  if (kept) return kept;
   const clientSecret = generateClientSecret();
   const newSecretHash = ctx.hasher.hash(clientSecret).toString('base64url');
-  const rotated = await change(
-    ctx,
-    command,
-    refusals('a revoked credential cannot get a new secret'),
-    (state, eventId) =>
-      decideRotateSecret({ ...command, eventId, now: ctx.clock.now(), newSecretHash }, state),
-  );
-  return { clientSecret, previousSecretExpiresAt: new Date(rotated.previousSecretExpiresAt!) };
+  let response: RotatedSecret | undefined;
+  try {
+    await change(
+      ctx,
+      command,
+      refusals('a revoked credential cannot get a new secret'),
+      (state, eventId) => {
+        const decision = decideRotateSecret(
+          {
+            ...command,
+            eventId,
+            now: ctx.clock.now(),
+            newSecretHash,
+            idempotencyKeyHash: key?.keyHash,
+          },
+          state,
+        );
+        if (decision.ok) {
+          const expiresAt = decision.events[0]!.data.previous_secret_expires_at;
+          response = { clientSecret, previousSecretExpiresAt: new Date(expiresAt) };
+        }
+        return decision;
+      },
+      key && ((trx) => writeIdempotentResponse(trx, rotationToKeep(ctx, key, response!))),
+    );
+  } catch (error) {
+    // A concurrent request with the same key won the credential's stream: answer as it did.
+    const winner = error instanceof ConflictError && key && (await keptRotation(ctx, key));
+    if (winner) return winner;
+    throw error;
+  }
+  return response!;
 }
 
 /** Revokes a credential; revoking a revoked one changes and records nothing. */

@@ -71,6 +71,7 @@ export function decideRotateSecret(
     readonly now: number;
     readonly newSecretHash: string;
     readonly overlapSeconds: number;
+    readonly idempotencyKeyHash?: string;
   },
   state: Credential | undefined,
 ): CredentialDecision<'credential-secret-rotated'> {
@@ -86,6 +87,7 @@ export function decideRotateSecret(
       overlap_seconds: command.overlapSeconds,
       previous_secret_expires_at: expiresAt,
       rotated_by: command.actor,
+      ...(command.idempotencyKeyHash ? { idempotency_key_sha256: command.idempotencyKeyHash } : {}),
     },
     command.metadata,
   );

@@ -32,7 +32,7 @@ const MEDIA = { json: 'application/json', form: 'application/x-www-form-urlencod
 
 function parameters(operation: Operation): JsonObject[] {
   const list: JsonObject[] = [];
-  const add = (where: 'path' | 'query', object: z.ZodObject | undefined) => {
+  const add = (where: 'path' | 'query' | 'header', object: z.ZodObject | undefined) => {
     if (!object) return;
     const schema = jsonSchema(object, 'input') as {
       properties?: Record<string, JsonObject>;
@@ -51,6 +51,7 @@ function parameters(operation: Operation): JsonObject[] {
   };
   add('path', operation.params);
   add('query', operation.query);
+  add('header', operation.headers);
   if (operation.spaceHeader && operation.caller !== 'login') {
     list.push({ $ref: '#/components/parameters/space' });
   }

@@ -32,6 +32,8 @@ export interface Operation {
   readonly spaceHeader?: boolean;
   readonly params?: z.ZodObject;
   readonly query?: z.ZodObject;
+  /** Request headers the handler reads besides authentication (named as sent). */
+  readonly headers?: z.ZodObject;
   readonly body?: {
     readonly schema: z.ZodType;
     readonly media: readonly ('json' | 'form')[];

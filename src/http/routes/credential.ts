@@ -5,24 +5,23 @@ import { createCredential } from '../../commands/credential/create.js';
 import {
   changeRateLimit,
   revokeCredential,
-  rotateSecret,
   type CredentialCommand,
 } from '../../commands/credential/change.js';
 import type { Database } from '../../db/schema.js';
-import { MethodNotAllowedError, NotFoundError } from '../../errors/errors.js';
+import { NotFoundError } from '../../errors/errors.js';
 import { getCredential, listCredentials } from '../../projections/credential-queries.js';
 import { jsonCursor } from '../query.js';
 import { requestMetadata } from '../request-context.js';
 import { route, type Route } from '../route.js';
-import type { RequestContext, RequestState } from '../state.js';
-import type { Middleware } from 'koa';
+import type { RequestContext } from '../state.js';
+import { clientPath, common, namedCredential } from './credential-path.js';
+import { rotateSecretRoute } from './credential-secret.js';
 import { displayText, validate } from '../validate.js';
 import { BODY_ERRORS, LOGIN_ERRORS } from '../openapi/operation.js';
 import {
   createdCredential,
   credentialPage,
   credentialRecord,
-  rotatedSecret,
   type Body,
 } from '../openapi/responses.js';
 
@@ -34,27 +33,7 @@ const listQuery = z.object({
 const pageCursor = jsonCursor(
   z.object({ createdAt: z.iso.datetime({ offset: true }), clientId: z.string().max(200) }),
 );
-const clientPath = z.object({ client_id: z.string().min(1).max(200) });
-const rotateBody = z.object({
-  overlap_seconds: z.number().int().min(0).max(86_400).default(3600),
-});
 const revokeBody = z.object({ reason: displayText(500).optional() });
-
-// /v1/credential/token is the token endpoint (POST only), never a credential: client ids all
-// start with "ci_". Other methods there get the token endpoint's 405, not a login challenge.
-const notTheTokenEndpoint: Middleware<RequestState> = async (ctx, next) => {
-  if ((ctx as RequestContext).params.client_id === 'token')
-    throw new MethodNotAllowedError(['POST']);
-  await next();
-};
-
-const common = {
-  tag: 'Credentials',
-  caller: 'login',
-  spaceHeader: true,
-  dialect: 'bearer',
-  guard: notTheTokenEndpoint,
-} as const;
 
 /**
  * The credentials of a space, for its dashboard users (login token + X-Service-Space-ID):
@@ -82,19 +61,13 @@ export function credentialRoutes(
     if (!record) throw new NotFoundError(`no credential "${clientId}" in this space`);
     return record;
   };
-  /** The credential named in the path, taken down in the request's log line. */
-  const named = (ctx: RequestContext) => {
-    const { client_id: clientId } = validate(clientPath, ctx.params, 'path');
-    ctx.state.clientId = clientId;
-    return clientId;
-  };
   /** Runs a change to the credential in the path, then answers with the credential as it is. */
   const changeThenShow = async (
     ctx: RequestContext,
     who: { readonly spaceId: string; readonly actor: string },
     change: (command: CredentialCommand) => Promise<unknown>,
   ) => {
-    const clientId = named(ctx);
+    const clientId = namedCredential(ctx);
     const { spaceId, actor } = who;
     await change({ spaceId, clientId, actor, metadata: { actor, ...requestMetadata(ctx) } });
     ctx.set('Cache-Control', 'no-store');
@@ -213,35 +186,6 @@ export function credentialRoutes(
           return revokeCredential(commands, { ...command, reason: body.reason ?? null });
         }),
     }),
-    route({
-      ...common,
-      method: 'post',
-      path: '/v1/credential/:client_id/secret',
-      operationId: 'rotateSecret',
-      summary: 'A new secret; the previous one stays valid for overlap_seconds',
-      params: clientPath,
-      body: { schema: rotateBody, media: ['json'], optional: true },
-      responses: [
-        { status: 200, description: 'The new secret, shown once', schema: rotatedSecret },
-      ],
-      errors: [...LOGIN_ERRORS, ...BODY_ERRORS, 'not_found', 'conflict'],
-      async handle(ctx, { spaceId, actor }) {
-        const clientId = named(ctx);
-        const body = validate(rotateBody, ctx.request.body, 'body');
-        const rotated = await rotateSecret(commands, {
-          spaceId,
-          clientId,
-          overlapSeconds: body.overlap_seconds,
-          actor,
-          metadata: { actor, ...requestMetadata(ctx) },
-        });
-        ctx.set('Cache-Control', 'no-store');
-        ctx.body = {
-          client_id: clientId,
-          client_secret: rotated.clientSecret,
-          previous_secret_expires_at: rotated.previousSecretExpiresAt.toISOString(),
-        } satisfies Body<typeof rotatedSecret>;
-      },
-    }),
+    rotateSecretRoute(commands),
   ];
 }

@@ -1,0 +1,90 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { ConflictError, IdempotencyKeyReusedError } from '../../errors/errors.js';
+import type { IdempotentResponse } from '../../projections/idempotent-responses.js';
+import { openValue, sealValue } from '../../tokens/key-encryption.js';
+import type { CommandContext } from '../context.js';
+
+/** What a rotation answers; kept sealed so a retry with the same key gets it again. */
+export interface RotatedSecret {
+  readonly clientSecret: string;
+  readonly previousSecretExpiresAt: Date;
+}
+
+const keptSchema = z.object({
+  client_secret: z.string(),
+  previous_secret_expires_at: z.iso.datetime(),
+});
+
+const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('base64url');
+
+/** An Idempotency-Key as the log and the table know it: hashed, never the caller's text. */
+export interface IdempotencyKey {
+  readonly spaceId: string;
+  readonly keyHash: string;
+  /** The operation, its target and parameters, hashed: the key must mean the same request. */
+  readonly requestHash: string;
+}
+
+/** The hashed key of a rotation request. */
+export function rotationKey(
+  spaceId: string,
+  key: string,
+  request: { readonly clientId: string; readonly overlapSeconds: number },
+): IdempotencyKey {
+  return {
+    spaceId,
+    keyHash: sha256(key),
+    requestHash: sha256(
+      JSON.stringify(['rotate-secret', request.clientId, request.overlapSeconds]),
+    ),
+  };
+}
+
+const binding = (key: IdempotencyKey) => `idempotent-response:${key.spaceId}:${key.keyHash}`;
+
+/**
+ * The response an earlier request with this key got, if there is one in the window; refused when
+ * the key was used for another request, or when its response can no longer be opened.
+ */
+export async function keptRotation(
+  ctx: CommandContext,
+  key: IdempotencyKey,
+): Promise<RotatedSecret | undefined> {
+  const kept = await ctx.idempotentResponses.find(key.spaceId, key.keyHash);
+  if (!kept) return undefined;
+  if (kept.requestHash !== key.requestHash) {
+    throw new IdempotencyKeyReusedError(
+      'this Idempotency-Key was used for another request (another credential or overlap_seconds)',
+    );
+  }
+  const opened = openValue(ctx.kek, binding(key), kept.sealedResponse);
+  if (opened === undefined) {
+    throw new ConflictError(
+      'this Idempotency-Key was already used and its response was sealed under a retired ' +
+        'key-encryption key; rotate again with a new key',
+    );
+  }
+  const response = keptSchema.parse(JSON.parse(opened));
+  return {
+    clientSecret: response.client_secret,
+    previousSecretExpiresAt: new Date(response.previous_secret_expires_at),
+  };
+}
+
+/** The row that keeps `response` for retries, sealed under the KEK and bound to its key. */
+export function rotationToKeep(
+  ctx: CommandContext,
+  key: IdempotencyKey,
+  response: RotatedSecret,
+): IdempotentResponse {
+  const plaintext = JSON.stringify({
+    client_secret: response.clientSecret,
+    previous_secret_expires_at: response.previousSecretExpiresAt.toISOString(),
+  });
+  return {
+    ...key,
+    sealedResponse: sealValue(ctx.kek, binding(key), plaintext),
+    expiresAt: new Date(ctx.clock.now() + ctx.idempotentResponses.ttlSeconds * 1000),
+  };
+}

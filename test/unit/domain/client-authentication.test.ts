@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import {
   decideClientAuthentication,
-  decideFailureRecording,
   decideFailureSummary,
-  type FailureWindow,
 } from '../../../src/domain/client-authentication/decide.js';
+import { decideBudgetedRecording, type BudgetWindow } from '../../../src/domain/budget-window.js';
 import { evolveCredential } from '../../../src/domain/credential/evolve.js';
 import {
   credentialCreated,
@@ -51,19 +50,21 @@ describe('client authentication', () => {
 });
 
 describe('failed authentications past the per-minute event budget', () => {
-  const window: FailureWindow = {
+  const window: BudgetWindow = {
+    spaceId: 'space-a',
     windowStart: Date.parse('2026-11-22T10:00:00Z'),
     windowMs: 60_000,
     appended: 10,
-    failed: 0,
-    refused: 0,
+    counts: {},
     ips: ['192.0.2.1'],
     ipCount: 1,
+    tags: [],
+    tagCount: 0,
   };
 
   it('given the budget spent, then failures are counted, not recorded one by one', () => {
-    expect(decideFailureRecording({ appended: 9 }, 10)).toBe('record');
-    expect(decideFailureRecording({ appended: 10 }, 10)).toBe('count');
+    expect(decideBudgetedRecording({ appended: 9 }, 10)).toBe('record');
+    expect(decideBudgetedRecording({ appended: 10 }, 10)).toBe('count');
   });
 
   it('given a closed window with nothing counted, then no summary', () => {
@@ -75,7 +76,12 @@ describe('failed authentications past the per-minute event budget', () => {
   it('given counted failures, then one summary naming the window, the counts and the sources', () => {
     const summary = decideFailureSummary(
       { clientId: 'ci_1', eventId: nextId(), requestId: 'r' },
-      { ...window, failed: 40, refused: 7, ips: ['192.0.2.1', '192.0.2.2'], ipCount: 3 },
+      {
+        ...window,
+        counts: { failed: 40, refused: 7 },
+        ips: ['192.0.2.1', '192.0.2.2'],
+        ipCount: 3,
+      },
     );
     expect(summary?.data).toEqual({
       client_id: 'ci_1',

@@ -1,0 +1,166 @@
+import type { Logger } from 'pino';
+import type { Clock } from '../domain/ports.js';
+import type { DomainEvent, EventType } from '../domain/events.js';
+import type { BudgetWindow } from '../domain/budget-window.js';
+import { decideBudgetedRecording } from '../domain/budget-window.js';
+import type { EventStore } from '../event-store/event-store.js';
+
+/** An event to append on a new stream of its own. */
+export interface StreamEvent {
+  readonly spaceId: string;
+  readonly streamId: string;
+  readonly event: DomainEvent<EventType>;
+}
+
+/**
+ * Events an outsider can cause (failed authentications, refused accesses), kept bounded: per key
+ * and minute, see {@link createEventBudget}.
+ */
+export interface EventBudget {
+  /** Appends `event` while the key is under its per-minute budget; past it, counts it as `count`. */
+  record(key: string, event: StreamEvent, ip: string, count: string, tag?: string): Promise<void>;
+  /** Counts an attempt that is never recorded one by one (e.g. refused unchecked). */
+  count(key: string, spaceId: string, ip: string, count: string, tag?: string): void;
+  /** Writes the summary of every window that has closed. Returns how many were written. */
+  flushClosedWindows(): Promise<number>;
+  /** Writes every summary, closed or not (shutdown), and stops the timer. */
+  close(): Promise<void>;
+  /** Keys with a window open (for /metrics). */
+  size(): number;
+}
+
+interface OpenWindow {
+  readonly spaceId: string;
+  readonly windowStart: number;
+  appended: number;
+  readonly counts: Record<string, number>;
+  readonly ips: Set<string>;
+  ipCount: number;
+  readonly tags: Set<string>;
+  tagCount: number;
+}
+
+const WINDOW_MS = 60_000;
+const MAX_LISTED = 50;
+
+/**
+ * At most `perMinute` events per key per minute (UTC minutes); the rest are counted and written as
+ * one summary event per key per window (`summarize`), once the window has closed (checked every
+ * few seconds) and on shutdown. Whatever an attacker sends, the log grows by at most
+ * perMinute + 1 events per key per minute per API process, and memory by at most `maxKeys`
+ * windows (a full map summarises its oldest window early rather than forget its counts).
+ */
+export function createEventBudget(options: {
+  readonly events: EventStore;
+  readonly perMinute: number;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** The summary of a closed window, or undefined when it counted nothing. */
+  readonly summarize: (key: string, window: BudgetWindow) => StreamEvent | undefined;
+  readonly maxKeys?: number;
+  readonly flushIntervalMs?: number;
+}): EventBudget {
+  const windows = new Map<string, OpenWindow>();
+  const maxKeys = options.maxKeys ?? 100_000;
+
+  const write = async (key: string, window: OpenWindow) => {
+    const summary = options.summarize(key, {
+      ...window,
+      windowMs: WINDOW_MS,
+      ips: [...window.ips],
+      tags: [...window.tags],
+    });
+    if (!summary) return false;
+    await options.events.appendNewStream({
+      spaceId: summary.spaceId,
+      streamId: summary.streamId,
+      events: [summary.event],
+    });
+    return true;
+  };
+
+  /** Takes the windows that `due` selects out of the map and writes their summaries. */
+  const flush = async (due: (window: OpenWindow) => boolean) => {
+    const taken = [...windows].filter(([, window]) => due(window));
+    for (const [key] of taken) windows.delete(key);
+    let written = 0;
+    for (const [key, window] of taken) {
+      try {
+        if (await write(key, window)) written += 1;
+      } catch (error) {
+        // The database is away: keep the counts for the next flush rather than lose them.
+        const current = windows.get(key);
+        if (!current) windows.set(key, window);
+        else for (const [name, n] of Object.entries(window.counts)) add(current, name, n);
+        options.logger.warn({ err: error, key }, 'budget summary not written; will retry');
+      }
+    }
+    return written;
+  };
+
+  const add = (window: OpenWindow, count: string, n = 1) => {
+    window.counts[count] = (window.counts[count] ?? 0) + n;
+  };
+
+  const windowFor = (key: string, spaceId: string, ip: string, tag: string | undefined) => {
+    const windowStart = Math.floor(options.clock.now() / WINDOW_MS) * WINDOW_MS;
+    let window = windows.get(key);
+    if (!window || window.windowStart !== windowStart) {
+      if (window) void flush((w) => w === window); // its window closed: summarise it now
+      if (windows.size >= maxKeys) {
+        const evicted = windows.values().next().value!;
+        void flush((w) => w === evicted);
+      }
+      window = {
+        spaceId,
+        windowStart,
+        appended: 0,
+        counts: {},
+        ips: new Set(),
+        ipCount: 0,
+        tags: new Set(),
+        tagCount: 0,
+      };
+      windows.set(key, window);
+    }
+    if (!window.ips.has(ip)) {
+      window.ipCount += 1;
+      if (window.ips.size < MAX_LISTED) window.ips.add(ip);
+    }
+    if (tag !== undefined && !window.tags.has(tag)) {
+      window.tagCount += 1;
+      if (window.tags.size < MAX_LISTED) window.tags.add(tag);
+    }
+    return window;
+  };
+
+  const timer = setInterval(() => {
+    const now = options.clock.now();
+    void flush((window) => window.windowStart + WINDOW_MS <= now);
+  }, options.flushIntervalMs ?? 5000);
+  timer.unref();
+
+  return {
+    async record(key, { spaceId, streamId, event }, ip, count, tag) {
+      const window = windowFor(key, spaceId, ip, tag);
+      if (decideBudgetedRecording(window, options.perMinute) === 'record') {
+        window.appended += 1;
+        await options.events.appendNewStream({ spaceId, streamId, events: [event] });
+      } else {
+        add(window, count);
+      }
+    },
+    count(key, spaceId, ip, count, tag) {
+      add(windowFor(key, spaceId, ip, tag), count);
+    },
+    flushClosedWindows() {
+      const now = options.clock.now();
+      return flush((window) => window.windowStart + WINDOW_MS <= now);
+    },
+    async close() {
+      clearInterval(timer);
+      await flush(() => true);
+    },
+    size: () => windows.size,
+  };
+}

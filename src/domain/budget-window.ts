@@ -1,0 +1,39 @@
+/**
+ * One key's events in one minute, as an API process counted them: the recorded ones, and what was
+ * only counted past the budget. Shared by every kind of event an outsider can cause.
+ */
+export interface BudgetWindow {
+  /** The space of the window's first event (where its summary is written, unless decided else). */
+  readonly spaceId: string;
+  readonly windowStart: number;
+  readonly windowMs: number;
+  /** Events recorded one by one (within the per-minute budget). */
+  readonly appended: number;
+  /** What was counted, not recorded, by name (e.g. `failed`, `refused`). */
+  readonly counts: Readonly<Record<string, number>>;
+  /** Source IPs (the first 50), and how many there were. */
+  readonly ips: readonly string[];
+  readonly ipCount: number;
+  /** What else the window names (e.g. target spaces; the first 50), and how many there were. */
+  readonly tags: readonly string[];
+  readonly tagCount: number;
+}
+
+/** Whether an event is recorded on its own (within the budget) or only counted. */
+export function decideBudgetedRecording(
+  window: Pick<BudgetWindow, 'appended'>,
+  perMinute: number,
+): 'record' | 'count' {
+  return window.appended < perMinute ? 'record' : 'count';
+}
+
+/** The window's bounds as ISO strings, for summary events. */
+export function windowBounds(window: Pick<BudgetWindow, 'windowStart' | 'windowMs'>): {
+  readonly window_start: string;
+  readonly window_end: string;
+} {
+  return {
+    window_start: new Date(window.windowStart).toISOString(),
+    window_end: new Date(window.windowStart + window.windowMs).toISOString(),
+  };
+}

@@ -21,6 +21,8 @@ export const SENSITIVE_FIELDS: {
   'signing-keys-resealed': [],
   'credential-rate-limit-changed': [],
   'client-authentication-failures-summarized': [],
+  'access-refused': [],
+  'access-refusals-summarized': [],
   'audit-log-read': [],
 };
 

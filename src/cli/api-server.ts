@@ -94,6 +94,7 @@ export async function startApiServer(
       limiter_failed_auth: limiter.failed_auth,
       limiter_failed_login: limiter.failed_login,
       failure_windows: commands.failures.size(),
+      refusal_windows: commands.refusals.size(),
     };
   });
   const forwarded = forwardedFor(config.TRUSTED_PROXY_HOPS, logger);
@@ -119,7 +120,11 @@ export async function startApiServer(
     ...dashboardRoutes(),
   ];
   const gates: RouteGates = {
-    login: { verifier: await createLoginTokenVerifier(config), limits: commands.limits },
+    login: {
+      verifier: await createLoginTokenVerifier(config),
+      limits: commands.limits,
+      refusals: commands.refusals,
+    },
     verifier: commands.verifier,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
   };
@@ -181,8 +186,7 @@ export async function startApiServer(
           keys.close();
           commands.revocations.close();
           // Counted failures are written as summaries before we go, not lost with the process.
-          void commands.failures
-            .close()
+          void Promise.all([commands.failures.close(), commands.refusals.close()])
             .catch((error: unknown) => logger.warn({ err: error }, 'failure summaries not written'))
             .then(() => notifier.close())
             .then(resolve);

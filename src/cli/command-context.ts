@@ -3,6 +3,7 @@ import type { Logger } from '../config/logger.js';
 import type { DatabaseHandle } from '../db/database.js';
 import type { CommandContext } from '../commands/context.js';
 import { createFailureEvents } from '../commands/client-authentication/failure-events.js';
+import { createAccessRefusals } from '../commands/access-refusal/record.js';
 import { ensureFirstSigningKey } from '../commands/signing-key/change-keys.js';
 import { randomIds, systemClock } from '../domain/ports.js';
 import { createEventStore, type AppendListener } from '../event-store/event-store.js';
@@ -62,6 +63,14 @@ export async function createCommandContext(
       ids,
       logger,
       maxClients: config.LIMITER_MAX_KEYS,
+    }),
+    refusals: createAccessRefusals({
+      events,
+      perMinute: config.FAILED_AUTH_EVENTS_PER_MINUTE,
+      clock,
+      ids,
+      logger,
+      maxKeys: config.LIMITER_MAX_KEYS,
     }),
     credentials: createCredentialLookup(database.db, {
       ttlMs: config.CREDENTIAL_CACHE_TTL_MS,

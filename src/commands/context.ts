@@ -6,6 +6,7 @@ import type { AccessTokenVerifier } from '../tokens/access-tokens.js';
 import type { KeyStore } from '../tokens/key-store.js';
 import type { Limits } from '../limits/limits.js';
 import type { FailureEvents } from './client-authentication/failure-events.js';
+import type { AccessRefusals } from './access-refusal/record.js';
 import type { RevocationLookup } from '../projections/revocation-lookup.js';
 import type { IdempotentResponse } from '../projections/idempotent-responses.js';
 import type { KeyEncryptionKey } from '../tokens/key-encryption.js';
@@ -23,6 +24,8 @@ export interface CommandContext {
   readonly limits: Limits;
   /** Failed-authentication events, at most FAILED_AUTH_EVENTS_PER_MINUTE per client a minute. */
   readonly failures: FailureEvents;
+  /** Refused login-token requests as events, at most FAILED_AUTH_EVENTS_PER_MINUTE per subject. */
+  readonly refusals: AccessRefusals;
   /** Verifies our own access tokens (memoised). */
   readonly verifier: AccessTokenVerifier;
   readonly hasher: SecretHasher;

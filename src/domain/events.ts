@@ -129,6 +129,47 @@ export const signingKeysResealedSchema = z.object({
   reason: z.enum(['sealed', 'rewrapped']),
 });
 
+/** Why a login-token request was refused. */
+export const accessRefusalReason = z.enum([
+  /** The token did not verify (signature, issuer, audience, expiry, shape). */
+  'invalid_login_token',
+  /** A valid token for other spaces than X-Service-Space-ID. */
+  'space_not_granted',
+  /** A valid token whose role may not make this change (an auditor's). */
+  'role_forbidden',
+]);
+
+/**
+ * A login-token request refused (401/403): who (when the token verified), what, for which space.
+ * Never the token. Bounded like failed client authentications: see access-refusals-summarized.
+ */
+export const accessRefusedSchema = z.object({
+  reason: accessRefusalReason,
+  /** The token's subject when its signature held; null for a token that did not verify. */
+  subject: z.string().nullable(),
+  /** The refused operation (its OpenAPI operationId). */
+  operation: z.string(),
+  /** The X-Service-Space-ID asked for, when one was sent and well-formed. */
+  requested_space: z.string().nullable(),
+});
+
+/** Refusals of one reason and subject in one minute past the per-minute event budget: counted. */
+export const accessRefusalsSummarizedSchema = z.object({
+  reason: accessRefusalReason,
+  subject: z.string().nullable(),
+  window_start: z.iso.datetime(),
+  window_end: z.iso.datetime(),
+  /** Refusals beyond the recorded ones. */
+  refused: z.number().int().min(0),
+  /** Bad login tokens refused unchecked because their source IP was over its budget (429). */
+  refused_while_locked_out: z.number().int().min(0),
+  /** Spaces asked for (the first 50), and how many there were in all. */
+  requested_spaces: z.array(z.string()).max(50),
+  requested_space_count: z.number().int().min(0),
+  source_ips: z.array(z.string()).max(50),
+  source_ip_count: z.number().int().min(0),
+});
+
 /** Somebody read the audit log: what they asked for and how much they got. */
 export const auditLogReadSchema = z.object({
   /** `export-started` is recorded before an export's first byte, `export` when it ended. */
@@ -149,6 +190,8 @@ export const EVENT_SCHEMAS = {
   'private-token-issued': privateTokenIssuedSchema,
   'public-token-issued': publicTokenIssuedSchema,
   'client-authentication-failed': clientAuthenticationFailedSchema,
+  'access-refused': accessRefusedSchema,
+  'access-refusals-summarized': accessRefusalsSummarizedSchema,
   'credential-secret-rotated': credentialSecretRotatedSchema,
   'credential-revoked': credentialRevokedSchema,
   'token-revoked': tokenRevokedSchema,
@@ -232,6 +275,8 @@ export const streams = {
   token: (jti: string) => `token-${jti}`,
   authenticationFailure: (eventId: string) => `auth-failure-${eventId}`,
   failureSummary: (eventId: string) => `auth-failure-summary-${eventId}`,
+  accessRefusal: (eventId: string) => `access-refused-${eventId}`,
+  refusalSummary: (eventId: string) => `access-refusals-summary-${eventId}`,
   auditRead: (eventId: string) => `audit-read-${eventId}`,
   signingKey: (kid: string) => `signing-key-${kid}`,
 } as const;

@@ -1,4 +1,8 @@
-import type { Context, Middleware } from 'koa';
+import type { Context, Middleware, ParameterizedContext } from 'koa';
+import type { AccessRefusals } from '../commands/access-refusal/record.js';
+import type { AccessRefusal } from '../domain/access-refusal/decide.js';
+import { userActor } from '../domain/actors.js';
+import { requestMetadata } from './request-context.js';
 import { z } from 'zod';
 import {
   InsufficientScopeError,
@@ -67,27 +71,69 @@ export function basicCredentials(
   }
 }
 
-/** Login-token verification with its per-source-IP budget of failures. */
+/** Login-token verification with its per-source-IP budget of failures, and its refusal events. */
 export interface LoginGate {
   readonly verifier: LoginTokenVerifier;
   readonly limits: Pick<Limits, 'assertLoginNotLockedOut' | 'failedLogin'>;
+  readonly refusals: Pick<AccessRefusals, 'refused' | 'lockedOut'>;
+}
+
+/** The X-Service-Space-ID as sent, if it is a space id at all (never arbitrary text in an event). */
+function wellFormedSpace(ctx: Context): string | null {
+  const value = ctx.get(SPACE_HEADER);
+  return SPACE_ID_PATTERN.test(value) ? value : null;
+}
+
+/** Records a refused login-token request (bounded; see AccessRefusals) before it is answered. */
+export function recordRefusal(
+  ctx: ParameterizedContext<RequestState>,
+  refusals: Pick<AccessRefusals, 'refused'>,
+  refusal: {
+    readonly reason: AccessRefusal['reason'];
+    readonly subject: string | null;
+    readonly operation: string;
+  },
+): Promise<void> {
+  return refusals.refused(
+    { ...refusal, requested_space: wellFormedSpace(ctx) },
+    {
+      actor: refusal.subject === null ? 'anonymous' : userActor(refusal.subject),
+      ...requestMetadata(ctx),
+    },
+  );
 }
 
 /**
  * Middleware: a valid login token that grants the X-Service-Space-ID space. Leaves the user in
  * ctx.state.user and the space in ctx.state.spaceId. A valid token is always served; a source IP
  * that sent too many bad login tokens this minute gets 429 for the next bad one. A request with no
- * credentials at all is a plain 401 that counts against nobody.
+ * credentials at all is a plain 401 that counts against nobody. A bad token and a space not
+ * granted are recorded as access-refused events (bounded) before the answer.
  */
-export function requireLoginForSpace(login: LoginGate): Middleware<RequestState> {
+export function requireLoginForSpace(
+  login: LoginGate,
+  operation: string,
+): Middleware<RequestState> {
   return async (ctx, next) => {
     let user;
     try {
       user = await login.verifier.verify(bearerToken(ctx));
     } catch (error) {
       if (!(error instanceof InvalidTokenError && error.missingCredentials)) {
-        login.limits.assertLoginNotLockedOut(ctx.ip);
+        try {
+          login.limits.assertLoginNotLockedOut(ctx.ip);
+        } catch (lockedOut) {
+          login.refusals.lockedOut(ctx.ip, wellFormedSpace(ctx));
+          throw lockedOut;
+        }
         login.limits.failedLogin(ctx.ip);
+        if (error instanceof InvalidTokenError) {
+          await recordRefusal(ctx, login.refusals, {
+            reason: 'invalid_login_token',
+            subject: null,
+            operation,
+          });
+        }
       }
       throw error;
     }
@@ -96,6 +142,11 @@ export function requireLoginForSpace(login: LoginGate): Middleware<RequestState>
     const spaceId = spaceIdHeader(ctx);
     ctx.state.spaceId = spaceId;
     if (!user.spaces.includes(spaceId)) {
+      await recordRefusal(ctx, login.refusals, {
+        reason: 'space_not_granted',
+        subject: user.subject,
+        operation,
+      });
       throw new InsufficientScopeError(`the login token does not grant space "${spaceId}"`);
     }
     await next();

@@ -4,7 +4,12 @@ import { InsufficientScopeError } from '../errors/errors.js';
 import { clientActor, userActor } from '../domain/actors.js';
 import type { AccessTokenVerifier, PrivateTokenClaims } from '../tokens/access-tokens.js';
 import type { LoginIdentity } from '../tokens/login-tokens.js';
-import { bearerToken, requireLoginForSpace, type LoginGate } from './authentication.js';
+import {
+  bearerToken,
+  recordRefusal,
+  requireLoginForSpace,
+  type LoginGate,
+} from './authentication.js';
 import { readBody } from './body.js';
 import type { Caller, Operation } from './openapi/operation.js';
 import { errorDialect } from './request-context.js';
@@ -93,13 +98,18 @@ const AUTHENTICATE: {
   public: () => undefined,
   client: () => undefined,
   login: (gates, route) => {
-    const login = requireLoginForSpace(gates.login);
+    const login = requireLoginForSpace(gates.login, route.operationId);
     // Segregation of duties: every login route but a read changes something, and needs an admin.
     const changes = route.method !== 'get';
     return {
       middleware: (ctx, next) =>
         login(ctx, async () => {
           if (changes && ctx.state.user?.role !== 'admin') {
+            await recordRefusal(ctx, gates.login.refusals, {
+              reason: 'role_forbidden',
+              subject: ctx.state.user?.subject ?? null,
+              operation: route.operationId,
+            });
             throw new InsufficientScopeError(
               "this change needs the admin role; the token is an auditor's",
             );

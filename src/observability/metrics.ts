@@ -139,6 +139,9 @@ export function createMetrics(db: Kysely<Database>): Metrics {
     'credential-rate-limit-changed': lifecycleOf('credential-rate-limit-changed'),
     // Counted when suppressed (see Limits), so the summary adds nothing here.
     'client-authentication-failures-summarized': null,
+    'access-refused': lifecycleOf('access-refused'),
+    // The refusals it counts are refusals all the same; one summary adds nothing to a rate.
+    'access-refusals-summarized': null,
     'audit-log-read': lifecycleOf('audit-log-read'),
   };
   return {

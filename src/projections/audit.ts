@@ -48,6 +48,25 @@ export const AUDIT_SHAPES: { readonly [Type in EventType]: AuditShape<Type> } = 
       'source_ip_count',
     ],
   },
+  'access-refused': {
+    tokenKind: null,
+    details: ['reason', 'subject', 'operation', 'requested_space'],
+  },
+  'access-refusals-summarized': {
+    tokenKind: null,
+    details: [
+      'reason',
+      'subject',
+      'window_start',
+      'window_end',
+      'refused',
+      'refused_while_locked_out',
+      'requested_spaces',
+      'requested_space_count',
+      'source_ips',
+      'source_ip_count',
+    ],
+  },
   'audit-log-read': { tokenKind: null, details: ['kind', 'query', 'rows_returned', 'complete'] },
 };
 

@@ -34,6 +34,9 @@ export const RATE_COUNTER: { readonly [Type in EventType]: RateContribution<Type
     counter: 'rejected_authentications',
     countFields: ['failed', 'refused_while_locked_out'],
   },
+  // Not a client's: a login-token refusal names a user, and the rate views are per client.
+  'access-refused': null,
+  'access-refusals-summarized': null,
   'audit-log-read': null,
 };
 

@@ -20,6 +20,8 @@ export const IS_USE: { readonly [Type in EventType]: boolean } = {
   'signing-keys-resealed': false,
   'credential-rate-limit-changed': false,
   'client-authentication-failures-summarized': false,
+  'access-refused': false,
+  'access-refusals-summarized': false,
   'audit-log-read': false,
 };
 

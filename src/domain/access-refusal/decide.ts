@@ -1,0 +1,87 @@
+import { windowBounds, type BudgetWindow } from '../budget-window.js';
+import {
+  SYSTEM_SPACE,
+  domainEvent,
+  streams,
+  type DomainEvent,
+  type EventData,
+  type EventMetadata,
+} from '../events.js';
+
+/** A login-token request refused (401/403), as the HTTP edge saw it. */
+export type AccessRefusal = EventData<'access-refused'>;
+
+/** Where a refusal event goes and which budget it draws from. */
+export interface RefusalPlacement {
+  readonly spaceId: string;
+  readonly streamId: string;
+  /** Budget key: per reason and subject (a bad token has none: one budget for all of them). */
+  readonly key: string;
+  readonly event: DomainEvent<'access-refused'>;
+}
+
+/**
+ * Record a refusal. A token that did not verify names no space we can believe: it goes to the
+ * service's own space. A verified user's refusal goes to the space they asked for, so its auditors
+ * see who tried; the budget is per subject, so no one user can grow the log without bound,
+ * however many spaces they name.
+ */
+export function decideAccessRefused(command: {
+  readonly eventId: string;
+  readonly refusal: AccessRefusal;
+  readonly metadata: EventMetadata;
+}): RefusalPlacement {
+  const { refusal } = command;
+  const verified = refusal.reason !== 'invalid_login_token' && refusal.subject !== null;
+  const spaceId = verified && refusal.requested_space ? refusal.requested_space : SYSTEM_SPACE;
+  return {
+    spaceId,
+    streamId: streams.accessRefusal(command.eventId),
+    key: refusalBudgetKey(refusal.reason, verified ? refusal.subject : null),
+    event: domainEvent(command.eventId, 'access-refused', refusal, command.metadata),
+  };
+}
+
+/** The budget a refusal draws from: its reason and, for a verified token, its subject. */
+export function refusalBudgetKey(reason: AccessRefusal['reason'], subject: string | null): string {
+  return JSON.stringify([reason, subject]);
+}
+
+/**
+ * The summary of a closed window of one budget key. Refusals of a user asking for spaces not
+ * theirs are summarised in the service's space (the spaces are listed); an auditor's refused
+ * changes in the space of the first. None when nothing was counted.
+ */
+export function decideRefusalSummary(
+  command: { readonly key: string; readonly eventId: string; readonly requestId: string },
+  window: BudgetWindow,
+):
+  | { readonly spaceId: string; readonly event: DomainEvent<'access-refusals-summarized'> }
+  | undefined {
+  const refused = window.counts.refused ?? 0;
+  const lockedOut = window.counts.locked_out ?? 0;
+  if (refused + lockedOut === 0) return undefined;
+  const [reason, subject] = JSON.parse(command.key) as [AccessRefusal['reason'], string | null];
+  const event = domainEvent(
+    command.eventId,
+    'access-refusals-summarized',
+    {
+      reason,
+      subject,
+      ...windowBounds(window),
+      refused,
+      refused_while_locked_out: lockedOut,
+      requested_spaces: [...window.tags],
+      requested_space_count: window.tagCount,
+      source_ips: [...window.ips],
+      source_ip_count: window.ipCount,
+    },
+    {
+      actor: 'service:access-refusal-budget',
+      request_id: command.requestId,
+      client_ip: window.ips[0] ?? 'unknown',
+      user_agent: null,
+    },
+  );
+  return { spaceId: reason === 'role_forbidden' ? window.spaceId : SYSTEM_SPACE, event };
+}

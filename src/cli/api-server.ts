@@ -15,6 +15,7 @@ import { issueRoutes } from '../http/routes/issue.js';
 import { jwksRoutes } from '../http/routes/jwks.js';
 import { discoveryRoutes } from '../http/routes/discovery.js';
 import { auditRoutes } from '../http/routes/audit.js';
+import { auditStreamRoutes } from '../http/routes/audit-stream.js';
 import { metricsRoutes } from '../http/routes/metrics.js';
 import { monitoringRoutes } from '../http/routes/monitoring.js';
 import { openApiRoutes } from '../http/routes/openapi.js';
@@ -95,10 +96,17 @@ export async function startApiServer(
       limiter_failed_login: limiter.failed_login,
       failure_windows: commands.failures.size(),
       refusal_windows: commands.refusals.size(),
+      audit_streams: auditStream.streams.size(),
     };
   });
   const forwarded = forwardedFor(config.TRUSTED_PROXY_HOPS, logger);
+  const auditStream = auditStreamRoutes(commands, database.db, logger, {
+    maxStreams: config.AUDIT_STREAM_MAX,
+    heartbeatMs: config.AUDIT_STREAM_HEARTBEAT_SECONDS * 1000,
+    pollMs: 250,
+  });
   const routes: readonly Route[] = [
+    ...auditStream.routes,
     ...auditRoutes(
       commands,
       database.db,
@@ -179,6 +187,8 @@ export async function startApiServer(
     close: () =>
       new Promise<void>((resolve) => {
         const timer = setTimeout(() => server.closeAllConnections(), config.SHUTDOWN_TIMEOUT_MS);
+        // Live feeds end now (each records how it ended); they would hold the server open.
+        auditStream.streams.close();
         metricsServer.close();
         metricsServer.closeAllConnections();
         server.close(() => {

@@ -113,6 +113,9 @@ export const configSchema = z.object({
   // How long a rotation's sealed response answers a retry with the same Idempotency-Key: long
   // enough for any client's retries, short enough that no sealed secret lingers.
   IDEMPOTENCY_KEY_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3600),
+  // Live audit feeds each API process serves at once (each polls the log four times a second).
+  AUDIT_STREAM_MAX: z.coerce.number().int().min(0).max(10_000).default(100),
+  AUDIT_STREAM_HEARTBEAT_SECONDS: z.coerce.number().int().min(1).max(300).default(15),
   UNKNOWN_CLIENT_CACHE_TTL_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   AUDIT_CHECKPOINT_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
   AUDIT_CHECKPOINT_DIR: z.string().min(1).optional(),

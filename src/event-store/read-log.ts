@@ -25,7 +25,7 @@ export interface LogPage {
  */
 export async function readLog(
   db: Kysely<Database>,
-  options: { readonly after: LogPosition; readonly limit: number },
+  options: { readonly after: LogPosition; readonly limit: number; readonly spaceId?: string },
 ): Promise<LogPage> {
   const rows = (await db
     .selectFrom('events')
@@ -34,6 +34,7 @@ export async function readLog(
     .where(
       sql<boolean>`(transaction_id, global_position) > (${options.after.transactionId}::xid8, ${options.after.globalPosition}::bigint)`,
     )
+    .$if(options.spaceId !== undefined, (query) => query.where('space_id', '=', options.spaceId!))
     .orderBy('transaction_id')
     .orderBy('global_position')
     .limit(options.limit)
@@ -46,4 +47,40 @@ export async function readLog(
       ? { transactionId: tail.transactionId, globalPosition: tail.globalPosition }
       : options.after,
   };
+}
+
+/**
+ * Where the log stands now for a reader in commit-safe order: the last event every running
+ * transaction is past (the start of the log when there is none). Reading after it yields only
+ * what commits from now on.
+ */
+export async function logHead(db: Kysely<Database>): Promise<LogPosition> {
+  const row = await db
+    .selectFrom('events')
+    .select([sql<string>`transaction_id::text`.as('transaction_id'), 'global_position'])
+    .where(sql<boolean>`transaction_id < pg_snapshot_xmin(pg_current_snapshot())`)
+    .orderBy('transaction_id', 'desc')
+    .orderBy('global_position', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row
+    ? { transactionId: row.transaction_id, globalPosition: Number(row.global_position) }
+    : { transactionId: '0', globalPosition: 0 };
+}
+
+/** The log position of the event at `globalPosition` in `spaceId`, if there is one. */
+export async function positionOf(
+  db: Kysely<Database>,
+  spaceId: string,
+  globalPosition: number,
+): Promise<LogPosition | undefined> {
+  const row = await db
+    .selectFrom('events')
+    .select([sql<string>`transaction_id::text`.as('transaction_id'), 'global_position'])
+    .where('global_position', '=', globalPosition)
+    .where('space_id', '=', spaceId)
+    .executeTakeFirst();
+  return row
+    ? { transactionId: row.transaction_id, globalPosition: Number(row.global_position) }
+    : undefined;
 }

@@ -41,7 +41,10 @@ async function call(
   }
   const response = await fetch(`${service.baseUrl}${path}`, { method, headers, body });
   const contentType = response.headers.get('content-type') ?? '';
-  const text = await response.text();
+  // A live feed never ends: its headers and status are the contract; the body is left unread.
+  const live = contentType.startsWith('text/event-stream');
+  if (live) await response.body?.cancel();
+  const text = live ? '' : await response.text();
   const parsed = /json/.test(contentType) && !/ndjson/.test(contentType) ? JSON.parse(text) : text;
   contract.check(method, path, response.status, contentType, parsed);
   return { status: response.status, body: parsed, text };
@@ -204,6 +207,10 @@ describe('OpenAPI document', () => {
         .status,
     ).toBe(200);
     expect((await call('GET', '/v1/audit/checkpoints', { headers: login })).status).toBe(200);
+    expect((await call('GET', '/v1/audit/stream', { headers: login })).status).toBe(200);
+    expect((await call('GET', '/v1/audit/stream?last_event_id=x', { headers: login })).status).toBe(
+      400,
+    );
     expect(
       (await call('GET', `/v1/monitoring/clients/${clientId}/rates?window=60m`, { headers: login }))
         .status,

@@ -196,7 +196,11 @@ export async function startApiServer(
           keys.close();
           commands.revocations.close();
           // Counted failures are written as summaries before we go, not lost with the process.
-          void Promise.all([commands.failures.close(), commands.refusals.close()])
+          void Promise.all([
+            commands.failures.close(),
+            commands.refusals.close(),
+            commands.limits.close(),
+          ])
             .catch((error: unknown) => logger.warn({ err: error }, 'failure summaries not written'))
             .then(() => notifier.close())
             .then(resolve);

@@ -8,6 +8,7 @@ import { ensureFirstSigningKey } from '../commands/signing-key/change-keys.js';
 import { randomIds, systemClock } from '../domain/ports.js';
 import { createEventStore, type AppendListener } from '../event-store/event-store.js';
 import { workerPeers } from '../limits/cluster-peers.js';
+import { postgresPeers } from '../limits/postgres-peers.js';
 import { createLimits } from '../limits/limits.js';
 import { createCredentialLookup } from '../projections/credential-lookup.js';
 import { createRevocationLookup } from '../projections/revocation-lookup.js';
@@ -54,7 +55,8 @@ export async function createCommandContext(
       failedAuthPerMinute: config.FAILED_AUTH_LIMIT_PER_MINUTE,
       maxKeys: config.LIMITER_MAX_KEYS,
       now: () => clock.now(),
-      peers: workerPeers(),
+      peers:
+        config.LIMITS_SYNC === 'postgres' ? postgresPeers(database.pool, logger) : workerPeers(),
     }),
     failures: createFailureEvents({
       events,

@@ -104,6 +104,9 @@ export const configSchema = z.object({
   CLIENT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000_000).default(30_000),
   // Four such clients in one space; what one tenant can take of a process, whatever its clients.
   SPACE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000_000).default(120_000),
+  // How API processes share what they spent: `postgres` (LISTEN/NOTIFY; every replica of a
+  // deployment) or `host` (through npm start's primary; the workers of one host only).
+  LIMITS_SYNC: z.enum(['postgres', 'host']).default('postgres'),
   FAILED_AUTH_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(10),
   FAILED_AUTH_EVENTS_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(10),
   LIMITER_MAX_KEYS: z.coerce.number().int().min(100).max(10_000_000).default(100_000),

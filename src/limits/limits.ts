@@ -46,17 +46,21 @@ export function isLimitsMessage(message: unknown): message is LimitsMessage {
   return (message as { kind?: unknown } | null)?.kind === LIMITS_MESSAGE;
 }
 
-/** How limits reach the other API processes (through the cluster's primary). */
+/**
+ * How limits reach the other API processes: through the cluster's primary (one host), or through
+ * Postgres (every replica of a deployment; postgres-peers.ts).
+ */
 export interface LimitsPeers {
   publish(message: LimitsMessage): void;
   subscribe(receive: (message: LimitsMessage) => void): void;
+  close?(): Promise<void>;
 }
 
 /**
  * The budgets of one API process, all in memory: no database write on the hot path. The API
- * processes of one host (API_WORKERS) tell each other what they spent every few milliseconds, so
- * a budget holds across them (overshoot: what the others spent since their last message). With
- * N replicas behind a balancer, a client can get up to N times a budget (docs/operations.md).
+ * processes of a deployment (workers and replicas, LIMITS_SYNC=postgres; or one host's workers,
+ * LIMITS_SYNC=host) tell each other what they spent every few milliseconds, so a budget holds
+ * across them (overshoot: what the others spent since their last message; docs/operations.md).
  */
 export interface Limits {
   /**
@@ -82,6 +86,8 @@ export interface Limits {
    * for the dashboard. Bounded like the budgets: the least recently refused are forgotten first.
    */
   refusals(): { readonly since: Date; readonly byClient: ReadonlyMap<string, number> };
+  /** Stops telling and hearing the peers (shutdown). */
+  close(): Promise<void>;
 }
 
 const WINDOW_SECONDS = 60;
@@ -176,6 +182,9 @@ export function createLimits(settings: LimitSettings): Limits {
       failed_login: failedLogin.size,
     }),
     refusals: () => ({ since, byClient: refused }),
+    close: async () => {
+      await settings.peers?.close?.();
+    },
   };
 }
 

@@ -126,7 +126,8 @@ export function startProjector(options: ProjectorOptions): RunningProjector {
     while (!stopping) {
       const session = new pg.Client({
         connectionString: options.url,
-        application_name: 'token-authority-projector-leader',
+        // The OS pid in the name lets an operator (and `npm run fleet -- status`) see who leads.
+        application_name: `token-authority-projector-leader-${process.pid}`,
       });
       session.on('error', () => undefined);
       try {

@@ -34,8 +34,10 @@ export const LAYERS = {
     'db',
     'errors',
   ],
+  fleet: ['audit-trail', 'db', 'net'],
   reliability: ['audit-trail', 'projections', 'observability', 'tokens', 'domain', 'db', 'net'],
   cli: [
+    'fleet',
     'http',
     'commands',
     'reliability',

@@ -1,6 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
-// Two tiers: unit tests need nothing; integration tests share one Postgres started in globalSetup.
+// Three tiers: unit tests need nothing; integration tests share one Postgres started in
+// globalSetup; the fleet drill (`npm run test:fleet`) starts its own Patroni fleet.
 export default defineConfig({
   test: {
     testTimeout: 60_000,
@@ -15,6 +16,10 @@ export default defineConfig({
           include: ['test/integration/**/*.test.ts'],
           globalSetup: ['test/support/global-setup.ts'],
         },
+      },
+      {
+        extends: true,
+        test: { name: 'fleet', include: ['test/fleet/**/*.test.ts'], testTimeout: 180_000 },
       },
     ],
   },

@@ -1,0 +1,221 @@
+import { randomBytes } from 'node:crypto';
+import { spawnSync } from 'node:child_process';
+import { chownSync, existsSync } from 'node:fs';
+import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { loadAuditSigningKey } from '../audit-trail/audit-key.js';
+import { freePort } from '../net/free-port.js';
+import { etcdArgs, haproxyConfig, patroniConfig, PG_BIN_DIR, type PgPasswords } from './configs.js';
+import { writeFleetState, type FleetState, type PgNode } from './layout.js';
+import { startDetached, waitFor, type RunAs } from './processes.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const FROM_SOURCE = import.meta.url.endsWith('.ts');
+
+/** How to run one of our command-line entry points as a child (TypeScript source or dist). */
+function entry(name: string): [string, string[]] {
+  return FROM_SOURCE
+    ? [process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/cli', `${name}.ts`)]]
+    : [process.execPath, [path.join(ROOT, 'dist/cli', `${name}.js`)]];
+}
+
+const password = () => randomBytes(18).toString('base64url');
+
+/** What `fleet up` needs from this machine; the apt packages that provide what is missing. */
+export function missingPrograms(): string[] {
+  const missing: string[] = [];
+  const has = (program: string) => spawnSync('which', [program]).status === 0;
+  if (!has('patroni')) missing.push('patroni');
+  if (!has('etcd')) missing.push('etcd-server');
+  if (!has('haproxy')) missing.push('haproxy');
+  if (!existsSync(path.join(PG_BIN_DIR, 'postgres'))) missing.push('postgresql-15');
+  return missing;
+}
+
+const httpOk = (url: string) => async () =>
+  (await fetch(url, { signal: AbortSignal.timeout(2000) })).status === 200;
+
+/**
+ * Starts a fleet in `dir`: etcd, `pgNodes` Postgres nodes under Patroni (synchronous replication),
+ * HAProxy (writes to the leader, reads to replicas, the API replicas behind one port), the
+ * database migrated with a login per service, `apiReplicas` API processes and two projectors.
+ * Returns what it started (also written to `<dir>/fleet.json`).
+ */
+export async function fleetUp(options: {
+  readonly dir: string;
+  readonly apiReplicas: number;
+  readonly pgNodes: number;
+  readonly synchronous?: boolean;
+  readonly runAs?: RunAs;
+  readonly log: (message: string) => void;
+}): Promise<FleetState> {
+  const { dir, runAs, log } = options;
+  await mkdir(dir, { recursive: true });
+  // The postgres user must pass through it to its nodes' folders (each of those is its own, 700).
+  await chmod(dir, 0o755);
+  const passwords: PgPasswords = {
+    superuser: password(),
+    replication: password(),
+    rewind: password(),
+  };
+  const state: FleetState = {
+    dir,
+    superuserPassword: passwords.superuser,
+    etcd: { pid: 0, clientPort: await freePort() },
+    haproxy: { pid: 0, writePort: 0, readPort: 0, apiPort: 0 },
+    pg: [],
+    apis: [],
+    projectors: [],
+  };
+  const save = () => writeFleetState(state);
+
+  const peerPort = await freePort();
+  await mkdir(path.join(dir, 'etcd'), { recursive: true, mode: 0o700 });
+  state.etcd.pid = startDetached(
+    'etcd',
+    etcdArgs({ dataDir: path.join(dir, 'etcd'), clientPort: state.etcd.clientPort, peerPort }),
+    { logFile: path.join(dir, 'etcd.log') },
+  );
+  await save();
+  await waitFor('etcd', httpOk(`http://127.0.0.1:${state.etcd.clientPort}/health`));
+  log(`etcd up on ${state.etcd.clientPort}`);
+
+  for (let i = 0; i < options.pgNodes; i += 1) {
+    const nodeDir = path.join(dir, `pg${i}`);
+    await mkdir(nodeDir, { recursive: true, mode: 0o700 });
+    if (runAs) chownSync(nodeDir, runAs.uid, runAs.gid);
+    const node: PgNode = {
+      name: `pg${i}`,
+      port: await freePort(),
+      restPort: await freePort(),
+      dataDir: path.join(nodeDir, 'data'),
+      patroniPid: 0,
+    };
+    const configFile = path.join(nodeDir, 'patroni.yml');
+    await writeFile(
+      configFile,
+      patroniConfig({
+        scope: 'token-authority',
+        node,
+        etcdPort: state.etcd.clientPort,
+        passwords,
+        synchronous: options.synchronous,
+      }),
+      { mode: 0o600 },
+    );
+    if (runAs) chownSync(configFile, runAs.uid, runAs.gid);
+    const pid = startDetached('patroni', [configFile], {
+      logFile: path.join(dir, `${node.name}.log`),
+      env: { ...process.env, HOME: nodeDir },
+      cwd: nodeDir,
+      runAs,
+    });
+    state.pg.push({ ...node, patroniPid: pid });
+    await save();
+    // The first node bootstraps and leads; each next one clones it and streams from it.
+    const role = i === 0 ? 'primary' : 'replica';
+    await waitFor(
+      `${node.name} as ${role}`,
+      httpOk(`http://127.0.0.1:${node.restPort}/${role}`),
+      120_000,
+    );
+    log(`${node.name} up as ${role} on ${node.port}`);
+  }
+  if (options.pgNodes > 1 && options.synchronous !== false) {
+    await waitFor(
+      'a synchronous standby',
+      async () => {
+        const response = await fetch(`http://127.0.0.1:${state.pg[0]!.restPort}/cluster`);
+        const body = (await response.json()) as { members: { role: string }[] };
+        return body.members.some((member) => member.role === 'sync_standby');
+      },
+      60_000,
+    );
+  }
+
+  state.haproxy.writePort = await freePort();
+  state.haproxy.readPort = await freePort();
+  state.haproxy.apiPort = await freePort();
+  const apiPorts = await Promise.all(Array.from({ length: options.apiReplicas }, () => freePort()));
+  const haproxyFile = path.join(dir, 'haproxy.cfg');
+  await writeFile(haproxyFile, haproxyConfig({ ...state.haproxy, pg: state.pg, apiPorts }));
+  state.haproxy.pid = startDetached('haproxy', ['-f', haproxyFile, '-db'], {
+    logFile: path.join(dir, 'haproxy.log'),
+  });
+  await save();
+  const admin = `postgres://postgres:${passwords.superuser}@127.0.0.1:${state.haproxy.writePort}`;
+  await waitFor('the leader through HAProxy', async () => {
+    const client = new pg.Client({ connectionString: `${admin}/postgres` });
+    await client.connect();
+    const exists = await client.query(
+      `SELECT 1 FROM pg_database WHERE datname = 'token_authority'`,
+    );
+    if (exists.rowCount === 0) await client.query('CREATE DATABASE token_authority');
+    await client.end();
+    return true;
+  });
+  log(`HAProxy up: writes ${state.haproxy.writePort}, reads ${state.haproxy.readPort}`);
+
+  const dataDir = path.join(dir, 'data');
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  // As npm start's supervisor does: the audit key pair exists before the API reads its public half.
+  await loadAuditSigningKey(undefined, dataDir);
+  const logins = { api: password(), projector: password() };
+  const common = {
+    ...process.env,
+    NODE_ENV: 'development',
+    DATA_DIR: dataDir,
+    MIGRATE_ON_START: 'false',
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
+    TOKEN_ISSUER: `http://127.0.0.1:${state.haproxy.apiPort}`,
+  };
+  const [node, migrateArgs] = entry('migrate');
+  const migrated = spawnSync(node, migrateArgs, {
+    cwd: ROOT,
+    env: {
+      ...common,
+      MIGRATION_DATABASE_URL: `${admin}/token_authority`,
+      API_LOGIN_PASSWORD: logins.api,
+      PROJECTOR_LOGIN_PASSWORD: logins.projector,
+    },
+    encoding: 'utf8',
+  });
+  if (migrated.status !== 0) throw new Error(`migration failed: ${migrated.stderr}`);
+  log('database migrated; service logins set');
+
+  const login = (role: 'api' | 'projector') =>
+    `postgres://token_authority_${role}_login:${logins[role]}@127.0.0.1:${state.haproxy.writePort}/token_authority`;
+  const start = (name: 'api' | 'projector', logFile: string, env: NodeJS.ProcessEnv) => {
+    const [command, args] = entry(name);
+    return startDetached(command, args, { logFile, cwd: ROOT, env: { ...common, ...env } });
+  };
+  // The first API makes the shared keys in DATA_DIR; the others start once it is ready.
+  for (const [i, port] of apiPorts.entries()) {
+    const pid = start('api', path.join(dir, `api${i}.log`), {
+      PORT: String(port),
+      METRICS_PORT: String(await freePort()),
+      DATABASE_URL: login('api'),
+    });
+    state.apis.push({ pid, port });
+    await save();
+    if (i === 0) await waitFor('the first API', httpOk(`http://127.0.0.1:${port}/readyz`));
+  }
+  for (let i = 0; i < 2; i += 1) {
+    const pid = start('projector', path.join(dir, `projector${i}.log`), {
+      DATABASE_URL: login('projector'),
+    });
+    state.projectors.push({ pid });
+    await save();
+  }
+  for (const api of state.apis) {
+    await waitFor(`API on ${api.port}`, httpOk(`http://127.0.0.1:${api.port}/readyz`));
+  }
+  await waitFor(
+    'the API through HAProxy',
+    httpOk(`http://127.0.0.1:${state.haproxy.apiPort}/readyz`),
+  );
+  log(`${state.apis.length} API replicas and 2 projectors up`);
+  return state;
+}

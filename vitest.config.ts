@@ -19,7 +19,13 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'fleet', include: ['test/fleet/**/*.test.ts'], testTimeout: 180_000 },
+        // One fleet at a time: two would share two cores and blur the failover times.
+        test: {
+          name: 'fleet',
+          include: ['test/fleet/**/*.test.ts'],
+          testTimeout: 180_000,
+          fileParallelism: false,
+        },
       },
     ],
   },

@@ -1,0 +1,146 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import path from 'node:path';
+import { decodeJwt } from 'jose';
+import pg from 'pg';
+import { mintDevLoginToken } from '../../../src/tokens/login-tokens.js';
+
+/** What `npm run fleet -- status` prints (the parts the drills read). */
+export interface Fleet {
+  lb_url: string;
+  owner_url: string;
+  pg: { name: string; role: string; url: string; pid: number | null; patroni_pid: number | null }[];
+  projectors: { pid: number; leader: boolean }[];
+}
+
+/** REQUEST_DEADLINE_MS's default: no request may wait longer. */
+export const DEADLINE_MS = 5000;
+
+/** A fleet in a folder of its own, driven through the real `npm run fleet` command line. */
+export function fleetIn(prefix: string) {
+  const dir = mkdtempSync(`/tmp/${prefix}-`);
+  const run = (...args: string[]) => {
+    const result = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli/fleet.ts', ...args, `--dir=${dir}`],
+      { encoding: 'utf8', env: { ...process.env, LOG_LEVEL: 'warn' }, timeout: 240_000 },
+    );
+    if (result.status !== 0) throw new Error(`fleet ${args[0]} failed: ${result.stderr}`);
+    return result.stdout.trim().split('\n').at(-1)!;
+  };
+  return {
+    dir,
+    up: (...args: string[]) => JSON.parse(run('up', ...args)) as Fleet,
+    status: () => JSON.parse(run('status')) as Fleet,
+    down: () => void run('down'),
+  };
+}
+
+/** A credential in `space`, created through the balancer with a development login token. */
+export async function drillCredential(fleet: Fleet, dir: string, space: string) {
+  const login = await mintDevLoginToken({
+    dataDir: path.join(dir, 'data'),
+    audience: 'token-authority',
+    spacesClaim: 'spaces',
+    subject: 'drill',
+    spaces: [space],
+    ttlSeconds: 600,
+  });
+  const response = await fetch(`${fleet.lb_url}/v1/credential`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${login}`,
+      'x-service-space-id': space,
+      'content-type': 'application/json',
+    },
+    body: JSON.stringify({ name: 'drill', description: 'failover drill' }),
+  });
+  if (response.status !== 201) throw new Error(`credential: ${response.status}`);
+  return (await response.json()) as { client_id: string; client_secret: string };
+}
+
+/** One token request's fate. */
+export interface Outcome {
+  readonly status: number;
+  readonly startedAt: number;
+  readonly endedAt: number;
+  readonly retryAfter: string | null;
+  readonly jti?: string;
+}
+
+/** Token requests through the balancer, `width` at a time, until `stop()`. */
+export function steadyLoad(
+  lbUrl: string,
+  credential: { client_id: string; client_secret: string },
+  width: number,
+) {
+  const outcomes: Outcome[] = [];
+  let running = true;
+  const one = async (): Promise<Outcome> => {
+    const startedAt = Date.now();
+    try {
+      const response = await fetch(`${lbUrl}/v1/credential/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          ...credential,
+          grant_type: 'client_credentials',
+          audience: 'storefront.api.local',
+        }),
+        signal: AbortSignal.timeout(DEADLINE_MS + 5000),
+      });
+      const body = (await response.json()) as { access_token?: string };
+      return {
+        status: response.status,
+        startedAt,
+        endedAt: Date.now(),
+        retryAfter: response.headers.get('retry-after'),
+        jti: body.access_token ? (decodeJwt(body.access_token).jti as string) : undefined,
+      };
+    } catch {
+      return { status: 0, startedAt, endedAt: Date.now(), retryAfter: null };
+    }
+  };
+  const loops = Array.from({ length: width }, async () => {
+    while (running) {
+      const outcome = await one();
+      outcomes.push(outcome);
+      if (outcome.status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  });
+  return {
+    outcomes,
+    stop: async () => {
+      running = false;
+      await Promise.all(loops);
+    },
+  };
+}
+
+/** Rows from the database behind `url` (the owner's, through HAProxy: the current leader). */
+export async function query<T extends pg.QueryResultRow>(
+  url: string,
+  sql: string,
+  params: unknown[] = [],
+): Promise<T[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<T>(sql, params)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+/** The jtis of `served` that have their issuance event in the database behind `url`. */
+export async function issuedFound(url: string, served: readonly string[]): Promise<number> {
+  const rows = await query<{ jti: string }>(
+    url,
+    `SELECT data->>'jti' AS jti FROM events WHERE event_type = 'private-token-issued'
+      AND data->>'jti' = ANY($1::text[])`,
+    [served],
+  );
+  return rows.length;
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -32,6 +32,12 @@ export interface ProjectorOptions {
   /** How often a standby retries the leader lock. */
   readonly standbyRetryMs?: number;
   /**
+   * The leader's lease: its session heartbeats every third of it, and Postgres ends the session
+   * (releasing the lock) once it has been silent this long, so a leader that hangs or is paused —
+   * not only one that dies — hands over within the lease plus standbyRetryMs. Default 5 s.
+   */
+  readonly leaseMs?: number;
+  /**
    * After a pass that found work, wait this long before the next so batches grow under load
    * instead of the projector spinning on a few events at a time. Bounds the added lag.
    */
@@ -90,34 +96,57 @@ export function startProjector(options: ProjectorOptions): RunningProjector {
     });
     session.on('notification', () => wake?.());
     await session.query(`LISTEN ${EVENTS_CHANNEL}`);
-    while (!stopping && !lost) {
-      let worked = await projectNextBatchTogether(
-        options.db,
-        options.projections,
-        options.batchSize,
-      );
-      if (options.seal) {
-        // History sealed before the space chains existed, until caught up; from then on the
-        // global sealer extends both in one transaction, so they cannot drift apart again.
-        if (!spaceChainsCaughtUp) {
-          const backfilled = await sealSpaceChains(options.db, options.batchSize, redactEvent);
-          spaceChainsCaughtUp = backfilled === 0;
-          worked += backfilled;
+    // The lease: a silent session is ended by the server, and the lock goes with it.
+    const leaseMs = options.leaseMs ?? 5000;
+    await session.query(`SET idle_session_timeout = ${Math.round(leaseMs)}`);
+    let beating = false;
+    const heartbeat = setInterval(() => {
+      if (beating) return;
+      beating = true;
+      session
+        .query('SELECT 1')
+        .catch((error: unknown) => {
+          lost ??= error as Error;
+          wake?.();
+        })
+        .finally(() => (beating = false));
+    }, leaseMs / 3);
+    try {
+      // Project, seal, checkpoint, until stopped or the lock's session is lost.
+      while (!stopping && !lost) {
+        let worked = await projectNextBatchTogether(
+          options.db,
+          options.projections,
+          options.batchSize,
+        );
+        if (options.seal) {
+          // History sealed before the space chains existed, until caught up; from then on the
+          // global sealer extends both in one transaction, so they cannot drift apart again.
+          if (!spaceChainsCaughtUp) {
+            const backfilled = await sealSpaceChains(options.db, options.batchSize, redactEvent);
+            spaceChainsCaughtUp = backfilled === 0;
+            worked += backfilled;
+          }
+          worked += await sealChain(options.db, options.batchSize, redactEvent);
         }
-        worked += await sealChain(options.db, options.batchSize, redactEvent);
+        if (
+          options.checkpoints &&
+          Date.now() - lastCheckpointAt >= options.checkpoints.intervalMs
+        ) {
+          lastCheckpointAt = Date.now();
+          await checkpoint();
+        }
+        if (worked === 0) {
+          const waiters = passWaiters;
+          passWaiters = [];
+          for (const resolve of waiters) resolve();
+          await sleep(options.pollIntervalMs);
+        } else if (worked < options.batchSize && (options.settleMs ?? 100) > 0) {
+          await new Promise((resolve) => setTimeout(resolve, options.settleMs ?? 100));
+        }
       }
-      if (options.checkpoints && Date.now() - lastCheckpointAt >= options.checkpoints.intervalMs) {
-        lastCheckpointAt = Date.now();
-        await checkpoint();
-      }
-      if (worked === 0) {
-        const waiters = passWaiters;
-        passWaiters = [];
-        for (const resolve of waiters) resolve();
-        await sleep(options.pollIntervalMs);
-      } else if (worked < options.batchSize && (options.settleMs ?? 100) > 0) {
-        await new Promise((resolve) => setTimeout(resolve, options.settleMs ?? 100));
-      }
+    } finally {
+      clearInterval(heartbeat);
     }
     if (lost && !stopping) throw lost;
   }

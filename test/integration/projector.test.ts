@@ -13,6 +13,7 @@ import { auditProjection } from '../../src/projections/audit.js';
 import { ADVISORY_LOCK } from '../../src/db/advisory-locks.js';
 import { catchUp, projectNextBatch, rebuildProjection } from '../../src/projections/batches.js';
 import { startProjector } from '../../src/projections/projector.js';
+import { verifyChain } from '../../src/audit-trail/verify-chain.js';
 import type { Projection } from '../../src/projections/projection.js';
 import { ratesProjection } from '../../src/projections/rates.js';
 import {
@@ -207,6 +208,75 @@ describe('projector', () => {
       leader.kill('SIGKILL');
     }
   });
+
+  it('a paused leader (SIGSTOP) hands over within 10 s; resumed, it seals nothing twice and the chain stays linear', async () => {
+    const holders = async () =>
+      (
+        await service.database.pool.query<{ name: string }>(
+          `SELECT a.application_name AS name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+            WHERE l.locktype = 'advisory' AND l.granted
+              AND ((l.classid::bigint << 32) | l.objid::bigint) = ${ADVISORY_LOCK.projectorLeader}`,
+        )
+      ).rows;
+    const leader = spawn(process.execPath, ['--import', 'tsx', projectorScript], {
+      env: {
+        ...process.env,
+        DATABASE_URL: service.database.url,
+        LOG_LEVEL: 'silent',
+        DATA_DIR: await mkdtemp(path.join(tmpdir(), 'proj-')),
+        PROJECTOR_POLL_INTERVAL_MS: '20',
+      },
+      stdio: 'ignore',
+    });
+    let appending = true;
+    const appender = (async () => {
+      while (appending) {
+        await appendIssued(5);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    })();
+    try {
+      await waitUntil(holders, (rows) => rows.length === 1, { timeoutMs: 20_000 });
+      const standby = startProjector({
+        db: service.database.db,
+        url: service.database.url,
+        projections: PROJECTIONS,
+        batchSize: 100,
+        pollIntervalMs: 50,
+        logger: silent,
+        seal: true,
+        standbyRetryMs: 200,
+      });
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      expect(standby.isLeader()).toBe(false);
+      // Paused mid-work: its process is alive and its sockets open, but it says nothing.
+      leader.kill('SIGSTOP');
+      const pausedAt = Date.now();
+      while (!standby.isLeader() && Date.now() - pausedAt < 15_000) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const handedOverAfter = Date.now() - pausedAt;
+      expect(standby.isLeader()).toBe(true);
+      expect(handedOverAfter).toBeLessThan(10_000);
+      // Resumed, the former leader finds its session gone and stands by; it writes nothing.
+      leader.kill('SIGCONT');
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      appending = false;
+      await appender;
+      await standby.nextPass();
+      expect((await holders()).map((row) => row.name)).toEqual([
+        `token-authority-projector-leader-${process.pid}`,
+      ]);
+      const verdict = await verifyChain(service.database.db, 1000);
+      expect(verdict).toMatchObject({ ok: true });
+      await standby.stop();
+      await expectViewsMatchEvents();
+    } finally {
+      appending = false;
+      await appender;
+      leader.kill('SIGKILL');
+    }
+  }, 60_000);
 
   it('a rebuild from zero produces identical rows', async () => {
     for (const projection of PROJECTIONS) await catchUp(service.database.db, projection, 500);

@@ -80,7 +80,7 @@ export async function createCommandContext(
       maxEntries: config.LIMITER_MAX_KEYS,
     }),
     revocations: await createRevocationLookup(database.db, {
-      refreshMs: Math.max(config.CREDENTIAL_CACHE_TTL_MS, 100),
+      refreshMs: config.REVOCATION_REFRESH_MS,
       maxEntries: config.REVOCATION_LOOKUP_MAX_ENTRIES,
     }),
     keys,

@@ -17,7 +17,7 @@ export interface CommandContext {
   readonly events: EventStore;
   /** The credentials read model, cached for at most CREDENTIAL_CACHE_TTL_MS. */
   readonly credentials: CredentialLookup;
-  /** Revoked token ids, refreshed every CREDENTIAL_CACHE_TTL_MS. */
+  /** Revoked token ids, refreshed every REVOCATION_REFRESH_MS. */
   readonly revocations: RevocationLookup;
   readonly keys: KeyStore;
   /** This process's budgets (per client, failed authentications, bad login tokens). */

@@ -110,6 +110,9 @@ export const configSchema = z.object({
   FAILED_AUTH_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(10),
   FAILED_AUTH_EVENTS_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(10),
   LIMITER_MAX_KEYS: z.coerce.number().int().min(100).max(10_000_000).default(100_000),
+  // How often each API process reads revocations made by the others: a revoked token is refused
+  // by every replica within about this (plus a query).
+  REVOCATION_REFRESH_MS: z.coerce.number().int().min(50).max(60_000).default(250),
   // Unexpired revocations held in memory per API process (~100 B each); past it, ids not held
   // are asked of the database, so memory stays bounded whatever the tenants revoke.
   REVOCATION_LOOKUP_MAX_ENTRIES: z.coerce.number().int().min(1).max(100_000_000).default(1_000_000),

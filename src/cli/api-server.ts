@@ -2,7 +2,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../config/logger.js';
-import type { DatabaseHandle } from '../db/database.js';
+import { connect, type DatabaseHandle } from '../db/database.js';
+import { createReadRouter } from '../db/read-replica.js';
+import { connectOptions } from './runtime.js';
 import { databaseReadiness } from '../db/readiness.js';
 import { isPrivileged, rolePrivileges } from '../db/privileges.js';
 import { createApp } from '../http/app.js';
@@ -100,6 +102,21 @@ export async function startApiServer(
     };
   });
   const forwarded = forwardedFor(config.TRUSTED_PROXY_HOPS, logger);
+  // Audit and monitoring reads may go to a replica (READ_DATABASE_URL) while it is fresh enough.
+  const replica = config.READ_DATABASE_URL
+    ? connect(
+        connectOptions(config, logger, {
+          url: config.READ_DATABASE_URL,
+          poolSize: Math.max(2, Math.ceil(config.DATABASE_POOL_SIZE / 2)),
+          applicationName: 'token-authority-api-reads',
+          timeouts: 'request',
+        }),
+      )
+    : undefined;
+  const reads = createReadRouter(database.db, replica?.db, {
+    maxLagMs: config.READ_REPLICA_MAX_LAG_MS,
+    checkMs: 500,
+  });
   const auditStream = auditStreamRoutes(commands, database.db, logger, {
     maxStreams: config.AUDIT_STREAM_MAX,
     heartbeatMs: config.AUDIT_STREAM_HEARTBEAT_SECONDS * 1000,
@@ -110,10 +127,11 @@ export async function startApiServer(
     ...auditRoutes(
       commands,
       database.db,
+      reads,
       await loadAuditPublicKey(config.AUDIT_PUBLIC_KEY, config.DATA_DIR),
       logger,
     ),
-    ...monitoringRoutes(database.db, commands.clock, commands.limits),
+    ...monitoringRoutes(reads, commands.clock, commands.limits),
     ...healthRoutes(readiness, logger, () => [...warnings, ...forwarded.warnings()]),
     ...jwksRoutes(commands.keys),
     ...discoveryRoutes(config.TOKEN_ISSUER),
@@ -194,6 +212,8 @@ export async function startApiServer(
         server.close(() => {
           clearTimeout(timer);
           keys.close();
+          reads.close();
+          void replica?.close();
           commands.revocations.close();
           // Counted failures are written as summaries before we go, not lost with the process.
           void Promise.all([

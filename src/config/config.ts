@@ -110,6 +110,10 @@ export const configSchema = z.object({
   FAILED_AUTH_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(10),
   FAILED_AUTH_EVENTS_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(10),
   LIMITER_MAX_KEYS: z.coerce.number().int().min(100).max(10_000_000).default(100_000),
+  /** A streaming replica for audit and monitoring reads (the primary serves them when unset). */
+  READ_DATABASE_URL: z.string().min(1).optional(),
+  // A replica further behind the primary than this is bypassed: reads go to the primary.
+  READ_REPLICA_MAX_LAG_MS: z.coerce.number().int().min(0).max(3_600_000).default(5000),
   // How often each API process reads revocations made by the others: a revoked token is refused
   // by every replica within about this (plus a query).
   REVOCATION_REFRESH_MS: z.coerce.number().int().min(50).max(60_000).default(250),

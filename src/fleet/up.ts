@@ -185,8 +185,8 @@ export async function fleetUp(options: {
   if (migrated.status !== 0) throw new Error(`migration failed: ${migrated.stderr}`);
   log('database migrated; service logins set');
 
-  const login = (role: 'api' | 'projector') =>
-    `postgres://token_authority_${role}_login:${logins[role]}@127.0.0.1:${state.haproxy.writePort}/token_authority`;
+  const login = (role: 'api' | 'projector', port = state.haproxy.writePort) =>
+    `postgres://token_authority_${role}_login:${logins[role]}@127.0.0.1:${port}/token_authority`;
   const start = (name: 'api' | 'projector', logFile: string, env: NodeJS.ProcessEnv) => {
     const [command, args] = entry(name);
     return startDetached(command, args, { logFile, cwd: ROOT, env: { ...common, ...env } });
@@ -197,6 +197,8 @@ export async function fleetUp(options: {
       PORT: String(port),
       METRICS_PORT: String(await freePort()),
       DATABASE_URL: login('api'),
+      // Audit and monitoring reads from the replicas, while they keep up.
+      READ_DATABASE_URL: login('api', state.haproxy.readPort),
     });
     state.apis.push({ pid, port });
     await save();

@@ -5,6 +5,8 @@ import { z } from 'zod';
 import type { CommandContext } from '../../commands/context.js';
 import { recordAuditRead } from '../../commands/audit-read/record.js';
 import type { Database } from '../../db/schema.js';
+import type { ReadRouter } from '../../db/read-replica.js';
+import { readFrom } from '../read-source.js';
 import { EVENT_TYPES } from '../../domain/events.js';
 import { redactEvent } from '../../audit-trail/redaction.js';
 import { exportSpaceChain } from '../../audit-trail/export.js';
@@ -65,6 +67,7 @@ const queryOf = (ctx: RequestContext): Record<string, string> =>
 export function auditRoutes(
   commands: CommandContext,
   db: Kysely<Database>,
+  reads: ReadRouter,
   auditKey: Pick<AuditKey, 'publicJwk'>,
   logger: Logger,
 ): readonly Route[] {
@@ -89,7 +92,7 @@ export function auditRoutes(
       responses: [{ status: 200, description: 'A page', schema: auditPage }],
       async handle(ctx, who) {
         const query = validate(auditQuery, ctx.query, 'query');
-        const page = await queryAudit(db, {
+        const page = await queryAudit(readFrom(ctx, reads), {
           spaceId: who.spaceId,
           clientId: query.client_id,
           tokenKind: query.kind,

@@ -1,6 +1,6 @@
-import type { Kysely } from 'kysely';
 import { z } from 'zod';
-import type { Database } from '../../db/schema.js';
+import type { ReadRouter } from '../../db/read-replica.js';
+import { readFrom } from '../read-source.js';
 import {
   clientRates,
   clientsOfSpace,
@@ -53,7 +53,7 @@ const view = {
  * GET /v1/monitoring/overview: the space's totals, rate-limited requests and projector lag.
  */
 export function monitoringRoutes(
-  db: Kysely<Database>,
+  reads: ReadRouter,
   clock: Clock,
   limits: Pick<Limits, 'refusals'>,
 ): readonly Route[] {
@@ -72,7 +72,7 @@ export function monitoringRoutes(
         const { client_id: clientId } = validate(clientPath, ctx.params, 'path');
         const to = new Date(clock.now());
         const from = new Date(to.getTime() - query.window);
-        const buckets = await clientRates(db, {
+        const buckets = await clientRates(readFrom(ctx, reads), {
           spaceId,
           clientId,
           granularity: query.granularity,
@@ -118,7 +118,7 @@ export function monitoringRoutes(
         ctx.body = {
           from: from.toISOString(),
           metric: query.metric,
-          clients: await topClients(db, {
+          clients: await topClients(readFrom(ctx, reads), {
             spaceId,
             from,
             metric: query.metric,
@@ -142,6 +142,7 @@ export function monitoringRoutes(
         const to = new Date(clock.now());
         const from = new Date(to.getTime() - query.window);
         const refusals = limits.refusals();
+        const db = readFrom(ctx, reads);
         const [totals, ours, projector] = await Promise.all([
           spaceTotals(db, { spaceId, from }),
           clientsOfSpace(db, spaceId, [...refusals.byClient.keys()]),

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { decodeJwt } from 'jose';
 import pg from 'pg';
@@ -144,3 +144,18 @@ export async function issuedFound(url: string, served: readonly string[]): Promi
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Changes the cluster's dynamic configuration through Patroni's REST API (any live node). */
+export async function patchPatroniConfig(dir: string, patch: object): Promise<void> {
+  const state = JSON.parse(readFileSync(path.join(dir, 'fleet.json'), 'utf8')) as {
+    pg: { restPort: number }[];
+  };
+  for (const node of state.pg) {
+    const response = await fetch(`http://127.0.0.1:${node.restPort}/config`, {
+      method: 'PATCH',
+      body: JSON.stringify(patch),
+    }).catch(() => undefined);
+    if (response?.ok) return;
+  }
+  throw new Error('no Patroni node took the configuration change');
+}

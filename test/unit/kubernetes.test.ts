@@ -1,0 +1,115 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import { configSchema } from '../../src/config/config.js';
+
+/** deploy/kubernetes, parsed: the manifests say what docs/scaling.md says, and name real settings. */
+const DIR = 'deploy/kubernetes';
+type Doc = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string };
+  spec: Record<string, unknown>;
+  resources?: string[];
+};
+type Container = {
+  name: string;
+  command: string[];
+  env: { name: string; value?: string; valueFrom?: unknown }[];
+  readinessProbe?: { httpGet: { path: string } };
+  livenessProbe?: { httpGet?: { path: string }; exec?: unknown };
+};
+const files = readdirSync(DIR).filter((file) => file.endsWith('.yaml'));
+const docs = files.flatMap((file) =>
+  parseAllDocuments(readFileSync(path.join(DIR, file), 'utf8')).map((doc) => {
+    expect(doc.errors).toEqual([]);
+    return doc.toJS() as Doc;
+  }),
+);
+const named = (kind: string, name: string) =>
+  docs.find((doc) => doc.kind === kind && doc.metadata?.name === name)!;
+const podOf = (doc: Doc) =>
+  (doc.spec.template as { spec: { containers: Container[] } }).spec.containers[0]!;
+const envOf = (container: Container) => new Map(container.env.map((e) => [e.name, e]));
+const SETTINGS = new Set(Object.keys(configSchema.shape));
+// Variables that only compose other values ($(VAR) in Kubernetes), not settings of ours.
+const HELPERS = new Set([
+  'OWNER_PASSWORD',
+  'API_LOGIN_PASSWORD_VALUE',
+  'PROJECTOR_LOGIN_PASSWORD_VALUE',
+]);
+
+describe('deploy/kubernetes', () => {
+  it('is valid YAML with a kind and a name everywhere, and the kustomization lists every file', () => {
+    for (const doc of docs) {
+      expect(doc.apiVersion).toBeTruthy();
+      expect(doc.kind).toBeTruthy();
+      if (doc.kind !== 'Kustomization') expect(doc.metadata.name).toBeTruthy();
+    }
+    const kustomization = docs.find((doc) => doc.kind === 'Kustomization')!;
+    expect([...kustomization.resources!].sort()).toEqual(
+      files.filter((file) => file !== 'kustomization.yaml').sort(),
+    );
+  });
+
+  it('every environment variable is a setting the service reads', () => {
+    for (const doc of docs.filter((d) => ['Deployment', 'StatefulSet', 'Job'].includes(d.kind))) {
+      const container = podOf(doc);
+      const unknown = container.env
+        .map((e) => e.name)
+        .filter((name) => !SETTINGS.has(name) && !HELPERS.has(name));
+      expect(unknown, doc.metadata.name).toEqual([]);
+    }
+  });
+
+  it('the API: replicas behind probes of real routes, its own login only, limits shared over Postgres', () => {
+    const api = named('Deployment', 'token-authority-api');
+    expect(api.spec.replicas).toBeGreaterThanOrEqual(2);
+    const container = podOf(api);
+    expect(container.command).toEqual(['node', 'dist/cli/api.js']);
+    expect(container.readinessProbe?.httpGet.path).toBe('/readyz');
+    expect(container.livenessProbe?.httpGet?.path).toBe('/livez');
+    const env = envOf(container);
+    expect(env.get('LIMITS_SYNC')?.value).toBe('postgres');
+    expect(env.get('NODE_ENV')?.value).toBe('production');
+    expect(env.get('DATABASE_URL')?.value).toContain('token_authority_api_login');
+    expect(env.get('READ_DATABASE_URL')?.value).toContain('-repl');
+    for (const forbidden of [
+      'MIGRATION_DATABASE_URL',
+      'AUDIT_SIGNING_KEY',
+      'AUDIT_CHECKPOINT_DIR',
+    ]) {
+      expect(env.has(forbidden), forbidden).toBe(false);
+    }
+    expect(named('PodDisruptionBudget', 'token-authority-api').spec.minAvailable).toBe(2);
+  });
+
+  it('the projector: two, the audit signing key and checkpoints, no token secret', () => {
+    const projector = named('StatefulSet', 'token-authority-projector');
+    expect(projector.spec.replicas).toBe(2);
+    const env = envOf(podOf(projector));
+    expect(env.has('AUDIT_SIGNING_KEY')).toBe(true);
+    expect(env.get('DATABASE_URL')?.value).toContain('token_authority_projector_login');
+    for (const forbidden of [
+      'SIGNING_KEY_ENCRYPTION_KEY',
+      'SECRET_HASH_KEY',
+      'MIGRATION_DATABASE_URL',
+    ]) {
+      expect(env.has(forbidden), forbidden).toBe(false);
+    }
+  });
+
+  it('migrations in a one-shot Job, the only holder of the owner URL', () => {
+    const env = envOf(podOf(named('Job', 'token-authority-migrate')));
+    expect(env.has('MIGRATION_DATABASE_URL')).toBe(true);
+    expect(env.has('API_LOGIN_PASSWORD')).toBe(true);
+    expect(env.has('PROJECTOR_LOGIN_PASSWORD')).toBe(true);
+  });
+
+  it('Postgres under Patroni with synchronous replication and the fleet timings', () => {
+    const postgres = named('postgresql', 'token-authority-db');
+    expect(postgres.spec.numberOfInstances).toBeGreaterThanOrEqual(2);
+    expect(postgres.spec.patroni).toMatchObject({ synchronous_mode: true, ttl: 10, loop_wait: 2 });
+  });
+});

@@ -49,7 +49,9 @@ export function createReadRouter(
     try {
       const now = Date.now();
       const position = await sql<{ lsn: string; standby: boolean }>`
-        SELECT pg_current_wal_flush_lsn()::text AS lsn, pg_is_in_recovery() AS standby`.execute(primary);
+        SELECT pg_current_wal_flush_lsn()::text AS lsn, pg_is_in_recovery() AS standby`.execute(
+        primary,
+      );
       samples.push({ at: now, lsn: lsnValue(position.rows[0]!.lsn) });
       if (samples.length > 600) samples.shift();
       const replayed = await sql<{ lsn: string | null; standby: boolean }>`

@@ -11,6 +11,7 @@ export const SENSITIVE_FIELDS: {
 } = {
   'credential-created': ['secret_hash'],
   'credential-secret-rotated': ['secret_hash'],
+  'credential-keys-changed': [],
   'private-token-issued': [],
   'public-token-issued': [],
   'client-authentication-failed': [],

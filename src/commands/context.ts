@@ -29,6 +29,16 @@ export interface CommandContext {
   /** Verifies our own access tokens (memoised). */
   readonly verifier: AccessTokenVerifier;
   readonly hasher: SecretHasher;
+  /** Client-assertion ids used (private_key_jwt), shared by every API process until they expire. */
+  readonly assertionJtis: {
+    /** False when this jti was already used by this client: a replay. */
+    remember(assertion: {
+      readonly spaceId: string;
+      readonly clientId: string;
+      readonly jti: string;
+      readonly expiresAt: Date;
+    }): Promise<boolean>;
+  };
   /** Seals what must be kept a short while and shown again (an idempotent rotation's secret). */
   readonly kek: KeyEncryptionKey;
   /** Responses kept for Idempotency-Key retries, for IDEMPOTENCY_KEY_TTL_SECONDS. */

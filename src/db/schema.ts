@@ -30,7 +30,9 @@ export interface CredentialsTable {
   space_id: string;
   name: string;
   description: string;
-  secret_hash: Buffer;
+  secret_hash: Buffer | null;
+  /** A secretless client's public keys (migration 014). */
+  jwks: ColumnType<unknown, string | null, string | null>;
   status: 'active' | 'revoked';
   stream_version: number;
   created_by: string;
@@ -134,6 +136,14 @@ export interface IdempotentResponsesTable {
   expires_at: Date;
 }
 
+/** Client-assertion ids already used, until they expire (migration 014). */
+export interface ClientAssertionJtisTable {
+  space_id: string;
+  client_id: string;
+  jti_hash: string;
+  expires_at: Date;
+}
+
 /** The whole database, for `Kysely<Database>`. */
 export interface Database {
   events: EventsTable;
@@ -149,4 +159,5 @@ export interface Database {
   client_rate_minute: ClientRateTable;
   client_rate_hour: ClientRateTable;
   idempotent_responses: IdempotentResponsesTable;
+  client_assertion_jtis: ClientAssertionJtisTable;
 }

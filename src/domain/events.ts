@@ -17,12 +17,34 @@ export const eventMetadataSchema = z.object({
 });
 export type EventMetadata = z.infer<typeof eventMetadataSchema>;
 
+/** A client's public signing key (RFC 7517): never a private member. */
+export const clientPublicJwkSchema = z
+  .object({
+    kty: z.enum(['EC', 'OKP', 'RSA']),
+    kid: z.string().max(200).optional(),
+    alg: z.string().max(20).optional(),
+    use: z.literal('sig').optional(),
+    crv: z.string().max(20).optional(),
+    x: z.string().max(2000).optional(),
+    y: z.string().max(2000).optional(),
+    n: z.string().max(2000).optional(),
+    e: z.string().max(20).optional(),
+  })
+  .strict();
+
+/** The keys a secretless client signs its assertions with (private_key_jwt, RFC 7523). */
+export const clientJwksSchema = z.object({ keys: z.array(clientPublicJwkSchema).min(1).max(5) });
+export type ClientJwks = z.infer<typeof clientJwksSchema>;
+
 export const credentialCreatedSchema = z.object({
   client_id: z.string(),
   name: z.string(),
   description: z.string(),
-  /** HMAC-SHA-256 of the secret under the server key, base64url. Never the secret. */
-  secret_hash: z.string(),
+  /** HMAC-SHA-256 of the secret under the server key, base64url. Never the secret. Absent for a
+   * client that authenticates with its keys. */
+  secret_hash: z.string().optional(),
+  /** The public keys of a secretless client (private_key_jwt). */
+  jwks: clientJwksSchema.optional(),
   created_by: z.string(),
   login_issuer: z.string(),
   /** Overrides CLIENT_RATE_LIMIT_PER_MINUTE for this client; absent or null: the default. */
@@ -75,7 +97,7 @@ export const publicTokenIssuedSchema = z.object({
 export const clientAuthenticationFailedSchema = z.object({
   client_id: z.string(),
   /** Why; the secret that was tried is never recorded. */
-  reason: z.enum(['secret_mismatch', 'credential_revoked']),
+  reason: z.enum(['secret_mismatch', 'credential_revoked', 'assertion_invalid']),
 });
 
 export const credentialSecretRotatedSchema = z.object({
@@ -88,6 +110,13 @@ export const credentialSecretRotatedSchema = z.object({
   rotated_by: z.string(),
   /** SHA-256 (base64url) of the request's Idempotency-Key, when it had one. */
   idempotency_key_sha256: z.string().optional(),
+});
+
+/** A secretless client's keys replaced (its own key rotation): the new set, whole. */
+export const credentialKeysChangedSchema = z.object({
+  client_id: z.string(),
+  jwks: clientJwksSchema,
+  changed_by: z.string(),
 });
 
 export const credentialRevokedSchema = z.object({
@@ -193,6 +222,7 @@ export const EVENT_SCHEMAS = {
   'access-refused': accessRefusedSchema,
   'access-refusals-summarized': accessRefusalsSummarizedSchema,
   'credential-secret-rotated': credentialSecretRotatedSchema,
+  'credential-keys-changed': credentialKeysChangedSchema,
   'credential-revoked': credentialRevokedSchema,
   'token-revoked': tokenRevokedSchema,
   'signing-key-generated': signingKeyGeneratedSchema,

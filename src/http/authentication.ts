@@ -1,5 +1,7 @@
 import type { Context, Middleware, ParameterizedContext } from 'koa';
 import type { AccessRefusals } from '../commands/access-refusal/record.js';
+import type { ClientProof } from '../commands/client-authentication/authenticate.js';
+import { decodeJwt } from 'jose';
 import type { AccessRefusal } from '../domain/access-refusal/decide.js';
 import { userActor } from '../domain/actors.js';
 import { requestMetadata } from './request-context.js';
@@ -191,4 +193,53 @@ export function rawClientCredentials(
   return basic
     ? { client_id: basic.clientId, client_secret: basic.clientSecret }
     : { client_id: body.client_id, client_secret: body.client_secret };
+}
+
+/** RFC 7523 §2.2: the client_assertion_type of a JWT client assertion. */
+export const JWT_BEARER_ASSERTION = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
+
+const assertionSchema = z.object({
+  client_assertion_type: z.literal(JWT_BEARER_ASSERTION, {
+    error: `must be ${JWT_BEARER_ASSERTION}`,
+  }),
+  client_assertion: z.string().min(1, 'must not be empty').max(8192),
+  client_id: secretField.optional(),
+});
+
+/** The body fields of client authentication, by secret or by assertion. */
+export interface ClientAuthenticationFields {
+  readonly client_id?: unknown;
+  readonly client_secret?: unknown;
+  readonly client_assertion?: unknown;
+  readonly client_assertion_type?: unknown;
+}
+
+/** Whether the request authenticates the client with a signed assertion (private_key_jwt). */
+export function sendsAssertion(body: ClientAuthenticationFields): boolean {
+  return body.client_assertion !== undefined || body.client_assertion_type !== undefined;
+}
+
+/**
+ * How the client proves who it is: by HTTP Basic or `client_id`/`client_secret` in the body, or by
+ * a signed `client_assertion` (RFC 7523 §2.2); never two methods at once (RFC 6749 §2.3). The
+ * assertion names its client in `sub`; a `client_id` sent beside it must be the same.
+ */
+export function clientProofOf(ctx: Context, body: ClientAuthenticationFields): ClientProof {
+  if (!sendsAssertion(body)) {
+    const credentials = clientCredentialsOf(ctx, body);
+    return { method: 'secret', clientId: credentials.client_id, secret: credentials.client_secret };
+  }
+  if (basicCredentials(ctx) !== undefined || body.client_secret !== undefined) {
+    throw new InvalidRequestError('authenticate with a client assertion or a secret, not both');
+  }
+  const fields = validate(assertionSchema, body, 'body');
+  let subject: unknown;
+  try {
+    subject = decodeJwt(fields.client_assertion).sub;
+  } catch {
+    throw new InvalidClientError();
+  }
+  const clientId = fields.client_id ?? subject;
+  if (typeof clientId !== 'string' || clientId !== subject) throw new InvalidClientError();
+  return { method: 'assertion', clientId, assertion: fields.client_assertion };
 }

@@ -132,6 +132,7 @@ export function createMetrics(db: Kysely<Database>): Metrics {
     'client-authentication-failed': () => rejected.inc(),
     'credential-secret-rotated': lifecycleOf('credential-secret-rotated'),
     'credential-revoked': lifecycleOf('credential-revoked'),
+    'credential-keys-changed': lifecycleOf('credential-keys-changed'),
     'token-revoked': lifecycleOf('token-revoked'),
     'signing-key-generated': lifecycleOf('signing-key-generated'),
     'signing-key-retired': lifecycleOf('signing-key-retired'),

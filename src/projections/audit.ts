@@ -29,6 +29,8 @@ export const AUDIT_SHAPES: { readonly [Type in EventType]: AuditShape<Type> } = 
     details: ['overlap_seconds', 'previous_secret_expires_at', 'rotated_by'],
   },
   'credential-revoked': { tokenKind: null, details: ['reason', 'revoked_by'] },
+  // The keys themselves are public and in the log; the trail names who changed them.
+  'credential-keys-changed': { tokenKind: null, details: ['changed_by'] },
   'token-revoked': { tokenKind: null, details: ['token_kind', 'revoked_by'] },
   'signing-key-generated': { tokenKind: null, details: ['kid', 'alg', 'activates_at', 'reason'] },
   'signing-key-retired': { tokenKind: null, details: ['kid', 'retired_at', 'reason'] },

@@ -1,6 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { Credential } from '../domain/credential/state.js';
+import { clientJwksSchema } from '../domain/events.js';
 
 /**
  * The `credentials` read model: the state `evolveCredential` leaves, written by the credential
@@ -18,6 +19,7 @@ export async function writeCredential(
     name: state.name,
     description: state.description,
     secret_hash: state.secretHash,
+    jwks: state.jwks ? JSON.stringify(state.jwks) : null,
     status: state.status,
     stream_version: state.version,
     created_by: state.createdBy,
@@ -58,6 +60,7 @@ export async function findCredential(
         createdBy: row.created_by,
         status: row.status,
         secretHash: row.secret_hash,
+        jwks: row.jwks ? clientJwksSchema.parse(row.jwks) : null,
         previousSecretHash: row.previous_secret_hash,
         previousSecretExpiresAt: row.previous_secret_expires_at?.getTime() ?? null,
         revokedAt: row.revoked_at?.getTime() ?? null,

@@ -25,6 +25,7 @@ export const RATE_COUNTER: { readonly [Type in EventType]: RateContribution<Type
   'client-authentication-failed': { counter: 'rejected_authentications' },
   'credential-secret-rotated': null,
   'credential-revoked': null,
+  'credential-keys-changed': null,
   'token-revoked': null,
   'signing-key-generated': null,
   'signing-key-retired': null,

@@ -14,6 +14,7 @@ export const IS_USE: { readonly [Type in EventType]: boolean } = {
   'client-authentication-failed': false,
   'credential-secret-rotated': false,
   'credential-revoked': false,
+  'credential-keys-changed': false,
   'token-revoked': false,
   'signing-key-generated': false,
   'signing-key-retired': false,

@@ -30,7 +30,11 @@ describe('OAuth discovery (RFC 8414)', () => {
       revocation_endpoint: `${issuer}/v1/revoke`,
       jwks_uri: `${issuer}/.well-known/jwks.json`,
       grant_types_supported: ['client_credentials'],
-      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+      token_endpoint_auth_methods_supported: [
+        'client_secret_basic',
+        'client_secret_post',
+        'private_key_jwt',
+      ],
     });
   });
 

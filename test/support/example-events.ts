@@ -71,6 +71,13 @@ export function exampleEvents(clientId: string): { readonly [Type in EventType]:
       source_ips: ['203.0.113.9'],
       source_ip_count: 1,
     },
+    'credential-keys-changed': {
+      client_id: clientId,
+      jwks: {
+        keys: [{ kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo' }],
+      },
+      changed_by: 'user-1',
+    },
     'access-refused': {
       reason: 'space_not_granted',
       subject: 'mallory',

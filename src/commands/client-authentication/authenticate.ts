@@ -5,6 +5,7 @@ import type { DomainEvent, EventMetadata } from '../../domain/events.js';
 import { InvalidClientError } from '../../errors/errors.js';
 import { isClientIdShaped } from '../../tokens/secrets.js';
 import type { CommandContext } from '../context.js';
+import { assertionProvesClient } from './assertion.js';
 
 // Compared against when there is no hash, so every path costs the same two HMACs.
 const NO_HASH = Buffer.alloc(32);
@@ -63,34 +64,45 @@ async function recordAuthenticationFailure(
   if (known) await ctx.failures.failed(known.spaceId, known.failure, ip);
 }
 
+/** How a client proves who it is: its secret, or an assertion signed with its key. */
+export type ClientProof =
+  | { readonly method: 'secret'; readonly clientId: string; readonly secret: string }
+  | { readonly method: 'assertion'; readonly clientId: string; readonly assertion: string };
+
 /**
- * Authenticates a client by id and secret (the grant, introspection, revocation): the active
- * credential, or InvalidClientError after recording the failure of a known client. The right
- * secret is always served: the lockout only stops guessing, so nobody can lock a storefront out
- * of its tokens by failing on purpose from the address it shares (a load balancer's, a NAT's).
- * An id that cannot be ours is refused before any lookup or count.
+ * Authenticates a client (the grant, introspection, revocation) by its secret or, for a
+ * secretless client, a signed assertion (private_key_jwt): the active credential, or
+ * InvalidClientError after recording the failure of a known client. The right proof is always
+ * served: the lockout only stops guessing, so nobody can lock a storefront out of its tokens by
+ * failing on purpose from the address it shares (a load balancer's, a NAT's). An id that cannot
+ * be ours is refused before any lookup or count.
  */
 export async function authenticateClient(
   ctx: CommandContext,
-  command: {
-    readonly clientId: string;
-    readonly clientSecret: string;
-    readonly metadata: EventMetadata;
-  },
+  command: { readonly proof: ClientProof; readonly metadata: EventMetadata },
 ): Promise<Credential> {
-  if (!isClientIdShaped(command.clientId)) throw new InvalidClientError();
-  const credential = await ctx.credentials.find(command.clientId);
+  const { proof } = command;
+  if (!isClientIdShaped(proof.clientId)) throw new InvalidClientError();
+  const credential = await ctx.credentials.find(proof.clientId);
   const ip = command.metadata.client_ip;
-  const matches = clientSecretMatches(ctx, command.clientSecret, credential);
+  const matches =
+    proof.method === 'secret'
+      ? clientSecretMatches(ctx, proof.secret, credential)
+      : await assertionProvesClient(ctx, proof.assertion, credential);
   const outcome = decideClientAuthentication(
-    { secretMatches: matches, eventId: ctx.ids.eventId(), metadata: command.metadata },
+    {
+      secretMatches: matches,
+      method: proof.method,
+      eventId: ctx.ids.eventId(),
+      metadata: command.metadata,
+    },
     credential,
   );
   if (outcome.ok) return outcome.credential;
-  refuseIfLockedOut(ctx, command.clientId, credential, ip);
+  refuseIfLockedOut(ctx, proof.clientId, credential, ip);
   await recordAuthenticationFailure(
     ctx,
-    command.clientId,
+    proof.clientId,
     ip,
     outcome.failure && credential
       ? { spaceId: credential.spaceId, failure: outcome.failure }

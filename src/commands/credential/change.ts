@@ -1,12 +1,13 @@
 import type { CredentialDecision, CredentialRefusal } from '../../domain/credential/decide.js';
 import {
+  decideChangeKeys,
   decideChangeRateLimit,
   decideRevokeCredential,
   decideRotateSecret,
 } from '../../domain/credential/decide.js';
 import type { CredentialEvent } from '../../domain/credential/evolve.js';
 import type { Credential } from '../../domain/credential/state.js';
-import type { EventMetadata } from '../../domain/events.js';
+import type { ClientJwks, EventMetadata } from '../../domain/events.js';
 import type { Transaction } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { ConflictError, InvalidRequestError, NotFoundError } from '../../errors/errors.js';
@@ -35,6 +36,10 @@ type Refusals = Readonly<Record<CredentialRefusal, (clientId: string) => Error>>
 const refusals = (whenRevoked: string): Refusals => ({
   not_found: (clientId) => new NotFoundError(`no credential "${clientId}" in this space`),
   revoked: () => new InvalidRequestError(whenRevoked),
+  wrong_method: () =>
+    new InvalidRequestError(
+      'this credential authenticates the other way (a secret, or its keys with private_key_jwt)',
+    ),
 });
 
 /**
@@ -130,5 +135,18 @@ export async function changeRateLimit(
     command,
     refusals('a revoked credential has no rate limit to change'),
     (state, eventId) => decideChangeRateLimit({ ...command, eventId }, state),
+  );
+}
+
+/** Replaces a secretless client's public keys (its own key rotation): credential-keys-changed. */
+export async function changeKeys(
+  ctx: CommandContext,
+  command: CredentialCommand & { readonly jwks: ClientJwks },
+): Promise<void> {
+  await change(
+    ctx,
+    command,
+    refusals('a revoked credential has no keys to change'),
+    (state, eventId) => decideChangeKeys({ ...command, eventId }, state),
   );
 }

@@ -1,5 +1,5 @@
 import { decideCreateCredential } from '../../domain/credential/decide.js';
-import type { EventMetadata } from '../../domain/events.js';
+import type { ClientJwks, EventMetadata } from '../../domain/events.js';
 import { generateClientId, generateClientSecret } from '../../tokens/secrets.js';
 import type { CommandContext } from '../context.js';
 import { appendToCredential } from './append.js';
@@ -7,7 +7,8 @@ import { appendToCredential } from './append.js';
 /** The new credential, with its secret: the only time the secret is ever available. */
 export interface CreatedCredential {
   readonly clientId: string;
-  readonly clientSecret: string;
+  /** Null for a secretless client (it authenticates with its keys). */
+  readonly clientSecret: string | null;
   readonly spaceId: string;
   readonly name: string;
   readonly description: string;
@@ -24,16 +25,18 @@ export async function createCredential(
     readonly userSubject: string;
     readonly loginIssuer: string;
     readonly rateLimitPerMinute?: number | null;
+    /** Public keys instead of a secret: the client authenticates with private_key_jwt. */
+    readonly jwks?: ClientJwks;
     readonly metadata: EventMetadata;
   },
 ): Promise<CreatedCredential> {
   const clientId = generateClientId();
-  const clientSecret = generateClientSecret();
+  const clientSecret = command.jwks ? null : generateClientSecret();
   const event = decideCreateCredential({
     ...command,
     eventId: ctx.ids.eventId(),
     clientId,
-    secretHash: ctx.hasher.hash(clientSecret).toString('base64url'),
+    ...(clientSecret ? { secretHash: ctx.hasher.hash(clientSecret).toString('base64url') } : {}),
   });
   const created = await appendToCredential(ctx, { spaceId: command.spaceId, clientId }, undefined, [
     event,

@@ -1,6 +1,6 @@
 import { decideIssuePrivateToken } from '../../domain/token/decide.js';
 import type { EventMetadata } from '../../domain/events.js';
-import { authenticateClient } from '../client-authentication/authenticate.js';
+import { authenticateClient, type ClientProof } from '../client-authentication/authenticate.js';
 import { InvalidTargetError } from '../../errors/errors.js';
 import type { CommandContext } from '../context.js';
 import { recordIssuedToken, type IssuedToken } from './record-issued.js';
@@ -12,8 +12,7 @@ import { recordIssuedToken, type IssuedToken } from './record-issued.js';
 export async function issuePrivateToken(
   ctx: CommandContext,
   command: {
-    readonly clientId: string;
-    readonly clientSecret: string;
+    readonly proof: ClientProof;
     readonly audience: string;
     readonly metadata: EventMetadata;
   },

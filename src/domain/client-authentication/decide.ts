@@ -18,6 +18,8 @@ export type ClientAuthentication =
 export function decideClientAuthentication(
   command: {
     readonly secretMatches: boolean;
+    /** How the client proved itself: a secret, or a signed assertion (private_key_jwt). */
+    readonly method?: 'secret' | 'assertion';
     readonly eventId: string;
     readonly metadata: EventMetadata;
   },
@@ -32,7 +34,11 @@ export function decideClientAuthentication(
       'client-authentication-failed',
       {
         client_id: state.clientId,
-        reason: command.secretMatches ? 'credential_revoked' : 'secret_mismatch',
+        reason: command.secretMatches
+          ? 'credential_revoked'
+          : command.method === 'assertion'
+            ? 'assertion_invalid'
+            : 'secret_mismatch',
       },
       command.metadata,
     ),

@@ -1,8 +1,8 @@
-import { domainEvent, type DomainEvent, type EventMetadata } from '../events.js';
+import { domainEvent, type ClientJwks, type DomainEvent, type EventMetadata } from '../events.js';
 import type { Credential } from './state.js';
 
 /** Why a change to a credential cannot happen. */
-export type CredentialRefusal = 'not_found' | 'revoked';
+export type CredentialRefusal = 'not_found' | 'revoked' | 'wrong_method';
 
 /** What a decision on a credential returns: the events to append, or why not. */
 export type CredentialDecision<Type extends DomainEvent['type']> =
@@ -27,7 +27,9 @@ export function decideCreateCredential(command: {
   readonly eventId: string;
   readonly metadata: EventMetadata;
   readonly clientId: string;
-  readonly secretHash: string;
+  /** Exactly one: a secret's hash, or a secretless client's public keys. */
+  readonly secretHash?: string;
+  readonly jwks?: ClientJwks;
   readonly name: string;
   readonly description: string;
   readonly userSubject: string;
@@ -41,7 +43,8 @@ export function decideCreateCredential(command: {
       client_id: command.clientId,
       name: command.name,
       description: command.description,
-      secret_hash: command.secretHash,
+      ...(command.secretHash ? { secret_hash: command.secretHash } : {}),
+      ...(command.jwks ? { jwks: command.jwks } : {}),
       created_by: command.userSubject,
       login_issuer: command.loginIssuer,
       ...(command.rateLimitPerMinute ? { rate_limit_per_minute: command.rateLimitPerMinute } : {}),
@@ -77,6 +80,8 @@ export function decideRotateSecret(
 ): CredentialDecision<'credential-secret-rotated'> {
   const refused = refusal(command, state);
   if (refused) return { ok: false, error: refused };
+  // A secretless client authenticates with its keys: it gets none to rotate.
+  if (!state!.secretHash) return { ok: false, error: 'wrong_method' };
   const expiresAt = new Date(command.now + command.overlapSeconds * 1000).toISOString();
   const event = domainEvent(
     command.eventId,
@@ -89,6 +94,26 @@ export function decideRotateSecret(
       rotated_by: command.actor,
       ...(command.idempotencyKeyHash ? { idempotency_key_sha256: command.idempotencyKeyHash } : {}),
     },
+    command.metadata,
+  );
+  return { ok: true, events: [event] };
+}
+
+/**
+ * Replace a secretless client's keys (its own key rotation): the whole new set. A client that
+ * authenticates with a secret has no keys to change.
+ */
+export function decideChangeKeys(
+  command: LifecycleCommand & { readonly jwks: ClientJwks },
+  state: Credential | undefined,
+): CredentialDecision<'credential-keys-changed'> {
+  const refused = refusal(command, state);
+  if (refused) return { ok: false, error: refused };
+  if (!state!.jwks) return { ok: false, error: 'wrong_method' };
+  const event = domainEvent(
+    command.eventId,
+    'credential-keys-changed',
+    { client_id: command.clientId, jwks: command.jwks, changed_by: command.actor },
     command.metadata,
   );
   return { ok: true, events: [event] };

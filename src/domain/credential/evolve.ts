@@ -7,6 +7,7 @@ export type CredentialEvent = Recorded<
   | 'credential-secret-rotated'
   | 'credential-revoked'
   | 'credential-rate-limit-changed'
+  | 'credential-keys-changed'
 >;
 
 /** The credential after `event`. Pure; the `credentials` row is this state, written inline. */
@@ -25,7 +26,8 @@ export function evolveCredential(
       description: data.description,
       createdBy: data.created_by,
       status: 'active',
-      secretHash: Buffer.from(data.secret_hash, 'base64url'),
+      secretHash: data.secret_hash ? Buffer.from(data.secret_hash, 'base64url') : null,
+      jwks: data.jwks ?? null,
       previousSecretHash: null,
       previousSecretExpiresAt: null,
       revokedAt: null,
@@ -58,5 +60,7 @@ export function evolveCredential(
       };
     case 'credential-rate-limit-changed':
       return { ...state, ...touched, rateLimitPerMinute: event.data.rate_limit_per_minute };
+    case 'credential-keys-changed':
+      return { ...state, ...touched, jwks: event.data.jwks };
   }
 }

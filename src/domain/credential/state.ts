@@ -1,3 +1,5 @@
+import type { ClientJwks } from '../events.js';
+
 /**
  * A credential as its events leave it: the state `decide` judges commands against, and the row of
  * the `credentials` read model (written from this state, in the append's transaction).
@@ -9,8 +11,10 @@ export interface Credential {
   readonly description: string;
   readonly createdBy: string;
   readonly status: 'active' | 'revoked';
-  /** HMAC-SHA-256 of the secret under the server key. Never the secret. */
-  readonly secretHash: Buffer;
+  /** HMAC-SHA-256 of the secret under the server key. Never the secret. Null: keys instead. */
+  readonly secretHash: Buffer | null;
+  /** The public keys of a secretless client (private_key_jwt); null for a secret's. */
+  readonly jwks: ClientJwks | null;
   /** The secret a rotation replaced, valid until `previousSecretExpiresAt` (ms since epoch). */
   readonly previousSecretHash: Buffer | null;
   readonly previousSecretExpiresAt: number | null;

@@ -35,7 +35,13 @@ export const credentialRecord = z.object({
 
 /** POST /v1/credential: the record plus the secret, shown this once. */
 export const createdCredential = credentialRecord.extend({
-  client_secret: z.string().describe('Shown once; only a keyed hash of it is stored.'),
+  client_secret: z
+    .string()
+    .optional()
+    .describe(
+      'Shown once; only a keyed hash of it is stored. Absent for a client created with keys.',
+    ),
+  token_endpoint_auth_method: z.enum(['client_secret_basic', 'private_key_jwt']),
   ttl: z.null(),
 });
 
@@ -109,6 +115,9 @@ export const authorizationServerMetadata = z.object({
   token_endpoint_auth_methods_supported: z.array(z.string()),
   introspection_endpoint_auth_methods_supported: z.array(z.string()),
   revocation_endpoint_auth_methods_supported: z.array(z.string()),
+  token_endpoint_auth_signing_alg_values_supported: z.array(z.string()),
+  introspection_endpoint_auth_signing_alg_values_supported: z.array(z.string()),
+  revocation_endpoint_auth_signing_alg_values_supported: z.array(z.string()),
   access_token_signing_alg_values_supported: z.array(z.string()),
 });
 

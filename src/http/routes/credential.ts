@@ -3,12 +3,14 @@ import { z } from 'zod';
 import type { CommandContext } from '../../commands/context.js';
 import { createCredential } from '../../commands/credential/create.js';
 import {
+  changeKeys,
   changeRateLimit,
   revokeCredential,
   type CredentialCommand,
 } from '../../commands/credential/change.js';
 import type { Database } from '../../db/schema.js';
 import { NotFoundError } from '../../errors/errors.js';
+import { clientJwksSchema } from '../../domain/events.js';
 import { getCredential, listCredentials } from '../../projections/credential-queries.js';
 import { jsonCursor } from '../query.js';
 import { requestMetadata } from '../request-context.js';
@@ -54,8 +56,18 @@ export function credentialRoutes(
     name: displayText(200),
     description: displayText(2000),
     rate_limit_per_minute: rateLimit.nullable().optional(),
+    /** Public keys instead of a secret: the client then authenticates with private_key_jwt. */
+    jwks: clientJwksSchema.optional(),
   });
-  const updateBody = z.object({ rate_limit_per_minute: rateLimit.nullable() });
+  const updateBody = z
+    .object({
+      rate_limit_per_minute: rateLimit.nullable().optional(),
+      /** A secretless client's new public keys (the whole set). */
+      jwks: clientJwksSchema.optional(),
+    })
+    .refine((body) => body.rate_limit_per_minute !== undefined || body.jwks !== undefined, {
+      message: 'give rate_limit_per_minute, jwks, or both',
+    });
   const found = async (spaceId: string, clientId: string) => {
     const record = await getCredential(db, spaceId, clientId);
     if (!record) throw new NotFoundError(`no credential "${clientId}" in this space`);
@@ -92,6 +104,7 @@ export function credentialRoutes(
           userSubject: user.subject,
           loginIssuer: user.issuer,
           rateLimitPerMinute: body.rate_limit_per_minute ?? null,
+          jwks: body.jwks,
           metadata: { actor, ...requestMetadata(ctx) },
         });
         ctx.state.clientId = created.clientId;
@@ -99,7 +112,10 @@ export function credentialRoutes(
         ctx.set('Cache-Control', 'no-store');
         ctx.body = {
           client_id: created.clientId,
-          client_secret: created.clientSecret,
+          ...(created.clientSecret ? { client_secret: created.clientSecret } : {}),
+          token_endpoint_auth_method: created.clientSecret
+            ? 'client_secret_basic'
+            : 'private_key_jwt',
           name: created.name,
           description: created.description,
           space_id: created.spaceId,
@@ -156,18 +172,22 @@ export function credentialRoutes(
       method: 'patch',
       path: '/v1/credential/:client_id',
       operationId: 'updateCredential',
-      summary: "Change a credential's rate limit (null: the service default)",
+      summary:
+        "Change a credential's rate limit (null: the service default) or a secretless client's keys",
       params: clientPath,
       body: { schema: updateBody, media: ['json'] },
       responses: [{ status: 200, description: 'The credential', schema: credentialRecord }],
       errors: [...LOGIN_ERRORS, ...BODY_ERRORS, 'not_found', 'method_not_allowed', 'conflict'],
       handle: (ctx, who) =>
-        changeThenShow(ctx, who, (command) => {
+        changeThenShow(ctx, who, async (command) => {
           const body = validate(updateBody, ctx.request.body, 'body');
-          return changeRateLimit(commands, {
-            ...command,
-            rateLimitPerMinute: body.rate_limit_per_minute,
-          });
+          if (body.jwks) await changeKeys(commands, { ...command, jwks: body.jwks });
+          if (body.rate_limit_per_minute !== undefined) {
+            await changeRateLimit(commands, {
+              ...command,
+              rateLimitPerMinute: body.rate_limit_per_minute,
+            });
+          }
         }),
     }),
     route({

@@ -1,3 +1,4 @@
+import { ASSERTION_ALGORITHMS } from '../../commands/client-authentication/assertion.js';
 import { ACCESS_TOKEN_ALG } from '../../tokens/key-store.js';
 import type { Route } from '../route.js';
 import type { RequestContext } from '../state.js';
@@ -21,7 +22,8 @@ function metadataPaths(issuer: string): readonly [string, string] {
  */
 export function discoveryRoutes(issuer: string): readonly Route[] {
   const base = issuer.replace(/\/+$/, '');
-  const clientAuth = ['client_secret_basic', 'client_secret_post'];
+  const clientAuth = ['client_secret_basic', 'client_secret_post', 'private_key_jwt'];
+  const assertionAlgorithms = [...ASSERTION_ALGORITHMS];
   const metadata = {
     issuer,
     token_endpoint: `${base}/v1/credential/token`,
@@ -34,6 +36,10 @@ export function discoveryRoutes(issuer: string): readonly Route[] {
     token_endpoint_auth_methods_supported: clientAuth,
     introspection_endpoint_auth_methods_supported: clientAuth,
     revocation_endpoint_auth_methods_supported: clientAuth,
+    // What a private_key_jwt client may sign its assertions with (RFC 8414 §2).
+    token_endpoint_auth_signing_alg_values_supported: assertionAlgorithms,
+    introspection_endpoint_auth_signing_alg_values_supported: assertionAlgorithms,
+    revocation_endpoint_auth_signing_alg_values_supported: assertionAlgorithms,
     // The access tokens' signature algorithm (RFC 9068 JWTs).
     access_token_signing_alg_values_supported: [ACCESS_TOKEN_ALG],
   } satisfies Body<typeof authorizationServerMetadata>;

@@ -3,7 +3,7 @@ import { authenticateClient } from '../../commands/client-authentication/authent
 import type { CommandContext } from '../../commands/context.js';
 import { introspectToken } from '../../commands/token/introspect.js';
 import { revokeToken } from '../../commands/token/revoke.js';
-import { clientCredentialsOf } from '../authentication.js';
+import { clientProofOf } from '../authentication.js';
 import { requestMetadata } from '../request-context.js';
 import { route, type Route } from '../route.js';
 import type { RequestContext } from '../state.js';
@@ -18,19 +18,17 @@ const tokenRequest = z.object({
   token_type_hint: z.enum(['access_token', 'refresh_token']).optional(),
   client_id: z.string().optional(),
   client_secret: z.string().optional(),
+  client_assertion_type: z.string().optional(),
+  client_assertion: z.string().optional(),
 });
 
 /** Authenticates the calling client and reads the token parameter. */
 async function clientAndToken(commands: CommandContext, ctx: RequestContext) {
   const body = validate(tokenRequest, ctx.request.body, 'body');
-  const credentials = clientCredentialsOf(ctx, body);
-  ctx.state.clientId = credentials.client_id;
-  const metadata = { actor: clientActor(credentials.client_id), ...requestMetadata(ctx) };
-  const client = await authenticateClient(commands, {
-    clientId: credentials.client_id,
-    clientSecret: credentials.client_secret,
-    metadata,
-  });
+  const proof = clientProofOf(ctx, body);
+  ctx.state.clientId = proof.clientId;
+  const metadata = { actor: clientActor(proof.clientId), ...requestMetadata(ctx) };
+  const client = await authenticateClient(commands, { proof, metadata });
   return { client, token: body.token, metadata };
 }
 

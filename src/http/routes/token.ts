@@ -2,7 +2,13 @@ import { z } from 'zod';
 import type { CommandContext } from '../../commands/context.js';
 import { issuePrivateToken } from '../../commands/token/issue-private.js';
 import { UnsupportedGrantTypeError } from '../../errors/errors.js';
-import { clientCredentialsShape, rawClientCredentials } from '../authentication.js';
+import type { ClientProof } from '../../commands/client-authentication/authenticate.js';
+import {
+  clientCredentialsShape,
+  clientProofOf,
+  rawClientCredentials,
+  sendsAssertion,
+} from '../authentication.js';
 import { setRateLimitHeaders } from '../error-response.js';
 import { requestMetadata } from '../request-context.js';
 import { route, type Route } from '../route.js';
@@ -16,12 +22,16 @@ const tokenRequestBody = z.object({
   grant_type: field,
   client_id: field.optional(),
   client_secret: field.optional(),
+  /** private_key_jwt (RFC 7523): a JWT signed with one of the client's keys, instead of a secret. */
+  client_assertion_type: field.optional(),
+  client_assertion: z.string().min(1, 'must not be empty').max(8192).optional(),
   audience: field.optional(),
   /** RFC 8707 name for the same thing; accepted so generic OAuth clients work. */
   resource: field.optional(),
 });
 
 const grantSchema = z.object({ ...clientCredentialsShape, audience: field });
+const audienceSchema = z.object({ audience: field });
 
 /**
  * POST /v1/credential/token: the client_credentials grant (RFC 6749 §4.4). JSON as the spec says,
@@ -36,7 +46,7 @@ export function tokenRoutes(commands: CommandContext): readonly Route[] {
       tag: 'Tokens',
       summary: 'client_credentials grant: a private access token for a server',
       description:
-        'RFC 6749 §4.4. JSON or form-encoded; the client authenticates by HTTP Basic or with client_id and client_secret in the body. `resource` (RFC 8707) is accepted as a synonym of `audience`.',
+        'RFC 6749 §4.4. JSON or form-encoded; the client authenticates by HTTP Basic, with client_id and client_secret in the body, or, created with keys, with a signed client_assertion (private_key_jwt, RFC 7523). `resource` (RFC 8707) is accepted as a synonym of `audience`.',
       caller: 'client',
       body: { schema: tokenRequestBody, media: ['json', 'form'] },
       responses: [{ status: 200, description: 'The private token', schema: tokenResponse }],
@@ -53,18 +63,25 @@ export function tokenRoutes(commands: CommandContext): readonly Route[] {
         if (body.grant_type !== 'client_credentials') {
           throw new UnsupportedGrantTypeError(body.grant_type);
         }
-        // Wherever the client's credentials came from (body or Basic), all is checked as one.
-        const grant = validate(
-          grantSchema,
-          { ...rawClientCredentials(ctx, body), audience: body.audience ?? body.resource },
-          'body',
-        );
-        ctx.state.clientId = grant.client_id;
+        const audience = body.audience ?? body.resource;
+        let proof: ClientProof;
+        if (sendsAssertion(body)) {
+          validate(audienceSchema, { audience }, 'body');
+          proof = clientProofOf(ctx, body);
+        } else {
+          // Wherever the client's credentials came from (body or Basic), all is checked as one.
+          const grant = validate(
+            grantSchema,
+            { ...rawClientCredentials(ctx, body), audience },
+            'body',
+          );
+          proof = { method: 'secret', clientId: grant.client_id, secret: grant.client_secret };
+        }
+        ctx.state.clientId = proof.clientId;
         const issued = await issuePrivateToken(commands, {
-          clientId: grant.client_id,
-          clientSecret: grant.client_secret,
-          audience: grant.audience,
-          metadata: { actor: clientActor(grant.client_id), ...requestMetadata(ctx) },
+          proof,
+          audience: audience!,
+          metadata: { actor: clientActor(proof.clientId), ...requestMetadata(ctx) },
         });
         ctx.set('Cache-Control', 'no-store');
         ctx.set('Pragma', 'no-cache');

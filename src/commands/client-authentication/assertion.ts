@@ -1,0 +1,53 @@
+import { createLocalJWKSet, jwtVerify } from 'jose';
+import type { Credential } from '../../domain/credential/state.js';
+import { isDatabaseUnavailable } from '../../db/postgres-errors.js';
+import type { CommandContext } from '../context.js';
+
+/** The signature algorithms a client assertion may use (discovery lists them). */
+export const ASSERTION_ALGORITHMS = ['EdDSA', 'ES256', 'ES384', 'PS256', 'RS256'] as const;
+
+// A client assertion is for one request: it may live this long at most (RFC 7523 §3 "short").
+const MAX_LIFETIME_SECONDS = 300;
+
+/**
+ * Whether `assertion` proves the client (RFC 7523 §3, private_key_jwt): signed by one of its
+ * keys with an allowed algorithm; `iss` = `sub` = its id; `aud` the issuer or one of our
+ * endpoints; `exp` present, in the future and at most five minutes away; a `jti` never seen
+ * before from this client (shared across API processes). Never throws for a bad assertion.
+ */
+export async function assertionProvesClient(
+  ctx: CommandContext,
+  assertion: string,
+  credential: Credential | undefined,
+): Promise<boolean> {
+  if (!credential?.jwks) return false;
+  const issuer = ctx.issuer.replace(/\/+$/, '');
+  try {
+    const { payload } = await jwtVerify(assertion, createLocalJWKSet(credential.jwks), {
+      issuer: credential.clientId,
+      subject: credential.clientId,
+      audience: [
+        issuer,
+        `${issuer}/v1/credential/token`,
+        `${issuer}/v1/introspect`,
+        `${issuer}/v1/revoke`,
+      ],
+      algorithms: [...ASSERTION_ALGORITHMS],
+      requiredClaims: ['exp', 'jti'],
+      clockTolerance: 30,
+      currentDate: new Date(ctx.clock.now()),
+    });
+    const now = Math.floor(ctx.clock.now() / 1000);
+    if (payload.exp! - now > MAX_LIFETIME_SECONDS || typeof payload.jti !== 'string') return false;
+    return await ctx.assertionJtis.remember({
+      spaceId: credential.spaceId,
+      clientId: credential.clientId,
+      jti: payload.jti,
+      expiresAt: new Date(payload.exp! * 1000),
+    });
+  } catch (error) {
+    // A database away is the service's failure, not the client's: let it answer 503.
+    if (isDatabaseUnavailable(error)) throw error;
+    return false;
+  }
+}

@@ -136,7 +136,7 @@ export async function startApiServer(
     ...jwksRoutes(commands.keys),
     ...discoveryRoutes(config.TOKEN_ISSUER),
     ...credentialRoutes(commands, database.db, config.SPACE_RATE_LIMIT_PER_MINUTE),
-    ...tokenRoutes(commands),
+    ...tokenRoutes(commands, config.TOKEN_ISSUER),
     ...issueRoutes(commands),
     ...tokenLifecycleRoutes(commands),
     ...revocationRoutes(
@@ -153,6 +153,7 @@ export async function startApiServer(
     },
     verifier: commands.verifier,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
+    issuer: config.TOKEN_ISSUER,
   };
   const router = mountRoutes(
     [...routes, ...openApiRoutes(routes.map(operationOf), config.TOKEN_ISSUER)],

@@ -13,7 +13,7 @@ import { createLimits } from '../limits/limits.js';
 import { createCredentialLookup } from '../projections/credential-lookup.js';
 import { createRevocationLookup } from '../projections/revocation-lookup.js';
 import { findIdempotentResponse } from '../projections/idempotent-responses.js';
-import { rememberAssertionJti } from '../projections/client-assertion-jtis.js';
+import { rememberUsedOnce } from '../projections/used-once-ids.js';
 import { createAccessTokenVerifier } from '../tokens/access-tokens.js';
 import { loadKeyEncryptionKey, loadSecretHashKey } from '../tokens/key-files.js';
 import { openKeyStore } from '../tokens/key-store.js';
@@ -95,7 +95,7 @@ export async function createCommandContext(
     issuer: config.TOKEN_ISSUER,
     audiences: config.TOKEN_AUDIENCES,
     kek,
-    assertionJtis: { remember: (assertion) => rememberAssertionJti(database.db, assertion) },
+    usedOnce: { remember: (used) => rememberUsedOnce(database.db, used) },
     idempotentResponses: {
       find: (spaceId, keyHash) => findIdempotentResponse(database.db, spaceId, keyHash),
       ttlSeconds: config.IDEMPOTENCY_KEY_TTL_SECONDS,

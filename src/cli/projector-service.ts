@@ -7,7 +7,7 @@ import { startProjector, type RunningProjector } from '../projections/projector.
 import { loadAuditSigningKey, signCheckpoint } from '../audit-trail/audit-key.js';
 import { purgeExpiredRevocations } from '../projections/token-revocations.js';
 import { purgeExpiredIdempotentResponses } from '../projections/idempotent-responses.js';
-import { purgeExpiredAssertionJtis } from '../projections/client-assertion-jtis.js';
+import { purgeExpiredUsedOnce } from '../projections/used-once-ids.js';
 
 /**
  * The projector as `npm run projector` runs it: every view, the hash chains, and signed audit
@@ -38,7 +38,7 @@ export async function startProjectorService(
   const purges = [
     { what: 'expired revocations', run: purgeExpiredRevocations },
     { what: 'expired idempotent responses', run: purgeExpiredIdempotentResponses },
-    { what: 'expired client-assertion ids', run: purgeExpiredAssertionJtis },
+    { what: 'expired used-once ids', run: purgeExpiredUsedOnce },
   ];
   const purge = setInterval(() => {
     if (!projector.isLeader()) return;

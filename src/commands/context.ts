@@ -9,6 +9,7 @@ import type { FailureEvents } from './client-authentication/failure-events.js';
 import type { AccessRefusals } from './access-refusal/record.js';
 import type { RevocationLookup } from '../projections/revocation-lookup.js';
 import type { IdempotentResponse } from '../projections/idempotent-responses.js';
+import type { UsedOnce } from '../projections/used-once-ids.js';
 import type { KeyEncryptionKey } from '../tokens/key-encryption.js';
 
 /** Everything a command handler may use. Built once at start-up (src/cli/api-server.ts). */
@@ -29,15 +30,10 @@ export interface CommandContext {
   /** Verifies our own access tokens (memoised). */
   readonly verifier: AccessTokenVerifier;
   readonly hasher: SecretHasher;
-  /** Client-assertion ids used (private_key_jwt), shared by every API process until they expire. */
-  readonly assertionJtis: {
-    /** False when this jti was already used by this client: a replay. */
-    remember(assertion: {
-      readonly spaceId: string;
-      readonly clientId: string;
-      readonly jti: string;
-      readonly expiresAt: Date;
-    }): Promise<boolean>;
+  /** Ids used once (client assertions, DPoP proofs), shared by every API process until expiry. */
+  readonly usedOnce: {
+    /** False when this id was already presented by this holder: a replay. */
+    remember(used: UsedOnce): Promise<boolean>;
   };
   /** Seals what must be kept a short while and shown again (an idempotent rotation's secret). */
   readonly kek: KeyEncryptionKey;

@@ -136,11 +136,11 @@ export interface IdempotentResponsesTable {
   expires_at: Date;
 }
 
-/** Client-assertion ids already used, until they expire (migration 014). */
-export interface ClientAssertionJtisTable {
+/** Ids that may be used once (assertion and DPoP proof jtis), until they expire (015). */
+export interface UsedOnceIdsTable {
   space_id: string;
-  client_id: string;
-  jti_hash: string;
+  holder: string;
+  id_hash: string;
   expires_at: Date;
 }
 
@@ -159,5 +159,5 @@ export interface Database {
   client_rate_minute: ClientRateTable;
   client_rate_hour: ClientRateTable;
   idempotent_responses: IdempotentResponsesTable;
-  client_assertion_jtis: ClientAssertionJtisTable;
+  used_once_ids: UsedOnceIdsTable;
 }

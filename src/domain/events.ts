@@ -75,12 +75,16 @@ export const clientAuthenticationFailuresSummarizedSchema = z.object({
   source_ip_count: z.number().int().min(0),
 });
 
+/** The key a DPoP-bound token is bound to (RFC 7638 thumbprint); absent for a bearer token. */
+const boundTo = { cnf_jkt: z.string().optional() };
+
 export const privateTokenIssuedSchema = z.object({
   client_id: z.string(),
   audience: z.string(),
   jti: z.string(),
   issued_at: z.iso.datetime(),
   expires_at: z.iso.datetime(),
+  ...boundTo,
 });
 
 export const publicTokenIssuedSchema = z.object({
@@ -92,6 +96,7 @@ export const publicTokenIssuedSchema = z.object({
   segment_id: z.string(),
   issued_at: z.iso.datetime(),
   expires_at: z.iso.datetime(),
+  ...boundTo,
 });
 
 export const clientAuthenticationFailedSchema = z.object({

@@ -16,6 +16,7 @@ export type ErrorCode =
   | 'invalid_target'
   | 'conflict'
   | 'idempotency_key_reused'
+  | 'invalid_dpop_proof'
   | 'unavailable'
   | 'rate_limited'
   | 'internal';
@@ -134,6 +135,13 @@ export class ConflictError extends TokenAuthorityError {
 export class IdempotencyKeyReusedError extends TokenAuthorityError {
   constructor(message: string) {
     super('idempotency_key_reused', message);
+  }
+}
+
+/** A DPoP proof (RFC 9449) that is missing, malformed, replayed or for another request. */
+export class InvalidDpopProofError extends TokenAuthorityError {
+  constructor(message: string) {
+    super('invalid_dpop_proof', message);
   }
 }
 

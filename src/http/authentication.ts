@@ -5,6 +5,7 @@ import { decodeJwt } from 'jose';
 import type { AccessRefusal } from '../domain/access-refusal/decide.js';
 import { userActor } from '../domain/actors.js';
 import { requestMetadata } from './request-context.js';
+import { presentedToken } from './dpop.js';
 import { z } from 'zod';
 import {
   InsufficientScopeError,
@@ -17,20 +18,13 @@ import type { LoginTokenVerifier } from '../tokens/login-tokens.js';
 import type { RequestState } from './state.js';
 import { validate } from './validate.js';
 
-// RFC 6750 §2.1 b64token.
-const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i;
-
-/** The Bearer token of the request; InvalidTokenError when absent or malformed. */
+/** The Bearer token of the request; InvalidTokenError when absent, malformed or DPoP. */
 export function bearerToken(ctx: Context): string {
-  const header = ctx.get('authorization');
-  if (!header) {
-    throw new InvalidTokenError('Authorization: Bearer <token> is required', {
-      missingCredentials: true,
-    });
+  const presented = presentedToken(ctx);
+  if (presented.scheme !== 'Bearer') {
+    throw new InvalidTokenError('Authorization header must be "Bearer <token>"');
   }
-  const match = BEARER.exec(header);
-  if (!match) throw new InvalidTokenError('Authorization header must be "Bearer <token>"');
-  return match[1]!;
+  return presented.token;
 }
 
 /** The header that carries the space id (spec: X-Service-Space-ID). */

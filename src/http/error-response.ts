@@ -29,6 +29,7 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   invalid_target: 400,
   conflict: 409,
   idempotency_key_reused: 422,
+  invalid_dpop_proof: 400,
   unavailable: 503,
   rate_limited: 429,
   internal: 500,
@@ -48,6 +49,7 @@ const TITLE_BY_CODE: Readonly<Record<ErrorCode, string>> = {
   invalid_target: 'Invalid target',
   conflict: 'Conflict',
   idempotency_key_reused: 'Idempotency-Key reused',
+  invalid_dpop_proof: 'Invalid DPoP proof',
   unavailable: 'Service unavailable',
   rate_limited: 'Too many requests',
   internal: 'Internal error',
@@ -58,6 +60,8 @@ const OAUTH_ERROR: Partial<Record<ErrorCode, string>> = {
   invalid_client: 'invalid_client',
   unsupported_grant_type: 'unsupported_grant_type',
   invalid_target: 'invalid_target',
+  // RFC 9449 §5: the token endpoint's error for a bad proof.
+  invalid_dpop_proof: 'invalid_dpop_proof',
   unavailable: 'temporarily_unavailable',
   // RFC 6749 has no code for it; the status (429) and Retry-After carry the meaning.
   rate_limited: 'rate_limited',

@@ -3,13 +3,10 @@ import type { Middleware } from 'koa';
 import { InsufficientScopeError } from '../errors/errors.js';
 import { clientActor, userActor } from '../domain/actors.js';
 import type { AccessTokenVerifier, PrivateTokenClaims } from '../tokens/access-tokens.js';
+import type { DpopProof } from '../tokens/dpop.js';
+import { presentedToken, proofForToken } from './dpop.js';
 import type { LoginIdentity } from '../tokens/login-tokens.js';
-import {
-  bearerToken,
-  recordRefusal,
-  requireLoginForSpace,
-  type LoginGate,
-} from './authentication.js';
+import { recordRefusal, requireLoginForSpace, type LoginGate } from './authentication.js';
 import { readBody } from './body.js';
 import type { Caller, Operation } from './openapi/operation.js';
 import { errorDialect } from './request-context.js';
@@ -25,7 +22,12 @@ export interface Authenticated {
     readonly spaceId: string;
     readonly actor: string;
   };
-  readonly 'private-token': { readonly privateToken: PrivateTokenClaims; readonly actor: string };
+  readonly 'private-token': {
+    readonly privateToken: PrivateTokenClaims;
+    readonly actor: string;
+    /** The request's DPoP proof, checked (required for a DPoP-bound private token). */
+    readonly dpop?: DpopProof;
+  };
 }
 
 /**
@@ -53,6 +55,8 @@ export interface RouteGates {
   readonly login: LoginGate;
   readonly verifier: AccessTokenVerifier;
   readonly bodyLimitBytes: number;
+  /** TOKEN_ISSUER: the public base URL DPoP proofs name (htu). */
+  readonly issuer: string;
 }
 
 /** The OpenAPI operation of a route (its declaration without the code). */
@@ -125,15 +129,17 @@ const AUTHENTICATE: {
   },
   'private-token': (gates) => ({
     middleware: async (ctx, next) => {
-      const claims = await gates.verifier.verify(bearerToken(ctx), 'private');
+      const presented = presentedToken(ctx);
+      const claims = await gates.verifier.verify(presented.token, 'private');
       ctx.state.privateToken = claims;
       ctx.state.clientId = claims.client_id;
+      ctx.state.dpop = await proofForToken(ctx, gates.issuer, presented, claims);
       await next();
     },
     of: (ctx) => {
-      const { privateToken } = ctx.state;
+      const { privateToken, dpop } = ctx.state;
       if (!privateToken) throw new Error('private-token route without a verified token');
-      return { privateToken, actor: clientActor(privateToken.client_id) };
+      return { privateToken, actor: clientActor(privateToken.client_id), dpop };
     },
   }),
 };

@@ -1,6 +1,7 @@
 import type { RouterContext } from '@koa/router';
 import type { PrivateTokenClaims } from '../tokens/access-tokens.js';
 import type { LoginIdentity } from '../tokens/login-tokens.js';
+import type { DpopProof } from '../tokens/dpop.js';
 
 /**
  * How an endpoint speaks errors: `oauth` is RFC 6749 §5.2 (token endpoint), `bearer` is RFC 6750
@@ -21,6 +22,8 @@ export interface RequestState {
   clientId?: string;
   user?: LoginIdentity;
   privateToken?: PrivateTokenClaims;
+  /** The checked DPoP proof presented with a private token, if any. */
+  dpop?: DpopProof;
   /** Which budget refused the request (a 429), for the metrics. */
   rateLimitPolicy?: string;
 }

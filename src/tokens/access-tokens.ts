@@ -15,6 +15,8 @@ const commonClaims = {
   jti: z.string(),
   client_id: z.string(),
   space_id: z.string(),
+  /** DPoP-bound (RFC 9449 §6): the thumbprint of the key every use must prove. */
+  cnf: z.object({ jkt: z.string() }).optional(),
 };
 
 /** Claims of a private access token (RFC 9068 plus ours). */

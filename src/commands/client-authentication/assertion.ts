@@ -39,10 +39,10 @@ export async function assertionProvesClient(
     });
     const now = Math.floor(ctx.clock.now() / 1000);
     if (payload.exp! - now > MAX_LIFETIME_SECONDS || typeof payload.jti !== 'string') return false;
-    return await ctx.assertionJtis.remember({
+    return await ctx.usedOnce.remember({
       spaceId: credential.spaceId,
-      clientId: credential.clientId,
-      jti: payload.jti,
+      holder: `client:${credential.clientId}`,
+      id: payload.jti,
       expiresAt: new Date(payload.exp! * 1000),
     });
   } catch (error) {

@@ -13,7 +13,9 @@ export async function verifiedClaims(
 /** An RFC 7662 introspection answer. */
 export type Introspection =
   | { readonly active: false }
-  | ({ readonly active: true; readonly token_type: 'Bearer' } & Readonly<Record<string, unknown>>);
+  | ({ readonly active: true; readonly token_type: 'Bearer' | 'DPoP' } & Readonly<
+      Record<string, unknown>
+    >);
 
 /**
  * RFC 7662: whether `token` is active for a client of `client`'s space, and its claims if so.
@@ -36,7 +38,9 @@ export async function introspectToken(
   if (!owner || owner.status !== 'active') return { active: false };
   const common = {
     active: true as const,
-    token_type: 'Bearer' as const,
+    // RFC 9449 §6.2: a bound token says so, and to which key.
+    token_type: claims.cnf ? ('DPoP' as const) : ('Bearer' as const),
+    ...(claims.cnf ? { cnf: claims.cnf } : {}),
     client_id: claims.client_id,
     sub: claims.sub,
     aud: claims.aud,

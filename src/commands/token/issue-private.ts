@@ -3,6 +3,8 @@ import type { EventMetadata } from '../../domain/events.js';
 import { authenticateClient, type ClientProof } from '../client-authentication/authenticate.js';
 import { InvalidTargetError } from '../../errors/errors.js';
 import type { CommandContext } from '../context.js';
+import type { DpopProof } from '../../tokens/dpop.js';
+import { rememberDpopProof } from './dpop-proofs.js';
 import { recordIssuedToken, type IssuedToken } from './record-issued.js';
 
 /**
@@ -14,6 +16,8 @@ export async function issuePrivateToken(
   command: {
     readonly proof: ClientProof;
     readonly audience: string;
+    /** A checked DPoP proof: the token is bound to its key (its jti is checked here). */
+    readonly dpop?: DpopProof;
     readonly metadata: EventMetadata;
   },
 ): Promise<IssuedToken> {
@@ -27,6 +31,7 @@ export async function issuePrivateToken(
       now: ctx.clock.now(),
       eventId: ctx.ids.eventId(),
       jti: ctx.ids.tokenId(),
+      jkt: command.dpop?.jkt,
     },
     credential,
     { audiences: ctx.audiences, ttlSeconds: ctx.privateTokenTtlSeconds },
@@ -34,6 +39,7 @@ export async function issuePrivateToken(
   if (!decision.ok) throw new InvalidTargetError(command.audience);
   const { clientId, spaceId } = credential;
   const rateLimit = ctx.limits.clientRequest(credential);
+  if (command.dpop) await rememberDpopProof(ctx, spaceId, command.dpop);
   return recordIssuedToken(
     ctx,
     {
@@ -46,6 +52,7 @@ export async function issuePrivateToken(
       client_id: clientId,
       space_id: spaceId,
       token_kind: 'private',
+      ...(command.dpop ? { cnf: { jkt: command.dpop.jkt } } : {}),
     },
     decision.event,
     rateLimit,

@@ -3,6 +3,8 @@ import type { EventMetadata } from '../../domain/events.js';
 import { InsufficientScopeError, InvalidTokenError } from '../../errors/errors.js';
 import type { PrivateTokenClaims } from '../../tokens/access-tokens.js';
 import type { CommandContext } from '../context.js';
+import type { DpopProof } from '../../tokens/dpop.js';
+import { rememberDpopProof } from './dpop-proofs.js';
 import { recordIssuedToken, type IssuedToken } from './record-issued.js';
 
 /**
@@ -17,6 +19,13 @@ export async function issuePublicToken(
     readonly segmentId: string;
     readonly privateToken: PrivateTokenClaims;
     readonly metadata: EventMetadata;
+    /** The checked DPoP proof the caller sent (required when the private token is bound). */
+    readonly dpop?: DpopProof;
+    /**
+     * The key to bind the public token to (`dpop_jkt`: a browser's key, its proof made there);
+     * else the proof's key, if one was sent; else none (a bearer token).
+     */
+    readonly bindTo?: string;
   },
 ): Promise<IssuedToken> {
   const { privateToken } = command;
@@ -33,6 +42,7 @@ export async function issuePublicToken(
       now: ctx.clock.now(),
       eventId: ctx.ids.eventId(),
       jti: ctx.ids.tokenId(),
+      jkt: command.bindTo ?? command.dpop?.jkt,
       privateToken: {
         clientId: privateToken.client_id,
         spaceId: privateToken.space_id,
@@ -52,6 +62,8 @@ export async function issuePublicToken(
       : new InvalidTokenError('the credential of this private token is no longer active');
   }
   const rateLimit = ctx.limits.clientRequest(decision.credential);
+  if (command.dpop) await rememberDpopProof(ctx, privateToken.space_id, command.dpop);
+  const jkt = command.bindTo ?? command.dpop?.jkt;
   return recordIssuedToken(
     ctx,
     {
@@ -68,6 +80,7 @@ export async function issuePublicToken(
       segment_id: command.segmentId,
       parent_jti: privateToken.jti,
       act: { sub: privateToken.client_id },
+      ...(jkt ? { cnf: { jkt } } : {}),
     },
     decision.event,
     rateLimit,

@@ -8,6 +8,8 @@ import type { RateLimitState } from '../../limits/limits.js';
 export interface IssuedToken {
   readonly token: string;
   readonly expiresIn: number;
+  /** `DPoP` for a token bound to a key (RFC 9449 §5), else `Bearer`. */
+  readonly tokenType: 'Bearer' | 'DPoP';
   /** The client's budget after this request, for the RateLimit headers. */
   readonly rateLimit: RateLimitState;
 }
@@ -29,5 +31,10 @@ export async function recordIssuedToken(
     events: [event],
   });
   if (!appended.ok) throw new ConflictError('token id collision; retry the request');
-  return { token, expiresIn: claims.exp - claims.iat, rateLimit };
+  return {
+    token,
+    expiresIn: claims.exp - claims.iat,
+    tokenType: claims.cnf ? 'DPoP' : 'Bearer',
+    rateLimit,
+  };
 }

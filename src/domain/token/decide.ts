@@ -9,7 +9,11 @@ interface Issuance {
   readonly eventId: string;
   readonly jti: string;
   readonly metadata: EventMetadata;
+  /** The DPoP key the token is bound to (its thumbprint); none for a bearer token. */
+  readonly jkt?: string;
 }
+
+const binding = (command: Issuance) => (command.jkt ? { cnf_jkt: command.jkt } : {});
 
 /** A token's id and lifetime in seconds since the epoch, as the JWT carries them. */
 export interface Lifetime {
@@ -53,6 +57,7 @@ export function decideIssuePrivateToken(
       jti: times.jti,
       issued_at,
       expires_at,
+      ...binding(command),
     },
     command.metadata,
   );
@@ -116,6 +121,7 @@ export function decideIssuePublicToken(
       segment_id: command.segmentId,
       issued_at,
       expires_at,
+      ...binding(command),
     },
     command.metadata,
   );

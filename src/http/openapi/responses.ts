@@ -59,7 +59,7 @@ export const rotatedSecret = z.object({
 /** RFC 6749 §5.1. */
 export const tokenResponse = z.object({
   access_token: z.string(),
-  token_type: z.literal('Bearer'),
+  token_type: z.enum(['Bearer', 'DPoP']),
   expires_in: z.number().int(),
 });
 
@@ -74,7 +74,8 @@ export const introspection = z.union([
   z.object({ active: z.literal(false) }),
   z.object({
     active: z.literal(true),
-    token_type: z.literal('Bearer'),
+    token_type: z.enum(['Bearer', 'DPoP']),
+    cnf: z.object({ jkt: z.string() }).optional(),
     client_id: z.string(),
     sub: z.string(),
     aud: z.union([z.string(), z.array(z.string())]),
@@ -116,6 +117,7 @@ export const authorizationServerMetadata = z.object({
   introspection_endpoint_auth_methods_supported: z.array(z.string()),
   revocation_endpoint_auth_methods_supported: z.array(z.string()),
   token_endpoint_auth_signing_alg_values_supported: z.array(z.string()),
+  dpop_signing_alg_values_supported: z.array(z.string()),
   introspection_endpoint_auth_signing_alg_values_supported: z.array(z.string()),
   revocation_endpoint_auth_signing_alg_values_supported: z.array(z.string()),
   access_token_signing_alg_values_supported: z.array(z.string()),

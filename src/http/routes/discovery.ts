@@ -1,5 +1,6 @@
 import { ASSERTION_ALGORITHMS } from '../../commands/client-authentication/assertion.js';
 import { ACCESS_TOKEN_ALG } from '../../tokens/key-store.js';
+import { DPOP_ALGORITHMS } from '../../tokens/dpop.js';
 import type { Route } from '../route.js';
 import type { RequestContext } from '../state.js';
 import { authorizationServerMetadata, type Body } from '../openapi/responses.js';
@@ -40,6 +41,8 @@ export function discoveryRoutes(issuer: string): readonly Route[] {
     token_endpoint_auth_signing_alg_values_supported: assertionAlgorithms,
     introspection_endpoint_auth_signing_alg_values_supported: assertionAlgorithms,
     revocation_endpoint_auth_signing_alg_values_supported: assertionAlgorithms,
+    // RFC 9449 §5.1: proofs a client may bind its tokens with.
+    dpop_signing_alg_values_supported: [...DPOP_ALGORITHMS],
     // The access tokens' signature algorithm (RFC 9068 JWTs).
     access_token_signing_alg_values_supported: [ACCESS_TOKEN_ALG],
   } satisfies Body<typeof authorizationServerMetadata>;

@@ -10,7 +10,18 @@ import { BODY_ERRORS } from '../openapi/operation.js';
 import { publicTokenResponse, type Body } from '../openapi/responses.js';
 
 const identifier = z.string().trim().min(1, 'must not be empty').max(256);
-const issueBody = z.object({ customer_id: identifier, segment_id: identifier });
+const issueBody = z.object({
+  customer_id: identifier,
+  segment_id: identifier,
+  /**
+   * RFC 9449 §10: bind the public token to this key (a browser's or an app's; its JWK SHA-256
+   * thumbprint) instead of the DPoP proof's key, if any.
+   */
+  dpop_jkt: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{43}$/, 'expected a JWK SHA-256 thumbprint (43 base64url characters)')
+    .optional(),
+});
 
 /** The RFC 8693 name of what /v1/issue hands out. */
 export const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
@@ -28,9 +39,15 @@ export function issueRoutes(commands: CommandContext): readonly Route[] {
       spaceHeader: true,
       body: { schema: issueBody, media: ['json'] },
       responses: [{ status: 200, description: 'The public token', schema: publicTokenResponse }],
-      errors: [...BODY_ERRORS, 'invalid_token', 'insufficient_scope', 'rate_limited'],
+      errors: [
+        ...BODY_ERRORS,
+        'invalid_token',
+        'insufficient_scope',
+        'rate_limited',
+        'invalid_dpop_proof',
+      ],
       dialect: 'bearer',
-      async handle(ctx, { privateToken, actor }) {
+      async handle(ctx, { privateToken, actor, dpop }) {
         const spaceId = spaceIdHeader(ctx);
         const body = validate(issueBody, ctx.request.body, 'body');
         const issued = await issuePublicToken(commands, {
@@ -39,13 +56,15 @@ export function issueRoutes(commands: CommandContext): readonly Route[] {
           segmentId: body.segment_id,
           privateToken,
           metadata: { actor, ...requestMetadata(ctx) },
+          dpop,
+          bindTo: body.dpop_jkt,
         });
         ctx.set('Cache-Control', 'no-store');
         setRateLimitHeaders(ctx, issued.rateLimit);
         ctx.body = {
           token: issued.token,
           access_token: issued.token,
-          token_type: 'Bearer',
+          token_type: issued.tokenType,
           issued_token_type: ACCESS_TOKEN_TYPE,
           expires_in: issued.expiresIn,
         } satisfies Body<typeof publicTokenResponse>;

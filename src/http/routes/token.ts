@@ -10,6 +10,7 @@ import {
   sendsAssertion,
 } from '../authentication.js';
 import { setRateLimitHeaders } from '../error-response.js';
+import { dpopProofOf } from '../dpop.js';
 import { requestMetadata } from '../request-context.js';
 import { route, type Route } from '../route.js';
 import { clientActor } from '../../domain/actors.js';
@@ -37,7 +38,7 @@ const audienceSchema = z.object({ audience: field });
  * POST /v1/credential/token: the client_credentials grant (RFC 6749 §4.4). JSON as the spec says,
  * or form-encoded with client authentication in the body or by HTTP Basic.
  */
-export function tokenRoutes(commands: CommandContext): readonly Route[] {
+export function tokenRoutes(commands: CommandContext, issuer: string): readonly Route[] {
   return [
     route({
       method: 'post',
@@ -56,6 +57,7 @@ export function tokenRoutes(commands: CommandContext): readonly Route[] {
         'unsupported_grant_type',
         'invalid_target',
         'rate_limited',
+        'invalid_dpop_proof',
       ],
       dialect: 'oauth',
       async handle(ctx) {
@@ -78,8 +80,11 @@ export function tokenRoutes(commands: CommandContext): readonly Route[] {
           proof = { method: 'secret', clientId: grant.client_id, secret: grant.client_secret };
         }
         ctx.state.clientId = proof.clientId;
+        // RFC 9449 §5: a DPoP proof here binds the private token to its key.
+        const dpop = await dpopProofOf(ctx, issuer);
         const issued = await issuePrivateToken(commands, {
           proof,
+          dpop,
           audience: audience!,
           metadata: { actor: clientActor(proof.clientId), ...requestMetadata(ctx) },
         });
@@ -88,7 +93,7 @@ export function tokenRoutes(commands: CommandContext): readonly Route[] {
         setRateLimitHeaders(ctx, issued.rateLimit);
         ctx.body = {
           access_token: issued.token,
-          token_type: 'Bearer',
+          token_type: issued.tokenType,
           expires_in: issued.expiresIn,
         } satisfies Body<typeof tokenResponse>;
       },

@@ -1,0 +1,184 @@
+import { SignJWT, calculateJwkThumbprint, decodeJwt, exportJWK, generateKeyPair } from 'jose';
+import * as oauth from 'openid-client';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  AUDIENCE,
+  createCredentialVia,
+  privateTokenVia,
+  startTestService,
+  type TestService,
+} from '../support/test-service.js';
+
+/**
+ * DPoP (RFC 9449) with openid-client's own DPoP support, unchanged: a private token bound to the
+ * server's key, a public token bought with it (bound to that key, or to a browser's), and what a
+ * thief of either gets: nothing.
+ */
+const SPACE = 'space-dpop';
+let service: TestService;
+
+beforeAll(async () => {
+  service = await startTestService();
+});
+
+async function clientWithDpop() {
+  const credential = await createCredentialVia(service, SPACE);
+  const config = new oauth.Configuration(
+    {
+      issuer: 'http://token-authority.test',
+      token_endpoint: `${service.baseUrl}/v1/credential/token`,
+    },
+    credential.client_id,
+    undefined,
+    oauth.ClientSecretBasic(credential.client_secret),
+  );
+  oauth.allowInsecureRequests(config);
+  const keys = await oauth.randomDPoPKeyPair('ES256');
+  const dpop = oauth.getDPoPHandle(config, keys);
+  const jkt = await calculateJwkThumbprint(await exportJWK(keys.publicKey));
+  return { config, dpop, jkt, credential };
+}
+
+const issueWith = (
+  config: oauth.Configuration,
+  token: string,
+  dpop?: oauth.DPoPHandle,
+  body = {},
+) =>
+  oauth.fetchProtectedResource(
+    config,
+    token,
+    new URL(`${service.baseUrl}/v1/issue`),
+    'POST',
+    JSON.stringify({ customer_id: 'c-1', segment_id: 's-1', ...body }),
+    new Headers({ 'content-type': 'application/json', 'x-service-space-id': SPACE }),
+    dpop ? { DPoP: dpop } : undefined,
+  );
+
+/** A proof made by hand, for the cases a well-behaved library never produces. */
+async function proofBy(key: CryptoKey, jwk: object, claims: Record<string, unknown>) {
+  return new SignJWT({ jti: crypto.randomUUID(), iat: Math.floor(Date.now() / 1000), ...claims })
+    .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk })
+    .sign(key);
+}
+
+describe('DPoP-bound tokens (RFC 9449) with openid-client', () => {
+  it('the grant binds the private token to the client key: token_type DPoP and cnf.jkt', async () => {
+    const { config, dpop, jkt } = await clientWithDpop();
+    const tokens = await oauth.clientCredentialsGrant(
+      config,
+      { audience: AUDIENCE },
+      { DPoP: dpop },
+    );
+    expect(tokens.token_type.toLowerCase()).toBe('dpop');
+    expect(decodeJwt(tokens.access_token).cnf).toEqual({ jkt });
+    const metadata = (await (
+      await fetch(`${service.baseUrl}/.well-known/oauth-authorization-server`)
+    ).json()) as { dpop_signing_alg_values_supported: string[] };
+    expect(metadata.dpop_signing_alg_values_supported).toContain('ES256');
+  });
+
+  it('a bound private token buys a public token bound to the same key; introspection says so', async () => {
+    const { config, dpop, jkt, credential } = await clientWithDpop();
+    const tokens = await oauth.clientCredentialsGrant(
+      config,
+      { audience: AUDIENCE },
+      { DPoP: dpop },
+    );
+    const response = await issueWith(config, tokens.access_token, dpop);
+    expect(response.status).toBe(200);
+    const issued = (await response.json()) as { token: string; token_type: string };
+    expect(issued.token_type).toBe('DPoP');
+    expect(decodeJwt(issued.token).cnf).toEqual({ jkt });
+    const introspected = await service.post('/v1/introspect', {
+      ...credential,
+      token: issued.token,
+    });
+    expect(await introspected.json()).toMatchObject({
+      active: true,
+      token_type: 'DPoP',
+      cnf: { jkt },
+    });
+    const { rows } = await service.database.pool.query<{ jkt: string }>(
+      `SELECT data->>'cnf_jkt' AS jkt FROM events WHERE event_type = 'public-token-issued'
+        AND data->>'client_id' = $1`,
+      [credential.client_id],
+    );
+    expect(rows).toEqual([{ jkt }]);
+  });
+
+  it('a stolen bound private token is refused as Bearer, and with a proof by another key', async () => {
+    const { config, dpop } = await clientWithDpop();
+    const tokens = await oauth.clientCredentialsGrant(
+      config,
+      { audience: AUDIENCE },
+      { DPoP: dpop },
+    );
+    const asBearer = await service.post(
+      '/v1/issue',
+      { customer_id: 'c', segment_id: 's' },
+      { authorization: `Bearer ${tokens.access_token}`, 'x-service-space-id': SPACE },
+    );
+    expect(asBearer.status).toBe(401);
+    const thief = await clientWithDpop();
+    const withOtherKey = await issueWith(config, tokens.access_token, thief.dpop);
+    expect(withOtherKey.status).toBe(400);
+    expect(await withOtherKey.json()).toMatchObject({ code: 'invalid_dpop_proof' });
+  });
+
+  it('a replayed proof, a proof for another URL and a stale one are refused', async () => {
+    const { publicKey, privateKey } = await generateKeyPair('ES256');
+    const jwk = await exportJWK(publicKey);
+    const token = await privateTokenVia(service, await createCredentialVia(service, SPACE));
+    const htu = `${service.baseUrl}/v1/issue`;
+    const send = (proof: string) =>
+      service.post(
+        '/v1/issue',
+        { customer_id: 'c', segment_id: 's' },
+        { authorization: `Bearer ${token}`, 'x-service-space-id': SPACE, dpop: proof },
+      );
+    const proof = await proofBy(privateKey, jwk, { htm: 'POST', htu });
+    const first = await send(proof);
+    expect(first.status).toBe(200);
+    expect(((await first.json()) as { token_type: string }).token_type).toBe('DPoP');
+    expect((await send(proof)).status).toBe(400);
+    expect(
+      (
+        await send(
+          await proofBy(privateKey, jwk, {
+            htm: 'POST',
+            htu: 'https://elsewhere.example/v1/issue',
+          }),
+        )
+      ).status,
+    ).toBe(400);
+    expect(
+      (
+        await send(
+          await proofBy(privateKey, jwk, {
+            htm: 'POST',
+            htu,
+            iat: Math.floor(Date.now() / 1000) - 600,
+          }),
+        )
+      ).status,
+    ).toBe(400);
+  });
+
+  it('dpop_jkt binds the public token to a browser key instead of the server key', async () => {
+    const { config, dpop } = await clientWithDpop();
+    const tokens = await oauth.clientCredentialsGrant(
+      config,
+      { audience: AUDIENCE },
+      { DPoP: dpop },
+    );
+    const browser = await calculateJwkThumbprint(
+      await exportJWK((await generateKeyPair('ES256')).publicKey),
+    );
+    const response = await issueWith(config, tokens.access_token, dpop, { dpop_jkt: browser });
+    expect(response.status).toBe(200);
+    expect(decodeJwt(((await response.json()) as { token: string }).token).cnf).toEqual({
+      jkt: browser,
+    });
+  });
+});

@@ -33,6 +33,7 @@ export interface CredentialsTable {
   secret_hash: Buffer | null;
   /** A secretless client's public keys (migration 014). */
   jwks: ColumnType<unknown, string | null, string | null>;
+  require_dpop: boolean;
   status: 'active' | 'revoked';
   stream_version: number;
   created_by: string;

@@ -45,6 +45,8 @@ export const credentialCreatedSchema = z.object({
   secret_hash: z.string().optional(),
   /** The public keys of a secretless client (private_key_jwt). */
   jwks: clientJwksSchema.optional(),
+  /** Every public token this client issues must be DPoP-bound (RFC 9449). */
+  require_dpop: z.boolean().optional(),
   created_by: z.string(),
   login_issuer: z.string(),
   /** Overrides CLIENT_RATE_LIMIT_PER_MINUTE for this client; absent or null: the default. */

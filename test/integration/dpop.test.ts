@@ -181,4 +181,33 @@ describe('DPoP-bound tokens (RFC 9449) with openid-client', () => {
       jkt: browser,
     });
   });
+
+  it('a credential that requires DPoP issues no bearer public token', async () => {
+    const login = await service.loginToken([SPACE]);
+    const created = await fetch(`${service.baseUrl}/v1/credential`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${login}`,
+        'x-service-space-id': SPACE,
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({ name: 'spa', description: 'bound only', require_dpop: true }),
+    });
+    const credential = (await created.json()) as { client_id: string; client_secret: string };
+    const token = await privateTokenVia(service, credential);
+    const issue = (body: object) =>
+      service.post(
+        '/v1/issue',
+        { customer_id: 'c', segment_id: 's', ...body },
+        { authorization: `Bearer ${token}`, 'x-service-space-id': SPACE },
+      );
+    const bearer = await issue({});
+    expect(bearer.status).toBe(400);
+    expect(await bearer.json()).toMatchObject({ code: 'invalid_dpop_proof' });
+    const browser = await calculateJwkThumbprint(
+      await exportJWK((await generateKeyPair('ES256')).publicKey),
+    );
+    const bound = await issue({ dpop_jkt: browser });
+    expect(bound.status).toBe(200);
+  });
 });

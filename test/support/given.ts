@@ -46,7 +46,11 @@ export function sequentialIds(prefix = '00000000-0000-7000-8000-') {
 /** credential-created for client `ci_1` in space-a, as a dashboard user would create it. */
 export function credentialCreated(
   eventId: string,
-  options: { readonly secretHash?: string; readonly rateLimitPerMinute?: number | null } = {},
+  options: {
+    readonly secretHash?: string;
+    readonly rateLimitPerMinute?: number | null;
+    readonly requireDpop?: boolean;
+  } = {},
 ) {
   return decideCreateCredential({
     eventId,
@@ -58,6 +62,7 @@ export function credentialCreated(
     userSubject: 'alice',
     loginIssuer: 'https://login.test',
     rateLimitPerMinute: options.rateLimitPerMinute ?? null,
+    requireDpop: options.requireDpop,
   });
 }
 

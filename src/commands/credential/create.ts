@@ -27,6 +27,8 @@ export async function createCredential(
     readonly rateLimitPerMinute?: number | null;
     /** Public keys instead of a secret: the client authenticates with private_key_jwt. */
     readonly jwks?: ClientJwks;
+    /** Every public token this client issues must be DPoP-bound. */
+    readonly requireDpop?: boolean;
     readonly metadata: EventMetadata;
   },
 ): Promise<CreatedCredential> {

@@ -1,6 +1,10 @@
 import { decideIssuePublicToken } from '../../domain/token/decide.js';
 import type { EventMetadata } from '../../domain/events.js';
-import { InsufficientScopeError, InvalidTokenError } from '../../errors/errors.js';
+import {
+  InsufficientScopeError,
+  InvalidDpopProofError,
+  InvalidTokenError,
+} from '../../errors/errors.js';
 import type { PrivateTokenClaims } from '../../tokens/access-tokens.js';
 import type { CommandContext } from '../context.js';
 import type { DpopProof } from '../../tokens/dpop.js';
@@ -55,6 +59,11 @@ export async function issuePublicToken(
     { ttlSeconds: ctx.publicTokenTtlSeconds },
   );
   if (!decision.ok) {
+    if (decision.error === 'dpop_required') {
+      throw new InvalidDpopProofError(
+        'this client issues only DPoP-bound public tokens: send a DPoP proof or dpop_jkt',
+      );
+    }
     throw decision.error === 'space_mismatch'
       ? new InsufficientScopeError(
           'the private token belongs to another space than X-Service-Space-ID',

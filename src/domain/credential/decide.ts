@@ -30,6 +30,7 @@ export function decideCreateCredential(command: {
   /** Exactly one: a secret's hash, or a secretless client's public keys. */
   readonly secretHash?: string;
   readonly jwks?: ClientJwks;
+  readonly requireDpop?: boolean;
   readonly name: string;
   readonly description: string;
   readonly userSubject: string;
@@ -45,6 +46,7 @@ export function decideCreateCredential(command: {
       description: command.description,
       ...(command.secretHash ? { secret_hash: command.secretHash } : {}),
       ...(command.jwks ? { jwks: command.jwks } : {}),
+      ...(command.requireDpop ? { require_dpop: true } : {}),
       created_by: command.userSubject,
       login_issuer: command.loginIssuer,
       ...(command.rateLimitPerMinute ? { rate_limit_per_minute: command.rateLimitPerMinute } : {}),

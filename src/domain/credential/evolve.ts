@@ -28,6 +28,7 @@ export function evolveCredential(
       status: 'active',
       secretHash: data.secret_hash ? Buffer.from(data.secret_hash, 'base64url') : null,
       jwks: data.jwks ?? null,
+      requireDpop: data.require_dpop ?? false,
       previousSecretHash: null,
       previousSecretExpiresAt: null,
       revokedAt: null,

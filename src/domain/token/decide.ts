@@ -94,7 +94,10 @@ export function decideIssuePublicToken(
       readonly credential: Credential;
       readonly event: DomainEvent<'public-token-issued'>;
     } & Lifetime)
-  | { readonly ok: false; readonly error: 'space_mismatch' | 'credential_inactive' } {
+  | {
+      readonly ok: false;
+      readonly error: 'space_mismatch' | 'credential_inactive' | 'dpop_required';
+    } {
   const { privateToken } = command;
   if (command.spaceId !== privateToken.spaceId) return { ok: false, error: 'space_mismatch' };
   if (
@@ -104,6 +107,7 @@ export function decideIssuePublicToken(
   ) {
     return { ok: false, error: 'credential_inactive' };
   }
+  if (credential.requireDpop && !command.jkt) return { ok: false, error: 'dpop_required' };
   const { issued_at, expires_at, ...times } = lifetime(
     command,
     policy.ttlSeconds,

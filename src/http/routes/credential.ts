@@ -58,6 +58,8 @@ export function credentialRoutes(
     rate_limit_per_minute: rateLimit.nullable().optional(),
     /** Public keys instead of a secret: the client then authenticates with private_key_jwt. */
     jwks: clientJwksSchema.optional(),
+    /** Every public token this client issues must be DPoP-bound (RFC 9449). */
+    require_dpop: z.boolean().optional(),
   });
   const updateBody = z
     .object({
@@ -105,6 +107,7 @@ export function credentialRoutes(
           loginIssuer: user.issuer,
           rateLimitPerMinute: body.rate_limit_per_minute ?? null,
           jwks: body.jwks,
+          requireDpop: body.require_dpop,
           metadata: { actor, ...requestMetadata(ctx) },
         });
         ctx.state.clientId = created.clientId;

@@ -79,6 +79,20 @@ describe('token: a public token bought with a private one', () => {
     });
   });
 
+  it('given a credential that requires DPoP, then a bearer one is refused and a bound one recorded', () => {
+    const strict = given(evolveCredential, undefined, [
+      credentialCreated(nextId(), { requireDpop: true }),
+    ]);
+    expect(decideIssuePublicToken(command(), strict, { ttlSeconds: 900 })).toEqual({
+      ok: false,
+      error: 'dpop_required',
+    });
+    const bound = decideIssuePublicToken({ ...command(), jkt: 'thumbprint' }, strict, {
+      ttlSeconds: 900,
+    });
+    expect(bound.ok && bound.event.data.cnf_jkt).toBe('thumbprint');
+  });
+
   it('given X-Service-Space-ID of another space, then space_mismatch', () => {
     expect(
       decideIssuePublicToken({ ...command(), spaceId: 'space-b' }, active, { ttlSeconds: 900 }),

@@ -54,6 +54,7 @@ export const LAYERS = {
     'net',
   ],
   testing: ['cli', 'tokens', 'config', 'net'],
+  verify: ['tokens', 'errors'],
 };
 
 // Modules with I/O the pure domain may not reach for: it decides, the commands do the I/O.

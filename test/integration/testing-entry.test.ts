@@ -16,6 +16,7 @@ afterAll(() => rm(work, { recursive: true, force: true }));
 const USER_TEST = `
 import assert from 'node:assert/strict';
 import { startTokenAuthority } from 'token-authority/testing';
+import { createVerifier, verifyFetchRequest } from 'token-authority/verify';
 
 const authority = await startTokenAuthority();
 try {
@@ -43,10 +44,23 @@ try {
     body: JSON.stringify({ customer_id: 'c-1', segment_id: 'vip' }),
   });
   assert.equal(issued.status, 200);
+  const publicToken = (await issued.json()).token;
+  // The resource server's side: the kit verifies it against the JWKS and the revocation list.
+  const verifier = createVerifier({ issuer: authority.issuer, audience: authority.audiences[0] });
+  const verified = await verifyFetchRequest(
+    verifier,
+    new Request('https://shop.example/graphql', { headers: { authorization: 'Bearer ' + publicToken } }),
+  );
+  assert.equal(verified.token.customer_id, 'c-1');
+  const refused = await verifyFetchRequest(
+    verifier,
+    new Request('https://shop.example/graphql', { headers: { authorization: 'Bearer ' + access_token } }),
+  );
+  assert.equal(refused.refusal.status, 401);
   const introspected = await fetch(meta.introspection_endpoint, {
     method: 'POST',
     headers: { authorization: 'Basic ' + basic, 'content-type': 'application/x-www-form-urlencoded' },
-    body: 'token=' + (await issued.json()).token,
+    body: 'token=' + publicToken,
   });
   const claims = await introspected.json();
   assert.equal(claims.active, true);
@@ -79,6 +93,8 @@ describe('token-authority/testing, from the packed tarball', () => {
     const files = info!.files.map((file) => file.path);
     expect(files).toContain('dist/testing/index.js');
     expect(files).toContain('dist/testing/index.d.ts');
+    expect(files).toContain('dist/verify/index.js');
+    expect(files).toContain('dist/verify/index.d.ts');
     expect(files).toContain('dist/http/dashboard/index.html');
     expect(files).toContain('migrations/001_event_store.sql');
     expect(files.filter((file) => file.startsWith('src/') || file.startsWith('test/'))).toEqual([]);

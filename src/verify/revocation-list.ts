@@ -1,0 +1,84 @@
+/** A space's revocation list as GET /v1/revocations serves it. */
+interface RevocationList {
+  readonly clients: readonly { readonly client_id: string; readonly revoked_at: string }[];
+  readonly tokens: readonly { readonly jti: string; readonly exp: number }[];
+}
+
+interface Held {
+  readonly revokedTokens: ReadonlySet<string>;
+  /** Revoked clients and when (ms): their tokens issued before then are revoked with them. */
+  readonly revokedClients: ReadonlyMap<string, number>;
+  readonly etag: string | null;
+  /** When this list was last confirmed current (ms). */
+  readonly checkedAt: number;
+}
+
+/** Why a token cannot be judged: the list is older than allowed and cannot be refreshed. */
+export class RevocationListUnavailable extends Error {}
+
+/**
+ * Each space's revocation list, polled from GET /v1/revocations with `If-None-Match` (a 304
+ * costs the issuer almost nothing): refreshed when older than `refreshMs`, and refused
+ * (fail closed) when it could not be confirmed for `maxStaleMs`.
+ */
+export function createRevocationLists(options: {
+  readonly issuer: string;
+  readonly refreshMs: number;
+  readonly maxStaleMs: number;
+  readonly fetch: typeof fetch;
+  readonly now: () => number;
+}) {
+  const held = new Map<string, Held>();
+  const inFlight = new Map<string, Promise<Held | undefined>>();
+
+  const refresh = async (spaceId: string): Promise<Held | undefined> => {
+    const current = held.get(spaceId);
+    try {
+      const url = `${options.issuer}/v1/revocations?space_id=${encodeURIComponent(spaceId)}`;
+      const response = await options.fetch(url, {
+        headers: current?.etag ? { 'if-none-match': current.etag } : {},
+        signal: AbortSignal.timeout(5000),
+      });
+      if (response.status === 304 && current) {
+        const confirmed = { ...current, checkedAt: options.now() };
+        held.set(spaceId, confirmed);
+        return confirmed;
+      }
+      if (response.status !== 200) return current;
+      const list = (await response.json()) as RevocationList;
+      const next: Held = {
+        revokedTokens: new Set(list.tokens.map((token) => token.jti)),
+        revokedClients: new Map(
+          list.clients.map((client) => [client.client_id, Date.parse(client.revoked_at)]),
+        ),
+        etag: response.headers.get('etag'),
+        checkedAt: options.now(),
+      };
+      held.set(spaceId, next);
+      return next;
+    } catch {
+      return current;
+    }
+  };
+
+  return {
+    /** The space's list, refreshed first when it is older than refreshMs. */
+    async of(spaceId: string): Promise<Held> {
+      let list = held.get(spaceId);
+      if (!list || options.now() - list.checkedAt >= options.refreshMs) {
+        let pending = inFlight.get(spaceId);
+        if (!pending) {
+          pending = refresh(spaceId).finally(() => inFlight.delete(spaceId));
+          inFlight.set(spaceId, pending);
+        }
+        list = (await pending) ?? list;
+      }
+      if (!list || options.now() - list.checkedAt > options.maxStaleMs) {
+        throw new RevocationListUnavailable(
+          `the revocation list of ${spaceId} cannot be refreshed`,
+        );
+      }
+      return list;
+    },
+  };
+}

@@ -1,0 +1,192 @@
+import { createRemoteJWKSet, customFetch, jwtVerify, type JWTPayload } from 'jose';
+import { checkDpopProof } from '../tokens/dpop.js';
+import { createReplayCache } from './replay-cache.js';
+import { RevocationListUnavailable, createRevocationLists } from './revocation-list.js';
+
+/** The claims of a token that passed, as the issuer signed them. */
+export interface VerifiedToken extends JWTPayload {
+  readonly token_kind: 'private' | 'public';
+  readonly client_id: string;
+  readonly space_id: string;
+  readonly jti: string;
+  readonly customer_id?: string;
+  readonly segment_id?: string;
+  readonly parent_jti?: string;
+  readonly cnf?: { readonly jkt: string };
+}
+
+/** Why a request was refused, with the HTTP answer a resource server should give. */
+export class VerifyError extends Error {
+  constructor(
+    readonly code: 'invalid_request' | 'invalid_token' | 'invalid_dpop_proof' | 'unavailable',
+    message: string,
+    readonly status: 400 | 401 | 503,
+  ) {
+    super(message);
+    this.name = 'VerifyError';
+  }
+
+  /** The `WWW-Authenticate` challenge of this refusal (RFC 6750 §3, RFC 9449 §7.1). */
+  get challenge(): string {
+    const scheme = this.code === 'invalid_dpop_proof' ? 'DPoP' : 'Bearer';
+    return `${scheme} error="${this.code === 'unavailable' ? 'temporarily_unavailable' : this.code}", error_description="${this.message.replace(/"/g, "'")}"`;
+  }
+}
+
+/** The request parts verification reads: any framework's request fits. */
+export interface VerifiableRequest {
+  readonly method: string;
+  /** The full URL the client used (scheme, host, path): DPoP proofs name it. */
+  readonly url: string;
+  header(name: string): string | undefined;
+}
+
+/** Options of {@link createVerifier}. */
+export interface VerifierOptions {
+  /** The token service's base URL (its `issuer`). */
+  readonly issuer: string;
+  /** The audience(s) this resource server accepts. */
+  readonly audience: string | readonly string[];
+  /** The token kinds accepted unless a route says otherwise; default: public only. */
+  readonly kinds?: readonly ('private' | 'public')[];
+  /** How often a space's revocation list is re-polled (seconds; default 10). */
+  readonly revocationRefreshSeconds?: number;
+  /** How stale a revocation list may be before tokens are refused (seconds; default 60). */
+  readonly revocationMaxStaleSeconds?: number;
+  readonly fetch?: typeof fetch;
+  readonly now?: () => number;
+}
+
+/** A verifier for the tokens of one token service; see {@link createVerifier}. */
+export interface Verifier {
+  verify(
+    request: VerifiableRequest,
+    options?: { readonly kinds?: readonly ('private' | 'public')[] },
+  ): Promise<VerifiedToken>;
+}
+
+const TOKEN = /^(Bearer|DPoP) +([A-Za-z0-9\-._~+/]+=*)$/i;
+
+/**
+ * Verifies access tokens as a resource server must: the signature against the issuer's JWKS
+ * (cached; fetched again for a key id it has not seen, so key rotation needs nothing), issuer,
+ * audience, expiry and `typ` at+jwt; the token kind the route allows; revocation, from the
+ * space's revocation list polled with ETag (at most revocationMaxStaleSeconds stale, else 503);
+ * and, for a DPoP-bound token, a proof by its key for this method and URL with the token's `ath`,
+ * used once.
+ */
+export function createVerifier(options: VerifierOptions): Verifier {
+  const issuer = options.issuer.replace(/\/+$/, '');
+  const doFetch = options.fetch ?? globalThis.fetch;
+  const now = options.now ?? Date.now;
+  const keys = createRemoteJWKSet(new URL(`${issuer}/.well-known/jwks.json`), {
+    cooldownDuration: 1000,
+    ...(options.fetch ? { [customFetch]: options.fetch } : {}),
+  });
+  const revocations = createRevocationLists({
+    issuer,
+    refreshMs: (options.revocationRefreshSeconds ?? 10) * 1000,
+    maxStaleMs: (options.revocationMaxStaleSeconds ?? 60) * 1000,
+    fetch: doFetch,
+    now,
+  });
+  const replays = createReplayCache();
+  const audiences =
+    typeof options.audience === 'string' ? [options.audience] : [...options.audience];
+
+  return {
+    async verify(request, routeOptions) {
+      const kinds = routeOptions?.kinds ?? options.kinds ?? ['public'];
+      const authorization = request.header('authorization');
+      const match = authorization ? TOKEN.exec(authorization) : null;
+      if (!match) {
+        throw new VerifyError('invalid_token', 'an access token is required (Bearer or DPoP)', 401);
+      }
+      const scheme = match[1]!.toLowerCase() === 'dpop' ? 'DPoP' : 'Bearer';
+      const token = match[2]!;
+      let claims: VerifiedToken;
+      try {
+        ({ payload: claims } = (await jwtVerify(token, keys, {
+          issuer: options.issuer,
+          audience: audiences,
+          typ: 'at+jwt',
+          algorithms: ['EdDSA'],
+          currentDate: new Date(now()),
+        })) as { payload: VerifiedToken });
+      } catch (error) {
+        throw new VerifyError('invalid_token', (error as Error).message, 401);
+      }
+      if (!kinds.includes(claims.token_kind)) {
+        throw new VerifyError(
+          'invalid_token',
+          `a ${claims.token_kind} token is not accepted here`,
+          401,
+        );
+      }
+      await checkNotRevoked(claims);
+      await checkBinding(request, scheme, token, claims);
+      return claims;
+    },
+  };
+
+  async function checkNotRevoked(claims: VerifiedToken): Promise<void> {
+    let list;
+    try {
+      list = await revocations.of(claims.space_id);
+    } catch (error) {
+      if (error instanceof RevocationListUnavailable)
+        throw new VerifyError('unavailable', error.message, 503);
+      throw error;
+    }
+    const revokedClientAt = list.revokedClients.get(claims.client_id);
+    if (
+      list.revokedTokens.has(claims.jti) ||
+      (claims.parent_jti !== undefined && list.revokedTokens.has(claims.parent_jti)) ||
+      (revokedClientAt !== undefined && (claims.iat ?? 0) * 1000 <= revokedClientAt)
+    ) {
+      throw new VerifyError('invalid_token', 'the token has been revoked', 401);
+    }
+  }
+
+  async function checkBinding(
+    request: VerifiableRequest,
+    scheme: 'Bearer' | 'DPoP',
+    token: string,
+    claims: VerifiedToken,
+  ): Promise<void> {
+    const jkt = claims.cnf?.jkt;
+    if (!jkt) {
+      if (scheme === 'DPoP')
+        throw new VerifyError('invalid_token', 'the token is not DPoP-bound', 401);
+      return;
+    }
+    if (scheme !== 'DPoP') {
+      throw new VerifyError('invalid_token', 'a DPoP-bound token must come as "DPoP <token>"', 401);
+    }
+    const proof = request.header('dpop');
+    if (!proof || proof.includes(',')) {
+      throw new VerifyError('invalid_dpop_proof', 'one DPoP proof is required', 401);
+    }
+    let checked;
+    try {
+      checked = await checkDpopProof(proof, {
+        method: request.method.toUpperCase(),
+        urls: [request.url],
+        nowMs: now(),
+        accessToken: token,
+      });
+    } catch (error) {
+      throw new VerifyError('invalid_dpop_proof', (error as Error).message, 401);
+    }
+    if (checked.jkt !== jkt) {
+      throw new VerifyError(
+        'invalid_dpop_proof',
+        'the proof is signed by another key than the token is bound to',
+        401,
+      );
+    }
+    if (!replays.firstUse(`${jkt}:${checked.jti}`, checked.expiresAt.getTime(), now())) {
+      throw new VerifyError('invalid_dpop_proof', 'this DPoP proof was already used', 401);
+    }
+  }
+}

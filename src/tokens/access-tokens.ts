@@ -55,6 +55,9 @@ export function signAccessToken(key: SigningKey, claims: AccessTokenClaims): str
   return `${signingInput}.${signature}`;
 }
 
+/** Where a verifier finds the public key of a kid: our key store, or a JWKS fetched remotely. */
+export type PublicKeys = Pick<KeyStore, 'publicKey' | 'refreshSoon'>;
+
 /** What a verifier requires of our access tokens. */
 export interface AccessTokenPolicy {
   readonly issuer: string;
@@ -73,7 +76,7 @@ export interface AccessTokenPolicy {
 export async function verifyAccessToken<Kind extends TokenKind>(
   token: string,
   kind: Kind | 'any',
-  keys: KeyStore,
+  keys: PublicKeys,
   policy: AccessTokenPolicy,
   nowSeconds = Math.floor(Date.now() / 1000),
 ): Promise<Extract<AccessTokenClaims, { token_kind: Kind }>> {
@@ -163,7 +166,7 @@ export interface AccessTokenVerifier {
  * checked on every call.
  */
 export function createAccessTokenVerifier(
-  keys: KeyStore,
+  keys: PublicKeys,
   policy: AccessTokenPolicy,
   options: { readonly maxEntries?: number; readonly nowSeconds?: () => number } = {},
 ): AccessTokenVerifier {

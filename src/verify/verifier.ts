@@ -1,4 +1,6 @@
-import { createRemoteJWKSet, customFetch, jwtVerify, type JWTPayload } from 'jose';
+import type { JWTPayload } from 'jose';
+import { createAccessTokenVerifier } from '../tokens/access-tokens.js';
+import { remotePublicKeys } from './remote-keys.js';
 import { checkDpopProof } from '../tokens/dpop.js';
 import { createReplayCache } from './replay-cache.js';
 import { RevocationListUnavailable, createRevocationLists } from './revocation-list.js';
@@ -79,10 +81,16 @@ export function createVerifier(options: VerifierOptions): Verifier {
   const issuer = options.issuer.replace(/\/+$/, '');
   const doFetch = options.fetch ?? globalThis.fetch;
   const now = options.now ?? Date.now;
-  const keys = createRemoteJWKSet(new URL(`${issuer}/.well-known/jwks.json`), {
-    cooldownDuration: 1000,
-    ...(options.fetch ? { [customFetch]: options.fetch } : {}),
-  });
+  // The same verification the service applies to its own tokens (Node's Ed25519, a memo of
+  // tokens already verified), on keys fetched from the JWKS endpoint.
+  const tokens = createAccessTokenVerifier(
+    remotePublicKeys(`${issuer}/.well-known/jwks.json`, doFetch),
+    {
+      issuer: options.issuer,
+      audiences: typeof options.audience === 'string' ? [options.audience] : [...options.audience],
+    },
+    { nowSeconds: () => Math.floor(now() / 1000) },
+  );
   const revocations = createRevocationLists({
     issuer,
     refreshMs: (options.revocationRefreshSeconds ?? 10) * 1000,
@@ -91,8 +99,6 @@ export function createVerifier(options: VerifierOptions): Verifier {
     now,
   });
   const replays = createReplayCache();
-  const audiences =
-    typeof options.audience === 'string' ? [options.audience] : [...options.audience];
 
   return {
     async verify(request, routeOptions) {
@@ -106,13 +112,7 @@ export function createVerifier(options: VerifierOptions): Verifier {
       const token = match[2]!;
       let claims: VerifiedToken;
       try {
-        ({ payload: claims } = (await jwtVerify(token, keys, {
-          issuer: options.issuer,
-          audience: audiences,
-          typ: 'at+jwt',
-          algorithms: ['EdDSA'],
-          currentDate: new Date(now()),
-        })) as { payload: VerifiedToken });
+        claims = (await tokens.verifyAny(token)) as VerifiedToken;
       } catch (error) {
         throw new VerifyError('invalid_token', (error as Error).message, 401);
       }

@@ -27,6 +27,8 @@ export interface BenchResults {
   readonly lag: readonly number[];
   /** Commit-to-seal window samples (seconds) of the hash chain during our runs. */
   readonly seal: readonly number[];
+  /** Database size over the tokens in it, after the runs (issue 20's measure). */
+  readonly storage: { readonly bytes: number; readonly tokens: number };
 }
 
 const percentile = (values: readonly number[], p: number) => {
@@ -95,6 +97,7 @@ export function renderReport(results: BenchResults): string {
     `| commit-to-seal window of the hash chain, p99 (max) | ${sealP99.toFixed(2)} s (${percentile(results.seal, 1).toFixed(2)} s) | | |`,
     `| non-2xx on our endpoints | ${privateRun.non2xx + publicRun.non2xx} | 0 | ${check(privateRun.non2xx + publicRun.non2xx === 0)} |`,
     `| events appended = 200 responses served | ${ours.every(eventsMatch) ? 'yes' : 'no'} | yes | ${check(ours.every(eventsMatch))} |`,
+    `| database bytes per token (every table, index and TOAST, after VACUUM; ${results.storage.tokens.toLocaleString('en-US')} tokens) | ${Math.round(results.storage.bytes / Math.max(1, results.storage.tokens)).toLocaleString('en-US')} | ≤ 600 | ${check(results.storage.bytes / Math.max(1, results.storage.tokens) <= 600)} |`,
     '',
     'Where the CPU goes, per successful request, in milliseconds of CPU time (Linux /proc):',
     '',

@@ -16,6 +16,7 @@ import { startEmbeddedPostgres } from '../src/db/embedded-postgres.js';
 import { freePort as freePortBelow32768 } from '../src/reliability/harness.js';
 import { warmUp, type LoadPlan } from './load.js';
 import { createMeasurer } from './measure.js';
+import { bytesPerToken } from './storage.js';
 import { benchClient } from './client.js';
 import { serviceGroups, startProcess, stopAll, waitFor } from './processes.js';
 import { renderReport } from './report.js';
@@ -198,7 +199,10 @@ try {
     metricsOf(singleMetricsPort),
   );
   single.kill('SIGTERM');
+  progress('measuring database bytes per token');
+  const storage = await bytesPerToken(pool);
   const report = renderReport({
+    storage,
     apiProcesses,
     otherWorkers,
     singleRun,

@@ -210,4 +210,40 @@ describe('DPoP-bound tokens (RFC 9449) with openid-client', () => {
     const bound = await issue({ dpop_jkt: browser });
     expect(bound.status).toBe(200);
   });
+
+  it('hostile DPoP input gets a 4xx that says what is wrong, never a 500', async () => {
+    const credential = await createCredentialVia(service, SPACE);
+    const grant = (dpop: string) =>
+      service.post(
+        '/v1/credential/token',
+        { ...credential, audience: AUDIENCE, grant_type: 'client_credentials' },
+        { dpop },
+      );
+    for (const proof of ['garbage', 'a.b.c', 'x'.repeat(9000), 'eyJhbGciOiJub25lIn0.e30.']) {
+      const response = await grant(proof);
+      expect(response.status).toBe(400);
+      expect(await response.json()).toMatchObject({ error: 'invalid_dpop_proof' });
+    }
+    const token = await privateTokenVia(service, credential);
+    const issue = (headers: Record<string, string>) =>
+      service.post(
+        '/v1/issue',
+        { customer_id: 'c', segment_id: 's' },
+        {
+          'x-service-space-id': SPACE,
+          ...headers,
+        },
+      );
+    expect((await issue({ authorization: `Bearer ${token}`, dpop: 'a, b' })).status).toBe(400);
+    expect((await issue({ authorization: `DPoP ${token}` })).status).toBe(401);
+    const badJkt = await issue({ authorization: `Bearer ${token}` }).then(() =>
+      service.post(
+        '/v1/issue',
+        { customer_id: 'c', segment_id: 's', dpop_jkt: 'short' },
+        { authorization: `Bearer ${token}`, 'x-service-space-id': SPACE },
+      ),
+    );
+    expect(badJkt.status).toBe(400);
+    expect(await badJkt.text()).toContain('dpop_jkt');
+  });
 });

@@ -167,4 +167,48 @@ describe('private_key_jwt (RFC 7523) with openid-client', () => {
     });
     expect(rotate.status).toBe(400);
   });
+
+  it('hostile input gets a 4xx that says what is wrong, never a 500', async () => {
+    const create = (jwks: unknown) =>
+      fetch(`${service.baseUrl}/v1/credential`, {
+        method: 'POST',
+        headers: { ...asAlice, authorization: `Bearer ${login}` },
+        body: JSON.stringify({ name: 'x', description: 'y', jwks }),
+      });
+    const { jwk, privateKey } = await keyPair('k1');
+    const withPrivate = { ...jwk, d: 'AAAA' };
+    expect((await create({ keys: [withPrivate] })).status).toBe(400);
+    const offCurve = await create({ keys: [{ ...jwk, x: 'AAAA', y: 'BBBB' }] });
+    expect(offCurve.status).toBe(400);
+    expect(await offCurve.text()).toContain('usable public JWK');
+    expect((await create({ keys: [] })).status).toBe(400);
+
+    const created = await createWithKeys(jwk);
+    const token = (body: Record<string, string>) =>
+      fetch(`${service.baseUrl}/v1/credential/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          grant_type: 'client_credentials',
+          audience: AUDIENCE,
+          ...body,
+        }),
+      });
+    const type = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
+    const garbage = await token({ client_assertion_type: type, client_assertion: 'not.a.jwt' });
+    expect(garbage.status).toBe(401);
+    expect(await garbage.json()).toMatchObject({ error: 'invalid_client' });
+    const wrongType = await token({ client_assertion_type: 'urn:x', client_assertion: 'a.b.c' });
+    expect(wrongType.status).toBe(400);
+    expect(await wrongType.text()).toContain('client_assertion_type');
+    const { config } = await clientFor(created.client_id, privateKey, 'k1');
+    const both = await token({
+      client_id: created.client_id,
+      client_secret: 'cs_x',
+      client_assertion_type: type,
+      client_assertion: 'a.b.c',
+    });
+    expect(both.status).toBe(400);
+    expect(config).toBeDefined();
+  });
 });

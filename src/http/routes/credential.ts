@@ -11,6 +11,7 @@ import {
 import type { Database } from '../../db/schema.js';
 import { NotFoundError } from '../../errors/errors.js';
 import { clientJwksSchema } from '../../domain/events.js';
+import { isUsablePublicJwk } from '../../tokens/client-keys.js';
 import { getCredential, listCredentials } from '../../projections/credential-queries.js';
 import { jsonCursor } from '../query.js';
 import { requestMetadata } from '../request-context.js';
@@ -35,6 +36,10 @@ const listQuery = z.object({
 const pageCursor = jsonCursor(
   z.object({ createdAt: z.iso.datetime({ offset: true }), clientId: z.string().max(200) }),
 );
+/** A client's keys as the events hold them, each one a public key we can use. */
+const usableJwks = clientJwksSchema.refine((jwks) => jwks.keys.every(isUsablePublicJwk), {
+  message: 'every key must be a usable public JWK (EC P-256/P-384, Ed25519 or RSA)',
+});
 const revokeBody = z.object({ reason: displayText(500).optional() });
 
 /**
@@ -57,7 +62,7 @@ export function credentialRoutes(
     description: displayText(2000),
     rate_limit_per_minute: rateLimit.nullable().optional(),
     /** Public keys instead of a secret: the client then authenticates with private_key_jwt. */
-    jwks: clientJwksSchema.optional(),
+    jwks: usableJwks.optional(),
     /** Every public token this client issues must be DPoP-bound (RFC 9449). */
     require_dpop: z.boolean().optional(),
   });
@@ -65,7 +70,7 @@ export function credentialRoutes(
     .object({
       rate_limit_per_minute: rateLimit.nullable().optional(),
       /** A secretless client's new public keys (the whole set). */
-      jwks: clientJwksSchema.optional(),
+      jwks: usableJwks.optional(),
     })
     .refine((body) => body.rate_limit_per_minute !== undefined || body.jwks !== undefined, {
       message: 'give rate_limit_per_minute, jwks, or both',

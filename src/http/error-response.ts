@@ -1,4 +1,5 @@
 import type { ParameterizedContext } from 'koa';
+import { DPOP_ALGORITHMS } from '../tokens/dpop.js';
 import type { ErrorDialect, RequestState } from './state.js';
 import type { Logger } from 'pino';
 import { AppendRefusedError } from '../event-store/errors.js';
@@ -34,6 +35,14 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   rate_limited: 429,
   internal: 500,
 };
+
+/**
+ * The status of `code` in `dialect`: STATUS_BY_CODE, but a bad DPoP proof at a resource (the
+ * bearer dialect) is the RFC 9449 §7.1 401 challenge, where the token endpoint answers 400 (§5).
+ */
+export function statusOf(code: ErrorCode, dialect: ErrorDialect): number {
+  return code === 'invalid_dpop_proof' && dialect === 'bearer' ? 401 : STATUS_BY_CODE[code];
+}
 
 const TITLE_BY_CODE: Readonly<Record<ErrorCode, string>> = {
   invalid_request: 'Invalid request',
@@ -99,7 +108,7 @@ export function writeError(
   } else if (known.code === 'unavailable') {
     logger.warn({ err: error, requestId: ctx.state.requestId }, 'dependency unavailable');
   }
-  const status = STATUS_BY_CODE[known.code];
+  const status = statusOf(known.code, dialect);
   ctx.status = status;
   ctx.set('Cache-Control', 'no-store');
   if (known instanceof MethodNotAllowedError) ctx.set('Allow', known.allowed.join(', '));
@@ -136,6 +145,12 @@ export function writeError(
     return;
   }
 
+  if (dialect === 'bearer' && known.code === 'invalid_dpop_proof') {
+    ctx.set(
+      'WWW-Authenticate',
+      `DPoP algs="${DPOP_ALGORITHMS.join(' ')}", error="invalid_dpop_proof", error_description="${known.message.replace(/["\\]/g, "'")}"`,
+    );
+  }
   if (
     dialect === 'bearer' &&
     (known.code === 'invalid_token' || known.code === 'insufficient_scope')

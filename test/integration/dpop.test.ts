@@ -121,9 +121,18 @@ describe('DPoP-bound tokens (RFC 9449) with openid-client', () => {
     );
     expect(asBearer.status).toBe(401);
     const thief = await clientWithDpop();
-    const withOtherKey = await issueWith(config, tokens.access_token, thief.dpop);
-    expect(withOtherKey.status).toBe(400);
-    expect(await withOtherKey.json()).toMatchObject({ code: 'invalid_dpop_proof' });
+    // RFC 9449 §7.1: a resource answers a bad proof with a 401 DPoP challenge, which
+    // openid-client surfaces as such.
+    const refused = await issueWith(config, tokens.access_token, thief.dpop).then(
+      () => undefined,
+      (error: unknown) =>
+        error as { cause?: { scheme: string; parameters: { error?: string } }[]; status?: number },
+    );
+    expect(refused?.status).toBe(401);
+    expect(refused?.cause?.[0]).toMatchObject({
+      scheme: 'dpop',
+      parameters: { error: 'invalid_dpop_proof' },
+    });
   });
 
   it('a replayed proof, a proof for another URL and a stale one are refused', async () => {
@@ -141,7 +150,7 @@ describe('DPoP-bound tokens (RFC 9449) with openid-client', () => {
     const first = await send(proof);
     expect(first.status).toBe(200);
     expect(((await first.json()) as { token_type: string }).token_type).toBe('DPoP');
-    expect((await send(proof)).status).toBe(400);
+    expect((await send(proof)).status).toBe(401);
     expect(
       (
         await send(
@@ -151,7 +160,7 @@ describe('DPoP-bound tokens (RFC 9449) with openid-client', () => {
           }),
         )
       ).status,
-    ).toBe(400);
+    ).toBe(401);
     expect(
       (
         await send(
@@ -162,7 +171,7 @@ describe('DPoP-bound tokens (RFC 9449) with openid-client', () => {
           }),
         )
       ).status,
-    ).toBe(400);
+    ).toBe(401);
   });
 
   it('dpop_jkt binds the public token to a browser key instead of the server key', async () => {
@@ -202,7 +211,7 @@ describe('DPoP-bound tokens (RFC 9449) with openid-client', () => {
         { authorization: `Bearer ${token}`, 'x-service-space-id': SPACE },
       );
     const bearer = await issue({});
-    expect(bearer.status).toBe(400);
+    expect(bearer.status).toBe(401);
     expect(await bearer.json()).toMatchObject({ code: 'invalid_dpop_proof' });
     const browser = await calculateJwkThumbprint(
       await exportJWK((await generateKeyPair('ES256')).publicKey),
@@ -234,7 +243,7 @@ describe('DPoP-bound tokens (RFC 9449) with openid-client', () => {
           ...headers,
         },
       );
-    expect((await issue({ authorization: `Bearer ${token}`, dpop: 'a, b' })).status).toBe(400);
+    expect((await issue({ authorization: `Bearer ${token}`, dpop: 'a, b' })).status).toBe(401);
     expect((await issue({ authorization: `DPoP ${token}` })).status).toBe(401);
     const badJkt = await issue({ authorization: `Bearer ${token}` }).then(() =>
       service.post(

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ErrorCode } from '../../errors/errors.js';
-import { STATUS_BY_CODE } from '../error-response.js';
+import { statusOf } from '../error-response.js';
 import type { Caller, Operation } from './operation.js';
 import { oauthError, problem } from './responses.js';
 
@@ -62,7 +62,7 @@ function errorResponses(operation: Operation): JsonObject {
   const byStatus = new Map<number, ErrorCode[]>();
   const declared = new Set(operation.responses.map((response) => response.status));
   for (const code of [...operation.errors, ...ALWAYS]) {
-    const status = STATUS_BY_CODE[code];
+    const status = statusOf(code, operation.dialect);
     // A probe's 503 is its own documented body, not an error of ours.
     if (declared.has(status)) continue;
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);

@@ -8,6 +8,9 @@ import { loadAuditSigningKey, signCheckpoint } from '../audit-trail/audit-key.js
 import { purgeExpiredRevocations } from '../projections/token-revocations.js';
 import { purgeExpiredIdempotentResponses } from '../projections/idempotent-responses.js';
 import { purgeExpiredUsedOnce } from '../projections/used-once-ids.js';
+import { purgeOldRates } from '../projections/rates.js';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
 
 /**
  * The projector as `npm run projector` runs it: every view, the hash chains, and signed audit
@@ -33,12 +36,20 @@ export async function startProjectorService(
       dir: config.AUDIT_CHECKPOINT_DIR ?? path.resolve(config.DATA_DIR, 'audit-checkpoints'),
     },
   });
-  // The leader alone keeps the revocation read model bounded and drops sealed responses whose
-  // retry window closed.
+  // The leader alone keeps the read models bounded: revocations and used-once ids past expiry,
+  // sealed responses whose retry window closed, rate buckets past their horizon.
   const purges = [
     { what: 'expired revocations', run: purgeExpiredRevocations },
     { what: 'expired idempotent responses', run: purgeExpiredIdempotentResponses },
     { what: 'expired used-once ids', run: purgeExpiredUsedOnce },
+    {
+      what: 'rate buckets past their horizon',
+      run: (db: Kysely<Database>) =>
+        purgeOldRates(db, {
+          minuteBucketsHours: config.RATE_MINUTE_RETENTION_HOURS,
+          hourBucketsDays: config.RATE_HOUR_RETENTION_DAYS,
+        }),
+    },
   ];
   const purge = setInterval(() => {
     if (!projector.isLeader()) return;

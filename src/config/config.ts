@@ -114,6 +114,9 @@ export const configSchema = z.object({
   READ_DATABASE_URL: z.string().min(1).optional(),
   // A replica further behind the primary than this is bypassed: reads go to the primary.
   READ_REPLICA_MAX_LAG_MS: z.coerce.number().int().min(0).max(3_600_000).default(5000),
+  // How long the rate views keep their buckets (the events stay in the log).
+  RATE_MINUTE_RETENTION_HOURS: z.coerce.number().int().min(1).max(8760).default(48),
+  RATE_HOUR_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
   // How often each API process reads revocations made by the others: a revoked token is refused
   // by every replica within about this (plus a query).
   REVOCATION_REFRESH_MS: z.coerce.number().int().min(50).max(60_000).default(250),

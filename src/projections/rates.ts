@@ -1,4 +1,4 @@
-import { sql, type Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { EVENT_TYPES, type EventData, type EventType } from '../domain/events.js';
 import { inRange, type LogRange } from '../event-store/log-range.js';
@@ -109,3 +109,35 @@ export const ratesProjection: Projection = {
     await trx.deleteFrom('client_rate_hour').execute();
   },
 };
+
+/** How long each rate view keeps its buckets. */
+export interface RateHorizons {
+  readonly minuteBucketsHours: number;
+  readonly hourBucketsDays: number;
+}
+
+/**
+ * Drops rate buckets past their horizon (per-minute after RATE_MINUTE_RETENTION_HOURS, per-hour
+ * after RATE_HOUR_RETENTION_DAYS): the views stay the size of their window, whatever the traffic.
+ * The events they counted stay in the log; a rebuild counts them again. Run by the projector's
+ * leader. Returns rows removed.
+ */
+export async function purgeOldRates(db: Kysely<Database>, horizons: RateHorizons): Promise<number> {
+  const minute = await db
+    .deleteFrom('client_rate_minute')
+    .where(
+      'bucket_start',
+      '<',
+      sql<Date>`now() - make_interval(hours => ${horizons.minuteBucketsHours})`,
+    )
+    .executeTakeFirst();
+  const hour = await db
+    .deleteFrom('client_rate_hour')
+    .where(
+      'bucket_start',
+      '<',
+      sql<Date>`now() - make_interval(days => ${horizons.hourBucketsDays})`,
+    )
+    .executeTakeFirst();
+  return Number(minute.numDeletedRows) + Number(hour.numDeletedRows);
+}

@@ -1,4 +1,28 @@
 import { z } from 'zod';
+import {
+  credentialCreatedSchema,
+  credentialRateLimitChangedSchema,
+  credentialSecretRotatedSchema,
+  credentialKeysChangedSchema,
+  credentialRevokedSchema,
+} from './event-data/credential.js';
+import {
+  privateTokenIssuedSchema,
+  publicTokenIssuedSchema,
+  tokenRevokedSchema,
+} from './event-data/token.js';
+import {
+  clientAuthenticationFailuresSummarizedSchema,
+  clientAuthenticationFailedSchema,
+  accessRefusedSchema,
+  accessRefusalsSummarizedSchema,
+} from './event-data/refusal.js';
+import {
+  signingKeyGeneratedSchema,
+  signingKeyRetiredSchema,
+  signingKeysResealedSchema,
+  auditLogReadSchema,
+} from './event-data/service.js';
 
 /**
  * The events of this service and the schema of each one's data. Every event is validated against
@@ -17,205 +41,35 @@ export const eventMetadataSchema = z.object({
 });
 export type EventMetadata = z.infer<typeof eventMetadataSchema>;
 
-/** A client's public signing key (RFC 7517): never a private member. */
-export const clientPublicJwkSchema = z
-  .object({
-    kty: z.enum(['EC', 'OKP', 'RSA']),
-    kid: z.string().max(200).optional(),
-    alg: z.string().max(20).optional(),
-    use: z.literal('sig').optional(),
-    crv: z.string().max(20).optional(),
-    x: z.string().max(2000).optional(),
-    y: z.string().max(2000).optional(),
-    n: z.string().max(2000).optional(),
-    e: z.string().max(20).optional(),
-  })
-  .strict();
-
-/** The keys a secretless client signs its assertions with (private_key_jwt, RFC 7523). */
-export const clientJwksSchema = z.object({ keys: z.array(clientPublicJwkSchema).min(1).max(5) });
-export type ClientJwks = z.infer<typeof clientJwksSchema>;
-
-export const credentialCreatedSchema = z.object({
-  client_id: z.string(),
-  name: z.string(),
-  description: z.string(),
-  /** HMAC-SHA-256 of the secret under the server key, base64url. Never the secret. Absent for a
-   * client that authenticates with its keys. */
-  secret_hash: z.string().optional(),
-  /** The public keys of a secretless client (private_key_jwt). */
-  jwks: clientJwksSchema.optional(),
-  /** Every public token this client issues must be DPoP-bound (RFC 9449). */
-  require_dpop: z.boolean().optional(),
-  created_by: z.string(),
-  login_issuer: z.string(),
-  /** Overrides CLIENT_RATE_LIMIT_PER_MINUTE for this client; absent or null: the default. */
-  rate_limit_per_minute: z.number().int().min(1).max(1_000_000_000).nullable().optional(),
-});
-
-export const credentialRateLimitChangedSchema = z.object({
-  client_id: z.string(),
-  /** Null: back to the service default. */
-  rate_limit_per_minute: z.number().int().min(1).max(1_000_000_000).nullable(),
-  changed_by: z.string(),
-});
-
-/**
- * Failed authentications of one client in one minute past the per-minute event budget: counted,
- * not recorded one by one, so no attacker can grow the immutable log without bound.
- */
-export const clientAuthenticationFailuresSummarizedSchema = z.object({
-  client_id: z.string(),
-  window_start: z.iso.datetime(),
-  window_end: z.iso.datetime(),
-  /** Attempts whose secret was checked and wrong, beyond the recorded ones. */
-  failed: z.number().int().min(0),
-  /** Attempts refused unchecked because their (client, IP) was over the failed-auth budget. */
-  refused_while_locked_out: z.number().int().min(0),
-  /** Source IPs seen (the first 50), and how many there were in all. */
-  source_ips: z.array(z.string()).max(50),
-  source_ip_count: z.number().int().min(0),
-});
-
-/** The key a DPoP-bound token is bound to (RFC 7638 thumbprint); absent for a bearer token. */
-const boundTo = { cnf_jkt: z.string().optional() };
-
-export const privateTokenIssuedSchema = z.object({
-  client_id: z.string(),
-  audience: z.string(),
-  jti: z.string(),
-  issued_at: z.iso.datetime(),
-  expires_at: z.iso.datetime(),
-  ...boundTo,
-});
-
-export const publicTokenIssuedSchema = z.object({
-  client_id: z.string(),
-  audience: z.string(),
-  jti: z.string(),
-  parent_jti: z.string(),
-  customer_id: z.string(),
-  segment_id: z.string(),
-  issued_at: z.iso.datetime(),
-  expires_at: z.iso.datetime(),
-  ...boundTo,
-});
-
-export const clientAuthenticationFailedSchema = z.object({
-  client_id: z.string(),
-  /** Why; the secret that was tried is never recorded. */
-  reason: z.enum(['secret_mismatch', 'credential_revoked', 'assertion_invalid']),
-});
-
-export const credentialSecretRotatedSchema = z.object({
-  client_id: z.string(),
-  /** HMAC-SHA-256 of the new secret, base64url. Never the secret. */
-  secret_hash: z.string(),
-  overlap_seconds: z.number().int().min(0),
-  /** Until when the replaced secret still works. */
-  previous_secret_expires_at: z.iso.datetime(),
-  rotated_by: z.string(),
-  /** SHA-256 (base64url) of the request's Idempotency-Key, when it had one. */
-  idempotency_key_sha256: z.string().optional(),
-});
-
-/** A secretless client's keys replaced (its own key rotation): the new set, whole. */
-export const credentialKeysChangedSchema = z.object({
-  client_id: z.string(),
-  jwks: clientJwksSchema,
-  changed_by: z.string(),
-});
-
-export const credentialRevokedSchema = z.object({
-  client_id: z.string(),
-  reason: z.string().nullable(),
-  revoked_by: z.string(),
-});
-
-export const tokenRevokedSchema = z.object({
-  client_id: z.string(),
-  jti: z.string(),
-  token_kind: z.enum(['private', 'public']),
-  expires_at: z.iso.datetime(),
-  revoked_by: z.string(),
-});
-
-export const signingKeyGeneratedSchema = z.object({
-  kid: z.string(),
-  alg: z.string(),
-  activates_at: z.iso.datetime(),
-  reason: z.enum(['first_key', 'rotation', 'replaces_retired']),
-});
-
-export const signingKeyRetiredSchema = z.object({
-  kid: z.string(),
-  /** When it leaves the JWKS: now for a withdrawal, later for a rotation's predecessor. */
-  retired_at: z.iso.datetime(),
-  reason: z.enum(['compromised', 'rotated']),
-});
-
-/**
- * Signing keys' private halves sealed anew under a key-encryption key: rows written in the clear
- * before sealing existed (`sealed`), or moved to a new KEK (`rewrapped`). Names the keys and the
- * KEK by its id, never a key.
- */
-export const signingKeysResealedSchema = z.object({
-  kids: z.array(z.string()).min(1),
-  kek: z.string(),
-  reason: z.enum(['sealed', 'rewrapped']),
-});
-
-/** Why a login-token request was refused. */
-export const accessRefusalReason = z.enum([
-  /** The token did not verify (signature, issuer, audience, expiry, shape). */
-  'invalid_login_token',
-  /** A valid token for other spaces than X-Service-Space-ID. */
-  'space_not_granted',
-  /** A valid token whose role may not make this change (an auditor's). */
-  'role_forbidden',
-]);
-
-/**
- * A login-token request refused (401/403): who (when the token verified), what, for which space.
- * Never the token. Bounded like failed client authentications: see access-refusals-summarized.
- */
-export const accessRefusedSchema = z.object({
-  reason: accessRefusalReason,
-  /** The token's subject when its signature held; null for a token that did not verify. */
-  subject: z.string().nullable(),
-  /** The refused operation (its OpenAPI operationId). */
-  operation: z.string(),
-  /** The X-Service-Space-ID asked for, when one was sent and well-formed. */
-  requested_space: z.string().nullable(),
-});
-
-/** Refusals of one reason and subject in one minute past the per-minute event budget: counted. */
-export const accessRefusalsSummarizedSchema = z.object({
-  reason: accessRefusalReason,
-  subject: z.string().nullable(),
-  window_start: z.iso.datetime(),
-  window_end: z.iso.datetime(),
-  /** Refusals beyond the recorded ones. */
-  refused: z.number().int().min(0),
-  /** Bad login tokens refused unchecked because their source IP was over its budget (429). */
-  refused_while_locked_out: z.number().int().min(0),
-  /** Spaces asked for (the first 50), and how many there were in all. */
-  requested_spaces: z.array(z.string()).max(50),
-  requested_space_count: z.number().int().min(0),
-  source_ips: z.array(z.string()).max(50),
-  source_ip_count: z.number().int().min(0),
-});
-
-/** Somebody read the audit log: what they asked for and how much they got. */
-export const auditLogReadSchema = z.object({
-  /** `export-started` is recorded before an export's first byte, `export` when it ended. */
-  kind: z.enum(['events', 'export-started', 'export', 'checkpoints', 'stream-started', 'stream']),
-  /** The query as sent (filters, range, cursor). */
-  query: z.record(z.string(), z.string()),
-  rows_returned: z.number().int().min(0),
-  /** False when the reader went away before an export was complete. */
-  complete: z.boolean(),
-});
+/** The data schema of every event, one file per kind of event. */
+export {
+  clientPublicJwkSchema,
+  clientJwksSchema,
+  credentialCreatedSchema,
+  credentialRateLimitChangedSchema,
+  credentialSecretRotatedSchema,
+  credentialKeysChangedSchema,
+  credentialRevokedSchema,
+  type ClientJwks,
+} from './event-data/credential.js';
+export {
+  privateTokenIssuedSchema,
+  publicTokenIssuedSchema,
+  tokenRevokedSchema,
+} from './event-data/token.js';
+export {
+  clientAuthenticationFailuresSummarizedSchema,
+  clientAuthenticationFailedSchema,
+  accessRefusalReason,
+  accessRefusedSchema,
+  accessRefusalsSummarizedSchema,
+} from './event-data/refusal.js';
+export {
+  signingKeyGeneratedSchema,
+  signingKeyRetiredSchema,
+  signingKeysResealedSchema,
+  auditLogReadSchema,
+} from './event-data/service.js';
 
 /**
  * The registry: event type name → data schema. Adding an event type starts here; see "Adding an

@@ -2,7 +2,6 @@ import { Readable } from 'node:stream';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { recordAuditRead } from '../../commands/audit-read/record.js';
 import type { CommandContext } from '../../commands/context.js';
 import { redactEvent } from '../../audit-trail/redaction.js';
 import type { Database } from '../../db/schema.js';
@@ -10,8 +9,8 @@ import { InvalidRequestError, UnavailableError } from '../../errors/errors.js';
 import { logHead, positionOf, readLog } from '../../event-store/read-log.js';
 import type { LogPosition, RecordedEvent } from '../../event-store/types.js';
 import { LOGIN_ERRORS } from '../openapi/operation.js';
-import { requestMetadata } from '../request-context.js';
 import { route, type Route } from '../route.js';
+import { auditReadRecorder } from '../audit-read.js';
 import type { RequestContext } from '../state.js';
 import { validate } from '../validate.js';
 
@@ -64,16 +63,7 @@ export function auditStreamRoutes(
   options: { readonly maxStreams: number; readonly heartbeatMs: number; readonly pollMs: number },
 ): { readonly routes: readonly Route[]; readonly streams: AuditStreams } {
   const open = new Set<() => void>();
-  const record = (
-    ctx: RequestContext,
-    who: { readonly spaceId: string; readonly actor: string },
-    read: Parameters<typeof recordAuditRead>[1]['read'],
-  ) =>
-    recordAuditRead(commands, {
-      spaceId: who.spaceId,
-      read,
-      metadata: { actor: who.actor, ...requestMetadata(ctx) },
-    });
+  const record = auditReadRecorder(commands);
 
   const resumeFrom = async (ctx: RequestContext, spaceId: string): Promise<LogPosition> => {
     const query = validate(streamQuery, ctx.query, 'query');

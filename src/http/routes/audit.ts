@@ -3,7 +3,6 @@ import type { Logger } from 'pino';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import type { CommandContext } from '../../commands/context.js';
-import { recordAuditRead } from '../../commands/audit-read/record.js';
 import type { Database } from '../../db/schema.js';
 import type { ReadRouter } from '../../db/read-replica.js';
 import { readFrom } from '../read-source.js';
@@ -15,8 +14,8 @@ import { InvalidRequestError, UnavailableError } from '../../errors/errors.js';
 import { queryAudit } from '../../projections/audit-queries.js';
 import type { AuditKey } from '../../audit-trail/audit-key.js';
 import { cursor, instant } from '../query.js';
-import { requestMetadata } from '../request-context.js';
 import { route, type Route } from '../route.js';
+import { auditReadRecorder } from '../audit-read.js';
 import type { RequestContext } from '../state.js';
 import { validate } from '../validate.js';
 import { LOGIN_ERRORS } from '../openapi/operation.js';
@@ -71,16 +70,7 @@ export function auditRoutes(
   auditKey: Pick<AuditKey, 'publicJwk'>,
   logger: Logger,
 ): readonly Route[] {
-  const record = (
-    ctx: RequestContext,
-    who: { readonly spaceId: string; readonly actor: string },
-    read: Parameters<typeof recordAuditRead>[1]['read'],
-  ) =>
-    recordAuditRead(commands, {
-      spaceId: who.spaceId,
-      read,
-      metadata: { actor: who.actor, ...requestMetadata(ctx) },
-    });
+  const record = auditReadRecorder(commands);
   return [
     route({
       ...read,

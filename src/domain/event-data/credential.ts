@@ -1,0 +1,74 @@
+import { z } from 'zod';
+
+/** A client's public signing key (RFC 7517): never a private member. */
+export const clientPublicJwkSchema = z
+  .object({
+    kty: z.enum(['EC', 'OKP', 'RSA']),
+    kid: z.string().max(200).optional(),
+    alg: z.string().max(20).optional(),
+    use: z.literal('sig').optional(),
+    crv: z.string().max(20).optional(),
+    x: z.string().max(2000).optional(),
+    y: z.string().max(2000).optional(),
+    n: z.string().max(2000).optional(),
+    e: z.string().max(20).optional(),
+  })
+  .strict();
+
+/** The keys a secretless client signs its assertions with (private_key_jwt, RFC 7523). */
+export const clientJwksSchema = z.object({ keys: z.array(clientPublicJwkSchema).min(1).max(5) });
+export type ClientJwks = z.infer<typeof clientJwksSchema>;
+
+export const credentialCreatedSchema = z.object({
+  client_id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  /** HMAC-SHA-256 of the secret under the server key, base64url. Never the secret. Absent for a
+   * client that authenticates with its keys. */
+  secret_hash: z.string().optional(),
+  /** The public keys of a secretless client (private_key_jwt). */
+  jwks: clientJwksSchema.optional(),
+  /** Every public token this client issues must be DPoP-bound (RFC 9449). */
+  require_dpop: z.boolean().optional(),
+  created_by: z.string(),
+  login_issuer: z.string(),
+  /** Overrides CLIENT_RATE_LIMIT_PER_MINUTE for this client; absent or null: the default. */
+  rate_limit_per_minute: z.number().int().min(1).max(1_000_000_000).nullable().optional(),
+});
+
+export const credentialRateLimitChangedSchema = z.object({
+  client_id: z.string(),
+  /** Null: back to the service default. */
+  rate_limit_per_minute: z.number().int().min(1).max(1_000_000_000).nullable(),
+  changed_by: z.string(),
+});
+
+/**
+ * Failed authentications of one client in one minute past the per-minute event budget: counted,
+ * not recorded one by one, so no attacker can grow the immutable log without bound.
+ */
+
+export const credentialSecretRotatedSchema = z.object({
+  client_id: z.string(),
+  /** HMAC-SHA-256 of the new secret, base64url. Never the secret. */
+  secret_hash: z.string(),
+  overlap_seconds: z.number().int().min(0),
+  /** Until when the replaced secret still works. */
+  previous_secret_expires_at: z.iso.datetime(),
+  rotated_by: z.string(),
+  /** SHA-256 (base64url) of the request's Idempotency-Key, when it had one. */
+  idempotency_key_sha256: z.string().optional(),
+});
+
+/** A secretless client's keys replaced (its own key rotation): the new set, whole. */
+export const credentialKeysChangedSchema = z.object({
+  client_id: z.string(),
+  jwks: clientJwksSchema,
+  changed_by: z.string(),
+});
+
+export const credentialRevokedSchema = z.object({
+  client_id: z.string(),
+  reason: z.string().nullable(),
+  revoked_by: z.string(),
+});

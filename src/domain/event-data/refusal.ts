@@ -1,0 +1,62 @@
+import { z } from 'zod';
+
+export const clientAuthenticationFailuresSummarizedSchema = z.object({
+  client_id: z.string(),
+  window_start: z.iso.datetime(),
+  window_end: z.iso.datetime(),
+  /** Attempts whose secret was checked and wrong, beyond the recorded ones. */
+  failed: z.number().int().min(0),
+  /** Attempts refused unchecked because their (client, IP) was over the failed-auth budget. */
+  refused_while_locked_out: z.number().int().min(0),
+  /** Source IPs seen (the first 50), and how many there were in all. */
+  source_ips: z.array(z.string()).max(50),
+  source_ip_count: z.number().int().min(0),
+});
+
+export const clientAuthenticationFailedSchema = z.object({
+  client_id: z.string(),
+  /** Why; the secret that was tried is never recorded. */
+  reason: z.enum(['secret_mismatch', 'credential_revoked', 'assertion_invalid']),
+});
+
+/** Why a login-token request was refused. */
+export const accessRefusalReason = z.enum([
+  /** The token did not verify (signature, issuer, audience, expiry, shape). */
+  'invalid_login_token',
+  /** A valid token for other spaces than X-Service-Space-ID. */
+  'space_not_granted',
+  /** A valid token whose role may not make this change (an auditor's). */
+  'role_forbidden',
+]);
+
+/**
+ * A login-token request refused (401/403): who (when the token verified), what, for which space.
+ * Never the token. Bounded like failed client authentications: see access-refusals-summarized.
+ */
+
+export const accessRefusedSchema = z.object({
+  reason: accessRefusalReason,
+  /** The token's subject when its signature held; null for a token that did not verify. */
+  subject: z.string().nullable(),
+  /** The refused operation (its OpenAPI operationId). */
+  operation: z.string(),
+  /** The X-Service-Space-ID asked for, when one was sent and well-formed. */
+  requested_space: z.string().nullable(),
+});
+
+/** Refusals of one reason and subject in one minute past the per-minute event budget: counted. */
+export const accessRefusalsSummarizedSchema = z.object({
+  reason: accessRefusalReason,
+  subject: z.string().nullable(),
+  window_start: z.iso.datetime(),
+  window_end: z.iso.datetime(),
+  /** Refusals beyond the recorded ones. */
+  refused: z.number().int().min(0),
+  /** Bad login tokens refused unchecked because their source IP was over its budget (429). */
+  refused_while_locked_out: z.number().int().min(0),
+  /** Spaces asked for (the first 50), and how many there were in all. */
+  requested_spaces: z.array(z.string()).max(50),
+  requested_space_count: z.number().int().min(0),
+  source_ips: z.array(z.string()).max(50),
+  source_ip_count: z.number().int().min(0),
+});

@@ -1,0 +1,38 @@
+import { z } from 'zod';
+
+export const signingKeyGeneratedSchema = z.object({
+  kid: z.string(),
+  alg: z.string(),
+  activates_at: z.iso.datetime(),
+  reason: z.enum(['first_key', 'rotation', 'replaces_retired']),
+});
+
+export const signingKeyRetiredSchema = z.object({
+  kid: z.string(),
+  /** When it leaves the JWKS: now for a withdrawal, later for a rotation's predecessor. */
+  retired_at: z.iso.datetime(),
+  reason: z.enum(['compromised', 'rotated']),
+});
+
+/**
+ * Signing keys' private halves sealed anew under a key-encryption key: rows written in the clear
+ * before sealing existed (`sealed`), or moved to a new KEK (`rewrapped`). Names the keys and the
+ * KEK by its id, never a key.
+ */
+
+export const signingKeysResealedSchema = z.object({
+  kids: z.array(z.string()).min(1),
+  kek: z.string(),
+  reason: z.enum(['sealed', 'rewrapped']),
+});
+
+/** Somebody read the audit log: what they asked for and how much they got. */
+export const auditLogReadSchema = z.object({
+  /** `export-started` is recorded before an export's first byte, `export` when it ended. */
+  kind: z.enum(['events', 'export-started', 'export', 'checkpoints', 'stream-started', 'stream']),
+  /** The query as sent (filters, range, cursor). */
+  query: z.record(z.string(), z.string()),
+  rows_returned: z.number().int().min(0),
+  /** False when the reader went away before an export was complete. */
+  complete: z.boolean(),
+});

@@ -1,0 +1,21 @@
+import { recordAuditRead } from '../commands/audit-read/record.js';
+import type { CommandContext } from '../commands/context.js';
+import { requestMetadata } from './request-context.js';
+import type { RequestContext } from './state.js';
+
+/** What an audit read records: who asked for which space, what, and how many rows came back. */
+export type RecordAuditRead = (
+  ctx: RequestContext,
+  who: { readonly spaceId: string; readonly actor: string },
+  read: Parameters<typeof recordAuditRead>[1]['read'],
+) => Promise<void>;
+
+/** Records audit reads as audit-log-read events, with the request's origin. */
+export function auditReadRecorder(commands: CommandContext): RecordAuditRead {
+  return (ctx, who, read) =>
+    recordAuditRead(commands, {
+      spaceId: who.spaceId,
+      read,
+      metadata: { actor: who.actor, ...requestMetadata(ctx) },
+    });
+}

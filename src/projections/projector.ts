@@ -98,7 +98,13 @@ export function startProjector(options: ProjectorOptions): RunningProjector {
     await session.query(`LISTEN ${EVENTS_CHANNEL}`);
     // The lease: a silent session is ended by the server, and the lock goes with it.
     const leaseMs = options.leaseMs ?? 5000;
-    await session.query(`SET idle_session_timeout = ${Math.round(leaseMs)}`);
+    // Postgres 14 and later; before, a paused leader keeps the lock until its session dies.
+    await session
+      .query(`SET idle_session_timeout = ${Math.round(leaseMs)}`)
+      .catch((error: unknown) => {
+        if ((error as { code?: string }).code !== '42704') throw error;
+        logger.warn('idle_session_timeout unknown (Postgres < 14): the leader holds no lease');
+      });
     let beating = false;
     const heartbeat = setInterval(() => {
       if (beating) return;

@@ -97,6 +97,21 @@ export interface ProjectionCheckpointsTable {
   updated_at: Generated<Date>;
 }
 
+/** What the audit projection writes: the columns audit queries filter and join on (017). */
+export interface AuditIndexTable {
+  space_id: string;
+  global_position: number;
+  transaction_id: string;
+  client_id: string | null;
+  event_type: string;
+  token_kind: 'private' | 'public' | null;
+  customer_id: string | null;
+  segment_id: string | null;
+  parent_jti: string | null;
+  recorded_at: Date;
+}
+
+/** The audit trail as read: the index joined to its events (a view, migration 017). */
 export interface AuditLogTable {
   space_id: string;
   global_position: number;
@@ -115,7 +130,8 @@ export interface AuditLogTable {
   request_id: string | null;
   client_ip: string | null;
   user_agent: string | null;
-  details: ColumnType<unknown, string, string>;
+  /** The event's data, from which an entry's details are picked (never a secret). */
+  event_data: unknown;
 }
 
 export interface ClientRateTable {
@@ -157,6 +173,7 @@ export interface Database {
   signing_keys: SigningKeysTable;
   projection_checkpoints: ProjectionCheckpointsTable;
   audit_log: AuditLogTable;
+  audit_index: AuditIndexTable;
   client_rate_minute: ClientRateTable;
   client_rate_hour: ClientRateTable;
   idempotent_responses: IdempotentResponsesTable;

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
+import { auditDetails } from './audit.js';
 
 /** Filters of an audit query; every one is optional but the space. */
 export interface AuditFilter {
@@ -82,7 +83,7 @@ export async function queryAudit(
       request_id: row.request_id,
       client_ip: row.client_ip,
       user_agent: row.user_agent,
-      details: row.details,
+      details: auditDetails(row.event_type, row.event_data),
     })),
     nextAfter: rows.length > filter.limit ? page.at(-1)!.global_position : null,
   };

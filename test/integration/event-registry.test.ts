@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { domainEvent, EVENT_TYPES, type EventType } from '../../src/domain/events.js';
 import { appendToStream } from '../../src/event-store/append-to-stream.js';
 import { PROJECTIONS } from '../../src/projections/all.js';
-import { AUDIT_SHAPES } from '../../src/projections/audit.js';
+import { AUDIT_SHAPES, auditDetails } from '../../src/projections/audit.js';
 import { catchUp } from '../../src/projections/batches.js';
 import { RATE_COUNTER } from '../../src/projections/rates.js';
 import { IS_USE } from '../../src/projections/usage.js';
@@ -47,14 +47,15 @@ describe('the event registry', () => {
     // Audit: one row per event, with the token kind and details its shape declares.
     const audit = await database.db
       .selectFrom('audit_log')
-      .select(['event_type', 'token_kind', 'details', 'actor'])
+      .select(['event_type', 'token_kind', 'event_data', 'actor'])
       .where('request_id', '=', requestId)
       .execute();
     expect(audit.map((row) => row.event_type).sort()).toEqual([...EVENT_TYPES].sort());
     for (const row of audit) {
       const shape = AUDIT_SHAPES[row.event_type as EventType];
       expect(row.token_kind).toBe(shape.tokenKind);
-      expect(Object.keys(row.details as object).sort()).toEqual([...shape.details].sort());
+      const details = auditDetails(row.event_type, row.event_data);
+      expect(Object.keys(details).sort()).toEqual([...shape.details].sort());
       expect(row.actor).toBe('test');
     }
 

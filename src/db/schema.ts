@@ -112,20 +112,10 @@ export interface AuditIndexTable {
 }
 
 /** The audit trail as read: the index joined to its events (a view, migration 017). */
-export interface AuditLogTable {
-  space_id: string;
-  global_position: number;
-  transaction_id: string;
-  client_id: string | null;
-  event_type: string;
-  token_kind: 'private' | 'public' | null;
+export interface AuditLogTable extends AuditIndexTable {
   audience: string | null;
-  customer_id: string | null;
-  segment_id: string | null;
   jti: string | null;
-  parent_jti: string | null;
   expires_at: Date | null;
-  recorded_at: Date;
   actor: string | null;
   request_id: string | null;
   client_ip: string | null;

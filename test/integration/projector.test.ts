@@ -51,6 +51,31 @@ async function eventCount(): Promise<number> {
 
 const projectorScript = path.resolve('src/cli/projector.ts');
 
+/** `npm run projector` as its own process on the test database. */
+async function spawnProjectorProcess(env: Record<string, string> = {}) {
+  return spawn(process.execPath, ['--import', 'tsx', projectorScript], {
+    env: {
+      ...process.env,
+      DATABASE_URL: service.database.url,
+      LOG_LEVEL: 'silent',
+      DATA_DIR: await mkdtemp(path.join(tmpdir(), 'proj-')),
+      ...env,
+    },
+    stdio: 'ignore',
+  });
+}
+
+/** The sessions holding the projector leader's lock, by the name each gives (its pid). */
+async function leaderLockHolders() {
+  const { rows } = await service.database.pool.query<{ name: string }>(
+    `SELECT a.application_name AS name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+      WHERE l.locktype = 'advisory' AND l.granted
+        AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+        AND ((l.classid::bigint << 32) | l.objid::bigint) = ${ADVISORY_LOCK.projectorLeader}`,
+  );
+  return rows;
+}
+
 describe('projector', () => {
   it('after a burst of 1000+ mixed operations, both views equal a recomputation from the raw events', async () => {
     expect(
@@ -167,23 +192,9 @@ describe('projector', () => {
   });
 
   it('a standby takes over within seconds when the leader process dies', async () => {
-    const advisoryHolders = async () =>
-      (
-        await service.database.pool.query<{ pid: number }>(
-          `SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database()) AND ((classid::bigint << 32) | objid::bigint) = ${ADVISORY_LOCK.projectorLeader}`,
-        )
-      ).rows;
-    const leader = spawn(process.execPath, ['--import', 'tsx', projectorScript], {
-      env: {
-        ...process.env,
-        DATABASE_URL: service.database.url,
-        LOG_LEVEL: 'silent',
-        DATA_DIR: await mkdtemp(path.join(tmpdir(), 'proj-')),
-      },
-      stdio: 'ignore',
-    });
+    const leader = await spawnProjectorProcess();
     try {
-      await waitUntil(advisoryHolders, (holders) => holders.length === 1);
+      await waitUntil(leaderLockHolders, (holders) => holders.length === 1);
       const standby = startProjector({
         db: service.database.db,
         url: service.database.url,
@@ -210,24 +221,7 @@ describe('projector', () => {
   });
 
   it('a paused leader (SIGSTOP) hands over within 10 s; resumed, it seals nothing twice and the chain stays linear', async () => {
-    const holders = async () =>
-      (
-        await service.database.pool.query<{ name: string }>(
-          `SELECT a.application_name AS name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
-            WHERE l.locktype = 'advisory' AND l.granted
-              AND ((l.classid::bigint << 32) | l.objid::bigint) = ${ADVISORY_LOCK.projectorLeader}`,
-        )
-      ).rows;
-    const leader = spawn(process.execPath, ['--import', 'tsx', projectorScript], {
-      env: {
-        ...process.env,
-        DATABASE_URL: service.database.url,
-        LOG_LEVEL: 'silent',
-        DATA_DIR: await mkdtemp(path.join(tmpdir(), 'proj-')),
-        PROJECTOR_POLL_INTERVAL_MS: '20',
-      },
-      stdio: 'ignore',
-    });
+    const leader = await spawnProjectorProcess({ PROJECTOR_POLL_INTERVAL_MS: '20' });
     let appending = true;
     const appender = (async () => {
       while (appending) {
@@ -236,7 +230,7 @@ describe('projector', () => {
       }
     })();
     try {
-      await waitUntil(holders, (rows) => rows.length === 1, { timeoutMs: 20_000 });
+      await waitUntil(leaderLockHolders, (rows) => rows.length === 1, { timeoutMs: 20_000 });
       const standby = startProjector({
         db: service.database.db,
         url: service.database.url,
@@ -264,7 +258,7 @@ describe('projector', () => {
       appending = false;
       await appender;
       await standby.nextPass();
-      expect((await holders()).map((row) => row.name)).toEqual([
+      expect((await leaderLockHolders()).map((row) => row.name)).toEqual([
         `token-authority-projector-leader-${process.pid}`,
       ]);
       const verdict = await verifyChain(service.database.db, 1000);

@@ -10,7 +10,7 @@ export async function bytesPerToken(
 ): Promise<{ readonly bytes: number; readonly tokens: number }> {
   for (let i = 0; i < 150; i += 1) {
     const { rows } = await pool.query<{ behind: string }>(
-      `SELECT (SELECT count(*) FROM events) - (SELECT count(*) FROM event_chain) AS behind`,
+      `SELECT (SELECT count(*) FROM events) - (SELECT COALESCE(sum(event_count), 0) FROM event_seals) AS behind`,
     );
     if (Number(rows[0]!.behind) === 0) break;
     await new Promise((resolve) => setTimeout(resolve, 200));

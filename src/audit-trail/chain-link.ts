@@ -25,7 +25,20 @@ export function canonicalEventBytes(event: RecordedEvent): Buffer {
   );
 }
 
-/** hash = SHA-256(previous hash || canonical event bytes). The one definition of a link. */
+/**
+ * hash = SHA-256(previous hash || canonical event bytes). The one definition of a link, for the
+ * global chain and (over redacted events) each space's chain.
+ */
 export function chainHash(previousHash: Buffer, event: RecordedEvent): Buffer {
   return createHash('sha256').update(previousHash).update(canonicalEventBytes(event)).digest();
+}
+
+/**
+ * The hash after `events`, in order, starting from `previousHash`: what a seal stores for a range
+ * (the link of its last event). Changing, dropping, adding or reordering any event changes it.
+ */
+export function foldChain(previousHash: Buffer, events: Iterable<RecordedEvent>): Buffer {
+  let hash = previousHash;
+  for (const event of events) hash = chainHash(hash, event);
+  return hash;
 }

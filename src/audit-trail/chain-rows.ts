@@ -1,30 +1,78 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { EVENT_COLUMNS } from '../event-store/types.js';
+import { inRange, type LogRange } from '../event-store/log-range.js';
+import {
+  EVENT_COLUMNS,
+  LOG_START,
+  toRecordedEvent,
+  type EventRow,
+  type LogPosition,
+  type RecordedEvent,
+} from '../event-store/types.js';
 
-/** The event columns of `events` aliased `e`, for queries that join it to a chain. */
-export const JOINED_EVENT_COLUMNS = EVENT_COLUMNS.map(
-  (column) => `e.${column}` as `e.${(typeof EVENT_COLUMNS)[number]}`,
-);
+/** Where a seal's range ends: its last event. */
+export function sealEnd(seal: {
+  readonly last_transaction_id: string;
+  readonly last_position: number;
+}): LogPosition {
+  return { transactionId: String(seal.last_transaction_id), globalPosition: seal.last_position };
+}
 
 /**
- * Chain links joined to the events they seal, in one shape for the verifier and the export.
- * A left join, so a link whose event is gone still shows up (with null event columns).
+ * The stretch of the log global seal `sealNumber` covers: after the previous seal's last event,
+ * through its own. Undefined when there is no such seal.
  */
-export function selectLinksWithEvents(db: Kysely<Database>) {
-  return db
-    .selectFrom('event_chain as c')
-    .leftJoin('events as e', (join) =>
-      join
-        .onRef('e.space_id', '=', 'c.space_id')
-        .onRef('e.global_position', '=', 'c.global_position'),
+export async function sealRange(
+  db: Kysely<Database>,
+  sealNumber: number,
+): Promise<(Omit<LogRange, 'count'> & { readonly eventCount: number }) | undefined> {
+  const rows = await db
+    .selectFrom('event_seals')
+    .select(['seal_number', 'event_count', 'last_transaction_id', 'last_position'])
+    .where('seal_number', 'in', [sealNumber - 1, sealNumber])
+    .execute();
+  const seal = rows.find((row) => row.seal_number === sealNumber);
+  if (!seal) return undefined;
+  const previous = rows.find((row) => row.seal_number === sealNumber - 1);
+  return {
+    after: previous ? sealEnd(previous) : LOG_START,
+    through: sealEnd(seal),
+    eventCount: seal.event_count,
+  };
+}
+
+/**
+ * The events of a range in commit-safe order; with `space`, only that space's, found through the
+ * events' primary key between the seal's position bounds.
+ */
+export async function eventsInRange(
+  db: Kysely<Database>,
+  range: Omit<LogRange, 'count'>,
+  space?: {
+    readonly spaceId: string;
+    readonly minPosition: number;
+    readonly maxPosition: number;
+  },
+): Promise<RecordedEvent[]> {
+  const rows = (await db
+    .selectFrom('events')
+    .select(EVENT_COLUMNS)
+    .where(inRange(range))
+    .$if(space !== undefined, (query) =>
+      query
+        .where('space_id', '=', space!.spaceId)
+        .where('global_position', '>=', space!.minPosition)
+        .where('global_position', '<=', space!.maxPosition),
     )
-    .select([
-      'c.link_number',
-      'c.global_position as link_position',
-      'c.previous_hash',
-      'c.hash',
-      ...JOINED_EVENT_COLUMNS,
-    ])
-    .orderBy('c.link_number');
+    .orderBy('transaction_id')
+    .orderBy('global_position')
+    .execute()) as EventRow[];
+  return rows.map(toRecordedEvent);
+}
+
+/** a before b in commit-safe order: negative, 0 when equal, positive after. */
+export function compareLogPositions(a: LogPosition, b: LogPosition): number {
+  const byTransaction = BigInt(a.transactionId) - BigInt(b.transactionId);
+  if (byTransaction !== 0n) return byTransaction < 0n ? -1 : 1;
+  return a.globalPosition - b.globalPosition;
 }

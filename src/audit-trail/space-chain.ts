@@ -1,52 +1,41 @@
-import { createHash } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { canonicalEventBytes, GENESIS_HASH } from './chain-link.js';
-import { selectLinksWithEvents } from './chain-rows.js';
-import { toRecordedEvent, type EventRow, type RecordedEvent } from '../event-store/types.js';
+import { foldChain, GENESIS_HASH } from './chain-link.js';
+import { eventsInRange, sealRange } from './chain-rows.js';
+import type { RecordedEvent } from '../event-store/types.js';
 
 /** Replaces what must not leave the database (secret hashes) by a digest of it. */
 export type Redact = (event: RecordedEvent) => RecordedEvent;
 
-/** hash = SHA-256(previous hash in the space || canonical bytes of the redacted event). */
-export function spaceChainHash(previousHash: Buffer, redactedEvent: RecordedEvent): Buffer {
-  return createHash('sha256')
-    .update(previousHash)
-    .update(canonicalEventBytes(redactedEvent))
-    .digest();
-}
-
 /**
- * Backfill: extends every space's chain over global links not yet in one (events sealed before
- * the space chains existed), in link order, and returns how many it sealed. Once caught up, the
- * global sealer extends both chains itself and this finds nothing. Each space's links are numbered 1, 2, 3... without gaps. Follows
- * the global chain, so it also covers events sealed before this chain existed. Two sealers
+ * Backfill: extends the space chains over the next global seal they do not cover yet (history
+ * sealed before they existed, or while they were behind) and returns how many events it sealed.
+ * Once caught up, the global sealer extends both itself and this finds nothing. Two sealers
  * racing collide on the keys and one rolls back.
  */
-export async function sealSpaceChains(
-  db: Kysely<Database>,
-  batchSize: number,
-  redact: Redact,
-): Promise<number> {
+export async function sealSpaceChains(db: Kysely<Database>, redact: Redact): Promise<number> {
   try {
     return await db.transaction().execute(async (trx) => {
-      const rows = await selectLinksWithEvents(trx)
-        .where('c.link_number', '>', await spaceChainTip(trx))
-        .limit(batchSize)
-        .execute();
-      if (rows.length === 0) return 0;
-      const sealed = rows.map((row) => {
-        if (row.event_id === null) {
-          // The global chain has a link whose event is gone: someone deleted it behind the
-          // triggers. Stop here, loudly; verify-chain names it.
-          throw new Error(
-            `event of chain link ${row.link_number} is missing; run npm run verify-chain`,
-          );
-        }
-        return { linkNumber: row.link_number, event: toRecordedEvent(row as unknown as EventRow) };
-      });
-      const links = await insertSpaceLinks(trx, sealed, redact);
-      return links.length;
+      const sealNumber = (await spaceChainTip(trx)) + 1;
+      const range = await sealRange(trx, sealNumber);
+      if (!range) return 0;
+      const seal = await trx
+        .selectFrom('event_seals')
+        .select(['previous_hash', 'hash'])
+        .where('seal_number', '=', sealNumber)
+        .executeTakeFirstOrThrow();
+      const events = await eventsInRange(trx, range);
+      if (
+        events.length !== range.eventCount ||
+        !foldChain(seal.previous_hash, events).equals(seal.hash)
+      ) {
+        // Someone changed the log behind the triggers. Stop here, loudly; verify-chain names it.
+        throw new Error(
+          `the events of seal ${sealNumber} do not match it; run npm run verify-chain`,
+        );
+      }
+      await insertSpaceSeals(trx, sealNumber, events, redact);
+      return events.length;
     });
   } catch (error) {
     if ((error as { code?: string }).code === '23505') return 0; // another sealer won this round
@@ -55,87 +44,79 @@ export async function sealSpaceChains(
 }
 
 /**
- * Computes and inserts the space-chain links of `sealed` (events with their global link number,
- * in link order), continuing each space's chain from its head. Shared by the backfill above and
- * by the global sealer, which seals both chains from the one page of the log it read.
+ * Inserts each space's share of global seal `sealNumber`: its events of `events` (the whole
+ * range, in commit-safe order), numbered on from the space's head, folded over their redacted
+ * form. One row per space the range touches.
  */
-export async function insertSpaceLinks(
+export async function insertSpaceSeals(
   trx: Kysely<Database>,
-  sealed: ReadonlyArray<{ readonly linkNumber: number; readonly event: RecordedEvent }>,
+  sealNumber: number,
+  events: readonly RecordedEvent[],
   redact: Redact,
-): Promise<SpaceLink[]> {
-  if (sealed.length === 0) return [];
-  const spaces = [...new Set(sealed.map(({ event }) => event.spaceId))];
-  // One backward index probe per space (DISTINCT ON would read every link of the space).
-  const { rows: heads } = await sql<{ space_id: string; sequence: number; hash: Buffer }>`
-    SELECT s.space_id, h.sequence, h.hash
-    FROM unnest(${spaces}::text[]) AS s(space_id)
+): Promise<void> {
+  const bySpace = new Map<string, RecordedEvent[]>();
+  for (const event of events) {
+    const list = bySpace.get(event.spaceId);
+    if (list) list.push(event);
+    else bySpace.set(event.spaceId, [event]);
+  }
+  if (bySpace.size === 0) return;
+  // One backward index probe per space (DISTINCT ON would read every seal of the space).
+  const { rows: heads } = await sql<{ space_id: string; last_sequence: number; hash: Buffer }>`
+    SELECT s.space_id, h.last_sequence, h.hash
+    FROM unnest(${[...bySpace.keys()]}::text[]) AS s(space_id)
     CROSS JOIN LATERAL (
-      SELECT c.sequence, c.hash FROM space_chain c
-      WHERE c.space_id = s.space_id ORDER BY c.sequence DESC LIMIT 1
+      SELECT c.last_sequence, c.hash FROM space_seals c
+      WHERE c.space_id = s.space_id ORDER BY c.last_sequence DESC LIMIT 1
     ) h`.execute(trx);
-  const head = new Map(heads.map((h) => [h.space_id, { sequence: h.sequence, hash: h.hash }]));
-  const links = sealed.map(({ linkNumber, event }) => {
-    const previous = head.get(event.spaceId) ?? { sequence: 0, hash: GENESIS_HASH };
-    const hash = spaceChainHash(previous.hash, redact(event));
-    head.set(event.spaceId, { sequence: previous.sequence + 1, hash });
+  const head = new Map(heads.map((h) => [h.space_id, h]));
+  const rows = [...bySpace].map(([spaceId, spaceEvents]) => {
+    const previous = head.get(spaceId) ?? { last_sequence: 0, hash: GENESIS_HASH };
+    const positions = spaceEvents.map((event) => event.globalPosition);
+    const times = spaceEvents.map((event) => event.recordedAt.getTime());
     return {
-      space_id: event.spaceId,
-      sequence: previous.sequence + 1,
-      link_number: linkNumber,
-      global_position: event.globalPosition,
+      space_id: spaceId,
+      first_sequence: previous.last_sequence + 1,
+      last_sequence: previous.last_sequence + spaceEvents.length,
+      seal_number: sealNumber,
+      min_position: Math.min(...positions),
+      max_position: Math.max(...positions),
+      first_recorded_at: new Date(Math.min(...times)),
+      last_recorded_at: new Date(Math.max(...times)),
       previous_hash: previous.hash,
-      hash,
+      hash: foldChain(previous.hash, spaceEvents.map(redact)),
     };
   });
-  await sql`
-    INSERT INTO space_chain (space_id, sequence, link_number, global_position, previous_hash, hash)
-    SELECT * FROM unnest(${links.map((l) => l.space_id)}::text[],
-      ${links.map((l) => l.sequence)}::bigint[], ${links.map((l) => l.link_number)}::bigint[],
-      ${links.map((l) => l.global_position)}::bigint[],
-      ${links.map((l) => l.previous_hash)}::bytea[], ${links.map((l) => l.hash)}::bytea[])`.execute(
-    trx,
-  );
-  return links;
+  await trx.insertInto('space_seals').values(rows).execute();
 }
 
-/** One link of a space's chain. */
-export interface SpaceLink {
-  readonly space_id: string;
-  readonly sequence: number;
-  readonly link_number: number;
-  readonly global_position: number;
-  readonly previous_hash: Buffer;
-  readonly hash: Buffer;
-}
-
-/** The last global link number covered by the space chains (0 when none). */
+/** The last global seal covered by the space chains (0 when none). */
 export async function spaceChainTip(db: Kysely<Database>): Promise<number> {
   const tip = await db
-    .selectFrom('space_chain')
-    .select((eb) => eb.fn.max('link_number').as('link_number'))
+    .selectFrom('space_seals')
+    .select((eb) => eb.fn.max('seal_number').as('seal_number'))
     .executeTakeFirst();
-  return Number(tip?.link_number ?? 0);
+  return Number(tip?.seal_number ?? 0);
 }
 
 /** The head of each space's chain: its last sequence number and hash. */
 export async function spaceChainHeads(
   db: Kysely<Database>,
 ): Promise<Array<{ space_id: string; sequence: number; hash: Buffer }>> {
-  // A skip scan over the primary key: one index probe per space, not a read of every link.
+  // A skip scan over the primary key: one index probe per space, not a read of every seal.
   const { rows } = await sql<{ space_id: string; sequence: number; hash: Buffer }>`
     WITH RECURSIVE spaces(space_id) AS (
-      (SELECT space_id FROM space_chain ORDER BY space_id LIMIT 1)
+      (SELECT space_id FROM space_seals ORDER BY space_id LIMIT 1)
       UNION ALL
-      SELECT (SELECT c.space_id FROM space_chain c WHERE c.space_id > spaces.space_id
+      SELECT (SELECT c.space_id FROM space_seals c WHERE c.space_id > spaces.space_id
               ORDER BY c.space_id LIMIT 1)
       FROM spaces WHERE spaces.space_id IS NOT NULL
     )
-    SELECT s.space_id, h.sequence, h.hash
+    SELECT s.space_id, h.last_sequence AS sequence, h.hash
     FROM spaces s
     CROSS JOIN LATERAL (
-      SELECT c.sequence, c.hash FROM space_chain c
-      WHERE c.space_id = s.space_id ORDER BY c.sequence DESC LIMIT 1
+      SELECT c.last_sequence, c.hash FROM space_seals c
+      WHERE c.space_id = s.space_id ORDER BY c.last_sequence DESC LIMIT 1
     ) h
     WHERE s.space_id IS NOT NULL
     ORDER BY s.space_id`.execute(db);

@@ -1,6 +1,5 @@
 import { checkpointDigest, type CheckpointStatement } from './audit-checkpoints.js';
-import { GENESIS_HASH } from './chain-link.js';
-import { spaceChainHash } from './space-chain.js';
+import { chainHash, GENESIS_HASH } from './chain-link.js';
 import { toRecordedEvent, type EventRow, type RecordedEvent } from '../event-store/types.js';
 import type { ExportLine } from './export.js';
 import { compareWithFiles } from './verify-checkpoint-files.js';
@@ -42,7 +41,8 @@ export type ExportVerdict =
 
 /**
  * Verifies an export offline. Events: each hashes, with its previous hash, to its link; sequence
- * numbers run without gaps and in order; each link's previous hash is the link before. With
+ * numbers run without gaps and in order; each link's previous hash is the link before; a range
+ * the export holds whole ends at its seal's stored hash (the database's own record). With
  * `verifyCheckpoint` (the audit public key): every checkpoint's signature, the checkpoints' own
  * chain (numbers without gaps, each naming the one before), and that each checkpoint's head is
  * the exported link at its sequence; a checkpoint past the last exported event means events were
@@ -67,6 +67,9 @@ export function verifyExportLines(
   let spaceId: string | null = null;
   const hashes = new Map<number, string>();
   const checkpoints: Array<{ line: number; jws: string }> = [];
+  /** Seals by first sequence; and by last sequence those whose first event the export holds. */
+  const seals = new Map<number, Extract<ExportLine, { type: 'seal' }>>();
+  const sealsOpened = new Map<number, Extract<ExportLine, { type: 'seal' }>>();
   const fail = (reason: ExportFailure, sequence: number | null, detail: string): ExportVerdict => ({
     ok: false,
     reason,
@@ -91,6 +94,13 @@ export function verifyExportLines(
     let event: RecordedEvent;
     try {
       line = JSON.parse(text) as ExportLine;
+      if (line.type === 'seal') {
+        if (!Number.isInteger(line.first_sequence) || !Number.isInteger(line.last_sequence)) {
+          throw new Error('no range');
+        }
+        seals.set(line.first_sequence, line);
+        continue;
+      }
       if (line.type === 'checkpoint') {
         if (typeof line.jws !== 'string') throw new Error('no jws');
         checkpoints.push({ line: lineNumber, jws: line.jws });
@@ -136,10 +146,25 @@ export function verifyExportLines(
     } else if (sequence === 1 && line.previous_hash !== GENESIS_HASH.toString('hex')) {
       return fail('broken_link', sequence, 'the first link must follow the genesis hash');
     }
-    if (
-      spaceChainHash(Buffer.from(line.previous_hash, 'hex'), event).toString('hex') !== line.hash
-    ) {
+    if (chainHash(Buffer.from(line.previous_hash, 'hex'), event).toString('hex') !== line.hash) {
       return fail('event_altered', sequence, `event ${event.eventId} does not match its link`);
+    }
+    const seal = seals.get(sequence);
+    if (seal) {
+      if (seal.previous_hash !== line.previous_hash) {
+        return fail('broken_link', sequence, `link ${sequence} does not start its seal`);
+      }
+      sealsOpened.set(seal.last_sequence, seal);
+    }
+    const sealOpen = sealsOpened.get(sequence);
+    if (sealOpen && sealOpen.hash !== line.hash) {
+      // Every link of the range matches the event before it, yet the range does not end where it
+      // was sealed: one of its events was changed in the database.
+      return fail(
+        'event_altered',
+        sealOpen.first_sequence,
+        `an event among sequences ${sealOpen.first_sequence}..${sealOpen.last_sequence} no longer matches the seal of that range`,
+      );
     }
     first ??= sequence;
     previous = { sequence, hash: line.hash };

@@ -1,6 +1,6 @@
 /**
  * `npm run verify-chain`: recomputes the hash chain over the whole event log and names the first
- * event that does not match. Exit code 0 when intact, 1 when not.
+ * sealed range that does not match. Exit code 0 when intact, 1 when not.
  */
 import { verifyChain } from '../audit-trail/verify-chain.js';
 import { progressOnStderr } from './progress.js';
@@ -10,7 +10,7 @@ import { parseCommandLine } from './args.js';
 
 parseCommandLine(
   `Usage: npm run verify-chain
-Recomputes the hash chain over the whole log; names the first event that does not match.`,
+Recomputes the hash chain over the whole log; names the first sealed range that does not match.`,
   {},
 );
 const config = configOrExit();
@@ -18,13 +18,13 @@ const logger = createLogger({ LOG_LEVEL: 'warn' }, 'verify-chain');
 const database = await openDatabase(config, logger, 'token-authority-verify-chain', 2, {
   timeouts: 'background',
 });
-const { links } = await database.handle.db
-  .selectFrom('event_chain')
-  .select((eb) => eb.fn.coalesce(eb.fn.max('link_number'), eb.lit(0)).as('links'))
+const { sealed } = await database.handle.db
+  .selectFrom('event_seals')
+  .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('event_count'), eb.lit(0)).as('sealed'))
   .executeTakeFirstOrThrow();
-const progress = progressOnStderr('verify-chain', { total: Number(links), unit: 'links' });
+const progress = progressOnStderr('verify-chain', { total: Number(sealed), unit: 'events' });
 const verdict = await verifyChain(database.handle.db, 5000, (checked) => progress.update(checked));
-progress.finish(verdict.ok ? verdict.linksChecked : verdict.linkNumber);
+progress.finish(verdict.ok ? verdict.eventsChecked : 0);
 console.log(JSON.stringify(verdict));
 await database.close();
 process.exitCode = verdict.ok ? 0 : 1;

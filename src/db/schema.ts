@@ -15,11 +15,12 @@ export interface EventsTable {
   recorded_at: Generated<Date>;
 }
 
-export interface EventChainTable {
-  link_number: number;
-  space_id: string;
-  global_position: number;
-  transaction_id: string;
+/** One sealed range of the log (migration 018); see src/audit-trail/seal-chain.ts. */
+export interface EventSealsTable {
+  seal_number: number;
+  event_count: number;
+  last_transaction_id: string;
+  last_position: number;
   previous_hash: Buffer;
   hash: Buffer;
   sealed_at: Generated<Date>;
@@ -55,11 +56,16 @@ export interface TokenRevocationsTable {
   revoked_at: Date;
 }
 
-export interface SpaceChainTable {
+/** One space's share of a sealed range; see src/audit-trail/space-chain.ts. */
+export interface SpaceSealsTable {
   space_id: string;
-  sequence: number;
-  link_number: number;
-  global_position: number;
+  last_sequence: number;
+  first_sequence: number;
+  seal_number: number;
+  min_position: number;
+  max_position: number;
+  first_recorded_at: Date;
+  last_recorded_at: Date;
   previous_hash: Buffer;
   hash: Buffer;
   sealed_at: Generated<Date>;
@@ -154,9 +160,9 @@ export interface UsedOnceIdsTable {
 /** The whole database, for `Kysely<Database>`. */
 export interface Database {
   events: EventsTable;
-  event_chain: EventChainTable;
+  event_seals: EventSealsTable;
   token_revocations: TokenRevocationsTable;
-  space_chain: SpaceChainTable;
+  space_seals: SpaceSealsTable;
   audit_checkpoints: AuditCheckpointsTable;
   credential_usage: CredentialUsageTable;
   credentials: CredentialsTable;

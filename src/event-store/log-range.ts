@@ -40,7 +40,10 @@ export async function nextLogRange(
 }
 
 /** SQL condition: the row of `events` aliased `alias` lies in `range`. */
-export function inRange(range: LogRange, alias = 'events'): RawBuilder<boolean> {
+export function inRange(
+  range: Pick<LogRange, 'after' | 'through'>,
+  alias = 'events',
+): RawBuilder<boolean> {
   const tx = sql.ref(`${alias}.transaction_id`);
   const pos = sql.ref(`${alias}.global_position`);
   return sql<boolean>`(${tx}, ${pos}) > (${range.after.transactionId}::xid8, ${range.after.globalPosition}::bigint)

@@ -129,7 +129,7 @@ export function startProjector(options: ProjectorOptions): RunningProjector {
           // History sealed before the space chains existed, until caught up; from then on the
           // global sealer extends both in one transaction, so they cannot drift apart again.
           if (!spaceChainsCaughtUp) {
-            const backfilled = await sealSpaceChains(options.db, options.batchSize, redactEvent);
+            const backfilled = await sealSpaceChains(options.db, redactEvent);
             spaceChainsCaughtUp = backfilled === 0;
             worked += backfilled;
           }
@@ -207,7 +207,7 @@ export function startProjector(options: ProjectorOptions): RunningProjector {
       // A last checkpoint on the way out, so the window a superuser could rewrite unseen stays
       // short across restarts too. Best effort: the database may be what is going away.
       if (wasLeader && options.checkpoints) {
-        await sealSpaceChains(options.db, options.batchSize, redactEvent)
+        await sealSpaceChains(options.db, redactEvent)
           .then(() => sealChain(options.db, options.batchSize, redactEvent))
           .then(checkpoint)
           .catch((error: unknown) => logger.warn({ err: error }, 'no checkpoint at shutdown'));

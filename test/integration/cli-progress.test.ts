@@ -45,11 +45,11 @@ describe('long operations show progress on stderr, results on stdout', () => {
   it('verify-chain', async () => {
     const { code, stdout, stderr } = await cli('verify-chain');
     expect(code).toBe(0);
-    const verdict = JSON.parse(stdout) as { ok: boolean; linksChecked: number };
+    const verdict = JSON.parse(stdout) as { ok: boolean; eventsChecked: number };
     expect(verdict.ok).toBe(true);
-    const n = verdict.linksChecked.toLocaleString('en');
+    const n = verdict.eventsChecked.toLocaleString('en');
     expect(stderr).toMatch(
-      new RegExp(`verify-chain: ${n} / ${n} links \\(100%\\), [\\d,]+/s, done in`),
+      new RegExp(`verify-chain: ${n} / ${n} events \\(100%\\), [\\d,]+/s, done in`),
     );
   });
 

@@ -11,7 +11,7 @@ const GLOBAL: Readonly<Record<string, string>> = {
   schema_migrations: 'migrations applied (coordinator)',
   signing_keys: 'the key ring of the whole service (reference table)',
   projection_checkpoints: "each projection's position in the whole log (coordinator)",
-  event_chain: 'the service-wide hash chain over every space (one sequence by design)',
+  event_seals: 'the service-wide hash chain over every space (one sequence by design)',
   credentials:
     'looked up by client_id alone at the token endpoint, before any space is known (reference table, or client ids that name their space)',
   token_revocations:

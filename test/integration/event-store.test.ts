@@ -6,6 +6,7 @@ import { createBatchedAppender } from '../../src/event-store/batched-appender.js
 import { readLog } from '../../src/event-store/read-log.js';
 import { sealChain } from '../../src/audit-trail/seal-chain.js';
 import { verifyChain } from '../../src/audit-trail/verify-chain.js';
+import { compareLogPositions, sealEnd } from '../../src/audit-trail/chain-rows.js';
 import {
   LOG_START,
   type LogPosition,
@@ -264,15 +265,17 @@ describe('append-only enforcement', () => {
   });
 
   it.each([
-    ['UPDATE', `UPDATE event_chain SET hash = '\\x00'`],
-    ['DELETE', 'DELETE FROM event_chain'],
+    ['UPDATE', `UPDATE event_seals SET hash = '\\x00'`],
+    ['DELETE', 'DELETE FROM event_seals'],
+    ['UPDATE', `UPDATE space_seals SET hash = '\\x00'`],
+    ['TRUNCATE', 'TRUNCATE space_seals'],
   ])('rejects %s on the hash chain', async (_op, statement) => {
     await expect(database.pool.query(statement)).rejects.toThrow(/append-only/);
   });
 });
 
 describe('hash chain', () => {
-  it('seals every committed event and verifies, then names exactly the event altered behind the triggers', async () => {
+  it('seals committed events in ranges and verifies, then names the range of an event altered, deleted or slipped in behind the triggers', async () => {
     for (let i = 0; i < 10; i++) {
       await appendToStream(database.db, {
         spaceId: SPACE,
@@ -283,44 +286,91 @@ describe('hash chain', () => {
     }
     while ((await sealChain(database.db, 7)) > 0);
     const clean = await verifyChain(database.db, 4);
-    expect(clean.ok).toBe(true);
     const total = await database.db
       .selectFrom('events')
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .executeTakeFirstOrThrow();
-    expect(clean.ok && clean.linksChecked).toBe(Number(total.n));
+    const seals = await database.db.selectFrom('event_seals').selectAll().execute();
+    expect(clean).toEqual({ ok: true, eventsChecked: Number(total.n), sealsChecked: seals.length });
+    // One row per range of at most 7 events, not one per event.
+    expect(seals.length).toBe(Math.ceil(Number(total.n) / 7));
 
-    const victim = await database.db
-      .selectFrom('event_chain')
-      .select(['global_position', 'link_number'])
-      .orderBy('link_number')
-      .offset(5)
-      .limit(1)
-      .executeTakeFirstOrThrow();
+    const { rows } = await database.pool.query<{
+      global_position: number;
+      transaction_id: string;
+    }>(
+      `SELECT global_position, transaction_id::text FROM events
+       WHERE space_id = $1 ORDER BY transaction_id DESC, global_position DESC OFFSET 3 LIMIT 1`,
+      [SPACE],
+    );
+    const victim = rows[0]!;
+    // The seal whose range holds the victim: the first that ends at or after it.
+    const holder = seals
+      .filter(
+        (seal) =>
+          compareLogPositions(sealEnd(seal), {
+            transactionId: victim.transaction_id,
+            globalPosition: victim.global_position,
+          }) >= 0,
+      )
+      .sort((a, b) => a.seal_number - b.seal_number)[0]!;
+    const breakAt = (reason: string) => ({
+      ok: false,
+      sealNumber: holder.seal_number,
+      lastPosition: holder.last_position,
+      reason,
+    });
     const client = await database.pool.connect();
-    try {
-      // What a superuser could do: switch triggers off for the session and edit a row.
+    const asSuperuser = async (statement: string, values: unknown[] = []) => {
+      // What a superuser could do: switch triggers off for the session and edit rows.
       await client.query(`SET session_replication_role = replica`);
-      await client.query(`UPDATE events SET data = '{"i": 999}' WHERE global_position = $1`, [
+      try {
+        await client.query(statement, values);
+      } finally {
+        await client.query(`RESET session_replication_role`);
+      }
+    };
+    try {
+      const { rows: saved } = await client.query(
+        `SELECT * FROM events WHERE space_id = $1 AND global_position = $2`,
+        [SPACE, victim.global_position],
+      );
+      await asSuperuser(
+        `UPDATE events SET data = '{"i": 999}' WHERE space_id = $1 AND global_position = $2`,
+        [SPACE, victim.global_position],
+      );
+      expect(await verifyChain(database.db, 4)).toEqual(breakAt('event_altered'));
+
+      await asSuperuser(`DELETE FROM events WHERE space_id = $1 AND global_position = $2`, [
+        SPACE,
         victim.global_position,
       ]);
+      expect(await verifyChain(database.db, 4)).toEqual(breakAt('event_missing'));
+
+      const original = saved[0] as Record<string, unknown>;
+      const columns = Object.keys(original);
+      const insert = (spaceId: string) =>
+        asSuperuser(
+          `INSERT INTO events (${columns.join(', ')}) OVERRIDING SYSTEM VALUE
+           VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')})`,
+          columns.map((column) =>
+            column === 'space_id'
+              ? spaceId
+              : column === 'data' || column === 'metadata'
+                ? JSON.stringify(original[column])
+                : original[column],
+          ),
+        );
+      await insert(SPACE);
+      expect((await verifyChain(database.db, 4)).ok).toBe(true);
+      // A forged event placed inside the sealed range, in commit order beside the victim.
+      await insert('forged-space');
+      expect(await verifyChain(database.db, 4)).toEqual(breakAt('event_added'));
+      await asSuperuser(`DELETE FROM events WHERE space_id = 'forged-space'`);
+      expect((await verifyChain(database.db, 4)).ok).toBe(true);
     } finally {
-      await client.query(`RESET session_replication_role`);
       client.release();
     }
-    const tampered = await verifyChain(database.db, 4);
-    const victimEvent = await database.db
-      .selectFrom('events')
-      .select('event_id')
-      .where('global_position', '=', victim.global_position)
-      .executeTakeFirstOrThrow();
-    expect(tampered).toEqual({
-      ok: false,
-      linkNumber: victim.link_number,
-      globalPosition: victim.global_position,
-      eventId: victimEvent.event_id,
-      reason: 'event_altered',
-    });
   });
 });
 

@@ -1,13 +1,7 @@
 import type pg from 'pg';
 
-/**
- * Database bytes per issued token once the projector has caught up: every table, index and TOAST
- * of the schema (pg_total_relation_size), after VACUUM, over the tokens in the log. What issue 20
- * bounds: today every token is kept in full, in the log and in the views.
- */
-export async function bytesPerToken(
-  pool: pg.Pool,
-): Promise<{ readonly bytes: number; readonly tokens: number }> {
+/** Waits (up to 30 s) until the sealer has caught up with the log, then VACUUMs. */
+async function settle(pool: pg.Pool): Promise<void> {
   for (let i = 0; i < 150; i += 1) {
     const { rows } = await pool.query<{ behind: string }>(
       `SELECT (SELECT count(*) FROM events) - (SELECT COALESCE(sum(event_count), 0) FROM event_seals) AS behind`,
@@ -16,12 +10,49 @@ export async function bytesPerToken(
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   await pool.query('VACUUM');
-  const { rows } = await pool.query<{ bytes: string; tokens: string }>(
-    `SELECT (SELECT sum(pg_total_relation_size(c.oid)) FROM pg_class c
-               JOIN pg_namespace n ON n.oid = c.relnamespace
-              WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p', 'm')) AS bytes,
-            (SELECT count(*) FROM events
-              WHERE event_type IN ('private-token-issued', 'public-token-issued')) AS tokens`,
+}
+
+/** Tokens in the live log. */
+async function tokensInLog(pool: pg.Pool): Promise<number> {
+  const { rows } = await pool.query<{ tokens: string }>(
+    `SELECT count(*) AS tokens FROM events
+      WHERE event_type IN ('private-token-issued', 'public-token-issued')`,
   );
-  return { bytes: Number(rows[0]!.bytes), tokens: Number(rows[0]!.tokens) };
+  return Number(rows[0]!.tokens);
+}
+
+/**
+ * Database bytes per issued token once the projector has caught up: every table, index and TOAST
+ * of the schema (pg_total_relation_size), after VACUUM, over the tokens in the log. What issue 20
+ * bounds.
+ */
+export async function bytesPerToken(
+  pool: pg.Pool,
+): Promise<{ readonly bytes: number; readonly tokens: number }> {
+  await settle(pool);
+  const { rows } = await pool.query<{ bytes: string }>(
+    `SELECT sum(pg_total_relation_size(c.oid)) AS bytes FROM pg_class c
+       JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = 'public' AND c.relkind IN ('r', 'm')`,
+  );
+  return { bytes: Number(rows[0]!.bytes), tokens: await tokensInLog(pool) };
+}
+
+/** Each table's bytes (heap, TOAST and every index), largest first, with its indexes apart. */
+export async function storageBreakdown(
+  pool: pg.Pool,
+): Promise<Array<{ relation: string; bytes: number; indexes: number }>> {
+  await settle(pool);
+  const { rows } = await pool.query<{ relation: string; bytes: string; indexes: string }>(
+    `SELECT c.relname AS relation, pg_total_relation_size(c.oid) AS bytes,
+            pg_indexes_size(c.oid) AS indexes
+       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = 'public' AND c.relkind = 'r'
+      ORDER BY 2 DESC`,
+  );
+  return rows.map((row) => ({
+    relation: row.relation,
+    bytes: Number(row.bytes),
+    indexes: Number(row.indexes),
+  }));
 }

@@ -25,6 +25,7 @@ import { createMetrics } from '../observability/metrics.js';
 import { tokenRoutes } from '../http/routes/token.js';
 import { tokenLifecycleRoutes } from '../http/routes/token-lifecycle.js';
 import { revocationRoutes } from '../http/routes/revocations.js';
+import { keepPartitionsAhead } from '../event-store/partitions.js';
 import type { CommandContext } from '../commands/context.js';
 import { createCommandContext } from './command-context.js';
 import { createAppendNotifier } from '../event-store/notify.js';
@@ -81,6 +82,10 @@ export async function startApiServer(
       development: !config.LOGIN_JWKS_URL && !config.LOGIN_PUBLIC_KEY,
     },
     'login tokens are trusted from this issuer',
+  );
+  // Appends need a partition of the log for now: every API process keeps them made ahead.
+  const stopPartitions = keepPartitionsAhead(database.db, (error) =>
+    logger.warn({ err: error }, 'partitions of the log not ensured'),
   );
   const readiness = databaseReadiness(database.pool);
   metrics.watchDatabase(() => readiness.check());
@@ -213,6 +218,7 @@ export async function startApiServer(
         server.close(() => {
           clearTimeout(timer);
           keys.close();
+          stopPartitions();
           reads.close();
           void replica?.close();
           commands.revocations.close();

@@ -9,6 +9,7 @@ import { purgeExpiredRevocations } from '../projections/token-revocations.js';
 import { purgeExpiredIdempotentResponses } from '../projections/idempotent-responses.js';
 import { purgeExpiredUsedOnce } from '../projections/used-once-ids.js';
 import { purgeOldRates } from '../projections/rates.js';
+import { keepPartitionsAhead } from '../event-store/partitions.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 
@@ -61,10 +62,14 @@ export async function startProjectorService(
     }
   }, PURGE_MS);
   purge.unref();
+  const stopPartitions = keepPartitionsAhead(database.handle.db, (error) =>
+    logger.warn({ err: error }, 'partitions of the log not ensured'),
+  );
   return {
     ...projector,
     stop: async () => {
       clearInterval(purge);
+      stopPartitions();
       await projector.stop();
     },
   };

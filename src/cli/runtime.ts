@@ -3,6 +3,7 @@ import { ConfigError, type Config } from '../config/config.js';
 import { createLogger, type Logger } from '../config/logger.js';
 import { connect, type ConnectOptions, type DatabaseHandle } from '../db/database.js';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../db/embedded-postgres.js';
+import { configurePartitioning } from '../event-store/partitions.js';
 import { migrate } from '../db/migrate.js';
 import { isDatabaseUnavailable } from '../db/postgres-errors.js';
 import {
@@ -86,6 +87,10 @@ export async function openDatabase(
       if (migrations) {
         const applied = await untilDatabaseAnswers(logger, () => migrate(owner.pool));
         if (applied.length > 0) logger.info({ applied }, 'migrations applied');
+        await configurePartitioning(owner.pool, {
+          interval: config.EVENT_PARTITION_INTERVAL,
+          ahead: config.EVENT_PARTITIONS_AHEAD,
+        });
       }
       if (managedLogins && role !== 'owner') {
         url = await untilDatabaseAnswers(logger, () =>

@@ -114,6 +114,17 @@ export const configSchema = z.object({
   READ_DATABASE_URL: z.string().min(1).optional(),
   // A replica further behind the primary than this is bypassed: reads go to the primary.
   READ_REPLICA_MAX_LAG_MS: z.coerce.number().int().min(0).max(3_600_000).default(5000),
+  // The log's time partitions (issue 20): each covers this Postgres interval, written to the
+  // database by the migration step; `<n> minute(s)|hour(s)|day(s)|week(s)|month(s)|year(s)`.
+  EVENT_PARTITION_INTERVAL: z
+    .string()
+    .regex(
+      /^[1-9]\d{0,4} (minute|hour|day|week|month|year)s?$/,
+      'a Postgres interval such as "1 month", "7 days" or "1 minute"',
+    )
+    .default('1 month'),
+  // Partitions kept ready ahead of the current one, so an append never finds none.
+  EVENT_PARTITIONS_AHEAD: z.coerce.number().int().min(1).max(1000).default(3),
   // How long the rate views keep their buckets (the events stay in the log).
   RATE_MINUTE_RETENTION_HOURS: z.coerce.number().int().min(1).max(8760).default(48),
   RATE_HOUR_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),

@@ -1,6 +1,6 @@
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { insertEvents, streamRows } from './insert-events.js';
+import { insertEvents, streamRows, type Inserted } from './insert-events.js';
 import {
   EVENT_COLUMNS,
   toRecordedEvent,
@@ -36,18 +36,17 @@ export type AppendResult =
       readonly actual: number;
     };
 
-class VersionMismatch extends Error {
-  constructor(readonly actual: number) {
-    super('version mismatch');
-  }
-}
-
 /**
  * Appends events to one stream atomically, with an optimistic version check.
  *
- * A conflict writes nothing. A retry with event ids already in the log returns the stored
- * originals instead of duplicating them; racing appends are never silently dropped (no
- * ON CONFLICT DO NOTHING): the unique keys make the loser fail, and we tell it why.
+ * The log is partitioned by time, so no unique key can span a stream's versions: the check runs
+ * under a transaction lock on the stream, held until commit, so two appends at the same version
+ * cannot both pass it. A conflict writes nothing. A retry with event ids already in the log
+ * returns the stored originals instead of duplicating them.
+ *
+ * A brand-new stream with nothing inline is one INSERT without the check: its id must be fresh
+ * by construction (it names a new random id: a token's jti, an event id), as every caller of
+ * `appendNewStream` does.
  */
 export async function appendToStream(
   db: Kysely<Database>,
@@ -55,43 +54,49 @@ export async function appendToStream(
   inline?: InlineProjection,
 ): Promise<AppendResult> {
   if (input.events.length === 0) throw new Error('appendToStream: no events to append');
-  try {
-    // A brand-new stream with nothing inline is one INSERT: no transaction round trips.
-    if (input.expectedVersion === 'no_stream' && !inline) {
-      return { ok: true, duplicate: false, events: await insertEvents(db, rowsOf(input, 0)) };
-    }
-    return await db.transaction().execute(async (trx) => {
-      const current = await streamVersion(trx, input.spaceId, input.streamId);
-      const expected = input.expectedVersion === 'no_stream' ? 0 : input.expectedVersion;
-      if (expected !== 'any' && expected !== current) throw new VersionMismatch(current);
-      const events = await insertEvents(trx, rowsOf(input, current));
-      await inline?.(trx, events);
-      return { ok: true, duplicate: false, events } as const;
-    });
-  } catch (error) {
-    const conflict =
-      error instanceof VersionMismatch ||
-      isUniqueViolation(error, 'events_stream_position_key') ||
-      isUniqueViolation(error, 'events_event_id_key');
-    if (!conflict) throw error;
-    const originals = await findEvents(db, input);
-    if (originals) return { ok: true, duplicate: true, events: originals };
-    if (isUniqueViolation(error, 'events_event_id_key')) {
-      // Same id, different stream or a partial overlap: not a retry of this append.
-      throw new Error('appendToStream: event id already used by a different append', {
-        cause: error,
-      });
-    }
-    return {
-      ok: false,
-      error: 'version_conflict',
-      expected: input.expectedVersion,
-      actual:
-        error instanceof VersionMismatch
-          ? error.actual
-          : await streamVersion(db, input.spaceId, input.streamId),
-    };
+  if (input.expectedVersion === 'no_stream' && !inline) {
+    return written(db, input, await insertEvents(db, rowsOf(input, 0)));
   }
+  return db.transaction().execute(async (trx) => {
+    await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`${input.spaceId}/${input.streamId}`}, 0))`.execute(
+      trx,
+    );
+    const current = await streamVersion(trx, input.spaceId, input.streamId);
+    const expected = input.expectedVersion === 'no_stream' ? 0 : input.expectedVersion;
+    if (expected !== 'any' && expected !== current) {
+      const originals = await findEvents(trx, input);
+      if (originals) return { ok: true, duplicate: true, events: originals } as const;
+      return {
+        ok: false,
+        error: 'version_conflict',
+        expected: input.expectedVersion,
+        actual: current,
+      } as const;
+    }
+    const inserted = await insertEvents(trx, rowsOf(input, current));
+    const result = await written(trx, input, inserted);
+    if (!result.duplicate) await inline?.(trx, result.events);
+    return result;
+  });
+}
+
+/**
+ * The answer to an append from what its INSERT wrote: all of it (a new append), none of it (a
+ * retry: the originals), or a part (the ids were used by another append: a bug of the caller).
+ */
+export async function written(
+  db: Kysely<Database>,
+  input: AppendInput,
+  inserted: Inserted,
+): Promise<Extract<AppendResult, { ok: true }>> {
+  if (inserted.duplicates.length === 0) {
+    return { ok: true, duplicate: false, events: inserted.events };
+  }
+  const originals = inserted.events.length === 0 ? await findEvents(db, input) : undefined;
+  if (!originals) {
+    throw new Error('appendToStream: event id already used by a different append');
+  }
+  return { ok: true, duplicate: true, events: originals };
 }
 
 /** The last position of a stream, 0 when it has no events. */
@@ -128,14 +133,3 @@ async function findEvents(
 
 const rowsOf = (input: AppendInput, after: number) =>
   streamRows(input.spaceId, input.streamId, input.events, after);
-
-/** True for a Postgres unique violation on the named constraint. */
-export function isUniqueViolation(error: unknown, constraint: string): boolean {
-  const pgError = error as { code?: string; constraint?: string } | null;
-  return pgError?.code === '23505' && pgError.constraint === constraint;
-}
-
-/** True for a Postgres unique violation on any constraint. */
-export function isAnyUniqueViolation(error: unknown): boolean {
-  return (error as { code?: string } | null)?.code === '23505';
-}

@@ -3,7 +3,7 @@ import type { Database } from '../db/schema.js';
 import { AppendRefusedError } from './errors.js';
 import {
   appendToStream,
-  isAnyUniqueViolation,
+  written,
   type AppendInput,
   type AppendResult,
 } from './append-to-stream.js';
@@ -112,33 +112,41 @@ export function createBatchedAppender(
   /** Writes a batch; returns how to answer its callers. Never rejects. */
   async function write(batch: Pending[]): Promise<() => void> {
     try {
-      const events = await insertEvents(
+      const { events, duplicates } = await insertEvents(
         db,
         batch.flatMap(({ input }) => streamRows(input.spaceId, input.streamId, input.events, 0)),
       );
-      return () => {
-        let next = 0;
-        for (const pending of batch) {
-          const own = events.slice(next, next + pending.input.events.length);
-          next += own.length;
-          pending.resolve({ ok: true, duplicate: false, events: own });
-        }
-      };
-    } catch (error) {
-      if (!isAnyUniqueViolation(error)) {
+      if (duplicates.length === 0) {
         return () => {
-          for (const pending of batch) pending.reject(error);
+          let next = 0;
+          for (const pending of batch) {
+            const own = events.slice(next, next + pending.input.events.length);
+            next += own.length;
+            pending.resolve({ ok: true, duplicate: false, events: own });
+          }
         };
       }
-      const outcomes = await Promise.allSettled(
-        batch.map(({ input }) => appendToStream(db, input)),
+      // A retried event was left out of the INSERT: its append is answered on its own (the
+      // originals), the others with what they wrote.
+      const answers = await Promise.allSettled(
+        batch.map(({ input }) => {
+          const ids = new Set(input.events.map((event) => event.eventId));
+          return written(db, input, {
+            events: events.filter((event) => ids.has(event.eventId)),
+            duplicates: duplicates.filter((id) => ids.has(id)),
+          });
+        }),
       );
       return () =>
-        outcomes.forEach((outcome, index) =>
-          outcome.status === 'fulfilled'
-            ? batch[index]!.resolve(outcome.value)
-            : batch[index]!.reject(outcome.reason),
+        answers.forEach((answer, index) =>
+          answer.status === 'fulfilled'
+            ? batch[index]!.resolve(answer.value)
+            : batch[index]!.reject(answer.reason),
         );
+    } catch (error) {
+      return () => {
+        for (const pending of batch) pending.reject(error);
+      };
     }
   }
 

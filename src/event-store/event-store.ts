@@ -70,10 +70,11 @@ export function createEventStore(
           work({
             db: trx,
             appendNewStream: async (input) => {
-              const events = await insertEvents(
+              const { events, duplicates } = await insertEvents(
                 trx,
                 streamRows(input.spaceId, input.streamId, input.events, 0),
               );
+              if (duplicates.length > 0) throw new Error('appendNewStream: event id already used');
               appended.push(...events);
               return events;
             },

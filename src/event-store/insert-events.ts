@@ -10,16 +10,24 @@ export interface EventToInsert {
   readonly event: NewEvent;
 }
 
+/** What one INSERT wrote: the events in the order given, and the ids it left out. */
+export interface Inserted {
+  readonly events: readonly RecordedEvent[];
+  /** Ids already in the log (a retried append): not written again. */
+  readonly duplicates: readonly string[];
+}
+
 /**
  * The one INSERT into the event log, for single appends and group commits alike. Eight array
  * parameters whatever the number of rows: one short statement to parse and plan, and only what
- * the database assigned comes back. Unique keys make a racing or repeated append fail here; the
- * callers decide what that means. Returns the recorded events in the order given.
+ * the database assigned comes back. An event whose id the space's log already holds is left out
+ * (one hash-index probe each; the log is partitioned by time, so no unique key can say it), and
+ * its id returned in `duplicates`: the callers decide what a retry means.
  */
 export async function insertEvents(
   db: Kysely<Database>,
   rows: readonly EventToInsert[],
-): Promise<RecordedEvent[]> {
+): Promise<Inserted> {
   const { rows: written } = await sql<{
     event_id: string;
     global_position: number;
@@ -34,14 +42,22 @@ export async function insertEvents(
       ${rows.map((r) => r.event.type)}::text[], ${rows.map((r) => r.event.schemaVersion ?? 1)}::int[],
       ${rows.map((r) => JSON.stringify(r.event.data))}::jsonb[],
       ${rows.map((r) => JSON.stringify(r.event.metadata))}::jsonb[])
+      AS n(space_id, stream_id, stream_position, event_id, event_type, schema_version, data, metadata)
+    WHERE NOT EXISTS (
+      SELECT 1 FROM events e WHERE e.event_id = n.event_id AND e.space_id = n.space_id)
     RETURNING event_id, global_position, transaction_id::text AS transaction_id, recorded_at`.execute(
     db,
   );
   const assigned = new Map(written.map((row) => [row.event_id, row]));
-  return rows.map(({ spaceId, streamId, streamPosition, event }) => {
+  const events: RecordedEvent[] = [];
+  const duplicates: string[] = [];
+  for (const { spaceId, streamId, streamPosition, event } of rows) {
     const row = assigned.get(event.eventId);
-    if (!row) throw new Error(`insertEvents: no row came back for event ${event.eventId}`);
-    return {
+    if (!row) {
+      duplicates.push(event.eventId);
+      continue;
+    }
+    events.push({
       globalPosition: row.global_position,
       transactionId: row.transaction_id,
       spaceId,
@@ -53,8 +69,9 @@ export async function insertEvents(
       data: event.data,
       metadata: event.metadata,
       recordedAt: row.recorded_at,
-    };
-  });
+    });
+  }
+  return { events, duplicates };
 }
 
 /** Rows for `events` appended to one stream right after position `after`. */

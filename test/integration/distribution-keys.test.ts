@@ -12,6 +12,8 @@ const GLOBAL: Readonly<Record<string, string>> = {
   signing_keys: 'the key ring of the whole service (reference table)',
   projection_checkpoints: "each projection's position in the whole log (coordinator)",
   event_seals: 'the service-wide hash chain over every space (one sequence by design)',
+  event_partitioning: "the log's partition settings (coordinator)",
+  event_partitions: "the log's partitions by time (coordinator)",
   credentials:
     'looked up by client_id alone at the token endpoint, before any space is known (reference table, or client ids that name their space)',
   token_revocations:
@@ -47,7 +49,17 @@ describe('distribution keys', () => {
       .filter((key) => perSpace.includes(key.table) && !key.columns.includes('space_id'))
       .map((key) => `${key.table}.${key.key} (${key.columns.join(', ')})`);
     expect(withoutSpace).toEqual([]);
-    const keyless = perSpace.filter((table) => !keys.some((key) => key.table === table));
+    // The log has no unique key at all: it is partitioned by time, and a unique key would have to
+    // include the time (a stream's versions are checked under a lock instead). Distributed by
+    // space_id, it needs none. The same holds for each of its partitions.
+    const { rows: partitions } = await database.pool.query<{ name: string }>(
+      `SELECT partition_name AS name FROM event_partitions`,
+    );
+    const logTables = new Set(['events', ...partitions.map((row) => row.name)]);
+    const keyless = perSpace.filter(
+      (table) => !logTables.has(table) && !keys.some((key) => key.table === table),
+    );
     expect(keyless).toEqual([]);
+    expect(keys.filter((key) => logTables.has(key.table))).toEqual([]);
   });
 });

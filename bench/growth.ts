@@ -106,13 +106,13 @@ try {
     `tokens issued: ${issued.toLocaleString('en')}; in the live log: ${tokens.toLocaleString('en')}`,
     `bytes per token (every table, index and TOAST, after VACUUM): ${Math.round(bytes / Math.max(tokens, 1))}`,
     '',
-    '| relation | bytes | of which indexes | bytes per token |',
-    '| --- | ---: | ---: | ---: |',
+    '| relation | kind | bytes | bytes per token |',
+    '| --- | --- | ---: | ---: |',
     ...(await storageBreakdown(pool))
-      .filter((row) => row.bytes > 64 * 1024)
+      .filter((row) => row.bytes > 256 * 1024)
       .map(
         (row) =>
-          `| ${row.relation} | ${row.bytes.toLocaleString('en')} | ${row.indexes.toLocaleString('en')} | ${(row.bytes / Math.max(tokens, 1)).toFixed(1)} |`,
+          `| ${row.relation} | ${row.kind} | ${row.bytes.toLocaleString('en')} | ${(row.bytes / Math.max(tokens, 1)).toFixed(1)} |`,
       ),
   ];
   console.log(lines.join('\n'));

@@ -38,21 +38,17 @@ export async function bytesPerToken(
   return { bytes: Number(rows[0]!.bytes), tokens: await tokensInLog(pool) };
 }
 
-/** Each table's bytes (heap, TOAST and every index), largest first, with its indexes apart. */
+/** Each table's bytes (heap and TOAST) and each index's, largest first. */
 export async function storageBreakdown(
   pool: pg.Pool,
-): Promise<Array<{ relation: string; bytes: number; indexes: number }>> {
+): Promise<Array<{ relation: string; kind: 'table' | 'index'; bytes: number }>> {
   await settle(pool);
-  const { rows } = await pool.query<{ relation: string; bytes: string; indexes: string }>(
-    `SELECT c.relname AS relation, pg_total_relation_size(c.oid) AS bytes,
-            pg_indexes_size(c.oid) AS indexes
+  const { rows } = await pool.query<{ relation: string; kind: 'table' | 'index'; bytes: string }>(
+    `SELECT c.relname AS relation, CASE c.relkind WHEN 'i' THEN 'index' ELSE 'table' END AS kind,
+            CASE c.relkind WHEN 'i' THEN pg_relation_size(c.oid) ELSE pg_table_size(c.oid) END AS bytes
        FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-      WHERE n.nspname = 'public' AND c.relkind = 'r'
-      ORDER BY 2 DESC`,
+      WHERE n.nspname = 'public' AND c.relkind IN ('r', 'i')
+      ORDER BY 3 DESC`,
   );
-  return rows.map((row) => ({
-    relation: row.relation,
-    bytes: Number(row.bytes),
-    indexes: Number(row.indexes),
-  }));
+  return rows.map((row) => ({ relation: row.relation, kind: row.kind, bytes: Number(row.bytes) }));
 }

@@ -5,8 +5,9 @@
 -- A partitioned table's unique keys must include the partition column, so the log's keys change:
 --   * one stream's versions: appends to an existing stream take a transaction lock on the stream
 --     and check its version (src/event-store/append-to-stream.ts), instead of a unique key;
---   * lookups by stream and by event id use hash indexes (about 20 bytes per event where the
---     b-tree keys took 79 and 44);
+--   * a stream is found by a hash index on its id (48 bytes per event where the b-tree key took
+--     79); a new stream's INSERT skips itself when its stream exists, and a retry is told by its
+--     event ids among that stream's events, so event_id needs no index of its own (it took 44);
 --   * (space_id, global_position) stays the events' address, a plain b-tree (positions are unique
 --     by construction: the identity).
 -- The history before this migration becomes the first partition as it is, up to the end of the
@@ -89,7 +90,6 @@ $$;
 CREATE INDEX events_position_idx ON events (space_id, global_position);
 CREATE INDEX events_log_order_idx ON events (transaction_id, global_position);
 CREATE INDEX events_stream_idx ON events USING hash (stream_id);
-CREATE INDEX events_event_id_idx ON events USING hash (event_id);
 
 -- 3. Append-only on the log and on every partition: a statement naming a partition directly
 -- does not fire the parent's statement triggers, so each partition carries its own.

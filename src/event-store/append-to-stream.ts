@@ -73,30 +73,36 @@ export async function appendToStream(
         actual: current,
       } as const;
     }
-    const inserted = await insertEvents(trx, rowsOf(input, current));
-    const result = await written(trx, input, inserted);
-    if (!result.duplicate) await inline?.(trx, result.events);
+    const result = await written(trx, input, await insertEvents(trx, rowsOf(input, current)));
+    if (result.ok && !result.duplicate) await inline?.(trx, result.events);
     return result;
   });
 }
 
 /**
- * The answer to an append from what its INSERT wrote: all of it (a new append), none of it (a
- * retry: the originals), or a part (the ids were used by another append: a bug of the caller).
+ * The answer to an append from what its INSERT wrote: all of it (a new append); none of it
+ * because the stream exists, holding these very events (a retry: the originals) or others (a
+ * version conflict); a part of it is a bug of the caller.
  */
 export async function written(
   db: Kysely<Database>,
   input: AppendInput,
   inserted: Inserted,
-): Promise<Extract<AppendResult, { ok: true }>> {
+): Promise<AppendResult> {
   if (inserted.duplicates.length === 0) {
     return { ok: true, duplicate: false, events: inserted.events };
   }
-  const originals = inserted.events.length === 0 ? await findEvents(db, input) : undefined;
-  if (!originals) {
-    throw new Error('appendToStream: event id already used by a different append');
+  if (inserted.events.length > 0) {
+    throw new Error('appendToStream: an append both started and continued a stream');
   }
-  return { ok: true, duplicate: true, events: originals };
+  const originals = await findEvents(db, input);
+  if (originals) return { ok: true, duplicate: true, events: originals };
+  return {
+    ok: false,
+    error: 'version_conflict',
+    expected: input.expectedVersion,
+    actual: await streamVersion(db, input.spaceId, input.streamId),
+  };
 }
 
 /** The last position of a stream, 0 when it has no events. */
@@ -123,6 +129,7 @@ async function findEvents(
     .selectFrom('events')
     .select(EVENT_COLUMNS)
     .where('space_id', '=', input.spaceId)
+    .where('stream_id', '=', input.streamId)
     .where('event_id', 'in', ids)
     .orderBy('global_position')
     .execute()) as EventRow[];

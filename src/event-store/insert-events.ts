@@ -13,16 +13,16 @@ export interface EventToInsert {
 /** What one INSERT wrote: the events in the order given, and the ids it left out. */
 export interface Inserted {
   readonly events: readonly RecordedEvent[];
-  /** Ids already in the log (a retried append): not written again. */
+  /** Ids of events that would have started a stream the log already holds: not written. */
   readonly duplicates: readonly string[];
 }
 
 /**
  * The one INSERT into the event log, for single appends and group commits alike. Eight array
  * parameters whatever the number of rows: one short statement to parse and plan, and only what
- * the database assigned comes back. An event whose id the space's log already holds is left out
- * (one hash-index probe each; the log is partitioned by time, so no unique key can say it), and
- * its id returned in `duplicates`: the callers decide what a retry means.
+ * the database assigned comes back. An event that would start a stream the space's log already
+ * holds is left out (one hash-index probe; the log is partitioned by time, so no unique key can
+ * say it) and its id returned in `duplicates`: the callers tell a retry from a conflict.
  */
 export async function insertEvents(
   db: Kysely<Database>,
@@ -43,8 +43,8 @@ export async function insertEvents(
       ${rows.map((r) => JSON.stringify(r.event.data))}::jsonb[],
       ${rows.map((r) => JSON.stringify(r.event.metadata))}::jsonb[])
       AS n(space_id, stream_id, stream_position, event_id, event_type, schema_version, data, metadata)
-    WHERE NOT EXISTS (
-      SELECT 1 FROM events e WHERE e.event_id = n.event_id AND e.space_id = n.space_id)
+    WHERE n.stream_position > 1 OR NOT EXISTS (
+      SELECT 1 FROM events e WHERE e.stream_id = n.stream_id AND e.space_id = n.space_id)
     RETURNING event_id, global_position, transaction_id::text AS transaction_id, recorded_at`.execute(
     db,
   );

@@ -145,6 +145,34 @@ describe('appendToStream', () => {
     expect(rows).toHaveLength(1);
   });
 
+  it('refuses a new stream whose id the log already holds, when its events are not the ones there', async () => {
+    const streamId = `taken-${randomUUID()}`;
+    await appendToStream(database.db, {
+      spaceId: SPACE,
+      streamId,
+      expectedVersion: 'no_stream',
+      events: [event({ n: 1 })],
+    });
+    const second = await appendToStream(database.db, {
+      spaceId: SPACE,
+      streamId,
+      expectedVersion: 'no_stream',
+      events: [event({ n: 2 })],
+    });
+    expect(second).toEqual({
+      ok: false,
+      error: 'version_conflict',
+      expected: 'no_stream',
+      actual: 1,
+    });
+    const rows = await database.db
+      .selectFrom('events')
+      .select('stream_position')
+      .where('stream_id', '=', streamId)
+      .execute();
+    expect(rows).toHaveLength(1);
+  });
+
   it('runs the inline projection in the same transaction: if it fails, the events are not stored', async () => {
     const streamId = `inline-${randomUUID()}`;
     await expect(

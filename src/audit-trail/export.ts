@@ -25,7 +25,18 @@ export type ExportLine =
       /** The event exactly as its link covers it: canonical, secret hashes replaced by a digest. */
       readonly event: Record<string, unknown>;
     }
-  | { readonly type: 'checkpoint'; readonly jws: string };
+  | { readonly type: 'checkpoint'; readonly jws: string }
+  /** Part of the range is no longer in the database: these events are in this archive file. */
+  | {
+      readonly type: 'archived';
+      readonly from: string;
+      readonly to: string;
+      readonly file: string;
+      readonly sha256: string;
+      readonly events: number;
+      readonly first_sequence: number | null;
+      readonly last_sequence: number | null;
+    };
 
 /**
  * A space's sealed events recorded in [from, to), in its chain's order (sequence 1, 2, 3...): each
@@ -45,6 +56,8 @@ export async function* exportSpaceChain(
   let after = 0;
   let first: number | undefined;
   let last: number | undefined;
+  // No silent holes: what of the range was archived comes first, naming its files.
+  for (const range of await archivedOverlapping(db, options)) yield range;
   for (;;) {
     const seals = await db
       .selectFrom('space_seals')
@@ -61,6 +74,12 @@ export async function* exportSpaceChain(
       after = seal.last_sequence;
       const range = await sealRange(db, seal.seal_number);
       if (!range) continue;
+      const events = await eventsInRange(db, range, {
+        spaceId: options.spaceId,
+        minPosition: seal.min_position,
+        maxPosition: seal.max_position,
+      });
+      if (events.length === 0) continue; // archived: named by an `archived` line above
       yield {
         type: 'seal',
         first_sequence: seal.first_sequence,
@@ -68,11 +87,6 @@ export async function* exportSpaceChain(
         previous_hash: seal.previous_hash.toString('hex'),
         hash: seal.hash.toString('hex'),
       };
-      const events = await eventsInRange(db, range, {
-        spaceId: options.spaceId,
-        minPosition: seal.min_position,
-        maxPosition: seal.max_position,
-      });
       // Links are recomputed from the events as stored: an event changed behind the triggers
       // yields links that no longer end at the seal's hash, and the verifier says so.
       let previous = seal.previous_hash;
@@ -111,4 +125,33 @@ export async function* exportSpaceChain(
     .orderBy('checkpoint_number')
     .execute();
   for (const { jws } of checkpoints) yield { type: 'checkpoint', jws };
+}
+
+/** An open range's bounds, as dates both JavaScript and Postgres hold. */
+export const BEGINNING = new Date('0001-01-01T00:00:00Z');
+export const END = new Date('9999-12-31T23:59:59Z');
+
+/** The space's archived ranges that overlap [from, to), oldest first, as export lines. */
+export async function archivedOverlapping(
+  db: Kysely<Database>,
+  options: { readonly spaceId: string; readonly from: Date; readonly to: Date },
+): Promise<Array<Extract<ExportLine, { type: 'archived' }>>> {
+  const rows = await db
+    .selectFrom('archived_ranges')
+    .selectAll()
+    .where('space_id', '=', options.spaceId)
+    .where('ends_at', '>', options.from)
+    .where('starts_at', '<', options.to)
+    .orderBy('ends_at')
+    .execute();
+  return rows.map((row) => ({
+    type: 'archived',
+    from: Number.isFinite(Number(row.starts_at)) ? row.starts_at.toISOString() : '-infinity',
+    to: row.ends_at.toISOString(),
+    file: row.file,
+    sha256: row.sha256,
+    events: row.event_count,
+    first_sequence: row.first_sequence,
+    last_sequence: row.last_sequence,
+  }));
 }

@@ -4,7 +4,7 @@ import { foldChain, GENESIS_HASH } from './chain-link.js';
 import { sealEnd } from './chain-rows.js';
 import { readLog } from '../event-store/read-log.js';
 import { insertSpaceSeals, spaceChainTip, type Redact } from './space-chain.js';
-import { LOG_START } from '../event-store/types.js';
+import { LOG_START, type RecordedEvent } from '../event-store/types.js';
 
 /** The last global seal, if any. */
 export async function lastSeal(db: Kysely<Database>) {
@@ -32,30 +32,56 @@ export async function sealChain(
     return await db.transaction().execute(async (trx) => {
       const tip = await lastSeal(trx);
       const page = await readLog(trx, { after: tip ? sealEnd(tip) : LOG_START, limit: batchSize });
-      const last = page.events.at(-1);
-      if (!last) return 0;
+      if (page.events.length === 0) return 0;
+      // A seal never spans two partitions, so a partition can be archived with its seals whole.
+      const { events, partitionStart } = withinOnePartition(
+        page.events,
+        await trx.selectFrom('event_partitions').select(['starts_at', 'ends_at']).execute(),
+      );
+      const last = events.at(-1)!;
       const previousHash = tip?.hash ?? GENESIS_HASH;
       const sealNumber = (tip?.seal_number ?? 0) + 1;
       // The space chains continue here only when they have caught up with the global chain (else
       // the backfill, sealSpaceChains, has work first).
       if (redact && (await spaceChainTip(trx)) === (tip?.seal_number ?? 0)) {
-        await insertSpaceSeals(trx, sealNumber, page.events, redact);
+        await insertSpaceSeals(trx, sealNumber, events, redact);
       }
       await trx
         .insertInto('event_seals')
         .values({
           seal_number: sealNumber,
-          event_count: page.events.length,
+          event_count: events.length,
           last_transaction_id: last.transactionId,
           last_position: last.globalPosition,
           previous_hash: previousHash,
-          hash: foldChain(previousHash, page.events),
+          hash: foldChain(previousHash, events),
+          partition_start: partitionStart,
         })
         .execute();
-      return page.events.length;
+      return events.length;
     });
   } catch (error) {
     if ((error as { code?: string }).code === '23505') return 0; // another sealer won this round
     throw error;
   }
+}
+
+/**
+ * The longest run from the start of `events` recorded in the partition of the first, and where
+ * that partition starts (`-infinity` for the first, open-ended one).
+ */
+export function withinOnePartition(
+  events: readonly RecordedEvent[],
+  partitions: ReadonlyArray<{ readonly starts_at: Date; readonly ends_at: Date }>,
+): { readonly events: readonly RecordedEvent[]; readonly partitionStart: Date | string } {
+  const holding = (at: Date) =>
+    partitions.find((p) => Number(p.starts_at) <= at.getTime() && at.getTime() < Number(p.ends_at));
+  const first = holding(events[0]!.recordedAt);
+  if (!first) return { events, partitionStart: '-infinity' };
+  const end = events.findIndex((event) => holding(event.recordedAt) !== first);
+  const start = Number(first.starts_at);
+  return {
+    events: end === -1 ? events : events.slice(0, end),
+    partitionStart: Number.isFinite(start) ? new Date(start) : '-infinity',
+  };
 }

@@ -30,6 +30,11 @@ export type ExportVerdict =
       readonly checkpoints_verified: boolean;
       /** Events after the last checkpoint (accepted only with allowUnanchoredTail). */
       readonly unanchored_events: number;
+      /**
+       * Files holding the part of the range that was archived (verify them together with the
+       * export: --archive-dir); empty when nothing was.
+       */
+      readonly archived_files: readonly string[];
     }
   | {
       readonly ok: false;
@@ -70,6 +75,8 @@ export function verifyExportLines(
   /** Seals by first sequence; and by last sequence those whose first event the export holds. */
   const seals = new Map<number, Extract<ExportLine, { type: 'seal' }>>();
   const sealsOpened = new Map<number, Extract<ExportLine, { type: 'seal' }>>();
+  /** Archive files the export names for what of its range left the database. */
+  const archived: string[] = [];
   const fail = (reason: ExportFailure, sequence: number | null, detail: string): ExportVerdict => ({
     ok: false,
     reason,
@@ -90,22 +97,28 @@ export function verifyExportLines(
     lineNumber += 1;
     onLine?.(lineNumber, all.length);
     if (text.trim() === '') continue;
-    let line: ExportLine;
+    let line: Extract<ExportLine, { type: 'event' }>;
     let event: RecordedEvent;
     try {
-      line = JSON.parse(text) as ExportLine;
-      if (line.type === 'seal') {
-        if (!Number.isInteger(line.first_sequence) || !Number.isInteger(line.last_sequence)) {
+      const parsed = JSON.parse(text) as ExportLine;
+      if (parsed.type === 'seal') {
+        if (!Number.isInteger(parsed.first_sequence) || !Number.isInteger(parsed.last_sequence)) {
           throw new Error('no range');
         }
-        seals.set(line.first_sequence, line);
+        seals.set(parsed.first_sequence, parsed);
         continue;
       }
-      if (line.type === 'checkpoint') {
-        if (typeof line.jws !== 'string') throw new Error('no jws');
-        checkpoints.push({ line: lineNumber, jws: line.jws });
+      if (parsed.type === 'checkpoint') {
+        if (typeof parsed.jws !== 'string') throw new Error('no jws');
+        checkpoints.push({ line: lineNumber, jws: parsed.jws });
         continue;
       }
+      if (parsed.type === 'archived') {
+        if (typeof parsed.file !== 'string') throw new Error('no file');
+        archived.push(parsed.file);
+        continue;
+      }
+      line = parsed;
       const row = line.event as unknown as EventRow & { recorded_at: string };
       event = toRecordedEvent({ ...row, recorded_at: new Date(row.recorded_at) });
       if (!Number.isInteger(line.sequence)) throw new Error('no sequence');
@@ -255,5 +268,6 @@ export function verifyExportLines(
     checkpoints: checkpoints.length,
     checkpoints_verified: verifyCheckpoint !== undefined,
     unanchored_events: unanchored,
+    archived_files: archived,
   };
 }

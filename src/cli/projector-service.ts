@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import path from 'node:path';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../config/logger.js';
@@ -10,6 +11,9 @@ import { purgeExpiredIdempotentResponses } from '../projections/idempotent-respo
 import { purgeExpiredUsedOnce } from '../projections/used-once-ids.js';
 import { purgeOldRates } from '../projections/rates.js';
 import { keepPartitionsAhead } from '../event-store/partitions.js';
+import { archivePartitions } from '../audit-trail/archive.js';
+import { redactEvent } from '../audit-trail/redaction.js';
+import { connect } from '../db/database.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 
@@ -31,6 +35,7 @@ export async function startProjectorService(
     pollIntervalMs: config.PROJECTOR_POLL_INTERVAL_MS,
     logger,
     seal: true,
+    sealIntervalMs: config.SEAL_INTERVAL_MS,
     checkpoints: {
       intervalMs: config.AUDIT_CHECKPOINT_INTERVAL_SECONDS * 1000,
       sign: (statement) => signCheckpoint(auditKey, statement),
@@ -65,14 +70,75 @@ export async function startProjectorService(
   const stopPartitions = keepPartitionsAhead(database.handle.db, (error) =>
     logger.warn({ err: error }, 'partitions of the log not ensured'),
   );
+  const stopArchiving = archiveOnSchedule(config, logger, () => projector.isLeader());
   return {
     ...projector,
     stop: async () => {
       clearInterval(purge);
       stopPartitions();
+      await stopArchiving();
       await projector.stop();
     },
   };
 }
 
 const PURGE_MS = 60_000;
+const ARCHIVE_CHECK_MS = 15_000;
+
+/**
+ * With ARCHIVE_DIR and MIGRATION_DATABASE_URL set, the leader archives every partition that ended
+ * more than RETENTION_HOT_DAYS ago, checking every 15 s. Dropping a partition takes the owner: the
+ * projector's own role cannot remove anything, so the owner's URL is asked for explicitly.
+ */
+function archiveOnSchedule(
+  config: Config,
+  logger: Logger,
+  isLeader: () => boolean,
+): () => Promise<void> {
+  const ownerUrl = config.MIGRATION_DATABASE_URL;
+  const dir = config.ARCHIVE_DIR;
+  if (!dir) return async () => undefined;
+  if (!ownerUrl) {
+    logger.warn('ARCHIVE_DIR is set but MIGRATION_DATABASE_URL is not: nothing is archived');
+    return async () => undefined;
+  }
+  const owner = connect({
+    url: ownerUrl,
+    poolSize: 2,
+    applicationName: 'token-authority-archiver',
+    idleInTransactionTimeoutMs: 60_000,
+  });
+  let running: Promise<void> | undefined;
+  const run = () => {
+    if (running || !isLeader()) return;
+    const before = new Date(Date.now() - config.RETENTION_HOT_DAYS * 86_400_000);
+    running = archivePartitions(owner.db, {
+      before,
+      dir: path.resolve(dir),
+      redact: redactEvent,
+      actor: `service:projector@${hostname()}`,
+      origin: `projector@${hostname()}`,
+    })
+      .then((outcomes) => {
+        for (const outcome of outcomes) {
+          if (outcome.archived) {
+            logger.info(
+              { partition: outcome.partition, events: outcome.events },
+              'partition archived',
+            );
+          } else {
+            logger.info({ ...outcome }, 'partition not archived yet');
+          }
+        }
+      })
+      .catch((error: unknown) => logger.warn({ err: error }, 'archiving failed'))
+      .finally(() => (running = undefined));
+  };
+  const timer = setInterval(run, ARCHIVE_CHECK_MS);
+  timer.unref();
+  return async () => {
+    clearInterval(timer);
+    await running;
+    await owner.close();
+  };
+}

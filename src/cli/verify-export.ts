@@ -14,19 +14,24 @@ import { readFile } from 'node:fs/promises';
 import { verifyExportLines } from '../audit-trail/verify-export.js';
 import { readCheckpointStatement, verifyCheckpoint } from '../audit-trail/audit-key.js';
 import { readCheckpointFiles } from '../audit-trail/checkpoint-files.js';
+import { mergeWithArchive } from '../audit-trail/verify-archive.js';
 import { progressOnStderr } from './progress.js';
 import { parseCommandLine } from './args.js';
 
 const USAGE = `Usage: npm run verify-export -- [--key=<audit-public-key.jwk>] [--checkpoint-dir=<dir>]
-         [--allow-unanchored-tail] [--] <export.ndjson | ->
+         [--allow-unanchored-tail] [--archive-dir=<dir>] [--] <export.ndjson | ->
 Verifies an audit export (GET /v1/audit/export) offline; "-" reads it from stdin. The key is the
 public_key of GET /v1/audit/checkpoints, kept where the database's owners cannot change it.
 --checkpoint-dir: the checkpoint files (AUDIT_CHECKPOINT_DIR, on write-once storage) to compare
-the export's checkpoints with. --allow-unanchored-tail: accept events after the last checkpoint.`;
+the export's checkpoints with. --allow-unanchored-tail: accept events after the last checkpoint.
+--archive-dir: the archive (ARCHIVE_DIR): its files for the space and the export must make one
+unbroken chain from the first archived event to the export's last; an edited, missing or extra
+archive file fails, named.`;
 const { values, positionals } = parseCommandLine(USAGE, {
   key: { type: 'string' },
   'checkpoint-dir': { type: 'string' },
   'allow-unanchored-tail': { type: 'boolean', default: false },
+  'archive-dir': { type: 'string' },
 });
 const file = positionals[0];
 if (!file) {
@@ -40,7 +45,23 @@ if (!publicKey) {
   process.stderr.write('no --key: checkpoints are read but their signatures are not checked\n');
 }
 const text = file === '-' ? await readStdin() : await readFile(file, 'utf8');
-const lines = text.split('\n');
+const archiveDir = values['archive-dir'];
+let lines = text.split('\n');
+let sources: readonly string[] | undefined;
+if (archiveDir) {
+  // The archived part of the chain and the live export, as one chain from the first event.
+  const merged = await mergeWithArchive(
+    archiveDir,
+    lines,
+    (jws) => readCheckpointStatement(jws)?.checkpoint_number,
+  );
+  if ('reason' in merged) {
+    console.log(JSON.stringify({ ok: false, ...merged }));
+    process.exit(1);
+  }
+  lines = [...merged.lines];
+  sources = merged.sources;
+}
 const progress = progressOnStderr('verify-export', { total: lines.length, unit: 'lines' });
 const spaceId = firstSpaceId(lines);
 const checkpointDir = values['checkpoint-dir'];
@@ -59,7 +80,9 @@ const verdict = verifyExportLines(
   },
 );
 progress.finish(verdict.ok ? lines.length : verdict.line);
-console.log(JSON.stringify(verdict));
+// With an archive, a failure names the file its line came from.
+const source = !verdict.ok && sources && verdict.line > 0 ? sources[verdict.line - 1] : undefined;
+console.log(JSON.stringify(source ? { ...verdict, file: source } : verdict));
 process.exitCode = verdict.ok ? 0 : 1;
 
 async function readStdin(): Promise<string> {

@@ -91,6 +91,9 @@ export const configSchema = z.object({
   IDLE_IN_TRANSACTION_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
   PROJECTOR_POLL_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(500),
   PROJECTOR_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(1000),
+  // The hash chains are sealed at most this often (or at once after a full batch): one seal row
+  // per range and space, so a trickle of traffic does not cost a row per event.
+  SEAL_INTERVAL_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
   RUN_PROJECTOR: booleanFlag.default(true),
   /** Apply pending migrations at start (as MIGRATION_DATABASE_URL's owner, or DATABASE_URL's). */
   MIGRATE_ON_START: booleanFlag.default(true),
@@ -123,6 +126,12 @@ export const configSchema = z.object({
       'a Postgres interval such as "1 month", "7 days" or "1 minute"',
     )
     .default('1 month'),
+  // Where `npm run archive` (and the projector's leader, with RETENTION_HOT_DAYS) writes the
+  // partitions it takes out of the database: gzipped NDJSON, never rewritten.
+  ARCHIVE_DIR: z.string().min(1).optional(),
+  // With ARCHIVE_DIR and MIGRATION_DATABASE_URL, the projector's leader archives every partition
+  // that ended more than this many days ago (a fraction of a day is allowed, for drills).
+  RETENTION_HOT_DAYS: z.coerce.number().positive().max(36_500).default(90),
   // Partitions kept ready ahead of the current one, so an append never finds none.
   EVENT_PARTITIONS_AHEAD: z.coerce.number().int().min(1).max(1000).default(3),
   // How long the rate views keep their buckets (the events stay in the log).

@@ -24,6 +24,8 @@ export interface EventSealsTable {
   previous_hash: Buffer;
   hash: Buffer;
   sealed_at: Generated<Date>;
+  /** Where the partition holding the seal's events starts (migration 020). */
+  partition_start: ColumnType<Date, Date | string | undefined, never>;
 }
 
 export interface CredentialsTable {
@@ -69,6 +71,28 @@ export interface SpaceSealsTable {
   previous_hash: Buffer;
   hash: Buffer;
   sealed_at: Generated<Date>;
+}
+
+/** One space's events of an archived partition, and the file they are in (migration 020). */
+export interface ArchivedRangesTable {
+  space_id: string;
+  partition_name: string;
+  starts_at: Date;
+  ends_at: Date;
+  first_sequence: number | null;
+  last_sequence: number | null;
+  event_count: number;
+  file: string;
+  sha256: string;
+  archived_at: Generated<Date>;
+}
+
+/** A live partition of the log and the time it covers (migration 019). */
+export interface EventPartitionsTable {
+  partition_name: string;
+  starts_at: Date;
+  ends_at: Date;
+  created_at: Generated<Date>;
 }
 
 export interface AuditCheckpointsTable {
@@ -163,6 +187,8 @@ export interface Database {
   event_seals: EventSealsTable;
   token_revocations: TokenRevocationsTable;
   space_seals: SpaceSealsTable;
+  archived_ranges: ArchivedRangesTable;
+  event_partitions: EventPartitionsTable;
   audit_checkpoints: AuditCheckpointsTable;
   credential_usage: CredentialUsageTable;
   credentials: CredentialsTable;

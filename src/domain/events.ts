@@ -22,6 +22,7 @@ import {
   signingKeyRetiredSchema,
   signingKeysResealedSchema,
   auditLogReadSchema,
+  eventsArchivedSchema,
 } from './event-data/service.js';
 
 /**
@@ -69,6 +70,7 @@ export {
   signingKeyRetiredSchema,
   signingKeysResealedSchema,
   auditLogReadSchema,
+  eventsArchivedSchema,
 } from './event-data/service.js';
 
 /**
@@ -92,6 +94,7 @@ export const EVENT_SCHEMAS = {
   'credential-rate-limit-changed': credentialRateLimitChangedSchema,
   'client-authentication-failures-summarized': clientAuthenticationFailuresSummarizedSchema,
   'audit-log-read': auditLogReadSchema,
+  'events-archived': eventsArchivedSchema,
 } as const;
 
 export type EventType = keyof typeof EVENT_SCHEMAS;
@@ -170,6 +173,7 @@ export const streams = {
   refusalSummary: (eventId: string) => `access-refusals-summary-${eventId}`,
   auditRead: (eventId: string) => `audit-read-${eventId}`,
   signingKey: (kid: string) => `signing-key-${kid}`,
+  archive: (partition: string) => `archive-${partition}`,
 } as const;
 
 /** Events about the service itself (signing keys) belong to no customer space. */

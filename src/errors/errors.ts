@@ -19,6 +19,7 @@ export type ErrorCode =
   | 'invalid_dpop_proof'
   | 'unavailable'
   | 'rate_limited'
+  | 'range_archived'
   | 'internal';
 
 /** One offending input: where it is and what is wrong with it. */
@@ -167,5 +168,26 @@ export class RateLimitedError extends TokenAuthorityError {
     },
   ) {
     super('rate_limited', message);
+  }
+}
+
+/** Where part of the audit trail went: an archive file and the range it holds. */
+export interface ArchivedRange {
+  readonly from: string;
+  readonly to: string;
+  readonly file: string;
+  readonly sha256: string;
+  readonly events: number;
+}
+
+/** Everything asked for left the database for archive files: they are named, not an empty page. */
+export class RangeArchivedError extends TokenAuthorityError {
+  readonly archived: readonly ArchivedRange[];
+  constructor(archived: readonly ArchivedRange[]) {
+    super(
+      'range_archived',
+      `the events asked for are archived, in ${archived.map((range) => range.file).join(', ')} (npm run verify-export -- --archive-dir)`,
+    );
+    this.archived = archived;
   }
 }

@@ -8,6 +8,7 @@ import {
   InvalidRequestError,
   InvalidTokenError,
   MethodNotAllowedError,
+  RangeArchivedError,
   RateLimitedError,
   TokenAuthorityError,
   UnavailableError,
@@ -33,6 +34,7 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   invalid_dpop_proof: 400,
   unavailable: 503,
   rate_limited: 429,
+  range_archived: 410,
   internal: 500,
 };
 
@@ -61,6 +63,7 @@ const TITLE_BY_CODE: Readonly<Record<ErrorCode, string>> = {
   invalid_dpop_proof: 'Invalid DPoP proof',
   unavailable: 'Service unavailable',
   rate_limited: 'Too many requests',
+  range_archived: 'Range archived',
   internal: 'Internal error',
 };
 
@@ -175,6 +178,7 @@ export function writeError(
     ...(known instanceof InvalidRequestError && known.fields.length > 0
       ? { invalid_fields: known.fields }
       : {}),
+    ...(known instanceof RangeArchivedError ? { archived: known.archived } : {}),
   };
 }
 

@@ -70,6 +70,10 @@ export const AUDIT_SHAPES: { readonly [Type in EventType]: AuditShape<Type> } = 
     ],
   },
   'audit-log-read': { tokenKind: null, details: ['kind', 'query', 'rows_returned', 'complete'] },
+  'events-archived': {
+    tokenKind: null,
+    details: ['partition', 'starts_at', 'ends_at', 'events', 'files', 'manifest_sha256'],
+  },
 };
 
 const caseByType = (branch: (type: EventType) => RawBuilder<unknown> | null, otherwise: string) => {

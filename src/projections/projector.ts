@@ -22,6 +22,11 @@ export interface ProjectorOptions {
   readonly logger: Logger;
   /** Also extend the hash chains (the sealer follows the log like a projection). */
   readonly seal: boolean;
+  /**
+   * Seal at most this often (unless the last seal was full): a seal is one row per range and
+   * space, so at a trickle of traffic this, not the traffic, bounds how many rows seals take.
+   */
+  readonly sealIntervalMs?: number;
   /** Sign each space's chain head every `intervalMs` and on stop (needs `seal`). */
   readonly checkpoints?: {
     readonly intervalMs: number;
@@ -76,6 +81,8 @@ export function startProjector(options: ProjectorOptions): RunningProjector {
 
   let lastCheckpointAt = Date.now();
   let spaceChainsCaughtUp = false;
+  let lastSealAt = 0;
+  let sealFull = false;
   const checkpoint = async () => {
     if (!options.checkpoints) return;
     const written = await writeCheckpoints(options.db, options.checkpoints.sign, {
@@ -133,7 +140,12 @@ export function startProjector(options: ProjectorOptions): RunningProjector {
             spaceChainsCaughtUp = backfilled === 0;
             worked += backfilled;
           }
-          worked += await sealChain(options.db, options.batchSize, redactEvent);
+          if (sealFull || Date.now() - lastSealAt >= (options.sealIntervalMs ?? 0)) {
+            const sealed = await sealChain(options.db, options.batchSize, redactEvent);
+            lastSealAt = Date.now();
+            sealFull = sealed >= options.batchSize;
+            worked += sealed;
+          }
         }
         if (
           options.checkpoints &&

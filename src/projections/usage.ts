@@ -24,6 +24,7 @@ export const IS_USE: { readonly [Type in EventType]: boolean } = {
   'access-refused': false,
   'access-refusals-summarized': false,
   'audit-log-read': false,
+  'events-archived': false,
 };
 
 const USES = EVENT_TYPES.filter((type) => IS_USE[type]);

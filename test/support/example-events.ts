@@ -96,6 +96,23 @@ export function exampleEvents(clientId: string): { readonly [Type in EventType]:
       source_ips: ['203.0.113.9'],
       source_ip_count: 1,
     },
+    'events-archived': {
+      partition: 'events_20261101t000000',
+      starts_at: '2026-11-01T00:00:00.000Z',
+      ends_at: '2026-12-01T00:00:00.000Z',
+      events: 3,
+      files: [
+        {
+          space_id: clientId,
+          file: `events_20261101t000000/${clientId}.ndjson.gz`,
+          sha256: 'a'.repeat(64),
+          events: 3,
+          first_sequence: 1,
+          last_sequence: 3,
+        },
+      ],
+      manifest_sha256: 'b'.repeat(64),
+    },
     'audit-log-read': {
       kind: 'events',
       query: { client_id: clientId },

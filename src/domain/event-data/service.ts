@@ -36,3 +36,29 @@ export const auditLogReadSchema = z.object({
   /** False when the reader went away before an export was complete. */
   complete: z.boolean(),
 });
+
+/** One file of an archive: a space's events of the partition, in its chain's export format. */
+export const archiveFileSchema = z.object({
+  space_id: z.string(),
+  /** Relative to the archive folder: `<partition>/<space>.ndjson.gz`. */
+  file: z.string(),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  events: z.number().int().min(0),
+  first_sequence: z.number().int().min(1).nullable(),
+  last_sequence: z.number().int().min(1).nullable(),
+});
+
+/**
+ * A whole partition of the log left the database for files that were written and verified first;
+ * its disk was given back (the partition dropped). Names the range, every file and its SHA-256.
+ */
+export const eventsArchivedSchema = z.object({
+  partition: z.string(),
+  /** `-infinity` for the first partition (the history before partitioning). */
+  starts_at: z.string(),
+  ends_at: z.iso.datetime(),
+  events: z.number().int().min(0),
+  files: z.array(archiveFileSchema),
+  /** SHA-256 of the partition's manifest.json, which lists the same files. */
+  manifest_sha256: z.string().regex(/^[0-9a-f]{64}$/),
+});

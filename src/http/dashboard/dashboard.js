@@ -169,6 +169,10 @@
     }
     auditCursor = page.next_cursor;
     $('audit-more').hidden = auditCursor === null;
+    // Part of the window left the database: say where it is, never show it as empty.
+    $('audit-archived').textContent = page.archived.length
+      ? `Archived (not shown): ${page.archived.map((range) => `${range.events} events up to ${range.to} in ${range.file}`).join('; ')}`
+      : '';
   }
 
   async function load() {

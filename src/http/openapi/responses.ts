@@ -142,9 +142,23 @@ export const auditEntry = z.object({
   details: z.unknown(),
 });
 
+/** A part of the trail that left the database: the archive file that holds it. */
+export const archivedRange = z.object({
+  from: z.string().describe('Start of the archived range (`-infinity` for the first).'),
+  to: timestamp,
+  file: z.string().describe('Relative to ARCHIVE_DIR.'),
+  sha256: z.string(),
+  events: z.number(),
+});
+
 export const auditPage = z.object({
   items: z.array(auditEntry),
   next_cursor: z.string().nullable(),
+  archived: z
+    .array(archivedRange)
+    .describe(
+      'Archived parts of the range asked for: their events are in these files, not in items. When everything asked for is archived the answer is 410 range_archived instead, naming them.',
+    ),
 });
 
 export const auditCheckpoints = z.object({

@@ -8,9 +8,9 @@ import type { ReadRouter } from '../../db/read-replica.js';
 import { readFrom } from '../read-source.js';
 import { EVENT_TYPES } from '../../domain/events.js';
 import { redactEvent } from '../../audit-trail/redaction.js';
-import { exportSpaceChain } from '../../audit-trail/export.js';
+import { archivedOverlapping, BEGINNING, END, exportSpaceChain } from '../../audit-trail/export.js';
 import { listCheckpoints } from '../../audit-trail/audit-checkpoints.js';
-import { InvalidRequestError, UnavailableError } from '../../errors/errors.js';
+import { InvalidRequestError, RangeArchivedError, UnavailableError } from '../../errors/errors.js';
 import { queryAudit } from '../../projections/audit-queries.js';
 import type { AuditKey } from '../../audit-trail/audit-key.js';
 import { cursor, instant } from '../query.js';
@@ -82,7 +82,15 @@ export function auditRoutes(
       responses: [{ status: 200, description: 'A page', schema: auditPage }],
       async handle(ctx, who) {
         const query = validate(auditQuery, ctx.query, 'query');
-        const page = await queryAudit(readFrom(ctx, reads), {
+        const source = readFrom(ctx, reads);
+        const archived = (
+          await archivedOverlapping(source, {
+            spaceId: who.spaceId,
+            from: query.from ?? BEGINNING,
+            to: query.to ?? END,
+          })
+        ).map(({ from, to, file, sha256, events }) => ({ from, to, file, sha256, events }));
+        const page = await queryAudit(source, {
           spaceId: who.spaceId,
           clientId: query.client_id,
           tokenKind: query.kind,
@@ -101,10 +109,15 @@ export function auditRoutes(
           rows_returned: page.entries.length,
           complete: true,
         });
+        // No silent holes: a range that left the database is named, never an empty page.
+        if (page.entries.length === 0 && archived.length > 0 && query.cursor === undefined) {
+          throw new RangeArchivedError(archived);
+        }
         ctx.set('Cache-Control', 'no-store');
         ctx.body = {
           items: page.entries,
           next_cursor: page.nextAfter === null ? null : cursor.encode(page.nextAfter),
+          archived,
         } satisfies Body<typeof auditPage>;
       },
     }),

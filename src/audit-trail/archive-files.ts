@@ -1,0 +1,169 @@
+import { createHash } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGzip, gunzipSync } from 'node:zlib';
+import { chainHash } from './chain-link.js';
+import type { ExportLine } from './export.js';
+import { toRecordedEvent, type EventRow } from '../event-store/types.js';
+
+/** One file of an archive: a space's events of one partition (the `events-archived` data). */
+export interface ArchiveFile {
+  readonly space_id: string;
+  readonly file: string;
+  readonly sha256: string;
+  readonly events: number;
+  readonly first_sequence: number | null;
+  readonly last_sequence: number | null;
+}
+
+/** What `manifest.json` in a partition's folder says: the range and every file, with its hash. */
+export interface ArchiveManifest {
+  readonly partition: string;
+  readonly starts_at: string;
+  readonly ends_at: string;
+  readonly events: number;
+  readonly files: readonly ArchiveFile[];
+}
+
+/** A space's file of a partition, relative to the archive folder. */
+export function archiveFileName(partition: string, spaceId: string): string {
+  return `${partition}/${encodeURIComponent(spaceId)}.ndjson.gz`;
+}
+
+const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
+
+/**
+ * Writes `lines` (a space's export of the partition) as gzipped NDJSON, created exclusively: an
+ * archive file is never rewritten. Returns what the manifest records of it.
+ */
+export async function writeArchiveFile(
+  dir: string,
+  partition: string,
+  spaceId: string,
+  lines: AsyncIterable<ExportLine>,
+): Promise<ArchiveFile> {
+  const file = archiveFileName(partition, spaceId);
+  await mkdir(path.join(dir, partition), { recursive: true, mode: 0o700 });
+  let events = 0;
+  let first: number | null = null;
+  let last: number | null = null;
+  async function* ndjson() {
+    for await (const line of lines) {
+      if (line.type === 'event') {
+        events += 1;
+        first ??= line.sequence;
+        last = line.sequence;
+      }
+      yield `${JSON.stringify(line)}\n`;
+    }
+  }
+  const hash = createHash('sha256');
+  const out = createWriteStream(path.join(dir, file), { flags: 'wx', mode: 0o444 });
+  const gzip = createGzip();
+  gzip.on('data', (chunk: Buffer) => hash.update(chunk));
+  await pipeline(Readable.from(ndjson()), gzip, out);
+  return {
+    space_id: spaceId,
+    file,
+    sha256: hash.digest('hex'),
+    events,
+    first_sequence: first,
+    last_sequence: last,
+  };
+}
+
+/** Writes a partition's manifest.json (exclusively) and returns its SHA-256. */
+export async function writeManifest(dir: string, manifest: ArchiveManifest): Promise<string> {
+  const text = `${JSON.stringify(manifest, null, 2)}\n`;
+  await writeFile(path.join(dir, manifest.partition, 'manifest.json'), text, {
+    flag: 'wx',
+    mode: 0o444,
+  });
+  return sha256(text);
+}
+
+/** An archive file's lines, and whether its bytes still hash to what its manifest says. */
+export async function readArchiveFile(
+  dir: string,
+  entry: ArchiveFile,
+): Promise<{ readonly lines: readonly string[]; readonly intact: boolean } | undefined> {
+  const bytes = await readFile(path.join(dir, entry.file)).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return undefined;
+    throw error;
+  });
+  if (!bytes) return undefined;
+  const intact = sha256(bytes) === entry.sha256;
+  try {
+    return { lines: gunzipSync(bytes).toString('utf8').split('\n').filter(Boolean), intact };
+  } catch {
+    return { lines: [], intact: false };
+  }
+}
+
+/** What is wrong with an archive folder as a whole, naming the file. */
+export interface ArchiveProblem {
+  readonly reason: 'archive_file_missing' | 'archive_file_altered' | 'archive_file_extra';
+  readonly file: string;
+}
+
+/**
+ * Every manifest under `dir` (one per archived partition), with the files of the folder that no
+ * manifest names (`extra`).
+ */
+export async function readManifests(dir: string): Promise<{
+  readonly manifests: readonly ArchiveManifest[];
+  readonly extra: readonly string[];
+}> {
+  const manifests: ArchiveManifest[] = [];
+  const extra: string[] = [];
+  for (const folder of (await readdir(dir, { withFileTypes: true })).filter((d) =>
+    d.isDirectory(),
+  )) {
+    const names = await readdir(path.join(dir, folder.name));
+    const manifest = names.includes('manifest.json')
+      ? (JSON.parse(
+          await readFile(path.join(dir, folder.name, 'manifest.json'), 'utf8'),
+        ) as ArchiveManifest)
+      : undefined;
+    if (manifest) manifests.push(manifest);
+    const named = new Set((manifest?.files ?? []).map((file) => file.file));
+    for (const name of names) {
+      const file = `${folder.name}/${name}`;
+      if (name !== 'manifest.json' && !named.has(file)) extra.push(file);
+    }
+  }
+  manifests.sort((a, b) => a.starts_at.localeCompare(b.starts_at));
+  return { manifests, extra };
+}
+
+/**
+ * Checks the sealed ranges a file holds on their own: each seal's events are all there, each
+ * hashes with the link before to its own, and the last ends at the seal's stored hash. Returns
+ * what is wrong, or undefined. (Gaps between seals are other partitions' events: the continuity
+ * of the whole chain is verify-export's, over the archive and the live export together.)
+ */
+export function checkSealedRanges(lines: readonly string[]): string | undefined {
+  const parsed = lines.map((line) => JSON.parse(line) as ExportLine);
+  const events = new Map<number, Extract<ExportLine, { type: 'event' }>>();
+  for (const line of parsed) if (line.type === 'event') events.set(line.sequence, line);
+  for (const seal of parsed) {
+    if (seal.type !== 'seal') continue;
+    let previous: Buffer = Buffer.from(seal.previous_hash, 'hex');
+    for (let sequence = seal.first_sequence; sequence <= seal.last_sequence; sequence += 1) {
+      const line = events.get(sequence);
+      if (!line) return `sequence ${sequence} of its seal is not in the file`;
+      const row = line.event as unknown as EventRow & { recorded_at: string };
+      const event = toRecordedEvent({ ...row, recorded_at: new Date(row.recorded_at) });
+      const hash = chainHash(previous, event);
+      if (hash.toString('hex') !== line.hash) return `sequence ${sequence} does not match its link`;
+      previous = hash;
+    }
+    if (previous.toString('hex') !== seal.hash) {
+      return `sequences ${seal.first_sequence}..${seal.last_sequence} do not end at their seal`;
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,147 @@
+import type { ExportLine } from './export.js';
+import { readArchiveFile, readManifests, type ArchiveProblem } from './archive-files.js';
+
+/** An export and a space's archive files as one chain, and where each line came from. */
+export interface MergedChain {
+  readonly lines: readonly string[];
+  /** For each line: the archive file it came from, or `export`. */
+  readonly sources: readonly string[];
+}
+
+/**
+ * Reads the archive folder `dir` for the export's space and merges its files with the export
+ * into one chain in sequence order (seals before their first event, then every checkpoint once),
+ * so the export's verifier proves one unbroken chain from the first archived event to the live
+ * head. Fails, naming the file, when a file the manifests or the export name is missing or does
+ * not hash to what they say, when the folder holds a file no manifest names, or when an archive
+ * and the export disagree about an event.
+ */
+export async function mergeWithArchive(
+  dir: string,
+  exportLines: readonly string[],
+  checkpointNumber: (jws: string) => number | undefined,
+): Promise<MergedChain | (ArchiveProblem & { readonly detail: string })> {
+  const { manifests, extra } = await readManifests(dir);
+  const parsedExport = exportLines.filter((line) => line.trim() !== '').map(parseLine);
+  const entries = manifests.flatMap((manifest) => manifest.files);
+  const named = parsedExport.filter(
+    (line): line is Extract<ExportLine, { type: 'archived' }> => line?.type === 'archived',
+  );
+  const spaceId =
+    firstEventSpace(parsedExport) ??
+    entries.find((entry) => named.some((line) => line.file === entry.file))?.space_id;
+  if (extra.length > 0) {
+    return {
+      reason: 'archive_file_extra',
+      file: extra[0]!,
+      detail: `${extra[0]} is in the archive folder but in no manifest`,
+    };
+  }
+  for (const line of named) {
+    const entry = entries.find((candidate) => candidate.file === line.file);
+    if (!entry) {
+      return {
+        reason: 'archive_file_missing',
+        file: line.file,
+        detail: `the export names ${line.file}, which no manifest lists`,
+      };
+    }
+    if (entry.sha256 !== line.sha256) {
+      return {
+        reason: 'archive_file_altered',
+        file: line.file,
+        detail: `${line.file}'s manifest gives another SHA-256 than the live log recorded`,
+      };
+    }
+  }
+  const events = new Map<number, { text: string; source: string }>();
+  const seals = new Map<number, { text: string; source: string }>();
+  const checkpoints = new Map<string, string>();
+  const malformed: Array<{ text: string; source: string }> = [];
+  const add = (text: string, source: string): string | undefined => {
+    if (text.trim() === '') return undefined;
+    const line = parseLine(text);
+    if (!line) {
+      malformed.push({ text, source }); // left for the verifier to name
+      return undefined;
+    }
+    if (line.type === 'event') {
+      const held = events.get(line.sequence);
+      if (held && held.text !== text) {
+        return `sequence ${line.sequence} differs between ${held.source} and ${source}`;
+      }
+      events.set(line.sequence, { text, source });
+    } else if (line.type === 'seal') {
+      seals.set(line.first_sequence, { text, source });
+    } else if (line.type === 'checkpoint') {
+      if (!checkpoints.has(line.jws)) checkpoints.set(line.jws, source);
+    }
+    return undefined;
+  };
+  for (const entry of entries.filter((candidate) => candidate.space_id === spaceId)) {
+    const read = await readArchiveFile(dir, entry);
+    if (!read) {
+      return {
+        reason: 'archive_file_missing',
+        file: entry.file,
+        detail: `${entry.file} is listed in its manifest but not in the folder`,
+      };
+    }
+    if (!read.intact) {
+      return {
+        reason: 'archive_file_altered',
+        file: entry.file,
+        detail: `${entry.file} does not hash to the SHA-256 of its manifest`,
+      };
+    }
+    for (const text of read.lines) {
+      const conflict = add(text, entry.file);
+      if (conflict) return { reason: 'archive_file_altered', file: entry.file, detail: conflict };
+    }
+  }
+  for (const text of exportLines) {
+    const conflict = add(text, 'export');
+    if (conflict) return { reason: 'archive_file_altered', file: 'export', detail: conflict };
+  }
+  const lines: string[] = [];
+  const sources: string[] = [];
+  for (const sequence of [...events.keys()].sort((a, b) => a - b)) {
+    const seal = seals.get(sequence);
+    if (seal) {
+      lines.push(seal.text);
+      sources.push(seal.source);
+    }
+    const event = events.get(sequence)!;
+    lines.push(event.text);
+    sources.push(event.source);
+  }
+  const ordered = [...checkpoints].sort(
+    ([a], [b]) => (checkpointNumber(a) ?? 0) - (checkpointNumber(b) ?? 0),
+  );
+  for (const [jws, source] of ordered) {
+    lines.push(JSON.stringify({ type: 'checkpoint', jws }));
+    sources.push(source);
+  }
+  for (const { text, source } of malformed) {
+    lines.push(text);
+    sources.push(source);
+  }
+  return { lines, sources };
+}
+
+function parseLine(text: string): ExportLine | undefined {
+  try {
+    return JSON.parse(text) as ExportLine;
+  } catch {
+    return undefined;
+  }
+}
+
+function firstEventSpace(lines: ReadonlyArray<ExportLine | undefined>): string | undefined {
+  for (const line of lines) {
+    if (line?.type === 'event' && typeof line.event.space_id === 'string') {
+      return line.event.space_id;
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,51 @@
+/**
+ * `npm run archive -- --before=<ISO date> [--dir=<dir>]`: archives every whole partition of the log
+ * that ends at or before the date into ARCHIVE_DIR (or --dir) and drops it: files first, verified,
+ * then an events-archived event, then the drop (src/audit-trail/archive.ts). Runs as the owner
+ * (MIGRATION_DATABASE_URL, or the embedded Postgres). Prints one JSON line per partition; exit 0
+ * when every due partition was archived, 1 when one was not ready (it says why), 2 on bad usage.
+ */
+import path from 'node:path';
+import { archivePartitions } from '../audit-trail/archive.js';
+import { redactEvent } from '../audit-trail/redaction.js';
+import { operatorActor } from './operator.js';
+import { parseCommandLine } from './args.js';
+import { createLogger, openDatabase } from './runtime.js';
+import { configOrExit } from './config-exit.js';
+
+const USAGE = `Usage: npm run archive -- --before=<ISO date> [--dir=<archive folder>]
+Moves every whole partition of the event log ending at or before the date into gzipped NDJSON
+files (ARCHIVE_DIR, or --dir), verified, recorded as an events-archived event, then dropped.`;
+const { values } = parseCommandLine(USAGE, {
+  before: { type: 'string' },
+  dir: { type: 'string' },
+});
+const before = values.before ? new Date(values.before) : undefined;
+if (!before || Number.isNaN(before.getTime())) {
+  console.error(`--before must be a date, such as 2026-01-01T00:00:00Z\n\n${USAGE}`);
+  process.exit(2);
+}
+const config = configOrExit();
+const dir = values.dir ?? config.ARCHIVE_DIR;
+if (!dir) {
+  console.error(`no archive folder: set ARCHIVE_DIR or pass --dir\n\n${USAGE}`);
+  process.exit(2);
+}
+const logger = createLogger({ LOG_LEVEL: 'warn' }, 'archive');
+const database = await openDatabase(config, logger, 'token-authority-archive', 2, {
+  timeouts: 'background',
+  role: 'owner',
+});
+const { actor, origin } = operatorActor();
+const outcomes = await archivePartitions(database.handle.db, {
+  before,
+  dir: path.resolve(dir),
+  redact: redactEvent,
+  actor,
+  origin,
+});
+for (const outcome of outcomes) console.log(JSON.stringify(outcome));
+if (outcomes.length === 0)
+  console.log(JSON.stringify({ archived: 0, before: before.toISOString() }));
+await database.close();
+process.exitCode = outcomes.every((outcome) => outcome.archived) ? 0 : 1;

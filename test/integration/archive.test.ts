@@ -1,0 +1,292 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PROJECTIONS } from '../../src/projections/all.js';
+import { catchUp } from '../../src/projections/batches.js';
+import { redactEvent } from '../../src/audit-trail/redaction.js';
+import { writeCheckpoints } from '../../src/audit-trail/audit-checkpoints.js';
+import { sealChain } from '../../src/audit-trail/seal-chain.js';
+import { verifyChain } from '../../src/audit-trail/verify-chain.js';
+import { loadAuditSigningKey, signCheckpoint } from '../../src/audit-trail/audit-key.js';
+import { configurePartitioning } from '../../src/event-store/partitions.js';
+import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
+import {
+  createCredentialVia,
+  privateTokenVia,
+  startTestService,
+  type TestService,
+} from '../support/test-service.js';
+
+/**
+ * Issue 20's drill: tokens issued across three one-minute partitions of the log, the oldest
+ * archived with the real CLI, and everything the archive promises checked from outside.
+ */
+const SPACE = 'space-archive';
+const tsx = path.resolve('node_modules/.bin/tsx');
+const run = promisify(execFile);
+let database: TestDatabase;
+let service: TestService;
+let dir: string;
+let archiveDir: string;
+let keyFile: string;
+let login: string;
+let firstPartition: { name: string; starts_at: Date; ends_at: Date };
+let archiveOutput: Array<Record<string, unknown>>;
+let sizeBefore: number;
+let eventsOfSpace: number;
+let auditKey: Awaited<ReturnType<typeof loadAuditSigningKey>>;
+
+const asUser = () => ({ authorization: `Bearer ${login}`, 'x-service-space-id': SPACE });
+const settle = async () => {
+  while ((await sealChain(database.db, 500, redactEvent)) > 0);
+  for (const projection of PROJECTIONS) await catchUp(database.db, projection, 1000);
+};
+const logBytes = async () =>
+  Number(
+    (
+      await database.pool.query<{ bytes: string }>(
+        `SELECT sum(pg_total_relation_size(c.oid)) AS bytes FROM pg_inherits i
+           JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'events'::regclass`,
+      )
+    ).rows[0]!.bytes,
+  );
+/** The partition holding "now". */
+const currentPartition = async () =>
+  (
+    await database.pool.query<{ name: string; starts_at: Date; ends_at: Date }>(
+      `SELECT partition_name AS name, starts_at, ends_at FROM event_partitions
+        WHERE starts_at <= now() AND now() < ends_at`,
+    )
+  ).rows[0]!;
+const untilNextPartition = async () => {
+  const { ends_at: end } = await currentPartition();
+  await new Promise((resolve) => setTimeout(resolve, end.getTime() - Date.now() + 200));
+};
+const cli = (args: readonly string[], env: Record<string, string> = {}) =>
+  run(tsx, args, { env: { ...process.env, ...env } }).then(
+    (ok) => ({ code: 0, stdout: ok.stdout }),
+    (error: { code: number; stdout: string }) => ({ code: error.code, stdout: error.stdout }),
+  );
+const verifyExport = async (text: string, archive: string) => {
+  const file = path.join(dir, `export-${randomBytes(4).toString('hex')}.ndjson`);
+  await writeFile(file, text);
+  const result = await cli([
+    'src/cli/verify-export.ts',
+    `--key=${keyFile}`,
+    `--archive-dir=${archive}`,
+    file,
+  ]);
+  return { code: result.code, verdict: JSON.parse(result.stdout) as Record<string, unknown> };
+};
+const exportAll = async () =>
+  (
+    await fetch(
+      `${service.baseUrl}/v1/audit/export?from=2000-01-01T00:00:00Z&to=${new Date(Date.now() + 60_000).toISOString()}`,
+      { headers: asUser() },
+    )
+  ).text();
+/** A copy of the archive to tamper with. */
+const copyOfArchive = async () => {
+  const copy = await mkdtemp(path.join(dir, 'copy-'));
+  await cp(archiveDir, copy, { recursive: true });
+  return copy;
+};
+
+beforeAll(async () => {
+  database = await createTestDatabase(10);
+  await configurePartitioning(database.pool, { interval: '1 minute', ahead: 3 });
+  dir = await mkdtemp(path.join(tmpdir(), 'archive-'));
+  archiveDir = path.join(dir, 'archive');
+  service = await startTestService({ EVENT_PARTITION_INTERVAL: '1 minute' }, undefined, {
+    database,
+    dataDir: dir,
+  });
+  login = await service.loginToken([SPACE]);
+  auditKey = await loadAuditSigningKey(undefined, dir);
+  const credential = await createCredentialVia(service, SPACE);
+  // Three partitions with tokens in each; sealed and checkpointed as the projector does.
+  for (let round = 0; round < 3; round += 1) {
+    if (round > 0) await untilNextPartition();
+    const partition = await currentPartition();
+    if (round === 0) firstPartition = partition;
+    for (let i = 0; i < 5; i += 1) await privateTokenVia(service, credential);
+    await settle();
+    await writeCheckpoints(database.db, (s) => signCheckpoint(auditKey, s));
+  }
+  const served = (await (
+    await fetch(`${service.baseUrl}/v1/audit/checkpoints`, { headers: asUser() })
+  ).json()) as { public_key: Record<string, unknown> };
+  keyFile = path.join(dir, 'audit-key.jwk');
+  await writeFile(keyFile, JSON.stringify(served.public_key));
+  eventsOfSpace = Number(
+    (
+      await database.pool.query<{ n: string }>(
+        `SELECT count(*) AS n FROM events WHERE space_id = $1`,
+        [SPACE],
+      )
+    ).rows[0]!.n,
+  );
+  sizeBefore = await logBytes();
+  const { code, stdout } = await cli(
+    ['src/cli/archive.ts', `--before=${firstPartition.ends_at.toISOString()}`],
+    {
+      MIGRATION_DATABASE_URL: database.url,
+      DATABASE_URL: database.url,
+      DATA_DIR: dir,
+      ARCHIVE_DIR: archiveDir,
+      EVENT_PARTITION_INTERVAL: '1 minute',
+      LOG_LEVEL: 'silent',
+    },
+  );
+  archiveOutput = stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+  expect(code, stdout).toBe(0);
+  await settle();
+}, 240_000);
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+describe('archiving a partition', () => {
+  it('drops the partition after recording it, and the database is smaller', async () => {
+    expect(archiveOutput).toEqual([
+      expect.objectContaining({ partition: firstPartition.name, archived: true }),
+    ]);
+    const { rows } = await database.pool.query<{ present: string | null }>(
+      `SELECT to_regclass($1)::text AS present`,
+      [firstPartition.name],
+    );
+    expect(rows[0]!.present).toBeNull();
+    expect(await logBytes()).toBeLessThan(sizeBefore);
+    const recorded = await database.pool.query<{ data: { partition: string; files: unknown[] } }>(
+      `SELECT data FROM events WHERE event_type = 'events-archived'`,
+    );
+    expect(recorded.rows).toHaveLength(1);
+    expect(recorded.rows[0]!.data.partition).toBe(firstPartition.name);
+    expect(recorded.rows[0]!.data.files).toEqual(archiveOutput[0]!.files);
+  });
+
+  it('leaves an archive that, with the live export, verifies as one chain from the first event', async () => {
+    // What was read since (audit reads are events too) is sealed and signed like the rest.
+    await settle();
+    await writeCheckpoints(database.db, (s) => signCheckpoint(auditKey, s));
+    const text = await exportAll();
+    expect(text).toContain('"type":"archived"');
+    const { code, verdict } = await verifyExport(text, archiveDir);
+    expect(verdict, JSON.stringify(verdict)).toMatchObject({
+      ok: true,
+      first_sequence: 1,
+      checkpoints_verified: true,
+    });
+    // Every event of the space up to the checkpoint: the archived ones and the live ones.
+    expect(verdict.events).toBeGreaterThanOrEqual(eventsOfSpace);
+    expect(code).toBe(0);
+  });
+
+  it('fails, naming the file, when an archive file is edited, removed or added', async () => {
+    const text = await exportAll();
+    const file = (archiveOutput[0]!.files as Array<{ space_id: string; file: string }>).find(
+      (entry) => entry.space_id === SPACE,
+    )!.file;
+
+    // Edited: one event's client changed, the manifest's hash left as it was.
+    const edited = await copyOfArchive();
+    const lines = gunzipSync(await readFile(path.join(edited, file)))
+      .toString('utf8')
+      .trim()
+      .split('\n');
+    const index = lines.findIndex((line) => line.includes('"type":"event"'));
+    lines[index] = lines[index]!.replace(/"client_id":"[^"]+"/, '"client_id":"ci_someone_else"');
+    await rm(path.join(edited, file), { force: true });
+    await writeFile(path.join(edited, file), gzipSync(`${lines.join('\n')}\n`));
+    expect((await verifyExport(text, edited)).verdict).toMatchObject({
+      ok: false,
+      reason: 'archive_file_altered',
+      file,
+    });
+
+    // Edited, and its manifest's hash rewritten to match: the chain itself fails, at that file.
+    const manifestFile = path.join(edited, file.split('/')[0]!, 'manifest.json');
+    const manifest = JSON.parse(await readFile(manifestFile, 'utf8')) as {
+      files: Array<{ file: string; sha256: string }>;
+    };
+    const { createHash } = await import('node:crypto');
+    manifest.files.find((entry) => entry.file === file)!.sha256 = createHash('sha256')
+      .update(await readFile(path.join(edited, file)))
+      .digest('hex');
+    await rm(manifestFile, { force: true });
+    await writeFile(manifestFile, JSON.stringify(manifest));
+    const rehashed = await verifyExport(text, edited);
+    expect(rehashed.verdict).toMatchObject({ ok: false, file });
+    expect(rehashed.code).toBe(1);
+
+    const missing = await copyOfArchive();
+    await rm(path.join(missing, file));
+    expect((await verifyExport(text, missing)).verdict).toMatchObject({
+      ok: false,
+      reason: 'archive_file_missing',
+      file,
+    });
+
+    const extra = await copyOfArchive();
+    const stray = `${file.split('/')[0]}/stray.ndjson.gz`;
+    await writeFile(path.join(extra, stray), gzipSync('{}\n'));
+    expect((await verifyExport(text, extra)).verdict).toMatchObject({
+      ok: false,
+      reason: 'archive_file_extra',
+      file: stray,
+    });
+  });
+
+  it('makes the audit API name the archive files for an archived range, never an empty page', async () => {
+    const only = await fetch(
+      `${service.baseUrl}/v1/audit/events?from=${firstPartition.starts_at.toISOString()}&to=${firstPartition.ends_at.toISOString()}`,
+      { headers: asUser() },
+    );
+    expect(only.status).toBe(410);
+    const problem = (await only.json()) as { code: string; archived: Array<{ file: string }> };
+    expect(problem.code).toBe('range_archived');
+    expect(problem.archived.map((range) => range.file)).toEqual([
+      expect.stringContaining(firstPartition.name),
+    ]);
+    const spanning = await fetch(`${service.baseUrl}/v1/audit/events?from=2000-01-01T00:00:00Z`, {
+      headers: asUser(),
+    });
+    expect(spanning.status).toBe(200);
+    const page = (await spanning.json()) as { items: unknown[]; archived: unknown[] };
+    expect(page.items.length).toBeGreaterThan(0);
+    expect(page.archived).toHaveLength(1);
+  });
+
+  it('keeps the global chain verifiable over what is left, stepping over the archived seals', async () => {
+    const verdict = await verifyChain(database.db);
+    expect(verdict).toMatchObject({ ok: true });
+    expect(verdict.ok && verdict.archivedSeals).toBeGreaterThan(0);
+  });
+
+  it('keeps every partition append-only, also when a statement names it directly', async () => {
+    const { name } = await currentPartition();
+    for (const statement of [
+      `UPDATE ${name} SET metadata = metadata`,
+      `DELETE FROM ${name}`,
+      `TRUNCATE ${name}`,
+    ]) {
+      await expect(database.pool.query(statement), statement).rejects.toThrow(/append-only/);
+    }
+    // The service roles reach the log only through its parent table, which assigns position,
+    // transaction and time: no partition grants them anything.
+    const { rows } = await database.pool.query<{ granted: boolean }>(
+      `SELECT bool_or(has_table_privilege(r, c.oid, p)) AS granted
+         FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid,
+              unnest(ARRAY['token_authority_api', 'token_authority_projector']) r,
+              unnest(ARRAY['SELECT', 'INSERT', 'UPDATE', 'DELETE', 'TRUNCATE']) p
+        WHERE i.inhparent = 'events'::regclass`,
+    );
+    expect(rows[0]!.granted).toBe(false);
+  });
+});

@@ -35,8 +35,7 @@ export type ArchiveOutcome =
  * each space's events of it (with their seals and the checkpoints whose heads they hold) to
  * `dir` as gzipped NDJSON in the audit export's format, files created exclusively; reads them back
  * and verifies them; then, in one transaction, appends an `events-archived` event naming the range,
- * the files and their SHA-256, records the range for the audit API, drops the audit view's rows of
- * it, and drops the partition, so its disk comes back with no row-by-row DELETE. Runs as the
+ * the files and their SHA-256, records the range for the audit API, and drops the partition, so its disk comes back with no row-by-row DELETE. Runs as the
  * owner (only the owner may drop a partition). Stops at the first partition not ready.
  */
 export async function archivePartitions(
@@ -157,11 +156,6 @@ async function archivePartition(
           sha256: file.sha256,
         })),
       )
-      .execute();
-    await trx
-      .deleteFrom('audit_index')
-      .where('recorded_at', '>=', from)
-      .where('recorded_at', '<', partition.ends_at)
       .execute();
     await trx.deleteFrom('event_partitions').where('partition_name', '=', name).execute();
     await sql`DROP TABLE ${table}`.execute(trx);

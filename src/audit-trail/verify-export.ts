@@ -1,8 +1,9 @@
-import { checkpointDigest, type CheckpointStatement } from './audit-checkpoints.js';
+import type { CheckpointStatement } from './audit-checkpoints.js';
 import { chainHash, GENESIS_HASH } from './chain-link.js';
 import { toRecordedEvent, type EventRow, type RecordedEvent } from '../event-store/types.js';
 import type { ExportLine } from './export.js';
 import { compareWithFiles } from './verify-checkpoint-files.js';
+import { checkExportCheckpoints, type CheckpointFailure } from './verify-export-checkpoints.js';
 
 /** Why an export does not verify. */
 export type ExportFailure =
@@ -11,10 +12,7 @@ export type ExportFailure =
   | 'event_missing'
   | 'events_reordered'
   | 'broken_link'
-  | 'checkpoint_forged'
-  | 'checkpoint_missing'
-  | 'checkpoint_mismatch'
-  | 'events_cut_at_end'
+  | CheckpointFailure
   | 'events_unanchored';
 
 /** The verdict on an export. */
@@ -184,60 +182,17 @@ export function verifyExportLines(
     hashes.set(sequence, line.hash);
   }
 
-  let lastCheckpoint: { number: number; digest: string } | undefined;
-  let anchoredThrough: number | null = null;
-  for (const checkpoint of checkpoints) {
-    lineNumber = checkpoint.line;
-    const statement = verifyCheckpoint
-      ? verifyCheckpoint(checkpoint.jws)
-      : readStatement?.(checkpoint.jws);
-    if (!statement) {
-      return fail('checkpoint_forged', null, 'checkpoint signature does not verify under the key');
-    }
-    if (spaceId !== null && statement.space_id !== spaceId) {
-      return fail('checkpoint_forged', null, `checkpoint of another space (${statement.space_id})`);
-    }
-    // An export from the space's first event must hold its first checkpoint too: the first
-    // checkpoint is made after that event was sealed, so inside the same time range.
-    if (!lastCheckpoint && first === 1 && statement.checkpoint_number !== 1) {
-      return fail(
-        'checkpoint_missing',
-        null,
-        `checkpoints 1..${statement.checkpoint_number - 1} are missing`,
-      );
-    }
-    if (
-      lastCheckpoint &&
-      (statement.checkpoint_number !== lastCheckpoint.number + 1 ||
-        statement.previous_checkpoint !== lastCheckpoint.digest)
-    ) {
-      return fail(
-        'checkpoint_missing',
-        null,
-        `checkpoint ${statement.checkpoint_number} does not follow checkpoint ${lastCheckpoint.number}`,
-      );
-    }
-    lastCheckpoint = {
-      number: statement.checkpoint_number,
-      digest: checkpointDigest(checkpoint.jws),
-    };
-    if (first === null || statement.sequence < first) continue;
-    if (previous && statement.sequence > previous.sequence) {
-      return fail(
-        'events_cut_at_end',
-        previous.sequence + 1,
-        `checkpoint ${statement.checkpoint_number} covers events up to ${statement.sequence}; the export ends at ${previous.sequence}`,
-      );
-    }
-    if (hashes.get(statement.sequence) !== statement.head_hash) {
-      return fail(
-        'checkpoint_mismatch',
-        statement.sequence,
-        `checkpoint ${statement.checkpoint_number} signed another link ${statement.sequence}`,
-      );
-    }
-    anchoredThrough = statement.sequence;
+  const checked = checkExportCheckpoints(
+    checkpoints,
+    { spaceId, first, last: previous?.sequence ?? null, hashes },
+    verifyCheckpoint,
+    readStatement,
+  );
+  if (!checked.ok) {
+    lineNumber = checked.line;
+    return fail(checked.reason, checked.sequence, checked.detail);
   }
+  const { anchoredThrough } = checked;
   if (options.checkpointFiles) {
     const differs = compareWithFiles(checkpoints, options.checkpointFiles, {
       first,

@@ -65,13 +65,24 @@ for (let i = 1; i <= config.API_WORKERS; i++) {
 logger.info({ workers: config.API_WORKERS, port: config.PORT }, 'API workers started');
 
 let projector: Supervised | undefined;
+const archiveOwnerUrl = config.MIGRATION_DATABASE_URL ?? database.embedded?.url;
 if (projectorUrl) {
   projector = supervise(
     'projector',
     () =>
       // An IPC channel: we ask it to stop, and it stops by itself if we die.
       spawn(process.execPath, [...process.execArgv, sibling('projector')], {
-        env: { ...process.env, ...childEnv('projector', { DATABASE_URL: projectorUrl }) },
+        env: {
+          ...process.env,
+          ...childEnv('projector', {
+            DATABASE_URL: projectorUrl,
+            // Archiving drops partitions, which only the owner may: the projector holds the
+            // owner's URL when, and only when, it is asked to archive.
+            ...(config.ARCHIVE_DIR && archiveOwnerUrl
+              ? { MIGRATION_DATABASE_URL: archiveOwnerUrl }
+              : {}),
+          }),
+        },
         stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
       }),
     logger,

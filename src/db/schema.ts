@@ -127,8 +127,8 @@ export interface ProjectionCheckpointsTable {
   updated_at: Generated<Date>;
 }
 
-/** What the audit projection writes: the columns audit queries filter and join on (017). */
-export interface AuditIndexTable {
+/** The audit trail as read: a view over the log itself (migration 021). */
+export interface AuditLogTable {
   space_id: string;
   global_position: number;
   transaction_id: string;
@@ -139,10 +139,6 @@ export interface AuditIndexTable {
   segment_id: string | null;
   parent_jti: string | null;
   recorded_at: Date;
-}
-
-/** The audit trail as read: the index joined to its events (a view, migration 017). */
-export interface AuditLogTable extends AuditIndexTable {
   audience: string | null;
   jti: string | null;
   expires_at: Date | null;
@@ -195,7 +191,6 @@ export interface Database {
   signing_keys: SigningKeysTable;
   projection_checkpoints: ProjectionCheckpointsTable;
   audit_log: AuditLogTable;
-  audit_index: AuditIndexTable;
   client_rate_minute: ClientRateTable;
   client_rate_hour: ClientRateTable;
   idempotent_responses: IdempotentResponsesTable;

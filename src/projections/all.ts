@@ -1,14 +1,9 @@
-import { auditProjection } from './audit.js';
 import type { Projection } from './projection.js';
 import { ratesProjection } from './rates.js';
 import { usageProjection } from './usage.js';
 
 /** Every asynchronous projection, by the name used in checkpoints and `--rebuild`. */
-export const PROJECTIONS: readonly Projection[] = [
-  auditProjection,
-  ratesProjection,
-  usageProjection,
-];
+export const PROJECTIONS: readonly Projection[] = [ratesProjection, usageProjection];
 
 /** The projection called `name`, or undefined. */
 export function projectionNamed(name: string): Projection | undefined {

@@ -1,7 +1,4 @@
-import { sql, type RawBuilder } from 'kysely';
-import { EVENT_TYPES, type EventData, type EventType } from '../domain/events.js';
-import { inRange } from '../event-store/log-range.js';
-import type { Projection } from './projection.js';
+import type { EventData, EventType } from '../domain/events.js';
 
 /** How one event type appears in the audit trail. */
 interface AuditShape<Type extends EventType> {
@@ -76,48 +73,9 @@ export const AUDIT_SHAPES: { readonly [Type in EventType]: AuditShape<Type> } = 
   },
 };
 
-const caseByType = (branch: (type: EventType) => RawBuilder<unknown> | null, otherwise: string) => {
-  const whens = EVENT_TYPES.flatMap((type) => {
-    const value = branch(type);
-    return value ? [sql`WHEN ${sql.lit(type)} THEN ${value}`] : [];
-  });
-  return whens.length === 0
-    ? sql.raw(otherwise)
-    : sql`CASE e.event_type ${sql.join(whens, sql` `)} ELSE ${sql.raw(otherwise)} END`;
-};
-
-const tokenKindSql = caseByType((type) => {
-  const kind = AUDIT_SHAPES[type].tokenKind;
-  return kind ? sql.lit(kind) : null;
-}, 'NULL');
-
 /** An entry's details: the fields of its event's data its type's audit shape names. */
 export function auditDetails(eventType: string, data: unknown): Record<string, unknown> {
   const fields: readonly string[] = AUDIT_SHAPES[eventType as EventType]?.details ?? [];
   const source = (data ?? {}) as Record<string, unknown>;
   return Object.fromEntries(fields.map((field) => [field, source[field] ?? null]));
 }
-
-/**
- * Per-client audit trail: every event of every registered type, one row per event in
- * `audit_index`, holding only what queries filter and join on; who, from where and the details are
- * read from the event itself through the `audit_log` view. Event payloads were validated against their schemas
- * (src/domain/events.ts) when appended, so they are read as stored.
- */
-export const auditProjection: Projection = {
-  name: 'audit',
-  async applyRange(trx, range) {
-    await sql`
-      INSERT INTO audit_index (space_id, global_position, transaction_id, client_id, event_type,
-        token_kind, customer_id, segment_id, parent_jti, recorded_at)
-      SELECT e.space_id, e.global_position, e.transaction_id, e.data->>'client_id', e.event_type,
-        ${tokenKindSql}, e.data->>'customer_id', e.data->>'segment_id', e.data->>'parent_jti',
-        e.recorded_at
-      FROM events e
-      WHERE ${inRange(range, 'e')}
-        AND e.event_type = ANY(${[...EVENT_TYPES]}::text[])`.execute(trx);
-  },
-  async reset(trx) {
-    await trx.deleteFrom('audit_index').execute();
-  },
-};

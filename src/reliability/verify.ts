@@ -26,7 +26,7 @@ export async function verifyLog(
 ): Promise<LogVerdict> {
   const { rows: missing } = await pool.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM unnest($1::text[]) AS received(jti)
-     WHERE NOT EXISTS (SELECT 1 FROM events WHERE data->>'jti' = received.jti)`,
+     WHERE NOT EXISTS (SELECT 1 FROM events WHERE stream_id = 'token-' || received.jti)`,
     [receivedJtis],
   );
   const { rows: duplicates } = await pool.query<{ n: number }>(

@@ -54,7 +54,7 @@ describe('long operations show progress on stderr, results on stdout', () => {
   });
 
   it('projector --rebuild', async () => {
-    const { code, stderr } = await cli('projector', ['--rebuild', 'audit']);
+    const { code, stderr } = await cli('projector', ['--rebuild', 'rates']);
     expect(code).toBe(0);
     const { count } = await service.database.db
       .selectFrom('events')
@@ -62,7 +62,7 @@ describe('long operations show progress on stderr, results on stdout', () => {
       .executeTakeFirstOrThrow();
     const n = Number(count).toLocaleString('en');
     expect(stderr).toMatch(
-      new RegExp(`rebuild audit: ${n} / ${n} events \\(100%\\), [\\d,]+/s, done in`),
+      new RegExp(`rebuild rates: ${n} / ${n} events \\(100%\\), [\\d,]+/s, done in`),
     );
   });
 

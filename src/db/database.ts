@@ -1,6 +1,7 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.js';
+import { runMarkedStatementsPrepared } from './prepared-statements.js';
 
 // int8 columns (positions, counters) arrive as numbers; they stay far below 2^53 here.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
@@ -50,7 +51,10 @@ export function connect(options: ConnectOptions): DatabaseHandle {
   // pg-pool listens for errors only on idle clients; a client checked out (by Kysely, for a
   // query or a transaction) when the server goes away would emit an unhandled 'error' and end
   // the process. Every client gets its own handler for life; the failed query still rejects.
-  pool.on('connect', (client) => client.on('error', onError));
+  pool.on('connect', (client) => {
+    client.on('error', onError);
+    runMarkedStatementsPrepared(client);
+  });
   pool.on('error', onError);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   let closed: Promise<void> | undefined;

@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { EVENT_TYPES, type EventData, type EventType } from '../domain/events.js';
+import { executePrepared } from '../db/prepared-statements.js';
 import { inRange, type LogRange } from '../event-store/log-range.js';
 import type { Projection } from './projection.js';
 
@@ -76,7 +77,10 @@ async function addBuckets(
 ): Promise<void> {
   // Event type names and field names come from the registry, never from a request.
   const count = (counter: RateCounter) => sql.raw(counterSql(counter, 'e'));
-  await sql`
+  await executePrepared(
+    trx,
+    `rates-${table}`,
+    sql`
     INSERT INTO ${sql.table(table)} AS r (space_id, client_id, bucket_start, private_tokens,
       public_tokens, rejected_authentications)
     SELECT e.space_id, e.data->>'client_id',
@@ -89,8 +93,7 @@ async function addBuckets(
     ON CONFLICT (space_id, client_id, bucket_start) DO UPDATE SET
       private_tokens = r.private_tokens + excluded.private_tokens,
       public_tokens = r.public_tokens + excluded.public_tokens,
-      rejected_authentications = r.rejected_authentications + excluded.rejected_authentications`.execute(
-    trx,
+      rejected_authentications = r.rejected_authentications + excluded.rejected_authentications`,
   );
 }
 

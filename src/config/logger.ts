@@ -1,29 +1,9 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
 import type { Config } from './config.js';
 
-/**
- * Paths pino blanks in every log line. Secrets, tokens and login tokens never reach a log, even
- * when someone logs a whole request or body by mistake.
- */
-export const REDACTED_PATHS: readonly string[] = [
-  'req.headers.authorization',
-  'req.headers.cookie',
-  'headers.authorization',
-  'authorization',
-  '*.client_secret',
-  'client_secret',
-  '*.access_token',
-  'access_token',
-  '*.token',
-  'token',
-  '*.password',
-  'password',
-  '*.secret',
-  'secret',
-  '*.secret_hash',
-];
-
-// Keys whose values never reach a log, at whatever depth they appear.
+// Keys whose values never reach a log, at whatever depth they appear: secrets, tokens and login
+// tokens never reach a log, even when someone logs a whole request or body by mistake. The one
+// redaction (pino's path-based one beside it cost 2% of the API's CPU per request, issue 23).
 const SENSITIVE_KEYS = new Set([
   'authorization',
   'cookie',
@@ -83,8 +63,6 @@ export function createLogger(
     {
       name,
       level: config.LOG_LEVEL,
-      redact: { paths: [...REDACTED_PATHS], censor: '[redacted]' },
-      // Paths cover the usual places; this covers any depth, for careless log calls.
       formatters: { log: (object) => redactDeep(object) as Record<string, unknown> },
     },
     target,

@@ -51,4 +51,25 @@ describe('chainHash', () => {
     ).not.toEqual(base);
     expect(chainHash(Buffer.alloc(32, 1), event)).not.toEqual(base);
   });
+
+  it('quotes every string as JSON.stringify does, lone surrogates and controls included, and sorts objects of any size', () => {
+    for (const text of [
+      'plain',
+      'a"b',
+      'back\\slash',
+      'tab\t',
+      '\u0000',
+      'lone \ud800',
+      '\udfff',
+      'pair \ud83d\ude00',
+      '\u2028',
+    ]) {
+      expect(canonicalJson(text)).toBe(JSON.stringify(text));
+    }
+    const keys = Array.from({ length: 50 }, (_, i) => `k${(i * 37) % 50}`);
+    const object = Object.fromEntries(keys.map((key) => [key, 1]));
+    const sorted = [...keys].sort();
+    expect(canonicalJson(object)).toBe(`{${sorted.map((key) => `"${key}":1`).join(',')}}`);
+    expect(canonicalJson({ b: 1, a: 2, é: 3, Z: 4 })).toBe('{"Z":4,"a":2,"b":1,"é":3}');
+  });
 });

@@ -19,8 +19,9 @@ export interface Inserted {
 }
 
 /**
- * The one INSERT into the event log, for single appends and group commits alike. Eight array
- * parameters whatever the number of rows: one short statement to parse and plan, and only what
+ * The one INSERT into the event log, for single appends and group commits alike. One parameter
+ * whatever the number of rows, a JSON array (one native JSON.stringify, where eight Postgres array
+ * literals cost the API 3.5 times as much CPU escaping every JSON payload again), and only what
  * the database assigned comes back. An event that would start a stream the space's log already
  * holds is left out (one hash-index probe; the log is partitioned by time, so no unique key can
  * say it) and its id returned in `duplicates`: the callers tell a retry from a conflict.
@@ -61,7 +62,7 @@ export async function insertEvents(
   return { events, duplicates };
 }
 
-/** The INSERT of {@link insertEvents}: its text is the same whatever the rows (eight arrays). */
+/** The INSERT of {@link insertEvents}: its text is the same whatever the rows (one JSON array). */
 export function insertStatement(rows: readonly EventToInsert[]) {
   return sql<{
     event_id: string;
@@ -71,18 +72,25 @@ export function insertStatement(rows: readonly EventToInsert[]) {
   }>`
   INSERT INTO events (space_id, stream_id, stream_position, event_id, event_type,
                       schema_version, data, metadata)
-  SELECT * FROM unnest(
-    ${rows.map((r) => r.spaceId)}::text[], ${rows.map((r) => r.streamId)}::text[],
-    ${rows.map((r) => r.streamPosition)}::bigint[], ${rows.map((r) => r.event.eventId)}::uuid[],
-    ${rows.map((r) => r.event.type)}::text[], ${rows.map((r) => r.event.schemaVersion ?? 1)}::int[],
-    ${rows.map((r) => JSON.stringify(r.event.data))}::jsonb[],
-    ${rows.map((r) => JSON.stringify(r.event.metadata))}::jsonb[])
-    AS n(space_id, stream_id, stream_position, event_id, event_type, schema_version, data, metadata)
+  SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows.map(jsonRow))}::jsonb)
+    AS n(space_id text, stream_id text, stream_position bigint, event_id uuid, event_type text,
+         schema_version int, data jsonb, metadata jsonb)
   WHERE n.stream_position > 1 OR NOT EXISTS (
     SELECT 1 FROM events e WHERE e.stream_id = n.stream_id AND e.space_id = n.space_id
     OFFSET 0)
   RETURNING event_id, global_position, transaction_id::text AS transaction_id, recorded_at`;
 }
+
+const jsonRow = (row: EventToInsert) => ({
+  space_id: row.spaceId,
+  stream_id: row.streamId,
+  stream_position: row.streamPosition,
+  event_id: row.event.eventId,
+  event_type: row.event.type,
+  schema_version: row.event.schemaVersion ?? 1,
+  data: row.event.data,
+  metadata: row.event.metadata,
+});
 
 /** Rows for `events` appended to one stream right after position `after`. */
 export function streamRows(

@@ -6,10 +6,11 @@ import type { Database } from './schema.js';
 const names = new Map<string, string>();
 
 /**
- * Marks a statement run for every token (the event INSERT, the projector's batch statements) to
- * be prepared once per connection: Postgres then parses and plans it once instead of on every
- * call; on a partitioned log the planning alone was a fifth of the INSERT's time (issue 23). A
- * prepared plan is replanned by Postgres when a partition is made or dropped.
+ * Marks a statement run for every token (the event INSERT) to be prepared once per connection:
+ * Postgres then parses and plans it once instead of on every call; on a partitioned log the
+ * planning alone was a fifth of the INSERT's time (issue 23). A prepared plan is replanned by
+ * Postgres when a partition is made or dropped. Only for statements whose best plan does not
+ * depend on their values (a generic plan is kept).
  */
 export function prepareOnEveryConnection(name: string, text: string): void {
   if (names.get(text) === name) return;

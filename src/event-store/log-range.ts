@@ -1,6 +1,5 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { executePrepared } from '../db/prepared-statements.js';
 import type { LogPosition } from './types.js';
 
 /** A settled stretch of the log, (after, through] in commit-safe order, and how many events. */
@@ -20,10 +19,7 @@ export async function nextLogRange(
   after: LogPosition,
   limit: number,
 ): Promise<LogRange | undefined> {
-  const { rows } = await executePrepared(
-    db,
-    'next-log-range',
-    sql<{ transaction_id: string; global_position: number; count: number }>`
+  const { rows } = await sql<{ transaction_id: string; global_position: number; count: number }>`
     SELECT transaction_id::text AS transaction_id, global_position, count(*) OVER ()::int AS count
     FROM (
       SELECT transaction_id, global_position FROM events
@@ -33,8 +29,7 @@ export async function nextLogRange(
       LIMIT ${limit}
     ) batch
     ORDER BY transaction_id DESC, global_position DESC
-    LIMIT 1`,
-  );
+    LIMIT 1`.execute(db);
   const last = rows[0];
   if (!last) return undefined;
   return {

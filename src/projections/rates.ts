@@ -1,7 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { EVENT_TYPES, type EventData, type EventType } from '../domain/events.js';
-import { executePrepared } from '../db/prepared-statements.js';
 import { inRange, type LogRange } from '../event-store/log-range.js';
 import type { Projection } from './projection.js';
 
@@ -77,10 +76,7 @@ async function addBuckets(
 ): Promise<void> {
   // Event type names and field names come from the registry, never from a request.
   const count = (counter: RateCounter) => sql.raw(counterSql(counter, 'e'));
-  await executePrepared(
-    trx,
-    `rates-${table}`,
-    sql`
+  await sql`
     INSERT INTO ${sql.table(table)} AS r (space_id, client_id, bucket_start, private_tokens,
       public_tokens, rejected_authentications)
     SELECT e.space_id, e.data->>'client_id',
@@ -93,7 +89,8 @@ async function addBuckets(
     ON CONFLICT (space_id, client_id, bucket_start) DO UPDATE SET
       private_tokens = r.private_tokens + excluded.private_tokens,
       public_tokens = r.public_tokens + excluded.public_tokens,
-      rejected_authentications = r.rejected_authentications + excluded.rejected_authentications`,
+      rejected_authentications = r.rejected_authentications + excluded.rejected_authentications`.execute(
+    trx,
   );
 }
 

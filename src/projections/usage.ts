@@ -1,6 +1,5 @@
 import { sql } from 'kysely';
 import { EVENT_TYPES, type EventType } from '../domain/events.js';
-import { executePrepared } from '../db/prepared-statements.js';
 import { inRange } from '../event-store/log-range.js';
 import type { Projection } from './projection.js';
 
@@ -38,18 +37,14 @@ const USES = EVENT_TYPES.filter((type) => IS_USE[type]);
 export const usageProjection: Projection = {
   name: 'usage',
   async applyRange(trx, range) {
-    await executePrepared(
-      trx,
-      'usage',
-      sql`
+    await sql`
       INSERT INTO credential_usage AS u (space_id, client_id, last_used_at)
       SELECT e.space_id, e.data->>'client_id', max(e.recorded_at)
       FROM events e
       WHERE ${inRange(range, 'e')} AND e.event_type = ANY(${USES}::text[])
       GROUP BY 1, 2
       ON CONFLICT (space_id, client_id)
-        DO UPDATE SET last_used_at = greatest(u.last_used_at, excluded.last_used_at)`,
-    );
+        DO UPDATE SET last_used_at = greatest(u.last_used_at, excluded.last_used_at)`.execute(trx);
   },
   async reset(trx) {
     await trx.deleteFrom('credential_usage').execute();

@@ -35,8 +35,9 @@ export type ArchiveOutcome =
  * each space's events of it (with their seals and the checkpoints whose heads they hold) to
  * `dir` as gzipped NDJSON in the audit export's format, files created exclusively; reads them back
  * and verifies them; then, in one transaction, appends an `events-archived` event naming the range,
- * the files and their SHA-256, records the range for the audit API, and drops the partition, so its disk comes back with no row-by-row DELETE. Runs as the
- * owner (only the owner may drop a partition). Stops at the first partition not ready.
+ * the files and their SHA-256, records the range for the audit API, and drops the partition, so
+ * its disk comes back with no row-by-row DELETE. Runs as the owner (only the owner may drop a
+ * partition). Stops at the first partition not ready.
  */
 export async function archivePartitions(
   db: Kysely<Database>,

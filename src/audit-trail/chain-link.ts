@@ -5,8 +5,22 @@ import type { RecordedEvent } from '../event-store/types.js';
 /** The previous hash of the first link. */
 export const GENESIS_HASH: Buffer = Buffer.alloc(32);
 
+// The sealer folds each event into the global chain and then, redacted, into its space's; redaction
+// returns the very same object when there is nothing to hide (every token event), so the bytes are
+// computed once. Events are immutable values; the entry goes with the event.
+const bytesOf = new WeakMap<RecordedEvent, Buffer>();
+
 /** The exact bytes of an event that its chain link covers (RFC 8785 JSON). */
 export function canonicalEventBytes(event: RecordedEvent): Buffer {
+  let bytes = bytesOf.get(event);
+  if (bytes === undefined) {
+    bytes = encode(event);
+    bytesOf.set(event, bytes);
+  }
+  return bytes;
+}
+
+function encode(event: RecordedEvent): Buffer {
   return Buffer.from(
     canonicalJson({
       global_position: event.globalPosition,

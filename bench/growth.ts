@@ -6,18 +6,13 @@
  * bytes per token, table by table, after VACUUM. With the archive settings in `--env` it is the
  * growth run of docs/capacity.md: the database stays the size of the hot window.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import autocannon from 'autocannon';
-import pg from 'pg';
-import { pino } from 'pino';
 import { parseCommandLine } from '../src/cli/args.js';
-import { startEmbeddedPostgres } from '../src/db/embedded-postgres.js';
 import { freePort } from '../src/reliability/harness.js';
 import { benchClient } from './client.js';
 import { startProcess, stopAll, waitFor } from './processes.js';
 import { bytesPerToken, storageBreakdown } from './storage.js';
+import { startBenchDatabase } from './database.js';
 
 const USAGE = `Usage: npm run bench:growth -- [--tokens=<n>] [--round=<n>] [--connections=<n>]
        [--env=KEY=VALUE]...
@@ -37,14 +32,8 @@ const extraEnv = Object.fromEntries(
   }),
 );
 
-const dataDir = await mkdtemp(path.join(tmpdir(), 'token-authority-growth-'));
-const postgres = await startEmbeddedPostgres({
-  baseDir: path.join(dataDir, 'postgres'),
-  port: await freePort(),
-  persistent: false,
-  logger: pino({ level: 'warn' }),
-});
-const pool = new pg.Pool({ connectionString: postgres.url, max: 2 });
+const database = await startBenchDatabase('token-authority-growth-');
+const { dataDir, postgres, pool } = database;
 try {
   const port = await freePort();
   const service = startProcess('src/cli/start.ts', {
@@ -119,8 +108,5 @@ try {
   service.kill('SIGTERM');
 } finally {
   stopAll();
-  await pool.end();
-  await new Promise((resolve) => setTimeout(resolve, 500));
-  await postgres.stop();
-  await rm(dataDir, { recursive: true, force: true });
+  await database.stop();
 }

@@ -6,17 +6,14 @@
  * Loads each on loopback with autocannon, accounts every process's CPU, and writes the report
  * (bench/report.ts) to docs/benchmarks.md unless --no-write.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import pg from 'pg';
-import { pino } from 'pino';
 import { parseCommandLine } from '../src/cli/args.js';
-import { startEmbeddedPostgres } from '../src/db/embedded-postgres.js';
 import { freePort as freePortBelow32768 } from '../src/reliability/harness.js';
 import { warmUp, type LoadPlan } from './load.js';
 import { createMeasurer } from './measure.js';
 import { bytesPerToken } from './storage.js';
+import { startBenchDatabase } from './database.js';
 import { benchClient } from './client.js';
 import { serviceGroups, startProcess, stopAll, waitFor } from './processes.js';
 import { renderReport } from './report.js';
@@ -47,16 +44,9 @@ const PEER_CLIENT = {
 };
 const root = path.resolve(import.meta.dirname, '..');
 const progress = (message: string) => process.stderr.write(`[bench] ${message}\n`);
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-const dataDir = await mkdtemp(path.join(tmpdir(), 'token-authority-bench-'));
-const postgres = await startEmbeddedPostgres({
-  baseDir: path.join(dataDir, 'postgres'),
-  port: await freePortBelow32768(),
-  persistent: false,
-  logger: pino({ level: 'warn' }),
-});
-const pool = new pg.Pool({ connectionString: postgres.url, max: 2 });
+const database = await startBenchDatabase('token-authority-bench-');
+const { dataDir, postgres, pool } = database;
 try {
   const settings = (
     await pool.query<{ sc: string; fsync: string; v: string }>(
@@ -226,8 +216,5 @@ try {
   }
 } finally {
   stopAll();
-  await pool.end();
-  await pause(500);
-  await postgres.stop();
-  await rm(dataDir, { recursive: true, force: true });
+  await database.stop();
 }

@@ -56,7 +56,7 @@ export function connect(options: ConnectOptions): DatabaseHandle {
     runMarkedStatementsPrepared(client);
   });
   pool.on('error', onError);
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = kyselyOver(pool);
   let closed: Promise<void> | undefined;
   return {
     db,
@@ -67,4 +67,12 @@ export function connect(options: ConnectOptions): DatabaseHandle {
         if (!pool.ended) await pool.end();
       })),
   };
+}
+
+/**
+ * The typed query builder over a pool made elsewhere (a test harness, the chaos run), with the
+ * same int8 parsing as {@link connect}'s: positions and seal numbers come back as numbers.
+ */
+export function kyselyOver(pool: pg.Pool): Kysely<Database> {
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }

@@ -1,6 +1,5 @@
 import type pg from 'pg';
-import { Kysely, PostgresDialect } from 'kysely';
-import type { Database } from '../db/schema.js';
+import { kyselyOver } from '../db/database.js';
 import { verifyChain } from '../audit-trail/verify-chain.js';
 import { compareViewsWithLog } from './recompute.js';
 
@@ -34,8 +33,7 @@ export async function verifyLog(
        SELECT data->>'jti' FROM events WHERE data ? 'jti' GROUP BY 1 HAVING count(*) > 1) d`,
   );
   const views = await compareViewsWithLog(pool);
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  const chain = await verifyChain(db);
+  const chain = await verifyChain(kyselyOver(pool));
   const tokensWithoutEvent = missing[0]!.n;
   const duplicateTokenEvents = duplicates[0]!.n;
   return {

@@ -54,12 +54,7 @@ for (const replicas of counts) {
       lb_url: string;
     };
     const client = await benchClient(lb, path.join(dir, 'data'), 'storefront.api.local');
-    const measured = await load(`${replicas} replicas`, plan, {
-      url: `${lb}/v1/credential/token`,
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: client.tokenBody,
-    });
+    const measured = await load(`${replicas} replicas`, plan, client.privateRequest);
     rows.push(
       `| ${replicas} | ${Math.round(measured.rps).toLocaleString('en-US')} | ${measured.p50} | ${measured.p99} | ${measured.non2xx} | ${measured.errors} |`,
     );

@@ -51,25 +51,8 @@ try {
   });
   const api = `http://127.0.0.1:${port}`;
   await waitFor(`${api}/healthz`);
-  const { tokenBody, privateToken } = await benchClient(api, dataDir, AUDIENCE);
-  const requests = [
-    {
-      url: `${api}/v1/credential/token`,
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: tokenBody,
-    },
-    {
-      url: `${api}/v1/issue`,
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        authorization: `Bearer ${privateToken}`,
-        'x-service-space-id': 'bench-space',
-      },
-      body: JSON.stringify({ customer_id: 'customer-1', segment_id: 'segment-1' }),
-    },
-  ];
+  const { privateRequest, publicRequest } = await benchClient(api, dataDir, AUDIENCE);
+  const requests = [privateRequest, publicRequest];
   const total = Number(values.tokens);
   const round = Number(values.round);
   const started = Date.now();

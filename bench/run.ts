@@ -95,7 +95,7 @@ try {
   const { groups: ourGroups, apiProcesses } = await serviceGroups(serviceProcess.pid!);
 
   const api = `http://127.0.0.1:${apiPort}`;
-  const { tokenBody, privateToken } = await benchClient(api, dataDir, AUDIENCE);
+  const { tokenBody, privateRequest, publicRequest } = await benchClient(api, dataDir, AUDIENCE);
 
   const measure = createMeasurer(pool, plan, progress);
 
@@ -122,22 +122,6 @@ try {
       }).toString(),
     },
   );
-  const privateRequest = {
-    url: `${api}/v1/credential/token`,
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: tokenBody,
-  };
-  const publicRequest = {
-    url: `${api}/v1/issue`,
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      authorization: `Bearer ${privateToken}`,
-      'x-service-space-id': 'bench-space',
-    },
-    body: JSON.stringify({ customer_id: 'customer-1', segment_id: 'segment-1' }),
-  };
   // Warm both of our endpoints before measuring either: the first run of ours otherwise pays
   // for JIT and for the events table's first growth, and whichever went first looked slower.
   progress('warming our endpoints');

@@ -24,6 +24,7 @@ import {
   auditLogReadSchema,
   eventsArchivedSchema,
 } from './event-data/service.js';
+import { fullForm, type EventBody } from './stored-form.js';
 
 /**
  * The events of this service and the schema of each one's data. Every event is validated against
@@ -144,15 +145,20 @@ export type Recorded<Type extends EventType = EventType> = {
   };
 }[Type];
 
-/** A stored event (any shape with a type and raw data) as {@link Recorded}: its data parsed. */
-export function parseRecorded<Type extends EventType>(event: {
-  readonly type: string;
-  readonly data: unknown;
-  readonly spaceId: string;
-  readonly streamPosition: number;
-  readonly recordedAt: Date;
-}): Recorded<Type> {
-  return { ...event, data: parseEventData(event.type, event.data) } as Recorded<Type>;
+/**
+ * A stored event as {@link Recorded}: in its full form (what the log left out put back, see
+ * stored-form.ts), its data parsed.
+ */
+export function parseRecorded<Type extends EventType>(
+  event: EventBody & {
+    readonly streamId: string;
+    readonly spaceId: string;
+    readonly streamPosition: number;
+    readonly recordedAt: Date;
+  },
+): Recorded<Type> {
+  const full = fullForm(event);
+  return { ...full, data: parseEventData(full.type, full.data) } as unknown as Recorded<Type>;
 }
 
 /** Parses the data of a recorded event of a known type; undefined for types we do not know. */
@@ -163,18 +169,4 @@ export function parseEventData(type: string, data: unknown): unknown {
   return schema ? schema.parse(data) : undefined;
 }
 
-/** Stream naming: one stream per credential, one short stream per issued token or failure. */
-export const streams = {
-  credential: (clientId: string) => `credential-${clientId}`,
-  token: (jti: string) => `token-${jti}`,
-  authenticationFailure: (eventId: string) => `auth-failure-${eventId}`,
-  failureSummary: (eventId: string) => `auth-failure-summary-${eventId}`,
-  accessRefusal: (eventId: string) => `access-refused-${eventId}`,
-  refusalSummary: (eventId: string) => `access-refusals-summary-${eventId}`,
-  auditRead: (eventId: string) => `audit-read-${eventId}`,
-  signingKey: (kid: string) => `signing-key-${kid}`,
-  archive: (partition: string) => `archive-${partition}`,
-} as const;
-
-/** Events about the service itself (signing keys) belong to no customer space. */
-export const SYSTEM_SPACE = '_system';
+export { streams, SYSTEM_SPACE } from './streams.js';

@@ -25,8 +25,15 @@ export async function recomputedAudit(pool: pg.Pool): Promise<string[]> {
     SELECT concat_ws('|', space_id, global_position, data->>'client_id', event_type,
              CASE WHEN event_type = ANY(${kindOf('private')}) THEN 'private'
                   WHEN event_type = ANY(${kindOf('public')}) THEN 'public' END,
-             data->>'customer_id', data->>'segment_id', data->>'jti', data->>'parent_jti',
-             metadata->>'actor', metadata->>'client_ip') AS line
+             data->>'customer_id', data->>'segment_id',
+             -- A token issuance is stored without its id (its stream's name) and actor (its client).
+             CASE WHEN data ? 'jti' THEN data->>'jti'
+                  WHEN stream_id LIKE 'token-%' AND event_type LIKE '%-token-issued'
+                    THEN right(stream_id, -length('token-')) END,
+             data->>'parent_jti',
+             CASE WHEN metadata ? 'actor' THEN metadata->>'actor'
+                  ELSE concat('client:', data->>'client_id') END,
+             metadata->>'client_ip') AS line
     FROM events WHERE event_type = ANY(${list(EVENT_TYPES)}) ORDER BY space_id, global_position`);
   return rows.map((row) => row.line);
 }

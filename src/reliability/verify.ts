@@ -30,7 +30,9 @@ export async function verifyLog(
   );
   const { rows: duplicates } = await pool.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM (
-       SELECT data->>'jti' FROM events WHERE data ? 'jti' GROUP BY 1 HAVING count(*) > 1) d`,
+       SELECT stream_id FROM events
+        WHERE event_type IN ('private-token-issued', 'public-token-issued')
+        GROUP BY 1 HAVING count(*) > 1) d`,
   );
   const views = await compareViewsWithLog(pool);
   const chain = await verifyChain(kyselyOver(pool));

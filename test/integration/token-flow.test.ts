@@ -1,6 +1,7 @@
 import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
 import * as oauth from 'openid-client';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { fullForm } from '../../src/domain/stored-form.js';
 import { readLog } from '../../src/event-store/read-log.js';
 import { LOG_START, type RecordedEvent } from '../../src/event-store/types.js';
 import {
@@ -113,8 +114,29 @@ describe('the three operations end to end', () => {
       'private-token-issued',
       'public-token-issued',
     ]);
-    expect(mine[1]!.data).toMatchObject({ jti: privateToken.payload.jti, audience: AUDIENCE });
-    expect(mine[2]!.data).toMatchObject({
+    // Stored lean: the stream names the token, the event id is the request's, the client acts.
+    const issuances = mine.slice(1);
+    expect(issuances.map((event) => event.streamId)).toEqual([
+      `token-${privateToken.payload.jti}`,
+      `token-${publicToken.payload.jti}`,
+    ]);
+    for (const event of issuances) {
+      expect(event.data).not.toHaveProperty('jti');
+      expect(Object.keys(event.metadata)).not.toContain('actor');
+      expect(Object.keys(event.metadata)).not.toContain('request_id');
+    }
+    // Read back in full form, the event says all of it.
+    const [privateIssued, publicIssued] = issuances.map(fullForm);
+    expect(privateIssued!.data).toMatchObject({
+      jti: privateToken.payload.jti,
+      audience: AUDIENCE,
+    });
+    expect(privateIssued!.metadata).toMatchObject({
+      actor: `client:${credential.client_id}`,
+      request_id: privateIssued!.eventId,
+      client_ip: expect.any(String),
+    });
+    expect(publicIssued!.data).toMatchObject({
       jti: publicToken.payload.jti,
       parent_jti: privateToken.payload.jti,
       customer_id: 'cust-42',
@@ -154,7 +176,7 @@ describe('the three operations end to end', () => {
         (event.data as { client_id: string }).client_id === credential.client_id,
     );
     expect(events).toHaveLength(100);
-    expect(new Set(events.map((event) => (event.data as { jti: string }).jti))).toEqual(jtis);
+    expect(new Set(events.map((event) => event.streamId.slice('token-'.length)))).toEqual(jtis);
   });
 });
 

@@ -10,6 +10,7 @@ import type { Credential } from '../../domain/credential/state.js';
 import type { ClientJwks, EventMetadata } from '../../domain/events.js';
 import type { Transaction } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import { isUniqueViolation } from '../../db/postgres-errors.js';
 import { ConflictError, InvalidRequestError, NotFoundError } from '../../errors/errors.js';
 import { writeIdempotentResponse } from '../../projections/idempotent-responses.js';
 import { generateClientSecret } from '../../tokens/secrets.js';
@@ -107,8 +108,13 @@ export async function rotateSecret(
       key && ((trx) => writeIdempotentResponse(trx, rotationToKeep(ctx, key, response!))),
     );
   } catch (error) {
-    // A concurrent request with the same key won the credential's stream: answer as it did.
-    const winner = error instanceof ConflictError && key && (await keptRotation(ctx, key));
+    // A concurrent request with the same key won: answer as it did. It won either the
+    // credential's stream (we conflicted on its version) or, when we read the credential after
+    // its commit but looked for a kept response before it, the key's row (a unique violation
+    // that rolled our rotation back whole).
+    const lost =
+      error instanceof ConflictError || isUniqueViolation(error, 'idempotent_responses_pkey');
+    const winner = lost && key && (await keptRotation(ctx, key));
     if (winner) return winner;
     throw error;
   }

@@ -29,7 +29,8 @@ export async function issuePrivateToken(
       audience: command.audience,
       metadata: command.metadata,
       now: ctx.clock.now(),
-      eventId: ctx.ids.eventId(),
+      // The request's id: one request, one issuance, and the event need not name it twice.
+      eventId: command.metadata.request_id,
       jti: ctx.ids.tokenId(),
       jkt: command.dpop?.jkt,
     },

@@ -1,4 +1,5 @@
 import { streams, type DomainEvent } from '../../domain/events.js';
+import { storedForm } from '../../domain/stored-form.js';
 import { ConflictError } from '../../errors/errors.js';
 import { signAccessToken, type AccessTokenClaims } from '../../tokens/access-tokens.js';
 import type { CommandContext } from '../context.js';
@@ -16,7 +17,8 @@ export interface IssuedToken {
 
 /**
  * The last step of both issuances: sign the claims, append the issuance event as its own stream
- * (group-committed), and hand the token out only once that event committed.
+ * (group-committed, in its stored form: nothing the stream and the request already say), and hand
+ * the token out only once that event committed.
  */
 export async function recordIssuedToken(
   ctx: CommandContext,
@@ -25,10 +27,11 @@ export async function recordIssuedToken(
   rateLimit: RateLimitState,
 ): Promise<IssuedToken> {
   const token = signAccessToken(ctx.keys.current(), claims);
+  const streamId = streams.token(claims.jti);
   const appended = await ctx.events.appendNewStream({
     spaceId: claims.space_id,
-    streamId: streams.token(claims.jti),
-    events: [event],
+    streamId,
+    events: [storedForm(event, streamId)],
   });
   if (!appended.ok) throw new ConflictError('token id collision; retry the request');
   return {

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { CommandContext } from '../../commands/context.js';
 import { redactEvent } from '../../audit-trail/redaction.js';
+import { fullForm } from '../../domain/stored-form.js';
 import type { Database } from '../../db/schema.js';
 import { InvalidRequestError, UnavailableError } from '../../errors/errors.js';
 import { logHead, positionOf, readLog } from '../../event-store/read-log.js';
@@ -34,8 +35,12 @@ const streamHeaders = z.object({
   'Last-Event-ID': position.describe('Sent by EventSource on reconnect: resume after this event'),
 });
 
-/** One Server-Sent Event: the global position as its id, the event type as its name. */
-function serverSentEvent(event: RecordedEvent): string {
+/**
+ * One Server-Sent Event: the global position as its id, the event type as its name, the event in
+ * its full form (what the log leaves out as derivable put back).
+ */
+function serverSentEvent(stored: RecordedEvent): string {
+  const event = fullForm(stored);
   const redacted = redactEvent(event);
   const data = JSON.stringify({
     global_position: event.globalPosition,

@@ -1,0 +1,15 @@
+/** Stream naming: one stream per credential, one short stream per issued token or failure. */
+export const streams = {
+  credential: (clientId: string) => `credential-${clientId}`,
+  token: (jti: string) => `token-${jti}`,
+  authenticationFailure: (eventId: string) => `auth-failure-${eventId}`,
+  failureSummary: (eventId: string) => `auth-failure-summary-${eventId}`,
+  accessRefusal: (eventId: string) => `access-refused-${eventId}`,
+  refusalSummary: (eventId: string) => `access-refusals-summary-${eventId}`,
+  auditRead: (eventId: string) => `audit-read-${eventId}`,
+  signingKey: (kid: string) => `signing-key-${kid}`,
+  archive: (partition: string) => `archive-${partition}`,
+} as const;
+
+/** Events about the service itself (signing keys) belong to no customer space. */
+export const SYSTEM_SPACE = '_system';

@@ -1,8 +1,8 @@
 import type { RequestObserver } from '../observability/request-observer.js';
-import { randomUUID } from 'node:crypto';
 import type { Middleware, ParameterizedContext } from 'koa';
 import type { Logger } from 'pino';
 import { MethodNotAllowedError, NotFoundError, UnavailableError } from '../errors/errors.js';
+import { uuidv7 } from '../domain/ports.js';
 import { writeError } from './error-response.js';
 import type { ErrorDialect, RequestState } from './state.js';
 
@@ -74,9 +74,10 @@ export function requestContext(
   return async (ctx, next) => {
     const started = process.hrtime.bigint();
     // Our own id for every request; a caller's X-Request-Id is kept beside it, never instead of it,
-    // so events can be correlated with the caller's logs but never forged into colliding.
+    // so events can be correlated with the caller's logs but never forged into colliding. A UUIDv7,
+    // as event ids are: a token issuance's event id is its request's (src/domain/stored-form.ts).
     const incoming = ctx.get('x-request-id');
-    ctx.state.requestId = randomUUID();
+    ctx.state.requestId = uuidv7();
     if (REQUEST_ID.test(incoming)) ctx.state.clientRequestId = incoming;
     ctx.state.errorDialect ??= 'problem';
     ctx.set('X-Request-Id', ctx.state.requestId);

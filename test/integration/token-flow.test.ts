@@ -180,6 +180,51 @@ describe('the three operations end to end', () => {
   });
 });
 
+describe('a token issuance, stored lean, read back in full', () => {
+  it('the audit API gives its jti, actor, request id (the response’s X-Request-Id) and expiry', async () => {
+    const spaceId = 'space-audit-full';
+    const credential = await createCredentialVia(service, spaceId);
+    const response = await service.post('/v1/credential/token', {
+      ...credential,
+      audience: AUDIENCE,
+      grant_type: 'client_credentials',
+    });
+    expect(response.status).toBe(200);
+    const requestId = response.headers.get('x-request-id');
+    const claims = decodeJwt(((await response.json()) as { access_token: string }).access_token);
+    const audit = await fetch(
+      `${service.baseUrl}/v1/audit/events?client_id=${credential.client_id}&event_type=private-token-issued`,
+      {
+        headers: {
+          authorization: `Bearer ${await service.loginToken([spaceId])}`,
+          'x-service-space-id': spaceId,
+        },
+      },
+    );
+    expect(audit.status).toBe(200);
+    const { items } = (await audit.json()) as { items: Record<string, unknown>[] };
+    expect(items).toEqual([
+      expect.objectContaining({
+        client_id: credential.client_id,
+        jti: claims.jti,
+        actor: `client:${credential.client_id}`,
+        request_id: requestId,
+        expires_at: new Date(claims.exp! * 1000).toISOString(),
+      }),
+    ]);
+    // What the log holds: none of those four as text in the row.
+    const { rows } = await service.database.pool.query<{ row: string }>(
+      `SELECT data::text || metadata::text AS row FROM events WHERE stream_id = $1`,
+      [`token-${claims.jti}`],
+    );
+    expect(rows).toHaveLength(1);
+    for (const derived of [claims.jti!, `client:${credential.client_id}`, requestId!]) {
+      expect(rows[0]!.row).not.toContain(derived);
+    }
+    expect(rows[0]!.row).toContain(`"expires_at": ${claims.exp}`);
+  });
+});
+
 describe('the token endpoint with a standard OAuth client library (form-encoded)', () => {
   async function clientConfig(auth: 'basic' | 'post') {
     const credential = await createCredentialVia(service, 'space-oauth');

@@ -134,11 +134,12 @@ export async function query<T extends pg.QueryResultRow>(
 
 /** The jtis of `served` that have their issuance event in the database behind `url`. */
 export async function issuedFound(url: string, served: readonly string[]): Promise<number> {
-  const rows = await query<{ jti: string }>(
+  const rows = await query<{ stream_id: string }>(
     url,
-    `SELECT data->>'jti' AS jti FROM events WHERE event_type = 'private-token-issued'
-      AND data->>'jti' = ANY($1::text[])`,
-    [served],
+    // A token's stream is named after its jti (the event does not repeat it: stored-form.ts).
+    `SELECT stream_id FROM events WHERE event_type = 'private-token-issued'
+      AND stream_id = ANY($1::text[])`,
+    [served.map((jti) => `token-${jti}`)],
   );
   return rows.length;
 }

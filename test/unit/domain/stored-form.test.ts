@@ -76,7 +76,8 @@ describe('stored form: what the log keeps of an event', () => {
       data: {
         ...event.data,
         issued_at: '2026-11-23T10:00:00.123Z',
-        expires_at: '2026-11-23T10:15:00.123Z',
+        // Shaped like a time of whole seconds, but none: kept as written, never a RangeError.
+        expires_at: '2026-13-45T99:99:99.000Z',
       },
       metadata: {
         actor: 'user:alice',

@@ -44,15 +44,38 @@ const accessTokenClaimsSchema = z.discriminatedUnion('token_kind', [
   publicTokenClaimsSchema,
 ]);
 
+/** What a JWS signature covers: the encoded `typ: at+jwt` header (RFC 9068) and claims. */
+function signingInputOf(key: SigningKey, claims: AccessTokenClaims): string {
+  const header = { alg: ACCESS_TOKEN_ALG, typ: 'at+jwt', kid: key.kid };
+  return `${encode(header)}.${encode(claims)}`;
+}
+
 /**
- * Signs claims as a JWS compact JWT with `typ: at+jwt` (RFC 9068). Node's synchronous Ed25519
- * sign is used directly: the token endpoint's hot path, and a plain JWS any verifier accepts.
+ * Signs claims as a JWS compact JWT with `typ: at+jwt` (RFC 9068), with Node's Ed25519 sign used
+ * directly: a plain JWS any verifier accepts.
  */
 export function signAccessToken(key: SigningKey, claims: AccessTokenClaims): string {
-  const header = { alg: ACCESS_TOKEN_ALG, typ: 'at+jwt', kid: key.kid };
-  const signingInput = `${encode(header)}.${encode(claims)}`;
+  const signingInput = signingInputOf(key, claims);
   const signature = sign(null, Buffer.from(signingInput), key.privateKey).toString('base64url');
   return `${signingInput}.${signature}`;
+}
+
+/**
+ * {@link signAccessToken} with the signature computed on libuv's thread pool: the token endpoint's
+ * hot path. The event loop, which every request of the process waits on, spends about 10 µs
+ * handing the job over instead of the 40–50 µs of the signature itself, which another core does.
+ */
+export function signAccessTokenOffThread(
+  key: SigningKey,
+  claims: AccessTokenClaims,
+): Promise<string> {
+  const signingInput = signingInputOf(key, claims);
+  return new Promise((resolve, reject) => {
+    sign(null, Buffer.from(signingInput), key.privateKey, (error, signature) => {
+      if (error) reject(error);
+      else resolve(`${signingInput}.${signature.toString('base64url')}`);
+    });
+  });
 }
 
 /** Where a verifier finds the public key of a kid: our key store, or a JWKS fetched remotely. */

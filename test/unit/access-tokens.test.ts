@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   createAccessTokenVerifier,
   signAccessToken,
+  signAccessTokenOffThread,
   verifyAccessToken,
   type PrivateTokenClaims,
 } from '../../src/tokens/access-tokens.js';
@@ -35,6 +36,23 @@ const claims: PrivateTokenClaims = {
 };
 const policy = { issuer: 'https://issuer.test', audiences: ['storefront.test'] };
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+describe('signAccessTokenOffThread', () => {
+  it('signs on the thread pool exactly what the inline signature signs (Ed25519 is deterministic)', async () => {
+    const keys = keyStore();
+    const offThread = await signAccessTokenOffThread(keys.current(), claims);
+    expect(offThread).toBe(signAccessToken(keys.current(), claims));
+    await expect(verifyAccessToken(offThread, 'private', keys, policy, now)).resolves.toEqual(
+      claims,
+    );
+  });
+
+  it('rejects, never throws synchronously, when the key cannot sign', async () => {
+    const { publicKey } = generateKeyPairSync('ed25519');
+    const signing = signAccessTokenOffThread({ kid: 'k1', privateKey: publicKey }, claims);
+    await expect(signing).rejects.toThrow();
+  });
+});
 
 describe('verifyAccessToken', () => {
   const keys = keyStore();

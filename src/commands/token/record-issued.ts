@@ -1,7 +1,7 @@
 import { streams, type DomainEvent } from '../../domain/events.js';
 import { storedForm } from '../../domain/stored-form.js';
 import { ConflictError } from '../../errors/errors.js';
-import { signAccessToken, type AccessTokenClaims } from '../../tokens/access-tokens.js';
+import { signAccessTokenOffThread, type AccessTokenClaims } from '../../tokens/access-tokens.js';
 import type { CommandContext } from '../context.js';
 import type { RateLimitState } from '../../limits/limits.js';
 
@@ -26,7 +26,8 @@ export async function recordIssuedToken(
   event: DomainEvent<'private-token-issued' | 'public-token-issued'>,
   rateLimit: RateLimitState,
 ): Promise<IssuedToken> {
-  const token = signAccessToken(ctx.keys.current(), claims);
+  // Signed first, so that no issuance is recorded for a token that could not be made.
+  const token = await signAccessTokenOffThread(ctx.keys.current(), claims);
   const streamId = streams.token(claims.jti);
   const appended = await ctx.events.appendNewStream({
     spaceId: claims.space_id,

@@ -269,6 +269,23 @@ describe('archiving a partition', () => {
     expect(verdict.ok && verdict.archivedSeals).toBeGreaterThan(0);
   });
 
+  it('fills the index pages of every partition, those made while it ran included', async () => {
+    const { rows } = await database.pool.query<{
+      partition: string;
+      index: string;
+      options: string[] | null;
+    }>(
+      `SELECT p.relname AS partition, c.relname AS index, c.reloptions AS options
+         FROM pg_inherits i JOIN pg_class p ON p.oid = i.inhrelid
+         JOIN pg_index x ON x.indrelid = p.oid JOIN pg_class c ON c.oid = x.indexrelid
+        WHERE i.inhparent = 'events'::regclass`,
+    );
+    // Three or more partitions (the test made them), each with the log's six indexes.
+    expect(new Set(rows.map((row) => row.partition)).size).toBeGreaterThanOrEqual(3);
+    expect(rows.length).toBeGreaterThanOrEqual(18);
+    for (const row of rows) expect(row.options, row.index).toContain('fillfactor=100');
+  });
+
   it('keeps every partition append-only, also when a statement names it directly', async () => {
     const { name } = await currentPartition();
     for (const statement of [

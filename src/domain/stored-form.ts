@@ -17,7 +17,8 @@ const isObject = (value: unknown): value is Json =>
 // Request metadata always has a client IP; only there do a request id and a user agent belong.
 const isRequestMetadata = (metadata: Json) => typeof metadata.client_ip === 'string';
 
-const TIMES = ['issued_at', 'expires_at'] as const;
+/** A token issuance's times, kept as epoch seconds. */
+const TIMES: ReadonlySet<string> = new Set(['issued_at', 'expires_at']);
 
 // Every token issued within a second has the same times: the few seen last are remembered, as
 // the exact check (the seconds must give back the very text) costs a microsecond each time.
@@ -66,7 +67,7 @@ export function storedForm<Event extends EventBody>(event: Event, streamId: stri
     for (const key in full) {
       const value = full[key];
       if (key === 'jti' && typeof value === 'string' && streamId === streams.token(value)) continue;
-      thinned[key] = key === 'issued_at' || key === 'expires_at' ? toSeconds(value) : value;
+      thinned[key] = TIMES.has(key) ? toSeconds(value) : value;
     }
     data = thinned;
     if (typeof full.client_id === 'string') actorOfClient = clientActor(full.client_id);
@@ -102,7 +103,8 @@ export function fullForm<Event extends EventBody & { readonly streamId: string }
       full.jti = streamId.slice(prefix.length);
     }
     for (const field of TIMES) {
-      if (typeof stored[field] === 'number') full[field] = fromSeconds(stored[field]);
+      const seconds = stored[field];
+      if (typeof seconds === 'number') full[field] = fromSeconds(seconds);
     }
     if (Object.keys(full).some((field) => full[field] !== stored[field])) data = full;
     const clientId = event.data.client_id;

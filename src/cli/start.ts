@@ -17,6 +17,7 @@ import { loadAuditSigningKey } from '../audit-trail/audit-key.js';
 import { onShutdownSignal } from './process-lifecycle.js';
 import { supervise, type Supervised } from './supervise.js';
 import { parseCommandLine } from './args.js';
+import { API_NODE_FLAGS } from './node-flags.js';
 
 parseCommandLine(
   `Usage: npm start
@@ -42,7 +43,7 @@ const sibling = (name: string) =>
   fileURLToPath(new URL(`./${name}${path.extname(import.meta.url)}`, import.meta.url));
 
 // Each worker is `npm run api`, listening on the shared PORT; their limits meet here.
-cluster.setupPrimary({ exec: sibling('api'), execArgv: process.execArgv });
+cluster.setupPrimary({ exec: sibling('api'), execArgv: [...process.execArgv, ...API_NODE_FLAGS] });
 relayLimits(() => Object.values(cluster.workers ?? {}));
 aggregateWorkerMetrics();
 const workers: Supervised[] = [];

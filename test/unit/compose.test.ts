@@ -1,3 +1,4 @@
+import { API_NODE_FLAGS } from '../../src/cli/node-flags.js';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -27,6 +28,7 @@ describe('docker-compose.yml: each service holds only its own secrets', () => {
   });
 
   it('gives the API its own login and the audit public key only, read-only, never the signing key', () => {
+    expect(api?.command).toEqual(['node', ...API_NODE_FLAGS, 'dist/cli/api.js']);
     expect(String(api?.environment?.DATABASE_URL)).toContain('token_authority_api_login');
     expect(api?.environment).not.toHaveProperty('AUDIT_SIGNING_KEY');
     expect(api?.environment?.AUDIT_PUBLIC_KEY).toBe('/audit/audit-key.pub.json');

@@ -1,3 +1,4 @@
+import { API_NODE_FLAGS } from '../../src/cli/node-flags.js';
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
@@ -67,7 +68,7 @@ describe('deploy/kubernetes', () => {
     const api = named('Deployment', 'token-authority-api');
     expect(api.spec.replicas).toBeGreaterThanOrEqual(2);
     const container = podOf(api);
-    expect(container.command).toEqual(['node', 'dist/cli/api.js']);
+    expect(container.command).toEqual(['node', ...API_NODE_FLAGS, 'dist/cli/api.js']);
     expect(container.readinessProbe?.httpGet.path).toBe('/readyz');
     expect(container.livenessProbe?.httpGet?.path).toBe('/livez');
     const env = envOf(container);

@@ -1,5 +1,6 @@
 import { clientActor } from './actors.js';
 import { streams } from './streams.js';
+import { isoOfSeconds, secondsOfIso } from './times.js';
 
 /** The parts of an event that {@link storedForm} and {@link fullForm} look at. */
 export interface EventBody {
@@ -19,27 +20,6 @@ const isRequestMetadata = (metadata: Json) => typeof metadata.client_ip === 'str
 
 /** A token issuance's times, kept as epoch seconds. */
 const TIMES: ReadonlySet<string> = new Set(['issued_at', 'expires_at']);
-
-// Every token issued within a second has the same times: the few seen last are remembered, as
-// the exact check (the seconds must give back the very text) costs a microsecond each time.
-const recentSeconds = new Map<string, number | undefined>();
-
-/** An ISO time of whole seconds as seconds since the epoch; anything else as it is. */
-function toSeconds(value: unknown): unknown {
-  if (typeof value !== 'string' || value.length !== 24 || !value.endsWith('.000Z')) return value;
-  if (!recentSeconds.has(value)) {
-    const ms = Date.parse(value);
-    if (recentSeconds.size >= 16) recentSeconds.clear();
-    recentSeconds.set(
-      value,
-      Number.isFinite(ms) && new Date(ms).toISOString() === value ? ms / 1000 : undefined,
-    );
-  }
-  return recentSeconds.get(value) ?? value;
-}
-
-/** Seconds since the epoch as the ISO time the domain reads. */
-const fromSeconds = (seconds: number): string => new Date(seconds * 1000).toISOString();
 
 /**
  * What the log keeps of an event appended to `streamId`: its data and metadata without what the
@@ -67,7 +47,8 @@ export function storedForm<Event extends EventBody>(event: Event, streamId: stri
     for (const key in full) {
       const value = full[key];
       if (key === 'jti' && typeof value === 'string' && streamId === streams.token(value)) continue;
-      thinned[key] = TIMES.has(key) ? toSeconds(value) : value;
+      const seconds = TIMES.has(key) && typeof value === 'string' ? secondsOfIso(value) : undefined;
+      thinned[key] = seconds ?? value;
     }
     data = thinned;
     if (typeof full.client_id === 'string') actorOfClient = clientActor(full.client_id);
@@ -104,7 +85,7 @@ export function fullForm<Event extends EventBody & { readonly streamId: string }
     }
     for (const field of TIMES) {
       const seconds = stored[field];
-      if (typeof seconds === 'number') full[field] = fromSeconds(seconds);
+      if (typeof seconds === 'number') full[field] = isoOfSeconds(seconds);
     }
     if (Object.keys(full).some((field) => full[field] !== stored[field])) data = full;
     const clientId = event.data.client_id;

@@ -44,10 +44,18 @@ const accessTokenClaimsSchema = z.discriminatedUnion('token_kind', [
   publicTokenClaimsSchema,
 ]);
 
+// A key's encoded header is the same for every token it signs; keys change rarely.
+const encodedHeaders = new Map<string, string>();
+
 /** What a JWS signature covers: the encoded `typ: at+jwt` header (RFC 9068) and claims. */
 function signingInputOf(key: SigningKey, claims: AccessTokenClaims): string {
-  const header = { alg: ACCESS_TOKEN_ALG, typ: 'at+jwt', kid: key.kid };
-  return `${encode(header)}.${encode(claims)}`;
+  let header = encodedHeaders.get(key.kid);
+  if (header === undefined) {
+    if (encodedHeaders.size >= 16) encodedHeaders.clear();
+    header = encode({ alg: ACCESS_TOKEN_ALG, typ: 'at+jwt', kid: key.kid });
+    encodedHeaders.set(key.kid, header);
+  }
+  return `${header}.${encode(claims)}`;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { clientActor } from '../actors.js';
+import { isoOfSeconds } from '../times.js';
 import { domainEvent, type DomainEvent, type EventMetadata } from '../events.js';
 import type { Credential } from '../credential/state.js';
 import type { Token } from './state.js';
@@ -30,8 +31,8 @@ function lifetime(command: Issuance, ttlSeconds: number, notAfter = Number.POSIT
     jti: command.jti,
     issuedAt,
     expiresAt,
-    issued_at: new Date(issuedAt * 1000).toISOString(),
-    expires_at: new Date(expiresAt * 1000).toISOString(),
+    issued_at: isoOfSeconds(issuedAt),
+    expires_at: isoOfSeconds(expiresAt),
   };
 }
 
@@ -154,7 +155,7 @@ export function decideRevokeToken(
       client_id: state.clientId,
       jti: state.jti,
       token_kind: state.kind,
-      expires_at: new Date(state.expiresAt * 1000).toISOString(),
+      expires_at: isoOfSeconds(state.expiresAt),
       revoked_by: clientActor(command.clientId),
     },
     command.metadata,

@@ -1,0 +1,34 @@
+/**
+ * Times of whole seconds in their two spellings: ISO 8601 text as events carry them
+ * (`2026-11-23T10:00:00.000Z`), and seconds since the epoch as JWTs and the log's stored form do.
+ * Both directions remember the last few they saw: every token issued within a second has the same
+ * times, and printing or checking a time costs about a microsecond, once per token otherwise.
+ */
+
+const REMEMBERED = 16;
+const isoBySeconds = new Map<number, string>();
+const secondsByIso = new Map<string, number | undefined>();
+
+function remember<Key, Value>(memo: Map<Key, Value>, key: Key, value: Value): Value {
+  if (memo.size >= REMEMBERED) memo.clear();
+  memo.set(key, value);
+  return value;
+}
+
+/** Seconds since the epoch as ISO text. */
+export function isoOfSeconds(seconds: number): string {
+  return (
+    isoBySeconds.get(seconds) ??
+    remember(isoBySeconds, seconds, new Date(seconds * 1000).toISOString())
+  );
+}
+
+/** ISO text of a whole second as seconds since the epoch; undefined for any other text. */
+export function secondsOfIso(text: string): number | undefined {
+  if (text.length !== 24 || !text.endsWith('.000Z')) return undefined;
+  if (secondsByIso.has(text)) return secondsByIso.get(text);
+  const ms = Date.parse(text);
+  // Exactly the text printed back, or it would not survive the round trip (Date.parse is lenient).
+  const exact = Number.isFinite(ms) && new Date(ms).toISOString() === text;
+  return remember(secondsByIso, text, exact ? ms / 1000 : undefined);
+}

@@ -61,7 +61,7 @@ export class SlidingWindowBudgets {
     this.#advance(window, second);
     if (window.total < limit) {
       // Until the budget is whole again: every unit spent has left the window.
-      const resetSeconds = window.total === 0 ? 0 : this.#untilBelow(window, 1);
+      const resetSeconds = window.total === 0 ? 0 : this.#untilEmpty(window);
       return { allowed: true, remaining: limit - window.total, resetSeconds };
     }
     const wait = this.#untilBelow(window, limit);
@@ -106,6 +106,19 @@ export class SlidingWindowBudgets {
       }
     }
     window.head = second;
+  }
+
+  /**
+   * Whole seconds until every unit counted has left the window (at least 1): until its newest
+   * non-empty slot does. Searched from the newest, which under load is the current second: one
+   * look per request, where `#untilBelow(window, 1)` walked all the window's slots.
+   */
+  #untilEmpty(window: Window): number {
+    for (let age = 0; age < this.#slots; age++) {
+      const slot = (((window.head - age) % this.#slots) + this.#slots) % this.#slots;
+      if (window.counts[slot]! > 0) return Math.max(1, this.#slots - age);
+    }
+    return this.#slots;
   }
 
   /** Whole seconds until the window's total drops below `limit` (at least 1). */

@@ -23,6 +23,27 @@ describe('SlidingWindowBudgets', () => {
     expect(budgets.take('a', 5).allowed).toBe(true);
   });
 
+  it('answers an allowed check with the seconds until every unit spent has left the window', () => {
+    const time = clock(1_700_000_000_000);
+    const budgets = new SlidingWindowBudgets({ maxKeys: 10, now: time.now });
+    // A reference model: the second of every unit taken.
+    const taken: number[] = [];
+    let seed = 7;
+    const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+    for (let step = 0; step < 400; step++) {
+      time.advance(Math.floor(random() * 9) * 1000);
+      const second = Math.floor(time.now() / 1000);
+      const live = taken.filter((at) => at > second - 60);
+      const decision = budgets.peek('a', 1_000);
+      const expected = live.length === 0 ? 0 : Math.max(1, Math.max(...live) + 60 - second);
+      expect(decision).toMatchObject({ allowed: true, resetSeconds: expected });
+      if (random() < 0.4) {
+        budgets.take('a', 1_000);
+        taken.push(second);
+      }
+    }
+  });
+
   it('never lets a key spend more than its limit in any 60 s, even across a minute boundary', () => {
     const time = clock(1_700_000_040_000); // 40 s into a minute
     const budgets = new SlidingWindowBudgets({ maxKeys: 10, now: time.now });

@@ -77,17 +77,20 @@ export function fullForm<Event extends EventBody & { readonly streamId: string }
   let data = event.data;
   const restored: Record<string, unknown> = {};
   if (ISSUANCES.has(event.type) && isObject(event.data)) {
-    const stored = event.data;
-    const full: Record<string, unknown> = { ...stored };
+    const full: Record<string, unknown> = { ...event.data };
+    let restoredData = false;
     const prefix = streams.token('');
-    if (stored.jti === undefined && streamId.startsWith(prefix)) {
+    if (full.jti === undefined && streamId.startsWith(prefix)) {
       full.jti = streamId.slice(prefix.length);
+      restoredData = true;
     }
     for (const field of TIMES) {
-      const seconds = stored[field];
-      if (typeof seconds === 'number') full[field] = isoOfSeconds(seconds);
+      const seconds = full[field];
+      if (typeof seconds !== 'number') continue;
+      full[field] = isoOfSeconds(seconds);
+      restoredData = true;
     }
-    if (Object.keys(full).some((field) => full[field] !== stored[field])) data = full;
+    if (restoredData) data = full;
     const clientId = event.data.client_id;
     if (metadata.actor === undefined && typeof clientId === 'string') {
       restored.actor = clientActor(clientId);

@@ -17,13 +17,18 @@ export interface BenchDatabase {
 }
 
 /** Starts a throwaway embedded Postgres for one bench run (`prefix` names its temp folder). */
-export async function startBenchDatabase(prefix: string): Promise<BenchDatabase> {
+export async function startBenchDatabase(
+  prefix: string,
+  /** Extra server settings (`-c name=value`). */
+  settings: Readonly<Record<string, string>> = {},
+): Promise<BenchDatabase> {
   const dataDir = await mkdtemp(path.join(tmpdir(), prefix));
   const postgres = await startEmbeddedPostgres({
     baseDir: path.join(dataDir, 'postgres'),
     port: await freePort(),
     persistent: false,
     logger: pino({ level: 'warn' }),
+    settings,
   });
   const pool = new pg.Pool({ connectionString: postgres.url, max: 2 });
   return {

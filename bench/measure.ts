@@ -14,7 +14,13 @@ export type OursMeasured = Measured & { readonly events: number; readonly served
  * for our service the events appended and the 200s it served (exactly, from its own metrics), and
  * the projector's and the sealer's lag sampled during the run (`lag`, `seal`, in seconds).
  */
-export function createMeasurer(pool: pg.Pool, plan: LoadPlan, progress: (line: string) => void) {
+export function createMeasurer(
+  pool: pg.Pool,
+  plan: LoadPlan,
+  progress: (line: string) => void,
+  /** Print each of our runs' costliest statements (Postgres runs with pg_stat_statements). */
+  statements = false,
+) {
   const lag: number[] = [];
   const seal: number[] = [];
   const eventsOf = async (type: string) =>
@@ -99,9 +105,11 @@ export function createMeasurer(pool: pg.Pool, plan: LoadPlan, progress: (line: s
           before = await eventsOf(type);
           servedBefore = await served(url.pathname, metricsBase);
           cpuBefore = await cpuByGroup(groups);
+          if (statements) await pool.query('SELECT pg_stat_statements_reset()');
         }),
       );
       const cpuAfter = await cpuByGroup(groups);
+      if (statements) await printStatements(pool, result.ok, progress);
       await pause(300); // let abandoned requests finish
       const events = (await eventsOf(type)) - before;
       const servedOk = (await served(url.pathname, metricsBase)) - servedBefore;
@@ -115,4 +123,20 @@ export function createMeasurer(pool: pg.Pool, plan: LoadPlan, progress: (line: s
       };
     },
   };
+}
+
+/** The statements Postgres spent most time on since the reset, in ms per successful request. */
+async function printStatements(pool: pg.Pool, requests: number, progress: (line: string) => void) {
+  const { rows } = await pool.query<{ ms: number; calls: string; rows: string; query: string }>(
+    `SELECT (total_exec_time + total_plan_time)::float8 AS ms, calls, rows,
+            left(regexp_replace(query, '\\s+', ' ', 'g'), 120) AS query
+     FROM pg_stat_statements ORDER BY 1 DESC LIMIT 15`,
+  );
+  progress('statements (ms per request · calls per request · rows per call · query):');
+  for (const row of rows) {
+    const calls = Number(row.calls);
+    progress(
+      `  ${(row.ms / requests).toFixed(4)} · ${(calls / requests).toFixed(3)} · ${(Number(row.rows) / Math.max(calls, 1)).toFixed(1)} · ${row.query}`,
+    );
+  }
 }

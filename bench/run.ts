@@ -19,7 +19,7 @@ import { serviceGroups, startProcess, stopAll, waitFor } from './processes.js';
 import { renderReport } from './report.js';
 
 const USAGE = `Usage: npm run bench -- [--duration=<s>] [--connections=<n>] [--warmup=<s>]
-       [--log-level=<level>] [--no-projector] [--profile] [--no-write]
+       [--log-level=<level>] [--no-projector] [--profile] [--statements] [--no-write]
 Loads the Koa ceiling, node-oidc-provider and our two issuance endpoints, one at a time, and
 writes docs/benchmarks.md (unless --no-write).`;
 
@@ -30,6 +30,7 @@ const { values } = parseCommandLine(USAGE, {
   'no-write': { type: 'boolean', default: false },
   'log-level': { type: 'string', default: 'info' },
   profile: { type: 'boolean', default: false },
+  statements: { type: 'boolean', default: false },
   'no-projector': { type: 'boolean', default: false },
 });
 const plan: LoadPlan = {
@@ -45,7 +46,11 @@ const PEER_CLIENT = {
 const root = path.resolve(import.meta.dirname, '..');
 const progress = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 
-const database = await startBenchDatabase('token-authority-bench-');
+// --statements: Postgres keeps per-statement times, printed after each of our runs.
+const database = await startBenchDatabase(
+  'token-authority-bench-',
+  values.statements ? { shared_preload_libraries: 'pg_stat_statements' } : {},
+);
 const { dataDir, postgres, pool } = database;
 try {
   const settings = (
@@ -97,7 +102,8 @@ try {
   const api = `http://127.0.0.1:${apiPort}`;
   const { tokenBody, privateRequest, publicRequest } = await benchClient(api, dataDir, AUDIENCE);
 
-  const measure = createMeasurer(pool, plan, progress);
+  if (values.statements) await pool.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+  const measure = createMeasurer(pool, plan, progress, values.statements);
 
   progress(
     `each target: ${plan.warmupSeconds}s warm-up + ${plan.durationSeconds}s, ${plan.connections} connections`,

@@ -27,6 +27,8 @@ export interface EmbeddedPostgresOptions {
   readonly supervise?: boolean;
   /** Use the cluster only if it already runs; never start one (health checks). */
   readonly attachOnly?: boolean;
+  /** Extra server settings (`-c name=value`), e.g. pg_stat_statements for the bench. */
+  readonly settings?: Readonly<Record<string, string>>;
 }
 
 /** A running embedded cluster. */
@@ -106,7 +108,14 @@ export async function startEmbeddedPostgres(
   if (options.attachOnly) {
     throw new Error(`the embedded Postgres in ${dataDir} is not running (is npm start up?)`);
   }
-  const spawnOptions = { binDir, dataDir, port: options.port, runAs, logger };
+  const spawnOptions = {
+    binDir,
+    dataDir,
+    port: options.port,
+    runAs,
+    logger,
+    settings: options.settings ?? {},
+  };
   let child: ChildProcess = await spawnPostmaster(spawnOptions);
   await claimCluster(baseDir);
   let stopping = false;

@@ -15,26 +15,38 @@ export const systemClock: Clock = { now: () => Date.now() };
 
 // Random bytes are drawn in bulk (as Node's randomUUID does): one call per 256 ids, not one each.
 const POOL_IDS = 256;
+const RANDOM_BYTES = 10; // 74 random bits use 10 bytes, less the version and variant bits
 let pool = Buffer.alloc(0);
 let poolOffset = 0;
+const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
+// Ids minted in the same millisecond share their time fields; the API mints two per request.
+let prefixMs = -1;
+let prefix = '';
 
 /**
  * A UUIDv7 (RFC 9562): 48 bits of Unix milliseconds, then 74 random bits. Ids that grow with time
  * land at the right edge of the events table's unique indexes instead of on random pages, which
- * keeps inserts cheap for Postgres; 74 random bits keep them unguessable and unique.
+ * keeps inserts cheap for Postgres; 74 random bits keep them unguessable and unique. Written
+ * from a byte-to-hex table (issue 23: a fifth of the cost of a Buffer and its hex string).
  */
 export function uuidv7(now = Date.now()): string {
   if (poolOffset >= pool.length) {
-    pool = randomBytes(16 * POOL_IDS);
+    pool = randomBytes(RANDOM_BYTES * POOL_IDS);
     poolOffset = 0;
   }
-  const bytes = Buffer.from(pool.subarray(poolOffset, poolOffset + 16));
-  poolOffset += 16;
-  bytes.writeUIntBE(now, 0, 6);
-  bytes[6] = (bytes[6]! & 0x0f) | 0x70;
-  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
-  const hex = bytes.toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  const b = pool;
+  const o = poolOffset;
+  poolOffset += RANDOM_BYTES;
+  if (now !== prefixMs) {
+    const time = now.toString(16).padStart(12, '0');
+    prefix = `${time.slice(0, 8)}-${time.slice(8, 12)}-`;
+    prefixMs = now;
+  }
+  return (
+    `${prefix}${HEX[0x70 | (b[o]! & 0x0f)]}${HEX[b[o + 1]!]}-` +
+    `${HEX[0x80 | (b[o + 2]! & 0x3f)]}${HEX[b[o + 3]!]}-` +
+    `${HEX[b[o + 4]!]}${HEX[b[o + 5]!]}${HEX[b[o + 6]!]}${HEX[b[o + 7]!]}${HEX[b[o + 8]!]}${HEX[b[o + 9]!]}`
+  );
 }
 
 export const randomIds: IdGenerator = { eventId: () => uuidv7(), tokenId: () => uuidv7() };

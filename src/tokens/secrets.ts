@@ -1,4 +1,4 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** A new client id: 128 random bits, URL-safe. */
 export function generateClientId(): string {
@@ -32,7 +32,9 @@ export interface SecretHasher {
  */
 export function createSecretHasher(key: Buffer): SecretHasher {
   if (key.length < 32) throw new Error('secret hash key must be at least 32 bytes');
-  const hash = (secret: string) => createHmac('sha256', key).update(secret, 'utf8').digest();
+  // Imported once: a raw Buffer key is copied into a new key object on every call.
+  const keyObject = createSecretKey(key);
+  const hash = (secret: string) => createHmac('sha256', keyObject).update(secret, 'utf8').digest();
   return {
     hash,
     matches(secret, storedHash) {

@@ -10,4 +10,14 @@ describe('uuidv7', () => {
     expect(new Set(Array.from({ length: 10_000 }, () => uuidv7(1)))).toHaveProperty('size', 10_000);
     expect(uuidv7(0x0123456789ab).startsWith('01234567-89ab-7')).toBe(true);
   });
+
+  it('draws every one of its 74 random bits', () => {
+    // Same millisecond for all: only the random part may differ. Each random hex digit must take
+    // all of its possible values, so no bit is stuck (the variant digit has only four).
+    const ids = Array.from({ length: 4000 }, () => uuidv7(1_800_000_000_000).replaceAll('-', ''));
+    for (let digit = 13; digit < 32; digit += 1) {
+      const seen = new Set(ids.map((id) => id[digit]));
+      expect(seen.size, `hex digit ${digit}`).toBe(digit === 16 ? 4 : 16);
+    }
+  });
 });

@@ -32,6 +32,7 @@ export async function spawnPostmaster(options: {
   readonly port: number;
   readonly runAs: Identity | undefined;
   readonly logger: Logger;
+  readonly settings?: Readonly<Record<string, string>>;
 }): Promise<ChildProcess> {
   const child = spawn(
     path.join(options.binDir, 'postgres'),
@@ -48,6 +49,10 @@ export async function spawnPostmaster(options: {
       'synchronous_commit=on',
       '-c',
       'max_connections=200',
+      ...Object.entries(options.settings ?? {}).flatMap(([name, value]) => [
+        '-c',
+        `${name}=${value}`,
+      ]),
     ],
     // Own process group: Ctrl-C reaches us, and we stop Postgres last, after draining requests.
     { ...options.runAs, cwd: '/', stdio: ['ignore', 'ignore', 'pipe'], detached: true },

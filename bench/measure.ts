@@ -3,11 +3,21 @@ import type pg from 'pg';
 import { cpuByGroup, cpuMsPer, type CpuGroups } from './cpu.js';
 import { load, type LoadPlan, type Measured } from './load.js';
 import { scrape } from './prometheus.js';
+import { mainThreadTimes } from '../src/observability/proc.js';
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** One of our endpoints measured: what the load generator saw, and what the service recorded. */
-export type OursMeasured = Measured & { readonly events: number; readonly served: number };
+export type OursMeasured = Measured & {
+  readonly events: number;
+  readonly served: number;
+  /**
+   * The API's event loops (their main threads), as fractions of the run's wall time, averaged over
+   * the API processes: on a core, and ready to run but waiting for one. Running near 1, the event
+   * loop limits throughput; waiting, the cores' other work holds it up.
+   */
+  readonly eventLoop: { readonly running: number; readonly waiting: number };
+};
 
 /**
  * Runs the load of one target and accounts for it: CPU per request of every process group, and
@@ -93,22 +103,35 @@ export function createMeasurer(
       groups: CpuGroups,
       /** Where the service serves /metrics (METRICS_PORT). */
       metricsBase: string,
+      /** The API processes serving requests, whose main threads are the event loops. */
+      servers: () => readonly number[],
     ): Promise<OursMeasured> {
       progress(`loading ${name}`);
       const url = new URL(request.url as string);
       let servedBefore = 0;
       let before = 0;
       let cpuBefore: Record<string, number> = {};
+      let loopBefore = { running: 0, waiting: 0 };
+      let startedAt = 0;
       const result = await sampleLag(
         load(name, plan, request, async () => {
           await pause(300); // warm-up stragglers
           before = await eventsOf(type);
           servedBefore = await served(url.pathname, metricsBase);
           cpuBefore = await cpuByGroup(groups);
+          loopBefore = await mainThreadTimes(servers());
+          startedAt = performance.now();
           if (statements) await pool.query('SELECT pg_stat_statements_reset()');
         }),
       );
       const cpuAfter = await cpuByGroup(groups);
+      const loopAfter = await mainThreadTimes(servers());
+      const perWall =
+        ((performance.now() - startedAt) / 1000) * Math.max(1, servers().length) || 1e-9;
+      const eventLoop = {
+        running: (loopAfter.running - loopBefore.running) / perWall,
+        waiting: (loopAfter.waiting - loopBefore.waiting) / perWall,
+      };
       if (statements) await printStatements(pool, result.ok, progress);
       await pause(300); // let abandoned requests finish
       const events = (await eventsOf(type)) - before;
@@ -119,6 +142,7 @@ export function createMeasurer(
         ...result,
         events,
         served: servedOk,
+        eventLoop,
         cpuMsPerRequest: cpuMsPer(cpuBefore, cpuAfter, result.ok),
       };
     },

@@ -54,20 +54,24 @@ export function stopAll(): void {
  * workers, the projector its other child, and the load generator this process. Also counts the
  * API processes (npm start's own process only supervises when there are workers).
  */
-export async function serviceGroups(
-  rootPid: number,
-): Promise<{ readonly groups: CpuGroups; readonly apiProcesses: number }> {
+export async function serviceGroups(rootPid: number): Promise<{
+  readonly groups: CpuGroups;
+  readonly apiProcesses: number;
+  /** The API processes that serve requests (not npm start's supervisor), for their event loops. */
+  readonly servers: () => readonly number[];
+}> {
   const pids = [rootPid, ...(await descendants(rootPid))];
   const projector: number[] = [];
   const api: number[] = [];
-  let workers = 0;
+  const servers: number[] = [];
   for (const pid of pids) {
     const command = await commandLine(pid);
     (command.includes('projector') ? projector : api).push(pid);
-    if (/\/cli\/api\.[tj]s/.test(command)) workers += 1;
+    if (/\/cli\/api\.[tj]s/.test(command)) servers.push(pid);
   }
   return {
     groups: { api: () => api, projector: () => projector, 'load generator': () => [process.pid] },
-    apiProcesses: Math.max(1, workers),
+    apiProcesses: Math.max(1, servers.length),
+    servers: () => servers,
   };
 }

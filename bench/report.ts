@@ -1,5 +1,6 @@
 import { cpus, totalmem } from 'node:os';
 import type { Measured } from './load.js';
+import type { OursMeasured } from './measure.js';
 
 /** Everything one bench run measured, for {@link renderReport}. */
 export interface BenchResults {
@@ -16,12 +17,12 @@ export interface BenchResults {
   };
   readonly ceiling: Measured;
   readonly peer: Measured;
-  readonly privateRun: Measured;
-  readonly publicRun: Measured;
+  readonly privateRun: OursMeasured;
+  readonly publicRun: OursMeasured;
   /** How many API processes served privateRun and publicRun (npm start's API_WORKERS). */
   readonly apiProcesses: number;
   /** privateRun's endpoint served with API_WORKERS=otherWorkers, for comparison. */
-  readonly singleRun: Measured;
+  readonly singleRun: OursMeasured;
   readonly otherWorkers: number;
   /** Projector lag samples (seconds) taken during our runs. */
   readonly lag: readonly number[];
@@ -89,6 +90,8 @@ export function renderReport(results: BenchResults): string {
     `| private, API_WORKERS=${results.apiProcesses} (default) / API_WORKERS=${results.otherWorkers} | ${ratio(privateRun.rps, singleRun.rps)} | | |`,
     `| private achieved / CPU bound | ${pct(privateRun.rps, bound(privateRun))} | ≥ 90% | ${check(privateRun.rps >= 0.9 * bound(privateRun))} |`,
     `| public achieved / CPU bound | ${pct(publicRun.rps, bound(publicRun))} | ≥ 90% | ${check(publicRun.rps >= 0.9 * bound(publicRun))} |`,
+    `| API event loop on a core, private / public (share of wall time) | ${pct(privateRun.eventLoop.running, 1)} / ${pct(publicRun.eventLoop.running, 1)} | | |`,
+    `| API event loop ready but waiting for a core, private / public | ${pct(privateRun.eventLoop.waiting, 1)} / ${pct(publicRun.eventLoop.waiting, 1)} | | |`,
     `| private API CPU / peer CPU per token | ${ratio(privateRun.cpuMsPerRequest?.api ?? 0, peerCpu)} | ≤ 0.5× | ${check((privateRun.cpuMsPerRequest?.api ?? 0) <= 0.5 * peerCpu)} |`,
     `| public API CPU / peer CPU per token | ${ratio(publicRun.cpuMsPerRequest?.api ?? 0, peerCpu)} | ≤ 0.5× | ${check((publicRun.cpuMsPerRequest?.api ?? 0) <= 0.5 * peerCpu)} |`,
     `| private p99 | ${privateRun.p99} ms | ≤ 25 ms | ${check(privateRun.p99 <= 25)} |`,
@@ -114,6 +117,11 @@ export function renderReport(results: BenchResults): string {
     '  the load generator. The bound column divides the cores by the CPU one request costs across all',
     `  of them. Ours reached ${pct(privateRun.rps, bound(privateRun))} (private) and ${pct(publicRun.rps, bound(publicRun))} (public) of`,
     '  their bound; what is left is time some core spent idle while requests waited.',
+    `- The API's event loop (its main thread; the signatures run on the thread pool) ran on a core`,
+    `  ${pct(privateRun.eventLoop.running, 1)} (private) and ${pct(publicRun.eventLoop.running, 1)} (public) of the run's wall time, and was ready to run but waiting`,
+    `  for a core ${pct(privateRun.eventLoop.waiting, 1)} and ${pct(publicRun.eventLoop.waiting, 1)} (Linux schedstat). Every request passes through that one thread:`,
+    '  the time it waits for a core, taken by Postgres, the projector or the load generator, is time',
+    '  no request moves.',
     `- The API processes (workers and npm start's supervising process) are ${pct(apiShare(privateRun), 1)} (private) and ${pct(apiShare(publicRun), 1)} (public) of our CPU per`,
     `  request; Postgres and the projector, the durable work the peer does not do (the event, the audit`,
     `  row, the rate buckets, the hash chain), are ${pct(durableShare(privateRun), 1)} and ${pct(durableShare(publicRun), 1)}.`,

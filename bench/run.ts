@@ -97,7 +97,7 @@ try {
   const peerProcess = startProcess('bench/peer-oidc-provider.ts', { PORT: String(peerPort) });
   await waitFor(`http://127.0.0.1:${ceilingPort}/echo`, { method: 'POST' });
   await waitFor(`http://127.0.0.1:${peerPort}/.well-known/openid-configuration`);
-  const { groups: ourGroups, apiProcesses } = await serviceGroups(serviceProcess.pid!);
+  const { groups: ourGroups, apiProcesses, servers } = await serviceGroups(serviceProcess.pid!);
 
   const api = `http://127.0.0.1:${apiPort}`;
   const { tokenBody, privateRequest, publicRequest } = await benchClient(api, dataDir, AUDIENCE);
@@ -139,6 +139,7 @@ try {
     privateRequest,
     ourGroups,
     metricsOf(metricsPort),
+    servers,
   );
   const publicRun = await measure.ours(
     'ours: POST /v1/issue (public)',
@@ -146,6 +147,7 @@ try {
     publicRequest,
     ourGroups,
     metricsOf(metricsPort),
+    servers,
   );
   // The same service with the other choice of API processes (1 if the default runs several, else
   // 2), for what workers buy here. Its events are projected by the first service's projector, so
@@ -171,12 +173,14 @@ try {
     url: `http://127.0.0.1:${singlePort}/v1/credential/token`,
   };
   await warmUp(plan, singleRequest);
+  const other = await serviceGroups(single.pid!);
   const singleRun = await measure.ours(
     `ours, API_WORKERS=${otherWorkers}: POST /v1/credential/token (private)`,
     'private-token-issued',
     singleRequest,
-    { ...(await serviceGroups(single.pid!)).groups, projector: ourGroups.projector! },
+    { ...other.groups, projector: ourGroups.projector! },
     metricsOf(singleMetricsPort),
+    other.servers,
   );
   single.kill('SIGTERM');
   progress('measuring database bytes per token');

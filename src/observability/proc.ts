@@ -113,3 +113,28 @@ export async function totalCpuSeconds(pids: readonly number[]): Promise<number> 
   for (const pid of pids) total += await cpuSeconds(pid);
   return total;
 }
+
+/** Seconds a thread spent on a core, and runnable but waiting for one. */
+export interface ThreadTimes {
+  readonly running: number;
+  readonly waiting: number;
+}
+
+/**
+ * The processes' main threads, summed: for Node, the event loop, without the thread pool, the
+ * garbage collector's helpers and the loader. From /proc/<pid>/task/<pid>/schedstat (scheduler
+ * nanoseconds); a process that is gone counts 0.
+ */
+export async function mainThreadTimes(pids: readonly number[]): Promise<ThreadTimes> {
+  let running = 0;
+  let waiting = 0;
+  for (const pid of pids) {
+    const line = await readFile(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').catch(() => '');
+    const [run, wait] = line.trim().split(' ').map(Number);
+    if (Number.isFinite(run) && Number.isFinite(wait)) {
+      running += run! / 1e9;
+      waiting += wait! / 1e9;
+    }
+  }
+  return { running, waiting };
+}

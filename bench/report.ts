@@ -137,7 +137,8 @@ export function renderReport(results: BenchResults): string {
     '',
     'Rerun: `npm run bench` (options: `--duration <s>`, `--connections <n>`, `--warmup <s>`,',
     '`--log-level <level>`, `--no-projector`, `--profile` for a CPU profile of the API in',
-    '`.data/profiles`, `--no-write` to leave this file alone). What each change bought, run by run: [performance.md](performance.md).',
+    '`.data/profiles`, `--statements` for the costliest Postgres statements of each of our runs, per',
+    'request, from pg_stat_statements, `--no-write` to leave this file alone). What each change bought, run by run: [performance.md](performance.md).',
     '',
   ].join('\n');
 }

@@ -34,7 +34,7 @@ export const LAYERS = {
     'db',
     'errors',
   ],
-  fleet: ['audit-trail', 'db', 'net'],
+  fleet: ['audit-trail', 'db', 'config', 'net'],
   reliability: ['audit-trail', 'projections', 'observability', 'tokens', 'domain', 'db', 'net'],
   cli: [
     'fleet',

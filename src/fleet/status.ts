@@ -8,6 +8,8 @@ import { ownerUrl, type FleetState } from './layout.js';
 export interface FleetStatus {
   readonly lb_url: string;
   readonly api_urls: readonly string[];
+  /** The API replicas' processes, in the order of api_urls. */
+  readonly api_pids: readonly number[];
   readonly owner_url: string;
   readonly pg: readonly {
     readonly name: string;
@@ -74,6 +76,7 @@ export async function fleetStatus(state: FleetState): Promise<FleetStatus> {
   return {
     lb_url: `http://127.0.0.1:${state.haproxy.apiPort}`,
     api_urls: state.apis.map((api) => `http://127.0.0.1:${api.port}`),
+    api_pids: state.apis.map((api) => api.pid),
     owner_url: ownerUrl(state),
     pg: state.pg.map((node) => ({
       name: node.name,

@@ -10,15 +10,20 @@ import { freePort } from '../net/free-port.js';
 import { etcdArgs, haproxyConfig, patroniConfig, PG_BIN_DIR, type PgPasswords } from './configs.js';
 import { writeFleetState, type FleetState, type PgNode } from './layout.js';
 import { startDetached, waitFor, type RunAs } from './processes.js';
+import { API_NODE_FLAGS } from '../config/node-flags.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const FROM_SOURCE = import.meta.url.endsWith('.ts');
 
-/** How to run one of our command-line entry points as a child (TypeScript source or dist). */
+/**
+ * How to run one of our command-line entry points as a child (TypeScript source or dist): API
+ * replicas with the Node flags every API process runs with.
+ */
 function entry(name: string): [string, string[]] {
+  const flags = name === 'api' ? API_NODE_FLAGS : [];
   return FROM_SOURCE
-    ? [process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/cli', `${name}.ts`)]]
-    : [process.execPath, [path.join(ROOT, 'dist/cli', `${name}.js`)]];
+    ? [process.execPath, [...flags, '--import', 'tsx', path.join(ROOT, 'src/cli', `${name}.ts`)]]
+    : [process.execPath, [...flags, path.join(ROOT, 'dist/cli', `${name}.js`)]];
 }
 
 const password = () => randomBytes(18).toString('base64url');

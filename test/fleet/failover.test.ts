@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   DEADLINE_MS,
@@ -10,6 +11,7 @@ import {
   steadyLoad,
   type Fleet,
 } from './support/drill.js';
+import { API_NODE_FLAGS } from '../../src/config/node-flags.js';
 
 /**
  * The failover drill, against the reference fleet (`npm run fleet`): Patroni with synchronous
@@ -55,6 +57,16 @@ async function drill(victims: (leader: Fleet['pg'][number]) => number[]) {
   );
   return { outcomes: load.outcomes, killedAt, recoveredAfterMs: firstServed - killedAt, leader };
 }
+
+describe('the API replicas', () => {
+  it('run with the Node flags of every API process (src/config/node-flags.ts)', () => {
+    expect(started.api_pids).toHaveLength(2);
+    for (const pid of started.api_pids) {
+      const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      for (const flag of API_NODE_FLAGS) expect(argv).toContain(flag);
+    }
+  });
+});
 
 describe('failover under load', () => {
   beforeAll(async () => {

@@ -1,4 +1,4 @@
-import { API_NODE_FLAGS } from '../../src/cli/node-flags.js';
+import { API_NODE_FLAGS } from '../../src/config/node-flags.js';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';

@@ -1,4 +1,4 @@
-import { API_NODE_FLAGS } from '../../src/cli/node-flags.js';
+import { API_NODE_FLAGS } from '../../src/config/node-flags.js';
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';

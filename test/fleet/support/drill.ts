@@ -8,6 +8,7 @@ import { mintDevLoginToken } from '../../../src/tokens/login-tokens.js';
 /** What `npm run fleet -- status` prints (the parts the drills read). */
 export interface Fleet {
   lb_url: string;
+  api_pids: number[];
   owner_url: string;
   pg: { name: string; role: string; url: string; pid: number | null; patroni_pid: number | null }[];
   projectors: { pid: number; leader: boolean }[];

@@ -1,6 +1,7 @@
 /**
- * Node flags every API process runs with: `npm start`'s workers get them from start.ts, and the
- * compose file and Kubernetes manifests spell them out (their tests hold them to this list).
+ * Node flags every API process runs with: `npm start`'s workers get them from start.ts, the
+ * fleet's replicas from src/fleet/up.ts, and the compose file and Kubernetes manifests spell them
+ * out (their tests hold them to this list).
  *
  * A 64 MB young generation (V8's default is 16): an issuance allocates a few kilobytes that die
  * young, and at thousands a second the default space fills every few milliseconds. Measured

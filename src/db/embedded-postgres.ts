@@ -108,14 +108,8 @@ export async function startEmbeddedPostgres(
   if (options.attachOnly) {
     throw new Error(`the embedded Postgres in ${dataDir} is not running (is npm start up?)`);
   }
-  const spawnOptions = {
-    binDir,
-    dataDir,
-    port: options.port,
-    runAs,
-    logger,
-    settings: options.settings ?? {},
-  };
+  const { port, settings } = options;
+  const spawnOptions = { binDir, dataDir, port, runAs, logger, settings };
   let child: ChildProcess = await spawnPostmaster(spawnOptions);
   await claimCluster(baseDir);
   let stopping = false;

@@ -12,6 +12,7 @@ import type { CheckpointStatement } from './audit-checkpoints.js';
 import { readFile } from 'node:fs/promises';
 import { ConfigError } from '../config/config.js';
 import { readOrCreateFile } from '../config/data-files.js';
+import { jsonObject, settingText } from '../config/setting-value.js';
 
 /**
  * The key that signs audit checkpoints. Not a token-signing key: whoever can rotate or read token
@@ -30,9 +31,18 @@ export interface AuditKey {
 const PRIVATE_FILE = 'audit-key.json';
 const PUBLIC_FILE = 'audit-key.pub.json';
 
-/** A JWK given as its JSON, or as the path of a file holding it. */
-async function jwkText(value: string): Promise<string> {
-  return value.trim().startsWith('{') ? value : readFile(path.resolve(value), 'utf8');
+/** A JWK given as its JSON, or as `file:<path>` of a file holding it. */
+async function configuredJwk(setting: string, value: string, expected: string): Promise<JWK> {
+  return jsonObject(setting, await settingText(setting, value), expected) as JWK;
+}
+
+/** Node's key from a JWK; a ConfigError naming the setting (never the key) when it is not one. */
+function keyOf<K>(setting: string, expected: string, make: () => K): K {
+  try {
+    return make();
+  } catch {
+    throw new ConfigError([`${setting}: is not ${expected}`]);
+  }
 }
 
 async function auditKeyOf(publicKey: KeyObject, privateKey?: KeyObject): Promise<AuditKey> {
@@ -49,19 +59,26 @@ async function auditKeyOf(publicKey: KeyObject, privateKey?: KeyObject): Promise
 /**
  * The audit signing key, for the process that signs checkpoints (the projector) and for `npm
  * start`'s supervisor, which hands its public half to the API: AUDIT_SIGNING_KEY (a private
- * Ed25519 JWK, or a file holding it), else a key pair generated once into DATA_DIR (mode 600),
+ * Ed25519 JWK, or `file:<path>` of a file holding it), else a key pair generated once into DATA_DIR (mode 600),
  * its public half written beside it for the API.
  */
 export async function loadAuditSigningKey(
   configured: string | undefined,
   dataDir: string,
 ): Promise<AuditKey> {
-  const text = configured
-    ? await jwkText(configured)
-    : await readOrCreateFile(path.resolve(dataDir, PRIVATE_FILE), () =>
-        JSON.stringify(generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' })),
-      );
-  const privateKey = createPrivateKey({ key: JSON.parse(text) as never, format: 'jwk' });
+  const expected = 'a private Ed25519 JWK';
+  const jwk = configured
+    ? await configuredJwk('AUDIT_SIGNING_KEY', configured, expected)
+    : (JSON.parse(
+        await readOrCreateFile(path.resolve(dataDir, PRIVATE_FILE), () =>
+          JSON.stringify(generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' })),
+        ),
+      ) as JWK);
+  const privateKey = keyOf('AUDIT_SIGNING_KEY', expected, () => {
+    const key = createPrivateKey({ key: jwk as never, format: 'jwk' });
+    if (key.asymmetricKeyType !== 'ed25519') throw new Error('not Ed25519');
+    return key;
+  });
   const key = await auditKeyOf(createPublicKey(privateKey), privateKey);
   if (!configured) {
     await readOrCreateFile(path.resolve(dataDir, PUBLIC_FILE), () => JSON.stringify(key.publicJwk));
@@ -71,25 +88,31 @@ export async function loadAuditSigningKey(
 
 /**
  * The audit key's public half, all the internet-facing API needs (it serves it with the
- * checkpoints): AUDIT_PUBLIC_KEY (a JWK or a file), else the public file the signing key's
+ * checkpoints): AUDIT_PUBLIC_KEY (a JWK, or `file:<path>`), else the public file the signing key's
  * generation wrote into DATA_DIR. Never reads a private key.
  */
 export async function loadAuditPublicKey(
   configured: string | undefined,
   dataDir: string,
 ): Promise<AuditKey> {
-  const text = configured
-    ? await jwkText(configured)
-    : await readFile(path.resolve(dataDir, PUBLIC_FILE), 'utf8').catch(() => {
-        throw new ConfigError([
-          `AUDIT_PUBLIC_KEY: not set, and no ${PUBLIC_FILE} in DATA_DIR; set it to the audit key's public JWK (GET /v1/audit/checkpoints of a running service shows it), or start the service with npm start, which generates the pair`,
-        ]);
-      });
-  const jwk = JSON.parse(text) as JWK;
+  const expected = 'a public Ed25519 JWK';
+  const jwk = configured
+    ? await configuredJwk('AUDIT_PUBLIC_KEY', configured, expected)
+    : (JSON.parse(
+        await readFile(path.resolve(dataDir, PUBLIC_FILE), 'utf8').catch(() => {
+          throw new ConfigError([
+            `AUDIT_PUBLIC_KEY: not set, and no ${PUBLIC_FILE} in DATA_DIR; set it to the audit key's public JWK (GET /v1/audit/checkpoints of a running service shows it), or start the service with npm start, which generates the pair`,
+          ]);
+        }),
+      ) as JWK);
   if ('d' in jwk) {
     throw new ConfigError(['AUDIT_PUBLIC_KEY: holds a private key; give the public JWK only']);
   }
-  return auditKeyOf(createPublicKey({ key: jwk as never, format: 'jwk' }));
+  return auditKeyOf(
+    keyOf('AUDIT_PUBLIC_KEY', expected, () =>
+      createPublicKey({ key: jwk as never, format: 'jwk' }),
+    ),
+  );
 }
 
 const TYP = 'audit-checkpoint+jws';

@@ -35,4 +35,6 @@ followParent(stop);
 started.database = await openDatabase(config, logger, 'token-authority-api', undefined, {
   role: 'api',
 }).catch(exitOnConfigError);
-started.api = await startApiServer(config, logger, started.database.handle);
+started.api = await startApiServer(config, logger, started.database.handle).catch(
+  exitOnConfigError,
+);

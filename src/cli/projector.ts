@@ -54,7 +54,7 @@ if (values.rebuild !== undefined) {
     timeouts: 'background',
     role: 'projector',
   }).catch(exitOnConfigError);
-  const projector = await startProjectorService(config, logger, database);
+  const projector = await startProjectorService(config, logger, database).catch(exitOnConfigError);
   const stop = onShutdownSignal(logger, config.SHUTDOWN_TIMEOUT_MS, async () => {
     await projector.stop();
     await database.close();

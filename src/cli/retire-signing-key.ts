@@ -8,7 +8,7 @@ import { loadKeyEncryptionKey } from '../tokens/key-files.js';
 import { operatorActor, operatorEventStore } from './operator.js';
 import { parseCommandLine } from './args.js';
 import { createLogger, openDatabase } from './runtime.js';
-import { configOrExit } from './config-exit.js';
+import { configOrExit, exitOnConfigError } from './config-exit.js';
 
 const USAGE = `Usage: npm run retire-signing-key -- --kid=<kid>
 Withdraws a signing key at once (a compromise). A kid may begin with "-": --kid=<kid> always works.`;
@@ -23,7 +23,9 @@ const database = await openDatabase(config, logger, 'token-authority-retire', 1,
   timeouts: 'background',
 });
 const store = operatorEventStore(database.handle);
-const kek = await loadKeyEncryptionKey(config.SIGNING_KEY_ENCRYPTION_KEY, config.DATA_DIR);
+const kek = await loadKeyEncryptionKey(config.SIGNING_KEY_ENCRYPTION_KEY, config.DATA_DIR).catch(
+  exitOnConfigError,
+);
 const result = await retireSigningKey(store.events, values.kid, operatorActor(), kek);
 console.log(JSON.stringify({ kid: values.kid, ...result }));
 await store.close();

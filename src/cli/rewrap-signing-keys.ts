@@ -1,5 +1,5 @@
 /**
- * `SIGNING_KEY_ENCRYPTION_KEY=<new> npm run rewrap-signing-keys -- --from=<old key or file>`: moves
+ * `SIGNING_KEY_ENCRYPTION_KEY=<new> npm run rewrap-signing-keys -- --from=<old key, or file:<path>>`: moves
  * every token signing key sealed under the old key-encryption key to the new one (only each key's
  * data key is re-encrypted), in one transaction with its signing-keys-resealed event. Restart the
  * API processes with the new key afterwards; a second run finds nothing to move.
@@ -7,11 +7,11 @@
 import { loadKeyEncryptionKey } from '../tokens/key-files.js';
 import { rewrapSigningKeys } from '../commands/signing-key/reseal.js';
 import { parseCommandLine } from './args.js';
-import { configOrExit } from './config-exit.js';
+import { configOrExit, exitOnConfigError } from './config-exit.js';
 import { operatorActor, operatorEventStore } from './operator.js';
 import { createLogger, openDatabase } from './runtime.js';
 
-const USAGE = `Usage: npm run rewrap-signing-keys -- --from=<old key or file>
+const USAGE = `Usage: npm run rewrap-signing-keys -- --from=<old key, or file:<path>>
 Moves the token signing keys from the old key-encryption key to the one SIGNING_KEY_ENCRYPTION_KEY
 names now (set it to the new key for this command), then restart the API with the new key.`;
 const { values } = parseCommandLine(USAGE, { from: { type: 'string' } });
@@ -20,8 +20,12 @@ if (!values.from) {
   process.exit(2);
 }
 const config = configOrExit();
-const from = await loadKeyEncryptionKey(values.from, config.DATA_DIR);
-const to = await loadKeyEncryptionKey(config.SIGNING_KEY_ENCRYPTION_KEY, config.DATA_DIR);
+const from = await loadKeyEncryptionKey(values.from, config.DATA_DIR, '--from').catch(
+  exitOnConfigError,
+);
+const to = await loadKeyEncryptionKey(config.SIGNING_KEY_ENCRYPTION_KEY, config.DATA_DIR).catch(
+  exitOnConfigError,
+);
 const logger = createLogger({ LOG_LEVEL: 'warn' }, 'rewrap-signing-keys');
 const database = await openDatabase(config, logger, 'token-authority-rewrap', 1, {
   timeouts: 'background',

@@ -9,7 +9,7 @@ import { loadKeyEncryptionKey } from '../tokens/key-files.js';
 import { operatorActor, operatorEventStore } from './operator.js';
 import { parseCommandLine } from './args.js';
 import { createLogger, openDatabase } from './runtime.js';
-import { configOrExit } from './config-exit.js';
+import { configOrExit, exitOnConfigError } from './config-exit.js';
 
 const USAGE = 'Usage: npm run rotate-signing-key -- [--activate-in=<seconds, default 360>]';
 const { values } = parseCommandLine(USAGE, { 'activate-in': { type: 'string', default: '360' } });
@@ -25,7 +25,9 @@ const database = await openDatabase(config, logger, 'token-authority-rotate', 1,
 });
 const store = operatorEventStore(database.handle);
 const rotated = await rotateSigningKey(store.events, {
-  kek: await loadKeyEncryptionKey(config.SIGNING_KEY_ENCRYPTION_KEY, config.DATA_DIR),
+  kek: await loadKeyEncryptionKey(config.SIGNING_KEY_ENCRYPTION_KEY, config.DATA_DIR).catch(
+    exitOnConfigError,
+  ),
   activateInSeconds,
   retireAfterSeconds: Math.max(config.PRIVATE_TOKEN_TTL_SECONDS, config.PUBLIC_TOKEN_TTL_SECONDS),
   actor: operatorActor(),

@@ -27,6 +27,11 @@ Postgres. Settings: README.`,
 );
 const config = configOrExit();
 const logger = createLogger(config);
+// The audit key pair exists before anything starts: the projector signs with it, the API serves
+// its public half. Loaded first, so a bad setting stops us before the database starts.
+const auditKey = await loadAuditSigningKey(config.AUDIT_SIGNING_KEY, config.DATA_DIR).catch(
+  exitOnConfigError,
+);
 // This process alone holds the owner's access: it migrates, makes the service logins, and starts
 // the embedded Postgres; the children get only what each needs (childEnv below).
 const database = await openDatabase(config, logger, 'token-authority-start', 1, {
@@ -35,9 +40,6 @@ const database = await openDatabase(config, logger, 'token-authority-start', 1, 
 const projectorUrl = config.RUN_PROJECTOR
   ? await loginUrlOf('projector').catch(exitOnConfigError)
   : undefined;
-// The audit key pair exists before anything starts: the projector signs with it, the API serves
-// its public half.
-const auditKey = await loadAuditSigningKey(config.AUDIT_SIGNING_KEY, config.DATA_DIR);
 // Siblings of this file: .ts under tsx, .js when compiled (the image).
 const sibling = (name: string) =>
   fileURLToPath(new URL(`./${name}${path.extname(import.meta.url)}`, import.meta.url));

@@ -74,9 +74,12 @@ export const configSchema = z.object({
   PUBLIC_TOKEN_TTL_SECONDS: tokenSeconds.default(900),
   SECRET_HASH_KEY: z
     .string()
-    .regex(/^[A-Za-z0-9_-]{43,}$/, 'expected at least 32 bytes, base64url encoded (43+ chars)')
+    .regex(
+      /^[A-Za-z0-9+/_-]{43,}={0,2}$/,
+      'expected at least 32 bytes in base64 or base64url (43+ characters)',
+    )
     .optional(),
-  /** 32 bytes base64url, or the path of a file holding them (mode 600). */
+  /** 32 bytes in base64 or base64url, or `file:<path>` of a file holding them (mode 600). */
   SIGNING_KEY_ENCRYPTION_KEY: z.string().min(1).optional(),
   LOGIN_JWKS_URL: z.url().optional(),
   LOGIN_PUBLIC_KEY: z.string().min(1).optional(),
@@ -152,8 +155,9 @@ export const configSchema = z.object({
   UNKNOWN_CLIENT_CACHE_TTL_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   AUDIT_CHECKPOINT_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
   AUDIT_CHECKPOINT_DIR: z.string().min(1).optional(),
+  /** The audit key's private Ed25519 JWK, or `file:<path>` of a file holding it. */
   AUDIT_SIGNING_KEY: z.string().min(1).optional(),
-  /** The audit key's public JWK (or a file holding it): all the API needs of the audit key. */
+  /** The audit key's public JWK (or `file:<path>`): all the API needs of the audit key. */
   AUDIT_PUBLIC_KEY: z.string().min(1).optional(),
   PROJECTOR_HEALTH_MAX_LAG_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
 });
@@ -165,7 +169,12 @@ export type Config = Readonly<z.infer<typeof configSchema>>;
 export class ConfigError extends Error {
   readonly problems: readonly string[];
   constructor(problems: readonly string[]) {
-    super(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+    // One problem, one line (what an operator greps for); several, one line each.
+    super(
+      problems.length === 1
+        ? `Invalid configuration: ${problems[0]}`
+        : `Invalid configuration:\n  ${problems.join('\n  ')}`,
+    );
     this.name = 'ConfigError';
     this.problems = problems;
   }
@@ -209,7 +218,7 @@ export function loadConfig(
   }
   if (parsed.data.NODE_ENV === 'production' && !parsed.data.SIGNING_KEY_ENCRYPTION_KEY) {
     throw new ConfigError([
-      'SIGNING_KEY_ENCRYPTION_KEY: with NODE_ENV=production it is required (32 bytes base64url, or a file holding them); token signing keys are stored sealed under it, never in the clear',
+      'SIGNING_KEY_ENCRYPTION_KEY: with NODE_ENV=production it is required (32 bytes in base64 or base64url, or file:<path> of a file holding them); token signing keys are stored sealed under it, never in the clear',
     ]);
   }
   if ((parsed.data.LOGIN_JWKS_URL || parsed.data.LOGIN_PUBLIC_KEY) && !parsed.data.LOGIN_ISSUER) {

@@ -43,29 +43,55 @@ function isFlatAndClean(value: object): boolean {
   return true;
 }
 
+// pino's number for warn: lines at it and above are written at once.
+const WARN = 40;
+// The longest a line waits in the buffer on a quiet service.
+const FLUSH_EVERY_MS = 1000;
+
 /**
  * The one logger factory: JSON lines on stdout, with redaction. Lines are buffered (up to 4 KiB)
- * and written asynchronously so the access log costs no syscall per request; the exit hook
- * flushes what is left on every orderly exit.
+ * and written asynchronously so the access log costs no syscall per request, but never for long:
+ * a warning or worse is written at once, anything else within a second; the exit hook flushes
+ * what is left on every orderly exit.
  */
 export function createLogger(
   config: Pick<Config, 'LOG_LEVEL'>,
   name = 'token-authority',
   destination?: DestinationStream,
 ): Logger {
-  let target = destination;
-  if (!target) {
-    const stdout = pino.destination({ dest: 1, sync: false, minLength: 4096 });
-    process.once('exit', () => stdout.flushSync());
-    target = stdout;
-  }
+  const options = {
+    name,
+    level: config.LOG_LEVEL,
+    formatters: {
+      log: (object: Record<string, unknown>) => redactDeep(object) as Record<string, unknown>,
+    },
+  };
+  if (destination) return pino(options, destination);
+  const stdout = pino.destination({ dest: 1, sync: false, minLength: 4096 });
+  process.once('exit', () => stdout.flushSync());
+  let pending = false;
+  const flush = () => {
+    if (!pending) return;
+    pending = false;
+    try {
+      stdout.flush();
+    } catch {
+      // Closed: the process is exiting, and the exit hook wrote what was left.
+    }
+  };
+  setInterval(flush, FLUSH_EVERY_MS).unref();
   return pino(
     {
-      name,
-      level: config.LOG_LEVEL,
-      formatters: { log: (object) => redactDeep(object) as Record<string, unknown> },
+      ...options,
+      hooks: {
+        logMethod(args, method, level) {
+          method.apply(this, args);
+          pending = true;
+          if (level >= WARN) flush();
+        },
+      },
     },
-    target,
+    stdout,
   );
 }
 

@@ -1,6 +1,15 @@
 import type { Context } from 'koa';
 import { InvalidDpopProofError, InvalidTokenError } from '../errors/errors.js';
+import type { Limits } from '../limits/limits.js';
 import { checkDpopProof, type DpopProof } from '../tokens/dpop.js';
+
+/** What checking a request's DPoP proof needs: the public origin, and the address's budget. */
+export interface DpopGate {
+  /** TOKEN_ISSUER: the only origin a proof's htu may name (never the request's Host). */
+  readonly origin: string;
+  /** A failed proof counts against its address, as a bad login token does. */
+  readonly limits: Pick<Limits, 'assertLoginNotLockedOut' | 'failedLogin'>;
+}
 
 /** The access token of the request and how it was presented (RFC 6750 Bearer, RFC 9449 DPoP). */
 export function presentedToken(ctx: Context): {
@@ -21,24 +30,34 @@ export function presentedToken(ctx: Context): {
 }
 
 /**
- * The request's DPoP proof, checked for this method and URL (the issuer's, or the one the client
- * connected to), and for `accessToken` when one is presented with it; undefined when none was
- * sent. Its jti's one use is checked by the command (shared across processes).
+ * The request's DPoP proof, checked for this method and the configured origin's URL of this path
+ * (a client-sent Host or X-Forwarded-Host names nothing here), and for `accessToken` when one is
+ * presented with it; undefined when none was sent. A proof that fails counts against the
+ * address's budget of failures (429 once spent); a valid one is always taken. Its jti's one use
+ * is checked by the command (shared across processes).
  */
 export async function dpopProofOf(
   ctx: Context,
-  issuer: string,
+  gate: DpopGate,
   accessToken?: string,
 ): Promise<DpopProof | undefined> {
   const proof = ctx.get('dpop');
   if (!proof) return undefined;
-  if (proof.includes(',')) throw new InvalidDpopProofError('send one DPoP header');
-  return checkDpopProof(proof, {
-    method: ctx.method,
-    urls: [`${issuer.replace(/\/+$/, '')}${ctx.path}`, `${ctx.protocol}://${ctx.host}${ctx.path}`],
-    nowMs: Date.now(),
-    accessToken,
-  });
+  try {
+    if (proof.includes(',')) throw new InvalidDpopProofError('send one DPoP header');
+    return await checkDpopProof(proof, {
+      method: ctx.method,
+      url: `${gate.origin.replace(/\/+$/, '')}${ctx.path}`,
+      nowMs: Date.now(),
+      accessToken,
+    });
+  } catch (error) {
+    if (error instanceof InvalidDpopProofError) {
+      gate.limits.assertLoginNotLockedOut(ctx.ip);
+      gate.limits.failedLogin(ctx.ip);
+    }
+    throw error;
+  }
 }
 
 /**
@@ -48,7 +67,7 @@ export async function dpopProofOf(
  */
 export async function proofForToken(
   ctx: Context,
-  issuer: string,
+  gate: DpopGate,
   presented: { readonly scheme: 'Bearer' | 'DPoP'; readonly token: string },
   claims: { readonly cnf?: { readonly jkt: string } },
 ): Promise<DpopProof | undefined> {
@@ -57,14 +76,14 @@ export async function proofForToken(
     if (presented.scheme === 'DPoP') {
       throw new InvalidTokenError('this token is not DPoP-bound: present it as Bearer');
     }
-    return dpopProofOf(ctx, issuer);
+    return dpopProofOf(ctx, gate);
   }
   if (presented.scheme !== 'DPoP') {
     throw new InvalidTokenError(
       'this token is DPoP-bound: present it as "DPoP <token>" with a proof',
     );
   }
-  const proof = await dpopProofOf(ctx, issuer, presented.token);
+  const proof = await dpopProofOf(ctx, gate, presented.token);
   if (!proof) throw new InvalidDpopProofError('a DPoP-bound token needs a DPoP proof');
   if (proof.jkt !== bound) {
     throw new InvalidDpopProofError(

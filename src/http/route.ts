@@ -4,7 +4,7 @@ import { InsufficientScopeError } from '../errors/errors.js';
 import { clientActor, userActor } from '../domain/actors.js';
 import type { AccessTokenVerifier, PrivateTokenClaims } from '../tokens/access-tokens.js';
 import type { DpopProof } from '../tokens/dpop.js';
-import { presentedToken, proofForToken } from './dpop.js';
+import { presentedToken, proofForToken, type DpopGate } from './dpop.js';
 import type { LoginIdentity } from '../tokens/login-tokens.js';
 import { recordRefusal, requireLoginForSpace, type LoginGate } from './authentication.js';
 import { readBody } from './body.js';
@@ -127,19 +127,22 @@ const AUTHENTICATE: {
       },
     };
   },
-  'private-token': (gates) => ({
-    middleware: async (ctx, next) => {
-      const presented = presentedToken(ctx);
-      const claims = await gates.verifier.verify(presented.token, 'private');
-      ctx.state.privateToken = claims;
-      ctx.state.clientId = claims.client_id;
-      ctx.state.dpop = await proofForToken(ctx, gates.issuer, presented, claims);
-      await next();
-    },
-    of: (ctx) => {
-      const { privateToken, dpop } = ctx.state;
-      if (!privateToken) throw new Error('private-token route without a verified token');
-      return { privateToken, actor: clientActor(privateToken.client_id), dpop };
-    },
-  }),
+  'private-token': (gates) => {
+    const dpop: DpopGate = { origin: gates.issuer, limits: gates.login.limits };
+    return {
+      middleware: async (ctx, next) => {
+        const presented = presentedToken(ctx);
+        const claims = await gates.verifier.verify(presented.token, 'private');
+        ctx.state.privateToken = claims;
+        ctx.state.clientId = claims.client_id;
+        ctx.state.dpop = await proofForToken(ctx, dpop, presented, claims);
+        await next();
+      },
+      of: (ctx) => {
+        const { privateToken, dpop } = ctx.state;
+        if (!privateToken) throw new Error('private-token route without a verified token');
+        return { privateToken, actor: clientActor(privateToken.client_id), dpop };
+      },
+    };
+  },
 };

@@ -7,11 +7,31 @@ import {
 
 type Kinds = { readonly kinds?: readonly ('private' | 'public')[] };
 
-/** A fetch-style `Request` (Web API: Deno, Bun, Hono, Next.js route handlers, Workers). */
-export function fromFetchRequest(request: Request): VerifiableRequest {
+/** Options of the Koa and Express adapters. */
+export interface NodeAdapterOptions extends Kinds {
+  /**
+   * This resource server's public origin (`https://api.example.com`): the URL DPoP proofs must
+   * name is it and the request's path. Configured, because Host and X-Forwarded-Host are
+   * whatever the client sent.
+   */
+  readonly origin: string;
+}
+
+/** The URL a proof must name: `origin` (configured) and the path of `pathAndQuery`. */
+function urlAt(origin: string, pathAndQuery: string): string {
+  return new URL(pathAndQuery, `${origin.replace(/\/+$/, '')}/`).href;
+}
+
+/**
+ * A fetch-style `Request` (Web API: Deno, Bun, Hono, Next.js route handlers, Workers). With
+ * `origin`, proofs are checked against it and the request's path instead of `request.url`, for
+ * runtimes that build `request.url` from the Host header.
+ */
+export function fromFetchRequest(request: Request, origin?: string): VerifiableRequest {
+  const url = origin === undefined ? request.url : urlAt(origin, new URL(request.url).pathname);
   return {
     method: request.method,
-    url: request.url,
+    url,
     header: (name) => request.headers.get(name) ?? undefined,
   };
 }
@@ -34,10 +54,10 @@ export function refusalResponse(error: VerifyError): Response {
 export async function verifyFetchRequest(
   verifier: Verifier,
   request: Request,
-  options?: Kinds,
+  options?: Kinds & { readonly origin?: string },
 ): Promise<{ readonly token: VerifiedToken } | { readonly refusal: Response }> {
   try {
-    return { token: await verifier.verify(fromFetchRequest(request), options) };
+    return { token: await verifier.verify(fromFetchRequest(request, options?.origin), options) };
   } catch (error) {
     if (error instanceof VerifyError) return { refusal: refusalResponse(error) };
     throw error;
@@ -49,28 +69,27 @@ interface NodeStyleRequest {
   readonly method: string;
   readonly originalUrl?: string;
   readonly url?: string;
-  readonly protocol?: string;
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
   get?(name: string): string | undefined;
 }
 
-function fromNode(request: NodeStyleRequest, host: string | undefined, protocol: string) {
+function fromNode(request: NodeStyleRequest, origin: string): VerifiableRequest {
   const header = (name: string) => {
     const value = request.headers[name.toLowerCase()];
     return Array.isArray(value) ? value.join(',') : value;
   };
   const path = request.originalUrl ?? request.url ?? '/';
-  return { method: request.method, url: `${protocol}://${host ?? header('host')}${path}`, header };
+  return { method: request.method, url: urlAt(origin, path), header };
 }
 
 /**
- * Koa middleware: the verified claims in `ctx.state.token`, or the refusal answered. The URL
- * DPoP proofs are checked against is the one Koa reconstructs (`app.proxy` for X-Forwarded-*).
+ * Koa middleware: the verified claims in `ctx.state.token`, or the refusal answered. DPoP proofs
+ * are checked against `options.origin` and the request's path.
  */
-export function koaVerifier(verifier: Verifier, options?: Kinds) {
+export function koaVerifier(verifier: Verifier, options: NodeAdapterOptions) {
   return async (
     ctx: {
-      request: NodeStyleRequest & { readonly protocol: string; readonly host: string };
+      request: NodeStyleRequest;
       state: Record<string, unknown>;
       status: number;
       body: unknown;
@@ -79,10 +98,7 @@ export function koaVerifier(verifier: Verifier, options?: Kinds) {
     next: () => Promise<unknown>,
   ): Promise<void> => {
     try {
-      ctx.state.token = await verifier.verify(
-        fromNode(ctx.request, ctx.request.host, ctx.request.protocol),
-        options,
-      );
+      ctx.state.token = await verifier.verify(fromNode(ctx.request, options.origin), options);
     } catch (error) {
       if (!(error instanceof VerifyError)) throw error;
       ctx.status = error.status;
@@ -94,13 +110,13 @@ export function koaVerifier(verifier: Verifier, options?: Kinds) {
   };
 }
 
-/** Express middleware: the verified claims in `res.locals.token`, or the refusal answered. */
-export function expressVerifier(verifier: Verifier, options?: Kinds) {
+/**
+ * Express middleware: the verified claims in `res.locals.token`, or the refusal answered. DPoP
+ * proofs are checked against `options.origin` and the request's path.
+ */
+export function expressVerifier(verifier: Verifier, options: NodeAdapterOptions) {
   return (
-    request: NodeStyleRequest & {
-      readonly protocol: string;
-      get(name: string): string | undefined;
-    },
+    request: NodeStyleRequest,
     response: {
       locals: Record<string, unknown>;
       status(code: number): { set(name: string, value: string): { json(body: unknown): void } };
@@ -108,7 +124,7 @@ export function expressVerifier(verifier: Verifier, options?: Kinds) {
     next: (error?: unknown) => void,
   ): void => {
     verifier
-      .verify(fromNode(request, request.get('host'), request.protocol), options)
+      .verify(fromNode(request, options.origin), options)
       .then((token) => {
         response.locals.token = token;
         next();

@@ -38,7 +38,11 @@ export class VerifyError extends Error {
 /** The request parts verification reads: any framework's request fits. */
 export interface VerifiableRequest {
   readonly method: string;
-  /** The full URL the client used (scheme, host, path): DPoP proofs name it. */
+  /**
+   * The URL DPoP proofs must name: the resource server's configured public origin and the path
+   * (never built from a client-sent Host or X-Forwarded-Host, which a proof for another
+   * deployment would name).
+   */
   readonly url: string;
   header(name: string): string | undefined;
 }
@@ -55,6 +59,8 @@ export interface VerifierOptions {
   readonly revocationRefreshSeconds?: number;
   /** How stale a revocation list may be before tokens are refused (seconds; default 60). */
   readonly revocationMaxStaleSeconds?: number;
+  /** DPoP proof ids remembered at once (default 100,000); past it new proofs get 503. */
+  readonly replayCacheMaxEntries?: number;
   readonly fetch?: typeof fetch;
   readonly now?: () => number;
 }
@@ -98,7 +104,7 @@ export function createVerifier(options: VerifierOptions): Verifier {
     fetch: doFetch,
     now,
   });
-  const replays = createReplayCache();
+  const replays = createReplayCache(options.replayCacheMaxEntries);
 
   return {
     async verify(request, routeOptions) {
@@ -171,7 +177,7 @@ export function createVerifier(options: VerifierOptions): Verifier {
     try {
       checked = await checkDpopProof(proof, {
         method: request.method.toUpperCase(),
-        urls: [request.url],
+        url: request.url,
         nowMs: now(),
         accessToken: token,
       });
@@ -185,8 +191,16 @@ export function createVerifier(options: VerifierOptions): Verifier {
         401,
       );
     }
-    if (!replays.firstUse(`${jkt}:${checked.jti}`, checked.expiresAt.getTime(), now())) {
+    const verdict = replays.firstUse(`${jkt}:${checked.jti}`, checked.expiresAt.getTime(), now());
+    if (verdict === 'replay') {
       throw new VerifyError('invalid_dpop_proof', 'this DPoP proof was already used', 401);
+    }
+    if (verdict === 'full') {
+      throw new VerifyError(
+        'unavailable',
+        'too many DPoP proofs in flight to remember another; retry shortly',
+        503,
+      );
     }
   }
 }

@@ -15,24 +15,32 @@ import {
  * thief of either gets: nothing.
  */
 const SPACE = 'space-dpop';
+/** TOKEN_ISSUER of the test service: the only origin a proof may name. */
+const ISSUER = 'http://token-authority.test';
 let service: TestService;
 
 beforeAll(async () => {
-  service = await startTestService();
+  // Failed proofs count against the address; this file sends many on purpose.
+  service = await startTestService({ FAILED_AUTH_LIMIT_PER_MINUTE: '1000' });
 });
+
+/** Requests to the issuer's origin reach the test service, as they would through its proxy. */
+const toService: oauth.CustomFetch = (url, options) =>
+  fetch(url.replace(ISSUER, service.baseUrl), options as RequestInit);
 
 async function clientWithDpop() {
   const credential = await createCredentialVia(service, SPACE);
   const config = new oauth.Configuration(
     {
-      issuer: 'http://token-authority.test',
-      token_endpoint: `${service.baseUrl}/v1/credential/token`,
+      issuer: ISSUER,
+      token_endpoint: `${ISSUER}/v1/credential/token`,
     },
     credential.client_id,
     undefined,
     oauth.ClientSecretBasic(credential.client_secret),
   );
   oauth.allowInsecureRequests(config);
+  config[oauth.customFetch] = toService;
   const keys = await oauth.randomDPoPKeyPair('ES256');
   const dpop = oauth.getDPoPHandle(config, keys);
   const jkt = await calculateJwkThumbprint(await exportJWK(keys.publicKey));
@@ -48,7 +56,7 @@ const issueWith = (
   oauth.fetchProtectedResource(
     config,
     token,
-    new URL(`${service.baseUrl}/v1/issue`),
+    new URL(`${ISSUER}/v1/issue`),
     'POST',
     JSON.stringify({ customer_id: 'c-1', segment_id: 's-1', ...body }),
     new Headers({ 'content-type': 'application/json', 'x-service-space-id': SPACE }),
@@ -139,7 +147,7 @@ describe('DPoP-bound tokens (RFC 9449) with openid-client', () => {
     const { publicKey, privateKey } = await generateKeyPair('ES256');
     const jwk = await exportJWK(publicKey);
     const token = await privateTokenVia(service, await createCredentialVia(service, SPACE));
-    const htu = `${service.baseUrl}/v1/issue`;
+    const htu = `${ISSUER}/v1/issue`;
     const send = (proof: string) =>
       service.post(
         '/v1/issue',
@@ -172,6 +180,45 @@ describe('DPoP-bound tokens (RFC 9449) with openid-client', () => {
         )
       ).status,
     ).toBe(401);
+  });
+
+  it('a proof for another deployment, sent with its Host, binds nothing: htu is the configured origin', async () => {
+    const { publicKey, privateKey } = await generateKeyPair('ES256');
+    const jwk = await exportJWK(publicKey);
+    const credential = await createCredentialVia(service, SPACE);
+    const grant = async (htu: string, headers: Record<string, string> = {}) =>
+      service.post(
+        '/v1/credential/token',
+        { ...credential, audience: AUDIENCE, grant_type: 'client_credentials' },
+        { dpop: await proofBy(privateKey, jwk, { htm: 'POST', htu }), ...headers },
+      );
+    const other = 'http://other-deployment.example/v1/credential/token';
+    const spoofed = await grant(other, {
+      host: 'other-deployment.example',
+      'x-forwarded-host': 'other-deployment.example',
+    });
+    expect(spoofed.status).toBe(400);
+    expect(await spoofed.json()).toMatchObject({ error: 'invalid_dpop_proof' });
+    // Nor the address it was reached at: only the public origin.
+    expect((await grant(`${service.baseUrl}/v1/credential/token`)).status).toBe(400);
+    expect((await grant(`${ISSUER}/v1/credential/token`)).status).toBe(200);
+  });
+
+  it("failed proofs spend the address's budget of failures: 429 once spent, a valid proof still served", async () => {
+    const strict = await startTestService({ FAILED_AUTH_LIMIT_PER_MINUTE: '3' });
+    const { publicKey, privateKey } = await generateKeyPair('ES256');
+    const jwk = await exportJWK(publicKey);
+    const credential = await createCredentialVia(strict, SPACE);
+    const grant = async (htu: string) =>
+      strict.post(
+        '/v1/credential/token',
+        { ...credential, audience: AUDIENCE, grant_type: 'client_credentials' },
+        { dpop: await proofBy(privateKey, jwk, { htm: 'POST', htu }) },
+      );
+    const statuses = [];
+    for (let i = 0; i < 5; i++) statuses.push((await grant('https://elsewhere.example/t')).status);
+    expect(statuses).toEqual([400, 400, 400, 429, 429]);
+    expect((await grant(`${ISSUER}/v1/credential/token`)).status).toBe(200);
   });
 
   it('dpop_jkt binds the public token to a browser key instead of the server key', async () => {

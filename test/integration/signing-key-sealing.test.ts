@@ -70,7 +70,7 @@ describe('token signing keys at rest', () => {
       path.resolve('node_modules/.bin/tsx'),
       [
         'src/cli/rewrap-signing-keys.ts',
-        `--from=${path.join(service.dataDir, 'signing-key-encryption.key')}`,
+        `--from=file:${path.join(service.dataDir, 'signing-key-encryption.key')}`,
       ],
       {
         env: {

@@ -52,9 +52,12 @@ async function listen(handler: Parameters<typeof createServer>[1]): Promise<stri
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
+/** The resource server's public origin, configured as a deployment would. */
+const RESOURCE_ORIGIN = 'https://storefront.example';
+
 async function koaResource() {
   const app = new Koa();
-  app.use(koaVerifier(kit()));
+  app.use(koaVerifier(kit(), { origin: RESOURCE_ORIGIN }));
   app.use((ctx) => {
     ctx.body = { customer: (ctx.state.token as { customer_id?: string }).customer_id };
   });
@@ -123,13 +126,27 @@ describe('token-authority/verify', () => {
       fetch(`${url}/graphql`, { headers }).then((response) => response.status);
     expect(await call({ authorization: `Bearer ${token}` })).toBe(401);
     expect(await call({ authorization: `DPoP ${token}` })).toBe(401);
-    const good = await proof(`${url}/graphql`);
+    const good = await proof(`${RESOURCE_ORIGIN}/graphql`);
     expect(await call({ authorization: `DPoP ${token}`, dpop: good })).toBe(200);
     expect(await call({ authorization: `DPoP ${token}`, dpop: good })).toBe(401);
+    // A proof made for another deployment, sent with that Host: the origin is configured.
+    const elsewhere = await proof('http://other-deployment.example/graphql');
+    expect(
+      await call({
+        authorization: `DPoP ${token}`,
+        dpop: elsewhere,
+        host: 'other-deployment.example',
+        'x-forwarded-host': 'other-deployment.example',
+      }),
+    ).toBe(401);
+    // The URL it was reached at is not the configured origin either.
+    expect(
+      await call({ authorization: `DPoP ${token}`, dpop: await proof(`${url}/graphql`) }),
+    ).toBe(401);
     const thief = await generateKeyPair('ES256');
     const forged = await new SignJWT({
       htm: 'GET',
-      htu: `${url}/graphql`,
+      htu: `${RESOURCE_ORIGIN}/graphql`,
       iat: Math.floor(Date.now() / 1000),
       jti: crypto.randomUUID(),
       ath: accessTokenHash(token),
@@ -141,9 +158,13 @@ describe('token-authority/verify', () => {
 
   it('Express and fetch-style Requests get the same answers', async () => {
     const app = express();
-    app.get('/graphql', expressVerifier(kit()), (_request, response) => {
-      response.json({ customer: (response.locals.token as { customer_id: string }).customer_id });
-    });
+    app.get(
+      '/graphql',
+      expressVerifier(kit(), { origin: RESOURCE_ORIGIN }),
+      (_request, response) => {
+        response.json({ customer: (response.locals.token as { customer_id: string }).customer_id });
+      },
+    );
     const url = await listen(app);
     const { token, privateToken } = await publicToken();
     const ok = await fetch(`${url}/graphql`, { headers: { authorization: `Bearer ${token}` } });

@@ -31,7 +31,7 @@ describe('docker-compose.yml: each service holds only its own secrets', () => {
     expect(api?.command).toEqual(['node', ...API_NODE_FLAGS, 'dist/cli/api.js']);
     expect(String(api?.environment?.DATABASE_URL)).toContain('token_authority_api_login');
     expect(api?.environment).not.toHaveProperty('AUDIT_SIGNING_KEY');
-    expect(api?.environment?.AUDIT_PUBLIC_KEY).toBe('/audit/audit-key.pub.json');
+    expect(api?.environment?.AUDIT_PUBLIC_KEY).toBe('file:/audit/audit-key.pub.json');
     expect(api?.volumes).toContain('projectordata:/audit:ro');
     expect(api?.volumes).not.toContain('projectordata:/data');
   });

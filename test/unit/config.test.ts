@@ -118,3 +118,28 @@ describe('loadConfig', () => {
     expect(message).toContain('(got "many")');
   });
 });
+
+describe('keys given in settings (issue 32)', () => {
+  it('a 32-byte key reads the same in either base64 alphabet, padded as openssl prints it or not', async () => {
+    const { key32 } = await import('../../src/config/setting-value.js');
+    const bytes = Buffer.from(Array.from({ length: 32 }, (_, i) => 250 - i * 3));
+    const standard = bytes.toString('base64');
+    expect(standard).toMatch(/[+/].*=$/);
+    expect(key32('K', standard)).toEqual(bytes);
+    expect(key32('K', bytes.toString('base64url'))).toEqual(bytes);
+    expect(() => key32('K', standard.slice(2))).toThrow(
+      /^Invalid configuration: K: expected 32 bytes/,
+    );
+  });
+
+  it('file: names a file; a missing one is named by its setting, never by its value', async () => {
+    const { settingText } = await import('../../src/config/setting-value.js');
+    const error = await settingText('AUDIT_SIGNING_KEY', 'file:/nonexistent/s3cr3t').catch(
+      (caught: Error) => caught,
+    );
+    expect(String(error)).toMatch(
+      /AUDIT_SIGNING_KEY: the file it names could not be read \(ENOENT\)/,
+    );
+    expect(String(error)).not.toContain('s3cr3t');
+  });
+});

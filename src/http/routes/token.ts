@@ -10,7 +10,7 @@ import {
   sendsAssertion,
 } from '../authentication.js';
 import { setRateLimitHeaders } from '../error-response.js';
-import { dpopProofOf } from '../dpop.js';
+import { dpopProofOf, type DpopGate } from '../dpop.js';
 import { requestMetadata } from '../request-context.js';
 import { route, type Route } from '../route.js';
 import { clientActor } from '../../domain/actors.js';
@@ -38,7 +38,7 @@ const audienceSchema = z.object({ audience: field });
  * POST /v1/credential/token: the client_credentials grant (RFC 6749 §4.4). JSON as the spec says,
  * or form-encoded with client authentication in the body or by HTTP Basic.
  */
-export function tokenRoutes(commands: CommandContext, issuer: string): readonly Route[] {
+export function tokenRoutes(commands: CommandContext, dpopGate: DpopGate): readonly Route[] {
   return [
     route({
       method: 'post',
@@ -81,7 +81,7 @@ export function tokenRoutes(commands: CommandContext, issuer: string): readonly 
         }
         ctx.state.clientId = proof.clientId;
         // RFC 9449 §5: a DPoP proof here binds the private token to its key.
-        const dpop = await dpopProofOf(ctx, issuer);
+        const dpop = await dpopProofOf(ctx, dpopGate);
         const issued = await issuePrivateToken(commands, {
           proof,
           dpop,

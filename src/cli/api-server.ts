@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Config } from '../config/config.js';
+import { ConfigError, type Config } from '../config/config.js';
 import type { Logger } from '../config/logger.js';
 import { connect, type DatabaseHandle } from '../db/database.js';
 import { createReadRouter } from '../db/read-replica.js';
@@ -32,9 +32,19 @@ import { createAppendNotifier } from '../event-store/notify.js';
 import { loadAuditPublicKey } from '../audit-trail/audit-key.js';
 import { createLoginTokenVerifier } from '../tokens/login-tokens.js';
 
-function listen(server: Server, port: number, host: string): Promise<Server> {
+/**
+ * Listens on `port`; a port that cannot be had is a ConfigError naming `setting` (one line, not
+ * a stack trace: a second `npm run api` on one host meets it first).
+ */
+function listen(server: Server, port: number, host: string, setting: string): Promise<Server> {
   return new Promise<Server>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        error.code === 'EADDRINUSE' || error.code === 'EACCES' || error.code === 'EADDRNOTAVAIL'
+          ? new ConfigError([`${setting}: cannot listen on ${host}:${port} (${error.code})`])
+          : error,
+      ),
+    );
     server.listen(port, host, () => resolve(server));
   });
 }
@@ -184,6 +194,7 @@ export async function startApiServer(
     ),
     config.METRICS_PORT,
     config.METRICS_HOST,
+    'METRICS_PORT',
   );
   logger.info(
     { host: config.METRICS_HOST, port: (metricsServer.address() as AddressInfo).port },
@@ -193,7 +204,10 @@ export async function startApiServer(
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
   server.requestTimeout = 30_000;
-  await listen(server, config.PORT, config.HOST);
+  await listen(server, config.PORT, config.HOST, 'PORT').catch((error: unknown) => {
+    metricsServer.close();
+    throw error;
+  });
   const { port } = server.address() as AddressInfo;
   logger.info({ host: config.HOST, port }, 'API listening');
   return {

@@ -46,6 +46,7 @@ export async function createCommandContext(
     },
   });
   const kek = await loadKeyEncryptionKey(config.SIGNING_KEY_ENCRYPTION_KEY, config.DATA_DIR);
+  const secretHashKey = await loadSecretHashKey(config.SECRET_HASH_KEY, config.DATA_DIR);
   await ensureFirstSigningKey(events, kek);
   const keys = await openKeyStore(database.db, { kek, refreshMs: config.SIGNING_KEY_REFRESH_MS });
   return {
@@ -57,7 +58,12 @@ export async function createCommandContext(
       maxKeys: config.LIMITER_MAX_KEYS,
       now: () => clock.now(),
       peers:
-        config.LIMITS_SYNC === 'postgres' ? postgresPeers(database.pool, logger) : workerPeers(),
+        config.LIMITS_SYNC === 'postgres'
+          ? postgresPeers(database.pool, logger, {
+              sharedKey: secretHashKey,
+              maxUnits: config.SPACE_RATE_LIMIT_PER_MINUTE,
+            })
+          : workerPeers(),
     }),
     failures: createFailureEvents({
       events,
@@ -89,7 +95,7 @@ export async function createCommandContext(
       issuer: config.TOKEN_ISSUER,
       audiences: config.TOKEN_AUDIENCES,
     }),
-    hasher: createSecretHasher(await loadSecretHashKey(config.SECRET_HASH_KEY, config.DATA_DIR)),
+    hasher: createSecretHasher(secretHashKey),
     clock,
     ids,
     issuer: config.TOKEN_ISSUER,

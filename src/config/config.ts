@@ -87,6 +87,8 @@ export const configSchema = z.object({
   LOGIN_AUDIENCE: z.string().min(1).default('token-authority'),
   LOGIN_SPACES_CLAIM: z.string().min(1).default('spaces'),
   LOGIN_ROLE_CLAIM: z.string().min(1).default('role'),
+  /** The role of a login token without the role claim: the least unless chosen otherwise. */
+  LOGIN_DEFAULT_ROLE: z.enum(['auditor', 'admin']).default('auditor'),
   BODY_LIMIT_BYTES: z.coerce.number().int().min(256).max(1_048_576).default(16_384),
   TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
   LOGIN_TOKEN_MAX_AGE_SECONDS: z.coerce.number().int().min(60).max(2_592_000).default(43_200),

@@ -1,13 +1,59 @@
-import { randomUUID } from 'node:crypto';
+import { createHmac, hkdfSync, randomUUID, timingSafeEqual } from 'node:crypto';
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import { isLimitsMessage, type LimitsMessage, type LimitsPeers } from './limits.js';
+import { z } from 'zod';
+import { LIMITS_MESSAGE, type LimitsMessage, type LimitsPeers } from './limits.js';
 
 /** The channel every API process of a deployment shares its spending on. */
 export const LIMITS_CHANNEL = 'token_authority_limits';
 
 // NOTIFY payloads must stay under 8,000 bytes; a message over this is sent in parts.
 const MAX_PAYLOAD = 7000;
+
+/**
+ * Postgres lets any login NOTIFY any channel, so a message is taken only when it carries the MAC
+ * of a key every API replica shares (derived from SECRET_HASH_KEY) and has the shape and bounds
+ * of what a replica sends: another database login can neither lock a client out nor make its
+ * budget endless.
+ */
+export interface ChannelTrust {
+  /** SECRET_HASH_KEY: the one secret every API replica of a deployment already shares. */
+  readonly sharedKey: Buffer;
+  /** The most units one message may say were spent on one client or space (a minute's ceiling). */
+  readonly maxUnits: number;
+}
+
+// Past these a message is not one an API process sends in a sync interval.
+const MAX_ENTRIES = 10_000;
+const MAX_KEY_LENGTH = 1024;
+
+function messageSchema(maxUnits: number) {
+  const key = z.string().min(1).max(MAX_KEY_LENGTH);
+  const spending = z.array(z.tuple([key, z.number().int().min(1).max(maxUnits)])).max(MAX_ENTRIES);
+  return z.object({
+    from: z.string().max(64),
+    message: z.object({
+      kind: z.literal(LIMITS_MESSAGE),
+      spent: spending,
+      spentBySpace: spending,
+      failedAuth: z.array(key).max(MAX_ENTRIES),
+      failedLogin: z.array(key).max(MAX_ENTRIES),
+    }),
+  });
+}
+
+/** The channel's MAC key: its own, derived, so the secret-hash key itself signs nothing else. */
+export function channelKey(sharedKey: Buffer): Buffer {
+  return Buffer.from(hkdfSync('sha256', sharedKey, '', 'token-authority limits channel', 32));
+}
+
+const macOf = (key: Buffer, json: string) =>
+  createHmac('sha256', key).update(json).digest('base64url');
+
+/** A message part as sent: `<mac>.<json>`. */
+export function sealedPayload(key: Buffer, json: string): string {
+  return `${macOf(key, json)}.${json}`;
+}
 
 /** {@link LimitsPeers} over Postgres, and a way to stop listening. */
 export interface PostgresPeers extends LimitsPeers {
@@ -42,25 +88,48 @@ export function splitLimitsMessage(message: LimitsMessage, from: string): string
  * The listening session reconnects by itself (a database restart or failover); while it is down,
  * each process still enforces what it knows.
  */
-export function postgresPeers(pool: pg.Pool, logger: Logger): PostgresPeers {
+export function postgresPeers(pool: pg.Pool, logger: Logger, trust: ChannelTrust): PostgresPeers {
   const self = randomUUID();
+  const key = channelKey(trust.sharedKey);
+  const schema = messageSchema(trust.maxUnits);
+  let refusedSince = 0;
   const receivers: ((message: LimitsMessage) => void)[] = [];
   let session: pg.PoolClient | undefined;
   let closed = false;
   let retry: NodeJS.Timeout | undefined;
 
+  /** The message a payload carries, if a replica sent it and it is within bounds. */
+  const opened = (payload: string): { from: string; message: LimitsMessage } | undefined => {
+    const dot = payload.indexOf('.');
+    if (dot <= 0) return undefined;
+    const mac = Buffer.from(payload.slice(0, dot));
+    const json = payload.slice(dot + 1);
+    const expected = Buffer.from(macOf(key, json));
+    if (mac.length !== expected.length || !timingSafeEqual(mac, expected)) return undefined;
+    try {
+      const parsed = schema.safeParse(JSON.parse(json));
+      return parsed.success ? parsed.data : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+
   const onNotification = (notification: pg.Notification) => {
     if (notification.channel !== LIMITS_CHANNEL || !notification.payload) return;
-    try {
-      const { from, message } = JSON.parse(notification.payload) as {
-        from: string;
-        message: unknown;
-      };
-      if (from === self || !isLimitsMessage(message)) return;
-      for (const receive of receivers) receive(message);
-    } catch (error) {
-      logger.warn({ err: error }, 'unreadable limits message ignored');
+    const received = opened(notification.payload);
+    if (!received) {
+      // Said once a minute at most: whoever sends them should not also fill the log.
+      if (Date.now() - refusedSince > 60_000) {
+        refusedSince = Date.now();
+        logger.warn(
+          { channel: LIMITS_CHANNEL },
+          'a limits message without a valid MAC or out of bounds was ignored (another database login is writing to the channel, or a replica has another SECRET_HASH_KEY)',
+        );
+      }
+      return;
     }
+    if (received.from === self) return;
+    for (const receive of receivers) receive(received.message);
   };
 
   const listen = async () => {
@@ -96,7 +165,8 @@ export function postgresPeers(pool: pg.Pool, logger: Logger): PostgresPeers {
 
   return {
     publish(message) {
-      for (const payload of splitLimitsMessage(message, self)) {
+      for (const json of splitLimitsMessage(message, self)) {
+        const payload = sealedPayload(key, json);
         // Best effort: a lost message only lets the others overshoot by what it carried.
         pool
           .query('SELECT pg_notify($1, $2)', [LIMITS_CHANNEL, payload])

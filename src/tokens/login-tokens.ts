@@ -36,12 +36,13 @@ export interface LoginIdentity {
 }
 
 /**
- * The role a token's claim names. No claim: admin (identity providers that know no roles keep
- * working as before). Any value but the two known ones: auditor, the one that changes nothing.
+ * The role a token's claim names. No claim: `fallback` (LOGIN_DEFAULT_ROLE, auditor unless an
+ * operator whose identity provider knows no roles chooses admin): a token that says nothing is
+ * given the least. Any value but the two known ones: auditor, the one that changes nothing.
  */
-function roleOf(claim: unknown): LoginRole {
-  if (claim === undefined || claim === 'admin') return 'admin';
-  return 'auditor';
+function roleOf(claim: unknown, fallback: LoginRole): LoginRole {
+  if (claim === undefined) return fallback;
+  return claim === 'admin' ? 'admin' : 'auditor';
 }
 
 /** Verifies login tokens of the dashboard's identity provider. */
@@ -85,7 +86,7 @@ export async function createLoginTokenVerifier(config: Config): Promise<LoginTok
           `login token has no "${config.LOGIN_SPACES_CLAIM}" claim listing spaces`,
         );
       }
-      const role = roleOf(payload[config.LOGIN_ROLE_CLAIM]);
+      const role = roleOf(payload[config.LOGIN_ROLE_CLAIM], config.LOGIN_DEFAULT_ROLE);
       return { subject: String(payload.sub), issuer, spaces: spaces.data, role };
     },
   };
@@ -131,14 +132,14 @@ export async function mintDevLoginToken(options: {
   readonly subject: string;
   readonly spaces: readonly string[];
   readonly ttlSeconds: number;
-  /** With its claim name; none: no role claim (admin). */
+  /** With its claim name; default: admin in the `role` claim (a token always names its role). */
   readonly role?: { readonly claim: string; readonly value: LoginRole };
 }): Promise<string> {
   const jwk = await devLoginKey(options.dataDir);
   const key = await importJWK(jwk, 'EdDSA');
   return new SignJWT({
     [options.spacesClaim]: [...options.spaces],
-    ...(options.role ? { [options.role.claim]: options.role.value } : {}),
+    [options.role?.claim ?? 'role']: options.role?.value ?? 'admin',
   })
     .setProtectedHeader({ alg: 'EdDSA', kid: jwk.kid, typ: 'JWT' })
     .setIssuer(DEV_LOGIN_ISSUER)

@@ -1,4 +1,11 @@
-import { createRemoteJWKSet, exportJWK, generateKeyPair, jwtVerify, type CryptoKey } from 'jose';
+import {
+  SignJWT,
+  createRemoteJWKSet,
+  exportJWK,
+  generateKeyPair,
+  jwtVerify,
+  type CryptoKey,
+} from 'jose';
 import * as oauth from 'openid-client';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AUDIENCE, startTestService, type TestService } from '../support/test-service.js';
@@ -166,6 +173,33 @@ describe('private_key_jwt (RFC 7523) with openid-client', () => {
       body: '{}',
     });
     expect(rotate.status).toBe(400);
+  });
+
+  it('an assertion is for the issuer identifier alone: an endpoint URL or an array aud is refused', async () => {
+    const { jwk, privateKey } = await keyPair('k1');
+    const created = await createWithKeys(jwk);
+    const assertion = (aud: string | string[]) =>
+      new SignJWT({ jti: crypto.randomUUID() })
+        .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
+        .setIssuer(created.client_id)
+        .setSubject(created.client_id)
+        .setAudience(aud)
+        .setIssuedAt()
+        .setExpirationTime('1m')
+        .sign(privateKey);
+    const grant = async (aud: string | string[]) =>
+      (
+        await service.post('/v1/credential/token', {
+          grant_type: 'client_credentials',
+          audience: AUDIENCE,
+          client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+          client_assertion: await assertion(aud),
+        })
+      ).status;
+    expect(await grant(`${ISSUER}/v1/credential/token`)).toBe(401);
+    expect(await grant([ISSUER])).toBe(401);
+    expect(await grant([ISSUER, 'https://elsewhere.example'])).toBe(401);
+    expect(await grant(ISSUER)).toBe(200);
   });
 
   it('hostile input gets a 4xx that says what is wrong, never a 500', async () => {

@@ -1,7 +1,8 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { decodeJwt } from 'jose';
+import { SignJWT, decodeJwt, importJWK } from 'jose';
+import { DEV_LOGIN_ISSUER, devLoginKey } from '../../src/tokens/login-tokens.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   createCredentialVia,
@@ -51,9 +52,40 @@ describe('roles inside a space (segregation of duties)', () => {
       [`credential-${id}`],
     );
     expect(rows[0]!.n).toBe(1);
-    // An admin (or a token with no role claim) may rotate.
+    // An admin may rotate.
     const admin = await service.loginToken([SPACE], 'alice', 'admin');
     expect((await call('POST', `/v1/credential/${id}/secret`, admin, {})).status).toBe(200);
+  });
+
+  it('a login token without a role claim gets the least role, unless LOGIN_DEFAULT_ROLE says admin', async () => {
+    const roleless = async (dataDir: string) => {
+      const jwk = await devLoginKey(dataDir);
+      return new SignJWT({ spaces: [SPACE] })
+        .setProtectedHeader({ alg: 'EdDSA', kid: jwk.kid })
+        .setIssuer(DEV_LOGIN_ISSUER)
+        .setAudience(service.config.LOGIN_AUDIENCE)
+        .setSubject('dave')
+        .setIssuedAt()
+        .setExpirationTime('5m')
+        .sign(await importJWK(jwk, 'EdDSA'));
+    };
+    const create = (base: string, token: string) =>
+      fetch(`${base}/v1/credential`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'x-service-space-id': SPACE,
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({ name: 'n', description: 'd' }),
+      });
+    const refused = await create(service.baseUrl, await roleless(service.dataDir));
+    expect(refused.status).toBe(403);
+    expect((await call('GET', '/v1/credentials', await roleless(service.dataDir))).status).toBe(
+      200,
+    );
+    const lenient = await startTestService({ LOGIN_DEFAULT_ROLE: 'admin' });
+    expect((await create(lenient.baseUrl, await roleless(lenient.dataDir))).status).toBe(201);
   });
 
   it('npm run login-token -- --role=auditor mints a token whose role claim says so', async () => {

@@ -82,7 +82,7 @@ export async function startTestService(
         subject,
         spaces,
         ttlSeconds: 600,
-        ...(role ? { role: { claim: config.LOGIN_ROLE_CLAIM, value: role } } : {}),
+        role: { claim: config.LOGIN_ROLE_CLAIM, value: role ?? 'admin' },
       }),
     post: (route, body, headers = {}) =>
       fetch(`${baseUrl}${route}`, {

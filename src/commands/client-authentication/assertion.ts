@@ -11,8 +11,9 @@ const MAX_LIFETIME_SECONDS = 300;
 
 /**
  * Whether `assertion` proves the client (RFC 7523 §3, private_key_jwt): signed by one of its
- * keys with an allowed algorithm; `iss` = `sub` = its id; `aud` the issuer or one of our
- * endpoints; `exp` present, in the future and at most five minutes away; a `jti` never seen
+ * keys with an allowed algorithm; `iss` = `sub` = its id; `aud` our issuer identifier, as a
+ * single string (an endpoint's URL or an array could be an assertion made for another server and
+ * passed on: the private_key_jwt audience-injection advice); `exp` present, in the future and at most five minutes away; a `jti` never seen
  * before from this client (shared across API processes). Never throws for a bad assertion.
  */
 export async function assertionProvesClient(
@@ -21,23 +22,18 @@ export async function assertionProvesClient(
   credential: Credential | undefined,
 ): Promise<boolean> {
   if (!credential?.jwks) return false;
-  const issuer = ctx.issuer.replace(/\/+$/, '');
   try {
     const { payload } = await jwtVerify(assertion, createLocalJWKSet(credential.jwks), {
       issuer: credential.clientId,
       subject: credential.clientId,
-      audience: [
-        issuer,
-        `${issuer}/v1/credential/token`,
-        `${issuer}/v1/introspect`,
-        `${issuer}/v1/revoke`,
-      ],
+      audience: ctx.issuer,
       algorithms: [...ASSERTION_ALGORITHMS],
       requiredClaims: ['exp', 'jti'],
       clockTolerance: 30,
       currentDate: new Date(ctx.clock.now()),
     });
     const now = Math.floor(ctx.clock.now() / 1000);
+    if (payload.aud !== ctx.issuer) return false; // one string, not an array that contains it
     if (payload.exp! - now > MAX_LIFETIME_SECONDS || typeof payload.jti !== 'string') return false;
     return await ctx.usedOnce.remember({
       spaceId: credential.spaceId,

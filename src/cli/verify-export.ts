@@ -1,6 +1,8 @@
 /**
- * `npm run verify-export -- [--key=<audit public key JWK file>] <export.ndjson | ->`: checks an
- * audit export offline, with no database. Every event must hash to its link in the space's chain,
+ * `npm run verify-export -- --key=<audit public key> <export.ndjson | ->`: checks an audit export
+ * offline, with no database. The key is a JWK file or the saved body of GET
+ * /v1/audit/checkpoints; without one it refuses to say ok, unless told --no-signature-check, and
+ * then its verdict says the signatures were not checked. Every event must hash to its link in the space's chain,
  * sequence numbers must run without gaps and in order, and with --key every checkpoint must be
  * signed by the audit key, chained to the one before, and match the exported link it names (a
  * checkpoint past the last event means events were cut from the end). The last event must be
@@ -18,10 +20,12 @@ import { mergeWithArchive } from '../audit-trail/verify-archive.js';
 import { progressOnStderr } from './progress.js';
 import { parseCommandLine } from './args.js';
 
-const USAGE = `Usage: npm run verify-export -- [--key=<audit-public-key.jwk>] [--checkpoint-dir=<dir>]
+const USAGE = `Usage: npm run verify-export -- (--key=<file> | --no-signature-check) [--checkpoint-dir=<dir>]
          [--allow-unanchored-tail] [--archive-dir=<dir>] [--] <export.ndjson | ->
-Verifies an audit export (GET /v1/audit/export) offline; "-" reads it from stdin. The key is the
-public_key of GET /v1/audit/checkpoints, kept where the database's owners cannot change it.
+Verifies an audit export (GET /v1/audit/export) offline; "-" reads it from stdin. --key: the audit
+public key as a JWK, or the saved answer of GET /v1/audit/checkpoints (its public_key), kept where
+the database's owners cannot change it. Without it nothing is "ok" unless --no-signature-check
+says to skip the signatures (the verdict then says they were not checked).
 --checkpoint-dir: the checkpoint files (AUDIT_CHECKPOINT_DIR, on write-once storage) to compare
 the export's checkpoints with. --allow-unanchored-tail: accept events after the last checkpoint.
 --archive-dir: the archive (ARCHIVE_DIR): its files for the space and the export must make one
@@ -29,6 +33,7 @@ unbroken chain from the first archived event to the export's last; an edited, mi
 archive file fails, named.`;
 const { values, positionals } = parseCommandLine(USAGE, {
   key: { type: 'string' },
+  'no-signature-check': { type: 'boolean', default: false },
   'checkpoint-dir': { type: 'string' },
   'allow-unanchored-tail': { type: 'boolean', default: false },
   'archive-dir': { type: 'string' },
@@ -38,11 +43,28 @@ if (!file) {
   console.error(USAGE);
   process.exit(2);
 }
-const publicKey = values.key
-  ? createPublicKey({ key: JSON.parse(await readFile(values.key, 'utf8')) as never, format: 'jwk' })
-  : undefined;
+const skipSignatures = values['no-signature-check'];
+if (values.key && skipSignatures) {
+  console.error('--key and --no-signature-check: give one of them');
+  process.exit(2);
+}
+if (!values.key && !skipSignatures) {
+  // What was not checked cannot be called ok: a made-up export would pass.
+  console.log(
+    JSON.stringify({
+      ok: false,
+      reason: 'no_key',
+      detail:
+        'no --key: the checkpoints could be signed by anyone; give the audit public key (GET /v1/audit/checkpoints), or --no-signature-check to check the chain alone',
+    }),
+  );
+  process.exit(1);
+}
+const publicKey = values.key ? await auditPublicKey(values.key) : undefined;
 if (!publicKey) {
-  process.stderr.write('no --key: checkpoints are read but their signatures are not checked\n');
+  process.stderr.write(
+    '--no-signature-check: checkpoints are read but their signatures are not checked\n',
+  );
 }
 const text = file === '-' ? await readStdin() : await readFile(file, 'utf8');
 const archiveDir = values['archive-dir'];
@@ -82,8 +104,28 @@ const verdict = verifyExportLines(
 progress.finish(verdict.ok ? lines.length : verdict.line);
 // With an archive, a failure names the file its line came from.
 const source = !verdict.ok && sources && verdict.line > 0 ? sources[verdict.line - 1] : undefined;
-console.log(JSON.stringify(source ? { ...verdict, file: source } : verdict));
+const said = {
+  ...verdict,
+  ...(source ? { file: source } : {}),
+  ...(skipSignatures ? { signatures: 'not checked (--no-signature-check)' } : {}),
+};
+console.log(JSON.stringify(said));
 process.exitCode = verdict.ok ? 0 : 1;
+
+/** The audit public key from a JWK file or a saved GET /v1/audit/checkpoints answer. */
+async function auditPublicKey(file: string) {
+  try {
+    const parsed = JSON.parse(await readFile(file, 'utf8')) as { public_key?: unknown };
+    const jwk = (parsed.public_key ?? parsed) as Record<string, unknown>;
+    if ('d' in jwk) throw new Error('a private key');
+    return createPublicKey({ key: jwk as never, format: 'jwk' });
+  } catch {
+    console.error(
+      '--key: expected a file holding the audit public JWK, or the answer of GET /v1/audit/checkpoints',
+    );
+    process.exit(2);
+  }
+}
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];

@@ -32,6 +32,7 @@ let service: TestService;
 let login: string;
 let dir: string;
 let keyFile: string;
+let checkpointsFile: string;
 let exportText: string;
 
 /**
@@ -96,10 +97,33 @@ beforeAll(async () => {
   expect(served.checkpoints).toHaveLength(3);
   keyFile = path.join(dir, 'audit-key.jwk');
   await writeFile(keyFile, JSON.stringify(served.public_key));
+  checkpointsFile = path.join(dir, 'checkpoints.json');
+  await writeFile(checkpointsFile, JSON.stringify(served));
   exportText = await exportNow();
 });
 
 describe('an audit export', () => {
+  it('without a key nothing is ok: a made-up export fails, and --no-signature-check says what it skipped', async () => {
+    const madeUp = parse(exportText).slice(0, 1);
+    const forged = [
+      JSON.stringify(madeUp[0]),
+      JSON.stringify({ type: 'checkpoint', jws: 'eyJhbGciOiJFZERTQSJ9.e30.AAAA' }),
+    ].join('\n');
+    const refused = await verifyExport(forged, '');
+    expect(refused.code).toBe(1);
+    expect(refused.verdict).toMatchObject({ ok: false, reason: 'no_key' });
+    const real = await verifyExport(exportText, '', ['--no-signature-check']);
+    expect(real.code).toBe(0);
+    expect(real.verdict).toMatchObject({
+      ok: true,
+      checkpoints_verified: false,
+      signatures: 'not checked (--no-signature-check)',
+    });
+    // The service's own answer, saved as it came, is a key: one flag.
+    const withServed = await verifyExport(exportText, checkpointsFile);
+    expect(withServed.verdict).toMatchObject({ ok: true, checkpoints_verified: true });
+  });
+
   it('verifies offline with the audit key: gap-free events, signed and chained checkpoints, no secret hash', async () => {
     const { code, verdict } = await verifyExport(exportText);
     expect(verdict).toMatchObject({

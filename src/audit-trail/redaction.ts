@@ -25,6 +25,7 @@ export const SENSITIVE_FIELDS: {
   'access-refused': [],
   'access-refusals-summarized': [],
   'audit-log-read': [],
+  'credential-secret-replayed': [],
   'events-archived': [],
 };
 

@@ -3,6 +3,7 @@ import {
   credentialCreatedSchema,
   credentialRateLimitChangedSchema,
   credentialSecretRotatedSchema,
+  credentialSecretReplayedSchema,
   credentialKeysChangedSchema,
   credentialRevokedSchema,
 } from './event-data/credential.js';
@@ -50,6 +51,7 @@ export {
   credentialCreatedSchema,
   credentialRateLimitChangedSchema,
   credentialSecretRotatedSchema,
+  credentialSecretReplayedSchema,
   credentialKeysChangedSchema,
   credentialRevokedSchema,
   type ClientJwks,
@@ -86,6 +88,7 @@ export const EVENT_SCHEMAS = {
   'access-refused': accessRefusedSchema,
   'access-refusals-summarized': accessRefusalsSummarizedSchema,
   'credential-secret-rotated': credentialSecretRotatedSchema,
+  'credential-secret-replayed': credentialSecretReplayedSchema,
   'credential-keys-changed': credentialKeysChangedSchema,
   'credential-revoked': credentialRevokedSchema,
   'token-revoked': tokenRevokedSchema,

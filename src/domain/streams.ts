@@ -7,6 +7,7 @@ export const streams = {
   accessRefusal: (eventId: string) => `access-refused-${eventId}`,
   refusalSummary: (eventId: string) => `access-refusals-summary-${eventId}`,
   auditRead: (eventId: string) => `audit-read-${eventId}`,
+  secretReplay: (eventId: string) => `secret-replay-${eventId}`,
   signingKey: (kid: string) => `signing-key-${kid}`,
   archive: (partition: string) => `archive-${partition}`,
 } as const;

@@ -144,6 +144,7 @@ export function createMetrics(db: Kysely<Database>): Metrics {
     // The refusals it counts are refusals all the same; one summary adds nothing to a rate.
     'access-refusals-summarized': null,
     'audit-log-read': lifecycleOf('audit-log-read'),
+    'credential-secret-replayed': lifecycleOf('credential-secret-replayed'),
     'events-archived': lifecycleOf('events-archived'),
   };
   return {

@@ -66,6 +66,10 @@ export const AUDIT_SHAPES: { readonly [Type in EventType]: AuditShape<Type> } = 
       'source_ip_count',
     ],
   },
+  'credential-secret-replayed': {
+    tokenKind: null,
+    details: ['idempotency_key_sha256', 'replayed_to'],
+  },
   'audit-log-read': { tokenKind: null, details: ['kind', 'query', 'rows_returned', 'complete'] },
   'events-archived': {
     tokenKind: null,

@@ -39,6 +39,7 @@ export const RATE_COUNTER: { readonly [Type in EventType]: RateContribution<Type
   'access-refused': null,
   'access-refusals-summarized': null,
   'audit-log-read': null,
+  'credential-secret-replayed': null,
   'events-archived': null,
 };
 

@@ -24,6 +24,7 @@ export const IS_USE: { readonly [Type in EventType]: boolean } = {
   'access-refused': false,
   'access-refusals-summarized': false,
   'audit-log-read': false,
+  'credential-secret-replayed': false,
   'events-archived': false,
 };
 

@@ -18,11 +18,16 @@ beforeAll(async () => {
 });
 
 type Rotated = { client_id: string; client_secret: string; previous_secret_expires_at: string };
-const rotate = (clientId: string, key?: string, body: unknown = { overlap_seconds: 600 }) =>
+const rotate = (
+  clientId: string,
+  key?: string,
+  body: unknown = { overlap_seconds: 600 },
+  as: string = login,
+) =>
   fetch(`${service.baseUrl}/v1/credential/${clientId}/secret`, {
     method: 'POST',
     headers: {
-      authorization: `Bearer ${login}`,
+      authorization: `Bearer ${as}`,
       'x-service-space-id': SPACE,
       'content-type': 'application/json',
       ...(key === undefined ? {} : { 'idempotency-key': key }),
@@ -69,12 +74,46 @@ describe('secret rotation with an Idempotency-Key', () => {
       [credential.client_id],
     );
     expect(rows[0]!.data.idempotency_key_sha256).toBe(
-      createHash('sha256').update(key).digest('base64url'),
+      createHash('sha256')
+        .update(JSON.stringify(['user:alice', key]))
+        .digest('base64url'),
     );
     const kept = await service.database.pool.query<{ text: string }>(
       'SELECT sealed_response::text AS text FROM idempotent_responses',
     );
     for (const row of kept.rows) expect(row.text).not.toContain(rotated.client_secret);
+  });
+
+  it("a key belongs to its caller: another admin's same key rotates anew, and a replay is an audit event", async () => {
+    const credential = await createCredentialVia(service, SPACE);
+    const key = 'shared-looking-key-0001';
+    const alices = (await (await rotate(credential.client_id, key)).json()) as Rotated;
+    const bob = await service.loginToken([SPACE], 'bob', 'admin');
+    const bobs = await rotate(credential.client_id, key, undefined, bob);
+    expect(bobs.status).toBe(200);
+    expect(((await bobs.json()) as Rotated).client_secret).not.toBe(alices.client_secret);
+    expect(await rotations(credential.client_id)).toBe(2);
+    // Alice's retry gets her answer again, and the log says it was shown again, to whom.
+    expect(
+      ((await (await rotate(credential.client_id, key)).json()) as Rotated).client_secret,
+    ).toBe(alices.client_secret);
+    const { rows } = await service.database.pool.query<{ data: unknown; actor: string }>(
+      `SELECT data, metadata->>'actor' AS actor FROM events
+        WHERE event_type = 'credential-secret-replayed' AND data->>'client_id' = $1`,
+      [credential.client_id],
+    );
+    expect(rows).toEqual([
+      {
+        data: {
+          client_id: credential.client_id,
+          idempotency_key_sha256: createHash('sha256')
+            .update(JSON.stringify(['user:alice', key]))
+            .digest('base64url'),
+          replayed_to: 'user:alice',
+        },
+        actor: 'user:alice',
+      },
+    ]);
   });
 
   it('concurrent requests with one key rotate once and all get the same secret', async () => {

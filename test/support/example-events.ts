@@ -113,6 +113,11 @@ export function exampleEvents(clientId: string): { readonly [Type in EventType]:
       ],
       manifest_sha256: 'b'.repeat(64),
     },
+    'credential-secret-replayed': {
+      client_id: clientId,
+      idempotency_key_sha256: 'c2hhMjU2LW9mLXRoZS1rZXk',
+      replayed_to: 'user:user-1',
+    },
     'audit-log-read': {
       kind: 'events',
       query: { client_id: clientId },

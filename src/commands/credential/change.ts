@@ -78,7 +78,7 @@ export async function rotateSecret(
     command.idempotencyKey === undefined
       ? undefined
       : rotationKey(command.spaceId, command.idempotencyKey, command);
-  const kept = key && (await keptRotation(ctx, key));
+  const kept = key && (await keptRotation(ctx, key, command));
   if (kept) return kept;
   const clientSecret = generateClientSecret();
   const newSecretHash = ctx.hasher.hash(clientSecret).toString('base64url');
@@ -114,7 +114,7 @@ export async function rotateSecret(
     // that rolled our rotation back whole).
     const lost =
       error instanceof ConflictError || isUniqueViolation(error, 'idempotent_responses_pkey');
-    const winner = lost && key && (await keptRotation(ctx, key));
+    const winner = lost && key && (await keptRotation(ctx, key, command));
     if (winner) return winner;
     throw error;
   }

@@ -4,6 +4,8 @@ import { ConflictError, IdempotencyKeyReusedError } from '../../errors/errors.js
 import type { IdempotentResponse } from '../../projections/idempotent-responses.js';
 import { openValue, sealValue } from '../../tokens/key-encryption.js';
 import type { CommandContext } from '../context.js';
+import { decideRecordSecretReplay } from '../../domain/credential/decide.js';
+import { streams, type EventMetadata } from '../../domain/events.js';
 
 /** What a rotation answers; kept sealed so a retry with the same key gets it again. */
 export interface RotatedSecret {
@@ -18,23 +20,28 @@ const keptSchema = z.object({
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('base64url');
 
-/** An Idempotency-Key as the log and the table know it: hashed, never the caller's text. */
+/**
+ * An Idempotency-Key as the log and the table know it: hashed with its caller, never the caller's
+ * text. A key belongs to the user who sent it: another admin of the space sending the same text
+ * names another key, and never gets the first one's answer.
+ */
 export interface IdempotencyKey {
   readonly spaceId: string;
+  /** SHA-256 of the caller (actor) and the key's text. */
   readonly keyHash: string;
   /** The operation, its target and parameters, hashed: the key must mean the same request. */
   readonly requestHash: string;
 }
 
-/** The hashed key of a rotation request. */
+/** The hashed key of a rotation request by `request.actor`. */
 export function rotationKey(
   spaceId: string,
   key: string,
-  request: { readonly clientId: string; readonly overlapSeconds: number },
+  request: { readonly clientId: string; readonly overlapSeconds: number; readonly actor: string },
 ): IdempotencyKey {
   return {
     spaceId,
-    keyHash: sha256(key),
+    keyHash: sha256(JSON.stringify([request.actor, key])),
     requestHash: sha256(
       JSON.stringify(['rotate-secret', request.clientId, request.overlapSeconds]),
     ),
@@ -44,12 +51,19 @@ export function rotationKey(
 const binding = (key: IdempotencyKey) => `idempotent-response:${key.spaceId}:${key.keyHash}`;
 
 /**
- * The response an earlier request with this key got, if there is one in the window; refused when
- * the key was used for another request, or when its response can no longer be opened.
+ * The response an earlier request with this key got, if there is one in the window, recorded as
+ * shown again before it is returned (a `credential-secret-replayed` event; 503 when it cannot
+ * be, and nothing shown); refused when the key was used for another request, or when its
+ * response can no longer be opened.
  */
 export async function keptRotation(
   ctx: CommandContext,
   key: IdempotencyKey,
+  replay: {
+    readonly clientId: string;
+    readonly actor: string;
+    readonly metadata: EventMetadata;
+  },
 ): Promise<RotatedSecret | undefined> {
   const kept = await ctx.idempotentResponses.find(key.spaceId, key.keyHash);
   if (!kept) return undefined;
@@ -66,6 +80,16 @@ export async function keptRotation(
     );
   }
   const response = keptSchema.parse(JSON.parse(opened));
+  const event = decideRecordSecretReplay({
+    ...replay,
+    eventId: ctx.ids.eventId(),
+    idempotencyKeyHash: key.keyHash,
+  });
+  await ctx.events.appendNewStream({
+    spaceId: key.spaceId,
+    streamId: streams.secretReplay(event.eventId),
+    events: [event],
+  });
   return {
     clientSecret: response.client_secret,
     previousSecretExpiresAt: new Date(response.previous_secret_expires_at),

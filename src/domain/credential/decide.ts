@@ -158,3 +158,26 @@ export function decideChangeRateLimit(
   );
   return { ok: true, events: [event] };
 }
+
+/**
+ * A rotation's kept answer (its new secret) shown again to its own caller's retry. Always
+ * recorded: the secret leaves the service once more.
+ */
+export function decideRecordSecretReplay(
+  command: Issued & {
+    readonly clientId: string;
+    readonly idempotencyKeyHash: string;
+    readonly actor: string;
+  },
+): DomainEvent<'credential-secret-replayed'> {
+  return domainEvent(
+    command.eventId,
+    'credential-secret-replayed',
+    {
+      client_id: command.clientId,
+      idempotency_key_sha256: command.idempotencyKeyHash,
+      replayed_to: command.actor,
+    },
+    command.metadata,
+  );
+}

@@ -56,8 +56,19 @@ export const credentialSecretRotatedSchema = z.object({
   /** Until when the replaced secret still works. */
   previous_secret_expires_at: z.iso.datetime(),
   rotated_by: z.string(),
-  /** SHA-256 (base64url) of the request's Idempotency-Key, when it had one. */
+  /** SHA-256 (base64url) of its caller and Idempotency-Key, when it had one. */
   idempotency_key_sha256: z.string().optional(),
+});
+
+/**
+ * A rotation's response (its new secret) shown again: a retry by the same user with the same
+ * Idempotency-Key got what the rotation answered, so the secret left the service twice.
+ */
+export const credentialSecretReplayedSchema = z.object({
+  client_id: z.string(),
+  /** The rotation's idempotency_key_sha256: which answer was shown again. */
+  idempotency_key_sha256: z.string(),
+  replayed_to: z.string(),
 });
 
 /** A secretless client's keys replaced (its own key rotation): the new set, whole. */

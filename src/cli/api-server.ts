@@ -132,10 +132,17 @@ export async function startApiServer(
     maxLagMs: config.READ_REPLICA_MAX_LAG_MS,
     checkMs: 500,
   });
+  const loginVerifier = await createLoginTokenVerifier(config);
   const auditStream = auditStreamRoutes(commands, database.db, logger, {
-    maxStreams: config.AUDIT_STREAM_MAX,
+    caps: {
+      perProcess: config.AUDIT_STREAM_MAX,
+      perSpace: config.AUDIT_STREAM_MAX_PER_SPACE,
+      perSubject: config.AUDIT_STREAM_MAX_PER_USER,
+    },
     heartbeatMs: config.AUDIT_STREAM_HEARTBEAT_SECONDS * 1000,
     pollMs: 250,
+    reauthorizeMs: config.AUDIT_STREAM_REAUTHORIZE_SECONDS * 1000,
+    login: loginVerifier,
   });
   const routes: readonly Route[] = [
     ...auditStream.routes,
@@ -162,7 +169,7 @@ export async function startApiServer(
   ];
   const gates: RouteGates = {
     login: {
-      verifier: await createLoginTokenVerifier(config),
+      verifier: loginVerifier,
       limits: commands.limits,
       refusals: commands.refusals,
     },

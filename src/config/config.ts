@@ -151,8 +151,13 @@ export const configSchema = z.object({
   // How long a rotation's sealed response answers a retry with the same Idempotency-Key: long
   // enough for any client's retries, short enough that no sealed secret lingers.
   IDEMPOTENCY_KEY_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3600),
-  // Live audit feeds each API process serves at once (each polls the log four times a second).
+  // Live audit feeds each API process serves at once (one shared poll of the log feeds them all),
+  // and of those, how many one space and one user may hold: no tenant takes every slot.
   AUDIT_STREAM_MAX: z.coerce.number().int().min(0).max(10_000).default(100),
+  AUDIT_STREAM_MAX_PER_SPACE: z.coerce.number().int().min(1).max(10_000).default(10),
+  AUDIT_STREAM_MAX_PER_USER: z.coerce.number().int().min(1).max(10_000).default(3),
+  // How often an open feed's login token is verified again (it also ends at the token's exp).
+  AUDIT_STREAM_REAUTHORIZE_SECONDS: z.coerce.number().int().min(1).max(60).default(60),
   AUDIT_STREAM_HEARTBEAT_SECONDS: z.coerce.number().int().min(1).max(300).default(15),
   UNKNOWN_CLIENT_CACHE_TTL_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   AUDIT_CHECKPOINT_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),

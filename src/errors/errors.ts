@@ -161,7 +161,7 @@ export class RateLimitedError extends TokenAuthorityError {
     message: string,
     readonly limit: {
       /** Policy name in the RateLimit headers: which budget this is. */
-      readonly policy: 'client' | 'space' | 'failed-auth' | 'login-failures';
+      readonly policy: 'client' | 'space' | 'failed-auth' | 'login-failures' | 'audit-streams';
       readonly quota: number;
       readonly windowSeconds: number;
       readonly retryAfterSeconds: number;

@@ -25,7 +25,15 @@ export interface LogPage {
  */
 export async function readLog(
   db: Kysely<Database>,
-  options: { readonly after: LogPosition; readonly limit: number; readonly spaceId?: string },
+  options: {
+    readonly after: LogPosition;
+    readonly limit: number;
+    readonly spaceId?: string;
+    /** Only these spaces' events (one read for several followers). */
+    readonly spaceIds?: readonly string[];
+    /** No event past this one (a head read before: every event up to it has settled). */
+    readonly through?: LogPosition;
+  },
 ): Promise<LogPage> {
   const rows = (await db
     .selectFrom('events')
@@ -35,6 +43,14 @@ export async function readLog(
       sql<boolean>`(transaction_id, global_position) > (${options.after.transactionId}::xid8, ${options.after.globalPosition}::bigint)`,
     )
     .$if(options.spaceId !== undefined, (query) => query.where('space_id', '=', options.spaceId!))
+    .$if(options.spaceIds !== undefined, (query) =>
+      query.where('space_id', 'in', options.spaceIds!.length > 0 ? options.spaceIds! : ['']),
+    )
+    .$if(options.through !== undefined, (query) =>
+      query.where(
+        sql<boolean>`(transaction_id, global_position) <= (${options.through!.transactionId}::xid8, ${options.through!.globalPosition}::bigint)`,
+      ),
+    )
     .orderBy('transaction_id')
     .orderBy('global_position')
     .limit(options.limit)
@@ -66,6 +82,12 @@ export async function logHead(db: Kysely<Database>): Promise<LogPosition> {
   return row
     ? { transactionId: row.transaction_id, globalPosition: Number(row.global_position) }
     : { transactionId: '0', globalPosition: 0 };
+}
+
+/** Whether `a` comes after `b` in commit-safe order. */
+export function isAfter(a: LogPosition, b: LogPosition): boolean {
+  const [ta, tb] = [BigInt(a.transactionId), BigInt(b.transactionId)];
+  return ta === tb ? a.globalPosition > b.globalPosition : ta > tb;
 }
 
 /** The log position of the event at `globalPosition` in `spaceId`, if there is one. */

@@ -33,6 +33,8 @@ export interface LoginIdentity {
   readonly issuer: string;
   readonly spaces: readonly string[];
   readonly role: LoginRole;
+  /** The token's `exp` (epoch seconds): what it authorises ends then, live streams included. */
+  readonly expiresAt: number;
 }
 
 /**
@@ -87,7 +89,13 @@ export async function createLoginTokenVerifier(config: Config): Promise<LoginTok
         );
       }
       const role = roleOf(payload[config.LOGIN_ROLE_CLAIM], config.LOGIN_DEFAULT_ROLE);
-      return { subject: String(payload.sub), issuer, spaces: spaces.data, role };
+      return {
+        subject: String(payload.sub),
+        issuer,
+        spaces: spaces.data,
+        role,
+        expiresAt: Number(payload.exp),
+      };
     },
   };
 }
@@ -95,7 +103,9 @@ export async function createLoginTokenVerifier(config: Config): Promise<LoginTok
 async function resolveLoginKey(config: Config): Promise<{ key: JWTVerifyGetKey; issuer: string }> {
   if (config.LOGIN_JWKS_URL) {
     return {
-      key: createRemoteJWKSet(new URL(config.LOGIN_JWKS_URL)),
+      // A key the identity provider retired stops verifying within a minute (open audit streams
+      // are verified again each minute too).
+      key: createRemoteJWKSet(new URL(config.LOGIN_JWKS_URL), { cacheMaxAge: 60_000 }),
       issuer: config.LOGIN_ISSUER!,
     };
   }

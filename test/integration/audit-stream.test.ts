@@ -7,6 +7,7 @@ import {
   type TestService,
 } from '../support/test-service.js';
 import { waitUntil } from '../support/wait.js';
+import { mintDevLoginToken } from '../../src/tokens/login-tokens.js';
 
 const SPACE = 'space-stream';
 let service: TestService;
@@ -172,5 +173,96 @@ describe('GET /v1/audit/stream', () => {
     });
     expect(unknown.status).toBe(400);
     expect(await unknown.text()).toContain('Last-Event-ID');
+  });
+});
+
+/** Reads a raw feed until `done` holds for what arrived (or `ms` passed); the text read. */
+async function readFeed(response: Response, done: (text: string) => boolean, ms: number) {
+  const reader = response.body!.getReader();
+  let text = '';
+  const until = Date.now() + ms;
+  try {
+    while (!done(text) && Date.now() < until) {
+      const next = await Promise.race([
+        reader.read(),
+        new Promise<undefined>((resolve) => setTimeout(resolve, until - Date.now())),
+      ]);
+      if (!next || next.done) break;
+      text += new TextDecoder().decode(next.value);
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+  return text;
+}
+
+const open = (base: string, token: string, space = SPACE) =>
+  fetch(`${base}/v1/audit/stream`, {
+    headers: { authorization: `Bearer ${token}`, 'x-service-space-id': space },
+  });
+
+describe('a stream ends when its authority does (issue 32)', () => {
+  it('a feed opened with a short-lived login token ends at its exp, saying why; the token then opens nothing', async () => {
+    const shortLived = await mintDevLoginToken({
+      dataDir: service.dataDir,
+      audience: service.config.LOGIN_AUDIENCE,
+      spacesClaim: service.config.LOGIN_SPACES_CLAIM,
+      subject: 'erin',
+      spaces: [SPACE],
+      ttlSeconds: 2,
+      role: { claim: service.config.LOGIN_ROLE_CLAIM, value: 'auditor' },
+    });
+    const response = await open(service.baseUrl, shortLived);
+    expect(response.status).toBe(200);
+    const opened = Date.now();
+    const text = await readFeed(response, (seen) => seen.includes('stream-ended'), 6000);
+    expect(text).toMatch(/event: stream-ended\ndata: \{"reason":"login_token_expired"/);
+    // It ended at the token's exp (whole seconds), not at the next heartbeat or poll.
+    expect(Date.now() - opened).toBeLessThan(3500);
+    // After it, the same token is refused a new feed.
+    expect((await open(service.baseUrl, shortLived)).status).toBe(401);
+  });
+});
+
+describe('stream slots (issue 32)', () => {
+  it('AUDIT_STREAM_MAX=2: of 20 concurrent opens exactly 2 are served, the rest 503 with Retry-After', async () => {
+    const small = await startTestService({
+      AUDIT_STREAM_MAX: '2',
+      AUDIT_STREAM_MAX_PER_USER: '100',
+      AUDIT_STREAM_MAX_PER_SPACE: '100',
+    });
+    const token = await small.loginToken([SPACE], 'carol', 'auditor');
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, () => open(small.baseUrl, token)),
+    );
+    const statuses = responses.map((response) => response.status).sort();
+    expect(statuses.filter((status) => status === 200)).toHaveLength(2);
+    expect(statuses.filter((status) => status === 503)).toHaveLength(18);
+    const refused = responses.find((response) => response.status === 503)!;
+    expect(refused.headers.get('retry-after')).toBe('5');
+    await Promise.all(responses.map((response) => response.body?.cancel()));
+  });
+
+  it('per user and per space: one tenant cannot take every slot', async () => {
+    const capped = await startTestService({
+      AUDIT_STREAM_MAX: '100',
+      AUDIT_STREAM_MAX_PER_USER: '2',
+      AUDIT_STREAM_MAX_PER_SPACE: '3',
+    });
+    const carol = await capped.loginToken([SPACE, 'space-b'], 'carol', 'auditor');
+    const dave = await capped.loginToken([SPACE], 'dave', 'auditor');
+    const held: Response[] = [];
+    const status = async (token: string, space?: string) => {
+      const response = await open(capped.baseUrl, token, space);
+      held.push(response);
+      return response.status;
+    };
+    expect([await status(carol), await status(carol), await status(carol)]).toEqual([
+      200, 200, 429,
+    ]);
+    expect([await status(dave), await status(dave)]).toEqual([200, 429]);
+    // Another space is untouched by this one's slots, but carol still has none left.
+    expect(await status(carol, 'space-b')).toBe(429);
+    await Promise.all(held.map((response) => response.body?.cancel()));
   });
 });

@@ -7,8 +7,13 @@ import { redactEvent } from '../../audit-trail/redaction.js';
 import { fullForm } from '../../domain/stored-form.js';
 import type { Database } from '../../db/schema.js';
 import { InvalidRequestError, UnavailableError } from '../../errors/errors.js';
-import { logHead, positionOf, readLog } from '../../event-store/read-log.js';
+import { createLogTail } from '../../event-store/log-tail.js';
+import { logHead, positionOf } from '../../event-store/read-log.js';
 import type { LogPosition, RecordedEvent } from '../../event-store/types.js';
+import type { LoginTokenVerifier } from '../../tokens/login-tokens.js';
+import { openFeed, watchAuthority, type Feed, type FeedEnd } from '../audit-feed.js';
+import { bearerToken } from '../authentication.js';
+import { createStreamSlots, type StreamCaps } from '../stream-slots.js';
 import { LOGIN_ERRORS } from '../openapi/operation.js';
 import { route, type Route } from '../route.js';
 import { auditReadRecorder } from '../audit-read.js';
@@ -54,21 +59,53 @@ function serverSentEvent(stored: RecordedEvent): string {
   return `id: ${event.globalPosition}\nevent: ${event.type}\ndata: ${data}\n\n`;
 }
 
+/** What each way of ending tells the client (the last event of the feed). */
+const ENDINGS: Readonly<Record<FeedEnd, string>> = {
+  login_token_expired: 'the login token expired: reconnect with a fresh one and Last-Event-ID',
+  authorization_withdrawn:
+    'the login token no longer grants this space: reconnect with one that does',
+  too_far_behind: 'the client read too slowly: reconnect with Last-Event-ID',
+  shutdown: 'this instance is stopping: reconnect with Last-Event-ID',
+  client_gone: 'the client went away',
+};
+
+/** The feed's last event: why it ended. */
+const endingEvent = (reason: FeedEnd) =>
+  `event: stream-ended\ndata: ${JSON.stringify({ reason, detail: ENDINGS[reason] })}\n\n`;
+
+/** Settings of {@link auditStreamRoutes}. */
+export interface AuditStreamOptions {
+  readonly caps: StreamCaps;
+  readonly heartbeatMs: number;
+  readonly pollMs: number;
+  /** How often a live feed's login token is verified again (and its space grant checked). */
+  readonly reauthorizeMs: number;
+  /** The verifier of login tokens, asked again while a feed is open. */
+  readonly login: LoginTokenVerifier;
+}
+
 /**
  * GET /v1/audit/stream: the space's events as Server-Sent Events, as they commit. Events are sent
  * in commit-safe order (a transaction is sent once every older one has finished), so resuming
  * after the last id received (Last-Event-ID, which EventSource sends by itself) leaves no gap and
- * repeats nothing. Comments every `heartbeatMs` keep proxies from closing a quiet feed. Opening
- * is recorded before the first byte (503 when it cannot be), and how it ended when it ends.
+ * repeats nothing. A feed lives no longer than its login token and is re-authorised every
+ * `reauthorizeMs`; it ends with a `stream-ended` event saying why. Slots (per process, space and
+ * user) are taken before anything is awaited; every feed of a process is fed by one poll of the
+ * log. Opening is recorded before the first byte (503 when it cannot be), and how it ended when
+ * it ends.
  */
 export function auditStreamRoutes(
   commands: CommandContext,
   db: Kysely<Database>,
   logger: Logger,
-  options: { readonly maxStreams: number; readonly heartbeatMs: number; readonly pollMs: number },
+  options: AuditStreamOptions,
 ): { readonly routes: readonly Route[]; readonly streams: AuditStreams } {
-  const open = new Set<() => void>();
+  const open = new Set<Feed>();
   const record = auditReadRecorder(commands);
+  const slots = createStreamSlots(options.caps);
+  const failed = (error: unknown) =>
+    logger.warn({ err: error }, 'audit stream read failed; retrying');
+  const tail = createLogTail(db, { pollMs: options.pollMs, pageSize: 500, failed });
 
   const resumeFrom = async (ctx: RequestContext, spaceId: string): Promise<LogPosition> => {
     const query = validate(streamQuery, ctx.query, 'query');
@@ -100,46 +137,45 @@ export function auditStreamRoutes(
       operationId: 'auditStream',
       summary: "The space's events as Server-Sent Events, live, resumable with Last-Event-ID",
       description:
-        'Each event: `id` its global position, `event` its type, `data` the event as JSON (secret hashes replaced by a digest). Opening and closing the feed are recorded as audit-log-read events.',
+        'Each event: `id` its global position, `event` its type, `data` the event as JSON (secret hashes replaced by a digest). The feed ends when its login token expires, when the token no longer verifies or grants the space (checked every minute), or when the instance stops, with a last `stream-ended` event whose `reason` says which. Opening and closing the feed are recorded as audit-log-read events.',
       query: streamQuery,
       headers: streamHeaders,
       responses: [{ status: 200, description: 'An event stream', mediaType: 'text/event-stream' }],
-      errors: LOGIN_ERRORS,
+      errors: [...LOGIN_ERRORS, 'rate_limited'],
       async handle(ctx, who) {
-        if (open.size >= options.maxStreams) {
-          throw new UnavailableError('too many audit streams open on this instance', {
-            retryAfterSeconds: 5,
+        // Before the first await: a burst of opens cannot all pass one check.
+        const release = slots.take(who.spaceId, `${who.user.issuer}|${who.user.subject}`);
+        let query: Record<string, string>;
+        let after: LogPosition;
+        try {
+          after = await resumeFrom(ctx, who.spaceId);
+          query = { last_event_id: String(after.globalPosition) };
+          await record(ctx, who, {
+            kind: 'stream-started',
+            query,
+            rows_returned: 0,
+            complete: false,
+          }).catch((error: unknown) => {
+            throw new UnavailableError('the stream could not be recorded; retry shortly', {
+              cause: error,
+            });
           });
+        } catch (error) {
+          release();
+          throw error;
         }
-        let after = await resumeFrom(ctx, who.spaceId);
-        const query = { last_event_id: String(after.globalPosition) };
-        await record(ctx, who, {
-          kind: 'stream-started',
-          query,
-          rows_returned: 0,
-          complete: false,
-        }).catch((error: unknown) => {
-          throw new UnavailableError('the stream could not be recorded; retry shortly', {
-            cause: error,
-          });
-        });
 
-        let ended = false;
-        let wake: (() => void) | undefined;
-        const end = () => {
-          ended = true;
-          wake?.();
-        };
-        open.add(end);
-        ctx.req.on('close', end);
-        const pause = (ms: number) =>
-          new Promise<void>((resolve) => {
-            const timer = setTimeout(resolve, ms);
-            wake = () => {
-              clearTimeout(timer);
-              resolve();
-            };
-          });
+        const feed = openFeed(db, tail, who.spaceId, after, failed);
+        open.add(feed);
+        const stopWatching = watchAuthority(feed, {
+          token: bearerToken(ctx),
+          spaceId: who.spaceId,
+          expiresAt: who.user.expiresAt,
+          everyMs: options.reauthorizeMs,
+          login: options.login,
+          logger,
+        });
+        ctx.req.on('close', () => feed.end('client_gone'));
 
         ctx.set('Cache-Control', 'no-store');
         ctx.set('X-Accel-Buffering', 'no');
@@ -151,29 +187,29 @@ export function auditStreamRoutes(
             let quietSince = Date.now();
             try {
               yield `: audit stream of ${who.spaceId}\nretry: 2000\n\n`;
-              while (!ended) {
-                const page = await readLog(db, { after, limit: 500, spaceId: who.spaceId }).catch(
-                  (error: unknown) => {
-                    // The database is away: keep the feed open and try again.
-                    logger.warn({ err: error }, 'audit stream read failed; retrying');
-                    return undefined;
-                  },
-                );
-                if (page && page.events.length > 0) {
-                  after = page.last;
-                  sent += page.events.length;
+              while (!feed.ended()) {
+                const events = feed.take();
+                if (events.length > 0) {
+                  sent += events.length;
                   quietSince = Date.now();
-                  yield page.events.map(serverSentEvent).join('');
+                  yield events.map(serverSentEvent).join('');
                   continue;
                 }
-                if (Date.now() - quietSince >= options.heartbeatMs) {
+                const quiet = Date.now() - quietSince;
+                if (quiet >= options.heartbeatMs) {
                   quietSince = Date.now();
                   yield ': heartbeat\n\n';
+                  continue;
                 }
-                await pause(options.pollMs);
+                await feed.wait(options.heartbeatMs - quiet);
               }
+              const reason = feed.ended()!;
+              if (reason !== 'client_gone') yield endingEvent(reason);
             } finally {
-              open.delete(end);
+              feed.end('client_gone');
+              stopWatching();
+              open.delete(feed);
+              release();
               await record(ctx, who, {
                 kind: 'stream',
                 query,
@@ -191,9 +227,10 @@ export function auditStreamRoutes(
   return {
     routes,
     streams: {
-      size: () => open.size,
+      size: () => slots.size(),
       close: () => {
-        for (const end of [...open]) end();
+        for (const feed of [...open]) feed.end('shutdown');
+        tail.close();
       },
     },
   };

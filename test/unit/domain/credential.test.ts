@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   decideChangeRateLimit,
+  decideRecordSecretReplay,
   decideRevokeCredential,
   decideRotateSecret,
 } from '../../../src/domain/credential/decide.js';
@@ -154,5 +155,21 @@ describe('credential: change the rate limit', () => {
     expect(
       decideChangeRateLimit({ ...target, eventId: nextId(), rateLimitPerMinute: 5 }, state),
     ).toEqual({ ok: false, error: 'revoked' });
+  });
+});
+
+describe('credential: a kept rotation answer shown again', () => {
+  it('when a retry gets a kept answer, then credential-secret-replayed names the key hash and to whom', () => {
+    const event = decideRecordSecretReplay({
+      ...target,
+      eventId: 'e-replay',
+      idempotencyKeyHash: hash(7),
+    });
+    expect(event).toEqual({
+      eventId: 'e-replay',
+      type: 'credential-secret-replayed',
+      data: { client_id: 'ci_1', idempotency_key_sha256: hash(7), replayed_to: 'user:alice' },
+      metadata,
+    });
   });
 });

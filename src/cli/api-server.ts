@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ConfigError, type Config } from '../config/config.js';
+import type { Config } from '../config/config.js';
+import { listen } from './listen.js';
 import type { Logger } from '../config/logger.js';
 import { connect, type DatabaseHandle } from '../db/database.js';
 import { createReadRouter } from '../db/read-replica.js';
@@ -31,23 +32,6 @@ import { createCommandContext } from './command-context.js';
 import { createAppendNotifier } from '../event-store/notify.js';
 import { loadAuditPublicKey } from '../audit-trail/audit-key.js';
 import { createLoginTokenVerifier } from '../tokens/login-tokens.js';
-
-/**
- * Listens on `port`; a port that cannot be had is a ConfigError naming `setting` (one line, not
- * a stack trace: a second `npm run api` on one host meets it first).
- */
-function listen(server: Server, port: number, host: string, setting: string): Promise<Server> {
-  return new Promise<Server>((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) =>
-      reject(
-        error.code === 'EADDRINUSE' || error.code === 'EACCES' || error.code === 'EADDRNOTAVAIL'
-          ? new ConfigError([`${setting}: cannot listen on ${host}:${port} (${error.code})`])
-          : error,
-      ),
-    );
-    server.listen(port, host, () => resolve(server));
-  });
-}
 
 /** A listening API and how to drain it. */
 export interface ApiServer {

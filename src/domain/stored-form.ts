@@ -1,4 +1,5 @@
 import { clientActor } from './actors.js';
+import { isIssuance } from './token/issuances.js';
 import { streams } from './streams.js';
 import { isoOfSeconds, secondsOfIso } from './times.js';
 
@@ -12,7 +13,6 @@ export interface EventBody {
 
 type Json = Readonly<Record<string, unknown>>;
 
-const ISSUANCES: ReadonlySet<string> = new Set(['private-token-issued', 'public-token-issued']);
 const isObject = (value: unknown): value is Json =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 // Request metadata always has a client IP; only there do a request id and a user agent belong.
@@ -38,7 +38,7 @@ const TIMES: ReadonlySet<string> = new Set(['issued_at', 'expires_at']);
 export function storedForm<Event extends EventBody>(event: Event, streamId: string): Event {
   // Built key by key, never `delete`: this runs once per token on the API's hot path, and an
   // object something was deleted from is slow for everything after (JSON.stringify included).
-  const issuance = ISSUANCES.has(event.type) && isObject(event.data);
+  const issuance = isIssuance(event.type) && isObject(event.data);
   let data = event.data;
   let actorOfClient: string | undefined;
   if (issuance) {
@@ -76,7 +76,7 @@ export function fullForm<Event extends EventBody & { readonly streamId: string }
   const { metadata, streamId } = event;
   let data = event.data;
   const restored: Record<string, unknown> = {};
-  if (ISSUANCES.has(event.type) && isObject(event.data)) {
+  if (isIssuance(event.type) && isObject(event.data)) {
     const full: Record<string, unknown> = { ...event.data };
     let restoredData = false;
     const prefix = streams.token('');

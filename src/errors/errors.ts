@@ -13,6 +13,7 @@ export type ErrorCode =
   | 'insufficient_scope'
   | 'invalid_client'
   | 'unsupported_grant_type'
+  | 'invalid_grant'
   | 'invalid_target'
   | 'conflict'
   | 'idempotency_key_reused'
@@ -110,11 +111,19 @@ export class InvalidClientError extends TokenAuthorityError {
 
 /** grant_type other than client_credentials. */
 export class UnsupportedGrantTypeError extends TokenAuthorityError {
-  constructor(grantType: string) {
+  /** `supported`: the grant registry's types, so the message names every way in. */
+  constructor(grantType: string, supported: readonly string[]) {
     super(
       'unsupported_grant_type',
-      `grant_type "${grantType}" is not supported; use client_credentials`,
+      `grant_type "${grantType}" is not supported; use one of ${supported.join(', ')}`,
     );
+  }
+}
+
+/** A grant's own evidence (RFC 8693: the subject token) does not hold (RFC 6749 §5.2). */
+export class InvalidGrantError extends TokenAuthorityError {
+  constructor(message: string) {
+    super('invalid_grant', message);
   }
 }
 

@@ -28,6 +28,7 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   insufficient_scope: 403,
   invalid_client: 401,
   unsupported_grant_type: 400,
+  invalid_grant: 400,
   invalid_target: 400,
   conflict: 409,
   idempotency_key_reused: 422,
@@ -57,6 +58,7 @@ const TITLE_BY_CODE: Readonly<Record<ErrorCode, string>> = {
   insufficient_scope: 'Insufficient scope',
   invalid_client: 'Invalid client',
   unsupported_grant_type: 'Unsupported grant type',
+  invalid_grant: 'Invalid grant',
   invalid_target: 'Invalid target',
   conflict: 'Conflict',
   idempotency_key_reused: 'Idempotency-Key reused',
@@ -71,6 +73,7 @@ const TITLE_BY_CODE: Readonly<Record<ErrorCode, string>> = {
 const OAUTH_ERROR: Partial<Record<ErrorCode, string>> = {
   invalid_client: 'invalid_client',
   unsupported_grant_type: 'unsupported_grant_type',
+  invalid_grant: 'invalid_grant',
   invalid_target: 'invalid_target',
   // RFC 9449 §5: the token endpoint's error for a bad proof.
   invalid_dpop_proof: 'invalid_dpop_proof',

@@ -1,9 +1,10 @@
 import type { EventData, EventType } from '../domain/events.js';
 
-/** How one event type appears in the audit trail. */
+/**
+ * How one event type appears in the audit trail. Its token kind column is not here: it is the
+ * one list of issuances' (`src/domain/token/issuances.ts`).
+ */
 interface AuditShape<Type extends EventType> {
-  /** Token kind column: which access token the event issued, if any. */
-  readonly tokenKind: 'private' | 'public' | null;
   /** Fields of the event's data copied into `details` (never a secret or its hash). */
   readonly details: readonly (keyof EventData<Type> & string)[];
 }
@@ -15,29 +16,25 @@ interface AuditShape<Type extends EventType> {
  */
 export const AUDIT_SHAPES: { readonly [Type in EventType]: AuditShape<Type> } = {
   'credential-created': {
-    tokenKind: null,
     details: ['name', 'description', 'created_by', 'login_issuer'],
   },
-  'private-token-issued': { tokenKind: 'private', details: [] },
-  'public-token-issued': { tokenKind: 'public', details: [] },
-  'client-authentication-failed': { tokenKind: null, details: ['reason'] },
+  'private-token-issued': { details: [] },
+  'public-token-issued': { details: [] },
+  'client-authentication-failed': { details: ['reason'] },
   'credential-secret-rotated': {
-    tokenKind: null,
     details: ['overlap_seconds', 'previous_secret_expires_at', 'rotated_by'],
   },
-  'credential-revoked': { tokenKind: null, details: ['reason', 'revoked_by'] },
+  'credential-revoked': { details: ['reason', 'revoked_by'] },
   // The keys themselves are public and in the log; the trail names who changed them.
-  'credential-keys-changed': { tokenKind: null, details: ['changed_by'] },
-  'token-revoked': { tokenKind: null, details: ['token_kind', 'revoked_by'] },
-  'signing-key-generated': { tokenKind: null, details: ['kid', 'alg', 'activates_at', 'reason'] },
-  'signing-key-retired': { tokenKind: null, details: ['kid', 'retired_at', 'reason'] },
-  'signing-keys-resealed': { tokenKind: null, details: ['kids', 'kek', 'reason'] },
+  'credential-keys-changed': { details: ['changed_by'] },
+  'token-revoked': { details: ['token_kind', 'revoked_by'] },
+  'signing-key-generated': { details: ['kid', 'alg', 'activates_at', 'reason'] },
+  'signing-key-retired': { details: ['kid', 'retired_at', 'reason'] },
+  'signing-keys-resealed': { details: ['kids', 'kek', 'reason'] },
   'credential-rate-limit-changed': {
-    tokenKind: null,
     details: ['rate_limit_per_minute', 'changed_by'],
   },
   'client-authentication-failures-summarized': {
-    tokenKind: null,
     details: [
       'window_start',
       'window_end',
@@ -48,11 +45,9 @@ export const AUDIT_SHAPES: { readonly [Type in EventType]: AuditShape<Type> } = 
     ],
   },
   'access-refused': {
-    tokenKind: null,
     details: ['reason', 'subject', 'operation', 'requested_space'],
   },
   'access-refusals-summarized': {
-    tokenKind: null,
     details: [
       'reason',
       'subject',
@@ -67,12 +62,10 @@ export const AUDIT_SHAPES: { readonly [Type in EventType]: AuditShape<Type> } = 
     ],
   },
   'credential-secret-replayed': {
-    tokenKind: null,
     details: ['idempotency_key_sha256', 'replayed_to'],
   },
-  'audit-log-read': { tokenKind: null, details: ['kind', 'query', 'rows_returned', 'complete'] },
+  'audit-log-read': { details: ['kind', 'query', 'rows_returned', 'complete'] },
   'events-archived': {
-    tokenKind: null,
     details: ['partition', 'starts_at', 'ends_at', 'events', 'files', 'manifest_sha256'],
   },
 };

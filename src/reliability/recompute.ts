@@ -1,13 +1,12 @@
 import type pg from 'pg';
 import { EVENT_TYPES } from '../domain/events.js';
-import { AUDIT_SHAPES } from '../projections/audit.js';
+import { issuancesOf } from '../domain/token/issuances.js';
 import { IS_USE } from '../projections/usage.js';
 
 // Which types are tokens and uses comes from the registry's consumers; every count and the SQL
 // below are written here, apart from the projector's, so the two can disagree and be caught.
 const list = (types: readonly string[]) => `ARRAY[${types.map((t) => `'${t}'`).join(',')}]::text[]`;
-const kindOf = (kind: 'private' | 'public') =>
-  list(EVENT_TYPES.filter((type) => AUDIT_SHAPES[type].tokenKind === kind));
+const kindOf = (kind: 'private' | 'public') => list(issuancesOf(kind));
 const USES = list(EVENT_TYPES.filter((type) => IS_USE[type]));
 const PRIVATE = `count(*) FILTER (WHERE event_type = 'private-token-issued')`;
 const PUBLIC = `count(*) FILTER (WHERE event_type = 'public-token-issued')`;

@@ -1,7 +1,8 @@
 import { sign, verify } from 'node:crypto';
 import { z } from 'zod';
 import { InvalidTokenError } from '../errors/errors.js';
-import { ACCESS_TOKEN_ALG, type KeyStore, type SigningKey } from './key-store.js';
+import { ACCESS_TOKEN_ALG } from './algorithms.js';
+import type { KeyStore, SigningKey } from './key-store.js';
 
 /** Which of our two access tokens a JWT is. */
 export type TokenKind = 'private' | 'public';

@@ -7,10 +7,8 @@ import {
 import { calculateJwkThumbprint, type JWK } from 'jose';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
+import { ACCESS_TOKEN_ALG } from './algorithms.js';
 import { openPrivateKey, type KeyEncryptionKey } from './key-encryption.js';
-
-/** The algorithm of every access token. Ed25519: small, fast, and deterministic. */
-export const ACCESS_TOKEN_ALG = 'EdDSA';
 
 /** A key that can sign, and its id. */
 export interface SigningKey {

@@ -29,7 +29,10 @@ describe('OAuth discovery (RFC 8414)', () => {
       introspection_endpoint: `${issuer}/v1/introspect`,
       revocation_endpoint: `${issuer}/v1/revoke`,
       jwks_uri: `${issuer}/.well-known/jwks.json`,
-      grant_types_supported: ['client_credentials'],
+      grant_types_supported: [
+        'client_credentials',
+        'urn:ietf:params:oauth:grant-type:token-exchange',
+      ],
       token_endpoint_auth_methods_supported: [
         'client_secret_basic',
         'client_secret_post',

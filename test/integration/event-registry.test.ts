@@ -4,6 +4,7 @@ import { domainEvent, EVENT_TYPES, type EventType } from '../../src/domain/event
 import { appendToStream } from '../../src/event-store/append-to-stream.js';
 import { PROJECTIONS } from '../../src/projections/all.js';
 import { AUDIT_SHAPES, auditDetails } from '../../src/projections/audit.js';
+import { tokenKindOf } from '../../src/domain/token/issuances.js';
 import { catchUp } from '../../src/projections/batches.js';
 import { RATE_COUNTER } from '../../src/projections/rates.js';
 import { IS_USE } from '../../src/projections/usage.js';
@@ -53,7 +54,7 @@ describe('the event registry', () => {
     expect(audit.map((row) => row.event_type).sort()).toEqual([...EVENT_TYPES].sort());
     for (const row of audit) {
       const shape = AUDIT_SHAPES[row.event_type as EventType];
-      expect(row.token_kind).toBe(shape.tokenKind);
+      expect(row.token_kind).toBe(tokenKindOf(row.event_type));
       const details = auditDetails(row.event_type, row.event_data);
       expect(Object.keys(details).sort()).toEqual([...shape.details].sort());
       expect(row.actor).toBe('test');

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -79,6 +79,25 @@ try {
 }
 `;
 
+/** Every file `entry` loads (static imports, followed), and the packages they name. */
+async function importGraph(entry: string) {
+  const files = new Set<string>();
+  const packages = new Set<string>();
+  const visit = async (file: string) => {
+    if (files.has(file)) return;
+    files.add(file);
+    const source = await readFile(file, 'utf8');
+    for (const [, specifier] of source.matchAll(
+      /(?:^|\n)\s*(?:import|export)\b[^'"]*?from\s*['"]([^'"]+)['"]/g,
+    )) {
+      if (specifier!.startsWith('.')) await visit(path.resolve(path.dirname(file), specifier!));
+      else if (!specifier!.startsWith('node:')) packages.add(specifier!.split('/')[0]!);
+    }
+  };
+  await visit(entry);
+  return { files: [...files], packages: [...packages] };
+}
+
 describe('token-authority/testing, from the packed tarball', () => {
   it('installs into a plain JavaScript project and runs the real service (API and projector) for its tests', async () => {
     // npm pack runs prepack, which compiles TypeScript to dist/.
@@ -115,6 +134,15 @@ describe('token-authority/testing, from the packed tarball', () => {
       maxBuffer: 64 * 1024 * 1024,
     });
     expect(await readdir(path.join(project, 'node_modules', 'token-authority'))).toContain('dist');
+    // The verifier kit stands alone: nothing it loads reaches the key store, kysely or pg.
+    const kit = await importGraph(
+      path.join(project, 'node_modules', 'token-authority', 'dist', 'verify', 'index.js'),
+    );
+    expect(kit.files.length).toBeGreaterThan(3);
+    expect(kit.files.filter((file) => /key-store|db\//.test(file))).toEqual([]);
+    expect(kit.packages.filter((name) => ['kysely', 'pg', 'pino', 'koa'].includes(name))).toEqual(
+      [],
+    );
     await writeFile(path.join(project, 'user.test.mjs'), USER_TEST);
     const { stdout } = await run(process.execPath, ['user.test.mjs'], {
       cwd: project,

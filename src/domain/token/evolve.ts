@@ -1,4 +1,5 @@
 import type { Recorded } from '../events.js';
+import { TOKEN_ISSUANCES } from './issuances.js';
 import type { Token } from './state.js';
 
 /** The events of a token's stream. */
@@ -12,7 +13,7 @@ export function evolveToken(state: Token | undefined, event: TokenEvent): Token 
       return {
         jti: event.data.jti,
         clientId: event.data.client_id,
-        kind: event.type === 'private-token-issued' ? 'private' : 'public',
+        kind: TOKEN_ISSUANCES[event.type],
         expiresAt: Date.parse(event.data.expires_at) / 1000,
         revokedAt: null,
       };

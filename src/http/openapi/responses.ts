@@ -63,6 +63,11 @@ export const tokenResponse = z.object({
   expires_in: z.number().int(),
 });
 
+/** What the token endpoint answers: RFC 8693's `issued_token_type` for a token exchange. */
+export const grantResponse = tokenResponse.extend({
+  issued_token_type: z.literal('urn:ietf:params:oauth:token-type:access_token').optional(),
+});
+
 /** The spec's `token`, with the RFC 8693 names beside it. */
 export const publicTokenResponse = tokenResponse.extend({
   token: z.string(),

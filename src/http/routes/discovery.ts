@@ -1,5 +1,6 @@
+import { GRANT_TYPES } from '../../commands/token/grants/registry.js';
 import { ASSERTION_ALGORITHMS } from '../../commands/client-authentication/assertion.js';
-import { ACCESS_TOKEN_ALG } from '../../tokens/key-store.js';
+import { ACCESS_TOKEN_ALG } from '../../tokens/algorithms.js';
 import { DPOP_ALGORITHMS } from '../../tokens/dpop.js';
 import type { Route } from '../route.js';
 import type { RequestContext } from '../state.js';
@@ -31,7 +32,7 @@ export function discoveryRoutes(issuer: string): readonly Route[] {
     introspection_endpoint: `${base}/v1/introspect`,
     revocation_endpoint: `${base}/v1/revoke`,
     jwks_uri: `${base}/.well-known/jwks.json`,
-    grant_types_supported: ['client_credentials'],
+    grant_types_supported: [...GRANT_TYPES],
     // No authorization endpoint: nothing is issued through a browser redirect.
     response_types_supported: [],
     token_endpoint_auth_methods_supported: clientAuth,

@@ -1,6 +1,10 @@
 import { z } from 'zod';
 import type { CommandContext } from '../../commands/context.js';
 import { issuePublicToken } from '../../commands/token/issue-public.js';
+import {
+  ACCESS_TOKEN_TYPE,
+  publicTokenFields,
+} from '../../commands/token/grants/token-exchange.js';
 import { spaceIdHeader } from '../authentication.js';
 import { setRateLimitHeaders } from '../error-response.js';
 import { requestMetadata } from '../request-context.js';
@@ -9,22 +13,7 @@ import { validate } from '../validate.js';
 import { BODY_ERRORS } from '../openapi/operation.js';
 import { publicTokenResponse, type Body } from '../openapi/responses.js';
 
-const identifier = z.string().trim().min(1, 'must not be empty').max(256);
-const issueBody = z.object({
-  customer_id: identifier,
-  segment_id: identifier,
-  /**
-   * RFC 9449 §10: bind the public token to this key (a browser's or an app's; its JWK SHA-256
-   * thumbprint) instead of the DPoP proof's key, if any.
-   */
-  dpop_jkt: z
-    .string()
-    .regex(/^[A-Za-z0-9_-]{43}$/, 'expected a JWK SHA-256 thumbprint (43 base64url characters)')
-    .optional(),
-});
-
-/** The RFC 8693 name of what /v1/issue hands out. */
-export const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
+const issueBody = z.object(publicTokenFields);
 
 /** POST /v1/issue: a private token buys a public token for one customer and segment. */
 export function issueRoutes(commands: CommandContext): readonly Route[] {

@@ -1,42 +1,75 @@
 import { z } from 'zod';
 import type { CommandContext } from '../../commands/context.js';
-import { issuePrivateToken } from '../../commands/token/issue-private.js';
-import { UnsupportedGrantTypeError } from '../../errors/errors.js';
 import type { ClientProof } from '../../commands/client-authentication/authenticate.js';
+import type { Grant } from '../../commands/token/grants/grant.js';
+import { GRANTS, GRANT_TYPES, grantNamed } from '../../commands/token/grants/registry.js';
+import { UnsupportedGrantTypeError } from '../../errors/errors.js';
 import {
+  basicCredentials,
   clientCredentialsShape,
   clientProofOf,
   rawClientCredentials,
   sendsAssertion,
+  spaceIdHeader,
+  type ClientAuthenticationFields,
 } from '../authentication.js';
 import { setRateLimitHeaders } from '../error-response.js';
 import { dpopProofOf, type DpopGate } from '../dpop.js';
 import { requestMetadata } from '../request-context.js';
 import { route, type Route } from '../route.js';
-import { clientActor } from '../../domain/actors.js';
+import type { RequestContext } from '../state.js';
 import { validate } from '../validate.js';
 import { BODY_ERRORS } from '../openapi/operation.js';
-import { tokenResponse, type Body } from '../openapi/responses.js';
+import { grantResponse } from '../openapi/responses.js';
 
 const field = z.string().min(1, 'must not be empty').max(512);
-const tokenRequestBody = z.object({
-  grant_type: field,
+/** Client authentication in the body (RFC 6749 §2.3.1, RFC 7523 §2.2), for every grant. */
+const clientAuthentication = {
   client_id: field.optional(),
   client_secret: field.optional(),
   /** private_key_jwt (RFC 7523): a JWT signed with one of the client's keys, instead of a secret. */
   client_assertion_type: field.optional(),
   client_assertion: z.string().min(1, 'must not be empty').max(8192).optional(),
-  audience: field.optional(),
-  /** RFC 8707 name for the same thing; accepted so generic OAuth clients work. */
-  resource: field.optional(),
+};
+/** What any request to the endpoint may carry: the grant type, then each grant's own fields. */
+const tokenRequestBody = z.object({
+  grant_type: field.describe(`One of: ${GRANT_TYPES.join(', ')}`),
+  ...clientAuthentication,
+  ...(Object.assign({}, ...GRANTS.map((grant) => grant.schema.partial().shape)) as Record<
+    string,
+    z.ZodOptional
+  >),
 });
 
-const grantSchema = z.object({ ...clientCredentialsShape, audience: field });
-const audienceSchema = z.object({ audience: field });
+/**
+ * The client's proof, when the grant requires one or it was sent. For a grant that requires it,
+ * the client's credentials and the grant's own fields are checked as one (every problem named in
+ * one answer).
+ */
+function clientOf(
+  ctx: RequestContext,
+  grant: Grant,
+  body: ClientAuthenticationFields & Record<string, unknown>,
+): ClientProof | undefined {
+  const sent =
+    sendsAssertion(body) ||
+    basicCredentials(ctx) !== undefined ||
+    body.client_id !== undefined ||
+    body.client_secret !== undefined;
+  if (!sent && grant.clientAuthentication === 'when-sent') return undefined;
+  if (sendsAssertion(body)) return clientProofOf(ctx, body);
+  const checked = validate(
+    z.object({ ...clientCredentialsShape, ...grant.schema.shape }),
+    { ...body, ...rawClientCredentials(ctx, body) },
+    'body',
+  );
+  return { method: 'secret', clientId: checked.client_id, secret: checked.client_secret };
+}
 
 /**
- * POST /v1/credential/token: the client_credentials grant (RFC 6749 §4.4). JSON as the spec says,
- * or form-encoded with client authentication in the body or by HTTP Basic.
+ * POST /v1/credential/token: every grant of the registry (`src/commands/token/grants/`), by its
+ * `grant_type`. JSON as the spec says, or form-encoded with client authentication in the body or
+ * by HTTP Basic.
  */
 export function tokenRoutes(commands: CommandContext, dpopGate: DpopGate): readonly Route[] {
   return [
@@ -45,57 +78,44 @@ export function tokenRoutes(commands: CommandContext, dpopGate: DpopGate): reado
       path: '/v1/credential/token',
       operationId: 'issuePrivateToken',
       tag: 'Tokens',
-      summary: 'client_credentials grant: a private access token for a server',
-      description:
-        'RFC 6749 §4.4. JSON or form-encoded; the client authenticates by HTTP Basic, with client_id and client_secret in the body, or, created with keys, with a signed client_assertion (private_key_jwt, RFC 7523). `resource` (RFC 8707) is accepted as a synonym of `audience`.',
+      summary: 'The token endpoint: client_credentials and RFC 8693 token exchange',
+      description: `JSON or form-encoded; the client authenticates by HTTP Basic, with client_id and client_secret in the body, or, created with keys, with a signed client_assertion (private_key_jwt, RFC 7523). Grants: ${GRANTS.map((grant) => `\`${grant.grantType}\` (${grant.summary}${grant.space === 'required' ? '; X-Service-Space-ID required' : ''})`).join('; ')}. \`resource\` (RFC 8707) is accepted as a synonym of \`audience\`.`,
       caller: 'client',
       body: { schema: tokenRequestBody, media: ['json', 'form'] },
-      responses: [{ status: 200, description: 'The private token', schema: tokenResponse }],
+      responses: [{ status: 200, description: 'The token', schema: grantResponse }],
       errors: [
         ...BODY_ERRORS,
         'invalid_client',
         'unsupported_grant_type',
+        'invalid_grant',
         'invalid_target',
+        'insufficient_scope',
         'rate_limited',
         'invalid_dpop_proof',
       ],
       dialect: 'oauth',
       async handle(ctx) {
         const body = validate(tokenRequestBody, ctx.request.body, 'body');
-        if (body.grant_type !== 'client_credentials') {
-          throw new UnsupportedGrantTypeError(body.grant_type);
-        }
-        const audience = body.audience ?? body.resource;
-        let proof: ClientProof;
-        if (sendsAssertion(body)) {
-          validate(audienceSchema, { audience }, 'body');
-          proof = clientProofOf(ctx, body);
-        } else {
-          // Wherever the client's credentials came from (body or Basic), all is checked as one.
-          const grant = validate(
-            grantSchema,
-            { ...rawClientCredentials(ctx, body), audience },
-            'body',
-          );
-          proof = { method: 'secret', clientId: grant.client_id, secret: grant.client_secret };
-        }
-        ctx.state.clientId = proof.clientId;
-        // RFC 9449 §5: a DPoP proof here binds the private token to its key.
+        const grant = grantNamed(body.grant_type);
+        if (!grant) throw new UnsupportedGrantTypeError(body.grant_type, GRANT_TYPES);
+        const request = grant.normalize?.(body) ?? body;
+        const client = clientOf(ctx, grant, request);
+        const fields = validate(grant.schema, request, 'body') as Record<string, unknown>;
+        const spaceId = grant.space === 'required' ? spaceIdHeader(ctx) : undefined;
+        if (client) ctx.state.clientId = client.clientId;
+        // RFC 9449 §5: a DPoP proof here binds the issued token to its key.
         const dpop = await dpopProofOf(ctx, dpopGate);
-        const issued = await issuePrivateToken(commands, {
-          proof,
+        const issued = await grant.handle(commands, {
+          fields,
+          client,
           dpop,
-          audience: audience!,
-          metadata: { actor: clientActor(proof.clientId), ...requestMetadata(ctx) },
+          spaceId,
+          origin: requestMetadata(ctx),
         });
         ctx.set('Cache-Control', 'no-store');
         ctx.set('Pragma', 'no-cache');
         setRateLimitHeaders(ctx, issued.rateLimit);
-        ctx.body = {
-          access_token: issued.token,
-          token_type: issued.tokenType,
-          expires_in: issued.expiresIn,
-        } satisfies Body<typeof tokenResponse>;
+        ctx.body = issued.body;
       },
     }),
   ];

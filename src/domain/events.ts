@@ -26,6 +26,7 @@ import {
   eventsArchivedSchema,
 } from './event-data/service.js';
 import { fullForm, type EventBody } from './stored-form.js';
+import type { TOKEN_ISSUANCES } from './token/issuances.js';
 
 /**
  * The events of this service and the schema of each one's data. Every event is validated against
@@ -173,3 +174,7 @@ export function parseEventData(type: string, data: unknown): unknown {
 }
 
 export { streams, SYSTEM_SPACE } from './streams.js';
+
+/** Compile-time: every issuance the token list names is an event of the registry. */
+type IssuancesAreEvents = keyof typeof TOKEN_ISSUANCES extends EventType ? true : never;
+export const ISSUANCES_ARE_EVENTS: IssuancesAreEvents = true;

@@ -52,7 +52,7 @@ export function credentialCreated(
     readonly requireDpop?: boolean;
   } = {},
 ) {
-  return decideCreateCredential({
+  const decision = decideCreateCredential({
     eventId,
     metadata,
     clientId: 'ci_1',
@@ -64,6 +64,8 @@ export function credentialCreated(
     rateLimitPerMinute: options.rateLimitPerMinute ?? null,
     requireDpop: options.requireDpop,
   });
+  if (!decision.ok) throw new Error('a creation is never refused');
+  return decision.events[0]!;
 }
 
 /** The events that revoke `state` (credential ci_1 of space-a). */

@@ -56,7 +56,7 @@ async function change<Type extends CredentialEvent['type']>(
 ): Promise<Credential> {
   const state = await ctx.credentials.findFresh(command.clientId);
   const decision = decide(state, ctx.ids.eventId());
-  if (!decision.ok) throw refused[decision.error](command.clientId);
+  if (!decision.ok) throw refused[decision.refusal](command.clientId);
   if (decision.events.length === 0) return state!;
   return appendToCredential(ctx, command, state, decision.events, alsoInTransaction);
 }

@@ -34,15 +34,18 @@ export async function createCredential(
 ): Promise<CreatedCredential> {
   const clientId = generateClientId();
   const clientSecret = command.jwks ? null : generateClientSecret();
-  const event = decideCreateCredential({
+  const { events } = decideCreateCredential({
     ...command,
     eventId: ctx.ids.eventId(),
     clientId,
     ...(clientSecret ? { secretHash: ctx.hasher.hash(clientSecret).toString('base64url') } : {}),
   });
-  const created = await appendToCredential(ctx, { spaceId: command.spaceId, clientId }, undefined, [
-    event,
-  ]);
+  const created = await appendToCredential(
+    ctx,
+    { spaceId: command.spaceId, clientId },
+    undefined,
+    events,
+  );
   return {
     clientId,
     clientSecret,

@@ -80,15 +80,16 @@ export async function keptRotation(
     );
   }
   const response = keptSchema.parse(JSON.parse(opened));
-  const event = decideRecordSecretReplay({
+  const eventId = ctx.ids.eventId();
+  const { events } = decideRecordSecretReplay({
     ...replay,
-    eventId: ctx.ids.eventId(),
+    eventId,
     idempotencyKeyHash: key.keyHash,
   });
   await ctx.events.appendNewStream({
     spaceId: key.spaceId,
-    streamId: streams.secretReplay(event.eventId),
-    events: [event],
+    streamId: streams.secretReplay(eventId),
+    events,
   });
   return {
     clientSecret: response.client_secret,

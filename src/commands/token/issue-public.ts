@@ -60,18 +60,18 @@ export async function issuePublicToken(
     { ttlSeconds: ctx.publicTokenTtlSeconds },
   );
   if (!decision.ok) {
-    if (decision.error === 'dpop_required') {
+    if (decision.refusal === 'dpop_required') {
       throw new InvalidDpopProofError(
         'this client issues only DPoP-bound public tokens: send a DPoP proof or dpop_jkt',
       );
     }
-    throw decision.error === 'space_mismatch'
+    throw decision.refusal === 'space_mismatch'
       ? new InsufficientScopeError(
           'the private token belongs to another space than X-Service-Space-ID',
         )
       : new InvalidTokenError('the credential of this private token is no longer active');
   }
-  const rateLimit = ctx.limits.clientRequest(decision.credential);
+  const rateLimit = ctx.limits.clientRequest(decision.facts.credential);
   if (command.dpop) await rememberDpopProof(ctx, privateToken.space_id, command.dpop);
   const jkt = command.bindTo ?? command.dpop?.jkt;
   return recordIssuedToken(
@@ -80,9 +80,9 @@ export async function issuePublicToken(
       iss: ctx.issuer,
       sub: command.customerId,
       aud: privateToken.aud,
-      exp: decision.expiresAt,
-      iat: decision.issuedAt,
-      jti: decision.jti,
+      exp: decision.facts.expiresAt,
+      iat: decision.facts.issuedAt,
+      jti: decision.facts.jti,
       client_id: privateToken.client_id,
       space_id: privateToken.space_id,
       token_kind: 'public',
@@ -92,7 +92,7 @@ export async function issuePublicToken(
       act: { sub: privateToken.client_id },
       ...(jkt ? { cnf: { jkt } } : {}),
     },
-    decision.event,
+    decision.events[0]!,
     rateLimit,
   );
 }

@@ -33,7 +33,7 @@ export async function revokeToken(
     expiresAt: claims.exp,
     revokedAt: (await ctx.revocations.isRevoked(claims.jti)) ? 0 : null,
   };
-  const events = decideRevokeToken(
+  const { events } = decideRevokeToken(
     {
       clientId: command.client.clientId,
       now: ctx.clock.now(),

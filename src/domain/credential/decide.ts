@@ -1,13 +1,15 @@
 import { domainEvent, type ClientJwks, type DomainEvent, type EventMetadata } from '../events.js';
 import type { Credential } from './state.js';
+import { accept, refuse, type Decision } from '../decision.js';
 
 /** Why a change to a credential cannot happen. */
 export type CredentialRefusal = 'not_found' | 'revoked' | 'wrong_method';
 
 /** What a decision on a credential returns: the events to append, or why not. */
-export type CredentialDecision<Type extends DomainEvent['type']> =
-  | { readonly ok: true; readonly events: readonly DomainEvent<Type>[] }
-  | { readonly ok: false; readonly error: CredentialRefusal };
+export type CredentialDecision<Type extends DomainEvent['type']> = Decision<
+  DomainEvent<Type>,
+  CredentialRefusal
+>;
 
 /** Who asks, when, and the id its event will carry. */
 interface Issued {
@@ -36,8 +38,8 @@ export function decideCreateCredential(command: {
   readonly userSubject: string;
   readonly loginIssuer: string;
   readonly rateLimitPerMinute?: number | null;
-}): DomainEvent<'credential-created'> {
-  return domainEvent(
+}): Decision<DomainEvent<'credential-created'>> {
+  const event = domainEvent(
     command.eventId,
     'credential-created',
     {
@@ -53,6 +55,7 @@ export function decideCreateCredential(command: {
     },
     command.metadata,
   );
+  return accept([event]);
 }
 
 /** The credential, when it exists in the command's space (never reveal another space's). */
@@ -81,9 +84,9 @@ export function decideRotateSecret(
   state: Credential | undefined,
 ): CredentialDecision<'credential-secret-rotated'> {
   const refused = refusal(command, state);
-  if (refused) return { ok: false, error: refused };
+  if (refused) return refuse(refused);
   // A secretless client authenticates with its keys: it gets none to rotate.
-  if (!state!.secretHash) return { ok: false, error: 'wrong_method' };
+  if (!state!.secretHash) return refuse('wrong_method');
   const expiresAt = new Date(command.now + command.overlapSeconds * 1000).toISOString();
   const event = domainEvent(
     command.eventId,
@@ -98,7 +101,7 @@ export function decideRotateSecret(
     },
     command.metadata,
   );
-  return { ok: true, events: [event] };
+  return accept([event]);
 }
 
 /**
@@ -110,15 +113,15 @@ export function decideChangeKeys(
   state: Credential | undefined,
 ): CredentialDecision<'credential-keys-changed'> {
   const refused = refusal(command, state);
-  if (refused) return { ok: false, error: refused };
-  if (!state!.jwks) return { ok: false, error: 'wrong_method' };
+  if (refused) return refuse(refused);
+  if (!state!.jwks) return refuse('wrong_method');
   const event = domainEvent(
     command.eventId,
     'credential-keys-changed',
     { client_id: command.clientId, jwks: command.jwks, changed_by: command.actor },
     command.metadata,
   );
-  return { ok: true, events: [event] };
+  return accept([event]);
 }
 
 /** Revoke a credential. Revoking a revoked credential changes nothing and records nothing. */
@@ -127,15 +130,15 @@ export function decideRevokeCredential(
   state: Credential | undefined,
 ): CredentialDecision<'credential-revoked'> {
   const credential = inSpace(command, state);
-  if (!credential) return { ok: false, error: 'not_found' };
-  if (credential.status === 'revoked') return { ok: true, events: [] };
+  if (!credential) return refuse('not_found');
+  if (credential.status === 'revoked') return accept([]);
   const event = domainEvent(
     command.eventId,
     'credential-revoked',
     { client_id: command.clientId, reason: command.reason, revoked_by: command.actor },
     command.metadata,
   );
-  return { ok: true, events: [event] };
+  return accept([event]);
 }
 
 /** Set or clear a credential's own rate limit. Setting the value it has changes nothing. */
@@ -144,8 +147,8 @@ export function decideChangeRateLimit(
   state: Credential | undefined,
 ): CredentialDecision<'credential-rate-limit-changed'> {
   const refused = refusal(command, state);
-  if (refused) return { ok: false, error: refused };
-  if (state!.rateLimitPerMinute === command.rateLimitPerMinute) return { ok: true, events: [] };
+  if (refused) return refuse(refused);
+  if (state!.rateLimitPerMinute === command.rateLimitPerMinute) return accept([]);
   const event = domainEvent(
     command.eventId,
     'credential-rate-limit-changed',
@@ -156,7 +159,7 @@ export function decideChangeRateLimit(
     },
     command.metadata,
   );
-  return { ok: true, events: [event] };
+  return accept([event]);
 }
 
 /**
@@ -169,8 +172,8 @@ export function decideRecordSecretReplay(
     readonly idempotencyKeyHash: string;
     readonly actor: string;
   },
-): DomainEvent<'credential-secret-replayed'> {
-  return domainEvent(
+): Decision<DomainEvent<'credential-secret-replayed'>> {
+  const event = domainEvent(
     command.eventId,
     'credential-secret-replayed',
     {
@@ -180,4 +183,5 @@ export function decideRecordSecretReplay(
     },
     command.metadata,
   );
+  return accept([event]);
 }

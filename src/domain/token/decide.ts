@@ -3,6 +3,7 @@ import { isoOfSeconds } from '../times.js';
 import { domainEvent, type DomainEvent, type EventMetadata } from '../events.js';
 import type { Credential } from '../credential/state.js';
 import type { Token } from './state.js';
+import { accept, refuse, type Decision } from '../decision.js';
 
 /** When and under which ids a token is issued: chosen by the handler, so decisions stay pure. */
 interface Issuance {
@@ -44,10 +45,8 @@ export function decideIssuePrivateToken(
   command: Issuance & { readonly audience: string },
   credential: Credential,
   policy: { readonly audiences: readonly string[]; readonly ttlSeconds: number },
-):
-  | ({ readonly ok: true; readonly event: DomainEvent<'private-token-issued'> } & Lifetime)
-  | { readonly ok: false; readonly error: 'invalid_target' } {
-  if (!policy.audiences.includes(command.audience)) return { ok: false, error: 'invalid_target' };
+): Decision<DomainEvent<'private-token-issued'>, 'invalid_target', Lifetime> {
+  if (!policy.audiences.includes(command.audience)) return refuse('invalid_target');
   const { issued_at, expires_at, ...times } = lifetime(command, policy.ttlSeconds);
   const event = domainEvent(
     command.eventId,
@@ -62,7 +61,7 @@ export function decideIssuePrivateToken(
     },
     command.metadata,
   );
-  return { ok: true, event, ...times };
+  return accept([event], times);
 }
 
 /** The verified private token that pays for a public one. */
@@ -88,27 +87,22 @@ export function decideIssuePublicToken(
   },
   credential: Credential | undefined,
   policy: { readonly ttlSeconds: number },
-):
-  | ({
-      readonly ok: true;
-      /** The active credential behind the private token. */
-      readonly credential: Credential;
-      readonly event: DomainEvent<'public-token-issued'>;
-    } & Lifetime)
-  | {
-      readonly ok: false;
-      readonly error: 'space_mismatch' | 'credential_inactive' | 'dpop_required';
-    } {
+): Decision<
+  DomainEvent<'public-token-issued'>,
+  'space_mismatch' | 'credential_inactive' | 'dpop_required',
+  /** With the active credential behind the private token. */
+  Lifetime & { readonly credential: Credential }
+> {
   const { privateToken } = command;
-  if (command.spaceId !== privateToken.spaceId) return { ok: false, error: 'space_mismatch' };
+  if (command.spaceId !== privateToken.spaceId) return refuse('space_mismatch');
   if (
     !credential ||
     credential.status !== 'active' ||
     credential.spaceId !== privateToken.spaceId
   ) {
-    return { ok: false, error: 'credential_inactive' };
+    return refuse('credential_inactive');
   }
-  if (credential.requireDpop && !command.jkt) return { ok: false, error: 'dpop_required' };
+  if (credential.requireDpop && !command.jkt) return refuse('dpop_required');
   const { issued_at, expires_at, ...times } = lifetime(
     command,
     policy.ttlSeconds,
@@ -130,7 +124,7 @@ export function decideIssuePublicToken(
     },
     command.metadata,
   );
-  return { ok: true, credential, event, ...times };
+  return accept([event], { ...times, credential });
 }
 
 /**
@@ -145,9 +139,9 @@ export function decideRevokeToken(
     readonly metadata: EventMetadata;
   },
   state: Token,
-): readonly DomainEvent<'token-revoked'>[] {
-  if (state.clientId !== command.clientId || state.revokedAt !== null) return [];
-  if (state.expiresAt * 1000 <= command.now) return [];
+): Decision<DomainEvent<'token-revoked'>> {
+  if (state.clientId !== command.clientId || state.revokedAt !== null) return accept([]);
+  if (state.expiresAt * 1000 <= command.now) return accept([]);
   const event = domainEvent(
     command.eventId,
     'token-revoked',
@@ -160,5 +154,5 @@ export function decideRevokeToken(
     },
     command.metadata,
   );
-  return [event];
+  return accept([event]);
 }

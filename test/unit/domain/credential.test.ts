@@ -88,7 +88,7 @@ describe('credential: rotate the secret', () => {
         { ...target, eventId: nextId(), now: NOW, newSecretHash: hash(9), overlapSeconds: 0 },
         state,
       ),
-    ).toEqual({ ok: false, error: 'revoked' });
+    ).toEqual({ ok: false, refusal: 'revoked', events: [] });
   });
 
   it("given another space's credential, then it is not found (never revealed)", () => {
@@ -98,7 +98,7 @@ describe('credential: rotate the secret', () => {
         { ...target, eventId: nextId(), now: NOW, newSecretHash: hash(9), overlapSeconds: 0 },
         state,
       ),
-    ).toEqual({ ok: false, error: 'not_found' });
+    ).toEqual({ ok: false, refusal: 'not_found', events: [] });
   });
 });
 
@@ -123,7 +123,7 @@ describe('credential: revoke', () => {
   it('given no credential, then not found', () => {
     expect(
       decideRevokeCredential({ ...target, eventId: nextId(), reason: null }, undefined),
-    ).toEqual({ ok: false, error: 'not_found' });
+    ).toEqual({ ok: false, refusal: 'not_found', events: [] });
   });
 });
 
@@ -154,22 +154,28 @@ describe('credential: change the rate limit', () => {
     const state = given(evolveCredential, undefined, [created(), revoked()]);
     expect(
       decideChangeRateLimit({ ...target, eventId: nextId(), rateLimitPerMinute: 5 }, state),
-    ).toEqual({ ok: false, error: 'revoked' });
+    ).toEqual({ ok: false, refusal: 'revoked', events: [] });
   });
 });
 
 describe('credential: a kept rotation answer shown again', () => {
   it('when a retry gets a kept answer, then credential-secret-replayed names the key hash and to whom', () => {
-    const event = decideRecordSecretReplay({
+    const decision = decideRecordSecretReplay({
       ...target,
       eventId: 'e-replay',
       idempotencyKeyHash: hash(7),
     });
-    expect(event).toEqual({
-      eventId: 'e-replay',
-      type: 'credential-secret-replayed',
-      data: { client_id: 'ci_1', idempotency_key_sha256: hash(7), replayed_to: 'user:alice' },
-      metadata,
+    expect(decision).toEqual({
+      ok: true,
+      facts: undefined,
+      events: [
+        {
+          eventId: 'e-replay',
+          type: 'credential-secret-replayed',
+          data: { client_id: 'ci_1', idempotency_key_sha256: hash(7), replayed_to: 'user:alice' },
+          metadata,
+        },
+      ],
     });
   });
 });

@@ -28,9 +28,9 @@ describe('token: a client_credentials grant (client already authenticated)', () 
     const decision = decideIssuePrivateToken(command, active, policy);
     expect(decision.ok).toBe(true);
     if (!decision.ok) return;
-    expect(decision.expiresAt - decision.issuedAt).toBe(3600);
-    expect(decision.jti).toBe(command.jti);
-    expect(decision.event).toMatchObject({
+    expect(decision.facts.expiresAt - decision.facts.issuedAt).toBe(3600);
+    expect(decision.facts.jti).toBe(command.jti);
+    expect(decision.events[0]!).toMatchObject({
       eventId: command.eventId,
       type: 'private-token-issued',
       data: {
@@ -45,7 +45,7 @@ describe('token: a client_credentials grant (client already authenticated)', () 
   it('given an audience that is not configured, then invalid_target and no event', () => {
     expect(
       decideIssuePrivateToken({ ...issuance(), audience: 'elsewhere.test' }, active, policy),
-    ).toEqual({ ok: false, error: 'invalid_target' });
+    ).toEqual({ ok: false, refusal: 'invalid_target', events: [] });
   });
 });
 
@@ -71,8 +71,8 @@ describe('token: a public token bought with a private one', () => {
       active,
       { ttlSeconds: 900 },
     );
-    expect(decision.ok && decision.expiresAt - decision.issuedAt).toBe(60);
-    expect(decision.ok && decision.event.data).toMatchObject({
+    expect(decision.ok && decision.facts.expiresAt - decision.facts.issuedAt).toBe(60);
+    expect(decision.ok && decision.events[0]!.data).toMatchObject({
       parent_jti: 'p-1',
       customer_id: 'c',
       segment_id: 's',
@@ -85,18 +85,19 @@ describe('token: a public token bought with a private one', () => {
     ]);
     expect(decideIssuePublicToken(command(), strict, { ttlSeconds: 900 })).toEqual({
       ok: false,
-      error: 'dpop_required',
+      refusal: 'dpop_required',
+      events: [],
     });
     const bound = decideIssuePublicToken({ ...command(), jkt: 'thumbprint' }, strict, {
       ttlSeconds: 900,
     });
-    expect(bound.ok && bound.event.data.cnf_jkt).toBe('thumbprint');
+    expect(bound.ok && bound.events[0]!.data.cnf_jkt).toBe('thumbprint');
   });
 
   it('given X-Service-Space-ID of another space, then space_mismatch', () => {
     expect(
       decideIssuePublicToken({ ...command(), spaceId: 'space-b' }, active, { ttlSeconds: 900 }),
-    ).toEqual({ ok: false, error: 'space_mismatch' });
+    ).toEqual({ ok: false, refusal: 'space_mismatch', events: [] });
   });
 
   it('given a revoked, unknown or other-space credential, then credential_inactive', () => {
@@ -110,7 +111,8 @@ describe('token: a public token bought with a private one', () => {
     for (const credential of [revokedState, undefined, otherSpace]) {
       expect(decideIssuePublicToken(command(), credential, { ttlSeconds: 900 })).toEqual({
         ok: false,
-        error: 'credential_inactive',
+        refusal: 'credential_inactive',
+        events: [],
       });
     }
   });
@@ -123,11 +125,11 @@ describe('token: revoke (RFC 7009)', () => {
     policy,
   );
   if (!issued.ok) throw new Error('expected a token');
-  const token: Token = given(evolveToken, undefined, [issued.event]);
+  const token: Token = given(evolveToken, undefined, [issued.events[0]!]);
   const revoke = (clientId: string, now = NOW) => ({ clientId, now, eventId: nextId(), metadata });
 
   it('given its own live token, then token-revoked, and the state is revoked', () => {
-    const events = decideRevokeToken(revoke('ci_1'), token);
+    const { events } = decideRevokeToken(revoke('ci_1'), token);
     expect(events.map((event) => event.data)).toEqual([
       {
         client_id: 'ci_1',
@@ -137,15 +139,16 @@ describe('token: revoke (RFC 7009)', () => {
         revoked_by: 'client:ci_1',
       },
     ]);
-    const revoked = given(evolveToken, undefined, [issued.event, ...events]);
+    const revoked = given(evolveToken, undefined, [issued.events[0]!, ...events]);
     expect(revoked.revokedAt).toEqual(expect.any(Number));
   });
 
   it("given another client's token, an expired one or a revoked one, then nothing is recorded", () => {
-    expect(decideRevokeToken(revoke('ci_2'), token)).toEqual([]);
-    expect(decideRevokeToken(revoke('ci_1', NOW + 3600_000), token)).toEqual([]);
-    const events = decideRevokeToken(revoke('ci_1'), token);
-    const revoked = given(evolveToken, undefined, [issued.event, ...events]);
-    expect(decideRevokeToken(revoke('ci_1'), revoked)).toEqual([]);
+    const nothing = { ok: true, events: [], facts: undefined };
+    expect(decideRevokeToken(revoke('ci_2'), token)).toEqual(nothing);
+    expect(decideRevokeToken(revoke('ci_1', NOW + 3600_000), token)).toEqual(nothing);
+    const { events } = decideRevokeToken(revoke('ci_1'), token);
+    const revoked = given(evolveToken, undefined, [issued.events[0]!, ...events]);
+    expect(decideRevokeToken(revoke('ci_1'), revoked)).toEqual(nothing);
   });
 });

@@ -1,0 +1,31 @@
+/**
+ * What every decision returns, as Emmett's deciders have one shape: accepted, with the events to
+ * append (none when nothing changes) and what the decision established (`facts`: a token's
+ * lifetime, the credential that authenticated); or refused, with why, and the events to record
+ * all the same (a failed authentication is itself an event).
+ */
+export type Decision<Event, Refusal extends string = never, Facts = undefined> =
+  | { readonly ok: true; readonly events: readonly Event[]; readonly facts: Facts }
+  | { readonly ok: false; readonly refusal: Refusal; readonly events: readonly Event[] };
+
+/** An accepted decision. */
+export function accept<Event>(events: readonly Event[]): {
+  readonly ok: true;
+  readonly events: readonly Event[];
+  readonly facts: undefined;
+};
+export function accept<Event, Facts>(
+  events: readonly Event[],
+  facts: Facts,
+): { readonly ok: true; readonly events: readonly Event[]; readonly facts: Facts };
+export function accept<Event, Facts>(events: readonly Event[], facts?: Facts) {
+  return { ok: true as const, events, facts };
+}
+
+/** A refused decision, with the events recorded all the same (none by default). */
+export function refuse<Refusal extends string, Event = never>(
+  refusal: Refusal,
+  events: readonly Event[] = [],
+): { readonly ok: false; readonly refusal: Refusal; readonly events: readonly Event[] } {
+  return { ok: false, refusal, events };
+}

@@ -49,7 +49,7 @@ async function changeKeys<Result>(
   });
 }
 
-type KeyEventList = ReturnType<typeof decideFirstKey>;
+type KeyEventList = ReturnType<typeof decideFirstKey>['events'];
 
 async function appendKeyEvents(
   tx: StoreTransaction,
@@ -78,7 +78,7 @@ export async function ensureFirstSigningKey(
 ): Promise<void> {
   await sealKeysInTheClear(events, kek, SERVICE_ACTOR);
   await changeKeys(events, kek, SERVICE_ACTOR, (command, ring) => ({
-    events: decideFirstKey(command, ring),
+    events: decideFirstKey(command, ring).events,
     result: undefined,
   }));
 }
@@ -105,15 +105,8 @@ export async function rotateSigningKey(
       },
       ring,
     );
-    const activatesAt = new Date(command.now + options.activateInSeconds * 1000);
-    return {
-      events: decided,
-      result: {
-        kid: command.newKey.kid,
-        activatesAt,
-        retiresOthersAt: new Date(activatesAt.getTime() + options.retireAfterSeconds * 1000),
-      },
-    };
+    if (!decided.ok) throw new Error('a rotation is never refused');
+    return { events: decided.events, result: { kid: command.newKey.kid, ...decided.facts } };
   });
 }
 

@@ -33,7 +33,7 @@ async function reseal(
     });
     const kids = changed.map((key) => key.kid);
     const eventId = uuidv7();
-    for (const event of decideReseal({ ...actor, eventId, kek: kek.id, reason, kids })) {
+    for (const event of decideReseal({ ...actor, eventId, kek: kek.id, reason, kids }).events) {
       await tx.appendNewStream({
         spaceId: SYSTEM_SPACE,
         streamId: `${streams.signingKey('ring')}-${event.eventId}`,

@@ -1,5 +1,6 @@
 import { domainEvent, type DomainEvent, type EventData } from '../events.js';
 import { publishedKeys, signingKeys, type KeyRing } from './state.js';
+import { accept, refuse, type Decision } from '../decision.js';
 
 type KeyEvent = DomainEvent<'signing-key-generated' | 'signing-key-retired'>;
 
@@ -41,10 +42,18 @@ function generated(
 }
 
 /** The first key, signing at once, when none is published; nothing otherwise. */
-export function decideFirstKey(command: KeyCommand, ring: KeyRing): readonly KeyEvent[] {
-  return publishedKeys(ring, command.now).length > 0
-    ? []
-    : [generated(command, command.now, 'first_key')];
+export function decideFirstKey(command: KeyCommand, ring: KeyRing): Decision<KeyEvent> {
+  return accept(
+    publishedKeys(ring, command.now).length > 0
+      ? []
+      : [generated(command, command.now, 'first_key')],
+  );
+}
+
+/** When a rotation's new key signs and the keys it replaces leave the JWKS. */
+export interface RotationSchedule {
+  readonly activatesAt: Date;
+  readonly retiresOthersAt: Date;
 }
 
 /**
@@ -58,10 +67,11 @@ export function decideRotateKey(
     readonly retireAfterSeconds: number;
   },
   ring: KeyRing,
-): readonly KeyEvent[] {
+): Decision<KeyEvent, never, RotationSchedule> {
   const activatesAt = command.now + command.activateInSeconds * 1000;
-  const retiredAt = new Date(activatesAt + command.retireAfterSeconds * 1000).toISOString();
-  return [
+  const retiresOthersAt = new Date(activatesAt + command.retireAfterSeconds * 1000);
+  const retiredAt = retiresOthersAt.toISOString();
+  const events = [
     ...ring
       .filter((key) => key.retiredAt === null)
       .map((key) =>
@@ -73,6 +83,7 @@ export function decideRotateKey(
       ),
     generated(command, activatesAt, 'rotation'),
   ];
+  return accept(events, { activatesAt: new Date(activatesAt), retiresOthersAt });
 }
 
 /**
@@ -82,19 +93,18 @@ export function decideRotateKey(
 export function decideRetireKey(
   command: KeyCommand & { readonly kid: string },
   ring: KeyRing,
-): { readonly ok: true; readonly events: readonly KeyEvent[] } | { readonly ok: false } {
+): Decision<KeyEvent, 'not_found'> {
   const key = ring.find((candidate) => candidate.kid === command.kid);
-  if (!key || (key.retiredAt !== null && key.retiredAt <= command.now)) return { ok: false };
+  if (!key || (key.retiredAt !== null && key.retiredAt <= command.now)) return refuse('not_found');
   const retired = keyEvent(command, 'signing-key-retired', {
     kid: key.kid,
     retired_at: new Date(command.now).toISOString(),
     reason: 'compromised',
   });
   const othersSign = signingKeys(ring, command.now).some((other) => other.kid !== key.kid);
-  return {
-    ok: true,
-    events: othersSign ? [retired] : [retired, generated(command, command.now, 'replaces_retired')],
-  };
+  return accept(
+    othersSign ? [retired] : [retired, generated(command, command.now, 'replaces_retired')],
+  );
 }
 
 /**
@@ -108,8 +118,8 @@ export function decideReseal(command: {
   readonly kek: string;
   readonly reason: EventData<'signing-keys-resealed'>['reason'];
   readonly kids: readonly string[];
-}): readonly DomainEvent<'signing-keys-resealed'>[] {
-  if (command.kids.length === 0) return [];
+}): Decision<DomainEvent<'signing-keys-resealed'>> {
+  if (command.kids.length === 0) return accept([]);
   const event = domainEvent(
     command.eventId,
     'signing-keys-resealed',
@@ -121,5 +131,5 @@ export function decideReseal(command: {
       user_agent: null,
     },
   );
-  return [event];
+  return accept([event]);
 }

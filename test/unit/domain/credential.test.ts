@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
+  decideChangeKeys,
   decideChangeRateLimit,
+  decideCreateCredential,
   decideRecordSecretReplay,
   decideRevokeCredential,
   decideRotateSecret,
@@ -177,5 +179,45 @@ describe('credential: a kept rotation answer shown again', () => {
         },
       ],
     });
+  });
+});
+
+describe("credential: a secretless client's keys replaced", () => {
+  const jwks = (x: string) => ({ keys: [{ kty: 'OKP' as const, crv: 'Ed25519', x }] });
+  const keyed = () => {
+    const decision = decideCreateCredential({
+      eventId: nextId(),
+      metadata,
+      clientId: 'ci_1',
+      jwks: jwks('11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo'),
+      name: 'server',
+      description: 'secretless',
+      userSubject: 'alice',
+      loginIssuer: 'https://login.test',
+    });
+    if (!decision.ok) throw new Error('a creation is never refused');
+    return given(evolveCredential, undefined, decision.events);
+  };
+  const next = jwks('Xx4_Gq5Z1J7uPq9ZQ7s3mO3v1k5G4nH0bFz8cWy2aRk');
+
+  it('given a keyed credential, then credential-keys-changed holds the whole new set and who changed it', () => {
+    const decision = decideChangeKeys({ ...target, eventId: nextId(), jwks: next }, keyed());
+    expect(decision.ok && decision.events.map((event) => event.data)).toEqual([
+      { client_id: 'ci_1', jwks: next, changed_by: 'user:alice' },
+    ]);
+    if (!decision.ok) return;
+    expect(given(evolveCredential, keyed(), decision.events).jwks).toEqual(next);
+  });
+
+  it('given a credential with a secret, then wrong_method; another space, then not_found', () => {
+    const withSecret = given(evolveCredential, undefined, [created()]);
+    expect(decideChangeKeys({ ...target, eventId: nextId(), jwks: next }, withSecret)).toEqual({
+      ok: false,
+      refusal: 'wrong_method',
+      events: [],
+    });
+    expect(
+      decideChangeKeys({ ...target, spaceId: 'space-b', eventId: nextId(), jwks: next }, keyed()),
+    ).toEqual({ ok: false, refusal: 'not_found', events: [] });
   });
 });

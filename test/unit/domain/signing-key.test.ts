@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   decideFirstKey,
+  decideReseal,
   decideRetireKey,
   decideRotateKey,
   type KeyCommand,
@@ -19,11 +20,11 @@ const command = (kid: string, now = NOW): KeyCommand => ({
   newEventId: nextId,
 });
 const EMPTY: KeyRing = [];
-const firstRing = () => given(evolveKeyRing, EMPTY, decideFirstKey(command('k1'), EMPTY));
+const firstRing = () => given(evolveKeyRing, EMPTY, decideFirstKey(command('k1'), EMPTY).events);
 
 describe('signing keys: the first key', () => {
   it('given no key, then one is generated that signs at once, recorded with who did it', () => {
-    const events = decideFirstKey(command('k1'), EMPTY);
+    const { events } = decideFirstKey(command('k1'), EMPTY);
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({
       type: 'signing-key-generated',
@@ -39,7 +40,11 @@ describe('signing keys: the first key', () => {
   });
 
   it('given a published key, then nothing', () => {
-    expect(decideFirstKey(command('k2'), firstRing())).toEqual([]);
+    expect(decideFirstKey(command('k2'), firstRing())).toEqual({
+      ok: true,
+      events: [],
+      facts: undefined,
+    });
   });
 
   it('given only keys that have left the JWKS, then a new first key', () => {
@@ -51,16 +56,23 @@ describe('signing keys: the first key', () => {
       ...key,
       retiredAt: NOW,
     }));
-    expect(decideFirstKey(command('k3', NOW + 1), gone)).toHaveLength(1);
+    expect(decideFirstKey(command('k3', NOW + 1), gone).events).toHaveLength(1);
   });
 });
 
 describe('signing keys: rotation', () => {
   it('given an active key, then the new key is published now, signs later, and the old one retires after the longest token life', () => {
-    const events = decideRotateKey(
+    const decision = decideRotateKey(
       { ...command('k2'), activateInSeconds: 360, retireAfterSeconds: 3600 },
       firstRing(),
     );
+    if (!decision.ok) throw new Error('a rotation is never refused');
+    const { events } = decision;
+    // The schedule is the decision's: the handler repeats none of it.
+    expect(decision.facts).toEqual({
+      activatesAt: new Date(NOW + 360_000),
+      retiresOthersAt: new Date(NOW + 3_960_000),
+    });
     expect(events.map((event) => [event.type, event.data])).toEqual([
       [
         'signing-key-retired',
@@ -97,7 +109,7 @@ describe('signing keys: withdrawal of a compromised key', () => {
   });
 
   it('given another key that signs, then no replacement', () => {
-    const ring = given(evolveKeyRing, firstRing(), decideFirstKey(command('k2'), EMPTY));
+    const ring = given(evolveKeyRing, firstRing(), decideFirstKey(command('k2'), EMPTY).events);
     const decision = decideRetireKey({ ...command('k3'), kid: 'k1' }, ring);
     expect(decision.ok && decision.events.map((event) => event.type)).toEqual([
       'signing-key-retired',
@@ -105,13 +117,57 @@ describe('signing keys: withdrawal of a compromised key', () => {
   });
 
   it('given an unknown key, or one already gone, then not found and nothing recorded', () => {
-    expect(decideRetireKey({ ...command('k2'), kid: 'nope' }, firstRing())).toEqual({ ok: false });
+    expect(decideRetireKey({ ...command('k2'), kid: 'nope' }, firstRing())).toEqual({
+      ok: false,
+      refusal: 'not_found',
+      events: [],
+    });
     const gone = firstRing().map((key) => ({ ...key, retiredAt: NOW - 1 }));
-    expect(decideRetireKey({ ...command('k2'), kid: 'k1' }, gone)).toEqual({ ok: false });
+    expect(decideRetireKey({ ...command('k2'), kid: 'k1' }, gone)).toEqual({
+      ok: false,
+      refusal: 'not_found',
+      events: [],
+    });
   });
 
   it('given a key whose rotation retires it later, then it can still be withdrawn now', () => {
     const ring = firstRing().map((key) => ({ ...key, retiredAt: NOW + 60_000 }));
     expect(decideRetireKey({ ...command('k2'), kid: 'k1' }, ring).ok).toBe(true);
+  });
+});
+
+describe('signing keys: sealed anew under a key-encryption key', () => {
+  const reseal = (kids: readonly string[]) =>
+    decideReseal({
+      actor: 'operator:root',
+      origin: 'cli@host',
+      eventId: 'e-reseal',
+      kek: 'kek-2',
+      reason: 'rewrapped',
+      kids,
+    });
+
+  it('given keys sealed under another key, then one event names them and the new key', () => {
+    expect(reseal(['k1', 'k2'])).toEqual({
+      ok: true,
+      facts: undefined,
+      events: [
+        {
+          eventId: 'e-reseal',
+          type: 'signing-keys-resealed',
+          data: { kids: ['k1', 'k2'], kek: 'kek-2', reason: 'rewrapped' },
+          metadata: {
+            actor: 'operator:root',
+            request_id: 'e-reseal',
+            client_ip: 'cli@host',
+            user_agent: null,
+          },
+        },
+      ],
+    });
+  });
+
+  it('given nothing to reseal, then nothing is recorded', () => {
+    expect(reseal([])).toEqual({ ok: true, events: [], facts: undefined });
   });
 });

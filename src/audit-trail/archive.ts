@@ -132,7 +132,7 @@ async function archivePartition(
       partition: name,
       archived: false,
       reason: 'files_not_verified',
-      detail: decision.reason,
+      detail: decision.refusal,
     };
   }
   const position = await db.transaction().execute(async (trx) => {
@@ -140,7 +140,7 @@ async function archivePartition(
     await sql`SET LOCAL lock_timeout = '3s'`.execute(trx);
     const { events } = await insertEvents(
       trx,
-      streamRows(decision.spaceId, decision.streamId, [decision.event], 0),
+      streamRows(decision.facts.spaceId, decision.facts.streamId, decision.events, 0),
     );
     await trx
       .insertInto('archived_ranges')

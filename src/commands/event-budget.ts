@@ -143,9 +143,10 @@ export function createEventBudget(options: {
   return {
     async record(key, { spaceId, streamId, event }, ip, count, tag) {
       const window = windowFor(key, spaceId, ip, tag);
-      if (decideBudgetedRecording(window, options.perMinute) === 'record') {
+      const decision = decideBudgetedRecording(window, options.perMinute, event);
+      if (decision.ok) {
         window.appended += 1;
-        await options.events.appendNewStream({ spaceId, streamId, events: [event] });
+        await options.events.appendNewStream({ spaceId, streamId, events: decision.events });
       } else {
         add(window, count);
       }

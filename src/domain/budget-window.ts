@@ -1,3 +1,5 @@
+import { accept, refuse, type Decision } from './decision.js';
+
 /**
  * One key's events in one minute, as an API process counted them: the recorded ones, and what was
  * only counted past the budget. Shared by every kind of event an outsider can cause.
@@ -19,12 +21,16 @@ export interface BudgetWindow {
   readonly tagCount: number;
 }
 
-/** Whether an event is recorded on its own (within the budget) or only counted. */
-export function decideBudgetedRecording(
+/**
+ * Whether `event` is recorded on its own (within the budget) or refused as `over_budget`, to be
+ * only counted in the window's summary.
+ */
+export function decideBudgetedRecording<Event>(
   window: Pick<BudgetWindow, 'appended'>,
   perMinute: number,
-): 'record' | 'count' {
-  return window.appended < perMinute ? 'record' : 'count';
+  event: Event,
+): Decision<Event, 'over_budget'> {
+  return window.appended < perMinute ? accept([event]) : refuse('over_budget');
 }
 
 /** The window's bounds as ISO strings, for summary events. */

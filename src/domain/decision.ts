@@ -6,7 +6,10 @@
  */
 export type Decision<Event, Refusal extends string = never, Facts = undefined> =
   | { readonly ok: true; readonly events: readonly Event[]; readonly facts: Facts }
-  | { readonly ok: false; readonly refusal: Refusal; readonly events: readonly Event[] };
+  // A decision that cannot refuse has no refused branch to narrow away.
+  | ([Refusal] extends [never]
+      ? never
+      : { readonly ok: false; readonly refusal: Refusal; readonly events: readonly Event[] });
 
 /** An accepted decision. */
 export function accept<Event>(events: readonly Event[]): {

@@ -42,26 +42,32 @@ export function createAccessRefusals(options: {
   const budget = createEventBudget({
     ...options,
     summarize: (key, window) => {
-      const summary = decideRefusalSummary(
+      const { events, facts } = decideRefusalSummary(
         { key, eventId: options.ids.eventId(), requestId: options.ids.eventId() },
         window,
       );
+      const [event] = events;
       return (
-        summary && {
-          spaceId: summary.spaceId,
-          streamId: streams.refusalSummary(summary.event.eventId),
-          event: summary.event,
+        event &&
+        facts && {
+          spaceId: facts.spaceId,
+          streamId: streams.refusalSummary(event.eventId),
+          event,
         }
       );
     },
   });
   return {
     async refused(refusal, metadata) {
-      const placed = decideAccessRefused({ eventId: options.ids.eventId(), refusal, metadata });
+      const { events, facts: placed } = decideAccessRefused({
+        eventId: options.ids.eventId(),
+        refusal,
+        metadata,
+      });
       try {
         await budget.record(
           placed.key,
-          placed,
+          { ...placed, event: events[0]! },
           metadata.client_ip,
           'refused',
           refusal.requested_space ?? undefined,

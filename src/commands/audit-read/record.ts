@@ -11,10 +11,11 @@ export async function recordAuditRead(
     readonly metadata: EventMetadata;
   },
 ): Promise<void> {
-  const event = decideRecordAuditRead({ ...command, eventId: ctx.ids.eventId() });
+  const eventId = ctx.ids.eventId();
+  const { events } = decideRecordAuditRead({ ...command, eventId });
   await ctx.events.appendNewStream({
     spaceId: command.spaceId,
-    streamId: streams.auditRead(event.eventId),
-    events: [event],
+    streamId: streams.auditRead(eventId),
+    events,
   });
 }

@@ -98,14 +98,14 @@ export async function authenticateClient(
     },
     credential,
   );
-  if (outcome.ok) return outcome.credential;
+  if (outcome.ok) return outcome.facts;
   refuseIfLockedOut(ctx, proof.clientId, credential, ip);
   await recordAuthenticationFailure(
     ctx,
     proof.clientId,
     ip,
-    outcome.failure && credential
-      ? { spaceId: credential.spaceId, failure: outcome.failure }
+    outcome.events[0] && credential
+      ? { spaceId: credential.spaceId, failure: outcome.events[0] }
       : undefined,
   );
   throw new InvalidClientError();

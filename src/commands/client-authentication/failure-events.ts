@@ -42,10 +42,10 @@ export function createFailureEvents(options: {
     ...options,
     maxKeys: options.maxClients,
     summarize: (clientId, window) => {
-      const event = decideFailureSummary(
+      const [event] = decideFailureSummary(
         { clientId, eventId: options.ids.eventId(), requestId: options.ids.eventId() },
         window,
-      );
+      ).events;
       return (
         event && {
           spaceId: window.spaceId,

@@ -1,4 +1,5 @@
 import { windowBounds, type BudgetWindow } from '../budget-window.js';
+import { accept, type Decision } from '../decision.js';
 import {
   SYSTEM_SPACE,
   domainEvent,
@@ -17,7 +18,6 @@ export interface RefusalPlacement {
   readonly streamId: string;
   /** Budget key: per reason and subject (a bad token has none: one budget for all of them). */
   readonly key: string;
-  readonly event: DomainEvent<'access-refused'>;
 }
 
 /**
@@ -30,16 +30,15 @@ export function decideAccessRefused(command: {
   readonly eventId: string;
   readonly refusal: AccessRefusal;
   readonly metadata: EventMetadata;
-}): RefusalPlacement {
+}): Decision<DomainEvent<'access-refused'>, never, RefusalPlacement> {
   const { refusal } = command;
   const verified = refusal.reason !== 'invalid_login_token' && refusal.subject !== null;
   const spaceId = verified && refusal.requested_space ? refusal.requested_space : SYSTEM_SPACE;
-  return {
+  return accept([domainEvent(command.eventId, 'access-refused', refusal, command.metadata)], {
     spaceId,
     streamId: streams.accessRefusal(command.eventId),
     key: refusalBudgetKey(refusal.reason, verified ? refusal.subject : null),
-    event: domainEvent(command.eventId, 'access-refused', refusal, command.metadata),
-  };
+  });
 }
 
 /** The budget a refusal draws from: its reason and, for a verified token, its subject. */
@@ -55,12 +54,14 @@ export function refusalBudgetKey(reason: AccessRefusal['reason'], subject: strin
 export function decideRefusalSummary(
   command: { readonly key: string; readonly eventId: string; readonly requestId: string },
   window: BudgetWindow,
-):
-  | { readonly spaceId: string; readonly event: DomainEvent<'access-refusals-summarized'> }
-  | undefined {
+): Decision<
+  DomainEvent<'access-refusals-summarized'>,
+  never,
+  { readonly spaceId: string } | undefined
+> {
   const refused = window.counts.refused ?? 0;
   const lockedOut = window.counts.locked_out ?? 0;
-  if (refused + lockedOut === 0) return undefined;
+  if (refused + lockedOut === 0) return accept([], undefined);
   const [reason, subject] = JSON.parse(command.key) as [AccessRefusal['reason'], string | null];
   const event = domainEvent(
     command.eventId,
@@ -83,5 +84,5 @@ export function decideRefusalSummary(
       user_agent: null,
     },
   );
-  return { spaceId: reason === 'role_forbidden' ? window.spaceId : SYSTEM_SPACE, event };
+  return accept([event], { spaceId: reason === 'role_forbidden' ? window.spaceId : SYSTEM_SPACE });
 }

@@ -1,3 +1,4 @@
+import { accept, type Decision } from '../decision.js';
 import { domainEvent, type DomainEvent, type EventData, type EventMetadata } from '../events.js';
 
 /** Somebody read a space's audit log: what they asked for and what they got. Always recorded. */
@@ -5,6 +6,6 @@ export function decideRecordAuditRead(command: {
   readonly eventId: string;
   readonly read: EventData<'audit-log-read'>;
   readonly metadata: EventMetadata;
-}): DomainEvent<'audit-log-read'> {
-  return domainEvent(command.eventId, 'audit-log-read', command.read, command.metadata);
+}): Decision<DomainEvent<'audit-log-read'>> {
+  return accept([domainEvent(command.eventId, 'audit-log-read', command.read, command.metadata)]);
 }

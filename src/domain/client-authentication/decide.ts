@@ -1,15 +1,17 @@
 import { domainEvent, type DomainEvent, type EventMetadata } from '../events.js';
 import type { Credential } from '../credential/state.js';
 import { windowBounds, type BudgetWindow } from '../budget-window.js';
+import { accept, refuse, type Decision } from '../decision.js';
 
-/** The outcome of authenticating a client by its id and secret. */
-export type ClientAuthentication =
-  | { readonly ok: true; readonly credential: Credential }
-  | {
-      readonly ok: false;
-      /** Recorded so abuse of a known client shows on the dashboards (none for unknown ids). */
-      readonly failure?: DomainEvent<'client-authentication-failed'>;
-    };
+/**
+ * The outcome of authenticating a client: its active credential, or refused with the failure to
+ * record, so abuse of a known client shows on the dashboards (none for unknown ids).
+ */
+export type ClientAuthentication = Decision<
+  DomainEvent<'client-authentication-failed'>,
+  'invalid_client',
+  Credential
+>;
 
 /**
  * Authenticate a client. `secretMatches` is computed in constant time by the handler (it needs the
@@ -25,11 +27,10 @@ export function decideClientAuthentication(
   },
   state: Credential | undefined,
 ): ClientAuthentication {
-  if (!state) return { ok: false };
-  if (command.secretMatches && state.status === 'active') return { ok: true, credential: state };
-  return {
-    ok: false,
-    failure: domainEvent(
+  if (!state) return refuse('invalid_client');
+  if (command.secretMatches && state.status === 'active') return accept([], state);
+  return refuse('invalid_client', [
+    domainEvent(
       command.eventId,
       'client-authentication-failed',
       {
@@ -42,7 +43,7 @@ export function decideClientAuthentication(
       },
       command.metadata,
     ),
-  };
+  ]);
 }
 
 /**
@@ -52,11 +53,11 @@ export function decideClientAuthentication(
 export function decideFailureSummary(
   command: { readonly clientId: string; readonly eventId: string; readonly requestId: string },
   window: BudgetWindow,
-): DomainEvent<'client-authentication-failures-summarized'> | undefined {
+): Decision<DomainEvent<'client-authentication-failures-summarized'>> {
   const failed = window.counts.failed ?? 0;
   const refused = window.counts.refused ?? 0;
-  if (failed + refused === 0) return undefined;
-  return domainEvent(
+  if (failed + refused === 0) return accept([]);
+  const event = domainEvent(
     command.eventId,
     'client-authentication-failures-summarized',
     {
@@ -74,4 +75,5 @@ export function decideFailureSummary(
       user_agent: null,
     },
   );
+  return accept([event]);
 }

@@ -21,9 +21,9 @@ describe('a refused login-token request', () => {
       refusal: refusal('invalid_login_token'),
       metadata,
     });
-    expect(placed.spaceId).toBe('_system');
-    expect(placed.key).toBe(refusalBudgetKey('invalid_login_token', null));
-    expect(placed.event.type).toBe('access-refused');
+    expect(placed.facts.spaceId).toBe('_system');
+    expect(placed.facts.key).toBe(refusalBudgetKey('invalid_login_token', null));
+    expect(placed.events[0]!.type).toBe('access-refused');
   });
 
   it('when a verified user asks for a space not theirs, then the event goes to that space, on their budget', () => {
@@ -32,9 +32,9 @@ describe('a refused login-token request', () => {
       refusal: refusal('space_not_granted'),
       metadata,
     });
-    expect(placed.spaceId).toBe('space-b');
-    expect(placed.key).toBe(refusalBudgetKey('space_not_granted', 'mallory'));
-    expect(placed.event.data).toEqual(refusal('space_not_granted'));
+    expect(placed.facts.spaceId).toBe('space-b');
+    expect(placed.facts.key).toBe(refusalBudgetKey('space_not_granted', 'mallory'));
+    expect(placed.events[0]!.data).toEqual(refusal('space_not_granted'));
   });
 });
 
@@ -55,7 +55,7 @@ describe('refusals past the per-minute budget', () => {
   it('given nothing counted, then no summary', () => {
     expect(
       decideRefusalSummary(command(refusalBudgetKey('space_not_granted', 'mallory')), window),
-    ).toBeUndefined();
+    ).toEqual({ ok: true, events: [], facts: undefined });
   });
 
   it('given counted cross-space refusals, then one summary in the service space listing the spaces', () => {
@@ -63,8 +63,8 @@ describe('refusals past the per-minute budget', () => {
       command(refusalBudgetKey('space_not_granted', 'mallory')),
       { ...window, counts: { refused: 30 } },
     );
-    expect(summary?.spaceId).toBe('_system');
-    expect(summary?.event.data).toEqual({
+    expect(summary.facts?.spaceId).toBe('_system');
+    expect(summary.events[0]?.data).toEqual({
       reason: 'space_not_granted',
       subject: 'mallory',
       window_start: '2026-11-23T10:00:00.000Z',
@@ -83,7 +83,7 @@ describe('refusals past the per-minute budget', () => {
       ...window,
       counts: { refused: 4 },
     });
-    expect(summary?.spaceId).toBe('space-b');
+    expect(summary.facts?.spaceId).toBe('space-b');
   });
 
   it('given bad tokens refused while locked out, then they are counted apart', () => {
@@ -91,6 +91,6 @@ describe('refusals past the per-minute budget', () => {
       ...window,
       counts: { refused: 2, locked_out: 50 },
     });
-    expect(summary?.event.data).toMatchObject({ refused: 2, refused_while_locked_out: 50 });
+    expect(summary.events[0]?.data).toMatchObject({ refused: 2, refused_while_locked_out: 50 });
   });
 });

@@ -29,17 +29,17 @@ describe('archiving a partition', () => {
     const decision = decideArchive(command(archive(7, [file('a', 3), file('b', 4)])));
     expect(decision).toMatchObject({
       ok: true,
-      spaceId: '_system',
-      streamId: 'archive-events_20261101t000000',
+      facts: { spaceId: '_system', streamId: 'archive-events_20261101t000000' },
     });
-    expect(decision.ok && decision.event.type).toBe('events-archived');
-    expect(decision.ok && decision.event.metadata.actor).toBe('operator:root');
+    expect(decision.ok && decision.events[0]!.type).toBe('events-archived');
+    expect(decision.ok && decision.events[0]!.metadata.actor).toBe('operator:root');
   });
 
   it('when the files hold fewer events than the partition, then nothing is recorded and it is kept', () => {
     expect(decideArchive(command(archive(8, [file('a', 3), file('b', 4)])))).toEqual({
       ok: false,
-      reason: 'files_incomplete',
+      refusal: 'files_incomplete',
+      events: [],
     });
   });
 });

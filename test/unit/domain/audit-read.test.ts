@@ -10,8 +10,11 @@ describe('audit read', () => {
       rows_returned: 3,
       complete: true,
     };
-    const event = decideRecordAuditRead({ eventId: 'e-1', read, metadata });
-    expect(event).toEqual({ eventId: 'e-1', type: 'audit-log-read', data: read, metadata });
+    expect(decideRecordAuditRead({ eventId: 'e-1', read, metadata })).toEqual({
+      ok: true,
+      events: [{ eventId: 'e-1', type: 'audit-log-read', data: read, metadata }],
+      facts: undefined,
+    });
   });
 
   it('when the query is not a string map, then the event refuses to be built', () => {

@@ -22,18 +22,23 @@ describe('client authentication', () => {
   it('given an active credential and its secret, then authenticated, nothing recorded', () => {
     expect(decideClientAuthentication(attempt(true), active)).toEqual({
       ok: true,
-      credential: active,
+      events: [],
+      facts: active,
     });
   });
 
   it('given an unknown client id, then refused with nothing recorded (no space to record it in)', () => {
-    expect(decideClientAuthentication(attempt(false), undefined)).toEqual({ ok: false });
+    expect(decideClientAuthentication(attempt(false), undefined)).toEqual({
+      ok: false,
+      refusal: 'invalid_client',
+      events: [],
+    });
   });
 
   it('given a wrong secret, then refused and client-authentication-failed without the secret', () => {
     const outcome = decideClientAuthentication(attempt(false), active);
     expect(outcome.ok).toBe(false);
-    expect(!outcome.ok && outcome.failure?.data).toEqual({
+    expect(!outcome.ok && outcome.events[0]?.data).toEqual({
       client_id: 'ci_1',
       reason: 'secret_mismatch',
     });
@@ -45,7 +50,7 @@ describe('client authentication', () => {
       ...credentialRevoked(nextId(), active),
     ]);
     const outcome = decideClientAuthentication(attempt(true), state);
-    expect(!outcome.ok && outcome.failure?.data.reason).toBe('credential_revoked');
+    expect(!outcome.ok && outcome.events[0]?.data.reason).toBe('credential_revoked');
   });
 });
 
@@ -63,18 +68,26 @@ describe('failed authentications past the per-minute event budget', () => {
   };
 
   it('given the budget spent, then failures are counted, not recorded one by one', () => {
-    expect(decideBudgetedRecording({ appended: 9 }, 10)).toBe('record');
-    expect(decideBudgetedRecording({ appended: 10 }, 10)).toBe('count');
+    expect(decideBudgetedRecording({ appended: 9 }, 10, 'event')).toEqual({
+      ok: true,
+      events: ['event'],
+      facts: undefined,
+    });
+    expect(decideBudgetedRecording({ appended: 10 }, 10, 'event')).toEqual({
+      ok: false,
+      refusal: 'over_budget',
+      events: [],
+    });
   });
 
   it('given a closed window with nothing counted, then no summary', () => {
     expect(
       decideFailureSummary({ clientId: 'ci_1', eventId: nextId(), requestId: 'r' }, window),
-    ).toBeUndefined();
+    ).toEqual({ ok: true, events: [], facts: undefined });
   });
 
   it('given counted failures, then one summary naming the window, the counts and the sources', () => {
-    const summary = decideFailureSummary(
+    const [summary] = decideFailureSummary(
       { clientId: 'ci_1', eventId: nextId(), requestId: 'r' },
       {
         ...window,
@@ -82,7 +95,7 @@ describe('failed authentications past the per-minute event budget', () => {
         ips: ['192.0.2.1', '192.0.2.2'],
         ipCount: 3,
       },
-    );
+    ).events;
     expect(summary?.data).toEqual({
       client_id: 'ci_1',
       window_start: '2026-11-22T10:00:00.000Z',

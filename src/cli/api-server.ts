@@ -141,7 +141,7 @@ export async function startApiServer(
     ...healthRoutes(readiness, logger, () => [...warnings, ...forwarded.warnings()]),
     ...jwksRoutes(commands.keys),
     ...discoveryRoutes(config.TOKEN_ISSUER),
-    ...credentialRoutes(commands, database.db, config.SPACE_RATE_LIMIT_PER_MINUTE),
+    ...credentialRoutes(commands, database.db),
     ...tokenRoutes(commands, { origin: config.TOKEN_ISSUER, limits: commands.limits }),
     ...issueRoutes(commands),
     ...tokenLifecycleRoutes(commands),

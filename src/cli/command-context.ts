@@ -108,5 +108,6 @@ export async function createCommandContext(
     },
     privateTokenTtlSeconds: config.PRIVATE_TOKEN_TTL_SECONDS,
     publicTokenTtlSeconds: config.PUBLIC_TOKEN_TTL_SECONDS,
+    spaceRateLimitPerMinute: config.SPACE_RATE_LIMIT_PER_MINUTE,
   };
 }

@@ -48,4 +48,6 @@ export interface CommandContext {
   readonly audiences: readonly string[];
   readonly privateTokenTtlSeconds: number;
   readonly publicTokenTtlSeconds: number;
+  /** SPACE_RATE_LIMIT_PER_MINUTE: what no client's own limit may exceed. */
+  readonly spaceRateLimitPerMinute: number;
 }

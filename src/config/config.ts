@@ -218,11 +218,6 @@ export function loadConfig(
       'LOGIN_JWKS_URL, LOGIN_PUBLIC_KEY: with NODE_ENV=production one of them (and LOGIN_ISSUER) is required; the development login key is never trusted in production',
     ]);
   }
-  if (parsed.data.CLIENT_RATE_LIMIT_PER_MINUTE > parsed.data.SPACE_RATE_LIMIT_PER_MINUTE) {
-    throw new ConfigError([
-      'CLIENT_RATE_LIMIT_PER_MINUTE: must not exceed SPACE_RATE_LIMIT_PER_MINUTE (the per-space ceiling)',
-    ]);
-  }
   if (parsed.data.NODE_ENV === 'production' && !parsed.data.SIGNING_KEY_ENCRYPTION_KEY) {
     throw new ConfigError([
       'SIGNING_KEY_ENCRYPTION_KEY: with NODE_ENV=production it is required (32 bytes in base64 or base64url, or file:<path> of a file holding them); token signing keys are stored sealed under it, never in the clear',

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../db/schema.js';
+import { userHasSpace } from '../domain/policy.js';
 import { InvalidTokenError } from '../errors/errors.js';
 import type { LoginTokenVerifier } from '../tokens/login-tokens.js';
 import type { LogTail } from '../event-store/log-tail.js';
@@ -137,7 +138,7 @@ export function watchAuthority(
   const recheck = setInterval(() => {
     authority.login.verify(authority.token).then(
       (identity) => {
-        if (!identity.spaces.includes(authority.spaceId)) feed.end('authorization_withdrawn');
+        if (!userHasSpace(identity, authority.spaceId)) feed.end('authorization_withdrawn');
       },
       (error: unknown) => {
         if (!(error instanceof InvalidTokenError)) {

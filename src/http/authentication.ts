@@ -4,6 +4,7 @@ import type { ClientProof } from '../commands/client-authentication/authenticate
 import { decodeJwt } from 'jose';
 import type { AccessRefusal } from '../domain/access-refusal/decide.js';
 import { userActor } from '../domain/actors.js';
+import { userHasSpace } from '../domain/policy.js';
 import { requestMetadata } from './request-context.js';
 import { presentedToken } from './dpop.js';
 import { z } from 'zod';
@@ -137,7 +138,7 @@ export function requireLoginForSpace(
     ctx.state.user = user;
     const spaceId = spaceIdHeader(ctx);
     ctx.state.spaceId = spaceId;
-    if (!user.spaces.includes(spaceId)) {
+    if (!userHasSpace(user, spaceId)) {
       await recordRefusal(ctx, login.refusals, {
         reason: 'space_not_granted',
         subject: user.subject,

@@ -4,6 +4,7 @@ import { InsufficientScopeError } from '../errors/errors.js';
 import { clientActor, userActor } from '../domain/actors.js';
 import type { AccessTokenVerifier, PrivateTokenClaims } from '../tokens/access-tokens.js';
 import type { DpopProof } from '../tokens/dpop.js';
+import { roleMayChange } from '../domain/policy.js';
 import { presentedToken, proofForToken, type DpopGate } from './dpop.js';
 import type { LoginIdentity } from '../tokens/login-tokens.js';
 import { recordRefusal, requireLoginForSpace, type LoginGate } from './authentication.js';
@@ -108,7 +109,7 @@ const AUTHENTICATE: {
     return {
       middleware: (ctx, next) =>
         login(ctx, async () => {
-          if (changes && ctx.state.user?.role !== 'admin') {
+          if (changes && !roleMayChange(ctx.state.user?.role ?? '')) {
             await recordRefusal(ctx, gates.login.refusals, {
               reason: 'role_forbidden',
               subject: ctx.state.user?.subject ?? null,

@@ -63,6 +63,7 @@ export function credentialCreated(
     loginIssuer: 'https://login.test',
     rateLimitPerMinute: options.rateLimitPerMinute ?? null,
     requireDpop: options.requireDpop,
+    spaceCeiling: 120_000,
   });
   if (!decision.ok) throw new Error('a creation is never refused');
   return decision.events[0]!;

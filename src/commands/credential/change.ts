@@ -33,8 +33,17 @@ export interface CredentialCommand {
 
 type Refusals = Readonly<Record<CredentialRefusal, (clientId: string) => Error>>;
 
+/** The answer to a client limit above its space's ceiling, named by its field. */
+export function overSpaceCeiling(ctx: Pick<CommandContext, 'spaceRateLimitPerMinute'>): Error {
+  const message = `must not exceed the space's ceiling of ${ctx.spaceRateLimitPerMinute} per minute`;
+  return new InvalidRequestError(`rate_limit_per_minute ${message}`, [
+    { field: 'rate_limit_per_minute', message },
+  ]);
+}
+
 /** What a refusal means to the caller: 404 for another space's or no credential, else 400. */
-const refusals = (whenRevoked: string): Refusals => ({
+const refusals = (ctx: CommandContext, whenRevoked: string): Refusals => ({
+  over_space_ceiling: () => overSpaceCeiling(ctx),
   not_found: (clientId) => new NotFoundError(`no credential "${clientId}" in this space`),
   revoked: () => new InvalidRequestError(whenRevoked),
   wrong_method: () =>
@@ -87,7 +96,7 @@ export async function rotateSecret(
     await change(
       ctx,
       command,
-      refusals('a revoked credential cannot get a new secret'),
+      refusals(ctx, 'a revoked credential cannot get a new secret'),
       (state, eventId) => {
         const decision = decideRotateSecret(
           {
@@ -126,7 +135,7 @@ export async function revokeCredential(
   ctx: CommandContext,
   command: CredentialCommand & { readonly reason: string | null },
 ): Promise<void> {
-  await change(ctx, command, refusals('the credential is revoked'), (state, eventId) =>
+  await change(ctx, command, refusals(ctx, 'the credential is revoked'), (state, eventId) =>
     decideRevokeCredential({ ...command, eventId }, state),
   );
 }
@@ -139,8 +148,12 @@ export async function changeRateLimit(
   await change(
     ctx,
     command,
-    refusals('a revoked credential has no rate limit to change'),
-    (state, eventId) => decideChangeRateLimit({ ...command, eventId }, state),
+    refusals(ctx, 'a revoked credential has no rate limit to change'),
+    (state, eventId) =>
+      decideChangeRateLimit(
+        { ...command, eventId, spaceCeiling: ctx.spaceRateLimitPerMinute },
+        state,
+      ),
   );
 }
 
@@ -152,7 +165,7 @@ export async function changeKeys(
   await change(
     ctx,
     command,
-    refusals('a revoked credential has no keys to change'),
+    refusals(ctx, 'a revoked credential has no keys to change'),
     (state, eventId) => decideChangeKeys({ ...command, eventId }, state),
   );
 }

@@ -3,6 +3,7 @@ import type { ClientJwks, EventMetadata } from '../../domain/events.js';
 import { generateClientId, generateClientSecret } from '../../tokens/secrets.js';
 import type { CommandContext } from '../context.js';
 import { appendToCredential } from './append.js';
+import { overSpaceCeiling } from './change.js';
 
 /** The new credential, with its secret: the only time the secret is ever available. */
 export interface CreatedCredential {
@@ -34,12 +35,15 @@ export async function createCredential(
 ): Promise<CreatedCredential> {
   const clientId = generateClientId();
   const clientSecret = command.jwks ? null : generateClientSecret();
-  const { events } = decideCreateCredential({
+  const decision = decideCreateCredential({
     ...command,
     eventId: ctx.ids.eventId(),
     clientId,
     ...(clientSecret ? { secretHash: ctx.hasher.hash(clientSecret).toString('base64url') } : {}),
+    spaceCeiling: ctx.spaceRateLimitPerMinute,
   });
+  if (!decision.ok) throw overSpaceCeiling(ctx);
+  const { events } = decision;
   const created = await appendToCredential(
     ctx,
     { spaceId: command.spaceId, clientId },

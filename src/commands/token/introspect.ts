@@ -1,3 +1,4 @@
+import { tokenInSpace } from '../../domain/policy.js';
 import type { Credential } from '../../domain/credential/state.js';
 import type { AccessTokenClaims } from '../../tokens/access-tokens.js';
 import type { CommandContext } from '../context.js';
@@ -29,7 +30,9 @@ export async function introspectToken(
   // Every call draws from the client's budget, like issuance: no endpoint is a free amplifier.
   ctx.limits.clientRequest(command.client);
   const claims = await verifiedClaims(ctx, command.token);
-  if (!claims || claims.space_id !== command.client.spaceId) return { active: false };
+  if (!claims || !tokenInSpace({ spaceId: claims.space_id }, command.client.spaceId)) {
+    return { active: false };
+  }
   if (await ctx.revocations.isRevoked(claims.jti)) return { active: false };
   if (claims.token_kind === 'public' && (await ctx.revocations.isRevoked(claims.parent_jti))) {
     return { active: false };

@@ -1,3 +1,4 @@
+import { tokenInSpace } from '../../domain/policy.js';
 import type { Credential } from '../../domain/credential/state.js';
 import { parseRecorded, streams, type EventMetadata } from '../../domain/events.js';
 import { decideRevokeToken } from '../../domain/token/decide.js';
@@ -24,7 +25,7 @@ export async function revokeToken(
   // Every call draws from the client's budget, like issuance: no endpoint is a free amplifier.
   ctx.limits.clientRequest(command.client);
   const claims = await verifiedClaims(ctx, command.token);
-  if (!claims || claims.space_id !== command.client.spaceId) return;
+  if (!claims || !tokenInSpace({ spaceId: claims.space_id }, command.client.spaceId)) return;
   // The signed claims stand for the token's issuance event; the lookup says if it was revoked.
   const state: Token = {
     jti: claims.jti,

@@ -1,9 +1,10 @@
 import { domainEvent, type ClientJwks, type DomainEvent, type EventMetadata } from '../events.js';
 import type { Credential } from './state.js';
 import { accept, refuse, type Decision } from '../decision.js';
+import { withinSpaceCeiling } from '../policy.js';
 
 /** Why a change to a credential cannot happen. */
-export type CredentialRefusal = 'not_found' | 'revoked' | 'wrong_method';
+export type CredentialRefusal = 'not_found' | 'revoked' | 'wrong_method' | 'over_space_ceiling';
 
 /** What a decision on a credential returns: the events to append, or why not. */
 export type CredentialDecision<Type extends DomainEvent['type']> = Decision<
@@ -38,7 +39,12 @@ export function decideCreateCredential(command: {
   readonly userSubject: string;
   readonly loginIssuer: string;
   readonly rateLimitPerMinute?: number | null;
-}): Decision<DomainEvent<'credential-created'>> {
+  /** The space's ceiling, which the client's own limit may not exceed. */
+  readonly spaceCeiling: number;
+}): Decision<DomainEvent<'credential-created'>, 'over_space_ceiling'> {
+  if (!withinSpaceCeiling(command.rateLimitPerMinute, command.spaceCeiling)) {
+    return refuse('over_space_ceiling');
+  }
   const event = domainEvent(
     command.eventId,
     'credential-created',
@@ -143,11 +149,17 @@ export function decideRevokeCredential(
 
 /** Set or clear a credential's own rate limit. Setting the value it has changes nothing. */
 export function decideChangeRateLimit(
-  command: LifecycleCommand & { readonly rateLimitPerMinute: number | null },
+  command: LifecycleCommand & {
+    readonly rateLimitPerMinute: number | null;
+    readonly spaceCeiling: number;
+  },
   state: Credential | undefined,
 ): CredentialDecision<'credential-rate-limit-changed'> {
   const refused = refusal(command, state);
   if (refused) return refuse(refused);
+  if (!withinSpaceCeiling(command.rateLimitPerMinute, command.spaceCeiling)) {
+    return refuse('over_space_ceiling');
+  }
   if (state!.rateLimitPerMinute === command.rateLimitPerMinute) return accept([]);
   const event = domainEvent(
     command.eventId,

@@ -4,6 +4,7 @@ import { domainEvent, type DomainEvent, type EventMetadata } from '../events.js'
 import type { Credential } from '../credential/state.js';
 import type { Token } from './state.js';
 import { accept, refuse, type Decision } from '../decision.js';
+import { tokenInSpace } from '../policy.js';
 
 /** When and under which ids a token is issued: chosen by the handler, so decisions stay pure. */
 interface Issuance {
@@ -94,11 +95,11 @@ export function decideIssuePublicToken(
   Lifetime & { readonly credential: Credential }
 > {
   const { privateToken } = command;
-  if (command.spaceId !== privateToken.spaceId) return refuse('space_mismatch');
+  if (!tokenInSpace(privateToken, command.spaceId)) return refuse('space_mismatch');
   if (
     !credential ||
     credential.status !== 'active' ||
-    credential.spaceId !== privateToken.spaceId
+    !tokenInSpace(privateToken, credential.spaceId)
   ) {
     return refuse('credential_inactive');
   }

@@ -132,7 +132,7 @@ describe('credential: revoke', () => {
 describe('credential: change the rate limit', () => {
   it('given a default limit, when set, then credential-rate-limit-changed and the state holds it', () => {
     const decision = decideChangeRateLimit(
-      { ...target, eventId: nextId(), rateLimitPerMinute: 300 },
+      { ...target, eventId: nextId(), rateLimitPerMinute: 300, spaceCeiling: 1000 },
       given(evolveCredential, undefined, [created()]),
     );
     expect(decision.ok && decision.events[0]!.data).toEqual({
@@ -148,15 +148,50 @@ describe('credential: change the rate limit', () => {
   it('given the same limit, then nothing is recorded', () => {
     const state = given(evolveCredential, undefined, [created(300)]);
     expect(
-      decideChangeRateLimit({ ...target, eventId: nextId(), rateLimitPerMinute: 300 }, state),
+      decideChangeRateLimit(
+        { ...target, eventId: nextId(), rateLimitPerMinute: 300, spaceCeiling: 1000 },
+        state,
+      ),
     ).toEqual({ ok: true, events: [] });
+  });
+
+  it("given a limit above the space's ceiling, then over_space_ceiling, nothing recorded", () => {
+    const state = given(evolveCredential, undefined, [created()]);
+    const command = { ...target, eventId: nextId(), rateLimitPerMinute: 1001, spaceCeiling: 1000 };
+    expect(decideChangeRateLimit(command, state)).toEqual({
+      ok: false,
+      refusal: 'over_space_ceiling',
+      events: [],
+    });
+    expect(decideChangeRateLimit({ ...command, rateLimitPerMinute: null }, state).ok).toBe(true);
   });
 
   it('given a revoked credential, then refused as revoked', () => {
     const state = given(evolveCredential, undefined, [created(), revoked()]);
     expect(
-      decideChangeRateLimit({ ...target, eventId: nextId(), rateLimitPerMinute: 5 }, state),
+      decideChangeRateLimit(
+        { ...target, eventId: nextId(), rateLimitPerMinute: 5, spaceCeiling: 1000 },
+        state,
+      ),
     ).toEqual({ ok: false, refusal: 'revoked', events: [] });
+  });
+});
+
+describe('credential: created with its own limit', () => {
+  it("when the limit is above the space's ceiling, then over_space_ceiling and no credential", () => {
+    const decision = decideCreateCredential({
+      eventId: nextId(),
+      metadata,
+      clientId: 'ci_9',
+      secretHash: hash(9),
+      name: 'n',
+      description: 'd',
+      userSubject: 'alice',
+      loginIssuer: 'https://login.test',
+      rateLimitPerMinute: 7,
+      spaceCeiling: 6,
+    });
+    expect(decision).toEqual({ ok: false, refusal: 'over_space_ceiling', events: [] });
   });
 });
 
@@ -194,6 +229,7 @@ describe("credential: a secretless client's keys replaced", () => {
       description: 'secretless',
       userSubject: 'alice',
       loginIssuer: 'https://login.test',
+      spaceCeiling: 120_000,
     });
     if (!decision.ok) throw new Error('a creation is never refused');
     return given(evolveCredential, undefined, decision.events);

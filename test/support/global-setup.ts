@@ -13,7 +13,7 @@ declare module 'vitest' {
 /** One Postgres per run; a migrated template database that every test file clones. */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const postgres = await startTestPostgres();
-  console.log(`[test] Postgres from ${postgres.source}`);
+  console.log(`[test] Postgres from ${postgres.source} (${postgres.detail})`);
   const admin = connect({
     url: postgres.adminUrl,
     poolSize: 1,

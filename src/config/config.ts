@@ -187,9 +187,18 @@ export class ConfigError extends Error {
   }
 }
 
+/**
+ * What the process is for: `issuer` (the API, `npm start`, the key commands) verifies login tokens
+ * and seals signing keys, so production requires an external login issuer and
+ * SIGNING_KEY_ENCRYPTION_KEY; `worker` (the projector, migrations, archives, chain checks) does
+ * neither, and is not made to hold secrets it never uses.
+ */
+export type ConfigPurpose = 'issuer' | 'worker';
+
 /** Validates `env` (default `process.env`); throws {@link ConfigError} naming every bad variable. */
 export function loadConfig(
   env: Readonly<Record<string, string | undefined>> = process.env,
+  purpose: ConfigPurpose = 'issuer',
 ): Config {
   // Empty strings mean "unset" so `FOO= npm start` falls back to the default.
   const present = Object.fromEntries(
@@ -209,16 +218,13 @@ export function loadConfig(
   if (parsed.data.LOGIN_JWKS_URL && parsed.data.LOGIN_PUBLIC_KEY) {
     throw new ConfigError(['LOGIN_JWKS_URL, LOGIN_PUBLIC_KEY: set one of them, not both']);
   }
-  if (
-    parsed.data.NODE_ENV === 'production' &&
-    !parsed.data.LOGIN_JWKS_URL &&
-    !parsed.data.LOGIN_PUBLIC_KEY
-  ) {
+  const production = parsed.data.NODE_ENV === 'production' && purpose === 'issuer';
+  if (production && !parsed.data.LOGIN_JWKS_URL && !parsed.data.LOGIN_PUBLIC_KEY) {
     throw new ConfigError([
       'LOGIN_JWKS_URL, LOGIN_PUBLIC_KEY: with NODE_ENV=production one of them (and LOGIN_ISSUER) is required; the development login key is never trusted in production',
     ]);
   }
-  if (parsed.data.NODE_ENV === 'production' && !parsed.data.SIGNING_KEY_ENCRYPTION_KEY) {
+  if (production && !parsed.data.SIGNING_KEY_ENCRYPTION_KEY) {
     throw new ConfigError([
       'SIGNING_KEY_ENCRYPTION_KEY: with NODE_ENV=production it is required (32 bytes in base64 or base64url, or file:<path> of a file holding them); token signing keys are stored sealed under it, never in the clear',
     ]);

@@ -1,5 +1,6 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import { ConfigError } from '../config/config.js';
 
 /** The key-encryption key (KEK) that wraps every signing key's data key, and its short id. */
 export interface KeyEncryptionKey {
@@ -63,13 +64,16 @@ export function sealPrivateKey(
   };
 }
 
-/** Opens a sealed private JWK; throws when the KEK is another one or anything was altered. */
+/**
+ * Opens a sealed private JWK; throws when anything was altered, and a ConfigError (the process
+ * exits naming the setting, no stack) when the KEK is another one: a misconfiguration, not a fault.
+ */
 export function openPrivateKey(kek: KeyEncryptionKey, kid: string, stored: unknown): object {
   const sealed = sealedPrivateKeySchema.parse(stored);
   if (sealed.kek !== kek.id) {
-    throw new Error(
-      `signing key ${kid} is sealed under key-encryption key ${sealed.kek}, not ${kek.id}`,
-    );
+    throw new ConfigError([
+      `SIGNING_KEY_ENCRYPTION_KEY: signing key ${kid} is sealed under key-encryption key ${sealed.kek}, not this one (${kek.id}); set the key it was sealed under (npm run rewrap-signing-keys moves keys to a new one)`,
+    ]);
   }
   const dataKey = decrypt(kek.key, sealed.data_key, `data-key:${kid}`);
   return JSON.parse(decrypt(dataKey, sealed.private_jwk, `jwk:${kid}`).toString('utf8')) as object;

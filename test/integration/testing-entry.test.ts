@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startTokenAuthority } from '../../src/testing/index.js';
 import { createTestDatabase } from '../support/test-database.js';
+import { packedConsumerProject } from '../support/consumer-project.js';
 import { waitUntil } from '../support/wait.js';
 
 const run = promisify(execFile);
@@ -100,35 +101,17 @@ async function importGraph(entry: string) {
 
 describe('token-authority/testing, from the packed tarball', () => {
   it('installs into a plain JavaScript project and runs the real service (API and projector) for its tests', async () => {
-    // npm pack runs prepack, which compiles TypeScript to dist/.
-    const packed = await run('npm', ['pack', '--pack-destination', work, '--json'], {
-      cwd: process.cwd(),
-      maxBuffer: 64 * 1024 * 1024,
-    });
-    const [info] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as Array<{
-      filename: string;
-      files: Array<{ path: string }>;
-    }>;
-    const files = info!.files.map((file) => file.path);
+    const { project, files } = await packedConsumerProject(work);
     expect(files).toContain('dist/testing/index.js');
     expect(files).toContain('dist/testing/index.d.ts');
     expect(files).toContain('dist/verify/index.js');
     expect(files).toContain('dist/verify/index.d.ts');
+    expect(files).toContain('dist/testcontainers/index.js');
+    expect(files).toContain('dist/testcontainers/index.d.ts');
     expect(files).toContain('dist/http/dashboard/index.html');
     expect(files).toContain('migrations/001_event_store.sql');
     expect(files.filter((file) => file.startsWith('src/') || file.startsWith('test/'))).toEqual([]);
 
-    const project = path.join(work, 'consumer');
-    await run('mkdir', ['-p', project]);
-    await writeFile(
-      path.join(project, 'package.json'),
-      JSON.stringify({
-        name: 'consumer',
-        private: true,
-        type: 'module',
-        dependencies: { 'token-authority': `file:${path.join(work, info!.filename)}` },
-      }),
-    );
     await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--omit=dev'], {
       cwd: project,
       maxBuffer: 64 * 1024 * 1024,
@@ -143,6 +126,12 @@ describe('token-authority/testing, from the packed tarball', () => {
     expect(kit.packages.filter((name) => ['kysely', 'pg', 'pino', 'koa'].includes(name))).toEqual(
       [],
     );
+    // The testcontainers module loads testcontainers alone: no server code, no database driver.
+    const containers = await importGraph(
+      path.join(project, 'node_modules', 'token-authority', 'dist', 'testcontainers', 'index.js'),
+    );
+    expect(containers.files).toHaveLength(1);
+    expect(containers.packages).toEqual(['testcontainers']);
     await writeFile(path.join(project, 'user.test.mjs'), USER_TEST);
     const { stdout } = await run(process.execPath, ['user.test.mjs'], {
       cwd: project,

@@ -7,7 +7,7 @@ import { freePort } from '../../src/reliability/harness.js';
 
 /**
  * The image testcontainers starts: the official one users pull, unless TEST_POSTGRES_IMAGE names
- * another (CI builds one from Debian's packages: scripts/containers/postgres-image.sh).
+ * another (CI builds one from Debian's packages: scripts/containers/images.sh).
  */
 export const TEST_POSTGRES_IMAGE = process.env.TEST_POSTGRES_IMAGE || 'postgres:17-alpine';
 
@@ -26,7 +26,10 @@ export interface TestPostgres {
  * TEST_POSTGRES_SOURCE=testcontainers makes a missing runtime an error instead (CI: a broken
  * engine must not quietly fall back to the embedded Postgres).
  */
-export async function startTestPostgres(): Promise<TestPostgres> {
+export async function startTestPostgres(
+  options: { readonly image?: string; readonly startupMs?: number } = {},
+): Promise<TestPostgres> {
+  const image = options.image ?? TEST_POSTGRES_IMAGE;
   const { getContainerRuntimeClient } = await import('testcontainers');
   const runtime = await getContainerRuntimeClient().then(
     () => true,
@@ -40,18 +43,20 @@ export async function startTestPostgres(): Promise<TestPostgres> {
     const { Wait } = await import('testcontainers');
     // The log, not the health check: an engine without systemd (podman here) never runs one. A
     // first start logs "ready" twice, the init server's and the real one's.
-    const container = await new PostgreSqlContainer(TEST_POSTGRES_IMAGE)
+    const container = await new PostgreSqlContainer(image)
       .withWaitStrategy(
         Wait.forAll([
           Wait.forLogMessage(/database system is ready to accept connections/, 2),
           Wait.forListeningPorts(),
         ]),
       )
-      .withStartupTimeout(Number(process.env.TEST_POSTGRES_STARTUP_MS ?? 120_000))
+      .withStartupTimeout(
+        options.startupMs ?? Number(process.env.TEST_POSTGRES_STARTUP_MS ?? 120_000),
+      )
       .start();
     return {
       source: 'testcontainers',
-      detail: TEST_POSTGRES_IMAGE,
+      detail: image,
       adminUrl: container.getConnectionUri(),
       stop: async () => void (await container.stop()),
     };

@@ -32,8 +32,9 @@ describe('docker-compose.yml: each service holds only its own secrets', () => {
     expect(String(api?.environment?.DATABASE_URL)).toContain('token_authority_api_login');
     expect(api?.environment).not.toHaveProperty('AUDIT_SIGNING_KEY');
     expect(api?.environment?.AUDIT_PUBLIC_KEY).toBe('file:/audit/audit-key.pub.json');
-    expect(api?.volumes).toContain('projectordata:/audit:ro');
-    expect(api?.volumes).not.toContain('projectordata:/data');
+    expect(api?.volumes).toContain('auditpublic:/audit:ro');
+    expect(projector?.volumes).toContain('auditpublic:/data/audit-public');
+    expect(api?.volumes?.some((volume) => volume.startsWith('projectordata:'))).toBe(false);
   });
 
   it('gives the projector its own login and none of the token secrets', () => {

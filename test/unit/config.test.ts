@@ -95,6 +95,14 @@ describe('loadConfig', () => {
     ).toThrow(/SIGNING_KEY_ENCRYPTION_KEY/);
   });
 
+  it('does not make a production worker (projector, migrations) hold the issuer-only secrets', () => {
+    // docker-compose.yml gives the projector neither key; it must still start in production.
+    const worker = loadConfig({ NODE_ENV: 'production', SIGNING_KEY_ENCRYPTION_KEY: '' }, 'worker');
+    expect(worker.NODE_ENV).toBe('production');
+    expect(worker.SIGNING_KEY_ENCRYPTION_KEY).toBeUndefined();
+    expect(() => loadConfig({ NODE_ENV: 'production' }, 'issuer')).toThrow(/LOGIN_JWKS_URL/);
+  });
+
   it('puts /metrics on its own loopback listener by default, never on the API port', () => {
     const config = loadConfig({});
     expect(config.METRICS_PORT).toBe(9464);

@@ -1,5 +1,6 @@
 import { randomBytes, generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../../src/config/config.js';
 import {
   keyEncryptionKey,
   openPrivateKey,
@@ -21,7 +22,11 @@ describe('signing keys sealed at rest (AES-256-GCM envelopes)', () => {
 
   it('refuses another key-encryption key, another kid (a sealed key moved to another row), or an altered byte', () => {
     const sealed = sealPrivateKey(kek, 'kid-1', jwk);
-    expect(() => openPrivateKey(other, 'kid-1', sealed)).toThrow(/sealed under/);
+    // Another KEK is the operator's setting, reported as one (one line, exit 2), not a crash.
+    expect(() => openPrivateKey(other, 'kid-1', sealed)).toThrow(ConfigError);
+    expect(() => openPrivateKey(other, 'kid-1', sealed)).toThrow(
+      /^Invalid configuration: SIGNING_KEY_ENCRYPTION_KEY: signing key kid-1 is sealed under/,
+    );
     expect(() => openPrivateKey(kek, 'kid-2', sealed)).toThrow();
     const data = Buffer.from(sealed.private_jwk.data, 'base64url');
     data[0] = data[0]! ^ 1;

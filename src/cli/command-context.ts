@@ -18,6 +18,7 @@ import { createAccessTokenVerifier } from '../tokens/access-tokens.js';
 import { loadKeyEncryptionKey, loadSecretHashKey } from '../tokens/key-files.js';
 import { openKeyStore } from '../tokens/key-store.js';
 import { createSecretHasher } from '../tokens/secrets.js';
+import { postgresInlineWrites } from '../projections/inline-writes.js';
 
 /**
  * Everything the API's commands use, built from the configuration: the event store (its listeners
@@ -36,6 +37,7 @@ export async function createCommandContext(
   const clock = options.clock ?? systemClock;
   const ids = options.ids ?? randomIds;
   const events = createEventStore(database.db, {
+    writes: postgresInlineWrites,
     listeners: options.listeners,
     failed: options.failed,
     batching: {

@@ -1,4 +1,5 @@
 import type { EventStore } from '../event-store/event-store.js';
+import type { InlineWrites } from '../projections/inline-writes.js';
 import type { CredentialLookup } from '../projections/credential-lookup.js';
 import type { Clock, IdGenerator } from '../domain/ports.js';
 import type { SecretHasher } from '../tokens/secrets.js';
@@ -15,7 +16,7 @@ import type { KeyEncryptionKey } from '../tokens/key-encryption.js';
 /** Everything a command handler may use. Built once at start-up (src/cli/api-server.ts). */
 export interface CommandContext {
   /** The only way a command writes: appends that announce themselves (NOTIFY, metrics). */
-  readonly events: EventStore;
+  readonly events: EventStore<InlineWrites>;
   /** The credentials read model, cached for at most CREDENTIAL_CACHE_TTL_MS. */
   readonly credentials: CredentialLookup;
   /** Revoked token ids, refreshed every REVOCATION_REFRESH_MS. */

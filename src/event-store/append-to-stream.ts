@@ -18,8 +18,8 @@ export interface AppendInput {
   readonly events: readonly NewEvent[];
 }
 
-/** Runs inside the append's transaction: inline projections that must commit with the events. */
-export type InlineProjection = (
+/** Runs inside the append's transaction: what must commit with the events (see EventStore). */
+export type TransactionProjection = (
   trx: Transaction<Database>,
   events: readonly RecordedEvent[],
 ) => Promise<void>;
@@ -51,7 +51,7 @@ export type AppendResult =
 export async function appendToStream(
   db: Kysely<Database>,
   input: AppendInput,
-  inline?: InlineProjection,
+  inline?: TransactionProjection,
 ): Promise<AppendResult> {
   if (input.events.length === 0) throw new Error('appendToStream: no events to append');
   if (input.expectedVersion === 'no_stream' && !inline) {

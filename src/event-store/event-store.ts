@@ -1,11 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
-import {
-  appendToStream,
-  type AppendInput,
-  type AppendResult,
-  type InlineProjection,
-} from './append-to-stream.js';
+import { appendToStream, type AppendInput, type AppendResult } from './append-to-stream.js';
 import { createBatchedAppender, type BatchedAppenderOptions } from './batched-appender.js';
 import { insertEvents, streamRows } from './insert-events.js';
 import type { RecordedEvent } from './types.js';
@@ -13,10 +8,22 @@ import type { RecordedEvent } from './types.js';
 /** Told of every event the store committed (not of duplicates): NOTIFY, metrics. */
 export type AppendListener = (events: readonly RecordedEvent[]) => void;
 
-/** The event log as commands see it: the only way they write. */
-export interface EventStore {
+/**
+ * Runs in an append's transaction with `Writes`, the read-model writes the store offers (the
+ * commands' are `projections/inline-writes.ts`): they commit with the events or not at all.
+ */
+export type InlineProjection<Writes> = (
+  writes: Writes,
+  events: readonly RecordedEvent[],
+) => Promise<void>;
+
+/**
+ * The event log as commands see it: the only way they write. `Writes` is what an inline
+ * projection is handed; the store knows nothing of read models itself.
+ */
+export interface EventStore<Writes = unknown> {
   /** Optimistic append to one stream; `inline` projections commit in the same transaction. */
-  append(input: AppendInput, inline?: InlineProjection): Promise<AppendResult>;
+  append(input: AppendInput, inline?: InlineProjection<Writes>): Promise<AppendResult>;
   /** A brand-new stream (an issued token, a failure): group-committed with its neighbours. */
   appendNewStream(input: Omit<AppendInput, 'expectedVersion'>): Promise<AppendResult>;
   /**
@@ -38,15 +45,17 @@ export interface StoreTransaction {
  * The append path with its announcements built in: every committed append is passed to each
  * listener, so no command has to remember to wake the projector or count a metric.
  */
-export function createEventStore(
+export function createEventStore<Writes = unknown>(
   db: Kysely<Database>,
   options: {
+    /** What inline projections are handed, made of the append's transaction. */
+    readonly writes?: (trx: Transaction<Database>) => Writes;
     readonly listeners: readonly AppendListener[];
     /** Told of every append that failed (database away, queue full, timeout), not of conflicts. */
     readonly failed?: (error: unknown) => void;
     readonly batching?: BatchedAppenderOptions;
   },
-): EventStore {
+): EventStore<Writes> {
   const batched = createBatchedAppender(db, options.batching);
   const announce = (result: AppendResult): AppendResult => {
     if (result.ok && !result.duplicate) {
@@ -59,7 +68,15 @@ export function createEventStore(
     throw error;
   };
   return {
-    append: (input, inline) => appendToStream(db, input, inline).then(announce, fail),
+    append: (input, inline) => {
+      const { writes } = options;
+      if (inline && !writes) throw new Error('createEventStore: inline projections need `writes`');
+      return appendToStream(
+        db,
+        input,
+        inline && ((trx, events) => inline(writes!(trx), events)),
+      ).then(announce, fail);
+    },
     appendNewStream: (input) =>
       batched.append({ ...input, expectedVersion: 'no_stream' }).then(announce, fail),
     transact: async (work) => {

@@ -12,8 +12,10 @@ declare module 'vitest' {
 
 /** One Postgres per run; a migrated template database that every test file clones. */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const started = Date.now();
   const postgres = await startTestPostgres();
-  console.log(`[test] Postgres from ${postgres.source} (${postgres.detail})`);
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  console.log(`[test] Postgres from ${postgres.source} (${postgres.detail}), up in ${seconds} s`);
   const admin = connect({
     url: postgres.adminUrl,
     poolSize: 1,

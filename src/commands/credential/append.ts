@@ -1,10 +1,8 @@
-import type { Transaction } from 'kysely';
-import type { Database } from '../../db/schema.js';
 import type { Credential } from '../../domain/credential/state.js';
 import { evolveCredential, type CredentialEvent } from '../../domain/credential/evolve.js';
 import { parseRecorded, streams, type DomainEvent } from '../../domain/events.js';
 import { ConflictError } from '../../errors/errors.js';
-import { writeCredential } from '../../projections/credentials.js';
+import type { InlineWrites } from '../../projections/inline-writes.js';
 import type { CommandContext } from '../context.js';
 
 /**
@@ -18,7 +16,7 @@ export async function appendToCredential(
   target: { readonly spaceId: string; readonly clientId: string },
   state: Credential | undefined,
   events: readonly DomainEvent<CredentialEvent['type']>[],
-  alsoInTransaction?: (trx: Transaction<Database>) => Promise<void>,
+  alsoInTransaction?: (writes: InlineWrites) => Promise<void>,
 ): Promise<Credential> {
   let next = state;
   const appended = await ctx.events.append(
@@ -28,12 +26,12 @@ export async function appendToCredential(
       expectedVersion: state?.version ?? 'no_stream',
       events,
     },
-    async (trx, recorded) => {
+    async (writes, recorded) => {
       next = recorded
         .map((event) => parseRecorded<CredentialEvent['type']>(event))
         .reduce(evolveCredential, state);
-      await writeCredential(trx, next!);
-      await alsoInTransaction?.(trx);
+      await writes.credential(next!);
+      await alsoInTransaction?.(writes);
     },
   );
   if (!appended.ok) throw new ConflictError('the credential changed meanwhile; retry the request');

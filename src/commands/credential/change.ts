@@ -8,11 +8,8 @@ import {
 import type { CredentialEvent } from '../../domain/credential/evolve.js';
 import type { Credential } from '../../domain/credential/state.js';
 import type { ClientJwks, EventMetadata } from '../../domain/events.js';
-import type { Transaction } from 'kysely';
-import type { Database } from '../../db/schema.js';
-import { isUniqueViolation } from '../../db/postgres-errors.js';
 import { ConflictError, InvalidRequestError, NotFoundError } from '../../errors/errors.js';
-import { writeIdempotentResponse } from '../../projections/idempotent-responses.js';
+import type { InlineWrites } from '../../projections/inline-writes.js';
 import { generateClientSecret } from '../../tokens/secrets.js';
 import type { CommandContext } from '../context.js';
 import { appendToCredential } from './append.js';
@@ -61,7 +58,7 @@ async function change<Type extends CredentialEvent['type']>(
   command: CredentialCommand,
   refused: Refusals,
   decide: (state: Credential | undefined, eventId: string) => CredentialDecision<Type>,
-  alsoInTransaction?: (trx: Transaction<Database>) => Promise<void>,
+  alsoInTransaction?: (writes: InlineWrites) => Promise<void>,
 ): Promise<Credential> {
   const state = await ctx.credentials.findFresh(command.clientId);
   const decision = decide(state, ctx.ids.eventId());
@@ -114,16 +111,14 @@ export async function rotateSecret(
         }
         return decision;
       },
-      key && ((trx) => writeIdempotentResponse(trx, rotationToKeep(ctx, key, response!))),
+      key && ((writes) => writes.idempotentResponse(rotationToKeep(ctx, key, response!))),
     );
   } catch (error) {
     // A concurrent request with the same key won: answer as it did. It won either the
     // credential's stream (we conflicted on its version) or, when we read the credential after
-    // its commit but looked for a kept response before it, the key's row (a unique violation
-    // that rolled our rotation back whole).
-    const lost =
-      error instanceof ConflictError || isUniqueViolation(error, 'idempotent_responses_pkey');
-    const winner = lost && key && (await keptRotation(ctx, key, command));
+    // its commit but looked for a kept response before it, the key's row (a conflict that
+    // rolled our rotation back whole).
+    const winner = error instanceof ConflictError && key && (await keptRotation(ctx, key, command));
     if (winner) return winner;
     throw error;
   }

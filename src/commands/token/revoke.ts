@@ -4,7 +4,6 @@ import { parseRecorded, streams, type EventMetadata } from '../../domain/events.
 import { decideRevokeToken } from '../../domain/token/decide.js';
 import { evolveToken, type TokenEvent } from '../../domain/token/evolve.js';
 import type { Token } from '../../domain/token/state.js';
-import { writeTokenRevocation } from '../../projections/token-revocations.js';
 import type { CommandContext } from '../context.js';
 import { verifiedClaims } from './introspect.js';
 
@@ -52,11 +51,11 @@ export async function revokeToken(
       expectedVersion: 1,
       events,
     },
-    async (trx, recorded) => {
+    async (writes, recorded) => {
       const revoked = recorded
         .map((event) => parseRecorded<TokenEvent['type']>(event))
         .reduce(evolveToken, state);
-      await writeTokenRevocation(trx, claims.space_id, revoked);
+      await writes.tokenRevocation(claims.space_id, revoked);
     },
   );
   if (appended.ok) ctx.revocations.noteRevoked(claims.jti, claims.exp * 1000);

@@ -1,0 +1,39 @@
+import type { Transaction } from 'kysely';
+import type { Database } from '../db/schema.js';
+import { isUniqueViolation } from '../db/postgres-errors.js';
+import type { Credential } from '../domain/credential/state.js';
+import type { Token } from '../domain/token/state.js';
+import { ConflictError } from '../errors/errors.js';
+import { writeCredential } from './credentials.js';
+import { writeIdempotentResponse, type IdempotentResponse } from './idempotent-responses.js';
+import { writeTokenRevocation } from './token-revocations.js';
+
+/**
+ * The read-model writes a command makes in its append's transaction (they commit with the events
+ * or not at all). A port: Postgres writes them through the transaction; an in-memory store for
+ * handler tests keeps them in maps (test/support/in-memory-store.ts).
+ */
+export interface InlineWrites {
+  /** The credential's row, as `evolveCredential` left it. */
+  credential(state: Credential): Promise<void>;
+  /** A revoked token's row (nothing when `token` is not revoked). */
+  tokenRevocation(spaceId: string, token: Token): Promise<void>;
+  /**
+   * A response kept for its Idempotency-Key; a ConflictError, rolling the append back, when a
+   * concurrent request kept one for that key first.
+   */
+  idempotentResponse(response: IdempotentResponse): Promise<void>;
+}
+
+/** The inline writes through one Postgres transaction. */
+export function postgresInlineWrites(trx: Transaction<Database>): InlineWrites {
+  return {
+    credential: (state) => writeCredential(trx, state),
+    tokenRevocation: (spaceId, token) => writeTokenRevocation(trx, spaceId, token),
+    idempotentResponse: (response) =>
+      writeIdempotentResponse(trx, response).catch((error: unknown) => {
+        if (!isUniqueViolation(error, 'idempotent_responses_pkey')) throw error;
+        throw new ConflictError('another request with this Idempotency-Key was answered first');
+      }),
+  };
+}

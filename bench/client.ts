@@ -1,4 +1,4 @@
-import { mintDevLoginToken } from '../src/tokens/login-tokens.js';
+import { mintDevLoginToken } from '../src/crypto/login-tokens.js';
 
 /** One request the load generator repeats. */
 export type BenchRequest = {

@@ -11,8 +11,8 @@ import type { AddressInfo } from 'node:net';
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { SignJWT, calculateJwkThumbprint, exportJWK, generateKeyPair } from 'jose';
 import { parseCommandLine } from '../src/cli/args.js';
-import { signAccessToken, type AccessTokenClaims } from '../src/tokens/access-tokens.js';
-import { accessTokenHash } from '../src/tokens/dpop.js';
+import { signAccessToken, type AccessTokenClaims } from '../src/crypto/access-tokens.js';
+import { accessTokenHash } from '../src/crypto/dpop.js';
 import { createVerifier } from '../src/verify/index.js';
 
 const { values } = parseCommandLine(`Usage: npm run bench:verify [-- --count=20000]`, {

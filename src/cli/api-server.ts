@@ -31,7 +31,8 @@ import type { CommandContext } from '../commands/context.js';
 import { createCommandContext } from './command-context.js';
 import { createAppendNotifier } from '../event-store/notify.js';
 import { loadAuditPublicKey } from '../audit-trail/audit-key.js';
-import { createLoginTokenVerifier } from '../tokens/login-tokens.js';
+import { createLoginTokenVerifier } from '../crypto/login-tokens.js';
+import { msOf } from '../domain/times.js';
 
 /** A listening API and how to drain it. */
 export interface ApiServer {
@@ -123,9 +124,9 @@ export async function startApiServer(
       perSpace: config.AUDIT_STREAM_MAX_PER_SPACE,
       perSubject: config.AUDIT_STREAM_MAX_PER_USER,
     },
-    heartbeatMs: config.AUDIT_STREAM_HEARTBEAT_SECONDS * 1000,
+    heartbeatMs: msOf(config.AUDIT_STREAM_HEARTBEAT_SECONDS),
     pollMs: 250,
-    reauthorizeMs: config.AUDIT_STREAM_REAUTHORIZE_SECONDS * 1000,
+    reauthorizeMs: msOf(config.AUDIT_STREAM_REAUTHORIZE_SECONDS),
     login: loginVerifier,
   });
   const routes: readonly Route[] = [

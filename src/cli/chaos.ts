@@ -7,7 +7,7 @@
  */
 import { startHarness, type Role } from '../reliability/harness.js';
 import { createClients, startLoad } from '../reliability/load.js';
-import { verifyLog, waitForProjector } from '../reliability/verify.js';
+import { judgeLog, waitForProjector } from '../reliability/oracle.js';
 import { parseCommandLine } from './args.js';
 
 const { values } = parseCommandLine(
@@ -55,7 +55,7 @@ try {
   const report = await load.stop();
   progress(`load stopped after ${report.requests} requests; waiting for the projector`);
   const caughtUp = await waitForProjector(harness.pool, 60_000);
-  const verdict = await verifyLog(harness.pool, report.receivedJtis);
+  const verdict = await judgeLog(harness.pool, report.receivedJtis);
   const ok =
     caughtUp &&
     verdict.ok &&

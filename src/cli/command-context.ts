@@ -14,10 +14,10 @@ import { createCredentialLookup } from '../projections/credential-lookup.js';
 import { createRevocationLookup } from '../projections/revocation-lookup.js';
 import { findIdempotentResponse } from '../projections/idempotent-responses.js';
 import { rememberUsedOnce } from '../projections/used-once-ids.js';
-import { createAccessTokenVerifier } from '../tokens/access-tokens.js';
-import { loadKeyEncryptionKey, loadSecretHashKey } from '../tokens/key-files.js';
-import { openKeyStore } from '../tokens/key-store.js';
-import { createSecretHasher } from '../tokens/secrets.js';
+import { createAccessTokenVerifier } from '../crypto/access-tokens.js';
+import { loadKeyEncryptionKey, loadSecretHashKey } from '../crypto/key-files.js';
+import { openKeyStore } from '../crypto/key-store.js';
+import { createSecretHasher } from '../crypto/secrets.js';
 import { postgresInlineWrites } from '../projections/inline-writes.js';
 
 /**
@@ -93,10 +93,11 @@ export async function createCommandContext(
       maxEntries: config.REVOCATION_LOOKUP_MAX_ENTRIES,
     }),
     keys,
-    verifier: createAccessTokenVerifier(keys, {
-      issuer: config.TOKEN_ISSUER,
-      audiences: config.TOKEN_AUDIENCES,
-    }),
+    verifier: createAccessTokenVerifier(
+      keys,
+      { issuer: config.TOKEN_ISSUER, audiences: config.TOKEN_AUDIENCES },
+      { clock },
+    ),
     hasher: createSecretHasher(secretHashKey),
     clock,
     ids,

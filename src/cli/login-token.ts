@@ -5,7 +5,7 @@
  */
 import { parseCommandLine } from './args.js';
 import { configOrExit } from './config-exit.js';
-import { mintDevLoginToken } from '../tokens/login-tokens.js';
+import { mintDevLoginToken } from '../crypto/login-tokens.js';
 
 const USAGE = `Usage: npm run login-token -- --space=<space_id> [--space=<another>] [--subject=<user>] [--ttl=<seconds>] [--role=<admin|auditor>]
 Prints a development login token (alone on the last line), trusted only without an external issuer.

@@ -16,6 +16,7 @@ import { redactEvent } from '../audit-trail/redaction.js';
 import { connect } from '../db/database.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
+import { msOf } from '../domain/times.js';
 
 /**
  * The projector as `npm run projector` runs it: every view, the hash chains, and signed audit
@@ -37,7 +38,7 @@ export async function startProjectorService(
     seal: true,
     sealIntervalMs: config.SEAL_INTERVAL_MS,
     checkpoints: {
-      intervalMs: config.AUDIT_CHECKPOINT_INTERVAL_SECONDS * 1000,
+      intervalMs: msOf(config.AUDIT_CHECKPOINT_INTERVAL_SECONDS),
       sign: (statement) => signCheckpoint(auditKey, statement),
       dir: config.AUDIT_CHECKPOINT_DIR ?? path.resolve(config.DATA_DIR, 'audit-checkpoints'),
     },

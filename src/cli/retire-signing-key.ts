@@ -4,7 +4,7 @@
  * within SIGNING_KEY_REFRESH_MS; if it was the only active key, a new one signs at once.
  */
 import { retireSigningKey } from '../commands/signing-key/change-keys.js';
-import { loadKeyEncryptionKey } from '../tokens/key-files.js';
+import { loadKeyEncryptionKey } from '../crypto/key-files.js';
 import { operatorActor, operatorEventStore } from './operator.js';
 import { parseCommandLine } from './args.js';
 import { createLogger, openDatabase } from './runtime.js';

@@ -4,7 +4,7 @@
  * data key is re-encrypted), in one transaction with its signing-keys-resealed event. Restart the
  * API processes with the new key afterwards; a second run finds nothing to move.
  */
-import { loadKeyEncryptionKey } from '../tokens/key-files.js';
+import { loadKeyEncryptionKey } from '../crypto/key-files.js';
 import { rewrapSigningKeys } from '../commands/signing-key/reseal.js';
 import { parseCommandLine } from './args.js';
 import { configOrExit, exitOnConfigError } from './config-exit.js';

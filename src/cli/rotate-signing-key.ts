@@ -5,7 +5,7 @@
  * every token they signed has expired, then leave the JWKS. Both changes are events.
  */
 import { rotateSigningKey } from '../commands/signing-key/change-keys.js';
-import { loadKeyEncryptionKey } from '../tokens/key-files.js';
+import { loadKeyEncryptionKey } from '../crypto/key-files.js';
 import { operatorActor, operatorEventStore } from './operator.js';
 import { parseCommandLine } from './args.js';
 import { createLogger, openDatabase } from './runtime.js';

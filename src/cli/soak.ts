@@ -8,7 +8,7 @@
 import { descendants, proportionalBytes } from '../observability/proc.js';
 import { startHarness, type Harness } from '../reliability/harness.js';
 import { createClients, startLoad } from '../reliability/load.js';
-import { verifyLog, waitForProjector } from '../reliability/verify.js';
+import { judgeLog, waitForProjector } from '../reliability/oracle.js';
 import { parseCommandLine } from './args.js';
 
 const { values } = parseCommandLine(
@@ -80,7 +80,7 @@ try {
     `SELECT count(*)::int AS n FROM events WHERE event_type IN ('private-token-issued', 'public-token-issued')`,
   );
   const appended = rows[0]!.n;
-  const verdict = await verifyLog(harness.pool, report.receivedJtis);
+  const verdict = await judgeLog(harness.pool, report.receivedJtis);
   const served = report.receivedJtis.length;
   const lags = samples.map((s) => s.lagSeconds).sort((a, b) => a - b);
   const warm = samples.find((s) => s.atSeconds >= Math.min(60, (minutes * 60) / 4)) ?? samples[0]!;

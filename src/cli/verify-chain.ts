@@ -2,7 +2,7 @@
  * `npm run verify-chain`: recomputes the hash chain over the whole event log and names the first
  * sealed range that does not match. Exit code 0 when intact, 1 when not.
  */
-import { verifyChain } from '../audit-trail/verify-chain.js';
+import { checkChain } from '../audit-trail/check-chain.js';
 import { progressOnStderr } from './progress.js';
 import { createLogger, openDatabase } from './runtime.js';
 import { configOrExit } from './config-exit.js';
@@ -23,7 +23,7 @@ const { sealed } = await database.handle.db
   .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('event_count'), eb.lit(0)).as('sealed'))
   .executeTakeFirstOrThrow();
 const progress = progressOnStderr('verify-chain', { total: Number(sealed), unit: 'events' });
-const verdict = await verifyChain(database.handle.db, 5000, (checked) => progress.update(checked));
+const verdict = await checkChain(database.handle.db, 5000, (checked) => progress.update(checked));
 progress.finish(verdict.ok ? verdict.eventsChecked : 0);
 console.log(JSON.stringify(verdict));
 await database.close();

@@ -13,10 +13,10 @@
  */
 import { createPublicKey } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { verifyExportLines } from '../audit-trail/verify-export.js';
+import { checkExportLines } from '../audit-trail/check-export.js';
 import { readCheckpointStatement, verifyCheckpoint } from '../audit-trail/audit-key.js';
 import { readCheckpointFiles } from '../audit-trail/checkpoint-files.js';
-import { mergeWithArchive } from '../audit-trail/verify-archive.js';
+import { mergeWithArchive } from '../audit-trail/check-archive.js';
 import { progressOnStderr } from './progress.js';
 import { parseCommandLine } from './args.js';
 
@@ -87,7 +87,7 @@ if (archiveDir) {
 const progress = progressOnStderr('verify-export', { total: lines.length, unit: 'lines' });
 const spaceId = firstSpaceId(lines);
 const checkpointDir = values['checkpoint-dir'];
-const verdict = verifyExportLines(
+const verdict = checkExportLines(
   lines,
   publicKey ? (jws) => verifyCheckpoint(publicKey, jws) : undefined,
   readCheckpointStatement,

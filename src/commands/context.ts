@@ -2,16 +2,16 @@ import type { EventStore } from '../event-store/event-store.js';
 import type { InlineWrites } from '../projections/inline-writes.js';
 import type { CredentialLookup } from '../projections/credential-lookup.js';
 import type { Clock, IdGenerator } from '../domain/ports.js';
-import type { SecretHasher } from '../tokens/secrets.js';
-import type { AccessTokenVerifier } from '../tokens/access-tokens.js';
-import type { KeyStore } from '../tokens/key-store.js';
+import type { SecretHasher } from '../crypto/secrets.js';
+import type { AccessTokenVerifier } from '../crypto/access-tokens.js';
+import type { KeyStore } from '../crypto/key-store.js';
 import type { Limits } from '../limits/limits.js';
 import type { FailureEvents } from './client-authentication/failure-events.js';
 import type { AccessRefusals } from './access-refusal/record.js';
 import type { RevocationLookup } from '../projections/revocation-lookup.js';
 import type { IdempotentResponse } from '../projections/idempotent-responses.js';
 import type { UsedOnce } from '../projections/used-once-ids.js';
-import type { KeyEncryptionKey } from '../tokens/key-encryption.js';
+import type { KeyEncryptionKey } from '../crypto/key-encryption.js';
 
 /** Everything a command handler may use. Built once at start-up (src/cli/api-server.ts). */
 export interface CommandContext {

@@ -32,3 +32,18 @@ export function secondsOfIso(text: string): number | undefined {
   const exact = Number.isFinite(ms) && new Date(ms).toISOString() === text;
   return remember(secondsByIso, text, exact ? ms / 1000 : undefined);
 }
+
+/** Whole seconds since the epoch (a JWT's `iat`, `exp`) of a time in milliseconds. */
+export function secondsOf(ms: number): number {
+  return Math.floor(ms / 1000);
+}
+
+/** Milliseconds of a number of seconds: a duration, or a time in seconds since the epoch. */
+export function msOf(seconds: number): number {
+  return seconds * 1000;
+}
+
+/** The Date of a time in seconds since the epoch. */
+export function dateOfSeconds(seconds: number): Date {
+  return new Date(seconds * 1000);
+}

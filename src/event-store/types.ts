@@ -1,3 +1,5 @@
+import type { Selectable } from 'kysely';
+import type { EventsTable } from '../db/schema.js';
 /** The version a stream must be at for an append to go through. */
 export type ExpectedVersion =
   /** The stream must not exist yet; the first event gets position 1. */
@@ -43,20 +45,8 @@ export interface LogPosition {
 /** Before the first event. */
 export const LOG_START: LogPosition = Object.freeze({ transactionId: '0', globalPosition: 0 });
 
-/** The raw row shape shared by every query that selects events. */
-export interface EventRow {
-  global_position: number;
-  transaction_id: string;
-  space_id: string;
-  stream_id: string;
-  stream_position: number;
-  event_id: string;
-  event_type: string;
-  schema_version: number;
-  data: unknown;
-  metadata: unknown;
-  recorded_at: Date;
-}
+/** The raw row shape shared by every query that selects events: the table's row as selected. */
+export type EventRow = Selectable<EventsTable>;
 
 /**
  * Maps a selected row to the public shape. Positions are made numbers here, not by relying on a

@@ -3,10 +3,11 @@ import type { Logger } from 'pino';
 import type { Database } from '../db/schema.js';
 import { userHasSpace } from '../domain/policy.js';
 import { InvalidTokenError } from '../errors/errors.js';
-import type { LoginTokenVerifier } from '../tokens/login-tokens.js';
+import type { LoginTokenVerifier } from '../crypto/login-tokens.js';
 import type { LogTail } from '../event-store/log-tail.js';
 import { isAfter, readLog } from '../event-store/read-log.js';
 import type { LogPosition, RecordedEvent } from '../event-store/types.js';
+import { msOf } from '../domain/times.js';
 
 /** Why a live feed ended, as its last Server-Sent Event says. */
 export type FeedEnd =
@@ -130,7 +131,7 @@ export function watchAuthority(
     readonly logger: Pick<Logger, 'warn'>;
   },
 ): () => void {
-  const expiresAtMs = authority.expiresAt * 1000;
+  const expiresAtMs = msOf(authority.expiresAt);
   const expiry = setTimeout(
     () => feed.end('login_token_expired'),
     Math.min(Math.max(0, expiresAtMs - Date.now()), MAX_TIMER_MS),

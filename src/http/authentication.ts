@@ -15,7 +15,7 @@ import {
   InvalidTokenError,
 } from '../errors/errors.js';
 import type { Limits } from '../limits/limits.js';
-import type { LoginTokenVerifier } from '../tokens/login-tokens.js';
+import type { LoginTokenVerifier } from '../crypto/login-tokens.js';
 import type { RequestState } from './state.js';
 import { validate } from './validate.js';
 

@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import { InvalidDpopProofError, InvalidTokenError } from '../errors/errors.js';
 import type { Limits } from '../limits/limits.js';
-import { checkDpopProof, type DpopProof } from '../tokens/dpop.js';
+import { checkDpopProof, type DpopProof } from '../crypto/dpop.js';
 
 /** What checking a request's DPoP proof needs: the public origin, and the address's budget. */
 export interface DpopGate {

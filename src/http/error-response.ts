@@ -1,5 +1,5 @@
 import type { ParameterizedContext } from 'koa';
-import { DPOP_ALGORITHMS } from '../tokens/dpop.js';
+import { DPOP_ALGORITHMS } from '../crypto/dpop.js';
 import type { ErrorDialect, RequestState } from './state.js';
 import type { Logger } from 'pino';
 import { AppendRefusedError } from '../event-store/errors.js';

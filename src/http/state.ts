@@ -1,7 +1,7 @@
 import type { RouterContext } from '@koa/router';
-import type { PrivateTokenClaims } from '../tokens/access-tokens.js';
-import type { LoginIdentity } from '../tokens/login-tokens.js';
-import type { DpopProof } from '../tokens/dpop.js';
+import type { PrivateTokenClaims } from '../crypto/access-tokens.js';
+import type { LoginIdentity } from '../crypto/login-tokens.js';
+import type { DpopProof } from '../crypto/dpop.js';
 
 /**
  * How an endpoint speaks errors: `oauth` is RFC 6749 §5.2 (token endpoint), `bearer` is RFC 6750

@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { Token } from '../domain/token/state.js';
+import { dateOfSeconds } from '../domain/times.js';
 
 /**
  * The `token_revocations` read model: a revoked token's state, as `evolveToken` leaves it, written
@@ -19,7 +20,7 @@ export async function writeTokenRevocation(
       space_id: spaceId,
       client_id: token.clientId,
       token_kind: token.kind,
-      expires_at: new Date(token.expiresAt * 1000),
+      expires_at: dateOfSeconds(token.expiresAt),
       revoked_at: new Date(token.revokedAt),
     })
     .execute();

@@ -7,7 +7,7 @@ import pg from 'pg';
 import { pino } from 'pino';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../db/embedded-postgres.js';
 import { descendants } from '../observability/proc.js';
-import { mintDevLoginToken } from '../tokens/login-tokens.js';
+import { mintDevLoginToken } from '../crypto/login-tokens.js';
 import { loadAuditSigningKey } from '../audit-trail/audit-key.js';
 
 /** The processes of a running harness, by role. */

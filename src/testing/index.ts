@@ -12,7 +12,7 @@ import { openDatabase } from '../cli/runtime.js';
 import { loadConfig } from '../config/config.js';
 import { createLogger } from '../config/logger.js';
 import { freePort } from '../net/free-port.js';
-import { mintDevLoginToken } from '../tokens/login-tokens.js';
+import { mintDevLoginToken } from '../crypto/login-tokens.js';
 
 /** Options of {@link startTokenAuthority}; all optional. */
 export interface TokenAuthorityOptions {

@@ -1,5 +1,5 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
-import type { PublicKeys } from '../tokens/access-tokens.js';
+import type { PublicKeys } from '../crypto/access-tokens.js';
 
 /**
  * The issuer's signing keys from its JWKS endpoint, as Node key objects: fetched on first use and

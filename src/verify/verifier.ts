@@ -1,9 +1,10 @@
 import type { JWTPayload } from 'jose';
-import { createAccessTokenVerifier } from '../tokens/access-tokens.js';
+import { createAccessTokenVerifier } from '../crypto/access-tokens.js';
 import { remotePublicKeys } from './remote-keys.js';
-import { checkDpopProof } from '../tokens/dpop.js';
+import { checkDpopProof } from '../crypto/dpop.js';
 import { createReplayCache } from './replay-cache.js';
 import { RevocationListUnavailable, createRevocationLists } from './revocation-list.js';
+import { msOf } from '../domain/times.js';
 
 /** The claims of a token that passed, as the issuer signed them. */
 export interface VerifiedToken extends JWTPayload {
@@ -95,12 +96,12 @@ export function createVerifier(options: VerifierOptions): Verifier {
       issuer: options.issuer,
       audiences: typeof options.audience === 'string' ? [options.audience] : [...options.audience],
     },
-    { nowSeconds: () => Math.floor(now() / 1000) },
+    { clock: { now } },
   );
   const revocations = createRevocationLists({
     issuer,
-    refreshMs: (options.revocationRefreshSeconds ?? 10) * 1000,
-    maxStaleMs: (options.revocationMaxStaleSeconds ?? 60) * 1000,
+    refreshMs: msOf(options.revocationRefreshSeconds ?? 10),
+    maxStaleMs: msOf(options.revocationMaxStaleSeconds ?? 60),
     fetch: doFetch,
     now,
   });
@@ -148,7 +149,7 @@ export function createVerifier(options: VerifierOptions): Verifier {
     if (
       list.revokedTokens.has(claims.jti) ||
       (claims.parent_jti !== undefined && list.revokedTokens.has(claims.parent_jti)) ||
-      (revokedClientAt !== undefined && (claims.iat ?? 0) * 1000 <= revokedClientAt)
+      (revokedClientAt !== undefined && msOf(claims.iat ?? 0) <= revokedClientAt)
     ) {
       throw new VerifyError('invalid_token', 'the token has been revoked', 401);
     }

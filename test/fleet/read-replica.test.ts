@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mintDevLoginToken } from '../../src/tokens/login-tokens.js';
+import { mintDevLoginToken } from '../../src/crypto/login-tokens.js';
 import {
   drillCredential,
   fleetIn,

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { commandLine, descendants } from '../../src/observability/proc.js';
-import { mintDevLoginToken } from '../../src/tokens/login-tokens.js';
+import { mintDevLoginToken } from '../../src/crypto/login-tokens.js';
 import { freePortBelow32768 } from '../support/postgres-source.js';
 import { waitUntil } from '../support/wait.js';
 

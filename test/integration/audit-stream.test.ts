@@ -7,7 +7,7 @@ import {
   type TestService,
 } from '../support/test-service.js';
 import { waitUntil } from '../support/wait.js';
-import { mintDevLoginToken } from '../../src/tokens/login-tokens.js';
+import { mintDevLoginToken } from '../../src/crypto/login-tokens.js';
 
 const SPACE = 'space-stream';
 let service: TestService;

@@ -7,8 +7,8 @@ import { promisify } from 'node:util';
 import { calculateJwkThumbprint, decodeJwt, type JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
-import { sealPrivateKey } from '../../src/tokens/key-encryption.js';
-import { loadKeyEncryptionKey } from '../../src/tokens/key-files.js';
+import { sealPrivateKey } from '../../src/crypto/key-encryption.js';
+import { loadKeyEncryptionKey } from '../../src/crypto/key-files.js';
 
 // Key ids, client ids and spaces are base64url: about one in 32 begins with "-". Every command
 // that takes one must take it in both spellings, through the real CLI.

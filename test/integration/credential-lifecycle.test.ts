@@ -2,9 +2,9 @@ import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PROJECTIONS } from '../../src/projections/all.js';
 import { catchUp } from '../../src/projections/batches.js';
-import { signAccessToken } from '../../src/tokens/access-tokens.js';
+import { signAccessToken } from '../../src/crypto/access-tokens.js';
 import { retireSigningKey } from '../../src/commands/signing-key/change-keys.js';
-import { loadKeyEncryptionKey } from '../../src/tokens/key-files.js';
+import { loadKeyEncryptionKey } from '../../src/crypto/key-files.js';
 import {
   AUDIENCE,
   createCredentialVia,

@@ -5,7 +5,7 @@ import { appendToStream } from '../../src/event-store/append-to-stream.js';
 import { createBatchedAppender } from '../../src/event-store/batched-appender.js';
 import { readLog } from '../../src/event-store/read-log.js';
 import { sealChain } from '../../src/audit-trail/seal-chain.js';
-import { verifyChain } from '../../src/audit-trail/verify-chain.js';
+import { checkChain } from '../../src/audit-trail/check-chain.js';
 import { compareLogPositions, sealEnd } from '../../src/audit-trail/chain-rows.js';
 import {
   LOG_START,
@@ -329,7 +329,7 @@ describe('hash chain', () => {
       });
     }
     while ((await sealChain(database.db, 7)) > 0);
-    const clean = await verifyChain(database.db, 4);
+    const clean = await checkChain(database.db, 4);
     const total = await database.db
       .selectFrom('events')
       .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -388,13 +388,13 @@ describe('hash chain', () => {
         `UPDATE events SET data = '{"i": 999}' WHERE space_id = $1 AND global_position = $2`,
         [SPACE, victim.global_position],
       );
-      expect(await verifyChain(database.db, 4)).toEqual(breakAt('event_altered'));
+      expect(await checkChain(database.db, 4)).toEqual(breakAt('event_altered'));
 
       await asSuperuser(`DELETE FROM events WHERE space_id = $1 AND global_position = $2`, [
         SPACE,
         victim.global_position,
       ]);
-      expect(await verifyChain(database.db, 4)).toEqual(breakAt('event_missing'));
+      expect(await checkChain(database.db, 4)).toEqual(breakAt('event_missing'));
 
       const original = saved[0] as Record<string, unknown>;
       const columns = Object.keys(original);
@@ -411,12 +411,12 @@ describe('hash chain', () => {
           ),
         );
       await insert(SPACE);
-      expect((await verifyChain(database.db, 4)).ok).toBe(true);
+      expect((await checkChain(database.db, 4)).ok).toBe(true);
       // A forged event placed inside the sealed range, in commit order beside the victim.
       await insert('forged-space');
-      expect(await verifyChain(database.db, 4)).toEqual(breakAt('event_added'));
+      expect(await checkChain(database.db, 4)).toEqual(breakAt('event_added'));
       await asSuperuser(`DELETE FROM events WHERE space_id = 'forged-space'`);
-      expect((await verifyChain(database.db, 4)).ok).toBe(true);
+      expect((await checkChain(database.db, 4)).ok).toBe(true);
     } finally {
       client.release();
     }

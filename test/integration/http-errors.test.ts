@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { signAccessToken, type PrivateTokenClaims } from '../../src/tokens/access-tokens.js';
+import { signAccessToken, type PrivateTokenClaims } from '../../src/crypto/access-tokens.js';
 import {
   AUDIENCE,
   createCredentialVia,

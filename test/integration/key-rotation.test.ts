@@ -1,7 +1,7 @@
 import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { waitUntil } from '../support/wait.js';
-import { loadKeyEncryptionKey } from '../../src/tokens/key-files.js';
+import { loadKeyEncryptionKey } from '../../src/crypto/key-files.js';
 import { rotateSigningKey } from '../../src/commands/signing-key/change-keys.js';
 import {
   AUDIENCE,

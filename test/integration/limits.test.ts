@@ -1,7 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { signAccessToken } from '../../src/tokens/access-tokens.js';
+import { signAccessToken } from '../../src/crypto/access-tokens.js';
 import {
   AUDIENCE,
   createCredentialVia,

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../../src/reliability/harness.js';
 import { createClients, startLoad } from '../../src/reliability/load.js';
-import { verifyLog, waitForProjector } from '../../src/reliability/verify.js';
+import { judgeLog, waitForProjector } from '../../src/reliability/oracle.js';
 import {
   AUDIENCE,
   createCredentialVia,
@@ -78,7 +78,7 @@ describe('Postgres killed under load', () => {
 
     // The projector reconnects and catches up; nothing a client received is missing.
     expect(await waitForProjector(harness.pool, 30_000)).toBe(true);
-    const verdict = await verifyLog(harness.pool, report.receivedJtis);
+    const verdict = await judgeLog(harness.pool, report.receivedJtis);
     expect(verdict).toMatchObject({ ok: true, tokensWithoutEvent: 0, duplicateTokenEvents: 0 });
   });
 });

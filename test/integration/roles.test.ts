@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { SignJWT, decodeJwt, importJWK } from 'jose';
-import { DEV_LOGIN_ISSUER, devLoginKey } from '../../src/tokens/login-tokens.js';
+import { DEV_LOGIN_ISSUER, devLoginKey } from '../../src/crypto/login-tokens.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   createCredentialVia,

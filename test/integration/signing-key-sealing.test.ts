@@ -6,8 +6,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { calculateJwkThumbprint, type JWK } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { keyEncryptionKey, openPrivateKey } from '../../src/tokens/key-encryption.js';
-import { loadKeyEncryptionKey } from '../../src/tokens/key-files.js';
+import { keyEncryptionKey, openPrivateKey } from '../../src/crypto/key-encryption.js';
+import { loadKeyEncryptionKey } from '../../src/crypto/key-files.js';
 import { createTestDatabase } from '../support/test-database.js';
 import { createCredentialVia, privateTokenVia, startTestService } from '../support/test-service.js';
 

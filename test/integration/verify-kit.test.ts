@@ -10,7 +10,7 @@ import {
   koaVerifier,
   verifyFetchRequest,
 } from '../../src/verify/index.js';
-import { accessTokenHash } from '../../src/tokens/dpop.js';
+import { accessTokenHash } from '../../src/crypto/dpop.js';
 import {
   AUDIENCE,
   createCredentialVia,

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { CommandContext } from '../../src/commands/context.js';
 import { randomIds } from '../../src/domain/ports.js';
-import { keyEncryptionKey } from '../../src/tokens/key-encryption.js';
-import { createSecretHasher } from '../../src/tokens/secrets.js';
+import { keyEncryptionKey } from '../../src/crypto/key-encryption.js';
+import { createSecretHasher } from '../../src/crypto/secrets.js';
 import { createInMemoryEventStore, type InMemoryEventStore } from './in-memory-store.js';
 
 /** A clock a test moves by hand. */

@@ -8,7 +8,7 @@ import { connectOptions } from '../../src/cli/runtime.js';
 import { connect } from '../../src/db/database.js';
 import type pg from 'pg';
 import { loadConfig, type Config } from '../../src/config/config.js';
-import { mintDevLoginToken, type LoginRole } from '../../src/tokens/login-tokens.js';
+import { mintDevLoginToken, type LoginRole } from '../../src/crypto/login-tokens.js';
 import { loadAuditSigningKey } from '../../src/audit-trail/audit-key.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
 

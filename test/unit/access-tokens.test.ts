@@ -6,8 +6,8 @@ import {
   signAccessTokenOffThread,
   verifyAccessToken,
   type PrivateTokenClaims,
-} from '../../src/tokens/access-tokens.js';
-import type { KeyStore } from '../../src/tokens/key-store.js';
+} from '../../src/crypto/access-tokens.js';
+import type { KeyStore } from '../../src/crypto/key-store.js';
 
 function keyStore(): KeyStore & { privateKey: KeyObject } {
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
@@ -181,7 +181,9 @@ describe('createAccessTokenVerifier', () => {
       ...base,
       publicKey: (kid) => (published ? base.publicKey(kid) : undefined),
     };
-    const verifier = createAccessTokenVerifier(keys, policy, { nowSeconds: () => clock });
+    const verifier = createAccessTokenVerifier(keys, policy, {
+      clock: { now: () => clock * 1000 },
+    });
     const token = signAccessToken(base.current(), claims);
     await expect(verifier.verify(token, 'private')).resolves.toEqual(claims);
     await expect(verifier.verify(token, 'private')).resolves.toEqual(claims);
@@ -195,7 +197,7 @@ describe('createAccessTokenVerifier', () => {
 
   it('never remembers a token that failed', async () => {
     const keys = keyStore();
-    const verifier = createAccessTokenVerifier(keys, policy, { nowSeconds: () => now });
+    const verifier = createAccessTokenVerifier(keys, policy, { clock: { now: () => now * 1000 } });
     const [h, , s] = signAccessToken(keys.current(), claims).split('.');
     const forged = `${h}.${b64({ ...claims, client_id: 'ci_2' })}.${s}`;
     await expect(verifier.verify(forged, 'private')).rejects.toThrow(/signature/);

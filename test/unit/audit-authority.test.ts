@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { InvalidTokenError } from '../../src/errors/errors.js';
 import { watchAuthority, type FeedEnd } from '../../src/http/audit-feed.js';
-import type { LoginIdentity } from '../../src/tokens/login-tokens.js';
+import type { LoginIdentity } from '../../src/crypto/login-tokens.js';
 
 /** A feed's authority, watched with a login verifier whose answers the test sets. */
 function watched(answer: () => Promise<LoginIdentity>, expiresInSeconds = 3600) {

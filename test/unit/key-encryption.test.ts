@@ -6,7 +6,7 @@ import {
   openPrivateKey,
   rewrapPrivateKey,
   sealPrivateKey,
-} from '../../src/tokens/key-encryption.js';
+} from '../../src/crypto/key-encryption.js';
 
 const kek = keyEncryptionKey(randomBytes(32));
 const other = keyEncryptionKey(randomBytes(32));

@@ -3,7 +3,7 @@ import {
   createSecretHasher,
   generateClientId,
   generateClientSecret,
-} from '../../src/tokens/secrets.js';
+} from '../../src/crypto/secrets.js';
 
 describe('client secrets', () => {
   it('generates 256-bit secrets and 128-bit ids, never twice the same', () => {

@@ -2,6 +2,7 @@ import { createLocalJWKSet, jwtVerify } from 'jose';
 import type { Credential } from '../../domain/credential/state.js';
 import { isDatabaseUnavailable } from '../../db/postgres-errors.js';
 import type { CommandContext } from '../context.js';
+import { dateOfSeconds, secondsOf } from '../../domain/times.js';
 
 /** The signature algorithms a client assertion may use (discovery lists them). */
 export const ASSERTION_ALGORITHMS = ['EdDSA', 'ES256', 'ES384', 'PS256', 'RS256'] as const;
@@ -32,14 +33,14 @@ export async function assertionProvesClient(
       clockTolerance: 30,
       currentDate: new Date(ctx.clock.now()),
     });
-    const now = Math.floor(ctx.clock.now() / 1000);
+    const now = secondsOf(ctx.clock.now());
     if (payload.aud !== ctx.issuer) return false; // one string, not an array that contains it
     if (payload.exp! - now > MAX_LIFETIME_SECONDS || typeof payload.jti !== 'string') return false;
     return await ctx.usedOnce.remember({
       spaceId: credential.spaceId,
       holder: `client:${credential.clientId}`,
       id: payload.jti,
-      expiresAt: new Date(payload.exp! * 1000),
+      expiresAt: dateOfSeconds(payload.exp!),
     });
   } catch (error) {
     // A database away is the service's failure, not the client's: let it answer 503.

@@ -3,7 +3,7 @@ import { decideClientAuthentication } from '../../domain/client-authentication/d
 import { acceptedSecretHashes, type Credential } from '../../domain/credential/state.js';
 import type { DomainEvent, EventMetadata } from '../../domain/events.js';
 import { InvalidClientError } from '../../errors/errors.js';
-import { isClientIdShaped } from '../../tokens/secrets.js';
+import { isClientIdShaped } from '../../crypto/secrets.js';
 import type { CommandContext } from '../context.js';
 import { assertionProvesClient } from './assertion.js';
 

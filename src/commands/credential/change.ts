@@ -10,7 +10,7 @@ import type { Credential } from '../../domain/credential/state.js';
 import type { ClientJwks, EventMetadata } from '../../domain/events.js';
 import { ConflictError, InvalidRequestError, NotFoundError } from '../../errors/errors.js';
 import type { InlineWrites } from '../../projections/inline-writes.js';
-import { generateClientSecret } from '../../tokens/secrets.js';
+import { generateClientSecret } from '../../crypto/secrets.js';
 import type { CommandContext } from '../context.js';
 import { appendToCredential } from './append.js';
 import {

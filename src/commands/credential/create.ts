@@ -1,6 +1,6 @@
 import { decideCreateCredential } from '../../domain/credential/decide.js';
 import type { ClientJwks, EventMetadata } from '../../domain/events.js';
-import { generateClientId, generateClientSecret } from '../../tokens/secrets.js';
+import { generateClientId, generateClientSecret } from '../../crypto/secrets.js';
 import type { CommandContext } from '../context.js';
 import { appendToCredential } from './append.js';
 import { overSpaceCeiling } from './change.js';

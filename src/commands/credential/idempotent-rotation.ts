@@ -2,10 +2,11 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { ConflictError, IdempotencyKeyReusedError } from '../../errors/errors.js';
 import type { IdempotentResponse } from '../../projections/idempotent-responses.js';
-import { openValue, sealValue } from '../../tokens/key-encryption.js';
+import { openValue, sealValue } from '../../crypto/key-encryption.js';
 import type { CommandContext } from '../context.js';
 import { decideRecordSecretReplay } from '../../domain/credential/decide.js';
 import { streams, type EventMetadata } from '../../domain/events.js';
+import { msOf } from '../../domain/times.js';
 
 /** What a rotation answers; kept sealed so a retry with the same key gets it again. */
 export interface RotatedSecret {
@@ -110,6 +111,6 @@ export function rotationToKeep(
   return {
     ...key,
     sealedResponse: sealValue(ctx.kek, binding(key), plaintext),
-    expiresAt: new Date(ctx.clock.now() + ctx.idempotentResponses.ttlSeconds * 1000),
+    expiresAt: new Date(ctx.clock.now() + msOf(ctx.idempotentResponses.ttlSeconds)),
   };
 }

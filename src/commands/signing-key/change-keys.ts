@@ -12,8 +12,8 @@ import { evolveKeyRing, type SigningKeyEvent } from '../../domain/signing-key/ev
 import type { KeyRing } from '../../domain/signing-key/state.js';
 import type { EventStore, StoreTransaction } from '../../event-store/event-store.js';
 import { loadKeyRing, writeKeyRing } from '../../projections/signing-keys.js';
-import { generateSigningKey } from '../../tokens/key-store.js';
-import { sealPrivateKey, type KeyEncryptionKey } from '../../tokens/key-encryption.js';
+import { generateSigningKey } from '../../crypto/key-store.js';
+import { sealPrivateKey, type KeyEncryptionKey } from '../../crypto/key-encryption.js';
 import { sealKeysInTheClear } from './reseal.js';
 import { SERVICE_ACTOR, type KeyActor } from './actor.js';
 

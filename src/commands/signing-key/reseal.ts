@@ -11,7 +11,7 @@ import {
   sealPrivateKey,
   type KeyEncryptionKey,
   type SealedPrivateKey,
-} from '../../tokens/key-encryption.js';
+} from '../../crypto/key-encryption.js';
 import type { KeyActor } from './actor.js';
 
 /**

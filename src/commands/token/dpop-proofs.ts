@@ -1,5 +1,5 @@
 import { InvalidDpopProofError } from '../../errors/errors.js';
-import type { DpopProof } from '../../tokens/dpop.js';
+import type { DpopProof } from '../../crypto/dpop.js';
 import type { CommandContext } from '../context.js';
 
 /**

@@ -1,6 +1,6 @@
 import { tokenInSpace } from '../../domain/policy.js';
 import type { Credential } from '../../domain/credential/state.js';
-import type { AccessTokenClaims } from '../../tokens/access-tokens.js';
+import type { AccessTokenClaims } from '../../crypto/access-tokens.js';
 import type { CommandContext } from '../context.js';
 
 /** Our own access token's verified claims, or undefined for anything that is not one. */

@@ -3,7 +3,7 @@ import type { EventMetadata } from '../../domain/events.js';
 import { authenticateClient, type ClientProof } from '../client-authentication/authenticate.js';
 import { InvalidTargetError } from '../../errors/errors.js';
 import type { CommandContext } from '../context.js';
-import type { DpopProof } from '../../tokens/dpop.js';
+import type { DpopProof } from '../../crypto/dpop.js';
 import { rememberDpopProof } from './dpop-proofs.js';
 import { recordIssuedToken, type IssuedToken } from './record-issued.js';
 

@@ -5,9 +5,9 @@ import {
   InvalidDpopProofError,
   InvalidTokenError,
 } from '../../errors/errors.js';
-import type { PrivateTokenClaims } from '../../tokens/access-tokens.js';
+import type { PrivateTokenClaims } from '../../crypto/access-tokens.js';
 import type { CommandContext } from '../context.js';
-import type { DpopProof } from '../../tokens/dpop.js';
+import type { DpopProof } from '../../crypto/dpop.js';
 import { rememberDpopProof } from './dpop-proofs.js';
 import { recordIssuedToken, type IssuedToken } from './record-issued.js';
 

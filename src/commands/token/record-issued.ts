@@ -1,7 +1,7 @@
 import { streams, type DomainEvent } from '../../domain/events.js';
 import { storedForm } from '../../domain/stored-form.js';
 import { ConflictError } from '../../errors/errors.js';
-import { signAccessTokenOffThread, type AccessTokenClaims } from '../../tokens/access-tokens.js';
+import { signAccessTokenOffThread, type AccessTokenClaims } from '../../crypto/access-tokens.js';
 import type { CommandContext } from '../context.js';
 import type { RateLimitState } from '../../limits/limits.js';
 

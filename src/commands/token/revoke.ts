@@ -6,6 +6,7 @@ import { evolveToken, type TokenEvent } from '../../domain/token/evolve.js';
 import type { Token } from '../../domain/token/state.js';
 import type { CommandContext } from '../context.js';
 import { verifiedClaims } from './introspect.js';
+import { msOf } from '../../domain/times.js';
 
 /**
  * RFC 7009: revokes `token` when it was issued to the authenticated client; for anything else
@@ -58,5 +59,5 @@ export async function revokeToken(
       await writes.tokenRevocation(claims.space_id, revoked);
     },
   );
-  if (appended.ok) ctx.revocations.noteRevoked(claims.jti, claims.exp * 1000);
+  if (appended.ok) ctx.revocations.noteRevoked(claims.jti, msOf(claims.exp));
 }

@@ -2,6 +2,7 @@ import { domainEvent, type ClientJwks, type DomainEvent, type EventMetadata } fr
 import type { Credential } from './state.js';
 import { accept, refuse, type Decision } from '../decision.js';
 import { withinSpaceCeiling } from '../policy.js';
+import { msOf } from '../times.js';
 
 /** Why a change to a credential cannot happen. */
 export type CredentialRefusal = 'not_found' | 'revoked' | 'wrong_method' | 'over_space_ceiling';
@@ -93,7 +94,7 @@ export function decideRotateSecret(
   if (refused) return refuse(refused);
   // A secretless client authenticates with its keys: it gets none to rotate.
   if (!state!.secretHash) return refuse('wrong_method');
-  const expiresAt = new Date(command.now + command.overlapSeconds * 1000).toISOString();
+  const expiresAt = new Date(command.now + msOf(command.overlapSeconds)).toISOString();
   const event = domainEvent(
     command.eventId,
     'credential-secret-rotated',

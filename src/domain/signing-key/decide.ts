@@ -1,6 +1,7 @@
 import { domainEvent, type DomainEvent, type EventData } from '../events.js';
 import { publishedKeys, signingKeys, type KeyRing } from './state.js';
 import { accept, refuse, type Decision } from '../decision.js';
+import { msOf } from '../times.js';
 
 type KeyEvent = DomainEvent<'signing-key-generated' | 'signing-key-retired'>;
 
@@ -68,8 +69,8 @@ export function decideRotateKey(
   },
   ring: KeyRing,
 ): Decision<KeyEvent, never, RotationSchedule> {
-  const activatesAt = command.now + command.activateInSeconds * 1000;
-  const retiresOthersAt = new Date(activatesAt + command.retireAfterSeconds * 1000);
+  const activatesAt = command.now + msOf(command.activateInSeconds);
+  const retiresOthersAt = new Date(activatesAt + msOf(command.retireAfterSeconds));
   const retiredAt = retiresOthersAt.toISOString();
   const events = [
     ...ring

@@ -1,5 +1,5 @@
 import { clientActor } from '../actors.js';
-import { isoOfSeconds } from '../times.js';
+import { isoOfSeconds, msOf, secondsOf } from '../times.js';
 import { domainEvent, type DomainEvent, type EventMetadata } from '../events.js';
 import type { Credential } from '../credential/state.js';
 import type { Token } from './state.js';
@@ -27,7 +27,7 @@ export interface Lifetime {
 
 /** Issue and expiry times (seconds); expiry never past `notAfter`. */
 function lifetime(command: Issuance, ttlSeconds: number, notAfter = Number.POSITIVE_INFINITY) {
-  const issuedAt = Math.floor(command.now / 1000);
+  const issuedAt = secondsOf(command.now);
   const expiresAt = Math.min(issuedAt + ttlSeconds, notAfter);
   return {
     jti: command.jti,
@@ -142,7 +142,7 @@ export function decideRevokeToken(
   state: Token,
 ): Decision<DomainEvent<'token-revoked'>> {
   if (state.clientId !== command.clientId || state.revokedAt !== null) return accept([]);
-  if (state.expiresAt * 1000 <= command.now) return accept([]);
+  if (msOf(state.expiresAt) <= command.now) return accept([]);
   const event = domainEvent(
     command.eventId,
     'token-revoked',

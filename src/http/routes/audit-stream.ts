@@ -10,7 +10,7 @@ import { InvalidRequestError, UnavailableError } from '../../errors/errors.js';
 import { createLogTail } from '../../event-store/log-tail.js';
 import { logHead, positionOf } from '../../event-store/read-log.js';
 import type { LogPosition, RecordedEvent } from '../../event-store/types.js';
-import type { LoginTokenVerifier } from '../../tokens/login-tokens.js';
+import type { LoginTokenVerifier } from '../../crypto/login-tokens.js';
 import { openFeed, watchAuthority, type Feed, type FeedEnd } from '../audit-feed.js';
 import { bearerToken } from '../authentication.js';
 import { createStreamSlots, type StreamCaps } from '../stream-slots.js';

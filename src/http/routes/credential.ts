@@ -11,7 +11,7 @@ import {
 import type { Database } from '../../db/schema.js';
 import { NotFoundError } from '../../errors/errors.js';
 import { clientJwksSchema } from '../../domain/events.js';
-import { isUsablePublicJwk } from '../../tokens/client-keys.js';
+import { isUsablePublicJwk } from '../../crypto/client-keys.js';
 import { getCredential, listCredentials } from '../../projections/credential-queries.js';
 import { jsonCursor } from '../query.js';
 import { requestMetadata } from '../request-context.js';

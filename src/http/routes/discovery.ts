@@ -1,7 +1,7 @@
 import { GRANT_TYPES } from '../../commands/token/grants/registry.js';
 import { ASSERTION_ALGORITHMS } from '../../commands/client-authentication/assertion.js';
-import { ACCESS_TOKEN_ALG } from '../../tokens/algorithms.js';
-import { DPOP_ALGORITHMS } from '../../tokens/dpop.js';
+import { ACCESS_TOKEN_ALG } from '../../crypto/algorithms.js';
+import { DPOP_ALGORITHMS } from '../../crypto/dpop.js';
 import type { Route } from '../route.js';
 import type { RequestContext } from '../state.js';
 import { authorizationServerMetadata, type Body } from '../openapi/responses.js';

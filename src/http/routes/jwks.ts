@@ -1,4 +1,4 @@
-import type { KeyStore } from '../../tokens/key-store.js';
+import type { KeyStore } from '../../crypto/key-store.js';
 import { jwks } from '../openapi/responses.js';
 import { route, type Route } from '../route.js';
 

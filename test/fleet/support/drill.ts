@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { decodeJwt } from 'jose';
 import pg from 'pg';
-import { mintDevLoginToken } from '../../../src/tokens/login-tokens.js';
+import { mintDevLoginToken } from '../../../src/crypto/login-tokens.js';
 
 /** What `npm run fleet -- status` prints (the parts the drills read). */
 export interface Fleet {

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { EventMetadata } from '../../../domain/events.js';
 import { TOKEN_ISSUANCES, type IssuanceEvent } from '../../../domain/token/issuances.js';
 import type { RateLimitState } from '../../../limits/limits.js';
-import type { DpopProof } from '../../../tokens/dpop.js';
+import type { DpopProof } from '../../../crypto/dpop.js';
 import type { ClientProof } from '../../client-authentication/authenticate.js';
 import type { CommandContext } from '../../context.js';
 

@@ -6,7 +6,7 @@ import {
   InvalidGrantError,
   InvalidTokenError,
 } from '../../../errors/errors.js';
-import type { PrivateTokenClaims } from '../../../tokens/access-tokens.js';
+import type { PrivateTokenClaims } from '../../../crypto/access-tokens.js';
 import { authenticateClient } from '../../client-authentication/authenticate.js';
 import { issuePublicToken } from '../issue-public.js';
 import { defineGrant } from './grant.js';

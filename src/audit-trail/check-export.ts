@@ -2,8 +2,8 @@ import type { CheckpointStatement } from './audit-checkpoints.js';
 import { chainHash, GENESIS_HASH } from './chain-link.js';
 import { toRecordedEvent, type EventRow, type RecordedEvent } from '../event-store/types.js';
 import type { ExportLine } from './export.js';
-import { compareWithFiles } from './verify-checkpoint-files.js';
-import { checkExportCheckpoints, type CheckpointFailure } from './verify-export-checkpoints.js';
+import { compareWithFiles } from './check-checkpoint-files.js';
+import { checkExportCheckpoints, type CheckpointFailure } from './check-export-checkpoints.js';
 
 /** Why an export does not verify. */
 export type ExportFailure =
@@ -53,7 +53,7 @@ export type ExportVerdict =
  * the events after the last one are unanchored: anyone who can rewrite the database could have
  * written them), unless `allowUnanchoredTail`.
  */
-export function verifyExportLines(
+export function checkExportLines(
   lines: Iterable<string>,
   verifyCheckpoint?: (jws: string) => CheckpointStatement | undefined,
   readStatement?: (jws: string) => CheckpointStatement | undefined,

@@ -21,7 +21,7 @@ export type ChainBreak = {
   readonly reason: 'event_altered' | 'event_missing' | 'event_added' | 'link_altered';
 };
 
-/** The verdict of {@link verifyChain}. */
+/** The verdict of {@link checkChain}. */
 export type ChainVerdict =
   | {
       readonly ok: true;
@@ -37,7 +37,7 @@ export type ChainVerdict =
  * and reports the first that does not match. Catches edits made by someone who bypassed the
  * append-only triggers (a superuser). Events after the last seal are not yet sealed and not read.
  */
-export async function verifyChain(
+export async function checkChain(
   db: Kysely<Database>,
   pageSize = 5000,
   onPage?: (eventsChecked: number) => void,

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { kyselyOver } from '../db/database.js';
-import { verifyChain } from '../audit-trail/verify-chain.js';
+import { checkChain } from '../audit-trail/check-chain.js';
 import { compareViewsWithLog } from './recompute.js';
 
 /** What a reliability run's end state looks like, and whether it is what it must be. */
@@ -11,7 +11,7 @@ export interface LogVerdict {
   /** Token ids recorded more than once (must be 0). */
   readonly duplicateTokenEvents: number;
   readonly views: Awaited<ReturnType<typeof compareViewsWithLog>>;
-  readonly chain: Awaited<ReturnType<typeof verifyChain>>;
+  readonly chain: Awaited<ReturnType<typeof checkChain>>;
 }
 
 /**
@@ -19,7 +19,7 @@ export interface LogVerdict {
  * twice, every view equals its recomputation from the log, and the hash chain verifies.
  * Call once the projector has caught up ({@link waitForProjector}).
  */
-export async function verifyLog(
+export async function judgeLog(
   pool: pg.Pool,
   receivedJtis: readonly string[],
 ): Promise<LogVerdict> {
@@ -35,7 +35,7 @@ export async function verifyLog(
         GROUP BY 1 HAVING count(*) > 1) d`,
   );
   const views = await compareViewsWithLog(pool);
-  const chain = await verifyChain(kyselyOver(pool));
+  const chain = await checkChain(kyselyOver(pool));
   const tokensWithoutEvent = missing[0]!.n;
   const duplicateTokenEvents = duplicates[0]!.n;
   return {

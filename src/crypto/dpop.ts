@@ -10,6 +10,7 @@ import {
   type ProtectedHeaderParameters,
 } from 'jose';
 import { InvalidDpopProofError } from '../errors/errors.js';
+import { dateOfSeconds, secondsOf } from '../domain/times.js';
 
 /** The algorithms a DPoP proof may be signed with (discovery: dpop_signing_alg_values_supported). */
 export const DPOP_ALGORITHMS = ['EdDSA', 'ES256', 'ES384', 'PS256', 'RS256'] as const;
@@ -72,7 +73,7 @@ export async function checkDpopProof(
       `the DPoP proof's alg must be one of ${DPOP_ALGORITHMS.join(', ')}`,
     );
   }
-  const now = Math.floor(request.nowMs / 1000);
+  const now = secondsOf(request.nowMs);
   if (typeof payload.jti !== 'string' || payload.jti.length === 0 || payload.jti.length > 256) {
     throw new InvalidDpopProofError('the DPoP proof needs a jti');
   }
@@ -105,7 +106,7 @@ export async function checkDpopProof(
     jkt: await calculateJwkThumbprint(jwk, 'sha256'),
     jti: payload.jti,
     // Accepted while floor(now) <= iat + window: until the end of that second.
-    expiresAt: new Date((payload.iat + IAT_WINDOW_SECONDS + 1) * 1000),
+    expiresAt: dateOfSeconds(payload.iat + IAT_WINDOW_SECONDS + 1),
   };
 }
 

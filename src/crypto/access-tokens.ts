@@ -3,6 +3,8 @@ import { z } from 'zod';
 import { InvalidTokenError } from '../errors/errors.js';
 import { ACCESS_TOKEN_ALG } from './algorithms.js';
 import type { KeyStore, SigningKey } from './key-store.js';
+import type { Clock } from '../domain/ports.js';
+import { secondsOf } from '../domain/times.js';
 
 /** Which of our two access tokens a JWT is. */
 export type TokenKind = 'private' | 'public';
@@ -110,7 +112,7 @@ export async function verifyAccessToken<Kind extends TokenKind>(
   kind: Kind | 'any',
   keys: PublicKeys,
   policy: AccessTokenPolicy,
-  nowSeconds = Math.floor(Date.now() / 1000),
+  nowSeconds: number,
 ): Promise<Extract<AccessTokenClaims, { token_kind: Kind }>> {
   const parts = token.split('.');
   // One token, one spelling: base64url without padding, canonical (no stray trailing bits).
@@ -200,10 +202,14 @@ export interface AccessTokenVerifier {
 export function createAccessTokenVerifier(
   keys: PublicKeys,
   policy: AccessTokenPolicy,
-  options: { readonly maxEntries?: number; readonly nowSeconds?: () => number } = {},
+  options: {
+    /** Time as the caller keeps it (the service's Clock port, the kit's `now` option). */
+    readonly clock: Clock;
+    readonly maxEntries?: number;
+  },
 ): AccessTokenVerifier {
   const maxEntries = options.maxEntries ?? 10_000;
-  const nowSeconds = options.nowSeconds ?? (() => Math.floor(Date.now() / 1000));
+  const nowSeconds = () => secondsOf(options.clock.now());
   const verified = new Map<string, { readonly claims: AccessTokenClaims; readonly kid: string }>();
   async function verifyMemoised<Kind extends TokenKind>(token: string, kind: Kind | 'any') {
     const now = nowSeconds();

@@ -54,8 +54,9 @@ export const LAYERS = {
     'net',
   ],
   testing: ['cli', 'crypto', 'config', 'net'],
-  verify: ['crypto', 'domain', 'errors'],
+  verify: ['crypto', 'transparency', 'domain', 'errors'],
   testcontainers: [],
+  transparency: [],
 };
 
 // Modules with I/O the pure domain may not reach for: it decides, the commands do the I/O.

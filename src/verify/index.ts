@@ -12,3 +12,19 @@ export {
   refusalResponse,
   verifyFetchRequest,
 } from './adapters.js';
+// Transparency-log checks for reviewers' scripts and resource servers: RFC 9162 proofs and C2SP
+// signed checkpoints, verified offline with nothing but the proof, a checkpoint and a public key.
+export {
+  EMPTY_ROOT,
+  leafHash,
+  nodeHash,
+  verifyConsistency,
+  verifyInclusion,
+} from '../transparency/merkle.js';
+export { parseCheckpointText, type Checkpoint } from '../transparency/checkpoint.js';
+export {
+  openNote,
+  parseNote,
+  parseVerifierKey,
+  type NoteVerifier,
+} from '../transparency/signed-note.js';

@@ -38,6 +38,7 @@ export const LAYERS = {
   reliability: ['audit-trail', 'projections', 'observability', 'crypto', 'domain', 'db', 'net'],
   cli: [
     'fleet',
+    'transparency',
     'http',
     'commands',
     'reliability',

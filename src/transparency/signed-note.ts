@@ -15,7 +15,10 @@ import {
  */
 
 const DASH = '\u2014 ';
-const ED25519 = 0x01;
+/** The key types of a key id and a vkey: a note's own signature, and a cosignature/v1. */
+export const NOTE_ED25519 = 0x01;
+export const COSIGNATURE_ED25519 = 0x04;
+type KeyType = typeof NOTE_ED25519 | typeof COSIGNATURE_ED25519;
 /** Node's DER prefixes around a raw 32-byte Ed25519 key. */
 const SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 const PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
@@ -23,6 +26,8 @@ const PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
 /** A key as a note names it: its name and the public key that checks its signatures. */
 export interface NoteVerifier {
   readonly name: string;
+  /** 0x01 for a log's note signatures, 0x04 for a witness's cosignatures. */
+  readonly type: KeyType;
   readonly keyId: Buffer;
   readonly publicKey: KeyObject;
 }
@@ -32,14 +37,26 @@ export interface NoteSigner extends NoteVerifier {
   readonly privateKey: KeyObject;
 }
 
+const isKeyType = (type: number | undefined): type is KeyType =>
+  type === NOTE_ED25519 || type === COSIGNATURE_ED25519;
+
+/** The signer key's text form (Go's sumdb/note): `PRIVATE+KEY+<name>+<hex id>+<base64(type ‖ seed)>`. */
+export function signerKeyText(key: NoteSigner): string {
+  const seed = key.privateKey
+    .export({ format: 'der', type: 'pkcs8' })
+    .subarray(PKCS8_PREFIX.length);
+  const raw = Buffer.concat([Buffer.from([key.type]), seed]);
+  return `PRIVATE+KEY+${key.name}+${key.keyId.toString('hex')}+${raw.toString('base64')}`;
+}
+
 function validName(name: string): boolean {
   return name.length > 0 && !/[\s+]/u.test(name);
 }
 
-function keyIdOf(name: string, rawPublicKey: Buffer): Buffer {
+function keyIdOf(name: string, type: KeyType, rawPublicKey: Buffer): Buffer {
   return createHash('sha256')
     .update(name, 'utf8')
-    .update(Buffer.from([0x0a, ED25519]))
+    .update(Buffer.from([0x0a, type]))
     .update(rawPublicKey)
     .digest()
     .subarray(0, 4);
@@ -50,16 +67,20 @@ function rawPublicKey(key: KeyObject): Buffer {
 }
 
 /** A signer from a name and Node's Ed25519 private key. */
-export function noteSigner(name: string, privateKey: KeyObject): NoteSigner {
+export function noteSigner(
+  name: string,
+  privateKey: KeyObject,
+  type: KeyType = NOTE_ED25519,
+): NoteSigner {
   if (!validName(name)) throw new Error(`a note key name has no spaces or "+": ${name}`);
   if (privateKey.asymmetricKeyType !== 'ed25519') throw new Error('note keys are Ed25519');
   const publicKey = createPublicKey(privateKey);
-  return { name, keyId: keyIdOf(name, rawPublicKey(publicKey)), publicKey, privateKey };
+  return { name, type, keyId: keyIdOf(name, type, rawPublicKey(publicKey)), publicKey, privateKey };
 }
 
 /** The verifier key in the text form tools exchange: `<name>+<hex key id>+<base64(0x01 ‖ key)>`. */
 export function verifierKeyText(key: NoteVerifier): string {
-  const raw = Buffer.concat([Buffer.from([ED25519]), rawPublicKey(key.publicKey)]);
+  const raw = Buffer.concat([Buffer.from([key.type]), rawPublicKey(key.publicKey)]);
   return `${key.name}+${key.keyId.toString('hex')}+${raw.toString('base64')}`;
 }
 
@@ -72,24 +93,25 @@ export function parseVerifierKey(text: string): NoteVerifier {
   if (!name || !validName(name) || !/^[0-9a-f]{8}$/.test(id ?? '')) {
     throw new Error('not a note verifier key: <name>+<8 hex digits>+<base64 key>');
   }
-  if (raw.length !== 33 || raw[0] !== ED25519 || raw.toString('base64') !== encoded) {
-    throw new Error('not a note verifier key: only Ed25519 (type 0x01) keys are read');
+  const type = raw[0];
+  if (raw.length !== 33 || !isKeyType(type) || raw.toString('base64') !== encoded) {
+    throw new Error('not a note verifier key: only Ed25519 keys (types 0x01 and 0x04) are read');
   }
   const publicKey = createPublicKey({
     key: Buffer.concat([SPKI_PREFIX, raw.subarray(1)]),
     format: 'der',
     type: 'spki',
   });
-  const keyId = keyIdOf(name, raw.subarray(1));
+  const keyId = keyIdOf(name, type, raw.subarray(1));
   if (keyId.toString('hex') !== id) throw new Error('note verifier key: its id does not match');
-  return { name, keyId, publicKey };
+  return { name, type, keyId, publicKey };
 }
 
 /** Parses a signer key (`PRIVATE+KEY+<name>+<hex id>+<base64(0x01 ‖ seed)>`, Go's sumdb/note form). */
 export function parseSignerKey(text: string): NoteSigner {
   const [p, k, name, id, ...tail] = text.split('+');
   const raw = Buffer.from(tail.join('+'), 'base64');
-  if (p !== 'PRIVATE' || k !== 'KEY' || !name || raw.length !== 33 || raw[0] !== ED25519) {
+  if (p !== 'PRIVATE' || k !== 'KEY' || !name || raw.length !== 33 || !isKeyType(raw[0])) {
     throw new Error('not a note signer key: PRIVATE+KEY+<name>+<id>+<base64 key>');
   }
   const privateKey = createPrivateKey({
@@ -97,7 +119,7 @@ export function parseSignerKey(text: string): NoteSigner {
     format: 'der',
     type: 'pkcs8',
   });
-  const signer = noteSigner(name, privateKey);
+  const signer = noteSigner(name, privateKey, raw[0] as KeyType);
   if (signer.keyId.toString('hex') !== id)
     throw new Error('note signer key: its id does not match');
   return signer;
@@ -156,6 +178,7 @@ export function openNote(note: string, verifier: NoteVerifier): string | undefin
   }
   const signed = parsed.signatures.some(
     (line) =>
+      verifier.type === NOTE_ED25519 &&
       line.name === verifier.name &&
       line.keyId.equals(verifier.keyId) &&
       verify(null, Buffer.from(parsed.text, 'utf8'), verifier.publicKey, line.signature),

@@ -1,0 +1,108 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { checkpointText } from '../../../src/transparency/checkpoint.js';
+import { cosignedAt } from '../../../src/transparency/cosignature.js';
+import {
+  consistencyProof,
+  leafHash,
+  memoryTree,
+  treeRoot,
+  type TreeHashes,
+} from '../../../src/transparency/merkle.js';
+import {
+  COSIGNATURE_ED25519,
+  noteSigner,
+  signNote,
+} from '../../../src/transparency/signed-note.js';
+import { addCheckpoint, memoryWitnessState } from '../../../src/transparency/witness.js';
+
+const ORIGIN = 'token-authority.test/space/shop';
+const log = noteSigner(ORIGIN, generateKeyPairSync('ed25519').privateKey);
+const witnessKey = noteSigner(
+  'witness.test/w1',
+  generateKeyPairSync('ed25519').privateKey,
+  COSIGNATURE_ED25519,
+);
+const events = (n: number, edited?: number) =>
+  memoryTree(
+    Array.from({ length: n }, (_, i) =>
+      leafHash(Buffer.from(`event ${i}${i === edited ? ' (edited)' : ''}`)),
+    ),
+  );
+const honest = events(20);
+
+const note = (tree: TreeHashes, size: number, signer = log) =>
+  signNote(checkpointText({ origin: ORIGIN, size, root: treeRoot(tree, size) }), [signer]);
+const body = (old: number, proof: Buffer[], checkpoint: string) =>
+  `old ${old}\n${proof.map((hash) => `${hash.toString('base64')}\n`).join('')}\n${checkpoint}`;
+
+function witness() {
+  const state = memoryWitnessState();
+  const options = {
+    witness: witnessKey,
+    logs: new Map([[ORIGIN, log]]),
+    state,
+    nowSeconds: () => 1_795_000_000,
+  };
+  return { state, submit: (request: string) => addCheckpoint(request, options) };
+}
+
+describe('the witness (C2SP tlog-witness add-checkpoint)', () => {
+  it('cosigns a first checkpoint, then only a consistent extension of it; the cosignature verifies', async () => {
+    const { submit } = witness();
+    const first = await submit(body(0, [], note(honest, 8)));
+    expect(first.status).toBe(200);
+    expect(cosignedAt(note(honest, 8) + first.body, witnessKey)).toBe(1_795_000_000);
+    const next = await submit(body(8, consistencyProof(honest, 8, 20), note(honest, 20)));
+    expect(next.status).toBe(200);
+    expect(cosignedAt(note(honest, 20) + next.body, witnessKey)).toBe(1_795_000_000);
+    // A cosignature on one checkpoint is not one on another.
+    expect(cosignedAt(note(honest, 8) + next.body, witnessKey)).toBeUndefined();
+  });
+
+  it('refuses a rewritten history: an edited old event, resealed and signed by the log, is never cosigned', async () => {
+    const { submit, state } = witness();
+    expect((await submit(body(0, [], note(honest, 8)))).status).toBe(200);
+    const rewritten = events(20, 3);
+    // The owner's own proof is consistent within the rewritten tree, not with what was cosigned.
+    const extension = await submit(
+      body(8, consistencyProof(rewritten, 8, 20), note(rewritten, 20)),
+    );
+    expect(extension).toMatchObject({ status: 422 });
+    const sameSize = await submit(body(8, [], note(rewritten, 8)));
+    expect(sameSize).toMatchObject({ status: 422 });
+    expect((await state.latest(ORIGIN))?.root).toEqual(treeRoot(honest, 8));
+  });
+
+  it('answers 409 with its size when the old size is not the one it cosigned, and never rolls back', async () => {
+    const { submit } = witness();
+    await submit(body(0, [], note(honest, 8)));
+    await submit(body(8, consistencyProof(honest, 8, 12), note(honest, 12)));
+    const stale = await submit(body(8, consistencyProof(honest, 8, 10), note(honest, 10)));
+    expect(stale).toEqual({ status: 409, contentType: 'text/x.tlog.size', body: '12\n' });
+  });
+
+  it('of two extensions racing from one head, cosigns exactly one', async () => {
+    const { submit } = witness();
+    await submit(body(0, [], note(honest, 8)));
+    const answers = await Promise.all([
+      submit(body(8, consistencyProof(honest, 8, 12), note(honest, 12))),
+      submit(body(8, consistencyProof(honest, 8, 16), note(honest, 16))),
+    ]);
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 409]);
+  });
+
+  it('refuses a checkpoint no trusted log key signed (403), an unknown log (404), and garbage (400)', async () => {
+    const { submit } = witness();
+    const forger = noteSigner(ORIGIN, generateKeyPairSync('ed25519').privateKey);
+    expect((await submit(body(0, [], note(honest, 8, forger)))).status).toBe(403);
+    const stranger = noteSigner('elsewhere.test/log', generateKeyPairSync('ed25519').privateKey);
+    const unknown = signNote(
+      checkpointText({ origin: 'elsewhere.test/log', size: 1, root: treeRoot(honest, 1) }),
+      [stranger],
+    );
+    expect((await submit(body(0, [], unknown))).status).toBe(404);
+    expect((await submit('old 01\n\nnot a checkpoint\n')).status).toBe(400);
+    expect((await submit(body(0, [treeRoot(honest, 1)], note(honest, 8)))).status).toBe(422);
+  });
+});

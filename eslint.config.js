@@ -16,7 +16,7 @@ export const LAYERS = {
   domain: [],
   db: ['config'],
   'event-store': ['db'],
-  'audit-trail': ['event-store', 'db', 'domain', 'config'],
+  'audit-trail': ['transparency', 'event-store', 'db', 'domain', 'config'],
   limits: ['domain', 'errors'],
   crypto: ['domain', 'db', 'config', 'errors'],
   projections: ['audit-trail', 'event-store', 'db', 'domain', 'errors'],

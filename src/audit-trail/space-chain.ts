@@ -3,6 +3,7 @@ import type { Database } from '../db/schema.js';
 import { foldChain, GENESIS_HASH } from './chain-link.js';
 import { eventsInRange, sealRange } from './chain-rows.js';
 import type { RecordedEvent } from '../event-store/types.js';
+import { extendSpaceTree } from './space-tree.js';
 
 /** Replaces what must not leave the database (secret hashes) by a digest of it. */
 export type Redact = (event: RecordedEvent) => RecordedEvent;
@@ -46,7 +47,7 @@ export async function sealSpaceChains(db: Kysely<Database>, redact: Redact): Pro
 /**
  * Inserts each space's share of global seal `sealNumber`: its events of `events` (the whole
  * range, in commit-safe order), numbered on from the space's head, folded over their redacted
- * form. One row per space the range touches.
+ * form, one row per space the range touches; and extends each space's Merkle tree by them.
  */
 export async function insertSpaceSeals(
   trx: Kysely<Database>,
@@ -88,6 +89,11 @@ export async function insertSpaceSeals(
     };
   });
   await trx.insertInto('space_seals').values(rows).execute();
+  // Each space's Merkle tree grows by the same events, in the same transaction.
+  for (const [spaceId, spaceEvents] of bySpace) {
+    const previousSize = Number(head.get(spaceId)?.last_sequence ?? 0);
+    await extendSpaceTree(trx, spaceId, previousSize, spaceEvents, redact);
+  }
 }
 
 /** The last global seal covered by the space chains (0 when none). */

@@ -73,6 +73,22 @@ export interface SpaceSealsTable {
   sealed_at: Generated<Date>;
 }
 
+/** A perfect subtree of 256 leaves or more of a space's Merkle tree (migration 023). */
+export interface MerkleNodesTable {
+  tree_id: string;
+  level: number;
+  index: number;
+  hash: Buffer;
+}
+
+/** A signed tree head: a C2SP checkpoint note (migration 023). */
+export interface MerkleCheckpointsTable {
+  tree_id: string;
+  tree_size: number;
+  note: string;
+  signed_at: Generated<Date>;
+}
+
 /** One space's events of an archived partition, and the file they are in (migration 020). */
 export interface ArchivedRangesTable {
   space_id: string;
@@ -183,6 +199,8 @@ export interface Database {
   event_seals: EventSealsTable;
   token_revocations: TokenRevocationsTable;
   space_seals: SpaceSealsTable;
+  merkle_nodes: MerkleNodesTable;
+  merkle_checkpoints: MerkleCheckpointsTable;
   archived_ranges: ArchivedRangesTable;
   event_partitions: EventPartitionsTable;
   audit_checkpoints: AuditCheckpointsTable;

@@ -1,0 +1,80 @@
+import { randomUUID } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { appendToStream } from '../../src/event-store/append-to-stream.js';
+import { sealChain } from '../../src/audit-trail/seal-chain.js';
+import { redactEvent } from '../../src/audit-trail/redaction.js';
+import { overSpaceTree, spaceLeaves, spaceTreeId } from '../../src/audit-trail/space-tree.js';
+import {
+  consistencyProof,
+  inclusionProof,
+  memoryTree,
+  treeRoot,
+  verifyConsistency,
+  verifyInclusion,
+} from '../../src/transparency/merkle.js';
+import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
+
+let database: TestDatabase;
+beforeAll(async () => {
+  database = await createTestDatabase(4);
+});
+
+async function record(spaceId: string, count: number): Promise<void> {
+  for (let i = 0; i < count; i += 50) {
+    await Promise.all(
+      Array.from({ length: Math.min(50, count - i) }, (_, j) =>
+        appendToStream(database.db, {
+          spaceId,
+          streamId: `tree-${randomUUID()}`,
+          expectedVersion: 'no_stream',
+          events: [{ eventId: randomUUID(), type: 'test-event', data: { n: i + j }, metadata: {} }],
+        }),
+      ),
+    );
+  }
+}
+
+const seal = async () => {
+  while ((await sealChain(database.db, 97, redactEvent)) > 0);
+};
+
+describe("each space's Merkle tree, grown by the sealer", () => {
+  it('keeps the root of the RFC 9162 tree over the space events, with a stored node per 128 events, and proves every event', async () => {
+    const space = `tree-${randomUUID()}`;
+    const other = `other-${randomUUID()}`;
+    await record(space, 300);
+    await record(other, 40);
+    await seal();
+    await record(space, 345);
+    await seal();
+    const size = 645;
+    const leaves = await spaceLeaves(database.db, space, 1, size, redactEvent);
+    expect(leaves).toHaveLength(size);
+    const reference = memoryTree(leaves);
+    const root = await overSpaceTree(database.db, space, size, redactEvent, (tree) =>
+      treeRoot(tree, size),
+    );
+    expect(root).toEqual(treeRoot(reference, size));
+    // Levels 8 and 9 only: 2 + 1 nodes of 256 and 512 leaves.
+    const nodes = await database.db
+      .selectFrom('merkle_nodes')
+      .select(['level', 'index'])
+      .where('tree_id', '=', spaceTreeId(space))
+      .orderBy('level')
+      .orderBy('index')
+      .execute();
+    expect(nodes.map((node) => `${node.level}/${node.index}`)).toEqual(['8/0', '8/1', '9/0']);
+    for (const index of [0, 255, 256, 300, 511, 512, 644]) {
+      const proof = await overSpaceTree(database.db, space, size, redactEvent, (tree) =>
+        inclusionProof(tree, index, size),
+      );
+      expect(proof).toEqual(inclusionProof(reference, index, size));
+      expect(verifyInclusion(leaves[index]!, index, size, proof, root)).toBe(true);
+    }
+    const older = treeRoot(reference, 300);
+    const consistency = await overSpaceTree(database.db, space, size, redactEvent, (tree) =>
+      consistencyProof(tree, 300, size),
+    );
+    expect(verifyConsistency(300, size, consistency, older, root)).toBe(true);
+  }, 60_000);
+});

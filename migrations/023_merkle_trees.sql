@@ -45,3 +45,6 @@ EXCEPTION WHEN undefined_object OR insufficient_privilege THEN
   RAISE NOTICE 'grants skipped: %', SQLERRM;
 END;
 $$;
+
+-- Which global seal holds an event (a proof's first question): the first to end at or after it.
+CREATE INDEX event_seals_end_idx ON event_seals (last_transaction_id, last_position);

@@ -4,7 +4,11 @@ import path from 'node:path';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { spaceChainHeads } from './space-chain.js';
-import { checkpointFileName, checkpointFolder } from './checkpoint-files.js';
+import { checkpointFileName, checkpointFolder, treeHeadFileName } from './checkpoint-files.js';
+import { redactEvent } from './redaction.js';
+import { overSpaceTree } from './space-tree.js';
+import { storeTreeHead } from './tree-heads.js';
+import { treeRoot, type Hash } from '../transparency/merkle.js';
 
 /** What a checkpoint signs; see src/audit-trail/audit-key.ts. */
 export interface CheckpointStatement {
@@ -30,7 +34,12 @@ export function checkpointDigest(jws: string): string {
 export async function writeCheckpoints(
   db: Kysely<Database>,
   sign: (statement: CheckpointStatement) => string,
-  options: { readonly dir?: string; readonly now?: () => Date } = {},
+  options: {
+    readonly dir?: string;
+    readonly now?: () => Date;
+    /** Signs the space tree's head at the same size as a C2SP checkpoint (tree-heads.ts). */
+    readonly signTreeHead?: (spaceId: string, size: number, root: Hash) => string;
+  } = {},
 ): Promise<number> {
   let written = 0;
   for (const head of await spaceChainHeads(db)) {
@@ -72,18 +81,35 @@ export async function writeCheckpoints(
       );
     if (!inserted) continue;
     written += 1;
+    const size = Number(head.sequence);
+    const treeHead =
+      options.signTreeHead &&
+      options.signTreeHead(
+        head.space_id,
+        size,
+        await overSpaceTree(db, head.space_id, size, redactEvent, (tree) => treeRoot(tree, size)),
+      );
+    if (treeHead) await storeTreeHead(db, head.space_id, size, treeHead);
     if (options.dir) {
       const folder = checkpointFolder(options.dir, head.space_id);
       await mkdir(folder, { recursive: true, mode: 0o700 });
-      const file = path.join(folder, checkpointFileName(statement.checkpoint_number));
-      await writeFile(file, `${jws}\n`, { flag: 'wx', mode: 0o444 }).catch(
-        (error: NodeJS.ErrnoException) => {
-          if (error.code !== 'EEXIST') throw error;
-        },
+      await writeOnce(
+        path.join(folder, checkpointFileName(statement.checkpoint_number)),
+        `${jws}\n`,
       );
+      if (treeHead) await writeOnce(path.join(folder, treeHeadFileName(size)), treeHead);
     }
   }
   return written;
+}
+
+/** A file written once and never rewritten (mode 444), the stand-in for write-once storage. */
+async function writeOnce(file: string, content: string): Promise<void> {
+  await writeFile(file, content, { flag: 'wx', mode: 0o444 }).catch(
+    (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EEXIST') throw error;
+    },
+  );
 }
 
 /** A space's signed checkpoints (JWS), in the order they were made. */

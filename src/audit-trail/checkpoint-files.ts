@@ -11,6 +11,11 @@ export function checkpointFileName(number: number): string {
   return `${String(number).padStart(10, '0')}.jws`;
 }
 
+/** The name of the file of a space tree's signed head of `size` leaves (a C2SP checkpoint note). */
+export function treeHeadFileName(size: number): string {
+  return `${String(size).padStart(12, '0')}.checkpoint`;
+}
+
 /** A space's checkpoint files, by checkpoint number (empty when the folder does not exist). */
 export async function readCheckpointFiles(
   dir: string,

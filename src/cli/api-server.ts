@@ -18,6 +18,7 @@ import { issueRoutes } from '../http/routes/issue.js';
 import { jwksRoutes } from '../http/routes/jwks.js';
 import { discoveryRoutes } from '../http/routes/discovery.js';
 import { auditRoutes } from '../http/routes/audit.js';
+import { auditProofRoutes } from '../http/routes/audit-proofs.js';
 import { auditStreamRoutes } from '../http/routes/audit-stream.js';
 import { metricsRoutes } from '../http/routes/metrics.js';
 import { monitoringRoutes } from '../http/routes/monitoring.js';
@@ -129,15 +130,11 @@ export async function startApiServer(
     reauthorizeMs: msOf(config.AUDIT_STREAM_REAUTHORIZE_SECONDS),
     login: loginVerifier,
   });
+  const auditKey = await loadAuditPublicKey(config.AUDIT_PUBLIC_KEY, config.DATA_DIR);
   const routes: readonly Route[] = [
     ...auditStream.routes,
-    ...auditRoutes(
-      commands,
-      database.db,
-      reads,
-      await loadAuditPublicKey(config.AUDIT_PUBLIC_KEY, config.DATA_DIR),
-      logger,
-    ),
+    ...auditRoutes(commands, database.db, reads, auditKey, logger),
+    ...auditProofRoutes(commands, database.db, auditKey, config.TOKEN_ISSUER),
     ...monitoringRoutes(reads, commands.clock, commands.limits),
     ...healthRoutes(readiness, logger, () => [...warnings, ...forwarded.warnings()]),
     ...jwksRoutes(commands.keys),

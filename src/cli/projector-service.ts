@@ -13,6 +13,7 @@ import { purgeOldRates } from '../projections/rates.js';
 import { keepPartitionsAhead } from '../event-store/partitions.js';
 import { archivePartitions } from '../audit-trail/archive.js';
 import { redactEvent } from '../audit-trail/redaction.js';
+import { signTreeHead, treeOrigin } from '../audit-trail/tree-heads.js';
 import { connect } from '../db/database.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
@@ -40,6 +41,8 @@ export async function startProjectorService(
     checkpoints: {
       intervalMs: msOf(config.AUDIT_CHECKPOINT_INTERVAL_SECONDS),
       sign: (statement) => signCheckpoint(auditKey, statement),
+      signTreeHead: (spaceId, size, root) =>
+        signTreeHead(auditKey, treeOrigin(config.TOKEN_ISSUER, spaceId), size, root),
       dir: config.AUDIT_CHECKPOINT_DIR ?? path.resolve(config.DATA_DIR, 'audit-checkpoints'),
     },
   });

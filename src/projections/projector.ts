@@ -31,6 +31,8 @@ export interface ProjectorOptions {
   readonly checkpoints?: {
     readonly intervalMs: number;
     readonly sign: (statement: CheckpointStatement) => string;
+    /** Signs each space tree's head as a C2SP checkpoint, beside the statement. */
+    readonly signTreeHead?: (spaceId: string, size: number, root: Buffer) => string;
     /** Where checkpoint files are written, never rewritten. */
     readonly dir?: string;
   };
@@ -87,6 +89,7 @@ export function startProjector(options: ProjectorOptions): RunningProjector {
     if (!options.checkpoints) return;
     const written = await writeCheckpoints(options.db, options.checkpoints.sign, {
       dir: options.checkpoints.dir,
+      signTreeHead: options.checkpoints.signTreeHead,
     });
     if (written > 0) logger.info({ written }, 'audit checkpoints signed');
   };

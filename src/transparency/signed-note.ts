@@ -78,6 +78,16 @@ export function noteSigner(
   return { name, type, keyId: keyIdOf(name, type, rawPublicKey(publicKey)), publicKey, privateKey };
 }
 
+/** The verifier of a name and Node's Ed25519 public key. */
+export function noteVerifier(
+  name: string,
+  publicKey: KeyObject,
+  type: KeyType = NOTE_ED25519,
+): NoteVerifier {
+  if (!validName(name)) throw new Error(`a note key name has no spaces or "+": ${name}`);
+  return { name, type, keyId: keyIdOf(name, type, rawPublicKey(publicKey)), publicKey };
+}
+
 /** The verifier key in the text form tools exchange: `<name>+<hex key id>+<base64(0x01 ‖ key)>`. */
 export function verifierKeyText(key: NoteVerifier): string {
   const raw = Buffer.concat([Buffer.from([key.type]), rawPublicKey(key.publicKey)]);

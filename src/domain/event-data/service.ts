@@ -29,7 +29,17 @@ export const signingKeysResealedSchema = z.object({
 /** Somebody read the audit log: what they asked for and how much they got. */
 export const auditLogReadSchema = z.object({
   /** `export-started` is recorded before an export's first byte, `export` when it ended. */
-  kind: z.enum(['events', 'export-started', 'export', 'checkpoints', 'stream-started', 'stream']),
+  kind: z.enum([
+    'events',
+    'export-started',
+    'export',
+    'checkpoints',
+    'stream-started',
+    'stream',
+    'tree-head',
+    'inclusion-proof',
+    'consistency-proof',
+  ]),
   /** The query as sent (filters, range, cursor). */
   query: z.record(z.string(), z.string()),
   rows_returned: z.number().int().min(0),

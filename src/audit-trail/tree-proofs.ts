@@ -1,0 +1,103 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import { EVENT_COLUMNS, toRecordedEvent, type EventRow } from '../event-store/types.js';
+import { consistencyProof, inclusionProof, leafHash, type Hash } from '../transparency/merkle.js';
+import { canonicalEventBytes } from './chain-link.js';
+import { eventsInRange, sealRange } from './chain-rows.js';
+import type { Redact } from './space-chain.js';
+import { overSpaceTree } from './space-tree.js';
+
+/** How many of a space's events its tree holds: its space chain's head. */
+export async function sealedTreeSize(db: Kysely<Database>, spaceId: string): Promise<number> {
+  const head = await db
+    .selectFrom('space_seals')
+    .select('last_sequence')
+    .where('space_id', '=', spaceId)
+    .orderBy('last_sequence', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return Number(head?.last_sequence ?? 0);
+}
+
+/** An event as its space tree holds it: its leaf index and the exact bytes its leaf hashes. */
+export interface TreeLeaf {
+  readonly index: number;
+  readonly entry: Buffer;
+  /** SHA-256(0x00 ‖ entry). */
+  readonly hash: Hash;
+}
+
+/**
+ * The leaf of the space's event with this id, or of the issuance of the token with this jti:
+ * undefined when the space has no such event, 'unsealed' when it is recorded but not yet sealed.
+ */
+export async function findLeaf(
+  db: Kysely<Database>,
+  spaceId: string,
+  which: { readonly eventId: string } | { readonly streamId: string },
+  redact: Redact,
+): Promise<TreeLeaf | 'unsealed' | undefined> {
+  const row = (await db
+    .selectFrom('events')
+    .select(EVENT_COLUMNS)
+    .where('space_id', '=', spaceId)
+    .$if('eventId' in which, (query) =>
+      query.where('event_id', '=', (which as { eventId: string }).eventId),
+    )
+    .$if('streamId' in which, (query) =>
+      query
+        .where('stream_id', '=', (which as { streamId: string }).streamId)
+        .where('stream_position', '=', 1),
+    )
+    .limit(1)
+    .executeTakeFirst()) as EventRow | undefined;
+  if (!row) return undefined;
+  const event = toRecordedEvent(row);
+  // The global seal whose range holds it: the first to end at or after it.
+  const { rows } = await sql<{ seal_number: string }>`
+    SELECT seal_number FROM event_seals
+    WHERE (last_transaction_id, last_position) >= (${event.transactionId}::xid8, ${event.globalPosition})
+    ORDER BY last_transaction_id, last_position LIMIT 1`.execute(db);
+  const sealNumber = Number(rows[0]?.seal_number ?? 0);
+  const share = sealNumber
+    ? await db
+        .selectFrom('space_seals')
+        .select(['first_sequence', 'min_position', 'max_position'])
+        .where('space_id', '=', spaceId)
+        .where('seal_number', '=', sealNumber)
+        .executeTakeFirst()
+    : undefined;
+  const range = share && (await sealRange(db, sealNumber));
+  if (!share || !range) return 'unsealed';
+  const events = await eventsInRange(db, range, {
+    spaceId,
+    minPosition: Number(share.min_position),
+    maxPosition: Number(share.max_position),
+  });
+  const offset = events.findIndex((candidate) => candidate.eventId === event.eventId);
+  if (offset < 0) return 'unsealed';
+  const entry = canonicalEventBytes(redact(events[offset]!));
+  return { index: Number(share.first_sequence) + offset - 1, entry, hash: leafHash(entry) };
+}
+
+/** The inclusion proof of leaf `index` in the space's tree of `size` leaves. */
+export function proveInclusion(
+  db: Kysely<Database>,
+  spaceId: string,
+  index: number,
+  size: number,
+  redact: Redact,
+): Promise<Hash[]> {
+  return overSpaceTree(db, spaceId, size, redact, (tree) => inclusionProof(tree, index, size));
+}
+
+/** The consistency proof from the space's tree of `from` leaves to that of `to`. */
+export function proveConsistency(
+  db: Kysely<Database>,
+  spaceId: string,
+  from: number,
+  to: number,
+  redact: Redact,
+): Promise<Hash[]> {
+  return overSpaceTree(db, spaceId, to, redact, (tree) => consistencyProof(tree, from, to));
+}

@@ -5,21 +5,21 @@
 -- recomputed from the events of one 256-leaf tile when a proof needs them. Append-only, written by
 -- the sealer in the transaction that seals the events.
 CREATE TABLE merkle_nodes (
-  tree_id  text     NOT NULL,
+  space_id text     NOT NULL,
   level    smallint NOT NULL CHECK (level >= 8 AND level < 64),
   index    bigint   NOT NULL CHECK (index >= 0),
   hash     bytea    NOT NULL CHECK (length(hash) = 32),
-  PRIMARY KEY (tree_id, level, index)
+  PRIMARY KEY (space_id, level, index)
 );
 
 -- Signed tree heads: each a C2SP checkpoint signed as a note by the audit key, written by the
 -- projector when a space's tree grew. Kept, never rewritten: every one stays checkable.
 CREATE TABLE merkle_checkpoints (
-  tree_id    text        NOT NULL,
+  space_id   text        NOT NULL,
   tree_size  bigint      NOT NULL CHECK (tree_size > 0),
   note       text        NOT NULL,
   signed_at  timestamptz NOT NULL DEFAULT now(),
-  PRIMARY KEY (tree_id, tree_size)
+  PRIMARY KEY (space_id, tree_size)
 );
 
 DO $$

@@ -5,8 +5,8 @@ import { eventsInRange, sealRange } from './chain-rows.js';
 import type { RecordedEvent } from '../event-store/types.js';
 import { extendSpaceTree } from './space-tree.js';
 
-/** Replaces what must not leave the database (secret hashes) by a digest of it. */
-export type Redact = (event: RecordedEvent) => RecordedEvent;
+export type { Redact } from './redaction.js';
+import type { Redact } from './redaction.js';
 
 /**
  * Backfill: extends the space chains over the next global seal they do not cover yet (history

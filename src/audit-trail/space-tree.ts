@@ -11,7 +11,7 @@ import {
 } from '../transparency/frontier.js';
 import { canonicalEventBytes } from './chain-link.js';
 import { eventsInRange, sealEnd } from './chain-rows.js';
-import type { Redact } from './space-chain.js';
+import type { Redact } from './redaction.js';
 
 /**
  * Each space's events as an RFC 9162 Merkle tree (migration 023): leaf i is the space's event of
@@ -21,8 +21,8 @@ import type { Redact } from './space-chain.js';
  */
 const TILE = 2 ** TILE_LEVEL;
 
-/** The tree's id in merkle_nodes and merkle_checkpoints. */
-export const spaceTreeId = (spaceId: string) => `space:${spaceId}`;
+/** How errors name a space's tree. */
+export const spaceTreeId = (spaceId: string) => `space ${spaceId}`;
 
 /** An event's leaf hash in its space's tree. */
 export function spaceLeaf(event: RecordedEvent, redact: Redact): Hash {
@@ -77,13 +77,13 @@ export async function spaceLeaves(
 /** Stored nodes of a tree, by "level/index". */
 async function storedNodes(
   db: Kysely<Database>,
-  treeId: string,
+  spaceId: string,
   wanted: readonly { level: number; index: number }[],
 ): Promise<Map<string, Hash>> {
   if (wanted.length === 0) return new Map();
   const { rows } = await sql<{ level: number; index: string; hash: Buffer }>`
     SELECT level, index, hash FROM merkle_nodes
-    WHERE tree_id = ${treeId}
+    WHERE space_id = ${spaceId}
       AND (level, index) IN (SELECT * FROM unnest(${wanted.map((w) => w.level)}::smallint[],
                                                    ${wanted.map((w) => w.index)}::bigint[]))`.execute(
     db,
@@ -113,7 +113,7 @@ export async function overSpaceTree<T>(
   });
   const stored = await storedNodes(
     db,
-    spaceTreeId(spaceId),
+    spaceId,
     wanted.filter((w) => w.level >= TILE_LEVEL),
   );
   const tiles = new Map<number, TreeHashes>();
@@ -156,7 +156,7 @@ export async function loadFrontier(
       start += 2 ** level;
     }
   }
-  const stored = await storedNodes(db, spaceTreeId(spaceId), wanted);
+  const stored = await storedNodes(db, spaceId, wanted);
   if (wanted.some(({ level, index }) => !stored.has(`${level}/${index}`))) {
     return rebuildTree(db, spaceId, size, redact);
   }
@@ -201,7 +201,7 @@ export async function storeNodes(
   if (nodes.length === 0) return;
   await db
     .insertInto('merkle_nodes')
-    .values(nodes.map((node) => ({ tree_id: spaceTreeId(spaceId), ...node })))
+    .values(nodes.map((node) => ({ space_id: spaceId, ...node })))
     .onConflict((conflict) => conflict.doNothing())
     .execute();
 }

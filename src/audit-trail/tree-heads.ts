@@ -8,8 +8,13 @@ import {
   signNote,
   verifierKeyText,
 } from '../transparency/signed-note.js';
-import type { AuditKey } from './audit-key.js';
-import { spaceTreeId } from './space-tree.js';
+import type { KeyObject } from 'node:crypto';
+
+/** The audit key's halves (audit-key.ts), as far as tree heads need them. */
+interface AuditKeyPair {
+  readonly publicKey: KeyObject;
+  readonly privateKey?: KeyObject;
+}
 
 /**
  * A space tree's origin, the first line of its checkpoints: the issuer without its scheme, then
@@ -21,12 +26,12 @@ export function treeOrigin(issuer: string, spaceId: string): string {
 }
 
 /** The note verifier key of a space tree's checkpoints: the audit key, named for the origin. */
-export function treeVerifierKey(key: Pick<AuditKey, 'publicKey'>, origin: string): string {
+export function treeVerifierKey(key: Pick<AuditKeyPair, 'publicKey'>, origin: string): string {
   return verifierKeyText(noteVerifier(origin, key.publicKey));
 }
 
 /** A space tree's signed checkpoint (a C2SP note by the audit key). */
-export function signTreeHead(key: AuditKey, origin: string, size: number, root: Hash): string {
+export function signTreeHead(key: AuditKeyPair, origin: string, size: number, root: Hash): string {
   if (!key.privateKey) throw new Error('this audit key has no private half');
   return signNote(checkpointText({ origin, size, root }), [noteSigner(origin, key.privateKey)]);
 }
@@ -40,7 +45,7 @@ export async function storeTreeHead(
 ): Promise<void> {
   await db
     .insertInto('merkle_checkpoints')
-    .values({ tree_id: spaceTreeId(spaceId), tree_size: size, note })
+    .values({ space_id: spaceId, tree_size: size, note })
     .onConflict((conflict) => conflict.doNothing())
     .execute();
 }
@@ -54,7 +59,7 @@ export async function findTreeHead(
   const row = await db
     .selectFrom('merkle_checkpoints')
     .select(['tree_size', 'note'])
-    .where('tree_id', '=', spaceTreeId(spaceId))
+    .where('space_id', '=', spaceId)
     .$if(size !== undefined, (query) => query.where('tree_size', '=', size!))
     .orderBy('tree_size', 'desc')
     .limit(1)

@@ -4,7 +4,7 @@ import { EVENT_COLUMNS, toRecordedEvent, type EventRow } from '../event-store/ty
 import { consistencyProof, inclusionProof, leafHash, type Hash } from '../transparency/merkle.js';
 import { canonicalEventBytes } from './chain-link.js';
 import { eventsInRange, sealRange } from './chain-rows.js';
-import type { Redact } from './space-chain.js';
+import type { Redact } from './redaction.js';
 import { overSpaceTree } from './space-tree.js';
 
 /** How many of a space's events its tree holds: its space chain's head. */

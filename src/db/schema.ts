@@ -75,7 +75,7 @@ export interface SpaceSealsTable {
 
 /** A perfect subtree of 256 leaves or more of a space's Merkle tree (migration 023). */
 export interface MerkleNodesTable {
-  tree_id: string;
+  space_id: string;
   level: number;
   index: number;
   hash: Buffer;
@@ -83,7 +83,7 @@ export interface MerkleNodesTable {
 
 /** A signed tree head: a C2SP checkpoint note (migration 023). */
 export interface MerkleCheckpointsTable {
-  tree_id: string;
+  space_id: string;
   tree_size: number;
   note: string;
   signed_at: Generated<Date>;

@@ -9,6 +9,12 @@ export interface EventToInsert {
   readonly streamId: string;
   readonly streamPosition: number;
   readonly event: NewEvent;
+  /**
+   * Whether its append starts the stream: then none of its rows goes in if the stream exists (a
+   * retry), not only the first. Checking position 1 alone let a retried two-event start write its
+   * second event again.
+   */
+  readonly startsStream: boolean;
 }
 
 /** What one INSERT wrote: the events in the order given, and the ids it left out. */
@@ -72,10 +78,12 @@ export function insertStatement(rows: readonly EventToInsert[]) {
   }>`
   INSERT INTO events (space_id, stream_id, stream_position, event_id, event_type,
                       schema_version, data, metadata)
-  SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows.map(jsonRow))}::jsonb)
+  SELECT n.space_id, n.stream_id, n.stream_position, n.event_id, n.event_type, n.schema_version,
+         n.data, n.metadata
+  FROM jsonb_to_recordset(${JSON.stringify(rows.map(jsonRow))}::jsonb)
     AS n(space_id text, stream_id text, stream_position bigint, event_id uuid, event_type text,
-         schema_version int, data jsonb, metadata jsonb)
-  WHERE n.stream_position > 1 OR NOT EXISTS (
+         schema_version int, data jsonb, metadata jsonb, starts_stream boolean)
+  WHERE NOT n.starts_stream OR NOT EXISTS (
     SELECT 1 FROM events e WHERE e.stream_id = n.stream_id AND e.space_id = n.space_id
     OFFSET 0)
   RETURNING event_id, global_position, transaction_id::text AS transaction_id, recorded_at`;
@@ -90,6 +98,7 @@ const jsonRow = (row: EventToInsert) => ({
   schema_version: row.event.schemaVersion ?? 1,
   data: row.event.data,
   metadata: row.event.metadata,
+  starts_stream: row.startsStream,
 });
 
 /** Rows for `events` appended to one stream right after position `after`. */
@@ -104,5 +113,6 @@ export function streamRows(
     streamId,
     streamPosition: after + index + 1,
     event,
+    startsStream: after === 0,
   }));
 }

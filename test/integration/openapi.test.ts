@@ -1,6 +1,11 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PROJECTIONS } from '../../src/projections/all.js';
+import { writeCheckpoints } from '../../src/audit-trail/audit-checkpoints.js';
+import { loadAuditSigningKey, signCheckpoint } from '../../src/audit-trail/audit-key.js';
+import { redactEvent } from '../../src/audit-trail/redaction.js';
+import { sealChain } from '../../src/audit-trail/seal-chain.js';
+import { signTreeHead, treeOrigin } from '../../src/audit-trail/tree-heads.js';
 import { catchUp } from '../../src/projections/batches.js';
 import { openApiPath } from '../../src/http/openapi/document.js';
 import { freePort } from '../../src/reliability/harness.js';
@@ -207,6 +212,31 @@ describe('OpenAPI document', () => {
         .status,
     ).toBe(200);
     expect((await call('GET', '/v1/audit/checkpoints', { headers: login })).status).toBe(200);
+    // The transparency log: before any signed head, then sealed and signed as the projector does.
+    expect((await call('GET', '/v1/audit/tree-head', { headers: login })).status).toBe(404);
+    while ((await sealChain(service.database.db, 500, redactEvent)) > 0);
+    const auditKey = await loadAuditSigningKey(undefined, service.dataDir);
+    await writeCheckpoints(service.database.db, (s) => signCheckpoint(auditKey, s), {
+      signTreeHead: (spaceId, size, root) =>
+        signTreeHead(auditKey, treeOrigin(service.config.TOKEN_ISSUER, spaceId), size, root),
+    });
+    const head = await call('GET', '/v1/audit/tree-head', { headers: login });
+    expect(head.status).toBe(200);
+    const size = Number((head.body as { tree_size: number }).tree_size);
+    const first = (await call('GET', '/v1/audit/events?kind=private&limit=1', { headers: login }))
+      .body as { items: Array<{ jti: string }> };
+    expect(
+      (
+        await call('GET', `/v1/audit/proof/inclusion?jti=${first.items[0]!.jti}`, {
+          headers: login,
+        })
+      ).status,
+    ).toBe(200);
+    expect((await call('GET', '/v1/audit/proof/inclusion', { headers: login })).status).toBe(400);
+    expect(
+      (await call('GET', `/v1/audit/proof/consistency?from=1&to=${size}`, { headers: login }))
+        .status,
+    ).toBe(200);
     expect((await call('GET', '/v1/audit/stream', { headers: login })).status).toBe(200);
     expect((await call('GET', '/v1/audit/stream?last_event_id=x', { headers: login })).status).toBe(
       400,

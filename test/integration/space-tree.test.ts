@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { appendToStream } from '../../src/event-store/append-to-stream.js';
 import { sealChain } from '../../src/audit-trail/seal-chain.js';
 import { redactEvent } from '../../src/audit-trail/redaction.js';
-import { overSpaceTree, spaceLeaves, spaceTreeId } from '../../src/audit-trail/space-tree.js';
+import { overSpaceTree, spaceLeaves } from '../../src/audit-trail/space-tree.js';
 import {
   consistencyProof,
   inclusionProof,
@@ -59,7 +59,7 @@ describe("each space's Merkle tree, grown by the sealer", () => {
     const nodes = await database.db
       .selectFrom('merkle_nodes')
       .select(['level', 'index'])
-      .where('tree_id', '=', spaceTreeId(space))
+      .where('space_id', '=', space)
       .orderBy('level')
       .orderBy('index')
       .execute();

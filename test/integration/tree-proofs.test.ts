@@ -81,6 +81,10 @@ describe("a space's transparency log, questioned one token at a time", () => {
       stream_id: `token-${jti}`,
     });
     expect(proof.body.leaf_hash).toBe(leafHash(Buffer.from(entry)).toString('base64'));
+    const byId = await get(
+      `/v1/audit/proof/inclusion?event_id=${(JSON.parse(entry) as { event_id: string }).event_id}`,
+    );
+    expect(byId.body).toMatchObject({ leaf_index: proof.body.leaf_index, entry });
     const path_ = (proof.body.proof as string[]).map((hash) => Buffer.from(hash, 'base64'));
     expect(
       verifyInclusion(

@@ -60,7 +60,7 @@ const read = {
   tag: 'Audit',
   caller: 'login',
   spaceHeader: true,
-  errors: LOGIN_ERRORS,
+  errors: [...LOGIN_ERRORS, 'not_found'],
   dialect: 'bearer',
   description: 'The read itself is recorded as an audit-log-read event.',
 } as const;

@@ -17,9 +17,6 @@ import { connect } from '../../src/db/database.js';
 import { isDatabaseUnavailable } from '../../src/db/postgres-errors.js';
 import { AppendRefusedError } from '../../src/event-store/errors.js';
 import { withPort } from '../support/database-url.js';
-import { createEventStore } from '../../src/event-store/event-store.js';
-import { postgresInlineWrites } from '../../src/projections/inline-writes.js';
-import { eventStoreContract } from '../support/event-store-contract.js';
 import { freePortBelow32768 } from '../support/postgres-source.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
 
@@ -46,19 +43,6 @@ async function readAll(after: LogPosition = LOG_START): Promise<RecordedEvent[]>
     cursor = page.last;
   }
 }
-
-eventStoreContract('Postgres', () => ({
-  store: createEventStore(database.db, { writes: postgresInlineWrites, listeners: [] }),
-  streamPositions: async (streamId) =>
-    (
-      await database.db
-        .selectFrom('events')
-        .select('stream_position')
-        .where('stream_id', '=', streamId)
-        .orderBy('stream_position')
-        .execute()
-    ).map((row) => Number(row.stream_position)),
-}));
 
 describe('appendToStream', () => {
   it('lets exactly one of many concurrent appends at the same expected version win', async () => {

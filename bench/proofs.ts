@@ -60,7 +60,8 @@ try {
   }
   log('sealing');
   const cpu = process.cpuUsage();
-  while ((await sealChain(handle.db, 5000, redactEvent)) > 0);
+  // Rounds of PROJECTOR_BATCH_SIZE (1000) events, as the projector seals.
+  while ((await sealChain(handle.db, 1000, redactEvent)) > 0);
   const sealCpu = process.cpuUsage(cpu);
   const { rows } = await database.pool.query<{ bytes: string }>(
     `SELECT pg_total_relation_size('merkle_nodes') AS bytes`,

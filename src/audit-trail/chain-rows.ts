@@ -53,6 +53,8 @@ export async function eventsInRange(
     readonly minPosition: number;
     readonly maxPosition: number;
   },
+  /** Only these of them: skip `offset`, take `limit` (a tile of a space tree). */
+  window?: { readonly offset: number; readonly limit: number },
 ): Promise<RecordedEvent[]> {
   const rows = (await db
     .selectFrom('events')
@@ -66,6 +68,7 @@ export async function eventsInRange(
     )
     .orderBy('transaction_id')
     .orderBy('global_position')
+    .$if(window !== undefined, (query) => query.offset(window!.offset).limit(window!.limit))
     .execute()) as EventRow[];
   return rows.map(toRecordedEvent);
 }

@@ -56,6 +56,7 @@ export async function spaceLeaves(
     .execute();
   const before = bounds.find((row) => Number(row.seal_number) === Number(first.seal_number) - 1);
   const through = bounds.find((row) => Number(row.seal_number) === Number(last.seal_number))!;
+  const firstSequence = Number(first.first_sequence);
   const events = await eventsInRange(
     db,
     {
@@ -67,11 +68,9 @@ export async function spaceLeaves(
       minPosition: Math.min(...seals.map((seal) => Number(seal.min_position))),
       maxPosition: Math.max(...seals.map((seal) => Number(seal.max_position))),
     },
+    { offset: from - firstSequence, limit: to - from + 1 },
   );
-  const firstSequence = Number(first.first_sequence);
-  return events
-    .slice(from - firstSequence, to - firstSequence + 1)
-    .map((event) => spaceLeaf(event, redact));
+  return events.map((event) => spaceLeaf(event, redact));
 }
 
 /** Stored nodes of a tree, by "level/index". */

@@ -3,7 +3,8 @@ import type { Database } from '../db/schema.js';
 import { EVENT_COLUMNS, toRecordedEvent, type EventRow } from '../event-store/types.js';
 import { consistencyProof, inclusionProof, leafHash, type Hash } from '../transparency/merkle.js';
 import { canonicalEventBytes } from './chain-link.js';
-import { eventsInRange, sealRange } from './chain-rows.js';
+import { sealRange } from './chain-rows.js';
+import { inRange } from '../event-store/log-range.js';
 import type { Redact } from './redaction.js';
 import { overSpaceTree } from './space-tree.js';
 
@@ -69,15 +70,21 @@ export async function findLeaf(
     : undefined;
   const range = share && (await sealRange(db, sealNumber));
   if (!share || !range) return 'unsealed';
-  const events = await eventsInRange(db, range, {
-    spaceId,
-    minPosition: Number(share.min_position),
-    maxPosition: Number(share.max_position),
-  });
-  const offset = events.findIndex((candidate) => candidate.eventId === event.eventId);
-  if (offset < 0) return 'unsealed';
-  const entry = canonicalEventBytes(redact(events[offset]!));
-  return { index: Number(share.first_sequence) + offset - 1, entry, hash: leafHash(entry) };
+  // Its place in the space's share of that seal: how many of the space's events come before it.
+  const { rows: before } = await sql<{ n: string }>`
+    SELECT count(*) AS n FROM events
+    WHERE space_id = ${spaceId}
+      AND global_position BETWEEN ${share.min_position} AND ${share.max_position}
+      AND ${inRange(range)}
+      AND (transaction_id, global_position) < (${event.transactionId}::xid8, ${event.globalPosition})`.execute(
+    db,
+  );
+  const entry = canonicalEventBytes(redact(event));
+  return {
+    index: Number(share.first_sequence) + Number(before[0]?.n ?? 0) - 1,
+    entry,
+    hash: leafHash(entry),
+  };
 }
 
 /** The inclusion proof of leaf `index` in the space's tree of `size` leaves. */

@@ -38,12 +38,22 @@ export async function spaceLeaves(
   redact: Redact,
 ): Promise<Hash[]> {
   if (to < from) return [];
+  // The space's seals from the one holding `from` through the one holding `to`: a range of the
+  // primary key, bounded above by the first seal to reach `to`.
   const seals = await db
     .selectFrom('space_seals')
     .select(['first_sequence', 'last_sequence', 'seal_number', 'min_position', 'max_position'])
     .where('space_id', '=', spaceId)
     .where('last_sequence', '>=', from)
-    .where('first_sequence', '<=', to)
+    .where(
+      'last_sequence',
+      '<=',
+      db
+        .selectFrom('space_seals')
+        .select((eb) => eb.fn.min('last_sequence').as('last'))
+        .where('space_id', '=', spaceId)
+        .where('last_sequence', '>=', to),
+    )
     .orderBy('last_sequence')
     .execute();
   if (seals.length === 0) return [];
@@ -80,13 +90,15 @@ async function storedNodes(
   wanted: readonly { level: number; index: number }[],
 ): Promise<Map<string, Hash>> {
   if (wanted.length === 0) return new Map();
+  // One index probe per node asked for (a LATERAL lookup), never a scan of the space's nodes.
   const { rows } = await sql<{ level: number; index: string; hash: Buffer }>`
-    SELECT level, index, hash FROM merkle_nodes
-    WHERE space_id = ${spaceId}
-      AND (level, index) IN (SELECT * FROM unnest(${wanted.map((w) => w.level)}::smallint[],
-                                                   ${wanted.map((w) => w.index)}::bigint[]))`.execute(
-    db,
-  );
+    SELECT w.level, w.index, m.hash
+    FROM unnest(${wanted.map((w) => w.level)}::smallint[], ${wanted.map((w) => w.index)}::bigint[])
+      AS w(level, index)
+    CROSS JOIN LATERAL (
+      SELECT hash FROM merkle_nodes n
+      WHERE n.space_id = ${spaceId} AND n.level = w.level AND n.index = w.index
+    ) m`.execute(db);
   return new Map(rows.map((row) => [`${row.level}/${row.index}`, row.hash]));
 }
 

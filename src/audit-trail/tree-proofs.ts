@@ -38,12 +38,15 @@ export async function findLeaf(
   which: { readonly eventId: string } | { readonly streamId: string },
   redact: Redact,
 ): Promise<TreeLeaf | 'unsealed' | undefined> {
+  // By stream id alone, so its hash index answers (stream ids are random: unique across spaces);
+  // the space is checked on the row. An event id has no index: that lookup reads the space.
   const row = (await db
     .selectFrom('events')
     .select(EVENT_COLUMNS)
-    .where('space_id', '=', spaceId)
     .$if('eventId' in which, (query) =>
-      query.where('event_id', '=', (which as { eventId: string }).eventId),
+      query
+        .where('space_id', '=', spaceId)
+        .where('event_id', '=', (which as { eventId: string }).eventId),
     )
     .$if('streamId' in which, (query) =>
       query
@@ -52,7 +55,7 @@ export async function findLeaf(
     )
     .limit(1)
     .executeTakeFirst()) as EventRow | undefined;
-  if (!row) return undefined;
+  if (!row || row.space_id !== spaceId) return undefined;
   const event = toRecordedEvent(row);
   // The global seal whose range holds it: the first to end at or after it.
   const { rows } = await sql<{ seal_number: string }>`

@@ -13,7 +13,7 @@ import {
 } from '../../audit-trail/tree-proofs.js';
 import { streams } from '../../domain/streams.js';
 import { InvalidRequestError, NotFoundError } from '../../errors/errors.js';
-import { auditReadRecorder } from '../audit-read.js';
+import { AUDIT_READ_ROUTE, auditReadRecorder } from '../audit-read.js';
 import { LOGIN_ERRORS } from '../openapi/operation.js';
 import { route, type Route } from '../route.js';
 import { validate } from '../validate.js';
@@ -56,14 +56,7 @@ const consistency = z.object({
   proof: z.array(base64).describe('RFC 9162 §2.1.4 consistency proof'),
 });
 
-const read = {
-  tag: 'Audit',
-  caller: 'login',
-  spaceHeader: true,
-  errors: [...LOGIN_ERRORS, 'not_found'],
-  dialect: 'bearer',
-  description: 'The read itself is recorded as an audit-log-read event.',
-} as const;
+const read = { ...AUDIT_READ_ROUTE, errors: [...LOGIN_ERRORS, 'not_found'] } as const;
 
 const b64 = (hashes: readonly Buffer[]) => hashes.map((hash) => hash.toString('base64'));
 

@@ -15,10 +15,9 @@ import { queryAudit } from '../../projections/audit-queries.js';
 import type { AuditKey } from '../../audit-trail/audit-key.js';
 import { cursor, instant } from '../query.js';
 import { route, type Route } from '../route.js';
-import { auditReadRecorder } from '../audit-read.js';
+import { AUDIT_READ_ROUTE, auditReadRecorder } from '../audit-read.js';
 import type { RequestContext } from '../state.js';
 import { validate } from '../validate.js';
-import { LOGIN_ERRORS } from '../openapi/operation.js';
 import { auditCheckpoints, auditPage, type Body } from '../openapi/responses.js';
 
 const auditQuery = z.object({
@@ -37,14 +36,7 @@ const auditQuery = z.object({
 
 const exportQuery = z.object({ from: instant, to: instant });
 
-const read = {
-  tag: 'Audit',
-  caller: 'login',
-  spaceHeader: true,
-  errors: LOGIN_ERRORS,
-  dialect: 'bearer',
-  description: 'The read itself is recorded as an audit-log-read event.',
-} as const;
+const read = AUDIT_READ_ROUTE;
 
 /** The query string as sent, for the audit-read event (validated already, so storable). */
 const queryOf = (ctx: RequestContext): Record<string, string> =>

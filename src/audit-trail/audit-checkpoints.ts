@@ -6,9 +6,9 @@ import type { Database } from '../db/schema.js';
 import { spaceChainHeads } from './space-chain.js';
 import { checkpointFileName, checkpointFolder, treeHeadFileName } from './checkpoint-files.js';
 import { redactEvent } from './redaction.js';
-import { overSpaceTree } from './space-tree.js';
+import { spaceTreeRoot } from './space-tree-growth.js';
 import { storeTreeHead } from './tree-heads.js';
-import { treeRoot, type Hash } from '../transparency/merkle.js';
+import type { Hash } from '../transparency/merkle.js';
 
 /** What a checkpoint signs; see src/audit-trail/audit-key.ts. */
 export interface CheckpointStatement {
@@ -87,7 +87,7 @@ export async function writeCheckpoints(
       options.signTreeHead(
         head.space_id,
         size,
-        await overSpaceTree(db, head.space_id, size, redactEvent, (tree) => treeRoot(tree, size)),
+        await spaceTreeRoot(db, head.space_id, size, redactEvent),
       );
     if (treeHead) await storeTreeHead(db, head.space_id, size, treeHead);
     if (options.dir) {

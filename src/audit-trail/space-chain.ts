@@ -3,7 +3,7 @@ import type { Database } from '../db/schema.js';
 import { foldChain, GENESIS_HASH } from './chain-link.js';
 import { eventsInRange, sealRange } from './chain-rows.js';
 import type { RecordedEvent } from '../event-store/types.js';
-import { extendSpaceTree } from './space-tree.js';
+import { extendSpaceTree } from './space-tree-growth.js';
 
 export type { Redact } from './redaction.js';
 import type { Redact } from './redaction.js';

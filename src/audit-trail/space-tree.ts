@@ -2,13 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { RecordedEvent } from '../event-store/types.js';
 import { leafHash, memoryTree, type Hash, type TreeHashes } from '../transparency/merkle.js';
-import {
-  appendLeaves,
-  frontierRoot,
-  TILE_LEVEL,
-  type Frontier,
-  type StoredNode,
-} from '../transparency/frontier.js';
+import { TILE_LEVEL } from '../transparency/frontier.js';
 import { canonicalEventBytes } from './chain-link.js';
 import { eventsInRange, sealEnd } from './chain-rows.js';
 import type { Redact } from './redaction.js';
@@ -20,9 +14,6 @@ import type { Redact } from './redaction.js';
  * the events of one tile, so proofs cost O(log n) rows and at most two tiles of events.
  */
 const TILE = 2 ** TILE_LEVEL;
-
-/** How errors name a space's tree. */
-export const spaceTreeId = (spaceId: string) => `space ${spaceId}`;
 
 /** An event's leaf hash in its space's tree. */
 export function spaceLeaf(event: RecordedEvent, redact: Redact): Hash {
@@ -83,8 +74,8 @@ export async function spaceLeaves(
   return events.map((event) => spaceLeaf(event, redact));
 }
 
-/** Stored nodes of a tree, by "level/index". */
-async function storedNodes(
+/** Stored nodes of a space's tree, by "level/index". */
+export async function storedNodes(
   db: Kysely<Database>,
   spaceId: string,
   wanted: readonly { level: number; index: number }[],
@@ -142,106 +133,11 @@ export async function overSpaceTree<T>(
     perfect: (level, index) => {
       if (level >= TILE_LEVEL) {
         const hash = stored.get(`${level}/${index}`);
-        if (!hash) throw new Error(`${spaceTreeId(spaceId)}: node ${level}/${index} is missing`);
+        if (!hash) throw new Error(`space ${spaceId}: node ${level}/${index} is missing`);
         return hash;
       }
       const tile = Math.floor((index * 2 ** level) / TILE);
       return tiles.get(tile)!.perfect(level, index - tile * 2 ** (TILE_LEVEL - level));
     },
   });
-}
-
-/** The frontier of a space's tree at `size`, from its stored nodes and its last tile's events. */
-export async function loadFrontier(
-  db: Kysely<Database>,
-  spaceId: string,
-  size: number,
-  redact: Redact,
-): Promise<Frontier> {
-  const nodes: { level: number; hash: Hash }[] = [];
-  const whole = size - (size % TILE);
-  const wanted: { level: number; index: number }[] = [];
-  for (let level = 62, start = 0; level >= TILE_LEVEL; level -= 1) {
-    if (Math.floor(whole / 2 ** level) % 2 === 1) {
-      wanted.push({ level, index: start / 2 ** level });
-      start += 2 ** level;
-    }
-  }
-  const stored = await storedNodes(db, spaceId, wanted);
-  if (wanted.some(({ level, index }) => !stored.has(`${level}/${index}`))) {
-    return rebuildTree(db, spaceId, size, redact);
-  }
-  for (const { level, index } of wanted)
-    nodes.push({ level, hash: stored.get(`${level}/${index}`)! });
-  const tail = await spaceLeaves(db, spaceId, whole + 1, size, redact);
-  return appendLeaves({ size: whole, nodes }, tail).frontier;
-}
-
-/**
- * A space's tree built from its first event (history sealed before the trees existed, or nodes
- * not yet written), storing every node of TILE_LEVEL or more it completes; returns the frontier.
- */
-async function rebuildTree(
-  db: Kysely<Database>,
-  spaceId: string,
-  size: number,
-  redact: Redact,
-): Promise<Frontier> {
-  let frontier: Frontier = { size: 0, nodes: [] };
-  for (let from = 1; from <= size; from += 16 * TILE) {
-    const leaves = await spaceLeaves(
-      db,
-      spaceId,
-      from,
-      Math.min(from + 16 * TILE - 1, size),
-      redact,
-    );
-    const appended = appendLeaves(frontier, leaves);
-    await storeNodes(db, spaceId, appended.completed);
-    frontier = appended.frontier;
-  }
-  return frontier;
-}
-
-/** Inserts completed nodes (a node already there is the same hash: the same events made it). */
-export async function storeNodes(
-  db: Kysely<Database>,
-  spaceId: string,
-  nodes: readonly StoredNode[],
-): Promise<void> {
-  if (nodes.length === 0) return;
-  await db
-    .insertInto('merkle_nodes')
-    .values(nodes.map((node) => ({ space_id: spaceId, ...node })))
-    .onConflict((conflict) => conflict.doNothing())
-    .execute();
-}
-
-// The sealer's frontiers, kept between rounds (it is the only writer); checked against the size
-// read in the sealing transaction, so a round that rolled back never leaves a wrong one in use.
-const frontiers = new Map<string, Frontier>();
-const MAX_FRONTIERS = 10_000;
-
-/**
- * Extends a space's tree by `events` (its next ones, in order) from `previousSize`, storing the
- * nodes they complete, in the sealing transaction. Returns the new size and root.
- */
-export async function extendSpaceTree(
-  trx: Kysely<Database>,
-  spaceId: string,
-  previousSize: number,
-  events: readonly RecordedEvent[],
-  redact: Redact,
-): Promise<{ size: number; root: Hash }> {
-  const cached = frontiers.get(spaceId);
-  const frontier =
-    cached?.size === previousSize ? cached : await loadFrontier(trx, spaceId, previousSize, redact);
-  const appended = appendLeaves(
-    frontier,
-    events.map((event) => spaceLeaf(event, redact)),
-  );
-  await storeNodes(trx, spaceId, appended.completed);
-  if (frontiers.size >= MAX_FRONTIERS) frontiers.clear();
-  frontiers.set(spaceId, appended.frontier);
-  return { size: appended.frontier.size, root: frontierRoot(appended.frontier)! };
 }

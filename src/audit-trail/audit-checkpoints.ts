@@ -6,8 +6,10 @@ import type { Database } from '../db/schema.js';
 import { spaceChainHeads } from './space-chain.js';
 import { checkpointFileName, checkpointFolder, treeHeadFileName } from './checkpoint-files.js';
 import { redactEvent } from './redaction.js';
-import { spaceTreeRoot } from './space-tree-growth.js';
-import { storeTreeHead } from './tree-heads.js';
+import { spaceTree } from './space-tree.js';
+import { treeRootAt } from './tree-growth.js';
+import { findTreeHead, storeTreeHead, type SignedTreeHead } from './tree-heads.js';
+import { LOG_TREE, logTree, logTreeSize } from './log-tree.js';
 import type { Hash } from '../transparency/merkle.js';
 
 /** What a checkpoint signs; see src/audit-trail/audit-key.ts. */
@@ -37,8 +39,13 @@ export async function writeCheckpoints(
   options: {
     readonly dir?: string;
     readonly now?: () => Date;
-    /** Signs the space tree's head at the same size as a C2SP checkpoint (tree-heads.ts). */
-    readonly signTreeHead?: (spaceId: string, size: number, root: Hash) => string;
+    /**
+     * Signs a tree's head as a C2SP checkpoint (tree-heads.ts): each space tree's at its chain's
+     * size, and the log tree's (tree id LOG_TREE) when it grew.
+     */
+    readonly signTreeHead?: (treeId: string, size: number, root: Hash) => string;
+    /** Told of each signed tree head this call stored (the witnesses are sent them). */
+    readonly onTreeHead?: (head: SignedTreeHead) => void;
   } = {},
 ): Promise<number> {
   let written = 0;
@@ -87,9 +94,12 @@ export async function writeCheckpoints(
       options.signTreeHead(
         head.space_id,
         size,
-        await spaceTreeRoot(db, head.space_id, size, redactEvent),
+        await treeRootAt(db, spaceTree(db, head.space_id, redactEvent), size),
       );
-    if (treeHead) await storeTreeHead(db, head.space_id, size, treeHead);
+    if (treeHead) {
+      await storeTreeHead(db, head.space_id, size, treeHead);
+      options.onTreeHead?.({ treeId: head.space_id, size, note: treeHead });
+    }
     if (options.dir) {
       const folder = checkpointFolder(options.dir, head.space_id);
       await mkdir(folder, { recursive: true, mode: 0o700 });
@@ -100,7 +110,26 @@ export async function writeCheckpoints(
       if (treeHead) await writeOnce(path.join(folder, treeHeadFileName(size)), treeHead);
     }
   }
+  if (options.signTreeHead) await signLogTreeHead(db, options.signTreeHead, options);
   return written;
+}
+
+/** Signs, stores and files the log tree's head when the log tree grew since its last one. */
+async function signLogTreeHead(
+  db: Kysely<Database>,
+  sign: (treeId: string, size: number, root: Hash) => string,
+  options: { readonly dir?: string; readonly onTreeHead?: (head: SignedTreeHead) => void },
+): Promise<void> {
+  const size = await logTreeSize(db);
+  if (size <= ((await findTreeHead(db, LOG_TREE))?.size ?? 0)) return;
+  const note = sign(LOG_TREE, size, await treeRootAt(db, logTree(db, redactEvent), size));
+  await storeTreeHead(db, LOG_TREE, size, note);
+  options.onTreeHead?.({ treeId: LOG_TREE, size, note });
+  if (options.dir) {
+    const folder = checkpointFolder(options.dir, LOG_TREE);
+    await mkdir(folder, { recursive: true, mode: 0o700 });
+    await writeOnce(path.join(folder, treeHeadFileName(size)), note);
+  }
 }
 
 /** A file written once and never rewritten (mode 444), the stand-in for write-once storage. */

@@ -1,9 +1,12 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 
-/** Where a space's checkpoint files are written (audit-checkpoints.ts): one never-rewritten file each. */
+/**
+ * Where a space's checkpoint files are written (audit-checkpoints.ts): one never-rewritten file
+ * each. The log tree's heads (tree id '') go to `_log`, a name no space id encodes to.
+ */
 export function checkpointFolder(dir: string, spaceId: string): string {
-  return path.join(dir, encodeURIComponent(spaceId));
+  return path.join(dir, spaceId === '' ? '_log' : encodeURIComponent(spaceId));
 }
 
 /** The name of checkpoint `number`'s file in its space's folder. */

@@ -5,6 +5,9 @@ import { sealEnd } from './chain-rows.js';
 import { readLog } from '../event-store/read-log.js';
 import { insertSpaceSeals, spaceChainTip, type Redact } from './space-chain.js';
 import { LOG_START, type RecordedEvent } from '../event-store/types.js';
+import { logTree, logTreeSize, recordLogTreeSize } from './log-tree.js';
+import { spaceLeaf } from './space-tree.js';
+import { extendTree } from './tree-growth.js';
 
 /** The last global seal, if any. */
 export async function lastSeal(db: Kysely<Database>) {
@@ -43,9 +46,12 @@ export async function sealChain(
       const sealNumber = (tip?.seal_number ?? 0) + 1;
       // The space chains continue here only when they have caught up with the global chain (else
       // the backfill, sealSpaceChains, has work first).
-      if (redact && (await spaceChainTip(trx)) === (tip?.seal_number ?? 0)) {
-        await insertSpaceSeals(trx, sealNumber, events, redact);
+      // An event's leaf is the same in its space's tree and in the log tree: hashed once.
+      const leaves = redact && events.map((event) => spaceLeaf(event, redact));
+      if (redact && leaves && (await spaceChainTip(trx)) === (tip?.seal_number ?? 0)) {
+        await insertSpaceSeals(trx, sealNumber, events, redact, leaves);
       }
+      const previousSize = await logTreeSize(trx);
       await trx
         .insertInto('event_seals')
         .values({
@@ -58,6 +64,10 @@ export async function sealChain(
           partition_start: partitionStart,
         })
         .execute();
+      await recordLogTreeSize(trx, sealNumber, previousSize + events.length);
+      // The log tree grows here too (its leaves are the redacted events, so only with `redact`;
+      // without, the next sealer that has it rebuilds the tree from the seals).
+      if (redact && leaves) await extendTree(trx, logTree(trx, redact), previousSize, leaves);
       return events.length;
     });
   } catch (error) {

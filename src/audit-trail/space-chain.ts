@@ -3,7 +3,9 @@ import type { Database } from '../db/schema.js';
 import { foldChain, GENESIS_HASH } from './chain-link.js';
 import { eventsInRange, sealRange } from './chain-rows.js';
 import type { RecordedEvent } from '../event-store/types.js';
-import { extendSpaceTree } from './space-tree-growth.js';
+import { spaceLeaf, spaceTree } from './space-tree.js';
+import type { Hash } from '../transparency/merkle.js';
+import { extendTree } from './tree-growth.js';
 
 export type { Redact } from './redaction.js';
 import type { Redact } from './redaction.js';
@@ -54,13 +56,21 @@ export async function insertSpaceSeals(
   sealNumber: number,
   events: readonly RecordedEvent[],
   redact: Redact,
+  /** The events' leaf hashes, when the caller has them (the log tree's are the same). */
+  leaves: readonly Hash[] = events.map((event) => spaceLeaf(event, redact)),
 ): Promise<void> {
   const bySpace = new Map<string, RecordedEvent[]>();
-  for (const event of events) {
+  const leavesBySpace = new Map<string, Hash[]>();
+  events.forEach((event, i) => {
     const list = bySpace.get(event.spaceId);
-    if (list) list.push(event);
-    else bySpace.set(event.spaceId, [event]);
-  }
+    if (list) {
+      list.push(event);
+      leavesBySpace.get(event.spaceId)!.push(leaves[i]!);
+    } else {
+      bySpace.set(event.spaceId, [event]);
+      leavesBySpace.set(event.spaceId, [leaves[i]!]);
+    }
+  });
   if (bySpace.size === 0) return;
   // One backward index probe per space (DISTINCT ON would read every seal of the space).
   const { rows: heads } = await sql<{ space_id: string; last_sequence: number; hash: Buffer }>`
@@ -90,9 +100,14 @@ export async function insertSpaceSeals(
   });
   await trx.insertInto('space_seals').values(rows).execute();
   // Each space's Merkle tree grows by the same events, in the same transaction.
-  for (const [spaceId, spaceEvents] of bySpace) {
+  for (const spaceId of bySpace.keys()) {
     const previousSize = Number(head.get(spaceId)?.last_sequence ?? 0);
-    await extendSpaceTree(trx, spaceId, previousSize, spaceEvents, redact);
+    await extendTree(
+      trx,
+      spaceTree(trx, spaceId, redact),
+      previousSize,
+      leavesBySpace.get(spaceId)!,
+    );
   }
 }
 

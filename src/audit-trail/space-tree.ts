@@ -1,19 +1,14 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { RecordedEvent } from '../event-store/types.js';
-import { leafHash, memoryTree, type Hash, type TreeHashes } from '../transparency/merkle.js';
-import { TILE_LEVEL } from '../transparency/frontier.js';
+import { leafHash, type Hash, type TreeHashes } from '../transparency/merkle.js';
 import { canonicalEventBytes } from './chain-link.js';
 import { eventsInRange, sealEnd } from './chain-rows.js';
 import type { Redact } from './redaction.js';
+import { overTree, type TreeSource } from './tree-store.js';
 
-/**
- * Each space's events as an RFC 9162 Merkle tree (migration 023): leaf i is the space's event of
- * sequence i + 1, hashed over the bytes its space chain covers. Perfect subtrees of 2^TILE_LEVEL
- * leaves and more are stored as the sealer completes them; anything smaller is recomputed from
- * the events of one tile, so proofs cost O(log n) rows and at most two tiles of events.
- */
-const TILE = 2 ** TILE_LEVEL;
+// Each space's events as an RFC 9162 Merkle tree (migration 023): leaf i is the space's event of
+// sequence i + 1, hashed over the bytes its space chain covers; kept as tree-store.ts keeps trees.
 
 /** An event's leaf hash in its space's tree. */
 export function spaceLeaf(event: RecordedEvent, redact: Redact): Hash {
@@ -74,70 +69,18 @@ export async function spaceLeaves(
   return events.map((event) => spaceLeaf(event, redact));
 }
 
-/** Stored nodes of a space's tree, by "level/index". */
-export async function storedNodes(
-  db: Kysely<Database>,
-  spaceId: string,
-  wanted: readonly { level: number; index: number }[],
-): Promise<Map<string, Hash>> {
-  if (wanted.length === 0) return new Map();
-  // One index probe per node asked for (a LATERAL lookup), never a scan of the space's nodes.
-  const { rows } = await sql<{ level: number; index: string; hash: Buffer }>`
-    SELECT w.level, w.index, m.hash
-    FROM unnest(${wanted.map((w) => w.level)}::smallint[], ${wanted.map((w) => w.index)}::bigint[])
-      AS w(level, index)
-    CROSS JOIN LATERAL (
-      SELECT hash FROM merkle_nodes n
-      WHERE n.space_id = ${spaceId} AND n.level = w.level AND n.index = w.index
-    ) m`.execute(db);
-  return new Map(rows.map((row) => [`${row.level}/${row.index}`, row.hash]));
+/** A space's tree, as the tree store reads it. */
+export function spaceTree(db: Kysely<Database>, spaceId: string, redact: Redact): TreeSource {
+  return { id: spaceId, leaves: (from, to) => spaceLeaves(db, spaceId, from, to, redact) };
 }
 
-/**
- * Runs `compute` (a proof, a root) over a space's tree of `size` leaves, fetching first exactly
- * the nodes it asks for: a dry run records them, stored ones are read in one query, the rest
- * come from the events of their tiles.
- */
-export async function overSpaceTree<T>(
+/** Runs `compute` (a proof, a root) over a space's tree of `size` leaves (see overTree). */
+export function overSpaceTree<T>(
   db: Kysely<Database>,
   spaceId: string,
   size: number,
   redact: Redact,
   compute: (tree: TreeHashes) => T,
 ): Promise<T> {
-  const wanted: { level: number; index: number }[] = [];
-  compute({
-    size,
-    perfect: (level, index) => {
-      wanted.push({ level, index });
-      return Buffer.alloc(32);
-    },
-  });
-  const stored = await storedNodes(
-    db,
-    spaceId,
-    wanted.filter((w) => w.level >= TILE_LEVEL),
-  );
-  const tiles = new Map<number, TreeHashes>();
-  for (const { level, index } of wanted.filter((w) => w.level < TILE_LEVEL)) {
-    const tile = Math.floor((index * 2 ** level) / TILE);
-    if (tiles.has(tile)) continue;
-    const from = tile * TILE + 1;
-    tiles.set(
-      tile,
-      memoryTree(await spaceLeaves(db, spaceId, from, Math.min(from + TILE - 1, size), redact)),
-    );
-  }
-  return compute({
-    size,
-    perfect: (level, index) => {
-      if (level >= TILE_LEVEL) {
-        const hash = stored.get(`${level}/${index}`);
-        if (!hash) throw new Error(`space ${spaceId}: node ${level}/${index} is missing`);
-        return hash;
-      }
-      const tile = Math.floor((index * 2 ** level) / TILE);
-      return tiles.get(tile)!.perfect(level, index - tile * 2 ** (TILE_LEVEL - level));
-    },
-  });
+  return overTree(db, spaceTree(db, spaceId, redact), size, compute);
 }

@@ -9,6 +9,7 @@ import {
   verifierKeyText,
 } from '../transparency/signed-note.js';
 import type { KeyObject } from 'node:crypto';
+import { LOG_TREE } from './log-tree.js';
 
 /** The audit key's halves (audit-key.ts), as far as tree heads need them. */
 interface AuditKeyPair {
@@ -17,12 +18,14 @@ interface AuditKeyPair {
 }
 
 /**
- * A space tree's origin, the first line of its checkpoints: the issuer without its scheme, then
- * `/audit/space/<id>` (C2SP: a schema-less URL naming the log).
+ * A tree's origin, the first line of its checkpoints: the issuer without its scheme, then
+ * `/audit/space/<id>` for a space's tree or `/audit/log` for the log tree (C2SP: a schema-less
+ * URL naming the log).
  */
-export function treeOrigin(issuer: string, spaceId: string): string {
+export function treeOrigin(issuer: string, treeId: string): string {
   const url = new URL(issuer);
-  return `${url.host}${url.pathname.replace(/\/+$/, '')}/audit/space/${encodeURIComponent(spaceId)}`;
+  const base = `${url.host}${url.pathname.replace(/\/+$/, '')}/audit`;
+  return treeId === LOG_TREE ? `${base}/log` : `${base}/space/${encodeURIComponent(treeId)}`;
 }
 
 /** The note verifier key of a space tree's checkpoints: the audit key, named for the origin. */
@@ -34,6 +37,13 @@ export function treeVerifierKey(key: Pick<AuditKeyPair, 'publicKey'>, origin: st
 export function signTreeHead(key: AuditKeyPair, origin: string, size: number, root: Hash): string {
   if (!key.privateKey) throw new Error('this audit key has no private half');
   return signNote(checkpointText({ origin, size, root }), [noteSigner(origin, key.privateKey)]);
+}
+
+/** A signed tree head: which tree (a space id, or LOG_TREE), its size, the signed note. */
+export interface SignedTreeHead {
+  readonly treeId: string;
+  readonly size: number;
+  readonly note: string;
 }
 
 /** Keeps a signed tree head (a replica that signed the same size first wins; both are valid). */
@@ -50,19 +60,48 @@ export async function storeTreeHead(
     .execute();
 }
 
-/** The space's latest signed tree head, or the one of exactly `size` leaves. */
+/**
+ * A tree's latest signed tree head (with `size`, the one of exactly that many leaves; with
+ * `cosigned`, the latest with at least that many cosignatures), the cosignatures witnesses gave
+ * it appended (a note carries any number of signature lines).
+ */
 export async function findTreeHead(
   db: Kysely<Database>,
-  spaceId: string,
-  size?: number,
-): Promise<{ size: number; note: string } | undefined> {
+  treeId: string,
+  which: { readonly size?: number; readonly cosigned?: number } = {},
+): Promise<{ size: number; note: string; cosignatures: number } | undefined> {
+  const { size, cosigned = 0 } = which;
   const row = await db
-    .selectFrom('merkle_checkpoints')
-    .select(['tree_size', 'note'])
-    .where('space_id', '=', spaceId)
-    .$if(size !== undefined, (query) => query.where('tree_size', '=', size!))
-    .orderBy('tree_size', 'desc')
+    .selectFrom('merkle_checkpoints as c')
+    .select(['c.tree_size', 'c.note'])
+    .where('c.space_id', '=', treeId)
+    .$if(size !== undefined, (query) => query.where('c.tree_size', '=', size!))
+    .$if(cosigned > 0, (query) =>
+      query.where(
+        (eb) =>
+          eb
+            .selectFrom('merkle_cosignatures as w')
+            .select((inner) => inner.fn.countAll<number>().as('n'))
+            .whereRef('w.space_id', '=', 'c.space_id')
+            .whereRef('w.tree_size', '=', 'c.tree_size'),
+        '>=',
+        cosigned,
+      ),
+    )
+    .orderBy('c.tree_size', 'desc')
     .limit(1)
     .executeTakeFirst();
-  return row ? { size: Number(row.tree_size), note: row.note } : undefined;
+  if (!row) return undefined;
+  const cosignatures = await db
+    .selectFrom('merkle_cosignatures')
+    .select('line')
+    .where('space_id', '=', treeId)
+    .where('tree_size', '=', row.tree_size)
+    .orderBy('witness')
+    .execute();
+  return {
+    size: Number(row.tree_size),
+    note: row.note + cosignatures.map((c) => c.line).join(''),
+    cosignatures: cosignatures.length,
+  };
 }

@@ -6,10 +6,13 @@ import { canonicalEventBytes } from './chain-link.js';
 import { sealRange } from './chain-rows.js';
 import { inRange } from '../event-store/log-range.js';
 import type { Redact } from './redaction.js';
-import { overSpaceTree } from './space-tree.js';
+import { spaceTree } from './space-tree.js';
+import { LOG_TREE, logLeafIndex, logTree, logTreeSize } from './log-tree.js';
+import { overTree, type TreeSource } from './tree-store.js';
 
-/** How many of a space's events its tree holds: its space chain's head. */
+/** How many events a tree holds: a space chain's head, or every sealed event (LOG_TREE). */
 export async function sealedTreeSize(db: Kysely<Database>, spaceId: string): Promise<number> {
+  if (spaceId === LOG_TREE) return logTreeSize(db);
   const head = await db
     .selectFrom('space_seals')
     .select('last_sequence')
@@ -37,6 +40,8 @@ export async function findLeaf(
   spaceId: string,
   which: { readonly eventId: string } | { readonly streamId: string },
   redact: Redact,
+  /** Its index in the space's tree, or in the log tree. */
+  tree: 'space' | 'log' = 'space',
 ): Promise<TreeLeaf | 'unsealed' | undefined> {
   // By stream id alone, so its hash index answers (stream ids are random: unique across spaces);
   // the space is checked on the row. An event id has no index: that lookup reads the space.
@@ -57,6 +62,12 @@ export async function findLeaf(
     .executeTakeFirst()) as EventRow | undefined;
   if (!row || row.space_id !== spaceId) return undefined;
   const event = toRecordedEvent(row);
+  if (tree === 'log') {
+    const index = await logLeafIndex(db, event);
+    if (index === undefined) return 'unsealed';
+    const entry = canonicalEventBytes(redact(event));
+    return { index, entry, hash: leafHash(entry) };
+  }
   // The global seal whose range holds it: the first to end at or after it.
   const { rows } = await sql<{ seal_number: string }>`
     SELECT seal_number FROM event_seals
@@ -90,24 +101,31 @@ export async function findLeaf(
   };
 }
 
-/** The inclusion proof of leaf `index` in the space's tree of `size` leaves. */
+/** A tree by its id: a space's, or the log's (LOG_TREE). */
+export function treeOf(db: Kysely<Database>, treeId: string, redact: Redact): TreeSource {
+  return treeId === LOG_TREE ? logTree(db, redact) : spaceTree(db, treeId, redact);
+}
+
+/** The inclusion proof of leaf `index` in the tree of `size` leaves (a space's, or LOG_TREE). */
 export function proveInclusion(
   db: Kysely<Database>,
-  spaceId: string,
+  treeId: string,
   index: number,
   size: number,
   redact: Redact,
 ): Promise<Hash[]> {
-  return overSpaceTree(db, spaceId, size, redact, (tree) => inclusionProof(tree, index, size));
+  return overTree(db, treeOf(db, treeId, redact), size, (tree) =>
+    inclusionProof(tree, index, size),
+  );
 }
 
-/** The consistency proof from the space's tree of `from` leaves to that of `to`. */
+/** The consistency proof from the tree of `from` leaves to that of `to` (a space's, or LOG_TREE). */
 export function proveConsistency(
   db: Kysely<Database>,
-  spaceId: string,
+  treeId: string,
   from: number,
   to: number,
   redact: Redact,
 ): Promise<Hash[]> {
-  return overSpaceTree(db, spaceId, to, redact, (tree) => consistencyProof(tree, from, to));
+  return overTree(db, treeOf(db, treeId, redact), to, (tree) => consistencyProof(tree, from, to));
 }

@@ -14,6 +14,7 @@ import { keepPartitionsAhead } from '../event-store/partitions.js';
 import { archivePartitions } from '../audit-trail/archive.js';
 import { redactEvent } from '../audit-trail/redaction.js';
 import { signTreeHead, treeOrigin } from '../audit-trail/tree-heads.js';
+import { parseWitnesses, startWitnessing } from '../audit-trail/witnessing.js';
 import { connect } from '../db/database.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
@@ -29,6 +30,10 @@ export async function startProjectorService(
   database: { readonly handle: DatabaseHandle; readonly url: string },
 ): Promise<RunningProjector> {
   const auditKey = await loadAuditSigningKey(config.AUDIT_SIGNING_KEY, config.DATA_DIR);
+  const witnessing = startWitnessing(database.handle.db, parseWitnesses(config.AUDIT_WITNESSES), {
+    logger,
+    redact: redactEvent,
+  });
   const projector = await startProjector({
     db: database.handle.db,
     url: database.url,
@@ -41,8 +46,9 @@ export async function startProjectorService(
     checkpoints: {
       intervalMs: msOf(config.AUDIT_CHECKPOINT_INTERVAL_SECONDS),
       sign: (statement) => signCheckpoint(auditKey, statement),
-      signTreeHead: (spaceId, size, root) =>
-        signTreeHead(auditKey, treeOrigin(config.TOKEN_ISSUER, spaceId), size, root),
+      signTreeHead: (treeId, size, root) =>
+        signTreeHead(auditKey, treeOrigin(config.TOKEN_ISSUER, treeId), size, root),
+      onTreeHead: (head) => witnessing.submit(head),
       dir: config.AUDIT_CHECKPOINT_DIR ?? path.resolve(config.DATA_DIR, 'audit-checkpoints'),
     },
   });
@@ -82,6 +88,7 @@ export async function startProjectorService(
       stopPartitions();
       await stopArchiving();
       await projector.stop();
+      await witnessing.stop();
     },
   };
 }

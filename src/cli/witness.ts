@@ -1,6 +1,6 @@
 /**
  * `npm run witness -- --name=<witness name> --log=<origin>=<log vkey> [--log=…] [--port=9380]
- *   [--dir=.data/witness]`
+ *   [--dir=.data/witness]` (an origin ending in `*` is a prefix: every space tree of one log key)
  * An independent witness (C2SP tlog-witness): cosigns a log's checkpoint only when it extends,
  * by a consistency proof, the one it cosigned before. Its own key and its own record of each log's
  * latest tree head live in --dir, which only the witness should be able to write; run it where
@@ -15,6 +15,7 @@ import { secondsOf } from '../domain/times.js';
 import {
   COSIGNATURE_ED25519,
   noteSigner,
+  noteVerifier,
   parseSignerKey,
   parseVerifierKey,
   signerKeyText,
@@ -25,7 +26,8 @@ import { addCheckpoint, type TreeHead, type WitnessState } from '../transparency
 import { parseCommandLine } from './args.js';
 
 const USAGE = `Usage: npm run witness -- --name=<witness name> --log=<origin>=<log vkey> [--log=...] [--port=9380] [--dir=.data/witness]
-Cosigns checkpoints of the logs named (C2SP tlog-witness, POST /add-checkpoint). Prints its own
+Cosigns checkpoints of the logs named (C2SP tlog-witness, POST /add-checkpoint); an origin ending
+in * names every origin it starts (each space's tree: --log='<host>/audit/space/*=<vkey>'). Prints its own
 verifier key (give it to whoever checks cosignatures: verify-proof --witness).`;
 const { values } = parseCommandLine(USAGE, {
   name: { type: 'string' },
@@ -38,13 +40,18 @@ if (!values.name || !values.log?.length || !/^\d+$/.test(values.port!)) {
   process.exit(2);
 }
 
-const logs = new Map<string, NoteVerifier>();
+const exact = new Map<string, NoteVerifier>();
+// `--log=<prefix>*=<vkey>`: every origin under the prefix (one per space), signed by the same key
+// under the origin's own name (a note key's id covers its name).
+const prefixes: [string, NoteVerifier][] = [];
 for (const entry of values.log) {
   const split = entry.indexOf('=');
   try {
     const key = parseVerifierKey(entry.slice(split + 1));
     if (split < 1) throw new Error('expected <origin>=<vkey>');
-    logs.set(entry.slice(0, split), key);
+    const origin = entry.slice(0, split);
+    if (origin.endsWith('*')) prefixes.push([origin.slice(0, -1), key]);
+    else exact.set(origin, key);
   } catch (error) {
     console.error(`--log ${entry.slice(0, Math.max(split, 0))}: ${(error as Error).message}`);
     process.exit(2);
@@ -101,6 +108,19 @@ async function fileState(file: string): Promise<WitnessState> {
   };
 }
 
+const logs = {
+  get(origin: string): NoteVerifier | undefined {
+    const known = exact.get(origin);
+    if (known) return known;
+    const prefix = prefixes.find(([start]) => origin.startsWith(start));
+    if (!prefix) return undefined;
+    try {
+      return noteVerifier(origin, prefix[1].publicKey, prefix[1].type);
+    } catch {
+      return undefined; // not a valid key name: no key signs for it
+    }
+  },
+};
 const state = await fileState(path.join(dir, 'state.json'));
 const server = createServer((request, response) => {
   if (request.method !== 'POST' || request.url !== '/add-checkpoint') {
@@ -132,7 +152,7 @@ const server = createServer((request, response) => {
 });
 server.listen(Number(values.port), () => {
   console.log(
-    `witness ${witness.name} on :${values.port}, cosigning ${[...logs.keys()].join(', ')}`,
+    `witness ${witness.name} on :${values.port}, cosigning ${[...exact.keys(), ...prefixes.map(([p]) => `${p}*`)].join(', ')}`,
   );
   console.log(`its verifier key: ${verifierKeyText(witness)}`);
 });

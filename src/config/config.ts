@@ -162,6 +162,9 @@ export const configSchema = z.object({
   UNKNOWN_CLIENT_CACHE_TTL_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   AUDIT_CHECKPOINT_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
   AUDIT_CHECKPOINT_DIR: z.string().min(1).optional(),
+  // Witnesses the projector sends every signed tree head to (C2SP tlog-witness), comma-separated
+  // `<add-checkpoint URL> <witness verifier key>`; their cosignatures are kept beside the heads.
+  AUDIT_WITNESSES: z.string().min(1).optional(),
   /** The audit key's private Ed25519 JWK, or `file:<path>` of a file holding it. */
   AUDIT_SIGNING_KEY: z.string().min(1).optional(),
   /** The audit key's public JWK (or `file:<path>`): all the API needs of the audit key. */

@@ -89,6 +89,21 @@ export interface MerkleCheckpointsTable {
   signed_at: Generated<Date>;
 }
 
+/** The log tree's size once a global seal is in it (migration 024). */
+export interface LogTreeSizesTable {
+  seal_number: number;
+  tree_size: number;
+}
+
+/** A witness's cosignature line on a signed tree head (migration 024). */
+export interface MerkleCosignaturesTable {
+  space_id: string;
+  tree_size: number;
+  witness: string;
+  line: string;
+  received_at: Generated<Date>;
+}
+
 /** One space's events of an archived partition, and the file they are in (migration 020). */
 export interface ArchivedRangesTable {
   space_id: string;
@@ -201,6 +216,8 @@ export interface Database {
   space_seals: SpaceSealsTable;
   merkle_nodes: MerkleNodesTable;
   merkle_checkpoints: MerkleCheckpointsTable;
+  merkle_cosignatures: MerkleCosignaturesTable;
+  log_tree_sizes: LogTreeSizesTable;
   archived_ranges: ArchivedRangesTable;
   event_partitions: EventPartitionsTable;
   audit_checkpoints: AuditCheckpointsTable;

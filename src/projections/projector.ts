@@ -7,6 +7,7 @@ import { sealChain } from '../audit-trail/seal-chain.js';
 import { sealSpaceChains } from '../audit-trail/space-chain.js';
 import { writeCheckpoints, type CheckpointStatement } from '../audit-trail/audit-checkpoints.js';
 import { redactEvent } from '../audit-trail/redaction.js';
+import type { SignedTreeHead } from '../audit-trail/tree-heads.js';
 import { ADVISORY_LOCK } from '../db/advisory-locks.js';
 import { projectNextBatchTogether } from './batches.js';
 import type { Projection } from './projection.js';
@@ -31,8 +32,10 @@ export interface ProjectorOptions {
   readonly checkpoints?: {
     readonly intervalMs: number;
     readonly sign: (statement: CheckpointStatement) => string;
-    /** Signs each space tree's head as a C2SP checkpoint, beside the statement. */
-    readonly signTreeHead?: (spaceId: string, size: number, root: Buffer) => string;
+    /** Signs each tree's head as a C2SP checkpoint: spaces' beside the statement, and the log's. */
+    readonly signTreeHead?: (treeId: string, size: number, root: Buffer) => string;
+    /** Told of each tree head signed (the witnesses are sent them). */
+    readonly onTreeHead?: (head: SignedTreeHead) => void;
     /** Where checkpoint files are written, never rewritten. */
     readonly dir?: string;
   };
@@ -90,6 +93,7 @@ export function startProjector(options: ProjectorOptions): RunningProjector {
     const written = await writeCheckpoints(options.db, options.checkpoints.sign, {
       dir: options.checkpoints.dir,
       signTreeHead: options.checkpoints.signTreeHead,
+      onTreeHead: options.checkpoints.onTreeHead,
     });
     if (written > 0) logger.info({ written }, 'audit checkpoints signed');
   };

@@ -59,8 +59,8 @@ export async function addCheckpoint(
   body: string,
   options: {
     readonly witness: NoteSigner;
-    /** The log keys it trusts, by origin. */
-    readonly logs: ReadonlyMap<string, NoteVerifier>;
+    /** The log keys it trusts, by origin (a Map, or a lookup that also knows origin prefixes). */
+    readonly logs: { get(origin: string): NoteVerifier | undefined };
     readonly state: WitnessState;
     readonly nowSeconds: () => number;
   },

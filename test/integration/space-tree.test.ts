@@ -3,7 +3,15 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { appendToStream } from '../../src/event-store/append-to-stream.js';
 import { sealChain } from '../../src/audit-trail/seal-chain.js';
 import { redactEvent } from '../../src/audit-trail/redaction.js';
-import { overSpaceTree, spaceLeaves } from '../../src/audit-trail/space-tree.js';
+import { overSpaceTree, spaceLeaf, spaceLeaves } from '../../src/audit-trail/space-tree.js';
+import {
+  LOG_TREE,
+  logLeafIndex,
+  logTreeSize,
+  overLogTree,
+} from '../../src/audit-trail/log-tree.js';
+import { readLog } from '../../src/event-store/read-log.js';
+import { LOG_START } from '../../src/event-store/types.js';
 import {
   consistencyProof,
   inclusionProof,
@@ -76,5 +84,40 @@ describe("each space's Merkle tree, grown by the sealer", () => {
       consistencyProof(tree, 300, size),
     );
     expect(verifyConsistency(300, size, consistency, older, root)).toBe(true);
+  }, 60_000);
+});
+
+describe('the log tree over every space', () => {
+  it("holds every sealed event in commit order, each with its space tree's leaf, and proves each one", async () => {
+    await record(`log-${randomUUID()}`, 130);
+    await record(`log-${randomUUID()}`, 200);
+    await seal();
+    const events = (await readLog(database.db, { after: LOG_START, limit: 100_000 })).events;
+    const size = await logTreeSize(database.db);
+    expect(size).toBe(events.length);
+    expect(size).toBeGreaterThan(512);
+    const reference = memoryTree(events.map((event) => spaceLeaf(event, redactEvent)));
+    const root = await overLogTree(database.db, size, redactEvent, (tree) => treeRoot(tree, size));
+    expect(root).toEqual(treeRoot(reference, size));
+    const stored = await database.db
+      .selectFrom('merkle_nodes')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('space_id', '=', LOG_TREE)
+      .executeTakeFirstOrThrow();
+    expect(Number(stored.n)).toBeGreaterThanOrEqual(Math.floor(size / 256));
+    // Tiles that span several seals (of 97 events): the index of each event, and its proof.
+    for (const index of [0, 96, 97, 255, 256, 400, size - 1]) {
+      expect(await logLeafIndex(database.db, events[index]!)).toBe(index);
+      const proof = await overLogTree(database.db, size, redactEvent, (tree) =>
+        inclusionProof(tree, index, size),
+      );
+      expect(
+        verifyInclusion(spaceLeaf(events[index]!, redactEvent), index, size, proof, root),
+      ).toBe(true);
+    }
+    const consistency = await overLogTree(database.db, size, redactEvent, (tree) =>
+      consistencyProof(tree, 200, size),
+    );
+    expect(verifyConsistency(200, size, consistency, treeRoot(reference, 200), root)).toBe(true);
   }, 60_000);
 });

@@ -1,10 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../src/net/free-port.js';
 import { checkpointText } from '../../src/transparency/checkpoint.js';
 import { cosignedAt } from '../../src/transparency/cosignature.js';
 import { consistencyProof, leafHash, memoryTree, treeRoot } from '../../src/transparency/merkle.js';
@@ -14,6 +12,7 @@ import {
   signNote,
   verifierKeyText,
 } from '../../src/transparency/signed-note.js';
+import { startWitnessProcess } from '../support/witness-process.js';
 
 const dir = await mkdtemp(path.join(tmpdir(), 'witness-'));
 afterAll(() => rm(dir, { recursive: true, force: true }));
@@ -23,33 +22,12 @@ const tree = memoryTree(Array.from({ length: 30 }, (_, i) => leafHash(Buffer.fro
 const note = (size: number) =>
   signNote(checkpointText({ origin: ORIGIN, size, root: treeRoot(tree, size) }), [log]);
 
-/** Starts `npm run witness`; resolves with its port, its printed verifier key and the process. */
-async function startWitness(): Promise<{ url: string; vkey: string; child: ChildProcess }> {
-  const port = await freePort();
-  const child = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      'src/cli/witness.ts',
-      '--name=witness.test/w1',
-      `--log=${ORIGIN}=${verifierKeyText(log)}`,
-      `--port=${port}`,
-      `--dir=${dir}`,
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  let out = '';
-  const vkey = await new Promise<string>((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk;
-      const match = /its verifier key: (\S+)/.exec(out);
-      if (match) resolve(match[1]!);
-    });
-    child.on('exit', (code) => reject(new Error(`witness exited ${code}: ${out}`)));
+const startWitness = () =>
+  startWitnessProcess({
+    name: 'witness.test/w1',
+    logs: [`${ORIGIN}=${verifierKeyText(log)}`],
+    dir,
   });
-  return { url: `http://127.0.0.1:${port}`, vkey, child };
-}
 
 const submit = (url: string, old: number, proof: Buffer[], checkpoint: string) =>
   fetch(`${url}/add-checkpoint`, {

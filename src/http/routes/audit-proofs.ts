@@ -5,6 +5,7 @@ import type { Database } from '../../db/schema.js';
 import type { AuditKey } from '../../audit-trail/audit-key.js';
 import { redactEvent } from '../../audit-trail/redaction.js';
 import { findTreeHead, treeOrigin, treeVerifierKey } from '../../audit-trail/tree-heads.js';
+import { LOG_TREE } from '../../audit-trail/log-tree.js';
 import {
   findLeaf,
   proveConsistency,
@@ -19,8 +20,23 @@ import { route, type Route } from '../route.js';
 import { validate } from '../validate.js';
 
 const size = z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
+const tree = z
+  .enum(['space', 'log'])
+  .default('space')
+  .describe("`space` (the space's own tree) or `log` (the whole log's, every space's events)");
+const treeHeadQuery = z.object({
+  tree,
+  cosigned: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(100)
+    .default(0)
+    .describe('The latest head with at least this many witness cosignatures'),
+});
 const inclusionQuery = z
   .object({
+    tree,
     jti: z.string().min(1).max(200).optional(),
     event_id: z.uuid().optional(),
     tree_size: size.optional(),
@@ -29,7 +45,7 @@ const inclusionQuery = z
     message: 'give jti or event_id, one of them',
     path: ['jti'],
   });
-const consistencyQuery = z.object({ from: size, to: size });
+const consistencyQuery = z.object({ tree, from: size, to: size });
 
 const base64 = z.string().describe('base64 (standard alphabet, padded)');
 const treeHead = z.object({
@@ -37,6 +53,7 @@ const treeHead = z.object({
   tree_size: z.number(),
   checkpoint: z.string().describe('A C2SP checkpoint, signed as a note by the audit key'),
   verifier_key: z.string().describe('The note verifier key: <name>+<key id>+<base64 key>'),
+  cosignatures: z.number().describe("Witnesses' cosignature lines appended to the checkpoint"),
 });
 const inclusion = z.object({
   tree_size: z.number(),
@@ -72,7 +89,11 @@ export function auditProofRoutes(
   issuer: string,
 ): readonly Route[] {
   const record = auditReadRecorder(commands);
-  const verifierOf = (spaceId: string) => treeVerifierKey(auditKey, treeOrigin(issuer, spaceId));
+  const verifierOf = (treeId: string) => treeVerifierKey(auditKey, treeOrigin(issuer, treeId));
+  // The log tree is every space's events: a space's login reads its heads and proofs (hashes only;
+  // an entry is only ever one of the reader's own space's events).
+  const treeIdOf = (choice: 'space' | 'log', spaceId: string) =>
+    choice === 'log' ? LOG_TREE : spaceId;
   return [
     route({
       ...read,
@@ -80,25 +101,32 @@ export function auditProofRoutes(
       path: '/v1/audit/tree-head',
       operationId: 'auditTreeHead',
       summary: "The space's latest signed tree head (a C2SP checkpoint)",
+      query: treeHeadQuery,
       responses: [{ status: 200, description: 'The head', schema: treeHead }],
       async handle(ctx, who) {
-        const head = await findTreeHead(db, who.spaceId);
+        const query = validate(treeHeadQuery, ctx.query, 'query');
+        const treeId = treeIdOf(query.tree, who.spaceId);
+        const head = await findTreeHead(db, treeId, { cosigned: query.cosigned });
         await record(ctx, who, {
           kind: 'tree-head',
-          query: {},
+          query: { tree: query.tree, cosigned: String(query.cosigned) },
           rows_returned: head ? 1 : 0,
           complete: true,
         });
-        if (!head)
+        if (!head) {
           throw new NotFoundError(
-            'no signed tree head yet: the projector signs one within AUDIT_CHECKPOINT_INTERVAL_SECONDS of the first sealed event',
+            query.cosigned > 0
+              ? `no signed tree head with ${query.cosigned} cosignatures yet (AUDIT_WITNESSES)`
+              : 'no signed tree head yet: the projector signs one within AUDIT_CHECKPOINT_INTERVAL_SECONDS of the first sealed event',
           );
+        }
         ctx.set('Cache-Control', 'no-store');
         ctx.body = {
-          origin: treeOrigin(issuer, who.spaceId),
+          origin: treeOrigin(issuer, treeId),
           tree_size: head.size,
           checkpoint: head.note,
-          verifier_key: verifierOf(who.spaceId),
+          verifier_key: verifierOf(treeId),
+          cosignatures: head.cosignatures,
         } satisfies z.infer<typeof treeHead>;
       },
     }),
@@ -112,8 +140,8 @@ export function auditProofRoutes(
       responses: [{ status: 200, description: 'The proof', schema: inclusion }],
       async handle(ctx, who) {
         const query = validate(inclusionQuery, ctx.query, 'query');
-        const head =
-          query.tree_size === undefined ? await findTreeHead(db, who.spaceId) : undefined;
+        const treeId = treeIdOf(query.tree, who.spaceId);
+        const head = query.tree_size === undefined ? await findTreeHead(db, treeId) : undefined;
         const treeSize = query.tree_size ?? head?.size ?? 0;
         const leaf = await findLeaf(
           db,
@@ -122,10 +150,12 @@ export function auditProofRoutes(
             ? { streamId: streams.token(query.jti) }
             : { eventId: query.event_id! },
           redactEvent,
+          query.tree,
         );
         await record(ctx, who, {
           kind: 'inclusion-proof',
           query: {
+            tree: query.tree,
             ...(query.jti ? { jti: query.jti } : { event_id: query.event_id! }),
             tree_size: String(treeSize),
           },
@@ -138,21 +168,21 @@ export function auditProofRoutes(
             'recorded, but not yet in a signed tree head of that size: ask again after the next one (GET /v1/audit/tree-head)',
           );
         }
-        if (treeSize > (await sealedTreeSize(db, who.spaceId))) {
+        if (treeSize > (await sealedTreeSize(db, treeId))) {
           throw new InvalidRequestError('tree_size is larger than the space tree', [
             { field: 'tree_size', message: 'larger than the tree' },
           ]);
         }
-        const signed = head ?? (await findTreeHead(db, who.spaceId, treeSize));
+        const signed = head ?? (await findTreeHead(db, treeId, { size: treeSize }));
         ctx.set('Cache-Control', 'no-store');
         ctx.body = {
           tree_size: treeSize,
           leaf_index: leaf.index,
           entry: leaf.entry.toString('utf8'),
           leaf_hash: leaf.hash.toString('base64'),
-          proof: b64(await proveInclusion(db, who.spaceId, leaf.index, treeSize, redactEvent)),
+          proof: b64(await proveInclusion(db, treeId, leaf.index, treeSize, redactEvent)),
           checkpoint: signed?.note ?? null,
-          verifier_key: verifierOf(who.spaceId),
+          verifier_key: verifierOf(treeId),
         } satisfies z.infer<typeof inclusion>;
       },
     }),
@@ -166,24 +196,24 @@ export function auditProofRoutes(
       responses: [{ status: 200, description: 'The proof', schema: consistency }],
       async handle(ctx, who) {
         const query = validate(consistencyQuery, ctx.query, 'query');
-        const sealed = await sealedTreeSize(db, who.spaceId);
+        const treeId = treeIdOf(query.tree, who.spaceId);
+        const sealed = await sealedTreeSize(db, treeId);
         await record(ctx, who, {
           kind: 'consistency-proof',
-          query: { from: String(query.from), to: String(query.to) },
+          query: { tree: query.tree, from: String(query.from), to: String(query.to) },
           rows_returned: 1,
           complete: true,
         });
         if (query.from > query.to || query.to > sealed) {
-          throw new InvalidRequestError(
-            `need 1 <= from <= to <= ${sealed} (the space tree's size)`,
-            [{ field: 'to', message: `at most ${sealed}, and not below from` }],
-          );
+          throw new InvalidRequestError(`need 1 <= from <= to <= ${sealed} (the tree's size)`, [
+            { field: 'to', message: `at most ${sealed}, and not below from` },
+          ]);
         }
         ctx.set('Cache-Control', 'no-store');
         ctx.body = {
           from: query.from,
           to: query.to,
-          proof: b64(await proveConsistency(db, who.spaceId, query.from, query.to, redactEvent)),
+          proof: b64(await proveConsistency(db, treeId, query.from, query.to, redactEvent)),
         } satisfies z.infer<typeof consistency>;
       },
     }),

@@ -1,6 +1,5 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import type { RecordedEvent } from '../event-store/types.js';
 import { treeRoot, type Hash } from '../transparency/merkle.js';
 import {
   appendLeaves,
@@ -9,21 +8,18 @@ import {
   type Frontier,
   type StoredNode,
 } from '../transparency/frontier.js';
-import type { Redact } from './redaction.js';
-import { overSpaceTree, spaceLeaf, spaceLeaves, storedNodes } from './space-tree.js';
+import { overTree, storedNodes, TILE, type TreeSource } from './tree-store.js';
 
 /**
- * How the sealer grows each space's tree (space-tree.ts reads them): its frontier, kept between
- * rounds or rebuilt from the stored nodes and the last tile's events, and the nodes it completes.
+ * How the sealer grows the trees (tree-store.ts reads them): each tree's frontier, kept between
+ * rounds or rebuilt from the stored nodes and the last tile's leaves, and the nodes it completes.
  */
-const TILE = 2 ** TILE_LEVEL;
 
-/** The frontier of a space's tree at `size`, from its stored nodes and its last tile's events. */
+/** The frontier of a tree at `size`, from its stored nodes and its last tile's leaves. */
 export async function loadFrontier(
   db: Kysely<Database>,
-  spaceId: string,
+  tree: TreeSource,
   size: number,
-  redact: Redact,
 ): Promise<Frontier> {
   const nodes: { level: number; hash: Hash }[] = [];
   const whole = size - (size % TILE);
@@ -34,37 +30,30 @@ export async function loadFrontier(
       start += 2 ** level;
     }
   }
-  const stored = await storedNodes(db, spaceId, wanted);
+  const stored = await storedNodes(db, tree.id, wanted);
   if (wanted.some(({ level, index }) => !stored.has(`${level}/${index}`))) {
-    return rebuildTree(db, spaceId, size, redact);
+    return rebuildTree(db, tree, size);
   }
   for (const { level, index } of wanted)
     nodes.push({ level, hash: stored.get(`${level}/${index}`)! });
-  const tail = await spaceLeaves(db, spaceId, whole + 1, size, redact);
+  const tail = await tree.leaves(whole + 1, size);
   return appendLeaves({ size: whole, nodes }, tail).frontier;
 }
 
 /**
- * A space's tree built from its first event (history sealed before the trees existed, or nodes
- * not yet written), storing every node of TILE_LEVEL or more it completes; returns the frontier.
+ * A tree built from its first leaf (history sealed before the trees existed, or nodes not yet
+ * written), storing every node of TILE_LEVEL or more it completes; returns the frontier.
  */
 async function rebuildTree(
   db: Kysely<Database>,
-  spaceId: string,
+  tree: TreeSource,
   size: number,
-  redact: Redact,
 ): Promise<Frontier> {
   let frontier: Frontier = { size: 0, nodes: [] };
   for (let from = 1; from <= size; from += 16 * TILE) {
-    const leaves = await spaceLeaves(
-      db,
-      spaceId,
-      from,
-      Math.min(from + 16 * TILE - 1, size),
-      redact,
-    );
+    const leaves = await tree.leaves(from, Math.min(from + 16 * TILE - 1, size));
     const appended = appendLeaves(frontier, leaves);
-    await storeNodes(db, spaceId, appended.completed);
+    await storeNodes(db, tree.id, appended.completed);
     frontier = appended.frontier;
   }
   return frontier;
@@ -73,13 +62,13 @@ async function rebuildTree(
 /** Inserts completed nodes (a node already there is the same hash: the same events made it). */
 export async function storeNodes(
   db: Kysely<Database>,
-  spaceId: string,
+  treeId: string,
   nodes: readonly StoredNode[],
 ): Promise<void> {
   if (nodes.length === 0) return;
   await db
     .insertInto('merkle_nodes')
-    .values(nodes.map((node) => ({ space_id: spaceId, ...node })))
+    .values(nodes.map((node) => ({ space_id: treeId, ...node })))
     .onConflict((conflict) => conflict.doNothing())
     .execute();
 }
@@ -90,36 +79,31 @@ const frontiers = new Map<string, Frontier>();
 const MAX_FRONTIERS = 10_000;
 
 /**
- * Extends a space's tree by `events` (its next ones, in order) from `previousSize`, storing the
- * nodes they complete, in the sealing transaction.
+ * Extends a tree by `leaves` (its next ones, in order) from `previousSize`, storing the nodes they
+ * complete, in the sealing transaction.
  */
-export async function extendSpaceTree(
+export async function extendTree(
   trx: Kysely<Database>,
-  spaceId: string,
+  tree: TreeSource,
   previousSize: number,
-  events: readonly RecordedEvent[],
-  redact: Redact,
+  leaves: readonly Hash[],
 ): Promise<void> {
-  const cached = frontiers.get(spaceId);
+  const cached = frontiers.get(tree.id);
   const frontier =
-    cached?.size === previousSize ? cached : await loadFrontier(trx, spaceId, previousSize, redact);
-  const appended = appendLeaves(
-    frontier,
-    events.map((event) => spaceLeaf(event, redact)),
-  );
-  await storeNodes(trx, spaceId, appended.completed);
+    cached?.size === previousSize ? cached : await loadFrontier(trx, tree, previousSize);
+  const appended = appendLeaves(frontier, leaves);
+  await storeNodes(trx, tree.id, appended.completed);
   if (frontiers.size >= MAX_FRONTIERS) frontiers.clear();
-  frontiers.set(spaceId, appended.frontier);
+  frontiers.set(tree.id, appended.frontier);
 }
 
-/** The root of a space's tree of `size` leaves: the sealer's frontier if at that size, else read. */
-export async function spaceTreeRoot(
+/** The root of a tree of `size` leaves: the sealer's frontier if at that size, else read. */
+export async function treeRootAt(
   db: Kysely<Database>,
-  spaceId: string,
+  tree: TreeSource,
   size: number,
-  redact: Redact,
 ): Promise<Hash> {
-  const cached = frontiers.get(spaceId);
+  const cached = frontiers.get(tree.id);
   if (cached?.size === size) return frontierRoot(cached)!;
-  return overSpaceTree(db, spaceId, size, redact, (tree) => treeRoot(tree, size));
+  return overTree(db, tree, size, (hashes) => treeRoot(hashes, size));
 }

@@ -1,0 +1,127 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import type { RecordedEvent } from '../event-store/types.js';
+import { LOG_START } from '../event-store/types.js';
+import { inRange } from '../event-store/log-range.js';
+import type { TreeHashes } from '../transparency/merkle.js';
+import { eventsInRange, sealEnd } from './chain-rows.js';
+import type { Redact } from './redaction.js';
+import { spaceLeaf } from './space-tree.js';
+import { overTree, type TreeSource } from './tree-store.js';
+
+/**
+ * The whole log as one Merkle tree (migration 024): leaf i is the (i+1)-th sealed event in commit
+ * order, with the same leaf hash as in its space's tree, so one entry is proven in both. A
+ * reviewer of the whole deployment (and a witness) follows this one tree instead of every space's.
+ */
+
+/** The log tree's id in merkle_nodes and merkle_checkpoints: no space id is empty. */
+export const LOG_TREE = '';
+
+/** How many events the log tree holds: every sealed event. */
+export async function logTreeSize(db: Kysely<Database>): Promise<number> {
+  const row = await db
+    .selectFrom('log_tree_sizes')
+    .select('tree_size')
+    .orderBy('seal_number', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return Number(row?.tree_size ?? 0);
+}
+
+/** Records the log tree's size once seal `sealNumber` is in it (in the sealing transaction). */
+export async function recordLogTreeSize(
+  trx: Kysely<Database>,
+  sealNumber: number,
+  size: number,
+): Promise<void> {
+  await trx
+    .insertInto('log_tree_sizes')
+    .values({ seal_number: sealNumber, tree_size: size })
+    .execute();
+}
+
+/** The log tree, as the tree store reads it: leaves from the seals holding them. */
+export function logTree(db: Kysely<Database>, redact: Redact): TreeSource {
+  return {
+    id: LOG_TREE,
+    async leaves(from, to) {
+      if (to < from) return [];
+      const { rows } = await sql<{
+        seal_number: number;
+        tree_size: number;
+        event_count: number;
+        last_transaction_id: string;
+        last_position: number;
+      }>`
+        SELECT s.seal_number, s.tree_size, e.event_count, e.last_transaction_id, e.last_position
+        FROM event_seals e JOIN log_tree_sizes s USING (seal_number)
+        WHERE s.seal_number BETWEEN
+          (SELECT seal_number - 1 FROM log_tree_sizes WHERE tree_size >= ${from} ORDER BY tree_size LIMIT 1)
+          AND (SELECT seal_number FROM log_tree_sizes WHERE tree_size >= ${to} ORDER BY tree_size LIMIT 1)
+        ORDER BY s.seal_number`.execute(db);
+      const last = rows.at(-1);
+      if (!last || last.tree_size < to) return [];
+      // The row before the first seal holding `from` (absent when that seal is the first).
+      const first = rows[0]!.tree_size >= from ? undefined : rows[0];
+      const start = first ? first.tree_size : 0;
+      const events = await eventsInRange(
+        db,
+        { after: first ? sealEnd(first) : LOG_START, through: sealEnd(last) },
+        undefined,
+        { offset: from - start - 1, limit: to - from + 1 },
+      );
+      return events.map((event: RecordedEvent) => spaceLeaf(event, redact));
+    },
+  };
+}
+
+/** Runs `compute` (a proof, a root) over the log tree of `size` leaves (see overTree). */
+export function overLogTree<T>(
+  db: Kysely<Database>,
+  size: number,
+  redact: Redact,
+  compute: (tree: TreeHashes) => T,
+): Promise<T> {
+  return overTree(db, logTree(db, redact), size, compute);
+}
+
+/**
+ * The index in the log tree of a sealed event: the size before its seal, plus how many events of
+ * that seal come before it. Undefined when no seal holds it yet.
+ */
+export async function logLeafIndex(
+  db: Kysely<Database>,
+  event: RecordedEvent,
+): Promise<number | undefined> {
+  const { rows } = await sql<{ seal_number: number }>`
+    SELECT seal_number FROM event_seals
+    WHERE (last_transaction_id, last_position) >= (${event.transactionId}::xid8, ${event.globalPosition})
+    ORDER BY last_transaction_id, last_position LIMIT 1`.execute(db);
+  const sealNumber = rows[0]?.seal_number;
+  if (sealNumber === undefined) return undefined;
+  const { rows: bounds } = await sql<{
+    tree_size: number;
+    event_count: number;
+    previous_transaction_id: string | null;
+    previous_position: number | null;
+  }>`
+    SELECT s.tree_size, e.event_count, p.last_transaction_id AS previous_transaction_id,
+           p.last_position AS previous_position
+    FROM event_seals e JOIN log_tree_sizes s USING (seal_number)
+    LEFT JOIN event_seals p ON p.seal_number = e.seal_number - 1
+    WHERE e.seal_number = ${sealNumber}`.execute(db);
+  const seal = bounds[0];
+  if (!seal) return undefined;
+  const after = seal.previous_transaction_id
+    ? {
+        transactionId: String(seal.previous_transaction_id),
+        globalPosition: Number(seal.previous_position),
+      }
+    : LOG_START;
+  // Events of the seal up to and including it: its place, counted from 1.
+  const { rows: through } = await sql<{ n: number }>`
+    SELECT count(*)::int AS n FROM events
+    WHERE ${inRange({ after, through: event })}`.execute(db);
+  return Number(seal.tree_size) - Number(seal.event_count) + Number(through[0]?.n ?? 1) - 1;
+}

@@ -1,0 +1,185 @@
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import { ConfigError } from '../config/config.js';
+import type { Database } from '../db/schema.js';
+import { cosignedAt } from '../transparency/cosignature.js';
+import {
+  COSIGNATURE_ED25519,
+  parseVerifierKey,
+  type NoteVerifier,
+} from '../transparency/signed-note.js';
+import type { Redact } from './redaction.js';
+import type { SignedTreeHead } from './tree-heads.js';
+import { proveConsistency } from './tree-proofs.js';
+
+/** A witness the projector sends signed tree heads to, and the key its cosignatures carry. */
+export interface WitnessEndpoint {
+  /** Its add-checkpoint URL (C2SP tlog-witness). */
+  readonly url: string;
+  readonly key: NoteVerifier;
+}
+
+/**
+ * AUDIT_WITNESSES: `<add-checkpoint URL> <witness verifier key>`, comma-separated. Throws a
+ * ConfigError naming the setting and the entry.
+ */
+export function parseWitnesses(setting: string | undefined): WitnessEndpoint[] {
+  if (!setting?.trim()) return [];
+  return setting.split(',').map((entry, i) => {
+    const [url, vkey, ...rest] = entry.trim().split(/\s+/);
+    const problem = (why: string) =>
+      new ConfigError([`AUDIT_WITNESSES: entry ${i + 1} ("${entry.trim()}"): ${why}`]);
+    if (!url || !vkey || rest.length > 0) throw problem('expected "<URL> <verifier key>"');
+    if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) {
+      throw problem('expected an http(s) URL first');
+    }
+    let key: NoteVerifier;
+    try {
+      key = parseVerifierKey(vkey);
+    } catch (error) {
+      throw problem((error as Error).message);
+    }
+    if (key.type !== COSIGNATURE_ED25519)
+      throw problem('a witness key has type 0x04 (cosignature/v1)');
+    return { url, key };
+  });
+}
+
+/** What became of one head at one witness. */
+export type Submission = 'cosigned' | 'current' | 'ahead' | 'refused' | 'unreachable';
+
+/** The witness's cosignature line on `note`, of those in `body`; undefined when none verifies. */
+function cosignatureIn(body: string, note: string, key: NoteVerifier): string | undefined {
+  return body
+    .split('\n')
+    .filter((line) => line.length > 0)
+    .map((line) => `${line}\n`)
+    .find((line) => cosignedAt(`${note}${line}`, key) !== undefined);
+}
+
+/**
+ * Sends each signed tree head it is given to every witness (C2SP tlog-witness add-checkpoint),
+ * with the consistency proof from the size that witness last cosigned, and keeps the
+ * cosignatures that verify. Heads are coalesced per tree (only a tree's latest is sent), sent off
+ * the projector's loop, one at a time; a witness that does not answer is left alone for
+ * `backoffMs`. A witness that refuses a head (422) or has seen a larger tree is logged as an
+ * error: that is what a rewritten or forked history looks like from outside.
+ */
+export function startWitnessing(
+  db: Kysely<Database>,
+  witnesses: readonly WitnessEndpoint[],
+  options: {
+    readonly logger: Logger;
+    readonly redact: Redact;
+    readonly timeoutMs?: number;
+    readonly backoffMs?: number;
+    readonly now?: () => number;
+  },
+): { submit(head: SignedTreeHead): void; idle(): Promise<void>; stop(): Promise<void> } {
+  const { logger } = options;
+  const now = options.now ?? Date.now;
+  const pending = new Map<string, SignedTreeHead>();
+  const known = new Map<string, number>();
+  const downUntil = new Map<string, number>();
+  let running: Promise<void> | undefined;
+  let stopped = false;
+
+  async function cosignedSize(witness: WitnessEndpoint, treeId: string): Promise<number> {
+    const cached = known.get(`${witness.url} ${treeId}`);
+    if (cached !== undefined) return cached;
+    const row = await db
+      .selectFrom('merkle_cosignatures')
+      .select((eb) => eb.fn.max('tree_size').as('size'))
+      .where('space_id', '=', treeId)
+      .where('witness', '=', witness.key.name)
+      .executeTakeFirst();
+    return Number(row?.size ?? 0);
+  }
+
+  async function send(witness: WitnessEndpoint, head: SignedTreeHead): Promise<Submission> {
+    const log = { witness: witness.key.name, tree: head.treeId || '(log)', size: head.size };
+    let old = await cosignedSize(witness, head.treeId);
+    for (let attempt = 0; attempt < 2; attempt += 1) {
+      if (old === head.size) return 'current';
+      if (old > head.size) {
+        logger.error({ ...log, witnessSize: old }, 'witness has cosigned a larger tree than ours');
+        return 'ahead';
+      }
+      const proof =
+        old === 0 ? [] : await proveConsistency(db, head.treeId, old, head.size, options.redact);
+      const body = `old ${old}\n${proof.map((hash) => `${hash.toString('base64')}\n`).join('')}\n${head.note}`;
+      const response = await fetch(witness.url, {
+        method: 'POST',
+        headers: { 'content-type': 'text/plain; charset=utf-8' },
+        body,
+        signal: AbortSignal.timeout(options.timeoutMs ?? 5000),
+      });
+      const answer = (await response.text()).slice(0, 64 * 1024);
+      if (response.status === 409 && /^\d+\n?$/.test(answer)) {
+        old = Number(answer.trim());
+        known.set(`${witness.url} ${head.treeId}`, old);
+        continue;
+      }
+      const line =
+        response.status === 200 ? cosignatureIn(answer, head.note, witness.key) : undefined;
+      if (!line) {
+        logger.error(
+          { ...log, status: response.status, answer: answer.slice(0, 200) },
+          'witness refused the tree head',
+        );
+        return 'refused';
+      }
+      await db
+        .insertInto('merkle_cosignatures')
+        .values({ space_id: head.treeId, tree_size: head.size, witness: witness.key.name, line })
+        .onConflict((conflict) => conflict.doNothing())
+        .execute();
+      known.set(`${witness.url} ${head.treeId}`, head.size);
+      return 'cosigned';
+    }
+    return 'refused';
+  }
+
+  async function drain(): Promise<void> {
+    while (!stopped && pending.size > 0) {
+      const [treeId, head] = pending.entries().next().value!;
+      pending.delete(treeId);
+      await Promise.all(
+        witnesses.map(async (witness) => {
+          if ((downUntil.get(witness.url) ?? 0) > now()) return;
+          const outcome = await send(witness, head).catch((error: unknown) => {
+            logger.warn(
+              { err: error, witness: witness.key.name },
+              'witness not reached; retried with a later head',
+            );
+            downUntil.set(witness.url, now() + (options.backoffMs ?? 30_000));
+            return 'unreachable' as const;
+          });
+          if (outcome === 'cosigned')
+            logger.debug({ witness: witness.key.name, size: head.size }, 'tree head cosigned');
+        }),
+      );
+    }
+  }
+
+  const kick = () => {
+    running ??= drain().finally(() => {
+      running = undefined;
+      if (!stopped && pending.size > 0) kick();
+    });
+  };
+  return {
+    submit(head) {
+      if (stopped || witnesses.length === 0) return;
+      pending.set(head.treeId, head);
+      kick();
+    },
+    async idle() {
+      while (running) await running;
+    },
+    async stop() {
+      stopped = true;
+      await running;
+    },
+  };
+}

@@ -1,0 +1,207 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeCheckpoints } from '../../src/audit-trail/audit-checkpoints.js';
+import {
+  loadAuditSigningKey,
+  signCheckpoint,
+  type AuditKey,
+} from '../../src/audit-trail/audit-key.js';
+import { LOG_TREE } from '../../src/audit-trail/log-tree.js';
+import { redactEvent } from '../../src/audit-trail/redaction.js';
+import { sealChain } from '../../src/audit-trail/seal-chain.js';
+import {
+  signTreeHead,
+  treeOrigin,
+  treeVerifierKey,
+  type SignedTreeHead,
+} from '../../src/audit-trail/tree-heads.js';
+import { parseWitnesses, startWitnessing } from '../../src/audit-trail/witnessing.js';
+import { proveConsistency } from '../../src/audit-trail/tree-proofs.js';
+import { cosignedAt } from '../../src/transparency/cosignature.js';
+import { parseCheckpointText } from '../../src/transparency/checkpoint.js';
+import { openNote, parseVerifierKey } from '../../src/transparency/signed-note.js';
+import {
+  createCredentialVia,
+  privateTokenVia,
+  startTestService,
+  type TestService,
+} from '../support/test-service.js';
+import { startWitnessProcess, type WitnessProcess } from '../support/witness-process.js';
+
+const SPACE = 'witnessed-space';
+let service: TestService;
+let auditKey: AuditKey;
+let witness: WitnessProcess;
+let witnessDir: string;
+let credential: { client_id: string; client_secret: string };
+const logLines: Array<{ level: number; msg: string; witness?: string }> = [];
+const logger = pino(
+  { level: 'debug' },
+  new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      logLines.push(JSON.parse(chunk.toString()) as (typeof logLines)[number]);
+      done();
+    },
+  }),
+);
+
+beforeAll(async () => {
+  service = await startTestService();
+  auditKey = await loadAuditSigningKey(undefined, service.dataDir);
+  credential = await createCredentialVia(service, SPACE);
+  witnessDir = await mkdtemp(path.join(tmpdir(), 'witness-'));
+  const issuer = service.config.TOKEN_ISSUER;
+  // One key signs every space's tree under its own origin: the witness takes them by prefix.
+  witness = await startWitnessProcess({
+    name: 'witness.test/w1',
+    dir: witnessDir,
+    logs: [
+      `${treeOrigin(issuer, LOG_TREE)}=${treeVerifierKey(auditKey, treeOrigin(issuer, LOG_TREE))}`,
+      `${treeOrigin(issuer, '').replace(/log$/, 'space/')}*=${treeVerifierKey(auditKey, treeOrigin(issuer, SPACE))}`,
+    ],
+  });
+});
+afterAll(async () => {
+  witness?.child.kill('SIGTERM');
+  await rm(witnessDir, { recursive: true, force: true });
+});
+
+/** What the projector does each interval, with its witnessing: seal, sign, send the heads. */
+async function settle(witnessing: ReturnType<typeof startWitnessing>): Promise<void> {
+  while ((await sealChain(service.database.db, 500, redactEvent)) > 0);
+  await writeCheckpoints(service.database.db, (s) => signCheckpoint(auditKey, s), {
+    signTreeHead: (treeId, size, root) =>
+      signTreeHead(auditKey, treeOrigin(service.config.TOKEN_ISSUER, treeId), size, root),
+    onTreeHead: (head) => witnessing.submit(head),
+  });
+  await witnessing.idle();
+}
+
+const witnessOf = () => parseWitnesses(`${witness.url}/add-checkpoint ${witness.vkey}`);
+
+describe('witnesses cosign the tree heads the projector signs', () => {
+  it("sends each space's and the log's head, with a consistency proof from the last one cosigned, and serves them cosigned", async () => {
+    const witnessing = startWitnessing(service.database.db, witnessOf(), {
+      logger,
+      redact: redactEvent,
+    });
+    const asUser = {
+      authorization: `Bearer ${await service.loginToken([SPACE])}`,
+      'x-service-space-id': SPACE,
+    };
+    const witnessKey = parseVerifierKey(witness.vkey);
+    for (let round = 0; round < 2; round += 1) {
+      for (let i = 0; i < 3; i += 1) await privateTokenVia(service, credential);
+      await settle(witnessing);
+      for (const tree of ['space', 'log']) {
+        const response = await fetch(
+          `${service.baseUrl}/v1/audit/tree-head?tree=${tree}&cosigned=1`,
+          {
+            headers: asUser,
+          },
+        );
+        expect(response.status).toBe(200);
+        const head = (await response.json()) as {
+          checkpoint: string;
+          tree_size: number;
+          cosignatures: number;
+          verifier_key: string;
+        };
+        expect(head.cosignatures).toBe(1);
+        expect(cosignedAt(head.checkpoint, witnessKey)).toBeGreaterThan(1_700_000_000);
+        // Still the log's own signature too: the cosignature is one more line.
+        const text = openNote(head.checkpoint, parseVerifierKey(head.verifier_key));
+        expect(parseCheckpointText(text!).size).toBe(head.tree_size);
+      }
+    }
+    const rows = await service.database.db
+      .selectFrom('merkle_cosignatures')
+      .select(['space_id', 'tree_size'])
+      .orderBy('space_id')
+      .orderBy('tree_size')
+      .execute();
+    // Two heads of each tree, each cosigned once (the second sent with a proof from the first).
+    expect(rows.filter((row) => row.space_id === SPACE)).toHaveLength(2);
+    expect(rows.filter((row) => row.space_id === LOG_TREE)).toHaveLength(2);
+    await witnessing.stop();
+  }, 60_000);
+
+  it('learns the size a witness holds from its 409, and a head the witness refuses is logged and never stored as cosigned', async () => {
+    const db = service.database.db;
+    const issuer = service.config.TOKEN_ISSUER;
+    const sign = (treeId: string, size: number, root: Buffer) =>
+      signTreeHead(auditKey, treeOrigin(issuer, treeId), size, root);
+    /** Seals, signs the heads and returns the space's, sending it nowhere. */
+    const nextSpaceHead = async () => {
+      await privateTokenVia(service, credential);
+      while ((await sealChain(db, 500, redactEvent)) > 0);
+      const signed: SignedTreeHead[] = [];
+      await writeCheckpoints(db, (s) => signCheckpoint(auditKey, s), {
+        signTreeHead: sign,
+        onTreeHead: (head) => signed.push(head),
+      });
+      return signed.find((head) => head.treeId === SPACE)!;
+    };
+    const cosignedSizes = async () =>
+      (
+        await db
+          .selectFrom('merkle_cosignatures')
+          .select('tree_size')
+          .where('space_id', '=', SPACE)
+          .orderBy('tree_size')
+          .execute()
+      ).map((row) => Number(row.tree_size));
+    const before = await cosignedSizes();
+    const last = before.at(-1)!;
+
+    // The witness moves on without a cosignature being kept (a leader that died after sending).
+    const unrecorded = await nextSpaceHead();
+    const proof = await proveConsistency(db, SPACE, last, unrecorded.size, redactEvent);
+    const byHand = await fetch(`${witness.url}/add-checkpoint`, {
+      method: 'POST',
+      body: `old ${last}\n${proof.map((hash) => `${hash.toString('base64')}\n`).join('')}\n${unrecorded.note}`,
+    });
+    expect(byHand.status).toBe(200);
+    // The next head is sent "old <last>": the witness answers 409 with its size, and the
+    // submitter proves consistency from there instead.
+    const next = await nextSpaceHead();
+    const witnessing = startWitnessing(db, witnessOf(), { logger, redact: redactEvent });
+    witnessing.submit(next);
+    await witnessing.idle();
+    expect(await cosignedSizes()).toEqual([...before, next.size]);
+
+    // A rewritten history: a head of the right size whose root is not the tree's. The witness
+    // refuses it (422); the submitter logs it as an error and keeps nothing.
+    const real = await nextSpaceHead();
+    logLines.length = 0;
+    witnessing.submit({
+      treeId: SPACE,
+      size: real.size,
+      note: sign(SPACE, real.size, Buffer.alloc(32, 7)),
+    });
+    await witnessing.idle();
+    expect(logLines).toContainEqual(
+      expect.objectContaining({ level: 50, msg: 'witness refused the tree head' }),
+    );
+    expect(await cosignedSizes()).toEqual([...before, next.size]);
+    // The true head of that size is still cosigned: the witness holds the last one it vouched for.
+    witnessing.submit(real);
+    await witnessing.idle();
+    expect(await cosignedSizes()).toEqual([...before, next.size, real.size]);
+    await witnessing.stop();
+  }, 60_000);
+
+  it('refuses a witness setting it cannot use, naming the entry', () => {
+    expect(() => parseWitnesses('http://w.example/add-checkpoint')).toThrow(
+      /AUDIT_WITNESSES: entry 1 .*expected "<URL> <verifier key>"/,
+    );
+    expect(() => parseWitnesses(`ftp://w.example ${witness.vkey}`)).toThrow(/http\(s\) URL/);
+    // A log key (type 0x01) is not a witness key.
+    const logKey = treeVerifierKey(auditKey, 'token-authority.test/audit/log');
+    expect(() => parseWitnesses(`http://w.example ${logKey}`)).toThrow(/type 0x04/);
+  });
+});

@@ -57,6 +57,7 @@ export async function mergeWithArchive(
   const events = new Map<number, { text: string; source: string }>();
   const seals = new Map<number, { text: string; source: string }>();
   const checkpoints = new Map<string, string>();
+  const treeHeads = new Map<string, string>();
   const malformed: Array<{ text: string; source: string }> = [];
   const add = (text: string, source: string): string | undefined => {
     if (text.trim() === '') return undefined;
@@ -75,6 +76,8 @@ export async function mergeWithArchive(
       seals.set(line.first_sequence, { text, source });
     } else if (line.type === 'checkpoint') {
       if (!checkpoints.has(line.jws)) checkpoints.set(line.jws, source);
+    } else if (line.type === 'tree-head') {
+      if (!treeHeads.has(text)) treeHeads.set(text, source);
     }
     return undefined;
   };
@@ -120,6 +123,10 @@ export async function mergeWithArchive(
   );
   for (const [jws, source] of ordered) {
     lines.push(JSON.stringify({ type: 'checkpoint', jws }));
+    sources.push(source);
+  }
+  for (const [text, source] of treeHeads) {
+    lines.push(text);
     sources.push(source);
   }
   for (const { text, source } of malformed) {

@@ -111,14 +111,14 @@ export function checkExportLines(
         checkpoints.push({ line: lineNumber, jws: parsed.jws });
         continue;
       }
+      if (parsed.type === 'tree-head') continue; // check-export-tree-heads.ts checks them
       if (parsed.type === 'archived') {
         if (typeof parsed.file !== 'string') throw new Error('no file');
         archived.push(parsed.file);
         continue;
       }
       line = parsed;
-      const row = line.event as unknown as EventRow & { recorded_at: string };
-      event = toRecordedEvent({ ...row, recorded_at: new Date(row.recorded_at) });
+      event = exportedEvent(line);
       if (!Number.isInteger(line.sequence)) throw new Error('no sequence');
     } catch {
       return fail('malformed_line', null, 'not an export line');
@@ -225,4 +225,10 @@ export function checkExportLines(
     unanchored_events: unanchored,
     archived_files: archived,
   };
+}
+
+/** An export line's event as it was recorded (the same bytes its link and its leaf cover). */
+export function exportedEvent(line: Extract<ExportLine, { type: 'event' }>): RecordedEvent {
+  const row = line.event as unknown as EventRow & { recorded_at: string };
+  return toRecordedEvent({ ...row, recorded_at: new Date(row.recorded_at) });
 }

@@ -3,6 +3,7 @@ import type { Database } from '../db/schema.js';
 import { canonicalEventBytes, chainHash } from './chain-link.js';
 import { eventsInRange, sealRange } from './chain-rows.js';
 import type { Redact } from './space-chain.js';
+import { listTreeHeads } from './tree-heads.js';
 
 /**
  * One line of an audit export: a seal of the space's chain (the range it covers and the hash it
@@ -26,6 +27,8 @@ export type ExportLine =
       readonly event: Record<string, unknown>;
     }
   | { readonly type: 'checkpoint'; readonly jws: string }
+  /** A signed head of the space's Merkle tree (a C2SP checkpoint note, with its cosignatures). */
+  | { readonly type: 'tree-head'; readonly tree_size: number; readonly checkpoint: string }
   /** Part of the range is no longer in the database: these events are in this archive file. */
   | {
       readonly type: 'archived';
@@ -41,7 +44,7 @@ export type ExportLine =
 /**
  * A space's sealed events recorded in [from, to), in its chain's order (sequence 1, 2, 3...): each
  * seal they belong to, then its events with their links, then the signed checkpoints whose heads
- * are among those events. Unsealed events (the last second or so) are not exported.
+ * are among those events, then the space tree's signed heads of those sizes. Unsealed events (the last second or so) are not exported.
  */
 export async function* exportSpaceChain(
   db: Kysely<Database>,
@@ -125,6 +128,10 @@ export async function* exportSpaceChain(
     .orderBy('checkpoint_number')
     .execute();
   for (const { jws } of checkpoints) yield { type: 'checkpoint', jws };
+  // The space tree's signed heads whose size ends among the exported events, cosigned or not.
+  for (const head of await listTreeHeads(db, options.spaceId, first, last)) {
+    yield { type: 'tree-head', tree_size: head.size, checkpoint: head.note };
+  }
 }
 
 /** An open range's bounds, as dates both JavaScript and Postgres hold. */

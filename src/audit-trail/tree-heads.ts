@@ -105,3 +105,38 @@ export async function findTreeHead(
     cosignatures: cosignatures.length,
   };
 }
+
+/** A tree's signed heads of sizes `from` through `to`, smallest first, each with its cosignatures. */
+export async function listTreeHeads(
+  db: Kysely<Database>,
+  treeId: string,
+  from: number,
+  to: number,
+): Promise<Array<{ size: number; note: string }>> {
+  const heads = await db
+    .selectFrom('merkle_checkpoints')
+    .select(['tree_size', 'note'])
+    .where('space_id', '=', treeId)
+    .where('tree_size', '>=', from)
+    .where('tree_size', '<=', to)
+    .orderBy('tree_size')
+    .execute();
+  if (heads.length === 0) return [];
+  const lines = await db
+    .selectFrom('merkle_cosignatures')
+    .select(['tree_size', 'line'])
+    .where('space_id', '=', treeId)
+    .where('tree_size', '>=', from)
+    .where('tree_size', '<=', to)
+    .orderBy('witness')
+    .execute();
+  return heads.map((head) => ({
+    size: Number(head.tree_size),
+    note:
+      head.note +
+      lines
+        .filter((line) => Number(line.tree_size) === Number(head.tree_size))
+        .map((line) => line.line)
+        .join(''),
+  }));
+}

@@ -8,7 +8,9 @@
  * checkpoint past the last event means events were cut from the end). The last event must be
  * covered by a checkpoint (else the tail is unanchored: exit 1 naming how many events, unless
  * --allow-unanchored-tail), and with --checkpoint-dir every checkpoint must be its file there and
- * no file within the export may be missing from it. Prints the verdict as JSON; exit 0 when it
+ * no file within the export may be missing from it. The space tree's signed heads in the export
+ * must be signed by the audit key, match the exported events when they start at sequence 1, and
+ * carry --min-cosignatures cosignatures of the --witness keys. Prints the verdict as JSON; exit 0 when it
  * verifies, 1 when not (naming what and where), 2 on bad usage.
  */
 import { createPublicKey } from 'node:crypto';
@@ -17,11 +19,18 @@ import { checkExportLines } from '../audit-trail/check-export.js';
 import { readCheckpointStatement, verifyCheckpoint } from '../audit-trail/audit-key.js';
 import { readCheckpointFiles } from '../audit-trail/checkpoint-files.js';
 import { mergeWithArchive } from '../audit-trail/check-archive.js';
+import { checkExportTreeHeads } from '../audit-trail/check-export-tree-heads.js';
+import {
+  COSIGNATURE_ED25519,
+  parseVerifierKey,
+  type NoteVerifier,
+} from '../transparency/signed-note.js';
 import { progressOnStderr } from './progress.js';
 import { parseCommandLine } from './args.js';
 
 const USAGE = `Usage: npm run verify-export -- (--key=<file> | --no-signature-check) [--checkpoint-dir=<dir>]
-         [--allow-unanchored-tail] [--archive-dir=<dir>] [--] <export.ndjson | ->
+         [--allow-unanchored-tail] [--archive-dir=<dir>] [--witness=<cosigner vkey> ...]
+         [--min-cosignatures=N] [--] <export.ndjson | ->
 Verifies an audit export (GET /v1/audit/export) offline; "-" reads it from stdin. --key: the audit
 public key as a JWK, or the saved answer of GET /v1/audit/checkpoints (its public_key), kept where
 the database's owners cannot change it. Without it nothing is "ok" unless --no-signature-check
@@ -30,14 +39,37 @@ says to skip the signatures (the verdict then says they were not checked).
 the export's checkpoints with. --allow-unanchored-tail: accept events after the last checkpoint.
 --archive-dir: the archive (ARCHIVE_DIR): its files for the space and the export must make one
 unbroken chain from the first archived event to the export's last; an edited, missing or extra
-archive file fails, named.`;
+archive file fails, named.
+--witness, --min-cosignatures: every signed tree head in the export must carry N valid
+cosignatures of these witnesses (and with N > 0 the export must hold one). Every head must be
+signed by the audit key, and match the events when the export holds them from the first.`;
 const { values, positionals } = parseCommandLine(USAGE, {
   key: { type: 'string' },
   'no-signature-check': { type: 'boolean', default: false },
   'checkpoint-dir': { type: 'string' },
   'allow-unanchored-tail': { type: 'boolean', default: false },
   'archive-dir': { type: 'string' },
+  witness: { type: 'string', multiple: true },
+  'min-cosignatures': { type: 'string', default: '0' },
 });
+const minCosignatures = Number(values['min-cosignatures']);
+let witnesses: NoteVerifier[] = [];
+try {
+  witnesses = (values.witness ?? []).map((text) => parseVerifierKey(text.trim()));
+  if (witnesses.some((witness) => witness.type !== COSIGNATURE_ED25519)) {
+    throw new Error('--witness takes a cosigner key (type 0x04)');
+  }
+  if (
+    !Number.isInteger(minCosignatures) ||
+    minCosignatures < 0 ||
+    minCosignatures > witnesses.length
+  ) {
+    throw new Error('--min-cosignatures: a whole number, at most the --witness keys given');
+  }
+} catch (error) {
+  console.error(`verify-export: ${(error as Error).message}`);
+  process.exit(2);
+}
 const file = positionals[0];
 if (!file) {
   console.error(USAGE);
@@ -102,15 +134,22 @@ const verdict = checkExportLines(
   },
 );
 progress.finish(verdict.ok ? lines.length : verdict.line);
+// The space tree's signed heads: signed by the audit key, cosigned as required, and (where the
+// export holds the events from the first) the root of those events.
+const heads = verdict.ok
+  ? checkExportTreeHeads(lines, { spaceId: spaceId ?? null, publicKey, witnesses, minCosignatures })
+  : undefined;
 // With an archive, a failure names the file its line came from.
-const source = !verdict.ok && sources && verdict.line > 0 ? sources[verdict.line - 1] : undefined;
+const failed = !verdict.ok ? verdict : heads?.ok === false ? heads : undefined;
+const source = failed && sources && failed.line > 0 ? sources[failed.line - 1] : undefined;
 const said = {
   ...verdict,
+  ...(heads ?? {}),
   ...(source ? { file: source } : {}),
   ...(skipSignatures ? { signatures: 'not checked (--no-signature-check)' } : {}),
 };
 console.log(JSON.stringify(said));
-process.exitCode = verdict.ok ? 0 : 1;
+process.exitCode = verdict.ok && heads?.ok !== false ? 0 : 1;
 
 /** The audit public key from a JWK file or a saved GET /v1/audit/checkpoints answer. */
 async function auditPublicKey(file: string) {

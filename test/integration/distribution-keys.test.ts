@@ -12,6 +12,8 @@ const GLOBAL: Readonly<Record<string, string>> = {
   signing_keys: 'the key ring of the whole service (reference table)',
   projection_checkpoints: "each projection's position in the whole log (coordinator)",
   event_seals: 'the service-wide hash chain over every space (one sequence by design)',
+  log_tree_sizes:
+    "the log tree's size after each global seal (one sequence, like event_seals; the log tree's own nodes are rows of merkle_nodes under the tree id '')",
   event_partitioning: "the log's partition settings (coordinator)",
   event_partitions: "the log's partitions by time (coordinator)",
   credentials:

@@ -1,4 +1,7 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -14,6 +17,7 @@ import { LOG_TREE } from '../../src/audit-trail/log-tree.js';
 import { redactEvent } from '../../src/audit-trail/redaction.js';
 import { sealChain } from '../../src/audit-trail/seal-chain.js';
 import {
+  findTreeHead,
   signTreeHead,
   treeOrigin,
   treeVerifierKey,
@@ -23,7 +27,13 @@ import { parseWitnesses, startWitnessing } from '../../src/audit-trail/witnessin
 import { proveConsistency } from '../../src/audit-trail/tree-proofs.js';
 import { cosignedAt } from '../../src/transparency/cosignature.js';
 import { parseCheckpointText } from '../../src/transparency/checkpoint.js';
-import { openNote, parseVerifierKey } from '../../src/transparency/signed-note.js';
+import {
+  noteSigner,
+  openNote,
+  parseNote,
+  parseVerifierKey,
+  signNote,
+} from '../../src/transparency/signed-note.js';
 import {
   createCredentialVia,
   privateTokenVia,
@@ -33,6 +43,7 @@ import {
 import { startWitnessProcess, type WitnessProcess } from '../support/witness-process.js';
 
 const SPACE = 'witnessed-space';
+const run = promisify(execFile);
 let service: TestService;
 let auditKey: AuditKey;
 let witness: WitnessProcess;
@@ -193,6 +204,108 @@ describe('witnesses cosign the tree heads the projector signs', () => {
     await witnessing.idle();
     expect(await cosignedSizes()).toEqual([...before, next.size, real.size]);
     await witnessing.stop();
+  }, 60_000);
+
+  it("carries the space tree's heads in an export; verify-export holds them to the events and to N cosignatures", async () => {
+    const asUser = {
+      authorization: `Bearer ${await service.loginToken([SPACE])}`,
+      'x-service-space-id': SPACE,
+    };
+    const served = (await (
+      await fetch(`${service.baseUrl}/v1/audit/checkpoints`, { headers: asUser })
+    ).json()) as { public_key: unknown };
+    const keyFile = path.join(witnessDir, 'audit.jwk');
+    await writeFile(keyFile, JSON.stringify(served.public_key));
+    const from = new Date(Date.now() - 3_600_000).toISOString();
+    const to = new Date(Date.now() + 60_000).toISOString();
+    const exported = await (
+      await fetch(`${service.baseUrl}/v1/audit/export?from=${from}&to=${to}`, { headers: asUser })
+    ).text();
+    const lines = exported.trim().split('\n');
+    const heads = lines.filter((line) => line.includes('"type":"tree-head"'));
+    expect(heads.length).toBeGreaterThanOrEqual(4);
+    const verify = async (text: string, ...options: string[]) => {
+      const file = path.join(witnessDir, `export-${heads.length}-${options.length}.ndjson`);
+      await writeFile(file, text);
+      const result = await run(process.execPath, [
+        '--import',
+        'tsx',
+        'src/cli/verify-export.ts',
+        `--key=${keyFile}`,
+        ...options,
+        file,
+      ]).then(
+        (ok) => ({ code: 0, stdout: ok.stdout }),
+        (error: { code: number; stdout: string }) => error,
+      );
+      return { code: result.code, verdict: JSON.parse(result.stdout) as Record<string, unknown> };
+    };
+    const witnessed = [`--witness=${witness.vkey}`, '--min-cosignatures=1'];
+    const ok = await verify(exported, ...witnessed);
+    expect(ok.verdict).toMatchObject({
+      ok: true,
+      tree_heads: heads.length,
+      tree_heads_matched: heads.length,
+      cosignatures_required: 1,
+    });
+    expect(ok.code).toBe(0);
+    const latest = await findTreeHead(service.database.db, SPACE, { cosigned: 1 });
+    expect(ok.verdict.witnessed_through).toBe(latest!.size);
+
+    // No head at all, or none cosigned: nothing in it was witnessed.
+    const headless = lines.filter((line) => !heads.includes(line)).join('\n');
+    expect((await verify(headless, ...witnessed)).verdict).toMatchObject({
+      ok: false,
+      reason: 'tree_head_missing',
+    });
+    const stripped = lines
+      .map((line) => {
+        if (!heads.includes(line)) return line;
+        const head = JSON.parse(line) as { checkpoint: string };
+        return JSON.stringify({
+          ...head,
+          checkpoint: head.checkpoint.replace(/\u2014 witness\.test\S* \S+\n/g, ''),
+        });
+      })
+      .join('\n');
+    expect((await verify(stripped, ...witnessed)).verdict).toMatchObject({
+      ok: false,
+      reason: 'tree_head_unwitnessed',
+    });
+    expect((await verify(stripped)).code).toBe(0);
+    // A head the audit key signed over another root: the exported events do not make it.
+    const resigned = lines
+      .map((line) => {
+        if (line !== heads[0]) return line;
+        const head = JSON.parse(line) as { tree_size: number };
+        const note = signTreeHead(
+          auditKey,
+          treeOrigin(service.config.TOKEN_ISSUER, SPACE),
+          head.tree_size,
+          Buffer.alloc(32, 1),
+        );
+        return JSON.stringify({ ...head, checkpoint: note });
+      })
+      .join('\n');
+    expect((await verify(resigned)).verdict).toMatchObject({
+      ok: false,
+      reason: 'tree_head_mismatch',
+    });
+    // Signed by another key: forged.
+    const other = generateKeyPairSync('ed25519').privateKey;
+    const forged = lines
+      .map((line) => {
+        if (line !== heads[0]) return line;
+        const head = JSON.parse(line) as { tree_size: number; checkpoint: string };
+        const text = parseNote(head.checkpoint).text;
+        const origin = treeOrigin(service.config.TOKEN_ISSUER, SPACE);
+        return JSON.stringify({ ...head, checkpoint: signNote(text, [noteSigner(origin, other)]) });
+      })
+      .join('\n');
+    expect((await verify(forged)).verdict).toMatchObject({
+      ok: false,
+      reason: 'tree_head_forged',
+    });
   }, 60_000);
 
   it('refuses a witness setting it cannot use, naming the entry', () => {

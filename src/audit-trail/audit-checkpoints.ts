@@ -8,6 +8,7 @@ import { checkpointFileName, checkpointFolder, treeHeadFileName } from './checkp
 import { redactEvent } from './redaction.js';
 import { spaceTree } from './space-tree.js';
 import { treeRootAt } from './tree-growth.js';
+import { TreeLeavesMissing } from './tree-store.js';
 import { findTreeHead, storeTreeHead, type SignedTreeHead } from './tree-heads.js';
 import { LOG_TREE, logTree, logTreeSize } from './log-tree.js';
 import type { Hash } from '../transparency/merkle.js';
@@ -89,13 +90,10 @@ export async function writeCheckpoints(
     if (!inserted) continue;
     written += 1;
     const size = Number(head.sequence);
-    const treeHead =
+    const root =
       options.signTreeHead &&
-      options.signTreeHead(
-        head.space_id,
-        size,
-        await treeRootAt(db, spaceTree(db, head.space_id, redactEvent), size),
-      );
+      (await rootIfBuilt(treeRootAt(db, spaceTree(db, head.space_id, redactEvent), size)));
+    const treeHead = root && options.signTreeHead?.(head.space_id, size, root);
     if (treeHead) {
       await storeTreeHead(db, head.space_id, size, treeHead);
       options.onTreeHead?.({ treeId: head.space_id, size, note: treeHead });
@@ -122,7 +120,9 @@ async function signLogTreeHead(
 ): Promise<void> {
   const size = await logTreeSize(db);
   if (size <= ((await findTreeHead(db, LOG_TREE))?.size ?? 0)) return;
-  const note = sign(LOG_TREE, size, await treeRootAt(db, logTree(db, redactEvent), size));
+  const root = await rootIfBuilt(treeRootAt(db, logTree(db, redactEvent), size));
+  if (!root) return;
+  const note = sign(LOG_TREE, size, root);
   await storeTreeHead(db, LOG_TREE, size, note);
   options.onTreeHead?.({ treeId: LOG_TREE, size, note });
   if (options.dir) {
@@ -130,6 +130,14 @@ async function signLogTreeHead(
     await mkdir(folder, { recursive: true, mode: 0o700 });
     await writeOnce(path.join(folder, treeHeadFileName(size)), note);
   }
+}
+
+/** A tree's root, or undefined for a tree whose unbuilt history is archived (tree-growth.ts). */
+function rootIfBuilt(root: Promise<Hash>): Promise<Hash | undefined> {
+  return root.catch((error: unknown) => {
+    if (error instanceof TreeLeavesMissing) return undefined;
+    throw error;
+  });
 }
 
 /** A file written once and never rewritten (mode 444), the stand-in for write-once storage. */

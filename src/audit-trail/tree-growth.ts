@@ -8,7 +8,14 @@ import {
   type Frontier,
   type StoredNode,
 } from '../transparency/frontier.js';
-import { overTree, storedNodes, TILE, type TreeSource } from './tree-store.js';
+import {
+  leavesOf,
+  overTree,
+  storedNodes,
+  TILE,
+  TreeLeavesMissing,
+  type TreeSource,
+} from './tree-store.js';
 
 /**
  * How the sealer grows the trees (tree-store.ts reads them): each tree's frontier, kept between
@@ -36,7 +43,7 @@ export async function loadFrontier(
   }
   for (const { level, index } of wanted)
     nodes.push({ level, hash: stored.get(`${level}/${index}`)! });
-  const tail = await tree.leaves(whole + 1, size);
+  const tail = await leavesOf(tree, whole + 1, size);
   return appendLeaves({ size: whole, nodes }, tail).frontier;
 }
 
@@ -51,7 +58,7 @@ async function rebuildTree(
 ): Promise<Frontier> {
   let frontier: Frontier = { size: 0, nodes: [] };
   for (let from = 1; from <= size; from += 16 * TILE) {
-    const leaves = await tree.leaves(from, Math.min(from + 16 * TILE - 1, size));
+    const leaves = await leavesOf(tree, from, Math.min(from + 16 * TILE - 1, size));
     const appended = appendLeaves(frontier, leaves);
     await storeNodes(db, tree.id, appended.completed);
     frontier = appended.frontier;
@@ -80,21 +87,30 @@ const MAX_FRONTIERS = 10_000;
 
 /**
  * Extends a tree by `leaves` (its next ones, in order) from `previousSize`, storing the nodes they
- * complete, in the sealing transaction.
+ * complete, in the sealing transaction. False when the tree cannot be grown because leaves it was
+ * never built from are archived (history archived before the trees existed): the tree stays as it
+ * is, unsigned, and sealing goes on.
  */
 export async function extendTree(
   trx: Kysely<Database>,
   tree: TreeSource,
   previousSize: number,
   leaves: readonly Hash[],
-): Promise<void> {
+): Promise<boolean> {
   const cached = frontiers.get(tree.id);
   const frontier =
-    cached?.size === previousSize ? cached : await loadFrontier(trx, tree, previousSize);
+    cached?.size === previousSize
+      ? cached
+      : await loadFrontier(trx, tree, previousSize).catch((error: unknown) => {
+          if (error instanceof TreeLeavesMissing) return undefined;
+          throw error;
+        });
+  if (!frontier) return false;
   const appended = appendLeaves(frontier, leaves);
   await storeNodes(trx, tree.id, appended.completed);
   if (frontiers.size >= MAX_FRONTIERS) frontiers.clear();
   frontiers.set(tree.id, appended.frontier);
+  return true;
 }
 
 /** The root of a tree of `size` leaves: the sealer's frontier if at that size, else read. */

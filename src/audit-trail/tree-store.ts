@@ -18,6 +18,26 @@ export interface TreeSource {
   leaves(from: number, to: number): Promise<Hash[]>;
 }
 
+/**
+ * Leaves a tree needs but the database no longer holds (their partition was archived, or they
+ * were never sealed): a tree is never computed over fewer leaves than it has.
+ */
+export class TreeLeavesMissing extends Error {
+  constructor(treeId: string, from: number, to: number, found: number) {
+    super(`tree "${treeId}": leaves ${from}..${to} asked, ${found} in the database (archived?)`);
+    this.name = 'TreeLeavesMissing';
+  }
+}
+
+/** Leaves `from` through `to` of `tree`, all of them, or TreeLeavesMissing. */
+export async function leavesOf(tree: TreeSource, from: number, to: number): Promise<Hash[]> {
+  const leaves = await tree.leaves(from, to);
+  if (leaves.length !== Math.max(0, to - from + 1)) {
+    throw new TreeLeavesMissing(tree.id, from, to, leaves.length);
+  }
+  return leaves;
+}
+
 /** Stored nodes of a tree, by "level/index". */
 export async function storedNodes(
   db: Kysely<Database>,
@@ -66,7 +86,7 @@ export async function overTree<T>(
     const tile = Math.floor((index * 2 ** level) / TILE);
     if (tiles.has(tile)) continue;
     const from = tile * TILE + 1;
-    tiles.set(tile, memoryTree(await tree.leaves(from, Math.min(from + TILE - 1, size))));
+    tiles.set(tile, memoryTree(await leavesOf(tree, from, Math.min(from + TILE - 1, size))));
   }
   return compute({
     size,

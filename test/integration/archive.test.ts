@@ -11,6 +11,7 @@ import { catchUp } from '../../src/projections/batches.js';
 import { redactEvent } from '../../src/audit-trail/redaction.js';
 import { writeCheckpoints } from '../../src/audit-trail/audit-checkpoints.js';
 import { sealChain } from '../../src/audit-trail/seal-chain.js';
+import { signTreeHead, treeOrigin } from '../../src/audit-trail/tree-heads.js';
 import { checkChain } from '../../src/audit-trail/check-chain.js';
 import { loadAuditSigningKey, signCheckpoint } from '../../src/audit-trail/audit-key.js';
 import { configurePartitioning } from '../../src/event-store/partitions.js';
@@ -261,6 +262,32 @@ describe('archiving a partition', () => {
     const page = (await spanning.json()) as { items: unknown[]; archived: unknown[] };
     expect(page.items.length).toBeGreaterThan(0);
     expect(page.archived).toHaveLength(1);
+  });
+
+  it('keeps growing and signing the trees over what is left, and answers a proof that needs archived events with 404, not 500', async () => {
+    const credential = await createCredentialVia(service, SPACE);
+    await privateTokenVia(service, credential);
+    await settle();
+    await writeCheckpoints(database.db, (s) => signCheckpoint(auditKey, s), {
+      signTreeHead: (treeId, size, root) =>
+        signTreeHead(auditKey, treeOrigin(service.config.TOKEN_ISSUER, treeId), size, root),
+    });
+    const head = await fetch(`${service.baseUrl}/v1/audit/tree-head`, { headers: asUser() });
+    expect(head.status).toBe(200);
+    const { tree_size: size } = (await head.json()) as { tree_size: number };
+    expect(size).toBeGreaterThan(eventsOfSpace);
+    // From size 2, the proof needs the first tile's leaves: some of them left with the partition.
+    const proof = await fetch(`${service.baseUrl}/v1/audit/proof/consistency?from=2&to=${size}`, {
+      headers: asUser(),
+    });
+    expect(proof.status).toBe(404);
+    expect(await proof.text()).toMatch(/archived/);
+    // A proof the stored nodes and live events answer still comes back.
+    const whole = await fetch(
+      `${service.baseUrl}/v1/audit/proof/consistency?from=${size}&to=${size}`,
+      { headers: asUser() },
+    );
+    expect(whole.status).toBe(200);
   });
 
   it('keeps the global chain verifiable over what is left, stepping over the archived seals', async () => {

@@ -6,6 +6,7 @@ import type { AuditKey } from '../../audit-trail/audit-key.js';
 import { redactEvent } from '../../audit-trail/redaction.js';
 import { findTreeHead, treeOrigin, treeVerifierKey } from '../../audit-trail/tree-heads.js';
 import { LOG_TREE } from '../../audit-trail/log-tree.js';
+import { TreeLeavesMissing } from '../../audit-trail/tree-store.js';
 import {
   findLeaf,
   proveConsistency,
@@ -74,6 +75,15 @@ const consistency = z.object({
 });
 
 const read = { ...AUDIT_READ_ROUTE, errors: [...LOGIN_ERRORS, 'not_found'] } as const;
+
+/** A proof, or 404 when it needs leaves whose partition was archived (not answered yet). */
+const unlessArchived = (proof: Promise<Buffer[]>) =>
+  proof.catch((error: unknown) => {
+    if (!(error instanceof TreeLeavesMissing)) throw error;
+    throw new NotFoundError(
+      'this proof needs events that were archived: proofs over archived ranges are not answered yet (verify the archive with verify-export --archive-dir)',
+    );
+  });
 
 const b64 = (hashes: readonly Buffer[]) => hashes.map((hash) => hash.toString('base64'));
 
@@ -180,7 +190,9 @@ export function auditProofRoutes(
           leaf_index: leaf.index,
           entry: leaf.entry.toString('utf8'),
           leaf_hash: leaf.hash.toString('base64'),
-          proof: b64(await proveInclusion(db, treeId, leaf.index, treeSize, redactEvent)),
+          proof: b64(
+            await unlessArchived(proveInclusion(db, treeId, leaf.index, treeSize, redactEvent)),
+          ),
           checkpoint: signed?.note ?? null,
           verifier_key: verifierOf(treeId),
         } satisfies z.infer<typeof inclusion>;
@@ -213,7 +225,9 @@ export function auditProofRoutes(
         ctx.body = {
           from: query.from,
           to: query.to,
-          proof: b64(await proveConsistency(db, treeId, query.from, query.to, redactEvent)),
+          proof: b64(
+            await unlessArchived(proveConsistency(db, treeId, query.from, query.to, redactEvent)),
+          ),
         } satisfies z.infer<typeof consistency>;
       },
     }),

@@ -7,6 +7,7 @@ import { sealRange } from './chain-rows.js';
 import { inRange } from '../event-store/log-range.js';
 import type { Redact } from './redaction.js';
 import { spaceTree } from './space-tree.js';
+import { findArchivedLeaf } from './archived-leaves.js';
 import { LOG_TREE, logLeafIndex, logTree, logTreeSize } from './log-tree.js';
 import { overTree, type TreeSource } from './tree-store.js';
 
@@ -42,6 +43,8 @@ export async function findLeaf(
   redact: Redact,
   /** Its index in the space's tree, or in the log tree. */
   tree: 'space' | 'log' = 'space',
+  /** Where archived events are (their space-tree leaves only). */
+  archiveDir?: string,
 ): Promise<TreeLeaf | 'unsealed' | undefined> {
   // By stream id alone, so its hash index answers (stream ids are random: unique across spaces);
   // the space is checked on the row. An event id has no index: that lookup reads the space.
@@ -60,6 +63,9 @@ export async function findLeaf(
     )
     .limit(1)
     .executeTakeFirst()) as EventRow | undefined;
+  if (!row && archiveDir && tree === 'space') {
+    return findArchivedLeaf(db, archiveDir, spaceId, which);
+  }
   if (!row || row.space_id !== spaceId) return undefined;
   const event = toRecordedEvent(row);
   if (tree === 'log') {
@@ -101,9 +107,14 @@ export async function findLeaf(
   };
 }
 
-/** A tree by its id: a space's, or the log's (LOG_TREE). */
-export function treeOf(db: Kysely<Database>, treeId: string, redact: Redact): TreeSource {
-  return treeId === LOG_TREE ? logTree(db, redact) : spaceTree(db, treeId, redact);
+/** A tree by its id: a space's (its archived leaves from `archiveDir`), or the log's (LOG_TREE). */
+export function treeOf(
+  db: Kysely<Database>,
+  treeId: string,
+  redact: Redact,
+  archiveDir?: string,
+): TreeSource {
+  return treeId === LOG_TREE ? logTree(db, redact) : spaceTree(db, treeId, redact, archiveDir);
 }
 
 /** The inclusion proof of leaf `index` in the tree of `size` leaves (a space's, or LOG_TREE). */
@@ -113,8 +124,9 @@ export function proveInclusion(
   index: number,
   size: number,
   redact: Redact,
+  archiveDir?: string,
 ): Promise<Hash[]> {
-  return overTree(db, treeOf(db, treeId, redact), size, (tree) =>
+  return overTree(db, treeOf(db, treeId, redact, archiveDir), size, (tree) =>
     inclusionProof(tree, index, size),
   );
 }
@@ -126,6 +138,9 @@ export function proveConsistency(
   from: number,
   to: number,
   redact: Redact,
+  archiveDir?: string,
 ): Promise<Hash[]> {
-  return overTree(db, treeOf(db, treeId, redact), to, (tree) => consistencyProof(tree, from, to));
+  return overTree(db, treeOf(db, treeId, redact, archiveDir), to, (tree) =>
+    consistencyProof(tree, from, to),
+  );
 }

@@ -23,8 +23,8 @@ export interface TreeSource {
  * were never sealed): a tree is never computed over fewer leaves than it has.
  */
 export class TreeLeavesMissing extends Error {
-  constructor(treeId: string, from: number, to: number, found: number) {
-    super(`tree "${treeId}": leaves ${from}..${to} asked, ${found} in the database (archived?)`);
+  constructor(treeId: string, from: number, to: number, found: number, why = 'archived?') {
+    super(`tree "${treeId}": leaves ${from}..${to} asked, ${found} found (${why})`);
     this.name = 'TreeLeavesMissing';
   }
 }

@@ -12,6 +12,10 @@ import { redactEvent } from '../../src/audit-trail/redaction.js';
 import { writeCheckpoints } from '../../src/audit-trail/audit-checkpoints.js';
 import { sealChain } from '../../src/audit-trail/seal-chain.js';
 import { signTreeHead, treeOrigin } from '../../src/audit-trail/tree-heads.js';
+import { parseCheckpointText } from '../../src/transparency/checkpoint.js';
+import { leafHash, verifyInclusion } from '../../src/transparency/merkle.js';
+import { openNote, parseVerifierKey } from '../../src/transparency/signed-note.js';
+import { decodeJwt } from 'jose';
 import { checkChain } from '../../src/audit-trail/check-chain.js';
 import { loadAuditSigningKey, signCheckpoint } from '../../src/audit-trail/audit-key.js';
 import { configurePartitioning } from '../../src/event-store/partitions.js';
@@ -41,6 +45,7 @@ let archiveOutput: Array<Record<string, unknown>>;
 let sizeBefore: number;
 let eventsOfSpace: number;
 let auditKey: Awaited<ReturnType<typeof loadAuditSigningKey>>;
+let firstTokenJti: string;
 
 const asUser = () => ({ authorization: `Bearer ${login}`, 'x-service-space-id': SPACE });
 const settle = async () => {
@@ -103,10 +108,11 @@ beforeAll(async () => {
   await configurePartitioning(database.pool, { interval: '1 minute', ahead: 3 });
   dir = await mkdtemp(path.join(tmpdir(), 'archive-'));
   archiveDir = path.join(dir, 'archive');
-  service = await startTestService({ EVENT_PARTITION_INTERVAL: '1 minute' }, undefined, {
-    database,
-    dataDir: dir,
-  });
+  service = await startTestService(
+    { EVENT_PARTITION_INTERVAL: '1 minute', ARCHIVE_DIR: archiveDir },
+    undefined,
+    { database, dataDir: dir },
+  );
   login = await service.loginToken([SPACE]);
   auditKey = await loadAuditSigningKey(undefined, dir);
   const credential = await createCredentialVia(service, SPACE);
@@ -115,7 +121,10 @@ beforeAll(async () => {
     if (round > 0) await untilNextPartition();
     const partition = await currentPartition();
     if (round === 0) firstPartition = partition;
-    for (let i = 0; i < 5; i += 1) await privateTokenVia(service, credential);
+    for (let i = 0; i < 5; i += 1) {
+      const token = await privateTokenVia(service, credential);
+      if (round === 0 && i === 0) firstTokenJti = String(decodeJwt(token).jti);
+    }
     await settle();
     await writeCheckpoints(database.db, (s) => signCheckpoint(auditKey, s));
   }
@@ -264,7 +273,7 @@ describe('archiving a partition', () => {
     expect(page.archived).toHaveLength(1);
   });
 
-  it('keeps growing and signing the trees over what is left, and answers a proof that needs archived events with 404, not 500', async () => {
+  it('keeps growing and signing the trees over what is left, and proves archived events from the archive files', async () => {
     const credential = await createCredentialVia(service, SPACE);
     await privateTokenVia(service, credential);
     await settle();
@@ -272,22 +281,48 @@ describe('archiving a partition', () => {
       signTreeHead: (treeId, size, root) =>
         signTreeHead(auditKey, treeOrigin(service.config.TOKEN_ISSUER, treeId), size, root),
     });
-    const head = await fetch(`${service.baseUrl}/v1/audit/tree-head`, { headers: asUser() });
-    expect(head.status).toBe(200);
-    const { tree_size: size } = (await head.json()) as { tree_size: number };
+    const served = (await (
+      await fetch(`${service.baseUrl}/v1/audit/tree-head`, { headers: asUser() })
+    ).json()) as { tree_size: number; checkpoint: string; verifier_key: string };
+    const size = served.tree_size;
     expect(size).toBeGreaterThan(eventsOfSpace);
-    // From size 2, the proof needs the first tile's leaves: some of them left with the partition.
-    const proof = await fetch(`${service.baseUrl}/v1/audit/proof/consistency?from=2&to=${size}`, {
-      headers: asUser(),
-    });
-    expect(proof.status).toBe(404);
-    expect(await proof.text()).toMatch(/archived/);
-    // A proof the stored nodes and live events answer still comes back.
-    const whole = await fetch(
-      `${service.baseUrl}/v1/audit/proof/consistency?from=${size}&to=${size}`,
+    const head = parseCheckpointText(
+      openNote(served.checkpoint, parseVerifierKey(served.verifier_key))!,
+    );
+    // The first token's issuance left with the first partition: its proof comes from the files.
+    const archivedJti = firstTokenJti;
+    const inclusion = await fetch(
+      `${service.baseUrl}/v1/audit/proof/inclusion?jti=${archivedJti}&tree_size=${size}`,
       { headers: asUser() },
     );
-    expect(whole.status).toBe(200);
+    expect(inclusion.status).toBe(200);
+    const body = (await inclusion.json()) as { leaf_index: number; entry: string; proof: string[] };
+    expect(body.entry).toContain(archivedJti);
+    expect(
+      verifyInclusion(
+        leafHash(Buffer.from(body.entry)),
+        body.leaf_index,
+        size,
+        body.proof.map((hash) => Buffer.from(hash, 'base64')),
+        head.root,
+      ),
+    ).toBe(true);
+    // From size 2 the proof needs the first tile's leaves, some of them archived.
+    const consistency = await fetch(
+      `${service.baseUrl}/v1/audit/proof/consistency?from=2&to=${size}`,
+      { headers: asUser() },
+    );
+    expect(consistency.status).toBe(200);
+    // A process that cannot read the archive says so: 404 naming it, never a 500.
+    const blind = await startTestService({ EVENT_PARTITION_INTERVAL: '1 minute' }, undefined, {
+      database,
+      dataDir: dir,
+    });
+    const refused = await fetch(`${blind.baseUrl}/v1/audit/proof/consistency?from=2&to=${size}`, {
+      headers: asUser(),
+    });
+    expect(refused.status).toBe(404);
+    expect(await refused.text()).toMatch(/ARCHIVE_DIR/);
   });
 
   it('keeps the global chain verifiable over what is left, stepping over the archived seals', async () => {

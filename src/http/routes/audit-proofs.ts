@@ -76,12 +76,12 @@ const consistency = z.object({
 
 const read = { ...AUDIT_READ_ROUTE, errors: [...LOGIN_ERRORS, 'not_found'] } as const;
 
-/** A proof, or 404 when it needs leaves whose partition was archived (not answered yet). */
+/** A proof, or 404 when it needs archived leaves this process cannot read. */
 const unlessArchived = (proof: Promise<Buffer[]>) =>
   proof.catch((error: unknown) => {
     if (!(error instanceof TreeLeavesMissing)) throw error;
     throw new NotFoundError(
-      'this proof needs events that were archived: proofs over archived ranges are not answered yet (verify the archive with verify-export --archive-dir)',
+      'this proof needs archived events this process cannot read (ARCHIVE_DIR unset, or a file missing or altered); verify the archive with verify-export --archive-dir',
     );
   });
 
@@ -97,6 +97,8 @@ export function auditProofRoutes(
   db: Kysely<Database>,
   auditKey: Pick<AuditKey, 'publicKey'>,
   issuer: string,
+  /** ARCHIVE_DIR, when this process can read it: proofs over archived events come from there. */
+  archiveDir?: string,
 ): readonly Route[] {
   const record = auditReadRecorder(commands);
   const verifierOf = (treeId: string) => treeVerifierKey(auditKey, treeOrigin(issuer, treeId));
@@ -161,6 +163,7 @@ export function auditProofRoutes(
             : { eventId: query.event_id! },
           redactEvent,
           query.tree,
+          archiveDir,
         );
         await record(ctx, who, {
           kind: 'inclusion-proof',
@@ -191,7 +194,9 @@ export function auditProofRoutes(
           entry: leaf.entry.toString('utf8'),
           leaf_hash: leaf.hash.toString('base64'),
           proof: b64(
-            await unlessArchived(proveInclusion(db, treeId, leaf.index, treeSize, redactEvent)),
+            await unlessArchived(
+              proveInclusion(db, treeId, leaf.index, treeSize, redactEvent, archiveDir),
+            ),
           ),
           checkpoint: signed?.note ?? null,
           verifier_key: verifierOf(treeId),
@@ -226,7 +231,9 @@ export function auditProofRoutes(
           from: query.from,
           to: query.to,
           proof: b64(
-            await unlessArchived(proveConsistency(db, treeId, query.from, query.to, redactEvent)),
+            await unlessArchived(
+              proveConsistency(db, treeId, query.from, query.to, redactEvent, archiveDir),
+            ),
           ),
         } satisfies z.infer<typeof consistency>;
       },

@@ -5,7 +5,9 @@ import { readArchiveFile } from './archive-files.js';
 import { canonicalEventBytes } from './chain-link.js';
 import { exportedEvent } from './check-export.js';
 import type { ExportLine } from './export.js';
-import { TreeLeavesMissing } from './tree-store.js';
+import type { Redact } from './redaction.js';
+import { spaceTree } from './space-tree.js';
+import { TreeLeavesMissing, type TreeSource } from './tree-store.js';
 
 /**
  * A space tree's leaves that left the database with their partition, read back from the archive
@@ -78,6 +80,25 @@ export async function archivedLeaves(
   return events
     .sort((a, b) => a.sequence - b.sequence)
     .map((line) => leafHash(canonicalEventBytes(exportedEvent(line))));
+}
+
+/** A space's tree whose leaves archived with their partition are read from the files in `dir`. */
+export function archivedSpaceTree(
+  db: Kysely<Database>,
+  spaceId: string,
+  redact: Redact,
+  dir: string,
+): TreeSource {
+  const live = spaceTree(db, spaceId, redact);
+  return {
+    id: spaceId,
+    async leaves(from, to) {
+      const archived = await archivedThrough(db, spaceId);
+      if (from > archived) return live.leaves(from, to);
+      const old = await archivedLeaves(db, dir, spaceId, from, Math.min(to, archived));
+      return to > archived ? [...old, ...(await live.leaves(archived + 1, to))] : old;
+    },
+  };
 }
 
 /** The archived event with this id, or the issuance of this stream (a token), as a leaf. */

@@ -5,16 +5,17 @@ import { sealEnd } from './chain-rows.js';
 import { readLog } from '../event-store/read-log.js';
 import { insertSpaceSeals, spaceChainTip, type Redact } from './space-chain.js';
 import { LOG_START, type RecordedEvent } from '../event-store/types.js';
-import { logTree, logTreeSize, recordLogTreeSize } from './log-tree.js';
+import { logTree, recordLogTreeSize } from './log-tree.js';
 import { spaceLeaf } from './space-tree.js';
 import { extendTree } from './tree-growth.js';
 
-/** The last global seal, if any. */
+/** The last global seal, if any, and the log tree's size once it was in (log-tree.ts). */
 export async function lastSeal(db: Kysely<Database>) {
   return db
-    .selectFrom('event_seals')
-    .select(['seal_number', 'last_transaction_id', 'last_position', 'hash'])
-    .orderBy('seal_number', 'desc')
+    .selectFrom('event_seals as s')
+    .leftJoin('log_tree_sizes as t', 't.seal_number', 's.seal_number')
+    .select(['s.seal_number', 's.last_transaction_id', 's.last_position', 's.hash', 't.tree_size'])
+    .orderBy('s.seal_number', 'desc')
     .limit(1)
     .executeTakeFirst();
 }
@@ -51,7 +52,7 @@ export async function sealChain(
       if (redact && leaves && (await spaceChainTip(trx)) === (tip?.seal_number ?? 0)) {
         await insertSpaceSeals(trx, sealNumber, events, redact, leaves);
       }
-      const previousSize = await logTreeSize(trx);
+      const previousSize = Number(tip?.tree_size ?? 0);
       await trx
         .insertInto('event_seals')
         .values({

@@ -6,7 +6,6 @@ import { canonicalEventBytes } from './chain-link.js';
 import { eventsInRange, sealEnd } from './chain-rows.js';
 import type { Redact } from './redaction.js';
 import { overTree, type TreeSource } from './tree-store.js';
-import { archivedLeaves, archivedThrough } from './archived-leaves.js';
 
 // Each space's events as an RFC 9162 Merkle tree (migration 023): leaf i is the space's event of
 // sequence i + 1, hashed over the bytes its space chain covers; kept as tree-store.ts keeps trees.
@@ -70,27 +69,9 @@ export async function spaceLeaves(
   return events.map((event) => spaceLeaf(event, redact));
 }
 
-/**
- * A space's tree, as the tree store reads it; with `archiveDir`, leaves whose partition was
- * archived are read from the archive files (archived-leaves.ts).
- */
-export function spaceTree(
-  db: Kysely<Database>,
-  spaceId: string,
-  redact: Redact,
-  archiveDir?: string,
-): TreeSource {
-  return {
-    id: spaceId,
-    async leaves(from, to) {
-      const archived = archiveDir ? await archivedThrough(db, spaceId) : 0;
-      if (from > archived) return spaceLeaves(db, spaceId, from, to, redact);
-      const old = await archivedLeaves(db, archiveDir!, spaceId, from, Math.min(to, archived));
-      return to > archived
-        ? [...old, ...(await spaceLeaves(db, spaceId, archived + 1, to, redact))]
-        : old;
-    },
-  };
+/** A space's tree, as the tree store reads it (archived-leaves.ts: with the archive files too). */
+export function spaceTree(db: Kysely<Database>, spaceId: string, redact: Redact): TreeSource {
+  return { id: spaceId, leaves: (from, to) => spaceLeaves(db, spaceId, from, to, redact) };
 }
 
 /** Runs `compute` (a proof, a root) over a space's tree of `size` leaves (see overTree). */

@@ -92,18 +92,7 @@ export async function findTreeHead(
     .limit(1)
     .executeTakeFirst();
   if (!row) return undefined;
-  const cosignatures = await db
-    .selectFrom('merkle_cosignatures')
-    .select('line')
-    .where('space_id', '=', treeId)
-    .where('tree_size', '=', row.tree_size)
-    .orderBy('witness')
-    .execute();
-  return {
-    size: Number(row.tree_size),
-    note: row.note + cosignatures.map((c) => c.line).join(''),
-    cosignatures: cosignatures.length,
-  };
+  return (await withCosignatures(db, treeId, [row]))[0];
 }
 
 /** A tree's signed heads of sizes `from` through `to`, smallest first, each with its cosignatures. */
@@ -112,7 +101,7 @@ export async function listTreeHeads(
   treeId: string,
   from: number,
   to: number,
-): Promise<Array<{ size: number; note: string }>> {
+): Promise<Array<{ size: number; note: string; cosignatures: number }>> {
   const heads = await db
     .selectFrom('merkle_checkpoints')
     .select(['tree_size', 'note'])
@@ -121,22 +110,31 @@ export async function listTreeHeads(
     .where('tree_size', '<=', to)
     .orderBy('tree_size')
     .execute();
+  return withCosignatures(db, treeId, heads);
+}
+
+/** Heads (ascending sizes) with their witnesses' cosignature lines appended to the note. */
+async function withCosignatures(
+  db: Kysely<Database>,
+  treeId: string,
+  heads: ReadonlyArray<{ readonly tree_size: number; readonly note: string }>,
+): Promise<Array<{ size: number; note: string; cosignatures: number }>> {
   if (heads.length === 0) return [];
+  const sizes = heads.map((head) => Number(head.tree_size));
   const lines = await db
     .selectFrom('merkle_cosignatures')
     .select(['tree_size', 'line'])
     .where('space_id', '=', treeId)
-    .where('tree_size', '>=', from)
-    .where('tree_size', '<=', to)
+    .where('tree_size', '>=', Math.min(...sizes))
+    .where('tree_size', '<=', Math.max(...sizes))
     .orderBy('witness')
     .execute();
-  return heads.map((head) => ({
-    size: Number(head.tree_size),
-    note:
-      head.note +
-      lines
-        .filter((line) => Number(line.tree_size) === Number(head.tree_size))
-        .map((line) => line.line)
-        .join(''),
-  }));
+  return heads.map((head) => {
+    const own = lines.filter((line) => Number(line.tree_size) === Number(head.tree_size));
+    return {
+      size: Number(head.tree_size),
+      note: head.note + own.map((line) => line.line).join(''),
+      cosignatures: own.length,
+    };
+  });
 }

@@ -7,7 +7,7 @@ import { sealRange } from './chain-rows.js';
 import { inRange } from '../event-store/log-range.js';
 import type { Redact } from './redaction.js';
 import { spaceTree } from './space-tree.js';
-import { findArchivedLeaf } from './archived-leaves.js';
+import { archivedSpaceTree, findArchivedLeaf } from './archived-leaves.js';
 import { LOG_TREE, logLeafIndex, logTree, logTreeSize } from './log-tree.js';
 import { overTree, type TreeSource } from './tree-store.js';
 
@@ -114,7 +114,10 @@ export function treeOf(
   redact: Redact,
   archiveDir?: string,
 ): TreeSource {
-  return treeId === LOG_TREE ? logTree(db, redact) : spaceTree(db, treeId, redact, archiveDir);
+  if (treeId === LOG_TREE) return logTree(db, redact);
+  return archiveDir
+    ? archivedSpaceTree(db, treeId, redact, archiveDir)
+    : spaceTree(db, treeId, redact);
 }
 
 /** The inclusion proof of leaf `index` in the tree of `size` leaves (a space's, or LOG_TREE). */

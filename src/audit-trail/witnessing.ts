@@ -60,10 +60,11 @@ function cosignatureIn(body: string, note: string, key: NoteVerifier): string | 
 /**
  * Sends each signed tree head it is given to every witness (C2SP tlog-witness add-checkpoint),
  * with the consistency proof from the size that witness last cosigned, and keeps the
- * cosignatures that verify. Heads are coalesced per tree (only a tree's latest is sent), sent off
- * the projector's loop, one at a time; a witness that does not answer is left alone for
- * `backoffMs`. A witness that refuses a head (422) or has seen a larger tree is logged as an
- * error: that is what a rewritten or forked history looks like from outside.
+ * cosignatures that verify. Heads wait per witness, coalesced per tree (only a tree's latest is
+ * sent), and are sent off the projector's loop; a witness that does not answer is left alone for
+ * `backoffMs`, then gets what waits for it, so a quiet tree's last head is not lost to an outage.
+ * A witness that refuses a head (422) or has seen a larger tree is logged as an error: that is
+ * what a rewritten or forked history looks like from outside.
  */
 export function startWitnessing(
   db: Kysely<Database>,
@@ -78,10 +79,15 @@ export function startWitnessing(
 ): { submit(head: SignedTreeHead): void; idle(): Promise<void>; stop(): Promise<void> } {
   const { logger } = options;
   const now = options.now ?? Date.now;
-  const pending = new Map<string, SignedTreeHead>();
+  const backoffMs = options.backoffMs ?? 30_000;
+  // Each witness's heads still to send, the latest per tree: bounded by the number of trees.
+  const queues = new Map(
+    witnesses.map((witness) => [witness.url, new Map<string, SignedTreeHead>()]),
+  );
   const known = new Map<string, number>();
   const downUntil = new Map<string, number>();
   let running: Promise<void> | undefined;
+  let retry: NodeJS.Timeout | undefined;
   let stopped = false;
 
   async function cosignedSize(witness: WitnessEndpoint, treeId: string): Promise<number> {
@@ -140,19 +146,32 @@ export function startWitnessing(
     return 'refused';
   }
 
+  /** The witnesses with heads waiting that are not resting after a failure. */
+  const ready = () =>
+    witnesses.filter(
+      (witness) => queues.get(witness.url)!.size > 0 && (downUntil.get(witness.url) ?? 0) <= now(),
+    );
+
   async function drain(): Promise<void> {
-    while (!stopped && pending.size > 0) {
-      const [treeId, head] = pending.entries().next().value!;
-      pending.delete(treeId);
+    for (let due = ready(); !stopped && due.length > 0; due = ready()) {
       await Promise.all(
-        witnesses.map(async (witness) => {
-          if ((downUntil.get(witness.url) ?? 0) > now()) return;
+        due.map(async (witness) => {
+          const queue = queues.get(witness.url)!;
+          const [treeId, head] = queue.entries().next().value!;
+          queue.delete(treeId);
           const outcome = await send(witness, head).catch((error: unknown) => {
             logger.warn(
-              { err: error, witness: witness.key.name },
-              'witness not reached; retried with a later head',
+              { err: error, witness: witness.key.name, tree: treeId || '(log)' },
+              'witness not reached; sent again later',
             );
-            downUntil.set(witness.url, now() + (options.backoffMs ?? 30_000));
+            downUntil.set(witness.url, now() + backoffMs);
+            // Kept for this witness unless a newer head of the tree came meanwhile.
+            if (!queue.has(treeId)) queue.set(treeId, head);
+            retry ??= setTimeout(() => {
+              retry = undefined;
+              kick();
+            }, backoffMs);
+            retry.unref();
             return 'unreachable' as const;
           });
           if (outcome === 'cosigned')
@@ -165,13 +184,13 @@ export function startWitnessing(
   const kick = () => {
     running ??= drain().finally(() => {
       running = undefined;
-      if (!stopped && pending.size > 0) kick();
+      if (!stopped && ready().length > 0) kick();
     });
   };
   return {
     submit(head) {
-      if (stopped || witnesses.length === 0) return;
-      pending.set(head.treeId, head);
+      if (stopped) return;
+      for (const queue of queues.values()) queue.set(head.treeId, head);
       kick();
     },
     async idle() {
@@ -179,6 +198,7 @@ export function startWitnessing(
     },
     async stop() {
       stopped = true;
+      clearTimeout(retry);
       await running;
     },
   };

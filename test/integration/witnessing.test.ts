@@ -41,6 +41,8 @@ import {
   type TestService,
 } from '../support/test-service.js';
 import { startWitnessProcess, type WitnessProcess } from '../support/witness-process.js';
+import { waitUntil } from '../support/wait.js';
+import { freePort } from '../../src/net/free-port.js';
 
 const SPACE = 'witnessed-space';
 const run = promisify(execFile);
@@ -65,21 +67,26 @@ beforeAll(async () => {
   auditKey = await loadAuditSigningKey(undefined, service.dataDir);
   credential = await createCredentialVia(service, SPACE);
   witnessDir = await mkdtemp(path.join(tmpdir(), 'witness-'));
-  const issuer = service.config.TOKEN_ISSUER;
   // One key signs every space's tree under its own origin: the witness takes them by prefix.
   witness = await startWitnessProcess({
     name: 'witness.test/w1',
     dir: witnessDir,
-    logs: [
-      `${treeOrigin(issuer, LOG_TREE)}=${treeVerifierKey(auditKey, treeOrigin(issuer, LOG_TREE))}`,
-      `${treeOrigin(issuer, '').replace(/log$/, 'space/')}*=${treeVerifierKey(auditKey, treeOrigin(issuer, SPACE))}`,
-    ],
+    logs: witnessLogs(),
   });
 });
 afterAll(async () => {
   witness?.child.kill('SIGTERM');
   await rm(witnessDir, { recursive: true, force: true });
 });
+
+/** The witness's --log entries: the log tree, and every space tree by prefix (one key signs all). */
+function witnessLogs(): string[] {
+  const issuer = service.config.TOKEN_ISSUER;
+  return [
+    `${treeOrigin(issuer, LOG_TREE)}=${treeVerifierKey(auditKey, treeOrigin(issuer, LOG_TREE))}`,
+    `${treeOrigin(issuer, '').replace(/log$/, 'space/')}*=${treeVerifierKey(auditKey, treeOrigin(issuer, SPACE))}`,
+  ];
+}
 
 /** What the projector does each interval, with its witnessing: seal, sign, send the heads. */
 async function settle(witnessing: ReturnType<typeof startWitnessing>): Promise<void> {
@@ -306,6 +313,50 @@ describe('witnesses cosign the tree heads the projector signs', () => {
       ok: false,
       reason: 'tree_head_forged',
     });
+  }, 60_000);
+
+  it('keeps a head for a witness that is down and sends it once the witness is back', async () => {
+    const db = service.database.db;
+    const port = await freePort();
+    const dir = path.join(witnessDir, 'w2');
+    const options = { name: 'witness.test/w2', dir, port, logs: witnessLogs() };
+    const first = await startWitnessProcess(options);
+    first.child.kill('SIGTERM');
+    await new Promise((resolve) => first.child.once('exit', resolve));
+    const witnessing = startWitnessing(
+      db,
+      parseWitnesses(`http://127.0.0.1:${port}/add-checkpoint ${first.vkey}`),
+      { logger, redact: redactEvent, backoffMs: 300 },
+    );
+    const head = await db
+      .selectFrom('merkle_checkpoints')
+      .select(['tree_size', 'note'])
+      .where('space_id', '=', SPACE)
+      .orderBy('tree_size', 'desc')
+      .limit(1)
+      .executeTakeFirstOrThrow();
+    logLines.length = 0;
+    witnessing.submit({ treeId: SPACE, size: Number(head.tree_size), note: head.note });
+    await witnessing.idle();
+    expect(logLines).toContainEqual(
+      expect.objectContaining({ msg: 'witness not reached; sent again later' }),
+    );
+    const cosignedByW2 = () =>
+      db
+        .selectFrom('merkle_cosignatures')
+        .select('tree_size')
+        .where('witness', '=', 'witness.test/w2')
+        .execute();
+    expect(await cosignedByW2()).toEqual([]);
+    // The quiet space signs nothing new: the kept head alone reaches the witness once it is back.
+    const back = await startWitnessProcess(options);
+    try {
+      const rows = await waitUntil(cosignedByW2, (found) => found.length === 1);
+      expect(Number(rows[0]!.tree_size)).toBe(Number(head.tree_size));
+    } finally {
+      back.child.kill('SIGTERM');
+      await witnessing.stop();
+    }
   }, 60_000);
 
   it('refuses a witness setting it cannot use, naming the entry', () => {

@@ -13,8 +13,10 @@ export async function startWitnessProcess(options: {
   readonly name: string;
   readonly logs: readonly string[];
   readonly dir: string;
+  /** A port of its own (default: any free one). */
+  readonly port?: number;
 }): Promise<WitnessProcess> {
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const child = spawn(
     process.execPath,
     [

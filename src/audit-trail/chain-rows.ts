@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { inRange, type LogRange } from '../event-store/log-range.js';
 import {
@@ -39,6 +39,18 @@ export async function sealRange(
     through: sealEnd(seal),
     eventCount: seal.event_count,
   };
+}
+
+/** The number of the global seal whose range holds `position`: the first to end at or after it. */
+export async function sealHolding(
+  db: Kysely<Database>,
+  position: LogPosition,
+): Promise<number | undefined> {
+  const { rows } = await sql<{ seal_number: number }>`
+    SELECT seal_number FROM event_seals
+    WHERE (last_transaction_id, last_position) >= (${position.transactionId}::xid8, ${position.globalPosition})
+    ORDER BY last_transaction_id, last_position LIMIT 1`.execute(db);
+  return rows[0] === undefined ? undefined : Number(rows[0].seal_number);
 }
 
 /**

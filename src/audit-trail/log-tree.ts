@@ -4,7 +4,7 @@ import type { RecordedEvent } from '../event-store/types.js';
 import { LOG_START } from '../event-store/types.js';
 import { inRange } from '../event-store/log-range.js';
 import type { TreeHashes } from '../transparency/merkle.js';
-import { eventsInRange, sealEnd } from './chain-rows.js';
+import { eventsInRange, sealEnd, sealHolding, sealRange } from './chain-rows.js';
 import type { Redact } from './redaction.js';
 import { spaceLeaf } from './space-tree.js';
 import { overTree, type TreeSource } from './tree-store.js';
@@ -94,34 +94,18 @@ export async function logLeafIndex(
   db: Kysely<Database>,
   event: RecordedEvent,
 ): Promise<number | undefined> {
-  const { rows } = await sql<{ seal_number: number }>`
-    SELECT seal_number FROM event_seals
-    WHERE (last_transaction_id, last_position) >= (${event.transactionId}::xid8, ${event.globalPosition})
-    ORDER BY last_transaction_id, last_position LIMIT 1`.execute(db);
-  const sealNumber = rows[0]?.seal_number;
+  const sealNumber = await sealHolding(db, event);
   if (sealNumber === undefined) return undefined;
-  const { rows: bounds } = await sql<{
-    tree_size: number;
-    event_count: number;
-    previous_transaction_id: string | null;
-    previous_position: number | null;
-  }>`
-    SELECT s.tree_size, e.event_count, p.last_transaction_id AS previous_transaction_id,
-           p.last_position AS previous_position
-    FROM event_seals e JOIN log_tree_sizes s USING (seal_number)
-    LEFT JOIN event_seals p ON p.seal_number = e.seal_number - 1
-    WHERE e.seal_number = ${sealNumber}`.execute(db);
-  const seal = bounds[0];
-  if (!seal) return undefined;
-  const after = seal.previous_transaction_id
-    ? {
-        transactionId: String(seal.previous_transaction_id),
-        globalPosition: Number(seal.previous_position),
-      }
-    : LOG_START;
+  const range = await sealRange(db, sealNumber);
+  const size = await db
+    .selectFrom('log_tree_sizes')
+    .select('tree_size')
+    .where('seal_number', '=', sealNumber)
+    .executeTakeFirst();
+  if (!range || !size) return undefined;
   // Events of the seal up to and including it: its place, counted from 1.
   const { rows: through } = await sql<{ n: number }>`
     SELECT count(*)::int AS n FROM events
-    WHERE ${inRange({ after, through: event })}`.execute(db);
-  return Number(seal.tree_size) - Number(seal.event_count) + Number(through[0]?.n ?? 1) - 1;
+    WHERE ${inRange({ after: range.after, through: event })}`.execute(db);
+  return Number(size.tree_size) - range.eventCount + Number(through[0]?.n ?? 1) - 1;
 }

@@ -45,10 +45,10 @@ export async function sealChain(
       const last = events.at(-1)!;
       const previousHash = tip?.hash ?? GENESIS_HASH;
       const sealNumber = (tip?.seal_number ?? 0) + 1;
-      // The space chains continue here only when they have caught up with the global chain (else
-      // the backfill, sealSpaceChains, has work first).
       // An event's leaf is the same in its space's tree and in the log tree: hashed once.
       const leaves = redact && events.map((event) => spaceLeaf(event, redact));
+      // The space chains continue here only when they have caught up with the global chain (else
+      // the backfill, sealSpaceChains, has work first).
       if (redact && leaves && (await spaceChainTip(trx)) === (tip?.seal_number ?? 0)) {
         await insertSpaceSeals(trx, sealNumber, events, redact, leaves);
       }

@@ -3,7 +3,7 @@ import type { Database } from '../db/schema.js';
 import { EVENT_COLUMNS, toRecordedEvent, type EventRow } from '../event-store/types.js';
 import { consistencyProof, inclusionProof, leafHash, type Hash } from '../transparency/merkle.js';
 import { canonicalEventBytes } from './chain-link.js';
-import { sealRange } from './chain-rows.js';
+import { sealHolding, sealRange } from './chain-rows.js';
 import { inRange } from '../event-store/log-range.js';
 import type { Redact } from './redaction.js';
 import { spaceTree } from './space-tree.js';
@@ -74,12 +74,7 @@ export async function findLeaf(
     const entry = canonicalEventBytes(redact(event));
     return { index, entry, hash: leafHash(entry) };
   }
-  // The global seal whose range holds it: the first to end at or after it.
-  const { rows } = await sql<{ seal_number: string }>`
-    SELECT seal_number FROM event_seals
-    WHERE (last_transaction_id, last_position) >= (${event.transactionId}::xid8, ${event.globalPosition})
-    ORDER BY last_transaction_id, last_position LIMIT 1`.execute(db);
-  const sealNumber = Number(rows[0]?.seal_number ?? 0);
+  const sealNumber = (await sealHolding(db, event)) ?? 0;
   const share = sealNumber
     ? await db
         .selectFrom('space_seals')

@@ -1,8 +1,15 @@
 import type { Logger } from '../config/logger.js';
 
 /**
- * Runs `shutdown` once on SIGINT or SIGTERM, then exits; a second signal forces the exit, and so
- * does the timeout, so a stuck drain never leaves the process hanging. The returned function
+ * A signal this soon after the first is the same press arriving twice: Ctrl-C reaches every
+ * process of the terminal's group, and a wrapper such as tsx also relays the one it received.
+ */
+export const SIGNAL_ECHO_MS = 1000;
+
+/**
+ * Runs `shutdown` once on SIGINT or SIGTERM, then exits; a second signal (at least
+ * `SIGNAL_ECHO_MS` after the first) forces the exit, and so does the timeout, so a stuck drain
+ * never leaves the process hanging. The returned function
  * starts the same shutdown for other reasons (a parent's request) and is a no-op once stopping,
  * so a child that gets both the terminal's Ctrl-C and its parent's request drains once.
  */
@@ -12,6 +19,7 @@ export function onShutdownSignal(
   shutdown: (reason: string) => Promise<void>,
 ): (reason: string) => void {
   let stopping = false;
+  let firstSignalAt = 0;
   const begin = (reason: string) => {
     stopping = true;
     logger.info({ reason }, 'shutting down');
@@ -29,7 +37,13 @@ export function onShutdownSignal(
     );
   };
   const onSignal = (signal: NodeJS.Signals) => {
-    if (!stopping) return begin(signal);
+    const now = performance.now();
+    if (!stopping) {
+      firstSignalAt = now;
+      return begin(signal);
+    }
+    if (firstSignalAt === 0) firstSignalAt = now;
+    if (now - firstSignalAt < SIGNAL_ECHO_MS) return;
     logger.warn({ signal }, 'second signal: exiting now');
     process.exit(1);
   };

@@ -556,10 +556,11 @@ describe('createBatchedAppender (group commit)', () => {
       const queued = [1, 2, 3].map(() => appender.append(newStream()));
       const startedAt = Date.now();
       await expect(appender.append(newStream())).rejects.toBeInstanceOf(AppendRefusedError);
-      expect(Date.now() - startedAt).toBeLessThan(50);
+      // Refused at once, not after a queue timeout (a busy machine's scheduler adds tens of ms).
+      expect(Date.now() - startedAt).toBeLessThan(500);
       for (const waiting of queued)
         await expect(waiting).rejects.toBeInstanceOf(AppendRefusedError);
-      expect(Date.now() - startedAt).toBeLessThan(2000);
+      expect(Date.now() - startedAt).toBeLessThan(5000);
       await locker.query('ROLLBACK');
       // The one already sent was written once the table was free; the expired ones never were.
       expect((await inFlight).ok).toBe(true);

@@ -63,16 +63,18 @@ describe('Postgres killed under load', () => {
     await harness.restart('postgres');
     const restartedAt = Date.now();
     const okBefore = load.okCount();
-    await waitUntil(load.okCount, (n) => n > okBefore, { timeoutMs: 5000 });
+    await waitUntil(load.okCount, (n) => n > okBefore, { timeoutMs: 15_000 });
     const recoveryMs = Date.now() - restartedAt;
     const report = await load.stop();
 
-    expect(recoveryMs).toBeLessThan(5000);
+    // Bounds that tell recovering from not recovering and 503 from hanging, with room for a busy
+    // machine's scheduler: speed is the benchmark's to measure, not this test's.
+    expect(recoveryMs).toBeLessThan(15_000);
     expect(report.byStatus[503]).toBeGreaterThan(0);
     expect(report.unavailableWithoutRetryAfter).toBe(0);
     expect(report.serverErrors).toEqual([]);
-    expect(report.max503LatencyMs).toBeLessThan(5000);
-    expect(report.maxLatencyMs).toBeLessThan(10_000);
+    expect(report.max503LatencyMs).toBeLessThan(10_000);
+    expect(report.maxLatencyMs).toBeLessThan(20_000);
     expect(harness.pid('api')).toBe(api);
     expect(alive(api) && alive(projector)).toBe(true);
 
@@ -108,7 +110,9 @@ describe('a stalled database', () => {
       expect(token.status).toBe(503);
       expect(token.headers.get('retry-after')).toBe('1');
       expect(await token.json()).toMatchObject({ error: 'temporarily_unavailable' });
-      expect(tokenMs).toBeLessThan(2000);
+      // The statement timeout (600 ms) answered, not the request deadline (5 s): the margin
+      // between them is the busy machine's.
+      expect(tokenMs).toBeLessThan(4000);
 
       const login = await service.loginToken(['space-stall']);
       const create = await service.post(

@@ -1,27 +1,44 @@
+import { readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { cpuSeconds, mainThreadTimes } from '../../src/observability/proc.js';
 
-const spin = (ms: number) => {
-  const until = performance.now() + ms;
-  while (performance.now() < until);
+/** This thread's own CPU clock, in seconds (schedstat's first field: ns on a CPU). */
+const threadCpu = (): number =>
+  Number(readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8').split(' ')[0]) / 1e9;
+
+// Spins until the main thread itself has run for `seconds` of CPU: wall time is what a busy
+// machine takes away, so a spin bounded by it proves nothing about CPU.
+const spinMainThread = (seconds: number) => {
+  const until = threadCpu() + seconds;
+  while (threadCpu() < until);
 };
+
+// Spins a worker thread until the process's CPU clock has advanced by `seconds`: the main thread
+// only waits meanwhile, so the advance is the worker's.
+const spinWorker = (seconds: number) =>
+  new Promise((resolve, reject) => {
+    const worker = new Worker(
+      `const start = process.cpuUsage();
+       const used = () => { const u = process.cpuUsage(start); return (u.user + u.system) / 1e6; };
+       while (used() < ${seconds});`,
+      { eval: true },
+    );
+    worker.once('error', reject);
+    worker.once('exit', resolve);
+  });
 
 describe('mainThreadTimes (the bench reads the API event loop with it)', () => {
   it('counts the main thread spinning and not another thread of the same process', async () => {
     const main0 = await mainThreadTimes([process.pid]);
     const all0 = await cpuSeconds(process.pid);
-    spin(300);
+    spinMainThread(0.3);
     const main1 = await mainThreadTimes([process.pid]);
     const all1 = await cpuSeconds(process.pid);
-    expect(main1.running - main0.running).toBeGreaterThan(0.2);
+    expect(main1.running - main0.running).toBeGreaterThanOrEqual(0.3);
 
-    // A worker thread spins for 400 ms while the main thread waits for it.
-    const worker = new Worker(
-      'const until = performance.now() + 400; while (performance.now() < until);',
-      { eval: true },
-    );
-    await new Promise((resolve) => worker.once('exit', resolve));
+    // A worker thread runs 0.4 s of CPU while the main thread waits for it.
+    await spinWorker(0.4);
     const main2 = await mainThreadTimes([process.pid]);
     expect((await cpuSeconds(process.pid)) - all1).toBeGreaterThan(0.3);
     expect(main2.running - main1.running).toBeLessThan(0.15);

@@ -28,7 +28,7 @@ describe('request deadline', () => {
       expect(stuck.headers.get('retry-after')).toMatch(/^\d+$/);
       expect(await stuck.json()).toMatchObject({ code: 'unavailable' });
       expect(waited).toBeGreaterThanOrEqual(290);
-      expect(waited).toBeLessThan(1000);
+      expect(waited).toBeLessThan(3000);
       // A later request gets its own full deadline (the sweep restarts after going idle).
       const again = Date.now();
       expect((await fetch(`${base}/stuck`)).status).toBe(503);

@@ -29,3 +29,11 @@ export function tokenInSpace(token: { readonly spaceId: string }, spaceId: strin
 export function withinSpaceCeiling(perMinute: number | null | undefined, ceiling: number) {
   return perMinute === null || perMinute === undefined || perMinute <= ceiling;
 }
+
+/**
+ * Scopes are all-of: what `held` lacks of `required` (empty when it holds them all). A token's
+ * granted scopes against a route's, a request against what its credential allows.
+ */
+export function missingScopes(held: readonly string[], required: readonly string[]): string[] {
+  return required.filter((scope) => !held.includes(scope));
+}

@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { httpAllowedUrls } from '../config/production-urls.js';
 import type { Config } from '../config/config.js';
 import { listen } from './listen.js';
 import type { Logger } from '../config/logger.js';
@@ -79,6 +80,10 @@ export async function startApiServer(
     },
     'login tokens are trusted from this issuer',
   );
+  // Said at start: production reaches these over plain http only because ALLOW_HTTP_HOSTS said so.
+  for (const url of httpAllowedUrls(config)) {
+    logger.warn({ url }, 'plain http allowed by ALLOW_HTTP_HOSTS (a private network only)');
+  }
   // Appends need a partition of the log for now: every API process keeps them made ahead.
   const stopPartitions = keepPartitionsAhead(database.db, (error) =>
     logger.warn({ err: error }, 'partitions of the log not ensured'),

@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
+import { productionUrlProblems } from './production-urls.js';
 
 const commaList = z
   .string()
@@ -82,6 +83,8 @@ export const configSchema = z.object({
   /** 32 bytes in base64 or base64url, or `file:<path>` of a file holding them (mode 600). */
   SIGNING_KEY_ENCRYPTION_KEY: z.string().min(1).optional(),
   LOGIN_JWKS_URL: z.url().optional(),
+  /** Hosts production may reach over plain http (TOKEN_ISSUER, LOGIN_JWKS_URL): private names only. */
+  ALLOW_HTTP_HOSTS: commaList.optional(),
   LOGIN_PUBLIC_KEY: z.string().min(1).optional(),
   LOGIN_ISSUER: z.string().min(1).optional(),
   LOGIN_AUDIENCE: z.string().min(1).default('token-authority'),
@@ -156,6 +159,9 @@ export const configSchema = z.object({
   AUDIT_STREAM_MAX: z.coerce.number().int().min(0).max(10_000).default(100),
   AUDIT_STREAM_MAX_PER_SPACE: z.coerce.number().int().min(1).max(10_000).default(10),
   AUDIT_STREAM_MAX_PER_USER: z.coerce.number().int().min(1).max(10_000).default(3),
+  // Audit proof reads (tree heads, inclusion and consistency proofs) one user (login issuer and
+  // subject) may make a minute in one API process; past it, 429.
+  AUDIT_PROOF_READS_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(120),
   // How often an open feed's login token is verified again (it also ends at the token's exp).
   AUDIT_STREAM_REAUTHORIZE_SECONDS: z.coerce.number().int().min(1).max(60).default(60),
   AUDIT_STREAM_HEARTBEAT_SECONDS: z.coerce.number().int().min(1).max(300).default(15),
@@ -227,6 +233,8 @@ export function loadConfig(
       'LOGIN_JWKS_URL, LOGIN_PUBLIC_KEY: with NODE_ENV=production one of them (and LOGIN_ISSUER) is required; the development login key is never trusted in production',
     ]);
   }
+  const urlProblems = production ? productionUrlProblems(parsed.data, present) : [];
+  if (urlProblems.length > 0) throw new ConfigError(urlProblems);
   if (production && !parsed.data.SIGNING_KEY_ENCRYPTION_KEY) {
     throw new ConfigError([
       'SIGNING_KEY_ENCRYPTION_KEY: with NODE_ENV=production it is required (32 bytes in base64 or base64url, or file:<path> of a file holding them); token signing keys are stored sealed under it, never in the clear',

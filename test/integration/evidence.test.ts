@@ -436,6 +436,7 @@ describe('least privilege', () => {
         generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' }),
       ),
       LOGIN_ISSUER: 'https://login.example',
+      TOKEN_ISSUER: 'https://tokens.example',
       SIGNING_KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64url'),
       DATA_DIR: dir,
       PORT: '0',

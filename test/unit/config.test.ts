@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/config.js';
+import { httpAllowedUrls } from '../../src/config/production-urls.js';
 
 describe('loadConfig', () => {
   it('applies the documented defaults', () => {
@@ -78,6 +79,7 @@ describe('loadConfig', () => {
     expect(
       loadConfig({
         NODE_ENV: 'production',
+        TOKEN_ISSUER: 'https://tokens.example',
         LOGIN_JWKS_URL: 'https://idp.example/jwks.json',
         LOGIN_ISSUER: 'https://idp.example',
         SIGNING_KEY_ENCRYPTION_KEY: 'k'.repeat(43),
@@ -89,6 +91,7 @@ describe('loadConfig', () => {
     expect(() =>
       loadConfig({
         NODE_ENV: 'production',
+        TOKEN_ISSUER: 'https://tokens.example',
         LOGIN_JWKS_URL: 'https://idp.example/jwks.json',
         LOGIN_ISSUER: 'https://idp.example',
       }),
@@ -124,6 +127,73 @@ describe('loadConfig', () => {
     expect(message).not.toContain(secret);
     // Settings that are not secrets still say what they got.
     expect(message).toContain('(got "many")');
+  });
+});
+
+describe('production URLs (issue 40, item 9)', () => {
+  const production = {
+    NODE_ENV: 'production',
+    TOKEN_ISSUER: 'https://tokens.example',
+    LOGIN_JWKS_URL: 'https://idp.example/jwks.json',
+    LOGIN_ISSUER: 'https://idp.example',
+    SIGNING_KEY_ENCRYPTION_KEY: 'k'.repeat(43),
+  };
+  const problemsOf = (env: Record<string, string>) => {
+    try {
+      loadConfig(env);
+      return [];
+    } catch (error) {
+      return [...(error as ConfigError).problems];
+    }
+  };
+
+  it('refuses the default issuer: TOKEN_ISSUER must be set explicitly', () => {
+    const { TOKEN_ISSUER: _unset, ...rest } = production;
+    expect(problemsOf(rest)).toEqual([expect.stringMatching(/^TOKEN_ISSUER: .*required/)]);
+    expect(problemsOf({ ...rest, TOKEN_ISSUER: '' })).toEqual([
+      expect.stringMatching(/^TOKEN_ISSUER: .*required/),
+    ]);
+    expect(problemsOf(production)).toEqual([]);
+  });
+
+  it('refuses an http issuer or JWKS URL, naming the setting that would allow it', () => {
+    expect(problemsOf({ ...production, TOKEN_ISSUER: 'http://tokens.example' })).toEqual([
+      expect.stringMatching(/^TOKEN_ISSUER: .*https:\/\/ URL .*ALLOW_HTTP_HOSTS/),
+    ]);
+    expect(problemsOf({ ...production, LOGIN_JWKS_URL: 'http://idp.example/jwks.json' })).toEqual([
+      expect.stringMatching(/^LOGIN_JWKS_URL: .*https:\/\/ URL/),
+    ]);
+    // What compose used to default to.
+    expect(problemsOf({ ...production, TOKEN_ISSUER: 'http://localhost:8080' })).toHaveLength(1);
+  });
+
+  it('allows http to the hosts ALLOW_HTTP_HOSTS names, and only to them', () => {
+    const env = {
+      ...production,
+      TOKEN_ISSUER: 'http://tokens.internal:8080',
+      LOGIN_JWKS_URL: 'http://idp.internal/jwks.json',
+      ALLOW_HTTP_HOSTS: 'idp.internal, tokens.internal',
+    };
+    const config = loadConfig(env);
+    expect(httpAllowedUrls(config)).toEqual([
+      'TOKEN_ISSUER=http://tokens.internal:8080',
+      'LOGIN_JWKS_URL=http://idp.internal',
+    ]);
+    expect(problemsOf({ ...env, ALLOW_HTTP_HOSTS: 'idp.internal' })).toEqual([
+      expect.stringMatching(/^TOKEN_ISSUER: .*https/),
+    ]);
+    expect(problemsOf({ ...env, ALLOW_HTTP_HOSTS: '*' })).toContainEqual(
+      expect.stringMatching(/^ALLOW_HTTP_HOSTS: .*every host/),
+    );
+    expect(httpAllowedUrls(loadConfig(production))).toEqual([]);
+  });
+
+  it('leaves development, tests and production workers as they were', () => {
+    expect(loadConfig({}).TOKEN_ISSUER).toBe('http://localhost:8080');
+    expect(
+      loadConfig({ NODE_ENV: 'test', LOGIN_JWKS_URL: 'http://x/j', LOGIN_ISSUER: 'x' }),
+    ).toBeTruthy();
+    expect(loadConfig({ NODE_ENV: 'production' }, 'worker').NODE_ENV).toBe('production');
   });
 });
 

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
+import { purgedBy } from './purge.js';
 
 /** A response kept for retries of the same Idempotency-Key; see migration 011. */
 export interface IdempotentResponse {
@@ -56,12 +57,10 @@ export async function writeIdempotentResponse(
 
 /**
  * Drops expired responses (the changes they answered stay in the log, naming the key's hash):
- * a sealed secret should not outlive the retry window. Run by the projector's leader.
+ * a sealed secret should not outlive the retry window. Run by the projector's leader, through
+ * the database's own function (migration 025): the projector's role may not DELETE a response
+ * still in its window, which would let a retried rotation run twice.
  */
 export async function purgeExpiredIdempotentResponses(db: Kysely<Database>): Promise<number> {
-  const result = await db
-    .deleteFrom('idempotent_responses')
-    .where('expires_at', '<', sql<Date>`now()`)
-    .executeTakeFirst();
-  return Number(result.numDeletedRows);
+  return purgedBy(db, 'purge_expired_idempotent_responses');
 }

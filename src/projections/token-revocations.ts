@@ -1,4 +1,5 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
+import { purgedBy } from './purge.js';
 import type { Database } from '../db/schema.js';
 import type { Token } from '../domain/token/state.js';
 import { dateOfSeconds } from '../domain/times.js';
@@ -29,12 +30,10 @@ export async function writeTokenRevocation(
 /**
  * Drops revocations of tokens that have expired (a minute's grace for clock skew): an expired
  * token is refused anyway, so its row only grows the table every lookup reads. Its
- * `token-revoked` event stays in the log. Run by the projector's leader. Returns rows removed.
+ * `token-revoked` event stays in the log. Run by the projector's leader, through the database's
+ * own function (migration 025): the projector's role may not DELETE a revocation, so a
+ * compromised projector cannot un-revoke a live token. Returns rows removed.
  */
 export async function purgeExpiredRevocations(db: Kysely<Database>): Promise<number> {
-  const result = await db
-    .deleteFrom('token_revocations')
-    .where('expires_at', '<', sql<Date>`now() - interval '1 minute'`)
-    .executeTakeFirst();
-  return Number(result.numDeletedRows);
+  return purgedBy(db, 'purge_expired_revocations');
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
+import { purgedBy } from './purge.js';
 
 /** An id presented once (a client assertion's or a DPoP proof's jti), and until when it counts. */
 export interface UsedOnce {
@@ -29,11 +30,11 @@ export async function rememberUsedOnce(db: Kysely<Database>, used: UsedOnce): Pr
   return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
 }
 
-/** Drops ids whose proofs have expired (an expired proof is refused anyway). */
+/**
+ * Drops ids whose proofs have expired (an expired proof is refused anyway), through the
+ * database's own function (migration 025): the projector's role may not DELETE an unexpired id,
+ * which would let its assertion or proof be replayed.
+ */
 export async function purgeExpiredUsedOnce(db: Kysely<Database>): Promise<number> {
-  const result = await db
-    .deleteFrom('used_once_ids')
-    .where('expires_at', '<', sql<Date>`now() - interval '1 minute'`)
-    .executeTakeFirst();
-  return Number(result.numDeletedRows);
+  return purgedBy(db, 'purge_expired_used_once_ids');
 }

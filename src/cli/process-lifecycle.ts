@@ -1,6 +1,16 @@
 import type { Logger } from '../config/logger.js';
 
 /**
+ * When a stopping process is made to exit: SHUTDOWN_TIMEOUT_MS bounds the drain, and this margin
+ * lets what follows it (closing the pool, the projector's last checkpoint) finish. A deployment's
+ * grace period (compose's stop_grace_period, Kubernetes' terminationGracePeriodSeconds) must
+ * exceed it, or the engine's SIGKILL comes first; test/unit/compose.test.ts holds both to it.
+ */
+export function forcedExitAfterMs(shutdownTimeoutMs: number): number {
+  return shutdownTimeoutMs + 5000;
+}
+
+/**
  * A signal this soon after the first is the same press arriving twice: Ctrl-C reaches every
  * process of the terminal's group, and a wrapper such as tsx also relays the one it received.
  */
@@ -26,7 +36,7 @@ export function onShutdownSignal(
     const force = setTimeout(() => {
       logger.error({ timeoutMs }, 'shutdown timed out: exiting');
       process.exit(1);
-    }, timeoutMs + 5000);
+    }, forcedExitAfterMs(timeoutMs));
     force.unref();
     shutdown(reason).then(
       () => process.exit(0),

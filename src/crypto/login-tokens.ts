@@ -180,8 +180,12 @@ async function pemToJwk(pem: string): Promise<JWK> {
 /** A short, safe reason for a rejected login token (never echoes the token). */
 function describeJoseError(error: unknown): string {
   if (error instanceof joseErrors.JWTExpired) return 'token has expired';
+  // An absent claim said so: an identity provider's token without `iat` is not "unacceptable",
+  // it is incomplete, and the operator fixes it on the provider's side.
   if (error instanceof joseErrors.JWTClaimValidationFailed)
-    return `token claim "${error.claim}" is not acceptable`;
+    return error.reason === 'missing'
+      ? `token claim "${error.claim}" is missing`
+      : `token claim "${error.claim}" is not acceptable`;
   if (error instanceof joseErrors.JWSSignatureVerificationFailed)
     return 'token signature is invalid';
   if (error instanceof joseErrors.JOSEAlgNotAllowed) return 'token algorithm is not accepted';

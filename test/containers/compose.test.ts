@@ -15,6 +15,10 @@ const project = new ComposeProject(
   {
     STAND_IN_IDP_SCRIPT: path.resolve('test/containers/stand-in-idp.mjs'),
     STAND_IN_IDP_PORT: String(idpPort),
+    // The stand-in speaks http on the project's network, as does the issuer on loopback: named,
+    // as production requires of any http URL.
+    TOKEN_ISSUER: 'http://localhost:8080',
+    ALLOW_HTTP_HOSTS: 'idp,localhost',
     LOGIN_JWKS_URL: 'http://idp:9000/jwks.json',
     LOGIN_ISSUER: 'http://idp:9000',
     API_LOGIN_PASSWORD: secret(),

@@ -1,16 +1,20 @@
 import { API_NODE_FLAGS } from '../../src/config/node-flags.js';
+import { forcedExitAfterMs } from '../../src/cli/process-lifecycle.js';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 
 interface Service {
   readonly command?: readonly string[];
+  readonly ports?: readonly string[];
+  readonly stop_grace_period?: string;
   readonly restart?: string;
   readonly environment?: Record<string, unknown>;
   readonly volumes?: readonly string[];
   readonly depends_on?: Record<string, { condition: string }>;
 }
-const compose = parse(readFileSync('docker-compose.yml', 'utf8'), { merge: true }) as {
+const composeText = readFileSync('docker-compose.yml', 'utf8');
+const compose = parse(composeText, { merge: true }) as {
   services: Record<string, Service>;
 };
 const { api, projector, migrate } = compose.services as Record<string, Service>;
@@ -43,5 +47,71 @@ describe('docker-compose.yml: each service holds only its own secrets', () => {
     );
     expect(projector?.environment?.SIGNING_KEY_ENCRYPTION_KEY).toBe('');
     expect(projector?.environment?.SECRET_HASH_KEY).toBe('');
+  });
+});
+
+/** `${NAME:-default}` → default; `${NAME}` or `${NAME:?…}` → undefined; a literal as it is. */
+function defaultOf(value: unknown): string | undefined {
+  const text = String(value);
+  const match = /^\$\{[A-Z_]+(?::-(.*))?(?::\?.*)?\}$/.exec(text);
+  return match ? match[1] : text;
+}
+
+describe('docker-compose.yml and docker-compose.ci.yml: safe defaults (issue 40)', () => {
+  it('gives no secret and no public URL a default: each is required (:?)', () => {
+    const defaulted = [...composeText.matchAll(/\$\{([A-Z_]+):-([^}]*)\}/g)]
+      .filter(([, , value]) => value !== '')
+      .map(([, name]) => name!);
+    expect(defaulted.filter((name) => /PASSWORD|SECRET|KEY|TOKEN_ISSUER|JWKS/.test(name))).toEqual(
+      [],
+    );
+    const required = new Set([...composeText.matchAll(/\$\{([A-Z_]+):\?/g)].map(([, n]) => n));
+    for (const name of ['POSTGRES_PASSWORD', 'TOKEN_ISSUER', 'LOGIN_JWKS_URL']) {
+      expect(required.has(name), name).toBe(true);
+    }
+  });
+
+  it("the header's command sets every variable the file requires", () => {
+    const header = composeText.slice(0, composeText.search(/^[^#]/m));
+    const assigned = new Set([...header.matchAll(/\b([A-Z][A-Z_]+)=/g)].map(([, name]) => name));
+    const required = [...new Set([...composeText.matchAll(/\$\{([A-Z_]+):\?/g)].map(([, n]) => n))];
+    expect(required.filter((name) => !assigned.has(name))).toEqual([]);
+    expect(header).toMatch(/docker compose up --build/);
+  });
+
+  it('publishes ports on the loopback interface only', () => {
+    for (const file of ['docker-compose.yml', 'docker-compose.ci.yml']) {
+      const { services } = parse(readFileSync(file, 'utf8'), { merge: true }) as {
+        services: Record<string, Service>;
+      };
+      const ports = Object.values(services).flatMap((service) => service.ports ?? []);
+      expect(ports.length, file).toBeGreaterThan(0);
+      expect(
+        ports.filter((port) => !port.startsWith('127.0.0.1:')),
+        file,
+      ).toEqual([]);
+    }
+  });
+
+  it('at down, stops the projector before Postgres, and its forced exit comes inside the grace period', () => {
+    // Compose stops a service before those it depends on: through migrate alone, Postgres stopped
+    // beside the projector and its shutdown checkpoint was lost.
+    expect(projector?.depends_on?.postgres?.condition).toBe('service_healthy');
+    expect(api?.depends_on?.postgres?.condition).toBe('service_healthy');
+    for (const [name, service] of [
+      ['api', api],
+      ['projector', projector],
+    ] as const) {
+      const timeoutMs = Number(defaultOf(service?.environment?.SHUTDOWN_TIMEOUT_MS) ?? 10_000);
+      const graceMs = 1000 * Number((service?.stop_grace_period ?? '10s').replace(/s$/, ''));
+      // Two seconds to spare at least: the engine's SIGKILL must never race the process's own exit.
+      expect(forcedExitAfterMs(timeoutMs) + 2000, name).toBeLessThanOrEqual(graceMs);
+    }
+  });
+
+  it('the README and docs/operations.md no longer say compose is not run here (CI runs it on podman)', () => {
+    for (const file of ['README.md', 'docs/operations.md']) {
+      expect(readFileSync(file, 'utf8'), file).not.toMatch(/not run here/);
+    }
   });
 });

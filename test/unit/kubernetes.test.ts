@@ -3,7 +3,8 @@ import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { configSchema } from '../../src/config/config.js';
+import { configSchema, loadConfig } from '../../src/config/config.js';
+import { forcedExitAfterMs } from '../../src/cli/process-lifecycle.js';
 
 /** deploy/kubernetes, parsed: the manifests say what docs/scaling.md says, and name real settings. */
 const DIR = 'deploy/kubernetes';
@@ -112,5 +113,54 @@ describe('deploy/kubernetes', () => {
     const postgres = named('postgresql', 'token-authority-db');
     expect(postgres.spec.numberOfInstances).toBeGreaterThanOrEqual(2);
     expect(postgres.spec.patroni).toMatchObject({ synchronous_mode: true, ttl: 10, loop_wait: 2 });
+  });
+
+  it('a NetworkPolicy admits only Prometheus to a metrics port open on every interface, and nobody to the projector', () => {
+    type Rule = { ports?: { port: string | number }[]; from?: Record<string, unknown>[] };
+    const policies = docs.filter((doc) => doc.kind === 'NetworkPolicy');
+    const selecting = (app: string) =>
+      policies.filter(
+        (policy) =>
+          (policy.spec.podSelector as { matchLabels?: Record<string, string> }).matchLabels?.app ===
+          app,
+      );
+    for (const doc of docs.filter((d) => ['Deployment', 'StatefulSet'].includes(d.kind))) {
+      const app = (doc.spec.selector as { matchLabels: { app: string } }).matchLabels.app;
+      const env = envOf(podOf(doc));
+      const [policy] = selecting(app);
+      expect(policy, `${doc.metadata.name} has no NetworkPolicy`).toBeDefined();
+      expect(policy!.spec.policyTypes).toContain('Ingress');
+      const rules = (policy!.spec.ingress ?? []) as Rule[];
+      if (env.get('METRICS_HOST')?.value === '0.0.0.0') {
+        const metrics = rules.filter((rule) => rule.ports?.some((p) => p.port === 'metrics'));
+        expect(metrics.length).toBeGreaterThan(0);
+        for (const rule of metrics) {
+          // An empty or absent `from` admits every source: each peer must be named.
+          expect(rule.from?.length ?? 0).toBeGreaterThan(0);
+          for (const peer of rule.from!)
+            expect(Object.keys(peer).sort()).toEqual(['namespaceSelector', 'podSelector']);
+        }
+        // No rule without ports (which would open the metrics port too).
+        expect(rules.every((rule) => (rule.ports?.length ?? 0) > 0)).toBe(true);
+      }
+      if (!podOf(doc).readinessProbe) expect(rules).toEqual([]);
+    }
+  });
+
+  it('production settings load: an explicit https TOKEN_ISSUER everywhere it signs, and each forced exit inside the grace period', () => {
+    for (const doc of docs.filter((d) => ['Deployment', 'StatefulSet'].includes(d.kind))) {
+      const container = podOf(doc);
+      const env = Object.fromEntries(
+        container.env.map((e) => [e.name, e.value ?? 'k'.repeat(43)] as const),
+      );
+      expect(env.TOKEN_ISSUER, doc.metadata.name).toMatch(/^https:\/\//);
+      const purpose = doc.kind === 'Deployment' ? 'issuer' : 'worker';
+      expect(() => loadConfig(env, purpose), doc.metadata.name).not.toThrow();
+      const spec = (doc.spec.template as { spec: { terminationGracePeriodSeconds?: number } }).spec;
+      const timeoutMs = Number(env.SHUTDOWN_TIMEOUT_MS ?? 10_000);
+      expect(forcedExitAfterMs(timeoutMs) + 2000).toBeLessThanOrEqual(
+        1000 * (spec.terminationGracePeriodSeconds ?? 30),
+      );
+    }
   });
 });

@@ -1,15 +1,19 @@
 /**
  * `npm run witness -- --name=<witness name> --log=<origin>=<log vkey> [--log=…] [--port=9380]
- *   [--dir=.data/witness]` (an origin ending in `*` is a prefix: every space tree of one log key)
+ *   [--host=127.0.0.1] [--dir=.data/witness] [--max-origins=10000]` (an origin ending in `*` is a
+ *   prefix: every space tree of one log key)
  * An independent witness (C2SP tlog-witness): cosigns a log's checkpoint only when it extends,
  * by a consistency proof, the one it cosigned before. Its own key and its own record of each log's
  * latest tree head live in --dir, which only the witness should be able to write; run it where
- * the log's operators cannot reach, or it witnesses nothing.
+ * the log's operators cannot reach, or it witnesses nothing. The key is worth only as much as that
+ * record: it refuses to start with a key and no record, with a record it cannot read, or while
+ * another witness holds the folder.
  */
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import path from 'node:path';
+import { ConfigError } from '../config/config.js';
 import { readOrCreateFile } from '../config/data-files.js';
 import { secondsOf } from '../domain/times.js';
 import {
@@ -22,20 +26,34 @@ import {
   verifierKeyText,
   type NoteVerifier,
 } from '../transparency/signed-note.js';
-import { addCheckpoint, type TreeHead, type WitnessState } from '../transparency/witness.js';
+import { addCheckpoint } from '../transparency/witness.js';
 import { parseCommandLine } from './args.js';
+import { exitOnConfigError } from './config-exit.js';
+import { lockDirectory } from './dir-lock.js';
+import { listen } from './listen.js';
+import { createStateFile, openStateFile } from './witness-state-file.js';
 
-const USAGE = `Usage: npm run witness -- --name=<witness name> --log=<origin>=<log vkey> [--log=...] [--port=9380] [--dir=.data/witness]
+const USAGE = `Usage: npm run witness -- --name=<witness name> --log=<origin>=<log vkey> [--log=...] [--port=9380]
+         [--host=127.0.0.1] [--dir=.data/witness] [--max-origins=10000]
 Cosigns checkpoints of the logs named (C2SP tlog-witness, POST /add-checkpoint); an origin ending
 in * names every origin it starts (each space's tree: --log='<host>/audit/space/*=<vkey>'). Prints its own
-verifier key (give it to whoever checks cosignatures: verify-proof --witness).`;
+verifier key (give it to whoever checks cosignatures: verify-proof --witness). --dir holds its key
+and its record of every log's head (state.json): back them up together; a key without its record
+is refused. --max-origins bounds the logs it records (a prefix admits any origin under it).`;
 const { values } = parseCommandLine(USAGE, {
   name: { type: 'string' },
   log: { type: 'string', multiple: true },
   port: { type: 'string', default: '9380' },
+  host: { type: 'string', default: '127.0.0.1' },
   dir: { type: 'string', default: path.join('.data', 'witness') },
+  'max-origins': { type: 'string', default: '10000' },
 });
-if (!values.name || !values.log?.length || !/^\d+$/.test(values.port!)) {
+if (
+  !values.name ||
+  !values.log?.length ||
+  !/^\d+$/.test(values.port!) ||
+  !/^[1-9]\d{0,6}$/.test(values['max-origins']!)
+) {
   console.error(USAGE);
   process.exit(2);
 }
@@ -59,54 +77,47 @@ for (const entry of values.log) {
 }
 
 const dir = path.resolve(values.dir!);
-await mkdir(dir, { recursive: true, mode: 0o700 });
-const witness = parseSignerKey(
-  await readOrCreateFile(path.join(dir, 'witness.key'), () =>
-    signerKeyText(
-      noteSigner(values.name!, generateKeyPairSync('ed25519').privateKey, COSIGNATURE_ED25519),
+const keyFile = path.join(dir, 'witness.key');
+const stateFile = path.join(dir, 'state.json');
+
+/** Whether `file` exists; any error but "no such file" is thrown, never taken for "no". */
+const exists = (file: string) =>
+  stat(file).then(
+    () => true,
+    (error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return false;
+      throw new ConfigError([`--dir: ${file} cannot be read: ${error.code ?? error.message}`]);
+    },
+  );
+
+/** The folder held, its record read (created before the key, when neither exists), its key. */
+async function openWitnessDir() {
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const lock = await lockDirectory(dir, 'witness.lock', '--dir');
+  process.on('exit', () => lock.release());
+  const [hasKey, hasState] = [await exists(keyFile), await exists(stateFile)];
+  if (hasKey && !hasState) {
+    throw new ConfigError([
+      `--dir ${dir}: witness.key is there without state.json, the record of what it cosigned; with an empty record it would cosign a fork. Put back the state.json it last wrote, or retire this key (a new --dir, and a new key for the reviewers)`,
+    ]);
+  }
+  if (!hasState) await createStateFile(stateFile);
+  const key = parseSignerKey(
+    await readOrCreateFile(keyFile, () =>
+      signerKeyText(
+        noteSigner(values.name!, generateKeyPairSync('ed25519').privateKey, COSIGNATURE_ED25519),
+      ),
     ),
-  ),
-);
-if (witness.name !== values.name) {
-  console.error(`--name ${values.name}: this witness's key in ${dir} is named ${witness.name}`);
-  process.exit(2);
+  );
+  if (key.name !== values.name) {
+    throw new ConfigError([
+      `--name ${values.name}: this witness's key in ${dir} is named ${key.name}`,
+    ]);
+  }
+  return { key, state: await openStateFile(stateFile, Number(values['max-origins'])) };
 }
 
-/** Each log's latest cosigned head in one JSON file, replaced whole (write aside, rename). */
-async function fileState(file: string): Promise<WitnessState> {
-  const stored = JSON.parse(await readFile(file, 'utf8').catch(() => '{}')) as Record<
-    string,
-    { size: number; root: string }
-  >;
-  const heads = new Map<string, TreeHead>(
-    Object.entries(stored).map(([origin, head]) => [
-      origin,
-      { size: head.size, root: Buffer.from(head.root, 'base64') },
-    ]),
-  );
-  let tail: Promise<unknown> = Promise.resolve();
-  return {
-    latest: async (origin) => heads.get(origin),
-    // Serialised, and persisted before it answers: the check and the update are one step.
-    advance: (origin, expectedSize, next) => {
-      const run = tail.then(async () => {
-        if ((heads.get(origin)?.size ?? 0) !== expectedSize) return false;
-        const all = Object.fromEntries(
-          [...heads, [origin, next] as const].map(([name, head]) => [
-            name,
-            { size: head.size, root: head.root.toString('base64') },
-          ]),
-        );
-        await writeFile(`${file}.tmp`, JSON.stringify(all), { mode: 0o600 });
-        await rename(`${file}.tmp`, file);
-        heads.set(origin, next);
-        return true;
-      });
-      tail = run.catch(() => undefined);
-      return run;
-    },
-  };
-}
+const { key: witness, state } = await openWitnessDir().catch(exitOnConfigError);
 
 const logs = {
   get(origin: string): NoteVerifier | undefined {
@@ -121,7 +132,6 @@ const logs = {
     }
   },
 };
-const state = await fileState(path.join(dir, 'state.json'));
 const server = createServer((request, response) => {
   if (request.method !== 'POST' || request.url !== '/add-checkpoint') {
     response.writeHead(404, { 'content-type': 'text/plain' }).end('POST /add-checkpoint\n');
@@ -150,12 +160,11 @@ const server = createServer((request, response) => {
     );
   });
 });
-server.listen(Number(values.port), () => {
-  console.log(
-    `witness ${witness.name} on :${values.port}, cosigning ${[...exact.keys(), ...prefixes.map(([p]) => `${p}*`)].join(', ')}`,
-  );
-  console.log(`its verifier key: ${verifierKeyText(witness)}`);
-});
+await listen(server, Number(values.port), values.host!, '--host/--port').catch(exitOnConfigError);
+console.log(
+  `witness ${witness.name} on ${values.host}:${values.port}, cosigning ${[...exact.keys(), ...prefixes.map(([p]) => `${p}*`)].join(', ')}`,
+);
+console.log(`its verifier key: ${verifierKeyText(witness)}`);
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => server.close(() => process.exit(0)));
 }

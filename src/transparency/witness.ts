@@ -9,12 +9,26 @@ export interface TreeHead {
   readonly root: Hash;
 }
 
-/** A witness's memory. `advance` is atomic: the check of the old size and the update are one. */
+/** What `advance` did: recorded the head, found another head there first, or had no room. */
+export type Advance = 'advanced' | 'moved' | 'full';
+
+/** A witness's memory. `advance` is atomic: the check of the old head and the update are one. */
 export interface WitnessState {
   latest(origin: string): Promise<TreeHead | undefined>;
-  /** Records `next` for `origin` if its latest size is still `expectedSize`; false otherwise. */
-  advance(origin: string, expectedSize: number, next: TreeHead): Promise<boolean>;
+  /**
+   * Records `next` for `origin` if its latest head is still `expected` (size and root; undefined:
+   * none yet), and 'moved' otherwise; 'full' when `origin` is new and no more origins are kept.
+   */
+  advance(origin: string, expected: TreeHead | undefined, next: TreeHead): Promise<Advance>;
 }
+
+/** Whether two remembered heads are the same (both absent, or the same size and root). */
+export function sameHead(a: TreeHead | undefined, b: TreeHead | undefined): boolean {
+  return a === undefined || b === undefined ? a === b : a.size === b.size && a.root.equals(b.root);
+}
+
+/** The longest origin a witness keeps, in UTF-8 bytes (each is a key of its state). */
+export const MAX_ORIGIN_BYTES = 255;
 
 /** An HTTP answer, as the protocol defines it. */
 export interface WitnessAnswer {
@@ -45,15 +59,18 @@ function parseRequest(body: string): { old: number; proof: Buffer[]; note: strin
     .slice(1)
     .every((line, i) => proof[i]!.length === 32 && proof[i]!.toString('base64') === line);
   if (!old || !canonical || proof.length > 63) return undefined;
+  // A size past 2^53 - 1 would be rounded to another size: refused, never compared.
+  if (!Number.isSafeInteger(Number(old[1]))) return undefined;
   return { old: Number(old[1]), proof, note: body.slice(blank + 2) };
 }
 
 /**
  * C2SP tlog-witness `add-checkpoint` (https://c2sp.org/tlog-witness): cosigns the checkpoint only
  * when a log key it trusts signed it and it extends, by a valid consistency proof, the tree head
- * this witness cosigned last for that log. A rewritten history (the same size with another root,
- * or a larger tree that does not contain the old one) is refused with 422, forever: the witness
- * never forgets the head it vouched for.
+ * this witness cosigned last for that log. Another root at the size it cosigned is a 409, as an
+ * old size it does not hold is; a larger tree that does not contain its head is a 422. Either way
+ * it never forgets the head it vouched for. Any tree extends the empty one: from size 0 no proof
+ * is needed (and none is taken).
  */
 export async function addCheckpoint(
   body: string,
@@ -73,6 +90,9 @@ export async function addCheckpoint(
   } catch {
     return text(400, 'the checkpoint is not a signed C2SP checkpoint');
   }
+  if (!Number.isSafeInteger(checkpoint.size)) return text(400, 'tree size past 2^53 - 1');
+  if (Buffer.byteLength(checkpoint.origin) > MAX_ORIGIN_BYTES)
+    return text(400, `an origin is at most ${MAX_ORIGIN_BYTES} bytes`);
   const logKey = options.logs.get(checkpoint.origin);
   if (!logKey) return text(404, `unknown log origin: ${checkpoint.origin}`);
   if (openNote(request.note, logKey) === undefined)
@@ -83,12 +103,17 @@ export async function addCheckpoint(
   if ((latest?.size ?? 0) !== old) return conflict(latest?.size ?? 0);
   if (checkpoint.size === 0 && !checkpoint.root.equals(EMPTY_ROOT))
     return text(422, 'an empty tree has the empty root');
+  // The same size is the same tree or a fork of it: the one it cosigned stays (409, its size).
+  if (latest && latest.size === checkpoint.size && !latest.root.equals(checkpoint.root))
+    return conflict(latest.size);
   if (old === 0 && proof.length > 0) return text(422, 'no proof from the empty tree');
-  if (latest && !verifyConsistency(old, checkpoint.size, proof, latest.root, checkpoint.root)) {
+  if (old > 0 && !verifyConsistency(old, checkpoint.size, proof, latest!.root, checkpoint.root)) {
     return text(422, `not consistent with the tree head of size ${old} this witness cosigned`);
   }
   const next = { size: checkpoint.size, root: checkpoint.root };
-  if (!(await options.state.advance(checkpoint.origin, old, next))) {
+  const advanced = await options.state.advance(checkpoint.origin, latest, next);
+  if (advanced === 'full') return text(403, 'this witness keeps no more origins');
+  if (advanced === 'moved') {
     return conflict((await options.state.latest(checkpoint.origin))?.size ?? 0);
   }
   const noteText = parseNote(request.note).text;
@@ -99,17 +124,21 @@ export async function addCheckpoint(
   };
 }
 
-/** A witness's memory in a Map, for tests and for the file-backed store to build on. */
-export function memoryWitnessState(initial: Iterable<[string, TreeHead]> = []): WitnessState & {
+/** A witness's memory in a Map, at most `maxOrigins` origins: for tests and the file store. */
+export function memoryWitnessState(
+  initial: Iterable<[string, TreeHead]> = [],
+  maxOrigins = Number.POSITIVE_INFINITY,
+): WitnessState & {
   entries(): [string, TreeHead][];
 } {
   const heads = new Map(initial);
   return {
     latest: async (origin) => heads.get(origin),
-    advance: async (origin, expectedSize, next) => {
-      if ((heads.get(origin)?.size ?? 0) !== expectedSize) return false;
+    advance: async (origin, expected, next) => {
+      if (!sameHead(heads.get(origin), expected)) return 'moved';
+      if (!heads.has(origin) && heads.size >= maxOrigins) return 'full';
       heads.set(origin, next);
-      return true;
+      return 'advanced';
     },
     entries: () => [...heads],
   };

@@ -12,9 +12,16 @@ import {
 import {
   COSIGNATURE_ED25519,
   noteSigner,
+  noteVerifier,
   signNote,
+  type NoteVerifier,
 } from '../../../src/transparency/signed-note.js';
-import { addCheckpoint, memoryWitnessState } from '../../../src/transparency/witness.js';
+import { EMPTY_ROOT } from '../../../src/transparency/merkle.js';
+import {
+  addCheckpoint,
+  memoryWitnessState,
+  MAX_ORIGIN_BYTES,
+} from '../../../src/transparency/witness.js';
 
 const ORIGIN = 'token-authority.test/space/shop';
 const log = noteSigner(ORIGIN, generateKeyPairSync('ed25519').privateKey);
@@ -36,11 +43,13 @@ const note = (tree: TreeHashes, size: number, signer = log) =>
 const body = (old: number, proof: Buffer[], checkpoint: string) =>
   `old ${old}\n${proof.map((hash) => `${hash.toString('base64')}\n`).join('')}\n${checkpoint}`;
 
-function witness() {
-  const state = memoryWitnessState();
+function witness(
+  logs: { get(origin: string): NoteVerifier | undefined } = new Map([[ORIGIN, log]]),
+  state = memoryWitnessState(),
+) {
   const options = {
     witness: witnessKey,
-    logs: new Map([[ORIGIN, log]]),
+    logs,
     state,
     nowSeconds: () => 1_795_000_000,
   };
@@ -69,8 +78,9 @@ describe('the witness (C2SP tlog-witness add-checkpoint)', () => {
       body(8, consistencyProof(rewritten, 8, 20), note(rewritten, 20)),
     );
     expect(extension).toMatchObject({ status: 422 });
+    // The same size with another root is a fork of what it cosigned: 409 with its size (C2SP).
     const sameSize = await submit(body(8, [], note(rewritten, 8)));
-    expect(sameSize).toMatchObject({ status: 422 });
+    expect(sameSize).toEqual({ status: 409, contentType: 'text/x.tlog.size', body: '8\n' });
     expect((await state.latest(ORIGIN))?.root).toEqual(treeRoot(honest, 8));
   });
 
@@ -104,5 +114,53 @@ describe('the witness (C2SP tlog-witness add-checkpoint)', () => {
     expect((await submit(body(0, [], unknown))).status).toBe(404);
     expect((await submit('old 01\n\nnot a checkpoint\n')).status).toBe(400);
     expect((await submit(body(0, [treeRoot(honest, 1)], note(honest, 8)))).status).toBe(422);
+  });
+
+  it('needs no proof from size 0: a cosigned empty tree does not wedge its origin', async () => {
+    const { submit } = witness();
+    const empty = signNote(checkpointText({ origin: ORIGIN, size: 0, root: EMPTY_ROOT }), [log]);
+    expect((await submit(body(0, [], empty))).status).toBe(200);
+    // Any tree extends the empty one; before, this was a 422 for every size, forever.
+    expect((await submit(body(0, [], note(honest, 8)))).status).toBe(200);
+    expect((await submit(body(8, consistencyProof(honest, 8, 20), note(honest, 20)))).status).toBe(
+      200,
+    );
+  });
+
+  it('refuses sizes past 2^53 - 1 (400) instead of rounding them to another size', async () => {
+    const { submit, state } = witness();
+    const huge = '9007199254740993'; // 2^53 + 1: Number() makes it 2^53
+    const text = `${ORIGIN}\n${huge}\n${treeRoot(honest, 8).toString('base64')}\n`;
+    expect((await submit(body(0, [], signNote(text, [log])))).status).toBe(400);
+    expect(await state.latest(ORIGIN)).toBeUndefined();
+    await submit(body(0, [], note(honest, 8)));
+    expect((await submit(`old ${huge}\n\n${note(honest, 20)}`)).status).toBe(400);
+    expect((await state.latest(ORIGIN))?.size).toBe(8);
+  });
+
+  it('bounds what a prefix-trusted key can make it keep: origin length and number of origins', async () => {
+    // As the CLI trusts `<prefix>*`: any origin under the prefix, signed by one key.
+    const prefixKey = generateKeyPairSync('ed25519').privateKey;
+    const logs = {
+      get: (origin: string) =>
+        origin.startsWith('log.test/space/')
+          ? noteVerifier(origin, noteSigner(origin, prefixKey).publicKey)
+          : undefined,
+    };
+    const state = memoryWitnessState([], 2);
+    const { submit } = witness(logs, state);
+    const spaceNote = (origin: string) =>
+      signNote(checkpointText({ origin, size: 8, root: treeRoot(honest, 8) }), [
+        noteSigner(origin, prefixKey),
+      ]);
+    const long = `log.test/space/${'x'.repeat(MAX_ORIGIN_BYTES)}`;
+    expect(await submit(body(0, [], spaceNote(long)))).toMatchObject({ status: 400 });
+    expect((await submit(body(0, [], spaceNote('log.test/space/a')))).status).toBe(200);
+    expect((await submit(body(0, [], spaceNote('log.test/space/b')))).status).toBe(200);
+    expect((await submit(body(0, [], spaceNote('log.test/space/c')))).status).toBe(403);
+    expect(state.entries().map(([origin]) => origin)).toEqual([
+      'log.test/space/a',
+      'log.test/space/b',
+    ]);
   });
 });

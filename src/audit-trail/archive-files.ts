@@ -1,13 +1,15 @@
 import { createHash } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { createGzip, gunzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { gunzipSync, gzip as gzipCallback } from 'node:zlib';
+import { archiveKey, type ArchiveBlock, type ArchiveKey } from './archive-index.js';
 import { chainHash } from './chain-link.js';
 import type { ExportLine } from './export.js';
 import { toRecordedEvent, type EventRow } from '../event-store/types.js';
+import { TILE } from './tree-store.js';
+
+const gzip = promisify(gzipCallback);
 
 /** One file of an archive: a space's events of one partition (the `events-archived` data). */
 export interface ArchiveFile {
@@ -35,49 +37,97 @@ export function archiveFileName(partition: string, spaceId: string): string {
 
 const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
 
+/** A written archive file: its manifest entry, and its index (migration 027). */
+export interface WrittenArchiveFile {
+  readonly entry: ArchiveFile;
+  readonly blocks: readonly ArchiveBlock[];
+  readonly keys: readonly ArchiveKey[];
+}
+
 /**
  * Writes `lines` (a space's export of the partition) as gzipped NDJSON, created exclusively: an
- * archive file is never rewritten. Returns what the manifest records of it.
+ * archive file is never rewritten. The file is a series of gzip members, a new one at each tile's
+ * first event, so one tile's events are one member's bytes (`gunzip` reads it as one stream).
+ * Returns what the manifest records of it, and the index: each member's place and hash, and the
+ * key of each event id and of each stream's first event.
  */
 export async function writeArchiveFile(
   dir: string,
   partition: string,
   spaceId: string,
   lines: AsyncIterable<ExportLine>,
-): Promise<ArchiveFile> {
+): Promise<WrittenArchiveFile> {
   const file = archiveFileName(partition, spaceId);
   await mkdir(path.join(dir, partition), { recursive: true, mode: 0o700 });
+  const out = await open(path.join(dir, file), 'wx', 0o444);
+  const whole = createHash('sha256');
+  const blocks: ArchiveBlock[] = [];
+  const keys: ArchiveKey[] = [];
   let events = 0;
   let first: number | null = null;
   let last: number | null = null;
-  async function* ndjson() {
+  let pending: string[] = [];
+  let blockFirst: number | null = null;
+  let offset = 0;
+  const flush = async () => {
+    if (pending.length === 0) return;
+    const bytes = await gzip(pending.join(''));
+    await out.writeFile(bytes);
+    whole.update(bytes);
+    if (blockFirst !== null && last !== null) {
+      blocks.push({
+        first_sequence: blockFirst,
+        last_sequence: last,
+        byte_offset: offset,
+        byte_length: bytes.length,
+        sha256: sha256(bytes),
+      });
+    }
+    offset += bytes.length;
+    pending = [];
+    blockFirst = null;
+  };
+  try {
     for await (const line of lines) {
       if (line.type === 'event') {
+        if ((line.sequence - 1) % TILE === 0 && blockFirst !== null) await flush();
         events += 1;
         first ??= line.sequence;
+        blockFirst ??= line.sequence;
         last = line.sequence;
+        keys.push({ key: archiveKey({ eventId: String(line.event.event_id) }), sequence: last });
+        if (line.event.stream_position === 1) {
+          keys.push({
+            key: archiveKey({ streamId: String(line.event.stream_id) }),
+            sequence: last,
+          });
+        }
       }
-      yield `${JSON.stringify(line)}\n`;
+      pending.push(`${JSON.stringify(line)}\n`);
     }
+    await flush();
+  } finally {
+    await out.close();
   }
-  const hash = createHash('sha256');
-  const out = createWriteStream(path.join(dir, file), { flags: 'wx', mode: 0o444 });
-  const gzip = createGzip();
-  gzip.on('data', (chunk: Buffer) => hash.update(chunk));
-  await pipeline(Readable.from(ndjson()), gzip, out);
   return {
-    space_id: spaceId,
-    file,
-    sha256: hash.digest('hex'),
-    events,
-    first_sequence: first,
-    last_sequence: last,
+    entry: {
+      space_id: spaceId,
+      file,
+      sha256: whole.digest('hex'),
+      events,
+      first_sequence: first,
+      last_sequence: last,
+    },
+    blocks,
+    keys,
   };
 }
 
 /** Writes a partition's manifest.json (exclusively) and returns its SHA-256. */
 export async function writeManifest(dir: string, manifest: ArchiveManifest): Promise<string> {
   const text = `${JSON.stringify(manifest, null, 2)}\n`;
+  // A partition that held no events has no file to have made its folder.
+  await mkdir(path.join(dir, manifest.partition), { recursive: true, mode: 0o700 });
   await writeFile(path.join(dir, manifest.partition, 'manifest.json'), text, {
     flag: 'wx',
     mode: 0o444,

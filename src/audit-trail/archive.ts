@@ -9,7 +9,9 @@ import {
   writeArchiveFile,
   writeManifest,
   type ArchiveFile,
+  type WrittenArchiveFile,
 } from './archive-files.js';
+import { recordArchiveIndex } from './archive-index.js';
 import { BEGINNING, exportSpaceChain } from './export.js';
 import type { Redact } from './space-chain.js';
 
@@ -81,7 +83,7 @@ async function archivePartition(
     SELECT space_id, count(*)::int AS events FROM ${table} GROUP BY space_id ORDER BY space_id`.execute(
     db,
   );
-  const files: ArchiveFile[] = [];
+  const written: WrittenArchiveFile[] = [];
   for (const { space_id: spaceId } of counts) {
     const lines = exportSpaceChain(db, {
       spaceId,
@@ -89,8 +91,9 @@ async function archivePartition(
       to: partition.ends_at,
       redact: options.redact,
     });
-    files.push(await writeArchiveFile(options.dir, name, spaceId, lines));
+    written.push(await writeArchiveFile(options.dir, name, spaceId, lines));
   }
+  const files: ArchiveFile[] = written.map((file) => file.entry);
   const total = counts.reduce((sum, row) => sum + row.events, 0);
   const manifest = {
     partition: name,
@@ -142,22 +145,34 @@ async function archivePartition(
       trx,
       streamRows(decision.facts.spaceId, decision.facts.streamId, decision.events, 0),
     );
-    await trx
-      .insertInto('archived_ranges')
-      .values(
-        files.map((file) => ({
-          space_id: file.space_id,
-          partition_name: name,
-          starts_at: from,
-          ends_at: partition.ends_at,
-          first_sequence: file.first_sequence,
-          last_sequence: file.last_sequence,
-          event_count: file.events,
-          file: file.file,
-          sha256: file.sha256,
-        })),
-      )
-      .execute();
+    // A partition that held no events has no files: it is recorded and dropped all the same.
+    if (files.length > 0) {
+      await trx
+        .insertInto('archived_ranges')
+        .values(
+          files.map((file) => ({
+            space_id: file.space_id,
+            partition_name: name,
+            starts_at: from,
+            ends_at: partition.ends_at,
+            first_sequence: file.first_sequence,
+            last_sequence: file.last_sequence,
+            event_count: file.events,
+            file: file.file,
+            sha256: file.sha256,
+          })),
+        )
+        .execute();
+    }
+    for (const { entry, blocks, keys } of written) {
+      await recordArchiveIndex(trx, {
+        partition: name,
+        spaceId: entry.space_id,
+        file: entry.file,
+        blocks,
+        keys,
+      });
+    }
     await trx.deleteFrom('event_partitions').where('partition_name', '=', name).execute();
     await sql`DROP TABLE ${table}`.execute(trx);
     return events[0]!.globalPosition;

@@ -1,18 +1,19 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { leafHash, type Hash } from '../transparency/merkle.js';
-import { readArchiveFile } from './archive-files.js';
+import { readArchiveBlock, type ArchivedEventLine } from './archive-block-reader.js';
+import { archivedBlocks, archivedSequenceOf, type ArchivedLeafId } from './archive-index.js';
 import { canonicalEventBytes } from './chain-link.js';
 import { exportedEvent } from './check-export.js';
-import type { ExportLine } from './export.js';
 import type { Redact } from './redaction.js';
 import { spaceTree } from './space-tree.js';
 import { TreeLeavesMissing, type TreeSource } from './tree-store.js';
 
 /**
  * A space tree's leaves that left the database with their partition, read back from the archive
- * files (ARCHIVE_DIR): each file is checked against the SHA-256 the live log recorded for it, and
- * its events are the exact entries their leaves hash. Partitions are archived oldest first, so
+ * files (ARCHIVE_DIR) through their index (archive-index.ts): each member read is checked against
+ * the SHA-256 recorded for it when it was archived, and its events are the exact entries their
+ * leaves hash. Partitions are archived oldest first, so
  * what of a space is archived is the start of its history: sequences 1 through `archivedThrough`.
  */
 
@@ -26,44 +27,28 @@ export async function archivedThrough(db: Kysely<Database>, spaceId: string): Pr
   return Number(row?.last ?? 0);
 }
 
-type EventLine = Extract<ExportLine, { type: 'event' }>;
-
-/** The event lines of the space's archive files that overlap sequences `from`..`to`. */
+/**
+ * The event lines of the space's archived sequences `from`..`to`: the index names the members
+ * holding them, and only those members' bytes are read (streamed, checked against their SHA-256).
+ */
 async function archivedEvents(
   db: Kysely<Database>,
   dir: string,
   spaceId: string,
   from: number,
   to: number,
-): Promise<EventLine[]> {
-  const files = await db
-    .selectFrom('archived_ranges')
-    .select(['file', 'sha256', 'event_count', 'first_sequence', 'last_sequence'])
-    .where('space_id', '=', spaceId)
-    .where('first_sequence', '<=', to)
-    .where('last_sequence', '>=', from)
-    .orderBy('first_sequence')
-    .execute();
-  const events: EventLine[] = [];
-  for (const file of files) {
-    const read = await readArchiveFile(dir, {
-      space_id: spaceId,
-      ...file,
-      events: file.event_count,
-    });
-    if (!read?.intact) {
-      throw new TreeLeavesMissing(
-        spaceId,
-        from,
-        to,
-        0,
-        `archive file ${file.file} is missing or altered`,
-      );
+): Promise<ArchivedEventLine[]> {
+  const events: ArchivedEventLine[] = [];
+  for (const block of await archivedBlocks(db, spaceId, from, to)) {
+    const read = await readArchiveBlock(
+      dir,
+      block,
+      (line) => line.sequence >= from && line.sequence <= to,
+    );
+    if (typeof read === 'string') {
+      throw new TreeLeavesMissing(spaceId, from, to, 0, `archive file ${block.file}: ${read}`);
     }
-    for (const text of read.lines) {
-      const line = JSON.parse(text) as ExportLine;
-      if (line.type === 'event' && line.sequence >= from && line.sequence <= to) events.push(line);
-    }
+    events.push(...read);
   }
   return events;
 }
@@ -101,21 +86,26 @@ export function archivedSpaceTree(
   };
 }
 
-/** The archived event with this id, or the issuance of this stream (a token), as a leaf. */
+/**
+ * The archived event with this id, or the issuance of this stream (a token), as a leaf: one probe
+ * of the space's index, then (when it is there) one member of one file. A miss reads no file, so an
+ * id of another space's costs what a made-up one does.
+ */
 export async function findArchivedLeaf(
   db: Kysely<Database>,
   dir: string,
   spaceId: string,
-  which: { readonly eventId: string } | { readonly streamId: string },
+  which: ArchivedLeafId,
 ): Promise<{ index: number; entry: Buffer; hash: Hash } | undefined> {
-  const through = await archivedThrough(db, spaceId);
-  if (through === 0) return undefined;
-  const found = (await archivedEvents(db, dir, spaceId, 1, through)).find((line) =>
-    'eventId' in which
-      ? line.event.event_id === which.eventId
-      : line.event.stream_id === which.streamId && line.event.stream_position === 1,
-  );
-  if (!found) return undefined;
+  const sequence = await archivedSequenceOf(db, spaceId, which);
+  if (sequence === undefined) return undefined;
+  const [found] = await archivedEvents(db, dir, spaceId, sequence, sequence);
+  const matches =
+    found &&
+    ('eventId' in which
+      ? found.event.event_id === which.eventId
+      : found.event.stream_id === which.streamId && found.event.stream_position === 1);
+  if (!matches) return undefined;
   const entry = canonicalEventBytes(exportedEvent(found));
   return { index: found.sequence - 1, entry, hash: leafHash(entry) };
 }

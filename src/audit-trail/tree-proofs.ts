@@ -63,7 +63,9 @@ export async function findLeaf(
     )
     .limit(1)
     .executeTakeFirst()) as EventRow | undefined;
-  if (!row && archiveDir && tree === 'space') {
+  // Another space's event is probed for in this space's archive as a made-up id is: one index
+  // probe either way, so the answer's time does not tell that the id exists elsewhere.
+  if ((!row || row.space_id !== spaceId) && archiveDir && tree === 'space') {
     return findArchivedLeaf(db, archiveDir, spaceId, which);
   }
   if (!row || row.space_id !== spaceId) return undefined;

@@ -118,6 +118,25 @@ export interface ArchivedRangesTable {
   archived_at: Generated<Date>;
 }
 
+/** One gzip member of an archive file: a space's events of at most one tile (migration 027). */
+export interface ArchivedBlocksTable {
+  space_id: string;
+  first_sequence: number;
+  last_sequence: number;
+  partition_name: string;
+  file: string;
+  byte_offset: number;
+  byte_length: number;
+  sha256: string;
+}
+
+/** Which archived sequence of a space an event id or a stream's first event is (migration 027). */
+export interface ArchivedLeafKeysTable {
+  space_id: string;
+  key: Buffer;
+  sequence: number;
+}
+
 /** A live partition of the log and the time it covers (migration 019). */
 export interface EventPartitionsTable {
   partition_name: string;
@@ -219,6 +238,8 @@ export interface Database {
   merkle_cosignatures: MerkleCosignaturesTable;
   log_tree_sizes: LogTreeSizesTable;
   archived_ranges: ArchivedRangesTable;
+  archived_blocks: ArchivedBlocksTable;
+  archived_leaf_keys: ArchivedLeafKeysTable;
   event_partitions: EventPartitionsTable;
   audit_checkpoints: AuditCheckpointsTable;
   credential_usage: CredentialUsageTable;

@@ -1,14 +1,12 @@
-import {
-  VerifyError,
-  type VerifiableRequest,
-  type VerifiedToken,
-  type Verifier,
-} from './verifier.js';
+import type { RouteRequirements, VerifiableRequest, VerifiedToken, Verifier } from './verifier.js';
+import { declaredScopes } from './required-scopes.js';
+import { VerifyError } from './verify-error.js';
 
-type Kinds = { readonly kinds?: readonly ('private' | 'public')[] };
-
-/** Options of the Koa and Express adapters. */
-export interface NodeAdapterOptions extends Kinds {
+/**
+ * Options of the Koa and Express adapters: one middleware per route (or router), with the token
+ * kinds and the scopes (`requiredScopes`, all of them) it requires.
+ */
+export interface NodeAdapterOptions extends RouteRequirements {
   /**
    * This resource server's public origin (`https://api.example.com`): the URL DPoP proofs must
    * name is it and the request's path. Configured, because Host and X-Forwarded-Host are
@@ -49,12 +47,13 @@ export function refusalResponse(error: VerifyError): Response {
 }
 
 /**
- * Verifies a fetch-style Request: the token's claims, or a Response to send back as it is.
+ * Verifies a fetch-style Request: the token's claims, or a Response to send back as it is (403
+ * with `error="insufficient_scope"` when the token lacks one of `options.requiredScopes`).
  */
 export async function verifyFetchRequest(
   verifier: Verifier,
   request: Request,
-  options?: Kinds & { readonly origin?: string },
+  options?: RouteRequirements & { readonly origin?: string },
 ): Promise<{ readonly token: VerifiedToken } | { readonly refusal: Response }> {
   try {
     return { token: await verifier.verify(fromFetchRequest(request, options?.origin), options) };
@@ -83,10 +82,12 @@ function fromNode(request: NodeStyleRequest, origin: string): VerifiableRequest 
 }
 
 /**
- * Koa middleware: the verified claims in `ctx.state.token`, or the refusal answered. DPoP proofs
- * are checked against `options.origin` and the request's path.
+ * Koa middleware: the verified claims in `ctx.state.token`, or the refusal answered (401, 403
+ * for a missing scope, 503). DPoP proofs are checked against `options.origin` and the request's
+ * path. A malformed `requiredScopes` throws here, at startup.
  */
 export function koaVerifier(verifier: Verifier, options: NodeAdapterOptions) {
+  declaredScopes(options.requiredScopes);
   return async (
     ctx: {
       request: NodeStyleRequest;
@@ -111,10 +112,12 @@ export function koaVerifier(verifier: Verifier, options: NodeAdapterOptions) {
 }
 
 /**
- * Express middleware: the verified claims in `res.locals.token`, or the refusal answered. DPoP
- * proofs are checked against `options.origin` and the request's path.
+ * Express middleware: the verified claims in `res.locals.token`, or the refusal answered (401,
+ * 403 for a missing scope, 503). DPoP proofs are checked against `options.origin` and the
+ * request's path. A malformed `requiredScopes` throws here, at startup.
  */
 export function expressVerifier(verifier: Verifier, options: NodeAdapterOptions) {
+  declaredScopes(options.requiredScopes);
   return (
     request: NodeStyleRequest,
     response: {

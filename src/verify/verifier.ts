@@ -5,6 +5,8 @@ import { checkDpopProof } from '../crypto/dpop.js';
 import { createReplayCache } from './replay-cache.js';
 import { RevocationListUnavailable, createRevocationLists } from './revocation-list.js';
 import { msOf } from '../domain/times.js';
+import { declaredScopes, requireScopes } from './required-scopes.js';
+import { VerifyError } from './verify-error.js';
 
 /** The claims of a token that passed, as the issuer signed them. */
 export interface VerifiedToken extends JWTPayload {
@@ -16,24 +18,8 @@ export interface VerifiedToken extends JWTPayload {
   readonly segment_id?: string;
   readonly parent_jti?: string;
   readonly cnf?: { readonly jkt: string };
-}
-
-/** Why a request was refused, with the HTTP answer a resource server should give. */
-export class VerifyError extends Error {
-  constructor(
-    readonly code: 'invalid_request' | 'invalid_token' | 'invalid_dpop_proof' | 'unavailable',
-    message: string,
-    readonly status: 400 | 401 | 503,
-  ) {
-    super(message);
-    this.name = 'VerifyError';
-  }
-
-  /** The `WWW-Authenticate` challenge of this refusal (RFC 6750 §3, RFC 9449 §7.1). */
-  get challenge(): string {
-    const scheme = this.code === 'invalid_dpop_proof' ? 'DPoP' : 'Bearer';
-    return `${scheme} error="${this.code === 'unavailable' ? 'temporarily_unavailable' : this.code}", error_description="${this.message.replace(/"/g, "'")}"`;
-  }
+  /** The scopes granted, space-delimited (RFC 9068 §2.2.3); absent when none were. */
+  readonly scope?: string;
 }
 
 /** The request parts verification reads: any framework's request fits. */
@@ -56,6 +42,11 @@ export interface VerifierOptions {
   readonly audience: string | readonly string[];
   /** The token kinds accepted unless a route says otherwise; default: public only. */
   readonly kinds?: readonly ('private' | 'public')[];
+  /**
+   * The scopes every route requires unless it says otherwise (all of them; default none). A token
+   * lacking one is refused with 403 `insufficient_scope`.
+   */
+  readonly requiredScopes?: readonly string[];
   /** How often a space's revocation list is re-polled (seconds; default 10). */
   readonly revocationRefreshSeconds?: number;
   /** How stale a revocation list may be before tokens are refused (seconds; default 60). */
@@ -66,12 +57,21 @@ export interface VerifierOptions {
   readonly now?: () => number;
 }
 
+/** What one route accepts; each given replaces the verifier's default. */
+export interface RouteRequirements {
+  /** The token kinds this route accepts. */
+  readonly kinds?: readonly ('private' | 'public')[];
+  /**
+   * The scopes this route requires, all of them (RFC 6749 §3.3 words; `[]`: none). A token
+   * lacking one is refused with 403 and `WWW-Authenticate: Bearer error="insufficient_scope",
+   * scope="…"` (RFC 6750 §3.1), after the token itself verified.
+   */
+  readonly requiredScopes?: readonly string[];
+}
+
 /** A verifier for the tokens of one token service; see {@link createVerifier}. */
 export interface Verifier {
-  verify(
-    request: VerifiableRequest,
-    options?: { readonly kinds?: readonly ('private' | 'public')[] },
-  ): Promise<VerifiedToken>;
+  verify(request: VerifiableRequest, options?: RouteRequirements): Promise<VerifiedToken>;
 }
 
 const TOKEN = /^(Bearer|DPoP) +([A-Za-z0-9\-._~+/]+=*)$/i;
@@ -81,8 +81,9 @@ const TOKEN = /^(Bearer|DPoP) +([A-Za-z0-9\-._~+/]+=*)$/i;
  * (cached; fetched again for a key id it has not seen, so key rotation needs nothing), issuer,
  * audience, expiry and `typ` at+jwt; the token kind the route allows; revocation, from the
  * space's revocation list polled with ETag (at most revocationMaxStaleSeconds stale, else 503);
- * and, for a DPoP-bound token, a proof by its key for this method and URL with the token's `ath`,
- * used once.
+ * for a DPoP-bound token, a proof by its key for this method and URL with the token's `ath`,
+ * used once; and last, the scopes the route requires (a token that is not valid is 401 whatever
+ * its scopes; a valid one lacking a scope is 403).
  */
 export function createVerifier(options: VerifierOptions): Verifier {
   const issuer = options.issuer.replace(/\/+$/, '');
@@ -106,6 +107,7 @@ export function createVerifier(options: VerifierOptions): Verifier {
     now,
   });
   const replays = createReplayCache(options.replayCacheMaxEntries);
+  const defaultScopes = declaredScopes(options.requiredScopes);
 
   return {
     async verify(request, routeOptions) {
@@ -132,6 +134,12 @@ export function createVerifier(options: VerifierOptions): Verifier {
       }
       await checkNotRevoked(claims);
       await checkBinding(request, scheme, token, claims);
+      const required = routeOptions?.requiredScopes;
+      requireScopes(
+        claims,
+        required === undefined ? defaultScopes : declaredScopes(required),
+        scheme,
+      );
       return claims;
     },
   };

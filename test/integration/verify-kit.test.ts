@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:http';
 import express from 'express';
 import Koa from 'koa';
-import { SignJWT, calculateJwkThumbprint, exportJWK, generateKeyPair } from 'jose';
+import { SignJWT, calculateJwkThumbprint, decodeJwt, exportJWK, generateKeyPair } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createVerifier,
@@ -11,6 +11,7 @@ import {
   verifyFetchRequest,
 } from '../../src/verify/index.js';
 import { accessTokenHash } from '../../src/crypto/dpop.js';
+import { signAccessToken, type AccessTokenClaims } from '../../src/crypto/access-tokens.js';
 import {
   AUDIENCE,
   createCredentialVia,
@@ -73,6 +74,32 @@ async function publicToken(body: object = {}) {
   );
   return { privateToken, token: ((await response.json()) as { token: string }).token };
 }
+
+/**
+ * A public token the service issued, carrying `scope` as issue 41's issuance does: its claims
+ * signed again with the service's current key (the one its JWKS publishes), `scope` added.
+ */
+async function scopedToken(scope: string | undefined, body: object = {}) {
+  const { token } = await publicToken(body);
+  const claims = { ...decodeJwt(token), ...(scope === undefined ? {} : { scope }) };
+  return signAccessToken(service.api.commands.keys.current(), claims as AccessTokenClaims);
+}
+
+/** A Koa resource whose route needs `cart:write`, beside one that needs nothing. */
+async function koaCart() {
+  const app = new Koa();
+  const origin = RESOURCE_ORIGIN;
+  const needs = koaVerifier(kit(), { origin, requiredScopes: ['cart:write'] });
+  const open = koaVerifier(kit(), { origin });
+  app.use((ctx, next) => (ctx.path === '/cart' ? needs(ctx, next) : open(ctx, next)));
+  app.use((ctx) => {
+    ctx.body = { scope: (ctx.state.token as { scope?: string }).scope ?? null };
+  });
+  return listen(app.callback());
+}
+
+const CART_CHALLENGE =
+  'Bearer error="insufficient_scope", scope="cart:write", error_description="the token does not grant the scope cart:write"';
 
 describe('token-authority/verify', () => {
   it('Koa: a public token passes with its claims; a private, a forged and a missing one do not', async () => {
@@ -215,5 +242,96 @@ describe('token-authority/verify', () => {
     offsetMs = 31_000;
     const stale = await verifyFetchRequest(verifier, request);
     expect('refusal' in stale && stale.refusal.status).toBe(503);
+  });
+
+  it('Koa: a route needing cart:write serves a token granting it and answers 403 insufficient_scope to one that does not', async () => {
+    const url = await koaCart();
+    const call = (path: string, token: string, headers: Record<string, string> = {}) =>
+      fetch(`${url}${path}`, { headers: { authorization: `Bearer ${token}`, ...headers } });
+    const granted = await call('/cart', await scopedToken('cart:read cart:write'));
+    expect(granted.status).toBe(200);
+    expect(await granted.json()).toEqual({ scope: 'cart:read cart:write' });
+
+    for (const lacking of [await scopedToken('cart:read'), await scopedToken(undefined)]) {
+      const refused = await call('/cart', lacking);
+      expect(refused.status).toBe(403);
+      expect(refused.headers.get('www-authenticate')).toBe(CART_CHALLENGE);
+      expect(await refused.json()).toEqual({
+        error: 'insufficient_scope',
+        error_description: 'the token does not grant the scope cart:write',
+      });
+      // The same token on a route that requires nothing is served.
+      expect((await call('/graphql', lacking)).status).toBe(200);
+    }
+    // A token that is not valid is 401 on a scoped route too, whatever scope it claims.
+    const forged = await scopedToken('cart:write');
+    const invalid = await call('/cart', `${forged.slice(0, -4)}AAAA`);
+    expect(invalid.status).toBe(401);
+    expect(invalid.headers.get('www-authenticate')).toMatch(/^Bearer error="invalid_token"/);
+  });
+
+  it('a DPoP-bound token lacking the scope is challenged as DPoP, after its proof verified', async () => {
+    const url = await koaCart();
+    const browser = await generateKeyPair('ES256');
+    const jwk = await exportJWK(browser.publicKey);
+    const token = await scopedToken('cart:read', { dpop_jkt: await calculateJwkThumbprint(jwk) });
+    const proof = () =>
+      new SignJWT({
+        htm: 'GET',
+        htu: `${RESOURCE_ORIGIN}/cart`,
+        iat: Math.floor(Date.now() / 1000),
+        jti: crypto.randomUUID(),
+        ath: accessTokenHash(token),
+      })
+        .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk })
+        .sign(browser.privateKey);
+    const call = async (headers: Record<string, string>) =>
+      fetch(`${url}/cart`, { headers: { authorization: `DPoP ${token}`, ...headers } });
+    // Without a proof the token is not valid here: 401, not 403.
+    expect((await call({})).status).toBe(401);
+    const refused = await call({ dpop: await proof() });
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get('www-authenticate')).toBe(CART_CHALLENGE.replace(/^Bearer/, 'DPoP'));
+  });
+
+  it('Express and fetch-style Requests answer a missing scope with the same 403', async () => {
+    const app = express();
+    app.post(
+      '/cart',
+      expressVerifier(kit(), { origin: RESOURCE_ORIGIN, requiredScopes: ['cart:write'] }),
+      (_request, response) => {
+        response.json({ scope: (response.locals.token as { scope?: string }).scope });
+      },
+    );
+    const url = await listen(app);
+    const writer = await scopedToken('cart:write');
+    const reader = await scopedToken('cart:read');
+    const post = (token: string) =>
+      fetch(`${url}/cart`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+    expect(await (await post(writer)).json()).toEqual({ scope: 'cart:write' });
+    const refused = await post(reader);
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get('www-authenticate')).toBe(CART_CHALLENGE);
+    expect((await refused.json()) as { error: string }).toMatchObject({
+      error: 'insufficient_scope',
+    });
+
+    const verifier = kit();
+    const cart = (token: string) =>
+      verifyFetchRequest(
+        verifier,
+        new Request(`${RESOURCE_ORIGIN}/cart`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}` },
+        }),
+        { requiredScopes: ['cart:write'] },
+      );
+    const passed = await cart(writer);
+    expect('token' in passed && passed.token.scope).toBe('cart:write');
+    const answer = await cart(reader);
+    expect('refusal' in answer && answer.refusal.status).toBe(403);
+    expect('refusal' in answer && answer.refusal.headers.get('www-authenticate')).toBe(
+      CART_CHALLENGE,
+    );
   });
 });

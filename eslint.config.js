@@ -89,7 +89,7 @@ function layerRule(folder) {
 }
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.data/**', 'dist/**'] },
+  { ignores: ['node_modules/**', '.data/**', 'dist/**', 'packages/*/dist/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

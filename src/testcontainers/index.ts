@@ -1,19 +1,19 @@
 /**
- * `token-authority/testcontainers`: the service's image and a Postgres on one container network,
- * for other projects' integration tests, as Keycloak's testcontainers module is for Keycloak.
- * Needs `testcontainers` (a peer dependency) and a container engine; imports nothing else of this
- * package, so it loads without the server's dependencies. See docs/testing.md.
+ * `token-authority-testcontainers` (packages/testcontainers): the service's image and a Postgres
+ * on one container network, for other projects' integration tests, as Keycloak's testcontainers
+ * module is for Keycloak. Needs `testcontainers` (its one dependency) and a container engine;
+ * imports nothing of the server, so its users install none of it. See docs/testing.md.
  */
 import { createServer } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import {
-  GenericContainer,
   Network,
   Wait,
   getContainerRuntimeClient,
   type StartedNetwork,
   type StartedTestContainer,
 } from 'testcontainers';
+import { PublishedContainer, publishAddress } from './published-ports.js';
 
 /** A dashboard user's role, as the login token's role claim carries it. */
 export type LoginRole = 'admin' | 'auditor';
@@ -99,11 +99,14 @@ export class TokenAuthorityContainer {
   /** Starts Postgres, then the service (migrations, API and projector), ready when it resolves. */
   async start(): Promise<StartedTokenAuthority> {
     const host = (await getContainerRuntimeClient()).info.containerRuntime.host;
+    // Never on every interface when the engine is here: the service trusts the development key.
+    const hostIp = publishAddress(host);
     const network = await new Network().start();
     const password = randomBytes(12).toString('hex');
     let postgres: StartedTestContainer | undefined;
     try {
-      postgres = await new GenericContainer(this.postgresImage)
+      postgres = await new PublishedContainer(this.postgresImage)
+        .publishedOn(hostIp)
         .withNetwork(network)
         .withNetworkAliases('postgres')
         .withEnvironment({
@@ -121,7 +124,8 @@ export class TokenAuthorityContainer {
         .start();
       const port = await freeHostPort();
       const url = `http://${host}:${port}`;
-      const container = await new GenericContainer(this.image)
+      const container = await new PublishedContainer(this.image)
+        .publishedOn(hostIp)
         .withNetwork(network)
         .withEnvironment({
           NODE_ENV: 'test',

@@ -3,33 +3,23 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { packedConsumerProject } from '../support/consumer-project.js';
+import { installedAsDocumented } from '../support/testcontainers-package.js';
 import { runCommand } from './support/compose.js';
 
 const work = await mkdtemp(path.join(tmpdir(), 'token-authority-testcontainers-'));
 afterAll(() => rm(work, { recursive: true, force: true }));
 const userTest = 'test/containers/consumer/token-authority.test.js';
-const ours = JSON.parse(await readFile('package.json', 'utf8')) as {
-  dependencies: Record<string, string>;
-  devDependencies: Record<string, string>;
-};
 
-describe('token-authority/testcontainers, from the packed tarball in a plain JavaScript project', () => {
+describe('token-authority-testcontainers, from its packed tarball in a plain JavaScript project', () => {
   it('docs/testing.md shows the very test this project runs', async () => {
     const docs = await readFile('docs/testing.md', 'utf8');
     expect(docs).toContain((await readFile(userTest, 'utf8')).trim());
   });
 
-  it("starts Postgres and the service's image on one network, and a token from it verifies against its JWKS", async () => {
-    const { project } = await packedConsumerProject(work, {
-      testcontainers: ours.devDependencies.testcontainers!,
-      vitest: ours.devDependencies.vitest!,
-      jose: ours.dependencies.jose!,
-    });
+  it("installed by the docs' own line, starts Postgres and the service's image on one network, and a token from it verifies against its JWKS", async () => {
+    // The docs' line as written (not the lockfile's versions): what a new user gets is tested.
+    const { project } = await installedAsDocumented(work);
     await copyFile(userTest, path.join(project, 'token-authority.test.js'));
-    await runCommand('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], {
-      cwd: project,
-    });
     const output = await runCommand('npx', ['vitest', 'run', '--reporter=verbose'], {
       cwd: project,
       timeoutMs: 240_000,

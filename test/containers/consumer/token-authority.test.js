@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
-import { TokenAuthorityContainer } from 'token-authority/testcontainers';
+import { TokenAuthorityContainer } from 'token-authority-testcontainers';
 
 let authority;
 beforeAll(async () => {

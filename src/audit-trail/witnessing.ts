@@ -11,6 +11,7 @@ import {
 import type { Redact } from './redaction.js';
 import type { SignedTreeHead } from './tree-heads.js';
 import { proveConsistency } from './tree-proofs.js';
+import { readWitnessAnswer, WITNESS_ANSWER_LIMIT } from './witness-answer.js';
 
 /** A witness the projector sends signed tree heads to, and the key its cosignatures carry. */
 export interface WitnessEndpoint {
@@ -63,8 +64,9 @@ function cosignatureIn(body: string, note: string, key: NoteVerifier): string | 
  * cosignatures that verify. Heads wait per witness, coalesced per tree (only a tree's latest is
  * sent), and are sent off the projector's loop; a witness that does not answer is left alone for
  * `backoffMs`, then gets what waits for it, so a quiet tree's last head is not lost to an outage.
- * A witness that refuses a head (422) or has seen a larger tree is logged as an error: that is
- * what a rewritten or forked history looks like from outside.
+ * A witness that refuses a head (422), holds another root of its size (409 from that size) or has
+ * seen a larger tree is logged as an error: that is what a rewritten or forked history looks like
+ * from outside. A witness's answer is read up to WITNESS_ANSWER_LIMIT bytes, never more.
  */
 export function startWitnessing(
   db: Kysely<Database>,
@@ -105,14 +107,17 @@ export function startWitnessing(
   async function send(witness: WitnessEndpoint, head: SignedTreeHead): Promise<Submission> {
     const log = { witness: witness.key.name, tree: head.treeId || '(log)', size: head.size };
     let old = await cosignedSize(witness, head.treeId);
+    if (old === head.size) return 'current';
     for (let attempt = 0; attempt < 2; attempt += 1) {
-      if (old === head.size) return 'current';
       if (old > head.size) {
         logger.error({ ...log, witnessSize: old }, 'witness has cosigned a larger tree than ours');
         return 'ahead';
       }
+      // From its own size (learned from a 409) the witness cosigns our head if it holds that root.
       const proof =
-        old === 0 ? [] : await proveConsistency(db, head.treeId, old, head.size, options.redact);
+        old === 0 || old === head.size
+          ? []
+          : await proveConsistency(db, head.treeId, old, head.size, options.redact);
       const body = `old ${old}\n${proof.map((hash) => `${hash.toString('base64')}\n`).join('')}\n${head.note}`;
       const response = await fetch(witness.url, {
         method: 'POST',
@@ -120,17 +125,30 @@ export function startWitnessing(
         body,
         signal: AbortSignal.timeout(options.timeoutMs ?? 5000),
       });
-      const answer = (await response.text()).slice(0, 64 * 1024);
-      if (response.status === 409 && /^\d+\n?$/.test(answer)) {
-        old = Number(answer.trim());
-        known.set(`${witness.url} ${head.treeId}`, old);
+      const answer = await readWitnessAnswer(response);
+      if (!answer.overLimit && response.status === 409 && /^\d+\n?$/.test(answer.text)) {
+        const held = Number(answer.text.trim());
+        known.set(`${witness.url} ${head.treeId}`, held);
+        if (held === old) {
+          // It holds the size we sent it from, with another root: a fork of this tree.
+          logger.error({ ...log, witnessSize: held }, 'witness holds another root of that size');
+          return 'refused';
+        }
+        old = held;
         continue;
       }
       const line =
-        response.status === 200 ? cosignatureIn(answer, head.note, witness.key) : undefined;
+        response.status === 200 && !answer.overLimit
+          ? cosignatureIn(answer.text, head.note, witness.key)
+          : undefined;
       if (!line) {
         logger.error(
-          { ...log, status: response.status, answer: answer.slice(0, 200) },
+          {
+            ...log,
+            status: response.status,
+            answer: answer.text.slice(0, 200),
+            ...(answer.overLimit ? { answerOverBytes: WITNESS_ANSWER_LIMIT } : {}),
+          },
           'witness refused the tree head',
         );
         return 'refused';
@@ -143,6 +161,7 @@ export function startWitnessing(
       known.set(`${witness.url} ${head.treeId}`, head.size);
       return 'cosigned';
     }
+    logger.warn({ ...log, witnessSize: old }, 'witness moved on while the head was sent');
     return 'refused';
   }
 

@@ -1,8 +1,8 @@
 import type { KeyObject } from 'node:crypto';
 import { parseCheckpointText, type Checkpoint } from '../transparency/checkpoint.js';
-import { cosignedAt } from '../transparency/cosignature.js';
 import { appendLeaves, frontierRoot, type Frontier } from '../transparency/frontier.js';
 import { leafHash } from '../transparency/merkle.js';
+import { cosigners } from '../transparency/witness-keys.js';
 import {
   noteVerifier,
   openNote,
@@ -27,6 +27,8 @@ export type TreeHeadsVerdict =
       readonly cosignatures_required: number;
       /** The largest head with the cosignatures required (null: none; 0 required: every head). */
       readonly witnessed_through: number | null;
+      /** The newest head's size: past `witnessed_through`, no witness vouched for the events. */
+      readonly newest_tree_head: number | null;
     }
   | {
       readonly ok: false;
@@ -40,8 +42,10 @@ export type TreeHeadsVerdict =
  * a C2SP checkpoint of the space's tree signed by the audit key under the space's origin (with
  * `publicKey`) and, when the export holds the space's events from sequence 1 through its size,
  * has the root of the RFC 9162 tree over their leaves. A head with at least `minCosignatures`
- * valid cosignatures of the `witnesses` is witnessed (the newest heads may still be on their way
- * to the witnesses); with `minCosignatures` above 0, an export with no witnessed head fails.
+ * valid cosignatures of distinct `witnesses` (one public key, one witness) is witnessed; with
+ * `minCosignatures` above 0 the newest head must be, since the witnesses vouch for nothing past
+ * the last head they cosigned. `allowUnwitnessedTail` accepts newer heads not (yet) cosigned when
+ * an older one is, and the verdict says how far the witnessing reaches (`witnessed_through`).
  */
 export function checkExportTreeHeads(
   lines: readonly string[],
@@ -50,6 +54,8 @@ export function checkExportTreeHeads(
     readonly publicKey?: KeyObject;
     readonly witnesses: readonly NoteVerifier[];
     readonly minCosignatures: number;
+    /** Accept heads newer than the last witnessed one (the verdict's limit says so). */
+    readonly allowUnwitnessedTail?: boolean;
   },
 ): TreeHeadsVerdict {
   const heads: Array<{ line: number; size: number; note: string }> = [];
@@ -98,10 +104,7 @@ export function checkExportTreeHeads(
         'tree head signature does not verify under the key',
       );
     }
-    const cosigned = options.witnesses.filter(
-      (witness) => cosignedAt(head.note, witness) !== undefined,
-    );
-    if (cosigned.length >= options.minCosignatures) witnessed = head;
+    if (cosigners(head.note, options.witnesses).length >= options.minCosignatures) witnessed = head;
     if (!contiguousFromOne || head.size > leaves.length) continue;
     frontier = appendLeaves(frontier, leaves.slice(frontier.size, head.size)).frontier;
     if (!frontierRoot(frontier)!.equals(checkpoint.root)) {
@@ -120,8 +123,17 @@ export function checkExportTreeHeads(
       `no tree head in the export has ${options.minCosignatures} cosignatures of the witnesses given`,
     );
   }
+  const newest = heads.at(-1);
+  if (witnessed && newest && witnessed.size < newest.size && !options.allowUnwitnessedTail) {
+    return fail(
+      'tree_head_unwitnessed',
+      newest.line,
+      `the newest tree head (size ${newest.size}) has fewer than ${options.minCosignatures} cosignatures of the witnesses given: they vouch for events 1..${witnessed.size} only (--allow-unwitnessed-tail accepts that, and the verdict says so)`,
+    );
+  }
   return {
     witnessed_through: witnessed?.size ?? null,
+    newest_tree_head: newest?.size ?? null,
     ok: true,
     tree_heads: heads.length,
     tree_heads_matched: matched,

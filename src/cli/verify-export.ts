@@ -9,9 +9,11 @@
  * covered by a checkpoint (else the tail is unanchored: exit 1 naming how many events, unless
  * --allow-unanchored-tail), and with --checkpoint-dir every checkpoint must be its file there and
  * no file within the export may be missing from it. The space tree's signed heads in the export
- * must be signed by the audit key, match the exported events when they start at sequence 1, and
- * carry --min-cosignatures cosignatures of the --witness keys. Prints the verdict as JSON; exit 0 when it
- * verifies, 1 when not (naming what and where), 2 on bad usage.
+ * must be signed by the audit key and match the exported events when they start at sequence 1;
+ * with --min-cosignatures=N the newest must carry N cosignatures of distinct --witness keys (one
+ * key given twice is one witness), or, with --allow-unwitnessed-tail, an older one must and the
+ * verdict's `witnessed_through` says how far the witnessing reaches. Prints the verdict as JSON;
+ * exit 0 when it verifies, 1 when not (naming what and where), 2 on bad usage.
  */
 import { createPublicKey } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -25,12 +27,13 @@ import {
   parseVerifierKey,
   type NoteVerifier,
 } from '../transparency/signed-note.js';
+import { distinctWitnesses } from '../transparency/witness-keys.js';
 import { progressOnStderr } from './progress.js';
 import { parseCommandLine } from './args.js';
 
 const USAGE = `Usage: npm run verify-export -- (--key=<file> | --no-signature-check) [--checkpoint-dir=<dir>]
          [--allow-unanchored-tail] [--archive-dir=<dir>] [--witness=<cosigner vkey> ...]
-         [--min-cosignatures=N] [--] <export.ndjson | ->
+         [--min-cosignatures=N] [--allow-unwitnessed-tail] [--] <export.ndjson | ->
 Verifies an audit export (GET /v1/audit/export) offline; "-" reads it from stdin. --key: the audit
 public key as a JWK, or the saved answer of GET /v1/audit/checkpoints (its public_key), kept where
 the database's owners cannot change it. Without it nothing is "ok" unless --no-signature-check
@@ -40,9 +43,11 @@ the export's checkpoints with. --allow-unanchored-tail: accept events after the 
 --archive-dir: the archive (ARCHIVE_DIR): its files for the space and the export must make one
 unbroken chain from the first archived event to the export's last; an edited, missing or extra
 archive file fails, named.
---witness, --min-cosignatures: every signed tree head in the export must carry N valid
-cosignatures of these witnesses (and with N > 0 the export must hold one). Every head must be
-signed by the audit key, and match the events when the export holds them from the first.`;
+Every signed tree head in the export must be signed by the audit key, and match the events when
+the export holds them from the first. --witness, --min-cosignatures=N: the newest head must carry
+N valid cosignatures of distinct witnesses among these keys (a key given twice counts once; N is
+at most the distinct keys). --allow-unwitnessed-tail: an older head so cosigned is enough; the
+verdict's witnessed_through (the largest such head) and newest_tree_head say what was witnessed.`;
 const { values, positionals } = parseCommandLine(USAGE, {
   key: { type: 'string' },
   'no-signature-check': { type: 'boolean', default: false },
@@ -51,11 +56,14 @@ const { values, positionals } = parseCommandLine(USAGE, {
   'archive-dir': { type: 'string' },
   witness: { type: 'string', multiple: true },
   'min-cosignatures': { type: 'string', default: '0' },
+  'allow-unwitnessed-tail': { type: 'boolean', default: false },
 });
 const minCosignatures = Number(values['min-cosignatures']);
 let witnesses: NoteVerifier[] = [];
 try {
-  witnesses = (values.witness ?? []).map((text) => parseVerifierKey(text.trim()));
+  witnesses = distinctWitnesses(
+    (values.witness ?? []).map((text) => parseVerifierKey(text.trim())),
+  );
   if (witnesses.some((witness) => witness.type !== COSIGNATURE_ED25519)) {
     throw new Error('--witness takes a cosigner key (type 0x04)');
   }
@@ -64,7 +72,9 @@ try {
     minCosignatures < 0 ||
     minCosignatures > witnesses.length
   ) {
-    throw new Error('--min-cosignatures: a whole number, at most the --witness keys given');
+    throw new Error(
+      `--min-cosignatures: a whole number, at most the distinct --witness keys given (${witnesses.length})`,
+    );
   }
 } catch (error) {
   console.error(`verify-export: ${(error as Error).message}`);
@@ -137,7 +147,13 @@ progress.finish(verdict.ok ? lines.length : verdict.line);
 // The space tree's signed heads: signed by the audit key, cosigned as required, and (where the
 // export holds the events from the first) the root of those events.
 const heads = verdict.ok
-  ? checkExportTreeHeads(lines, { spaceId: spaceId ?? null, publicKey, witnesses, minCosignatures })
+  ? checkExportTreeHeads(lines, {
+      spaceId: spaceId ?? null,
+      publicKey,
+      witnesses,
+      minCosignatures,
+      allowUnwitnessedTail: values['allow-unwitnessed-tail'],
+    })
   : undefined;
 // With an archive, a failure names the file its line came from.
 const failed = !verdict.ok ? verdict : heads?.ok === false ? heads : undefined;

@@ -4,12 +4,13 @@
  * Checks, offline, a saved answer of GET /v1/audit/proof/inclusion (the event's entry hashes to
  * its leaf, the leaf is in the tree the signed checkpoint names) or of /v1/audit/proof/consistency
  * (with --old, the earlier signed checkpoint, and the newer one in the answer's `checkpoint` or
- * --new). --key is the log's note verifier key, obtained independently of the answer. Prints a
+ * --new). --key is the log's note verifier key, obtained independently of the answer. With
+ * --min-cosignatures=N each checkpoint must carry N cosignatures of distinct --witness keys (a key
+ * given twice is one witness; N is at most the distinct keys). Prints a
  * verdict as JSON; exit 0 when it holds, 1 when it does not, 2 on bad usage.
  */
 import { readFile } from 'node:fs/promises';
 import { parseCheckpointText, type Checkpoint } from '../transparency/checkpoint.js';
-import { cosignedAt } from '../transparency/cosignature.js';
 import { leafHash, verifyConsistency, verifyInclusion } from '../transparency/merkle.js';
 import {
   COSIGNATURE_ED25519,
@@ -17,6 +18,7 @@ import {
   parseVerifierKey,
   type NoteVerifier,
 } from '../transparency/signed-note.js';
+import { cosigners, distinctWitnesses } from '../transparency/witness-keys.js';
 import { parseCommandLine } from './args.js';
 
 const USAGE = `Usage: npm run verify-proof -- <answer.json> --key=<log verifier key> [--old=<checkpoint>] [--new=<checkpoint>] [--witness=<cosigner vkey> ...] [--min-cosignatures=N]`;
@@ -43,9 +45,16 @@ let witnesses: NoteVerifier[];
 let answer: Record<string, unknown>;
 try {
   logKey = parseVerifierKey(values.key.trim());
-  witnesses = (values.witness ?? []).map((text) => parseVerifierKey(text.trim()));
+  witnesses = distinctWitnesses(
+    (values.witness ?? []).map((text) => parseVerifierKey(text.trim())),
+  );
   if (witnesses.some((witness) => witness.type !== COSIGNATURE_ED25519)) {
     throw new Error('--witness takes a cosigner key (type 0x04)');
+  }
+  if (minimum > witnesses.length) {
+    throw new Error(
+      `--min-cosignatures: at most the distinct --witness keys given (${witnesses.length})`,
+    );
   }
   answer = JSON.parse(await readFile(positionals[0]!, 'utf8')) as Record<string, unknown>;
 } catch (error) {
@@ -59,7 +68,7 @@ function signedCheckpoint(note: unknown, which: string): Checkpoint {
   const text = openNote(note, logKey);
   if (text === undefined)
     verdict(false, { reason: `the ${which} checkpoint is not signed by --key` });
-  const cosigned = witnesses.filter((witness) => cosignedAt(note, witness) !== undefined);
+  const cosigned = cosigners(note, witnesses);
   if (cosigned.length < minimum) {
     verdict(false, {
       reason: `the ${which} checkpoint has ${cosigned.length} of ${minimum} cosignatures`,

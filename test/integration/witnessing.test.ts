@@ -1,6 +1,8 @@
 import { execFile } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -28,11 +30,13 @@ import { proveConsistency } from '../../src/audit-trail/tree-proofs.js';
 import { cosignedAt } from '../../src/transparency/cosignature.js';
 import { parseCheckpointText } from '../../src/transparency/checkpoint.js';
 import {
+  COSIGNATURE_ED25519,
   noteSigner,
   openNote,
   parseNote,
   parseVerifierKey,
   signNote,
+  verifierKeyText,
 } from '../../src/transparency/signed-note.js';
 import {
   createCredentialVia,
@@ -100,6 +104,59 @@ async function settle(witnessing: ReturnType<typeof startWitnessing>): Promise<v
 }
 
 const witnessOf = () => parseWitnesses(`${witness.url}/add-checkpoint ${witness.vkey}`);
+
+/** The space's newest signed head, as the projector would submit it. */
+async function newestSpaceHead(): Promise<SignedTreeHead> {
+  const head = await service.database.db
+    .selectFrom('merkle_checkpoints')
+    .select(['tree_size', 'note'])
+    .where('space_id', '=', SPACE)
+    .orderBy('tree_size', 'desc')
+    .limit(1)
+    .executeTakeFirstOrThrow();
+  return { treeId: SPACE, size: Number(head.tree_size), note: head.note };
+}
+
+/** The space's export of the last hour, as its auditor downloads it, and the audit key's file. */
+async function exportSpace(): Promise<{ lines: string[]; keyFile: string }> {
+  const asUser = {
+    authorization: `Bearer ${await service.loginToken([SPACE])}`,
+    'x-service-space-id': SPACE,
+  };
+  const served = (await (
+    await fetch(`${service.baseUrl}/v1/audit/checkpoints`, { headers: asUser })
+  ).json()) as { public_key: unknown };
+  const keyFile = path.join(witnessDir, 'audit.jwk');
+  await writeFile(keyFile, JSON.stringify(served.public_key));
+  const from = new Date(Date.now() - 3_600_000).toISOString();
+  const to = new Date(Date.now() + 60_000).toISOString();
+  const exported = await (
+    await fetch(`${service.baseUrl}/v1/audit/export?from=${from}&to=${to}`, { headers: asUser })
+  ).text();
+  return { lines: exported.trim().split('\n'), keyFile };
+}
+
+/** `npm run verify-export` on `lines`: its exit code and its verdict. */
+async function verifyExport(lines: readonly string[], keyFile: string, ...options: string[]) {
+  const file = path.join(witnessDir, `export-${Math.random().toString(36).slice(2)}.ndjson`);
+  await writeFile(file, lines.join('\n'));
+  const result = await run(process.execPath, [
+    '--import',
+    'tsx',
+    'src/cli/verify-export.ts',
+    `--key=${keyFile}`,
+    ...options,
+    file,
+  ]).then(
+    (ok) => ({ code: 0, stdout: ok.stdout, stderr: ok.stderr }),
+    (error: { code: number; stdout: string; stderr: string }) => error,
+  );
+  return {
+    code: result.code,
+    stderr: result.stderr,
+    verdict: (result.stdout ? JSON.parse(result.stdout) : {}) as Record<string, unknown>,
+  };
+}
 
 describe('witnesses cosign the tree heads the projector signs', () => {
   it("sends each space's and the log's head, with a consistency proof from the last one cosigned, and serves them cosigned", async () => {
@@ -357,6 +414,154 @@ describe('witnesses cosign the tree heads the projector signs', () => {
       back.child.kill('SIGTERM');
       await witnessing.stop();
     }
+  }, 60_000);
+
+  it("reads at most 64 KiB of a witness's answer: one that answers 128 MiB is cut off and logged", async () => {
+    // A witness that answers without end (it could be anyone the setting names, or a proxy).
+    const flood = noteSigner(
+      'witness.test/flood',
+      generateKeyPairSync('ed25519').privateKey,
+      COSIGNATURE_ED25519,
+    );
+    const total = 128 * 1024 * 1024;
+    let written = 0;
+    let hungUp = false;
+    const server = createServer((request, response) => {
+      request.resume();
+      request.on('end', async () => {
+        response.writeHead(200, { 'content-type': 'text/plain' });
+        response.on('close', () => (hungUp = true));
+        const chunk = Buffer.alloc(64 * 1024, 'A');
+        while (!hungUp && written < total) {
+          written += chunk.length;
+          if (!response.write(chunk)) {
+            await new Promise((resolve) => {
+              response.once('drain', resolve);
+              response.once('close', resolve);
+            });
+          }
+        }
+        response.end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const witnessing = startWitnessing(
+      service.database.db,
+      parseWitnesses(`http://127.0.0.1:${port}/add-checkpoint ${verifierKeyText(flood)}`),
+      { logger, redact: redactEvent, timeoutMs: 60_000 },
+    );
+    try {
+      logLines.length = 0;
+      witnessing.submit(await newestSpaceHead());
+      await witnessing.idle();
+      expect(logLines).toContainEqual(
+        expect.objectContaining({
+          level: 50,
+          msg: 'witness refused the tree head',
+          answerOverBytes: 64 * 1024,
+        }),
+      );
+      // It hung up: the witness could write what the sockets' buffers hold, never the 128 MiB.
+      await waitUntil(() => hungUp);
+      expect(written).toBeLessThan(32 * 1024 * 1024);
+    } finally {
+      await witnessing.stop();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  }, 60_000);
+
+  it('logs a witness that holds another root of the same size as a fork, not as current', async () => {
+    const dir = path.join(witnessDir, 'w-fork');
+    const forkWitness = await startWitnessProcess({
+      name: 'witness.test/fork',
+      dir,
+      logs: witnessLogs(),
+    });
+    try {
+      const real = await newestSpaceHead();
+      const forged = signTreeHead(
+        auditKey,
+        treeOrigin(service.config.TOKEN_ISSUER, SPACE),
+        real.size,
+        Buffer.alloc(32, 9),
+      );
+      // Someone holding the audit key showed this witness another history of the same size.
+      const shown = await fetch(`${forkWitness.url}/add-checkpoint`, {
+        method: 'POST',
+        body: `old 0\n\n${forged}`,
+      });
+      expect(shown.status).toBe(200);
+      const witnessing = startWitnessing(
+        service.database.db,
+        parseWitnesses(`${forkWitness.url}/add-checkpoint ${forkWitness.vkey}`),
+        { logger, redact: redactEvent },
+      );
+      logLines.length = 0;
+      witnessing.submit(real);
+      await witnessing.idle();
+      await witnessing.stop();
+      expect(logLines).toContainEqual(
+        expect.objectContaining({
+          level: 50,
+          msg: 'witness holds another root of that size',
+          witness: 'witness.test/fork',
+        }),
+      );
+    } finally {
+      forkWitness.child.kill('SIGTERM');
+    }
+  }, 60_000);
+
+  it('verify-export holds the newest head to --min-cosignatures (or says how far the witnessing reaches) and counts a witness key once', async () => {
+    const { lines, keyFile } = await exportSpace();
+    const heads = lines.filter((line) => line.includes('"type":"tree-head"'));
+    const sizeOf = (line: string) => (JSON.parse(line) as { tree_size: number }).tree_size;
+    const newest = heads.reduce((a, b) => (sizeOf(b) > sizeOf(a) ? b : a));
+    const olderCosigned = heads
+      .filter((line) => line !== newest && line.includes('\u2014 witness.test/w1 '))
+      .map(sizeOf);
+    expect(olderCosigned.length).toBeGreaterThan(0);
+    // The witness was down after the older heads: the newest carries no cosignature.
+    const uncosignedNewest = lines.map((line) => {
+      if (line !== newest) return line;
+      const head = JSON.parse(line) as { checkpoint: string };
+      return JSON.stringify({
+        ...head,
+        checkpoint: head.checkpoint.replace(/\u2014 witness\.test\S* \S+\n/g, ''),
+      });
+    });
+    const witnessed = [`--witness=${witness.vkey}`, '--min-cosignatures=1'];
+    const strict = await verifyExport(uncosignedNewest, keyFile, ...witnessed);
+    expect(strict.verdict).toMatchObject({
+      ok: false,
+      reason: 'tree_head_unwitnessed',
+      line: lines.indexOf(newest) + 1,
+    });
+    expect(strict.code).toBe(1);
+    const tail = await verifyExport(
+      uncosignedNewest,
+      keyFile,
+      ...witnessed,
+      '--allow-unwitnessed-tail',
+    );
+    expect(tail.verdict).toMatchObject({
+      ok: true,
+      witnessed_through: Math.max(...olderCosigned),
+      newest_tree_head: sizeOf(newest),
+    });
+    expect(tail.code).toBe(0);
+    // One witness's key given twice is one witness: two cosignatures cannot be asked of it.
+    const twice = await verifyExport(
+      lines,
+      keyFile,
+      `--witness=${witness.vkey}`,
+      `--witness=${witness.vkey}`,
+      '--min-cosignatures=2',
+    );
+    expect(twice.code).toBe(2);
+    expect(twice.stderr).toMatch(/at most the distinct --witness keys given \(1\)/);
   }, 60_000);
 
   it('refuses a witness setting it cannot use, naming the entry', () => {

@@ -25,6 +25,14 @@ export function tokenInSpace(token: { readonly spaceId: string }, spaceId: strin
   return token.spaceId === spaceId;
 }
 
+/**
+ * A token bought with another (RFC 8693 exchange) is for the paying token's audience: the only
+ * target (audience or RFC 8707 resource) a client may name for it is that one.
+ */
+export function mayTarget(paying: { readonly aud: string }, target: string): boolean {
+  return target === paying.aud;
+}
+
 /** A client's own budget may not exceed its space's ceiling (SPACE_RATE_LIMIT_PER_MINUTE). */
 export function withinSpaceCeiling(perMinute: number | null | undefined, ceiling: number) {
   return perMinute === null || perMinute === undefined || perMinute <= ceiling;

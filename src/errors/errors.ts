@@ -15,6 +15,7 @@ export type ErrorCode =
   | 'unsupported_grant_type'
   | 'invalid_grant'
   | 'invalid_target'
+  | 'invalid_scope'
   | 'conflict'
   | 'idempotency_key_reused'
   | 'invalid_dpop_proof'
@@ -127,10 +128,20 @@ export class InvalidGrantError extends TokenAuthorityError {
   }
 }
 
-/** An audience that is not a configured Storefront API (RFC 8707). */
+/**
+ * An audience (or RFC 8707 resource) no token can be issued for here: not a configured Storefront
+ * API, or, in a token exchange, not the audience of the subject token (RFC 8693 §2.2.2).
+ */
 export class InvalidTargetError extends TokenAuthorityError {
-  constructor(audience: string) {
-    super('invalid_target', `audience "${audience}" is not a known Storefront API`);
+  constructor(audience: string, why = 'is not a known Storefront API') {
+    super('invalid_target', `audience "${audience}" ${why}`);
+  }
+}
+
+/** A requested scope that cannot be granted (RFC 6749 §5.2). */
+export class InvalidScopeError extends TokenAuthorityError {
+  constructor(message: string) {
+    super('invalid_scope', message);
   }
 }
 

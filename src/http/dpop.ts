@@ -71,19 +71,33 @@ export async function proofForToken(
   presented: { readonly scheme: 'Bearer' | 'DPoP'; readonly token: string },
   claims: { readonly cnf?: { readonly jkt: string } },
 ): Promise<DpopProof | undefined> {
-  const bound = claims.cnf?.jkt;
-  if (!bound) {
-    if (presented.scheme === 'DPoP') {
-      throw new InvalidTokenError('this token is not DPoP-bound: present it as Bearer');
-    }
-    return dpopProofOf(ctx, gate);
+  const bound = Boolean(claims.cnf?.jkt);
+  if (!bound && presented.scheme === 'DPoP') {
+    throw new InvalidTokenError('this token is not DPoP-bound: present it as Bearer');
   }
-  if (presented.scheme !== 'DPoP') {
+  if (bound && presented.scheme !== 'DPoP') {
     throw new InvalidTokenError(
       'this token is DPoP-bound: present it as "DPoP <token>" with a proof',
     );
   }
-  const proof = await dpopProofOf(ctx, gate, presented.token);
+  return proofForPresentedToken(ctx, gate, presented.token, claims);
+}
+
+/**
+ * The proof a request needs that presents `token` (in Authorization, or as RFC 8693's
+ * subject_token): when the token is DPoP-bound, a proof by its key whose `ath` is the token's
+ * hash (RFC 9449 §4.3, §7), so a proof made for another token, or for none, buys nothing with a
+ * stolen one; when it is not, the request's proof, if any, checked as any other.
+ */
+export async function proofForPresentedToken(
+  ctx: Context,
+  gate: DpopGate,
+  token: string,
+  claims: { readonly cnf?: { readonly jkt: string } },
+): Promise<DpopProof | undefined> {
+  const bound = claims.cnf?.jkt;
+  if (!bound) return dpopProofOf(ctx, gate);
+  const proof = await dpopProofOf(ctx, gate, token);
   if (!proof) throw new InvalidDpopProofError('a DPoP-bound token needs a DPoP proof');
   if (proof.jkt !== bound) {
     throw new InvalidDpopProofError(

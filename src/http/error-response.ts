@@ -30,6 +30,7 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   unsupported_grant_type: 400,
   invalid_grant: 400,
   invalid_target: 400,
+  invalid_scope: 400,
   conflict: 409,
   idempotency_key_reused: 422,
   invalid_dpop_proof: 400,
@@ -60,6 +61,7 @@ const TITLE_BY_CODE: Readonly<Record<ErrorCode, string>> = {
   unsupported_grant_type: 'Unsupported grant type',
   invalid_grant: 'Invalid grant',
   invalid_target: 'Invalid target',
+  invalid_scope: 'Invalid scope',
   conflict: 'Conflict',
   idempotency_key_reused: 'Idempotency-Key reused',
   invalid_dpop_proof: 'Invalid DPoP proof',
@@ -75,6 +77,7 @@ const OAUTH_ERROR: Partial<Record<ErrorCode, string>> = {
   unsupported_grant_type: 'unsupported_grant_type',
   invalid_grant: 'invalid_grant',
   invalid_target: 'invalid_target',
+  invalid_scope: 'invalid_scope',
   // RFC 9449 §5: the token endpoint's error for a bad proof.
   invalid_dpop_proof: 'invalid_dpop_proof',
   unavailable: 'temporarily_unavailable',

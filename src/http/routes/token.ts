@@ -14,7 +14,7 @@ import {
   type ClientAuthenticationFields,
 } from '../authentication.js';
 import { setRateLimitHeaders } from '../error-response.js';
-import { dpopProofOf, type DpopGate } from '../dpop.js';
+import { dpopProofOf, proofForPresentedToken, type DpopGate } from '../dpop.js';
 import { requestMetadata } from '../request-context.js';
 import { route, type Route } from '../route.js';
 import type { RequestContext } from '../state.js';
@@ -93,7 +93,7 @@ export function tokenRoutes(commands: CommandContext, dpopGate: DpopGate): reado
       operationId: 'issuePrivateToken',
       tag: 'Tokens',
       summary: 'The token endpoint: client_credentials and RFC 8693 token exchange',
-      description: `JSON or form-encoded; the client authenticates by HTTP Basic, with client_id and client_secret in the body, or, created with keys, with a signed client_assertion (private_key_jwt, RFC 7523). Grants: ${GRANTS.map((grant) => `\`${grant.grantType}\` (${grant.summary}${grant.space === 'required' ? '; X-Service-Space-ID required' : ''})`).join('; ')}. \`resource\` (RFC 8707) is accepted as a synonym of \`audience\`.`,
+      description: `JSON or form-encoded; the client authenticates by HTTP Basic, with client_id and client_secret in the body, or, created with keys, with a signed client_assertion (private_key_jwt, RFC 7523). Grants: ${GRANTS.map((grant) => `\`${grant.grantType}\` (${grant.summary}${grant.space === 'required' ? '; X-Service-Space-ID required' : ''})`).join('; ')}. \`resource\` (RFC 8707) is accepted as a synonym of \`audience\`. Token exchange issues for its subject token's audience: an \`audience\` or \`resource\` naming another is \`invalid_target\`; \`actor_token\` and \`actor_token_type\` (delegation, not supported) are \`invalid_request\`; scopes do not exist yet, so a \`scope\` that is not empty is \`invalid_scope\`; a DPoP-bound \`subject_token\` needs a proof by its key whose \`ath\` is its hash.`,
       caller: 'client',
       body: { schema: tokenRequestBody, media: ['json', 'form'] },
       responses: [{ status: 200, description: 'The token', schema: grantResponse }],
@@ -103,6 +103,7 @@ export function tokenRoutes(commands: CommandContext, dpopGate: DpopGate): reado
         'unsupported_grant_type',
         'invalid_grant',
         'invalid_target',
+        'invalid_scope',
         'insufficient_scope',
         'rate_limited',
         'invalid_dpop_proof',
@@ -116,12 +117,15 @@ export function tokenRoutes(commands: CommandContext, dpopGate: DpopGate): reado
         const { client, fields } = clientAndFields(ctx, grant, request);
         const spaceId = grant.space === 'required' ? spaceIdHeader(ctx) : undefined;
         if (client) ctx.state.clientId = client.clientId;
-        // RFC 9449 §5: a DPoP proof here binds the issued token to its key.
-        const dpop = await dpopProofOf(ctx, dpopGate);
         const issued = await grant.handle(commands, {
           fields,
           client,
-          dpop,
+          // RFC 9449 §5: a DPoP proof here binds the issued token to its key; with a token the
+          // request presents, checked as /v1/issue checks its Authorization token's (ath, key).
+          dpop: (presented) =>
+            presented
+              ? proofForPresentedToken(ctx, dpopGate, presented.token, presented.claims)
+              : dpopProofOf(ctx, dpopGate),
           spaceId,
           origin: requestMetadata(ctx),
         });

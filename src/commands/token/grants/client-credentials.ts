@@ -25,7 +25,7 @@ export const clientCredentialsGrant = defineGrant({
     if (!client) throw new Error('the route authenticates the client first');
     const issued = await issuePrivateToken(ctx, {
       proof: client,
-      dpop,
+      dpop: await dpop(),
       audience: fields.audience,
       metadata: { actor: clientActor(client.clientId), ...origin },
     });

@@ -6,13 +6,24 @@ import type { DpopProof } from '../../../crypto/dpop.js';
 import type { ClientProof } from '../../client-authentication/authenticate.js';
 import type { CommandContext } from '../../context.js';
 
+/** A token a grant's request presents, as its verified claims say it is bound (RFC 7800 cnf). */
+export interface PresentedToken {
+  readonly token: string;
+  readonly claims: { readonly cnf?: { readonly jkt: string } };
+}
+
 /** What the token endpoint hands a grant: its own fields checked against its schema. */
 export interface GrantRequest<Fields> {
   readonly fields: Fields;
   /** How the client proved who it is, when it did (always, for a grant that requires it). */
   readonly client: ClientProof | undefined;
-  /** The request's checked DPoP proof, if one was sent (RFC 9449 §5: it binds the token). */
-  readonly dpop: DpopProof | undefined;
+  /**
+   * The request's DPoP proof, checked when asked for (RFC 9449 §5: it binds the token);
+   * undefined when none was sent. A grant whose request presents a token (RFC 8693's
+   * subject_token) names it: a DPoP-bound one then needs a proof by its key with `ath` its hash,
+   * the same check as a private token's at POST /v1/issue.
+   */
+  readonly dpop: (presented?: PresentedToken) => Promise<DpopProof | undefined>;
   /** X-Service-Space-ID, for a grant that names a space. */
   readonly spaceId: string | undefined;
   /** Where the request came from; the grant names the actor once it knows the client. */

@@ -1,9 +1,13 @@
 import { z } from 'zod';
 import { clientActor } from '../../../domain/actors.js';
+import { mayTarget } from '../../../domain/policy.js';
+import { scopeWords } from '../../../domain/scope.js';
 import {
   InsufficientScopeError,
-  InvalidDpopProofError,
   InvalidGrantError,
+  InvalidRequestError,
+  InvalidScopeError,
+  InvalidTargetError,
   InvalidTokenError,
 } from '../../../errors/errors.js';
 import type { PrivateTokenClaims } from '../../../crypto/access-tokens.js';
@@ -15,6 +19,8 @@ import { defineGrant } from './grant.js';
 export const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
 
 const identifier = z.string().trim().min(1, 'must not be empty').max(256);
+/** An audience or resource, as client_credentials takes it. */
+const target = z.string().min(1, 'must not be empty').max(512);
 
 /** What a public token is bought for, at /v1/issue and by token exchange alike. */
 export const publicTokenFields = {
@@ -34,7 +40,10 @@ export const publicTokenFields = {
  * RFC 8693 token exchange: a client's private token (`subject_token`) buys a public token for a
  * customer and segment of the space in X-Service-Space-ID: the same decision, event and token as
  * POST /v1/issue. The private token is the authority; client authentication, when sent, must
- * name the token's own client. A bad subject token is `invalid_grant`.
+ * name the token's own client. A bad subject token is `invalid_grant`. What RFC 8693 §2.1 lets a
+ * client ask for and this exchange does not do is refused, never ignored: another audience or
+ * resource than the subject token's (`invalid_target`), an actor (`invalid_request`), a scope
+ * (`invalid_scope`); a DPoP-bound subject token needs a proof by its key with its `ath`.
  */
 export const tokenExchangeGrant = defineGrant({
   grantType: 'urn:ietf:params:oauth:grant-type:token-exchange',
@@ -48,11 +57,41 @@ export const tokenExchangeGrant = defineGrant({
       .literal(ACCESS_TOKEN_TYPE, { error: `only ${ACCESS_TOKEN_TYPE} is issued` })
       .optional(),
     ...publicTokenFields,
+    /** RFC 8693 §2.1: the public token is for its subject token's audience; another is refused. */
+    audience: target.optional(),
+    /** RFC 8707's name for the same, held to the same rule. */
+    resource: target.optional(),
+    scope: z
+      .string()
+      .max(1024)
+      .describe('RFC 8693 §2.1. Exchange grants no scope yet: anything but empty is invalid_scope')
+      .optional(),
+    actor_token: z
+      .string()
+      .max(8192)
+      .describe('RFC 8693 §2.1. Delegation is not supported: sending it is invalid_request')
+      .optional(),
+    actor_token_type: z
+      .string()
+      .max(512)
+      .describe('RFC 8693 §2.1. Delegation is not supported: sending it is invalid_request')
+      .optional(),
   }),
   issues: 'public-token-issued',
   async handle(ctx, { fields, client, dpop, spaceId, origin }) {
     if (spaceId === undefined) throw new Error('the route checks the space first');
+    refuseWhatIsNotDone(fields);
     const privateToken = await subjectToken(ctx, fields.subject_token);
+    // RFC 8693 §2.2.2: a target no token can be issued for here is invalid_target, as at
+    // client_credentials; the public token is for the subject token's audience alone.
+    for (const asked of [fields.audience, fields.resource]) {
+      if (asked !== undefined && !mayTarget(privateToken, asked)) {
+        throw new InvalidTargetError(
+          asked,
+          `is not the subject token's audience ("${privateToken.aud}"), the only one it buys`,
+        );
+      }
+    }
     const metadata = { actor: clientActor(privateToken.client_id), ...origin };
     if (client) {
       const credential = await authenticateClient(ctx, { proof: client, metadata });
@@ -60,11 +99,9 @@ export const tokenExchangeGrant = defineGrant({
         throw new InvalidGrantError('the subject token was issued to another client');
       }
     }
-    // A bound subject token is exchanged only with a proof by its key (RFC 9449 §5, §7).
-    const bound = privateToken.cnf?.jkt;
-    if (bound && dpop?.jkt !== bound) {
-      throw new InvalidDpopProofError('the subject token is DPoP-bound: send a proof by its key');
-    }
+    // A bound subject token is exchanged only with a proof by its key, carrying its hash (ath),
+    // as POST /v1/issue asks of a bound private token (RFC 9449 §4.3, §7).
+    const proof = await dpop({ token: fields.subject_token, claims: privateToken });
     const issued = await asGrantError(() =>
       issuePublicToken(ctx, {
         spaceId,
@@ -72,7 +109,7 @@ export const tokenExchangeGrant = defineGrant({
         segmentId: fields.segment_id,
         privateToken,
         metadata,
-        dpop,
+        dpop: proof,
         bindTo: fields.dpop_jkt,
       }),
     );
@@ -88,6 +125,34 @@ export const tokenExchangeGrant = defineGrant({
   },
 });
 
+/**
+ * RFC 8693 §2.1 parameters this exchange does not do, refused rather than ignored: an actor
+ * (delegation) is invalid_request; a scope is invalid_scope, as an exchange grants none yet (an
+ * empty one asks for nothing).
+ */
+function refuseWhatIsNotDone(fields: {
+  readonly actor_token?: string | undefined;
+  readonly actor_token_type?: string | undefined;
+  readonly scope?: string | undefined;
+}): void {
+  const actor = (['actor_token', 'actor_token_type'] as const).filter(
+    (field) => fields[field] !== undefined,
+  );
+  if (actor.length > 0) {
+    const message = 'delegation is not supported: send no actor_token or actor_token_type';
+    throw new InvalidRequestError(
+      message,
+      actor.map((field) => ({ field, message })),
+    );
+  }
+  const scopes = scopeWords(fields.scope);
+  if (scopes.length > 0) {
+    throw new InvalidScopeError(
+      `token exchange grants no scope yet: "${scopes.join(' ')}" cannot be granted`,
+    );
+  }
+}
+
 /** The subject token as a verified private token, or invalid_grant saying why not. */
 function subjectToken(
   ctx: Parameters<typeof tokenExchangeGrant.handle>[0],
@@ -96,7 +161,11 @@ function subjectToken(
   return asGrantError(() => ctx.verifier.verify(token, 'private'));
 }
 
-/** RFC 8693 §2.2.2: what is wrong with the subject token is invalid_grant, not invalid_token. */
+/**
+ * What is wrong with the subject token is invalid_grant (RFC 6749 §5.2: the grant presented is
+ * invalid), not invalid_token. RFC 8693 §2.2.2 itself names invalid_request for it; invalid_grant
+ * is kept as the answer clients of this service already handle.
+ */
 async function asGrantError<T>(run: () => Promise<T>): Promise<T> {
   try {
     return await run();

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
+import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -430,16 +431,12 @@ describe('witnesses cosign the tree heads the projector signs', () => {
       request.resume();
       request.on('end', async () => {
         response.writeHead(200, { 'content-type': 'text/plain' });
-        response.on('close', () => (hungUp = true));
+        const closed = new Promise((resolve) => response.once('close', resolve));
+        void closed.then(() => (hungUp = true));
         const chunk = Buffer.alloc(64 * 1024, 'A');
         while (!hungUp && written < total) {
           written += chunk.length;
-          if (!response.write(chunk)) {
-            await new Promise((resolve) => {
-              response.once('drain', resolve);
-              response.once('close', resolve);
-            });
-          }
+          if (!response.write(chunk)) await Promise.race([once(response, 'drain'), closed]);
         }
         response.end();
       });

@@ -39,6 +39,7 @@ export async function readArchiveBlock(
   let keptBytes = 0;
   const take = (text: string) => {
     // Seals, checkpoints and heads share the member; only events are leaves.
+    if (text.length > limits.lineBytes) throw new TooLarge();
     if (!text.startsWith('{"type":"event"')) return;
     const line = JSON.parse(text) as ArchivedEventLine;
     if (!keep(line)) return;

@@ -1,11 +1,19 @@
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { gunzipSync, gzipSync } from 'node:zlib';
+import { Kysely, PostgresDialect } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../../src/db/schema.js';
+import { streams } from '../../src/domain/streams.js';
+import { insertEvents, streamRows } from '../../src/event-store/insert-events.js';
+import { readArchiveBlock } from '../../src/audit-trail/archive-block-reader.js';
+import { archivedBlocks } from '../../src/audit-trail/archive-index.js';
+import { findLeaf, proveInclusion } from '../../src/audit-trail/tree-proofs.js';
+import { TreeLeavesMissing } from '../../src/audit-trail/tree-store.js';
 import { PROJECTIONS } from '../../src/projections/all.js';
 import { catchUp } from '../../src/projections/batches.js';
 import { redactEvent } from '../../src/audit-trail/redaction.js';
@@ -46,6 +54,8 @@ let sizeBefore: number;
 let eventsOfSpace: number;
 let auditKey: Awaited<ReturnType<typeof loadAuditSigningKey>>;
 let firstTokenJti: string;
+/** Issuances recorded in the first partition besides the five tokens: four tiles' worth. */
+let copiedJtis: string[];
 
 const asUser = () => ({ authorization: `Bearer ${login}`, 'x-service-space-id': SPACE });
 const settle = async () => {
@@ -96,6 +106,25 @@ const exportAll = async () =>
       { headers: asUser() },
     )
   ).text();
+/** `count` token issuances in `spaceId`, each a copy of one the service recorded; their jtis. */
+const recordIssuances = async (spaceId: string, count: number) => {
+  const { rows } = await database.pool.query<{ data: unknown; metadata: Record<string, unknown> }>(
+    `SELECT data, metadata FROM events WHERE event_type = 'private-token-issued' LIMIT 1`,
+  );
+  const jtis = Array.from({ length: count }, () => randomUUID());
+  await insertEvents(
+    database.db,
+    jtis.flatMap((jti) =>
+      streamRows(
+        spaceId,
+        streams.token(jti),
+        [{ eventId: randomUUID(), type: 'private-token-issued', ...rows[0]! }],
+        0,
+      ),
+    ),
+  );
+  return jtis;
+};
 /** A copy of the archive to tamper with. */
 const copyOfArchive = async () => {
   const copy = await mkdtemp(path.join(dir, 'copy-'));
@@ -125,6 +154,8 @@ beforeAll(async () => {
       const token = await privateTokenVia(service, credential);
       if (round === 0 && i === 0) firstTokenJti = String(decodeJwt(token).jti);
     }
+    // Enough for the space's archive file to hold several tiles (gzip members).
+    if (round === 0) copiedJtis = await recordIssuances(SPACE, 1000);
     await settle();
     await writeCheckpoints(database.db, (s) => signCheckpoint(auditKey, s));
   }
@@ -367,5 +398,125 @@ describe('archiving a partition', () => {
         WHERE i.inhparent = 'events'::regclass`,
     );
     expect(rows[0]!.granted).toBe(false);
+  });
+
+  it('indexes each archive file: one gzip member per tile of the space tree, each event id and jti keyed', async () => {
+    const file = (archiveOutput[0]!.files as Array<{ space_id: string; file: string }>).find(
+      (entry) => entry.space_id === SPACE,
+    ) as unknown as { file: string; events: number; last_sequence: number };
+    const blocks = await archivedBlocks(database.db, SPACE, 1, Number.MAX_SAFE_INTEGER);
+    expect(blocks.length).toBe(Math.ceil(file.last_sequence / 256));
+    expect(blocks.length).toBeGreaterThanOrEqual(4);
+    let offset = 0;
+    for (const [i, block] of blocks.entries()) {
+      expect(block).toMatchObject({
+        file: file.file,
+        first_sequence: i * 256 + 1,
+        last_sequence: Math.min((i + 1) * 256, file.last_sequence),
+        byte_offset: offset,
+      });
+      offset += block.byte_length;
+    }
+    // The members are the whole file, which gunzips as one stream (verify-export reads it so).
+    expect(offset).toBe((await readFile(path.join(archiveDir, file.file))).length);
+    const { rows } = await database.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM archived_leaf_keys WHERE space_id = $1`,
+      [SPACE],
+    );
+    // Every event's id, and every stream's first event (the copies' 1000 tokens among them).
+    expect(rows[0]!.n).toBeGreaterThanOrEqual(file.events + copiedJtis.length);
+  });
+
+  it('proves an archived token from the members of the tiles its proof needs, never the rest of the archive', async () => {
+    const served = (await (
+      await fetch(`${service.baseUrl}/v1/audit/tree-head`, { headers: asUser() })
+    ).json()) as { tree_size: number; checkpoint: string; verifier_key: string };
+    const size = served.tree_size;
+    const root = parseCheckpointText(
+      openNote(served.checkpoint, parseVerifierKey(served.verifier_key))!,
+    ).root;
+    const which = { streamId: streams.token(copiedJtis[400]!) };
+    const real = await findLeaf(database.db, SPACE, which, redactEvent, 'space', archiveDir);
+    if (!real || real === 'unsealed') throw new Error('the archived token has no leaf');
+    const tileOfLeaf = Math.floor(real.index / 256);
+    const lastTile = Math.floor((size - 1) / 256);
+    expect(tileOfLeaf).toBeLessThan(lastTile);
+    const blocks = await archivedBlocks(database.db, SPACE, 1, Number.MAX_SAFE_INTEGER);
+    /** A copy of the archive with the bytes of every member but those of `keep` zeroed. */
+    const zeroedBut = async (keep: ReadonlySet<number>) => {
+      const copy = await copyOfArchive();
+      const bytes = await readFile(path.join(copy, blocks[0]!.file));
+      for (const [tile, block] of blocks.entries()) {
+        if (!keep.has(tile))
+          bytes.fill(0, block.byte_offset, block.byte_offset + block.byte_length);
+      }
+      await rm(path.join(copy, blocks[0]!.file));
+      await writeFile(path.join(copy, blocks[0]!.file), bytes);
+      return copy;
+    };
+    // Only the leaf's tile and the tree's last (partial) one are read: the rest is stored nodes.
+    const sparse = await zeroedBut(new Set([tileOfLeaf, lastTile]));
+    expect(blocks.length - 2).toBeGreaterThanOrEqual(2);
+    const leaf = await findLeaf(database.db, SPACE, which, redactEvent, 'space', sparse);
+    expect(leaf).toEqual(real);
+    const proof = await proveInclusion(database.db, SPACE, real.index, size, redactEvent, sparse);
+    expect(verifyInclusion(real.hash, real.index, size, proof, root)).toBe(true);
+    // A member it needs, altered: refused as archived leaves it cannot read, never a wrong proof.
+    const altered = await zeroedBut(new Set([lastTile]));
+    await expect(
+      findLeaf(database.db, SPACE, which, redactEvent, 'space', altered),
+    ).rejects.toThrow(TreeLeavesMissing);
+  });
+
+  it("answers a made-up jti and another space's live jti with the same work: one probe of the space's index, no archive file read", async () => {
+    const [elsewhere] = await recordIssuances('space-elsewhere', 1);
+    const statements: string[] = [];
+    const watched = new Kysely<Database>({
+      dialect: new PostgresDialect({ pool: database.pool }),
+      log: (event) => {
+        if (event.level === 'query') statements.push(event.query.sql);
+      },
+    });
+    // No archive folder at all: a lookup that read a file would fail.
+    const nowhere = path.join(dir, 'no-archive-here');
+    const work = async (jti: string) => {
+      statements.length = 0;
+      const leaf = await findLeaf(
+        watched,
+        SPACE,
+        { streamId: streams.token(jti) },
+        redactEvent,
+        'space',
+        nowhere,
+      );
+      return { leaf, statements: [...statements] };
+    };
+    const madeUp = await work(randomUUID());
+    const other = await work(elsewhere!);
+    expect(madeUp.leaf).toBeUndefined();
+    expect(other.leaf).toBeUndefined();
+    expect(other.statements).toEqual(madeUp.statements);
+    expect(madeUp.statements.filter((text) => text.includes('archived_leaf_keys'))).toHaveLength(1);
+    expect(madeUp.statements.some((text) => text.includes('archived_blocks'))).toBe(false);
+    // An archived one of this space is found by the same probe, and then its member is read.
+    await expect(work(copiedJtis[0]!)).rejects.toThrow(TreeLeavesMissing);
+  });
+
+  it('reads a member within bounds on its lines and on what it keeps, and only as recorded', async () => {
+    const [block] = await archivedBlocks(database.db, SPACE, 1, 1);
+    expect(await readArchiveBlock(archiveDir, block!, () => true)).toHaveLength(256);
+    const limits = { lineBytes: 1024 * 1024, keptBytes: 10_000 };
+    expect(await readArchiveBlock(archiveDir, block!, () => true, limits)).toBe('too_large');
+    expect(
+      await readArchiveBlock(archiveDir, block!, () => true, { ...limits, lineBytes: 100 }),
+    ).toBe('too_large');
+    // What is not kept is not held: one line of the member, within the small bound.
+    expect(
+      await readArchiveBlock(archiveDir, block!, (line) => line.sequence === 3, limits),
+    ).toHaveLength(1);
+    expect(
+      await readArchiveBlock(archiveDir, { ...block!, sha256: '0'.repeat(64) }, () => true),
+    ).toBe('altered');
+    expect(await readArchiveBlock(path.join(dir, 'nowhere'), block!, () => true)).toBe('missing');
   });
 });

@@ -1,3 +1,4 @@
+import { withinMs } from './within.js';
 import pg from 'pg';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
@@ -41,6 +42,8 @@ export interface ProjectorOptions {
   };
   /** How often a standby retries the leader lock. */
   readonly standbyRetryMs?: number;
+  /** stop() gives up on a database that does not answer after this (each step; default 3 s). */
+  readonly giveUpAfterMs?: number;
   /**
    * The leader's lease: its session heartbeats every third of it, and Postgres ends the session
    * (releasing the lock) once it has been silent this long, so a leader that hangs or is paused —
@@ -68,7 +71,7 @@ export interface RunningProjector {
  * standbyRetryMs of the leader's session ending. Woken by LISTEN/NOTIFY, polls as a fallback.
  */
 export function startProjector(options: ProjectorOptions): RunningProjector {
-  const { logger } = options;
+  const { logger, giveUpAfterMs: giveUpMs = 3000 } = options;
   let stopping = false;
   let leader = false;
   let wake: (() => void) | undefined;
@@ -180,6 +183,7 @@ export function startProjector(options: ProjectorOptions): RunningProjector {
     while (!stopping) {
       const session = new pg.Client({
         connectionString: options.url,
+        connectionTimeoutMillis: giveUpMs,
         // The OS pid in the name lets an operator (and `npm run fleet -- status`) see who leads.
         application_name: `token-authority-projector-leader-${process.pid}`,
       });
@@ -222,15 +226,23 @@ export function startProjector(options: ProjectorOptions): RunningProjector {
       stopping = true;
       wake?.();
       const wasLeader = leader;
-      await loop;
-      // A last checkpoint on the way out, so the window a superuser could rewrite unseen stays
-      // short across restarts too. Best effort: the database may be what is going away.
-      if (wasLeader && options.checkpoints) {
-        await sealSpaceChains(options.db, redactEvent)
+      // A last checkpoint, so the window a superuser could rewrite unseen stays short across
+      // restarts; not asked of a database that did not even let the loop end (it is gone).
+      let answered = await withinMs(
+        loop.then(() => true),
+        giveUpMs,
+      );
+      if (wasLeader && options.checkpoints && answered) {
+        const written = sealSpaceChains(options.db, redactEvent)
           .then(() => sealChain(options.db, options.batchSize, redactEvent))
           .then(checkpoint)
-          .catch((error: unknown) => logger.warn({ err: error }, 'no checkpoint at shutdown'));
+          .then(() => true);
+        answered = await withinMs(written, giveUpMs).catch((error: unknown) => {
+          logger.warn({ err: error }, 'no checkpoint at shutdown');
+          return true;
+        });
       }
+      if (wasLeader && !answered) logger.warn('no checkpoint at shutdown: the database is gone');
       for (const resolve of passWaiters) resolve();
       logger.info('projector stopped');
     },

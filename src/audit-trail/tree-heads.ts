@@ -61,21 +61,38 @@ export async function storeTreeHead(
 }
 
 /**
+ * Where the log tree's published heads end: the start of the schedule window (`intervalSeconds`
+ * long, on the wall clock) `nowMs` falls in. Tenants are served only heads signed before it, so the
+ * size they read moves once a window, at its boundary, whatever other spaces record in between:
+ * never the live count of every space's events (issue 40, item 7).
+ */
+export function logHeadsPublishedBefore(nowMs: number, intervalSeconds: number): Date {
+  const windowMs = intervalSeconds * 1000;
+  return new Date(Math.floor(nowMs / windowMs) * windowMs);
+}
+
+/**
  * A tree's latest signed tree head (with `size`, the one of exactly that many leaves; with
- * `cosigned`, the latest with at least that many cosignatures), the cosignatures witnesses gave
- * it appended (a note carries any number of signature lines).
+ * `cosigned`, the latest with at least that many cosignatures; with `signedBefore`, only among
+ * those signed before then), the cosignatures witnesses gave it appended (a note carries any
+ * number of signature lines).
  */
 export async function findTreeHead(
   db: Kysely<Database>,
   treeId: string,
-  which: { readonly size?: number; readonly cosigned?: number } = {},
+  which: {
+    readonly size?: number;
+    readonly cosigned?: number;
+    readonly signedBefore?: Date;
+  } = {},
 ): Promise<{ size: number; note: string; cosignatures: number } | undefined> {
-  const { size, cosigned = 0 } = which;
+  const { size, cosigned = 0, signedBefore } = which;
   const row = await db
     .selectFrom('merkle_checkpoints as c')
     .select(['c.tree_size', 'c.note'])
     .where('c.space_id', '=', treeId)
     .$if(size !== undefined, (query) => query.where('c.tree_size', '=', size!))
+    .$if(signedBefore !== undefined, (query) => query.where('c.signed_at', '<', signedBefore!))
     .$if(cosigned > 0, (query) =>
       query.where(
         (eb) =>

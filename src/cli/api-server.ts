@@ -139,7 +139,7 @@ export async function startApiServer(
   const routes: readonly Route[] = [
     ...auditStream.routes,
     ...auditRoutes(commands, database.db, reads, auditKey, logger),
-    ...auditProofRoutes(commands, database.db, auditKey, config.TOKEN_ISSUER, config.ARCHIVE_DIR),
+    ...auditProofRoutes(commands, database.db, auditKey, config),
     ...monitoringRoutes(reads, commands.clock, commands.limits),
     ...healthRoutes(readiness, logger, () => [...warnings, ...forwarded.warnings()]),
     ...jwksRoutes(commands.keys),

@@ -181,7 +181,8 @@ export class RateLimitedError extends TokenAuthorityError {
     message: string,
     readonly limit: {
       /** Policy name in the RateLimit headers: which budget this is. */
-      readonly policy: 'client' | 'space' | 'failed-auth' | 'login-failures' | 'audit-streams';
+      readonly policy:
+        'client' | 'space' | 'failed-auth' | 'login-failures' | 'audit-streams' | 'audit-proofs';
       readonly quota: number;
       readonly windowSeconds: number;
       readonly retryAfterSeconds: number;

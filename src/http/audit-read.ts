@@ -3,6 +3,8 @@ import type { CommandContext } from '../commands/context.js';
 import { requestMetadata } from './request-context.js';
 import type { RequestContext } from './state.js';
 import { LOGIN_ERRORS } from './openapi/operation.js';
+import type { Authenticated } from './route.js';
+import type { ProofReadBudget } from '../limits/proof-reads.js';
 
 /** What every audit read route declares: a login token for the space; the read is recorded. */
 export const AUDIT_READ_ROUTE = {
@@ -29,4 +31,23 @@ export function auditReadRecorder(commands: CommandContext): RecordAuditRead {
       read,
       metadata: { actor: who.actor, ...requestMetadata(ctx) },
     });
+}
+
+/**
+ * Records audit reads as {@link auditReadRecorder} does, each first spending one read of the
+ * user's `budget` (RateLimitedError past it, and then nothing is recorded: nothing was read).
+ */
+export function budgetedAuditReadRecorder(
+  commands: CommandContext,
+  budget: ProofReadBudget,
+): (
+  ctx: RequestContext,
+  who: Authenticated['login'],
+  read: Parameters<RecordAuditRead>[2],
+) => Promise<void> {
+  const record = auditReadRecorder(commands);
+  return async (ctx, who, read) => {
+    budget.take(`${who.user.issuer}|${who.user.subject}`);
+    await record(ctx, who, read);
+  };
 }

@@ -1,10 +1,15 @@
 import type { Kysely } from 'kysely';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { CommandContext } from '../../commands/context.js';
 import type { Database } from '../../db/schema.js';
 import type { AuditKey } from '../../audit-trail/audit-key.js';
 import { redactEvent } from '../../audit-trail/redaction.js';
-import { findTreeHead, treeOrigin, treeVerifierKey } from '../../audit-trail/tree-heads.js';
+import {
+  findTreeHead,
+  logHeadsPublishedBefore,
+  treeOrigin,
+  treeVerifierKey,
+} from '../../audit-trail/tree-heads.js';
 import { LOG_TREE } from '../../audit-trail/log-tree.js';
 import { TreeLeavesMissing } from '../../audit-trail/tree-store.js';
 import {
@@ -14,67 +19,29 @@ import {
   sealedTreeSize,
 } from '../../audit-trail/tree-proofs.js';
 import { streams } from '../../domain/streams.js';
+import { createProofReadBudget } from '../../limits/proof-reads.js';
 import { InvalidRequestError, NotFoundError } from '../../errors/errors.js';
-import { AUDIT_READ_ROUTE, auditReadRecorder } from '../audit-read.js';
+import { AUDIT_READ_ROUTE, budgetedAuditReadRecorder } from '../audit-read.js';
 import { LOGIN_ERRORS } from '../openapi/operation.js';
 import { route, type Route } from '../route.js';
 import { validate } from '../validate.js';
+import {
+  ASKED,
+  consistency,
+  consistencyQuery,
+  inclusion,
+  inclusionQuery,
+  notPublished,
+  treeHead,
+  treeHeadQuery,
+} from './audit-proof-shapes.js';
 
-const size = z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
-const tree = z
-  .enum(['space', 'log'])
-  .default('space')
-  .describe("`space` (the space's own tree) or `log` (the whole log's, every space's events)");
-const treeHeadQuery = z.object({
-  tree,
-  cosigned: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(100)
-    .default(0)
-    .describe('The latest head with at least this many witness cosignatures'),
-});
-const inclusionQuery = z
-  .object({
-    tree,
-    jti: z.string().min(1).max(200).optional(),
-    event_id: z.uuid().optional(),
-    tree_size: size.optional(),
-  })
-  .refine((query) => (query.jti === undefined) !== (query.event_id === undefined), {
-    message: 'give jti or event_id, one of them',
-    path: ['jti'],
-  });
-const consistencyQuery = z.object({ tree, from: size, to: size });
-
-const base64 = z.string().describe('base64 (standard alphabet, padded)');
-const treeHead = z.object({
-  origin: z.string(),
-  tree_size: z.number(),
-  checkpoint: z.string().describe('A C2SP checkpoint, signed as a note by the audit key'),
-  verifier_key: z.string().describe('The note verifier key: <name>+<key id>+<base64 key>'),
-  cosignatures: z.number().describe("Witnesses' cosignature lines appended to the checkpoint"),
-});
-const inclusion = z.object({
-  tree_size: z.number(),
-  leaf_index: z.number(),
-  entry: z.string().describe("The event's canonical JSON (RFC 8785), secrets redacted: the leaf"),
-  leaf_hash: base64,
-  proof: z.array(base64).describe('RFC 9162 §2.1.3 inclusion proof, leaf side first'),
-  checkpoint: z
-    .string()
-    .nullable()
-    .describe('The signed tree head of tree_size, if one was signed'),
-  verifier_key: z.string(),
-});
-const consistency = z.object({
-  from: z.number(),
-  to: z.number(),
-  proof: z.array(base64).describe('RFC 9162 §2.1.4 consistency proof'),
-});
-
-const read = { ...AUDIT_READ_ROUTE, errors: [...LOGIN_ERRORS, 'not_found'] } as const;
+const read = {
+  ...AUDIT_READ_ROUTE,
+  description:
+    'The read is recorded as an audit-log-read event when asked, before anything is looked up (rows_returned 0, complete false). Each user has AUDIT_PROOF_READS_PER_MINUTE proof reads a minute per API process (429 past it).',
+  errors: [...LOGIN_ERRORS, 'not_found', 'rate_limited'],
+} as const;
 
 /** A proof, or 404 when it needs archived leaves this process cannot read. */
 const unlessArchived = (proof: Promise<Buffer[]>) =>
@@ -87,6 +54,20 @@ const unlessArchived = (proof: Promise<Buffer[]>) =>
 
 const b64 = (hashes: readonly Buffer[]) => hashes.map((hash) => hash.toString('base64'));
 
+/** The settings the proof routes read, named as in the environment (src/config). */
+export interface AuditProofSettings {
+  /** The trees' origins are named from it. */
+  readonly TOKEN_ISSUER: string;
+  /** When this process can read it, proofs over archived events come from there. */
+  readonly ARCHIVE_DIR?: string;
+  /** The log tree's heads are published once a window of this many seconds. */
+  readonly AUDIT_CHECKPOINT_INTERVAL_SECONDS: number;
+  /** Each user's proof reads a minute, in this process. */
+  readonly AUDIT_PROOF_READS_PER_MINUTE: number;
+  /** Users the budget remembers at most. */
+  readonly LIMITER_MAX_KEYS: number;
+}
+
 /**
  * The transparency log of a space, questioned one token at a time: its signed tree head, the
  * inclusion proof of one event (or of a token's issuance, by jti) and the consistency proof between
@@ -96,16 +77,29 @@ export function auditProofRoutes(
   commands: CommandContext,
   db: Kysely<Database>,
   auditKey: Pick<AuditKey, 'publicKey'>,
-  issuer: string,
-  /** ARCHIVE_DIR, when this process can read it: proofs over archived events come from there. */
-  archiveDir?: string,
+  settings: AuditProofSettings,
 ): readonly Route[] {
-  const record = auditReadRecorder(commands);
+  const { TOKEN_ISSUER: issuer, ARCHIVE_DIR: archiveDir } = settings;
+  // Spent and recorded before anything is looked up: a read that never finishes is still on the
+  // trail, and one user cannot queue more lookups than the budget allows.
+  const begin = budgetedAuditReadRecorder(
+    commands,
+    createProofReadBudget({
+      perMinute: settings.AUDIT_PROOF_READS_PER_MINUTE,
+      maxKeys: settings.LIMITER_MAX_KEYS,
+      now: () => commands.clock.now(),
+    }),
+  );
   const verifierOf = (treeId: string) => treeVerifierKey(auditKey, treeOrigin(issuer, treeId));
   // The log tree is every space's events: a space's login reads its heads and proofs (hashes only;
-  // an entry is only ever one of the reader's own space's events).
+  // an entry is only ever one of the reader's own space's events), and only at the heads published
+  // on the schedule, so no answer or error tells one tenant how much the others record right now.
   const treeIdOf = (choice: 'space' | 'log', spaceId: string) =>
     choice === 'log' ? LOG_TREE : spaceId;
+  const signedBefore = (choice: 'space' | 'log') =>
+    choice === 'log'
+      ? logHeadsPublishedBefore(commands.clock.now(), settings.AUDIT_CHECKPOINT_INTERVAL_SECONDS)
+      : undefined;
   return [
     route({
       ...read,
@@ -118,12 +112,14 @@ export function auditProofRoutes(
       async handle(ctx, who) {
         const query = validate(treeHeadQuery, ctx.query, 'query');
         const treeId = treeIdOf(query.tree, who.spaceId);
-        const head = await findTreeHead(db, treeId, { cosigned: query.cosigned });
-        await record(ctx, who, {
+        await begin(ctx, who, {
           kind: 'tree-head',
           query: { tree: query.tree, cosigned: String(query.cosigned) },
-          rows_returned: head ? 1 : 0,
-          complete: true,
+          ...ASKED,
+        });
+        const head = await findTreeHead(db, treeId, {
+          cosigned: query.cosigned,
+          signedBefore: signedBefore(query.tree),
         });
         if (!head) {
           throw new NotFoundError(
@@ -153,7 +149,22 @@ export function auditProofRoutes(
       async handle(ctx, who) {
         const query = validate(inclusionQuery, ctx.query, 'query');
         const treeId = treeIdOf(query.tree, who.spaceId);
-        const head = query.tree_size === undefined ? await findTreeHead(db, treeId) : undefined;
+        await begin(ctx, who, {
+          kind: 'inclusion-proof',
+          query: {
+            tree: query.tree,
+            ...(query.jti ? { jti: query.jti } : { event_id: query.event_id! }),
+            tree_size: query.tree_size === undefined ? 'latest' : String(query.tree_size),
+          },
+          ...ASKED,
+        });
+        const published = signedBefore(query.tree);
+        // The log tree only at a published head's size: any other would answer how big it is now.
+        const head =
+          query.tree_size === undefined || published
+            ? await findTreeHead(db, treeId, { size: query.tree_size, signedBefore: published })
+            : undefined;
+        if (published && query.tree_size !== undefined && !head) throw notPublished('tree_size');
         const treeSize = query.tree_size ?? head?.size ?? 0;
         const leaf = await findLeaf(
           db,
@@ -165,23 +176,13 @@ export function auditProofRoutes(
           query.tree,
           archiveDir,
         );
-        await record(ctx, who, {
-          kind: 'inclusion-proof',
-          query: {
-            tree: query.tree,
-            ...(query.jti ? { jti: query.jti } : { event_id: query.event_id! }),
-            tree_size: String(treeSize),
-          },
-          rows_returned: leaf && leaf !== 'unsealed' ? 1 : 0,
-          complete: true,
-        });
         if (!leaf) throw new NotFoundError('this space has no such event or token');
         if (leaf === 'unsealed' || leaf.index >= treeSize) {
           throw new NotFoundError(
             'recorded, but not yet in a signed tree head of that size: ask again after the next one (GET /v1/audit/tree-head)',
           );
         }
-        if (treeSize > (await sealedTreeSize(db, treeId))) {
+        if (!published && treeSize > (await sealedTreeSize(db, treeId))) {
           throw new InvalidRequestError('tree_size is larger than the space tree', [
             { field: 'tree_size', message: 'larger than the tree' },
           ]);
@@ -214,13 +215,17 @@ export function auditProofRoutes(
       async handle(ctx, who) {
         const query = validate(consistencyQuery, ctx.query, 'query');
         const treeId = treeIdOf(query.tree, who.spaceId);
-        const sealed = await sealedTreeSize(db, treeId);
-        await record(ctx, who, {
+        await begin(ctx, who, {
           kind: 'consistency-proof',
           query: { tree: query.tree, from: String(query.from), to: String(query.to) },
-          rows_returned: 1,
-          complete: true,
+          ...ASKED,
         });
+        const published = signedBefore(query.tree);
+        if (published) {
+          const head = await findTreeHead(db, treeId, { size: query.to, signedBefore: published });
+          if (!head || query.from > query.to) throw notPublished('to');
+        }
+        const sealed = published ? query.to : await sealedTreeSize(db, treeId);
         if (query.from > query.to || query.to > sealed) {
           throw new InvalidRequestError(`need 1 <= from <= to <= ${sealed} (the tree's size)`, [
             { field: 'to', message: `at most ${sealed}, and not below from` },

@@ -24,6 +24,7 @@ export const SENSITIVE_FIELDS: {
   'signing-key-retired': [],
   'signing-keys-resealed': [],
   'credential-rate-limit-changed': [],
+  'credential-scopes-changed': [],
   'client-authentication-failures-summarized': [],
   'access-refused': [],
   'access-refusals-summarized': [],

@@ -19,6 +19,7 @@ import { loadKeyEncryptionKey, loadSecretHashKey } from '../crypto/key-files.js'
 import { openKeyStore } from '../crypto/key-store.js';
 import { createSecretHasher } from '../crypto/secrets.js';
 import { postgresInlineWrites } from '../projections/inline-writes.js';
+import { loadScopeCatalog } from './scope-catalog.js';
 
 /**
  * Everything the API's commands use, built from the configuration: the event store (its listeners
@@ -112,5 +113,6 @@ export async function createCommandContext(
     privateTokenTtlSeconds: config.PRIVATE_TOKEN_TTL_SECONDS,
     publicTokenTtlSeconds: config.PUBLIC_TOKEN_TTL_SECONDS,
     spaceRateLimitPerMinute: config.SPACE_RATE_LIMIT_PER_MINUTE,
+    scopeCatalog: await loadScopeCatalog(config),
   };
 }

@@ -29,7 +29,7 @@ try {
   const jwk = JSON.parse(await readFile(values.key, 'utf8')) as Record<string, unknown>;
   if (jwk.kty !== 'OKP' || jwk.crv !== 'Ed25519') throw new Error('not an Ed25519 public JWK');
   const publicKey = createPublicKey({
-    key: { kty: 'OKP', crv: 'Ed25519', x: jwk.x },
+    key: { kty: 'OKP', crv: 'Ed25519', x: String(jwk.x) },
     format: 'jwk',
   });
   const origin = treeOrigin(values.issuer, values.log ? LOG_TREE : values.space!);

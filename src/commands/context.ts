@@ -2,6 +2,7 @@ import type { EventStore } from '../event-store/event-store.js';
 import type { InlineWrites } from '../projections/inline-writes.js';
 import type { CredentialLookup } from '../projections/credential-lookup.js';
 import type { Clock, IdGenerator } from '../domain/ports.js';
+import type { ScopeCatalog } from '../domain/scope-catalog.js';
 import type { SecretHasher } from '../crypto/secrets.js';
 import type { AccessTokenVerifier } from '../crypto/access-tokens.js';
 import type { KeyStore } from '../crypto/key-store.js';
@@ -51,4 +52,6 @@ export interface CommandContext {
   readonly publicTokenTtlSeconds: number;
   /** SPACE_RATE_LIMIT_PER_MINUTE: what no client's own limit may exceed. */
   readonly spaceRateLimitPerMinute: number;
+  /** SCOPE_CATALOG: each audience's scopes (empty: tokens carry none). */
+  readonly scopeCatalog: ScopeCatalog;
 }

@@ -176,6 +176,11 @@ export const configSchema = z.object({
   /** The audit key's public JWK (or `file:<path>`): all the API needs of the audit key. */
   AUDIT_PUBLIC_KEY: z.string().min(1).optional(),
   PROJECTOR_HEALTH_MAX_LAG_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
+  /**
+   * The scope catalog: each audience's scopes, as JSON or `file:<path>` (deploy/scope-catalog.json
+   * is the development audience's). Unset: no scopes, tokens carry none.
+   */
+  SCOPE_CATALOG: z.string().min(1).optional(),
 });
 
 /** The validated, typed configuration. Immutable once loaded. */

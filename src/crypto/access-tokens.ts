@@ -20,6 +20,8 @@ const commonClaims = {
   space_id: z.string(),
   /** DPoP-bound (RFC 9449 §6): the thumbprint of the key every use must prove. */
   cnf: z.object({ jkt: z.string() }).optional(),
+  /** The scopes granted (RFC 9068 §2.2.3), space-delimited; absent when none were. */
+  scope: z.string().optional(),
 };
 
 /** Claims of a private access token (RFC 9068 plus ours). */

@@ -47,6 +47,8 @@ export interface CredentialsTable {
   revoked_at: Date | null;
   revoked_reason: string | null;
   rate_limit_per_minute: number | null;
+  scopes: string[] | null;
+  scopes_narrowed_at: Date | null;
 }
 
 export interface TokenRevocationsTable {

@@ -9,7 +9,13 @@ export type Decision<Event, Refusal extends string = never, Facts = undefined> =
   // A decision that cannot refuse has no refused branch to narrow away.
   | ([Refusal] extends [never]
       ? never
-      : { readonly ok: false; readonly refusal: Refusal; readonly events: readonly Event[] });
+      : {
+          readonly ok: false;
+          readonly refusal: Refusal;
+          readonly events: readonly Event[];
+          /** What the refusal is about, for its message (the scope refused, say). */
+          readonly detail?: string;
+        });
 
 /** An accepted decision. */
 export function accept<Event>(events: readonly Event[]): {
@@ -29,6 +35,14 @@ export function accept<Event, Facts>(events: readonly Event[], facts?: Facts) {
 export function refuse<Refusal extends string, Event = never>(
   refusal: Refusal,
   events: readonly Event[] = [],
-): { readonly ok: false; readonly refusal: Refusal; readonly events: readonly Event[] } {
-  return { ok: false, refusal, events };
+  detail?: string,
+): {
+  readonly ok: false;
+  readonly refusal: Refusal;
+  readonly events: readonly Event[];
+  readonly detail?: string;
+} {
+  return detail === undefined
+    ? { ok: false, refusal, events }
+    : { ok: false, refusal, events, detail };
 }

@@ -6,6 +6,7 @@ import {
   credentialSecretReplayedSchema,
   credentialKeysChangedSchema,
   credentialRevokedSchema,
+  credentialScopesChangedSchema,
 } from './event-data/credential.js';
 import {
   privateTokenIssuedSchema,
@@ -55,6 +56,8 @@ export {
   credentialSecretReplayedSchema,
   credentialKeysChangedSchema,
   credentialRevokedSchema,
+  credentialScopesChangedSchema,
+  scopeListSchema,
   type ClientJwks,
 } from './event-data/credential.js';
 export {
@@ -97,6 +100,7 @@ export const EVENT_SCHEMAS = {
   'signing-key-retired': signingKeyRetiredSchema,
   'signing-keys-resealed': signingKeysResealedSchema,
   'credential-rate-limit-changed': credentialRateLimitChangedSchema,
+  'credential-scopes-changed': credentialScopesChangedSchema,
   'client-authentication-failures-summarized': clientAuthenticationFailuresSummarizedSchema,
   'audit-log-read': auditLogReadSchema,
   'events-archived': eventsArchivedSchema,

@@ -138,6 +138,7 @@ export function createMetrics(db: Kysely<Database>): Metrics {
     'signing-key-retired': lifecycleOf('signing-key-retired'),
     'signing-keys-resealed': lifecycleOf('signing-keys-resealed'),
     'credential-rate-limit-changed': lifecycleOf('credential-rate-limit-changed'),
+    'credential-scopes-changed': lifecycleOf('credential-scopes-changed'),
     // Counted when suppressed (see Limits), so the summary adds nothing here.
     'client-authentication-failures-summarized': null,
     'access-refused': lifecycleOf('access-refused'),

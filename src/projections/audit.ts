@@ -16,10 +16,10 @@ interface AuditShape<Type extends EventType> {
  */
 export const AUDIT_SHAPES: { readonly [Type in EventType]: AuditShape<Type> } = {
   'credential-created': {
-    details: ['name', 'description', 'created_by', 'login_issuer'],
+    details: ['name', 'description', 'created_by', 'login_issuer', 'scopes'],
   },
-  'private-token-issued': { details: [] },
-  'public-token-issued': { details: [] },
+  'private-token-issued': { details: ['scope'] },
+  'public-token-issued': { details: ['scope'] },
   'client-authentication-failed': { details: ['reason'] },
   'credential-secret-rotated': {
     details: ['overlap_seconds', 'previous_secret_expires_at', 'rotated_by'],
@@ -34,6 +34,7 @@ export const AUDIT_SHAPES: { readonly [Type in EventType]: AuditShape<Type> } = 
   'credential-rate-limit-changed': {
     details: ['rate_limit_per_minute', 'changed_by'],
   },
+  'credential-scopes-changed': { details: ['scopes', 'removed', 'changed_by'] },
   'client-authentication-failures-summarized': {
     details: [
       'window_start',

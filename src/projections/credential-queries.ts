@@ -14,6 +14,8 @@ export interface CredentialRecord {
   readonly last_used_at: string | null;
   /** This client's own budget per minute; null: CLIENT_RATE_LIMIT_PER_MINUTE. */
   readonly rate_limit_per_minute: number | null;
+  /** The scopes its tokens may carry; null: recorded before scopes (the catalog's defaults). */
+  readonly scopes: readonly string[] | null;
   /** Only while a rotation overlap runs. */
   readonly previous_secret_expires_at?: string;
   readonly revoked_at?: string;
@@ -42,6 +44,7 @@ function credentialsOf(db: Kysely<Database>, spaceId: string) {
       'c.previous_secret_expires_at',
       'c.revoked_at',
       'c.rate_limit_per_minute',
+      'c.scopes',
       'u.last_used_at',
     ])
     .where('c.space_id', '=', spaceId);
@@ -61,6 +64,7 @@ function toRecord(row: Row, nowMs: number): CredentialRecord {
     last_updated: row.updated_at.toISOString(),
     last_used_at: row.last_used_at?.toISOString() ?? null,
     rate_limit_per_minute: row.rate_limit_per_minute,
+    scopes: row.scopes,
     ...(overlapEnds && overlapEnds.getTime() > nowMs
       ? { previous_secret_expires_at: overlapEnds.toISOString() }
       : {}),

@@ -31,6 +31,8 @@ export async function writeCredential(
     revoked_at: ms(state.revokedAt),
     revoked_reason: state.revokedReason,
     rate_limit_per_minute: state.rateLimitPerMinute,
+    scopes: state.scopes ? [...state.scopes] : null,
+    scopes_narrowed_at: ms(state.scopesNarrowedAt),
   };
   // The stream's version check already ran in this transaction: the row is at version - 1.
   await trx
@@ -68,6 +70,8 @@ export async function findCredential(
         revokedAt: row.revoked_at?.getTime() ?? null,
         revokedReason: row.revoked_reason,
         rateLimitPerMinute: row.rate_limit_per_minute,
+        scopes: row.scopes,
+        scopesNarrowedAt: row.scopes_narrowed_at?.getTime() ?? null,
         version: Number(row.stream_version),
         createdAt: row.created_at.getTime(),
         updatedAt: row.updated_at.getTime(),

@@ -31,6 +31,7 @@ export const RATE_COUNTER: { readonly [Type in EventType]: RateContribution<Type
   'signing-key-retired': null,
   'signing-keys-resealed': null,
   'credential-rate-limit-changed': null,
+  'credential-scopes-changed': null,
   'client-authentication-failures-summarized': {
     counter: 'rejected_authentications',
     countFields: ['failed', 'refused_while_locked_out'],

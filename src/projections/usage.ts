@@ -20,6 +20,7 @@ export const IS_USE: { readonly [Type in EventType]: boolean } = {
   'signing-key-retired': false,
   'signing-keys-resealed': false,
   'credential-rate-limit-changed': false,
+  'credential-scopes-changed': false,
   'client-authentication-failures-summarized': false,
   'access-refused': false,
   'access-refusals-summarized': false,

@@ -62,6 +62,12 @@ export function exampleEvents(clientId: string): { readonly [Type in EventType]:
       rate_limit_per_minute: 120,
       changed_by: 'user-1',
     },
+    'credential-scopes-changed': {
+      client_id: clientId,
+      scopes: ['catalog:read'],
+      removed: ['cart:write'],
+      changed_by: 'user-1',
+    },
     'client-authentication-failures-summarized': {
       client_id: clientId,
       window_start: now.toISOString(),

@@ -1,3 +1,4 @@
+import type { ScopeCatalog } from '../../src/domain/scope-catalog.js';
 import {
   decideCreateCredential,
   decideRevokeCredential,
@@ -50,6 +51,8 @@ export function credentialCreated(
     readonly secretHash?: string;
     readonly rateLimitPerMinute?: number | null;
     readonly requireDpop?: boolean;
+    readonly scopes?: readonly string[];
+    readonly catalog?: ScopeCatalog;
   } = {},
 ) {
   const decision = decideCreateCredential({
@@ -64,6 +67,8 @@ export function credentialCreated(
     rateLimitPerMinute: options.rateLimitPerMinute ?? null,
     requireDpop: options.requireDpop,
     spaceCeiling: 120_000,
+    scopes: options.scopes,
+    catalog: options.catalog ?? {},
   });
   if (!decision.ok) throw new Error('a creation is never refused');
   return decision.events[0]!;

@@ -66,6 +66,7 @@ export function inMemoryCommandContext(start = Date.parse('2026-11-24T12:00:00Z'
     privateTokenTtlSeconds: 3600,
     publicTokenTtlSeconds: 900,
     spaceRateLimitPerMinute: 6000,
+    scopeCatalog: {},
   } as unknown as CommandContext;
   return { ctx, memory, clock };
 }

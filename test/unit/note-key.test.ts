@@ -26,7 +26,7 @@ describe('npm run note-key (the verifier key of signed tree heads, derived offli
     expect(logKey).toMatch(/^auth\.example\/audit\/log\+[0-9a-f]{8}\+/);
     expect(spaceKey).toMatch(/^auth\.example\/audit\/space\/s1\+[0-9a-f]{8}\+/);
 
-    const root = new Uint8Array(32).fill(7);
+    const root = Buffer.alloc(32, 7);
     const logHead = signTreeHead({ publicKey, privateKey }, treeOrigin(issuer, ''), 5, root);
     const spaceHead = signTreeHead({ publicKey, privateKey }, treeOrigin(issuer, 's1'), 5, root);
     expect(openNote(logHead, parseVerifierKey(logKey))).toBeDefined();

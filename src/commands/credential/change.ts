@@ -2,13 +2,19 @@ import type { CredentialDecision, CredentialRefusal } from '../../domain/credent
 import {
   decideChangeKeys,
   decideChangeRateLimit,
+  decideChangeScopes,
   decideRevokeCredential,
   decideRotateSecret,
 } from '../../domain/credential/decide.js';
 import type { CredentialEvent } from '../../domain/credential/evolve.js';
 import type { Credential } from '../../domain/credential/state.js';
 import type { ClientJwks, EventMetadata } from '../../domain/events.js';
-import { ConflictError, InvalidRequestError, NotFoundError } from '../../errors/errors.js';
+import {
+  ConflictError,
+  InvalidRequestError,
+  InvalidScopeError,
+  NotFoundError,
+} from '../../errors/errors.js';
 import type { InlineWrites } from '../../projections/inline-writes.js';
 import { generateClientSecret } from '../../crypto/secrets.js';
 import type { CommandContext } from '../context.js';
@@ -28,7 +34,7 @@ export interface CredentialCommand {
   readonly metadata: EventMetadata;
 }
 
-type Refusals = Readonly<Record<CredentialRefusal, (clientId: string) => Error>>;
+type Refusals = Readonly<Record<CredentialRefusal, (clientId: string, detail?: string) => Error>>;
 
 /** The answer to a client limit above its space's ceiling, named by its field. */
 export function overSpaceCeiling(ctx: Pick<CommandContext, 'spaceRateLimitPerMinute'>): Error {
@@ -38,9 +44,16 @@ export function overSpaceCeiling(ctx: Pick<CommandContext, 'spaceRateLimitPerMin
   ]);
 }
 
+/** A scope no audience's catalog lists, named by its field. */
+export function unknownScope(scope: string | undefined): Error {
+  const message = `"${scope}" is not in the scope catalog (GET /.well-known/oauth-authorization-server lists scopes_supported)`;
+  return new InvalidScopeError(`scopes: ${message}`);
+}
+
 /** What a refusal means to the caller: 404 for another space's or no credential, else 400. */
 const refusals = (ctx: CommandContext, whenRevoked: string): Refusals => ({
   over_space_ceiling: () => overSpaceCeiling(ctx),
+  invalid_scope: (_clientId, scope) => unknownScope(scope),
   not_found: (clientId) => new NotFoundError(`no credential "${clientId}" in this space`),
   revoked: () => new InvalidRequestError(whenRevoked),
   wrong_method: () =>
@@ -62,7 +75,7 @@ async function change<Type extends CredentialEvent['type']>(
 ): Promise<Credential> {
   const state = await ctx.credentials.findFresh(command.clientId);
   const decision = decide(state, ctx.ids.eventId());
-  if (!decision.ok) throw refused[decision.refusal](command.clientId);
+  if (!decision.ok) throw refused[decision.refusal](command.clientId, decision.detail);
   if (decision.events.length === 0) return state!;
   return appendToCredential(ctx, command, state, decision.events, alsoInTransaction);
 }
@@ -162,5 +175,22 @@ export async function changeKeys(
     command,
     refusals(ctx, 'a revoked credential has no keys to change'),
     (state, eventId) => decideChangeKeys({ ...command, eventId }, state),
+  );
+}
+
+/**
+ * Replaces a credential's allowed scopes: credential-scopes-changed. Taking a scope away refuses
+ * its live tokens that carry it, within the credential cache's bound on every replica.
+ */
+export async function changeScopes(
+  ctx: CommandContext,
+  command: CredentialCommand & { readonly scopes: readonly string[] },
+): Promise<void> {
+  await change(
+    ctx,
+    command,
+    refusals(ctx, 'a revoked credential has no scopes to change'),
+    (state, eventId) =>
+      decideChangeScopes({ ...command, eventId, catalog: ctx.scopeCatalog }, state),
   );
 }

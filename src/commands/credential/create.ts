@@ -3,7 +3,7 @@ import type { ClientJwks, EventMetadata } from '../../domain/events.js';
 import { generateClientId, generateClientSecret } from '../../crypto/secrets.js';
 import type { CommandContext } from '../context.js';
 import { appendToCredential } from './append.js';
-import { overSpaceCeiling } from './change.js';
+import { overSpaceCeiling, unknownScope } from './change.js';
 
 /** The new credential, with its secret: the only time the secret is ever available. */
 export interface CreatedCredential {
@@ -14,6 +14,8 @@ export interface CreatedCredential {
   readonly name: string;
   readonly description: string;
   readonly createdAt: Date;
+  /** The scopes it allows (empty with an empty catalog). */
+  readonly scopes: readonly string[];
 }
 
 /** Creates a client credential in a space: credential-created, with its read-model row. */
@@ -30,6 +32,8 @@ export async function createCredential(
     readonly jwks?: ClientJwks;
     /** Every public token this client issues must be DPoP-bound. */
     readonly requireDpop?: boolean;
+    /** The scopes its tokens may carry; none: the catalog's defaults. */
+    readonly scopes?: readonly string[];
     readonly metadata: EventMetadata;
   },
 ): Promise<CreatedCredential> {
@@ -41,8 +45,13 @@ export async function createCredential(
     clientId,
     ...(clientSecret ? { secretHash: ctx.hasher.hash(clientSecret).toString('base64url') } : {}),
     spaceCeiling: ctx.spaceRateLimitPerMinute,
+    catalog: ctx.scopeCatalog,
   });
-  if (!decision.ok) throw overSpaceCeiling(ctx);
+  if (!decision.ok) {
+    throw decision.refusal === 'invalid_scope'
+      ? unknownScope(decision.detail)
+      : overSpaceCeiling(ctx);
+  }
   const { events } = decision;
   const created = await appendToCredential(
     ctx,
@@ -57,5 +66,6 @@ export async function createCredential(
     name: command.name,
     description: command.description,
     createdAt: new Date(created.createdAt),
+    scopes: created.scopes ?? [],
   };
 }

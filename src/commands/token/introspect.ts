@@ -1,4 +1,5 @@
-import { tokenInSpace } from '../../domain/policy.js';
+import { allowedScopes, tokenInSpace, tokenScopesStillAllowed } from '../../domain/policy.js';
+import { scopeWords } from '../../domain/scope.js';
 import type { Credential } from '../../domain/credential/state.js';
 import type { AccessTokenClaims } from '../../crypto/access-tokens.js';
 import type { CommandContext } from '../context.js';
@@ -21,7 +22,8 @@ export type Introspection =
 /**
  * RFC 7662: whether `token` is active for a client of `client`'s space, and its claims if so.
  * Inactive: not ours, forged, expired, signed by a withdrawn key, of another space, revoked, derived
- * from a revoked private token, or of a revoked credential.
+ * from a revoked private token, of a revoked credential, or carrying a scope its credential no
+ * longer allows.
  */
 export async function introspectToken(
   ctx: CommandContext,
@@ -39,6 +41,9 @@ export async function introspectToken(
   }
   const owner = await ctx.credentials.find(claims.client_id);
   if (!owner || owner.status !== 'active') return { active: false };
+  // Narrowing a credential's scopes reaches its live tokens: one carrying a scope taken away.
+  const allowed = allowedScopes(ctx.scopeCatalog, owner);
+  if (!tokenScopesStillAllowed(scopeWords(claims.scope), allowed)) return { active: false };
   const common = {
     active: true as const,
     // RFC 9449 §6.2: a bound token says so, and to which key.
@@ -53,6 +58,7 @@ export async function introspectToken(
     jti: claims.jti,
     space_id: claims.space_id,
     token_kind: claims.token_kind,
+    ...(claims.scope ? { scope: claims.scope } : {}),
   };
   return claims.token_kind === 'public'
     ? {

@@ -1,7 +1,7 @@
 import { decideIssuePrivateToken } from '../../domain/token/decide.js';
 import type { EventMetadata } from '../../domain/events.js';
 import { authenticateClient, type ClientProof } from '../client-authentication/authenticate.js';
-import { InvalidTargetError } from '../../errors/errors.js';
+import { InvalidScopeError, InvalidTargetError } from '../../errors/errors.js';
 import type { CommandContext } from '../context.js';
 import type { DpopProof } from '../../crypto/dpop.js';
 import { rememberDpopProof } from './dpop-proofs.js';
@@ -16,6 +16,8 @@ export async function issuePrivateToken(
   command: {
     readonly proof: ClientProof;
     readonly audience: string;
+    /** The `scope` asked for, as words; undefined: the defaults. */
+    readonly scopes?: readonly string[];
     /** A checked DPoP proof: the token is bound to its key (its jti is checked here). */
     readonly dpop?: DpopProof;
     readonly metadata: EventMetadata;
@@ -27,6 +29,7 @@ export async function issuePrivateToken(
   const decision = decideIssuePrivateToken(
     {
       audience: command.audience,
+      scopes: command.scopes,
       metadata: command.metadata,
       now: ctx.clock.now(),
       // The request's id: one request, one issuance, and the event need not name it twice.
@@ -35,9 +38,17 @@ export async function issuePrivateToken(
       jkt: command.dpop?.jkt,
     },
     credential,
-    { audiences: ctx.audiences, ttlSeconds: ctx.privateTokenTtlSeconds },
+    {
+      audiences: ctx.audiences,
+      ttlSeconds: ctx.privateTokenTtlSeconds,
+      catalog: ctx.scopeCatalog,
+    },
   );
-  if (!decision.ok) throw new InvalidTargetError(command.audience);
+  if (!decision.ok) {
+    throw decision.refusal === 'invalid_scope'
+      ? new InvalidScopeError(decision.detail!)
+      : new InvalidTargetError(command.audience);
+  }
   const { clientId, spaceId } = credential;
   const rateLimit = ctx.limits.clientRequest(credential);
   if (command.dpop) await rememberDpopProof(ctx, spaceId, command.dpop);
@@ -53,6 +64,7 @@ export async function issuePrivateToken(
       client_id: clientId,
       space_id: spaceId,
       token_kind: 'private',
+      ...(decision.facts.scope ? { scope: decision.facts.scope } : {}),
       ...(command.dpop ? { cnf: { jkt: command.dpop.jkt } } : {}),
     },
     decision.events[0]!,

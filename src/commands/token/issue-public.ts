@@ -3,8 +3,10 @@ import type { EventMetadata } from '../../domain/events.js';
 import {
   InsufficientScopeError,
   InvalidDpopProofError,
+  InvalidScopeError,
   InvalidTokenError,
 } from '../../errors/errors.js';
+import { scopeWords } from '../../domain/scope.js';
 import type { PrivateTokenClaims } from '../../crypto/access-tokens.js';
 import type { CommandContext } from '../context.js';
 import type { DpopProof } from '../../crypto/dpop.js';
@@ -30,6 +32,8 @@ export async function issuePublicToken(
      * else the proof's key, if one was sent; else none (a bearer token).
      */
     readonly bindTo?: string;
+    /** The `scope` asked for, as words; undefined: the defaults. */
+    readonly scopes?: readonly string[];
   },
 ): Promise<IssuedToken> {
   const { privateToken } = command;
@@ -42,6 +46,7 @@ export async function issuePublicToken(
       spaceId: command.spaceId,
       customerId: command.customerId,
       segmentId: command.segmentId,
+      scopes: command.scopes,
       metadata: command.metadata,
       now: ctx.clock.now(),
       // The request's id: one request, one issuance, and the event need not name it twice.
@@ -54,12 +59,14 @@ export async function issuePublicToken(
         audience: privateToken.aud,
         jti: privateToken.jti,
         expiresAt: privateToken.exp,
+        scopes: scopeWords(privateToken.scope),
       },
     },
     credential,
-    { ttlSeconds: ctx.publicTokenTtlSeconds },
+    { ttlSeconds: ctx.publicTokenTtlSeconds, catalog: ctx.scopeCatalog },
   );
   if (!decision.ok) {
+    if (decision.refusal === 'invalid_scope') throw new InvalidScopeError(decision.detail!);
     if (decision.refusal === 'dpop_required') {
       throw new InvalidDpopProofError(
         'this client issues only DPoP-bound public tokens: send a DPoP proof or dpop_jkt',
@@ -90,6 +97,7 @@ export async function issuePublicToken(
       segment_id: command.segmentId,
       parent_jti: privateToken.jti,
       act: { sub: privateToken.client_id },
+      ...(decision.facts.scope ? { scope: decision.facts.scope } : {}),
       ...(jkt ? { cnf: { jkt } } : {}),
     },
     decision.events[0]!,

@@ -11,6 +11,8 @@ export interface IssuedToken {
   readonly expiresIn: number;
   /** `DPoP` for a token bound to a key (RFC 9449 §5), else `Bearer`. */
   readonly tokenType: 'Bearer' | 'DPoP';
+  /** The granted scopes' text (RFC 6749 §5.1 `scope`); absent when none were granted. */
+  readonly scope?: string;
   /** The client's budget after this request, for the RateLimit headers. */
   readonly rateLimit: RateLimitState;
 }
@@ -39,6 +41,7 @@ export async function recordIssuedToken(
     token,
     expiresIn: claims.exp - claims.iat,
     tokenType: claims.cnf ? 'DPoP' : 'Bearer',
+    ...(claims.scope ? { scope: claims.scope } : {}),
     rateLimit,
   };
 }

@@ -1,11 +1,19 @@
 import { domainEvent, type ClientJwks, type DomainEvent, type EventMetadata } from '../events.js';
 import type { Credential } from './state.js';
 import { accept, refuse, type Decision } from '../decision.js';
-import { withinSpaceCeiling } from '../policy.js';
+import { allowedScopes, credentialScopes, missingScopes, withinSpaceCeiling } from '../policy.js';
+import { scopeText } from '../scope.js';
+import type { ScopeCatalog } from '../scope-catalog.js';
 import { msOf } from '../times.js';
 
 /** Why a change to a credential cannot happen. */
-export type CredentialRefusal = 'not_found' | 'revoked' | 'wrong_method' | 'over_space_ceiling';
+export type CredentialRefusal =
+  | 'not_found'
+  | 'revoked'
+  | 'wrong_method'
+  | 'over_space_ceiling'
+  /** A scope no audience's catalog lists; the decision's `detail` names it. */
+  | 'invalid_scope';
 
 /** What a decision on a credential returns: the events to append, or why not. */
 export type CredentialDecision<Type extends DomainEvent['type']> = Decision<
@@ -42,10 +50,15 @@ export function decideCreateCredential(command: {
   readonly rateLimitPerMinute?: number | null;
   /** The space's ceiling, which the client's own limit may not exceed. */
   readonly spaceCeiling: number;
-}): Decision<DomainEvent<'credential-created'>, 'over_space_ceiling'> {
+  /** The scopes asked for; none: the catalog's defaults. */
+  readonly scopes?: readonly string[];
+  readonly catalog: ScopeCatalog;
+}): Decision<DomainEvent<'credential-created'>, 'over_space_ceiling' | 'invalid_scope'> {
   if (!withinSpaceCeiling(command.rateLimitPerMinute, command.spaceCeiling)) {
     return refuse('over_space_ceiling');
   }
+  const scopes = credentialScopes(command.catalog, command.scopes);
+  if (!scopes.ok) return refuse('invalid_scope', [], scopes.scope);
   const event = domainEvent(
     command.eventId,
     'credential-created',
@@ -59,6 +72,10 @@ export function decideCreateCredential(command: {
       created_by: command.userSubject,
       login_issuer: command.loginIssuer,
       ...(command.rateLimitPerMinute ? { rate_limit_per_minute: command.rateLimitPerMinute } : {}),
+      // An empty catalog records none, so events stay as they were before scopes.
+      ...(scopes.scopes.length > 0 || command.scopes !== undefined
+        ? { scopes: [...scopes.scopes].sort() }
+        : {}),
     },
     command.metadata,
   );
@@ -193,6 +210,38 @@ export function decideRecordSecretReplay(
       client_id: command.clientId,
       idempotency_key_sha256: command.idempotencyKeyHash,
       replayed_to: command.actor,
+    },
+    command.metadata,
+  );
+  return accept([event]);
+}
+
+/**
+ * Replace a credential's allowed scopes. Taking one away reaches its live tokens: those carrying
+ * it are refused from then on (introspection, the revocation list). The same set changes nothing.
+ */
+export function decideChangeScopes(
+  command: LifecycleCommand & {
+    readonly scopes: readonly string[];
+    readonly catalog: ScopeCatalog;
+  },
+  state: Credential | undefined,
+): CredentialDecision<'credential-scopes-changed'> {
+  const refused = refusal(command, state);
+  if (refused) return refuse(refused);
+  const granted = credentialScopes(command.catalog, command.scopes);
+  if (!granted.ok) return refuse('invalid_scope', [], granted.scope);
+  const before = allowedScopes(command.catalog, state!);
+  const scopes = [...granted.scopes].sort();
+  if (state!.scopes !== null && scopeText(before) === scopeText(scopes)) return accept([]);
+  const event = domainEvent(
+    command.eventId,
+    'credential-scopes-changed',
+    {
+      client_id: command.clientId,
+      scopes,
+      removed: missingScopes(scopes, before).sort(),
+      changed_by: command.actor,
     },
     command.metadata,
   );

@@ -8,6 +8,7 @@ export type CredentialEvent = Recorded<
   | 'credential-revoked'
   | 'credential-rate-limit-changed'
   | 'credential-keys-changed'
+  | 'credential-scopes-changed'
 >;
 
 /** The credential after `event`. Pure; the `credentials` row is this state, written inline. */
@@ -34,6 +35,8 @@ export function evolveCredential(
       revokedAt: null,
       revokedReason: null,
       rateLimitPerMinute: data.rate_limit_per_minute ?? null,
+      scopes: data.scopes ?? null,
+      scopesNarrowedAt: null,
       createdAt: at,
       ...touched,
     };
@@ -63,5 +66,12 @@ export function evolveCredential(
       return { ...state, ...touched, rateLimitPerMinute: event.data.rate_limit_per_minute };
     case 'credential-keys-changed':
       return { ...state, ...touched, jwks: event.data.jwks };
+    case 'credential-scopes-changed':
+      return {
+        ...state,
+        ...touched,
+        scopes: event.data.scopes,
+        scopesNarrowedAt: event.data.removed.length > 0 ? at : state.scopesNarrowedAt,
+      };
   }
 }

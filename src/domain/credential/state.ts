@@ -25,6 +25,10 @@ export interface Credential {
   readonly revokedReason: string | null;
   /** This client's budget per minute, overriding CLIENT_RATE_LIMIT_PER_MINUTE; null: default. */
   readonly rateLimitPerMinute: number | null;
+  /** The scopes its tokens may carry; null: recorded before scopes, the catalog's defaults. */
+  readonly scopes: readonly string[] | null;
+  /** When a change last took a scope away (ms since epoch); null: never. */
+  readonly scopesNarrowedAt: number | null;
   /** Position of the last event in the credential's stream (optimistic concurrency). */
   readonly version: number;
   readonly createdAt: number;

@@ -1,4 +1,8 @@
 import { z } from 'zod';
+import { SCOPE_MAX_LENGTH } from '../scope.js';
+
+/** A credential's allowed scopes (catalog names, RFC 6749 §3.3 words), at most 100. */
+export const scopeListSchema = z.array(z.string().min(1).max(SCOPE_MAX_LENGTH)).max(100);
 
 /** A client's public signing key (RFC 7517): never a private member. */
 export const clientPublicJwkSchema = z
@@ -34,6 +38,18 @@ export const credentialCreatedSchema = z.object({
   login_issuer: z.string(),
   /** Overrides CLIENT_RATE_LIMIT_PER_MINUTE for this client; absent or null: the default. */
   rate_limit_per_minute: z.number().int().min(1).max(1_000_000_000).nullable().optional(),
+  /** The scopes its tokens may carry. Absent (created before scopes existed): the catalog's
+   * defaults, whatever they are when a token is asked for. */
+  scopes: scopeListSchema.optional(),
+});
+
+/** A credential's allowed scopes replaced, whole: narrowing reaches its live tokens too. */
+export const credentialScopesChangedSchema = z.object({
+  client_id: z.string(),
+  scopes: scopeListSchema,
+  /** Those it held before and holds no longer: its tokens carrying one are refused from now. */
+  removed: scopeListSchema,
+  changed_by: z.string(),
 });
 
 export const credentialRateLimitChangedSchema = z.object({

@@ -2,6 +2,8 @@ import { z } from 'zod';
 
 /** The key a DPoP-bound token is bound to (RFC 7638 thumbprint); absent for a bearer token. */
 const boundTo = { cnf_jkt: z.string().optional() };
+/** The scopes granted (RFC 6749 §3.3 text, sorted); absent when none were. */
+const granted = { scope: z.string().max(4096).optional() };
 
 export const privateTokenIssuedSchema = z.object({
   client_id: z.string(),
@@ -10,6 +12,7 @@ export const privateTokenIssuedSchema = z.object({
   issued_at: z.iso.datetime(),
   expires_at: z.iso.datetime(),
   ...boundTo,
+  ...granted,
 });
 
 export const publicTokenIssuedSchema = z.object({
@@ -22,6 +25,7 @@ export const publicTokenIssuedSchema = z.object({
   issued_at: z.iso.datetime(),
   expires_at: z.iso.datetime(),
   ...boundTo,
+  ...granted,
 });
 
 export const tokenRevokedSchema = z.object({

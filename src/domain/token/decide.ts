@@ -4,7 +4,16 @@ import { domainEvent, type DomainEvent, type EventMetadata } from '../events.js'
 import type { Credential } from '../credential/state.js';
 import type { Token } from './state.js';
 import { accept, refuse, type Decision } from '../decision.js';
-import { tokenInSpace } from '../policy.js';
+import {
+  allowedScopes,
+  describeScopeRefusal,
+  privateTokenScopes,
+  publicTokenScopes,
+  tokenInSpace,
+  type ScopeGrant,
+} from '../policy.js';
+import { scopeText } from '../scope.js';
+import type { ScopeCatalog } from '../scope-catalog.js';
 
 /** When and under which ids a token is issued: chosen by the handler, so decisions stay pure. */
 interface Issuance {
@@ -17,13 +26,22 @@ interface Issuance {
 }
 
 const binding = (command: Issuance) => (command.jkt ? { cnf_jkt: command.jkt } : {});
+/** The event's `scope`: absent when none was granted, so unscoped events are as before. */
+const granted = (scopes: readonly string[]) =>
+  scopes.length > 0 ? { scope: scopeText(scopes) } : {};
 
-/** A token's id and lifetime in seconds since the epoch, as the JWT carries them. */
+/** A token's id, lifetime in seconds since the epoch and granted scopes, as the JWT carries them. */
 export interface Lifetime {
   readonly jti: string;
   readonly issuedAt: number;
   readonly expiresAt: number;
+  /** The `scope` claim: the granted scopes' text, absent when none were granted. */
+  readonly scope?: string;
 }
+
+/** The refusal of a scope grant, its description as the decision's detail. */
+const scopeRefused = (grant: ScopeGrant & { ok: false }, audience: string) =>
+  refuse('invalid_scope', [], describeScopeRefusal(grant, audience));
 
 /** Issue and expiry times (seconds); expiry never past `notAfter`. */
 function lifetime(command: Issuance, ttlSeconds: number, notAfter = Number.POSITIVE_INFINITY) {
@@ -43,11 +61,26 @@ function lifetime(command: Issuance, ttlSeconds: number, notAfter = Number.POSIT
  * decideClientAuthentication): only the audience can still refuse it.
  */
 export function decideIssuePrivateToken(
-  command: Issuance & { readonly audience: string },
+  command: Issuance & {
+    readonly audience: string;
+    /** The `scope` asked for, as words; undefined: none asked, the defaults. */
+    readonly scopes?: readonly string[];
+  },
   credential: Credential,
-  policy: { readonly audiences: readonly string[]; readonly ttlSeconds: number },
-): Decision<DomainEvent<'private-token-issued'>, 'invalid_target', Lifetime> {
+  policy: {
+    readonly audiences: readonly string[];
+    readonly ttlSeconds: number;
+    readonly catalog: ScopeCatalog;
+  },
+): Decision<DomainEvent<'private-token-issued'>, 'invalid_target' | 'invalid_scope', Lifetime> {
   if (!policy.audiences.includes(command.audience)) return refuse('invalid_target');
+  const scopes = privateTokenScopes(
+    policy.catalog,
+    command.audience,
+    allowedScopes(policy.catalog, credential),
+    command.scopes,
+  );
+  if (!scopes.ok) return scopeRefused(scopes, command.audience);
   const { issued_at, expires_at, ...times } = lifetime(command, policy.ttlSeconds);
   const event = domainEvent(
     command.eventId,
@@ -59,10 +92,11 @@ export function decideIssuePrivateToken(
       issued_at,
       expires_at,
       ...binding(command),
+      ...granted(scopes.scopes),
     },
     command.metadata,
   );
-  return accept([event], times);
+  return accept([event], { ...times, ...granted(scopes.scopes) });
 }
 
 /** The verified private token that pays for a public one. */
@@ -73,6 +107,8 @@ export interface PrivateTokenGrant {
   readonly jti: string;
   /** Seconds since the epoch. */
   readonly expiresAt: number;
+  /** The scopes it carries. */
+  readonly scopes: readonly string[];
 }
 
 /**
@@ -85,12 +121,14 @@ export function decideIssuePublicToken(
     readonly customerId: string;
     readonly segmentId: string;
     readonly privateToken: PrivateTokenGrant;
+    /** The `scope` asked for, as words; undefined: none asked, the defaults. */
+    readonly scopes?: readonly string[];
   },
   credential: Credential | undefined,
-  policy: { readonly ttlSeconds: number },
+  policy: { readonly ttlSeconds: number; readonly catalog: ScopeCatalog },
 ): Decision<
   DomainEvent<'public-token-issued'>,
-  'space_mismatch' | 'credential_inactive' | 'dpop_required',
+  'space_mismatch' | 'credential_inactive' | 'dpop_required' | 'invalid_scope',
   /** With the active credential behind the private token. */
   Lifetime & { readonly credential: Credential }
 > {
@@ -104,6 +142,13 @@ export function decideIssuePublicToken(
     return refuse('credential_inactive');
   }
   if (credential.requireDpop && !command.jkt) return refuse('dpop_required');
+  const scopes = publicTokenScopes(
+    policy.catalog,
+    privateToken.audience,
+    { scopes: privateToken.scopes, allowed: allowedScopes(policy.catalog, credential) },
+    command.scopes,
+  );
+  if (!scopes.ok) return scopeRefused(scopes, privateToken.audience);
   const { issued_at, expires_at, ...times } = lifetime(
     command,
     policy.ttlSeconds,
@@ -122,10 +167,11 @@ export function decideIssuePublicToken(
       issued_at,
       expires_at,
       ...binding(command),
+      ...granted(scopes.scopes),
     },
     command.metadata,
   );
-  return accept([event], { ...times, credential });
+  return accept([event], { ...times, ...granted(scopes.scopes), credential });
 }
 
 /**

@@ -29,6 +29,9 @@ export const credentialRecord = z.object({
   last_updated: timestamp,
   last_used_at: timestamp.nullable(),
   rate_limit_per_minute: z.number().int().nullable(),
+  scopes: z
+    .array(z.string())
+    .describe("The scopes its tokens may carry (recorded before scopes: the catalog's defaults)"),
   previous_secret_expires_at: timestamp.optional(),
   revoked_at: timestamp.optional(),
 });
@@ -61,6 +64,8 @@ export const tokenResponse = z.object({
   access_token: z.string(),
   token_type: z.enum(['Bearer', 'DPoP']),
   expires_in: z.number().int(),
+  /** RFC 6749 §5.1: the granted scopes, space-delimited; absent when none were granted. */
+  scope: z.string().optional(),
 });
 
 /** What the token endpoint answers: RFC 8693's `issued_token_type` for a token exchange. */
@@ -81,6 +86,7 @@ export const introspection = z.union([
     active: z.literal(true),
     token_type: z.enum(['Bearer', 'DPoP']),
     cnf: z.object({ jkt: z.string() }).optional(),
+    scope: z.string().optional(),
     client_id: z.string(),
     sub: z.string(),
     aud: z.union([z.string(), z.array(z.string())]),

@@ -5,14 +5,20 @@ import { createCredential } from '../../commands/credential/create.js';
 import {
   changeKeys,
   changeRateLimit,
+  changeScopes,
   revokeCredential,
   type CredentialCommand,
 } from '../../commands/credential/change.js';
 import type { Database } from '../../db/schema.js';
 import { NotFoundError } from '../../errors/errors.js';
-import { clientJwksSchema } from '../../domain/events.js';
+import { clientJwksSchema, scopeListSchema } from '../../domain/events.js';
 import { isUsablePublicJwk } from '../../crypto/client-keys.js';
-import { getCredential, listCredentials } from '../../projections/credential-queries.js';
+import {
+  getCredential,
+  listCredentials,
+  type CredentialRecord,
+} from '../../projections/credential-queries.js';
+import { allowedScopes } from '../../domain/policy.js';
 import { jsonCursor } from '../query.js';
 import { requestMetadata } from '../request-context.js';
 import { route, type Route } from '../route.js';
@@ -57,20 +63,33 @@ export function credentialRoutes(commands: CommandContext, db: Kysely<Database>)
     jwks: usableJwks.optional(),
     /** Every public token this client issues must be DPoP-bound (RFC 9449). */
     require_dpop: z.boolean().optional(),
+    /** The scopes its tokens may carry (catalog names); absent: the catalog's defaults. */
+    scopes: scopeListSchema.optional(),
   });
   const updateBody = z
     .object({
       rate_limit_per_minute: rateLimit.nullable().optional(),
       /** A secretless client's new public keys (the whole set). */
       jwks: usableJwks.optional(),
+      /** The scopes its tokens may carry, whole; one taken away is refused on live tokens too. */
+      scopes: scopeListSchema.optional(),
     })
-    .refine((body) => body.rate_limit_per_minute !== undefined || body.jwks !== undefined, {
-      message: 'give rate_limit_per_minute, jwks, or both',
-    });
+    .refine(
+      (body) =>
+        body.rate_limit_per_minute !== undefined ||
+        body.jwks !== undefined ||
+        body.scopes !== undefined,
+      { message: 'give rate_limit_per_minute, jwks, scopes, or several' },
+    );
+  /** A credential as shown: the scopes it allows now, also when recorded before scopes. */
+  const shown = (record: CredentialRecord) => ({
+    ...record,
+    scopes: [...allowedScopes(commands.scopeCatalog, record)],
+  });
   const found = async (spaceId: string, clientId: string) => {
     const record = await getCredential(db, spaceId, clientId);
     if (!record) throw new NotFoundError(`no credential "${clientId}" in this space`);
-    return record;
+    return shown(record);
   };
   /** Runs a change to the credential in the path, then answers with the credential as it is. */
   const changeThenShow = async (
@@ -93,7 +112,7 @@ export function credentialRoutes(commands: CommandContext, db: Kysely<Database>)
       summary: 'Create client credentials for the space (the secret is shown this once)',
       body: { schema: createCredentialBody, media: ['json'] },
       responses: [{ status: 201, description: 'Created', schema: createdCredential }],
-      errors: [...LOGIN_ERRORS, ...BODY_ERRORS],
+      errors: [...LOGIN_ERRORS, ...BODY_ERRORS, 'invalid_scope'],
       async handle(ctx, { user, spaceId, actor }) {
         const body = validate(createCredentialBody, ctx.request.body, 'body');
         const created = await createCredential(commands, {
@@ -105,6 +124,7 @@ export function credentialRoutes(commands: CommandContext, db: Kysely<Database>)
           rateLimitPerMinute: body.rate_limit_per_minute ?? null,
           jwks: body.jwks,
           requireDpop: body.require_dpop,
+          scopes: body.scopes,
           metadata: { actor, ...requestMetadata(ctx) },
         });
         ctx.state.clientId = created.clientId;
@@ -124,6 +144,7 @@ export function credentialRoutes(commands: CommandContext, db: Kysely<Database>)
           last_updated: created.createdAt.toISOString(),
           last_used_at: null,
           rate_limit_per_minute: body.rate_limit_per_minute ?? null,
+          scopes: [...created.scopes],
           ttl: null,
         } satisfies Body<typeof createdCredential>;
       },
@@ -147,7 +168,7 @@ export function credentialRoutes(commands: CommandContext, db: Kysely<Database>)
         });
         ctx.set('Cache-Control', 'no-store');
         ctx.body = {
-          items: page.items,
+          items: page.items.map(shown),
           next_cursor: page.next ? pageCursor.encode(page.next) : null,
         } satisfies Body<typeof credentialPage>;
       },
@@ -173,15 +194,23 @@ export function credentialRoutes(commands: CommandContext, db: Kysely<Database>)
       path: '/v1/credential/:client_id',
       operationId: 'updateCredential',
       summary:
-        "Change a credential's rate limit (null: the service default) or a secretless client's keys",
+        "Change a credential's rate limit (null: the service default), allowed scopes, or a secretless client's keys",
       params: clientPath,
       body: { schema: updateBody, media: ['json'] },
       responses: [{ status: 200, description: 'The credential', schema: credentialRecord }],
-      errors: [...LOGIN_ERRORS, ...BODY_ERRORS, 'not_found', 'method_not_allowed', 'conflict'],
+      errors: [
+        ...LOGIN_ERRORS,
+        ...BODY_ERRORS,
+        'invalid_scope',
+        'not_found',
+        'method_not_allowed',
+        'conflict',
+      ],
       handle: (ctx, who) =>
         changeThenShow(ctx, who, async (command) => {
           const body = validate(updateBody, ctx.request.body, 'body');
           if (body.jwks) await changeKeys(commands, { ...command, jwks: body.jwks });
+          if (body.scopes) await changeScopes(commands, { ...command, scopes: body.scopes });
           if (body.rate_limit_per_minute !== undefined) {
             await changeRateLimit(commands, {
               ...command,

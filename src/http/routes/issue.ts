@@ -5,6 +5,7 @@ import {
   ACCESS_TOKEN_TYPE,
   publicTokenFields,
 } from '../../commands/token/grants/token-exchange.js';
+import { requestedScopes, scopeParameter } from '../../commands/token/grants/scope-parameter.js';
 import { spaceIdHeader } from '../authentication.js';
 import { setRateLimitHeaders } from '../error-response.js';
 import { requestMetadata } from '../request-context.js';
@@ -13,7 +14,7 @@ import { validate } from '../validate.js';
 import { BODY_ERRORS } from '../openapi/operation.js';
 import { publicTokenResponse, type Body } from '../openapi/responses.js';
 
-const issueBody = z.object(publicTokenFields);
+const issueBody = z.object({ ...publicTokenFields, scope: scopeParameter });
 
 /** POST /v1/issue: a private token buys a public token for one customer and segment. */
 export function issueRoutes(commands: CommandContext): readonly Route[] {
@@ -31,6 +32,7 @@ export function issueRoutes(commands: CommandContext): readonly Route[] {
       errors: [
         ...BODY_ERRORS,
         'invalid_token',
+        'invalid_scope',
         'insufficient_scope',
         'rate_limited',
         'invalid_dpop_proof',
@@ -47,6 +49,7 @@ export function issueRoutes(commands: CommandContext): readonly Route[] {
           metadata: { actor, ...requestMetadata(ctx) },
           dpop,
           bindTo: body.dpop_jkt,
+          scopes: requestedScopes(body.scope),
         });
         ctx.set('Cache-Control', 'no-store');
         setRateLimitHeaders(ctx, issued.rateLimit);
@@ -56,6 +59,7 @@ export function issueRoutes(commands: CommandContext): readonly Route[] {
           token_type: issued.tokenType,
           issued_token_type: ACCESS_TOKEN_TYPE,
           expires_in: issued.expiresIn,
+          ...(issued.scope ? { scope: issued.scope } : {}),
         } satisfies Body<typeof publicTokenResponse>;
       },
     }),

@@ -188,6 +188,7 @@ describe('credential: created with its own limit', () => {
       description: 'd',
       userSubject: 'alice',
       loginIssuer: 'https://login.test',
+      catalog: {},
       rateLimitPerMinute: 7,
       spaceCeiling: 6,
     });
@@ -229,6 +230,7 @@ describe("credential: a secretless client's keys replaced", () => {
       description: 'secretless',
       userSubject: 'alice',
       loginIssuer: 'https://login.test',
+      catalog: {},
       spaceCeiling: 120_000,
     });
     if (!decision.ok) throw new Error('a creation is never refused');

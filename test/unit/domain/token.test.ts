@@ -20,7 +20,7 @@ const nextId = sequentialIds();
 const issuance = () => ({ now: NOW, eventId: nextId(), jti: `jti-${nextId()}`, metadata });
 const created = credentialCreated(nextId());
 const active = given(evolveCredential, undefined, [created]);
-const policy = { audiences: ['storefront.test'], ttlSeconds: 3600 };
+const policy = { audiences: ['storefront.test'], ttlSeconds: 3600, catalog: {} };
 
 describe('token: a client_credentials grant (client already authenticated)', () => {
   it('given a known audience, then private-token-issued expiring after the TTL', () => {
@@ -56,6 +56,7 @@ describe('token: a public token bought with a private one', () => {
     audience: 'storefront.test',
     jti: 'p-1',
     expiresAt: NOW / 1000 + 3600,
+    scopes: [],
   };
   const command = () => ({
     ...issuance(),
@@ -69,7 +70,7 @@ describe('token: a public token bought with a private one', () => {
     const decision = decideIssuePublicToken(
       { ...command(), privateToken: { ...privateToken, expiresAt: NOW / 1000 + 60 } },
       active,
-      { ttlSeconds: 900 },
+      { ttlSeconds: 900, catalog: {} },
     );
     expect(decision.ok && decision.facts.expiresAt - decision.facts.issuedAt).toBe(60);
     expect(decision.ok && decision.events[0]!.data).toMatchObject({
@@ -83,20 +84,24 @@ describe('token: a public token bought with a private one', () => {
     const strict = given(evolveCredential, undefined, [
       credentialCreated(nextId(), { requireDpop: true }),
     ]);
-    expect(decideIssuePublicToken(command(), strict, { ttlSeconds: 900 })).toEqual({
+    expect(decideIssuePublicToken(command(), strict, { ttlSeconds: 900, catalog: {} })).toEqual({
       ok: false,
       refusal: 'dpop_required',
       events: [],
     });
     const bound = decideIssuePublicToken({ ...command(), jkt: 'thumbprint' }, strict, {
       ttlSeconds: 900,
+      catalog: {},
     });
     expect(bound.ok && bound.events[0]!.data.cnf_jkt).toBe('thumbprint');
   });
 
   it('given X-Service-Space-ID of another space, then space_mismatch', () => {
     expect(
-      decideIssuePublicToken({ ...command(), spaceId: 'space-b' }, active, { ttlSeconds: 900 }),
+      decideIssuePublicToken({ ...command(), spaceId: 'space-b' }, active, {
+        ttlSeconds: 900,
+        catalog: {},
+      }),
     ).toEqual({ ok: false, refusal: 'space_mismatch', events: [] });
   });
 
@@ -109,7 +114,9 @@ describe('token: a public token bought with a private one', () => {
       spaceId: 'space-b',
     });
     for (const credential of [revokedState, undefined, otherSpace]) {
-      expect(decideIssuePublicToken(command(), credential, { ttlSeconds: 900 })).toEqual({
+      expect(
+        decideIssuePublicToken(command(), credential, { ttlSeconds: 900, catalog: {} }),
+      ).toEqual({
         ok: false,
         refusal: 'credential_inactive',
         events: [],

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { clientActor } from '../../../domain/actors.js';
 import { issuePrivateToken } from '../issue-private.js';
 import { defineGrant } from './grant.js';
+import { requestedScopes, scopeParameter } from './scope-parameter.js';
 
 const field = z.string().min(1, 'must not be empty').max(512);
 
@@ -18,6 +19,7 @@ export const clientCredentialsGrant = defineGrant({
     audience: field,
     /** RFC 8707 name for the same thing; accepted so generic OAuth clients work. */
     resource: field.optional(),
+    scope: scopeParameter,
   }),
   normalize: (body) => ({ ...body, audience: body.audience ?? body.resource }),
   issues: 'private-token-issued',
@@ -27,6 +29,7 @@ export const clientCredentialsGrant = defineGrant({
       proof: client,
       dpop: await dpop(),
       audience: fields.audience,
+      scopes: requestedScopes(fields.scope),
       metadata: { actor: clientActor(client.clientId), ...origin },
     });
     return {
@@ -34,6 +37,7 @@ export const clientCredentialsGrant = defineGrant({
         access_token: issued.token,
         token_type: issued.tokenType,
         expires_in: issued.expiresIn,
+        ...(issued.scope ? { scope: issued.scope } : {}),
       },
       rateLimit: issued.rateLimit,
     };

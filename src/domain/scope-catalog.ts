@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import { SCOPE_MAX_LENGTH, SCOPE_TOKEN } from './scope.js';
+
+/** One scope of an audience's catalog: what the operator says it allows, and to whom. */
+export const catalogScopeSchema = z
+  .object({
+    description: z.string().min(1).max(500),
+    /** Whether a public token (a browser's, an app's) may carry it. */
+    public: z.boolean().default(false),
+    /** Granted when a request names no scope, and allowed to a credential created without any. */
+    default: z.boolean().default(false),
+  })
+  .strict();
+
+const scopeName = z
+  .string()
+  .max(SCOPE_MAX_LENGTH)
+  .regex(SCOPE_TOKEN, 'a scope is printable ASCII without space, " or \\ (RFC 6749 §3.3)');
+
+/**
+ * The scope catalog (SCOPE_CATALOG): for each audience (a Storefront API), its scopes. An
+ * audience that is not in it, or an empty catalog, has no scopes: its tokens carry none, as
+ * before scopes existed.
+ */
+export const scopeCatalogSchema = z.record(
+  z.string().min(1).max(512),
+  z.record(scopeName, catalogScopeSchema),
+);
+
+/** A parsed catalog: audience → scope → what it is. */
+export type ScopeCatalog = z.output<typeof scopeCatalogSchema>;
+
+/** The scopes an audience's catalog lists (none for an audience it does not list). */
+export function audienceScopes(catalog: ScopeCatalog, audience: string): string[] {
+  return Object.keys(catalog[audience] ?? {});
+}
+
+/** The scopes of an audience that a public token may carry. */
+export function publicScopes(catalog: ScopeCatalog, audience: string): string[] {
+  return Object.entries(catalog[audience] ?? {})
+    .filter(([, scope]) => scope.public)
+    .map(([name]) => name);
+}
+
+/** The scopes of an audience granted when a request names none. */
+export function defaultScopes(catalog: ScopeCatalog, audience: string): string[] {
+  return Object.entries(catalog[audience] ?? {})
+    .filter(([, scope]) => scope.default)
+    .map(([name]) => name);
+}
+
+/** Every scope any audience lists, once each, sorted (discovery's `scopes_supported`). */
+export function allScopes(catalog: ScopeCatalog): string[] {
+  return [
+    ...new Set(Object.keys(catalog).flatMap((audience) => audienceScopes(catalog, audience))),
+  ].sort();
+}
+
+/** Every audience's default scopes together: what a credential created without scopes allows. */
+export function allDefaultScopes(catalog: ScopeCatalog): string[] {
+  return [
+    ...new Set(Object.keys(catalog).flatMap((audience) => defaultScopes(catalog, audience))),
+  ].sort();
+}

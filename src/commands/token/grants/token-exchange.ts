@@ -1,12 +1,10 @@
 import { z } from 'zod';
 import { clientActor } from '../../../domain/actors.js';
 import { mayTarget } from '../../../domain/policy.js';
-import { scopeWords } from '../../../domain/scope.js';
 import {
   InsufficientScopeError,
   InvalidGrantError,
   InvalidRequestError,
-  InvalidScopeError,
   InvalidTargetError,
   InvalidTokenError,
 } from '../../../errors/errors.js';
@@ -14,6 +12,7 @@ import type { PrivateTokenClaims } from '../../../crypto/access-tokens.js';
 import { authenticateClient } from '../../client-authentication/authenticate.js';
 import { issuePublicToken } from '../issue-public.js';
 import { defineGrant } from './grant.js';
+import { requestedScopes, scopeParameter } from './scope-parameter.js';
 
 /** RFC 8693 §3: the type of what is exchanged and what is issued. */
 export const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
@@ -42,8 +41,9 @@ export const publicTokenFields = {
  * POST /v1/issue. The private token is the authority; client authentication, when sent, must
  * name the token's own client. A bad subject token is `invalid_grant`. What RFC 8693 §2.1 lets a
  * client ask for and this exchange does not do is refused, never ignored: another audience or
- * resource than the subject token's (`invalid_target`), an actor (`invalid_request`), a scope
- * (`invalid_scope`); a DPoP-bound subject token needs a proof by its key with its `ath`.
+ * resource than the subject token's (`invalid_target`), an actor (`invalid_request`); a scope
+ * beyond the subject token's is `invalid_scope`, as at /v1/issue; a DPoP-bound subject token needs
+ * a proof by its key with its `ath`.
  */
 export const tokenExchangeGrant = defineGrant({
   grantType: 'urn:ietf:params:oauth:grant-type:token-exchange',
@@ -61,11 +61,8 @@ export const tokenExchangeGrant = defineGrant({
     audience: target.optional(),
     /** RFC 8707's name for the same, held to the same rule. */
     resource: target.optional(),
-    scope: z
-      .string()
-      .max(1024)
-      .describe('RFC 8693 §2.1. Exchange grants no scope yet: anything but empty is invalid_scope')
-      .optional(),
+    /** RFC 8693 §2.1: within the subject token's scopes and the catalog's public ones. */
+    scope: scopeParameter,
     actor_token: z
       .string()
       .max(8192)
@@ -111,6 +108,7 @@ export const tokenExchangeGrant = defineGrant({
         metadata,
         dpop: proof,
         bindTo: fields.dpop_jkt,
+        scopes: requestedScopes(fields.scope),
       }),
     );
     return {
@@ -119,6 +117,7 @@ export const tokenExchangeGrant = defineGrant({
         issued_token_type: ACCESS_TOKEN_TYPE,
         token_type: issued.tokenType,
         expires_in: issued.expiresIn,
+        ...(issued.scope ? { scope: issued.scope } : {}),
       },
       rateLimit: issued.rateLimit,
     };
@@ -127,13 +126,11 @@ export const tokenExchangeGrant = defineGrant({
 
 /**
  * RFC 8693 §2.1 parameters this exchange does not do, refused rather than ignored: an actor
- * (delegation) is invalid_request; a scope is invalid_scope, as an exchange grants none yet (an
- * empty one asks for nothing).
+ * (delegation) is invalid_request.
  */
 function refuseWhatIsNotDone(fields: {
   readonly actor_token?: string | undefined;
   readonly actor_token_type?: string | undefined;
-  readonly scope?: string | undefined;
 }): void {
   const actor = (['actor_token', 'actor_token_type'] as const).filter(
     (field) => fields[field] !== undefined,
@@ -143,12 +140,6 @@ function refuseWhatIsNotDone(fields: {
     throw new InvalidRequestError(
       message,
       actor.map((field) => ({ field, message })),
-    );
-  }
-  const scopes = scopeWords(fields.scope);
-  if (scopes.length > 0) {
-    throw new InvalidScopeError(
-      `token exchange grants no scope yet: "${scopes.join(' ')}" cannot be granted`,
     );
   }
 }

@@ -24,6 +24,8 @@ import { archivePartitions } from '../src/audit-trail/archive.js';
 import { redactEvent } from '../src/audit-trail/redaction.js';
 import { sealChain } from '../src/audit-trail/seal-chain.js';
 import { findLeaf, proveInclusion, sealedTreeSize } from '../src/audit-trail/tree-proofs.js';
+import { PROJECTIONS } from '../src/projections/all.js';
+import { catchUp } from '../src/projections/batches.js';
 import { startBenchDatabase } from './database.js';
 
 const { values } = parseCommandLine('Usage: npx tsx bench/archived-proofs.ts [--events=<n>]', {
@@ -70,6 +72,8 @@ async function setUp(total: number): Promise<void> {
     }
     log('sealing');
     while ((await sealChain(handle.db, 1000, redactEvent)) > 0);
+    log('projecting');
+    for (const projection of PROJECTIONS) await catchUp(handle.db, projection, 5000);
     const { rows } = await database.pool.query<{ ends_at: Date }>(
       `SELECT ends_at FROM event_partitions WHERE starts_at <= now() AND now() < ends_at`,
     );

@@ -143,7 +143,7 @@ export async function startApiServer(
     ...monitoringRoutes(reads, commands.clock, commands.limits),
     ...healthRoutes(readiness, logger, () => [...warnings, ...forwarded.warnings()]),
     ...jwksRoutes(commands.keys),
-    ...discoveryRoutes(config.TOKEN_ISSUER),
+    ...discoveryRoutes(config.TOKEN_ISSUER, commands.scopeCatalog),
     ...credentialRoutes(commands, database.db),
     ...tokenRoutes(commands, { origin: config.TOKEN_ISSUER, limits: commands.limits }),
     ...issueRoutes(commands),
@@ -165,7 +165,10 @@ export async function startApiServer(
     issuer: config.TOKEN_ISSUER,
   };
   const router = mountRoutes(
-    [...routes, ...openApiRoutes(routes.map(operationOf), config.TOKEN_ISSUER)],
+    [
+      ...routes,
+      ...openApiRoutes(routes.map(operationOf), config.TOKEN_ISSUER, commands.scopeCatalog),
+    ],
     gates,
   );
   const routers = [router];

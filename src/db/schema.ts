@@ -180,6 +180,15 @@ export interface ProjectionCheckpointsTable {
 }
 
 /** The audit trail as read: a view over the log itself (migration 021). */
+export interface ClientScopeRateTable {
+  space_id: string;
+  client_id: string;
+  scope: string;
+  bucket_start: Date;
+  private_tokens: number;
+  public_tokens: number;
+}
+
 export interface AuditLogTable {
   space_id: string;
   global_position: number;
@@ -251,6 +260,7 @@ export interface Database {
   audit_log: AuditLogTable;
   client_rate_minute: ClientRateTable;
   client_rate_hour: ClientRateTable;
+  client_scope_rate_hour: ClientScopeRateTable;
   idempotent_responses: IdempotentResponsesTable;
   used_once_ids: UsedOnceIdsTable;
 }

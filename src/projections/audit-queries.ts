@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { auditDetails } from './audit.js';
 
@@ -10,6 +10,8 @@ export interface AuditFilter {
   readonly eventType?: string;
   readonly customerId?: string;
   readonly segmentId?: string;
+  /** Issuances granting this scope, and credential events naming it among their scopes. */
+  readonly scope?: string;
   readonly from?: Date;
   readonly to?: Date;
   /** Resume strictly after this log position (the cursor): before it when `newestFirst`. */
@@ -59,6 +61,13 @@ export async function queryAudit(
   if (filter.eventType) query = query.where('event_type', '=', filter.eventType);
   if (filter.customerId) query = query.where('customer_id', '=', filter.customerId);
   if (filter.segmentId) query = query.where('segment_id', '=', filter.segmentId);
+  if (filter.scope) {
+    // A word of the space-delimited `scope`, or an element of a credential's `scopes`.
+    query = query.where(
+      sql<boolean>`(position(${` ${filter.scope} `} in ' ' || (event_data->>'scope') || ' ') > 0
+        OR jsonb_exists(event_data->'scopes', ${filter.scope}))`,
+    );
+  }
   if (filter.from) query = query.where('recorded_at', '>=', filter.from);
   if (filter.to) query = query.where('recorded_at', '<', filter.to);
   if (filter.afterPosition !== undefined) {

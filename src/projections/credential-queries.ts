@@ -123,6 +123,15 @@ export async function listCredentials(
 export interface RevocationList {
   readonly clients: ReadonlyArray<{ readonly client_id: string; readonly revoked_at: string }>;
   readonly tokens: ReadonlyArray<{ readonly jti: string; readonly exp: number }>;
+  /**
+   * Active credentials whose scopes were narrowed within the longest token lifetime, with the
+   * scopes they allow now: their tokens carrying any other scope are refused.
+   */
+  readonly narrowed_clients: ReadonlyArray<{
+    readonly client_id: string;
+    readonly scopes: readonly string[];
+    readonly narrowed_at: string;
+  }>;
 }
 
 /**
@@ -143,6 +152,19 @@ export async function revocationList(
     .where('revoked_at', '>', sql<Date>`now() - make_interval(secs => ${longestLifetimeSeconds})`)
     .orderBy('revoked_at')
     .execute();
+  const narrowed = await db
+    .selectFrom('credentials')
+    .select(['client_id', 'scopes', 'scopes_narrowed_at'])
+    .where('space_id', '=', spaceId)
+    .where('status', '=', 'active')
+    .where(
+      'scopes_narrowed_at',
+      '>',
+      sql<Date>`now() - make_interval(secs => ${longestLifetimeSeconds})`,
+    )
+    .orderBy('scopes_narrowed_at')
+    .orderBy('client_id')
+    .execute();
   const { rows: tokens } = await sql<{ jti: string; exp: number }>`
     SELECT r.jti, extract(epoch FROM r.expires_at)::bigint AS exp
     FROM token_revocations r
@@ -160,5 +182,10 @@ export async function revocationList(
       revoked_at: row.revoked_at!.toISOString(),
     })),
     tokens: tokens.map((row) => ({ jti: row.jti, exp: Number(row.exp) })),
+    narrowed_clients: narrowed.map((row) => ({
+      client_id: row.client_id,
+      scopes: row.scopes ?? [],
+      narrowed_at: row.scopes_narrowed_at!.toISOString(),
+    })),
   };
 }

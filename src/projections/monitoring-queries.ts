@@ -37,6 +37,38 @@ export async function clientRates(
   return rows.map((row) => ({ ...row, bucket_start: row.bucket_start.toISOString() }));
 }
 
+/** A client's issuances per granted scope in [from, to) (hour buckets), busiest first. */
+export async function clientScopes(
+  db: Kysely<Database>,
+  options: {
+    readonly spaceId: string;
+    readonly clientId: string;
+    readonly from: Date;
+    readonly to: Date;
+  },
+): Promise<Array<{ scope: string; private_tokens: number; public_tokens: number }>> {
+  const rows = await db
+    .selectFrom('client_scope_rate_hour')
+    .select([
+      'scope',
+      sql<string>`sum(private_tokens)`.as('private_tokens'),
+      sql<string>`sum(public_tokens)`.as('public_tokens'),
+    ])
+    .where('space_id', '=', options.spaceId)
+    .where('client_id', '=', options.clientId)
+    .where('bucket_start', '>=', options.from)
+    .where('bucket_start', '<', options.to)
+    .groupBy('scope')
+    .orderBy(sql`sum(private_tokens) + sum(public_tokens)`, 'desc')
+    .orderBy('scope')
+    .execute();
+  return rows.map((row) => ({
+    scope: row.scope,
+    private_tokens: Number(row.private_tokens),
+    public_tokens: Number(row.public_tokens),
+  }));
+}
+
 /** The busiest clients of a space since `from`, by `metric`. */
 export async function topClients(
   db: Kysely<Database>,

@@ -142,5 +142,15 @@ export async function purgeOldRates(db: Kysely<Database>, horizons: RateHorizons
       sql<Date>`now() - make_interval(days => ${horizons.hourBucketsDays})`,
     )
     .executeTakeFirst();
-  return Number(minute.numDeletedRows) + Number(hour.numDeletedRows);
+  const scopes = await db
+    .deleteFrom('client_scope_rate_hour')
+    .where(
+      'bucket_start',
+      '<',
+      sql<Date>`now() - make_interval(days => ${horizons.hourBucketsDays})`,
+    )
+    .executeTakeFirst();
+  return (
+    Number(minute.numDeletedRows) + Number(hour.numDeletedRows) + Number(scopes.numDeletedRows)
+  );
 }

@@ -2,12 +2,19 @@
 interface RevocationList {
   readonly clients: readonly { readonly client_id: string; readonly revoked_at: string }[];
   readonly tokens: readonly { readonly jti: string; readonly exp: number }[];
+  /** Absent from a service that predates scopes. */
+  readonly narrowed_clients?: readonly {
+    readonly client_id: string;
+    readonly scopes: readonly string[];
+  }[];
 }
 
 interface Held {
   readonly revokedTokens: ReadonlySet<string>;
   /** Revoked clients and when (ms): their tokens issued before then are revoked with them. */
   readonly revokedClients: ReadonlyMap<string, number>;
+  /** Clients narrowed since their tokens may have been issued, and the scopes they allow now. */
+  readonly narrowedClients: ReadonlyMap<string, readonly string[]>;
   readonly etag: string | null;
   /** When this list was last confirmed current (ms). */
   readonly checkedAt: number;
@@ -50,6 +57,9 @@ export function createRevocationLists(options: {
         revokedTokens: new Set(list.tokens.map((token) => token.jti)),
         revokedClients: new Map(
           list.clients.map((client) => [client.client_id, Date.parse(client.revoked_at)]),
+        ),
+        narrowedClients: new Map(
+          (list.narrowed_clients ?? []).map((client) => [client.client_id, client.scopes]),
         ),
         etag: response.headers.get('etag'),
         checkedAt: options.now(),

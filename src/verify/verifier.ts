@@ -5,6 +5,8 @@ import { checkDpopProof } from '../crypto/dpop.js';
 import { createReplayCache } from './replay-cache.js';
 import { RevocationListUnavailable, createRevocationLists } from './revocation-list.js';
 import { msOf } from '../domain/times.js';
+import { tokenScopesStillAllowed } from '../domain/policy.js';
+import { scopeWords } from '../domain/scope.js';
 import { declaredScopes, requireScopes } from './required-scopes.js';
 import { VerifyError } from './verify-error.js';
 
@@ -160,6 +162,16 @@ export function createVerifier(options: VerifierOptions): Verifier {
       (revokedClientAt !== undefined && msOf(claims.iat ?? 0) <= revokedClientAt)
     ) {
       throw new VerifyError('invalid_token', 'the token has been revoked', 401);
+    }
+    // A credential narrowed since: its tokens carrying a scope it no longer allows are refused,
+    // as introspection refuses them.
+    const allowed = list.narrowedClients.get(claims.client_id);
+    if (allowed && !tokenScopesStillAllowed(scopeWords(claims.scope), allowed)) {
+      throw new VerifyError(
+        'invalid_token',
+        'the token carries a scope its credential no longer allows',
+        401,
+      );
     }
   }
 

@@ -1,3 +1,4 @@
+import type { ScopeCatalog } from '../../domain/scope-catalog.js';
 import { z } from 'zod';
 import type { ErrorCode } from '../../errors/errors.js';
 import { statusOf } from '../error-response.js';
@@ -133,8 +134,23 @@ function operationObject(operation: Operation): JsonObject {
  */
 export function openApiDocument(
   operations: readonly Operation[],
-  options: { readonly issuer: string; readonly version: string },
+  options: {
+    readonly issuer: string;
+    readonly version: string;
+    /** The scope catalog, documented as the client_credentials flow's scopes. */
+    readonly scopes?: ScopeCatalog;
+  },
 ): JsonObject {
+  const base = options.issuer.replace(/\/+$/, '');
+  // Each scope once, described with its audience and whether a public token may carry it.
+  const scopes = Object.fromEntries(
+    Object.entries(options.scopes ?? {}).flatMap(([audience, catalog]) =>
+      Object.entries(catalog).map(([name, scope]) => [
+        name,
+        `${scope.description} (audience ${audience}; ${scope.public ? 'public tokens too' : 'private tokens only'}${scope.default ? '; a default' : ''})`,
+      ]),
+    ),
+  );
   const paths: Record<string, JsonObject> = {};
   for (const operation of operations) {
     const path = openApiPath(operation.path);
@@ -148,7 +164,7 @@ export function openApiDocument(
       description:
         'Issues access tokens for the Storefront GraphQL API: client credentials for a space, private tokens for servers, public tokens for browsers and apps. Every credential and token is recorded as an immutable event.',
     },
-    servers: [{ url: options.issuer.replace(/\/+$/, '') }],
+    servers: [{ url: base }],
     tags: [...new Set(operations.map((operation) => operation.tag))].map((name) => ({ name })),
     paths,
     components: {
@@ -177,6 +193,13 @@ export function openApiDocument(
           scheme: 'bearer',
           bearerFormat: 'JWT',
           description: 'A private access token from POST /v1/credential/token.',
+        },
+        // What the Storefront API's tokens may carry: SCOPE_CATALOG, as the catalog says it.
+        storefrontScopes: {
+          type: 'oauth2',
+          description:
+            'The scope catalog (SCOPE_CATALOG): what a token asks for with `scope` at the token endpoint, POST /v1/issue and token exchange.',
+          flows: { clientCredentials: { tokenUrl: `${base}/v1/credential/token`, scopes } },
         },
       },
       parameters: {

@@ -109,6 +109,11 @@ export const revocationList = z.object({
   generated_at: timestamp,
   clients: z.array(z.object({ client_id: z.string(), revoked_at: timestamp })),
   tokens: z.array(z.object({ jti: z.string(), exp: z.number().int() })),
+  narrowed_clients: z
+    .array(z.object({ client_id: z.string(), scopes: z.array(z.string()), narrowed_at: timestamp }))
+    .describe(
+      'Clients whose scopes were narrowed within a token lifetime, with the scopes they allow now: refuse their tokens carrying any other',
+    ),
 });
 
 export const jwks = z.object({
@@ -123,6 +128,7 @@ export const authorizationServerMetadata = z.object({
   revocation_endpoint: z.string(),
   jwks_uri: z.string(),
   grant_types_supported: z.array(z.string()),
+  scopes_supported: z.array(z.string()).optional(),
   response_types_supported: z.array(z.string()),
   token_endpoint_auth_methods_supported: z.array(z.string()),
   introspection_endpoint_auth_methods_supported: z.array(z.string()),
@@ -181,6 +187,20 @@ const counts = z.object({
   private_tokens: z.number(),
   public_tokens: z.number(),
   rejected_authentications: z.number(),
+});
+
+/** GET /v1/monitoring/clients/:client_id/scopes. */
+export const clientScopes = z.object({
+  client_id: z.string(),
+  from: timestamp,
+  to: timestamp,
+  scopes: z.array(
+    z.object({
+      scope: z.string(),
+      private_tokens: z.number().int(),
+      public_tokens: z.number().int(),
+    }),
+  ),
 });
 
 export const clientRates = z.object({

@@ -26,6 +26,8 @@ const auditQuery = z.object({
   event_type: z.enum(EVENT_TYPES).optional(),
   customer_id: z.string().min(1).max(256).optional(),
   segment_id: z.string().min(1).max(256).optional(),
+  /** Issuances that granted this scope, and credential events that name it. */
+  scope: z.string().min(1).max(128).optional(),
   from: instant.optional(),
   to: instant.optional(),
   limit: z.coerce.number().int().min(1).max(1000).default(100),
@@ -89,6 +91,7 @@ export function auditRoutes(
           eventType: query.event_type,
           customerId: query.customer_id,
           segmentId: query.segment_id,
+          scope: query.scope,
           from: query.from,
           to: query.to,
           afterPosition: query.cursor === undefined ? undefined : cursor.decode(query.cursor),

@@ -2,6 +2,7 @@ import { GRANT_TYPES } from '../../commands/token/grants/registry.js';
 import { ASSERTION_ALGORITHMS } from '../../commands/client-authentication/assertion.js';
 import { ACCESS_TOKEN_ALG } from '../../crypto/algorithms.js';
 import { DPOP_ALGORITHMS } from '../../crypto/dpop.js';
+import { allScopes, type ScopeCatalog } from '../../domain/scope-catalog.js';
 import type { Route } from '../route.js';
 import type { RequestContext } from '../state.js';
 import { authorizationServerMetadata, type Body } from '../openapi/responses.js';
@@ -22,7 +23,7 @@ function metadataPaths(issuer: string): readonly [string, string] {
  * documents are the same. Every URL is built from TOKEN_ISSUER, which must be the public base URL
  * of this service. An issuer with a path gets the paths RFC 8414 §3.1 and OIDC Discovery §4 say.
  */
-export function discoveryRoutes(issuer: string): readonly Route[] {
+export function discoveryRoutes(issuer: string, catalog: ScopeCatalog): readonly Route[] {
   const base = issuer.replace(/\/+$/, '');
   const clientAuth = ['client_secret_basic', 'client_secret_post', 'private_key_jwt'];
   const assertionAlgorithms = [...ASSERTION_ALGORITHMS];
@@ -33,6 +34,8 @@ export function discoveryRoutes(issuer: string): readonly Route[] {
     revocation_endpoint: `${base}/v1/revoke`,
     jwks_uri: `${base}/.well-known/jwks.json`,
     grant_types_supported: [...GRANT_TYPES],
+    // RFC 8414 §2: every audience's catalog together; absent when there are no scopes.
+    ...(allScopes(catalog).length > 0 ? { scopes_supported: allScopes(catalog) } : {}),
     // No authorization endpoint: nothing is issued through a browser redirect.
     response_types_supported: [],
     token_endpoint_auth_methods_supported: clientAuth,

@@ -3,6 +3,7 @@ import type { ReadRouter } from '../../db/read-replica.js';
 import { readFrom } from '../read-source.js';
 import {
   clientRates,
+  clientScopes,
   clientsOfSpace,
   projectorLag,
   spaceTotals,
@@ -13,6 +14,7 @@ import type { Limits } from '../../limits/limits.js';
 import { LOGIN_ERRORS } from '../openapi/operation.js';
 import {
   clientRates as clientRatesBody,
+  clientScopes as clientScopesBody,
   monitoringOverview,
   topClients as topClientsBody,
   type Body,
@@ -37,6 +39,7 @@ const topQuery = z.object({
 });
 
 const overviewQuery = z.object({ window: window.default(60 * 60_000) });
+const scopesQuery = z.object({ window: window.default(24 * 60 * 60_000) });
 
 const view = {
   tag: 'Monitoring',
@@ -102,6 +105,29 @@ export function monitoringRoutes(
           },
           buckets,
         } satisfies Body<typeof clientRatesBody>;
+      },
+    }),
+    route({
+      ...view,
+      method: 'get',
+      path: '/v1/monitoring/clients/:client_id/scopes',
+      operationId: 'clientScopes',
+      summary: "A client's issuances per granted scope over a window (hour buckets)",
+      params: clientPath,
+      query: scopesQuery,
+      responses: [{ status: 200, description: 'Per scope', schema: clientScopesBody }],
+      async handle(ctx, { spaceId }) {
+        const query = validate(scopesQuery, ctx.query, 'query');
+        const { client_id: clientId } = validate(clientPath, ctx.params, 'path');
+        const to = new Date(clock.now());
+        const from = new Date(to.getTime() - query.window);
+        const scopes = await clientScopes(readFrom(ctx, reads), { spaceId, clientId, from, to });
+        ctx.body = {
+          client_id: clientId,
+          from: from.toISOString(),
+          to: to.toISOString(),
+          scopes,
+        } satisfies Body<typeof clientScopesBody>;
       },
     }),
     route({

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import type { ScopeCatalog } from '../../domain/scope-catalog.js';
 import { openApiDocument } from '../openapi/document.js';
 import type { Operation } from '../openapi/operation.js';
 import { route, type Route } from '../route.js';
@@ -13,7 +14,11 @@ const VERSION = (
  * GET /openapi.json: the contract of every route served (`operations`, and this one), built once
  * from their declarations.
  */
-export function openApiRoutes(operations: readonly Operation[], issuer: string): readonly Route[] {
+export function openApiRoutes(
+  operations: readonly Operation[],
+  issuer: string,
+  scopes: ScopeCatalog = {},
+): readonly Route[] {
   const self = {
     method: 'get',
     path: '/openapi.json',
@@ -26,7 +31,7 @@ export function openApiRoutes(operations: readonly Operation[], issuer: string):
     dialect: 'problem',
   } as const satisfies Operation;
   const document = JSON.stringify(
-    openApiDocument([...operations, self], { issuer, version: VERSION }),
+    openApiDocument([...operations, self], { issuer, version: VERSION, scopes }),
   );
   return [
     route({

@@ -21,12 +21,20 @@ const SPACE = 'space-dashboard';
 const noBrowser = CHROMIUM_PATH === null && process.env.CI !== 'true';
 if (noBrowser) console.error('dashboard test skipped: no Chromium (set CHROMIUM_PATH)');
 
+/** Scopes for the page to show: two public defaults and a server-side one (issue 41). */
+const CATALOG = {
+  [AUDIENCE]: {
+    'products:read': { description: 'Read products', public: true, default: true },
+    'cart:write': { description: 'Change carts', public: true, default: true },
+    'orders:read': { description: "Read every customer's orders" },
+  },
+};
 let service: TestService;
 let browser: Browser;
 
 beforeAll(async () => {
   if (noBrowser) return;
-  service = await startTestService();
+  service = await startTestService({ SCOPE_CATALOG: JSON.stringify(CATALOG) });
   browser = await chromium.launch({
     executablePath: CHROMIUM_PATH ?? undefined,
     args: CHROMIUM_ARGS,
@@ -48,9 +56,14 @@ describe('dashboard in a real browser', () => {
       const tokens = [];
       for (let i = 0; i < 3; i += 1) tokens.push(await privateTokenVia(service, shop));
       for (let i = 0; i < 4; i += 1) {
+        // The first asks for less than the defaults; the page shows what each was granted.
         const response = await service.post(
           '/v1/issue',
-          { customer_id: `customer-${i}`, segment_id: 'vip' },
+          {
+            customer_id: `customer-${i}`,
+            segment_id: 'vip',
+            ...(i === 0 ? { scope: 'products:read' } : {}),
+          },
           { authorization: `Bearer ${tokens[0]}`, 'x-service-space-id': SPACE },
         );
         expect(response.status).toBe(200);
@@ -67,7 +80,12 @@ describe('dashboard in a real browser', () => {
       }
       const limited = await service.post(
         '/v1/credential',
-        { name: 'partner', description: 'limited', rate_limit_per_minute: 1 },
+        {
+          name: 'partner',
+          description: 'limited',
+          rate_limit_per_minute: 1,
+          scopes: ['orders:read', 'products:read'],
+        },
         login,
       );
       const partner = (await limited.json()) as { client_id: string; client_secret: string };
@@ -141,8 +159,42 @@ describe('dashboard in a real browser', () => {
       });
       expect(drawn).toBeGreaterThan(20);
 
-      // The audit trail, then filtered to public tokens.
+      // Each credential's allowed scopes: the catalog's defaults, or what it was created with.
+      const credentials = await page
+        .locator('#credentials tbody tr')
+        .evaluateAll((trs) =>
+          trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)),
+        );
+      expect(credentials.sort()).toEqual(
+        [
+          [shop.client_id, 'web shop', 'active', 'cart:write products:read'],
+          [app.client_id, 'mobile app', 'active', 'cart:write products:read'],
+          [partner.client_id, 'partner', 'active', 'orders:read products:read'],
+        ].sort(),
+      );
+
+      // The audit trail shows what each credential allows and each token was granted.
       expect(await page.locator('#audit tbody tr').count()).toBeGreaterThanOrEqual(13);
+      const auditScopes = await page
+        .locator('#audit tbody tr')
+        .evaluateAll((trs) =>
+          trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)),
+        );
+      const scopesOf = (event: string, clientId: string) =>
+        auditScopes
+          .filter((cells) => cells[2] === event && cells[3] === clientId)
+          .map((cells) => cells[7]);
+      expect(scopesOf('credential-created', partner.client_id)).toEqual([
+        'orders:read products:read',
+      ]);
+      expect(scopesOf('credential-created', shop.client_id)).toEqual(['cart:write products:read']);
+      // The partner holds orders:read, but asking for nothing grants the audience's defaults only.
+      expect(scopesOf('private-token-issued', partner.client_id)).toEqual(['products:read']);
+      expect(scopesOf('private-token-issued', shop.client_id)).toEqual(
+        Array(3).fill('cart:write products:read'),
+      );
+
+      // Then filtered to public tokens.
       await page.selectOption('select[name=event_type]', 'public-token-issued');
       await page.click('#audit-filters button[type=submit]');
       await page.waitForFunction(() =>
@@ -153,6 +205,13 @@ describe('dashboard in a real browser', () => {
       const customers = await page.locator('#audit tbody tr td:nth-child(6)').allInnerTexts();
       // Newest first.
       expect(customers).toEqual(['customer-3', 'customer-2', 'customer-1', 'customer-0']);
+      const granted = await page.locator('#audit tbody tr td:nth-child(8)').allInnerTexts();
+      expect(granted).toEqual([
+        'cart:write products:read',
+        'cart:write products:read',
+        'cart:write products:read',
+        'products:read',
+      ]);
 
       // The token is in this tab's sessionStorage only, never in the URL or localStorage.
       const storage = await page.evaluate(() => ({

@@ -15,6 +15,7 @@
     '#5c940d',
   ];
   let auditCursor = null;
+  let credentialsCursor = null;
   let chart = null;
 
   const session = () => {
@@ -44,7 +45,21 @@
     const td = document.createElement('td');
     td.textContent = value === null || value === undefined ? '' : String(value);
     row.append(td);
+    return td;
   };
+
+  // Scopes as the service writes them (RFC 6749 §3.3): space-delimited, wrapping between scopes.
+  const scopesCell = (row, scopes) => (cell(row, scopes).className = 'scopes');
+
+  // What an audit entry granted or allowed: a token's `scope`, a credential's `scopes` (and, when
+  // they were narrowed, what was taken away, which its live tokens lost too).
+  function entryScopes(details) {
+    if (!details || typeof details !== 'object') return '';
+    if (typeof details.scope === 'string') return details.scope;
+    if (!Array.isArray(details.scopes)) return '';
+    const removed = Array.isArray(details.removed) && details.removed.length > 0;
+    return `${details.scopes.join(' ')}${removed ? ` (removed: ${details.removed.join(' ')})` : ''}`;
+  }
 
   function show(signedIn) {
     $('sign-in').hidden = signedIn;
@@ -126,6 +141,24 @@
     chart = new uPlot(options, [minutes, ...series], $('chart'));
   }
 
+  async function loadCredentials(more) {
+    const query = new URLSearchParams({ limit: '50' });
+    if (more && credentialsCursor) query.set('cursor', credentialsCursor);
+    const page = await api(`/v1/credentials?${query}`);
+    const body = $('credentials').querySelector('tbody');
+    if (!more) body.replaceChildren();
+    for (const credential of page.items) {
+      const row = document.createElement('tr');
+      row.dataset.clientId = credential.client_id;
+      for (const value of [credential.client_id, credential.name, credential.status])
+        cell(row, value);
+      scopesCell(row, credential.scopes.join(' '));
+      body.append(row);
+    }
+    credentialsCursor = page.next_cursor;
+    $('credentials-more').hidden = credentialsCursor === null;
+  }
+
   async function loadEventTypes() {
     const openapi = await fetch('/openapi.json').then((r) => r.json());
     const parameter = openapi.paths['/v1/audit/events'].get.parameters.find(
@@ -161,10 +194,11 @@
         entry.token_kind,
         entry.customer_id,
         entry.segment_id,
-        entry.actor,
-        entry.client_ip,
       ])
         cell(row, value);
+      scopesCell(row, entryScopes(entry.details));
+      cell(row, entry.actor);
+      cell(row, entry.client_ip);
       body.append(row);
     }
     auditCursor = page.next_cursor;
@@ -178,7 +212,7 @@
   async function load() {
     $('load-error').textContent = '';
     try {
-      await Promise.all([loadOverview(), loadClients(), loadAudit(false)]);
+      await Promise.all([loadOverview(), loadClients(), loadCredentials(false), loadAudit(false)]);
       document.body.dataset.loaded = 'true';
     } catch (error) {
       if (error.message !== 'signed out') $('load-error').textContent = error.message;
@@ -205,6 +239,7 @@
     void loadAudit(false).catch((error) => ($('load-error').textContent = error.message));
   });
   $('audit-more').addEventListener('click', () => void loadAudit(true));
+  $('credentials-more').addEventListener('click', () => void loadCredentials(true));
 
   void loadEventTypes();
   if (session()) {

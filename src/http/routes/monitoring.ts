@@ -12,13 +12,13 @@ import {
 import type { Clock } from '../../domain/ports.js';
 import type { Limits } from '../../limits/limits.js';
 import { LOGIN_ERRORS } from '../openapi/operation.js';
+import type { Body } from '../openapi/responses.js';
 import {
   clientRates as clientRatesBody,
   clientScopes as clientScopesBody,
   monitoringOverview,
   topClients as topClientsBody,
-  type Body,
-} from '../openapi/responses.js';
+} from '../openapi/monitoring-responses.js';
 import { window } from '../query.js';
 import { route, type Route } from '../route.js';
 import { validate } from '../validate.js';

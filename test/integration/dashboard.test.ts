@@ -98,6 +98,13 @@ describe('dashboard in a real browser', () => {
         });
         expect(refused.status).toBe(429);
       }
+      // Narrowed afterwards: the page shows what it allows now, and the trail what was taken away.
+      const narrowed = await fetch(`${service.baseUrl}/v1/credential/${partner.client_id}`, {
+        method: 'PATCH',
+        headers: { ...login, 'content-type': 'application/json' },
+        body: JSON.stringify({ scopes: ['products:read'] }),
+      });
+      expect(narrowed.status).toBe(200);
       for (const projection of PROJECTIONS) await catchUp(service.database.db, projection, 1000);
 
       const page = await browser.newPage({ viewport: { width: 1280, height: 1100 } });
@@ -169,7 +176,7 @@ describe('dashboard in a real browser', () => {
         [
           [shop.client_id, 'web shop', 'active', 'cart:write products:read'],
           [app.client_id, 'mobile app', 'active', 'cart:write products:read'],
-          [partner.client_id, 'partner', 'active', 'orders:read products:read'],
+          [partner.client_id, 'partner', 'active', 'products:read'],
         ].sort(),
       );
 
@@ -186,6 +193,9 @@ describe('dashboard in a real browser', () => {
           .map((cells) => cells[7]);
       expect(scopesOf('credential-created', partner.client_id)).toEqual([
         'orders:read products:read',
+      ]);
+      expect(scopesOf('credential-scopes-changed', partner.client_id)).toEqual([
+        'products:read (removed: orders:read)',
       ]);
       expect(scopesOf('credential-created', shop.client_id)).toEqual(['cart:write products:read']);
       // The partner holds orders:read, but asking for nothing grants the audience's defaults only.

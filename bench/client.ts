@@ -26,6 +26,8 @@ export async function benchClient(
   api: string,
   dataDir: string,
   audience: string,
+  /** Scopes the credential holds and both requests ask for (issue 41's three-scope token). */
+  scopes?: readonly string[],
 ): Promise<BenchClient> {
   const login = await mintDevLoginToken({
     dataDir,
@@ -42,10 +44,20 @@ export async function benchClient(
       'x-service-space-id': 'bench-space',
       'content-type': 'application/json',
     },
-    body: JSON.stringify({ name: 'bench', description: 'benchmark client' }),
+    body: JSON.stringify({
+      name: 'bench',
+      description: 'benchmark client',
+      ...(scopes ? { scopes } : {}),
+    }),
   });
   const credential = (await created.json()) as { client_id: string; client_secret: string };
-  const tokenBody = JSON.stringify({ ...credential, audience, grant_type: 'client_credentials' });
+  const scope = scopes ? { scope: scopes.join(' ') } : {};
+  const tokenBody = JSON.stringify({
+    ...credential,
+    audience,
+    grant_type: 'client_credentials',
+    ...scope,
+  });
   const answer = await fetch(`${api}/v1/credential/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -69,7 +81,7 @@ export async function benchClient(
         authorization: `Bearer ${privateToken}`,
         'x-service-space-id': 'bench-space',
       },
-      body: JSON.stringify({ customer_id: 'customer-1', segment_id: 'segment-1' }),
+      body: JSON.stringify({ customer_id: 'customer-1', segment_id: 'segment-1', ...scope }),
     },
   };
 }

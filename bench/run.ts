@@ -19,9 +19,10 @@ import { serviceGroups, startProcess, stopAll, waitFor } from './processes.js';
 import { renderReport } from './report.js';
 
 const USAGE = `Usage: npm run bench -- [--duration=<s>] [--connections=<n>] [--warmup=<s>]
-       [--log-level=<level>] [--no-projector] [--profile] [--statements] [--no-write]
+       [--log-level=<level>] [--no-projector] [--profile] [--statements] [--scopes] [--no-write]
 Loads the Koa ceiling, node-oidc-provider and our two issuance endpoints, one at a time, and
-writes docs/benchmarks.md (unless --no-write).`;
+writes docs/benchmarks.md (unless --no-write). --scopes: the service runs with
+deploy/scope-catalog.json and every token carries three scopes.`;
 
 const { values } = parseCommandLine(USAGE, {
   duration: { type: 'string', default: '10' },
@@ -32,7 +33,10 @@ const { values } = parseCommandLine(USAGE, {
   profile: { type: 'boolean', default: false },
   statements: { type: 'boolean', default: false },
   'no-projector': { type: 'boolean', default: false },
+  scopes: { type: 'boolean', default: false },
 });
+// Three public scopes of the development catalog: private and public tokens carry all three.
+const SCOPES = values.scopes ? ['products:read', 'cart:write', 'checkout:write'] : undefined;
 const plan: LoadPlan = {
   durationSeconds: Number(values.duration),
   connections: Number(values.connections),
@@ -73,6 +77,7 @@ try {
     // One client at full speed is the point here; the limits are still checked on every request.
     CLIENT_RATE_LIMIT_PER_MINUTE: '1000000000',
     SPACE_RATE_LIMIT_PER_MINUTE: '1000000000',
+    ...(SCOPES ? { SCOPE_CATALOG: `file:${path.join(root, 'deploy/scope-catalog.json')}` } : {}),
   };
   progress('starting the service as npm start runs it, and the two references');
   // Our service exactly as `npm start` runs it by default (API_WORKERS, the projector as a child);
@@ -100,7 +105,12 @@ try {
   const { groups: ourGroups, apiProcesses, servers } = await serviceGroups(serviceProcess.pid!);
 
   const api = `http://127.0.0.1:${apiPort}`;
-  const { tokenBody, privateRequest, publicRequest } = await benchClient(api, dataDir, AUDIENCE);
+  const { tokenBody, privateRequest, publicRequest } = await benchClient(
+    api,
+    dataDir,
+    AUDIENCE,
+    SCOPES,
+  );
 
   if (values.statements) await pool.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
   const measure = createMeasurer(pool, plan, progress, values.statements);

@@ -222,6 +222,16 @@ describe('dashboard in a real browser', () => {
         'cart:write products:read',
         'products:read',
       ]);
+      // Narrowed to the public tokens granted cart:write: customer-0 asked for less.
+      await page.fill('#audit-filters input[name=scope]', 'cart:write');
+      await page.click('#audit-filters button[type=submit]');
+      await page.waitForFunction(() => document.querySelectorAll('#audit tbody tr').length === 3);
+      expect(await page.locator('#audit tbody tr td:nth-child(6)').allInnerTexts()).toEqual([
+        'customer-3',
+        'customer-2',
+        'customer-1',
+      ]);
+      await page.fill('#audit-filters input[name=scope]', '');
 
       // The token is in this tab's sessionStorage only, never in the URL or localStorage.
       const storage = await page.evaluate(() => ({

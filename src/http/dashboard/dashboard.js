@@ -175,7 +175,7 @@
   async function loadAudit(more) {
     const filters = new FormData($('audit-filters'));
     const query = new URLSearchParams({ limit: '50', order: 'desc' });
-    for (const name of ['client_id', 'event_type', 'kind']) {
+    for (const name of ['client_id', 'event_type', 'kind', 'scope']) {
       const value = String(filters.get(name) ?? '').trim();
       if (value) query.set(name, value);
     }

@@ -371,9 +371,11 @@ describe('archiving a partition', () => {
       `SELECT p.relname AS partition, c.relname AS index, c.reloptions AS options
          FROM pg_inherits i JOIN pg_class p ON p.oid = i.inhrelid
          JOIN pg_index x ON x.indrelid = p.oid JOIN pg_class c ON c.oid = x.indexrelid
-        WHERE i.inhparent = 'events'::regclass`,
+         JOIN pg_am a ON a.oid = c.relam
+        WHERE i.inhparent = 'events'::regclass AND a.amname IN ('btree', 'hash')`,
     );
-    // Three or more partitions (the test made them), each with the log's six indexes.
+    // Three or more partitions (the test made them), each with the log's six b-tree and hash
+    // indexes (a BRIN index, migration 026, has no fill factor: its pages are ranges).
     expect(new Set(rows.map((row) => row.partition)).size).toBeGreaterThanOrEqual(3);
     expect(rows.length).toBeGreaterThanOrEqual(18);
     for (const row of rows) expect(row.options, row.index).toContain('fillfactor=100');

@@ -231,7 +231,6 @@ describe('dashboard in a real browser', () => {
         'customer-2',
         'customer-1',
       ]);
-      await page.fill('#audit-filters input[name=scope]', '');
 
       // The token is in this tab's sessionStorage only, never in the URL or localStorage.
       const storage = await page.evaluate(() => ({

@@ -68,7 +68,12 @@ const logger = pino(
 );
 
 beforeAll(async () => {
-  service = await startTestService();
+  // The log tree's heads are served once the checkpoint window they were signed in is over: the
+  // API's clock runs one window ahead, so each head is served as soon as it is signed.
+  const windowMs = 60_000; // AUDIT_CHECKPOINT_INTERVAL_SECONDS' default
+  service = await startTestService({}, undefined, undefined, {
+    clock: { now: () => Date.now() + windowMs },
+  });
   auditKey = await loadAuditSigningKey(undefined, service.dataDir);
   credential = await createCredentialVia(service, SPACE);
   witnessDir = await mkdtemp(path.join(tmpdir(), 'witness-'));

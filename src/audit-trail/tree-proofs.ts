@@ -10,6 +10,7 @@ import { spaceTree } from './space-tree.js';
 import { archivedSpaceTree, findArchivedLeaf } from './archived-leaves.js';
 import { LOG_TREE, logLeafIndex, logTree, logTreeSize } from './log-tree.js';
 import { overTree, type TreeSource } from './tree-store.js';
+import { eventVisibleTo } from '../domain/policy.js';
 
 /** How many events a tree holds: a space chain's head, or every sealed event (LOG_TREE). */
 export async function sealedTreeSize(db: Kysely<Database>, spaceId: string): Promise<number> {
@@ -68,7 +69,7 @@ export async function findLeaf(
     )
     .limit(LOOKUP_ROWS)
     .execute()) as EventRow[];
-  const row = rows.find((candidate) => candidate.space_id === spaceId);
+  const row = rows.find((candidate) => eventVisibleTo(candidate, spaceId));
   // Another space's event is probed for in this space's archive as a made-up id is: one index
   // probe either way, so the answer's time does not tell that the id exists elsewhere.
   if (!row && archiveDir && tree === 'space') {

@@ -5,9 +5,10 @@ import { ACCESS_TOKEN_ALG } from './algorithms.js';
 import type { KeyStore, SigningKey } from './key-store.js';
 import type { Clock } from '../domain/ports.js';
 import { secondsOf } from '../domain/times.js';
+import { tokenOfKind, type TokenKind } from '../domain/policy.js';
 
 /** Which of our two access tokens a JWT is. */
-export type TokenKind = 'private' | 'public';
+export type { TokenKind };
 
 const commonClaims = {
   iss: z.string(),
@@ -155,7 +156,7 @@ function requireKind<Kind extends TokenKind>(
   claims: AccessTokenClaims,
   kind: Kind | 'any',
 ): Extract<AccessTokenClaims, { token_kind: Kind }> {
-  if (kind !== 'any' && claims.token_kind !== kind) {
+  if (!tokenOfKind(claims, kind)) {
     throw new InvalidTokenError(
       `a ${claims.token_kind} access token cannot be used here; a ${kind} one is required`,
     );

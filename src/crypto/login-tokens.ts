@@ -16,16 +16,13 @@ import { z } from 'zod';
 import type { Config } from '../config/config.js';
 import { InvalidTokenError } from '../errors/errors.js';
 import { readOrCreateFile } from '../config/data-files.js';
+import { roleOfClaim, type LoginRole } from '../domain/policy.js';
 
 /** Issuer of development login tokens minted by `npm run login-token`. */
 export const DEV_LOGIN_ISSUER = 'urn:token-authority:dev-login';
 
-/**
- * What a dashboard user may do in their spaces: `auditor` reads (audit trail, monitoring,
- * credentials), `admin` also changes credentials. Segregation of duties: whoever only reviews the
- * trail gets a token that cannot change what it reviews.
- */
-export type LoginRole = 'admin' | 'auditor';
+/** A dashboard user's role; what each may do is the policy's (src/domain/policy). */
+export type { LoginRole };
 
 /** A verified dashboard user. */
 export interface LoginIdentity {
@@ -35,16 +32,6 @@ export interface LoginIdentity {
   readonly role: LoginRole;
   /** The token's `exp` (epoch seconds): what it authorises ends then, live streams included. */
   readonly expiresAt: number;
-}
-
-/**
- * The role a token's claim names. No claim: `fallback` (LOGIN_DEFAULT_ROLE, auditor unless an
- * operator whose identity provider knows no roles chooses admin): a token that says nothing is
- * given the least. Any value but the two known ones: auditor, the one that changes nothing.
- */
-function roleOf(claim: unknown, fallback: LoginRole): LoginRole {
-  if (claim === undefined) return fallback;
-  return claim === 'admin' ? 'admin' : 'auditor';
 }
 
 /** Verifies login tokens of the dashboard's identity provider. */
@@ -88,7 +75,7 @@ export async function createLoginTokenVerifier(config: Config): Promise<LoginTok
           `login token has no "${config.LOGIN_SPACES_CLAIM}" claim listing spaces`,
         );
       }
-      const role = roleOf(payload[config.LOGIN_ROLE_CLAIM], config.LOGIN_DEFAULT_ROLE);
+      const role = roleOfClaim(payload[config.LOGIN_ROLE_CLAIM], config.LOGIN_DEFAULT_ROLE);
       return {
         subject: String(payload.sub),
         issuer,

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../db/schema.js';
-import { userHasSpace } from '../domain/policy.js';
+import { loginRefusal, type LoginRoutePolicy } from '../domain/policy.js';
 import { InvalidTokenError } from '../errors/errors.js';
 import type { LoginTokenVerifier } from '../crypto/login-tokens.js';
 import type { LogTail } from '../event-store/log-tail.js';
@@ -116,14 +116,16 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * Ends `feed` when the login token that opened it expires, or when verifying it again (every
- * `everyMs`) fails or no longer grants the space: an open connection keeps no authority its token
- * has lost. Returns what stops the watch.
+ * `everyMs`) fails or the route's policy no longer lets its user in (the space no longer granted,
+ * say): an open connection keeps no authority its token has lost. Returns what stops the watch.
  */
 export function watchAuthority(
   feed: Pick<Feed, 'end'>,
   authority: {
     readonly token: string;
     readonly spaceId: string;
+    /** The policy of the route that opened the feed, applied again at each check. */
+    readonly policy: LoginRoutePolicy;
     /** The token's exp, epoch seconds. */
     readonly expiresAt: number;
     readonly everyMs: number;
@@ -139,7 +141,9 @@ export function watchAuthority(
   const recheck = setInterval(() => {
     authority.login.verify(authority.token).then(
       (identity) => {
-        if (!userHasSpace(identity, authority.spaceId)) feed.end('authorization_withdrawn');
+        if (loginRefusal(authority.policy, identity, authority.spaceId)) {
+          feed.end('authorization_withdrawn');
+        }
       },
       (error: unknown) => {
         if (!(error instanceof InvalidTokenError)) {

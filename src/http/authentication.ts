@@ -4,7 +4,7 @@ import type { ClientProof } from '../commands/client-authentication/authenticate
 import { decodeJwt } from 'jose';
 import type { AccessRefusal } from '../domain/access-refusal/decide.js';
 import { userActor } from '../domain/actors.js';
-import { userHasSpace } from '../domain/policy.js';
+import { loginRefusal, type LoginRefusal, type LoginRoutePolicy } from '../domain/policy.js';
 import { requestMetadata } from './request-context.js';
 import { presentedToken } from './dpop.js';
 import { z } from 'zod';
@@ -100,16 +100,25 @@ export function recordRefusal(
   );
 }
 
+/** What a login route's refusal says, by the policy's reason. */
+const LOGIN_REFUSED: Record<LoginRefusal, (spaceId: string) => string> = {
+  space_not_granted: (spaceId) => `the login token does not grant space "${spaceId}"`,
+  role_forbidden: () => "this change needs the admin role; the token is an auditor's",
+};
+
 /**
- * Middleware: a valid login token that grants the X-Service-Space-ID space. Leaves the user in
- * ctx.state.user and the space in ctx.state.spaceId. A valid token is always served; a source IP
- * that sent too many bad login tokens this minute gets 429 for the next bad one. A request with no
- * credentials at all is a plain 401 that counts against nobody. A bad token and a space not
- * granted are recorded as access-refused events (bounded) before the answer.
+ * Middleware: a valid login token whose user the route's `policy` lets into the
+ * X-Service-Space-ID space (policy.loginRefusal: the space granted, and for a change a role that
+ * may change). Leaves the user in ctx.state.user and the space in ctx.state.spaceId. A valid token
+ * is always served; a source IP that sent too many bad login tokens this minute gets 429 for the
+ * next bad one. A request with no credentials at all is a plain 401 that counts against nobody. A
+ * bad token and a refusal by the policy are recorded as access-refused events (bounded) before
+ * the answer.
  */
 export function requireLoginForSpace(
   login: LoginGate,
   operation: string,
+  policy: LoginRoutePolicy,
 ): Middleware<RequestState> {
   return async (ctx, next) => {
     let user;
@@ -138,13 +147,14 @@ export function requireLoginForSpace(
     ctx.state.user = user;
     const spaceId = spaceIdHeader(ctx);
     ctx.state.spaceId = spaceId;
-    if (!userHasSpace(user, spaceId)) {
+    const refused = loginRefusal(policy, user, spaceId);
+    if (refused) {
       await recordRefusal(ctx, login.refusals, {
-        reason: 'space_not_granted',
+        reason: refused,
         subject: user.subject,
         operation,
       });
-      throw new InsufficientScopeError(`the login token does not grant space "${spaceId}"`);
+      throw new InsufficientScopeError(LOGIN_REFUSED[refused](spaceId));
     }
     await next();
   };

@@ -1,13 +1,12 @@
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
-import { InsufficientScopeError } from '../errors/errors.js';
 import { clientActor, userActor } from '../domain/actors.js';
 import type { AccessTokenVerifier, PrivateTokenClaims } from '../crypto/access-tokens.js';
 import type { DpopProof } from '../crypto/dpop.js';
-import { roleMayChange } from '../domain/policy.js';
+import { ROUTE_POLICIES, type RoutePolicy } from '../domain/policy.js';
 import { presentedToken, proofForToken, type DpopGate } from './dpop.js';
 import type { LoginIdentity } from '../crypto/login-tokens.js';
-import { recordRefusal, requireLoginForSpace, type LoginGate } from './authentication.js';
+import { requireLoginForSpace, type LoginGate } from './authentication.js';
 import { readBody } from './body.js';
 import type { Caller, Operation } from './openapi/operation.js';
 import { errorDialect } from './request-context.js';
@@ -38,9 +37,19 @@ export interface Authenticated {
  */
 export type Route = { readonly [C in Caller]: RouteOf<C> }[Caller];
 
+/** The route policies whose caller is `C` (a login route's: space-read or space-change). */
+export type PolicyOf<C extends Caller> = {
+  [P in RoutePolicy]: (typeof ROUTE_POLICIES)[P]['caller'] extends C ? P : never;
+}[RoutePolicy];
+
 /** A route callable by `C`: its handler gets what `C`'s authentication learnt. */
 export type RouteOf<C extends Caller> = Operation & {
   readonly caller: C;
+  /**
+   * Who may take it (src/domain/policy/routes.ts), declared next to its method and path; the gate
+   * applies it. test/unit/policy-routes.test.ts fails on a route of the app without one.
+   */
+  readonly policy: PolicyOf<C>;
   /** Runs before authentication (e.g. to send another route's 405 first). */
   readonly guard?: Middleware<RequestState>;
   handle(ctx: RequestContext, auth: Authenticated[C]): unknown;
@@ -62,8 +71,21 @@ export interface RouteGates {
 
 /** The OpenAPI operation of a route (its declaration without the code). */
 export function operationOf(route: Route): Operation {
-  const { handle: _handle, guard: _guard, ...operation } = route;
+  const { handle: _handle, guard: _guard, policy: _policy, ...operation } = route;
   return operation;
+}
+
+/** The route's declared policy; throws for a route without one, or one for another caller. */
+export function policyOf(route: Route): RoutePolicy {
+  const declared = (route as { readonly policy?: unknown }).policy;
+  if (typeof declared !== 'string' || !Object.hasOwn(ROUTE_POLICIES, declared)) {
+    throw new Error(`${route.operationId} declares no route policy (src/domain/policy/routes.ts)`);
+  }
+  const policy = declared as RoutePolicy;
+  if (ROUTE_POLICIES[policy].caller !== route.caller) {
+    throw new Error(`${route.operationId}: policy ${policy} is not for a ${route.caller} caller`);
+  }
+  return policy;
 }
 
 /**
@@ -73,12 +95,13 @@ export function operationOf(route: Route): Operation {
 export function mountRoutes(routes: readonly Route[], gates?: RouteGates): Router<RequestState> {
   const router = new Router<RequestState>();
   for (const route of routes) {
-    if (!gates && (route.caller !== 'public' || route.body)) {
+    const policy = policyOf(route);
+    if (!gates && (policy !== 'public' || route.body)) {
       throw new Error(`${route.operationId} needs the authentication and body gates`);
     }
     const steps: Middleware<RequestState>[] = [errorDialect(route.dialect)];
     if (route.guard) steps.push(route.guard);
-    const authenticate = gates && AUTHENTICATE[route.caller](gates, route);
+    const authenticate = gates && AUTHENTICATE[route.caller](gates, route, policy as never);
     if (authenticate) steps.push(authenticate.middleware);
     if (route.body) {
       steps.push(
@@ -97,30 +120,15 @@ const AUTHENTICATE: {
   readonly [C in Caller]: (
     gates: RouteGates,
     route: Operation,
+    policy: PolicyOf<C>,
   ) =>
     { middleware: Middleware<RequestState>; of(ctx: RequestContext): Authenticated[C] } | undefined;
 } = {
   public: () => undefined,
   client: () => undefined,
-  login: (gates, route) => {
-    const login = requireLoginForSpace(gates.login, route.operationId);
-    // Segregation of duties: every login route but a read changes something, and needs an admin.
-    const changes = route.method !== 'get';
+  login: (gates, route, policy) => {
     return {
-      middleware: (ctx, next) =>
-        login(ctx, async () => {
-          if (changes && !roleMayChange(ctx.state.user?.role ?? '')) {
-            await recordRefusal(ctx, gates.login.refusals, {
-              reason: 'role_forbidden',
-              subject: ctx.state.user?.subject ?? null,
-              operation: route.operationId,
-            });
-            throw new InsufficientScopeError(
-              "this change needs the admin role; the token is an auditor's",
-            );
-          }
-          await next();
-        }),
+      middleware: requireLoginForSpace(gates.login, route.operationId, policy),
       of: (ctx) => {
         const { user, spaceId } = ctx.state;
         if (!user || !spaceId) throw new Error('login route without an authenticated user');

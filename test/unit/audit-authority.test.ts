@@ -12,6 +12,7 @@ function watched(answer: () => Promise<LoginIdentity>, expiresInSeconds = 3600) 
     {
       token: 't',
       spaceId: 'space-a',
+      policy: 'space-read',
       expiresAt: Math.floor(Date.now() / 1000) + expiresInSeconds,
       everyMs: 60_000,
       login: { verify },

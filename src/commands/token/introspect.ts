@@ -1,4 +1,10 @@
-import { allowedScopes, tokenInSpace, tokenScopesStillAllowed } from '../../domain/policy.js';
+import {
+  allowedScopes,
+  credentialActive,
+  tokenInSpace,
+  tokenRevoked,
+  tokenScopesStillAllowed,
+} from '../../domain/policy.js';
 import { scopeWords } from '../../domain/scope.js';
 import type { Credential } from '../../domain/credential/state.js';
 import type { AccessTokenClaims } from '../../crypto/access-tokens.js';
@@ -35,12 +41,11 @@ export async function introspectToken(
   if (!claims || !tokenInSpace({ spaceId: claims.space_id }, command.client.spaceId)) {
     return { active: false };
   }
-  if (await ctx.revocations.isRevoked(claims.jti)) return { active: false };
-  if (claims.token_kind === 'public' && (await ctx.revocations.isRevoked(claims.parent_jti))) {
+  if (await tokenRevoked(claims, (jti) => ctx.revocations.isRevoked(jti))) {
     return { active: false };
   }
   const owner = await ctx.credentials.find(claims.client_id);
-  if (!owner || owner.status !== 'active') return { active: false };
+  if (!credentialActive(owner)) return { active: false };
   // Narrowing a credential's scopes reaches its live tokens: one carrying a scope taken away.
   const allowed = allowedScopes(ctx.scopeCatalog, owner);
   if (!tokenScopesStillAllowed(scopeWords(claims.scope), allowed)) return { active: false };

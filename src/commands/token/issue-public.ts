@@ -7,6 +7,7 @@ import {
   InvalidTokenError,
 } from '../../errors/errors.js';
 import { scopeWords } from '../../domain/scope.js';
+import { tokenRevoked } from '../../domain/policy.js';
 import type { PrivateTokenClaims } from '../../crypto/access-tokens.js';
 import type { CommandContext } from '../context.js';
 import type { DpopProof } from '../../crypto/dpop.js';
@@ -37,10 +38,9 @@ export async function issuePublicToken(
   },
 ): Promise<IssuedToken> {
   const { privateToken } = command;
-  if (await ctx.revocations.isRevoked(privateToken.jti)) {
-    throw new InvalidTokenError('the private token has been revoked');
-  }
-  const credential = await ctx.credentials.find(privateToken.client_id);
+  const revoked = await tokenRevoked(privateToken, (jti) => ctx.revocations.isRevoked(jti));
+  // A revoked token is refused by the decider whatever its credential: no need to look it up.
+  const credential = revoked ? undefined : await ctx.credentials.find(privateToken.client_id);
   const decision = decideIssuePublicToken(
     {
       spaceId: command.spaceId,
@@ -60,12 +60,16 @@ export async function issuePublicToken(
         jti: privateToken.jti,
         expiresAt: privateToken.exp,
         scopes: scopeWords(privateToken.scope),
+        revoked,
       },
     },
     credential,
     { ttlSeconds: ctx.publicTokenTtlSeconds, catalog: ctx.scopeCatalog },
   );
   if (!decision.ok) {
+    if (decision.refusal === 'token_revoked') {
+      throw new InvalidTokenError('the private token has been revoked');
+    }
     if (decision.refusal === 'invalid_scope') throw new InvalidScopeError(decision.detail!);
     if (decision.refusal === 'dpop_required') {
       throw new InvalidDpopProofError(

@@ -2,6 +2,7 @@ import { domainEvent, type DomainEvent, type EventMetadata } from '../events.js'
 import type { Credential } from '../credential/state.js';
 import { windowBounds, type BudgetWindow } from '../budget-window.js';
 import { accept, refuse, type Decision } from '../decision.js';
+import { credentialActive } from '../policy.js';
 
 /**
  * The outcome of authenticating a client: its active credential, or refused with the failure to
@@ -28,7 +29,7 @@ export function decideClientAuthentication(
   state: Credential | undefined,
 ): ClientAuthentication {
   if (!state) return refuse('invalid_client');
-  if (command.secretMatches && state.status === 'active') return accept([], state);
+  if (command.secretMatches && credentialActive(state)) return accept([], state);
   return refuse('invalid_client', [
     domainEvent(
       command.eventId,

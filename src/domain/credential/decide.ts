@@ -2,6 +2,7 @@ import { domainEvent, type ClientJwks, type DomainEvent, type EventMetadata } fr
 import type { Credential } from './state.js';
 import { accept, refuse, type Decision } from '../decision.js';
 import { allowedScopes, credentialScopes, missingScopes, withinSpaceCeiling } from '../policy.js';
+import { credentialActive, credentialInSpace } from '../policy.js';
 import { scopeText } from '../scope.js';
 import type { ScopeCatalog } from '../scope-catalog.js';
 import { msOf } from '../times.js';
@@ -82,16 +83,11 @@ export function decideCreateCredential(command: {
   return accept([event]);
 }
 
-/** The credential, when it exists in the command's space (never reveal another space's). */
-function inSpace(command: LifecycleCommand, state: Credential | undefined) {
-  return state && state.spaceId === command.spaceId ? state : undefined;
-}
-
 /** The refusal for a change to a credential that must be active, if any. */
 function refusal(command: LifecycleCommand, state: Credential | undefined) {
-  const credential = inSpace(command, state);
+  const credential = credentialInSpace(state, command.spaceId);
   if (!credential) return 'not_found';
-  return credential.status === 'active' ? undefined : 'revoked';
+  return credentialActive(credential) ? undefined : 'revoked';
 }
 
 /**
@@ -153,9 +149,9 @@ export function decideRevokeCredential(
   command: LifecycleCommand & { readonly reason: string | null },
   state: Credential | undefined,
 ): CredentialDecision<'credential-revoked'> {
-  const credential = inSpace(command, state);
+  const credential = credentialInSpace(state, command.spaceId);
   if (!credential) return refuse('not_found');
-  if (credential.status === 'revoked') return accept([]);
+  if (!credentialActive(credential)) return accept([]);
   const event = domainEvent(
     command.eventId,
     'credential-revoked',

@@ -6,7 +6,9 @@ import type { Token } from './state.js';
 import { accept, refuse, type Decision } from '../decision.js';
 import {
   allowedScopes,
+  credentialActive,
   describeScopeRefusal,
+  issuedTo,
   privateTokenScopes,
   publicTokenScopes,
   tokenInSpace,
@@ -109,6 +111,8 @@ export interface PrivateTokenGrant {
   readonly expiresAt: number;
   /** The scopes it carries. */
   readonly scopes: readonly string[];
+  /** Whether it has been revoked (policy.tokenRevoked): a revoked one buys nothing. */
+  readonly revoked: boolean;
 }
 
 /**
@@ -128,17 +132,14 @@ export function decideIssuePublicToken(
   policy: { readonly ttlSeconds: number; readonly catalog: ScopeCatalog },
 ): Decision<
   DomainEvent<'public-token-issued'>,
-  'space_mismatch' | 'credential_inactive' | 'dpop_required' | 'invalid_scope',
+  'token_revoked' | 'space_mismatch' | 'credential_inactive' | 'dpop_required' | 'invalid_scope',
   /** With the active credential behind the private token. */
   Lifetime & { readonly credential: Credential }
 > {
   const { privateToken } = command;
+  if (privateToken.revoked) return refuse('token_revoked');
   if (!tokenInSpace(privateToken, command.spaceId)) return refuse('space_mismatch');
-  if (
-    !credential ||
-    credential.status !== 'active' ||
-    !tokenInSpace(privateToken, credential.spaceId)
-  ) {
+  if (!credentialActive(credential) || !tokenInSpace(privateToken, credential.spaceId)) {
     return refuse('credential_inactive');
   }
   if (credential.requireDpop && !command.jkt) return refuse('dpop_required');
@@ -187,7 +188,7 @@ export function decideRevokeToken(
   },
   state: Token,
 ): Decision<DomainEvent<'token-revoked'>> {
-  if (state.clientId !== command.clientId || state.revokedAt !== null) return accept([]);
+  if (!issuedTo(state, command.clientId) || state.revokedAt !== null) return accept([]);
   if (msOf(state.expiresAt) <= command.now) return accept([]);
   const event = domainEvent(
     command.eventId,

@@ -19,6 +19,7 @@ import {
   sealedTreeSize,
 } from '../../audit-trail/tree-proofs.js';
 import { streams } from '../../domain/streams.js';
+import { onlyPublishedHeads, readableTree, type TreeChoice } from '../../domain/policy.js';
 import { createProofReadBudget } from '../../limits/proof-reads.js';
 import { InvalidRequestError, NotFoundError } from '../../errors/errors.js';
 import { AUDIT_READ_ROUTE, budgetedAuditReadRecorder } from '../audit-read.js';
@@ -91,13 +92,11 @@ export function auditProofRoutes(
     }),
   );
   const verifierOf = (treeId: string) => treeVerifierKey(auditKey, treeOrigin(issuer, treeId));
-  // The log tree is every space's events: a space's login reads its heads and proofs (hashes only;
-  // an entry is only ever one of the reader's own space's events), and only at the heads published
-  // on the schedule, so no answer or error tells one tenant how much the others record right now.
-  const treeIdOf = (choice: 'space' | 'log', spaceId: string) =>
-    choice === 'log' ? LOG_TREE : spaceId;
-  const signedBefore = (choice: 'space' | 'log') =>
-    choice === 'log'
+  // Which tree a space's reader is served, and at which heads, is the policy's (readableTree).
+  const treeIdOf = (choice: TreeChoice, spaceId: string) =>
+    readableTree(choice, spaceId).spaceId ?? LOG_TREE;
+  const signedBefore = (choice: TreeChoice) =>
+    onlyPublishedHeads(choice)
       ? logHeadsPublishedBefore(commands.clock.now(), settings.AUDIT_CHECKPOINT_INTERVAL_SECONDS)
       : undefined;
   return [
@@ -105,6 +104,7 @@ export function auditProofRoutes(
       ...read,
       method: 'get',
       path: '/v1/audit/tree-head',
+      policy: 'space-read',
       operationId: 'auditTreeHead',
       summary: "The space's latest signed tree head (a C2SP checkpoint)",
       query: treeHeadQuery,
@@ -142,6 +142,7 @@ export function auditProofRoutes(
       ...read,
       method: 'get',
       path: '/v1/audit/proof/inclusion',
+      policy: 'space-read',
       operationId: 'auditInclusionProof',
       summary: 'That an event, or a token (by jti), is in the space tree of a given size',
       query: inclusionQuery,
@@ -208,6 +209,7 @@ export function auditProofRoutes(
       ...read,
       method: 'get',
       path: '/v1/audit/proof/consistency',
+      policy: 'space-read',
       operationId: 'auditConsistencyProof',
       summary: 'That the space tree of size `to` extends the one of size `from`, nothing changed',
       query: consistencyQuery,

@@ -12,6 +12,7 @@ import { logHead, positionOf } from '../../event-store/read-log.js';
 import type { LogPosition, RecordedEvent } from '../../event-store/types.js';
 import type { LoginTokenVerifier } from '../../crypto/login-tokens.js';
 import { openFeed, watchAuthority, type Feed, type FeedEnd } from '../audit-feed.js';
+import type { LoginRoutePolicy } from '../../domain/policy.js';
 import { bearerToken } from '../authentication.js';
 import { createStreamSlots, type StreamCaps } from '../stream-slots.js';
 import { LOGIN_ERRORS } from '../openapi/operation.js';
@@ -58,6 +59,9 @@ function serverSentEvent(stored: RecordedEvent): string {
   });
   return `id: ${event.globalPosition}\nevent: ${event.type}\ndata: ${data}\n\n`;
 }
+
+/** Who may open the feed, applied again while it is open (watchAuthority). */
+const STREAM_POLICY = 'space-read' satisfies LoginRoutePolicy;
 
 /** What each way of ending tells the client (the last event of the feed). */
 const ENDINGS: Readonly<Record<FeedEnd, string>> = {
@@ -134,6 +138,7 @@ export function auditStreamRoutes(
       dialect: 'bearer',
       method: 'get',
       path: '/v1/audit/stream',
+      policy: STREAM_POLICY,
       operationId: 'auditStream',
       summary: "The space's events as Server-Sent Events, live, resumable with Last-Event-ID",
       description:
@@ -170,6 +175,7 @@ export function auditStreamRoutes(
         const stopWatching = watchAuthority(feed, {
           token: bearerToken(ctx),
           spaceId: who.spaceId,
+          policy: STREAM_POLICY,
           expiresAt: who.user.expiresAt,
           everyMs: options.reauthorizeMs,
           login: options.login,

@@ -27,6 +27,7 @@ export function rotateSecretRoute(commands: CommandContext): Route {
     ...common,
     method: 'post',
     path: '/v1/credential/:client_id/secret',
+    policy: 'space-change',
     operationId: 'rotateSecret',
     summary: 'A new secret; the previous one stays valid for overlap_seconds',
     params: clientPath,

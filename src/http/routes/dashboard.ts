@@ -39,6 +39,7 @@ export function dashboardRoutes(): readonly Route[] {
     return {
       method: 'get',
       path,
+      policy: 'public',
       // dashboardAsset_uplot_js: an identifier code generators accept.
       operationId:
         path === '/dashboard'

@@ -67,12 +67,14 @@ export function discoveryRoutes(issuer: string, catalog: ScopeCatalog): readonly
     {
       ...common,
       path: rfc8414,
+      policy: 'public',
       operationId: 'authorizationServerMetadata',
       summary: 'RFC 8414 authorization server metadata',
     },
     {
       ...common,
       path: oidc,
+      policy: 'public',
       operationId: 'openidConfiguration',
       summary: 'The same metadata where OpenID Connect clients look for it',
     },

@@ -22,6 +22,7 @@ export function issueRoutes(commands: CommandContext): readonly Route[] {
     route({
       method: 'post',
       path: '/v1/issue',
+      policy: 'private-token',
       operationId: 'issuePublicToken',
       tag: 'Tokens',
       summary: 'A public access token for one customer and segment, bought with a private token',

@@ -8,6 +8,7 @@ export function jwksRoutes(keys: KeyStore): readonly Route[] {
     route({
       method: 'get',
       path: '/.well-known/jwks.json',
+      policy: 'public',
       operationId: 'jwks',
       tag: 'Verification',
       summary: 'The public keys that verify every access token (RFC 7517)',

@@ -8,6 +8,7 @@ export function metricsRoutes(metrics: Metrics): readonly Route[] {
     route({
       method: 'get',
       path: '/metrics',
+      policy: 'public',
       operationId: 'metrics',
       tag: 'Operations',
       summary: 'Prometheus metrics (text exposition format)',

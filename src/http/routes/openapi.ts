@@ -36,6 +36,7 @@ export function openApiRoutes(
   return [
     route({
       ...self,
+      policy: 'public',
       handle(ctx) {
         ctx.set('Cache-Control', 'public, max-age=300');
         ctx.type = 'application/json';

@@ -53,6 +53,7 @@ export function revocationRoutes(
     route({
       method: 'get',
       path: '/v1/revocations',
+      policy: 'public',
       operationId: 'listRevocations',
       tag: 'Verification',
       summary: 'What an offline verifier of the space must reject (cacheable for 30 s)',

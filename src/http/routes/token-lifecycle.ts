@@ -50,6 +50,7 @@ export function tokenLifecycleRoutes(commands: CommandContext): readonly Route[]
       ...lifecycle,
       method: 'post',
       path: '/v1/introspect',
+      policy: 'client',
       operationId: 'introspectToken',
       summary: "RFC 7662: whether a token of the caller's space is active, and its claims",
       responses: [{ status: 200, description: 'Introspection', schema: introspection }],
@@ -64,6 +65,7 @@ export function tokenLifecycleRoutes(commands: CommandContext): readonly Route[]
       ...lifecycle,
       method: 'post',
       path: '/v1/revoke',
+      policy: 'client',
       operationId: 'revokeToken',
       summary:
         "RFC 7009: revoke a token of the caller's space (a private token takes its public tokens)",

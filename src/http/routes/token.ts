@@ -90,6 +90,7 @@ export function tokenRoutes(commands: CommandContext, dpopGate: DpopGate): reado
     route({
       method: 'post',
       path: '/v1/credential/token',
+      policy: 'client',
       operationId: 'issuePrivateToken',
       tag: 'Tokens',
       summary: 'The token endpoint: client_credentials and RFC 8693 token exchange',

@@ -250,6 +250,7 @@ describe('token: granted scopes recorded and signed', () => {
         jti: 'p-1',
         expiresAt: NOW / 1000 + 60,
         scopes: ['products:read', 'orders:read'],
+        revoked: false,
       },
     };
     const pub = { ttlSeconds: 60, catalog };

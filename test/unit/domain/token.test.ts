@@ -57,6 +57,7 @@ describe('token: a public token bought with a private one', () => {
     jti: 'p-1',
     expiresAt: NOW / 1000 + 3600,
     scopes: [],
+    revoked: false,
   };
   const command = () => ({
     ...issuance(),
@@ -94,6 +95,18 @@ describe('token: a public token bought with a private one', () => {
       catalog: {},
     });
     expect(bound.ok && bound.events[0]!.data.cnf_jkt).toBe('thumbprint');
+  });
+
+  it('given a revoked private token, then token_revoked, before anything else is judged', () => {
+    const revoked = { ...privateToken, revoked: true };
+    for (const spaceId of ['space-a', 'space-b']) {
+      expect(
+        decideIssuePublicToken({ ...command(), spaceId, privateToken: revoked }, active, {
+          ttlSeconds: 900,
+          catalog: {},
+        }),
+      ).toEqual({ ok: false, refusal: 'token_revoked', events: [] });
+    }
   });
 
   it('given X-Service-Space-ID of another space, then space_mismatch', () => {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { clientActor } from '../../../domain/actors.js';
-import { mayTarget } from '../../../domain/policy.js';
+import { issuedTo, mayTarget } from '../../../domain/policy.js';
 import {
   InsufficientScopeError,
   InvalidGrantError,
@@ -92,7 +92,7 @@ export const tokenExchangeGrant = defineGrant({
     const metadata = { actor: clientActor(privateToken.client_id), ...origin };
     if (client) {
       const credential = await authenticateClient(ctx, { proof: client, metadata });
-      if (credential.clientId !== privateToken.client_id) {
+      if (!issuedTo({ clientId: privateToken.client_id }, credential.clientId)) {
         throw new InvalidGrantError('the subject token was issued to another client');
       }
     }

@@ -1,0 +1,143 @@
+/**
+ * What scopes a credential and its tokens may carry, and what a token lacks of a route's: all
+ * within an operator's catalog (src/domain/scope-catalog.ts).
+ */
+import {
+  allDefaultScopes,
+  allScopes,
+  audienceScopes,
+  defaultScopes,
+  publicScopes,
+  type ScopeCatalog,
+} from '../scope-catalog.js';
+
+/**
+ * Scopes are all-of: what `held` lacks of `required` (empty when it holds them all). A token's
+ * granted scopes against a route's, a request against what its credential allows.
+ */
+export function missingScopes(held: readonly string[], required: readonly string[]): string[] {
+  return required.filter((scope) => !held.includes(scope));
+}
+
+/** A scope request refused: the first scope that may not be granted, and why. */
+export interface ScopeRefusal {
+  readonly scope: string;
+  /** `unknown`: no catalog lists it (for this audience); `not_allowed`: the credential does not
+   * hold it; `not_public`: a public token may not carry it; `not_held`: the token that pays for
+   * this one does not carry it. */
+  readonly reason: 'unknown' | 'not_allowed' | 'not_public' | 'not_held';
+}
+
+/** Scopes granted, or the refusal of the first that may not be. */
+export type ScopeGrant =
+  | { readonly ok: true; readonly scopes: readonly string[] }
+  | ({ readonly ok: false } & ScopeRefusal);
+
+/** The first of `requested` outside `within`, refused for `reason`; undefined when none is. */
+function firstOutside(
+  requested: readonly string[],
+  within: readonly string[],
+  reason: ScopeRefusal['reason'],
+): ScopeGrant | undefined {
+  const [scope] = missingScopes(within, requested);
+  return scope === undefined ? undefined : { ok: false, scope, reason };
+}
+
+/**
+ * What a credential may be given: scopes some audience's catalog lists. None named: every
+ * audience's defaults.
+ */
+export function credentialScopes(
+  catalog: ScopeCatalog,
+  requested: readonly string[] | undefined,
+): ScopeGrant {
+  if (requested === undefined) return { ok: true, scopes: allDefaultScopes(catalog) };
+  return firstOutside(requested, allScopes(catalog), 'unknown') ?? { ok: true, scopes: requested };
+}
+
+/**
+ * What a credential allows now: its own scopes, or, for one recorded before scopes existed
+ * (null), every audience's defaults.
+ */
+export function allowedScopes(
+  catalog: ScopeCatalog,
+  credential: { readonly scopes: readonly string[] | null },
+): readonly string[] {
+  return credential.scopes ?? allDefaultScopes(catalog);
+}
+
+/**
+ * A private token's scopes (client_credentials): within the audience's catalog and what the
+ * credential allows. None requested: the audience's defaults the credential allows.
+ */
+export function privateTokenScopes(
+  catalog: ScopeCatalog,
+  audience: string,
+  allowed: readonly string[],
+  requested: readonly string[] | undefined,
+): ScopeGrant {
+  if (requested === undefined) {
+    return {
+      ok: true,
+      scopes: defaultScopes(catalog, audience).filter((s) => allowed.includes(s)),
+    };
+  }
+  return (
+    firstOutside(requested, audienceScopes(catalog, audience), 'unknown') ??
+    firstOutside(requested, allowed, 'not_allowed') ?? { ok: true, scopes: requested }
+  );
+}
+
+/**
+ * A public token's scopes (bought at /v1/issue or by token exchange): within the paying token's
+ * scopes, what its credential still allows, and the audience's public scopes; never more than the
+ * token that pays for it. None requested: the audience's public defaults the paying token holds.
+ */
+export function publicTokenScopes(
+  catalog: ScopeCatalog,
+  audience: string,
+  paying: { readonly scopes: readonly string[]; readonly allowed: readonly string[] },
+  requested: readonly string[] | undefined,
+): ScopeGrant {
+  const open = publicScopes(catalog, audience);
+  if (requested === undefined) {
+    const scopes = defaultScopes(catalog, audience).filter(
+      (s) => open.includes(s) && paying.scopes.includes(s) && paying.allowed.includes(s),
+    );
+    return { ok: true, scopes };
+  }
+  return (
+    firstOutside(requested, audienceScopes(catalog, audience), 'unknown') ??
+    firstOutside(requested, open, 'not_public') ??
+    firstOutside(requested, paying.scopes, 'not_held') ??
+    firstOutside(requested, paying.allowed, 'not_allowed') ?? { ok: true, scopes: requested }
+  );
+}
+
+/**
+ * A token still stands on its credential's scopes: one carrying a scope its credential no longer
+ * holds (narrowed since) is refused, as a revoked one is.
+ */
+export function tokenScopesStillAllowed(
+  tokenScopes: readonly string[],
+  allowed: readonly string[],
+): boolean {
+  return missingScopes(allowed, tokenScopes).length === 0;
+}
+
+/** What a scope refusal says to the client (RFC 6749 §5.2 `error_description`). */
+export function describeScopeRefusal(refusal: ScopeRefusal, audience?: string): string {
+  const scope = `scope "${refusal.scope}"`;
+  switch (refusal.reason) {
+    case 'unknown':
+      return audience === undefined
+        ? `${scope} is not in the scope catalog`
+        : `${scope} is not in the scope catalog of audience "${audience}"`;
+    case 'not_allowed':
+      return `${scope} is not allowed to this client`;
+    case 'not_public':
+      return `${scope} may not be carried by a public token`;
+    case 'not_held':
+      return `${scope} is not held by the token this one is bought with`;
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * What a token stands on: its space, its kind, the client it was issued to, its credential and
+ * the revocations that void it.
+ */
+
+/** The two kinds of access token: a client's private token, a customer's public one. */
+export type TokenKind = 'private' | 'public';
+
+/**
+ * A token is its space's business alone: a public token is bought only for the private token's
+ * own space, and a client introspects or revokes only tokens of its own space (anything else is
+ * answered as if the token did not exist).
+ */
+export function tokenInSpace(token: { readonly spaceId: string }, spaceId: string): boolean {
+  return token.spaceId === spaceId;
+}
+
+/**
+ * A token is accepted only where its kind is: /v1/issue and token exchange take a private token,
+ * never a public one a browser holds. `any`: either kind.
+ */
+export function tokenOfKind(
+  token: { readonly token_kind: TokenKind },
+  kind: TokenKind | 'any',
+): boolean {
+  return kind === 'any' || token.token_kind === kind;
+}
+
+/**
+ * A token acts for the client it was issued to alone: only that client revokes it, and a client
+ * authenticating beside a subject token must be that token's client.
+ */
+export function issuedTo(token: { readonly clientId: string }, clientId: string): boolean {
+  return token.clientId === clientId;
+}
+
+/** A credential authenticates, and its tokens stand, only while it is active (not revoked). */
+export function credentialActive(
+  credential: { readonly status: string } | undefined,
+): credential is { readonly status: 'active' } {
+  return credential !== undefined && credential.status === 'active';
+}
+
+/**
+ * The jtis whose revocation voids a token: its own, and for a public token its parent's (a revoked
+ * private token takes the public tokens bought with it along).
+ */
+export function voidingJtis(token: {
+  readonly jti: string;
+  readonly token_kind: TokenKind;
+  readonly parent_jti?: string;
+}): string[] {
+  return token.token_kind === 'public' && token.parent_jti !== undefined
+    ? [token.jti, token.parent_jti]
+    : [token.jti];
+}
+
+/**
+ * Whether a token has been revoked, by itself or through its parent ({@link voidingJtis}), asking
+ * `isRevoked` in that order and no further than the first revoked one.
+ */
+export async function tokenRevoked(
+  token: Parameters<typeof voidingJtis>[0],
+  isRevoked: (jti: string) => boolean | Promise<boolean>,
+): Promise<boolean> {
+  for (const jti of voidingJtis(token)) {
+    if (await isRevoked(jti)) return true;
+  }
+  return false;
+}
+
+/**
+ * A token bought with another (RFC 8693 exchange) is for the paying token's audience: the only
+ * target (audience or RFC 8707 resource) a client may name for it is that one.
+ */
+export function mayTarget(paying: { readonly aud: string }, target: string): boolean {
+  return target === paying.aud;
+}

@@ -1,0 +1,113 @@
+import type { ColumnType, Generated } from 'kysely';
+
+/* The evidence tables: seals, Merkle trees and their heads, archives, partitions (schema.ts's
+ * Database names them with the rest). */
+
+/** One sealed range of the log (migration 018); see src/audit-trail/seal-chain.ts. */
+export interface EventSealsTable {
+  seal_number: number;
+  event_count: number;
+  last_transaction_id: string;
+  last_position: number;
+  previous_hash: Buffer;
+  hash: Buffer;
+  sealed_at: Generated<Date>;
+  /** Where the partition holding the seal's events starts (migration 020). */
+  partition_start: ColumnType<Date, Date | string | undefined, never>;
+}
+
+/** One space's share of a sealed range; see src/audit-trail/space-chain.ts. */
+export interface SpaceSealsTable {
+  space_id: string;
+  last_sequence: number;
+  first_sequence: number;
+  seal_number: number;
+  min_position: number;
+  max_position: number;
+  first_recorded_at: Date;
+  last_recorded_at: Date;
+  previous_hash: Buffer;
+  hash: Buffer;
+  sealed_at: Generated<Date>;
+}
+
+/** A perfect subtree of 256 leaves or more of a space's Merkle tree (migration 023). */
+export interface MerkleNodesTable {
+  space_id: string;
+  level: number;
+  index: number;
+  hash: Buffer;
+}
+
+/** A signed tree head: a C2SP checkpoint note (migration 023). */
+export interface MerkleCheckpointsTable {
+  space_id: string;
+  tree_size: number;
+  note: string;
+  signed_at: Generated<Date>;
+}
+
+/** The log tree's size once a global seal is in it (migration 024). */
+export interface LogTreeSizesTable {
+  seal_number: number;
+  tree_size: number;
+}
+
+/** A witness's cosignature line on a signed tree head (migration 024). */
+export interface MerkleCosignaturesTable {
+  space_id: string;
+  tree_size: number;
+  witness: string;
+  line: string;
+  received_at: Generated<Date>;
+}
+
+/** One space's events of an archived partition, and the file they are in (migration 020). */
+export interface ArchivedRangesTable {
+  space_id: string;
+  partition_name: string;
+  starts_at: Date;
+  ends_at: Date;
+  first_sequence: number | null;
+  last_sequence: number | null;
+  event_count: number;
+  file: string;
+  sha256: string;
+  archived_at: Generated<Date>;
+}
+
+/** One gzip member of an archive file: a space's events of at most one tile (migration 027). */
+export interface ArchivedBlocksTable {
+  space_id: string;
+  first_sequence: number;
+  last_sequence: number;
+  partition_name: string;
+  file: string;
+  byte_offset: number;
+  byte_length: number;
+  sha256: string;
+}
+
+/** Which archived sequence of a space an event id or a stream's first event is (migration 027). */
+export interface ArchivedLeafKeysTable {
+  space_id: string;
+  key: Buffer;
+  sequence: number;
+}
+
+/** A live partition of the log and the time it covers (migration 019). */
+export interface EventPartitionsTable {
+  partition_name: string;
+  starts_at: Date;
+  ends_at: Date;
+  created_at: Generated<Date>;
+}
+
+export interface AuditCheckpointsTable {
+  space_id: string;
+  checkpoint_number: number;
+  sequence: number;
+  head_hash: Buffer;
+  created_at: Generated<Date>;
+  jws: string;
+}

@@ -47,8 +47,7 @@ export class PublishedContainer extends GenericContainer {
     const hostIp = this.hostIp;
     if (!hostIp) return;
     const bindings = this.hostConfig.PortBindings as
-      | Record<string, Array<{ HostPort?: string; HostIp?: string }>>
-      | undefined;
+      Record<string, Array<{ HostPort?: string; HostIp?: string }>> | undefined;
     for (const [port, list] of Object.entries(bindings ?? {})) {
       bindings![port] = list.map((binding) => ({ ...binding, HostIp: hostIp }));
     }

@@ -245,6 +245,10 @@ describe('OpenAPI document', () => {
       (await call('GET', `/v1/monitoring/clients/${clientId}/rates?window=60m`, { headers: login }))
         .status,
     ).toBe(200);
+    expect(
+      (await call('GET', `/v1/monitoring/clients/${clientId}/scopes?window=1h`, { headers: login }))
+        .status,
+    ).toBe(200);
     const top = await call('GET', '/v1/monitoring/top-clients', { headers: login });
     expect(top.body).toMatchObject({
       clients: [{ client_id: clientId, private_tokens: 1, public_tokens: 1 }],

@@ -11,4 +11,6 @@ export const ADVISORY_LOCK = {
   signingKeys: 7_214_903_313,
   /** Transaction lock: processes starting together create or alter the service logins once. */
   serviceLogins: 7_214_903_314,
+  /** Session lock: the deliverer process that holds it delivers to every audit sink. */
+  deliverer: 7_214_903_315,
 } as const;

@@ -12,6 +12,7 @@ import type {
   AuditCheckpointsTable,
 } from './evidence-schema.js';
 import type { ColumnType, Generated } from 'kysely';
+import type { AuditSinkCursorsTable, AuditSinksTable } from './sink-schema.js';
 
 /** Row types of every table, as Kysely sees them. One place, mirroring migrations/. */
 export interface EventsTable {
@@ -167,4 +168,6 @@ export interface Database {
   client_scope_rate_hour: ClientScopeRateTable;
   idempotent_responses: IdempotentResponsesTable;
   used_once_ids: UsedOnceIdsTable;
+  audit_sinks: AuditSinksTable;
+  audit_sink_cursors: AuditSinkCursorsTable;
 }

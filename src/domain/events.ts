@@ -26,6 +26,12 @@ import {
   auditLogReadSchema,
   eventsArchivedSchema,
 } from './event-data/service.js';
+import {
+  sinkCreatedSchema,
+  sinkChangedSchema,
+  sinkPausedSchema,
+  sinkResumedSchema,
+} from './event-data/sink.js';
 import { fullForm, type EventBody } from './stored-form.js';
 import type { TOKEN_ISSUANCES } from './token/issuances.js';
 
@@ -79,6 +85,14 @@ export {
   auditLogReadSchema,
   eventsArchivedSchema,
 } from './event-data/service.js';
+export {
+  sinkCreatedSchema,
+  sinkChangedSchema,
+  sinkPausedSchema,
+  sinkResumedSchema,
+  sinkTargetSchema,
+  type SinkTarget,
+} from './event-data/sink.js';
 
 /**
  * The registry: event type name → data schema. Adding an event type starts here; see "Adding an
@@ -104,6 +118,10 @@ export const EVENT_SCHEMAS = {
   'client-authentication-failures-summarized': clientAuthenticationFailuresSummarizedSchema,
   'audit-log-read': auditLogReadSchema,
   'events-archived': eventsArchivedSchema,
+  'sink-created': sinkCreatedSchema,
+  'sink-changed': sinkChangedSchema,
+  'sink-paused': sinkPausedSchema,
+  'sink-resumed': sinkResumedSchema,
 } as const;
 
 export type EventType = keyof typeof EVENT_SCHEMAS;

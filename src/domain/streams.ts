@@ -10,6 +10,8 @@ export const streams = {
   secretReplay: (eventId: string) => `secret-replay-${eventId}`,
   signingKey: (kid: string) => `signing-key-${kid}`,
   archive: (partition: string) => `archive-${partition}`,
+  /** An audit sink's history: one short stream per change, as its row is written beside it. */
+  sinkChange: (sinkId: string, eventId: string) => `sink-${sinkId}-${eventId}`,
 } as const;
 
 /** Events about the service itself (signing keys) belong to no customer space. */

@@ -147,6 +147,10 @@ export function createMetrics(db: Kysely<Database>): Metrics {
     'audit-log-read': lifecycleOf('audit-log-read'),
     'credential-secret-replayed': lifecycleOf('credential-secret-replayed'),
     'events-archived': lifecycleOf('events-archived'),
+    'sink-created': lifecycleOf('sink-created'),
+    'sink-changed': lifecycleOf('sink-changed'),
+    'sink-paused': lifecycleOf('sink-paused'),
+    'sink-resumed': lifecycleOf('sink-resumed'),
   };
   return {
     registry,

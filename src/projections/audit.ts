@@ -69,6 +69,10 @@ export const AUDIT_SHAPES: { readonly [Type in EventType]: AuditShape<Type> } = 
   'events-archived': {
     details: ['partition', 'starts_at', 'ends_at', 'events', 'files', 'manifest_sha256'],
   },
+  'sink-created': { details: ['sink_id', 'name', 'target'] },
+  'sink-changed': { details: ['sink_id', 'name', 'target'] },
+  'sink-paused': { details: ['sink_id', 'reason', 'attempts', 'last_error'] },
+  'sink-resumed': { details: ['sink_id', 'reason'] },
 };
 
 /** An entry's details: the fields of its event's data its type's audit shape names. */

@@ -42,6 +42,10 @@ export const RATE_COUNTER: { readonly [Type in EventType]: RateContribution<Type
   'audit-log-read': null,
   'credential-secret-replayed': null,
   'events-archived': null,
+  'sink-created': null,
+  'sink-changed': null,
+  'sink-paused': null,
+  'sink-resumed': null,
 };
 
 /** The event types that add to `counter`. */

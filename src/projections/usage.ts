@@ -27,6 +27,10 @@ export const IS_USE: { readonly [Type in EventType]: boolean } = {
   'audit-log-read': false,
   'credential-secret-replayed': false,
   'events-archived': false,
+  'sink-created': false,
+  'sink-changed': false,
+  'sink-paused': false,
+  'sink-resumed': false,
 };
 
 const USES = EVENT_TYPES.filter((type) => IS_USE[type]);

@@ -140,5 +140,22 @@ export function exampleEvents(clientId: string): { readonly [Type in EventType]:
       kek: '0123456789abcdef',
       reason: 'rewrapped',
     },
+    'sink-created': {
+      sink_id: `sink-${clientId}`,
+      name: 'siem',
+      target: { kind: 'webhook', url: 'https://siem.example/intake' },
+    },
+    'sink-changed': {
+      sink_id: `sink-${clientId}`,
+      name: 'siem',
+      target: { kind: 'syslog', host: 'syslog.example', port: 6514, tls: true },
+    },
+    'sink-paused': {
+      sink_id: `sink-${clientId}`,
+      reason: 'failing',
+      attempts: 12,
+      last_error: 'HTTP 500',
+    },
+    'sink-resumed': { sink_id: `sink-${clientId}`, reason: 'admin' },
   };
 }

@@ -1,0 +1,142 @@
+import { accept, refuse, type Decision } from '../decision.js';
+import {
+  domainEvent,
+  streams,
+  SYSTEM_SPACE,
+  type DomainEvent,
+  type EventMetadata,
+  type SinkTarget,
+} from '../events.js';
+
+/** A sink as its row holds it: what the deciders below look at. */
+export interface SinkState {
+  readonly sinkId: string;
+  /** null: an operator sink (AUDIT_SINKS), which no space's admin may change. */
+  readonly spaceId: string | null;
+  readonly name: string;
+  readonly target: SinkTarget;
+  readonly paused: boolean;
+}
+
+/** What every sink command carries: the event's id, and who asked from where. */
+interface SinkCommandBase {
+  readonly eventId: string;
+  readonly metadata: EventMetadata;
+}
+
+/** Where a sink's event goes: its space's log (the operator's: the system space). */
+type Placed = { readonly spaceId: string; readonly streamId: string };
+
+const placed = (sinkId: string, spaceId: string | null, eventId: string): Placed => ({
+  spaceId: spaceId ?? SYSTEM_SPACE,
+  streamId: streams.sinkChange(sinkId, eventId),
+});
+
+/** A space's admin creates a sink; the command carries its new id. */
+export function decideCreateSink(
+  command: SinkCommandBase & {
+    readonly sinkId: string;
+    readonly spaceId: string;
+    readonly name: string;
+    readonly target: SinkTarget;
+  },
+): Decision<DomainEvent<'sink-created'>, never, Placed> {
+  const event = domainEvent(
+    command.eventId,
+    'sink-created',
+    { sink_id: command.sinkId, name: command.name, target: command.target },
+    command.metadata,
+  );
+  return accept([event], placed(command.sinkId, command.spaceId, command.eventId));
+}
+
+/** Why a change to a sink is refused: none in the space, or the operator's. */
+export type SinkRefusal = 'not_found' | 'operator_sink';
+
+const owned = (state: SinkState | undefined, spaceId: string): SinkRefusal | undefined => {
+  if (!state) return 'not_found';
+  if (state.spaceId === null) return 'operator_sink';
+  return state.spaceId === spaceId ? undefined : 'not_found';
+};
+
+/** A space's admin renames a sink or points it elsewhere; nothing when nothing changes. */
+export function decideChangeSink(
+  command: SinkCommandBase & {
+    readonly spaceId: string;
+    readonly name: string;
+    readonly target: SinkTarget;
+  },
+  state: SinkState | undefined,
+): Decision<DomainEvent<'sink-changed'>, SinkRefusal, Placed> {
+  const refusal = owned(state, command.spaceId);
+  if (refusal || !state) return refuse(refusal ?? 'not_found');
+  const where = placed(state.sinkId, state.spaceId, command.eventId);
+  if (
+    state.name === command.name &&
+    JSON.stringify(state.target) === JSON.stringify(command.target)
+  ) {
+    return accept([], where);
+  }
+  const event = domainEvent(
+    command.eventId,
+    'sink-changed',
+    { sink_id: state.sinkId, name: command.name, target: command.target },
+    command.metadata,
+  );
+  return accept([event], where);
+}
+
+/**
+ * Delivery to a sink pauses. An admin may pause their space's sink; the deliverer (`spaceId`
+ * undefined) pauses any sink after its retry bound. Pausing a paused sink records nothing.
+ */
+export function decidePauseSink(
+  command: SinkCommandBase & {
+    readonly spaceId?: string;
+    readonly reason: 'failing' | 'admin';
+    readonly attempts: number;
+    readonly lastError: string | null;
+  },
+  state: SinkState | undefined,
+): Decision<DomainEvent<'sink-paused'>, SinkRefusal, Placed> {
+  const refusal = command.spaceId === undefined ? undefined : owned(state, command.spaceId);
+  if (refusal || !state) return refuse(refusal ?? 'not_found');
+  const where = placed(state.sinkId, state.spaceId, command.eventId);
+  if (state.paused) return accept([], where);
+  const event = domainEvent(
+    command.eventId,
+    'sink-paused',
+    {
+      sink_id: state.sinkId,
+      reason: command.reason,
+      attempts: command.attempts,
+      last_error: command.lastError,
+    },
+    command.metadata,
+  );
+  return accept([event], where);
+}
+
+/**
+ * Delivery resumes from the cursor: an admin of the sink's space asks, or the deliverer
+ * (`spaceId` undefined) found a paused sink answering again. Nothing when it is not paused.
+ */
+export function decideResumeSink(
+  command: SinkCommandBase & {
+    readonly spaceId?: string;
+    readonly reason: 'admin' | 'answering';
+  },
+  state: SinkState | undefined,
+): Decision<DomainEvent<'sink-resumed'>, SinkRefusal, Placed> {
+  const refusal = command.spaceId === undefined ? undefined : owned(state, command.spaceId);
+  if (refusal || !state) return refuse(refusal ?? 'not_found');
+  const where = placed(state.sinkId, state.spaceId, command.eventId);
+  if (!state.paused) return accept([], where);
+  const event = domainEvent(
+    command.eventId,
+    'sink-resumed',
+    { sink_id: state.sinkId, reason: command.reason },
+    command.metadata,
+  );
+  return accept([event], where);
+}

@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import {
+  decideChangeSink,
+  decideCreateSink,
+  decidePauseSink,
+  decideResumeSink,
+  type SinkState,
+} from '../../../src/domain/sink/decide.js';
+import { SYSTEM_SPACE } from '../../../src/domain/events.js';
+
+const metadata = {
+  actor: 'user:alice',
+  request_id: 'r1',
+  client_ip: '127.0.0.1',
+  user_agent: null,
+};
+const webhook = { kind: 'webhook' as const, url: 'https://siem.example/intake' };
+const sink: SinkState = {
+  sinkId: 'snk_1',
+  spaceId: 'space-a',
+  name: 'siem',
+  target: webhook,
+  paused: false,
+};
+
+describe('audit sinks (issue 43)', () => {
+  it('given no sink, when an admin creates one, then sink-created names it in the space, without a secret', () => {
+    const decision = decideCreateSink({
+      eventId: 'e1',
+      metadata,
+      sinkId: 'snk_1',
+      spaceId: 'space-a',
+      name: 'siem',
+      target: webhook,
+    });
+    expect(decision.ok && decision.facts.spaceId).toBe('space-a');
+    const event = decision.events[0]!;
+    expect(event.type).toBe('sink-created');
+    expect(event.metadata.actor).toBe('user:alice');
+    expect(JSON.stringify(event)).not.toContain('whsec_');
+  });
+
+  it('given a sink of another space or the operator, when an admin changes it, then it is refused', () => {
+    const change = { eventId: 'e2', metadata, spaceId: 'space-b', name: 'x', target: webhook };
+    expect(decideChangeSink(change, sink)).toMatchObject({ ok: false, refusal: 'not_found' });
+    expect(
+      decideChangeSink({ ...change, spaceId: 'space-a' }, { ...sink, spaceId: null }),
+    ).toMatchObject({
+      ok: false,
+      refusal: 'operator_sink',
+    });
+  });
+
+  it('given a sink, when changed to what it is, then nothing is recorded; when renamed, sink-changed', () => {
+    const same = { eventId: 'e3', metadata, spaceId: 'space-a', name: 'siem', target: webhook };
+    expect(decideChangeSink(same, sink).events).toHaveLength(0);
+    expect(decideChangeSink({ ...same, name: 'splunk' }, sink).events[0]!.type).toBe(
+      'sink-changed',
+    );
+  });
+
+  it('given a failing operator sink, when the deliverer pauses it, then sink-paused in the system space; paused twice records once', () => {
+    const pause = {
+      eventId: 'e4',
+      metadata,
+      reason: 'failing' as const,
+      attempts: 9,
+      lastError: 'HTTP 500',
+    };
+    const decision = decidePauseSink(pause, { ...sink, spaceId: null });
+    expect(decision.ok && decision.facts.spaceId).toBe(SYSTEM_SPACE);
+    expect(decision.events[0]!.data).toMatchObject({ reason: 'failing', attempts: 9 });
+    expect(decidePauseSink(pause, { ...sink, paused: true }).events).toHaveLength(0);
+  });
+
+  it('given a paused sink, when an admin resumes it, then sink-resumed naming who; a running one records nothing', () => {
+    const resume = { eventId: 'e5', metadata, spaceId: 'space-a', reason: 'admin' as const };
+    const decision = decideResumeSink(resume, { ...sink, paused: true });
+    expect(decision.events[0]).toMatchObject({
+      type: 'sink-resumed',
+      metadata: { actor: 'user:alice' },
+    });
+    expect(decideResumeSink(resume, sink).events).toHaveLength(0);
+  });
+});

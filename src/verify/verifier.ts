@@ -5,7 +5,7 @@ import { checkDpopProof } from '../crypto/dpop.js';
 import { createReplayCache } from './replay-cache.js';
 import { RevocationListUnavailable, createRevocationLists } from './revocation-list.js';
 import { msOf } from '../domain/times.js';
-import { tokenScopesStillAllowed } from '../domain/policy.js';
+import { revokedByList, tokenOfKind, tokenScopesStillAllowed } from '../domain/policy.js';
 import { scopeWords } from '../domain/scope.js';
 import { declaredScopes, requireScopes } from './required-scopes.js';
 import { VerifyError } from './verify-error.js';
@@ -127,7 +127,7 @@ export function createVerifier(options: VerifierOptions): Verifier {
       } catch (error) {
         throw new VerifyError('invalid_token', (error as Error).message, 401);
       }
-      if (!kinds.includes(claims.token_kind)) {
+      if (!kinds.some((kind) => tokenOfKind(claims, kind))) {
         throw new VerifyError(
           'invalid_token',
           `a ${claims.token_kind} token is not accepted here`,
@@ -155,12 +155,7 @@ export function createVerifier(options: VerifierOptions): Verifier {
         throw new VerifyError('unavailable', error.message, 503);
       throw error;
     }
-    const revokedClientAt = list.revokedClients.get(claims.client_id);
-    if (
-      list.revokedTokens.has(claims.jti) ||
-      (claims.parent_jti !== undefined && list.revokedTokens.has(claims.parent_jti)) ||
-      (revokedClientAt !== undefined && msOf(claims.iat ?? 0) <= revokedClientAt)
-    ) {
+    if (revokedByList({ tokens: list.revokedTokens, clients: list.revokedClients }, claims)) {
       throw new VerifyError('invalid_token', 'the token has been revoked', 401);
     }
     // A credential narrowed since: its tokens carrying a scope it no longer allows are refused,

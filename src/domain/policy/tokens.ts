@@ -3,6 +3,8 @@
  * the revocations that void it.
  */
 
+import { msOf } from '../times.js';
+
 /** The two kinds of access token: a client's private token, a customer's public one. */
 export type TokenKind = 'private' | 'public';
 
@@ -67,6 +69,25 @@ export async function tokenRevoked(
     if (await isRevoked(jti)) return true;
   }
   return false;
+}
+
+/** A revocation list as resource servers hold it: tokens by jti, clients by when (ms). */
+export interface RevokedSet {
+  readonly tokens: ReadonlySet<string>;
+  readonly clients: ReadonlyMap<string, number>;
+}
+
+/**
+ * What a revocation list voids: a token it names, or whose parent it names ({@link voidingJtis}),
+ * and every token of a revoked client issued up to its revocation.
+ */
+export function revokedByList(
+  list: RevokedSet,
+  token: Parameters<typeof voidingJtis>[0] & { readonly client_id: string; readonly iat?: number },
+): boolean {
+  if (voidingJtis(token).some((jti) => list.tokens.has(jti))) return true;
+  const clientRevokedAt = list.clients.get(token.client_id);
+  return clientRevokedAt !== undefined && msOf(token.iat ?? 0) <= clientRevokedAt;
 }
 
 /**

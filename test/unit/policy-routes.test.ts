@@ -1,0 +1,122 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { ROUTE_POLICIES } from '../../src/domain/policy.js';
+import { mountRoutes, operationOf, policyOf, type Route } from '../../src/http/route.js';
+import { auditProofRoutes } from '../../src/http/routes/audit-proofs.js';
+import { auditStreamRoutes } from '../../src/http/routes/audit-stream.js';
+import { auditRoutes } from '../../src/http/routes/audit.js';
+import { credentialRoutes } from '../../src/http/routes/credential.js';
+import { dashboardRoutes } from '../../src/http/routes/dashboard.js';
+import { discoveryRoutes } from '../../src/http/routes/discovery.js';
+import { healthRoutes } from '../../src/http/routes/health.js';
+import { issueRoutes } from '../../src/http/routes/issue.js';
+import { jwksRoutes } from '../../src/http/routes/jwks.js';
+import { metricsRoutes } from '../../src/http/routes/metrics.js';
+import { monitoringRoutes } from '../../src/http/routes/monitoring.js';
+import { openApiRoutes } from '../../src/http/routes/openapi.js';
+import { revocationRoutes } from '../../src/http/routes/revocations.js';
+import { tokenLifecycleRoutes } from '../../src/http/routes/token-lifecycle.js';
+import { tokenRoutes } from '../../src/http/routes/token.js';
+
+/**
+ * Stands in for every dependency: any property is another stub, any call returns one. Building
+ * the routes touches no database; nothing here is ever served.
+ */
+const stub: never = new Proxy(() => undefined, {
+  get: (_target, key) => (key === 'then' ? undefined : stub),
+  apply: () => stub,
+}) as never;
+
+/** The factories src/cli/api-server.ts builds the app from, each called as it calls them. */
+const FACTORIES: Record<string, () => readonly Route[]> = {
+  auditStreamRoutes: () =>
+    auditStreamRoutes(stub, stub, stub, {
+      caps: { perProcess: 1, perSpace: 1, perSubject: 1 },
+      heartbeatMs: 1000,
+      pollMs: 1000,
+      reauthorizeMs: 1000,
+      login: stub,
+    }).routes,
+  auditRoutes: () => auditRoutes(stub, stub, stub, stub, stub),
+  auditProofRoutes: () =>
+    auditProofRoutes(stub, stub, stub, {
+      TOKEN_ISSUER: 'http://issuer.test',
+      AUDIT_CHECKPOINT_INTERVAL_SECONDS: 60,
+      AUDIT_PROOF_READS_PER_MINUTE: 1,
+      LIMITER_MAX_KEYS: 1,
+    }),
+  monitoringRoutes: () => monitoringRoutes(stub, stub, stub),
+  healthRoutes: () => healthRoutes(stub, stub),
+  jwksRoutes: () => jwksRoutes(stub),
+  discoveryRoutes: () => discoveryRoutes('http://issuer.test', {}),
+  credentialRoutes: () => credentialRoutes(stub, stub),
+  tokenRoutes: () => tokenRoutes(stub, stub),
+  issueRoutes: () => issueRoutes(stub),
+  tokenLifecycleRoutes: () => tokenLifecycleRoutes(stub),
+  revocationRoutes: () => revocationRoutes(stub, 60),
+  dashboardRoutes: () => dashboardRoutes(),
+  metricsRoutes: () => metricsRoutes(stub),
+};
+
+/** Every route of the app, the OpenAPI document's own included. */
+function appRoutes(): Route[] {
+  const routes = Object.values(FACTORIES).flatMap((factory) => factory());
+  return [...routes, ...openApiRoutes(routes.map(operationOf), 'http://issuer.test')];
+}
+
+describe('every route declares the policy it is guarded by', () => {
+  it('walks the route factories api-server.ts calls, all of them', () => {
+    const server = readFileSync('src/cli/api-server.ts', 'utf8');
+    const called = new Set([...server.matchAll(/\b(\w+Routes)\(/g)].map((match) => match[1]!));
+    called.delete('openApiRoutes');
+    called.delete('mountRoutes');
+    expect([...called].sort()).toEqual(Object.keys(FACTORIES).sort());
+  });
+
+  it('finds no route without a policy, or with a policy for another caller', () => {
+    const undeclared = appRoutes().flatMap((route) => {
+      try {
+        policyOf(route);
+        return [];
+      } catch (error) {
+        return [`${route.method.toUpperCase()} ${route.path}: ${(error as Error).message}`];
+      }
+    });
+    expect(undeclared).toEqual([]);
+  });
+
+  it('has the gate refuse to mount a route without one', () => {
+    const [health] = FACTORIES.healthRoutes!();
+    const { policy: _policy, ...undeclared } = health!;
+    expect(() => mountRoutes([undeclared as Route])).toThrow(/declares no route policy/);
+    expect(() => mountRoutes([{ ...health!, policy: 'space-read' } as Route])).toThrow(
+      /not for a public caller/,
+    );
+  });
+
+  it('keeps changes for a role that may change: exactly these routes need it', () => {
+    const changing = appRoutes()
+      .filter((route) => policyOf(route) === 'space-change')
+      .map((route) => `${route.method.toUpperCase()} ${route.path}`)
+      .sort();
+    expect(changing).toEqual([
+      'DELETE /v1/credential/:client_id',
+      'PATCH /v1/credential/:client_id',
+      'POST /v1/credential',
+      'POST /v1/credential/:client_id/secret',
+    ]);
+    // Every other login route only reads.
+    for (const route of appRoutes().filter((r) => r.caller === 'login')) {
+      expect(ROUTE_POLICIES[policyOf(route)].caller).toBe('login');
+      if (policyOf(route) === 'space-read') expect(route.method).toBe('get');
+    }
+  });
+
+  it('declares the public ones public, explicitly', () => {
+    const byPath = new Map(appRoutes().map((route) => [route.path, policyOf(route)]));
+    expect(byPath.get('/healthz')).toBe('public');
+    expect(byPath.get('/.well-known/jwks.json')).toBe('public');
+    expect(byPath.get('/v1/issue')).toBe('private-token');
+    expect(byPath.get('/v1/credential/token')).toBe('client');
+  });
+});

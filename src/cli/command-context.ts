@@ -17,6 +17,7 @@ import { rememberUsedOnce } from '../projections/used-once-ids.js';
 import { createAccessTokenVerifier } from '../crypto/access-tokens.js';
 import { loadKeyEncryptionKey, loadSecretHashKey } from '../crypto/key-files.js';
 import { openKeyStore } from '../crypto/key-store.js';
+import { openTokenSigner } from '../crypto/signer-from-config.js';
 import { createSecretHasher } from '../crypto/secrets.js';
 import { postgresInlineWrites } from '../projections/inline-writes.js';
 import { loadScopeCatalog } from './scope-catalog.js';
@@ -50,8 +51,13 @@ export async function createCommandContext(
   });
   const kek = await loadKeyEncryptionKey(config.SIGNING_KEY_ENCRYPTION_KEY, config.DATA_DIR);
   const secretHashKey = await loadSecretHashKey(config.SECRET_HASH_KEY, config.DATA_DIR);
-  await ensureFirstSigningKey(events, kek);
-  const keys = await openKeyStore(database.db, { kek, refreshMs: config.SIGNING_KEY_REFRESH_MS });
+  const signer = await openTokenSigner(config, database.db, kek);
+  await ensureFirstSigningKey(events, kek, signer);
+  const keys = await openKeyStore(database.db, {
+    kek,
+    refreshMs: config.SIGNING_KEY_REFRESH_MS,
+    signer,
+  });
   return {
     events,
     limits: createLimits({

@@ -5,6 +5,7 @@
  */
 import { retireSigningKey } from '../commands/signing-key/change-keys.js';
 import { loadKeyEncryptionKey } from '../crypto/key-files.js';
+import { openTokenSigner } from '../crypto/signer-from-config.js';
 import { operatorActor, operatorEventStore } from './operator.js';
 import { parseCommandLine } from './args.js';
 import { createLogger, openDatabase } from './runtime.js';
@@ -26,8 +27,11 @@ const store = operatorEventStore(database.handle);
 const kek = await loadKeyEncryptionKey(config.SIGNING_KEY_ENCRYPTION_KEY, config.DATA_DIR).catch(
   exitOnConfigError,
 );
-const result = await retireSigningKey(store.events, values.kid, operatorActor(), kek);
+// SIGNING_BACKEND=pkcs11: a replacement key, if one is needed, is made inside the token.
+const signer = await openTokenSigner(config, database.handle.db, kek).catch(exitOnConfigError);
+const result = await retireSigningKey(store.events, values.kid, operatorActor(), signer);
 console.log(JSON.stringify({ kid: values.kid, ...result }));
+await signer.close();
 await store.close();
 await database.close();
 process.exitCode = result.retired ? 0 : 1;

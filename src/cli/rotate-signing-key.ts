@@ -6,6 +6,7 @@
  */
 import { rotateSigningKey } from '../commands/signing-key/change-keys.js';
 import { loadKeyEncryptionKey } from '../crypto/key-files.js';
+import { openTokenSigner } from '../crypto/signer-from-config.js';
 import { operatorActor, operatorEventStore } from './operator.js';
 import { parseCommandLine } from './args.js';
 import { createLogger, openDatabase } from './runtime.js';
@@ -24,14 +25,19 @@ const database = await openDatabase(config, logger, 'token-authority-rotate', 1,
   timeouts: 'background',
 });
 const store = operatorEventStore(database.handle);
+const kek = await loadKeyEncryptionKey(config.SIGNING_KEY_ENCRYPTION_KEY, config.DATA_DIR).catch(
+  exitOnConfigError,
+);
+// SIGNING_BACKEND=pkcs11: the new key is made inside the token.
+const signer = await openTokenSigner(config, database.handle.db, kek).catch(exitOnConfigError);
 const rotated = await rotateSigningKey(store.events, {
-  kek: await loadKeyEncryptionKey(config.SIGNING_KEY_ENCRYPTION_KEY, config.DATA_DIR).catch(
-    exitOnConfigError,
-  ),
+  kek,
+  signer,
   activateInSeconds,
   retireAfterSeconds: Math.max(config.PRIVATE_TOKEN_TTL_SECONDS, config.PUBLIC_TOKEN_TTL_SECONDS),
   actor: operatorActor(),
 });
 console.log(JSON.stringify(rotated));
+await signer.close();
 await store.close();
 await database.close();

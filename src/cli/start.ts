@@ -112,6 +112,7 @@ function childEnv(role: 'api' | 'projector', own: Record<string, string>): Recor
         ...common,
         SECRET_HASH_KEY: '',
         SIGNING_KEY_ENCRYPTION_KEY: '',
+        PKCS11_PIN: '',
         AUDIT_PUBLIC_KEY: '',
         ...own,
       };

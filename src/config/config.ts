@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { productionUrlProblems } from './production-urls.js';
+import { signingSettings } from './signing-settings.js';
 
 const commaList = z
   .string()
@@ -24,7 +25,7 @@ const tokenSeconds = z.coerce.number().int().min(1).max(86_400, 'at most 86400 (
  * this schema; keep them in step.
  */
 // Settings whose values are secrets (keys) or carry them (connection strings with passwords).
-const SECRET_SETTING = /KEY|SECRET|PASSWORD|DATABASE_URL/;
+const SECRET_SETTING = /KEY|SECRET|PASSWORD|PIN|DATABASE_URL/;
 
 export const configSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
@@ -82,6 +83,7 @@ export const configSchema = z.object({
     .optional(),
   /** 32 bytes in base64 or base64url, or `file:<path>` of a file holding them (mode 600). */
   SIGNING_KEY_ENCRYPTION_KEY: z.string().min(1).optional(),
+  ...signingSettings,
   LOGIN_JWKS_URL: z.url().optional(),
   /** Hosts production may reach over plain http (TOKEN_ISSUER, LOGIN_JWKS_URL): private names only. */
   ALLOW_HTTP_HOSTS: commaList.optional(),

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { InvalidTokenError } from '../errors/errors.js';
 import { ACCESS_TOKEN_ALG } from './algorithms.js';
 import type { KeyStore, SigningKey } from './key-store.js';
+import type { TokenSigner } from './token-signer.js';
 import type { Clock } from '../domain/ports.js';
 import { secondsOf } from '../domain/times.js';
 import { tokenOfKind, type TokenKind } from '../domain/policy.js';
@@ -69,6 +70,7 @@ function signingInputOf(key: SigningKey, claims: AccessTokenClaims): string {
  * directly: a plain JWS any verifier accepts.
  */
 export function signAccessToken(key: SigningKey, claims: AccessTokenClaims): string {
+  if (!key.privateKey) throw new Error(`signing key ${key.kid} is in an HSM: sign off the thread`);
   const signingInput = signingInputOf(key, claims);
   const signature = sign(null, Buffer.from(signingInput), key.privateKey).toString('base64url');
   return `${signingInput}.${signature}`;
@@ -84,12 +86,20 @@ export function signAccessTokenOffThread(
   claims: AccessTokenClaims,
 ): Promise<string> {
   const signingInput = signingInputOf(key, claims);
+  // A key in an HSM signs through its signer's own thread (src/crypto/pkcs11), batched.
+  if (!key.privateKey) return signedBy(key.signer, key.kid, signingInput);
+  const privateKey = key.privateKey;
   return new Promise((resolve, reject) => {
-    sign(null, Buffer.from(signingInput), key.privateKey, (error, signature) => {
+    sign(null, Buffer.from(signingInput), privateKey, (error, signature) => {
       if (error) reject(error);
       else resolve(`${signingInput}.${signature.toString('base64url')}`);
     });
   });
+}
+
+async function signedBy(signer: TokenSigner, kid: string, signingInput: string): Promise<string> {
+  const signature = await signer.sign(kid, Buffer.from(signingInput));
+  return `${signingInput}.${signature.toString('base64url')}`;
 }
 
 /** Where a verifier finds the public key of a kid: our key store, or a JWKS fetched remotely. */

@@ -9,11 +9,23 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { ACCESS_TOKEN_ALG } from './algorithms.js';
 import { openPrivateKey, type KeyEncryptionKey } from './key-encryption.js';
+import { isHsmKeyReference, type TokenSigner } from './token-signer.js';
+import { ConfigError } from '../config/config.js';
 
-/** A key that can sign, and its id. */
-export interface SigningKey {
+/** A key that can sign, and its id: its private half in this process, or in an HSM. */
+export type SigningKey = LocalSigningKey | HsmSigningKey;
+
+/** A key opened here (sealed in the database): signed with by Node's Ed25519 directly. */
+export interface LocalSigningKey {
   readonly kid: string;
   readonly privateKey: KeyObject;
+}
+
+/** A key whose private half never leaves an HSM: signed with through the signer's port. */
+export interface HsmSigningKey {
+  readonly kid: string;
+  readonly privateKey?: undefined;
+  readonly signer: TokenSigner;
 }
 
 /** Keys to sign with and to publish. */
@@ -35,11 +47,11 @@ export interface KeyStore {
   close(): void;
 }
 
-interface LoadedKey extends SigningKey {
+type LoadedKey = SigningKey & {
   readonly publicKey: KeyObject;
   readonly publicJwk: JWK;
   readonly activatesAt: number;
-}
+};
 
 /**
  * Loads the published signing keys (the first one is made by the signing-key commands before
@@ -52,13 +64,15 @@ export async function openKeyStore(
   options: {
     /** Opens the sealed private keys (SIGNING_KEY_ENCRYPTION_KEY). */
     readonly kek: KeyEncryptionKey;
+    /** Signs with the keys whose private half is in an HSM (SIGNING_BACKEND=pkcs11); closed with the store. */
+    readonly signer?: TokenSigner;
     readonly refreshMs?: number;
     readonly now?: () => number;
     readonly refreshCooldownMs?: number;
   },
 ): Promise<KeyStore> {
   const now = options.now ?? Date.now;
-  const loadKeys = () => loadPublishedKeys(db, options.kek);
+  const loadKeys = () => loadPublishedKeys(db, options.kek, options.signer);
   const keys = await loadKeys();
   if (keys.length === 0) throw new Error('no signing key is published; run the first-key command');
   const state = { keys, fingerprint: await keysFingerprint(db) };
@@ -94,7 +108,10 @@ export async function openKeyStore(
       if (now() - lastRefreshAt < cooldownMs) return;
       return store.refresh();
     },
-    close: () => clearInterval(timer),
+    close() {
+      clearInterval(timer);
+      void options.signer?.close();
+    },
   };
   return store;
 }
@@ -112,6 +129,7 @@ async function keysFingerprint(db: Kysely<Database>): Promise<string> {
 async function loadPublishedKeys(
   db: Kysely<Database>,
   kek: KeyEncryptionKey,
+  signer: TokenSigner | undefined,
 ): Promise<LoadedKey[]> {
   const rows = await db
     .selectFrom('signing_keys')
@@ -121,15 +139,30 @@ async function loadPublishedKeys(
     .orderBy('kid')
     .execute();
   return rows.map((row) => ({
-    kid: row.kid,
-    privateKey: createPrivateKey({
-      key: openPrivateKey(kek, row.kid, row.private_jwk) as never,
-      format: 'jwk',
-    }),
+    ...privateHalf(row.kid, row.private_jwk, kek, signer),
     publicKey: createPublicKey({ key: row.public_jwk as never, format: 'jwk' }),
     publicJwk: row.public_jwk as JWK,
     activatesAt: row.activates_at.getTime(),
   }));
+}
+
+/** A key opened from its sealed private half, or named for the HSM signer that holds it. */
+function privateHalf(
+  kid: string,
+  stored: unknown,
+  kek: KeyEncryptionKey,
+  signer: TokenSigner | undefined,
+): SigningKey {
+  if (!isHsmKeyReference(stored)) {
+    const jwk = openPrivateKey(kek, kid, stored);
+    return { kid, privateKey: createPrivateKey({ key: jwk as never, format: 'jwk' }) };
+  }
+  if (signer?.backend !== stored.hsm) {
+    throw new ConfigError([
+      `SIGNING_BACKEND: signing key ${kid} lives in a PKCS#11 token (${JSON.stringify(stored.token)}); set SIGNING_BACKEND=pkcs11 and the PKCS11_ settings of that token`,
+    ]);
+  }
+  return { kid, signer };
 }
 
 /** A new Ed25519 key: its id (RFC 7638 thumbprint) and its JWKs, private and public. */

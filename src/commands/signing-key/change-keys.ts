@@ -12,8 +12,9 @@ import { evolveKeyRing, type SigningKeyEvent } from '../../domain/signing-key/ev
 import type { KeyRing } from '../../domain/signing-key/state.js';
 import type { EventStore, StoreTransaction } from '../../event-store/event-store.js';
 import { loadKeyRing, writeKeyRing } from '../../projections/signing-keys.js';
-import { generateSigningKey } from '../../crypto/key-store.js';
-import { sealPrivateKey, type KeyEncryptionKey } from '../../crypto/key-encryption.js';
+import { generateSealedSigningKey } from '../../crypto/local-signer.js';
+import type { KeyEncryptionKey } from '../../crypto/key-encryption.js';
+import type { TokenSigner } from '../../crypto/token-signer.js';
 import { sealKeysInTheClear } from './reseal.js';
 import { SERVICE_ACTOR, type KeyActor } from './actor.js';
 
@@ -25,11 +26,13 @@ import { SERVICE_ACTOR, type KeyActor } from './actor.js';
  */
 async function changeKeys<Result>(
   events: EventStore,
-  kek: KeyEncryptionKey,
+  keyMaker: KeyMaker,
   actor: KeyActor,
   decide: (command: KeyCommand, ring: KeyRing) => { events: KeyEventList; result: Result },
 ): Promise<Result> {
-  const material = await generateSigningKey();
+  // Made before the decision knows whether it needs one: a key in an HSM nothing records is
+  // harmless (it signs nothing, is never published), and the transaction waits on no HSM.
+  const material = await makerOf(keyMaker).generate();
   return events.transact(async (tx) => {
     await sql`SELECT pg_advisory_xact_lock(${ADVISORY_LOCK.signingKeys})`.execute(tx.db);
     const before = await loadKeyRing(tx.db);
@@ -42,14 +45,26 @@ async function changeKeys<Result>(
     const decided = decide(command, before);
     const after = await appendKeyEvents(tx, before, decided.events);
     await writeKeyRing(tx.db, before, after, {
-      ...material,
-      privateJwk: sealPrivateKey(kek, material.kid, material.privateJwk),
+      kid: material.kid,
+      publicJwk: material.publicJwk,
+      // Sealed under the KEK, or (PKCS#11) which token holds it: never key material in the clear.
+      privateJwk: material.stored,
     });
     return decided.result;
   });
 }
 
 type KeyEventList = ReturnType<typeof decideFirstKey>['events'];
+
+/**
+ * What makes a new key: the configured signer (SIGNING_BACKEND), or, given only the KEK, a local
+ * key sealed under it (the default).
+ */
+export type KeyMaker = KeyEncryptionKey | Pick<TokenSigner, 'generate'>;
+
+function makerOf(keyMaker: KeyMaker): Pick<TokenSigner, 'generate'> {
+  return 'generate' in keyMaker ? keyMaker : { generate: () => generateSealedSigningKey(keyMaker) };
+}
 
 async function appendKeyEvents(
   tx: StoreTransaction,
@@ -75,9 +90,10 @@ async function appendKeyEvents(
 export async function ensureFirstSigningKey(
   events: EventStore,
   kek: KeyEncryptionKey,
+  keyMaker: KeyMaker = kek,
 ): Promise<void> {
   await sealKeysInTheClear(events, kek, SERVICE_ACTOR);
-  await changeKeys(events, kek, SERVICE_ACTOR, (command, ring) => ({
+  await changeKeys(events, keyMaker, SERVICE_ACTOR, (command, ring) => ({
     events: decideFirstKey(command, ring).events,
     result: undefined,
   }));
@@ -91,12 +107,15 @@ export async function rotateSigningKey(
   events: EventStore,
   options: {
     readonly kek: KeyEncryptionKey;
+    /** Makes the new key (SIGNING_BACKEND); a local key sealed under `kek` when absent. */
+    readonly signer?: Pick<TokenSigner, 'generate'>;
     readonly activateInSeconds: number;
     readonly retireAfterSeconds: number;
     readonly actor?: KeyActor;
   },
 ): Promise<{ readonly kid: string; readonly activatesAt: Date; readonly retiresOthersAt: Date }> {
-  return changeKeys(events, options.kek, options.actor ?? SERVICE_ACTOR, (command, ring) => {
+  const keyMaker = options.signer ?? options.kek;
+  return changeKeys(events, keyMaker, options.actor ?? SERVICE_ACTOR, (command, ring) => {
     const decided = decideRotateKey(
       {
         ...command,
@@ -118,11 +137,11 @@ export async function retireSigningKey(
   events: EventStore,
   kid: string,
   actor: KeyActor,
-  kek: KeyEncryptionKey,
+  keyMaker: KeyMaker,
 ): Promise<{ readonly retired: boolean; readonly replacement?: string }> {
   return changeKeys<{ retired: boolean; replacement?: string }>(
     events,
-    kek,
+    keyMaker,
     actor,
     (command, ring) => {
       const decided = decideRetireKey({ ...command, kid }, ring);

@@ -12,6 +12,7 @@ import {
   type KeyEncryptionKey,
   type SealedPrivateKey,
 } from '../../crypto/key-encryption.js';
+import { isHsmKeyReference } from '../../crypto/token-signer.js';
 import type { KeyActor } from './actor.js';
 
 /**
@@ -55,7 +56,10 @@ export function sealKeysInTheClear(
   actor: KeyActor,
 ): Promise<readonly string[]> {
   return reseal(events, actor, kek, 'sealed', (kid, stored) =>
-    isSealed(stored) ? undefined : sealPrivateKey(kek, kid, stored as object),
+    // A key in an HSM left only its reference here: nothing to seal.
+    isSealed(stored) || isHsmKeyReference(stored)
+      ? undefined
+      : sealPrivateKey(kek, kid, stored as object),
   );
 }
 
@@ -70,6 +74,7 @@ export function rewrapSigningKeys(
   actor: KeyActor,
 ): Promise<readonly string[]> {
   return reseal(events, actor, to, 'rewrapped', (kid, stored) => {
+    if (isHsmKeyReference(stored)) return undefined;
     if (!isSealed(stored)) return sealPrivateKey(to, kid, stored as object);
     if ((stored as SealedPrivateKey).kek === to.id) return undefined;
     return rewrapPrivateKey(from, to, kid, stored);

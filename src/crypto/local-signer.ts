@@ -1,0 +1,72 @@
+import { createPrivateKey, sign, type KeyObject } from 'node:crypto';
+import type { JWK } from 'jose';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import { BoundedCache } from './bounded-cache.js';
+import { openPrivateKey, sealPrivateKey, type KeyEncryptionKey } from './key-encryption.js';
+import { generateSigningKey } from './key-store.js';
+import type { GeneratedSigningKey, TokenSigner } from './token-signer.js';
+
+/** A new Ed25519 key made in this process, its private half sealed under `kek` for the database. */
+export async function generateSealedSigningKey(
+  kek: KeyEncryptionKey,
+): Promise<GeneratedSigningKey> {
+  const material = await generateSigningKey();
+  return {
+    kid: material.kid,
+    alg: material.alg,
+    publicJwk: material.publicJwk,
+    stored: sealPrivateKey(kek, material.kid, material.privateJwk),
+  };
+}
+
+/**
+ * The default signer: keys sealed in `signing_keys` (envelope encryption under the KEK), opened on
+ * first use and kept, at most `maxKeys` of them, as Node key objects; signatures on libuv's pool.
+ * The token endpoint's own path (`signAccessTokenOffThread` with the key store's current key) does
+ * not go through here: it signs with the key store's key object directly, as before the port.
+ */
+export function createLocalSigner(
+  db: Kysely<Database>,
+  kek: KeyEncryptionKey,
+  options: { readonly maxKeys?: number } = {},
+): TokenSigner {
+  const opened = new BoundedCache<string, KeyObject>(options.maxKeys ?? 10_000);
+  async function privateKeyOf(kid: string): Promise<KeyObject> {
+    const held = opened.get(kid);
+    if (held) return held;
+    const row = await db
+      .selectFrom('signing_keys')
+      .select('private_jwk')
+      .where('kid', '=', kid)
+      .executeTakeFirst();
+    if (!row) throw new Error(`no signing key ${kid}`);
+    const key = createPrivateKey({
+      key: openPrivateKey(kek, kid, row.private_jwk) as never,
+      format: 'jwk',
+    });
+    opened.set(kid, key);
+    return key;
+  }
+  return {
+    backend: 'local',
+    generate: () => generateSealedSigningKey(kek),
+    async sign(kid, signingInput) {
+      const key = await privateKeyOf(kid);
+      return new Promise((resolve, reject) =>
+        sign(null, signingInput, key, (error, signature) =>
+          error ? reject(error) : resolve(signature),
+        ),
+      );
+    },
+    async publicJwk(kid) {
+      const row = await db
+        .selectFrom('signing_keys')
+        .select('public_jwk')
+        .where('kid', '=', kid)
+        .executeTakeFirst();
+      return row?.public_jwk as JWK | undefined;
+    },
+    close: async () => undefined,
+  };
+}

@@ -1,0 +1,29 @@
+import type { Kysely } from 'kysely';
+import type { Config } from '../config/config.js';
+import type { Database } from '../db/schema.js';
+import type { KeyEncryptionKey } from './key-encryption.js';
+import { createLocalSigner } from './local-signer.js';
+import { openPkcs11Signer } from './pkcs11/pkcs11-signer.js';
+import { pkcs11SettingsOf } from './pkcs11/settings.js';
+import type { TokenSigner } from './token-signer.js';
+
+/**
+ * The signer SIGNING_BACKEND names: `local` (keys sealed in the database under `kek`, the
+ * default) or `pkcs11` (keys made and kept in the token PKCS11_TOKEN_LABEL; logged in before this
+ * returns, so a wrong PIN or a missing token stops the process at start, as a ConfigError).
+ * The PKCS#11 queue is bounded as the append queue is (APPEND_QUEUE_LIMIT), and a signature the
+ * HSM has not made within REQUEST_DEADLINE_MS fails as unavailable.
+ */
+export async function openTokenSigner(
+  config: Config,
+  db: Kysely<Database>,
+  kek: KeyEncryptionKey,
+): Promise<TokenSigner> {
+  if (config.SIGNING_BACKEND === 'local') {
+    return createLocalSigner(db, kek, { maxKeys: config.SIGNING_KEY_CACHE_MAX_KEYS });
+  }
+  return openPkcs11Signer(await pkcs11SettingsOf(config), {
+    maxQueued: config.APPEND_QUEUE_LIMIT,
+    timeoutMs: config.REQUEST_DEADLINE_MS,
+  });
+}

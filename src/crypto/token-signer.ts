@@ -1,0 +1,51 @@
+import type { JWK } from 'jose';
+import { z } from 'zod';
+
+/** Where access-token signing keys live and sign: sealed in the database, or in an HSM. */
+export type SigningBackend = 'local' | 'pkcs11';
+
+/** A new signing key, as the signing-key commands record it. */
+export interface GeneratedSigningKey {
+  /** Its id: the RFC 7638 thumbprint of its public JWK. */
+  readonly kid: string;
+  readonly alg: string;
+  /** Published in the JWKS, with `kid`, `alg` and `use`. */
+  readonly publicJwk: JWK;
+  /**
+   * What `signing_keys.private_jwk` keeps for it: the private JWK sealed under the KEK (local), or
+   * an {@link HsmKeyReference} naming where it lives (never key material).
+   */
+  readonly stored: object;
+}
+
+/**
+ * The signing port. Keys are named by kid and looked up lazily, so one signer serves any number
+ * of keys (one per space, several per rotation) with a bounded cache, never one session or one
+ * opened key per space.
+ */
+export interface TokenSigner {
+  readonly backend: SigningBackend;
+  /** Makes a new Ed25519 key (inside the HSM for PKCS#11); it signs nothing until recorded. */
+  generate(): Promise<GeneratedSigningKey>;
+  /** The Ed25519 signature of `signingInput` by key `kid`, computed off the event loop. */
+  sign(kid: string, signingInput: Buffer): Promise<Buffer>;
+  /** The public JWK of key `kid`, read from where the key lives; undefined when there is none. */
+  publicJwk(kid: string): Promise<JWK | undefined>;
+  /** Releases what it holds (the HSM session and its thread). */
+  close(): Promise<void>;
+}
+
+/**
+ * What the database keeps of a key whose private half lives in an HSM: which kind and which token,
+ * so a process configured otherwise says so instead of failing to sign.
+ */
+export const hsmKeyReferenceSchema = z.object({
+  hsm: z.literal('pkcs11'),
+  token: z.string(),
+});
+export type HsmKeyReference = z.infer<typeof hsmKeyReferenceSchema>;
+
+/** Whether a stored private half is an {@link HsmKeyReference} (nothing to seal or open). */
+export function isHsmKeyReference(stored: unknown): stored is HsmKeyReference {
+  return hsmKeyReferenceSchema.safeParse(stored).success;
+}

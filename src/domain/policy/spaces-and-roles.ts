@@ -34,14 +34,19 @@ export function roleOfClaim(claim: unknown, fallback: LoginRole): LoginRole {
 }
 
 /**
- * A credential exists for a space only in its own: asked for from another, it is not there (never
- * reveal another space's).
+ * What belongs to a space (a credential, an audit sink) is that space's alone: asked for from
+ * another, it is not there (never reveal another space's). Null: the operator's, no space's.
  */
+export function ownedBySpace(thing: { readonly spaceId: string | null }, spaceId: string) {
+  return thing.spaceId === spaceId;
+}
+
+/** A credential exists for a space only in its own ({@link ownedBySpace}). */
 export function credentialInSpace<C extends { readonly spaceId: string }>(
   credential: C | undefined,
   spaceId: string,
 ): C | undefined {
-  return credential && credential.spaceId === spaceId ? credential : undefined;
+  return credential && ownedBySpace(credential, spaceId) ? credential : undefined;
 }
 
 /** A client's own budget may not exceed its space's ceiling (SPACE_RATE_LIMIT_PER_MINUTE). */

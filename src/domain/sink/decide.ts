@@ -1,4 +1,5 @@
 import { accept, refuse, type Decision } from '../decision.js';
+import { ownedBySpace } from '../policy.js';
 import {
   domainEvent,
   streams,
@@ -56,7 +57,7 @@ export type SinkRefusal = 'not_found' | 'operator_sink';
 const owned = (state: SinkState | undefined, spaceId: string): SinkRefusal | undefined => {
   if (!state) return 'not_found';
   if (state.spaceId === null) return 'operator_sink';
-  return state.spaceId === spaceId ? undefined : 'not_found';
+  return ownedBySpace(state, spaceId) ? undefined : 'not_found';
 };
 
 /** A space's admin renames a sink or points it elsewhere; nothing when nothing changes. */

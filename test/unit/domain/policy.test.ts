@@ -6,6 +6,7 @@ import {
   issuedTo,
   loginRefusal,
   mayTarget,
+  ownedBySpace,
   onlyPublishedHeads,
   readableTree,
   revokedByList,
@@ -84,6 +85,14 @@ describe('policy: a credential exists for its own space only', () => {
     expect(credentialInSpace(credential, 'a')).toBe(credential);
     expect(credentialInSpace(credential, 'b')).toBeUndefined();
     expect(credentialInSpace(undefined, 'a')).toBeUndefined();
+  });
+});
+
+describe("policy: what belongs to a space is that space's alone", () => {
+  it("is its own space's, not another's, and an operator's is no space's", () => {
+    expect(ownedBySpace({ spaceId: 'a' }, 'a')).toBe(true);
+    expect(ownedBySpace({ spaceId: 'a' }, 'b')).toBe(false);
+    expect(ownedBySpace({ spaceId: null }, 'a')).toBe(false);
   });
 });
 

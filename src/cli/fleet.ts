@@ -7,6 +7,7 @@ import { rm } from 'node:fs/promises';
 import { ensurePostgresUser } from '../db/embedded/os-user.js';
 import { DEFAULT_FLEET_DIR, readFleetState } from '../fleet/layout.js';
 import { isAlive, stopAll } from '../fleet/processes.js';
+import { BRIDGE, removeNetwork, SUBNET } from '../fleet/netns.js';
 import { fleetStatus } from '../fleet/status.js';
 import { fleetUp, missingPrograms } from '../fleet/up.js';
 import { parseCommandLine } from './args.js';
@@ -19,6 +20,10 @@ up      starts etcd, M Postgres nodes under Patroni (synchronous replication; de
         (default 3) and two projectors; prints the fleet as JSON on its last line.
 status  prints the same JSON as it is now.
         --asynchronous: asynchronous replication, only to show what a failover then loses.
+        --netns: each Postgres node and three etcd members in network namespaces of their own
+        on a test bridge (${BRIDGE}, ${SUBNET}.0/24; the partition drill's form; needs root).
+        --strict: synchronous_mode_strict (no commit without a synchronous standby).
+        --issuer=URL: TOKEN_ISSUER (default: the balancer's URL).
 down    stops everything the fleet started and removes DIR (--keep leaves it).
 DIR defaults to ${DEFAULT_FLEET_DIR} (outside the clone: the postgres user must reach it).
 Needs the apt packages patroni, etcd-server, haproxy and postgresql-15.`;
@@ -29,6 +34,9 @@ const { values, positionals } = parseCommandLine(USAGE, {
   dir: { type: 'string', default: process.env.FLEET_DIR ?? DEFAULT_FLEET_DIR },
   keep: { type: 'boolean', default: false },
   asynchronous: { type: 'boolean', default: false },
+  netns: { type: 'boolean', default: false },
+  strict: { type: 'boolean', default: false },
+  issuer: { type: 'string' },
 });
 const usageError = (message: string): never => {
   console.error(`${message}\n\n${USAGE}`);
@@ -50,12 +58,19 @@ const everyPid = (state: NonNullable<Awaited<ReturnType<typeof readFleetState>>>
   state.haproxy.pid,
   ...state.pg.map((node) => node.patroniPid),
   state.etcd.pid,
+  ...state.etcdMembers.map((member) => member.pid),
 ];
+
+/** Stops what `state` started, then removes the namespaces and links of the netns form. */
+async function stopFleet(state: NonNullable<Awaited<ReturnType<typeof readFleetState>>>) {
+  await stopAll([...new Set(everyPid(state).filter((pid) => pid > 0))]);
+  if (state.netns) removeNetwork();
+}
 
 if (command === 'up') {
   const apiReplicas = count('api-replicas', 1, 16);
   const pgNodes = count('pg-nodes', 1, 5);
-  const missing = missingPrograms();
+  const missing = missingPrograms(values.netns);
   if (missing.length > 0) {
     console.error(
       `missing: ${missing.join(', ')}; install them with\n  apt-get install -y ${missing.join(' ')}`,
@@ -74,6 +89,9 @@ if (command === 'up') {
       apiReplicas,
       pgNodes,
       synchronous: !values.asynchronous,
+      strict: values.strict,
+      netns: values.netns,
+      issuer: values.issuer,
       runAs,
       log: (message) => console.error(message),
     });
@@ -83,7 +101,8 @@ if (command === 'up') {
       `fleet up failed: ${(error as Error).message}; stopping what started (logs in ${dir})`,
     );
     const partial = await readFleetState(dir);
-    if (partial) await stopAll(everyPid(partial).filter((pid) => pid > 0));
+    if (partial) await stopFleet(partial);
+    else if (values.netns) removeNetwork();
     process.exit(1);
   }
 } else if (command === 'status') {
@@ -92,7 +111,7 @@ if (command === 'up') {
   console.log(JSON.stringify(await fleetStatus(state!)));
 } else if (command === 'down') {
   const state = await readFleetState(dir);
-  if (state) await stopAll(everyPid(state).filter((pid) => pid > 0));
+  if (state) await stopFleet(state);
   if (!values.keep) await rm(dir, { recursive: true, force: true });
   console.error(state ? `fleet in ${dir} stopped` : `no fleet in ${dir}`);
 } else {

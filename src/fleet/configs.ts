@@ -19,26 +19,33 @@ export interface PgPasswords {
 export function patroniConfig(options: {
   readonly scope: string;
   readonly node: PgNode;
-  readonly etcdPort: number;
+  /** The etcd members, `host:port` each. */
+  readonly etcdHosts: readonly string[];
+  /** Who may connect (the fleet's hosts): 127.0.0.1/32, or the drill's bridge subnet. */
+  readonly clients: string;
   readonly passwords: PgPasswords;
   /** False only to show what asynchronous replication loses (`fleet up --asynchronous`). */
   readonly synchronous?: boolean;
+  /** No commit without a synchronous standby, even when none is left (see docs/fleet.md). */
+  readonly strict?: boolean;
 }): string {
   const { node, passwords } = options;
+  const synchronous = options.synchronous ?? true;
   return `scope: ${options.scope}
 name: ${node.name}
 restapi:
-  listen: 127.0.0.1:${node.restPort}
-  connect_address: 127.0.0.1:${node.restPort}
+  listen: ${node.host}:${node.restPort}
+  connect_address: ${node.host}:${node.restPort}
 etcd3:
-  hosts: 127.0.0.1:${options.etcdPort}
+  hosts: ${options.etcdHosts.join(',')}
 bootstrap:
   dcs:
     ttl: 10
     loop_wait: 2
     retry_timeout: 5
     maximum_lag_on_failover: 1048576
-    synchronous_mode: ${options.synchronous ?? true}
+    synchronous_mode: ${synchronous}
+    synchronous_mode_strict: ${synchronous && (options.strict ?? false)}
     postgresql:
       use_pg_rewind: true
       parameters:
@@ -49,15 +56,18 @@ bootstrap:
         max_connections: 200
         wal_log_hints: 'on'
         synchronous_commit: 'on'
+        # Each commit's time, so the partition checker places every acknowledged write on a
+        # timeline (before or after the switch that ended it).
+        track_commit_timestamp: 'on'
   initdb:
   - encoding: UTF8
   - data-checksums
   pg_hba:
-  - host replication replicator 127.0.0.1/32 scram-sha-256
-  - host all all 127.0.0.1/32 scram-sha-256
+  - host replication replicator ${options.clients} scram-sha-256
+  - host all all ${options.clients} scram-sha-256
 postgresql:
-  listen: 127.0.0.1:${node.port}
-  connect_address: 127.0.0.1:${node.port}
+  listen: ${node.host}:${node.port}
+  connect_address: ${node.host}:${node.port}
   data_dir: ${node.dataDir}
   bin_dir: ${PG_BIN_DIR}
   pgpass: ${path.dirname(node.dataDir)}/pgpass
@@ -70,22 +80,36 @@ postgresql:
 `;
 }
 
-/** etcd's command line: one member on loopback, the store Patroni elects its leader in. */
-export function etcdArgs(options: {
-  readonly dataDir: string;
+/** One etcd member: its name, address and ports. */
+export interface EtcdPeer {
+  readonly name: string;
+  readonly host: string;
   readonly clientPort: number;
   readonly peerPort: number;
+}
+
+/**
+ * etcd's command line for `self`, one member of `cluster` (one on loopback; three, each in its own
+ * namespace, in the partition drill): the store Patroni elects its leader in.
+ */
+export function etcdArgs(options: {
+  readonly dataDir: string;
+  readonly self: EtcdPeer;
+  readonly cluster: readonly EtcdPeer[];
 }): string[] {
-  const client = `http://127.0.0.1:${options.clientPort}`;
-  const peer = `http://127.0.0.1:${options.peerPort}`;
+  const { self } = options;
+  const client = `http://${self.host}:${self.clientPort}`;
+  const peer = (member: EtcdPeer) => `http://${member.host}:${member.peerPort}`;
   return [
-    '--name=fleet',
+    `--name=${self.name}`,
     `--data-dir=${options.dataDir}`,
     `--listen-client-urls=${client}`,
     `--advertise-client-urls=${client}`,
-    `--listen-peer-urls=${peer}`,
-    `--initial-advertise-peer-urls=${peer}`,
-    `--initial-cluster=fleet=${peer}`,
+    `--listen-peer-urls=${peer(self)}`,
+    `--initial-advertise-peer-urls=${peer(self)}`,
+    `--initial-cluster=${options.cluster.map((member) => `${member.name}=${peer(member)}`).join(',')}`,
+    '--initial-cluster-state=new',
+    '--initial-cluster-token=token-authority-fleet',
   ];
 }
 
@@ -102,7 +126,7 @@ export function haproxyConfig(options: {
   readonly apiPorts: readonly number[];
 }): string {
   const pgServers = options.pg
-    .map((node) => `  server ${node.name} 127.0.0.1:${node.port} check port ${node.restPort}`)
+    .map((node) => `  server ${node.name} ${node.host}:${node.port} check port ${node.restPort}`)
     .join('\n');
   const apiServers = options.apiPorts
     .map((port, i) => `  server api${i} 127.0.0.1:${port} check`)

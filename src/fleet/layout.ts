@@ -12,13 +12,30 @@ const pgNode = z.object({
   restPort: z.number().int(),
   dataDir: z.string(),
   patroniPid: z.number().int(),
+  /** Its address: loopback, or its own on the partition drill's bridge (src/fleet/netns.ts). */
+  host: z.string().default('127.0.0.1'),
+  /** The network namespace it runs in (the partition drill's form only). */
+  netns: z.string().optional(),
+});
+
+const etcdMember = z.object({
+  name: z.string(),
+  pid: z.number().int(),
+  host: z.string(),
+  clientPort: z.number().int(),
+  netns: z.string().optional(),
 });
 
 /** What `fleet up` started, kept in `<dir>/fleet.json` for `status` and `down`. */
 export const fleetStateSchema = z.object({
   dir: z.string(),
   superuserPassword: z.string(),
+  /** The first etcd member (the only one on loopback). */
   etcd: z.object({ pid: z.number().int(), clientPort: z.number().int() }),
+  /** Every etcd member (three in namespaces in the partition drill's form). */
+  etcdMembers: z.array(etcdMember).default([]),
+  /** Whether the nodes run in network namespaces on a bridge (`fleet up --netns`). */
+  netns: z.boolean().default(false),
   haproxy: z.object({
     pid: z.number().int(),
     writePort: z.number().int(),
@@ -31,6 +48,7 @@ export const fleetStateSchema = z.object({
 });
 export type FleetState = z.infer<typeof fleetStateSchema>;
 export type PgNode = z.infer<typeof pgNode>;
+export type EtcdMember = z.infer<typeof etcdMember>;
 
 const stateFile = (dir: string) => path.join(dir, 'fleet.json');
 

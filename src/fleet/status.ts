@@ -15,6 +15,11 @@ export interface FleetStatus {
     readonly name: string;
     readonly role: string;
     readonly url: string;
+    /** Its address (loopback, or its own on the partition drill's bridge). */
+    readonly host: string;
+    /** Patroni's REST API. */
+    readonly rest_url: string;
+    readonly netns: string | null;
     readonly pid: number | null;
     readonly patroni_pid: number | null;
   }[];
@@ -35,7 +40,7 @@ function postmasterPid(dataDir: string): number | null {
 async function roles(state: FleetState): Promise<Map<string, string>> {
   for (const node of state.pg) {
     try {
-      const response = await fetch(`http://127.0.0.1:${node.restPort}/cluster`, {
+      const response = await fetch(`http://${node.host}:${node.restPort}/cluster`, {
         signal: AbortSignal.timeout(2000),
       });
       const body = (await response.json()) as { members: { name: string; role: string }[] };
@@ -81,7 +86,10 @@ export async function fleetStatus(state: FleetState): Promise<FleetStatus> {
     pg: state.pg.map((node) => ({
       name: node.name,
       role: byName.get(node.name) ?? 'down',
-      url: `postgres://postgres:${state.superuserPassword}@127.0.0.1:${node.port}/token_authority`,
+      url: `postgres://postgres:${state.superuserPassword}@${node.host}:${node.port}/token_authority`,
+      host: node.host,
+      rest_url: `http://${node.host}:${node.restPort}`,
+      netns: node.netns ?? null,
       pid: postmasterPid(node.dataDir),
       patroni_pid: isAlive(node.patroniPid) ? node.patroniPid : null,
     })),

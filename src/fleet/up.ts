@@ -1,14 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
-import { chownSync, existsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { loadAuditSigningKey } from '../audit-trail/audit-key.js';
 import { freePort } from '../net/free-port.js';
-import { etcdArgs, haproxyConfig, patroniConfig, PG_BIN_DIR, type PgPasswords } from './configs.js';
-import { writeFleetState, type FleetState, type PgNode } from './layout.js';
+import { haproxyConfig, PG_BIN_DIR, type PgPasswords } from './configs.js';
+import { writeFleetState, type FleetState } from './layout.js';
+import { startEtcd, startPgNodes } from './up-nodes.js';
 import { startDetached, waitFor, type RunAs } from './processes.js';
 import { API_NODE_FLAGS } from '../config/node-flags.js';
 
@@ -29,13 +30,15 @@ function entry(name: string): [string, string[]] {
 const password = () => randomBytes(18).toString('base64url');
 
 /** What `fleet up` needs from this machine; the apt packages that provide what is missing. */
-export function missingPrograms(): string[] {
+export function missingPrograms(netns = false): string[] {
   const missing: string[] = [];
   const has = (program: string) => spawnSync('which', [program]).status === 0;
   if (!has('patroni')) missing.push('patroni');
   if (!has('etcd')) missing.push('etcd-server');
   if (!has('haproxy')) missing.push('haproxy');
   if (!existsSync(path.join(PG_BIN_DIR, 'postgres'))) missing.push('postgresql-15');
+  if (netns && !has('ip')) missing.push('iproute2');
+  if (netns && !has('iptables')) missing.push('iptables');
   return missing;
 }
 
@@ -53,10 +56,16 @@ export async function fleetUp(options: {
   readonly apiReplicas: number;
   readonly pgNodes: number;
   readonly synchronous?: boolean;
+  /** `synchronous_mode_strict` (docs/fleet.md: the fault that showed it). */
+  readonly strict?: boolean;
+  /** Every node and etcd member in its own network namespace (the partition drill's form). */
+  readonly netns?: boolean;
+  /** TOKEN_ISSUER (default: the balancer's URL), so a witness can be told the origins first. */
+  readonly issuer?: string;
   readonly runAs?: RunAs;
   readonly log: (message: string) => void;
 }): Promise<FleetState> {
-  const { dir, runAs, log } = options;
+  const { dir, log } = options;
   await mkdir(dir, { recursive: true });
   // The postgres user must pass through it to its nodes' folders (each of those is its own, 700).
   await chmod(dir, 0o755);
@@ -68,7 +77,9 @@ export async function fleetUp(options: {
   const state: FleetState = {
     dir,
     superuserPassword: passwords.superuser,
-    etcd: { pid: 0, clientPort: await freePort() },
+    etcd: { pid: 0, clientPort: 0 },
+    etcdMembers: [],
+    netns: options.netns ?? false,
     haproxy: { pid: 0, writePort: 0, readPort: 0, apiPort: 0 },
     pg: [],
     apis: [],
@@ -76,69 +87,9 @@ export async function fleetUp(options: {
   };
   const save = () => writeFleetState(state);
 
-  const peerPort = await freePort();
-  await mkdir(path.join(dir, 'etcd'), { recursive: true, mode: 0o700 });
-  state.etcd.pid = startDetached(
-    'etcd',
-    etcdArgs({ dataDir: path.join(dir, 'etcd'), clientPort: state.etcd.clientPort, peerPort }),
-    { logFile: path.join(dir, 'etcd.log') },
-  );
-  await save();
-  await waitFor('etcd', httpOk(`http://127.0.0.1:${state.etcd.clientPort}/health`));
-  log(`etcd up on ${state.etcd.clientPort}`);
-
-  for (let i = 0; i < options.pgNodes; i += 1) {
-    const nodeDir = path.join(dir, `pg${i}`);
-    await mkdir(nodeDir, { recursive: true, mode: 0o700 });
-    if (runAs) chownSync(nodeDir, runAs.uid, runAs.gid);
-    const node: PgNode = {
-      name: `pg${i}`,
-      port: await freePort(),
-      restPort: await freePort(),
-      dataDir: path.join(nodeDir, 'data'),
-      patroniPid: 0,
-    };
-    const configFile = path.join(nodeDir, 'patroni.yml');
-    await writeFile(
-      configFile,
-      patroniConfig({
-        scope: 'token-authority',
-        node,
-        etcdPort: state.etcd.clientPort,
-        passwords,
-        synchronous: options.synchronous,
-      }),
-      { mode: 0o600 },
-    );
-    if (runAs) chownSync(configFile, runAs.uid, runAs.gid);
-    const pid = startDetached('patroni', [configFile], {
-      logFile: path.join(dir, `${node.name}.log`),
-      env: { ...process.env, HOME: nodeDir },
-      cwd: nodeDir,
-      runAs,
-    });
-    state.pg.push({ ...node, patroniPid: pid });
-    await save();
-    // The first node bootstraps and leads; each next one clones it and streams from it.
-    const role = i === 0 ? 'primary' : 'replica';
-    await waitFor(
-      `${node.name} as ${role}`,
-      httpOk(`http://127.0.0.1:${node.restPort}/${role}`),
-      120_000,
-    );
-    log(`${node.name} up as ${role} on ${node.port}`);
-  }
-  if (options.pgNodes > 1 && options.synchronous !== false) {
-    await waitFor(
-      'a synchronous standby',
-      async () => {
-        const response = await fetch(`http://127.0.0.1:${state.pg[0]!.restPort}/cluster`);
-        const body = (await response.json()) as { members: { role: string }[] };
-        return body.members.some((member) => member.role === 'sync_standby');
-      },
-      60_000,
-    );
-  }
+  const nodes = { ...options, netns: state.netns, passwords, save };
+  await startEtcd(state, nodes);
+  await startPgNodes(state, nodes);
 
   state.haproxy.writePort = await freePort();
   state.haproxy.readPort = await freePort();
@@ -174,7 +125,7 @@ export async function fleetUp(options: {
     DATA_DIR: dataDir,
     MIGRATE_ON_START: 'false',
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
-    TOKEN_ISSUER: `http://127.0.0.1:${state.haproxy.apiPort}`,
+    TOKEN_ISSUER: options.issuer ?? `http://127.0.0.1:${state.haproxy.apiPort}`,
   };
   const [node, migrateArgs] = entry('migrate');
   const migrated = spawnSync(node, migrateArgs, {

@@ -1,0 +1,160 @@
+/**
+ * The partition drill's checker: what a history of token requests under a network nemesis, and the
+ * final leader's log, must satisfy. Pure: the drill gathers the history, this judges it, and the
+ * unit tests judge crafted histories with the same function.
+ */
+
+/** One token request's fate, as the load driver saw it. */
+export interface RequestRecord {
+  readonly status: number;
+  readonly startedAt: number;
+  readonly endedAt: number;
+  readonly retryAfter: string | null;
+  /** The token's id, when it was answered 200. */
+  readonly jti?: string;
+}
+
+/** One `private-token-issued` row of the final leader's log among the acknowledged jtis. */
+export interface LoggedToken {
+  readonly jti: string;
+  /** Its commit time (track_commit_timestamp), epoch ms; null when Postgres does not know it. */
+  readonly committedAt: number | null;
+}
+
+/** A timeline switch in Patroni's history: `timeline` ended at `switchedAt` (epoch ms). */
+export interface TimelineSwitch {
+  readonly timeline: number;
+  readonly switchedAt: number;
+}
+
+/** What the drill gathered. */
+export interface PartitionHistory {
+  readonly requests: readonly RequestRecord[];
+  readonly loggedTokens: readonly LoggedToken[];
+  /** Every global position of the final log (duplicates are what is looked for). */
+  readonly positions: readonly (number | string)[];
+  readonly switches: readonly TimelineSwitch[];
+  /** The views and the hash chain against their recomputation from the log (judgeLog). */
+  readonly views: { readonly ok: boolean; readonly detail?: string };
+  /** Signed tree heads the witness cosigned after the last switch, and heads it refused. */
+  readonly witness: { readonly cosignedAfterLastSwitch: number; readonly refused: number };
+  /** Tokens revoked (acknowledged) before a fault, and whether the final leader still has them. */
+  readonly revocations: readonly { readonly jti: string; readonly heldAfter: boolean }[];
+  /** REQUEST_DEADLINE_MS, and how much later than it an answer may arrive (transport). */
+  readonly deadlineMs: number;
+  readonly graceMs: number;
+}
+
+/** One thing the history shows that must not happen. */
+export interface Finding {
+  readonly kind:
+    | 'lost'
+    | 'acknowledged-after-switch'
+    | 'logged-twice'
+    | 'acknowledged-twice'
+    | 'position-reused'
+    | 'committed-after-acknowledged'
+    | 'timeline-order'
+    | 'views'
+    | 'witness-refused'
+    | 'witness-silent'
+    | 'revocation-lost'
+    | 'bad-answer'
+    | 'hang';
+  readonly detail: string;
+}
+
+/** Repeated values of `values`, each once. */
+function repeated<T>(values: readonly T[]): T[] {
+  const seen = new Set<T>();
+  const twice = new Set<T>();
+  for (const value of values) (seen.has(value) ? twice : seen).add(value);
+  return [...twice];
+}
+
+/** The acknowledged writes' findings: each in the final log exactly once, on a live timeline. */
+function writeFindings(history: PartitionHistory): Finding[] {
+  const findings: Finding[] = [];
+  const acknowledged = history.requests.filter((request) => request.status === 200);
+  const jtis = acknowledged.map((request) => request.jti ?? '(no jti)');
+  for (const jti of repeated(jtis)) findings.push({ kind: 'acknowledged-twice', detail: jti });
+  const logged = new Map<string, LoggedToken[]>();
+  for (const row of history.loggedTokens) {
+    logged.set(row.jti, [...(logged.get(row.jti) ?? []), row]);
+  }
+  const switchTimes = history.switches.map((change) => change.switchedAt);
+  for (const request of acknowledged) {
+    const rows = logged.get(request.jti ?? '') ?? [];
+    if (rows.length === 0) {
+      // Missing and acknowledged after a switch: a leader that had been replaced acknowledged it.
+      const after = switchTimes.filter((at) => at <= request.endedAt);
+      findings.push(
+        after.length > 0 && request.startedAt >= Math.min(...after)
+          ? { kind: 'acknowledged-after-switch', detail: `${request.jti} at ${request.endedAt}` }
+          : { kind: 'lost', detail: `${request.jti} answered at ${request.endedAt}` },
+      );
+    } else if (rows.length > 1) {
+      findings.push({ kind: 'logged-twice', detail: `${request.jti} × ${rows.length}` });
+    } else if (rows[0]!.committedAt !== null && rows[0]!.committedAt > request.endedAt + 1000) {
+      // The row that is there was committed after the answer: not the write that was answered.
+      findings.push({ kind: 'committed-after-acknowledged', detail: String(request.jti) });
+    }
+  }
+  for (const position of repeated(history.positions.map(String))) {
+    findings.push({ kind: 'position-reused', detail: position });
+  }
+  for (const [i, change] of history.switches.entries()) {
+    const previous = history.switches[i - 1];
+    if (
+      previous &&
+      (change.timeline <= previous.timeline || change.switchedAt < previous.switchedAt)
+    ) {
+      findings.push({
+        kind: 'timeline-order',
+        detail: `${previous.timeline} then ${change.timeline}`,
+      });
+    }
+  }
+  return findings;
+}
+
+/** The answers' findings: 200, or 503 with Retry-After, and none later than the deadline. */
+function answerFindings(history: PartitionHistory): Finding[] {
+  const findings: Finding[] = [];
+  for (const request of history.requests) {
+    const took = request.endedAt - request.startedAt;
+    if (took > history.deadlineMs + history.graceMs) {
+      findings.push({ kind: 'hang', detail: `${request.status} after ${took} ms` });
+    }
+    if (request.status === 200) continue;
+    if (request.status !== 503 || request.retryAfter === null) {
+      findings.push({
+        kind: 'bad-answer',
+        detail: `${request.status} (Retry-After ${request.retryAfter ?? 'absent'}) at ${request.startedAt}`,
+      });
+    }
+  }
+  return findings;
+}
+
+/**
+ * Everything `history` shows that must not happen (empty: the run is clean): an acknowledged token
+ * missing from the final leader's log or there twice, a stream position used twice, timelines out
+ * of order, views or chain differing from the log, a head the witness refused (a fork) or no head
+ * cosigned after the last failover, a revocation gone, an answer other than 200 or 503 with
+ * Retry-After, or one later than the deadline.
+ */
+export function checkPartitionHistory(history: PartitionHistory): Finding[] {
+  const findings = [...writeFindings(history), ...answerFindings(history)];
+  if (!history.views.ok) findings.push({ kind: 'views', detail: history.views.detail ?? '' });
+  if (history.witness.refused > 0) {
+    findings.push({ kind: 'witness-refused', detail: `${history.witness.refused} heads` });
+  }
+  if (history.witness.cosignedAfterLastSwitch === 0) {
+    findings.push({ kind: 'witness-silent', detail: 'no head cosigned after the last failover' });
+  }
+  for (const revocation of history.revocations.filter((r) => !r.heldAfter)) {
+    findings.push({ kind: 'revocation-lost', detail: revocation.jti });
+  }
+  return findings;
+}

@@ -354,6 +354,19 @@ describe('archiving a partition', () => {
     });
     expect(refused.status).toBe(404);
     expect(await refused.text()).toMatch(/ARCHIVE_DIR/);
+    // One that should read it but finds the files gone: the leaf itself is unreadable, a 404.
+    const emptyArchive = await mkdtemp(path.join(tmpdir(), 'token-authority-no-archive-'));
+    const bereft = await startTestService(
+      { EVENT_PARTITION_INTERVAL: '1 minute', ARCHIVE_DIR: emptyArchive },
+      undefined,
+      { database, dataDir: dir },
+    );
+    const missing = await fetch(
+      `${bereft.baseUrl}/v1/audit/proof/inclusion?jti=${archivedJti}&tree_size=${size}`,
+      { headers: asUser() },
+    );
+    expect(missing.status).toBe(404);
+    expect(await missing.text()).toMatch(/ARCHIVE_DIR/);
   });
 
   it('keeps the global chain verifiable over what is left, stepping over the archived seals', async () => {

@@ -44,8 +44,8 @@ const read = {
   errors: [...LOGIN_ERRORS, 'not_found', 'rate_limited'],
 } as const;
 
-/** A proof, or 404 when it needs archived leaves this process cannot read. */
-const unlessArchived = (proof: Promise<Buffer[]>) =>
+/** A proof or a leaf, or 404 when it needs archived leaves this process cannot read. */
+const unlessArchived = <T>(proof: Promise<T>): Promise<T> =>
   proof.catch((error: unknown) => {
     if (!(error instanceof TreeLeavesMissing)) throw error;
     throw new NotFoundError(
@@ -167,15 +167,17 @@ export function auditProofRoutes(
             : undefined;
         if (published && query.tree_size !== undefined && !head) throw notPublished('tree_size');
         const treeSize = query.tree_size ?? head?.size ?? 0;
-        const leaf = await findLeaf(
-          db,
-          who.spaceId,
-          query.jti !== undefined
-            ? { streamId: streams.token(query.jti) }
-            : { eventId: query.event_id! },
-          redactEvent,
-          query.tree,
-          archiveDir,
+        const leaf = await unlessArchived(
+          findLeaf(
+            db,
+            who.spaceId,
+            query.jti !== undefined
+              ? { streamId: streams.token(query.jti) }
+              : { eventId: query.event_id! },
+            redactEvent,
+            query.tree,
+            archiveDir,
+          ),
         );
         if (!leaf) throw new NotFoundError('this space has no such event or token');
         if (leaf === 'unsealed' || leaf.index >= treeSize) {

@@ -21,8 +21,10 @@ export const LAYERS = {
   crypto: ['domain', 'db', 'config', 'errors'],
   projections: ['audit-trail', 'event-store', 'db', 'domain', 'errors'],
   observability: ['projections', 'event-store', 'db', 'domain'],
+  delivery: ['audit-trail', 'event-store', 'crypto', 'db', 'domain', 'errors'],
   commands: ['domain', 'event-store', 'projections', 'crypto', 'limits', 'db', 'errors'],
   http: [
+    'delivery',
     'commands',
     'projections',
     'audit-trail',
@@ -37,6 +39,7 @@ export const LAYERS = {
   fleet: ['audit-trail', 'db', 'config', 'net'],
   reliability: ['audit-trail', 'projections', 'observability', 'crypto', 'domain', 'db', 'net'],
   cli: [
+    'delivery',
     'fleet',
     'transparency',
     'http',

@@ -1,0 +1,38 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import { nextLogRange } from '../event-store/log-range.js';
+import { readLog } from '../event-store/read-log.js';
+import type { LogPosition, RecordedEvent } from '../event-store/types.js';
+
+/** The next batch of a sink: its events, and where its cursor goes once they are delivered. */
+export interface NextBatch {
+  readonly events: readonly RecordedEvent[];
+  readonly through: LogPosition;
+}
+
+/**
+ * The sink's next events after `after`, in commit-safe log order (the projections' order, so per
+ * space it is the log's order too), at most `limit`. An operator sink reads the whole log; a
+ * space's sink reads a settled stretch of at most `scanLimit` events of the log and takes its
+ * space's events from it, so its cursor passes other spaces' traffic instead of rescanning it.
+ * Undefined when nothing settled after `after`.
+ */
+export async function nextBatch(
+  db: Kysely<Database>,
+  options: {
+    readonly after: LogPosition;
+    readonly spaceId: string | null;
+    readonly limit: number;
+    readonly scanLimit: number;
+  },
+): Promise<NextBatch | undefined> {
+  const { after, spaceId, limit } = options;
+  if (spaceId === null) {
+    const page = await readLog(db, { after, limit });
+    return page.events.length === 0 ? undefined : { events: page.events, through: page.last };
+  }
+  const range = await nextLogRange(db, after, options.scanLimit);
+  if (!range) return undefined;
+  const page = await readLog(db, { after, through: range.through, spaceId, limit });
+  return { events: page.events, through: page.events.length === limit ? page.last : range.through };
+}

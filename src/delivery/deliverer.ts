@@ -1,0 +1,203 @@
+import pg from 'pg';
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { Database } from '../db/schema.js';
+import { ADVISORY_LOCK } from '../db/advisory-locks.js';
+import type { KeyEncryptionKey } from '../crypto/key-encryption.js';
+import { EVENTS_CHANNEL } from '../event-store/notify.js';
+import type { Backoff } from './backoff.js';
+import { operatorSinkId, type OperatorSink } from './operator-sinks.js';
+import { delivererEvents } from './sink-events.js';
+import { runSinkLoop, type SinkLoop } from './sink-loop.js';
+import { loadSinks, writeSink, type SinkDefinition } from './sinks.js';
+import { transportFor } from './transports.js';
+
+/** Options of {@link startDeliverer}: the SINK_* settings and what the process was given. */
+export interface DelivererOptions {
+  readonly db: Kysely<Database>;
+  /** For the leader's own session (advisory lock, LISTEN). */
+  readonly url: string;
+  readonly kek: KeyEncryptionKey;
+  readonly issuer: string;
+  readonly operatorSinks: readonly OperatorSink[];
+  readonly batchSize: number;
+  readonly maxAttempts: number;
+  readonly timeoutMs: number;
+  readonly backoff: Backoff;
+  readonly probeMs: number;
+  readonly pollMs: number;
+  /** How often the sink list is read again (an admin's new sink, change, pause or resume). */
+  readonly reloadMs: number;
+  /** The leader's lease, as the projector's (`idle_session_timeout`). */
+  readonly leaseMs: number;
+  readonly standbyRetryMs: number;
+  readonly logger: Logger;
+}
+
+/** A running deliverer. */
+export interface RunningDeliverer {
+  isLeader(): boolean;
+  stop(): Promise<void>;
+}
+
+/**
+ * Delivers the audit trail to every sink. One process across replicas leads, holding a Postgres
+ * advisory lock on a session that heartbeats within its lease (as the projector does); the
+ * others stand by. The leader runs one loop per sink, each with its own transport and timeout,
+ * and reads the sink list again every `reloadMs`. It follows the log after commit: issuance never
+ * waits for it.
+ */
+export function startDeliverer(options: DelivererOptions): RunningDeliverer {
+  const { logger, db } = options;
+  let stopping = false;
+  let leader = false;
+  let wakeStandby: (() => void) | undefined;
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      wakeStandby = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  const secrets = new Map(
+    options.operatorSinks.map((sink) => [
+      operatorSinkId(sink.id),
+      sink.kind === 'webhook' ? { secret: sink.secret } : sink.ca ? { ca: sink.ca } : {},
+    ]),
+  );
+
+  async function lead(session: pg.Client): Promise<void> {
+    let lost: Error | undefined;
+    const loops = new Map<string, { loop: SinkLoop; sink: SinkDefinition; key: string }>();
+    const events = delivererEvents(db);
+    let reload: (() => void) | undefined;
+    const notice = () => {
+      for (const { loop } of loops.values()) loop.wake();
+    };
+    session.on('error', (error) => {
+      lost = error;
+      reload?.();
+    });
+    session.on('end', () => {
+      lost ??= new Error('deliverer session ended');
+      reload?.();
+    });
+    session.on('notification', notice);
+    await session.query(`LISTEN ${EVENTS_CHANNEL}`);
+    await session.query(`SET idle_session_timeout = ${Math.round(options.leaseMs)}`).catch(() => {
+      logger.warn('idle_session_timeout unknown (Postgres < 14): the deliverer holds no lease');
+    });
+    const heartbeat = setInterval(() => {
+      session.query('SELECT 1').catch((error: unknown) => {
+        lost ??= error as Error;
+        reload?.();
+      });
+    }, options.leaseMs / 3);
+    // The operator's sinks are settings: their rows (and cursors) are made here, kept after.
+    for (const sink of options.operatorSinks) {
+      const target =
+        sink.kind === 'webhook'
+          ? { kind: 'webhook' as const, url: sink.url }
+          : { kind: 'syslog' as const, host: sink.host, port: sink.port, tls: sink.tls };
+      await writeSink(db, {
+        sinkId: operatorSinkId(sink.id),
+        spaceId: null,
+        name: sink.id,
+        target,
+      });
+    }
+    try {
+      while (!stopping && !lost) {
+        const current = await loadSinks(db, options.kek);
+        const seen = new Set<string>();
+        for (const loaded of current) {
+          const sink = { ...loaded, ...secrets.get(loaded.sinkId) };
+          seen.add(sink.sinkId);
+          // A new target (or secret) is a new transport; a pause or resume is only news.
+          const key = JSON.stringify([sink.target, sink.secret ?? null, sink.ca ?? null]);
+          const running = loops.get(sink.sinkId);
+          if (running && running.key === key) {
+            running.sink = sink;
+            running.loop.wake();
+            continue;
+          }
+          if (running) await running.loop.stop();
+          const entry = { sink, key, loop: undefined as unknown as SinkLoop };
+          entry.loop = runSinkLoop({
+            ...options,
+            sink: () => entry.sink,
+            transport: transportFor(sink, options),
+            events,
+            scanLimit: options.batchSize * 20,
+            logger: logger.child({ sink: sink.sinkId }),
+          });
+          loops.set(sink.sinkId, entry);
+        }
+        for (const [sinkId, running] of loops) {
+          if (seen.has(sinkId)) continue;
+          await running.loop.stop();
+          loops.delete(sinkId);
+        }
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, options.reloadMs);
+          reload = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      }
+    } finally {
+      clearInterval(heartbeat);
+      await Promise.all([...loops.values()].map(({ loop }) => loop.stop()));
+    }
+    if (lost && !stopping) throw lost;
+  }
+
+  let stopLeading: (() => void) | undefined;
+  const loop = (async () => {
+    while (!stopping) {
+      const session = new pg.Client({
+        connectionString: options.url,
+        connectionTimeoutMillis: 3000,
+        application_name: `token-authority-deliverer-${process.pid}`,
+      });
+      session.on('error', () => undefined);
+      try {
+        await session.connect();
+        const { rows } = await session.query<{ ok: boolean }>(
+          'SELECT pg_try_advisory_lock($1) AS ok',
+          [ADVISORY_LOCK.deliverer],
+        );
+        if (!rows[0]?.ok) {
+          await session.end();
+          await sleep(options.standbyRetryMs);
+          continue;
+        }
+        leader = true;
+        logger.info('deliverer is the leader');
+        stopLeading = () => session.emit('end');
+        await lead(session);
+      } catch (error) {
+        if (!stopping) {
+          logger.error({ err: error }, 'deliverer failed; retrying');
+          await sleep(Math.min(options.pollMs * 2, 5000));
+        }
+      } finally {
+        leader = false;
+        await session.end().catch(() => undefined);
+      }
+    }
+  })();
+
+  return {
+    isLeader: () => leader,
+    async stop() {
+      stopping = true;
+      wakeStandby?.();
+      stopLeading?.();
+      await loop;
+      logger.info('deliverer stopped');
+    },
+  };
+}

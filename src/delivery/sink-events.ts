@@ -1,0 +1,59 @@
+import { hostname } from 'node:os';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import { uuidv7 } from '../domain/ports.js';
+import { decidePauseSink, decideResumeSink } from '../domain/sink/decide.js';
+import { createEventStore } from '../event-store/event-store.js';
+import type { AppendListener } from '../event-store/event-store.js';
+import { readSink, writeSinkPaused } from './sinks.js';
+
+/** The deliverer as the actor of the events it records (a sink paused, or answering again). */
+export const DELIVERER_ACTOR = `deliverer:${hostname()}`;
+
+/**
+ * The deliverer's own events: a sink paused after its retry bound, or resumed when its probe
+ * was answered. Each in one transaction with the row it changes, under the row's lock, so an
+ * admin's resume and the deliverer's pause never cross unrecorded.
+ */
+export function delivererEvents(db: Kysely<Database>, listeners: readonly AppendListener[] = []) {
+  const store = createEventStore(db, { listeners });
+  const metadata = (eventId: string) => ({
+    actor: DELIVERER_ACTOR,
+    request_id: eventId,
+    client_ip: '127.0.0.1',
+    user_agent: null,
+  });
+  return {
+    /** Pauses a failing sink; false when it was paused already (or is gone). */
+    pause: (sinkId: string, attempts: number, lastError: string | null) =>
+      store.transact(async (tx) => {
+        const eventId = uuidv7();
+        const state = await readSink(tx.db, sinkId, { forUpdate: true });
+        const decision = decidePauseSink(
+          { eventId, metadata: metadata(eventId), reason: 'failing', attempts, lastError },
+          state,
+        );
+        if (!decision.ok || decision.events.length === 0) return false;
+        await tx.appendNewStream({ ...decision.facts, events: decision.events });
+        await writeSinkPaused(tx.db, sinkId, { reason: 'failing' });
+        return true;
+      }),
+    /** Resumes a paused sink that answered its probe; false when it was not paused. */
+    resume: (sinkId: string) =>
+      store.transact(async (tx) => {
+        const eventId = uuidv7();
+        const state = await readSink(tx.db, sinkId, { forUpdate: true });
+        const decision = decideResumeSink(
+          { eventId, metadata: metadata(eventId), reason: 'answering' },
+          state,
+        );
+        if (!decision.ok || decision.events.length === 0) return false;
+        await tx.appendNewStream({ ...decision.facts, events: decision.events });
+        await writeSinkPaused(tx.db, sinkId, false);
+        return true;
+      }),
+  };
+}
+
+/** What {@link delivererEvents} returns. */
+export type DelivererEvents = ReturnType<typeof delivererEvents>;

@@ -1,0 +1,157 @@
+import { sql, type Kysely } from 'kysely';
+import { z } from 'zod';
+import type { Database } from '../db/schema.js';
+import { openValue, sealValue, type KeyEncryptionKey } from '../crypto/key-encryption.js';
+import { sinkTargetSchema, type SinkTarget } from '../domain/events.js';
+import type { SinkState } from '../domain/sink/decide.js';
+
+/** A sink as the deliverer needs it: the row, and a webhook's secret opened. */
+export interface SinkDefinition extends SinkState {
+  /** A webhook's `whsec_…`; never logged, never in an event. */
+  readonly secret?: string;
+  /** A syslog sink's CA (PEM) for RFC 5425 TLS; the system's roots when absent. */
+  readonly ca?: string;
+  /** Why it is paused: `failing` (probed until it answers) or `admin` (waits for an admin). */
+  readonly pauseReason?: string | null;
+}
+
+/** The binding a webhook secret is sealed under: a sealed secret moved to another row won't open. */
+const binding = (sinkId: string) => `audit-sink:${sinkId}`;
+
+/** Seals a webhook secret for its row. */
+export const sealSinkSecret = (kek: KeyEncryptionKey, sinkId: string, secret: string): string =>
+  JSON.stringify(sealValue(kek, binding(sinkId), secret));
+
+const rowSchema = z.object({
+  sink_id: z.string(),
+  space_id: z.string().nullable(),
+  name: z.string(),
+  target: sinkTargetSchema,
+  sealed_secret: z.unknown().nullable(),
+  paused: z.boolean(),
+  pause_reason: z.string().nullable().optional(),
+});
+
+/** The sink state the deciders take, from its row (undefined when there is none). */
+export async function readSink(
+  db: Kysely<Database>,
+  sinkId: string,
+  options: { readonly forUpdate?: boolean } = {},
+): Promise<SinkState | undefined> {
+  const row = await db
+    .selectFrom('audit_sinks')
+    .select(['sink_id', 'space_id', 'name', 'target', 'sealed_secret', 'paused'])
+    .where('sink_id', '=', sinkId)
+    .$if(options.forUpdate === true, (query) => query.forUpdate())
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const parsed = rowSchema.parse(row);
+  return {
+    sinkId: parsed.sink_id,
+    spaceId: parsed.space_id,
+    name: parsed.name,
+    target: parsed.target,
+    paused: parsed.paused,
+  };
+}
+
+/**
+ * Every sink with its secret opened, for the deliverer. A secret sealed under another KEK
+ * (rotated without rewrap) leaves the sink without one: its deliveries fail and it pauses, named.
+ */
+export async function loadSinks(
+  db: Kysely<Database>,
+  kek: KeyEncryptionKey,
+): Promise<SinkDefinition[]> {
+  const rows = await db
+    .selectFrom('audit_sinks')
+    .select(['sink_id', 'space_id', 'name', 'target', 'sealed_secret', 'paused', 'pause_reason'])
+    .orderBy('sink_id')
+    .execute();
+  return rows.map((raw) => {
+    const row = rowSchema.parse(raw);
+    const secret =
+      row.sealed_secret === null
+        ? undefined
+        : openValue(kek, binding(row.sink_id), row.sealed_secret);
+    return {
+      sinkId: row.sink_id,
+      spaceId: row.space_id,
+      name: row.name,
+      target: row.target,
+      paused: row.paused,
+      pauseReason: row.pause_reason ?? null,
+      ...(secret === undefined ? {} : { secret }),
+    };
+  });
+}
+
+/**
+ * Writes a sink's row (created or changed) with its cursor row, in the caller's transaction: the
+ * event that says so is appended in the same one.
+ */
+export async function writeSink(
+  db: Kysely<Database>,
+  sink: {
+    readonly sinkId: string;
+    readonly spaceId: string | null;
+    readonly name: string;
+    readonly target: SinkTarget;
+    readonly sealedSecret?: string;
+  },
+): Promise<void> {
+  await db
+    .insertInto('audit_sinks')
+    .values({
+      sink_id: sink.sinkId,
+      space_id: sink.spaceId,
+      name: sink.name,
+      target: JSON.stringify(sink.target),
+      sealed_secret: sink.sealedSecret ?? null,
+      pause_reason: null,
+      paused_at: null,
+    })
+    .onConflict((conflict) =>
+      conflict.column('sink_id').doUpdateSet({
+        name: sink.name,
+        target: JSON.stringify(sink.target),
+      }),
+    )
+    .execute();
+  await db
+    .insertInto('audit_sink_cursors')
+    .values({
+      sink_id: sink.sinkId,
+      delivered_recorded_at: null,
+      delivered_at: null,
+      last_error: null,
+      last_error_at: null,
+    })
+    .onConflict((conflict) => conflict.column('sink_id').doNothing())
+    .execute();
+}
+
+/** Marks a sink paused or running, in the transaction of the event that says so. */
+export async function writeSinkPaused(
+  db: Kysely<Database>,
+  sinkId: string,
+  paused: false | { readonly reason: string },
+): Promise<void> {
+  await db
+    .updateTable('audit_sinks')
+    .set(
+      paused
+        ? { paused: true, pause_reason: paused.reason, paused_at: sql<Date>`now()` }
+        : { paused: false, pause_reason: null, paused_at: null },
+    )
+    .where('sink_id', '=', sinkId)
+    .execute();
+  if (!paused) {
+    // Resumed: its retries start over.
+    await db
+      .updateTable('audit_sink_cursors')
+      .set({ attempts: 0 })
+      .where('sink_id', '=', sinkId)
+      .execute();
+  }
+}

@@ -1,0 +1,110 @@
+import net from 'node:net';
+import tls from 'node:tls';
+import { octetCounted, syslogMessage } from './syslog-message.js';
+import { DeliveryError, type Transport } from './transport.js';
+
+/** Options of {@link syslogTransport}. */
+export interface SyslogOptions {
+  readonly host: string;
+  readonly port: number;
+  /** RFC 5425: TLS, the server's certificate checked against `ca` (or the system's roots). */
+  readonly tls: boolean;
+  readonly ca?: string | Buffer;
+  readonly issuer: string;
+  /** Each attempt's bound (connect, then write and flush). */
+  readonly timeoutMs: number;
+}
+
+/**
+ * Delivers batches as RFC 5424 messages, octet-counted (RFC 6587) over one kept TCP or TLS
+ * connection. Syslog has no acknowledgement: a batch counts as delivered once it was written,
+ * flushed to the kernel, and the connection still stood after it; any error drops the connection
+ * and the batch is sent again on a new one (receivers deduplicate on the event id).
+ */
+export function syslogTransport(options: SyslogOptions): Transport {
+  let socket: net.Socket | undefined;
+  let broken: Error | undefined;
+
+  const drop = () => {
+    socket?.destroy();
+    socket = undefined;
+  };
+
+  const connect = () =>
+    new Promise<net.Socket>((resolve, reject) => {
+      broken = undefined;
+      const opened = options.tls
+        ? tls.connect({
+            host: options.host,
+            port: options.port,
+            ca: options.ca,
+            servername: net.isIP(options.host) ? undefined : options.host,
+          })
+        : net.connect({ host: options.host, port: options.port });
+      const event = options.tls ? 'secureConnect' : 'connect';
+      const timer = setTimeout(() => {
+        opened.destroy();
+        reject(new DeliveryError(`syslog connect timed out after ${options.timeoutMs} ms`));
+      }, options.timeoutMs);
+      opened.once(event, () => {
+        clearTimeout(timer);
+        opened.setNoDelay(true);
+        opened.setKeepAlive(true, 10_000);
+        resolve(opened);
+      });
+      opened.on('error', (error) => {
+        clearTimeout(timer);
+        broken ??= error;
+        reject(new DeliveryError(`syslog connection failed: ${error.message}`, { cause: error }));
+      });
+      // The receiver says nothing on this connection; whatever arrives is read and dropped.
+      opened.on('data', () => undefined);
+      opened.on('close', () => {
+        broken ??= new Error('connection closed by the receiver');
+        if (socket === opened) socket = undefined;
+      });
+    });
+
+  const write = (target: net.Socket, bytes: Buffer) =>
+    new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        reject(new DeliveryError(`syslog write not flushed after ${options.timeoutMs} ms`));
+      }, options.timeoutMs);
+      target.write(bytes, (error) => {
+        clearTimeout(timer);
+        if (error) reject(new DeliveryError(`syslog write failed: ${error.message}`));
+        else resolve();
+      });
+    });
+
+  const sendFrames = async (bytes: Buffer) => {
+    try {
+      socket ??= await connect();
+      await write(socket, bytes);
+      // One turn of the event loop: a reset the kernel already saw is reported before we say done.
+      await new Promise((resolve) => setImmediate(resolve));
+      if (broken || !socket || socket.destroyed) {
+        throw new DeliveryError(`syslog connection lost: ${broken?.message ?? 'closed'}`);
+      }
+    } catch (error) {
+      drop();
+      throw error instanceof DeliveryError ? error : new DeliveryError(String(error));
+    }
+  };
+
+  return {
+    async send(batch) {
+      if (batch.events.length === 0) return;
+      await sendFrames(
+        Buffer.concat(
+          batch.events.map((event) => octetCounted(syslogMessage(event, options.issuer))),
+        ),
+      );
+    },
+    async probe() {
+      drop();
+      socket = await connect();
+    },
+    close: drop,
+  };
+}

@@ -1,0 +1,26 @@
+import type { SinkDefinition } from './sinks.js';
+import { syslogTransport } from './syslog.js';
+import { DeliveryError, type Transport } from './transport.js';
+import { webhookTransport } from './webhook.js';
+
+/** A sink's transport, from its definition: each sink its own connection and timeout. */
+export function transportFor(
+  sink: SinkDefinition,
+  options: { readonly issuer: string; readonly timeoutMs: number },
+): Transport {
+  const { target } = sink;
+  // Only these two: a caller's wider options (its database URL among them) never reach a sink.
+  const { issuer, timeoutMs } = options;
+  if (target.kind === 'syslog') {
+    return syslogTransport({ ...target, ca: sink.ca, issuer, timeoutMs });
+  }
+  const { secret } = sink;
+  if (secret === undefined) {
+    // Sealed under a key-encryption key this process does not hold: fails, pauses, is named.
+    const missing = async () => {
+      throw new DeliveryError('the webhook secret cannot be opened with this key-encryption key');
+    };
+    return { send: missing, probe: missing, close: () => undefined };
+  }
+  return webhookTransport({ url: target.url, secret, issuer, timeoutMs });
+}

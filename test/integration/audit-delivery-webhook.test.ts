@@ -1,0 +1,163 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keyEncryptionKey } from '../../src/crypto/key-encryption.js';
+import { startDeliverer, type RunningDeliverer } from '../../src/delivery/deliverer.js';
+import { newWebhookSecret } from '../../src/delivery/standard-webhooks.js';
+import { sealSinkSecret, writeSink } from '../../src/delivery/sinks.js';
+import { appendToStream } from '../../src/event-store/append-to-stream.js';
+import { exampleEvents } from '../support/example-events.js';
+import { startWebhookReceiver } from '../support/delivery/webhook-receiver.js';
+import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
+import { waitUntil } from '../support/wait.js';
+
+/**
+ * Issue 43: the webhook sink. Real deliveries to a receiver that verifies each with the
+ * `standardwebhooks` package; a failing sink retried with the same delivery id, then paused,
+ * while the other sink keeps up.
+ */
+let database: TestDatabase;
+const kek = keyEncryptionKey(randomBytes(32));
+const issuer = 'https://auth.example.test';
+
+beforeAll(async () => {
+  database = await createTestDatabase(6);
+});
+
+const options = (overrides: { maxAttempts?: number } = {}) => ({
+  db: database.db,
+  url: database.url,
+  kek,
+  issuer,
+  operatorSinks: [],
+  batchSize: 50,
+  maxAttempts: overrides.maxAttempts ?? 100,
+  timeoutMs: 2000,
+  backoff: { baseMs: 20, maxMs: 100 },
+  probeMs: 100,
+  pollMs: 50,
+  reloadMs: 100,
+  leaseMs: 5000,
+  standbyRetryMs: 200,
+  logger: pino({ level: process.env.DELIVERY_LOG ?? 'silent' }),
+});
+
+const append = (spaceId: string, type: string, data: unknown) =>
+  appendToStream(database.db, {
+    spaceId,
+    streamId: `stream-${randomUUID()}`,
+    expectedVersion: 'no_stream',
+    events: [{ eventId: randomUUID(), type, data, metadata: { actor: 'test' } }],
+  });
+
+const sinkRow = async (sinkId: string, spaceId: string, url: string, secret: string) =>
+  writeSink(database.db, {
+    sinkId,
+    spaceId,
+    name: sinkId,
+    target: { kind: 'webhook', url },
+    sealedSecret: sealSinkSecret(kek, sinkId, secret),
+  });
+
+describe('the webhook sink', () => {
+  let deliverer: RunningDeliverer | undefined;
+  afterAll(() => deliverer?.stop());
+
+  it('delivers its space, in log order, as signed CloudEvents batches the standardwebhooks verifier accepts, redacted as exports are', async () => {
+    const secret = newWebhookSecret();
+    const receiver = await startWebhookReceiver(secret);
+    const examples = exampleEvents('ci_hook');
+    await sinkRow('snk_ordered', 'space-hook-a', receiver.url, secret);
+    await append('space-hook-a', 'credential-created', examples['credential-created']);
+    for (let i = 0; i < 120; i++) {
+      await append(
+        i % 3 === 0 ? 'space-hook-b' : 'space-hook-a',
+        'audit-log-read',
+        examples['audit-log-read'],
+      );
+    }
+    deliverer = startDeliverer(options());
+    const events = await waitUntil(receiver.events, (got) => got.length === 81, {
+      timeoutMs: 20_000,
+    });
+    expect(receiver.refused()).toBe(0);
+    expect(
+      receiver.deliveries.every((d) => d.contentType === 'application/cloudevents-batch+json'),
+    ).toBe(true);
+    expect(new Set(events.map((e) => e.data.space_id))).toEqual(new Set(['space-hook-a']));
+    const positions = events.map((e) => e.data.global_position);
+    expect(positions).toEqual([...positions].sort((a, b) => a - b));
+    const created = events[0]!;
+    expect(created.type).toBe('com.token-authority.credential-created');
+    expect(created.source).toBe(`${issuer}/spaces/space-hook-a`);
+    expect(created.data.data.secret_hash).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(JSON.stringify(events)).not.toContain(examples['credential-created'].secret_hash);
+    await receiver.close();
+  }, 30_000);
+
+  it('retries a failing sink with the same delivery id until it answers 2xx, and the cursor waited for it', async () => {
+    const secret = newWebhookSecret();
+    let failuresLeft = 4;
+    const ids: string[] = [];
+    const receiver = await startWebhookReceiver(secret, (delivery) => {
+      ids.push(delivery.id);
+      return failuresLeft-- > 0 ? 500 : 200;
+    });
+    await sinkRow('snk_retry', 'space-hook-retry', receiver.url, secret);
+    const { events } = (await append(
+      'space-hook-retry',
+      'audit-log-read',
+      exampleEvents('ci_r')['audit-log-read'],
+    )) as { events: { eventId: string }[] };
+    const got = await waitUntil(receiver.events, (e) => e.length === 1, { timeoutMs: 20_000 });
+    expect(got[0]!.id).toBe(events[0]!.eventId);
+    expect(ids.length).toBe(5);
+    expect(new Set(ids).size).toBe(1);
+    // The cursor moves after the acknowledgement, not with it.
+    const cursor = await waitUntil(
+      () =>
+        database.db
+          .selectFrom('audit_sink_cursors')
+          .selectAll()
+          .where('sink_id', '=', 'snk_retry')
+          .executeTakeFirstOrThrow(),
+      (row) => Number(row.delivered) === 1,
+    );
+    expect(Number(cursor.delivered)).toBe(1);
+    expect(Number(cursor.failures)).toBe(4);
+    expect(cursor.last_error).toBe('webhook answered HTTP 500');
+    await receiver.close();
+  }, 30_000);
+
+  it('pauses a sink answering 500 after its bound (an event naming the deliverer) while another sink keeps delivering', async () => {
+    await deliverer?.stop();
+    deliverer = startDeliverer(options({ maxAttempts: 3 }));
+    const secret = newWebhookSecret();
+    const dead = await startWebhookReceiver(secret, () => 500);
+    const alive = await startWebhookReceiver(secret);
+    await sinkRow('snk_dead', 'space-hook-pause', dead.url, secret);
+    await sinkRow('snk_alive', 'space-hook-pause', alive.url, secret);
+    for (let i = 0; i < 30; i++)
+      await append('space-hook-pause', 'audit-log-read', exampleEvents('ci_p')['audit-log-read']);
+    // The live sink gets the 30 reads and, being of the same space, the dead one's sink-paused.
+    const reads = () => alive.events().filter((e) => e.type.endsWith('audit-log-read')).length;
+    await waitUntil(reads, (n) => n === 30, { timeoutMs: 20_000 });
+    const paused = await waitUntil(
+      () =>
+        database.db
+          .selectFrom('events')
+          .select(['data', 'metadata', 'space_id'])
+          .where('event_type', '=', 'sink-paused')
+          .execute(),
+      (rows) => rows.length === 1,
+      { timeoutMs: 20_000 },
+    );
+    expect(paused[0]!.data).toMatchObject({ sink_id: 'snk_dead', reason: 'failing', attempts: 3 });
+    expect(String((paused[0]!.metadata as { actor: string }).actor)).toMatch(/^deliverer:/);
+    expect(paused[0]!.space_id).toBe('space-hook-pause');
+    expect(dead.deliveries).toHaveLength(0);
+    await waitUntil(() => alive.events().some((e) => e.type === 'com.token-authority.sink-paused'));
+    await dead.close();
+    await alive.close();
+  }, 40_000);
+});

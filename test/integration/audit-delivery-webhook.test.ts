@@ -108,7 +108,7 @@ describe('the webhook sink', () => {
       'space-hook-retry',
       'audit-log-read',
       exampleEvents('ci_r')['audit-log-read'],
-    )) as { events: { eventId: string }[] };
+    )) as unknown as { events: { eventId: string }[] };
     const got = await waitUntil(receiver.events, (e) => e.length === 1, { timeoutMs: 20_000 });
     expect(got[0]!.id).toBe(events[0]!.eventId);
     expect(ids.length).toBe(5);

@@ -183,6 +183,17 @@ export const configSchema = z.object({
    * is the development audience's). Unset: no scopes, tokens carry none.
    */
   SCOPE_CATALOG: z.string().min(1).optional(),
+  /**
+   * The operator's audit sinks for the whole deployment (`npm run deliver`): a JSON array, or
+   * `file:<path>`; each webhook's `secret` and syslog `ca` may themselves be `file:<path>`.
+   */
+  AUDIT_SINKS: z.string().min(1).optional(),
+  /** Events per delivery to a sink: with one batch in flight per sink, this bounds memory. */
+  SINK_BATCH_SIZE: z.coerce.number().int().min(1).max(5000).default(500),
+  /** One delivery attempt's bound (connect, send, acknowledgement). */
+  SINK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  /** Failed attempts in a row (backoff from 0.5 s, doubling to 60 s) after which a sink pauses. */
+  SINK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(1000).default(12),
 });
 
 /** The validated, typed configuration. Immutable once loaded. */

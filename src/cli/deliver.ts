@@ -1,0 +1,86 @@
+/**
+ * `npm run deliver`: delivers the audit trail to every sink (a space's, and the operator's
+ * AUDIT_SINKS), at least once and in log order. Several replicas may run; one delivers (advisory
+ * lock), the others stand by. It follows the log after commit: issuance never waits for it.
+ */
+import { z } from 'zod';
+import { loadKeyEncryptionKey } from '../crypto/key-files.js';
+import { ConfigError, type Config } from '../config/config.js';
+import { settingText } from '../config/setting-value.js';
+import { startDeliverer } from '../delivery/deliverer.js';
+import { operatorSinksSchema, type OperatorSink } from '../delivery/operator-sinks.js';
+import { parseCommandLine } from './args.js';
+import { configOrExit, exitOnConfigError } from './config-exit.js';
+import { followParent, onShutdownSignal } from './process-lifecycle.js';
+import { createLogger, openDatabase } from './runtime.js';
+
+/** AUDIT_SINKS read and checked: each `file:` resolved; errors name the setting, never a value. */
+export async function operatorSinks(config: Config): Promise<OperatorSink[]> {
+  if (!config.AUDIT_SINKS) return [];
+  const text = await settingText('AUDIT_SINKS', config.AUDIT_SINKS);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    throw new ConfigError(['AUDIT_SINKS: expected a JSON array of sinks, or file:<path> of one']);
+  }
+  const entries = z.array(z.record(z.string(), z.unknown())).safeParse(raw);
+  if (!entries.success) throw new ConfigError(['AUDIT_SINKS: expected a JSON array of sinks']);
+  const resolved = await Promise.all(
+    entries.data.map(async (entry, index) => {
+      const out = { ...entry };
+      for (const field of ['secret', 'ca'] as const) {
+        const value = entry[field];
+        if (typeof value === 'string') {
+          out[field] = (await settingText(`AUDIT_SINKS[${index}].${field}`, value)).trim();
+        }
+      }
+      return out;
+    }),
+  );
+  const parsed = operatorSinksSchema.safeParse(resolved);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => `AUDIT_SINKS[${issue.path.join('.')}]: ${issue.message}`),
+    );
+  }
+  return parsed.data;
+}
+
+parseCommandLine(
+  `Usage: npm run deliver
+Delivers the audit trail to every sink, from each one's cursor; one replica delivers at a time.`,
+  {},
+);
+const config = configOrExit('worker');
+const logger = createLogger(config, 'deliverer');
+const sinks = await operatorSinks(config).catch(exitOnConfigError);
+const kek = await loadKeyEncryptionKey(config.SIGNING_KEY_ENCRYPTION_KEY, config.DATA_DIR).catch(
+  exitOnConfigError,
+);
+const database = await openDatabase(config, logger, 'token-authority-deliverer', 2 + sinks.length, {
+  timeouts: 'background',
+  role: 'projector',
+}).catch(exitOnConfigError);
+const deliverer = startDeliverer({
+  db: database.handle.db,
+  url: database.url,
+  kek,
+  issuer: config.TOKEN_ISSUER,
+  operatorSinks: sinks,
+  batchSize: config.SINK_BATCH_SIZE,
+  maxAttempts: config.SINK_MAX_ATTEMPTS,
+  timeoutMs: config.SINK_TIMEOUT_MS,
+  backoff: { baseMs: 500, maxMs: 60_000 },
+  probeMs: 30_000,
+  pollMs: config.PROJECTOR_POLL_INTERVAL_MS,
+  reloadMs: 2000,
+  leaseMs: 5000,
+  standbyRetryMs: 1000,
+  logger,
+});
+const stop = onShutdownSignal(logger, config.SHUTDOWN_TIMEOUT_MS, async () => {
+  await deliverer.stop();
+  await database.close();
+});
+followParent(stop);

@@ -30,6 +30,17 @@ export default defineConfig({
       },
       {
         extends: true,
+        // The partition drill (issue 44): the fleet in network namespaces under a nemesis; root.
+        test: {
+          name: 'partitions',
+          include: ['test/partitions/**/*.test.ts'],
+          testTimeout: 3_600_000,
+          hookTimeout: 400_000,
+          fileParallelism: false,
+        },
+      },
+      {
+        extends: true,
         // One compose project at a time: they publish the same host port (8080).
         test: {
           name: 'containers',

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyEncryptionKey } from '../../src/crypto/key-encryption.js';
 import { startDeliverer, type RunningDeliverer } from '../../src/delivery/deliverer.js';
 import { newWebhookSecret } from '../../src/delivery/standard-webhooks.js';
+import { sinkStatuses } from '../../src/delivery/status.js';
 import { sealSinkSecret, writeSink } from '../../src/delivery/sinks.js';
 import { appendToStream } from '../../src/event-store/append-to-stream.js';
 import { exampleEvents } from '../support/example-events.js';
@@ -156,6 +157,15 @@ describe('the webhook sink', () => {
     expect(String((paused[0]!.metadata as { actor: string }).actor)).toMatch(/^deliverer:/);
     expect(paused[0]!.space_id).toBe('space-hook-pause');
     expect(dead.deliveries).toHaveLength(0);
+    // Its status says so: paused, why, and how far behind (the live one is not).
+    const statuses = await sinkStatuses(database.db, { spaceId: 'space-hook-pause' });
+    expect(statuses.find((s) => s.sinkId === 'snk_dead')).toMatchObject({
+      paused: true,
+      pauseReason: 'failing',
+      lastError: 'webhook answered HTTP 500',
+      delivered: 0,
+    });
+    expect(statuses.find((s) => s.sinkId === 'snk_dead')!.lagEvents).toBeGreaterThanOrEqual(30);
     await waitUntil(() => alive.events().some((e) => e.type === 'com.token-authority.sink-paused'));
     await dead.close();
     await alive.close();

@@ -1,0 +1,86 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+
+/** Lag is counted up to this many events: past it, "at least" is what an operator needs. */
+export const LAG_COUNT_LIMIT = 100_000;
+
+/** Where one sink stands, for the monitoring API, /metrics and the dashboard. */
+export interface SinkStatus {
+  readonly sinkId: string;
+  readonly spaceId: string | null;
+  readonly name: string;
+  readonly kind: string;
+  readonly paused: boolean;
+  readonly pauseReason: string | null;
+  readonly cursor: { readonly transactionId: string; readonly globalPosition: number };
+  readonly delivered: number;
+  readonly failures: number;
+  /** Settled events of its space (every space, for an operator sink) not yet delivered. */
+  readonly lagEvents: number;
+  /** How long the oldest undelivered event has waited (0 when none). */
+  readonly lagSeconds: number;
+  readonly lastError: string | null;
+  readonly lastErrorAt: Date | null;
+  readonly deliveredAt: Date | null;
+}
+
+/**
+ * Every sink's status (one space's when `spaceId` is given, with the operator's left out). Lag is
+ * read from the log after each cursor, bounded by {@link LAG_COUNT_LIMIT}.
+ */
+export async function sinkStatuses(
+  db: Kysely<Database>,
+  options: { readonly spaceId?: string } = {},
+): Promise<SinkStatus[]> {
+  const { rows } = await sql<{
+    sink_id: string;
+    space_id: string | null;
+    name: string;
+    kind: string;
+    paused: boolean;
+    pause_reason: string | null;
+    transaction_id: string;
+    global_position: string;
+    delivered: string;
+    failures: string;
+    last_error: string | null;
+    last_error_at: Date | null;
+    delivered_at: Date | null;
+    lag_events: number;
+    oldest: Date | null;
+  }>`
+    SELECT s.sink_id, s.space_id, s.name, s.target->>'kind' AS kind, s.paused, s.pause_reason,
+           c.transaction_id::text AS transaction_id, c.global_position, c.delivered, c.failures,
+           c.last_error, c.last_error_at, c.delivered_at,
+           (SELECT count(*)::int FROM (
+              SELECT 1 FROM events e
+              WHERE e.transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+                AND (e.transaction_id, e.global_position) > (c.transaction_id, c.global_position)
+                AND (s.space_id IS NULL OR e.space_id = s.space_id)
+              LIMIT ${LAG_COUNT_LIMIT}) lag) AS lag_events,
+           (SELECT e.recorded_at FROM events e
+              WHERE e.transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+                AND (e.transaction_id, e.global_position) > (c.transaction_id, c.global_position)
+                AND (s.space_id IS NULL OR e.space_id = s.space_id)
+              ORDER BY e.transaction_id, e.global_position LIMIT 1) AS oldest
+    FROM audit_sinks s JOIN audit_sink_cursors c USING (sink_id)
+    WHERE ${options.spaceId === undefined ? sql`true` : sql`s.space_id = ${options.spaceId}`}
+    ORDER BY s.sink_id`.execute(db);
+  const now = Date.now();
+  return rows.map((row) => ({
+    sinkId: row.sink_id,
+    spaceId: row.space_id,
+    name: row.name,
+    kind: row.kind,
+    paused: row.paused,
+    pauseReason: row.pause_reason,
+    cursor: { transactionId: row.transaction_id, globalPosition: Number(row.global_position) },
+    delivered: Number(row.delivered),
+    failures: Number(row.failures),
+    lagEvents: row.lag_events,
+    lagSeconds: row.oldest ? Math.max(0, Math.round((now - row.oldest.getTime()) / 1000)) : 0,
+    lastError: row.last_error,
+    lastErrorAt: row.last_error_at,
+    deliveredAt: row.delivered_at,
+  }));
+}

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { InvalidRequestError } from '../../errors/errors.js';
+import { InvalidRequestError, NotFoundError } from '../../errors/errors.js';
+import { TreeLeavesMissing } from '../../audit-trail/tree-store.js';
 
 /** The proof routes' queries, answers and refusals (audit-proofs.ts), as validated and documented. */
 
@@ -78,3 +79,15 @@ export const notPublished = (field: 'tree_size' | 'to') =>
     `${field} must be the size of a published head of the log tree (GET /v1/audit/tree-head?tree=log)`,
     [{ field, message: 'not the size of a published log-tree head' }],
   );
+
+/** A proof or a leaf, or 404 when it needs archived leaves this process cannot read. */
+export const unlessArchived = <T>(proof: Promise<T>): Promise<T> =>
+  proof.catch((error: unknown) => {
+    if (!(error instanceof TreeLeavesMissing)) throw error;
+    throw new NotFoundError(
+      'this proof needs archived events this process cannot read (ARCHIVE_DIR unset, or a file missing or altered); verify the archive with verify-export --archive-dir',
+    );
+  });
+
+/** Hashes as the proofs' JSON carries them. */
+export const b64 = (hashes: readonly Buffer[]) => hashes.map((hash) => hash.toString('base64'));

@@ -11,7 +11,6 @@ import {
   treeVerifierKey,
 } from '../../audit-trail/tree-heads.js';
 import { LOG_TREE } from '../../audit-trail/log-tree.js';
-import { TreeLeavesMissing } from '../../audit-trail/tree-store.js';
 import {
   findLeaf,
   proveConsistency,
@@ -28,6 +27,7 @@ import { route, type Route } from '../route.js';
 import { validate } from '../validate.js';
 import {
   ASKED,
+  b64,
   consistency,
   consistencyQuery,
   inclusion,
@@ -35,6 +35,7 @@ import {
   notPublished,
   treeHead,
   treeHeadQuery,
+  unlessArchived,
 } from './audit-proof-shapes.js';
 
 const read = {
@@ -43,17 +44,6 @@ const read = {
     'The read is recorded as an audit-log-read event when asked, before anything is looked up (rows_returned 0, complete false). Each user has AUDIT_PROOF_READS_PER_MINUTE proof reads a minute per API process (429 past it).',
   errors: [...LOGIN_ERRORS, 'not_found', 'rate_limited'],
 } as const;
-
-/** A proof or a leaf, or 404 when it needs archived leaves this process cannot read. */
-const unlessArchived = <T>(proof: Promise<T>): Promise<T> =>
-  proof.catch((error: unknown) => {
-    if (!(error instanceof TreeLeavesMissing)) throw error;
-    throw new NotFoundError(
-      'this proof needs archived events this process cannot read (ARCHIVE_DIR unset, or a file missing or altered); verify the archive with verify-export --archive-dir',
-    );
-  });
-
-const b64 = (hashes: readonly Buffer[]) => hashes.map((hash) => hash.toString('base64'));
 
 /** The settings the proof routes read, named as in the environment (src/config). */
 export interface AuditProofSettings {

@@ -48,7 +48,7 @@ export class TokenSession {
       );
     }
     try {
-      this.#module.C_Initialize();
+      this.#module.C_Initialize({ flags: pkcs11js.CKF_OS_LOCKING_OK });
     } catch (error) {
       // Another signer of this process initialised the library already: shared, and fine.
       if (pkcs11Reason(error) !== 'CKR_CRYPTOKI_ALREADY_INITIALIZED') throw error;

@@ -28,7 +28,11 @@ import { createMetrics } from '../observability/metrics.js';
 import { tokenRoutes } from '../http/routes/token.js';
 import { tokenLifecycleRoutes } from '../http/routes/token-lifecycle.js';
 import { revocationRoutes } from '../http/routes/revocations.js';
+import { sinkRoutes } from '../http/routes/sinks.js';
+import { sinkAdminContext } from './sink-admin-context.js';
 import { keepPartitionsAhead } from '../event-store/partitions.js';
+import { startScheduledRotation } from '../commands/signing-key/scheduled-rotation.js';
+import { rotationSettingsOf } from './rotation-settings.js';
 import type { CommandContext } from '../commands/context.js';
 import { createCommandContext } from './command-context.js';
 import { createAppendNotifier } from '../event-store/notify.js';
@@ -88,6 +92,13 @@ export async function startApiServer(
   const stopPartitions = keepPartitionsAhead(database.db, (error) =>
     logger.warn({ err: error }, 'partitions of the log not ensured'),
   );
+  // Scheduled key rotation: every API process looks; the decision on the ring's state rotates once.
+  const stopRotation = commands.spaceKeys
+    ? startScheduledRotation(commands.events, commands.spaceKeys.maker, rotationSettingsOf(config), {
+        checkMs: msOf(config.SIGNING_KEY_ROTATION_CHECK_SECONDS),
+        failed: (error) => logger.warn({ err: error }, 'scheduled signing-key rotation failed'),
+      })
+    : () => undefined;
   const readiness = databaseReadiness(database.pool);
   metrics.watchDatabase(() => readiness.check());
   metrics.watchSizes(() => {
@@ -152,14 +163,11 @@ export async function startApiServer(
       database.db,
       Math.max(config.PRIVATE_TOKEN_TTL_SECONDS, config.PUBLIC_TOKEN_TTL_SECONDS),
     ),
+    ...sinkRoutes(sinkAdminContext(config, commands), database.db),
     ...dashboardRoutes(),
   ];
   const gates: RouteGates = {
-    login: {
-      verifier: loginVerifier,
-      limits: commands.limits,
-      refusals: commands.refusals,
-    },
+    login: { verifier: loginVerifier, limits: commands.limits, refusals: commands.refusals },
     verifier: commands.verifier,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
     issuer: config.TOKEN_ISSUER,
@@ -229,6 +237,8 @@ export async function startApiServer(
         server.close(() => {
           clearTimeout(timer);
           keys.close();
+          commands.spaceKeys?.store.close();
+          stopRotation();
           stopPartitions();
           reads.close();
           void replica?.close();

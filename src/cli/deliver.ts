@@ -9,7 +9,9 @@ import { ConfigError, type Config } from '../config/config.js';
 import { settingText } from '../config/setting-value.js';
 import { startDeliverer } from '../delivery/deliverer.js';
 import { operatorSinksSchema, type OperatorSink } from '../delivery/operator-sinks.js';
+import { targetRefusal } from '../delivery/target-rules.js';
 import { parseCommandLine } from './args.js';
+import { sinkTargetRules } from './sink-admin-context.js';
 import { configOrExit, exitOnConfigError } from './config-exit.js';
 import { followParent, onShutdownSignal } from './process-lifecycle.js';
 import { createLogger, openDatabase } from './runtime.js';
@@ -44,6 +46,12 @@ export async function operatorSinks(config: Config): Promise<OperatorSink[]> {
       parsed.error.issues.map((issue) => `AUDIT_SINKS[${issue.path.join('.')}]: ${issue.message}`),
     );
   }
+  // The same SSRF rules as a space's sinks: no metadata address, no own port, https in production.
+  const refusals = parsed.data.flatMap((sink, index) => {
+    const refusal = targetRefusal(sink, sinkTargetRules(config));
+    return refusal ? [`AUDIT_SINKS[${index}]: ${refusal}`] : [];
+  });
+  if (refusals.length > 0) throw new ConfigError(refusals);
   return parsed.data;
 }
 

@@ -115,6 +115,12 @@ export async function writeSink(
       conflict.column('sink_id').doUpdateSet({
         name: sink.name,
         target: JSON.stringify(sink.target),
+        // A new secret replaces the old; a syslog sink keeps none.
+        ...(sink.sealedSecret !== undefined
+          ? { sealed_secret: sink.sealedSecret }
+          : sink.target.kind === 'syslog'
+            ? { sealed_secret: null }
+            : {}),
       }),
     )
     .execute();

@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
+import { sinkTargetSchema, type SinkTarget } from '../domain/events.js';
 
 /** Lag is counted up to this many events: past it, "at least" is what an operator needs. */
 export const LAG_COUNT_LIMIT = 100_000;
@@ -10,6 +11,8 @@ export interface SinkStatus {
   readonly spaceId: string | null;
   readonly name: string;
   readonly kind: string;
+  /** Where it delivers (a webhook's URL, a syslog host and port); never its secret. */
+  readonly target: SinkTarget;
   readonly paused: boolean;
   readonly pauseReason: string | null;
   readonly cursor: { readonly transactionId: string; readonly globalPosition: number };
@@ -37,6 +40,7 @@ export async function sinkStatuses(
     space_id: string | null;
     name: string;
     kind: string;
+    target: unknown;
     paused: boolean;
     pause_reason: string | null;
     transaction_id: string;
@@ -49,7 +53,7 @@ export async function sinkStatuses(
     lag_events: number;
     oldest: Date | null;
   }>`
-    SELECT s.sink_id, s.space_id, s.name, s.target->>'kind' AS kind, s.paused, s.pause_reason,
+    SELECT s.sink_id, s.space_id, s.name, s.target->>'kind' AS kind, s.target, s.paused, s.pause_reason,
            c.transaction_id::text AS transaction_id, c.global_position, c.delivered, c.failures,
            c.last_error, c.last_error_at, c.delivered_at,
            (SELECT count(*)::int FROM (
@@ -72,6 +76,7 @@ export async function sinkStatuses(
     spaceId: row.space_id,
     name: row.name,
     kind: row.kind,
+    target: sinkTargetSchema.parse(row.target),
     paused: row.paused,
     pauseReason: row.pause_reason,
     cursor: { transactionId: row.transaction_id, globalPosition: Number(row.global_position) },

@@ -1,5 +1,6 @@
 import net from 'node:net';
 import tls from 'node:tls';
+import { guardedLookup } from './guarded-lookup.js';
 import { octetCounted, syslogMessage } from './syslog-message.js';
 import { DeliveryError, type Transport } from './transport.js';
 
@@ -39,8 +40,9 @@ export function syslogTransport(options: SyslogOptions): Transport {
             port: options.port,
             ca: options.ca,
             servername: net.isIP(options.host) ? undefined : options.host,
+            lookup: guardedLookup,
           })
-        : net.connect({ host: options.host, port: options.port });
+        : net.connect({ host: options.host, port: options.port, lookup: guardedLookup });
       const event = options.tls ? 'secureConnect' : 'connect';
       const timer = setTimeout(() => {
         opened.destroy();

@@ -264,6 +264,34 @@ describe('OpenAPI document', () => {
       200,
     );
 
+    // Audit sinks (issue 43): made, listed, changed, paused, resumed, and their errors.
+    const sink = await call('POST', '/v1/sinks', {
+      headers: login,
+      json: { name: 'siem', target: { kind: 'webhook', url: 'https://siem.example/intake' } },
+    });
+    expect(sink.status).toBe(201);
+    const sinkId = (sink.body as { sink_id: string }).sink_id;
+    expect((await call('GET', '/v1/sinks', { headers: login })).status).toBe(200);
+    expect(
+      (
+        await call('PATCH', `/v1/sinks/${sinkId}`, {
+          headers: login,
+          json: { rotate_secret: true },
+        })
+      ).status,
+    ).toBe(200);
+    expect((await call('POST', `/v1/sinks/${sinkId}/pause`, { headers: login })).status).toBe(200);
+    expect((await call('POST', `/v1/sinks/${sinkId}/resume`, { headers: login })).status).toBe(200);
+    expect((await call('POST', '/v1/sinks/snk_none/pause', { headers: login })).status).toBe(404);
+    expect(
+      (
+        await call('POST', '/v1/sinks', {
+          headers: login,
+          json: { name: 'x', target: { kind: 'webhook', url: 'http://169.254.169.254/' } },
+        })
+      ).status,
+    ).toBe(400);
+
     // Every documented operation answered at least once with a documented success.
     const succeeded = new Set(
       [...contract.seen]

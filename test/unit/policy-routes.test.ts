@@ -15,6 +15,7 @@ import { metricsRoutes } from '../../src/http/routes/metrics.js';
 import { monitoringRoutes } from '../../src/http/routes/monitoring.js';
 import { openApiRoutes } from '../../src/http/routes/openapi.js';
 import { revocationRoutes } from '../../src/http/routes/revocations.js';
+import { sinkRoutes } from '../../src/http/routes/sinks.js';
 import { tokenLifecycleRoutes } from '../../src/http/routes/token-lifecycle.js';
 import { tokenRoutes } from '../../src/http/routes/token.js';
 
@@ -54,6 +55,7 @@ const FACTORIES: Record<string, () => readonly Route[]> = {
   issueRoutes: () => issueRoutes(stub),
   tokenLifecycleRoutes: () => tokenLifecycleRoutes(stub),
   revocationRoutes: () => revocationRoutes(stub, 60),
+  sinkRoutes: () => sinkRoutes(stub, stub),
   dashboardRoutes: () => dashboardRoutes(),
   metricsRoutes: () => metricsRoutes(stub),
 };
@@ -99,12 +101,18 @@ describe('every route declares the policy it is guarded by', () => {
       .filter((route) => policyOf(route) === 'space-change')
       .map((route) => `${route.method.toUpperCase()} ${route.path}`)
       .sort();
-    expect(changing).toEqual([
-      'DELETE /v1/credential/:client_id',
-      'PATCH /v1/credential/:client_id',
-      'POST /v1/credential',
-      'POST /v1/credential/:client_id/secret',
-    ]);
+    expect(changing).toEqual(
+      [
+        'DELETE /v1/credential/:client_id',
+        'PATCH /v1/credential/:client_id',
+        'POST /v1/credential',
+        'POST /v1/credential/:client_id/secret',
+        'PATCH /v1/sinks/:sink_id',
+        'POST /v1/sinks',
+        'POST /v1/sinks/:sink_id/pause',
+        'POST /v1/sinks/:sink_id/resume',
+      ].sort(),
+    );
     // Every other login route only reads.
     for (const route of appRoutes().filter((r) => r.caller === 'login')) {
       expect(ROUTE_POLICIES[policyOf(route)].caller).toBe('login');

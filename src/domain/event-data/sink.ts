@@ -1,26 +1,18 @@
 import { z } from 'zod';
 
 /**
- * Where a sink delivers the audit trail. A webhook is HTTPS only (http is let through for
- * loopback receivers, which tests and a local collector use): the batches carry a space's
- * history, and a signature does not hide it.
+ * Where a sink delivers the audit trail: an http(s) URL. Which hosts and schemes a deployment
+ * accepts (https only in production, never link-local or the service's own ports) is judged where
+ * a sink is made, by src/delivery/target-rules.ts, with the settings it needs.
  */
 export const webhookTargetSchema = z.object({
   kind: z.literal('webhook'),
   url: z
     .url()
     .max(2000)
-    .refine(
-      (url) => {
-        const parsed = new URL(url);
-        if (parsed.protocol === 'https:') return true;
-        return (
-          parsed.protocol === 'http:' &&
-          ['127.0.0.1', 'localhost', '[::1]'].includes(parsed.hostname)
-        );
-      },
-      { message: 'a webhook sink must be https (http only to a loopback address)' },
-    ),
+    .refine((url) => ['https:', 'http:'].includes(new URL(url).protocol), {
+      message: 'a webhook sink is an https:// URL',
+    }),
 });
 
 /** RFC 5424 messages over TCP (RFC 6587 octet counting), TLS per RFC 5425 when `tls`. */
@@ -45,11 +37,15 @@ export const sinkCreatedSchema = z.object({
   target: sinkTargetSchema,
 });
 
-/** An admin changed a sink's name or target (its cursor stays where it is). */
+/**
+ * An admin changed a sink's name or target, or gave a webhook a new signing secret (the secret
+ * itself never in the event); its cursor stays where it is.
+ */
 export const sinkChangedSchema = z.object({
   sink_id: z.string(),
   name: z.string(),
   target: sinkTargetSchema,
+  secret_rotated: z.boolean().optional(),
 });
 
 /**

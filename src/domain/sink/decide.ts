@@ -60,19 +60,25 @@ const owned = (state: SinkState | undefined, spaceId: string): SinkRefusal | und
   return ownedBySpace(state, spaceId) ? undefined : 'not_found';
 };
 
-/** A space's admin renames a sink or points it elsewhere; nothing when nothing changes. */
+/**
+ * A space's admin renames a sink, points it elsewhere or gives a webhook a new secret; nothing
+ * when nothing changes.
+ */
 export function decideChangeSink(
   command: SinkCommandBase & {
     readonly spaceId: string;
     readonly name: string;
     readonly target: SinkTarget;
+    readonly secretRotated?: boolean;
   },
   state: SinkState | undefined,
 ): Decision<DomainEvent<'sink-changed'>, SinkRefusal, Placed> {
   const refusal = owned(state, command.spaceId);
   if (refusal || !state) return refuse(refusal ?? 'not_found');
   const where = placed(state.sinkId, state.spaceId, command.eventId);
+  const rotated = command.secretRotated === true && command.target.kind === 'webhook';
   if (
+    !rotated &&
     state.name === command.name &&
     JSON.stringify(state.target) === JSON.stringify(command.target)
   ) {
@@ -81,7 +87,12 @@ export function decideChangeSink(
   const event = domainEvent(
     command.eventId,
     'sink-changed',
-    { sink_id: state.sinkId, name: command.name, target: command.target },
+    {
+      sink_id: state.sinkId,
+      name: command.name,
+      target: command.target,
+      ...(rotated ? { secret_rotated: true } : {}),
+    },
     command.metadata,
   );
   return accept([event], where);

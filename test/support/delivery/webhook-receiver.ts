@@ -21,13 +21,14 @@ export interface ReceivedDelivery {
 /**
  * A webhook receiver as a SIEM's intake would be: verifies every request with the
  * `standardwebhooks` package (the spec's own verifier) and refuses what does not verify (401).
- * `answer` decides each verified request's status (500 to play a failing sink).
+ * `answer` decides each verified request's status (500 to play a failing sink). `secret` may be
+ * read at each request (a sink made through the API learns its secret after the receiver listens).
  */
 export async function startWebhookReceiver(
-  secret: string,
+  secret: string | (() => string),
   answer: (delivery: ReceivedDelivery) => number = () => 204,
 ) {
-  const verifier = new Webhook(secret);
+  const verifier = () => new Webhook(typeof secret === 'string' ? secret : secret());
   const deliveries: ReceivedDelivery[] = [];
   let refused = 0;
   const server = http.createServer((request, response) => {
@@ -37,7 +38,7 @@ export async function startWebhookReceiver(
       const body = Buffer.concat(chunks).toString('utf8');
       let events: ReceivedDelivery['events'];
       try {
-        events = verifier.verify(
+        events = verifier().verify(
           body,
           request.headers as Record<string, string>,
         ) as ReceivedDelivery['events'];

@@ -59,6 +59,20 @@ describe('audit sinks (issue 43)', () => {
     );
   });
 
+  it('given a webhook sink, when its admin gives it a new secret and nothing else, then sink-changed says the secret was rotated, never what it is', () => {
+    const rotate = {
+      eventId: 'e6',
+      metadata,
+      spaceId: 'space-a',
+      name: 'siem',
+      target: webhook,
+      secretRotated: true,
+    };
+    const event = decideChangeSink(rotate, sink).events[0]!;
+    expect(event.data).toMatchObject({ sink_id: 'snk_1', secret_rotated: true });
+    expect(JSON.stringify(event)).not.toContain('whsec_');
+  });
+
   it('given a failing operator sink, when the deliverer pauses it, then sink-paused in the system space; paused twice records once', () => {
     const pause = {
       eventId: 'e4',

@@ -1,0 +1,22 @@
+import type { CommandContext } from '../commands/context.js';
+import type { Config } from '../config/config.js';
+import type { SinkAdminContext } from '../delivery/sink-admin.js';
+import type { TargetRules } from '../delivery/target-rules.js';
+
+/**
+ * The sink target rules (src/delivery/target-rules.ts) this deployment's settings make: the
+ * API applies them to a space admin's sink, `npm run deliver` to the operator's AUDIT_SINKS.
+ */
+export function sinkTargetRules(config: Config): TargetRules {
+  return {
+    production: config.NODE_ENV === 'production',
+    allowHttpHosts: config.ALLOW_HTTP_HOSTS ?? [],
+    ownPorts: [config.PORT, config.METRICS_PORT].filter((port) => port > 0),
+  };
+}
+
+/** What the sink routes' commands use, from the API's command context. */
+export function sinkAdminContext(config: Config, commands: CommandContext): SinkAdminContext {
+  const { events, kek, ids } = commands;
+  return { events, kek, ids, rules: sinkTargetRules(config) };
+}

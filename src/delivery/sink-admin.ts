@@ -1,0 +1,178 @@
+import { randomBytes } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import type { KeyEncryptionKey } from '../crypto/key-encryption.js';
+import type { EventMetadata, SinkTarget } from '../domain/events.js';
+import type { IdGenerator } from '../domain/ports.js';
+import {
+  decideChangeSink,
+  decideCreateSink,
+  decidePauseSink,
+  decideResumeSink,
+  type SinkRefusal,
+} from '../domain/sink/decide.js';
+import type { EventStore } from '../event-store/event-store.js';
+import { InvalidRequestError, NotFoundError } from '../errors/errors.js';
+import { newWebhookSecret } from './standard-webhooks.js';
+import { readSink, sealSinkSecret, writeSink, writeSinkPaused } from './sinks.js';
+import { targetRefusal, type TargetRules } from './target-rules.js';
+
+/** What a space admin's sink commands use. */
+export interface SinkAdminContext {
+  readonly events: Pick<EventStore, 'transact'>;
+  readonly kek: KeyEncryptionKey;
+  readonly ids: IdGenerator;
+  readonly rules: TargetRules;
+}
+
+/** Who asks, in which space, about which sink. */
+interface SinkCommand {
+  readonly spaceId: string;
+  readonly sinkId: string;
+  readonly metadata: EventMetadata;
+}
+
+/** A webhook's new secret, if one was made: the only time it is ever shown. */
+export interface SinkSecret {
+  readonly sinkId: string;
+  readonly secret?: string;
+}
+
+/** A space sink's id: `snk_` and 96 random bits (operator sinks are `operator-…`). */
+const newSinkId = () => `snk_${randomBytes(12).toString('base64url')}`;
+
+/** The target, or a 400 naming why this deployment refuses it (SSRF rules, target-rules.ts). */
+function allowed(rules: TargetRules, target: SinkTarget): SinkTarget {
+  const refusal = targetRefusal(target, rules);
+  if (refusal) {
+    throw new InvalidRequestError(`sink target refused: ${refusal}`, [
+      { field: 'target', message: refusal },
+    ]);
+  }
+  return target;
+}
+
+/** An operator's sink is not a space's to change: it is not found there, as another space's. */
+const refused = (refusal: SinkRefusal): never => {
+  throw new NotFoundError(`no sink of that id in this space (${refusal})`);
+};
+
+/** Creates a space's sink: sink-created and its row in one transaction; a webhook's secret made. */
+export async function createSink(
+  ctx: SinkAdminContext,
+  command: Omit<SinkCommand, 'sinkId'> & { readonly name: string; readonly target: SinkTarget },
+): Promise<SinkSecret> {
+  const target = allowed(ctx.rules, command.target);
+  const sinkId = newSinkId();
+  const secret = target.kind === 'webhook' ? newWebhookSecret() : undefined;
+  const decision = decideCreateSink({ ...command, eventId: ctx.ids.eventId(), sinkId, target });
+  await ctx.events.transact(async (tx) => {
+    await tx.appendNewStream({ ...decision.facts, events: decision.events });
+    await writeSink(tx.db, {
+      sinkId,
+      spaceId: command.spaceId,
+      name: command.name,
+      target,
+      ...(secret ? { sealedSecret: sealSinkSecret(ctx.kek, sinkId, secret) } : {}),
+    });
+  });
+  return { sinkId, ...(secret ? { secret } : {}) };
+}
+
+/**
+ * Renames a sink, points it elsewhere, or gives a webhook a new secret (asked, or because it
+ * became a webhook): sink-changed and the row under the row's lock. The cursor stays.
+ */
+export async function changeSink(
+  ctx: SinkAdminContext,
+  command: SinkCommand & {
+    readonly name?: string;
+    readonly target?: SinkTarget;
+    readonly rotateSecret?: boolean;
+  },
+): Promise<SinkSecret> {
+  if (command.target) allowed(ctx.rules, command.target);
+  return ctx.events.transact(async (tx) => {
+    const state = await readSink(tx.db, command.sinkId, { forUpdate: true });
+    const target = command.target ?? state?.target;
+    const name = command.name ?? state?.name;
+    if (!state || !target || name === undefined) return refused('not_found');
+    const becameWebhook = target.kind === 'webhook' && state.target.kind !== 'webhook';
+    const secret =
+      target.kind === 'webhook' && (command.rotateSecret === true || becameWebhook)
+        ? newWebhookSecret()
+        : undefined;
+    const decision = decideChangeSink(
+      {
+        eventId: ctx.ids.eventId(),
+        metadata: command.metadata,
+        spaceId: command.spaceId,
+        name,
+        target,
+        secretRotated: secret !== undefined,
+      },
+      state,
+    );
+    if (!decision.ok) return refused(decision.refusal);
+    if (decision.events.length === 0) return { sinkId: state.sinkId };
+    await tx.appendNewStream({ ...decision.facts, events: decision.events });
+    await writeSink(tx.db, {
+      sinkId: state.sinkId,
+      spaceId: state.spaceId,
+      name,
+      target,
+      ...(secret ? { sealedSecret: sealSinkSecret(ctx.kek, state.sinkId, secret) } : {}),
+    });
+    return { sinkId: state.sinkId, ...(secret ? { secret } : {}) };
+  });
+}
+
+/** An admin pauses their space's sink: it waits, cursor kept, until an admin resumes it. */
+export async function pauseSink(ctx: SinkAdminContext, command: SinkCommand): Promise<void> {
+  await ctx.events.transact(async (tx) => {
+    const state = await readSink(tx.db, command.sinkId, { forUpdate: true });
+    const cursor = await cursorOf(tx.db, command.sinkId);
+    const decision = decidePauseSink(
+      {
+        eventId: ctx.ids.eventId(),
+        metadata: command.metadata,
+        spaceId: command.spaceId,
+        reason: 'admin',
+        attempts: cursor?.attempts ?? 0,
+        lastError: cursor?.last_error ?? null,
+      },
+      state,
+    );
+    if (!decision.ok) return refused(decision.refusal);
+    if (decision.events.length === 0) return;
+    await tx.appendNewStream({ ...decision.facts, events: decision.events });
+    await writeSinkPaused(tx.db, command.sinkId, { reason: 'admin' });
+  });
+}
+
+/** An admin resumes their space's sink: delivery goes on from its cursor, retries from zero. */
+export async function resumeSink(ctx: SinkAdminContext, command: SinkCommand): Promise<void> {
+  await ctx.events.transact(async (tx) => {
+    const state = await readSink(tx.db, command.sinkId, { forUpdate: true });
+    const decision = decideResumeSink(
+      {
+        eventId: ctx.ids.eventId(),
+        metadata: command.metadata,
+        spaceId: command.spaceId,
+        reason: 'admin',
+      },
+      state,
+    );
+    if (!decision.ok) return refused(decision.refusal);
+    if (decision.events.length === 0) return;
+    await tx.appendNewStream({ ...decision.facts, events: decision.events });
+    await writeSinkPaused(tx.db, command.sinkId, false);
+  });
+}
+
+const cursorOf = (db: Kysely<Database>, sinkId: string) =>
+  db
+    .selectFrom('audit_sink_cursors')
+    .select(['attempts', 'last_error'])
+    .where('sink_id', '=', sinkId)
+    .executeTakeFirst();

@@ -1,0 +1,154 @@
+import type { Kysely } from 'kysely';
+import { z } from 'zod';
+import type { Database } from '../../db/schema.js';
+import {
+  changeSink,
+  createSink,
+  pauseSink,
+  resumeSink,
+  type SinkAdminContext,
+  type SinkSecret,
+} from '../../delivery/sink-admin.js';
+import { sinkStatuses } from '../../delivery/status.js';
+import { sinkTargetSchema } from '../../domain/events.js';
+import { NotFoundError } from '../../errors/errors.js';
+import { BODY_ERRORS, LOGIN_ERRORS } from '../openapi/operation.js';
+import type { Body } from '../openapi/responses.js';
+import { sinkList, sinkStatus, sinkStatusBody, sinkWithSecret } from '../openapi/sink-responses.js';
+import { requestMetadata } from '../request-context.js';
+import { route, type Route } from '../route.js';
+import type { RequestContext } from '../state.js';
+import { displayText, validate } from '../validate.js';
+
+const sinkPath = z.object({ sink_id: z.string().min(1).max(100) });
+const createBody = z.object({ name: displayText(200), target: sinkTargetSchema });
+const changeBody = z
+  .object({
+    name: displayText(200).optional(),
+    target: sinkTargetSchema.optional(),
+    /** A webhook's new signing secret, shown in this answer only; the old one stops at once. */
+    rotate_secret: z.boolean().optional(),
+  })
+  .refine(
+    (body) => body.name !== undefined || body.target !== undefined || body.rotate_secret === true,
+    { message: 'give name, target, rotate_secret: true, or several' },
+  );
+
+const common = {
+  tag: 'Audit sinks',
+  caller: 'login',
+  spaceHeader: true,
+  dialect: 'bearer',
+} as const;
+
+/**
+ * A space's audit sinks, for its dashboard users: where the space's audit trail is pushed (a
+ * webhook or syslog), and where each delivery stands. Every change is an event naming who; a
+ * webhook's secret is shown once, when made.
+ */
+export function sinkRoutes(admin: SinkAdminContext, db: Kysely<Database>): readonly Route[] {
+  const statusOf = async (spaceId: string, sinkId: string) => {
+    const status = (await sinkStatuses(db, { spaceId })).find((sink) => sink.sinkId === sinkId);
+    if (!status) throw new NotFoundError('no sink of that id in this space');
+    return sinkStatusBody(status);
+  };
+  /** Answers with the sink as it now stands, and a secret made by this request (once). */
+  const answer = async (ctx: RequestContext, spaceId: string, made: SinkSecret) => {
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = {
+      ...(await statusOf(spaceId, made.sinkId)),
+      ...(made.secret ? { secret: made.secret } : {}),
+    } satisfies Body<typeof sinkWithSecret>;
+  };
+  const named = (ctx: RequestContext) => validate(sinkPath, ctx.params, 'path').sink_id;
+  const admitted = (ctx: RequestContext, who: { spaceId: string; actor: string }) => ({
+    spaceId: who.spaceId,
+    sinkId: named(ctx),
+    metadata: { actor: who.actor, ...requestMetadata(ctx) },
+  });
+  return [
+    route({
+      ...common,
+      method: 'get',
+      path: '/v1/sinks',
+      policy: 'space-read',
+      operationId: 'listSinks',
+      summary: "The space's audit sinks: cursor, lag, last error, paused and why",
+      responses: [{ status: 200, description: 'The sinks', schema: sinkList }],
+      errors: LOGIN_ERRORS,
+      async handle(ctx, { spaceId }) {
+        ctx.set('Cache-Control', 'no-store');
+        ctx.body = {
+          items: (await sinkStatuses(db, { spaceId })).map(sinkStatusBody),
+        } satisfies Body<typeof sinkList>;
+      },
+    }),
+    route({
+      ...common,
+      method: 'post',
+      path: '/v1/sinks',
+      policy: 'space-change',
+      operationId: 'createSink',
+      summary:
+        "Push the space's audit trail to a webhook or syslog (a webhook's secret shown once)",
+      body: { schema: createBody, media: ['json'] },
+      responses: [{ status: 201, description: 'Created', schema: sinkWithSecret }],
+      errors: [...LOGIN_ERRORS, ...BODY_ERRORS],
+      async handle(ctx, { spaceId, actor }) {
+        const body = validate(createBody, ctx.request.body, 'body');
+        const made = await createSink(admin, {
+          spaceId,
+          name: body.name,
+          target: body.target,
+          metadata: { actor, ...requestMetadata(ctx) },
+        });
+        await answer(ctx, spaceId, made);
+        ctx.status = 201;
+      },
+    }),
+    route({
+      ...common,
+      method: 'patch',
+      path: '/v1/sinks/:sink_id',
+      policy: 'space-change',
+      operationId: 'changeSink',
+      summary: "Rename a sink, point it elsewhere or rotate a webhook's secret (cursor kept)",
+      params: sinkPath,
+      body: { schema: changeBody, media: ['json'] },
+      responses: [{ status: 200, description: 'The sink', schema: sinkWithSecret }],
+      errors: [...LOGIN_ERRORS, ...BODY_ERRORS, 'not_found'],
+      async handle(ctx, who) {
+        const body = validate(changeBody, ctx.request.body, 'body');
+        const made = await changeSink(admin, {
+          ...admitted(ctx, who),
+          ...(body.name === undefined ? {} : { name: body.name }),
+          ...(body.target === undefined ? {} : { target: body.target }),
+          rotateSecret: body.rotate_secret === true,
+        });
+        await answer(ctx, who.spaceId, made);
+      },
+    }),
+    ...(['pause', 'resume'] as const).map((action) =>
+      route({
+        ...common,
+        method: 'post',
+        path: `/v1/sinks/:sink_id/${action}`,
+        policy: 'space-change',
+        operationId: `${action}Sink`,
+        summary:
+          action === 'pause'
+            ? 'Pause delivery to a sink (its cursor kept: nothing is lost, only delayed)'
+            : 'Resume delivery to a paused sink from its cursor',
+        params: sinkPath,
+        responses: [{ status: 200, description: 'The sink', schema: sinkStatus }],
+        errors: [...LOGIN_ERRORS, 'not_found'],
+        async handle(ctx, who) {
+          const command = admitted(ctx, who);
+          await (action === 'pause' ? pauseSink : resumeSink)(admin, command);
+          ctx.set('Cache-Control', 'no-store');
+          ctx.body = await statusOf(who.spaceId, command.sinkId);
+        },
+      }),
+    ),
+  ];
+}

@@ -1,0 +1,175 @@
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDeliverer, type RunningDeliverer } from '../../src/delivery/deliverer.js';
+import { startWebhookReceiver } from '../support/delivery/webhook-receiver.js';
+import {
+  createCredentialVia,
+  startTestService,
+  type TestService,
+} from '../support/test-service.js';
+import { waitUntil } from '../support/wait.js';
+
+/**
+ * Issue 43: a space's admins manage its audit sinks through the API. The webhook's secret is
+ * made by the API, shown once and sealed; the deliverer opens it and the receiver verifies with
+ * it. Every change is an event naming who; targets that would make the service an SSRF
+ * primitive are refused.
+ */
+const SPACE = 'space-sinks-api';
+let service: TestService;
+let admin: Record<string, string>;
+let deliverer: RunningDeliverer | undefined;
+
+beforeAll(async () => {
+  service = await startTestService();
+  admin = {
+    authorization: `Bearer ${await service.loginToken([SPACE])}`,
+    'x-service-space-id': SPACE,
+    'content-type': 'application/json',
+  };
+});
+afterAll(() => deliverer?.stop());
+
+const call = async (method: string, path: string, body?: unknown, headers = admin) => {
+  const response = await fetch(`${service.baseUrl}${path}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+};
+
+const eventsOf = (type: string) =>
+  service.database.db
+    .selectFrom('events')
+    .select(['data', 'metadata', 'space_id'])
+    .where('event_type', '=', type)
+    .execute();
+
+describe('the sinks API', () => {
+  it('creates a webhook sink whose secret is shown once, and the deliverer signs with it so the standardwebhooks verifier accepts', async () => {
+    let secret = '';
+    const receiver = await startWebhookReceiver(() => secret);
+    const created = await call('POST', '/v1/sinks', {
+      name: 'siem',
+      target: { kind: 'webhook', url: receiver.url },
+    });
+    expect(created.status).toBe(201);
+    secret = String(created.body.secret);
+    expect(secret).toMatch(/^whsec_/);
+    const sinkId = String(created.body.sink_id);
+    expect(created.body).toMatchObject({ name: 'siem', paused: false, delivered: 0 });
+
+    deliverer = startDeliverer({
+      db: service.database.db,
+      url: service.database.url,
+      kek: service.api.commands.kek,
+      issuer: service.config.TOKEN_ISSUER,
+      operatorSinks: [],
+      batchSize: 50,
+      maxAttempts: 100,
+      timeoutMs: 2000,
+      backoff: { baseMs: 20, maxMs: 100 },
+      probeMs: 100,
+      pollMs: 50,
+      reloadMs: 100,
+      leaseMs: 5000,
+      standbyRetryMs: 200,
+      logger: pino({ level: 'silent' }),
+    });
+    await createCredentialVia(service, SPACE);
+    const got = await waitUntil(
+      receiver.events,
+      (events) => events.some((event) => event.type.endsWith('credential-created')),
+      { timeoutMs: 20_000 },
+    );
+    expect(receiver.refused()).toBe(0);
+    expect(got.every((event) => event.data.space_id === SPACE)).toBe(true);
+
+    // Listed with its cursor and lag, never with its secret.
+    const listed = await waitUntil(
+      () => call('GET', '/v1/sinks'),
+      (list) => (list.body.items as { delivered: number }[])[0]!.delivered >= 1,
+      { timeoutMs: 10_000 },
+    );
+    expect(listed.status).toBe(200);
+    expect(JSON.stringify(listed.body)).not.toContain(secret);
+    expect((listed.body.items as unknown[])[0]).toMatchObject({ sink_id: sinkId, lag_events: 0 });
+    // Nor is it in the log, anywhere.
+    const log = await service.database.db.selectFrom('events').select(['data']).execute();
+    expect(JSON.stringify(log)).not.toContain(secret.slice(6));
+    const [recorded] = await eventsOf('sink-created');
+    expect(recorded).toMatchObject({ space_id: SPACE, metadata: { actor: 'user:alice' } });
+    await receiver.close();
+  }, 40_000);
+
+  it('pauses and resumes a sink, rotates its secret, each an event naming who', async () => {
+    const created = await call('POST', '/v1/sinks', {
+      name: 'collector',
+      target: { kind: 'syslog', host: 'logs.example', port: 6514, tls: true },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.secret).toBeUndefined();
+    const sinkId = String(created.body.sink_id);
+    const paused = await call('POST', `/v1/sinks/${sinkId}/pause`);
+    expect(paused).toMatchObject({ status: 200, body: { paused: true, pause_reason: 'admin' } });
+    const resumed = await call('POST', `/v1/sinks/${sinkId}/resume`);
+    expect(resumed).toMatchObject({ status: 200, body: { paused: false, pause_reason: null } });
+    const [pausedEvent] = await eventsOf('sink-paused');
+    expect(pausedEvent).toMatchObject({
+      data: { sink_id: sinkId, reason: 'admin' },
+      metadata: { actor: 'user:alice' },
+    });
+    expect(await eventsOf('sink-resumed')).toHaveLength(1);
+
+    // Becoming a webhook makes a secret; asking again makes another.
+    const changed = await call('PATCH', `/v1/sinks/${sinkId}`, {
+      target: { kind: 'webhook', url: 'https://siem.example/intake' },
+    });
+    expect(changed.status).toBe(200);
+    const first = String(changed.body.secret);
+    const rotated = await call('PATCH', `/v1/sinks/${sinkId}`, { rotate_secret: true });
+    expect(rotated.body.secret).toMatch(/^whsec_/);
+    expect(rotated.body.secret).not.toBe(first);
+    const changes = await eventsOf('sink-changed');
+    expect(
+      changes.map((event) => (event.data as { secret_rotated?: boolean }).secret_rotated),
+    ).toEqual([true, true]);
+  });
+
+  it('refuses link-local and metadata targets, another space, and a role that may not change', async () => {
+    for (const url of [
+      'http://169.254.169.254/latest/meta-data/',
+      'http://[::ffff:169.254.169.254]/',
+      'https://metadata.google.internal/',
+    ]) {
+      const refused = await call('POST', '/v1/sinks', {
+        name: 'x',
+        target: { kind: 'webhook', url },
+      });
+      expect(refused.status, url).toBe(400);
+    }
+    expect(
+      (await call('POST', '/v1/sinks', { name: 'x', target: { kind: 'webhook', url: 'ftp://a/' } }))
+        .status,
+    ).toBe(400);
+    const [mine] = (await call('GET', '/v1/sinks')).body.items as { sink_id: string }[];
+    const other = {
+      ...admin,
+      authorization: `Bearer ${await service.loginToken(['space-other'])}`,
+      'x-service-space-id': 'space-other',
+    };
+    expect((await call('POST', `/v1/sinks/${mine!.sink_id}/pause`, undefined, other)).status).toBe(
+      404,
+    );
+    expect((await call('GET', '/v1/sinks', undefined, other)).body).toEqual({ items: [] });
+    const auditor = {
+      ...admin,
+      authorization: `Bearer ${await service.loginToken([SPACE], 'bob', 'auditor')}`,
+    };
+    expect((await call('GET', '/v1/sinks', undefined, auditor)).status).toBe(200);
+    expect(
+      (await call('POST', `/v1/sinks/${mine!.sink_id}/pause`, undefined, auditor)).status,
+    ).toBe(403);
+  });
+});

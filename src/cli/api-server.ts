@@ -29,10 +29,9 @@ import { tokenRoutes } from '../http/routes/token.js';
 import { tokenLifecycleRoutes } from '../http/routes/token-lifecycle.js';
 import { revocationRoutes } from '../http/routes/revocations.js';
 import { sinkRoutes } from '../http/routes/sinks.js';
+import { sinkStatuses } from '../delivery/status.js';
 import { sinkAdminContext } from './sink-admin-context.js';
 import { keepPartitionsAhead } from '../event-store/partitions.js';
-import { startScheduledRotation } from '../commands/signing-key/scheduled-rotation.js';
-import { rotationSettingsOf } from './rotation-settings.js';
 import type { CommandContext } from '../commands/context.js';
 import { createCommandContext } from './command-context.js';
 import { createAppendNotifier } from '../event-store/notify.js';
@@ -92,15 +91,9 @@ export async function startApiServer(
   const stopPartitions = keepPartitionsAhead(database.db, (error) =>
     logger.warn({ err: error }, 'partitions of the log not ensured'),
   );
-  // Scheduled key rotation: every API process looks; the decision on the ring's state rotates once.
-  const stopRotation = commands.spaceKeys
-    ? startScheduledRotation(commands.events, commands.spaceKeys.maker, rotationSettingsOf(config), {
-        checkMs: msOf(config.SIGNING_KEY_ROTATION_CHECK_SECONDS),
-        failed: (error) => logger.warn({ err: error }, 'scheduled signing-key rotation failed'),
-      })
-    : () => undefined;
   const readiness = databaseReadiness(database.pool);
   metrics.watchDatabase(() => readiness.check());
+  metrics.watchSinks(() => sinkStatuses(database.db));
   metrics.watchSizes(() => {
     const limiter = commands.limits.sizes();
     const credentials = commands.credentials.sizes();
@@ -237,8 +230,6 @@ export async function startApiServer(
         server.close(() => {
           clearTimeout(timer);
           keys.close();
-          commands.spaceKeys?.store.close();
-          stopRotation();
           stopPartitions();
           reads.close();
           void replica?.close();

@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
+import { registerSinkGauges, type SinkFigures } from './sink-metrics.js';
 import { projectorLag } from '../projections/monitoring-queries.js';
 import type { EventType } from '../domain/events.js';
 import type { RecordedEvent } from '../event-store/types.js';
@@ -23,6 +24,8 @@ export interface Metrics {
   appendFailed(error: unknown): void;
   /** Whether the database answers, asked at each scrape (token_authority_database_up). */
   watchDatabase(check: () => Promise<{ readonly ready: boolean }>): void;
+  /** The audit sinks' lag, failures and pause, read at each scrape (sink-metrics.ts). */
+  watchSinks(read: () => Promise<readonly SinkFigures[]>): void;
 }
 
 /** Creates the registry. Projector lag is read from the database at scrape time. */
@@ -70,6 +73,7 @@ export function createMetrics(db: Kysely<Database>): Metrics {
     labelNames: ['reason'] as const,
     registers: [registry],
   });
+  const sinks = registerSinkGauges(registry);
   let databaseCheck: (() => Promise<{ readonly ready: boolean }>) | undefined;
   new Gauge({
     name: 'token_authority_database_up',
@@ -168,6 +172,7 @@ export function createMetrics(db: Kysely<Database>): Metrics {
             : 'error',
       }),
     watchDatabase: (check) => void (databaseCheck = check),
+    watchSinks: sinks.watch,
     appended(events) {
       for (const event of events) COUNT_APPENDED[event.type as EventType]?.();
     },

@@ -100,6 +100,20 @@ describe('the sinks API', () => {
     expect(JSON.stringify(log)).not.toContain(secret.slice(6));
     const [recorded] = await eventsOf('sink-created');
     expect(recorded).toMatchObject({ space_id: SPACE, metadata: { actor: 'user:alice' } });
+    // /metrics (the API's own listener) labels each sink by id alone, never by space.
+    const metrics = await (
+      await fetch(`http://127.0.0.1:${service.api.metricsPort}/metrics`)
+    ).text();
+    const lines = metrics.split('\n').filter((line) => line.startsWith('token_authority_sink_'));
+    expect(lines).toContain(`token_authority_sink_lag_events{sink="${sinkId}"} 0`);
+    expect(lines).toContain(`token_authority_sink_paused{sink="${sinkId}"} 0`);
+    expect(
+      lines.some((line) => line.startsWith(`token_authority_sink_failures{sink="${sinkId}"}`)),
+    ).toBe(true);
+    expect(
+      lines.some((line) => line.startsWith(`token_authority_sink_lag_seconds{sink="${sinkId}"}`)),
+    ).toBe(true);
+    expect(lines.filter((line) => line.includes('space'))).toEqual([]);
     await receiver.close();
   }, 40_000);
 

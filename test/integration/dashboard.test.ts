@@ -105,6 +105,20 @@ describe('dashboard in a real browser', () => {
         body: JSON.stringify({ scopes: ['products:read'] }),
       });
       expect(narrowed.status).toBe(200);
+      // An audit sink, paused by its admin: the page gives it a line.
+      const sink = await fetch(`${service.baseUrl}/v1/sinks`, {
+        method: 'POST',
+        headers: { ...login, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          name: 'siem',
+          target: { kind: 'syslog', host: 'logs.example', port: 6514, tls: true },
+        }),
+      });
+      const { sink_id: sinkId } = (await sink.json()) as { sink_id: string };
+      await fetch(`${service.baseUrl}/v1/sinks/${sinkId}/pause`, {
+        method: 'POST',
+        headers: login,
+      });
       for (const projection of PROJECTIONS) await catchUp(service.database.db, projection, 1000);
 
       const page = await browser.newPage({ viewport: { width: 1280, height: 1100 } });
@@ -165,6 +179,20 @@ describe('dashboard in a real browser', () => {
         return blue;
       });
       expect(drawn).toBeGreaterThan(20);
+
+      const sinks = await page
+        .locator('#sinks tbody tr')
+        .evaluateAll((trs) =>
+          trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)),
+        );
+      expect(sinks).toHaveLength(1);
+      expect(sinks[0]).toEqual([
+        'siem',
+        'syslog logs.example:6514',
+        expect.stringMatching(/^\d+ events · \d+ s$/),
+        '',
+        'paused (admin)',
+      ]);
 
       // Each credential's allowed scopes: the catalog's defaults, or what it was created with.
       const credentials = await page

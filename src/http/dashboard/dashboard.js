@@ -159,6 +159,33 @@
     $('credentials-more').hidden = credentialsCursor === null;
   }
 
+  // One line per audit sink: where it delivers, how far behind, why it failed, paused or not.
+  async function loadSinks() {
+    const { items } = await api('/v1/sinks');
+    $('sinks')
+      .querySelector('tbody')
+      .replaceChildren(
+        ...items.map((sink) => {
+          const row = document.createElement('tr');
+          row.dataset.sinkId = sink.sink_id;
+          const target =
+            sink.target.kind === 'webhook'
+              ? sink.target.url
+              : `syslog ${sink.target.host}:${sink.target.port}`;
+          const state = sink.paused ? `paused (${sink.pause_reason})` : 'delivering';
+          for (const value of [
+            sink.name,
+            target,
+            `${sink.lag_events} events · ${sink.lag_seconds} s`,
+            sink.last_error ?? '',
+            state,
+          ])
+            cell(row, value);
+          return row;
+        }),
+      );
+  }
+
   async function loadEventTypes() {
     const openapi = await fetch('/openapi.json').then((r) => r.json());
     const parameter = openapi.paths['/v1/audit/events'].get.parameters.find(
@@ -212,7 +239,13 @@
   async function load() {
     $('load-error').textContent = '';
     try {
-      await Promise.all([loadOverview(), loadClients(), loadCredentials(false), loadAudit(false)]);
+      await Promise.all([
+        loadOverview(),
+        loadClients(),
+        loadCredentials(false),
+        loadAudit(false),
+        loadSinks(),
+      ]);
       document.body.dataset.loaded = 'true';
     } catch (error) {
       if (error.message !== 'signed out') $('load-error').textContent = error.message;

@@ -115,16 +115,22 @@ service_image() {
   echo "$image"
 }
 
+# Each image is assigned before it is printed: a failed build inside `echo "$(…)"` would be
+# echo's success, and the caller would go on with an image that was never built.
 case "${1:-base}" in
   base)
-    echo "NODE_IMAGE=$(node_image)"
-    echo "POSTGRES_IMAGE=$(postgres_image)"
+    base=$(node_image)
+    postgres=$(postgres_image)
+    echo "NODE_IMAGE=$base"
+    echo "POSTGRES_IMAGE=$postgres"
     ;;
   service)
     base=$(node_image)
+    postgres=$(postgres_image)
+    service=$(service_image "$base")
     echo "NODE_IMAGE=$base"
-    echo "POSTGRES_IMAGE=$(postgres_image)"
-    echo "TOKEN_AUTHORITY_IMAGE=$(service_image "$base")"
+    echo "POSTGRES_IMAGE=$postgres"
+    echo "TOKEN_AUTHORITY_IMAGE=$service"
     ;;
   *) echo "usage: $0 [base|service]" >&2; exit 2 ;;
 esac

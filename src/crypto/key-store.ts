@@ -47,7 +47,8 @@ export interface KeyStore {
   close(): void;
 }
 
-type LoadedKey = SigningKey & {
+/** A published key as loaded: its private half (or its signer), public key and activation. */
+export type LoadedKey = SigningKey & {
   readonly publicKey: KeyObject;
   readonly publicJwk: JWK;
   readonly activatesAt: number;
@@ -75,6 +76,7 @@ export async function openKeyStore(
   const loadKeys = () => loadPublishedKeys(db, options.kek, options.signer);
   const keys = await loadKeys();
   if (keys.length === 0) throw new Error('no signing key is published; run the first-key command');
+  await requireKeysInToken(keys);
   const state = { keys, fingerprint: await keysFingerprint(db) };
   const cooldownMs = options.refreshCooldownMs ?? 1000;
   let refreshing: Promise<void> | undefined;
@@ -116,34 +118,63 @@ export async function openKeyStore(
   return store;
 }
 
+/**
+ * At start, every published key living in an HSM must be in the configured token with the public
+ * half the JWKS publishes: another token (or one restored without the key) stops the start, as a
+ * ConfigError, instead of failing every issuance.
+ */
+async function requireKeysInToken(keys: readonly LoadedKey[]): Promise<void> {
+  for (const key of keys) {
+    if (key.privateKey) continue;
+    const found = await key.signer.publicJwk(key.kid);
+    if (found?.x !== key.publicJwk.x) {
+      throw new ConfigError([
+        `PKCS11_TOKEN_LABEL: the token holds no key ${key.kid} (published in the JWKS); set the token that made it`,
+      ]);
+    }
+  }
+}
+
 /** A cheap summary of the key table: changes whenever a key is added, activated or retired. */
 async function keysFingerprint(db: Kysely<Database>): Promise<string> {
   const { rows } = await sql<{ fingerprint: string | null }>`
     SELECT string_agg(kid || '/' || activates_at::text || '/' || coalesce(retired_at::text, ''),
                       ',' ORDER BY kid) AS fingerprint
     FROM signing_keys
-    WHERE retired_at IS NULL OR retired_at > now()`.execute(db);
+    WHERE space_id IS NULL AND (retired_at IS NULL OR retired_at > now())`.execute(db);
   return rows[0]?.fingerprint ?? '';
 }
 
-async function loadPublishedKeys(
+/**
+ * The published keys of one ring, newest first: a space's own (`spaceId`), or the shared one
+ * (null). A key already in `opened` is reused as is: its private half is not opened again.
+ */
+export async function loadPublishedKeys(
   db: Kysely<Database>,
   kek: KeyEncryptionKey,
   signer: TokenSigner | undefined,
+  spaceId: string | null = null,
+  opened: readonly LoadedKey[] = [],
 ): Promise<LoadedKey[]> {
   const rows = await db
     .selectFrom('signing_keys')
     .select(['kid', 'private_jwk', 'public_jwk', 'activates_at'])
+    .where((eb) => (spaceId === null ? eb('space_id', 'is', null) : eb('space_id', '=', spaceId)))
     .where((eb) => eb.or([eb('retired_at', 'is', null), eb('retired_at', '>', sql<Date>`now()`)]))
     .orderBy('activates_at', 'desc')
     .orderBy('kid')
     .execute();
-  return rows.map((row) => ({
-    ...privateHalf(row.kid, row.private_jwk, kek, signer),
-    publicKey: createPublicKey({ key: row.public_jwk as never, format: 'jwk' }),
-    publicJwk: row.public_jwk as JWK,
-    activatesAt: row.activates_at.getTime(),
-  }));
+  const held = new Map(opened.map((key) => [key.kid, key]));
+  return rows.map(
+    (row) =>
+      held.get(row.kid) ??
+      ({
+        ...privateHalf(row.kid, row.private_jwk, kek, signer),
+        publicKey: createPublicKey({ key: row.public_jwk as never, format: 'jwk' }),
+        publicJwk: row.public_jwk as JWK,
+        activatesAt: row.activates_at.getTime(),
+      } satisfies LoadedKey),
+  );
 }
 
 /** A key opened from its sealed private half, or named for the HSM signer that holds it. */

@@ -9,7 +9,8 @@ import { ConfigError } from '../../src/config/config.js';
 import { keyEncryptionKey } from '../../src/crypto/key-encryption.js';
 import { loadKeyEncryptionKey } from '../../src/crypto/key-files.js';
 import { openKeyStore, type HsmSigningKey } from '../../src/crypto/key-store.js';
-import { createTestToken, type TestToken } from '../support/softhsm.js';
+import { openPkcs11Signer } from '../../src/crypto/pkcs11/pkcs11-signer.js';
+import { createTestToken, SOFTHSM_MODULE, type TestToken } from '../support/softhsm.js';
 import {
   AUDIENCE,
   createCredentialVia,
@@ -20,9 +21,12 @@ import {
 import { waitUntil } from '../support/wait.js';
 
 let token: TestToken;
+// A second token beside it, made before the library starts (it reads its tokens once).
+let other: TestToken;
 let service: TestService;
 beforeAll(async () => {
   token = await createTestToken('ta-service-keys');
+  other = await createTestToken('ta-other-token', token);
   const pinFile = path.join(path.dirname(token.conf), 'user-pin');
   await writeFile(pinFile, token.pin, { mode: 0o600 });
   service = await startTestService({
@@ -94,6 +98,26 @@ describe('SIGNING_BACKEND=pkcs11: the service signs in the token', () => {
     for (const row of await storedKeys()) {
       expect(row.private_jwk).toEqual({ hsm: 'pkcs11', token: token.label });
     }
+  });
+
+  it('a process whose token lacks the published keys refuses to start, naming PKCS11_TOKEN_LABEL', async () => {
+    const signer = await openPkcs11Signer({
+      module: SOFTHSM_MODULE,
+      tokenLabel: other.label,
+      pin: other.pin,
+      maxKeys: 10,
+    });
+    try {
+      const kek = await loadKeyEncryptionKey(undefined, service.dataDir);
+      const opened = openKeyStore(service.database.db, { kek, signer });
+      await expect(opened).rejects.toBeInstanceOf(ConfigError);
+      await expect(opened).rejects.toThrow(/PKCS11_TOKEN_LABEL: the token holds no key /);
+    } finally {
+      await signer.close();
+    }
+    // The service's own signer still signs: closing another signer ended only its session.
+    const credential = await createCredentialVia(service, 'space-hsm-after');
+    expect(await verifiedKid(await privateTokenVia(service, credential))).toBeDefined();
   });
 
   it('a process configured for local keys refuses to start on keys in a token, naming SIGNING_BACKEND', async () => {

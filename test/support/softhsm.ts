@@ -22,20 +22,28 @@ export interface TestToken {
  * this process and the signer threads it starts. Throws, saying what to install, when SoftHSM2
  * is not there: a PKCS#11 test never passes by skipping.
  */
-export async function createTestToken(label = 'token-authority-test'): Promise<TestToken> {
+export async function createTestToken(
+  label = 'token-authority-test',
+  /** Another token to sit beside, in its directory: a library already initialised sees only it. */
+  beside?: TestToken,
+): Promise<TestToken> {
   if (!existsSync(SOFTHSM_MODULE) || !hasSoftHsmUtil()) {
     throw new Error(
       `SoftHSM2 is not installed (${SOFTHSM_MODULE}, softhsm2-util): the PKCS#11 tests need it. Install it with \`apt-get install -y softhsm2\` (.ci/run does).`,
     );
   }
-  const dir = await mkdtemp(path.join(tmpdir(), 'token-authority-softhsm-'));
-  const tokens = path.join(dir, 'tokens');
-  await mkdir(tokens);
+  const dir = beside
+    ? path.dirname(beside.conf)
+    : await mkdtemp(path.join(tmpdir(), 'token-authority-softhsm-'));
   const conf = path.join(dir, 'softhsm2.conf');
-  await writeFile(
-    conf,
-    `directories.tokendir = ${tokens}\nobjectstore.backend = file\nlog.level = ERROR\n`,
-  );
+  if (!beside) {
+    const tokens = path.join(dir, 'tokens');
+    await mkdir(tokens);
+    await writeFile(
+      conf,
+      `directories.tokendir = ${tokens}\nobjectstore.backend = file\nlog.level = ERROR\n`,
+    );
+  }
   process.env.SOFTHSM2_CONF = conf;
   const token = { label, pin: '4711-user', soPin: '4711-so', conf };
   execFileSync(
@@ -43,7 +51,8 @@ export async function createTestToken(label = 'token-authority-test'): Promise<T
     ['--init-token', '--free', '--label', label, '--so-pin', token.soPin, '--pin', token.pin],
     { env: { ...process.env, SOFTHSM2_CONF: conf }, stdio: 'pipe' },
   );
-  return { ...token, remove: () => rm(dir, { recursive: true, force: true }) };
+  const remove = () => (beside ? Promise.resolve() : rm(dir, { recursive: true, force: true }));
+  return { ...token, remove };
 }
 
 function hasSoftHsmUtil(): boolean {

@@ -178,12 +178,14 @@ export class TokenSession {
     throw new Error('the token returned an Ed25519 public key of an unknown encoding');
   }
 
-  /** Logs out and ends the session and the library's use by this thread. */
+  /**
+   * Logs out of this token and ends the session. The library stays initialised: it is one per
+   * process, and C_Finalize would end the sessions of any other signer the process holds.
+   */
   close(): void {
     for (const step of [
       () => this.#module.C_Logout(this.#session),
       () => this.#module.C_CloseSession(this.#session),
-      () => this.#module.C_Finalize(),
     ]) {
       try {
         step();

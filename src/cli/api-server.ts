@@ -18,6 +18,7 @@ import { dashboardRoutes } from '../http/routes/dashboard.js';
 import { issueRoutes } from '../http/routes/issue.js';
 import { jwksRoutes } from '../http/routes/jwks.js';
 import { discoveryRoutes } from '../http/routes/discovery.js';
+import { spaceKeyRoutes } from '../http/routes/space-keys.js';
 import { auditRoutes } from '../http/routes/audit.js';
 import { auditProofRoutes } from '../http/routes/audit-proofs.js';
 import { auditStreamRoutes } from '../http/routes/audit-stream.js';
@@ -32,6 +33,7 @@ import { sinkRoutes } from '../http/routes/sinks.js';
 import { sinkStatuses } from '../delivery/status.js';
 import { sinkAdminContext } from './sink-admin-context.js';
 import { keepPartitionsAhead } from '../event-store/partitions.js';
+import { startRotationOf } from './rotation-settings.js';
 import type { CommandContext } from '../commands/context.js';
 import { createCommandContext } from './command-context.js';
 import { createAppendNotifier } from '../event-store/notify.js';
@@ -91,6 +93,7 @@ export async function startApiServer(
   const stopPartitions = keepPartitionsAhead(database.db, (error) =>
     logger.warn({ err: error }, 'partitions of the log not ensured'),
   );
+  const stopRotation = startRotationOf(config, commands, logger);
   const readiness = databaseReadiness(database.pool);
   metrics.watchDatabase(() => readiness.check());
   metrics.watchSinks(() => sinkStatuses(database.db));
@@ -148,6 +151,7 @@ export async function startApiServer(
     ...healthRoutes(readiness, logger, () => [...warnings, ...forwarded.warnings()]),
     ...jwksRoutes(commands.keys),
     ...discoveryRoutes(config.TOKEN_ISSUER, commands.scopeCatalog),
+    ...spaceKeyRoutes(commands, config.TOKEN_ISSUER, commands.scopeCatalog),
     ...credentialRoutes(commands, database.db),
     ...tokenRoutes(commands, { origin: config.TOKEN_ISSUER, limits: commands.limits }),
     ...issueRoutes(commands),
@@ -230,6 +234,8 @@ export async function startApiServer(
         server.close(() => {
           clearTimeout(timer);
           keys.close();
+          commands.spaceKeys?.store.close();
+          stopRotation();
           stopPartitions();
           reads.close();
           void replica?.close();

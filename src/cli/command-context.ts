@@ -17,6 +17,7 @@ import { rememberUsedOnce } from '../projections/used-once-ids.js';
 import { createAccessTokenVerifier } from '../crypto/access-tokens.js';
 import { loadKeyEncryptionKey, loadSecretHashKey } from '../crypto/key-files.js';
 import { openKeyStore } from '../crypto/key-store.js';
+import { openSpaceKeyStore } from '../crypto/space-keys.js';
 import { openTokenSigner } from '../crypto/signer-from-config.js';
 import { createSecretHasher } from '../crypto/secrets.js';
 import { postgresInlineWrites } from '../projections/inline-writes.js';
@@ -58,6 +59,15 @@ export async function createCommandContext(
     refreshMs: config.SIGNING_KEY_REFRESH_MS,
     signer,
   });
+  const spaceKeys = await openSpaceKeyStore(database.db, {
+    mode: config.SPACE_SIGNING_KEYS,
+    kek,
+    signer,
+    refreshMs: config.SIGNING_KEY_REFRESH_MS,
+    maxSpaces: config.SIGNING_KEY_CACHE_MAX_KEYS,
+  });
+  const spaceRing = async (spaceId: string) =>
+    spaceKeys.owns(spaceId) ? await spaceKeys.ring(spaceId) : undefined;
   return {
     events,
     limits: createLimits({
@@ -100,9 +110,10 @@ export async function createCommandContext(
       maxEntries: config.REVOCATION_LOOKUP_MAX_ENTRIES,
     }),
     keys,
+    spaceKeys: { store: spaceKeys, maker: signer },
     verifier: createAccessTokenVerifier(
       keys,
-      { issuer: config.TOKEN_ISSUER, audiences: config.TOKEN_AUDIENCES },
+      { issuer: config.TOKEN_ISSUER, audiences: config.TOKEN_AUDIENCES, spaceKeys: spaceRing },
       { clock },
     ),
     hasher: createSecretHasher(secretHashKey),

@@ -13,6 +13,7 @@ import type { RevocationLookup } from '../projections/revocation-lookup.js';
 import type { IdempotentResponse } from '../projections/idempotent-responses.js';
 import type { UsedOnce } from '../projections/used-once-ids.js';
 import type { KeyEncryptionKey } from '../crypto/key-encryption.js';
+import type { SpaceSigning } from './signing-key/space-signing.js';
 
 /** Everything a command handler may use. Built once at start-up (src/cli/api-server.ts). */
 export interface CommandContext {
@@ -22,7 +23,10 @@ export interface CommandContext {
   readonly credentials: CredentialLookup;
   /** Revoked token ids, refreshed every REVOCATION_REFRESH_MS. */
   readonly revocations: RevocationLookup;
+  /** The shared key ring: every space's tokens but those of spaces with keys of their own. */
   readonly keys: KeyStore;
+  /** The spaces' own key rings (issue 42); absent: every space signs with the shared ring. */
+  readonly spaceKeys?: SpaceSigning;
   /** This process's budgets (per client, failed authentications, bad login tokens). */
   readonly limits: Limits;
   /** Failed-authentication events, at most FAILED_AUTH_EVENTS_PER_MINUTE per client a minute. */

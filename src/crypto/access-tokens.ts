@@ -2,7 +2,13 @@ import { sign, verify } from 'node:crypto';
 import { z } from 'zod';
 import { InvalidTokenError } from '../errors/errors.js';
 import { ACCESS_TOKEN_ALG } from './algorithms.js';
-import type { KeyStore, SigningKey } from './key-store.js';
+import type { SigningKey } from './key-store.js';
+import {
+  issuedByRing,
+  keysForIssuer,
+  type AccessTokenPolicy,
+  type PublicKeys,
+} from './issuer-keys.js';
 import type { TokenSigner } from './token-signer.js';
 import type { Clock } from '../domain/ports.js';
 import { secondsOf } from '../domain/times.js';
@@ -102,14 +108,7 @@ async function signedBy(signer: TokenSigner, kid: string, signingInput: string):
   return `${signingInput}.${signature.toString('base64url')}`;
 }
 
-/** Where a verifier finds the public key of a kid: our key store, or a JWKS fetched remotely. */
-export type PublicKeys = Pick<KeyStore, 'publicKey' | 'refreshSoon'>;
-
-/** What a verifier requires of our access tokens. */
-export interface AccessTokenPolicy {
-  readonly issuer: string;
-  readonly audiences: readonly string[];
-}
+export type { PublicKeys, AccessTokenPolicy } from './issuer-keys.js';
 
 /**
  * Verifies signature, typ, issuer, audience and lifetime, then the claim shape, and requires
@@ -143,8 +142,9 @@ export async function verifyAccessToken<Kind extends TokenKind>(
     typeof header.typ === 'string' ? header.typ.toLowerCase().replace(/^application\//, '') : '';
   if (typ !== 'at+jwt') throw new InvalidTokenError('token claim "typ" is not acceptable');
   const kid = typeof header.kid === 'string' ? header.kid : '';
-  if (!keys.publicKey(kid)) await keys.refreshSoon();
-  const key = keys.publicKey(kid);
+  const ring = await keysForIssuer(decodeJson(encodedPayload), keys, policy);
+  if (!ring.publicKey(kid)) await ring.refreshSoon();
+  const key = ring.publicKey(kid);
   if (!key) throw new InvalidTokenError('token is signed by an unknown key');
   const signature = Buffer.from(encodedSignature, 'base64url');
   if (!verify(null, Buffer.from(`${encodedHeader}.${encodedPayload}`), key, signature)) {
@@ -152,8 +152,9 @@ export async function verifyAccessToken<Kind extends TokenKind>(
   }
   const claims = accessTokenClaimsSchema.safeParse(decodeJson(encodedPayload));
   if (!claims.success) throw new InvalidTokenError('token is not an access token of this service');
-  const { iss, aud, exp, iat } = claims.data;
-  if (iss !== policy.issuer) throw new InvalidTokenError('token claim "iss" is not acceptable');
+  const { aud, exp, iat } = claims.data;
+  if (!issuedByRing(ring, keys, policy, claims.data))
+    throw new InvalidTokenError('token claim "iss" is not acceptable');
   if (!policy.audiences.includes(aud))
     throw new InvalidTokenError('token claim "aud" is not acceptable');
   if (exp <= nowSeconds) throw new InvalidTokenError('token has expired');
@@ -227,7 +228,12 @@ export function createAccessTokenVerifier(
   async function verifyMemoised<Kind extends TokenKind>(token: string, kind: Kind | 'any') {
     const now = nowSeconds();
     const hit = verified.get(token);
-    if (hit && hit.claims.exp > now && keys.publicKey(hit.kid))
+    // The key must still be published in the ring that verified it (a space's, or the shared one).
+    if (
+      hit &&
+      hit.claims.exp > now &&
+      (await keysForIssuer(hit.claims, keys, policy)).publicKey(hit.kid)
+    )
       return requireKind(hit.claims, kind);
     verified.delete(token);
     const claims = await verifyAccessToken(token, kind, keys, policy, now);

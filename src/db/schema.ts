@@ -75,6 +75,8 @@ export interface SigningKeysTable {
   created_at: Generated<Date>;
   activates_at: Date;
   retired_at: Date | null;
+  /** The space whose own ring holds the key (issue 42); null for the shared ring. */
+  space_id: ColumnType<string | null, string | null | undefined, never>;
 }
 
 export interface ProjectionCheckpointsTable {

@@ -2,11 +2,18 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { KeyRing } from '../domain/signing-key/state.js';
 
-/** The key ring as the `signing_keys` rows hold it: every key, oldest first. */
-export async function loadKeyRing(db: Kysely<Database>): Promise<KeyRing> {
+/**
+ * A key ring as the `signing_keys` rows hold it: every key, oldest first. `spaceId` names a
+ * space's own ring; null (the default) the shared one.
+ */
+export async function loadKeyRing(
+  db: Kysely<Database>,
+  spaceId: string | null = null,
+): Promise<KeyRing> {
   const rows = await db
     .selectFrom('signing_keys')
     .select(['kid', 'alg', 'activates_at', 'retired_at'])
+    .where((eb) => (spaceId === null ? eb('space_id', 'is', null) : eb('space_id', '=', spaceId)))
     .orderBy('activates_at')
     .orderBy('kid')
     .execute();
@@ -27,6 +34,7 @@ export async function writeKeyRing(
   before: KeyRing,
   after: KeyRing,
   material: { readonly kid: string; readonly privateJwk: object; readonly publicJwk: object },
+  spaceId: string | null = null,
 ): Promise<void> {
   const old = new Map(before.map((key) => [key.kid, key]));
   for (const key of after) {
@@ -43,6 +51,7 @@ export async function writeKeyRing(
           public_jwk: JSON.stringify(material.publicJwk),
           activates_at: new Date(key.activatesAt),
           retired_at: retiredAt,
+          space_id: spaceId,
         })
         .execute();
     } else if (was.retiredAt !== key.retiredAt) {
@@ -53,6 +62,39 @@ export async function writeKeyRing(
         .execute();
     }
   }
+}
+
+/** The ring a key belongs to: a space's own, null for the shared one; undefined when unknown. */
+export async function ringOfKey(
+  db: Kysely<Database>,
+  kid: string,
+): Promise<{ readonly spaceId: string | null } | undefined> {
+  const row = await db
+    .selectFrom('signing_keys')
+    .select('space_id')
+    .where('kid', '=', kid)
+    .executeTakeFirst();
+  return row && { spaceId: row.space_id };
+}
+
+/**
+ * The rings a scheduled rotation may be due in: the shared one (null) and every space's own whose
+ * newest signing key activated at or before `activatedBy`, with no successor waiting.
+ */
+export async function ringsDueBy(
+  db: Kysely<Database>,
+  activatedBy: Date,
+  now: Date,
+): Promise<ReadonlyArray<string | null>> {
+  const rows = await db
+    .selectFrom('signing_keys')
+    .select('space_id')
+    .where('retired_at', 'is', null)
+    .groupBy('space_id')
+    .having((eb) => eb.fn.max('activates_at'), '<=', activatedBy)
+    .having((eb) => eb.fn.max('activates_at'), '<=', now)
+    .execute();
+  return rows.map((row) => row.space_id);
 }
 
 /** Every key's stored private half (sealed, or in the clear if written before sealing). */

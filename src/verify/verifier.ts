@@ -38,8 +38,17 @@ export interface VerifiableRequest {
 
 /** Options of {@link createVerifier}. */
 export interface VerifierOptions {
-  /** The token service's base URL (its `issuer`). */
+  /**
+   * The issuer whose tokens are accepted: the token service's base URL (its shared issuer), or a
+   * space's own issuer, `{base}/spaces/{space_id}` (issue 42), whose tokens alone then pass: keys
+   * from `{issuer}/.well-known/jwks.json`, which lists that space's keys only.
+   */
   readonly issuer: string;
+  /**
+   * The token service's base URL, where revocation lists are read; by default the issuer, less a
+   * trailing `/spaces/{space_id}`.
+   */
+  readonly serviceUrl?: string;
   /** The audience(s) this resource server accepts. */
   readonly audience: string | readonly string[];
   /** The token kinds accepted unless a route says otherwise; default: public only. */
@@ -102,7 +111,7 @@ export function createVerifier(options: VerifierOptions): Verifier {
     { clock: { now } },
   );
   const revocations = createRevocationLists({
-    issuer,
+    issuer: (options.serviceUrl ?? issuer.replace(/\/spaces\/[^/]+$/, '')).replace(/\/+$/, ''),
     refreshMs: msOf(options.revocationRefreshSeconds ?? 10),
     maxStaleMs: msOf(options.revocationMaxStaleSeconds ?? 60),
     fetch: doFetch,

@@ -16,6 +16,7 @@ import { monitoringRoutes } from '../../src/http/routes/monitoring.js';
 import { openApiRoutes } from '../../src/http/routes/openapi.js';
 import { revocationRoutes } from '../../src/http/routes/revocations.js';
 import { sinkRoutes } from '../../src/http/routes/sinks.js';
+import { spaceKeyRoutes } from '../../src/http/routes/space-keys.js';
 import { tokenLifecycleRoutes } from '../../src/http/routes/token-lifecycle.js';
 import { tokenRoutes } from '../../src/http/routes/token.js';
 
@@ -56,6 +57,7 @@ const FACTORIES: Record<string, () => readonly Route[]> = {
   tokenLifecycleRoutes: () => tokenLifecycleRoutes(stub),
   revocationRoutes: () => revocationRoutes(stub, 60),
   sinkRoutes: () => sinkRoutes(stub, stub),
+  spaceKeyRoutes: () => spaceKeyRoutes(stub, 'http://issuer.test', {}),
   dashboardRoutes: () => dashboardRoutes(),
   metricsRoutes: () => metricsRoutes(stub),
 };
@@ -111,6 +113,7 @@ describe('every route declares the policy it is guarded by', () => {
         'POST /v1/sinks',
         'POST /v1/sinks/:sink_id/pause',
         'POST /v1/sinks/:sink_id/resume',
+        'POST /v1/space/signing-keys',
       ].sort(),
     );
     // Every other login route only reads.

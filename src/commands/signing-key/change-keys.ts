@@ -11,7 +11,7 @@ import {
 import { evolveKeyRing, type SigningKeyEvent } from '../../domain/signing-key/evolve.js';
 import type { KeyRing } from '../../domain/signing-key/state.js';
 import type { EventStore, StoreTransaction } from '../../event-store/event-store.js';
-import { loadKeyRing, writeKeyRing } from '../../projections/signing-keys.js';
+import { loadKeyRing, ringOfKey, writeKeyRing } from '../../projections/signing-keys.js';
 import { generateSealedSigningKey } from '../../crypto/local-signer.js';
 import type { KeyEncryptionKey } from '../../crypto/key-encryption.js';
 import type { TokenSigner } from '../../crypto/token-signer.js';
@@ -22,34 +22,44 @@ import { SERVICE_ACTOR, type KeyActor } from './actor.js';
  * Runs one signing-key decision: under the key-ring lock, read the ring, decide with a freshly
  * generated key at hand, append each event as its own stream (a key's generation and retirement
  * may be recorded by different processes, and neither needs the other's position), and write the
- * ring `evolve` makes of them, all in one transaction.
+ * ring `evolve` makes of them, all in one transaction. `spaceId` names a space's own ring (its
+ * events go to that space's log), null the shared one. One lock for every ring: key changes are
+ * rare, and a ring's decision then never races another's.
  */
-async function changeKeys<Result>(
+export async function changeKeys<Result>(
   events: EventStore,
   keyMaker: KeyMaker,
   actor: KeyActor,
   decide: (command: KeyCommand, ring: KeyRing) => { events: KeyEventList; result: Result },
+  spaceId: string | null = null,
 ): Promise<Result> {
   // Made before the decision knows whether it needs one: a key in an HSM nothing records is
   // harmless (it signs nothing, is never published), and the transaction waits on no HSM.
   const material = await makerOf(keyMaker).generate();
   return events.transact(async (tx) => {
     await sql`SELECT pg_advisory_xact_lock(${ADVISORY_LOCK.signingKeys})`.execute(tx.db);
-    const before = await loadKeyRing(tx.db);
+    const before = await loadKeyRing(tx.db, spaceId);
     const command: KeyCommand = {
       ...actor,
       now: Date.now(),
       newKey: { kid: material.kid, alg: material.alg },
       newEventId: () => uuidv7(),
+      ...(spaceId === null ? {} : { spaceId }),
     };
     const decided = decide(command, before);
-    const after = await appendKeyEvents(tx, before, decided.events);
-    await writeKeyRing(tx.db, before, after, {
-      kid: material.kid,
-      publicJwk: material.publicJwk,
-      // Sealed under the KEK, or (PKCS#11) which token holds it: never key material in the clear.
-      privateJwk: material.stored,
-    });
+    const after = await appendKeyEvents(tx, before, decided.events, spaceId ?? SYSTEM_SPACE);
+    await writeKeyRing(
+      tx.db,
+      before,
+      after,
+      {
+        kid: material.kid,
+        publicJwk: material.publicJwk,
+        // Sealed under the KEK, or (PKCS#11) which token holds it: never key material in the clear.
+        privateJwk: material.stored,
+      },
+      spaceId,
+    );
     return decided.result;
   });
 }
@@ -70,11 +80,12 @@ async function appendKeyEvents(
   tx: StoreTransaction,
   ring: KeyRing,
   decided: KeyEventList,
+  logSpace: string,
 ): Promise<KeyRing> {
   let after = ring;
   for (const event of decided) {
     const [recorded] = await tx.appendNewStream({
-      spaceId: SYSTEM_SPACE,
+      spaceId: logSpace,
       streamId: `${streams.signingKey(event.data.kid)}-${event.eventId}`,
       events: [event],
     });
@@ -112,10 +123,12 @@ export async function rotateSigningKey(
     readonly activateInSeconds: number;
     readonly retireAfterSeconds: number;
     readonly actor?: KeyActor;
+    /** A space's own ring; the shared one when absent. */
+    readonly spaceId?: string;
   },
 ): Promise<{ readonly kid: string; readonly activatesAt: Date; readonly retiresOthersAt: Date }> {
   const keyMaker = options.signer ?? options.kek;
-  return changeKeys(events, keyMaker, options.actor ?? SERVICE_ACTOR, (command, ring) => {
+  const rotate = (command: KeyCommand, ring: KeyRing) => {
     const decided = decideRotateKey(
       {
         ...command,
@@ -126,12 +139,20 @@ export async function rotateSigningKey(
     );
     if (!decided.ok) throw new Error('a rotation is never refused');
     return { events: decided.events, result: { kid: command.newKey.kid, ...decided.facts } };
-  });
+  };
+  return changeKeys(
+    events,
+    keyMaker,
+    options.actor ?? SERVICE_ACTOR,
+    rotate,
+    options.spaceId ?? null,
+  );
 }
 
 /**
  * Withdraws a key at once (a compromise): it leaves the JWKS and stops verifying on every replica
- * within SIGNING_KEY_REFRESH_MS; if no other key signs, a new one does at once.
+ * within SIGNING_KEY_REFRESH_MS; if no other key of its ring signs, a new one does at once. A
+ * space's key is retired in that space's ring alone: no other space's keys change.
  */
 export async function retireSigningKey(
   events: EventStore,
@@ -139,6 +160,8 @@ export async function retireSigningKey(
   actor: KeyActor,
   keyMaker: KeyMaker,
 ): Promise<{ readonly retired: boolean; readonly replacement?: string }> {
+  const ring = await events.transact((tx) => ringOfKey(tx.db, kid));
+  if (!ring) return { retired: false };
   return changeKeys<{ retired: boolean; replacement?: string }>(
     events,
     keyMaker,
@@ -152,5 +175,29 @@ export async function retireSigningKey(
         result: replaced ? { retired: true, replacement: command.newKey.kid } : { retired: true },
       };
     },
+    ring.spaceId,
+  );
+}
+
+/**
+ * A space's own issuer and keys turned on (by an admin, or by SPACE_SIGNING_KEYS=all before the
+ * space's first issuance): its first key, named by a `signing-key-generated` event of reason
+ * `space_keys_enabled` in the space's own log, naming who. Nothing when the space has keys.
+ */
+export async function enableSpaceKeys(
+  events: EventStore,
+  spaceId: string,
+  actor: KeyActor,
+  keyMaker: KeyMaker,
+): Promise<void> {
+  await changeKeys(
+    events,
+    keyMaker,
+    actor,
+    (command, ring) => ({
+      events: decideFirstKey(command, ring, 'space_keys_enabled').events,
+      result: undefined,
+    }),
+    spaceId,
   );
 }

@@ -4,6 +4,7 @@ import { ConflictError } from '../../errors/errors.js';
 import { signAccessTokenOffThread, type AccessTokenClaims } from '../../crypto/access-tokens.js';
 import type { CommandContext } from '../context.js';
 import type { RateLimitState } from '../../limits/limits.js';
+import { signingOfSpace } from '../signing-key/space-signing.js';
 
 /** An access token and its lifetime in seconds. */
 export interface IssuedToken {
@@ -28,8 +29,13 @@ export async function recordIssuedToken(
   event: DomainEvent<'private-token-issued' | 'public-token-issued'>,
   rateLimit: RateLimitState,
 ): Promise<IssuedToken> {
-  // Signed first, so that no issuance is recorded for a token that could not be made.
-  const token = await signAccessTokenOffThread(ctx.keys.current(), claims);
+  // Signed first, so that no issuance is recorded for a token that could not be made. A space
+  // with keys of its own signs with its ring alone and names its own issuer; every other space
+  // takes the shared ring's key at the cost of one set lookup.
+  const spaces = ctx.spaceKeys;
+  const token = spaces?.store.owns(claims.space_id)
+    ? await signedByRing(ctx, spaces, claims)
+    : await signAccessTokenOffThread(ctx.keys.current(), claims);
   const streamId = streams.token(claims.jti);
   const appended = await ctx.events.appendNewStream({
     spaceId: claims.space_id,
@@ -44,4 +50,13 @@ export async function recordIssuedToken(
     ...(claims.scope ? { scope: claims.scope } : {}),
     rateLimit,
   };
+}
+
+async function signedByRing(
+  ctx: CommandContext,
+  spaces: NonNullable<CommandContext['spaceKeys']>,
+  claims: AccessTokenClaims,
+): Promise<string> {
+  const ring = await signingOfSpace(ctx.events, spaces, ctx.issuer, claims.space_id);
+  return signAccessTokenOffThread(ring.key, { ...claims, iss: ring.issuer });
 }

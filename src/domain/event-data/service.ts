@@ -4,7 +4,9 @@ export const signingKeyGeneratedSchema = z.object({
   kid: z.string(),
   alg: z.string(),
   activates_at: z.iso.datetime(),
-  reason: z.enum(['first_key', 'rotation', 'replaces_retired']),
+  reason: z.enum(['first_key', 'rotation', 'replaces_retired', 'space_keys_enabled']),
+  /** The space whose own ring the key joins (its tokens only); absent for the shared ring. */
+  space_id: z.string().optional(),
 });
 
 export const signingKeyRetiredSchema = z.object({
@@ -12,6 +14,8 @@ export const signingKeyRetiredSchema = z.object({
   /** When it leaves the JWKS: now for a withdrawal, later for a rotation's predecessor. */
   retired_at: z.iso.datetime(),
   reason: z.enum(['compromised', 'rotated']),
+  /** The space whose own ring held the key; absent for the shared ring. */
+  space_id: z.string().optional(),
 });
 
 /**

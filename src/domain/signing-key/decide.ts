@@ -13,6 +13,8 @@ export interface KeyCommand {
   /** A freshly generated key (its id and algorithm); added only if the decision needs one. */
   readonly newKey: { readonly kid: string; readonly alg: string };
   readonly newEventId: () => string;
+  /** The space whose own ring is decided on; absent for the shared ring. */
+  readonly spaceId?: string;
 }
 
 function keyEvent<Type extends KeyEvent['type']>(
@@ -21,7 +23,9 @@ function keyEvent<Type extends KeyEvent['type']>(
   data: EventData<Type>,
 ): DomainEvent<Type> {
   const eventId = command.newEventId();
-  return domainEvent(eventId, type, data, {
+  // A space's ring says so in each of its events: the projection writes the key to that ring.
+  const ringData = command.spaceId === undefined ? data : { ...data, space_id: command.spaceId };
+  return domainEvent(eventId, type, ringData, {
     actor: command.actor,
     request_id: eventId,
     client_ip: command.origin,
@@ -42,12 +46,19 @@ function generated(
   });
 }
 
-/** The first key, signing at once, when none is published; nothing otherwise. */
-export function decideFirstKey(command: KeyCommand, ring: KeyRing): Decision<KeyEvent> {
+/**
+ * The first key, signing at once, when none is published; nothing otherwise. A space's first key
+ * (`space_keys_enabled`) may sign at once too: no token of the space's issuer exists yet, so no
+ * verifier holds a JWKS of it that could lack the key, and the key is committed (published)
+ * before the first token it signs.
+ */
+export function decideFirstKey(
+  command: KeyCommand,
+  ring: KeyRing,
+  reason: 'first_key' | 'space_keys_enabled' = 'first_key',
+): Decision<KeyEvent> {
   return accept(
-    publishedKeys(ring, command.now).length > 0
-      ? []
-      : [generated(command, command.now, 'first_key')],
+    publishedKeys(ring, command.now).length > 0 ? [] : [generated(command, command.now, reason)],
   );
 }
 

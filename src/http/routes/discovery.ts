@@ -17,22 +17,23 @@ function metadataPaths(issuer: string): readonly [string, string] {
 }
 
 /**
- * Authorization server metadata (RFC 8414), so a standard OAuth client configures itself from the
- * issuer URL alone. Served at /.well-known/oauth-authorization-server and, because many clients
- * (openid-client among them) ask there first, at /.well-known/openid-configuration too; both
- * documents are the same. Every URL is built from TOKEN_ISSUER, which must be the public base URL
- * of this service. An issuer with a path gets the paths RFC 8414 §3.1 and OIDC Discovery §4 say.
+ * The metadata of `issuer` (the service's own, or a space's: `TOKEN_ISSUER/spaces/{id}`): its keys
+ * at `{issuer}/.well-known/jwks.json`, every endpoint at the service's `base` URL, shared by both.
  */
-export function discoveryRoutes(issuer: string, catalog: ScopeCatalog): readonly Route[] {
-  const base = issuer.replace(/\/+$/, '');
+export function discoveryMetadata(
+  issuer: string,
+  serviceBase: string,
+  catalog: ScopeCatalog,
+): Body<typeof authorizationServerMetadata> {
+  const base = serviceBase.replace(/\/+$/, '');
   const clientAuth = ['client_secret_basic', 'client_secret_post', 'private_key_jwt'];
   const assertionAlgorithms = [...ASSERTION_ALGORITHMS];
-  const metadata = {
+  return {
     issuer,
     token_endpoint: `${base}/v1/credential/token`,
     introspection_endpoint: `${base}/v1/introspect`,
     revocation_endpoint: `${base}/v1/revoke`,
-    jwks_uri: `${base}/.well-known/jwks.json`,
+    jwks_uri: `${issuer.replace(/\/+$/, '')}/.well-known/jwks.json`,
     grant_types_supported: [...GRANT_TYPES],
     // RFC 8414 §2: every audience's catalog together; absent when there are no scopes.
     ...(allScopes(catalog).length > 0 ? { scopes_supported: allScopes(catalog) } : {}),
@@ -49,7 +50,18 @@ export function discoveryRoutes(issuer: string, catalog: ScopeCatalog): readonly
     dpop_signing_alg_values_supported: [...DPOP_ALGORITHMS],
     // The access tokens' signature algorithm (RFC 9068 JWTs).
     access_token_signing_alg_values_supported: [ACCESS_TOKEN_ALG],
-  } satisfies Body<typeof authorizationServerMetadata>;
+  };
+}
+
+/**
+ * Authorization server metadata (RFC 8414), so a standard OAuth client configures itself from the
+ * issuer URL alone. Served at /.well-known/oauth-authorization-server and, because many clients
+ * (openid-client among them) ask there first, at /.well-known/openid-configuration too; both
+ * documents are the same. Every URL is built from TOKEN_ISSUER, which must be the public base URL
+ * of this service. An issuer with a path gets the paths RFC 8414 §3.1 and OIDC Discovery §4 say.
+ */
+export function discoveryRoutes(issuer: string, catalog: ScopeCatalog): readonly Route[] {
+  const metadata = discoveryMetadata(issuer, issuer, catalog);
   const [rfc8414, oidc] = metadataPaths(issuer);
   const common = {
     method: 'get',

@@ -1,0 +1,76 @@
+import type { EventStore } from '../../event-store/event-store.js';
+import { decideScheduledRotation, type RotationPolicy } from '../../domain/signing-key/schedule.js';
+import { msOf } from '../../domain/times.js';
+import { ringsDueBy } from '../../projections/signing-keys.js';
+import { SERVICE_ACTOR } from './actor.js';
+import { changeKeys, type KeyMaker } from './change-keys.js';
+
+/** The rotation policy of the shared ring and of the spaces' own rings; absent: by hand only. */
+export interface RotationSettings {
+  readonly shared?: RotationPolicy;
+  readonly spaces?: RotationPolicy;
+}
+
+/**
+ * Rotates every ring whose signing key is due (SIGNING_KEY_ROTATION_SECONDS and its space
+ * counterpart). A cheap query finds the candidates; each is then decided under the key-ring lock
+ * on the ring as it is ({@link decideScheduledRotation}): once rotated, the successor waiting
+ * makes the ring not due, so replicas asking together, or a restart asking again, rotate it once.
+ * Returns the rings rotated (null for the shared one).
+ */
+export async function rotateDueSigningKeys(
+  events: EventStore,
+  keyMaker: KeyMaker,
+  settings: RotationSettings,
+  now: number = Date.now(),
+): Promise<ReadonlyArray<string | null>> {
+  const margins = [settings.shared, settings.spaces].filter((policy) => policy !== undefined);
+  if (margins.length === 0) return [];
+  // The earliest any ring may be due: its newest key activated this long ago or more.
+  const shortest = Math.min(
+    ...margins.map((policy) => policy.signingLifetimeSeconds - policy.publishAheadSeconds),
+  );
+  const candidates = await events.transact((tx) =>
+    ringsDueBy(tx.db, new Date(now - msOf(shortest)), new Date(now)),
+  );
+  const rotated: Array<string | null> = [];
+  for (const spaceId of candidates) {
+    const policy = spaceId === null ? settings.shared : settings.spaces;
+    if (!policy) continue;
+    const done = await changeKeys(
+      events,
+      keyMaker,
+      SERVICE_ACTOR,
+      (command, ring) => {
+        const decided = decideScheduledRotation({ ...command, ...policy, now }, ring);
+        if (!decided.ok) throw new Error('a scheduled rotation is never refused');
+        return { events: decided.events, result: decided.events.length > 0 };
+      },
+      spaceId,
+    );
+    if (done) rotated.push(spaceId);
+  }
+  return rotated;
+}
+
+/**
+ * Runs {@link rotateDueSigningKeys} every `checkMs` until stopped; a failed round is reported and
+ * the next one tries again (the decision is idempotent on the ring's state).
+ */
+export function startScheduledRotation(
+  events: EventStore,
+  keyMaker: KeyMaker,
+  settings: RotationSettings,
+  options: { readonly checkMs: number; readonly failed: (error: unknown) => void },
+): () => void {
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    rotateDueSigningKeys(events, keyMaker, settings)
+      .catch(options.failed)
+      .finally(() => (running = false));
+  }, options.checkMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}

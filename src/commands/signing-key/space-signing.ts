@@ -1,0 +1,50 @@
+import { spaceIssuer } from '../../crypto/issuer-keys.js';
+import type { SigningKey } from '../../crypto/key-store.js';
+import type { SpaceKeyStore } from '../../crypto/space-keys.js';
+import type { EventStore } from '../../event-store/event-store.js';
+import { SERVICE_ACTOR } from './actor.js';
+import { enableSpaceKeys, type KeyMaker } from './change-keys.js';
+
+/** What issuance needs of the spaces' own keys: their store, and what makes a space's first key. */
+export interface SpaceSigning {
+  readonly store: SpaceKeyStore;
+  readonly maker: KeyMaker;
+}
+
+/** The key a space's token is signed with, and the issuer it names. */
+export interface RingSigning {
+  readonly key: SigningKey;
+  readonly issuer: string;
+}
+
+// One first key per space in flight in this process: a burst of first issuances makes one.
+const making = new Map<string, Promise<void>>();
+
+/**
+ * The signing of a space with keys of its own: its ring's current key and its issuer
+ * (`TOKEN_ISSUER/spaces/{id}`). A space without a key yet (every space under
+ * SPACE_SIGNING_KEYS=all) gets its first one now, committed — so published in its JWKS — before
+ * it signs the space's first token; no verifier can hold an older JWKS of an issuer that has
+ * issued nothing.
+ */
+export async function signingOfSpace(
+  events: EventStore,
+  spaces: SpaceSigning,
+  issuer: string,
+  spaceId: string,
+): Promise<RingSigning> {
+  let key = (await spaces.store.ring(spaceId)).current();
+  if (!key) {
+    let pending = making.get(spaceId);
+    if (!pending) {
+      pending = enableSpaceKeys(events, spaceId, SERVICE_ACTOR, spaces.maker)
+        .then(() => spaces.store.forget(spaceId))
+        .finally(() => making.delete(spaceId));
+      making.set(spaceId, pending);
+    }
+    await pending;
+    key = (await spaces.store.ring(spaceId)).current();
+    if (!key) throw new Error(`space ${spaceId} has no signing key after its first was made`);
+  }
+  return { key, issuer: spaceIssuer(issuer, spaceId) };
+}

@@ -1,0 +1,116 @@
+import { z } from 'zod';
+import type { CommandContext } from '../../commands/context.js';
+import { enableSpaceKeys } from '../../commands/signing-key/change-keys.js';
+import type { SpaceSigning } from '../../commands/signing-key/space-signing.js';
+import { spaceIssuer } from '../../crypto/issuer-keys.js';
+import type { ScopeCatalog } from '../../domain/scope-catalog.js';
+import { NotFoundError } from '../../errors/errors.js';
+import { SPACE_ID_PATTERN } from '../authentication.js';
+import { LOGIN_ERRORS } from '../openapi/operation.js';
+import { authorizationServerMetadata, jwks } from '../openapi/responses.js';
+import { route, type Route } from '../route.js';
+import type { RequestContext } from '../state.js';
+import { validate } from '../validate.js';
+import { discoveryMetadata } from './discovery.js';
+
+const spacePath = z.object({ space_id: z.string().regex(SPACE_ID_PATTERN) });
+
+const spaceKeysEnabled = z.object({
+  space_id: z.string(),
+  /** What the space's tokens carry as `iss`, and what a resource server configures. */
+  issuer: z.string(),
+  jwks_uri: z.string(),
+});
+
+/** The space named in the path, when it signs with keys of its own; else 404. */
+function spaceWithOwnKeys(ctx: RequestContext, spaces: SpaceSigning): string {
+  const { space_id: spaceId } = validate(spacePath, ctx.params, 'path');
+  if (!spaces.store.owns(spaceId)) throw new NotFoundError('this space has no keys of its own');
+  return spaceId;
+}
+
+/**
+ * A space's own issuer (issue 42): its JWKS at `{issuer}/.well-known/jwks.json` and its metadata
+ * where RFC 8414 §3.1 puts it for an issuer with a path, both public, both 404 for a space that
+ * signs with the shared keys; and the admin's switch that turns the space's own keys on.
+ */
+export function spaceKeyRoutes(
+  commands: CommandContext,
+  issuer: string,
+  catalog: ScopeCatalog,
+): readonly Route[] {
+  const spaces = commands.spaceKeys;
+  if (!spaces) return [];
+  const publicRoute = {
+    method: 'get',
+    tag: 'Verification',
+    caller: 'public',
+    policy: 'public',
+    params: spacePath,
+    errors: ['not_found'],
+    dialect: 'problem',
+  } as const;
+  const metadata = (ctx: RequestContext) => {
+    const spaceId = spaceWithOwnKeys(ctx, spaces);
+    ctx.set('Cache-Control', 'public, max-age=3600');
+    ctx.body = discoveryMetadata(spaceIssuer(issuer, spaceId), issuer, catalog);
+  };
+  const metadataResponse = [
+    { status: 200, description: 'Metadata', schema: authorizationServerMetadata },
+  ] as const;
+  return [
+    route({
+      ...publicRoute,
+      path: '/spaces/:space_id/.well-known/jwks.json',
+      operationId: 'spaceJwks',
+      summary: "The public keys of a space's own issuer: they verify its tokens only",
+      responses: [{ status: 200, description: 'JWK set', schema: jwks }],
+      async handle(ctx) {
+        const spaceId = spaceWithOwnKeys(ctx, spaces);
+        ctx.set('Cache-Control', 'public, max-age=300');
+        ctx.body = (await spaces.store.ring(spaceId)).jwks();
+      },
+    }),
+    route({
+      ...publicRoute,
+      path: '/.well-known/oauth-authorization-server/spaces/:space_id',
+      operationId: 'spaceAuthorizationServerMetadata',
+      summary: "RFC 8414 metadata of a space's own issuer (§3.1: the issuer's path appended)",
+      responses: metadataResponse,
+      handle: metadata,
+    }),
+    route({
+      ...publicRoute,
+      path: '/spaces/:space_id/.well-known/openid-configuration',
+      operationId: 'spaceOpenidConfiguration',
+      summary: "The same metadata where OpenID Connect clients look for a space's issuer",
+      responses: metadataResponse,
+      handle: metadata,
+    }),
+    route({
+      method: 'post',
+      path: '/v1/space/signing-keys',
+      tag: 'Verification',
+      caller: 'login',
+      policy: 'space-change',
+      spaceHeader: true,
+      dialect: 'bearer',
+      operationId: 'enableSpaceKeys',
+      summary: 'Turns on an issuer and signing keys of the space its own (idempotent)',
+      responses: [
+        { status: 200, description: "The space's issuer and JWKS", schema: spaceKeysEnabled },
+      ],
+      errors: [...LOGIN_ERRORS],
+      async handle(ctx, { spaceId, actor }) {
+        await enableSpaceKeys(commands.events, spaceId, { actor, origin: ctx.ip }, spaces.maker);
+        await spaces.store.forget(spaceId);
+        const own = spaceIssuer(issuer, spaceId);
+        ctx.body = {
+          space_id: spaceId,
+          issuer: own,
+          jwks_uri: `${own}/.well-known/jwks.json`,
+        } satisfies z.infer<typeof spaceKeysEnabled>;
+      },
+    }),
+  ];
+}

@@ -1,0 +1,178 @@
+import { createPrivateKey } from 'node:crypto';
+import { decodeJwt, decodeProtectedHeader } from 'jose';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createVerifier, type VerifiableRequest } from '../../src/verify/index.js';
+import { signAccessToken, type AccessTokenClaims } from '../../src/crypto/access-tokens.js';
+import { openPrivateKey } from '../../src/crypto/key-encryption.js';
+import { loadKeyEncryptionKey } from '../../src/crypto/key-files.js';
+import { retireSigningKey } from '../../src/commands/signing-key/change-keys.js';
+import {
+  AUDIENCE,
+  createCredentialVia,
+  privateTokenVia,
+  startTestService,
+  type TestService,
+} from '../support/test-service.js';
+
+/**
+ * Issue 42, item 2: a resource server configured for space A's own issuer (the kit with A's
+ * issuer) accepts A's tokens and refuses every token of B — B's own, and B's key claiming A —
+ * and a compromise retirement of B's key leaves A's tokens and JWKS as they were.
+ */
+const ISSUER = 'http://token-authority.test';
+const A = 'space-iso-a';
+const B = 'space-iso-b';
+const C = 'space-iso-shared';
+let service: TestService;
+
+const viaService = (input: RequestInfo | URL, init?: RequestInit) =>
+  fetch(String(input).replace(ISSUER, service.baseUrl), init);
+const kitFor = (issuer: string) =>
+  createVerifier({ issuer, audience: AUDIENCE, kinds: ['private', 'public'], fetch: viaService });
+const request = (token: string): VerifiableRequest => ({
+  method: 'GET',
+  url: 'https://storefront.example/orders',
+  header: (name) => (name.toLowerCase() === 'authorization' ? `Bearer ${token}` : undefined),
+});
+const kids = async (path: string) =>
+  ((await (await fetch(`${service.baseUrl}${path}`)).json()) as { keys: { kid: string }[] }).keys
+    .map((key) => key.kid)
+    .sort();
+
+async function enable(spaceId: string) {
+  const response = await service.post('/v1/space/signing-keys', undefined, {
+    authorization: `Bearer ${await service.loginToken([spaceId])}`,
+    'x-service-space-id': spaceId,
+  });
+  expect(response.status).toBe(200);
+  return (await response.json()) as { issuer: string; jwks_uri: string };
+}
+
+async function publicToken(spaceId: string, privateToken: string): Promise<string> {
+  const response = await service.post(
+    '/v1/issue',
+    { customer_id: 'c-1', segment_id: 's-1' },
+    { authorization: `Bearer ${privateToken}`, 'x-service-space-id': spaceId },
+  );
+  expect(response.status).toBe(200);
+  return ((await response.json()) as { access_token: string }).access_token;
+}
+
+/** A token signed with B's own key, with the claims given (an attacker holding B's key). */
+async function signedWithKeyOfB(claims: AccessTokenClaims): Promise<string> {
+  const { rows } = await service.database.pool.query<{ kid: string; private_jwk: unknown }>(
+    'SELECT kid, private_jwk FROM signing_keys WHERE space_id = $1 AND retired_at IS NULL',
+    [B],
+  );
+  const kek = await loadKeyEncryptionKey(undefined, service.dataDir);
+  const row = rows[0]!;
+  const privateKey = createPrivateKey({
+    key: openPrivateKey(kek, row.kid, row.private_jwk) as never,
+    format: 'jwk',
+  });
+  return signAccessToken({ kid: row.kid, privateKey }, claims);
+}
+
+let tokensOfA: string[];
+let tokensOfB: string[];
+let sharedToken: string;
+
+beforeAll(async () => {
+  service = await startTestService({ SIGNING_KEY_REFRESH_MS: '100' });
+  const [a, b, c] = [
+    await createCredentialVia(service, A),
+    await createCredentialVia(service, B),
+    await createCredentialVia(service, C),
+  ];
+  expect((await enable(A)).issuer).toBe(`${ISSUER}/spaces/${A}`);
+  expect((await enable(B)).jwks_uri).toBe(`${ISSUER}/spaces/${B}/.well-known/jwks.json`);
+  const privateA = await privateTokenVia(service, a);
+  const privateB = await privateTokenVia(service, b);
+  // /v1/issue verifies the private token with the service's own verifier: per-space issuers pass.
+  tokensOfA = [privateA, await publicToken(A, privateA)];
+  tokensOfB = [privateB, await publicToken(B, privateB)];
+  sharedToken = await privateTokenVia(service, c);
+});
+
+describe("a space's own issuer and keys", () => {
+  it('signs its tokens with its own ring, names its issuer, and publishes them apart', async () => {
+    for (const token of tokensOfA) expect(decodeJwt(token).iss).toBe(`${ISSUER}/spaces/${A}`);
+    expect(decodeJwt(sharedToken).iss).toBe(ISSUER);
+    const ownA = await kids(`/spaces/${A}/.well-known/jwks.json`);
+    const ownB = await kids(`/spaces/${B}/.well-known/jwks.json`);
+    const shared = await kids('/.well-known/jwks.json');
+    expect(ownA).toEqual([decodeProtectedHeader(tokensOfA[0]!).kid]);
+    expect(ownB).toEqual([decodeProtectedHeader(tokensOfB[0]!).kid]);
+    expect(shared).not.toContain(ownA[0]);
+    expect(shared).not.toContain(ownB[0]);
+    expect(shared).toContain(decodeProtectedHeader(sharedToken).kid);
+    // RFC 8414 §3.1: the issuer's path after the well-known name.
+    const metadata = (await (
+      await fetch(`${service.baseUrl}/.well-known/oauth-authorization-server/spaces/${A}`)
+    ).json()) as { issuer: string; jwks_uri: string; token_endpoint: string };
+    expect(metadata).toMatchObject({
+      issuer: `${ISSUER}/spaces/${A}`,
+      jwks_uri: `${ISSUER}/spaces/${A}/.well-known/jwks.json`,
+      token_endpoint: `${ISSUER}/v1/credential/token`,
+    });
+    expect((await fetch(`${service.baseUrl}/spaces/${C}/.well-known/jwks.json`)).status).toBe(404);
+  });
+
+  it("A's resource server accepts A's tokens and refuses every token of B, and B's key claiming A", async () => {
+    const kitA = kitFor(`${ISSUER}/spaces/${A}`);
+    for (const token of tokensOfA) {
+      await expect(kitA.verify(request(token))).resolves.toMatchObject({ space_id: A });
+    }
+    const claimsOfB = decodeJwt(tokensOfB[0]!) as unknown as AccessTokenClaims;
+    const forged = [
+      // B's key, A's space, A's issuer: the key is not in A's JWKS.
+      await signedWithKeyOfB({ ...claimsOfB, space_id: A, iss: `${ISSUER}/spaces/${A}` }),
+      // B's key, A's space, B's issuer.
+      await signedWithKeyOfB({ ...claimsOfB, space_id: A }),
+    ];
+    for (const token of [...tokensOfB, ...forged, sharedToken]) {
+      await expect(kitA.verify(request(token))).rejects.toMatchObject({ status: 401 });
+    }
+    // The service's own verifier refuses B's key claiming A too (its ring is A's alone).
+    const refused = await service.post(
+      '/v1/issue',
+      { customer_id: 'c-1', segment_id: 's-1' },
+      { authorization: `Bearer ${forged[0]}`, 'x-service-space-id': A },
+    );
+    expect(refused.status).toBe(401);
+    // And a kit for the shared issuer takes none of the spaces' own tokens.
+    for (const token of [...tokensOfA, ...tokensOfB]) {
+      await expect(kitFor(ISSUER).verify(request(token))).rejects.toMatchObject({ status: 401 });
+    }
+  });
+
+  it("retiring B's key as compromised leaves A's tokens and JWKS untouched", async () => {
+    const jwksA = await kids(`/spaces/${A}/.well-known/jwks.json`);
+    const keyOfB = decodeProtectedHeader(tokensOfB[0]!).kid!;
+    const kek = await loadKeyEncryptionKey(undefined, service.dataDir);
+    const retired = await retireSigningKey(
+      service.api.commands.events,
+      keyOfB,
+      { actor: 'operator', origin: 'test' },
+      kek,
+    );
+    expect(retired).toMatchObject({ retired: true, replacement: expect.any(String) });
+    await expect
+      .poll(() => kids(`/spaces/${B}/.well-known/jwks.json`), { interval: 100 })
+      .toEqual([retired.replacement]);
+    expect(await kids(`/spaces/${A}/.well-known/jwks.json`)).toEqual(jwksA);
+    const kitA = kitFor(`${ISSUER}/spaces/${A}`);
+    for (const token of tokensOfA) {
+      await expect(kitA.verify(request(token))).resolves.toMatchObject({ space_id: A });
+    }
+    await expect
+      .poll(
+        async () =>
+          (await kitFor(`${ISSUER}/spaces/${B}`)
+            .verify(request(tokensOfB[0]!))
+            .catch((e: { status: number }) => e)) as { status?: number },
+        { interval: 200 },
+      )
+      .toMatchObject({ status: 401 });
+  });
+});

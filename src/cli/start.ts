@@ -1,7 +1,8 @@
 /**
  * `npm start`: the whole service. Postgres (embedded unless DATABASE_URL is set, restarted if it
- * dies), migrations, API_WORKERS API processes sharing PORT (node:cluster), and the projector as a
- * separate child process, each child with only its own settings and secrets. Children are
+ * dies), migrations, API_WORKERS API processes sharing PORT (node:cluster), and the projector and
+ * the audit deliverer as separate child processes, each child with only its own settings and
+ * secrets. Children are
  * restarted if they die. Ctrl-C drains and stops all of it.
  */
 import { spawn } from 'node:child_process';
@@ -21,8 +22,8 @@ import { API_NODE_FLAGS } from '../config/node-flags.js';
 
 parseCommandLine(
   `Usage: npm start
-Runs the API (API_WORKERS processes), the projector and (without DATABASE_URL) an embedded
-Postgres. Settings: README.`,
+Runs the API (API_WORKERS processes), the projector, the audit deliverer and (without
+DATABASE_URL) an embedded Postgres. Settings: README.`,
   {},
 );
 const config = configOrExit();
@@ -37,9 +38,11 @@ const auditKey = await loadAuditSigningKey(config.AUDIT_SIGNING_KEY, config.DATA
 const database = await openDatabase(config, logger, 'token-authority-start', 1, {
   role: 'api',
 }).catch(exitOnConfigError);
-const projectorUrl = config.RUN_PROJECTOR
-  ? await loginUrlOf('projector').catch(exitOnConfigError)
-  : undefined;
+// The deliverer logs in as the projector does (it reads the log and writes its cursor rows).
+const projectorUrl =
+  config.RUN_PROJECTOR || config.RUN_DELIVERER
+    ? await loginUrlOf('projector').catch(exitOnConfigError)
+    : undefined;
 // Siblings of this file: .ts under tsx, .js when compiled (the image).
 const sibling = (name: string) =>
   fileURLToPath(new URL(`./${name}${path.extname(import.meta.url)}`, import.meta.url));
@@ -69,7 +72,7 @@ logger.info({ workers: config.API_WORKERS, port: config.PORT }, 'API workers sta
 
 let projector: Supervised | undefined;
 const archiveOwnerUrl = config.MIGRATION_DATABASE_URL ?? database.embedded?.url;
-if (projectorUrl) {
+if (projectorUrl && config.RUN_PROJECTOR) {
   projector = supervise(
     'projector',
     () =>
@@ -92,8 +95,29 @@ if (projectorUrl) {
   );
 }
 
+// The deliverer: its own child, so a sink that hangs never costs the API or the projector a tick.
+// Started once an API worker listens: issuance comes up first, delivery follows the log after.
+let deliverer: Supervised | undefined;
+if (projectorUrl && config.RUN_DELIVERER) {
+  cluster.once('listening', () => {
+    deliverer ??= supervise(
+      'deliverer',
+      () =>
+        spawn(process.execPath, [...process.execArgv, sibling('deliver')], {
+          env: { ...process.env, ...childEnv('deliverer', { DATABASE_URL: projectorUrl }) },
+          stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
+        }),
+      logger,
+    );
+  });
+}
+
 onShutdownSignal(logger, config.SHUTDOWN_TIMEOUT_MS, async () => {
-  await Promise.all([...workers.map((worker) => worker.stop()), projector?.stop()]);
+  await Promise.all([
+    ...workers.map((worker) => worker.stop()),
+    projector?.stop(),
+    deliverer?.stop(),
+  ]);
   await database.close();
   logger.info('stopped');
 });
@@ -102,8 +126,16 @@ onShutdownSignal(logger, config.SHUTDOWN_TIMEOUT_MS, async () => {
  * What a child's environment changes from ours: its own database login, no owner's URL, no
  * migrations (done), and none of the other process's secrets. Empty means unset (config.ts).
  */
-function childEnv(role: 'api' | 'projector', own: Record<string, string>): Record<string, string> {
+function childEnv(
+  role: 'api' | 'projector' | 'deliverer',
+  own: Record<string, string>,
+): Record<string, string> {
   const common = { MIGRATION_DATABASE_URL: '', MIGRATE_ON_START: 'false' };
+  if (role === 'deliverer') {
+    // It opens webhook secrets sealed under the KEK; it signs nothing and checks no secret.
+    const none = { SECRET_HASH_KEY: '', PKCS11_PIN: '', AUDIT_SIGNING_KEY: '' };
+    return { ...common, ...none, AUDIT_PUBLIC_KEY: '', AUDIT_CHECKPOINT_DIR: '', ...own };
+  }
   return role === 'api'
     ? // The internet-facing API: never the audit signing key, nor where checkpoints are written.
       { ...common, AUDIT_SIGNING_KEY: '', AUDIT_CHECKPOINT_DIR: '', ...own }

@@ -106,6 +106,8 @@ export const configSchema = z.object({
   // per range and space, so a trickle of traffic does not cost a row per event.
   SEAL_INTERVAL_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
   RUN_PROJECTOR: booleanFlag.default(true),
+  /** Whether `npm start` also runs the audit deliverer (it stands by while no sink exists). */
+  RUN_DELIVERER: booleanFlag.default(true),
   /** Apply pending migrations at start (as MIGRATION_DATABASE_URL's owner, or DATABASE_URL's). */
   MIGRATE_ON_START: booleanFlag.default(true),
   /** Read by `npm run migrate` only: the passwords it gives the two service logins. */

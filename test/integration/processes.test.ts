@@ -9,6 +9,7 @@ import { migrate } from '../../src/db/migrate.js';
 import { allPids, commandLine, descendants, isRunning } from '../../src/observability/proc.js';
 import { withDatabase } from '../support/database-url.js';
 import { freePortBelow32768 } from '../support/postgres-source.js';
+import { waitUntil } from '../support/wait.js';
 
 const cli = (script: string) => path.resolve('src/cli', script);
 
@@ -95,6 +96,15 @@ describe('npm start (src/cli/start.ts)', () => {
       // Postgres (postmaster and its workers) and the projector process.
       expect(family.length).toBeGreaterThan(3);
       expect((await processesMentioning('src/cli/projector.ts')).length).toBeGreaterThan(0);
+      // The audit deliverer (issue 43), a child of its own once the API listens, stopped with
+      // the rest (looked for among this start's own descendants).
+      const commands = await waitUntil(
+        async () => Promise.all((await descendants(child.pid!)).map(commandLine)),
+        (lines) => lines.some((line) => line.includes('src/cli/deliver.ts')),
+        { timeoutMs: 20_000 },
+      );
+      expect(commands.some((line) => line.includes('src/cli/deliver.ts'))).toBe(true);
+      const everyone = await descendants(child.pid!);
 
       const exited = new Promise<number | null>((resolve) =>
         child.once('exit', (code) => resolve(code)),
@@ -102,7 +112,7 @@ describe('npm start (src/cli/start.ts)', () => {
       child.kill('SIGINT');
       expect(await exited).toBe(0);
       expect(await processesMentioning(`-p ${pgPort}`)).toEqual([]);
-      expect(await survivors(family)).toEqual([]);
+      expect(await survivors(everyone)).toEqual([]);
     } finally {
       child.kill('SIGKILL');
       await rm(dataDir, { recursive: true, force: true });
@@ -122,15 +132,26 @@ describe('npm start (src/cli/start.ts)', () => {
     const child = service.start();
     try {
       expect(await service.healthyWithin(15_000)).toBe(true);
+      // The deliverer starts once the API listens.
+      await waitUntil(
+        async () => Promise.all((await descendants(child.pid!)).map(commandLine)),
+        (lines) => lines.some((line) => line.includes('src/cli/deliver.ts')),
+        { timeoutMs: 20_000 },
+      );
       const family = await descendants(child.pid!);
-      const roles: Array<{ role: 'api' | 'projector'; env: Record<string, string> }> = [];
+      const roles: Array<{
+        role: 'api' | 'projector' | 'deliverer';
+        env: Record<string, string>;
+      }> = [];
       for (const pid of family) {
         const cmdline = await commandLine(pid);
         const role = /cli\/api\.ts/.test(cmdline)
           ? 'api'
           : /cli\/projector\.ts/.test(cmdline)
             ? 'projector'
-            : undefined;
+            : /cli\/deliver\.ts/.test(cmdline)
+              ? 'deliverer'
+              : undefined;
         if (role) roles.push({ role, env: await environmentOf(pid) });
       }
       const api = roles.filter((p) => p.role === 'api');
@@ -150,6 +171,16 @@ describe('npm start (src/cli/start.ts)', () => {
         expect(env.MIGRATION_DATABASE_URL ?? '').toBe('');
         expect(env.DATABASE_URL).toContain('token_authority_projector_login');
         expect(env.AUDIT_SIGNING_KEY).toBe(auditKey);
+      }
+      // The deliverer opens sealed webhook secrets (the KEK) and nothing else.
+      const deliverer = roles.filter((p) => p.role === 'deliverer');
+      expect(deliverer.length).toBeGreaterThan(0);
+      for (const { env } of deliverer) {
+        expect(env.SECRET_HASH_KEY ?? '').toBe('');
+        expect(env.AUDIT_SIGNING_KEY ?? '').toBe('');
+        expect(env.MIGRATION_DATABASE_URL ?? '').toBe('');
+        expect(env.SIGNING_KEY_ENCRYPTION_KEY).toBe(secrets.SIGNING_KEY_ENCRYPTION_KEY);
+        expect(env.DATABASE_URL).toContain('token_authority_projector_login');
       }
     } finally {
       child.kill('SIGINT');

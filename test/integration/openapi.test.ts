@@ -292,6 +292,17 @@ describe('OpenAPI document', () => {
       ).status,
     ).toBe(400);
 
+    // A space's own issuer (issue 42): turned on, its keys and metadata, and a shared space's 404.
+    expect((await call('POST', '/v1/space/signing-keys', { headers: login })).status).toBe(200);
+    for (const path of [
+      `/spaces/${SPACE}/.well-known/jwks.json`,
+      `/.well-known/oauth-authorization-server/spaces/${SPACE}`,
+      `/spaces/${SPACE}/.well-known/openid-configuration`,
+    ]) {
+      expect((await call('GET', path)).status).toBe(200);
+    }
+    expect((await call('GET', '/spaces/not-mine/.well-known/jwks.json')).status).toBe(404);
+
     // Every documented operation answered at least once with a documented success.
     const succeeded = new Set(
       [...contract.seen]

@@ -51,8 +51,9 @@ export function stopAll(): void {
 
 /**
  * The CPU groups of a service started as npm start runs it: the API is its process and its API
- * workers, the projector its other child, and the load generator this process. Also counts the
- * API processes (npm start's own process only supervises when there are workers).
+ * workers, the projector its other children (the audit deliverer too), and the load generator
+ * this process. Also counts the API processes (npm start's own process only supervises when
+ * there are workers).
  */
 export async function serviceGroups(rootPid: number): Promise<{
   readonly groups: CpuGroups;
@@ -66,7 +67,8 @@ export async function serviceGroups(rootPid: number): Promise<{
   const servers: number[] = [];
   for (const pid of pids) {
     const command = await commandLine(pid);
-    (command.includes('projector') ? projector : api).push(pid);
+    // The deliverer, like the projector, follows the log behind the API: its CPU is counted there.
+    (/projector|\/cli\/deliver\.[tj]s/.test(command) ? projector : api).push(pid);
     if (/\/cli\/api\.[tj]s/.test(command)) servers.push(pid);
   }
   return {

@@ -30,6 +30,8 @@ export interface BenchResults {
   readonly seal: readonly number[];
   /** Database size over the tokens in it, after the runs (issue 20's measure). */
   readonly storage: { readonly bytes: number; readonly tokens: number };
+  /** --sinks: what the live webhook sink received over the whole run; the other sink was dead. */
+  readonly sinks?: { readonly events: number; readonly refused: number; readonly deadPort: number };
 }
 
 const percentile = (values: readonly number[], p: number) => {
@@ -68,7 +70,12 @@ export function renderReport(results: BenchResults): string {
   return [
     '# Benchmarks',
     '',
-    `Run of \`npm run bench -- --duration ${options.durationSeconds} --connections ${options.connections}\` on ${new Date().toISOString().slice(0, 10)}.`,
+    `Run of \`npm run bench -- --duration ${options.durationSeconds} --connections ${options.connections}${results.sinks ? ' --sinks' : ''}\` on ${new Date().toISOString().slice(0, 10)}.`,
+    ...(results.sinks
+      ? [
+          `Audit delivery ran throughout: two operator sinks (AUDIT_SINKS), a webhook receiver in a process of the bench's own answering 200 (it received ${results.sinks.events.toLocaleString('en-US')} events, refused ${results.sinks.refused} signatures) and a dead one (127.0.0.1:${results.sinks.deadPort}, nothing listening); the deliverer's CPU is counted with the projector's.`,
+        ]
+      : []),
     `Machine: ${cores} × ${cpu}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}.`,
     `Postgres: embedded ${results.postgres.version}, synchronous_commit=${results.postgres.synchronousCommit}, fsync=${results.postgres.fsync}.`,
     `Our service runs as \`npm start\` runs it by default (API_WORKERS=${results.apiProcesses}, the projector, revocation checks, rate limits and checkpoints on, default pool sizes), on an embedded Postgres the bench starts.`,
@@ -136,7 +143,7 @@ export function renderReport(results: BenchResults): string {
     '- Absolute figures drift between runs on a shared virtual machine; compare the ratios within one run.',
     '',
     'Rerun: `npm run bench` (options: `--duration <s>`, `--connections <n>`, `--warmup <s>`,',
-    '`--log-level <level>`, `--no-projector`, `--profile` for a CPU profile of the API in',
+    '`--log-level <level>`, `--no-projector`, `--sinks` for audit delivery to a live and a dead sink throughout, `--profile` for a CPU profile of the API in',
     '`.data/profiles`, `--statements` for the costliest Postgres statements of each of our runs, per',
     'request, from pg_stat_statements, `--no-write` to leave this file alone). What each change bought, run by run: [performance.md](performance.md).',
     '',

@@ -17,12 +17,15 @@ import { startBenchDatabase } from './database.js';
 import { benchClient } from './client.js';
 import { serviceGroups, startProcess, stopAll, waitFor } from './processes.js';
 import { renderReport } from './report.js';
+import { startBenchSinks } from './sinks.js';
 
 const USAGE = `Usage: npm run bench -- [--duration=<s>] [--connections=<n>] [--warmup=<s>]
-       [--log-level=<level>] [--no-projector] [--profile] [--statements] [--scopes] [--no-write]
+       [--log-level=<level>] [--no-projector] [--profile] [--statements] [--scopes] [--sinks] [--no-write]
 Loads the Koa ceiling, node-oidc-provider and our two issuance endpoints, one at a time, and
 writes docs/benchmarks.md (unless --no-write). --scopes: the service runs with
-deploy/scope-catalog.json and every token carries three scopes.`;
+deploy/scope-catalog.json and every token carries three scopes. --sinks: the service delivers
+its audit trail to two operator sinks (AUDIT_SINKS), a webhook receiver answering 200 and a dead
+port.`;
 
 const { values } = parseCommandLine(USAGE, {
   duration: { type: 'string', default: '10' },
@@ -34,6 +37,7 @@ const { values } = parseCommandLine(USAGE, {
   statements: { type: 'boolean', default: false },
   'no-projector': { type: 'boolean', default: false },
   scopes: { type: 'boolean', default: false },
+  sinks: { type: 'boolean', default: false },
 });
 // Three public scopes of the development catalog: private and public tokens carry all three.
 const SCOPES = values.scopes ? ['products:read', 'cart:write', 'checkout:write'] : undefined;
@@ -69,6 +73,8 @@ try {
     await freePortBelow32768(),
   ];
   const metricsOf = (port: number) => `http://127.0.0.1:${port}`;
+  // Started before the service, so its deliverer finds both sinks from its first tick.
+  const sinks = values.sinks ? await startBenchSinks() : undefined;
   const serviceEnv = {
     DATABASE_URL: postgres.url,
     DATA_DIR: dataDir,
@@ -78,6 +84,8 @@ try {
     CLIENT_RATE_LIMIT_PER_MINUTE: '1000000000',
     SPACE_RATE_LIMIT_PER_MINUTE: '1000000000',
     ...(SCOPES ? { SCOPE_CATALOG: `file:${path.join(root, 'deploy/scope-catalog.json')}` } : {}),
+    // npm start runs the deliverer (RUN_DELIVERER defaults to true): with these, it delivers.
+    ...(sinks ? { AUDIT_SINKS: sinks.auditSinks } : {}),
   };
   progress('starting the service as npm start runs it, and the two references');
   // Our service exactly as `npm start` runs it by default (API_WORKERS, the projector as a child);
@@ -195,6 +203,8 @@ try {
   single.kill('SIGTERM');
   progress('measuring database bytes per token');
   const storage = await bytesPerToken(pool);
+  const delivered = sinks && { ...(await sinks.received()), deadPort: sinks.deadPort };
+  if (delivered) progress(`the webhook sink received ${delivered.events} events`);
   const report = renderReport({
     storage,
     apiProcesses,
@@ -212,6 +222,7 @@ try {
     publicRun,
     lag: measure.lag,
     seal: measure.seal,
+    ...(delivered ? { sinks: delivered } : {}),
   });
   console.log(report);
   if (!values['no-write']) {

@@ -11,31 +11,18 @@ import { databaseReadiness } from '../db/readiness.js';
 import { isPrivileged, rolePrivileges } from '../db/privileges.js';
 import { createApp } from '../http/app.js';
 import { forwardedFor } from '../http/forwarded.js';
-import { mountRoutes, operationOf, type Route, type RouteGates } from '../http/route.js';
+import { mountRoutes, operationOf, type RouteGates } from '../http/route.js';
 import { healthRoutes } from '../http/routes/health.js';
-import { credentialRoutes } from '../http/routes/credential.js';
-import { dashboardRoutes } from '../http/routes/dashboard.js';
-import { issueRoutes } from '../http/routes/issue.js';
-import { jwksRoutes } from '../http/routes/jwks.js';
-import { discoveryRoutes } from '../http/routes/discovery.js';
-import { spaceKeyRoutes } from '../http/routes/space-keys.js';
-import { auditRoutes } from '../http/routes/audit.js';
-import { auditProofRoutes } from '../http/routes/audit-proofs.js';
 import { auditStreamRoutes } from '../http/routes/audit-stream.js';
 import { metricsRoutes } from '../http/routes/metrics.js';
-import { monitoringRoutes } from '../http/routes/monitoring.js';
 import { openApiRoutes } from '../http/routes/openapi.js';
 import { createMetrics } from '../observability/metrics.js';
-import { tokenRoutes } from '../http/routes/token.js';
-import { tokenLifecycleRoutes } from '../http/routes/token-lifecycle.js';
-import { revocationRoutes } from '../http/routes/revocations.js';
-import { sinkRoutes } from '../http/routes/sinks.js';
 import { sinkStatuses } from '../delivery/status.js';
-import { sinkAdminContext } from './sink-admin-context.js';
 import { keepPartitionsAhead } from '../event-store/partitions.js';
 import { startRotationOf } from './rotation-settings.js';
 import type { CommandContext } from '../commands/context.js';
 import { createCommandContext } from './command-context.js';
+import { apiRoutes } from './api-routes.js';
 import { createAppendNotifier } from '../event-store/notify.js';
 import { loadAuditPublicKey } from '../audit-trail/audit-key.js';
 import { createLoginTokenVerifier } from '../crypto/login-tokens.js';
@@ -143,26 +130,14 @@ export async function startApiServer(
     login: loginVerifier,
   });
   const auditKey = await loadAuditPublicKey(config.AUDIT_PUBLIC_KEY, config.DATA_DIR);
-  const routes: readonly Route[] = [
-    ...auditStream.routes,
-    ...auditRoutes(commands, database.db, reads, auditKey, logger),
-    ...auditProofRoutes(commands, database.db, auditKey, config),
-    ...monitoringRoutes(reads, commands.clock, commands.limits),
-    ...healthRoutes(readiness, logger, () => [...warnings, ...forwarded.warnings()]),
-    ...jwksRoutes(commands.keys),
-    ...discoveryRoutes(config.TOKEN_ISSUER, commands.scopeCatalog),
-    ...spaceKeyRoutes(commands, config.TOKEN_ISSUER, commands.scopeCatalog),
-    ...credentialRoutes(commands, database.db),
-    ...tokenRoutes(commands, { origin: config.TOKEN_ISSUER, limits: commands.limits }),
-    ...issueRoutes(commands),
-    ...tokenLifecycleRoutes(commands),
-    ...revocationRoutes(
-      database.db,
-      Math.max(config.PRIVATE_TOKEN_TTL_SECONDS, config.PUBLIC_TOKEN_TTL_SECONDS),
-    ),
-    ...sinkRoutes(sinkAdminContext(config, commands), database.db),
-    ...dashboardRoutes(),
-  ];
+  const routes = apiRoutes(config, logger, {
+    commands,
+    db: database.db,
+    reads,
+    auditKey,
+    auditStream: auditStream.routes,
+    health: healthRoutes(readiness, logger, () => [...warnings, ...forwarded.warnings()]),
+  });
   const gates: RouteGates = {
     login: { verifier: loginVerifier, limits: commands.limits, refusals: commands.refusals },
     verifier: commands.verifier,

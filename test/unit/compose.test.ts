@@ -17,7 +17,7 @@ const composeText = readFileSync('docker-compose.yml', 'utf8');
 const compose = parse(composeText, { merge: true }) as {
   services: Record<string, Service>;
 };
-const { api, projector, migrate } = compose.services as Record<string, Service>;
+const { api, projector, migrate, deliver } = compose.services as Record<string, Service>;
 
 describe('docker-compose.yml: each service holds only its own secrets', () => {
   it('migrates in a one-shot job, the only service with the owner URL', () => {
@@ -47,6 +47,25 @@ describe('docker-compose.yml: each service holds only its own secrets', () => {
     );
     expect(projector?.environment?.SIGNING_KEY_ENCRYPTION_KEY).toBe('');
     expect(projector?.environment?.SECRET_HASH_KEY).toBe('');
+  });
+
+  it('runs the audit deliverer as its own service: the projector login, the KEK, the operator sinks, no port', () => {
+    expect(deliver?.command).toEqual(['node', 'dist/cli/deliver.js']);
+    expect(String(deliver?.environment?.DATABASE_URL)).toContain('token_authority_projector_login');
+    // It opens webhook secrets sealed under the KEK; it signs nothing and checks no secret.
+    expect(String(deliver?.environment?.SIGNING_KEY_ENCRYPTION_KEY)).toMatch(
+      /^\$\{SIGNING_KEY_ENCRYPTION_KEY:\?/,
+    );
+    expect(deliver?.environment).toHaveProperty('AUDIT_SINKS');
+    expect(deliver?.environment?.SECRET_HASH_KEY).toBe('');
+    for (const forbidden of ['MIGRATION_DATABASE_URL', 'AUDIT_SIGNING_KEY', 'AUDIT_PUBLIC_KEY']) {
+      expect(deliver?.environment, forbidden).not.toHaveProperty(forbidden);
+    }
+    expect(deliver?.environment?.MIGRATE_ON_START).toBe('false');
+    expect(deliver?.ports).toBeUndefined();
+    expect(deliver?.volumes).toBeUndefined();
+    expect(deliver?.depends_on?.postgres?.condition).toBe('service_healthy');
+    expect(deliver?.depends_on?.migrate?.condition).toBe('service_completed_successfully');
   });
 });
 
@@ -98,9 +117,11 @@ describe('docker-compose.yml and docker-compose.ci.yml: safe defaults (issue 40)
     // beside the projector and its shutdown checkpoint was lost.
     expect(projector?.depends_on?.postgres?.condition).toBe('service_healthy');
     expect(api?.depends_on?.postgres?.condition).toBe('service_healthy');
+    expect(deliver?.depends_on?.postgres?.condition).toBe('service_healthy');
     for (const [name, service] of [
       ['api', api],
       ['projector', projector],
+      ['deliver', deliver],
     ] as const) {
       const timeoutMs = Number(defaultOf(service?.environment?.SHUTDOWN_TIMEOUT_MS) ?? 10_000);
       const graceMs = 1000 * Number((service?.stop_grace_period ?? '10s').replace(/s$/, ''));

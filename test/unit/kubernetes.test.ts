@@ -102,6 +102,27 @@ describe('deploy/kubernetes', () => {
     }
   });
 
+  it('the audit deliverer: its own Deployment, two (one delivers by advisory lock), the projector login and the KEK only', () => {
+    const deliver = named('Deployment', 'token-authority-deliver');
+    expect(deliver.spec.replicas).toBe(2);
+    const container = podOf(deliver);
+    expect(container.command).toEqual(['node', 'dist/cli/deliver.js']);
+    const env = envOf(container);
+    expect(env.get('DATABASE_URL')?.value).toContain('token_authority_projector_login');
+    expect(env.has('SIGNING_KEY_ENCRYPTION_KEY')).toBe(true);
+    expect(env.has('AUDIT_SINKS')).toBe(true);
+    for (const forbidden of [
+      'SECRET_HASH_KEY',
+      'AUDIT_SIGNING_KEY',
+      'AUDIT_CHECKPOINT_DIR',
+      'MIGRATION_DATABASE_URL',
+    ]) {
+      expect(env.has(forbidden), forbidden).toBe(false);
+    }
+    // It serves nothing: no probe of a port, so its NetworkPolicy admits nobody (checked below).
+    expect(container.readinessProbe).toBeUndefined();
+  });
+
   it('migrations in a one-shot Job, the only holder of the owner URL', () => {
     const env = envOf(podOf(named('Job', 'token-authority-migrate')));
     expect(env.has('MIGRATION_DATABASE_URL')).toBe(true);

@@ -59,11 +59,23 @@ export async function mergeWithArchive(
   const checkpoints = new Map<string, string>();
   const treeHeads = new Map<string, string>();
   const malformed: Array<{ text: string; source: string }> = [];
+  // Format 2 (export-format.ts): the export's format line leads; a frontier is kept by its size.
+  let format: { text: string; source: string } | undefined;
+  const frontiers = new Map<number, { text: string; source: string }>();
   const add = (text: string, source: string): string | undefined => {
     if (text.trim() === '') return undefined;
     const line = parseLine(text);
     if (!line) {
       malformed.push({ text, source }); // left for the verifier to name
+      return undefined;
+    }
+    const other = line as unknown as { type: string; tree_size?: number };
+    if (other.type === 'format') {
+      if (source === 'export') format = { text, source };
+      return undefined;
+    }
+    if (other.type === 'frontier') {
+      frontiers.set(Number(other.tree_size), { text, source });
       return undefined;
     }
     if (line.type === 'event') {
@@ -106,8 +118,14 @@ export async function mergeWithArchive(
     const conflict = add(text, 'export');
     if (conflict) return { reason: 'archive_file_altered', file: 'export', detail: conflict };
   }
-  const lines: string[] = [];
-  const sources: string[] = [];
+  const lines: string[] = format ? [format.text] : [];
+  const sources: string[] = format ? [format.source] : [];
+  // The frontier the merged events start from (none when they start at the first).
+  const start = frontiers.get(Math.min(...events.keys()) - 1);
+  if (start) {
+    lines.push(start.text);
+    sources.push(start.source);
+  }
   for (const sequence of [...events.keys()].sort((a, b) => a - b)) {
     const seal = seals.get(sequence);
     if (seal) {

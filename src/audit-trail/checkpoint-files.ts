@@ -37,3 +37,21 @@ export async function readCheckpointFiles(
   }
   return files;
 }
+
+/** A tree's signed head files (C2SP notes, as signed), by tree size; empty without the folder. */
+export async function readTreeHeadFiles(
+  dir: string,
+  treeId: string,
+): Promise<ReadonlyMap<number, string>> {
+  const folder = checkpointFolder(dir, treeId);
+  const names = await readdir(folder).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return [] as string[];
+    throw error;
+  });
+  const files = new Map<number, string>();
+  for (const name of names) {
+    const match = /^(\d{12})\.checkpoint$/.exec(name);
+    if (match) files.set(Number(match[1]), await readFile(path.join(folder, name), 'utf8'));
+  }
+  return files;
+}

@@ -19,7 +19,9 @@ import { createPublicKey } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { checkExportLines } from '../audit-trail/check-export.js';
 import { readCheckpointStatement, verifyCheckpoint } from '../audit-trail/audit-key.js';
-import { readCheckpointFiles } from '../audit-trail/checkpoint-files.js';
+import { readCheckpointFiles, readTreeHeadFiles } from '../audit-trail/checkpoint-files.js';
+import { EXPORT_FORMAT, exportFormat } from '../audit-trail/export-format.js';
+import { checkTreeExport } from '../audit-trail/check-export-tree.js';
 import { mergeWithArchive } from '../audit-trail/check-archive.js';
 import { checkExportTreeHeads } from '../audit-trail/check-export-tree-heads.js';
 import {
@@ -129,20 +131,44 @@ if (archiveDir) {
 const progress = progressOnStderr('verify-export', { total: lines.length, unit: 'lines' });
 const spaceId = firstSpaceId(lines);
 const checkpointDir = values['checkpoint-dir'];
-const verdict = checkExportLines(
-  lines,
-  publicKey ? (jws) => verifyCheckpoint(publicKey, jws) : undefined,
-  readCheckpointStatement,
-  (line) => progress.update(line),
-  {
-    allowUnanchoredTail: values['allow-unanchored-tail'],
-    ...(checkpointDir
-      ? {
-          checkpointFiles: await readCheckpointFiles(checkpointDir, spaceId ?? ''),
-        }
-      : {}),
-  },
-);
+// The format line (or its absence: format 1, made before issue 45) says which checks apply.
+const format = exportFormat(lines);
+if (format > EXPORT_FORMAT) {
+  console.log(
+    JSON.stringify({
+      ok: false,
+      reason: 'malformed_line',
+      line: 1,
+      detail: `export format ${format} is newer than this verify-export (${EXPORT_FORMAT})`,
+    }),
+  );
+  process.exit(1);
+}
+const verdict =
+  format >= 2
+    ? checkTreeExport(lines, {
+        publicKey,
+        allowUnanchoredTail: values['allow-unanchored-tail'],
+        minCosignatures,
+        ...(checkpointDir
+          ? { headFiles: await readTreeHeadFiles(checkpointDir, spaceId ?? '') }
+          : {}),
+      })
+    : {
+        format: 1,
+        ...checkExportLines(
+          lines,
+          publicKey ? (jws) => verifyCheckpoint(publicKey, jws) : undefined,
+          readCheckpointStatement,
+          (line) => progress.update(line),
+          {
+            allowUnanchoredTail: values['allow-unanchored-tail'],
+            ...(checkpointDir
+              ? { checkpointFiles: await readCheckpointFiles(checkpointDir, spaceId ?? '') }
+              : {}),
+          },
+        ),
+      };
 progress.finish(verdict.ok ? lines.length : verdict.line);
 // The space tree's signed heads: signed by the audit key, cosigned as required, and (where the
 // export holds the events from the first) the root of those events.

@@ -157,7 +157,11 @@ beforeAll(async () => {
     // Enough for the space's archive file to hold several tiles (gzip members).
     if (round === 0) copiedJtis = await recordIssuances(SPACE, 1000);
     await settle();
-    await writeCheckpoints(database.db, (s) => signCheckpoint(auditKey, s));
+    await writeCheckpoints(database.db, (s) => signCheckpoint(auditKey, s), {
+      // Signed tree heads are what a format-2 export is held to.
+      signTreeHead: (treeId, size, root) =>
+        signTreeHead(auditKey, treeOrigin(service.config.TOKEN_ISSUER, treeId), size, root),
+    });
   }
   const served = (await (
     await fetch(`${service.baseUrl}/v1/audit/checkpoints`, { headers: asUser() })
@@ -215,7 +219,11 @@ describe('archiving a partition', () => {
   it('leaves an archive that, with the live export, verifies as one chain from the first event', async () => {
     // What was read since (audit reads are events too) is sealed and signed like the rest.
     await settle();
-    await writeCheckpoints(database.db, (s) => signCheckpoint(auditKey, s));
+    await writeCheckpoints(database.db, (s) => signCheckpoint(auditKey, s), {
+      // Signed tree heads are what a format-2 export is held to.
+      signTreeHead: (treeId, size, root) =>
+        signTreeHead(auditKey, treeOrigin(service.config.TOKEN_ISSUER, treeId), size, root),
+    });
     const text = await exportAll();
     expect(text).toContain('"type":"archived"');
     const { code, verdict } = await verifyExport(text, archiveDir);

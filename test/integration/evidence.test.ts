@@ -12,11 +12,10 @@ import { redactEvent } from '../../src/audit-trail/redaction.js';
 import { writeCheckpoints } from '../../src/audit-trail/audit-checkpoints.js';
 import { sealChain } from '../../src/audit-trail/seal-chain.js';
 import { sealSpaceChains } from '../../src/audit-trail/space-chain.js';
-import {
-  loadAuditSigningKey,
-  readCheckpointStatement,
-  signCheckpoint,
-} from '../../src/audit-trail/audit-key.js';
+import { loadAuditSigningKey, signCheckpoint } from '../../src/audit-trail/audit-key.js';
+import { signTreeHead, treeOrigin } from '../../src/audit-trail/tree-heads.js';
+import { parseCheckpointText } from '../../src/transparency/checkpoint.js';
+import { noteSigner, parseNote, signNote } from '../../src/transparency/signed-note.js';
 import { withDatabase } from '../support/database-url.js';
 import { waitUntil } from '../support/wait.js';
 import {
@@ -75,7 +74,12 @@ const parse = (text: string) =>
   text
     .trim()
     .split('\n')
-    .map((line) => JSON.parse(line) as EventLine | { type: 'checkpoint'; jws: string });
+    .map(
+      (line) =>
+        JSON.parse(line) as EventLine | { type: 'tree-head' | 'format'; checkpoint: string },
+    );
+type HeadLine = { type: 'tree-head'; tree_size: number; checkpoint: string };
+const isHead = (line: string) => line.includes('"type":"tree-head"');
 
 beforeAll(async () => {
   service = await startTestService();
@@ -89,6 +93,8 @@ beforeAll(async () => {
     await seal(round);
     await writeCheckpoints(service.database.db, (s) => signCheckpoint(auditKey, s), {
       dir: path.join(dir, 'checkpoints'),
+      signTreeHead: (treeId, size, root) =>
+        signTreeHead(auditKey, treeOrigin('https://token-authority.example', treeId), size, root),
     });
   }
   const served = (await (
@@ -124,13 +130,17 @@ describe('an audit export', () => {
     expect(withServed.verdict).toMatchObject({ ok: true, checkpoints_verified: true });
   });
 
-  it('verifies offline with the audit key: gap-free events, signed and chained checkpoints, no secret hash', async () => {
+  it('verifies offline with the audit key: gap-free events, signed tree heads matching their root, no secret hash', async () => {
     const { code, verdict } = await verifyExport(exportText);
+    expect(exportText.split('\n')[0]).toBe('{"type":"format","version":2}');
+    expect(exportText).not.toContain('"previous_hash"');
     expect(verdict).toMatchObject({
       ok: true,
+      format: 2,
       space_id: SPACE,
       first_sequence: 1,
-      checkpoints: 3,
+      tree_heads: 3,
+      tree_heads_matched: 3,
       checkpoints_verified: true,
     });
     expect(code).toBe(0);
@@ -142,9 +152,10 @@ describe('an audit export', () => {
     );
     for (const { h } of rows) expect(exportText).not.toContain(h);
     expect(exportText).toContain('"secret_hash":"sha256:');
-    // The checkpoint files on disk are the ones served.
-    const first = await readFile(path.join(dir, 'checkpoints', SPACE, '0000000001.jws'), 'utf8');
-    expect(exportText).toContain(first.trim());
+    // The tree head files on disk are the heads served.
+    const size = String(verdict.last_sequence).padStart(12, '0');
+    const head = await readFile(path.join(dir, 'checkpoints', SPACE, `${size}.checkpoint`), 'utf8');
+    expect(exportText).toContain(JSON.stringify(head).slice(1, -1));
   });
 
   const events = () => parse(exportText).filter((line): line is EventLine => line.type === 'event');
@@ -164,11 +175,11 @@ describe('an audit export', () => {
     lines[index] = JSON.stringify(edited);
     const { code, verdict } = await verifyExport(lines.join('\n'));
     expect(code).toBe(1);
-    expect(verdict).toMatchObject({
-      ok: false,
-      reason: 'event_altered',
-      sequence: target.sequence,
-    });
+    // The tree names the range between the last head that matched and the first that did not.
+    expect(verdict).toMatchObject({ ok: false, reason: 'event_altered' });
+    const [, from, to] = /sequences (\d+)\.\.(\d+)/.exec(String(verdict.detail))!;
+    expect(target.sequence).toBeGreaterThanOrEqual(Number(from));
+    expect(target.sequence).toBeLessThanOrEqual(Number(to));
   });
 
   it('names a deleted event', async () => {
@@ -190,38 +201,35 @@ describe('an audit export', () => {
     expect(verdict).toMatchObject({ ok: false, reason: 'events_reordered' });
   });
 
-  it('names a forged checkpoint', async () => {
+  it('names a forged checkpoint (a tree head signed by another key)', async () => {
     const lines = exportText.trim().split('\n');
-    const index = lines.findLastIndex((line) => line.includes('"type":"checkpoint"'));
-    const original = (JSON.parse(lines[index]!) as { jws: string }).jws;
-    const forger = {
-      kid: 'forger',
-      privateKey: generateKeyPairSync('ed25519').privateKey,
-      publicKey: generateKeyPairSync('ed25519').publicKey,
-      publicJwk: {},
-    };
-    const forged = signCheckpoint(forger, readCheckpointStatement(original)!);
-    lines[index] = JSON.stringify({ type: 'checkpoint', jws: forged });
+    const index = lines.findLastIndex(isHead);
+    const original = JSON.parse(lines[index]!) as HeadLine;
+    const text = parseNote(original.checkpoint).text;
+    const { origin } = parseCheckpointText(text);
+    const forger = generateKeyPairSync('ed25519').privateKey;
+    const forged = signNote(text, [noteSigner(origin, forger)]);
+    lines[index] = JSON.stringify({ ...original, checkpoint: forged });
     const { verdict } = await verifyExport(lines.join('\n'));
-    expect(verdict).toMatchObject({ ok: false, reason: 'checkpoint_forged' });
+    expect(verdict).toMatchObject({ ok: false, reason: 'tree_head_forged' });
   });
 
-  it('names a removed checkpoint, in the middle or the first', async () => {
-    const checkpointLines = exportText
-      .trim()
-      .split('\n')
-      .filter((line) => line.includes('"type":"checkpoint"'));
-    for (const removed of [checkpointLines[1]!, checkpointLines[0]!]) {
-      const { verdict } = await verifyExport(without((line) => line === removed));
+  it('names a removed checkpoint, in the middle or the first (against the head files)', async () => {
+    // A later head still commits to every event before it; the head files show the removal.
+    const headLines = exportText.trim().split('\n').filter(isHead);
+    for (const removed of [headLines[1]!, headLines[0]!]) {
+      const { verdict } = await verifyExport(
+        without((line) => line === removed),
+        keyFile,
+        [`--checkpoint-dir=${path.join(dir, 'checkpoints')}`],
+      );
       expect(verdict).toMatchObject({ ok: false, reason: 'checkpoint_missing' });
     }
   });
 
   it('names events cut from the end up to the last checkpoint', async () => {
-    const last = parse(exportText)
-      .filter((line) => line.type === 'checkpoint')
-      .at(-1) as { jws: string };
-    const covered = readCheckpointStatement(last.jws)!.sequence;
+    const last = exportText.trim().split('\n').filter(isHead).at(-1)!;
+    const covered = (JSON.parse(last) as HeadLine).tree_size;
     const { verdict } = await verifyExport(
       without((line) => {
         const parsed = JSON.parse(line) as { type: string; sequence?: number };
@@ -236,7 +244,7 @@ describe('an audit export', () => {
   });
 
   it('fails an export whose checkpoints were removed, naming how many events are unanchored', async () => {
-    const stripped = without((line) => line.includes('"type":"checkpoint"'));
+    const stripped = without(isHead);
     const { code, verdict } = await verifyExport(stripped);
     expect(code).toBe(1);
     expect(verdict).toMatchObject({ ok: false, reason: 'events_unanchored', sequence: 1 });
@@ -253,34 +261,28 @@ describe('an audit export', () => {
     ).toMatchObject({ ok: true });
     const client = await service.database.pool.connect();
     const { rows: saved } = await client.query(
-      'SELECT * FROM audit_checkpoints WHERE space_id = $1',
+      'SELECT * FROM merkle_checkpoints WHERE space_id = $1',
       [SPACE],
     );
     try {
       await client.query('SET session_replication_role = replica');
-      await client.query('DELETE FROM audit_checkpoints WHERE space_id = $1', [SPACE]);
+      await client.query('DELETE FROM merkle_checkpoints WHERE space_id = $1', [SPACE]);
       const rewritten = await exportNow();
-      expect(rewritten).not.toContain('"type":"checkpoint"');
+      expect(rewritten).not.toContain('"type":"tree-head"');
       const { code, verdict } = await verifyExport(rewritten, keyFile, [
         '--allow-unanchored-tail',
         `--checkpoint-dir=${checkpointDir}`,
       ]);
       expect(code).toBe(1);
       expect(verdict).toMatchObject({ ok: false, reason: 'checkpoint_missing' });
-      expect(verdict.detail).toMatch(/checkpoint 1 .* missing from the export/);
+      expect(verdict.detail).toMatch(
+        /tree head of size \d+ \(its file\) is missing from the export/,
+      );
     } finally {
       for (const row of saved) {
         await client.query(
-          `INSERT INTO audit_checkpoints (space_id, checkpoint_number, sequence, head_hash, created_at, jws)
-           VALUES ($1, $2, $3, $4, $5, $6)`,
-          [
-            row.space_id,
-            row.checkpoint_number,
-            row.sequence,
-            row.head_hash,
-            row.created_at,
-            row.jws,
-          ],
+          `INSERT INTO merkle_checkpoints (space_id, tree_size, note, signed_at) VALUES ($1, $2, $3, $4)`,
+          [row.space_id, row.tree_size, row.note, row.signed_at],
         );
       }
       await client.query('RESET session_replication_role');
@@ -302,8 +304,8 @@ describe('an audit export', () => {
       client.release();
     }
     const { verdict } = await verifyExport(await exportNow());
-    // The export recomputes each link from the event as stored; the range holding the edited
-    // event no longer ends at its seal's hash. The verdict names that range.
+    // The export carries the event as stored; the events up to the head after it no longer make
+    // the root that head signed. The verdict names the range between the heads.
     expect(verdict).toMatchObject({ ok: false, reason: 'event_altered' });
     const [, from, to] = /sequences (\d+)\.\.(\d+)/.exec(String(verdict.detail))!;
     expect(Number(verdict.sequence)).toBe(Number(from));

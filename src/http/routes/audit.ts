@@ -8,7 +8,8 @@ import type { ReadRouter } from '../../db/read-replica.js';
 import { readFrom } from '../read-source.js';
 import { EVENT_TYPES } from '../../domain/events.js';
 import { redactEvent } from '../../audit-trail/redaction.js';
-import { archivedOverlapping, BEGINNING, END, exportSpaceChain } from '../../audit-trail/export.js';
+import { archivedOverlapping, BEGINNING, END } from '../../audit-trail/export.js';
+import { exportSpaceTree } from '../../audit-trail/export-tree.js';
 import { listCheckpoints } from '../../audit-trail/audit-checkpoints.js';
 import { InvalidRequestError, RangeArchivedError, UnavailableError } from '../../errors/errors.js';
 import { queryAudit } from '../../projections/audit-queries.js';
@@ -123,7 +124,7 @@ export function auditRoutes(
       path: '/v1/audit/export',
       policy: 'space-read',
       operationId: 'auditExport',
-      summary: "NDJSON of the space's hash chain and signed checkpoints, for verify-export",
+      summary: "NDJSON of the space's events and its tree's signed heads, for verify-export",
       query: exportQuery,
       responses: [
         {
@@ -150,7 +151,7 @@ export function auditRoutes(
             cause: error,
           });
         });
-        const lines = exportSpaceChain(db, {
+        const lines = exportSpaceTree(db, {
           spaceId: who.spaceId,
           from: query.from,
           to: query.to,

@@ -9,7 +9,8 @@ import { createTestDatabase } from '../support/test-database.js';
  */
 const GLOBAL: Readonly<Record<string, string>> = {
   schema_migrations: 'migrations applied (coordinator)',
-  signing_keys: 'the key ring of the whole service (reference table)',
+  signing_keys:
+    "the shared key ring and each space's own (space_id null for the shared one; reference table, a few rows per space)",
   projection_checkpoints: "each projection's position in the whole log (coordinator)",
   event_seals: 'the service-wide hash chain over every space (one sequence by design)',
   log_tree_sizes:
@@ -20,6 +21,9 @@ const GLOBAL: Readonly<Record<string, string>> = {
     'looked up by client_id alone at the token endpoint, before any space is known (reference table, or client ids that name their space)',
   token_revocations:
     'looked up by jti alone by every API process (reference table, bounded: purged at expiry)',
+  audit_sinks:
+    "where the trail is delivered: a space's sinks and the operator's, which have no space (reference table, a handful of rows)",
+  audit_sink_cursors: "each sink's position in the whole log, one row per sink (coordinator)",
 };
 
 describe('distribution keys', () => {

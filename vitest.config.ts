@@ -1,8 +1,20 @@
 import { defineConfig } from 'vitest/config';
 
-// Four tiers: unit tests need nothing; integration tests share one Postgres started in
-// globalSetup; the fleet drill (`npm run test:fleet`) starts its own Patroni fleet; the container
+// The tiers: unit tests need nothing; integration tests share one Postgres started in
+// globalSetup, and so do the process checks (`npm run test:process`); the fleet drill (`npm run test:fleet`) starts its own Patroni fleet; the container
 // checks (`npm run test:containers`) need an engine and the images scripts/containers/images.sh builds.
+/** Integration checks that start, kill or pack whole processes: the slowest of `npm test`. */
+const PROCESS_CHECKS = [
+  'test/integration/processes.test.ts',
+  'test/integration/testing-entry.test.ts',
+  'test/integration/outage.test.ts',
+  'test/integration/audit-delivery-drill.test.ts',
+  'test/integration/testcontainers-package.test.ts',
+  'test/integration/api-workers.test.ts',
+  'test/integration/archive-empty-partition.test.ts',
+  'test/integration/cli-help.test.ts',
+];
+
 export default defineConfig({
   test: {
     testTimeout: 60_000,
@@ -15,6 +27,17 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
+          exclude: PROCESS_CHECKS,
+          globalSetup: ['test/support/global-setup.ts'],
+        },
+      },
+      {
+        extends: true,
+        // Whole processes started, killed and packed (`npm run test:process`, run by CI): the
+        // slowest checks, kept out of a newcomer's `npm test`, never dropped.
+        test: {
+          name: 'process',
+          include: PROCESS_CHECKS,
           globalSetup: ['test/support/global-setup.ts'],
         },
       },

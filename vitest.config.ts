@@ -12,6 +12,10 @@ const PROCESS_CHECKS = [
   'test/integration/testcontainers-package.test.ts',
   'test/integration/api-workers.test.ts',
   'test/integration/archive-empty-partition.test.ts',
+  // Waits out real one-minute partitions to archive them (about two minutes on its own).
+  'test/integration/archive.test.ts',
+  // Kills and pauses projector processes to watch a standby take over.
+  'test/integration/projector.test.ts',
   'test/integration/cli-help.test.ts',
 ];
 

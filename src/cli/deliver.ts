@@ -3,6 +3,7 @@
  * AUDIT_SINKS), at least once and in log order. Several replicas may run; one delivers (advisory
  * lock), the others stand by. It follows the log after commit: issuance never waits for it.
  */
+import { setPriority } from 'node:os';
 import { z } from 'zod';
 import { loadKeyEncryptionKey } from '../crypto/key-files.js';
 import { ConfigError, type Config } from '../config/config.js';
@@ -62,6 +63,13 @@ Delivers the audit trail to every sink, from each one's cursor; one replica deli
 );
 const config = configOrExit('worker');
 const logger = createLogger(config, 'deliverer');
+// Delivery is background work whose lag sinks tolerate: on a host it shares with the API (npm
+// start), the scheduler serves issuance first. Lowering one's own priority needs no privilege.
+try {
+  setPriority(10);
+} catch (error) {
+  logger.warn({ err: error }, 'could not lower the deliverer priority');
+}
 const sinks = await operatorSinks(config).catch(exitOnConfigError);
 const kek = await loadKeyEncryptionKey(config.SIGNING_KEY_ENCRYPTION_KEY, config.DATA_DIR).catch(
   exitOnConfigError,

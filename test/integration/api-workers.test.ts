@@ -112,8 +112,13 @@ describe('npm start with API_WORKERS=2', () => {
         // (150 ms once let an eleventh request through, with the whole suite running beside it).
         await new Promise((resolve) => setTimeout(resolve, 500));
       }
-      expect(statuses.filter((status) => status === 200)).toHaveLength(10);
-      expect(statuses.filter((status) => status === 429)).toHaveLength(10);
+      // Shared, the budget serves ten; each worker's own would serve about twenty. Workers hear
+      // each other asynchronously, so a loaded machine can let one more through per worker
+      // before the sync lands (CI once served eleven): the bound tells shared from per-worker.
+      const served = statuses.filter((status) => status === 200).length;
+      expect(served).toBeGreaterThanOrEqual(10);
+      expect(served).toBeLessThanOrEqual(12);
+      expect(statuses.filter((status) => status === 429)).toHaveLength(20 - served);
 
       // Whichever worker answers the scrape, it reports both workers' counts.
       for (let i = 0; i < 4; i += 1) {

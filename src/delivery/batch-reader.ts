@@ -8,6 +8,8 @@ import type { LogPosition, RecordedEvent } from '../event-store/types.js';
 export interface NextBatch {
   readonly events: readonly RecordedEvent[];
   readonly through: LogPosition;
+  /** The read reached the log's settled end: more will come only as others append. */
+  readonly atEnd: boolean;
 }
 
 /**
@@ -29,10 +31,17 @@ export async function nextBatch(
   const { after, spaceId, limit } = options;
   if (spaceId === null) {
     const page = await readLog(db, { after, limit });
-    return page.events.length === 0 ? undefined : { events: page.events, through: page.last };
+    return page.events.length === 0
+      ? undefined
+      : { events: page.events, through: page.last, atEnd: page.events.length < limit };
   }
   const range = await nextLogRange(db, after, options.scanLimit);
   if (!range) return undefined;
   const page = await readLog(db, { after, through: range.through, spaceId, limit });
-  return { events: page.events, through: page.events.length === limit ? page.last : range.through };
+  const full = page.events.length === limit;
+  return {
+    events: page.events,
+    through: full ? page.last : range.through,
+    atEnd: !full && range.count < options.scanLimit,
+  };
 }

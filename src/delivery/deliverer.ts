@@ -26,6 +26,8 @@ export interface DelivererOptions {
   readonly backoff: Backoff;
   readonly probeMs: number;
   readonly pollMs: number;
+  /** After a batch that reached the log's end, how long appends gather (SINK_LINGER_MS). */
+  readonly lingerMs: number;
   /** How often the sink list is read again (an admin's new sink, change, pause or resume). */
   readonly reloadMs: number;
   /** The leader's lease, as the projector's (`idle_session_timeout`). */

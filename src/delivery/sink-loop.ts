@@ -25,6 +25,12 @@ export interface SinkLoopOptions {
   /** How often a paused (failing) sink is probed, and an idle one polls without a NOTIFY. */
   readonly probeMs: number;
   readonly pollMs: number;
+  /**
+   * After a batch that reached the log's end, how long appends gather before the next read
+   * (SINK_LINGER_MS): under load a sink gets few full batches instead of one per commit, and a
+   * sink catching up never waits.
+   */
+  readonly lingerMs: number;
   readonly logger: Logger;
 }
 
@@ -47,6 +53,7 @@ export function runSinkLoop(options: SinkLoopOptions): SinkLoop {
   const sinkId = options.sink().sinkId;
   let stopped = false;
   let wake: (() => void) | undefined;
+  let halt: (() => void) | undefined;
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
       const timer = setTimeout(done, ms);
@@ -56,6 +63,17 @@ export function runSinkLoop(options: SinkLoopOptions): SinkLoop {
         resolve();
       }
       wake = done;
+    });
+  // A NOTIFY does not cut it short (under load one comes with every commit); only stop does.
+  const linger = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        halt = undefined;
+        resolve();
+      }
+      halt = done;
     });
 
   const pausedTurn = async () => {
@@ -119,7 +137,9 @@ export function runSinkLoop(options: SinkLoopOptions): SinkLoop {
           pending.events,
         );
         cursor = moved ? { position: pending.through, attempts: 0 } : await readCursor(db, sinkId);
+        const atEnd = pending.atEnd;
         pending = undefined;
+        if (atEnd && options.lingerMs > 0 && !stopped) await linger(options.lingerMs);
       } catch (error) {
         // The database, not the sink: the batch is kept, the cursor read again.
         logger.error({ sinkId, err: error }, 'sink delivery pass failed; retrying');
@@ -134,6 +154,7 @@ export function runSinkLoop(options: SinkLoopOptions): SinkLoop {
     async stop() {
       stopped = true;
       wake?.();
+      halt?.();
       transport.close();
       await loop;
     },

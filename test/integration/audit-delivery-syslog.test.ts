@@ -66,6 +66,7 @@ describe('the syslog sink, received by rsyslogd', () => {
         backoff: { baseMs: 20, maxMs: 200 },
         probeMs: 200,
         pollMs: 50,
+        lingerMs: 0,
         reloadMs: 200,
         leaseMs: 5000,
         standbyRetryMs: 200,

@@ -5,6 +5,7 @@ import { keyEncryptionKey } from '../../src/crypto/key-encryption.js';
 import { startDeliverer, type RunningDeliverer } from '../../src/delivery/deliverer.js';
 import { newWebhookSecret } from '../../src/delivery/standard-webhooks.js';
 import { sinkStatuses } from '../../src/delivery/status.js';
+import { nextBatch } from '../../src/delivery/batch-reader.js';
 import { sealSinkSecret, writeSink } from '../../src/delivery/sinks.js';
 import { appendToStream } from '../../src/event-store/append-to-stream.js';
 import { exampleEvents } from '../support/example-events.js';
@@ -25,7 +26,7 @@ beforeAll(async () => {
   database = await createTestDatabase(6);
 });
 
-const options = (overrides: { maxAttempts?: number } = {}) => ({
+const options = (overrides: { maxAttempts?: number; lingerMs?: number } = {}) => ({
   db: database.db,
   url: database.url,
   kek,
@@ -37,6 +38,7 @@ const options = (overrides: { maxAttempts?: number } = {}) => ({
   backoff: { baseMs: 20, maxMs: 100 },
   probeMs: 100,
   pollMs: 50,
+  lingerMs: overrides.lingerMs ?? 0,
   reloadMs: 100,
   leaseMs: 5000,
   standbyRetryMs: 200,
@@ -170,4 +172,44 @@ describe('the webhook sink', () => {
     await dead.close();
     await alive.close();
   }, 40_000);
+
+  it('gathers what is appended while it lingers at the log end into one batch (SINK_LINGER_MS); a backlog is read in full batches, never at its end', async () => {
+    await deliverer?.stop();
+    const read = exampleEvents('ci_linger')['audit-log-read'];
+    for (let i = 0; i < 120; i++) await append('space-hook-linger', 'audit-log-read', read);
+    const batches: [number, boolean][] = [];
+    let after = { transactionId: '0', globalPosition: 0 };
+    for (
+      let batch;
+      (batch = await nextBatch(database.db, {
+        after,
+        spaceId: 'space-hook-linger',
+        limit: 50,
+        scanLimit: 1000,
+      }));
+    ) {
+      if (batch.events.length === 0) break;
+      batches.push([batch.events.length, batch.atEnd]);
+      after = batch.through;
+    }
+    // A full batch is never at the end (a running transaction may end a read early: at the end).
+    expect(batches.every(([n, atEnd]) => atEnd === n < 50)).toBe(true);
+    expect(batches.reduce((sum, [n]) => sum + Number(n), 0)).toBe(120);
+    expect(batches.filter(([n]) => n === 50).length).toBeGreaterThanOrEqual(2);
+    deliverer = startDeliverer(options({ lingerMs: 5000 }));
+    const secret = newWebhookSecret();
+    const receiver = await startWebhookReceiver(secret);
+    await sinkRow('snk_linger', 'space-hook-linger', receiver.url, secret);
+    await waitUntil(receiver.events, (got) => got.length === 120, { timeoutMs: 20_000 });
+    const before = receiver.deliveries.length;
+    // At the log's end it lingers: thirty appends spread over 0.6 s arrive together (one batch,
+    // two if a transaction still running hid some of them at the first read; thirty without it).
+    for (let i = 0; i < 30; i++) {
+      await append('space-hook-linger', 'audit-log-read', read);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await waitUntil(receiver.events, (got) => got.length === 150, { timeoutMs: 20_000 });
+    expect(receiver.deliveries.length - before).toBeLessThanOrEqual(2);
+    await receiver.close();
+  }, 60_000);
 });

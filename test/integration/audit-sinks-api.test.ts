@@ -72,6 +72,7 @@ describe('the sinks API', () => {
       backoff: { baseMs: 20, maxMs: 100 },
       probeMs: 100,
       pollMs: 50,
+      lingerMs: 0,
       reloadMs: 100,
       leaseMs: 5000,
       standbyRetryMs: 200,

@@ -1,38 +1,107 @@
 import { z } from 'zod';
+import { settingNotes } from './setting-notes.js';
 
 /**
- * Where access-token signing keys are made and sign (part of the configuration schema, its own
- * file: docs/operations.md, "Signing keys in an HSM (PKCS#11)").
+ * Where access-token signing keys are made, kept and sign, and their rotation (part of the
+ * configuration schema; docs/operations.md, "Signing keys in an HSM (PKCS#11)").
  */
 export const signingSettings = {
-  /** `local`: keys sealed in the database (the default); `pkcs11`: keys made and kept in an HSM. */
-  SIGNING_BACKEND: z.enum(['local', 'pkcs11']).default('local'),
-  /** The PKCS#11 library SIGNING_BACKEND=pkcs11 loads (Debian's SoftHSM2 by default). */
-  PKCS11_MODULE: z.string().min(1).default('/usr/lib/softhsm/libsofthsm2.so'),
-  /** The label of the token holding the keys; required with SIGNING_BACKEND=pkcs11. */
-  PKCS11_TOKEN_LABEL: z.string().min(1).optional(),
-  /** The token's user PIN, or `file:<path>` of a file holding it; required with pkcs11. */
-  PKCS11_PIN: z.string().min(1).optional(),
-  /**
-   * Signing keys a signer keeps at hand (opened key objects, HSM object handles), the least
-   * recently used dropped past it: one key per space must not mean memory without bound.
-   */
-  SIGNING_KEY_CACHE_MAX_KEYS: z.coerce.number().int().min(1).max(10_000_000).default(10_000),
-  /**
-   * Which spaces sign with an issuer and keys of their own (issue 42): `on-request` (those an
-   * admin turned on, POST /v1/space/signing-keys) or `all` (each gets its first key before its
-   * first issuance).
-   */
-  SPACE_SIGNING_KEYS: z.enum(['on-request', 'all']).default('on-request'),
-  /** How long the shared ring's key signs before the scheduled rotation; unset: by hand only. */
-  SIGNING_KEY_ROTATION_SECONDS: z.coerce.number().int().min(60).optional(),
-  /** The same for every space's own ring; unset: by hand only. */
-  SPACE_SIGNING_KEY_ROTATION_SECONDS: z.coerce.number().int().min(60).optional(),
-  /**
-   * How long before it signs a scheduled rotation's key is published: at least the JWKS cache
-   * time (max-age=300), so a verifier that cached the JWKS just before still knows the key.
-   */
-  SIGNING_KEY_PUBLISH_AHEAD_SECONDS: z.coerce.number().int().min(300).default(900),
-  /** How often the scheduled rotation looks for a ring that is due. */
-  SIGNING_KEY_ROTATION_CHECK_SECONDS: z.coerce.number().int().min(1).default(60),
+  SIGNING_KEY_ENCRYPTION_KEY: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      '32 bytes in base64 or base64url (`openssl rand -base64 32`), or `file:<path>` of a file holding them, that seal the token signing keys at rest (AES-256-GCM). Required with `NODE_ENV=production` by the processes that issue (the API, `npm start`, the key commands), not by the projector, `migrate`, `archive` or `verify-chain`; `npm run rewrap-signing-keys` moves to a new one.',
+    )
+    .register(settingNotes, {
+      defaultNote: 'generated into `DATA_DIR/signing-key-encryption.key`; production: required',
+    }),
+  SIGNING_BACKEND: z
+    .enum(['local', 'pkcs11'])
+    .default('local')
+    .describe(
+      'Where token signing keys are made and sign: `local` (sealed in the database under `SIGNING_KEY_ENCRYPTION_KEY`) or `pkcs11` (made inside an HSM, never extractable; the database keeps the public JWK and which token holds the key).',
+    ),
+  PKCS11_MODULE: z
+    .string()
+    .min(1)
+    .default('/usr/lib/softhsm/libsofthsm2.so')
+    .describe(
+      "The PKCS#11 library `SIGNING_BACKEND=pkcs11` loads: the HSM vendor's (the default is Debian's SoftHSM2, for development and the tests).",
+    ),
+  PKCS11_TOKEN_LABEL: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'The label of the token that holds the signing keys (a label, not a slot number: SoftHSM2 renumbers slots).',
+    )
+    .register(settingNotes, { defaultNote: 'required with `SIGNING_BACKEND=pkcs11`' }),
+  PKCS11_PIN: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      "The token's user PIN, or `file:<path>` of a file holding it (a final newline is ignored); never logged or echoed, and not given to the projector.",
+    )
+    .register(settingNotes, { defaultNote: 'required with `SIGNING_BACKEND=pkcs11`' }),
+  // One key per space must not mean memory without bound.
+  SIGNING_KEY_CACHE_MAX_KEYS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(10_000_000)
+    .default(10_000)
+    .describe(
+      'Signing keys a signer keeps at hand (opened local keys, HSM object handles), the least recently used dropped past it: memory stays bounded whatever the number of keys.',
+    ),
+  SIGNING_KEY_REFRESH_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(3_600_000)
+    .default(1000)
+    .describe(
+      'How often, in milliseconds, each API process re-reads the signing keys: a rotation or retirement reaches every replica within it.',
+    ),
+  SPACE_SIGNING_KEYS: z
+    .enum(['on-request', 'all'])
+    .default('on-request')
+    .describe(
+      "Which spaces sign with an issuer and keys of their own (`iss` = `TOKEN_ISSUER/spaces/{id}`, their own JWKS and discovery): `on-request` (those an admin turned on with `POST /v1/space/signing-keys`) or `all` (each space's first key made before its first issuance).",
+    ),
+  SIGNING_KEY_ROTATION_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .optional()
+    .describe(
+      "How long, in seconds (at least 60), the shared key ring's key signs before the scheduled rotation makes its successor.",
+    )
+    .register(settingNotes, { defaultNote: 'by hand only' }),
+  SPACE_SIGNING_KEY_ROTATION_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .optional()
+    .describe("The same for every space's own key ring.")
+    .register(settingNotes, { defaultNote: 'by hand only' }),
+  // At least the JWKS cache time (max-age=300), so a verifier that cached the JWKS just before
+  // the rotation still knows the key.
+  SIGNING_KEY_PUBLISH_AHEAD_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(300)
+    .default(900)
+    .describe(
+      "How long, in seconds, before it signs a scheduled rotation's new key is published (at least 300, the JWKS cache time).",
+    ),
+  SIGNING_KEY_ROTATION_CHECK_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(60)
+    .describe(
+      "How often, in seconds, each API process looks for a key ring whose rotation is due (decided under the ring's lock: once across replicas).",
+    ),
 };

@@ -1,0 +1,98 @@
+import { z } from 'zod';
+import { settingNotes } from './setting-notes.js';
+import { booleanFlag, postgresUrl } from './setting-types.js';
+
+/** Which Postgres, as whom, and how long anything may wait for it (part of configSchema). */
+export const databaseSettings = {
+  DATABASE_URL: postgresUrl
+    .optional()
+    .describe("`postgres://…` of a Postgres 14+, as the service's own login.")
+    .register(settingNotes, { defaultNote: 'the embedded Postgres' }),
+  MIGRATION_DATABASE_URL: postgresUrl
+    .optional()
+    .describe(
+      "The tables' owner, used only to run migrations and archives (and, embedded, to create the service's login roles).",
+    )
+    .register(settingNotes, { defaultNote: '`DATABASE_URL`' }),
+  READ_DATABASE_URL: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'A streaming replica for audit and monitoring reads (e.g. a load balancer port in front of the replicas); their answers carry `X-Data-Source` and `X-Data-Lag-Ms`.',
+    )
+    .register(settingNotes, { defaultNote: 'the primary serves them' }),
+  READ_REPLICA_MAX_LAG_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(3_600_000)
+    .default(5000)
+    .describe(
+      "A replica further behind the primary than this many milliseconds (measured against the primary's WAL position) is bypassed: reads go to the primary until it catches up.",
+    ),
+  ALLOW_PRIVILEGED_DATABASE_ROLE: booleanFlag
+    .default(false)
+    .describe(
+      "With `NODE_ENV=production`, start even when connected as a superuser or the tables' owner, which can rewrite the audit log (not recommended).",
+    ),
+  API_LOGIN_PASSWORD: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'Read by `npm run migrate` only: creates or updates `token_authority_api_login` with this password (16+ characters of A-Z a-z 0-9 _ -), for a deployment that migrates in a one-shot job.',
+    ),
+  PROJECTOR_LOGIN_PASSWORD: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('The same for `token_authority_projector_login`.'),
+  DATABASE_POOL_SIZE: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(200)
+    .default(10)
+    .describe('Database connections per process.'),
+  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(600_000)
+    .default(2000)
+    .describe(
+      "Longest a request's query may run, in milliseconds: a stalled database then gets 503 instead of a hang. Also how long an append may wait for its group commit.",
+    ),
+  DATABASE_LOCK_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(600_000)
+    .default(1000)
+    .describe("Longest a request's query may wait for a lock, in milliseconds."),
+  DATABASE_CONNECT_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(600_000)
+    .default(2000)
+    .describe(
+      'Longest a request may wait for a database connection (pool slot or new socket), in milliseconds.',
+    ),
+  IDLE_IN_TRANSACTION_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .default(10_000)
+    .describe(
+      'Sessions idle in a transaction longer than this many milliseconds are aborted (they would stall the projector).',
+    ),
+  EMBEDDED_PG_PORT: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(32_767, 'embedded Postgres needs a port below 32768')
+    .default(5433)
+    .describe('Port of the embedded Postgres (below 32768).'),
+};

@@ -1,0 +1,100 @@
+import { z } from 'zod';
+import { settingNotes } from './setting-notes.js';
+
+/** The event log's appends, partitions and archives, and the projector (part of configSchema). */
+export const eventLogSettings = {
+  APPEND_QUEUE_LIMIT: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1_000_000)
+    .default(10_000)
+    .describe(
+      'Issuances waiting for a group commit, per API process; past it new ones get 503 at once.',
+    ),
+  // Issue 20: written to the database by the migration step.
+  EVENT_PARTITION_INTERVAL: z
+    .string()
+    .regex(
+      /^[1-9]\d{0,4} (minute|hour|day|week|month|year)s?$/,
+      'a Postgres interval such as "1 month", "7 days" or "1 minute"',
+    )
+    .default('1 month')
+    .describe(
+      'The time each partition of the event log covers: `<n> minute(s)|hour(s)|day(s)|week(s)|month(s)|year(s)`, applied by the migration step.',
+    ),
+  EVENT_PARTITIONS_AHEAD: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1000)
+    .default(3)
+    .describe(
+      'Partitions kept ready after the current one, so an append never finds none; every API and projector process creates what is due every 10 s.',
+    ),
+  ARCHIVE_DIR: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      "Where `npm run archive` (and the projector's leader, with `RETENTION_HOT_DAYS`) writes archived partitions: gzipped NDJSON per space and partition, a `manifest.json` each, never rewritten. An API process that can read it (mounted read-only) answers space-tree proofs over archived events from these files.",
+    )
+    .register(settingNotes, { defaultNote: 'no archives' }),
+  RETENTION_HOT_DAYS: z.coerce
+    .number()
+    .positive()
+    .max(36_500)
+    .default(90)
+    .describe(
+      'With `ARCHIVE_DIR` and `MIGRATION_DATABASE_URL` set for the projector, its leader archives every partition that ended more than this many days ago (fractions allowed, for drills).',
+    ),
+  PROJECTOR_POLL_INTERVAL_MS: z.coerce
+    .number()
+    .int()
+    .min(10)
+    .max(60_000)
+    .default(500)
+    .describe("The projector's fallback poll, in milliseconds, when no notification arrives."),
+  PROJECTOR_BATCH_SIZE: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(10_000)
+    .default(1000)
+    .describe('Events per projector transaction.'),
+  // A seal is one row per range and space, so a trickle of traffic does not cost a row per event.
+  SEAL_INTERVAL_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(60_000)
+    .default(1000)
+    .describe(
+      'The log is sealed at most this often, in milliseconds (at once after a full batch): it bounds the seal rows at a trickle of traffic, and is about the longest an event waits to be sealed.',
+    ),
+  RATE_MINUTE_RETENTION_HOURS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(8760)
+    .default(48)
+    .describe(
+      "Hours the per-minute rate view keeps its buckets (the projector's leader drops older ones; the events stay in the log).",
+    ),
+  RATE_HOUR_RETENTION_DAYS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(3650)
+    .default(90)
+    .describe('Days the per-hour rate view keeps its buckets.'),
+  PROJECTOR_HEALTH_MAX_LAG_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(86_400)
+    .default(60)
+    .describe(
+      '`npm run projector-health` fails when a view is further behind than this many seconds.',
+    ),
+};

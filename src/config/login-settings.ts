@@ -1,0 +1,60 @@
+import { z } from 'zod';
+import { settingNotes } from './setting-notes.js';
+
+/** The dashboard users' login tokens and where their keys come from (part of configSchema). */
+export const loginSettings = {
+  LOGIN_JWKS_URL: z
+    .url()
+    .optional()
+    .describe(
+      "JWKS URL of the dashboard's identity provider, whose login tokens are trusted; with `NODE_ENV=production` https only (unless `ALLOW_HTTP_HOSTS` names its host). Set it or `LOGIN_PUBLIC_KEY`, not both.",
+    )
+    .register(settingNotes, {
+      defaultNote:
+        'the development login key, generated into `DATA_DIR/dev-login-key.json` and signed with by `npm run login-token`; production: this or `LOGIN_PUBLIC_KEY` required',
+    }),
+  LOGIN_PUBLIC_KEY: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      "Instead of `LOGIN_JWKS_URL`, the identity provider's public key: PEM (SPKI), JWK or JWKS.",
+    ),
+  LOGIN_ISSUER: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'Required `iss` of login tokens; required with `LOGIN_JWKS_URL` or `LOGIN_PUBLIC_KEY`.',
+    ),
+  LOGIN_AUDIENCE: z
+    .string()
+    .min(1)
+    .default('token-authority')
+    .describe('Required `aud` of login tokens.'),
+  LOGIN_SPACES_CLAIM: z
+    .string()
+    .min(1)
+    .default('spaces')
+    .describe('The claim listing the spaces a dashboard user may manage.'),
+  LOGIN_ROLE_CLAIM: z
+    .string()
+    .min(1)
+    .default('role')
+    .describe(
+      "The claim with the user's role: `auditor` (reads only) or `admin`; absent: `LOGIN_DEFAULT_ROLE`.",
+    ),
+  LOGIN_DEFAULT_ROLE: z
+    .enum(['auditor', 'admin'])
+    .default('auditor')
+    .describe(
+      'The role of a login token without the role claim: the least, unless set to `admin` for an identity provider that knows no roles.',
+    ),
+  LOGIN_TOKEN_MAX_AGE_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .max(2_592_000)
+    .default(43_200)
+    .describe('Login tokens older than this many seconds (by `iat`) are refused.'),
+};

@@ -1,0 +1,105 @@
+import { availableParallelism } from 'node:os';
+import { z } from 'zod';
+import { settingNotes } from './setting-notes.js';
+import { booleanFlag } from './setting-types.js';
+
+/** The processes `npm start` runs and what the API listens on (part of configSchema). */
+export const processSettings = {
+  NODE_ENV: z
+    .enum(['development', 'production', 'test'])
+    .default('development')
+    .describe(
+      '`production` requires the settings a deployment must choose (see README, "What production needs") and refuses the development login key and a database role that can rewrite the audit log.',
+    ),
+  PORT: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(65_535)
+    .default(8080)
+    .describe('HTTP port of the API (`0` picks a free one).'),
+  HOST: z.string().min(1).default('0.0.0.0').describe('Address the API binds.'),
+  // Half the CPUs: the other half is Postgres's and the projector's. On 2 cores a second API
+  // process kept the cores busier but cost 6-44% more API CPU per token, for 0.92-1.32x the
+  // throughput over six runs (docs/performance.md).
+  API_WORKERS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(64)
+    .default(Math.min(4, Math.max(1, Math.floor(availableParallelism() / 2))))
+    .describe(
+      'API processes `npm start` runs on `PORT` (node:cluster); they share rate limits and `/metrics`. `1`: the API runs in the `npm start` process.',
+    )
+    .register(settingNotes, { computedDefault: 'half the CPUs, 1 to 4' }),
+  METRICS_PORT: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(65_535)
+    .default(9464)
+    .describe("The port of `/metrics`, never the API's public `PORT` (`0`: any free port)."),
+  METRICS_HOST: z
+    .string()
+    .min(1)
+    .default('127.0.0.1')
+    .describe(
+      'Where `/metrics` listens: set it (e.g. `0.0.0.0`) only for a scraper on another host, on a private network.',
+    ),
+  BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .min(256)
+    .max(1_048_576)
+    .default(16_384)
+    .describe('Largest request body, in bytes; a larger one gets 413.'),
+  TRUSTED_PROXY_HOPS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(10)
+    .default(0)
+    .describe(
+      "Proxies in front whose `X-Forwarded-For` is believed for the client IP; `0`: the socket's address.",
+    ),
+  REQUEST_DEADLINE_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(600_000)
+    .default(5000)
+    .describe(
+      'Backstop: a request still unanswered after this many milliseconds gets 503 with `Retry-After`.',
+    ),
+  SHUTDOWN_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(120_000)
+    .default(10_000)
+    .describe('How long shutdown waits for in-flight requests, in milliseconds.'),
+  LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+    .default('info')
+    .describe('`fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`.'),
+  DATA_DIR: z
+    .string()
+    .min(1)
+    .default('.data')
+    .describe(
+      'Local state: the embedded Postgres cluster and the keys generated in development (git-ignored).',
+    ),
+  RUN_PROJECTOR: booleanFlag
+    .default(true)
+    .describe('Whether `npm start` also starts the projector process.'),
+  RUN_DELIVERER: booleanFlag
+    .default(true)
+    .describe(
+      'Whether `npm start` also starts the audit deliverer (`npm run deliver`: one delivers across replicas, by advisory lock; with no sink it only stands by).',
+    ),
+  MIGRATE_ON_START: booleanFlag
+    .default(true)
+    .describe(
+      "Whether a process applies pending migrations when it starts (as `MIGRATION_DATABASE_URL`'s owner, or `DATABASE_URL`'s). `npm start` turns it off for its children (it migrated already), and so does a deployment that migrates in a one-shot job.",
+    ),
+};

@@ -1,0 +1,99 @@
+import { z } from 'zod';
+import { settingNotes } from './setting-notes.js';
+import { commaList } from './setting-types.js';
+
+// Token lifetimes: at most a day, so a revocation list only ever holds a day of revocations.
+const tokenSeconds = z.coerce.number().int().min(1).max(86_400, 'at most 86400 (one day)');
+
+/** What tokens say and how long they live; clients' secrets and revocations (part of configSchema). */
+export const tokenSettings = {
+  TOKEN_ISSUER: z
+    .url()
+    .default('http://localhost:8080')
+    .describe(
+      '`iss` of every access token: the public URL clients reach the service at. With `NODE_ENV=production` it must be set, and https (unless `ALLOW_HTTP_HOSTS` names its host).',
+    )
+    .register(settingNotes, { defaultNote: 'production: required' }),
+  ALLOW_HTTP_HOSTS: commaList
+    .optional()
+    .describe(
+      "Comma-separated host names production may reach over plain http for `TOKEN_ISSUER` and `LOGIN_JWKS_URL` (a private network's names, never `*`); the API logs each such URL at start.",
+    )
+    .register(settingNotes, { defaultNote: 'https only' }),
+  TOKEN_AUDIENCES: commaList
+    .default(['storefront.api.local'])
+    .describe('Comma-separated Storefront API audiences a client may ask for.'),
+  PRIVATE_TOKEN_TTL_SECONDS: tokenSeconds
+    .default(3600)
+    .describe('Lifetime of private tokens, in seconds (at most a day).'),
+  PUBLIC_TOKEN_TTL_SECONDS: tokenSeconds
+    .default(900)
+    .describe(
+      "Lifetime of public tokens, in seconds (at most a day, and never past their private token's expiry).",
+    ),
+  SCOPE_CATALOG: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'Each audience\'s scopes, as JSON or `file:<path>`: `{"<audience>": {"<scope>": {"description": "…", "public": true, "default": true}}}`; `public`: a public token may carry it; `default`: granted when a request names no scope, and allowed to a credential created without `scopes`. Every audience must be one of `TOKEN_AUDIENCES`; `deploy/scope-catalog.json` is the development audience\'s (docs/api.md, "Scopes").',
+    )
+    .register(settingNotes, { defaultNote: 'no scopes: tokens carry none' }),
+  SECRET_HASH_KEY: z
+    .string()
+    .regex(
+      /^[A-Za-z0-9+/_-]{43,}={0,2}$/,
+      'expected at least 32 bytes in base64 or base64url (43+ characters)',
+    )
+    .optional()
+    .describe(
+      'Key (32+ bytes, base64 or base64url) for hashing client secrets; set the same value on every API replica.',
+    )
+    .register(settingNotes, { defaultNote: 'generated into `DATA_DIR/secret-hash.key`' }),
+  CREDENTIAL_CACHE_TTL_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(60_000)
+    .default(1000)
+    .describe(
+      'How long, in milliseconds, an API process may reuse a credential it read: bounds how late a change reaches a replica.',
+    ),
+  UNKNOWN_CLIENT_CACHE_TTL_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(600_000)
+    .default(10_000)
+    .describe(
+      'How long, in milliseconds, an unknown client id is remembered as unknown (one query per distinct id per this time).',
+    ),
+  REVOCATION_REFRESH_MS: z.coerce
+    .number()
+    .int()
+    .min(50)
+    .max(60_000)
+    .default(250)
+    .describe(
+      'How often, in milliseconds, each API process reads the revocations other replicas made: a revoked token is refused everywhere within about this (plus a query).',
+    ),
+  REVOCATION_LOOKUP_MAX_ENTRIES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100_000_000)
+    .default(1_000_000)
+    .describe(
+      'Unexpired revoked token ids each API process holds in memory (about 100 bytes each); past it, an id not held is looked up in the database, so the answer stays exact and memory bounded.',
+    ),
+  // Long enough for any client's retries, short enough that no sealed secret lingers.
+  IDEMPOTENCY_KEY_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .max(86_400)
+    .default(3600)
+    .describe(
+      'How long, in seconds, a secret rotation sent with an `Idempotency-Key` keeps its response (sealed under the key-encryption key), so a retry gets the same new secret; then the projector drops it.',
+    ),
+};

@@ -25,7 +25,7 @@ export const loginSettings = {
     .min(1)
     .optional()
     .describe(
-      'Required `iss` of login tokens; required with `LOGIN_JWKS_URL` or `LOGIN_PUBLIC_KEY`.',
+      'Required `iss` of login tokens; required with `LOGIN_JWKS_URL` or `LOGIN_PUBLIC_KEY`. A login token must also carry `aud` (`LOGIN_AUDIENCE`), `sub`, `iat`, `exp` and the spaces claim; one without `iat` or `exp` is refused (`token claim "iat" is missing`).',
     ),
   LOGIN_AUDIENCE: z
     .string()

@@ -87,7 +87,7 @@ export const processSettings = {
     .min(1)
     .default('.data')
     .describe(
-      'Local state: the embedded Postgres cluster and the keys generated in development (git-ignored).',
+      'Local state: the embedded Postgres cluster and the keys generated when their settings are unset (git-ignored).',
     ),
   RUN_PROJECTOR: booleanFlag
     .default(true)

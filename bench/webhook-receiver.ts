@@ -3,15 +3,19 @@
  * own, so its CPU is never counted as the service's. Verifies each batch with `standardwebhooks`
  * (the spec's verifier, as a SIEM's relay would) and answers 200; `GET /received` says how many
  * events and batches it took, so the bench can show that delivery really ran during the load.
- * Settings: PORT, WEBHOOK_SECRET. Prints "ready <port>" when listening.
+ * Settings: PORT, WEBHOOK_SECRET. Prints "ready <port>" when listening. It runs at the lowest
+ * scheduling priority: a SIEM's intake is another machine's CPU, so on the bench's two cores it
+ * takes only what the service and the peer leave (it answers later; the deliverer lags, no more).
  */
 import http from 'node:http';
+import os from 'node:os';
 import { Webhook } from 'standardwebhooks';
 import { z } from 'zod';
 
 const env = z
   .object({ PORT: z.coerce.number().int().min(0).max(65535), WEBHOOK_SECRET: z.string().min(1) })
   .parse(process.env);
+os.setPriority(19);
 const verifier = new Webhook(env.WEBHOOK_SECRET);
 const received = { events: 0, batches: 0, refused: 0 };
 

@@ -90,7 +90,7 @@ const deliverer = startDeliverer({
   backoff: { baseMs: 500, maxMs: 60_000 },
   probeMs: 30_000,
   pollMs: config.PROJECTOR_POLL_INTERVAL_MS,
-  lingerMs: 1000,
+  lingerMs: config.SINK_LINGER_MS,
   reloadMs: 2000,
   leaseMs: 5000,
   standbyRetryMs: 1000,

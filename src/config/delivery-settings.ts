@@ -36,4 +36,13 @@ export const deliverySettings = {
     .describe(
       'Failed deliveries in a row (backoff from 0.5 s doubling to 60 s, jittered) after which a sink is paused (`sink-paused`).',
     ),
+  SINK_LINGER_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(60_000)
+    .default(1000)
+    .describe(
+      "After a batch that reached the log's end, how long a sink waits for more before its next read, in milliseconds: under load it gets few full batches instead of one per commit (a backlog never waits). Adds at most this much to a sink's lag; 0 reads again at once.",
+    ),
 };

@@ -22,7 +22,7 @@ import { configurePartitioning } from '../src/event-store/partitions.js';
 import { insertEvents, streamRows } from '../src/event-store/insert-events.js';
 import { archivePartitions } from '../src/audit-trail/archive.js';
 import { redactEvent } from '../src/audit-trail/redaction.js';
-import { sealChain } from '../src/audit-trail/seal-chain.js';
+import { sealLog } from '../src/audit-trail/sealer.js';
 import { findLeaf, proveInclusion, sealedTreeSize } from '../src/audit-trail/tree-proofs.js';
 import { PROJECTIONS } from '../src/projections/all.js';
 import { catchUp } from '../src/projections/batches.js';
@@ -71,7 +71,7 @@ async function setUp(total: number): Promise<void> {
       );
     }
     log('sealing');
-    while ((await sealChain(handle.db, 1000, redactEvent)) > 0);
+    while ((await sealLog(handle.db, 1000, redactEvent)) > 0);
     log('projecting');
     for (const projection of PROJECTIONS) await catchUp(handle.db, projection, 5000);
     const { rows } = await database.pool.query<{ ends_at: Date }>(
@@ -102,7 +102,7 @@ async function setUp(total: number): Promise<void> {
       handle.db,
       live.flatMap((jti) => streamRows(OTHER, token(jti), [issuance(jti)], 0)),
     );
-    while ((await sealChain(handle.db, 1000, redactEvent)) > 0);
+    while ((await sealLog(handle.db, 1000, redactEvent)) > 0);
     const { stdout } = await promisify(execFile)(
       process.execPath,
       [

@@ -12,7 +12,7 @@ import { connect } from '../src/db/database.js';
 import { migrate } from '../src/db/migrate.js';
 import { insertEvents, streamRows } from '../src/event-store/insert-events.js';
 import { redactEvent } from '../src/audit-trail/redaction.js';
-import { sealChain } from '../src/audit-trail/seal-chain.js';
+import { sealLog } from '../src/audit-trail/sealer.js';
 import { overSpaceTree } from '../src/audit-trail/space-tree.js';
 import { findLeaf, proveConsistency, proveInclusion } from '../src/audit-trail/tree-proofs.js';
 import { treeRoot, verifyConsistency, verifyInclusion } from '../src/transparency/merkle.js';
@@ -69,7 +69,7 @@ try {
   log('sealing');
   const cpu = process.cpuUsage();
   // Rounds of PROJECTOR_BATCH_SIZE (1000) events, as the projector seals.
-  while ((await sealChain(handle.db, 1000, redactEvent)) > 0);
+  while ((await sealLog(handle.db, 1000, redactEvent)) > 0);
   const sealCpu = process.cpuUsage(cpu);
   const { rows } = await database.pool.query<{ bytes: string }>(
     `SELECT pg_total_relation_size('merkle_nodes') AS bytes`,

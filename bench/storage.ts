@@ -4,7 +4,7 @@ import type pg from 'pg';
 async function settle(pool: pg.Pool): Promise<void> {
   for (let i = 0; i < 150; i += 1) {
     const { rows } = await pool.query<{ behind: string }>(
-      `SELECT (SELECT count(*) FROM events) - (SELECT COALESCE(sum(event_count), 0) FROM event_seals) AS behind`,
+      `SELECT (SELECT count(*) FROM events) - (SELECT COALESCE(sum(event_count), 0) FROM log_seals) AS behind`,
     );
     if (Number(rows[0]!.behind) === 0) break;
     await new Promise((resolve) => setTimeout(resolve, 200));

@@ -4,9 +4,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { gunzipSync, gzip as gzipCallback } from 'node:zlib';
 import { archiveKey, type ArchiveBlock, type ArchiveKey } from './archive-index.js';
-import { chainHash } from './chain-link.js';
 import type { ExportLine } from './export.js';
-import { toRecordedEvent, type EventRow } from '../event-store/types.js';
+import type { TreeExportLine } from './export-format.js';
 import { TILE } from './tree-store.js';
 
 const gzip = promisify(gzipCallback);
@@ -55,7 +54,7 @@ export async function writeArchiveFile(
   dir: string,
   partition: string,
   spaceId: string,
-  lines: AsyncIterable<ExportLine>,
+  lines: AsyncIterable<ExportLine | TreeExportLine>,
 ): Promise<WrittenArchiveFile> {
   const file = archiveFileName(partition, spaceId);
   await mkdir(path.join(dir, partition), { recursive: true, mode: 0o700 });
@@ -187,33 +186,4 @@ export async function readManifests(dir: string): Promise<{
   }
   manifests.sort((a, b) => a.starts_at.localeCompare(b.starts_at));
   return { manifests, extra };
-}
-
-/**
- * Checks the sealed ranges a file holds on their own: each seal's events are all there, each
- * hashes with the link before to its own, and the last ends at the seal's stored hash. Returns
- * what is wrong, or undefined. (Gaps between seals are other partitions' events: the continuity
- * of the whole chain is verify-export's, over the archive and the live export together.)
- */
-export function checkSealedRanges(lines: readonly string[]): string | undefined {
-  const parsed = lines.map((line) => JSON.parse(line) as ExportLine);
-  const events = new Map<number, Extract<ExportLine, { type: 'event' }>>();
-  for (const line of parsed) if (line.type === 'event') events.set(line.sequence, line);
-  for (const seal of parsed) {
-    if (seal.type !== 'seal') continue;
-    let previous: Buffer = Buffer.from(seal.previous_hash, 'hex');
-    for (let sequence = seal.first_sequence; sequence <= seal.last_sequence; sequence += 1) {
-      const line = events.get(sequence);
-      if (!line) return `sequence ${sequence} of its seal is not in the file`;
-      const row = line.event as unknown as EventRow & { recorded_at: string };
-      const event = toRecordedEvent({ ...row, recorded_at: new Date(row.recorded_at) });
-      const hash = chainHash(previous, event);
-      if (hash.toString('hex') !== line.hash) return `sequence ${sequence} does not match its link`;
-      previous = hash;
-    }
-    if (previous.toString('hex') !== seal.hash) {
-      return `sequences ${seal.first_sequence}..${seal.last_sequence} do not end at their seal`;
-    }
-  }
-  return undefined;
 }

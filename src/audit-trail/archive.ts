@@ -4,7 +4,6 @@ import type { Database } from '../db/schema.js';
 import { decideArchive } from '../domain/archive/decide.js';
 import { insertEvents, streamRows } from '../event-store/insert-events.js';
 import {
-  checkSealedRanges,
   readArchiveFile,
   writeArchiveFile,
   writeManifest,
@@ -12,8 +11,10 @@ import {
   type WrittenArchiveFile,
 } from './archive-files.js';
 import { recordArchiveIndex } from './archive-index.js';
-import { BEGINNING, exportSpaceChain } from './export.js';
-import type { Redact } from './space-chain.js';
+import { BEGINNING } from './export.js';
+import { exportSpaceTree } from './export-tree.js';
+import { checkTreeExport } from './check-export-tree.js';
+import type { Redact } from './redaction.js';
 
 /** What became of one partition. */
 export type ArchiveOutcome =
@@ -34,8 +35,8 @@ export type ArchiveOutcome =
 
 /**
  * Archives every whole partition of the log that ends at or before `before`, oldest first: writes
- * each space's events of it (with their seals and the checkpoints whose heads they hold) to
- * `dir` as gzipped NDJSON in the audit export's format, files created exclusively; reads them back
+ * each space's events of it (with its tree's frontier before them and the signed heads among
+ * them) to `dir` as gzipped NDJSON in the audit export's format 2, files created exclusively; reads them back
  * and verifies them; then, in one transaction, appends an `events-archived` event naming the range,
  * the files and their SHA-256, records the range for the audit API, and drops the partition, so
  * its disk comes back with no row-by-row DELETE. Runs as the owner (only the owner may drop a
@@ -85,11 +86,12 @@ async function archivePartition(
   );
   const written: WrittenArchiveFile[] = [];
   for (const { space_id: spaceId } of counts) {
-    const lines = exportSpaceChain(db, {
+    const lines = exportSpaceTree(db, {
       spaceId,
       from,
       to: partition.ends_at,
       redact: options.redact,
+      archiveDir: options.dir,
     });
     written.push(await writeArchiveFile(options.dir, name, spaceId, lines));
   }
@@ -114,7 +116,7 @@ async function archivePartition(
       ? 'does not read back as written'
       : file.events !== expected
         ? `holds ${file.events} events of the ${expected} in the partition`
-        : checkSealedRanges(read.lines);
+        : treeProblem(read.lines);
     if (problem) {
       return {
         partition: name,
@@ -192,7 +194,7 @@ async function unsettledReason(
   const table = sql.table(name);
   const { rows } = await sql<{ open: number; unsealed: number; unprojected: number }>`
     WITH tip AS (
-      SELECT last_transaction_id AS t, last_position AS p FROM event_seals
+      SELECT last_transaction_id AS t, last_position AS p FROM log_seals
       ORDER BY seal_number DESC LIMIT 1)
     SELECT
       (SELECT count(*)::int FROM pg_stat_activity
@@ -210,4 +212,13 @@ async function unsettledReason(
   if (row.unsealed > 0) return `${row.unsealed} of its events are not sealed yet`;
   if (row.unprojected > 0) return `${row.unprojected} of its events are not projected yet`;
   return undefined;
+}
+
+/**
+ * What is wrong with an archive file read back, judged as an export of format 2 on its own: its
+ * sequences run on from its frontier, and its events make the roots of the heads it holds.
+ */
+function treeProblem(lines: readonly string[]): string | undefined {
+  const verdict = checkTreeExport(lines, { allowUnanchoredTail: true });
+  return verdict.ok ? undefined : `${verdict.reason}: ${verdict.detail}`;
 }

@@ -2,13 +2,12 @@ import {
   createPrivateKey,
   createPublicKey,
   generateKeyPairSync,
-  sign,
   verify,
   type KeyObject,
 } from 'node:crypto';
 import path from 'node:path';
 import { calculateJwkThumbprint, type JWK } from 'jose';
-import type { CheckpointStatement } from './audit-checkpoints.js';
+import type { CheckpointStatement } from './jws-checkpoints.js';
 import { readFile } from 'node:fs/promises';
 import { ConfigError } from '../config/config.js';
 import { readOrCreateFile } from '../config/data-files.js';
@@ -124,14 +123,6 @@ export async function loadAuditPublicKey(
 }
 
 const TYP = 'audit-checkpoint+jws';
-
-/** Signs a statement as a compact JWS (EdDSA). */
-export function signCheckpoint(key: AuditKey, statement: CheckpointStatement): string {
-  if (!key.privateKey) throw new Error('this audit key has no private half');
-  const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
-  const input = `${encode({ alg: 'EdDSA', typ: TYP, kid: key.kid })}.${encode(statement)}`;
-  return `${input}.${sign(null, Buffer.from(input), key.privateKey).toString('base64url')}`;
-}
 
 /** The statement of a checkpoint whose signature verifies under `publicKey`, else undefined. */
 export function verifyCheckpoint(

@@ -1,5 +1,13 @@
+import type { KeyObject } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import type { RecordedEvent } from '../event-store/types.js';
 import type { ExportLine } from './export.js';
 import { readArchiveFile, readManifests, type ArchiveProblem } from './archive-files.js';
+import { exportedEvent } from './check-export.js';
+import { checkTreeExport } from './check-export-tree.js';
+import { EXPORT_FORMAT, exportFormat } from './export-format.js';
+import { compareLogPositions } from './seal-ranges.js';
 
 /** An export and a space's archive files as one chain, and where each line came from. */
 export interface MergedChain {
@@ -169,4 +177,68 @@ function firstEventSpace(lines: ReadonlyArray<ExportLine | undefined>): string |
     }
   }
   return undefined;
+}
+
+/** The events of one archived partition, every space's, as the log tree's check reads them. */
+export interface ArchivedPartition {
+  /** In commit-safe order (transaction, then position), as the log tree's leaves run. */
+  readonly events: readonly RecordedEvent[];
+  /** Files of format 2 whose frontier, events and heads made one space tree's roots. */
+  readonly filesChecked: number;
+}
+
+/**
+ * Reads back every file of the archived partition starting at `partitionStart` (archived_ranges
+ * names them and their SHA-256): a file absent or not hashing to what the log recorded fails,
+ * named; a file of format 2 must, on its own, extend its frontier by its events to the root of
+ * each space-tree head it holds (signed by the audit key, with `publicKey`). Returns the events
+ * of all its files in commit-safe order, whose leaves extend the log tree (check-log-tree.ts).
+ */
+export async function readArchivedPartition(
+  db: Kysely<Database>,
+  dir: string,
+  /** The partition's start in epoch ms (-Infinity for the first, open-ended one). */
+  partitionStart: number,
+  publicKey?: KeyObject,
+): Promise<ArchivedPartition | (ArchiveProblem & { readonly detail: string })> {
+  // Compared in JavaScript: the first partition starts at -infinity, which no parameter binds.
+  const rows = (
+    await db
+      .selectFrom('archived_ranges')
+      .select(['space_id', 'starts_at', 'file', 'sha256', 'event_count'])
+      .select(['first_sequence', 'last_sequence'])
+      .execute()
+  ).filter((row) => Number(row.starts_at) === partitionStart);
+  const events: RecordedEvent[] = [];
+  let filesChecked = 0;
+  for (const row of rows) {
+    const read = await readArchiveFile(dir, { ...row, events: row.event_count });
+    if (!read) {
+      return {
+        reason: 'archive_file_missing',
+        file: row.file,
+        detail: `${row.file} is recorded as archived but not in ${dir}`,
+      };
+    }
+    if (!read.intact) {
+      return {
+        reason: 'archive_file_altered',
+        file: row.file,
+        detail: `${row.file} does not hash to the SHA-256 the log recorded for it`,
+      };
+    }
+    if (exportFormat(read.lines) === EXPORT_FORMAT) {
+      const verdict = checkTreeExport(read.lines, { publicKey, allowUnanchoredTail: true });
+      if (!verdict.ok) {
+        return { reason: 'archive_file_altered', file: row.file, detail: verdict.detail };
+      }
+      filesChecked += 1;
+    }
+    for (const text of read.lines) {
+      const line = parseLine(text);
+      if (line?.type === 'event') events.push(exportedEvent(line));
+    }
+  }
+  events.sort((a, b) => compareLogPositions(a, b));
+  return { events, filesChecked };
 }

@@ -1,4 +1,4 @@
-import type { CheckpointStatement } from './audit-checkpoints.js';
+import type { CheckpointStatement } from './jws-checkpoints.js';
 
 /**
  * The export's checkpoints against the space's checkpoint files: each exported checkpoint must be

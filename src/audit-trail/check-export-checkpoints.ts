@@ -1,4 +1,4 @@
-import { checkpointDigest, type CheckpointStatement } from './audit-checkpoints.js';
+import { checkpointDigest, type CheckpointStatement } from './jws-checkpoints.js';
 
 /** What the checkpoints of an export can be found guilty of. */
 export type CheckpointFailure =

@@ -1,4 +1,4 @@
-import type { CheckpointStatement } from './audit-checkpoints.js';
+import type { CheckpointStatement } from './jws-checkpoints.js';
 import { chainHash, GENESIS_HASH } from './chain-link.js';
 import { toRecordedEvent, type EventRow, type RecordedEvent } from '../event-store/types.js';
 import type { ExportLine } from './export.js';

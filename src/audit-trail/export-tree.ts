@@ -1,11 +1,12 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { canonicalEventBytes } from './chain-link.js';
-import { eventsInRange, sealRange } from './chain-rows.js';
+import { eventsInRange, sealRange } from './seal-ranges.js';
 import { archivedOverlapping } from './export.js';
 import { EXPORT_FORMAT, type FrontierLine, type TreeExportLine } from './export-format.js';
 import type { Redact } from './redaction.js';
 import { spaceTree } from './space-tree.js';
+import { archivedSpaceTree } from './archived-leaves.js';
 import { loadFrontier } from './tree-growth.js';
 import { TreeLeavesMissing } from './tree-store.js';
 import { listTreeHeads } from './tree-heads.js';
@@ -25,6 +26,8 @@ export async function* exportSpaceTree(
     readonly to: Date;
     readonly redact: Redact;
     readonly pageSize?: number;
+    /** ARCHIVE_DIR: leaves before the first exported event that were archived are read there. */
+    readonly archiveDir?: string;
   },
 ): AsyncGenerator<TreeExportLine> {
   yield { type: 'format', version: EXPORT_FORMAT };
@@ -34,7 +37,7 @@ export async function* exportSpaceTree(
   let last: number | undefined;
   for (;;) {
     const seals = await db
-      .selectFrom('space_seals')
+      .selectFrom('space_ranges')
       .select(['seal_number', 'first_sequence', 'last_sequence', 'min_position', 'max_position'])
       .where('space_id', '=', options.spaceId)
       .where('last_recorded_at', '>=', options.from)
@@ -78,14 +81,13 @@ export async function* exportSpaceTree(
 /** The space tree's frontier of `first - 1` leaves, from its stored nodes and last tile. */
 async function frontierBefore(
   db: Kysely<Database>,
-  options: { readonly spaceId: string; readonly redact: Redact },
+  options: { readonly spaceId: string; readonly redact: Redact; readonly archiveDir?: string },
   first: number,
 ): Promise<FrontierLine | undefined> {
-  const frontier = await loadFrontier(
-    db,
-    spaceTree(db, options.spaceId, options.redact),
-    first - 1,
-  ).catch((error: unknown) => {
+  const tree = options.archiveDir
+    ? archivedSpaceTree(db, options.spaceId, options.redact, options.archiveDir)
+    : spaceTree(db, options.spaceId, options.redact);
+  const frontier = await loadFrontier(db, tree, first - 1).catch((error: unknown) => {
     // Leaves before the first exported event are archived: the archive files hold them.
     if (error instanceof TreeLeavesMissing) return undefined;
     throw error;

@@ -4,7 +4,7 @@ import type { RecordedEvent } from '../event-store/types.js';
 import { LOG_START } from '../event-store/types.js';
 import { inRange } from '../event-store/log-range.js';
 import type { TreeHashes } from '../transparency/merkle.js';
-import { eventsInRange, sealEnd, sealHolding, sealRange } from './chain-rows.js';
+import { eventsInRange, sealEnd, sealHolding, sealRange } from './seal-ranges.js';
 import type { Redact } from './redaction.js';
 import { spaceLeaf } from './space-tree.js';
 import { overTree, type TreeSource } from './tree-store.js';
@@ -21,24 +21,12 @@ export const LOG_TREE = '';
 /** How many events the log tree holds: every sealed event. */
 export async function logTreeSize(db: Kysely<Database>): Promise<number> {
   const row = await db
-    .selectFrom('log_tree_sizes')
+    .selectFrom('log_seals')
     .select('tree_size')
     .orderBy('seal_number', 'desc')
     .limit(1)
     .executeTakeFirst();
   return Number(row?.tree_size ?? 0);
-}
-
-/** Records the log tree's size once seal `sealNumber` is in it (in the sealing transaction). */
-export async function recordLogTreeSize(
-  trx: Kysely<Database>,
-  sealNumber: number,
-  size: number,
-): Promise<void> {
-  await trx
-    .insertInto('log_tree_sizes')
-    .values({ seal_number: sealNumber, tree_size: size })
-    .execute();
 }
 
 /** The log tree, as the tree store reads it: leaves from the seals holding them. */
@@ -50,16 +38,15 @@ export function logTree(db: Kysely<Database>, redact: Redact): TreeSource {
       const { rows } = await sql<{
         seal_number: number;
         tree_size: number;
-        event_count: number;
         last_transaction_id: string;
         last_position: number;
       }>`
-        SELECT s.seal_number, s.tree_size, e.event_count, e.last_transaction_id, e.last_position
-        FROM event_seals e JOIN log_tree_sizes s USING (seal_number)
-        WHERE s.seal_number BETWEEN
-          (SELECT seal_number - 1 FROM log_tree_sizes WHERE tree_size >= ${from} ORDER BY tree_size LIMIT 1)
-          AND (SELECT seal_number FROM log_tree_sizes WHERE tree_size >= ${to} ORDER BY tree_size LIMIT 1)
-        ORDER BY s.seal_number`.execute(db);
+        SELECT seal_number, tree_size, last_transaction_id, last_position
+        FROM log_seals
+        WHERE seal_number BETWEEN
+          (SELECT seal_number - 1 FROM log_seals WHERE tree_size >= ${from} ORDER BY tree_size LIMIT 1)
+          AND (SELECT seal_number FROM log_seals WHERE tree_size >= ${to} ORDER BY tree_size LIMIT 1)
+        ORDER BY seal_number`.execute(db);
       const last = rows.at(-1);
       if (!last || last.tree_size < to) return [];
       // The row before the first seal holding `from` (absent when that seal is the first).
@@ -98,7 +85,7 @@ export async function logLeafIndex(
   if (sealNumber === undefined) return undefined;
   const range = await sealRange(db, sealNumber);
   const size = await db
-    .selectFrom('log_tree_sizes')
+    .selectFrom('log_seals')
     .select('tree_size')
     .where('seal_number', '=', sealNumber)
     .executeTakeFirst();

@@ -19,7 +19,7 @@ export function sealEnd(seal: {
 }
 
 /**
- * The stretch of the log global seal `sealNumber` covers: after the previous seal's last event,
+ * The stretch of the log seal `sealNumber` covers: after the previous seal's last event,
  * through its own. Undefined when there is no such seal.
  */
 export async function sealRange(
@@ -27,7 +27,7 @@ export async function sealRange(
   sealNumber: number,
 ): Promise<(Omit<LogRange, 'count'> & { readonly eventCount: number }) | undefined> {
   const rows = await db
-    .selectFrom('event_seals')
+    .selectFrom('log_seals')
     .select(['seal_number', 'event_count', 'last_transaction_id', 'last_position'])
     .where('seal_number', 'in', [sealNumber - 1, sealNumber])
     .execute();
@@ -41,13 +41,13 @@ export async function sealRange(
   };
 }
 
-/** The number of the global seal whose range holds `position`: the first to end at or after it. */
+/** The number of the seal whose range holds `position`: the first to end at or after it. */
 export async function sealHolding(
   db: Kysely<Database>,
   position: LogPosition,
 ): Promise<number | undefined> {
   const { rows } = await sql<{ seal_number: number }>`
-    SELECT seal_number FROM event_seals
+    SELECT seal_number FROM log_seals
     WHERE (last_transaction_id, last_position) >= (${position.transactionId}::xid8, ${position.globalPosition})
     ORDER BY last_transaction_id, last_position LIMIT 1`.execute(db);
   return rows[0] === undefined ? undefined : Number(rows[0].seal_number);

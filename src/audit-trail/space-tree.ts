@@ -3,12 +3,13 @@ import type { Database } from '../db/schema.js';
 import type { RecordedEvent } from '../event-store/types.js';
 import { leafHash, type Hash, type TreeHashes } from '../transparency/merkle.js';
 import { canonicalEventBytes } from './chain-link.js';
-import { eventsInRange, sealEnd } from './chain-rows.js';
+import { eventsInRange, sealEnd } from './seal-ranges.js';
 import type { Redact } from './redaction.js';
 import { overTree, type TreeSource } from './tree-store.js';
 
 // Each space's events as an RFC 9162 Merkle tree (migration 023): leaf i is the space's event of
-// sequence i + 1, hashed over the bytes its space chain covers; kept as tree-store.ts keeps trees.
+// sequence i + 1 (space_ranges number them), hashed over its canonical redacted bytes; kept as
+// tree-store.ts keeps trees.
 
 /** An event's leaf hash in its space's tree. */
 export function spaceLeaf(event: RecordedEvent, redact: Redact): Hash {
@@ -27,7 +28,7 @@ export async function spaceLeaves(
   // The space's seals from the one holding `from` through the one holding `to`: a range of the
   // primary key, bounded above by the first seal to reach `to`.
   const seals = await db
-    .selectFrom('space_seals')
+    .selectFrom('space_ranges')
     .select(['first_sequence', 'last_sequence', 'seal_number', 'min_position', 'max_position'])
     .where('space_id', '=', spaceId)
     .where('last_sequence', '>=', from)
@@ -35,7 +36,7 @@ export async function spaceLeaves(
       'last_sequence',
       '<=',
       db
-        .selectFrom('space_seals')
+        .selectFrom('space_ranges')
         .select((eb) => eb.fn.min('last_sequence').as('last'))
         .where('space_id', '=', spaceId)
         .where('last_sequence', '>=', to),
@@ -46,7 +47,7 @@ export async function spaceLeaves(
   const first = seals[0]!;
   const last = seals.at(-1)!;
   const bounds = await db
-    .selectFrom('event_seals')
+    .selectFrom('log_seals')
     .select(['seal_number', 'last_transaction_id', 'last_position'])
     .where('seal_number', 'in', [Number(first.seal_number) - 1, Number(last.seal_number)])
     .execute();

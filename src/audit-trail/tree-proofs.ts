@@ -3,7 +3,7 @@ import type { Database } from '../db/schema.js';
 import { EVENT_COLUMNS, toRecordedEvent, type EventRow } from '../event-store/types.js';
 import { consistencyProof, inclusionProof, leafHash, type Hash } from '../transparency/merkle.js';
 import { canonicalEventBytes } from './chain-link.js';
-import { sealHolding, sealRange } from './chain-rows.js';
+import { sealHolding, sealRange } from './seal-ranges.js';
 import { inRange } from '../event-store/log-range.js';
 import type { Redact } from './redaction.js';
 import { spaceTree } from './space-tree.js';
@@ -12,11 +12,11 @@ import { LOG_TREE, logLeafIndex, logTree, logTreeSize } from './log-tree.js';
 import { overTree, type TreeSource } from './tree-store.js';
 import { eventVisibleTo } from '../domain/policy.js';
 
-/** How many events a tree holds: a space chain's head, or every sealed event (LOG_TREE). */
+/** How many events a tree holds: a space's last sequence, or every sealed event (LOG_TREE). */
 export async function sealedTreeSize(db: Kysely<Database>, spaceId: string): Promise<number> {
   if (spaceId === LOG_TREE) return logTreeSize(db);
   const head = await db
-    .selectFrom('space_seals')
+    .selectFrom('space_ranges')
     .select('last_sequence')
     .where('space_id', '=', spaceId)
     .orderBy('last_sequence', 'desc')
@@ -86,7 +86,7 @@ export async function findLeaf(
   const sealNumber = (await sealHolding(db, event)) ?? 0;
   const share = sealNumber
     ? await db
-        .selectFrom('space_seals')
+        .selectFrom('space_ranges')
         .select(['first_sequence', 'min_position', 'max_position'])
         .where('space_id', '=', spaceId)
         .where('seal_number', '=', sealNumber)

@@ -5,7 +5,7 @@ import type { Logger } from '../config/logger.js';
 import type { DatabaseHandle } from '../db/database.js';
 import { PROJECTIONS } from '../projections/all.js';
 import { startProjector, type RunningProjector } from '../projections/projector.js';
-import { loadAuditSigningKey, signCheckpoint } from '../audit-trail/audit-key.js';
+import { loadAuditSigningKey } from '../audit-trail/audit-key.js';
 import { purgeExpiredRevocations } from '../projections/token-revocations.js';
 import { purgeExpiredIdempotentResponses } from '../projections/idempotent-responses.js';
 import { purgeExpiredUsedOnce } from '../projections/used-once-ids.js';
@@ -21,8 +21,8 @@ import type { Database } from '../db/schema.js';
 import { msOf } from '../domain/times.js';
 
 /**
- * The projector as `npm run projector` runs it: every view, the hash chains, and signed audit
- * checkpoints every AUDIT_CHECKPOINT_INTERVAL_SECONDS.
+ * The projector as `npm run projector` runs it: every view, the Merkle trees, and their signed
+ * heads (the audit checkpoints) every AUDIT_CHECKPOINT_INTERVAL_SECONDS and at shutdown.
  */
 export async function startProjectorService(
   config: Config,
@@ -45,7 +45,6 @@ export async function startProjectorService(
     sealIntervalMs: config.SEAL_INTERVAL_MS,
     checkpoints: {
       intervalMs: msOf(config.AUDIT_CHECKPOINT_INTERVAL_SECONDS),
-      sign: (statement) => signCheckpoint(auditKey, statement),
       signTreeHead: (treeId, size, root) =>
         signTreeHead(auditKey, treeOrigin(config.TOKEN_ISSUER, treeId), size, root),
       onTreeHead: (head) => witnessing.submit(head),

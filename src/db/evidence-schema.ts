@@ -3,7 +3,7 @@ import type { ColumnType, Generated } from 'kysely';
 /* The evidence tables: seals, Merkle trees and their heads, archives, partitions (schema.ts's
  * Database names them with the rest). */
 
-/** One sealed range of the log (migration 018); see src/audit-trail/seal-chain.ts. */
+/** One range of the retired global hash chain (migration 018): format-1 evidence, read only. */
 export interface EventSealsTable {
   seal_number: number;
   event_count: number;
@@ -16,7 +16,7 @@ export interface EventSealsTable {
   partition_start: ColumnType<Date, Date | string | undefined, never>;
 }
 
-/** One space's share of a sealed range; see src/audit-trail/space-chain.ts. */
+/** One space's share of a range of the retired hash chain (format-1 evidence, read only). */
 export interface SpaceSealsTable {
   space_id: string;
   last_sequence: number;
@@ -28,6 +28,33 @@ export interface SpaceSealsTable {
   last_recorded_at: Date;
   previous_hash: Buffer;
   hash: Buffer;
+  sealed_at: Generated<Date>;
+}
+
+/**
+ * A sealed range of the log (migration 034): where it ends, how many events, the log tree's size
+ * once it is in. The sealer's record since the chains retired (src/audit-trail/sealer.ts).
+ */
+export interface LogSealsTable {
+  seal_number: number;
+  event_count: number;
+  last_transaction_id: string;
+  last_position: number;
+  partition_start: ColumnType<Date, Date | string | undefined, never>;
+  tree_size: number;
+  sealed_at: Generated<Date>;
+}
+
+/** One space's share of a sealed range: its tree's leaves of it (migration 034). */
+export interface SpaceRangesTable {
+  space_id: string;
+  last_sequence: number;
+  first_sequence: number;
+  seal_number: number;
+  min_position: number;
+  max_position: number;
+  first_recorded_at: Date;
+  last_recorded_at: Date;
   sealed_at: Generated<Date>;
 }
 

@@ -4,6 +4,8 @@ import type {
   MerkleNodesTable,
   MerkleCheckpointsTable,
   LogTreeSizesTable,
+  LogSealsTable,
+  SpaceRangesTable,
   MerkleCosignaturesTable,
   ArchivedRangesTable,
   ArchivedBlocksTable,
@@ -155,6 +157,8 @@ export interface Database {
   merkle_checkpoints: MerkleCheckpointsTable;
   merkle_cosignatures: MerkleCosignaturesTable;
   log_tree_sizes: LogTreeSizesTable;
+  log_seals: LogSealsTable;
+  space_ranges: SpaceRangesTable;
   archived_ranges: ArchivedRangesTable;
   archived_blocks: ArchivedBlocksTable;
   archived_leaf_keys: ArchivedLeafKeysTable;

@@ -4,9 +4,8 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../db/schema.js';
 import { EVENTS_CHANNEL } from '../event-store/notify.js';
-import { sealChain } from '../audit-trail/seal-chain.js';
-import { sealSpaceChains } from '../audit-trail/space-chain.js';
-import { writeCheckpoints, type CheckpointStatement } from '../audit-trail/audit-checkpoints.js';
+import { sealLog } from '../audit-trail/sealer.js';
+import { signTreeHeads } from '../audit-trail/tree-head-signing.js';
 import { redactEvent } from '../audit-trail/redaction.js';
 import type { SignedTreeHead } from '../audit-trail/tree-heads.js';
 import { ADVISORY_LOCK } from '../db/advisory-locks.js';
@@ -22,19 +21,18 @@ export interface ProjectorOptions {
   readonly batchSize: number;
   readonly pollIntervalMs: number;
   readonly logger: Logger;
-  /** Also extend the hash chains (the sealer follows the log like a projection). */
+  /** Also grow the Merkle trees (the sealer follows the log like a projection). */
   readonly seal: boolean;
   /**
    * Seal at most this often (unless the last seal was full): a seal is one row per range and
    * space, so at a trickle of traffic this, not the traffic, bounds how many rows seals take.
    */
   readonly sealIntervalMs?: number;
-  /** Sign each space's chain head every `intervalMs` and on stop (needs `seal`). */
+  /** Sign each tree's head every `intervalMs` and on stop (needs `seal`). */
   readonly checkpoints?: {
     readonly intervalMs: number;
-    readonly sign: (statement: CheckpointStatement) => string;
-    /** Signs each tree's head as a C2SP checkpoint: spaces' beside the statement, and the log's. */
-    readonly signTreeHead?: (treeId: string, size: number, root: Buffer) => string;
+    /** Signs a tree's head as a C2SP checkpoint: each space's tree, and the log's. */
+    readonly signTreeHead: (treeId: string, size: number, root: Buffer) => string;
     /** Told of each tree head signed (the witnesses are sent them). */
     readonly onTreeHead?: (head: SignedTreeHead) => void;
     /** Where checkpoint files are written, never rewritten. */
@@ -66,7 +64,7 @@ export interface RunningProjector {
 }
 
 /**
- * Follows the log and keeps every projection (and the hash chain) up to date. Only the holder of
+ * Follows the log and keeps every projection (and the Merkle trees) up to date. Only the holder of
  * a Postgres advisory lock works; other replicas retry the lock and take over within
  * standbyRetryMs of the leader's session ending. Woken by LISTEN/NOTIFY, polls as a fallback.
  */
@@ -88,17 +86,15 @@ export function startProjector(options: ProjectorOptions): RunningProjector {
     });
 
   let lastCheckpointAt = Date.now();
-  let spaceChainsCaughtUp = false;
   let lastSealAt = 0;
   let sealFull = false;
   const checkpoint = async () => {
     if (!options.checkpoints) return;
-    const written = await writeCheckpoints(options.db, options.checkpoints.sign, {
+    const signed = await signTreeHeads(options.db, options.checkpoints.signTreeHead, {
       dir: options.checkpoints.dir,
-      signTreeHead: options.checkpoints.signTreeHead,
       onTreeHead: options.checkpoints.onTreeHead,
     });
-    if (written > 0) logger.info({ written }, 'audit checkpoints signed');
+    if (signed > 0) logger.info({ signed }, 'tree heads signed');
   };
 
   async function lead(session: pg.Client): Promise<void> {
@@ -143,15 +139,8 @@ export function startProjector(options: ProjectorOptions): RunningProjector {
           options.batchSize,
         );
         if (options.seal) {
-          // History sealed before the space chains existed, until caught up; from then on the
-          // global sealer extends both in one transaction, so they cannot drift apart again.
-          if (!spaceChainsCaughtUp) {
-            const backfilled = await sealSpaceChains(options.db, redactEvent);
-            spaceChainsCaughtUp = backfilled === 0;
-            worked += backfilled;
-          }
           if (sealFull || Date.now() - lastSealAt >= (options.sealIntervalMs ?? 0)) {
-            const sealed = await sealChain(options.db, options.batchSize, redactEvent);
+            const sealed = await sealLog(options.db, options.batchSize, redactEvent);
             lastSealAt = Date.now();
             sealFull = sealed >= options.batchSize;
             worked += sealed;
@@ -233,8 +222,7 @@ export function startProjector(options: ProjectorOptions): RunningProjector {
         giveUpMs,
       );
       if (wasLeader && options.checkpoints && answered) {
-        const written = sealSpaceChains(options.db, redactEvent)
-          .then(() => sealChain(options.db, options.batchSize, redactEvent))
+        const written = sealLog(options.db, options.batchSize, redactEvent)
           .then(checkpoint)
           .then(() => true);
         answered = await withinMs(written, giveUpMs).catch((error: unknown) => {

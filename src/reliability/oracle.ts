@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { kyselyOver } from '../db/database.js';
-import { checkChain } from '../audit-trail/check-chain.js';
+import { checkLogTree } from '../audit-trail/check-log-tree.js';
 import { compareViewsWithLog } from './recompute.js';
 
 /** What a reliability run's end state looks like, and whether it is what it must be. */
@@ -11,12 +11,14 @@ export interface LogVerdict {
   /** Token ids recorded more than once (must be 0). */
   readonly duplicateTokenEvents: number;
   readonly views: Awaited<ReturnType<typeof compareViewsWithLog>>;
-  readonly chain: Awaited<ReturnType<typeof checkChain>>;
+  /** The log tree recomputed from the events and held to its signed heads. */
+  readonly chain: Awaited<ReturnType<typeof checkLogTree>>;
 }
 
 /**
  * After a run: every token a client received has its committed event, no token id is recorded
- * twice, every view equals its recomputation from the log, and the hash chain verifies.
+ * twice, every view equals its recomputation from the log, and the log tree recomputed from the
+ * events makes the roots its signed heads hold.
  * Call once the projector has caught up ({@link waitForProjector}).
  */
 export async function judgeLog(
@@ -35,7 +37,7 @@ export async function judgeLog(
         GROUP BY 1 HAVING count(*) > 1) d`,
   );
   const views = await compareViewsWithLog(pool);
-  const chain = await checkChain(kyselyOver(pool));
+  const chain = await checkLogTree(kyselyOver(pool));
   const tokensWithoutEvent = missing[0]!.n;
   const duplicateTokenEvents = duplicates[0]!.n;
   return {

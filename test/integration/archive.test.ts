@@ -17,15 +17,15 @@ import { TreeLeavesMissing } from '../../src/audit-trail/tree-store.js';
 import { PROJECTIONS } from '../../src/projections/all.js';
 import { catchUp } from '../../src/projections/batches.js';
 import { redactEvent } from '../../src/audit-trail/redaction.js';
-import { writeCheckpoints } from '../../src/audit-trail/audit-checkpoints.js';
-import { sealChain } from '../../src/audit-trail/seal-chain.js';
+import { signTreeHeads } from '../../src/audit-trail/tree-head-signing.js';
+import { sealLog } from '../../src/audit-trail/sealer.js';
 import { signTreeHead, treeOrigin } from '../../src/audit-trail/tree-heads.js';
 import { parseCheckpointText } from '../../src/transparency/checkpoint.js';
 import { leafHash, verifyInclusion } from '../../src/transparency/merkle.js';
 import { openNote, parseVerifierKey } from '../../src/transparency/signed-note.js';
 import { decodeJwt } from 'jose';
-import { checkChain } from '../../src/audit-trail/check-chain.js';
-import { loadAuditSigningKey, signCheckpoint } from '../../src/audit-trail/audit-key.js';
+import { checkLogTree } from '../../src/audit-trail/check-log-tree.js';
+import { loadAuditSigningKey } from '../../src/audit-trail/audit-key.js';
 import { configurePartitioning } from '../../src/event-store/partitions.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
 import {
@@ -59,7 +59,7 @@ let copiedJtis: string[];
 
 const asUser = () => ({ authorization: `Bearer ${login}`, 'x-service-space-id': SPACE });
 const settle = async () => {
-  while ((await sealChain(database.db, 500, redactEvent)) > 0);
+  while ((await sealLog(database.db, 500, redactEvent)) > 0);
   for (const projection of PROJECTIONS) await catchUp(database.db, projection, 1000);
 };
 const logBytes = async () =>
@@ -157,11 +157,9 @@ beforeAll(async () => {
     // Enough for the space's archive file to hold several tiles (gzip members).
     if (round === 0) copiedJtis = await recordIssuances(SPACE, 1000);
     await settle();
-    await writeCheckpoints(database.db, (s) => signCheckpoint(auditKey, s), {
-      // Signed tree heads are what a format-2 export is held to.
-      signTreeHead: (treeId, size, root) =>
-        signTreeHead(auditKey, treeOrigin(service.config.TOKEN_ISSUER, treeId), size, root),
-    });
+    await signTreeHeads(database.db, (treeId, size, root) =>
+      signTreeHead(auditKey, treeOrigin(service.config.TOKEN_ISSUER, treeId), size, root),
+    );
   }
   const served = (await (
     await fetch(`${service.baseUrl}/v1/audit/checkpoints`, { headers: asUser() })
@@ -219,11 +217,9 @@ describe('archiving a partition', () => {
   it('leaves an archive that, with the live export, verifies as one chain from the first event', async () => {
     // What was read since (audit reads are events too) is sealed and signed like the rest.
     await settle();
-    await writeCheckpoints(database.db, (s) => signCheckpoint(auditKey, s), {
-      // Signed tree heads are what a format-2 export is held to.
-      signTreeHead: (treeId, size, root) =>
-        signTreeHead(auditKey, treeOrigin(service.config.TOKEN_ISSUER, treeId), size, root),
-    });
+    await signTreeHeads(database.db, (treeId, size, root) =>
+      signTreeHead(auditKey, treeOrigin(service.config.TOKEN_ISSUER, treeId), size, root),
+    );
     const text = await exportAll();
     expect(text).toContain('"type":"archived"');
     const { code, verdict } = await verifyExport(text, archiveDir);
@@ -316,10 +312,9 @@ describe('archiving a partition', () => {
     const credential = await createCredentialVia(service, SPACE);
     await privateTokenVia(service, credential);
     await settle();
-    await writeCheckpoints(database.db, (s) => signCheckpoint(auditKey, s), {
-      signTreeHead: (treeId, size, root) =>
-        signTreeHead(auditKey, treeOrigin(service.config.TOKEN_ISSUER, treeId), size, root),
-    });
+    await signTreeHeads(database.db, (treeId, size, root) =>
+      signTreeHead(auditKey, treeOrigin(service.config.TOKEN_ISSUER, treeId), size, root),
+    );
     const served = (await (
       await fetch(`${service.baseUrl}/v1/audit/tree-head`, { headers: asUser() })
     ).json()) as { tree_size: number; checkpoint: string; verifier_key: string };
@@ -377,10 +372,63 @@ describe('archiving a partition', () => {
     expect(await missing.text()).toMatch(/ARCHIVE_DIR/);
   });
 
-  it('keeps the global chain verifiable over what is left, stepping over the archived seals', async () => {
-    const verdict = await checkChain(database.db);
-    expect(verdict).toMatchObject({ ok: true });
+  it('keeps the log tree checkable over the database and the archive files, and names an edited or missing file', async () => {
+    const check = (archive: string | undefined) =>
+      checkLogTree(database.db, { publicKey: auditKey.publicKey, archiveDir: archive });
+    const verdict = await check(archiveDir);
+    expect(verdict, JSON.stringify(verdict)).toMatchObject({ ok: true });
     expect(verdict.ok && verdict.archivedSeals).toBeGreaterThan(0);
+    expect(verdict.ok && verdict.headsChecked).toBeGreaterThan(0);
+    // Archived seals are leaves of the tree: without the files the check cannot say ok.
+    expect(await check(undefined)).toMatchObject({ ok: false, reason: 'archive_dir_missing' });
+
+    const file = (archiveOutput[0]!.files as Array<{ space_id: string; file: string }>).find(
+      (entry) => entry.space_id === SPACE,
+    )!.file;
+    const missing = await copyOfArchive();
+    await rm(path.join(missing, file));
+    expect(await check(missing)).toMatchObject({ ok: false, reason: 'archive_file_missing' });
+
+    // Edited: one event's client changed; then also the hash the log recorded for the file,
+    // rewritten by a superuser behind the triggers: the leaves no longer make the signed roots.
+    const edited = await copyOfArchive();
+    const lines = gunzipSync(await readFile(path.join(edited, file)))
+      .toString('utf8')
+      .trim()
+      .split('\n');
+    const index = lines.findIndex((line) => line.includes('"type":"event"'));
+    lines[index] = lines[index]!.replace(/"client_id":"[^"]+"/, '"client_id":"ci_someone_else"');
+    await rm(path.join(edited, file), { force: true });
+    const bytes = gzipSync(`${lines.join('\n')}\n`);
+    await writeFile(path.join(edited, file), bytes);
+    expect(await check(edited)).toMatchObject({ ok: false, reason: 'archive_file_altered' });
+    const { createHash } = await import('node:crypto');
+    const client = await database.pool.connect();
+    const recorded = await client.query<{ sha256: string }>(
+      'SELECT sha256 FROM archived_ranges WHERE file = $1',
+      [file],
+    );
+    const setHash = async (sha256: string) => {
+      await client.query('SET session_replication_role = replica');
+      try {
+        await client.query('UPDATE archived_ranges SET sha256 = $1 WHERE file = $2', [
+          sha256,
+          file,
+        ]);
+      } finally {
+        await client.query('RESET session_replication_role');
+      }
+    };
+    try {
+      await setHash(createHash('sha256').update(bytes).digest('hex'));
+      const rehashed = await check(edited);
+      expect(rehashed.ok).toBe(false);
+      expect(['archive_file_altered', 'event_altered']).toContain(!rehashed.ok && rehashed.reason);
+    } finally {
+      await setHash(recorded.rows[0]!.sha256);
+      client.release();
+    }
+    expect((await check(archiveDir)).ok).toBe(true);
   });
 
   it('fills the index pages of every partition, those made while it ran included', async () => {

@@ -6,8 +6,11 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECTIONS } from '../../src/projections/all.js';
 import { catchUp } from '../../src/projections/batches.js';
-import { sealChain } from '../../src/audit-trail/seal-chain.js';
+import { sealLog } from '../../src/audit-trail/sealer.js';
 import { redactEvent } from '../../src/audit-trail/redaction.js';
+import { loadAuditSigningKey } from '../../src/audit-trail/audit-key.js';
+import { signTreeHeads } from '../../src/audit-trail/tree-head-signing.js';
+import { signTreeHead, treeOrigin } from '../../src/audit-trail/tree-heads.js';
 import {
   createCredentialVia,
   privateTokenVia,
@@ -35,8 +38,16 @@ beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'progress-'));
   const credential = await createCredentialVia(service, SPACE);
   for (let i = 0; i < 5; i += 1) await privateTokenVia(service, credential);
-  // Sealed with the space chains, as the projector does, so the export has events.
-  while ((await sealChain(service.database.db, 500, redactEvent)) > 0);
+  // Sealed and its heads signed into DATA_DIR, as the projector does: verify-chain holds the
+  // tree to them, under the audit key's public half there.
+  while ((await sealLog(service.database.db, 500, redactEvent)) > 0);
+  const auditKey = await loadAuditSigningKey(undefined, dir);
+  await signTreeHeads(
+    service.database.db,
+    (treeId, size, root) =>
+      signTreeHead(auditKey, treeOrigin(service.config.TOKEN_ISSUER, treeId), size, root),
+    { dir: path.join(dir, 'audit-checkpoints') },
+  );
   for (const projection of PROJECTIONS) await catchUp(service.database.db, projection, 1000);
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
@@ -45,8 +56,13 @@ describe('long operations show progress on stderr, results on stdout', () => {
   it('verify-chain', async () => {
     const { code, stdout, stderr } = await cli('verify-chain');
     expect(code).toBe(0);
-    const verdict = JSON.parse(stdout) as { ok: boolean; eventsChecked: number };
+    const verdict = JSON.parse(stdout) as {
+      ok: boolean;
+      eventsChecked: number;
+      headsChecked: number;
+    };
     expect(verdict.ok).toBe(true);
+    expect(verdict.headsChecked).toBe(1);
     const n = verdict.eventsChecked.toLocaleString('en');
     expect(stderr).toMatch(
       new RegExp(`verify-chain: ${n} / ${n} events \\(100%\\), [\\d,]+/s, done in`),

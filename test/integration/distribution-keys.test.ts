@@ -12,7 +12,10 @@ const GLOBAL: Readonly<Record<string, string>> = {
   signing_keys:
     "the shared key ring and each space's own (space_id null for the shared one; reference table, a few rows per space)",
   projection_checkpoints: "each projection's position in the whole log (coordinator)",
-  event_seals: 'the service-wide hash chain over every space (one sequence by design)',
+  event_seals:
+    'the retired service-wide hash chain over every space (one sequence by design; read only since issue 45)',
+  log_seals:
+    "the sealer's ranges of the whole log and the log tree's size after each (one sequence by design)",
   log_tree_sizes:
     "the log tree's size after each global seal (one sequence, like event_seals; the log tree's own nodes are rows of merkle_nodes under the tree id '')",
   event_partitioning: "the log's partition settings (coordinator)",

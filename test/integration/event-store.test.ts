@@ -1,12 +1,19 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { appendToStream } from '../../src/event-store/append-to-stream.js';
 import { createBatchedAppender } from '../../src/event-store/batched-appender.js';
 import { readLog } from '../../src/event-store/read-log.js';
-import { sealChain } from '../../src/audit-trail/seal-chain.js';
-import { checkChain } from '../../src/audit-trail/check-chain.js';
-import { compareLogPositions, sealEnd } from '../../src/audit-trail/chain-rows.js';
+import { sealLog } from '../../src/audit-trail/sealer.js';
+import { checkLogTree } from '../../src/audit-trail/check-log-tree.js';
+import { redactEvent } from '../../src/audit-trail/redaction.js';
+import { signTreeHeads } from '../../src/audit-trail/tree-head-signing.js';
+import { loadAuditSigningKey } from '../../src/audit-trail/audit-key.js';
+import { signTreeHead, treeOrigin } from '../../src/audit-trail/tree-heads.js';
+import { compareLogPositions, sealEnd } from '../../src/audit-trail/seal-ranges.js';
 import {
   LOG_START,
   type LogPosition,
@@ -293,17 +300,19 @@ describe('append-only enforcement', () => {
   });
 
   it.each([
-    ['UPDATE', `UPDATE event_seals SET hash = '\\x00'`],
-    ['DELETE', 'DELETE FROM event_seals'],
-    ['UPDATE', `UPDATE space_seals SET hash = '\\x00'`],
-    ['TRUNCATE', 'TRUNCATE space_seals'],
-  ])('rejects %s on the hash chain', async (_op, statement) => {
+    ['UPDATE', `UPDATE log_seals SET event_count = 1`],
+    ['DELETE', 'DELETE FROM log_seals'],
+    ['UPDATE', `UPDATE space_ranges SET last_sequence = 1`],
+    ['TRUNCATE', 'TRUNCATE space_ranges'],
+    ['UPDATE', `UPDATE merkle_checkpoints SET note = ''`],
+    ['DELETE', 'DELETE FROM merkle_checkpoints'],
+  ])('rejects %s on the seals and the signed tree heads', async (_op, statement) => {
     await expect(database.pool.query(statement)).rejects.toThrow(/append-only/);
   });
 });
 
-describe('hash chain', () => {
-  it('seals committed events in ranges and verifies, then names the range of an event altered, deleted or slipped in behind the triggers', async () => {
+describe('log tree', () => {
+  it('seals committed events in ranges and checks, then names the seal or head of an event altered, deleted, reordered or slipped in behind the triggers', async () => {
     for (let i = 0; i < 10; i++) {
       await appendToStream(database.db, {
         spaceId: SPACE,
@@ -312,18 +321,27 @@ describe('hash chain', () => {
         events: [event({ i })],
       });
     }
-    while ((await sealChain(database.db, 7)) > 0);
-    const clean = await checkChain(database.db, 4);
+    while ((await sealLog(database.db, 7, redactEvent)) > 0);
+    const auditKey = await loadAuditSigningKey(
+      undefined,
+      await mkdtemp(path.join(tmpdir(), 'log-tree-key-')),
+    );
+    await signTreeHeads(database.db, (treeId, size, root) =>
+      signTreeHead(auditKey, treeOrigin('https://issuer.test', treeId), size, root),
+    );
+    const check = () => checkLogTree(database.db, { publicKey: auditKey.publicKey, pageSize: 4 });
+    const clean = await check();
     const total = await database.db
       .selectFrom('events')
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .executeTakeFirstOrThrow();
-    const seals = await database.db.selectFrom('event_seals').selectAll().execute();
-    expect(clean).toEqual({
+    const seals = await database.db.selectFrom('log_seals').selectAll().execute();
+    expect(clean).toMatchObject({
       ok: true,
       eventsChecked: Number(total.n),
       sealsChecked: seals.length,
       archivedSeals: 0,
+      unanchoredEvents: 0,
     });
     // One row per range of at most 7 events, not one per event.
     expect(seals.length).toBe(Math.ceil(Number(total.n) / 7));
@@ -349,9 +367,8 @@ describe('hash chain', () => {
       .sort((a, b) => a.seal_number - b.seal_number)[0]!;
     const breakAt = (reason: string) => ({
       ok: false,
-      sealNumber: holder.seal_number,
-      lastPosition: holder.last_position,
       reason,
+      sealNumber: holder.seal_number,
     });
     const client = await database.pool.connect();
     const asSuperuser = async (statement: string, values: unknown[] = []) => {
@@ -372,13 +389,42 @@ describe('hash chain', () => {
         `UPDATE events SET data = '{"i": 999}' WHERE space_id = $1 AND global_position = $2`,
         [SPACE, victim.global_position],
       );
-      expect(await checkChain(database.db, 4)).toEqual(breakAt('event_altered'));
+      // An edit keeps the counts: the signed head over the victim's leaf names it.
+      expect(await check()).toMatchObject({
+        ok: false,
+        reason: 'event_altered',
+        treeSize: Number(total.n),
+      });
+      await asSuperuser(
+        `UPDATE events SET data = $3 WHERE space_id = $1 AND global_position = $2`,
+        [SPACE, victim.global_position, JSON.stringify(saved[0].data)],
+      );
+      expect((await check()).ok).toBe(true);
+
+      // Reordered: the victim and the event after it swap their contents, counts unchanged.
+      const { rows: pair } = await client.query(
+        `SELECT global_position, data FROM events WHERE space_id = $1
+         ORDER BY transaction_id DESC, global_position DESC OFFSET 2 LIMIT 2`,
+        [SPACE],
+      );
+      const swap = (to: (typeof pair)[number], from: (typeof pair)[number]) =>
+        asSuperuser(`UPDATE events SET data = $3 WHERE space_id = $1 AND global_position = $2`, [
+          SPACE,
+          to.global_position,
+          JSON.stringify(from.data),
+        ]);
+      await swap(pair[0], pair[1]);
+      await swap(pair[1], pair[0]);
+      expect(await check()).toMatchObject({ ok: false, reason: 'event_altered' });
+      await swap(pair[0], pair[0]);
+      await swap(pair[1], pair[1]);
+      expect((await check()).ok).toBe(true);
 
       await asSuperuser(`DELETE FROM events WHERE space_id = $1 AND global_position = $2`, [
         SPACE,
         victim.global_position,
       ]);
-      expect(await checkChain(database.db, 4)).toEqual(breakAt('event_missing'));
+      expect(await check()).toMatchObject(breakAt('event_missing'));
 
       const original = saved[0] as Record<string, unknown>;
       const columns = Object.keys(original);
@@ -395,12 +441,58 @@ describe('hash chain', () => {
           ),
         );
       await insert(SPACE);
-      expect((await checkChain(database.db, 4)).ok).toBe(true);
+      expect((await check()).ok).toBe(true);
       // A forged event placed inside the sealed range, in commit order beside the victim.
       await insert('forged-space');
-      expect(await checkChain(database.db, 4)).toEqual(breakAt('event_added'));
+      expect(await check()).toMatchObject(breakAt('event_added'));
       await asSuperuser(`DELETE FROM events WHERE space_id = 'forged-space'`);
-      expect((await checkChain(database.db, 4)).ok).toBe(true);
+      expect((await check()).ok).toBe(true);
+
+      // The heads themselves: a head of another key, and a head removed while its file stays.
+      const headDir = await mkdtemp(path.join(tmpdir(), 'log-heads-'));
+      const { rows: heads } = await client.query<{ tree_size: string; note: string }>(
+        `SELECT tree_size, note FROM merkle_checkpoints WHERE space_id = ''`,
+      );
+      const headFiles = new Map(heads.map((head) => [Number(head.tree_size), head.note]));
+      await writeFile(path.join(headDir, 'unused'), '');
+      const withFiles = () =>
+        checkLogTree(database.db, { publicKey: auditKey.publicKey, headFiles });
+      expect((await withFiles()).ok).toBe(true);
+      const otherKey = await loadAuditSigningKey(undefined, headDir);
+      const size = Number(heads[0]!.tree_size);
+      const setNote = (note: string) =>
+        asSuperuser(
+          `UPDATE merkle_checkpoints SET note = $1 WHERE space_id = '' AND tree_size = $2`,
+          [note, size],
+        );
+      await setNote(
+        signTreeHead(otherKey, treeOrigin('https://issuer.test', ''), size, Buffer.alloc(32)),
+      );
+      expect(await withFiles()).toMatchObject({
+        ok: false,
+        reason: 'tree_head_forged',
+        treeSize: size,
+      });
+      await setNote(heads[0]!.note);
+      await asSuperuser(`DELETE FROM merkle_checkpoints WHERE space_id = ''`);
+      expect(await withFiles()).toMatchObject({
+        ok: false,
+        reason: 'tree_head_missing',
+        treeSize: size,
+      });
+      await asSuperuser(
+        `INSERT INTO merkle_checkpoints (space_id, tree_size, note) VALUES ('', $1, $2)`,
+        [size, heads[0]!.note],
+      );
+      expect((await withFiles()).ok).toBe(true);
+
+      // A cut tail: the last events and their seal's record gone, the signed head stays.
+      await asSuperuser(
+        `DELETE FROM events WHERE (transaction_id, global_position) >
+           (SELECT last_transaction_id, last_position FROM log_seals ORDER BY seal_number LIMIT 1)`,
+      );
+      await asSuperuser(`DELETE FROM log_seals WHERE seal_number > 1`);
+      expect(await check()).toMatchObject({ ok: false, reason: 'event_missing', treeSize: size });
     } finally {
       client.release();
     }

@@ -9,10 +9,9 @@ import { connect } from '../../src/db/database.js';
 import { PROJECTIONS } from '../../src/projections/all.js';
 import { catchUp } from '../../src/projections/batches.js';
 import { redactEvent } from '../../src/audit-trail/redaction.js';
-import { writeCheckpoints } from '../../src/audit-trail/audit-checkpoints.js';
-import { sealChain } from '../../src/audit-trail/seal-chain.js';
-import { sealSpaceChains } from '../../src/audit-trail/space-chain.js';
-import { loadAuditSigningKey, signCheckpoint } from '../../src/audit-trail/audit-key.js';
+import { signTreeHeads } from '../../src/audit-trail/tree-head-signing.js';
+import { sealLog } from '../../src/audit-trail/sealer.js';
+import { loadAuditSigningKey } from '../../src/audit-trail/audit-key.js';
 import { signTreeHead, treeOrigin } from '../../src/audit-trail/tree-heads.js';
 import { parseCheckpointText } from '../../src/transparency/checkpoint.js';
 import { noteSigner, parseNote, signNote } from '../../src/transparency/signed-note.js';
@@ -34,18 +33,9 @@ let keyFile: string;
 let checkpointsFile: string;
 let exportText: string;
 
-/**
- * Seals both chains. The first round takes the backfill path (global chain first, space chains
- * after, as for history sealed before they existed); later rounds the combined one (both from one
- * page of the log). Exports must verify across both.
- */
-const seal = async (round: number) => {
-  if (round === 0) {
-    while ((await sealChain(service.database.db, 500)) > 0);
-    while ((await sealSpaceChains(service.database.db, redactEvent)) > 0);
-  } else {
-    while ((await sealChain(service.database.db, 500, redactEvent)) > 0);
-  }
+/** Grows the trees over everything committed (the sealer's rounds). */
+const seal = async () => {
+  while ((await sealLog(service.database.db, 500, redactEvent)) > 0);
 };
 const range = () =>
   `from=${new Date(Date.now() - 3_600_000).toISOString()}&to=${new Date(Date.now() + 60_000).toISOString()}`;
@@ -90,17 +80,22 @@ beforeAll(async () => {
   for (let round = 0; round < 3; round++) {
     const credential = await createCredentialVia(service, SPACE);
     for (let i = 0; i < 4; i++) await privateTokenVia(service, credential);
-    await seal(round);
-    await writeCheckpoints(service.database.db, (s) => signCheckpoint(auditKey, s), {
-      dir: path.join(dir, 'checkpoints'),
-      signTreeHead: (treeId, size, root) =>
+    await seal();
+    await signTreeHeads(
+      service.database.db,
+      (treeId, size, root) =>
         signTreeHead(auditKey, treeOrigin('https://token-authority.example', treeId), size, root),
-    });
+      {
+        dir: path.join(dir, 'checkpoints'),
+      },
+    );
   }
   const served = (await (
     await fetch(`${service.baseUrl}/v1/audit/checkpoints`, { headers: asUser() })
   ).json()) as { public_key: Record<string, unknown>; checkpoints: string[] };
-  expect(served.checkpoints).toHaveLength(3);
+  // JWS checkpoints are no longer made (issue 45): the route serves those made before, read only;
+  // the signed tree heads are the checkpoints now.
+  expect(served.checkpoints).toEqual([]);
   keyFile = path.join(dir, 'audit-key.jwk');
   await writeFile(keyFile, JSON.stringify(served.public_key));
   checkpointsFile = path.join(dir, 'checkpoints.json');
@@ -394,12 +389,16 @@ describe('least privilege', () => {
           'UPDATE events SET metadata = metadata',
           'DELETE FROM events',
           'TRUNCATE events',
-          'UPDATE event_seals SET hash = hash',
-          'DELETE FROM space_seals',
-          'TRUNCATE audit_checkpoints',
+          'UPDATE log_seals SET event_count = event_count',
+          'DELETE FROM space_ranges',
+          'TRUNCATE merkle_checkpoints',
+          'UPDATE merkle_nodes SET hash = hash',
+          // The retired chains and JWS checkpoints: kept as they are, never extended.
+          `INSERT INTO audit_checkpoints (space_id, checkpoint_number, sequence, head_hash, jws)
+           VALUES ('s', 1, 1, '\\x00', 'forged')`,
           'ALTER TABLE events DISABLE TRIGGER ALL',
           'DROP TRIGGER events_no_update ON events',
-          'ALTER TABLE space_seals DISABLE TRIGGER space_seals_no_delete',
+          'ALTER TABLE space_ranges DISABLE TRIGGER space_ranges_no_delete',
           'SET session_replication_role = replica',
           // The columns the database assigns: position, transaction (commit order) and time.
           ...(['recorded_at', 'transaction_id', 'global_position'] as const).map(
@@ -485,14 +484,14 @@ describe('who and from where', () => {
 });
 
 describe('checkpoints at shutdown', () => {
-  it('a projector signs the heads that moved since its last checkpoint when it stops', async () => {
+  it('a projector signs the tree heads that moved since its last checkpoint when it stops', async () => {
     const { startProjector } = await import('../../src/projections/projector.js');
     const { pino } = await import('pino');
     const auditKey = await loadAuditSigningKey(undefined, service.dataDir);
     const count = async () =>
       (
         await service.database.pool.query<{ n: number }>(
-          `SELECT count(*)::int AS n FROM audit_checkpoints WHERE space_id = $1`,
+          `SELECT count(*)::int AS n FROM merkle_checkpoints WHERE space_id = $1`,
           [SPACE],
         )
       ).rows[0]!.n;
@@ -506,7 +505,11 @@ describe('checkpoints at shutdown', () => {
       logger: pino({ level: 'silent' }),
       seal: true,
       // Far longer than this test: only the shutdown checkpoint can appear.
-      checkpoints: { intervalMs: 3_600_000, sign: (s) => signCheckpoint(auditKey, s) },
+      checkpoints: {
+        intervalMs: 3_600_000,
+        signTreeHead: (treeId, size, root) =>
+          signTreeHead(auditKey, treeOrigin('https://token-authority.example', treeId), size, root),
+      },
     });
     const credential = await createCredentialVia(service, SPACE);
     await privateTokenVia(service, credential);

@@ -1,10 +1,10 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PROJECTIONS } from '../../src/projections/all.js';
-import { writeCheckpoints } from '../../src/audit-trail/audit-checkpoints.js';
-import { loadAuditSigningKey, signCheckpoint } from '../../src/audit-trail/audit-key.js';
+import { signTreeHeads } from '../../src/audit-trail/tree-head-signing.js';
+import { loadAuditSigningKey } from '../../src/audit-trail/audit-key.js';
 import { redactEvent } from '../../src/audit-trail/redaction.js';
-import { sealChain } from '../../src/audit-trail/seal-chain.js';
+import { sealLog } from '../../src/audit-trail/sealer.js';
 import { signTreeHead, treeOrigin } from '../../src/audit-trail/tree-heads.js';
 import { catchUp } from '../../src/projections/batches.js';
 import { openApiPath } from '../../src/http/openapi/document.js';
@@ -214,12 +214,11 @@ describe('OpenAPI document', () => {
     expect((await call('GET', '/v1/audit/checkpoints', { headers: login })).status).toBe(200);
     // The transparency log: before any signed head, then sealed and signed as the projector does.
     expect((await call('GET', '/v1/audit/tree-head', { headers: login })).status).toBe(404);
-    while ((await sealChain(service.database.db, 500, redactEvent)) > 0);
+    while ((await sealLog(service.database.db, 500, redactEvent)) > 0);
     const auditKey = await loadAuditSigningKey(undefined, service.dataDir);
-    await writeCheckpoints(service.database.db, (s) => signCheckpoint(auditKey, s), {
-      signTreeHead: (spaceId, size, root) =>
-        signTreeHead(auditKey, treeOrigin(service.config.TOKEN_ISSUER, spaceId), size, root),
-    });
+    await signTreeHeads(service.database.db, (spaceId, size, root) =>
+      signTreeHead(auditKey, treeOrigin(service.config.TOKEN_ISSUER, spaceId), size, root),
+    );
     const head = await call('GET', '/v1/audit/tree-head', { headers: login });
     expect(head.status).toBe(200);
     const size = Number((head.body as { tree_size: number }).tree_size);

@@ -81,7 +81,7 @@ describe('the projector at shutdown, when the database is gone (issue 40, item 1
       seal: true,
       checkpoints: {
         intervalMs: 60_000,
-        sign: () => 'signature',
+        signTreeHead: () => 'signature',
         dir: await mkdtemp(path.join(tmpdir(), 'checkpoints-')),
       },
       giveUpAfterMs: 500,

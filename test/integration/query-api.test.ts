@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PROJECTIONS } from '../../src/projections/all.js';
 import { catchUp } from '../../src/projections/batches.js';
+import { redactEvent } from '../../src/audit-trail/redaction.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 import { BURST_LIMITS, mixedBurst } from '../support/workload.js';
 
@@ -212,8 +213,8 @@ describe('dashboard_projector_lag', () => {
     expect(Number(before.find((row) => row.projection === 'chain')?.events_behind)).toBe(
       Number(rows[0]!.n),
     );
-    const { sealChain } = await import('../../src/audit-trail/seal-chain.js');
-    while ((await sealChain(service.database.db, 500)) > 0);
+    const { sealLog } = await import('../../src/audit-trail/sealer.js');
+    while ((await sealLog(service.database.db, 500, redactEvent)) > 0);
     expect(Number((await lag()).find((row) => row.projection === 'chain')?.events_behind)).toBe(0);
   });
 });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { appendToStream } from '../../src/event-store/append-to-stream.js';
-import { sealChain } from '../../src/audit-trail/seal-chain.js';
+import { sealLog } from '../../src/audit-trail/sealer.js';
 import { redactEvent } from '../../src/audit-trail/redaction.js';
 import { overSpaceTree, spaceLeaf, spaceLeaves } from '../../src/audit-trail/space-tree.js';
 import {
@@ -43,7 +43,7 @@ async function record(spaceId: string, count: number): Promise<void> {
 }
 
 const seal = async () => {
-  while ((await sealChain(database.db, 97, redactEvent)) > 0);
+  while ((await sealLog(database.db, 97, redactEvent)) > 0);
 };
 
 describe("each space's Merkle tree, grown by the sealer", () => {

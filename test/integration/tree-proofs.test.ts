@@ -6,14 +6,13 @@ import { randomUUID } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import { Kysely, PostgresDialect } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { writeCheckpoints } from '../../src/audit-trail/audit-checkpoints.js';
+import { signTreeHeads } from '../../src/audit-trail/tree-head-signing.js';
 import {
   loadAuditSigningKey,
-  signCheckpoint,
   type AuditKey,
 } from '../../src/audit-trail/audit-key.js';
 import { redactEvent } from '../../src/audit-trail/redaction.js';
-import { sealChain } from '../../src/audit-trail/seal-chain.js';
+import { sealLog } from '../../src/audit-trail/sealer.js';
 import { signTreeHead, treeOrigin, treeVerifierKey } from '../../src/audit-trail/tree-heads.js';
 import { findLeaf } from '../../src/audit-trail/tree-proofs.js';
 import { logTreeSize } from '../../src/audit-trail/log-tree.js';
@@ -45,11 +44,10 @@ let asUser: Record<string, string>;
 
 /** What the projector does: seal what settled, then sign the heads (tree heads included). */
 async function settle() {
-  while ((await sealChain(service.database.db, 500, redactEvent)) > 0);
-  await writeCheckpoints(service.database.db, (s) => signCheckpoint(auditKey, s), {
-    signTreeHead: (spaceId, size, root) =>
-      signTreeHead(auditKey, treeOrigin(service.config.TOKEN_ISSUER, spaceId), size, root),
-  });
+  while ((await sealLog(service.database.db, 500, redactEvent)) > 0);
+  await signTreeHeads(service.database.db, (spaceId, size, root) =>
+    signTreeHead(auditKey, treeOrigin(service.config.TOKEN_ISSUER, spaceId), size, root),
+  );
 }
 const get = async (url: string, headers = asUser) => {
   const response = await fetch(`${service.baseUrl}${url}`, { headers });

@@ -10,15 +10,14 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeCheckpoints } from '../../src/audit-trail/audit-checkpoints.js';
+import { signTreeHeads } from '../../src/audit-trail/tree-head-signing.js';
 import {
   loadAuditSigningKey,
-  signCheckpoint,
   type AuditKey,
 } from '../../src/audit-trail/audit-key.js';
 import { LOG_TREE } from '../../src/audit-trail/log-tree.js';
 import { redactEvent } from '../../src/audit-trail/redaction.js';
-import { sealChain } from '../../src/audit-trail/seal-chain.js';
+import { sealLog } from '../../src/audit-trail/sealer.js';
 import {
   findTreeHead,
   signTreeHead,
@@ -100,12 +99,15 @@ function witnessLogs(): string[] {
 
 /** What the projector does each interval, with its witnessing: seal, sign, send the heads. */
 async function settle(witnessing: ReturnType<typeof startWitnessing>): Promise<void> {
-  while ((await sealChain(service.database.db, 500, redactEvent)) > 0);
-  await writeCheckpoints(service.database.db, (s) => signCheckpoint(auditKey, s), {
-    signTreeHead: (treeId, size, root) =>
+  while ((await sealLog(service.database.db, 500, redactEvent)) > 0);
+  await signTreeHeads(
+    service.database.db,
+    (treeId, size, root) =>
       signTreeHead(auditKey, treeOrigin(service.config.TOKEN_ISSUER, treeId), size, root),
-    onTreeHead: (head) => witnessing.submit(head),
-  });
+    {
+      onTreeHead: (head) => witnessing.submit(head),
+    },
+  );
   await witnessing.idle();
 }
 
@@ -219,10 +221,9 @@ describe('witnesses cosign the tree heads the projector signs', () => {
     /** Seals, signs the heads and returns the space's, sending it nowhere. */
     const nextSpaceHead = async () => {
       await privateTokenVia(service, credential);
-      while ((await sealChain(db, 500, redactEvent)) > 0);
+      while ((await sealLog(db, 500, redactEvent)) > 0);
       const signed: SignedTreeHead[] = [];
-      await writeCheckpoints(db, (s) => signCheckpoint(auditKey, s), {
-        signTreeHead: sign,
+      await signTreeHeads(db, sign, {
         onTreeHead: (head) => signed.push(head),
       });
       return signed.find((head) => head.treeId === SPACE)!;

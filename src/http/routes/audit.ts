@@ -10,7 +10,7 @@ import { EVENT_TYPES } from '../../domain/events.js';
 import { redactEvent } from '../../audit-trail/redaction.js';
 import { archivedOverlapping, BEGINNING, END } from '../../audit-trail/export.js';
 import { exportSpaceTree } from '../../audit-trail/export-tree.js';
-import { listCheckpoints } from '../../audit-trail/audit-checkpoints.js';
+import { listCheckpoints } from '../../audit-trail/jws-checkpoints.js';
 import { InvalidRequestError, RangeArchivedError, UnavailableError } from '../../errors/errors.js';
 import { queryAudit } from '../../projections/audit-queries.js';
 import type { AuditKey } from '../../audit-trail/audit-key.js';

@@ -83,6 +83,7 @@ const deliverer = startDeliverer({
   url: database.url,
   kek,
   issuer: config.TOKEN_ISSUER,
+  rules: sinkTargetRules(config),
   operatorSinks: sinks,
   batchSize: config.SINK_BATCH_SIZE,
   maxAttempts: config.SINK_MAX_ATTEMPTS,

@@ -10,6 +10,7 @@ import { operatorSinkId, type OperatorSink } from './operator-sinks.js';
 import { delivererEvents } from './sink-events.js';
 import { runSinkLoop, type SinkLoop } from './sink-loop.js';
 import { loadSinks, writeSink, type SinkDefinition } from './sinks.js';
+import type { TargetRules } from './target-rules.js';
 import { transportFor } from './transports.js';
 
 /** Options of {@link startDeliverer}: the SINK_* settings and what the process was given. */
@@ -19,6 +20,8 @@ export interface DelivererOptions {
   readonly url: string;
   readonly kek: KeyEncryptionKey;
   readonly issuer: string;
+  /** The sink target rules (`sinkTargetRules`), applied again at each sink connection. */
+  readonly rules: TargetRules;
   readonly operatorSinks: readonly OperatorSink[];
   readonly batchSize: number;
   readonly maxAttempts: number;

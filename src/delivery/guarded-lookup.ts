@@ -1,19 +1,49 @@
 import dns from 'node:dns';
+import net from 'node:net';
 import type { LookupFunction } from 'node:net';
-import { resolvedAddressRefusal } from './target-rules.js';
+import { resolvedAddressRefusal, type ConnectTarget, type TargetRules } from './target-rules.js';
+
+/** `dns.lookup` asked for every address (injectable so a test can play a rebinding name). */
+export type Resolver = (
+  hostname: string,
+  options: dns.LookupAllOptions,
+  callback: (error: NodeJS.ErrnoException | null, addresses: dns.LookupAddress[]) => void,
+) => void;
+
+/** What a sink's connection is checked against: where it goes, this deployment's rules. */
+export interface ConnectGuard extends ConnectTarget {
+  readonly rules: TargetRules;
+  /** Defaults to `dns.lookup`. */
+  readonly resolve?: Resolver;
+}
 
 /**
- * `dns.lookup` for a sink's connection that refuses a name resolving into the link-local range:
- * a name checked when the sink was made may resolve elsewhere later (DNS rebinding).
+ * The `lookup` of a sink's connection: resolves the name and refuses it when any of its addresses
+ * breaks the sink target rules (target-rules.ts), so the check holds at every connection, not only
+ * when the sink was made. Every address is checked, not only the first: the socket may try the
+ * others (happy eyeballs) and a rebinding name need only slip one in.
  */
-export const guardedLookup: LookupFunction = (hostname, options, callback) => {
-  dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
-    if (error) return callback(error, '', 0);
-    const refused = addresses.map((entry) => resolvedAddressRefusal(entry.address)).find(Boolean);
-    if (refused) return callback(new Error(`${hostname} ${refused}`), '', 0);
-    if (options.all) return callback(null, addresses as never, 0);
-    const first = addresses[0];
-    if (!first) return callback(new Error(`${hostname} did not resolve`), '', 0);
-    callback(null, first.address, first.family);
-  });
-};
+export function guardedLookup(guard: ConnectGuard): LookupFunction {
+  const resolve: Resolver = guard.resolve ?? dns.lookup;
+  return (hostname, options, callback) => {
+    resolve(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error) return callback(error, '', 0);
+      const refused = addresses
+        .map((entry) => resolvedAddressRefusal(entry.address, guard, guard.rules))
+        .find(Boolean);
+      if (refused) return callback(new Error(refused), '', 0);
+      if (options.all) return callback(null, addresses as never, 0);
+      const first = addresses[0];
+      if (!first) return callback(new Error(`${hostname} did not resolve`), '', 0);
+      callback(null, first.address, first.family);
+    });
+  };
+}
+
+/**
+ * The same rules for a host given as an IP literal, which a socket connects to without any
+ * lookup: undefined for a name (its lookup checks it) or an allowed address.
+ */
+export function literalRefusal(guard: ConnectGuard): string | undefined {
+  return net.isIP(guard.host) ? resolvedAddressRefusal(guard.host, guard, guard.rules) : undefined;
+}

@@ -1,7 +1,8 @@
 import net from 'node:net';
 import tls from 'node:tls';
-import { guardedLookup } from './guarded-lookup.js';
+import { guardedLookup, literalRefusal, type Resolver } from './guarded-lookup.js';
 import { octetCounted, syslogMessage } from './syslog-message.js';
+import type { TargetRules } from './target-rules.js';
 import { DeliveryError, type Transport } from './transport.js';
 
 /** Options of {@link syslogTransport}. */
@@ -14,6 +15,10 @@ export interface SyslogOptions {
   readonly issuer: string;
   /** Each attempt's bound (connect, then write and flush). */
   readonly timeoutMs: number;
+  /** This deployment's sink target rules: each connection is checked against them again. */
+  readonly rules: TargetRules;
+  /** Defaults to `dns.lookup` (a test plays a name that rebinds). */
+  readonly resolve?: Resolver;
 }
 
 /**
@@ -25,6 +30,14 @@ export interface SyslogOptions {
 export function syslogTransport(options: SyslogOptions): Transport {
   let socket: net.Socket | undefined;
   let broken: Error | undefined;
+  // A name checked when the sink was made may resolve elsewhere later (DNS rebinding).
+  const guard = {
+    host: options.host,
+    port: options.port,
+    rules: options.rules,
+    resolve: options.resolve,
+  };
+  const lookup = guardedLookup(guard);
 
   const drop = () => {
     socket?.destroy();
@@ -34,15 +47,17 @@ export function syslogTransport(options: SyslogOptions): Transport {
   const connect = () =>
     new Promise<net.Socket>((resolve, reject) => {
       broken = undefined;
+      const literal = literalRefusal(guard);
+      if (literal) return reject(new DeliveryError(`syslog connection failed: ${literal}`));
       const opened = options.tls
         ? tls.connect({
             host: options.host,
             port: options.port,
             ca: options.ca,
             servername: net.isIP(options.host) ? undefined : options.host,
-            lookup: guardedLookup,
+            lookup,
           })
-        : net.connect({ host: options.host, port: options.port, lookup: guardedLookup });
+        : net.connect({ host: options.host, port: options.port, lookup });
       const event = options.tls ? 'secureConnect' : 'connect';
       const timer = setTimeout(() => {
         opened.destroy();

@@ -69,6 +69,29 @@ function addressOf(target: SinkTarget): { host: string; port: number } {
   return { host: url.hostname, port: Number(url.port || (url.protocol === 'https:' ? 443 : 80)) };
 }
 
+/** Whether ALLOW_HTTP_HOSTS names this host (the name the sink was given, not what it resolves to). */
+function allowedHttp(host: string, rules: TargetRules): boolean {
+  return rules.allowHttpHosts.some((allowed) => normalisedHost(allowed) === host);
+}
+
+/** The address rules every environment applies: never the metadata service, never our own ports. */
+function alwaysRefused(address: string, port: number, rules: TargetRules): string | undefined {
+  if (isLinkLocalOrMetadata(address)) {
+    return `${address} is link-local or a metadata address: a sink may not reach the instance metadata service`;
+  }
+  if (isLoopback(address) && rules.ownPorts.includes(port)) {
+    return `${address}:${port} is this service's own port: a sink may not point at the API or its metrics`;
+  }
+  return undefined;
+}
+
+/** The address rule production adds: not the deliverer's own host, unless its name is allowed. */
+function productionRefused(address: string, allowed: boolean): string | undefined {
+  return isLoopback(address) && !allowed
+    ? `${address} is loopback: in production a sink may not reach the deliverer's own host`
+    : undefined;
+}
+
 /**
  * Why a deployment refuses a sink's target, or undefined when it may be used. Refused: a host in
  * the link-local range or a metadata name (the cloud's credentials); in production plain http
@@ -79,29 +102,39 @@ export function targetRefusal(target: SinkTarget, rules: TargetRules): string | 
   const url = target.kind === 'webhook' ? new URL(target.url) : undefined;
   const where = addressOf(target);
   const host = normalisedHost(where.host);
-  const { port } = where;
-  const allowedHttp = rules.allowHttpHosts.some((allowed) => normalisedHost(allowed) === host);
-  if (isLinkLocalOrMetadata(host)) {
-    return `${host} is link-local or a metadata address: a sink may not reach the instance metadata service`;
-  }
-  if (isLoopback(host) && rules.ownPorts.includes(port)) {
-    return `${host}:${port} is this service's own port: a sink may not point at the API or its metrics`;
-  }
-  if (!rules.production) return undefined;
-  if (url && url.protocol !== 'https:' && !allowedHttp) {
+  const allowed = allowedHttp(host, rules);
+  const always = alwaysRefused(host, where.port, rules);
+  if (always || !rules.production) return always;
+  if (url && url.protocol !== 'https:' && !allowed) {
     return 'a webhook sink must be https:// (name the host in ALLOW_HTTP_HOSTS for plain http on a private network)';
   }
-  if (isLoopback(host) && !allowedHttp) {
-    return `${host} is loopback: in production a sink may not reach the deliverer's own host`;
-  }
-  return undefined;
+  return productionRefused(host, allowed);
+}
+
+/** Where a sink's connection goes: the host it names and the port it connects to. */
+export interface ConnectTarget {
+  readonly host: string;
+  readonly port: number;
 }
 
 /**
- * The same rule for an address a host name resolved to, at connect time: a name that resolves
- * into the link-local range (DNS rebinding) is refused as its literal would be.
+ * The same address rules for the address a sink's host resolved to, at connect time: a name
+ * checked when the sink was made may resolve elsewhere later (DNS rebinding), and is refused as
+ * its literal would be (link-local always; loopback in production, the own ports anywhere).
  */
-export function resolvedAddressRefusal(address: string): string | undefined {
-  const host = normalisedHost(address);
-  return isLinkLocalOrMetadata(host) ? `resolves to ${host}, a link-local address` : undefined;
+export function resolvedAddressRefusal(
+  address: string,
+  target: ConnectTarget,
+  rules: TargetRules,
+): string | undefined {
+  const resolved = normalisedHost(address);
+  const refused =
+    alwaysRefused(resolved, target.port, rules) ??
+    (rules.production
+      ? productionRefused(resolved, allowedHttp(normalisedHost(target.host), rules))
+      : undefined);
+  if (!refused) return undefined;
+  const named = normalisedHost(target.host);
+  const which = named === resolved ? named : `${target.host} resolves to ${resolved}`;
+  return `${which} at connect time: ${refused}`;
 }

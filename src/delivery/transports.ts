@@ -1,18 +1,22 @@
 import type { SinkDefinition } from './sinks.js';
 import { syslogTransport } from './syslog.js';
+import type { TargetRules } from './target-rules.js';
 import { DeliveryError, type Transport } from './transport.js';
 import { webhookTransport } from './webhook.js';
 
-/** A sink's transport, from its definition: each sink its own connection and timeout. */
+/**
+ * A sink's transport, from its definition: each sink its own connection and timeout, and the
+ * deployment's sink target rules applied again at each of its connections.
+ */
 export function transportFor(
   sink: SinkDefinition,
-  options: { readonly issuer: string; readonly timeoutMs: number },
+  options: { readonly issuer: string; readonly timeoutMs: number; readonly rules: TargetRules },
 ): Transport {
   const { target } = sink;
-  // Only these two: a caller's wider options (its database URL among them) never reach a sink.
-  const { issuer, timeoutMs } = options;
+  // Only these: a caller's wider options (its database URL among them) never reach a sink.
+  const { issuer, timeoutMs, rules } = options;
   if (target.kind === 'syslog') {
-    return syslogTransport({ ...target, ca: sink.ca, issuer, timeoutMs });
+    return syslogTransport({ ...target, ca: sink.ca, issuer, timeoutMs, rules });
   }
   const { secret } = sink;
   if (secret === undefined) {
@@ -22,5 +26,5 @@ export function transportFor(
     };
     return { send: missing, probe: missing, close: () => undefined };
   }
-  return webhookTransport({ url: target.url, secret, issuer, timeoutMs });
+  return webhookTransport({ url: target.url, secret, issuer, timeoutMs, rules });
 }

@@ -1,6 +1,9 @@
 import { CLOUDEVENTS_BATCH, toCloudEvent } from './cloudevents.js';
+import type { Resolver } from './guarded-lookup.js';
 import { deliveryId, signWebhook } from './standard-webhooks.js';
+import type { TargetRules } from './target-rules.js';
 import { DeliveryError, type DeliveryBatch, type Transport } from './transport.js';
+import { webhookPoster } from './webhook-post.js';
 
 /** Options of {@link webhookTransport}. */
 export interface WebhookOptions {
@@ -10,6 +13,10 @@ export interface WebhookOptions {
   readonly issuer: string;
   /** Each attempt's bound: a sink that hangs costs this, never more. */
   readonly timeoutMs: number;
+  /** This deployment's sink target rules: each connection is checked against them again. */
+  readonly rules: TargetRules;
+  /** Defaults to `dns.lookup` (a test plays a name that rebinds). */
+  readonly resolve?: Resolver;
   readonly now?: () => number;
 }
 
@@ -21,38 +28,24 @@ export function webhookBody(batch: DeliveryBatch, issuer: string): string {
 /**
  * Delivers batches as `application/cloudevents-batch+json` POSTs signed per Standard Webhooks.
  * Only a 2xx acknowledges; a redirect is not followed (a receiver's 3xx is an error to fix, not a
- * place to send the audit trail without its admin knowing).
+ * place to send the audit trail without its admin knowing). Each connection's address is checked
+ * against the sink target rules again (webhook-post.ts): a name may rebind after the sink was made.
  */
 export function webhookTransport(options: WebhookOptions): Transport {
   const now = options.now ?? Date.now;
+  const poster = webhookPoster(options);
   const post = async (id: string, body: string): Promise<void> => {
-    const headers = signWebhook(options.secret, id, now() / 1000, body);
-    let response: Response;
-    try {
-      response = await fetch(options.url, {
-        method: 'POST',
-        redirect: 'manual',
-        headers: {
-          'content-type': CLOUDEVENTS_BATCH,
-          'user-agent': 'token-authority-audit-sink',
-          ...headers,
-        },
-        body,
-        signal: AbortSignal.timeout(options.timeoutMs),
-      });
-    } catch (error) {
-      const reason = error instanceof Error ? (error.cause ?? error) : error;
-      throw new DeliveryError(
-        `webhook unreachable: ${String((reason as Error).message ?? reason)}`,
-        {
-          cause: error,
-        },
-      );
-    }
-    // The body is drained (bounded by the timeout) so the connection returns to the pool.
-    await response.arrayBuffer().catch(() => undefined);
-    if (response.status < 200 || response.status > 299) {
-      throw new DeliveryError(`webhook answered HTTP ${response.status}`);
+    const signature = signWebhook(options.secret, id, now() / 1000, body);
+    const status = await poster.post(
+      {
+        'content-type': CLOUDEVENTS_BATCH,
+        'user-agent': 'token-authority-audit-sink',
+        ...signature,
+      },
+      body,
+    );
+    if (status < 200 || status > 299) {
+      throw new DeliveryError(`webhook answered HTTP ${status}`);
     }
   };
   return {
@@ -67,6 +60,6 @@ export function webhookTransport(options: WebhookOptions): Transport {
     },
     // An empty batch, signed like any other: a receiver that verifies and answers 2xx is back.
     probe: () => post(`probe_${now()}`, '[]'),
-    close: () => undefined,
+    close: () => poster.close(),
   };
 }

@@ -49,6 +49,7 @@ describe('the syslog sink, received by rsyslogd', () => {
         url: database.url,
         kek,
         issuer: 'https://auth.example.test',
+        rules: { production: false, allowHttpHosts: [], ownPorts: [] },
         operatorSinks: [
           { id: 'rsyslog', kind: 'syslog', host: '127.0.0.1', port: plain.port, tls: false },
           {

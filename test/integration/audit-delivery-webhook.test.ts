@@ -31,6 +31,7 @@ const options = (overrides: { maxAttempts?: number; lingerMs?: number } = {}) =>
   url: database.url,
   kek,
   issuer,
+  rules: { production: false, allowHttpHosts: [], ownPorts: [] },
   operatorSinks: [],
   batchSize: 50,
   maxAttempts: overrides.maxAttempts ?? 100,

@@ -1,5 +1,6 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sinkTargetRules } from '../../src/cli/sink-admin-context.js';
 import { startDeliverer, type RunningDeliverer } from '../../src/delivery/deliverer.js';
 import { startWebhookReceiver } from '../support/delivery/webhook-receiver.js';
 import {
@@ -65,6 +66,7 @@ describe('the sinks API', () => {
       url: service.database.url,
       kek: service.api.commands.kek,
       issuer: service.config.TOKEN_ISSUER,
+      rules: sinkTargetRules(service.config),
       operatorSinks: [],
       batchSize: 50,
       maxAttempts: 100,

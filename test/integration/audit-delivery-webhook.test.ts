@@ -193,10 +193,10 @@ describe('the webhook sink', () => {
       batches.push([batch.events.length, batch.atEnd]);
       after = batch.through;
     }
-    // A full batch is never at the end (a running transaction may end a read early: at the end).
+    // A full batch is never at the end. A transaction running anywhere in the cluster (another test
+    // file's) may end a read early, at the settled end: that batch is short and at the end.
     expect(batches.every(([n, atEnd]) => atEnd === n < 50)).toBe(true);
     expect(batches.reduce((sum, [n]) => sum + Number(n), 0)).toBe(120);
-    expect(batches.filter(([n]) => n === 50).length).toBeGreaterThanOrEqual(2);
     deliverer = startDeliverer(options({ lingerMs: 5000 }));
     const secret = newWebhookSecret();
     const receiver = await startWebhookReceiver(secret);

@@ -108,11 +108,11 @@ describe('failover under load', () => {
     );
   }, 120_000);
 
-  it('the projector resumes on the new leader, and the hash chain verifies end to end', async () => {
+  it('the projector resumes on the new leader, and the log tree checks end to end', async () => {
     const caughtUp = async () => {
       const [row] = await query<{ behind: number }>(
         status().owner_url,
-        `SELECT (SELECT count(*) FROM events) - (SELECT COALESCE(sum(event_count), 0) FROM event_seals) AS behind`,
+        `SELECT (SELECT count(*) FROM events) - (SELECT COALESCE(sum(event_count), 0) FROM log_seals) AS behind`,
       );
       return Number(row!.behind) === 0;
     };

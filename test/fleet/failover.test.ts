@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -124,7 +125,13 @@ describe('failover under load', () => {
     expect(status().projectors.filter((projector) => projector.leader)).toHaveLength(1);
     const verify = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/verify-chain.ts'], {
       encoding: 'utf8',
-      env: { ...process.env, DATABASE_URL: status().owner_url, LOG_LEVEL: 'warn' },
+      // The fleet's DATA_DIR holds the audit key the heads are signed with, and their files.
+      env: {
+        ...process.env,
+        DATABASE_URL: status().owner_url,
+        DATA_DIR: path.join(fleet.dir, 'data'),
+        LOG_LEVEL: 'warn',
+      },
     });
     expect(verify.status, verify.stdout + verify.stderr).toBe(0);
     expect(JSON.parse(verify.stdout.trim().split('\n').at(-1)!)).toMatchObject({ ok: true });

@@ -21,7 +21,6 @@ import { migrate } from '../src/db/migrate.js';
 import { configurePartitioning } from '../src/event-store/partitions.js';
 import { insertEvents, streamRows } from '../src/event-store/insert-events.js';
 import { archivePartitions } from '../src/audit-trail/archive.js';
-import { redactEvent } from '../src/audit-trail/redaction.js';
 import { sealLog } from '../src/audit-trail/sealer.js';
 import { findLeaf, proveInclusion, sealedTreeSize } from '../src/audit-trail/tree-proofs.js';
 import { PROJECTIONS } from '../src/projections/all.js';
@@ -71,7 +70,7 @@ async function setUp(total: number): Promise<void> {
       );
     }
     log('sealing');
-    while ((await sealLog(handle.db, 1000, redactEvent)) > 0);
+    while ((await sealLog(handle.db, 1000)) > 0);
     log('projecting');
     for (const projection of PROJECTIONS) await catchUp(handle.db, projection, 5000);
     const { rows } = await database.pool.query<{ ends_at: Date }>(
@@ -85,7 +84,6 @@ async function setUp(total: number): Promise<void> {
     const outcomes = await archivePartitions(handle.db, {
       before,
       dir,
-      redact: redactEvent,
       actor: 'operator:bench',
       origin: '127.0.0.1',
     });
@@ -102,7 +100,7 @@ async function setUp(total: number): Promise<void> {
       handle.db,
       live.flatMap((jti) => streamRows(OTHER, token(jti), [issuance(jti)], 0)),
     );
-    while ((await sealLog(handle.db, 1000, redactEvent)) > 0);
+    while ((await sealLog(handle.db, 1000)) > 0);
     const { stdout } = await promisify(execFile)(
       process.execPath,
       [
@@ -141,16 +139,9 @@ async function measure(
   });
   const size = await sealedTreeSize(handle.db, SPACE);
   const prove = async (jti: string) => {
-    const leaf = await findLeaf(
-      handle.db,
-      SPACE,
-      { streamId: token(jti) },
-      redactEvent,
-      'space',
-      dir,
-    );
+    const leaf = await findLeaf(handle.db, SPACE, { streamId: token(jti) }, 'space', dir);
     if (leaf && leaf !== 'unsealed') {
-      await proveInclusion(handle.db, SPACE, leaf.index, size, redactEvent, dir);
+      await proveInclusion(handle.db, SPACE, leaf.index, size, dir);
     }
     return leaf;
   };

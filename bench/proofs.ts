@@ -11,7 +11,6 @@ import { parseCommandLine } from '../src/cli/args.js';
 import { connect } from '../src/db/database.js';
 import { migrate } from '../src/db/migrate.js';
 import { insertEvents, streamRows } from '../src/event-store/insert-events.js';
-import { redactEvent } from '../src/audit-trail/redaction.js';
 import { sealLog } from '../src/audit-trail/sealer.js';
 import { overSpaceTree } from '../src/audit-trail/space-tree.js';
 import { findLeaf, proveConsistency, proveInclusion } from '../src/audit-trail/tree-proofs.js';
@@ -69,21 +68,21 @@ try {
   log('sealing');
   const cpu = process.cpuUsage();
   // Rounds of PROJECTOR_BATCH_SIZE (1000) events, as the projector seals.
-  while ((await sealLog(handle.db, 1000, redactEvent)) > 0);
+  while ((await sealLog(handle.db, 1000)) > 0);
   const sealCpu = process.cpuUsage(cpu);
   const { rows } = await database.pool.query<{ bytes: string }>(
     `SELECT pg_total_relation_size('merkle_nodes') AS bytes`,
   );
-  const root = await overSpaceTree(handle.db, SPACE, total, redactEvent, (t) => treeRoot(t, total));
+  const root = await overSpaceTree(handle.db, SPACE, total, (t) => treeRoot(t, total));
   const inclusion: number[] = [];
   const finding: number[] = [];
   let inclusionHashes = 0;
   for (const jti of ids) {
     const started = performance.now();
-    const leaf = await findLeaf(handle.db, SPACE, { streamId: `token-${jti}` }, redactEvent);
+    const leaf = await findLeaf(handle.db, SPACE, { streamId: `token-${jti}` });
     if (!leaf || leaf === 'unsealed') throw new Error(`no leaf for ${jti}`);
     finding.push(performance.now() - started);
-    const proof = await proveInclusion(handle.db, SPACE, leaf.index, total, redactEvent);
+    const proof = await proveInclusion(handle.db, SPACE, leaf.index, total);
     inclusion.push(performance.now() - started);
     inclusionHashes = Math.max(inclusionHashes, proof.length);
     if (!verifyInclusion(leaf.hash, leaf.index, total, proof, root)) throw new Error('bad proof');
@@ -102,9 +101,9 @@ try {
   const byEventId: number[] = [];
   for (const eventId of eventIds) {
     const started = performance.now();
-    const leaf = await findLeaf(handle.db, SPACE, { eventId }, redactEvent);
+    const leaf = await findLeaf(handle.db, SPACE, { eventId });
     if (!leaf || leaf === 'unsealed') throw new Error(`no leaf for event ${eventId}`);
-    await proveInclusion(handle.db, SPACE, leaf.index, total, redactEvent);
+    await proveInclusion(handle.db, SPACE, leaf.index, total);
     byEventId.push(performance.now() - started);
   }
   const consistency: number[] = [];
@@ -112,10 +111,8 @@ try {
   for (let i = 1; i <= 50; i += 1) {
     const from = Math.max(1, Math.floor((total * i) / 51));
     const started = performance.now();
-    const proof = await proveConsistency(handle.db, SPACE, from, total, redactEvent);
-    const older = await overSpaceTree(handle.db, SPACE, from, redactEvent, (t) =>
-      treeRoot(t, from),
-    );
+    const proof = await proveConsistency(handle.db, SPACE, from, total);
+    const older = await overSpaceTree(handle.db, SPACE, from, (t) => treeRoot(t, from));
     consistency.push(performance.now() - started);
     consistencyHashes = Math.max(consistencyHashes, proof.length);
     if (!verifyConsistency(from, total, proof, older, root)) throw new Error('bad proof');

@@ -5,10 +5,10 @@ import { pipeline } from 'node:stream/promises';
 import { StringDecoder } from 'node:string_decoder';
 import { createGunzip } from 'node:zlib';
 import type { ArchivedBlockRow } from './archive-index.js';
-import type { ExportLine } from './export.js';
+import type { EventLine } from './export-lines.js';
 
 /** An event line of an archive file. */
-export type ArchivedEventLine = Extract<ExportLine, { type: 'event' }>;
+export type ArchivedEventLine = EventLine;
 
 /** Why a member could not be read: its file is gone, its bytes changed, or it is beyond the bounds. */
 export type BlockProblem = 'missing' | 'altered' | 'too_large';

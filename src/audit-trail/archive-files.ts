@@ -4,8 +4,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { gunzipSync, gzip as gzipCallback } from 'node:zlib';
 import { archiveKey, type ArchiveBlock, type ArchiveKey } from './archive-index.js';
-import type { ExportLine } from './export.js';
-import type { TreeExportLine } from './export-format.js';
+import type { ExportLine } from './export-lines.js';
 import { TILE } from './tree-store.js';
 
 const gzip = promisify(gzipCallback);
@@ -54,7 +53,7 @@ export async function writeArchiveFile(
   dir: string,
   partition: string,
   spaceId: string,
-  lines: AsyncIterable<ExportLine | TreeExportLine>,
+  lines: AsyncIterable<ExportLine>,
 ): Promise<WrittenArchiveFile> {
   const file = archiveFileName(partition, spaceId);
   await mkdir(path.join(dir, partition), { recursive: true, mode: 0o700 });

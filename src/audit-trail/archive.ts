@@ -14,7 +14,6 @@ import { recordArchiveIndex } from './archive-index.js';
 import { BEGINNING } from './export.js';
 import { exportSpaceTree } from './export-tree.js';
 import { checkTreeExport } from './check-export-tree.js';
-import type { Redact } from './redaction.js';
 
 /** What became of one partition. */
 export type ArchiveOutcome =
@@ -47,7 +46,6 @@ export async function archivePartitions(
   options: {
     readonly before: Date;
     readonly dir: string;
-    readonly redact: Redact;
     readonly actor: string;
     readonly origin: string;
   },
@@ -90,7 +88,6 @@ async function archivePartition(
       spaceId,
       from,
       to: partition.ends_at,
-      redact: options.redact,
       archiveDir: options.dir,
     });
     written.push(await writeArchiveFile(options.dir, name, spaceId, lines));

@@ -3,9 +3,8 @@ import type { Database } from '../db/schema.js';
 import { leafHash, type Hash } from '../transparency/merkle.js';
 import { readArchiveBlock, type ArchivedEventLine } from './archive-block-reader.js';
 import { archivedBlocks, archivedSequenceOf, type ArchivedLeafId } from './archive-index.js';
-import { canonicalEventBytes } from './chain-link.js';
-import { exportedEvent } from './check-export.js';
-import type { Redact } from './redaction.js';
+import { eventLeafHash, leafEntry } from './event-leaf.js';
+import { exportedEvent } from './export-lines.js';
 import { spaceTree } from './space-tree.js';
 import { TreeLeavesMissing, type TreeSource } from './tree-store.js';
 
@@ -64,17 +63,12 @@ export async function archivedLeaves(
   const events = await archivedEvents(db, dir, spaceId, from, to);
   return events
     .sort((a, b) => a.sequence - b.sequence)
-    .map((line) => leafHash(canonicalEventBytes(exportedEvent(line))));
+    .map((line) => eventLeafHash(exportedEvent(line)));
 }
 
 /** A space's tree whose leaves archived with their partition are read from the files in `dir`. */
-export function archivedSpaceTree(
-  db: Kysely<Database>,
-  spaceId: string,
-  redact: Redact,
-  dir: string,
-): TreeSource {
-  const live = spaceTree(db, spaceId, redact);
+export function archivedSpaceTree(db: Kysely<Database>, spaceId: string, dir: string): TreeSource {
+  const live = spaceTree(db, spaceId);
   return {
     id: spaceId,
     async leaves(from, to) {
@@ -106,6 +100,6 @@ export async function findArchivedLeaf(
       ? found.event.event_id === which.eventId
       : found.event.stream_id === which.streamId && found.event.stream_position === 1);
   if (!matches) return undefined;
-  const entry = canonicalEventBytes(exportedEvent(found));
+  const entry = leafEntry(exportedEvent(found));
   return { index: found.sequence - 1, entry, hash: leafHash(entry) };
 }

@@ -2,11 +2,15 @@ import type { KeyObject } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { RecordedEvent } from '../event-store/types.js';
-import type { ExportLine } from './export.js';
 import { readArchiveFile, readManifests, type ArchiveProblem } from './archive-files.js';
-import { exportedEvent } from './check-export.js';
 import { checkTreeExport } from './check-export-tree.js';
-import { EXPORT_FORMAT, exportFormat } from './export-format.js';
+import {
+  EXPORT_FORMAT,
+  exportFormat,
+  exportedEvent,
+  type ArchivedLine,
+  type ExportLine,
+} from './export-lines.js';
 import { compareLogPositions } from './seal-ranges.js';
 
 /** An export and a space's archive files as one chain, and where each line came from. */
@@ -32,9 +36,7 @@ export async function mergeWithArchive(
   const { manifests, extra } = await readManifests(dir);
   const parsedExport = exportLines.filter((line) => line.trim() !== '').map(parseLine);
   const entries = manifests.flatMap((manifest) => manifest.files);
-  const named = parsedExport.filter(
-    (line): line is Extract<ExportLine, { type: 'archived' }> => line?.type === 'archived',
-  );
+  const named = parsedExport.filter((line): line is ArchivedLine => line?.type === 'archived');
   const spaceId =
     firstEventSpace(parsedExport) ??
     entries.find((entry) => named.some((line) => line.file === entry.file))?.space_id;
@@ -67,7 +69,7 @@ export async function mergeWithArchive(
   const checkpoints = new Map<string, string>();
   const treeHeads = new Map<string, string>();
   const malformed: Array<{ text: string; source: string }> = [];
-  // Format 2 (export-format.ts): the export's format line leads; a frontier is kept by its size.
+  // Format 2 (export-lines.ts): the export's format line leads; a frontier is kept by its size.
   let format: { text: string; source: string } | undefined;
   const frontiers = new Map<number, { text: string; source: string }>();
   const add = (text: string, source: string): string | undefined => {
@@ -77,13 +79,12 @@ export async function mergeWithArchive(
       malformed.push({ text, source }); // left for the verifier to name
       return undefined;
     }
-    const other = line as unknown as { type: string; tree_size?: number };
-    if (other.type === 'format') {
+    if (line.type === 'format') {
       if (source === 'export') format = { text, source };
       return undefined;
     }
-    if (other.type === 'frontier') {
-      frontiers.set(Number(other.tree_size), { text, source });
+    if (line.type === 'frontier') {
+      frontiers.set(Number(line.tree_size), { text, source });
       return undefined;
     }
     if (line.type === 'event') {

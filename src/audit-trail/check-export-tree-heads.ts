@@ -1,7 +1,6 @@
 import type { KeyObject } from 'node:crypto';
 import { parseCheckpointText, type Checkpoint } from '../transparency/checkpoint.js';
 import { appendLeaves, frontierRoot, type Frontier } from '../transparency/frontier.js';
-import { leafHash } from '../transparency/merkle.js';
 import { cosigners } from '../transparency/witness-keys.js';
 import {
   noteVerifier,
@@ -9,9 +8,8 @@ import {
   parseNote,
   type NoteVerifier,
 } from '../transparency/signed-note.js';
-import { canonicalEventBytes } from './chain-link.js';
-import { exportedEvent } from './check-export.js';
-import type { ExportLine } from './export.js';
+import { eventLeafHash } from './event-leaf.js';
+import { exportedEvent, type ExportLine } from './export-lines.js';
 
 /** What an export's tree heads can be found guilty of. */
 export type TreeHeadFailure =
@@ -68,7 +66,7 @@ export function checkExportTreeHeads(
       heads.push({ line: i + 1, size: line.tree_size, note: line.checkpoint });
     } else if (line.type === 'event') {
       contiguousFromOne &&= line.sequence === leaves.length + 1;
-      leaves.push(leafHash(canonicalEventBytes(exportedEvent(line))));
+      leaves.push(eventLeafHash(exportedEvent(line)));
     }
   });
   const fail = (reason: TreeHeadFailure, line: number, detail: string) =>

@@ -1,11 +1,10 @@
 import type { KeyObject } from 'node:crypto';
 import { parseCheckpointText } from '../transparency/checkpoint.js';
 import { appendLeaves, frontierRoot, type Frontier } from '../transparency/frontier.js';
-import { leafHash } from '../transparency/merkle.js';
 import { noteVerifier, openNote, parseNote } from '../transparency/signed-note.js';
-import { canonicalEventBytes } from './chain-link.js';
-import { exportedEvent, type ExportFailure } from './check-export.js';
-import type { TreeExportLine } from './export-format.js';
+import { eventLeafHash } from './event-leaf.js';
+import type { ExportFailure } from './check-export.js';
+import { exportedEvent, type TreeExportLine } from './export-lines.js';
 import type { TreeHeadFailure } from './check-export-tree-heads.js';
 import { laterHeadMatches } from './later-head.js';
 
@@ -87,7 +86,7 @@ export function checkTreeExport(
         archived.push(line.file);
       } else if (line.type === 'event') {
         if (!Number.isInteger(line.sequence)) throw new Error('no sequence');
-        const event = exportedEvent(line as never);
+        const event = exportedEvent(line);
         const expected: number = (last ?? frontier.size) + 1;
         if (line.sequence !== expected) {
           if (line.sequence < expected || present.has(expected)) {
@@ -108,7 +107,7 @@ export function checkTreeExport(
         spaceId ??= event.spaceId;
         first ??= line.sequence;
         last = line.sequence;
-        leaves.push(leafHash(canonicalEventBytes(event)));
+        leaves.push(eventLeafHash(event));
       } else if (!['format', 'seal', 'checkpoint'].includes(line.type)) {
         // Seals and JWS checkpoints come from archives made before the change: the heads vouch.
         throw new Error('unknown line');

@@ -1,7 +1,7 @@
 import type { CheckpointStatement } from './jws-checkpoints.js';
 import { chainHash, GENESIS_HASH } from './chain-link.js';
-import { toRecordedEvent, type EventRow, type RecordedEvent } from '../event-store/types.js';
-import type { ExportLine } from './export.js';
+import type { RecordedEvent } from '../event-store/types.js';
+import { exportedEvent, type ChainExportLine } from './export-lines.js';
 import { compareWithFiles } from './check-checkpoint-files.js';
 import { checkExportCheckpoints, type CheckpointFailure } from './check-export-checkpoints.js';
 
@@ -71,8 +71,8 @@ export function checkExportLines(
   const hashes = new Map<number, string>();
   const checkpoints: Array<{ line: number; jws: string }> = [];
   /** Seals by first sequence; and by last sequence those whose first event the export holds. */
-  const seals = new Map<number, Extract<ExportLine, { type: 'seal' }>>();
-  const sealsOpened = new Map<number, Extract<ExportLine, { type: 'seal' }>>();
+  const seals = new Map<number, Extract<ChainExportLine, { type: 'seal' }>>();
+  const sealsOpened = new Map<number, Extract<ChainExportLine, { type: 'seal' }>>();
   /** Archive files the export names for what of its range left the database. */
   const archived: string[] = [];
   const fail = (reason: ExportFailure, sequence: number | null, detail: string): ExportVerdict => ({
@@ -95,10 +95,10 @@ export function checkExportLines(
     lineNumber += 1;
     onLine?.(lineNumber, all.length);
     if (text.trim() === '') continue;
-    let line: Extract<ExportLine, { type: 'event' }>;
+    let line: Extract<ChainExportLine, { type: 'event' }>;
     let event: RecordedEvent;
     try {
-      const parsed = JSON.parse(text) as ExportLine;
+      const parsed = JSON.parse(text) as ChainExportLine;
       if (parsed.type === 'seal') {
         if (!Number.isInteger(parsed.first_sequence) || !Number.isInteger(parsed.last_sequence)) {
           throw new Error('no range');
@@ -225,10 +225,4 @@ export function checkExportLines(
     unanchored_events: unanchored,
     archived_files: archived,
   };
-}
-
-/** An export line's event as it was recorded (the same bytes its link and its leaf cover). */
-export function exportedEvent(line: Extract<ExportLine, { type: 'event' }>): RecordedEvent {
-  const row = line.event as unknown as EventRow & { recorded_at: string };
-  return toRecordedEvent({ ...row, recorded_at: new Date(row.recorded_at) });
 }

@@ -4,13 +4,11 @@ import type { Database } from '../db/schema.js';
 import { readLog } from '../event-store/read-log.js';
 import { LOG_START, type RecordedEvent } from '../event-store/types.js';
 import { appendLeaves, frontierRoot, type Frontier } from '../transparency/frontier.js';
-import { leafHash, type Hash } from '../transparency/merkle.js';
-import { canonicalEventBytes } from './chain-link.js';
+import type { Hash } from '../transparency/merkle.js';
+import { eventLeafHash } from './event-leaf.js';
 import { readArchivedPartition } from './check-archive.js';
 import { loadLogHeads, type LogHead } from './check-log-heads.js';
-import { redactEvent } from './redaction.js';
 import { compareLogPositions, sealEnd } from './seal-ranges.js';
-import { spaceLeaf } from './space-tree.js';
 
 /** Where and how the log stopped matching its tree. */
 export type LogTreeBreak = {
@@ -175,13 +173,13 @@ export async function checkLogTree(
           archived.set(partition, pool);
         }
         while (pool.length > 0 && compareLogPositions(pool[0]!, end) <= 0) {
-          leaves.push(leafHash(canonicalEventBytes(pool.shift()!)));
+          leaves.push(eventLeafHash(pool.shift()!));
         }
         archivedSeals += 1;
       } else {
         for (let event = await peek(); event; event = await peek()) {
           if (compareLogPositions(event, end) > 0) break;
-          leaves.push(spaceLeaf(event, redactEvent));
+          leaves.push(eventLeafHash(event));
           index += 1;
         }
       }

@@ -1,10 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { canonicalEventBytes } from './chain-link.js';
+import { leafEntry } from './event-leaf.js';
 import { eventsInRange, sealRange } from './seal-ranges.js';
 import { archivedOverlapping } from './export.js';
-import { EXPORT_FORMAT, type FrontierLine, type TreeExportLine } from './export-format.js';
-import type { Redact } from './redaction.js';
+import { EXPORT_FORMAT, type FrontierLine, type TreeExportLine } from './export-lines.js';
 import { spaceTree } from './space-tree.js';
 import { archivedSpaceTree } from './archived-leaves.js';
 import { loadFrontier } from './tree-growth.js';
@@ -12,7 +11,7 @@ import { TreeLeavesMissing } from './tree-store.js';
 import { listTreeHeads } from './tree-heads.js';
 
 /**
- * A space's sealed events recorded in [from, to) as an export of format 2 (export-format.ts): the
+ * A space's sealed events recorded in [from, to) as an export of format 2 (export-lines.ts): the
  * format line, what of the range was archived (its files named), the tree's frontier before the
  * first exported event, the events in sequence order as their leaves cover them, then the space
  * tree's signed heads whose sizes end among them, with their cosignatures. Events are read as
@@ -24,7 +23,6 @@ export async function* exportSpaceTree(
     readonly spaceId: string;
     readonly from: Date;
     readonly to: Date;
-    readonly redact: Redact;
     readonly pageSize?: number;
     /** ARCHIVE_DIR: leaves before the first exported event that were archived are read there. */
     readonly archiveDir?: string;
@@ -66,8 +64,7 @@ export async function* exportSpaceTree(
           if (start) yield start;
         }
         last = sequence;
-        const event = options.redact(stored);
-        const bytes = canonicalEventBytes(event).toString('utf8');
+        const bytes = leafEntry(stored).toString('utf8');
         yield { type: 'event', sequence, event: JSON.parse(bytes) as Record<string, unknown> };
       }
     }
@@ -81,12 +78,12 @@ export async function* exportSpaceTree(
 /** The space tree's frontier of `first - 1` leaves, from its stored nodes and last tile. */
 async function frontierBefore(
   db: Kysely<Database>,
-  options: { readonly spaceId: string; readonly redact: Redact; readonly archiveDir?: string },
+  options: { readonly spaceId: string; readonly archiveDir?: string },
   first: number,
 ): Promise<FrontierLine | undefined> {
   const tree = options.archiveDir
-    ? archivedSpaceTree(db, options.spaceId, options.redact, options.archiveDir)
-    : spaceTree(db, options.spaceId, options.redact);
+    ? archivedSpaceTree(db, options.spaceId, options.archiveDir)
+    : spaceTree(db, options.spaceId);
   const frontier = await loadFrontier(db, tree, first - 1).catch((error: unknown) => {
     // Leaves before the first exported event are archived: the archive files hold them.
     if (error instanceof TreeLeavesMissing) return undefined;

@@ -5,8 +5,7 @@ import { LOG_START } from '../event-store/types.js';
 import { inRange } from '../event-store/log-range.js';
 import type { TreeHashes } from '../transparency/merkle.js';
 import { eventsInRange, sealEnd, sealHolding, sealRange } from './seal-ranges.js';
-import type { Redact } from './redaction.js';
-import { spaceLeaf } from './space-tree.js';
+import { eventLeafHash } from './event-leaf.js';
 import { overTree, type TreeSource } from './tree-store.js';
 
 /**
@@ -30,7 +29,7 @@ export async function logTreeSize(db: Kysely<Database>): Promise<number> {
 }
 
 /** The log tree, as the tree store reads it: leaves from the seals holding them. */
-export function logTree(db: Kysely<Database>, redact: Redact): TreeSource {
+export function logTree(db: Kysely<Database>): TreeSource {
   return {
     id: LOG_TREE,
     async leaves(from, to) {
@@ -58,7 +57,7 @@ export function logTree(db: Kysely<Database>, redact: Redact): TreeSource {
         undefined,
         { offset: from - start - 1, limit: to - from + 1 },
       );
-      return events.map((event: RecordedEvent) => spaceLeaf(event, redact));
+      return events.map(eventLeafHash);
     },
   };
 }
@@ -67,10 +66,9 @@ export function logTree(db: Kysely<Database>, redact: Redact): TreeSource {
 export function overLogTree<T>(
   db: Kysely<Database>,
   size: number,
-  redact: Redact,
   compute: (tree: TreeHashes) => T,
 ): Promise<T> {
-  return overTree(db, logTree(db, redact), size, compute);
+  return overTree(db, logTree(db), size, compute);
 }
 
 /**

@@ -2,12 +2,9 @@ import { createHash } from 'node:crypto';
 import type { RecordedEvent } from '../event-store/types.js';
 import type { EventData, EventType } from '../domain/events.js';
 
-/** Replaces what must not leave the database (secret hashes) by a digest of it. */
-export type Redact = (event: RecordedEvent) => RecordedEvent;
-
 /**
- * Fields of each event type that never leave the database as they are (exports, the per-space
- * chain): secret hashes. Keyed on the registry: a new event type does not compile until it says.
+ * Fields of each event type that never leave the database as they are (exports, the trees'
+ * leaves, the live feeds): secret hashes. Keyed on the registry: a new event type does not compile until it says.
  */
 export const SENSITIVE_FIELDS: {
   readonly [Type in EventType]: readonly (keyof EventData<Type> & string)[];

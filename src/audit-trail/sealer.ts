@@ -4,10 +4,9 @@ import { sealEnd } from './seal-ranges.js';
 import { readLog } from '../event-store/read-log.js';
 import { LOG_START, type RecordedEvent } from '../event-store/types.js';
 import { logTree } from './log-tree.js';
-import { spaceLeaf } from './space-tree.js';
+import { eventLeafHash } from './event-leaf.js';
 import { extendTree } from './tree-growth.js';
 import { backfillSpaceRanges, insertSpaceRanges, spaceRangeTip } from './space-ranges.js';
-import type { Redact } from './redaction.js';
 
 /**
  * The sealer (issue 45: the Merkle log is the evidence): it grows the trees, nothing else. Each
@@ -33,11 +32,7 @@ export async function lastSeal(db: Kysely<Database>) {
  * them; returns how many events it sealed. Runs after commit, off the write path. Two sealers
  * racing collide on seal_number and one rolls back: the trees never fork.
  */
-export async function sealLog(
-  db: Kysely<Database>,
-  batchSize: number,
-  redact: Redact,
-): Promise<number> {
+export async function sealLog(db: Kysely<Database>, batchSize: number): Promise<number> {
   try {
     return await db.transaction().execute(async (trx) => {
       const tip = await lastSeal(trx);
@@ -45,7 +40,7 @@ export async function sealLog(
       // copied them): caught up first, one seal a round, so sequences never skip an event.
       const spacesThrough = await spaceRangeTip(trx);
       if (spacesThrough < Number(tip?.seal_number ?? 0)) {
-        return backfillSpaceRanges(trx, spacesThrough + 1, redact);
+        return backfillSpaceRanges(trx, spacesThrough + 1);
       }
       const page = await readLog(trx, { after: tip ? sealEnd(tip) : LOG_START, limit: batchSize });
       if (page.events.length === 0) return 0;
@@ -58,7 +53,7 @@ export async function sealLog(
       const sealNumber = (tip?.seal_number ?? 0) + 1;
       const previousSize = Number(tip?.tree_size ?? 0);
       // An event's leaf is the same in its space's tree and in the log tree: hashed once.
-      const leaves = events.map((event) => spaceLeaf(event, redact));
+      const leaves = events.map(eventLeafHash);
       await trx
         .insertInto('log_seals')
         .values({
@@ -70,8 +65,8 @@ export async function sealLog(
           tree_size: previousSize + events.length,
         })
         .execute();
-      await insertSpaceRanges(trx, sealNumber, events, redact, leaves);
-      await extendTree(trx, logTree(trx, redact), previousSize, leaves);
+      await insertSpaceRanges(trx, sealNumber, events, leaves);
+      await extendTree(trx, logTree(trx), previousSize, leaves);
       return events.length;
     });
   } catch (error) {

@@ -2,10 +2,10 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { eventsInRange, sealRange } from './seal-ranges.js';
 import type { RecordedEvent } from '../event-store/types.js';
-import { spaceLeaf, spaceTree } from './space-tree.js';
+import { spaceTree } from './space-tree.js';
+import { eventLeafHash } from './event-leaf.js';
 import type { Hash } from '../transparency/merkle.js';
 import { extendTree } from './tree-growth.js';
-import type { Redact } from './redaction.js';
 
 /**
  * Each space's share of a seal (space_ranges, migration 034): its events of the range, numbered on
@@ -22,9 +22,8 @@ export async function insertSpaceRanges(
   trx: Kysely<Database>,
   sealNumber: number,
   events: readonly RecordedEvent[],
-  redact: Redact,
   /** The events' leaf hashes, when the caller has them (the log tree's are the same). */
-  leaves: readonly Hash[] = events.map((event) => spaceLeaf(event, redact)),
+  leaves: readonly Hash[] = events.map(eventLeafHash),
 ): Promise<void> {
   const bySpace = new Map<string, { events: RecordedEvent[]; leaves: Hash[] }>();
   events.forEach((event, i) => {
@@ -60,7 +59,7 @@ export async function insertSpaceRanges(
   });
   await trx.insertInto('space_ranges').values(rows).execute();
   for (const [spaceId, share] of bySpace) {
-    await extendTree(trx, spaceTree(trx, spaceId, redact), head.get(spaceId) ?? 0, share.leaves);
+    await extendTree(trx, spaceTree(trx, spaceId), head.get(spaceId) ?? 0, share.leaves);
   }
 }
 
@@ -80,7 +79,6 @@ export async function spaceRangeTip(db: Kysely<Database>): Promise<number> {
 export async function backfillSpaceRanges(
   trx: Kysely<Database>,
   sealNumber: number,
-  redact: Redact,
 ): Promise<number> {
   const range = await sealRange(trx, sealNumber);
   if (!range) return 0;
@@ -90,7 +88,7 @@ export async function backfillSpaceRanges(
       `seal ${sealNumber} holds ${range.eventCount} events, the log ${events.length}; run npm run verify-chain`,
     );
   }
-  await insertSpaceRanges(trx, sealNumber, events, redact);
+  await insertSpaceRanges(trx, sealNumber, events);
   return events.length;
 }
 

@@ -1,20 +1,13 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import type { RecordedEvent } from '../event-store/types.js';
-import { leafHash, type Hash, type TreeHashes } from '../transparency/merkle.js';
-import { canonicalEventBytes } from './chain-link.js';
+import type { Hash, TreeHashes } from '../transparency/merkle.js';
+import { eventLeafHash } from './event-leaf.js';
 import { eventsInRange, sealEnd } from './seal-ranges.js';
-import type { Redact } from './redaction.js';
 import { overTree, type TreeSource } from './tree-store.js';
 
 // Each space's events as an RFC 9162 Merkle tree (migration 023): leaf i is the space's event of
-// sequence i + 1 (space_ranges number them), hashed over its canonical redacted bytes; kept as
+// sequence i + 1 (space_ranges number them), its leaf as event-leaf.ts defines it; kept as
 // tree-store.ts keeps trees.
-
-/** An event's leaf hash in its space's tree. */
-export function spaceLeaf(event: RecordedEvent, redact: Redact): Hash {
-  return leafHash(canonicalEventBytes(redact(event)));
-}
 
 /** The leaf hashes of a space's events of sequences `from` through `to` (1-based), in order. */
 export async function spaceLeaves(
@@ -22,7 +15,6 @@ export async function spaceLeaves(
   spaceId: string,
   from: number,
   to: number,
-  redact: Redact,
 ): Promise<Hash[]> {
   if (to < from) return [];
   // The space's seals from the one holding `from` through the one holding `to`: a range of the
@@ -67,12 +59,12 @@ export async function spaceLeaves(
     },
     { offset: from - firstSequence, limit: to - from + 1 },
   );
-  return events.map((event) => spaceLeaf(event, redact));
+  return events.map(eventLeafHash);
 }
 
 /** A space's tree, as the tree store reads it (archived-leaves.ts: with the archive files too). */
-export function spaceTree(db: Kysely<Database>, spaceId: string, redact: Redact): TreeSource {
-  return { id: spaceId, leaves: (from, to) => spaceLeaves(db, spaceId, from, to, redact) };
+export function spaceTree(db: Kysely<Database>, spaceId: string): TreeSource {
+  return { id: spaceId, leaves: (from, to) => spaceLeaves(db, spaceId, from, to) };
 }
 
 /** Runs `compute` (a proof, a root) over a space's tree of `size` leaves (see overTree). */
@@ -80,8 +72,7 @@ export function overSpaceTree<T>(
   db: Kysely<Database>,
   spaceId: string,
   size: number,
-  redact: Redact,
   compute: (tree: TreeHashes) => T,
 ): Promise<T> {
-  return overTree(db, spaceTree(db, spaceId, redact), size, compute);
+  return overTree(db, spaceTree(db, spaceId), size, compute);
 }

@@ -3,7 +3,6 @@ import path from 'node:path';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { checkpointFolder, treeHeadFileName } from './checkpoint-files.js';
-import { redactEvent } from './redaction.js';
 import { spaceTree } from './space-tree.js';
 import { spaceTreeSizes } from './space-ranges.js';
 import { treeRootAt } from './tree-growth.js';
@@ -30,9 +29,9 @@ export async function signTreeHeads(
 ): Promise<number> {
   let signed = 0;
   const trees: Array<{ tree: TreeSource; size: number }> = (await spaceTreeSizes(db)).map(
-    (space) => ({ tree: spaceTree(db, space.space_id, redactEvent), size: space.size }),
+    (space) => ({ tree: spaceTree(db, space.space_id), size: space.size }),
   );
-  trees.push({ tree: logTree(db, redactEvent), size: await logTreeSize(db) });
+  trees.push({ tree: logTree(db), size: await logTreeSize(db) });
   for (const { tree, size } of trees) {
     if (size <= ((await findTreeHead(db, tree.id))?.size ?? 0)) continue;
     const root = await rootIfBuilt(treeRootAt(db, tree, size));

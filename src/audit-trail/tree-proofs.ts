@@ -2,10 +2,9 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { EVENT_COLUMNS, toRecordedEvent, type EventRow } from '../event-store/types.js';
 import { consistencyProof, inclusionProof, leafHash, type Hash } from '../transparency/merkle.js';
-import { canonicalEventBytes } from './chain-link.js';
+import { leafEntry } from './event-leaf.js';
 import { sealHolding, sealRange } from './seal-ranges.js';
 import { inRange } from '../event-store/log-range.js';
-import type { Redact } from './redaction.js';
 import { spaceTree } from './space-tree.js';
 import { archivedSpaceTree, findArchivedLeaf } from './archived-leaves.js';
 import { LOG_TREE, logLeafIndex, logTree, logTreeSize } from './log-tree.js';
@@ -47,7 +46,6 @@ export async function findLeaf(
   db: Kysely<Database>,
   spaceId: string,
   which: { readonly eventId: string } | { readonly streamId: string },
-  redact: Redact,
   /** Its index in the space's tree, or in the log tree. */
   tree: 'space' | 'log' = 'space',
   /** Where archived events are (their space-tree leaves only). */
@@ -80,7 +78,7 @@ export async function findLeaf(
   if (tree === 'log') {
     const index = await logLeafIndex(db, event);
     if (index === undefined) return 'unsealed';
-    const entry = canonicalEventBytes(redact(event));
+    const entry = leafEntry(event);
     return { index, entry, hash: leafHash(entry) };
   }
   const sealNumber = (await sealHolding(db, event)) ?? 0;
@@ -103,7 +101,7 @@ export async function findLeaf(
       AND (transaction_id, global_position) < (${event.transactionId}::xid8, ${event.globalPosition})`.execute(
     db,
   );
-  const entry = canonicalEventBytes(redact(event));
+  const entry = leafEntry(event);
   return {
     index: Number(share.first_sequence) + Number(before[0]?.n ?? 0) - 1,
     entry,
@@ -112,16 +110,9 @@ export async function findLeaf(
 }
 
 /** A tree by its id: a space's (its archived leaves from `archiveDir`), or the log's (LOG_TREE). */
-export function treeOf(
-  db: Kysely<Database>,
-  treeId: string,
-  redact: Redact,
-  archiveDir?: string,
-): TreeSource {
-  if (treeId === LOG_TREE) return logTree(db, redact);
-  return archiveDir
-    ? archivedSpaceTree(db, treeId, redact, archiveDir)
-    : spaceTree(db, treeId, redact);
+export function treeOf(db: Kysely<Database>, treeId: string, archiveDir?: string): TreeSource {
+  if (treeId === LOG_TREE) return logTree(db);
+  return archiveDir ? archivedSpaceTree(db, treeId, archiveDir) : spaceTree(db, treeId);
 }
 
 /** The inclusion proof of leaf `index` in the tree of `size` leaves (a space's, or LOG_TREE). */
@@ -130,10 +121,9 @@ export function proveInclusion(
   treeId: string,
   index: number,
   size: number,
-  redact: Redact,
   archiveDir?: string,
 ): Promise<Hash[]> {
-  return overTree(db, treeOf(db, treeId, redact, archiveDir), size, (tree) =>
+  return overTree(db, treeOf(db, treeId, archiveDir), size, (tree) =>
     inclusionProof(tree, index, size),
   );
 }
@@ -144,10 +134,9 @@ export function proveConsistency(
   treeId: string,
   from: number,
   to: number,
-  redact: Redact,
   archiveDir?: string,
 ): Promise<Hash[]> {
-  return overTree(db, treeOf(db, treeId, redact, archiveDir), to, (tree) =>
+  return overTree(db, treeOf(db, treeId, archiveDir), to, (tree) =>
     consistencyProof(tree, from, to),
   );
 }

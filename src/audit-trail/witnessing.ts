@@ -8,7 +8,6 @@ import {
   parseVerifierKey,
   type NoteVerifier,
 } from '../transparency/signed-note.js';
-import type { Redact } from './redaction.js';
 import type { SignedTreeHead } from './tree-heads.js';
 import { proveConsistency } from './tree-proofs.js';
 import { readWitnessAnswer, WITNESS_ANSWER_LIMIT } from './witness-answer.js';
@@ -73,7 +72,6 @@ export function startWitnessing(
   witnesses: readonly WitnessEndpoint[],
   options: {
     readonly logger: Logger;
-    readonly redact: Redact;
     readonly timeoutMs?: number;
     readonly backoffMs?: number;
     readonly now?: () => number;
@@ -117,7 +115,7 @@ export function startWitnessing(
       const proof =
         old === 0 || old === head.size
           ? []
-          : await proveConsistency(db, head.treeId, old, head.size, options.redact);
+          : await proveConsistency(db, head.treeId, old, head.size);
       const body = `old ${old}\n${proof.map((hash) => `${hash.toString('base64')}\n`).join('')}\n${head.note}`;
       const response = await fetch(witness.url, {
         method: 'POST',

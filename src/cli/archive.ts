@@ -7,7 +7,6 @@
  */
 import path from 'node:path';
 import { archivePartitions } from '../audit-trail/archive.js';
-import { redactEvent } from '../audit-trail/redaction.js';
 import { operatorActor } from './operator.js';
 import { parseCommandLine } from './args.js';
 import { createLogger, openDatabase } from './runtime.js';
@@ -40,7 +39,6 @@ const { actor, origin } = operatorActor();
 const outcomes = await archivePartitions(database.handle.db, {
   before,
   dir: path.resolve(dir),
-  redact: redactEvent,
   actor,
   origin,
 });

@@ -12,7 +12,6 @@ import { purgeExpiredUsedOnce } from '../projections/used-once-ids.js';
 import { purgeOldRates } from '../projections/rates.js';
 import { keepPartitionsAhead } from '../event-store/partitions.js';
 import { archivePartitions } from '../audit-trail/archive.js';
-import { redactEvent } from '../audit-trail/redaction.js';
 import { signTreeHead, treeOrigin } from '../audit-trail/tree-heads.js';
 import { parseWitnesses, startWitnessing } from '../audit-trail/witnessing.js';
 import { connect } from '../db/database.js';
@@ -32,7 +31,6 @@ export async function startProjectorService(
   const auditKey = await loadAuditSigningKey(config.AUDIT_SIGNING_KEY, config.DATA_DIR);
   const witnessing = startWitnessing(database.handle.db, parseWitnesses(config.AUDIT_WITNESSES), {
     logger,
-    redact: redactEvent,
   });
   const projector = await startProjector({
     db: database.handle.db,
@@ -125,7 +123,6 @@ function archiveOnSchedule(
     running = archivePartitions(owner.db, {
       before,
       dir: path.resolve(dir),
-      redact: redactEvent,
       actor: `service:projector@${hostname()}`,
       origin: `projector@${hostname()}`,
     })

@@ -20,7 +20,7 @@ import { readFile } from 'node:fs/promises';
 import { checkExportLines } from '../audit-trail/check-export.js';
 import { readCheckpointStatement, verifyCheckpoint } from '../audit-trail/audit-key.js';
 import { readCheckpointFiles, readTreeHeadFiles } from '../audit-trail/checkpoint-files.js';
-import { EXPORT_FORMAT, exportFormat } from '../audit-trail/export-format.js';
+import { EXPORT_FORMAT, exportFormat } from '../audit-trail/export-lines.js';
 import { checkTreeExport } from '../audit-trail/check-export-tree.js';
 import { mergeWithArchive } from '../audit-trail/check-archive.js';
 import { checkExportTreeHeads } from '../audit-trail/check-export-tree-heads.js';

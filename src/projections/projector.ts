@@ -6,7 +6,6 @@ import type { Database } from '../db/schema.js';
 import { EVENTS_CHANNEL } from '../event-store/notify.js';
 import { sealLog } from '../audit-trail/sealer.js';
 import { signTreeHeads } from '../audit-trail/tree-head-signing.js';
-import { redactEvent } from '../audit-trail/redaction.js';
 import type { SignedTreeHead } from '../audit-trail/tree-heads.js';
 import { ADVISORY_LOCK } from '../db/advisory-locks.js';
 import { projectNextBatchTogether } from './batches.js';
@@ -140,7 +139,7 @@ export function startProjector(options: ProjectorOptions): RunningProjector {
         );
         if (options.seal) {
           if (sealFull || Date.now() - lastSealAt >= (options.sealIntervalMs ?? 0)) {
-            const sealed = await sealLog(options.db, options.batchSize, redactEvent);
+            const sealed = await sealLog(options.db, options.batchSize);
             lastSealAt = Date.now();
             sealFull = sealed >= options.batchSize;
             worked += sealed;
@@ -222,7 +221,7 @@ export function startProjector(options: ProjectorOptions): RunningProjector {
         giveUpMs,
       );
       if (wasLeader && options.checkpoints && answered) {
-        const written = sealLog(options.db, options.batchSize, redactEvent)
+        const written = sealLog(options.db, options.batchSize)
           .then(checkpoint)
           .then(() => true);
         answered = await withinMs(written, giveUpMs).catch((error: unknown) => {

@@ -16,7 +16,6 @@ import { findLeaf, proveInclusion } from '../../src/audit-trail/tree-proofs.js';
 import { TreeLeavesMissing } from '../../src/audit-trail/tree-store.js';
 import { PROJECTIONS } from '../../src/projections/all.js';
 import { catchUp } from '../../src/projections/batches.js';
-import { redactEvent } from '../../src/audit-trail/redaction.js';
 import { signTreeHeads } from '../../src/audit-trail/tree-head-signing.js';
 import { sealLog } from '../../src/audit-trail/sealer.js';
 import { signTreeHead, treeOrigin } from '../../src/audit-trail/tree-heads.js';
@@ -59,7 +58,7 @@ let copiedJtis: string[];
 
 const asUser = () => ({ authorization: `Bearer ${login}`, 'x-service-space-id': SPACE });
 const settle = async () => {
-  while ((await sealLog(database.db, 500, redactEvent)) > 0);
+  while ((await sealLog(database.db, 500)) > 0);
   for (const projection of PROJECTIONS) await catchUp(database.db, projection, 1000);
 };
 const logBytes = async () =>
@@ -507,7 +506,7 @@ describe('archiving a partition', () => {
       openNote(served.checkpoint, parseVerifierKey(served.verifier_key))!,
     ).root;
     const which = { streamId: streams.token(copiedJtis[400]!) };
-    const real = await findLeaf(database.db, SPACE, which, redactEvent, 'space', archiveDir);
+    const real = await findLeaf(database.db, SPACE, which, 'space', archiveDir);
     if (!real || real === 'unsealed') throw new Error('the archived token has no leaf');
     const tileOfLeaf = Math.floor(real.index / 256);
     const lastTile = Math.floor((size - 1) / 256);
@@ -528,15 +527,15 @@ describe('archiving a partition', () => {
     // Only the leaf's tile and the tree's last (partial) one are read: the rest is stored nodes.
     const sparse = await zeroedBut(new Set([tileOfLeaf, lastTile]));
     expect(blocks.length - 2).toBeGreaterThanOrEqual(2);
-    const leaf = await findLeaf(database.db, SPACE, which, redactEvent, 'space', sparse);
+    const leaf = await findLeaf(database.db, SPACE, which, 'space', sparse);
     expect(leaf).toEqual(real);
-    const proof = await proveInclusion(database.db, SPACE, real.index, size, redactEvent, sparse);
+    const proof = await proveInclusion(database.db, SPACE, real.index, size, sparse);
     expect(verifyInclusion(real.hash, real.index, size, proof, root)).toBe(true);
     // A member it needs, altered: refused as archived leaves it cannot read, never a wrong proof.
     const altered = await zeroedBut(new Set([lastTile]));
-    await expect(
-      findLeaf(database.db, SPACE, which, redactEvent, 'space', altered),
-    ).rejects.toThrow(TreeLeavesMissing);
+    await expect(findLeaf(database.db, SPACE, which, 'space', altered)).rejects.toThrow(
+      TreeLeavesMissing,
+    );
   });
 
   it("answers a made-up jti and another space's live jti with the same work: one probe of the space's index, no archive file read", async () => {
@@ -556,7 +555,6 @@ describe('archiving a partition', () => {
         watched,
         SPACE,
         { streamId: streams.token(jti) },
-        redactEvent,
         'space',
         nowhere,
       );

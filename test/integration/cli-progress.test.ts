@@ -7,7 +7,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECTIONS } from '../../src/projections/all.js';
 import { catchUp } from '../../src/projections/batches.js';
 import { sealLog } from '../../src/audit-trail/sealer.js';
-import { redactEvent } from '../../src/audit-trail/redaction.js';
 import { loadAuditSigningKey } from '../../src/audit-trail/audit-key.js';
 import { signTreeHeads } from '../../src/audit-trail/tree-head-signing.js';
 import { signTreeHead, treeOrigin } from '../../src/audit-trail/tree-heads.js';
@@ -40,7 +39,7 @@ beforeAll(async () => {
   for (let i = 0; i < 5; i += 1) await privateTokenVia(service, credential);
   // Sealed and its heads signed into DATA_DIR, as the projector does: verify-chain holds the
   // tree to them, under the audit key's public half there.
-  while ((await sealLog(service.database.db, 500, redactEvent)) > 0);
+  while ((await sealLog(service.database.db, 500)) > 0);
   const auditKey = await loadAuditSigningKey(undefined, dir);
   await signTreeHeads(
     service.database.db,

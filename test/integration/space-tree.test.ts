@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { appendToStream } from '../../src/event-store/append-to-stream.js';
 import { sealLog } from '../../src/audit-trail/sealer.js';
-import { redactEvent } from '../../src/audit-trail/redaction.js';
-import { overSpaceTree, spaceLeaf, spaceLeaves } from '../../src/audit-trail/space-tree.js';
+import { overSpaceTree, spaceLeaves } from '../../src/audit-trail/space-tree.js';
+import { eventLeafHash } from '../../src/audit-trail/event-leaf.js';
 import {
   LOG_TREE,
   logLeafIndex,
@@ -43,7 +43,7 @@ async function record(spaceId: string, count: number): Promise<void> {
 }
 
 const seal = async () => {
-  while ((await sealLog(database.db, 97, redactEvent)) > 0);
+  while ((await sealLog(database.db, 97)) > 0);
 };
 
 describe("each space's Merkle tree, grown by the sealer", () => {
@@ -56,12 +56,10 @@ describe("each space's Merkle tree, grown by the sealer", () => {
     await record(space, 345);
     await seal();
     const size = 645;
-    const leaves = await spaceLeaves(database.db, space, 1, size, redactEvent);
+    const leaves = await spaceLeaves(database.db, space, 1, size);
     expect(leaves).toHaveLength(size);
     const reference = memoryTree(leaves);
-    const root = await overSpaceTree(database.db, space, size, redactEvent, (tree) =>
-      treeRoot(tree, size),
-    );
+    const root = await overSpaceTree(database.db, space, size, (tree) => treeRoot(tree, size));
     expect(root).toEqual(treeRoot(reference, size));
     // Levels 8 and 9 only: 2 + 1 nodes of 256 and 512 leaves.
     const nodes = await database.db
@@ -73,14 +71,14 @@ describe("each space's Merkle tree, grown by the sealer", () => {
       .execute();
     expect(nodes.map((node) => `${node.level}/${node.index}`)).toEqual(['8/0', '8/1', '9/0']);
     for (const index of [0, 255, 256, 300, 511, 512, 644]) {
-      const proof = await overSpaceTree(database.db, space, size, redactEvent, (tree) =>
+      const proof = await overSpaceTree(database.db, space, size, (tree) =>
         inclusionProof(tree, index, size),
       );
       expect(proof).toEqual(inclusionProof(reference, index, size));
       expect(verifyInclusion(leaves[index]!, index, size, proof, root)).toBe(true);
     }
     const older = treeRoot(reference, 300);
-    const consistency = await overSpaceTree(database.db, space, size, redactEvent, (tree) =>
+    const consistency = await overSpaceTree(database.db, space, size, (tree) =>
       consistencyProof(tree, 300, size),
     );
     expect(verifyConsistency(300, size, consistency, older, root)).toBe(true);
@@ -96,8 +94,8 @@ describe('the log tree over every space', () => {
     const size = await logTreeSize(database.db);
     expect(size).toBe(events.length);
     expect(size).toBeGreaterThan(512);
-    const reference = memoryTree(events.map((event) => spaceLeaf(event, redactEvent)));
-    const root = await overLogTree(database.db, size, redactEvent, (tree) => treeRoot(tree, size));
+    const reference = memoryTree(events.map((event) => eventLeafHash(event)));
+    const root = await overLogTree(database.db, size, (tree) => treeRoot(tree, size));
     expect(root).toEqual(treeRoot(reference, size));
     const stored = await database.db
       .selectFrom('merkle_nodes')
@@ -108,14 +106,12 @@ describe('the log tree over every space', () => {
     // Tiles that span several seals (of 97 events): the index of each event, and its proof.
     for (const index of [0, 96, 97, 255, 256, 400, size - 1]) {
       expect(await logLeafIndex(database.db, events[index]!)).toBe(index);
-      const proof = await overLogTree(database.db, size, redactEvent, (tree) =>
+      const proof = await overLogTree(database.db, size, (tree) =>
         inclusionProof(tree, index, size),
       );
-      expect(
-        verifyInclusion(spaceLeaf(events[index]!, redactEvent), index, size, proof, root),
-      ).toBe(true);
+      expect(verifyInclusion(eventLeafHash(events[index]!), index, size, proof, root)).toBe(true);
     }
-    const consistency = await overLogTree(database.db, size, redactEvent, (tree) =>
+    const consistency = await overLogTree(database.db, size, (tree) =>
       consistencyProof(tree, 200, size),
     );
     expect(verifyConsistency(200, size, consistency, treeRoot(reference, 200), root)).toBe(true);

@@ -11,12 +11,8 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signTreeHeads } from '../../src/audit-trail/tree-head-signing.js';
-import {
-  loadAuditSigningKey,
-  type AuditKey,
-} from '../../src/audit-trail/audit-key.js';
+import { loadAuditSigningKey, type AuditKey } from '../../src/audit-trail/audit-key.js';
 import { LOG_TREE } from '../../src/audit-trail/log-tree.js';
-import { redactEvent } from '../../src/audit-trail/redaction.js';
 import { sealLog } from '../../src/audit-trail/sealer.js';
 import {
   findTreeHead,
@@ -99,7 +95,7 @@ function witnessLogs(): string[] {
 
 /** What the projector does each interval, with its witnessing: seal, sign, send the heads. */
 async function settle(witnessing: ReturnType<typeof startWitnessing>): Promise<void> {
-  while ((await sealLog(service.database.db, 500, redactEvent)) > 0);
+  while ((await sealLog(service.database.db, 500)) > 0);
   await signTreeHeads(
     service.database.db,
     (treeId, size, root) =>
@@ -170,7 +166,6 @@ describe('witnesses cosign the tree heads the projector signs', () => {
   it("sends each space's and the log's head, with a consistency proof from the last one cosigned, and serves them cosigned", async () => {
     const witnessing = startWitnessing(service.database.db, witnessOf(), {
       logger,
-      redact: redactEvent,
     });
     const asUser = {
       authorization: `Bearer ${await service.loginToken([SPACE])}`,
@@ -221,7 +216,7 @@ describe('witnesses cosign the tree heads the projector signs', () => {
     /** Seals, signs the heads and returns the space's, sending it nowhere. */
     const nextSpaceHead = async () => {
       await privateTokenVia(service, credential);
-      while ((await sealLog(db, 500, redactEvent)) > 0);
+      while ((await sealLog(db, 500)) > 0);
       const signed: SignedTreeHead[] = [];
       await signTreeHeads(db, sign, {
         onTreeHead: (head) => signed.push(head),
@@ -242,7 +237,7 @@ describe('witnesses cosign the tree heads the projector signs', () => {
 
     // The witness moves on without a cosignature being kept (a leader that died after sending).
     const unrecorded = await nextSpaceHead();
-    const proof = await proveConsistency(db, SPACE, last, unrecorded.size, redactEvent);
+    const proof = await proveConsistency(db, SPACE, last, unrecorded.size);
     const byHand = await fetch(`${witness.url}/add-checkpoint`, {
       method: 'POST',
       body: `old ${last}\n${proof.map((hash) => `${hash.toString('base64')}\n`).join('')}\n${unrecorded.note}`,
@@ -251,7 +246,7 @@ describe('witnesses cosign the tree heads the projector signs', () => {
     // The next head is sent "old <last>": the witness answers 409 with its size, and the
     // submitter proves consistency from there instead.
     const next = await nextSpaceHead();
-    const witnessing = startWitnessing(db, witnessOf(), { logger, redact: redactEvent });
+    const witnessing = startWitnessing(db, witnessOf(), { logger });
     witnessing.submit(next);
     await witnessing.idle();
     expect(await cosignedSizes()).toEqual([...before, next.size]);
@@ -390,7 +385,7 @@ describe('witnesses cosign the tree heads the projector signs', () => {
     const witnessing = startWitnessing(
       db,
       parseWitnesses(`http://127.0.0.1:${port}/add-checkpoint ${first.vkey}`),
-      { logger, redact: redactEvent, backoffMs: 300 },
+      { logger, backoffMs: 300 },
     );
     const head = await db
       .selectFrom('merkle_checkpoints')
@@ -452,7 +447,7 @@ describe('witnesses cosign the tree heads the projector signs', () => {
     const witnessing = startWitnessing(
       service.database.db,
       parseWitnesses(`http://127.0.0.1:${port}/add-checkpoint ${verifierKeyText(flood)}`),
-      { logger, redact: redactEvent, timeoutMs: 60_000 },
+      { logger, timeoutMs: 60_000 },
     );
     try {
       logLines.length = 0;
@@ -499,7 +494,7 @@ describe('witnesses cosign the tree heads the projector signs', () => {
       const witnessing = startWitnessing(
         service.database.db,
         parseWitnesses(`${forkWitness.url}/add-checkpoint ${forkWitness.vkey}`),
-        { logger, redact: redactEvent },
+        { logger },
       );
       logLines.length = 0;
       witnessing.submit(real);

@@ -3,7 +3,6 @@ import type { z } from 'zod';
 import type { CommandContext } from '../../commands/context.js';
 import type { Database } from '../../db/schema.js';
 import type { AuditKey } from '../../audit-trail/audit-key.js';
-import { redactEvent } from '../../audit-trail/redaction.js';
 import {
   findTreeHead,
   logHeadsPublishedBefore,
@@ -164,7 +163,6 @@ export function auditProofRoutes(
             query.jti !== undefined
               ? { streamId: streams.token(query.jti) }
               : { eventId: query.event_id! },
-            redactEvent,
             query.tree,
             archiveDir,
           ),
@@ -188,9 +186,7 @@ export function auditProofRoutes(
           entry: leaf.entry.toString('utf8'),
           leaf_hash: leaf.hash.toString('base64'),
           proof: b64(
-            await unlessArchived(
-              proveInclusion(db, treeId, leaf.index, treeSize, redactEvent, archiveDir),
-            ),
+            await unlessArchived(proveInclusion(db, treeId, leaf.index, treeSize, archiveDir)),
           ),
           checkpoint: signed?.note ?? null,
           verifier_key: verifierOf(treeId),
@@ -230,9 +226,7 @@ export function auditProofRoutes(
           from: query.from,
           to: query.to,
           proof: b64(
-            await unlessArchived(
-              proveConsistency(db, treeId, query.from, query.to, redactEvent, archiveDir),
-            ),
+            await unlessArchived(proveConsistency(db, treeId, query.from, query.to, archiveDir)),
           ),
         } satisfies z.infer<typeof consistency>;
       },

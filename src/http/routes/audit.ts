@@ -7,7 +7,6 @@ import type { Database } from '../../db/schema.js';
 import type { ReadRouter } from '../../db/read-replica.js';
 import { readFrom } from '../read-source.js';
 import { EVENT_TYPES } from '../../domain/events.js';
-import { redactEvent } from '../../audit-trail/redaction.js';
 import { archivedOverlapping, BEGINNING, END } from '../../audit-trail/export.js';
 import { exportSpaceTree } from '../../audit-trail/export-tree.js';
 import { listCheckpoints } from '../../audit-trail/jws-checkpoints.js';
@@ -155,7 +154,6 @@ export function auditRoutes(
           spaceId: who.spaceId,
           from: query.from,
           to: query.to,
-          redact: redactEvent,
         });
         const recordExport = (rows: number, complete: boolean) =>
           record(ctx, who, { kind: 'export', query: queryOf(ctx), rows_returned: rows, complete });

@@ -11,9 +11,13 @@ import { parseCommandLine } from '../src/cli/args.js';
 import { connect } from '../src/db/database.js';
 import { migrate } from '../src/db/migrate.js';
 import { insertEvents, streamRows } from '../src/event-store/insert-events.js';
-import { sealLog } from '../src/audit-trail/sealer.js';
-import { overSpaceTree } from '../src/audit-trail/space-tree.js';
-import { findLeaf, proveConsistency, proveInclusion } from '../src/audit-trail/tree-proofs.js';
+import { sealLog } from '../src/audit-trail/seal/sealer.js';
+import { overSpaceTree } from '../src/audit-trail/seal/space-tree.js';
+import {
+  findLeaf,
+  proveConsistency,
+  proveInclusion,
+} from '../src/audit-trail/prove/tree-proofs.js';
 import { treeRoot, verifyConsistency, verifyInclusion } from '../src/transparency/merkle.js';
 import { uuidv7 } from '../src/domain/ports.js';
 import { startBenchDatabase } from './database.js';

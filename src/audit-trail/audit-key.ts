@@ -7,7 +7,7 @@ import {
 } from 'node:crypto';
 import path from 'node:path';
 import { calculateJwkThumbprint, type JWK } from 'jose';
-import type { CheckpointStatement } from './jws-checkpoints.js';
+import type { CheckpointStatement } from './prove/jws-checkpoints.js';
 import { readFile } from 'node:fs/promises';
 import { ConfigError } from '../config/config.js';
 import { readOrCreateFile } from '../config/data-files.js';

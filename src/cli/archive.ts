@@ -1,12 +1,12 @@
 /**
  * `npm run archive -- --before=<ISO date> [--dir=<dir>]`: archives every whole partition of the log
  * that ends at or before the date into ARCHIVE_DIR (or --dir) and drops it: files first, verified,
- * then an events-archived event, then the drop (src/audit-trail/archive.ts). Runs as the owner
+ * then an events-archived event, then the drop (src/audit-trail/archive/archive.ts). Runs as the owner
  * (MIGRATION_DATABASE_URL, or the embedded Postgres). Prints one JSON line per partition; exit 0
  * when every due partition was archived, 1 when one was not ready (it says why), 2 on bad usage.
  */
 import path from 'node:path';
-import { archivePartitions } from '../audit-trail/archive.js';
+import { archivePartitions } from '../audit-trail/archive/archive.js';
 import { operatorActor } from './operator.js';
 import { parseCommandLine } from './args.js';
 import { createLogger, openDatabase } from './runtime.js';

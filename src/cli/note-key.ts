@@ -6,8 +6,8 @@
  */
 import { createPublicKey } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { LOG_TREE } from '../audit-trail/log-tree.js';
-import { treeOrigin, treeVerifierKey } from '../audit-trail/tree-heads.js';
+import { LOG_TREE } from '../audit-trail/seal/log-tree.js';
+import { treeOrigin, treeVerifierKey } from '../audit-trail/seal/tree-heads.js';
 import { parseCommandLine } from './args.js';
 
 const USAGE = `Usage: npm run note-key -- --key=<audit public JWK file> --issuer=<TOKEN_ISSUER> (--space=<id> | --log)

@@ -11,9 +11,9 @@ import { purgeExpiredIdempotentResponses } from '../projections/idempotent-respo
 import { purgeExpiredUsedOnce } from '../projections/used-once-ids.js';
 import { purgeOldRates } from '../projections/rates.js';
 import { keepPartitionsAhead } from '../event-store/partitions.js';
-import { archivePartitions } from '../audit-trail/archive.js';
-import { signTreeHead, treeOrigin } from '../audit-trail/tree-heads.js';
-import { parseWitnesses, startWitnessing } from '../audit-trail/witnessing.js';
+import { archivePartitions } from '../audit-trail/archive/archive.js';
+import { signTreeHead, treeOrigin } from '../audit-trail/seal/tree-heads.js';
+import { parseWitnesses, startWitnessing } from '../audit-trail/seal/witnessing.js';
 import { connect } from '../db/database.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';

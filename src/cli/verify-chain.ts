@@ -1,15 +1,15 @@
 /**
- * `npm run verify-chain`: checks the Merkle log over the whole database (check-log-tree.ts): every
+ * `npm run verify-chain`: checks the Merkle log over the whole database (src/audit-trail/check/log-tree.ts): every
  * leaf recomputed from the events, the root at each signed head's size held to the head (signed by
  * the audit key, and each head file in AUDIT_CHECKPOINT_DIR found in the database), archived
  * partitions read back from ARCHIVE_DIR. Names the first range or head that does not match. Exit
  * code 0 when intact, 1 when not. (The name stays: a reviewer verifies the evidence with it.)
  */
 import path from 'node:path';
-import { checkLogTree } from '../audit-trail/check-log-tree.js';
+import { checkLogTree } from '../audit-trail/check/log-tree.js';
 import { loadAuditPublicKey } from '../audit-trail/audit-key.js';
-import { readTreeHeadFiles } from '../audit-trail/checkpoint-files.js';
-import { LOG_TREE } from '../audit-trail/log-tree.js';
+import { readTreeHeadFiles } from '../audit-trail/seal/head-files.js';
+import { LOG_TREE } from '../audit-trail/seal/log-tree.js';
 import { progressOnStderr } from './progress.js';
 import { createLogger, openDatabase } from './runtime.js';
 import { configOrExit, exitOnConfigError } from './config-exit.js';

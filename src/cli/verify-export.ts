@@ -17,13 +17,13 @@
  */
 import { createPublicKey } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { checkExportLines } from '../audit-trail/check-export.js';
+import { checkExportLines } from '../audit-trail/check/chain-export.js';
 import { readCheckpointStatement, verifyCheckpoint } from '../audit-trail/audit-key.js';
-import { readCheckpointFiles, readTreeHeadFiles } from '../audit-trail/checkpoint-files.js';
+import { readCheckpointFiles, readTreeHeadFiles } from '../audit-trail/seal/head-files.js';
 import { EXPORT_FORMAT, exportFormat } from '../audit-trail/export-lines.js';
-import { checkTreeExport } from '../audit-trail/check-export-tree.js';
-import { mergeWithArchive } from '../audit-trail/check-archive.js';
-import { checkExportTreeHeads } from '../audit-trail/check-export-tree-heads.js';
+import { checkTreeExport } from '../audit-trail/check/tree-export.js';
+import { mergeWithArchive } from '../audit-trail/check/archive.js';
+import { checkExportTreeHeads } from '../audit-trail/check/tree-export-heads.js';
 import {
   COSIGNATURE_ED25519,
   parseVerifierKey,

@@ -33,7 +33,7 @@ export interface SpaceSealsTable {
 
 /**
  * A sealed range of the log (migration 034): where it ends, how many events, the log tree's size
- * once it is in. The sealer's record since the chains retired (src/audit-trail/sealer.ts).
+ * once it is in. The sealer's record since the chains retired (src/audit-trail/seal/sealer.ts).
  */
 export interface LogSealsTable {
   seal_number: number;

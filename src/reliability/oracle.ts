@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { kyselyOver } from '../db/database.js';
-import { checkLogTree } from '../audit-trail/check-log-tree.js';
+import { checkLogTree } from '../audit-trail/check/log-tree.js';
 import { compareViewsWithLog } from './recompute.js';
 
 /** What a reliability run's end state looks like, and whether it is what it must be. */

@@ -6,10 +6,10 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECTIONS } from '../../src/projections/all.js';
 import { catchUp } from '../../src/projections/batches.js';
-import { sealLog } from '../../src/audit-trail/sealer.js';
+import { sealLog } from '../../src/audit-trail/seal/sealer.js';
 import { loadAuditSigningKey } from '../../src/audit-trail/audit-key.js';
-import { signTreeHeads } from '../../src/audit-trail/tree-head-signing.js';
-import { signTreeHead, treeOrigin } from '../../src/audit-trail/tree-heads.js';
+import { signTreeHeads } from '../../src/audit-trail/seal/tree-head-signing.js';
+import { signTreeHead, treeOrigin } from '../../src/audit-trail/seal/tree-heads.js';
 import {
   createCredentialVia,
   privateTokenVia,

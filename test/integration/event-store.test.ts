@@ -7,12 +7,12 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { appendToStream } from '../../src/event-store/append-to-stream.js';
 import { createBatchedAppender } from '../../src/event-store/batched-appender.js';
 import { readLog } from '../../src/event-store/read-log.js';
-import { sealLog } from '../../src/audit-trail/sealer.js';
-import { checkLogTree } from '../../src/audit-trail/check-log-tree.js';
-import { signTreeHeads } from '../../src/audit-trail/tree-head-signing.js';
+import { sealLog } from '../../src/audit-trail/seal/sealer.js';
+import { checkLogTree } from '../../src/audit-trail/check/log-tree.js';
+import { signTreeHeads } from '../../src/audit-trail/seal/tree-head-signing.js';
 import { loadAuditSigningKey } from '../../src/audit-trail/audit-key.js';
-import { signTreeHead, treeOrigin } from '../../src/audit-trail/tree-heads.js';
-import { compareLogPositions, sealEnd } from '../../src/audit-trail/seal-ranges.js';
+import { signTreeHead, treeOrigin } from '../../src/audit-trail/seal/tree-heads.js';
+import { compareLogPositions, sealEnd } from '../../src/audit-trail/seal/seal-ranges.js';
 import {
   LOG_START,
   type LogPosition,

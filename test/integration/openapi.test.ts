@@ -1,10 +1,10 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PROJECTIONS } from '../../src/projections/all.js';
-import { signTreeHeads } from '../../src/audit-trail/tree-head-signing.js';
+import { signTreeHeads } from '../../src/audit-trail/seal/tree-head-signing.js';
 import { loadAuditSigningKey } from '../../src/audit-trail/audit-key.js';
-import { sealLog } from '../../src/audit-trail/sealer.js';
-import { signTreeHead, treeOrigin } from '../../src/audit-trail/tree-heads.js';
+import { sealLog } from '../../src/audit-trail/seal/sealer.js';
+import { signTreeHead, treeOrigin } from '../../src/audit-trail/seal/tree-heads.js';
 import { catchUp } from '../../src/projections/batches.js';
 import { openApiPath } from '../../src/http/openapi/document.js';
 import { freePort } from '../../src/reliability/harness.js';

@@ -12,7 +12,7 @@ import { PROJECTIONS } from '../../src/projections/all.js';
 import { ADVISORY_LOCK } from '../../src/db/advisory-locks.js';
 import { catchUp, projectNextBatch, rebuildProjection } from '../../src/projections/batches.js';
 import { startProjector } from '../../src/projections/projector.js';
-import { checkLogTree } from '../../src/audit-trail/check-log-tree.js';
+import { checkLogTree } from '../../src/audit-trail/check/log-tree.js';
 import type { Projection } from '../../src/projections/projection.js';
 import { ratesProjection } from '../../src/projections/rates.js';
 import {

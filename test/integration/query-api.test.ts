@@ -212,7 +212,7 @@ describe('dashboard_projector_lag', () => {
     expect(Number(before.find((row) => row.projection === 'chain')?.events_behind)).toBe(
       Number(rows[0]!.n),
     );
-    const { sealLog } = await import('../../src/audit-trail/sealer.js');
+    const { sealLog } = await import('../../src/audit-trail/seal/sealer.js');
     while ((await sealLog(service.database.db, 500)) > 0);
     expect(Number((await lag()).find((row) => row.projection === 'chain')?.events_behind)).toBe(0);
   });

@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { appendToStream } from '../../src/event-store/append-to-stream.js';
-import { sealLog } from '../../src/audit-trail/sealer.js';
-import { overSpaceTree, spaceLeaves } from '../../src/audit-trail/space-tree.js';
+import { sealLog } from '../../src/audit-trail/seal/sealer.js';
+import { overSpaceTree, spaceLeaves } from '../../src/audit-trail/seal/space-tree.js';
 import { eventLeafHash } from '../../src/audit-trail/event-leaf.js';
 import {
   LOG_TREE,
   logLeafIndex,
   logTreeSize,
   overLogTree,
-} from '../../src/audit-trail/log-tree.js';
+} from '../../src/audit-trail/seal/log-tree.js';
 import { readLog } from '../../src/event-store/read-log.js';
 import { LOG_START } from '../../src/event-store/types.js';
 import {

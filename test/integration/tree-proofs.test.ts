@@ -6,12 +6,16 @@ import { randomUUID } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import { Kysely, PostgresDialect } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { signTreeHeads } from '../../src/audit-trail/tree-head-signing.js';
+import { signTreeHeads } from '../../src/audit-trail/seal/tree-head-signing.js';
 import { loadAuditSigningKey, type AuditKey } from '../../src/audit-trail/audit-key.js';
-import { sealLog } from '../../src/audit-trail/sealer.js';
-import { signTreeHead, treeOrigin, treeVerifierKey } from '../../src/audit-trail/tree-heads.js';
-import { findLeaf } from '../../src/audit-trail/tree-proofs.js';
-import { logTreeSize } from '../../src/audit-trail/log-tree.js';
+import { sealLog } from '../../src/audit-trail/seal/sealer.js';
+import {
+  signTreeHead,
+  treeOrigin,
+  treeVerifierKey,
+} from '../../src/audit-trail/seal/tree-heads.js';
+import { findLeaf } from '../../src/audit-trail/prove/tree-proofs.js';
+import { logTreeSize } from '../../src/audit-trail/seal/log-tree.js';
 import type { Database } from '../../src/db/schema.js';
 import { uuidv7 } from '../../src/domain/ports.js';
 import { insertEvents, streamRows } from '../../src/event-store/insert-events.js';

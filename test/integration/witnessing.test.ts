@@ -10,19 +10,19 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signTreeHeads } from '../../src/audit-trail/tree-head-signing.js';
+import { signTreeHeads } from '../../src/audit-trail/seal/tree-head-signing.js';
 import { loadAuditSigningKey, type AuditKey } from '../../src/audit-trail/audit-key.js';
-import { LOG_TREE } from '../../src/audit-trail/log-tree.js';
-import { sealLog } from '../../src/audit-trail/sealer.js';
+import { LOG_TREE } from '../../src/audit-trail/seal/log-tree.js';
+import { sealLog } from '../../src/audit-trail/seal/sealer.js';
 import {
   findTreeHead,
   signTreeHead,
   treeOrigin,
   treeVerifierKey,
   type SignedTreeHead,
-} from '../../src/audit-trail/tree-heads.js';
-import { parseWitnesses, startWitnessing } from '../../src/audit-trail/witnessing.js';
-import { proveConsistency } from '../../src/audit-trail/tree-proofs.js';
+} from '../../src/audit-trail/seal/tree-heads.js';
+import { parseWitnesses, startWitnessing } from '../../src/audit-trail/seal/witnessing.js';
+import { proveConsistency } from '../../src/audit-trail/prove/tree-proofs.js';
 import { cosignedAt } from '../../src/transparency/cosignature.js';
 import { parseCheckpointText } from '../../src/transparency/checkpoint.js';
 import {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/audit-trail/canonical-json.js';
-import { chainHash, GENESIS_HASH } from '../../src/audit-trail/chain-link.js';
+import { chainHash, GENESIS_HASH } from '../../src/audit-trail/check/chain-link.js';
 import type { RecordedEvent } from '../../src/event-store/types.js';
 
 describe('canonicalJson (RFC 8785)', () => {

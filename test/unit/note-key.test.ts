@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { signTreeHead, treeOrigin } from '../../src/audit-trail/tree-heads.js';
+import { signTreeHead, treeOrigin } from '../../src/audit-trail/seal/tree-heads.js';
 import { openNote, parseVerifierKey } from '../../src/transparency/signed-note.js';
 
 const run = promisify(execFile);

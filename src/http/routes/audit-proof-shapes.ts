@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { InvalidRequestError, NotFoundError } from '../../errors/errors.js';
-import { TreeLeavesMissing } from '../../audit-trail/tree-store.js';
+import { TreeLeavesMissing } from '../../audit-trail/seal/tree-store.js';
 
 /** The proof routes' queries, answers and refusals (audit-proofs.ts), as validated and documented. */
 

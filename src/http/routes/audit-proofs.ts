@@ -8,14 +8,14 @@ import {
   logHeadsPublishedBefore,
   treeOrigin,
   treeVerifierKey,
-} from '../../audit-trail/tree-heads.js';
-import { LOG_TREE } from '../../audit-trail/log-tree.js';
+} from '../../audit-trail/seal/tree-heads.js';
+import { LOG_TREE } from '../../audit-trail/seal/log-tree.js';
 import {
   findLeaf,
   proveConsistency,
   proveInclusion,
   sealedTreeSize,
-} from '../../audit-trail/tree-proofs.js';
+} from '../../audit-trail/prove/tree-proofs.js';
 import { streams } from '../../domain/streams.js';
 import { onlyPublishedHeads, readableTree, type TreeChoice } from '../../domain/policy.js';
 import { createProofReadBudget } from '../../limits/proof-reads.js';

@@ -1,0 +1,132 @@
+import { createHash } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import { TILE } from '../seal/tree-store.js';
+
+/**
+ * The archive's index (migration 027), written by `npm run archive` with the range it records: per
+ * space, which gzip member of which file holds each tile's archived events (`archived_blocks`),
+ * and which archived sequence an event id or a token's jti is (`archived_leaf_keys`). A proof over
+ * archived events then reads one member of one file, never the space's whole archive.
+ */
+
+/** One gzip member of an archive file: the space's events `first_sequence`..`last_sequence`. */
+export interface ArchiveBlock {
+  readonly first_sequence: number;
+  readonly last_sequence: number;
+  readonly byte_offset: number;
+  readonly byte_length: number;
+  /** SHA-256 of the member's own bytes (the file's hash needs the whole file read). */
+  readonly sha256: string;
+}
+
+/** An archived event's lookup key and its sequence in the space's chain. */
+export interface ArchiveKey {
+  readonly key: Buffer;
+  readonly sequence: number;
+}
+
+/** What an archived leaf is looked up by: an event id, or a stream (its first event: a token). */
+export type ArchivedLeafId = { readonly eventId: string } | { readonly streamId: string };
+
+/**
+ * The key of an event id or of a stream's first event: 16 bytes of SHA-256 over the kind and the
+ * id, so every key is the same size whatever the id (a collision is only a miss: the line read is
+ * compared with the id itself).
+ */
+export function archiveKey(which: ArchivedLeafId): Buffer {
+  const [kind, id] = 'eventId' in which ? ['event', which.eventId] : ['stream', which.streamId];
+  return createHash('sha256').update(`${kind}\0${id}`).digest().subarray(0, 16);
+}
+
+/** Postgres takes at most 65535 parameters a statement; three a key row. */
+const KEYS_PER_INSERT = 10_000;
+
+/** Records one archive file's index, in the transaction that records its range. */
+export async function recordArchiveIndex(
+  trx: Kysely<Database>,
+  written: {
+    readonly partition: string;
+    readonly spaceId: string;
+    readonly file: string;
+    readonly blocks: readonly ArchiveBlock[];
+    readonly keys: readonly ArchiveKey[];
+  },
+): Promise<void> {
+  if (written.blocks.length > 0) {
+    await trx
+      .insertInto('archived_blocks')
+      .values(
+        written.blocks.map((block) => ({
+          ...block,
+          space_id: written.spaceId,
+          partition_name: written.partition,
+          file: written.file,
+        })),
+      )
+      .execute();
+  }
+  for (let at = 0; at < written.keys.length; at += KEYS_PER_INSERT) {
+    await trx
+      .insertInto('archived_leaf_keys')
+      .values(
+        written.keys
+          .slice(at, at + KEYS_PER_INSERT)
+          .map(({ key, sequence }) => ({ space_id: written.spaceId, key, sequence })),
+      )
+      .execute();
+  }
+}
+
+/**
+ * The archived sequence of the space's event with this id, or of this stream's first event: one
+ * probe of the space's keys, the same work whether the id is archived here, belongs to another
+ * space or was never issued.
+ */
+export async function archivedSequenceOf(
+  db: Kysely<Database>,
+  spaceId: string,
+  which: ArchivedLeafId,
+): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('archived_leaf_keys')
+    .select('sequence')
+    .where('space_id', '=', spaceId)
+    .where('key', '=', archiveKey(which))
+    .executeTakeFirst();
+  return row ? Number(row.sequence) : undefined;
+}
+
+/** An archive file's member that holds some of a space's archived sequences. */
+export interface ArchivedBlockRow extends ArchiveBlock {
+  readonly file: string;
+}
+
+/**
+ * The members holding the space's archived sequences `from`..`to`, in order. A member never spans
+ * two tiles, so those overlapping the range start within it or in the tile `from` falls in: a
+ * bounded range of the primary key.
+ */
+export async function archivedBlocks(
+  db: Kysely<Database>,
+  spaceId: string,
+  from: number,
+  to: number,
+): Promise<ArchivedBlockRow[]> {
+  const rows = await db
+    .selectFrom('archived_blocks')
+    .select(['file', 'first_sequence', 'last_sequence', 'byte_offset', 'byte_length', 'sha256'])
+    .where('space_id', '=', spaceId)
+    .where('first_sequence', '>=', Math.floor((from - 1) / TILE) * TILE + 1)
+    .where('first_sequence', '<=', to)
+    .where('last_sequence', '>=', from)
+    .orderBy('first_sequence')
+    .execute();
+  return rows.map((row) => ({
+    ...row,
+    first_sequence: Number(row.first_sequence),
+    last_sequence: Number(row.last_sequence),
+    byte_offset: Number(row.byte_offset),
+    byte_length: Number(row.byte_length),
+  }));
+}

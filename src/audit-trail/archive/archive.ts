@@ -1,0 +1,221 @@
+import { randomUUID } from 'node:crypto';
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import { decideArchive } from '../../domain/archive/decide.js';
+import { insertEvents, streamRows } from '../../event-store/insert-events.js';
+import {
+  readArchiveFile,
+  writeArchiveFile,
+  writeManifest,
+  type ArchiveFile,
+  type WrittenArchiveFile,
+} from './archive-files.js';
+import { recordArchiveIndex } from './archive-index.js';
+import { BEGINNING } from '../prove/archived-ranges.js';
+import { exportSpaceTree } from '../prove/export-tree.js';
+import { checkTreeExport } from '../check/tree-export.js';
+
+/** What became of one partition. */
+export type ArchiveOutcome =
+  | {
+      readonly partition: string;
+      readonly archived: true;
+      readonly events: number;
+      readonly files: readonly ArchiveFile[];
+      readonly position: number;
+    }
+  /** Not yet: it still has events to seal or project, or a transaction that may still write it. */
+  | {
+      readonly partition: string;
+      readonly archived: false;
+      readonly reason: 'not_settled' | 'files_not_verified';
+      readonly detail: string;
+    };
+
+/**
+ * Archives every whole partition of the log that ends at or before `before`, oldest first: writes
+ * each space's events of it (with its tree's frontier before them and the signed heads among
+ * them) to `dir` as gzipped NDJSON in the audit export's format 2, files created exclusively; reads them back
+ * and verifies them; then, in one transaction, appends an `events-archived` event naming the range,
+ * the files and their SHA-256, records the range for the audit API, and drops the partition, so
+ * its disk comes back with no row-by-row DELETE. Runs as the owner (only the owner may drop a
+ * partition). Stops at the first partition not ready.
+ */
+export async function archivePartitions(
+  db: Kysely<Database>,
+  options: {
+    readonly before: Date;
+    readonly dir: string;
+    readonly actor: string;
+    readonly origin: string;
+  },
+): Promise<ArchiveOutcome[]> {
+  const due = await db
+    .selectFrom('event_partitions')
+    .select(['partition_name', 'starts_at', 'ends_at'])
+    .where('ends_at', '<=', options.before)
+    .where('ends_at', '<=', sql<Date>`now()`)
+    .orderBy('ends_at')
+    .execute();
+  const outcomes: ArchiveOutcome[] = [];
+  for (const partition of due) {
+    const outcome = await archivePartition(db, partition, options);
+    outcomes.push(outcome);
+    if (!outcome.archived) break;
+  }
+  return outcomes;
+}
+
+async function archivePartition(
+  db: Kysely<Database>,
+  partition: { readonly partition_name: string; readonly starts_at: Date; readonly ends_at: Date },
+  options: Parameters<typeof archivePartitions>[1],
+): Promise<ArchiveOutcome> {
+  const name = partition.partition_name;
+  const table = sql.table(name);
+  const from = Number.isFinite(Number(partition.starts_at)) ? partition.starts_at : BEGINNING;
+  const unsettled = await unsettledReason(db, name, partition.ends_at);
+  if (unsettled)
+    return { partition: name, archived: false, reason: 'not_settled', detail: unsettled };
+
+  const { rows: counts } = await sql<{ space_id: string; events: number }>`
+    SELECT space_id, count(*)::int AS events FROM ${table} GROUP BY space_id ORDER BY space_id`.execute(
+    db,
+  );
+  const written: WrittenArchiveFile[] = [];
+  for (const { space_id: spaceId } of counts) {
+    const lines = exportSpaceTree(db, {
+      spaceId,
+      from,
+      to: partition.ends_at,
+      archiveDir: options.dir,
+    });
+    written.push(await writeArchiveFile(options.dir, name, spaceId, lines));
+  }
+  const files: ArchiveFile[] = written.map((file) => file.entry);
+  const total = counts.reduce((sum, row) => sum + row.events, 0);
+  const manifest = {
+    partition: name,
+    starts_at: Number.isFinite(Number(partition.starts_at))
+      ? partition.starts_at.toISOString()
+      : '-infinity',
+    ends_at: partition.ends_at.toISOString(),
+    events: total,
+    files,
+  };
+  const manifestSha256 = await writeManifest(options.dir, manifest);
+
+  // Read back what was written before anything is dropped.
+  for (const file of files) {
+    const expected = counts.find((row) => row.space_id === file.space_id)!.events;
+    const read = await readArchiveFile(options.dir, file);
+    const problem = !read?.intact
+      ? 'does not read back as written'
+      : file.events !== expected
+        ? `holds ${file.events} events of the ${expected} in the partition`
+        : treeProblem(read.lines);
+    if (problem) {
+      return {
+        partition: name,
+        archived: false,
+        reason: 'files_not_verified',
+        detail: `${file.file}: ${problem}`,
+      };
+    }
+  }
+  const decision = decideArchive({
+    eventId: randomUUID(),
+    actor: options.actor,
+    origin: options.origin,
+    archive: { ...manifest, manifest_sha256: manifestSha256 },
+  });
+  if (!decision.ok) {
+    return {
+      partition: name,
+      archived: false,
+      reason: 'files_not_verified',
+      detail: decision.refusal,
+    };
+  }
+  const position = await db.transaction().execute(async (trx) => {
+    // Dropping a partition locks the whole log for a moment: never queue appends behind a wait.
+    await sql`SET LOCAL lock_timeout = '3s'`.execute(trx);
+    const { events } = await insertEvents(
+      trx,
+      streamRows(decision.facts.spaceId, decision.facts.streamId, decision.events, 0),
+    );
+    // A partition that held no events has no files: it is recorded and dropped all the same.
+    if (files.length > 0) {
+      await trx
+        .insertInto('archived_ranges')
+        .values(
+          files.map((file) => ({
+            space_id: file.space_id,
+            partition_name: name,
+            starts_at: from,
+            ends_at: partition.ends_at,
+            first_sequence: file.first_sequence,
+            last_sequence: file.last_sequence,
+            event_count: file.events,
+            file: file.file,
+            sha256: file.sha256,
+          })),
+        )
+        .execute();
+    }
+    for (const { entry, blocks, keys } of written) {
+      await recordArchiveIndex(trx, {
+        partition: name,
+        spaceId: entry.space_id,
+        file: entry.file,
+        blocks,
+        keys,
+      });
+    }
+    await trx.deleteFrom('event_partitions').where('partition_name', '=', name).execute();
+    await sql`DROP TABLE ${table}`.execute(trx);
+    return events[0]!.globalPosition;
+  });
+  return { partition: name, archived: true, events: total, files, position };
+}
+
+/**
+ * Why the partition cannot be archived yet, if so: a transaction that began before its end may
+ * still write to it, or some of its events are not yet sealed or projected.
+ */
+async function unsettledReason(
+  db: Kysely<Database>,
+  name: string,
+  endsAt: Date,
+): Promise<string | undefined> {
+  const table = sql.table(name);
+  const { rows } = await sql<{ open: number; unsealed: number; unprojected: number }>`
+    WITH tip AS (
+      SELECT last_transaction_id AS t, last_position AS p FROM log_seals
+      ORDER BY seal_number DESC LIMIT 1)
+    SELECT
+      (SELECT count(*)::int FROM pg_stat_activity
+        WHERE xact_start < ${endsAt} AND backend_type = 'client backend'
+          AND pid <> pg_backend_pid()) AS open,
+      (SELECT count(*)::int FROM ${table} e
+        WHERE NOT EXISTS (
+          SELECT 1 FROM tip WHERE (e.transaction_id, e.global_position) <= (tip.t, tip.p))) AS unsealed,
+      (SELECT count(*)::int FROM ${table} e, projection_checkpoints p
+        WHERE (e.transaction_id, e.global_position) > (p.transaction_id, p.global_position)) AS unprojected`.execute(
+    db,
+  );
+  const row = rows[0]!;
+  if (row.open > 0) return `${row.open} transaction(s) begun before its end are still open`;
+  if (row.unsealed > 0) return `${row.unsealed} of its events are not sealed yet`;
+  if (row.unprojected > 0) return `${row.unprojected} of its events are not projected yet`;
+  return undefined;
+}
+
+/**
+ * What is wrong with an archive file read back, judged as an export of format 2 on its own: its
+ * sequences run on from its frontier, and its events make the roots of the heads it holds.
+ */
+function treeProblem(lines: readonly string[]): string | undefined {
+  const verdict = checkTreeExport(lines, { allowUnanchoredTail: true });
+  return verdict.ok ? undefined : `${verdict.reason}: ${verdict.detail}`;
+}

@@ -1,0 +1,96 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import type { RecordedEvent } from '../../event-store/types.js';
+import { LOG_START } from '../../event-store/types.js';
+import { inRange } from '../../event-store/log-range.js';
+import type { TreeHashes } from '../../transparency/merkle.js';
+import { eventsInRange, sealEnd, sealHolding, sealRange } from './seal-ranges.js';
+import { eventLeafHash } from '../event-leaf.js';
+import { overTree, type TreeSource } from './tree-store.js';
+
+/**
+ * The whole log as one Merkle tree (migration 024): leaf i is the (i+1)-th sealed event in commit
+ * order, with the same leaf hash as in its space's tree, so one entry is proven in both. A
+ * reviewer of the whole deployment (and a witness) follows this one tree instead of every space's.
+ */
+
+/** The log tree's id in merkle_nodes and merkle_checkpoints: no space id is empty. */
+export const LOG_TREE = '';
+
+/** How many events the log tree holds: every sealed event. */
+export async function logTreeSize(db: Kysely<Database>): Promise<number> {
+  const row = await db
+    .selectFrom('log_seals')
+    .select('tree_size')
+    .orderBy('seal_number', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return Number(row?.tree_size ?? 0);
+}
+
+/** The log tree, as the tree store reads it: leaves from the seals holding them. */
+export function logTree(db: Kysely<Database>): TreeSource {
+  return {
+    id: LOG_TREE,
+    async leaves(from, to) {
+      if (to < from) return [];
+      const { rows } = await sql<{
+        seal_number: number;
+        tree_size: number;
+        last_transaction_id: string;
+        last_position: number;
+      }>`
+        SELECT seal_number, tree_size, last_transaction_id, last_position
+        FROM log_seals
+        WHERE seal_number BETWEEN
+          (SELECT seal_number - 1 FROM log_seals WHERE tree_size >= ${from} ORDER BY tree_size LIMIT 1)
+          AND (SELECT seal_number FROM log_seals WHERE tree_size >= ${to} ORDER BY tree_size LIMIT 1)
+        ORDER BY seal_number`.execute(db);
+      const last = rows.at(-1);
+      if (!last || last.tree_size < to) return [];
+      // The row before the first seal holding `from` (absent when that seal is the first).
+      const first = rows[0]!.tree_size >= from ? undefined : rows[0];
+      const start = first ? first.tree_size : 0;
+      const events = await eventsInRange(
+        db,
+        { after: first ? sealEnd(first) : LOG_START, through: sealEnd(last) },
+        undefined,
+        { offset: from - start - 1, limit: to - from + 1 },
+      );
+      return events.map(eventLeafHash);
+    },
+  };
+}
+
+/** Runs `compute` (a proof, a root) over the log tree of `size` leaves (see overTree). */
+export function overLogTree<T>(
+  db: Kysely<Database>,
+  size: number,
+  compute: (tree: TreeHashes) => T,
+): Promise<T> {
+  return overTree(db, logTree(db), size, compute);
+}
+
+/**
+ * The index in the log tree of a sealed event: the size before its seal, plus how many events of
+ * that seal come before it. Undefined when no seal holds it yet.
+ */
+export async function logLeafIndex(
+  db: Kysely<Database>,
+  event: RecordedEvent,
+): Promise<number | undefined> {
+  const sealNumber = await sealHolding(db, event);
+  if (sealNumber === undefined) return undefined;
+  const range = await sealRange(db, sealNumber);
+  const size = await db
+    .selectFrom('log_seals')
+    .select('tree_size')
+    .where('seal_number', '=', sealNumber)
+    .executeTakeFirst();
+  if (!range || !size) return undefined;
+  // Events of the seal up to and including it: its place, counted from 1.
+  const { rows: through } = await sql<{ n: number }>`
+    SELECT count(*)::int AS n FROM events
+    WHERE ${inRange({ after: range.after, through: event })}`.execute(db);
+  return Number(size.tree_size) - range.eventCount + Number(through[0]?.n ?? 1) - 1;
+}

@@ -1,0 +1,93 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import { inRange, type LogRange } from '../../event-store/log-range.js';
+import {
+  EVENT_COLUMNS,
+  LOG_START,
+  toRecordedEvent,
+  type EventRow,
+  type LogPosition,
+  type RecordedEvent,
+} from '../../event-store/types.js';
+
+/** Where a seal's range ends: its last event. */
+export function sealEnd(seal: {
+  readonly last_transaction_id: string;
+  readonly last_position: number;
+}): LogPosition {
+  return { transactionId: String(seal.last_transaction_id), globalPosition: seal.last_position };
+}
+
+/**
+ * The stretch of the log seal `sealNumber` covers: after the previous seal's last event,
+ * through its own. Undefined when there is no such seal.
+ */
+export async function sealRange(
+  db: Kysely<Database>,
+  sealNumber: number,
+): Promise<(Omit<LogRange, 'count'> & { readonly eventCount: number }) | undefined> {
+  const rows = await db
+    .selectFrom('log_seals')
+    .select(['seal_number', 'event_count', 'last_transaction_id', 'last_position'])
+    .where('seal_number', 'in', [sealNumber - 1, sealNumber])
+    .execute();
+  const seal = rows.find((row) => row.seal_number === sealNumber);
+  if (!seal) return undefined;
+  const previous = rows.find((row) => row.seal_number === sealNumber - 1);
+  return {
+    after: previous ? sealEnd(previous) : LOG_START,
+    through: sealEnd(seal),
+    eventCount: seal.event_count,
+  };
+}
+
+/** The number of the seal whose range holds `position`: the first to end at or after it. */
+export async function sealHolding(
+  db: Kysely<Database>,
+  position: LogPosition,
+): Promise<number | undefined> {
+  const { rows } = await sql<{ seal_number: number }>`
+    SELECT seal_number FROM log_seals
+    WHERE (last_transaction_id, last_position) >= (${position.transactionId}::xid8, ${position.globalPosition})
+    ORDER BY last_transaction_id, last_position LIMIT 1`.execute(db);
+  return rows[0] === undefined ? undefined : Number(rows[0].seal_number);
+}
+
+/**
+ * The events of a range in commit-safe order; with `space`, only that space's, found through the
+ * events' primary key between the seal's position bounds.
+ */
+export async function eventsInRange(
+  db: Kysely<Database>,
+  range: Omit<LogRange, 'count'>,
+  space?: {
+    readonly spaceId: string;
+    readonly minPosition: number;
+    readonly maxPosition: number;
+  },
+  /** Only these of them: skip `offset`, take `limit` (a tile of a space tree). */
+  window?: { readonly offset: number; readonly limit: number },
+): Promise<RecordedEvent[]> {
+  const rows = (await db
+    .selectFrom('events')
+    .select(EVENT_COLUMNS)
+    .where(inRange(range))
+    .$if(space !== undefined, (query) =>
+      query
+        .where('space_id', '=', space!.spaceId)
+        .where('global_position', '>=', space!.minPosition)
+        .where('global_position', '<=', space!.maxPosition),
+    )
+    .orderBy('transaction_id')
+    .orderBy('global_position')
+    .$if(window !== undefined, (query) => query.offset(window!.offset).limit(window!.limit))
+    .execute()) as EventRow[];
+  return rows.map(toRecordedEvent);
+}
+
+/** a before b in commit-safe order: negative, 0 when equal, positive after. */
+export function compareLogPositions(a: LogPosition, b: LogPosition): number {
+  const byTransaction = BigInt(a.transactionId) - BigInt(b.transactionId);
+  if (byTransaction !== 0n) return byTransaction < 0n ? -1 : 1;
+  return a.globalPosition - b.globalPosition;
+}

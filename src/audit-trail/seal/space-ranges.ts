@@ -1,0 +1,117 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import { eventsInRange, sealRange } from './seal-ranges.js';
+import type { RecordedEvent } from '../../event-store/types.js';
+import { spaceTree } from './space-tree.js';
+import { eventLeafHash } from '../event-leaf.js';
+import type { Hash } from '../../transparency/merkle.js';
+import { extendTree } from './tree-growth.js';
+
+/**
+ * Each space's share of a seal (space_ranges, migration 034): its events of the range, numbered on
+ * from the space's last (sequence 1, 2, 3... without gaps: leaf i of its tree is sequence i + 1),
+ * with the position and time bounds that find them again through the log's primary key.
+ */
+
+/**
+ * Inserts each space's share of seal `sealNumber` (`events`: the whole range, in commit-safe
+ * order), one row per space the range touches, and extends each space's tree by its leaves, in the
+ * sealing transaction.
+ */
+export async function insertSpaceRanges(
+  trx: Kysely<Database>,
+  sealNumber: number,
+  events: readonly RecordedEvent[],
+  /** The events' leaf hashes, when the caller has them (the log tree's are the same). */
+  leaves: readonly Hash[] = events.map(eventLeafHash),
+): Promise<void> {
+  const bySpace = new Map<string, { events: RecordedEvent[]; leaves: Hash[] }>();
+  events.forEach((event, i) => {
+    const share = bySpace.get(event.spaceId) ?? { events: [], leaves: [] };
+    share.events.push(event);
+    share.leaves.push(leaves[i]!);
+    bySpace.set(event.spaceId, share);
+  });
+  if (bySpace.size === 0) return;
+  // One backward index probe per space (DISTINCT ON would read every range of the space).
+  const { rows: heads } = await sql<{ space_id: string; last_sequence: number }>`
+    SELECT s.space_id, h.last_sequence
+    FROM unnest(${[...bySpace.keys()]}::text[]) AS s(space_id)
+    CROSS JOIN LATERAL (
+      SELECT c.last_sequence FROM space_ranges c
+      WHERE c.space_id = s.space_id ORDER BY c.last_sequence DESC LIMIT 1
+    ) h`.execute(trx);
+  const head = new Map(heads.map((h) => [h.space_id, Number(h.last_sequence)]));
+  const rows = [...bySpace].map(([spaceId, share]) => {
+    const previous = head.get(spaceId) ?? 0;
+    const positions = share.events.map((event) => event.globalPosition);
+    const times = share.events.map((event) => event.recordedAt.getTime());
+    return {
+      space_id: spaceId,
+      first_sequence: previous + 1,
+      last_sequence: previous + share.events.length,
+      seal_number: sealNumber,
+      min_position: Math.min(...positions),
+      max_position: Math.max(...positions),
+      first_recorded_at: new Date(Math.min(...times)),
+      last_recorded_at: new Date(Math.max(...times)),
+    };
+  });
+  await trx.insertInto('space_ranges').values(rows).execute();
+  for (const [spaceId, share] of bySpace) {
+    await extendTree(trx, spaceTree(trx, spaceId), head.get(spaceId) ?? 0, share.leaves);
+  }
+}
+
+/** The last seal the space ranges cover (0 when none). */
+export async function spaceRangeTip(db: Kysely<Database>): Promise<number> {
+  const tip = await db
+    .selectFrom('space_ranges')
+    .select((eb) => eb.fn.max('seal_number').as('seal_number'))
+    .executeTakeFirst();
+  return Number(tip?.seal_number ?? 0);
+}
+
+/**
+ * Gives seal `sealNumber` its space ranges (they lagged behind the log's seals) and returns how
+ * many events it covered; the count must be the seal's, or the log changed behind the triggers.
+ */
+export async function backfillSpaceRanges(
+  trx: Kysely<Database>,
+  sealNumber: number,
+): Promise<number> {
+  const range = await sealRange(trx, sealNumber);
+  if (!range) return 0;
+  const events = await eventsInRange(trx, range);
+  if (events.length !== range.eventCount) {
+    throw new Error(
+      `seal ${sealNumber} holds ${range.eventCount} events, the log ${events.length}; run npm run verify-chain`,
+    );
+  }
+  await insertSpaceRanges(trx, sealNumber, events);
+  return events.length;
+}
+
+/** The last sequence of each space's tree, skipping from space to space over the primary key. */
+export async function spaceTreeSizes(
+  db: Kysely<Database>,
+): Promise<Array<{ space_id: string; size: number }>> {
+  // A skip scan: one index probe per space, not a read of every range.
+  const { rows } = await sql<{ space_id: string; size: string }>`
+    WITH RECURSIVE spaces(space_id) AS (
+      (SELECT space_id FROM space_ranges ORDER BY space_id LIMIT 1)
+      UNION ALL
+      SELECT (SELECT c.space_id FROM space_ranges c WHERE c.space_id > spaces.space_id
+              ORDER BY c.space_id LIMIT 1)
+      FROM spaces WHERE spaces.space_id IS NOT NULL
+    )
+    SELECT s.space_id, h.last_sequence AS size
+    FROM spaces s
+    CROSS JOIN LATERAL (
+      SELECT c.last_sequence FROM space_ranges c
+      WHERE c.space_id = s.space_id ORDER BY c.last_sequence DESC LIMIT 1
+    ) h
+    WHERE s.space_id IS NOT NULL
+    ORDER BY s.space_id`.execute(db);
+  return rows.map((row) => ({ space_id: row.space_id, size: Number(row.size) }));
+}

@@ -63,6 +63,28 @@ export const LAYERS = {
   transparency: [],
 };
 
+/**
+ * The rooms of a folder (sub-folders with a job each): the audit trail's by lifecycle, as
+ * docs/architecture.md tells them. test/unit/layers.test.ts keeps this list equal to the folders.
+ * @type {Readonly<Record<string, readonly string[]>>}
+ */
+export const ROOMS = { 'audit-trail': ['seal', 'prove', 'check', 'archive'] };
+
+/**
+ * Rooms held to a narrower rule than their folder's row: what each may use besides itself, as
+ * folders of src/ (within its folder's row), or `<folder>` for the folder's own top-level files,
+ * or `<folder>/<room>` for a sibling room. Every other folder and every sibling room is refused;
+ * a room that may not use `db` may not import the database drivers (kysely, pg) either. The
+ * offline checks may not touch the database, nor what the projector writes or the API serves.
+ * @type {Readonly<Record<string, readonly string[]>>}
+ */
+export const SUB_LAYERS = {
+  'audit-trail/check': ['audit-trail', 'event-store', 'transparency'],
+};
+
+// The database drivers: only a layer that may use src/db may import them.
+const DB_MODULES = ['kysely', 'pg'];
+
 // Modules with I/O the pure domain may not reach for: it decides, the commands do the I/O.
 const IO_MODULES = ['pg', 'kysely', 'koa', 'pino', 'node:fs', 'node:fs/promises', 'node:net'];
 
@@ -91,6 +113,45 @@ function layerRule(folder) {
   };
 }
 
+/**
+ * no-restricted-imports for one room (`<folder>/<room>`): it replaces its folder's rule for the
+ * room's files, so it refuses everything the folder's row refuses and more.
+ * @param {string} room
+ * @returns {import('eslint').Linter.Config}
+ */
+function roomRule(room) {
+  const [folder, name] = /** @type {[string, string]} */ (room.split('/'));
+  const uses = SUB_LAYERS[room] ?? [];
+  const refused = Object.keys(LAYERS).filter((other) => other !== folder && !uses.includes(other));
+  const siblings = (ROOMS[folder] ?? []).filter(
+    (other) => other !== name && !uses.includes(`${folder}/${other}`),
+  );
+  const why = `src/${room} may not import`;
+  return {
+    files: [`src/${room}/**/*.ts`],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: uses.includes('db')
+            ? []
+            : DB_MODULES.map((name) => ({ name, message: `${why} ${name} (layer table).` })),
+          patterns: [
+            ...refused.map((other) => ({
+              regex: `^(\\.\\./)+${other}/`,
+              message: `${why} src/${other} (layer table: docs/architecture.md).`,
+            })),
+            ...siblings.map((other) => ({
+              regex: `^\\.\\./${other}/`,
+              message: `${why} src/${folder}/${other} (layer table: docs/architecture.md).`,
+            })),
+          ],
+        },
+      ],
+    },
+  };
+}
+
 export default tseslint.config(
   { ignores: ['node_modules/**', '.data/**', 'dist/**', 'packages/*/dist/**'] },
   js.configs.recommended,
@@ -106,6 +167,7 @@ export default tseslint.config(
     },
   },
   ...Object.keys(LAYERS).map(layerRule),
+  ...Object.keys(SUB_LAYERS).map(roomRule),
   {
     // The dashboard's script runs in the browser, beside uPlot's global.
     files: ['src/http/dashboard/**'],

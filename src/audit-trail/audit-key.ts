@@ -2,12 +2,10 @@ import {
   createPrivateKey,
   createPublicKey,
   generateKeyPairSync,
-  verify,
   type KeyObject,
 } from 'node:crypto';
 import path from 'node:path';
 import { calculateJwkThumbprint, type JWK } from 'jose';
-import type { CheckpointStatement } from './prove/jws-checkpoints.js';
 import { readFile } from 'node:fs/promises';
 import { ConfigError } from '../config/config.js';
 import { readOrCreateFile } from '../config/data-files.js';
@@ -120,45 +118,4 @@ export async function loadAuditPublicKey(
       createPublicKey({ key: jwk as never, format: 'jwk' }),
     ),
   );
-}
-
-const TYP = 'audit-checkpoint+jws';
-
-/** The statement of a checkpoint whose signature verifies under `publicKey`, else undefined. */
-export function verifyCheckpoint(
-  publicKey: KeyObject,
-  jws: string,
-): CheckpointStatement | undefined {
-  const parts = jws.split('.');
-  if (parts.length !== 3) return undefined;
-  const [header, payload, signature] = parts as [string, string, string];
-  try {
-    const protectedHeader = JSON.parse(Buffer.from(header, 'base64url').toString('utf8')) as {
-      alg?: string;
-      typ?: string;
-    };
-    if (protectedHeader.alg !== 'EdDSA' || protectedHeader.typ !== TYP) return undefined;
-    const valid = verify(
-      null,
-      Buffer.from(`${header}.${payload}`),
-      publicKey,
-      Buffer.from(signature, 'base64url'),
-    );
-    return valid
-      ? (JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as CheckpointStatement)
-      : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The statement of a checkpoint, signature not checked (to report what a forged one claims). */
-export function readCheckpointStatement(jws: string): CheckpointStatement | undefined {
-  try {
-    return JSON.parse(
-      Buffer.from(jws.split('.')[1] ?? '', 'base64url').toString('utf8'),
-    ) as CheckpointStatement;
-  } catch {
-    return undefined;
-  }
 }

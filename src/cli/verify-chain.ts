@@ -6,7 +6,7 @@
  * code 0 when intact, 1 when not. (The name stays: a reviewer verifies the evidence with it.)
  */
 import path from 'node:path';
-import { checkLogTree } from '../audit-trail/check/log-tree.js';
+import { checkLogTreeInDatabase } from '../audit-trail/prove/log-tree-evidence.js';
 import { loadAuditPublicKey } from '../audit-trail/audit-key.js';
 import { readTreeHeadFiles } from '../audit-trail/seal/head-files.js';
 import { LOG_TREE } from '../audit-trail/seal/log-tree.js';
@@ -36,14 +36,14 @@ const { sealed } = await database.handle.db
   .select((eb) => eb.fn.coalesce(eb.fn.max<number>('tree_size'), eb.lit(0)).as('sealed'))
   .executeTakeFirstOrThrow();
 const progress = progressOnStderr('verify-chain', { total: Number(sealed), unit: 'events' });
-const verdict = await checkLogTree(database.handle.db, {
+const verdict = await checkLogTreeInDatabase(database.handle.db, {
   publicKey: auditKey.publicKey,
   headFiles: await readTreeHeadFiles(
     config.AUDIT_CHECKPOINT_DIR ?? path.resolve(config.DATA_DIR, 'audit-checkpoints'),
     LOG_TREE,
   ),
   archiveDir: config.ARCHIVE_DIR ? path.resolve(config.ARCHIVE_DIR) : undefined,
-  onPage: (checked) => progress.update(checked),
+  onProgress: (checked) => progress.update(checked),
 });
 progress.finish(verdict.ok ? verdict.eventsChecked : 0);
 console.log(JSON.stringify(verdict));

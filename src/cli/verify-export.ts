@@ -18,7 +18,7 @@
 import { createPublicKey } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { checkExportLines } from '../audit-trail/check/chain-export.js';
-import { readCheckpointStatement, verifyCheckpoint } from '../audit-trail/audit-key.js';
+import { readCheckpointStatement, verifyCheckpoint } from '../audit-trail/check/jws-checkpoint.js';
 import { readCheckpointFiles, readTreeHeadFiles } from '../audit-trail/seal/head-files.js';
 import { EXPORT_FORMAT, exportFormat } from '../audit-trail/export-lines.js';
 import { checkTreeExport } from '../audit-trail/check/tree-export.js';

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { kyselyOver } from '../db/database.js';
-import { checkLogTree } from '../audit-trail/check/log-tree.js';
+import { checkLogTreeInDatabase } from '../audit-trail/prove/log-tree-evidence.js';
 import { compareViewsWithLog } from './recompute.js';
 
 /** What a reliability run's end state looks like, and whether it is what it must be. */
@@ -12,7 +12,7 @@ export interface LogVerdict {
   readonly duplicateTokenEvents: number;
   readonly views: Awaited<ReturnType<typeof compareViewsWithLog>>;
   /** The log tree recomputed from the events and held to its signed heads. */
-  readonly chain: Awaited<ReturnType<typeof checkLogTree>>;
+  readonly chain: Awaited<ReturnType<typeof checkLogTreeInDatabase>>;
 }
 
 /**
@@ -37,7 +37,7 @@ export async function judgeLog(
         GROUP BY 1 HAVING count(*) > 1) d`,
   );
   const views = await compareViewsWithLog(pool);
-  const chain = await checkLogTree(kyselyOver(pool));
+  const chain = await checkLogTreeInDatabase(kyselyOver(pool));
   const tokensWithoutEvent = missing[0]!.n;
   const duplicateTokenEvents = duplicates[0]!.n;
   return {

@@ -23,7 +23,7 @@ import { parseCheckpointText } from '../../src/transparency/checkpoint.js';
 import { leafHash, verifyInclusion } from '../../src/transparency/merkle.js';
 import { openNote, parseVerifierKey } from '../../src/transparency/signed-note.js';
 import { decodeJwt } from 'jose';
-import { checkLogTree } from '../../src/audit-trail/check/log-tree.js';
+import { checkLogTreeInDatabase } from '../../src/audit-trail/prove/log-tree-evidence.js';
 import { loadAuditSigningKey } from '../../src/audit-trail/audit-key.js';
 import { configurePartitioning } from '../../src/event-store/partitions.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
@@ -373,7 +373,7 @@ describe('archiving a partition', () => {
 
   it('keeps the log tree checkable over the database and the archive files, and names an edited or missing file', async () => {
     const check = (archive: string | undefined) =>
-      checkLogTree(database.db, { publicKey: auditKey.publicKey, archiveDir: archive });
+      checkLogTreeInDatabase(database.db, { publicKey: auditKey.publicKey, archiveDir: archive });
     const verdict = await check(archiveDir);
     expect(verdict, JSON.stringify(verdict)).toMatchObject({ ok: true });
     expect(verdict.ok && verdict.archivedSeals).toBeGreaterThan(0);

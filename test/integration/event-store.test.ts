@@ -8,11 +8,12 @@ import { appendToStream } from '../../src/event-store/append-to-stream.js';
 import { createBatchedAppender } from '../../src/event-store/batched-appender.js';
 import { readLog } from '../../src/event-store/read-log.js';
 import { sealLog } from '../../src/audit-trail/seal/sealer.js';
-import { checkLogTree } from '../../src/audit-trail/check/log-tree.js';
+import { checkLogTreeInDatabase } from '../../src/audit-trail/prove/log-tree-evidence.js';
 import { signTreeHeads } from '../../src/audit-trail/seal/tree-head-signing.js';
 import { loadAuditSigningKey } from '../../src/audit-trail/audit-key.js';
 import { signTreeHead, treeOrigin } from '../../src/audit-trail/seal/tree-heads.js';
-import { compareLogPositions, sealEnd } from '../../src/audit-trail/seal/seal-ranges.js';
+import { sealEnd } from '../../src/audit-trail/seal/seal-ranges.js';
+import { compareLogPositions } from '../../src/audit-trail/check/log-order.js';
 import {
   LOG_START,
   type LogPosition,
@@ -328,7 +329,8 @@ describe('log tree', () => {
     await signTreeHeads(database.db, (treeId, size, root) =>
       signTreeHead(auditKey, treeOrigin('https://issuer.test', treeId), size, root),
     );
-    const check = () => checkLogTree(database.db, { publicKey: auditKey.publicKey, pageSize: 4 });
+    const check = () =>
+      checkLogTreeInDatabase(database.db, { publicKey: auditKey.publicKey, pageSize: 4 });
     const clean = await check();
     const total = await database.db
       .selectFrom('events')
@@ -455,7 +457,7 @@ describe('log tree', () => {
       const headFiles = new Map(heads.map((head) => [Number(head.tree_size), head.note]));
       await writeFile(path.join(headDir, 'unused'), '');
       const withFiles = () =>
-        checkLogTree(database.db, { publicKey: auditKey.publicKey, headFiles });
+        checkLogTreeInDatabase(database.db, { publicKey: auditKey.publicKey, headFiles });
       expect((await withFiles()).ok).toBe(true);
       const otherKey = await loadAuditSigningKey(undefined, headDir);
       const size = Number(heads[0]!.tree_size);

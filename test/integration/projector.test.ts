@@ -12,7 +12,7 @@ import { PROJECTIONS } from '../../src/projections/all.js';
 import { ADVISORY_LOCK } from '../../src/db/advisory-locks.js';
 import { catchUp, projectNextBatch, rebuildProjection } from '../../src/projections/batches.js';
 import { startProjector } from '../../src/projections/projector.js';
-import { checkLogTree } from '../../src/audit-trail/check/log-tree.js';
+import { checkLogTreeInDatabase } from '../../src/audit-trail/prove/log-tree-evidence.js';
 import type { Projection } from '../../src/projections/projection.js';
 import { ratesProjection } from '../../src/projections/rates.js';
 import {
@@ -253,7 +253,7 @@ describe('projector', () => {
       expect((await leaderLockHolders()).map((row) => row.name)).toEqual([
         `token-authority-projector-leader-${process.pid}`,
       ]);
-      const verdict = await checkLogTree(service.database.db, { pageSize: 1000 });
+      const verdict = await checkLogTreeInDatabase(service.database.db, { pageSize: 1000 });
       expect(verdict).toMatchObject({ ok: true });
       await standby.stop();
       await expectViewsMatchEvents();

@@ -14,8 +14,8 @@ import { signTreeHeads } from '../../src/audit-trail/seal/tree-head-signing.js';
 import { loadAuditSigningKey, type AuditKey } from '../../src/audit-trail/audit-key.js';
 import { LOG_TREE } from '../../src/audit-trail/seal/log-tree.js';
 import { sealLog } from '../../src/audit-trail/seal/sealer.js';
+import { findTreeHead } from '../../src/audit-trail/prove/tree-heads.js';
 import {
-  findTreeHead,
   signTreeHead,
   treeOrigin,
   treeVerifierKey,
@@ -269,6 +269,27 @@ describe('witnesses cosign the tree heads the projector signs', () => {
     witnessing.submit(real);
     await witnessing.idle();
     expect(await cosignedSizes()).toEqual([...before, next.size, real.size]);
+    await witnessing.stop();
+  }, 60_000);
+
+  it('drops a head older than one of ours the witness holds (a deposed leader queued it) as superseded, not as a fork', async () => {
+    const db = service.database.db;
+    const witnessing = startWitnessing(db, witnessOf(), { logger });
+    await privateTokenVia(service, credential);
+    await settle(witnessing);
+    const older = await newestSpaceHead();
+    await privateTokenVia(service, credential);
+    await settle(witnessing);
+    const newer = await newestSpaceHead();
+    expect(newer.size).toBeGreaterThan(older.size);
+    // What the deposed projector's queue sends after the new leader's head was cosigned.
+    logLines.length = 0;
+    witnessing.submit(older);
+    await witnessing.idle();
+    expect(logLines.filter((line) => line.level >= 50)).toEqual([]);
+    expect(logLines).toContainEqual(
+      expect.objectContaining({ msg: 'head superseded by a later one of ours' }),
+    );
     await witnessing.stop();
   }, 60_000);
 

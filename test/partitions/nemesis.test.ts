@@ -27,6 +27,7 @@ const SPACE = 'partition-space';
 const dir = mkdtempSync('/tmp/tapn-drill-');
 let witness: WitnessProcess | undefined;
 let fleet: Fleet;
+let passed = false;
 
 type PgView = Fleet['pg'][number] & { host: string; rest_url: string; netns: string };
 
@@ -76,7 +77,9 @@ afterAll(() => {
   } finally {
     witness?.child.kill('SIGTERM');
     removeNetwork();
-    rmSync(dir, { recursive: true, force: true });
+    // A failed drill keeps its folder (the services' and the witness's logs) to be read.
+    if (passed) rmSync(dir, { recursive: true, force: true });
+    else console.log(`partition drill: logs kept in ${dir}`);
   }
 }, 120_000);
 
@@ -199,6 +202,7 @@ describe('the fleet under a network nemesis', () => {
     );
     expect(history.projectorCaughtUp).toBe(true);
     expect(findings).toEqual([]);
+    passed = true;
   }, 3_600_000);
 });
 

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { LAYERS } from '../../eslint.config.js';
+import { LAYERS, ROOMS, SUB_LAYERS } from '../../eslint.config.js';
 
 const SRC = path.resolve('src');
 
@@ -20,6 +20,77 @@ function importsOf(file: string): string[] {
   return [...text.matchAll(/(?:from|import)\s+'(\.{1,2}\/[^']+)'/g)].map((match) =>
     path.relative(SRC, path.resolve(SRC, path.dirname(file), match[1]!)).replace(/\.js$/, '.ts'),
   );
+}
+
+/**
+ * What a file imports: relative imports as paths relative to src/, bare ones as they are written;
+ * `runtime` only those left after compilation (no `import type`).
+ */
+function specifiersOf(file: string, which: 'all' | 'runtime'): string[] {
+  const text = readFileSync(path.join(SRC, file), 'utf8');
+  const statements = [
+    ...text.matchAll(/(?:^|\n)\s*(?:import|export)\s+(type\s+)?(?:[^;'"]*?\sfrom\s+)?'([^']+)'/g),
+  ];
+  return statements
+    .filter((match) => which === 'all' || match[1] === undefined)
+    .map((match) =>
+      match[2]!.startsWith('.')
+        ? path
+            .relative(SRC, path.resolve(SRC, path.dirname(file), match[2]!))
+            .replace(/\.js$/, '.ts')
+        : match[2]!,
+    );
+}
+
+/** Every file `file` reaches through its run-time imports (itself included). */
+function reachedAtRuntime(file: string, seen = new Set<string>()): Set<string> {
+  if (seen.has(file)) return seen;
+  seen.add(file);
+  for (const spec of specifiersOf(file, 'runtime')) {
+    if (spec.endsWith('.ts')) reachedAtRuntime(spec, seen);
+  }
+  return seen;
+}
+
+/**
+ * What a room may not touch: the src/ folders its rule refuses, its refused sibling rooms, and
+ * the database drivers when it may not use src/db (the same reading as eslint.config.js).
+ */
+function refusedBy(room: string): { folders: string[]; modules: string[] } {
+  const [folder, name] = room.split('/') as [string, string];
+  const uses = SUB_LAYERS[room] ?? [];
+  return {
+    folders: [
+      ...Object.keys(LAYERS).filter((other) => other !== folder && !uses.includes(other)),
+      ...(ROOMS[folder] ?? [])
+        .filter((other) => other !== name && !uses.includes(`${folder}/${other}`))
+        .map((other) => `${folder}/${other}`),
+    ],
+    modules: uses.includes('db') ? [] : ['kysely', 'pg'],
+  };
+}
+
+/** A room's import of something its rule refuses, directly or through the files it reaches. */
+function roomViolations(room: string, files: readonly string[]): string[] {
+  const { folders, modules } = refusedBy(room);
+  const refusedFile = (target: string) => folders.some((other) => target.startsWith(`${other}/`));
+  const refusedModule = (spec: string) =>
+    modules.some((name) => spec === name || spec.startsWith(`${name}/`));
+  return files.flatMap((file) => [
+    // Its own imports, types included: the rule eslint enforces.
+    ...specifiersOf(file, 'all')
+      .filter((spec) => refusedFile(spec) || refusedModule(spec))
+      .map((spec) => `${file} imports ${spec}`),
+    // What it pulls in at run time through other files (a shared module may not smuggle it in).
+    ...[...reachedAtRuntime(file)]
+      .filter((reached) => reached !== file)
+      .flatMap((reached) => [
+        ...(refusedFile(reached) ? [`${file} reaches ${reached}`] : []),
+        ...specifiersOf(reached, 'runtime')
+          .filter(refusedModule)
+          .map((spec) => `${file} reaches ${reached}, which imports ${spec}`),
+      ]),
+  ]);
 }
 
 /** The first cycle found in `graph`, as the nodes on it, or undefined. */
@@ -58,10 +129,10 @@ describe('the layer table (eslint.config.js LAYERS)', () => {
     expect(findCycle(new Map(Object.entries(LAYERS)))).toBeUndefined();
   });
 
-  it('is the "may use" column of docs/architecture.md, row for row', () => {
+  it('is the "may use" column of docs/architecture.md, row for row (rooms too)', () => {
     const rows = readFileSync('docs/architecture.md', 'utf8')
       .split('\n')
-      .map((line) => /^\|\s*`src\/([a-z-]+)`\s*\|[^|]*\|\s*([^|]*?)\s*\|$/.exec(line))
+      .map((line) => /^\|\s*`src\/([a-z-]+(?:\/[a-z-]+)?)`\s*\|[^|]*\|\s*([^|]*?)\s*\|$/.exec(line))
       .filter((match) => match !== null);
     const documented = Object.fromEntries(
       rows.map((match) => [
@@ -75,9 +146,56 @@ describe('the layer table (eslint.config.js LAYERS)', () => {
       ]),
     );
     const enforced = Object.fromEntries(
-      Object.entries(LAYERS).map(([folder, uses]) => [folder, [...uses].sort()]),
+      Object.entries({ ...LAYERS, ...SUB_LAYERS }).map(([folder, uses]) => [
+        folder,
+        [...uses].sort(),
+      ]),
     );
     expect(documented).toEqual(enforced);
+  });
+});
+
+describe('the rooms of a folder (eslint.config.js ROOMS, SUB_LAYERS)', () => {
+  it('names every sub-folder of a folder with rooms, and only those', () => {
+    for (const [folder, rooms] of Object.entries(ROOMS)) {
+      const found = readdirSync(path.join(SRC, folder), { withFileTypes: true })
+        .filter((entry) => entry.isDirectory())
+        .map((entry) => entry.name);
+      expect([...rooms].sort()).toEqual(found.sort());
+    }
+  });
+
+  it("narrows its folder's row, never widens it", () => {
+    for (const [room, uses] of Object.entries(SUB_LAYERS)) {
+      const [folder] = room.split('/') as [string];
+      const allowed = [
+        folder,
+        ...(LAYERS[folder] ?? []),
+        ...(ROOMS[folder] ?? []).map((other) => `${folder}/${other}`),
+      ];
+      expect(uses.filter((use) => !allowed.includes(use))).toEqual([]);
+    }
+  });
+
+  it('holds every room to its rule, also through the files it imports at run time', () => {
+    for (const room of Object.keys(SUB_LAYERS)) {
+      const files = sourceFiles().filter((file) => file.startsWith(`${room}/`));
+      expect(files.length).toBeGreaterThan(0);
+      expect(roomViolations(room, files)).toEqual([]);
+    }
+  });
+
+  it('the offline checks (audit-trail/check) may touch neither the database nor the other rooms', () => {
+    const { folders, modules } = refusedBy('audit-trail/check');
+    expect(modules).toEqual(['kysely', 'pg']);
+    expect(folders).toEqual(
+      expect.arrayContaining([
+        'db',
+        'audit-trail/seal',
+        'audit-trail/prove',
+        'audit-trail/archive',
+      ]),
+    );
   });
 });
 

@@ -1,37 +1,14 @@
 import { createHash } from 'node:crypto';
-import { mkdir, open, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, open, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { gunzipSync, gzip as gzipCallback } from 'node:zlib';
+import { gzip as gzipCallback } from 'node:zlib';
 import { archiveKey, type ArchiveBlock, type ArchiveKey } from './archive-index.js';
 import type { ExportLine } from '../export-lines.js';
+import { archiveFileName, type ArchiveFile, type ArchiveManifest } from '../archive-folder.js';
 import { TILE } from '../seal/tree-store.js';
 
 const gzip = promisify(gzipCallback);
-
-/** One file of an archive: a space's events of one partition (the `events-archived` data). */
-export interface ArchiveFile {
-  readonly space_id: string;
-  readonly file: string;
-  readonly sha256: string;
-  readonly events: number;
-  readonly first_sequence: number | null;
-  readonly last_sequence: number | null;
-}
-
-/** What `manifest.json` in a partition's folder says: the range and every file, with its hash. */
-export interface ArchiveManifest {
-  readonly partition: string;
-  readonly starts_at: string;
-  readonly ends_at: string;
-  readonly events: number;
-  readonly files: readonly ArchiveFile[];
-}
-
-/** A space's file of a partition, relative to the archive folder. */
-export function archiveFileName(partition: string, spaceId: string): string {
-  return `${partition}/${encodeURIComponent(spaceId)}.ndjson.gz`;
-}
 
 const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
 
@@ -131,58 +108,4 @@ export async function writeManifest(dir: string, manifest: ArchiveManifest): Pro
     mode: 0o444,
   });
   return sha256(text);
-}
-
-/** An archive file's lines, and whether its bytes still hash to what its manifest says. */
-export async function readArchiveFile(
-  dir: string,
-  entry: ArchiveFile,
-): Promise<{ readonly lines: readonly string[]; readonly intact: boolean } | undefined> {
-  const bytes = await readFile(path.join(dir, entry.file)).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') return undefined;
-    throw error;
-  });
-  if (!bytes) return undefined;
-  const intact = sha256(bytes) === entry.sha256;
-  try {
-    return { lines: gunzipSync(bytes).toString('utf8').split('\n').filter(Boolean), intact };
-  } catch {
-    return { lines: [], intact: false };
-  }
-}
-
-/** What is wrong with an archive folder as a whole, naming the file. */
-export interface ArchiveProblem {
-  readonly reason: 'archive_file_missing' | 'archive_file_altered' | 'archive_file_extra';
-  readonly file: string;
-}
-
-/**
- * Every manifest under `dir` (one per archived partition), with the files of the folder that no
- * manifest names (`extra`).
- */
-export async function readManifests(dir: string): Promise<{
-  readonly manifests: readonly ArchiveManifest[];
-  readonly extra: readonly string[];
-}> {
-  const manifests: ArchiveManifest[] = [];
-  const extra: string[] = [];
-  for (const folder of (await readdir(dir, { withFileTypes: true })).filter((d) =>
-    d.isDirectory(),
-  )) {
-    const names = await readdir(path.join(dir, folder.name));
-    const manifest = names.includes('manifest.json')
-      ? (JSON.parse(
-          await readFile(path.join(dir, folder.name, 'manifest.json'), 'utf8'),
-        ) as ArchiveManifest)
-      : undefined;
-    if (manifest) manifests.push(manifest);
-    const named = new Set((manifest?.files ?? []).map((file) => file.file));
-    for (const name of names) {
-      const file = `${folder.name}/${name}`;
-      if (name !== 'manifest.json' && !named.has(file)) extra.push(file);
-    }
-  }
-  manifests.sort((a, b) => a.starts_at.localeCompare(b.starts_at));
-  return { manifests, extra };
 }

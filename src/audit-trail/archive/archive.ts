@@ -3,13 +3,8 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { decideArchive } from '../../domain/archive/decide.js';
 import { insertEvents, streamRows } from '../../event-store/insert-events.js';
-import {
-  readArchiveFile,
-  writeArchiveFile,
-  writeManifest,
-  type ArchiveFile,
-  type WrittenArchiveFile,
-} from './archive-files.js';
+import { writeArchiveFile, writeManifest, type WrittenArchiveFile } from './archive-files.js';
+import { readArchiveFile, type ArchiveFile } from '../archive-folder.js';
 import { recordArchiveIndex } from './archive-index.js';
 import { BEGINNING } from '../prove/archived-ranges.js';
 import { exportSpaceTree } from '../prove/export-tree.js';

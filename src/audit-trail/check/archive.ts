@@ -1,8 +1,6 @@
 import type { KeyObject } from 'node:crypto';
-import type { Kysely } from 'kysely';
-import type { Database } from '../../db/schema.js';
 import type { RecordedEvent } from '../../event-store/types.js';
-import { readArchiveFile, readManifests, type ArchiveProblem } from '../archive/archive-files.js';
+import { readArchiveFile, readManifests, type ArchiveProblem } from '../archive-folder.js';
 import { checkTreeExport } from './tree-export.js';
 import {
   EXPORT_FORMAT,
@@ -11,7 +9,7 @@ import {
   type ArchivedLine,
   type ExportLine,
 } from '../export-lines.js';
-import { compareLogPositions } from '../seal/seal-ranges.js';
+import { compareLogPositions } from './log-order.js';
 
 /** An export and a space's archive files as one chain, and where each line came from. */
 export interface MergedChain {
@@ -188,51 +186,45 @@ export interface ArchivedPartition {
   readonly filesChecked: number;
 }
 
+/** One file of an archived partition as read back (undefined: not in the folder). */
+export interface ArchivedFileRead {
+  readonly file: string;
+  readonly read: { readonly lines: readonly string[]; readonly intact: boolean } | undefined;
+}
+
 /**
- * Reads back every file of the archived partition starting at `partitionStart` (archived_ranges
- * names them and their SHA-256): a file absent or not hashing to what the log recorded fails,
- * named; a file of format 2 must, on its own, extend its frontier by its events to the root of
- * each space-tree head it holds (signed by the audit key, with `publicKey`). Returns the events
- * of all its files in commit-safe order, whose leaves extend the log tree (log-tree.ts).
+ * Judges the files of one archived partition as read back (the log recorded them and their
+ * SHA-256): a file absent or not hashing to what the log recorded fails, named; a file of format 2
+ * must, on its own, extend its frontier by its events to the root of each space-tree head it holds
+ * (signed by the audit key, with `publicKey`). Returns the events of all its files in commit-safe
+ * order, whose leaves extend the log tree (log-tree.ts).
  */
-export async function readArchivedPartition(
-  db: Kysely<Database>,
+export function checkArchivedPartition(
+  files: readonly ArchivedFileRead[],
+  /** Where the files were looked for, to name it. */
   dir: string,
-  /** The partition's start in epoch ms (-Infinity for the first, open-ended one). */
-  partitionStart: number,
   publicKey?: KeyObject,
-): Promise<ArchivedPartition | (ArchiveProblem & { readonly detail: string })> {
-  // Compared in JavaScript: the first partition starts at -infinity, which no parameter binds.
-  const rows = (
-    await db
-      .selectFrom('archived_ranges')
-      .select(['space_id', 'starts_at', 'file', 'sha256', 'event_count'])
-      .select(['first_sequence', 'last_sequence'])
-      .execute()
-  ).filter((row) => Number(row.starts_at) === partitionStart);
+): ArchivedPartition | (ArchiveProblem & { readonly detail: string }) {
   const events: RecordedEvent[] = [];
   let filesChecked = 0;
-  for (const row of rows) {
-    const read = await readArchiveFile(dir, { ...row, events: row.event_count });
+  for (const { file, read } of files) {
     if (!read) {
       return {
         reason: 'archive_file_missing',
-        file: row.file,
-        detail: `${row.file} is recorded as archived but not in ${dir}`,
+        file,
+        detail: `${file} is recorded as archived but not in ${dir}`,
       };
     }
     if (!read.intact) {
       return {
         reason: 'archive_file_altered',
-        file: row.file,
-        detail: `${row.file} does not hash to the SHA-256 the log recorded for it`,
+        file,
+        detail: `${file} does not hash to the SHA-256 the log recorded for it`,
       };
     }
     if (exportFormat(read.lines) === EXPORT_FORMAT) {
       const verdict = checkTreeExport(read.lines, { publicKey, allowUnanchoredTail: true });
-      if (!verdict.ok) {
-        return { reason: 'archive_file_altered', file: row.file, detail: verdict.detail };
-      }
+      if (!verdict.ok) return { reason: 'archive_file_altered', file, detail: verdict.detail };
       filesChecked += 1;
     }
     for (const text of read.lines) {

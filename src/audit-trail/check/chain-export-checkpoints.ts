@@ -1,4 +1,4 @@
-import { checkpointDigest, type CheckpointStatement } from '../prove/jws-checkpoints.js';
+import { checkpointDigest, type CheckpointStatement } from './jws-checkpoint.js';
 
 /** What the checkpoints of an export can be found guilty of. */
 export type CheckpointFailure =

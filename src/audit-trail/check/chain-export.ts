@@ -1,4 +1,4 @@
-import type { CheckpointStatement } from '../prove/jws-checkpoints.js';
+import type { CheckpointStatement } from './jws-checkpoint.js';
 import { chainHash, GENESIS_HASH } from './chain-link.js';
 import type { RecordedEvent } from '../../event-store/types.js';
 import { exportedEvent, type ChainExportLine } from '../export-lines.js';

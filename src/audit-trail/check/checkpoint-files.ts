@@ -1,4 +1,4 @@
-import type { CheckpointStatement } from '../prove/jws-checkpoints.js';
+import type { CheckpointStatement } from './jws-checkpoint.js';
 
 /**
  * The export's checkpoints against the space's checkpoint files: each exported checkpoint must be

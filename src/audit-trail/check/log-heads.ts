@@ -1,10 +1,7 @@
 import type { KeyObject } from 'node:crypto';
-import type { Kysely } from 'kysely';
-import type { Database } from '../../db/schema.js';
 import { parseCheckpointText } from '../../transparency/checkpoint.js';
 import type { Hash } from '../../transparency/merkle.js';
 import { noteVerifier, openNote, parseNote } from '../../transparency/signed-note.js';
-import { LOG_TREE } from '../seal/log-tree.js';
 
 /** A signed head of the log tree, as log-tree.ts holds the recomputed root to it. */
 export interface LogHead {
@@ -19,26 +16,25 @@ export interface LogHeadProblem {
   readonly detail: string;
 }
 
+/** A stored signed head of the log tree, as the database holds it (merkle_checkpoints). */
+export interface LogHeadRow {
+  readonly tree_size: number | string;
+  readonly note: string;
+}
+
 /**
- * The log tree's signed heads (merkle_checkpoints, tree id LOG_TREE), smallest first, each checked
- * on its own: a C2SP checkpoint of a log tree (origin `…/audit/log`) of the size it is stored
+ * The log tree's signed heads (`rows`: its stored heads, smallest first), each checked on its own: a C2SP checkpoint of a log tree (origin `…/audit/log`) of the size it is stored
  * under, signed by the audit key (with `publicKey`). With `files` (the never-rewritten
  * `*.checkpoint` files of the log, by size), every file must be a stored head, byte for byte: a
  * head deleted or rewritten in the database shows here.
  */
-export async function loadLogHeads(
-  db: Kysely<Database>,
+export function checkLogHeads(
+  rows: readonly LogHeadRow[],
   options: {
     readonly publicKey?: KeyObject;
     readonly files?: ReadonlyMap<number, string>;
   },
-): Promise<readonly LogHead[] | LogHeadProblem> {
-  const rows = await db
-    .selectFrom('merkle_checkpoints')
-    .select(['tree_size', 'note'])
-    .where('space_id', '=', LOG_TREE)
-    .orderBy('tree_size')
-    .execute();
+): readonly LogHead[] | LogHeadProblem {
   const heads: LogHead[] = [];
   const stored = new Map<number, string>();
   for (const row of rows) {

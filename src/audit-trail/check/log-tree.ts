@@ -1,14 +1,9 @@
 import type { KeyObject } from 'node:crypto';
-import type { Kysely } from 'kysely';
-import type { Database } from '../../db/schema.js';
-import { readLog } from '../../event-store/read-log.js';
-import { LOG_START, type RecordedEvent } from '../../event-store/types.js';
+import type { RecordedEvent } from '../../event-store/types.js';
 import { appendLeaves, frontierRoot, type Frontier } from '../../transparency/frontier.js';
 import type { Hash } from '../../transparency/merkle.js';
 import { eventLeafHash } from '../event-leaf.js';
-import { readArchivedPartition } from './archive.js';
-import { loadLogHeads, type LogHead } from './log-heads.js';
-import { compareLogPositions, sealEnd } from '../seal/seal-ranges.js';
+import { checkLogHeads, type LogHead, type LogHeadRow } from './log-heads.js';
 
 /** Where and how the log stopped matching its tree. */
 export type LogTreeBreak = {
@@ -52,27 +47,56 @@ export type LogTreeVerdict =
   | LogTreeBreak;
 
 /**
- * Recomputes the log tree over the whole database: every leaf from the events as stored (as the
- * sealer hashes it), in commit-safe order, seal by seal (each range must hold as many events as it
- * sealed), and the root at each signed head's size, which must be the root the head signed. Heads
- * are checked first (loadLogHeads: the audit key's signature, and their files). Archived seals'
- * leaves come from the archive files in `archiveDir` (archive.ts). Catches what a superuser
- * behind the triggers can do: an event edited, deleted, reordered or slipped in, a cut tail, a
- * forged or removed head, an edited or missing archive file.
+ * One sealed range of the log as the database (or, archived, its files) holds it: the seal's own
+ * count, and the events found between the previous seal's end and its own, in commit-safe order.
+ * `problem`: its events could not be read back (an archive file missing or altered).
+ */
+export type SealedRangeEvidence =
+  | {
+      readonly sealNumber: number;
+      readonly eventCount: number;
+      readonly events: readonly RecordedEvent[];
+      /** Its events came from the archive files. */
+      readonly archived: boolean;
+    }
+  | {
+      readonly sealNumber: number;
+      readonly problem: {
+        readonly reason: 'archive_file_missing' | 'archive_file_altered' | 'archive_dir_missing';
+        readonly detail: string;
+      };
+    };
+
+/** What the log tree is checked from: its stored heads, and its sealed ranges in order. */
+export interface LogTreeEvidence {
+  /** The log tree's stored signed heads, smallest first. */
+  readonly heads: readonly LogHeadRow[];
+  /** Every sealed range, in seal order, read a page at a time (memory stays bounded). */
+  readonly seals: AsyncIterable<SealedRangeEvidence>;
+}
+
+/**
+ * Recomputes the log tree from its evidence, with no database: every leaf from the events as
+ * stored (event-leaf.ts, as the sealer hashes it), seal by seal (each range must hold as many
+ * events as it sealed), and the root at each signed head's size, which must be the root the head
+ * signed. Heads are checked first (checkLogHeads: the audit key's signature, and their files).
+ * Catches what a superuser behind the triggers can do: an event edited, deleted, reordered or
+ * slipped in, a cut tail, a forged or removed head, an edited or missing archive file. The reading
+ * is prove/log-tree-evidence.ts's.
  */
 export async function checkLogTree(
-  db: Kysely<Database>,
+  evidence: LogTreeEvidence,
   options: {
     readonly publicKey?: KeyObject;
     /** The log tree's `*.checkpoint` files (seal/head-files.ts), by size. */
     readonly headFiles?: ReadonlyMap<number, string>;
-    readonly archiveDir?: string;
-    readonly pageSize?: number;
-    readonly onPage?: (eventsChecked: number) => void;
+    readonly onProgress?: (eventsChecked: number) => void;
   } = {},
 ): Promise<LogTreeVerdict> {
-  const pageSize = options.pageSize ?? 5000;
-  const loaded = await loadLogHeads(db, { publicKey: options.publicKey, files: options.headFiles });
+  const loaded = checkLogHeads(evidence.heads, {
+    publicKey: options.publicKey,
+    files: options.headFiles,
+  });
   if (!('length' in loaded)) return { ok: false, sealNumber: null, ...loaded };
   const heads: readonly LogHead[] = loaded;
   let nextHead = 0;
@@ -105,106 +129,35 @@ export async function checkLogTree(
     return undefined;
   };
 
-  let after = LOG_START;
-  let page: readonly RecordedEvent[] = [];
-  let index = 0;
-  const peek = async (): Promise<RecordedEvent | undefined> => {
-    if (index < page.length) return page[index];
-    const next = await readLog(db, { after, limit: pageSize });
-    page = next.events;
-    index = 0;
-    after = next.last;
-    return page[0];
-  };
-  const archived = new Map<number, RecordedEvent[]>();
-  const partitions = new Set(
-    (await db.selectFrom('archived_ranges').select('starts_at').distinct().execute()).map((row) =>
-      Number(row.starts_at),
-    ),
-  );
   let eventsChecked = 0;
   let sealsChecked = 0;
   let archivedSeals = 0;
-  for (;;) {
-    const seals = await db
-      .selectFrom('log_seals')
-      .select([
-        'seal_number',
-        'event_count',
-        'last_transaction_id',
-        'last_position',
-        'partition_start',
-      ])
-      .where('seal_number', '>', sealsChecked)
-      .orderBy('seal_number')
-      .limit(Math.max(1, Math.floor(pageSize / 10)))
-      .execute();
-    if (seals.length === 0) break;
-    for (const seal of seals) {
-      const end = sealEnd(seal);
-      const at = { sealNumber: Number(seal.seal_number), treeSize: null };
-      const leaves: Hash[] = [];
-      const partition = Number(seal.partition_start);
-      if (partitions.has(partition)) {
-        if (!options.archiveDir) {
-          return {
-            ok: false,
-            reason: 'archive_dir_missing',
-            ...at,
-            detail: 'archived partitions are part of the tree: give the archive folder',
-          };
-        }
-        let pool = archived.get(partition);
-        if (!pool) {
-          const read = await readArchivedPartition(
-            db,
-            options.archiveDir,
-            partition,
-            options.publicKey,
-          );
-          if (!('events' in read))
-            return {
-              ok: false,
-              reason: read.reason === 'archive_file_extra' ? 'archive_file_altered' : read.reason,
-              ...at,
-              detail: read.detail,
-            };
-          pool = [...read.events];
-          archived.set(partition, pool);
-        }
-        while (pool.length > 0 && compareLogPositions(pool[0]!, end) <= 0) {
-          leaves.push(eventLeafHash(pool.shift()!));
-        }
-        archivedSeals += 1;
-      } else {
-        for (let event = await peek(); event; event = await peek()) {
-          if (compareLogPositions(event, end) > 0) break;
-          leaves.push(eventLeafHash(event));
-          index += 1;
-        }
-      }
-      if (leaves.length < seal.event_count) {
-        return {
-          ok: false,
-          reason: 'event_missing',
-          ...at,
-          detail: `seal ${at.sealNumber} sealed ${seal.event_count} events, ${leaves.length} are left`,
-        };
-      }
-      if (leaves.length > seal.event_count) {
-        return {
-          ok: false,
-          reason: 'event_added',
-          ...at,
-          detail: `seal ${at.sealNumber} sealed ${seal.event_count} events, ${leaves.length} are there`,
-        };
-      }
-      const broken = append(leaves);
-      if (broken) return { ...broken, sealNumber: at.sealNumber };
-      eventsChecked += leaves.length;
-      sealsChecked = Number(seal.seal_number);
+  for await (const seal of evidence.seals) {
+    const at = { sealNumber: seal.sealNumber, treeSize: null };
+    if ('problem' in seal) return { ok: false, ...seal.problem, ...at };
+    const leaves = seal.events.map(eventLeafHash);
+    if (leaves.length < seal.eventCount) {
+      return {
+        ok: false,
+        reason: 'event_missing',
+        ...at,
+        detail: `seal ${at.sealNumber} sealed ${seal.eventCount} events, ${leaves.length} are left`,
+      };
     }
-    options.onPage?.(eventsChecked);
+    if (leaves.length > seal.eventCount) {
+      return {
+        ok: false,
+        reason: 'event_added',
+        ...at,
+        detail: `seal ${at.sealNumber} sealed ${seal.eventCount} events, ${leaves.length} are there`,
+      };
+    }
+    const broken = append(leaves);
+    if (broken) return { ...broken, sealNumber: at.sealNumber };
+    eventsChecked += leaves.length;
+    sealsChecked = seal.sealNumber;
+    if (seal.archived) archivedSeals += 1;
+    options.onProgress?.(eventsChecked);
   }
   const beyond = heads[nextHead];
   if (beyond) {

@@ -8,7 +8,7 @@ import { spaceTree } from '../seal/space-tree.js';
 import { archivedSpaceTree } from './archived-leaves.js';
 import { loadFrontier } from '../seal/tree-growth.js';
 import { TreeLeavesMissing } from '../seal/tree-store.js';
-import { listTreeHeads } from '../seal/tree-heads.js';
+import { listTreeHeads } from './tree-heads.js';
 
 /**
  * A space's sealed events recorded in [from, to) as an export of format 2 (export-lines.ts): the

@@ -7,7 +7,8 @@ import { spaceTree } from './space-tree.js';
 import { spaceTreeSizes } from './space-ranges.js';
 import { treeRootAt } from './tree-growth.js';
 import { TreeLeavesMissing, type TreeSource } from './tree-store.js';
-import { findTreeHead, storeTreeHead, type SignedTreeHead } from './tree-heads.js';
+import { storeTreeHead, type SignedTreeHead } from './tree-heads.js';
+import { findTreeHead } from '../prove/tree-heads.js';
 import { logTree, logTreeSize } from './log-tree.js';
 import type { Hash } from '../../transparency/merkle.js';
 

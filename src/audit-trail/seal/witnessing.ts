@@ -9,6 +9,7 @@ import {
   type NoteVerifier,
 } from '../../transparency/signed-note.js';
 import type { SignedTreeHead } from './tree-heads.js';
+import { findTreeHead } from '../prove/tree-heads.js';
 import { proveConsistency } from '../prove/tree-proofs.js';
 import { readWitnessAnswer, WITNESS_ANSWER_LIMIT } from './witness-answer.js';
 
@@ -46,7 +47,8 @@ export function parseWitnesses(setting: string | undefined): WitnessEndpoint[] {
 }
 
 /** What became of one head at one witness. */
-export type Submission = 'cosigned' | 'current' | 'ahead' | 'refused' | 'unreachable';
+export type Submission =
+  'cosigned' | 'current' | 'superseded' | 'ahead' | 'refused' | 'unreachable';
 
 /** The witness's cosignature line on `note`, of those in `body`; undefined when none verifies. */
 function cosignatureIn(body: string, note: string, key: NoteVerifier): string | undefined {
@@ -64,8 +66,8 @@ function cosignatureIn(body: string, note: string, key: NoteVerifier): string | 
  * sent), and are sent off the projector's loop; a witness that does not answer is left alone for
  * `backoffMs`, then gets what waits for it, so a quiet tree's last head is not lost to an outage.
  * A witness that refuses a head (422), holds another root of its size (409 from that size) or has
- * seen a larger tree is logged as an error: that is what a rewritten or forked history looks like
- * from outside. A witness's answer is read up to WITNESS_ANSWER_LIMIT bytes, never more.
+ * seen a larger tree we never signed is logged as an error: that is what a rewritten or forked
+ * history looks like from outside. A head older than one of ours the witness holds is superseded. A witness's answer is read up to WITNESS_ANSWER_LIMIT bytes, never more.
  */
 export function startWitnessing(
   db: Kysely<Database>,
@@ -108,6 +110,13 @@ export function startWitnessing(
     if (old === head.size) return 'current';
     for (let attempt = 0; attempt < 2; attempt += 1) {
       if (old > head.size) {
+        // A head of ours from before one the witness already holds: a projector that lost the
+        // lead after queueing it, or a retry outrun by the next interval. Only a larger tree we
+        // never signed is someone else's history.
+        if (await findTreeHead(db, head.treeId, { size: old })) {
+          logger.debug({ ...log, witnessSize: old }, 'head superseded by a later one of ours');
+          return 'superseded';
+        }
         logger.error({ ...log, witnessSize: old }, 'witness has cosigned a larger tree than ours');
         return 'ahead';
       }

@@ -95,12 +95,15 @@ export async function timelineSwitches(restUrls: readonly string[]): Promise<Tim
 
 /** Heads the projectors' logs say a witness refused or held another root of (a fork). */
 export function witnessRefusals(dir: string): number {
-  return readdirSync(dir)
+  const lines = readdirSync(dir)
     .filter((name) => /^projector\d+\.log$/.test(name))
     .flatMap((name) => readFileSync(path.join(dir, name), 'utf8').split('\n'))
     .filter((line) =>
       /witness (refused the tree head|holds another root|has cosigned a larger)/.test(line),
-    ).length;
+    );
+  // Which kind, for which tree and sizes: what tells a fork from a stale head when one shows.
+  for (const line of lines.slice(0, 10)) console.log(`witness refusal: ${line.slice(0, 400)}`);
+  return lines.length;
 }
 
 /**

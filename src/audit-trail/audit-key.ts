@@ -12,15 +12,16 @@ import { readOrCreateFile } from '../config/data-files.js';
 import { jsonObject, settingText } from '../config/setting-value.js';
 
 /**
- * The key that signs audit checkpoints. Not a token-signing key: whoever can rotate or read token
- * keys in the database still cannot forge a checkpoint.
+ * The key that signs the audit trail's tree heads (and, before issue 45, its JWS checkpoints). Not
+ * a token-signing key: whoever can rotate or read token keys in the database still cannot forge a
+ * signed head.
  */
 export interface AuditKey {
   readonly kid: string;
   readonly publicKey: KeyObject;
   /** The public key as a JWK, for verifiers (`verify-export --key`). */
   readonly publicJwk: JWK;
-  /** Present where checkpoints are signed (the projector); the API only needs the public half. */
+  /** Present where heads are signed (the projector); the API only needs the public half. */
   readonly privateKey?: KeyObject;
 }
 

@@ -19,7 +19,7 @@ import { createPublicKey } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { checkExportLines } from '../audit-trail/check/chain-export.js';
 import { readCheckpointStatement, verifyCheckpoint } from '../audit-trail/check/jws-checkpoint.js';
-import { readCheckpointFiles, readTreeHeadFiles } from '../audit-trail/seal/head-files.js';
+import { readJwsCheckpointFiles, readTreeHeadFiles } from '../audit-trail/seal/head-files.js';
 import { EXPORT_FORMAT, exportFormat } from '../audit-trail/export-lines.js';
 import { checkTreeExport } from '../audit-trail/check/tree-export.js';
 import { mergeWithArchive } from '../audit-trail/check/archive.js';
@@ -164,7 +164,7 @@ const verdict =
           {
             allowUnanchoredTail: values['allow-unanchored-tail'],
             ...(checkpointDir
-              ? { checkpointFiles: await readCheckpointFiles(checkpointDir, spaceId ?? '') }
+              ? { checkpointFiles: await readJwsCheckpointFiles(checkpointDir, spaceId ?? '') }
               : {}),
           },
         ),

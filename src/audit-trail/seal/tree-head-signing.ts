@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { checkpointFolder, treeHeadFileName } from './head-files.js';
+import { headFolder, treeHeadFileName } from './head-files.js';
 import { spaceTree } from './space-tree.js';
 import { spaceTreeSizes } from './space-ranges.js';
 import { treeRootAt } from './tree-growth.js';
@@ -13,7 +13,7 @@ import { logTree, logTreeSize } from './log-tree.js';
 import type { Hash } from '../../transparency/merkle.js';
 
 /**
- * The only checkpoints since issue 45: signs the head of every tree that grew since its last
+ * The only signed statements since issue 45: signs the head of every tree that grew since its last
  * signed head (each space's tree, then the log tree) as a C2SP checkpoint note, stores it
  * (merkle_checkpoints, append-only) and, with `dir`, writes it as a file that is never rewritten
  * (created exclusively, mode 444), the stand-in for write-once storage. Returns how many heads it
@@ -42,7 +42,7 @@ export async function signTreeHeads(
     options.onTreeHead?.({ treeId: tree.id, size, note });
     signed += 1;
     if (options.dir) {
-      const folder = checkpointFolder(options.dir, tree.id);
+      const folder = headFolder(options.dir, tree.id);
       await mkdir(folder, { recursive: true, mode: 0o700 });
       await writeOnce(path.join(folder, treeHeadFileName(size)), note);
     }

@@ -28,12 +28,12 @@ export function treeOrigin(issuer: string, treeId: string): string {
   return treeId === LOG_TREE ? `${base}/log` : `${base}/space/${encodeURIComponent(treeId)}`;
 }
 
-/** The note verifier key of a space tree's checkpoints: the audit key, named for the origin. */
+/** The note verifier key of a tree's signed heads: the audit key, named for the origin. */
 export function treeVerifierKey(key: Pick<AuditKeyPair, 'publicKey'>, origin: string): string {
   return verifierKeyText(noteVerifier(origin, key.publicKey));
 }
 
-/** A space tree's signed checkpoint (a C2SP note by the audit key). */
+/** A tree's signed head: a C2SP checkpoint note signed by the audit key. */
 export function signTreeHead(key: AuditKeyPair, origin: string, size: number, root: Hash): string {
   if (!key.privateKey) throw new Error('this audit key has no private half');
   return signNote(checkpointText({ origin, size, root }), [noteSigner(origin, key.privateKey)]);

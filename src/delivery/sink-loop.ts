@@ -76,14 +76,23 @@ export function runSinkLoop(options: SinkLoopOptions): SinkLoop {
       halt = done;
     });
 
+  // Paused by this loop at its retry bound, until the sink list (read every few seconds) says so:
+  // without it the loop would retry at once, hundreds of times, until the next reload.
+  let pausedHere = false;
+  const paused = () => {
+    if (pausedHere && options.sink().paused) pausedHere = false;
+    return pausedHere || options.sink().paused;
+  };
+
   const pausedTurn = async () => {
     const sink = options.sink();
     // An admin's pause waits for an admin; a failing sink is probed.
-    if (sink.pauseReason !== 'failing') return sleep(options.pollMs);
+    if (!pausedHere && sink.pauseReason !== 'failing') return sleep(options.pollMs);
     await sleep(options.probeMs);
-    if (stopped || !options.sink().paused) return;
+    if (stopped || !paused()) return;
     try {
       await transport.probe();
+      pausedHere = false;
       if (await options.events.resume(sinkId))
         logger.info({ sinkId }, 'sink answers again; resumed');
     } catch (error) {
@@ -96,10 +105,10 @@ export function runSinkLoop(options: SinkLoopOptions): SinkLoop {
     let pending: NextBatch | undefined;
     while (!stopped) {
       try {
-        if (options.sink().paused) {
+        if (paused()) {
           pending = undefined;
           await pausedTurn();
-          if (!options.sink().paused) cursor = await readCursor(db, sinkId);
+          if (!paused()) cursor = await readCursor(db, sinkId);
           continue;
         }
         pending ??= await nextBatch(db, {
@@ -120,6 +129,7 @@ export function runSinkLoop(options: SinkLoopOptions): SinkLoop {
             const attempts = await recordFailure(db, sinkId, message);
             logger.warn({ sinkId, attempts, error: message }, 'delivery to a sink failed');
             if (attempts >= options.maxAttempts) {
+              pausedHere = true;
               if (await options.events.pause(sinkId, attempts, message)) {
                 logger.error({ sinkId, attempts }, 'sink paused after its retry bound');
               }

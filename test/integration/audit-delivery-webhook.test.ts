@@ -26,7 +26,9 @@ beforeAll(async () => {
   database = await createTestDatabase(6);
 });
 
-const options = (overrides: { maxAttempts?: number; lingerMs?: number } = {}) => ({
+const options = (
+  overrides: { maxAttempts?: number; lingerMs?: number; reloadMs?: number } = {},
+) => ({
   db: database.db,
   url: database.url,
   kek,
@@ -40,7 +42,7 @@ const options = (overrides: { maxAttempts?: number; lingerMs?: number } = {}) =>
   probeMs: 100,
   pollMs: 50,
   lingerMs: overrides.lingerMs ?? 0,
-  reloadMs: 100,
+  reloadMs: overrides.reloadMs ?? 100,
   leaseMs: 5000,
   standbyRetryMs: 200,
   logger: pino({ level: process.env.DELIVERY_LOG ?? 'silent' }),
@@ -135,9 +137,14 @@ describe('the webhook sink', () => {
 
   it('pauses a sink answering 500 after its bound (an event naming the deliverer) while another sink keeps delivering', async () => {
     await deliverer?.stop();
-    deliverer = startDeliverer(options({ maxAttempts: 3 }));
+    // The sink list is read every 2 s here: the loop must not wait for it to stop retrying.
+    deliverer = startDeliverer(options({ maxAttempts: 3, reloadMs: 2000 }));
     const secret = newWebhookSecret();
-    const dead = await startWebhookReceiver(secret, () => 500);
+    const attempts: string[] = [];
+    const dead = await startWebhookReceiver(secret, (delivery) => {
+      if (!delivery.id.startsWith('probe_')) attempts.push(delivery.id);
+      return 500;
+    });
     const alive = await startWebhookReceiver(secret);
     await sinkRow('snk_dead', 'space-hook-pause', dead.url, secret);
     await sinkRow('snk_alive', 'space-hook-pause', alive.url, secret);
@@ -157,6 +164,9 @@ describe('the webhook sink', () => {
       { timeoutMs: 20_000 },
     );
     expect(paused[0]!.data).toMatchObject({ sink_id: 'snk_dead', reason: 'failing', attempts: 3 });
+    // Its bound, then only probes: no burst of retries until the sink list shows the pause.
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect(attempts).toHaveLength(3);
     expect(String((paused[0]!.metadata as { actor: string }).actor)).toMatch(/^deliverer:/);
     expect(paused[0]!.space_id).toBe('space-hook-pause');
     expect(dead.deliveries).toHaveLength(0);

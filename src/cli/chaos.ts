@@ -2,8 +2,9 @@
  * `npm run chaos -- --cycles=N`: issues tokens from many concurrent clients while it SIGKILLs the
  * API, the projector and Postgres in turns and restarts them, then verifies the log: every token
  * a client received has its committed event, no token is recorded twice, the views equal a
- * recomputation from the log, and the hash chain verifies. Prints a JSON report; exit 0 when all
- * of that holds and no request got a 5xx other than 503 (with Retry-After) or hung.
+ * recomputation from the log, and the log tree recomputed from the events holds to every signed
+ * head (its root, and the head's signature by the harness's audit key). Prints a JSON report;
+ * exit 0 when all of that holds and no request got a 5xx other than 503 (with Retry-After) or hung.
  */
 import { startHarness, type Role } from '../reliability/harness.js';
 import { createClients, startLoad } from '../reliability/load.js';
@@ -55,7 +56,9 @@ try {
   const report = await load.stop();
   progress(`load stopped after ${report.requests} requests; waiting for the projector`);
   const caughtUp = await waitForProjector(harness.pool, 60_000);
-  const verdict = await judgeLog(harness.pool, report.receivedJtis);
+  const verdict = await judgeLog(harness.pool, report.receivedJtis, {
+    publicKey: harness.auditPublicKey,
+  });
   const ok =
     caughtUp &&
     verdict.ok &&

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import type { KeyObject } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -21,6 +22,11 @@ export interface Harness {
   readonly apiUrl: string;
   /** A pool on the harness's database, for verification queries. */
   readonly pool: pg.Pool;
+  /**
+   * The public half of the audit key the projector signs tree heads with (AUDIT_SIGNING_KEY if
+   * set, else the pair generated in the harness's DATA_DIR), for the oracle to check them.
+   */
+  readonly auditPublicKey: KeyObject;
   pid(role: Role): number | undefined;
   /** SIGKILL a part (for Postgres, the postmaster and every backend, as a crash would). */
   kill(role: Role): Promise<void>;
@@ -73,7 +79,7 @@ export async function startHarness(
   const apiUrl = `http://127.0.0.1:${apiPort}`;
   // As npm start's supervisor does: the audit key pair exists before the API (which reads only
   // its public half) starts.
-  await loadAuditSigningKey(undefined, dataDir);
+  const generated = await loadAuditSigningKey(undefined, dataDir);
   const env = {
     ...process.env,
     DATABASE_URL: url,
@@ -87,6 +93,9 @@ export async function startHarness(
     LOG_LEVEL: options.logLevel ?? 'warn',
     ...options.env,
   };
+  // The key the projector signs heads with: a configured one wins over the generated pair.
+  const configuredKey = options.env?.AUDIT_SIGNING_KEY ?? process.env.AUDIT_SIGNING_KEY;
+  const auditKey = configuredKey ? await loadAuditSigningKey(configuredKey, dataDir) : generated;
   const children: Partial<Record<'api' | 'projector', ChildProcess>> = {};
   const spawnRole = (role: 'api' | 'projector') => {
     const child = spawn(process.execPath, ['--import', 'tsx', path.join(CLI, `${role}.ts`)], {
@@ -112,6 +121,7 @@ export async function startHarness(
   return {
     apiUrl,
     pool,
+    auditPublicKey: auditKey.publicKey,
     pid: (role) => (role === 'postgres' ? postgres?.pid() : children[role]?.pid),
     async kill(role) {
       if (role !== 'postgres') return killChild(children[role]);

@@ -2,18 +2,21 @@
  * `npm run verify-export -- --key=<audit public key> <export.ndjson | ->`: checks an audit export
  * offline, with no database. The key is a JWK file or the saved body of GET
  * /v1/audit/checkpoints; without one it refuses to say ok, unless told --no-signature-check, and
- * then its verdict says the signatures were not checked. Every event must hash to its link in the space's chain,
- * sequence numbers must run without gaps and in order, and with --key every checkpoint must be
- * signed by the audit key, chained to the one before, and match the exported link it names (a
- * checkpoint past the last event means events were cut from the end). The last event must be
- * covered by a checkpoint (else the tail is unanchored: exit 1 naming how many events, unless
- * --allow-unanchored-tail), and with --checkpoint-dir every checkpoint must be its file there and
- * no file within the export may be missing from it. The space tree's signed heads in the export
- * must be signed by the audit key and match the exported events when they start at sequence 1;
- * with --min-cosignatures=N the newest must carry N cosignatures of distinct --witness keys (one
- * key given twice is one witness), or, with --allow-unwitnessed-tail, an older one must and the
- * verdict's `witnessed_through` says how far the witnessing reaches. Prints the verdict as JSON;
- * exit 0 when it verifies, 1 when not (naming what and where), 2 on bad usage.
+ * then its verdict says the signatures were not checked. Format 2 (the Merkle log's, the export's
+ * format line says which): sequence numbers must run without gaps and in order from the
+ * frontier's size + 1 (or 1), and the events' leaves, appended to the frontier, must make the
+ * root of every signed tree head in the export, each signed by the audit key (with --key); a head
+ * past the last event means events were cut from the end. Format 1 (exports made before issue 45)
+ * is still checked by its hash chain: every event must hash to its link, and every JWS checkpoint
+ * must be signed, chained to the one before and match the link it names. Either way the last
+ * event must be covered by a head (format 1: a checkpoint), else the tail is unanchored (exit 1
+ * naming how many events, unless --allow-unanchored-tail); with --checkpoint-dir every head must
+ * be its file there (format 1: its JWS checkpoint file) and no file within the export may be
+ * missing from it. With --min-cosignatures=N the newest head must carry N cosignatures of
+ * distinct --witness keys (one key given twice is one witness), or, with
+ * --allow-unwitnessed-tail, an older one must and the verdict's `witnessed_through` says how far
+ * the witnessing reaches. Prints the verdict as JSON; exit 0 when it verifies, 1 when not (naming
+ * what and where), 2 on bad usage.
  */
 import { createPublicKey } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -40,13 +43,15 @@ Verifies an audit export (GET /v1/audit/export) offline; "-" reads it from stdin
 public key as a JWK, or the saved answer of GET /v1/audit/checkpoints (its public_key), kept where
 the database's owners cannot change it. Without it nothing is "ok" unless --no-signature-check
 says to skip the signatures (the verdict then says they were not checked).
---checkpoint-dir: the checkpoint files (AUDIT_CHECKPOINT_DIR, on write-once storage) to compare
-the export's checkpoints with. --allow-unanchored-tail: accept events after the last checkpoint.
---archive-dir: the archive (ARCHIVE_DIR): its files for the space and the export must make one
-unbroken chain from the first archived event to the export's last; an edited, missing or extra
-archive file fails, named.
-Every signed tree head in the export must be signed by the audit key, and match the events when
-the export holds them from the first. --witness, --min-cosignatures=N: the newest head must carry
+Format 2 (the Merkle log's): the events, from the export's frontier, must make the root of every
+signed tree head in the export, each signed by the audit key. Format 1 (made before issue 45) is
+still checked by its hash chain and JWS checkpoints, and any tree heads it carries as above.
+--checkpoint-dir: the signed head files (AUDIT_CHECKPOINT_DIR, on write-once storage; format 1:
+its JWS checkpoint files) to compare the export's heads with. --allow-unanchored-tail: accept
+events after the last signed head. --archive-dir: the archive (ARCHIVE_DIR): its files for the
+space and the export are checked as one, from the first archived event to the export's last (the
+events make every head's root; format 1: one unbroken chain); an edited, missing or extra
+archive file fails, named. --witness, --min-cosignatures=N: the newest head must carry
 N valid cosignatures of distinct witnesses among these keys (a key given twice counts once; N is
 at most the distinct keys). --allow-unwitnessed-tail: an older head so cosigned is enough; the
 verdict's witnessed_through (the largest such head) and newest_tree_head say what was witnessed.`;
@@ -99,7 +104,7 @@ if (!values.key && !skipSignatures) {
       ok: false,
       reason: 'no_key',
       detail:
-        'no --key: the checkpoints could be signed by anyone; give the audit public key (GET /v1/audit/checkpoints), or --no-signature-check to check the chain alone',
+        'no --key: the signed heads could be signed by anyone; give the audit public key (GET /v1/audit/checkpoints), or --no-signature-check to check the events against the heads alone (format 1: against its chain)',
     }),
   );
   process.exit(1);
@@ -107,7 +112,7 @@ if (!values.key && !skipSignatures) {
 const publicKey = values.key ? await auditPublicKey(values.key) : undefined;
 if (!publicKey) {
   process.stderr.write(
-    '--no-signature-check: checkpoints are read but their signatures are not checked\n',
+    '--no-signature-check: signed heads (format 1: checkpoints) are read but their signatures are not checked\n',
   );
 }
 const text = file === '-' ? await readStdin() : await readFile(file, 'utf8');
@@ -115,7 +120,7 @@ const archiveDir = values['archive-dir'];
 let lines = text.split('\n');
 let sources: readonly string[] | undefined;
 if (archiveDir) {
-  // The archived part of the chain and the live export, as one chain from the first event.
+  // The archived part of the space's events and the live export, as one export from the first.
   const merged = await mergeWithArchive(
     archiveDir,
     lines,

@@ -34,7 +34,10 @@ export interface PartitionHistory {
   /** Every global position of the final log (duplicates are what is looked for). */
   readonly positions: readonly (number | string)[];
   readonly switches: readonly TimelineSwitch[];
-  /** The views and the hash chain against their recomputation from the log (judgeLog). */
+  /**
+   * The views against their recomputation from the log, and the log tree recomputed from the
+   * events against its signed heads (judgeLog).
+   */
   readonly views: { readonly ok: boolean; readonly detail?: string };
   /** Signed tree heads the witness cosigned after the last switch, and heads it refused. */
   readonly witness: { readonly cosignedAfterLastSwitch: number; readonly refused: number };

@@ -212,7 +212,7 @@ describe('projector', () => {
     }
   });
 
-  it('a paused leader (SIGSTOP) hands over within 10 s; resumed, it seals nothing twice and the chain stays linear', async () => {
+  it("a paused leader (SIGSTOP) hands over within 10 s; resumed, it seals nothing twice: the log tree recomputed from the events makes every stored head's root and the views match the events", async () => {
     const leader = await spawnProjectorProcess({ PROJECTOR_POLL_INTERVAL_MS: '20' });
     let appending = true;
     const appender = (async () => {

@@ -11,8 +11,8 @@ import {
 } from '../export-lines.js';
 import { compareLogPositions } from './log-order.js';
 
-/** An export and a space's archive files as one chain, and where each line came from. */
-export interface MergedChain {
+/** An export and a space's archive files as one export, and where each line came from. */
+export interface MergedExport {
   readonly lines: readonly string[];
   /** For each line: the archive file it came from, or `export`. */
   readonly sources: readonly string[];
@@ -20,17 +20,19 @@ export interface MergedChain {
 
 /**
  * Reads the archive folder `dir` for the export's space and merges its files with the export
- * into one chain in sequence order (seals before their first event, then every checkpoint once),
- * so the export's verifier proves one unbroken chain from the first archived event to the live
- * head. Fails, naming the file, when a file the manifests or the export name is missing or does
- * not hash to what they say, when the folder holds a file no manifest names, or when an archive
- * and the export disagree about an event.
+ * into one export in sequence order: the format line, the frontier the events start from, the
+ * events (format 1: each seal before its first event), every JWS checkpoint of format 1 once by
+ * number, then every signed tree head once. The export's verifier then checks the space's events
+ * from the first archived to the live tail as one: in format 2 they make each head's root from
+ * the frontier, in format 1 one unbroken chain. Fails, naming the file, when a file the manifests
+ * or the export name is missing or does not hash to what they say, when the folder holds a file
+ * no manifest names, or when an archive and the export disagree about an event.
  */
 export async function mergeWithArchive(
   dir: string,
   exportLines: readonly string[],
   checkpointNumber: (jws: string) => number | undefined,
-): Promise<MergedChain | (ArchiveProblem & { readonly detail: string })> {
+): Promise<MergedExport | (ArchiveProblem & { readonly detail: string })> {
   const { manifests, extra } = await readManifests(dir);
   const parsedExport = exportLines.filter((line) => line.trim() !== '').map(parseLine);
   const entries = manifests.flatMap((manifest) => manifest.files);

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { decodeJwt } from 'jose';
 import pg from 'pg';
+import { loadAuditPublicKey } from '../../../src/audit-trail/audit-key.js';
 import { judgeLog, waitForProjector } from '../../../src/reliability/oracle.js';
 import type {
   LoggedToken,
@@ -121,7 +122,9 @@ export async function gatherHistory(options: {
   try {
     const projectorCaughtUp = await waitForProjector(pool, 120_000);
     const acknowledged = options.requests.flatMap((r) => (r.status === 200 ? [r.jti!] : []));
-    const verdict = await judgeLog(pool, acknowledged);
+    // The fleet's audit key (its DATA_DIR): a head re-signed by anyone else is a finding.
+    const { publicKey } = await loadAuditPublicKey(undefined, path.join(options.dir, 'data'));
+    const verdict = await judgeLog(pool, acknowledged, { publicKey });
     const { rows: logged } = await pool.query<{ jti: string; committed_at: Date | null }>(
       `SELECT substr(stream_id, 7) AS jti, pg_xact_commit_timestamp(xmin) AS committed_at
          FROM events WHERE event_type = 'private-token-issued'
@@ -152,8 +155,8 @@ export async function gatherHistory(options: {
       positions: positions.map((row) => row.p),
       switches,
       views: {
-        ok: verdict.views.ok && verdict.chain.ok,
-        detail: JSON.stringify({ views: verdict.views, chain: verdict.chain }).slice(0, 2000),
+        ok: verdict.views.ok && verdict.logTree.ok,
+        detail: JSON.stringify({ views: verdict.views, logTree: verdict.logTree }).slice(0, 2000),
       },
       witness: { cosignedAfterLastSwitch: cosigned[0]!.n, refused: witnessRefusals(options.dir) },
       revocations: options.revoked.map((jti) => ({ jti, heldAfter: heldSet.has(jti) })),

@@ -1,6 +1,6 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { promisify } from 'node:util';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadAuditSigningKey } from '../../src/audit-trail/audit-key.js';
@@ -73,13 +73,12 @@ beforeAll(async () => {
 
 afterAll(() => {
   try {
+    keepLogs();
     cli('down');
   } finally {
     witness?.child.kill('SIGTERM');
     removeNetwork();
-    // A failed drill keeps its folder (the services' and the witness's logs) to be read.
-    if (passed) rmSync(dir, { recursive: true, force: true });
-    else console.log(`partition drill: logs kept in ${dir}`);
+    rmSync(dir, { recursive: true, force: true });
   }
 }, 120_000);
 
@@ -206,8 +205,19 @@ describe('the fleet under a network nemesis', () => {
   }, 3_600_000);
 });
 
+/** A failed drill's logs (services, Patroni, etcd, HAProxy), copied out before `fleet down` removes them. */
+function keepLogs(): void {
+  if (passed || !existsSync(dir)) return;
+  const kept = mkdtempSync('/tmp/tapn-drill-logs-');
+  for (const name of readdirSync(dir).filter((file) => file.endsWith('.log'))) {
+    copyFileSync(path.join(dir, name), path.join(kept, name));
+  }
+  console.log(`partition drill: logs kept in ${kept}`);
+}
+
 describe('after the drill', () => {
   it('leaves no namespace or link of its own once the fleet is down', () => {
+    keepLogs();
     cli('down');
     removeNetwork();
     expect(leftovers()).toEqual({ namespaces: [], links: [] });

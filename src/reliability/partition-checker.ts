@@ -21,10 +21,13 @@ export interface LoggedToken {
   readonly committedAt: number | null;
 }
 
-/** A timeline switch in Patroni's history: `timeline` ended at `switchedAt` (epoch ms). */
+/**
+ * A timeline switch in Patroni's history: `timeline` ended at `switchedAt` (epoch ms), when
+ * Patroni recorded it — an entry rebuilt from Postgres' own timeline history has no time.
+ */
 export interface TimelineSwitch {
   readonly timeline: number;
-  readonly switchedAt: number;
+  readonly switchedAt?: number;
 }
 
 /** What the drill gathered. */
@@ -85,7 +88,9 @@ function writeFindings(history: PartitionHistory): Finding[] {
   for (const row of history.loggedTokens) {
     logged.set(row.jti, [...(logged.get(row.jti) ?? []), row]);
   }
-  const switchTimes = history.switches.map((change) => change.switchedAt);
+  const switchTimes = history.switches.flatMap((change) =>
+    change.switchedAt === undefined ? [] : [change.switchedAt],
+  );
   for (const request of acknowledged) {
     const rows = logged.get(request.jti ?? '') ?? [];
     if (rows.length === 0) {
@@ -106,12 +111,14 @@ function writeFindings(history: PartitionHistory): Finding[] {
   for (const position of repeated(history.positions.map(String))) {
     findings.push({ kind: 'position-reused', detail: position });
   }
+  let lastTime: number | undefined;
   for (const [i, change] of history.switches.entries()) {
     const previous = history.switches[i - 1];
-    if (
-      previous &&
-      (change.timeline <= previous.timeline || change.switchedAt < previous.switchedAt)
-    ) {
+    // Timelines strictly increase; times, where Patroni recorded them, never go back.
+    const timeWentBack =
+      change.switchedAt !== undefined && lastTime !== undefined && change.switchedAt < lastTime;
+    if (change.switchedAt !== undefined) lastTime = change.switchedAt;
+    if (previous && (change.timeline <= previous.timeline || timeWentBack)) {
       findings.push({
         kind: 'timeline-order',
         detail: `${previous.timeline} then ${change.timeline}`,

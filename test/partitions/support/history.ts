@@ -88,7 +88,8 @@ export async function timelineSwitches(restUrls: readonly string[]): Promise<Tim
     const rows = (await response.json()) as [number, number, string, string?][];
     return rows.map(([timeline, , , at]) => ({
       timeline,
-      switchedAt: at ? Date.parse(at) : 0,
+      // Entries Patroni rebuilt from Postgres' timeline history carry no time (not 0).
+      ...(at ? { switchedAt: Date.parse(at) } : {}),
     }));
   }
   throw new Error('no Patroni node answered GET /history');
@@ -135,7 +136,7 @@ export async function gatherHistory(options: {
       'SELECT global_position::text AS p FROM events',
     );
     const switches = await timelineSwitches(options.restUrls);
-    const lastSwitch = Math.max(0, ...switches.map((change) => change.switchedAt));
+    const lastSwitch = Math.max(0, ...switches.map((change) => change.switchedAt ?? 0));
     const { rows: cosigned } = await pool.query<{ n: number }>(
       'SELECT count(*)::int AS n FROM merkle_cosignatures WHERE received_at > $1',
       [new Date(lastSwitch)],

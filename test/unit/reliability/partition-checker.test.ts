@@ -94,6 +94,26 @@ describe('the partition checker', () => {
         ],
       }),
     ).toEqual(['timeline-order']);
+    expect(
+      kinds({
+        ...history,
+        switches: [
+          { timeline: 2, switchedAt: 5000 },
+          { timeline: 3, switchedAt: 4000 },
+        ],
+      }),
+    ).toEqual(['timeline-order']);
+    // A switch Patroni kept no time for (rebuilt from Postgres' history) orders by timeline only.
+    expect(
+      kinds({
+        ...history,
+        switches: [
+          { timeline: 2, switchedAt: 5000 },
+          { timeline: 3 },
+          { timeline: 4, switchedAt: 6000 },
+        ],
+      }),
+    ).toEqual([]);
   });
 
   it('finds views that differ from the log, a refused head (a fork), and no head cosigned after failover', () => {

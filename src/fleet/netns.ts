@@ -66,20 +66,7 @@ export function addHost(host: NetnsHost): void {
   run('ip', ['-n', host.netns, 'addr', 'add', `${host.address}/24`, 'dev', 'eth0']);
   run('ip', ['-n', host.netns, 'link', 'set', 'eth0', 'up']);
   run('ip', ['-n', host.netns, 'link', 'set', 'lo', 'up']);
-  // A peer cut off mid-connection is given up in seconds, not the kernel's defaults (2 h of
-  // silence before the first keepalive, 15 retransmissions: about 15 minutes). The partition drill
-  // saw a pg_basebackup, rebuilding a former leader, hang 14 minutes on a connection to a leader a
-  // fault had cut, leaving strict synchronous replication without a standby to rebuild.
-  run('ip', ['netns', 'exec', host.netns, 'sysctl', '-q', '-w', ...TCP_GIVE_UP]);
 }
-
-/** Each namespace's TCP settings (namespaced sysctls: the host's own are untouched). */
-export const TCP_GIVE_UP = [
-  'net.ipv4.tcp_keepalive_time=10',
-  'net.ipv4.tcp_keepalive_intvl=3',
-  'net.ipv4.tcp_keepalive_probes=3',
-  'net.ipv4.tcp_retries2=5',
-] as const;
 
 /** `command args` run inside `netns` (as root: `ip netns exec` replaces itself by the command). */
 export function inNetns(

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadAuditSigningKey } from '../../src/audit-trail/audit-key.js';
 import { LOG_TREE } from '../../src/audit-trail/seal/log-tree.js';
 import { treeOrigin, treeVerifierKey } from '../../src/audit-trail/seal/tree-heads.js';
-import { leftovers, removeNetwork, TCP_GIVE_UP } from '../../src/fleet/netns.js';
+import { leftovers, removeNetwork } from '../../src/fleet/netns.js';
 import { checkPartitionHistory } from '../../src/reliability/partition-checker.js';
 import { drillCredential, sleep, type Fleet } from '../fleet/support/drill.js';
 import { startWitnessProcess, type WitnessProcess } from '../support/witness-process.js';
@@ -118,20 +118,6 @@ async function pgHosts(): Promise<Host[]> {
 describe('the fleet under a network nemesis', () => {
   it(`loses no acknowledged token, forks no tree and answers only 200 or 503 with Retry-After (seed ${SEED})`, async () => {
     console.log(`partition drill: seed ${SEED} (replay: PARTITION_SEED=${SEED})`);
-    // Every node's namespace gives up on a cut-off peer in seconds (src/fleet/netns.ts).
-    for (const host of [...(await pgHosts()), ...etcdHosts]) {
-      const set = spawnSync(
-        'ip',
-        ['netns', 'exec', host.netns, 'sysctl', ...TCP_GIVE_UP.map((s) => s.split('=')[0]!)],
-        { encoding: 'utf8' },
-      );
-      expect(
-        set.stdout
-          .trim()
-          .split('\n')
-          .map((line) => line.replace(' = ', '=')),
-      ).toEqual([...TCP_GIVE_UP]);
-    }
     const credential = await drillCredential(fleet, dir, SPACE);
     const load = issuanceLoad(fleet.lb_url, credential, 6);
     const revoked: string[] = [];

@@ -71,12 +71,6 @@ postgresql:
   data_dir: ${node.dataDir}
   bin_dir: ${PG_BIN_DIR}
   pgpass: ${path.dirname(node.dataDir)}/pgpass
-  # A former leader whose rewind fails (seen in the partition drill: pg_rewind's crash recovery
-  # found the old postmaster still exiting) or whose timeline diverged is rebuilt from the leader
-  # instead of staying down: what it loses was never acknowledged (synchronous replication), and
-  # with synchronous_mode_strict a cluster left without a standby would refuse every write.
-  remove_data_directory_on_rewind_failure: true
-  remove_data_directory_on_diverged_timelines: true
   authentication:
     replication: {username: replicator, password: '${passwords.replication}'}
     superuser: {username: postgres, password: '${passwords.superuser}'}

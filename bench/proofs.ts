@@ -2,8 +2,8 @@
  * `npm run bench:proofs -- [--events=10000]`
  *
  * What the transparency log costs and answers at a given size: records `--events` events in one
- * space of a fresh embedded Postgres, seals them as the projector does (chains and the space's
- * Merkle tree), and reports the sealer's CPU per event, the tree's stored bytes per event, and the
+ * space of a fresh embedded Postgres, seals them as the projector does (the log's and the space's
+ * Merkle trees), and reports the sealer's CPU per event, the tree's stored bytes per event, and the
  * size and latency of inclusion and consistency proofs (each verified) at that size.
  */
 import { randomUUID } from 'node:crypto';

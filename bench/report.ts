@@ -26,7 +26,7 @@ export interface BenchResults {
   readonly otherWorkers: number;
   /** Projector lag samples (seconds) taken during our runs. */
   readonly lag: readonly number[];
-  /** Commit-to-seal window samples (seconds) of the hash chain during our runs. */
+  /** Commit-to-seal window samples (seconds) of the log tree during our runs (its lag row: `chain`). */
   readonly seal: readonly number[];
   /** Database size over the tokens in it, after the runs (issue 20's measure). */
   readonly storage: { readonly bytes: number; readonly tokens: number };
@@ -73,7 +73,7 @@ export function renderReport(results: BenchResults): string {
     `Run of \`npm run bench -- --duration ${options.durationSeconds} --connections ${options.connections}${results.sinks ? ' --sinks' : ''}\` on ${new Date().toISOString().slice(0, 10)}.`,
     ...(results.sinks
       ? [
-          `Audit delivery ran throughout: two operator sinks (AUDIT_SINKS), a webhook receiver in a process of the bench's own answering 200 (it received ${results.sinks.events.toLocaleString('en-US')} events, refused ${results.sinks.refused} signatures) and a dead one (127.0.0.1:${results.sinks.deadPort}, nothing listening); the deliverer's CPU is counted with the projector's.`,
+          `Audit delivery ran throughout: two operator sinks (AUDIT_SINKS), a webhook receiver in a process of the bench's own answering 200 on receipt (it received ${results.sinks.events.toLocaleString('en-US')} events and, verifying them after the runs, refused ${results.sinks.refused} signatures) and a dead one (127.0.0.1:${results.sinks.deadPort}, nothing listening); the deliverer's CPU is counted with the projector's.`,
         ]
       : []),
     `Machine: ${cores} × ${cpu}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}.`,
@@ -104,7 +104,7 @@ export function renderReport(results: BenchResults): string {
     `| private p99 | ${privateRun.p99} ms | ≤ 25 ms | ${check(privateRun.p99 <= 25)} |`,
     `| public p99 | ${publicRun.p99} ms | ≤ 25 ms | ${check(publicRun.p99 <= 25)} |`,
     `| projector lag p99 (max) during our runs | ${lagP99.toFixed(2)} s (${percentile(results.lag, 1).toFixed(2)} s) | < 1 s | ${check(lagP99 < 1)} |`,
-    `| commit-to-seal window of the hash chain, p99 (max) | ${sealP99.toFixed(2)} s (${percentile(results.seal, 1).toFixed(2)} s) | | |`,
+    `| commit-to-seal window of the log tree, p99 (max) | ${sealP99.toFixed(2)} s (${percentile(results.seal, 1).toFixed(2)} s) | | |`,
     `| non-2xx on our endpoints | ${privateRun.non2xx + publicRun.non2xx} | 0 | ${check(privateRun.non2xx + publicRun.non2xx === 0)} |`,
     `| events appended = 200 responses served | ${ours.every(eventsMatch) ? 'yes' : 'no'} | yes | ${check(ours.every(eventsMatch))} |`,
     `| database bytes per token (every table, index and TOAST, after VACUUM; ${results.storage.tokens.toLocaleString('en-US')} tokens) | ${Math.round(results.storage.bytes / Math.max(1, results.storage.tokens)).toLocaleString('en-US')} | ≤ 600 | ${check(results.storage.bytes / Math.max(1, results.storage.tokens) <= 600)} |`,
@@ -131,7 +131,7 @@ export function renderReport(results: BenchResults): string {
     '  no request moves.',
     `- The API processes (workers and npm start's supervising process) are ${pct(apiShare(privateRun), 1)} (private) and ${pct(apiShare(publicRun), 1)} (public) of our CPU per`,
     `  request; Postgres and the projector, the durable work the peer does not do (the event, the audit`,
-    `  row, the rate buckets, the hash chain), are ${pct(durableShare(privateRun), 1)} and ${pct(durableShare(publicRun), 1)}.`,
+    `  row, the rate buckets, the Merkle trees), are ${pct(durableShare(privateRun), 1)} and ${pct(durableShare(publicRun), 1)}.`,
     `- The peer (node-oidc-provider) spends ${ms(peer.cpuMsPerRequest?.target)} ms of CPU in its own process per token and writes`,
     '  nothing durable.',
     `- The floor under our API's cost: Koa's hello-world JSON POST alone costs ${ms(ceiling.cpuMsPerRequest?.target)} ms of CPU per request`,

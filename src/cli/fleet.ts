@@ -9,7 +9,7 @@ import { DEFAULT_FLEET_DIR, readFleetState } from '../fleet/layout.js';
 import { isAlive, stopAll } from '../fleet/processes.js';
 import { BRIDGE, removeNetwork, SUBNET } from '../fleet/netns.js';
 import { fleetStatus } from '../fleet/status.js';
-import { fleetUp, missingPrograms } from '../fleet/up.js';
+import { fleetUp, missingPrograms, patroniRefusal } from '../fleet/up.js';
 import { parseCommandLine } from './args.js';
 
 const USAGE = `Usage: npm run fleet -- up [--api-replicas=N] [--pg-nodes=M] [--dir=DIR]
@@ -75,6 +75,11 @@ if (command === 'up') {
     console.error(
       `missing: ${missing.join(', ')}; install them with\n  apt-get install -y ${missing.join(' ')}`,
     );
+    process.exit(2);
+  }
+  const refusal = patroniRefusal();
+  if (refusal) {
+    console.error(refusal);
     process.exit(2);
   }
   const existing = await readFleetState(dir);

@@ -4,6 +4,13 @@ import type { PgNode } from './layout.js';
 /** Debian's PostgreSQL 15 server binaries, which Patroni runs. */
 export const PG_BIN_DIR = '/usr/lib/postgresql/15/bin';
 
+/**
+ * Patroni's TTL of the leader key, in seconds: how long a dead leader keeps it. 20 is the least
+ * Patroni 3.2 and later accept (patroni/patroni#2869: they raise a lower one to it, with a
+ * warning); 3.0.2, which took 10, overwrites the leader key without a compare (patroniRefusal).
+ */
+export const PATRONI_TTL_SECONDS = 20;
+
 /** The passwords Patroni gives the roles it creates. */
 export interface PgPasswords {
   readonly superuser: string;
@@ -13,8 +20,10 @@ export interface PgPasswords {
 
 /**
  * One Patroni node: synchronous replication (a commit is acknowledged once the synchronous standby
- * has it, so a failover loses no acknowledged token), ttl 10 s and loop_wait 2 s (a dead leader is
- * replaced in about 10 s), pg_rewind so a former leader can rejoin.
+ * has it, so a failover loses no acknowledged token), a TTL of {@link PATRONI_TTL_SECONDS} s and
+ * loop_wait 2 s (a dead leader is replaced in about the TTL), retry_timeout 5 s (a leader that
+ * cannot renew its key demotes well before the TTL lets a standby take it), pg_rewind so a former
+ * leader can rejoin.
  */
 export function patroniConfig(options: {
   readonly scope: string;
@@ -40,7 +49,7 @@ etcd3:
   hosts: ${options.etcdHosts.join(',')}
 bootstrap:
   dcs:
-    ttl: 10
+    ttl: ${PATRONI_TTL_SECONDS}
     loop_wait: 2
     retry_timeout: 5
     maximum_lag_on_failover: 1048576

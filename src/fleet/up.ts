@@ -42,6 +42,33 @@ export function missingPrograms(netns = false): string[] {
   return missing;
 }
 
+/** The oldest Patroni whose etcd3 leader-key update compares before it writes (patroni#2689). */
+export const MINIMUM_PATRONI = '3.0.3';
+
+/**
+ * Why the `patroni` on PATH may not run a fleet, or undefined: older than {@link MINIMUM_PATRONI},
+ * a node whose session expired overwrote the leader key from a stale etcd view and promoted, and
+ * the partition drill lost acknowledged tokens (docs/fleet.md).
+ */
+export function patroniRefusal(
+  answer: { readonly stdout?: string | null; readonly stderr?: string | null } = spawnSync(
+    'patroni',
+    ['--version'],
+    { encoding: 'utf8' },
+  ),
+): string | undefined {
+  const version = /(\d+)\.(\d+)\.(\d+)/.exec(answer.stdout ?? '');
+  if (!version)
+    return `\`patroni --version\` did not name a version: ${answer.stderr ?? ''}`.trim();
+  // Each part below 1000 in every Patroni release: one number orders them.
+  const rank = (parts: readonly string[]) =>
+    parts.reduce((sum, part) => sum * 1000 + Number(part), 0);
+  const newEnough = rank(version.slice(1)) >= rank(MINIMUM_PATRONI.split('.'));
+  return newEnough
+    ? undefined
+    : `Patroni ${version[0]} can overwrite the etcd leader key without a compare (patroni/patroni#2689) and lose acknowledged writes in a partition; ${MINIMUM_PATRONI} or later is needed: scripts/fleet/patroni.sh installs Debian 13's`;
+}
+
 const httpOk = (url: string) => async () =>
   (await fetch(url, { signal: AbortSignal.timeout(2000) })).status === 200;
 

@@ -133,7 +133,7 @@ describe('deploy/kubernetes', () => {
   it('Postgres under Patroni with synchronous replication and the fleet timings', () => {
     const postgres = named('postgresql', 'token-authority-db');
     expect(postgres.spec.numberOfInstances).toBeGreaterThanOrEqual(2);
-    expect(postgres.spec.patroni).toMatchObject({ synchronous_mode: true, ttl: 10, loop_wait: 2 });
+    expect(postgres.spec.patroni).toMatchObject({ synchronous_mode: true, ttl: 20, loop_wait: 2 });
   });
 
   it('a NetworkPolicy admits only Prometheus to a metrics port open on every interface, and nobody to the projector', () => {

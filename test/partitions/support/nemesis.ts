@@ -1,4 +1,5 @@
 import { run } from '../../../src/fleet/netns.js';
+import { PATRONI_TTL_SECONDS } from '../../../src/fleet/configs.js';
 
 /** A node of the fleet as the nemesis sees it: its namespace, address and Patroni role. */
 export interface Host {
@@ -112,12 +113,12 @@ export interface Step {
 /**
  * The schedule for `seed`: every fault once on its own, then every fault again each injected
  * while the previous one heals; repeated (in seeded order) until `minutes` of faults are planned.
- * Each hold is longer than Patroni's TTL (10 s).
+ * Each hold is 5–15 s longer than Patroni's TTL, so Patroni acts on every fault.
  */
 export function schedule(seed: number, minutes: number): Step[] {
   const random = seeded(seed);
   const shuffled = () => [...FAULTS].sort(() => random() - 0.5);
-  const hold = () => 15_000 + Math.floor(random() * 10_000);
+  const hold = () => (PATRONI_TTL_SECONDS + 5) * 1000 + Math.floor(random() * 10_000);
   const steps: Step[] = [];
   let planned = 0;
   for (let round = 0; round === 0 || planned < minutes * 60_000; round += 1) {

@@ -65,6 +65,9 @@ bootstrap:
         max_connections: 200
         wal_log_hints: 'on'
         synchronous_commit: 'on'
+        # A standby cut off is dropped after 10 s (the default, 60 s, outlasts a partition): only
+        # then does Patroni give the synchronous role to a standby still streaming.
+        wal_sender_timeout: 10s
         # Each commit's time, so the partition checker places every acknowledged write on a
         # timeline (before or after the switch that ended it).
         track_commit_timestamp: 'on'

@@ -134,6 +134,8 @@ describe('deploy/kubernetes', () => {
     const postgres = named('postgresql', 'token-authority-db');
     expect(postgres.spec.numberOfInstances).toBeGreaterThanOrEqual(2);
     expect(postgres.spec.patroni).toMatchObject({ synchronous_mode: true, ttl: 20, loop_wait: 2 });
+    const { parameters } = postgres.spec.postgresql as { parameters: Record<string, string> };
+    expect(parameters).toMatchObject({ wal_sender_timeout: '10s' });
   });
 
   it('a NetworkPolicy admits only Prometheus to a metrics port open on every interface, and nobody to the projector', () => {

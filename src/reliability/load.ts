@@ -16,7 +16,12 @@ export interface LoadReport {
   readonly receivedJtis: readonly string[];
   /** 503 answers without a Retry-After header (must be 0). */
   readonly unavailableWithoutRetryAfter: number;
-  /** Slowest answer of any kind, and slowest 503, in milliseconds. */
+  /**
+   * Requests the client gave up on at its 15 s timeout, the request deadline's threefold: hangs.
+   * Status 0 counts these and connection errors alike; this counts only these.
+   */
+  readonly unanswered: number;
+  /** Slowest answer of any kind, and slowest 503, in milliseconds (for reports, not verdicts). */
   readonly maxLatencyMs: number;
   readonly max503LatencyMs: number;
   /** Statuses of 500 and above other than 503 (must be empty). */
@@ -48,6 +53,7 @@ export function startLoad(
   let ok = 0;
   let lastOk = 0;
   let unavailableWithoutRetryAfter = 0;
+  let unanswered = 0;
   let maxLatencyMs = 0;
   let max503LatencyMs = 0;
   const byStatus: Record<number, number> = {};
@@ -69,8 +75,9 @@ export function startLoad(
       status = response.status;
       payload = (await response.json().catch(() => undefined)) as typeof payload;
       if (status === 503 && !response.headers.get('retry-after')) unavailableWithoutRetryAfter += 1;
-    } catch {
+    } catch (error) {
       status = 0;
+      if (error instanceof Error && error.name === 'TimeoutError') unanswered += 1;
     }
     const latency = Date.now() - started;
     maxLatencyMs = Math.max(maxLatencyMs, latency);
@@ -121,6 +128,7 @@ export function startLoad(
         byStatus,
         receivedJtis,
         unavailableWithoutRetryAfter,
+        unanswered,
         maxLatencyMs,
         max503LatencyMs,
         serverErrors,

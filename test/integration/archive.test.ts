@@ -1,7 +1,6 @@
 import { execFile } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { gunzipSync, gzipSync } from 'node:zlib';
@@ -33,6 +32,7 @@ import {
   startTestService,
   type TestService,
 } from '../support/test-service.js';
+import { tempDir } from '../support/after-file.js';
 
 /**
  * Issue 20's drill: tokens issued across three one-minute partitions of the log, the oldest
@@ -134,7 +134,7 @@ const copyOfArchive = async () => {
 beforeAll(async () => {
   database = await createTestDatabase(10);
   await configurePartitioning(database.pool, { interval: '1 minute', ahead: 3 });
-  dir = await mkdtemp(path.join(tmpdir(), 'archive-'));
+  dir = await tempDir('archive-');
   archiveDir = path.join(dir, 'archive');
   service = await startTestService(
     { EVENT_PARTITION_INTERVAL: '1 minute', ARCHIVE_DIR: archiveDir },
@@ -357,7 +357,7 @@ describe('archiving a partition', () => {
     expect(refused.status).toBe(404);
     expect(await refused.text()).toMatch(/ARCHIVE_DIR/);
     // One that should read it but finds the files gone: the leaf itself is unreadable, a 404.
-    const emptyArchive = await mkdtemp(path.join(tmpdir(), 'token-authority-no-archive-'));
+    const emptyArchive = await tempDir('token-authority-no-archive-');
     const bereft = await startTestService(
       { EVENT_PARTITION_INTERVAL: '1 minute', ARCHIVE_DIR: emptyArchive },
       undefined,

@@ -1,7 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { appendToStream } from '../../src/event-store/append-to-stream.js';
@@ -10,6 +8,7 @@ import { startRsyslog } from '../support/delivery/rsyslog.js';
 import { startWebhookReceiver } from '../support/delivery/webhook-receiver.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
 import { waitUntil } from '../support/wait.js';
+import { tempDir } from '../support/after-file.js';
 
 /**
  * Issue 43's kill drill: `npm run deliver` as its own process, SIGKILLed at random points while
@@ -60,7 +59,7 @@ describe('the deliverer killed at random points under load', () => {
     const secret = newWebhookSecret();
     const webhook = await startWebhookReceiver(secret);
     const syslog = await startRsyslog({ tls: false });
-    const dataDir = await mkdtemp(path.join(tmpdir(), 'deliver-drill-'));
+    const dataDir = await tempDir('deliver-drill-');
     const env = {
       ...process.env,
       DATABASE_URL: database.url,

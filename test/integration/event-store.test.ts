@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -26,6 +25,7 @@ import { AppendRefusedError } from '../../src/event-store/errors.js';
 import { withPort } from '../support/database-url.js';
 import { freePortBelow32768 } from '../support/postgres-source.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
+import { tempDir } from '../support/after-file.js';
 
 let database: TestDatabase;
 beforeAll(async () => {
@@ -322,10 +322,7 @@ describe('log tree', () => {
       });
     }
     while ((await sealLog(database.db, 7)) > 0);
-    const auditKey = await loadAuditSigningKey(
-      undefined,
-      await mkdtemp(path.join(tmpdir(), 'log-tree-key-')),
-    );
+    const auditKey = await loadAuditSigningKey(undefined, await tempDir('log-tree-key-'));
     await signTreeHeads(database.db, (treeId, size, root) =>
       signTreeHead(auditKey, treeOrigin('https://issuer.test', treeId), size, root),
     );
@@ -450,7 +447,7 @@ describe('log tree', () => {
       expect((await check()).ok).toBe(true);
 
       // The heads themselves: a head of another key, and a head removed while its file stays.
-      const headDir = await mkdtemp(path.join(tmpdir(), 'log-heads-'));
+      const headDir = await tempDir('log-heads-');
       const { rows: heads } = await client.query<{ tree_size: string; note: string }>(
         `SELECT tree_size, note FROM merkle_checkpoints WHERE space_id = ''`,
       );

@@ -1,7 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
@@ -22,6 +21,7 @@ import {
   startTestService,
   type TestService,
 } from '../support/test-service.js';
+import { tempDir } from '../support/after-file.js';
 
 const SPACE = 'space-evidence';
 const tsx = path.resolve('node_modules/.bin/tsx');
@@ -73,7 +73,7 @@ const isHead = (line: string) => line.includes('"type":"tree-head"');
 beforeAll(async () => {
   service = await startTestService();
   login = await service.loginToken([SPACE]);
-  dir = await mkdtemp(path.join(tmpdir(), 'evidence-'));
+  dir = await tempDir('evidence-');
   const auditKey = await loadAuditSigningKey(undefined, service.dataDir);
   // Three rounds of activity, each sealed and checkpointed.
   for (let round = 0; round < 3; round++) {

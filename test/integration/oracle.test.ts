@@ -1,7 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadAuditSigningKey } from '../../src/audit-trail/audit-key.js';
 import { sealLog } from '../../src/audit-trail/seal/sealer.js';
@@ -10,9 +7,9 @@ import { signTreeHead, treeOrigin } from '../../src/audit-trail/seal/tree-heads.
 import { appendToStream } from '../../src/event-store/append-to-stream.js';
 import { judgeLog } from '../../src/reliability/oracle.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
+import { tempDir } from '../support/after-file.js';
 
-const newKey = async () =>
-  loadAuditSigningKey(undefined, await mkdtemp(path.join(tmpdir(), 'oracle-key-')));
+const newKey = async () => loadAuditSigningKey(undefined, await tempDir('oracle-key-'));
 
 let database: TestDatabase;
 let signer: Awaited<ReturnType<typeof newKey>>;

@@ -31,7 +31,7 @@ describe('Postgres killed under load', () => {
     await harness?.stop();
   });
 
-  it('keeps the API and projector up, answers 503 with Retry-After meanwhile, and recovers within 5 s', async () => {
+  it('keeps the API and projector up, answers 503 with Retry-After meanwhile, leaves no request unanswered, and recovers by itself', async () => {
     const clients = await createClients(
       harness.apiUrl,
       await harness.loginToken('outage-space'),
@@ -61,26 +61,25 @@ describe('Postgres killed under load', () => {
     expect(alive(projector)).toBe(true);
 
     await harness.restart('postgres');
-    const restartedAt = Date.now();
     const okBefore = load.okCount();
-    await waitUntil(load.okCount, (n) => n > okBefore, { timeoutMs: 15_000 });
-    const recoveryMs = Date.now() - restartedAt;
+    // Recovering, not how fast: waitUntil fails the test only if no token comes at all.
+    await waitUntil(load.okCount, (n) => n > okBefore, { timeoutMs: 60_000 });
     const report = await load.stop();
 
-    // Bounds that tell recovering from not recovering and 503 from hanging, with room for a busy
-    // machine's scheduler: speed is the benchmark's to measure, not this test's.
-    expect(recoveryMs).toBeLessThan(15_000);
+    // Every request was answered — 200 or 503 with Retry-After — and none hung until the load
+    // client gave up on it; speed is the benchmark's to measure, not this test's.
     expect(report.byStatus[503]).toBeGreaterThan(0);
     expect(report.unavailableWithoutRetryAfter).toBe(0);
     expect(report.serverErrors).toEqual([]);
-    expect(report.max503LatencyMs).toBeLessThan(10_000);
-    expect(report.maxLatencyMs).toBeLessThan(20_000);
+    expect(report.unanswered).toBe(0);
     expect(harness.pid('api')).toBe(api);
     expect(alive(api) && alive(projector)).toBe(true);
 
     // The projector reconnects and catches up; nothing a client received is missing.
     expect(await waitForProjector(harness.pool, 30_000)).toBe(true);
-    const verdict = await judgeLog(harness.pool, report.receivedJtis);
+    const verdict = await judgeLog(harness.pool, report.receivedJtis, {
+      publicKey: harness.auditPublicKey,
+    });
     expect(verdict).toMatchObject({ ok: true, tokensWithoutEvent: 0, duplicateTokenEvents: 0 });
   });
 });
@@ -94,25 +93,25 @@ describe('a stalled database', () => {
     });
   });
 
-  it('answers 503 within the configured bound, records nothing for it, and serves again once released', async () => {
+  it('answers 503 from the statement timeout (not the request deadline), records nothing for it, and serves again once released', async () => {
     const credential = await createCredentialVia(service, 'space-stall');
     const locker = await service.database.pool.connect();
     try {
       await locker.query('BEGIN');
       await locker.query('LOCK TABLE events IN ACCESS EXCLUSIVE MODE');
-      const started = Date.now();
       const token = await service.post('/v1/credential/token', {
         ...credential,
         audience: AUDIENCE,
         grant_type: 'client_credentials',
       });
-      const tokenMs = Date.now() - started;
       expect(token.status).toBe(503);
       expect(token.headers.get('retry-after')).toBe('1');
-      expect(await token.json()).toMatchObject({ error: 'temporarily_unavailable' });
-      // The statement timeout (600 ms) answered, not the request deadline (5 s): the margin
-      // between them is the busy machine's.
-      expect(tokenMs).toBeLessThan(4000);
+      // The statement timeout (600 ms) answered, not the request deadline (5 s): told by what the
+      // answer says, not by a clock a busy machine stretches.
+      expect(await token.json()).toMatchObject({
+        error: 'temporarily_unavailable',
+        error_description: 'database unavailable; retry shortly',
+      });
 
       const login = await service.loginToken(['space-stall']);
       const create = await service.post(

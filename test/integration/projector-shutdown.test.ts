@@ -1,7 +1,4 @@
-import { mkdtemp } from 'node:fs/promises';
 import { createServer, connect as tcpConnect, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -10,6 +7,7 @@ import { PROJECTIONS } from '../../src/projections/all.js';
 import { startProjector } from '../../src/projections/projector.js';
 import { createTestDatabase } from '../support/test-database.js';
 import { waitUntil } from '../support/wait.js';
+import { tempDir } from '../support/after-file.js';
 
 /**
  * A TCP proxy to Postgres that can freeze: from then on it forwards nothing and answers no new
@@ -82,7 +80,7 @@ describe('the projector at shutdown, when the database is gone (issue 40, item 1
       checkpoints: {
         intervalMs: 60_000,
         signTreeHead: () => 'signature',
-        dir: await mkdtemp(path.join(tmpdir(), 'checkpoints-')),
+        dir: await tempDir('checkpoints-'),
       },
       giveUpAfterMs: 500,
     });

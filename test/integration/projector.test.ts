@@ -1,7 +1,5 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { pino } from 'pino';
@@ -24,6 +22,7 @@ import {
 } from '../../src/reliability/recompute.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 import { BURST_LIMITS, mixedBurst } from '../support/workload.js';
+import { tempDir } from '../support/after-file.js';
 
 let service: TestService;
 let burst: Awaited<ReturnType<typeof mixedBurst>>;
@@ -57,7 +56,7 @@ async function spawnProjectorProcess(env: Record<string, string> = {}) {
       ...process.env,
       DATABASE_URL: service.database.url,
       LOG_LEVEL: 'silent',
-      DATA_DIR: await mkdtemp(path.join(tmpdir(), 'proj-')),
+      DATA_DIR: await tempDir('proj-'),
       ...env,
     },
     stdio: 'ignore',
@@ -127,7 +126,7 @@ describe('projector', () => {
         DATABASE_URL: service.database.url,
         PROJECTOR_BATCH_SIZE: '20',
         LOG_LEVEL: 'silent',
-        DATA_DIR: await mkdtemp(path.join(tmpdir(), 'proj-')),
+        DATA_DIR: await tempDir('proj-'),
       },
       stdio: 'ignore',
     });

@@ -1,7 +1,5 @@
 import { execFile } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { calculateJwkThumbprint, type JWK } from 'jose';
@@ -10,6 +8,7 @@ import { keyEncryptionKey, openPrivateKey } from '../../src/crypto/key-encryptio
 import { loadKeyEncryptionKey } from '../../src/crypto/key-files.js';
 import { createTestDatabase } from '../support/test-database.js';
 import { createCredentialVia, privateTokenVia, startTestService } from '../support/test-service.js';
+import { tempDir } from '../support/after-file.js';
 
 const storedKeys = async (pool: { query: (sql: string) => Promise<{ rows: unknown[] }> }) =>
   (await pool.query('SELECT kid, private_jwk FROM signing_keys')).rows as Array<{
@@ -49,7 +48,7 @@ describe('token signing keys at rest', () => {
         retired_at: null,
       })
       .execute();
-    const dataDir = await mkdtemp(path.join(tmpdir(), 'sealing-'));
+    const dataDir = await tempDir('sealing-');
     const service = await startTestService({}, undefined, { database, dataDir });
     const [row] = await storedKeys(service.database.pool);
     expect(row!.private_jwk).toMatchObject({ sealed: 'A256GCM-envelope-v1' });

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, inject } from 'vitest';
+import { inject } from 'vitest';
 import { connect, type DatabaseHandle } from '../../src/db/database.js';
+import { afterFile } from './after-file.js';
 import { TEMPLATE_DATABASE, withDatabase } from './database-url.js';
 
 /** A database of this test file's own, migrated, dropped after the file. */
@@ -11,7 +12,7 @@ export interface TestDatabase extends DatabaseHandle {
 
 /**
  * Copies the migrated template into a fresh database so test files never see each other's rows.
- * Call at module level or in beforeAll; it registers its own cleanup.
+ * Call at module level or in beforeAll; it registers its own cleanup (afterFile).
  */
 export async function createTestDatabase(poolSize = 10): Promise<TestDatabase> {
   const adminUrl = inject('adminDatabaseUrl');
@@ -41,7 +42,7 @@ export async function createTestDatabase(poolSize = 10): Promise<TestDatabase> {
     applicationName: 'test',
     idleInTransactionTimeoutMs: 60_000,
   });
-  afterAll(async () => {
+  afterFile(async () => {
     await handle.close();
     await admin.pool.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     await admin.close();

@@ -1,7 +1,3 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { afterAll } from 'vitest';
 import { pino, type Logger } from 'pino';
 import { startApiServer, type ApiServer } from '../../src/cli/api-server.js';
 import { connectOptions } from '../../src/cli/runtime.js';
@@ -10,6 +6,7 @@ import type pg from 'pg';
 import { loadConfig, type Config } from '../../src/config/config.js';
 import { mintDevLoginToken, type LoginRole } from '../../src/crypto/login-tokens.js';
 import { loadAuditSigningKey } from '../../src/audit-trail/audit-key.js';
+import { afterFile, tempDir } from './after-file.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
 
 /** The API on a random port over a database of this test file's own. */
@@ -36,7 +33,7 @@ export async function startTestService(
   overrides: Parameters<typeof startApiServer>[3] = {},
 ): Promise<TestService> {
   const database = shared?.database ?? (await createTestDatabase(20));
-  const dataDir = shared?.dataDir ?? (await mkdtemp(path.join(tmpdir(), 'token-authority-data-')));
+  const dataDir = shared?.dataDir ?? (await tempDir('token-authority-data-'));
   const config = loadConfig({
     PORT: '0',
     METRICS_PORT: '0',
@@ -61,10 +58,9 @@ export async function startTestService(
   // API reads only its public half.
   await loadAuditSigningKey(config.AUDIT_SIGNING_KEY, dataDir);
   const api = await startApiServer(config, logger, apiDatabase, overrides);
-  afterAll(async () => {
+  afterFile(async () => {
     await api.close();
     await apiDatabase.close();
-    if (!shared) await rm(dataDir, { recursive: true, force: true });
   });
   const baseUrl = `http://127.0.0.1:${api.port}`;
   return {

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readOrCreateFile } from '../../src/config/data-files.js';
+import { tempDir } from '../support/after-file.js';
 
-const dir = await mkdtemp(path.join(tmpdir(), 'token-authority-data-files-'));
+const dir = await tempDir('token-authority-data-files-');
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
 describe('files created once in DATA_DIR', () => {

@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { tempDir } from '../support/after-file.js';
 
 // An export GET /v1/audit/export served before issue 45 retired the hash chains (seals, links and
 // JWS checkpoints, no format line), saved with its audit public key. It must keep verifying.
@@ -11,7 +11,7 @@ const FIXTURE = 'test/fixtures/audit-export-v1';
 const KEY = path.join(FIXTURE, 'audit-key.pub.json');
 
 async function verifyExport(text: string, options: readonly string[] = []) {
-  const file = path.join(await mkdtemp(path.join(tmpdir(), 'v1-')), 'export.ndjson');
+  const file = path.join(await tempDir('v1-'), 'export.ndjson');
   await writeFile(file, text);
   const args = ['--import', 'tsx', 'src/cli/verify-export.ts', `--key=${KEY}`, ...options, file];
   const result = await promisify(execFile)(process.execPath, args).then(

@@ -1,12 +1,12 @@
 import { execFile } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { signTreeHead, treeOrigin } from '../../src/audit-trail/seal/tree-heads.js';
 import { openNote, parseVerifierKey } from '../../src/transparency/signed-note.js';
+import { tempDir } from '../support/after-file.js';
 
 const run = promisify(execFile);
 const noteKey = (...args: string[]) =>
@@ -15,7 +15,7 @@ const noteKey = (...args: string[]) =>
 describe('npm run note-key (the verifier key of signed tree heads, derived offline)', () => {
   it('prints, from the audit public JWK alone, the key that opens each tree head and no other tree’s', async () => {
     const { publicKey, privateKey } = generateKeyPairSync('ed25519');
-    const dir = await mkdtemp(path.join(tmpdir(), 'note-key-'));
+    const dir = await tempDir('note-key-');
     const file = path.join(dir, 'audit-key.pub.json');
     await writeFile(file, JSON.stringify(publicKey.export({ format: 'jwk' })));
     const issuer = 'https://auth.example/';
@@ -35,7 +35,7 @@ describe('npm run note-key (the verifier key of signed tree heads, derived offli
   });
 
   it('refuses a key that is not an Ed25519 public JWK, and a missing tree, with exit code 2', async () => {
-    const dir = await mkdtemp(path.join(tmpdir(), 'note-key-'));
+    const dir = await tempDir('note-key-');
     const file = path.join(dir, 'rsa.json');
     await writeFile(file, JSON.stringify({ kty: 'RSA', n: 'x', e: 'AQAB' }));
     await expect(

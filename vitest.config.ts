@@ -14,9 +14,21 @@ const PROCESS_CHECKS = [
   'test/integration/archive-empty-partition.test.ts',
   // Waits out real one-minute partitions to archive them (about two minutes on its own).
   'test/integration/archive.test.ts',
+  // Issue 49: API, projector and deliverer across two one-minute partition boundaries (3 minutes).
+  'test/integration/partition-boundary.test.ts',
   // Kills and pauses projector processes to watch a standby take over.
   'test/integration/projector.test.ts',
   'test/integration/cli-help.test.ts',
+];
+
+/**
+ * The PKCS#11 signer against SoftHSM2 (`npm run test:hsm`, run by CI): they need Debian's softhsm2
+ * and the optional native binding pkcs11js, which builds only with a C++ toolchain, so they are
+ * kept out of a newcomer's `npm test` (which needs neither), never dropped.
+ */
+const HSM_CHECKS = [
+  'test/unit/pkcs11-signer.test.ts',
+  'test/integration/pkcs11-signing-keys.test.ts',
 ];
 
 export default defineConfig({
@@ -25,13 +37,16 @@ export default defineConfig({
     hookTimeout: 180_000,
     pool: 'forks',
     projects: [
-      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      {
+        extends: true,
+        test: { name: 'unit', include: ['test/unit/**/*.test.ts'], exclude: HSM_CHECKS },
+      },
       {
         extends: true,
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
-          exclude: PROCESS_CHECKS,
+          exclude: [...PROCESS_CHECKS, ...HSM_CHECKS],
           globalSetup: ['test/support/global-setup.ts'],
         },
       },
@@ -44,6 +59,10 @@ export default defineConfig({
           include: PROCESS_CHECKS,
           globalSetup: ['test/support/global-setup.ts'],
         },
+      },
+      {
+        extends: true,
+        test: { name: 'hsm', include: HSM_CHECKS, globalSetup: ['test/support/global-setup.ts'] },
       },
       {
         extends: true,

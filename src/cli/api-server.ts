@@ -77,9 +77,7 @@ export async function startApiServer(
     logger.warn({ url }, 'plain http allowed by ALLOW_HTTP_HOSTS (a private network only)');
   }
   // Appends need a partition of the log for now: every API process keeps them made ahead.
-  const stopPartitions = keepPartitionsAhead(database.db, (error) =>
-    logger.warn({ err: error }, 'partitions of the log not ensured'),
-  );
+  const stopPartitions = keepPartitionsAhead(database.db, logger);
   const stopRotation = startRotationOf(config, commands, logger);
   const readiness = databaseReadiness(database.pool);
   metrics.watchDatabase(() => readiness.check());

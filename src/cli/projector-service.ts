@@ -74,9 +74,7 @@ export async function startProjectorService(
     }
   }, PURGE_MS);
   purge.unref();
-  const stopPartitions = keepPartitionsAhead(database.handle.db, (error) =>
-    logger.warn({ err: error }, 'partitions of the log not ensured'),
-  );
+  const stopPartitions = keepPartitionsAhead(database.handle.db, logger);
   const stopArchiving = archiveOnSchedule(config, logger, () => projector.isLeader());
   return {
     ...projector,

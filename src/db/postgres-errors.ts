@@ -35,9 +35,23 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 /** SQLSTATEs this service acts on by name. */
 export const PG_ERROR = {
   uniqueViolation: '23505',
+  checkViolation: '23514',
   /** The template database is in use: CREATE DATABASE … TEMPLATE must wait. */
   objectInUse: '55006',
 } as const;
+
+/**
+ * True for a row no partition of its table covers ("no partition of relation … found for row",
+ * a check violation): for the log, partition maintenance has fallen behind.
+ */
+export function isMissingPartition(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  return (
+    code === PG_ERROR.checkViolation &&
+    typeof message === 'string' &&
+    message.startsWith('no partition of relation')
+  );
+}
 
 /** True for a Postgres unique violation, on the named constraint when one is given. */
 export function isUniqueViolation(error: unknown, constraint?: string): boolean {

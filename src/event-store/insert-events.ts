@@ -2,6 +2,8 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { executePrepared } from '../db/prepared-statements.js';
 import type { NewEvent, RecordedEvent } from './types.js';
+import { isMissingPartition } from '../db/postgres-errors.js';
+import { AppendRefusedError } from './errors.js';
 
 /** One event with the place in its stream it must take. */
 export interface EventToInsert {
@@ -41,7 +43,13 @@ export async function insertEvents(
   db: Kysely<Database>,
   rows: readonly EventToInsert[],
 ): Promise<Inserted> {
-  const { rows: written } = await executePrepared(db, 'insert-events', insertStatement(rows));
+  const { rows: written } = await executePrepared(db, 'insert-events', insertStatement(rows)).catch(
+    (error: unknown) => {
+      throw isMissingPartition(error)
+        ? new AppendRefusedError('no_partition', { cause: error })
+        : error;
+    },
+  );
   const assigned = new Map(written.map((row) => [row.event_id, row]));
   const events: RecordedEvent[] = [];
   const duplicates: string[] = [];

@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type pg from 'pg';
+import type { Logger } from 'pino';
 import type { Database } from '../db/schema.js';
 
 /**
@@ -43,27 +44,72 @@ export async function configurePartitioning(
   }
 }
 
+/** What one round of partition maintenance did. */
+export type PartitionRound =
+  { readonly outcome: 'made'; readonly made: number } | { readonly outcome: 'busy' };
+
 /**
  * Creates the log's partitions that are due (none, almost always: one indexed read). Every
  * service process calls it on start and every few seconds, so appends always find a partition
- * even when the others are down.
+ * even when the others are down. Never waits on another session: when one is making them already
+ * (its advisory lock, ADVISORY_LOCK.eventPartitions) this round is `busy`, and the function's DDL
+ * gives up after its lock_timeout (2 s) with an error (migration 035).
  */
-export async function ensurePartitions(db: Kysely<Database>): Promise<number> {
+export async function ensurePartitions(db: Kysely<Database>): Promise<PartitionRound> {
   const { rows } = await sql<{ made: number }>`SELECT ensure_event_partitions() AS made`.execute(
     db,
   );
-  return rows[0]?.made ?? 0;
+  const made = rows[0]?.made ?? 0;
+  return made < 0 ? { outcome: 'busy' } : { outcome: 'made', made };
 }
 
-/** Runs {@link ensurePartitions} now and every `everyMs`; returns how to stop. */
+/**
+ * Runs {@link ensurePartitions} now and every `everyMs`; returns how to stop. One round at a
+ * time: a slow round is never joined by the next on another pooled connection.
+ */
 export function keepPartitionsAhead(
   db: Kysely<Database>,
-  onError: (error: unknown) => void,
+  log: Pick<Logger, 'info' | 'warn'>,
   everyMs = 10_000,
 ): () => void {
-  const run = () => void ensurePartitions(db).catch(onError);
+  let running = false;
+  const run = () => {
+    if (running) return;
+    running = true;
+    ensurePartitions(db)
+      .then(
+        (round) => {
+          if (round.outcome === 'busy')
+            log.info(
+              { retryInMs: everyMs },
+              'partitions of the log: another session is making them; not waiting',
+            );
+          else if (round.made > 0) log.info({ made: round.made }, 'partitions of the log made');
+        },
+        (error: unknown) =>
+          log.warn({ err: error, retryInMs: everyMs }, 'partitions of the log not ensured'),
+      )
+      .finally(() => (running = false));
+  };
   run();
   const timer = setInterval(run, everyMs);
   timer.unref();
   return () => clearInterval(timer);
+}
+
+/**
+ * How far ahead the log's partitions reach, in partition intervals from now (fractional; 0 or
+ * less: appends fail), and how far they should (EVENT_PARTITIONS_AHEAD). For /metrics and the
+ * alert that fires before the lookahead runs out.
+ */
+export async function partitionHorizon(
+  db: Kysely<Database>,
+): Promise<{ readonly ahead: number; readonly target: number } | undefined> {
+  const { rows } = await sql<{ ahead: number | null; target: number }>`
+    SELECT (extract(epoch FROM (SELECT max(ends_at) FROM event_partitions) - now())
+            / extract(epoch FROM partition_interval))::float8 AS ahead,
+           ahead AS target
+      FROM event_partitioning`.execute(db);
+  const row = rows[0];
+  return row ? { ahead: row.ahead ?? 0, target: row.target } : undefined;
 }

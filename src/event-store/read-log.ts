@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import {
+  LOG_START,
   EVENT_COLUMNS,
   toRecordedEvent,
   type EventRow,
@@ -35,12 +36,19 @@ export async function readLog(
     readonly through?: LogPosition;
   },
 ): Promise<LogPage> {
+  // The resume key (transaction_id, global_position) is unique only by how the database assigns
+  // it (the log is partitioned by time: no unique index can say it). A row slipped in with the
+  // key of another would be skipped when it sits at a page boundary, so the page starts AT
+  // `after` and a second row there is refused, as is one repeated inside the page (issue 50).
+  const resumes = options.after.transactionId !== LOG_START.transactionId;
   const rows = (await db
     .selectFrom('events')
     .select(EVENT_COLUMNS)
     .where(sql<boolean>`transaction_id < pg_snapshot_xmin(pg_current_snapshot())`)
     .where(
-      sql<boolean>`(transaction_id, global_position) > (${options.after.transactionId}::xid8, ${options.after.globalPosition}::bigint)`,
+      resumes
+        ? sql<boolean>`(transaction_id, global_position) >= (${options.after.transactionId}::xid8, ${options.after.globalPosition}::bigint)`
+        : sql<boolean>`(transaction_id, global_position) > (${options.after.transactionId}::xid8, ${options.after.globalPosition}::bigint)`,
     )
     .$if(options.spaceId !== undefined, (query) => query.where('space_id', '=', options.spaceId!))
     .$if(options.spaceIds !== undefined, (query) =>
@@ -53,9 +61,16 @@ export async function readLog(
     )
     .orderBy('transaction_id')
     .orderBy('global_position')
-    .limit(options.limit)
+    .limit(options.limit + (resumes ? 2 : 0))
     .execute()) as EventRow[];
-  const events = rows.map(toRecordedEvent);
+  const all = rows.map(toRecordedEvent);
+  let at = 0;
+  while (at < all.length && samePosition(all[at]!, options.after)) at += 1;
+  if (at > 1) throw new LogKeyRepeatedError(options.after);
+  for (let index = at + 1; index < all.length; index += 1) {
+    if (samePosition(all[index]!, all[index - 1]!)) throw new LogKeyRepeatedError(all[index]!);
+  }
+  const events = all.slice(at, at + options.limit);
   const tail = events.at(-1);
   return {
     events,
@@ -63,6 +78,25 @@ export async function readLog(
       ? { transactionId: tail.transactionId, globalPosition: tail.globalPosition }
       : options.after,
   };
+}
+
+/**
+ * Two events of the log hold one position (transaction, global position): a row written past
+ * the database's own assignment (a superuser with the triggers off). Readers stop there rather
+ * than skip or repeat one; the log-tree check reports it as an event added.
+ */
+export class LogKeyRepeatedError extends Error {
+  readonly position: LogPosition;
+  constructor(position: LogPosition) {
+    super(
+      `two events of the log hold position (${position.transactionId}, ${position.globalPosition}): one was not written by the service`,
+    );
+    this.name = 'LogKeyRepeatedError';
+    this.position = {
+      transactionId: position.transactionId,
+      globalPosition: position.globalPosition,
+    };
+  }
 }
 
 /**
@@ -83,6 +117,9 @@ export async function logHead(db: Kysely<Database>): Promise<LogPosition> {
     ? { transactionId: row.transaction_id, globalPosition: Number(row.global_position) }
     : { transactionId: '0', globalPosition: 0 };
 }
+
+const samePosition = (a: LogPosition, b: LogPosition) =>
+  a.globalPosition === b.globalPosition && a.transactionId === b.transactionId;
 
 /** Whether `a` comes after `b` in commit-safe order. */
 export function isAfter(a: LogPosition, b: LogPosition): boolean {

@@ -9,6 +9,7 @@ import type { RequestObserver } from './request-observer.js';
 import { isDatabaseUnavailable } from '../db/postgres-errors.js';
 import { metricsText } from './cluster-metrics.js';
 import { AppendRefusedError } from '../event-store/errors.js';
+import { partitionHorizon } from '../event-store/partitions.js';
 
 /** The service's Prometheus metrics, served at GET /metrics. */
 export interface Metrics {
@@ -95,6 +96,32 @@ export function createMetrics(db: Kysely<Database>): Metrics {
       for (const read of sizeReaders) {
         for (const [structure, value] of Object.entries(read())) this.set({ structure }, value);
       }
+    },
+  });
+  // Both partition gauges from one query per scrape, as the lag gauges below.
+  let horizon: ReturnType<typeof partitionHorizon> | undefined;
+  const readHorizon = () =>
+    (horizon ??= partitionHorizon(db)
+      .catch(() => undefined)
+      .finally(() => setTimeout(() => (horizon = undefined), 250).unref()));
+  new Gauge({
+    name: 'token_authority_event_partitions_ahead',
+    help: "How far the event log's partitions reach past now, in partition intervals; at 0 appends get 503",
+    registers: [registry],
+    aggregator: 'min',
+    async collect() {
+      const read = await readHorizon();
+      if (read) this.set(read.ahead);
+    },
+  });
+  new Gauge({
+    name: 'token_authority_event_partitions_ahead_target',
+    help: 'How far they should reach (EVENT_PARTITIONS_AHEAD); each service process makes what is due every 10 s',
+    registers: [registry],
+    aggregator: 'min',
+    async collect() {
+      const read = await readHorizon();
+      if (read) this.set(read.target);
     },
   });
   // Both lag gauges come from one query per scrape (the registry collects them concurrently).

@@ -497,6 +497,71 @@ describe('log tree', () => {
   });
 });
 
+describe('log tree: a forged event at a page boundary', () => {
+  // Issue 50: the check pages by (transaction_id, global_position); a row slipped in with the key
+  // of another was skipped whenever it fell at a page boundary (Postgres 18 put it there by the
+  // luck of a page size). Placed there on purpose here, and inside a page, on every major.
+  it('names the seal of an event slipped in with the position of another, at the end of a page and inside one', async () => {
+    const own = await createTestDatabase(4);
+    for (let i = 0; i < 12; i++) {
+      await appendToStream(own.db, {
+        spaceId: SPACE,
+        streamId: `boundary-${i}-${randomUUID()}`,
+        expectedVersion: 'no_stream',
+        events: [event({ i })],
+      });
+    }
+    while ((await sealLog(own.db, 5)) > 0);
+    const auditKey = await loadAuditSigningKey(undefined, await tempDir('boundary-key-'));
+    await signTreeHeads(own.db, (treeId, size, root) =>
+      signTreeHead(auditKey, treeOrigin('https://issuer.test', treeId), size, root),
+    );
+    const PAGE = 4;
+    const check = () =>
+      checkLogTreeInDatabase(own.db, { publicKey: auditKey.publicKey, pageSize: PAGE });
+    expect(await check()).toMatchObject({ ok: true, eventsChecked: 12 });
+    const { rows: ordered } = await own.pool.query<Record<string, unknown>>(
+      `SELECT * FROM events ORDER BY transaction_id, global_position`,
+    );
+    const client = await own.pool.connect();
+    try {
+      // The last event of the first page, then one inside the second.
+      for (const index of [PAGE - 1, PAGE + 1]) {
+        const victim = ordered[index]!;
+        const columns = Object.keys(victim);
+        const { rows: holder } = await client.query<{ seal_number: string }>(
+          `SELECT seal_number FROM log_seals
+            WHERE (last_transaction_id, last_position) >= ($1::xid8, $2::bigint)
+            ORDER BY seal_number LIMIT 1`,
+          [victim.transaction_id, victim.global_position],
+        );
+        await client.query(`SET session_replication_role = replica`);
+        await client.query(
+          `INSERT INTO events (${columns.join(', ')}) OVERRIDING SYSTEM VALUE
+           VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')})`,
+          columns.map((column) =>
+            column === 'space_id'
+              ? 'forged-space'
+              : column === 'data' || column === 'metadata'
+                ? JSON.stringify(victim[column])
+                : victim[column],
+          ),
+        );
+        expect(await check(), `forged beside event ${index}`).toMatchObject({
+          ok: false,
+          reason: 'event_added',
+          sealNumber: Number(holder[0]!.seal_number),
+        });
+        await client.query(`DELETE FROM events WHERE space_id = 'forged-space'`);
+        await client.query(`RESET session_replication_role`);
+        expect((await check()).ok).toBe(true);
+      }
+    } finally {
+      client.release();
+    }
+  });
+});
+
 describe('createBatchedAppender (group commit)', () => {
   it('commits many concurrent new streams together and answers each with its own event', async () => {
     const appender = createBatchedAppender(database.db, { maxBatch: 64, maxInFlight: 2 });

@@ -49,7 +49,8 @@ export type LogTreeVerdict =
 /**
  * One sealed range of the log as the database (or, archived, its files) holds it: the seal's own
  * count, and the events found between the previous seal's end and its own, in commit-safe order.
- * `problem`: its events could not be read back (an archive file missing or altered).
+ * `problem`: its events could not be read back (an archive file missing or altered), or two of
+ * them hold one log position (one was slipped in: `event_added`).
  */
 export type SealedRangeEvidence =
   | {
@@ -62,7 +63,8 @@ export type SealedRangeEvidence =
   | {
       readonly sealNumber: number;
       readonly problem: {
-        readonly reason: 'archive_file_missing' | 'archive_file_altered' | 'archive_dir_missing';
+        readonly reason:
+          'archive_file_missing' | 'archive_file_altered' | 'archive_dir_missing' | 'event_added';
         readonly detail: string;
       };
     };

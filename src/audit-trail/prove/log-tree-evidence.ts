@@ -1,7 +1,7 @@
 import type { KeyObject } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { readLog } from '../../event-store/read-log.js';
+import { LogKeyRepeatedError, readLog } from '../../event-store/read-log.js';
 import { LOG_START, type RecordedEvent } from '../../event-store/types.js';
 import { readArchiveFile } from '../archive-folder.js';
 import { checkArchivedPartition } from '../check/archive.js';
@@ -118,10 +118,31 @@ export async function* readSealedRanges(
           events.push(pool.shift()!);
         yield { sealNumber, eventCount: seal.event_count, events, archived: true };
       } else {
-        for (let event = await peek(); event; event = await peek()) {
-          if (compareLogPositions(event, end) > 0) break;
-          events.push(event);
-          index += 1;
+        try {
+          for (let event = await peek(); event; event = await peek()) {
+            if (compareLogPositions(event, end) > 0) break;
+            events.push(event);
+            index += 1;
+          }
+        } catch (error) {
+          if (!(error instanceof LogKeyRepeatedError)) throw error;
+          // A row slipped in with another's position: an event the tree never had, named by the
+          // seal whose range holds that position.
+          const { transactionId, globalPosition } = error.position;
+          const holder = await db
+            .selectFrom('log_seals')
+            .select('seal_number')
+            .where(
+              sql<boolean>`(last_transaction_id, last_position) >= (${transactionId}::xid8, ${globalPosition}::bigint)`,
+            )
+            .orderBy('seal_number')
+            .limit(1)
+            .executeTakeFirst();
+          yield {
+            sealNumber: holder ? Number(holder.seal_number) : sealNumber,
+            problem: { reason: 'event_added', detail: error.message },
+          };
+          return;
         }
         yield { sealNumber, eventCount: seal.event_count, events, archived: false };
       }

@@ -193,11 +193,6 @@ export function startWitnessing(
             downUntil.set(witness.url, now() + backoffMs);
             // Kept for this witness unless a newer head of the tree came meanwhile.
             if (!queue.has(treeId)) queue.set(treeId, head);
-            retry ??= setTimeout(() => {
-              retry = undefined;
-              kick();
-            }, backoffMs);
-            retry.unref();
             return 'unreachable' as const;
           });
           if (outcome === 'cosigned')
@@ -207,10 +202,30 @@ export function startWitnessing(
     }
   }
 
+  // Heads wait for a resting witness: one timer, for the first rest to end. Set after every
+  // drain, not once per failure: a timer that fired a moment before the rest ended (timers and
+  // clocks round differently) found nothing ready, and the head then waited for the next one.
+  const retryWhenRested = () => {
+    if (stopped || retry) return;
+    const waits = witnesses
+      .filter((witness) => queues.get(witness.url)!.size > 0)
+      .map((witness) => (downUntil.get(witness.url) ?? 0) - now());
+    if (waits.length === 0) return;
+    retry = setTimeout(
+      () => {
+        retry = undefined;
+        kick();
+      },
+      Math.max(0, Math.min(...waits)) + 1,
+    );
+    retry.unref();
+  };
+
   const kick = () => {
     running ??= drain().finally(() => {
       running = undefined;
       if (!stopped && ready().length > 0) kick();
+      else retryWhenRested();
     });
   };
   return {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
 import type { JWK } from 'jose';
-import pkcs11js from 'pkcs11js';
+import type * as Pkcs11Js from 'pkcs11js';
 import { ACCESS_TOKEN_ALG } from '../algorithms.js';
 import { BoundedCache } from '../bounded-cache.js';
 import type { Pkcs11Settings } from './settings.js';
@@ -10,6 +11,8 @@ const CKM_EC_EDWARDS_KEY_PAIR_GEN = 0x1055;
 const CKM_EDDSA = 0x1057;
 // The curve as its OID, 1.3.101.112 (RFC 8410), DER-encoded: how PKCS#11 3.0 names Ed25519.
 const ED25519_PARAMS = Buffer.from('06032b6570', 'hex');
+// Set by the first session (see loadPkcs11Binding); the constants below are read from it.
+let pkcs11js: typeof Pkcs11Js;
 
 /** A PKCS#11 failure with its return value's name (CKR_PIN_INCORRECT...), never a PIN. */
 export class Pkcs11Failure extends Error {
@@ -19,6 +22,22 @@ export class Pkcs11Failure extends Error {
   ) {
     super(message);
     this.name = 'Pkcs11Failure';
+  }
+}
+
+/**
+ * The PKCS#11 binding, loaded when a signer first needs it: pkcs11js is an optional dependency
+ * (a native addon built at install time), so `npm install` succeeds without a C++ toolchain and
+ * only SIGNING_BACKEND=pkcs11 asks for it.
+ */
+export function loadPkcs11Binding(specifier = 'pkcs11js'): typeof Pkcs11Js {
+  try {
+    return createRequire(import.meta.url)(specifier) as typeof Pkcs11Js;
+  } catch (error) {
+    throw new Pkcs11Failure(
+      'SIGNING_BACKEND',
+      `SIGNING_BACKEND=pkcs11 needs the optional package pkcs11js, which is not installed (${pkcs11Reason(error)}): install a C++ toolchain (Debian: apt-get install -y g++ make python3) and run npm install pkcs11js`,
+    );
   }
 }
 
@@ -33,11 +52,13 @@ export function pkcs11Reason(error: unknown): string {
  * Synchronous: the worker's thread is the one that waits on the HSM.
  */
 export class TokenSession {
-  readonly #module = new pkcs11js.PKCS11();
+  readonly #module: Pkcs11Js.PKCS11;
   readonly #session: Buffer;
   readonly #handles: BoundedCache<string, Buffer>;
 
   constructor(readonly settings: Pkcs11Settings) {
+    pkcs11js = loadPkcs11Binding();
+    this.#module = new pkcs11js.PKCS11();
     this.#handles = new BoundedCache(settings.maxKeys);
     try {
       this.#module.load(settings.module);

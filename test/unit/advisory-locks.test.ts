@@ -1,0 +1,98 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  ADVISORY_LOCK,
+  ADVISORY_LOCK_IN_SQL,
+  type AdvisoryLockPurpose,
+} from '../../src/db/advisory-locks.js';
+import { MIGRATIONS_DIR } from '../../src/db/migrate.js';
+import { advisoryCallsInSql } from '../support/advisory-calls.js';
+
+/**
+ * Issue 49: two purposes shared one advisory key (the deliverer's session lock and partition
+ * maintenance), and issuance stopped whenever a partition was due. Every key the SQL or the code
+ * takes is held here to the one registry, src/db/advisory-locks.ts.
+ */
+const purposeOf = new Map<number, AdvisoryLockPurpose>(
+  Object.entries(ADVISORY_LOCK).map(([purpose, key]) => [key, purpose as AdvisoryLockPurpose]),
+);
+
+const migrations = readdirSync(MIGRATIONS_DIR)
+  .filter((file) => file.endsWith('.sql'))
+  .sort()
+  .map((file) => ({ file, text: readFileSync(path.join(MIGRATIONS_DIR, file), 'utf8') }));
+
+describe('the advisory-lock registry', () => {
+  it('gives every purpose a key of its own', () => {
+    const keys = Object.values(ADVISORY_LOCK);
+    expect(new Set(keys).size).toBe(keys.length);
+  });
+
+  it('holds every key the SQL functions take now (their last definitions) to its purpose', () => {
+    const calls = advisoryCallsInSql(migrations);
+    // The migrations do take advisory locks: an empty list would mean the reader lost them.
+    expect(calls.length).toBeGreaterThan(0);
+    for (const call of calls) {
+      const where = `${call.file}: ${call.holder} takes ${call.argument}`;
+      expect(call.key, `${where}: a literal key from the registry`).toBeDefined();
+      const purpose = purposeOf.get(call.key!);
+      expect(purpose, `${where}: not a key of ADVISORY_LOCK`).toBeDefined();
+      expect(ADVISORY_LOCK_IN_SQL[purpose!] ?? [], `${where}: key of ${purpose}`).toContain(
+        call.holder,
+      );
+    }
+  });
+
+  it('names only functions that take their key, each in SQL', () => {
+    const calls = advisoryCallsInSql(migrations);
+    for (const [purpose, holders] of Object.entries(ADVISORY_LOCK_IN_SQL)) {
+      for (const holder of holders) {
+        expect(
+          calls.some(
+            (call) =>
+              call.holder === holder && call.key === ADVISORY_LOCK[purpose as AdvisoryLockPurpose],
+          ),
+          `${holder} takes ${purpose}`,
+        ).toBe(true);
+      }
+    }
+  });
+
+  it('reads a superseded definition as gone and a new one as what runs', () => {
+    // The reader itself: without the last-definition rule, migration 019's old key would count.
+    const calls = advisoryCallsInSql([
+      {
+        file: '001.sql',
+        text: `CREATE FUNCTION f() RETURNS void LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_advisory_xact_lock(1); END; $$;`,
+      },
+      {
+        file: '002.sql',
+        text: `CREATE OR REPLACE FUNCTION f() RETURNS void LANGUAGE plpgsql AS $body$ BEGIN
+          IF NOT pg_try_advisory_xact_lock(2) THEN RETURN; END IF; END; $body$;
+          DO $$ BEGIN PERFORM pg_advisory_lock(3); END $$;`,
+      },
+    ]);
+    expect(calls.map(({ holder, key }) => ({ holder, key }))).toEqual([
+      { holder: 'f', key: 2 },
+      { holder: '002.sql', key: 3 },
+    ]);
+  });
+
+  it('leaves no key as a number in the code: each comes from ADVISORY_LOCK', () => {
+    const src = path.resolve('src');
+    const files = readdirSync(src, { recursive: true, encoding: 'utf8' }).filter(
+      (file) => file.endsWith('.ts') && file !== path.join('db', 'advisory-locks.ts'),
+    );
+    const literal = /pg_(?:try_)?advisory(?:_xact)?_(?:un)?lock(?:_shared)?\(\s*\d/;
+    for (const file of files) {
+      const text = readFileSync(path.join(src, file), 'utf8');
+      expect(literal.test(text), `${file} takes an advisory key as a number`).toBe(false);
+      for (const key of Object.values(ADVISORY_LOCK)) {
+        const spelled = [String(key), key.toLocaleString('en').replaceAll(',', '_')];
+        for (const spelling of spelled)
+          expect(text.includes(spelling), `${file} repeats the key ${spelling}`).toBe(false);
+      }
+    }
+  });
+});

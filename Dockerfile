@@ -1,4 +1,4 @@
-# token-authority: compiled JavaScript on Node 22 LTS, as a non-root user, without dev dependencies
+# token-authority: compiled JavaScript on Node 24 LTS, as a non-root user, without dev dependencies
 # or the embedded Postgres binaries (the image always uses DATABASE_URL / MIGRATION_DATABASE_URL).
 # One image for everything; the command picks what runs:
 #   node dist/cli/start.js       API and projector (the default)
@@ -7,7 +7,7 @@
 #                                `node dist/cli/projector-health.js` checks it instead)
 # CI builds and runs it on podman (test/containers/); docker-compose.yml uses it. NODE_IMAGE picks
 # another base equivalent to the official one (CI's is built by scripts/containers/images.sh).
-ARG NODE_IMAGE=node:22-bookworm-slim
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs a command as a newcomer's machine without a C++ toolchain would: PATH holds the given
-# Node's bin/ and every command of /usr/bin and /bin except the compilers and make, and npm reads
-# no user configuration (this machine's sets nodedir; a newcomer's does not).
+# Node's bin/ and every command of the usual bin and sbin folders but the compilers, make and
+# another node, and npm reads no user configuration (this machine's sets nodedir; a newcomer's
+# does not).
 #
 #   scripts/ci/without-toolchain.sh <node folder> npm install
 set -euo pipefail
@@ -9,7 +10,7 @@ node_dir=${1:?usage: without-toolchain.sh <node folder> <command…>}
 shift
 bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
-for dir in /usr/local/bin /usr/bin /bin; do
+for dir in /usr/local/sbin /usr/local/bin /usr/sbin /usr/bin /sbin /bin; do
   for tool in "$dir"/*; do
     name=$(basename "$tool")
     case "$name" in

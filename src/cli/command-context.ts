@@ -2,6 +2,7 @@ import type { Config } from '../config/config.js';
 import type { Logger } from '../config/logger.js';
 import type { DatabaseHandle } from '../db/database.js';
 import type { CommandContext } from '../commands/context.js';
+import { isRecordedIssuance } from '../commands/token/recorded-issuance.js';
 import { createFailureEvents } from '../commands/client-authentication/failure-events.js';
 import { createAccessRefusals } from '../commands/access-refusal/record.js';
 import { ensureFirstSigningKey } from '../commands/signing-key/change-keys.js';
@@ -113,7 +114,17 @@ export async function createCommandContext(
     spaceKeys: { store: spaceKeys, maker: signer },
     verifier: createAccessTokenVerifier(
       keys,
-      { issuer: config.TOKEN_ISSUER, audiences: config.TOKEN_AUDIENCES, spaceKeys: spaceRing },
+      {
+        issuer: config.TOKEN_ISSUER,
+        audiences: config.TOKEN_AUDIENCES,
+        spaceKeys: spaceRing,
+        ringOwnedSince: (spaceId) => spaceKeys.ownedSince(spaceId),
+        transitionSeconds: Math.max(
+          config.PRIVATE_TOKEN_TTL_SECONDS,
+          config.PUBLIC_TOKEN_TTL_SECONDS,
+        ),
+        recordedIssuance: (claims) => isRecordedIssuance(database.db, claims),
+      },
       { clock },
     ),
     hasher: createSecretHasher(secretHashKey),

@@ -4,8 +4,8 @@ import { InvalidTokenError } from '../errors/errors.js';
 import { ACCESS_TOKEN_ALG } from './algorithms.js';
 import type { SigningKey } from './key-store.js';
 import {
-  issuedByRing,
   keysForIssuer,
+  requireIssuedByRing,
   type AccessTokenPolicy,
   type PublicKeys,
 } from './issuer-keys.js';
@@ -153,8 +153,7 @@ export async function verifyAccessToken<Kind extends TokenKind>(
   const claims = accessTokenClaimsSchema.safeParse(decodeJson(encodedPayload));
   if (!claims.success) throw new InvalidTokenError('token is not an access token of this service');
   const { aud, exp, iat } = claims.data;
-  if (!issuedByRing(ring, keys, policy, claims.data))
-    throw new InvalidTokenError('token claim "iss" is not acceptable');
+  await requireIssuedByRing(ring, keys, policy, claims.data);
   if (!policy.audiences.includes(aud))
     throw new InvalidTokenError('token claim "aud" is not acceptable');
   if (exp <= nowSeconds) throw new InvalidTokenError('token has expired');

@@ -1,5 +1,6 @@
 import { InvalidTokenError } from '../errors/errors.js';
 import type { KeyStore } from './key-store.js';
+import type { AccessTokenClaims } from './access-tokens.js';
 
 /** Where a verifier finds the public key of a kid: our key store, or a JWKS fetched remotely. */
 export type PublicKeys = Pick<KeyStore, 'publicKey' | 'refreshSoon'>;
@@ -14,6 +15,18 @@ export interface AccessTokenPolicy {
    * against that ring alone, so no other ring's key (another space's, the shared one) verifies it.
    */
   readonly spaceKeys?: (spaceId: string) => Promise<PublicKeys | undefined>;
+  /**
+   * The service's own verifier only: when a space began signing with a ring of its own (ms since
+   * the epoch), undefined while it has none. A token of the shared ring naming such a space is
+   * trusted only as one the shared ring really issued before then ({@link requireIssuedByRing}):
+   * so a leaked shared key mints nothing a space with its own ring accepts, and from
+   * `transitionSeconds` (the longest token lifetime) after the switch no shared-ring token of the
+   * space is accepted at all.
+   */
+  readonly ringOwnedSince?: (spaceId: string) => number | undefined;
+  readonly transitionSeconds?: number;
+  /** Whether the log records the issuance of exactly these claims (see requireIssuedByRing). */
+  readonly recordedIssuance?: (claims: AccessTokenClaims) => Promise<boolean>;
 }
 
 /** The issuer of a space with keys of its own: `TOKEN_ISSUER/spaces/{space_id}` (issue 42). */
@@ -45,13 +58,27 @@ export async function keysForIssuer(
   throw new InvalidTokenError('token claim "iss" is not acceptable');
 }
 
-/** Whether verified claims name the issuer of the ring whose key verified them. */
-export function issuedByRing(
+/**
+ * Refuses verified claims that do not name the issuer of the ring whose key verified them. A token
+ * of the shared ring naming a space that signs with a ring of its own (`ringOwnedSince`) is also
+ * refused, but for one the shared ring issued before the switch, expiring within the transition,
+ * and recorded in the log as issued with these very claims (`recordedIssuance`; without it, none).
+ */
+export async function requireIssuedByRing(
   ring: PublicKeys,
   keys: PublicKeys,
   policy: AccessTokenPolicy,
-  claims: { readonly iss: string; readonly space_id: string },
-): boolean {
+  claims: AccessTokenClaims,
+): Promise<void> {
   const expected = ring === keys ? policy.issuer : spaceIssuer(policy.issuer, claims.space_id);
-  return claims.iss === expected;
+  if (claims.iss !== expected) throw new InvalidTokenError('token claim "iss" is not acceptable');
+  const since = ring === keys ? policy.ringOwnedSince?.(claims.space_id) : undefined;
+  if (since === undefined) return;
+  const sinceSeconds = since / 1000;
+  const inTransition =
+    claims.iat < sinceSeconds && claims.exp <= sinceSeconds + (policy.transitionSeconds ?? 0);
+  if (!inTransition || !((await policy.recordedIssuance?.(claims)) ?? false))
+    throw new InvalidTokenError(
+      'token of the shared issuer for a space that signs with its own keys: use one its own issuer signed',
+    );
 }

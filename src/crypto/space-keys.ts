@@ -30,6 +30,11 @@ export interface SpaceKeyStore {
    * on (a set re-read every `refreshMs`). Synchronous: issuance asks it on every token.
    */
   owns(spaceId: string): boolean;
+  /**
+   * When the space's ring got its first key (ms since the epoch); undefined while it has none. A
+   * token of the shared ring naming the space is trusted only from before then (issue 51).
+   */
+  ownedSince(spaceId: string): number | undefined;
   /** The space's ring (read now if not held); empty when the space has no key. */
   ring(spaceId: string): Promise<SpaceRing>;
   /** Drops what is held of a space (its ring just changed here) and re-reads the enabled set. */
@@ -53,16 +58,16 @@ export async function openSpaceKeyStore(
   const now = options.now ?? Date.now;
   const held = new BoundedCache<string, { keys: LoadedKey[]; loadedAt: number }>(options.maxSpaces);
   const loading = new Map<string, Promise<LoadedKey[]>>();
-  let enabled = new Set<string>();
+  // The spaces with a ring and when each got its first key: one id and one number per space.
+  let enabled = new Map<string, number>();
   const readEnabled = async () => {
-    if (options.mode === 'all') return;
     const rows = await db
       .selectFrom('signing_keys')
-      .select('space_id')
+      .select(['space_id', (eb) => eb.fn.min('created_at').as('since')])
       .where('space_id', 'is not', null)
       .groupBy('space_id')
       .execute();
-    enabled = new Set(rows.map((row) => row.space_id!));
+    enabled = new Map(rows.map((row) => [row.space_id!, new Date(row.since).getTime()]));
   };
   await readEnabled();
   const timer = setInterval(() => void readEnabled().catch(() => undefined), options.refreshMs);
@@ -92,6 +97,7 @@ export async function openSpaceKeyStore(
 
   return {
     owns: (spaceId) => options.mode === 'all' || enabled.has(spaceId),
+    ownedSince: (spaceId) => enabled.get(spaceId),
     async ring(spaceId) {
       let keys = await keysOf(spaceId);
       let lastReload = now();

@@ -73,6 +73,21 @@ async function signedWithKeyOfB(claims: AccessTokenClaims): Promise<string> {
   return signAccessToken({ kid: row.kid, privateKey }, claims);
 }
 
+/** A token signed with the shared ring's key (an attacker holding it), with the claims given. */
+async function signedWithSharedKey(claims: AccessTokenClaims): Promise<string> {
+  const { rows } = await service.database.pool.query<{ kid: string; private_jwk: unknown }>(
+    `SELECT kid, private_jwk FROM signing_keys WHERE space_id IS NULL AND retired_at IS NULL
+      ORDER BY activates_at DESC LIMIT 1`,
+  );
+  const kek = await loadKeyEncryptionKey(undefined, service.dataDir);
+  const row = rows[0]!;
+  const privateKey = createPrivateKey({
+    key: openPrivateKey(kek, row.kid, row.private_jwk) as never,
+    format: 'jwk',
+  });
+  return signAccessToken({ kid: row.kid, privateKey }, claims);
+}
+
 let tokensOfA: string[];
 let tokensOfB: string[];
 let sharedToken: string;
@@ -143,6 +158,38 @@ describe("a space's own issuer and keys", () => {
     // And a kit for the shared issuer takes none of the spaces' own tokens.
     for (const token of [...tokensOfA, ...tokensOfB]) {
       await expect(kitFor(ISSUER).verify(request(token))).rejects.toMatchObject({ status: 401 });
+    }
+  });
+
+  it("a leaked shared-ring key mints nothing for a space with its own ring; the shared ring's earlier tokens still buy through the transition", async () => {
+    // Issue 51, item 1. Space D: a private token from the shared ring, then D turns its ring on.
+    const D = 'space-iso-switch';
+    const privateOfD = await privateTokenVia(service, await createCredentialVia(service, D));
+    await enable(D);
+    // Issued before the switch: it buys until it expires, signed now by D's own ring.
+    expect(decodeJwt(await publicToken(D, privateOfD)).iss).toBe(`${ISSUER}/spaces/${D}`);
+    const now = Math.floor(Date.now() / 1000);
+    const claimsOfD = decodeJwt(privateOfD) as unknown as AccessTokenClaims;
+    const forged = [
+      // The shared issuer, now: what a holder of the shared key would mint for D, or for A.
+      await signedWithSharedKey({ ...claimsOfD, iat: now, exp: now + 600 }),
+      await signedWithSharedKey({
+        ...(decodeJwt(tokensOfA[0]!) as unknown as AccessTokenClaims),
+        iss: ISSUER,
+        iat: now,
+        exp: now + 600,
+      }),
+      // Backdated to before the switch, but living past the longest lifetime after it.
+      await signedWithSharedKey({ ...claimsOfD, iat: claimsOfD.iat - 10, exp: now + 86_400 }),
+    ];
+    for (const [index, token] of forged.entries()) {
+      const spaceId = index === 1 ? A : D;
+      const answer = await service.post(
+        '/v1/issue',
+        { customer_id: 'c-1', segment_id: 's-1' },
+        { authorization: `Bearer ${token}`, 'x-service-space-id': spaceId },
+      );
+      expect(answer.status, `forged token ${index}`).toBe(401);
     }
   });
 

@@ -71,6 +71,11 @@ export async function issuePublicToken(
       throw new InvalidTokenError('the private token has been revoked');
     }
     if (decision.refusal === 'invalid_scope') throw new InvalidScopeError(decision.detail!);
+    if (decision.refusal === 'scope_withdrawn') {
+      throw new InvalidTokenError(
+        'the private token carries a scope its credential no longer allows: get a new one',
+      );
+    }
     if (decision.refusal === 'dpop_required') {
       throw new InvalidDpopProofError(
         'this client issues only DPoP-bound public tokens: send a DPoP proof or dpop_jkt',

@@ -12,6 +12,7 @@ import {
   privateTokenScopes,
   publicTokenScopes,
   tokenInSpace,
+  tokenScopesStillAllowed,
   type ScopeGrant,
 } from '../policy.js';
 import { scopeText } from '../scope.js';
@@ -132,7 +133,12 @@ export function decideIssuePublicToken(
   policy: { readonly ttlSeconds: number; readonly catalog: ScopeCatalog },
 ): Decision<
   DomainEvent<'public-token-issued'>,
-  'token_revoked' | 'space_mismatch' | 'credential_inactive' | 'dpop_required' | 'invalid_scope',
+  | 'token_revoked'
+  | 'space_mismatch'
+  | 'credential_inactive'
+  | 'scope_withdrawn'
+  | 'dpop_required'
+  | 'invalid_scope',
   /** With the active credential behind the private token. */
   Lifetime & { readonly credential: Credential }
 > {
@@ -142,11 +148,15 @@ export function decideIssuePublicToken(
   if (!credentialActive(credential) || !tokenInSpace(privateToken, credential.spaceId)) {
     return refuse('credential_inactive');
   }
+  // Narrowing a credential reaches its live tokens, here as at introspection: a private token
+  // carrying a scope taken away since buys nothing (issue 51, item 9).
+  const allowed = allowedScopes(policy.catalog, credential);
+  if (!tokenScopesStillAllowed(privateToken.scopes, allowed)) return refuse('scope_withdrawn');
   if (credential.requireDpop && !command.jkt) return refuse('dpop_required');
   const scopes = publicTokenScopes(
     policy.catalog,
     privateToken.audience,
-    { scopes: privateToken.scopes, allowed: allowedScopes(policy.catalog, credential) },
+    { scopes: privateToken.scopes, allowed },
     command.scopes,
   );
   if (!scopes.ok) return scopeRefused(scopes, privateToken.audience);

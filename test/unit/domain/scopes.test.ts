@@ -260,4 +260,33 @@ describe('token: granted scopes recorded and signed', () => {
     const defaults = decideIssuePublicToken(command, credential, pub);
     expect(defaults.ok && defaults.events[0]!.data.scope).toBe('products:read');
   });
+
+  it('given a credential narrowed since, a private token holding the scope taken away buys nothing', () => {
+    // Issue 51, item 9: introspection called it inactive, yet /v1/issue and token exchange sold.
+    const narrowed = given(evolveCredential, undefined, [
+      credentialCreated(nextId(), { catalog, scopes: ['products:read'] }),
+    ]);
+    const command = {
+      ...issuance(),
+      spaceId: 'space-a',
+      customerId: 'c',
+      segmentId: 's',
+      privateToken: {
+        clientId: 'ci_1',
+        spaceId: 'space-a',
+        audience: AUD,
+        jti: 'p-1',
+        expiresAt: NOW / 1000 + 60,
+        scopes: ['products:read', 'orders:read'],
+        revoked: false,
+      },
+    };
+    const pub = { ttlSeconds: 60, catalog };
+    expect(decideIssuePublicToken(command, narrowed, pub)).toMatchObject({
+      ok: false,
+      refusal: 'scope_withdrawn',
+    });
+    // The same token on the credential as it was: sold.
+    expect(decideIssuePublicToken(command, credential, pub).ok).toBe(true);
+  });
 });

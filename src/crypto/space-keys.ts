@@ -90,8 +90,12 @@ export async function openSpaceKeyStore(
   async function keysOf(spaceId: string): Promise<LoadedKey[]> {
     const entry = held.get(spaceId);
     if (!entry) return load(spaceId, []);
-    // Stale: served as held while one re-read runs (a retirement reaches us within refreshMs).
-    if (now() - entry.loadedAt >= options.refreshMs) void load(spaceId, entry.keys).catch(() => {});
+    const age = now() - entry.loadedAt;
+    // Older than two refreshes (a ring no request asked for since): read again before answering,
+    // so a retirement reaches every worker within 2 × refreshMs whatever the traffic (issue 51).
+    if (age >= 2 * options.refreshMs) return load(spaceId, entry.keys);
+    // Stale: served as held while one re-read runs.
+    if (age >= options.refreshMs) void load(spaceId, entry.keys).catch(() => {});
     return entry.keys;
   }
 

@@ -1,38 +1,74 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import type { PublicKeys } from '../crypto/access-tokens.js';
 
+/** How long a JWKS is held when its answer names no `max-age` (the service sends 300). */
+const DEFAULT_MAX_AGE_SECONDS = 300;
+/** How long the held keys go on serving when a refetch fails, before the next try. */
+const RETRY_AFTER_FAILURE_MS = 30_000;
+
 /**
- * The issuer's signing keys from its JWKS endpoint, as Node key objects: fetched on first use and
- * again when a token names a kid not held (a rotation), at most once a second.
+ * The issuer's signing keys from its JWKS endpoint, as Node key objects: fetched on first use,
+ * again when a token names a kid not held (a rotation), at most once a second, and again once the
+ * held set is older than the answer's `Cache-Control: max-age` (issue 51: a key the issuer
+ * retired, as compromised, is no longer trusted once the cache lifetime it gave has passed). A
+ * failed refetch keeps the held keys serving for 30 s more, then tries again.
  */
-export function remotePublicKeys(jwksUrl: string, doFetch: typeof fetch): PublicKeys {
+export function remotePublicKeys(
+  jwksUrl: string,
+  doFetch: typeof fetch,
+  now: () => number = Date.now,
+): PublicKeys {
   let keys = new Map<string, KeyObject>();
   let lastFetch = 0;
+  let staleAt = 0;
   let pending: Promise<void> | undefined;
   const load = async () => {
-    lastFetch = Date.now();
-    const response = await doFetch(jwksUrl, { signal: AbortSignal.timeout(5000) });
-    if (response.status !== 200) return;
-    const { keys: published } = (await response.json()) as { keys: { kid?: string }[] };
-    const next = new Map<string, KeyObject>();
-    for (const jwk of published) {
-      if (typeof jwk.kid !== 'string') continue;
-      try {
-        next.set(jwk.kid, createPublicKey({ key: jwk as never, format: 'jwk' }));
-      } catch {
-        // a key we cannot use is no key of ours
+    lastFetch = now();
+    let fresh: Map<string, KeyObject> | undefined;
+    let response: Response | undefined;
+    try {
+      response = await doFetch(jwksUrl, { signal: AbortSignal.timeout(5000) });
+      if (response.status === 200) fresh = keysOf(await response.json());
+    } finally {
+      if (fresh) {
+        keys = fresh;
+        staleAt =
+          lastFetch + Math.max(1, maxAgeSeconds(response!.headers.get('cache-control'))) * 1000;
+      } else {
+        staleAt = lastFetch + RETRY_AFTER_FAILURE_MS;
       }
     }
-    keys = next;
   };
   return {
-    publicKey: (kid) => keys.get(kid),
+    // Past its lifetime the held set names no key: the caller refetches (refreshSoon) and asks again.
+    publicKey: (kid) => (now() < staleAt ? keys.get(kid) : undefined),
     refreshSoon() {
-      if (Date.now() - lastFetch < 1000) return pending ?? Promise.resolve();
+      if (now() - lastFetch < 1000 && now() < staleAt) return pending ?? Promise.resolve();
       pending ??= load()
         .catch(() => undefined)
         .finally(() => (pending = undefined));
       return pending;
     },
   };
+}
+
+/** The usable keys of a JWKS document, by kid. */
+function keysOf(document: unknown): Map<string, KeyObject> {
+  const published = (document as { keys?: unknown } | null)?.keys;
+  const keys = new Map<string, KeyObject>();
+  for (const jwk of Array.isArray(published) ? (published as { kid?: unknown }[]) : []) {
+    if (typeof jwk?.kid !== 'string') continue;
+    try {
+      keys.set(jwk.kid, createPublicKey({ key: jwk as never, format: 'jwk' }));
+    } catch {
+      // a key we cannot use is no key of ours
+    }
+  }
+  return keys;
+}
+
+/** `max-age` of a Cache-Control header, in seconds; the default when there is none. */
+function maxAgeSeconds(header: string | null): number {
+  const match = /(?:^|,)\s*max-age\s*=\s*"?(\d+)"?/i.exec(header ?? '');
+  return match ? Number(match[1]) : DEFAULT_MAX_AGE_SECONDS;
 }

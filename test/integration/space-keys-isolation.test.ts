@@ -10,6 +10,7 @@ import {
   AUDIENCE,
   createCredentialVia,
   privateTokenVia,
+  startSecondInstance,
   startTestService,
   type TestService,
 } from '../support/test-service.js';
@@ -191,6 +192,32 @@ describe("a space's own issuer and keys", () => {
       );
       expect(answer.status, `forged token ${index}`).toBe(401);
     }
+  });
+
+  it("a space key retired as compromised stops verifying on a quiet worker's first request after it", async () => {
+    // Issue 51, item 2: a worker that had verified B's token served its held ring, stale without
+    // bound, on its first request after the retirement: 200 three seconds later.
+    const E = 'space-iso-quiet';
+    await enable(E);
+    const tokenOfE = await privateTokenVia(service, await createCredentialVia(service, E, 'own'));
+    const quiet = await startSecondInstance(service, { SIGNING_KEY_REFRESH_MS: '100' });
+    const buy = (on: TestService) =>
+      on.post(
+        '/v1/issue',
+        { customer_id: 'c-1', segment_id: 's-1' },
+        { authorization: `Bearer ${tokenOfE}`, 'x-service-space-id': E },
+      );
+    expect((await buy(quiet)).status).toBe(200);
+    const kek = await loadKeyEncryptionKey(undefined, service.dataDir);
+    await retireSigningKey(
+      service.api.commands.events,
+      decodeProtectedHeader(tokenOfE).kid!,
+      { actor: 'operator', origin: 'test' },
+      kek,
+    );
+    // Quiet past two refreshes, then the first request: the retired key no longer verifies.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect((await buy(quiet)).status).toBe(401);
   });
 
   it("retiring B's key as compromised leaves A's tokens and JWKS untouched", async () => {

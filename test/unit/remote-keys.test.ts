@@ -1,0 +1,69 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { remotePublicKeys } from '../../src/verify/remote-keys.js';
+
+// Issue 51, item 2: the kit refetched the JWKS only for a kid it did not hold, so a key the issuer
+// retired as compromised stayed trusted for as long as the process lived (seen 355 s after).
+const jwk = (kid: string) => ({
+  ...generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' }),
+  kid,
+  alg: 'EdDSA',
+  use: 'sig',
+});
+
+describe('the kit’s JWKS cache', () => {
+  it('drops a key the issuer withdrew once the max-age it gave has passed', async () => {
+    let clock = 1_000_000;
+    let published = [jwk('old'), jwk('new')];
+    let fetches = 0;
+    const fakeFetch = (async () => {
+      fetches += 1;
+      return new Response(JSON.stringify({ keys: published }), {
+        headers: { 'cache-control': 'public, max-age=300' },
+      });
+    }) as typeof fetch;
+    const keys = remotePublicKeys(
+      'https://issuer.test/.well-known/jwks.json',
+      fakeFetch,
+      () => clock,
+    );
+    await keys.refreshSoon();
+    expect(keys.publicKey('old')).toBeDefined();
+    // The issuer retires "old"; within the lifetime it gave, the held set still serves.
+    published = [published[1]!];
+    clock += 299_000;
+    expect(keys.publicKey('old')).toBeDefined();
+    expect(fetches).toBe(1);
+    // Past it, the held set names no key until it is fetched again, and then not the retired one.
+    clock += 2_000;
+    expect(keys.publicKey('old')).toBeUndefined();
+    await keys.refreshSoon();
+    expect(fetches).toBe(2);
+    expect(keys.publicKey('old')).toBeUndefined();
+    expect(keys.publicKey('new')).toBeDefined();
+  });
+
+  it('keeps serving the held keys for 30 s when the issuer cannot be reached, then tries again', async () => {
+    let clock = 1_000_000;
+    let up = true;
+    const fakeFetch = (async () => {
+      if (!up) throw new Error('connect ECONNREFUSED');
+      return new Response(JSON.stringify({ keys: [jwk('k')] }), {
+        headers: { 'cache-control': 'max-age=60' },
+      });
+    }) as typeof fetch;
+    const keys = remotePublicKeys(
+      'https://issuer.test/.well-known/jwks.json',
+      fakeFetch,
+      () => clock,
+    );
+    await keys.refreshSoon();
+    up = false;
+    clock += 61_000;
+    expect(keys.publicKey('k')).toBeUndefined();
+    await keys.refreshSoon();
+    expect(keys.publicKey('k')).toBeDefined();
+    clock += 31_000;
+    expect(keys.publicKey('k')).toBeUndefined();
+  });
+});

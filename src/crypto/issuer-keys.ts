@@ -1,6 +1,6 @@
 import { InvalidTokenError } from '../errors/errors.js';
 import type { KeyStore } from './key-store.js';
-import type { AccessTokenClaims } from './access-tokens.js';
+import type { IssuedTokenClaims } from '../domain/policy.js';
 
 /** Where a verifier finds the public key of a kid: our key store, or a JWKS fetched remotely. */
 export type PublicKeys = Pick<KeyStore, 'publicKey' | 'refreshSoon'>;
@@ -26,7 +26,7 @@ export interface AccessTokenPolicy {
   readonly ringOwnedSince?: (spaceId: string) => number | undefined;
   readonly transitionSeconds?: number;
   /** Whether the log records the issuance of exactly these claims (see requireIssuedByRing). */
-  readonly recordedIssuance?: (claims: AccessTokenClaims) => Promise<boolean>;
+  readonly recordedIssuance?: (claims: IssuedTokenClaims) => Promise<boolean>;
 }
 
 /** The issuer of a space with keys of its own: `TOKEN_ISSUER/spaces/{space_id}` (issue 42). */
@@ -68,7 +68,7 @@ export async function requireIssuedByRing(
   ring: PublicKeys,
   keys: PublicKeys,
   policy: AccessTokenPolicy,
-  claims: AccessTokenClaims,
+  claims: IssuedTokenClaims,
 ): Promise<void> {
   const expected = ring === keys ? policy.issuer : spaceIssuer(policy.issuer, claims.space_id);
   if (claims.iss !== expected) throw new InvalidTokenError('token claim "iss" is not acceptable');

@@ -97,3 +97,41 @@ export function revokedByList(
 export function mayTarget(paying: { readonly aud: string }, target: string): boolean {
   return target === paying.aud;
 }
+
+/** What a verified access token says of its issuance. */
+export interface IssuedTokenClaims {
+  readonly iss: string;
+  readonly space_id: string;
+  readonly token_kind: TokenKind;
+  readonly client_id: string;
+  readonly aud: string;
+  readonly jti: string;
+  readonly iat: number;
+  readonly exp: number;
+  readonly scope?: string;
+  readonly cnf?: { readonly jkt: string };
+}
+
+/**
+ * A token of the shared ring speaks for a space that signs with its own ring only as one that
+ * ring really issued (issue 51): the log's issuance of its jti names the same kind, client,
+ * audience, expiry (epoch seconds), scopes and key binding. A holder of the shared key could sign
+ * any claims, but not have recorded them.
+ */
+export function matchesRecordedIssuance(
+  recorded: {
+    readonly type: string;
+    readonly data: Readonly<Record<string, unknown>>;
+    readonly expiresAt: number | undefined;
+  },
+  claims: IssuedTokenClaims,
+): boolean {
+  return (
+    recorded.type === `${claims.token_kind}-token-issued` &&
+    recorded.data.client_id === claims.client_id &&
+    recorded.data.audience === claims.aud &&
+    recorded.expiresAt === claims.exp &&
+    (recorded.data.scope ?? undefined) === (claims.scope ?? undefined) &&
+    (recorded.data.cnf_jkt ?? undefined) === claims.cnf?.jkt
+  );
+}

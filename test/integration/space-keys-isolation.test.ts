@@ -59,26 +59,13 @@ async function publicToken(spaceId: string, privateToken: string): Promise<strin
   return ((await response.json()) as { access_token: string }).access_token;
 }
 
-/** A token signed with B's own key, with the claims given (an attacker holding B's key). */
-async function signedWithKeyOfB(claims: AccessTokenClaims): Promise<string> {
+/** A token signed with a ring's key (an attacker holding it): B's own, or the shared ring's. */
+async function signedWithKeyOf(ring: 'B' | 'shared', claims: AccessTokenClaims): Promise<string> {
   const { rows } = await service.database.pool.query<{ kid: string; private_jwk: unknown }>(
-    'SELECT kid, private_jwk FROM signing_keys WHERE space_id = $1 AND retired_at IS NULL',
-    [B],
-  );
-  const kek = await loadKeyEncryptionKey(undefined, service.dataDir);
-  const row = rows[0]!;
-  const privateKey = createPrivateKey({
-    key: openPrivateKey(kek, row.kid, row.private_jwk) as never,
-    format: 'jwk',
-  });
-  return signAccessToken({ kid: row.kid, privateKey }, claims);
-}
-
-/** A token signed with the shared ring's key (an attacker holding it), with the claims given. */
-async function signedWithSharedKey(claims: AccessTokenClaims): Promise<string> {
-  const { rows } = await service.database.pool.query<{ kid: string; private_jwk: unknown }>(
-    `SELECT kid, private_jwk FROM signing_keys WHERE space_id IS NULL AND retired_at IS NULL
+    `SELECT kid, private_jwk FROM signing_keys
+      WHERE space_id IS NOT DISTINCT FROM $1 AND retired_at IS NULL
       ORDER BY activates_at DESC LIMIT 1`,
+    [ring === 'B' ? B : null],
   );
   const kek = await loadKeyEncryptionKey(undefined, service.dataDir);
   const row = rows[0]!;
@@ -88,6 +75,8 @@ async function signedWithSharedKey(claims: AccessTokenClaims): Promise<string> {
   });
   return signAccessToken({ kid: row.kid, privateKey }, claims);
 }
+const signedWithKeyOfB = (claims: AccessTokenClaims) => signedWithKeyOf('B', claims);
+const signedWithSharedKey = (claims: AccessTokenClaims) => signedWithKeyOf('shared', claims);
 
 let tokensOfA: string[];
 let tokensOfB: string[];

@@ -237,23 +237,26 @@ describe('token: granted scopes recorded and signed', () => {
     expect(plain.scopes).toBeNull();
   });
 
-  it('a public token asking for a private scope is refused; none asked: the public defaults held', () => {
-    const command = {
-      ...issuance(),
+  /** A public token bought with a private token holding products:read and orders:read. */
+  const publicIssuance = () => ({
+    ...issuance(),
+    spaceId: 'space-a',
+    customerId: 'c',
+    segmentId: 's',
+    privateToken: {
+      clientId: 'ci_1',
       spaceId: 'space-a',
-      customerId: 'c',
-      segmentId: 's',
-      privateToken: {
-        clientId: 'ci_1',
-        spaceId: 'space-a',
-        audience: AUD,
-        jti: 'p-1',
-        expiresAt: NOW / 1000 + 60,
-        scopes: ['products:read', 'orders:read'],
-        revoked: false,
-      },
-    };
-    const pub = { ttlSeconds: 60, catalog };
+      audience: AUD,
+      jti: 'p-1',
+      expiresAt: NOW / 1000 + 60,
+      scopes: ['products:read', 'orders:read'],
+      revoked: false,
+    },
+  });
+  const pub = { ttlSeconds: 60, catalog };
+
+  it('a public token asking for a private scope is refused; none asked: the public defaults held', () => {
+    const command = publicIssuance();
     expect(
       decideIssuePublicToken({ ...command, scopes: ['orders:read'] }, credential, pub),
     ).toMatchObject({ ok: false, refusal: 'invalid_scope' });
@@ -266,22 +269,7 @@ describe('token: granted scopes recorded and signed', () => {
     const narrowed = given(evolveCredential, undefined, [
       credentialCreated(nextId(), { catalog, scopes: ['products:read'] }),
     ]);
-    const command = {
-      ...issuance(),
-      spaceId: 'space-a',
-      customerId: 'c',
-      segmentId: 's',
-      privateToken: {
-        clientId: 'ci_1',
-        spaceId: 'space-a',
-        audience: AUD,
-        jti: 'p-1',
-        expiresAt: NOW / 1000 + 60,
-        scopes: ['products:read', 'orders:read'],
-        revoked: false,
-      },
-    };
-    const pub = { ttlSeconds: 60, catalog };
+    const command = publicIssuance();
     expect(decideIssuePublicToken(command, narrowed, pub)).toMatchObject({
       ok: false,
       refusal: 'scope_withdrawn',

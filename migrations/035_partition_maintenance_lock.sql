@@ -1,5 +1,5 @@
 -- Partition maintenance never waits on anything else (issue 49). Since migration 019,
--- ensure_event_partitions() took pg_advisory_xact_lock(7214903315), the key the audit deliverer
+-- ensure_event_partitions() waited on advisory key 7214903315, the key the audit deliverer
 -- later took as its session lock for as long as it runs: whenever a partition was due, every caller
 -- (each API process, the projector, the archive) waited on the deliverer without end, and once the
 -- lookahead ran out every append failed.

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { syslogTargetSchema, webhookTargetSchema } from '../domain/event-data/sink.js';
+import { syslogTargetRequestSchema, webhookTargetSchema } from '../domain/event-data/sink.js';
 
 /** An operator sink's id: short, and not one a space's sink can have (those start `snk_`). */
 const operatorId = z.string().regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'lowercase letters, digits, -');
@@ -15,7 +15,7 @@ export const operatorSinksSchema = z.array(
       id: operatorId,
       secret: z.string().regex(/^whsec_[A-Za-z0-9+/]{24,}={0,2}$/, 'a whsec_ secret (base64)'),
     }),
-    syslogTargetSchema.extend({ id: operatorId, ca: z.string().optional() }),
+    syslogTargetRequestSchema.extend({ id: operatorId, ca: z.string().optional() }),
   ]),
 );
 export type OperatorSink = z.infer<typeof operatorSinksSchema>[number];

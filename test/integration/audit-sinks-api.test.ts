@@ -170,6 +170,18 @@ describe('the sinks API', () => {
       (await call('POST', '/v1/sinks', { name: 'x', target: { kind: 'webhook', url: 'ftp://a/' } }))
         .status,
     ).toBe(400);
+    // Hostile bytes (issue 51, item 10): an IPv6 literal `new URL` throws on was a 500 with a
+    // stack; a syslog host took a newline.
+    const hostile = [
+      { kind: 'webhook', url: 'https://[v1.x]/' },
+      { kind: 'syslog', host: 'logs.example\nInjected: yes', port: 6514, tls: true },
+      { kind: 'syslog', host: 'logs example', port: 6514, tls: true },
+    ];
+    for (const target of hostile) {
+      const refused = await call('POST', '/v1/sinks', { name: 'x', target });
+      expect(refused.status, JSON.stringify(target)).toBe(400);
+      expect(JSON.stringify(refused.body)).not.toMatch(/at .*\.ts:\d+/);
+    }
     const [mine] = (await call('GET', '/v1/sinks')).body.items as { sink_id: string }[];
     const other = {
       ...admin,

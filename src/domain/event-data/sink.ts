@@ -10,7 +10,9 @@ export const webhookTargetSchema = z.object({
   url: z
     .url()
     .max(2000)
-    .refine((url) => ['https:', 'http:'].includes(new URL(url).protocol), {
+    // URL.canParse first: a string z.url() lets through may still throw in `new URL` (an IPv6
+    // literal such as `[v1.x]`), and a throw here was a 500 with a stack (issue 51, item 10).
+    .refine((url) => URL.canParse(url) && ['https:', 'http:'].includes(new URL(url).protocol), {
       message: 'a webhook sink is an https:// URL',
     }),
 });
@@ -22,6 +24,24 @@ export const syslogTargetSchema = z.object({
   port: z.number().int().min(1).max(65535),
   tls: z.boolean(),
 });
+
+/**
+ * A syslog target as a request may name it: its host a host name or an IP address, no space,
+ * control character or newline (issue 51, item 10). Only new targets are held to it: the event
+ * schema above stays as events were recorded.
+ */
+export const syslogTargetRequestSchema = syslogTargetSchema.extend({
+  host: syslogTargetSchema.shape.host.regex(
+    /^[A-Za-z0-9._:[\]-]+$/,
+    'a host name or an IP address',
+  ),
+});
+
+/** A sink's target as a request names it (see {@link syslogTargetRequestSchema}). */
+export const sinkTargetRequestSchema = z.discriminatedUnion('kind', [
+  webhookTargetSchema,
+  syslogTargetRequestSchema,
+]);
 
 /** A sink's target: one of the two kinds. */
 export const sinkTargetSchema = z.discriminatedUnion('kind', [

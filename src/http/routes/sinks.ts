@@ -10,7 +10,7 @@ import {
   type SinkSecret,
 } from '../../delivery/sink-admin.js';
 import { sinkStatuses } from '../../delivery/status.js';
-import { sinkTargetSchema } from '../../domain/events.js';
+import { sinkTargetRequestSchema } from '../../domain/event-data/sink.js';
 import { NotFoundError } from '../../errors/errors.js';
 import { BODY_ERRORS, LOGIN_ERRORS } from '../openapi/operation.js';
 import type { Body } from '../openapi/responses.js';
@@ -21,11 +21,11 @@ import type { RequestContext } from '../state.js';
 import { displayText, validate } from '../validate.js';
 
 const sinkPath = z.object({ sink_id: z.string().min(1).max(100) });
-const createBody = z.object({ name: displayText(200), target: sinkTargetSchema });
+const createBody = z.object({ name: displayText(200), target: sinkTargetRequestSchema });
 const changeBody = z
   .object({
     name: displayText(200).optional(),
-    target: sinkTargetSchema.optional(),
+    target: sinkTargetRequestSchema.optional(),
     /** A webhook's new signing secret, shown in this answer only; the old one stops at once. */
     rotate_secret: z.boolean().optional(),
   })

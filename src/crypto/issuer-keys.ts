@@ -23,7 +23,7 @@ export interface AccessTokenPolicy {
    * `transitionSeconds` (the longest token lifetime) after the switch no shared-ring token of the
    * space is accepted at all.
    */
-  readonly ringOwnedSince?: (spaceId: string) => number | undefined;
+  readonly ringOwnedSince?: (spaceId: string) => Promise<number | undefined>;
   readonly transitionSeconds?: number;
   /** Whether the log records the issuance of exactly these claims (see requireIssuedByRing). */
   readonly recordedIssuance?: (claims: IssuedTokenClaims) => Promise<boolean>;
@@ -72,7 +72,7 @@ export async function requireIssuedByRing(
 ): Promise<void> {
   const expected = ring === keys ? policy.issuer : spaceIssuer(policy.issuer, claims.space_id);
   if (claims.iss !== expected) throw new InvalidTokenError('token claim "iss" is not acceptable');
-  const since = ring === keys ? policy.ringOwnedSince?.(claims.space_id) : undefined;
+  const since = ring === keys ? await policy.ringOwnedSince?.(claims.space_id) : undefined;
   if (since === undefined) return;
   const sinceSeconds = since / 1000;
   const inTransition =

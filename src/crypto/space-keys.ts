@@ -31,10 +31,12 @@ export interface SpaceKeyStore {
    */
   owns(spaceId: string): boolean;
   /**
-   * When the space's ring got its first key (ms since the epoch); undefined while it has none. A
-   * token of the shared ring naming the space is trusted only from before then (issue 51).
+   * Since when the space signs with its own ring (ms since the epoch: the activation of the
+   * oldest key it publishes); undefined while it signs with the shared ring. A token of the shared
+   * ring naming the space is trusted only from before then (issue 51). Read from the ring, so it
+   * costs nothing more than the ring does.
    */
-  ownedSince(spaceId: string): number | undefined;
+  ownedSince(spaceId: string): Promise<number | undefined>;
   /** The space's ring (read now if not held); empty when the space has no key. */
   ring(spaceId: string): Promise<SpaceRing>;
   /** Drops what is held of a space (its ring just changed here) and re-reads the enabled set. */
@@ -58,17 +60,18 @@ export async function openSpaceKeyStore(
   const now = options.now ?? Date.now;
   const held = new BoundedCache<string, { keys: LoadedKey[]; loadedAt: number }>(options.maxSpaces);
   const loading = new Map<string, Promise<LoadedKey[]>>();
-  // The spaces with a ring and when each got its first key: one id and one number per space.
-  let enabled = new Map<string, number>();
+  let enabled = new Set<string>();
   const readEnabled = async () => {
+    if (options.mode === 'all') return;
     const rows = await db
       .selectFrom('signing_keys')
-      .select(['space_id', (eb) => eb.fn.min('created_at').as('since')])
+      .select('space_id')
       .where('space_id', 'is not', null)
       .groupBy('space_id')
       .execute();
-    enabled = new Map(rows.map((row) => [row.space_id!, new Date(row.since).getTime()]));
+    enabled = new Set(rows.map((row) => row.space_id!));
   };
+  const owns = (spaceId: string) => options.mode === 'all' || enabled.has(spaceId);
   await readEnabled();
   const timer = setInterval(() => void readEnabled().catch(() => undefined), options.refreshMs);
   timer.unref();
@@ -100,8 +103,12 @@ export async function openSpaceKeyStore(
   }
 
   return {
-    owns: (spaceId) => options.mode === 'all' || enabled.has(spaceId),
-    ownedSince: (spaceId) => enabled.get(spaceId),
+    owns,
+    async ownedSince(spaceId) {
+      if (!owns(spaceId)) return undefined;
+      const keys = await keysOf(spaceId);
+      return keys.length > 0 ? Math.min(...keys.map((key) => key.activatesAt)) : undefined;
+    },
     async ring(spaceId) {
       let keys = await keysOf(spaceId);
       let lastReload = now();

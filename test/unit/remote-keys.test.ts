@@ -11,59 +11,62 @@ const jwk = (kid: string) => ({
   use: 'sig',
 });
 
+/**
+ * An issuer's JWKS endpoint on a clock of the test's own: `published()` is what it serves (it
+ * refuses the connection while `up()` is false), with `Cache-Control: max-age=<maxAge>`.
+ */
+function issuer(maxAge: number, published: () => object[], up: () => boolean = () => true) {
+  const state = { clock: 1_000_000, fetches: 0 };
+  const fakeFetch = (async () => {
+    state.fetches += 1;
+    if (!up()) throw new Error('connect ECONNREFUSED');
+    return new Response(JSON.stringify({ keys: published() }), {
+      headers: { 'cache-control': `public, max-age=${maxAge}` },
+    });
+  }) as typeof fetch;
+  const keys = remotePublicKeys(
+    'https://issuer.test/.well-known/jwks.json',
+    fakeFetch,
+    () => state.clock,
+  );
+  return { state, keys };
+}
+
 describe('the kit’s JWKS cache', () => {
   it('drops a key the issuer withdrew once the max-age it gave has passed', async () => {
-    let clock = 1_000_000;
     let published = [jwk('old'), jwk('new')];
-    let fetches = 0;
-    const fakeFetch = (async () => {
-      fetches += 1;
-      return new Response(JSON.stringify({ keys: published }), {
-        headers: { 'cache-control': 'public, max-age=300' },
-      });
-    }) as typeof fetch;
-    const keys = remotePublicKeys(
-      'https://issuer.test/.well-known/jwks.json',
-      fakeFetch,
-      () => clock,
-    );
+    const { state, keys } = issuer(300, () => published);
     await keys.refreshSoon();
     expect(keys.publicKey('old')).toBeDefined();
     // The issuer retires "old"; within the lifetime it gave, the held set still serves.
     published = [published[1]!];
-    clock += 299_000;
+    state.clock += 299_000;
     expect(keys.publicKey('old')).toBeDefined();
-    expect(fetches).toBe(1);
+    expect(state.fetches).toBe(1);
     // Past it, the held set names no key until it is fetched again, and then not the retired one.
-    clock += 2_000;
+    state.clock += 2_000;
     expect(keys.publicKey('old')).toBeUndefined();
     await keys.refreshSoon();
-    expect(fetches).toBe(2);
+    expect(state.fetches).toBe(2);
     expect(keys.publicKey('old')).toBeUndefined();
     expect(keys.publicKey('new')).toBeDefined();
   });
 
   it('keeps serving the held keys for 30 s when the issuer cannot be reached, then tries again', async () => {
-    let clock = 1_000_000;
     let up = true;
-    const fakeFetch = (async () => {
-      if (!up) throw new Error('connect ECONNREFUSED');
-      return new Response(JSON.stringify({ keys: [jwk('k')] }), {
-        headers: { 'cache-control': 'max-age=60' },
-      });
-    }) as typeof fetch;
-    const keys = remotePublicKeys(
-      'https://issuer.test/.well-known/jwks.json',
-      fakeFetch,
-      () => clock,
+    const published = [jwk('k')];
+    const { state, keys } = issuer(
+      60,
+      () => published,
+      () => up,
     );
     await keys.refreshSoon();
     up = false;
-    clock += 61_000;
+    state.clock += 61_000;
     expect(keys.publicKey('k')).toBeUndefined();
     await keys.refreshSoon();
     expect(keys.publicKey('k')).toBeDefined();
-    clock += 31_000;
+    state.clock += 31_000;
     expect(keys.publicKey('k')).toBeUndefined();
   });
 });

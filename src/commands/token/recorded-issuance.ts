@@ -4,6 +4,7 @@ import { matchesRecordedIssuance, type IssuedTokenClaims } from '../../domain/po
 import { fullForm } from '../../domain/stored-form.js';
 import { streams } from '../../domain/streams.js';
 import { secondsOfIso } from '../../domain/times.js';
+import { EVENT_COLUMNS, toRecordedEvent, type EventRow } from '../../event-store/types.js';
 
 /**
  * Whether the log records the issuance of a token with these claims (the policy's
@@ -15,20 +16,15 @@ export async function isRecordedIssuance(
   claims: IssuedTokenClaims,
 ): Promise<boolean> {
   const streamId = streams.token(claims.jti);
-  const row = await db
+  const row = (await db
     .selectFrom('events')
-    .select(['event_id', 'event_type', 'data', 'metadata'])
+    .select(EVENT_COLUMNS)
     .where('space_id', '=', claims.space_id)
     .where('stream_id', '=', streamId)
-    .executeTakeFirst();
+    .executeTakeFirst()) as EventRow | undefined;
   if (!row) return false;
-  const { data } = fullForm({
-    eventId: row.event_id,
-    type: row.event_type,
-    streamId,
-    data: row.data,
-    metadata: row.metadata as Record<string, unknown>,
-  }) as { data: Record<string, unknown> };
+  const event = fullForm(toRecordedEvent(row));
+  const data = event.data as Record<string, unknown>;
   const expiresAt = typeof data.expires_at === 'string' ? secondsOfIso(data.expires_at) : undefined;
-  return matchesRecordedIssuance({ type: row.event_type, data, expiresAt }, claims);
+  return matchesRecordedIssuance({ type: event.type, data, expiresAt }, claims);
 }

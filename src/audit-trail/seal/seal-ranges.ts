@@ -25,7 +25,7 @@ export function sealEnd(seal: {
 export async function sealRange(
   db: Kysely<Database>,
   sealNumber: number,
-): Promise<(Omit<LogRange, 'count'> & { readonly eventCount: number }) | undefined> {
+): Promise<(Pick<LogRange, 'after' | 'through'> & { readonly eventCount: number }) | undefined> {
   const rows = await db
     .selectFrom('log_seals')
     .select(['seal_number', 'event_count', 'last_transaction_id', 'last_position'])
@@ -59,7 +59,7 @@ export async function sealHolding(
  */
 export async function eventsInRange(
   db: Kysely<Database>,
-  range: Omit<LogRange, 'count'>,
+  range: Pick<LogRange, 'after' | 'through'>,
   space?: {
     readonly spaceId: string;
     readonly minPosition: number;

@@ -5,12 +5,7 @@
  */
 import { generateKeyPairSync } from 'node:crypto';
 import Provider from 'oidc-provider';
-
-export const PEER_CLIENT = {
-  client_id: 'bench-client',
-  client_secret: 'bench-secret-bench-secret-bench-secret',
-};
-export const PEER_RESOURCE = 'https://storefront.api.local/';
+import { PEER_CLIENT, PEER_RESOURCE } from './peer-client.js';
 
 const { privateKey } = generateKeyPairSync('ed25519');
 const port = Number(process.env.PORT ?? 0);

@@ -18,6 +18,7 @@ import { benchClient } from './client.js';
 import { serviceGroups, startProcess, stopAll, waitFor } from './processes.js';
 import { renderReport } from './report.js';
 import { startBenchSinks } from './sinks.js';
+import { peerTokenRequest } from './peer-client.js';
 
 const USAGE = `Usage: npm run bench -- [--duration=<s>] [--connections=<n>] [--warmup=<s>]
        [--log-level=<level>] [--no-projector] [--profile] [--statements] [--scopes] [--sinks] [--no-write]
@@ -47,10 +48,6 @@ const plan: LoadPlan = {
   warmupSeconds: Number(values.warmup),
 };
 const AUDIENCE = 'storefront.api.local';
-const PEER_CLIENT = {
-  client_id: 'bench-client',
-  client_secret: 'bench-secret-bench-secret-bench-secret',
-};
 const root = path.resolve(import.meta.dirname, '..');
 const progress = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 
@@ -135,16 +132,7 @@ try {
   const peer = await measure.reference(
     'node-oidc-provider client_credentials, JWT EdDSA (peer)',
     peerProcess,
-    {
-      url: `http://127.0.0.1:${peerPort}/token`,
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        grant_type: 'client_credentials',
-        ...PEER_CLIENT,
-        resource: 'https://storefront.api.local/',
-      }).toString(),
-    },
+    peerTokenRequest(peerPort),
   );
   // Warm both of our endpoints before measuring either: the first run of ours otherwise pays
   // for JIT and for the events table's first growth, and whichever went first looked slower.

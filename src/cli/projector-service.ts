@@ -37,6 +37,7 @@ export async function startProjectorService(
     url: database.url,
     projections: PROJECTIONS,
     batchSize: config.PROJECTOR_BATCH_SIZE,
+    catchUpFactor: config.PROJECTOR_CATCH_UP_FACTOR,
     pollIntervalMs: config.PROJECTOR_POLL_INTERVAL_MS,
     logger,
     seal: true,

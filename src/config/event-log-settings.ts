@@ -62,6 +62,16 @@ export const eventLogSettings = {
     .max(10_000)
     .default(1000)
     .describe('Events per projector transaction.'),
+  // A batch's fixed cost (locks, the checkpoint, a seal row per space) spread over more events.
+  PROJECTOR_CATCH_UP_FACTOR: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(16)
+    .default(8)
+    .describe(
+      'While the projector is behind (each batch full), the next batch doubles, up to this many times PROJECTOR_BATCH_SIZE: a bulk import is caught up at several times the steady rate.',
+    ),
   // A seal is one row per range and space, so a trickle of traffic does not cost a row per event.
   SEAL_INTERVAL_MS: z.coerce
     .number()

@@ -132,7 +132,7 @@ export function createMetrics(db: Kysely<Database>): Metrics {
       .finally(() => setTimeout(() => (lag = undefined), 250).unref()));
   new Gauge({
     name: 'token_authority_projector_lag_events',
-    help: 'Committed events not yet projected, per projection',
+    help: 'Committed events not yet projected, per projection (counted up to 100,000: 100,001 means more)',
     labelNames: ['projection'] as const,
     registers: [registry],
     aggregator: 'max',

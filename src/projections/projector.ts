@@ -18,6 +18,8 @@ export interface ProjectorOptions {
   readonly url: string;
   readonly projections: readonly Projection[];
   readonly batchSize: number;
+  /** While behind, batches double up to this many times `batchSize` (default 1: they never grow). */
+  readonly catchUpFactor?: number;
   readonly pollIntervalMs: number;
   readonly logger: Logger;
   /** Also grow the Merkle trees (the sealer follows the log like a projection). */
@@ -87,6 +89,14 @@ export function startProjector(options: ProjectorOptions): RunningProjector {
   let lastCheckpointAt = Date.now();
   let lastSealAt = 0;
   let sealFull = false;
+  // Behind (a full batch), each next batch doubles up to catchUpFactor times the batch size:
+  // a batch's fixed cost (locks, checkpoints, one seal row per space it touches) is then spread
+  // over more events, and a bulk import is caught up at several times the steady rate (issue 56).
+  const ceiling = options.batchSize * (options.catchUpFactor ?? 1);
+  const next = (size: number, done: number) =>
+    done >= size ? Math.min(size * 2, ceiling) : options.batchSize;
+  let projectSize = options.batchSize;
+  let sealSize = options.batchSize;
   const checkpoint = async () => {
     if (!options.checkpoints) return;
     const signed = await signTreeHeads(options.db, options.checkpoints.signTreeHead, {
@@ -132,16 +142,14 @@ export function startProjector(options: ProjectorOptions): RunningProjector {
     try {
       // Project, seal, checkpoint, until stopped or the lock's session is lost.
       while (!stopping && !lost) {
-        let worked = await projectNextBatchTogether(
-          options.db,
-          options.projections,
-          options.batchSize,
-        );
+        let worked = await projectNextBatchTogether(options.db, options.projections, projectSize);
+        projectSize = next(projectSize, worked);
         if (options.seal) {
           if (sealFull || Date.now() - lastSealAt >= (options.sealIntervalMs ?? 0)) {
-            const sealed = await sealLog(options.db, options.batchSize);
+            const sealed = await sealLog(options.db, sealSize);
             lastSealAt = Date.now();
-            sealFull = sealed >= options.batchSize;
+            sealFull = sealed >= sealSize;
+            sealSize = next(sealSize, sealed);
             worked += sealed;
           }
         }

@@ -100,7 +100,9 @@ async function readAsMuchOfTheLog(query: CompiledQuery): Promise<string[]> {
 }
 
 async function expectEveryReadByIndex(queries: CompiledQuery[]) {
-  const reads = queries.filter((query) => /\bfrom "?events"?\b/i.test(query.sql));
+  const reads = queries.filter((query) =>
+    /\bfrom "?(events|dashboard_projector_lag)"?\b/i.test(query.sql),
+  );
   expect(reads.length).toBeGreaterThan(0);
   for (const query of reads) {
     expect({ sql: query.sql, scanned: await readAsMuchOfTheLog(query) }).toEqual({
@@ -143,6 +145,23 @@ describe('followers of the log, on a log whose statistics favour a scan', () => 
   it('the sealer seals the first 1,000 events of the log by index', async () => {
     const queries = await queriesOf((db) => sealLog(db, 1000));
     await expectEveryReadByIndex(queries);
+  });
+});
+
+describe('the projector lag view (/metrics and the dashboard)', () => {
+  it('reads at most 100,001 events past each checkpoint, by index', async () => {
+    await sql`
+      INSERT INTO projection_checkpoints (projection, transaction_id, global_position)
+      VALUES ('rates', ${inBulk.transactionId}::xid8, ${inBulk.globalPosition})
+      ON CONFLICT (projection) DO UPDATE
+        SET transaction_id = excluded.transaction_id, global_position = excluded.global_position`.execute(
+      database.db,
+    );
+    const view = sql`SELECT projection, events_behind::int AS behind FROM dashboard_projector_lag`;
+    const lag = (await view.execute(database.db)).rows as { projection: string; behind: number }[];
+    expect(lag).toContainEqual({ projection: 'rates', behind: 100_001 });
+    expect(lag).toContainEqual({ projection: 'chain', behind: 100_001 });
+    await expectEveryReadByIndex([view.compile(database.db)]);
   });
 });
 

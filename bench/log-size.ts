@@ -1,0 +1,242 @@
+/**
+ * `npm run bench:log-size -- [--sizes=0,1000000] [--bulk=500000] [--duration=10] [--no-write]`
+ *
+ * How the cost grows with the log (issue 56). Starts a real Postgres (embedded) and the service
+ * as `npm start` runs it, and node-oidc-provider beside it as the peer. At each size the log is
+ * grown the way the service grows it (transactions of a group commit's size, UUIDv7 event ids,
+ * a thousand spaces), and then measured: how long the projector and the sealer take to catch up,
+ * private issuance against the peer in the same run, an inclusion proof's and an export's latency,
+ * and bytes per token. Last, one bulk transaction (a history import): how fast the projector
+ * catches up after it. Prints a markdown table; figures go to docs/performance.md by hand.
+ */
+import pg from 'pg';
+import { decodeJwt } from 'jose';
+import { parseCommandLine } from '../src/cli/args.js';
+import { mintDevLoginToken } from '../src/crypto/login-tokens.js';
+import { freePort } from '../src/reliability/harness.js';
+import { benchClient } from './client.js';
+import { startBenchDatabase } from './database.js';
+import { load, warmUp, type LoadPlan, type Measured } from './load.js';
+import { peerTokenRequest } from './peer-client.js';
+import { startProcess, stopAll, waitFor } from './processes.js';
+import { bytesPerToken } from './storage.js';
+
+const USAGE = `Usage: npm run bench:log-size -- [--sizes=<n,n,...>] [--bulk=<n>] [--duration=<s>]
+       [--connections=<n>] [--group=<n>]
+Grows the log to each size and measures issuance against the peer, catch-up, proofs, exports and
+bytes per token; then one bulk transaction of <bulk> events and the projector's catch-up after it.`;
+const { values } = parseCommandLine(USAGE, {
+  sizes: { type: 'string', default: '0,1000000' },
+  bulk: { type: 'string', default: '500000' },
+  duration: { type: 'string', default: '10' },
+  connections: { type: 'string', default: '50' },
+  // Events per transaction while growing: what a group commit holds under load.
+  group: { type: 'string', default: '250' },
+});
+const sizes = String(values.sizes)
+  .split(',')
+  .map((size) => Number(size));
+const plan: LoadPlan = {
+  durationSeconds: Number(values.duration),
+  connections: Number(values.connections),
+  warmupSeconds: 3,
+};
+const GROUP = Number(values.group);
+const SPACES = 1000;
+const AUDIENCE = 'storefront.api.local';
+const log = (message: string) => process.stderr.write(`[log-size] ${message}\n`);
+const seconds = (from: bigint) => Number(process.hrtime.bigint() - from) / 1e9;
+
+const database = await startBenchDatabase('token-authority-log-size-');
+const { dataDir, postgres, pool } = database;
+// Growing writes from four connections at once, as several API processes would.
+const writers = new pg.Pool({ connectionString: postgres.url, max: 4 });
+try {
+  const [port, metricsPort, peerPort] = [await freePort(), await freePort(), await freePort()];
+  startProcess('src/cli/start.ts', {
+    DATABASE_URL: postgres.url,
+    MIGRATION_DATABASE_URL: postgres.url,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+    TOKEN_AUDIENCES: AUDIENCE,
+    CLIENT_RATE_LIMIT_PER_MINUTE: '1000000000',
+    SPACE_RATE_LIMIT_PER_MINUTE: '1000000000',
+    PORT: String(port),
+    METRICS_PORT: String(metricsPort),
+    HOST: '127.0.0.1',
+  });
+  startProcess('bench/peer-oidc-provider.ts', { PORT: String(peerPort) });
+  const api = `http://127.0.0.1:${port}`;
+  await waitFor(`${api}/healthz`);
+  await waitFor(`http://127.0.0.1:${peerPort}/.well-known/openid-configuration`);
+  const { privateRequest, privateToken } = await benchClient(api, dataDir, AUDIENCE);
+  const peerRequest = peerTokenRequest(peerPort);
+  const login = await mintDevLoginToken({
+    dataDir,
+    audience: 'token-authority',
+    spacesClaim: 'spaces',
+    subject: 'bench',
+    spaces: ['bench-space'],
+    ttlSeconds: 7200,
+  });
+  const auditHeaders = { authorization: `Bearer ${login}`, 'x-service-space-id': 'bench-space' };
+  const jti = String(decodeJwt(privateToken).jti);
+  await warmUp(plan, privateRequest);
+  await warmUp(plan, peerRequest);
+
+  // The template every grown event copies: a private-token-issued event the service wrote.
+  const template = (
+    await pool.query<{ data: unknown; metadata: unknown }>(
+      `SELECT data, metadata FROM events WHERE event_type = 'private-token-issued' LIMIT 1`,
+    )
+  ).rows[0]!;
+  const hasUuidv7 = (
+    await pool.query<{ found: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM pg_proc WHERE proname = 'uuidv7') AS found`,
+    )
+  ).rows[0]!.found;
+  const newId = hasUuidv7 ? 'uuidv7()' : 'gen_random_uuid()';
+
+  /** Appends `count` events in transactions of `group`, four at a time. */
+  async function grow(count: number, group: number): Promise<void> {
+    let next = 0;
+    const writer = async () => {
+      while (next < count) {
+        const size = Math.min(group, count - next);
+        const offset = next;
+        next += size;
+        await writers.query(
+          `INSERT INTO events (space_id, stream_id, stream_position, event_id, event_type, data, metadata)
+           SELECT 'grown-space-' || ((g + $1::bigint) % ${SPACES}), 'token-' || gen_random_uuid(), 1,
+                  ${newId}, 'private-token-issued',
+                  $2::jsonb || jsonb_build_object('client_id', 'grown-client-' || (g % 50),
+                                                  'jti', gen_random_uuid()::text),
+                  $3::jsonb
+           FROM generate_series(1, $4::int) g`,
+          [offset, JSON.stringify(template.data), JSON.stringify(template.metadata), size],
+        );
+      }
+    };
+    await Promise.all([writer(), writer(), writer(), writer()]);
+  }
+
+  /** Seconds until the projector's views and the sealer have reached what is in the log now. */
+  async function caughtUp(): Promise<{ projector: number; sealer: number }> {
+    const started = process.hrtime.bigint();
+    const { rows } = await pool.query<{ total: string }>('SELECT count(*) AS total FROM events');
+    const total = Number(rows[0]!.total);
+    let projector: number | undefined;
+    let sealer: number | undefined;
+    while (projector === undefined || sealer === undefined) {
+      const state = (
+        await pool.query<{ behind: boolean; sealed: string }>(
+          `SELECT (SELECT (transaction_id, global_position) FROM events
+                    WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+                    ORDER BY transaction_id DESC, global_position DESC LIMIT 1)
+                  IS DISTINCT FROM
+                  (SELECT (transaction_id, global_position) FROM projection_checkpoints
+                    WHERE projection = 'rates') AS behind,
+                  (SELECT COALESCE(max(tree_size), 0) FROM log_seals) AS sealed`,
+        )
+      ).rows[0]!;
+      if (projector === undefined && !state.behind) projector = seconds(started);
+      if (sealer === undefined && Number(state.sealed) >= total) sealer = seconds(started);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    return { projector, sealer };
+  }
+
+  async function latency(url: string): Promise<number> {
+    // A proof waits for the next signed tree head to cover the event.
+    for (let i = 0; i < 120; i += 1) {
+      if ((await fetch(url, { headers: auditHeaders })).status !== 404) break;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    const times: number[] = [];
+    for (let i = 0; i < 5; i += 1) {
+      const started = process.hrtime.bigint();
+      const answer = await fetch(url, { headers: auditHeaders });
+      const body = await answer.text();
+      if (!answer.ok) throw new Error(`${url} answered ${answer.status}: ${body}`);
+      times.push(seconds(started) * 1000);
+    }
+    return times.sort((a, b) => a - b)[2]!;
+  }
+
+  interface Row {
+    readonly size: string;
+    readonly grown: number;
+    readonly growSeconds: number;
+    readonly catchUp: { projector: number; sealer: number };
+    readonly ours: Measured;
+    readonly peer: Measured;
+    readonly proofMs: number;
+    readonly exportMs: number;
+    readonly bytesPerToken: number;
+  }
+  const rows: Row[] = [];
+  let inLog = 0;
+  for (const size of sizes) {
+    const grown = Math.max(0, size - inLog);
+    log(`growing the log by ${grown.toLocaleString('en')} events to ${size.toLocaleString('en')}`);
+    const growStarted = process.hrtime.bigint();
+    await grow(grown, GROUP);
+    const growSeconds = seconds(growStarted);
+    inLog += grown;
+    const catchUp = await caughtUp();
+    log(
+      `caught up: projector ${catchUp.projector.toFixed(1)} s, sealer ${catchUp.sealer.toFixed(1)} s`,
+    );
+    const peer = await load('peer', plan, peerRequest);
+    const ours = await load('ours', plan, privateRequest);
+    await caughtUp();
+    const proofMs = await latency(`${api}/v1/audit/proof/inclusion?tree=space&jti=${jti}`);
+    const hour = 3600_000;
+    const exportMs = await latency(
+      `${api}/v1/audit/export?from=${new Date(Date.now() - hour).toISOString()}&to=${new Date(Date.now() + 60_000).toISOString()}`,
+    );
+    const storage = await bytesPerToken(pool);
+    rows.push({
+      size: size.toLocaleString('en'),
+      grown,
+      growSeconds,
+      catchUp,
+      ours,
+      peer,
+      proofMs,
+      exportMs,
+      bytesPerToken: Math.round(storage.bytes / Math.max(storage.tokens, 1)),
+    });
+    log(`${size}: ours ${ours.rps.toFixed(0)}/s, peer ${peer.rps.toFixed(0)}/s`);
+  }
+
+  const bulk = Number(values.bulk);
+  let bulkLine = '';
+  if (bulk > 0) {
+    log(`one bulk transaction of ${bulk.toLocaleString('en')} events`);
+    await grow(bulk, bulk);
+    const { projector, sealer } = await caughtUp();
+    bulkLine =
+      `After one transaction of ${bulk.toLocaleString('en')} events: the projector caught up in ` +
+      `${projector.toFixed(1)} s (${Math.round(bulk / projector).toLocaleString('en')} events/s), ` +
+      `the sealer in ${sealer.toFixed(1)} s (${Math.round(bulk / sealer).toLocaleString('en')} events/s).`;
+  }
+
+  const baseline = rows[0]!;
+  const ratio = (row: Row) => row.ours.rps / row.peer.rps;
+  const lines = [
+    '| log size | grown (events/s) | projector caught up | sealer caught up | private tokens/s | peer/s | ours ÷ peer | vs first row | p99 ms | inclusion proof ms | export ms | bytes/token |',
+    '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ...rows.map(
+      (row) =>
+        `| ${row.size} | ${row.grown === 0 ? '–' : Math.round(row.grown / row.growSeconds).toLocaleString('en')} | ${row.catchUp.projector.toFixed(1)} s | ${row.catchUp.sealer.toFixed(1)} s | ${row.ours.rps.toFixed(0)} | ${row.peer.rps.toFixed(0)} | ${ratio(row).toFixed(2)} | ${(ratio(row) / ratio(baseline)).toFixed(2)} | ${row.ours.p99} | ${row.proofMs.toFixed(1)} | ${row.exportMs.toFixed(1)} | ${row.bytesPerToken} |`,
+    ),
+    '',
+    bulkLine,
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+} finally {
+  stopAll();
+  await writers.end();
+  await database.stop();
+}

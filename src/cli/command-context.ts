@@ -68,7 +68,7 @@ export async function createCommandContext(
     maxSpaces: config.SIGNING_KEY_CACHE_MAX_KEYS,
   });
   const spaceRing = async (spaceId: string) =>
-    spaceKeys.owns(spaceId) ? await spaceKeys.ring(spaceId) : undefined;
+    (await spaceKeys.hasKeys(spaceId)) ? await spaceKeys.ring(spaceId) : undefined;
   return {
     events,
     limits: createLimits({

@@ -26,10 +26,19 @@ export interface SpaceRing extends PublicKeys {
  */
 export interface SpaceKeyStore {
   /**
-   * Whether `spaceId` signs with its own ring: every space under `all`, else those an admin turned
-   * on (a set re-read every `refreshMs`). Synchronous: issuance asks it on every token.
+   * Whether issuance signs `spaceId`'s tokens with its own ring: every space under `all` (its
+   * first issuance makes its first key), else those that have keys. Synchronous: issuance asks it
+   * on every token.
    */
-  owns(spaceId: string): boolean;
+  signsOwn(spaceId: string): boolean;
+  /**
+   * Whether `spaceId` has keys of its own, so a token or a JWKS request naming it is answered
+   * from its ring. A space id nobody made (an unsigned token's `iss`, a path) reads no ring and
+   * evicts none (issue 51): it is looked up in the set of spaces with keys, re-read every
+   * `refreshMs` and, on a miss, at most once a second whoever asks (a ring another process just
+   * made is found at once, and made-up ids cost the database nothing more).
+   */
+  hasKeys(spaceId: string): Promise<boolean>;
   /**
    * Since when the space signs with its own ring (ms since the epoch: the activation of the
    * oldest key it publishes); undefined while it signs with the shared ring. A token of the shared
@@ -44,6 +53,9 @@ export interface SpaceKeyStore {
   /** Stops the periodic re-read. */
   close(): void;
 }
+
+// A miss re-reads the set of spaces with keys at most this often, whoever asks.
+const MISS_REREAD_MS = 1000;
 
 /** Opens the spaces' key rings; see {@link SpaceKeyStore}. */
 export async function openSpaceKeyStore(
@@ -61,17 +73,19 @@ export async function openSpaceKeyStore(
   const held = new BoundedCache<string, { keys: LoadedKey[]; loadedAt: number }>(options.maxSpaces);
   const loading = new Map<string, Promise<LoadedKey[]>>();
   let enabled = new Set<string>();
-  const readEnabled = async () => {
-    if (options.mode === 'all') return;
-    const rows = await db
-      .selectFrom('signing_keys')
-      .select('space_id')
-      .where('space_id', 'is not', null)
-      .groupBy('space_id')
-      .execute();
-    enabled = new Set(rows.map((row) => row.space_id!));
-  };
-  const owns = (spaceId: string) => options.mode === 'all' || enabled.has(spaceId);
+  let enabledAt = 0;
+  let reading: Promise<void> | undefined;
+  const readEnabled = () =>
+    (reading ??= (async () => {
+      const rows = await db
+        .selectFrom('signing_keys')
+        .select('space_id')
+        .where('space_id', 'is not', null)
+        .groupBy('space_id')
+        .execute();
+      enabled = new Set(rows.map((row) => row.space_id!));
+      enabledAt = now();
+    })().finally(() => (reading = undefined)));
   await readEnabled();
   const timer = setInterval(() => void readEnabled().catch(() => undefined), options.refreshMs);
   timer.unref();
@@ -103,9 +117,14 @@ export async function openSpaceKeyStore(
   }
 
   return {
-    owns,
+    signsOwn: (spaceId) => options.mode === 'all' || enabled.has(spaceId),
+    async hasKeys(spaceId) {
+      if (enabled.has(spaceId)) return true;
+      if (now() - enabledAt >= MISS_REREAD_MS) await readEnabled().catch(() => undefined);
+      return enabled.has(spaceId);
+    },
     async ownedSince(spaceId) {
-      if (!owns(spaceId)) return undefined;
+      if (!enabled.has(spaceId)) return undefined;
       const keys = await keysOf(spaceId);
       return keys.length > 0 ? Math.min(...keys.map((key) => key.activatesAt)) : undefined;
     },

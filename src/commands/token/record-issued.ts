@@ -33,7 +33,7 @@ export async function recordIssuedToken(
   // with keys of its own signs with its ring alone and names its own issuer; every other space
   // takes the shared ring's key at the cost of one set lookup.
   const spaces = ctx.spaceKeys;
-  const token = spaces?.store.owns(claims.space_id)
+  const token = spaces?.store.signsOwn(claims.space_id)
     ? await signedByRing(ctx, spaces, claims)
     : await signAccessTokenOffThread(ctx.keys.current(), claims);
   const streamId = streams.token(claims.jti);

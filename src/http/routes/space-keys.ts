@@ -23,9 +23,11 @@ const spaceKeysEnabled = z.object({
 });
 
 /** The space named in the path, when it signs with keys of its own; else 404. */
-function spaceWithOwnKeys(ctx: RequestContext, spaces: SpaceSigning): string {
+async function spaceWithOwnKeys(ctx: RequestContext, spaces: SpaceSigning): Promise<string> {
   const { space_id: spaceId } = validate(spacePath, ctx.params, 'path');
-  if (!spaces.store.owns(spaceId)) throw new NotFoundError('this space has no keys of its own');
+  if (!(await spaces.store.hasKeys(spaceId))) {
+    throw new NotFoundError('this space has no keys of its own');
+  }
   return spaceId;
 }
 
@@ -50,8 +52,8 @@ export function spaceKeyRoutes(
     errors: ['not_found'],
     dialect: 'problem',
   } as const;
-  const metadata = (ctx: RequestContext) => {
-    const spaceId = spaceWithOwnKeys(ctx, spaces);
+  const metadata = async (ctx: RequestContext) => {
+    const spaceId = await spaceWithOwnKeys(ctx, spaces);
     ctx.set('Cache-Control', 'public, max-age=3600');
     ctx.body = discoveryMetadata(spaceIssuer(issuer, spaceId), issuer, catalog);
   };
@@ -66,7 +68,7 @@ export function spaceKeyRoutes(
       summary: "The public keys of a space's own issuer: they verify its tokens only",
       responses: [{ status: 200, description: 'JWK set', schema: jwks }],
       async handle(ctx) {
-        const spaceId = spaceWithOwnKeys(ctx, spaces);
+        const spaceId = await spaceWithOwnKeys(ctx, spaces);
         ctx.set('Cache-Control', 'public, max-age=300');
         ctx.body = (await spaces.store.ring(spaceId)).jwks();
       },

@@ -134,6 +134,7 @@ try {
     backend: 'pkcs11',
     sign: async (kid, input) => session.sign(kid, input),
     generate: () => Promise.reject(new Error('not here')),
+    discard: () => Promise.reject(new Error('not here')),
     publicJwk: async () => undefined,
     close: async () => session.close(),
   };

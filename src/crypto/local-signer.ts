@@ -51,6 +51,8 @@ export function createLocalSigner(
   return {
     backend: 'local',
     generate: () => generateSealedSigningKey(kek),
+    // A local key exists only in the memory of whoever made it until a ring records it.
+    discard: async () => undefined,
     async sign(kid, signingInput) {
       const key = await privateKeyOf(kid);
       return new Promise((resolve, reject) =>

@@ -29,6 +29,11 @@ export interface TokenSigner {
   generate(): Promise<GeneratedSigningKey>;
   /** The Ed25519 signature of `signingInput` by key `kid`, computed off the event loop. */
   sign(kid: string, signingInput: Buffer): Promise<Buffer>;
+  /**
+   * Destroys key `kid` that {@link generate} made and no ring records (a decision that needed no
+   * key, a change refused or lost): nothing of it stays in the HSM. Never for a recorded key.
+   */
+  discard(kid: string): Promise<void>;
   /** The public JWK of key `kid`, read from where the key lives; undefined when there is none. */
   publicJwk(kid: string): Promise<JWK | undefined>;
   /** Releases what it holds (the HSM session and its thread). */

@@ -203,6 +203,9 @@ export async function openPkcs11Signer(
         stored: { hsm: 'pkcs11', token: settings.tokenLabel },
       };
     },
+    async discard(kid) {
+      await submit({ op: 'destroy', kid });
+    },
     async publicJwk(kid) {
       const value = await submit({ op: 'public-jwk', kid });
       return value === null ? undefined : (generatedSchema.shape.publicJwk.parse(value) as JWK);

@@ -161,6 +161,20 @@ export class TokenSession {
     return handle ? publicJwkOf(kid, this.#publicPoint(handle)) : undefined;
   }
 
+  /**
+   * Destroys every object of key `kid` (its two halves) and forgets its handle; returns how many
+   * there were. Only for a key no ring records: see TokenSigner.discard.
+   */
+  destroy(kid: string): number {
+    this.#handles.delete(kid);
+    const objects = [
+      ...this.#find(pkcs11js.CKO_PRIVATE_KEY, kid),
+      ...this.#find(pkcs11js.CKO_PUBLIC_KEY, kid),
+    ];
+    for (const object of objects) this.#module.C_DestroyObject(this.#session, object);
+    return objects.length;
+  }
+
   #handleOf(kid: string): Buffer {
     const held = this.#handles.get(kid);
     if (held) return held;

@@ -7,7 +7,7 @@ import type { Logger } from '../config/logger.js';
 import { connect, type DatabaseHandle } from '../db/database.js';
 import { createReadRouter } from '../db/read-replica.js';
 import { connectOptions } from './runtime.js';
-import { databaseReadiness } from '../db/readiness.js';
+import { databaseReadiness, readinessWith } from '../db/readiness.js';
 import { isPrivileged, rolePrivileges } from '../db/privileges.js';
 import { createApp } from '../http/app.js';
 import { forwardedFor } from '../http/forwarded.js';
@@ -134,7 +134,13 @@ export async function startApiServer(
     reads,
     auditKey,
     auditStream: auditStream.routes,
-    health: healthRoutes(readiness, logger, () => [...warnings, ...forwarded.warnings()]),
+    health: healthRoutes(
+      readinessWith(readiness, () =>
+        commands.signer?.health().ok === false ? 'signer_unavailable' : undefined,
+      ),
+      logger,
+      () => [...warnings, ...forwarded.warnings()],
+    ),
   });
   const gates: RouteGates = {
     login: { verifier: loginVerifier, limits: commands.limits, refusals: commands.refusals },

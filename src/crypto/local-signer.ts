@@ -69,6 +69,7 @@ export function createLocalSigner(
         .executeTakeFirst();
       return row?.public_jwk as JWK | undefined;
     },
+    health: () => ({ ok: true }),
     close: async () => undefined,
   };
 }

@@ -57,7 +57,7 @@ export class TokenSession {
   readonly #handles: BoundedCache<string, Buffer>;
 
   constructor(readonly settings: Pkcs11Settings) {
-    pkcs11js = loadPkcs11Binding();
+    pkcs11js = loadPkcs11Binding(settings.binding);
     this.#module = new pkcs11js.PKCS11();
     this.#handles = new BoundedCache(settings.maxKeys);
     try {

@@ -26,6 +26,7 @@ import { apiRoutes } from './api-routes.js';
 import { createAppendNotifier } from '../event-store/notify.js';
 import { loadAuditPublicKey } from '../audit-trail/audit-key.js';
 import { createLoginTokenVerifier } from '../crypto/login-tokens.js';
+import { signerReadiness } from '../crypto/token-signer.js';
 import { msOf } from '../domain/times.js';
 
 /** A listening API and how to drain it. */
@@ -135,9 +136,7 @@ export async function startApiServer(
     auditKey,
     auditStream: auditStream.routes,
     health: healthRoutes(
-      readinessWith(readiness, () =>
-        commands.signer?.health().ok === false ? 'signer_unavailable' : undefined,
-      ),
+      readinessWith(readiness, ...(commands.signer ? [signerReadiness(commands.signer)] : [])),
       logger,
       () => [...warnings, ...forwarded.warnings()],
     ),

@@ -1,5 +1,6 @@
 import type { JWK } from 'jose';
 import { z } from 'zod';
+import type { NotReadyReason } from '../db/readiness.js';
 
 /** Where access-token signing keys live and sign: sealed in the database, or in an HSM. */
 export type SigningBackend = 'local' | 'pkcs11';
@@ -49,6 +50,13 @@ export interface TokenSigner {
 export type SignerHealth =
   | { readonly ok: true }
   | { readonly ok: false; readonly reason: 'stalled' | 'restarting' | 'closed' };
+
+/** Readiness's view of `signer` (see readinessWith): `signer_unavailable` while it cannot sign. */
+export function signerReadiness(
+  signer: Pick<TokenSigner, 'health'>,
+): () => NotReadyReason | undefined {
+  return () => (signer.health().ok ? undefined : 'signer_unavailable');
+}
 
 /**
  * What the database keeps of a key whose private half lives in an HSM: which kind and which token,

@@ -1,6 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { pino } from 'pino';
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import pkcs11js from 'pkcs11js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,7 +14,11 @@ import { ConfigError, loadConfig } from '../../src/config/config.js';
 import { UnavailableError } from '../../src/errors/errors.js';
 import { openPkcs11Signer, type Pkcs11Signer } from '../../src/crypto/pkcs11/pkcs11-signer.js';
 import { pkcs11SettingsOf, type Pkcs11Settings } from '../../src/crypto/pkcs11/settings.js';
-import { isHsmKeyReference } from '../../src/crypto/token-signer.js';
+import { isHsmKeyReference, signerReadiness } from '../../src/crypto/token-signer.js';
+import { readinessWith } from '../../src/db/readiness.js';
+import { createApp } from '../../src/http/app.js';
+import { mountRoutes } from '../../src/http/route.js';
+import { healthRoutes } from '../../src/http/routes/health.js';
 import { createTestToken, SOFTHSM_MODULE, type TestToken } from '../support/softhsm.js';
 
 let token: TestToken;
@@ -234,11 +240,33 @@ describe('PKCS#11 signer: a stalled HSM call (SoftHSM2, one call made to block)'
   it('replaces the wedged thread, says so to readiness meanwhile, and another space signs again without a restart', async () => {
     const stallFile = path.join(path.dirname(token.conf), 'stall');
     process.env.PKCS11_STALL_FILE = stallFile;
-    const timeoutMs = 1000;
+    // Long enough for a thread to start and log in under vitest on a loaded machine.
+    const timeoutMs = 2000;
     const signer = await openPkcs11Signer(
       { ...settings, binding: STALLING_BINDING },
       { timeoutMs },
     );
+    // The API's /readyz over a database that answers, and this signer.
+    const app = createApp({
+      logger: pino({ level: 'silent' }),
+      trustedProxyHops: 0,
+      routers: [
+        mountRoutes(
+          healthRoutes(
+            readinessWith({ check: async () => ({ ready: true }) }, signerReadiness(signer)),
+            pino({ level: 'silent' }),
+          ),
+        ),
+      ],
+    });
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const readyz = async () => {
+      const { port } = server.address() as AddressInfo;
+      const response = await fetch(`http://127.0.0.1:${port}/readyz`);
+      const body = (await response.json()) as { reason?: string };
+      return { status: response.status, ...(body.reason ? { reason: body.reason } : {}) };
+    };
     try {
       const { kid } = await signer.generate();
       await signer.sign(kid, Buffer.from('warm'), 'space-a');
@@ -249,8 +277,8 @@ describe('PKCS#11 signer: a stalled HSM call (SoftHSM2, one call made to block)'
         () => undefined,
         (error: unknown) => error,
       );
-      // Another space's tokens, one after another, for four deadlines; each answer is timed.
-      const window = 4 * timeoutMs;
+      // Another space's tokens, one after another, for three deadlines; each answer is timed.
+      const window = 3 * timeoutMs;
       const answers: Array<{ readonly at: number; readonly took: number; readonly ok: boolean }> =
         [];
       const issuing = (async () => {
@@ -269,8 +297,9 @@ describe('PKCS#11 signer: a stalled HSM call (SoftHSM2, one call made to block)'
         }
       })();
       await sleep(0.7 * timeoutMs);
-      // Wedged: a batch out for more than half the deadline.
+      // Wedged: a batch out for more than half the deadline. /readyz says so.
       expect(signer.health()).toMatchObject({ ok: false });
+      expect(await readyz()).toEqual({ status: 503, reason: 'signer_unavailable' });
       expect(await stalled).toBeInstanceOf(UnavailableError);
       await issuing;
       const firstSigned = answers.find((answer) => answer.ok);
@@ -285,9 +314,11 @@ describe('PKCS#11 signer: a stalled HSM call (SoftHSM2, one call made to block)'
       // Queued behind the stall, a request waits its own deadline at most, never the stall's 30 s.
       for (const answer of answers) expect(answer.took).toBeLessThan(2.5 * timeoutMs);
       expect(signer.health()).toEqual({ ok: true });
+      expect(await readyz()).toEqual({ status: 200 });
       expect(signer.stats().replaced).toBe(1);
     } finally {
       delete process.env.PKCS11_STALL_FILE;
+      server.close();
       await signer.close();
     }
   });

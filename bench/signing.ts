@@ -91,7 +91,7 @@ async function missCost(kids: readonly string[]): Promise<number> {
   const signer = await openPkcs11Signer({ ...settings, maxKeys: 1 }, { timeoutMs: 120_000 });
   try {
     const started = performance.now();
-    for (let i = 0; i < 40; i++) await signer.sign(kids[i % 2]!, Buffer.from('lookup'));
+    for (let i = 0; i < 40; i++) await signer.sign(kids[i % 2]!, Buffer.from('lookup'), 'bench');
     return (performance.now() - started) / 40;
   } finally {
     await signer.close();
@@ -113,7 +113,7 @@ try {
     // A cold cache finds each key by CKA_ID first (missCost below): found once, before the clock.
     const signer = await openPkcs11Signer({ ...settings, maxKeys }, { timeoutMs: 120_000 });
     for (let i = 0; i < Math.min(spaces, maxKeys); i++)
-      await signer.sign(pick(i), Buffer.from('w'));
+      await signer.sign(pick(i), Buffer.from('w'), 'bench');
     try {
       rows.push(await measure(name, (i) => ({ kid: pick(i), signer })));
     } finally {
@@ -134,7 +134,9 @@ try {
     backend: 'pkcs11',
     sign: async (kid, input) => session.sign(kid, input),
     generate: () => Promise.reject(new Error('not here')),
+    discard: () => Promise.reject(new Error('not here')),
     publicJwk: async () => undefined,
+    health: () => ({ ok: true }),
     close: async () => session.close(),
   };
   rows.push(

@@ -7,7 +7,7 @@ import type { Logger } from '../config/logger.js';
 import { connect, type DatabaseHandle } from '../db/database.js';
 import { createReadRouter } from '../db/read-replica.js';
 import { connectOptions } from './runtime.js';
-import { databaseReadiness } from '../db/readiness.js';
+import { databaseReadiness, readinessWith } from '../db/readiness.js';
 import { isPrivileged, rolePrivileges } from '../db/privileges.js';
 import { createApp } from '../http/app.js';
 import { forwardedFor } from '../http/forwarded.js';
@@ -26,6 +26,7 @@ import { apiRoutes } from './api-routes.js';
 import { createAppendNotifier } from '../event-store/notify.js';
 import { loadAuditPublicKey } from '../audit-trail/audit-key.js';
 import { createLoginTokenVerifier } from '../crypto/login-tokens.js';
+import { signerReadiness } from '../crypto/token-signer.js';
 import { msOf } from '../domain/times.js';
 
 /** A listening API and how to drain it. */
@@ -134,7 +135,11 @@ export async function startApiServer(
     reads,
     auditKey,
     auditStream: auditStream.routes,
-    health: healthRoutes(readiness, logger, () => [...warnings, ...forwarded.warnings()]),
+    health: healthRoutes(
+      readinessWith(readiness, ...(commands.signer ? [signerReadiness(commands.signer)] : [])),
+      logger,
+      () => [...warnings, ...forwarded.warnings()],
+    ),
   });
   const gates: RouteGates = {
     login: { verifier: loginVerifier, limits: commands.limits, refusals: commands.refusals },

@@ -11,6 +11,7 @@ import { createEventStore, type AppendListener } from '../event-store/event-stor
 import { workerPeers } from '../limits/cluster-peers.js';
 import { postgresPeers } from '../limits/postgres-peers.js';
 import { createLimits } from '../limits/limits.js';
+import { perSpaceShare } from '../limits/fair-queue.js';
 import { createCredentialLookup } from '../projections/credential-lookup.js';
 import { createRevocationLookup } from '../projections/revocation-lookup.js';
 import { findIdempotentResponse } from '../projections/idempotent-responses.js';
@@ -46,8 +47,7 @@ export async function createCommandContext(
     failed: options.failed,
     batching: {
       maxQueued: config.APPEND_QUEUE_LIMIT,
-      // A quarter of the queue per space: three tenants flooding together still leave room.
-      maxQueuedPerSpace: Math.max(1, Math.ceil(config.APPEND_QUEUE_LIMIT / 4)),
+      maxQueuedPerSpace: perSpaceShare(config.APPEND_QUEUE_LIMIT),
       maxWaitMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
     },
   });
@@ -111,6 +111,7 @@ export async function createCommandContext(
       maxEntries: config.REVOCATION_LOOKUP_MAX_ENTRIES,
     }),
     keys,
+    signer,
     spaceKeys: { store: spaceKeys, maker: signer },
     verifier: createAccessTokenVerifier(
       keys,

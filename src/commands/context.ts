@@ -6,6 +6,7 @@ import type { ScopeCatalog } from '../domain/scope-catalog.js';
 import type { SecretHasher } from '../crypto/secrets.js';
 import type { AccessTokenVerifier } from '../crypto/access-tokens.js';
 import type { KeyStore } from '../crypto/key-store.js';
+import type { TokenSigner } from '../crypto/token-signer.js';
 import type { Limits } from '../limits/limits.js';
 import type { FailureEvents } from './client-authentication/failure-events.js';
 import type { AccessRefusals } from './access-refusal/record.js';
@@ -25,6 +26,8 @@ export interface CommandContext {
   readonly revocations: RevocationLookup;
   /** The shared key ring: every space's tokens but those of spaces with keys of their own. */
   readonly keys: KeyStore;
+  /** What signs (SIGNING_BACKEND), for readiness; absent where nothing signs through one. */
+  readonly signer?: Pick<TokenSigner, 'health'>;
   /** The spaces' own key rings (issue 42); absent: every space signs with the shared ring. */
   readonly spaceKeys?: SpaceSigning;
   /** This process's budgets (per client, failed authentications, bad login tokens). */

@@ -10,7 +10,7 @@ export const eventLogSettings = {
     .max(1_000_000)
     .default(10_000)
     .describe(
-      'Issuances waiting for a group commit, per API process; past it new ones get 503 at once.',
+      "Issuances waiting for a group commit, per API process, a quarter of it per space; past it new ones get 503 at once. The PKCS#11 signer's queue has the same bounds.",
     ),
   // Issue 20: written to the database by the migration step.
   EVENT_PARTITION_INTERVAL: z

@@ -69,7 +69,7 @@ export const processSettings = {
     .max(600_000)
     .default(5000)
     .describe(
-      'Backstop: a request still unanswered after this many milliseconds gets 503 with `Retry-After`.',
+      "Backstop: a request still unanswered after this many milliseconds gets 503 with `Retry-After`. Also the PKCS#11 signer's deadline: a batch unanswered this long gets its thread replaced, a request waiting this long for a batch is refused.",
     ),
   SHUTDOWN_TIMEOUT_MS: z.coerce
     .number()

@@ -9,7 +9,6 @@ import {
   type AccessTokenPolicy,
   type PublicKeys,
 } from './issuer-keys.js';
-import type { TokenSigner } from './token-signer.js';
 import type { Clock } from '../domain/ports.js';
 import { secondsOf } from '../domain/times.js';
 import { tokenOfKind, type TokenKind } from '../domain/policy.js';
@@ -93,7 +92,10 @@ export function signAccessTokenOffThread(
 ): Promise<string> {
   const signingInput = signingInputOf(key, claims);
   // A key in an HSM signs through its signer's own thread (src/crypto/pkcs11), batched.
-  if (!key.privateKey) return signedBy(key.signer, key.kid, signingInput);
+  if (!key.privateKey) {
+    const signed = key.signer.sign(key.kid, Buffer.from(signingInput), claims.space_id);
+    return signed.then((signature) => `${signingInput}.${signature.toString('base64url')}`);
+  }
   const privateKey = key.privateKey;
   return new Promise((resolve, reject) => {
     sign(null, Buffer.from(signingInput), privateKey, (error, signature) => {
@@ -101,11 +103,6 @@ export function signAccessTokenOffThread(
       else resolve(`${signingInput}.${signature.toString('base64url')}`);
     });
   });
-}
-
-async function signedBy(signer: TokenSigner, kid: string, signingInput: string): Promise<string> {
-  const signature = await signer.sign(kid, Buffer.from(signingInput));
-  return `${signingInput}.${signature.toString('base64url')}`;
 }
 
 export type { PublicKeys, AccessTokenPolicy } from './issuer-keys.js';

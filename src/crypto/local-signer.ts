@@ -51,6 +51,8 @@ export function createLocalSigner(
   return {
     backend: 'local',
     generate: () => generateSealedSigningKey(kek),
+    // A local key exists only in the memory of whoever made it until a ring records it.
+    discard: async () => undefined,
     async sign(kid, signingInput) {
       const key = await privateKeyOf(kid);
       return new Promise((resolve, reject) =>
@@ -67,6 +69,7 @@ export function createLocalSigner(
         .executeTakeFirst();
       return row?.public_jwk as JWK | undefined;
     },
+    health: () => ({ ok: true }),
     close: async () => undefined,
   };
 }

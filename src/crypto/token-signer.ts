@@ -1,5 +1,6 @@
 import type { JWK } from 'jose';
 import { z } from 'zod';
+import type { NotReadyReason } from '../db/readiness.js';
 
 /** Where access-token signing keys live and sign: sealed in the database, or in an HSM. */
 export type SigningBackend = 'local' | 'pkcs11';
@@ -27,12 +28,34 @@ export interface TokenSigner {
   readonly backend: SigningBackend;
   /** Makes a new Ed25519 key (inside the HSM for PKCS#11); it signs nothing until recorded. */
   generate(): Promise<GeneratedSigningKey>;
-  /** The Ed25519 signature of `signingInput` by key `kid`, computed off the event loop. */
-  sign(kid: string, signingInput: Buffer): Promise<Buffer>;
+  /**
+   * The Ed25519 signature of `signingInput` by key `kid`, computed off the event loop, for a token
+   * of space `spaceId` (its share of a shared HSM's queue).
+   */
+  sign(kid: string, signingInput: Buffer, spaceId: string): Promise<Buffer>;
+  /**
+   * Destroys key `kid` that {@link generate} made and no ring records (a decision that needed no
+   * key, a change refused or lost): nothing of it stays in the HSM. Never for a recorded key.
+   */
+  discard(kid: string): Promise<void>;
   /** The public JWK of key `kid`, read from where the key lives; undefined when there is none. */
   publicJwk(kid: string): Promise<JWK | undefined>;
+  /** Whether it can sign now, for readiness: an HSM that stalls or is logging in again cannot. */
+  health(): SignerHealth;
   /** Releases what it holds (the HSM session and its thread). */
   close(): Promise<void>;
+}
+
+/** A signer's state for readiness; `reason` names why it cannot sign now. */
+export type SignerHealth =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly reason: 'stalled' | 'restarting' | 'closed' };
+
+/** Readiness's view of `signer` (see readinessWith): `signer_unavailable` while it cannot sign. */
+export function signerReadiness(
+  signer: Pick<TokenSigner, 'health'>,
+): () => NotReadyReason | undefined {
+  return () => (signer.health().ok ? undefined : 'signer_unavailable');
 }
 
 /**

@@ -2,7 +2,8 @@ import type pg from 'pg';
 import { isMigrated } from './migrate.js';
 
 /** Why the service is not ready, in words safe to show anyone (no database error text). */
-export type NotReadyReason = 'database_unreachable' | 'database_timeout' | 'migrations_pending';
+export type NotReadyReason =
+  'database_unreachable' | 'database_timeout' | 'migrations_pending' | 'signer_unavailable';
 
 /** Whether the database can serve requests right now. */
 export interface Readiness {
@@ -37,6 +38,27 @@ export function databaseReadiness(pool: pg.Pool, timeoutMs = 2000): Readiness {
       } finally {
         clearTimeout(timer);
       }
+    },
+  };
+}
+
+/**
+ * `readiness`, then each of `others` (a reason when not ready): the first that is not ready names
+ * why. The signer is one: a process whose HSM stalls would answer every issuance with 503.
+ */
+export function readinessWith(
+  readiness: Readiness,
+  ...others: ReadonlyArray<() => NotReadyReason | undefined>
+): Readiness {
+  return {
+    async check() {
+      const state = await readiness.check();
+      if (!state.ready) return state;
+      for (const other of others) {
+        const reason = other();
+        if (reason) return { ready: false, reason };
+      }
+      return state;
     },
   };
 }

@@ -8,6 +8,7 @@ import {
   type AppendResult,
 } from './append-to-stream.js';
 import { insertEvents, streamRows } from './insert-events.js';
+import { createFairQueue } from '../limits/fair-queue.js';
 
 /** Appends new streams, many per round trip. */
 export interface BatchedAppender {
@@ -36,7 +37,6 @@ export interface BatchedAppenderOptions {
 
 interface Pending {
   readonly input: AppendInput;
-  readonly since: number;
   resolve(result: AppendResult): void;
   reject(error: unknown): void;
 }
@@ -64,40 +64,20 @@ export function createBatchedAppender(
   const maxBatch = options.maxBatch ?? 500;
   const maxInFlight = options.maxInFlight ?? 1;
   const maxQueued = options.maxQueued ?? 10_000;
-  const maxQueuedPerSpace = options.maxQueuedPerSpace ?? maxQueued;
-  const queuedBySpace = new Map<string, number>();
-  const leave = (pending: readonly Pending[]) => {
-    for (const { input } of pending) {
-      const left = (queuedBySpace.get(input.spaceId) ?? 1) - 1;
-      if (left > 0) queuedBySpace.set(input.spaceId, left);
-      else queuedBySpace.delete(input.spaceId);
-    }
-  };
-  const maxWaitMs = options.maxWaitMs ?? 5_000;
-  let queue: Pending[] = [];
-  let inFlight = 0;
-  let sweeper: NodeJS.Timeout | undefined;
-
-  // While anything waits, expire what waited too long (the batch ahead may be stuck on a stall).
-  const sweep = () => {
-    const cutoff = Date.now() - maxWaitMs;
-    const expired = queue.filter((pending) => pending.since <= cutoff);
-    if (expired.length > 0) {
-      queue = queue.filter((pending) => pending.since > cutoff);
-      leave(expired);
+  const queue = createFairQueue<Pending>({
+    maxQueued,
+    maxQueuedPerSpace: options.maxQueuedPerSpace ?? maxQueued,
+    maxWaitMs: options.maxWaitMs ?? 5_000,
+    expired(pending) {
       const error = new AppendRefusedError('wait_expired');
-      for (const pending of expired) pending.reject(error);
-    }
-    if (queue.length === 0 && sweeper) {
-      clearInterval(sweeper);
-      sweeper = undefined;
-    }
-  };
+      for (const each of pending) each.reject(error);
+    },
+  });
+  let inFlight = 0;
 
   const flush = () => {
-    while (inFlight < maxInFlight && queue.length > 0) {
-      const batch = queue.splice(0, maxBatch);
-      leave(batch);
+    while (inFlight < maxInFlight && queue.size() > 0) {
+      const batch = queue.take(maxBatch);
       inFlight += 1;
       // Free the slot and send the next batch before answering this one's callers, so whatever
       // they do next finds the writer as it really is.
@@ -153,17 +133,14 @@ export function createBatchedAppender(
   return {
     append(input) {
       if (input.expectedVersion !== 'no_stream') return appendToStream(db, input);
-      const ofSpace = queuedBySpace.get(input.spaceId) ?? 0;
-      if (queue.length >= maxQueued || ofSpace >= maxQueuedPerSpace) {
-        return Promise.reject(new AppendRefusedError('queue_full'));
-      }
-      queuedBySpace.set(input.spaceId, ofSpace + 1);
-      return new Promise<AppendResult>((resolve, reject) => {
-        queue.push({ input, since: Date.now(), resolve, reject });
-        sweeper ??= setInterval(sweep, Math.max(10, maxWaitMs / 4)).unref();
-        flush();
+      let admitted = false;
+      const appended = new Promise<AppendResult>((resolve, reject) => {
+        admitted = queue.offer(input.spaceId, { input, resolve, reject });
       });
+      if (!admitted) return Promise.reject(new AppendRefusedError('queue_full'));
+      flush();
+      return appended;
     },
-    queued: () => queue.length,
+    queued: () => queue.size(),
   };
 }

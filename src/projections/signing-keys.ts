@@ -27,13 +27,15 @@ export async function loadKeyRing(
 
 /**
  * Writes the key ring `evolve` produced, in the append's transaction: a key that is new gets its
- * row with its material (which no event carries), a key whose retirement changed gets it.
+ * row with its material (which no event carries; none when no key is new), a key whose
+ * retirement changed gets it.
  */
 export async function writeKeyRing(
   trx: Transaction<Database>,
   before: KeyRing,
   after: KeyRing,
-  material: { readonly kid: string; readonly privateJwk: object; readonly publicJwk: object },
+  material:
+    { readonly kid: string; readonly privateJwk: object; readonly publicJwk: object } | undefined,
   spaceId: string | null = null,
 ): Promise<void> {
   const old = new Map(before.map((key) => [key.kid, key]));
@@ -41,7 +43,7 @@ export async function writeKeyRing(
     const was = old.get(key.kid);
     const retiredAt = key.retiredAt === null ? null : new Date(key.retiredAt);
     if (!was) {
-      if (key.kid !== material.kid) throw new Error(`no key material for new key ${key.kid}`);
+      if (key.kid !== material?.kid) throw new Error(`no key material for new key ${key.kid}`);
       await trx
         .insertInto('signing_keys')
         .values({

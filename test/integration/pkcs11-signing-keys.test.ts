@@ -2,7 +2,13 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rotateSigningKey } from '../../src/commands/signing-key/change-keys.js';
+import {
+  changeKeys,
+  ensureFirstSigningKey,
+  rotateSigningKey,
+} from '../../src/commands/signing-key/change-keys.js';
+import { decideFirstKey } from '../../src/domain/signing-key/decide.js';
+import { rotateDueSigningKeys } from '../../src/commands/signing-key/scheduled-rotation.js';
 import { rewrapSigningKeys, sealKeysInTheClear } from '../../src/commands/signing-key/reseal.js';
 import { SERVICE_ACTOR } from '../../src/commands/signing-key/actor.js';
 import { ConfigError } from '../../src/config/config.js';
@@ -10,7 +16,12 @@ import { keyEncryptionKey } from '../../src/crypto/key-encryption.js';
 import { loadKeyEncryptionKey } from '../../src/crypto/key-files.js';
 import { openKeyStore, type HsmSigningKey } from '../../src/crypto/key-store.js';
 import { openPkcs11Signer } from '../../src/crypto/pkcs11/pkcs11-signer.js';
-import { createTestToken, SOFTHSM_MODULE, type TestToken } from '../support/softhsm.js';
+import {
+  createTestToken,
+  SOFTHSM_MODULE,
+  tokenObjectCount,
+  type TestToken,
+} from '../support/softhsm.js';
 import {
   AUDIENCE,
   createCredentialVia,
@@ -127,5 +138,61 @@ describe('SIGNING_BACKEND=pkcs11: the service signs in the token', () => {
     await expect(opened).rejects.toThrow(
       /SIGNING_BACKEND: signing key .* lives in a PKCS#11 token/,
     );
+  });
+
+  // Issue 51, item 3: a key was generated before the decision knew it needed one, so every
+  // "nothing to do" left a key pair in the token (20 enables: 40 objects).
+  it('leaves no key in the token for a change that needs none: 20 enables, starts and due rotations by 3 replicas', async () => {
+    const events = service.api.commands.events;
+    const signer = service.api.commands.spaceKeys!.maker;
+    const kek = await loadKeyEncryptionKey(undefined, service.dataDir);
+    const enable = async (spaceId: string) => {
+      const response = await service.post(
+        '/v1/space/signing-keys',
+        {},
+        {
+          authorization: `Bearer ${await service.loginToken([spaceId])}`,
+          'x-service-space-id': spaceId,
+        },
+      );
+      expect(response.status).toBe(200);
+    };
+    const before = await tokenObjectCount(token);
+    // One after another: the first makes the space's key pair, the 19 others touch no HSM.
+    for (let i = 0; i < 20; i++) await enable('space-enable-twenty');
+    expect(await tokenObjectCount(token)).toBe(before + 2);
+    // 20 at once on a new space: one decision records a key; what the others made is destroyed.
+    await Promise.all(Array.from({ length: 20 }, () => enable('space-enable-race')));
+    expect(await tokenObjectCount(token)).toBe(before + 4);
+    // Every start of a process asks for the first shared key: it is there, nothing is made.
+    for (let i = 0; i < 5; i++) await ensureFirstSigningKey(events, kek, signer);
+    expect(await tokenObjectCount(token)).toBe(before + 4);
+    // Three replicas find the two space rings due at once: each ring rotates once, one pair each.
+    const policy = { signingLifetimeSeconds: 1, publishAheadSeconds: 0, retireAfterSeconds: 3600 };
+    const later = Date.now() + 5000;
+    const rounds = await Promise.all(
+      [1, 2, 3].map(() => rotateDueSigningKeys(events, signer, { spaces: policy }, later)),
+    );
+    expect(rounds.flat().sort()).toEqual(['space-enable-race', 'space-enable-twenty']);
+    expect(await tokenObjectCount(token)).toBe(before + 8);
+    // Asked again, nothing is due: nothing is made.
+    await rotateDueSigningKeys(events, signer, { spaces: policy }, later);
+    expect(await tokenObjectCount(token)).toBe(before + 8);
+    // A change refused once its key is made (here: the decision throws when taken with the key)
+    // destroys that key.
+    let decisions = 0;
+    const refused = changeKeys(
+      events,
+      signer,
+      SERVICE_ACTOR,
+      (command, ring) => {
+        if (++decisions === 2) throw new Error('refused with the key at hand');
+        return { events: decideFirstKey(command, ring, 'space_keys_enabled').events, result: 0 };
+      },
+      'space-enable-refused',
+    );
+    await expect(refused).rejects.toThrow(/refused with the key at hand/);
+    expect(decisions).toBe(2);
+    expect(await tokenObjectCount(token)).toBe(before + 8);
   });
 });

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -62,4 +62,14 @@ function hasSoftHsmUtil(): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * How many objects the tokens of `token`'s directory hold: SoftHSM2's file store keeps each token
+ * object (a key pair is two) as one `.object` file, so a leak shows without a session of our own.
+ */
+export async function tokenObjectCount(token: TestToken): Promise<number> {
+  const tokens = path.join(path.dirname(token.conf), 'tokens');
+  const files = await readdir(tokens, { recursive: true });
+  return files.filter((file) => file.endsWith('.object')).length;
 }

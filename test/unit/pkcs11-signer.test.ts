@@ -1,5 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { pino } from 'pino';
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import pkcs11js from 'pkcs11js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,7 +14,11 @@ import { ConfigError, loadConfig } from '../../src/config/config.js';
 import { UnavailableError } from '../../src/errors/errors.js';
 import { openPkcs11Signer, type Pkcs11Signer } from '../../src/crypto/pkcs11/pkcs11-signer.js';
 import { pkcs11SettingsOf, type Pkcs11Settings } from '../../src/crypto/pkcs11/settings.js';
-import { isHsmKeyReference } from '../../src/crypto/token-signer.js';
+import { isHsmKeyReference, signerReadiness } from '../../src/crypto/token-signer.js';
+import { readinessWith } from '../../src/db/readiness.js';
+import { createApp } from '../../src/http/app.js';
+import { mountRoutes } from '../../src/http/route.js';
+import { healthRoutes } from '../../src/http/routes/health.js';
 import { createTestToken, SOFTHSM_MODULE, type TestToken } from '../support/softhsm.js';
 
 let token: TestToken;
@@ -138,7 +145,7 @@ describe('PKCS#11 signer (SoftHSM2)', () => {
       };
       setImmediate(tick);
       const inputs = Array.from({ length: 600 }, (_, i) => Buffer.from(`input-${i}`));
-      await Promise.all(inputs.map((input) => signer.sign(kid, input)));
+      await Promise.all(inputs.map((input) => signer.sign(kid, input, 's')));
       signing = false;
       return { ticksWhileSigning: ticks, stats: signer.stats() };
     });
@@ -155,7 +162,7 @@ describe('PKCS#11 signer (SoftHSM2)', () => {
       async (signer) => {
         const kid = kids[0]!;
         const results = await Promise.allSettled(
-          Array.from({ length: 50 }, (_, i) => signer.sign(kid, Buffer.from(`${i}`))),
+          Array.from({ length: 50 }, (_, i) => signer.sign(kid, Buffer.from(`${i}`), `space-${i}`)),
         );
         return results.filter((result) => result.status === 'rejected');
       },
@@ -199,5 +206,120 @@ describe('PKCS#11 signer (SoftHSM2)', () => {
     await expect(pkcs11SettingsOf(loadConfig({ SIGNING_BACKEND: 'pkcs11' }))).rejects.toThrow(
       /PKCS11_TOKEN_LABEL: required with SIGNING_BACKEND=pkcs11/,
     );
+  });
+
+  it('one space at its share of the queue cannot starve another space of signatures', async () => {
+    const { flood, other } = await withSigner(
+      async (signer) => {
+        const kid = kids[0]!;
+        // Asked in one turn: all wait for the first batch together.
+        const flood = Array.from({ length: 50 }, (_, i) =>
+          signer.sign(kid, Buffer.from(`a-${i}`), 'space-flood'),
+        );
+        const other = signer.sign(kid, Buffer.from('b'), 'space-other').then(
+          (signature) => signature.length,
+          (error: unknown) => error,
+        );
+        return { flood: await Promise.allSettled(flood), other: await other };
+      },
+      { maxQueued: 20, maxQueuedPerSpace: 5 },
+    );
+    expect(other).toBe(64);
+    expect(flood.filter((result) => result.status === 'fulfilled')).toHaveLength(5);
+    for (const result of flood.filter((result) => result.status === 'rejected')) {
+      expect(result.reason).toBeInstanceOf(UnavailableError);
+    }
+  });
+});
+
+// Issue 51, item 4: a batch that timed out kept its thread and its in-flight slot, so one stalled
+// call stopped every signature of the process until a restart.
+describe('PKCS#11 signer: a stalled HSM call (SoftHSM2, one call made to block)', () => {
+  const STALLING_BINDING = path.resolve('test/support/stalling-pkcs11js.cjs');
+
+  it('replaces the wedged thread, says so to readiness meanwhile, and another space signs again without a restart', async () => {
+    const stallFile = path.join(path.dirname(token.conf), 'stall');
+    process.env.PKCS11_STALL_FILE = stallFile;
+    // Long enough for a thread to start and log in under vitest on a loaded machine.
+    const timeoutMs = 2000;
+    const signer = await openPkcs11Signer(
+      { ...settings, binding: STALLING_BINDING },
+      { timeoutMs },
+    );
+    // The API's /readyz over a database that answers, and this signer.
+    const app = createApp({
+      logger: pino({ level: 'silent' }),
+      trustedProxyHops: 0,
+      routers: [
+        mountRoutes(
+          healthRoutes(
+            readinessWith({ check: async () => ({ ready: true }) }, signerReadiness(signer)),
+            pino({ level: 'silent' }),
+          ),
+        ),
+      ],
+    });
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const readyz = async () => {
+      const { port } = server.address() as AddressInfo;
+      const response = await fetch(`http://127.0.0.1:${port}/readyz`);
+      const body = (await response.json()) as { reason?: string };
+      return { status: response.status, ...(body.reason ? { reason: body.reason } : {}) };
+    };
+    try {
+      const { kid } = await signer.generate();
+      await signer.sign(kid, Buffer.from('warm'), 'space-a');
+      expect(signer.health()).toEqual({ ok: true });
+      await writeFile(stallFile, 'C_Sign 30000');
+      const stalledAt = Date.now();
+      const stalled = signer.sign(kid, Buffer.from('stalls'), 'space-a').then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      // Another space's tokens, one after another, for three deadlines; each answer is timed.
+      const window = 3 * timeoutMs;
+      const answers: Array<{ readonly at: number; readonly took: number; readonly ok: boolean }> =
+        [];
+      const issuing = (async () => {
+        for (let left = window; left > 0; left = window - (Date.now() - stalledAt)) {
+          const asked = Date.now();
+          const signed = signAccessTokenOffThread(
+            { kid, signer },
+            { ...claims(`b-${answers.length}`), space_id: 'space-b' },
+          ).then(
+            () => true,
+            () => false,
+          );
+          const ok = await Promise.race([signed, sleep(left).then(() => undefined)]);
+          if (ok === undefined) break; // unanswered at the end of the window
+          answers.push({ at: Date.now() - stalledAt, took: Date.now() - asked, ok });
+        }
+      })();
+      await sleep(0.7 * timeoutMs);
+      // Wedged: a batch out for more than half the deadline. /readyz says so.
+      expect(signer.health()).toMatchObject({ ok: false });
+      expect(await readyz()).toEqual({ status: 503, reason: 'signer_unavailable' });
+      expect(await stalled).toBeInstanceOf(UnavailableError);
+      await issuing;
+      const firstSigned = answers.find((answer) => answer.ok);
+      const signedAfter = answers.filter((answer) => answer.ok && answer.at > timeoutMs);
+      console.log(
+        `stalled call: another space's first token ${firstSigned ? `${firstSigned.at} ms` : 'never'} after the stall; ` +
+          `${signedAfter.length} tokens in the ${window - timeoutMs} ms after the deadline ` +
+          `(${Math.round((signedAfter.length * 1000) / (window - timeoutMs))}/s); ` +
+          `slowest answer ${Math.max(0, ...answers.map((answer) => answer.took))} ms`,
+      );
+      expect(firstSigned?.at).toBeLessThan(2.5 * timeoutMs);
+      // Queued behind the stall, a request waits its own deadline at most, never the stall's 30 s.
+      for (const answer of answers) expect(answer.took).toBeLessThan(2.5 * timeoutMs);
+      expect(signer.health()).toEqual({ ok: true });
+      expect(await readyz()).toEqual({ status: 200 });
+      expect(signer.stats().replaced).toBe(1);
+    } finally {
+      delete process.env.PKCS11_STALL_FILE;
+      server.close();
+      await signer.close();
+    }
   });
 });

@@ -12,19 +12,26 @@ import { evolveKeyRing, type SigningKeyEvent } from '../../domain/signing-key/ev
 import type { KeyRing } from '../../domain/signing-key/state.js';
 import type { EventStore, StoreTransaction } from '../../event-store/event-store.js';
 import { loadKeyRing, ringOfKey, writeKeyRing } from '../../projections/signing-keys.js';
-import { generateSealedSigningKey } from '../../crypto/local-signer.js';
 import type { KeyEncryptionKey } from '../../crypto/key-encryption.js';
-import type { TokenSigner } from '../../crypto/token-signer.js';
+import type { GeneratedSigningKey } from '../../crypto/token-signer.js';
+import { ACCESS_TOKEN_ALG } from '../../crypto/algorithms.js';
 import { sealKeysInTheClear } from './reseal.js';
 import { SERVICE_ACTOR, type KeyActor } from './actor.js';
+import { discardUnrecorded, makerOf, type KeyMaker, type KeyMakerOf } from './key-maker.js';
 
 /**
- * Runs one signing-key decision: under the key-ring lock, read the ring, decide with a freshly
- * generated key at hand, append each event as its own stream (a key's generation and retirement
- * may be recorded by different processes, and neither needs the other's position), and write the
- * ring `evolve` makes of them, all in one transaction. `spaceId` names a space's own ring (its
- * events go to that space's log), null the shared one. One lock for every ring: key changes are
- * rare, and a ring's decision then never races another's.
+ * Runs one signing-key decision: under the key-ring lock, read the ring, decide, append each event
+ * as its own stream (a key's generation and retirement may be recorded by different processes, and
+ * neither needs the other's position), and write the ring `evolve` makes of them, all in one
+ * transaction. `spaceId` names a space's own ring (its events go to that space's log), null the
+ * shared one. One lock for every ring: key changes are rare, and a ring's decision then never
+ * races another's.
+ *
+ * A key is made only when the decision adds one, and outside the transaction (which then waits on
+ * no HSM): decided without one first, the decision is taken again with the new key. A key made
+ * for a decision that, taken again, needs none (another process changed the ring meanwhile), or
+ * for a change that failed, is destroyed: nothing this leaves in the HSM is unrecorded. A ring
+ * that needs nothing (a space already enabled, a start, a rotation not due) never reaches the HSM.
  */
 export async function changeKeys<Result>(
   events: EventStore,
@@ -33,26 +40,59 @@ export async function changeKeys<Result>(
   decide: (command: KeyCommand, ring: KeyRing) => { events: KeyEventList; result: Result },
   spaceId: string | null = null,
 ): Promise<Result> {
-  // Made before the decision knows whether it needs one: a key in an HSM nothing records is
-  // harmless (it signs nothing, is never published), and the transaction waits on no HSM.
-  const material = await makerOf(keyMaker).generate();
+  const maker = makerOf(keyMaker);
+  let material: GeneratedSigningKey | undefined;
+  try {
+    for (;;) {
+      const outcome = await decideOnRing(events, actor, decide, spaceId, material);
+      if (outcome.needsKey) {
+        // Only a first pass (no key at hand) asks for one.
+        material = await maker.generate();
+        continue;
+      }
+      if (material && !outcome.usedKey) await maker.discard(material.kid);
+      return outcome.result;
+    }
+  } catch (error) {
+    if (material) await discardUnrecorded(events, maker, material.kid);
+    throw error;
+  }
+}
+
+// Names the key a decision would add before one is made: never recorded (a decision that adds a
+// key is taken again with the real one).
+const NO_KEY_YET = { kid: 'not-yet-generated', alg: ACCESS_TOKEN_ALG };
+
+async function decideOnRing<Result>(
+  events: EventStore,
+  actor: KeyActor,
+  decide: (command: KeyCommand, ring: KeyRing) => { events: KeyEventList; result: Result },
+  spaceId: string | null,
+  material: GeneratedSigningKey | undefined,
+): Promise<
+  | { readonly needsKey: true }
+  | { readonly needsKey: false; readonly usedKey: boolean; readonly result: Result }
+> {
   return events.transact(async (tx) => {
     await sql`SELECT pg_advisory_xact_lock(${ADVISORY_LOCK.signingKeys})`.execute(tx.db);
     const before = await loadKeyRing(tx.db, spaceId);
     const command: KeyCommand = {
       ...actor,
       now: Date.now(),
-      newKey: { kid: material.kid, alg: material.alg },
+      newKey: material ? { kid: material.kid, alg: material.alg } : NO_KEY_YET,
       newEventId: () => uuidv7(),
       ...(spaceId === null ? {} : { spaceId }),
     };
     const decided = decide(command, before);
+    const usedKey = decided.events.some((event) => event.type === 'signing-key-generated');
+    // Nothing written: the transaction ends, the key is made outside it, the ring read again.
+    if (usedKey && !material) return { needsKey: true } as const;
     const after = await appendKeyEvents(tx, before, decided.events, spaceId ?? SYSTEM_SPACE);
     await writeKeyRing(
       tx.db,
       before,
       after,
-      {
+      material && {
         kid: material.kid,
         publicJwk: material.publicJwk,
         // Sealed under the KEK, or (PKCS#11) which token holds it: never key material in the clear.
@@ -60,21 +100,11 @@ export async function changeKeys<Result>(
       },
       spaceId,
     );
-    return decided.result;
+    return { needsKey: false, usedKey, result: decided.result } as const;
   });
 }
 
 type KeyEventList = ReturnType<typeof decideFirstKey>['events'];
-
-/**
- * What makes a new key: the configured signer (SIGNING_BACKEND), or, given only the KEK, a local
- * key sealed under it (the default).
- */
-export type KeyMaker = KeyEncryptionKey | Pick<TokenSigner, 'generate'>;
-
-function makerOf(keyMaker: KeyMaker): Pick<TokenSigner, 'generate'> {
-  return 'generate' in keyMaker ? keyMaker : { generate: () => generateSealedSigningKey(keyMaker) };
-}
 
 async function appendKeyEvents(
   tx: StoreTransaction,
@@ -119,7 +149,7 @@ export async function rotateSigningKey(
   options: {
     readonly kek: KeyEncryptionKey;
     /** Makes the new key (SIGNING_BACKEND); a local key sealed under `kek` when absent. */
-    readonly signer?: Pick<TokenSigner, 'generate'>;
+    readonly signer?: KeyMakerOf;
     readonly activateInSeconds: number;
     readonly retireAfterSeconds: number;
     readonly actor?: KeyActor;

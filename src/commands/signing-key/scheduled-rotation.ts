@@ -3,7 +3,8 @@ import { decideScheduledRotation, type RotationPolicy } from '../../domain/signi
 import { msOf } from '../../domain/times.js';
 import { ringsDueBy } from '../../projections/signing-keys.js';
 import { SERVICE_ACTOR } from './actor.js';
-import { changeKeys, type KeyMaker } from './change-keys.js';
+import { changeKeys } from './change-keys.js';
+import type { KeyMaker } from './key-maker.js';
 
 /** The rotation policy of the shared ring and of the spaces' own rings; absent: by hand only. */
 export interface RotationSettings {

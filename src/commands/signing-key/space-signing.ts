@@ -3,7 +3,8 @@ import type { SigningKey } from '../../crypto/key-store.js';
 import type { SpaceKeyStore } from '../../crypto/space-keys.js';
 import type { EventStore } from '../../event-store/event-store.js';
 import { SERVICE_ACTOR } from './actor.js';
-import { enableSpaceKeys, type KeyMaker } from './change-keys.js';
+import { enableSpaceKeys } from './change-keys.js';
+import type { KeyMaker } from './key-maker.js';
 
 /** What issuance needs of the spaces' own keys: their store, and what makes a space's first key. */
 export interface SpaceSigning {

@@ -1,19 +1,22 @@
 import type { Worker } from 'node:worker_threads';
 import type { JWK } from 'jose';
 import { z } from 'zod';
-import { ConfigError } from '../../config/config.js';
+import { SYSTEM_SPACE } from '../../domain/streams.js';
 import { UnavailableError } from '../../errors/errors.js';
+import { createFairQueue } from '../../limits/fair-queue.js';
 import { ACCESS_TOKEN_ALG } from '../algorithms.js';
 import type { TokenSigner } from '../token-signer.js';
-import { fromWorkerSchema, type Pkcs11Request, type Pkcs11Result } from './protocol.js';
+import type { Pkcs11Request, Pkcs11Result } from './protocol.js';
 import type { Pkcs11Settings } from './settings.js';
-import { startSiblingWorker } from './start-worker.js';
+import { startSignerThread } from './signer-thread.js';
 
 /** How the event loop's side of the PKCS#11 signer has batched its work so far. */
 export interface Pkcs11SignerStats {
   readonly requests: number;
   readonly batches: number;
   readonly largestBatch: number;
+  /** Threads ended because a batch outlived the deadline, and replaced by a new login. */
+  readonly replaced: number;
 }
 
 /** A {@link TokenSigner} whose keys live in a PKCS#11 token, and its batching figures. */
@@ -25,11 +28,16 @@ export interface Pkcs11Signer extends TokenSigner {
 export interface Pkcs11SignerOptions {
   /** Requests waiting for a batch; past it a request is refused (UnavailableError, 503). */
   readonly maxQueued?: number;
+  /** Requests of one space waiting: its share, so one tenant's flood leaves the others room. */
+  readonly maxQueuedPerSpace?: number;
   /** Requests in one message to the thread. */
   readonly maxBatch?: number;
   /** Batches posted and unanswered: two keep the thread busy while one answer travels back. */
   readonly maxInFlightBatches?: number;
-  /** A batch (or the login) unanswered this long fails its requests: the HSM is stalled. */
+  /**
+   * A batch (or the login) unanswered this long fails, and its thread is replaced: the HSM is
+   * stalled. A request waiting for a batch this long fails too.
+   */
   readonly timeoutMs?: number;
 }
 
@@ -42,6 +50,10 @@ interface Waiter {
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: Error) => void;
 }
+interface Queued {
+  readonly request: Pkcs11Request;
+  readonly waiter: Waiter;
+}
 
 const generatedSchema = z.object({
   kid: z.string(),
@@ -52,8 +64,13 @@ const generatedSchema = z.object({
  * Opens the token in a thread of its own (worker.ts) and returns the signer. Everything asked
  * while earlier batches are on their way goes out as the next batch, at most `maxInFlightBatches`
  * at once: the thread signs one batch while the next waits in its queue, as the append queue
- * writes one batch while the next gathers. One session whatever the number of keys. A wrong PIN,
- * a missing token or library is a ConfigError naming the setting.
+ * writes one batch while the next gathers, with the append queue's per-space share and deadline
+ * (src/limits/fair-queue.ts). One session whatever the number of keys. A wrong PIN, a missing
+ * token or library is a ConfigError naming the setting.
+ *
+ * A batch unanswered within `timeoutMs` means the thread is stuck in the HSM: what it holds
+ * fails, it is left to end when the call returns, and a new thread logs in for what waits, so one
+ * stalled call costs every tenant one deadline, not the process. Meanwhile `health()` says so.
  */
 export async function openPkcs11Signer(
   settings: Pkcs11Settings,
@@ -63,67 +80,70 @@ export async function openPkcs11Signer(
   const maxBatch = options.maxBatch ?? 256;
   const maxInFlight = options.maxInFlightBatches ?? 2;
   const timeoutMs = options.timeoutMs ?? 5000;
-  const queue: Array<{ readonly request: Pkcs11Request; readonly waiter: Waiter }> = [];
+  const queue = createFairQueue<Queued>({
+    maxQueued,
+    maxQueuedPerSpace: options.maxQueuedPerSpace ?? maxQueued,
+    maxWaitMs: timeoutMs,
+    expired(items) {
+      const error = new UnavailableError(`the PKCS#11 signer took no request for ${timeoutMs} ms`);
+      for (const { waiter } of items) waiter.reject(error);
+    },
+  });
   const waiting = new Map<number, Waiter>();
-  const inFlight: Array<{ readonly ids: readonly number[]; readonly timer: NodeJS.Timeout }> = [];
-  const stats = { requests: 0, batches: 0, largestBatch: 0 };
+  const inFlight: Array<{ readonly timer: NodeJS.Timeout; readonly since: number }> = [];
+  const stats = { requests: 0, batches: 0, largestBatch: 0, replaced: 0 };
   let nextId = 0;
   let flushScheduled = false;
   let closed = false;
   let worker: Worker | undefined;
   let restarting = false;
 
-  function start(): Promise<Worker> {
-    const started = startSiblingWorker('worker', settings);
-    // The thread never holds the process open by itself; a batch's timer does while it is out.
-    started.unref();
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        void started.terminate();
-        reject(new UnavailableError(`the PKCS#11 token did not answer within ${timeoutMs} ms`));
-      }, timeoutMs);
-      started.on('message', (raw: unknown) => {
-        const message = fromWorkerSchema.parse(raw);
-        if (message.type === 'ready') {
-          clearTimeout(timer);
-          resolve(started);
-        } else if (message.type === 'failed') {
-          clearTimeout(timer);
-          reject(new ConfigError([`${message.setting}: ${message.message}`]));
-        } else if (message.type === 'results') answered(message.results);
-      });
-      started.on('error', (error) => {
-        clearTimeout(timer);
-        reject(error);
-        gone(started, error);
-      });
-      started.on('exit', () => gone(started, new Error('the PKCS#11 thread exited')));
+  const start = () =>
+    startSignerThread(settings, timeoutMs, {
+      results: (from, results) => (from === worker ? answered(results) : undefined),
+      exited: (from, cause) => {
+        if (from !== worker) return; // a thread already replaced
+        drop(new UnavailableError('the PKCS#11 signer stopped', { cause }));
+        restart();
+      },
     });
-  }
 
-  /** The thread died: everything it held fails, and the next request starts another. */
-  function gone(which: Worker, cause: Error) {
-    if (which !== worker) return;
+  /** Fails everything posted to the thread with `error` and lets go of it; returns it. */
+  function drop(error: UnavailableError): Worker | undefined {
     for (const batch of inFlight.splice(0)) clearTimeout(batch.timer);
-    const error = new UnavailableError('the PKCS#11 signer stopped', { cause });
     for (const waiter of waiting.values()) waiter.reject(error);
     waiting.clear();
+    const dropped = worker;
     worker = undefined;
+    return dropped;
   }
 
-  /** A new thread for the requests queued after one died; they fail if it cannot log in. */
+  /** A batch outlived the deadline: the thread is stuck in the HSM; another logs in. */
+  function stalled() {
+    const stuck = drop(
+      new UnavailableError(`the PKCS#11 token did not sign within ${timeoutMs} ms`),
+    );
+    stats.replaced++;
+    // Ends once the stuck call returns, if it ever does; nothing waits for it.
+    void stuck?.terminate();
+    restart();
+  }
+
+  /** A new thread for the requests waiting; they fail if it cannot log in. */
   function restart() {
+    if (restarting || closed) return;
     restarting = true;
     start().then(
       (fresh) => {
         restarting = false;
+        if (closed) return void fresh.terminate();
         worker = fresh;
         schedule();
       },
       (cause: unknown) => {
         restarting = false;
         const error = new UnavailableError('the PKCS#11 signer cannot restart', { cause });
-        for (const { waiter } of queue.splice(0)) waiter.reject(error);
+        for (const { waiter } of queue.take(Infinity)) waiter.reject(error);
       },
     );
   }
@@ -133,7 +153,7 @@ export async function openPkcs11Signer(
     for (const result of results) {
       const waiter = waiting.get(result.id);
       waiting.delete(result.id);
-      if (!waiter) continue; // its batch timed out
+      if (!waiter) continue;
       if (result.ok) waiter.resolve(result.value);
       else waiter.reject(new Error(`PKCS#11: ${result.message}`));
     }
@@ -141,7 +161,7 @@ export async function openPkcs11Signer(
   }
 
   function schedule() {
-    if (flushScheduled || queue.length === 0 || inFlight.length >= maxInFlight) return;
+    if (flushScheduled || queue.size() === 0 || inFlight.length >= maxInFlight) return;
     flushScheduled = true;
     // A microtask later: every request made in this turn of the event loop joins the batch.
     queueMicrotask(flush);
@@ -149,48 +169,41 @@ export async function openPkcs11Signer(
 
   function flush() {
     flushScheduled = false;
-    if (!worker) return restarting || closed ? undefined : restart();
-    while (inFlight.length < maxInFlight && queue.length > 0) {
-      const batch = queue.splice(0, maxBatch);
-      const ids = batch.map(({ request, waiter }) => (waiting.set(request.id, waiter), request.id));
-      const timer = setTimeout(() => expire(ids), timeoutMs);
-      inFlight.push({ ids, timer });
+    if (!worker) return restart();
+    while (inFlight.length < maxInFlight && queue.size() > 0) {
+      const batch = queue.take(maxBatch);
+      for (const { request, waiter } of batch) waiting.set(request.id, waiter);
+      inFlight.push({ timer: setTimeout(stalled, timeoutMs), since: Date.now() });
       stats.batches++;
       stats.largestBatch = Math.max(stats.largestBatch, batch.length);
       worker.postMessage({ type: 'batch', requests: batch.map(({ request }) => request) });
     }
   }
 
-  function expire(ids: readonly number[]) {
-    const error = new UnavailableError(`the PKCS#11 token did not sign within ${timeoutMs} ms`);
-    for (const id of ids) {
-      waiting.get(id)?.reject(error);
-      waiting.delete(id);
-    }
-  }
-
-  function submit(body: RequestBody): Promise<unknown> {
+  /** Queues a request of `spaceId` (its share of the queue); key management is the service's. */
+  function submit(body: RequestBody, spaceId: string = SYSTEM_SPACE): Promise<unknown> {
     if (closed) return Promise.reject(new UnavailableError('the PKCS#11 signer is closed'));
-    if (queue.length >= maxQueued) {
+    let admitted = false;
+    const answer = new Promise((resolve, reject) => {
+      const request = { ...body, id: nextId++ } as Pkcs11Request;
+      admitted = queue.offer(spaceId, { request, waiter: { resolve, reject } });
+    });
+    if (!admitted) {
       return Promise.reject(new UnavailableError('too many signatures wait for the PKCS#11 token'));
     }
     stats.requests++;
-    return new Promise((resolve, reject) => {
-      queue.push({
-        request: { ...body, id: nextId++ } as Pkcs11Request,
-        waiter: { resolve, reject },
-      });
-      schedule();
-    });
+    schedule();
+    return answer;
   }
 
   worker = await start();
   return {
     backend: 'pkcs11',
-    async sign(kid, signingInput) {
+    async sign(kid, signingInput, spaceId) {
       // A copy of just these bytes: a small Buffer is a view of an 8 KiB pool, which posting it
       // would copy whole.
-      const value = await submit({ op: 'sign', kid, input: new Uint8Array(signingInput) });
+      const input = new Uint8Array(signingInput);
+      const value = await submit({ op: 'sign', kid, input }, spaceId);
       const signature = z.instanceof(Uint8Array).parse(value);
       return Buffer.from(signature.buffer, signature.byteOffset, signature.byteLength);
     },
@@ -203,15 +216,25 @@ export async function openPkcs11Signer(
         stored: { hsm: 'pkcs11', token: settings.tokenLabel },
       };
     },
+    async discard(kid) {
+      await submit({ op: 'destroy', kid });
+    },
     async publicJwk(kid) {
       const value = await submit({ op: 'public-jwk', kid });
       return value === null ? undefined : (generatedSchema.shape.publicJwk.parse(value) as JWK);
+    },
+    health() {
+      if (closed) return { ok: false, reason: 'closed' };
+      // Probed, a signer without a thread starts one: out of its load balancer, no request would.
+      if (!worker) return (restart(), { ok: false, reason: 'restarting' });
+      const stalling = (inFlight[0]?.since ?? Infinity) < Date.now() - timeoutMs / 2;
+      return stalling ? { ok: false, reason: 'stalled' } : { ok: true };
     },
     stats: () => ({ ...stats }),
     async close() {
       if (closed) return;
       closed = true;
-      for (const { waiter } of queue.splice(0)) {
+      for (const { waiter } of queue.take(Infinity)) {
         waiter.reject(new UnavailableError('the PKCS#11 signer is closed'));
       }
       const last = worker;

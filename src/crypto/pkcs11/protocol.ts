@@ -14,6 +14,7 @@ export const pkcs11RequestSchema = z.discriminatedUnion('op', [
   }),
   z.object({ id: z.number().int(), op: z.literal('generate') }),
   z.object({ id: z.number().int(), op: z.literal('public-jwk'), kid: z.string() }),
+  z.object({ id: z.number().int(), op: z.literal('destroy'), kid: z.string() }),
 ]);
 export type Pkcs11Request = z.infer<typeof pkcs11RequestSchema>;
 

@@ -12,6 +12,8 @@ export const pkcs11SettingsSchema = z.object({
   pin: z.string().min(1),
   /** Key handles kept (SIGNING_KEY_CACHE_MAX_KEYS); past it the least recently used are dropped. */
   maxKeys: z.number().int().min(1),
+  /** The pkcs11js module the thread loads; the HSM tests give a wrapper that stalls a call. */
+  binding: z.string().min(1).optional(),
 });
 export type Pkcs11Settings = z.infer<typeof pkcs11SettingsSchema>;
 

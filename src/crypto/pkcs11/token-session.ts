@@ -57,7 +57,7 @@ export class TokenSession {
   readonly #handles: BoundedCache<string, Buffer>;
 
   constructor(readonly settings: Pkcs11Settings) {
-    pkcs11js = loadPkcs11Binding();
+    pkcs11js = loadPkcs11Binding(settings.binding);
     this.#module = new pkcs11js.PKCS11();
     this.#handles = new BoundedCache(settings.maxKeys);
     try {
@@ -159,6 +159,20 @@ export class TokenSession {
   publicJwk(kid: string): JWK | undefined {
     const [handle] = this.#find(pkcs11js.CKO_PUBLIC_KEY, kid);
     return handle ? publicJwkOf(kid, this.#publicPoint(handle)) : undefined;
+  }
+
+  /**
+   * Destroys every object of key `kid` (its two halves) and forgets its handle; returns how many
+   * there were. Only for a key no ring records: see TokenSigner.discard.
+   */
+  destroy(kid: string): number {
+    this.#handles.delete(kid);
+    const objects = [
+      ...this.#find(pkcs11js.CKO_PRIVATE_KEY, kid),
+      ...this.#find(pkcs11js.CKO_PUBLIC_KEY, kid),
+    ];
+    for (const object of objects) this.#module.C_DestroyObject(this.#session, object);
+    return objects.length;
   }
 
   #handleOf(kid: string): Buffer {

@@ -38,6 +38,8 @@ function answer(request: Pkcs11Request): Pkcs11Result {
         return { id: request.id, ok: true, value: session.generate() };
       case 'public-jwk':
         return { id: request.id, ok: true, value: session.publicJwk(request.kid) ?? null };
+      case 'destroy':
+        return { id: request.id, ok: true, value: session.destroy(request.kid) };
     }
   } catch (error) {
     return { id: request.id, ok: false, message: pkcs11Reason(error) };

@@ -1,0 +1,38 @@
+import type { EventStore } from '../../event-store/event-store.js';
+import { generateSealedSigningKey } from '../../crypto/local-signer.js';
+import type { KeyEncryptionKey } from '../../crypto/key-encryption.js';
+import type { TokenSigner } from '../../crypto/token-signer.js';
+import { ringOfKey } from '../../projections/signing-keys.js';
+
+/**
+ * What makes a new key: the configured signer (SIGNING_BACKEND), or, given only the KEK, a local
+ * key sealed under it (the default).
+ */
+export type KeyMaker = KeyEncryptionKey | KeyMakerOf;
+/** What a {@link KeyMaker} is used as: it makes a key, and destroys one no ring records. */
+export type KeyMakerOf = Pick<TokenSigner, 'generate' | 'discard'>;
+
+/** The signer given, or a maker of local keys sealed under the KEK given. */
+export function makerOf(keyMaker: KeyMaker): KeyMakerOf {
+  return 'generate' in keyMaker
+    ? keyMaker
+    : { generate: () => generateSealedSigningKey(keyMaker), discard: async () => undefined };
+}
+
+/**
+ * After a failed change: destroys the key it made unless a ring records it (a commit whose answer
+ * was lost may have). If that cannot be told, the key stays: an orphan costs a slot in the HSM, a
+ * destroyed recorded key would stop its ring signing.
+ */
+export async function discardUnrecorded(
+  events: EventStore,
+  maker: KeyMakerOf,
+  kid: string,
+): Promise<void> {
+  try {
+    const recorded = await events.transact((tx) => ringOfKey(tx.db, kid));
+    if (!recorded) await maker.discard(kid);
+  } catch {
+    // The change's own error is the one to report.
+  }
+}

@@ -349,6 +349,12 @@ describe('the per-space ceiling', () => {
     service = await startTestService({
       CLIENT_RATE_LIMIT_PER_MINUTE: '4',
       SPACE_RATE_LIMIT_PER_MINUTE: '6',
+      SCOPE_CATALOG: JSON.stringify({
+        [AUDIENCE]: {
+          'products:read': { description: 'Read products', default: true },
+          'orders:read': { description: 'Read orders' },
+        },
+      }),
     });
   });
 
@@ -375,5 +381,22 @@ describe('the per-space ceiling', () => {
     });
     expect(above.status).toBe(400);
     expect(await above.text()).toContain("must not exceed the space's ceiling of 6 per minute");
+
+    // Issue 51, item 12: a change refused on a later field leaves the earlier ones unapplied.
+    const both = await fetch(`${service.baseUrl}/v1/credential/${second.client_id}`, {
+      method: 'PATCH',
+      headers: {
+        authorization: `Bearer ${login}`,
+        'x-service-space-id': 'space-ceiling',
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({ scopes: ['orders:read'], rate_limit_per_minute: 7 }),
+    });
+    expect(both.status).toBe(400);
+    const { rows } = await service.database.pool.query(
+      `SELECT event_type FROM events WHERE stream_id = $1 ORDER BY global_position`,
+      [`credential-${second.client_id}`],
+    );
+    expect(rows).toEqual([{ event_type: 'credential-created' }]);
   });
 });

@@ -1,11 +1,6 @@
 import type { CredentialDecision, CredentialRefusal } from '../../domain/credential/decide.js';
-import {
-  decideChangeKeys,
-  decideChangeRateLimit,
-  decideChangeScopes,
-  decideRevokeCredential,
-  decideRotateSecret,
-} from '../../domain/credential/decide.js';
+import { decideRevokeCredential, decideRotateSecret } from '../../domain/credential/decide.js';
+import { decideUpdateCredential } from '../../domain/credential/decide-update.js';
 import type { CredentialEvent } from '../../domain/credential/evolve.js';
 import type { Credential } from '../../domain/credential/state.js';
 import type { ClientJwks, EventMetadata } from '../../domain/events.js';
@@ -148,49 +143,38 @@ export async function revokeCredential(
   );
 }
 
-/** Sets (or, with null, clears) a credential's own requests-per-minute budget. */
-export async function changeRateLimit(
-  ctx: CommandContext,
-  command: CredentialCommand & { readonly rateLimitPerMinute: number | null },
-): Promise<void> {
-  await change(
-    ctx,
-    command,
-    refusals(ctx, 'a revoked credential has no rate limit to change'),
-    (state, eventId) =>
-      decideChangeRateLimit(
-        { ...command, eventId, spaceCeiling: ctx.spaceRateLimitPerMinute },
-        state,
-      ),
-  );
-}
-
-/** Replaces a secretless client's public keys (its own key rotation): credential-keys-changed. */
-export async function changeKeys(
-  ctx: CommandContext,
-  command: CredentialCommand & { readonly jwks: ClientJwks },
-): Promise<void> {
-  await change(
-    ctx,
-    command,
-    refusals(ctx, 'a revoked credential has no keys to change'),
-    (state, eventId) => decideChangeKeys({ ...command, eventId }, state),
-  );
-}
-
 /**
- * Replaces a credential's allowed scopes: credential-scopes-changed. Taking a scope away refuses
- * its live tokens that carry it, within the credential cache's bound on every replica.
+ * Changes any of a credential's keys, scopes and rate limit in one request: decided together on
+ * one reading, appended together, so a refusal of one leaves the others unchanged.
  */
-export async function changeScopes(
+export async function updateCredential(
   ctx: CommandContext,
-  command: CredentialCommand & { readonly scopes: readonly string[] },
+  command: CredentialCommand & {
+    readonly jwks?: ClientJwks;
+    readonly scopes?: readonly string[];
+    readonly rateLimitPerMinute?: number | null;
+  },
 ): Promise<void> {
   await change(
     ctx,
     command,
-    refusals(ctx, 'a revoked credential has no scopes to change'),
-    (state, eventId) =>
-      decideChangeScopes({ ...command, eventId, catalog: ctx.scopeCatalog }, state),
+    refusals(ctx, 'a revoked credential cannot be changed'),
+    (state, eventId) => {
+      let first: string | undefined = eventId;
+      const eventIds = () => {
+        const id = first ?? ctx.ids.eventId();
+        first = undefined;
+        return id;
+      };
+      return decideUpdateCredential(
+        {
+          ...command,
+          eventIds,
+          catalog: ctx.scopeCatalog,
+          spaceCeiling: ctx.spaceRateLimitPerMinute,
+        },
+        state,
+      );
+    },
   );
 }

@@ -29,7 +29,7 @@ interface Issued {
 }
 
 /** A change to an existing credential, asked for in a space by a dashboard user. */
-interface LifecycleCommand extends Issued {
+export interface LifecycleCommand extends Issued {
   readonly spaceId: string;
   readonly clientId: string;
   readonly actor: string;

@@ -3,10 +3,8 @@ import { z } from 'zod';
 import type { CommandContext } from '../../commands/context.js';
 import { createCredential } from '../../commands/credential/create.js';
 import {
-  changeKeys,
-  changeRateLimit,
-  changeScopes,
   revokeCredential,
+  updateCredential,
   type CredentialCommand,
 } from '../../commands/credential/change.js';
 import type { Database } from '../../db/schema.js';
@@ -213,14 +211,14 @@ export function credentialRoutes(commands: CommandContext, db: Kysely<Database>)
       handle: (ctx, who) =>
         changeThenShow(ctx, who, async (command) => {
           const body = validate(updateBody, ctx.request.body, 'body');
-          if (body.jwks) await changeKeys(commands, { ...command, jwks: body.jwks });
-          if (body.scopes) await changeScopes(commands, { ...command, scopes: body.scopes });
-          if (body.rate_limit_per_minute !== undefined) {
-            await changeRateLimit(commands, {
-              ...command,
-              rateLimitPerMinute: body.rate_limit_per_minute,
-            });
-          }
+          await updateCredential(commands, {
+            ...command,
+            ...(body.jwks ? { jwks: body.jwks } : {}),
+            ...(body.scopes ? { scopes: body.scopes } : {}),
+            ...(body.rate_limit_per_minute !== undefined
+              ? { rateLimitPerMinute: body.rate_limit_per_minute }
+              : {}),
+          });
         }),
     }),
     route({

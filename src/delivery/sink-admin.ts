@@ -9,7 +9,6 @@ import {
   decideCreateSink,
   decidePauseSink,
   decideResumeSink,
-  type SinkRefusal,
 } from '../domain/sink/decide.js';
 import type { EventStore } from '../event-store/event-store.js';
 import { InvalidRequestError, NotFoundError } from '../errors/errors.js';
@@ -52,9 +51,13 @@ function allowed(rules: TargetRules, target: SinkTarget): SinkTarget {
   return target;
 }
 
-/** An operator's sink is not a space's to change: it is not found there, as another space's. */
-const refused = (refusal: SinkRefusal): never => {
-  throw new NotFoundError(`no sink of that id in this space (${refusal})`);
+/**
+ * An operator's sink is not a space's to change: it is not found there, as another space's, with
+ * the very answer of an id that does not exist (naming why would make the operator's ids
+ * enumerable: issue 51, item 11).
+ */
+const refused = (): never => {
+  throw new NotFoundError('no sink of that id in this space');
 };
 
 /** Creates a space's sink: sink-created and its row in one transaction; a webhook's secret made. */
@@ -96,7 +99,7 @@ export async function changeSink(
     const state = await readSink(tx.db, command.sinkId, { forUpdate: true });
     const target = command.target ?? state?.target;
     const name = command.name ?? state?.name;
-    if (!state || !target || name === undefined) return refused('not_found');
+    if (!state || !target || name === undefined) return refused();
     const becameWebhook = target.kind === 'webhook' && state.target.kind !== 'webhook';
     const secret =
       target.kind === 'webhook' && (command.rotateSecret === true || becameWebhook)
@@ -113,7 +116,7 @@ export async function changeSink(
       },
       state,
     );
-    if (!decision.ok) return refused(decision.refusal);
+    if (!decision.ok) return refused();
     if (decision.events.length === 0) return { sinkId: state.sinkId };
     await tx.appendNewStream({ ...decision.facts, events: decision.events });
     await writeSink(tx.db, {
@@ -143,7 +146,7 @@ export async function pauseSink(ctx: SinkAdminContext, command: SinkCommand): Pr
       },
       state,
     );
-    if (!decision.ok) return refused(decision.refusal);
+    if (!decision.ok) return refused();
     if (decision.events.length === 0) return;
     await tx.appendNewStream({ ...decision.facts, events: decision.events });
     await writeSinkPaused(tx.db, command.sinkId, { reason: 'admin' });
@@ -163,7 +166,7 @@ export async function resumeSink(ctx: SinkAdminContext, command: SinkCommand): P
       },
       state,
     );
-    if (!decision.ok) return refused(decision.refusal);
+    if (!decision.ok) return refused();
     if (decision.events.length === 0) return;
     await tx.appendNewStream({ ...decision.facts, events: decision.events });
     await writeSinkPaused(tx.db, command.sinkId, false);

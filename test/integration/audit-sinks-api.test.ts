@@ -2,6 +2,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sinkTargetRules } from '../../src/cli/sink-admin-context.js';
 import { startDeliverer, type RunningDeliverer } from '../../src/delivery/deliverer.js';
+import { writeSink } from '../../src/delivery/sinks.js';
 import { startWebhookReceiver } from '../support/delivery/webhook-receiver.js';
 import {
   createCredentialVia,
@@ -200,5 +201,31 @@ describe('the sinks API', () => {
     expect(
       (await call('POST', `/v1/sinks/${mine!.sink_id}/pause`, undefined, auditor)).status,
     ).toBe(403);
+  });
+
+  it("answers a tenant asking for an operator sink's id with the very 404 of an id that does not exist (issue 51, item 11)", async () => {
+    await writeSink(service.database.db, {
+      sinkId: 'operator-siem',
+      spaceId: null,
+      name: 'siem',
+      target: { kind: 'syslog', host: 'logs.example', port: 6514, tls: true },
+    });
+    // The path (in `instance`) and the request id differ by construction; nothing else may.
+    const answer = async (method: string, path: string, body?: unknown) => {
+      const { status, body: problem } = await call(method, path, body);
+      const { request_id: _id, instance: _instance, ...rest } = problem;
+      return { status, rest };
+    };
+    for (const [method, action, body] of [
+      ['POST', '/pause', undefined],
+      ['POST', '/resume', undefined],
+      ['PATCH', '', { name: 'mine now' }],
+    ] as const) {
+      const operator = await answer(method, `/v1/sinks/operator-siem${action}`, body);
+      const unknown = await answer(method, `/v1/sinks/snk_${'x'.repeat(16)}${action}`, body);
+      expect(operator.status, `${method} ${action}`).toBe(404);
+      expect(operator, `${method} ${action}`).toEqual(unknown);
+      expect(JSON.stringify(operator)).not.toContain('operator');
+    }
   });
 });

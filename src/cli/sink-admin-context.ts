@@ -11,6 +11,7 @@ export function sinkTargetRules(config: Config): TargetRules {
   return {
     production: config.NODE_ENV === 'production',
     allowHttpHosts: config.ALLOW_HTTP_HOSTS ?? [],
+    allowTargets: config.SINK_ALLOW_TARGETS ?? [],
     ownPorts: [config.PORT, config.METRICS_PORT].filter((port) => port > 0),
   };
 }

@@ -1,6 +1,16 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { sinkTargetSchema, type SinkTarget } from '../domain/events.js';
+import { DELIVERY_FAILURES } from './transport.js';
+
+/**
+ * A stored last error as shown: its class. A row written before errors were classed (issue 51,
+ * item 5) may hold the detail, which is the operator's alone: shown as `delivery_failed`.
+ */
+const shownFailure = (stored: string | null): string | null =>
+  stored === null || (DELIVERY_FAILURES as readonly string[]).includes(stored)
+    ? stored
+    : 'delivery_failed';
 
 /** Lag is counted up to this many events: past it, "at least" is what an operator needs. */
 export const LAG_COUNT_LIMIT = 100_000;
@@ -22,6 +32,7 @@ export interface SinkStatus {
   readonly lagEvents: number;
   /** How long the oldest undelivered event has waited (0 when none). */
   readonly lagSeconds: number;
+  /** The class of the last failure (`connect_failed`, `http_status_5xx`, …), never its detail. */
   readonly lastError: string | null;
   readonly lastErrorAt: Date | null;
   readonly deliveredAt: Date | null;
@@ -84,7 +95,7 @@ export async function sinkStatuses(
     failures: Number(row.failures),
     lagEvents: row.lag_events,
     lagSeconds: row.oldest ? Math.max(0, Math.round((now - row.oldest.getTime()) / 1000)) : 0,
-    lastError: row.last_error,
+    lastError: shownFailure(row.last_error),
     lastErrorAt: row.last_error_at,
     deliveredAt: row.delivered_at,
   }));

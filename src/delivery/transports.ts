@@ -22,7 +22,10 @@ export function transportFor(
   if (secret === undefined) {
     // Sealed under a key-encryption key this process does not hold: fails, pauses, is named.
     const missing = async () => {
-      throw new DeliveryError('the webhook secret cannot be opened with this key-encryption key');
+      throw new DeliveryError(
+        'secret_unavailable',
+        'the webhook secret cannot be opened with this key-encryption key',
+      );
     };
     return { send: missing, probe: missing, close: () => undefined };
   }

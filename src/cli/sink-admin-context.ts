@@ -18,6 +18,6 @@ export function sinkTargetRules(config: Config): TargetRules {
 
 /** What the sink routes' commands use, from the API's command context. */
 export function sinkAdminContext(config: Config, commands: CommandContext): SinkAdminContext {
-  const { events, kek, ids } = commands;
-  return { events, kek, ids, rules: sinkTargetRules(config) };
+  const { events, kek, ids, hasher } = commands;
+  return { events, kek, ids, hasher, rules: sinkTargetRules(config) };
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { KeyEncryptionKey } from '../crypto/key-encryption.js';
+import type { SecretHasher } from '../crypto/secrets.js';
 import type { EventMetadata, SinkTarget } from '../domain/events.js';
 import type { IdGenerator } from '../domain/ports.js';
 import {
@@ -13,7 +14,15 @@ import {
 import type { EventStore } from '../event-store/event-store.js';
 import { InvalidRequestError, NotFoundError } from '../errors/errors.js';
 import { newWebhookSecret } from './standard-webhooks.js';
-import { readSink, sealSinkSecret, writeSink, writeSinkPaused } from './sinks.js';
+import {
+  readSink,
+  recordedTarget,
+  sealSinkPath,
+  sealSinkSecret,
+  writeSink,
+  writeSinkPaused,
+  type RecordedTarget,
+} from './sinks.js';
 import { targetRefusal, type TargetRules } from './target-rules.js';
 
 /** What a space admin's sink commands use. */
@@ -22,6 +31,8 @@ export interface SinkAdminContext {
   readonly kek: KeyEncryptionKey;
   readonly ids: IdGenerator;
   readonly rules: TargetRules;
+  /** Keyed digests (SECRET_HASH_KEY): a webhook's path and query are recorded as one. */
+  readonly hasher: Pick<SecretHasher, 'hash'>;
 }
 
 /** Who asks, in which space, about which sink. */
@@ -40,16 +51,23 @@ export interface SinkSecret {
 /** A space sink's id: `snk_` and 96 random bits (operator sinks are `operator-…`). */
 const newSinkId = () => `snk_${randomBytes(12).toString('base64url')}`;
 
-/** The target, or a 400 naming why this deployment refuses it (SSRF rules, target-rules.ts). */
-function allowed(rules: TargetRules, target: SinkTarget): SinkTarget {
-  const refusal = targetRefusal(target, rules);
+/**
+ * The target as it is recorded (a webhook's path and query apart, to be sealed), or a 400 naming
+ * why this deployment refuses it (SSRF rules, target-rules.ts).
+ */
+function allowed(ctx: SinkAdminContext, target: SinkTarget): RecordedTarget {
+  const refusal = targetRefusal(target, ctx.rules);
   if (refusal) {
     throw new InvalidRequestError(`sink target refused: ${refusal}`, [
       { field: 'target', message: refusal },
     ]);
   }
-  return target;
+  return recordedTarget(target, (text) => ctx.hasher.hash(text));
 }
+
+/** The sealed path of a recorded target, for its row. */
+const sealedPath = (ctx: SinkAdminContext, sinkId: string, recorded: RecordedTarget | undefined) =>
+  recorded?.path === undefined ? {} : { sealedPath: sealSinkPath(ctx.kek, sinkId, recorded.path) };
 
 /**
  * An operator's sink is not a space's to change: it is not found there, as another space's, with
@@ -65,7 +83,8 @@ export async function createSink(
   ctx: SinkAdminContext,
   command: Omit<SinkCommand, 'sinkId'> & { readonly name: string; readonly target: SinkTarget },
 ): Promise<SinkSecret> {
-  const target = allowed(ctx.rules, command.target);
+  const recorded = allowed(ctx, command.target);
+  const { target } = recorded;
   const sinkId = newSinkId();
   const secret = target.kind === 'webhook' ? newWebhookSecret() : undefined;
   const decision = decideCreateSink({ ...command, eventId: ctx.ids.eventId(), sinkId, target });
@@ -77,6 +96,7 @@ export async function createSink(
       name: command.name,
       target,
       ...(secret ? { sealedSecret: sealSinkSecret(ctx.kek, sinkId, secret) } : {}),
+      ...sealedPath(ctx, sinkId, recorded),
     });
   });
   return { sinkId, ...(secret ? { secret } : {}) };
@@ -94,10 +114,10 @@ export async function changeSink(
     readonly rotateSecret?: boolean;
   },
 ): Promise<SinkSecret> {
-  if (command.target) allowed(ctx.rules, command.target);
+  const recorded = command.target ? allowed(ctx, command.target) : undefined;
   return ctx.events.transact(async (tx) => {
     const state = await readSink(tx.db, command.sinkId, { forUpdate: true });
-    const target = command.target ?? state?.target;
+    const target = recorded?.target ?? state?.target;
     const name = command.name ?? state?.name;
     if (!state || !target || name === undefined) return refused();
     const becameWebhook = target.kind === 'webhook' && state.target.kind !== 'webhook';
@@ -125,6 +145,7 @@ export async function changeSink(
       name,
       target,
       ...(secret ? { sealedSecret: sealSinkSecret(ctx.kek, state.sinkId, secret) } : {}),
+      ...sealedPath(ctx, state.sinkId, recorded),
     });
     return { sinkId: state.sinkId, ...(secret ? { secret } : {}) };
   });

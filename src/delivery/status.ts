@@ -4,6 +4,15 @@ import { sinkTargetSchema, type SinkTarget } from '../domain/events.js';
 import { DELIVERY_FAILURES } from './transport.js';
 
 /**
+ * A target as shown: as recorded, except the row of a webhook made before paths were sealed
+ * (issue 51, item 7), whose whole URL may carry a token: shown as its scheme, host and port.
+ */
+const shownTarget = (target: SinkTarget): SinkTarget =>
+  target.kind === 'webhook' && target.path_digest === undefined
+    ? { kind: 'webhook', url: `${new URL(target.url).origin}/` }
+    : target;
+
+/**
  * A stored last error as shown: its class. A row written before errors were classed (issue 51,
  * item 5) may hold the detail, which is the operator's alone: shown as `delivery_failed`.
  */
@@ -21,7 +30,7 @@ export interface SinkStatus {
   readonly spaceId: string | null;
   readonly name: string;
   readonly kind: string;
-  /** Where it delivers (a webhook's URL, a syslog host and port); never its secret. */
+  /** Where it delivers (a webhook's origin, a syslog host and port); never its secret or path. */
   readonly target: SinkTarget;
   readonly paused: boolean;
   readonly pauseReason: string | null;
@@ -87,7 +96,7 @@ export async function sinkStatuses(
     spaceId: row.space_id,
     name: row.name,
     kind: row.kind,
-    target: sinkTargetSchema.parse(row.target),
+    target: shownTarget(sinkTargetSchema.parse(row.target)),
     paused: row.paused,
     pauseReason: row.pause_reason,
     cursor: { transactionId: row.transaction_id, globalPosition: Number(row.global_position) },

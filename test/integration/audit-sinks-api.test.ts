@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import net, { type AddressInfo } from 'node:net';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -333,5 +334,69 @@ describe('the sinks API', () => {
       for (const socket of sockets) socket.destroy();
       await new Promise((resolve) => talker.close(resolve));
     }
+  }, 40_000);
+
+  it('refuses credentials in a webhook URL, and keeps a ?token= out of every event, row and view while delivering to it (issue 51, item 7)', async () => {
+    const userinfo = await call('POST', '/v1/sinks', {
+      name: 'x',
+      target: { kind: 'webhook', url: 'https://alice:hunter2@siem.example/intake' },
+    });
+    expect(userinfo.status).toBe(400);
+    expect(String(userinfo.body.detail)).toMatch(/user name or password/);
+
+    let secret = '';
+    const receiver = await startWebhookReceiver(() => secret);
+    const token = `tok_${randomBytes(16).toString('hex')}`;
+    const created = await call('POST', '/v1/sinks', {
+      name: 'tokened',
+      target: { kind: 'webhook', url: `${receiver.url}/v2?token=${token}` },
+    });
+    expect(created.status).toBe(201);
+    secret = String(created.body.secret);
+    const origin = new URL(receiver.url).origin;
+    expect(created.body.target).toEqual({
+      kind: 'webhook',
+      url: `${origin}/`,
+      path_digest: expect.stringMatching(/^hmac-sha256:[0-9a-f]{64}$/),
+    });
+    const sinkId = String(created.body.sink_id);
+    // Renamed: the sealed path stays; the same URL again records nothing.
+    expect((await call('PATCH', `/v1/sinks/${sinkId}`, { name: 'tokened 2' })).status).toBe(200);
+    const same = await call('PATCH', `/v1/sinks/${sinkId}`, {
+      target: { kind: 'webhook', url: `${receiver.url}/v2?token=${token}` },
+    });
+    expect(same.body.target).toEqual(created.body.target);
+
+    startDelivering();
+    await createCredentialVia(service, SPACE);
+    await waitUntil(
+      () => receiver.deliveries,
+      (deliveries) => deliveries.length > 0,
+      { timeoutMs: 20_000 },
+    );
+    expect(receiver.deliveries[0]!.path).toBe(`/intake/v2?token=${token}`);
+
+    const log = await service.database.db.selectFrom('events').select(['data']).execute();
+    expect(JSON.stringify(log)).not.toContain(token);
+    const rows = await service.database.db.selectFrom('audit_sinks').select(['target']).execute();
+    expect(JSON.stringify(rows)).not.toContain(token);
+    const auditor = {
+      ...admin,
+      authorization: `Bearer ${await service.loginToken([SPACE], 'bob', 'auditor')}`,
+    };
+    const views = [
+      await call('GET', '/v1/sinks', undefined, auditor),
+      await call('GET', '/v1/audit/events?event_type=sink-created', undefined, auditor),
+      await call('GET', '/v1/audit/events?event_type=sink-changed', undefined, auditor),
+    ];
+    for (const view of views) {
+      expect(view.status).toBe(200);
+      expect(JSON.stringify(view.body)).not.toContain(token);
+      expect(JSON.stringify(view.body)).not.toContain('?token');
+    }
+    expect(JSON.stringify(views[1]!.body)).toContain(sinkId);
+    // Nor is it delivered to a sink, its own or another.
+    expect(JSON.stringify(receiver.events())).not.toContain(token);
+    await receiver.close();
   }, 40_000);
 });

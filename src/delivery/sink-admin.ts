@@ -24,6 +24,7 @@ import {
   type RecordedTarget,
 } from './sinks.js';
 import { targetRefusal, type TargetRules } from './target-rules.js';
+import { shownFailure } from './transport.js';
 
 /** What a space admin's sink commands use. */
 export interface SinkAdminContext {
@@ -163,7 +164,7 @@ export async function pauseSink(ctx: SinkAdminContext, command: SinkCommand): Pr
         spaceId: command.spaceId,
         reason: 'admin',
         attempts: cursor?.attempts ?? 0,
-        lastError: cursor?.last_error ?? null,
+        lastError: shownFailure(cursor?.last_error ?? null),
       },
       state,
     );

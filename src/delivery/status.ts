@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { sinkTargetSchema, type SinkTarget } from '../domain/events.js';
-import { DELIVERY_FAILURES } from './transport.js';
+import { shownFailure } from './transport.js';
 
 /**
  * A target as shown: as recorded, except the row of a webhook made before paths were sealed
@@ -11,15 +11,6 @@ const shownTarget = (target: SinkTarget): SinkTarget =>
   target.kind === 'webhook' && target.path_digest === undefined
     ? { kind: 'webhook', url: `${new URL(target.url).origin}/` }
     : target;
-
-/**
- * A stored last error as shown: its class. A row written before errors were classed (issue 51,
- * item 5) may hold the detail, which is the operator's alone: shown as `delivery_failed`.
- */
-const shownFailure = (stored: string | null): string | null =>
-  stored === null || (DELIVERY_FAILURES as readonly string[]).includes(stored)
-    ? stored
-    : 'delivery_failed';
 
 /** Lag is counted up to this many events: past it, "at least" is what an operator needs. */
 export const LAG_COUNT_LIMIT = 100_000;

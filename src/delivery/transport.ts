@@ -38,6 +38,15 @@ export const DELIVERY_FAILURES = [
 ] as const;
 export type DeliveryFailure = (typeof DELIVERY_FAILURES)[number];
 
+/**
+ * A stored last error as shown: its class. A row written before errors were classed (issue 51,
+ * item 5) may hold the detail, which is the operator's alone: shown as `delivery_failed`.
+ */
+export const shownFailure = (stored: string | null): string | null =>
+  stored === null || (DELIVERY_FAILURES as readonly string[]).includes(stored)
+    ? stored
+    : 'delivery_failed';
+
 /** A failed delivery: its class (what the space sees) and a message for the operator's log. */
 export class DeliveryError extends Error {
   readonly failure: DeliveryFailure;

@@ -399,4 +399,29 @@ describe('the sinks API', () => {
     expect(JSON.stringify(receiver.events())).not.toContain(token);
     await receiver.close();
   }, 40_000);
+
+  it('shows the detail a row kept from before errors were classed as delivery_failed, in the list and in an admin pause (issue 51, item 5)', async () => {
+    const created = await call('POST', '/v1/sinks', {
+      name: 'legacy',
+      target: { kind: 'syslog', host: 'logs.example', port: 6514, tls: true },
+    });
+    const sinkId = String(created.body.sink_id);
+    const detail = 'syslog connection failed: connect ECONNREFUSED 10.0.0.5:6379';
+    await service.database.db
+      .updateTable('audit_sink_cursors')
+      .set({ last_error: detail })
+      .where('sink_id', '=', sinkId)
+      .execute();
+    const items = (await call('GET', '/v1/sinks')).body.items as Record<string, unknown>[];
+    expect(items.find((item) => item.sink_id === sinkId)).toMatchObject({
+      last_error: 'delivery_failed',
+    });
+    expect((await call('POST', `/v1/sinks/${sinkId}/pause`)).status).toBe(200);
+    const paused = (await eventsOf('sink-paused')).filter(
+      (event) => (event.data as { sink_id: string }).sink_id === sinkId,
+    );
+    expect(paused.map((event) => (event.data as { last_error: string }).last_error)).toEqual([
+      'delivery_failed',
+    ]);
+  });
 });

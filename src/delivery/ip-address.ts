@@ -42,13 +42,16 @@ const ZEROS = (count: number) => Array<number>(count).fill(0);
 
 /**
  * The IPv4 address an IPv6 address carries, and in which form: IPv4-mapped (::ffff:0:0/96),
- * IPv4-compatible (::/96, :: and ::1 aside), NAT64 (64:ff9b::/96), 6to4 (2002::/16) and Teredo
+ * IPv4-translated (::ffff:0:0:0/96), IPv4-compatible (::/96, :: and ::1 aside), NAT64 (64:ff9b::/96), 6to4 (2002::/16) and Teredo
  * (2001::/32, its server and its obfuscated client). Each is a way to reach that IPv4 address.
  */
 export function embeddedIpv4(bytes: readonly number[]): { form: string; v4: number[] }[] {
   if (bytes.length !== 16) return [];
   const last = bytes.slice(12, 16);
   if (startsWith(bytes, [...ZEROS(10), 255, 255])) return [{ form: 'IPv4-mapped', v4: last }];
+  if (startsWith(bytes, [...ZEROS(8), 255, 255, 0, 0])) {
+    return [{ form: 'IPv4-translated', v4: last }];
+  }
   if (startsWith(bytes, ZEROS(12)) && (last[0]! | last[1]! | last[2]!) !== 0) {
     return [{ form: 'IPv4-compatible', v4: last }];
   }

@@ -128,6 +128,7 @@ describe('sink target rules', () => {
       'https://[2002:a9fe:a9fe::1]/',
       'https://[::169.254.169.254]/',
       'https://[::ffff:a9fe:a9fe]/',
+      'https://[::ffff:0:a9fe:a9fe]/',
       'https://[2001:0:4136:e378:8000:63bf:5601:5601]/',
     ]) {
       expect(targetRefusal(webhook(url), development), url).toMatch(/link-local|metadata/);

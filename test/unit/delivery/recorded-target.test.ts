@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { operatorSinksSchema } from '../../../src/delivery/operator-sinks.js';
 import { deliveryUrl, recordedTarget } from '../../../src/delivery/sinks.js';
 import { sinkCreatedSchema, sinkTargetRequestSchema } from '../../../src/domain/event-data/sink.js';
 
@@ -47,6 +48,15 @@ describe('a webhook target as recorded', () => {
     }
     expect(
       sinkTargetRequestSchema.safeParse({ kind: 'webhook', url: 'https://siem.example/?token=x' })
+        .success,
+    ).toBe(true);
+    // The operator's AUDIT_SINKS too.
+    const operator = { id: 'siem', kind: 'webhook', secret: `whsec_${'A'.repeat(32)}` };
+    expect(
+      operatorSinksSchema.safeParse([{ ...operator, url: 'https://a:b@siem.example/' }]).success,
+    ).toBe(false);
+    expect(
+      operatorSinksSchema.safeParse([{ ...operator, url: 'https://siem.example/?token=x' }])
         .success,
     ).toBe(true);
   });

@@ -11,12 +11,13 @@ export function sinkTargetRules(config: Config): TargetRules {
   return {
     production: config.NODE_ENV === 'production',
     allowHttpHosts: config.ALLOW_HTTP_HOSTS ?? [],
+    allowTargets: config.SINK_ALLOW_TARGETS ?? [],
     ownPorts: [config.PORT, config.METRICS_PORT].filter((port) => port > 0),
   };
 }
 
 /** What the sink routes' commands use, from the API's command context. */
 export function sinkAdminContext(config: Config, commands: CommandContext): SinkAdminContext {
-  const { events, kek, ids } = commands;
-  return { events, kek, ids, rules: sinkTargetRules(config) };
+  const { events, kek, ids, hasher } = commands;
+  return { events, kek, ids, hasher, rules: sinkTargetRules(config) };
 }

@@ -8,6 +8,8 @@ export interface AuditSinksTable {
   name: string;
   target: ColumnType<unknown, string, string>;
   sealed_secret: ColumnType<unknown, string | null, string | null>;
+  /** A webhook's path and query, sealed as its secret is (migration 036); never in an event. */
+  sealed_path: ColumnType<unknown, string | null | undefined, string | null>;
   created_at: Generated<Date>;
   paused: Generated<boolean>;
   pause_reason: string | null;

@@ -65,10 +65,16 @@ export function startDeliverer(options: DelivererOptions): RunningDeliverer {
         resolve();
       };
     });
+  // What of an operator's sink stays in memory, never in its row: a webhook's secret and whole
+  // URL (its path and query may hold the receiver's token), a syslog sink's CA.
   const secrets = new Map(
     options.operatorSinks.map((sink) => [
       operatorSinkId(sink.id),
-      sink.kind === 'webhook' ? { secret: sink.secret } : sink.ca ? { ca: sink.ca } : {},
+      sink.kind === 'webhook'
+        ? { secret: sink.secret, url: sink.url }
+        : sink.ca
+          ? { ca: sink.ca }
+          : {},
     ]),
   );
 
@@ -103,7 +109,7 @@ export function startDeliverer(options: DelivererOptions): RunningDeliverer {
     for (const sink of options.operatorSinks) {
       const target =
         sink.kind === 'webhook'
-          ? { kind: 'webhook' as const, url: sink.url }
+          ? { kind: 'webhook' as const, url: `${new URL(sink.url).origin}/` }
           : { kind: 'syslog' as const, host: sink.host, port: sink.port, tls: sink.tls };
       await writeSink(db, {
         sinkId: operatorSinkId(sink.id),
@@ -120,7 +126,12 @@ export function startDeliverer(options: DelivererOptions): RunningDeliverer {
           const sink = { ...loaded, ...secrets.get(loaded.sinkId) };
           seen.add(sink.sinkId);
           // A new target (or secret) is a new transport; a pause or resume is only news.
-          const key = JSON.stringify([sink.target, sink.secret ?? null, sink.ca ?? null]);
+          const key = JSON.stringify([
+            sink.target,
+            sink.url ?? null,
+            sink.secret ?? null,
+            sink.ca ?? null,
+          ]);
           const running = loops.get(sink.sinkId);
           if (running && running.key === key) {
             running.sink = sink;

@@ -2,6 +2,7 @@ import dns from 'node:dns';
 import net from 'node:net';
 import type { LookupFunction } from 'node:net';
 import { resolvedAddressRefusal, type ConnectTarget, type TargetRules } from './target-rules.js';
+import { TargetRefusedError } from './transport.js';
 
 /** `dns.lookup` asked for every address (injectable so a test can play a rebinding name). */
 export type Resolver = (
@@ -31,7 +32,7 @@ export function guardedLookup(guard: ConnectGuard): LookupFunction {
       const refused = addresses
         .map((entry) => resolvedAddressRefusal(entry.address, guard, guard.rules))
         .find(Boolean);
-      if (refused) return callback(new Error(refused), '', 0);
+      if (refused) return callback(new TargetRefusedError(refused), '', 0);
       if (options.all) return callback(null, addresses as never, 0);
       const first = addresses[0];
       if (!first) return callback(new Error(`${hostname} did not resolve`), '', 0);

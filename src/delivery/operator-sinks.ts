@@ -1,5 +1,8 @@
 import { z } from 'zod';
-import { syslogTargetRequestSchema, webhookTargetSchema } from '../domain/event-data/sink.js';
+import {
+  syslogTargetRequestSchema,
+  webhookTargetRequestSchema,
+} from '../domain/event-data/sink.js';
 
 /** An operator sink's id: short, and not one a space's sink can have (those start `snk_`). */
 const operatorId = z.string().regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'lowercase letters, digits, -');
@@ -11,7 +14,7 @@ const operatorId = z.string().regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'lowercase lett
  */
 export const operatorSinksSchema = z.array(
   z.discriminatedUnion('kind', [
-    webhookTargetSchema.extend({
+    webhookTargetRequestSchema.extend({
       id: operatorId,
       secret: z.string().regex(/^whsec_[A-Za-z0-9+/]{24,}={0,2}$/, 'a whsec_ secret (base64)'),
     }),

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { KeyEncryptionKey } from '../crypto/key-encryption.js';
+import type { SecretHasher } from '../crypto/secrets.js';
 import type { EventMetadata, SinkTarget } from '../domain/events.js';
 import type { IdGenerator } from '../domain/ports.js';
 import {
@@ -9,13 +10,21 @@ import {
   decideCreateSink,
   decidePauseSink,
   decideResumeSink,
-  type SinkRefusal,
 } from '../domain/sink/decide.js';
 import type { EventStore } from '../event-store/event-store.js';
 import { InvalidRequestError, NotFoundError } from '../errors/errors.js';
 import { newWebhookSecret } from './standard-webhooks.js';
-import { readSink, sealSinkSecret, writeSink, writeSinkPaused } from './sinks.js';
+import {
+  readSink,
+  recordedTarget,
+  sealSinkPath,
+  sealSinkSecret,
+  writeSink,
+  writeSinkPaused,
+  type RecordedTarget,
+} from './sinks.js';
 import { targetRefusal, type TargetRules } from './target-rules.js';
+import { shownFailure } from './transport.js';
 
 /** What a space admin's sink commands use. */
 export interface SinkAdminContext {
@@ -23,6 +32,8 @@ export interface SinkAdminContext {
   readonly kek: KeyEncryptionKey;
   readonly ids: IdGenerator;
   readonly rules: TargetRules;
+  /** Keyed digests (SECRET_HASH_KEY): a webhook's path and query are recorded as one. */
+  readonly hasher: Pick<SecretHasher, 'hash'>;
 }
 
 /** Who asks, in which space, about which sink. */
@@ -41,20 +52,31 @@ export interface SinkSecret {
 /** A space sink's id: `snk_` and 96 random bits (operator sinks are `operator-…`). */
 const newSinkId = () => `snk_${randomBytes(12).toString('base64url')}`;
 
-/** The target, or a 400 naming why this deployment refuses it (SSRF rules, target-rules.ts). */
-function allowed(rules: TargetRules, target: SinkTarget): SinkTarget {
-  const refusal = targetRefusal(target, rules);
+/**
+ * The target as it is recorded (a webhook's path and query apart, to be sealed), or a 400 naming
+ * why this deployment refuses it (SSRF rules, target-rules.ts).
+ */
+function allowed(ctx: SinkAdminContext, target: SinkTarget): RecordedTarget {
+  const refusal = targetRefusal(target, ctx.rules);
   if (refusal) {
     throw new InvalidRequestError(`sink target refused: ${refusal}`, [
       { field: 'target', message: refusal },
     ]);
   }
-  return target;
+  return recordedTarget(target, (text) => ctx.hasher.hash(text));
 }
 
-/** An operator's sink is not a space's to change: it is not found there, as another space's. */
-const refused = (refusal: SinkRefusal): never => {
-  throw new NotFoundError(`no sink of that id in this space (${refusal})`);
+/** The sealed path of a recorded target, for its row. */
+const sealedPath = (ctx: SinkAdminContext, sinkId: string, recorded: RecordedTarget | undefined) =>
+  recorded?.path === undefined ? {} : { sealedPath: sealSinkPath(ctx.kek, sinkId, recorded.path) };
+
+/**
+ * An operator's sink is not a space's to change: it is not found there, as another space's, with
+ * the very answer of an id that does not exist (naming why would make the operator's ids
+ * enumerable: issue 51, item 11).
+ */
+const refused = (): never => {
+  throw new NotFoundError('no sink of that id in this space');
 };
 
 /** Creates a space's sink: sink-created and its row in one transaction; a webhook's secret made. */
@@ -62,7 +84,8 @@ export async function createSink(
   ctx: SinkAdminContext,
   command: Omit<SinkCommand, 'sinkId'> & { readonly name: string; readonly target: SinkTarget },
 ): Promise<SinkSecret> {
-  const target = allowed(ctx.rules, command.target);
+  const recorded = allowed(ctx, command.target);
+  const { target } = recorded;
   const sinkId = newSinkId();
   const secret = target.kind === 'webhook' ? newWebhookSecret() : undefined;
   const decision = decideCreateSink({ ...command, eventId: ctx.ids.eventId(), sinkId, target });
@@ -74,6 +97,7 @@ export async function createSink(
       name: command.name,
       target,
       ...(secret ? { sealedSecret: sealSinkSecret(ctx.kek, sinkId, secret) } : {}),
+      ...sealedPath(ctx, sinkId, recorded),
     });
   });
   return { sinkId, ...(secret ? { secret } : {}) };
@@ -91,12 +115,12 @@ export async function changeSink(
     readonly rotateSecret?: boolean;
   },
 ): Promise<SinkSecret> {
-  if (command.target) allowed(ctx.rules, command.target);
+  const recorded = command.target ? allowed(ctx, command.target) : undefined;
   return ctx.events.transact(async (tx) => {
     const state = await readSink(tx.db, command.sinkId, { forUpdate: true });
-    const target = command.target ?? state?.target;
+    const target = recorded?.target ?? state?.target;
     const name = command.name ?? state?.name;
-    if (!state || !target || name === undefined) return refused('not_found');
+    if (!state || !target || name === undefined) return refused();
     const becameWebhook = target.kind === 'webhook' && state.target.kind !== 'webhook';
     const secret =
       target.kind === 'webhook' && (command.rotateSecret === true || becameWebhook)
@@ -113,7 +137,7 @@ export async function changeSink(
       },
       state,
     );
-    if (!decision.ok) return refused(decision.refusal);
+    if (!decision.ok) return refused();
     if (decision.events.length === 0) return { sinkId: state.sinkId };
     await tx.appendNewStream({ ...decision.facts, events: decision.events });
     await writeSink(tx.db, {
@@ -122,6 +146,7 @@ export async function changeSink(
       name,
       target,
       ...(secret ? { sealedSecret: sealSinkSecret(ctx.kek, state.sinkId, secret) } : {}),
+      ...sealedPath(ctx, state.sinkId, recorded),
     });
     return { sinkId: state.sinkId, ...(secret ? { secret } : {}) };
   });
@@ -139,11 +164,11 @@ export async function pauseSink(ctx: SinkAdminContext, command: SinkCommand): Pr
         spaceId: command.spaceId,
         reason: 'admin',
         attempts: cursor?.attempts ?? 0,
-        lastError: cursor?.last_error ?? null,
+        lastError: shownFailure(cursor?.last_error ?? null),
       },
       state,
     );
-    if (!decision.ok) return refused(decision.refusal);
+    if (!decision.ok) return refused();
     if (decision.events.length === 0) return;
     await tx.appendNewStream({ ...decision.facts, events: decision.events });
     await writeSinkPaused(tx.db, command.sinkId, { reason: 'admin' });
@@ -163,7 +188,7 @@ export async function resumeSink(ctx: SinkAdminContext, command: SinkCommand): P
       },
       state,
     );
-    if (!decision.ok) return refused(decision.refusal);
+    if (!decision.ok) return refused();
     if (decision.events.length === 0) return;
     await tx.appendNewStream({ ...decision.facts, events: decision.events });
     await writeSinkPaused(tx.db, command.sinkId, false);

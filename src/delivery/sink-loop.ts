@@ -6,7 +6,7 @@ import { nextBatch, type NextBatch } from './batch-reader.js';
 import { advanceCursor, readCursor, recordFailure } from './cursor.js';
 import type { DelivererEvents } from './sink-events.js';
 import type { SinkDefinition } from './sinks.js';
-import type { Transport } from './transport.js';
+import { connectFailure, type Transport } from './transport.js';
 
 /** Options of {@link runSinkLoop}; the bounds are the deliverer's settings. */
 export interface SinkLoopOptions {
@@ -126,11 +126,13 @@ export function runSinkLoop(options: SinkLoopOptions): SinkLoop {
             await transport.send({ sinkId, events: pending.events });
           } catch (error) {
             const message = error instanceof Error ? error.message : String(error);
-            const attempts = await recordFailure(db, sinkId, message);
-            logger.warn({ sinkId, attempts, error: message }, 'delivery to a sink failed');
+            // The space sees the class only; the detail is for the operator's log.
+            const failure = connectFailure(error);
+            const attempts = await recordFailure(db, sinkId, failure);
+            logger.warn({ sinkId, attempts, failure, error: message }, 'delivery to a sink failed');
             if (attempts >= options.maxAttempts) {
               pausedHere = true;
-              if (await options.events.pause(sinkId, attempts, message)) {
+              if (await options.events.pause(sinkId, attempts, failure)) {
                 logger.error({ sinkId, attempts }, 'sink paused after its retry bound');
               }
             } else {

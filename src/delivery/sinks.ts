@@ -9,6 +9,11 @@ import type { SinkState } from '../domain/sink/decide.js';
 export interface SinkDefinition extends SinkState {
   /** A webhook's `whsec_…`; never logged, never in an event. */
   readonly secret?: string;
+  /**
+   * A webhook's whole URL: its recorded origin with the sealed path and query opened, or the
+   * operator's setting. Absent when the sealed part cannot be opened; never logged.
+   */
+  readonly url?: string;
   /** A syslog sink's CA (PEM) for RFC 5425 TLS; the system's roots when absent. */
   readonly ca?: string;
   /** Why it is paused: `failing` (probed until it answers) or `admin` (waits for an admin). */
@@ -22,12 +27,58 @@ const binding = (sinkId: string) => `audit-sink:${sinkId}`;
 export const sealSinkSecret = (kek: KeyEncryptionKey, sinkId: string, secret: string): string =>
   JSON.stringify(sealValue(kek, binding(sinkId), secret));
 
+/** The binding of a webhook's sealed path and query: another binding than its secret's. */
+const pathBinding = (sinkId: string) => `audit-sink-path:${sinkId}`;
+
+/** Seals a webhook's path and query for its row, as its secret is sealed. */
+export const sealSinkPath = (kek: KeyEncryptionKey, sinkId: string, path: string): string =>
+  JSON.stringify(sealValue(kek, pathBinding(sinkId), path));
+
+/** A webhook's target as recorded, and the path and query it leaves out (to be sealed). */
+export interface RecordedTarget {
+  readonly target: SinkTarget;
+  readonly path?: string;
+}
+
+/**
+ * What is recorded of a target a request named: a syslog target as it is; a webhook's URL cut to
+ * its scheme, host and port, with a keyed digest of the path and query, which are returned to be
+ * sealed (a receiver's `?token=` is never in an event, a row's target, or an answer).
+ */
+export function recordedTarget(
+  target: SinkTarget,
+  digest: (text: string) => Buffer,
+): RecordedTarget {
+  if (target.kind !== 'webhook' || target.path_digest !== undefined) return { target };
+  const url = new URL(target.url);
+  const path = `${url.pathname}${url.search}`;
+  return {
+    target: {
+      kind: 'webhook',
+      url: `${url.origin}/`,
+      path_digest: `hmac-sha256:${digest(path).toString('hex')}`,
+    },
+    path,
+  };
+}
+
+/**
+ * The URL a webhook delivers to: the recorded origin and the opened path (joined as text, so a
+ * path starting `//` stays a path), or the recorded URL of a sink made before paths were sealed.
+ */
+export function deliveryUrl(target: SinkTarget, path: string | undefined): string | undefined {
+  if (target.kind !== 'webhook') return undefined;
+  if (target.path_digest === undefined) return target.url;
+  return path === undefined ? undefined : `${target.url.replace(/\/$/, '')}${path}`;
+}
+
 const rowSchema = z.object({
   sink_id: z.string(),
   space_id: z.string().nullable(),
   name: z.string(),
   target: sinkTargetSchema,
   sealed_secret: z.unknown().nullable(),
+  sealed_path: z.unknown().nullable().optional(),
   paused: z.boolean(),
   pause_reason: z.string().nullable().optional(),
 });
@@ -65,7 +116,16 @@ export async function loadSinks(
 ): Promise<SinkDefinition[]> {
   const rows = await db
     .selectFrom('audit_sinks')
-    .select(['sink_id', 'space_id', 'name', 'target', 'sealed_secret', 'paused', 'pause_reason'])
+    .select([
+      'sink_id',
+      'space_id',
+      'name',
+      'target',
+      'sealed_secret',
+      'sealed_path',
+      'paused',
+      'pause_reason',
+    ])
     .orderBy('sink_id')
     .execute();
   return rows.map((raw) => {
@@ -74,6 +134,11 @@ export async function loadSinks(
       row.sealed_secret === null
         ? undefined
         : openValue(kek, binding(row.sink_id), row.sealed_secret);
+    const path =
+      row.sealed_path === null || row.sealed_path === undefined
+        ? undefined
+        : openValue(kek, pathBinding(row.sink_id), row.sealed_path);
+    const url = deliveryUrl(row.target, path);
     return {
       sinkId: row.sink_id,
       spaceId: row.space_id,
@@ -82,6 +147,7 @@ export async function loadSinks(
       paused: row.paused,
       pauseReason: row.pause_reason ?? null,
       ...(secret === undefined ? {} : { secret }),
+      ...(url === undefined ? {} : { url }),
     };
   });
 }
@@ -98,6 +164,8 @@ export async function writeSink(
     readonly name: string;
     readonly target: SinkTarget;
     readonly sealedSecret?: string;
+    /** A webhook's path and query, sealed ({@link sealSinkPath}); kept when not given. */
+    readonly sealedPath?: string;
   },
 ): Promise<void> {
   await db
@@ -108,6 +176,7 @@ export async function writeSink(
       name: sink.name,
       target: JSON.stringify(sink.target),
       sealed_secret: sink.sealedSecret ?? null,
+      sealed_path: sink.sealedPath ?? null,
       pause_reason: null,
       paused_at: null,
     })
@@ -120,6 +189,12 @@ export async function writeSink(
           ? { sealed_secret: sink.sealedSecret }
           : sink.target.kind === 'syslog'
             ? { sealed_secret: null }
+            : {}),
+        // A new path replaces the old; a target recorded whole (or syslog) keeps none.
+        ...(sink.sealedPath !== undefined
+          ? { sealed_path: sink.sealedPath }
+          : sink.target.kind === 'syslog' || sink.target.path_digest === undefined
+            ? { sealed_path: null }
             : {}),
       }),
     )

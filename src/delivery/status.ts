@@ -1,6 +1,16 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { sinkTargetSchema, type SinkTarget } from '../domain/events.js';
+import { shownFailure } from './transport.js';
+
+/**
+ * A target as shown: as recorded, except the row of a webhook made before paths were sealed
+ * (issue 51, item 7), whose whole URL may carry a token: shown as its scheme, host and port.
+ */
+const shownTarget = (target: SinkTarget): SinkTarget =>
+  target.kind === 'webhook' && target.path_digest === undefined
+    ? { kind: 'webhook', url: `${new URL(target.url).origin}/` }
+    : target;
 
 /** Lag is counted up to this many events: past it, "at least" is what an operator needs. */
 export const LAG_COUNT_LIMIT = 100_000;
@@ -11,7 +21,7 @@ export interface SinkStatus {
   readonly spaceId: string | null;
   readonly name: string;
   readonly kind: string;
-  /** Where it delivers (a webhook's URL, a syslog host and port); never its secret. */
+  /** Where it delivers (a webhook's origin, a syslog host and port); never its secret or path. */
   readonly target: SinkTarget;
   readonly paused: boolean;
   readonly pauseReason: string | null;
@@ -22,6 +32,7 @@ export interface SinkStatus {
   readonly lagEvents: number;
   /** How long the oldest undelivered event has waited (0 when none). */
   readonly lagSeconds: number;
+  /** The class of the last failure (`connect_failed`, `http_status_5xx`, …), never its detail. */
   readonly lastError: string | null;
   readonly lastErrorAt: Date | null;
   readonly deliveredAt: Date | null;
@@ -76,7 +87,7 @@ export async function sinkStatuses(
     spaceId: row.space_id,
     name: row.name,
     kind: row.kind,
-    target: sinkTargetSchema.parse(row.target),
+    target: shownTarget(sinkTargetSchema.parse(row.target)),
     paused: row.paused,
     pauseReason: row.pause_reason,
     cursor: { transactionId: row.transaction_id, globalPosition: Number(row.global_position) },
@@ -84,7 +95,7 @@ export async function sinkStatuses(
     failures: Number(row.failures),
     lagEvents: row.lag_events,
     lagSeconds: row.oldest ? Math.max(0, Math.round((now - row.oldest.getTime()) / 1000)) : 0,
-    lastError: row.last_error,
+    lastError: shownFailure(row.last_error),
     lastErrorAt: row.last_error_at,
     deliveredAt: row.delivered_at,
   }));

@@ -3,7 +3,7 @@ import tls from 'node:tls';
 import { guardedLookup, literalRefusal, type Resolver } from './guarded-lookup.js';
 import { octetCounted, syslogMessage } from './syslog-message.js';
 import type { TargetRules } from './target-rules.js';
-import { DeliveryError, type Transport } from './transport.js';
+import { connectFailure, DeliveryError, type Transport } from './transport.js';
 
 /** Options of {@link syslogTransport}. */
 export interface SyslogOptions {
@@ -34,6 +34,7 @@ export function syslogTransport(options: SyslogOptions): Transport {
   const guard = {
     host: options.host,
     port: options.port,
+    plaintext: !options.tls,
     rules: options.rules,
     resolve: options.resolve,
   };
@@ -48,7 +49,9 @@ export function syslogTransport(options: SyslogOptions): Transport {
     new Promise<net.Socket>((resolve, reject) => {
       broken = undefined;
       const literal = literalRefusal(guard);
-      if (literal) return reject(new DeliveryError(`syslog connection failed: ${literal}`));
+      if (literal) {
+        return reject(new DeliveryError('refused_target', `syslog connection failed: ${literal}`));
+      }
       const opened = options.tls
         ? tls.connect({
             host: options.host,
@@ -61,7 +64,9 @@ export function syslogTransport(options: SyslogOptions): Transport {
       const event = options.tls ? 'secureConnect' : 'connect';
       const timer = setTimeout(() => {
         opened.destroy();
-        reject(new DeliveryError(`syslog connect timed out after ${options.timeoutMs} ms`));
+        reject(
+          new DeliveryError('timeout', `syslog connect timed out after ${options.timeoutMs} ms`),
+        );
       }, options.timeoutMs);
       opened.once(event, () => {
         clearTimeout(timer);
@@ -72,7 +77,11 @@ export function syslogTransport(options: SyslogOptions): Transport {
       opened.on('error', (error) => {
         clearTimeout(timer);
         broken ??= error;
-        reject(new DeliveryError(`syslog connection failed: ${error.message}`, { cause: error }));
+        reject(
+          new DeliveryError(connectFailure(error), `syslog connection failed: ${error.message}`, {
+            cause: error,
+          }),
+        );
       });
       // The receiver says nothing on this connection; whatever arrives is read and dropped.
       opened.on('data', () => undefined);
@@ -85,11 +94,14 @@ export function syslogTransport(options: SyslogOptions): Transport {
   const write = (target: net.Socket, bytes: Buffer) =>
     new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
-        reject(new DeliveryError(`syslog write not flushed after ${options.timeoutMs} ms`));
+        reject(
+          new DeliveryError('timeout', `syslog write not flushed after ${options.timeoutMs} ms`),
+        );
       }, options.timeoutMs);
       target.write(bytes, (error) => {
         clearTimeout(timer);
-        if (error) reject(new DeliveryError(`syslog write failed: ${error.message}`));
+        if (error)
+          reject(new DeliveryError('connection_lost', `syslog write failed: ${error.message}`));
         else resolve();
       });
     });
@@ -101,11 +113,16 @@ export function syslogTransport(options: SyslogOptions): Transport {
       // One turn of the event loop: a reset the kernel already saw is reported before we say done.
       await new Promise((resolve) => setImmediate(resolve));
       if (broken || !socket || socket.destroyed) {
-        throw new DeliveryError(`syslog connection lost: ${broken?.message ?? 'closed'}`);
+        throw new DeliveryError(
+          'connection_lost',
+          `syslog connection lost: ${broken?.message ?? 'closed'}`,
+        );
       }
     } catch (error) {
       drop();
-      throw error instanceof DeliveryError ? error : new DeliveryError(String(error));
+      throw error instanceof DeliveryError
+        ? error
+        : new DeliveryError(connectFailure(error), String(error));
     }
   };
 

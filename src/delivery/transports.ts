@@ -18,13 +18,16 @@ export function transportFor(
   if (target.kind === 'syslog') {
     return syslogTransport({ ...target, ca: sink.ca, issuer, timeoutMs, rules });
   }
-  const { secret } = sink;
-  if (secret === undefined) {
+  const { secret, url } = sink;
+  if (secret === undefined || url === undefined) {
     // Sealed under a key-encryption key this process does not hold: fails, pauses, is named.
     const missing = async () => {
-      throw new DeliveryError('the webhook secret cannot be opened with this key-encryption key');
+      throw new DeliveryError(
+        'secret_unavailable',
+        'the webhook secret or sealed path cannot be opened with this key-encryption key',
+      );
     };
     return { send: missing, probe: missing, close: () => undefined };
   }
-  return webhookTransport({ url: target.url, secret, issuer, timeoutMs, rules });
+  return webhookTransport({ url, secret, issuer, timeoutMs, rules });
 }

@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { guardedLookup, literalRefusal, type Resolver } from './guarded-lookup.js';
 import type { TargetRules } from './target-rules.js';
-import { DeliveryError } from './transport.js';
+import { connectFailure, DeliveryError, TargetRefusedError } from './transport.js';
 
 /** How much of a receiver's answer is read: it is only drained, never used. */
 export const ANSWER_BYTES_READ = 64 * 1024;
@@ -39,6 +39,7 @@ export function webhookPoster(options: WebhookPostOptions): WebhookPoster {
   const guard = {
     host,
     port: Number(url.port || (secure ? 443 : 80)),
+    plaintext: !secure,
     rules: options.rules,
     resolve: options.resolve,
   };
@@ -48,6 +49,7 @@ export function webhookPoster(options: WebhookPostOptions): WebhookPoster {
 
   const unreachable = (reason: unknown) =>
     new DeliveryError(
+      connectFailure(reason),
       `webhook unreachable: ${reason instanceof Error ? reason.message : String(reason)}`,
       { cause: reason },
     );
@@ -55,7 +57,7 @@ export function webhookPoster(options: WebhookPostOptions): WebhookPoster {
   const post = (headers: Record<string, string>, body: string) =>
     new Promise<number>((resolve, reject) => {
       const literal = literalRefusal(guard);
-      if (literal) return reject(unreachable(literal));
+      if (literal) return reject(unreachable(new TargetRefusedError(literal)));
       const request = (secure ? https : http).request({
         protocol: url.protocol,
         hostname: host,
@@ -78,7 +80,7 @@ export function webhookPoster(options: WebhookPostOptions): WebhookPoster {
           request.destroy();
           return settle();
         }
-        request.destroy(new Error(`no answer within ${options.timeoutMs} ms`));
+        request.destroy(new DeliveryError('timeout', `no answer within ${options.timeoutMs} ms`));
       }, options.timeoutMs);
       request.on('error', (error) => {
         clearTimeout(timer);

@@ -2,7 +2,7 @@ import { CLOUDEVENTS_BATCH, toCloudEvent } from './cloudevents.js';
 import type { Resolver } from './guarded-lookup.js';
 import { deliveryId, signWebhook } from './standard-webhooks.js';
 import type { TargetRules } from './target-rules.js';
-import { DeliveryError, type DeliveryBatch, type Transport } from './transport.js';
+import { DeliveryError, statusFailure, type DeliveryBatch, type Transport } from './transport.js';
 import { webhookPoster } from './webhook-post.js';
 
 /** Options of {@link webhookTransport}. */
@@ -45,7 +45,7 @@ export function webhookTransport(options: WebhookOptions): Transport {
       body,
     );
     if (status < 200 || status > 299) {
-      throw new DeliveryError(`webhook answered HTTP ${status}`);
+      throw new DeliveryError(statusFailure(status), `webhook answered HTTP ${status}`);
     }
   };
   return {

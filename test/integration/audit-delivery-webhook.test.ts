@@ -131,7 +131,7 @@ describe('the webhook sink', () => {
     );
     expect(Number(cursor.delivered)).toBe(1);
     expect(Number(cursor.failures)).toBe(4);
-    expect(cursor.last_error).toBe('webhook answered HTTP 500');
+    expect(cursor.last_error).toBe('http_status_5xx');
     await receiver.close();
   }, 30_000);
 
@@ -163,7 +163,13 @@ describe('the webhook sink', () => {
       (rows) => rows.length === 1,
       { timeoutMs: 20_000 },
     );
-    expect(paused[0]!.data).toMatchObject({ sink_id: 'snk_dead', reason: 'failing', attempts: 3 });
+    // The class of its last error, never the receiver's words (issue 51, item 5).
+    expect(paused[0]!.data).toMatchObject({
+      sink_id: 'snk_dead',
+      reason: 'failing',
+      attempts: 3,
+      last_error: 'http_status_5xx',
+    });
     // Its bound, then only probes: no burst of retries until the sink list shows the pause.
     await new Promise((resolve) => setTimeout(resolve, 2500));
     expect(attempts).toHaveLength(3);
@@ -175,7 +181,7 @@ describe('the webhook sink', () => {
     expect(statuses.find((s) => s.sinkId === 'snk_dead')).toMatchObject({
       paused: true,
       pauseReason: 'failing',
-      lastError: 'webhook answered HTTP 500',
+      lastError: 'http_status_5xx',
       delivered: 0,
     });
     expect(statuses.find((s) => s.sinkId === 'snk_dead')!.lagEvents).toBeGreaterThanOrEqual(30);

@@ -1,7 +1,13 @@
+import { randomBytes } from 'node:crypto';
+import net, { type AddressInfo } from 'node:net';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sinkTargetRules } from '../../src/cli/sink-admin-context.js';
+import { sinkAdminContext, sinkTargetRules } from '../../src/cli/sink-admin-context.js';
+import { createSink } from '../../src/delivery/sink-admin.js';
+import type { SinkTarget } from '../../src/domain/events.js';
+import { InvalidRequestError } from '../../src/errors/errors.js';
 import { startDeliverer, type RunningDeliverer } from '../../src/delivery/deliverer.js';
+import { writeSink } from '../../src/delivery/sinks.js';
 import { startWebhookReceiver } from '../support/delivery/webhook-receiver.js';
 import {
   createCredentialVia,
@@ -40,6 +46,29 @@ const call = async (method: string, path: string, body?: unknown, headers = admi
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 };
 
+/** The deliverer of these tests, started once (a second would only stand by). */
+function startDelivering(): void {
+  deliverer ??= startDeliverer({
+    db: service.database.db,
+    url: service.database.url,
+    kek: service.api.commands.kek,
+    issuer: service.config.TOKEN_ISSUER,
+    rules: sinkTargetRules(service.config),
+    operatorSinks: [],
+    batchSize: 50,
+    maxAttempts: 100,
+    timeoutMs: 2000,
+    backoff: { baseMs: 20, maxMs: 100 },
+    probeMs: 100,
+    pollMs: 50,
+    lingerMs: 0,
+    reloadMs: 100,
+    leaseMs: 5000,
+    standbyRetryMs: 200,
+    logger: pino({ level: 'silent' }),
+  });
+}
+
 const eventsOf = (type: string) =>
   service.database.db
     .selectFrom('events')
@@ -61,25 +90,7 @@ describe('the sinks API', () => {
     const sinkId = String(created.body.sink_id);
     expect(created.body).toMatchObject({ name: 'siem', paused: false, delivered: 0 });
 
-    deliverer = startDeliverer({
-      db: service.database.db,
-      url: service.database.url,
-      kek: service.api.commands.kek,
-      issuer: service.config.TOKEN_ISSUER,
-      rules: sinkTargetRules(service.config),
-      operatorSinks: [],
-      batchSize: 50,
-      maxAttempts: 100,
-      timeoutMs: 2000,
-      backoff: { baseMs: 20, maxMs: 100 },
-      probeMs: 100,
-      pollMs: 50,
-      lingerMs: 0,
-      reloadMs: 100,
-      leaseMs: 5000,
-      standbyRetryMs: 200,
-      logger: pino({ level: 'silent' }),
-    });
+    startDelivering();
     await createCredentialVia(service, SPACE);
     const got = await waitUntil(
       receiver.events,
@@ -200,5 +211,217 @@ describe('the sinks API', () => {
     expect(
       (await call('POST', `/v1/sinks/${mine!.sink_id}/pause`, undefined, auditor)).status,
     ).toBe(403);
+  });
+
+  it("answers a tenant asking for an operator sink's id with the very 404 of an id that does not exist (issue 51, item 11)", async () => {
+    await writeSink(service.database.db, {
+      sinkId: 'operator-siem',
+      spaceId: null,
+      name: 'siem',
+      target: { kind: 'syslog', host: 'logs.example', port: 6514, tls: true },
+    });
+    // The path (in `instance`) and the request id differ by construction; nothing else may.
+    const answer = async (method: string, path: string, body?: unknown) => {
+      const { status, body: problem } = await call(method, path, body);
+      const { request_id: _id, instance: _instance, ...rest } = problem;
+      return { status, rest };
+    };
+    for (const [method, action, body] of [
+      ['POST', '/pause', undefined],
+      ['POST', '/resume', undefined],
+      ['PATCH', '', { name: 'mine now' }],
+    ] as const) {
+      const operator = await answer(method, `/v1/sinks/operator-siem${action}`, body);
+      const unknown = await answer(method, `/v1/sinks/snk_${'x'.repeat(16)}${action}`, body);
+      expect(operator.status, `${method} ${action}`).toBe(404);
+      expect(operator, `${method} ${action}`).toEqual(unknown);
+      expect(JSON.stringify(operator)).not.toContain('operator');
+    }
+  });
+
+  it('in production refuses a private target at creation unless SINK_ALLOW_TARGETS allows it (issue 51, item 5)', async () => {
+    const base = sinkAdminContext(service.config, service.api.commands);
+    const production = { ...base, rules: { ...base.rules, production: true } };
+    const create = (ctx: typeof base, target: SinkTarget) =>
+      createSink(ctx, {
+        spaceId: SPACE,
+        name: 'inside',
+        target,
+        metadata: {
+          actor: 'user:alice',
+          request_id: 'r',
+          client_ip: '127.0.0.1',
+          user_agent: null,
+        },
+      });
+    const inside: SinkTarget[] = [
+      { kind: 'webhook', url: 'https://10.0.0.5/' },
+      { kind: 'syslog', host: '10.0.0.5', port: 6379, tls: false },
+      { kind: 'syslog', host: '10.0.0.5', port: 6514, tls: true },
+      { kind: 'webhook', url: 'https://100.64.1.1/' },
+      { kind: 'webhook', url: 'https://100.100.100.200/latest/meta-data/' },
+      { kind: 'webhook', url: 'https://[fd00:ec2::254]/latest/meta-data/' },
+      { kind: 'webhook', url: 'https://[64:ff9b::169.254.169.254]/' },
+      { kind: 'webhook', url: 'https://[2002:a9fe:a9fe::]/' },
+      { kind: 'webhook', url: 'https://[::169.254.169.254]/' },
+      { kind: 'syslog', host: 'logs.example', port: 514, tls: false },
+    ];
+    for (const target of inside) {
+      await expect(create(production, target), JSON.stringify(target)).rejects.toBeInstanceOf(
+        InvalidRequestError,
+      );
+    }
+    const allowing = {
+      ...production,
+      rules: { ...production.rules, allowTargets: ['10.0.0.0/24'] },
+    };
+    await expect(
+      create(allowing, { kind: 'syslog', host: '10.0.0.5', port: 514, tls: false }),
+    ).resolves.toMatchObject({ sinkId: expect.stringMatching(/^snk_/) });
+    await expect(
+      create(allowing, { kind: 'webhook', url: 'https://100.100.100.200/' }),
+    ).rejects.toBeInstanceOf(InvalidRequestError);
+  });
+
+  it('tells a space one class of error for a closed port and for an open one that is not HTTP; the detail stays out of its view (issue 51, item 5)', async () => {
+    const sockets = new Set<net.Socket>();
+    const talker = net.createServer((socket) => {
+      sockets.add(socket);
+      socket.on('error', () => undefined);
+      socket.end('-ERR unknown command\r\n');
+    });
+    await new Promise<void>((resolve) => talker.listen(0, '127.0.0.1', resolve));
+    const open = (talker.address() as AddressInfo).port;
+    const closed = await new Promise<number>((resolve) => {
+      const probe = net.createServer();
+      probe.listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as AddressInfo;
+        probe.close(() => resolve(port));
+      });
+    });
+    try {
+      const ids: string[] = [];
+      for (const port of [closed, open]) {
+        const created = await call('POST', '/v1/sinks', {
+          name: `port-${port}`,
+          target: { kind: 'webhook', url: `http://127.0.0.1:${port}/` },
+        });
+        expect(created.status).toBe(201);
+        ids.push(String(created.body.sink_id));
+      }
+      startDelivering();
+      const listed = await waitUntil(
+        () => call('GET', '/v1/sinks'),
+        (list) =>
+          ids.every((id) =>
+            (list.body.items as { sink_id: string; last_error: string | null }[]).some(
+              (item) => item.sink_id === id && item.last_error !== null,
+            ),
+          ),
+        { timeoutMs: 20_000 },
+      );
+      const errors = (listed.body.items as { sink_id: string; last_error: string }[])
+        .filter((item) => ids.includes(item.sink_id))
+        .map((item) => item.last_error);
+      expect(errors).toEqual(['connect_failed', 'connect_failed']);
+      const rows = await service.database.db
+        .selectFrom('audit_sink_cursors')
+        .select(['last_error'])
+        .where('sink_id', 'in', ids)
+        .execute();
+      expect(rows.map((row) => row.last_error)).toEqual(['connect_failed', 'connect_failed']);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => talker.close(resolve));
+    }
+  }, 40_000);
+
+  it('refuses credentials in a webhook URL, and keeps a ?token= out of every event, row and view while delivering to it (issue 51, item 7)', async () => {
+    const userinfo = await call('POST', '/v1/sinks', {
+      name: 'x',
+      target: { kind: 'webhook', url: 'https://alice:hunter2@siem.example/intake' },
+    });
+    expect(userinfo.status).toBe(400);
+    expect(String(userinfo.body.detail)).toMatch(/user name or password/);
+
+    let secret = '';
+    const receiver = await startWebhookReceiver(() => secret);
+    const token = `tok_${randomBytes(16).toString('hex')}`;
+    const created = await call('POST', '/v1/sinks', {
+      name: 'tokened',
+      target: { kind: 'webhook', url: `${receiver.url}/v2?token=${token}` },
+    });
+    expect(created.status).toBe(201);
+    secret = String(created.body.secret);
+    const origin = new URL(receiver.url).origin;
+    expect(created.body.target).toEqual({
+      kind: 'webhook',
+      url: `${origin}/`,
+      path_digest: expect.stringMatching(/^hmac-sha256:[0-9a-f]{64}$/),
+    });
+    const sinkId = String(created.body.sink_id);
+    // Renamed: the sealed path stays; the same URL again records nothing.
+    expect((await call('PATCH', `/v1/sinks/${sinkId}`, { name: 'tokened 2' })).status).toBe(200);
+    const same = await call('PATCH', `/v1/sinks/${sinkId}`, {
+      target: { kind: 'webhook', url: `${receiver.url}/v2?token=${token}` },
+    });
+    expect(same.body.target).toEqual(created.body.target);
+
+    startDelivering();
+    await createCredentialVia(service, SPACE);
+    await waitUntil(
+      () => receiver.deliveries,
+      (deliveries) => deliveries.length > 0,
+      { timeoutMs: 20_000 },
+    );
+    expect(receiver.deliveries[0]!.path).toBe(`/intake/v2?token=${token}`);
+
+    const log = await service.database.db.selectFrom('events').select(['data']).execute();
+    expect(JSON.stringify(log)).not.toContain(token);
+    const rows = await service.database.db.selectFrom('audit_sinks').select(['target']).execute();
+    expect(JSON.stringify(rows)).not.toContain(token);
+    const auditor = {
+      ...admin,
+      authorization: `Bearer ${await service.loginToken([SPACE], 'bob', 'auditor')}`,
+    };
+    const views = [
+      await call('GET', '/v1/sinks', undefined, auditor),
+      await call('GET', '/v1/audit/events?event_type=sink-created', undefined, auditor),
+      await call('GET', '/v1/audit/events?event_type=sink-changed', undefined, auditor),
+    ];
+    for (const view of views) {
+      expect(view.status).toBe(200);
+      expect(JSON.stringify(view.body)).not.toContain(token);
+      expect(JSON.stringify(view.body)).not.toContain('?token');
+    }
+    expect(JSON.stringify(views[1]!.body)).toContain(sinkId);
+    // Nor is it delivered to a sink, its own or another.
+    expect(JSON.stringify(receiver.events())).not.toContain(token);
+    await receiver.close();
+  }, 40_000);
+
+  it('shows the detail a row kept from before errors were classed as delivery_failed, in the list and in an admin pause (issue 51, item 5)', async () => {
+    const created = await call('POST', '/v1/sinks', {
+      name: 'legacy',
+      target: { kind: 'syslog', host: 'logs.example', port: 6514, tls: true },
+    });
+    const sinkId = String(created.body.sink_id);
+    const detail = 'syslog connection failed: connect ECONNREFUSED 10.0.0.5:6379';
+    await service.database.db
+      .updateTable('audit_sink_cursors')
+      .set({ last_error: detail })
+      .where('sink_id', '=', sinkId)
+      .execute();
+    const items = (await call('GET', '/v1/sinks')).body.items as Record<string, unknown>[];
+    expect(items.find((item) => item.sink_id === sinkId)).toMatchObject({
+      last_error: 'delivery_failed',
+    });
+    expect((await call('POST', `/v1/sinks/${sinkId}/pause`)).status).toBe(200);
+    const paused = (await eventsOf('sink-paused')).filter(
+      (event) => (event.data as { sink_id: string }).sink_id === sinkId,
+    );
+    expect(paused.map((event) => (event.data as { last_error: string }).last_error)).toEqual([
+      'delivery_failed',
+    ]);
   });
 });

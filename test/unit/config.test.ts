@@ -188,6 +188,16 @@ describe('production URLs (issue 40, item 9)', () => {
     expect(httpAllowedUrls(loadConfig(production))).toEqual([]);
   });
 
+  it('reads SINK_ALLOW_TARGETS as host names, addresses and CIDR blocks, never one meaning every address (issue 51, item 5)', () => {
+    expect(
+      loadConfig({ SINK_ALLOW_TARGETS: 'siem.internal, 10.20.0.0/16,fd12::/48,192.0.2.7' })
+        .SINK_ALLOW_TARGETS,
+    ).toEqual(['siem.internal', '10.20.0.0/16', 'fd12::/48', '192.0.2.7']);
+    for (const value of ['0.0.0.0/0', '::/0', '*', '10.0.0.0/33', 'siem.internal/8', 'a b']) {
+      expect(() => loadConfig({ SINK_ALLOW_TARGETS: value }), value).toThrow(/SINK_ALLOW_TARGETS/);
+    }
+  });
+
   it('leaves development, tests and production workers as they were', () => {
     expect(loadConfig({}).TOKEN_ISSUER).toBe('http://localhost:8080');
     expect(

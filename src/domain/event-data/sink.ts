@@ -5,16 +5,49 @@ import { z } from 'zod';
  * accepts (https only in production, never link-local or the service's own ports) is judged where
  * a sink is made, by src/delivery/target-rules.ts, with the settings it needs.
  */
+const webhookUrl = z
+  .url()
+  .max(2000)
+  // URL.canParse first: a string z.url() lets through may still throw in `new URL` (an IPv6
+  // literal such as `[v1.x]`), and a throw here was a 500 with a stack (issue 51, item 10).
+  .refine((url) => URL.canParse(url) && ['https:', 'http:'].includes(new URL(url).protocol), {
+    message: 'a webhook sink is an https:// URL',
+  });
+
+/**
+ * A webhook target as recorded (events, the sink's row). Since issue 51 (item 7) `url` is the
+ * scheme, host and port alone (`https://siem.example:8443/`): the path and query, where a
+ * receiver's token may be, are sealed in the row and recorded as `path_digest` (HMAC-SHA-256
+ * under SECRET_HASH_KEY), which tells a change without telling what. Events recorded before
+ * carry the whole URL and no digest, and are read as they were.
+ */
 export const webhookTargetSchema = z.object({
   kind: z.literal('webhook'),
-  url: z
-    .url()
-    .max(2000)
-    // URL.canParse first: a string z.url() lets through may still throw in `new URL` (an IPv6
-    // literal such as `[v1.x]`), and a throw here was a 500 with a stack (issue 51, item 10).
-    .refine((url) => URL.canParse(url) && ['https:', 'http:'].includes(new URL(url).protocol), {
-      message: 'a webhook sink is an https:// URL',
-    }),
+  url: webhookUrl,
+  path_digest: z
+    .string()
+    .regex(/^hmac-sha256:[0-9a-f]{64}$/)
+    .optional(),
+});
+
+/**
+ * A webhook target as a request (or AUDIT_SINKS) names it: a whole URL, never with credentials
+ * in it (`user:pass@` would be kept verbatim wherever the URL goes; issue 51, item 7).
+ */
+export const webhookTargetRequestSchema = z.object({
+  kind: z.literal('webhook'),
+  url: webhookUrl.refine(
+    (url) => {
+      // What `new URL` cannot read is refused above, without a throw here.
+      if (!URL.canParse(url)) return true;
+      const parsed = new URL(url);
+      return parsed.username === '' && parsed.password === '';
+    },
+    {
+      message:
+        "a webhook URL may not carry a user name or password (user:pass@): deliveries are signed with the sink's secret; a token the receiver needs may go in the path or query, which are kept sealed",
+    },
+  ),
 });
 
 /** RFC 5424 messages over TCP (RFC 6587 octet counting), TLS per RFC 5425 when `tls`. */
@@ -39,7 +72,7 @@ export const syslogTargetRequestSchema = syslogTargetSchema.extend({
 
 /** A sink's target as a request names it (see {@link syslogTargetRequestSchema}). */
 export const sinkTargetRequestSchema = z.discriminatedUnion('kind', [
-  webhookTargetSchema,
+  webhookTargetRequestSchema,
   syslogTargetRequestSchema,
 ]);
 

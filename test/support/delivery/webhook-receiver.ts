@@ -5,6 +5,8 @@ import { Webhook } from 'standardwebhooks';
 /** One verified delivery as the receiver saw it. */
 export interface ReceivedDelivery {
   readonly id: string;
+  /** The request's path and query, as the deliverer sent them. */
+  readonly path: string;
   readonly contentType: string;
   readonly events: ReadonlyArray<{
     readonly id: string;
@@ -49,6 +51,7 @@ export async function startWebhookReceiver(
       }
       const delivery = {
         id: String(request.headers['webhook-id']),
+        path: String(request.url),
         contentType: String(request.headers['content-type']),
         events,
       };

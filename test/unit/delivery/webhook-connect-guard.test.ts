@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Resolver } from '../../../src/delivery/guarded-lookup.js';
 import { newWebhookSecret } from '../../../src/delivery/standard-webhooks.js';
@@ -203,5 +203,70 @@ describe('the webhook sink at connect time', () => {
       /^webhook unreachable: no answer within 100 ms$/,
     );
     expect(target.requests()).toBe(1);
+  });
+
+  it('fails a closed port and an open port that speaks neither HTTP nor TLS with one class, the detail only in the message (issue 51, item 5)', async () => {
+    // An open port that is not a web server: it greets, as SSH or Redis would, and hangs up.
+    const sockets = new Set<net.Socket>();
+    const talker = net.createServer((socket) => {
+      sockets.add(socket);
+      socket.on('error', () => undefined);
+      socket.end('SSH-2.0-OpenSSH_9.6\r\n');
+    });
+    await new Promise<void>((resolve) => talker.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => {
+      for (const socket of sockets) socket.destroy();
+      return new Promise((resolve) => talker.close(resolve));
+    });
+    const open = (talker.address() as AddressInfo).port;
+    const closed = await new Promise<number>((resolve) => {
+      const probe = net.createServer();
+      probe.listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as AddressInfo;
+        probe.close(() => resolve(port));
+      });
+    });
+    const failureAt = async (url: string) => {
+      const transport = webhookTransport({
+        url,
+        secret: newWebhookSecret(),
+        issuer,
+        timeoutMs: 2000,
+        rules: development,
+      });
+      cleanups.push(transport.close);
+      const error = await transport.probe().then(
+        () => undefined,
+        (thrown: unknown) => thrown,
+      );
+      expect(error, url).toBeInstanceOf(DeliveryError);
+      return error as DeliveryError;
+    };
+    const failures = await Promise.all([
+      failureAt(`http://127.0.0.1:${closed}/`),
+      failureAt(`http://127.0.0.1:${open}/`),
+      failureAt(`https://127.0.0.1:${closed}/`),
+      failureAt(`https://127.0.0.1:${open}/`),
+    ]);
+    expect(failures.map((failure) => failure.failure)).toEqual([
+      'connect_failed',
+      'connect_failed',
+      'connect_failed',
+      'connect_failed',
+    ]);
+    // The operator's log still tells them apart.
+    expect(failures[0]!.message).toMatch(/ECONNREFUSED/);
+    expect(failures[1]!.message).not.toMatch(/ECONNREFUSED/);
+
+    // A target the rules refuse is a class of its own, the same for a literal and a name.
+    const literal = webhookTransport({
+      url: 'https://10.0.0.5/',
+      secret: newWebhookSecret(),
+      issuer,
+      timeoutMs: 2000,
+      rules: production,
+    });
+    cleanups.push(literal.close);
+    await expect(literal.probe()).rejects.toMatchObject({ failure: 'refused_target' });
   });
 });

@@ -146,21 +146,24 @@ try {
     return { projector, sealer };
   }
 
-  async function latency(url: string): Promise<number> {
+  /** The median of five requests' latency, in ms, and the lines of the last answer. */
+  async function latency(url: string): Promise<{ ms: number; lines: number }> {
     // A proof waits for the next signed tree head to cover the event.
     for (let i = 0; i < 120; i += 1) {
       if ((await fetch(url, { headers: auditHeaders })).status !== 404) break;
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
     const times: number[] = [];
+    let lines = 0;
     for (let i = 0; i < 5; i += 1) {
       const started = process.hrtime.bigint();
       const answer = await fetch(url, { headers: auditHeaders });
       const body = await answer.text();
       if (!answer.ok) throw new Error(`${url} answered ${answer.status}: ${body}`);
       times.push(seconds(started) * 1000);
+      lines = body.split('\n').length - 1;
     }
-    return times.sort((a, b) => a - b)[2]!;
+    return { ms: times.sort((a, b) => a - b)[2]!, lines };
   }
 
   interface Row {
@@ -171,7 +174,7 @@ try {
     readonly ours: Measured;
     readonly peer: Measured;
     readonly proofMs: number;
-    readonly exportMs: number;
+    readonly exported: { ms: number; lines: number };
     readonly bytesPerToken: number;
   }
   const rows: Row[] = [];
@@ -190,9 +193,9 @@ try {
     const peer = await load('peer', plan, peerRequest);
     const ours = await load('ours', plan, privateRequest);
     await caughtUp();
-    const proofMs = await latency(`${api}/v1/audit/proof/inclusion?tree=space&jti=${jti}`);
+    const proofMs = (await latency(`${api}/v1/audit/proof/inclusion?tree=space&jti=${jti}`)).ms;
     const hour = 3600_000;
-    const exportMs = await latency(
+    const exported = await latency(
       `${api}/v1/audit/export?from=${new Date(Date.now() - hour).toISOString()}&to=${new Date(Date.now() + 60_000).toISOString()}`,
     );
     const storage = await bytesPerToken(pool);
@@ -204,7 +207,7 @@ try {
       ours,
       peer,
       proofMs,
-      exportMs,
+      exported,
       bytesPerToken: Math.round(storage.bytes / Math.max(storage.tokens, 1)),
     });
     log(`${size}: ours ${ours.rps.toFixed(0)}/s, peer ${peer.rps.toFixed(0)}/s`);
@@ -225,11 +228,11 @@ try {
   const baseline = rows[0]!;
   const ratio = (row: Row) => row.ours.rps / row.peer.rps;
   const lines = [
-    '| log size | grown (events/s) | projector caught up | sealer caught up | private tokens/s | peer/s | ours ÷ peer | vs first row | p99 ms | inclusion proof ms | export ms | bytes/token |',
+    '| log size | grown (events/s) | projector caught up | sealer caught up | private tokens/s | peer/s | ours ÷ peer | vs first row | p99 ms | inclusion proof ms | export of the space: ms (lines) | bytes/token |',
     '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...rows.map(
       (row) =>
-        `| ${row.size} | ${row.grown === 0 ? '–' : Math.round(row.grown / row.growSeconds).toLocaleString('en')} | ${row.catchUp.projector.toFixed(1)} s | ${row.catchUp.sealer.toFixed(1)} s | ${row.ours.rps.toFixed(0)} | ${row.peer.rps.toFixed(0)} | ${ratio(row).toFixed(2)} | ${(ratio(row) / ratio(baseline)).toFixed(2)} | ${row.ours.p99} | ${row.proofMs.toFixed(1)} | ${row.exportMs.toFixed(1)} | ${row.bytesPerToken} |`,
+        `| ${row.size} | ${row.grown === 0 ? '–' : Math.round(row.grown / row.growSeconds).toLocaleString('en')} | ${row.catchUp.projector.toFixed(1)} s | ${row.catchUp.sealer.toFixed(1)} s | ${row.ours.rps.toFixed(0)} | ${row.peer.rps.toFixed(0)} | ${ratio(row).toFixed(2)} | ${(ratio(row) / ratio(baseline)).toFixed(2)} | ${row.ours.p99} | ${row.proofMs.toFixed(1)} | ${row.exported.ms.toFixed(0)} (${row.exported.lines.toLocaleString('en')}) | ${row.bytesPerToken} |`,
     ),
     '',
     bulkLine,

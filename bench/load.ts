@@ -62,3 +62,12 @@ export async function load(
 export async function warmUp(plan: LoadPlan, request: Record<string, unknown>): Promise<void> {
   await autocannon({ ...request, connections: plan.connections, duration: plan.warmupSeconds });
 }
+
+/** Several runs of one target as one: their mean rate, the worst of their p99s. */
+export function combinedRuns(runs: readonly Measured[]): Measured {
+  return {
+    ...runs[0]!,
+    rps: runs.reduce((sum, run) => sum + run.rps, 0) / runs.length,
+    p99: Math.max(...runs.map((run) => run.p99)),
+  };
+}

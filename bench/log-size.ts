@@ -16,13 +16,13 @@ import { mintDevLoginToken } from '../src/crypto/login-tokens.js';
 import { freePort } from '../src/reliability/harness.js';
 import { benchClient } from './client.js';
 import { startBenchDatabase } from './database.js';
-import { load, warmUp, type LoadPlan, type Measured } from './load.js';
+import { combinedRuns, load, warmUp, type LoadPlan, type Measured } from './load.js';
 import { peerTokenRequest } from './peer-client.js';
 import { startProcess, stopAll, waitFor } from './processes.js';
 import { bytesPerToken } from './storage.js';
 
 const USAGE = `Usage: npm run bench:log-size -- [--sizes=<n,n,...>] [--bulk=<n>] [--duration=<s>]
-       [--connections=<n>] [--group=<n>]
+       [--connections=<n>] [--group=<n>] [--repeat=<n>]
 Grows the log to each size and measures issuance against the peer, catch-up, proofs, exports and
 bytes per token; then one bulk transaction of <bulk> events and the projector's catch-up after it.`;
 const { values } = parseCommandLine(USAGE, {
@@ -32,6 +32,7 @@ const { values } = parseCommandLine(USAGE, {
   connections: { type: 'string', default: '50' },
   // Events per transaction while growing: what a group commit holds under load.
   group: { type: 'string', default: '250' },
+  repeat: { type: 'string', default: '2' },
 });
 const sizes = String(values.sizes)
   .split(',')
@@ -190,13 +191,17 @@ try {
     log(
       `caught up: projector ${catchUp.projector.toFixed(1)} s, sealer ${catchUp.sealer.toFixed(1)} s`,
     );
-    const peer = await load('peer', plan, peerRequest);
-    const ours = await load('ours', plan, privateRequest);
+    // Alternated, and summed: one run of each drifts with the machine more than with the log.
+    const runs: { peer: Measured[]; ours: Measured[] } = { peer: [], ours: [] };
+    for (let i = 0; i < Number(values.repeat); i += 1) {
+      runs.peer.push(await load('peer', plan, peerRequest));
+      runs.ours.push(await load('ours', plan, privateRequest));
+    }
+    const [peer, ours] = [combinedRuns(runs.peer), combinedRuns(runs.ours)];
     await caughtUp();
     const proofMs = (await latency(`${api}/v1/audit/proof/inclusion?tree=space&jti=${jti}`)).ms;
-    const hour = 3600_000;
     const exported = await latency(
-      `${api}/v1/audit/export?from=${new Date(Date.now() - hour).toISOString()}&to=${new Date(Date.now() + 60_000).toISOString()}`,
+      `${api}/v1/audit/export?from=${new Date(Date.now() - 3600_000).toISOString()}&to=${new Date(Date.now() + 60_000).toISOString()}`,
     );
     const storage = await bytesPerToken(pool);
     rows.push({

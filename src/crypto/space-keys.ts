@@ -75,8 +75,10 @@ export async function openSpaceKeyStore(
   let enabled = new Set<string>();
   let enabledAt = 0;
   let reading: Promise<void> | undefined;
-  const readEnabled = () =>
-    (reading ??= (async () => {
+  // Coalesced; `fresh` waits out a read begun before the caller's change, then joins or starts one.
+  const readEnabled = async (fresh = false): Promise<void> => {
+    if (fresh && reading) await reading.catch(() => undefined);
+    return (reading ??= (async () => {
       const rows = await db
         .selectFrom('signing_keys')
         .select('space_id')
@@ -86,6 +88,7 @@ export async function openSpaceKeyStore(
       enabled = new Set(rows.map((row) => row.space_id!));
       enabledAt = now();
     })().finally(() => (reading = undefined)));
+  };
   await readEnabled();
   const timer = setInterval(() => void readEnabled().catch(() => undefined), options.refreshMs);
   timer.unref();
@@ -148,7 +151,7 @@ export async function openSpaceKeyStore(
     },
     async forget(spaceId) {
       held.delete(spaceId);
-      await readEnabled();
+      await readEnabled(true);
     },
     close: () => clearInterval(timer),
   };

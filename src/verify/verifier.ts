@@ -159,7 +159,6 @@ export function createVerifier(options: VerifierOptions): Verifier {
           401,
         );
       }
-      // Verified: its header names the key that signed it.
       await checkNotRevoked(claims, String(decodeProtectedHeader(token).kid));
       await checkBinding(request, scheme, token, claims);
       const required = routeOptions?.requiredScopes;
@@ -187,9 +186,10 @@ export function createVerifier(options: VerifierOptions): Verifier {
       throw new VerifyError('invalid_token', 'the token has been revoked', 401);
     }
     // A credential narrowed since: its tokens carrying a scope it no longer allows are refused,
-    // as introspection refuses them.
+    // as introspection refuses them. The kit knows no catalog (null): see docs/verify.md.
     const allowed = list.narrowedClients.get(claims.client_id);
-    if (allowed && !tokenScopesStillAllowed(scopeWords(claims.scope), allowed)) {
+    const token = { scopes: scopeWords(claims.scope), audience: String(claims.aud) };
+    if (allowed && !tokenScopesStillAllowed(token, allowed, null)) {
       throw new VerifyError(
         'invalid_token',
         'the token carries a scope its credential no longer allows',

@@ -256,6 +256,12 @@ describe("the revocation list's key withdrawals", () => {
       fetch: viaService,
     });
     await expect(kit.verify(request(tokenOfF))).resolves.toMatchObject({ space_id: F });
+    // F's key naming another space: checked against that space's list, it would evade F's.
+    const elsewhere = await signedWithKid(kid, {
+      ...(decodeJwt(tokenOfF) as unknown as AccessTokenClaims),
+      space_id: A,
+    });
+    await expect(kit.verify(request(elsewhere))).rejects.toMatchObject({ status: 401 });
     const retired = await retireSigningKey(
       service.api.commands.events,
       kid,
@@ -283,6 +289,42 @@ describe("the revocation list's key withdrawals", () => {
     await new Promise((resolve) => setTimeout(resolve, 1500));
     await expect(kit.verify(request(forged))).rejects.toMatchObject({ status: 401 });
     await expect(kit.verify(request(tokenOfF))).rejects.toMatchObject({ status: 401 });
+  });
+});
+
+describe("the shared ring's key withdrawals", () => {
+  it("are listed for every space, and a kit for the shared issuer refuses the key's tokens within its poll", async () => {
+    // Last in this file: it retires the shared ring's signing key (a replacement signs at once).
+    const kid = decodeProtectedHeader(sharedToken).kid!;
+    const kit = createVerifier({
+      issuer: ISSUER,
+      audience: AUDIENCE,
+      kinds: ['private', 'public'],
+      revocationRefreshSeconds: 0.2,
+      fetch: viaService,
+    });
+    await expect(kit.verify(request(sharedToken))).resolves.toMatchObject({ space_id: C });
+    await retireSigningKey(
+      service.api.commands.events,
+      kid,
+      { actor: 'operator', origin: 'test' },
+      await loadKeyEncryptionKey(undefined, service.dataDir),
+    );
+    for (const spaceId of [C, A, 'space-iso-none']) {
+      await expect
+        .poll(
+          async () =>
+            (
+              (await (
+                await fetch(`${service.baseUrl}/v1/revocations?space_id=${spaceId}`)
+              ).json()) as { withdrawn_keys: { kid: string }[] }
+            ).withdrawn_keys.map((key) => key.kid),
+          { interval: 200, timeout: 3000 },
+        )
+        .toContain(kid);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await expect(kit.verify(request(sharedToken))).rejects.toMatchObject({ status: 401 });
   });
 });
 

@@ -143,14 +143,16 @@ export interface RevocationList {
 /**
  * Every revocation of `spaceId` whose tokens may still be live: credentials revoked within the
  * longest token lifetime, revoked tokens not yet expired, and the unexpired public tokens derived
- * from a revoked private token (from the audit view, so up to the projector's lag behind).
+ * from a revoked private token (from the audit view, so up to the projector's lag behind);
+ * credentials narrowed within that lifetime; and the signing keys withdrawn within
+ * `withdrawalSeconds`, of the space's own ring and the shared one.
  */
 export async function revocationList(
   db: Kysely<Database>,
   spaceId: string,
   longestLifetimeSeconds: number,
   /** How long a withdrawn key stays listed: at least as long as a verifier may hold a JWKS. */
-  withdrawalSeconds: number = longestLifetimeSeconds,
+  withdrawalSeconds: number,
 ): Promise<RevocationList> {
   const clients = await db
     .selectFrom('credentials')

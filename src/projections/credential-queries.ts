@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
+import { SYSTEM_SPACE } from '../domain/streams.js';
 
 /** A credential as the API shows it: never a secret or its hash. */
 export interface CredentialRecord {
@@ -132,17 +133,26 @@ export interface RevocationList {
     readonly scopes: readonly string[];
     readonly narrowed_at: string;
   }>;
+  /**
+   * Signing keys withdrawn (retired as compromised) of the space's own ring and of the shared
+   * ring: every token they sign is refused, whatever a verifier still holds of an earlier JWKS.
+   */
+  readonly withdrawn_keys: ReadonlyArray<{ readonly kid: string; readonly withdrawn_at: string }>;
 }
 
 /**
  * Every revocation of `spaceId` whose tokens may still be live: credentials revoked within the
  * longest token lifetime, revoked tokens not yet expired, and the unexpired public tokens derived
- * from a revoked private token (from the audit view, so up to the projector's lag behind).
+ * from a revoked private token (from the audit view, so up to the projector's lag behind);
+ * credentials narrowed within that lifetime; and the signing keys withdrawn within
+ * `withdrawalSeconds`, of the space's own ring and the shared one.
  */
 export async function revocationList(
   db: Kysely<Database>,
   spaceId: string,
   longestLifetimeSeconds: number,
+  /** How long a withdrawn key stays listed: at least as long as a verifier may hold a JWKS. */
+  withdrawalSeconds: number,
 ): Promise<RevocationList> {
   const clients = await db
     .selectFrom('credentials')
@@ -176,6 +186,15 @@ export async function revocationList(
       AND a.event_type = 'public-token-issued'
     WHERE r.space_id = ${spaceId} AND r.token_kind = 'private' AND a.expires_at > now()
     ORDER BY 2, 1`.execute(db);
+  // From the log's retirements (the partial index of migration 038 finds them): a compromise is
+  // recorded in the space's own log for its ring, in the system log for the shared one.
+  const { rows: withdrawn } = await sql<{ kid: string; withdrawn_at: Date }>`
+    SELECT e.data->>'kid' AS kid, e.recorded_at AS withdrawn_at
+    FROM events e
+    WHERE e.event_type = 'signing-key-retired' AND e.space_id IN (${spaceId}, ${SYSTEM_SPACE})
+      AND e.recorded_at > now() - make_interval(secs => ${withdrawalSeconds})
+      AND e.data->>'reason' = 'compromised'
+    ORDER BY 2, 1`.execute(db);
   return {
     clients: clients.map((row) => ({
       client_id: row.client_id,
@@ -186,6 +205,10 @@ export async function revocationList(
       client_id: row.client_id,
       scopes: row.scopes ?? [],
       narrowed_at: row.scopes_narrowed_at!.toISOString(),
+    })),
+    withdrawn_keys: withdrawn.map((row) => ({
+      kid: row.kid,
+      withdrawn_at: new Date(row.withdrawn_at).toISOString(),
     })),
   };
 }

@@ -1,18 +1,21 @@
-/** A space's revocation list as GET /v1/revocations serves it. */
-interface RevocationList {
-  readonly clients: readonly { readonly client_id: string; readonly revoked_at: string }[];
-  readonly tokens: readonly { readonly jti: string; readonly exp: number }[];
+import { z } from 'zod';
+import type { RevokedSet } from '../domain/policy.js';
+
+/** A space's revocation list as GET /v1/revocations serves it; what the kit reads of it. */
+const revocationListSchema = z.object({
+  clients: z.array(z.object({ client_id: z.string(), revoked_at: z.string() })),
+  tokens: z.array(z.object({ jti: z.string(), exp: z.number() })),
   /** Absent from a service that predates scopes. */
-  readonly narrowed_clients?: readonly {
-    readonly client_id: string;
-    readonly scopes: readonly string[];
-  }[];
-}
+  narrowed_clients: z
+    .array(z.object({ client_id: z.string(), scopes: z.array(z.string()) }))
+    .optional(),
+  /** Absent from a service that predates key withdrawals in the list (issue 51). */
+  withdrawn_keys: z.array(z.object({ kid: z.string() })).optional(),
+});
 
 interface Held {
-  readonly revokedTokens: ReadonlySet<string>;
-  /** Revoked clients and when (ms): their tokens issued before then are revoked with them. */
-  readonly revokedClients: ReadonlyMap<string, number>;
+  /** Revoked tokens, clients (and when, ms) and withdrawn signing keys (policy.revokedByList). */
+  readonly revoked: RevokedSet;
   /** Clients narrowed since their tokens may have been issued, and the scopes they allow now. */
   readonly narrowedClients: ReadonlyMap<string, readonly string[]>;
   readonly etag: string | null;
@@ -52,12 +55,18 @@ export function createRevocationLists(options: {
         return confirmed;
       }
       if (response.status !== 200) return current;
-      const list = (await response.json()) as RevocationList;
+      // A list that is not one is no answer: the held list serves, within its staleness bound.
+      const parsed = revocationListSchema.safeParse(await response.json());
+      if (!parsed.success) return current;
+      const list = parsed.data;
       const next: Held = {
-        revokedTokens: new Set(list.tokens.map((token) => token.jti)),
-        revokedClients: new Map(
-          list.clients.map((client) => [client.client_id, Date.parse(client.revoked_at)]),
-        ),
+        revoked: {
+          tokens: new Set(list.tokens.map((token) => token.jti)),
+          clients: new Map(
+            list.clients.map((client) => [client.client_id, Date.parse(client.revoked_at)]),
+          ),
+          keys: new Set((list.withdrawn_keys ?? []).map((key) => key.kid)),
+        },
         narrowedClients: new Map(
           (list.narrowed_clients ?? []).map((client) => [client.client_id, client.scopes]),
         ),

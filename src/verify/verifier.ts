@@ -1,11 +1,16 @@
-import type { JWTPayload } from 'jose';
+import { decodeProtectedHeader, type JWTPayload } from 'jose';
 import { createAccessTokenVerifier } from '../crypto/access-tokens.js';
 import { remotePublicKeys } from './remote-keys.js';
 import { checkDpopProof } from '../crypto/dpop.js';
 import { createReplayCache } from './replay-cache.js';
 import { RevocationListUnavailable, createRevocationLists } from './revocation-list.js';
 import { msOf } from '../domain/times.js';
-import { revokedByList, tokenOfKind, tokenScopesStillAllowed } from '../domain/policy.js';
+import {
+  revokedByList,
+  tokenInSpace,
+  tokenOfKind,
+  tokenScopesStillAllowed,
+} from '../domain/policy.js';
 import { scopeWords } from '../domain/scope.js';
 import { declaredScopes, requireScopes } from './required-scopes.js';
 import { VerifyError } from './verify-error.js';
@@ -110,6 +115,10 @@ export function createVerifier(options: VerifierOptions): Verifier {
     },
     { clock: { now } },
   );
+  // A space's own issuer speaks for that space alone: a token of it naming another space (which
+  // only a holder of its key could sign) would be checked against the other space's list.
+  const spaceOfIssuer = /\/spaces\/([^/]+)$/.exec(issuer)?.[1];
+  const issuerSpace = spaceOfIssuer === undefined ? undefined : decodeURIComponent(spaceOfIssuer);
   const revocations = createRevocationLists({
     issuer: (options.serviceUrl ?? issuer.replace(/\/spaces\/[^/]+$/, '')).replace(/\/+$/, ''),
     refreshMs: msOf(options.revocationRefreshSeconds ?? 10),
@@ -143,7 +152,14 @@ export function createVerifier(options: VerifierOptions): Verifier {
           401,
         );
       }
-      await checkNotRevoked(claims);
+      if (issuerSpace !== undefined && !tokenInSpace({ spaceId: claims.space_id }, issuerSpace)) {
+        throw new VerifyError(
+          'invalid_token',
+          'the token names another space than its issuer',
+          401,
+        );
+      }
+      await checkNotRevoked(claims, String(decodeProtectedHeader(token).kid));
       await checkBinding(request, scheme, token, claims);
       const required = routeOptions?.requiredScopes;
       requireScopes(
@@ -155,7 +171,7 @@ export function createVerifier(options: VerifierOptions): Verifier {
     },
   };
 
-  async function checkNotRevoked(claims: VerifiedToken): Promise<void> {
+  async function checkNotRevoked(claims: VerifiedToken, kid: string): Promise<void> {
     let list;
     try {
       list = await revocations.of(claims.space_id);
@@ -164,13 +180,16 @@ export function createVerifier(options: VerifierOptions): Verifier {
         throw new VerifyError('unavailable', error.message, 503);
       throw error;
     }
-    if (revokedByList({ tokens: list.revokedTokens, clients: list.revokedClients }, claims)) {
+    // A withdrawn key stops verifying within the list's refresh, though the JWKS held may list it
+    // for its max-age yet (issue 51).
+    if (revokedByList(list.revoked, claims, kid)) {
       throw new VerifyError('invalid_token', 'the token has been revoked', 401);
     }
     // A credential narrowed since: its tokens carrying a scope it no longer allows are refused,
-    // as introspection refuses them.
+    // as introspection refuses them. The kit knows no catalog (null): see docs/verify.md.
     const allowed = list.narrowedClients.get(claims.client_id);
-    if (allowed && !tokenScopesStillAllowed(scopeWords(claims.scope), allowed)) {
+    const token = { scopes: scopeWords(claims.scope), audience: String(claims.aud) };
+    if (allowed && !tokenScopesStillAllowed(token, allowed, null)) {
       throw new VerifyError(
         'invalid_token',
         'the token carries a scope its credential no longer allows',

@@ -279,6 +279,51 @@ describe('narrowing a credential reaches its live tokens', () => {
   });
 });
 
+describe('a scope removed from the catalog leaves live tokens', () => {
+  it('a restart with a narrower catalog: introspection, /v1/issue and token exchange refuse a token carrying it; one without it stays good', async () => {
+    // Issue 51, item 12: the credential still held the scope, so its live tokens stood.
+    const credential = await create(['products:read', 'cart:write']);
+    const withCart = (await tokenOf(credential, 'cart:write products:read')).access_token;
+    const withoutCart = (await tokenOf(credential, 'products:read')).access_token;
+    const { 'cart:write': _removed, ...rest } = CATALOG[AUDIENCE];
+    const narrower = await startSecondInstance(service, {
+      SCOPE_CATALOG: JSON.stringify({ [AUDIENCE]: rest }),
+    });
+    const buy = (token: string) =>
+      narrower.post(
+        '/v1/issue',
+        { customer_id: 'c-1', segment_id: 's-1' },
+        { authorization: `Bearer ${token}`, 'x-service-space-id': SPACE },
+      );
+    const exchange = (token: string) =>
+      narrower.post(
+        '/v1/credential/token',
+        {
+          grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
+          subject_token: token,
+          subject_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+          customer_id: 'c-1',
+          segment_id: 's-1',
+        },
+        { 'x-service-space-id': SPACE },
+      );
+    expect(await introspect(credential, withCart, narrower)).toEqual({ active: false });
+    const bought = await buy(withCart);
+    expect(bought.status).toBe(401);
+    expect(((await bought.json()) as { detail: string }).detail).toContain('scope catalog');
+    const exchanged = await exchange(withCart);
+    expect(exchanged.status).toBe(400);
+    expect(await exchanged.json()).toMatchObject({ error: 'invalid_grant' });
+    // What the catalog still lists stands.
+    expect(await introspect(credential, withoutCart, narrower)).toMatchObject({
+      active: true,
+      scope: 'products:read',
+    });
+    expect((await buy(withoutCart)).status).toBe(200);
+    expect((await exchange(withoutCart)).status).toBe(200);
+  });
+});
+
 describe('the evidence shows scopes', () => {
   it('GET /v1/audit/events?scope= finds the issuances granting it, and the per-scope rate view counts them per client', async () => {
     const credential = await create(['orders:read', 'products:read']);

@@ -239,3 +239,105 @@ describe("a space's own issuer and keys", () => {
       .toMatchObject({ status: 401 });
   });
 });
+
+describe("the revocation list's key withdrawals", () => {
+  it('a long-running kit that verified a key refuses a new token it signs once the key is retired as compromised, within the list refresh and well before the JWKS max-age', async () => {
+    // Issue 51, item 2: the kit held the JWKS for its max-age (300 s), so a token a holder of the
+    // retired key signed after the retirement still verified.
+    const F = 'space-iso-withdrawn';
+    await enable(F);
+    const tokenOfF = await privateTokenVia(service, await createCredentialVia(service, F));
+    const kid = decodeProtectedHeader(tokenOfF).kid!;
+    const kit = createVerifier({
+      issuer: `${ISSUER}/spaces/${F}`,
+      audience: AUDIENCE,
+      kinds: ['private', 'public'],
+      revocationRefreshSeconds: 0.2,
+      fetch: viaService,
+    });
+    await expect(kit.verify(request(tokenOfF))).resolves.toMatchObject({ space_id: F });
+    // F's key naming another space: checked against that space's list, it would evade F's.
+    const elsewhere = await signedWithKid(kid, {
+      ...(decodeJwt(tokenOfF) as unknown as AccessTokenClaims),
+      space_id: A,
+    });
+    await expect(kit.verify(request(elsewhere))).rejects.toMatchObject({ status: 401 });
+    const retired = await retireSigningKey(
+      service.api.commands.events,
+      kid,
+      { actor: 'operator', origin: 'test' },
+      await loadKeyEncryptionKey(undefined, service.dataDir),
+    );
+    expect(retired.retired).toBe(true);
+    // The list names it once its one-second cache has passed.
+    const withdrawn = async () =>
+      (
+        (await (await fetch(`${service.baseUrl}/v1/revocations?space_id=${F}`)).json()) as {
+          withdrawn_keys?: { kid: string }[];
+        }
+      ).withdrawn_keys?.map((key) => key.kid);
+    await expect.poll(withdrawn, { interval: 200, timeout: 3000 }).toEqual([kid]);
+    // What a holder of the retired key signs now.
+    const now = Math.floor(Date.now() / 1000);
+    const forged = await signedWithKid(kid, {
+      ...(decodeJwt(tokenOfF) as unknown as AccessTokenClaims),
+      jti: 'forged-after-withdrawal',
+      iat: now,
+      exp: now + 600,
+    });
+    // The bound: the kit's list refresh (0.2 s here) and the service's 1 s list cache.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await expect(kit.verify(request(forged))).rejects.toMatchObject({ status: 401 });
+    await expect(kit.verify(request(tokenOfF))).rejects.toMatchObject({ status: 401 });
+  });
+});
+
+describe("the shared ring's key withdrawals", () => {
+  it("are listed for every space, and a kit for the shared issuer refuses the key's tokens within its poll", async () => {
+    // Last in this file: it retires the shared ring's signing key (a replacement signs at once).
+    const kid = decodeProtectedHeader(sharedToken).kid!;
+    const kit = createVerifier({
+      issuer: ISSUER,
+      audience: AUDIENCE,
+      kinds: ['private', 'public'],
+      revocationRefreshSeconds: 0.2,
+      fetch: viaService,
+    });
+    await expect(kit.verify(request(sharedToken))).resolves.toMatchObject({ space_id: C });
+    await retireSigningKey(
+      service.api.commands.events,
+      kid,
+      { actor: 'operator', origin: 'test' },
+      await loadKeyEncryptionKey(undefined, service.dataDir),
+    );
+    for (const spaceId of [C, A, 'space-iso-none']) {
+      await expect
+        .poll(
+          async () =>
+            (
+              (await (
+                await fetch(`${service.baseUrl}/v1/revocations?space_id=${spaceId}`)
+              ).json()) as { withdrawn_keys: { kid: string }[] }
+            ).withdrawn_keys.map((key) => key.kid),
+          { interval: 200, timeout: 3000 },
+        )
+        .toContain(kid);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await expect(kit.verify(request(sharedToken))).rejects.toMatchObject({ status: 401 });
+  });
+});
+
+/** A token signed with the key `kid`, retired or not (an attacker holding it). */
+async function signedWithKid(kid: string, claims: AccessTokenClaims): Promise<string> {
+  const { rows } = await service.database.pool.query<{ private_jwk: unknown }>(
+    'SELECT private_jwk FROM signing_keys WHERE kid = $1',
+    [kid],
+  );
+  const kek = await loadKeyEncryptionKey(undefined, service.dataDir);
+  const privateKey = createPrivateKey({
+    key: openPrivateKey(kek, kid, rows[0]!.private_jwk) as never,
+    format: 'jwk',
+  });
+  return signAccessToken({ kid, privateKey }, claims);
+}

@@ -29,7 +29,7 @@ export type Introspection =
  * RFC 7662: whether `token` is active for a client of `client`'s space, and its claims if so.
  * Inactive: not ours, forged, expired, signed by a withdrawn key, of another space, revoked, derived
  * from a revoked private token, of a revoked credential, or carrying a scope its credential no
- * longer allows.
+ * longer allows or the scope catalog no longer lists.
  */
 export async function introspectToken(
   ctx: CommandContext,
@@ -46,9 +46,11 @@ export async function introspectToken(
   }
   const owner = await ctx.credentials.find(claims.client_id);
   if (!credentialActive(owner)) return { active: false };
-  // Narrowing a credential's scopes reaches its live tokens: one carrying a scope taken away.
+  // Narrowing a credential's scopes, or the catalog, reaches its live tokens: one carrying a
+  // scope taken away.
   const allowed = allowedScopes(ctx.scopeCatalog, owner);
-  if (!tokenScopesStillAllowed(scopeWords(claims.scope), allowed)) return { active: false };
+  const token = { scopes: scopeWords(claims.scope), audience: claims.aud };
+  if (!tokenScopesStillAllowed(token, allowed, ctx.scopeCatalog)) return { active: false };
   const common = {
     active: true as const,
     // RFC 9449 §6.2: a bound token says so, and to which key.

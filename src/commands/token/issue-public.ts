@@ -73,7 +73,7 @@ export async function issuePublicToken(
     if (decision.refusal === 'invalid_scope') throw new InvalidScopeError(decision.detail!);
     if (decision.refusal === 'scope_withdrawn') {
       throw new InvalidTokenError(
-        'the private token carries a scope its credential no longer allows: get a new one',
+        'the private token carries a scope withdrawn since, by its credential or the scope catalog: get a new one',
       );
     }
     if (decision.refusal === 'dpop_required') {

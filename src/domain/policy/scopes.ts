@@ -115,14 +115,22 @@ export function publicTokenScopes(
 }
 
 /**
- * A token still stands on its credential's scopes: one carrying a scope its credential no longer
- * holds (narrowed since) is refused, as a revoked one is.
+ * A token still stands on its scopes: each is still allowed to its credential (one narrowed since
+ * refuses it: issue 51, item 9) and still listed by the catalog for the token's audience (a scope
+ * the operator removed from SCOPE_CATALOG: item 12). A token carrying any other is refused, as a
+ * revoked one is. `catalog` null: the catalog is not known (the verifier kit), the credential
+ * alone is checked.
  */
 export function tokenScopesStillAllowed(
-  tokenScopes: readonly string[],
+  token: { readonly scopes: readonly string[]; readonly audience: string },
   allowed: readonly string[],
+  catalog: ScopeCatalog | null,
 ): boolean {
-  return missingScopes(allowed, tokenScopes).length === 0;
+  if (missingScopes(allowed, token.scopes).length > 0) return false;
+  return (
+    catalog === null ||
+    missingScopes(audienceScopes(catalog, token.audience), token.scopes).length === 0
+  );
 }
 
 /** What a scope refusal says to the client (RFC 6749 §5.2 `error_description`). */

@@ -71,20 +71,28 @@ export async function tokenRevoked(
   return false;
 }
 
-/** A revocation list as resource servers hold it: tokens by jti, clients by when (ms). */
+/**
+ * A revocation list as resource servers hold it: tokens by jti, clients by when (ms), and the
+ * signing keys withdrawn (retired as compromised).
+ */
 export interface RevokedSet {
   readonly tokens: ReadonlySet<string>;
   readonly clients: ReadonlyMap<string, number>;
+  readonly keys: ReadonlySet<string>;
 }
 
 /**
- * What a revocation list voids: a token it names, or whose parent it names ({@link voidingJtis}),
- * and every token of a revoked client issued up to its revocation.
+ * What a revocation list voids: a token signed by a withdrawn key (`kid`, its header's), a token
+ * it names, or whose parent it names ({@link voidingJtis}), and every token of a revoked client
+ * issued up to its revocation.
  */
 export function revokedByList(
   list: RevokedSet,
   token: Parameters<typeof voidingJtis>[0] & { readonly client_id: string; readonly iat?: number },
+  kid: string,
 ): boolean {
+  // Whatever its claims say: the holder of a withdrawn key may sign any of them, `iat` included.
+  if (list.keys.has(kid)) return true;
   if (voidingJtis(token).some((jti) => list.tokens.has(jti))) return true;
   const clientRevokedAt = list.clients.get(token.client_id);
   return clientRevokedAt !== undefined && msOf(token.iat ?? 0) <= clientRevokedAt;

@@ -148,10 +148,12 @@ export function decideIssuePublicToken(
   if (!credentialActive(credential) || !tokenInSpace(privateToken, credential.spaceId)) {
     return refuse('credential_inactive');
   }
-  // Narrowing a credential reaches its live tokens, here as at introspection: a private token
-  // carrying a scope taken away since buys nothing (issue 51, item 9).
+  // Narrowing a credential, or the catalog, reaches its live tokens, here as at introspection: a
+  // private token carrying a scope taken away since buys nothing (issue 51, items 9 and 12).
   const allowed = allowedScopes(policy.catalog, credential);
-  if (!tokenScopesStillAllowed(privateToken.scopes, allowed)) return refuse('scope_withdrawn');
+  if (!tokenScopesStillAllowed(privateToken, allowed, policy.catalog)) {
+    return refuse('scope_withdrawn');
+  }
   if (credential.requireDpop && !command.jkt) return refuse('dpop_required');
   const scopes = publicTokenScopes(
     policy.catalog,

@@ -115,6 +115,11 @@ export const revocationList = z.object({
     .describe(
       'Clients whose scopes were narrowed within a token lifetime, with the scopes they allow now: refuse their tokens carrying any other',
     ),
+  withdrawn_keys: z
+    .array(z.object({ kid: z.string(), withdrawn_at: timestamp }))
+    .describe(
+      "Signing keys withdrawn (retired as compromised) of the space's ring and the shared ring, within a token lifetime: refuse every token whose header names one, even while a JWKS held from before still lists it",
+    ),
 });
 
 export const jwks = z.object({

@@ -2,6 +2,12 @@ import type { KeyStore } from '../../crypto/key-store.js';
 import { jwks } from '../openapi/responses.js';
 import { route, type Route } from '../route.js';
 
+/**
+ * How long verifiers may hold a JWKS (seconds): a key leaves them by then, and a withdrawn one is
+ * listed by the revocation list at least as long.
+ */
+export const JWKS_MAX_AGE = 300;
+
 /** GET /.well-known/jwks.json: the public keys that verify every access token we issue. */
 export function jwksRoutes(keys: KeyStore): readonly Route[] {
   return [
@@ -17,7 +23,7 @@ export function jwksRoutes(keys: KeyStore): readonly Route[] {
       errors: [],
       dialect: 'problem',
       handle(ctx) {
-        ctx.set('Cache-Control', 'public, max-age=300');
+        ctx.set('Cache-Control', `public, max-age=${JWKS_MAX_AGE}`);
         ctx.body = keys.jwks();
       },
     }),

@@ -7,6 +7,7 @@ import { SPACE_ID_PATTERN } from '../authentication.js';
 import { validate } from '../validate.js';
 import { route, type Route } from '../route.js';
 import { revocationList, type Body } from '../openapi/responses.js';
+import { JWKS_MAX_AGE } from './jwks.js';
 
 const query = z.object({
   space_id: z.string().regex(SPACE_ID_PATTERN, 'expected 1-128 letters, digits, or _ . : -'),
@@ -35,7 +36,12 @@ export function revocationRoutes(
   const listOf = async (spaceId: string) => {
     const hit = cache.get(spaceId);
     if (hit && Date.now() - hit.at < CACHE_MS) return hit;
-    const list = await listRevocations(db, spaceId, longestLifetimeSeconds);
+    const list = await listRevocations(
+      db,
+      spaceId,
+      longestLifetimeSeconds,
+      Math.max(longestLifetimeSeconds, JWKS_MAX_AGE),
+    );
     const body = JSON.stringify({
       space_id: spaceId,
       generated_at: new Date().toISOString(),

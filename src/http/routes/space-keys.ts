@@ -12,6 +12,7 @@ import { route, type Route } from '../route.js';
 import type { RequestContext } from '../state.js';
 import { validate } from '../validate.js';
 import { discoveryMetadata } from './discovery.js';
+import { JWKS_MAX_AGE } from './jwks.js';
 
 const spacePath = z.object({ space_id: z.string().regex(SPACE_ID_PATTERN) });
 
@@ -69,7 +70,7 @@ export function spaceKeyRoutes(
       responses: [{ status: 200, description: 'JWK set', schema: jwks }],
       async handle(ctx) {
         const spaceId = await spaceWithOwnKeys(ctx, spaces);
-        ctx.set('Cache-Control', 'public, max-age=300');
+        ctx.set('Cache-Control', `public, max-age=${JWKS_MAX_AGE}`);
         ctx.body = (await spaces.store.ring(spaceId)).jwks();
       },
     }),

@@ -157,17 +157,24 @@ describe('policy: a revoked token, or a public one whose private token was revok
     expect(asked).toEqual(['q']);
   });
   it("holds a resource server's list to the same rule, and a client's revocation to the tokens before it", () => {
-    const list = (tokens: string[], clients: [string, number][] = []) => ({
+    const list = (tokens: string[], clients: [string, number][] = [], keys: string[] = []) => ({
       tokens: new Set(tokens),
       clients: new Map(clients),
+      keys: new Set(keys),
     });
     const token = { ...publicToken, client_id: 'ci_1', iat: 100 };
-    expect(revokedByList(list(['q']), token)).toBe(true);
-    expect(revokedByList(list(['p']), token)).toBe(true);
-    expect(revokedByList(list([]), token)).toBe(false);
-    expect(revokedByList(list([], [['ci_1', 100_000]]), token)).toBe(true);
-    expect(revokedByList(list([], [['ci_1', 99_999]]), token)).toBe(false);
-    expect(revokedByList(list([], [['ci_2', 100_000]]), token)).toBe(false);
+    expect(revokedByList(list(['q']), token, 'k1')).toBe(true);
+    expect(revokedByList(list(['p']), token, 'k1')).toBe(true);
+    expect(revokedByList(list([]), token, 'k1')).toBe(false);
+    expect(revokedByList(list([], [['ci_1', 100_000]]), token, 'k1')).toBe(true);
+    expect(revokedByList(list([], [['ci_1', 99_999]]), token, 'k1')).toBe(false);
+    expect(revokedByList(list([], [['ci_2', 100_000]]), token, 'k1')).toBe(false);
+  });
+  it('voids every token a withdrawn key signs, whatever its claims (issue 51, item 2)', () => {
+    const token = { ...publicToken, client_id: 'ci_1', iat: 100 };
+    const withdrawn = { tokens: new Set<string>(), clients: new Map(), keys: new Set(['k0']) };
+    expect(revokedByList(withdrawn, token, 'k0')).toBe(true);
+    expect(revokedByList(withdrawn, token, 'k1')).toBe(false);
   });
 });
 

@@ -128,9 +128,26 @@ describe('policy: scopes', () => {
   });
 
   it('a token stands only while its credential still allows every scope it carries', () => {
-    expect(tokenScopesStillAllowed(['a'], ['a', 'b'])).toBe(true);
-    expect(tokenScopesStillAllowed(['a', 'b'], ['a'])).toBe(false);
-    expect(tokenScopesStillAllowed([], [])).toBe(true);
+    const token = (scopes: string[]) => ({ scopes, audience: 'a.test' });
+    expect(tokenScopesStillAllowed(token(['a']), ['a', 'b'], null)).toBe(true);
+    expect(tokenScopesStillAllowed(token(['a', 'b']), ['a'], null)).toBe(false);
+    expect(tokenScopesStillAllowed(token([]), [], null)).toBe(true);
+  });
+
+  it("and while the catalog still lists every scope it carries for the token's audience", () => {
+    // Issue 51, item 12: a restart with a narrower catalog left the credential holding the scope.
+    const held = { scopes: ['products:read', 'cart:write'], audience: AUD };
+    const allowed = ['products:read', 'cart:write'];
+    expect(tokenScopesStillAllowed(held, allowed, catalog)).toBe(true);
+    const { 'cart:write': _removed, ...rest } = catalog[AUD]!;
+    const narrower: ScopeCatalog = { ...catalog, [AUD]: rest };
+    expect(tokenScopesStillAllowed(held, allowed, narrower)).toBe(false);
+    // Listed for another audience is not listed for this one.
+    expect(tokenScopesStillAllowed({ ...held, audience: 'admin.test' }, allowed, catalog)).toBe(
+      false,
+    );
+    // The catalog unknown (the kit): the credential alone decides.
+    expect(tokenScopesStillAllowed(held, allowed, null)).toBe(true);
   });
 });
 
@@ -276,5 +293,15 @@ describe('token: granted scopes recorded and signed', () => {
     });
     // The same token on the credential as it was: sold.
     expect(decideIssuePublicToken(command, credential, pub).ok).toBe(true);
+  });
+
+  it('given a catalog that no longer lists a scope the private token carries, it buys nothing', () => {
+    // Issue 51, item 12: the credential still held the scope, so /v1/issue sold.
+    const { 'orders:read': _removed, ...rest } = catalog[AUD]!;
+    const narrower = { ...pub, catalog: { ...catalog, [AUD]: rest } };
+    expect(decideIssuePublicToken(publicIssuance(), credential, narrower)).toMatchObject({
+      ok: false,
+      refusal: 'scope_withdrawn',
+    });
   });
 });

@@ -161,3 +161,11 @@ export async function recordLag(
       AND (transaction_id, global_position)
           = (${position.transactionId}::xid8, ${position.globalPosition}::bigint)`.execute(db);
 }
+
+/** A cursor's failed attempts since its last success and its last failure (a pause names them). */
+export const cursorOf = (db: Kysely<Database>, sinkId: string) =>
+  db
+    .selectFrom('audit_sink_cursors')
+    .select(['attempts', 'last_error'])
+    .where('sink_id', '=', sinkId)
+    .executeTakeFirst();

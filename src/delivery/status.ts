@@ -43,7 +43,12 @@ export interface SinkStatus {
  */
 export async function sinkStatuses(
   db: Kysely<Database>,
-  options: { readonly spaceId?: string | null; readonly sinkId?: string } = {},
+  options: {
+    /** One space's sinks; null: the operator's; absent: every sink (`spaces`: every space's). */
+    readonly spaceId?: string | null;
+    readonly spaces?: boolean;
+    readonly sinkId?: string;
+  } = {},
 ): Promise<SinkStatus[]> {
   const { spaceId, sinkId } = options;
   const { rows } = await sql<{
@@ -71,6 +76,7 @@ export async function sinkStatuses(
     WHERE s.deleted_at IS NULL
       AND ${spaceId === undefined ? sql`true` : spaceId === null ? sql`s.space_id IS NULL` : sql`s.space_id = ${spaceId}`}
       AND ${sinkId === undefined ? sql`true` : sql`s.sink_id = ${sinkId}`}
+      AND ${options.spaces === true ? sql`s.space_id IS NOT NULL` : sql`true`}
     ORDER BY s.sink_id`.execute(db);
   const now = Date.now();
   return rows.map((row) => ({
@@ -92,4 +98,20 @@ export async function sinkStatuses(
     lastErrorAt: row.last_error_at,
     deliveredAt: row.delivered_at,
   }));
+}
+
+/**
+ * The statuses /metrics shows: the operator's sinks read on their own first, so that whatever the
+ * spaces' sinks cost (or a failed read of them) the operator's gauges are always there.
+ */
+export async function scrapedSinkStatuses(
+  db: Kysely<Database>,
+  onSpacesFailed: (error: unknown) => void,
+): Promise<SinkStatus[]> {
+  const operator = await sinkStatuses(db, { spaceId: null });
+  const spaces = await sinkStatuses(db, { spaces: true }).catch((error: unknown) => {
+    onSpacesFailed(error);
+    return [];
+  });
+  return [...operator, ...spaces];
 }

@@ -477,14 +477,19 @@ describe('bounded sinks (issue 51, item 6)', () => {
     }[];
     // A webhook, so that there is a secret to drop.
     await call('DELETE', `/v1/sinks/${listed[0]!.sink_id}`, undefined, headers);
+    let secret = '';
+    const receiver = await startWebhookReceiver(() => secret);
     const hook = await call(
       'POST',
       '/v1/sinks',
-      { name: 'hook', target: { kind: 'webhook', url: 'http://127.0.0.1:9/intake?token=t' } },
+      { name: 'hook', target: { kind: 'webhook', url: `${receiver.url}?token=t` } },
       headers,
     );
     expect(hook.status).toBe(201);
+    secret = String(hook.body.secret);
     const sinkId = String(hook.body.sink_id);
+    startDelivering();
+    await waitUntil(receiver.events, (got) => got.length > 0, { timeoutMs: 20_000 });
     const auditor = await as('auditor');
     expect((await call('DELETE', `/v1/sinks/${sinkId}`, undefined, auditor)).status).toBe(403);
     const deleted = await call('DELETE', `/v1/sinks/${sinkId}`, undefined, headers);
@@ -498,6 +503,13 @@ describe('bounded sinks (issue 51, item 6)', () => {
       data: { sink_id: sinkId, name: 'hook' },
       metadata: { actor: 'user:alice' },
     });
+    // Nothing more is delivered to it (the deliverer reads the sink list every 100 ms here).
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const before = receiver.events().length;
+    await createCredentialVia(service, LIMITED);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(receiver.events()).toHaveLength(before);
+    await receiver.close();
     // Idempotent: the same answer, nothing recorded again.
     expect(await call('DELETE', `/v1/sinks/${sinkId}`, undefined, headers)).toEqual(deleted);
     expect(

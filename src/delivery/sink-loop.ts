@@ -139,9 +139,14 @@ export function runSinkLoop(options: SinkLoopOptions): SinkLoop {
     return batch;
   };
 
-  /** The lag kept on the cursor row, counted again (bounded) at most once per probe interval. */
+  /**
+   * The lag kept on the cursor row, counted again (bounded) at most once per probe interval; a
+   * paused sink's at most every ten (its oldest undelivered event, so `lag_seconds`, stays the
+   * same while it waits: only the count grows), as it is paused, and as it resumes.
+   */
   const refreshLag = async () => {
-    if (Date.now() - lagCountedAt < options.probeMs) return;
+    const every = paused() ? options.probeMs * 10 : options.probeMs;
+    if (Date.now() - lagCountedAt < every) return;
     lagCountedAt = Date.now();
     await recordLag(db, sinkId, options.sink().spaceId, cursor.position);
   };
@@ -176,6 +181,7 @@ export function runSinkLoop(options: SinkLoopOptions): SinkLoop {
       return;
     }
     pausedHere = false;
+    lagCountedAt = 0;
     if (await options.events.resume(sinkId)) logger.info({ sinkId }, 'sink took a batch; resumed');
   };
 

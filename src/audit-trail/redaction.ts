@@ -33,6 +33,7 @@ export const SENSITIVE_FIELDS: {
   'sink-changed': [],
   'sink-paused': [],
   'sink-resumed': [],
+  'sink-deleted': [],
 };
 
 const DIGEST_PREFIX = 'sha256:';

@@ -17,7 +17,7 @@ import { auditStreamRoutes } from '../http/routes/audit-stream.js';
 import { metricsRoutes } from '../http/routes/metrics.js';
 import { openApiRoutes } from '../http/routes/openapi.js';
 import { createMetrics } from '../observability/metrics.js';
-import { sinkStatuses } from '../delivery/status.js';
+import { scrapedSinkStatuses } from '../delivery/status.js';
 import { keepPartitionsAhead } from '../event-store/partitions.js';
 import { startRotationOf } from './rotation-settings.js';
 import type { CommandContext } from '../commands/context.js';
@@ -82,7 +82,11 @@ export async function startApiServer(
   const stopRotation = startRotationOf(config, commands, logger);
   const readiness = databaseReadiness(database.pool);
   metrics.watchDatabase(() => readiness.check());
-  metrics.watchSinks(() => sinkStatuses(database.db));
+  metrics.watchSinks(() =>
+    scrapedSinkStatuses(database.db, (error) =>
+      logger.warn({ err: error }, "spaces' sink statuses unread; /metrics shows the operator's"),
+    ),
+  );
   metrics.watchSizes(() => {
     const limiter = commands.limits.sizes();
     const credentials = commands.credentials.sizes();

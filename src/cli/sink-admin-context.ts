@@ -19,5 +19,12 @@ export function sinkTargetRules(config: Config): TargetRules {
 /** What the sink routes' commands use, from the API's command context. */
 export function sinkAdminContext(config: Config, commands: CommandContext): SinkAdminContext {
   const { events, kek, ids, hasher } = commands;
-  return { events, kek, ids, hasher, rules: sinkTargetRules(config) };
+  return {
+    events,
+    kek,
+    ids,
+    hasher,
+    rules: sinkTargetRules(config),
+    maxSinksPerSpace: config.SINK_MAX_PER_SPACE,
+  };
 }

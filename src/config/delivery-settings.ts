@@ -37,6 +37,15 @@ export const deliverySettings = {
       'Comma-separated host names, addresses and CIDR blocks (`siem.internal,10.20.0.0/16,fd12::/48`) that sinks may reach with `NODE_ENV=production` though they are loopback, private (10/8, 172.16/12, 192.168/16), shared (100.64/10) or unique-local (fc00::/7), and without TLS (syslog without `"tls": true`, a webhook over http). A block is matched against the address a sink\'s name resolves to at each connection; a plaintext sink must be named (its host) or an address in a block. Never allows the metadata service (169.254/16, 100.100.100.200, fd00:ec2::254) or the service\'s own ports.',
     )
     .register(settingNotes, { defaultNote: 'production: public addresses and TLS only' }),
+  SINK_MAX_PER_SPACE: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(1000)
+    .default(10)
+    .describe(
+      "Audit sinks one space may have (deleted ones not counted); `POST /v1/sinks` past it answers 409 `conflict`. Each sink costs the deliverer a loop and reads of the log every tenant shares; 0 lets no space make one (the operator's AUDIT_SINKS are not counted).",
+    ),
   SINK_BATCH_SIZE: z.coerce
     .number()
     .int()

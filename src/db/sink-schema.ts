@@ -14,6 +14,8 @@ export interface AuditSinksTable {
   paused: Generated<boolean>;
   pause_reason: string | null;
   paused_at: Date | null;
+  /** When a space's admin deleted it (migration 038): the row stays, without its secrets. */
+  deleted_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 /** Where a sink's delivery stands in the log (commit-safe order), written by the deliverer. */
@@ -28,4 +30,11 @@ export interface AuditSinkCursorsTable {
   attempts: ColumnType<number, number | undefined, number>;
   last_error: string | null;
   last_error_at: Date | null;
+  /** The end of the batch in flight (migration 038): a batch sent again is the same range. */
+  pending_transaction_id: ColumnType<string | null, string | null | undefined, string | null>;
+  pending_global_position: ColumnType<number | null, number | null | undefined, number | null>;
+  /** Lag as the deliverer last counted it (bounded), read by statuses instead of the log. */
+  lag_events: ColumnType<number, number | undefined, number>;
+  lag_oldest_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  lag_counted_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }

@@ -4,6 +4,9 @@ import { nextLogRange } from '../event-store/log-range.js';
 import { readLog } from '../event-store/read-log.js';
 import type { LogPosition, RecordedEvent } from '../event-store/types.js';
 
+/** The most events of a range held for a re-send (the largest SINK_BATCH_SIZE). */
+const MAX_HELD_RANGE = 5000;
+
 /** The next batch of a sink: its events, and where its cursor goes once they are delivered. */
 export interface NextBatch {
   readonly events: readonly RecordedEvent[];
@@ -26,9 +29,24 @@ export async function nextBatch(
     readonly spaceId: string | null;
     readonly limit: number;
     readonly scanLimit: number;
+    /**
+     * The end of a batch sent before and never acknowledged (a deliverer crash): that range again,
+     * whole, so it goes under the same webhook-id (its events settled: the range holds the same).
+     */
+    readonly pending?: LogPosition;
   },
 ): Promise<NextBatch | undefined> {
-  const { after, spaceId, limit } = options;
+  const { after, spaceId, limit, pending } = options;
+  if (pending) {
+    // At most the batch size it was read with, unless SINK_BATCH_SIZE shrank since.
+    const page = await readLog(db, {
+      after,
+      through: pending,
+      limit: Math.max(limit, MAX_HELD_RANGE),
+      ...(spaceId === null ? {} : { spaceId }),
+    });
+    return { events: page.events, through: pending, atEnd: false };
+  }
   if (spaceId === null) {
     const page = await readLog(db, { after, limit });
     return page.events.length === 0

@@ -6,20 +6,60 @@ import { LOG_START, type LogPosition, type RecordedEvent } from '../event-store/
 export interface SinkCursor {
   readonly position: LogPosition;
   readonly attempts: number;
+  /** The end of the batch in flight, sent before and not yet acknowledged (a crash between). */
+  readonly pending?: LogPosition;
 }
 
 /** A sink's cursor (the start of the log for a sink never delivered to). */
 export async function readCursor(db: Kysely<Database>, sinkId: string): Promise<SinkCursor> {
   const row = await db
     .selectFrom('audit_sink_cursors')
-    .select([sql<string>`transaction_id::text`.as('transaction_id'), 'global_position', 'attempts'])
+    .select([
+      sql<string>`transaction_id::text`.as('transaction_id'),
+      'global_position',
+      'attempts',
+      sql<string | null>`pending_transaction_id::text`.as('pending_transaction_id'),
+      'pending_global_position',
+    ])
     .where('sink_id', '=', sinkId)
     .executeTakeFirst();
   if (!row) return { position: LOG_START, attempts: 0 };
+  const pending =
+    row.pending_transaction_id === null || row.pending_global_position === null
+      ? undefined
+      : {
+          transactionId: row.pending_transaction_id,
+          globalPosition: Number(row.pending_global_position),
+        };
   return {
     position: { transactionId: row.transaction_id, globalPosition: Number(row.global_position) },
     attempts: Number(row.attempts),
+    ...(pending ? { pending } : {}),
   };
+}
+
+/**
+ * Records the end of the batch about to be sent, before its first send (issue 51, item 13): a
+ * deliverer that crashes before the acknowledgement sends the same range again, under the same
+ * webhook-id, instead of a longer batch under a new one. Only from where the cursor stands.
+ */
+export async function holdRange(
+  db: Kysely<Database>,
+  sinkId: string,
+  from: LogPosition,
+  through: LogPosition,
+): Promise<void> {
+  await db
+    .updateTable('audit_sink_cursors')
+    .set({
+      pending_transaction_id: sql<string>`${through.transactionId}::xid8`,
+      pending_global_position: through.globalPosition,
+    })
+    .where('sink_id', '=', sinkId)
+    .where(
+      sql<boolean>`(transaction_id, global_position) = (${from.transactionId}::xid8, ${from.globalPosition}::bigint)`,
+    )
+    .execute();
 }
 
 /**
@@ -35,6 +75,7 @@ export async function advanceCursor(
   from: LogPosition,
   through: LogPosition,
   batch: readonly RecordedEvent[],
+  options: { readonly caughtUp?: boolean } = {},
 ): Promise<boolean> {
   const last = batch.at(-1);
   const result = await db
@@ -42,6 +83,8 @@ export async function advanceCursor(
     .set({
       transaction_id: sql<string>`${through.transactionId}::xid8`,
       global_position: through.globalPosition,
+      pending_transaction_id: null,
+      pending_global_position: null,
       ...(last
         ? {
             delivered: sql<number>`delivered + ${batch.length}`,
@@ -49,6 +92,10 @@ export async function advanceCursor(
             delivered_at: sql<Date>`now()`,
             attempts: 0,
           }
+        : {}),
+      // At the log's settled end nothing waits: the lag is known without counting.
+      ...(options.caughtUp === true
+        ? { lag_events: 0, lag_oldest_at: null, lag_counted_at: sql<Date>`now()` }
         : {}),
     })
     .where('sink_id', '=', sinkId)
@@ -78,3 +125,47 @@ export async function recordFailure(
     .executeTakeFirst();
   return Number(row?.attempts ?? 0);
 }
+
+/** Lag is counted up to this many events of the log: past it, "at least" is what one needs. */
+export const LAG_COUNT_LIMIT = 100_000;
+
+/**
+ * Counts a sink's lag from `position` and keeps it on its cursor row, where statuses read it
+ * (issue 51, item 6: each read of /metrics, the dashboard or an answer counted every sink's lag).
+ * Bounded as the projector-lag view is (migration 036): the next {@link LAG_COUNT_LIMIT} settled
+ * events in log order, by index, of which the space's are counted. Written only while the
+ * cursor is still at `position`.
+ */
+export async function recordLag(
+  db: Kysely<Database>,
+  sinkId: string,
+  spaceId: string | null,
+  position: LogPosition,
+): Promise<void> {
+  await sql`
+    UPDATE audit_sink_cursors SET lag_events = behind.events, lag_oldest_at = behind.oldest,
+           lag_counted_at = now()
+    FROM (
+      SELECT count(*) FILTER (WHERE ${spaceId}::text IS NULL OR next.space_id = ${spaceId})::int
+               AS events,
+             min(next.recorded_at) FILTER (WHERE ${spaceId}::text IS NULL OR next.space_id = ${spaceId})
+               AS oldest
+      FROM (SELECT e.space_id, e.recorded_at FROM events e
+             WHERE e.transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+               AND (e.transaction_id, e.global_position)
+                   > (${position.transactionId}::xid8, ${position.globalPosition}::bigint)
+             ORDER BY e.transaction_id, e.global_position
+             LIMIT ${LAG_COUNT_LIMIT}) next
+    ) behind
+    WHERE sink_id = ${sinkId}
+      AND (transaction_id, global_position)
+          = (${position.transactionId}::xid8, ${position.globalPosition}::bigint)`.execute(db);
+}
+
+/** A cursor's failed attempts since its last success and its last failure (a pause names them). */
+export const cursorOf = (db: Kysely<Database>, sinkId: string) =>
+  db
+    .selectFrom('audit_sink_cursors')
+    .select(['attempts', 'last_error'])
+    .where('sink_id', '=', sinkId)
+    .executeTakeFirst();

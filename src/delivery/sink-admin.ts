@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { KeyEncryptionKey } from '../crypto/key-encryption.js';
 import type { SecretHasher } from '../crypto/secrets.js';
@@ -12,7 +12,7 @@ import {
   decideResumeSink,
 } from '../domain/sink/decide.js';
 import type { EventStore } from '../event-store/event-store.js';
-import { InvalidRequestError, NotFoundError } from '../errors/errors.js';
+import { ConflictError, InvalidRequestError, NotFoundError } from '../errors/errors.js';
 import { newWebhookSecret } from './standard-webhooks.js';
 import {
   readSink,
@@ -25,6 +25,8 @@ import {
 } from './sinks.js';
 import { targetRefusal, type TargetRules } from './target-rules.js';
 import { shownFailure } from './transport.js';
+import { cursorOf } from './cursor.js';
+import { sinkStatuses, type SinkStatus } from './status.js';
 
 /** What a space admin's sink commands use. */
 export interface SinkAdminContext {
@@ -34,19 +36,26 @@ export interface SinkAdminContext {
   readonly rules: TargetRules;
   /** Keyed digests (SECRET_HASH_KEY): a webhook's path and query are recorded as one. */
   readonly hasher: Pick<SecretHasher, 'hash'>;
+  /** How many sinks (not deleted) a space may have: SINK_MAX_PER_SPACE. */
+  readonly maxSinksPerSpace: number;
 }
 
 /** Who asks, in which space, about which sink. */
-interface SinkCommand {
+export interface SinkCommand {
   readonly spaceId: string;
   readonly sinkId: string;
   readonly metadata: EventMetadata;
 }
 
-/** A webhook's new secret, if one was made: the only time it is ever shown. */
+/**
+ * A change's answer: the sink as it stands, read in the change's own transaction (a read after
+ * the commit that failed would answer an error for a change made, and lose a webhook's secret:
+ * issue 51, item 6), and a webhook's new secret if one was made: the only time it is shown.
+ */
 export interface SinkSecret {
   readonly sinkId: string;
   readonly secret?: string;
+  readonly status: SinkStatus;
 }
 
 /** A space sink's id: `snk_` and 96 random bits (operator sinks are `operator-…`). */
@@ -75,7 +84,7 @@ const sealedPath = (ctx: SinkAdminContext, sinkId: string, recorded: RecordedTar
  * the very answer of an id that does not exist (naming why would make the operator's ids
  * enumerable: issue 51, item 11).
  */
-const refused = (): never => {
+export const refused = (): never => {
   throw new NotFoundError('no sink of that id in this space');
 };
 
@@ -88,8 +97,23 @@ export async function createSink(
   const { target } = recorded;
   const sinkId = newSinkId();
   const secret = target.kind === 'webhook' ? newWebhookSecret() : undefined;
-  const decision = decideCreateSink({ ...command, eventId: ctx.ids.eventId(), sinkId, target });
-  await ctx.events.transact(async (tx) => {
+  return ctx.events.transact(async (tx) => {
+    // Creates in one space, one at a time: two at once cannot both see room for one more.
+    await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`sink-limit/${command.spaceId}`}, 0))`.execute(
+      tx.db,
+    );
+    const decision = decideCreateSink({
+      ...command,
+      eventId: ctx.ids.eventId(),
+      sinkId,
+      target,
+      sinks: { count: await countSinks(tx.db, command.spaceId), limit: ctx.maxSinksPerSpace },
+    });
+    if (!decision.ok) {
+      throw new ConflictError(
+        `this space has its limit of ${ctx.maxSinksPerSpace} audit sinks (SINK_MAX_PER_SPACE): delete one (DELETE /v1/sinks/{sink_id}) before creating another`,
+      );
+    }
     await tx.appendNewStream({ ...decision.facts, events: decision.events });
     await writeSink(tx.db, {
       sinkId,
@@ -99,8 +123,8 @@ export async function createSink(
       ...(secret ? { sealedSecret: sealSinkSecret(ctx.kek, sinkId, secret) } : {}),
       ...sealedPath(ctx, sinkId, recorded),
     });
+    return { sinkId, ...(secret ? { secret } : {}), status: await statusIn(tx.db, sinkId) };
   });
-  return { sinkId, ...(secret ? { secret } : {}) };
 }
 
 /**
@@ -138,7 +162,9 @@ export async function changeSink(
       state,
     );
     if (!decision.ok) return refused();
-    if (decision.events.length === 0) return { sinkId: state.sinkId };
+    if (decision.events.length === 0) {
+      return { sinkId: state.sinkId, status: await statusIn(tx.db, state.sinkId) };
+    }
     await tx.appendNewStream({ ...decision.facts, events: decision.events });
     await writeSink(tx.db, {
       sinkId: state.sinkId,
@@ -148,13 +174,17 @@ export async function changeSink(
       ...(secret ? { sealedSecret: sealSinkSecret(ctx.kek, state.sinkId, secret) } : {}),
       ...sealedPath(ctx, state.sinkId, recorded),
     });
-    return { sinkId: state.sinkId, ...(secret ? { secret } : {}) };
+    return {
+      sinkId: state.sinkId,
+      ...(secret ? { secret } : {}),
+      status: await statusIn(tx.db, state.sinkId),
+    };
   });
 }
 
 /** An admin pauses their space's sink: it waits, cursor kept, until an admin resumes it. */
-export async function pauseSink(ctx: SinkAdminContext, command: SinkCommand): Promise<void> {
-  await ctx.events.transact(async (tx) => {
+export async function pauseSink(ctx: SinkAdminContext, command: SinkCommand): Promise<SinkStatus> {
+  return ctx.events.transact(async (tx) => {
     const state = await readSink(tx.db, command.sinkId, { forUpdate: true });
     const cursor = await cursorOf(tx.db, command.sinkId);
     const decision = decidePauseSink(
@@ -169,15 +199,17 @@ export async function pauseSink(ctx: SinkAdminContext, command: SinkCommand): Pr
       state,
     );
     if (!decision.ok) return refused();
-    if (decision.events.length === 0) return;
-    await tx.appendNewStream({ ...decision.facts, events: decision.events });
-    await writeSinkPaused(tx.db, command.sinkId, { reason: 'admin' });
+    if (decision.events.length > 0) {
+      await tx.appendNewStream({ ...decision.facts, events: decision.events });
+      await writeSinkPaused(tx.db, command.sinkId, { reason: 'admin' });
+    }
+    return statusIn(tx.db, command.sinkId);
   });
 }
 
 /** An admin resumes their space's sink: delivery goes on from its cursor, retries from zero. */
-export async function resumeSink(ctx: SinkAdminContext, command: SinkCommand): Promise<void> {
-  await ctx.events.transact(async (tx) => {
+export async function resumeSink(ctx: SinkAdminContext, command: SinkCommand): Promise<SinkStatus> {
+  return ctx.events.transact(async (tx) => {
     const state = await readSink(tx.db, command.sinkId, { forUpdate: true });
     const decision = decideResumeSink(
       {
@@ -189,15 +221,28 @@ export async function resumeSink(ctx: SinkAdminContext, command: SinkCommand): P
       state,
     );
     if (!decision.ok) return refused();
-    if (decision.events.length === 0) return;
-    await tx.appendNewStream({ ...decision.facts, events: decision.events });
-    await writeSinkPaused(tx.db, command.sinkId, false);
+    if (decision.events.length > 0) {
+      await tx.appendNewStream({ ...decision.facts, events: decision.events });
+      await writeSinkPaused(tx.db, command.sinkId, false);
+    }
+    return statusIn(tx.db, command.sinkId);
   });
 }
 
-const cursorOf = (db: Kysely<Database>, sinkId: string) =>
-  db
-    .selectFrom('audit_sink_cursors')
-    .select(['attempts', 'last_error'])
-    .where('sink_id', '=', sinkId)
-    .executeTakeFirst();
+/** One sink's status, in the transaction of the change that answers with it. */
+async function statusIn(db: Kysely<Database>, sinkId: string): Promise<SinkStatus> {
+  const [status] = await sinkStatuses(db, { sinkId });
+  if (!status) return refused();
+  return status;
+}
+
+/** A space's sinks that count against its limit (deleted ones do not). */
+async function countSinks(db: Kysely<Database>, spaceId: string): Promise<number> {
+  const row = await db
+    .selectFrom('audit_sinks')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('space_id', '=', spaceId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

@@ -3,10 +3,25 @@ import type { Logger } from 'pino';
 import type { Database } from '../db/schema.js';
 import { retryDelayMs, type Backoff } from './backoff.js';
 import { nextBatch, type NextBatch } from './batch-reader.js';
-import { advanceCursor, readCursor, recordFailure } from './cursor.js';
+import {
+  advanceCursor,
+  holdRange,
+  readCursor,
+  recordFailure,
+  recordLag,
+  type SinkCursor,
+} from './cursor.js';
 import type { DelivererEvents } from './sink-events.js';
 import type { SinkDefinition } from './sinks.js';
+import { LOG_START } from '../event-store/types.js';
 import { connectFailure, type Transport } from './transport.js';
+
+/** What the sink (not the database) refused: counted as a failed attempt. */
+class SendFailure extends Error {
+  constructor(cause: unknown) {
+    super('delivery to a sink failed', { cause });
+  }
+}
 
 /** Options of {@link runSinkLoop}; the bounds are the deliverer's settings. */
 export interface SinkLoopOptions {
@@ -84,74 +99,124 @@ export function runSinkLoop(options: SinkLoopOptions): SinkLoop {
     return pausedHere || options.sink().paused;
   };
 
+  let cursor: SinkCursor = { position: LOG_START, attempts: 0 };
+  let pending: NextBatch | undefined;
+  let lagCountedAt = 0;
+
+  /**
+   * Sends the batch after the cursor (the range held for it, if a crash left one) and moves the
+   * cursor past it once acknowledged; an empty stretch moves it without a send. Undefined when
+   * nothing settled after the cursor; throws what the transport threw.
+   */
+  const deliverNext = async (): Promise<NextBatch | undefined> => {
+    pending ??= await nextBatch(db, {
+      after: cursor.position,
+      spaceId: options.sink().spaceId,
+      limit: options.batchSize,
+      scanLimit: options.scanLimit,
+      ...(cursor.pending ? { pending: cursor.pending } : {}),
+    });
+    if (!pending) return undefined;
+    const batch = pending;
+    if (batch.events.length > 0) {
+      // Held before the first send: a crash then sends this range again, under the same id.
+      if (!cursor.pending) {
+        await holdRange(db, sinkId, cursor.position, batch.through);
+        cursor = { ...cursor, pending: batch.through };
+      }
+      await transport
+        .send({ sinkId, events: batch.events, from: cursor.position, through: batch.through })
+        .catch((error: unknown) => {
+          throw new SendFailure(error);
+        });
+    }
+    const moved = await advanceCursor(db, sinkId, cursor.position, batch.through, batch.events, {
+      caughtUp: batch.atEnd,
+    });
+    cursor = moved ? { position: batch.through, attempts: 0 } : await readCursor(db, sinkId);
+    if (moved && batch.atEnd) lagCountedAt = Date.now();
+    pending = undefined;
+    return batch;
+  };
+
+  /**
+   * The lag kept on the cursor row, counted again (bounded) at most once per probe interval; a
+   * paused sink's at most every ten (its oldest undelivered event, so `lag_seconds`, stays the
+   * same while it waits: only the count grows), as it is paused, and as it resumes.
+   */
+  const refreshLag = async () => {
+    const every = paused() ? options.probeMs * 10 : options.probeMs;
+    if (Date.now() - lagCountedAt < every) return;
+    lagCountedAt = Date.now();
+    await recordLag(db, sinkId, options.sink().spaceId, cursor.position);
+  };
+
+  const failed = async (error: unknown) => {
+    const message = error instanceof Error ? error.message : String(error);
+    // The space sees the class only; the detail is for the operator's log.
+    const failure = connectFailure(error);
+    const attempts = await recordFailure(db, sinkId, failure);
+    logger.warn({ sinkId, attempts, failure, error: message }, 'delivery to a sink failed');
+    return { attempts, failure };
+  };
+
   const pausedTurn = async () => {
     const sink = options.sink();
     // An admin's pause waits for an admin; a failing sink is probed.
     if (!pausedHere && sink.pauseReason !== 'failing') return sleep(options.pollMs);
     await sleep(options.probeMs);
     if (stopped || !paused()) return;
+    // The probe is the batch waiting, not an empty request (issue 51, item 12): a receiver that
+    // answers an empty POST but refuses batches stays paused, and records nothing per probe.
+    // Only with nothing waiting is the empty probe enough.
     try {
-      await transport.probe();
-      pausedHere = false;
-      if (await options.events.resume(sinkId))
-        logger.info({ sinkId }, 'sink answers again; resumed');
+      if (!(await deliverNext())) {
+        await transport.probe().catch((error: unknown) => {
+          throw new SendFailure(error);
+        });
+      }
     } catch (error) {
-      logger.debug({ sinkId, err: error }, 'paused sink still not answering');
+      if (error instanceof SendFailure) await failed(error.cause);
+      logger.debug({ sinkId, err: error }, 'paused sink still not taking its batch');
+      return;
     }
+    pausedHere = false;
+    lagCountedAt = 0;
+    if (await options.events.resume(sinkId)) logger.info({ sinkId }, 'sink took a batch; resumed');
   };
 
   const loop = (async () => {
-    let cursor = await readCursor(db, sinkId);
-    let pending: NextBatch | undefined;
+    cursor = await readCursor(db, sinkId);
     while (!stopped) {
       try {
+        await refreshLag();
         if (paused()) {
-          pending = undefined;
           await pausedTurn();
           if (!paused()) cursor = await readCursor(db, sinkId);
           continue;
         }
-        pending ??= await nextBatch(db, {
-          after: cursor.position,
-          spaceId: options.sink().spaceId,
-          limit: options.batchSize,
-          scanLimit: options.scanLimit,
-        });
-        if (!pending) {
+        let batch: NextBatch | undefined;
+        try {
+          batch = await deliverNext();
+        } catch (error) {
+          if (!(error instanceof SendFailure)) throw error;
+          const { attempts, failure } = await failed(error.cause);
+          if (attempts >= options.maxAttempts) {
+            pausedHere = true;
+            lagCountedAt = 0; // its lag counted now, for its status: nothing will move it
+            if (await options.events.pause(sinkId, attempts, failure)) {
+              logger.error({ sinkId, attempts }, 'sink paused after its retry bound');
+            }
+          } else {
+            await sleep(retryDelayMs(options.backoff, attempts));
+          }
+          continue;
+        }
+        if (!batch) {
           await sleep(options.pollMs);
           continue;
         }
-        if (pending.events.length > 0) {
-          try {
-            await transport.send({ sinkId, events: pending.events });
-          } catch (error) {
-            const message = error instanceof Error ? error.message : String(error);
-            // The space sees the class only; the detail is for the operator's log.
-            const failure = connectFailure(error);
-            const attempts = await recordFailure(db, sinkId, failure);
-            logger.warn({ sinkId, attempts, failure, error: message }, 'delivery to a sink failed');
-            if (attempts >= options.maxAttempts) {
-              pausedHere = true;
-              if (await options.events.pause(sinkId, attempts, failure)) {
-                logger.error({ sinkId, attempts }, 'sink paused after its retry bound');
-              }
-            } else {
-              await sleep(retryDelayMs(options.backoff, attempts));
-            }
-            continue;
-          }
-        }
-        const moved = await advanceCursor(
-          db,
-          sinkId,
-          cursor.position,
-          pending.through,
-          pending.events,
-        );
-        cursor = moved ? { position: pending.through, attempts: 0 } : await readCursor(db, sinkId);
-        const atEnd = pending.atEnd;
-        pending = undefined;
-        if (atEnd && options.lingerMs > 0 && !stopped) await linger(options.lingerMs);
+        if (batch.atEnd && options.lingerMs > 0 && !stopped) await linger(options.lingerMs);
       } catch (error) {
         // The database, not the sink: the batch is kept, the cursor read again.
         logger.error({ sinkId, err: error }, 'sink delivery pass failed; retrying');

@@ -91,7 +91,7 @@ export async function readSink(
 ): Promise<SinkState | undefined> {
   const row = await db
     .selectFrom('audit_sinks')
-    .select(['sink_id', 'space_id', 'name', 'target', 'sealed_secret', 'paused'])
+    .select(['sink_id', 'space_id', 'name', 'target', 'sealed_secret', 'paused', 'deleted_at'])
     .where('sink_id', '=', sinkId)
     .$if(options.forUpdate === true, (query) => query.forUpdate())
     .executeTakeFirst();
@@ -103,6 +103,7 @@ export async function readSink(
     name: parsed.name,
     target: parsed.target,
     paused: parsed.paused,
+    ...(row.deleted_at === null ? {} : { deleted: true }),
   };
 }
 
@@ -126,6 +127,7 @@ export async function loadSinks(
       'paused',
       'pause_reason',
     ])
+    .where('deleted_at', 'is', null)
     .orderBy('sink_id')
     .execute();
   return rows.map((raw) => {

@@ -1,4 +1,5 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
+import type { LogPosition } from '../event-store/types.js';
 
 /** The prefix of a Standard Webhooks secret: `whsec_` then the base64 of its bytes. */
 const SECRET_PREFIX = 'whsec_';
@@ -44,13 +45,16 @@ export function signWebhook(
 }
 
 /**
- * The stable id of a delivery: the sink and the first and last event of its batch. A retry of
- * the same batch has the same id; after a deliverer restart the batch is read again from the
- * same cursor, so it starts at the same event (its end may differ if more events settled).
+ * The stable id of a delivery: the sink and the range of the log its batch carries (after `from`,
+ * through `through`). A retry sends the same range; so does a deliverer after a crash (the range
+ * is held on the cursor row before the first send): a receiver de-duplicating by webhook-id
+ * keeps each range once (issue 51, item 13).
  */
-export function deliveryId(sinkId: string, firstEventId: string, lastEventId: string): string {
+export function deliveryId(sinkId: string, from: LogPosition, through: LogPosition): string {
   const digest = createHash('sha256')
-    .update(`${sinkId}\n${firstEventId}\n${lastEventId}`)
+    .update(
+      `${sinkId}\n${from.transactionId}:${from.globalPosition}\n${through.transactionId}:${through.globalPosition}`,
+    )
     .digest('base64url')
     .slice(0, 32);
   return `msg_${digest}`;

@@ -12,9 +12,6 @@ const shownTarget = (target: SinkTarget): SinkTarget =>
     ? { kind: 'webhook', url: `${new URL(target.url).origin}/` }
     : target;
 
-/** Lag is counted up to this many events: past it, "at least" is what an operator needs. */
-export const LAG_COUNT_LIMIT = 100_000;
-
 /** Where one sink stands, for the monitoring API, /metrics and the dashboard. */
 export interface SinkStatus {
   readonly sinkId: string;
@@ -39,13 +36,21 @@ export interface SinkStatus {
 }
 
 /**
- * Every sink's status (one space's when `spaceId` is given, with the operator's left out). Lag is
- * read from the log after each cursor, bounded by {@link LAG_COUNT_LIMIT}.
+ * Every sink's status (one space's when `spaceId` is given, with the operator's left out; one sink
+ * when `sinkId` is given too; the operator's alone with `spaceId: null`). Lag is what the
+ * deliverer last counted (cursor.ts, `recordLag`): a read never counts the log, so it costs the
+ * same with 100,000 events behind as with none (issue 51, item 6). Deleted sinks are left out.
  */
 export async function sinkStatuses(
   db: Kysely<Database>,
-  options: { readonly spaceId?: string } = {},
+  options: {
+    /** One space's sinks; null: the operator's; absent: every sink (`spaces`: every space's). */
+    readonly spaceId?: string | null;
+    readonly spaces?: boolean;
+    readonly sinkId?: string;
+  } = {},
 ): Promise<SinkStatus[]> {
+  const { spaceId, sinkId } = options;
   const { rows } = await sql<{
     sink_id: string;
     space_id: string | null;
@@ -62,24 +67,16 @@ export async function sinkStatuses(
     last_error_at: Date | null;
     delivered_at: Date | null;
     lag_events: number;
-    oldest: Date | null;
+    lag_oldest_at: Date | null;
   }>`
     SELECT s.sink_id, s.space_id, s.name, s.target->>'kind' AS kind, s.target, s.paused, s.pause_reason,
            c.transaction_id::text AS transaction_id, c.global_position, c.delivered, c.failures,
-           c.last_error, c.last_error_at, c.delivered_at,
-           (SELECT count(*)::int FROM (
-              SELECT 1 FROM events e
-              WHERE e.transaction_id < pg_snapshot_xmin(pg_current_snapshot())
-                AND (e.transaction_id, e.global_position) > (c.transaction_id, c.global_position)
-                AND (s.space_id IS NULL OR e.space_id = s.space_id)
-              LIMIT ${LAG_COUNT_LIMIT}) lag) AS lag_events,
-           (SELECT e.recorded_at FROM events e
-              WHERE e.transaction_id < pg_snapshot_xmin(pg_current_snapshot())
-                AND (e.transaction_id, e.global_position) > (c.transaction_id, c.global_position)
-                AND (s.space_id IS NULL OR e.space_id = s.space_id)
-              ORDER BY e.transaction_id, e.global_position LIMIT 1) AS oldest
+           c.last_error, c.last_error_at, c.delivered_at, c.lag_events, c.lag_oldest_at
     FROM audit_sinks s JOIN audit_sink_cursors c USING (sink_id)
-    WHERE ${options.spaceId === undefined ? sql`true` : sql`s.space_id = ${options.spaceId}`}
+    WHERE s.deleted_at IS NULL
+      AND ${spaceId === undefined ? sql`true` : spaceId === null ? sql`s.space_id IS NULL` : sql`s.space_id = ${spaceId}`}
+      AND ${sinkId === undefined ? sql`true` : sql`s.sink_id = ${sinkId}`}
+      AND ${options.spaces === true ? sql`s.space_id IS NOT NULL` : sql`true`}
     ORDER BY s.sink_id`.execute(db);
   const now = Date.now();
   return rows.map((row) => ({
@@ -94,9 +91,27 @@ export async function sinkStatuses(
     delivered: Number(row.delivered),
     failures: Number(row.failures),
     lagEvents: row.lag_events,
-    lagSeconds: row.oldest ? Math.max(0, Math.round((now - row.oldest.getTime()) / 1000)) : 0,
+    lagSeconds: row.lag_oldest_at
+      ? Math.max(0, Math.round((now - row.lag_oldest_at.getTime()) / 1000))
+      : 0,
     lastError: shownFailure(row.last_error),
     lastErrorAt: row.last_error_at,
     deliveredAt: row.delivered_at,
   }));
+}
+
+/**
+ * The statuses /metrics shows: the operator's sinks read on their own first, so that whatever the
+ * spaces' sinks cost (or a failed read of them) the operator's gauges are always there.
+ */
+export async function scrapedSinkStatuses(
+  db: Kysely<Database>,
+  onSpacesFailed: (error: unknown) => void,
+): Promise<SinkStatus[]> {
+  const operator = await sinkStatuses(db, { spaceId: null });
+  const spaces = await sinkStatuses(db, { spaces: true }).catch((error: unknown) => {
+    onSpacesFailed(error);
+    return [];
+  });
+  return [...operator, ...spaces];
 }

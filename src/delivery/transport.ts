@@ -1,9 +1,12 @@
-import type { RecordedEvent } from '../event-store/types.js';
+import type { LogPosition, RecordedEvent } from '../event-store/types.js';
 
 /** One batch of a sink's delivery: consecutive events of its log, in log order. */
 export interface DeliveryBatch {
   readonly sinkId: string;
   readonly events: readonly RecordedEvent[];
+  /** The range of the log it carries: after `from`, through `through` (its delivery id). */
+  readonly from: LogPosition;
+  readonly through: LogPosition;
 }
 
 /**

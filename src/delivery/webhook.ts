@@ -50,11 +50,9 @@ export function webhookTransport(options: WebhookOptions): Transport {
   };
   return {
     async send(batch) {
-      const first = batch.events[0];
-      const last = batch.events.at(-1);
-      if (!first || !last) return;
+      if (batch.events.length === 0) return;
       await post(
-        deliveryId(batch.sinkId, first.eventId, last.eventId),
+        deliveryId(batch.sinkId, batch.from, batch.through),
         webhookBody(batch, options.issuer),
       );
     },

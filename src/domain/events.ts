@@ -31,6 +31,7 @@ import {
   sinkChangedSchema,
   sinkPausedSchema,
   sinkResumedSchema,
+  sinkDeletedSchema,
 } from './event-data/sink.js';
 import { fullForm, type EventBody } from './stored-form.js';
 import type { TOKEN_ISSUANCES } from './token/issuances.js';
@@ -90,6 +91,7 @@ export {
   sinkChangedSchema,
   sinkPausedSchema,
   sinkResumedSchema,
+  sinkDeletedSchema,
   sinkTargetSchema,
   type SinkTarget,
 } from './event-data/sink.js';
@@ -122,6 +124,7 @@ export const EVENT_SCHEMAS = {
   'sink-changed': sinkChangedSchema,
   'sink-paused': sinkPausedSchema,
   'sink-resumed': sinkResumedSchema,
+  'sink-deleted': sinkDeletedSchema,
 } as const;
 
 export type EventType = keyof typeof EVENT_SCHEMAS;

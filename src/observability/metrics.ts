@@ -182,6 +182,7 @@ export function createMetrics(db: Kysely<Database>): Metrics {
     'sink-changed': lifecycleOf('sink-changed'),
     'sink-paused': lifecycleOf('sink-paused'),
     'sink-resumed': lifecycleOf('sink-resumed'),
+    'sink-deleted': lifecycleOf('sink-deleted'),
   };
   return {
     registry,

@@ -73,6 +73,7 @@ export const AUDIT_SHAPES: { readonly [Type in EventType]: AuditShape<Type> } = 
   'sink-changed': { details: ['sink_id', 'name', 'target'] },
   'sink-paused': { details: ['sink_id', 'reason', 'attempts', 'last_error'] },
   'sink-resumed': { details: ['sink_id', 'reason'] },
+  'sink-deleted': { details: ['sink_id', 'name'] },
 };
 
 /** An entry's details: the fields of its event's data its type's audit shape names. */

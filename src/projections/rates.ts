@@ -46,6 +46,7 @@ export const RATE_COUNTER: { readonly [Type in EventType]: RateContribution<Type
   'sink-changed': null,
   'sink-paused': null,
   'sink-resumed': null,
+  'sink-deleted': null,
 };
 
 /** The event types that add to `counter`. */

@@ -31,6 +31,7 @@ export const IS_USE: { readonly [Type in EventType]: boolean } = {
   'sink-changed': false,
   'sink-paused': false,
   'sink-resumed': false,
+  'sink-deleted': false,
 };
 
 const USES = EVENT_TYPES.filter((type) => IS_USE[type]);

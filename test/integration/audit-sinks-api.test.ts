@@ -4,6 +4,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sinkAdminContext, sinkTargetRules } from '../../src/cli/sink-admin-context.js';
 import { createSink } from '../../src/delivery/sink-admin.js';
+import { sinkRoutes } from '../../src/http/routes/sinks.js';
 import type { SinkTarget } from '../../src/domain/events.js';
 import { InvalidRequestError } from '../../src/errors/errors.js';
 import { startDeliverer, type RunningDeliverer } from '../../src/delivery/deliverer.js';
@@ -43,7 +44,11 @@ const call = async (method: string, path: string, body?: unknown, headers = admi
     headers,
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  const text = await response.text();
+  return {
+    status: response.status,
+    body: (text === '' ? {} : JSON.parse(text)) as Record<string, unknown>,
+  };
 };
 
 /** The deliverer of these tests, started once (a second would only stand by). */
@@ -230,6 +235,7 @@ describe('the sinks API', () => {
       ['POST', '/pause', undefined],
       ['POST', '/resume', undefined],
       ['PATCH', '', { name: 'mine now' }],
+      ['DELETE', '', undefined],
     ] as const) {
       const operator = await answer(method, `/v1/sinks/operator-siem${action}`, body);
       const unknown = await answer(method, `/v1/sinks/snk_${'x'.repeat(16)}${action}`, body);
@@ -426,5 +432,163 @@ describe('the sinks API', () => {
     expect(paused.map((event) => (event.data as { last_error: string }).last_error)).toEqual([
       'delivery_failed',
     ]);
+  });
+});
+
+describe('bounded sinks (issue 51, item 6)', () => {
+  const LIMITED = 'space-sink-limit';
+  const as = async (role?: 'admin' | 'auditor') => ({
+    ...admin,
+    authorization: `Bearer ${await service.loginToken([LIMITED], 'alice', role)}`,
+    'x-service-space-id': LIMITED,
+  });
+  const syslog = (n: number) => ({
+    name: `siem-${n}`,
+    target: { kind: 'syslog', host: `logs-${n}.example`, port: 6514, tls: true },
+  });
+
+  it('refuses a sink past SINK_MAX_PER_SPACE with a 409 that says so; a deleted one makes room', async () => {
+    const headers = await as();
+    const limit = service.config.SINK_MAX_PER_SPACE;
+    expect(limit).toBeGreaterThan(0);
+    const made: string[] = [];
+    for (let n = 0; n < limit; n++) {
+      const created = await call('POST', '/v1/sinks', syslog(n), headers);
+      expect(created.status).toBe(201);
+      made.push(String(created.body.sink_id));
+    }
+    const over = await call('POST', '/v1/sinks', syslog(limit), headers);
+    expect(over.status).toBe(409);
+    expect(over.body).toMatchObject({ code: 'conflict' });
+    expect(JSON.stringify(over.body)).toContain('SINK_MAX_PER_SPACE');
+    expect(
+      await eventsOf('sink-created').then((rows) => rows.filter((r) => r.space_id === LIMITED)),
+    ).toHaveLength(limit);
+    // Concurrent creates at the limit do not both get the last place.
+    expect((await call('DELETE', `/v1/sinks/${made[0]}`, undefined, headers)).status).toBe(204);
+    const racing = await Promise.all(
+      [1, 2, 3].map((n) => call('POST', '/v1/sinks', syslog(100 + n), headers)),
+    );
+    expect(racing.map((r) => r.status).sort()).toEqual([201, 409, 409]);
+    expect((await call('GET', '/v1/sinks', undefined, headers)).body.items).toHaveLength(limit);
+  });
+
+  it('deletes a sink: an event naming who, its secret dropped, gone from the list and from every change; a DELETE again answers the same; an auditor may not', async () => {
+    const headers = await as();
+    const listed = (await call('GET', '/v1/sinks', undefined, headers)).body.items as {
+      sink_id: string;
+    }[];
+    // A webhook, so that there is a secret to drop.
+    await call('DELETE', `/v1/sinks/${listed[0]!.sink_id}`, undefined, headers);
+    let secret = '';
+    const receiver = await startWebhookReceiver(() => secret);
+    const hook = await call(
+      'POST',
+      '/v1/sinks',
+      { name: 'hook', target: { kind: 'webhook', url: `${receiver.url}?token=t` } },
+      headers,
+    );
+    expect(hook.status).toBe(201);
+    secret = String(hook.body.secret);
+    const sinkId = String(hook.body.sink_id);
+    startDelivering();
+    await waitUntil(receiver.events, (got) => got.length > 0, { timeoutMs: 20_000 });
+    const auditor = await as('auditor');
+    expect((await call('DELETE', `/v1/sinks/${sinkId}`, undefined, auditor)).status).toBe(403);
+    const deleted = await call('DELETE', `/v1/sinks/${sinkId}`, undefined, headers);
+    expect(deleted).toEqual({ status: 204, body: {} });
+    const recorded = (await eventsOf('sink-deleted')).filter(
+      (event) => (event.data as { sink_id: string }).sink_id === sinkId,
+    );
+    expect(recorded).toHaveLength(1);
+    expect(recorded[0]).toMatchObject({
+      space_id: LIMITED,
+      data: { sink_id: sinkId, name: 'hook' },
+      metadata: { actor: 'user:alice' },
+    });
+    // Nothing more is delivered to it (the deliverer reads the sink list every 100 ms here).
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const before = receiver.events().length;
+    await createCredentialVia(service, LIMITED);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(receiver.events()).toHaveLength(before);
+    await receiver.close();
+    // Idempotent: the same answer, nothing recorded again.
+    expect(await call('DELETE', `/v1/sinks/${sinkId}`, undefined, headers)).toEqual(deleted);
+    expect(
+      (await eventsOf('sink-deleted')).filter(
+        (event) => (event.data as { sink_id: string }).sink_id === sinkId,
+      ),
+    ).toHaveLength(1);
+    const row = await service.database.db
+      .selectFrom('audit_sinks')
+      .select(['sealed_secret', 'sealed_path', 'deleted_at'])
+      .where('sink_id', '=', sinkId)
+      .executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ sealed_secret: null, sealed_path: null });
+    expect(row.deleted_at).toBeInstanceOf(Date);
+    const items = (await call('GET', '/v1/sinks', undefined, headers)).body.items as {
+      sink_id: string;
+    }[];
+    expect(items.map((item) => item.sink_id)).not.toContain(sinkId);
+    for (const [method, action, body] of [
+      ['POST', '/pause', undefined],
+      ['POST', '/resume', undefined],
+      ['PATCH', '', { name: 'back' }],
+    ] as const) {
+      expect((await call(method, `/v1/sinks/${sinkId}${action}`, body, headers)).status).toBe(404);
+    }
+    // Another space deleting it is told what any unknown id is told.
+    const other = {
+      ...admin,
+      authorization: `Bearer ${await service.loginToken(['space-other'])}`,
+      'x-service-space-id': 'space-other',
+    };
+    expect((await call('DELETE', `/v1/sinks/${items[0]!.sink_id}`, undefined, other)).status).toBe(
+      404,
+    );
+  });
+
+  it('answers a committed change with the sink read in its transaction: nothing after the commit can turn it into a failure or lose the secret', async () => {
+    // Every read the routes would make after the commit fails, as a statement past its timeout.
+    const unreadable = new Proxy(
+      {},
+      {
+        get() {
+          throw new Error('a read after the commit');
+        },
+      },
+    ) as typeof service.database.db;
+    const routes = sinkRoutes(sinkAdminContext(service.config, service.api.commands), unreadable);
+    const run = async (method: string, path: string, body: unknown, params = {}) => {
+      const found = routes.find((r) => r.method === method && r.path === path)!;
+      const ctx = {
+        request: { body },
+        params,
+        state: { requestId: 'req-after-commit' },
+        ip: '127.0.0.1',
+        get: () => '',
+        set: () => undefined,
+        status: 200,
+        body: undefined as unknown,
+      };
+      await (found.handle as (c: unknown, who: unknown) => Promise<void>)(ctx, {
+        spaceId: 'space-after-commit',
+        actor: 'user:alice',
+      });
+      return ctx;
+    };
+    const created = await run('post', '/v1/sinks', {
+      name: 'hook',
+      target: { kind: 'webhook', url: 'http://127.0.0.1:9/intake' },
+    });
+    expect(created.status).toBe(201);
+    const body = created.body as { sink_id: string; secret: string; name: string };
+    expect(body.secret).toMatch(/^whsec_/);
+    expect(body).toMatchObject({ name: 'hook', paused: false });
+    const paused = await run('post', '/v1/sinks/:sink_id/pause', undefined, {
+      sink_id: body.sink_id,
+    });
+    expect(paused.body).toMatchObject({ sink_id: body.sink_id, paused: true });
   });
 });

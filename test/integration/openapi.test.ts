@@ -281,6 +281,8 @@ describe('OpenAPI document', () => {
     expect((await call('POST', `/v1/sinks/${sinkId}/pause`, { headers: login })).status).toBe(200);
     expect((await call('POST', `/v1/sinks/${sinkId}/resume`, { headers: login })).status).toBe(200);
     expect((await call('POST', '/v1/sinks/snk_none/pause', { headers: login })).status).toBe(404);
+    expect((await call('DELETE', `/v1/sinks/${sinkId}`, { headers: login })).status).toBe(204);
+    expect((await call('DELETE', '/v1/sinks/snk_none', { headers: login })).status).toBe(404);
     expect(
       (
         await call('POST', '/v1/sinks', {

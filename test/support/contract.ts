@@ -38,8 +38,15 @@ export function contractChecker(document: Document): ContractChecker {
       const operation = document.paths[match.template]![method.toLowerCase()];
       if (!operation) throw new Error(`${method} ${match.template} is not documented`);
       const response = operation.responses[String(status)] as
-        { content: Record<string, unknown> } | undefined;
+        { content?: Record<string, unknown> } | undefined;
       if (!response) throw new Error(`${method} ${match.template} does not document ${status}`);
+      if (!response.content) {
+        if (contentType !== '' || (body !== undefined && body !== null && body !== '')) {
+          throw new Error(`${method} ${match.template} ${status}: a body where none is documented`);
+        }
+        seen.add(`${method.toLowerCase()} ${match.template} ${status}`);
+        return;
+      }
       const mediaType = contentType.split(';')[0]!.trim();
       if (!(mediaType in response.content)) {
         throw new Error(

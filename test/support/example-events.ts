@@ -157,5 +157,6 @@ export function exampleEvents(clientId: string): { readonly [Type in EventType]:
       last_error: 'HTTP 500',
     },
     'sink-resumed': { sink_id: `sink-${clientId}`, reason: 'admin' },
+    'sink-deleted': { sink_id: `sink-${clientId}`, name: 'siem' },
   };
 }

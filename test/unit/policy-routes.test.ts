@@ -112,6 +112,7 @@ describe('every route declares the policy it is guarded by', () => {
         'PATCH /v1/credential/:client_id',
         'POST /v1/credential',
         'POST /v1/credential/:client_id/secret',
+        'DELETE /v1/sinks/:sink_id',
         'PATCH /v1/sinks/:sink_id',
         'POST /v1/sinks',
         'POST /v1/sinks/:sink_id/pause',

@@ -112,6 +112,15 @@ export const sinkPausedSchema = z.object({
   last_error: z.string().nullable(),
 });
 
+/**
+ * An admin deleted a sink (issue 51, item 6): nothing more is delivered to it, its secret and
+ * sealed path are dropped, and it no longer counts against its space's limit.
+ */
+export const sinkDeletedSchema = z.object({
+  sink_id: z.string(),
+  name: z.string(),
+});
+
 /** Delivery resumes from the cursor: an admin said so, or the sink answered a probe again. */
 export const sinkResumedSchema = z.object({
   sink_id: z.string(),

@@ -53,3 +53,11 @@ export function credentialInSpace<C extends { readonly spaceId: string }>(
 export function withinSpaceCeiling(perMinute: number | null | undefined, ceiling: number) {
   return perMinute === null || perMinute === undefined || perMinute <= ceiling;
 }
+
+/**
+ * A space may hold at most `limit` audit sinks (SINK_MAX_PER_SPACE), deleted ones not counted:
+ * each costs the deliverer a loop and reads of the log that every tenant shares.
+ */
+export function withinSinkLimit(sinks: number, limit: number) {
+  return sinks <= limit;
+}

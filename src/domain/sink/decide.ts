@@ -1,5 +1,5 @@
 import { accept, refuse, type Decision } from '../decision.js';
-import { ownedBySpace } from '../policy.js';
+import { ownedBySpace, withinSinkLimit } from '../policy.js';
 import {
   domainEvent,
   streams,
@@ -17,6 +17,8 @@ export interface SinkState {
   readonly name: string;
   readonly target: SinkTarget;
   readonly paused: boolean;
+  /** Deleted by an admin: its id stays taken, and answers as no sink does. */
+  readonly deleted?: boolean;
 }
 
 /** What every sink command carries: the event's id, and who asked from where. */
@@ -33,15 +35,23 @@ const placed = (sinkId: string, spaceId: string | null, eventId: string): Placed
   streamId: streams.sinkChange(sinkId, eventId),
 });
 
-/** A space's admin creates a sink; the command carries its new id. */
+/**
+ * A space's admin creates a sink; the command carries its new id. Refused when the space has its
+ * limit of sinks already (SINK_MAX_PER_SPACE): each costs the deliverer a loop and the log reads.
+ */
 export function decideCreateSink(
   command: SinkCommandBase & {
     readonly sinkId: string;
     readonly spaceId: string;
     readonly name: string;
     readonly target: SinkTarget;
+    /** The space's sinks not deleted, and how many it may have (absent: not checked). */
+    readonly sinks?: { readonly count: number; readonly limit: number };
   },
-): Decision<DomainEvent<'sink-created'>, never, Placed> {
+): Decision<DomainEvent<'sink-created'>, 'sink_limit', Placed> {
+  if (command.sinks && !withinSinkLimit(command.sinks.count + 1, command.sinks.limit)) {
+    return refuse('sink_limit');
+  }
   const event = domainEvent(
     command.eventId,
     'sink-created',
@@ -55,7 +65,7 @@ export function decideCreateSink(
 export type SinkRefusal = 'not_found' | 'operator_sink';
 
 const owned = (state: SinkState | undefined, spaceId: string): SinkRefusal | undefined => {
-  if (!state) return 'not_found';
+  if (!state || state.deleted === true) return 'not_found';
   if (state.spaceId === null) return 'operator_sink';
   return ownedBySpace(state, spaceId) ? undefined : 'not_found';
 };
@@ -151,4 +161,27 @@ export function decideResumeSink(
     command.metadata,
   );
   return accept([event], where);
+}
+
+/**
+ * A space's admin deletes a sink: delivery to it stops, and it no longer counts against the
+ * space's limit. Deleting a deleted sink records nothing (a DELETE again is answered the same);
+ * an operator's sink, or another space's, is not found.
+ */
+export function decideDeleteSink(
+  command: SinkCommandBase & { readonly spaceId: string },
+  state: SinkState | undefined,
+): Decision<DomainEvent<'sink-deleted'>, SinkRefusal, Placed> {
+  if (state?.deleted === true && ownedBySpace(state, command.spaceId)) {
+    return accept([], placed(state.sinkId, state.spaceId, command.eventId));
+  }
+  const refusal = owned(state, command.spaceId);
+  if (refusal || !state) return refuse(refusal ?? 'not_found');
+  const event = domainEvent(
+    command.eventId,
+    'sink-deleted',
+    { sink_id: state.sinkId, name: state.name },
+    command.metadata,
+  );
+  return accept([event], placed(state.sinkId, state.spaceId, command.eventId));
 }

@@ -115,11 +115,16 @@ function operationObject(operation: Operation): JsonObject {
           String(response.status),
           {
             description: response.description,
-            content: {
-              [response.mediaType ?? 'application/json']: {
-                schema: response.schema ? jsonSchema(response.schema, 'output') : {},
-              },
-            },
+            // 204 No Content has none to describe.
+            ...(response.status === 204
+              ? {}
+              : {
+                  content: {
+                    [response.mediaType ?? 'application/json']: {
+                      schema: response.schema ? jsonSchema(response.schema, 'output') : {},
+                    },
+                  },
+                }),
           },
         ]),
       ),

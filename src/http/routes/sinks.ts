@@ -9,9 +9,9 @@ import {
   type SinkAdminContext,
   type SinkSecret,
 } from '../../delivery/sink-admin.js';
+import { deleteSink } from '../../delivery/sink-delete.js';
 import { sinkStatuses } from '../../delivery/status.js';
 import { sinkTargetRequestSchema } from '../../domain/event-data/sink.js';
-import { NotFoundError } from '../../errors/errors.js';
 import { BODY_ERRORS, LOGIN_ERRORS } from '../openapi/operation.js';
 import type { Body } from '../openapi/responses.js';
 import { sinkList, sinkStatus, sinkStatusBody, sinkWithSecret } from '../openapi/sink-responses.js';
@@ -47,16 +47,15 @@ const common = {
  * webhook's secret is shown once, when made.
  */
 export function sinkRoutes(admin: SinkAdminContext, db: Kysely<Database>): readonly Route[] {
-  const statusOf = async (spaceId: string, sinkId: string) => {
-    const status = (await sinkStatuses(db, { spaceId })).find((sink) => sink.sinkId === sinkId);
-    if (!status) throw new NotFoundError('no sink of that id in this space');
-    return sinkStatusBody(status);
-  };
-  /** Answers with the sink as it now stands, and a secret made by this request (once). */
-  const answer = async (ctx: RequestContext, spaceId: string, made: SinkSecret) => {
+  /**
+   * Answers with the sink as it stood at the change's commit (read in its transaction: nothing is
+   * read after it, so a committed change is never answered as a failure and a secret made by
+   * this request is always shown, once).
+   */
+  const answer = (ctx: RequestContext, made: SinkSecret) => {
     ctx.set('Cache-Control', 'no-store');
     ctx.body = {
-      ...(await statusOf(spaceId, made.sinkId)),
+      ...sinkStatusBody(made.status),
       ...(made.secret ? { secret: made.secret } : {}),
     } satisfies Body<typeof sinkWithSecret>;
   };
@@ -93,7 +92,7 @@ export function sinkRoutes(admin: SinkAdminContext, db: Kysely<Database>): reado
         "Push the space's audit trail to a webhook or syslog (a webhook's secret shown once)",
       body: { schema: createBody, media: ['json'] },
       responses: [{ status: 201, description: 'Created', schema: sinkWithSecret }],
-      errors: [...LOGIN_ERRORS, ...BODY_ERRORS],
+      errors: [...LOGIN_ERRORS, ...BODY_ERRORS, 'conflict'],
       async handle(ctx, { spaceId, actor }) {
         const body = validate(createBody, ctx.request.body, 'body');
         const made = await createSink(admin, {
@@ -102,7 +101,7 @@ export function sinkRoutes(admin: SinkAdminContext, db: Kysely<Database>): reado
           target: body.target,
           metadata: { actor, ...requestMetadata(ctx) },
         });
-        await answer(ctx, spaceId, made);
+        answer(ctx, made);
         ctx.status = 201;
       },
     }),
@@ -125,7 +124,7 @@ export function sinkRoutes(admin: SinkAdminContext, db: Kysely<Database>): reado
           ...(body.target === undefined ? {} : { target: body.target }),
           rotateSecret: body.rotate_secret === true,
         });
-        await answer(ctx, who.spaceId, made);
+        answer(ctx, made);
       },
     }),
     ...(['pause', 'resume'] as const).map((action) =>
@@ -143,12 +142,30 @@ export function sinkRoutes(admin: SinkAdminContext, db: Kysely<Database>): reado
         responses: [{ status: 200, description: 'The sink', schema: sinkStatus }],
         errors: [...LOGIN_ERRORS, 'not_found'],
         async handle(ctx, who) {
-          const command = admitted(ctx, who);
-          await (action === 'pause' ? pauseSink : resumeSink)(admin, command);
+          const status = await (action === 'pause' ? pauseSink : resumeSink)(
+            admin,
+            admitted(ctx, who),
+          );
           ctx.set('Cache-Control', 'no-store');
-          ctx.body = await statusOf(who.spaceId, command.sinkId);
+          ctx.body = sinkStatusBody(status) satisfies Body<typeof sinkStatus>;
         },
       }),
     ),
+    route({
+      ...common,
+      method: 'delete',
+      path: '/v1/sinks/:sink_id',
+      policy: 'space-change',
+      operationId: 'deleteSink',
+      summary:
+        'Delete a sink: nothing more is delivered to it and its secret is dropped (a DELETE again answers the same)',
+      params: sinkPath,
+      responses: [{ status: 204, description: 'Deleted (or deleted before)' }],
+      errors: [...LOGIN_ERRORS, 'not_found'],
+      async handle(ctx, who) {
+        await deleteSink(admin, admitted(ctx, who));
+        ctx.status = 204;
+      },
+    }),
   ];
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   decideChangeSink,
   decideCreateSink,
+  decideDeleteSink,
   decidePauseSink,
   decideResumeSink,
   type SinkState,
@@ -95,5 +96,45 @@ describe('audit sinks (issue 43)', () => {
       metadata: { actor: 'user:alice' },
     });
     expect(decideResumeSink(resume, sink).events).toHaveLength(0);
+  });
+
+  it('given a space at its limit of sinks, when an admin creates one more, then it is refused (issue 51, item 6)', () => {
+    const create = {
+      eventId: 'e6',
+      metadata,
+      sinkId: 'snk_2',
+      spaceId: 'space-a',
+      name: 'siem',
+      target: webhook,
+    };
+    expect(decideCreateSink({ ...create, sinks: { count: 9, limit: 10 } }).ok).toBe(true);
+    expect(decideCreateSink({ ...create, sinks: { count: 10, limit: 10 } })).toMatchObject({
+      ok: false,
+      refusal: 'sink_limit',
+    });
+  });
+
+  it('given a sink, when an admin deletes it, then sink-deleted naming who; deleted again records nothing; an operator or another space may not (issue 51, item 6)', () => {
+    const command = { eventId: 'e7', metadata, spaceId: 'space-a' };
+    const decision = decideDeleteSink(command, sink);
+    expect(decision.ok && decision.facts.spaceId).toBe('space-a');
+    expect(decision.events[0]).toMatchObject({
+      type: 'sink-deleted',
+      data: { sink_id: 'snk_1', name: 'siem' },
+      metadata: { actor: 'user:alice' },
+    });
+    expect(decideDeleteSink(command, { ...sink, deleted: true })).toMatchObject({
+      ok: true,
+      events: [],
+    });
+    expect(decideDeleteSink(command, { ...sink, spaceId: null }).ok).toBe(false);
+    expect(decideDeleteSink({ ...command, spaceId: 'space-b' }, sink).ok).toBe(false);
+    expect(
+      decideDeleteSink({ ...command, spaceId: 'space-b' }, { ...sink, deleted: true }).ok,
+    ).toBe(false);
+    // A deleted sink takes no other change.
+    expect(decideResumeSink({ ...command, reason: 'admin' }, { ...sink, deleted: true }).ok).toBe(
+      false,
+    );
   });
 });

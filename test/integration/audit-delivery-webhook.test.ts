@@ -139,6 +139,7 @@ describe('the webhook sink', () => {
     await deliverer?.stop();
     // The sink list is read every 2 s here: the loop must not wait for it to stop retrying.
     deliverer = startDeliverer(options({ maxAttempts: 3, reloadMs: 2000 }));
+    const started = Date.now();
     const secret = newWebhookSecret();
     const attempts: string[] = [];
     const dead = await startWebhookReceiver(secret, (delivery) => {
@@ -170,9 +171,11 @@ describe('the webhook sink', () => {
       attempts: 3,
       last_error: 'http_status_5xx',
     });
-    // Its bound, then only probes: no burst of retries until the sink list shows the pause.
+    // Its bound, then one probe per SINK probe interval (100 ms here), which is its waiting batch
+    // (issue 51, item 12): no burst of retries until the sink list shows the pause.
     await new Promise((resolve) => setTimeout(resolve, 2500));
-    expect(attempts).toHaveLength(3);
+    expect(attempts.length).toBeLessThanOrEqual(3 + Math.ceil((Date.now() - started) / 100) + 1);
+    expect(new Set(attempts).size).toBe(1);
     expect(String((paused[0]!.metadata as { actor: string }).actor)).toMatch(/^deliverer:/);
     expect(paused[0]!.space_id).toBe('space-hook-pause');
     expect(dead.deliveries).toHaveLength(0);
@@ -196,10 +199,9 @@ describe('the webhook sink', () => {
     for (let i = 0; i < 120; i++) await append('space-hook-linger', 'audit-log-read', read);
     const batches: [number, boolean][] = [];
     let after = { transactionId: '0', globalPosition: 0 };
-    // A transaction running anywhere in the cluster (another test file's) holds the settled end
-    // back: nothing to read yet is not the end of the 120, so read until all of them came.
-    const until = Date.now() + 20_000;
-    while (batches.reduce((sum, [n]) => sum + n, 0) < 120 && Date.now() < until) {
+    // A transaction running anywhere in the cluster (an auto-analyze's) holds the settled end
+    // back for a moment: an empty read at the end is read again, not the end of the test.
+    for (let reads = 0, got = 0; got < 120 && reads < 400; reads++) {
       const batch = await nextBatch(database.db, {
         after,
         spaceId: 'space-hook-linger',
@@ -208,10 +210,11 @@ describe('the webhook sink', () => {
       });
       if (!batch || batch.events.length === 0) {
         if (batch) after = batch.through;
-        await new Promise((resolve) => setTimeout(resolve, 50));
+        await new Promise((resolve) => setTimeout(resolve, 25));
         continue;
       }
       batches.push([batch.events.length, batch.atEnd]);
+      got += batch.events.length;
       after = batch.through;
     }
     // A full batch is never at the end. A transaction running anywhere in the cluster (another test

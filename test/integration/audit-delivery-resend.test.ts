@@ -119,13 +119,16 @@ describe('a batch sent again', () => {
     const kept = new Map(receiver.deliveries.map((d) => [d.id, d.events]));
     expect([...kept.values()].flat()).toHaveLength(5);
     expect(rest.every((d) => d.id !== first!.id)).toBe(true);
-    // Acknowledged: the range is no longer held.
-    const cursor = await database.db
-      .selectFrom('audit_sink_cursors')
-      .select(['pending_transaction_id', 'delivered'])
-      .where('sink_id', '=', 'snk_resend')
-      .executeTakeFirstOrThrow();
-    expect(cursor.pending_transaction_id).toBeNull();
+    // Acknowledged: the range is no longer held (written once the receiver's answer is back, so
+    // a moment after the receiver counted the events).
+    const pending = () =>
+      database.db
+        .selectFrom('audit_sink_cursors')
+        .select('pending_transaction_id')
+        .where('sink_id', '=', 'snk_resend')
+        .executeTakeFirstOrThrow()
+        .then((cursor) => cursor.pending_transaction_id);
+    expect(await waitUntil(pending, (held) => held === null, { timeoutMs: 10_000 })).toBeNull();
     await receiver.close();
   }, 40_000);
 });

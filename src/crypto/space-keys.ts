@@ -35,8 +35,9 @@ export interface SpaceKeyStore {
    * Whether `spaceId` has keys of its own, so a token or a JWKS request naming it is answered
    * from its ring. A space id nobody made (an unsigned token's `iss`, a path) reads no ring and
    * evicts none (issue 51): it is looked up in the set of spaces with keys, re-read every
-   * `refreshMs` and, on a miss, at most once a second whoever asks (a ring another process just
-   * made is found at once, and made-up ids cost the database nothing more).
+   * `refreshMs` and, on a miss, by a read begun after the question, at most one a second whoever
+   * asks: a ring another process just made is found (the miss waits up to a second for it), and
+   * made-up ids cost the database nothing more.
    */
   hasKeys(spaceId: string): Promise<boolean>;
   /**
@@ -67,18 +68,26 @@ export async function openSpaceKeyStore(
     readonly refreshMs: number;
     readonly maxSpaces: number;
     readonly now?: () => number;
+    /** Waits `ms` (tests pass one that moves their clock). */
+    readonly sleep?: (ms: number) => Promise<void>;
   },
 ): Promise<SpaceKeyStore> {
   const now = options.now ?? Date.now;
   const held = new BoundedCache<string, { keys: LoadedKey[]; loadedAt: number }>(options.maxSpaces);
   const loading = new Map<string, Promise<LoadedKey[]>>();
   let enabled = new Set<string>();
-  let enabledAt = 0;
+  // Reads are numbered as they begin: a miss waits for one begun after it asked.
+  let readsBegun = 0;
+  let enabledBy = 0;
+  let lastBegunAt = -Infinity;
   let reading: Promise<void> | undefined;
+  let missRead: Promise<void> | undefined;
   // Coalesced; `fresh` waits out a read begun before the caller's change, then joins or starts one.
   const readEnabled = async (fresh = false): Promise<void> => {
     if (fresh && reading) await reading.catch(() => undefined);
     return (reading ??= (async () => {
+      const read = ++readsBegun;
+      lastBegunAt = now();
       const rows = await db
         .selectFrom('signing_keys')
         .select('space_id')
@@ -86,8 +95,21 @@ export async function openSpaceKeyStore(
         .groupBy('space_id')
         .execute();
       enabled = new Set(rows.map((row) => row.space_id!));
-      enabledAt = now();
+      enabledBy = read;
     })().finally(() => (reading = undefined)));
+  };
+  // Every miss waiting shares one read, begun no sooner than a second after the last began.
+  const sleep =
+    options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const rereadForMiss = (): Promise<void> => {
+    if (missRead) return missRead;
+    const wait = lastBegunAt + MISS_REREAD_MS - now();
+    // Cleared in a later tick, once set: a miss from then on waits for a read begun after it.
+    missRead = (wait > 0 ? sleep(wait) : Promise.resolve()).then(() => {
+      missRead = undefined;
+      return readEnabled(true);
+    });
+    return missRead;
   };
   await readEnabled();
   const timer = setInterval(() => void readEnabled().catch(() => undefined), options.refreshMs);
@@ -123,7 +145,13 @@ export async function openSpaceKeyStore(
     signsOwn: (spaceId) => options.mode === 'all' || enabled.has(spaceId),
     async hasKeys(spaceId) {
       if (enabled.has(spaceId)) return true;
-      if (now() - enabledAt >= MISS_REREAD_MS) await readEnabled().catch(() => undefined);
+      const asked = readsBegun;
+      try {
+        // Bounded: one round suffices (readEnabled(true) begins a read after any in flight).
+        for (let round = 0; enabledBy <= asked && round < 3; round += 1) await rereadForMiss();
+      } catch {
+        // The database did not answer: what is held answers, as a made-up id's would.
+      }
       return enabled.has(spaceId);
     },
     async ownedSince(spaceId) {

@@ -77,6 +77,7 @@ describe('SPACE_SIGNING_KEYS=all and space ids nobody made', () => {
       refreshMs: 60_000,
       maxSpaces: 10,
       now: () => clock,
+      sleep: async (ms) => void (clock += ms),
     });
     try {
       expect(reads).toHaveLength(1); // the set, read at open
@@ -86,14 +87,42 @@ describe('SPACE_SIGNING_KEYS=all and space ids nobody made', () => {
       );
       expect(asked.every((has) => !has)).toBe(true);
       expect(reads).toHaveLength(2); // one re-read for all 200 misses
-      for (let i = 0; i < 50; i += 1) await store.hasKeys(`space-made-up-again-${i}`);
-      expect(reads).toHaveLength(2); // within the second: none
+      // Asked one after another, each waits for the next second's read.
+      const before = clock;
+      for (let i = 0; i < 5; i += 1) await store.hasKeys(`space-made-up-again-${i}`);
+      expect(reads).toHaveLength(7);
+      expect(clock - before).toBe(5000);
       expect(await store.ownedSince('space-made-up-0')).toBeUndefined();
-      expect(reads).toHaveLength(2);
+      expect(reads).toHaveLength(7);
       // A space that has keys is found, and its ring read once.
       expect(await store.hasKeys('space-made')).toBe(true);
       expect((await store.ring('space-made')).jwks().keys).toHaveLength(1);
-      expect(reads).toHaveLength(3);
+      expect(reads).toHaveLength(8);
+    } finally {
+      store.close();
+    }
+  });
+
+  it('finds a space whose keys another process turned on a moment ago, within the second after a miss', async () => {
+    let clock = Date.now();
+    const store = await openSpaceKeyStore(service.database.db, {
+      mode: 'all',
+      kek: await loadKeyEncryptionKey(undefined, service.dataDir),
+      refreshMs: 60_000,
+      maxSpaces: 10,
+      now: () => clock,
+      sleep: async (ms) => void (clock += ms),
+    });
+    try {
+      expect(await store.hasKeys('space-turned-on-later')).toBe(false); // a miss: a read now
+      // Another process (the service) makes the space's first key and signs with it.
+      const credential = await createCredentialVia(service, 'space-turned-on-later');
+      const token = await privateTokenVia(service, credential);
+      expect(decodeJwt(token).iss).toBe('http://token-authority.test/spaces/space-turned-on-later');
+      // Within the same second: before, the miss's read was spent and the token's issuer refused.
+      const asked = clock;
+      expect(await store.hasKeys('space-turned-on-later')).toBe(true);
+      expect(clock - asked).toBeLessThanOrEqual(1000);
     } finally {
       store.close();
     }

@@ -56,10 +56,23 @@ export async function queryAudit(
     .where('space_id', '=', filter.spaceId)
     .orderBy('global_position', filter.newestFirst ? 'desc' : 'asc')
     .limit(filter.limit + 1);
-  if (filter.clientId) query = query.where('client_id', '=', filter.clientId);
+  // The log's indexes key a client and a customer by their hash (migration 040): name it.
+  if (filter.clientId) {
+    query = query
+      .where(sql<number>`hashtext(client_id)`, '=', sql<number>`hashtext(${filter.clientId})`)
+      .where('client_id', '=', filter.clientId);
+  }
   if (filter.tokenKind) query = query.where('token_kind', '=', filter.tokenKind);
   if (filter.eventType) query = query.where('event_type', '=', filter.eventType);
-  if (filter.customerId) query = query.where('customer_id', '=', filter.customerId);
+  if (filter.customerId) {
+    query = query
+      .where(
+        sql<number>`hashtext(space_id || ' ' || customer_id)`,
+        '=',
+        sql<number>`hashtext(${`${filter.spaceId} ${filter.customerId}`})`,
+      )
+      .where('customer_id', '=', filter.customerId);
+  }
   if (filter.segmentId) query = query.where('segment_id', '=', filter.segmentId);
   if (filter.scope) {
     // A word of the space-delimited `scope`, or an element of a credential's `scopes`.

@@ -182,7 +182,8 @@ export async function revocationList(
     UNION
     SELECT a.jti, extract(epoch FROM a.expires_at)::bigint
     FROM token_revocations r
-    JOIN audit_log a ON a.parent_jti = r.jti AND a.space_id = r.space_id
+    JOIN audit_log a ON hashtext(a.parent_jti) = hashtext(r.jti) AND a.parent_jti = r.jti
+      AND a.space_id = r.space_id
       AND a.event_type = 'public-token-issued'
     WHERE r.space_id = ${spaceId} AND r.token_kind = 'private' AND a.expires_at > now()
     ORDER BY 2, 1`.execute(db);

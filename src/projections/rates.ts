@@ -17,7 +17,7 @@ export interface RateCounting {
   sumOf(counter: RateCounter, alias: string): string;
 }
 
-/** The rate views' counting as `catalog` declares it; the service's is {@link RATES}. */
+/** The rate views' counting as `catalog` declares it (the projection's: the service's catalog). */
 export function rateCountingOf(catalog: EventGroup): RateCounting {
   return {
     counted: typesWhere(catalog, ({ rate }) => rate !== null),

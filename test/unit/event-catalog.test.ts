@@ -141,7 +141,8 @@ describe("the service's catalog", () => {
   it('declares a valid example of every type, and only fields its schema has', () => {
     const examples = examplesOf(EVENT_CATALOG, 'ci_1');
     for (const [type, declaration] of Object.entries(EVENT_CATALOG)) {
-      expect(declaration.schema.safeParse(examples[type]).success, type).toBe(true);
+      // Parsing drops a field the schema does not have: the example must come back whole.
+      expect(declaration.schema.parse(examples[type]), type).toEqual(examples[type]);
       const fields = Object.keys((declaration.schema as z.ZodObject).shape);
       const named = [
         ...declaration.redacted,

@@ -75,11 +75,12 @@ export const ROOMS = { 'audit-trail': ['seal', 'prove', 'check', 'archive'] };
  * folders of src/ (within its folder's row), or `<folder>` for the folder's own top-level files,
  * or `<folder>/<room>` for a sibling room. Every other folder and every sibling room is refused;
  * a room that may not use `db` may not import the database drivers (kysely, pg) either. The
- * offline checks may not touch the database, nor what the projector writes or the API serves.
+ * offline checks may not touch the database, nor what the projector writes or the API serves;
+ * they may read the pure domain, whose event catalog says what an event's leaf redacts.
  * @type {Readonly<Record<string, readonly string[]>>}
  */
 export const SUB_LAYERS = {
-  'audit-trail/check': ['audit-trail', 'event-store', 'transparency'],
+  'audit-trail/check': ['audit-trail', 'event-store', 'transparency', 'domain'],
 };
 
 // The database drivers: only a layer that may use src/db may import them.

@@ -3,7 +3,8 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { registerSinkGauges, type SinkFigures } from './sink-metrics.js';
 import { projectorLag } from '../projections/monitoring-queries.js';
-import type { EventType } from '../domain/events.js';
+import { EVENT_CATALOG } from '../domain/events.js';
+import { appendCounters } from './event-counters.js';
 import type { RecordedEvent } from '../event-store/types.js';
 import type { RequestObserver } from './request-observer.js';
 import { isDatabaseUnavailable } from '../db/postgres-errors.js';
@@ -152,38 +153,16 @@ export function createMetrics(db: Kysely<Database>): Metrics {
         this.set({ projection: row.projection }, Number(row.seconds_behind));
     },
   });
-  // Keyed on the event registry: a new event type does not compile until it says what it counts.
-  // No label per space: label sets must stay bounded whatever tenants do (per-space figures come
-  // from the monitoring API, which reads the projections).
-  const lifecycleOf = (event_type: EventType) => () => lifecycle.inc({ event_type });
-  const COUNT_APPENDED: { readonly [Type in EventType]: (() => void) | null } = {
-    'credential-created': () => credentials.inc(),
-    'private-token-issued': () => issued.inc({ kind: 'private' }),
-    'public-token-issued': () => issued.inc({ kind: 'public' }),
-    'client-authentication-failed': () => rejected.inc(),
-    'credential-secret-rotated': lifecycleOf('credential-secret-rotated'),
-    'credential-revoked': lifecycleOf('credential-revoked'),
-    'credential-keys-changed': lifecycleOf('credential-keys-changed'),
-    'token-revoked': lifecycleOf('token-revoked'),
-    'signing-key-generated': lifecycleOf('signing-key-generated'),
-    'signing-key-retired': lifecycleOf('signing-key-retired'),
-    'signing-keys-resealed': lifecycleOf('signing-keys-resealed'),
-    'credential-rate-limit-changed': lifecycleOf('credential-rate-limit-changed'),
-    'credential-scopes-changed': lifecycleOf('credential-scopes-changed'),
-    // Counted when suppressed (see Limits), so the summary adds nothing here.
-    'client-authentication-failures-summarized': null,
-    'access-refused': lifecycleOf('access-refused'),
-    // The refusals it counts are refusals all the same; one summary adds nothing to a rate.
-    'access-refusals-summarized': null,
-    'audit-log-read': lifecycleOf('audit-log-read'),
-    'credential-secret-replayed': lifecycleOf('credential-secret-replayed'),
-    'events-archived': lifecycleOf('events-archived'),
-    'sink-created': lifecycleOf('sink-created'),
-    'sink-changed': lifecycleOf('sink-changed'),
-    'sink-paused': lifecycleOf('sink-paused'),
-    'sink-resumed': lifecycleOf('sink-resumed'),
-    'sink-deleted': lifecycleOf('sink-deleted'),
-  };
+  // What each event type counts is declared in the catalog (`metric`). No label per space: label
+  // sets must stay bounded whatever tenants do (per-space figures come from the monitoring API,
+  // which reads the projections).
+  const countAppended = appendCounters(EVENT_CATALOG, {
+    lifecycle: (event_type) => lifecycle.inc({ event_type }),
+    'credentials-created': () => credentials.inc(),
+    'private-tokens-issued': () => issued.inc({ kind: 'private' }),
+    'public-tokens-issued': () => issued.inc({ kind: 'public' }),
+    'rejected-authentications': () => rejected.inc(),
+  });
   return {
     registry,
     text: metricsText(registry),
@@ -202,7 +181,7 @@ export function createMetrics(db: Kysely<Database>): Metrics {
     watchDatabase: (check) => void (databaseCheck = check),
     watchSinks: sinks.watch,
     appended(events) {
-      for (const event of events) COUNT_APPENDED[event.type as EventType]?.();
+      for (const event of events) countAppended.get(event.type)?.();
     },
   };
 }

@@ -1,40 +1,15 @@
 import { sql } from 'kysely';
-import { EVENT_TYPES, type EventType } from '../domain/events.js';
+import { EVENT_CATALOG } from '../domain/events.js';
+import { typesWhere, type EventGroup } from '../domain/event-catalog.js';
 import { inRange } from '../event-store/log-range.js';
 import type { Projection } from './projection.js';
 
-/**
- * Whether an event type is a use of its client's credential. Keyed on the registry: a new event
- * type does not compile until it says.
- */
-export const IS_USE: { readonly [Type in EventType]: boolean } = {
-  'credential-created': false,
-  'private-token-issued': true,
-  'public-token-issued': true,
-  'client-authentication-failed': false,
-  'credential-secret-rotated': false,
-  'credential-revoked': false,
-  'credential-keys-changed': false,
-  'token-revoked': false,
-  'signing-key-generated': false,
-  'signing-key-retired': false,
-  'signing-keys-resealed': false,
-  'credential-rate-limit-changed': false,
-  'credential-scopes-changed': false,
-  'client-authentication-failures-summarized': false,
-  'access-refused': false,
-  'access-refusals-summarized': false,
-  'audit-log-read': false,
-  'credential-secret-replayed': false,
-  'events-archived': false,
-  'sink-created': false,
-  'sink-changed': false,
-  'sink-paused': false,
-  'sink-resumed': false,
-  'sink-deleted': false,
-};
+/** The event types `catalog` declares a use of their client's credential (`isUse`). */
+export function usesOf(catalog: EventGroup): readonly string[] {
+  return typesWhere(catalog, ({ isUse }) => isUse);
+}
 
-const USES = EVENT_TYPES.filter((type) => IS_USE[type]);
+const USES = usesOf(EVENT_CATALOG);
 
 /**
  * When each client last got a token (`last_used_at` of the credential API). Kept by the projector

@@ -1,13 +1,14 @@
 import type pg from 'pg';
-import { EVENT_TYPES } from '../domain/events.js';
+import { EVENT_CATALOG, EVENT_TYPES } from '../domain/events.js';
 import { issuancesOf } from '../domain/token/issuances.js';
-import { IS_USE } from '../projections/usage.js';
+import { usesOf } from '../projections/usage.js';
 
-// Which types are tokens and uses comes from the registry's consumers; every count and the SQL
-// below are written here, apart from the projector's, so the two can disagree and be caught.
+// Which types are tokens and uses comes from the domain (the issuances, the catalog); every count
+// and the SQL below are written here, apart from the projector's, so the two can disagree and be
+// caught.
 const list = (types: readonly string[]) => `ARRAY[${types.map((t) => `'${t}'`).join(',')}]::text[]`;
 const kindOf = (kind: 'private' | 'public') => list(issuancesOf(kind));
-const USES = list(EVENT_TYPES.filter((type) => IS_USE[type]));
+const USES = list(usesOf(EVENT_CATALOG));
 const PRIVATE = `count(*) FILTER (WHERE event_type = 'private-token-issued')`;
 const PUBLIC = `count(*) FILTER (WHERE event_type = 'public-token-issued')`;
 // One per failure recorded on its own, plus what each summary counted past the event budget.

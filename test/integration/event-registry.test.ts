@@ -1,13 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { domainEvent, EVENT_TYPES, type EventType } from '../../src/domain/events.js';
+import {
+  domainEvent,
+  EVENT_CATALOG,
+  EVENT_TYPES,
+  type EventType,
+} from '../../src/domain/events.js';
 import { appendToStream } from '../../src/event-store/append-to-stream.js';
 import { PROJECTIONS } from '../../src/projections/all.js';
-import { AUDIT_SHAPES, auditDetails } from '../../src/projections/audit.js';
+import { auditDetails } from '../../src/projections/audit.js';
 import { tokenKindOf } from '../../src/domain/token/issuances.js';
 import { catchUp } from '../../src/projections/batches.js';
-import { RATE_COUNTER } from '../../src/projections/rates.js';
-import { IS_USE } from '../../src/projections/usage.js';
 import { exampleEvents } from '../support/example-events.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
 
@@ -53,10 +56,10 @@ describe('the event registry', () => {
       .execute();
     expect(audit.map((row) => row.event_type).sort()).toEqual([...EVENT_TYPES].sort());
     for (const row of audit) {
-      const shape = AUDIT_SHAPES[row.event_type as EventType];
+      const declared = EVENT_CATALOG[row.event_type as EventType];
       expect(row.token_kind).toBe(tokenKindOf(row.event_type));
       const details = auditDetails(row.event_type, row.event_data);
-      expect(Object.keys(details).sort()).toEqual([...shape.details].sort());
+      expect(Object.keys(details).sort()).toEqual([...declared.audit].sort());
       expect(row.actor).toBe('test');
     }
 
@@ -75,7 +78,7 @@ describe('the event registry', () => {
     const expected = { private_tokens: 0, public_tokens: 0, rejected_authentications: 0 };
     const examples = exampleEvents(clientId) as Record<EventType, Record<string, unknown>>;
     for (const type of EVENT_TYPES) {
-      const contribution = RATE_COUNTER[type];
+      const contribution = EVENT_CATALOG[type].rate;
       if (!contribution) continue;
       const fields: readonly string[] = contribution.countFields ?? [];
       expected[contribution.counter] +=
@@ -91,7 +94,7 @@ describe('the event registry', () => {
       .select('last_used_at')
       .where('client_id', '=', clientId)
       .execute();
-    expect(usage).toHaveLength(EVENT_TYPES.some((type) => IS_USE[type]) ? 1 : 0);
+    expect(usage).toHaveLength(EVENT_TYPES.some((type) => EVENT_CATALOG[type].isUse) ? 1 : 0);
   });
 
   it('a projection without a checkpoint row starts from the beginning instead of stalling', async () => {

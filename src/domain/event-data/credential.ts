@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { SCOPE_MAX_LENGTH } from '../scope.js';
+import { declareEvent } from './declaration.js';
 
 /** A credential's allowed scopes (catalog names, RFC 6749 §3.3 words), at most 100. */
 export const scopeListSchema = z.array(z.string().min(1).max(SCOPE_MAX_LENGTH)).max(100);
@@ -99,3 +100,71 @@ export const credentialRevokedSchema = z.object({
   reason: z.string().nullable(),
   revoked_by: z.string(),
 });
+
+/** The credential's events: what each hides, audits, counts, and an example. */
+export const CREDENTIAL_EVENTS = {
+  'credential-created': declareEvent(credentialCreatedSchema, {
+    redacted: ['secret_hash'],
+    audit: ['name', 'description', 'created_by', 'login_issuer', 'scopes'],
+    metric: 'credentials-created',
+    example: ({ clientId }) => ({
+      client_id: clientId,
+      name: 'example',
+      description: 'an example credential',
+      secret_hash: 'c2VjcmV0LWhhc2g',
+      created_by: 'user-1',
+      login_issuer: 'https://login.example',
+    }),
+  }),
+  'credential-secret-rotated': declareEvent(credentialSecretRotatedSchema, {
+    redacted: ['secret_hash'],
+    audit: ['overlap_seconds', 'previous_secret_expires_at', 'rotated_by'],
+    example: ({ clientId, later }) => ({
+      client_id: clientId,
+      secret_hash: 'bmV3LXNlY3JldC1oYXNo',
+      overlap_seconds: 60,
+      previous_secret_expires_at: later.toISOString(),
+      rotated_by: 'user-1',
+    }),
+  }),
+  'credential-secret-replayed': declareEvent(credentialSecretReplayedSchema, {
+    audit: ['idempotency_key_sha256', 'replayed_to'],
+    example: ({ clientId }) => ({
+      client_id: clientId,
+      idempotency_key_sha256: 'c2hhMjU2LW9mLXRoZS1rZXk',
+      replayed_to: 'user:user-1',
+    }),
+  }),
+  'credential-keys-changed': declareEvent(credentialKeysChangedSchema, {
+    // The keys themselves are public and in the log; the trail names who changed them.
+    audit: ['changed_by'],
+    example: ({ clientId }) => ({
+      client_id: clientId,
+      jwks: {
+        keys: [{ kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo' }],
+      },
+      changed_by: 'user-1',
+    }),
+  }),
+  'credential-revoked': declareEvent(credentialRevokedSchema, {
+    audit: ['reason', 'revoked_by'],
+    example: ({ clientId }) => ({ client_id: clientId, reason: 'leaked', revoked_by: 'user-1' }),
+  }),
+  'credential-rate-limit-changed': declareEvent(credentialRateLimitChangedSchema, {
+    audit: ['rate_limit_per_minute', 'changed_by'],
+    example: ({ clientId }) => ({
+      client_id: clientId,
+      rate_limit_per_minute: 120,
+      changed_by: 'user-1',
+    }),
+  }),
+  'credential-scopes-changed': declareEvent(credentialScopesChangedSchema, {
+    audit: ['scopes', 'removed', 'changed_by'],
+    example: ({ clientId }) => ({
+      client_id: clientId,
+      scopes: ['catalog:read'],
+      removed: ['cart:write'],
+      changed_by: 'user-1',
+    }),
+  }),
+};

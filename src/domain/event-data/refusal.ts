@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { declareEvent } from './declaration.js';
 
 export const clientAuthenticationFailuresSummarizedSchema = z.object({
   client_id: z.string(),
@@ -60,3 +61,79 @@ export const accessRefusalsSummarizedSchema = z.object({
   source_ips: z.array(z.string()).max(50),
   source_ip_count: z.number().int().min(0),
 });
+
+/** Refused client authentications and login tokens, one by one and summarized past the budget. */
+export const REFUSAL_EVENTS = {
+  'client-authentication-failed': declareEvent(clientAuthenticationFailedSchema, {
+    audit: ['reason'],
+    rate: { counter: 'rejected_authentications' },
+    metric: 'rejected-authentications',
+    example: ({ clientId }) => ({ client_id: clientId, reason: 'secret_mismatch' }),
+  }),
+  // No rate: a login-token refusal names a user, and the rate views are per client.
+  'access-refused': declareEvent(accessRefusedSchema, {
+    audit: ['reason', 'subject', 'operation', 'requested_space'],
+    example: () => ({
+      reason: 'space_not_granted',
+      subject: 'mallory',
+      operation: 'listCredentials',
+      requested_space: 'space-a',
+    }),
+  }),
+  'access-refusals-summarized': declareEvent(accessRefusalsSummarizedSchema, {
+    audit: [
+      'reason',
+      'subject',
+      'window_start',
+      'window_end',
+      'refused',
+      'refused_while_locked_out',
+      'requested_spaces',
+      'requested_space_count',
+      'source_ips',
+      'source_ip_count',
+    ],
+    // The refusals it counts are refusals all the same; one summary adds nothing to a rate.
+    metric: null,
+    example: ({ now, later }) => ({
+      reason: 'invalid_login_token',
+      subject: null,
+      window_start: now.toISOString(),
+      window_end: later.toISOString(),
+      refused: 12,
+      refused_while_locked_out: 3,
+      requested_spaces: ['space-a'],
+      requested_space_count: 1,
+      source_ips: ['203.0.113.9'],
+      source_ip_count: 1,
+    }),
+  }),
+  'client-authentication-failures-summarized': declareEvent(
+    clientAuthenticationFailuresSummarizedSchema,
+    {
+      audit: [
+        'window_start',
+        'window_end',
+        'failed',
+        'refused_while_locked_out',
+        'source_ips',
+        'source_ip_count',
+      ],
+      rate: {
+        counter: 'rejected_authentications',
+        countFields: ['failed', 'refused_while_locked_out'],
+      },
+      // Counted when suppressed (see Limits), so the summary adds nothing here.
+      metric: null,
+      example: ({ clientId, now, later }) => ({
+        client_id: clientId,
+        window_start: now.toISOString(),
+        window_end: later.toISOString(),
+        failed: 40,
+        refused_while_locked_out: 2,
+        source_ips: ['203.0.113.9'],
+        source_ip_count: 1,
+      }),
+    },
+  ),
+};

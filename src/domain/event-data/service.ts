@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { declareEvent } from './declaration.js';
 
 export const signingKeyGeneratedSchema = z.object({
   kid: z.string(),
@@ -76,3 +77,61 @@ export const eventsArchivedSchema = z.object({
   /** SHA-256 of the partition's manifest.json, which lists the same files. */
   manifest_sha256: z.string().regex(/^[0-9a-f]{64}$/),
 });
+
+/** The service's own events: its signing keys, reads of the audit log, archived partitions. */
+export const SERVICE_EVENTS = {
+  'signing-key-generated': declareEvent(signingKeyGeneratedSchema, {
+    audit: ['kid', 'alg', 'activates_at', 'reason'],
+    example: ({ clientId, now }) => ({
+      kid: `kid-${clientId}`,
+      alg: 'EdDSA',
+      activates_at: now.toISOString(),
+      reason: 'rotation',
+    }),
+  }),
+  'signing-key-retired': declareEvent(signingKeyRetiredSchema, {
+    audit: ['kid', 'retired_at', 'reason'],
+    example: ({ clientId, now }) => ({
+      kid: `kid-${clientId}`,
+      retired_at: now.toISOString(),
+      reason: 'compromised',
+    }),
+  }),
+  'signing-keys-resealed': declareEvent(signingKeysResealedSchema, {
+    audit: ['kids', 'kek', 'reason'],
+    example: ({ clientId }) => ({
+      kids: [`kid-${clientId}`],
+      kek: '0123456789abcdef',
+      reason: 'rewrapped',
+    }),
+  }),
+  'audit-log-read': declareEvent(auditLogReadSchema, {
+    audit: ['kind', 'query', 'rows_returned', 'complete'],
+    example: ({ clientId }) => ({
+      kind: 'events',
+      query: { client_id: clientId },
+      rows_returned: 3,
+      complete: true,
+    }),
+  }),
+  'events-archived': declareEvent(eventsArchivedSchema, {
+    audit: ['partition', 'starts_at', 'ends_at', 'events', 'files', 'manifest_sha256'],
+    example: ({ clientId }) => ({
+      partition: 'events_20261101t000000',
+      starts_at: '2026-11-01T00:00:00.000Z',
+      ends_at: '2026-12-01T00:00:00.000Z',
+      events: 3,
+      files: [
+        {
+          space_id: clientId,
+          file: `events_20261101t000000/${clientId}.ndjson.gz`,
+          sha256: 'a'.repeat(64),
+          events: 3,
+          first_sequence: 1,
+          last_sequence: 3,
+        },
+      ],
+      manifest_sha256: 'b'.repeat(64),
+    }),
+  }),
+};

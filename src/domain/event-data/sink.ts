@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { declareEvent } from './declaration.js';
 
 /**
  * Where a sink delivers the audit trail: an http(s) URL. Which hosts and schemes a deployment
@@ -126,3 +127,43 @@ export const sinkResumedSchema = z.object({
   sink_id: z.string(),
   reason: z.enum(['admin', 'answering']),
 });
+
+/**
+ * The sinks' events. A webhook's secret is sealed in its row, never in an event: nothing to
+ * redact here.
+ */
+export const SINK_EVENTS = {
+  'sink-created': declareEvent(sinkCreatedSchema, {
+    audit: ['sink_id', 'name', 'target'],
+    example: ({ clientId }) => ({
+      sink_id: `sink-${clientId}`,
+      name: 'siem',
+      target: { kind: 'webhook', url: 'https://siem.example/intake' },
+    }),
+  }),
+  'sink-changed': declareEvent(sinkChangedSchema, {
+    audit: ['sink_id', 'name', 'target'],
+    example: ({ clientId }) => ({
+      sink_id: `sink-${clientId}`,
+      name: 'siem',
+      target: { kind: 'syslog', host: 'syslog.example', port: 6514, tls: true },
+    }),
+  }),
+  'sink-paused': declareEvent(sinkPausedSchema, {
+    audit: ['sink_id', 'reason', 'attempts', 'last_error'],
+    example: ({ clientId }) => ({
+      sink_id: `sink-${clientId}`,
+      reason: 'failing',
+      attempts: 12,
+      last_error: 'HTTP 500',
+    }),
+  }),
+  'sink-resumed': declareEvent(sinkResumedSchema, {
+    audit: ['sink_id', 'reason'],
+    example: ({ clientId }) => ({ sink_id: `sink-${clientId}`, reason: 'admin' }),
+  }),
+  'sink-deleted': declareEvent(sinkDeletedSchema, {
+    audit: ['sink_id', 'name'],
+    example: ({ clientId }) => ({ sink_id: `sink-${clientId}`, name: 'siem' }),
+  }),
+};

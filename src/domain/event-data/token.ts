@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { declareEvent } from './declaration.js';
 
 /** The key a DPoP-bound token is bound to (RFC 7638 thumbprint); absent for a bearer token. */
 const boundTo = { cnf_jkt: z.string().optional() };
@@ -35,3 +36,46 @@ export const tokenRevokedSchema = z.object({
   expires_at: z.iso.datetime(),
   revoked_by: z.string(),
 });
+
+/** The token's events: each issuance is a rate, a use of its credential and a metric. */
+export const TOKEN_EVENTS = {
+  'private-token-issued': declareEvent(privateTokenIssuedSchema, {
+    audit: ['scope'],
+    rate: { counter: 'private_tokens' },
+    isUse: true,
+    metric: 'private-tokens-issued',
+    example: ({ clientId, now, later, id }) => ({
+      client_id: clientId,
+      audience: 'storefront.test',
+      jti: id(),
+      issued_at: now.toISOString(),
+      expires_at: later.toISOString(),
+    }),
+  }),
+  'public-token-issued': declareEvent(publicTokenIssuedSchema, {
+    audit: ['scope'],
+    rate: { counter: 'public_tokens' },
+    isUse: true,
+    metric: 'public-tokens-issued',
+    example: ({ clientId, now, later, id }) => ({
+      client_id: clientId,
+      audience: 'storefront.test',
+      jti: id(),
+      parent_jti: id(),
+      customer_id: 'customer-1',
+      segment_id: 'segment-1',
+      issued_at: now.toISOString(),
+      expires_at: later.toISOString(),
+    }),
+  }),
+  'token-revoked': declareEvent(tokenRevokedSchema, {
+    audit: ['token_kind', 'revoked_by'],
+    example: ({ clientId, later, id }) => ({
+      client_id: clientId,
+      jti: id(),
+      token_kind: 'private',
+      expires_at: later.toISOString(),
+      revoked_by: `client:${clientId}`,
+    }),
+  }),
+};

@@ -1,0 +1,84 @@
+import type { z } from 'zod';
+
+/** The counters of the rate views (`client_rate_minute`, `client_rate_hour`). */
+export type RateCounter = 'private_tokens' | 'public_tokens' | 'rejected_authentications';
+
+/** How an event adds to the rate views. */
+export interface RateContribution<Field extends string = string> {
+  readonly counter: RateCounter;
+  /** Numeric data fields whose sum is the event's count; absent: the event counts as one. */
+  readonly countFields?: readonly Field[];
+}
+
+/**
+ * The Prometheus counter an appended event adds one to (src/observability/metrics.ts): the
+ * lifecycle changes by event type, credentials created, tokens issued of either kind, rejected
+ * client authentications.
+ */
+export type EventMetric =
+  | 'lifecycle'
+  | 'credentials-created'
+  | 'private-tokens-issued'
+  | 'public-tokens-issued'
+  | 'rejected-authentications';
+
+/** What an example event is made of: one client's, at one time, with fresh ids. */
+export interface ExampleInputs {
+  readonly clientId: string;
+  readonly now: Date;
+  /** A minute after `now`. */
+  readonly later: Date;
+  readonly id: () => string;
+}
+
+type Field<Schema extends z.ZodType> = keyof z.infer<Schema> & string;
+
+/** What an event type says of itself besides its schema; what it leaves out takes the default. */
+export interface EventProperties<Schema extends z.ZodType> {
+  /**
+   * Fields replaced by their digest wherever the event leaves the database (exports, the trees'
+   * leaves, the live feeds): secret hashes. Default: none.
+   */
+  readonly redacted?: readonly Field<Schema>[];
+  /** Fields of its data copied into its audit trail entry's `details` (never a secret's hash). */
+  readonly audit: readonly Field<Schema>[];
+  /** What it adds to the rate views. Default: nothing. */
+  readonly rate?: RateContribution<Field<Schema>>;
+  /** Whether it is a use of its client's credential (the usage view's `last_used_at`). Default: no. */
+  readonly isUse?: boolean;
+  /** The counter it adds one to when appended, or null for none. Default: `lifecycle`. */
+  readonly metric?: EventMetric | null;
+  /** One valid event of the type, for the tests and as its illustration. */
+  readonly example: (given: ExampleInputs) => z.infer<Schema>;
+}
+
+/** An event type as the catalog holds it: its data schema and every property, defaults filled. */
+export interface EventDeclaration<Schema extends z.ZodType = z.ZodType> {
+  readonly schema: Schema;
+  readonly redacted: readonly string[];
+  readonly audit: readonly string[];
+  readonly rate: RateContribution | null;
+  readonly isUse: boolean;
+  readonly metric: EventMetric | null;
+  readonly example: (given: ExampleInputs) => z.infer<Schema>;
+}
+
+/**
+ * Declares an event type: its data schema and its properties, each field name checked against
+ * the schema. The event-data files group their declarations by name (`CREDENTIAL_EVENTS`, …);
+ * the catalog (`../events.ts`) is made of those groups.
+ */
+export function declareEvent<Schema extends z.ZodType>(
+  schema: Schema,
+  properties: NoInfer<EventProperties<Schema>>,
+): EventDeclaration<Schema> {
+  return Object.freeze({
+    schema,
+    redacted: properties.redacted ?? [],
+    audit: properties.audit,
+    rate: properties.rate ?? null,
+    isUse: properties.isUse ?? false,
+    metric: properties.metric === undefined ? 'lifecycle' : properties.metric,
+    example: properties.example,
+  });
+}

@@ -1,7 +1,7 @@
 import type pg from 'pg';
-import { EVENT_TYPES } from '../domain/events.js';
-import { issuancesOf } from '../domain/token/issuances.js';
-import { IS_USE } from '../projections/usage.js';
+import { EVENT_TYPES } from '../../src/domain/events.js';
+import { issuancesOf } from '../../src/domain/token/issuances.js';
+import { IS_USE } from '../../src/projections/usage.js';
 
 // Which types are tokens and uses comes from the registry's consumers; every count and the SQL
 // below are written here, apart from the projector's, so the two can disagree and be caught.

@@ -36,15 +36,11 @@ export const LAYERS = {
     'db',
     'errors',
   ],
-  fleet: ['audit-trail', 'db', 'config', 'net'],
-  reliability: ['audit-trail', 'projections', 'observability', 'crypto', 'domain', 'db', 'net'],
   cli: [
     'delivery',
-    'fleet',
     'transparency',
     'http',
     'commands',
-    'reliability',
     'projections',
     'audit-trail',
     'observability',
@@ -59,8 +55,21 @@ export const LAYERS = {
   ],
   testing: ['cli', 'crypto', 'config', 'net'],
   verify: ['crypto', 'transparency', 'domain', 'errors'],
-  testcontainers: [],
   transparency: [],
+};
+
+/**
+ * The folders of tools/ (the drills, the fleet, chaos and soak: programs that run the service,
+ * not part of it) and what each may use besides itself: folders of src/ by name, another folder
+ * of tools/ as `tools/<folder>`. The same table in docs/architecture.md, held equal by
+ * test/unit/layers.test.ts. Tools may use src/; src/ may never use tools/ (every folder's rule
+ * refuses it), so the service builds and runs without them.
+ * @type {Readonly<Record<string, readonly string[]>>}
+ */
+export const TOOL_LAYERS = {
+  'tools/reliability': ['audit-trail', 'projections', 'crypto', 'domain', 'db', 'net'],
+  'tools/fleet': ['audit-trail', 'db', 'config', 'net'],
+  'tools/cli': ['tools/fleet', 'tools/reliability', 'cli', 'db'],
 };
 
 /**
@@ -89,6 +98,12 @@ const DB_MODULES = ['kysely', 'pg'];
 // Modules with I/O the pure domain may not reach for: it decides, the commands do the I/O.
 const IO_MODULES = ['pg', 'kysely', 'koa', 'pino', 'node:fs', 'node:fs/promises', 'node:net'];
 
+// What every folder of src/ refuses: the tools run the service, the service never runs them.
+const NO_TOOLS = {
+  regex: '^(\\.\\./)+tools/',
+  message: 'src/ may not import tools/ (layer table: docs/architecture.md).',
+};
+
 /**
  * no-restricted-imports for one folder: every other folder its row does not list.
  * @param {string} folder
@@ -104,10 +119,13 @@ function layerRule(folder) {
         'error',
         {
           ...(folder === 'domain' ? { paths: IO_MODULES } : {}),
-          patterns: refused.map((other) => ({
-            regex: `^(\\.\\./)+${other}/`,
-            message: `src/${folder} may not import src/${other} (layer table: docs/architecture.md).`,
-          })),
+          patterns: [
+            ...refused.map((other) => ({
+              regex: `^(\\.\\./)+${other}/`,
+              message: `src/${folder} may not import src/${other} (layer table: docs/architecture.md).`,
+            })),
+            NO_TOOLS,
+          ],
         },
       ],
     },
@@ -146,6 +164,41 @@ function roomRule(room) {
               regex: `^\\.\\./${other}/`,
               message: `${why} src/${folder}/${other} (layer table: docs/architecture.md).`,
             })),
+            NO_TOOLS,
+          ],
+        },
+      ],
+    },
+  };
+}
+
+/**
+ * no-restricted-imports for one folder of tools/: every folder of src/ and every other folder of
+ * tools/ its row does not list.
+ * @param {string} tool `tools/<folder>`
+ * @returns {import('eslint').Linter.Config}
+ */
+function toolRule(tool) {
+  const uses = TOOL_LAYERS[tool] ?? [];
+  const refusedSrc = Object.keys(LAYERS).filter((folder) => !uses.includes(folder));
+  const refusedTools = Object.keys(TOOL_LAYERS).filter(
+    (other) => other !== tool && !uses.includes(other),
+  );
+  return {
+    files: [`${tool}/**/*.ts`],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            ...refusedSrc.map((folder) => ({
+              regex: `^(\\.\\./)+src/${folder}/`,
+              message: `${tool} may not import src/${folder} (layer table: docs/architecture.md).`,
+            })),
+            ...refusedTools.map((other) => ({
+              regex: `^\\.\\./${other.slice('tools/'.length)}/`,
+              message: `${tool} may not import ${other} (layer table: docs/architecture.md).`,
+            })),
           ],
         },
       ],
@@ -169,6 +222,7 @@ export default tseslint.config(
   },
   ...Object.keys(LAYERS).map(layerRule),
   ...Object.keys(SUB_LAYERS).map(roomRule),
+  ...Object.keys(TOOL_LAYERS).map(toolRule),
   {
     // The dashboard's script runs in the browser, beside uPlot's global.
     files: ['src/http/dashboard/**'],
@@ -186,12 +240,12 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
-    files: ['src/cli/**', 'bench/**', 'test/**'],
+    files: ['src/cli/**', 'tools/cli/**', 'bench/**', 'test/**'],
     rules: { 'no-console': 'off' },
   },
   {
     // One job per file: past 250 lines a file is doing two (counted as `wc -l` counts them).
-    files: ['src/**/*.ts', 'bench/**/*.ts'],
+    files: ['src/**/*.ts', 'tools/**/*.ts', 'packages/*/src/**/*.ts', 'bench/**/*.ts'],
     rules: { 'max-lines': ['error', { max: 250, skipBlankLines: false, skipComments: false }] },
   },
 );

@@ -1,4 +1,4 @@
-import { familyCpuSeconds, totalCpuSeconds } from '../src/observability/proc.js';
+import { familyCpuSeconds, totalCpuSeconds } from '../tools/reliability/proc.js';
 
 /** Process groups whose CPU the benchmark accounts for, each a function giving its pids now. */
 export type CpuGroups = Readonly<Record<string, () => readonly number[]>>;

@@ -4,7 +4,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { pino } from 'pino';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../src/db/embedded-postgres.js';
-import { freePort } from '../src/reliability/harness.js';
+import { freePort } from '../src/net/free-port.js';
 
 /** A bench run's own Postgres: a fresh data folder, an embedded server in it, a small pool. */
 export interface BenchDatabase {

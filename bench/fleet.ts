@@ -32,7 +32,7 @@ for (const replicas of counts) {
   const fleet = (...args: string[]) => {
     const run = spawnSync(
       process.execPath,
-      ['--import', 'tsx', 'src/cli/fleet.ts', ...args, `--dir=${dir}`],
+      ['--import', 'tsx', 'tools/cli/fleet.ts', ...args, `--dir=${dir}`],
       {
         encoding: 'utf8',
         // The bench measures throughput, not budgets: limits lifted as in `npm run bench`.

@@ -8,7 +8,7 @@
  */
 import autocannon from 'autocannon';
 import { parseCommandLine } from '../src/cli/args.js';
-import { freePort } from '../src/reliability/harness.js';
+import { freePort } from '../src/net/free-port.js';
 import { benchClient } from './client.js';
 import { startProcess, stopAll, waitFor } from './processes.js';
 import { bytesPerToken, storageBreakdown } from './storage.js';

@@ -12,7 +12,7 @@ import pg from 'pg';
 import { decodeJwt } from 'jose';
 import { parseCommandLine } from '../src/cli/args.js';
 import { mintDevLoginToken } from '../src/crypto/login-tokens.js';
-import { freePort } from '../src/reliability/harness.js';
+import { freePort } from '../src/net/free-port.js';
 import { benchClient } from './client.js';
 import { startBenchDatabase } from './database.js';
 import { combinedRuns, load, warmUp, type LoadPlan, type Measured } from './load.js';

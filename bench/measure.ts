@@ -3,7 +3,7 @@ import type pg from 'pg';
 import { cpuByGroup, cpuMsPer, type CpuGroups } from './cpu.js';
 import { load, type LoadPlan, type Measured } from './load.js';
 import { scrape } from './prometheus.js';
-import { mainThreadTimes } from '../src/observability/proc.js';
+import { mainThreadTimes } from '../tools/reliability/proc.js';
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

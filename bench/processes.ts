@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { commandLine, descendants } from '../src/observability/proc.js';
+import { commandLine, descendants } from '../tools/reliability/proc.js';
 import type { CpuGroups } from './cpu.js';
 
 const root = path.resolve(import.meta.dirname, '..');

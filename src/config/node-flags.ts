@@ -1,6 +1,6 @@
 /**
  * Node flags every API process runs with: `npm start`'s workers get them from start.ts, the
- * fleet's replicas from src/fleet/up.ts, and the compose file and Kubernetes manifests spell them
+ * fleet's replicas from tools/fleet/up.ts, and the compose file and Kubernetes manifests spell them
  * out (their tests hold them to this list).
  *
  * A 64 MB young generation (V8's default is 16): an issuance allocates a few kilobytes that die

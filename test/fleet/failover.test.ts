@@ -13,7 +13,7 @@ import {
   type Fleet,
 } from './support/drill.js';
 import { API_NODE_FLAGS } from '../../src/config/node-flags.js';
-import { PATRONI_TTL_SECONDS } from '../../src/fleet/configs.js';
+import { PATRONI_TTL_SECONDS } from '../../tools/fleet/configs.js';
 
 /**
  * The failover drill, against the reference fleet (`npm run fleet`): Patroni with synchronous

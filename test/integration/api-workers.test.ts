@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { commandLine, descendants } from '../../src/observability/proc.js';
+import { commandLine, descendants } from '../../tools/reliability/proc.js';
 import { mintDevLoginToken } from '../../src/crypto/login-tokens.js';
 import { freePortBelow32768 } from '../support/postgres-source.js';
 import { waitUntil } from '../support/wait.js';

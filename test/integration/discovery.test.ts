@@ -1,7 +1,7 @@
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import * as oauth from 'openid-client';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../src/reliability/harness.js';
+import { freePort } from '../../src/net/free-port.js';
 import {
   AUDIENCE,
   createCredentialVia,

@@ -7,7 +7,7 @@ import { sealLog } from '../../src/audit-trail/seal/sealer.js';
 import { signTreeHead, treeOrigin } from '../../src/audit-trail/seal/tree-heads.js';
 import { catchUp } from '../../src/projections/batches.js';
 import { openApiPath } from '../../src/http/openapi/document.js';
-import { freePort } from '../../src/reliability/harness.js';
+import { freePort } from '../../src/net/free-port.js';
 import { contractChecker, type ContractChecker } from '../support/contract.js';
 import { AUDIENCE, startTestService, type TestService } from '../support/test-service.js';
 

@@ -5,7 +5,7 @@ import { sealLog } from '../../src/audit-trail/seal/sealer.js';
 import { signTreeHeads } from '../../src/audit-trail/seal/tree-head-signing.js';
 import { signTreeHead, treeOrigin } from '../../src/audit-trail/seal/tree-heads.js';
 import { appendToStream } from '../../src/event-store/append-to-stream.js';
-import { judgeLog } from '../../src/reliability/oracle.js';
+import { judgeLog } from '../../tools/reliability/oracle.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
 import { tempDir } from '../support/after-file.js';
 

@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from '../../src/reliability/harness.js';
-import { createClients, startLoad } from '../../src/reliability/load.js';
-import { judgeLog, waitForProjector } from '../../src/reliability/oracle.js';
+import { startHarness, type Harness } from '../../tools/reliability/harness.js';
+import { createClients, startLoad } from '../../tools/reliability/load.js';
+import { judgeLog, waitForProjector } from '../../tools/reliability/oracle.js';
 import {
   AUDIENCE,
   createCredentialVia,
@@ -146,7 +146,7 @@ describe('npm run chaos', () => {
   it('kills the API, the projector and Postgres in turns under load and verifies the log', async () => {
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', path.resolve('src/cli/chaos.ts'), '--cycles', '3', '--phase-ms', '800'],
+      ['--import', 'tsx', path.resolve('tools/cli/chaos.ts'), '--cycles', '3', '--phase-ms', '800'],
       { stdio: ['ignore', 'pipe', 'ignore'] },
     );
     let output = '';

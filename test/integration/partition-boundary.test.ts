@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ADVISORY_LOCK } from '../../src/db/advisory-locks.js';
 import { newWebhookSecret } from '../../src/delivery/standard-webhooks.js';
 import { configurePartitioning } from '../../src/event-store/partitions.js';
-import { createClients, startLoad, type LoadReport } from '../../src/reliability/load.js';
+import { createClients, startLoad, type LoadReport } from '../../tools/reliability/load.js';
 import { afterFile, tempDir } from '../support/after-file.js';
 import { startWebhookReceiver } from '../support/delivery/webhook-receiver.js';
 import { createTestDatabase } from '../support/test-database.js';

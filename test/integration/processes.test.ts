@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { connect } from '../../src/db/database.js';
 import { migrate } from '../../src/db/migrate.js';
-import { allPids, commandLine, descendants, isRunning } from '../../src/observability/proc.js';
+import { allPids, commandLine, descendants, isRunning } from '../../tools/reliability/proc.js';
 import { withDatabase } from '../support/database-url.js';
 import { freePortBelow32768 } from '../support/postgres-source.js';
 import { waitUntil } from '../support/wait.js';

@@ -19,7 +19,7 @@ import {
   recomputedAudit,
   recomputedRates,
   snapshotViews,
-} from '../../src/reliability/recompute.js';
+} from '../../tools/reliability/recompute.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 import { BURST_LIMITS, mixedBurst } from '../support/workload.js';
 import { tempDir } from '../support/after-file.js';

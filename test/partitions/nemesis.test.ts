@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadAuditSigningKey } from '../../src/audit-trail/audit-key.js';
 import { LOG_TREE } from '../../src/audit-trail/seal/log-tree.js';
 import { treeOrigin, treeVerifierKey } from '../../src/audit-trail/seal/tree-heads.js';
-import { leftovers, removeNetwork } from '../../src/fleet/netns.js';
-import { checkPartitionHistory } from '../../src/reliability/partition-checker.js';
+import { leftovers, removeNetwork } from '../../tools/fleet/netns.js';
+import { checkPartitionHistory } from '../../tools/reliability/partition-checker.js';
 import { drillCredential, sleep, type Fleet } from '../fleet/support/drill.js';
 import { startWitnessProcess, type WitnessProcess } from '../support/witness-process.js';
 import { gatherHistory, issuanceLoad, revoke } from './support/history.js';
@@ -17,7 +17,7 @@ import { inject, schedule, type ActiveFault, type Host } from './support/nemesis
  * The partition drill (issue 44): the fleet in network namespaces (`fleet up --netns`), a witness
  * cosigning every tree head, issuance load from two API replicas through HAProxy, and a seeded
  * schedule of partitions, each held past Patroni's TTL and healed; then the checker
- * (src/reliability/partition-checker.ts) judges the history. `npm run test:partitions`;
+ * (tools/reliability/partition-checker.ts) judges the history. `npm run test:partitions`;
  * PARTITION_SEED replays a run, PARTITION_MINUTES=20 plans 20 minutes of faults.
  */
 const SEED = Number(process.env.PARTITION_SEED ?? 4401);
@@ -34,7 +34,7 @@ type PgView = Fleet['pg'][number] & { host: string; rest_url: string; netns: str
 const cli = (...args: string[]) => {
   const result = spawnSync(
     process.execPath,
-    ['--import', 'tsx', 'src/cli/fleet.ts', ...args, `--dir=${dir}`],
+    ['--import', 'tsx', 'tools/cli/fleet.ts', ...args, `--dir=${dir}`],
     {
       encoding: 'utf8',
       timeout: 300_000,
@@ -90,7 +90,7 @@ afterAll(() => {
 const status = async () => {
   const { stdout } = await promisify(execFile)(
     process.execPath,
-    ['--import', 'tsx', 'src/cli/fleet.ts', 'status', `--dir=${dir}`],
+    ['--import', 'tsx', 'tools/cli/fleet.ts', 'status', `--dir=${dir}`],
     { encoding: 'utf8', timeout: 60_000, env: { ...process.env, LOG_LEVEL: 'warn' } },
   );
   return JSON.parse(stdout.trim().split('\n').at(-1)!) as typeof fleet;

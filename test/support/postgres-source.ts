@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
 import { startEmbeddedPostgres } from '../../src/db/embedded-postgres.js';
-import { freePort } from '../../src/reliability/harness.js';
+import { freePort } from '../../src/net/free-port.js';
 
 /**
  * The image testcontainers starts: the official one users pull, unless TEST_POSTGRES_IMAGE names
@@ -84,4 +84,4 @@ export async function startTestPostgres(
 }
 
 /** A port that is free right now; embedded Postgres wants one below 32768. */
-export { freePort as freePortBelow32768 } from '../../src/reliability/harness.js';
+export { freePort as freePortBelow32768 } from '../../src/net/free-port.js';

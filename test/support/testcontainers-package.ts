@@ -14,7 +14,7 @@ export async function documentedInstallLine(): Promise<string> {
 }
 
 /**
- * Packs packages/testcontainers (its prepack compiles src/testcontainers), puts the tarball in
+ * Packs packages/testcontainers (its prepack compiles its src/), puts the tarball in
  * `work/consumer`, an empty plain JavaScript project, under the name the docs use, and runs the
  * docs' install line there as written: what users install is what this installs, not the
  * lockfile's versions. Returns the project's folder and the line run.

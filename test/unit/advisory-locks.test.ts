@@ -79,14 +79,19 @@ describe('the advisory-lock registry', () => {
     ]);
   });
 
-  it('leaves no key as a number in the code: each comes from ADVISORY_LOCK', () => {
-    const src = path.resolve('src');
-    const files = readdirSync(src, { recursive: true, encoding: 'utf8' }).filter(
-      (file) => file.endsWith('.ts') && file !== path.join('db', 'advisory-locks.ts'),
-    );
+  it('leaves no key as a number in the code (the tools too): each comes from ADVISORY_LOCK', () => {
+    const files = ['src', 'tools']
+      .flatMap((root) =>
+        readdirSync(root, { recursive: true, encoding: 'utf8' }).map((file) =>
+          path.join(root, file),
+        ),
+      )
+      .filter(
+        (file) => file.endsWith('.ts') && file !== path.join('src', 'db', 'advisory-locks.ts'),
+      );
     const literal = /pg_(?:try_)?advisory(?:_xact)?_(?:un)?lock(?:_shared)?\(\s*\d/;
     for (const file of files) {
-      const text = readFileSync(path.join(src, file), 'utf8');
+      const text = readFileSync(file, 'utf8');
       expect(literal.test(text), `${file} takes an advisory key as a number`).toBe(false);
       for (const key of Object.values(ADVISORY_LOCK)) {
         const spelled = [String(key), key.toLocaleString('en').replaceAll(',', '_')];

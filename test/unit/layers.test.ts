@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { LAYERS, ROOMS, SUB_LAYERS } from '../../eslint.config.js';
+import { LAYERS, ROOMS, SUB_LAYERS, TOOL_LAYERS } from '../../eslint.config.js';
 
 const SRC = path.resolve('src');
 
@@ -125,28 +125,48 @@ describe('the layer table (eslint.config.js LAYERS)', () => {
     expect(Object.keys(LAYERS).sort()).toEqual(folders.sort());
   });
 
-  it('has no cycle between folders', () => {
-    expect(findCycle(new Map(Object.entries(LAYERS)))).toBeUndefined();
+  it('names every folder of tools/, and only those', () => {
+    const folders = readdirSync('tools', { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => `tools/${entry.name}`);
+    expect(Object.keys(TOOL_LAYERS).sort()).toEqual(folders.sort());
   });
 
-  it('is the "may use" column of docs/architecture.md, row for row (rooms too)', () => {
+  it('has no cycle between folders (tools included)', () => {
+    expect(findCycle(new Map(Object.entries({ ...LAYERS, ...TOOL_LAYERS })))).toBeUndefined();
+  });
+
+  it('lets no folder of src/ use tools/', () => {
+    const uses = Object.values({ ...LAYERS, ...SUB_LAYERS }).flat();
+    expect(uses.filter((use) => use.startsWith('tools/'))).toEqual([]);
+    const reachTools = sourceFiles().flatMap((file) =>
+      specifiersOf(file, 'all')
+        .filter((spec) => spec.startsWith('../tools/'))
+        .map((spec) => `src/${file} imports ${spec}`),
+    );
+    expect(reachTools).toEqual([]);
+  });
+
+  it('is the "may use" column of docs/architecture.md, row for row (rooms and tools too)', () => {
     const rows = readFileSync('docs/architecture.md', 'utf8')
       .split('\n')
-      .map((line) => /^\|\s*`src\/([a-z-]+(?:\/[a-z-]+)?)`\s*\|[^|]*\|\s*([^|]*?)\s*\|$/.exec(line))
+      .map((line) =>
+        /^\|\s*`(src|tools)\/([a-z-]+(?:\/[a-z-]+)?)`\s*\|[^|]*\|\s*([^|]*?)\s*\|$/.exec(line),
+      )
       .filter((match) => match !== null);
     const documented = Object.fromEntries(
       rows.map((match) => [
-        match[1]!,
-        match[2] === '—'
+        match[1] === 'src' ? match[2]! : `tools/${match[2]!}`,
+        match[3] === '—'
           ? []
-          : match[2]!
+          : match[3]!
               .split(',')
               .map((name) => name.trim())
               .sort(),
       ]),
     );
     const enforced = Object.fromEntries(
-      Object.entries({ ...LAYERS, ...SUB_LAYERS }).map(([folder, uses]) => [
+      Object.entries({ ...LAYERS, ...SUB_LAYERS, ...TOOL_LAYERS }).map(([folder, uses]) => [
         folder,
         [...uses].sort(),
       ]),

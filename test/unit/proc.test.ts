@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
-import { cpuSeconds, mainThreadTimes } from '../../src/observability/proc.js';
+import { cpuSeconds, mainThreadTimes } from '../../tools/reliability/proc.js';
 
 /** This thread's own CPU clock, in seconds (schedstat's first field: ns on a CPU). */
 const threadCpu = (): number =>

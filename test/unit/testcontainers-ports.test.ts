@@ -1,6 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { PublishedContainer, publishAddress } from '../../src/testcontainers/published-ports.js';
+import {
+  PublishedContainer,
+  publishAddress,
+} from '../../packages/testcontainers/src/published-ports.js';
 
 /** Reads what the container would be created with, without an engine. */
 class Probe extends PublishedContainer {
@@ -30,7 +33,7 @@ describe('token-authority-testcontainers publishes on one address, never every i
   });
 
   it('the module starts both of its containers through it', () => {
-    const source = readFileSync('src/testcontainers/index.ts', 'utf8');
+    const source = readFileSync('packages/testcontainers/src/index.ts', 'utf8');
     expect(source).not.toMatch(/new GenericContainer\(/);
     expect(source.match(/new PublishedContainer\([^)]*\)\s*\.publishedOn\(hostIp\)/g)).toHaveLength(
       2,
@@ -62,7 +65,7 @@ describe('token-authority-testcontainers is a package of its own (issue 40, item
 
   it('imports nothing but testcontainers and its own files', () => {
     for (const file of ['index.ts', 'published-ports.ts']) {
-      const source = readFileSync(`src/testcontainers/${file}`, 'utf8');
+      const source = readFileSync(`packages/testcontainers/src/${file}`, 'utf8');
       const specifiers = [...source.matchAll(/from '([^']+)'/g)].map(([, name]) => name!);
       expect(
         specifiers.filter((name) => !/^(node:|\.\/|testcontainers$)/.test(name)),

@@ -23,7 +23,7 @@ export function fleetIn(prefix: string) {
   const run = (...args: string[]) => {
     const result = spawnSync(
       process.execPath,
-      ['--import', 'tsx', 'src/cli/fleet.ts', ...args, `--dir=${dir}`],
+      ['--import', 'tsx', 'tools/cli/fleet.ts', ...args, `--dir=${dir}`],
       { encoding: 'utf8', env: { ...process.env, LOG_LEVEL: 'warn' }, timeout: 240_000 },
     );
     if (result.status !== 0) throw new Error(`fleet ${args[0]} failed: ${result.stderr}`);

@@ -3,13 +3,13 @@ import path from 'node:path';
 import { decodeJwt } from 'jose';
 import pg from 'pg';
 import { loadAuditPublicKey } from '../../../src/audit-trail/audit-key.js';
-import { judgeLog, waitForProjector } from '../../../src/reliability/oracle.js';
+import { judgeLog, waitForProjector } from '../../../tools/reliability/oracle.js';
 import type {
   LoggedToken,
   PartitionHistory,
   RequestRecord,
   TimelineSwitch,
-} from '../../../src/reliability/partition-checker.js';
+} from '../../../tools/reliability/partition-checker.js';
 import { DEADLINE_MS } from '../../fleet/support/drill.js';
 
 type Credential = { client_id: string; client_secret: string };

@@ -1,5 +1,5 @@
-import { run } from '../../../src/fleet/netns.js';
-import { PATRONI_TTL_SECONDS } from '../../../src/fleet/configs.js';
+import { run } from '../../../tools/fleet/netns.js';
+import { PATRONI_TTL_SECONDS } from '../../../tools/fleet/configs.js';
 
 /** A node of the fleet as the nemesis sees it: its namespace, address and Patroni role. */
 export interface Host {

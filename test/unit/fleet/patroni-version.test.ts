@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { patroniRefusal } from '../../../src/fleet/up.js';
+import { patroniRefusal } from '../../../tools/fleet/up.js';
 
 const answering = (stdout: string, stderr = '') => patroniRefusal({ stdout, stderr });
 

@@ -3,7 +3,7 @@ import {
   checkPartitionHistory,
   type PartitionHistory,
   type RequestRecord,
-} from '../../../src/reliability/partition-checker.js';
+} from '../../../tools/reliability/partition-checker.js';
 
 const ok = (jti: string, at: number): RequestRecord => ({
   status: 200,

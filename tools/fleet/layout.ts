@@ -12,7 +12,7 @@ const pgNode = z.object({
   restPort: z.number().int(),
   dataDir: z.string(),
   patroniPid: z.number().int(),
-  /** Its address: loopback, or its own on the partition drill's bridge (src/fleet/netns.ts). */
+  /** Its address: loopback, or its own on the partition drill's bridge (tools/fleet/netns.ts). */
   host: z.string().default('127.0.0.1'),
   /** The network namespace it runs in (the partition drill's form only). */
   netns: z.string().optional(),

@@ -4,13 +4,13 @@
  * replicas and two projectors (docs/fleet.md).
  */
 import { rm } from 'node:fs/promises';
-import { ensurePostgresUser } from '../db/embedded/os-user.js';
+import { ensurePostgresUser } from '../../src/db/embedded/os-user.js';
 import { DEFAULT_FLEET_DIR, readFleetState } from '../fleet/layout.js';
 import { isAlive, stopAll } from '../fleet/processes.js';
 import { BRIDGE, removeNetwork, SUBNET } from '../fleet/netns.js';
 import { fleetStatus } from '../fleet/status.js';
 import { fleetUp, missingPrograms, patroniRefusal } from '../fleet/up.js';
-import { parseCommandLine } from './args.js';
+import { parseCommandLine } from '../../src/cli/args.js';
 
 const USAGE = `Usage: npm run fleet -- up [--api-replicas=N] [--pg-nodes=M] [--dir=DIR]
        npm run fleet -- status [--dir=DIR]

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
-import { ADVISORY_LOCK } from '../db/advisory-locks.js';
+import { ADVISORY_LOCK } from '../../src/db/advisory-locks.js';
 import { isAlive } from './processes.js';
 import { ownerUrl, type FleetState } from './layout.js';
 

@@ -1,7 +1,7 @@
 import { chownSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { freePort } from '../net/free-port.js';
+import { freePort } from '../../src/net/free-port.js';
 import { etcdArgs, patroniConfig, type EtcdPeer, type PgPasswords } from './configs.js';
 import type { FleetState, PgNode } from './layout.js';
 import { addHost, createBridge, hostOf, inNetns, SUBNET } from './netns.js';

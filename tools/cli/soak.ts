@@ -5,11 +5,11 @@
  * projector lag. Prints a Markdown report; exit 0 when served = appended, no 5xx, and the log
  * verifies.
  */
-import { descendants, proportionalBytes } from '../observability/proc.js';
+import { descendants, proportionalBytes } from '../reliability/proc.js';
 import { startHarness, type Harness } from '../reliability/harness.js';
 import { createClients, startLoad } from '../reliability/load.js';
 import { judgeLog, waitForProjector } from '../reliability/oracle.js';
-import { parseCommandLine } from './args.js';
+import { parseCommandLine } from '../../src/cli/args.js';
 
 const { values } = parseCommandLine(
   `Usage: npm run soak -- [--minutes=<n>] [--concurrency=<n>]

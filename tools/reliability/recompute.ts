@@ -1,7 +1,7 @@
 import type pg from 'pg';
-import { EVENT_CATALOG, EVENT_TYPES } from '../domain/events.js';
-import { issuancesOf } from '../domain/token/issuances.js';
-import { usesOf } from '../projections/usage.js';
+import { EVENT_CATALOG, EVENT_TYPES } from '../../src/domain/events.js';
+import { issuancesOf } from '../../src/domain/token/issuances.js';
+import { usesOf } from '../../src/projections/usage.js';
 
 // Which types are tokens and uses comes from the domain (the issuances, the catalog); every count
 // and the SQL below are written here, apart from the projector's, so the two can disagree and be

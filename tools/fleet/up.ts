@@ -5,26 +5,27 @@ import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { loadAuditSigningKey } from '../audit-trail/audit-key.js';
-import { freePort } from '../net/free-port.js';
+import { loadAuditSigningKey } from '../../src/audit-trail/audit-key.js';
+import { freePort } from '../../src/net/free-port.js';
 import { haproxyConfig, PG_BIN_DIR, type PgPasswords } from './configs.js';
 import { writeFleetState, type FleetState } from './layout.js';
 import { startEtcd, startPgNodes } from './up-nodes.js';
 import { startDetached, waitFor, type RunAs } from './processes.js';
-import { API_NODE_FLAGS } from '../config/node-flags.js';
+import { API_NODE_FLAGS } from '../../src/config/node-flags.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const FROM_SOURCE = import.meta.url.endsWith('.ts');
 
 /**
- * How to run one of our command-line entry points as a child (TypeScript source or dist): API
- * replicas with the Node flags every API process runs with.
+ * How to run one of the service's command-line entry points as a child: from its TypeScript
+ * source, as the tools themselves run (they are never compiled into dist), API replicas with the
+ * Node flags every API process runs with.
  */
 function entry(name: string): [string, string[]] {
   const flags = name === 'api' ? API_NODE_FLAGS : [];
-  return FROM_SOURCE
-    ? [process.execPath, [...flags, '--import', 'tsx', path.join(ROOT, 'src/cli', `${name}.ts`)]]
-    : [process.execPath, [...flags, path.join(ROOT, 'dist/cli', `${name}.js`)]];
+  return [
+    process.execPath,
+    [...flags, '--import', 'tsx', path.join(ROOT, 'src/cli', `${name}.ts`)],
+  ];
 }
 
 const password = () => randomBytes(18).toString('base64url');

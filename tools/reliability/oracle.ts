@@ -1,7 +1,7 @@
 import type { KeyObject } from 'node:crypto';
 import type pg from 'pg';
-import { kyselyOver } from '../db/database.js';
-import { checkLogTreeInDatabase } from '../audit-trail/prove/log-tree-evidence.js';
+import { kyselyOver } from '../../src/db/database.js';
+import { checkLogTreeInDatabase } from '../../src/audit-trail/prove/log-tree-evidence.js';
 import { compareViewsWithLog } from './recompute.js';
 
 /** What a reliability run's end state looks like, and whether it is what it must be. */

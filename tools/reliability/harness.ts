@@ -6,10 +6,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { pino } from 'pino';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from '../db/embedded-postgres.js';
-import { descendants } from '../observability/proc.js';
-import { mintDevLoginToken } from '../crypto/login-tokens.js';
-import { loadAuditSigningKey } from '../audit-trail/audit-key.js';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/db/embedded-postgres.js';
+import { descendants } from './proc.js';
+import { mintDevLoginToken } from '../../src/crypto/login-tokens.js';
+import { loadAuditSigningKey } from '../../src/audit-trail/audit-key.js';
+import { freePort } from '../../src/net/free-port.js';
 
 /** The processes of a running harness, by role. */
 export type Role = 'api' | 'projector' | 'postgres';
@@ -37,12 +38,8 @@ export interface Harness {
   stop(): Promise<void>;
 }
 
-const CLI = fileURLToPath(new URL('../cli/', import.meta.url));
+const CLI = fileURLToPath(new URL('../../src/cli/', import.meta.url));
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-import { freePort } from '../net/free-port.js';
-
-export { freePort };
 
 /** Polls `url` until it answers 200; false after `ms`. */
 export async function answers200(url: string, ms: number): Promise<boolean> {

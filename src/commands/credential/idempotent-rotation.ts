@@ -58,7 +58,7 @@ const binding = (key: IdempotencyKey) => `idempotent-response:${key.spaceId}:${k
  * response can no longer be opened.
  */
 export async function keptRotation(
-  ctx: CommandContext,
+  ctx: Pick<CommandContext, 'idempotentResponses' | 'kek' | 'ids' | 'events'>,
   key: IdempotencyKey,
   replay: {
     readonly clientId: string;
@@ -100,7 +100,7 @@ export async function keptRotation(
 
 /** The row that keeps `response` for retries, sealed under the KEK and bound to its key. */
 export function rotationToKeep(
-  ctx: CommandContext,
+  ctx: Pick<CommandContext, 'kek' | 'clock' | 'idempotentResponses'>,
   key: IdempotencyKey,
   response: RotatedSecret,
 ): IdempotentResponse {

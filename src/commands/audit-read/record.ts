@@ -13,8 +13,9 @@ export async function recordAuditRead(
 ): Promise<void> {
   const eventId = ctx.ids.eventId();
   const { events } = decideRecordAuditRead({ ...command, eventId });
-  await ctx.events.appendNewStream({
+  await ctx.events.append({
     spaceId: command.spaceId,
+    expectedVersion: 'no_stream',
     streamId: streams.auditRead(eventId),
     events,
   });

@@ -87,8 +87,9 @@ export async function keptRotation(
     eventId,
     idempotencyKeyHash: key.keyHash,
   });
-  await ctx.events.appendNewStream({
+  await ctx.events.append({
     spaceId: key.spaceId,
+    expectedVersion: 'no_stream',
     streamId: streams.secretReplay(eventId),
     events,
   });

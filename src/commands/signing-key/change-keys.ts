@@ -1,5 +1,3 @@
-import { sql } from 'kysely';
-import { ADVISORY_LOCK } from '../../db/advisory-locks.js';
 import { uuidv7 } from '../../domain/ports.js';
 import { streams, SYSTEM_SPACE, parseRecorded } from '../../domain/events.js';
 import {
@@ -10,8 +8,8 @@ import {
 } from '../../domain/signing-key/decide.js';
 import { evolveKeyRing, type SigningKeyEvent } from '../../domain/signing-key/evolve.js';
 import type { KeyRing } from '../../domain/signing-key/state.js';
-import type { EventStore, StoreTransaction } from '../../event-store/event-store.js';
-import { loadKeyRing, ringOfKey, writeKeyRing } from '../../projections/signing-keys.js';
+import type { StoreTransaction } from '../../event-store/event-store.js';
+import type { KeyRingStore } from './key-ring-store.js';
 import type { KeyEncryptionKey } from '../../crypto/key-encryption.js';
 import type { GeneratedSigningKey } from '../../crypto/token-signer.js';
 import { ACCESS_TOKEN_ALG } from '../../crypto/algorithms.js';
@@ -34,7 +32,7 @@ import { discardUnrecorded, makerOf, type KeyMaker, type KeyMakerOf } from './ke
  * that needs nothing (a space already enabled, a start, a rotation not due) never reaches the HSM.
  */
 export async function changeKeys<Result>(
-  events: EventStore,
+  events: KeyRingStore,
   keyMaker: KeyMaker,
   actor: KeyActor,
   decide: (command: KeyCommand, ring: KeyRing) => { events: KeyEventList; result: Result },
@@ -64,7 +62,7 @@ export async function changeKeys<Result>(
 const NO_KEY_YET = { kid: 'not-yet-generated', alg: ACCESS_TOKEN_ALG };
 
 async function decideOnRing<Result>(
-  events: EventStore,
+  events: KeyRingStore,
   actor: KeyActor,
   decide: (command: KeyCommand, ring: KeyRing) => { events: KeyEventList; result: Result },
   spaceId: string | null,
@@ -74,8 +72,9 @@ async function decideOnRing<Result>(
   | { readonly needsKey: false; readonly usedKey: boolean; readonly result: Result }
 > {
   return events.transact(async (tx) => {
-    await sql`SELECT pg_advisory_xact_lock(${ADVISORY_LOCK.signingKeys})`.execute(tx.db);
-    const before = await loadKeyRing(tx.db, spaceId);
+    const { keyRing } = tx.writes;
+    await keyRing.lock();
+    const before = await keyRing.load(spaceId);
     const command: KeyCommand = {
       ...actor,
       now: Date.now(),
@@ -88,8 +87,7 @@ async function decideOnRing<Result>(
     // Nothing written: the transaction ends, the key is made outside it, the ring read again.
     if (usedKey && !material) return { needsKey: true } as const;
     const after = await appendKeyEvents(tx, before, decided.events, spaceId ?? SYSTEM_SPACE);
-    await writeKeyRing(
-      tx.db,
+    await keyRing.write(
       before,
       after,
       material && {
@@ -107,14 +105,14 @@ async function decideOnRing<Result>(
 type KeyEventList = ReturnType<typeof decideFirstKey>['events'];
 
 async function appendKeyEvents(
-  tx: StoreTransaction,
+  tx: StoreTransaction<unknown>,
   ring: KeyRing,
   decided: KeyEventList,
   logSpace: string,
 ): Promise<KeyRing> {
   let after = ring;
   for (const event of decided) {
-    const [recorded] = await tx.appendNewStream({
+    const [recorded] = await tx.append({
       spaceId: logSpace,
       streamId: `${streams.signingKey(event.data.kid)}-${event.eventId}`,
       events: [event],
@@ -129,7 +127,7 @@ async function appendKeyEvents(
  * the first signing key, signing at once, unless one is published.
  */
 export async function ensureFirstSigningKey(
-  events: EventStore,
+  events: KeyRingStore,
   kek: KeyEncryptionKey,
   keyMaker: KeyMaker = kek,
 ): Promise<void> {
@@ -145,7 +143,7 @@ export async function ensureFirstSigningKey(
  * now; the keys it replaces leave the JWKS `retireAfterSeconds` after that. Returns the new key.
  */
 export async function rotateSigningKey(
-  events: EventStore,
+  events: KeyRingStore,
   options: {
     readonly kek: KeyEncryptionKey;
     /** Makes the new key (SIGNING_BACKEND); a local key sealed under `kek` when absent. */
@@ -185,12 +183,12 @@ export async function rotateSigningKey(
  * space's key is retired in that space's ring alone: no other space's keys change.
  */
 export async function retireSigningKey(
-  events: EventStore,
+  events: KeyRingStore,
   kid: string,
   actor: KeyActor,
   keyMaker: KeyMaker,
 ): Promise<{ readonly retired: boolean; readonly replacement?: string }> {
-  const ring = await events.transact((tx) => ringOfKey(tx.db, kid));
+  const ring = await events.transact((tx) => tx.writes.keyRing.ringOfKey(kid));
   if (!ring) return { retired: false };
   return changeKeys<{ retired: boolean; replacement?: string }>(
     events,
@@ -215,7 +213,7 @@ export async function retireSigningKey(
  * `space_keys_enabled` in the space's own log, naming who. Nothing when the space has keys.
  */
 export async function enableSpaceKeys(
-  events: EventStore,
+  events: KeyRingStore,
   spaceId: string,
   actor: KeyActor,
   keyMaker: KeyMaker,

@@ -1,36 +1,31 @@
 import { randomBytes } from 'node:crypto';
-import { sql, type Kysely } from 'kysely';
-import type { Database } from '../db/schema.js';
-import type { KeyEncryptionKey } from '../crypto/key-encryption.js';
-import type { SecretHasher } from '../crypto/secrets.js';
-import type { EventMetadata, SinkTarget } from '../domain/events.js';
-import type { IdGenerator } from '../domain/ports.js';
+import type { KeyEncryptionKey } from '../../crypto/key-encryption.js';
+import type { SecretHasher } from '../../crypto/secrets.js';
+import type { EventMetadata, SinkTarget } from '../../domain/events.js';
+import type { IdGenerator } from '../../domain/ports.js';
 import {
   decideChangeSink,
   decideCreateSink,
   decidePauseSink,
   decideResumeSink,
-} from '../domain/sink/decide.js';
-import type { EventStore } from '../event-store/event-store.js';
-import { ConflictError, InvalidRequestError, NotFoundError } from '../errors/errors.js';
-import { newWebhookSecret } from './standard-webhooks.js';
+} from '../../domain/sink/decide.js';
+import type { EventStore } from '../../event-store/event-store.js';
+import { ConflictError, InvalidRequestError, NotFoundError } from '../../errors/errors.js';
+import { newWebhookSecret } from '../../delivery/standard-webhooks.js';
 import {
-  readSink,
   recordedTarget,
   sealSinkPath,
   sealSinkSecret,
-  writeSink,
-  writeSinkPaused,
   type RecordedTarget,
-} from './sinks.js';
-import { targetRefusal, type TargetRules } from './target-rules.js';
-import { shownFailure } from './transport.js';
-import { cursorOf } from './cursor.js';
-import { sinkStatuses, type SinkStatus } from './status.js';
+} from '../../delivery/sinks.js';
+import type { SinkWrites, WithSinkWrites } from '../../delivery/sink-writes.js';
+import { targetRefusal, type TargetRules } from '../../delivery/target-rules.js';
+import { shownFailure } from '../../delivery/transport.js';
+import type { SinkStatus } from '../../delivery/status.js';
 
 /** What a space admin's sink commands use. */
 export interface SinkAdminContext {
-  readonly events: Pick<EventStore, 'transact'>;
+  readonly events: Pick<EventStore<WithSinkWrites>, 'transact'>;
   readonly kek: KeyEncryptionKey;
   readonly ids: IdGenerator;
   readonly rules: TargetRules;
@@ -97,25 +92,23 @@ export async function createSink(
   const { target } = recorded;
   const sinkId = newSinkId();
   const secret = target.kind === 'webhook' ? newWebhookSecret() : undefined;
-  return ctx.events.transact(async (tx) => {
+  return ctx.events.transact(async ({ writes: { sinks }, append }) => {
     // Creates in one space, one at a time: two at once cannot both see room for one more.
-    await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`sink-limit/${command.spaceId}`}, 0))`.execute(
-      tx.db,
-    );
+    await sinks.lockSpace(command.spaceId);
     const decision = decideCreateSink({
       ...command,
       eventId: ctx.ids.eventId(),
       sinkId,
       target,
-      sinks: { count: await countSinks(tx.db, command.spaceId), limit: ctx.maxSinksPerSpace },
+      sinks: { count: await sinks.count(command.spaceId), limit: ctx.maxSinksPerSpace },
     });
     if (!decision.ok) {
       throw new ConflictError(
         `this space has its limit of ${ctx.maxSinksPerSpace} audit sinks (SINK_MAX_PER_SPACE): delete one (DELETE /v1/sinks/{sink_id}) before creating another`,
       );
     }
-    await tx.appendNewStream({ ...decision.facts, events: decision.events });
-    await writeSink(tx.db, {
+    await append({ ...decision.facts, events: decision.events });
+    await sinks.write({
       sinkId,
       spaceId: command.spaceId,
       name: command.name,
@@ -123,7 +116,7 @@ export async function createSink(
       ...(secret ? { sealedSecret: sealSinkSecret(ctx.kek, sinkId, secret) } : {}),
       ...sealedPath(ctx, sinkId, recorded),
     });
-    return { sinkId, ...(secret ? { secret } : {}), status: await statusIn(tx.db, sinkId) };
+    return { sinkId, ...(secret ? { secret } : {}), status: await statusIn(sinks, sinkId) };
   });
 }
 
@@ -140,8 +133,8 @@ export async function changeSink(
   },
 ): Promise<SinkSecret> {
   const recorded = command.target ? allowed(ctx, command.target) : undefined;
-  return ctx.events.transact(async (tx) => {
-    const state = await readSink(tx.db, command.sinkId, { forUpdate: true });
+  return ctx.events.transact(async ({ writes: { sinks }, append }) => {
+    const state = await sinks.lockedSink(command.sinkId);
     const target = recorded?.target ?? state?.target;
     const name = command.name ?? state?.name;
     if (!state || !target || name === undefined) return refused();
@@ -163,10 +156,10 @@ export async function changeSink(
     );
     if (!decision.ok) return refused();
     if (decision.events.length === 0) {
-      return { sinkId: state.sinkId, status: await statusIn(tx.db, state.sinkId) };
+      return { sinkId: state.sinkId, status: await statusIn(sinks, state.sinkId) };
     }
-    await tx.appendNewStream({ ...decision.facts, events: decision.events });
-    await writeSink(tx.db, {
+    await append({ ...decision.facts, events: decision.events });
+    await sinks.write({
       sinkId: state.sinkId,
       spaceId: state.spaceId,
       name,
@@ -177,16 +170,16 @@ export async function changeSink(
     return {
       sinkId: state.sinkId,
       ...(secret ? { secret } : {}),
-      status: await statusIn(tx.db, state.sinkId),
+      status: await statusIn(sinks, state.sinkId),
     };
   });
 }
 
 /** An admin pauses their space's sink: it waits, cursor kept, until an admin resumes it. */
 export async function pauseSink(ctx: SinkAdminContext, command: SinkCommand): Promise<SinkStatus> {
-  return ctx.events.transact(async (tx) => {
-    const state = await readSink(tx.db, command.sinkId, { forUpdate: true });
-    const cursor = await cursorOf(tx.db, command.sinkId);
+  return ctx.events.transact(async ({ writes: { sinks }, append }) => {
+    const state = await sinks.lockedSink(command.sinkId);
+    const cursor = await sinks.cursor(command.sinkId);
     const decision = decidePauseSink(
       {
         eventId: ctx.ids.eventId(),
@@ -200,17 +193,17 @@ export async function pauseSink(ctx: SinkAdminContext, command: SinkCommand): Pr
     );
     if (!decision.ok) return refused();
     if (decision.events.length > 0) {
-      await tx.appendNewStream({ ...decision.facts, events: decision.events });
-      await writeSinkPaused(tx.db, command.sinkId, { reason: 'admin' });
+      await append({ ...decision.facts, events: decision.events });
+      await sinks.paused(command.sinkId, { reason: 'admin' });
     }
-    return statusIn(tx.db, command.sinkId);
+    return statusIn(sinks, command.sinkId);
   });
 }
 
 /** An admin resumes their space's sink: delivery goes on from its cursor, retries from zero. */
 export async function resumeSink(ctx: SinkAdminContext, command: SinkCommand): Promise<SinkStatus> {
-  return ctx.events.transact(async (tx) => {
-    const state = await readSink(tx.db, command.sinkId, { forUpdate: true });
+  return ctx.events.transact(async ({ writes: { sinks }, append }) => {
+    const state = await sinks.lockedSink(command.sinkId);
     const decision = decideResumeSink(
       {
         eventId: ctx.ids.eventId(),
@@ -222,27 +215,14 @@ export async function resumeSink(ctx: SinkAdminContext, command: SinkCommand): P
     );
     if (!decision.ok) return refused();
     if (decision.events.length > 0) {
-      await tx.appendNewStream({ ...decision.facts, events: decision.events });
-      await writeSinkPaused(tx.db, command.sinkId, false);
+      await append({ ...decision.facts, events: decision.events });
+      await sinks.paused(command.sinkId, false);
     }
-    return statusIn(tx.db, command.sinkId);
+    return statusIn(sinks, command.sinkId);
   });
 }
 
 /** One sink's status, in the transaction of the change that answers with it. */
-async function statusIn(db: Kysely<Database>, sinkId: string): Promise<SinkStatus> {
-  const [status] = await sinkStatuses(db, { sinkId });
-  if (!status) return refused();
-  return status;
-}
-
-/** A space's sinks that count against its limit (deleted ones do not). */
-async function countSinks(db: Kysely<Database>, spaceId: string): Promise<number> {
-  const row = await db
-    .selectFrom('audit_sinks')
-    .select((eb) => eb.fn.countAll<string>().as('n'))
-    .where('space_id', '=', spaceId)
-    .where('deleted_at', 'is', null)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
+async function statusIn(sinks: SinkWrites, sinkId: string): Promise<SinkStatus> {
+  return (await sinks.status(sinkId)) ?? refused();
 }

@@ -86,3 +86,64 @@ export async function handle<Command, State, Refusal extends string, Facts>(
     if (then === 'refuse' || attempt > 0) throw new ConflictError(message);
   }
 }
+
+/**
+ * A decider whose state is a row read under its lock in the transaction its events are appended
+ * in (a sink: its events go each to a stream of its own, which the decision names), so no version
+ * can conflict. Its refusals record nothing.
+ */
+export interface LockedDecider<
+  Command,
+  State,
+  Refusal extends string,
+  Facts extends Placed,
+  Writes,
+> {
+  /** The state, read under its lock through the store's declared writes. */
+  load(writes: Writes, command: Command): Promise<State>;
+  decide(command: Command, state: State): Decision<NewEvent, Refusal, Facts>;
+  readonly refusals: Refusals<Refusal, Command>;
+  /** What commits with the events: the row as the decision leaves it. */
+  inline(writes: Writes, command: Command, state: State, facts: Facts): Promise<void>;
+}
+
+/** Where a locked decision's events go. */
+export interface Placed {
+  readonly spaceId: string;
+  readonly streamId: string;
+}
+
+/**
+ * {@link handle} for a {@link LockedDecider}: in one transaction, load under the lock, decide,
+ * answer a refusal with its error (rolling back), append and write inline; then `answer` from
+ * the same transaction (what the change left, read where it was made).
+ */
+export function handleLocked<
+  Command,
+  State,
+  Refusal extends string,
+  Facts extends Placed,
+  Writes,
+  Answer,
+>(
+  store: Pick<EventStore<Writes>, 'transact'>,
+  decider: LockedDecider<Command, State, Refusal, Facts, Writes>,
+  command: Command,
+  answer: (
+    writes: Writes,
+    done: { readonly state: State; readonly facts: Facts; readonly changed: boolean },
+  ) => Promise<Answer>,
+): Promise<Answer> {
+  return store.transact(async ({ writes, append }) => {
+    const state = await decider.load(writes, command);
+    const decision = decider.decide(command, state);
+    if (!decision.ok) throw decider.refusals[decision.refusal](command, decision.detail);
+    const changed = decision.events.length > 0;
+    if (changed) {
+      const { spaceId, streamId } = decision.facts;
+      await append({ spaceId, streamId, events: decision.events });
+      await decider.inline(writes, command, state, decision.facts);
+    }
+    return answer(writes, { state, facts: decision.facts, changed });
+  });
+}

@@ -3,14 +3,8 @@ import type { KeyEncryptionKey } from '../../crypto/key-encryption.js';
 import type { SecretHasher } from '../../crypto/secrets.js';
 import type { EventMetadata, SinkTarget } from '../../domain/events.js';
 import type { IdGenerator } from '../../domain/ports.js';
-import {
-  decideChangeSink,
-  decideCreateSink,
-  decidePauseSink,
-  decideResumeSink,
-} from '../../domain/sink/decide.js';
 import type { EventStore } from '../../event-store/event-store.js';
-import { ConflictError, InvalidRequestError, NotFoundError } from '../../errors/errors.js';
+import { InvalidRequestError } from '../../errors/errors.js';
 import { newWebhookSecret } from '../../delivery/standard-webhooks.js';
 import {
   recordedTarget,
@@ -18,10 +12,19 @@ import {
   sealSinkSecret,
   type RecordedTarget,
 } from '../../delivery/sinks.js';
-import type { SinkWrites, WithSinkWrites } from '../../delivery/sink-writes.js';
+import type { WithSinkWrites } from '../../delivery/sink-writes.js';
 import { targetRefusal, type TargetRules } from '../../delivery/target-rules.js';
-import { shownFailure } from '../../delivery/transport.js';
 import type { SinkStatus } from '../../delivery/status.js';
+import { handleLocked } from '../handle.js';
+import {
+  changeSinkDecider,
+  createSinkDecider,
+  pauseSinkDecider,
+  refused,
+  resumeSinkDecider,
+} from './deciders.js';
+
+export { refused } from './deciders.js';
 
 /** What a space admin's sink commands use. */
 export interface SinkAdminContext {
@@ -74,14 +77,9 @@ function allowed(ctx: SinkAdminContext, target: SinkTarget): RecordedTarget {
 const sealedPath = (ctx: SinkAdminContext, sinkId: string, recorded: RecordedTarget | undefined) =>
   recorded?.path === undefined ? {} : { sealedPath: sealSinkPath(ctx.kek, sinkId, recorded.path) };
 
-/**
- * An operator's sink is not a space's to change: it is not found there, as another space's, with
- * the very answer of an id that does not exist (naming why would make the operator's ids
- * enumerable: issue 51, item 11).
- */
-export const refused = (): never => {
-  throw new NotFoundError('no sink of that id in this space');
-};
+/** One sink's status, in the transaction of the change that answers with it. */
+const statusIn = async ({ sinks }: WithSinkWrites, sinkId: string): Promise<SinkStatus> =>
+  (await sinks.status(sinkId)) ?? refused();
 
 /** Creates a space's sink: sink-created and its row in one transaction; a webhook's secret made. */
 export async function createSink(
@@ -89,35 +87,24 @@ export async function createSink(
   command: Omit<SinkCommand, 'sinkId'> & { readonly name: string; readonly target: SinkTarget },
 ): Promise<SinkSecret> {
   const recorded = allowed(ctx, command.target);
-  const { target } = recorded;
   const sinkId = newSinkId();
-  const secret = target.kind === 'webhook' ? newWebhookSecret() : undefined;
-  return ctx.events.transact(async ({ writes: { sinks }, append }) => {
-    // Creates in one space, one at a time: two at once cannot both see room for one more.
-    await sinks.lockSpace(command.spaceId);
-    const decision = decideCreateSink({
-      ...command,
-      eventId: ctx.ids.eventId(),
-      sinkId,
-      target,
-      sinks: { count: await sinks.count(command.spaceId), limit: ctx.maxSinksPerSpace },
-    });
-    if (!decision.ok) {
-      throw new ConflictError(
-        `this space has its limit of ${ctx.maxSinksPerSpace} audit sinks (SINK_MAX_PER_SPACE): delete one (DELETE /v1/sinks/{sink_id}) before creating another`,
-      );
-    }
-    await append({ ...decision.facts, events: decision.events });
-    await sinks.write({
-      sinkId,
-      spaceId: command.spaceId,
-      name: command.name,
-      target,
+  const secret = recorded.target.kind === 'webhook' ? newWebhookSecret() : undefined;
+  const change = {
+    ...command,
+    sinkId,
+    target: recorded.target,
+    eventId: ctx.ids.eventId(),
+    maxSinks: ctx.maxSinksPerSpace,
+    sealed: {
       ...(secret ? { sealedSecret: sealSinkSecret(ctx.kek, sinkId, secret) } : {}),
       ...sealedPath(ctx, sinkId, recorded),
-    });
-    return { sinkId, ...(secret ? { secret } : {}), status: await statusIn(sinks, sinkId) };
-  });
+    },
+  };
+  return handleLocked(ctx.events, createSinkDecider, change, async (writes) => ({
+    sinkId,
+    ...(secret ? { secret } : {}),
+    status: await statusIn(writes, sinkId),
+  }));
 }
 
 /**
@@ -133,96 +120,39 @@ export async function changeSink(
   },
 ): Promise<SinkSecret> {
   const recorded = command.target ? allowed(ctx, command.target) : undefined;
-  return ctx.events.transact(async ({ writes: { sinks }, append }) => {
-    const state = await sinks.lockedSink(command.sinkId);
-    const target = recorded?.target ?? state?.target;
-    const name = command.name ?? state?.name;
-    if (!state || !target || name === undefined) return refused();
-    const becameWebhook = target.kind === 'webhook' && state.target.kind !== 'webhook';
-    const secret =
-      target.kind === 'webhook' && (command.rotateSecret === true || becameWebhook)
-        ? newWebhookSecret()
-        : undefined;
-    const decision = decideChangeSink(
-      {
-        eventId: ctx.ids.eventId(),
-        metadata: command.metadata,
-        spaceId: command.spaceId,
-        name,
-        target,
-        secretRotated: secret !== undefined,
-      },
-      state,
-    );
-    if (!decision.ok) return refused();
-    if (decision.events.length === 0) {
-      return { sinkId: state.sinkId, status: await statusIn(sinks, state.sinkId) };
-    }
-    await append({ ...decision.facts, events: decision.events });
-    await sinks.write({
-      sinkId: state.sinkId,
-      spaceId: state.spaceId,
-      name,
-      target,
-      ...(secret ? { sealedSecret: sealSinkSecret(ctx.kek, state.sinkId, secret) } : {}),
-      ...sealedPath(ctx, state.sinkId, recorded),
-    });
-    return {
-      sinkId: state.sinkId,
-      ...(secret ? { secret } : {}),
-      status: await statusIn(sinks, state.sinkId),
-    };
-  });
+  const change = {
+    ...command,
+    target: recorded?.target,
+    eventId: ctx.ids.eventId(),
+    newSecret: newWebhookSecret,
+    seal: (sinkId: string, secret: string | undefined) => ({
+      ...(secret ? { sealedSecret: sealSinkSecret(ctx.kek, sinkId, secret) } : {}),
+      ...sealedPath(ctx, sinkId, recorded),
+    }),
+  };
+  return handleLocked(ctx.events, changeSinkDecider, change, async (writes, done) => ({
+    sinkId: command.sinkId,
+    ...(done.changed && done.facts.secret ? { secret: done.facts.secret } : {}),
+    status: await statusIn(writes, command.sinkId),
+  }));
 }
 
 /** An admin pauses their space's sink: it waits, cursor kept, until an admin resumes it. */
 export async function pauseSink(ctx: SinkAdminContext, command: SinkCommand): Promise<SinkStatus> {
-  return ctx.events.transact(async ({ writes: { sinks }, append }) => {
-    const state = await sinks.lockedSink(command.sinkId);
-    const cursor = await sinks.cursor(command.sinkId);
-    const decision = decidePauseSink(
-      {
-        eventId: ctx.ids.eventId(),
-        metadata: command.metadata,
-        spaceId: command.spaceId,
-        reason: 'admin',
-        attempts: cursor?.attempts ?? 0,
-        lastError: shownFailure(cursor?.last_error ?? null),
-      },
-      state,
-    );
-    if (!decision.ok) return refused();
-    if (decision.events.length > 0) {
-      await append({ ...decision.facts, events: decision.events });
-      await sinks.paused(command.sinkId, { reason: 'admin' });
-    }
-    return statusIn(sinks, command.sinkId);
-  });
+  return handleLocked(
+    ctx.events,
+    pauseSinkDecider,
+    { ...command, eventId: ctx.ids.eventId() },
+    (writes) => statusIn(writes, command.sinkId),
+  );
 }
 
 /** An admin resumes their space's sink: delivery goes on from its cursor, retries from zero. */
 export async function resumeSink(ctx: SinkAdminContext, command: SinkCommand): Promise<SinkStatus> {
-  return ctx.events.transact(async ({ writes: { sinks }, append }) => {
-    const state = await sinks.lockedSink(command.sinkId);
-    const decision = decideResumeSink(
-      {
-        eventId: ctx.ids.eventId(),
-        metadata: command.metadata,
-        spaceId: command.spaceId,
-        reason: 'admin',
-      },
-      state,
-    );
-    if (!decision.ok) return refused();
-    if (decision.events.length > 0) {
-      await append({ ...decision.facts, events: decision.events });
-      await sinks.paused(command.sinkId, false);
-    }
-    return statusIn(sinks, command.sinkId);
-  });
-}
-
-/** One sink's status, in the transaction of the change that answers with it. */
-async function statusIn(sinks: SinkWrites, sinkId: string): Promise<SinkStatus> {
-  return (await sinks.status(sinkId)) ?? refused();
+  return handleLocked(
+    ctx.events,
+    resumeSinkDecider,
+    { ...command, eventId: ctx.ids.eventId() },
+    (writes) => statusIn(writes, command.sinkId),
+  );
 }

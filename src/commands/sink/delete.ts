@@ -1,5 +1,6 @@
-import { decideDeleteSink } from '../../domain/sink/decide.js';
-import { refused, type SinkAdminContext, type SinkCommand } from './admin.js';
+import { handleLocked } from '../handle.js';
+import type { SinkAdminContext, SinkCommand } from './admin.js';
+import { deleteSinkDecider } from './deciders.js';
 
 /**
  * An admin deletes their space's sink: sink-deleted and the row marked so, its secret and sealed
@@ -8,15 +9,10 @@ import { refused, type SinkAdminContext, type SinkCommand } from './admin.js';
  * space's, is not found.
  */
 export async function deleteSink(ctx: SinkAdminContext, command: SinkCommand): Promise<void> {
-  await ctx.events.transact(async ({ writes: { sinks }, append }) => {
-    const state = await sinks.lockedSink(command.sinkId);
-    const decision = decideDeleteSink(
-      { eventId: ctx.ids.eventId(), metadata: command.metadata, spaceId: command.spaceId },
-      state,
-    );
-    if (!decision.ok) return refused();
-    if (decision.events.length === 0) return;
-    await append({ ...decision.facts, events: decision.events });
-    await sinks.deleted(command.sinkId);
-  });
+  await handleLocked(
+    ctx.events,
+    deleteSinkDecider,
+    { ...command, eventId: ctx.ids.eventId() },
+    async () => undefined,
+  );
 }

@@ -54,6 +54,28 @@ describe('one write path into the log', () => {
     expect(store).not.toMatch(/appendNewStream/);
   });
 
+  it("the tables beside the log are each written in one declared place, never in a command's own SQL", () => {
+    // An idempotent answer commits with its rotation through the inline writes (writeIdempotentResponse
+    // is reached only from projections/inline-writes.ts); a once-used id is a replay check on the
+    // issuance path, one INSERT … ON CONFLICT DO NOTHING with no event, kept out of any append's
+    // transaction so issuance pays no BEGIN/COMMIT for it.
+    const writers = (table: string) =>
+      sourceFiles().filter((file) =>
+        new RegExp(`insertInto\\(\\s*'${table}'|INSERT\\s+INTO\\s+${table}\\b`, 'i').test(
+          readSource(file),
+        ),
+      );
+    expect(writers('idempotent_responses')).toEqual(['projections/idempotent-responses.ts']);
+    expect(writers('used_once_ids')).toEqual(['projections/used-once-ids.ts']);
+    const keepers = sourceFiles().filter((file) =>
+      /writeIdempotentResponse\(/.test(readSource(file)),
+    );
+    expect(keepers.sort()).toEqual([
+      'projections/idempotent-responses.ts',
+      'projections/inline-writes.ts',
+    ]);
+  });
+
   it('catches each way it is meant to', () => {
     const caught = (line: string) =>
       writesOutsideTheStore(['commands/x.ts'], () => line).map((hit) => hit.split(': ')[0]);

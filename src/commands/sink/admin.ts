@@ -24,8 +24,6 @@ import {
   resumeSinkDecider,
 } from './deciders.js';
 
-export { refused } from './deciders.js';
-
 /** What a space admin's sink commands use. */
 export interface SinkAdminContext {
   readonly events: Pick<EventStore<WithSinkWrites>, 'transact'>;

@@ -88,23 +88,32 @@ export async function handle<Command, State, Refusal extends string, Facts>(
 }
 
 /**
- * A decider whose state is a row read under its lock in the transaction its events are appended
- * in (a sink: its events go each to a stream of its own, which the decision names), so no version
- * can conflict. Its refusals record nothing.
+ * A decider whose state is rows read under their lock in the transaction its events are appended
+ * in (a sink, a key ring), so no version can conflict; its events start streams of their own,
+ * which it names. Its refusals record nothing.
  */
 export interface LockedDecider<
   Command,
   State,
   Refusal extends string,
-  Facts extends Placed,
+  Facts,
   Writes,
+  Event extends NewEvent = NewEvent,
 > {
   /** The state, read under its lock through the store's declared writes. */
   load(writes: Writes, command: Command): Promise<State>;
-  decide(command: Command, state: State): Decision<NewEvent, Refusal, Facts>;
+  decide(command: Command, state: State): Decision<Event, Refusal, Facts>;
+  /** The new stream an event starts (events naming one stream are appended together). */
+  stream(command: Command, facts: Facts, event: Event): Placed;
   readonly refusals: Refusals<Refusal, Command>;
-  /** What commits with the events: the row as the decision leaves it. */
-  inline(writes: Writes, command: Command, state: State, facts: Facts): Promise<void>;
+  /** What commits with the events: the rows as the decision leaves them. */
+  inline(
+    writes: Writes,
+    command: Command,
+    state: State,
+    facts: Facts,
+    recorded: readonly RecordedEvent[],
+  ): Promise<void>;
 }
 
 /** Where a locked decision's events go. */
@@ -122,12 +131,13 @@ export function handleLocked<
   Command,
   State,
   Refusal extends string,
-  Facts extends Placed,
+  Facts,
   Writes,
+  Event extends NewEvent,
   Answer,
 >(
   store: Pick<EventStore<Writes>, 'transact'>,
-  decider: LockedDecider<Command, State, Refusal, Facts, Writes>,
+  decider: LockedDecider<Command, State, Refusal, Facts, Writes, Event>,
   command: Command,
   answer: (
     writes: Writes,
@@ -138,12 +148,31 @@ export function handleLocked<
     const state = await decider.load(writes, command);
     const decision = decider.decide(command, state);
     if (!decision.ok) throw decider.refusals[decision.refusal](command, decision.detail);
-    const changed = decision.events.length > 0;
-    if (changed) {
-      const { spaceId, streamId } = decision.facts;
-      await append({ spaceId, streamId, events: decision.events });
-      await decider.inline(writes, command, state, decision.facts);
+    const { facts } = decision;
+    const recorded: RecordedEvent[] = [];
+    for (const [place, events] of byStream(decision.events, (e) =>
+      decider.stream(command, facts, e),
+    )) {
+      recorded.push(...(await append({ ...place, events })));
     }
-    return answer(writes, { state, facts: decision.facts, changed });
+    const changed = recorded.length > 0;
+    if (changed) await decider.inline(writes, command, state, facts, recorded);
+    return answer(writes, { state, facts, changed });
   });
+}
+
+/** Events in order, those of one stream together. */
+function byStream<Event>(
+  events: readonly Event[],
+  stream: (event: Event) => Placed,
+): Array<[Placed, Event[]]> {
+  const groups = new Map<string, [Placed, Event[]]>();
+  for (const event of events) {
+    const place = stream(event);
+    const key = `${place.spaceId}/${place.streamId}`;
+    const group = groups.get(key) ?? [place, []];
+    group[1].push(event);
+    groups.set(key, group);
+  }
+  return [...groups.values()];
 }

@@ -1,29 +1,24 @@
-import { uuidv7 } from '../../domain/ports.js';
-import { streams, SYSTEM_SPACE, parseRecorded } from '../../domain/events.js';
 import {
   decideFirstKey,
   decideRetireKey,
   decideRotateKey,
   type KeyCommand,
 } from '../../domain/signing-key/decide.js';
-import { evolveKeyRing, type SigningKeyEvent } from '../../domain/signing-key/evolve.js';
 import type { KeyRing } from '../../domain/signing-key/state.js';
-import type { StoreTransaction } from '../../event-store/event-store.js';
 import type { KeyRingStore } from './key-ring-store.js';
 import type { KeyEncryptionKey } from '../../crypto/key-encryption.js';
 import type { GeneratedSigningKey } from '../../crypto/token-signer.js';
-import { ACCESS_TOKEN_ALG } from '../../crypto/algorithms.js';
+import { handleLocked } from '../handle.js';
+import { KeyNeeded, ringDecider, type RingDecision } from './ring-decider.js';
 import { sealKeysInTheClear } from './reseal.js';
 import { SERVICE_ACTOR, type KeyActor } from './actor.js';
 import { discardUnrecorded, makerOf, type KeyMaker, type KeyMakerOf } from './key-maker.js';
 
 /**
- * Runs one signing-key decision: under the key-ring lock, read the ring, decide, append each event
- * as its own stream (a key's generation and retirement may be recorded by different processes, and
- * neither needs the other's position), and write the ring `evolve` makes of them, all in one
- * transaction. `spaceId` names a space's own ring (its events go to that space's log), null the
- * shared one. One lock for every ring: key changes are rare, and a ring's decision then never
- * races another's.
+ * Runs one signing-key decision through {@link handleLocked} on the ring ({@link ringDecider}):
+ * under the key-ring lock, read the ring, decide, append each event as its own stream and write
+ * the ring `evolve` makes of them, all in one transaction. One lock for every ring: key changes
+ * are rare, and a ring's decision then never races another's.
  *
  * A key is made only when the decision adds one, and outside the transaction (which then waits on
  * no HSM): decided without one first, the decision is taken again with the new key. A key made
@@ -35,15 +30,24 @@ export async function changeKeys<Result>(
   events: KeyRingStore,
   keyMaker: KeyMaker,
   actor: KeyActor,
-  decide: (command: KeyCommand, ring: KeyRing) => { events: KeyEventList; result: Result },
+  decide: RingDecision<Result>,
   spaceId: string | null = null,
 ): Promise<Result> {
   const maker = makerOf(keyMaker);
   let material: GeneratedSigningKey | undefined;
   try {
     for (;;) {
-      const outcome = await decideOnRing(events, actor, decide, spaceId, material);
-      if (outcome.needsKey) {
+      const outcome = await handleLocked(
+        events,
+        ringDecider(decide, spaceId, material),
+        actor,
+        async (_writes, done) => done.facts,
+      ).catch((error: unknown) => {
+        // Nothing written: the transaction ended, the key is made outside it, the ring read again.
+        if (error instanceof KeyNeeded) return undefined;
+        throw error;
+      });
+      if (!outcome) {
         // Only a first pass (no key at hand) asks for one.
         material = await maker.generate();
         continue;
@@ -55,71 +59,6 @@ export async function changeKeys<Result>(
     if (material) await discardUnrecorded(events, maker, material.kid);
     throw error;
   }
-}
-
-// Names the key a decision would add before one is made: never recorded (a decision that adds a
-// key is taken again with the real one).
-const NO_KEY_YET = { kid: 'not-yet-generated', alg: ACCESS_TOKEN_ALG };
-
-async function decideOnRing<Result>(
-  events: KeyRingStore,
-  actor: KeyActor,
-  decide: (command: KeyCommand, ring: KeyRing) => { events: KeyEventList; result: Result },
-  spaceId: string | null,
-  material: GeneratedSigningKey | undefined,
-): Promise<
-  | { readonly needsKey: true }
-  | { readonly needsKey: false; readonly usedKey: boolean; readonly result: Result }
-> {
-  return events.transact(async (tx) => {
-    const { keyRing } = tx.writes;
-    await keyRing.lock();
-    const before = await keyRing.load(spaceId);
-    const command: KeyCommand = {
-      ...actor,
-      now: Date.now(),
-      newKey: material ? { kid: material.kid, alg: material.alg } : NO_KEY_YET,
-      newEventId: () => uuidv7(),
-      ...(spaceId === null ? {} : { spaceId }),
-    };
-    const decided = decide(command, before);
-    const usedKey = decided.events.some((event) => event.type === 'signing-key-generated');
-    // Nothing written: the transaction ends, the key is made outside it, the ring read again.
-    if (usedKey && !material) return { needsKey: true } as const;
-    const after = await appendKeyEvents(tx, before, decided.events, spaceId ?? SYSTEM_SPACE);
-    await keyRing.write(
-      before,
-      after,
-      material && {
-        kid: material.kid,
-        publicJwk: material.publicJwk,
-        // Sealed under the KEK, or (PKCS#11) which token holds it: never key material in the clear.
-        privateJwk: material.stored,
-      },
-      spaceId,
-    );
-    return { needsKey: false, usedKey, result: decided.result } as const;
-  });
-}
-
-type KeyEventList = ReturnType<typeof decideFirstKey>['events'];
-
-async function appendKeyEvents(
-  tx: StoreTransaction<unknown>,
-  ring: KeyRing,
-  decided: KeyEventList,
-  logSpace: string,
-): Promise<KeyRing> {
-  let after = ring;
-  for (const event of decided) {
-    const [recorded] = await tx.append({
-      spaceId: logSpace,
-      streamId: `${streams.signingKey(event.data.kid)}-${event.eventId}`,
-      events: [event],
-    });
-    after = evolveKeyRing(after, parseRecorded<SigningKeyEvent['type']>(recorded!));
-  }
-  return after;
 }
 
 /**

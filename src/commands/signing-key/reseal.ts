@@ -1,6 +1,8 @@
 import { streams, SYSTEM_SPACE } from '../../domain/events.js';
 import { uuidv7 } from '../../domain/ports.js';
 import { decideReseal } from '../../domain/signing-key/decide.js';
+import type { KeyRingWrites } from '../../projections/key-ring-writes.js';
+import { handleLocked, type LockedDecider } from '../handle.js';
 import type { KeyRingStore } from './key-ring-store.js';
 import {
   isSealed,
@@ -23,25 +25,38 @@ async function reseal(
   reason: 'sealed' | 'rewrapped',
   resealed: (kid: string, stored: unknown) => SealedPrivateKey | undefined,
 ): Promise<readonly string[]> {
-  return events.transact(async (tx) => {
-    const { keyRing } = tx.writes;
-    await keyRing.lock();
-    const changed = (await keyRing.storedPrivateKeys()).flatMap(({ kid, stored }) => {
-      const sealed = resealed(kid, stored);
-      return sealed ? [{ kid, sealed }] : [];
-    });
-    const kids = changed.map((key) => key.kid);
-    const eventId = uuidv7();
-    for (const event of decideReseal({ ...actor, eventId, kek: kek.id, reason, kids }).events) {
-      await tx.append({
-        spaceId: SYSTEM_SPACE,
-        streamId: `${streams.signingKey('ring')}-${event.eventId}`,
-        events: [event],
+  const decider: LockedDecider<
+    KeyActor,
+    ReadonlyArray<{ readonly kid: string; readonly sealed: SealedPrivateKey }>,
+    never,
+    undefined,
+    { readonly keyRing: KeyRingWrites }
+  > = {
+    load: async ({ keyRing }) => {
+      await keyRing.lock();
+      return (await keyRing.storedPrivateKeys()).flatMap(({ kid, stored }) => {
+        const sealed = resealed(kid, stored);
+        return sealed ? [{ kid, sealed }] : [];
       });
-    }
-    await keyRing.writeSealed(changed);
-    return kids;
-  });
+    },
+    decide: (command, changed) =>
+      decideReseal({
+        ...command,
+        eventId: uuidv7(),
+        kek: kek.id,
+        reason,
+        kids: changed.map((key) => key.kid),
+      }),
+    stream: (_command, _facts, event) => ({
+      spaceId: SYSTEM_SPACE,
+      streamId: `${streams.signingKey('ring')}-${event.eventId}`,
+    }),
+    refusals: {},
+    inline: ({ keyRing }, _command, changed) => keyRing.writeSealed(changed),
+  };
+  return handleLocked(events, decider, actor, async (_writes, done) =>
+    done.state.map((key) => key.kid),
+  );
 }
 
 /**

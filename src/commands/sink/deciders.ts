@@ -44,6 +44,9 @@ const notFound: Refusals<SinkRefusal, unknown> = {
   operator_sink: () => new NotFoundError('no sink of that id in this space'),
 };
 
+/** A sink's event goes to the stream its decision names (its space's log, the operator's: the system space). */
+const placedByDecision = (_command: unknown, facts: Placed): Placed => facts;
+
 /** A new sink: its id, recorded target and sealed parts made by the caller. */
 export interface CreateSink extends SinkChange {
   readonly name: string;
@@ -67,6 +70,7 @@ export const createSinkDecider: LockedDecider<
   },
   decide: (command, count) =>
     decideCreateSink({ ...command, sinks: { count, limit: command.maxSinks } }),
+  stream: placedByDecision,
   refusals: {
     sink_limit: (command) =>
       new ConflictError(
@@ -126,6 +130,7 @@ export const changeSinkDecider: LockedDecider<
     if (!decision.ok) return decision;
     return accept(decision.events, { ...decision.facts, name, target, ...(secret && { secret }) });
   },
+  stream: placedByDecision,
   refusals: notFound,
   inline: ({ sinks }, command, state, facts) =>
     sinks.write({
@@ -156,6 +161,7 @@ export const pauseSinkDecider: LockedDecider<
   },
   decide: (command, { sink, attempts, lastError }) =>
     decidePauseSink({ ...command, reason: 'admin', attempts, lastError }, sink),
+  stream: placedByDecision,
   refusals: notFound,
   inline: ({ sinks }, command) => sinks.paused(command.sinkId, { reason: 'admin' }),
 };
@@ -170,6 +176,7 @@ export const resumeSinkDecider: LockedDecider<
 > = {
   load: ({ sinks }, command) => sinks.lockedSink(command.sinkId),
   decide: (command, sink) => decideResumeSink({ ...command, reason: 'admin' }, sink),
+  stream: placedByDecision,
   refusals: notFound,
   inline: ({ sinks }, command) => sinks.paused(command.sinkId, false),
 };
@@ -184,6 +191,7 @@ export const deleteSinkDecider: LockedDecider<
 > = {
   load: ({ sinks }, command) => sinks.lockedSink(command.sinkId),
   decide: (command, sink) => decideDeleteSink(command, sink),
+  stream: placedByDecision,
   refusals: notFound,
   inline: ({ sinks }, command) => sinks.deleted(command.sinkId),
 };

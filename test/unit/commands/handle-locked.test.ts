@@ -34,6 +34,7 @@ const turnOn: LockedDecider<{ id: string }, boolean | undefined, 'no_switch', Pl
       where,
     );
   },
+  stream: (_command, where) => where,
   refusals: { no_switch: ({ id }) => new NotFoundError(`no ${id}`) },
   inline: async (writes, { id }) => void writes.rows.set(id, true),
 };

@@ -22,7 +22,16 @@ export const LAYERS = {
   projections: ['audit-trail', 'event-store', 'db', 'domain', 'errors'],
   observability: ['projections', 'event-store', 'db', 'domain'],
   delivery: ['audit-trail', 'event-store', 'crypto', 'db', 'domain', 'errors'],
-  commands: ['domain', 'event-store', 'projections', 'crypto', 'limits', 'db', 'errors'],
+  commands: [
+    'delivery',
+    'domain',
+    'event-store',
+    'projections',
+    'crypto',
+    'limits',
+    'db',
+    'errors',
+  ],
   http: [
     'delivery',
     'commands',

@@ -8,6 +8,7 @@ import { createAccessRefusals } from '../commands/access-refusal/record.js';
 import { ensureFirstSigningKey } from '../commands/signing-key/change-keys.js';
 import { randomIds, systemClock } from '../domain/ports.js';
 import { createEventStore, type AppendListener } from '../event-store/event-store.js';
+import { postgresSinkWrites } from '../delivery/sink-writes.js';
 import { workerPeers } from '../limits/cluster-peers.js';
 import { postgresPeers } from '../limits/postgres-peers.js';
 import { createLimits } from '../limits/limits.js';
@@ -42,7 +43,7 @@ export async function createCommandContext(
   const clock = options.clock ?? systemClock;
   const ids = options.ids ?? randomIds;
   const events = createEventStore(database.db, {
-    writes: postgresInlineWrites,
+    writes: (trx) => ({ ...postgresInlineWrites(trx), sinks: postgresSinkWrites(trx) }),
     listeners: options.listeners,
     failed: options.failed,
     batching: {

@@ -3,6 +3,7 @@ import type { KeyActor } from '../commands/signing-key/actor.js';
 import type { DatabaseHandle } from '../db/database.js';
 import { createEventStore, type EventStore } from '../event-store/event-store.js';
 import { createAppendNotifier } from '../event-store/notify.js';
+import { postgresInlineWrites, type InlineWrites } from '../projections/inline-writes.js';
 
 /** Who runs a command-line change, as recorded in its events: the OS user on this host. */
 export function operatorActor(): KeyActor {
@@ -14,12 +15,15 @@ export function operatorActor(): KeyActor {
  * its events wake the projector like any other. Close it before exiting (a NOTIFY may be due).
  */
 export function operatorEventStore(database: DatabaseHandle): {
-  readonly events: EventStore;
+  readonly events: EventStore<InlineWrites>;
   close(): Promise<void>;
 } {
   const notifier = createAppendNotifier(database.pool);
   return {
-    events: createEventStore(database.db, { listeners: [() => notifier.appended()] }),
+    events: createEventStore(database.db, {
+      writes: postgresInlineWrites,
+      listeners: [() => notifier.appended()],
+    }),
     close: () => notifier.close(),
   };
 }

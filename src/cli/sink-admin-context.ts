@@ -1,6 +1,6 @@
 import type { CommandContext } from '../commands/context.js';
 import type { Config } from '../config/config.js';
-import type { SinkAdminContext } from '../delivery/sink-admin.js';
+import type { SinkAdminContext } from '../commands/sink/admin.js';
 import type { TargetRules } from '../delivery/target-rules.js';
 
 /**

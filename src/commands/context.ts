@@ -15,11 +15,15 @@ import type { IdempotentResponse } from '../projections/idempotent-responses.js'
 import type { UsedOnce } from '../projections/used-once-ids.js';
 import type { KeyEncryptionKey } from '../crypto/key-encryption.js';
 import type { SpaceSigning } from './signing-key/space-signing.js';
+import type { WithSinkWrites } from '../delivery/sink-writes.js';
+
+/** What the commands' appends and transactions are handed: the inline writes and the sinks'. */
+export type CommandWrites = InlineWrites & WithSinkWrites;
 
 /** Everything a command handler may use. Built once at start-up (src/cli/api-server.ts). */
 export interface CommandContext {
   /** The only way a command writes: appends that announce themselves (NOTIFY, metrics). */
-  readonly events: EventStore<InlineWrites>;
+  readonly events: EventStore<CommandWrites>;
   /** The credentials read model, cached for at most CREDENTIAL_CACHE_TTL_MS. */
   readonly credentials: CredentialLookup;
   /** Revoked token ids, refreshed every REVOCATION_REFRESH_MS. */

@@ -71,8 +71,9 @@ export function createEventBudget(options: {
       tags: [...window.tags],
     });
     if (!summary) return false;
-    await options.events.appendNewStream({
+    await options.events.append({
       spaceId: summary.spaceId,
+      expectedVersion: 'no_stream',
       streamId: summary.streamId,
       events: [summary.event],
     });
@@ -146,7 +147,12 @@ export function createEventBudget(options: {
       const decision = decideBudgetedRecording(window, options.perMinute, event);
       if (decision.ok) {
         window.appended += 1;
-        await options.events.appendNewStream({ spaceId, streamId, events: decision.events });
+        await options.events.append({
+          spaceId,
+          streamId,
+          expectedVersion: 'no_stream',
+          events: decision.events,
+        });
       } else {
         add(window, count);
       }

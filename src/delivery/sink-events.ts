@@ -5,7 +5,7 @@ import { uuidv7 } from '../domain/ports.js';
 import { decidePauseSink, decideResumeSink } from '../domain/sink/decide.js';
 import { createEventStore } from '../event-store/event-store.js';
 import type { AppendListener } from '../event-store/event-store.js';
-import { readSink, writeSinkPaused } from './sinks.js';
+import { postgresSinkWrites } from './sink-writes.js';
 
 /** The deliverer as the actor of the events it records (a sink paused, or answering again). */
 export const DELIVERER_ACTOR = `deliverer:${hostname()}`;
@@ -16,7 +16,10 @@ export const DELIVERER_ACTOR = `deliverer:${hostname()}`;
  * admin's resume and the deliverer's pause never cross unrecorded.
  */
 export function delivererEvents(db: Kysely<Database>, listeners: readonly AppendListener[] = []) {
-  const store = createEventStore(db, { listeners });
+  const store = createEventStore(db, {
+    writes: (trx) => ({ sinks: postgresSinkWrites(trx) }),
+    listeners,
+  });
   const metadata = (eventId: string) => ({
     actor: DELIVERER_ACTOR,
     request_id: eventId,
@@ -26,30 +29,30 @@ export function delivererEvents(db: Kysely<Database>, listeners: readonly Append
   return {
     /** Pauses a failing sink; false when it was paused already (or is gone). */
     pause: (sinkId: string, attempts: number, lastError: string | null) =>
-      store.transact(async (tx) => {
+      store.transact(async ({ writes: { sinks }, append }) => {
         const eventId = uuidv7();
-        const state = await readSink(tx.db, sinkId, { forUpdate: true });
+        const state = await sinks.lockedSink(sinkId);
         const decision = decidePauseSink(
           { eventId, metadata: metadata(eventId), reason: 'failing', attempts, lastError },
           state,
         );
         if (!decision.ok || decision.events.length === 0) return false;
-        await tx.appendNewStream({ ...decision.facts, events: decision.events });
-        await writeSinkPaused(tx.db, sinkId, { reason: 'failing' });
+        await append({ ...decision.facts, events: decision.events });
+        await sinks.paused(sinkId, { reason: 'failing' });
         return true;
       }),
     /** Resumes a paused sink that answered its probe; false when it was not paused. */
     resume: (sinkId: string) =>
-      store.transact(async (tx) => {
+      store.transact(async ({ writes: { sinks }, append }) => {
         const eventId = uuidv7();
-        const state = await readSink(tx.db, sinkId, { forUpdate: true });
+        const state = await sinks.lockedSink(sinkId);
         const decision = decideResumeSink(
           { eventId, metadata: metadata(eventId), reason: 'answering' },
           state,
         );
         if (!decision.ok || decision.events.length === 0) return false;
-        await tx.appendNewStream({ ...decision.facts, events: decision.events });
-        await writeSinkPaused(tx.db, sinkId, false);
+        await append({ ...decision.facts, events: decision.events });
+        await sinks.paused(sinkId, false);
         return true;
       }),
   };

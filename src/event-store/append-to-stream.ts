@@ -45,8 +45,8 @@ export type AppendResult =
  * returns the stored originals instead of duplicating them.
  *
  * A brand-new stream with nothing inline is one INSERT without the check: its id must be fresh
- * by construction (it names a new random id: a token's jti, an event id), as every caller of
- * `appendNewStream` does.
+ * by construction (it names a new random id: a token's jti, an event id), as every new stream
+ * appended without `inline` does.
  */
 export async function appendToStream(
   db: Kysely<Database>,

@@ -22,23 +22,29 @@ export type InlineProjection<Writes> = (
  * projection is handed; the store knows nothing of read models itself.
  */
 export interface EventStore<Writes = unknown> {
-  /** Optimistic append to one stream; `inline` projections commit in the same transaction. */
-  append(input: AppendInput, inline?: InlineProjection<Writes>): Promise<AppendResult>;
-  /** A brand-new stream (an issued token, a failure): group-committed with its neighbours. */
-  appendNewStream(input: Omit<AppendInput, 'expectedVersion'>): Promise<AppendResult>;
   /**
-   * One transaction for a decision that reads state under a lock and appends to several new
-   * streams (the signing keys): every append is announced once the transaction committed.
+   * The one append: to one stream at the version expected, `inline` projections in the same
+   * transaction. A brand-new stream with nothing inline (an issued token, a failure) is
+   * group-committed with its neighbours.
    */
-  transact<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T>;
+  append(input: AppendInput, inline?: InlineProjection<Writes>): Promise<AppendResult>;
+  /**
+   * One transaction for a decision that reads state under a lock through `Writes` and appends to
+   * several new streams (the signing keys, the sinks): every append is announced once the
+   * transaction committed.
+   */
+  transact<T>(work: (tx: StoreTransaction<Writes>) => Promise<T>): Promise<T>;
   /** Appends waiting for a group commit. */
   queued(): number;
 }
 
-/** Inside {@link EventStore.transact}: the transaction, and appends of brand-new streams to it. */
-export interface StoreTransaction {
-  readonly db: Transaction<Database>;
-  appendNewStream(input: Omit<AppendInput, 'expectedVersion'>): Promise<readonly RecordedEvent[]>;
+/**
+ * Inside {@link EventStore.transact}: the store's read-model reads and writes in the transaction
+ * (never the transaction itself), and appends of brand-new streams to it.
+ */
+export interface StoreTransaction<Writes = unknown> {
+  readonly writes: Writes;
+  append(input: Omit<AppendInput, 'expectedVersion'>): Promise<readonly RecordedEvent[]>;
 }
 
 /**
@@ -63,35 +69,40 @@ export function createEventStore<Writes = unknown>(
     }
     return result;
   };
+  const writesOf = (trx: Transaction<Database>): Writes => {
+    if (!options.writes) throw new Error('createEventStore: this store was made without `writes`');
+    return options.writes(trx);
+  };
   const fail = (error: unknown): never => {
     options.failed?.(error);
     throw error;
   };
   return {
     append: (input, inline) => {
-      const { writes } = options;
-      if (inline && !writes) throw new Error('createEventStore: inline projections need `writes`');
+      if (input.expectedVersion === 'no_stream' && !inline) {
+        return batched.append(input).then(announce, fail);
+      }
       return appendToStream(
         db,
         input,
-        inline && ((trx, events) => inline(writes!(trx), events)),
+        inline && ((trx, events) => inline(writesOf(trx), events)),
       ).then(announce, fail);
     },
-    appendNewStream: (input) =>
-      batched.append({ ...input, expectedVersion: 'no_stream' }).then(announce, fail),
     transact: async (work) => {
       const appended: RecordedEvent[] = [];
       const result = await db
         .transaction()
         .execute((trx) =>
           work({
-            db: trx,
-            appendNewStream: async (input) => {
+            get writes() {
+              return writesOf(trx);
+            },
+            append: async (input) => {
               const { events, duplicates } = await insertEvents(
                 trx,
                 streamRows(input.spaceId, input.streamId, input.events, 0),
               );
-              if (duplicates.length > 0) throw new Error('appendNewStream: event id already used');
+              if (duplicates.length > 0) throw new Error('transact: event id already used');
               appended.push(...events);
               return events;
             },

@@ -7,6 +7,7 @@ import { ConflictError } from '../errors/errors.js';
 import { writeCredential } from './credentials.js';
 import { writeIdempotentResponse, type IdempotentResponse } from './idempotent-responses.js';
 import { writeTokenRevocation } from './token-revocations.js';
+import { postgresKeyRingWrites, type KeyRingWrites } from './key-ring-writes.js';
 
 /**
  * The read-model writes a command makes in its append's transaction (they commit with the events
@@ -23,6 +24,8 @@ export interface InlineWrites {
    * concurrent request kept one for that key first.
    */
   idempotentResponse(response: IdempotentResponse): Promise<void>;
+  /** The signing keys' rows, read and written under the key-ring lock. */
+  readonly keyRing: KeyRingWrites;
 }
 
 /** The inline writes through one Postgres transaction. */
@@ -35,5 +38,6 @@ export function postgresInlineWrites(trx: Transaction<Database>): InlineWrites {
         if (!isUniqueViolation(error, 'idempotent_responses_pkey')) throw error;
         throw new ConflictError('another request with this Idempotency-Key was answered first');
       }),
+    keyRing: postgresKeyRingWrites(trx),
   };
 }

@@ -3,7 +3,7 @@ import net, { type AddressInfo } from 'node:net';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sinkAdminContext, sinkTargetRules } from '../../src/cli/sink-admin-context.js';
-import { createSink } from '../../src/delivery/sink-admin.js';
+import { createSink } from '../../src/commands/sink/admin.js';
 import { sinkRoutes } from '../../src/http/routes/sinks.js';
 import type { SinkTarget } from '../../src/domain/events.js';
 import { InvalidRequestError } from '../../src/errors/errors.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEventStore, type EventStore } from '../../src/event-store/event-store.js';
-import { postgresInlineWrites } from '../../src/projections/inline-writes.js';
+import { postgresInlineWrites, type InlineWrites } from '../../src/projections/inline-writes.js';
 import { rotateDueSigningKeys } from '../../src/commands/signing-key/scheduled-rotation.js';
 import {
   enableSpaceKeys,
@@ -22,7 +22,7 @@ const SPACE = 'space-scheduled';
 const policy = { signingLifetimeSeconds: 3600, publishAheadSeconds: 600, retireAfterSeconds: 900 };
 const settings = { shared: policy, spaces: policy };
 let database: TestDatabase;
-let replicas: EventStore[];
+let replicas: EventStore<InlineWrites>[];
 let closeSecond: () => Promise<void>;
 const kek = keyEncryptionKey(randomBytes(32));
 let startedAt: number;

@@ -1,5 +1,5 @@
 import type { AppendInput, AppendResult } from '../../src/event-store/append-to-stream.js';
-import type { EventStore, StoreTransaction } from '../../src/event-store/event-store.js';
+import type { EventStore } from '../../src/event-store/event-store.js';
 import type { RecordedEvent } from '../../src/event-store/types.js';
 import type { Credential } from '../../src/domain/credential/state.js';
 import type { Token } from '../../src/domain/token/state.js';
@@ -92,23 +92,27 @@ export function createInMemoryEventStore(now: () => number = Date.now): InMemory
 
   const store: EventStore<InlineWrites> = {
     append,
-    appendNewStream: (input) => append({ ...input, expectedVersion: 'no_stream' }),
     transact: (work) =>
       work({
-        get db(): StoreTransaction['db'] {
-          throw new Error(
-            'the in-memory store runs no SQL: handlers that read under a transaction (the signing keys) are tested on Postgres (test/integration)',
-          );
+        get writes(): InlineWrites {
+          return noSql('transactions');
         },
-        appendNewStream: async (input) => {
+        append: async (input) => {
           const result = await append({ ...input, expectedVersion: 'no_stream' });
-          if (!result.ok || result.duplicate) throw new Error('appendNewStream: stream exists');
+          if (!result.ok || result.duplicate) throw new Error('transact: stream exists');
           return result.events;
         },
       }),
     queued: () => 0,
   };
   return { store, log, models };
+}
+
+/** What the in-memory store cannot do: read under a transaction, as Postgres does. */
+function noSql(what: string): never {
+  throw new Error(
+    `the in-memory store runs no SQL (${what}): handlers that read under a transaction (the signing keys, the sinks) are tested on Postgres (test/integration)`,
+  );
 }
 
 /** Inline writes collected to be applied when the whole append succeeds. */
@@ -127,6 +131,9 @@ function stagedWrites(models: MemoryReadModels, staged: Array<() => void>): Inli
         throw new ConflictError('another request with this Idempotency-Key was answered first');
       }
       staged.push(() => models.idempotentResponses.set(key, response));
+    },
+    get keyRing(): InlineWrites['keyRing'] {
+      return noSql('the key ring');
     },
   };
 }

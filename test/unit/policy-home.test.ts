@@ -68,8 +68,8 @@ const NOT_DECISIONS: ReadonlyArray<{ file: string; line: string; why: string }> 
     why: "shapes the answer (a public token's customer fields); the token was judged active above",
   },
   {
-    file: 'commands/token/revoke.ts',
-    line: 'revokedAt: (await ctx.revocations.isRevoked(claims.jti)) ? 0 : null,',
+    file: 'commands/token/revoke-decider.ts',
+    line: 'revokedAt: (await ports.revocations.isRevoked(claims.jti)) ? 0 : null,',
     why: 'loads the state decideRevokeToken judges (revoking a revoked token records nothing)',
   },
   {

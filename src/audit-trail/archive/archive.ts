@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { decideArchive } from '../../domain/archive/decide.js';
-import { insertEvents, streamRows } from '../../event-store/insert-events.js';
+import { createEventStore } from '../../event-store/event-store.js';
+import { postgresArchiveWrites } from './archive-writes.js';
 import { writeArchiveFile, writeManifest, type WrittenArchiveFile } from './archive-files.js';
 import { readArchiveFile, type ArchiveFile } from '../archive-folder.js';
-import { recordArchiveIndex } from './archive-index.js';
 import { BEGINNING } from '../prove/archived-ranges.js';
 import { exportSpaceTree } from '../prove/export-tree.js';
 import { checkTreeExport } from '../check/tree-export.js';
@@ -132,45 +132,16 @@ async function archivePartition(
       detail: decision.refusal,
     };
   }
-  const position = await db.transaction().execute(async (trx) => {
-    // Dropping a partition locks the whole log for a moment: never queue appends behind a wait.
-    await sql`SET LOCAL lock_timeout = '3s'`.execute(trx);
-    const { events } = await insertEvents(
-      trx,
-      streamRows(decision.facts.spaceId, decision.facts.streamId, decision.events, 0),
-    );
-    // A partition that held no events has no files: it is recorded and dropped all the same.
-    if (files.length > 0) {
-      await trx
-        .insertInto('archived_ranges')
-        .values(
-          files.map((file) => ({
-            space_id: file.space_id,
-            partition_name: name,
-            starts_at: from,
-            ends_at: partition.ends_at,
-            first_sequence: file.first_sequence,
-            last_sequence: file.last_sequence,
-            event_count: file.events,
-            file: file.file,
-            sha256: file.sha256,
-          })),
-        )
-        .execute();
-    }
-    for (const { entry, blocks, keys } of written) {
-      await recordArchiveIndex(trx, {
-        partition: name,
-        spaceId: entry.space_id,
-        file: entry.file,
-        blocks,
-        keys,
-      });
-    }
-    await trx.deleteFrom('event_partitions').where('partition_name', '=', name).execute();
-    await sql`DROP TABLE ${table}`.execute(trx);
-    return events[0]!.globalPosition;
-  });
+  const archive = { partition: name, startsAt: from, endsAt: partition.ends_at, files, written };
+  const appended = await createEventStore(db, {
+    writes: postgresArchiveWrites,
+    listeners: [],
+  }).append(
+    { ...decision.facts, expectedVersion: 'no_stream', events: decision.events },
+    (writes) => writes.archived(archive),
+  );
+  if (!appended.ok) throw new Error(`archive of ${name}: its event's new stream exists`);
+  const position = appended.events[0]!.globalPosition;
   return { partition: name, archived: true, events: total, files, position };
 }
 

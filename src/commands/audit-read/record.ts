@@ -1,21 +1,26 @@
 import { decideRecordAuditRead } from '../../domain/audit-read/decide.js';
 import { streams, type EventData, type EventMetadata } from '../../domain/events.js';
 import type { CommandContext } from '../context.js';
+import { handle } from '../handle.js';
+import { recordingDecider } from '../recording.js';
+
+/** An audit read to record, with the id its event gets (and its stream is named by). */
+interface AuditRead {
+  readonly eventId: string;
+  readonly spaceId: string;
+  readonly read: EventData<'audit-log-read'>;
+  readonly metadata: EventMetadata;
+}
+
+const auditReads = recordingDecider<AuditRead>({
+  stream: (command) => ({ spaceId: command.spaceId, streamId: streams.auditRead(command.eventId) }),
+  decide: decideRecordAuditRead,
+});
 
 /** Records that someone read the audit log of a space: who, what they asked, what they got. */
 export async function recordAuditRead(
-  ctx: CommandContext,
-  command: {
-    readonly spaceId: string;
-    readonly read: EventData<'audit-log-read'>;
-    readonly metadata: EventMetadata;
-  },
+  ctx: Pick<CommandContext, 'events' | 'ids'>,
+  command: Omit<AuditRead, 'eventId'>,
 ): Promise<void> {
-  const eventId = ctx.ids.eventId();
-  const { events } = decideRecordAuditRead({ ...command, eventId });
-  await ctx.events.appendNewStream({
-    spaceId: command.spaceId,
-    streamId: streams.auditRead(eventId),
-    events,
-  });
+  await handle(ctx.events, auditReads, { ...command, eventId: ctx.ids.eventId() });
 }

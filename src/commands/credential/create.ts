@@ -1,9 +1,8 @@
-import { decideCreateCredential } from '../../domain/credential/decide.js';
 import type { ClientJwks, EventMetadata } from '../../domain/events.js';
 import { generateClientId, generateClientSecret } from '../../crypto/secrets.js';
 import type { CommandContext } from '../context.js';
-import { appendToCredential } from './append.js';
-import { overSpaceCeiling, unknownScope } from './change.js';
+import { handle } from '../handle.js';
+import { createCredentialDecider, type CredentialPorts } from './deciders.js';
 
 /** The new credential, with its secret: the only time the secret is ever available. */
 export interface CreatedCredential {
@@ -20,7 +19,7 @@ export interface CreatedCredential {
 
 /** Creates a client credential in a space: credential-created, with its read-model row. */
 export async function createCredential(
-  ctx: CommandContext,
+  ctx: CredentialPorts & Pick<CommandContext, 'events' | 'hasher'>,
   command: {
     readonly spaceId: string;
     readonly name: string;
@@ -39,33 +38,18 @@ export async function createCredential(
 ): Promise<CreatedCredential> {
   const clientId = generateClientId();
   const clientSecret = command.jwks ? null : generateClientSecret();
-  const decision = decideCreateCredential({
+  const { state: created } = await handle(ctx.events, createCredentialDecider(ctx), {
     ...command,
-    eventId: ctx.ids.eventId(),
     clientId,
     ...(clientSecret ? { secretHash: ctx.hasher.hash(clientSecret).toString('base64url') } : {}),
-    spaceCeiling: ctx.spaceRateLimitPerMinute,
-    catalog: ctx.scopeCatalog,
   });
-  if (!decision.ok) {
-    throw decision.refusal === 'invalid_scope'
-      ? unknownScope(decision.detail)
-      : overSpaceCeiling(ctx);
-  }
-  const { events } = decision;
-  const created = await appendToCredential(
-    ctx,
-    { spaceId: command.spaceId, clientId },
-    undefined,
-    events,
-  );
   return {
     clientId,
     clientSecret,
     spaceId: command.spaceId,
     name: command.name,
     description: command.description,
-    createdAt: new Date(created.createdAt),
-    scopes: created.scopes ?? [],
+    createdAt: new Date(created!.createdAt),
+    scopes: created!.scopes ?? [],
   };
 }

@@ -7,6 +7,8 @@ import type { CommandContext } from '../context.js';
 import { decideRecordSecretReplay } from '../../domain/credential/decide.js';
 import { streams, type EventMetadata } from '../../domain/events.js';
 import { msOf } from '../../domain/times.js';
+import { handle } from '../handle.js';
+import { recordingDecider } from '../recording.js';
 
 /** What a rotation answers; kept sealed so a retry with the same key gets it again. */
 export interface RotatedSecret {
@@ -49,6 +51,17 @@ export function rotationKey(
   };
 }
 
+/** A kept answer shown again: recorded in a stream of its own. */
+const secretReplays = recordingDecider<
+  Parameters<typeof decideRecordSecretReplay>[0] & { readonly spaceId: string }
+>({
+  stream: (command) => ({
+    spaceId: command.spaceId,
+    streamId: streams.secretReplay(command.eventId),
+  }),
+  decide: decideRecordSecretReplay,
+});
+
 const binding = (key: IdempotencyKey) => `idempotent-response:${key.spaceId}:${key.keyHash}`;
 
 /**
@@ -58,7 +71,7 @@ const binding = (key: IdempotencyKey) => `idempotent-response:${key.spaceId}:${k
  * response can no longer be opened.
  */
 export async function keptRotation(
-  ctx: CommandContext,
+  ctx: Pick<CommandContext, 'idempotentResponses' | 'kek' | 'ids' | 'events'>,
   key: IdempotencyKey,
   replay: {
     readonly clientId: string;
@@ -81,16 +94,11 @@ export async function keptRotation(
     );
   }
   const response = keptSchema.parse(JSON.parse(opened));
-  const eventId = ctx.ids.eventId();
-  const { events } = decideRecordSecretReplay({
+  await handle(ctx.events, secretReplays, {
     ...replay,
-    eventId,
-    idempotencyKeyHash: key.keyHash,
-  });
-  await ctx.events.appendNewStream({
     spaceId: key.spaceId,
-    streamId: streams.secretReplay(eventId),
-    events,
+    eventId: ctx.ids.eventId(),
+    idempotencyKeyHash: key.keyHash,
   });
   return {
     clientSecret: response.client_secret,
@@ -100,7 +108,7 @@ export async function keptRotation(
 
 /** The row that keeps `response` for retries, sealed under the KEK and bound to its key. */
 export function rotationToKeep(
-  ctx: CommandContext,
+  ctx: Pick<CommandContext, 'kek' | 'clock' | 'idempotentResponses'>,
   key: IdempotencyKey,
   response: RotatedSecret,
 ): IdempotentResponse {

@@ -1,31 +1,24 @@
-import { sql } from 'kysely';
-import { ADVISORY_LOCK } from '../../db/advisory-locks.js';
-import { uuidv7 } from '../../domain/ports.js';
-import { streams, SYSTEM_SPACE, parseRecorded } from '../../domain/events.js';
 import {
   decideFirstKey,
   decideRetireKey,
   decideRotateKey,
   type KeyCommand,
 } from '../../domain/signing-key/decide.js';
-import { evolveKeyRing, type SigningKeyEvent } from '../../domain/signing-key/evolve.js';
 import type { KeyRing } from '../../domain/signing-key/state.js';
-import type { EventStore, StoreTransaction } from '../../event-store/event-store.js';
-import { loadKeyRing, ringOfKey, writeKeyRing } from '../../projections/signing-keys.js';
+import type { KeyRingStore } from './key-ring-store.js';
 import type { KeyEncryptionKey } from '../../crypto/key-encryption.js';
 import type { GeneratedSigningKey } from '../../crypto/token-signer.js';
-import { ACCESS_TOKEN_ALG } from '../../crypto/algorithms.js';
+import { handleLocked } from '../handle.js';
+import { KeyNeeded, ringDecider, type RingDecision } from './ring-decider.js';
 import { sealKeysInTheClear } from './reseal.js';
 import { SERVICE_ACTOR, type KeyActor } from './actor.js';
 import { discardUnrecorded, makerOf, type KeyMaker, type KeyMakerOf } from './key-maker.js';
 
 /**
- * Runs one signing-key decision: under the key-ring lock, read the ring, decide, append each event
- * as its own stream (a key's generation and retirement may be recorded by different processes, and
- * neither needs the other's position), and write the ring `evolve` makes of them, all in one
- * transaction. `spaceId` names a space's own ring (its events go to that space's log), null the
- * shared one. One lock for every ring: key changes are rare, and a ring's decision then never
- * races another's.
+ * Runs one signing-key decision through {@link handleLocked} on the ring ({@link ringDecider}):
+ * under the key-ring lock, read the ring, decide, append each event as its own stream and write
+ * the ring `evolve` makes of them, all in one transaction. One lock for every ring: key changes
+ * are rare, and a ring's decision then never races another's.
  *
  * A key is made only when the decision adds one, and outside the transaction (which then waits on
  * no HSM): decided without one first, the decision is taken again with the new key. A key made
@@ -34,18 +27,27 @@ import { discardUnrecorded, makerOf, type KeyMaker, type KeyMakerOf } from './ke
  * that needs nothing (a space already enabled, a start, a rotation not due) never reaches the HSM.
  */
 export async function changeKeys<Result>(
-  events: EventStore,
+  events: KeyRingStore,
   keyMaker: KeyMaker,
   actor: KeyActor,
-  decide: (command: KeyCommand, ring: KeyRing) => { events: KeyEventList; result: Result },
+  decide: RingDecision<Result>,
   spaceId: string | null = null,
 ): Promise<Result> {
   const maker = makerOf(keyMaker);
   let material: GeneratedSigningKey | undefined;
   try {
     for (;;) {
-      const outcome = await decideOnRing(events, actor, decide, spaceId, material);
-      if (outcome.needsKey) {
+      const outcome = await handleLocked(
+        events,
+        ringDecider(decide, spaceId, material),
+        actor,
+        async (_writes, done) => done.facts,
+      ).catch((error: unknown) => {
+        // Nothing written: the transaction ended, the key is made outside it, the ring read again.
+        if (error instanceof KeyNeeded) return undefined;
+        throw error;
+      });
+      if (!outcome) {
         // Only a first pass (no key at hand) asks for one.
         material = await maker.generate();
         continue;
@@ -59,77 +61,12 @@ export async function changeKeys<Result>(
   }
 }
 
-// Names the key a decision would add before one is made: never recorded (a decision that adds a
-// key is taken again with the real one).
-const NO_KEY_YET = { kid: 'not-yet-generated', alg: ACCESS_TOKEN_ALG };
-
-async function decideOnRing<Result>(
-  events: EventStore,
-  actor: KeyActor,
-  decide: (command: KeyCommand, ring: KeyRing) => { events: KeyEventList; result: Result },
-  spaceId: string | null,
-  material: GeneratedSigningKey | undefined,
-): Promise<
-  | { readonly needsKey: true }
-  | { readonly needsKey: false; readonly usedKey: boolean; readonly result: Result }
-> {
-  return events.transact(async (tx) => {
-    await sql`SELECT pg_advisory_xact_lock(${ADVISORY_LOCK.signingKeys})`.execute(tx.db);
-    const before = await loadKeyRing(tx.db, spaceId);
-    const command: KeyCommand = {
-      ...actor,
-      now: Date.now(),
-      newKey: material ? { kid: material.kid, alg: material.alg } : NO_KEY_YET,
-      newEventId: () => uuidv7(),
-      ...(spaceId === null ? {} : { spaceId }),
-    };
-    const decided = decide(command, before);
-    const usedKey = decided.events.some((event) => event.type === 'signing-key-generated');
-    // Nothing written: the transaction ends, the key is made outside it, the ring read again.
-    if (usedKey && !material) return { needsKey: true } as const;
-    const after = await appendKeyEvents(tx, before, decided.events, spaceId ?? SYSTEM_SPACE);
-    await writeKeyRing(
-      tx.db,
-      before,
-      after,
-      material && {
-        kid: material.kid,
-        publicJwk: material.publicJwk,
-        // Sealed under the KEK, or (PKCS#11) which token holds it: never key material in the clear.
-        privateJwk: material.stored,
-      },
-      spaceId,
-    );
-    return { needsKey: false, usedKey, result: decided.result } as const;
-  });
-}
-
-type KeyEventList = ReturnType<typeof decideFirstKey>['events'];
-
-async function appendKeyEvents(
-  tx: StoreTransaction,
-  ring: KeyRing,
-  decided: KeyEventList,
-  logSpace: string,
-): Promise<KeyRing> {
-  let after = ring;
-  for (const event of decided) {
-    const [recorded] = await tx.appendNewStream({
-      spaceId: logSpace,
-      streamId: `${streams.signingKey(event.data.kid)}-${event.eventId}`,
-      events: [event],
-    });
-    after = evolveKeyRing(after, parseRecorded<SigningKeyEvent['type']>(recorded!));
-  }
-  return after;
-}
-
 /**
  * At every API process's start: seals any private key still stored in the clear, then generates
  * the first signing key, signing at once, unless one is published.
  */
 export async function ensureFirstSigningKey(
-  events: EventStore,
+  events: KeyRingStore,
   kek: KeyEncryptionKey,
   keyMaker: KeyMaker = kek,
 ): Promise<void> {
@@ -145,7 +82,7 @@ export async function ensureFirstSigningKey(
  * now; the keys it replaces leave the JWKS `retireAfterSeconds` after that. Returns the new key.
  */
 export async function rotateSigningKey(
-  events: EventStore,
+  events: KeyRingStore,
   options: {
     readonly kek: KeyEncryptionKey;
     /** Makes the new key (SIGNING_BACKEND); a local key sealed under `kek` when absent. */
@@ -185,12 +122,12 @@ export async function rotateSigningKey(
  * space's key is retired in that space's ring alone: no other space's keys change.
  */
 export async function retireSigningKey(
-  events: EventStore,
+  events: KeyRingStore,
   kid: string,
   actor: KeyActor,
   keyMaker: KeyMaker,
 ): Promise<{ readonly retired: boolean; readonly replacement?: string }> {
-  const ring = await events.transact((tx) => ringOfKey(tx.db, kid));
+  const ring = await events.transact((tx) => tx.writes.keyRing.ringOfKey(kid));
   if (!ring) return { retired: false };
   return changeKeys<{ retired: boolean; replacement?: string }>(
     events,
@@ -215,7 +152,7 @@ export async function retireSigningKey(
  * `space_keys_enabled` in the space's own log, naming who. Nothing when the space has keys.
  */
 export async function enableSpaceKeys(
-  events: EventStore,
+  events: KeyRingStore,
   spaceId: string,
   actor: KeyActor,
   keyMaker: KeyMaker,

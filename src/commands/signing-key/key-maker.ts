@@ -1,8 +1,7 @@
-import type { EventStore } from '../../event-store/event-store.js';
+import type { KeyRingStore } from './key-ring-store.js';
 import { generateSealedSigningKey } from '../../crypto/local-signer.js';
 import type { KeyEncryptionKey } from '../../crypto/key-encryption.js';
 import type { TokenSigner } from '../../crypto/token-signer.js';
-import { ringOfKey } from '../../projections/signing-keys.js';
 
 /**
  * What makes a new key: the configured signer (SIGNING_BACKEND), or, given only the KEK, a local
@@ -25,12 +24,12 @@ export function makerOf(keyMaker: KeyMaker): KeyMakerOf {
  * destroyed recorded key would stop its ring signing.
  */
 export async function discardUnrecorded(
-  events: EventStore,
+  events: KeyRingStore,
   maker: KeyMakerOf,
   kid: string,
 ): Promise<void> {
   try {
-    const recorded = await events.transact((tx) => ringOfKey(tx.db, kid));
+    const recorded = await events.transact((tx) => tx.writes.keyRing.ringOfKey(kid));
     if (!recorded) await maker.discard(kid);
   } catch {
     // The change's own error is the one to report.

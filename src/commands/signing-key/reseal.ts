@@ -1,10 +1,9 @@
-import { sql } from 'kysely';
-import { ADVISORY_LOCK } from '../../db/advisory-locks.js';
 import { streams, SYSTEM_SPACE } from '../../domain/events.js';
 import { uuidv7 } from '../../domain/ports.js';
 import { decideReseal } from '../../domain/signing-key/decide.js';
-import type { EventStore } from '../../event-store/event-store.js';
-import { loadStoredPrivateKeys, writeSealedPrivateKeys } from '../../projections/signing-keys.js';
+import type { KeyRingWrites } from '../../projections/key-ring-writes.js';
+import { handleLocked, type LockedDecider } from '../handle.js';
+import type { KeyRingStore } from './key-ring-store.js';
 import {
   isSealed,
   rewrapPrivateKey,
@@ -20,30 +19,44 @@ import type { KeyActor } from './actor.js';
  * that `reseal` returns a sealed form for. Returns the key ids resealed.
  */
 async function reseal(
-  events: EventStore,
+  events: KeyRingStore,
   actor: KeyActor,
   kek: KeyEncryptionKey,
   reason: 'sealed' | 'rewrapped',
   resealed: (kid: string, stored: unknown) => SealedPrivateKey | undefined,
 ): Promise<readonly string[]> {
-  return events.transact(async (tx) => {
-    await sql`SELECT pg_advisory_xact_lock(${ADVISORY_LOCK.signingKeys})`.execute(tx.db);
-    const changed = (await loadStoredPrivateKeys(tx.db)).flatMap(({ kid, stored }) => {
-      const sealed = resealed(kid, stored);
-      return sealed ? [{ kid, sealed }] : [];
-    });
-    const kids = changed.map((key) => key.kid);
-    const eventId = uuidv7();
-    for (const event of decideReseal({ ...actor, eventId, kek: kek.id, reason, kids }).events) {
-      await tx.appendNewStream({
-        spaceId: SYSTEM_SPACE,
-        streamId: `${streams.signingKey('ring')}-${event.eventId}`,
-        events: [event],
+  const decider: LockedDecider<
+    KeyActor,
+    ReadonlyArray<{ readonly kid: string; readonly sealed: SealedPrivateKey }>,
+    never,
+    undefined,
+    { readonly keyRing: KeyRingWrites }
+  > = {
+    load: async ({ keyRing }) => {
+      await keyRing.lock();
+      return (await keyRing.storedPrivateKeys()).flatMap(({ kid, stored }) => {
+        const sealed = resealed(kid, stored);
+        return sealed ? [{ kid, sealed }] : [];
       });
-    }
-    await writeSealedPrivateKeys(tx.db, changed);
-    return kids;
-  });
+    },
+    decide: (command, changed) =>
+      decideReseal({
+        ...command,
+        eventId: uuidv7(),
+        kek: kek.id,
+        reason,
+        kids: changed.map((key) => key.kid),
+      }),
+    stream: (_command, _facts, event) => ({
+      spaceId: SYSTEM_SPACE,
+      streamId: `${streams.signingKey('ring')}-${event.eventId}`,
+    }),
+    refusals: {},
+    inline: ({ keyRing }, _command, changed) => keyRing.writeSealed(changed),
+  };
+  return handleLocked(events, decider, actor, async (_writes, done) =>
+    done.state.map((key) => key.kid),
+  );
 }
 
 /**
@@ -51,7 +64,7 @@ async function reseal(
  * `kek`: run by every API process at start, so no column keeps a private key in the clear.
  */
 export function sealKeysInTheClear(
-  events: EventStore,
+  events: KeyRingStore,
   kek: KeyEncryptionKey,
   actor: KeyActor,
 ): Promise<readonly string[]> {
@@ -68,7 +81,7 @@ export function sealKeysInTheClear(
  * Keys already under `to` are left alone, so a second run changes and records nothing.
  */
 export function rewrapSigningKeys(
-  events: EventStore,
+  events: KeyRingStore,
   from: KeyEncryptionKey,
   to: KeyEncryptionKey,
   actor: KeyActor,

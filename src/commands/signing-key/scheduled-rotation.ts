@@ -1,9 +1,8 @@
-import type { EventStore } from '../../event-store/event-store.js';
 import { decideScheduledRotation, type RotationPolicy } from '../../domain/signing-key/schedule.js';
 import { msOf } from '../../domain/times.js';
-import { ringsDueBy } from '../../projections/signing-keys.js';
 import { SERVICE_ACTOR } from './actor.js';
 import { changeKeys } from './change-keys.js';
+import type { KeyRingStore } from './key-ring-store.js';
 import type { KeyMaker } from './key-maker.js';
 
 /** The rotation policy of the shared ring and of the spaces' own rings; absent: by hand only. */
@@ -20,7 +19,7 @@ export interface RotationSettings {
  * Returns the rings rotated (null for the shared one).
  */
 export async function rotateDueSigningKeys(
-  events: EventStore,
+  events: KeyRingStore,
   keyMaker: KeyMaker,
   settings: RotationSettings,
   now: number = Date.now(),
@@ -32,7 +31,7 @@ export async function rotateDueSigningKeys(
     ...margins.map((policy) => policy.signingLifetimeSeconds - policy.publishAheadSeconds),
   );
   const candidates = await events.transact((tx) =>
-    ringsDueBy(tx.db, new Date(now - msOf(shortest)), new Date(now)),
+    tx.writes.keyRing.ringsDueBy(new Date(now - msOf(shortest)), new Date(now)),
   );
   const rotated: Array<string | null> = [];
   for (const spaceId of candidates) {
@@ -59,7 +58,7 @@ export async function rotateDueSigningKeys(
  * the next one tries again (the decision is idempotent on the ring's state).
  */
 export function startScheduledRotation(
-  events: EventStore,
+  events: KeyRingStore,
   keyMaker: KeyMaker,
   settings: RotationSettings,
   options: { readonly checkMs: number; readonly failed: (error: unknown) => void },

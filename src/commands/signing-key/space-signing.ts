@@ -1,9 +1,9 @@
 import { spaceIssuer } from '../../crypto/issuer-keys.js';
 import type { SigningKey } from '../../crypto/key-store.js';
 import type { SpaceKeyStore } from '../../crypto/space-keys.js';
-import type { EventStore } from '../../event-store/event-store.js';
 import { SERVICE_ACTOR } from './actor.js';
 import { enableSpaceKeys } from './change-keys.js';
+import type { KeyRingStore } from './key-ring-store.js';
 import type { KeyMaker } from './key-maker.js';
 
 /** What issuance needs of the spaces' own keys: their store, and what makes a space's first key. */
@@ -29,7 +29,7 @@ const making = new Map<string, Promise<void>>();
  * issued nothing.
  */
 export async function signingOfSpace(
-  events: EventStore,
+  events: KeyRingStore,
   spaces: SpaceSigning,
   issuer: string,
   spaceId: string,

@@ -37,8 +37,9 @@ export async function recordIssuedToken(
     ? await signedByRing(ctx, spaces, claims)
     : await signAccessTokenOffThread(ctx.keys.current(), claims);
   const streamId = streams.token(claims.jti);
-  const appended = await ctx.events.appendNewStream({
+  const appended = await ctx.events.append({
     spaceId: claims.space_id,
+    expectedVersion: 'no_stream',
     streamId,
     events: [storedForm(event, streamId)],
   });

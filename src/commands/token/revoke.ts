@@ -1,12 +1,10 @@
 import { tokenInSpace } from '../../domain/policy.js';
 import type { Credential } from '../../domain/credential/state.js';
-import { parseRecorded, streams, type EventMetadata } from '../../domain/events.js';
-import { decideRevokeToken } from '../../domain/token/decide.js';
-import { evolveToken, type TokenEvent } from '../../domain/token/evolve.js';
-import type { Token } from '../../domain/token/state.js';
+import type { EventMetadata } from '../../domain/events.js';
 import type { CommandContext } from '../context.js';
+import { handle } from '../handle.js';
 import { verifiedClaims } from './introspect.js';
-import { msOf } from '../../domain/times.js';
+import { revokeTokenDecider } from './revoke-decider.js';
 
 /**
  * RFC 7009: revokes `token` when it was issued to the authenticated client; for anything else
@@ -26,38 +24,9 @@ export async function revokeToken(
   ctx.limits.clientRequest(command.client);
   const claims = await verifiedClaims(ctx, command.token);
   if (!claims || !tokenInSpace({ spaceId: claims.space_id }, command.client.spaceId)) return;
-  // The signed claims stand for the token's issuance event; the lookup says if it was revoked.
-  const state: Token = {
-    jti: claims.jti,
-    clientId: claims.client_id,
-    kind: claims.token_kind,
-    expiresAt: claims.exp,
-    revokedAt: (await ctx.revocations.isRevoked(claims.jti)) ? 0 : null,
-  };
-  const { events } = decideRevokeToken(
-    {
-      clientId: command.client.clientId,
-      now: ctx.clock.now(),
-      eventId: ctx.ids.eventId(),
-      metadata: command.metadata,
-    },
-    state,
-  );
-  if (events.length === 0) return;
-  // The token's own stream holds its issuance at position 1; a second revocation conflicts.
-  const appended = await ctx.events.append(
-    {
-      spaceId: claims.space_id,
-      streamId: streams.token(claims.jti),
-      expectedVersion: 1,
-      events,
-    },
-    async (writes, recorded) => {
-      const revoked = recorded
-        .map((event) => parseRecorded<TokenEvent['type']>(event))
-        .reduce(evolveToken, state);
-      await writes.tokenRevocation(claims.space_id, revoked);
-    },
-  );
-  if (appended.ok) ctx.revocations.noteRevoked(claims.jti, msOf(claims.exp));
+  await handle(ctx.events, revokeTokenDecider(ctx), {
+    clientId: command.client.clientId,
+    claims,
+    metadata: command.metadata,
+  });
 }

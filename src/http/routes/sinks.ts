@@ -8,8 +8,8 @@ import {
   resumeSink,
   type SinkAdminContext,
   type SinkSecret,
-} from '../../delivery/sink-admin.js';
-import { deleteSink } from '../../delivery/sink-delete.js';
+} from '../../commands/sink/admin.js';
+import { deleteSink } from '../../commands/sink/delete.js';
 import { sinkStatuses } from '../../delivery/status.js';
 import { sinkTargetRequestSchema } from '../../domain/event-data/sink.js';
 import { BODY_ERRORS, LOGIN_ERRORS } from '../openapi/operation.js';

@@ -1,0 +1,178 @@
+import type { Decision } from '../domain/decision.js';
+import type { EventStore } from '../event-store/event-store.js';
+import type { ExpectedVersion, NewEvent, RecordedEvent } from '../event-store/types.js';
+import { ConflictError } from '../errors/errors.js';
+import type { InlineWrites } from '../projections/inline-writes.js';
+
+/** A stream's state as read, and the version the append must find it at. */
+export interface Loaded<State> {
+  readonly state: State;
+  readonly version: ExpectedVersion;
+}
+
+/** What a refusal means to the caller: the error it answers, from the refusal's detail. */
+export type Refusals<Refusal extends string, Command> = {
+  readonly [R in Refusal]: (command: Command, detail?: string) => Error;
+};
+
+/**
+ * An aggregate's command as a value, after Emmett's `Decider`: where its events go, how its state
+ * is read, the pure decision and fold, what each refusal answers, what commits with the events,
+ * and what cache forgets them. {@link handle} runs every decider the same way.
+ */
+export interface Decider<Command, State, Refusal extends string = never, Facts = undefined> {
+  /** The stream the command appends to (a new one, or the aggregate's). */
+  stream(command: Command): { readonly spaceId: string; readonly streamId: string };
+  /** The state as it stands now (never a cache: the append checks its version). */
+  load(command: Command): Promise<Loaded<State>>;
+  decide(command: Command, state: State): Decision<NewEvent, Refusal, Facts>;
+  /** The state after one recorded event of this stream. */
+  evolve(state: State, event: RecordedEvent): State;
+  readonly refusals: Refusals<Refusal, Command>;
+  /** Read-model writes that commit with the events (evolve's state as the row, say). */
+  inline?(writes: InlineWrites, state: State, command: Command): Promise<void>;
+  /** Caches to drop once the events committed, so this process sees the change at once. */
+  forget?(command: Command, state: State): void;
+  /**
+   * A version conflict's answer: `retry` decides once more on the state as it then is (a decision
+   * that still holds on a newer state: a revocation); `refuse` answers a ConflictError with
+   * `message` (a decision whose answer was made from the state read: a rotated secret a second
+   * rotation would end); `settled` takes the change as made by whoever won (a token's one
+   * revocation), and answers as if nothing changed.
+   */
+  readonly conflict: { readonly then: 'retry' | 'refuse' | 'settled'; readonly message: string };
+}
+
+/** What a handled command did: the state after it, the decision's facts and the events logged. */
+export interface Handled<State, Facts> {
+  readonly state: State;
+  readonly facts: Facts;
+  /** The events committed (the originals for a retried append), none when nothing changed. */
+  readonly events: readonly RecordedEvent[];
+}
+
+/**
+ * The one way a command changes state: load, decide, answer a refusal with its error (after
+ * recording what the refusal records), append at the version read with the inline writes in the
+ * same transaction, forget what caches the stream, and on a version conflict do as the decider
+ * says.
+ */
+export async function handle<Command, State, Refusal extends string, Facts>(
+  store: Pick<EventStore<InlineWrites>, 'append'>,
+  decider: Decider<Command, State, Refusal, Facts>,
+  command: Command,
+): Promise<Handled<State, Facts>> {
+  for (let attempt = 0; ; attempt += 1) {
+    const { state, version } = await decider.load(command);
+    const decision = decider.decide(command, state);
+    const answer = (after: State, events: readonly RecordedEvent[]): Handled<State, Facts> => {
+      if (!decision.ok) throw decider.refusals[decision.refusal](command, decision.detail);
+      return { state: after, facts: decision.facts, events };
+    };
+    if (decision.events.length === 0) return answer(state, []);
+    const fold = (events: readonly RecordedEvent[]) => events.reduce(decider.evolve, state);
+    const inline = decider.inline;
+    const appended = await store.append(
+      { ...decider.stream(command), expectedVersion: version, events: decision.events },
+      inline && ((writes, events) => inline(writes, fold(events), command)),
+    );
+    if (appended.ok) {
+      const after = fold(appended.events);
+      decider.forget?.(command, after);
+      return answer(after, appended.events);
+    }
+    const { then, message } = decider.conflict;
+    if (then === 'settled') return answer(state, []);
+    if (then === 'refuse' || attempt > 0) throw new ConflictError(message);
+  }
+}
+
+/**
+ * A decider whose state is rows read under their lock in the transaction its events are appended
+ * in (a sink, a key ring), so no version can conflict; its events start streams of their own,
+ * which it names. Its refusals record nothing.
+ */
+export interface LockedDecider<
+  Command,
+  State,
+  Refusal extends string,
+  Facts,
+  Writes,
+  Event extends NewEvent = NewEvent,
+> {
+  /** The state, read under its lock through the store's declared writes. */
+  load(writes: Writes, command: Command): Promise<State>;
+  decide(command: Command, state: State): Decision<Event, Refusal, Facts>;
+  /** The new stream an event starts (events naming one stream are appended together). */
+  stream(command: Command, facts: Facts, event: Event): Placed;
+  readonly refusals: Refusals<Refusal, Command>;
+  /** What commits with the events: the rows as the decision leaves them. */
+  inline(
+    writes: Writes,
+    command: Command,
+    state: State,
+    facts: Facts,
+    recorded: readonly RecordedEvent[],
+  ): Promise<void>;
+}
+
+/** Where a locked decision's events go. */
+export interface Placed {
+  readonly spaceId: string;
+  readonly streamId: string;
+}
+
+/**
+ * {@link handle} for a {@link LockedDecider}: in one transaction, load under the lock, decide,
+ * answer a refusal with its error (rolling back), append and write inline; then `answer` from
+ * the same transaction (what the change left, read where it was made).
+ */
+export function handleLocked<
+  Command,
+  State,
+  Refusal extends string,
+  Facts,
+  Writes,
+  Event extends NewEvent,
+  Answer,
+>(
+  store: Pick<EventStore<Writes>, 'transact'>,
+  decider: LockedDecider<Command, State, Refusal, Facts, Writes, Event>,
+  command: Command,
+  answer: (
+    writes: Writes,
+    done: { readonly state: State; readonly facts: Facts; readonly changed: boolean },
+  ) => Promise<Answer>,
+): Promise<Answer> {
+  return store.transact(async ({ writes, append }) => {
+    const state = await decider.load(writes, command);
+    const decision = decider.decide(command, state);
+    if (!decision.ok) throw decider.refusals[decision.refusal](command, decision.detail);
+    const { facts } = decision;
+    const recorded: RecordedEvent[] = [];
+    for (const [place, events] of byStream(decision.events, (e) =>
+      decider.stream(command, facts, e),
+    )) {
+      recorded.push(...(await append({ ...place, events })));
+    }
+    const changed = recorded.length > 0;
+    if (changed) await decider.inline(writes, command, state, facts, recorded);
+    return answer(writes, { state, facts, changed });
+  });
+}
+
+/** Events in order, those of one stream together. */
+function byStream<Event>(
+  events: readonly Event[],
+  stream: (event: Event) => Placed,
+): Array<[Placed, Event[]]> {
+  const groups = new Map<string, [Placed, Event[]]>();
+  for (const event of events) {
+    const place = stream(event);
+    const key = `${place.spaceId}/${place.streamId}`;
+    const group = groups.get(key) ?? [place, []];
+    group[1].push(event);
+    groups.set(key, group);
+  }
+  return [...groups.values()];
+}

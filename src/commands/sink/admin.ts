@@ -1,0 +1,156 @@
+import { randomBytes } from 'node:crypto';
+import type { KeyEncryptionKey } from '../../crypto/key-encryption.js';
+import type { SecretHasher } from '../../crypto/secrets.js';
+import type { EventMetadata, SinkTarget } from '../../domain/events.js';
+import type { IdGenerator } from '../../domain/ports.js';
+import type { EventStore } from '../../event-store/event-store.js';
+import { InvalidRequestError } from '../../errors/errors.js';
+import { newWebhookSecret } from '../../delivery/standard-webhooks.js';
+import {
+  recordedTarget,
+  sealSinkPath,
+  sealSinkSecret,
+  type RecordedTarget,
+} from '../../delivery/sinks.js';
+import type { WithSinkWrites } from '../../delivery/sink-writes.js';
+import { targetRefusal, type TargetRules } from '../../delivery/target-rules.js';
+import type { SinkStatus } from '../../delivery/status.js';
+import { handleLocked } from '../handle.js';
+import {
+  changeSinkDecider,
+  createSinkDecider,
+  pauseSinkDecider,
+  refused,
+  resumeSinkDecider,
+} from './deciders.js';
+
+/** What a space admin's sink commands use. */
+export interface SinkAdminContext {
+  readonly events: Pick<EventStore<WithSinkWrites>, 'transact'>;
+  readonly kek: KeyEncryptionKey;
+  readonly ids: IdGenerator;
+  readonly rules: TargetRules;
+  /** Keyed digests (SECRET_HASH_KEY): a webhook's path and query are recorded as one. */
+  readonly hasher: Pick<SecretHasher, 'hash'>;
+  /** How many sinks (not deleted) a space may have: SINK_MAX_PER_SPACE. */
+  readonly maxSinksPerSpace: number;
+}
+
+/** Who asks, in which space, about which sink. */
+export interface SinkCommand {
+  readonly spaceId: string;
+  readonly sinkId: string;
+  readonly metadata: EventMetadata;
+}
+
+/**
+ * A change's answer: the sink as it stands, read in the change's own transaction (a read after
+ * the commit that failed would answer an error for a change made, and lose a webhook's secret:
+ * issue 51, item 6), and a webhook's new secret if one was made: the only time it is shown.
+ */
+export interface SinkSecret {
+  readonly sinkId: string;
+  readonly secret?: string;
+  readonly status: SinkStatus;
+}
+
+/** A space sink's id: `snk_` and 96 random bits (operator sinks are `operator-…`). */
+const newSinkId = () => `snk_${randomBytes(12).toString('base64url')}`;
+
+/**
+ * The target as it is recorded (a webhook's path and query apart, to be sealed), or a 400 naming
+ * why this deployment refuses it (SSRF rules, target-rules.ts).
+ */
+function allowed(ctx: SinkAdminContext, target: SinkTarget): RecordedTarget {
+  const refusal = targetRefusal(target, ctx.rules);
+  if (refusal) {
+    throw new InvalidRequestError(`sink target refused: ${refusal}`, [
+      { field: 'target', message: refusal },
+    ]);
+  }
+  return recordedTarget(target, (text) => ctx.hasher.hash(text));
+}
+
+/** The sealed path of a recorded target, for its row. */
+const sealedPath = (ctx: SinkAdminContext, sinkId: string, recorded: RecordedTarget | undefined) =>
+  recorded?.path === undefined ? {} : { sealedPath: sealSinkPath(ctx.kek, sinkId, recorded.path) };
+
+/** One sink's status, in the transaction of the change that answers with it. */
+const statusIn = async ({ sinks }: WithSinkWrites, sinkId: string): Promise<SinkStatus> =>
+  (await sinks.status(sinkId)) ?? refused();
+
+/** Creates a space's sink: sink-created and its row in one transaction; a webhook's secret made. */
+export async function createSink(
+  ctx: SinkAdminContext,
+  command: Omit<SinkCommand, 'sinkId'> & { readonly name: string; readonly target: SinkTarget },
+): Promise<SinkSecret> {
+  const recorded = allowed(ctx, command.target);
+  const sinkId = newSinkId();
+  const secret = recorded.target.kind === 'webhook' ? newWebhookSecret() : undefined;
+  const change = {
+    ...command,
+    sinkId,
+    target: recorded.target,
+    eventId: ctx.ids.eventId(),
+    maxSinks: ctx.maxSinksPerSpace,
+    sealed: {
+      ...(secret ? { sealedSecret: sealSinkSecret(ctx.kek, sinkId, secret) } : {}),
+      ...sealedPath(ctx, sinkId, recorded),
+    },
+  };
+  return handleLocked(ctx.events, createSinkDecider, change, async (writes) => ({
+    sinkId,
+    ...(secret ? { secret } : {}),
+    status: await statusIn(writes, sinkId),
+  }));
+}
+
+/**
+ * Renames a sink, points it elsewhere, or gives a webhook a new secret (asked, or because it
+ * became a webhook): sink-changed and the row under the row's lock. The cursor stays.
+ */
+export async function changeSink(
+  ctx: SinkAdminContext,
+  command: SinkCommand & {
+    readonly name?: string;
+    readonly target?: SinkTarget;
+    readonly rotateSecret?: boolean;
+  },
+): Promise<SinkSecret> {
+  const recorded = command.target ? allowed(ctx, command.target) : undefined;
+  const change = {
+    ...command,
+    target: recorded?.target,
+    eventId: ctx.ids.eventId(),
+    newSecret: newWebhookSecret,
+    seal: (sinkId: string, secret: string | undefined) => ({
+      ...(secret ? { sealedSecret: sealSinkSecret(ctx.kek, sinkId, secret) } : {}),
+      ...sealedPath(ctx, sinkId, recorded),
+    }),
+  };
+  return handleLocked(ctx.events, changeSinkDecider, change, async (writes, done) => ({
+    sinkId: command.sinkId,
+    ...(done.changed && done.facts.secret ? { secret: done.facts.secret } : {}),
+    status: await statusIn(writes, command.sinkId),
+  }));
+}
+
+/** An admin pauses their space's sink: it waits, cursor kept, until an admin resumes it. */
+export async function pauseSink(ctx: SinkAdminContext, command: SinkCommand): Promise<SinkStatus> {
+  return handleLocked(
+    ctx.events,
+    pauseSinkDecider,
+    { ...command, eventId: ctx.ids.eventId() },
+    (writes) => statusIn(writes, command.sinkId),
+  );
+}
+
+/** An admin resumes their space's sink: delivery goes on from its cursor, retries from zero. */
+export async function resumeSink(ctx: SinkAdminContext, command: SinkCommand): Promise<SinkStatus> {
+  return handleLocked(
+    ctx.events,
+    resumeSinkDecider,
+    { ...command, eventId: ctx.ids.eventId() },
+    (writes) => statusIn(writes, command.sinkId),
+  );
+}

@@ -1,0 +1,197 @@
+import type { EventMetadata, SinkTarget } from '../../domain/events.js';
+import { accept, refuse } from '../../domain/decision.js';
+import {
+  decideChangeSink,
+  decideCreateSink,
+  decideDeleteSink,
+  decidePauseSink,
+  decideResumeSink,
+  type SinkRefusal,
+  type SinkState,
+} from '../../domain/sink/decide.js';
+import type { WithSinkWrites } from '../../delivery/sink-writes.js';
+import { shownFailure } from '../../delivery/transport.js';
+import { ConflictError, NotFoundError } from '../../errors/errors.js';
+import type { LockedDecider, Placed, Refusals } from '../handle.js';
+
+/** Who asks, in which space, about which sink, and the id its event gets. */
+export interface SinkChange {
+  readonly spaceId: string;
+  readonly sinkId: string;
+  readonly metadata: EventMetadata;
+  readonly eventId: string;
+}
+
+/** A sink's row fields that are sealed: a webhook's secret and its path and query. */
+export interface SealedParts {
+  readonly sealedSecret?: string;
+  readonly sealedPath?: string;
+}
+
+type Sink = SinkState | undefined;
+
+/**
+ * An operator's sink is not a space's to change: it is not found there, as another space's, with
+ * the very answer of an id that does not exist (naming why would make the operator's ids
+ * enumerable: issue 51, item 11).
+ */
+export const refused = (): never => {
+  throw new NotFoundError('no sink of that id in this space');
+};
+
+const notFound: Refusals<SinkRefusal, unknown> = {
+  not_found: () => new NotFoundError('no sink of that id in this space'),
+  operator_sink: () => new NotFoundError('no sink of that id in this space'),
+};
+
+/** A sink's event goes to the stream its decision names (its space's log, the operator's: the system space). */
+const placedByDecision = (_command: unknown, facts: Placed): Placed => facts;
+
+/** A new sink: its id, recorded target and sealed parts made by the caller. */
+export interface CreateSink extends SinkChange {
+  readonly name: string;
+  readonly target: SinkTarget;
+  readonly sealed: SealedParts;
+  /** SINK_MAX_PER_SPACE. */
+  readonly maxSinks: number;
+}
+
+/** Creates in one space one at a time, under its lock: two cannot both see room for one more. */
+export const createSinkDecider: LockedDecider<
+  CreateSink,
+  number,
+  'sink_limit',
+  Placed,
+  WithSinkWrites
+> = {
+  load: async ({ sinks }, command) => {
+    await sinks.lockSpace(command.spaceId);
+    return sinks.count(command.spaceId);
+  },
+  decide: (command, count) =>
+    decideCreateSink({ ...command, sinks: { count, limit: command.maxSinks } }),
+  stream: placedByDecision,
+  refusals: {
+    sink_limit: (command) =>
+      new ConflictError(
+        `this space has its limit of ${command.maxSinks} audit sinks (SINK_MAX_PER_SPACE): delete one (DELETE /v1/sinks/{sink_id}) before creating another`,
+      ),
+  },
+  inline: ({ sinks }, command) =>
+    sinks.write({
+      sinkId: command.sinkId,
+      spaceId: command.spaceId,
+      name: command.name,
+      target: command.target,
+      ...command.sealed,
+    }),
+};
+
+/** A rename, a new target, or a webhook's new secret. */
+export interface ChangeSink extends SinkChange {
+  readonly name?: string;
+  readonly target?: SinkTarget;
+  readonly rotateSecret?: boolean;
+  /** A webhook's new secret, made when asked for or when the sink becomes a webhook. */
+  readonly newSecret: () => string;
+  /** The sealed parts of the row for this sink, target and secret. */
+  readonly seal: (sinkId: string, secret: string | undefined) => SealedParts;
+}
+
+/** What a change decided beyond where its event goes: the row's new name, target and secret. */
+export interface ChangedSink extends Placed {
+  readonly name: string;
+  readonly target: SinkTarget;
+  readonly secret?: string;
+}
+
+/** Changes a sink under its row's lock; the cursor stays. */
+export const changeSinkDecider: LockedDecider<
+  ChangeSink,
+  Sink,
+  SinkRefusal,
+  ChangedSink,
+  WithSinkWrites
+> = {
+  load: ({ sinks }, command) => sinks.lockedSink(command.sinkId),
+  decide: (command, state) => {
+    const target = command.target ?? state?.target;
+    const name = command.name ?? state?.name;
+    if (!state || !target || name === undefined) return refuse('not_found');
+    const becameWebhook = target.kind === 'webhook' && state.target.kind !== 'webhook';
+    const secret =
+      target.kind === 'webhook' && (command.rotateSecret === true || becameWebhook)
+        ? command.newSecret()
+        : undefined;
+    const decision = decideChangeSink(
+      { ...command, name, target, secretRotated: secret !== undefined },
+      state,
+    );
+    if (!decision.ok) return decision;
+    return accept(decision.events, { ...decision.facts, name, target, ...(secret && { secret }) });
+  },
+  stream: placedByDecision,
+  refusals: notFound,
+  inline: ({ sinks }, command, state, facts) =>
+    sinks.write({
+      sinkId: state!.sinkId,
+      spaceId: state!.spaceId,
+      name: facts.name,
+      target: facts.target,
+      ...command.seal(state!.sinkId, facts.secret),
+    }),
+};
+
+/** An admin's pause: it names the failures so far, from the sink's cursor. */
+export const pauseSinkDecider: LockedDecider<
+  SinkChange,
+  { readonly sink: Sink; readonly attempts: number; readonly lastError: string | null },
+  SinkRefusal,
+  Placed,
+  WithSinkWrites
+> = {
+  load: async ({ sinks }, command) => {
+    const sink = await sinks.lockedSink(command.sinkId);
+    const cursor = await sinks.cursor(command.sinkId);
+    return {
+      sink,
+      attempts: cursor?.attempts ?? 0,
+      lastError: shownFailure(cursor?.last_error ?? null),
+    };
+  },
+  decide: (command, { sink, attempts, lastError }) =>
+    decidePauseSink({ ...command, reason: 'admin', attempts, lastError }, sink),
+  stream: placedByDecision,
+  refusals: notFound,
+  inline: ({ sinks }, command) => sinks.paused(command.sinkId, { reason: 'admin' }),
+};
+
+/** An admin's resume: delivery goes on from the cursor, retries from zero. */
+export const resumeSinkDecider: LockedDecider<
+  SinkChange,
+  Sink,
+  SinkRefusal,
+  Placed,
+  WithSinkWrites
+> = {
+  load: ({ sinks }, command) => sinks.lockedSink(command.sinkId),
+  decide: (command, sink) => decideResumeSink({ ...command, reason: 'admin' }, sink),
+  stream: placedByDecision,
+  refusals: notFound,
+  inline: ({ sinks }, command) => sinks.paused(command.sinkId, false),
+};
+
+/** A delete: the row stays, marked, its secret and sealed path dropped. */
+export const deleteSinkDecider: LockedDecider<
+  SinkChange,
+  Sink,
+  SinkRefusal,
+  Placed,
+  WithSinkWrites
+> = {
+  load: ({ sinks }, command) => sinks.lockedSink(command.sinkId),
+  decide: (command, sink) => decideDeleteSink(command, sink),
+  stream: placedByDecision,
+  refusals: notFound,
+  inline: ({ sinks }, command) => sinks.deleted(command.sinkId),
+};

@@ -1,0 +1,67 @@
+import { sql, type Transaction } from 'kysely';
+import type { Database } from '../db/schema.js';
+import type { SinkState } from '../domain/sink/decide.js';
+import { cursorOf } from './cursor.js';
+import { readSink, writeSink, writeSinkPaused } from './sinks.js';
+import { sinkStatuses, type SinkStatus } from './status.js';
+
+/**
+ * What a sink's change reads and writes in the transaction of its event (`audit_sinks` and its
+ * cursor): a port, so the sink commands hold no transaction of their own.
+ */
+export interface SinkWrites {
+  /** The sink's state, its row locked until the transaction ends. */
+  lockedSink(sinkId: string): Promise<SinkState | undefined>;
+  /** Holds a space's sink-limit lock: creates in one space, one at a time. */
+  lockSpace(spaceId: string): Promise<void>;
+  /** A space's sinks that count against its limit (deleted ones do not). */
+  count(spaceId: string): Promise<number>;
+  /** The sink's failed attempts and last failure (a pause names them). */
+  cursor(
+    sinkId: string,
+  ): Promise<{ readonly attempts: number; readonly last_error: string | null } | undefined>;
+  /** The sink's status as it stands in this transaction. */
+  status(sinkId: string): Promise<SinkStatus | undefined>;
+  /** Its row (created or changed) with its cursor row: see `writeSink`. */
+  write(sink: Parameters<typeof writeSink>[1]): Promise<void>;
+  paused(sinkId: string, paused: false | { readonly reason: string }): Promise<void>;
+  /** Marks it deleted: the row stays (its id answers as before), its secret and path dropped. */
+  deleted(sinkId: string): Promise<void>;
+}
+
+/** The sinks' reads and writes through one Postgres transaction. */
+export function postgresSinkWrites(trx: Transaction<Database>): SinkWrites {
+  return {
+    lockedSink: (sinkId) => readSink(trx, sinkId, { forUpdate: true }),
+    lockSpace: async (spaceId) => {
+      await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`sink-limit/${spaceId}`}, 0))`.execute(
+        trx,
+      );
+    },
+    count: async (spaceId) => {
+      const row = await trx
+        .selectFrom('audit_sinks')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .where('space_id', '=', spaceId)
+        .where('deleted_at', 'is', null)
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+    cursor: (sinkId) => cursorOf(trx, sinkId),
+    status: async (sinkId) => (await sinkStatuses(trx, { sinkId }))[0],
+    write: (sink) => writeSink(trx, sink),
+    paused: (sinkId, paused) => writeSinkPaused(trx, sinkId, paused),
+    deleted: async (sinkId) => {
+      await trx
+        .updateTable('audit_sinks')
+        .set({ deleted_at: sql<Date>`now()`, sealed_secret: null, sealed_path: null })
+        .where('sink_id', '=', sinkId)
+        .execute();
+    },
+  };
+}
+
+/** A store's writes that include the sinks'. */
+export interface WithSinkWrites {
+  readonly sinks: SinkWrites;
+}

@@ -1,0 +1,63 @@
+import { sql, type Transaction } from 'kysely';
+import { ADVISORY_LOCK } from '../db/advisory-locks.js';
+import type { Database } from '../db/schema.js';
+import type { KeyRing } from '../domain/signing-key/state.js';
+import {
+  loadKeyRing,
+  loadStoredPrivateKeys,
+  ringOfKey,
+  ringsDueBy,
+  writeKeyRing,
+  writeSealedPrivateKeys,
+} from './signing-keys.js';
+
+/** A new key's material, which no event carries: sealed, or (PKCS#11) which token holds it. */
+export interface KeyMaterial {
+  readonly kid: string;
+  readonly privateJwk: object;
+  readonly publicJwk: object;
+}
+
+/**
+ * What a signing-key change reads and writes in its transaction (`signing_keys`): a port, so
+ * the commands hold no transaction of their own.
+ */
+export interface KeyRingWrites {
+  /** Holds the one key-ring lock until the transaction ends: ring decisions never race. */
+  lock(): Promise<void>;
+  /** A ring as its rows hold it: a space's own, or the shared one (null). */
+  load(spaceId: string | null): Promise<KeyRing>;
+  /** The ring `evolve` made of `before`, a new key with its material. */
+  write(
+    before: KeyRing,
+    after: KeyRing,
+    material: KeyMaterial | undefined,
+    spaceId: string | null,
+  ): Promise<void>;
+  /** The ring a key belongs to, undefined when unknown. */
+  ringOfKey(kid: string): Promise<{ readonly spaceId: string | null } | undefined>;
+  /** The rings a scheduled rotation may be due in (see `ringsDueBy`). */
+  ringsDueBy(activatedBy: Date, now: Date): Promise<ReadonlyArray<string | null>>;
+  /** Every key's stored private half. */
+  storedPrivateKeys(): Promise<ReadonlyArray<{ readonly kid: string; readonly stored: unknown }>>;
+  /** Replaces keys' stored private halves with the sealed ones given. */
+  writeSealed(
+    sealed: ReadonlyArray<{ readonly kid: string; readonly sealed: object }>,
+  ): Promise<void>;
+}
+
+/** The key ring's reads and writes through one Postgres transaction. */
+export function postgresKeyRingWrites(trx: Transaction<Database>): KeyRingWrites {
+  return {
+    lock: async () => {
+      await sql`SELECT pg_advisory_xact_lock(${ADVISORY_LOCK.signingKeys})`.execute(trx);
+    },
+    load: (spaceId) => loadKeyRing(trx, spaceId),
+    write: (before, after, material, spaceId) =>
+      writeKeyRing(trx, before, after, material, spaceId),
+    ringOfKey: (kid) => ringOfKey(trx, kid),
+    ringsDueBy: (activatedBy, now) => ringsDueBy(trx, activatedBy, now),
+    storedPrivateKeys: () => loadStoredPrivateKeys(trx),
+    writeSealed: (sealed) => writeSealedPrivateKeys(trx, sealed),
+  };
+}

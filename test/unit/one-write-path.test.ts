@@ -1,0 +1,92 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+// Issue 52, item 2: the event store's one append is the only way into the log.
+const SRC = path.resolve('src');
+const STORE = 'event-store';
+
+function sourceFiles(dir = SRC): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(full);
+    return entry.name.endsWith('.ts') ? [path.relative(SRC, full)] : [];
+  });
+}
+
+/** What writes the log, or reaches past the store's one append to do so. */
+const WRITES_THE_LOG: ReadonlyArray<readonly [string, RegExp]> = [
+  ['an insert into events', /insertInto\(\s*['"]events['"]\s*\)|INSERT\s+INTO\s+events\b/i],
+  [
+    "the store's insides",
+    /from\s+'[./]*(?:event-store\/)?(?:insert-events|append-to-stream|batched-appender)\.js'/,
+  ],
+  ['a transaction a store handed out', /\btx\.db\b|StoreTransaction\['db'\]/],
+];
+
+/** Every line outside src/event-store that writes the log some other way, named. */
+function writesOutsideTheStore(files: readonly string[], read: (file: string) => string) {
+  return files
+    .filter((file) => !file.startsWith(`${STORE}/`))
+    .flatMap((file) =>
+      read(file)
+        .split('\n')
+        .flatMap((line, index) =>
+          WRITES_THE_LOG.filter(([, pattern]) => pattern.test(line)).map(
+            ([what]) => `${file}:${index + 1} ${what}: ${line.trim()}`,
+          ),
+        ),
+    );
+}
+
+const readSource = (file: string) => readFileSync(path.join(SRC, file), 'utf8');
+
+describe('one write path into the log', () => {
+  it('no file outside src/event-store inserts into events or reaches past its append', () => {
+    expect(writesOutsideTheStore(sourceFiles(), readSource)).toEqual([]);
+  });
+
+  it('the store hands no raw transaction out: a transaction offers its declared writes', () => {
+    const store = readSource(`${STORE}/event-store.ts`);
+    const handed = /export interface StoreTransaction[^{]*\{([^}]*)\}/.exec(store)?.[1];
+    expect(handed).toBeDefined();
+    expect(handed).not.toMatch(/Transaction<|Kysely<|\bdb\b/);
+    expect(store).not.toMatch(/appendNewStream/);
+  });
+
+  it("the tables beside the log are each written in one declared place, never in a command's own SQL", () => {
+    // An idempotent answer commits with its rotation through the inline writes (writeIdempotentResponse
+    // is reached only from projections/inline-writes.ts); a once-used id is a replay check on the
+    // issuance path, one INSERT … ON CONFLICT DO NOTHING with no event, kept out of any append's
+    // transaction so issuance pays no BEGIN/COMMIT for it.
+    const writers = (table: string) =>
+      sourceFiles().filter((file) =>
+        new RegExp(`insertInto\\(\\s*'${table}'|INSERT\\s+INTO\\s+${table}\\b`, 'i').test(
+          readSource(file),
+        ),
+      );
+    expect(writers('idempotent_responses')).toEqual(['projections/idempotent-responses.ts']);
+    expect(writers('used_once_ids')).toEqual(['projections/used-once-ids.ts']);
+    const keepers = sourceFiles().filter((file) =>
+      /writeIdempotentResponse\(/.test(readSource(file)),
+    );
+    expect(keepers.sort()).toEqual([
+      'projections/idempotent-responses.ts',
+      'projections/inline-writes.ts',
+    ]);
+  });
+
+  it('catches each way it is meant to', () => {
+    const caught = (line: string) =>
+      writesOutsideTheStore(['commands/x.ts'], () => line).map((hit) => hit.split(': ')[0]);
+    expect(caught("await trx.insertInto('events').values(row)")).toEqual([
+      'commands/x.ts:1 an insert into events',
+    ]);
+    expect(caught('sql`INSERT INTO events (space_id) VALUES (1)`')).toHaveLength(1);
+    expect(caught("import { insertEvents } from '../event-store/insert-events.js';")).toHaveLength(
+      1,
+    );
+    expect(caught('await readSink(tx.db, sinkId)')).toHaveLength(1);
+    expect(caught("await trx.insertInto('events_archived_index')")).toEqual([]);
+  });
+});

@@ -20,19 +20,20 @@
  */
 import { createPublicKey } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { checkExportLines } from '../audit-trail/check/chain-export.js';
-import { readCheckpointStatement, verifyCheckpoint } from '../audit-trail/check/jws-checkpoint.js';
+import { checkExportLines } from '#audit-log/check/chain-export.js';
+import { readCheckpointStatement, verifyCheckpoint } from '#audit-log/check/jws-checkpoint.js';
 import { readJwsCheckpointFiles, readTreeHeadFiles } from '../audit-trail/seal/head-files.js';
-import { EXPORT_FORMAT, exportFormat } from '../audit-trail/export-lines.js';
-import { checkTreeExport } from '../audit-trail/check/tree-export.js';
-import { mergeWithArchive } from '../audit-trail/check/archive.js';
-import { checkExportTreeHeads } from '../audit-trail/check/tree-export-heads.js';
+import { EXPORT_FORMAT, exportFormat } from '#audit-log/export-lines.js';
+import { checkTreeExport } from '#audit-log/check/tree-export.js';
+import { EVENT_LEAVES } from '../audit-trail/event-leaf.js';
+import { mergeWithArchive } from '#audit-log/check/archive.js';
+import { checkExportTreeHeads } from '#audit-log/check/tree-export-heads.js';
 import {
   COSIGNATURE_ED25519,
   parseVerifierKey,
   type NoteVerifier,
-} from '../transparency/signed-note.js';
-import { distinctWitnesses } from '../transparency/witness-keys.js';
+} from '#audit-log/transparency/signed-note.js';
+import { distinctWitnesses } from '#audit-log/transparency/witness-keys.js';
 import { progressOnStderr } from './progress.js';
 import { parseCommandLine } from './args.js';
 
@@ -152,6 +153,7 @@ if (format > EXPORT_FORMAT) {
 const verdict =
   format >= 2
     ? checkTreeExport(lines, {
+        leaves: EVENT_LEAVES,
         publicKey,
         allowUnanchoredTail: values['allow-unanchored-tail'],
         minCosignatures,
@@ -179,6 +181,7 @@ progress.finish(verdict.ok ? lines.length : verdict.line);
 // export holds the events from the first) the root of those events.
 const heads = verdict.ok
   ? checkExportTreeHeads(lines, {
+      leaves: EVENT_LEAVES,
       spaceId: spaceId ?? null,
       publicKey,
       witnesses,

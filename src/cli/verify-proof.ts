@@ -10,15 +10,15 @@
  * verdict as JSON; exit 0 when it holds, 1 when it does not, 2 on bad usage.
  */
 import { readFile } from 'node:fs/promises';
-import { parseCheckpointText, type Checkpoint } from '../transparency/checkpoint.js';
-import { leafHash, verifyConsistency, verifyInclusion } from '../transparency/merkle.js';
+import { parseCheckpointText, type Checkpoint } from '#audit-log/transparency/checkpoint.js';
+import { leafHash, verifyConsistency, verifyInclusion } from '#audit-log/transparency/merkle.js';
 import {
   COSIGNATURE_ED25519,
   openNote,
   parseVerifierKey,
   type NoteVerifier,
-} from '../transparency/signed-note.js';
-import { cosigners, distinctWitnesses } from '../transparency/witness-keys.js';
+} from '#audit-log/transparency/signed-note.js';
+import { cosigners, distinctWitnesses } from '#audit-log/transparency/witness-keys.js';
 import { parseCommandLine } from './args.js';
 
 const USAGE = `Usage: npm run verify-proof -- <answer.json> --key=<log verifier key> [--old=<checkpoint>] [--new=<checkpoint>] [--witness=<cosigner vkey> ...] [--min-cosignatures=N]`;

@@ -7,7 +7,7 @@ import {
   memoryWitnessState,
   type TreeHead,
   type WitnessState,
-} from '../transparency/witness.js';
+} from '#audit-log/transparency/witness.js';
 
 /** state.json: each origin's latest cosigned head, its size and base64 root. */
 const StoredState = z.record(

@@ -25,8 +25,8 @@ import {
   signerKeyText,
   verifierKeyText,
   type NoteVerifier,
-} from '../transparency/signed-note.js';
-import { addCheckpoint } from '../transparency/witness.js';
+} from '#audit-log/transparency/signed-note.js';
+import { addCheckpoint } from '#audit-log/transparency/witness.js';
 import { parseCommandLine } from './args.js';
 import { exitOnConfigError } from './config-exit.js';
 import { lockDirectory } from './dir-lock.js';

@@ -2,12 +2,12 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { ConfigError } from '../../config/config.js';
 import type { Database } from '../../db/schema.js';
-import { cosignedAt } from '../../transparency/cosignature.js';
+import { cosignedAt } from '#audit-log/transparency/cosignature.js';
 import {
   COSIGNATURE_ED25519,
   parseVerifierKey,
   type NoteVerifier,
-} from '../../transparency/signed-note.js';
+} from '#audit-log/transparency/signed-note.js';
 import type { SignedTreeHead } from './tree-heads.js';
 import { findTreeHead } from '../prove/tree-heads.js';
 import { proveConsistency } from '../prove/tree-proofs.js';

@@ -11,7 +11,7 @@ import {
 import type { SignedTreeHead } from './tree-heads.js';
 import { findTreeHead } from '../prove/tree-heads.js';
 import { proveConsistency } from '../prove/tree-proofs.js';
-import { readWitnessAnswer, WITNESS_ANSWER_LIMIT } from './witness-answer.js';
+import { readWitnessAnswer, WITNESS_ANSWER_LIMIT } from '#audit-log/witness/answer.js';
 
 /** A witness the projector sends signed tree heads to, and the key its cosignatures carry. */
 export interface WitnessEndpoint {

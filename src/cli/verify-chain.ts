@@ -8,7 +8,7 @@
 import path from 'node:path';
 import { checkLogTreeInDatabase } from '../audit-trail/prove/log-tree-evidence.js';
 import { loadAuditPublicKey } from '../audit-trail/audit-key.js';
-import { readTreeHeadFiles } from '../audit-trail/seal/head-files.js';
+import { readTreeHeadFiles } from '#audit-log/head-files.js';
 import { LOG_TREE } from '../audit-trail/seal/log-tree.js';
 import { progressOnStderr } from './progress.js';
 import { createLogger, openDatabase } from './runtime.js';

@@ -26,3 +26,6 @@ export * from './check/archive.js';
 export * from './check/log-tree.js';
 export * from './check/log-heads.js';
 export * from './check/jws-checkpoint.js';
+export * from './check/export.js';
+export * from './check/proof-answer.js';
+export * from './head-files.js';

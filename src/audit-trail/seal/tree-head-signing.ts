@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { headFolder, treeHeadFileName } from './head-files.js';
+import { headFolder, treeHeadFileName } from '#audit-log/head-files.js';
 import { spaceTree } from './space-tree.js';
 import { spaceTreeSizes } from './space-ranges.js';
 import { treeRootAt } from './tree-growth.js';

@@ -6,7 +6,8 @@ import globals from 'globals';
 /**
  * Which folder of src/ may import which: the layer table of docs/architecture.md, enforced here
  * (test/unit/layers.test.ts keeps the two equal and checks the table has no cycle). A folder
- * always may import itself; anything not listed is refused by `npm run lint`.
+ * always may import itself; anything not listed is refused by `npm run lint`. `audit-log` is the
+ * package packages/audit-log, imported as `#audit-log/…` (package.json `imports`).
  * @type {Readonly<Record<string, readonly string[]>>}
  */
 export const LAYERS = {
@@ -16,7 +17,7 @@ export const LAYERS = {
   domain: [],
   db: ['config'],
   'event-store': ['db', 'limits'],
-  'audit-trail': ['transparency', 'event-store', 'db', 'domain', 'config'],
+  'audit-trail': ['audit-log', 'event-store', 'db', 'domain', 'config'],
   limits: ['domain', 'errors'],
   crypto: ['domain', 'db', 'config', 'errors', 'limits'],
   projections: ['audit-trail', 'event-store', 'db', 'domain', 'errors'],
@@ -46,8 +47,8 @@ export const LAYERS = {
     'errors',
   ],
   cli: [
+    'audit-log',
     'delivery',
-    'transparency',
     'http',
     'commands',
     'projections',
@@ -63,8 +64,7 @@ export const LAYERS = {
     'net',
   ],
   testing: ['cli', 'crypto', 'config', 'net'],
-  verify: ['crypto', 'transparency', 'domain', 'errors'],
-  transparency: [],
+  verify: ['audit-log', 'crypto', 'domain', 'errors'],
 };
 
 /**
@@ -86,20 +86,23 @@ export const TOOL_LAYERS = {
  * docs/architecture.md tells them. test/unit/layers.test.ts keeps this list equal to the folders.
  * @type {Readonly<Record<string, readonly string[]>>}
  */
-export const ROOMS = { 'audit-trail': ['seal', 'prove', 'check', 'archive'] };
+export const ROOMS = { 'audit-trail': ['seal', 'prove', 'archive'] };
 
 /**
  * Rooms held to a narrower rule than their folder's row: what each may use besides itself, as
  * folders of src/ (within its folder's row), or `<folder>` for the folder's own top-level files,
  * or `<folder>/<room>` for a sibling room. Every other folder and every sibling room is refused;
- * a room that may not use `db` may not import the database drivers (kysely, pg) either. The
- * offline checks may not touch the database, nor what the projector writes or the API serves;
- * they may read the pure domain, whose event catalog says what an event's leaf redacts.
+ * a room that may not use `db` may not import the database drivers (kysely, pg) either. None
+ * now: the offline checks, which had one, are the audit-log package's (packageRule).
  * @type {Readonly<Record<string, readonly string[]>>}
  */
-export const SUB_LAYERS = {
-  'audit-trail/check': ['audit-trail', 'event-store', 'transparency', 'domain'],
-};
+export const SUB_LAYERS = {};
+
+/**
+ * What packages/audit-log may not import: it is a library a reviewer or another service uses
+ * alone, so nothing of the service (src/), of its tools, of a database or of a web server.
+ */
+export const PACKAGE_REFUSES = { modules: ['kysely', 'pg', 'koa', 'pino', 'jose'] };
 
 // The database drivers: only a layer that may use src/db may import them.
 const DB_MODULES = ['kysely', 'pg'];
@@ -108,10 +111,48 @@ const DB_MODULES = ['kysely', 'pg'];
 const IO_MODULES = ['pg', 'kysely', 'koa', 'pino', 'node:fs', 'node:fs/promises', 'node:net'];
 
 // What every folder of src/ refuses: the tools run the service, the service never runs them.
+// (A folder whose row lacks `audit-log` is refused the package as well: see layerRule.)
 const NO_TOOLS = {
   regex: '^(\\.\\./)+tools/',
   message: 'src/ may not import tools/ (layer table: docs/architecture.md).',
 };
+
+/**
+ * The audit-log package refused to a folder whose row does not list it.
+ * @param {string} folder
+ */
+const NO_PACKAGE = (folder) => ({
+  regex: '^(#audit-log/|(\\.\\./)+packages/audit-log/)',
+  message: `src/${folder} may not import the audit-log package (layer table: docs/architecture.md).`,
+});
+
+/**
+ * no-restricted-imports for the audit-log package's files `depth` folders below its root: no
+ * import that leaves the package (as many `../` as reach past its root), none of the service's
+ * `#` paths, no database driver, no web server (PACKAGE_REFUSES).
+ * @param {number} depth
+ * @returns {import('eslint').Linter.Config}
+ */
+const packageRule = (depth) => ({
+  files: [`packages/audit-log/${'*/'.repeat(depth)}*.ts`],
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      {
+        paths: PACKAGE_REFUSES.modules.map((name) => ({
+          name,
+          message: `packages/audit-log may not import ${name}: it is a library used alone.`,
+        })),
+        patterns: [
+          {
+            regex: `^(#|(\\.\\./){${depth + 1},})`,
+            message: 'packages/audit-log may import nothing outside itself (src/, tools/, test/).',
+          },
+        ],
+      },
+    ],
+  },
+});
 
 /**
  * no-restricted-imports for one folder: every other folder its row does not list.
@@ -133,6 +174,7 @@ function layerRule(folder) {
               regex: `^(\\.\\./)+${other}/`,
               message: `src/${folder} may not import src/${other} (layer table: docs/architecture.md).`,
             })),
+            ...(allowed.has('audit-log') ? [] : [NO_PACKAGE(folder)]),
             NO_TOOLS,
           ],
         },
@@ -232,6 +274,7 @@ export default tseslint.config(
   ...Object.keys(LAYERS).map(layerRule),
   ...Object.keys(SUB_LAYERS).map(roomRule),
   ...Object.keys(TOOL_LAYERS).map(toolRule),
+  ...[0, 1, 2, 3].map(packageRule),
   {
     // The dashboard's script runs in the browser, beside uPlot's global.
     files: ['src/http/dashboard/**'],
@@ -249,7 +292,13 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
-    files: ['src/cli/**', 'tools/cli/**', 'bench/**', 'test/**'],
+    files: [
+      'src/cli/**',
+      'tools/cli/**',
+      'packages/audit-log/src/witness/**',
+      'bench/**',
+      'test/**',
+    ],
     rules: { 'no-console': 'off' },
   },
   {

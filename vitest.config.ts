@@ -43,6 +43,12 @@ export default defineConfig({
       },
       {
         extends: true,
+        // The audit-log package's own tests (no service, no database); also run alone from
+        // packages/audit-log (`npx vitest run --root packages/audit-log`).
+        test: { name: 'audit-log', include: ['packages/audit-log/test/**/*.test.ts'] },
+      },
+      {
+        extends: true,
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],

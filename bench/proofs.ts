@@ -18,7 +18,7 @@ import {
   proveConsistency,
   proveInclusion,
 } from '../src/audit-trail/prove/tree-proofs.js';
-import { treeRoot, verifyConsistency, verifyInclusion } from '../src/transparency/merkle.js';
+import { treeRoot, verifyConsistency, verifyInclusion } from '#audit-log/transparency/merkle.js';
 import { uuidv7 } from '../src/domain/ports.js';
 import { startBenchDatabase } from './database.js';
 

@@ -1,58 +1,15 @@
-import type { RecordedEvent } from '../event-store/types.js';
-import { leafHash, type Hash } from '../transparency/merkle.js';
-import { canonicalJson } from './canonical-json.js';
+import { eventLeaves, type EventLeaves } from '#audit-log/event-leaf.js';
 import { redactEvent } from './redaction.js';
 
 /**
- * An event's leaf in the audit trail's Merkle trees, defined once for every side: the sealer that
- * grows the trees, the API that proves and exports, the reviewer's offline checks. The entry is
- * the event redacted (redaction.ts: secret hashes become their digest) in RFC 8785 JSON; the leaf
- * hash is RFC 9162's over it. The same leaf stands in a space's tree and in the log tree.
+ * The service's leaves: the audit-log package's leaf (RFC 8785 JSON of the event, hashed as an
+ * RFC 9162 leaf) over the event redacted as the event catalog says. Bound once, here, for the
+ * sealer, the API and the offline checks alike.
  */
+export const EVENT_LEAVES: EventLeaves = eventLeaves(redactEvent);
 
-// Redaction returns the very same object when there is nothing to hide (every token event), so
-// the bytes are computed once per event however many trees or checks ask. Events are immutable
-// values; the entry goes with the event.
-const bytesOf = new WeakMap<RecordedEvent, Buffer>();
-
-/** The exact bytes of an event as recorded (RFC 8785 JSON), before any redaction. */
-export function canonicalEventBytes(event: RecordedEvent): Buffer {
-  let bytes = bytesOf.get(event);
-  if (bytes === undefined) {
-    bytes = encode(event);
-    bytesOf.set(event, bytes);
-  }
-  return bytes;
-}
-
-function encode(event: RecordedEvent): Buffer {
-  return Buffer.from(
-    canonicalJson({
-      global_position: event.globalPosition,
-      transaction_id: event.transactionId,
-      space_id: event.spaceId,
-      stream_id: event.streamId,
-      stream_position: event.streamPosition,
-      event_id: event.eventId,
-      event_type: event.type,
-      schema_version: event.schemaVersion,
-      data: event.data,
-      metadata: event.metadata,
-      recorded_at: event.recordedAt.toISOString(),
-    }),
-    'utf8',
-  );
-}
-
-/**
- * The bytes an event's leaf hashes: the event redacted, canonical. Redaction is idempotent, so an
- * event read back from an export (already redacted) gives the same entry as the stored one.
- */
-export function leafEntry(event: RecordedEvent): Buffer {
-  return canonicalEventBytes(redactEvent(event));
-}
+/** The bytes an event's leaf hashes: the event redacted, canonical. */
+export const leafEntry = EVENT_LEAVES.leafEntry;
 
 /** An event's leaf hash: SHA-256(0x00 ‖ leafEntry(event)). */
-export function eventLeafHash(event: RecordedEvent): Hash {
-  return leafHash(leafEntry(event));
-}
+export const eventLeafHash = EVENT_LEAVES.eventLeafHash;

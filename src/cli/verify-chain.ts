@@ -1,5 +1,5 @@
 /**
- * `npm run verify-chain`: checks the Merkle log over the whole database (src/audit-trail/check/log-tree.ts): every
+ * `npm run verify-chain`: checks the Merkle log over the whole database (packages/audit-log/src/check/log-tree.ts): every
  * leaf recomputed from the events, the root at each signed head's size held to the head (signed by
  * the audit key, and each head file in AUDIT_CHECKPOINT_DIR found in the database), archived
  * partitions read back from ARCHIVE_DIR. Names the first range or head that does not match. Exit
@@ -8,7 +8,7 @@
 import path from 'node:path';
 import { checkLogTreeInDatabase } from '../audit-trail/prove/log-tree-evidence.js';
 import { loadAuditPublicKey } from '../audit-trail/audit-key.js';
-import { readTreeHeadFiles } from '../audit-trail/seal/head-files.js';
+import { readTreeHeadFiles } from '#audit-log/head-files.js';
 import { LOG_TREE } from '../audit-trail/seal/log-tree.js';
 import { progressOnStderr } from './progress.js';
 import { createLogger, openDatabase } from './runtime.js';

@@ -20,19 +20,18 @@
  */
 import { createPublicKey } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { checkExportLines } from '../audit-trail/check/chain-export.js';
-import { readCheckpointStatement, verifyCheckpoint } from '../audit-trail/check/jws-checkpoint.js';
-import { readJwsCheckpointFiles, readTreeHeadFiles } from '../audit-trail/seal/head-files.js';
-import { EXPORT_FORMAT, exportFormat } from '../audit-trail/export-lines.js';
-import { checkTreeExport } from '../audit-trail/check/tree-export.js';
-import { mergeWithArchive } from '../audit-trail/check/archive.js';
-import { checkExportTreeHeads } from '../audit-trail/check/tree-export-heads.js';
+import { checkExport, firstSpaceId } from '#audit-log/check/export.js';
+import { readCheckpointStatement } from '#audit-log/check/jws-checkpoint.js';
+import { readJwsCheckpointFiles, readTreeHeadFiles } from '#audit-log/head-files.js';
+import { EXPORT_FORMAT, exportFormat } from '#audit-log/export-lines.js';
+import { EVENT_LEAVES } from '../audit-trail/event-leaf.js';
+import { mergeWithArchive } from '#audit-log/check/archive.js';
 import {
   COSIGNATURE_ED25519,
   parseVerifierKey,
   type NoteVerifier,
-} from '../transparency/signed-note.js';
-import { distinctWitnesses } from '../transparency/witness-keys.js';
+} from '#audit-log/transparency/signed-note.js';
+import { distinctWitnesses } from '#audit-log/transparency/witness-keys.js';
 import { progressOnStderr } from './progress.js';
 import { parseCommandLine } from './args.js';
 
@@ -149,43 +148,22 @@ if (format > EXPORT_FORMAT) {
   );
   process.exit(1);
 }
-const verdict =
-  format >= 2
-    ? checkTreeExport(lines, {
-        publicKey,
-        allowUnanchoredTail: values['allow-unanchored-tail'],
-        minCosignatures,
-        ...(checkpointDir
-          ? { headFiles: await readTreeHeadFiles(checkpointDir, spaceId ?? '') }
-          : {}),
-      })
-    : {
-        format: 1,
-        ...checkExportLines(
-          lines,
-          publicKey ? (jws) => verifyCheckpoint(publicKey, jws) : undefined,
-          readCheckpointStatement,
-          (line) => progress.update(line),
-          {
-            allowUnanchoredTail: values['allow-unanchored-tail'],
-            ...(checkpointDir
-              ? { checkpointFiles: await readJwsCheckpointFiles(checkpointDir, spaceId ?? '') }
-              : {}),
-          },
-        ),
-      };
+const { verdict, heads } = checkExport(lines, {
+  leaves: EVENT_LEAVES,
+  publicKey,
+  allowUnanchoredTail: values['allow-unanchored-tail'],
+  witnesses,
+  minCosignatures,
+  allowUnwitnessedTail: values['allow-unwitnessed-tail'],
+  onLine: (line) => progress.update(line),
+  ...(checkpointDir && format >= 2
+    ? { headFiles: await readTreeHeadFiles(checkpointDir, spaceId ?? '') }
+    : {}),
+  ...(checkpointDir && format < 2
+    ? { checkpointFiles: await readJwsCheckpointFiles(checkpointDir, spaceId ?? '') }
+    : {}),
+});
 progress.finish(verdict.ok ? lines.length : verdict.line);
-// The space tree's signed heads: signed by the audit key, cosigned as required, and (where the
-// export holds the events from the first) the root of those events.
-const heads = verdict.ok
-  ? checkExportTreeHeads(lines, {
-      spaceId: spaceId ?? null,
-      publicKey,
-      witnesses,
-      minCosignatures,
-      allowUnwitnessedTail: values['allow-unwitnessed-tail'],
-    })
-  : undefined;
 // With an archive, a failure names the file its line came from.
 const failed = !verdict.ok ? verdict : heads?.ok === false ? heads : undefined;
 const source = failed && sources && failed.line > 0 ? sources[failed.line - 1] : undefined;
@@ -217,19 +195,4 @@ async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');
-}
-
-/** The space of the export's first event (its checkpoint files are in that space's folder). */
-function firstSpaceId(lines: readonly string[]): string | undefined {
-  for (const line of lines) {
-    try {
-      const parsed = JSON.parse(line) as { type?: string; event?: { space_id?: unknown } };
-      if (parsed.type === 'event' && typeof parsed.event?.space_id === 'string') {
-        return parsed.event.space_id;
-      }
-    } catch {
-      // Not JSON: the verifier names the line.
-    }
-  }
-  return undefined;
 }

@@ -10,15 +10,13 @@
  * verdict as JSON; exit 0 when it holds, 1 when it does not, 2 on bad usage.
  */
 import { readFile } from 'node:fs/promises';
-import { parseCheckpointText, type Checkpoint } from '../transparency/checkpoint.js';
-import { leafHash, verifyConsistency, verifyInclusion } from '../transparency/merkle.js';
+import { checkProofAnswer, isInclusionAnswer } from '#audit-log/check/proof-answer.js';
 import {
   COSIGNATURE_ED25519,
-  openNote,
   parseVerifierKey,
   type NoteVerifier,
-} from '../transparency/signed-note.js';
-import { cosigners, distinctWitnesses } from '../transparency/witness-keys.js';
+} from '#audit-log/transparency/signed-note.js';
+import { distinctWitnesses } from '#audit-log/transparency/witness-keys.js';
 import { parseCommandLine } from './args.js';
 
 const USAGE = `Usage: npm run verify-proof -- <answer.json> --key=<log verifier key> [--old=<checkpoint>] [--new=<checkpoint>] [--witness=<cosigner vkey> ...] [--min-cosignatures=N]`;
@@ -33,11 +31,6 @@ const minimum = Number(values['min-cosignatures']);
 if (positionals.length !== 1 || !values.key || !Number.isInteger(minimum) || minimum < 0) {
   console.error(USAGE);
   process.exit(2);
-}
-
-function verdict(ok: boolean, details: Record<string, unknown>): never {
-  console.log(JSON.stringify({ ok, ...details }));
-  process.exit(ok ? 0 : 1);
 }
 
 let logKey: NoteVerifier;
@@ -62,64 +55,12 @@ try {
   process.exit(2);
 }
 
-/** A checkpoint signed by the log key, with the cosignatures asked for; else the reason not. */
-function signedCheckpoint(note: unknown, which: string): Checkpoint {
-  if (typeof note !== 'string') verdict(false, { reason: `no ${which} checkpoint` });
-  const text = openNote(note, logKey);
-  if (text === undefined)
-    verdict(false, { reason: `the ${which} checkpoint is not signed by --key` });
-  const cosigned = cosigners(note, witnesses);
-  if (cosigned.length < minimum) {
-    verdict(false, {
-      reason: `the ${which} checkpoint has ${cosigned.length} of ${minimum} cosignatures`,
+const signers = { logKey, witnesses, minimum };
+const verdict = isInclusionAnswer(answer)
+  ? checkProofAnswer(answer, signers)
+  : checkProofAnswer(answer, signers, {
+      old: values.old && (await readFile(values.old, 'utf8')),
+      ...(values.new ? { new: await readFile(values.new, 'utf8') } : {}),
     });
-  }
-  const checkpoint = parseCheckpointText(text);
-  if (checkpoint.origin !== logKey.name) {
-    verdict(false, {
-      reason: `the ${which} checkpoint is of ${checkpoint.origin}, not ${logKey.name}`,
-    });
-  }
-  return checkpoint;
-}
-
-const hashes = (value: unknown) =>
-  Array.isArray(value) ? value.map((hash) => Buffer.from(String(hash), 'base64')) : [];
-
-if (typeof answer.entry === 'string') {
-  const head = signedCheckpoint(answer.checkpoint, 'signed');
-  const leaf = leafHash(Buffer.from(answer.entry, 'utf8'));
-  const index = Number(answer.leaf_index);
-  if (head.size !== Number(answer.tree_size)) {
-    verdict(false, {
-      reason: `the checkpoint is of ${head.size} events, the proof of ${String(answer.tree_size)}`,
-    });
-  }
-  const ok = verifyInclusion(leaf, index, head.size, hashes(answer.proof), head.root);
-  verdict(ok, {
-    proof: 'inclusion',
-    origin: head.origin,
-    tree_size: head.size,
-    leaf_index: index,
-    ...(ok
-      ? { entry: JSON.parse(answer.entry) as unknown }
-      : { reason: 'the entry is not in the tree the checkpoint signs' }),
-  });
-}
-const oldFile = values.old && (await readFile(values.old, 'utf8'));
-const newNote = values.new ? await readFile(values.new, 'utf8') : answer.checkpoint;
-const older = signedCheckpoint(oldFile, 'old');
-const newer = signedCheckpoint(newNote, 'new');
-if (older.size !== Number(answer.from) || newer.size !== Number(answer.to)) {
-  verdict(false, {
-    reason: `the proof is from ${String(answer.from)} to ${String(answer.to)}, the checkpoints of ${older.size} and ${newer.size}`,
-  });
-}
-const ok = verifyConsistency(older.size, newer.size, hashes(answer.proof), older.root, newer.root);
-verdict(ok, {
-  proof: 'consistency',
-  origin: newer.origin,
-  from: older.size,
-  to: newer.size,
-  ...(ok ? {} : { reason: 'the newer tree does not extend the older one: history was changed' }),
-});
+console.log(JSON.stringify(verdict));
+process.exit(verdict.ok ? 0 : 1);

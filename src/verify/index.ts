@@ -27,11 +27,11 @@ export {
   nodeHash,
   verifyConsistency,
   verifyInclusion,
-} from '../transparency/merkle.js';
-export { parseCheckpointText, type Checkpoint } from '../transparency/checkpoint.js';
+} from '#audit-log/transparency/merkle.js';
+export { parseCheckpointText, type Checkpoint } from '#audit-log/transparency/checkpoint.js';
 export {
   openNote,
   parseNote,
   parseVerifierKey,
   type NoteVerifier,
-} from '../transparency/signed-note.js';
+} from '#audit-log/transparency/signed-note.js';

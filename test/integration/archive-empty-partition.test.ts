@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readManifests } from '../../src/audit-trail/archive-folder.js';
+import { readManifests } from '#audit-log/archive-folder.js';
 import { configurePartitioning } from '../../src/event-store/partitions.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
 

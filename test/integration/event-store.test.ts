@@ -12,7 +12,7 @@ import { signTreeHeads } from '../../src/audit-trail/seal/tree-head-signing.js';
 import { loadAuditSigningKey } from '../../src/audit-trail/audit-key.js';
 import { signTreeHead, treeOrigin } from '../../src/audit-trail/seal/tree-heads.js';
 import { sealEnd } from '../../src/audit-trail/seal/seal-ranges.js';
-import { compareLogPositions } from '../../src/audit-trail/check/log-order.js';
+import { compareLogPositions } from '#audit-log/check/log-order.js';
 import {
   LOG_START,
   type LogPosition,

@@ -11,8 +11,8 @@ import { signTreeHeads } from '../../src/audit-trail/seal/tree-head-signing.js';
 import { sealLog } from '../../src/audit-trail/seal/sealer.js';
 import { loadAuditSigningKey } from '../../src/audit-trail/audit-key.js';
 import { signTreeHead, treeOrigin } from '../../src/audit-trail/seal/tree-heads.js';
-import { parseCheckpointText } from '../../src/transparency/checkpoint.js';
-import { noteSigner, parseNote, signNote } from '../../src/transparency/signed-note.js';
+import { parseCheckpointText } from '#audit-log/transparency/checkpoint.js';
+import { noteSigner, parseNote, signNote } from '#audit-log/transparency/signed-note.js';
 import { withDatabase } from '../support/database-url.js';
 import { waitUntil } from '../support/wait.js';
 import {

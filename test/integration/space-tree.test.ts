@@ -19,7 +19,7 @@ import {
   treeRoot,
   verifyConsistency,
   verifyInclusion,
-} from '../../src/transparency/merkle.js';
+} from '#audit-log/transparency/merkle.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
 
 let database: TestDatabase;

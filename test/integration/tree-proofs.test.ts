@@ -19,9 +19,9 @@ import { logTreeSize } from '../../src/audit-trail/seal/log-tree.js';
 import type { Database } from '../../src/db/schema.js';
 import { uuidv7 } from '../../src/domain/ports.js';
 import { insertEvents, streamRows } from '../../src/event-store/insert-events.js';
-import { parseCheckpointText } from '../../src/transparency/checkpoint.js';
-import { leafHash, verifyConsistency, verifyInclusion } from '../../src/transparency/merkle.js';
-import { openNote, parseVerifierKey } from '../../src/transparency/signed-note.js';
+import { parseCheckpointText } from '#audit-log/transparency/checkpoint.js';
+import { leafHash, verifyConsistency, verifyInclusion } from '#audit-log/transparency/merkle.js';
+import { openNote, parseVerifierKey } from '#audit-log/transparency/signed-note.js';
 import {
   createCredentialVia,
   privateTokenVia,

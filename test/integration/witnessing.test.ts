@@ -23,8 +23,8 @@ import {
 } from '../../src/audit-trail/seal/tree-heads.js';
 import { parseWitnesses, startWitnessing } from '../../src/audit-trail/seal/witnessing.js';
 import { proveConsistency } from '../../src/audit-trail/prove/tree-proofs.js';
-import { cosignedAt } from '../../src/transparency/cosignature.js';
-import { parseCheckpointText } from '../../src/transparency/checkpoint.js';
+import { cosignedAt } from '#audit-log/transparency/cosignature.js';
+import { parseCheckpointText } from '#audit-log/transparency/checkpoint.js';
 import {
   COSIGNATURE_ED25519,
   noteSigner,
@@ -33,7 +33,7 @@ import {
   parseVerifierKey,
   signNote,
   verifierKeyText,
-} from '../../src/transparency/signed-note.js';
+} from '#audit-log/transparency/signed-note.js';
 import {
   createCredentialVia,
   privateTokenVia,

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { redactEvent, redactionOf } from '../../src/audit-trail/redaction.js';
+import { redactionOf } from '#audit-log/redaction.js';
+import { redactEvent } from '../../src/audit-trail/redaction.js';
 import { eventCatalog, schemasOf, typesWhere } from '../../src/domain/event-catalog.js';
 import { declareEvent } from '../../src/domain/event-data/declaration.js';
 import { EVENT_CATALOG, EVENT_TYPES } from '../../src/domain/events.js';

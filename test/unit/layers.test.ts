@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { LAYERS, ROOMS, SUB_LAYERS, TOOL_LAYERS } from '../../eslint.config.js';
+import { LAYERS, PACKAGE_REFUSES, ROOMS, SUB_LAYERS, TOOL_LAYERS } from '../../eslint.config.js';
 
 const SRC = path.resolve('src');
 
@@ -204,18 +204,31 @@ describe('the rooms of a folder (eslint.config.js ROOMS, SUB_LAYERS)', () => {
       expect(roomViolations(room, files)).toEqual([]);
     }
   });
+});
 
-  it('the offline checks (audit-trail/check) may touch neither the database nor the other rooms', () => {
-    const { folders, modules } = refusedBy('audit-trail/check');
-    expect(modules).toEqual(['kysely', 'pg']);
-    expect(folders).toEqual(
-      expect.arrayContaining([
-        'db',
-        'audit-trail/seal',
-        'audit-trail/prove',
-        'audit-trail/archive',
-      ]),
+describe('the audit-log package (packages/audit-log)', () => {
+  const ROOT = path.resolve('packages/audit-log');
+  const files = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory())
+        return ['node_modules', 'dist'].includes(entry.name) ? [] : files(full);
+      return entry.name.endsWith('.ts') ? [full] : [];
+    });
+
+  it('imports nothing outside itself: no src/, tools/ or test/ of the service, no driver', () => {
+    const outside = files(ROOT).flatMap((file) =>
+      [...readFileSync(file, 'utf8').matchAll(/(?:from|import)\s+'([^']+)'/g)]
+        .map((match) => match[1]!)
+        .filter((spec) =>
+          spec.startsWith('.')
+            ? !path.resolve(path.dirname(file), spec).startsWith(`${ROOT}/`)
+            : spec.startsWith('#') || PACKAGE_REFUSES.modules.includes(spec),
+        )
+        .map((spec) => `${path.relative(ROOT, file)} imports ${spec}`),
     );
+    expect(files(ROOT).length).toBeGreaterThan(20);
+    expect(outside).toEqual([]);
   });
 });
 

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { signTreeHead, treeOrigin } from '../../src/audit-trail/seal/tree-heads.js';
-import { openNote, parseVerifierKey } from '../../src/transparency/signed-note.js';
+import { openNote, parseVerifierKey } from '#audit-log/transparency/signed-note.js';
 import { tempDir } from '../support/after-file.js';
 
 const run = promisify(execFile);

@@ -38,16 +38,6 @@ const NOT_DECISIONS: ReadonlyArray<{ file: string; line: string; why: string }> 
     why: 'validates the --role flag of the development CLI before a token is minted',
   },
   {
-    file: 'audit-trail/check/chain-export-checkpoints.ts',
-    line: 'if (spaceId !== null && statement.space_id !== spaceId) {',
-    why: 'offline checking of an export: a statement of another space is evidence that does not fit',
-  },
-  {
-    file: 'audit-trail/check/archive.ts',
-    line: 'for (const entry of entries.filter((candidate) => candidate.space_id === spaceId)) {',
-    why: 'offline checking of an archive against a space export the reviewer already holds',
-  },
-  {
     file: 'audit-trail/archive/archive.ts',
     line: 'const expected = counts.find((row) => row.space_id === file.space_id)!.events;',
     why: 'the archiver matches its per-space counts to the files it wrote',

@@ -5,9 +5,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkpointText } from '../../src/transparency/checkpoint.js';
-import { consistencyProof, leafHash, memoryTree, treeRoot } from '../../src/transparency/merkle.js';
-import { noteSigner, signNote, verifierKeyText } from '../../src/transparency/signed-note.js';
+import { checkpointText } from '#audit-log/transparency/checkpoint.js';
+import {
+  consistencyProof,
+  leafHash,
+  memoryTree,
+  treeRoot,
+} from '#audit-log/transparency/merkle.js';
+import { noteSigner, signNote, verifierKeyText } from '#audit-log/transparency/signed-note.js';
 
 const run = promisify(execFile);
 const dir = await mkdtemp(path.join(tmpdir(), 'fork-'));

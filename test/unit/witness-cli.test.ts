@@ -5,15 +5,20 @@ import { networkInterfaces } from 'node:os';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkpointText } from '../../src/transparency/checkpoint.js';
-import { cosignedAt } from '../../src/transparency/cosignature.js';
-import { consistencyProof, leafHash, memoryTree, treeRoot } from '../../src/transparency/merkle.js';
+import { checkpointText } from '#audit-log/transparency/checkpoint.js';
+import { cosignedAt } from '#audit-log/transparency/cosignature.js';
+import {
+  consistencyProof,
+  leafHash,
+  memoryTree,
+  treeRoot,
+} from '#audit-log/transparency/merkle.js';
 import {
   noteSigner,
   parseVerifierKey,
   signNote,
   verifierKeyText,
-} from '../../src/transparency/signed-note.js';
+} from '#audit-log/transparency/signed-note.js';
 import {
   startWitnessProcess,
   witnessRefusal,

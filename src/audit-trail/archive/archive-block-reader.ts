@@ -5,7 +5,7 @@ import { pipeline } from 'node:stream/promises';
 import { StringDecoder } from 'node:string_decoder';
 import { createGunzip } from 'node:zlib';
 import type { ArchivedBlockRow } from './archive-index.js';
-import type { EventLine } from '../export-lines.js';
+import type { EventLine } from '#audit-log/export-lines.js';
 
 /** An event line of an archive file. */
 export type ArchivedEventLine = EventLine;

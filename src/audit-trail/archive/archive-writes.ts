@@ -1,6 +1,6 @@
 import { sql, type Transaction } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import type { ArchiveFile } from '../archive-folder.js';
+import type { ArchiveFile } from '#audit-log/archive-folder.js';
 import type { WrittenArchiveFile } from './archive-files.js';
 import { recordArchiveIndex } from './archive-index.js';
 

@@ -5,10 +5,11 @@ import { decideArchive } from '../../domain/archive/decide.js';
 import { createEventStore } from '../../event-store/event-store.js';
 import { postgresArchiveWrites } from './archive-writes.js';
 import { writeArchiveFile, writeManifest, type WrittenArchiveFile } from './archive-files.js';
-import { readArchiveFile, type ArchiveFile } from '../archive-folder.js';
+import { readArchiveFile, type ArchiveFile } from '#audit-log/archive-folder.js';
 import { BEGINNING } from '../prove/archived-ranges.js';
 import { exportSpaceTree } from '../prove/export-tree.js';
-import { checkTreeExport } from '../check/tree-export.js';
+import { checkTreeExport } from '#audit-log/check/tree-export.js';
+import { EVENT_LEAVES } from '../event-leaf.js';
 
 /** What became of one partition. */
 export type ArchiveOutcome =
@@ -182,6 +183,6 @@ async function unsettledReason(
  * sequences run on from its frontier, and its events make the roots of the heads it holds.
  */
 function treeProblem(lines: readonly string[]): string | undefined {
-  const verdict = checkTreeExport(lines, { allowUnanchoredTail: true });
+  const verdict = checkTreeExport(lines, { leaves: EVENT_LEAVES, allowUnanchoredTail: true });
   return verdict.ok ? undefined : `${verdict.reason}: ${verdict.detail}`;
 }

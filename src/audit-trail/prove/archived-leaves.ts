@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { leafHash, type Hash } from '../../transparency/merkle.js';
+import { leafHash, type Hash } from '#audit-log/transparency/merkle.js';
 import { readArchiveBlock, type ArchivedEventLine } from '../archive/archive-block-reader.js';
 import {
   archivedBlocks,
@@ -8,7 +8,7 @@ import {
   type ArchivedLeafId,
 } from '../archive/archive-index.js';
 import { eventLeafHash, leafEntry } from '../event-leaf.js';
-import { exportedEvent } from '../export-lines.js';
+import { exportedEvent } from '#audit-log/export-lines.js';
 import { spaceTree } from '../seal/space-tree.js';
 import { TreeLeavesMissing, type TreeSource } from '../seal/tree-store.js';
 

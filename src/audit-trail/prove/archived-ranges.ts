@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import type { ArchivedLine } from '../export-lines.js';
+import type { ArchivedLine } from '#audit-log/export-lines.js';
 
 /** An open range's bounds, as dates both JavaScript and Postgres hold. */
 export const BEGINNING = new Date('0001-01-01T00:00:00Z');

@@ -3,7 +3,7 @@ import type { Database } from '../../db/schema.js';
 import { leafEntry } from '../event-leaf.js';
 import { eventsInRange, sealRange } from '../seal/seal-ranges.js';
 import { archivedOverlapping } from './archived-ranges.js';
-import { EXPORT_FORMAT, type FrontierLine, type TreeExportLine } from '../export-lines.js';
+import { EXPORT_FORMAT, type FrontierLine, type TreeExportLine } from '#audit-log/export-lines.js';
 import { spaceTree } from '../seal/space-tree.js';
 import { archivedSpaceTree } from './archived-leaves.js';
 import { loadFrontier } from '../seal/tree-growth.js';

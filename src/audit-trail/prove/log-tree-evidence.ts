@@ -3,16 +3,17 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { LogKeyRepeatedError, readLog } from '../../event-store/read-log.js';
 import { LOG_START, type RecordedEvent } from '../../event-store/types.js';
-import { readArchiveFile } from '../archive-folder.js';
-import { checkArchivedPartition } from '../check/archive.js';
-import { compareLogPositions } from '../check/log-order.js';
+import { readArchiveFile } from '#audit-log/archive-folder.js';
+import { EVENT_LEAVES } from '../event-leaf.js';
+import { checkArchivedPartition } from '#audit-log/check/archive.js';
+import { compareLogPositions } from '#audit-log/check/log-order.js';
 import {
   checkLogTree,
   type LogTreeEvidence,
   type LogTreeVerdict,
   type SealedRangeEvidence,
-} from '../check/log-tree.js';
-import type { LogHeadRow } from '../check/log-heads.js';
+} from '#audit-log/check/log-tree.js';
+import type { LogHeadRow } from '#audit-log/check/log-heads.js';
 import { LOG_TREE } from '../seal/log-tree.js';
 import { sealEnd } from '../seal/seal-ranges.js';
 
@@ -176,7 +177,7 @@ async function readArchivedPartition(
       read: await readArchiveFile(dir, { ...row, events: row.event_count }),
     });
   }
-  return checkArchivedPartition(files, dir, publicKey);
+  return checkArchivedPartition(files, dir, EVENT_LEAVES, publicKey);
 }
 
 /**
@@ -187,7 +188,7 @@ export function checkLogTreeInDatabase(
   db: Kysely<Database>,
   options: {
     readonly publicKey?: KeyObject;
-    /** The log tree's `*.checkpoint` files (seal/head-files.ts), by size. */
+    /** The log tree's `*.checkpoint` files (`#audit-log/head-files.ts`), by size. */
     readonly headFiles?: ReadonlyMap<number, string>;
     readonly archiveDir?: string;
     readonly pageSize?: number;
@@ -198,5 +199,5 @@ export function checkLogTreeInDatabase(
     heads: await readLogHeadRows(db),
     seals: readSealedRanges(db, options),
   });
-  return evidence().then((read) => checkLogTree(read, options));
+  return evidence().then((read) => checkLogTree(read, { ...options, leaves: EVENT_LEAVES }));
 }

@@ -6,7 +6,7 @@ import {
   inclusionProof,
   leafHash,
   type Hash,
-} from '../../transparency/merkle.js';
+} from '#audit-log/transparency/merkle.js';
 import { leafEntry } from '../event-leaf.js';
 import { sealHolding, sealRange } from '../seal/seal-ranges.js';
 import { inRange } from '../../event-store/log-range.js';

@@ -3,7 +3,7 @@ import type { Database } from '../../db/schema.js';
 import type { RecordedEvent } from '../../event-store/types.js';
 import { LOG_START } from '../../event-store/types.js';
 import { inRange } from '../../event-store/log-range.js';
-import type { TreeHashes } from '../../transparency/merkle.js';
+import type { TreeHashes } from '#audit-log/transparency/merkle.js';
 import { eventsInRange, sealEnd, sealHolding, sealRange } from './seal-ranges.js';
 import { eventLeafHash } from '../event-leaf.js';
 import { overTree, type TreeSource } from './tree-store.js';

@@ -4,7 +4,7 @@ import { eventsInRange, sealRange } from './seal-ranges.js';
 import type { RecordedEvent } from '../../event-store/types.js';
 import { spaceTree } from './space-tree.js';
 import { eventLeafHash } from '../event-leaf.js';
-import type { Hash } from '../../transparency/merkle.js';
+import type { Hash } from '#audit-log/transparency/merkle.js';
 import { extendTree } from './tree-growth.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import type { Hash, TreeHashes } from '../../transparency/merkle.js';
+import type { Hash, TreeHashes } from '#audit-log/transparency/merkle.js';
 import { eventLeafHash } from '../event-leaf.js';
 import { eventsInRange, sealEnd } from './seal-ranges.js';
 import { overTree, type TreeSource } from './tree-store.js';

@@ -1,13 +1,13 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { treeRoot, type Hash } from '../../transparency/merkle.js';
+import { treeRoot, type Hash } from '#audit-log/transparency/merkle.js';
 import {
   appendLeaves,
   frontierRoot,
   TILE_LEVEL,
   type Frontier,
   type StoredNode,
-} from '../../transparency/frontier.js';
+} from '#audit-log/transparency/frontier.js';
 import {
   leavesOf,
   overTree,

@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { headFolder, treeHeadFileName } from './head-files.js';
+import { headFolder, treeHeadFileName } from '#audit-log/head-files.js';
 import { spaceTree } from './space-tree.js';
 import { spaceTreeSizes } from './space-ranges.js';
 import { treeRootAt } from './tree-growth.js';
@@ -10,7 +10,7 @@ import { TreeLeavesMissing, type TreeSource } from './tree-store.js';
 import { storeTreeHead, type SignedTreeHead } from './tree-heads.js';
 import { findTreeHead } from '../prove/tree-heads.js';
 import { logTree, logTreeSize } from './log-tree.js';
-import type { Hash } from '../../transparency/merkle.js';
+import type { Hash } from '#audit-log/transparency/merkle.js';
 
 /**
  * The only signed statements since issue 45: signs the head of every tree that grew since its last

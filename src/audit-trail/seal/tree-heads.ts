@@ -1,13 +1,13 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { checkpointText } from '../../transparency/checkpoint.js';
-import type { Hash } from '../../transparency/merkle.js';
+import { checkpointText } from '#audit-log/transparency/checkpoint.js';
+import type { Hash } from '#audit-log/transparency/merkle.js';
 import {
   noteSigner,
   noteVerifier,
   signNote,
   verifierKeyText,
-} from '../../transparency/signed-note.js';
+} from '#audit-log/transparency/signed-note.js';
 import type { KeyObject } from 'node:crypto';
 import { LOG_TREE } from './log-tree.js';
 

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { memoryTree, type Hash, type TreeHashes } from '../../transparency/merkle.js';
-import { TILE_LEVEL } from '../../transparency/frontier.js';
+import { memoryTree, type Hash, type TreeHashes } from '#audit-log/transparency/merkle.js';
+import { TILE_LEVEL } from '#audit-log/transparency/frontier.js';
 
 /**
  * How the audit trail's Merkle trees (each space's, and the whole log's) are kept: perfect

@@ -2,16 +2,16 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { ConfigError } from '../../config/config.js';
 import type { Database } from '../../db/schema.js';
-import { cosignedAt } from '../../transparency/cosignature.js';
+import { cosignedAt } from '#audit-log/transparency/cosignature.js';
 import {
   COSIGNATURE_ED25519,
   parseVerifierKey,
   type NoteVerifier,
-} from '../../transparency/signed-note.js';
+} from '#audit-log/transparency/signed-note.js';
 import type { SignedTreeHead } from './tree-heads.js';
 import { findTreeHead } from '../prove/tree-heads.js';
 import { proveConsistency } from '../prove/tree-proofs.js';
-import { readWitnessAnswer, WITNESS_ANSWER_LIMIT } from './witness-answer.js';
+import { readWitnessAnswer, WITNESS_ANSWER_LIMIT } from '#audit-log/witness/answer.js';
 
 /** A witness the projector sends signed tree heads to, and the key its cosignatures carry. */
 export interface WitnessEndpoint {

@@ -1,14 +1,14 @@
 import type { KeyObject } from 'node:crypto';
-import { parseCheckpointText, type Checkpoint } from '../../transparency/checkpoint.js';
-import { appendLeaves, frontierRoot, type Frontier } from '../../transparency/frontier.js';
-import { cosigners } from '../../transparency/witness-keys.js';
+import { parseCheckpointText, type Checkpoint } from '../transparency/checkpoint.js';
+import { appendLeaves, frontierRoot, type Frontier } from '../transparency/frontier.js';
+import { cosigners } from '../transparency/witness-keys.js';
 import {
   noteVerifier,
   openNote,
   parseNote,
   type NoteVerifier,
-} from '../../transparency/signed-note.js';
-import { eventLeafHash } from '../event-leaf.js';
+} from '../transparency/signed-note.js';
+import type { EventLeaves } from '../event-leaf.js';
 import { exportedEvent, type ExportLine } from '../export-lines.js';
 
 /** What an export's tree heads can be found guilty of. */
@@ -48,6 +48,8 @@ export type TreeHeadsVerdict =
 export function checkExportTreeHeads(
   lines: readonly string[],
   options: {
+    /** The log's leaves (its redaction bound). */
+    readonly leaves: EventLeaves;
     readonly spaceId: string | null;
     readonly publicKey?: KeyObject;
     readonly witnesses: readonly NoteVerifier[];
@@ -66,7 +68,7 @@ export function checkExportTreeHeads(
       heads.push({ line: i + 1, size: line.tree_size, note: line.checkpoint });
     } else if (line.type === 'event') {
       contiguousFromOne &&= line.sequence === leaves.length + 1;
-      leaves.push(eventLeafHash(exportedEvent(line)));
+      leaves.push(options.leaves.eventLeafHash(exportedEvent(line)));
     }
   });
   const fail = (reason: TreeHeadFailure, line: number, detail: string) =>

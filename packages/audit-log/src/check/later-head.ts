@@ -1,6 +1,6 @@
-import { parseCheckpointText } from '../../transparency/checkpoint.js';
-import { appendLeaves, frontierRoot, type Frontier } from '../../transparency/frontier.js';
-import { parseNote } from '../../transparency/signed-note.js';
+import { parseCheckpointText } from '../transparency/checkpoint.js';
+import { appendLeaves, frontierRoot, type Frontier } from '../transparency/frontier.js';
+import { parseNote } from '../transparency/signed-note.js';
 
 // A head whose root the events do not make is named apart from an edited event when the same
 // events make a later head's root: then the head, not the events, is what differs.

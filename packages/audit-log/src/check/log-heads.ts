@@ -1,7 +1,7 @@
 import type { KeyObject } from 'node:crypto';
-import { parseCheckpointText } from '../../transparency/checkpoint.js';
-import type { Hash } from '../../transparency/merkle.js';
-import { noteVerifier, openNote, parseNote } from '../../transparency/signed-note.js';
+import { parseCheckpointText } from '../transparency/checkpoint.js';
+import type { Hash } from '../transparency/merkle.js';
+import { noteVerifier, openNote, parseNote } from '../transparency/signed-note.js';
 
 /** A signed head of the log tree, as log-tree.ts holds the recomputed root to it. */
 export interface LogHead {

@@ -1,4 +1,4 @@
-import type { LogPosition } from '../../event-store/types.js';
+import type { LogPosition } from '../recorded-event.js';
 
 /** a before b in commit-safe order: negative, 0 when equal, positive after. */
 export function compareLogPositions(a: LogPosition, b: LogPosition): number {

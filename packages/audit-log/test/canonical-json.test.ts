@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalJson } from '../../src/audit-trail/canonical-json.js';
-import { chainHash, GENESIS_HASH } from '../../src/audit-trail/check/chain-link.js';
-import type { RecordedEvent } from '../../src/event-store/types.js';
+import { canonicalJson } from '../src/canonical-json.js';
+import { chainHash, GENESIS_HASH } from '../src/check/chain-link.js';
+import type { RecordedEvent } from '../src/recorded-event.js';
 
 describe('canonicalJson (RFC 8785)', () => {
   it('sorts keys by code unit, drops whitespace, keeps arrays in order', () => {

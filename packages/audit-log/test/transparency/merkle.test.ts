@@ -10,7 +10,7 @@ import {
   treeRoot,
   verifyConsistency,
   verifyInclusion,
-} from '../../../src/transparency/merkle.js';
+} from '../../src/transparency/merkle.js';
 
 // transparency-dev/merkle testonly/constants.go: the leaf inputs and the root of every prefix.
 const LEAF_INPUTS = [

@@ -29,7 +29,7 @@ vi.mock('node:fs/promises', async (importOriginal) => {
   };
 });
 
-const { createStateFile, openStateFile } = await import('../../src/cli/witness-state-file.js');
+const { createStateFile, openStateFile } = await import('../src/witness/state-file.js');
 const dir = await mkdtemp(path.join(tmpdir(), 'witness-state-'));
 afterAll(() => rm(dir, { recursive: true, force: true }));
 const head = (size: number) => ({ size, root: Buffer.alloc(32, size) });

@@ -1,8 +1,8 @@
 import type { KeyObject } from 'node:crypto';
-import type { RecordedEvent } from '../../event-store/types.js';
-import { appendLeaves, frontierRoot, type Frontier } from '../../transparency/frontier.js';
-import type { Hash } from '../../transparency/merkle.js';
-import { eventLeafHash } from '../event-leaf.js';
+import type { RecordedEvent } from '../recorded-event.js';
+import { appendLeaves, frontierRoot, type Frontier } from '../transparency/frontier.js';
+import type { Hash } from '../transparency/merkle.js';
+import type { EventLeaves } from '../event-leaf.js';
 import { checkLogHeads, type LogHead, type LogHeadRow } from './log-heads.js';
 
 /** Where and how the log stopped matching its tree. */
@@ -89,11 +89,13 @@ export interface LogTreeEvidence {
 export async function checkLogTree(
   evidence: LogTreeEvidence,
   options: {
+    /** The log's leaves (its redaction bound), as the sealer hashed them. */
+    readonly leaves: EventLeaves;
     readonly publicKey?: KeyObject;
     /** The log tree's `*.checkpoint` files (seal/head-files.ts), by size. */
     readonly headFiles?: ReadonlyMap<number, string>;
     readonly onProgress?: (eventsChecked: number) => void;
-  } = {},
+  },
 ): Promise<LogTreeVerdict> {
   const loaded = checkLogHeads(evidence.heads, {
     publicKey: options.publicKey,
@@ -137,7 +139,7 @@ export async function checkLogTree(
   for await (const seal of evidence.seals) {
     const at = { sealNumber: seal.sealNumber, treeSize: null };
     if ('problem' in seal) return { ok: false, ...seal.problem, ...at };
-    const leaves = seal.events.map(eventLeafHash);
+    const leaves = seal.events.map(options.leaves.eventLeafHash);
     if (leaves.length < seal.eventCount) {
       return {
         ok: false,

@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { checkpointText, parseCheckpointText } from '../../../src/transparency/checkpoint.js';
+import { checkpointText, parseCheckpointText } from '../../src/transparency/checkpoint.js';
 import {
   noteSigner,
   openNote,
@@ -8,7 +8,7 @@ import {
   parseVerifierKey,
   signNote,
   verifierKeyText,
-} from '../../../src/transparency/signed-note.js';
+} from '../../src/transparency/signed-note.js';
 
 // The published example of Go's golang.org/x/mod/sumdb/note (its documentation and note_test.go).
 const VKEY = 'PeterNeumann+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW';

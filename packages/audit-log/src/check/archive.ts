@@ -1,5 +1,6 @@
 import type { KeyObject } from 'node:crypto';
-import type { RecordedEvent } from '../../event-store/types.js';
+import type { RecordedEvent } from '../recorded-event.js';
+import type { EventLeaves } from '../event-leaf.js';
 import { readArchiveFile, readManifests, type ArchiveProblem } from '../archive-folder.js';
 import { checkTreeExport } from './tree-export.js';
 import {
@@ -205,6 +206,8 @@ export function checkArchivedPartition(
   files: readonly ArchivedFileRead[],
   /** Where the files were looked for, to name it. */
   dir: string,
+  /** The log's leaves (its redaction bound). */
+  leaves: EventLeaves,
   publicKey?: KeyObject,
 ): ArchivedPartition | (ArchiveProblem & { readonly detail: string }) {
   const events: RecordedEvent[] = [];
@@ -225,7 +228,7 @@ export function checkArchivedPartition(
       };
     }
     if (exportFormat(read.lines) === EXPORT_FORMAT) {
-      const verdict = checkTreeExport(read.lines, { publicKey, allowUnanchoredTail: true });
+      const verdict = checkTreeExport(read.lines, { leaves, publicKey, allowUnanchoredTail: true });
       if (!verdict.ok) return { reason: 'archive_file_altered', file, detail: verdict.detail };
       filesChecked += 1;
     }

@@ -5,22 +5,22 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkpointText } from '../../../src/transparency/checkpoint.js';
-import { cosignatureLine } from '../../../src/transparency/cosignature.js';
+import { checkpointText } from '#audit-log/transparency/checkpoint.js';
+import { cosignatureLine } from '#audit-log/transparency/cosignature.js';
 import {
   consistencyProof,
   leafHash,
   memoryTree,
   treeRoot,
-} from '../../../src/transparency/merkle.js';
+} from '#audit-log/transparency/merkle.js';
 import {
   COSIGNATURE_ED25519,
   noteSigner,
   parseNote,
   signNote,
   verifierKeyText,
-} from '../../../src/transparency/signed-note.js';
-import { cosigners, distinctWitnesses } from '../../../src/transparency/witness-keys.js';
+} from '#audit-log/transparency/signed-note.js';
+import { cosigners, distinctWitnesses } from '#audit-log/transparency/witness-keys.js';
 
 const run = promisify(execFile);
 const dir = await mkdtemp(path.join(tmpdir(), 'witness-keys-'));

@@ -1,27 +1,27 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { checkpointText } from '../../../src/transparency/checkpoint.js';
-import { cosignedAt } from '../../../src/transparency/cosignature.js';
+import { checkpointText } from '../../src/transparency/checkpoint.js';
+import { cosignedAt } from '../../src/transparency/cosignature.js';
 import {
   consistencyProof,
   leafHash,
   memoryTree,
   treeRoot,
   type TreeHashes,
-} from '../../../src/transparency/merkle.js';
+} from '../../src/transparency/merkle.js';
 import {
   COSIGNATURE_ED25519,
   noteSigner,
   noteVerifier,
   signNote,
   type NoteVerifier,
-} from '../../../src/transparency/signed-note.js';
-import { EMPTY_ROOT } from '../../../src/transparency/merkle.js';
+} from '../../src/transparency/signed-note.js';
+import { EMPTY_ROOT } from '../../src/transparency/merkle.js';
 import {
   addCheckpoint,
   memoryWitnessState,
   MAX_ORIGIN_BYTES,
-} from '../../../src/transparency/witness.js';
+} from '../../src/transparency/witness.js';
 
 const ORIGIN = 'token-authority.test/space/shop';
 const log = noteSigner(ORIGIN, generateKeyPairSync('ed25519').privateKey);

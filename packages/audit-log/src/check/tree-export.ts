@@ -1,8 +1,8 @@
 import type { KeyObject } from 'node:crypto';
-import { parseCheckpointText } from '../../transparency/checkpoint.js';
-import { appendLeaves, frontierRoot, type Frontier } from '../../transparency/frontier.js';
-import { noteVerifier, openNote, parseNote } from '../../transparency/signed-note.js';
-import { eventLeafHash } from '../event-leaf.js';
+import { parseCheckpointText } from '../transparency/checkpoint.js';
+import { appendLeaves, frontierRoot, type Frontier } from '../transparency/frontier.js';
+import { noteVerifier, openNote, parseNote } from '../transparency/signed-note.js';
+import type { EventLeaves } from '../event-leaf.js';
 import type { ExportFailure } from './chain-export.js';
 import { exportedEvent, type TreeExportLine } from '../export-lines.js';
 import type { TreeHeadFailure } from './tree-export-heads.js';
@@ -44,12 +44,14 @@ export type TreeExportVerdict =
 export function checkTreeExport(
   lines: readonly string[],
   options: {
+    /** The log's leaves (its redaction bound): the export's events are hashed as it sealed them. */
+    readonly leaves: EventLeaves;
     readonly publicKey?: KeyObject;
     readonly allowUnanchoredTail?: boolean;
     readonly headFiles?: ReadonlyMap<number, string>;
     /** Cosignatures required (tree-export-heads.ts counts them): with none, no head fails. */
     readonly minCosignatures?: number;
-  } = {},
+  },
 ): TreeExportVerdict {
   const fail = (
     reason: Extract<TreeExportVerdict, { ok: false }>['reason'],
@@ -107,7 +109,7 @@ export function checkTreeExport(
         spaceId ??= event.spaceId;
         first ??= line.sequence;
         last = line.sequence;
-        leaves.push(eventLeafHash(event));
+        leaves.push(options.leaves.eventLeafHash(event));
       } else if (!['format', 'seal', 'checkpoint'].includes(line.type)) {
         // Seals and JWS checkpoints come from archives made before the change: the heads vouch.
         throw new Error('unknown line');

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { RecordedEvent } from '../../event-store/types.js';
+import type { RecordedEvent } from '../recorded-event.js';
 import { canonicalEventBytes } from '../event-leaf.js';
 
 /**

@@ -2,7 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 
 /**
- * Where a tree's signed head files are written (tree-head-signing.ts; JWS checkpoint files before
+ * Where a tree's signed head files are written (token-authority's tree-head-signing.ts; JWS checkpoint files before
  * issue 45): one never-rewritten file each. The log tree's heads (tree id '') go to `_log`, a name
  * no space id encodes to.
  */

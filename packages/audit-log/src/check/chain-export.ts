@@ -1,6 +1,6 @@
 import type { CheckpointStatement } from './jws-checkpoint.js';
 import { chainHash, GENESIS_HASH } from './chain-link.js';
-import type { RecordedEvent } from '../../event-store/types.js';
+import type { RecordedEvent } from '../recorded-event.js';
 import { exportedEvent, type ChainExportLine } from '../export-lines.js';
 import { compareWithFiles } from './checkpoint-files.js';
 import { checkExportCheckpoints, type CheckpointFailure } from './chain-export-checkpoints.js';

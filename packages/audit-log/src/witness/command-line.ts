@@ -1,0 +1,64 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+
+/** The witness's options, as node:util's parseArgs declares them. */
+type OptionsConfig = NonNullable<ParseArgsConfig['options']>;
+
+/**
+ * Glues every value-taking option to its value (`--dir <v>` → `--dir=<v>`), as getopt does: the
+ * argument after such an option is its value even when it begins with "-".
+ */
+function glueOptionValues(argv: readonly string[], options: OptionsConfig): string[] {
+  const takesValue = new Set<string>();
+  for (const [name, option] of Object.entries(options)) {
+    if (option.type !== 'string') continue;
+    takesValue.add(`--${name}`);
+    if (option.short) takesValue.add(`-${option.short}`);
+  }
+  const glued: string[] = [];
+  for (let index = 0; index < argv.length; index += 1) {
+    const arg = argv[index]!;
+    if (arg === '--') {
+      glued.push(...argv.slice(index));
+      break;
+    }
+    const value = argv[index + 1];
+    if (takesValue.has(arg) && value !== undefined) {
+      glued.push(arg.startsWith('--') ? `${arg}=${value}` : `${arg}${value}`);
+      index += 1;
+    } else {
+      glued.push(arg);
+    }
+  }
+  return glued;
+}
+
+/**
+ * Parses this process's arguments: `--help`/`-h` prints `usage` and exits 0; an unknown option or
+ * a missing value prints what is wrong and the usage, and exits 2 (as the service's commands do).
+ */
+export function parseCommandLine<const Options extends OptionsConfig>(
+  usage: string,
+  options: Options,
+  argv: readonly string[] = process.argv.slice(2),
+) {
+  const withHelp = { ...options, help: { type: 'boolean', short: 'h' } } as const;
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: glueOptionValues(argv, withHelp),
+      options: withHelp,
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (error) {
+    console.error(`${(error as Error).message}\n${usage}`);
+    process.exit(2);
+  }
+  if ((parsed.values as { help?: boolean }).help) {
+    console.log(usage);
+    process.exit(0);
+  }
+  return parsed as unknown as ReturnType<
+    typeof parseArgs<{ options: Options; allowPositionals: true; strict: true }>
+  >;
+}

@@ -1,0 +1,36 @@
+import { randomBytes } from 'node:crypto';
+import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+
+/**
+ * Reads `file`, or creates it with `create()` (mode 0600) when missing. The content is written to
+ * a file of its own first and then linked into place, which fails if `file` exists: two processes
+ * starting at once agree on one value, and neither reads a file the other has not yet filled.
+ */
+export async function readOrCreateFile(file: string, create: () => string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+  const draft = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  await writeFile(draft, create(), { mode: 0o600, flag: 'wx' });
+  try {
+    await link(draft, file);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'EEXIST') {
+      // A file system without hard links: an exclusive create.
+      if (!['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'EXDEV'].includes(code ?? '')) throw error;
+      await writeFile(file, await readFile(draft), { mode: 0o600, flag: 'wx' }).catch(
+        (failed: NodeJS.ErrnoException) => {
+          if (failed.code !== 'EEXIST') throw failed;
+        },
+      );
+    }
+  } finally {
+    await unlink(draft).catch(() => undefined);
+  }
+  return readFile(file, 'utf8');
+}

@@ -196,7 +196,6 @@ try {
   single.kill('SIGTERM');
   const traced = await measureTraced({
     ratios: traceRatios,
-    untracedRps: privateRun.rps,
     serviceEnv,
     plan,
     measure,
@@ -227,8 +226,7 @@ try {
     seal: measure.seal,
     ...(delivered ? { sinks: delivered } : {}),
   });
-  const report =
-    traced.length > 0 ? `${rendered}\n${tracedSection(privateRun.rps, traced)}` : rendered;
+  const report = traced.length > 0 ? `${rendered}\n${tracedSection(traced)}` : rendered;
   console.log(report);
   if (!values['no-write']) {
     await writeFile(path.join(root, 'docs/benchmarks.md'), report);

@@ -9,6 +9,7 @@ import {
 import {
   AUDIENCE,
   createCredentialVia,
+  privateTokenVia,
   startTestService,
   type TestService,
 } from '../support/test-service.js';
@@ -109,6 +110,27 @@ describe('traces', () => {
     // Nothing that authenticates or is authenticated with is in what was exported.
     const exported = Buffer.concat(receiver.bodies);
     for (const secret of [credential.client_secret, token, token.split('.')[2]!]) {
+      expect(exported.includes(secret)).toBe(false);
+    }
+  });
+
+  it('a public-token issuance: the customer id only hashed, the private and public tokens nowhere', async () => {
+    const credential = await createCredentialVia(untrusting, `${SPACE}-public`);
+    const privateToken = await privateTokenVia(untrusting, credential);
+    const customer = `customer-${randomBytes(6).toString('hex')}`;
+    const answer = await untrusting.post(
+      '/v1/issue',
+      { customer_id: customer, segment_id: 'segment-1' },
+      { authorization: `Bearer ${privateToken}`, 'x-service-space-id': `${SPACE}-public` },
+    );
+    expect(answer.status).toBe(200);
+    const publicToken = ((await answer.json()) as { token: string }).token;
+    const spans = await received();
+    const append = spans.find((span) => span.attributes['event.type'] === 'public-token-issued');
+    const decide = spans.find((span) => span.name === 'decide' && span.traceId === append?.traceId);
+    expect(decide?.attributes['oauth.customer_id']).toMatch(/^[0-9a-f]{32}$/);
+    const exported = Buffer.concat(receiver.bodies);
+    for (const secret of [customer, privateToken, publicToken, credential.client_secret]) {
       expect(exported.includes(secret)).toBe(false);
     }
   });

@@ -25,6 +25,7 @@ export const LAYERS = {
   delivery: ['audit-trail', 'event-store', 'crypto', 'db', 'domain', 'errors'],
   commands: [
     'delivery',
+    'observability',
     'domain',
     'event-store',
     'projections',

@@ -19,14 +19,17 @@ import { serviceGroups, startProcess, stopAll, waitFor } from './processes.js';
 import { renderReport } from './report.js';
 import { startBenchSinks } from './sinks.js';
 import { peerTokenRequest } from './peer-client.js';
+import { measureTraced, tracedRatios, tracedSection } from './traces.js';
 
 const USAGE = `Usage: npm run bench -- [--duration=<s>] [--connections=<n>] [--warmup=<s>]
-       [--log-level=<level>] [--no-projector] [--profile] [--statements] [--scopes] [--sinks] [--no-write]
+       [--log-level=<level>] [--no-projector] [--profile] [--statements] [--scopes] [--sinks]
+       [--traces=<ratio,...>] [--no-write]
 Loads the Koa ceiling, node-oidc-provider and our two issuance endpoints, one at a time, and
 writes docs/benchmarks.md (unless --no-write). --scopes: the service runs with
 deploy/scope-catalog.json and every token carries three scopes. --sinks: the service delivers
 its audit trail to two operator sinks (AUDIT_SINKS), a webhook receiver answering 200 and a dead
-port.`;
+port. --traces=0.01,1: the private endpoint again on a service sending traces sampled at each
+ratio to a local collector, as ratios to tracing off.`;
 
 const { values } = parseCommandLine(USAGE, {
   duration: { type: 'string', default: '10' },
@@ -39,7 +42,9 @@ const { values } = parseCommandLine(USAGE, {
   'no-projector': { type: 'boolean', default: false },
   scopes: { type: 'boolean', default: false },
   sinks: { type: 'boolean', default: false },
+  traces: { type: 'string' },
 });
+const traceRatios = tracedRatios(values.traces);
 // Three public scopes of the development catalog: private and public tokens carry all three.
 const SCOPES = values.scopes ? ['products:read', 'cart:write', 'checkout:write'] : undefined;
 const plan: LoadPlan = {
@@ -189,11 +194,20 @@ try {
     other.servers,
   );
   single.kill('SIGTERM');
+  const traced = await measureTraced({
+    ratios: traceRatios,
+    serviceEnv,
+    plan,
+    measure,
+    privateRequest,
+    projector: ourGroups.projector!,
+    progress,
+  });
   progress('measuring database bytes per token');
   const storage = await bytesPerToken(pool);
   const delivered = sinks && { ...(await sinks.received()), deadPort: sinks.deadPort };
   if (delivered) progress(`the webhook sink received ${delivered.events} events`);
-  const report = renderReport({
+  const rendered = renderReport({
     storage,
     apiProcesses,
     otherWorkers,
@@ -212,6 +226,7 @@ try {
     seal: measure.seal,
     ...(delivered ? { sinks: delivered } : {}),
   });
+  const report = traced.length > 0 ? `${rendered}\n${tracedSection(traced)}` : rendered;
   console.log(report);
   if (!values['no-write']) {
     await writeFile(path.join(root, 'docs/benchmarks.md'), report);

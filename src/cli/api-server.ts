@@ -10,6 +10,7 @@ import { connectOptions } from './runtime.js';
 import { databaseReadiness, readinessWith } from '../db/readiness.js';
 import { isPrivileged, rolePrivileges } from '../db/privileges.js';
 import { createApp } from '../http/app.js';
+import { startApiTraces } from './traces.js';
 import { forwardedFor } from '../http/forwarded.js';
 import { mountRoutes, operationOf, type RouteGates } from '../http/route.js';
 import { healthRoutes } from '../http/routes/health.js';
@@ -49,6 +50,7 @@ export async function startApiServer(
   database: DatabaseHandle,
   overrides: Partial<Pick<CommandContext, 'clock' | 'ids'>> = {},
 ): Promise<ApiServer> {
+  const traces = await startApiTraces(config);
   const notifier = createAppendNotifier(database.pool);
   const metrics = createMetrics(database.db);
   const commands = await createCommandContext(config, logger, database, {
@@ -166,6 +168,7 @@ export async function startApiServer(
     observe: metrics.observeRequest,
     deadlineMs: config.REQUEST_DEADLINE_MS,
     routers,
+    ...(traces.app ? { traces: traces.app } : {}),
   });
   // /metrics never on the public port: its own listener, on loopback by default.
   const metricsServer = await listen(
@@ -230,6 +233,9 @@ export async function startApiServer(
           ])
             .catch((error: unknown) => logger.warn({ err: error }, 'failure summaries not written'))
             .then(() => notifier.close())
+            // Last, so the spans of the requests that just finished are sent.
+            .then(() => traces.export?.shutdown())
+            .catch((error: unknown) => logger.warn({ err: error }, 'last spans not sent'))
             .then(resolve);
         });
         server.closeIdleConnections();

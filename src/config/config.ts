@@ -9,6 +9,7 @@ import { loginSettings } from './login-settings.js';
 import { limitSettings } from './limit-settings.js';
 import { auditTrailSettings } from './audit-settings.js';
 import { deliverySettings } from './delivery-settings.js';
+import { tracingSettings } from './tracing-settings.js';
 
 // Settings whose values are secrets (keys) or carry them (connection strings with passwords).
 const SECRET_SETTING = /KEY|SECRET|PASSWORD|PIN|DATABASE_URL/;
@@ -31,6 +32,7 @@ export const SETTING_GROUPS: readonly {
   { title: 'Limits', settings: limitSettings },
   { title: 'Audit trail', settings: auditTrailSettings },
   { title: 'Audit delivery', settings: deliverySettings },
+  { title: 'Traces', settings: tracingSettings },
 ];
 
 /** Every setting the service reads, with its default and its description. */
@@ -44,6 +46,7 @@ export const configSchema = z.object({
   ...limitSettings,
   ...auditTrailSettings,
   ...deliverySettings,
+  ...tracingSettings,
 });
 
 /** The validated, typed configuration. Immutable once loaded. */

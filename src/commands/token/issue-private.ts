@@ -6,6 +6,7 @@ import type { CommandContext } from '../context.js';
 import type { DpopProof } from '../../crypto/dpop.js';
 import { rememberDpopProof } from './dpop-proofs.js';
 import { recordIssuedToken, type IssuedToken } from './record-issued.js';
+import { decidedInSpan } from '../../observability/tracing.js';
 
 /**
  * The client_credentials grant: authenticate the client against the read model, decide, sign,
@@ -26,23 +27,30 @@ export async function issuePrivateToken(
   // One authentication path for every client-authenticated endpoint: lockout, secret check,
   // bounded failure events. Authenticated, the decision only judges the grant itself.
   const credential = await authenticateClient(ctx, command);
-  const decision = decideIssuePrivateToken(
-    {
-      audience: command.audience,
-      scopes: command.scopes,
-      metadata: command.metadata,
-      now: ctx.clock.now(),
-      // The request's id: one request, one issuance, and the event need not name it twice.
-      eventId: command.metadata.request_id,
-      jti: ctx.ids.tokenId(),
-      jkt: command.dpop?.jkt,
-    },
-    credential,
-    {
-      audiences: ctx.audiences,
-      ttlSeconds: ctx.privateTokenTtlSeconds,
-      catalog: ctx.scopeCatalog,
-    },
+  const decided = () => ({
+    'oauth.grant_type': 'client_credentials',
+    'oauth.client_id': credential.clientId,
+    'tenant.space_id': credential.spaceId,
+  });
+  const decision = decidedInSpan(decided, () =>
+    decideIssuePrivateToken(
+      {
+        audience: command.audience,
+        scopes: command.scopes,
+        metadata: command.metadata,
+        now: ctx.clock.now(),
+        // The request's id: one request, one issuance, and the event need not name it twice.
+        eventId: command.metadata.request_id,
+        jti: ctx.ids.tokenId(),
+        jkt: command.dpop?.jkt,
+      },
+      credential,
+      {
+        audiences: ctx.audiences,
+        ttlSeconds: ctx.privateTokenTtlSeconds,
+        catalog: ctx.scopeCatalog,
+      },
+    ),
   );
   if (!decision.ok) {
     throw decision.refusal === 'invalid_scope'

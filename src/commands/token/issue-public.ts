@@ -13,6 +13,7 @@ import type { CommandContext } from '../context.js';
 import type { DpopProof } from '../../crypto/dpop.js';
 import { rememberDpopProof } from './dpop-proofs.js';
 import { recordIssuedToken, type IssuedToken } from './record-issued.js';
+import { decidedInSpan, hashedId } from '../../observability/tracing.js';
 
 /**
  * Issues a public token for a customer and segment on the strength of a verified private token
@@ -41,30 +42,37 @@ export async function issuePublicToken(
   const revoked = await tokenRevoked(privateToken, (jti) => ctx.revocations.isRevoked(jti));
   // A revoked token is refused by the decider whatever its credential: no need to look it up.
   const credential = revoked ? undefined : await ctx.credentials.find(privateToken.client_id);
-  const decision = decideIssuePublicToken(
-    {
-      spaceId: command.spaceId,
-      customerId: command.customerId,
-      segmentId: command.segmentId,
-      scopes: command.scopes,
-      metadata: command.metadata,
-      now: ctx.clock.now(),
-      // The request's id: one request, one issuance, and the event need not name it twice.
-      eventId: command.metadata.request_id,
-      jti: ctx.ids.tokenId(),
-      jkt: command.bindTo ?? command.dpop?.jkt,
-      privateToken: {
-        clientId: privateToken.client_id,
-        spaceId: privateToken.space_id,
-        audience: privateToken.aud,
-        jti: privateToken.jti,
-        expiresAt: privateToken.exp,
-        scopes: scopeWords(privateToken.scope),
-        revoked,
+  const decided = () => ({
+    'oauth.client_id': privateToken.client_id,
+    'tenant.space_id': command.spaceId,
+    'oauth.customer_id': hashedId(command.customerId),
+  });
+  const decision = decidedInSpan(decided, () =>
+    decideIssuePublicToken(
+      {
+        spaceId: command.spaceId,
+        customerId: command.customerId,
+        segmentId: command.segmentId,
+        scopes: command.scopes,
+        metadata: command.metadata,
+        now: ctx.clock.now(),
+        // The request's id: one request, one issuance, and the event need not name it twice.
+        eventId: command.metadata.request_id,
+        jti: ctx.ids.tokenId(),
+        jkt: command.bindTo ?? command.dpop?.jkt,
+        privateToken: {
+          clientId: privateToken.client_id,
+          spaceId: privateToken.space_id,
+          audience: privateToken.aud,
+          jti: privateToken.jti,
+          expiresAt: privateToken.exp,
+          scopes: scopeWords(privateToken.scope),
+          revoked,
+        },
       },
-    },
-    credential,
-    { ttlSeconds: ctx.publicTokenTtlSeconds, catalog: ctx.scopeCatalog },
+      credential,
+      { ttlSeconds: ctx.publicTokenTtlSeconds, catalog: ctx.scopeCatalog },
+    ),
   );
   if (!decision.ok) {
     if (decision.refusal === 'token_revoked') {

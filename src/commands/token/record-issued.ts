@@ -5,6 +5,8 @@ import { signAccessTokenOffThread, type AccessTokenClaims } from '../../crypto/a
 import type { CommandContext } from '../context.js';
 import type { RateLimitState } from '../../limits/limits.js';
 import { signingOfSpace } from '../signing-key/space-signing.js';
+import type { SigningKey } from '../../crypto/key-store.js';
+import { inSpan, tracingOn } from '../../observability/tracing.js';
 
 /** An access token and its lifetime in seconds. */
 export interface IssuedToken {
@@ -35,14 +37,23 @@ export async function recordIssuedToken(
   const spaces = ctx.spaceKeys;
   const token = spaces?.store.signsOwn(claims.space_id)
     ? await signedByRing(ctx, spaces, claims)
-    : await signAccessTokenOffThread(ctx.keys.current(), claims);
+    : await signedWith(ctx.keys.current(), claims);
   const streamId = streams.token(claims.jti);
-  const appended = await ctx.events.append({
-    spaceId: claims.space_id,
-    expectedVersion: 'no_stream',
-    streamId,
-    events: [storedForm(event, streamId)],
-  });
+  const append = () =>
+    ctx.events.append({
+      spaceId: claims.space_id,
+      expectedVersion: 'no_stream',
+      streamId,
+      events: [storedForm(event, streamId)],
+    });
+  // Tracing off, not even the span's attributes are built: the issuance path is as it was.
+  const appended = tracingOn()
+    ? await inSpan(
+        'append',
+        { 'event.id': event.eventId, 'event.type': event.type, 'tenant.space_id': claims.space_id },
+        append,
+      )
+    : await append();
   if (!appended.ok) throw new ConflictError('token id collision; retry the request');
   return {
     token,
@@ -59,5 +70,13 @@ async function signedByRing(
   claims: AccessTokenClaims,
 ): Promise<string> {
   const ring = await signingOfSpace(ctx.events, spaces, ctx.issuer, claims.space_id);
-  return signAccessTokenOffThread(ring.key, { ...claims, iss: ring.issuer });
+  return signedWith(ring.key, { ...claims, iss: ring.issuer });
+}
+
+// The signature's own span: an HSM's latency shows as this span's length (the token is not in it).
+function signedWith(key: SigningKey, claims: AccessTokenClaims): Promise<string> {
+  if (!tracingOn()) return signAccessTokenOffThread(key, claims);
+  return inSpan('sign', { 'signer.kind': key.privateKey ? 'local' : 'pkcs11', kid: key.kid }, () =>
+    signAccessTokenOffThread(key, claims),
+  );
 }

@@ -1,0 +1,47 @@
+import { createHmac } from 'node:crypto';
+import type { Config } from '../config/config.js';
+import { loadSecretHashKey } from '../crypto/key-files.js';
+import { traceSourceRule } from '../http/server-span.js';
+import type { TraceExport } from '../observability/trace-export.js';
+
+/** An API process's traces: what its app continues, and the exporter to shut down last. */
+export interface ApiTraces {
+  readonly app?: { readonly trusted: (address?: string) => boolean };
+  readonly export?: TraceExport;
+}
+
+/** Where spans go by the OTEL_* settings, or undefined: tracing off. */
+export function traceDestination(config: Config): { url: string } | 'console' | undefined {
+  if (config.OTEL_TRACES_EXPORTER === 'none') return undefined;
+  if (config.OTEL_TRACES_EXPORTER === 'console') return 'console';
+  if (config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) {
+    return { url: config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT };
+  }
+  const base = config.OTEL_EXPORTER_OTLP_ENDPOINT;
+  return base ? { url: `${base.replace(/\/+$/, '')}/v1/traces` } : undefined;
+}
+
+/**
+ * Starts tracing when the settings ask for it. Off, the SDK is never even loaded (a dynamic
+ * import): nothing is added to the process, and no middleware to the request path.
+ */
+export async function startApiTraces(config: Config): Promise<ApiTraces> {
+  const to = traceDestination(config);
+  if (!to) return {};
+  const { startTraceExport } = await import('../observability/trace-export.js');
+  // Customer ids are hashed under a key of the deployment's own, derived from the one every
+  // replica shares, so the hashes agree across replicas and say nothing outside it.
+  const secret = await loadSecretHashKey(config.SECRET_HASH_KEY, config.DATA_DIR);
+  const idKey = createHmac('sha256', secret).update('token-authority trace ids').digest();
+  const started = startTraceExport({
+    to,
+    serviceName: config.OTEL_SERVICE_NAME,
+    sampler: config.OTEL_TRACES_SAMPLER,
+    ratio: config.OTEL_TRACES_SAMPLER_ARG,
+    idKey,
+  });
+  return {
+    app: { trusted: traceSourceRule(config.OTEL_TRUSTED_TRACE_SOURCES) },
+    export: started,
+  };
+}

@@ -1,0 +1,104 @@
+import { createHmac, createHash } from 'node:crypto';
+import { SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
+
+/**
+ * Whether spans are made at all. Off (the default), every helper here calls its work directly:
+ * no span, no context switch, nothing allocated beyond the call, so the issuance path costs what
+ * it did before traces existed. Turned on once, by the exporter's start (trace-export.ts).
+ */
+let tracing = false;
+// Customer ids enter a span only hashed; with the deployment's key, so a hash cannot be
+// reversed by hashing every likely id, and replicas sharing the key agree on it.
+let idKey: Buffer | undefined;
+
+/** Whether this process makes spans (an exporter was started). */
+export function tracingOn(): boolean {
+  return tracing;
+}
+
+/** Called by the exporter's start alone; `key` hashes customer ids (see {@link hashedId}). */
+export function turnTracingOn(key?: Buffer): void {
+  tracing = true;
+  idKey = key;
+}
+
+/** Back to no spans (the exporter shut down). */
+export function turnTracingOff(): void {
+  tracing = false;
+  idKey = undefined;
+}
+
+/**
+ * An id as a span may carry it: HMAC-SHA-256 under the deployment's key (SHA-256 without one),
+ * hex, the first 16 bytes: enough to follow one customer's requests, nothing to read an id from.
+ */
+export function hashedId(id: string): string {
+  const digest = idKey ? createHmac('sha256', idKey) : createHash('sha256');
+  return digest.update(id, 'utf8').digest('hex').slice(0, 32);
+}
+
+const tracer = () => trace.getTracer('token-authority');
+
+// A refusal's span says which refusal by its code, never by its message (which may quote input).
+function failed(span: Span, error: unknown): void {
+  const code = (error as { code?: unknown }).code;
+  span.setAttribute('error.type', typeof code === 'string' ? code : 'internal');
+  span.setStatus({ code: SpanStatusCode.ERROR });
+}
+
+/**
+ * Runs `work` inside a span named `name` (a child of the request's), ended when it settles; with
+ * tracing off, just runs it. `attributes` must hold no secret, assertion or token.
+ */
+export function inSpan<T>(
+  name: string,
+  attributes: Attributes,
+  work: (span: Span | undefined) => Promise<T>,
+): Promise<T> {
+  if (!tracing) return work(undefined);
+  return tracer().startActiveSpan(name, { attributes }, async (span) => {
+    try {
+      return await work(span);
+    } catch (error) {
+      failed(span, error);
+      throw error;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+/**
+ * A decision in its own span: `attributes` are computed only when tracing is on (a hashed id costs
+ * an HMAC), and a refusal is written as `oauth.error`.
+ */
+export function decidedInSpan<Made extends { readonly ok: boolean; readonly refusal?: string }>(
+  attributes: () => Attributes,
+  decide: () => Made,
+): Made {
+  if (!tracing) return decide();
+  return inSyncSpan('decide', attributes(), (span) => {
+    const made = decide();
+    if (!made.ok && made.refusal) span?.setAttribute('oauth.error', made.refusal);
+    return made;
+  });
+}
+
+/** {@link inSpan} for synchronous work (a pure decision). */
+export function inSyncSpan<T>(
+  name: string,
+  attributes: Attributes,
+  work: (span: Span | undefined) => T,
+): T {
+  if (!tracing) return work(undefined);
+  return tracer().startActiveSpan(name, { attributes }, (span) => {
+    try {
+      return work(span);
+    } catch (error) {
+      failed(span, error);
+      throw error;
+    } finally {
+      span.end();
+    }
+  });
+}

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { integer } from './setting-types.js';
 import { settingNotes } from './setting-notes.js';
 
 /**
@@ -7,65 +8,27 @@ import { settingNotes } from './setting-notes.js';
  */
 export const auditTrailSettings = {
   // One shared poll of the log feeds them all.
-  AUDIT_STREAM_MAX: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(10_000)
-    .default(100)
-    .describe(
-      'Live audit feeds (`GET /v1/audit/stream`) each API process serves at once; one more gets 503 with `Retry-After`.',
-    ),
-  AUDIT_STREAM_MAX_PER_SPACE: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(10_000)
-    .default(10)
-    .describe('Of those, how many one space may hold (429 past it): no tenant takes every slot.'),
-  AUDIT_STREAM_MAX_PER_USER: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(10_000)
-    .default(3)
-    .describe('Of those, how many one user (login issuer and subject) may hold (429 past it).'),
-  AUDIT_PROOF_READS_PER_MINUTE: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(100_000)
-    .default(120)
-    .describe(
-      'Audit proof reads (tree heads, inclusion and consistency proofs) one user may make a minute in one API process (429 past it); each is recorded before it is looked up.',
-    ),
-  AUDIT_STREAM_REAUTHORIZE_SECONDS: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(60)
-    .default(60)
-    .describe(
-      "How often, in seconds, an open feed's login token is verified again and its space grant checked; a feed also ends at the token's `exp`, with a `stream-ended` event saying why.",
-    ),
-  AUDIT_STREAM_HEARTBEAT_SECONDS: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(300)
-    .default(15)
-    .describe(
-      'A comment line is sent on a quiet audit feed this often, in seconds, so proxies do not close it.',
-    ),
-  AUDIT_CHECKPOINT_INTERVAL_SECONDS: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(86_400)
-    .default(60)
-    .describe(
-      "How often, in seconds, the projector signs the audit trail's heads (and at shutdown); the log tree's heads are served once a window of this length has passed.",
-    ),
+  AUDIT_STREAM_MAX: integer(0, 10_000, 100).describe(
+    'Live audit feeds (`GET /v1/audit/stream`) each API process serves at once; one more gets 503 with `Retry-After`.',
+  ),
+  AUDIT_STREAM_MAX_PER_SPACE: integer(1, 10_000, 10).describe(
+    'Of those, how many one space may hold (429 past it): no tenant takes every slot.',
+  ),
+  AUDIT_STREAM_MAX_PER_USER: integer(1, 10_000, 3).describe(
+    'Of those, how many one user (login issuer and subject) may hold (429 past it).',
+  ),
+  AUDIT_PROOF_READS_PER_MINUTE: integer(1, 100_000, 120).describe(
+    'Audit proof reads (tree heads, inclusion and consistency proofs) one user may make a minute in one API process (429 past it); each is recorded before it is looked up.',
+  ),
+  AUDIT_STREAM_REAUTHORIZE_SECONDS: integer(1, 60, 60).describe(
+    "How often, in seconds, an open feed's login token is verified again and its space grant checked; a feed also ends at the token's `exp`, with a `stream-ended` event saying why.",
+  ),
+  AUDIT_STREAM_HEARTBEAT_SECONDS: integer(1, 300, 15).describe(
+    'A comment line is sent on a quiet audit feed this often, in seconds, so proxies do not close it.',
+  ),
+  AUDIT_CHECKPOINT_INTERVAL_SECONDS: integer(1, 86_400, 60).describe(
+    "How often, in seconds, the projector signs the audit trail's heads (and at shutdown); the log tree's heads are served once a window of this length has passed.",
+  ),
   AUDIT_CHECKPOINT_DIR: z
     .string()
     .min(1)

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { settingNotes } from './setting-notes.js';
-import { booleanFlag, postgresUrl } from './setting-types.js';
+import { booleanFlag, integer, postgresUrl } from './setting-types.js';
 
 /** Which Postgres, as whom, and how long anything may wait for it (part of configSchema). */
 export const databaseSettings = {
@@ -22,15 +22,9 @@ export const databaseSettings = {
       'A streaming replica for audit and monitoring reads (e.g. a load balancer port in front of the replicas); their answers carry `X-Data-Source` and `X-Data-Lag-Ms`.',
     )
     .register(settingNotes, { defaultNote: 'the primary serves them' }),
-  READ_REPLICA_MAX_LAG_MS: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(3_600_000)
-    .default(5000)
-    .describe(
-      "A replica further behind the primary than this many milliseconds (measured against the primary's WAL position) is bypassed: reads go to the primary until it catches up.",
-    ),
+  READ_REPLICA_MAX_LAG_MS: integer(0, 3_600_000, 5000).describe(
+    "A replica further behind the primary than this many milliseconds (measured against the primary's WAL position) is bypassed: reads go to the primary until it catches up.",
+  ),
   ALLOW_PRIVILEGED_DATABASE_ROLE: booleanFlag
     .default(false)
     .describe(
@@ -48,51 +42,23 @@ export const databaseSettings = {
     .min(1)
     .optional()
     .describe('The same for `token_authority_projector_login`.'),
-  DATABASE_POOL_SIZE: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(200)
-    .default(10)
-    .describe('Database connections per process.'),
-  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce
-    .number()
-    .int()
-    .min(100)
-    .max(600_000)
-    .default(2000)
-    .describe(
-      "Longest a request's query may run, in milliseconds: a stalled database then gets 503 instead of a hang. Also how long an append may wait for its group commit.",
-    ),
-  DATABASE_LOCK_TIMEOUT_MS: z.coerce
-    .number()
-    .int()
-    .min(100)
-    .max(600_000)
-    .default(1000)
-    .describe("Longest a request's query may wait for a lock, in milliseconds."),
-  DATABASE_CONNECT_TIMEOUT_MS: z.coerce
-    .number()
-    .int()
-    .min(100)
-    .max(600_000)
-    .default(2000)
-    .describe(
-      'Longest a request may wait for a database connection (pool slot or new socket), in milliseconds.',
-    ),
-  IDLE_IN_TRANSACTION_TIMEOUT_MS: z.coerce
-    .number()
-    .int()
-    .min(100)
-    .default(10_000)
-    .describe(
-      'Sessions idle in a transaction longer than this many milliseconds are aborted (they would stall the projector).',
-    ),
-  EMBEDDED_PG_PORT: z.coerce
-    .number()
-    .int()
-    .min(1024)
-    .max(32_767, 'embedded Postgres needs a port below 32768')
-    .default(5433)
-    .describe('Port of the embedded Postgres (below 32768).'),
+  DATABASE_POOL_SIZE: integer(1, 200, 10).describe('Database connections per process.'),
+  DATABASE_STATEMENT_TIMEOUT_MS: integer(100, 600_000, 2000).describe(
+    "Longest a request's query may run, in milliseconds: a stalled database then gets 503 instead of a hang. Also how long an append may wait for its group commit.",
+  ),
+  DATABASE_LOCK_TIMEOUT_MS: integer(100, 600_000, 1000).describe(
+    "Longest a request's query may wait for a lock, in milliseconds.",
+  ),
+  DATABASE_CONNECT_TIMEOUT_MS: integer(100, 600_000, 2000).describe(
+    'Longest a request may wait for a database connection (pool slot or new socket), in milliseconds.',
+  ),
+  IDLE_IN_TRANSACTION_TIMEOUT_MS: integer(100, undefined, 10_000).describe(
+    'Sessions idle in a transaction longer than this many milliseconds are aborted (they would stall the projector).',
+  ),
+  EMBEDDED_PG_PORT: integer(
+    1024,
+    32_767,
+    5433,
+    'embedded Postgres needs a port below 32768',
+  ).describe('Port of the embedded Postgres (below 32768).'),
 };

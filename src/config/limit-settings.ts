@@ -1,59 +1,30 @@
 import { z } from 'zod';
+import { integer } from './setting-types.js';
 
 /** What one client, space or source may spend, and how processes share it (part of configSchema). */
 export const limitSettings = {
   // A large storefront: ~10 million sessions a day peak near 300 new sessions (public tokens) a
   // second, 18,000 a minute; its servers add one private token each per token lifetime.
-  CLIENT_RATE_LIMIT_PER_MINUTE: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(1_000_000_000)
-    .default(30_000)
-    .describe(
-      'Requests per client per minute over the token, issue, introspection and revocation endpoints together, across every API process; a credential may set its own, up to the space\'s ceiling (docs/operations.md, "Limits").',
-    ),
+  CLIENT_RATE_LIMIT_PER_MINUTE: integer(1, 1_000_000_000, 30_000).describe(
+    'Requests per client per minute over the token, issue, introspection and revocation endpoints together, across every API process; a credential may set its own, up to the space\'s ceiling (docs/operations.md, "Limits").',
+  ),
   // Four such clients in one space.
-  SPACE_RATE_LIMIT_PER_MINUTE: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(1_000_000_000)
-    .default(120_000)
-    .describe(
-      "The same for all clients of one space together: what one tenant can take, whatever its clients; no client's own limit may exceed it.",
-    ),
+  SPACE_RATE_LIMIT_PER_MINUTE: integer(1, 1_000_000_000, 120_000).describe(
+    "The same for all clients of one space together: what one tenant can take, whatever its clients; no client's own limit may exceed it.",
+  ),
   LIMITS_SYNC: z
     .enum(['postgres', 'host'])
     .default('postgres')
     .describe(
       'How API processes share budgets and lockouts: `postgres` (LISTEN/NOTIFY on the database every replica shares: limits hold across replicas) or `host` (only the workers of one `npm start`).',
     ),
-  FAILED_AUTH_LIMIT_PER_MINUTE: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(1_000_000)
-    .default(10)
-    .describe(
-      'Failed client authentications per client and source IP per minute before further attempts get 429 unchecked; also bad login tokens per source IP.',
-    ),
-  FAILED_AUTH_EVENTS_PER_MINUTE: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(1_000_000)
-    .default(10)
-    .describe(
-      'Failure events recorded per client per minute, and refused login-token requests per reason and user; the rest go into one summary event per client (or user) and minute.',
-    ),
-  LIMITER_MAX_KEYS: z.coerce
-    .number()
-    .int()
-    .min(100)
-    .max(10_000_000)
-    .default(100_000)
-    .describe(
-      'Entries each limiter, the credential cache and the unknown-client cache hold at most.',
-    ),
+  FAILED_AUTH_LIMIT_PER_MINUTE: integer(1, 1_000_000, 10).describe(
+    'Failed client authentications per client and source IP per minute before further attempts get 429 unchecked; also bad login tokens per source IP.',
+  ),
+  FAILED_AUTH_EVENTS_PER_MINUTE: integer(0, 1_000_000, 10).describe(
+    'Failure events recorded per client per minute, and refused login-token requests per reason and user; the rest go into one summary event per client (or user) and minute.',
+  ),
+  LIMITER_MAX_KEYS: integer(100, 10_000_000, 100_000).describe(
+    'Entries each limiter, the credential cache and the unknown-client cache hold at most.',
+  ),
 };

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { integer } from './setting-types.js';
 import { settingNotes } from './setting-notes.js';
 
 /** The dashboard users' login tokens and where their keys come from (part of configSchema). */
@@ -50,11 +51,7 @@ export const loginSettings = {
     .describe(
       'The role of a login token without the role claim: the least, unless set to `admin` for an identity provider that knows no roles.',
     ),
-  LOGIN_TOKEN_MAX_AGE_SECONDS: z.coerce
-    .number()
-    .int()
-    .min(60)
-    .max(2_592_000)
-    .default(43_200)
-    .describe('Login tokens older than this many seconds (by `iat`) are refused.'),
+  LOGIN_TOKEN_MAX_AGE_SECONDS: integer(60, 2_592_000, 43_200).describe(
+    'Login tokens older than this many seconds (by `iat`) are refused.',
+  ),
 };

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { settingNotes } from './setting-notes.js';
-import { booleanFlag } from './setting-types.js';
+import { booleanFlag, integer } from './setting-types.js';
 
 /** The processes `npm start` runs and what the API listens on (part of configSchema). */
 export const processSettings = {
@@ -11,13 +11,7 @@ export const processSettings = {
     .describe(
       '`production` requires the settings a deployment must choose (see README, "What production needs") and refuses the development login key and a database role that can rewrite the audit log.',
     ),
-  PORT: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(65_535)
-    .default(8080)
-    .describe('HTTP port of the API (`0` picks a free one).'),
+  PORT: integer(0, 65_535, 8080).describe('HTTP port of the API (`0` picks a free one).'),
   HOST: z.string().min(1).default('0.0.0.0').describe('Address the API binds.'),
   // Half the CPUs: the other half is Postgres's and the projector's. On 2 cores a second API
   // process kept the cores busier but cost 6-44% more API CPU per token, for 0.92-1.32x the
@@ -32,13 +26,9 @@ export const processSettings = {
       'API processes `npm start` runs on `PORT` (node:cluster); they share rate limits and `/metrics`. `1`: the API runs in the `npm start` process.',
     )
     .register(settingNotes, { computedDefault: 'half the CPUs, 1 to 4' }),
-  METRICS_PORT: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(65_535)
-    .default(9464)
-    .describe("The port of `/metrics`, never the API's public `PORT` (`0`: any free port)."),
+  METRICS_PORT: integer(0, 65_535, 9464).describe(
+    "The port of `/metrics`, never the API's public `PORT` (`0`: any free port).",
+  ),
   METRICS_HOST: z
     .string()
     .min(1)
@@ -46,38 +36,18 @@ export const processSettings = {
     .describe(
       'Where `/metrics` listens: set it (e.g. `0.0.0.0`) only for a scraper on another host, on a private network.',
     ),
-  BODY_LIMIT_BYTES: z.coerce
-    .number()
-    .int()
-    .min(256)
-    .max(1_048_576)
-    .default(16_384)
-    .describe('Largest request body, in bytes; a larger one gets 413.'),
-  TRUSTED_PROXY_HOPS: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(10)
-    .default(0)
-    .describe(
-      "Proxies in front whose `X-Forwarded-For` is believed for the client IP; `0`: the socket's address.",
-    ),
-  REQUEST_DEADLINE_MS: z.coerce
-    .number()
-    .int()
-    .min(100)
-    .max(600_000)
-    .default(5000)
-    .describe(
-      "Backstop: a request still unanswered after this many milliseconds gets 503 with `Retry-After`. Also the PKCS#11 signer's deadline: a batch unanswered this long gets its thread replaced, a request waiting this long for a batch is refused.",
-    ),
-  SHUTDOWN_TIMEOUT_MS: z.coerce
-    .number()
-    .int()
-    .min(100)
-    .max(120_000)
-    .default(10_000)
-    .describe('How long shutdown waits for in-flight requests, in milliseconds.'),
+  BODY_LIMIT_BYTES: integer(256, 1_048_576, 16_384).describe(
+    'Largest request body, in bytes; a larger one gets 413.',
+  ),
+  TRUSTED_PROXY_HOPS: integer(0, 10, 0).describe(
+    "Proxies in front whose `X-Forwarded-For` is believed for the client IP; `0`: the socket's address.",
+  ),
+  REQUEST_DEADLINE_MS: integer(100, 600_000, 5000).describe(
+    "Backstop: a request still unanswered after this many milliseconds gets 503 with `Retry-After`. Also the PKCS#11 signer's deadline: a batch unanswered this long gets its thread replaced, a request waiting this long for a batch is refused.",
+  ),
+  SHUTDOWN_TIMEOUT_MS: integer(100, 120_000, 10_000).describe(
+    'How long shutdown waits for in-flight requests, in milliseconds.',
+  ),
   LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
     .default('info')

@@ -20,3 +20,18 @@ export const booleanFlag = z
 export const postgresUrl = z
   .string()
   .regex(/^postgres(ql)?:\/\//, 'expected a postgres:// or postgresql:// URL');
+
+/** A whole number of at least `min` (and at most `max`, `tooLarge` saying so in words). */
+export function integer(min: number, max?: number): z.ZodCoercedNumber;
+/** The same, `fallback` when unset. */
+export function integer(
+  min: number,
+  max: number | undefined,
+  fallback: number,
+  tooLarge?: string,
+): z.ZodDefault<z.ZodCoercedNumber>;
+export function integer(min: number, max?: number, fallback?: number, tooLarge?: string) {
+  const atLeast = z.coerce.number().int().min(min);
+  const bounded = max === undefined ? atLeast : atLeast.max(max, tooLarge);
+  return fallback === undefined ? bounded : bounded.default(fallback);
+}

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { integer } from './setting-types.js';
 import { settingNotes } from './setting-notes.js';
 
 /**
@@ -46,62 +47,34 @@ export const signingSettings = {
     )
     .register(settingNotes, { defaultNote: 'required with `SIGNING_BACKEND=pkcs11`' }),
   // One key per space must not mean memory without bound.
-  SIGNING_KEY_CACHE_MAX_KEYS: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(10_000_000)
-    .default(10_000)
-    .describe(
-      'Signing keys a signer keeps at hand (opened local keys, HSM object handles), the least recently used dropped past it: memory stays bounded whatever the number of keys.',
-    ),
-  SIGNING_KEY_REFRESH_MS: z.coerce
-    .number()
-    .int()
-    .min(100)
-    .max(3_600_000)
-    .default(1000)
-    .describe(
-      'How often, in milliseconds, each API process re-reads the signing keys: a rotation or retirement reaches every replica within it.',
-    ),
+  SIGNING_KEY_CACHE_MAX_KEYS: integer(1, 10_000_000, 10_000).describe(
+    'Signing keys a signer keeps at hand (opened local keys, HSM object handles), the least recently used dropped past it: memory stays bounded whatever the number of keys.',
+  ),
+  SIGNING_KEY_REFRESH_MS: integer(100, 3_600_000, 1000).describe(
+    'How often, in milliseconds, each API process re-reads the signing keys: a rotation or retirement reaches every replica within it.',
+  ),
   SPACE_SIGNING_KEYS: z
     .enum(['on-request', 'all'])
     .default('on-request')
     .describe(
       "Which spaces sign with an issuer and keys of their own (`iss` = `TOKEN_ISSUER/spaces/{id}`, their own JWKS and discovery): `on-request` (those an admin turned on with `POST /v1/space/signing-keys`) or `all` (each space's first key made before its first issuance).",
     ),
-  SIGNING_KEY_ROTATION_SECONDS: z.coerce
-    .number()
-    .int()
-    .min(60)
+  SIGNING_KEY_ROTATION_SECONDS: integer(60)
     .optional()
     .describe(
       "How long, in seconds (at least 60), the shared key ring's key signs before the scheduled rotation makes its successor.",
     )
     .register(settingNotes, { defaultNote: 'by hand only' }),
-  SPACE_SIGNING_KEY_ROTATION_SECONDS: z.coerce
-    .number()
-    .int()
-    .min(60)
+  SPACE_SIGNING_KEY_ROTATION_SECONDS: integer(60)
     .optional()
     .describe("The same for every space's own key ring.")
     .register(settingNotes, { defaultNote: 'by hand only' }),
   // At least the JWKS cache time (max-age=300), so a verifier that cached the JWKS just before
   // the rotation still knows the key.
-  SIGNING_KEY_PUBLISH_AHEAD_SECONDS: z.coerce
-    .number()
-    .int()
-    .min(300)
-    .default(900)
-    .describe(
-      "How long, in seconds, before it signs a scheduled rotation's new key is published (at least 300, the JWKS cache time).",
-    ),
-  SIGNING_KEY_ROTATION_CHECK_SECONDS: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .default(60)
-    .describe(
-      "How often, in seconds, each API process looks for a key ring whose rotation is due (decided under the ring's lock: once across replicas).",
-    ),
+  SIGNING_KEY_PUBLISH_AHEAD_SECONDS: integer(300, undefined, 900).describe(
+    "How long, in seconds, before it signs a scheduled rotation's new key is published (at least 300, the JWKS cache time).",
+  ),
+  SIGNING_KEY_ROTATION_CHECK_SECONDS: integer(1, undefined, 60).describe(
+    "How often, in seconds, each API process looks for a key ring whose rotation is due (decided under the ring's lock: once across replicas).",
+  ),
 };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { settingNotes } from './setting-notes.js';
-import { commaList } from './setting-types.js';
+import { commaList, integer } from './setting-types.js';
 
 // Token lifetimes: at most a day, so a revocation list only ever holds a day of revocations.
 const tokenSeconds = z.coerce.number().int().min(1).max(86_400, 'at most 86400 (one day)');
@@ -50,50 +50,20 @@ export const tokenSettings = {
       'Key (32+ bytes, base64 or base64url) for hashing client secrets; set the same value on every API replica.',
     )
     .register(settingNotes, { defaultNote: 'generated into `DATA_DIR/secret-hash.key`' }),
-  CREDENTIAL_CACHE_TTL_MS: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(60_000)
-    .default(1000)
-    .describe(
-      'How long, in milliseconds, an API process may reuse a credential it read: bounds how late a change reaches a replica.',
-    ),
-  UNKNOWN_CLIENT_CACHE_TTL_MS: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(600_000)
-    .default(10_000)
-    .describe(
-      'How long, in milliseconds, an unknown client id is remembered as unknown (one query per distinct id per this time).',
-    ),
-  REVOCATION_REFRESH_MS: z.coerce
-    .number()
-    .int()
-    .min(50)
-    .max(60_000)
-    .default(250)
-    .describe(
-      'How often, in milliseconds, each API process reads the revocations other replicas made: a revoked token is refused everywhere within about this (plus a query).',
-    ),
-  REVOCATION_LOOKUP_MAX_ENTRIES: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(100_000_000)
-    .default(1_000_000)
-    .describe(
-      'Unexpired revoked token ids each API process holds in memory (about 100 bytes each); past it, an id not held is looked up in the database, so the answer stays exact and memory bounded.',
-    ),
+  CREDENTIAL_CACHE_TTL_MS: integer(0, 60_000, 1000).describe(
+    'How long, in milliseconds, an API process may reuse a credential it read: bounds how late a change reaches a replica.',
+  ),
+  UNKNOWN_CLIENT_CACHE_TTL_MS: integer(0, 600_000, 10_000).describe(
+    'How long, in milliseconds, an unknown client id is remembered as unknown (one query per distinct id per this time).',
+  ),
+  REVOCATION_REFRESH_MS: integer(50, 60_000, 250).describe(
+    'How often, in milliseconds, each API process reads the revocations other replicas made: a revoked token is refused everywhere within about this (plus a query).',
+  ),
+  REVOCATION_LOOKUP_MAX_ENTRIES: integer(1, 100_000_000, 1_000_000).describe(
+    'Unexpired revoked token ids each API process holds in memory (about 100 bytes each); past it, an id not held is looked up in the database, so the answer stays exact and memory bounded.',
+  ),
   // Long enough for any client's retries, short enough that no sealed secret lingers.
-  IDEMPOTENCY_KEY_TTL_SECONDS: z.coerce
-    .number()
-    .int()
-    .min(60)
-    .max(86_400)
-    .default(3600)
-    .describe(
-      'How long, in seconds, a secret rotation sent with an `Idempotency-Key` keeps its response (sealed under the key-encryption key), so a retry gets the same new secret; then the projector drops it.',
-    ),
+  IDEMPOTENCY_KEY_TTL_SECONDS: integer(60, 86_400, 3600).describe(
+    'How long, in seconds, a secret rotation sent with an `Idempotency-Key` keeps its response (sealed under the key-encryption key), so a retry gets the same new secret; then the projector drops it.',
+  ),
 };

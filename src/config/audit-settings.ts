@@ -1,5 +1,4 @@
-import { z } from 'zod';
-import { integer } from './setting-types.js';
+import { integer, nonEmpty } from './setting-types.js';
 import { settingNotes } from './setting-notes.js';
 
 /**
@@ -29,33 +28,25 @@ export const auditTrailSettings = {
   AUDIT_CHECKPOINT_INTERVAL_SECONDS: integer(1, 86_400, 60).describe(
     "How often, in seconds, the projector signs the audit trail's heads (and at shutdown); the log tree's heads are served once a window of this length has passed.",
   ),
-  AUDIT_CHECKPOINT_DIR: z
-    .string()
-    .min(1)
+  AUDIT_CHECKPOINT_DIR: nonEmpty
     .optional()
     .describe(
       'Where signed checkpoints are written as files, never rewritten (write-once storage is best).',
     )
     .register(settingNotes, { defaultNote: '`DATA_DIR/audit-checkpoints`' }),
-  AUDIT_WITNESSES: z
-    .string()
-    .min(1)
+  AUDIT_WITNESSES: nonEmpty
     .optional()
     .describe(
       'Comma-separated `<add-checkpoint URL> <witness verifier key>`: the projector sends every signed tree head (each space\'s and the log\'s) to these witnesses (C2SP tlog-witness) with a consistency proof from the last one each cosigned, and keeps their cosignatures (docs/compliance.md, "Witnesses").',
     )
     .register(settingNotes, { defaultNote: 'no witnesses' }),
-  AUDIT_SIGNING_KEY: z
-    .string()
-    .min(1)
+  AUDIT_SIGNING_KEY: nonEmpty
     .optional()
     .describe(
       "The audit key's private Ed25519 JWK (or `file:<path>` of a file holding it) that signs the audit trail's heads (not a token key): the projector's alone, the same on every projector replica.",
     )
     .register(settingNotes, { defaultNote: 'generated into `DATA_DIR/audit-key.json`' }),
-  AUDIT_PUBLIC_KEY: z
-    .string()
-    .min(1)
+  AUDIT_PUBLIC_KEY: nonEmpty
     .optional()
     .describe(
       "The audit key's public JWK (or `file:<path>`): all the API needs of the audit key, served at `/v1/audit/checkpoints`; the API never reads the private key.",

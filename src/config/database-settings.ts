@@ -1,6 +1,5 @@
-import { z } from 'zod';
 import { settingNotes } from './setting-notes.js';
-import { booleanFlag, integer, postgresUrl } from './setting-types.js';
+import { booleanFlag, integer, nonEmpty, postgresUrl } from './setting-types.js';
 
 /** Which Postgres, as whom, and how long anything may wait for it (part of configSchema). */
 export const databaseSettings = {
@@ -14,9 +13,7 @@ export const databaseSettings = {
       "The tables' owner, used only to run migrations and archives (and, embedded, to create the service's login roles).",
     )
     .register(settingNotes, { defaultNote: '`DATABASE_URL`' }),
-  READ_DATABASE_URL: z
-    .string()
-    .min(1)
+  READ_DATABASE_URL: nonEmpty
     .optional()
     .describe(
       'A streaming replica for audit and monitoring reads (e.g. a load balancer port in front of the replicas); their answers carry `X-Data-Source` and `X-Data-Lag-Ms`.',
@@ -30,16 +27,12 @@ export const databaseSettings = {
     .describe(
       "With `NODE_ENV=production`, start even when connected as a superuser or the tables' owner, which can rewrite the audit log (not recommended).",
     ),
-  API_LOGIN_PASSWORD: z
-    .string()
-    .min(1)
+  API_LOGIN_PASSWORD: nonEmpty
     .optional()
     .describe(
       'Read by `npm run migrate` only: creates or updates `token_authority_api_login` with this password (16+ characters of A-Z a-z 0-9 _ -), for a deployment that migrates in a one-shot job.',
     ),
-  PROJECTOR_LOGIN_PASSWORD: z
-    .string()
-    .min(1)
+  PROJECTOR_LOGIN_PASSWORD: nonEmpty
     .optional()
     .describe('The same for `token_authority_projector_login`.'),
   DATABASE_POOL_SIZE: integer(1, 200, 10).describe('Database connections per process.'),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import net from 'node:net';
 import { settingNotes } from './setting-notes.js';
-import { commaList, integer } from './setting-types.js';
+import { commaList, integer, nonEmpty } from './setting-types.js';
 
 /** A CIDR block (`10.20.0.0/16`), one address, or a host name; never one that means everything. */
 const allowedTarget = z.string().refine(
@@ -22,9 +22,7 @@ const allowedTarget = z.string().refine(
 
 /** Delivery of the audit trail to the operator's sinks, `npm run deliver` (part of configSchema). */
 export const deliverySettings = {
-  AUDIT_SINKS: z
-    .string()
-    .min(1)
+  AUDIT_SINKS: nonEmpty
     .optional()
     .describe(
       'The operator\'s audit sinks for the whole deployment (docs/operations.md, "Delivering the audit trail"): a JSON array of `{"id","kind":"webhook","url","secret":"whsec_…"}` or `{"id","kind":"syslog","host","port","tls","ca"}`, or `file:<path>`; `secret` and `ca` may be `file:<path>`.',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { integer } from './setting-types.js';
+import { integer, nonEmpty } from './setting-types.js';
 import { settingNotes } from './setting-notes.js';
 
 /** The event log's appends, partitions and archives, and the projector (part of configSchema). */
@@ -21,9 +21,7 @@ export const eventLogSettings = {
   EVENT_PARTITIONS_AHEAD: integer(1, 1000, 3).describe(
     'Partitions kept ready after the current one, so an append never finds none; every API and projector process creates what is due every 10 s.',
   ),
-  ARCHIVE_DIR: z
-    .string()
-    .min(1)
+  ARCHIVE_DIR: nonEmpty
     .optional()
     .describe(
       "Where `npm run archive` (and the projector's leader, with `RETENTION_HOT_DAYS`) writes archived partitions: gzipped NDJSON per space and partition, a `manifest.json` each, never rewritten. An API process that can read it (mounted read-only) answers space-tree proofs over archived events from these files.",

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { integer } from './setting-types.js';
+import { integer, nonEmpty } from './setting-types.js';
 import { settingNotes } from './setting-notes.js';
 
 /** The dashboard users' login tokens and where their keys come from (part of configSchema). */
@@ -14,16 +14,12 @@ export const loginSettings = {
       defaultNote:
         'the development login key, generated into `DATA_DIR/dev-login-key.json` and signed with by `npm run login-token`; production: this or `LOGIN_PUBLIC_KEY` required',
     }),
-  LOGIN_PUBLIC_KEY: z
-    .string()
-    .min(1)
+  LOGIN_PUBLIC_KEY: nonEmpty
     .optional()
     .describe(
       "Instead of `LOGIN_JWKS_URL`, the identity provider's public key: PEM (SPKI), JWK or JWKS.",
     ),
-  LOGIN_ISSUER: z
-    .string()
-    .min(1)
+  LOGIN_ISSUER: nonEmpty
     .optional()
     .describe(
       'Required `iss` of login tokens; required with `LOGIN_JWKS_URL` or `LOGIN_PUBLIC_KEY`. A login token must also carry `aud` (`LOGIN_AUDIENCE`), `sub`, `iat`, `exp` and the spaces claim; one without `iat` or `exp` is refused (`token claim "iat" is missing`).',

@@ -35,3 +35,6 @@ export function integer(min: number, max?: number, fallback?: number, tooLarge?:
   const bounded = max === undefined ? atLeast : atLeast.max(max, tooLarge);
   return fallback === undefined ? bounded : bounded.default(fallback);
 }
+
+/** Text of at least one character (an empty value counts as unset before it is read). */
+export const nonEmpty = z.string().min(1);

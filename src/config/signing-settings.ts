@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { integer } from './setting-types.js';
+import { integer, nonEmpty } from './setting-types.js';
 import { settingNotes } from './setting-notes.js';
 
 /**
@@ -7,9 +7,7 @@ import { settingNotes } from './setting-notes.js';
  * configuration schema; docs/operations.md, "Signing keys in an HSM (PKCS#11)").
  */
 export const signingSettings = {
-  SIGNING_KEY_ENCRYPTION_KEY: z
-    .string()
-    .min(1)
+  SIGNING_KEY_ENCRYPTION_KEY: nonEmpty
     .optional()
     .describe(
       '32 bytes in base64 or base64url (`openssl rand -base64 32`), or `file:<path>` of a file holding them, that seal the token signing keys at rest (AES-256-GCM). Required with `NODE_ENV=production` by the processes that issue (the API, `npm start`, the key commands), not by the projector, `migrate`, `archive` or `verify-chain`; `npm run rewrap-signing-keys` moves to a new one.',
@@ -30,17 +28,13 @@ export const signingSettings = {
     .describe(
       "The PKCS#11 library `SIGNING_BACKEND=pkcs11` loads: the HSM vendor's (the default is Debian's SoftHSM2, for development and the tests).",
     ),
-  PKCS11_TOKEN_LABEL: z
-    .string()
-    .min(1)
+  PKCS11_TOKEN_LABEL: nonEmpty
     .optional()
     .describe(
       'The label of the token that holds the signing keys (a label, not a slot number: SoftHSM2 renumbers slots).',
     )
     .register(settingNotes, { defaultNote: 'required with `SIGNING_BACKEND=pkcs11`' }),
-  PKCS11_PIN: z
-    .string()
-    .min(1)
+  PKCS11_PIN: nonEmpty
     .optional()
     .describe(
       "The token's user PIN, or `file:<path>` of a file holding it (a final newline is ignored); never logged or echoed, and not given to the projector.",

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { settingNotes } from './setting-notes.js';
-import { commaList, integer } from './setting-types.js';
+import { commaList, integer, nonEmpty } from './setting-types.js';
 
 // Token lifetimes: at most a day, so a revocation list only ever holds a day of revocations.
 const tokenSeconds = z.coerce.number().int().min(1).max(86_400, 'at most 86400 (one day)');
@@ -31,9 +31,7 @@ export const tokenSettings = {
     .describe(
       "Lifetime of public tokens, in seconds (at most a day, and never past their private token's expiry).",
     ),
-  SCOPE_CATALOG: z
-    .string()
-    .min(1)
+  SCOPE_CATALOG: nonEmpty
     .optional()
     .describe(
       'Each audience\'s scopes, as JSON or `file:<path>`: `{"<audience>": {"<scope>": {"description": "…", "public": true, "default": true}}}`; `public`: a public token may carry it; `default`: granted when a request names no scope, and allowed to a credential created without `scopes`. Every audience must be one of `TOKEN_AUDIENCES`; `deploy/scope-catalog.json` is the development audience\'s (docs/api.md, "Scopes").',

@@ -1,8 +1,11 @@
-import type { ClientJwks, EventMetadata } from '../../domain/events.js';
 import { generateClientId, generateClientSecret } from '../../crypto/secrets.js';
 import type { CommandContext } from '../context.js';
 import { handle } from '../handle.js';
-import { createCredentialDecider, type CredentialPorts } from './deciders.js';
+import {
+  createCredentialDecider,
+  type CreateCredential,
+  type CredentialPorts,
+} from './deciders.js';
 
 /** The new credential, with its secret: the only time the secret is ever available. */
 export interface CreatedCredential {
@@ -20,21 +23,8 @@ export interface CreatedCredential {
 /** Creates a client credential in a space: credential-created, with its read-model row. */
 export async function createCredential(
   ctx: CredentialPorts & Pick<CommandContext, 'events' | 'hasher'>,
-  command: {
-    readonly spaceId: string;
-    readonly name: string;
-    readonly description: string;
-    readonly userSubject: string;
-    readonly loginIssuer: string;
-    readonly rateLimitPerMinute?: number | null;
-    /** Public keys instead of a secret: the client authenticates with private_key_jwt. */
-    readonly jwks?: ClientJwks;
-    /** Every public token this client issues must be DPoP-bound. */
-    readonly requireDpop?: boolean;
-    /** The scopes its tokens may carry; none: the catalog's defaults. */
-    readonly scopes?: readonly string[];
-    readonly metadata: EventMetadata;
-  },
+  /** The credential asked for; its id and secret (or keys) are made here. */
+  command: Omit<CreateCredential, 'clientId' | 'secretHash'>,
 ): Promise<CreatedCredential> {
   const clientId = generateClientId();
   const clientSecret = command.jwks ? null : generateClientSecret();

@@ -76,8 +76,11 @@ export interface CreateCredential {
   readonly userSubject: string;
   readonly loginIssuer: string;
   readonly rateLimitPerMinute?: number | null;
+  /** Public keys instead of a secret: the client authenticates with private_key_jwt. */
   readonly jwks?: ClientJwks;
+  /** Every public token this client issues must be DPoP-bound. */
   readonly requireDpop?: boolean;
+  /** The scopes its tokens may carry; none: the catalog's defaults. */
   readonly scopes?: readonly string[];
   readonly metadata: EventMetadata;
 }

@@ -166,32 +166,29 @@ export const pauseSinkDecider: LockedDecider<
   inline: ({ sinks }, command) => sinks.paused(command.sinkId, { reason: 'admin' }),
 };
 
-/** An admin's resume: delivery goes on from the cursor, retries from zero. */
-export const resumeSinkDecider: LockedDecider<
-  SinkChange,
-  Sink,
-  SinkRefusal,
-  Placed,
-  WithSinkWrites
-> = {
+/** A decider of one change to a sink, read under its lock. */
+type SinkChangeDecider = LockedDecider<SinkChange, Sink, SinkRefusal, Placed, WithSinkWrites>;
+
+/** A change to one existing sink: read under its lock, its event where its decision says. */
+const sinkChange = (
+  decide: SinkChangeDecider['decide'],
+  inline: SinkChangeDecider['inline'],
+): SinkChangeDecider => ({
   load: ({ sinks }, command) => sinks.lockedSink(command.sinkId),
-  decide: (command, sink) => decideResumeSink({ ...command, reason: 'admin' }, sink),
+  decide,
   stream: placedByDecision,
   refusals: notFound,
-  inline: ({ sinks }, command) => sinks.paused(command.sinkId, false),
-};
+  inline,
+});
+
+/** An admin's resume: delivery goes on from the cursor, retries from zero. */
+export const resumeSinkDecider = sinkChange(
+  (command, sink) => decideResumeSink({ ...command, reason: 'admin' }, sink),
+  ({ sinks }, command) => sinks.paused(command.sinkId, false),
+);
 
 /** A delete: the row stays, marked, its secret and sealed path dropped. */
-export const deleteSinkDecider: LockedDecider<
-  SinkChange,
-  Sink,
-  SinkRefusal,
-  Placed,
-  WithSinkWrites
-> = {
-  load: ({ sinks }, command) => sinks.lockedSink(command.sinkId),
-  decide: (command, sink) => decideDeleteSink(command, sink),
-  stream: placedByDecision,
-  refusals: notFound,
-  inline: ({ sinks }, command) => sinks.deleted(command.sinkId),
-};
+export const deleteSinkDecider = sinkChange(
+  (command, sink) => decideDeleteSink(command, sink),
+  ({ sinks }, command) => sinks.deleted(command.sinkId),
+);

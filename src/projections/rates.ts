@@ -98,31 +98,21 @@ export interface RateHorizons {
  * leader. Returns rows removed.
  */
 export async function purgeOldRates(db: Kysely<Database>, horizons: RateHorizons): Promise<number> {
-  const minute = await db
-    .deleteFrom('client_rate_minute')
-    .where(
-      'bucket_start',
-      '<',
-      sql<Date>`now() - make_interval(hours => ${horizons.minuteBucketsHours})`,
-    )
-    .executeTakeFirst();
-  const hour = await db
-    .deleteFrom('client_rate_hour')
-    .where(
-      'bucket_start',
-      '<',
-      sql<Date>`now() - make_interval(days => ${horizons.hourBucketsDays})`,
-    )
-    .executeTakeFirst();
-  const scopes = await db
-    .deleteFrom('client_scope_rate_hour')
-    .where(
-      'bucket_start',
-      '<',
-      sql<Date>`now() - make_interval(days => ${horizons.hourBucketsDays})`,
-    )
-    .executeTakeFirst();
+  const purge = async (
+    table: 'client_rate_minute' | 'client_rate_hour' | 'client_scope_rate_hour',
+    horizon: ReturnType<typeof sql<Date>>,
+  ) =>
+    Number(
+      (await db.deleteFrom(table).where('bucket_start', '<', horizon).executeTakeFirst())
+        .numDeletedRows,
+    );
+  const days = sql<Date>`now() - make_interval(days => ${horizons.hourBucketsDays})`;
   return (
-    Number(minute.numDeletedRows) + Number(hour.numDeletedRows) + Number(scopes.numDeletedRows)
+    (await purge(
+      'client_rate_minute',
+      sql<Date>`now() - make_interval(hours => ${horizons.minuteBucketsHours})`,
+    )) +
+    (await purge('client_rate_hour', days)) +
+    (await purge('client_scope_rate_hour', days))
   );
 }

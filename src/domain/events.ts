@@ -124,6 +124,15 @@ export function domainEvent<Type extends EventType>(
   };
 }
 
+/** The event a command asks for: its id and metadata are the command's. */
+export function commandEvent<Type extends EventType>(
+  command: { readonly eventId: string; readonly metadata: EventMetadata },
+  type: Type,
+  data: EventData<Type>,
+): DomainEvent<Type> {
+  return domainEvent(command.eventId, type, data, command.metadata);
+}
+
 /**
  * An event as the log recorded it, seen by the domain's `evolve` functions: its data parsed, and
  * where and when it was recorded. One member per type, so a `switch` on `type` narrows `data`.

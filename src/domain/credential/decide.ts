@@ -1,4 +1,4 @@
-import { domainEvent, type ClientJwks, type DomainEvent, type EventMetadata } from '../events.js';
+import { commandEvent, type ClientJwks, type DomainEvent, type EventMetadata } from '../events.js';
 import type { Credential } from './state.js';
 import { accept, refuse, type Decision } from '../decision.js';
 import { allowedScopes, credentialScopes, missingScopes, withinSpaceCeiling } from '../policy.js';
@@ -60,10 +60,8 @@ export function decideCreateCredential(command: {
   }
   const scopes = credentialScopes(command.catalog, command.scopes);
   if (!scopes.ok) return refuse('invalid_scope', [], scopes.scope);
-  const event = domainEvent(
-    command.eventId,
-    'credential-created',
-    {
+  return accept([
+    commandEvent(command, 'credential-created', {
       client_id: command.clientId,
       name: command.name,
       description: command.description,
@@ -77,10 +75,8 @@ export function decideCreateCredential(command: {
       ...(scopes.scopes.length > 0 || command.scopes !== undefined
         ? { scopes: [...scopes.scopes].sort() }
         : {}),
-    },
-    command.metadata,
-  );
-  return accept([event]);
+    }),
+  ]);
 }
 
 /** The refusal for a change to a credential that must be active, if any. */
@@ -108,20 +104,16 @@ export function decideRotateSecret(
   // A secretless client authenticates with its keys: it gets none to rotate.
   if (!state!.secretHash) return refuse('wrong_method');
   const expiresAt = new Date(command.now + msOf(command.overlapSeconds)).toISOString();
-  const event = domainEvent(
-    command.eventId,
-    'credential-secret-rotated',
-    {
+  return accept([
+    commandEvent(command, 'credential-secret-rotated', {
       client_id: command.clientId,
       secret_hash: command.newSecretHash,
       overlap_seconds: command.overlapSeconds,
       previous_secret_expires_at: expiresAt,
       rotated_by: command.actor,
       ...(command.idempotencyKeyHash ? { idempotency_key_sha256: command.idempotencyKeyHash } : {}),
-    },
-    command.metadata,
-  );
-  return accept([event]);
+    }),
+  ]);
 }
 
 /**
@@ -135,13 +127,13 @@ export function decideChangeKeys(
   const refused = refusal(command, state);
   if (refused) return refuse(refused);
   if (!state!.jwks) return refuse('wrong_method');
-  const event = domainEvent(
-    command.eventId,
-    'credential-keys-changed',
-    { client_id: command.clientId, jwks: command.jwks, changed_by: command.actor },
-    command.metadata,
-  );
-  return accept([event]);
+  return accept([
+    commandEvent(command, 'credential-keys-changed', {
+      client_id: command.clientId,
+      jwks: command.jwks,
+      changed_by: command.actor,
+    }),
+  ]);
 }
 
 /** Revoke a credential. Revoking a revoked credential changes nothing and records nothing. */
@@ -152,13 +144,13 @@ export function decideRevokeCredential(
   const credential = credentialInSpace(state, command.spaceId);
   if (!credential) return refuse('not_found');
   if (!credentialActive(credential)) return accept([]);
-  const event = domainEvent(
-    command.eventId,
-    'credential-revoked',
-    { client_id: command.clientId, reason: command.reason, revoked_by: command.actor },
-    command.metadata,
-  );
-  return accept([event]);
+  return accept([
+    commandEvent(command, 'credential-revoked', {
+      client_id: command.clientId,
+      reason: command.reason,
+      revoked_by: command.actor,
+    }),
+  ]);
 }
 
 /** Set or clear a credential's own rate limit. Setting the value it has changes nothing. */
@@ -175,17 +167,13 @@ export function decideChangeRateLimit(
     return refuse('over_space_ceiling');
   }
   if (state!.rateLimitPerMinute === command.rateLimitPerMinute) return accept([]);
-  const event = domainEvent(
-    command.eventId,
-    'credential-rate-limit-changed',
-    {
+  return accept([
+    commandEvent(command, 'credential-rate-limit-changed', {
       client_id: command.clientId,
       rate_limit_per_minute: command.rateLimitPerMinute,
       changed_by: command.actor,
-    },
-    command.metadata,
-  );
-  return accept([event]);
+    }),
+  ]);
 }
 
 /**
@@ -199,17 +187,13 @@ export function decideRecordSecretReplay(
     readonly actor: string;
   },
 ): Decision<DomainEvent<'credential-secret-replayed'>> {
-  const event = domainEvent(
-    command.eventId,
-    'credential-secret-replayed',
-    {
+  return accept([
+    commandEvent(command, 'credential-secret-replayed', {
       client_id: command.clientId,
       idempotency_key_sha256: command.idempotencyKeyHash,
       replayed_to: command.actor,
-    },
-    command.metadata,
-  );
-  return accept([event]);
+    }),
+  ]);
 }
 
 /**
@@ -230,16 +214,12 @@ export function decideChangeScopes(
   const before = allowedScopes(command.catalog, state!);
   const scopes = [...granted.scopes].sort();
   if (state!.scopes !== null && scopeText(before) === scopeText(scopes)) return accept([]);
-  const event = domainEvent(
-    command.eventId,
-    'credential-scopes-changed',
-    {
+  return accept([
+    commandEvent(command, 'credential-scopes-changed', {
       client_id: command.clientId,
       scopes,
       removed: missingScopes(scopes, before).sort(),
       changed_by: command.actor,
-    },
-    command.metadata,
-  );
-  return accept([event]);
+    }),
+  ]);
 }

@@ -1,7 +1,7 @@
 import { accept, refuse, type Decision } from '../decision.js';
 import { ownedBySpace, withinSinkLimit } from '../policy.js';
 import {
-  domainEvent,
+  commandEvent,
   streams,
   SYSTEM_SPACE,
   type DomainEvent,
@@ -52,12 +52,11 @@ export function decideCreateSink(
   if (command.sinks && !withinSinkLimit(command.sinks.count + 1, command.sinks.limit)) {
     return refuse('sink_limit');
   }
-  const event = domainEvent(
-    command.eventId,
-    'sink-created',
-    { sink_id: command.sinkId, name: command.name, target: command.target },
-    command.metadata,
-  );
+  const event = commandEvent(command, 'sink-created', {
+    sink_id: command.sinkId,
+    name: command.name,
+    target: command.target,
+  });
   return accept([event], placed(command.sinkId, command.spaceId, command.eventId));
 }
 
@@ -94,17 +93,12 @@ export function decideChangeSink(
   ) {
     return accept([], where);
   }
-  const event = domainEvent(
-    command.eventId,
-    'sink-changed',
-    {
-      sink_id: state.sinkId,
-      name: command.name,
-      target: command.target,
-      ...(rotated ? { secret_rotated: true } : {}),
-    },
-    command.metadata,
-  );
+  const event = commandEvent(command, 'sink-changed', {
+    sink_id: state.sinkId,
+    name: command.name,
+    target: command.target,
+    ...(rotated ? { secret_rotated: true } : {}),
+  });
   return accept([event], where);
 }
 
@@ -125,17 +119,12 @@ export function decidePauseSink(
   if (refusal || !state) return refuse(refusal ?? 'not_found');
   const where = placed(state.sinkId, state.spaceId, command.eventId);
   if (state.paused) return accept([], where);
-  const event = domainEvent(
-    command.eventId,
-    'sink-paused',
-    {
-      sink_id: state.sinkId,
-      reason: command.reason,
-      attempts: command.attempts,
-      last_error: command.lastError,
-    },
-    command.metadata,
-  );
+  const event = commandEvent(command, 'sink-paused', {
+    sink_id: state.sinkId,
+    reason: command.reason,
+    attempts: command.attempts,
+    last_error: command.lastError,
+  });
   return accept([event], where);
 }
 
@@ -154,12 +143,10 @@ export function decideResumeSink(
   if (refusal || !state) return refuse(refusal ?? 'not_found');
   const where = placed(state.sinkId, state.spaceId, command.eventId);
   if (!state.paused) return accept([], where);
-  const event = domainEvent(
-    command.eventId,
-    'sink-resumed',
-    { sink_id: state.sinkId, reason: command.reason },
-    command.metadata,
-  );
+  const event = commandEvent(command, 'sink-resumed', {
+    sink_id: state.sinkId,
+    reason: command.reason,
+  });
   return accept([event], where);
 }
 
@@ -177,11 +164,6 @@ export function decideDeleteSink(
   }
   const refusal = owned(state, command.spaceId);
   if (refusal || !state) return refuse(refusal ?? 'not_found');
-  const event = domainEvent(
-    command.eventId,
-    'sink-deleted',
-    { sink_id: state.sinkId, name: state.name },
-    command.metadata,
-  );
+  const event = commandEvent(command, 'sink-deleted', { sink_id: state.sinkId, name: state.name });
   return accept([event], placed(state.sinkId, state.spaceId, command.eventId));
 }

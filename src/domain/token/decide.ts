@@ -1,6 +1,6 @@
 import { clientActor } from '../actors.js';
 import { isoOfSeconds, msOf, secondsOf } from '../times.js';
-import { domainEvent, type DomainEvent, type EventMetadata } from '../events.js';
+import { commandEvent, type DomainEvent, type EventMetadata } from '../events.js';
 import type { Credential } from '../credential/state.js';
 import type { Token } from './state.js';
 import { accept, refuse, type Decision } from '../decision.js';
@@ -85,20 +85,15 @@ export function decideIssuePrivateToken(
   );
   if (!scopes.ok) return scopeRefused(scopes, command.audience);
   const { issued_at, expires_at, ...times } = lifetime(command, policy.ttlSeconds);
-  const event = domainEvent(
-    command.eventId,
-    'private-token-issued',
-    {
-      client_id: credential.clientId,
-      audience: command.audience,
-      jti: times.jti,
-      issued_at,
-      expires_at,
-      ...binding(command),
-      ...granted(scopes.scopes),
-    },
-    command.metadata,
-  );
+  const event = commandEvent(command, 'private-token-issued', {
+    client_id: credential.clientId,
+    audience: command.audience,
+    jti: times.jti,
+    issued_at,
+    expires_at,
+    ...binding(command),
+    ...granted(scopes.scopes),
+  });
   return accept([event], { ...times, ...granted(scopes.scopes) });
 }
 
@@ -167,23 +162,18 @@ export function decideIssuePublicToken(
     policy.ttlSeconds,
     privateToken.expiresAt,
   );
-  const event = domainEvent(
-    command.eventId,
-    'public-token-issued',
-    {
-      client_id: privateToken.clientId,
-      audience: privateToken.audience,
-      jti: times.jti,
-      parent_jti: privateToken.jti,
-      customer_id: command.customerId,
-      segment_id: command.segmentId,
-      issued_at,
-      expires_at,
-      ...binding(command),
-      ...granted(scopes.scopes),
-    },
-    command.metadata,
-  );
+  const event = commandEvent(command, 'public-token-issued', {
+    client_id: privateToken.clientId,
+    audience: privateToken.audience,
+    jti: times.jti,
+    parent_jti: privateToken.jti,
+    customer_id: command.customerId,
+    segment_id: command.segmentId,
+    issued_at,
+    expires_at,
+    ...binding(command),
+    ...granted(scopes.scopes),
+  });
   return accept([event], { ...times, ...granted(scopes.scopes), credential });
 }
 
@@ -202,17 +192,13 @@ export function decideRevokeToken(
 ): Decision<DomainEvent<'token-revoked'>> {
   if (!issuedTo(state, command.clientId) || state.revokedAt !== null) return accept([]);
   if (msOf(state.expiresAt) <= command.now) return accept([]);
-  const event = domainEvent(
-    command.eventId,
-    'token-revoked',
-    {
+  return accept([
+    commandEvent(command, 'token-revoked', {
       client_id: state.clientId,
       jti: state.jti,
       token_kind: state.kind,
       expires_at: isoOfSeconds(state.expiresAt),
       revoked_by: clientActor(command.clientId),
-    },
-    command.metadata,
-  );
-  return accept([event]);
+    }),
+  ]);
 }

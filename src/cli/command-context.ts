@@ -70,6 +70,15 @@ export async function createCommandContext(
   });
   const spaceRing = async (spaceId: string) =>
     (await spaceKeys.hasKeys(spaceId)) ? await spaceKeys.ring(spaceId) : undefined;
+  // Failed client authentications and refused login tokens share one per-minute budget setting.
+  const outsiders = {
+    events,
+    perMinute: config.FAILED_AUTH_EVENTS_PER_MINUTE,
+    clock,
+    ids,
+    logger,
+    maxKeys: config.LIMITER_MAX_KEYS,
+  };
   return {
     events,
     limits: createLimits({
@@ -86,22 +95,8 @@ export async function createCommandContext(
             })
           : workerPeers(),
     }),
-    failures: createFailureEvents({
-      events,
-      perMinute: config.FAILED_AUTH_EVENTS_PER_MINUTE,
-      clock,
-      ids,
-      logger,
-      maxClients: config.LIMITER_MAX_KEYS,
-    }),
-    refusals: createAccessRefusals({
-      events,
-      perMinute: config.FAILED_AUTH_EVENTS_PER_MINUTE,
-      clock,
-      ids,
-      logger,
-      maxKeys: config.LIMITER_MAX_KEYS,
-    }),
+    failures: createFailureEvents(outsiders),
+    refusals: createAccessRefusals(outsiders),
     credentials: createCredentialLookup(database.db, {
       ttlMs: config.CREDENTIAL_CACHE_TTL_MS,
       unknownTtlMs: config.UNKNOWN_CLIENT_CACHE_TTL_MS,

@@ -29,6 +29,19 @@ export interface EventBudget {
   size(): number;
 }
 
+/** What a recorder built on a budget shares with it: flushing, closing and its size. */
+export type BudgetedRecorder = Pick<EventBudget, 'flushClosedWindows' | 'close' | 'size'>;
+
+/** What a budget is made of: where it appends, how much a minute, how many keys it holds. */
+export interface BudgetOptions {
+  readonly events: EventStore;
+  readonly perMinute: number;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly maxKeys?: number;
+  readonly flushIntervalMs?: number;
+}
+
 interface OpenWindow {
   readonly spaceId: string;
   readonly windowStart: number;
@@ -50,16 +63,12 @@ const MAX_LISTED = 50;
  * perMinute + 1 events per key per minute per API process, and memory by at most `maxKeys`
  * windows (a full map summarises its oldest window early rather than forget its counts).
  */
-export function createEventBudget(options: {
-  readonly events: EventStore;
-  readonly perMinute: number;
-  readonly clock: Clock;
-  readonly logger: Logger;
-  /** The summary of a closed window, or undefined when it counted nothing. */
-  readonly summarize: (key: string, window: BudgetWindow) => StreamEvent | undefined;
-  readonly maxKeys?: number;
-  readonly flushIntervalMs?: number;
-}): EventBudget {
+export function createEventBudget(
+  options: BudgetOptions & {
+    /** The summary of a closed window, or undefined when it counted nothing. */
+    readonly summarize: (key: string, window: BudgetWindow) => StreamEvent | undefined;
+  },
+): EventBudget {
   const windows = new Map<string, OpenWindow>();
   const maxKeys = options.maxKeys ?? 100_000;
 

@@ -1,4 +1,3 @@
-import type { Logger } from 'pino';
 import {
   decideAccessRefused,
   decideRefusalSummary,
@@ -6,12 +5,11 @@ import {
   type AccessRefusal,
 } from '../../domain/access-refusal/decide.js';
 import { SYSTEM_SPACE, streams, type EventMetadata } from '../../domain/events.js';
-import type { Clock, IdGenerator } from '../../domain/ports.js';
-import type { EventStore } from '../../event-store/event-store.js';
-import { createEventBudget } from '../event-budget.js';
+import type { IdGenerator } from '../../domain/ports.js';
+import { createEventBudget, type BudgetedRecorder, type BudgetOptions } from '../event-budget.js';
 
 /** Events for refused login-token requests, bounded; see {@link createAccessRefusals}. */
-export interface AccessRefusals {
+export interface AccessRefusals extends BudgetedRecorder {
   /**
    * Records a refusal while its budget lasts, else counts it. Never fails: the refusal is
    * answered whatever happens here, and a database away is logged (the access log has it too).
@@ -19,9 +17,6 @@ export interface AccessRefusals {
   refused(refusal: AccessRefusal, metadata: EventMetadata): Promise<void>;
   /** A bad login token refused unchecked (its source IP is over budget, 429): counted. */
   lockedOut(ip: string, requestedSpace: string | null): void;
-  flushClosedWindows(): Promise<number>;
-  close(): Promise<void>;
-  size(): number;
 }
 
 /**
@@ -30,15 +25,9 @@ export interface AccessRefusals {
  * budget and minute for the rest: 401s and 403s leave a trail an attacker cannot grow without
  * bound.
  */
-export function createAccessRefusals(options: {
-  readonly events: EventStore;
-  readonly perMinute: number;
-  readonly clock: Clock;
-  readonly ids: IdGenerator;
-  readonly logger: Logger;
-  readonly maxKeys?: number;
-  readonly flushIntervalMs?: number;
-}): AccessRefusals {
+export function createAccessRefusals(
+  options: BudgetOptions & { readonly ids: IdGenerator },
+): AccessRefusals {
   const budget = createEventBudget({
     ...options,
     summarize: (key, window) => {

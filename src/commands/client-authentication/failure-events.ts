@@ -1,12 +1,10 @@
-import type { Logger } from 'pino';
-import type { Clock, IdGenerator } from '../../domain/ports.js';
+import type { IdGenerator } from '../../domain/ports.js';
 import { decideFailureSummary } from '../../domain/client-authentication/decide.js';
 import { streams, type DomainEvent } from '../../domain/events.js';
-import type { EventStore } from '../../event-store/event-store.js';
-import { createEventBudget } from '../event-budget.js';
+import { createEventBudget, type BudgetedRecorder, type BudgetOptions } from '../event-budget.js';
 
 /** Failed-authentication events with a per-client budget; see {@link createFailureEvents}. */
-export interface FailureEvents {
+export interface FailureEvents extends BudgetedRecorder {
   /** A failed authentication of a known client: appended while under budget, else counted. */
   failed(
     spaceId: string,
@@ -15,12 +13,6 @@ export interface FailureEvents {
   ): Promise<void>;
   /** An attempt refused unchecked (its client and IP were locked out): counted. */
   refused(spaceId: string, clientId: string, ip: string): void;
-  /** Writes the summary of every window that has closed. Returns how many were written. */
-  flushClosedWindows(): Promise<number>;
-  /** Writes every summary, closed or not (shutdown), and stops the timer. */
-  close(): Promise<void>;
-  /** Clients with a window open (for /metrics). */
-  size(): number;
 }
 
 /**
@@ -29,18 +21,11 @@ export interface FailureEvents {
  * window (see createEventBudget): whatever an attacker sends, the log grows by at most
  * perMinute + 1 events per client per minute per API process.
  */
-export function createFailureEvents(options: {
-  readonly events: EventStore;
-  readonly perMinute: number;
-  readonly clock: Clock;
-  readonly ids: IdGenerator;
-  readonly logger: Logger;
-  readonly maxClients?: number;
-  readonly flushIntervalMs?: number;
-}): FailureEvents {
+export function createFailureEvents(
+  options: BudgetOptions & { readonly ids: IdGenerator },
+): FailureEvents {
   const budget = createEventBudget({
     ...options,
-    maxKeys: options.maxClients,
     summarize: (clientId, window) => {
       const [event] = decideFailureSummary(
         { clientId, eventId: options.ids.eventId(), requestId: options.ids.eventId() },

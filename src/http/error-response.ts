@@ -16,60 +16,37 @@ import {
   type ErrorCode,
 } from '../errors/errors.js';
 
-/** The one map from error code to HTTP status. */
-export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
-  invalid_request: 400,
-  malformed_json: 400,
-  unsupported_media_type: 415,
-  payload_too_large: 413,
-  not_found: 404,
-  method_not_allowed: 405,
-  invalid_token: 401,
-  insufficient_scope: 403,
-  invalid_client: 401,
-  unsupported_grant_type: 400,
-  invalid_grant: 400,
-  invalid_target: 400,
-  invalid_scope: 400,
-  conflict: 409,
-  idempotency_key_reused: 422,
-  invalid_dpop_proof: 400,
-  unavailable: 503,
-  rate_limited: 429,
-  range_archived: 410,
-  internal: 500,
+/** The one map from error code to HTTP status and the title a problem body gives it. */
+const STATUS_AND_TITLE: Readonly<Record<ErrorCode, readonly [status: number, title: string]>> = {
+  invalid_request: [400, 'Invalid request'],
+  malformed_json: [400, 'Malformed JSON body'],
+  unsupported_media_type: [415, 'Unsupported media type'],
+  payload_too_large: [413, 'Payload too large'],
+  not_found: [404, 'Not found'],
+  method_not_allowed: [405, 'Method not allowed'],
+  invalid_token: [401, 'Invalid token'],
+  insufficient_scope: [403, 'Insufficient scope'],
+  invalid_client: [401, 'Invalid client'],
+  unsupported_grant_type: [400, 'Unsupported grant type'],
+  invalid_grant: [400, 'Invalid grant'],
+  invalid_target: [400, 'Invalid target'],
+  invalid_scope: [400, 'Invalid scope'],
+  conflict: [409, 'Conflict'],
+  idempotency_key_reused: [422, 'Idempotency-Key reused'],
+  invalid_dpop_proof: [400, 'Invalid DPoP proof'],
+  unavailable: [503, 'Service unavailable'],
+  rate_limited: [429, 'Too many requests'],
+  range_archived: [410, 'Range archived'],
+  internal: [500, 'Internal error'],
 };
 
 /**
- * The status of `code` in `dialect`: STATUS_BY_CODE, but a bad DPoP proof at a resource (the
+ * The status of `code` in `dialect`: STATUS_AND_TITLE's, but a bad DPoP proof at a resource (the
  * bearer dialect) is the RFC 9449 §7.1 401 challenge, where the token endpoint answers 400 (§5).
  */
 export function statusOf(code: ErrorCode, dialect: ErrorDialect): number {
-  return code === 'invalid_dpop_proof' && dialect === 'bearer' ? 401 : STATUS_BY_CODE[code];
+  return code === 'invalid_dpop_proof' && dialect === 'bearer' ? 401 : STATUS_AND_TITLE[code][0];
 }
-
-const TITLE_BY_CODE: Readonly<Record<ErrorCode, string>> = {
-  invalid_request: 'Invalid request',
-  malformed_json: 'Malformed JSON body',
-  unsupported_media_type: 'Unsupported media type',
-  payload_too_large: 'Payload too large',
-  not_found: 'Not found',
-  method_not_allowed: 'Method not allowed',
-  invalid_token: 'Invalid token',
-  insufficient_scope: 'Insufficient scope',
-  invalid_client: 'Invalid client',
-  unsupported_grant_type: 'Unsupported grant type',
-  invalid_grant: 'Invalid grant',
-  invalid_target: 'Invalid target',
-  invalid_scope: 'Invalid scope',
-  conflict: 'Conflict',
-  idempotency_key_reused: 'Idempotency-Key reused',
-  invalid_dpop_proof: 'Invalid DPoP proof',
-  unavailable: 'Service unavailable',
-  rate_limited: 'Too many requests',
-  range_archived: 'Range archived',
-  internal: 'Internal error',
-};
 
 // RFC 6749 §5.2 knows fewer codes than we do; the rest are flavours of invalid_request.
 const OAUTH_ERROR: Partial<Record<ErrorCode, string>> = {
@@ -175,7 +152,7 @@ export function writeError(
   ctx.type = 'application/problem+json';
   ctx.body = {
     type: `https://token-authority.dev/problems/${known.code}`,
-    title: TITLE_BY_CODE[known.code],
+    title: STATUS_AND_TITLE[known.code][1],
     status,
     detail: known.message,
     code: known.code,

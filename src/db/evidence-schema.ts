@@ -16,19 +16,13 @@ export interface EventSealsTable {
   partition_start: ColumnType<Date, Date | string | undefined, never>;
 }
 
-/** One space's share of a range of the retired hash chain (format-1 evidence, read only). */
-export interface SpaceSealsTable {
-  space_id: string;
-  last_sequence: number;
-  first_sequence: number;
-  seal_number: number;
-  min_position: number;
-  max_position: number;
-  first_recorded_at: Date;
-  last_recorded_at: Date;
+/**
+ * One space's share of a range of the retired hash chain (format-1 evidence, read only): a
+ * sealed range's share, chained by hashes.
+ */
+export interface SpaceSealsTable extends SpaceRangesTable {
   previous_hash: Buffer;
   hash: Buffer;
-  sealed_at: Generated<Date>;
 }
 
 /**

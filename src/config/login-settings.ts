@@ -24,19 +24,11 @@ export const loginSettings = {
     .describe(
       'Required `iss` of login tokens; required with `LOGIN_JWKS_URL` or `LOGIN_PUBLIC_KEY`. A login token must also carry `aud` (`LOGIN_AUDIENCE`), `sub`, `iat`, `exp` and the spaces claim; one without `iat` or `exp` is refused (`token claim "iat" is missing`).',
     ),
-  LOGIN_AUDIENCE: z
-    .string()
-    .min(1)
-    .default('token-authority')
-    .describe('Required `aud` of login tokens.'),
-  LOGIN_SPACES_CLAIM: z
-    .string()
-    .min(1)
+  LOGIN_AUDIENCE: nonEmpty.default('token-authority').describe('Required `aud` of login tokens.'),
+  LOGIN_SPACES_CLAIM: nonEmpty
     .default('spaces')
     .describe('The claim listing the spaces a dashboard user may manage.'),
-  LOGIN_ROLE_CLAIM: z
-    .string()
-    .min(1)
+  LOGIN_ROLE_CLAIM: nonEmpty
     .default('role')
     .describe(
       "The claim with the user's role: `auditor` (reads only) or `admin`; absent: `LOGIN_DEFAULT_ROLE`.",

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { settingNotes } from './setting-notes.js';
-import { booleanFlag, integer } from './setting-types.js';
+import { booleanFlag, integer, nonEmpty } from './setting-types.js';
 
 /** The processes `npm start` runs and what the API listens on (part of configSchema). */
 export const processSettings = {
@@ -12,7 +12,7 @@ export const processSettings = {
       '`production` requires the settings a deployment must choose (see README, "What production needs") and refuses the development login key and a database role that can rewrite the audit log.',
     ),
   PORT: integer(0, 65_535, 8080).describe('HTTP port of the API (`0` picks a free one).'),
-  HOST: z.string().min(1).default('0.0.0.0').describe('Address the API binds.'),
+  HOST: nonEmpty.default('0.0.0.0').describe('Address the API binds.'),
   // Half the CPUs: the other half is Postgres's and the projector's. On 2 cores a second API
   // process kept the cores busier but cost 6-44% more API CPU per token, for 0.92-1.32x the
   // throughput over six runs (docs/performance.md).
@@ -29,9 +29,7 @@ export const processSettings = {
   METRICS_PORT: integer(0, 65_535, 9464).describe(
     "The port of `/metrics`, never the API's public `PORT` (`0`: any free port).",
   ),
-  METRICS_HOST: z
-    .string()
-    .min(1)
+  METRICS_HOST: nonEmpty
     .default('127.0.0.1')
     .describe(
       'Where `/metrics` listens: set it (e.g. `0.0.0.0`) only for a scraper on another host, on a private network.',
@@ -52,9 +50,7 @@ export const processSettings = {
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
     .default('info')
     .describe('`fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`.'),
-  DATA_DIR: z
-    .string()
-    .min(1)
+  DATA_DIR: nonEmpty
     .default('.data')
     .describe(
       'Local state: the embedded Postgres cluster and the keys generated when their settings are unset (git-ignored).',

@@ -21,9 +21,7 @@ export const signingSettings = {
     .describe(
       'Where token signing keys are made and sign: `local` (sealed in the database under `SIGNING_KEY_ENCRYPTION_KEY`) or `pkcs11` (made inside an HSM, never extractable; the database keeps the public JWK and which token holds the key).',
     ),
-  PKCS11_MODULE: z
-    .string()
-    .min(1)
+  PKCS11_MODULE: nonEmpty
     .default('/usr/lib/softhsm/libsofthsm2.so')
     .describe(
       "The PKCS#11 library `SIGNING_BACKEND=pkcs11` loads: the HSM vendor's (the default is Debian's SoftHSM2, for development and the tests).",

@@ -4,6 +4,7 @@ import type { ErrorDialect, RequestState } from './state.js';
 import type { Logger } from 'pino';
 import { AppendRefusedError } from '../event-store/errors.js';
 import { isDatabaseUnavailable } from '../db/postgres-errors.js';
+import type { RateLimitState } from '../limits/limits.js';
 import {
   InvalidRequestError,
   InvalidTokenError,
@@ -69,13 +70,8 @@ const OAUTH_ERROR: Partial<Record<ErrorCode, string>> = {
  */
 export function setRateLimitHeaders(
   ctx: ParameterizedContext<RequestState>,
-  state: {
-    readonly policy: string;
-    readonly quota: number;
-    readonly windowSeconds: number;
-    readonly remaining: number;
-    readonly resetSeconds: number;
-  },
+  // Any budget's: a refusal names the one it spent (failed-auth, login-failures), not only `client`.
+  state: Omit<RateLimitState, 'policy'> & { readonly policy: string },
 ): void {
   ctx.set('RateLimit-Policy', `"${state.policy}";q=${state.quota};w=${state.windowSeconds}`);
   ctx.set('RateLimit', `"${state.policy}";r=${state.remaining};t=${state.resetSeconds}`);

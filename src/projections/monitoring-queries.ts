@@ -4,12 +4,16 @@ import type { Database } from '../db/schema.js';
 /** Which rate table to read. */
 export type Granularity = 'minute' | 'hour';
 
-/** One bucket of a client's rates. */
-export interface RateBucket {
-  readonly bucket_start: string;
+/** What the rate views count, as every monitoring answer names it. */
+export interface RateCounts {
   readonly private_tokens: number;
   readonly public_tokens: number;
   readonly rejected_authentications: number;
+}
+
+/** One bucket of a client's rates. */
+export interface RateBucket extends RateCounts {
+  readonly bucket_start: string;
 }
 
 const TABLE = { minute: 'client_rate_minute', hour: 'client_rate_hour' } as const;
@@ -78,15 +82,7 @@ export async function topClients(
     readonly metric: 'tokens' | 'private_tokens' | 'public_tokens' | 'rejected_authentications';
     readonly limit: number;
   },
-): Promise<
-  Array<{
-    client_id: string;
-    name: string | null;
-    private_tokens: number;
-    public_tokens: number;
-    rejected_authentications: number;
-  }>
-> {
+): Promise<Array<RateCounts & { client_id: string; name: string | null }>> {
   const order = {
     tokens: sql`sum(r.private_tokens) + sum(r.public_tokens)`,
     private_tokens: sql`sum(r.private_tokens)`,
@@ -116,7 +112,7 @@ export async function topClients(
 export async function spaceTotals(
   db: Kysely<Database>,
   options: { readonly spaceId: string; readonly from: Date },
-): Promise<{ private_tokens: number; public_tokens: number; rejected_authentications: number }> {
+): Promise<RateCounts> {
   const row = await db
     .selectFrom('client_rate_minute')
     .select([

@@ -3,19 +3,14 @@ import type { Middleware, ParameterizedContext } from 'koa';
 import type { Logger } from 'pino';
 import { MethodNotAllowedError, NotFoundError, UnavailableError } from '../errors/errors.js';
 import { uuidv7 } from '../domain/ports.js';
+import type { EventMetadata } from '../domain/events.js';
 import { writeError } from './error-response.js';
 import type { ErrorDialect, RequestState } from './state.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** Who sent a request, as recorded in event metadata. Never holds credentials. */
-export interface RequestMetadata {
-  readonly request_id: string;
-  /** The caller's own X-Request-Id, when it sent a well-formed one. */
-  readonly client_request_id?: string;
-  readonly client_ip: string;
-  readonly user_agent: string | null;
-}
+/** Who sent a request, as recorded in event metadata (all of it but the actor). No credentials. */
+export type RequestMetadata = Readonly<Omit<EventMetadata, 'actor'>>;
 
 interface Deadline {
   readonly at: number;

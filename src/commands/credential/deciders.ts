@@ -2,6 +2,7 @@ import {
   decideCreateCredential,
   decideRevokeCredential,
   decideRotateSecret,
+  type CreateCredentialCommand,
   type CredentialRefusal,
 } from '../../domain/credential/decide.js';
 import { decideUpdateCredential } from '../../domain/credential/decide-update.js';
@@ -66,23 +67,12 @@ function credentialStream<Command extends { spaceId: string; clientId: string }>
   };
 }
 
-/** A new credential: its id and secret's hash (or keys) made by the caller. */
-export interface CreateCredential {
+/** A new credential in a space: its id and secret's hash (or keys) made by the caller. */
+export interface CreateCredential extends Omit<
+  CreateCredentialCommand,
+  'eventId' | 'spaceCeiling' | 'catalog'
+> {
   readonly spaceId: string;
-  readonly clientId: string;
-  readonly secretHash?: string;
-  readonly name: string;
-  readonly description: string;
-  readonly userSubject: string;
-  readonly loginIssuer: string;
-  readonly rateLimitPerMinute?: number | null;
-  /** Public keys instead of a secret: the client authenticates with private_key_jwt. */
-  readonly jwks?: ClientJwks;
-  /** Every public token this client issues must be DPoP-bound. */
-  readonly requireDpop?: boolean;
-  /** The scopes its tokens may carry; none: the catalog's defaults. */
-  readonly scopes?: readonly string[];
-  readonly metadata: EventMetadata;
 }
 
 /** Creates a credential: nothing to read (its id is new; a conflict would be a collision). */

@@ -35,14 +35,13 @@ export interface LifecycleCommand extends Issued {
   readonly actor: string;
 }
 
-/** Create a credential in a space for a dashboard user. Nothing exists yet, so nothing refuses. */
-export function decideCreateCredential(command: {
-  readonly eventId: string;
-  readonly metadata: EventMetadata;
+/** A credential asked for by a dashboard user, its id and secret's hash (or keys) made. */
+export interface CreateCredentialCommand extends Issued {
   readonly clientId: string;
-  /** Exactly one: a secret's hash, or a secretless client's public keys. */
+  /** Exactly one: a secret's hash, or a secretless client's public keys (private_key_jwt). */
   readonly secretHash?: string;
   readonly jwks?: ClientJwks;
+  /** Every public token this client issues must be DPoP-bound. */
   readonly requireDpop?: boolean;
   readonly name: string;
   readonly description: string;
@@ -54,7 +53,12 @@ export function decideCreateCredential(command: {
   /** The scopes asked for; none: the catalog's defaults. */
   readonly scopes?: readonly string[];
   readonly catalog: ScopeCatalog;
-}): Decision<DomainEvent<'credential-created'>, 'over_space_ceiling' | 'invalid_scope'> {
+}
+
+/** Create a credential in a space for a dashboard user. Nothing exists yet, so nothing refuses. */
+export function decideCreateCredential(
+  command: CreateCredentialCommand,
+): Decision<DomainEvent<'credential-created'>, 'over_space_ceiling' | 'invalid_scope'> {
   if (!withinSpaceCeiling(command.rateLimitPerMinute, command.spaceCeiling)) {
     return refuse('over_space_ceiling');
   }

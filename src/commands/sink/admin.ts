@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { KeyEncryptionKey } from '../../crypto/key-encryption.js';
 import type { SecretHasher } from '../../crypto/secrets.js';
-import type { EventMetadata, SinkTarget } from '../../domain/events.js';
+import type { SinkTarget } from '../../domain/events.js';
 import type { IdGenerator } from '../../domain/ports.js';
 import type { EventStore } from '../../event-store/event-store.js';
 import { InvalidRequestError } from '../../errors/errors.js';
@@ -22,6 +22,7 @@ import {
   pauseSinkDecider,
   refused,
   resumeSinkDecider,
+  type SinkChange,
 } from './deciders.js';
 
 /** What a space admin's sink commands use. */
@@ -36,12 +37,8 @@ export interface SinkAdminContext {
   readonly maxSinksPerSpace: number;
 }
 
-/** Who asks, in which space, about which sink. */
-export interface SinkCommand {
-  readonly spaceId: string;
-  readonly sinkId: string;
-  readonly metadata: EventMetadata;
-}
+/** Who asks, in which space, about which sink (its event's id is made here). */
+export type SinkCommand = Omit<SinkChange, 'eventId'>;
 
 /**
  * A change's answer: the sink as it stands, read in the change's own transaction (a read after

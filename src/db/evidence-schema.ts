@@ -3,17 +3,13 @@ import type { ColumnType, Generated } from 'kysely';
 /* The evidence tables: seals, Merkle trees and their heads, archives, partitions (schema.ts's
  * Database names them with the rest). */
 
-/** One range of the retired global hash chain (migration 018): format-1 evidence, read only. */
-export interface EventSealsTable {
-  seal_number: number;
-  event_count: number;
-  last_transaction_id: string;
-  last_position: number;
+/**
+ * One range of the retired global hash chain (migration 018; `partition_start` since 020):
+ * format-1 evidence, read only. A sealed range as log_seals has it, chained by hashes, no tree.
+ */
+export interface EventSealsTable extends Omit<LogSealsTable, 'tree_size'> {
   previous_hash: Buffer;
   hash: Buffer;
-  sealed_at: Generated<Date>;
-  /** Where the partition holding the seal's events starts (migration 020). */
-  partition_start: ColumnType<Date, Date | string | undefined, never>;
 }
 
 /**
@@ -34,6 +30,7 @@ export interface LogSealsTable {
   event_count: number;
   last_transaction_id: string;
   last_position: number;
+  /** Where the partition holding the seal's events starts. */
   partition_start: ColumnType<Date, Date | string | undefined, never>;
   tree_size: number;
   sealed_at: Generated<Date>;

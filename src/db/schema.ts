@@ -88,7 +88,6 @@ export interface ProjectionCheckpointsTable {
   updated_at: Generated<Date>;
 }
 
-/** The audit trail as read: a view over the log itself (migration 021). */
 export interface ClientScopeRateTable {
   space_id: string;
   client_id: string;
@@ -98,6 +97,7 @@ export interface ClientScopeRateTable {
   public_tokens: number;
 }
 
+/** The audit trail as read: a view over the log itself (migration 021). */
 export interface AuditLogTable {
   space_id: string;
   global_position: number;

@@ -95,10 +95,7 @@ export const sinkCreatedSchema = z.object({
  * An admin changed a sink's name or target, or gave a webhook a new signing secret (the secret
  * itself never in the event); its cursor stays where it is.
  */
-export const sinkChangedSchema = z.object({
-  sink_id: z.string(),
-  name: z.string(),
-  target: sinkTargetSchema,
+export const sinkChangedSchema = sinkCreatedSchema.extend({
   secret_rotated: z.boolean().optional(),
 });
 

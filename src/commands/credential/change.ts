@@ -1,4 +1,3 @@
-import type { ClientJwks } from '../../domain/events.js';
 import { ConflictError } from '../../errors/errors.js';
 import { generateClientSecret } from '../../crypto/secrets.js';
 import type { CommandContext } from '../context.js';
@@ -9,6 +8,7 @@ import {
   updateCredentialDecider,
   type CredentialCommand,
   type CredentialPorts,
+  type UpdateCredential,
 } from './deciders.js';
 import {
   keptRotation,
@@ -82,11 +82,7 @@ export async function revokeCredential(
  */
 export async function updateCredential(
   ctx: CredentialChangeContext,
-  command: CredentialCommand & {
-    readonly jwks?: ClientJwks;
-    readonly scopes?: readonly string[];
-    readonly rateLimitPerMinute?: number | null;
-  },
+  command: UpdateCredential,
 ): Promise<void> {
   await handle(ctx.events, updateCredentialDecider(ctx), command);
 }

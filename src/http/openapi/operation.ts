@@ -60,3 +60,14 @@ export const LOGIN_ERRORS = [
   'insufficient_scope',
   'rate_limited',
 ] as const satisfies readonly ErrorCode[];
+
+/** What every route behind a login token for a space declares (its own `errors` may add more). */
+export function loginRoute<Tag extends string>(tag: Tag) {
+  return {
+    tag,
+    caller: 'login',
+    spaceHeader: true,
+    errors: LOGIN_ERRORS,
+    dialect: 'bearer',
+  } as const;
+}

@@ -15,7 +15,7 @@ import { openFeed, watchAuthority, type Feed, type FeedEnd } from '../audit-feed
 import type { LoginRoutePolicy } from '../../domain/policy.js';
 import { bearerToken } from '../authentication.js';
 import { createStreamSlots, type StreamCaps } from '../stream-slots.js';
-import { LOGIN_ERRORS } from '../openapi/operation.js';
+import { LOGIN_ERRORS, loginRoute } from '../openapi/operation.js';
 import { route, type Route } from '../route.js';
 import { auditReadRecorder } from '../audit-read.js';
 import type { RequestContext } from '../state.js';
@@ -132,10 +132,7 @@ export function auditStreamRoutes(
 
   const routes: readonly Route[] = [
     route({
-      tag: 'Audit',
-      caller: 'login',
-      spaceHeader: true,
-      dialect: 'bearer',
+      ...loginRoute('Audit'),
       method: 'get',
       path: '/v1/audit/stream',
       policy: STREAM_POLICY,

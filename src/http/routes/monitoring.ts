@@ -11,7 +11,7 @@ import {
 } from '../../projections/monitoring-queries.js';
 import type { Clock } from '../../domain/ports.js';
 import type { Limits } from '../../limits/limits.js';
-import { LOGIN_ERRORS } from '../openapi/operation.js';
+import { loginRoute } from '../openapi/operation.js';
 import type { Body } from '../openapi/responses.js';
 import {
   clientRates as clientRatesBody,
@@ -41,13 +41,7 @@ const topQuery = z.object({
 const overviewQuery = z.object({ window: window.default(60 * 60_000) });
 const scopesQuery = z.object({ window: window.default(24 * 60 * 60_000) });
 
-const view = {
-  tag: 'Monitoring',
-  caller: 'login',
-  spaceHeader: true,
-  errors: LOGIN_ERRORS,
-  dialect: 'bearer',
-} as const;
+const view = loginRoute('Monitoring');
 
 /**
  * GET /v1/monitoring/clients/:client_id/rates: a client's per-minute or per-hour counts over a

@@ -12,7 +12,7 @@ import {
 import { deleteSink } from '../../commands/sink/delete.js';
 import { sinkStatuses } from '../../delivery/status.js';
 import { sinkTargetRequestSchema } from '../../domain/event-data/sink.js';
-import { BODY_ERRORS, LOGIN_ERRORS } from '../openapi/operation.js';
+import { BODY_ERRORS, LOGIN_ERRORS, loginRoute } from '../openapi/operation.js';
 import type { Body } from '../openapi/responses.js';
 import { sinkList, sinkStatus, sinkStatusBody, sinkWithSecret } from '../openapi/sink-responses.js';
 import { requestMetadata } from '../request-context.js';
@@ -34,12 +34,7 @@ const changeBody = z
     { message: 'give name, target, rotate_secret: true, or several' },
   );
 
-const common = {
-  tag: 'Audit sinks',
-  caller: 'login',
-  spaceHeader: true,
-  dialect: 'bearer',
-} as const;
+const common = loginRoute('Audit sinks');
 
 /**
  * A space's audit sinks, for its dashboard users: where the space's audit trail is pushed (a

@@ -6,7 +6,7 @@ import { spaceIssuer } from '../../crypto/issuer-keys.js';
 import type { ScopeCatalog } from '../../domain/scope-catalog.js';
 import { NotFoundError } from '../../errors/errors.js';
 import { SPACE_ID_PATTERN } from '../authentication.js';
-import { LOGIN_ERRORS } from '../openapi/operation.js';
+import { LOGIN_ERRORS, loginRoute } from '../openapi/operation.js';
 import { authorizationServerMetadata, jwks } from '../openapi/responses.js';
 import { route, type Route } from '../route.js';
 import type { RequestContext } from '../state.js';
@@ -93,11 +93,8 @@ export function spaceKeyRoutes(
     route({
       method: 'post',
       path: '/v1/space/signing-keys',
-      tag: 'Verification',
-      caller: 'login',
+      ...loginRoute('Verification'),
       policy: 'space-change',
-      spaceHeader: true,
-      dialect: 'bearer',
       operationId: 'enableSpaceKeys',
       summary: 'Turns on an issuer and signing keys of the space its own (idempotent)',
       responses: [

@@ -124,6 +124,11 @@ export function domainEvent<Type extends EventType>(
   };
 }
 
+/** The metadata of an event no client request caused: the service's or an operator's own. */
+export function serviceMetadata(actor: string, requestId: string, origin: string): EventMetadata {
+  return { actor, request_id: requestId, client_ip: origin, user_agent: null };
+}
+
 /** The event a command asks for: its id and metadata are the command's. */
 export function commandEvent<Type extends EventType>(
   command: { readonly eventId: string; readonly metadata: EventMetadata },

@@ -3,6 +3,7 @@ import { accept, type Decision } from '../decision.js';
 import {
   SYSTEM_SPACE,
   domainEvent,
+  serviceMetadata,
   streams,
   type DomainEvent,
   type EventData,
@@ -77,12 +78,7 @@ export function decideRefusalSummary(
       source_ips: [...window.ips],
       source_ip_count: window.ipCount,
     },
-    {
-      actor: 'service:access-refusal-budget',
-      request_id: command.requestId,
-      client_ip: window.ips[0] ?? 'unknown',
-      user_agent: null,
-    },
+    serviceMetadata('service:access-refusal-budget', command.requestId, window.ips[0] ?? 'unknown'),
   );
   return accept([event], { spaceId: reason === 'role_forbidden' ? window.spaceId : SYSTEM_SPACE });
 }

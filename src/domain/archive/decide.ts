@@ -1,5 +1,12 @@
 import { accept, refuse, type Decision } from '../decision.js';
-import { domainEvent, streams, SYSTEM_SPACE, type DomainEvent, type EventData } from '../events.js';
+import {
+  domainEvent,
+  serviceMetadata,
+  streams,
+  SYSTEM_SPACE,
+  type DomainEvent,
+  type EventData,
+} from '../events.js';
 
 /** Archive a partition whose files were written and verified. */
 export interface ArchiveCommand {
@@ -23,12 +30,12 @@ export function decideArchive(
 > {
   const inFiles = command.archive.files.reduce((sum, file) => sum + file.events, 0);
   if (inFiles !== command.archive.events) return refuse('files_incomplete');
-  const event = domainEvent(command.eventId, 'events-archived', command.archive, {
-    actor: command.actor,
-    request_id: command.eventId,
-    client_ip: command.origin,
-    user_agent: null,
-  });
+  const event = domainEvent(
+    command.eventId,
+    'events-archived',
+    command.archive,
+    serviceMetadata(command.actor, command.eventId, command.origin),
+  );
   return accept([event], {
     spaceId: SYSTEM_SPACE,
     streamId: streams.archive(command.archive.partition),

@@ -1,4 +1,4 @@
-import { domainEvent, type DomainEvent, type EventMetadata } from '../events.js';
+import { domainEvent, serviceMetadata, type DomainEvent, type EventMetadata } from '../events.js';
 import type { Credential } from '../credential/state.js';
 import { windowBounds, type BudgetWindow } from '../budget-window.js';
 import { accept, refuse, type Decision } from '../decision.js';
@@ -69,12 +69,11 @@ export function decideFailureSummary(
       source_ips: [...window.ips],
       source_ip_count: window.ipCount,
     },
-    {
-      actor: 'service:failed-authentication-budget',
-      request_id: command.requestId,
-      client_ip: window.ips[0] ?? 'unknown',
-      user_agent: null,
-    },
+    serviceMetadata(
+      'service:failed-authentication-budget',
+      command.requestId,
+      window.ips[0] ?? 'unknown',
+    ),
   );
   return accept([event]);
 }

@@ -1,4 +1,4 @@
-import { domainEvent, type DomainEvent, type EventData } from '../events.js';
+import { domainEvent, serviceMetadata, type DomainEvent, type EventData } from '../events.js';
 import { publishedKeys, signingKeys, type KeyRing } from './state.js';
 import { accept, refuse, type Decision } from '../decision.js';
 import { msOf } from '../times.js';
@@ -25,12 +25,12 @@ function keyEvent<Type extends KeyEvent['type']>(
   const eventId = command.newEventId();
   // A space's ring says so in each of its events: the projection writes the key to that ring.
   const ringData = command.spaceId === undefined ? data : { ...data, space_id: command.spaceId };
-  return domainEvent(eventId, type, ringData, {
-    actor: command.actor,
-    request_id: eventId,
-    client_ip: command.origin,
-    user_agent: null,
-  });
+  return domainEvent(
+    eventId,
+    type,
+    ringData,
+    serviceMetadata(command.actor, eventId, command.origin),
+  );
 }
 
 function generated(
@@ -136,12 +136,7 @@ export function decideReseal(command: {
     command.eventId,
     'signing-keys-resealed',
     { kids: [...command.kids], kek: command.kek, reason: command.reason },
-    {
-      actor: command.actor,
-      request_id: command.eventId,
-      client_ip: command.origin,
-      user_agent: null,
-    },
+    serviceMetadata(command.actor, command.eventId, command.origin),
   );
   return accept([event]);
 }

@@ -10,14 +10,10 @@ import {
   publicScopes,
   type ScopeCatalog,
 } from '../scope-catalog.js';
+import { missingScopes, scopesStillAllowed } from '#verifier/token-rules.js';
 
-/**
- * Scopes are all-of: what `held` lacks of `required` (empty when it holds them all). A token's
- * granted scopes against a route's, a request against what its credential allows.
- */
-export function missingScopes(held: readonly string[], required: readonly string[]): string[] {
-  return required.filter((scope) => !held.includes(scope));
-}
+// All-of, and a narrowed credential's hold on its tokens: the kit's rules (packages/verifier).
+export { missingScopes } from '#verifier/token-rules.js';
 
 /** A scope request refused: the first scope that may not be granted, and why. */
 export interface ScopeRefusal {
@@ -126,7 +122,7 @@ export function tokenScopesStillAllowed(
   allowed: readonly string[],
   catalog: ScopeCatalog | null,
 ): boolean {
-  if (missingScopes(allowed, token.scopes).length > 0) return false;
+  if (!scopesStillAllowed(token.scopes, allowed)) return false;
   return (
     catalog === null ||
     missingScopes(audienceScopes(catalog, token.audience), token.scopes).length === 0

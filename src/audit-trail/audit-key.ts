@@ -8,7 +8,7 @@ import path from 'node:path';
 import { calculateJwkThumbprint, type JWK } from 'jose';
 import { readFile } from 'node:fs/promises';
 import { ConfigError } from '../config/config.js';
-import { readOrCreateFile } from '../config/data-files.js';
+import { readOrCreateFile } from '#audit-log/read-or-create-file.js';
 import { jsonObject, settingText } from '../config/setting-value.js';
 
 /**

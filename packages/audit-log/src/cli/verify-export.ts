@@ -18,7 +18,6 @@
  * the witnessing reaches. Prints the verdict as JSON; exit 0 when it verifies, 1 when not (naming
  * what and where), 2 on bad usage.
  */
-import { createPublicKey } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { checkExport, firstSpaceId } from '../check/export.js';
 import { readCheckpointStatement } from '../check/jws-checkpoint.js';
@@ -26,6 +25,7 @@ import { readJwsCheckpointFiles, readTreeHeadFiles } from '../head-files.js';
 import { EXPORT_FORMAT, exportFormat } from '../export-lines.js';
 import { mergeWithArchive } from '../check/archive.js';
 import type { EventLeaves } from '../event-leaf.js';
+import { auditPublicKeyOf } from '../audit-public-key.js';
 import {
   COSIGNATURE_ED25519,
   parseVerifierKey,
@@ -194,9 +194,7 @@ export async function runVerifyExport(
 async function auditPublicKey(file: string) {
   try {
     const parsed = JSON.parse(await readFile(file, 'utf8')) as { public_key?: unknown };
-    const jwk = (parsed.public_key ?? parsed) as Record<string, unknown>;
-    if ('d' in jwk) throw new Error('a private key');
-    return createPublicKey({ key: jwk as never, format: 'jwk' });
+    return auditPublicKeyOf((parsed.public_key ?? parsed) as Record<string, unknown>);
   } catch {
     console.error(
       '--key: expected a file holding the audit public JWK, or the answer of GET /v1/audit/checkpoints',

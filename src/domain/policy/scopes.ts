@@ -114,8 +114,8 @@ export function publicTokenScopes(
  * A token still stands on its scopes: each is still allowed to its credential (one narrowed since
  * refuses it: issue 51, item 9) and still listed by the catalog for the token's audience (a scope
  * the operator removed from SCOPE_CATALOG: item 12). A token carrying any other is refused, as a
- * revoked one is. `catalog` null: the catalog is not known (the verifier kit), the credential
- * alone is checked.
+ * revoked one is. `catalog` null: the catalog is not known, the credential alone is checked
+ * (the verifier kit's `scopesStillAllowed`).
  */
 export function tokenScopesStillAllowed(
   token: { readonly scopes: readonly string[]; readonly audience: string },

@@ -14,9 +14,12 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
-# The audit-log package is compiled into dist/audit-log, where dist/package.json maps `#audit-log/`.
+# The packages are compiled into dist/audit-log and dist/verifier, where dist/package.json maps
+# `#audit-log/` and `#verifier/`.
 COPY packages/audit-log/tsconfig.json ./packages/audit-log/
 COPY packages/audit-log/src ./packages/audit-log/src
+COPY packages/verifier/tsconfig.json ./packages/verifier/
+COPY packages/verifier/src ./packages/verifier/src
 COPY src ./src
 RUN npm run build
 

@@ -6,24 +6,26 @@ import globals from 'globals';
 /**
  * Which folder of src/ may import which: the layer table of docs/architecture.md, enforced here
  * (test/unit/layers.test.ts keeps the two equal and checks the table has no cycle). A folder
- * always may import itself; anything not listed is refused by `npm run lint`. `audit-log` is the
- * package packages/audit-log, imported as `#audit-log/…` (package.json `imports`).
+ * always may import itself; anything not listed is refused by `npm run lint`. `audit-log` and
+ * `verifier` are the packages packages/audit-log and packages/verifier, imported as `#audit-log/…`
+ * and `#verifier/…` (package.json `imports`).
  * @type {Readonly<Record<string, readonly string[]>>}
  */
 export const LAYERS = {
   errors: [],
   config: [],
   net: [],
-  domain: [],
-  db: ['config'],
-  'event-store': ['db', 'limits'],
+  domain: ['verifier'],
+  db: ['audit-log', 'config'],
+  'event-store': ['audit-log', 'db', 'limits'],
   'audit-trail': ['audit-log', 'event-store', 'db', 'domain', 'config'],
   limits: ['domain', 'errors'],
-  crypto: ['domain', 'db', 'config', 'errors', 'limits'],
+  crypto: ['verifier', 'audit-log', 'domain', 'db', 'config', 'errors', 'limits'],
   projections: ['audit-trail', 'event-store', 'db', 'domain', 'errors'],
   observability: ['projections', 'event-store', 'db', 'domain'],
   delivery: ['audit-trail', 'event-store', 'crypto', 'db', 'domain', 'errors'],
   commands: [
+    'verifier',
     'delivery',
     'observability',
     'domain',
@@ -35,6 +37,7 @@ export const LAYERS = {
     'errors',
   ],
   http: [
+    'verifier',
     'delivery',
     'commands',
     'projections',
@@ -65,7 +68,7 @@ export const LAYERS = {
     'net',
   ],
   testing: ['cli', 'crypto', 'config', 'net'],
-  verify: ['audit-log', 'crypto', 'domain', 'errors'],
+  verify: ['audit-log', 'verifier'],
 };
 
 /**
@@ -100,10 +103,16 @@ export const ROOMS = { 'audit-trail': ['seal', 'prove', 'archive'] };
 export const SUB_LAYERS = {};
 
 /**
- * What packages/audit-log may not import: it is a library a reviewer or another service uses
- * alone, so nothing of the service (src/), of its tools, of a database or of a web server.
+ * The packages (libraries in packages/, imported by the service as `#<name>/…`) and the modules
+ * each may not import: each is used alone by a reviewer, a resource server or another service,
+ * so nothing of the service (src/), of its tools, of another package, of a database or of a web
+ * server. The verifier checks JWTs with jose; the audit log needs no JOSE.
+ * @type {Readonly<Record<string, { modules: readonly string[] }>>}
  */
-export const PACKAGE_REFUSES = { modules: ['kysely', 'pg', 'koa', 'pino', 'jose'] };
+export const PACKAGE_REFUSES = {
+  'audit-log': { modules: ['kysely', 'pg', 'koa', 'pino', 'jose'] },
+  verifier: { modules: ['kysely', 'pg', 'koa', 'pino'] },
+};
 
 // The database drivers: only a layer that may use src/db may import them.
 const DB_MODULES = ['kysely', 'pg'];
@@ -112,42 +121,44 @@ const DB_MODULES = ['kysely', 'pg'];
 const IO_MODULES = ['pg', 'kysely', 'koa', 'pino', 'node:fs', 'node:fs/promises', 'node:net'];
 
 // What every folder of src/ refuses: the tools run the service, the service never runs them.
-// (A folder whose row lacks `audit-log` is refused the package as well: see layerRule.)
+// (A folder whose row lacks a package is refused that package as well: see layerRule.)
 const NO_TOOLS = {
   regex: '^(\\.\\./)+tools/',
   message: 'src/ may not import tools/ (layer table: docs/architecture.md).',
 };
 
 /**
- * The audit-log package refused to a folder whose row does not list it.
+ * A package refused to a folder whose row does not list it.
  * @param {string} folder
+ * @param {string} name
  */
-const NO_PACKAGE = (folder) => ({
-  regex: '^(#audit-log/|(\\.\\./)+packages/audit-log/)',
-  message: `src/${folder} may not import the audit-log package (layer table: docs/architecture.md).`,
+const NO_PACKAGE = (folder, name) => ({
+  regex: `^(#${name}/|(\\.\\./)+packages/${name}/)`,
+  message: `src/${folder} may not import the ${name} package (layer table: docs/architecture.md).`,
 });
 
 /**
- * no-restricted-imports for the audit-log package's files `depth` folders below its root: no
- * import that leaves the package (as many `../` as reach past its root), none of the service's
- * `#` paths, no database driver, no web server (PACKAGE_REFUSES).
+ * no-restricted-imports for a package's files `depth` folders below its root: no import that
+ * leaves the package (as many `../` as reach past its root), none of the service's `#` paths, no
+ * database driver, no web server (PACKAGE_REFUSES).
+ * @param {string} name
  * @param {number} depth
  * @returns {import('eslint').Linter.Config}
  */
-const packageRule = (depth) => ({
-  files: [`packages/audit-log/${'*/'.repeat(depth)}*.ts`],
+const packageRule = (name, depth) => ({
+  files: [`packages/${name}/${'*/'.repeat(depth)}*.ts`],
   rules: {
     'no-restricted-imports': [
       'error',
       {
-        paths: PACKAGE_REFUSES.modules.map((name) => ({
-          name,
-          message: `packages/audit-log may not import ${name}: it is a library used alone.`,
+        paths: (PACKAGE_REFUSES[name]?.modules ?? []).map((module) => ({
+          name: module,
+          message: `packages/${name} may not import ${module}: it is a library used alone.`,
         })),
         patterns: [
           {
             regex: `^(#|(\\.\\./){${depth + 1},})`,
-            message: 'packages/audit-log may import nothing outside itself (src/, tools/, test/).',
+            message: `packages/${name} may import nothing outside itself (src/, tools/, test/).`,
           },
         ],
       },
@@ -175,7 +186,9 @@ function layerRule(folder) {
               regex: `^(\\.\\./)+${other}/`,
               message: `src/${folder} may not import src/${other} (layer table: docs/architecture.md).`,
             })),
-            ...(allowed.has('audit-log') ? [] : [NO_PACKAGE(folder)]),
+            ...Object.keys(PACKAGE_REFUSES)
+              .filter((name) => !allowed.has(name))
+              .map((name) => NO_PACKAGE(folder, name)),
             NO_TOOLS,
           ],
         },
@@ -275,7 +288,9 @@ export default tseslint.config(
   ...Object.keys(LAYERS).map(layerRule),
   ...Object.keys(SUB_LAYERS).map(roomRule),
   ...Object.keys(TOOL_LAYERS).map(toolRule),
-  ...[0, 1, 2, 3].map(packageRule),
+  ...Object.keys(PACKAGE_REFUSES).flatMap((name) =>
+    [0, 1, 2, 3].map((depth) => packageRule(name, depth)),
+  ),
   {
     // The dashboard's script runs in the browser, beside uPlot's global.
     files: ['src/http/dashboard/**'],
@@ -297,6 +312,7 @@ export default tseslint.config(
       'src/cli/**',
       'tools/cli/**',
       'packages/audit-log/src/witness/**',
+      'packages/audit-log/src/cli/**',
       'bench/**',
       'test/**',
     ],

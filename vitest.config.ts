@@ -49,6 +49,12 @@ export default defineConfig({
       },
       {
         extends: true,
+        // The verifier kit's own tests (no service, no database); also run alone from
+        // packages/verifier (`npx vitest run --root packages/verifier`).
+        test: { name: 'verifier', include: ['packages/verifier/test/**/*.test.ts'] },
+      },
+      {
+        extends: true,
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],

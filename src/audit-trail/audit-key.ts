@@ -8,8 +8,9 @@ import path from 'node:path';
 import { calculateJwkThumbprint, type JWK } from 'jose';
 import { readFile } from 'node:fs/promises';
 import { ConfigError } from '../config/config.js';
-import { readOrCreateFile } from '../config/data-files.js';
+import { readOrCreateFile } from '#audit-log/read-or-create-file.js';
 import { jsonObject, settingText } from '../config/setting-value.js';
+import { AuditKeyRefused, auditPublicKeyOf } from '#audit-log/audit-public-key.js';
 
 /**
  * The key that signs the audit trail's tree heads (and, before issue 45, its JWS checkpoints). Not
@@ -111,12 +112,14 @@ export async function loadAuditPublicKey(
             ]);
           }),
       ) as JWK);
-  if ('d' in jwk) {
-    throw new ConfigError(['AUDIT_PUBLIC_KEY: holds a private key; give the public JWK only']);
+  try {
+    return await auditKeyOf(auditPublicKeyOf(jwk as Record<string, unknown>));
+  } catch (error) {
+    if (!(error instanceof AuditKeyRefused)) throw error;
+    throw new ConfigError([
+      error.why === 'private'
+        ? 'AUDIT_PUBLIC_KEY: holds a private key; give the public JWK only'
+        : `AUDIT_PUBLIC_KEY: is not ${expected}`,
+    ]);
   }
-  return auditKeyOf(
-    keyOf('AUDIT_PUBLIC_KEY', expected, () =>
-      createPublicKey({ key: jwk as never, format: 'jwk' }),
-    ),
-  );
 }

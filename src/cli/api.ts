@@ -7,7 +7,7 @@ import { startApiServer, type ApiServer } from './api-server.js';
 import { createLogger, openDatabase, type OpenDatabase } from './runtime.js';
 import { configOrExit, exitOnConfigError } from './config-exit.js';
 import { followParent, onShutdownSignal } from './process-lifecycle.js';
-import { parseCommandLine } from './args.js';
+import { parseCommandLine } from '#audit-log/cli/command-line.js';
 
 parseCommandLine(
   `Usage: npm run api

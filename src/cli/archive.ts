@@ -8,7 +8,7 @@
 import path from 'node:path';
 import { archivePartitions } from '../audit-trail/archive/archive.js';
 import { operatorActor } from './operator.js';
-import { parseCommandLine } from './args.js';
+import { parseCommandLine } from '#audit-log/cli/command-line.js';
 import { createLogger, openDatabase } from './runtime.js';
 import { configOrExit } from './config-exit.js';
 

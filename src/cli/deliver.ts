@@ -11,7 +11,7 @@ import { settingText } from '../config/setting-value.js';
 import { startDeliverer } from '../delivery/deliverer.js';
 import { operatorSinksSchema, type OperatorSink } from '../delivery/operator-sinks.js';
 import { targetRefusal } from '../delivery/target-rules.js';
-import { parseCommandLine } from './args.js';
+import { parseCommandLine } from '#audit-log/cli/command-line.js';
 import { sinkTargetRules } from './sink-admin-context.js';
 import { configOrExit, exitOnConfigError } from './config-exit.js';
 import { followParent, onShutdownSignal } from './process-lifecycle.js';

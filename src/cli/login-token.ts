@@ -3,7 +3,7 @@
  * Prints a development login token (the token alone on the last line of stdout), signed by the key
  * in DATA_DIR. The service trusts it only while no external login issuer is configured.
  */
-import { parseCommandLine } from './args.js';
+import { parseCommandLine } from '#audit-log/cli/command-line.js';
 import { configOrExit } from './config-exit.js';
 import { mintDevLoginToken } from '../crypto/login-tokens.js';
 

@@ -8,7 +8,7 @@ import { createPublicKey } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { LOG_TREE } from '../audit-trail/seal/log-tree.js';
 import { treeOrigin, treeVerifierKey } from '../audit-trail/seal/tree-heads.js';
-import { parseCommandLine } from './args.js';
+import { parseCommandLine } from '#audit-log/cli/command-line.js';
 
 const USAGE = `Usage: npm run note-key -- --key=<audit public JWK file> --issuer=<TOKEN_ISSUER> (--space=<id> | --log)
 Prints the note verifier key (<origin>+<key id>+<key>) of a space tree's or the log tree's signed

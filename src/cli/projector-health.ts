@@ -8,7 +8,7 @@ import { projectorLag } from '../projections/monitoring-queries.js';
 import { ADVISORY_LOCK } from '../db/advisory-locks.js';
 import { createLogger, openDatabase } from './runtime.js';
 import { configOrExit } from './config-exit.js';
-import { parseCommandLine } from './args.js';
+import { parseCommandLine } from '#audit-log/cli/command-line.js';
 
 parseCommandLine(
   `Usage: npm run projector-health

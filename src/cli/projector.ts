@@ -6,9 +6,9 @@
  */
 import { PROJECTIONS, projectionNamed } from '../projections/all.js';
 import { rebuildProjection } from '../projections/batches.js';
-import { parseCommandLine } from './args.js';
+import { parseCommandLine } from '#audit-log/cli/command-line.js';
 import { startProjectorService } from './projector-service.js';
-import { progressOnStderr } from './progress.js';
+import { progressOnStderr } from '#audit-log/cli/progress.js';
 import { createLogger, openDatabase } from './runtime.js';
 import { configOrExit, exitOnConfigError } from './config-exit.js';
 import { followParent, onShutdownSignal } from './process-lifecycle.js';

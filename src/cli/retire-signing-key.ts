@@ -7,7 +7,7 @@ import { retireSigningKey } from '../commands/signing-key/change-keys.js';
 import { loadKeyEncryptionKey } from '../crypto/key-files.js';
 import { openTokenSigner } from '../crypto/signer-from-config.js';
 import { operatorActor, operatorEventStore } from './operator.js';
-import { parseCommandLine } from './args.js';
+import { parseCommandLine } from '#audit-log/cli/command-line.js';
 import { createLogger, openDatabase } from './runtime.js';
 import { configOrExit, exitOnConfigError } from './config-exit.js';
 

@@ -6,7 +6,7 @@
  */
 import { loadKeyEncryptionKey } from '../crypto/key-files.js';
 import { rewrapSigningKeys } from '../commands/signing-key/reseal.js';
-import { parseCommandLine } from './args.js';
+import { parseCommandLine } from '#audit-log/cli/command-line.js';
 import { configOrExit, exitOnConfigError } from './config-exit.js';
 import { operatorActor, operatorEventStore } from './operator.js';
 import { createLogger, openDatabase } from './runtime.js';

@@ -17,7 +17,7 @@ import { loadConfig } from '../config/config.js';
 import { loadAuditSigningKey } from '../audit-trail/audit-key.js';
 import { onShutdownSignal } from './process-lifecycle.js';
 import { supervise, type Supervised } from './supervise.js';
-import { parseCommandLine } from './args.js';
+import { parseCommandLine } from '#audit-log/cli/command-line.js';
 import { API_NODE_FLAGS } from '../config/node-flags.js';
 
 parseCommandLine(

@@ -10,10 +10,10 @@ import { checkLogTreeInDatabase } from '../audit-trail/prove/log-tree-evidence.j
 import { loadAuditPublicKey } from '../audit-trail/audit-key.js';
 import { readTreeHeadFiles } from '#audit-log/head-files.js';
 import { LOG_TREE } from '../audit-trail/seal/log-tree.js';
-import { progressOnStderr } from './progress.js';
+import { progressOnStderr } from '#audit-log/cli/progress.js';
 import { createLogger, openDatabase } from './runtime.js';
 import { configOrExit, exitOnConfigError } from './config-exit.js';
-import { parseCommandLine } from './args.js';
+import { parseCommandLine } from '#audit-log/cli/command-line.js';
 import { sql } from 'kysely';
 
 parseCommandLine(

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { readOrCreateFile } from '../config/data-files.js';
+import { readOrCreateFile } from '#audit-log/read-or-create-file.js';
 import { key32, settingText } from '../config/setting-value.js';
 import { keyEncryptionKey, type KeyEncryptionKey } from './key-encryption.js';
 

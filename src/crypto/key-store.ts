@@ -7,7 +7,7 @@ import {
 import { calculateJwkThumbprint, type JWK } from 'jose';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { ACCESS_TOKEN_ALG } from './algorithms.js';
+import { ACCESS_TOKEN_ALG } from '#verifier/algorithms.js';
 import { openPrivateKey, type KeyEncryptionKey } from './key-encryption.js';
 import { isHsmKeyReference, type TokenSigner } from './token-signer.js';
 import { ConfigError } from '../config/config.js';

@@ -15,7 +15,7 @@ import {
 import { z } from 'zod';
 import type { Config } from '../config/config.js';
 import { InvalidTokenError } from '../errors/errors.js';
-import { readOrCreateFile } from '../config/data-files.js';
+import { readOrCreateFile } from '#audit-log/read-or-create-file.js';
 import { roleOfClaim, type LoginRole } from '../domain/policy.js';
 
 /** Issuer of development login tokens minted by `npm run login-token`. */

@@ -3,7 +3,7 @@ import { chmod, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type pg from 'pg';
 import { ADVISORY_LOCK } from './advisory-locks.js';
-import { readOrCreateFile } from '../config/data-files.js';
+import { readOrCreateFile } from '#audit-log/read-or-create-file.js';
 
 /** What the connected role could do to the audit log beyond INSERT and SELECT. */
 export interface RolePrivileges {

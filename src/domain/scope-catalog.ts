@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SCOPE_MAX_LENGTH, SCOPE_TOKEN } from './scope.js';
+import { SCOPE_MAX_LENGTH, SCOPE_TOKEN } from '#verifier/scope.js';
 
 /** One scope of an audience's catalog: what the operator says it allows, and to whom. */
 export const catalogScopeSchema = z

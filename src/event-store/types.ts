@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { EventsTable } from '../db/schema.js';
+import type { LogPosition, RecordedEvent } from '#audit-log/recorded-event.js';
 /** The version a stream must be at for an append to go through. */
 export type ExpectedVersion =
   /** The stream must not exist yet; the first event gets position 1. */
@@ -18,29 +19,10 @@ export interface NewEvent<Type extends string = string, Data = unknown> {
   readonly metadata: Readonly<Record<string, unknown>>;
 }
 
-/** An event as stored in the log. */
-export interface RecordedEvent<Type extends string = string, Data = unknown> {
-  readonly globalPosition: number;
-  readonly transactionId: string;
-  readonly spaceId: string;
-  readonly streamId: string;
-  readonly streamPosition: number;
-  readonly eventId: string;
-  readonly type: Type;
-  readonly schemaVersion: number;
-  readonly data: Data;
-  readonly metadata: Readonly<Record<string, unknown>>;
-  readonly recordedAt: Date;
-}
-
-/**
- * A point in commit-safe log order. Readers resume strictly after it; see readLog for why the
- * transaction id comes first.
- */
-export interface LogPosition {
-  readonly transactionId: string;
-  readonly globalPosition: number;
-}
+// An event as stored in the log, and a point in commit-safe log order (readers resume strictly
+// after it; see readLog for why the transaction id comes first): the shapes the audit log's
+// leaves, exports and checks read (packages/audit-log), one definition.
+export type { LogPosition, RecordedEvent };
 
 /** Before the first event. */
 export const LOG_START: LogPosition = Object.freeze({ transactionId: '0', globalPosition: 0 });

@@ -1,26 +1,10 @@
 /**
- * `token-authority/verify`: what a resource server (the Storefront API) needs to accept our
- * tokens — signature and claims against the JWKS, the token kind, revocation, DPoP binding, the
- * scopes a route requires — with thin adapters for Koa, Express and fetch-style Requests.
+ * `token-authority/verify`, as users import it: the verifier kit (packages/verifier) and, beside
+ * it, the audit log's transparency checks for reviewers' scripts and resource servers — RFC 9162
+ * proofs and C2SP signed checkpoints, verified offline with nothing but the proof, a checkpoint
+ * and a public key (packages/audit-log).
  */
-export { createVerifier } from './verifier.js';
-export type {
-  RouteRequirements,
-  VerifiableRequest,
-  VerifiedToken,
-  Verifier,
-  VerifierOptions,
-} from './verifier.js';
-export { VerifyError, type ChallengeDetails, type TokenScheme } from './verify-error.js';
-export {
-  expressVerifier,
-  fromFetchRequest,
-  koaVerifier,
-  refusalResponse,
-  verifyFetchRequest,
-} from './adapters.js';
-// Transparency-log checks for reviewers' scripts and resource servers: RFC 9162 proofs and C2SP
-// signed checkpoints, verified offline with nothing but the proof, a checkpoint and a public key.
+export * from '#verifier/index.js';
 export {
   EMPTY_ROOT,
   leafHash,

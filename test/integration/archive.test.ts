@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/schema.js';
 import { streams } from '../../src/domain/streams.js';
 import { insertEvents, streamRows } from '../../src/event-store/insert-events.js';
-import { readArchiveBlock } from '../../src/audit-trail/archive/archive-block-reader.js';
+import { readArchiveBlock } from '../../packages/audit-log/src/archive/read-block.js';
 import { archivedBlocks } from '../../src/audit-trail/archive/archive-index.js';
 import { findLeaf, proveInclusion } from '../../src/audit-trail/prove/tree-proofs.js';
 import { TreeLeavesMissing } from '../../src/audit-trail/seal/tree-store.js';

@@ -80,6 +80,25 @@ try {
 }
 `;
 
+/**
+ * The file a `#` import names, as the nearest package.json's `imports` maps it (the tarball's
+ * dist/package.json: `#verifier/…`, `#audit-log/…`, the packages compiled beside the service).
+ */
+async function packageImport(file: string, specifier: string): Promise<string> {
+  for (let dir = path.dirname(file); dir !== path.dirname(dir); dir = path.dirname(dir)) {
+    const manifest = await readFile(path.join(dir, 'package.json'), 'utf8').catch(() => undefined);
+    if (manifest === undefined) continue;
+    const imports = (JSON.parse(manifest) as { imports?: Record<string, string> }).imports ?? {};
+    for (const [key, target] of Object.entries(imports)) {
+      const prefix = key.replace(/\*$/, '');
+      if (key.endsWith('*') && specifier.startsWith(prefix))
+        return path.resolve(dir, target.replace(/\*$/, '') + specifier.slice(prefix.length));
+    }
+    break;
+  }
+  throw new Error(`${file}: ${specifier} is mapped by no package.json "imports"`);
+}
+
 /** Every file `entry` loads (static imports, followed), and the packages they name. */
 async function importGraph(entry: string) {
   const files = new Set<string>();
@@ -92,6 +111,7 @@ async function importGraph(entry: string) {
       /(?:^|\n)\s*(?:import|export)\b[^'"]*?from\s*['"]([^'"]+)['"]/g,
     )) {
       if (specifier!.startsWith('.')) await visit(path.resolve(path.dirname(file), specifier!));
+      else if (specifier!.startsWith('#')) await visit(await packageImport(file, specifier!));
       else if (!specifier!.startsWith('node:')) packages.add(specifier!.split('/')[0]!);
     }
   };

@@ -4,9 +4,9 @@ import {
   createAccessTokenVerifier,
   signAccessToken,
   signAccessTokenOffThread,
-  verifyAccessToken,
   type PrivateTokenClaims,
 } from '../../src/crypto/access-tokens.js';
+import { verifyAccessToken } from '../../packages/verifier/src/access-token-check.js';
 import type { KeyStore } from '../../src/crypto/key-store.js';
 
 function keyStore(): KeyStore & { privateKey: KeyObject } {

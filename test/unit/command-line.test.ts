@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { glueOptionValues } from '../../src/cli/args.js';
+import { glueOptionValues } from '#audit-log/cli/command-line.js';
 
 const options = {
   kid: { type: 'string' },

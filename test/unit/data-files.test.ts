@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readOrCreateFile } from '../../src/config/data-files.js';
+import { readOrCreateFile } from '../../packages/audit-log/src/read-or-create-file.js';
 import { tempDir } from '../support/after-file.js';
 
 const dir = await tempDir('token-authority-data-files-');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { progressOnStderr } from '../../src/cli/progress.js';
+import { progressOnStderr } from '#audit-log/cli/progress.js';
 
 function fakeStream(isTTY: boolean) {
   const written: string[] = [];

@@ -1,7 +1,13 @@
-import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { TILE } from '../seal/tree-store.js';
+import { TILE } from '#audit-log/transparency/frontier.js';
+import {
+  archiveKey,
+  type ArchiveBlock,
+  type ArchiveKey,
+  type ArchivedBlock,
+  type ArchivedLeafId,
+} from '#audit-log/archive/blocks.js';
 
 /**
  * The archive's index (migration 027), written by `npm run archive` with the range it records: per
@@ -9,35 +15,6 @@ import { TILE } from '../seal/tree-store.js';
  * and which archived sequence an event id or a token's jti is (`archived_leaf_keys`). A proof over
  * archived events then reads one member of one file, never the space's whole archive.
  */
-
-/** One gzip member of an archive file: the space's events `first_sequence`..`last_sequence`. */
-export interface ArchiveBlock {
-  readonly first_sequence: number;
-  readonly last_sequence: number;
-  readonly byte_offset: number;
-  readonly byte_length: number;
-  /** SHA-256 of the member's own bytes (the file's hash needs the whole file read). */
-  readonly sha256: string;
-}
-
-/** An archived event's lookup key and its sequence in the space's chain. */
-export interface ArchiveKey {
-  readonly key: Buffer;
-  readonly sequence: number;
-}
-
-/** What an archived leaf is looked up by: an event id, or a stream (its first event: a token). */
-export type ArchivedLeafId = { readonly eventId: string } | { readonly streamId: string };
-
-/**
- * The key of an event id or of a stream's first event: 16 bytes of SHA-256 over the kind and the
- * id, so every key is the same size whatever the id (a collision is only a miss: the line read is
- * compared with the id itself).
- */
-export function archiveKey(which: ArchivedLeafId): Buffer {
-  const [kind, id] = 'eventId' in which ? ['event', which.eventId] : ['stream', which.streamId];
-  return createHash('sha256').update(`${kind}\0${id}`).digest().subarray(0, 16);
-}
 
 /** Postgres takes at most 65535 parameters a statement; three a key row. */
 const KEYS_PER_INSERT = 10_000;
@@ -97,10 +74,8 @@ export async function archivedSequenceOf(
   return row ? Number(row.sequence) : undefined;
 }
 
-/** An archive file's member that holds some of a space's archived sequences. */
-export interface ArchivedBlockRow extends ArchiveBlock {
-  readonly file: string;
-}
+/** An archive file's member that holds some of a space's archived sequences, as indexed. */
+export type ArchivedBlockRow = ArchivedBlock;
 
 /**
  * The members holding the space's archived sequences `from`..`to`, in order. A member never spans

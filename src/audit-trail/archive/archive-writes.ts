@@ -1,7 +1,7 @@
 import { sql, type Transaction } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { ArchiveFile } from '#audit-log/archive-folder.js';
-import type { WrittenArchiveFile } from './archive-files.js';
+import type { WrittenArchiveFile } from '#audit-log/archive/write-files.js';
 import { recordArchiveIndex } from './archive-index.js';
 
 /** An archived partition as its `events-archived` event's transaction records it. */

@@ -4,7 +4,11 @@ import type { Database } from '../../db/schema.js';
 import { decideArchive } from '../../domain/archive/decide.js';
 import { createEventStore } from '../../event-store/event-store.js';
 import { postgresArchiveWrites } from './archive-writes.js';
-import { writeArchiveFile, writeManifest, type WrittenArchiveFile } from './archive-files.js';
+import {
+  writeArchiveFile,
+  writeManifest,
+  type WrittenArchiveFile,
+} from '#audit-log/archive/write-files.js';
 import { readArchiveFile, type ArchiveFile } from '#audit-log/archive-folder.js';
 import { BEGINNING } from '../prove/archived-ranges.js';
 import { exportSpaceTree } from '../prove/export-tree.js';

@@ -1,12 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { leafHash, type Hash } from '#audit-log/transparency/merkle.js';
-import { readArchiveBlock, type ArchivedEventLine } from '../archive/archive-block-reader.js';
-import {
-  archivedBlocks,
-  archivedSequenceOf,
-  type ArchivedLeafId,
-} from '../archive/archive-index.js';
+import { readArchiveBlock, type ArchivedEventLine } from '#audit-log/archive/read-block.js';
+import { archivedBlocks, archivedSequenceOf } from '../archive/archive-index.js';
+import type { ArchivedLeafId } from '#audit-log/archive/blocks.js';
 import { eventLeafHash, leafEntry } from '../event-leaf.js';
 import { exportedEvent } from '#audit-log/export-lines.js';
 import { spaceTree } from '../seal/space-tree.js';

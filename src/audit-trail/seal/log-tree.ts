@@ -4,6 +4,7 @@ import type { RecordedEvent } from '../../event-store/types.js';
 import { LOG_START } from '../../event-store/types.js';
 import { inRange } from '../../event-store/log-range.js';
 import type { TreeHashes } from '#audit-log/transparency/merkle.js';
+import { LOG_TREE } from '#audit-log/transparency/tree-head.js';
 import { eventsInRange, sealEnd, sealHolding, sealRange } from './seal-ranges.js';
 import { eventLeafHash } from '../event-leaf.js';
 import { overTree, type TreeSource } from './tree-store.js';
@@ -14,8 +15,8 @@ import { overTree, type TreeSource } from './tree-store.js';
  * reviewer of the whole deployment (and a witness) follows this one tree instead of every space's.
  */
 
-/** The log tree's id in merkle_nodes and merkle_checkpoints: no space id is empty. */
-export const LOG_TREE = '';
+/** The log tree's id in merkle_nodes and merkle_checkpoints (the package's). */
+export { LOG_TREE };
 
 /** How many events the log tree holds: every sealed event. */
 export async function logTreeSize(db: Kysely<Database>): Promise<number> {

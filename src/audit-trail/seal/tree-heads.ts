@@ -1,43 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { checkpointText } from '#audit-log/transparency/checkpoint.js';
-import type { Hash } from '#audit-log/transparency/merkle.js';
-import {
-  noteSigner,
-  noteVerifier,
-  signNote,
-  verifierKeyText,
-} from '#audit-log/transparency/signed-note.js';
-import type { KeyObject } from 'node:crypto';
-import { LOG_TREE } from './log-tree.js';
 
-/** The audit key's halves (audit-key.ts), as far as tree heads need them. */
-interface AuditKeyPair {
-  readonly publicKey: KeyObject;
-  readonly privateKey?: KeyObject;
-}
-
-/**
- * A tree's origin, the first line of its checkpoints: the issuer without its scheme, then
- * `/audit/space/<id>` for a space's tree or `/audit/log` for the log tree (C2SP: a schema-less
- * URL naming the log).
- */
-export function treeOrigin(issuer: string, treeId: string): string {
-  const url = new URL(issuer);
-  const base = `${url.host}${url.pathname.replace(/\/+$/, '')}/audit`;
-  return treeId === LOG_TREE ? `${base}/log` : `${base}/space/${encodeURIComponent(treeId)}`;
-}
-
-/** The note verifier key of a tree's signed heads: the audit key, named for the origin. */
-export function treeVerifierKey(key: Pick<AuditKeyPair, 'publicKey'>, origin: string): string {
-  return verifierKeyText(noteVerifier(origin, key.publicKey));
-}
-
-/** A tree's signed head: a C2SP checkpoint note signed by the audit key. */
-export function signTreeHead(key: AuditKeyPair, origin: string, size: number, root: Hash): string {
-  if (!key.privateKey) throw new Error('this audit key has no private half');
-  return signNote(checkpointText({ origin, size, root }), [noteSigner(origin, key.privateKey)]);
-}
+// A tree's origin, its verifier key and its signed head are the package's (one version).
+export { signTreeHead, treeOrigin, treeVerifierKey } from '#audit-log/transparency/tree-head.js';
 
 /** A signed tree head: which tree (a space id, or LOG_TREE), its size, the signed note. */
 export interface SignedTreeHead {

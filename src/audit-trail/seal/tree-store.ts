@@ -1,15 +1,15 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { memoryTree, type Hash, type TreeHashes } from '#audit-log/transparency/merkle.js';
-import { TILE_LEVEL } from '#audit-log/transparency/frontier.js';
+import { TILE, TILE_LEVEL } from '#audit-log/transparency/frontier.js';
 
 /**
  * How the audit trail's Merkle trees (each space's, and the whole log's) are kept: perfect
  * subtrees of 2^TILE_LEVEL leaves and more are rows of merkle_nodes, written by the sealer as it
  * completes them; anything smaller is recomputed from the events of one tile, so a proof costs
- * O(log n) rows and at most two tiles of events.
+ * O(log n) rows and at most two tiles of events. (TILE: the package's.)
  */
-export const TILE = 2 ** TILE_LEVEL;
+export { TILE };
 
 /** One tree: its id in merkle_nodes (a space id, or LOG_TREE) and how to read its leaves. */
 export interface TreeSource {

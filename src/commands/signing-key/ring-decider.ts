@@ -5,7 +5,7 @@ import type { decideFirstKey, KeyCommand } from '../../domain/signing-key/decide
 import { evolveKeyRing, type SigningKeyEvent } from '../../domain/signing-key/evolve.js';
 import type { KeyRing } from '../../domain/signing-key/state.js';
 import type { GeneratedSigningKey } from '../../crypto/token-signer.js';
-import { ACCESS_TOKEN_ALG } from '../../crypto/algorithms.js';
+import { ACCESS_TOKEN_ALG } from '#verifier/algorithms.js';
 import type { KeyRingWrites } from '../../projections/key-ring-writes.js';
 import type { LockedDecider } from '../handle.js';
 import type { KeyActor } from './actor.js';

@@ -1,4 +1,4 @@
-import { spaceIssuer } from '../../crypto/issuer-keys.js';
+import { spaceIssuer } from '#verifier/issuer-keys.js';
 import type { SigningKey } from '../../crypto/key-store.js';
 import type { SpaceKeyStore } from '../../crypto/space-keys.js';
 import { SERVICE_ACTOR } from './actor.js';

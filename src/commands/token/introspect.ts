@@ -5,7 +5,7 @@ import {
   tokenRevoked,
   tokenScopesStillAllowed,
 } from '../../domain/policy.js';
-import { scopeWords } from '../../domain/scope.js';
+import { scopeWords } from '#verifier/scope.js';
 import type { Credential } from '../../domain/credential/state.js';
 import type { AccessTokenClaims } from '../../crypto/access-tokens.js';
 import type { CommandContext } from '../context.js';

@@ -6,7 +6,7 @@ import {
   InvalidScopeError,
   InvalidTokenError,
 } from '../../errors/errors.js';
-import { scopeWords } from '../../domain/scope.js';
+import { scopeWords } from '#verifier/scope.js';
 import { tokenRevoked } from '../../domain/policy.js';
 import type { PrivateTokenClaims } from '../../crypto/access-tokens.js';
 import type { CommandContext } from '../context.js';

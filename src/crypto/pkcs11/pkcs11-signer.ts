@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { SYSTEM_SPACE } from '../../domain/streams.js';
 import { UnavailableError } from '../../errors/errors.js';
 import { createFairQueue } from '../../limits/fair-queue.js';
-import { ACCESS_TOKEN_ALG } from '../algorithms.js';
+import { ACCESS_TOKEN_ALG } from '#verifier/algorithms.js';
 import type { TokenSigner } from '../token-signer.js';
 import type { Pkcs11Request, Pkcs11Result } from './protocol.js';
 import type { Pkcs11Settings } from './settings.js';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { JWK } from 'jose';
 import type * as Pkcs11Js from 'pkcs11js';
-import { ACCESS_TOKEN_ALG } from '../algorithms.js';
+import { ACCESS_TOKEN_ALG } from '#verifier/algorithms.js';
 import { BoundedCache } from '../bounded-cache.js';
 import type { Pkcs11Settings } from './settings.js';
 

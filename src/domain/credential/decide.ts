@@ -3,7 +3,7 @@ import type { Credential } from './state.js';
 import { accept, refuse, type Decision } from '../decision.js';
 import { allowedScopes, credentialScopes, missingScopes, withinSpaceCeiling } from '../policy.js';
 import { credentialActive, credentialInSpace } from '../policy.js';
-import { scopeText } from '../scope.js';
+import { scopeText } from '#verifier/scope.js';
 import type { ScopeCatalog } from '../scope-catalog.js';
 import { msOf } from '../times.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SCOPE_MAX_LENGTH } from '../scope.js';
+import { SCOPE_MAX_LENGTH } from '#verifier/scope.js';
 import { declareEvent } from './declaration.js';
 
 /** A credential's allowed scopes (catalog names, RFC 6749 §3.3 words), at most 100. */

@@ -10,14 +10,10 @@ import {
   publicScopes,
   type ScopeCatalog,
 } from '../scope-catalog.js';
+import { missingScopes, scopesStillAllowed } from '#verifier/token-rules.js';
 
-/**
- * Scopes are all-of: what `held` lacks of `required` (empty when it holds them all). A token's
- * granted scopes against a route's, a request against what its credential allows.
- */
-export function missingScopes(held: readonly string[], required: readonly string[]): string[] {
-  return required.filter((scope) => !held.includes(scope));
-}
+// All-of, and a narrowed credential's hold on its tokens: the kit's rules (packages/verifier).
+export { missingScopes } from '#verifier/token-rules.js';
 
 /** A scope request refused: the first scope that may not be granted, and why. */
 export interface ScopeRefusal {
@@ -118,15 +114,15 @@ export function publicTokenScopes(
  * A token still stands on its scopes: each is still allowed to its credential (one narrowed since
  * refuses it: issue 51, item 9) and still listed by the catalog for the token's audience (a scope
  * the operator removed from SCOPE_CATALOG: item 12). A token carrying any other is refused, as a
- * revoked one is. `catalog` null: the catalog is not known (the verifier kit), the credential
- * alone is checked.
+ * revoked one is. `catalog` null: the catalog is not known, the credential alone is checked
+ * (the verifier kit's `scopesStillAllowed`).
  */
 export function tokenScopesStillAllowed(
   token: { readonly scopes: readonly string[]; readonly audience: string },
   allowed: readonly string[],
   catalog: ScopeCatalog | null,
 ): boolean {
-  if (missingScopes(allowed, token.scopes).length > 0) return false;
+  if (!scopesStillAllowed(token.scopes, allowed)) return false;
   return (
     catalog === null ||
     missingScopes(audienceScopes(catalog, token.audience), token.scopes).length === 0

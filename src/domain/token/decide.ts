@@ -15,7 +15,7 @@ import {
   tokenScopesStillAllowed,
   type ScopeGrant,
 } from '../policy.js';
-import { scopeText } from '../scope.js';
+import { scopeText } from '#verifier/scope.js';
 import type { ScopeCatalog } from '../scope-catalog.js';
 
 /** When and under which ids a token is issued: chosen by the handler, so decisions stay pure. */

@@ -1,6 +1,6 @@
 import { GRANT_TYPES } from '../../commands/token/grants/registry.js';
 import { ASSERTION_ALGORITHMS } from '../../commands/client-authentication/assertion.js';
-import { ACCESS_TOKEN_ALG } from '../../crypto/algorithms.js';
+import { ACCESS_TOKEN_ALG } from '#verifier/algorithms.js';
 import { DPOP_ALGORITHMS } from '../../crypto/dpop.js';
 import { allScopes, type ScopeCatalog } from '../../domain/scope-catalog.js';
 import type { Route } from '../route.js';

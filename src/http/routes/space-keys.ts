@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { CommandContext } from '../../commands/context.js';
 import { enableSpaceKeys } from '../../commands/signing-key/change-keys.js';
 import type { SpaceSigning } from '../../commands/signing-key/space-signing.js';
-import { spaceIssuer } from '../../crypto/issuer-keys.js';
+import { spaceIssuer } from '#verifier/issuer-keys.js';
 import type { ScopeCatalog } from '../../domain/scope-catalog.js';
 import { NotFoundError } from '../../errors/errors.js';
 import { SPACE_ID_PATTERN } from '../authentication.js';

@@ -13,7 +13,7 @@ import {
   decideIssuePrivateToken,
   decideIssuePublicToken,
 } from '../../../src/domain/token/decide.js';
-import { malformedScope, scopeText, scopeWords } from '../../../src/domain/scope.js';
+import { malformedScope, scopeText, scopeWords } from '../../../packages/verifier/src/scope.js';
 import type { ScopeCatalog } from '../../../src/domain/scope-catalog.js';
 import { credentialCreated, given, metadata, sequentialIds } from '../../support/given.js';
 

@@ -7,6 +7,9 @@ import { nodeHash, type Hash } from './merkle.js';
  */
 export const TILE_LEVEL = 8;
 
+/** Leaves in a tile: the stored trees' and the archive files' unit. */
+export const TILE = 2 ** TILE_LEVEL;
+
 /** A tree's right edge: the perfect subtree of each 1 bit of its size, largest first. */
 export interface Frontier {
   readonly size: number;

@@ -25,10 +25,10 @@ import {
   type NoteVerifier,
 } from '../transparency/signed-note.js';
 import { addCheckpoint } from '../transparency/witness.js';
-import { parseCommandLine } from './command-line.js';
+import { parseCommandLine } from '../cli/command-line.js';
 import { lockDirectory } from './dir-lock.js';
-import { readOrCreateFile } from './key-file.js';
-import { listen } from './listen.js';
+import { readOrCreateFile } from '../read-or-create-file.js';
+import { listen } from '../cli/listen.js';
 import { exitOnSetupError, WitnessSetupError } from './setup-error.js';
 import { createStateFile, openStateFile } from './state-file.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { malformedScope, scopeWords } from '../../../domain/scope.js';
+import { malformedScope, scopeWords } from '#verifier/scope.js';
 import { InvalidScopeError } from '../../../errors/errors.js';
 
 /** RFC 6749 §3.3 `scope`: what a token request asks for, space-delimited. */

@@ -3,14 +3,10 @@ import { mkdir, open, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
-import { archiveKey, type ArchiveBlock, type ArchiveKey } from './archive-index.js';
-import type { ExportLine } from '#audit-log/export-lines.js';
-import {
-  archiveFileName,
-  type ArchiveFile,
-  type ArchiveManifest,
-} from '#audit-log/archive-folder.js';
-import { TILE } from '../seal/tree-store.js';
+import { archiveKey, type ArchiveBlock, type ArchiveKey } from './blocks.js';
+import type { ExportLine } from '../export-lines.js';
+import { archiveFileName, type ArchiveFile, type ArchiveManifest } from '../archive-folder.js';
+import { TILE } from '../transparency/frontier.js';
 
 const gzip = promisify(gzipCallback);
 

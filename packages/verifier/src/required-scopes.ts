@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { missingScopes } from '../domain/policy.js';
-import { SCOPE_MAX_LENGTH, SCOPE_TOKEN, scopeText, scopeWords } from '../domain/scope.js';
+import { missingScopes } from './token-rules.js';
+import { SCOPE_MAX_LENGTH, SCOPE_TOKEN, scopeText, scopeWords } from './scope.js';
 import { VerifyError, type TokenScheme } from './verify-error.js';
 
 /** A route's required scopes as a resource server declares them: RFC 6749 §3.3 words. */

@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { remotePublicKeys } from '../../src/verify/remote-keys.js';
+import { remotePublicKeys } from '../src/remote-keys.js';
 
 // Issue 51, item 2: the kit refetched the JWKS only for a kid it did not hold, so a key the issuer
 // retired as compromised stayed trusted for as long as the process lived (seen 355 s after).

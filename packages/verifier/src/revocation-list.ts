@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { RevokedSet } from '../domain/policy.js';
+import type { RevokedSet } from './token-rules.js';
 
 /** A space's revocation list as GET /v1/revocations serves it; what the kit reads of it. */
 const revocationListSchema = z.object({

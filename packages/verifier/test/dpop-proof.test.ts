@@ -1,8 +1,8 @@
 import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { SignJWT, exportJWK, generateKeyPair, type JWK } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { checkDpopProof } from '../../src/crypto/dpop.js';
-import { createReplayCache } from '../../src/verify/replay-cache.js';
+import { checkDpopProof } from '../src/dpop.js';
+import { createReplayCache } from '../src/replay-cache.js';
 
 const URL_OF_SERVICE = 'https://tokens.example/v1/credential/token';
 const NOW_MS = 1_800_000_000_500;

@@ -1,18 +1,23 @@
 import type { Server } from 'node:http';
-import { WitnessSetupError } from './setup-error.js';
+import { WitnessSetupError } from '../witness/setup-error.js';
 
-/** Listens on `port`; a port that cannot be had is a WitnessSetupError naming `setting`. */
+/**
+ * Listens on `port`; a port that cannot be had is refused as `refused` makes it (by default a
+ * WitnessSetupError) naming `setting`: one line, not a stack trace, as a second server on one
+ * host meets it first.
+ */
 export function listen(
   server: Server,
   port: number,
   host: string,
   setting: string,
+  refused: (problem: string) => Error = (problem) => new WitnessSetupError([problem]),
 ): Promise<Server> {
   return new Promise<Server>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) =>
       reject(
         error.code === 'EADDRINUSE' || error.code === 'EACCES' || error.code === 'EADDRNOTAVAIL'
-          ? new WitnessSetupError([`${setting}: cannot listen on ${host}:${port} (${error.code})`])
+          ? refused(`${setting}: cannot listen on ${host}:${port} (${error.code})`)
           : error,
       ),
     );

@@ -1,9 +1,13 @@
-import { InvalidTokenError } from '../errors/errors.js';
-import type { KeyStore } from './key-store.js';
-import type { IssuedTokenClaims } from '../domain/policy.js';
+import type { KeyObject } from 'node:crypto';
+import { TokenRefusal } from './refusal.js';
+import type { IssuedTokenClaims } from './token-rules.js';
 
-/** Where a verifier finds the public key of a kid: our key store, or a JWKS fetched remotely. */
-export type PublicKeys = Pick<KeyStore, 'publicKey' | 'refreshSoon'>;
+/** Where a verifier finds the public key of a kid: the service's key store, or a JWKS fetched. */
+export interface PublicKeys {
+  publicKey(kid: string): KeyObject | undefined;
+  /** Reads the keys again soon (a kid not held may be a rotation). */
+  refreshSoon(): Promise<void>;
+}
 
 /** What a verifier requires of our access tokens. */
 export interface AccessTokenPolicy {
@@ -55,7 +59,7 @@ export async function keysForIssuer(
     const ring = await policy.spaceKeys(spaceId);
     if (ring) return ring;
   }
-  throw new InvalidTokenError('token claim "iss" is not acceptable');
+  throw new TokenRefusal('invalid_token', 'token claim "iss" is not acceptable');
 }
 
 /**
@@ -71,14 +75,16 @@ export async function requireIssuedByRing(
   claims: IssuedTokenClaims,
 ): Promise<void> {
   const expected = ring === keys ? policy.issuer : spaceIssuer(policy.issuer, claims.space_id);
-  if (claims.iss !== expected) throw new InvalidTokenError('token claim "iss" is not acceptable');
+  if (claims.iss !== expected)
+    throw new TokenRefusal('invalid_token', 'token claim "iss" is not acceptable');
   const since = ring === keys ? await policy.ringOwnedSince?.(claims.space_id) : undefined;
   if (since === undefined) return;
   const sinceSeconds = since / 1000;
   const inTransition =
     claims.iat < sinceSeconds && claims.exp <= sinceSeconds + (policy.transitionSeconds ?? 0);
   if (!inTransition || !((await policy.recordedIssuance?.(claims)) ?? false))
-    throw new InvalidTokenError(
+    throw new TokenRefusal(
+      'invalid_token',
       'token of the shared issuer for a space that signs with its own keys: use one its own issuer signed',
     );
 }

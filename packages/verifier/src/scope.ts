@@ -1,7 +1,7 @@
 /**
  * A scope: one word of a token's `scope` (RFC 6749 §3.3: space-delimited, each word printable
  * ASCII without space, `"` or `\`). The words and their text form; what a token may hold is the
- * policy's (policy.ts).
+ * token service's policy (its src/domain/policy/).
  */
 
 /** One scope-token of RFC 6749 §3.3 (NQCHAR = %x21 / %x23-5B / %x5D-7E). */

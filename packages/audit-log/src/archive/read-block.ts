@@ -4,8 +4,8 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { StringDecoder } from 'node:string_decoder';
 import { createGunzip } from 'node:zlib';
-import type { ArchivedBlockRow } from './archive-index.js';
-import type { EventLine } from '#audit-log/export-lines.js';
+import type { ArchivedBlock } from './blocks.js';
+import type { EventLine } from '../export-lines.js';
 
 /** An event line of an archive file. */
 export type ArchivedEventLine = EventLine;
@@ -29,7 +29,7 @@ class TooLarge extends Error {}
  */
 export async function readArchiveBlock(
   dir: string,
-  block: ArchivedBlockRow,
+  block: ArchivedBlock,
   keep: (line: ArchivedEventLine) => boolean,
   limits = BLOCK_READ_LIMITS,
 ): Promise<ArchivedEventLine[] | BlockProblem> {

@@ -1,17 +1,11 @@
 import { decodeProtectedHeader, type JWTPayload } from 'jose';
-import { createAccessTokenVerifier } from '../crypto/access-tokens.js';
+import { createAccessTokenVerifier } from './access-token-check.js';
 import { remotePublicKeys } from './remote-keys.js';
-import { checkDpopProof } from '../crypto/dpop.js';
+import { checkDpopProof } from './dpop.js';
 import { createReplayCache } from './replay-cache.js';
 import { RevocationListUnavailable, createRevocationLists } from './revocation-list.js';
-import { msOf } from '../domain/times.js';
-import {
-  revokedByList,
-  tokenInSpace,
-  tokenOfKind,
-  tokenScopesStillAllowed,
-} from '../domain/policy.js';
-import { scopeWords } from '../domain/scope.js';
+import { revokedByList, scopesStillAllowed, tokenInSpace, tokenOfKind } from './token-rules.js';
+import { scopeWords } from './scope.js';
 import { declaredScopes, requireScopes } from './required-scopes.js';
 import { VerifyError } from './verify-error.js';
 
@@ -121,8 +115,8 @@ export function createVerifier(options: VerifierOptions): Verifier {
   const issuerSpace = spaceOfIssuer === undefined ? undefined : decodeURIComponent(spaceOfIssuer);
   const revocations = createRevocationLists({
     issuer: (options.serviceUrl ?? issuer.replace(/\/spaces\/[^/]+$/, '')).replace(/\/+$/, ''),
-    refreshMs: msOf(options.revocationRefreshSeconds ?? 10),
-    maxStaleMs: msOf(options.revocationMaxStaleSeconds ?? 60),
+    refreshMs: (options.revocationRefreshSeconds ?? 10) * 1000,
+    maxStaleMs: (options.revocationMaxStaleSeconds ?? 60) * 1000,
     fetch: doFetch,
     now,
   });
@@ -186,10 +180,9 @@ export function createVerifier(options: VerifierOptions): Verifier {
       throw new VerifyError('invalid_token', 'the token has been revoked', 401);
     }
     // A credential narrowed since: its tokens carrying a scope it no longer allows are refused,
-    // as introspection refuses them. The kit knows no catalog (null): see docs/verify.md.
+    // as introspection refuses them. The kit knows no catalog: see docs/verify.md.
     const allowed = list.narrowedClients.get(claims.client_id);
-    const token = { scopes: scopeWords(claims.scope), audience: String(claims.aud) };
-    if (allowed && !tokenScopesStillAllowed(token, allowed, null)) {
+    if (allowed && !scopesStillAllowed(scopeWords(claims.scope), allowed)) {
       throw new VerifyError(
         'invalid_token',
         'the token carries a scope its credential no longer allows',

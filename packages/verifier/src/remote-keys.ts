@@ -1,5 +1,5 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
-import type { PublicKeys } from '../crypto/access-tokens.js';
+import type { PublicKeys } from './issuer-keys.js';
 
 /** How long a JWKS is held when its answer names no `max-age` (the service sends 300). */
 const DEFAULT_MAX_AGE_SECONDS = 300;

@@ -1,0 +1,67 @@
+#!/usr/bin/env node
+/**
+ * `npm run verify-proof -- <answer.json> --key=<verifier key> [--old=<checkpoint file>]
+ *   [--witness=<cosigner vkey> …] [--min-cosignatures=N]`
+ * Checks, offline, a saved answer of GET /v1/audit/proof/inclusion (the event's entry hashes to
+ * its leaf, the leaf is in the tree the signed checkpoint names) or of /v1/audit/proof/consistency
+ * (with --old, the earlier signed checkpoint, and the newer one in the answer's `checkpoint` or
+ * --new). --key is the log's note verifier key, obtained independently of the answer. With
+ * --min-cosignatures=N each checkpoint must carry N cosignatures of distinct --witness keys (a key
+ * given twice is one witness; N is at most the distinct keys). Prints a
+ * verdict as JSON; exit 0 when it holds, 1 when it does not, 2 on bad usage.
+ */
+import { readFile } from 'node:fs/promises';
+import { checkProofAnswer, isInclusionAnswer } from '../check/proof-answer.js';
+import {
+  COSIGNATURE_ED25519,
+  parseVerifierKey,
+  type NoteVerifier,
+} from '../transparency/signed-note.js';
+import { distinctWitnesses } from '../transparency/witness-keys.js';
+import { parseCommandLine } from './command-line.js';
+
+const USAGE = `Usage: npm run verify-proof -- <answer.json> --key=<log verifier key> [--old=<checkpoint>] [--new=<checkpoint>] [--witness=<cosigner vkey> ...] [--min-cosignatures=N]`;
+const { values, positionals } = parseCommandLine(USAGE, {
+  key: { type: 'string' },
+  old: { type: 'string' },
+  new: { type: 'string' },
+  witness: { type: 'string', multiple: true },
+  'min-cosignatures': { type: 'string', default: '0' },
+});
+const minimum = Number(values['min-cosignatures']);
+if (positionals.length !== 1 || !values.key || !Number.isInteger(minimum) || minimum < 0) {
+  console.error(USAGE);
+  process.exit(2);
+}
+
+let logKey: NoteVerifier;
+let witnesses: NoteVerifier[];
+let answer: Record<string, unknown>;
+try {
+  logKey = parseVerifierKey(values.key.trim());
+  witnesses = distinctWitnesses(
+    (values.witness ?? []).map((text) => parseVerifierKey(text.trim())),
+  );
+  if (witnesses.some((witness) => witness.type !== COSIGNATURE_ED25519)) {
+    throw new Error('--witness takes a cosigner key (type 0x04)');
+  }
+  if (minimum > witnesses.length) {
+    throw new Error(
+      `--min-cosignatures: at most the distinct --witness keys given (${witnesses.length})`,
+    );
+  }
+  answer = JSON.parse(await readFile(positionals[0]!, 'utf8')) as Record<string, unknown>;
+} catch (error) {
+  console.error(`verify-proof: ${(error as Error).message}`);
+  process.exit(2);
+}
+
+const signers = { logKey, witnesses, minimum };
+const verdict = isInclusionAnswer(answer)
+  ? checkProofAnswer(answer, signers)
+  : checkProofAnswer(answer, signers, {
+      old: values.old && (await readFile(values.old, 'utf8')),
+      ...(values.new ? { new: await readFile(values.new, 'utf8') } : {}),
+    });
+console.log(JSON.stringify(verdict));
+process.exit(verdict.ok ? 0 : 1);

@@ -24,6 +24,9 @@ import { openSpaceKeyStore } from '../crypto/space-keys.js';
 import { openTokenSigner } from '../crypto/signer-from-config.js';
 import { createSecretHasher } from '../crypto/secrets.js';
 import { postgresInlineWrites } from '../projections/inline-writes.js';
+import { findTrustedIssuer, postgresIssuerWrites } from '../projections/trusted-issuers.js';
+import { createIssuerKeys } from '../commands/trusted-issuer/issuer-keys.js';
+import { sinkTargetRules } from './sink-admin-context.js';
 import { loadScopeCatalog } from './scope-catalog.js';
 
 /**
@@ -43,7 +46,11 @@ export async function createCommandContext(
   const clock = options.clock ?? systemClock;
   const ids = options.ids ?? randomIds;
   const events = createEventStore(database.db, {
-    writes: (trx) => ({ ...postgresInlineWrites(trx), sinks: postgresSinkWrites(trx) }),
+    writes: (trx) => ({
+      ...postgresInlineWrites(trx),
+      sinks: postgresSinkWrites(trx),
+      issuers: postgresIssuerWrites(trx),
+    }),
     listeners: options.listeners,
     failed: options.failed,
     batching: {
@@ -144,5 +151,15 @@ export async function createCommandContext(
     publicTokenTtlSeconds: config.PUBLIC_TOKEN_TTL_SECONDS,
     spaceRateLimitPerMinute: config.SPACE_RATE_LIMIT_PER_MINUTE,
     scopeCatalog: await loadScopeCatalog(config),
+    trustedIssuers: {
+      find: (spaceId, iss) => findTrustedIssuer(database.db, spaceId, iss),
+      keys: createIssuerKeys({
+        rules: sinkTargetRules(config),
+        maxEntries: config.TRUSTED_ISSUER_JWKS_CACHE_MAX,
+        now: () => clock.now(),
+      }),
+      maxLifetimeSeconds: config.JWT_BEARER_MAX_LIFETIME_SECONDS,
+      clockSkewSeconds: config.JWT_BEARER_CLOCK_SKEW_SECONDS,
+    },
   };
 }

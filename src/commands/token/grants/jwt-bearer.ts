@@ -59,8 +59,11 @@ export const jwtBearerGrant = defineGrant({
   summary:
     "RFC 7523 §2.1: a private access token for a trusted issuer's assertion (a Kubernetes, SPIFFE or CI token), no secret",
   clientAuthentication: 'when-sent',
+  publicClients: true,
   space: 'required',
   schema: z.object({
+    /** Named without a secret (a public client): must be the client the matched rule names. */
+    client_id: field.optional(),
     assertion: z.string().min(1).max(16_384),
     audience: field,
     resource: field.optional(),
@@ -84,13 +87,11 @@ export const jwtBearerGrant = defineGrant({
     let credential: Awaited<ReturnType<typeof actingCredential>>;
     try {
       accepted = await checkAssertion(ports, spaceId, fields.assertion, ctx.clock.now());
-      if (
-        authenticated &&
-        !issuedTo({ clientId: accepted.rule.client_id }, authenticated.clientId)
-      ) {
+      const named = authenticated?.clientId ?? fields.client_id;
+      if (named !== undefined && !issuedTo({ clientId: accepted.rule.client_id }, named)) {
         throw new AssertionRefused(
-          'sub',
-          'matches a rule of another client than the one authenticated',
+          'client_id',
+          `the matched rule ${accepted.rule.id} names another client`,
         );
       }
       credential = await actingCredential(ctx, spaceId, accepted, ports.clockSkewSeconds);

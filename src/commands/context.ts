@@ -17,7 +17,7 @@ import type { KeyEncryptionKey } from '../crypto/key-encryption.js';
 import type { SpaceSigning } from './signing-key/space-signing.js';
 import type { WithSinkWrites } from '../delivery/sink-writes.js';
 import type { WithIssuerWrites } from '../projections/trusted-issuers.js';
-import type { TrustedIssuerPorts } from './trusted-issuer/assertion-check.js';
+import type { TrustedIssuerPorts } from './trusted-issuer/ports.js';
 
 /** What the commands' appends and transactions are handed: the inline writes, the sinks', the issuers'. */
 export type CommandWrites = InlineWrites & WithSinkWrites & WithIssuerWrites;

@@ -4,18 +4,7 @@ import type { TrustedIssuerState } from '../../domain/trusted-issuer/decide.js';
 import { matchingRule } from '../../domain/trusted-issuer/match.js';
 import { dateOfSeconds, secondsOf } from '../../domain/times.js';
 import { ASSERTION_ALGORITHMS } from '../client-authentication/assertion.js';
-import type { IssuerKeys } from './issuer-keys.js';
-
-/** What the jwt-bearer grant uses to judge a trusted issuer's assertion. */
-export interface TrustedIssuerPorts {
-  /** The space's live issuer of this `iss` (the read model of the trusted-issuer events). */
-  find(spaceId: string, iss: string): Promise<TrustedIssuerState | undefined>;
-  readonly keys: IssuerKeys;
-  /** JWT_BEARER_MAX_LIFETIME_SECONDS: how far past `iat` an assertion may expire. */
-  readonly maxLifetimeSeconds: number;
-  /** JWT_BEARER_CLOCK_SKEW_SECONDS. */
-  readonly clockSkewSeconds: number;
-}
+import type { TrustedIssuerPorts } from './ports.js';
 
 /** A refused assertion: the claim at fault and why, the grant's `error_description`. */
 export class AssertionRefused extends Error {
@@ -82,9 +71,11 @@ export async function checkAssertion(
   const issuer =
     (await ports.find(spaceId, iss)) ?? refused('iss', 'not an issuer this space trusts');
   const keysOf = (refresh: boolean) =>
-    ports.keys.keysOf(issuer, { refresh }).catch((error: unknown) =>
-      refused('signature', `the keys of ${iss} could not be had: ${(error as Error).message}`),
-    );
+    ports.keys
+      .keysOf(issuer, { refresh })
+      .catch((error: unknown) =>
+        refused('signature', `the keys of ${iss} could not be had: ${(error as Error).message}`),
+      );
   const verify = async (refresh: boolean) =>
     jwtVerify(assertion, await keysOf(refresh), {
       issuer: iss,

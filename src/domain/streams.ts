@@ -13,7 +13,8 @@ export const streams = {
   /** An audit sink's history: one short stream per change, as its row is written beside it. */
   sinkChange: (sinkId: string, eventId: string) => `sink-${sinkId}-${eventId}`,
   /** A trusted issuer's history: one short stream per change, as its row is written beside it. */
-  trustedIssuerChange: (issuerId: string, eventId: string) => `trusted-issuer-${issuerId}-${eventId}`,
+  trustedIssuerChange: (issuerId: string, eventId: string) =>
+    `trusted-issuer-${issuerId}-${eventId}`,
 } as const;
 
 /** Events about the service itself (signing keys) belong to no customer space. */

@@ -25,6 +25,22 @@ let spiffe: LocalIssuer;
 let github: LocalIssuer;
 const clients: Record<string, string> = {};
 
+/** An answer's body, read loosely: each test asserts the fields it names. */
+interface Answer {
+  readonly items: Array<{
+    readonly [field: string]: unknown;
+    readonly issuer_id?: string;
+    readonly iss?: string;
+    readonly jti?: string;
+    readonly actor?: string;
+    readonly details?: { readonly assertion?: unknown };
+    readonly rules?: readonly unknown[];
+  }>;
+  readonly access_token: string;
+  readonly error: string;
+  readonly error_description: string;
+}
+
 const headers = async (space = SPACE) => ({
   authorization: `Bearer ${await service.loginToken([space])}`,
   'x-service-space-id': space,
@@ -38,7 +54,7 @@ const call = async (method: string, path: string, body?: unknown, space = SPACE)
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();
-  return { status: response.status, body: (text ? JSON.parse(text) : {}) as Record<string, any> };
+  return { status: response.status, body: (text ? JSON.parse(text) : {}) as Answer };
 };
 
 /** The jwt-bearer grant as a workload sends it: the assertion, the space, no client secret. */
@@ -48,7 +64,7 @@ const grant = async (assertion: string, space = SPACE) => {
     { grant_type: JWT_BEARER, assertion, audience: AUDIENCE },
     { 'x-service-space-id': space },
   );
-  return { status: response.status, body: (await response.json()) as Record<string, any> };
+  return { status: response.status, body: (await response.json()) as Answer };
 };
 
 /** The claims each platform writes (Kubernetes 1.29+, SPIRE, GitHub Actions). */
@@ -163,8 +179,8 @@ describe('trusted issuers at the jwt-bearer grant', () => {
         `/v1/audit/events?event_type=private-token-issued&client_id=${clients[client]}`,
       );
       expect(audit.status).toBe(200);
-      const entry = audit.body.items.find((item: any) => item.jti === payload.jti);
-      expect(entry.details.assertion).toMatchObject({
+      const entry = audit.body.items.find((item) => item.jti === payload.jti);
+      expect(entry?.details?.assertion).toMatchObject({
         iss: asserted.iss,
         sub: asserted.sub,
         jti: asserted.jti,
@@ -301,12 +317,12 @@ describe('trusted issuers at the jwt-bearer grant', () => {
 
   it('admins change and remove an issuer, each an event naming who; a removed issuer is refused', async () => {
     const listed = await call('GET', '/v1/trusted-issuers');
-    const entry = listed.body.items.find((item: any) => item.iss === github.iss);
+    const entry = listed.body.items.find((item) => item.iss === github.iss)!;
     const { issuer_id: id, ...definition } = entry;
     const changed = await call('PATCH', `/v1/trusted-issuers/${id}`, {
       ...definition,
       rules: [
-        ...definition.rules,
+        ...(definition.rules ?? []),
         {
           id: 'release-tags',
           claims: { repository: 'shop-org/storefront', ref: 'refs/tags/*' },
@@ -325,7 +341,7 @@ describe('trusted issuers at the jwt-bearer grant', () => {
     ]) {
       const audit = await call('GET', `/v1/audit/events?event_type=${type}`);
       expect(audit.body.items.length, type).toBeGreaterThan(0);
-      expect(audit.body.items[0].actor, type).toBe('user:alice');
+      expect(audit.body.items[0]?.actor, type).toBe('user:alice');
     }
   });
 

@@ -12,6 +12,7 @@ import {
 import { issuePrivateTokenTo } from '../issue-private.js';
 import { authenticateClient } from '../../client-authentication/authenticate.js';
 import { defineGrant } from './grant.js';
+import { privateTokenResponse } from './private-token-response.js';
 import { requestedScopes, scopeParameter } from './scope-parameter.js';
 
 const field = z.string().min(1, 'must not be empty').max(512);
@@ -116,14 +117,6 @@ export const jwtBearerGrant = defineGrant({
         rule: accepted.rule.id,
       },
     });
-    return {
-      body: {
-        access_token: issued.token,
-        token_type: issued.tokenType,
-        expires_in: issued.expiresIn,
-        ...(issued.scope ? { scope: issued.scope } : {}),
-      },
-      rateLimit: issued.rateLimit,
-    };
+    return privateTokenResponse(issued);
   },
 });

@@ -62,6 +62,9 @@ export function apiRoutes(
         ...deps.commands,
         ours: [config.TOKEN_ISSUER, new URL('/v1/credential/token', config.TOKEN_ISSUER).href],
         rules: sinkTargetRules(config),
+        ...(deps.commands.trustedIssuers?.forget && {
+          forget: deps.commands.trustedIssuers.forget,
+        }),
       },
       deps.db,
     ),

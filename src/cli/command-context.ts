@@ -24,7 +24,8 @@ import { openSpaceKeyStore } from '../crypto/space-keys.js';
 import { openTokenSigner } from '../crypto/signer-from-config.js';
 import { createSecretHasher } from '../crypto/secrets.js';
 import { postgresInlineWrites } from '../projections/inline-writes.js';
-import { findTrustedIssuer, postgresIssuerWrites } from '../projections/trusted-issuers.js';
+import { postgresIssuerWrites } from '../projections/trusted-issuers.js';
+import { createTrustedIssuerLookup } from '../projections/trusted-issuer-lookup.js';
 import { createIssuerKeys } from '../commands/trusted-issuer/issuer-keys.js';
 import { sinkTargetRules } from './sink-admin-context.js';
 import { loadScopeCatalog } from './scope-catalog.js';
@@ -152,7 +153,11 @@ export async function createCommandContext(
     spaceRateLimitPerMinute: config.SPACE_RATE_LIMIT_PER_MINUTE,
     scopeCatalog: await loadScopeCatalog(config),
     trustedIssuers: {
-      find: (spaceId, iss) => findTrustedIssuer(database.db, spaceId, iss),
+      ...createTrustedIssuerLookup(database.db, {
+        ttlMs: config.CREDENTIAL_CACHE_TTL_MS,
+        maxEntries: config.LIMITER_MAX_KEYS,
+        now: () => clock.now(),
+      }),
       keys: createIssuerKeys({
         rules: sinkTargetRules(config),
         maxEntries: config.TRUSTED_ISSUER_JWKS_CACHE_MAX,

@@ -23,6 +23,8 @@ export interface IssuerAdminContext {
   readonly ours: readonly string[];
   /** The sinks' SSRF rules, which a JWKS URL is held to as a webhook's is. */
   readonly rules: TargetRules;
+  /** Drops this process's cached issuers of a space once a change committed. */
+  readonly forget?: (spaceId: string) => void;
 }
 
 /** Who asks, in which space. */
@@ -98,9 +100,11 @@ export async function addTrustedIssuer(
   ask: IssuerAsk & { readonly definition: TrustedIssuerDefinition },
 ): Promise<TrustedIssuerState> {
   const command = await judged(ctx, ask, newIssuerId(), ask.definition);
-  return handleLocked(ctx.events, addIssuerDecider, command, async () =>
+  const added = await handleLocked(ctx.events, addIssuerDecider, command, async () =>
     state(command, command.definition),
   );
+  ctx.forget?.(ask.spaceId);
+  return added;
 }
 
 /** Replaces an issuer's definition: `trusted-issuer-changed` (nothing when it is the same). */
@@ -109,9 +113,11 @@ export async function changeTrustedIssuer(
   ask: IssuerAsk & { readonly issuerId: string; readonly definition: TrustedIssuerDefinition },
 ): Promise<TrustedIssuerState> {
   const command = await judged(ctx, ask, ask.issuerId, ask.definition);
-  return handleLocked(ctx.events, changeIssuerDecider, command, async () =>
+  const changed = await handleLocked(ctx.events, changeIssuerDecider, command, async () =>
     state(command, command.definition),
   );
+  ctx.forget?.(ask.spaceId);
+  return changed;
 }
 
 /** Stops trusting an issuer: `trusted-issuer-removed` (nothing when removed before). */
@@ -125,4 +131,5 @@ export async function removeTrustedIssuer(
     { ...ask, eventId: ctx.ids.eventId() },
     async () => undefined,
   );
+  ctx.forget?.(ask.spaceId);
 }

@@ -52,7 +52,13 @@ export function createIssuerKeys(options: {
   return {
     async keysOf(issuer, { refresh = false } = {}) {
       const { jwks, jwks_uri: url } = issuer.definition;
-      if (jwks) return createLocalJWKSet(jwks);
+      if (jwks) {
+        // Keyed by the keys themselves: importing them is the costly part, and never goes stale.
+        const key = JSON.stringify(jwks);
+        const inline = cache.get(key) ?? { keys: createLocalJWKSet(jwks), fetchedAt: 0 };
+        cache.set(key, inline);
+        return inline.keys;
+      }
       const held = cache.get(url!);
       const age = held ? options.now() - held.fetchedAt : Infinity;
       if (held && age < FRESH_MS && !(refresh && age >= REFETCH_MS)) return held.keys;

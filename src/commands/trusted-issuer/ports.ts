@@ -5,6 +5,8 @@ import type { IssuerKeys } from './issuer-keys.js';
 export interface TrustedIssuerPorts {
   /** The space's live issuer of this `iss` (the read model of the trusted-issuer events). */
   find(spaceId: string, iss: string): Promise<TrustedIssuerState | undefined>;
+  /** Drops what this process holds of a space's issuers, after its admins changed them. */
+  forget?(spaceId: string): void;
   readonly keys: IssuerKeys;
   /** JWT_BEARER_MAX_LIFETIME_SECONDS: how far past `iat` an assertion may expire. */
   readonly maxLifetimeSeconds: number;

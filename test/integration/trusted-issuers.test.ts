@@ -345,6 +345,17 @@ describe('trusted issuers at the jwt-bearer grant', () => {
     }
   });
 
+  it("refuses a jwks_uri the audit sinks' SSRF rules refuse (the metadata service)", async () => {
+    const answer = await call('POST', '/v1/trusted-issuers', {
+      iss: 'https://ci.example',
+      jwks_uri: 'http://169.254.169.254/latest/meta-data/jwks',
+      audience: OURS,
+      rules: [{ id: 'x', claims: { sub: 'a' }, client_id: clients.checkout }],
+    });
+    expect(answer.status).toBe(400);
+    expect(JSON.stringify(answer.body)).toContain('jwks_uri');
+  });
+
   it('refuses a rule naming a credential of another space, and an audience not ours', async () => {
     const theirs = (await createCredentialVia(service, OTHER_SPACE, 'not-yours')).client_id;
     const stolen = await trust(

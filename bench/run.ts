@@ -20,16 +20,17 @@ import { renderReport } from './report.js';
 import { startBenchSinks } from './sinks.js';
 import { peerTokenRequest } from './peer-client.js';
 import { measureTraced, tracedRatios, tracedSection } from './traces.js';
+import { assertionSection, measureAssertions } from './assertions.js';
 
 const USAGE = `Usage: npm run bench -- [--duration=<s>] [--connections=<n>] [--warmup=<s>]
        [--log-level=<level>] [--no-projector] [--profile] [--statements] [--scopes] [--sinks]
-       [--traces=<ratio,...>] [--no-write]
+       [--traces=<ratio,...>] [--assertions] [--no-write]
 Loads the Koa ceiling, node-oidc-provider and our two issuance endpoints, one at a time, and
 writes docs/benchmarks.md (unless --no-write). --scopes: the service runs with
 deploy/scope-catalog.json and every token carries three scopes. --sinks: the service delivers
 its audit trail to two operator sinks (AUDIT_SINKS), a webhook receiver answering 200 and a dead
 port. --traces=0.01,1: the private endpoint again on a service sending traces sampled at each
-ratio to a local collector, as ratios to tracing off.`;
+ratio to a local collector, as ratios to tracing off. --assertions: jwt-bearer, to client_credentials.`;
 
 const { values } = parseCommandLine(USAGE, {
   duration: { type: 'string', default: '10' },
@@ -43,6 +44,7 @@ const { values } = parseCommandLine(USAGE, {
   scopes: { type: 'boolean', default: false },
   sinks: { type: 'boolean', default: false },
   traces: { type: 'string' },
+  assertions: { type: 'boolean', default: false },
 });
 const traceRatios = tracedRatios(values.traces);
 // Three public scopes of the development catalog: private and public tokens carry all three.
@@ -160,6 +162,11 @@ try {
     metricsOf(metricsPort),
     servers,
   );
+  const asserted =
+    values.assertions &&
+    (await measureAssertions(measure, { api, dataDir, audience: AUDIENCE }, ourGroups, servers, {
+      metrics: metricsOf(metricsPort),
+    }));
   // The same service with the other choice of API processes (1 if the default runs several, else
   // 2), for what workers buy here. Its events are projected by the first service's projector, so
   // that projector's CPU counts here too.
@@ -226,7 +233,8 @@ try {
     seal: measure.seal,
     ...(delivered ? { sinks: delivered } : {}),
   });
-  const report = traced.length > 0 ? `${rendered}\n${tracedSection(traced)}` : rendered;
+  const traces = traced.length > 0 ? `\n${tracedSection(traced)}` : '';
+  const report = `${rendered}${traces}${asserted ? assertionSection(asserted, privateRun) : ''}`;
   console.log(report);
   if (!values['no-write']) {
     await writeFile(path.join(root, 'docs/benchmarks.md'), report);

@@ -19,7 +19,8 @@ import { tokenRoutes } from '../http/routes/token.js';
 import { tokenLifecycleRoutes } from '../http/routes/token-lifecycle.js';
 import { revocationRoutes } from '../http/routes/revocations.js';
 import { sinkRoutes } from '../http/routes/sinks.js';
-import { sinkAdminContext } from './sink-admin-context.js';
+import { trustedIssuerRoutes } from '../http/routes/trusted-issuers.js';
+import { sinkAdminContext, sinkTargetRules } from './sink-admin-context.js';
 
 /**
  * Every route the API serves but /openapi.json (built from these) and /metrics (its own
@@ -56,6 +57,17 @@ export function apiRoutes(
       Math.max(config.PRIVATE_TOKEN_TTL_SECONDS, config.PUBLIC_TOKEN_TTL_SECONDS),
     ),
     ...sinkRoutes(sinkAdminContext(config, deps.commands), deps.db),
+    ...trustedIssuerRoutes(
+      {
+        ...deps.commands,
+        ours: [config.TOKEN_ISSUER, new URL('/v1/credential/token', config.TOKEN_ISSUER).href],
+        rules: sinkTargetRules(config),
+        ...(deps.commands.trustedIssuers?.forget && {
+          forget: deps.commands.trustedIssuers.forget,
+        }),
+      },
+      deps.db,
+    ),
     ...dashboardRoutes(),
   ];
 }

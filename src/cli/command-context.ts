@@ -24,6 +24,10 @@ import { openSpaceKeyStore } from '../crypto/space-keys.js';
 import { openTokenSigner } from '../crypto/signer-from-config.js';
 import { createSecretHasher } from '../crypto/secrets.js';
 import { postgresInlineWrites } from '../projections/inline-writes.js';
+import { postgresIssuerWrites } from '../projections/trusted-issuers.js';
+import { createTrustedIssuerLookup } from '../projections/trusted-issuer-lookup.js';
+import { createIssuerKeys } from '../commands/trusted-issuer/issuer-keys.js';
+import { sinkTargetRules } from './sink-admin-context.js';
 import { loadScopeCatalog } from './scope-catalog.js';
 
 /**
@@ -43,7 +47,11 @@ export async function createCommandContext(
   const clock = options.clock ?? systemClock;
   const ids = options.ids ?? randomIds;
   const events = createEventStore(database.db, {
-    writes: (trx) => ({ ...postgresInlineWrites(trx), sinks: postgresSinkWrites(trx) }),
+    writes: (trx) => ({
+      ...postgresInlineWrites(trx),
+      sinks: postgresSinkWrites(trx),
+      issuers: postgresIssuerWrites(trx),
+    }),
     listeners: options.listeners,
     failed: options.failed,
     batching: {
@@ -139,5 +147,19 @@ export async function createCommandContext(
     publicTokenTtlSeconds: config.PUBLIC_TOKEN_TTL_SECONDS,
     spaceRateLimitPerMinute: config.SPACE_RATE_LIMIT_PER_MINUTE,
     scopeCatalog: await loadScopeCatalog(config),
+    trustedIssuers: {
+      ...createTrustedIssuerLookup(database.db, {
+        ttlMs: config.CREDENTIAL_CACHE_TTL_MS,
+        maxEntries: config.LIMITER_MAX_KEYS,
+        now: () => clock.now(),
+      }),
+      keys: createIssuerKeys({
+        rules: sinkTargetRules(config),
+        maxEntries: config.TRUSTED_ISSUER_JWKS_CACHE_MAX,
+        now: () => clock.now(),
+      }),
+      maxLifetimeSeconds: config.JWT_BEARER_MAX_LIFETIME_SECONDS,
+      clockSkewSeconds: config.JWT_BEARER_CLOCK_SKEW_SECONDS,
+    },
   };
 }

@@ -16,9 +16,11 @@ import type { UsedOnce } from '../projections/used-once-ids.js';
 import type { KeyEncryptionKey } from '../crypto/key-encryption.js';
 import type { SpaceSigning } from './signing-key/space-signing.js';
 import type { WithSinkWrites } from '../delivery/sink-writes.js';
+import type { WithIssuerWrites } from '../projections/trusted-issuers.js';
+import type { TrustedIssuerPorts } from './trusted-issuer/ports.js';
 
-/** What the commands' appends and transactions are handed: the inline writes and the sinks'. */
-export type CommandWrites = InlineWrites & WithSinkWrites;
+/** What the commands' appends and transactions are handed: the inline writes, the sinks', the issuers'. */
+export type CommandWrites = InlineWrites & WithSinkWrites & WithIssuerWrites;
 
 /** Everything a command handler may use. Built once at start-up (src/cli/api-server.ts). */
 export interface CommandContext {
@@ -65,4 +67,6 @@ export interface CommandContext {
   readonly spaceRateLimitPerMinute: number;
   /** SCOPE_CATALOG: each audience's scopes (empty: tokens carry none). */
   readonly scopeCatalog: ScopeCatalog;
+  /** The spaces' trusted issuers, for the jwt-bearer grant; absent: that grant is refused. */
+  readonly trustedIssuers?: TrustedIssuerPorts;
 }

@@ -10,6 +10,7 @@ import { limitSettings } from './limit-settings.js';
 import { auditTrailSettings } from './audit-settings.js';
 import { deliverySettings } from './delivery-settings.js';
 import { tracingSettings } from './tracing-settings.js';
+import { issuerSettings } from './issuer-settings.js';
 
 // Settings whose values are secrets (keys) or carry them (connection strings with passwords).
 const SECRET_SETTING = /KEY|SECRET|PASSWORD|PIN|DATABASE_URL/;
@@ -27,6 +28,7 @@ export const SETTING_GROUPS: readonly {
   { title: 'Database', settings: databaseSettings },
   { title: 'Event log and projector', settings: eventLogSettings },
   { title: 'Tokens and clients', settings: tokenSettings },
+  { title: 'Trusted issuers', settings: issuerSettings },
   { title: 'Signing keys', settings: signingSettings },
   { title: 'Dashboard login tokens', settings: loginSettings },
   { title: 'Limits', settings: limitSettings },
@@ -41,6 +43,7 @@ export const configSchema = z.object({
   ...databaseSettings,
   ...eventLogSettings,
   ...tokenSettings,
+  ...issuerSettings,
   ...signingSettings,
   ...loginSettings,
   ...limitSettings,

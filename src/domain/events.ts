@@ -4,6 +4,7 @@ import { TOKEN_EVENTS } from './event-data/token.js';
 import { REFUSAL_EVENTS } from './event-data/refusal.js';
 import { SERVICE_EVENTS } from './event-data/service.js';
 import { SINK_EVENTS } from './event-data/sink.js';
+import { TRUSTED_ISSUER_EVENTS } from './event-data/trusted-issuer.js';
 import { eventCatalog, schemasOf } from './event-catalog.js';
 import { fullForm, type EventBody } from './stored-form.js';
 import type { TOKEN_ISSUANCES } from './token/issuances.js';
@@ -87,7 +88,14 @@ const LISTED_ORDER = `credential-created private-token-issued public-token-issue
  * an event type" in docs/architecture.md.
  */
 export const EVENT_CATALOG = eventCatalog(
-  [CREDENTIAL_EVENTS, TOKEN_EVENTS, REFUSAL_EVENTS, SERVICE_EVENTS, SINK_EVENTS],
+  [
+    CREDENTIAL_EVENTS,
+    TOKEN_EVENTS,
+    REFUSAL_EVENTS,
+    SERVICE_EVENTS,
+    SINK_EVENTS,
+    TRUSTED_ISSUER_EVENTS,
+  ],
   LISTED_ORDER,
 );
 

@@ -12,6 +12,9 @@ export const streams = {
   archive: (partition: string) => `archive-${partition}`,
   /** An audit sink's history: one short stream per change, as its row is written beside it. */
   sinkChange: (sinkId: string, eventId: string) => `sink-${sinkId}-${eventId}`,
+  /** A trusted issuer's history: one short stream per change, as its row is written beside it. */
+  trustedIssuerChange: (issuerId: string, eventId: string) =>
+    `trusted-issuer-${issuerId}-${eventId}`,
 } as const;
 
 /** Events about the service itself (signing keys) belong to no customer space. */

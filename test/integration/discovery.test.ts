@@ -32,6 +32,7 @@ describe('OAuth discovery (RFC 8414)', () => {
       grant_types_supported: [
         'client_credentials',
         'urn:ietf:params:oauth:grant-type:token-exchange',
+        'urn:ietf:params:oauth:grant-type:jwt-bearer',
       ],
       token_endpoint_auth_methods_supported: [
         'client_secret_basic',

@@ -1,4 +1,5 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { exportJWK, generateKeyPair } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PROJECTIONS } from '../../src/projections/all.js';
 import { signTreeHeads } from '../../src/audit-trail/seal/tree-head-signing.js';
@@ -291,6 +292,49 @@ describe('OpenAPI document', () => {
         })
       ).status,
     ).toBe(400);
+
+    // Trusted issuers (issue 54): trusted, listed, changed, removed, and their errors.
+    const workload = await call('POST', '/v1/credential', {
+      headers: login,
+      json: { name: 'workload', description: 'a cluster workload' },
+    });
+    const trusted = {
+      iss: 'https://kubernetes.default.svc.cluster.local',
+      jwks: { keys: [await exportJWK((await generateKeyPair('ES256')).publicKey)] },
+      audience: service.config.TOKEN_ISSUER,
+      rules: [
+        {
+          id: 'checkout',
+          claims: { sub: 'system:serviceaccount:shop:checkout' },
+          client_id: (workload.body as { client_id: string }).client_id,
+        },
+      ],
+    };
+    const issuer = await call('POST', '/v1/trusted-issuers', { headers: login, json: trusted });
+    expect(issuer.status).toBe(201);
+    const issuerId = (issuer.body as { issuer_id: string }).issuer_id;
+    expect(
+      (await call('POST', '/v1/trusted-issuers', { headers: login, json: trusted })).status,
+    ).toBe(409);
+    expect((await call('GET', '/v1/trusted-issuers', { headers: login })).status).toBe(200);
+    expect(
+      (
+        await call('PATCH', `/v1/trusted-issuers/${issuerId}`, {
+          headers: login,
+          json: { ...trusted, audience: `${service.config.TOKEN_ISSUER}/v1/credential/token` },
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (await call('PATCH', '/v1/trusted-issuers/tis_none', { headers: login, json: trusted }))
+        .status,
+    ).toBe(404);
+    expect(
+      (await call('DELETE', `/v1/trusted-issuers/${issuerId}`, { headers: login })).status,
+    ).toBe(204);
+    expect((await call('DELETE', '/v1/trusted-issuers/tis_none', { headers: login })).status).toBe(
+      404,
+    );
 
     // A space's own issuer (issue 42): turned on, its keys and metadata, and a shared space's 404.
     expect((await call('POST', '/v1/space/signing-keys', { headers: login })).status).toBe(200);

@@ -15,6 +15,7 @@ import { metricsRoutes } from '../../src/http/routes/metrics.js';
 import { monitoringRoutes } from '../../src/http/routes/monitoring.js';
 import { openApiRoutes } from '../../src/http/routes/openapi.js';
 import { revocationRoutes } from '../../src/http/routes/revocations.js';
+import { trustedIssuerRoutes } from '../../src/http/routes/trusted-issuers.js';
 import { sinkRoutes } from '../../src/http/routes/sinks.js';
 import { spaceKeyRoutes } from '../../src/http/routes/space-keys.js';
 import { tokenLifecycleRoutes } from '../../src/http/routes/token-lifecycle.js';
@@ -57,6 +58,7 @@ const FACTORIES: Record<string, () => readonly Route[]> = {
   tokenLifecycleRoutes: () => tokenLifecycleRoutes(stub),
   revocationRoutes: () => revocationRoutes(stub, 60),
   sinkRoutes: () => sinkRoutes(stub, stub),
+  trustedIssuerRoutes: () => trustedIssuerRoutes(stub, stub),
   spaceKeyRoutes: () => spaceKeyRoutes(stub, 'http://issuer.test', {}),
   dashboardRoutes: () => dashboardRoutes(),
   metricsRoutes: () => metricsRoutes(stub),
@@ -118,6 +120,9 @@ describe('every route declares the policy it is guarded by', () => {
         'POST /v1/sinks/:sink_id/pause',
         'POST /v1/sinks/:sink_id/resume',
         'POST /v1/space/signing-keys',
+        'DELETE /v1/trusted-issuers/:issuer_id',
+        'PATCH /v1/trusted-issuers/:issuer_id',
+        'POST /v1/trusted-issuers',
       ].sort(),
     );
     // Every other login route only reads.

@@ -1,5 +1,7 @@
 import { decideIssuePrivateToken } from '../../domain/token/decide.js';
 import type { EventMetadata } from '../../domain/events.js';
+import type { Credential } from '../../domain/credential/state.js';
+import type { AssertionEvidence } from '../../domain/event-data/token.js';
 import { authenticateClient, type ClientProof } from '../client-authentication/authenticate.js';
 import { InvalidScopeError, InvalidTargetError } from '../../errors/errors.js';
 import type { CommandContext } from '../context.js';
@@ -27,8 +29,27 @@ export async function issuePrivateToken(
   // One authentication path for every client-authenticated endpoint: lockout, secret check,
   // bounded failure events. Authenticated, the decision only judges the grant itself.
   const credential = await authenticateClient(ctx, command);
+  return issuePrivateTokenTo(ctx, credential, command);
+}
+
+/**
+ * A private token for a credential already proven (by its secret or key above, or by a trusted
+ * issuer's assertion: the jwt-bearer grant): decide, sign, append private-token-issued.
+ */
+export async function issuePrivateTokenTo(
+  ctx: CommandContext,
+  credential: Credential,
+  command: {
+    readonly audience: string;
+    readonly scopes?: readonly string[];
+    readonly dpop?: DpopProof;
+    readonly metadata: EventMetadata;
+    readonly grantType?: string;
+    readonly assertion?: AssertionEvidence;
+  },
+): Promise<IssuedToken> {
   const decided = () => ({
-    'oauth.grant_type': 'client_credentials',
+    'oauth.grant_type': command.grantType ?? 'client_credentials',
     'oauth.client_id': credential.clientId,
     'tenant.space_id': credential.spaceId,
   });
@@ -43,6 +64,7 @@ export async function issuePrivateToken(
         eventId: command.metadata.request_id,
         jti: ctx.ids.tokenId(),
         jkt: command.dpop?.jkt,
+        ...(command.assertion ? { assertion: command.assertion } : {}),
       },
       credential,
       {

@@ -6,6 +6,20 @@ const boundTo = { cnf_jkt: z.string().optional() };
 /** The scopes granted (RFC 6749 §3.3 text, sorted); absent when none were. */
 const granted = { scope: z.string().max(4096).optional() };
 
+/**
+ * What a jwt-bearer grant (RFC 7523 §2.1) was given in place of a secret: the trusted issuer and
+ * the rule that matched, the assertion's `iss`, `sub` and `jti`; never the assertion itself.
+ */
+export const assertionEvidenceSchema = z.object({
+  issuer_id: z.string(),
+  iss: z.string(),
+  sub: z.string(),
+  jti: z.string(),
+  rule: z.string(),
+});
+
+export type AssertionEvidence = z.infer<typeof assertionEvidenceSchema>;
+
 export const privateTokenIssuedSchema = z.object({
   client_id: z.string(),
   audience: z.string(),
@@ -14,6 +28,7 @@ export const privateTokenIssuedSchema = z.object({
   expires_at: z.iso.datetime(),
   ...boundTo,
   ...granted,
+  assertion: assertionEvidenceSchema.optional(),
 });
 
 export const publicTokenIssuedSchema = z.object({
@@ -40,7 +55,7 @@ export const tokenRevokedSchema = z.object({
 /** The token's events: each issuance is a rate, a use of its credential and a metric. */
 export const TOKEN_EVENTS = {
   'private-token-issued': declareEvent(privateTokenIssuedSchema, {
-    audit: ['scope'],
+    audit: ['scope', 'assertion'],
     rate: { counter: 'private_tokens' },
     isUse: true,
     metric: 'private-tokens-issued',

@@ -1,6 +1,7 @@
 import { clientActor } from '../actors.js';
 import { isoOfSeconds, msOf, secondsOf } from '../times.js';
 import { commandEvent, type DomainEvent, type EventMetadata } from '../events.js';
+import type { AssertionEvidence } from '../event-data/token.js';
 import type { Credential } from '../credential/state.js';
 import type { Token } from './state.js';
 import { accept, refuse, type Decision } from '../decision.js';
@@ -68,6 +69,8 @@ export function decideIssuePrivateToken(
     readonly audience: string;
     /** The `scope` asked for, as words; undefined: none asked, the defaults. */
     readonly scopes?: readonly string[];
+    /** What a jwt-bearer grant presented instead of a secret, recorded with the issuance. */
+    readonly assertion?: AssertionEvidence;
   },
   credential: Credential,
   policy: {
@@ -93,6 +96,7 @@ export function decideIssuePrivateToken(
     expires_at,
     ...binding(command),
     ...granted(scopes.scopes),
+    ...(command.assertion ? { assertion: command.assertion } : {}),
   });
   return accept([event], { ...times, ...granted(scopes.scopes) });
 }

@@ -60,11 +60,10 @@ function clientAndFields(
   body: ClientAuthenticationFields & Record<string, unknown>,
 ): { readonly client: ClientProof | undefined; readonly fields: Record<string, unknown> } {
   const assertion = sendsAssertion(body);
-  const sent =
-    assertion ||
-    basicCredentials(ctx) !== undefined ||
-    body.client_id !== undefined ||
-    body.client_secret !== undefined;
+  const secret = basicCredentials(ctx) !== undefined || body.client_secret !== undefined;
+  // A grant that takes public clients reads a client_id alone as its field, not a secret missing.
+  const named = body.client_id !== undefined && !(grant.publicClients === true && !secret);
+  const sent = assertion || secret || named;
   if (assertion || (!sent && grant.clientAuthentication === 'when-sent')) {
     const fields = validate(grant.schema, body, 'body') as Record<string, unknown>;
     return { client: assertion ? clientProofOf(ctx, body) : undefined, fields };

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { clientActor } from '../../../domain/actors.js';
 import { issuePrivateToken } from '../issue-private.js';
 import { defineGrant } from './grant.js';
+import { privateTokenResponse } from './private-token-response.js';
 import { requestedScopes, scopeParameter } from './scope-parameter.js';
 
 const field = z.string().min(1, 'must not be empty').max(512);
@@ -32,14 +33,6 @@ export const clientCredentialsGrant = defineGrant({
       scopes: requestedScopes(fields.scope),
       metadata: { actor: clientActor(client.clientId), ...origin },
     });
-    return {
-      body: {
-        access_token: issued.token,
-        token_type: issued.tokenType,
-        expires_in: issued.expiresIn,
-        ...(issued.scope ? { scope: issued.scope } : {}),
-      },
-      rateLimit: issued.rateLimit,
-    };
+    return privateTokenResponse(issued);
   },
 });

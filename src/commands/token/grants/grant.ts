@@ -49,6 +49,11 @@ export interface Grant<Schema extends z.ZodObject = z.ZodObject> {
   /** `required`: client authentication (Basic, body or assertion) must be sent; `when-sent`:
    * checked only when sent, the grant's own evidence being the authority. */
   readonly clientAuthentication: 'required' | 'when-sent';
+  /**
+   * A `client_id` sent alone (RFC 6749 §2.1's public client, openid-client's `None()`) names the
+   * client in the grant's own fields instead of asking for its secret.
+   */
+  readonly publicClients?: boolean;
   /** Whether X-Service-Space-ID is required (the space the token is for). */
   readonly space: 'required' | 'none';
   /** Its request fields, beside `grant_type` and client authentication. */

@@ -1,12 +1,17 @@
 import { clientCredentialsGrant } from './client-credentials.js';
 import type { Grant } from './grant.js';
 import { tokenExchangeGrant } from './token-exchange.js';
+import { jwtBearerGrant } from './jwt-bearer.js';
 
 /**
  * Every grant the token endpoint takes. Adding one is a folder entry here and a file beside this
  * one (docs/architecture.md, "Adding a grant").
  */
-export const GRANTS: readonly Grant[] = [clientCredentialsGrant, tokenExchangeGrant];
+export const GRANTS: readonly Grant[] = [
+  clientCredentialsGrant,
+  tokenExchangeGrant,
+  jwtBearerGrant,
+];
 
 /** The `grant_type` values, for discovery and the unsupported-grant error. */
 export const GRANT_TYPES: readonly string[] = GRANTS.map((grant) => grant.grantType);

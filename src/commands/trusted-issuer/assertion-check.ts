@@ -1,0 +1,128 @@
+import { decodeJwt, errors, jwtVerify, type JWTPayload } from 'jose';
+import type { IssuerRule } from '../../domain/event-data/trusted-issuer.js';
+import type { TrustedIssuerState } from '../../domain/trusted-issuer/decide.js';
+import { matchingRule } from '../../domain/trusted-issuer/match.js';
+import { dateOfSeconds, secondsOf } from '../../domain/times.js';
+import { ASSERTION_ALGORITHMS } from '../client-authentication/assertion.js';
+import type { TrustedIssuerPorts } from './ports.js';
+
+/** A refused assertion: the claim at fault and why, the grant's `error_description`. */
+export class AssertionRefused extends Error {
+  constructor(
+    readonly claim: string,
+    reason: string,
+  ) {
+    super(`${claim}: ${reason}`);
+  }
+}
+
+/** An assertion judged good: whose, which rule matched, its claims. */
+export interface AcceptedAssertion {
+  readonly issuer: TrustedIssuerState;
+  readonly rule: IssuerRule;
+  readonly claims: JWTPayload & {
+    readonly sub: string;
+    readonly jti: string;
+    readonly exp: number;
+  };
+}
+
+const refused = (claim: string, reason: string): never => {
+  throw new AssertionRefused(claim, reason);
+};
+
+/** jose's refusal as the claim it is about. */
+function claimOfJoseError(error: unknown, issuer: string): never {
+  if (error instanceof errors.JWTExpired) refused('exp', 'the assertion has expired');
+  if (error instanceof errors.JWTClaimValidationFailed) refused(error.claim, error.reason);
+  if (
+    error instanceof errors.JWKSNoMatchingKey ||
+    error instanceof errors.JWSSignatureVerificationFailed
+  ) {
+    refused('signature', `not signed by a key of ${issuer}`);
+  }
+  if (error instanceof errors.JOSEAlgNotAllowed) {
+    refused('alg', `one of ${ASSERTION_ALGORITHMS.join(', ')}`);
+  }
+  if (error instanceof errors.JOSEError) refused('assertion', 'not a signed JWT');
+  throw error;
+}
+
+/**
+ * RFC 7523 §3 for a trusted issuer's assertion in `spaceId`: an `iss` the space trusts, signed by
+ * one of its keys, `aud` one value and the one the issuer was told to name, `exp` present and at
+ * most JWT_BEARER_MAX_LIFETIME_SECONDS past `iat` (or now), `nbf` and `iat` not in the future,
+ * `sub` and `jti` present, a rule matched. The `jti` is not spent here: the caller spends it once
+ * all else holds. Throws {@link AssertionRefused} naming the claim at fault.
+ */
+export async function checkAssertion(
+  ports: TrustedIssuerPorts,
+  spaceId: string,
+  assertion: string,
+  nowMs: number,
+): Promise<AcceptedAssertion> {
+  let unverified: JWTPayload;
+  try {
+    unverified = decodeJwt(assertion);
+  } catch {
+    return refused('assertion', 'not a JWT');
+  }
+  const iss = typeof unverified.iss === 'string' ? unverified.iss : refused('iss', 'required');
+  const issuer =
+    (await ports.find(spaceId, iss)) ?? refused('iss', 'not an issuer this space trusts');
+  const keysOf = (refresh: boolean) =>
+    ports.keys
+      .keysOf(issuer, { refresh })
+      .catch((error: unknown) =>
+        refused('signature', `the keys of ${iss} could not be had: ${(error as Error).message}`),
+      );
+  const verify = async (refresh: boolean) =>
+    jwtVerify(assertion, await keysOf(refresh), {
+      issuer: iss,
+      algorithms: [...ASSERTION_ALGORITHMS],
+      requiredClaims: ['exp', 'sub', 'jti'],
+      clockTolerance: ports.clockSkewSeconds,
+      currentDate: new Date(nowMs),
+    });
+  let payload: JWTPayload;
+  try {
+    const verified = await verify(false).catch((error: unknown) => {
+      // A key not held may be a rotation at the issuer: fetch its keys again, once.
+      if (error instanceof errors.JWKSNoMatchingKey) return verify(true);
+      throw error;
+    });
+    payload = verified.payload;
+  } catch (error) {
+    if (error instanceof AssertionRefused) throw error;
+    return claimOfJoseError(error, iss);
+  }
+  return judged(ports, issuer, payload, nowMs);
+}
+
+/** The claims jose does not judge: `aud`'s one value, the lifetime, `iat` ahead, the rule. */
+function judged(
+  ports: TrustedIssuerPorts,
+  issuer: TrustedIssuerState,
+  payload: JWTPayload,
+  nowMs: number,
+): AcceptedAssertion {
+  const { aud, exp, iat, sub, jti } = payload;
+  // One value; a list of one is that value (Kubernetes and SPIRE always write a list).
+  if (Array.isArray(aud) && aud.length !== 1) refused('aud', 'must be one value, not several');
+  const [only] = Array.isArray(aud) ? aud : [aud];
+  if (only !== issuer.definition.audience) refused('aud', `must be ${issuer.definition.audience}`);
+  const now = secondsOf(nowMs);
+  if (iat !== undefined && iat > now + ports.clockSkewSeconds) refused('iat', 'in the future');
+  if (exp! - (iat ?? now) > ports.maxLifetimeSeconds) {
+    refused('exp', `more than ${ports.maxLifetimeSeconds} s past iat: too long-lived`);
+  }
+  if (typeof sub !== 'string' || typeof jti !== 'string') return refused('sub', 'required');
+  const rule =
+    matchingRule(issuer.definition, payload) ??
+    refused('sub', "no rule of this issuer matches the assertion's claims");
+  return { issuer, rule, claims: { ...payload, sub, jti, exp: exp! } };
+}
+
+/** Until when an assertion's jti must be remembered: its expiry, skew included. */
+export const spentUntil = (accepted: AcceptedAssertion, skewSeconds: number) =>
+  dateOfSeconds(accepted.claims.exp + skewSeconds);

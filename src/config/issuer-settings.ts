@@ -1,0 +1,31 @@
+import { z } from 'zod';
+
+/** Trusted issuers' assertions at the jwt-bearer grant (issue 54; part of configSchema). */
+export const issuerSettings = {
+  JWT_BEARER_MAX_LIFETIME_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(3600, 'at most 3600 (an hour): a longer-lived assertion is a stored secret again')
+    .default(300)
+    .describe(
+      "How far past its `iat` a trusted issuer's assertion may expire, in seconds: a longer-lived one is refused at the jwt-bearer grant (`invalid_grant`, `exp`). Kubernetes projected tokens: set `expirationSeconds` at most this (their minimum is 600, so raise this to 600 for them).",
+    ),
+  JWT_BEARER_CLOCK_SKEW_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(300)
+    .default(30)
+    .describe(
+      "Clock skew allowed when judging a trusted issuer's assertion's `exp`, `nbf` and `iat`, in seconds (the same 30 s private_key_jwt assertions are given).",
+    ),
+  TRUSTED_ISSUER_JWKS_CACHE_MAX: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(1000)
+    .describe(
+      "How many trusted issuers' fetched JWKS each API process holds (each for 10 minutes, fetched again sooner for an unknown `kid`, at most every 30 s).",
+    ),
+};

@@ -1,0 +1,94 @@
+import { z } from 'zod';
+import { clientJwksSchema, scopeListSchema } from './credential.js';
+import { declareEvent } from './declaration.js';
+
+/** A JWKS URL or an issuer URL: https, or http where the deployment's SSRF rules allow it. */
+const httpUrl = z
+  .url()
+  .max(2000)
+  .refine((url) => URL.canParse(url) && ['https:', 'http:'].includes(new URL(url).protocol), {
+    message: 'an http(s) URL',
+  });
+
+/**
+ * One claim a rule requires: its path (`/` between levels, so `kubernetes.io/namespace` reads
+ * the `namespace` member of the `kubernetes.io` object) and the value it must equal, or start
+ * with when the value ends in `*`.
+ */
+export const claimConditionSchema = z.record(
+  z.string().min(1).max(200),
+  z.string().min(1).max(500),
+);
+
+/** A rule: claims that must all match, the credential a match acts as, the scopes it may get. */
+export const issuerRuleSchema = z.object({
+  id: z
+    .string()
+    .min(1)
+    .max(64)
+    .regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . -'),
+  claims: claimConditionSchema.refine((claims) => Object.keys(claims).length > 0, {
+    message: 'a rule names at least one claim (sub, say)',
+  }),
+  client_id: z.string().min(1).max(200),
+  /** At most these scopes (and never more than the credential's); absent: the credential's. */
+  scopes: scopeListSchema.optional(),
+});
+export type IssuerRule = z.infer<typeof issuerRuleSchema>;
+
+/** What a space's admin says of an issuer it trusts (its keys by URL or inline, never both). */
+export const trustedIssuerDefinitionSchema = z
+  .object({
+    iss: httpUrl,
+    jwks_uri: httpUrl.optional(),
+    jwks: clientJwksSchema.optional(),
+    /** The `aud` its assertions must carry: this service's issuer identifier or token endpoint. */
+    audience: z.string().min(1).max(2000),
+    rules: z.array(issuerRuleSchema).min(1).max(50),
+  })
+  .refine((issuer) => (issuer.jwks_uri === undefined) !== (issuer.jwks === undefined), {
+    message: 'give jwks_uri or jwks, one of them',
+    path: ['jwks_uri'],
+  })
+  .refine((issuer) => new Set(issuer.rules.map((rule) => rule.id)).size === issuer.rules.length, {
+    message: 'rule ids are unique',
+    path: ['rules'],
+  });
+export type TrustedIssuerDefinition = z.infer<typeof trustedIssuerDefinitionSchema>;
+
+const issuerId = { issuer_id: z.string().min(1).max(100) };
+export const trustedIssuerAddedSchema = z.object({
+  ...issuerId,
+  issuer: trustedIssuerDefinitionSchema,
+});
+export const trustedIssuerChangedSchema = trustedIssuerAddedSchema;
+export const trustedIssuerRemovedSchema = z.object({ ...issuerId, iss: z.string() });
+
+const exampleIssuer = (): TrustedIssuerDefinition => ({
+  iss: 'https://kubernetes.default.svc.cluster.local',
+  jwks_uri: 'https://cluster.example/openid/v1/jwks',
+  audience: 'http://localhost:8080',
+  rules: [
+    {
+      id: 'checkout',
+      claims: { sub: 'system:serviceaccount:shop:checkout' },
+      client_id: 'client-1',
+    },
+  ],
+});
+
+/** A space's trusted issuers (issue 54): each change an event naming who made it. */
+export const TRUSTED_ISSUER_EVENTS = {
+  'trusted-issuer-added': declareEvent(trustedIssuerAddedSchema, {
+    audit: ['issuer_id', 'issuer'],
+    example: ({ id }) => ({ issuer_id: `iss_${id()}`, issuer: exampleIssuer() }),
+  }),
+  'trusted-issuer-changed': declareEvent(trustedIssuerChangedSchema, {
+    audit: ['issuer_id', 'issuer'],
+    example: ({ id }) => ({ issuer_id: `iss_${id()}`, issuer: exampleIssuer() }),
+  }),
+  'trusted-issuer-removed': declareEvent(trustedIssuerRemovedSchema, {
+    audit: ['issuer_id', 'iss'],
+    example: ({ id }) => ({ issuer_id: `iss_${id()}`, iss: exampleIssuer().iss }),
+  }),
+};

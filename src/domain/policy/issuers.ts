@@ -1,0 +1,34 @@
+/**
+ * What a trusted issuer's assertion may act as (issue 54): a rule names one credential of the
+ * issuer's own space, active, and scopes never beyond what that credential allows.
+ */
+import { credentialInSpace } from './spaces-and-roles.js';
+import { credentialActive } from './tokens.js';
+import { missingScopes } from './scopes.js';
+
+/** The credential a rule acts as, when it is of the issuer's space and active; else undefined. */
+export function ruleCredential<C extends { readonly spaceId: string; readonly status: string }>(
+  credential: C | undefined,
+  issuerSpaceId: string,
+): C | undefined {
+  const inSpace = credentialInSpace(credential, issuerSpaceId);
+  return credentialActive(inSpace) ? inSpace : undefined;
+}
+
+/** The scopes a rule's token may carry: the credential's, narrowed to the rule's when it names some. */
+export function ruleScopes(
+  credentialAllows: readonly string[],
+  rule: { readonly scopes?: readonly string[] },
+): readonly string[] {
+  if (rule.scopes === undefined) return credentialAllows;
+  const beyond = new Set(missingScopes(credentialAllows, rule.scopes));
+  return rule.scopes.filter((scope) => !beyond.has(scope));
+}
+
+/** The scopes a rule names that its credential does not allow (an admin is told at once). */
+export function ruleScopesBeyond(
+  credentialAllows: readonly string[],
+  rule: { readonly scopes?: readonly string[] },
+): readonly string[] {
+  return missingScopes(credentialAllows, rule.scopes ?? []);
+}

@@ -1,0 +1,129 @@
+import type { Kysely } from 'kysely';
+import { z } from 'zod';
+import type { Database } from '../../db/schema.js';
+import {
+  addTrustedIssuer,
+  changeTrustedIssuer,
+  removeTrustedIssuer,
+  type IssuerAdminContext,
+} from '../../commands/trusted-issuer/admin.js';
+import { trustedIssuerDefinitionSchema } from '../../domain/event-data/trusted-issuer.js';
+import type { TrustedIssuerState } from '../../domain/trusted-issuer/decide.js';
+import { listTrustedIssuers } from '../../projections/trusted-issuers.js';
+import { BODY_ERRORS, LOGIN_ERRORS } from '../openapi/operation.js';
+import type { Body } from '../openapi/responses.js';
+import { requestMetadata } from '../request-context.js';
+import { route, type Route } from '../route.js';
+import type { RequestContext } from '../state.js';
+import { validate } from '../validate.js';
+
+const issuerPath = z.object({ issuer_id: z.string().min(1).max(100) });
+
+/** One trusted issuer as the API shows it: its id and the definition its admins gave. */
+const trustedIssuer = z.object({ issuer_id: z.string() }).and(trustedIssuerDefinitionSchema);
+const trustedIssuerList = z.object({ items: z.array(trustedIssuer) });
+
+const shown = (state: TrustedIssuerState): Body<typeof trustedIssuer> => ({
+  issuer_id: state.issuerId,
+  ...state.definition,
+});
+
+const common = {
+  tag: 'Trusted issuers',
+  caller: 'login',
+  spaceHeader: true,
+  dialect: 'bearer',
+} as const;
+
+/**
+ * A space's trusted issuers (issue 54), for its dashboard users: whose tokens the jwt-bearer grant
+ * takes in place of a secret, and which credential each rule maps them to. Every change is an
+ * event naming who.
+ */
+export function trustedIssuerRoutes(
+  admin: IssuerAdminContext,
+  db: Kysely<Database>,
+): readonly Route[] {
+  const answer = (ctx: RequestContext, state: TrustedIssuerState) => {
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = shown(state);
+  };
+  const asked = (ctx: RequestContext, who: { spaceId: string; actor: string }) => ({
+    spaceId: who.spaceId,
+    metadata: { actor: who.actor, ...requestMetadata(ctx) },
+  });
+  const named = (ctx: RequestContext) => validate(issuerPath, ctx.params, 'path').issuer_id;
+  return [
+    route({
+      ...common,
+      method: 'get',
+      path: '/v1/trusted-issuers',
+      policy: 'space-read',
+      operationId: 'listTrustedIssuers',
+      summary: "The space's trusted issuers: keys, audience and rules",
+      responses: [{ status: 200, description: 'The issuers', schema: trustedIssuerList }],
+      errors: LOGIN_ERRORS,
+      async handle(ctx, { spaceId }) {
+        ctx.set('Cache-Control', 'no-store');
+        ctx.body = {
+          items: (await listTrustedIssuers(db, spaceId)).map(shown),
+        } satisfies Body<typeof trustedIssuerList>;
+      },
+    }),
+    route({
+      ...common,
+      method: 'post',
+      path: '/v1/trusted-issuers',
+      policy: 'space-change',
+      operationId: 'addTrustedIssuer',
+      summary:
+        "Trust an issuer's tokens (Kubernetes, SPIFFE, CI) at the jwt-bearer grant, its claims mapped to credentials",
+      body: { schema: trustedIssuerDefinitionSchema, media: ['json'] },
+      responses: [{ status: 201, description: 'Trusted', schema: trustedIssuer }],
+      errors: [...LOGIN_ERRORS, ...BODY_ERRORS, 'conflict'],
+      async handle(ctx, who) {
+        const definition = validate(trustedIssuerDefinitionSchema, ctx.request.body, 'body');
+        answer(ctx, await addTrustedIssuer(admin, { ...asked(ctx, who), definition }));
+        ctx.status = 201;
+      },
+    }),
+    route({
+      ...common,
+      method: 'patch',
+      path: '/v1/trusted-issuers/:issuer_id',
+      policy: 'space-change',
+      operationId: 'changeTrustedIssuer',
+      summary: "Replace a trusted issuer's definition (keys, audience, rules)",
+      params: issuerPath,
+      body: { schema: trustedIssuerDefinitionSchema, media: ['json'] },
+      responses: [{ status: 200, description: 'The issuer', schema: trustedIssuer }],
+      errors: [...LOGIN_ERRORS, ...BODY_ERRORS, 'not_found', 'conflict'],
+      async handle(ctx, who) {
+        const definition = validate(trustedIssuerDefinitionSchema, ctx.request.body, 'body');
+        answer(
+          ctx,
+          await changeTrustedIssuer(admin, {
+            ...asked(ctx, who),
+            issuerId: named(ctx),
+            definition,
+          }),
+        );
+      },
+    }),
+    route({
+      ...common,
+      method: 'delete',
+      path: '/v1/trusted-issuers/:issuer_id',
+      policy: 'space-change',
+      operationId: 'removeTrustedIssuer',
+      summary: 'Stop trusting an issuer (a DELETE again answers the same)',
+      params: issuerPath,
+      responses: [{ status: 204, description: 'Removed (or removed before)' }],
+      errors: [...LOGIN_ERRORS, 'not_found'],
+      async handle(ctx, who) {
+        await removeTrustedIssuer(admin, { ...asked(ctx, who), issuerId: named(ctx) });
+        ctx.status = 204;
+      },
+    }),
+  ];
+}

@@ -1,0 +1,108 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Database } from '../db/schema.js';
+import type { TrustedIssuerState } from '../domain/trusted-issuer/decide.js';
+import { trustedIssuerDefinitionSchema } from '../domain/event-data/trusted-issuer.js';
+
+type Reader = Kysely<Database> | Transaction<Database>;
+
+/** A row as the deciders and the grant see it (the definition parsed as recorded). */
+const stateOf = (row: {
+  issuer_id: string;
+  space_id: string;
+  definition: unknown;
+  removed_at: Date | null;
+}): TrustedIssuerState => ({
+  issuerId: row.issuer_id,
+  spaceId: row.space_id,
+  definition: trustedIssuerDefinitionSchema.parse(row.definition),
+  removed: row.removed_at !== null,
+});
+
+const columns = ['issuer_id', 'space_id', 'definition', 'removed_at'] as const;
+
+/** A space's live issuers, oldest first. */
+export async function listTrustedIssuers(
+  db: Reader,
+  spaceId: string,
+): Promise<TrustedIssuerState[]> {
+  const rows = await db
+    .selectFrom('trusted_issuers')
+    .select(columns)
+    .where('space_id', '=', spaceId)
+    .where('removed_at', 'is', null)
+    .orderBy('created_at')
+    .execute();
+  return rows.map(stateOf);
+}
+
+/** The space's live issuer of this `iss`, if it trusts one. */
+export async function findTrustedIssuer(
+  db: Reader,
+  spaceId: string,
+  iss: string,
+): Promise<TrustedIssuerState | undefined> {
+  const row = await db
+    .selectFrom('trusted_issuers')
+    .select(columns)
+    .where('space_id', '=', spaceId)
+    .where('iss', '=', iss)
+    .where('removed_at', 'is', null)
+    .executeTakeFirst();
+  return row && stateOf(row);
+}
+
+/**
+ * What an issuer's change reads and writes in the transaction of its event: a port, so the
+ * commands hold no transaction of their own.
+ */
+export interface IssuerWrites {
+  /** Holds the space's issuer lock: two adds of one `iss` cannot both see it free. */
+  lockSpace(spaceId: string): Promise<void>;
+  /** The issuer's state, its row locked until the transaction ends. */
+  locked(issuerId: string): Promise<TrustedIssuerState | undefined>;
+  /** The id of the space's live issuer of this `iss`, if any. */
+  liveIdOf(spaceId: string, iss: string): Promise<string | undefined>;
+  /** Its row as the decision leaves it. */
+  write(state: TrustedIssuerState): Promise<void>;
+}
+
+/** The issuers' reads and writes through one Postgres transaction. */
+export function postgresIssuerWrites(trx: Transaction<Database>): IssuerWrites {
+  return {
+    lockSpace: async (spaceId) => {
+      await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`trusted-issuers/${spaceId}`}, 0))`.execute(
+        trx,
+      );
+    },
+    locked: async (issuerId) => {
+      const row = await trx
+        .selectFrom('trusted_issuers')
+        .select(columns)
+        .where('issuer_id', '=', issuerId)
+        .forUpdate()
+        .executeTakeFirst();
+      return row && stateOf(row);
+    },
+    liveIdOf: async (spaceId, iss) => (await findTrustedIssuer(trx, spaceId, iss))?.issuerId,
+    write: async (state) => {
+      const row = {
+        space_id: state.spaceId,
+        iss: state.definition.iss,
+        definition: JSON.stringify(state.definition),
+        removed_at: state.removed ? new Date() : null,
+      };
+      await trx
+        .insertInto('trusted_issuers')
+        .values({ issuer_id: state.issuerId, ...row })
+        .onConflict((oc) =>
+          oc.column('issuer_id').doUpdateSet({ ...row, updated_at: sql<Date>`now()` }),
+        )
+        .execute();
+    },
+  };
+}
+
+/** A store's writes that include the issuers'. */
+export interface WithIssuerWrites {
+  readonly issuers: IssuerWrites;
+}

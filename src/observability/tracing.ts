@@ -1,5 +1,13 @@
 import { createHmac, createHash } from 'node:crypto';
-import { SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
+import {
+  SpanStatusCode,
+  TraceFlags,
+  isSpanContextValid,
+  trace,
+  type Attributes,
+  type Span,
+} from '@opentelemetry/api';
+import type { EventTrace } from '../event-store/event-traces.js';
 
 /**
  * Whether spans are made at all. Off (the default), every helper here calls its work directly:
@@ -38,6 +46,18 @@ export function hashedId(id: string): string {
 }
 
 const tracer = () => trace.getTracer('token-authority');
+
+/**
+ * The span running now (an append's, else its request's), as an event records it: sampled or
+ * not, since its id is what joins the event to the caller's side and to every sink's copy
+ * whichever requests the sampler kept. Undefined outside any span.
+ */
+export function currentTrace(): EventTrace | undefined {
+  const span = trace.getActiveSpan()?.spanContext();
+  if (!span || !isSpanContextValid(span)) return undefined;
+  const sampled = (span.traceFlags & TraceFlags.SAMPLED) === TraceFlags.SAMPLED;
+  return { traceId: span.traceId, spanId: span.spanId, sampled };
+}
 
 // A refusal's span says which refusal by its code, never by its message (which may quote input).
 function failed(span: Span, error: unknown): void {

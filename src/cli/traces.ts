@@ -27,7 +27,12 @@ export function traceDestination(config: Config): { url: string } | 'console' | 
  * import): nothing is added to the process, and no middleware to the request path.
  */
 export async function startApiTraces(config: Config): Promise<ApiTraces> {
-  const started = await startExport(config);
+  if (!traceDestination(config)) return {};
+  // Customer ids are hashed under a key of the deployment's own, derived from the one every
+  // replica shares, so the hashes agree across replicas and say nothing outside it.
+  const secret = await loadSecretHashKey(config.SECRET_HASH_KEY, config.DATA_DIR);
+  const idKey = createHmac('sha256', secret).update('token-authority trace ids').digest();
+  const started = await startExport(config, idKey);
   if (!started) return {};
   return {
     app: { trusted: traceSourceRule(config.OTEL_TRUSTED_TRACE_SOURCES) },
@@ -49,6 +54,7 @@ export async function startWorkerTraces(
   config: Config,
   kind: 'internal' | 'client',
 ): Promise<WorkerTraces> {
+  // No id key: their spans name no customer (and the deliverer has no secret to derive one).
   const started = await startExport(config);
   if (!started) return {};
   const [{ linkedSpans }, { SpanKind }] = await Promise.all([
@@ -61,19 +67,15 @@ export async function startWorkerTraces(
   };
 }
 
-async function startExport(config: Config): Promise<TraceExport | undefined> {
+async function startExport(config: Config, idKey?: Buffer): Promise<TraceExport | undefined> {
   const to = traceDestination(config);
   if (!to) return undefined;
   const { startTraceExport } = await import('../observability/trace-export.js');
-  // Customer ids are hashed under a key of the deployment's own, derived from the one every
-  // replica shares, so the hashes agree across replicas and say nothing outside it.
-  const secret = await loadSecretHashKey(config.SECRET_HASH_KEY, config.DATA_DIR);
-  const idKey = createHmac('sha256', secret).update('token-authority trace ids').digest();
   return startTraceExport({
     to,
     serviceName: config.OTEL_SERVICE_NAME,
     sampler: config.OTEL_TRACES_SAMPLER,
     ratio: config.OTEL_TRACES_SAMPLER_ARG,
-    idKey,
+    ...(idKey ? { idKey } : {}),
   });
 }

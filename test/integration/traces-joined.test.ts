@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { pino } from 'pino';
 import { sql } from 'kysely';
@@ -8,17 +8,13 @@ import { startWorkerTraces } from '../../src/cli/traces.js';
 import { startDeliverer } from '../../src/delivery/deliverer.js';
 import { newWebhookSecret } from '../../src/delivery/standard-webhooks.js';
 import { loadKeyEncryptionKey } from '../../src/crypto/key-files.js';
-import { EVENT_LEAVES } from '../../src/audit-trail/event-leaf.js';
-import { checkExport } from '#audit-log/check/export.js';
-import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.js';
+import { checkExportLeaves } from '../support/export-check.js';
+import type { OtlpReceiver } from '../support/otlp-receiver.js';
+import { startTracedService } from '../support/traced-service.js';
 import { startWebhookReceiver } from '../support/delivery/webhook-receiver.js';
 import { waitUntil } from '../support/wait.js';
-import {
-  createCredentialVia,
-  privateTokenVia,
-  startTestService,
-  type TestService,
-} from '../support/test-service.js';
+import { TEST_DELIVERER_TIMINGS } from '../support/delivery/deliverer-timings.js';
+import { createCredentialVia, privateTokenVia, type TestService } from '../support/test-service.js';
 
 /**
  * Issue 53's "done when": one public-token issuance followed from its HTTP span to its append,
@@ -31,13 +27,8 @@ let receiver: OtlpReceiver;
 let service: TestService;
 
 beforeAll(async () => {
-  receiver = await startOtlpReceiver();
-  service = await startTestService({
-    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
-    OTEL_SERVICE_NAME: 'ta-joined',
-  });
+  ({ receiver, service } = await startTracedService({ OTEL_SERVICE_NAME: 'ta-joined' }));
 });
-afterAll(() => receiver.close());
 
 async function issuePublic(): Promise<void> {
   const credential = await createCredentialVia(service, SPACE);
@@ -95,16 +86,7 @@ describe('a traced issuance joined to its evidence', () => {
       issuer: service.config.TOKEN_ISSUER,
       rules: { production: false, allowHttpHosts: [], ownPorts: [] },
       operatorSinks: [{ id: 'siem', kind: 'webhook', url: sink.url, secret }],
-      batchSize: 50,
-      maxAttempts: 100,
-      timeoutMs: 2000,
-      backoff: { baseMs: 20, maxMs: 100 },
-      probeMs: 100,
-      pollMs: 50,
-      lingerMs: 0,
-      reloadMs: 100,
-      leaseMs: 5000,
-      standbyRetryMs: 200,
+      ...TEST_DELIVERER_TIMINGS,
       logger,
       ...(delivererTraces.spans ? { spans: delivererTraces.spans } : {}),
     });
@@ -168,13 +150,7 @@ describe('a traced issuance joined to its evidence', () => {
       sampled: true,
     });
     expect(JSON.stringify(issued?.event)).not.toContain(append!.traceId);
-    const check = checkExport(lines, {
-      leaves: EVENT_LEAVES,
-      allowUnanchoredTail: true,
-      witnesses: [],
-      minCosignatures: 0,
-      allowUnwitnessedTail: true,
-    });
+    const check = checkExportLeaves(lines);
     expect(check.verdict).toMatchObject({ ok: true });
   }, 60_000);
 

@@ -1,13 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { flushTraces } from '../../src/observability/trace-export.js';
-import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.js';
-import {
-  createCredentialVia,
-  privateTokenVia,
-  startTestService,
-  type TestService,
-} from '../support/test-service.js';
+import type { OtlpReceiver } from '../support/otlp-receiver.js';
+import { startTracedService } from '../support/traced-service.js';
+import { createCredentialVia, privateTokenVia, type TestService } from '../support/test-service.js';
 
 /**
  * Issue 53: an unsampled request makes no span (none below its own, none of the database's),
@@ -17,13 +13,8 @@ let receiver: OtlpReceiver;
 let service: TestService;
 
 beforeAll(async () => {
-  receiver = await startOtlpReceiver();
-  service = await startTestService({
-    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
-    OTEL_TRACES_SAMPLER: 'always_off',
-  });
+  ({ receiver, service } = await startTracedService({ OTEL_TRACES_SAMPLER: 'always_off' }));
 });
-afterAll(() => receiver.close());
 
 describe('an unsampled request', () => {
   it('exports nothing, and its event still records its trace, marked unsampled', async () => {

@@ -27,7 +27,8 @@ export function linkedSpans(kind: SpanKind = SpanKind.INTERNAL): LinkedSpans {
       throw error;
     }
     const endTime = Date.now();
-    const handled = await after(result);
+    // The work is done (a batch committed): failing to read what it handled only loses its span.
+    const handled = await after(result).catch(() => undefined);
     if (handled) {
       const links = linksTo(handled.links);
       const attributes = { ...handled.attributes, 'link.count': links.length };

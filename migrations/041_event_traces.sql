@@ -2,14 +2,12 @@
 -- An event's leaf covers its row of `events` (metadata included), so a trace id there would make
 -- the evidence depend on whether tracing was on; here it is outside what any leaf, tree or
 -- export check covers. Written by the append in the same statement as its event, and only when
--- the request had a trace: with tracing off (the default) this table stays empty and an event
--- costs what it did before. Keyed by the event's log position.
+-- the request's trace was sampled (exported): with tracing off (the default) this table stays
+-- empty and an event costs what it did before. Keyed by the event's log position.
 CREATE TABLE event_traces (
   global_position bigint PRIMARY KEY,
   trace_id bytea NOT NULL CHECK (length(trace_id) = 16),
-  span_id bytea NOT NULL CHECK (length(span_id) = 8),
-  -- Whether the request's trace was sampled (exported): its traceparent's flag.
-  sampled boolean NOT NULL
+  span_id bytea NOT NULL CHECK (length(span_id) = 8)
 );
 
 DO $$

@@ -3,25 +3,23 @@ import type { Database } from '../db/schema.js';
 import { inRange, type LogRange } from './log-range.js';
 
 /**
- * The trace of the request that appended an event (W3C trace context ids, lower-case hex), kept
- * beside the log in `event_traces` (migration 041), never in the event: its leaf does not cover
- * it, so whether a request was traced or sampled never changes the evidence.
+ * The sampled trace of the request that appended an event (W3C trace context ids, lower-case
+ * hex), kept beside the log in `event_traces` (migration 041), never in the event: its leaf does
+ * not cover it, so whether a request was traced or sampled never changes the evidence.
  */
 export interface EventTrace {
   /** 32 hex digits. */
   readonly traceId: string;
   /** 16 hex digits: the span the event was appended in. */
   readonly spanId: string;
-  /** Whether that trace was sampled (exported to the collector). */
-  readonly sampled: boolean;
 }
 
 /** The trace the append runs in, if any (the store asks it at each append's call). */
 export type TraceOf = () => EventTrace | undefined;
 
-/** The W3C `traceparent` (version 00) naming the span an event was appended in. */
+/** The W3C `traceparent` (version 00, sampled) naming the span an event was appended in. */
 export function traceparentOf(trace: EventTrace): string {
-  return `00-${trace.traceId}-${trace.spanId}-${trace.sampled ? '01' : '00'}`;
+  return `00-${trace.traceId}-${trace.spanId}-01`;
 }
 
 /**
@@ -45,13 +43,11 @@ interface TraceRow {
   readonly global_position: number | string;
   readonly trace_id: Buffer;
   readonly span_id: Buffer;
-  readonly sampled: boolean;
 }
 
 const traceOfRow = (row: TraceRow): EventTrace => ({
   traceId: row.trace_id.toString('hex'),
   spanId: row.span_id.toString('hex'),
-  sampled: row.sampled,
 });
 
 const byPosition = (rows: readonly TraceRow[]) =>
@@ -64,7 +60,7 @@ export async function tracesOf(
 ): Promise<ReadonlyMap<number, EventTrace>> {
   if (positions.length === 0) return new Map();
   const { rows } = await sql<TraceRow>`
-    SELECT global_position, trace_id, span_id, sampled FROM event_traces
+    SELECT global_position, trace_id, span_id FROM event_traces
     WHERE global_position = ANY(${positions.map(String)}::bigint[])`.execute(db);
   return byPosition(rows);
 }
@@ -75,7 +71,7 @@ export async function tracesInRange(
   range: Pick<LogRange, 'after' | 'through' | 'positions'>,
 ): Promise<ReadonlyMap<number, EventTrace>> {
   const { rows } = await sql<TraceRow>`
-    SELECT t.global_position, t.trace_id, t.span_id, t.sampled
+    SELECT t.global_position, t.trace_id, t.span_id
     FROM event_traces t JOIN events e ON e.global_position = t.global_position
     WHERE t.global_position BETWEEN ${range.positions.min}::bigint AND ${range.positions.max}::bigint
       AND ${inRange(range, 'e')}`.execute(db);

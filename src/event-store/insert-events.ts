@@ -119,16 +119,15 @@ function insertTracedStatement(rows: readonly EventToInsert[]) {
     ...jsonRow(row),
     trace_id: row.trace?.traceId ?? null,
     span_id: row.trace?.spanId ?? null,
-    sampled: row.trace?.sampled ?? null,
   }));
   return sql<Assigned>`
   WITH n AS MATERIALIZED (
     SELECT * FROM jsonb_to_recordset(${JSON.stringify(json)}::jsonb)
-      AS n(${COLUMNS}, trace_id text, span_id text, sampled boolean)),
+      AS n(${COLUMNS}, trace_id text, span_id text)),
   written AS (${insertFrom(sql`n`)}),
   traced AS (
-    INSERT INTO event_traces (global_position, trace_id, span_id, sampled)
-    SELECT w.global_position, decode(n.trace_id, 'hex'), decode(n.span_id, 'hex'), n.sampled
+    INSERT INTO event_traces (global_position, trace_id, span_id)
+    SELECT w.global_position, decode(n.trace_id, 'hex'), decode(n.span_id, 'hex')
     FROM written w JOIN n ON n.event_id = w.event_id
     WHERE n.trace_id IS NOT NULL)
   SELECT * FROM written`;

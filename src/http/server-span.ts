@@ -22,7 +22,6 @@ import {
 import type { Middleware } from 'koa';
 import { addressBytes, cidrContains, parseCidr } from '../delivery/ip-address.js';
 import type { RequestState } from './state.js';
-import { requestContext } from '../observability/tracing.js';
 
 // What a grant type or an error code may look like before it is written into a span: the
 // names RFC 6749 and its extensions use, never a caller's free text.
@@ -64,7 +63,9 @@ export function serverSpans(trusted: (address?: string) => boolean): Middleware<
     const parent = continued ? incoming : ROOT_CONTEXT;
     const span = tracer.startSpan(ctx.method, { kind: SpanKind.SERVER, attributes, links }, parent);
     try {
-      await context.with(requestContext(parent, span), next);
+      // An unsampled request runs outside any span: nothing below it makes one (the helpers of
+      // observability/tracing.ts and pg's instrumentation need a parent), nor records its ids.
+      await (span.isRecording() ? context.with(trace.setSpan(parent, span), next) : next());
     } finally {
       if (span.isRecording()) describe(ctx, span);
       span.end();

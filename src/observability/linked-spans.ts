@@ -8,8 +8,7 @@ const MAX_LINKS = 128;
  * Background work as spans of their own traces, linked to the traces of the events they
  * handled (OpenTelemetry's batch pattern: a projector batch or a delivery serves many requests,
  * so it is no request's child). The span is made once the work is done, from its start to its
- * end, and only when it handled something: a projector polling an idle log sends nothing. Only
- * sampled traces are linked (an unsampled one was never exported: nothing to follow).
+ * end, and only when it handled something: a projector polling an idle log sends nothing.
  */
 export function linkedSpans(kind: SpanKind = SpanKind.INTERNAL): LinkedSpans {
   const tracer = trace.getTracer('token-authority');
@@ -42,7 +41,7 @@ function linksTo(traces: readonly EventTrace[]): Link[] {
   const seen = new Set<string>();
   const links: Link[] = [];
   for (const each of traces) {
-    if (!each.sampled || seen.has(each.spanId)) continue;
+    if (seen.has(each.spanId)) continue;
     seen.add(each.spanId);
     links.push({ context: { traceId: each.traceId, spanId: each.spanId, traceFlags: 1 } });
     if (links.length === MAX_LINKS) break;

@@ -1,16 +1,10 @@
 import { createHmac, createHash } from 'node:crypto';
 import {
-  ROOT_CONTEXT,
   SpanStatusCode,
-  TraceFlags,
-  context,
-  createContextKey,
   isSpanContextValid,
   trace,
   type Attributes,
-  type Context,
   type Span,
-  type SpanContext,
 } from '@opentelemetry/api';
 import type { EventTrace } from '../event-store/event-traces.js';
 
@@ -52,36 +46,20 @@ export function hashedId(id: string): string {
 
 const tracer = () => trace.getTracer('token-authority');
 
-// An unsampled request's ids, kept in its context without its span (see requestContext).
-const UNSAMPLED = createContextKey('token-authority unsampled request');
-
-/**
- * The context a request's work runs in. A sampled request's span is its parent: every span
- * below joins its trace. An unsampled one keeps only its ids, for the events it appends: no span
- * in its context means no span made below it at all (helpers here and pg's instrumentation,
- * which requires a parent, call their work directly), so the 99 requests in 100 a 1 % sampler
- * drops cost little more than with tracing off.
- */
-export function requestContext(parent: Context, span: Span): Context {
-  if (span.isRecording()) return trace.setSpan(parent, span);
-  return ROOT_CONTEXT.setValue(UNSAMPLED, span.spanContext());
-}
-
 // Spans are made only under a recording parent (a sampled request's): never a root of its own.
 const recording = () => tracing && trace.getActiveSpan()?.isRecording() === true;
 
 /**
- * The span running now (an append's, else its request's), as an event records it: sampled or
- * not, since its id is what joins the event to the caller's side and to every sink's copy
- * whichever requests the sampler kept. Undefined outside any span.
+ * The sampled span running now (an append's, else its request's), as an event records it beside
+ * the log. An unsampled request records nothing: its trace reaches no backend, its events are
+ * joined to their every copy by their own ids, and the 99 requests in 100 a 1 % sampler drops
+ * then cost no second row each.
  */
 export function currentTrace(): EventTrace | undefined {
-  const span =
-    trace.getActiveSpan()?.spanContext() ??
-    (context.active().getValue(UNSAMPLED) as SpanContext | undefined);
-  if (!span || !isSpanContextValid(span)) return undefined;
-  const sampled = (span.traceFlags & TraceFlags.SAMPLED) === TraceFlags.SAMPLED;
-  return { traceId: span.traceId, spanId: span.spanId, sampled };
+  const span = trace.getActiveSpan();
+  if (!span?.isRecording()) return undefined;
+  const ids = span.spanContext();
+  return isSpanContextValid(ids) ? { traceId: ids.traceId, spanId: ids.spanId } : undefined;
 }
 
 // A refusal's span says which refusal by its code, never by its message (which may quote input).

@@ -144,11 +144,7 @@ describe('a traced issuance joined to its evidence', () => {
           JSON.parse(line) as { type: string; event?: { event_type?: string }; trace?: unknown },
       )
       .find((line) => line.type === 'event' && line.event?.event_type === 'public-token-issued');
-    expect(issued?.trace).toEqual({
-      trace_id: append!.traceId,
-      span_id: append!.spanId,
-      sampled: true,
-    });
+    expect(issued?.trace).toEqual({ trace_id: append!.traceId, span_id: append!.spanId });
     expect(JSON.stringify(issued?.event)).not.toContain(append!.traceId);
     const check = checkExportLeaves(lines);
     expect(check.verdict).toMatchObject({ ok: true });

@@ -87,7 +87,6 @@ export async function* exportSpaceTree(
 const traceLine = (trace: EventTrace) => ({
   trace_id: trace.traceId,
   span_id: trace.spanId,
-  sampled: trace.sampled,
 });
 
 /** The space tree's frontier of `first - 1` leaves, from its stored nodes and last tile. */

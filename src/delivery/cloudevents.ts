@@ -22,7 +22,7 @@ export interface AuditCloudEvent {
   readonly data: Record<string, unknown>;
   /**
    * The CloudEvents distributed-tracing extension: the W3C trace context of the request that
-   * appended the event (its append's span), when that request was traced.
+   * appended the event (its append's span), when that request was sampled.
    */
   readonly traceparent?: string;
 }

@@ -21,7 +21,7 @@ const headerField = (value: string, max: number) =>
 /**
  * One event as an RFC 5424 message: PRI, version 1, the time it was recorded, the issuer's host,
  * our app name, MSGID the event type, structured data naming the event (id, space, stream,
- * position, type, and the trace id of the request that appended it when it was traced), and as
+ * position, type, and the trace id of the request that appended it when it was sampled), and as
  * MSG the same CloudEvent the webhook sends (UTF-8, with its BOM).
  */
 export function syslogMessage(stored: RecordedEvent, issuer: string, trace?: EventTrace): string {

@@ -41,7 +41,7 @@ export interface AuditEntry {
   readonly client_ip: string | null;
   readonly user_agent: string | null;
   readonly details: unknown;
-  /** The trace of the request that made it (W3C ids in hex), when that request was traced. */
+  /** The trace of the request that made it (W3C ids in hex), when it was traced and sampled. */
   readonly trace_id: string | null;
   readonly span_id: string | null;
 }
@@ -92,7 +92,7 @@ export async function queryAudit(
   }
   const rows = await query.execute();
   const page = rows.slice(0, filter.limit);
-  // Beside the log, outside what its leaves cover: one probe per entry, empty with tracing off.
+  // Beside the log, outside what its leaves cover: one probe per entry, none with tracing off.
   const traces = await tracesOf(
     db,
     page.map((row) => row.global_position),

@@ -166,7 +166,7 @@ export const auditEntry = z.object({
   trace_id: z
     .string()
     .nullable()
-    .describe('The trace of the request that made the event (W3C, hex), when it was traced.'),
+    .describe('The trace of the request that made the event (W3C, hex), when it was sampled.'),
   span_id: z.string().nullable().describe('The span the event was appended in, with `trace_id`.'),
 });
 

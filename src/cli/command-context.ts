@@ -29,6 +29,8 @@ import { createTrustedIssuerLookup } from '../projections/trusted-issuer-lookup.
 import { createIssuerKeys } from '../commands/trusted-issuer/issuer-keys.js';
 import { sinkTargetRules } from './sink-admin-context.js';
 import { loadScopeCatalog } from './scope-catalog.js';
+import { currentTrace } from '../observability/tracing.js';
+import { traceDestination } from './traces.js';
 
 /**
  * Everything the API's commands use, built from the configuration: the event store (its listeners
@@ -59,6 +61,8 @@ export async function createCommandContext(
       maxQueuedPerSpace: perSpaceShare(config.APPEND_QUEUE_LIMIT),
       maxWaitMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
     },
+    // Each event joined to its request's trace, beside the log; tracing off, not even asked.
+    ...(traceDestination(config) ? { traceOf: currentTrace } : {}),
   });
   const kek = await loadKeyEncryptionKey(config.SIGNING_KEY_ENCRYPTION_KEY, config.DATA_DIR);
   const secretHashKey = await loadSecretHashKey(config.SECRET_HASH_KEY, config.DATA_DIR);

@@ -16,6 +16,7 @@ import { sinkTargetRules } from './sink-admin-context.js';
 import { configOrExit, exitOnConfigError } from './config-exit.js';
 import { followParent, onShutdownSignal } from './process-lifecycle.js';
 import { createLogger, openDatabase } from './runtime.js';
+import { startWorkerTraces } from './traces.js';
 
 /** AUDIT_SINKS read and checked: each `file:` resolved; errors name the setting, never a value. */
 export async function operatorSinks(config: Config): Promise<OperatorSink[]> {
@@ -80,7 +81,9 @@ const database = await openDatabase(config, logger, 'token-authority-deliverer',
   timeouts: 'background',
   role: 'projector',
 }).catch(exitOnConfigError);
+const traces = await startWorkerTraces(config, 'client').catch(exitOnConfigError);
 const deliverer = startDeliverer({
+  ...(traces.spans ? { spans: traces.spans } : {}),
   db: database.handle.db,
   url: database.url,
   kek,
@@ -102,5 +105,6 @@ const deliverer = startDeliverer({
 const stop = onShutdownSignal(logger, config.SHUTDOWN_TIMEOUT_MS, async () => {
   await deliverer.stop();
   await database.close();
+  await traces.export?.shutdown();
 });
 followParent(stop);

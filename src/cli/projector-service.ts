@@ -18,10 +18,12 @@ import { connect } from '../db/database.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { msOf } from '../domain/times.js';
+import { startWorkerTraces } from './traces.js';
 
 /**
  * The projector as `npm run projector` runs it: every view, the Merkle trees, and their signed
- * heads (the audit checkpoints) every AUDIT_CHECKPOINT_INTERVAL_SECONDS and at shutdown.
+ * heads (the audit checkpoints) every AUDIT_CHECKPOINT_INTERVAL_SECONDS and at shutdown; with
+ * tracing on (OTEL_*), each batch a span linked to the requests whose events it projected.
  */
 export async function startProjectorService(
   config: Config,
@@ -29,6 +31,7 @@ export async function startProjectorService(
   database: { readonly handle: DatabaseHandle; readonly url: string },
 ): Promise<RunningProjector> {
   const auditKey = await loadAuditSigningKey(config.AUDIT_SIGNING_KEY, config.DATA_DIR);
+  const traces = await startWorkerTraces(config, 'internal');
   const witnessing = startWitnessing(database.handle.db, parseWitnesses(config.AUDIT_WITNESSES), {
     logger,
   });
@@ -36,6 +39,7 @@ export async function startProjectorService(
     db: database.handle.db,
     url: database.url,
     projections: PROJECTIONS,
+    ...(traces.spans ? { spans: traces.spans } : {}),
     batchSize: config.PROJECTOR_BATCH_SIZE,
     catchUpFactor: config.PROJECTOR_CATCH_UP_FACTOR,
     pollIntervalMs: config.PROJECTOR_POLL_INTERVAL_MS,
@@ -85,6 +89,7 @@ export async function startProjectorService(
       await stopArchiving();
       await projector.stop();
       await witnessing.stop();
+      await traces.export?.shutdown();
     },
   };
 }

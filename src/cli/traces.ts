@@ -3,6 +3,7 @@ import type { Config } from '../config/config.js';
 import { loadSecretHashKey } from '../crypto/key-files.js';
 import { traceSourceRule } from '../http/server-span.js';
 import type { TraceExport } from '../observability/trace-export.js';
+import type { LinkedSpans } from '../event-store/event-traces.js';
 
 /** An API process's traces: what its app continues, and the exporter to shut down last. */
 export interface ApiTraces {
@@ -26,22 +27,55 @@ export function traceDestination(config: Config): { url: string } | 'console' | 
  * import): nothing is added to the process, and no middleware to the request path.
  */
 export async function startApiTraces(config: Config): Promise<ApiTraces> {
-  const to = traceDestination(config);
-  if (!to) return {};
-  const { startTraceExport } = await import('../observability/trace-export.js');
+  if (!traceDestination(config)) return {};
   // Customer ids are hashed under a key of the deployment's own, derived from the one every
   // replica shares, so the hashes agree across replicas and say nothing outside it.
   const secret = await loadSecretHashKey(config.SECRET_HASH_KEY, config.DATA_DIR);
   const idKey = createHmac('sha256', secret).update('token-authority trace ids').digest();
-  const started = startTraceExport({
-    to,
-    serviceName: config.OTEL_SERVICE_NAME,
-    sampler: config.OTEL_TRACES_SAMPLER,
-    ratio: config.OTEL_TRACES_SAMPLER_ARG,
-    idKey,
-  });
+  const started = await startExport(config, idKey);
+  if (!started) return {};
   return {
     app: { trusted: traceSourceRule(config.OTEL_TRUSTED_TRACE_SOURCES) },
     export: started,
   };
+}
+
+/** A background process's traces: its exporter, and its work's spans linked to its events. */
+export interface WorkerTraces {
+  readonly export?: TraceExport;
+  readonly spans?: LinkedSpans;
+}
+
+/**
+ * The projector's and the deliverer's tracing, from the same OTEL_* settings as the API's: each
+ * batch or delivery a span linked to the requests whose events it handled. Off, nothing loaded.
+ */
+export async function startWorkerTraces(
+  config: Config,
+  kind: 'internal' | 'client',
+): Promise<WorkerTraces> {
+  // No id key: their spans name no customer (and the deliverer has no secret to derive one).
+  const started = await startExport(config);
+  if (!started) return {};
+  const [{ linkedSpans }, { SpanKind }] = await Promise.all([
+    import('../observability/linked-spans.js'),
+    import('@opentelemetry/api'),
+  ]);
+  return {
+    export: started,
+    spans: linkedSpans(kind === 'client' ? SpanKind.CLIENT : SpanKind.INTERNAL),
+  };
+}
+
+async function startExport(config: Config, idKey?: Buffer): Promise<TraceExport | undefined> {
+  const to = traceDestination(config);
+  if (!to) return undefined;
+  const { startTraceExport } = await import('../observability/trace-export.js');
+  return startTraceExport({
+    to,
+    serviceName: config.OTEL_SERVICE_NAME,
+    sampler: config.OTEL_TRACES_SAMPLER,
+    ratio: config.OTEL_TRACES_SAMPLER_ARG,
+    ...(idKey ? { idKey } : {}),
+  });
 }

@@ -26,7 +26,7 @@ export const tracingSettings = {
   OTEL_EXPORTER_OTLP_ENDPOINT: otlpUrl
     .optional()
     .describe(
-      'The OTLP/HTTP collector (`http://otel-collector:4318`): traces are sent as protobuf to `<endpoint>/v1/traces`. Setting it (or the next) turns tracing on in the API processes.',
+      'The OTLP/HTTP collector (`http://otel-collector:4318`): traces are sent as protobuf to `<endpoint>/v1/traces`. Setting it (or the next) turns tracing on in the API, the projector and the deliverer.',
     )
     .register(settingNotes, { defaultNote: 'tracing off' }),
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: otlpUrl

@@ -1,6 +1,7 @@
 import { redactEvent } from '../audit-trail/redaction.js';
 import { fullForm } from '../domain/stored-form.js';
 import type { RecordedEvent } from '../event-store/types.js';
+import { traceparentOf, type EventTrace } from '../event-store/event-traces.js';
 
 /** The media type of a batch of CloudEvents in JSON (CloudEvents 1.0, JSON format §4). */
 export const CLOUDEVENTS_BATCH = 'application/cloudevents-batch+json';
@@ -19,13 +20,22 @@ export interface AuditCloudEvent {
   /** Where it stands in the log, for receivers that check order. */
   readonly sequence: string;
   readonly data: Record<string, unknown>;
+  /**
+   * The CloudEvents distributed-tracing extension: the W3C trace context of the request that
+   * appended the event (its append's span), when that request was sampled.
+   */
+  readonly traceparent?: string;
 }
 
 /**
  * The event as it leaves the service: in its full form, redacted exactly as the exports and the
  * live feed redact it (`redactEvent`: a secret hash becomes its digest), never as stored.
  */
-export function toCloudEvent(stored: RecordedEvent, issuer: string): AuditCloudEvent {
+export function toCloudEvent(
+  stored: RecordedEvent,
+  issuer: string,
+  trace?: EventTrace,
+): AuditCloudEvent {
   const event = fullForm(stored);
   const redacted = redactEvent(event);
   return {
@@ -48,5 +58,6 @@ export function toCloudEvent(stored: RecordedEvent, issuer: string): AuditCloudE
       data: redacted.data,
       metadata: event.metadata,
     },
+    ...(trace ? { traceparent: traceparentOf(trace) } : {}),
   };
 }

@@ -12,6 +12,7 @@ import { runSinkLoop, type SinkLoop } from './sink-loop.js';
 import { loadSinks, writeSink, type SinkDefinition } from './sinks.js';
 import type { TargetRules } from './target-rules.js';
 import { transportFor } from './transports.js';
+import type { LinkedSpans } from '../event-store/event-traces.js';
 
 /** Options of {@link startDeliverer}: the SINK_* settings and what the process was given. */
 export interface DelivererOptions {
@@ -37,6 +38,8 @@ export interface DelivererOptions {
   readonly leaseMs: number;
   readonly standbyRetryMs: number;
   readonly logger: Logger;
+  /** Tracing on (OTEL_*): each delivery a span linked to its events' requests. */
+  readonly spans?: LinkedSpans;
 }
 
 /** A running deliverer. */

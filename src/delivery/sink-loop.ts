@@ -15,6 +15,8 @@ import type { DelivererEvents } from './sink-events.js';
 import type { SinkDefinition } from './sinks.js';
 import { LOG_START } from '../event-store/types.js';
 import { connectFailure, type Transport } from './transport.js';
+import { tracedSend } from './traced-send.js';
+import type { LinkedSpans } from '../event-store/event-traces.js';
 
 /** What the sink (not the database) refused: counted as a failed attempt. */
 class SendFailure extends Error {
@@ -47,6 +49,8 @@ export interface SinkLoopOptions {
    */
   readonly lingerMs: number;
   readonly logger: Logger;
+  /** Tracing on: each delivery a span linked to its events' requests (traced-send.ts). */
+  readonly spans?: LinkedSpans;
 }
 
 /** One sink's running delivery. */
@@ -66,6 +70,7 @@ export interface SinkLoop {
 export function runSinkLoop(options: SinkLoopOptions): SinkLoop {
   const { db, transport, logger } = options;
   const sinkId = options.sink().sinkId;
+  const withTraces = tracedSend(db, transport, options.sink, options.spans);
   let stopped = false;
   let wake: (() => void) | undefined;
   let halt: (() => void) | undefined;
@@ -124,11 +129,15 @@ export function runSinkLoop(options: SinkLoopOptions): SinkLoop {
         await holdRange(db, sinkId, cursor.position, batch.through);
         cursor = { ...cursor, pending: batch.through };
       }
-      await transport
-        .send({ sinkId, events: batch.events, from: cursor.position, through: batch.through })
-        .catch((error: unknown) => {
-          throw new SendFailure(error);
-        });
+      const send = await withTraces({
+        sinkId,
+        events: batch.events,
+        from: cursor.position,
+        through: batch.through,
+      });
+      await send().catch((error: unknown) => {
+        throw new SendFailure(error);
+      });
     }
     const moved = await advanceCursor(db, sinkId, cursor.position, batch.through, batch.events, {
       caughtUp: batch.atEnd,

@@ -1,5 +1,6 @@
 import { toCloudEvent } from './cloudevents.js';
 import type { RecordedEvent } from '../event-store/types.js';
+import type { EventTrace } from '../event-store/event-traces.js';
 
 /**
  * The private enterprise number our structured data is named under. 32473 is IANA's number for
@@ -20,10 +21,11 @@ const headerField = (value: string, max: number) =>
 /**
  * One event as an RFC 5424 message: PRI, version 1, the time it was recorded, the issuer's host,
  * our app name, MSGID the event type, structured data naming the event (id, space, stream,
- * position, type), and as MSG the same CloudEvent the webhook sends (UTF-8, with its BOM).
+ * position, type, and the trace id of the request that appended it when it was sampled), and as
+ * MSG the same CloudEvent the webhook sends (UTF-8, with its BOM).
  */
-export function syslogMessage(stored: RecordedEvent, issuer: string): string {
-  const cloudEvent = toCloudEvent(stored, issuer);
+export function syslogMessage(stored: RecordedEvent, issuer: string, trace?: EventTrace): string {
+  const cloudEvent = toCloudEvent(stored, issuer, trace);
   const host = headerField(new URL(issuer).hostname, 255);
   const sd =
     `[${SD_ID}` +
@@ -31,7 +33,9 @@ export function syslogMessage(stored: RecordedEvent, issuer: string): string {
     ` space_id="${paramValue(stored.spaceId)}"` +
     ` stream_id="${paramValue(stored.streamId)}"` +
     ` position="${stored.globalPosition}"` +
-    ` type="${paramValue(stored.type)}"]`;
+    ` type="${paramValue(stored.type)}"` +
+    (trace ? ` trace_id="${trace.traceId}"` : '') +
+    ']';
   return (
     `<${PRI}>1 ${stored.recordedAt.toISOString()} ${host} ${APP_NAME} - ` +
     `${headerField(stored.type, 32)} ${sd} \u{FEFF}${JSON.stringify(cloudEvent)}`

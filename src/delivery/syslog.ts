@@ -131,7 +131,11 @@ export function syslogTransport(options: SyslogOptions): Transport {
       if (batch.events.length === 0) return;
       await sendFrames(
         Buffer.concat(
-          batch.events.map((event) => octetCounted(syslogMessage(event, options.issuer))),
+          batch.events.map((event) =>
+            octetCounted(
+              syslogMessage(event, options.issuer, batch.traces?.get(event.globalPosition)),
+            ),
+          ),
         ),
       );
     },

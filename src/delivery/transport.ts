@@ -1,4 +1,5 @@
 import type { LogPosition, RecordedEvent } from '../event-store/types.js';
+import type { EventTrace } from '../event-store/event-traces.js';
 
 /** One batch of a sink's delivery: consecutive events of its log, in log order. */
 export interface DeliveryBatch {
@@ -7,6 +8,8 @@ export interface DeliveryBatch {
   /** The range of the log it carries: after `from`, through `through` (its delivery id). */
   readonly from: LogPosition;
   readonly through: LogPosition;
+  /** The traces of the requests that appended its events, by log position (those that had one). */
+  readonly traces?: ReadonlyMap<number, EventTrace>;
 }
 
 /**

@@ -22,7 +22,11 @@ export interface WebhookOptions {
 
 /** The bytes of a batch's body: the events as CloudEvents, in log order, as one JSON array. */
 export function webhookBody(batch: DeliveryBatch, issuer: string): string {
-  return JSON.stringify(batch.events.map((event) => toCloudEvent(event, issuer)));
+  return JSON.stringify(
+    batch.events.map((event) =>
+      toCloudEvent(event, issuer, batch.traces?.get(event.globalPosition)),
+    ),
+  );
 }
 
 /**

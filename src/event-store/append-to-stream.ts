@@ -9,6 +9,7 @@ import {
   type NewEvent,
   type RecordedEvent,
 } from './types.js';
+import type { EventTrace } from './event-traces.js';
 
 /** What to append, and where. */
 export interface AppendInput {
@@ -16,6 +17,8 @@ export interface AppendInput {
   readonly streamId: string;
   readonly expectedVersion: ExpectedVersion;
   readonly events: readonly NewEvent[];
+  /** The request's trace, recorded beside the events (event-traces.ts), never in them. */
+  readonly trace?: EventTrace;
 }
 
 /** Runs inside the append's transaction: what must commit with the events (see EventStore). */
@@ -139,4 +142,4 @@ async function findEvents(
 }
 
 const rowsOf = (input: AppendInput, after: number) =>
-  streamRows(input.spaceId, input.streamId, input.events, after);
+  streamRows(input.spaceId, input.streamId, input.events, after, input.trace);

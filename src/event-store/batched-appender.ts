@@ -94,7 +94,9 @@ export function createBatchedAppender(
     try {
       const { events, duplicates } = await insertEvents(
         db,
-        batch.flatMap(({ input }) => streamRows(input.spaceId, input.streamId, input.events, 0)),
+        batch.flatMap(({ input }) =>
+          streamRows(input.spaceId, input.streamId, input.events, 0, input.trace),
+        ),
       );
       if (duplicates.length === 0) {
         return () => {

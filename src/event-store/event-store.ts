@@ -4,6 +4,7 @@ import { appendToStream, type AppendInput, type AppendResult } from './append-to
 import { createBatchedAppender, type BatchedAppenderOptions } from './batched-appender.js';
 import { insertEvents, streamRows } from './insert-events.js';
 import type { RecordedEvent } from './types.js';
+import type { TraceOf } from './event-traces.js';
 
 /** Told of every event the store committed (not of duplicates): NOTIFY, metrics. */
 export type AppendListener = (events: readonly RecordedEvent[]) => void;
@@ -60,6 +61,8 @@ export function createEventStore<Writes = unknown>(
     /** Told of every append that failed (database away, queue full, timeout), not of conflicts. */
     readonly failed?: (error: unknown) => void;
     readonly batching?: BatchedAppenderOptions;
+    /** The request's trace at each append, recorded beside its events; absent: tracing off. */
+    readonly traceOf?: TraceOf;
   },
 ): EventStore<Writes> {
   const batched = createBatchedAppender(db, options.batching);
@@ -77,8 +80,15 @@ export function createEventStore<Writes = unknown>(
     options.failed?.(error);
     throw error;
   };
+  const { traceOf } = options;
+  // Read at the call, in the request's context (a group commit writes later, outside it).
+  const traced = (input: AppendInput): AppendInput => {
+    const trace = traceOf?.();
+    return trace ? { ...input, trace } : input;
+  };
   return {
-    append: (input, inline) => {
+    append: (asked, inline) => {
+      const input = traceOf ? traced(asked) : asked;
       if (input.expectedVersion === 'no_stream' && !inline) {
         return batched.append(input).then(announce, fail);
       }
@@ -100,7 +110,7 @@ export function createEventStore<Writes = unknown>(
             append: async (input) => {
               const { events, duplicates } = await insertEvents(
                 trx,
-                streamRows(input.spaceId, input.streamId, input.events, 0),
+                streamRows(input.spaceId, input.streamId, input.events, 0, traceOf?.()),
               );
               if (duplicates.length > 0) throw new Error('transact: event id already used');
               appended.push(...events);

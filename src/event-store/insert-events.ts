@@ -1,9 +1,10 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { executePrepared } from '../db/prepared-statements.js';
 import type { NewEvent, RecordedEvent } from './types.js';
 import { isMissingPartition } from '../db/postgres-errors.js';
 import { AppendRefusedError } from './errors.js';
+import type { EventTrace } from './event-traces.js';
 
 /** One event with the place in its stream it must take. */
 export interface EventToInsert {
@@ -17,6 +18,8 @@ export interface EventToInsert {
    * second event again.
    */
   readonly startsStream: boolean;
+  /** The request's trace, written beside the event (event-traces.ts); absent: nothing is. */
+  readonly trace?: EventTrace;
 }
 
 /** What one INSERT wrote: the events in the order given, and the ids it left out. */
@@ -43,13 +46,15 @@ export async function insertEvents(
   db: Kysely<Database>,
   rows: readonly EventToInsert[],
 ): Promise<Inserted> {
-  const { rows: written } = await executePrepared(db, 'insert-events', insertStatement(rows)).catch(
-    (error: unknown) => {
-      throw isMissingPartition(error)
-        ? new AppendRefusedError('no_partition', { cause: error })
-        : error;
-    },
-  );
+  const traced = rows.some((row) => row.trace !== undefined);
+  const statement = traced
+    ? executePrepared(db, 'insert-traced-events', insertTracedStatement(rows))
+    : executePrepared(db, 'insert-events', insertStatement(rows));
+  const { rows: written } = await statement.catch((error: unknown) => {
+    throw isMissingPartition(error)
+      ? new AppendRefusedError('no_partition', { cause: error })
+      : error;
+  });
   const assigned = new Map(written.map((row) => [row.event_id, row]));
   const events: RecordedEvent[] = [];
   const duplicates: string[] = [];
@@ -76,25 +81,56 @@ export async function insertEvents(
   return { events, duplicates };
 }
 
-/** The INSERT of {@link insertEvents}: its text is the same whatever the rows (one JSON array). */
-export function insertStatement(rows: readonly EventToInsert[]) {
-  return sql<{
-    event_id: string;
-    global_position: number;
-    transaction_id: string;
-    recorded_at: Date;
-  }>`
+type Assigned = {
+  event_id: string;
+  global_position: number;
+  transaction_id: string;
+  recorded_at: Date;
+};
+
+/** The INSERT into `events` of the rows named `n` in `source`, each stream's start checked. */
+const insertFrom = (source: RawBuilder<unknown>) => sql<Assigned>`
   INSERT INTO events (space_id, stream_id, stream_position, event_id, event_type,
                       schema_version, data, metadata)
   SELECT n.space_id, n.stream_id, n.stream_position, n.event_id, n.event_type, n.schema_version,
          n.data, n.metadata
-  FROM jsonb_to_recordset(${JSON.stringify(rows.map(jsonRow))}::jsonb)
-    AS n(space_id text, stream_id text, stream_position bigint, event_id uuid, event_type text,
-         schema_version int, data jsonb, metadata jsonb, starts_stream boolean)
+  FROM ${source}
   WHERE NOT n.starts_stream OR NOT EXISTS (
     SELECT 1 FROM events e WHERE e.stream_id = n.stream_id AND e.space_id = n.space_id
     OFFSET 0)
   RETURNING event_id, global_position, transaction_id::text AS transaction_id, recorded_at`;
+
+const COLUMNS = sql`space_id text, stream_id text, stream_position bigint, event_id uuid,
+  event_type text, schema_version int, data jsonb, metadata jsonb, starts_stream boolean`;
+
+/** The INSERT of {@link insertEvents}: its text is the same whatever the rows (one JSON array). */
+export function insertStatement(rows: readonly EventToInsert[]) {
+  return insertFrom(sql`jsonb_to_recordset(${JSON.stringify(rows.map(jsonRow))}::jsonb)
+    AS n(${COLUMNS})`);
+}
+
+/**
+ * The same INSERT when some rows carry their request's trace: in the same statement (so the
+ * same commit), each traced event's ids go to `event_traces` under the position it was given.
+ * Only traced appends run it; with tracing off the log's INSERT is the one above, unchanged.
+ */
+function insertTracedStatement(rows: readonly EventToInsert[]) {
+  const json = rows.map((row) => ({
+    ...jsonRow(row),
+    trace_id: row.trace?.traceId ?? null,
+    span_id: row.trace?.spanId ?? null,
+  }));
+  return sql<Assigned>`
+  WITH n AS MATERIALIZED (
+    SELECT * FROM jsonb_to_recordset(${JSON.stringify(json)}::jsonb)
+      AS n(${COLUMNS}, trace_id text, span_id text)),
+  written AS (${insertFrom(sql`n`)}),
+  traced AS (
+    INSERT INTO event_traces (global_position, trace_id, span_id)
+    SELECT w.global_position, decode(n.trace_id, 'hex'), decode(n.span_id, 'hex')
+    FROM written w JOIN n ON n.event_id = w.event_id
+    WHERE n.trace_id IS NOT NULL)
+  SELECT * FROM written`;
 }
 
 const jsonRow = (row: EventToInsert) => ({
@@ -109,12 +145,13 @@ const jsonRow = (row: EventToInsert) => ({
   starts_stream: row.startsStream,
 });
 
-/** Rows for `events` appended to one stream right after position `after`. */
+/** Rows for `events` appended to one stream right after position `after`, in `trace` if any. */
 export function streamRows(
   spaceId: string,
   streamId: string,
   events: readonly NewEvent[],
   after: number,
+  trace?: EventTrace,
 ): EventToInsert[] {
   return events.map((event, index) => ({
     spaceId,
@@ -122,5 +159,6 @@ export function streamRows(
     streamPosition: after + index + 1,
     event,
     startsStream: after === 0,
+    ...(trace ? { trace } : {}),
   }));
 }

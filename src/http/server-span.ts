@@ -7,6 +7,7 @@ import {
   trace,
   type Attributes,
   type Link,
+  type Span,
 } from '@opentelemetry/api';
 import {
   ATTR_CLIENT_ADDRESS,
@@ -62,30 +63,37 @@ export function serverSpans(trusted: (address?: string) => boolean): Middleware<
     const parent = continued ? incoming : ROOT_CONTEXT;
     const span = tracer.startSpan(ctx.method, { kind: SpanKind.SERVER, attributes, links }, parent);
     try {
-      await context.with(trace.setSpan(parent, span), next);
+      // An unsampled request runs outside any span: nothing below it makes one (the helpers of
+      // observability/tracing.ts and pg's instrumentation need a parent), nor records its ids.
+      await (span.isRecording() ? context.with(trace.setSpan(parent, span), next) : next());
     } finally {
-      const route = (ctx as { _matchedRoute?: unknown })._matchedRoute;
-      if (typeof route === 'string') {
-        span.setAttribute(ATTR_HTTP_ROUTE, route);
-        span.updateName(`${ctx.method} ${route}`);
-      }
-      span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, ctx.status);
-      // Set after the forwarded-address middleware has judged X-Forwarded-For.
-      span.setAttribute(ATTR_CLIENT_ADDRESS, ctx.ip);
-      const grantType = code((ctx.request as { body?: { grant_type?: unknown } }).body?.grant_type);
-      if (grantType) span.setAttribute('oauth.grant_type', grantType);
-      if (ctx.state.clientId) span.setAttribute('oauth.client_id', ctx.state.clientId);
-      if (ctx.state.spaceId) span.setAttribute('tenant.space_id', ctx.state.spaceId);
-      if (ctx.status >= 400) {
-        const body = ctx.body as { error?: unknown; code?: unknown } | null | undefined;
-        const refusal = code(body?.error) ?? code(body?.code);
-        if (refusal) span.setAttribute('oauth.error', refusal);
-      }
-      if (ctx.status >= 500) {
-        span.setAttribute(ATTR_ERROR_TYPE, String(ctx.status));
-        span.setStatus({ code: SpanStatusCode.ERROR });
-      }
+      if (span.isRecording()) describe(ctx, span);
       span.end();
     }
   };
+}
+
+// What a sampled request's span says once it was answered (an unsampled one's says nothing).
+function describe(ctx: Parameters<Middleware<RequestState>>[0], span: Span): void {
+  const route = (ctx as { _matchedRoute?: unknown })._matchedRoute;
+  if (typeof route === 'string') {
+    span.setAttribute(ATTR_HTTP_ROUTE, route);
+    span.updateName(`${ctx.method} ${route}`);
+  }
+  span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, ctx.status);
+  // Set after the forwarded-address middleware has judged X-Forwarded-For.
+  span.setAttribute(ATTR_CLIENT_ADDRESS, ctx.ip);
+  const grantType = code((ctx.request as { body?: { grant_type?: unknown } }).body?.grant_type);
+  if (grantType) span.setAttribute('oauth.grant_type', grantType);
+  if (ctx.state.clientId) span.setAttribute('oauth.client_id', ctx.state.clientId);
+  if (ctx.state.spaceId) span.setAttribute('tenant.space_id', ctx.state.spaceId);
+  if (ctx.status >= 400) {
+    const body = ctx.body as { error?: unknown; code?: unknown } | null | undefined;
+    const refusal = code(body?.error) ?? code(body?.code);
+    if (refusal) span.setAttribute('oauth.error', refusal);
+  }
+  if (ctx.status >= 500) {
+    span.setAttribute(ATTR_ERROR_TYPE, String(ctx.status));
+    span.setStatus({ code: SpanStatusCode.ERROR });
+  }
 }

@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { auditDetails } from './audit.js';
+import { tracesOf } from '../event-store/event-traces.js';
 
 /** Filters of an audit query; every one is optional but the space. */
 export interface AuditFilter {
@@ -40,6 +41,9 @@ export interface AuditEntry {
   readonly client_ip: string | null;
   readonly user_agent: string | null;
   readonly details: unknown;
+  /** The trace of the request that made it (W3C ids in hex), when it was traced and sampled. */
+  readonly trace_id: string | null;
+  readonly span_id: string | null;
 }
 
 /**
@@ -88,6 +92,11 @@ export async function queryAudit(
   }
   const rows = await query.execute();
   const page = rows.slice(0, filter.limit);
+  // Beside the log, outside what its leaves cover: one probe per entry, none with tracing off.
+  const traces = await tracesOf(
+    db,
+    page.map((row) => row.global_position),
+  );
   return {
     entries: page.map((row) => ({
       position: row.global_position,
@@ -106,6 +115,8 @@ export async function queryAudit(
       client_ip: row.client_ip,
       user_agent: row.user_agent,
       details: auditDetails(row.event_type, row.event_data),
+      trace_id: traces.get(Number(row.global_position))?.traceId ?? null,
+      span_id: traces.get(Number(row.global_position))?.spanId ?? null,
     })),
     nextAfter: rows.length > filter.limit ? page.at(-1)!.global_position : null,
   };

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { nextLogRange } from '../event-store/log-range.js';
+import { nextLogRange, type LogRange } from '../event-store/log-range.js';
 import { advanceCheckpoint, lockCheckpoint, resetCheckpoint } from './checkpoints.js';
 import type { Projection } from './projection.js';
 
@@ -24,14 +24,16 @@ export function projectNextBatch(
 /**
  * One batch for several projections in one transaction when their checkpoints agree (the usual
  * case: one range, found once); otherwise each catches up on its own. Same guarantees as
- * projectNextBatch. Returns the number of events in the batch.
+ * projectNextBatch. Returns the number of events in the batch; `projected` is told its range.
  */
 export async function projectNextBatchTogether(
   db: Kysely<Database>,
   projections: readonly Projection[],
   batchSize: number,
+  projected?: (range: LogRange) => void,
 ): Promise<number> {
   const diverged = Symbol('diverged');
+  let done: LogRange | undefined;
   try {
     const result = await db.transaction().execute(async (trx) => {
       const positions = [];
@@ -51,8 +53,11 @@ export async function projectNextBatchTogether(
           throw new CheckpointMoved();
         }
       }
+      done = range;
       return range.count;
     });
+    // Committed: only now is the range projected.
+    if (done) projected?.(done);
     if (result !== diverged) return result;
   } catch (error) {
     if (error instanceof CheckpointMoved) return 0;

@@ -8,7 +8,8 @@ import { sealLog } from '../audit-trail/seal/sealer.js';
 import { signTreeHeads } from '../audit-trail/seal/tree-head-signing.js';
 import type { SignedTreeHead } from '../audit-trail/seal/tree-heads.js';
 import { ADVISORY_LOCK } from '../db/advisory-locks.js';
-import { projectNextBatchTogether } from './batches.js';
+import { tracedBatches } from './traced-batches.js';
+import type { LinkedSpans } from '../event-store/event-traces.js';
 import type { Projection } from './projection.js';
 
 /** Options of {@link startProjector}. */
@@ -54,6 +55,8 @@ export interface ProjectorOptions {
    * instead of the projector spinning on a few events at a time. Bounds the added lag.
    */
   readonly settleMs?: number;
+  /** Tracing on: each batch a span linked to its events' requests (traced-batches.ts). */
+  readonly spans?: LinkedSpans;
 }
 
 /** A running projector. */
@@ -96,6 +99,7 @@ export function startProjector(options: ProjectorOptions): RunningProjector {
   const next = (size: number, done: number) =>
     done >= size ? Math.min(size * 2, ceiling) : options.batchSize;
   let projectSize = options.batchSize;
+  const projectBatch = tracedBatches(options);
   let sealSize = options.batchSize;
   const checkpoint = async () => {
     if (!options.checkpoints) return;
@@ -142,7 +146,7 @@ export function startProjector(options: ProjectorOptions): RunningProjector {
     try {
       // Project, seal, checkpoint, until stopped or the lock's session is lost.
       while (!stopping && !lost) {
-        let worked = await projectNextBatchTogether(options.db, options.projections, projectSize);
+        let worked = await projectBatch(projectSize);
         projectSize = next(projectSize, worked);
         if (options.seal) {
           if (sealFull || Date.now() - lastSealAt >= (options.sealIntervalMs ?? 0)) {

@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { TEST_DELIVERER_TIMINGS } from '../support/delivery/deliverer-timings.js';
 import { sql } from 'kysely';
 import pino from 'pino';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -31,16 +32,8 @@ const options = (maxAttempts: number) => ({
   issuer: 'https://auth.example.test',
   rules: { production: false, allowHttpHosts: [], ownPorts: [] },
   operatorSinks: [],
-  batchSize: 50,
+  ...TEST_DELIVERER_TIMINGS,
   maxAttempts,
-  timeoutMs: 2000,
-  backoff: { baseMs: 20, maxMs: 100 },
-  probeMs: 100,
-  pollMs: 50,
-  lingerMs: 0,
-  reloadMs: 100,
-  leaseMs: 5000,
-  standbyRetryMs: 200,
   logger: pino({ level: process.env.DELIVERY_LOG ?? 'silent' }),
 });
 

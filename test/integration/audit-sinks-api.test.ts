@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { TEST_DELIVERER_TIMINGS } from '../support/delivery/deliverer-timings.js';
 import net, { type AddressInfo } from 'node:net';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -60,16 +61,7 @@ function startDelivering(): void {
     issuer: service.config.TOKEN_ISSUER,
     rules: sinkTargetRules(service.config),
     operatorSinks: [],
-    batchSize: 50,
-    maxAttempts: 100,
-    timeoutMs: 2000,
-    backoff: { baseMs: 20, maxMs: 100 },
-    probeMs: 100,
-    pollMs: 50,
-    lingerMs: 0,
-    reloadMs: 100,
-    leaseMs: 5000,
-    standbyRetryMs: 200,
+    ...TEST_DELIVERER_TIMINGS,
     logger: pino({ level: 'silent' }),
   });
 }

@@ -12,6 +12,7 @@ interface Service {
   readonly environment?: Record<string, unknown>;
   readonly volumes?: readonly string[];
   readonly depends_on?: Record<string, { condition: string }>;
+  readonly profiles?: readonly string[];
 }
 const composeText = readFileSync('docker-compose.yml', 'utf8');
 const compose = parse(composeText, { merge: true }) as {
@@ -134,5 +135,23 @@ describe('docker-compose.yml and docker-compose.ci.yml: safe defaults (issue 40)
     for (const file of ['README.md', 'docs/operations.md']) {
       expect(readFileSync(file, 'utf8'), file).not.toMatch(/not run here/);
     }
+  });
+});
+
+describe('docker-compose.yml: traces (issue 53)', () => {
+  it('off unless a collector is named; `--profile tracing` runs one the services can be pointed at', () => {
+    const collector = compose.services['otel-collector'];
+    expect(collector?.profiles).toEqual(['tracing']);
+    expect(collector?.ports).toBeUndefined();
+    expect(collector?.volumes).toEqual([
+      './deploy/otel-collector.yaml:/etc/otelcol/config.yaml:ro',
+    ]);
+    for (const [name, service] of Object.entries({ api, projector, deliver })) {
+      expect(defaultOf(service?.environment?.OTEL_EXPORTER_OTLP_ENDPOINT), name).toBe('');
+      expect(service?.environment?.OTEL_SERVICE_NAME).toBe(`token-authority-${name}`);
+    }
+    expect(composeText).toContain(
+      'OTEL_EXPORTER_OTLP_ENDPOINT=http://otel-collector:4318 docker compose --profile tracing up',
+    );
   });
 });

@@ -35,6 +35,9 @@ const podOf = (doc: Doc) =>
   (doc.spec.template as { spec: { containers: Container[] } }).spec.containers[0]!;
 const envOf = (container: Container) => new Map(container.env.map((e) => [e.name, e]));
 const SETTINGS = new Set(Object.keys(configSchema.shape));
+/** The service's own workloads (otel-collector.yaml runs someone else's image beside them). */
+const ours = (kinds: readonly string[]) =>
+  docs.filter((d) => kinds.includes(d.kind) && d.metadata.name.startsWith('token-authority'));
 // Variables that only compose other values ($(VAR) in Kubernetes), not settings of ours.
 const HELPERS = new Set([
   'OWNER_PASSWORD',
@@ -56,7 +59,7 @@ describe('deploy/kubernetes', () => {
   });
 
   it('every environment variable is a setting the service reads', () => {
-    for (const doc of docs.filter((d) => ['Deployment', 'StatefulSet', 'Job'].includes(d.kind))) {
+    for (const doc of ours(['Deployment', 'StatefulSet', 'Job'])) {
       const container = podOf(doc);
       const unknown = container.env
         .map((e) => e.name)
@@ -147,7 +150,7 @@ describe('deploy/kubernetes', () => {
           (policy.spec.podSelector as { matchLabels?: Record<string, string> }).matchLabels?.app ===
           app,
       );
-    for (const doc of docs.filter((d) => ['Deployment', 'StatefulSet'].includes(d.kind))) {
+    for (const doc of ours(['Deployment', 'StatefulSet'])) {
       const app = (doc.spec.selector as { matchLabels: { app: string } }).matchLabels.app;
       const env = envOf(podOf(doc));
       const [policy] = selecting(app);
@@ -171,7 +174,7 @@ describe('deploy/kubernetes', () => {
   });
 
   it('production settings load: an explicit https TOKEN_ISSUER everywhere it signs, and each forced exit inside the grace period', () => {
-    for (const doc of docs.filter((d) => ['Deployment', 'StatefulSet'].includes(d.kind))) {
+    for (const doc of ours(['Deployment', 'StatefulSet'])) {
       const container = podOf(doc);
       const env = Object.fromEntries(
         container.env.map((e) => [e.name, e.value ?? 'k'.repeat(43)] as const),
@@ -185,5 +188,29 @@ describe('deploy/kubernetes', () => {
         1000 * (spec.terminationGracePeriodSeconds ?? 30),
       );
     }
+  });
+
+  it('traces: the API, the projector and the deliverer send to the collector, which admits only them', () => {
+    const workloads = ours(['Deployment', 'StatefulSet']);
+    expect(workloads.map((doc) => doc.metadata.name).sort()).toEqual([
+      'token-authority-api',
+      'token-authority-deliver',
+      'token-authority-projector',
+    ]);
+    for (const doc of workloads) {
+      const env = envOf(podOf(doc));
+      expect(env.get('OTEL_EXPORTER_OTLP_ENDPOINT')?.value, doc.metadata.name).toBe(
+        'http://otel-collector:4318',
+      );
+      expect(env.get('OTEL_SERVICE_NAME')?.value).toBe(doc.metadata.name);
+    }
+    expect(named('Service', 'otel-collector').spec.ports).toEqual([
+      { name: 'otlp-http', port: 4318, targetPort: 'otlp-http' },
+    ]);
+    const policy = named('NetworkPolicy', 'otel-collector');
+    const [rule] = policy.spec.ingress as { from: { podSelector: unknown }[] }[];
+    const peers = rule!.from.map((peer) => JSON.stringify(peer.podSelector));
+    const selectors = workloads.map((doc) => JSON.stringify(doc.spec.selector));
+    expect(peers.sort()).toEqual(selectors.sort());
   });
 });

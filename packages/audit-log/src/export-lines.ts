@@ -34,6 +34,11 @@ export interface TreeEventLine {
   readonly sequence: number;
   /** The event exactly as its leaf covers it: canonical, secret hashes replaced by a digest. */
   readonly event: Record<string, unknown>;
+  /**
+   * The trace of the request that appended it, when that request was traced and sampled: beside
+   * the event, never covered by its leaf or any check (tracing never changes the evidence).
+   */
+  readonly trace?: { readonly trace_id: string; readonly span_id: string };
 }
 
 /** A signed head of the space's Merkle tree (a C2SP checkpoint note, with its cosignatures). */

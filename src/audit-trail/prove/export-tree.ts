@@ -9,6 +9,7 @@ import { archivedSpaceTree } from './archived-leaves.js';
 import { loadFrontier } from '../seal/tree-growth.js';
 import { TreeLeavesMissing } from '../seal/tree-store.js';
 import { listTreeHeads } from './tree-heads.js';
+import { tracesOf, type EventTrace } from '../../event-store/event-traces.js';
 
 /**
  * A space's sealed events recorded in [from, to) as an export of format 2 (export-lines.ts): the
@@ -54,6 +55,10 @@ export async function* exportSpaceTree(
         minPosition: seal.min_position,
         maxPosition: seal.max_position,
       });
+      const traces = await tracesOf(
+        db,
+        events.map((event) => event.globalPosition),
+      );
       let sequence = seal.first_sequence - 1;
       for (const stored of events) {
         sequence += 1;
@@ -65,7 +70,11 @@ export async function* exportSpaceTree(
         }
         last = sequence;
         const bytes = leafEntry(stored).toString('utf8');
-        yield { type: 'event', sequence, event: JSON.parse(bytes) as Record<string, unknown> };
+        const event = JSON.parse(bytes) as Record<string, unknown>;
+        const trace = traces.get(stored.globalPosition);
+        yield trace
+          ? { type: 'event', sequence, event, trace: traceLine(trace) }
+          : { type: 'event', sequence, event };
       }
     }
   }
@@ -74,6 +83,11 @@ export async function* exportSpaceTree(
     yield { type: 'tree-head', tree_size: head.size, checkpoint: head.note };
   }
 }
+
+const traceLine = (trace: EventTrace) => ({
+  trace_id: trace.traceId,
+  span_id: trace.spanId,
+});
 
 /** The space tree's frontier of `first - 1` leaves, from its stored nodes and last tile. */
 async function frontierBefore(

@@ -163,6 +163,11 @@ export const auditEntry = z.object({
   client_ip: z.string().nullable(),
   user_agent: z.string().nullable(),
   details: z.unknown(),
+  trace_id: z
+    .string()
+    .nullable()
+    .describe('The trace of the request that made the event (W3C, hex), when it was sampled.'),
+  span_id: z.string().nullable().describe('The span the event was appended in, with `trace_id`.'),
 });
 
 /** A part of the trail that left the database: the archive file that holds it. */

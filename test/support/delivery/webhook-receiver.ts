@@ -12,6 +12,8 @@ export interface ReceivedDelivery {
     readonly id: string;
     readonly source: string;
     readonly type: string;
+    /** The CloudEvents distributed-tracing extension, when the event's request was traced. */
+    readonly traceparent?: string;
     readonly data: {
       readonly space_id: string;
       readonly global_position: number;

@@ -1,0 +1,37 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import { tracesInRange, type LinkedSpans } from '../event-store/event-traces.js';
+import type { LogRange } from '../event-store/log-range.js';
+import { projectNextBatchTogether } from './batches.js';
+import type { Projection } from './projection.js';
+
+/**
+ * The projector's next batch, as a span (`projector.batch`) linked to the traces of the requests
+ * whose events it projected when `spans` is given (tracing on); otherwise just the batch.
+ */
+export function tracedBatches(options: {
+  readonly db: Kysely<Database>;
+  readonly projections: readonly Projection[];
+  readonly spans?: LinkedSpans;
+}): (size: number) => Promise<number> {
+  const { db, projections, spans } = options;
+  if (!spans) return (size) => projectNextBatchTogether(db, projections, size);
+  return (size) => {
+    let range: LogRange | undefined;
+    return spans(
+      'projector.batch',
+      () => projectNextBatchTogether(db, projections, size, (projected) => (range = projected)),
+      async (count) => {
+        if (!range) return undefined;
+        const traces = await tracesInRange(db, range);
+        return {
+          attributes: {
+            'projector.event_count': count,
+            'projector.projections': projections.length,
+          },
+          links: [...traces.values()],
+        };
+      },
+    );
+  };
+}

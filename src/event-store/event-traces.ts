@@ -4,7 +4,7 @@ import { inRange, type LogRange } from './log-range.js';
 
 /**
  * The sampled trace of the request that appended an event (W3C trace context ids, lower-case
- * hex), kept beside the log in `event_traces` (migration 041), never in the event: its leaf does
+ * hex), kept beside the log in `event_traces` (migration 042), never in the event: its leaf does
  * not cover it, so whether a request was traced or sampled never changes the evidence.
  */
 export interface EventTrace {

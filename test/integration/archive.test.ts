@@ -50,6 +50,7 @@ let login: string;
 let firstPartition: { name: string; starts_at: Date; ends_at: Date };
 let archiveOutput: Array<Record<string, unknown>>;
 let sizeBefore: number;
+let tracedPositions: string[];
 let eventsOfSpace: number;
 let auditKey: Awaited<ReturnType<typeof loadAuditSigningKey>>;
 let firstTokenJti: string;
@@ -173,6 +174,21 @@ beforeAll(async () => {
       )
     ).rows[0]!.n,
   );
+  // A sampled request's trace beside an event of the archived partition and of a kept one, as
+  // the append writes it (migration 042).
+  tracedPositions = (
+    await database.pool.query<{ position: string }>(
+      `(SELECT global_position::text AS position FROM ${firstPartition.name} ORDER BY global_position LIMIT 1)
+       UNION ALL (SELECT max(global_position)::text FROM events)`,
+    )
+  ).rows.map((row) => row.position);
+  for (const position of tracedPositions) {
+    await database.pool.query(
+      `INSERT INTO event_traces (global_position, trace_id, span_id)
+       VALUES ($1, decode(repeat('ab', 16), 'hex'), decode(repeat('cd', 8), 'hex'))`,
+      [position],
+    );
+  }
   sizeBefore = await logBytes();
   const { code, stdout } = await cli(
     ['src/cli/archive.ts', `--before=${firstPartition.ends_at.toISOString()}`],
@@ -211,6 +227,14 @@ describe('archiving a partition', () => {
     expect(recorded.rows).toHaveLength(1);
     expect(recorded.rows[0]!.data.partition).toBe(firstPartition.name);
     expect(recorded.rows[0]!.data.files).toEqual(archiveOutput[0]!.files);
+  });
+
+  it("drops the traces of the partition's events with it, keeping those of the events left", async () => {
+    const { rows } = await database.pool.query<{ position: string }>(
+      `SELECT global_position::text AS position FROM event_traces WHERE global_position = ANY($1)`,
+      [tracedPositions],
+    );
+    expect(rows.map((row) => row.position)).toEqual([tracedPositions[1]]);
   });
 
   it('leaves an archive that, with the live export, verifies as one chain from the first event', async () => {

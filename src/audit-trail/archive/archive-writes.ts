@@ -16,7 +16,7 @@ export interface ArchivedPartition {
 /**
  * What commits with an `events-archived` event, through the store's append (the archive's
  * declared inline writes): the ranges for the audit API, the files' index, and the partition
- * dropped.
+ * dropped with its events' traces.
  */
 export interface ArchiveWrites {
   archived(partition: ArchivedPartition): Promise<void>;
@@ -56,6 +56,10 @@ export function postgresArchiveWrites(trx: Transaction<Database>): ArchiveWrites
           keys,
         });
       }
+      // The traces of its events go with it: kept, they would grow with every token forever.
+      await sql`DELETE FROM event_traces WHERE global_position IN (SELECT global_position FROM ${sql.table(partition)})`.execute(
+        trx,
+      );
       await trx.deleteFrom('event_partitions').where('partition_name', '=', partition).execute();
       await sql`DROP TABLE ${sql.table(partition)}`.execute(trx);
     },

@@ -2,6 +2,7 @@ import { sign, verify } from 'node:crypto';
 import { z } from 'zod';
 import { InvalidTokenError } from '../errors/errors.js';
 import { ACCESS_TOKEN_ALG } from './algorithms.js';
+import { actorClaimSchema } from './actor-claim.js';
 import type { SigningKey } from './key-store.js';
 import {
   keysForIssuer,
@@ -38,14 +39,18 @@ export const privateTokenClaimsSchema = z.object({
 });
 export type PrivateTokenClaims = z.infer<typeof privateTokenClaimsSchema>;
 
-/** Claims of a public access token; `act` names the client that issued it (RFC 8693). */
+/**
+ * Claims of a public access token; `act` names the client that issued it (RFC 8693) or, delegated,
+ * the agent, the chain nested; `may_act` (§4.4) the agent the customer allowed to exchange it.
+ */
 export const publicTokenClaimsSchema = z.object({
   ...commonClaims,
   token_kind: z.literal('public'),
   customer_id: z.string(),
   segment_id: z.string(),
   parent_jti: z.string(),
-  act: z.object({ sub: z.string() }),
+  act: actorClaimSchema,
+  may_act: z.object({ sub: z.string() }).optional(),
 });
 export type PublicTokenClaims = z.infer<typeof publicTokenClaimsSchema>;
 
@@ -56,7 +61,7 @@ const accessTokenClaimsSchema = z.discriminatedUnion('token_kind', [
   publicTokenClaimsSchema,
 ]);
 
-// A key's encoded header is the same for every token it signs; keys change rarely.
+// A key's encoded header is the same for every token it signs.
 const encodedHeaders = new Map<string, string>();
 
 /** What a JWS signature covers: the encoded `typ: at+jwt` header (RFC 9068) and claims. */
@@ -106,7 +111,6 @@ export function signAccessTokenOffThread(
 }
 
 export type { PublicKeys, AccessTokenPolicy } from './issuer-keys.js';
-
 /**
  * Verifies signature, typ, issuer, audience and lifetime, then the claim shape, and requires
  * `kind`: a public token never passes where a private one is expected, and a login token (other

@@ -9,3 +9,4 @@ export * from './policy/tokens.js';
 export * from './policy/scopes.js';
 export * from './policy/audit-reads.js';
 export * from './policy/routes.js';
+export * from './policy/delegation.js';

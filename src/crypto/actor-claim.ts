@@ -17,3 +17,9 @@ export function actorChain(act: ActorClaim | undefined): string[] {
   for (let at = act; at !== undefined; at = at.act) chain.push(at.sub);
   return chain;
 }
+
+/** The `act` claim of a chain of client ids, outermost (the current actor) first. */
+export function actorClaimOf(chain: readonly [string, ...string[]]): ActorClaim {
+  const [sub, next, ...rest] = chain;
+  return next === undefined ? { sub } : { sub, act: actorClaimOf([next, ...rest]) };
+}

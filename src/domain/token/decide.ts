@@ -50,7 +50,11 @@ const scopeRefused = (grant: ScopeGrant & { ok: false }, audience: string) =>
   refuse('invalid_scope', [], describeScopeRefusal(grant, audience));
 
 /** Issue and expiry times (seconds); expiry never past `notAfter`. */
-export function lifetime(command: Issuance, ttlSeconds: number, notAfter = Number.POSITIVE_INFINITY) {
+export function lifetime(
+  command: Issuance,
+  ttlSeconds: number,
+  notAfter = Number.POSITIVE_INFINITY,
+) {
   const issuedAt = secondsOf(command.now);
   const expiresAt = Math.min(issuedAt + ttlSeconds, notAfter);
   return {

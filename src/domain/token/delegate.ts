@@ -72,7 +72,7 @@ export function decideDelegatedToken(
 ): Decision<
   DomainEvent<'public-token-issued'>,
   DelegationRefusal,
-  Lifetime & { readonly agent: Credential; readonly actors: readonly string[] }
+  Lifetime & { readonly agent: Credential; readonly actors: readonly [string, ...string[]] }
 > {
   const { subject, actor, spaceId } = command;
   if (!tokenInSpace(subject, spaceId)) return refuse('subject_space');
@@ -83,7 +83,7 @@ export function decideDelegatedToken(
     return refuse('actor_inactive');
   }
   if (!mayActFor(subject.mayAct, agent.clientId)) return refuse('actor_not_allowed');
-  const actors = [agent.clientId, ...subject.actors];
+  const actors: [string, ...string[]] = [agent.clientId, ...subject.actors];
   if (actors.length > MAX_ACTOR_CHAIN) return refuse('chain_too_deep');
   const scopes = delegatedTokenScopes(
     policy.catalog,

@@ -25,6 +25,18 @@ export function mayBeNamedActor(
   return agent !== undefined && agent.status === 'active' && agent.spaceId === spaceId;
 }
 
+/**
+ * Only a public token naming an agent in `may_act` is delegated: any other subject token with an
+ * actor is refused as delegation always was, so no plain exchange reaches it (keycloak#52691).
+ */
+export function delegable<
+  Token extends { readonly token_kind: string; readonly may_act?: { readonly sub: string } },
+>(
+  subject: Token,
+): subject is Token & { readonly token_kind: 'public'; readonly may_act: { readonly sub: string } } {
+  return subject.token_kind === 'public' && subject.may_act !== undefined;
+}
+
 /** The agent may exchange the subject token only when its `may_act` names the agent's client. */
 export function mayActFor(mayAct: string | undefined, clientId: string): boolean {
   return mayAct !== undefined && mayAct === clientId;

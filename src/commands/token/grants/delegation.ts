@@ -1,5 +1,5 @@
 import { clientActor } from '../../../domain/actors.js';
-import { issuedTo, mayTarget } from '../../../domain/policy.js';
+import { delegable, issuedTo, mayTarget } from '../../../domain/policy.js';
 import type { FieldProblem } from '../../../errors/errors.js';
 import {
   InvalidGrantError,
@@ -46,7 +46,7 @@ export async function delegatedExchange(
 ): Promise<GrantResponse> {
   const { fields, client, dpop, spaceId, origin } = request;
   const subject = await asGrantError(() => ctx.verifier.verifyAny(fields.subject_token));
-  if (subject.token_kind !== 'public' || subject.may_act === undefined) {
+  if (!delegable(subject)) {
     const message =
       'delegation needs a subject_token whose may_act names the actor: send no actor_token or actor_token_type';
     throw new InvalidRequestError(message, [{ field: 'actor_token', message }]);

@@ -33,7 +33,10 @@ export function delegable<
   Token extends { readonly token_kind: string; readonly may_act?: { readonly sub: string } },
 >(
   subject: Token,
-): subject is Token & { readonly token_kind: 'public'; readonly may_act: { readonly sub: string } } {
+): subject is Token & {
+  readonly token_kind: 'public';
+  readonly may_act: { readonly sub: string };
+} {
   return subject.token_kind === 'public' && subject.may_act !== undefined;
 }
 

@@ -1,5 +1,6 @@
 import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { TEST_SCOPE_CATALOG } from '../support/scope-catalog.js';
 import { AUDIENCE, startTestService, type TestService } from '../support/test-service.js';
 
 /**
@@ -12,14 +13,7 @@ const ELSEWHERE = 'space-agents-elsewhere';
 const ISSUER = 'http://token-authority.test';
 const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 const ACCESS_TOKEN = 'urn:ietf:params:oauth:token-type:access_token';
-const CATALOG = {
-  [AUDIENCE]: {
-    'products:read': { description: 'read products', public: true, default: true },
-    'cart:write': { description: 'change carts', public: true, default: true },
-    'checkout:write': { description: 'check out', public: true },
-    'orders:read': { description: 'every order', public: false },
-  },
-};
+const CATALOG = TEST_SCOPE_CATALOG;
 const ALL = ['products:read', 'cart:write', 'checkout:write', 'orders:read'];
 
 let service: TestService;

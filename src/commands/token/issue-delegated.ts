@@ -8,6 +8,7 @@ import { actorChain, actorClaimOf } from '../../crypto/actor-claim.js';
 import type { CommandContext } from '../context.js';
 import type { DpopProof } from '../../crypto/dpop.js';
 import { rememberDpopProof } from './dpop-proofs.js';
+import { issuanceNow } from './issuance.js';
 import { recordIssuedToken, type IssuedToken } from './record-issued.js';
 
 /** Each refusal's error_description (RFC 8693 §2.2.2: the grant does not hold, invalid_grant). */
@@ -45,12 +46,8 @@ export async function issueDelegatedToken(
   const decision = decideDelegatedToken(
     {
       spaceId: command.spaceId,
+      ...issuanceNow(ctx, command.metadata, command.dpop?.jkt),
       scopes: command.scopes,
-      metadata: command.metadata,
-      now: ctx.clock.now(),
-      eventId: command.metadata.request_id,
-      jti: ctx.ids.tokenId(),
-      jkt: command.dpop?.jkt,
       subject: {
         clientId: subject.client_id,
         spaceId: subject.space_id,

@@ -13,6 +13,7 @@ import type { PrivateTokenClaims } from '../../crypto/access-tokens.js';
 import type { CommandContext } from '../context.js';
 import type { DpopProof } from '../../crypto/dpop.js';
 import { rememberDpopProof } from './dpop-proofs.js';
+import { issuanceNow } from './issuance.js';
 import { recordIssuedToken, type IssuedToken } from './record-issued.js';
 import { decidedInSpan, hashedId } from '../../observability/tracing.js';
 
@@ -58,12 +59,7 @@ export async function issuePublicToken(
         customerId: command.customerId,
         segmentId: command.segmentId,
         scopes: command.scopes,
-        metadata: command.metadata,
-        now: ctx.clock.now(),
-        // The request's id: one request, one issuance, and the event need not name it twice.
-        eventId: command.metadata.request_id,
-        jti: ctx.ids.tokenId(),
-        jkt: command.bindTo ?? command.dpop?.jkt,
+        ...issuanceNow(ctx, command.metadata, command.bindTo ?? command.dpop?.jkt),
         ...(mayAct === undefined ? {} : { mayAct: { clientId: mayAct, agent } }),
         privateToken: {
           clientId: privateToken.client_id,

@@ -1,6 +1,10 @@
 import { decideDelegatedToken, type DelegationRefusal } from '../../domain/token/delegate.js';
 import type { EventMetadata } from '../../domain/events.js';
-import { InvalidGrantError, InvalidScopeError } from '../../errors/errors.js';
+import {
+  InvalidDpopProofError,
+  InvalidGrantError,
+  InvalidScopeError,
+} from '../../errors/errors.js';
 import { scopeWords } from '../../domain/scope.js';
 import { tokenRevoked } from '../../domain/policy.js';
 import type { PrivateTokenClaims, PublicTokenClaims } from '../../crypto/access-tokens.js';
@@ -12,10 +16,10 @@ import { issuanceNow } from './issuance.js';
 import { recordIssuedToken, type IssuedToken } from './record-issued.js';
 
 /** Each refusal's error_description (RFC 8693 §2.2.2: the grant does not hold, invalid_grant). */
-const REFUSED: Record<Exclude<DelegationRefusal, 'invalid_scope'>, string> = {
+const REFUSED: Record<Exclude<DelegationRefusal, 'invalid_scope' | 'dpop_required'>, string> = {
   subject_space: 'subject_token belongs to another space than X-Service-Space-ID',
   subject_inactive:
-    "subject_token has been revoked, or its client's credential is no longer active",
+    "subject_token has been revoked, or its client's credential no longer active or no longer allowing its scopes",
   actor_space: 'actor_token belongs to another space than X-Service-Space-ID',
   actor_inactive: "actor_token has been revoked, or its client's credential is no longer active",
   actor_not_allowed: "the subject token's may_act does not name the actor_token's client",
@@ -77,6 +81,9 @@ export async function issueDelegatedToken(
   );
   if (!decision.ok) {
     if (decision.refusal === 'invalid_scope') throw new InvalidScopeError(decision.detail!);
+    if (decision.refusal === 'dpop_required') {
+      throw new InvalidDpopProofError('this agent uses only DPoP-bound tokens: send a DPoP proof');
+    }
     throw new InvalidGrantError(REFUSED[decision.refusal]);
   }
   const { agent, actors } = decision.facts;

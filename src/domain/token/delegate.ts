@@ -10,6 +10,7 @@ import {
   MAX_ACTOR_CHAIN,
   mayActFor,
   tokenInSpace,
+  tokenScopesStillAllowed,
 } from '../policy.js';
 import { scopeText } from '../scope.js';
 import type { ScopeCatalog } from '../scope-catalog.js';
@@ -51,6 +52,7 @@ export type DelegationRefusal =
   | 'actor_inactive'
   | 'actor_not_allowed'
   | 'chain_too_deep'
+  | 'dpop_required'
   | 'invalid_scope';
 
 /**
@@ -76,13 +78,20 @@ export function decideDelegatedToken(
 > {
   const { subject, actor, spaceId } = command;
   if (!tokenInSpace(subject, spaceId)) return refuse('subject_space');
-  if (subject.revoked || !credentialActive(credentials.subject)) return refuse('subject_inactive');
+  const storefront = credentials.subject;
+  if (subject.revoked || !credentialActive(storefront)) return refuse('subject_inactive');
+  // A scope taken from the storefront since, by its credential or the catalog, is not passed on.
+  const held = { scopes: subject.scopes, audience: subject.audience };
+  if (!tokenScopesStillAllowed(held, allowedScopes(policy.catalog, storefront), policy.catalog)) {
+    return refuse('subject_inactive');
+  }
   if (!tokenInSpace(actor, spaceId)) return refuse('actor_space');
   const agent = credentials.agent;
   if (actor.revoked || !credentialActive(agent) || !tokenInSpace(agent, spaceId)) {
     return refuse('actor_inactive');
   }
   if (!mayActFor(subject.mayAct, agent.clientId)) return refuse('actor_not_allowed');
+  if (agent.requireDpop && !command.jkt) return refuse('dpop_required');
   const actors: [string, ...string[]] = [agent.clientId, ...subject.actors];
   if (actors.length > MAX_ACTOR_CHAIN) return refuse('chain_too_deep');
   const scopes = delegatedTokenScopes(

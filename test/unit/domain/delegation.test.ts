@@ -12,7 +12,12 @@ const catalog = {
     'checkout:write': { description: 'check out', public: true, default: false },
   },
 };
-const storefront = given(evolveCredential, undefined, [credentialCreated(nextId())]);
+const storefront = given(evolveCredential, undefined, [
+  credentialCreated(nextId(), {
+    scopes: ['products:read', 'cart:write', 'checkout:write'],
+    catalog,
+  }),
+]);
 const agent = { ...storefront, clientId: 'agent-1', scopes: ['products:read', 'cart:write'] };
 const subject = {
   clientId: storefront.clientId,
@@ -76,6 +81,13 @@ describe('token: delegation the customer allowed (RFC 8693 may_act)', () => {
     expect(refusalOf({ actor: { ...actor, spaceId: 'elsewhere' } })).toBe('actor_space');
     expect(refusalOf({ subject: { ...subject, revoked: true } })).toBe('subject_inactive');
     expect(refusalOf({ scopes: ['checkout:write'] })).toBe('invalid_scope');
+    // The storefront's credential narrowed since: its customer's token passes nothing on.
+    const narrowed = { ...storefront, scopes: ['products:read'] };
+    expect(refusalOf({}, { subject: narrowed })).toBe('subject_inactive');
+    expect(refusalOf({}, { agent: { ...agent, requireDpop: true } })).toBe('dpop_required');
+    expect(refusalOf({ jkt: 'k'.repeat(43) }, { agent: { ...agent, requireDpop: true } })).toBe(
+      undefined,
+    );
     expect(refusalOf({ subject: { ...subject, actors: ['a', 'b', 'c', 'd'] } })).toBe(
       'chain_too_deep',
     );

@@ -61,7 +61,7 @@ export const TOKEN_EVENTS = {
     }),
   }),
   'public-token-issued': declareEvent(publicTokenIssuedSchema, {
-    audit: ['scope', 'may_act', 'subject_jti', 'actors', 'narrowed'],
+    audit: ['scope'],
     rate: { counter: 'public_tokens' },
     isUse: true,
     metric: 'public-tokens-issued',

@@ -246,6 +246,15 @@ describe('delegation the customer allowed (RFC 8693 may_act, act)', () => {
     }
   });
 
+  it('client authentication, when sent, must be the agent the actor_token is of', async () => {
+    const { storefront, agent, storefrontToken, agentToken } = await storefrontAndAgent();
+    const subject = await customerToken(storefrontToken, { may_act: agent.client_id });
+    const asStorefront = await refusal(await delegate(subject, agentToken, storefront));
+    expect(asStorefront).toMatchObject({ error: 'invalid_grant' });
+    expect(asStorefront.error_description).toMatch(/actor_token was issued to another client/);
+    expect((await delegate(subject, agentToken, agent)).status).toBe(200);
+  });
+
   it('an actor_token of another space is refused', async () => {
     const { agent, storefrontToken } = await storefrontAndAgent();
     const subject = await customerToken(storefrontToken, { may_act: agent.client_id });

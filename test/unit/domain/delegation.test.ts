@@ -79,6 +79,7 @@ describe('token: delegation the customer allowed (RFC 8693 may_act)', () => {
     expect(refusalOf({ subject: { ...subject, mayAct: 'agent-2' } })).toBe('actor_not_allowed');
     expect(refusalOf({ subject: { ...subject, mayAct: undefined } })).toBe('actor_not_allowed');
     expect(refusalOf({ actor: { ...actor, spaceId: 'elsewhere' } })).toBe('actor_space');
+    expect(refusalOf({ spaceId: 'elsewhere' })).toBe('subject_space');
     expect(refusalOf({ subject: { ...subject, revoked: true } })).toBe('subject_inactive');
     expect(refusalOf({ scopes: ['checkout:write'] })).toBe('invalid_scope');
     // The storefront's credential narrowed since: its customer's token passes nothing on.

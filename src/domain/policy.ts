@@ -10,3 +10,4 @@ export * from './policy/scopes.js';
 export * from './policy/audit-reads.js';
 export * from './policy/routes.js';
 export * from './policy/issuers.js';
+export * from './policy/delegation.js';

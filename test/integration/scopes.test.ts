@@ -1,5 +1,6 @@
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { TEST_SCOPE_CATALOG } from '../support/scope-catalog.js';
 import { PROJECTIONS } from '../../src/projections/all.js';
 import { catchUp } from '../../src/projections/batches.js';
 import { createVerifier } from '../../src/verify/index.js';
@@ -13,14 +14,7 @@ import { waitUntil } from '../support/wait.js';
 
 // Issue 41: scopes from the operator's catalog, held by credentials, carried by tokens.
 const SPACE = 'space-scopes';
-const CATALOG = {
-  [AUDIENCE]: {
-    'products:read': { description: 'read products', public: true, default: true },
-    'cart:write': { description: 'change carts', public: true, default: true },
-    'checkout:write': { description: 'check out', public: true },
-    'orders:read': { description: 'every order', public: false },
-  },
-};
+const CATALOG = TEST_SCOPE_CATALOG;
 const ENV = { SCOPE_CATALOG: JSON.stringify(CATALOG) };
 const ISSUER = 'http://token-authority.test';
 

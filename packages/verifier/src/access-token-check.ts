@@ -1,5 +1,6 @@
 import { verify } from 'node:crypto';
 import { z } from 'zod';
+import { actorClaimSchema } from './actor-claim.js';
 import { ACCESS_TOKEN_ALG } from './algorithms.js';
 import {
   keysForIssuer,
@@ -35,14 +36,18 @@ export const privateTokenClaimsSchema = z.object({
 });
 export type PrivateTokenClaims = z.infer<typeof privateTokenClaimsSchema>;
 
-/** Claims of a public access token; `act` names the client that issued it (RFC 8693). */
+/**
+ * Claims of a public access token; `act` names the client that issued it (RFC 8693) or, delegated,
+ * the agent, the chain nested; `may_act` (§4.4) the agent the customer allowed to exchange it.
+ */
 export const publicTokenClaimsSchema = z.object({
   ...commonClaims,
   token_kind: z.literal('public'),
   customer_id: z.string(),
   segment_id: z.string(),
   parent_jti: z.string(),
-  act: z.object({ sub: z.string() }),
+  act: actorClaimSchema,
+  may_act: z.object({ sub: z.string() }).optional(),
 });
 export type PublicTokenClaims = z.infer<typeof publicTokenClaimsSchema>;
 

@@ -73,6 +73,9 @@ export async function introspectToken(
         customer_id: claims.customer_id,
         segment_id: claims.segment_id,
         parent_jti: claims.parent_jti,
+        // RFC 8693 §4.1, §4.4: who acts, and who may (keycloak#53029 dropped them).
+        act: claims.act,
+        ...(claims.may_act ? { may_act: claims.may_act } : {}),
       }
     : common;
 }

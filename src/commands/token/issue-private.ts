@@ -7,6 +7,7 @@ import { InvalidScopeError, InvalidTargetError } from '../../errors/errors.js';
 import type { CommandContext } from '../context.js';
 import type { DpopProof } from '../../crypto/dpop.js';
 import { rememberDpopProof } from './dpop-proofs.js';
+import { issuanceNow } from './issuance.js';
 import { recordIssuedToken, type IssuedToken } from './record-issued.js';
 import { decidedInSpan } from '../../observability/tracing.js';
 
@@ -58,12 +59,7 @@ export async function issuePrivateTokenTo(
       {
         audience: command.audience,
         scopes: command.scopes,
-        metadata: command.metadata,
-        now: ctx.clock.now(),
-        // The request's id: one request, one issuance, and the event need not name it twice.
-        eventId: command.metadata.request_id,
-        jti: ctx.ids.tokenId(),
-        jkt: command.dpop?.jkt,
+        ...issuanceNow(ctx, command.metadata, command.dpop?.jkt),
         ...(command.assertion ? { assertion: command.assertion } : {}),
       },
       credential,

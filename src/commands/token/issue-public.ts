@@ -3,6 +3,7 @@ import type { EventMetadata } from '../../domain/events.js';
 import {
   InsufficientScopeError,
   InvalidDpopProofError,
+  InvalidRequestError,
   InvalidScopeError,
   InvalidTokenError,
 } from '../../errors/errors.js';
@@ -12,6 +13,7 @@ import type { PrivateTokenClaims } from '../../crypto/access-tokens.js';
 import type { CommandContext } from '../context.js';
 import type { DpopProof } from '../../crypto/dpop.js';
 import { rememberDpopProof } from './dpop-proofs.js';
+import { issuanceNow } from './issuance.js';
 import { recordIssuedToken, type IssuedToken } from './record-issued.js';
 import { decidedInSpan, hashedId } from '../../observability/tracing.js';
 
@@ -36,12 +38,15 @@ export async function issuePublicToken(
     readonly bindTo?: string;
     /** The `scope` asked for, as words; undefined: the defaults. */
     readonly scopes?: readonly string[];
+    /** The agent (client id) the customer allows to exchange it (RFC 8693 §4.4 `may_act`). */
+    readonly mayAct?: string;
   },
 ): Promise<IssuedToken> {
-  const { privateToken } = command;
+  const { privateToken, mayAct } = command;
   const revoked = await tokenRevoked(privateToken, (jti) => ctx.revocations.isRevoked(jti));
   // A revoked token is refused by the decider whatever its credential: no need to look it up.
   const credential = revoked ? undefined : await ctx.credentials.find(privateToken.client_id);
+  const agent = mayAct === undefined ? undefined : await ctx.credentials.find(mayAct);
   const decided = () => ({
     'oauth.client_id': privateToken.client_id,
     'tenant.space_id': command.spaceId,
@@ -54,12 +59,8 @@ export async function issuePublicToken(
         customerId: command.customerId,
         segmentId: command.segmentId,
         scopes: command.scopes,
-        metadata: command.metadata,
-        now: ctx.clock.now(),
-        // The request's id: one request, one issuance, and the event need not name it twice.
-        eventId: command.metadata.request_id,
-        jti: ctx.ids.tokenId(),
-        jkt: command.bindTo ?? command.dpop?.jkt,
+        ...issuanceNow(ctx, command.metadata, command.bindTo ?? command.dpop?.jkt),
+        ...(mayAct === undefined ? {} : { mayAct: { clientId: mayAct, agent } }),
         privateToken: {
           clientId: privateToken.client_id,
           spaceId: privateToken.space_id,
@@ -79,6 +80,10 @@ export async function issuePublicToken(
       throw new InvalidTokenError('the private token has been revoked');
     }
     if (decision.refusal === 'invalid_scope') throw new InvalidScopeError(decision.detail!);
+    if (decision.refusal === 'may_act_unknown') {
+      const message = 'is not an active client of this space';
+      throw new InvalidRequestError(`may_act ${message}`, [{ field: 'may_act', message }]);
+    }
     if (decision.refusal === 'scope_withdrawn') {
       throw new InvalidTokenError(
         'the private token carries a scope withdrawn since, by its credential or the scope catalog: get a new one',
@@ -114,6 +119,7 @@ export async function issuePublicToken(
       segment_id: command.segmentId,
       parent_jti: privateToken.jti,
       act: { sub: privateToken.client_id },
+      ...(mayAct === undefined ? {} : { may_act: { sub: mayAct } }),
       ...(decision.facts.scope ? { scope: decision.facts.scope } : {}),
       ...(jkt ? { cnf: { jkt } } : {}),
     },

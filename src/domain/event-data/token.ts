@@ -42,6 +42,14 @@ export const publicTokenIssuedSchema = z.object({
   expires_at: z.iso.datetime(),
   ...boundTo,
   ...granted,
+  /** The agent (client id) the customer allowed to exchange it (RFC 8693 §4.4 `may_act`). */
+  may_act: z.string().optional(),
+  /** Delegated (issue 55): the public token exchanged for it; `parent_jti` is that one's. */
+  subject_jti: z.string().optional(),
+  /** Delegated: the `act` chain's client ids, the acting agent first. */
+  actors: z.array(z.string()).max(8).optional(),
+  /** Delegated: the subject token's scopes this one does not carry (RFC 6749 §3.3 text). */
+  narrowed: z.string().max(4096).optional(),
 });
 
 export const tokenRevokedSchema = z.object({

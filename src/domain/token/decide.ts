@@ -8,7 +8,9 @@ import { accept, refuse, type Decision } from '../decision.js';
 import {
   allowedScopes,
   credentialActive,
+  DELEGABLE_TOKEN_TTL_SECONDS,
   describeScopeRefusal,
+  mayBeNamedActor,
   issuedTo,
   privateTokenScopes,
   publicTokenScopes,
@@ -20,7 +22,7 @@ import { scopeText } from '#verifier/scope.js';
 import type { ScopeCatalog } from '../scope-catalog.js';
 
 /** When and under which ids a token is issued: chosen by the handler, so decisions stay pure. */
-interface Issuance {
+export interface Issuance {
   readonly now: number;
   readonly eventId: string;
   readonly jti: string;
@@ -29,9 +31,10 @@ interface Issuance {
   readonly jkt?: string;
 }
 
-const binding = (command: Issuance) => (command.jkt ? { cnf_jkt: command.jkt } : {});
+/** The event's `cnf_jkt`: the key the token is bound to, absent for a bearer token. */
+export const binding = (command: Issuance) => (command.jkt ? { cnf_jkt: command.jkt } : {});
 /** The event's `scope`: absent when none was granted, so unscoped events are as before. */
-const granted = (scopes: readonly string[]) =>
+export const granted = (scopes: readonly string[]) =>
   scopes.length > 0 ? { scope: scopeText(scopes) } : {};
 
 /** A token's id, lifetime in seconds since the epoch and granted scopes, as the JWT carries them. */
@@ -48,7 +51,11 @@ const scopeRefused = (grant: ScopeGrant & { ok: false }, audience: string) =>
   refuse('invalid_scope', [], describeScopeRefusal(grant, audience));
 
 /** Issue and expiry times (seconds); expiry never past `notAfter`. */
-function lifetime(command: Issuance, ttlSeconds: number, notAfter = Number.POSITIVE_INFINITY) {
+export function lifetime(
+  command: Issuance,
+  ttlSeconds: number,
+  notAfter = Number.POSITIVE_INFINITY,
+) {
   const issuedAt = secondsOf(command.now);
   const expiresAt = Math.min(issuedAt + ttlSeconds, notAfter);
   return {
@@ -127,6 +134,8 @@ export function decideIssuePublicToken(
     readonly privateToken: PrivateTokenGrant;
     /** The `scope` asked for, as words; undefined: none asked, the defaults. */
     readonly scopes?: readonly string[];
+    /** The agent the customer allows to act for them (`may_act`), and its credential. */
+    readonly mayAct?: { readonly clientId: string; readonly agent: Credential | undefined };
   },
   credential: Credential | undefined,
   policy: { readonly ttlSeconds: number; readonly catalog: ScopeCatalog },
@@ -137,7 +146,8 @@ export function decideIssuePublicToken(
   | 'credential_inactive'
   | 'scope_withdrawn'
   | 'dpop_required'
-  | 'invalid_scope',
+  | 'invalid_scope'
+  | 'may_act_unknown',
   /** With the active credential behind the private token. */
   Lifetime & { readonly credential: Credential }
 > {
@@ -161,9 +171,11 @@ export function decideIssuePublicToken(
     command.scopes,
   );
   if (!scopes.ok) return scopeRefused(scopes, privateToken.audience);
+  const { mayAct } = command;
+  if (mayAct && !mayBeNamedActor(mayAct.agent, command.spaceId)) return refuse('may_act_unknown');
   const { issued_at, expires_at, ...times } = lifetime(
     command,
-    policy.ttlSeconds,
+    mayAct ? Math.min(policy.ttlSeconds, DELEGABLE_TOKEN_TTL_SECONDS) : policy.ttlSeconds,
     privateToken.expiresAt,
   );
   const event = commandEvent(command, 'public-token-issued', {
@@ -177,6 +189,7 @@ export function decideIssuePublicToken(
     expires_at,
     ...binding(command),
     ...granted(scopes.scopes),
+    ...(mayAct ? { may_act: mayAct.clientId } : {}),
   });
   return accept([event], { ...times, ...granted(scopes.scopes), credential });
 }

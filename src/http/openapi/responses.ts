@@ -100,6 +100,14 @@ export const introspection = z.union([
     customer_id: z.string().optional(),
     segment_id: z.string().optional(),
     parent_jti: z.string().optional(),
+    act: z
+      .looseObject({ sub: z.string() })
+      .optional()
+      .describe('RFC 8693 §4.1: the acting client; the actor chain before it nested in its act'),
+    may_act: z
+      .object({ sub: z.string() })
+      .optional()
+      .describe('RFC 8693 §4.4: the agent the customer allowed to exchange the token'),
   }),
 ]);
 

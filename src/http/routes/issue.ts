@@ -51,6 +51,7 @@ export function issueRoutes(commands: CommandContext): readonly Route[] {
           dpop,
           bindTo: body.dpop_jkt,
           scopes: requestedScopes(body.scope),
+          ...(body.may_act === undefined ? {} : { mayAct: body.may_act }),
         });
         ctx.set('Cache-Control', 'no-store');
         setRateLimitHeaders(ctx, issued.rateLimit);

@@ -2,20 +2,19 @@ import { z } from 'zod';
 import { clientActor } from '../../../domain/actors.js';
 import { issuedTo, mayTarget } from '../../../domain/policy.js';
 import {
-  InsufficientScopeError,
   InvalidGrantError,
   InvalidRequestError,
   InvalidTargetError,
-  InvalidTokenError,
 } from '../../../errors/errors.js';
 import type { PrivateTokenClaims } from '../../../crypto/access-tokens.js';
 import { authenticateClient } from '../../client-authentication/authenticate.js';
 import { issuePublicToken } from '../issue-public.js';
 import { defineGrant } from './grant.js';
+import { asksDelegation, delegatedExchange } from './delegation.js';
 import { requestedScopes, scopeParameter } from './scope-parameter.js';
+import { ACCESS_TOKEN_TYPE, asGrantError, exchangeResponse } from './exchange-answer.js';
 
-/** RFC 8693 §3: the type of what is exchanged and what is issued. */
-export const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
+export { ACCESS_TOKEN_TYPE };
 
 const identifier = z.string().trim().min(1, 'must not be empty').max(256);
 /** An audience or resource, as client_credentials takes it. */
@@ -33,6 +32,12 @@ export const publicTokenFields = {
     .string()
     .regex(/^[A-Za-z0-9_-]{43}$/, 'expected a JWK SHA-256 thumbprint (43 base64url characters)')
     .optional(),
+  /** RFC 8693 §4.4: the agent (a client id of this space) the customer allows to act for them. */
+  may_act: identifier
+    .optional()
+    .describe(
+      'RFC 8693 §4.4: the client id of the agent (of this space) the customer allows to exchange the token for one acting for them; the token is then short-lived',
+    ),
 };
 
 /**
@@ -41,9 +46,10 @@ export const publicTokenFields = {
  * POST /v1/issue. The private token is the authority; client authentication, when sent, must
  * name the token's own client. A bad subject token is `invalid_grant`. What RFC 8693 §2.1 lets a
  * client ask for and this exchange does not do is refused, never ignored: another audience or
- * resource than the subject token's (`invalid_target`), an actor (`invalid_request`); a scope
- * beyond the subject token's is `invalid_scope`, as at /v1/issue; a DPoP-bound subject token needs
- * a proof by its key with its `ath`.
+ * resource than the subject token's (`invalid_target`); a scope beyond the subject token's is
+ * `invalid_scope`, as at /v1/issue; a DPoP-bound subject token needs a proof by its key with its
+ * `ath`. An actor (`actor_token`) is delegation (./delegation.ts): only for a public subject token
+ * whose `may_act` names it, `invalid_request` otherwise.
  */
 export const tokenExchangeGrant = defineGrant({
   grantType: 'urn:ietf:params:oauth:grant-type:token-exchange',
@@ -57,6 +63,9 @@ export const tokenExchangeGrant = defineGrant({
       .literal(ACCESS_TOKEN_TYPE, { error: `only ${ACCESS_TOKEN_TYPE} is issued` })
       .optional(),
     ...publicTokenFields,
+    // Required unless delegating: then the subject token names them.
+    customer_id: publicTokenFields.customer_id.optional(),
+    segment_id: publicTokenFields.segment_id.optional(),
     /** RFC 8693 §2.1: the public token is for its subject token's audience; another is refused. */
     audience: target.optional(),
     /** RFC 8707's name for the same, held to the same rule. */
@@ -66,18 +75,23 @@ export const tokenExchangeGrant = defineGrant({
     actor_token: z
       .string()
       .max(8192)
-      .describe('RFC 8693 §2.1. Delegation is not supported: sending it is invalid_request')
+      .describe(
+        "RFC 8693 §2.1: the agent's own private token, delegating a subject_token whose may_act names it; with any other subject_token, invalid_request",
+      )
       .optional(),
     actor_token_type: z
       .string()
       .max(512)
-      .describe('RFC 8693 §2.1. Delegation is not supported: sending it is invalid_request')
+      .describe(`RFC 8693 §2.1: with actor_token, ${ACCESS_TOKEN_TYPE}`)
       .optional(),
   }),
   issues: 'public-token-issued',
   async handle(ctx, { fields, client, dpop, spaceId, origin }) {
     if (spaceId === undefined) throw new Error('the route checks the space first');
-    refuseWhatIsNotDone(fields);
+    if (asksDelegation(fields)) {
+      return delegatedExchange(ctx, { fields, client, dpop, spaceId, origin });
+    }
+    const { customer_id: customerId, segment_id: segmentId } = requireCustomer(fields);
     const privateToken = await subjectToken(ctx, fields.subject_token);
     // RFC 8693 §2.2.2: a target no token can be issued for here is invalid_target, as at
     // client_credentials; the public token is for the subject token's audience alone.
@@ -102,46 +116,34 @@ export const tokenExchangeGrant = defineGrant({
     const issued = await asGrantError(() =>
       issuePublicToken(ctx, {
         spaceId,
-        customerId: fields.customer_id,
-        segmentId: fields.segment_id,
+        customerId,
+        segmentId,
         privateToken,
         metadata,
         dpop: proof,
         bindTo: fields.dpop_jkt,
         scopes: requestedScopes(fields.scope),
+        ...(fields.may_act === undefined ? {} : { mayAct: fields.may_act }),
       }),
     );
-    return {
-      body: {
-        access_token: issued.token,
-        issued_token_type: ACCESS_TOKEN_TYPE,
-        token_type: issued.tokenType,
-        expires_in: issued.expiresIn,
-        ...(issued.scope ? { scope: issued.scope } : {}),
-      },
-      rateLimit: issued.rateLimit,
-    };
+    return exchangeResponse(issued);
   },
 });
 
-/**
- * RFC 8693 §2.1 parameters this exchange does not do, refused rather than ignored: an actor
- * (delegation) is invalid_request.
- */
-function refuseWhatIsNotDone(fields: {
-  readonly actor_token?: string | undefined;
-  readonly actor_token_type?: string | undefined;
-}): void {
-  const actor = (['actor_token', 'actor_token_type'] as const).filter(
-    (field) => fields[field] !== undefined,
-  );
-  if (actor.length > 0) {
-    const message = 'delegation is not supported: send no actor_token or actor_token_type';
+/** The customer and segment a plain exchange buys for: required unless delegating. */
+function requireCustomer(fields: {
+  readonly customer_id?: string | undefined;
+  readonly segment_id?: string | undefined;
+}): { customer_id: string; segment_id: string } {
+  const missing = (['customer_id', 'segment_id'] as const).filter((f) => fields[f] === undefined);
+  if (missing.length > 0) {
+    // Worded as the schema's own problems are (src/http/validate.ts).
     throw new InvalidRequestError(
-      message,
-      actor.map((field) => ({ field, message })),
+      `body is invalid: ${missing.map((field) => `${field}: is required`).join('; ')}`,
+      missing.map((field) => ({ field, message: 'is required' })),
     );
   }
+  return { customer_id: fields.customer_id!, segment_id: fields.segment_id! };
 }
 
 /** The subject token as a verified private token, or invalid_grant saying why not. */
@@ -150,20 +152,4 @@ function subjectToken(
   token: string,
 ): Promise<PrivateTokenClaims> {
   return asGrantError(() => ctx.verifier.verify(token, 'private'));
-}
-
-/**
- * What is wrong with the subject token is invalid_grant (RFC 6749 §5.2: the grant presented is
- * invalid), not invalid_token. RFC 8693 §2.2.2 itself names invalid_request for it; invalid_grant
- * is kept as the answer clients of this service already handle.
- */
-async function asGrantError<T>(run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (error) {
-    if (error instanceof InvalidTokenError || error instanceof InsufficientScopeError) {
-      throw new InvalidGrantError(`subject_token: ${error.message}`);
-    }
-    throw error;
-  }
 }

@@ -1,0 +1,107 @@
+import { clientActor } from '../../../domain/actors.js';
+import { delegable, issuedTo, mayTarget } from '../../../domain/policy.js';
+import type { FieldProblem } from '../../../errors/errors.js';
+import {
+  InvalidGrantError,
+  InvalidRequestError,
+  InvalidTargetError,
+} from '../../../errors/errors.js';
+import type { CommandContext } from '../../context.js';
+import { authenticateClient } from '../../client-authentication/authenticate.js';
+import { issueDelegatedToken } from '../issue-delegated.js';
+import { ACCESS_TOKEN_TYPE, asGrantError, exchangeResponse } from './exchange-answer.js';
+import type { GrantRequest, GrantResponse } from './grant.js';
+import { requestedScopes } from './scope-parameter.js';
+
+/** The token exchange's fields delegation reads (the grant's schema checked them). */
+export interface DelegationFields {
+  readonly subject_token: string;
+  readonly actor_token?: string | undefined;
+  readonly actor_token_type?: string | undefined;
+  readonly audience?: string | undefined;
+  readonly resource?: string | undefined;
+  readonly scope?: string | undefined;
+  readonly customer_id?: string | undefined;
+  readonly segment_id?: string | undefined;
+  readonly dpop_jkt?: string | undefined;
+  readonly may_act?: string | undefined;
+}
+
+/** Whether an exchange asks for delegation: it names an actor (RFC 8693 §2.1). */
+export const asksDelegation = (fields: DelegationFields): boolean =>
+  fields.actor_token !== undefined || fields.actor_token_type !== undefined;
+
+/** What the subject token says and a delegation request may not say again, or otherwise. */
+const FROM_SUBJECT = ['customer_id', 'segment_id', 'dpop_jkt', 'may_act'] as const;
+
+/**
+ * RFC 8693 delegation (issue 55): an agent exchanges a customer's public token whose `may_act`
+ * names it (`subject_token`) with its own private token (`actor_token`). A subject token without
+ * `may_act` is refused as delegation always was (invalid_request): delegation is never reached by
+ * a plain exchange (keycloak#52691). Client authentication, when sent, must name the agent.
+ */
+export async function delegatedExchange(
+  ctx: CommandContext,
+  request: GrantRequest<DelegationFields> & { readonly spaceId: string },
+): Promise<GrantResponse> {
+  const { fields, client, dpop, spaceId, origin } = request;
+  const subject = await asGrantError(() => ctx.verifier.verifyAny(fields.subject_token));
+  if (!delegable(subject)) {
+    const message =
+      'delegation needs a subject_token whose may_act names the actor: send no actor_token or actor_token_type';
+    throw new InvalidRequestError(message, [{ field: 'actor_token', message }]);
+  }
+  requireDelegationFields(fields);
+  for (const asked of [fields.audience, fields.resource]) {
+    if (asked !== undefined && !mayTarget(subject, asked)) {
+      throw new InvalidTargetError(asked, `is not the subject token's audience ("${subject.aud}")`);
+    }
+  }
+  // A bound customer token proves nothing in an agent's hands without the customer's key.
+  if (subject.cnf)
+    throw new InvalidGrantError('subject_token: a DPoP-bound token is not delegated');
+  const actor = await asGrantError(
+    () => ctx.verifier.verify(fields.actor_token!, 'private'),
+    'actor_token',
+  );
+  const metadata = { actor: clientActor(actor.client_id), ...origin };
+  if (client) {
+    const credential = await authenticateClient(ctx, { proof: client, metadata });
+    if (!issuedTo({ clientId: actor.client_id }, credential.clientId)) {
+      throw new InvalidGrantError('the actor_token was issued to another client');
+    }
+  }
+  // A bound actor token is used only with a proof by its key and its hash (RFC 9449 §4.3).
+  const proof = await dpop({ token: fields.actor_token!, claims: actor });
+  const issued = await issueDelegatedToken(ctx, {
+    spaceId,
+    subject,
+    actor,
+    metadata,
+    dpop: proof,
+    scopes: requestedScopes(fields.scope),
+  });
+  return exchangeResponse(issued);
+}
+
+/** Both actor fields, the actor an access token, and nothing the subject token already says. */
+function requireDelegationFields(fields: DelegationFields): void {
+  const problems: FieldProblem[] = [];
+  if (fields.actor_token === undefined) {
+    problems.push({ field: 'actor_token', message: 'required with actor_token_type' });
+  }
+  if (fields.actor_token_type !== ACCESS_TOKEN_TYPE) {
+    problems.push({ field: 'actor_token_type', message: `must be ${ACCESS_TOKEN_TYPE}` });
+  }
+  for (const field of FROM_SUBJECT) {
+    if (fields[field] !== undefined) {
+      problems.push({ field, message: 'the subject token says it; send none when delegating' });
+    }
+  }
+  if (problems.length > 0) {
+    throw new InvalidRequestError(
+      problems.map((p) => `${p.field} ${p.message}`).join('; '),
+      problems,
+    );
+  }
+}

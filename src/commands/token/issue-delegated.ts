@@ -1,0 +1,114 @@
+import { decideDelegatedToken, type DelegationRefusal } from '../../domain/token/delegate.js';
+import type { EventMetadata } from '../../domain/events.js';
+import {
+  InvalidDpopProofError,
+  InvalidGrantError,
+  InvalidScopeError,
+} from '../../errors/errors.js';
+import { scopeWords } from '../../domain/scope.js';
+import { tokenRevoked } from '../../domain/policy.js';
+import type { PrivateTokenClaims, PublicTokenClaims } from '../../crypto/access-tokens.js';
+import { actorChain, actorClaimOf } from '#verifier/actor-claim.js';
+import type { CommandContext } from '../context.js';
+import type { DpopProof } from '../../crypto/dpop.js';
+import { rememberDpopProof } from './dpop-proofs.js';
+import { issuanceNow } from './issuance.js';
+import { recordIssuedToken, type IssuedToken } from './record-issued.js';
+
+/** Each refusal's error_description (RFC 8693 §2.2.2: the grant does not hold, invalid_grant). */
+const REFUSED: Record<Exclude<DelegationRefusal, 'invalid_scope' | 'dpop_required'>, string> = {
+  subject_space: 'subject_token belongs to another space than X-Service-Space-ID',
+  subject_inactive:
+    "subject_token has been revoked, or its client's credential no longer active or no longer allowing its scopes",
+  actor_space: 'actor_token belongs to another space than X-Service-Space-ID',
+  actor_inactive: "actor_token has been revoked, or its client's credential is no longer active",
+  actor_not_allowed: "the subject token's may_act does not name the actor_token's client",
+  chain_too_deep: 'the actor chain would nest too deep',
+};
+
+/**
+ * Issues a delegated public token (issue 55): the customer's token, whose `may_act` names the
+ * agent, exchanged by the agent with its own private token. `sub` is the customer, `act` the
+ * agent with the chain before it nested; public-token-issued records both, the subject token's
+ * jti and what was narrowed, before the token is handed out.
+ */
+export async function issueDelegatedToken(
+  ctx: CommandContext,
+  command: {
+    readonly spaceId: string;
+    readonly subject: PublicTokenClaims;
+    readonly actor: PrivateTokenClaims;
+    readonly metadata: EventMetadata;
+    /** A checked DPoP proof: the token is bound to its key. */
+    readonly dpop?: DpopProof;
+    /** The `scope` asked for, as words; undefined: the subject token's the agent may carry. */
+    readonly scopes?: readonly string[];
+  },
+): Promise<IssuedToken> {
+  const { subject, actor } = command;
+  const isRevoked = (jti: string) => ctx.revocations.isRevoked(jti);
+  const decision = decideDelegatedToken(
+    {
+      spaceId: command.spaceId,
+      ...issuanceNow(ctx, command.metadata, command.dpop?.jkt),
+      scopes: command.scopes,
+      subject: {
+        clientId: subject.client_id,
+        spaceId: subject.space_id,
+        audience: subject.aud,
+        jti: subject.jti,
+        parentJti: subject.parent_jti,
+        expiresAt: subject.exp,
+        scopes: scopeWords(subject.scope),
+        customerId: subject.customer_id,
+        segmentId: subject.segment_id,
+        mayAct: subject.may_act?.sub,
+        actors: actorChain(subject.act),
+        revoked: await tokenRevoked(subject, isRevoked),
+      },
+      actor: {
+        clientId: actor.client_id,
+        spaceId: actor.space_id,
+        expiresAt: actor.exp,
+        revoked: await tokenRevoked(actor, isRevoked),
+      },
+    },
+    {
+      subject: await ctx.credentials.find(subject.client_id),
+      agent: await ctx.credentials.find(actor.client_id),
+    },
+    { ttlSeconds: ctx.publicTokenTtlSeconds, catalog: ctx.scopeCatalog },
+  );
+  if (!decision.ok) {
+    if (decision.refusal === 'invalid_scope') throw new InvalidScopeError(decision.detail!);
+    if (decision.refusal === 'dpop_required') {
+      throw new InvalidDpopProofError('this agent uses only DPoP-bound tokens: send a DPoP proof');
+    }
+    throw new InvalidGrantError(REFUSED[decision.refusal]);
+  }
+  const { agent, actors } = decision.facts;
+  const rateLimit = ctx.limits.clientRequest(agent);
+  if (command.dpop) await rememberDpopProof(ctx, command.spaceId, command.dpop);
+  return recordIssuedToken(
+    ctx,
+    {
+      iss: ctx.issuer,
+      sub: subject.customer_id,
+      aud: subject.aud,
+      exp: decision.facts.expiresAt,
+      iat: decision.facts.issuedAt,
+      jti: decision.facts.jti,
+      client_id: agent.clientId,
+      space_id: subject.space_id,
+      token_kind: 'public',
+      customer_id: subject.customer_id,
+      segment_id: subject.segment_id,
+      parent_jti: subject.parent_jti,
+      act: actorClaimOf(actors),
+      ...(decision.facts.scope ? { scope: decision.facts.scope } : {}),
+      ...(command.dpop ? { cnf: { jkt: command.dpop.jkt } } : {}),
+    },
+    decision.events[0]!,
+    rateLimit,
+  );
+}

@@ -1,0 +1,75 @@
+/**
+ * Delegation the customer allowed (RFC 8693 §4.4 `may_act`, issue 55): which agent may act for a
+ * customer, for how long and with which scopes.
+ */
+import { missingScopes, type ScopeGrant } from './scopes.js';
+import { publicScopes, type ScopeCatalog } from '../scope-catalog.js';
+
+/**
+ * A public token naming an agent in `may_act` is short-lived, whatever PUBLIC_TOKEN_TTL_SECONDS
+ * says: it is handed to a third party.
+ */
+export const DELEGABLE_TOKEN_TTL_SECONDS = 300;
+
+/** How deep an `act` chain may nest: delegation again and again is bounded, as claims are. */
+export const MAX_ACTOR_CHAIN = 4;
+
+/**
+ * An agent named in `may_act` must be a client of the token's own space (an active credential
+ * there): a customer allows agents of the storefront's space alone.
+ */
+export function mayBeNamedActor(
+  agent: { readonly spaceId: string; readonly status: string } | undefined,
+  spaceId: string,
+): boolean {
+  return agent !== undefined && agent.status === 'active' && agent.spaceId === spaceId;
+}
+
+/**
+ * Only a public token naming an agent in `may_act` is delegated: any other subject token with an
+ * actor is refused as delegation always was, so no plain exchange reaches it (keycloak#52691).
+ */
+export function delegable<
+  Token extends { readonly token_kind: string; readonly may_act?: { readonly sub: string } },
+>(
+  subject: Token,
+): subject is Token & {
+  readonly token_kind: 'public';
+  readonly may_act: { readonly sub: string };
+} {
+  return subject.token_kind === 'public' && subject.may_act !== undefined;
+}
+
+/** The agent may exchange the subject token only when its `may_act` names the agent's client. */
+export function mayActFor(mayAct: string | undefined, clientId: string): boolean {
+  return mayAct !== undefined && mayAct === clientId;
+}
+
+/**
+ * A delegated token's scopes: within the subject token's, the agent credential's and the
+ * audience's public ones. None asked: every scope the subject token holds that the agent may
+ * carry; asked beyond them: refused. `narrowed`: what the subject token held and this one lacks.
+ */
+export function delegatedTokenScopes(
+  catalog: ScopeCatalog,
+  audience: string,
+  subject: readonly string[],
+  agentAllowed: readonly string[],
+  requested: readonly string[] | undefined,
+): ScopeGrant & { readonly narrowed?: readonly string[] } {
+  const open = publicScopes(catalog, audience);
+  const within = subject.filter((s) => agentAllowed.includes(s) && open.includes(s));
+  if (requested !== undefined) {
+    const [scope] = missingScopes(within, requested);
+    if (scope !== undefined) {
+      const reason = !subject.includes(scope)
+        ? 'not_held'
+        : !open.includes(scope)
+          ? 'not_public'
+          : 'not_allowed';
+      return { ok: false, scope, reason };
+    }
+  }
+  const scopes = requested ?? within;
+  return { ok: true, scopes, narrowed: missingScopes(scopes, subject) };
+}

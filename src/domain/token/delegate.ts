@@ -1,0 +1,129 @@
+import { commandEvent, type DomainEvent } from '../events.js';
+import type { Credential } from '../credential/state.js';
+import { accept, refuse, type Decision } from '../decision.js';
+import {
+  allowedScopes,
+  credentialActive,
+  DELEGABLE_TOKEN_TTL_SECONDS,
+  delegatedTokenScopes,
+  describeScopeRefusal,
+  MAX_ACTOR_CHAIN,
+  mayActFor,
+  tokenInSpace,
+  tokenScopesStillAllowed,
+} from '../policy.js';
+import { scopeText } from '../scope.js';
+import type { ScopeCatalog } from '../scope-catalog.js';
+import { binding, granted, lifetime, type Issuance, type Lifetime } from './decide.js';
+
+/** The verified public token a customer's storefront issued naming an agent in `may_act`. */
+export interface DelegableToken {
+  readonly clientId: string;
+  readonly spaceId: string;
+  readonly audience: string;
+  readonly jti: string;
+  /** The private token that bought it: revoking that one voids the delegated token too. */
+  readonly parentJti: string;
+  readonly expiresAt: number;
+  readonly scopes: readonly string[];
+  readonly customerId: string;
+  readonly segmentId: string;
+  /** RFC 8693 §4.4: the client id the customer allowed; undefined when none was named. */
+  readonly mayAct: string | undefined;
+  /** Its `act` chain's client ids, the latest actor first. */
+  readonly actors: readonly string[];
+  /** Revoked itself or through its private token. */
+  readonly revoked: boolean;
+}
+
+/** The agent's own verified private token (RFC 8693 `actor_token`). */
+export interface ActorToken {
+  readonly clientId: string;
+  readonly spaceId: string;
+  readonly expiresAt: number;
+  readonly revoked: boolean;
+}
+
+/** What refuses a delegation; each answered invalid_grant or invalid_scope by the handler. */
+export type DelegationRefusal =
+  | 'subject_space'
+  | 'subject_inactive'
+  | 'actor_space'
+  | 'actor_inactive'
+  | 'actor_not_allowed'
+  | 'chain_too_deep'
+  | 'dpop_required'
+  | 'invalid_scope';
+
+/**
+ * Decide RFC 8693 delegation (issue 55): an agent named in the subject token's `may_act`, with its
+ * own private token of the same space, gets a token whose subject is the customer and whose actor
+ * chain begins with the agent; scopes within the subject token's, the agent's credential's and the
+ * catalog's public ones; never outliving the subject token nor the actor token.
+ */
+export function decideDelegatedToken(
+  command: Issuance & {
+    readonly spaceId: string;
+    readonly subject: DelegableToken;
+    readonly actor: ActorToken;
+    /** The `scope` asked for, as words; undefined: the subject token's the agent may carry. */
+    readonly scopes?: readonly string[];
+  },
+  credentials: { readonly subject: Credential | undefined; readonly agent: Credential | undefined },
+  policy: { readonly ttlSeconds: number; readonly catalog: ScopeCatalog },
+): Decision<
+  DomainEvent<'public-token-issued'>,
+  DelegationRefusal,
+  Lifetime & { readonly agent: Credential; readonly actors: readonly [string, ...string[]] }
+> {
+  const { subject, actor, spaceId } = command;
+  if (!tokenInSpace(subject, spaceId)) return refuse('subject_space');
+  const storefront = credentials.subject;
+  if (subject.revoked || !credentialActive(storefront)) return refuse('subject_inactive');
+  // A scope taken from the storefront since, by its credential or the catalog, is not passed on.
+  const held = { scopes: subject.scopes, audience: subject.audience };
+  if (!tokenScopesStillAllowed(held, allowedScopes(policy.catalog, storefront), policy.catalog)) {
+    return refuse('subject_inactive');
+  }
+  if (!tokenInSpace(actor, spaceId)) return refuse('actor_space');
+  const agent = credentials.agent;
+  if (actor.revoked || !credentialActive(agent) || !tokenInSpace(agent, spaceId)) {
+    return refuse('actor_inactive');
+  }
+  if (!mayActFor(subject.mayAct, agent.clientId)) return refuse('actor_not_allowed');
+  if (agent.requireDpop && !command.jkt) return refuse('dpop_required');
+  const actors: [string, ...string[]] = [agent.clientId, ...subject.actors];
+  if (actors.length > MAX_ACTOR_CHAIN) return refuse('chain_too_deep');
+  const scopes = delegatedTokenScopes(
+    policy.catalog,
+    subject.audience,
+    subject.scopes,
+    allowedScopes(policy.catalog, agent),
+    command.scopes,
+  );
+  if (!scopes.ok) {
+    return refuse('invalid_scope', [], describeScopeRefusal(scopes, subject.audience));
+  }
+  const { issued_at, expires_at, ...times } = lifetime(
+    command,
+    Math.min(policy.ttlSeconds, DELEGABLE_TOKEN_TTL_SECONDS),
+    Math.min(subject.expiresAt, actor.expiresAt),
+  );
+  const narrowed = scopes.narrowed ?? [];
+  const event = commandEvent(command, 'public-token-issued', {
+    client_id: agent.clientId,
+    audience: subject.audience,
+    jti: times.jti,
+    parent_jti: subject.parentJti,
+    customer_id: subject.customerId,
+    segment_id: subject.segmentId,
+    issued_at,
+    expires_at,
+    ...binding(command),
+    ...granted(scopes.scopes),
+    subject_jti: subject.jti,
+    actors,
+    ...(narrowed.length > 0 ? { narrowed: scopeText(narrowed) } : {}),
+  });
+  return accept([event], { ...times, ...granted(scopes.scopes), agent, actors });
+}

@@ -1,0 +1,268 @@
+import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { TEST_SCOPE_CATALOG } from '../support/scope-catalog.js';
+import { AUDIENCE, startTestService, type TestService } from '../support/test-service.js';
+
+/**
+ * Issue 55, item 1: a storefront's server issues a customer's public token whose `may_act`
+ * (RFC 8693 §4.4) names an agent; that agent, and no other, exchanges it with its own private
+ * token for a token acting for the customer, never wider nor longer-lived.
+ */
+const SPACE = 'space-agents';
+const ELSEWHERE = 'space-agents-elsewhere';
+const ISSUER = 'http://token-authority.test';
+const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
+const ACCESS_TOKEN = 'urn:ietf:params:oauth:token-type:access_token';
+const CATALOG = TEST_SCOPE_CATALOG;
+const ALL = ['products:read', 'cart:write', 'checkout:write', 'orders:read'];
+
+let service: TestService;
+
+beforeAll(async () => {
+  // Public tokens would live an hour: one naming an agent lives five minutes at most.
+  service = await startTestService({
+    SCOPE_CATALOG: JSON.stringify(CATALOG),
+    PUBLIC_TOKEN_TTL_SECONDS: '3600',
+    FAILED_AUTH_LIMIT_PER_MINUTE: '1000',
+  });
+});
+
+type Credential = { client_id: string; client_secret: string };
+
+async function credential(scopes: string[], space = SPACE): Promise<Credential> {
+  const response = await service.post(
+    '/v1/credential',
+    { name: 'client', description: 'delegation test', scopes },
+    {
+      authorization: `Bearer ${await service.loginToken([space])}`,
+      'x-service-space-id': space,
+    },
+  );
+  expect(response.status).toBe(201);
+  return (await response.json()) as Credential;
+}
+
+async function privateToken(client: Credential, scopes: string[]): Promise<string> {
+  const response = await service.post('/v1/credential/token', {
+    ...client,
+    grant_type: 'client_credentials',
+    audience: AUDIENCE,
+    scope: scopes.join(' '),
+  });
+  expect(response.status).toBe(200);
+  return ((await response.json()) as { access_token: string }).access_token;
+}
+
+/** POST /v1/issue as the storefront's server does: its private token buys the customer's. */
+const issue = (token: string, body: Record<string, string>, space = SPACE) =>
+  service.post(
+    '/v1/issue',
+    { customer_id: 'c-42', segment_id: 'vip', ...body },
+    { authorization: `Bearer ${token}`, 'x-service-space-id': space },
+  );
+
+async function customerToken(token: string, body: Record<string, string>): Promise<string> {
+  const response = await issue(token, body);
+  expect(response.status).toBe(200);
+  return ((await response.json()) as { access_token: string }).access_token;
+}
+
+/** The agent's exchange: the customer's token as subject, its own private token as actor. */
+const delegate = (subject: string, actor: string, extra: Record<string, string> = {}) =>
+  service.post(
+    '/v1/credential/token',
+    {
+      grant_type: TOKEN_EXCHANGE,
+      subject_token: subject,
+      subject_token_type: ACCESS_TOKEN,
+      actor_token: actor,
+      actor_token_type: ACCESS_TOKEN,
+      ...extra,
+    },
+    { 'x-service-space-id': SPACE },
+  );
+
+async function refusal(response: Response) {
+  expect(response.status).toBe(400);
+  return (await response.json()) as { error: string; error_description: string };
+}
+
+/** A storefront holding every scope, and an agent allowed two of them. */
+async function storefrontAndAgent() {
+  const storefront = await credential(ALL);
+  const agent = await credential(['products:read', 'cart:write']);
+  return {
+    storefront,
+    agent,
+    storefrontToken: await privateToken(storefront, ALL),
+    agentToken: await privateToken(agent, ['products:read', 'cart:write']),
+  };
+}
+
+describe('delegation the customer allowed (RFC 8693 may_act, act)', () => {
+  it('the storefront names the agent; the agent exchanges; the token acts for the customer', async () => {
+    const { storefront, agent, storefrontToken, agentToken } = await storefrontAndAgent();
+    const subject = await customerToken(storefrontToken, {
+      may_act: agent.client_id,
+      scope: 'products:read cart:write checkout:write',
+    });
+    const subjectClaims = decodeJwt(subject);
+    expect(subjectClaims.may_act).toEqual({ sub: agent.client_id });
+    expect(subjectClaims.exp! - subjectClaims.iat!).toBeLessThanOrEqual(300);
+
+    const response = await delegate(subject, agentToken);
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as Record<string, unknown>;
+    expect(body).toMatchObject({ issued_token_type: ACCESS_TOKEN, token_type: 'Bearer' });
+    const jwks = createRemoteJWKSet(new URL(`${service.baseUrl}/.well-known/jwks.json`));
+    const { payload } = await jwtVerify(body.access_token as string, jwks, {
+      issuer: ISSUER,
+      audience: AUDIENCE,
+      typ: 'at+jwt',
+    });
+    expect(payload).toMatchObject({
+      sub: 'c-42',
+      customer_id: 'c-42',
+      segment_id: 'vip',
+      client_id: agent.client_id,
+      token_kind: 'public',
+      act: { sub: agent.client_id, act: { sub: storefront.client_id } },
+      scope: 'cart:write products:read',
+    });
+    expect(payload.may_act).toBeUndefined();
+    expect(payload.exp).toBeLessThanOrEqual(subjectClaims.exp!);
+
+    const { rows } = await service.database.pool.query<{ data: Record<string, unknown> }>(
+      `SELECT data FROM events WHERE event_type = 'public-token-issued' AND stream_id LIKE $1`,
+      [`%${payload.jti}`],
+    );
+    expect(rows[0]?.data).toMatchObject({
+      client_id: agent.client_id,
+      subject_jti: subjectClaims.jti,
+      actors: [agent.client_id, storefront.client_id],
+      narrowed: 'checkout:write',
+    });
+    const issued = await service.database.pool.query<{ data: Record<string, unknown> }>(
+      `SELECT data FROM events WHERE event_type = 'public-token-issued' AND stream_id LIKE $1`,
+      [`%${subjectClaims.jti}`],
+    );
+    expect(issued.rows[0]?.data).toMatchObject({ may_act: agent.client_id });
+
+    // Introspection keeps act and may_act (keycloak#53029 dropped act).
+    const introspect = (token: string) => service.post('/v1/introspect', { ...agent, token });
+    expect(await (await introspect(body.access_token as string)).json()).toMatchObject({
+      active: true,
+      act: { sub: agent.client_id, act: { sub: storefront.client_id } },
+    });
+    expect(await (await introspect(subject)).json()).toMatchObject({
+      active: true,
+      may_act: { sub: agent.client_id },
+      act: { sub: storefront.client_id },
+    });
+  });
+
+  it('a token exchange names the agent too (may_act on the exchange)', async () => {
+    const { agent, storefrontToken, agentToken } = await storefrontAndAgent();
+    const response = await service.post(
+      '/v1/credential/token',
+      {
+        grant_type: TOKEN_EXCHANGE,
+        subject_token: storefrontToken,
+        subject_token_type: ACCESS_TOKEN,
+        customer_id: 'c-7',
+        segment_id: 'vip',
+        may_act: agent.client_id,
+      },
+      { 'x-service-space-id': SPACE },
+    );
+    expect(response.status).toBe(200);
+    const subject = ((await response.json()) as { access_token: string }).access_token;
+    expect(decodeJwt(subject).may_act).toEqual({ sub: agent.client_id });
+    const delegated = await delegate(subject, agentToken);
+    expect(delegated.status).toBe(200);
+  });
+
+  it('no may_act, no delegation: a plain exchange never reaches it (keycloak#52691)', async () => {
+    const { storefrontToken, agentToken } = await storefrontAndAgent();
+    const plain = await customerToken(storefrontToken, {});
+    expect(decodeJwt(plain).may_act).toBeUndefined();
+    const problem = await refusal(await delegate(plain, agentToken));
+    expect(problem.error).toBe('invalid_request');
+    expect(problem.error_description).toMatch(/may_act/);
+    // Nor with the storefront's private token as subject.
+    const fromPrivate = await refusal(await delegate(storefrontToken, agentToken));
+    expect(fromPrivate.error).toBe('invalid_request');
+  });
+
+  it('another agent than the one named is refused', async () => {
+    const { agent, storefrontToken } = await storefrontAndAgent();
+    const other = await credential(['products:read', 'cart:write']);
+    const subject = await customerToken(storefrontToken, { may_act: agent.client_id });
+    const problem = await refusal(
+      await delegate(subject, await privateToken(other, ['products:read'])),
+    );
+    expect(problem).toMatchObject({ error: 'invalid_grant' });
+    expect(problem.error_description).toMatch(/may_act does not name/);
+  });
+
+  it('a scope beyond the subject token, the agent or the catalog is invalid_scope', async () => {
+    const { agent, storefrontToken, agentToken } = await storefrontAndAgent();
+    const subject = await customerToken(storefrontToken, {
+      may_act: agent.client_id,
+      scope: 'products:read checkout:write',
+    });
+    // cart:write: the agent may, the subject token does not hold it.
+    for (const scope of ['cart:write', 'checkout:write', 'orders:read']) {
+      expect((await refusal(await delegate(subject, agentToken, { scope }))).error, scope).toBe(
+        'invalid_scope',
+      );
+    }
+    const narrowed = await delegate(subject, agentToken, { scope: 'products:read' });
+    expect(narrowed.status).toBe(200);
+  });
+
+  it('never outlives the subject token, however late it is exchanged', async () => {
+    const { agent, storefrontToken, agentToken } = await storefrontAndAgent();
+    const subject = await customerToken(storefrontToken, { may_act: agent.client_id });
+    // A second later, a fresh five minutes would end after the customer's token does.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const response = await delegate(subject, agentToken);
+    expect(response.status).toBe(200);
+    const { access_token } = (await response.json()) as { access_token: string };
+    expect(decodeJwt(access_token).exp).toBe(decodeJwt(subject).exp);
+  });
+
+  it('may_act names an active client of the same space, or is invalid_request', async () => {
+    const { storefrontToken } = await storefrontAndAgent();
+    const foreign = await credential(['products:read'], ELSEWHERE);
+    for (const mayAct of [foreign.client_id, 'no-such-client']) {
+      const response = await issue(storefrontToken, { may_act: mayAct });
+      expect(response.status).toBe(400);
+      // /v1/issue answers in problem details (RFC 9457), naming the field.
+      expect(await response.json()).toMatchObject({
+        code: 'invalid_request',
+        invalid_fields: [{ field: 'may_act', message: 'is not an active client of this space' }],
+      });
+    }
+  });
+
+  it('client authentication, when sent, must be the agent the actor_token is of', async () => {
+    const { storefront, agent, storefrontToken, agentToken } = await storefrontAndAgent();
+    const subject = await customerToken(storefrontToken, { may_act: agent.client_id });
+    const asStorefront = await refusal(await delegate(subject, agentToken, storefront));
+    expect(asStorefront).toMatchObject({ error: 'invalid_grant' });
+    expect(asStorefront.error_description).toMatch(/actor_token was issued to another client/);
+    expect((await delegate(subject, agentToken, agent)).status).toBe(200);
+  });
+
+  it('an actor_token of another space is refused', async () => {
+    const { agent, storefrontToken } = await storefrontAndAgent();
+    const subject = await customerToken(storefrontToken, { may_act: agent.client_id });
+    const foreign = await credential(['products:read'], ELSEWHERE);
+    const problem = await refusal(
+      await delegate(subject, await privateToken(foreign, ['products:read'])),
+    );
+    expect(problem).toMatchObject({ error: 'invalid_grant' });
+    expect(problem.error_description).toMatch(/actor_token belongs to another space/);
+  });
+});

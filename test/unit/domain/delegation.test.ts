@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import { evolveCredential } from '../../../src/domain/credential/evolve.js';
+import { decideDelegatedToken } from '../../../src/domain/token/delegate.js';
+import { credentialCreated, given, metadata, sequentialIds } from '../../support/given.js';
+
+const NOW = Date.parse('2026-11-22T00:00:00Z');
+const nextId = sequentialIds();
+const catalog = {
+  'storefront.test': {
+    'products:read': { description: 'read', public: true, default: true },
+    'cart:write': { description: 'carts', public: true, default: true },
+    'checkout:write': { description: 'check out', public: true, default: false },
+  },
+};
+const storefront = given(evolveCredential, undefined, [
+  credentialCreated(nextId(), {
+    scopes: ['products:read', 'cart:write', 'checkout:write'],
+    catalog,
+  }),
+]);
+const agent = { ...storefront, clientId: 'agent-1', scopes: ['products:read', 'cart:write'] };
+const subject = {
+  clientId: storefront.clientId,
+  spaceId: storefront.spaceId,
+  audience: 'storefront.test',
+  jti: 'pub-1',
+  parentJti: 'priv-1',
+  expiresAt: NOW / 1000 + 120,
+  scopes: ['products:read', 'cart:write', 'checkout:write'],
+  customerId: 'c-1',
+  segmentId: 'vip',
+  mayAct: 'agent-1',
+  actors: [storefront.clientId],
+  revoked: false,
+};
+const actor = {
+  clientId: 'agent-1',
+  spaceId: storefront.spaceId,
+  expiresAt: NOW / 1000 + 3600,
+  revoked: false,
+};
+const command = (overrides: object = {}) => ({
+  now: NOW,
+  eventId: nextId(),
+  jti: `jti-${nextId()}`,
+  metadata,
+  spaceId: storefront.spaceId,
+  subject,
+  actor,
+  ...overrides,
+});
+const policy = { ttlSeconds: 3600, catalog };
+const credentials = { subject: storefront, agent };
+
+describe('token: delegation the customer allowed (RFC 8693 may_act)', () => {
+  it('given the agent named in may_act, then a token acting for the customer, narrowed', () => {
+    const decision = decideDelegatedToken(command(), credentials, policy);
+    expect(decision.ok).toBe(true);
+    if (!decision.ok) return;
+    expect(decision.facts.actors).toEqual(['agent-1', storefront.clientId]);
+    // Never past the subject token's expiry, however long the TTL.
+    expect(decision.facts.expiresAt).toBe(subject.expiresAt);
+    expect(decision.events[0]!.data).toMatchObject({
+      client_id: 'agent-1',
+      customer_id: 'c-1',
+      parent_jti: 'priv-1',
+      subject_jti: 'pub-1',
+      actors: ['agent-1', storefront.clientId],
+      scope: 'cart:write products:read',
+      narrowed: 'checkout:write',
+    });
+  });
+
+  it('given another agent, a foreign actor or a wider scope, then refused with no event', () => {
+    const refusalOf = (c: object, creds: object = credentials) => {
+      const decision = decideDelegatedToken(command(c), { ...credentials, ...creds }, policy);
+      return decision.ok ? undefined : decision.refusal;
+    };
+    expect(refusalOf({ subject: { ...subject, mayAct: 'agent-2' } })).toBe('actor_not_allowed');
+    expect(refusalOf({ subject: { ...subject, mayAct: undefined } })).toBe('actor_not_allowed');
+    expect(refusalOf({ actor: { ...actor, spaceId: 'elsewhere' } })).toBe('actor_space');
+    expect(refusalOf({ spaceId: 'elsewhere' })).toBe('subject_space');
+    expect(refusalOf({ subject: { ...subject, revoked: true } })).toBe('subject_inactive');
+    expect(refusalOf({ scopes: ['checkout:write'] })).toBe('invalid_scope');
+    // The storefront's credential narrowed since: its customer's token passes nothing on.
+    const narrowed = { ...storefront, scopes: ['products:read'] };
+    expect(refusalOf({}, { subject: narrowed })).toBe('subject_inactive');
+    expect(refusalOf({}, { agent: { ...agent, requireDpop: true } })).toBe('dpop_required');
+    expect(refusalOf({ jkt: 'k'.repeat(43) }, { agent: { ...agent, requireDpop: true } })).toBe(
+      undefined,
+    );
+    expect(refusalOf({ subject: { ...subject, actors: ['a', 'b', 'c', 'd'] } })).toBe(
+      'chain_too_deep',
+    );
+  });
+});

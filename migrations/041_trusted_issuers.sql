@@ -2,13 +2,15 @@
 -- of the trusted-issuer-* events, written in their transaction. One live issuer per (space, iss):
 -- an assertion names its issuer by `iss` alone.
 CREATE TABLE trusted_issuers (
-  issuer_id text PRIMARY KEY,
+  issuer_id text NOT NULL,
   space_id text NOT NULL,
   iss text NOT NULL,
   definition jsonb NOT NULL,
   created_at timestamptz NOT NULL DEFAULT now(),
   updated_at timestamptz NOT NULL DEFAULT now(),
-  removed_at timestamptz
+  removed_at timestamptz,
+  -- space_id in the key, as in every per-space table (distribution by space: docs/scaling.md).
+  PRIMARY KEY (issuer_id, space_id)
 );
 
 CREATE UNIQUE INDEX trusted_issuers_live_idx ON trusted_issuers (space_id, iss)

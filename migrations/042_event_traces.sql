@@ -5,9 +5,13 @@
 -- the request's trace was sampled (exported): with tracing off (the default) this table stays
 -- empty and an event costs what it did before. Keyed by the event's log position.
 CREATE TABLE event_traces (
-  global_position bigint PRIMARY KEY,
+  global_position bigint NOT NULL,
+  -- The event's space, in the key as in every per-space table (distribution by space:
+  -- docs/scaling.md); last, so a read by position alone still walks the key.
+  space_id text NOT NULL,
   trace_id bytea NOT NULL CHECK (length(trace_id) = 16),
-  span_id bytea NOT NULL CHECK (length(span_id) = 8)
+  span_id bytea NOT NULL CHECK (length(span_id) = 8),
+  PRIMARY KEY (global_position, space_id)
 );
 
 DO $$

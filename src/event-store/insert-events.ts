@@ -126,8 +126,8 @@ function insertTracedStatement(rows: readonly EventToInsert[]) {
       AS n(${COLUMNS}, trace_id text, span_id text)),
   written AS (${insertFrom(sql`n`)}),
   traced AS (
-    INSERT INTO event_traces (global_position, trace_id, span_id)
-    SELECT w.global_position, decode(n.trace_id, 'hex'), decode(n.span_id, 'hex')
+    INSERT INTO event_traces (global_position, space_id, trace_id, span_id)
+    SELECT w.global_position, n.space_id, decode(n.trace_id, 'hex'), decode(n.span_id, 'hex')
     FROM written w JOIN n ON n.event_id = w.event_id
     WHERE n.trace_id IS NOT NULL)
   SELECT * FROM written`;

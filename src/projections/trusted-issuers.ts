@@ -95,7 +95,9 @@ export function postgresIssuerWrites(trx: Transaction<Database>): IssuerWrites {
         .insertInto('trusted_issuers')
         .values({ issuer_id: state.issuerId, ...row })
         .onConflict((oc) =>
-          oc.column('issuer_id').doUpdateSet({ ...row, updated_at: sql<Date>`now()` }),
+          oc
+            .columns(['issuer_id', 'space_id'])
+            .doUpdateSet({ ...row, updated_at: sql<Date>`now()` }),
         )
         .execute();
     },

@@ -184,8 +184,9 @@ beforeAll(async () => {
   ).rows.map((row) => row.position);
   for (const position of tracedPositions) {
     await database.pool.query(
-      `INSERT INTO event_traces (global_position, trace_id, span_id)
-       VALUES ($1, decode(repeat('ab', 16), 'hex'), decode(repeat('cd', 8), 'hex'))`,
+      `INSERT INTO event_traces (global_position, space_id, trace_id, span_id)
+       SELECT global_position, space_id, decode(repeat('ab', 16), 'hex'), decode(repeat('cd', 8), 'hex')
+       FROM events WHERE global_position = $1`,
       [position],
     );
   }

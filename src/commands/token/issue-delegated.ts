@@ -5,7 +5,7 @@ import {
   InvalidGrantError,
   InvalidScopeError,
 } from '../../errors/errors.js';
-import { scopeWords } from '../../domain/scope.js';
+import { scopeWords } from '#verifier/scope.js';
 import { tokenRevoked } from '../../domain/policy.js';
 import type { PrivateTokenClaims, PublicTokenClaims } from '../../crypto/access-tokens.js';
 import { actorChain, actorClaimOf } from '#verifier/actor-claim.js';

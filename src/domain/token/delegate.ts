@@ -12,7 +12,7 @@ import {
   tokenInSpace,
   tokenScopesStillAllowed,
 } from '../policy.js';
-import { scopeText } from '../scope.js';
+import { scopeText } from '#verifier/scope.js';
 import type { ScopeCatalog } from '../scope-catalog.js';
 import { binding, granted, lifetime, type Issuance, type Lifetime } from './decide.js';
 

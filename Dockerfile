@@ -14,12 +14,15 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
-# The packages are compiled into dist/audit-log and dist/verifier, where dist/package.json maps
-# `#audit-log/` and `#verifier/`.
+# The packages are compiled into dist/<package>, where dist/package.json maps `#<package>/`.
 COPY packages/audit-log/tsconfig.json ./packages/audit-log/
 COPY packages/audit-log/src ./packages/audit-log/src
 COPY packages/verifier/tsconfig.json ./packages/verifier/
 COPY packages/verifier/src ./packages/verifier/src
+COPY packages/pkcs11-signer/tsconfig.json ./packages/pkcs11-signer/
+COPY packages/pkcs11-signer/src ./packages/pkcs11-signer/src
+COPY packages/embedded-postgres/tsconfig.json ./packages/embedded-postgres/
+COPY packages/embedded-postgres/src ./packages/embedded-postgres/src
 COPY src ./src
 RUN npm run build
 

@@ -6,9 +6,9 @@ import globals from 'globals';
 /**
  * Which folder of src/ may import which: the layer table of docs/architecture.md, enforced here
  * (test/unit/layers.test.ts keeps the two equal and checks the table has no cycle). A folder
- * always may import itself; anything not listed is refused by `npm run lint`. `audit-log` and
- * `verifier` are the packages packages/audit-log and packages/verifier, imported as `#audit-log/…`
- * and `#verifier/…` (package.json `imports`).
+ * always may import itself; anything not listed is refused by `npm run lint`. `audit-log`,
+ * `verifier`, `pkcs11-signer` and `embedded-postgres` are the packages of those names in
+ * packages/, imported as `#<name>/…` (package.json `imports`).
  * @type {Readonly<Record<string, readonly string[]>>}
  */
 export const LAYERS = {
@@ -16,11 +16,11 @@ export const LAYERS = {
   config: [],
   net: [],
   domain: ['verifier'],
-  db: ['audit-log', 'config'],
+  db: ['embedded-postgres', 'audit-log', 'config'],
   'event-store': ['audit-log', 'db', 'limits'],
   'audit-trail': ['audit-log', 'event-store', 'db', 'domain', 'config'],
   limits: ['domain', 'errors'],
-  crypto: ['verifier', 'audit-log', 'domain', 'db', 'config', 'errors', 'limits'],
+  crypto: ['verifier', 'audit-log', 'pkcs11-signer', 'domain', 'db', 'config', 'errors', 'limits'],
   projections: ['audit-trail', 'event-store', 'db', 'domain', 'errors'],
   observability: ['projections', 'event-store', 'db', 'domain'],
   delivery: ['audit-trail', 'event-store', 'crypto', 'db', 'domain', 'errors'],
@@ -106,12 +106,15 @@ export const SUB_LAYERS = {};
  * The packages (libraries in packages/, imported by the service as `#<name>/…`) and the modules
  * each may not import: each is used alone by a reviewer, a resource server or another service,
  * so nothing of the service (src/), of its tools, of another package, of a database or of a web
- * server. The verifier checks JWTs with jose; the audit log needs no JOSE.
+ * server. The verifier checks JWTs with jose, and the PKCS#11 signer names its JWKs by jose's
+ * type; the audit log and the Postgres launcher need no JOSE.
  * @type {Readonly<Record<string, { modules: readonly string[] }>>}
  */
 export const PACKAGE_REFUSES = {
   'audit-log': { modules: ['kysely', 'pg', 'koa', 'pino', 'jose'] },
   verifier: { modules: ['kysely', 'pg', 'koa', 'pino'] },
+  'pkcs11-signer': { modules: ['kysely', 'pg', 'koa', 'pino'] },
+  'embedded-postgres': { modules: ['kysely', 'pg', 'koa', 'pino', 'jose'] },
 };
 
 // The database drivers: only a layer that may use src/db may import them.

@@ -55,6 +55,12 @@ export default defineConfig({
       },
       {
         extends: true,
+        // The PKCS#11 signer's tests that need no HSM; also run alone from packages/pkcs11-signer
+        // (`npx vitest run --root packages/pkcs11-signer`). Against SoftHSM2: HSM_CHECKS.
+        test: { name: 'pkcs11-signer', include: ['packages/pkcs11-signer/test/**/*.test.ts'] },
+      },
+      {
+        extends: true,
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],

@@ -12,8 +12,8 @@ import { performance } from 'node:perf_hooks';
 import { parseCommandLine } from '#audit-log/cli/command-line.js';
 import { signAccessTokenOffThread, type AccessTokenClaims } from '../src/crypto/access-tokens.js';
 import type { SigningKey } from '../src/crypto/key-store.js';
-import { openPkcs11Signer } from '../src/crypto/pkcs11/pkcs11-signer.js';
-import { TokenSession } from '../src/crypto/pkcs11/token-session.js';
+import { openPkcs11Signer } from '../src/crypto/pkcs11-signer.js';
+import { TokenSession } from '#pkcs11-signer/token-session.js';
 import type { TokenSigner } from '../src/crypto/token-signer.js';
 import { createTestToken, SOFTHSM_MODULE } from '../test/support/softhsm.js';
 

@@ -4,8 +4,7 @@ import type { Database } from '../db/schema.js';
 import { perSpaceShare } from '../limits/fair-queue.js';
 import type { KeyEncryptionKey } from './key-encryption.js';
 import { createLocalSigner } from './local-signer.js';
-import { openPkcs11Signer } from './pkcs11/pkcs11-signer.js';
-import { pkcs11SettingsOf } from './pkcs11/settings.js';
+import { openPkcs11Signer, pkcs11SettingsOf } from './pkcs11-signer.js';
 import type { TokenSigner } from './token-signer.js';
 
 /**

@@ -15,7 +15,7 @@ import { ConfigError } from '../../src/config/config.js';
 import { keyEncryptionKey } from '../../src/crypto/key-encryption.js';
 import { loadKeyEncryptionKey } from '../../src/crypto/key-files.js';
 import { openKeyStore, type HsmSigningKey } from '../../src/crypto/key-store.js';
-import { openPkcs11Signer } from '../../src/crypto/pkcs11/pkcs11-signer.js';
+import { openPkcs11Signer } from '../../src/crypto/pkcs11-signer.js';
 import {
   createTestToken,
   SOFTHSM_MODULE,

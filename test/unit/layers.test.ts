@@ -206,7 +206,7 @@ describe('the rooms of a folder (eslint.config.js ROOMS, SUB_LAYERS)', () => {
   });
 });
 
-describe('the packages (packages/audit-log, packages/verifier)', () => {
+describe('the packages (packages/*, each in PACKAGE_REFUSES)', () => {
   const files = (dir: string): string[] =>
     readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
       const full = path.join(dir, entry.name);
@@ -229,7 +229,8 @@ describe('the packages (packages/audit-log, packages/verifier)', () => {
           )
           .map((spec) => `${path.relative(ROOT, file)} imports ${spec}`),
       );
-      expect(files(ROOT).length).toBeGreaterThan(10);
+      // Some files found: the walk reached the package (the smallest has seven).
+      expect(files(ROOT).length).toBeGreaterThan(5);
       expect(outside).toEqual([]);
     },
   );

@@ -12,8 +12,12 @@ import {
 } from '../../src/crypto/access-tokens.js';
 import { ConfigError, loadConfig } from '../../src/config/config.js';
 import { UnavailableError } from '../../src/errors/errors.js';
-import { openPkcs11Signer, type Pkcs11Signer } from '../../src/crypto/pkcs11/pkcs11-signer.js';
-import { pkcs11SettingsOf, type Pkcs11Settings } from '../../src/crypto/pkcs11/settings.js';
+import {
+  openPkcs11Signer,
+  pkcs11SettingsOf,
+  type Pkcs11Settings,
+  type Pkcs11Signer,
+} from '../../src/crypto/pkcs11-signer.js';
 import { isHsmKeyReference, signerReadiness } from '../../src/crypto/token-signer.js';
 import { readinessWith } from '../../src/db/readiness.js';
 import { createApp } from '../../src/http/app.js';

@@ -4,7 +4,7 @@
  * replicas and two projectors (docs/fleet.md).
  */
 import { rm } from 'node:fs/promises';
-import { ensurePostgresUser } from '../../src/db/embedded/os-user.js';
+import { ensurePostgresUser } from '#embedded-postgres/os-user.js';
 import { DEFAULT_FLEET_DIR, readFleetState } from '../fleet/layout.js';
 import { isAlive, stopAll } from '../fleet/processes.js';
 import { BRIDGE, removeNetwork, SUBNET } from '../fleet/netns.js';

@@ -3,7 +3,7 @@ import { cp, readFile, rename, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { arch, platform } from 'node:os';
 import path from 'node:path';
-import type { Logger } from 'pino';
+import type { EmbeddedPostgresLogger } from './logger.js';
 import { reachable, type Identity } from './os-user.js';
 import { ensureTrustedDir } from './trusted-dir.js';
 
@@ -43,7 +43,7 @@ export async function binariesFor(
   binaries: Binaries,
   runAs: Identity | undefined,
   stagingRoot: string,
-  logger: Logger,
+  logger: EmbeddedPostgresLogger,
 ): Promise<string> {
   if (!runAs || reachable(runAs, binaries.nativeDir)) return binaries.nativeDir;
   await ensureTrustedDir(stagingRoot);

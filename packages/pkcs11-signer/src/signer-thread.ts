@@ -1,6 +1,5 @@
 import type { Worker } from 'node:worker_threads';
-import { ConfigError } from '../../config/config.js';
-import { UnavailableError } from '../../errors/errors.js';
+import type { Pkcs11Errors } from './errors.js';
 import { fromWorkerSchema, type Pkcs11Result } from './protocol.js';
 import type { Pkcs11Settings } from './settings.js';
 import { startSiblingWorker } from './start-worker.js';
@@ -13,12 +12,13 @@ export interface SignerThreadEvents {
 
 /**
  * Starts the signer's thread (worker.ts) and resolves once it is logged in to the token. A wrong
- * PIN, a missing token or library is a ConfigError naming the setting; no answer within
- * `timeoutMs` (a stalled HSM) is an UnavailableError, and the thread is ended.
+ * PIN, a missing token or library is `errors.setting` naming the setting; no answer within
+ * `timeoutMs` (a stalled HSM) is `errors.unavailable`, and the thread is ended.
  */
 export function startSignerThread(
   settings: Pkcs11Settings,
   timeoutMs: number,
+  errors: Pkcs11Errors,
   events: SignerThreadEvents,
 ): Promise<Worker> {
   const started = startSiblingWorker('worker', settings);
@@ -27,7 +27,7 @@ export function startSignerThread(
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       void started.terminate();
-      reject(new UnavailableError(`the PKCS#11 token did not answer within ${timeoutMs} ms`));
+      reject(errors.unavailable(`the PKCS#11 token did not answer within ${timeoutMs} ms`));
     }, timeoutMs);
     started.on('message', (raw: unknown) => {
       const message = fromWorkerSchema.parse(raw);
@@ -36,7 +36,7 @@ export function startSignerThread(
         resolve(started);
       } else if (message.type === 'failed') {
         clearTimeout(timer);
-        reject(new ConfigError([`${message.setting}: ${message.message}`]));
+        reject(errors.setting(message.setting, message.message));
       } else if (message.type === 'results') events.results(started, message.results);
     });
     started.on('error', (error) => {

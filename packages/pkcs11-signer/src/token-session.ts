@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { JWK } from 'jose';
 import type * as Pkcs11Js from 'pkcs11js';
-import { ACCESS_TOKEN_ALG } from '#verifier/algorithms.js';
-import { BoundedCache } from '../bounded-cache.js';
+import { Pkcs11Failure } from './errors.js';
+import { HandleCache } from './handle-cache.js';
 import type { Pkcs11Settings } from './settings.js';
 
 // PKCS#11 3.0 values pkcs11js 2.1.7 does not name (v3.0 §2.3.6, §6.3.x).
@@ -14,16 +14,8 @@ const ED25519_PARAMS = Buffer.from('06032b6570', 'hex');
 // Set by the first session (see loadPkcs11Binding); the constants below are read from it.
 let pkcs11js: typeof Pkcs11Js;
 
-/** A PKCS#11 failure with its return value's name (CKR_PIN_INCORRECT...), never a PIN. */
-export class Pkcs11Failure extends Error {
-  constructor(
-    readonly setting: string,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'Pkcs11Failure';
-  }
-}
+/** The JWS algorithm of the keys the token makes: Ed25519 (RFC 8037). */
+export const ED25519_ALG = 'EdDSA';
 
 /**
  * The PKCS#11 binding, loaded when a signer first needs it: pkcs11js is an optional dependency
@@ -54,12 +46,12 @@ export function pkcs11Reason(error: unknown): string {
 export class TokenSession {
   readonly #module: Pkcs11Js.PKCS11;
   readonly #session: Buffer;
-  readonly #handles: BoundedCache<string, Buffer>;
+  readonly #handles: HandleCache;
 
   constructor(readonly settings: Pkcs11Settings) {
     pkcs11js = loadPkcs11Binding(settings.binding);
     this.#module = new pkcs11js.PKCS11();
-    this.#handles = new BoundedCache(settings.maxKeys);
+    this.#handles = new HandleCache(settings.maxKeys);
     try {
       this.#module.load(settings.module);
     } catch (error) {
@@ -243,7 +235,7 @@ function publicJwkOf(kid: string, x: Buffer): JWK {
     crv: 'Ed25519',
     x: x.toString('base64url'),
     kid,
-    alg: ACCESS_TOKEN_ALG,
+    alg: ED25519_ALG,
     use: 'sig',
   };
 }

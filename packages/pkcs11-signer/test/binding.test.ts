@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { loadPkcs11Binding, Pkcs11Failure } from '../../src/crypto/pkcs11/token-session.js';
+import { Pkcs11Failure } from '../src/errors.js';
+import { loadPkcs11Binding } from '../src/token-session.js';
 
 // Issue 50: pkcs11js is optional (a native addon that needs a C++ toolchain to install), so a
 // machine without one still installs; SIGNING_BACKEND=pkcs11 then says in one line what to do.

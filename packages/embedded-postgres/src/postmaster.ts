@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import type { Logger } from 'pino';
+import type { EmbeddedPostgresLogger } from './logger.js';
 import type { Identity } from './os-user.js';
 
 /** Runs a Postgres tool (initdb) to completion as `who`; rejects with its output on failure. */
@@ -31,7 +31,7 @@ export async function spawnPostmaster(options: {
   readonly dataDir: string;
   readonly port: number;
   readonly runAs: Identity | undefined;
-  readonly logger: Logger;
+  readonly logger: EmbeddedPostgresLogger;
   readonly settings?: Readonly<Record<string, string>>;
 }): Promise<ChildProcess> {
   const child = spawn(
@@ -61,7 +61,7 @@ export async function spawnPostmaster(options: {
   return child;
 }
 
-function waitUntilReady(child: ChildProcess, logger: Logger): Promise<void> {
+function waitUntilReady(child: ChildProcess, logger: EmbeddedPostgresLogger): Promise<void> {
   return new Promise((resolve, reject) => {
     let log = '';
     let ready = false;

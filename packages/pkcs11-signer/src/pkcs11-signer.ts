@@ -1,45 +1,12 @@
 import type { Worker } from 'node:worker_threads';
 import type { JWK } from 'jose';
 import { z } from 'zod';
-import { SYSTEM_SPACE } from '../../domain/streams.js';
-import { UnavailableError } from '../../errors/errors.js';
-import { createFairQueue } from '../../limits/fair-queue.js';
-import { ACCESS_TOKEN_ALG } from '#verifier/algorithms.js';
-import type { TokenSigner } from '../token-signer.js';
+import { PKCS11_ERRORS } from './errors.js';
 import type { Pkcs11Request, Pkcs11Result } from './protocol.js';
 import type { Pkcs11Settings } from './settings.js';
+import type { Pkcs11Signer, Pkcs11SignerOptions } from './signer.js';
 import { startSignerThread } from './signer-thread.js';
-
-/** How the event loop's side of the PKCS#11 signer has batched its work so far. */
-export interface Pkcs11SignerStats {
-  readonly requests: number;
-  readonly batches: number;
-  readonly largestBatch: number;
-  /** Threads ended because a batch outlived the deadline, and replaced by a new login. */
-  readonly replaced: number;
-}
-
-/** A {@link TokenSigner} whose keys live in a PKCS#11 token, and its batching figures. */
-export interface Pkcs11Signer extends TokenSigner {
-  stats(): Pkcs11SignerStats;
-}
-
-/** Bounds on the signer's queue, in the append queue's terms. */
-export interface Pkcs11SignerOptions {
-  /** Requests waiting for a batch; past it a request is refused (UnavailableError, 503). */
-  readonly maxQueued?: number;
-  /** Requests of one space waiting: its share, so one tenant's flood leaves the others room. */
-  readonly maxQueuedPerSpace?: number;
-  /** Requests in one message to the thread. */
-  readonly maxBatch?: number;
-  /** Batches posted and unanswered: two keep the thread busy while one answer travels back. */
-  readonly maxInFlightBatches?: number;
-  /**
-   * A batch (or the login) unanswered this long fails, and its thread is replaced: the HSM is
-   * stalled. A request waiting for a batch this long fails too.
-   */
-  readonly timeoutMs?: number;
-}
+import { ED25519_ALG } from './token-session.js';
 
 type RequestBody = Pkcs11Request extends infer R
   ? R extends Pkcs11Request
@@ -64,9 +31,9 @@ const generatedSchema = z.object({
  * Opens the token in a thread of its own (worker.ts) and returns the signer. Everything asked
  * while earlier batches are on their way goes out as the next batch, at most `maxInFlightBatches`
  * at once: the thread signs one batch while the next waits in its queue, as the append queue
- * writes one batch while the next gathers, with the append queue's per-space share and deadline
- * (src/limits/fair-queue.ts). One session whatever the number of keys. A wrong PIN, a missing
- * token or library is a ConfigError naming the setting.
+ * writes one batch while the next gathers, in the queue the user gives (a per-space share, a
+ * deadline per request). One session whatever the number of keys. A wrong PIN, a missing token or
+ * library is the `setting` error naming it; everything else that cannot sign, `unavailable`.
  *
  * A batch unanswered within `timeoutMs` means the thread is stuck in the HSM: what it holds
  * fails, it is left to end when the call returns, and a new thread logs in for what waits, so one
@@ -74,20 +41,15 @@ const generatedSchema = z.object({
  */
 export async function openPkcs11Signer(
   settings: Pkcs11Settings,
-  options: Pkcs11SignerOptions = {},
+  options: Pkcs11SignerOptions,
 ): Promise<Pkcs11Signer> {
-  const maxQueued = options.maxQueued ?? 10_000;
+  const errors = options.errors ?? PKCS11_ERRORS;
   const maxBatch = options.maxBatch ?? 256;
   const maxInFlight = options.maxInFlightBatches ?? 2;
   const timeoutMs = options.timeoutMs ?? 5000;
-  const queue = createFairQueue<Queued>({
-    maxQueued,
-    maxQueuedPerSpace: options.maxQueuedPerSpace ?? maxQueued,
-    maxWaitMs: timeoutMs,
-    expired(items) {
-      const error = new UnavailableError(`the PKCS#11 signer took no request for ${timeoutMs} ms`);
-      for (const { waiter } of items) waiter.reject(error);
-    },
+  const queue = options.createQueue<Queued>((items) => {
+    const error = errors.unavailable(`the PKCS#11 signer took no request for ${timeoutMs} ms`);
+    for (const { waiter } of items) waiter.reject(error);
   });
   const waiting = new Map<number, Waiter>();
   const inFlight: Array<{ readonly timer: NodeJS.Timeout; readonly since: number }> = [];
@@ -99,17 +61,17 @@ export async function openPkcs11Signer(
   let restarting = false;
 
   const start = () =>
-    startSignerThread(settings, timeoutMs, {
+    startSignerThread(settings, timeoutMs, errors, {
       results: (from, results) => (from === worker ? answered(results) : undefined),
       exited: (from, cause) => {
         if (from !== worker) return; // a thread already replaced
-        drop(new UnavailableError('the PKCS#11 signer stopped', { cause }));
+        drop(errors.unavailable('the PKCS#11 signer stopped', cause));
         restart();
       },
     });
 
   /** Fails everything posted to the thread with `error` and lets go of it; returns it. */
-  function drop(error: UnavailableError): Worker | undefined {
+  function drop(error: Error): Worker | undefined {
     for (const batch of inFlight.splice(0)) clearTimeout(batch.timer);
     for (const waiter of waiting.values()) waiter.reject(error);
     waiting.clear();
@@ -120,9 +82,7 @@ export async function openPkcs11Signer(
 
   /** A batch outlived the deadline: the thread is stuck in the HSM; another logs in. */
   function stalled() {
-    const stuck = drop(
-      new UnavailableError(`the PKCS#11 token did not sign within ${timeoutMs} ms`),
-    );
+    const stuck = drop(errors.unavailable(`the PKCS#11 token did not sign within ${timeoutMs} ms`));
     stats.replaced++;
     // Ends once the stuck call returns, if it ever does; nothing waits for it.
     void stuck?.terminate();
@@ -142,7 +102,7 @@ export async function openPkcs11Signer(
       },
       (cause: unknown) => {
         restarting = false;
-        const error = new UnavailableError('the PKCS#11 signer cannot restart', { cause });
+        const error = errors.unavailable('the PKCS#11 signer cannot restart', cause);
         for (const { waiter } of queue.take(Infinity)) waiter.reject(error);
       },
     );
@@ -180,16 +140,16 @@ export async function openPkcs11Signer(
     }
   }
 
-  /** Queues a request of `spaceId` (its share of the queue); key management is the service's. */
-  function submit(body: RequestBody, spaceId: string = SYSTEM_SPACE): Promise<unknown> {
-    if (closed) return Promise.reject(new UnavailableError('the PKCS#11 signer is closed'));
+  /** Queues a request of `spaceId` (its share of the queue); key management is `keySpace`'s. */
+  function submit(body: RequestBody, spaceId = options.keySpace): Promise<unknown> {
+    if (closed) return Promise.reject(errors.unavailable('the PKCS#11 signer is closed'));
     let admitted = false;
     const answer = new Promise((resolve, reject) => {
       const request = { ...body, id: nextId++ } as Pkcs11Request;
       admitted = queue.offer(spaceId, { request, waiter: { resolve, reject } });
     });
     if (!admitted) {
-      return Promise.reject(new UnavailableError('too many signatures wait for the PKCS#11 token'));
+      return Promise.reject(errors.unavailable('too many signatures wait for the PKCS#11 token'));
     }
     stats.requests++;
     schedule();
@@ -211,7 +171,7 @@ export async function openPkcs11Signer(
       const { kid, publicJwk } = generatedSchema.parse(await submit({ op: 'generate' }));
       return {
         kid,
-        alg: ACCESS_TOKEN_ALG,
+        alg: ED25519_ALG,
         publicJwk: publicJwk as JWK,
         stored: { hsm: 'pkcs11', token: settings.tokenLabel },
       };
@@ -235,7 +195,7 @@ export async function openPkcs11Signer(
       if (closed) return;
       closed = true;
       for (const { waiter } of queue.take(Infinity)) {
-        waiter.reject(new UnavailableError('the PKCS#11 signer is closed'));
+        waiter.reject(errors.unavailable('the PKCS#11 signer is closed'));
       }
       const last = worker;
       if (!last) return;

@@ -11,7 +11,8 @@ import {
   type Pkcs11Request,
   type Pkcs11Result,
 } from './protocol.js';
-import { Pkcs11Failure, pkcs11Reason, TokenSession } from './token-session.js';
+import { Pkcs11Failure } from './errors.js';
+import { pkcs11Reason, TokenSession } from './token-session.js';
 
 const port = parentPort!;
 const post = (message: FromWorker) => port.postMessage(message);

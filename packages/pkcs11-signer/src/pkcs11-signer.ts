@@ -30,9 +30,8 @@ const generatedSchema = z.object({
 /**
  * Opens the token in a thread of its own (worker.ts) and returns the signer. Everything asked
  * while earlier batches are on their way goes out as the next batch, at most `maxInFlightBatches`
- * at once: the thread signs one batch while the next waits in its queue, as the append queue
- * writes one batch while the next gathers, in the queue the user gives (a per-space share, a
- * deadline per request). One session whatever the number of keys. A wrong PIN, a missing token or
+ * at once: the thread signs one batch while the next gathers, as a group commit writes, in the
+ * queue the user gives (a per-space share, a deadline per request). One session whatever the number of keys. A wrong PIN, a missing token or
  * library is the `setting` error naming it; everything else that cannot sign, `unavailable`.
  *
  * A batch unanswered within `timeoutMs` means the thread is stuck in the HSM: what it holds

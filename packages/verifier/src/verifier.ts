@@ -26,6 +26,8 @@ export type {
 } from './verifier-types.js';
 
 const TOKEN = /^(Bearer|DPoP) +([A-Za-z0-9\-._~+/]+=*)$/i;
+// One object for every call without route options: its declaration is checked once, not per call.
+const NO_ROUTE: RouteRequirements = Object.freeze({});
 
 /**
  * Verifies access tokens as a resource server must: the signature against the issuer's JWKS
@@ -74,7 +76,7 @@ export function createVerifier(options: VerifierOptions): Verifier {
     resourceMetadata,
     async verify(request, routeOptions) {
       try {
-        return await verifyRequest(request, routeOptions ?? {});
+        return await verifyRequest(request, routeOptions ?? NO_ROUTE);
       } catch (error) {
         // A 503 is no question of credentials: it names no metadata.
         if (error instanceof VerifyError && resourceMetadata && error.status !== 503)

@@ -19,6 +19,8 @@ const PROCESS_CHECKS = [
   // Kills and pauses projector processes to watch a standby take over.
   'test/integration/projector.test.ts',
   'test/integration/cli-help.test.ts',
+  // Issue 55: the token service, a storefront's server, agents and a resource server as processes.
+  'test/integration/agent-processes.test.ts',
 ];
 
 /**

@@ -1,10 +1,12 @@
 import type { RouteRequirements, VerifiableRequest, VerifiedToken, Verifier } from './verifier.js';
 import { declaredScopes } from './required-scopes.js';
+import { declaredDelegation } from './delegation-rule.js';
 import { VerifyError } from './verify-error.js';
 
 /**
  * Options of the Koa and Express adapters: one middleware per route (or router), with the token
- * kinds and the scopes (`requiredScopes`, all of them) it requires.
+ * kinds, the scopes (`requiredScopes`, all of them) and the delegation (`delegation`, `agents`)
+ * it requires.
  */
 export interface NodeAdapterOptions extends RouteRequirements {
   /**
@@ -84,10 +86,11 @@ function fromNode(request: NodeStyleRequest, origin: string): VerifiableRequest 
 /**
  * Koa middleware: the verified claims in `ctx.state.token`, or the refusal answered (401, 403
  * for a missing scope, 503). DPoP proofs are checked against `options.origin` and the request's
- * path. A malformed `requiredScopes` throws here, at startup.
+ * path. A malformed `requiredScopes` or `delegation` throws here, at startup.
  */
 export function koaVerifier(verifier: Verifier, options: NodeAdapterOptions) {
   declaredScopes(options.requiredScopes);
+  declaredDelegation(options);
   return async (
     ctx: {
       request: NodeStyleRequest;
@@ -114,10 +117,11 @@ export function koaVerifier(verifier: Verifier, options: NodeAdapterOptions) {
 /**
  * Express middleware: the verified claims in `res.locals.token`, or the refusal answered (401,
  * 403 for a missing scope, 503). DPoP proofs are checked against `options.origin` and the
- * request's path. A malformed `requiredScopes` throws here, at startup.
+ * request's path. A malformed `requiredScopes` or `delegation` throws here, at startup.
  */
 export function expressVerifier(verifier: Verifier, options: NodeAdapterOptions) {
   declaredScopes(options.requiredScopes);
+  declaredDelegation(options);
   return (
     request: NodeStyleRequest,
     response: {

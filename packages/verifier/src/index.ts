@@ -1,7 +1,8 @@
 /**
  * `token-authority/verify`: what a resource server (the Storefront API) needs to accept our
  * tokens — signature and claims against the JWKS, the token kind, revocation, DPoP binding, the
- * scopes a route requires — with thin adapters for Koa, Express and fetch-style Requests.
+ * scopes and the delegation a route requires — with thin adapters for Koa, Express and
+ * fetch-style Requests, and its RFC 9728 protected-resource metadata served by the same three.
  */
 export { createVerifier } from './verifier.js';
 export type {
@@ -19,3 +20,21 @@ export {
   refusalResponse,
   verifyFetchRequest,
 } from './adapters.js';
+export {
+  expressResourceMetadata,
+  koaResourceMetadata,
+  resourceMetadataHandler,
+} from './metadata-adapters.js';
+export {
+  resourceMetadataUrl,
+  type ProtectedResourceMetadata,
+  type ResourceMetadata,
+  type ResourceMetadataOptions,
+} from './resource-metadata.js';
+export {
+  actorsOf,
+  agentsIn,
+  type DelegationRequirements,
+  type DelegationRule,
+} from './delegation-rule.js';
+export type { ActorClaim } from './actor-claim.js';

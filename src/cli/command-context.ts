@@ -180,7 +180,8 @@ function metadataClientPorts(
 ): MetadataClientPorts {
   const seen = new BoundedCache<string, true>(config.CLIENT_METADATA_CACHE_MAX);
   return {
-    domain: async (spaceId, domain) => (await metadataClientDomains(database.db, spaceId, domain))[0],
+    domain: async (spaceId, domain) =>
+      (await metadataClientDomains(database.db, spaceId, domain))[0],
     documents: createMetadataDocuments({
       rules: sinkTargetRules(config),
       maxEntries: config.CLIENT_METADATA_CACHE_MAX,

@@ -35,7 +35,7 @@ export const issuerSettings = {
     .max(86_400)
     .default(300)
     .describe(
-      "How long a client ID metadata document (a client id that is an https URL) is held at most, in seconds: its Cache-Control `max-age` when shorter, nothing for `no-store`; without the header, this. 0: fetched at every use.",
+      'How long a client ID metadata document (a client id that is an https URL) is held at most, in seconds: its Cache-Control `max-age` when shorter, nothing for `no-store`; without the header, this. 0: fetched at every use.',
     ),
   CLIENT_METADATA_CACHE_MAX: z.coerce
     .number()

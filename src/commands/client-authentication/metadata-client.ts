@@ -99,7 +99,13 @@ export async function authenticateMetadataClient(
     const client = await ports.documents
       .clientAt(clientId, { refresh })
       .catch((error: unknown) => refused(`its document: ${(error as Error).message}`));
-    const credential = credentialOf(clientId, spaceId, client.jwks, allowed.scopes, ctx.clock.now());
+    const credential = credentialOf(
+      clientId,
+      spaceId,
+      client.jwks,
+      allowed.scopes,
+      ctx.clock.now(),
+    );
     const ok = await assertionProvesClient(ctx, command.assertion, credential);
     return ok ? { credential, client } : undefined;
   };

@@ -49,7 +49,11 @@ function getDocument(url: URL, rules: TargetRules) {
     if (literal) return reject(new Error(`refused: ${literal}`));
     const request = https.get(
       url,
-      { lookup: guardedLookup(target), headers: { accept: 'application/json' }, timeout: FETCH_TIMEOUT_MS },
+      {
+        lookup: guardedLookup(target),
+        headers: { accept: 'application/json' },
+        timeout: FETCH_TIMEOUT_MS,
+      },
       (response) => {
         if (response.statusCode !== 200) {
           response.resume();
@@ -59,8 +63,10 @@ function getDocument(url: URL, rules: TargetRules) {
         let read = 0;
         response.on('data', (chunk: Buffer) => {
           read += chunk.length;
-          if (read > DOCUMENT_BYTES) return request.destroy(new Error('document too large'));
-          chunks.push(chunk);
+          if (read <= DOCUMENT_BYTES) return chunks.push(chunk);
+          // Refused before the socket goes: whatever the stream says next comes too late.
+          reject(new Error('document too large'));
+          request.destroy();
         });
         response.on('end', () => {
           try {

@@ -35,7 +35,12 @@ export function decideAllowDomain(
     return accept([], placed(command));
   }
   const data = { domain: command.domain, ...(scopes ? { scopes } : {}) };
-  const event = domainEvent(command.eventId, 'metadata-client-domain-allowed', data, command.metadata);
+  const event = domainEvent(
+    command.eventId,
+    'metadata-client-domain-allowed',
+    data,
+    command.metadata,
+  );
   return accept([event], placed(command));
 }
 
@@ -114,6 +119,9 @@ export function decideFirstSeen(command: {
   };
   return {
     event: domainEvent(command.eventId, 'metadata-client-first-seen', data, command.metadata),
-    placed: { spaceId: command.spaceId, streamId: `metadata-client-${command.spaceId}-${command.clientId}` },
+    placed: {
+      spaceId: command.spaceId,
+      streamId: `metadata-client-${command.spaceId}-${command.clientId}`,
+    },
   };
 }

@@ -129,6 +129,18 @@ describe('a client ID metadata document as a client', () => {
     expect(docs.hits.get('/agents/shopper.json')).toBe(1);
   });
 
+  it('takes its keys from its jwks_uri, and fetches it anew when it says no-store', async () => {
+    docs.serve('/agents/keys.json', { body: agent.jwks });
+    const clientId = `https://localhost:${docs.port}/agents/by-uri.json`;
+    docs.serve('/agents/by-uri.json', {
+      body: { client_id: clientId, jwks_uri: `https://localhost:${docs.port}/agents/keys.json` },
+      headers: { 'cache-control': 'no-store' },
+    });
+    expect((await token(clientId)).status).toBe(200);
+    expect((await token(clientId)).status).toBe(200);
+    expect(docs.hits.get('/agents/by-uri.json')).toBe(2);
+  });
+
   it('records a first use once when two replicas see it at the same time', async () => {
     const replica = await startTestService(
       { SCOPE_CATALOG: JSON.stringify(TEST_SCOPE_CATALOG) },

@@ -43,9 +43,15 @@ const admin = async (method: string, path: string, body?: unknown, space = SPACE
 /** The agent's token request, as any private_key_jwt client sends it, naming the space. */
 const token = async (
   clientId: string,
-  options: { space?: string; scope?: string; key?: typeof agent; base?: string } = {},
+  options: {
+    space?: string;
+    scope?: string;
+    key?: typeof agent;
+    base?: string;
+    assertion?: string;
+  } = {},
 ) => {
-  const assertion = await (options.key ?? agent).assert(clientId, OURS);
+  const assertion = options.assertion ?? (await (options.key ?? agent).assert(clientId, OURS));
   const response = await fetch(`${options.base ?? service.baseUrl}/v1/credential/token`, {
     method: 'POST',
     headers: {
@@ -205,6 +211,15 @@ describe('refusals', () => {
   it('an assertion signed by a key not in the document', async () => {
     const clientId = document('/agents/e.json');
     await refused(await token(clientId, { key: await agentKey() }), /not signed by a key/);
+  });
+
+  it('an assertion used before, in this space or another allowing the domain', async () => {
+    await admin('POST', '/v1/metadata-client-domains', { domain: 'localhost' }, OTHER_SPACE);
+    const clientId = document('/agents/g.json');
+    const assertion = await agent.assert(clientId, OURS);
+    expect((await token(clientId, { assertion })).status).toBe(200);
+    await refused(await token(clientId, { assertion }), /not signed by a key/);
+    await refused(await token(clientId, { assertion, space: OTHER_SPACE }), /not signed by a key/);
   });
 
   it('a document too large', async () => {

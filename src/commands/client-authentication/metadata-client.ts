@@ -1,5 +1,5 @@
 import type { Credential } from '../../domain/credential/state.js';
-import type { EventMetadata } from '../../domain/events.js';
+import { SYSTEM_SPACE, type EventMetadata } from '../../domain/events.js';
 import type { ClientJwks } from '../../domain/event-data/credential.js';
 import { decideFirstSeen, metadataClientIdRefusal } from '../../domain/metadata-client/decide.js';
 import { InvalidClientError } from '../../errors/errors.js';
@@ -106,7 +106,9 @@ export async function authenticateMetadataClient(
       allowed.scopes,
       ctx.clock.now(),
     );
-    const ok = await assertionProvesClient(ctx, command.assertion, credential);
+    // Its jti spent for every space at once: the assertion names none, so it buys one token.
+    const once = { ...credential, spaceId: SYSTEM_SPACE };
+    const ok = await assertionProvesClient(ctx, command.assertion, once);
     return ok ? { credential, client } : undefined;
   };
   const { credential, client } =

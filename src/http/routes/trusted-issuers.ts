@@ -6,6 +6,7 @@ import {
   changeTrustedIssuer,
   removeTrustedIssuer,
   type IssuerAdminContext,
+  type IssuerAsk,
 } from '../../commands/trusted-issuer/admin.js';
 import {
   metadataClientDomainAllowedSchema as allowedDomain,
@@ -23,7 +24,6 @@ import { BODY_ERRORS, LOGIN_ERRORS } from '../openapi/operation.js';
 import type { Body } from '../openapi/responses.js';
 import { requestMetadata } from '../request-context.js';
 import { route, type Route } from '../route.js';
-import type { IssuerAsk as IssuerAskOf } from '../../commands/trusted-issuer/admin.js';
 import type { RequestContext } from '../state.js';
 import { validate } from '../validate.js';
 
@@ -152,7 +152,7 @@ export function trustedIssuerRoutes(
 function metadataClientDomainRoutes(
   admin: IssuerAdminContext,
   db: Kysely<Database>,
-  asked: (ctx: RequestContext, who: { spaceId: string; actor: string }) => IssuerAskOf,
+  asked: (ctx: RequestContext, who: { spaceId: string; actor: string }) => IssuerAsk,
 ): readonly Route[] {
   const path = '/v1/metadata-client-domains';
   const tag = { ...common, tag: 'Metadata clients' } as const;

@@ -6,7 +6,8 @@ import { isRecordedIssuance } from '../commands/token/recorded-issuance.js';
 import { createFailureEvents } from '../commands/client-authentication/failure-events.js';
 import { createAccessRefusals } from '../commands/access-refusal/record.js';
 import { ensureFirstSigningKey } from '../commands/signing-key/change-keys.js';
-import { randomIds, systemClock } from '../domain/ports.js';
+import { randomIds, systemClock, type Clock } from '../domain/ports.js';
+import type { MetadataClientPorts } from '../commands/trusted-issuer/ports.js';
 import { createEventStore, type AppendListener } from '../event-store/event-store.js';
 import { postgresSinkWrites } from '../delivery/sink-writes.js';
 import { workerPeers } from '../limits/cluster-peers.js';
@@ -24,7 +25,9 @@ import { openSpaceKeyStore } from '../crypto/space-keys.js';
 import { openTokenSigner } from '../crypto/signer-from-config.js';
 import { createSecretHasher } from '../crypto/secrets.js';
 import { postgresInlineWrites } from '../projections/inline-writes.js';
-import { postgresIssuerWrites } from '../projections/trusted-issuers.js';
+import { metadataClientDomains, postgresIssuerWrites } from '../projections/trusted-issuers.js';
+import { createMetadataDocuments } from '../commands/trusted-issuer/metadata-document.js';
+import { BoundedCache } from '../crypto/bounded-cache.js';
 import { createTrustedIssuerLookup } from '../projections/trusted-issuer-lookup.js';
 import { createIssuerKeys } from '../commands/trusted-issuer/issuer-keys.js';
 import { sinkTargetRules } from './sink-admin-context.js';
@@ -165,5 +168,26 @@ export async function createCommandContext(
       maxLifetimeSeconds: config.JWT_BEARER_MAX_LIFETIME_SECONDS,
       clockSkewSeconds: config.JWT_BEARER_CLOCK_SKEW_SECONDS,
     },
+    metadataClients: metadataClientPorts(database, config, clock),
+  };
+}
+
+/** Client ID metadata documents: the domains read as they stand, documents and first uses bounded. */
+function metadataClientPorts(
+  database: DatabaseHandle,
+  config: Config,
+  clock: Clock,
+): MetadataClientPorts {
+  const seen = new BoundedCache<string, true>(config.CLIENT_METADATA_CACHE_MAX);
+  return {
+    domain: async (spaceId, domain) =>
+      (await metadataClientDomains(database.db, spaceId, domain))[0],
+    documents: createMetadataDocuments({
+      rules: sinkTargetRules(config),
+      maxEntries: config.CLIENT_METADATA_CACHE_MAX,
+      maxAgeSeconds: config.CLIENT_METADATA_CACHE_MAX_SECONDS,
+      now: () => clock.now(),
+    }),
+    seen: { has: (key) => seen.get(key) !== undefined, add: (key) => seen.set(key, true) },
   };
 }

@@ -17,7 +17,7 @@ import type { KeyEncryptionKey } from '../crypto/key-encryption.js';
 import type { SpaceSigning } from './signing-key/space-signing.js';
 import type { WithSinkWrites } from '../delivery/sink-writes.js';
 import type { WithIssuerWrites } from '../projections/trusted-issuers.js';
-import type { TrustedIssuerPorts } from './trusted-issuer/ports.js';
+import type { MetadataClientPorts, TrustedIssuerPorts } from './trusted-issuer/ports.js';
 
 /** What the commands' appends and transactions are handed: the inline writes, the sinks', the issuers'. */
 export type CommandWrites = InlineWrites & WithSinkWrites & WithIssuerWrites;
@@ -69,4 +69,6 @@ export interface CommandContext {
   readonly scopeCatalog: ScopeCatalog;
   /** The spaces' trusted issuers, for the jwt-bearer grant; absent: that grant is refused. */
   readonly trustedIssuers?: TrustedIssuerPorts;
+  /** Client ID metadata documents as clients (issue 55 item 3); absent: such ids are refused. */
+  readonly metadataClients?: MetadataClientPorts;
 }

@@ -28,4 +28,21 @@ export const issuerSettings = {
     .describe(
       "How many trusted issuers' fetched JWKS each API process holds (each for 10 minutes, fetched again sooner for an unknown `kid`, at most every 30 s).",
     ),
+  CLIENT_METADATA_CACHE_MAX_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(86_400)
+    .default(300)
+    .describe(
+      'How long a client ID metadata document (a client id that is an https URL) is held at most, in seconds: its Cache-Control `max-age` when shorter, nothing for `no-store`; without the header, this. 0: fetched at every use.',
+    ),
+  CLIENT_METADATA_CACHE_MAX: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(1000)
+    .describe(
+      'How many client ID metadata documents (and their keys) each API process holds, and how many first uses it remembers having recorded.',
+    ),
 };

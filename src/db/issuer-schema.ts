@@ -12,3 +12,13 @@ export interface TrustedIssuersTable {
   /** When an admin removed it: the row stays, no longer trusted. */
   removed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
+
+/** A domain whose client ID metadata documents a space takes as clients (migration 043). */
+export interface MetadataClientDomainsTable {
+  space_id: string;
+  domain: string;
+  scopes: ColumnType<unknown, string | null, string | null>;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+  removed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}

@@ -15,7 +15,7 @@ import type {
 } from './evidence-schema.js';
 import type { ColumnType, Generated } from 'kysely';
 import type { AuditSinkCursorsTable, AuditSinksTable } from './sink-schema.js';
-import type { TrustedIssuersTable } from './issuer-schema.js';
+import type { MetadataClientDomainsTable, TrustedIssuersTable } from './issuer-schema.js';
 
 /** Row types of every table, as Kysely sees them. One place, mirroring migrations/. */
 export interface EventsTable {
@@ -178,4 +178,5 @@ export interface Database {
   audit_sinks: AuditSinksTable;
   audit_sink_cursors: AuditSinkCursorsTable;
   trusted_issuers: TrustedIssuersTable;
+  metadata_client_domains: MetadataClientDomainsTable;
 }

@@ -4,7 +4,7 @@ import { TOKEN_EVENTS } from './event-data/token.js';
 import { REFUSAL_EVENTS } from './event-data/refusal.js';
 import { SERVICE_EVENTS } from './event-data/service.js';
 import { SINK_EVENTS } from './event-data/sink.js';
-import { TRUSTED_ISSUER_EVENTS } from './event-data/trusted-issuer.js';
+import { METADATA_CLIENT_EVENTS, TRUSTED_ISSUER_EVENTS } from './event-data/trusted-issuer.js';
 import { eventCatalog, schemasOf } from './event-catalog.js';
 import { fullForm, type EventBody } from './stored-form.js';
 import type { TOKEN_ISSUANCES } from './token/issuances.js';
@@ -95,6 +95,7 @@ export const EVENT_CATALOG = eventCatalog(
     SERVICE_EVENTS,
     SINK_EVENTS,
     TRUSTED_ISSUER_EVENTS,
+    METADATA_CLIENT_EVENTS,
   ],
   LISTED_ORDER,
 );

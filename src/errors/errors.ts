@@ -105,8 +105,9 @@ export class InsufficientScopeError extends TokenAuthorityError {
 
 /** Client authentication failed. Deliberately says nothing about which part was wrong. */
 export class InvalidClientError extends TokenAuthorityError {
-  constructor() {
-    super('invalid_client', 'client authentication failed');
+  /** `why`: said only where the client gave nothing secret (a metadata document's URL, say). */
+  constructor(why = 'client authentication failed') {
+    super('invalid_client', why);
   }
 }
 

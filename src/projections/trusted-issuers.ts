@@ -2,6 +2,8 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { TrustedIssuerState } from '../domain/trusted-issuer/decide.js';
 import { trustedIssuerDefinitionSchema } from '../domain/event-data/trusted-issuer.js';
+import { scopeListSchema } from '../domain/event-data/credential.js';
+import type { MetadataClientDomain } from '../domain/metadata-client/decide.js';
 
 type Reader = Kysely<Database> | Transaction<Database>;
 
@@ -64,6 +66,9 @@ export interface IssuerWrites {
   liveIdOf(spaceId: string, iss: string): Promise<string | undefined>;
   /** Its row as the decision leaves it. */
   write(state: TrustedIssuerState): Promise<void>;
+  /** A space's allowed metadata-client domain, its row locked (removed ones too). */
+  lockedDomain(spaceId: string, domain: string): Promise<MetadataClientDomain | undefined>;
+  writeDomain(state: MetadataClientDomain): Promise<void>;
 }
 
 /** The issuers' reads and writes through one Postgres transaction. */
@@ -101,10 +106,63 @@ export function postgresIssuerWrites(trx: Transaction<Database>): IssuerWrites {
         )
         .execute();
     },
+    lockedDomain: async (spaceId, domain) =>
+      (await metadataClientDomains(trx, spaceId, domain, { removed: true, lock: true }))[0],
+    writeDomain: (state) => writeMetadataClientDomain(trx, state),
   };
 }
 
 /** A store's writes that include the issuers'. */
 export interface WithIssuerWrites {
   readonly issuers: IssuerWrites;
+}
+
+/** A space's allowed domain row as the token endpoint and the admin's commands see it. */
+const domainOf = (row: {
+  space_id: string;
+  domain: string;
+  scopes: unknown;
+  removed_at: Date | null;
+}): MetadataClientDomain => ({
+  spaceId: row.space_id,
+  domain: row.domain,
+  scopes: row.scopes === null ? null : scopeListSchema.parse(row.scopes),
+  removed: row.removed_at !== null,
+});
+
+const domainColumns = ['space_id', 'domain', 'scopes', 'removed_at'] as const;
+
+/** A space's domains whose client ID metadata documents it takes; one domain, or every live one. */
+export async function metadataClientDomains(
+  db: Reader,
+  spaceId: string,
+  domain?: string,
+  options: { readonly removed?: boolean; readonly lock?: boolean } = {},
+): Promise<MetadataClientDomain[]> {
+  let query = db
+    .selectFrom('metadata_client_domains')
+    .select(domainColumns)
+    .where('space_id', '=', spaceId);
+  if (domain !== undefined) query = query.where('domain', '=', domain);
+  if (!options.removed) query = query.where('removed_at', 'is', null);
+  if (options.lock) query = query.forUpdate();
+  return (await query.orderBy('domain').execute()).map(domainOf);
+}
+
+/** Writes a domain's row as the decision leaves it, in its event's transaction. */
+export async function writeMetadataClientDomain(
+  trx: Transaction<Database>,
+  state: MetadataClientDomain,
+): Promise<void> {
+  const row = {
+    scopes: state.scopes === null ? null : JSON.stringify(state.scopes),
+    removed_at: state.removed ? new Date() : null,
+  };
+  await trx
+    .insertInto('metadata_client_domains')
+    .values({ space_id: state.spaceId, domain: state.domain, ...row })
+    .onConflict((oc) =>
+      oc.columns(['space_id', 'domain']).doUpdateSet({ ...row, updated_at: sql<Date>`now()` }),
+    )
+    .execute();
 }

@@ -336,6 +336,16 @@ describe('OpenAPI document', () => {
       404,
     );
 
+    // Domains whose client ID metadata documents the space takes as clients (issue 55 item 3).
+    const domain = { domain: 'agents.example.com', scopes: ['orders:read'] };
+    const domains = '/v1/metadata-client-domains';
+    expect((await call('POST', domains, { headers: login, json: domain })).status).toBe(201);
+    expect((await call('GET', domains, { headers: login })).status).toBe(200);
+    expect((await call('DELETE', `${domains}/agents.example.com`, { headers: login })).status).toBe(
+      204,
+    );
+    expect((await call('DELETE', `${domains}/none.example`, { headers: login })).status).toBe(404);
+
     // A space's own issuer (issue 42): turned on, its keys and metadata, and a shared space's 404.
     expect((await call('POST', '/v1/space/signing-keys', { headers: login })).status).toBe(200);
     for (const path of [

@@ -123,6 +123,8 @@ describe('every route declares the policy it is guarded by', () => {
         'DELETE /v1/trusted-issuers/:issuer_id',
         'PATCH /v1/trusted-issuers/:issuer_id',
         'POST /v1/trusted-issuers',
+        'DELETE /v1/metadata-client-domains/:domain',
+        'POST /v1/metadata-client-domains',
       ].sort(),
     );
     // Every other login route only reads.

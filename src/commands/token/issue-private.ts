@@ -47,6 +47,7 @@ export async function issuePrivateTokenTo(
     readonly metadata: EventMetadata;
     readonly grantType?: string;
     readonly assertion?: AssertionEvidence;
+    readonly metadataDocument?: string;
   },
 ): Promise<IssuedToken> {
   const decided = () => ({
@@ -61,6 +62,7 @@ export async function issuePrivateTokenTo(
         scopes: command.scopes,
         ...issuanceNow(ctx, command.metadata, command.dpop?.jkt),
         ...(command.assertion ? { assertion: command.assertion } : {}),
+        ...(command.metadataDocument ? { metadataDocument: command.metadataDocument } : {}),
       },
       credential,
       {

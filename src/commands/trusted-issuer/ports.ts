@@ -1,5 +1,16 @@
 import type { TrustedIssuerState } from '../../domain/trusted-issuer/decide.js';
 import type { IssuerKeys } from './issuer-keys.js';
+import type { MetadataClientDomain } from '../../domain/metadata-client/decide.js';
+import type { MetadataDocuments } from './metadata-document.js';
+
+/** What the token endpoint uses to take a client ID metadata document's URL as a client. */
+export interface MetadataClientPorts {
+  /** The space's live allowed domain of this host name (the read model of its events). */
+  domain(spaceId: string, domain: string): Promise<MetadataClientDomain | undefined>;
+  readonly documents: MetadataDocuments;
+  /** Whether this process already recorded (space, URL)'s first use; bounded. */
+  readonly seen: { has(key: string): boolean; add(key: string): void };
+}
 
 /** What the jwt-bearer grant uses to judge a trusted issuer's assertion. */
 export interface TrustedIssuerPorts {

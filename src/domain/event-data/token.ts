@@ -29,6 +29,8 @@ export const privateTokenIssuedSchema = z.object({
   ...boundTo,
   ...granted,
   assertion: assertionEvidenceSchema.optional(),
+  /** The client ID metadata document (its URL, the client id) whose key signed the assertion. */
+  metadata_document: z.string().max(512).optional(),
 });
 
 export const publicTokenIssuedSchema = z.object({
@@ -63,7 +65,7 @@ export const tokenRevokedSchema = z.object({
 /** The token's events: each issuance is a rate, a use of its credential and a metric. */
 export const TOKEN_EVENTS = {
   'private-token-issued': declareEvent(privateTokenIssuedSchema, {
-    audit: ['scope', 'assertion'],
+    audit: ['scope', 'assertion', 'metadata_document'],
     rate: { counter: 'private_tokens' },
     isUse: true,
     metric: 'private-tokens-issued',

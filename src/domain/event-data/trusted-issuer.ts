@@ -92,3 +92,44 @@ export const TRUSTED_ISSUER_EVENTS = {
     example: ({ id }) => ({ issuer_id: `iss_${id()}`, iss: exampleIssuer().iss }),
   }),
 };
+
+/** A host name as WHATWG URL writes it (lowercase): where client ID metadata documents live. */
+export const metadataClientDomainSchema = z
+  .string()
+  .min(1)
+  .max(253)
+  .regex(/^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/, 'a lowercase host name (agents.example.com)');
+
+/** What a space's admin allows of a domain's metadata clients: the scopes they may get. */
+export const metadataClientDomainAllowedSchema = z.object({
+  domain: metadataClientDomainSchema,
+  /** At most these scopes; absent: the catalog's defaults. */
+  scopes: scopeListSchema.optional(),
+});
+export const metadataClientDomainRemovedSchema = z.object({ domain: metadataClientDomainSchema });
+/** A document's first use in a space: its URL (the client id) and its keys' RFC 7638 thumbprints. */
+export const metadataClientFirstSeenSchema = z.object({
+  client_id: z.string().max(512),
+  domain: metadataClientDomainSchema,
+  key_thumbprints: z.array(z.string().max(100)).max(20),
+});
+
+/** Client ID metadata documents (issue 55 item 3): the domains a space allows, each first use. */
+export const METADATA_CLIENT_EVENTS = {
+  'metadata-client-domain-allowed': declareEvent(metadataClientDomainAllowedSchema, {
+    audit: ['domain', 'scopes'],
+    example: () => ({ domain: 'agents.example.com', scopes: ['orders:read'] }),
+  }),
+  'metadata-client-domain-removed': declareEvent(metadataClientDomainRemovedSchema, {
+    audit: ['domain'],
+    example: () => ({ domain: 'agents.example.com' }),
+  }),
+  'metadata-client-first-seen': declareEvent(metadataClientFirstSeenSchema, {
+    audit: ['client_id', 'domain', 'key_thumbprints'],
+    example: () => ({
+      client_id: 'https://agents.example.com/client.json',
+      domain: 'agents.example.com',
+      key_thumbprints: ['NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs'],
+    }),
+  }),
+};

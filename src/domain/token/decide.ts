@@ -78,6 +78,8 @@ export function decideIssuePrivateToken(
     readonly scopes?: readonly string[];
     /** What a jwt-bearer grant presented instead of a secret, recorded with the issuance. */
     readonly assertion?: AssertionEvidence;
+    /** A client ID metadata document's client: its URL, recorded as the evidence it is. */
+    readonly metadataDocument?: string;
   },
   credential: Credential,
   policy: {
@@ -104,6 +106,7 @@ export function decideIssuePrivateToken(
     ...binding(command),
     ...granted(scopes.scopes),
     ...(command.assertion ? { assertion: command.assertion } : {}),
+    ...(command.metadataDocument ? { metadata_document: command.metadataDocument } : {}),
   });
   return accept([event], { ...times, ...granted(scopes.scopes) });
 }

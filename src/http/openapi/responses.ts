@@ -152,6 +152,7 @@ export const authorizationServerMetadata = z.object({
   introspection_endpoint_auth_signing_alg_values_supported: z.array(z.string()),
   revocation_endpoint_auth_signing_alg_values_supported: z.array(z.string()),
   access_token_signing_alg_values_supported: z.array(z.string()),
+  client_id_metadata_document_supported: z.boolean(),
 });
 
 export const auditEntry = z.object({

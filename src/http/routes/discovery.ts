@@ -50,6 +50,8 @@ export function discoveryMetadata(
     dpop_signing_alg_values_supported: [...DPOP_ALGORITHMS],
     // The access tokens' signature algorithm (RFC 9068 JWTs).
     access_token_signing_alg_values_supported: [ACCESS_TOKEN_ALG],
+    // draft-ietf-oauth-client-id-metadata-document: an https URL may be a client id (private_key_jwt).
+    client_id_metadata_document_supported: true,
   };
 }
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { CommandContext } from '../../commands/context.js';
 import type { ClientProof } from '../../commands/client-authentication/authenticate.js';
+import { isMetadataClientId } from '../../commands/client-authentication/metadata-client.js';
 import type { Grant } from '../../commands/token/grants/grant.js';
 import { GRANTS, GRANT_TYPES, grantNamed } from '../../commands/token/grants/registry.js';
 import { UnsupportedGrantTypeError } from '../../errors/errors.js';
@@ -115,7 +116,9 @@ export function tokenRoutes(commands: CommandContext, dpopGate: DpopGate): reado
         if (!grant) throw new UnsupportedGrantTypeError(body.grant_type, GRANT_TYPES);
         const request = grant.normalize?.(body) ?? body;
         const { client, fields } = clientAndFields(ctx, grant, request);
-        const spaceId = grant.space === 'required' ? spaceIdHeader(ctx) : undefined;
+        // A client ID metadata document's client is of no space until the request names one.
+        const named = grant.space === 'required' || isMetadataClientId(client?.clientId ?? '');
+        const spaceId = named ? spaceIdHeader(ctx) : undefined;
         if (client) ctx.state.clientId = client.clientId;
         const issued = await grant.handle(commands, {
           fields,

@@ -6,10 +6,20 @@ import {
   changeTrustedIssuer,
   removeTrustedIssuer,
   type IssuerAdminContext,
+  type IssuerAsk,
 } from '../../commands/trusted-issuer/admin.js';
-import { trustedIssuerDefinitionSchema } from '../../domain/event-data/trusted-issuer.js';
+import {
+  metadataClientDomainAllowedSchema as allowedDomain,
+  metadataClientDomainSchema,
+  trustedIssuerDefinitionSchema,
+} from '../../domain/event-data/trusted-issuer.js';
+import {
+  allowMetadataClientDomain,
+  removeMetadataClientDomain,
+} from '../../commands/trusted-issuer/metadata-domains.js';
+import type { MetadataClientDomain } from '../../domain/metadata-client/decide.js';
 import type { TrustedIssuerState } from '../../domain/trusted-issuer/decide.js';
-import { listTrustedIssuers } from '../../projections/trusted-issuers.js';
+import { listTrustedIssuers, metadataClientDomains } from '../../projections/trusted-issuers.js';
 import { BODY_ERRORS, LOGIN_ERRORS } from '../openapi/operation.js';
 import type { Body } from '../openapi/responses.js';
 import { requestMetadata } from '../request-context.js';
@@ -22,6 +32,12 @@ const issuerPath = z.object({ issuer_id: z.string().min(1).max(100) });
 /** One trusted issuer as the API shows it: its id and the definition its admins gave. */
 const trustedIssuer = z.object({ issuer_id: z.string() }).and(trustedIssuerDefinitionSchema);
 const trustedIssuerList = z.object({ items: z.array(trustedIssuer) });
+const domainList = z.object({ items: z.array(allowedDomain) });
+const domainPath = z.object({ domain: metadataClientDomainSchema });
+const shownDomain = (state: MetadataClientDomain): Body<typeof allowedDomain> => ({
+  domain: state.domain,
+  ...(state.scopes ? { scopes: [...state.scopes] } : {}),
+});
 
 const shown = (state: TrustedIssuerState): Body<typeof trustedIssuer> => ({
   issuer_id: state.issuerId,
@@ -122,6 +138,71 @@ export function trustedIssuerRoutes(
       errors: [...LOGIN_ERRORS, 'not_found'],
       async handle(ctx, who) {
         await removeTrustedIssuer(admin, { ...asked(ctx, who), issuerId: named(ctx) });
+        ctx.status = 204;
+      },
+    }),
+    ...metadataClientDomainRoutes(admin, db, asked),
+  ];
+}
+
+/**
+ * The domains whose client ID metadata documents (issue 55 item 3) a space takes as clients at
+ * the token endpoint, each with the scopes its clients may get; every change an event naming who.
+ */
+function metadataClientDomainRoutes(
+  admin: IssuerAdminContext,
+  db: Kysely<Database>,
+  asked: (ctx: RequestContext, who: { spaceId: string; actor: string }) => IssuerAsk,
+): readonly Route[] {
+  const path = '/v1/metadata-client-domains';
+  const tag = { ...common, tag: 'Metadata clients' } as const;
+  return [
+    route({
+      ...tag,
+      method: 'get',
+      path,
+      policy: 'space-read',
+      operationId: 'listMetadataClientDomains',
+      summary: 'The domains whose client ID metadata documents the space takes as clients',
+      responses: [{ status: 200, description: 'The domains', schema: domainList }],
+      errors: LOGIN_ERRORS,
+      async handle(ctx, { spaceId }) {
+        ctx.set('Cache-Control', 'no-store');
+        const items = (await metadataClientDomains(db, spaceId)).map(shownDomain);
+        ctx.body = { items } satisfies Body<typeof domainList>;
+      },
+    }),
+    route({
+      ...tag,
+      method: 'post',
+      path,
+      policy: 'space-change',
+      operationId: 'allowMetadataClientDomain',
+      summary: "Take a domain's client ID metadata documents as clients, with at most these scopes",
+      body: { schema: allowedDomain, media: ['json'] },
+      responses: [{ status: 201, description: 'Allowed', schema: allowedDomain }],
+      errors: [...LOGIN_ERRORS, ...BODY_ERRORS],
+      async handle(ctx, who) {
+        const body = validate(allowedDomain, ctx.request.body, 'body');
+        const state = await allowMetadataClientDomain(admin, { ...asked(ctx, who), ...body });
+        ctx.set('Cache-Control', 'no-store');
+        ctx.body = shownDomain(state);
+        ctx.status = 201;
+      },
+    }),
+    route({
+      ...tag,
+      method: 'delete',
+      path: `${path}/:domain`,
+      policy: 'space-change',
+      operationId: 'removeMetadataClientDomain',
+      summary: "Stop taking a domain's documents as clients (a DELETE again answers the same)",
+      params: domainPath,
+      responses: [{ status: 204, description: 'Removed (or removed before)' }],
+      errors: [...LOGIN_ERRORS, 'not_found'],
+      async handle(ctx, who) {
+        const { domain } = validate(domainPath, ctx.params, 'path');
+        await removeMetadataClientDomain(admin, { ...asked(ctx, who), domain });
         ctx.status = 204;
       },
     }),

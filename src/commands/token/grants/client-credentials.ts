@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { clientActor } from '../../../domain/actors.js';
-import { issuePrivateToken } from '../issue-private.js';
+import { issuePrivateToken, issuePrivateTokenTo } from '../issue-private.js';
+import { authenticateMetadataClient } from '../../client-authentication/metadata-client.js';
 import { defineGrant } from './grant.js';
 import { privateTokenResponse } from './private-token-response.js';
 import { requestedScopes, scopeParameter } from './scope-parameter.js';
@@ -9,7 +10,8 @@ const field = z.string().min(1, 'must not be empty').max(512);
 
 /**
  * RFC 6749 §4.4: a client authenticates (secret or private_key_jwt) and gets a private token for
- * an audience (`resource`, RFC 8707's name, is taken for it too).
+ * an audience (`resource`, RFC 8707's name, is taken for it too). A client whose id is its client
+ * ID metadata document's URL names the space (the route passes it only for such an id).
  */
 export const clientCredentialsGrant = defineGrant({
   grantType: 'client_credentials',
@@ -24,15 +26,22 @@ export const clientCredentialsGrant = defineGrant({
   }),
   normalize: (body) => ({ ...body, audience: body.audience ?? body.resource }),
   issues: 'private-token-issued',
-  async handle(ctx, { fields, client, dpop, origin }) {
+  async handle(ctx, { fields, client, dpop, origin, spaceId }) {
     if (!client) throw new Error('the route authenticates the client first');
-    const issued = await issuePrivateToken(ctx, {
-      proof: client,
+    const asked = {
       dpop: await dpop(),
       audience: fields.audience,
       scopes: requestedScopes(fields.scope),
       metadata: { actor: clientActor(client.clientId), ...origin },
-    });
-    return privateTokenResponse(issued);
+    };
+    if (client.method === 'assertion' && spaceId !== undefined) {
+      // A client ID metadata document's URL: no credential of ours, the space the request's.
+      const credential = await authenticateMetadataClient(ctx, { ...asked, ...client, spaceId });
+      const metadataDocument = client.clientId;
+      return privateTokenResponse(
+        await issuePrivateTokenTo(ctx, credential, { ...asked, metadataDocument }),
+      );
+    }
+    return privateTokenResponse(await issuePrivateToken(ctx, { ...asked, proof: client }));
   },
 });

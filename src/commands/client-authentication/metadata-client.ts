@@ -1,0 +1,120 @@
+import type { Credential } from '../../domain/credential/state.js';
+import { SYSTEM_SPACE, type EventMetadata } from '../../domain/events.js';
+import type { ClientJwks } from '../../domain/event-data/credential.js';
+import { decideFirstSeen, metadataClientIdRefusal } from '../../domain/metadata-client/decide.js';
+import { InvalidClientError } from '../../errors/errors.js';
+import type { CommandContext } from '../context.js';
+import { assertionProvesClient } from './assertion.js';
+
+/** Whether a client id is a URL (a client ID metadata document's), not one of our `ci_` ids. */
+export const isMetadataClientId = (clientId: string) => /^[a-z][a-z0-9+.-]*:/i.test(clientId);
+
+/** The document's client as a credential of the space: its keys, the domain's scopes, no secret. */
+function credentialOf(
+  clientId: string,
+  spaceId: string,
+  jwks: ClientJwks,
+  scopes: readonly string[] | null,
+  now: number,
+): Credential {
+  return {
+    clientId,
+    spaceId,
+    name: clientId,
+    description: 'a client ID metadata document',
+    createdBy: 'metadata-document',
+    status: 'active',
+    secretHash: null,
+    jwks,
+    requireDpop: false,
+    previousSecretHash: null,
+    previousSecretExpiresAt: null,
+    revokedAt: null,
+    revokedReason: null,
+    rateLimitPerMinute: null,
+    scopes,
+    scopesNarrowedAt: null,
+    version: 0,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+/**
+ * Records the first use of a document in a space, once across every API process: its event
+ * starts a stream named by the space and the URL, so a second replica's append finds the stream
+ * and writes nothing.
+ */
+async function recordFirstUse(
+  ctx: CommandContext,
+  credential: Credential,
+  thumbprints: readonly string[],
+  metadata: EventMetadata,
+): Promise<void> {
+  const seen = ctx.metadataClients!.seen;
+  const key = `${credential.spaceId} ${credential.clientId}`;
+  if (seen.has(key)) return;
+  const { event, placed } = decideFirstSeen({
+    eventId: ctx.ids.eventId(),
+    metadata,
+    spaceId: credential.spaceId,
+    clientId: credential.clientId,
+    thumbprints,
+  });
+  await ctx.events.append({ ...placed, expectedVersion: 'no_stream', events: [event] });
+  seen.add(key);
+}
+
+/**
+ * Authenticates a client whose id is the https URL of its client ID metadata document
+ * (draft-ietf-oauth-client-id-metadata-document) in `spaceId`, by private_key_jwt: a domain the
+ * space's admins allow, the document fetched under the sinks' SSRF rules and naming itself, the
+ * assertion signed by one of its keys (fetched again once, for a key not held: a rotation). The
+ * client is a credential of the space with the domain's scopes. A refusal says why (nothing
+ * secret is involved) and spends the failed-authentication budget as a wrong secret does.
+ */
+export async function authenticateMetadataClient(
+  ctx: CommandContext,
+  command: {
+    readonly spaceId: string;
+    readonly clientId: string;
+    readonly assertion: string;
+    readonly metadata: EventMetadata;
+  },
+): Promise<Credential> {
+  const { clientId, spaceId } = command;
+  const ip = command.metadata.client_ip;
+  const refused = (why: string): never => {
+    ctx.limits.assertClientNotLockedOut(clientId, ip);
+    ctx.limits.failedClientAuthentication(clientId, ip);
+    throw new InvalidClientError(`client_id: ${why}`);
+  };
+  const ports = ctx.metadataClients ?? refused('this service takes no metadata documents');
+  const badId = metadataClientIdRefusal(clientId);
+  if (badId) return refused(badId);
+  const domain = new URL(clientId).hostname;
+  const allowed =
+    (await ports.domain(spaceId, domain)) ?? refused(`${domain} is not allowed in this space`);
+  const proven = async (refresh: boolean) => {
+    const client = await ports.documents
+      .clientAt(clientId, { refresh })
+      .catch((error: unknown) => refused(`its document: ${(error as Error).message}`));
+    const credential = credentialOf(
+      clientId,
+      spaceId,
+      client.jwks,
+      allowed.scopes,
+      ctx.clock.now(),
+    );
+    // Its jti spent for every space at once: the assertion names none, so it buys one token.
+    const once = { ...credential, spaceId: SYSTEM_SPACE };
+    const ok = await assertionProvesClient(ctx, command.assertion, once);
+    return ok ? { credential, client } : undefined;
+  };
+  const { credential, client } =
+    (await proven(false)) ??
+    (await proven(true)) ??
+    refused('the assertion is not signed by a key of its document (or is not good)');
+  await recordFirstUse(ctx, credential, client.thumbprints, command.metadata);
+  return credential;
+}

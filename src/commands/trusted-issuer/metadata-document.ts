@@ -1,0 +1,133 @@
+import https from 'node:https';
+import { calculateJwkThumbprint, type JWK } from 'jose';
+import { z } from 'zod';
+import { BoundedCache } from '../../crypto/bounded-cache.js';
+import { guardedLookup, literalRefusal } from '../../delivery/guarded-lookup.js';
+import type { TargetRules } from '../../delivery/target-rules.js';
+import { clientJwksSchema, type ClientJwks } from '../../domain/event-data/credential.js';
+import { metadataDocumentRefusal } from '../../domain/metadata-client/decide.js';
+import { fetchJwks } from './jwks-fetch.js';
+
+/** The draft's §6.6 advice: a client metadata document of more than 5 KB is refused. */
+const DOCUMENT_BYTES = 5 * 1024;
+const FETCH_TIMEOUT_MS = 5_000;
+
+/** The members of a document the token endpoint reads (the rest are the client's own). */
+const documentSchema = z.object({
+  client_id: z.string().max(512),
+  token_endpoint_auth_method: z.string().max(100).optional(),
+  client_secret: z.unknown().optional(),
+  jwks: clientJwksSchema.optional(),
+  jwks_uri: z.url().max(2000).optional(),
+});
+
+/** A document judged good: its keys, their thumbprints, until when it is held. */
+export interface MetadataClient {
+  readonly jwks: ClientJwks;
+  readonly thumbprints: readonly string[];
+  readonly fetchedAt: number;
+  readonly expiresAt: number;
+}
+
+/** Cache-Control's `max-age` in seconds, 0 for `no-store`/`no-cache`, undefined when silent. */
+function maxAgeOf(header: string | undefined): number | undefined {
+  if (!header) return undefined;
+  if (/\bno-(store|cache)\b/i.test(header)) return 0;
+  const age = /\bmax-age=(\d+)/i.exec(header)?.[1];
+  return age === undefined ? undefined : Number(age);
+}
+
+/**
+ * GETs `url` under the sinks' SSRF rules (the guarded lookup judges each address it connects to),
+ * https only, no redirect, at most {@link DOCUMENT_BYTES}, {@link FETCH_TIMEOUT_MS} in all.
+ */
+function getDocument(url: URL, rules: TargetRules) {
+  const guard = { host: url.hostname.replace(/^\[(.*)\]$/, '$1'), plaintext: false, rules };
+  const target = { ...guard, port: Number(url.port || 443) };
+  return new Promise<{ body: unknown; maxAge: number | undefined }>((resolve, reject) => {
+    const literal = literalRefusal(target);
+    if (literal) return reject(new Error(`refused: ${literal}`));
+    const request = https.get(
+      url,
+      {
+        lookup: guardedLookup(target),
+        headers: { accept: 'application/json' },
+        timeout: FETCH_TIMEOUT_MS,
+      },
+      (response) => {
+        if (response.statusCode !== 200) {
+          response.resume();
+          return reject(new Error(`answered ${response.statusCode ?? 0}`));
+        }
+        const chunks: Buffer[] = [];
+        let read = 0;
+        response.on('data', (chunk: Buffer) => {
+          read += chunk.length;
+          if (read <= DOCUMENT_BYTES) return chunks.push(chunk);
+          // Refused before the socket goes: whatever the stream says next comes too late.
+          reject(new Error('document too large'));
+          request.destroy();
+        });
+        response.on('end', () => {
+          try {
+            const body: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+            resolve({ body, maxAge: maxAgeOf(response.headers['cache-control']) });
+          } catch {
+            reject(new Error('not JSON'));
+          }
+        });
+        response.on('error', reject);
+      },
+    );
+    request.on('timeout', () => request.destroy(new Error(`no answer in ${FETCH_TIMEOUT_MS} ms`)));
+    request.on('error', reject);
+  });
+}
+
+/** The client ID metadata documents this process fetched, by URL. */
+export interface MetadataDocuments {
+  /** The document at `url` judged, fetched when not held or when `refresh` and held 30 s. */
+  clientAt(url: string, options?: { readonly refresh?: boolean }): Promise<MetadataClient>;
+}
+
+/**
+ * Documents fetched under the sinks' SSRF rules and held in a cache of at most `maxEntries`, each
+ * as long as its Cache-Control says and never more than `maxAgeSeconds` (no header: that cap);
+ * its keys inline or from its `jwks_uri` (fetchJwks, the trusted issuers' fetch). Throws with why.
+ */
+export function createMetadataDocuments(options: {
+  readonly rules: TargetRules;
+  readonly maxEntries: number;
+  readonly maxAgeSeconds: number;
+  readonly now: () => number;
+}): MetadataDocuments {
+  const cache = new BoundedCache<string, MetadataClient>(options.maxEntries);
+  const fetched = async (url: string): Promise<MetadataClient> => {
+    const { body, maxAge } = await getDocument(new URL(url), options.rules);
+    const parsed = documentSchema.safeParse(body);
+    if (!parsed.success) throw new Error('not a client metadata document');
+    const why = metadataDocumentRefusal(url, parsed.data);
+    if (why) throw new Error(why);
+    const jwks = clientJwksSchema.parse(
+      parsed.data.jwks ?? (await fetchJwks(parsed.data.jwks_uri!, options.rules, FETCH_TIMEOUT_MS)),
+    );
+    const seconds = Math.min(maxAge ?? options.maxAgeSeconds, options.maxAgeSeconds);
+    const now = options.now();
+    const client = {
+      jwks,
+      thumbprints: await Promise.all(jwks.keys.map((key) => calculateJwkThumbprint(key as JWK))),
+      fetchedAt: now,
+      expiresAt: now + seconds * 1000,
+    };
+    if (seconds > 0) cache.set(url, client);
+    return client;
+  };
+  return {
+    async clientAt(url, { refresh = false } = {}) {
+      const held = cache.get(url);
+      const now = options.now();
+      if (held && now < held.expiresAt && !(refresh && now - held.fetchedAt >= 30_000)) return held;
+      return fetched(url);
+    },
+  };
+}

@@ -1,0 +1,127 @@
+import { accept, refuse, type Decision } from '../decision.js';
+import { domainEvent, type DomainEvent, type EventMetadata } from '../events.js';
+
+/** A space's allowed domain as its row holds it. */
+export interface MetadataClientDomain {
+  readonly spaceId: string;
+  readonly domain: string;
+  /** The scopes its clients may get; null: the catalog's defaults. */
+  readonly scopes: readonly string[] | null;
+  readonly removed: boolean;
+}
+
+/** Who asks, where, about which domain. */
+export interface DomainCommand {
+  readonly eventId: string;
+  readonly metadata: EventMetadata;
+  readonly spaceId: string;
+  readonly domain: string;
+}
+
+type Placed = { readonly spaceId: string; readonly streamId: string };
+const placed = (command: DomainCommand): Placed => ({
+  spaceId: command.spaceId,
+  streamId: `metadata-client-domain-${command.domain}-${command.eventId}`,
+});
+
+/** An admin allows a domain's metadata clients (again, with other scopes); nothing when the same. */
+export function decideAllowDomain(
+  command: DomainCommand & { readonly scopes?: readonly string[] },
+  state: MetadataClientDomain | undefined,
+): Decision<DomainEvent<'metadata-client-domain-allowed'>, never, Placed> {
+  const scopes = command.scopes ? [...command.scopes] : undefined;
+  const live = state && !state.removed;
+  if (live && JSON.stringify(state.scopes ?? undefined) === JSON.stringify(scopes)) {
+    return accept([], placed(command));
+  }
+  const data = { domain: command.domain, ...(scopes ? { scopes } : {}) };
+  const event = domainEvent(
+    command.eventId,
+    'metadata-client-domain-allowed',
+    data,
+    command.metadata,
+  );
+  return accept([event], placed(command));
+}
+
+/** An admin stops allowing a domain; removing a removed one records nothing. */
+export function decideRemoveDomain(
+  command: DomainCommand,
+  state: MetadataClientDomain | undefined,
+): Decision<DomainEvent<'metadata-client-domain-removed'>, 'not_found', Placed> {
+  if (!state) return refuse('not_found');
+  if (state.removed) return accept([], placed(command));
+  const event = domainEvent(
+    command.eventId,
+    'metadata-client-domain-removed',
+    { domain: command.domain },
+    command.metadata,
+  );
+  return accept([event], placed(command));
+}
+
+/**
+ * Why `clientId` cannot be a client ID metadata document's URL (the draft's §3: https, a path,
+ * no fragment, no user or password, no dot segments; written as WHATWG URL writes it, so one
+ * document has one id), or undefined.
+ */
+export function metadataClientIdRefusal(clientId: string): string | undefined {
+  if (!URL.canParse(clientId)) return 'not a URL';
+  const url = new URL(clientId);
+  if (url.protocol !== 'https:') return 'must be an https URL';
+  if (url.hash || clientId.includes('#')) return 'must have no fragment';
+  if (url.username || url.password) return 'must have no user or password';
+  if (url.pathname === '/' || /\/\.\.?(\/|$)/.test(clientId)) return 'needs a path, no . or ..';
+  if (url.href !== clientId) return `must be written as ${url.href}`;
+  return undefined;
+}
+
+/** What the document says of itself, as far as the token endpoint cares. */
+export interface MetadataDocument {
+  readonly client_id: string;
+  readonly token_endpoint_auth_method?: string;
+  readonly client_secret?: unknown;
+  readonly jwks?: unknown;
+  readonly jwks_uri?: string;
+}
+
+/**
+ * Why a fetched document cannot name the client at `url`: its `client_id` not the URL itself
+ * (simple string comparison, RFC 3986 §6.2.1), a shared secret (there is none to share), or no
+ * keys for private_key_jwt. Undefined when it can.
+ */
+export function metadataDocumentRefusal(
+  url: string,
+  document: MetadataDocument,
+): string | undefined {
+  if (document.client_id !== url) return 'its client_id is not its URL';
+  if (document.client_secret !== undefined) return 'it holds a client_secret';
+  const method = document.token_endpoint_auth_method ?? 'private_key_jwt';
+  if (method !== 'private_key_jwt') return 'its token_endpoint_auth_method is not private_key_jwt';
+  if ((document.jwks === undefined) === (document.jwks_uri === undefined)) {
+    return 'it must give jwks or jwks_uri, one of them';
+  }
+  return undefined;
+}
+
+/** A document's first use in a space: one stream per (space, URL), so it is appended once. */
+export function decideFirstSeen(command: {
+  readonly eventId: string;
+  readonly metadata: EventMetadata;
+  readonly spaceId: string;
+  readonly clientId: string;
+  readonly thumbprints: readonly string[];
+}): { readonly event: DomainEvent<'metadata-client-first-seen'>; readonly placed: Placed } {
+  const data = {
+    client_id: command.clientId,
+    domain: new URL(command.clientId).hostname,
+    key_thumbprints: [...command.thumbprints],
+  };
+  return {
+    event: domainEvent(command.eventId, 'metadata-client-first-seen', data, command.metadata),
+    placed: {
+      spaceId: command.spaceId,
+      streamId: `metadata-client-${command.spaceId}-${command.clientId}`,
+    },
+  };
+}

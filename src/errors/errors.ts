@@ -103,10 +103,14 @@ export class InsufficientScopeError extends TokenAuthorityError {
   }
 }
 
-/** Client authentication failed. Deliberately says nothing about which part was wrong. */
+/**
+ * Client authentication failed. Says nothing of which part was wrong, but for a trusted issuer's
+ * assertion: its claim at fault (issue 54), which tells a platform team what to fix.
+ */
 export class InvalidClientError extends TokenAuthorityError {
-  constructor() {
-    super('invalid_client', 'client authentication failed');
+  /** `description`: the claim at fault of a trusted issuer's assertion, else nothing said. */
+  constructor(description = 'client authentication failed') {
+    super('invalid_client', description);
   }
 }
 

@@ -375,3 +375,79 @@ describe('trusted issuers at the jwt-bearer grant', () => {
     expect(JSON.stringify(foreign.body)).toContain('audience');
   });
 });
+
+describe("a trusted issuer's assertion as client authentication (RFC 7523 §2.2)", () => {
+  /** client_credentials as a workload sends it with federated-jwt: no secret, no key of its own. */
+  const authenticated = async (assertion: string, clientId: string | undefined) => {
+    const response = await service.post('/v1/credential/token', {
+      grant_type: 'client_credentials',
+      audience: AUDIENCE,
+      client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+      client_assertion: assertion,
+      ...(clientId === undefined ? {} : { client_id: clientId }),
+    });
+    return { status: response.status, body: (await response.json()) as Answer };
+  };
+  const refusedAs = async (assertion: string, clientId: string | undefined, claim: string) => {
+    const answer = await authenticated(assertion, clientId);
+    expect(answer.status, JSON.stringify(answer.body)).toBe(401);
+    expect(answer.body.error).toBe('invalid_client');
+    expect(answer.body.error_description).toMatch(new RegExp(`^${claim}: `));
+  };
+  const k8s = (serviceAccount?: string) =>
+    kubernetes.mint(kubernetesClaims(serviceAccount), { lifetimeSeconds: 600 });
+
+  it('discovery lists federated-jwt beside private_key_jwt', async () => {
+    const metadata = (await (
+      await fetch(`${service.baseUrl}/.well-known/oauth-authorization-server`)
+    ).json()) as { token_endpoint_auth_methods_supported: string[] };
+    expect(metadata.token_endpoint_auth_methods_supported).toEqual(
+      expect.arrayContaining(['private_key_jwt', 'federated-jwt']),
+    );
+  });
+
+  it("authenticates the client its rule names, the issuance recording the assertion's evidence", async () => {
+    const assertion = await k8s();
+    const answer = await authenticated(assertion, clients.checkout);
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    const { jti } = decodeJwt(answer.body.access_token);
+    expect(decodeJwt(answer.body.access_token).client_id).toBe(clients.checkout);
+    const audit = await call(
+      'GET',
+      `/v1/audit/events?event_type=private-token-issued&client_id=${clients.checkout}`,
+    );
+    const entry = audit.body.items.find((item) => item.jti === jti);
+    expect(entry?.details?.assertion).toMatchObject({
+      iss: kubernetes.iss,
+      jti: decodeJwt(assertion).jti,
+      rule: 'checkout-sa',
+    });
+    // The same assertion twice is refused, by the same once-used ids as the grant's.
+    await refusedAs(assertion, clients.checkout, 'jti');
+  });
+
+  it('refuses a client_id the matched rule does not name, and none at all', async () => {
+    await refusedAs(await k8s(), clients.payments, 'client_id');
+    await refusedAs(await k8s(), undefined, 'client_id');
+  });
+
+  it("refuses another issuer's key, an aud not ours, a claim no rule matches, an expired one", async () => {
+    await refusedAs(
+      await github.mintAs(kubernetes.iss, kubernetesClaims()),
+      clients.checkout,
+      'signature',
+    );
+    await refusedAs(
+      await kubernetes.mint({ ...kubernetesClaims(), aud: ['https://elsewhere.example'] }),
+      clients.checkout,
+      'aud',
+    );
+    await refusedAs(await k8s('intruder'), clients.checkout, 'sub');
+    const now = Math.floor(Date.now() / 1000);
+    await refusedAs(
+      await spiffe.mint({ ...spiffeClaims(), iat: now - 600, exp: now - 120 }),
+      clients.payments,
+      'exp',
+    );
+  });
+});

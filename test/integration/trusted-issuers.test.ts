@@ -313,6 +313,26 @@ describe('trusted issuers at the jwt-bearer grant', () => {
     }
     expect(statuses.slice(0, 20).every((status) => status === 400)).toBe(true);
     expect(statuses.at(-1)).toBe(429);
+    // As for a secret, the lockout answers only failures: the right assertion is still served,
+    // so one failing pod behind a cluster's NAT address cannot lock out the others.
+    expect(
+      (await grant(await theirs.mint({ aud: OURS, sub: 'workload' }), LOCKOUT_SPACE)).status,
+    ).toBe(200);
+  });
+
+  it('records a refusal as the failed authentication of the client it claimed to be, naming the claim', async () => {
+    // Signed by another key, claiming to be the payments workload: that client's to see.
+    await refusedFor(await github.mintAs(spiffe.iss, spiffeClaims()), 'signature');
+    // No rule matches, no client named: counted, and recorded against no client.
+    await refusedFor(await spiffe.mint({ ...spiffeClaims(), sub: 'spiffe://elsewhere/x' }), 'sub');
+    const audit = await call(
+      'GET',
+      `/v1/audit/events?event_type=client-authentication-failed&client_id=${clients.payments}`,
+    );
+    expect(audit.body.items.map((item) => item.details)).toContainEqual({
+      reason: 'assertion_invalid',
+      claim: 'signature',
+    });
   });
 
   it('admins change and remove an issuer, each an event naming who; a removed issuer is refused', async () => {
@@ -443,6 +463,13 @@ describe("a trusted issuer's assertion as client authentication (RFC 7523 §2.2)
       'aud',
     );
     await refusedAs(await k8s('intruder'), clients.checkout, 'sub');
+    // Each recorded as the named client's failed authentication, as a wrong secret is.
+    const audit = await call(
+      'GET',
+      `/v1/audit/events?event_type=client-authentication-failed&client_id=${clients.checkout}`,
+    );
+    const claims = audit.body.items.map((item) => (item.details as { claim?: string }).claim);
+    expect(claims).toEqual(expect.arrayContaining(['signature', 'aud', 'sub']));
     const now = Math.floor(Date.now() / 1000);
     await refusedAs(
       await spiffe.mint({ ...spiffeClaims(), iat: now - 600, exp: now - 120 }),

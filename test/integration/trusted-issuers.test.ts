@@ -92,7 +92,12 @@ const githubClaims = (ref = 'refs/heads/main') => ({
   runner_environment: 'github-hosted',
 });
 
-const trust = async (issuer: LocalIssuer, rule: Record<string, unknown>, space = SPACE) => {
+const trust = async (
+  issuer: LocalIssuer,
+  rule: Record<string, unknown>,
+  space = SPACE,
+  more: Record<string, unknown> = {},
+) => {
   // The admin finds the keys where the platform's discovery document says.
   const discovery = (await (
     await fetch(`${issuer.baseUrl}/.well-known/openid-configuration`)
@@ -100,15 +105,13 @@ const trust = async (issuer: LocalIssuer, rule: Record<string, unknown>, space =
   return call(
     'POST',
     '/v1/trusted-issuers',
-    { iss: issuer.iss, jwks_uri: discovery.jwks_uri, audience: OURS, rules: [rule] },
+    { iss: issuer.iss, jwks_uri: discovery.jwks_uri, audience: OURS, rules: [rule], ...more },
     space,
   );
 };
 
 beforeAll(async () => {
   service = await startTestService({
-    // Kubernetes mints projected tokens for 10 minutes at least.
-    JWT_BEARER_MAX_LIFETIME_SECONDS: '600',
     FAILED_AUTH_LIMIT_PER_MINUTE: '20', // per space and address: the refusals above stay under it
   });
   kubernetes = await startLocalIssuer({
@@ -124,14 +127,20 @@ beforeAll(async () => {
     clients[name] = (await createCredentialVia(service, SPACE, name)).client_id;
   }
   const added = [
-    await trust(kubernetes, {
-      id: 'checkout-sa',
-      claims: {
-        'kubernetes.io/namespace': 'shop',
-        'kubernetes.io/serviceaccount/name': 'checkout',
+    await trust(
+      kubernetes,
+      {
+        id: 'checkout-sa',
+        claims: {
+          'kubernetes.io/namespace': 'shop',
+          'kubernetes.io/serviceaccount/name': 'checkout',
+        },
+        client_id: clients.checkout,
       },
-      client_id: clients.checkout,
-    }),
+      SPACE,
+      // Kubernetes mints projected tokens for 10 minutes at least: this issuer's own bound.
+      { max_lifetime_seconds: 600 },
+    ),
     await trust(spiffe, {
       id: 'payments-svid',
       claims: { sub: 'spiffe://shop.example/ns/shop/*' },
@@ -254,9 +263,19 @@ describe('trusted issuers at the jwt-bearer grant', () => {
     );
   });
 
-  it('refuses an assertion that lives longer than JWT_BEARER_MAX_LIFETIME_SECONDS past iat', async () => {
+  it("refuses an assertion that lives longer than its issuer's bound, or the default one", async () => {
     // An hour: Kubernetes' default for a projected token, a stored secret again.
     await refusedFor(await kubernetes.mint(kubernetesClaims(), { lifetimeSeconds: 3600 }), 'exp');
+    // What the Kubernetes issuer may mint, an issuer with no bound of its own may not (300 s).
+    await refusedFor(await spiffe.mint(spiffeClaims(), { lifetimeSeconds: 600 }), 'exp');
+  });
+
+  it('refuses an issuer bound above JWT_BEARER_MAX_LIFETIME_CEILING_SECONDS', async () => {
+    const theirs = await startLocalIssuer({ alg: 'ES256' });
+    const rule = { id: 'x', claims: { sub: 'a' }, client_id: clients.checkout };
+    const answer = await trust(theirs, rule, SPACE, { max_lifetime_seconds: 3600 });
+    expect(answer.status).toBe(400);
+    expect(JSON.stringify(answer.body)).toContain('max_lifetime_seconds: at most 600');
   });
 
   it('refuses an aud that is not ours, and an aud of several values', async () => {

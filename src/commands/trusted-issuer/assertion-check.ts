@@ -57,7 +57,7 @@ function claimOfJoseError(error: unknown, issuer: string): never {
 /**
  * RFC 7523 §3 for a trusted issuer's assertion in `spaceId`: an `iss` the space trusts, signed by
  * one of its keys, `aud` one value and the one the issuer was told to name, `exp` present and at
- * most JWT_BEARER_MAX_LIFETIME_SECONDS past `iat` (or now), `nbf` and `iat` not in the future,
+ * most the issuer's `max_lifetime_seconds` (else JWT_BEARER_MAX_LIFETIME_SECONDS) past `iat` (or now), `nbf` and `iat` not in the future,
  * `sub` and `jti` present, a rule matched. The `jti` is not spent here: the caller spends it once
  * all else holds. Throws {@link AssertionRefused} naming the claim at fault.
  */
@@ -134,9 +134,11 @@ function judged(
   if (only !== issuer.definition.audience) refused('aud', `must be ${issuer.definition.audience}`);
   const now = secondsOf(nowMs);
   if (iat !== undefined && iat > now + ports.clockSkewSeconds) refused('iat', 'in the future');
-  if (exp! - (iat ?? now) > ports.maxLifetimeSeconds) {
-    refused('exp', `more than ${ports.maxLifetimeSeconds} s past iat: too long-lived`);
-  }
+  const own = issuer.definition.max_lifetime_seconds;
+  const lifetime =
+    own === undefined ? ports.maxLifetimeSeconds : Math.min(own, ports.lifetimeCeiling);
+  if (exp! - (iat ?? now) > lifetime)
+    refused('exp', `more than ${lifetime} s past iat: too long-lived`);
   if (typeof sub !== 'string' || typeof jti !== 'string') return refused('sub', 'required');
   const rule =
     matchingRule(issuer.definition, payload) ??

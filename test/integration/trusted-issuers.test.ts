@@ -463,6 +463,16 @@ describe("a trusted issuer's assertion as client authentication (RFC 7523 §2.2)
     });
     // The same assertion twice is refused, by the same once-used ids as the grant's.
     await refusedAs(assertion, clients.checkout, 'jti');
+    // Introspection and revocation take it too (discovery lists it there): a fresh one each.
+    for (const endpoint of ['/v1/introspect', '/v1/revoke']) {
+      const response = await service.post(endpoint, {
+        token: answer.body.access_token,
+        client_id: clients.checkout,
+        client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+        client_assertion: await k8s(),
+      });
+      expect(response.status, endpoint).toBe(200);
+    }
   });
 
   it('refuses a client_id the matched rule does not name, and none at all', async () => {

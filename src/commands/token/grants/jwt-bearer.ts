@@ -3,10 +3,7 @@ import { clientActor } from '../../../domain/actors.js';
 import { InvalidGrantError } from '../../../errors/errors.js';
 import { acceptAssertion, AssertionRefused } from '../../trusted-issuer/assertion-check.js';
 import { issuePrivateTokenTo } from '../issue-private.js';
-import {
-  authenticateClient,
-  refusedAssertion,
-} from '../../client-authentication/authenticate.js';
+import { authenticateClient, refusedAssertion } from '../../client-authentication/authenticate.js';
 import { defineGrant } from './grant.js';
 import { privateTokenResponse } from './private-token-response.js';
 import { requestedScopes, scopeParameter } from './scope-parameter.js';
@@ -21,7 +18,7 @@ export const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
  * account's, a SPIFFE JWT-SVID, a CI job's OIDC token), signed by an issuer its space trusts,
  * and gets a private token for the credential the matching rule names: no secret of ours. A
  * refusal is invalid_grant naming the claim at fault, counted by the failed-authentication limits
- * as a wrong secret is.
+ * and recorded as a wrong secret is (refusedAssertion).
  */
 export const jwtBearerGrant = defineGrant({
   grantType: JWT_BEARER,

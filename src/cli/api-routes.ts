@@ -62,6 +62,7 @@ export function apiRoutes(
         ...deps.commands,
         ours: [config.TOKEN_ISSUER, new URL('/v1/credential/token', config.TOKEN_ISSUER).href],
         rules: sinkTargetRules(config),
+        lifetimeCeiling: config.JWT_BEARER_MAX_LIFETIME_CEILING_SECONDS,
         ...(deps.commands.trustedIssuers?.forget && {
           forget: deps.commands.trustedIssuers.forget,
         }),

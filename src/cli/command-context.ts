@@ -166,6 +166,7 @@ export async function createCommandContext(
         now: () => clock.now(),
       }),
       maxLifetimeSeconds: config.JWT_BEARER_MAX_LIFETIME_SECONDS,
+      lifetimeCeiling: config.JWT_BEARER_MAX_LIFETIME_CEILING_SECONDS,
       clockSkewSeconds: config.JWT_BEARER_CLOCK_SKEW_SECONDS,
     },
     metadataClients: metadataClientPorts(database, config, clock),

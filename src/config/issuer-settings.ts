@@ -9,7 +9,16 @@ export const issuerSettings = {
     .max(3600, 'at most 3600 (an hour): a longer-lived assertion is a stored secret again')
     .default(300)
     .describe(
-      "How far past its `iat` a trusted issuer's assertion may expire, in seconds: a longer-lived one is refused at the jwt-bearer grant (`invalid_grant`, `exp`). Kubernetes projected tokens: set `expirationSeconds` at most this (their minimum is 600, so raise this to 600 for them).",
+      "How far past its `iat` a trusted issuer's assertion may expire, in seconds: a longer-lived one is refused at the jwt-bearer grant (`invalid_grant`, `exp`). Kubernetes projected tokens: set `expirationSeconds` at most this (their minimum is 600: give their issuer `max_lifetime_seconds` 600 rather than raising this). An issuer's own `max_lifetime_seconds` takes its place.",
+    ),
+  JWT_BEARER_MAX_LIFETIME_CEILING_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(3600, 'at most 3600 (an hour): a longer-lived assertion is a stored secret again')
+    .default(600)
+    .describe(
+      "The most a trusted issuer's own `max_lifetime_seconds` may say (a space admin sets it per issuer; a higher one is refused, and one set before a lowering is held to this). 600 lets a Kubernetes projected token (its shortest lifetime) be trusted without raising JWT_BEARER_MAX_LIFETIME_SECONDS for every issuer.",
     ),
   JWT_BEARER_CLOCK_SKEW_SECONDS: z.coerce
     .number()

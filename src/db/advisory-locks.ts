@@ -1,3 +1,6 @@
+import { sql, type Transaction } from 'kysely';
+import type { Database } from './schema.js';
+
 /**
  * Every Postgres advisory-lock key this service takes, one per purpose: two unrelated locks must
  * never share a key, or one waits on the other for nothing (or a health check reads the wrong one).
@@ -31,3 +34,35 @@ export type AdvisoryLockPurpose = keyof typeof ADVISORY_LOCK;
 export const ADVISORY_LOCK_IN_SQL: Readonly<
   Partial<Record<AdvisoryLockPurpose, readonly string[]>>
 > = { eventPartitions: ['ensure_event_partitions'] };
+
+/**
+ * Transaction locks of one space, by purpose, keyed `hashtextextended('/<prefix>/<space>', 0)`.
+ * Stream locks hash `<space>/<stream>` (src/event-store/append-to-stream.ts) into the same key
+ * space, and a space id begins with a letter or digit: the leading `/` keeps every name here
+ * apart from every stream's (a space named `trusted-issuers` once shared its streams' names with
+ * other spaces' issuer locks), the prefix keeps the purposes apart.
+ */
+export const SPACE_LOCK_PREFIX = {
+  /** Changes to a space's trusted issuers, one at a time: two adds of one `iss` cannot both pass. */
+  trustedIssuers: 'trusted-issuers',
+  /** Sink creations in a space, one at a time: its sink limit holds. */
+  sinkLimit: 'sink-limit',
+} as const;
+
+/** A purpose of {@link SPACE_LOCK_PREFIX}. */
+export type SpaceLockPurpose = keyof typeof SPACE_LOCK_PREFIX;
+
+/** The text whose hash is `purpose`'s lock key in `spaceId`. */
+export const spaceLockName = (purpose: SpaceLockPurpose, spaceId: string): string =>
+  `/${SPACE_LOCK_PREFIX[purpose]}/${spaceId}`;
+
+/** Takes `purpose`'s lock of `spaceId` until `trx` ends. */
+export async function lockSpaceFor(
+  trx: Transaction<Database>,
+  purpose: SpaceLockPurpose,
+  spaceId: string,
+): Promise<void> {
+  await sql`SELECT pg_advisory_xact_lock(hashtextextended(${spaceLockName(purpose, spaceId)}, 0))`.execute(
+    trx,
+  );
+}

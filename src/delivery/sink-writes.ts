@@ -1,5 +1,6 @@
 import { sql, type Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
+import { lockSpaceFor } from '../db/advisory-locks.js';
 import type { SinkState } from '../domain/sink/decide.js';
 import { cursorOf } from './cursor.js';
 import { readSink, writeSink, writeSinkPaused } from './sinks.js';
@@ -33,11 +34,7 @@ export interface SinkWrites {
 export function postgresSinkWrites(trx: Transaction<Database>): SinkWrites {
   return {
     lockedSink: (sinkId) => readSink(trx, sinkId, { forUpdate: true }),
-    lockSpace: async (spaceId) => {
-      await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`sink-limit/${spaceId}`}, 0))`.execute(
-        trx,
-      );
-    },
+    lockSpace: (spaceId) => lockSpaceFor(trx, 'sinkLimit', spaceId),
     count: async (spaceId) => {
       const row = await trx
         .selectFrom('audit_sinks')

@@ -103,11 +103,14 @@ export class InsufficientScopeError extends TokenAuthorityError {
   }
 }
 
-/** Client authentication failed. Deliberately says nothing about which part was wrong. */
+/**
+ * Client authentication failed. Says nothing of which part was wrong, but for a trusted issuer's
+ * assertion: its claim at fault (issue 54), which tells a platform team what to fix.
+ */
 export class InvalidClientError extends TokenAuthorityError {
-  /** `why`: said only where the client gave nothing secret (a metadata document's URL, say). */
-  constructor(why = 'client authentication failed') {
-    super('invalid_client', why);
+  /** `description`: said only where it gives nothing away (a trusted issuer's claim at fault, a metadata document's URL). */
+  constructor(description = 'client authentication failed') {
+    super('invalid_client', description);
   }
 }
 

@@ -1,7 +1,9 @@
 import type { Context, Middleware, ParameterizedContext } from 'koa';
 import type { AccessRefusals } from '../commands/access-refusal/record.js';
-import type { ClientProof } from '../commands/client-authentication/authenticate.js';
-import { decodeJwt } from 'jose';
+import {
+  assertionProof,
+  type ClientProof,
+} from '../commands/client-authentication/authenticate.js';
 import type { AccessRefusal } from '../domain/access-refusal/decide.js';
 import { userActor } from '../domain/actors.js';
 import { loginRefusal, type LoginRefusal, type LoginRoutePolicy } from '../domain/policy.js';
@@ -219,15 +221,16 @@ export interface ClientAuthenticationFields {
   readonly client_assertion_type?: unknown;
 }
 
-/** Whether the request authenticates the client with a signed assertion (private_key_jwt). */
+/** Whether the request authenticates the client with an assertion (its own or an issuer's). */
 export function sendsAssertion(body: ClientAuthenticationFields): boolean {
   return body.client_assertion !== undefined || body.client_assertion_type !== undefined;
 }
 
 /**
  * How the client proves who it is: by HTTP Basic or `client_id`/`client_secret` in the body, or by
- * a signed `client_assertion` (RFC 7523 §2.2); never two methods at once (RFC 6749 §2.3). The
- * assertion names its client in `sub`; a `client_id` sent beside it must be the same.
+ * a `client_assertion` (RFC 7523 §2.2); never two methods at once (RFC 6749 §2.3). The client's
+ * own assertion names it in `sub` (a `client_id` beside it must be the same); a trusted issuer's
+ * is the client named by `client_id`.
  */
 export function clientProofOf(ctx: Context, body: ClientAuthenticationFields): ClientProof {
   if (!sendsAssertion(body)) {
@@ -238,13 +241,5 @@ export function clientProofOf(ctx: Context, body: ClientAuthenticationFields): C
     throw new InvalidRequestError('authenticate with a client assertion or a secret, not both');
   }
   const fields = validate(assertionSchema, body, 'body');
-  let subject: unknown;
-  try {
-    subject = decodeJwt(fields.client_assertion).sub;
-  } catch {
-    throw new InvalidClientError();
-  }
-  const clientId = fields.client_id ?? subject;
-  if (typeof clientId !== 'string' || clientId !== subject) throw new InvalidClientError();
-  return { method: 'assertion', clientId, assertion: fields.client_assertion };
+  return assertionProof(fields.client_assertion, fields.client_id);
 }

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
+import { lockSpaceFor } from '../db/advisory-locks.js';
 import type { TrustedIssuerState } from '../domain/trusted-issuer/decide.js';
 import { trustedIssuerDefinitionSchema } from '../domain/event-data/trusted-issuer.js';
 import { scopeListSchema } from '../domain/event-data/credential.js';
@@ -74,11 +75,7 @@ export interface IssuerWrites {
 /** The issuers' reads and writes through one Postgres transaction. */
 export function postgresIssuerWrites(trx: Transaction<Database>): IssuerWrites {
   return {
-    lockSpace: async (spaceId) => {
-      await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`trusted-issuers/${spaceId}`}, 0))`.execute(
-        trx,
-      );
-    },
+    lockSpace: (spaceId) => lockSpaceFor(trx, 'trustedIssuers', spaceId),
     locked: async (issuerId) => {
       const row = await trx
         .selectFrom('trusted_issuers')

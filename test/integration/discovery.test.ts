@@ -38,6 +38,7 @@ describe('OAuth discovery (RFC 8414)', () => {
         'client_secret_basic',
         'client_secret_post',
         'private_key_jwt',
+        'federated-jwt',
       ],
     });
   });

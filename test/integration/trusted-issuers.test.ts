@@ -92,7 +92,12 @@ const githubClaims = (ref = 'refs/heads/main') => ({
   runner_environment: 'github-hosted',
 });
 
-const trust = async (issuer: LocalIssuer, rule: Record<string, unknown>, space = SPACE) => {
+const trust = async (
+  issuer: LocalIssuer,
+  rule: Record<string, unknown>,
+  space = SPACE,
+  more: Record<string, unknown> = {},
+) => {
   // The admin finds the keys where the platform's discovery document says.
   const discovery = (await (
     await fetch(`${issuer.baseUrl}/.well-known/openid-configuration`)
@@ -100,15 +105,13 @@ const trust = async (issuer: LocalIssuer, rule: Record<string, unknown>, space =
   return call(
     'POST',
     '/v1/trusted-issuers',
-    { iss: issuer.iss, jwks_uri: discovery.jwks_uri, audience: OURS, rules: [rule] },
+    { iss: issuer.iss, jwks_uri: discovery.jwks_uri, audience: OURS, rules: [rule], ...more },
     space,
   );
 };
 
 beforeAll(async () => {
   service = await startTestService({
-    // Kubernetes mints projected tokens for 10 minutes at least.
-    JWT_BEARER_MAX_LIFETIME_SECONDS: '600',
     FAILED_AUTH_LIMIT_PER_MINUTE: '20', // per space and address: the refusals above stay under it
   });
   kubernetes = await startLocalIssuer({
@@ -124,14 +127,20 @@ beforeAll(async () => {
     clients[name] = (await createCredentialVia(service, SPACE, name)).client_id;
   }
   const added = [
-    await trust(kubernetes, {
-      id: 'checkout-sa',
-      claims: {
-        'kubernetes.io/namespace': 'shop',
-        'kubernetes.io/serviceaccount/name': 'checkout',
+    await trust(
+      kubernetes,
+      {
+        id: 'checkout-sa',
+        claims: {
+          'kubernetes.io/namespace': 'shop',
+          'kubernetes.io/serviceaccount/name': 'checkout',
+        },
+        client_id: clients.checkout,
       },
-      client_id: clients.checkout,
-    }),
+      SPACE,
+      // Kubernetes mints projected tokens for 10 minutes at least: this issuer's own bound.
+      { max_lifetime_seconds: 600 },
+    ),
     await trust(spiffe, {
       id: 'payments-svid',
       claims: { sub: 'spiffe://shop.example/ns/shop/*' },
@@ -254,9 +263,19 @@ describe('trusted issuers at the jwt-bearer grant', () => {
     );
   });
 
-  it('refuses an assertion that lives longer than JWT_BEARER_MAX_LIFETIME_SECONDS past iat', async () => {
+  it("refuses an assertion that lives longer than its issuer's bound, or the default one", async () => {
     // An hour: Kubernetes' default for a projected token, a stored secret again.
     await refusedFor(await kubernetes.mint(kubernetesClaims(), { lifetimeSeconds: 3600 }), 'exp');
+    // What the Kubernetes issuer may mint, an issuer with no bound of its own may not (300 s).
+    await refusedFor(await spiffe.mint(spiffeClaims(), { lifetimeSeconds: 600 }), 'exp');
+  });
+
+  it('refuses an issuer bound above JWT_BEARER_MAX_LIFETIME_CEILING_SECONDS', async () => {
+    const theirs = await startLocalIssuer({ alg: 'ES256' });
+    const rule = { id: 'x', claims: { sub: 'a' }, client_id: clients.checkout };
+    const answer = await trust(theirs, rule, SPACE, { max_lifetime_seconds: 3600 });
+    expect(answer.status).toBe(400);
+    expect(JSON.stringify(answer.body)).toContain('max_lifetime_seconds: at most 600');
   });
 
   it('refuses an aud that is not ours, and an aud of several values', async () => {
@@ -313,6 +332,26 @@ describe('trusted issuers at the jwt-bearer grant', () => {
     }
     expect(statuses.slice(0, 20).every((status) => status === 400)).toBe(true);
     expect(statuses.at(-1)).toBe(429);
+    // As for a secret, the lockout answers only failures: the right assertion is still served,
+    // so one failing pod behind a cluster's NAT address cannot lock out the others.
+    expect(
+      (await grant(await theirs.mint({ aud: OURS, sub: 'workload' }), LOCKOUT_SPACE)).status,
+    ).toBe(200);
+  });
+
+  it('records a refusal as the failed authentication of the client it claimed to be, naming the claim', async () => {
+    // Signed by another key, claiming to be the payments workload: that client's to see.
+    await refusedFor(await github.mintAs(spiffe.iss, spiffeClaims()), 'signature');
+    // No rule matches, no client named: counted, and recorded against no client.
+    await refusedFor(await spiffe.mint({ ...spiffeClaims(), sub: 'spiffe://elsewhere/x' }), 'sub');
+    const audit = await call(
+      'GET',
+      `/v1/audit/events?event_type=client-authentication-failed&client_id=${clients.payments}`,
+    );
+    expect(audit.body.items.map((item) => item.details)).toContainEqual({
+      reason: 'assertion_invalid',
+      claim: 'signature',
+    });
   });
 
   it('admins change and remove an issuer, each an event naming who; a removed issuer is refused', async () => {
@@ -373,5 +412,98 @@ describe('trusted issuers at the jwt-bearer grant', () => {
     });
     expect(foreign.status).toBe(400);
     expect(JSON.stringify(foreign.body)).toContain('audience');
+  });
+});
+
+describe("a trusted issuer's assertion as client authentication (RFC 7523 §2.2)", () => {
+  /** client_credentials as a workload sends it with federated-jwt: no secret, no key of its own. */
+  const authenticated = async (assertion: string, clientId: string | undefined) => {
+    const response = await service.post('/v1/credential/token', {
+      grant_type: 'client_credentials',
+      audience: AUDIENCE,
+      client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+      client_assertion: assertion,
+      ...(clientId === undefined ? {} : { client_id: clientId }),
+    });
+    return { status: response.status, body: (await response.json()) as Answer };
+  };
+  const refusedAs = async (assertion: string, clientId: string | undefined, claim: string) => {
+    const answer = await authenticated(assertion, clientId);
+    expect(answer.status, JSON.stringify(answer.body)).toBe(401);
+    expect(answer.body.error).toBe('invalid_client');
+    expect(answer.body.error_description).toMatch(new RegExp(`^${claim}: `));
+  };
+  const k8s = (serviceAccount?: string) =>
+    kubernetes.mint(kubernetesClaims(serviceAccount), { lifetimeSeconds: 600 });
+
+  it('discovery lists federated-jwt beside private_key_jwt', async () => {
+    const metadata = (await (
+      await fetch(`${service.baseUrl}/.well-known/oauth-authorization-server`)
+    ).json()) as { token_endpoint_auth_methods_supported: string[] };
+    expect(metadata.token_endpoint_auth_methods_supported).toEqual(
+      expect.arrayContaining(['private_key_jwt', 'federated-jwt']),
+    );
+  });
+
+  it("authenticates the client its rule names, the issuance recording the assertion's evidence", async () => {
+    const assertion = await k8s();
+    const answer = await authenticated(assertion, clients.checkout);
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    const { jti } = decodeJwt(answer.body.access_token);
+    expect(decodeJwt(answer.body.access_token).client_id).toBe(clients.checkout);
+    const audit = await call(
+      'GET',
+      `/v1/audit/events?event_type=private-token-issued&client_id=${clients.checkout}`,
+    );
+    const entry = audit.body.items.find((item) => item.jti === jti);
+    expect(entry?.details?.assertion).toMatchObject({
+      iss: kubernetes.iss,
+      jti: decodeJwt(assertion).jti,
+      rule: 'checkout-sa',
+    });
+    // The same assertion twice is refused, by the same once-used ids as the grant's.
+    await refusedAs(assertion, clients.checkout, 'jti');
+    // Introspection and revocation take it too (discovery lists it there): a fresh one each.
+    for (const endpoint of ['/v1/introspect', '/v1/revoke']) {
+      const response = await service.post(endpoint, {
+        token: answer.body.access_token,
+        client_id: clients.checkout,
+        client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+        client_assertion: await k8s(),
+      });
+      expect(response.status, endpoint).toBe(200);
+    }
+  });
+
+  it('refuses a client_id the matched rule does not name, and none at all', async () => {
+    await refusedAs(await k8s(), clients.payments, 'client_id');
+    await refusedAs(await k8s(), undefined, 'client_id');
+  });
+
+  it("refuses another issuer's key, an aud not ours, a claim no rule matches, an expired one", async () => {
+    await refusedAs(
+      await github.mintAs(kubernetes.iss, kubernetesClaims()),
+      clients.checkout,
+      'signature',
+    );
+    await refusedAs(
+      await kubernetes.mint({ ...kubernetesClaims(), aud: ['https://elsewhere.example'] }),
+      clients.checkout,
+      'aud',
+    );
+    await refusedAs(await k8s('intruder'), clients.checkout, 'sub');
+    // Each recorded as the named client's failed authentication, as a wrong secret is.
+    const audit = await call(
+      'GET',
+      `/v1/audit/events?event_type=client-authentication-failed&client_id=${clients.checkout}`,
+    );
+    const claims = audit.body.items.map((item) => (item.details as { claim?: string }).claim);
+    expect(claims).toEqual(expect.arrayContaining(['signature', 'aud', 'sub']));
+    const now = Math.floor(Date.now() / 1000);
+    await refusedAs(
+      await spiffe.mint({ ...spiffeClaims(), iat: now - 600, exp: now - 120 }),
+      clients.payments,
+      'exp',
+    );
   });
 });

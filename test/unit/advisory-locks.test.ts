@@ -4,8 +4,12 @@ import { describe, expect, it } from 'vitest';
 import {
   ADVISORY_LOCK,
   ADVISORY_LOCK_IN_SQL,
+  SPACE_LOCK_PREFIX,
+  spaceLockName,
   type AdvisoryLockPurpose,
+  type SpaceLockPurpose,
 } from '../../src/db/advisory-locks.js';
+import { SPACE_ID_PATTERN } from '../../src/http/authentication.js';
 import { MIGRATIONS_DIR } from '../../src/db/migrate.js';
 import { advisoryCallsInSql } from '../support/advisory-calls.js';
 
@@ -98,6 +102,30 @@ describe('the advisory-lock registry', () => {
         for (const spelling of spelled)
           expect(text.includes(spelling), `${file} repeats the key ${spelling}`).toBe(false);
       }
+    }
+  });
+
+  it("keys each space's lock by a prefix of its own, apart from every stream lock", () => {
+    const prefixes = Object.values(SPACE_LOCK_PREFIX);
+    expect(new Set(prefixes).size).toBe(prefixes.length);
+    for (const purpose of Object.keys(SPACE_LOCK_PREFIX) as SpaceLockPurpose[]) {
+      const name = spaceLockName(purpose, 'space-a');
+      // A stream lock hashes `<space id>/<stream>`: no name here may read as one.
+      expect(SPACE_ID_PATTERN.test(name.slice(0, name.indexOf('/'))), name).toBe(false);
+      expect(name.endsWith('/space-a')).toBe(true);
+    }
+  });
+
+  it('leaves no hashed lock name built outside the registry but the stream locks', () => {
+    const allowed = [
+      path.join('src', 'db', 'advisory-locks.ts'),
+      path.join('src', 'event-store', 'append-to-stream.ts'),
+    ];
+    const hashed = /pg_(?:try_)?advisory(?:_xact)?_(?:un)?lock(?:_shared)?\(\s*hashtext/;
+    for (const file of readdirSync('src', { recursive: true, encoding: 'utf8' })) {
+      const where = path.join('src', file);
+      if (!where.endsWith('.ts') || allowed.includes(where)) continue;
+      expect(hashed.test(readFileSync(where, 'utf8')), `${where} builds a lock name`).toBe(false);
     }
   });
 });

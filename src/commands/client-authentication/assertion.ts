@@ -7,6 +7,12 @@ import { dateOfSeconds, secondsOf } from '../../domain/times.js';
 /** The signature algorithms a client assertion may use (discovery lists them). */
 export const ASSERTION_ALGORITHMS = ['EdDSA', 'ES256', 'ES384', 'PS256', 'RS256'] as const;
 
+/**
+ * The auth method of a trusted issuer's assertion (RFC 7523 §2.2) in discovery: no RFC registers
+ * one; Keycloak's federated client authentication, the most deployed, calls it this.
+ */
+export const FEDERATED_JWT = 'federated-jwt';
+
 // A client assertion is for one request: it may live this long at most (RFC 7523 §3 "short").
 const MAX_LIFETIME_SECONDS = 300;
 

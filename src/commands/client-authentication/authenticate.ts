@@ -1,11 +1,20 @@
 import { timingSafeEqual } from 'node:crypto';
+import { decodeJwt, type JWTPayload } from 'jose';
 import { decideClientAuthentication } from '../../domain/client-authentication/decide.js';
 import { acceptedSecretHashes, type Credential } from '../../domain/credential/state.js';
 import type { DomainEvent, EventMetadata } from '../../domain/events.js';
 import { InvalidClientError } from '../../errors/errors.js';
 import { isClientIdShaped } from '../../crypto/secrets.js';
+import { clientActor } from '../../domain/actors.js';
+import { ownedBySpace } from '../../domain/policy.js';
 import type { CommandContext } from '../context.js';
 import { assertionProvesClient } from './assertion.js';
+import type { AssertionEvidence } from '../../domain/event-data/token.js';
+import {
+  acceptAssertion,
+  AssertionRefused,
+  type AssertedCredential,
+} from '../trusted-issuer/assertion-check.js';
 
 // Compared against when there is no hash, so every path costs the same two HMACs.
 const NO_HASH = Buffer.alloc(32);
@@ -30,83 +39,155 @@ function clientSecretMatches(
 }
 
 /**
- * After a wrong secret: 429 when this client and source IP failed too often this minute. The
- * refused attempt is counted for the client's failure summary, not recorded on its own.
+ * After a failed authentication: 429 when `limitKey` (the client's id, or a space's key for an
+ * assertion naming none) failed too often from this IP this minute; else counted against that
+ * budget and, for a known client, recorded within its per-minute event budget (never the secret
+ * or assertion tried). The refused attempt of a locked-out client is counted for its summary.
  */
-function refuseIfLockedOut(
+export async function failedAuthentication(
   ctx: CommandContext,
-  clientId: string,
-  credential: Credential | undefined,
-  ip: string,
-): void {
-  try {
-    ctx.limits.assertClientNotLockedOut(clientId, ip);
-  } catch (error) {
-    if (credential) ctx.failures.refused(credential.spaceId, clientId, ip);
-    throw error;
-  }
-}
-
-/**
- * After a failed authentication: counts against the (client, IP) budget and records the failure
- * of a known client within its per-minute event budget (never the secret tried).
- */
-async function recordAuthenticationFailure(
-  ctx: CommandContext,
-  clientId: string,
+  limitKey: string,
   ip: string,
   known?: {
     readonly spaceId: string;
     readonly failure: DomainEvent<'client-authentication-failed'>;
   },
 ): Promise<void> {
-  ctx.limits.failedClientAuthentication(clientId, ip);
+  try {
+    ctx.limits.assertClientNotLockedOut(limitKey, ip);
+  } catch (error) {
+    if (known) ctx.failures.refused(known.spaceId, known.failure.data.client_id, ip);
+    throw error;
+  }
+  ctx.limits.failedClientAuthentication(limitKey, ip);
   if (known) await ctx.failures.failed(known.spaceId, known.failure, ip);
 }
 
-/** How a client proves who it is: its secret, or an assertion signed with its key. */
+/**
+ * A trusted issuer's assertion refused at the jwt-bearer grant (§2.1), where no client is proven:
+ * counted against the space's budget for this IP, and recorded as a failed authentication of the
+ * client it claimed to be (its rule's, or the one named) when that client is of this space.
+ */
+export async function refusedAssertion(
+  ctx: CommandContext,
+  spaceId: string,
+  refusal: AssertionRefused,
+  origin: Omit<EventMetadata, 'actor'>,
+): Promise<void> {
+  const claimed = refusal.clientId && (await ctx.credentials.find(refusal.clientId));
+  const credential = claimed && ownedBySpace(claimed, spaceId) ? claimed : undefined;
+  const [failure] = credential
+    ? decideClientAuthentication(
+        {
+          secretMatches: false,
+          method: 'assertion',
+          claim: refusal.claim,
+          eventId: ctx.ids.eventId(),
+          metadata: { actor: clientActor(credential.clientId), ...origin },
+        },
+        credential,
+      ).events
+    : [];
+  await failedAuthentication(
+    ctx,
+    `jwt-bearer:${spaceId}`,
+    origin.client_ip,
+    failure && { spaceId, failure },
+  );
+}
+
+/** How a client proves who it is: its secret, an assertion signed with its key, or a trusted issuer's. */
 export type ClientProof =
   | { readonly method: 'secret'; readonly clientId: string; readonly secret: string }
-  | { readonly method: 'assertion'; readonly clientId: string; readonly assertion: string };
+  | {
+      /** `assertion`: private_key_jwt; `trusted-issuer`: RFC 7523 §2.2 by a space's issuer. */
+      readonly method: 'assertion' | 'trusted-issuer';
+      readonly clientId: string;
+      readonly assertion: string;
+    };
 
 /**
- * Authenticates a client (the grant, introspection, revocation) by its secret or, for a
- * secretless client, a signed assertion (private_key_jwt): the active credential, or
- * InvalidClientError after recording the failure of a known client. The right proof is always
- * served: the lockout only stops guessing, so nobody can lock a storefront out of its tokens by
- * failing on purpose from the address it shares (a load balancer's, a NAT's). An id that cannot
- * be ours is refused before any lookup or count.
+ * What a `client_assertion` proves, unverified yet: a client's own (iss = sub = its id, RFC 7523
+ * §3; a `client_id` beside it the same) or, of another `iss`, a trusted issuer's (§2.2,
+ * federated-jwt), whose `sub` is the workload's: `client_id` names the client.
+ */
+export function assertionProof(assertion: string, named: string | undefined): ClientProof {
+  let claims: JWTPayload;
+  try {
+    claims = decodeJwt(assertion);
+  } catch {
+    throw new InvalidClientError();
+  }
+  const federated = typeof claims.iss === 'string' && claims.iss !== claims.sub;
+  const clientId = named ?? (federated ? undefined : claims.sub);
+  if (typeof clientId !== 'string' || (!federated && clientId !== claims.sub)) {
+    throw new InvalidClientError(
+      federated ? "client_id: required with an issuer's assertion" : undefined,
+    );
+  }
+  return { method: federated ? 'trusted-issuer' : 'assertion', clientId, assertion };
+}
+
+/** An authenticated client; by a trusted issuer's assertion, what its issuance records of it. */
+export type AuthenticatedClient = Credential & { readonly assertion?: AssertionEvidence };
+
+/** A trusted issuer's assertion judged for the client it names, in that client's space. */
+async function trustedAssertion(
+  ctx: CommandContext,
+  assertion: string,
+  credential: Credential | undefined,
+): Promise<AssertedCredential | AssertionRefused | false> {
+  if (!credential) return false;
+  const { spaceId, clientId: named } = credential;
+  return acceptAssertion(ctx, { spaceId, assertion, named }).catch((error: unknown) => {
+    if (error instanceof AssertionRefused) return error;
+    throw error;
+  });
+}
+
+/**
+ * Authenticates a client (the grant, introspection, revocation) by its secret, a signed assertion
+ * (private_key_jwt) or a trusted issuer's assertion whose rule names it (RFC 7523 §2.2): the
+ * active credential, or InvalidClientError after recording the failure of a known client. The
+ * right proof is always served: the lockout only stops guessing, so nobody can lock a storefront
+ * out of its tokens by failing on purpose from the address it shares (a load balancer's, a
+ * NAT's). An id that cannot be ours is refused before any lookup or count.
  */
 export async function authenticateClient(
   ctx: CommandContext,
   command: { readonly proof: ClientProof; readonly metadata: EventMetadata },
-): Promise<Credential> {
+): Promise<AuthenticatedClient> {
   const { proof } = command;
   if (!isClientIdShaped(proof.clientId)) throw new InvalidClientError();
   const credential = await ctx.credentials.find(proof.clientId);
-  const ip = command.metadata.client_ip;
-  const matches =
+  const proven =
     proof.method === 'secret'
       ? clientSecretMatches(ctx, proof.secret, credential)
-      : await assertionProvesClient(ctx, proof.assertion, credential);
+      : proof.method === 'assertion'
+        ? await assertionProvesClient(ctx, proof.assertion, credential)
+        : await trustedAssertion(ctx, proof.assertion, credential);
   const outcome = decideClientAuthentication(
     {
-      secretMatches: matches,
-      method: proof.method,
+      secretMatches: proven !== false && !(proven instanceof AssertionRefused),
+      method: proof.method === 'secret' ? 'secret' : 'assertion',
+      ...(proven instanceof AssertionRefused ? { claim: proven.claim } : {}),
       eventId: ctx.ids.eventId(),
       metadata: command.metadata,
     },
     credential,
   );
-  if (outcome.ok) return outcome.facts;
-  refuseIfLockedOut(ctx, proof.clientId, credential, ip);
-  await recordAuthenticationFailure(
+  if (outcome.ok) {
+    return typeof proven === 'object' && 'evidence' in proven
+      ? { ...proven.credential, assertion: proven.evidence }
+      : outcome.facts;
+  }
+  await failedAuthentication(
     ctx,
     proof.clientId,
-    ip,
+    command.metadata.client_ip,
     outcome.events[0] && credential
       ? { spaceId: credential.spaceId, failure: outcome.events[0] }
       : undefined,
   );
-  throw new InvalidClientError();
+  throw new InvalidClientError(proven instanceof AssertionRefused ? proven.message : undefined);
 }

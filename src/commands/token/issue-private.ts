@@ -30,7 +30,8 @@ export async function issuePrivateToken(
   // One authentication path for every client-authenticated endpoint: lockout, secret check,
   // bounded failure events. Authenticated, the decision only judges the grant itself.
   const credential = await authenticateClient(ctx, command);
-  return issuePrivateTokenTo(ctx, credential, command);
+  const { assertion } = credential;
+  return issuePrivateTokenTo(ctx, credential, { ...command, ...(assertion ? { assertion } : {}) });
 }
 
 /**

@@ -21,6 +21,8 @@ export interface IssuerAdminContext {
   readonly scopeCatalog: ScopeCatalog;
   /** The audiences naming this service: its issuer identifier and its token endpoint's URL. */
   readonly ours: readonly string[];
+  /** JWT_BEARER_MAX_LIFETIME_CEILING_SECONDS. */
+  readonly lifetimeCeiling: number;
   /** The sinks' SSRF rules, which a JWKS URL is held to as a webhook's is. */
   readonly rules: TargetRules;
   /** Drops this process's cached issuers of a space once a change committed. */
@@ -79,6 +81,7 @@ async function judged(
     definition,
     eventId: ctx.ids.eventId(),
     ours: ctx.ours,
+    lifetimeCeiling: ctx.lifetimeCeiling,
     credentials: await ruleCredentials(ctx, definition),
   };
 }

@@ -5,9 +5,15 @@ import { matchingRule } from '../../domain/trusted-issuer/match.js';
 import { dateOfSeconds, secondsOf } from '../../domain/times.js';
 import { ASSERTION_ALGORITHMS } from '../client-authentication/assertion.js';
 import type { TrustedIssuerPorts } from './ports.js';
+import type { Credential } from '../../domain/credential/state.js';
+import type { AssertionEvidence } from '../../domain/event-data/token.js';
+import { allowedScopes, issuedTo, ruleCredential, ruleScopes } from '../../domain/policy.js';
+import type { CommandContext } from '../context.js';
 
-/** A refused assertion: the claim at fault and why, the grant's `error_description`. */
+/** A refused assertion: the claim at fault and why, the `error_description`. */
 export class AssertionRefused extends Error {
+  /** The client the assertion claimed to be (its rule's, or the one named): its failure is recorded. */
+  clientId: string | undefined;
   constructor(
     readonly claim: string,
     reason: string,
@@ -51,7 +57,7 @@ function claimOfJoseError(error: unknown, issuer: string): never {
 /**
  * RFC 7523 §3 for a trusted issuer's assertion in `spaceId`: an `iss` the space trusts, signed by
  * one of its keys, `aud` one value and the one the issuer was told to name, `exp` present and at
- * most JWT_BEARER_MAX_LIFETIME_SECONDS past `iat` (or now), `nbf` and `iat` not in the future,
+ * most the issuer's `max_lifetime_seconds` (else JWT_BEARER_MAX_LIFETIME_SECONDS) past `iat` (or now), `nbf` and `iat` not in the future,
  * `sub` and `jti` present, a rule matched. The `jti` is not spent here: the caller spends it once
  * all else holds. Throws {@link AssertionRefused} naming the claim at fault.
  */
@@ -70,6 +76,21 @@ export async function checkAssertion(
   const iss = typeof unverified.iss === 'string' ? unverified.iss : refused('iss', 'required');
   const issuer =
     (await ports.find(spaceId, iss)) ?? refused('iss', 'not an issuer this space trusts');
+  // Whose rule the claims, unverified, would match: a forgery's failure is that client's to see.
+  const suspect = matchingRule(issuer.definition, unverified)?.client_id;
+  return verified(ports, issuer, assertion, nowMs).catch((error: unknown) => {
+    if (error instanceof AssertionRefused) error.clientId ??= suspect;
+    throw error;
+  });
+}
+
+async function verified(
+  ports: TrustedIssuerPorts,
+  issuer: TrustedIssuerState,
+  assertion: string,
+  nowMs: number,
+): Promise<AcceptedAssertion> {
+  const { iss } = issuer.definition;
   const keysOf = (refresh: boolean) =>
     ports.keys
       .keysOf(issuer, { refresh })
@@ -113,9 +134,11 @@ function judged(
   if (only !== issuer.definition.audience) refused('aud', `must be ${issuer.definition.audience}`);
   const now = secondsOf(nowMs);
   if (iat !== undefined && iat > now + ports.clockSkewSeconds) refused('iat', 'in the future');
-  if (exp! - (iat ?? now) > ports.maxLifetimeSeconds) {
-    refused('exp', `more than ${ports.maxLifetimeSeconds} s past iat: too long-lived`);
-  }
+  const own = issuer.definition.max_lifetime_seconds;
+  const lifetime =
+    own === undefined ? ports.maxLifetimeSeconds : Math.min(own, ports.lifetimeCeiling);
+  if (exp! - (iat ?? now) > lifetime)
+    refused('exp', `more than ${lifetime} s past iat: too long-lived`);
   if (typeof sub !== 'string' || typeof jti !== 'string') return refused('sub', 'required');
   const rule =
     matchingRule(issuer.definition, payload) ??
@@ -123,6 +146,56 @@ function judged(
   return { issuer, rule, claims: { ...payload, sub, jti, exp: exp! } };
 }
 
-/** Until when an assertion's jti must be remembered: its expiry, skew included. */
-export const spentUntil = (accepted: AcceptedAssertion, skewSeconds: number) =>
-  dateOfSeconds(accepted.claims.exp + skewSeconds);
+/** A credential an accepted assertion acts as, and the evidence its issuance records. */
+export interface AssertedCredential {
+  /** The matched rule's credential, its scopes narrowed to the rule's. */
+  readonly credential: Credential;
+  readonly evidence: AssertionEvidence;
+}
+
+/**
+ * The one judgement of a trusted issuer's assertion, for the jwt-bearer grant (RFC 7523 §2.1)
+ * and client authentication (§2.2): {@link checkAssertion}, the client `named` (if any) held to
+ * the matched rule's, that credential active in the space, then the jti spent: an assertion is
+ * good for one request, across every API process. Throws {@link AssertionRefused}.
+ */
+export async function acceptAssertion(
+  ctx: CommandContext,
+  command: { readonly spaceId: string; readonly assertion: string; readonly named?: string },
+): Promise<AssertedCredential> {
+  const ports = ctx.trustedIssuers ?? refused('iss', 'this process trusts no issuers');
+  const { spaceId, named } = command;
+  const accepted = await checkAssertion(ports, spaceId, command.assertion, ctx.clock.now());
+  const { rule, issuer, claims } = accepted;
+  const failing = (claim: string, reason: string) => {
+    const refusal = new AssertionRefused(claim, reason);
+    refusal.clientId = named ?? rule.client_id;
+    throw refusal;
+  };
+  if (named !== undefined && !issuedTo({ clientId: rule.client_id }, named)) {
+    failing('client_id', `the matched rule ${rule.id} names another client`);
+  }
+  const credential =
+    ruleCredential(await ctx.credentials.find(rule.client_id), issuer.spaceId) ??
+    failing('sub', `rule ${rule.id}'s credential is not active in this space`);
+  const fresh = await ctx.usedOnce.remember({
+    spaceId,
+    holder: `issuer:${issuer.issuerId}`,
+    id: claims.jti,
+    expiresAt: dateOfSeconds(claims.exp + ports.clockSkewSeconds),
+  });
+  if (!fresh) failing('jti', 'already used: an assertion is good for one request');
+  return {
+    credential: {
+      ...credential,
+      scopes: ruleScopes(allowedScopes(ctx.scopeCatalog, credential), rule),
+    },
+    evidence: {
+      issuer_id: issuer.issuerId,
+      iss: issuer.definition.iss,
+      sub: claims.sub,
+      jti: claims.jti,
+      rule: rule.id,
+    },
+  };
+}

@@ -21,6 +21,8 @@ export interface TrustedIssuerPorts {
   readonly keys: IssuerKeys;
   /** JWT_BEARER_MAX_LIFETIME_SECONDS: how far past `iat` an assertion may expire. */
   readonly maxLifetimeSeconds: number;
+  /** JWT_BEARER_MAX_LIFETIME_CEILING_SECONDS: bounds an issuer's own, even one set before. */
+  readonly lifetimeCeiling: number;
   /** JWT_BEARER_CLOCK_SKEW_SECONDS. */
   readonly clockSkewSeconds: number;
 }

@@ -23,6 +23,8 @@ export function decideClientAuthentication(
     readonly secretMatches: boolean;
     /** How the client proved itself: a secret, or a signed assertion (private_key_jwt). */
     readonly method?: 'secret' | 'assertion';
+    /** A refused trusted issuer's assertion: the claim at fault. */
+    readonly claim?: string;
     readonly eventId: string;
     readonly metadata: EventMetadata;
   },
@@ -41,6 +43,7 @@ export function decideClientAuthentication(
           : command.method === 'assertion'
             ? 'assertion_invalid'
             : 'secret_mismatch',
+        ...(command.claim === undefined ? {} : { claim: command.claim }),
       },
       command.metadata,
     ),

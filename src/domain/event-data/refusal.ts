@@ -18,6 +18,8 @@ export const clientAuthenticationFailedSchema = z.object({
   client_id: z.string(),
   /** Why; the secret that was tried is never recorded. */
   reason: z.enum(['secret_mismatch', 'credential_revoked', 'assertion_invalid']),
+  /** A trusted issuer's assertion (issue 54): the claim at fault (`aud`, `exp`, `jti`, …). */
+  claim: z.string().max(200).optional(),
 });
 
 /** Why a login-token request was refused. */
@@ -65,7 +67,7 @@ export const accessRefusalsSummarizedSchema = z.object({
 /** Refused client authentications and login tokens, one by one and summarized past the budget. */
 export const REFUSAL_EVENTS = {
   'client-authentication-failed': declareEvent(clientAuthenticationFailedSchema, {
-    audit: ['reason'],
+    audit: ['reason', 'claim'],
     rate: { counter: 'rejected_authentications' },
     metric: 'rejected-authentications',
     example: ({ clientId }) => ({ client_id: clientId, reason: 'secret_mismatch' }),

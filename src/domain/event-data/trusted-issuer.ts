@@ -45,6 +45,12 @@ export const trustedIssuerDefinitionSchema = z
     /** The `aud` its assertions must carry: this service's issuer identifier or token endpoint. */
     audience: z.string().min(1).max(2000),
     rules: z.array(issuerRuleSchema).min(1).max(50),
+    /**
+     * How far past `iat` its assertions may expire, in seconds, at most
+     * JWT_BEARER_MAX_LIFETIME_CEILING_SECONDS; absent: JWT_BEARER_MAX_LIFETIME_SECONDS. A platform
+     * that mints 600 s tokens (Kubernetes) is trusted without raising every issuer's bound.
+     */
+    max_lifetime_seconds: z.number().int().min(1).max(3600).optional(),
   })
   .refine((issuer) => (issuer.jwks_uri === undefined) !== (issuer.jwks === undefined), {
     message: 'give jwks_uri or jwks, one of them',
@@ -68,6 +74,7 @@ const exampleIssuer = (): TrustedIssuerDefinition => ({
   iss: 'https://kubernetes.default.svc.cluster.local',
   jwks_uri: 'https://cluster.example/openid/v1/jwks',
   audience: 'http://localhost:8080',
+  max_lifetime_seconds: 600,
   rules: [
     {
       id: 'checkout',

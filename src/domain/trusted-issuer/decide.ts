@@ -28,6 +28,8 @@ export interface IssuerCommand {
   readonly sameIss?: string;
   /** The audiences that name this service (its issuer identifier, its token endpoint). */
   readonly ours: readonly string[];
+  /** JWT_BEARER_MAX_LIFETIME_CEILING_SECONDS: the most an issuer's own lifetime may say. */
+  readonly lifetimeCeiling: number;
   /** The credentials the rules name, by client id (absent: none such). */
   readonly credentials: ReadonlyMap<string, RuleCredential>;
 }
@@ -48,6 +50,9 @@ function definitionRefusal(
 ): string | undefined {
   if (!command.ours.includes(definition.audience)) {
     return `audience: must name this service, one of ${command.ours.join(', ')}`;
+  }
+  if ((definition.max_lifetime_seconds ?? 0) > command.lifetimeCeiling) {
+    return `max_lifetime_seconds: at most ${command.lifetimeCeiling} (JWT_BEARER_MAX_LIFETIME_CEILING_SECONDS)`;
   }
   for (const rule of definition.rules) {
     const credential = command.credentials.get(rule.client_id);

@@ -1,5 +1,8 @@
 import { GRANT_TYPES } from '../../commands/token/grants/registry.js';
-import { ASSERTION_ALGORITHMS } from '../../commands/client-authentication/assertion.js';
+import {
+  ASSERTION_ALGORITHMS,
+  FEDERATED_JWT,
+} from '../../commands/client-authentication/assertion.js';
 import { ACCESS_TOKEN_ALG } from '#verifier/algorithms.js';
 import { DPOP_ALGORITHMS } from '../../crypto/dpop.js';
 import { allScopes, type ScopeCatalog } from '../../domain/scope-catalog.js';
@@ -26,7 +29,13 @@ export function discoveryMetadata(
   catalog: ScopeCatalog,
 ): Body<typeof authorizationServerMetadata> {
   const base = serviceBase.replace(/\/+$/, '');
-  const clientAuth = ['client_secret_basic', 'client_secret_post', 'private_key_jwt'];
+  // federated-jwt: a trusted issuer's assertion (RFC 7523 §2.2; Keycloak's name, no RFC's).
+  const clientAuth = [
+    'client_secret_basic',
+    'client_secret_post',
+    'private_key_jwt',
+    FEDERATED_JWT,
+  ];
   const assertionAlgorithms = [...ASSERTION_ALGORITHMS];
   return {
     issuer,

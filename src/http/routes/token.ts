@@ -28,7 +28,7 @@ const field = z.string().min(1, 'must not be empty').max(512);
 const clientAuthentication = {
   client_id: field.optional(),
   client_secret: field.optional(),
-  /** private_key_jwt (RFC 7523): a JWT signed with one of the client's keys, instead of a secret. */
+  /** RFC 7523 §2.2: a JWT signed with the client's key (private_key_jwt) or by a trusted issuer. */
   client_assertion_type: field.optional(),
   client_assertion: z.string().min(1, 'must not be empty').max(8192).optional(),
 };
@@ -94,7 +94,7 @@ export function tokenRoutes(commands: CommandContext, dpopGate: DpopGate): reado
       operationId: 'issuePrivateToken',
       tag: 'Tokens',
       summary: 'The token endpoint: client_credentials and RFC 8693 token exchange',
-      description: `JSON or form-encoded; the client authenticates by HTTP Basic, with client_id and client_secret in the body, or, created with keys, with a signed client_assertion (private_key_jwt, RFC 7523). Grants: ${GRANTS.map((grant) => `\`${grant.grantType}\` (${grant.summary}${grant.space === 'required' ? '; X-Service-Space-ID required' : ''})`).join('; ')}. \`resource\` (RFC 8707) is accepted as a synonym of \`audience\`. Token exchange issues for its subject token's audience: an \`audience\` or \`resource\` naming another is \`invalid_target\`; \`actor_token\` (the agent's private token, delegating a public \`subject_token\` whose \`may_act\` names it: docs/api.md, Delegation) is \`invalid_request\` with any other subject token; a \`scope\` (RFC 6749 §3.3, on every grant) beyond what the catalog, the credential or the subject token allows is \`invalid_scope\`; a DPoP-bound \`subject_token\` needs a proof by its key whose \`ath\` is its hash.`,
+      description: `JSON or form-encoded; the client authenticates by HTTP Basic, with client_id and client_secret in the body, or, created with keys, with a signed client_assertion (private_key_jwt, RFC 7523), or with a client_assertion of an issuer its space trusts whose rule names the \`client_id\` sent beside it (federated-jwt, RFC 7523 §2.2; a refusal is \`invalid_client\` naming the claim at fault). Grants: ${GRANTS.map((grant) => `\`${grant.grantType}\` (${grant.summary}${grant.space === 'required' ? '; X-Service-Space-ID required' : ''})`).join('; ')}. \`resource\` (RFC 8707) is accepted as a synonym of \`audience\`. Token exchange issues for its subject token's audience: an \`audience\` or \`resource\` naming another is \`invalid_target\`; \`actor_token\` (the agent's private token, delegating a public \`subject_token\` whose \`may_act\` names it: docs/api.md, Delegation) is \`invalid_request\` with any other subject token; a \`scope\` (RFC 6749 §3.3, on every grant) beyond what the catalog, the credential or the subject token allows is \`invalid_scope\`; a DPoP-bound \`subject_token\` needs a proof by its key whose \`ath\` is its hash.`,
       caller: 'client',
       body: { schema: tokenRequestBody, media: ['json', 'form'] },
       responses: [{ status: 200, description: 'The token', schema: grantResponse }],

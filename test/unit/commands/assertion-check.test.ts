@@ -12,10 +12,11 @@ const ISS = 'https://token.actions.githubusercontent.com';
 const NOW = 1_800_000_000;
 let sign: (claims: JWTPayload) => Promise<string>;
 let ports: TrustedIssuerPorts;
+let issuer: TrustedIssuerState;
 
 beforeAll(async () => {
   const { privateKey, publicKey } = await generateKeyPair('ES256');
-  const issuer: TrustedIssuerState = {
+  issuer = {
     issuerId: 'tis_1',
     spaceId: 'space-a',
     removed: false,
@@ -48,6 +49,7 @@ beforeAll(async () => {
     }),
     maxLifetimeSeconds: issuerSettings.JWT_BEARER_MAX_LIFETIME_SECONDS.parse(undefined),
     clockSkewSeconds: issuerSettings.JWT_BEARER_CLOCK_SKEW_SECONDS.parse(undefined),
+    lifetimeCeiling: issuerSettings.JWT_BEARER_MAX_LIFETIME_CEILING_SECONDS.parse(undefined),
   };
 });
 
@@ -62,6 +64,24 @@ describe('a trusted issuer assertion, by default', () => {
     expect(ports.maxLifetimeSeconds).toBe(300);
     expect(await refusal({ exp: NOW + 300 })).toBe('accepted');
     expect(await refusal({ exp: NOW + 301 })).toMatch(/^exp: more than 300 s past iat/);
+  });
+
+  it("lives as long as its issuer's max_lifetime_seconds says instead, held to the ceiling", async () => {
+    const own = (seconds: number) => {
+      const definition = { ...issuer.definition, max_lifetime_seconds: seconds };
+      return { ...ports, find: async () => ({ ...issuer, definition }) };
+    };
+    const judged = async (at: TrustedIssuerPorts, exp: number) =>
+      checkAssertion(at, 'space-a', await sign({ exp }), NOW * 1000).then(
+        () => 'accepted',
+        (error: Error) => error.message,
+      );
+    expect(await judged(own(600), NOW + 600)).toBe('accepted');
+    expect(await judged(own(600), NOW + 601)).toMatch(/^exp: more than 600 s/);
+    // Set before the ceiling was lowered: the ceiling holds.
+    expect(await judged({ ...own(900), lifetimeCeiling: 600 }, NOW + 900)).toMatch(
+      /^exp: more than 600 s/,
+    );
   });
 
   it('is refused before its nbf or with an iat ahead, beyond the 30 s skew', async () => {

@@ -44,6 +44,16 @@ describe('client authentication', () => {
     });
   });
 
+  it("given a trusted issuer's assertion refused for its aud, then recorded naming the claim", () => {
+    const refused = { ...attempt(false), method: 'assertion' as const, claim: 'aud' };
+    const outcome = decideClientAuthentication(refused, active);
+    expect(!outcome.ok && outcome.events[0]?.data).toEqual({
+      client_id: 'ci_1',
+      reason: 'assertion_invalid',
+      claim: 'aud',
+    });
+  });
+
   it('given a revoked credential, then refused even with the right secret, recorded as revoked', () => {
     const state = given(evolveCredential, undefined, [
       created,

@@ -42,6 +42,7 @@ const command = {
   spaceId: 'space-a',
   issuerId: 'tis_1',
   ours: [OURS],
+  lifetimeCeiling: 600,
   credentials: credential(),
   definition,
 };
@@ -81,6 +82,14 @@ describe('trusted issuers (issue 54)', () => {
     }
     const beyond = decideAddIssuer({ ...command, credentials: credential({ allows: [] }) });
     expect(beyond.ok || beyond.detail).toMatch(/^rules\.checkout\.scopes/);
+  });
+
+  it('given a max_lifetime_seconds above the ceiling, then refused naming it; at the ceiling, trusted', () => {
+    const lifetime = (seconds: number) =>
+      decideAddIssuer({ ...command, definition: { ...definition, max_lifetime_seconds: seconds } });
+    const over = lifetime(601);
+    expect(over.ok || over.detail).toMatch(/^max_lifetime_seconds: at most 600/);
+    expect(lifetime(600).ok).toBe(true);
   });
 
   it('given an audience not naming this service, then refused', () => {

@@ -14,12 +14,14 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
-# The packages are compiled into dist/audit-log and dist/verifier, where dist/package.json maps
-# `#audit-log/` and `#verifier/`.
+# The packages are compiled into dist/audit-log, dist/verifier and dist/outbound, where
+# dist/package.json maps `#audit-log/`, `#verifier/` and `#outbound/`.
 COPY packages/audit-log/tsconfig.json ./packages/audit-log/
 COPY packages/audit-log/src ./packages/audit-log/src
 COPY packages/verifier/tsconfig.json ./packages/verifier/
 COPY packages/verifier/src ./packages/verifier/src
+COPY packages/outbound/tsconfig.json ./packages/outbound/
+COPY packages/outbound/src ./packages/outbound/src
 COPY src ./src
 RUN npm run build
 

@@ -6,9 +6,9 @@ import globals from 'globals';
 /**
  * Which folder of src/ may import which: the layer table of docs/architecture.md, enforced here
  * (test/unit/layers.test.ts keeps the two equal and checks the table has no cycle). A folder
- * always may import itself; anything not listed is refused by `npm run lint`. `audit-log` and
- * `verifier` are the packages packages/audit-log and packages/verifier, imported as `#audit-log/…`
- * and `#verifier/…` (package.json `imports`).
+ * always may import itself; anything not listed is refused by `npm run lint`. `audit-log`,
+ * `verifier` and `outbound` are the packages in packages/ of those names, imported as
+ * `#audit-log/…`, `#verifier/…` and `#outbound/…` (package.json `imports`).
  * @type {Readonly<Record<string, readonly string[]>>}
  */
 export const LAYERS = {
@@ -23,9 +23,10 @@ export const LAYERS = {
   crypto: ['verifier', 'audit-log', 'domain', 'db', 'config', 'errors', 'limits'],
   projections: ['audit-trail', 'event-store', 'db', 'domain', 'errors'],
   observability: ['projections', 'event-store', 'db', 'domain'],
-  delivery: ['audit-trail', 'event-store', 'crypto', 'db', 'domain', 'errors'],
+  delivery: ['outbound', 'audit-trail', 'event-store', 'crypto', 'db', 'domain', 'errors'],
   commands: [
     'verifier',
+    'outbound',
     'delivery',
     'observability',
     'domain',
@@ -38,6 +39,7 @@ export const LAYERS = {
   ],
   http: [
     'verifier',
+    'outbound',
     'delivery',
     'commands',
     'projections',
@@ -106,12 +108,13 @@ export const SUB_LAYERS = {};
  * The packages (libraries in packages/, imported by the service as `#<name>/…`) and the modules
  * each may not import: each is used alone by a reviewer, a resource server or another service,
  * so nothing of the service (src/), of its tools, of another package, of a database or of a web
- * server. The verifier checks JWTs with jose; the audit log needs no JOSE.
+ * server. The verifier checks JWTs with jose; the audit log and the outbound toolkit need no JOSE.
  * @type {Readonly<Record<string, { modules: readonly string[] }>>}
  */
 export const PACKAGE_REFUSES = {
   'audit-log': { modules: ['kysely', 'pg', 'koa', 'pino', 'jose'] },
   verifier: { modules: ['kysely', 'pg', 'koa', 'pino'] },
+  outbound: { modules: ['kysely', 'pg', 'koa', 'pino', 'jose'] },
 };
 
 // The database drivers: only a layer that may use src/db may import them.

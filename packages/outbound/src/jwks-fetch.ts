@@ -1,8 +1,8 @@
 import http from 'node:http';
 import https from 'node:https';
 import { z } from 'zod';
-import { guardedLookup, literalRefusal } from '../../delivery/guarded-lookup.js';
-import type { TargetRules } from '../../delivery/target-rules.js';
+import { guardedLookup, literalRefusal } from './guarded-lookup.js';
+import type { TargetRules } from './target-rules.js';
 
 /** How much of a JWKS document is read: a platform's publishes a handful of keys. */
 const JWKS_BYTES = 64 * 1024;
@@ -17,8 +17,14 @@ const publicJwk = z
 export const fetchedJwksSchema = z.object({ keys: z.array(publicJwk).max(20) });
 export type FetchedJwks = z.infer<typeof fetchedJwksSchema>;
 
+/** A JWKS document read, with the lifetime its answer gave (`Cache-Control`, when it gave one). */
+export interface FetchedAnswer {
+  readonly jwks: FetchedJwks;
+  readonly cacheControl: string | undefined;
+}
+
 /**
- * GETs a trusted issuer's JWKS under the sinks' SSRF rules (src/delivery/target-rules.ts):
+ * GETs a trusted issuer's JWKS under the outbound target rules (target-rules.ts):
  * node:http(s) with the guarded lookup rather than `fetch`, so a name that resolves elsewhere
  * later (DNS rebinding) is judged at each connection; no redirect followed, at most
  * {@link JWKS_BYTES} read, `timeoutMs` for the whole. Throws with why on any failure.
@@ -27,7 +33,7 @@ export function fetchJwks(
   url: string,
   rules: TargetRules,
   timeoutMs: number,
-): Promise<FetchedJwks> {
+): Promise<FetchedAnswer> {
   const target = new URL(url);
   const secure = target.protocol === 'https:';
   const guard = {
@@ -63,7 +69,9 @@ export function fetchJwks(
         });
         response.on('end', () => {
           try {
-            resolve(fetchedJwksSchema.parse(JSON.parse(Buffer.concat(chunks).toString('utf8'))));
+            const text = Buffer.concat(chunks).toString('utf8');
+            const jwks = fetchedJwksSchema.parse(JSON.parse(text));
+            resolve({ jwks, cacheControl: response.headers['cache-control'] });
           } catch {
             reject(new Error('jwks_uri: not a JWKS document'));
           }
@@ -76,4 +84,18 @@ export function fetchJwks(
     );
     request.on('error', reject);
   });
+}
+
+/**
+ * {@link fetchJwks} in the shape of `fetch`, for a JWKS cache that takes one (the verifier kit's
+ * `remotePublicKeys`): the document checked and re-served as a 200 with its `Cache-Control`.
+ * Only the URL is read; any failure rejects, as `fetch` does.
+ */
+export function guardedJwksFetch(rules: TargetRules, timeoutMs: number): typeof fetch {
+  return (async (input: string | URL | Request) => {
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    const { jwks, cacheControl } = await fetchJwks(url, rules, timeoutMs);
+    const headers = cacheControl === undefined ? undefined : { 'cache-control': cacheControl };
+    return new Response(JSON.stringify(jwks), { status: 200, headers });
+  }) as typeof fetch;
 }

@@ -206,7 +206,7 @@ describe('the rooms of a folder (eslint.config.js ROOMS, SUB_LAYERS)', () => {
   });
 });
 
-describe('the packages (packages/audit-log, packages/verifier)', () => {
+describe('the packages (packages/audit-log, packages/verifier, packages/outbound)', () => {
   const files = (dir: string): string[] =>
     readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
       const full = path.join(dir, entry.name);

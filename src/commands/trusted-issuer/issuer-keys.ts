@@ -32,14 +32,27 @@ interface Inline {
  * jwks_uri fetched through the SSRF-guarded fetch (`#outbound/jwks-fetch.ts`, the sinks' target
  * rules), held as its answer's `max-age` says (else {@link FRESH_SECONDS}), fetched again sooner
  * only when an assertion names a key not held (at most every {@link REFETCH_MS}); inline JWKS as
- * given. Both in caches of at most `maxEntries` (URLs; issuers).
+ * given. Both in caches of at most `maxEntries` (URLs; issuers). A refresh whose fetch failed
+ * rejects with why (the key sought was not held, and the issuer could not be asked).
  */
 export function createIssuerKeys(options: {
   readonly rules: TargetRules;
   readonly maxEntries: number;
   readonly now: () => number;
 }): IssuerKeys {
-  const doFetch = guardedJwksFetch(options.rules, FETCH_TIMEOUT_MS);
+  const guarded = guardedJwksFetch(options.rules, FETCH_TIMEOUT_MS);
+  // Why each URL's last fetch failed: the kit's keys swallow it, the refusal names it.
+  const failures = new BoundedCache<string, string>(options.maxEntries);
+  const doFetch = (async (url: string) => {
+    try {
+      const answer = await guarded(url);
+      failures.delete(url);
+      return answer;
+    } catch (error) {
+      failures.set(url, (error as Error).message);
+      throw error;
+    }
+  }) as typeof fetch;
   const remote = new BoundedCache<string, PublicKeys>(options.maxEntries);
   const inline = new BoundedCache<string, Inline>(options.maxEntries);
   const held = (issuer: TrustedIssuerState): PublicKeys => {
@@ -64,6 +77,8 @@ export function createIssuerKeys(options: {
     async keysOf(issuer, { refresh = false } = {}) {
       const keys = held(issuer);
       if (refresh) await keys.refreshSoon();
+      const failure = refresh ? failures.get(issuer.definition.jwks_uri ?? '') : undefined;
+      if (failure !== undefined) throw new Error(failure);
       return ({ kid }) => {
         const key = keys.publicKey(kid ?? '');
         if (!key) throw new errors.JWKSNoMatchingKey();

@@ -23,13 +23,13 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const issuerAt = (path: string): TrustedIssuerState => ({
+const issuerAt = (path: string, jwksUri = `${base}/${path}`): TrustedIssuerState => ({
   issuerId: `tis_${path}`,
   spaceId: 'space-a',
   removed: false,
   definition: {
     iss: `https://${path}.example`,
-    jwks_uri: `${base}/${path}`,
+    jwks_uri: jwksUri,
     audience: 'a',
     rules: [],
   },
@@ -67,5 +67,12 @@ describe("a trusted issuer's keys from its jwks_uri", () => {
     expect(() => getKey(header('k1'), undefined as never)).toThrow(errors.JWKSNoMatchingKey);
     await keys.keysOf(issuerAt('two'), { refresh: true });
     expect([fetches['/two'], fetches['/three']]).toEqual([2, 1]);
+  });
+
+  it('rejects a refresh whose fetch failed, with why; another issuer is not held back', async () => {
+    const keys = keysWith(10);
+    const down = issuerAt('down', 'http://127.0.0.1:1/down');
+    await expect(keys.keysOf(down, { refresh: true })).rejects.toThrow(/ECONNREFUSED/);
+    await expect(keys.keysOf(issuerAt('four'), { refresh: true })).resolves.toBeTypeOf('function');
   });
 });

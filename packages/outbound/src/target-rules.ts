@@ -11,9 +11,10 @@ export type OutboundTarget =
     };
 
 /**
- * Where a sink may point. A sink makes this deployment send requests to an address an admin
- * chose: without these rules it is a server-side request forgery primitive (SSRF) into the
- * network the deliverer runs in.
+ * Where an outbound target (a sink, a JWKS URL) may point. A target makes this deployment send
+ * requests to an address a user chose: without these rules it is a server-side request forgery
+ * primitive (SSRF) into the network the sender runs in. The settings named below are
+ * token-authority's; another service fills the same fields from its own.
  */
 export interface TargetRules {
   /** NODE_ENV=production: TLS only, no loopback or private network (unless allowed below). */

@@ -9,7 +9,7 @@ import { webhookPoster } from './webhook-post.js';
 /** Options of {@link webhookTransport}. */
 export interface WebhookOptions extends Sender {
   readonly url: string;
-  /** `whsec_…`: opened from its sealed row, or read from the operator's `file:` setting. */
+  /** `whsec_…` (Standard Webhooks): the caller keeps it; only the signatures leave. */
   readonly secret: string;
   /** Each attempt's bound: a sink that hangs costs this, never more. */
   readonly timeoutMs: number;

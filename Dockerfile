@@ -23,6 +23,8 @@ COPY packages/pkcs11-signer/tsconfig.json ./packages/pkcs11-signer/
 COPY packages/pkcs11-signer/src ./packages/pkcs11-signer/src
 COPY packages/embedded-postgres/tsconfig.json ./packages/embedded-postgres/
 COPY packages/embedded-postgres/src ./packages/embedded-postgres/src
+COPY packages/outbound/tsconfig.json ./packages/outbound/
+COPY packages/outbound/src ./packages/outbound/src
 COPY src ./src
 RUN npm run build
 

@@ -7,8 +7,8 @@ import globals from 'globals';
  * Which folder of src/ may import which: the layer table of docs/architecture.md, enforced here
  * (test/unit/layers.test.ts keeps the two equal and checks the table has no cycle). A folder
  * always may import itself; anything not listed is refused by `npm run lint`. `audit-log`,
- * `verifier`, `pkcs11-signer` and `embedded-postgres` are the packages of those names in
- * packages/, imported as `#<name>/…` (package.json `imports`).
+ * `verifier`, `pkcs11-signer`, `embedded-postgres` and `outbound` are the packages of those
+ * names in packages/, imported as `#<name>/…` (package.json `imports`).
  * @type {Readonly<Record<string, readonly string[]>>}
  */
 export const LAYERS = {
@@ -23,9 +23,10 @@ export const LAYERS = {
   crypto: ['verifier', 'audit-log', 'pkcs11-signer', 'domain', 'db', 'config', 'errors', 'limits'],
   projections: ['audit-trail', 'event-store', 'db', 'domain', 'errors'],
   observability: ['projections', 'event-store', 'db', 'domain'],
-  delivery: ['audit-trail', 'event-store', 'crypto', 'db', 'domain', 'errors'],
+  delivery: ['outbound', 'audit-trail', 'event-store', 'crypto', 'db', 'domain', 'errors'],
   commands: [
     'verifier',
+    'outbound',
     'delivery',
     'observability',
     'domain',
@@ -38,6 +39,7 @@ export const LAYERS = {
   ],
   http: [
     'verifier',
+    'outbound',
     'delivery',
     'commands',
     'projections',
@@ -107,7 +109,8 @@ export const SUB_LAYERS = {};
  * each may not import: each is used alone by a reviewer, a resource server or another service,
  * so nothing of the service (src/), of its tools, of another package, of a database or of a web
  * server. The verifier checks JWTs with jose, and the PKCS#11 signer names its JWKs by jose's
- * type; the audit log and the Postgres launcher need no JOSE.
+ * type; the audit log, the outbound toolkit and the Postgres launcher
+ * need no JOSE.
  * @type {Readonly<Record<string, { modules: readonly string[] }>>}
  */
 export const PACKAGE_REFUSES = {
@@ -115,6 +118,7 @@ export const PACKAGE_REFUSES = {
   verifier: { modules: ['kysely', 'pg', 'koa', 'pino'] },
   'pkcs11-signer': { modules: ['kysely', 'pg', 'koa', 'pino'] },
   'embedded-postgres': { modules: ['kysely', 'pg', 'koa', 'pino', 'jose'] },
+  outbound: { modules: ['kysely', 'pg', 'koa', 'pino', 'jose'] },
 };
 
 // The database drivers: only a layer that may use src/db may import them.

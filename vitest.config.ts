@@ -63,6 +63,12 @@ export default defineConfig({
       },
       {
         extends: true,
+        // The outbound toolkit's own tests (no service, no database); also run alone from
+        // packages/outbound (`npx vitest run --root packages/outbound`).
+        test: { name: 'outbound', include: ['packages/outbound/test/**/*.test.ts'] },
+      },
+      {
+        extends: true,
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],

@@ -14,11 +14,11 @@ import path from 'node:path';
 import { parseCommandLine } from '#audit-log/cli/command-line.js';
 import { connect } from '../src/db/database.js';
 import { migrate } from '../src/db/migrate.js';
-import { newWebhookSecret } from '../src/delivery/standard-webhooks.js';
+import { newWebhookSecret } from '../packages/outbound/src/standard-webhooks.js';
 import { sinkStatuses, type SinkStatus } from '../src/delivery/status.js';
 import { appendToStream } from '../src/event-store/append-to-stream.js';
 import { startRsyslog } from '../test/support/delivery/rsyslog.js';
-import { startWebhookReceiver } from '../test/support/delivery/webhook-receiver.js';
+import { startWebhookReceiver } from '../packages/outbound/test/webhook-receiver.js';
 import { startBenchDatabase } from './database.js';
 
 const { values } = parseCommandLine(

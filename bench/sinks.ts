@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { newWebhookSecret } from '../src/delivery/standard-webhooks.js';
+import { newWebhookSecret } from '../packages/outbound/src/standard-webhooks.js';
 import { freePort } from '../src/net/free-port.js';
 import { startProcess, waitFor } from './processes.js';
 

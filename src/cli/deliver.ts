@@ -9,8 +9,11 @@ import { loadKeyEncryptionKey } from '../crypto/key-files.js';
 import { ConfigError, type Config } from '../config/config.js';
 import { settingText } from '../config/setting-value.js';
 import { startDeliverer } from '../delivery/deliverer.js';
-import { operatorSinksSchema, type OperatorSink } from '../delivery/operator-sinks.js';
-import { targetRefusal } from '../delivery/target-rules.js';
+import {
+  operatorSinkRefusals,
+  operatorSinksSchema,
+  type OperatorSink,
+} from '../delivery/operator-sinks.js';
 import { parseCommandLine } from '#audit-log/cli/command-line.js';
 import { sinkTargetRules } from './sink-admin-context.js';
 import { configOrExit, exitOnConfigError } from './config-exit.js';
@@ -48,11 +51,7 @@ export async function operatorSinks(config: Config): Promise<OperatorSink[]> {
       parsed.error.issues.map((issue) => `AUDIT_SINKS[${issue.path.join('.')}]: ${issue.message}`),
     );
   }
-  // The same SSRF rules as a space's sinks: no metadata address, no own port, https in production.
-  const refusals = parsed.data.flatMap((sink, index) => {
-    const refusal = targetRefusal(sink, sinkTargetRules(config));
-    return refusal ? [`AUDIT_SINKS[${index}]: ${refusal}`] : [];
-  });
+  const refusals = operatorSinkRefusals(parsed.data, sinkTargetRules(config));
   if (refusals.length > 0) throw new ConfigError(refusals);
   return parsed.data;
 }

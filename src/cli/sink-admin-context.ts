@@ -1,13 +1,13 @@
 import type { CommandContext } from '../commands/context.js';
 import type { Config } from '../config/config.js';
 import type { SinkAdminContext } from '../commands/sink/admin.js';
-import type { TargetRules } from '../delivery/target-rules.js';
 
 /**
- * The sink target rules (src/delivery/target-rules.ts) this deployment's settings make: the
- * API applies them to a space admin's sink, `npm run deliver` to the operator's AUDIT_SINKS.
+ * The sink target rules (the outbound package's target-rules.ts) this deployment's settings make:
+ * the API applies them to a space admin's sink (and a trusted issuer's jwks_uri), `npm run
+ * deliver` to the operator's AUDIT_SINKS.
  */
-export function sinkTargetRules(config: Config): TargetRules {
+export function sinkTargetRules(config: Config): SinkAdminContext['rules'] {
   return {
     production: config.NODE_ENV === 'production',
     allowHttpHosts: config.ALLOW_HTTP_HOSTS ?? [],

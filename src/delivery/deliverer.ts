@@ -5,12 +5,12 @@ import type { Database } from '../db/schema.js';
 import { ADVISORY_LOCK } from '../db/advisory-locks.js';
 import type { KeyEncryptionKey } from '../crypto/key-encryption.js';
 import { EVENTS_CHANNEL } from '../event-store/notify.js';
-import type { Backoff } from './backoff.js';
+import type { Backoff } from '#outbound/backoff.js';
 import { operatorSinkId, type OperatorSink } from './operator-sinks.js';
 import { delivererEvents } from './sink-events.js';
 import { runSinkLoop, type SinkLoop } from './sink-loop.js';
 import { loadSinks, writeSink, type SinkDefinition } from './sinks.js';
-import type { TargetRules } from './target-rules.js';
+import type { TargetRules } from '#outbound/target-rules.js';
 import { transportFor } from './transports.js';
 import type { LinkedSpans } from '../event-store/event-traces.js';
 

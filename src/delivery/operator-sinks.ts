@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { targetRefusal, type TargetRules } from '#outbound/target-rules.js';
 import {
   syslogTargetRequestSchema,
   webhookTargetRequestSchema,
@@ -25,3 +26,13 @@ export type OperatorSink = z.infer<typeof operatorSinksSchema>[number];
 
 /** The sink id of an operator sink in the tables and events: `operator-<id>`. */
 export const operatorSinkId = (id: string) => `operator-${id}`;
+
+/**
+ * Why the deployment refuses each operator sink, as `AUDIT_SINKS[<index>]: <why>`: the same SSRF
+ * rules as a space's sinks (no metadata address, no own port, TLS in production).
+ */
+export const operatorSinkRefusals = (sinks: readonly OperatorSink[], rules: TargetRules) =>
+  sinks.flatMap((sink, index) => {
+    const refusal = targetRefusal(sink, rules);
+    return refusal ? [`AUDIT_SINKS[${index}]: ${refusal}`] : [];
+  });

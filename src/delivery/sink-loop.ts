@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../db/schema.js';
-import { retryDelayMs, type Backoff } from './backoff.js';
+import { retryDelayMs, type Backoff } from '#outbound/backoff.js';
 import { nextBatch, type NextBatch } from './batch-reader.js';
 import {
   advanceCursor,
@@ -14,7 +14,8 @@ import {
 import type { DelivererEvents } from './sink-events.js';
 import type { SinkDefinition } from './sinks.js';
 import { LOG_START } from '../event-store/types.js';
-import { connectFailure, type Transport } from './transport.js';
+import { connectFailure } from '#outbound/transport.js';
+import type { SinkTransport } from './transports.js';
 import { tracedSend } from './traced-send.js';
 import type { LinkedSpans } from '../event-store/event-traces.js';
 
@@ -30,7 +31,7 @@ export interface SinkLoopOptions {
   readonly db: Kysely<Database>;
   /** The sink as last loaded (an admin's pause, resume or change shows up here). */
   readonly sink: () => SinkDefinition;
-  readonly transport: Transport;
+  readonly transport: SinkTransport;
   readonly events: DelivererEvents;
   /** Events per delivery (SINK_BATCH_SIZE): with one batch in flight, this bounds memory. */
   readonly batchSize: number;

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { sinkTargetSchema, type SinkTarget } from '../domain/events.js';
-import { shownFailure } from './transport.js';
+import { shownFailure } from '#outbound/transport.js';
 
 /**
  * A target as shown: as recorded, except the row of a webhook made before paths were sealed

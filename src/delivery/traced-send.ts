@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { tracesOf, type LinkedSpans } from '../event-store/event-traces.js';
-import type { DeliveryBatch, Transport } from './transport.js';
+import type { SinkBatch, SinkTransport } from './transports.js';
 
 /**
  * A sink's send with its events' traces: each batch goes out with the trace of every event's
@@ -12,10 +12,10 @@ import type { DeliveryBatch, Transport } from './transport.js';
  */
 export function tracedSend(
   db: Kysely<Database>,
-  transport: Transport,
+  transport: SinkTransport,
   sink: () => { readonly sinkId: string; readonly target: { readonly kind: string } },
   spans?: LinkedSpans,
-): (batch: Omit<DeliveryBatch, 'traces'>) => Promise<() => Promise<void>> {
+): (batch: Omit<SinkBatch, 'traces'>) => Promise<() => Promise<void>> {
   return async (batch) => {
     const traces = await tracesOf(
       db,

@@ -1,14 +1,45 @@
+import type { OutboundEvent } from '#outbound/outbound-event.js';
+import { syslogTransport } from '#outbound/syslog.js';
+import type { TargetRules } from '#outbound/target-rules.js';
+import { DeliveryError, type DeliveryBatch, type Transport } from '#outbound/transport.js';
+import { webhookTransport } from '#outbound/webhook.js';
+import { redactEvent } from '../audit-trail/redaction.js';
+import { fullForm } from '../domain/stored-form.js';
+import type { RecordedEvent } from '../event-store/types.js';
 import type { SinkDefinition } from './sinks.js';
-import { syslogTransport } from './syslog.js';
-import type { TargetRules } from './target-rules.js';
-import { DeliveryError, type Transport } from './transport.js';
-import { webhookTransport } from './webhook.js';
+
+/** A batch of the log as the sink loop reads it: events as stored. */
+export type SinkBatch = DeliveryBatch<RecordedEvent>;
+/** A sink's transport as the sink loop uses it: it takes events as stored. */
+export type SinkTransport = Transport<RecordedEvent>;
+
+/** The name a sink's receivers see: CloudEvent types `com.token-authority.…`, syslog APP-NAME. */
+const APP = 'token-authority';
+
+/**
+ * The event as it leaves the service: in its full form, redacted exactly as the exports and the
+ * live feed redact it (`redactEvent`: a secret hash becomes its digest), never as stored.
+ */
+export const leavingEvent = (stored: RecordedEvent): OutboundEvent => redactEvent(fullForm(stored));
 
 /**
  * A sink's transport, from its definition: each sink its own connection and timeout, and the
- * deployment's sink target rules applied again at each of its connections.
+ * deployment's sink target rules applied again at each of its connections. Every event goes out
+ * through {@link leavingEvent}: the transports of `#outbound` send what they are given.
  */
 export function transportFor(
+  sink: SinkDefinition,
+  options: { readonly issuer: string; readonly timeoutMs: number; readonly rules: TargetRules },
+): SinkTransport {
+  const outbound = outboundTransport(sink, options);
+  return {
+    send: (batch) => outbound.send({ ...batch, events: batch.events.map(leavingEvent) }),
+    probe: () => outbound.probe(),
+    close: () => outbound.close(),
+  };
+}
+
+function outboundTransport(
   sink: SinkDefinition,
   options: { readonly issuer: string; readonly timeoutMs: number; readonly rules: TargetRules },
 ): Transport {
@@ -16,7 +47,7 @@ export function transportFor(
   // Only these: a caller's wider options (its database URL among them) never reach a sink.
   const { issuer, timeoutMs, rules } = options;
   if (target.kind === 'syslog') {
-    return syslogTransport({ ...target, ca: sink.ca, issuer, timeoutMs, rules });
+    return syslogTransport({ ...target, ca: sink.ca, issuer, app: APP, timeoutMs, rules });
   }
   const { secret, url } = sink;
   if (secret === undefined || url === undefined) {
@@ -29,5 +60,5 @@ export function transportFor(
     };
     return { send: missing, probe: missing, close: () => undefined };
   }
-  return webhookTransport({ url, secret, issuer, timeoutMs, rules });
+  return webhookTransport({ url, secret, issuer, app: APP, timeoutMs, rules });
 }

@@ -17,11 +17,6 @@ export interface EventTrace {
 /** The trace the append runs in, if any (the store asks it at each append's call). */
 export type TraceOf = () => EventTrace | undefined;
 
-/** The W3C `traceparent` (version 00, sampled) naming the span an event was appended in. */
-export function traceparentOf(trace: EventTrace): string {
-  return `00-${trace.traceId}-${trace.spanId}-01`;
-}
-
 /**
  * How background work (a projector batch, a delivery) becomes a span linked to the traces of the
  * events it handled: `work` runs, then `after` says what it handled (undefined: no span, nothing

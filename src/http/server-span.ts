@@ -20,7 +20,7 @@ import {
   ATTR_URL_SCHEME,
 } from '@opentelemetry/semantic-conventions';
 import type { Middleware } from 'koa';
-import { addressBytes, cidrContains, parseCidr } from '../delivery/ip-address.js';
+import { addressBytes, cidrContains, parseCidr } from '#outbound/ip-address.js';
 import type { RequestState } from './state.js';
 
 // What a grant type or an error code may look like before it is written into a span: the

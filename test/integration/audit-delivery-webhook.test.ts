@@ -3,13 +3,13 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyEncryptionKey } from '../../src/crypto/key-encryption.js';
 import { startDeliverer, type RunningDeliverer } from '../../src/delivery/deliverer.js';
-import { newWebhookSecret } from '../../src/delivery/standard-webhooks.js';
+import { newWebhookSecret } from '../../packages/outbound/src/standard-webhooks.js';
 import { sinkStatuses } from '../../src/delivery/status.js';
 import { nextBatch } from '../../src/delivery/batch-reader.js';
 import { sealSinkSecret, writeSink } from '../../src/delivery/sinks.js';
 import { appendToStream } from '../../src/event-store/append-to-stream.js';
 import { exampleEvents } from '../support/example-events.js';
-import { startWebhookReceiver } from '../support/delivery/webhook-receiver.js';
+import { startWebhookReceiver } from '../../packages/outbound/test/webhook-receiver.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
 import { waitUntil } from '../support/wait.js';
 

@@ -10,7 +10,7 @@ import type { SinkTarget } from '../../src/domain/events.js';
 import { InvalidRequestError } from '../../src/errors/errors.js';
 import { startDeliverer, type RunningDeliverer } from '../../src/delivery/deliverer.js';
 import { writeSink } from '../../src/delivery/sinks.js';
-import { startWebhookReceiver } from '../support/delivery/webhook-receiver.js';
+import { startWebhookReceiver } from '../../packages/outbound/test/webhook-receiver.js';
 import {
   createCredentialVia,
   startTestService,

@@ -82,7 +82,8 @@ try {
 
 /**
  * The file a `#` import names, as the nearest package.json's `imports` maps it (the tarball's
- * dist/package.json: `#verifier/…`, `#audit-log/…`, the packages compiled beside the service).
+ * dist/package.json: `#verifier/…`, `#audit-log/…`, `#outbound/…`, the packages compiled beside
+ * the service).
  */
 async function packageImport(file: string, specifier: string): Promise<string> {
   for (let dir = path.dirname(file); dir !== path.dirname(dir); dir = path.dirname(dir)) {

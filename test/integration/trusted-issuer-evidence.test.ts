@@ -5,9 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sealLog } from '../../src/audit-trail/seal/sealer.js';
 import { keyEncryptionKey } from '../../src/crypto/key-encryption.js';
 import { startDeliverer, type RunningDeliverer } from '../../src/delivery/deliverer.js';
-import { newWebhookSecret } from '../../src/delivery/standard-webhooks.js';
+import { newWebhookSecret } from '../../packages/outbound/src/standard-webhooks.js';
 import { sealSinkSecret, writeSink } from '../../src/delivery/sinks.js';
-import { startWebhookReceiver } from '../support/delivery/webhook-receiver.js';
+import { startWebhookReceiver } from '../../packages/outbound/test/webhook-receiver.js';
 import { startLocalIssuer, type LocalIssuer } from '../support/local-issuer.js';
 import {
   AUDIENCE,

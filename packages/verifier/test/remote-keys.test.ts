@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { remotePublicKeys } from '../src/remote-keys.js';
+import { publicKeysOf, remotePublicKeys, type RemoteKeysOptions } from '../src/remote-keys.js';
 
 // Issue 51, item 2: the kit refetched the JWKS only for a kid it did not hold, so a key the issuer
 // retired as compromised stayed trusted for as long as the process lived (seen 355 s after).
@@ -15,19 +15,24 @@ const jwk = (kid: string) => ({
  * An issuer's JWKS endpoint on a clock of the test's own: `published()` is what it serves (it
  * refuses the connection while `up()` is false), with `Cache-Control: max-age=<maxAge>`.
  */
-function issuer(maxAge: number, published: () => object[], up: () => boolean = () => true) {
+function issuer(
+  maxAge: number | undefined,
+  published: () => object[],
+  up: () => boolean = () => true,
+  options?: RemoteKeysOptions,
+) {
   const state = { clock: 1_000_000, fetches: 0 };
   const fakeFetch = (async () => {
     state.fetches += 1;
     if (!up()) throw new Error('connect ECONNREFUSED');
-    return new Response(JSON.stringify({ keys: published() }), {
-      headers: { 'cache-control': `public, max-age=${maxAge}` },
-    });
+    const headers = maxAge === undefined ? undefined : { 'cache-control': `max-age=${maxAge}` };
+    return new Response(JSON.stringify({ keys: published() }), { headers });
   }) as typeof fetch;
   const keys = remotePublicKeys(
     'https://issuer.test/.well-known/jwks.json',
     fakeFetch,
     () => state.clock,
+    options,
   );
   return { state, keys };
 }
@@ -68,5 +73,35 @@ describe('the kit’s JWKS cache', () => {
     expect(keys.publicKey('k')).toBeDefined();
     state.clock += 31_000;
     expect(keys.publicKey('k')).toBeUndefined();
+  });
+
+  it('refetches for an unknown kid no sooner than the holder says, and holds an answer without max-age as long as it says', async () => {
+    const published = [jwk('k')];
+    const { state, keys } = issuer(undefined, () => published, undefined, {
+      refetchAfterMs: 30_000,
+      defaultMaxAgeSeconds: 600,
+    });
+    await keys.refreshSoon();
+    state.clock += 29_000;
+    await keys.refreshSoon();
+    expect(state.fetches).toBe(1);
+    state.clock += 2_000;
+    await keys.refreshSoon();
+    expect(state.fetches).toBe(2);
+    state.clock += 599_000;
+    expect(keys.publicKey('k')).toBeDefined();
+    state.clock += 2_000;
+    expect(keys.publicKey('k')).toBeUndefined();
+  });
+});
+
+describe('keys given inline', () => {
+  it('are held as given, by kid; one without a kid answers a token naming none', () => {
+    const { kid: _kid, ...unnamed } = jwk('x');
+    const keys = publicKeysOf({ keys: [jwk('k'), unnamed, { kty: 'nonsense', kid: 'bad' }] });
+    expect(keys.publicKey('k')).toBeDefined();
+    expect(keys.publicKey('')).toBeDefined();
+    expect(keys.publicKey('bad')).toBeUndefined();
+    expect(keys.publicKey('x')).toBeUndefined();
   });
 });

@@ -5,7 +5,7 @@ import type { SinkTarget } from '../../domain/events.js';
 import type { IdGenerator } from '../../domain/ports.js';
 import type { EventStore } from '../../event-store/event-store.js';
 import { InvalidRequestError } from '../../errors/errors.js';
-import { newWebhookSecret } from '../../delivery/standard-webhooks.js';
+import { newWebhookSecret } from '#outbound/standard-webhooks.js';
 import {
   recordedTarget,
   sealSinkPath,
@@ -13,7 +13,7 @@ import {
   type RecordedTarget,
 } from '../../delivery/sinks.js';
 import type { WithSinkWrites } from '../../delivery/sink-writes.js';
-import { targetRefusal, type TargetRules } from '../../delivery/target-rules.js';
+import { targetRefusal, type TargetRules } from '#outbound/target-rules.js';
 import type { SinkStatus } from '../../delivery/status.js';
 import { handleLocked } from '../handle.js';
 import {

@@ -10,7 +10,7 @@ import {
   type SinkState,
 } from '../../domain/sink/decide.js';
 import type { WithSinkWrites } from '../../delivery/sink-writes.js';
-import { shownFailure } from '../../delivery/transport.js';
+import { shownFailure } from '#outbound/transport.js';
 import { ConflictError, NotFoundError } from '../../errors/errors.js';
 import type { LockedDecider, Placed, Refusals } from '../handle.js';
 

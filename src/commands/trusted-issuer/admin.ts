@@ -5,7 +5,7 @@ import type { ScopeCatalog } from '../../domain/scope-catalog.js';
 import { allowedScopes } from '../../domain/policy.js';
 import type { TrustedIssuerDefinition } from '../../domain/event-data/trusted-issuer.js';
 import type { RuleCredential, TrustedIssuerState } from '../../domain/trusted-issuer/decide.js';
-import { targetRefusal, type TargetRules } from '../../delivery/target-rules.js';
+import { targetRefusal, type TargetRules } from '#outbound/target-rules.js';
 import type { EventStore } from '../../event-store/event-store.js';
 import { InvalidRequestError } from '../../errors/errors.js';
 import type { CredentialLookup } from '../../projections/credential-lookup.js';

@@ -1,19 +1,16 @@
-import { createLocalJWKSet, type JWTVerifyGetKey } from 'jose';
+import { errors, type JWTVerifyGetKey } from 'jose';
+import { guardedJwksFetch } from '#outbound/jwks-fetch.js';
+import type { TargetRules } from '#outbound/target-rules.js';
+import type { PublicKeys } from '#verifier/issuer-keys.js';
+import { publicKeysOf, remotePublicKeys } from '#verifier/remote-keys.js';
 import { BoundedCache } from '../../crypto/bounded-cache.js';
-import type { TargetRules } from '../../delivery/target-rules.js';
 import type { TrustedIssuerState } from '../../domain/trusted-issuer/decide.js';
-import { fetchJwks } from './jwks-fetch.js';
 
-/** How long fetched keys are used before they are fetched again. */
-const FRESH_MS = 10 * 60_000;
+/** How long fetched keys are used when the issuer's answer names no `max-age`. */
+const FRESH_SECONDS = 10 * 60;
 /** An unknown `kid` fetches again at most this often per URL (a rotation, not a flood). */
 const REFETCH_MS = 30_000;
 const FETCH_TIMEOUT_MS = 5_000;
-
-interface Held {
-  readonly keys: JWTVerifyGetKey;
-  readonly fetchedAt: number;
-}
 
 /** The keys a trusted issuer's assertions are verified with. */
 export interface IssuerKeys {
@@ -24,45 +21,69 @@ export interface IssuerKeys {
   ): Promise<JWTVerifyGetKey>;
 }
 
+/** Inline keys as read from one definition: made again only when the issuer's definition is. */
+interface Inline {
+  readonly source: object;
+  readonly keys: PublicKeys;
+}
+
 /**
- * Keys by issuer: inline JWKS as given; a jwks_uri fetched under the sinks' SSRF rules, held for
- * {@link FRESH_MS} in a cache of at most `maxEntries` URLs, fetched again sooner only when an
- * assertion names a key not held (at most every {@link REFETCH_MS}).
+ * Keys by issuer, held as the verifier kit holds its issuer's (`#verifier/remote-keys.ts`): a
+ * jwks_uri fetched through the SSRF-guarded fetch (`#outbound/jwks-fetch.ts`, the sinks' target
+ * rules), held as its answer's `max-age` says (else {@link FRESH_SECONDS}), fetched again sooner
+ * only when an assertion names a key not held (at most every {@link REFETCH_MS}); inline JWKS as
+ * given. Both in caches of at most `maxEntries` (URLs; issuers). A refresh whose fetch failed
+ * rejects with why (the key sought was not held, and the issuer could not be asked).
  */
 export function createIssuerKeys(options: {
   readonly rules: TargetRules;
   readonly maxEntries: number;
   readonly now: () => number;
 }): IssuerKeys {
-  const cache = new BoundedCache<string, Held>(options.maxEntries);
-  const inFlight = new Map<string, Promise<Held>>();
-  const fetchInto = (url: string): Promise<Held> => {
-    const pending =
-      inFlight.get(url) ??
-      fetchJwks(url, options.rules, FETCH_TIMEOUT_MS)
-        .then((jwks) => {
-          const held = { keys: createLocalJWKSet(jwks as never), fetchedAt: options.now() };
-          cache.set(url, held);
-          return held;
-        })
-        .finally(() => inFlight.delete(url));
-    inFlight.set(url, pending);
-    return pending;
+  const guarded = guardedJwksFetch(options.rules, FETCH_TIMEOUT_MS);
+  // Why each URL's last fetch failed: the kit's keys swallow it, the refusal names it.
+  const failures = new BoundedCache<string, string>(options.maxEntries);
+  const doFetch = (async (url: string) => {
+    try {
+      const answer = await guarded(url);
+      failures.delete(url);
+      return answer;
+    } catch (error) {
+      failures.set(url, (error as Error).message);
+      throw error;
+    }
+  }) as typeof fetch;
+  const remote = new BoundedCache<string, PublicKeys>(options.maxEntries);
+  const inline = new BoundedCache<string, Inline>(options.maxEntries);
+  const held = (issuer: TrustedIssuerState): PublicKeys => {
+    const { jwks, jwks_uri: url } = issuer.definition;
+    if (jwks) {
+      const known = inline.get(issuer.issuerId);
+      if (known?.source === jwks) return known.keys;
+      const keys = publicKeysOf(jwks);
+      inline.set(issuer.issuerId, { source: jwks, keys });
+      return keys;
+    }
+    const keys =
+      remote.get(url!) ??
+      remotePublicKeys(url!, doFetch, options.now, {
+        refetchAfterMs: REFETCH_MS,
+        defaultMaxAgeSeconds: FRESH_SECONDS,
+      });
+    remote.set(url!, keys);
+    return keys;
   };
   return {
     async keysOf(issuer, { refresh = false } = {}) {
-      const { jwks, jwks_uri: url } = issuer.definition;
-      if (jwks) {
-        // Keyed by the keys themselves: importing them is the costly part, and never goes stale.
-        const key = JSON.stringify(jwks);
-        const inline = cache.get(key) ?? { keys: createLocalJWKSet(jwks), fetchedAt: 0 };
-        cache.set(key, inline);
-        return inline.keys;
-      }
-      const held = cache.get(url!);
-      const age = held ? options.now() - held.fetchedAt : Infinity;
-      if (held && age < FRESH_MS && !(refresh && age >= REFETCH_MS)) return held.keys;
-      return (await fetchInto(url!)).keys;
+      const keys = held(issuer);
+      if (refresh) await keys.refreshSoon();
+      const failure = refresh ? failures.get(issuer.definition.jwks_uri ?? '') : undefined;
+      if (failure !== undefined) throw new Error(failure);
+      return ({ kid }) => {
+        const key = keys.publicKey(kid ?? '');
+        if (!key) throw new errors.JWKSNoMatchingKey();
+        return key;
+      };
     },
   };
 }

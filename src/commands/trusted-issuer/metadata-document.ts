@@ -1,12 +1,11 @@
-import https from 'node:https';
 import { calculateJwkThumbprint, type JWK } from 'jose';
 import { z } from 'zod';
 import { BoundedCache } from '../../crypto/bounded-cache.js';
-import { guardedLookup, literalRefusal } from '../../delivery/guarded-lookup.js';
-import type { TargetRules } from '../../delivery/target-rules.js';
+import { guardedGetJson } from '#outbound/guarded-get.js';
+import type { TargetRules } from '#outbound/target-rules.js';
 import { clientJwksSchema, type ClientJwks } from '../../domain/event-data/credential.js';
 import { metadataDocumentRefusal } from '../../domain/metadata-client/decide.js';
-import { fetchJwks } from './jwks-fetch.js';
+import { fetchJwks } from '#outbound/jwks-fetch.js';
 
 /** The draft's §6.6 advice: a client metadata document of more than 5 KB is refused. */
 const DOCUMENT_BYTES = 5 * 1024;
@@ -37,53 +36,6 @@ function maxAgeOf(header: string | undefined): number | undefined {
   return age === undefined ? undefined : Number(age);
 }
 
-/**
- * GETs `url` under the sinks' SSRF rules (the guarded lookup judges each address it connects to),
- * https only, no redirect, at most {@link DOCUMENT_BYTES}, {@link FETCH_TIMEOUT_MS} in all.
- */
-function getDocument(url: URL, rules: TargetRules) {
-  const guard = { host: url.hostname.replace(/^\[(.*)\]$/, '$1'), plaintext: false, rules };
-  const target = { ...guard, port: Number(url.port || 443) };
-  return new Promise<{ body: unknown; maxAge: number | undefined }>((resolve, reject) => {
-    const literal = literalRefusal(target);
-    if (literal) return reject(new Error(`refused: ${literal}`));
-    const request = https.get(
-      url,
-      {
-        lookup: guardedLookup(target),
-        headers: { accept: 'application/json' },
-        timeout: FETCH_TIMEOUT_MS,
-      },
-      (response) => {
-        if (response.statusCode !== 200) {
-          response.resume();
-          return reject(new Error(`answered ${response.statusCode ?? 0}`));
-        }
-        const chunks: Buffer[] = [];
-        let read = 0;
-        response.on('data', (chunk: Buffer) => {
-          read += chunk.length;
-          if (read <= DOCUMENT_BYTES) return chunks.push(chunk);
-          // Refused before the socket goes: whatever the stream says next comes too late.
-          reject(new Error('document too large'));
-          request.destroy();
-        });
-        response.on('end', () => {
-          try {
-            const body: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-            resolve({ body, maxAge: maxAgeOf(response.headers['cache-control']) });
-          } catch {
-            reject(new Error('not JSON'));
-          }
-        });
-        response.on('error', reject);
-      },
-    );
-    request.on('timeout', () => request.destroy(new Error(`no answer in ${FETCH_TIMEOUT_MS} ms`)));
-    request.on('error', reject);
-  });
-}
-
 /** The client ID metadata documents this process fetched, by URL. */
 export interface MetadataDocuments {
   /** The document at `url` judged, fetched when not held or when `refresh` and held 30 s. */
@@ -103,13 +55,21 @@ export function createMetadataDocuments(options: {
 }): MetadataDocuments {
   const cache = new BoundedCache<string, MetadataClient>(options.maxEntries);
   const fetched = async (url: string): Promise<MetadataClient> => {
-    const { body, maxAge } = await getDocument(new URL(url), options.rules);
+    // https only (the draft's §3): judged before, held here too, as no plaintext fetch may start.
+    if (!url.startsWith('https://')) throw new Error('must be an https URL');
+    const { body, cacheControl } = await guardedGetJson(url, {
+      rules: options.rules,
+      timeoutMs: FETCH_TIMEOUT_MS,
+      maxBytes: DOCUMENT_BYTES,
+    });
+    const maxAge = maxAgeOf(cacheControl);
     const parsed = documentSchema.safeParse(body);
     if (!parsed.success) throw new Error('not a client metadata document');
     const why = metadataDocumentRefusal(url, parsed.data);
     if (why) throw new Error(why);
     const jwks = clientJwksSchema.parse(
-      parsed.data.jwks ?? (await fetchJwks(parsed.data.jwks_uri!, options.rules, FETCH_TIMEOUT_MS)),
+      parsed.data.jwks ??
+        (await fetchJwks(parsed.data.jwks_uri!, options.rules, FETCH_TIMEOUT_MS)).jwks,
     );
     const seconds = Math.min(maxAge ?? options.maxAgeSeconds, options.maxAgeSeconds);
     const now = options.now();

@@ -4,7 +4,7 @@ import { declareEvent } from './declaration.js';
 /**
  * Where a sink delivers the audit trail: an http(s) URL. Which hosts and schemes a deployment
  * accepts (https only in production, never link-local or the service's own ports) is judged where
- * a sink is made, by src/delivery/target-rules.ts, with the settings it needs.
+ * a sink is made, by packages/outbound/src/target-rules.ts, with the settings it needs.
  */
 const webhookUrl = z
   .url()

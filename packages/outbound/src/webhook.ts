@@ -1,16 +1,16 @@
 import { CLOUDEVENTS_BATCH, toCloudEvent } from './cloudevents.js';
 import type { Resolver } from './guarded-lookup.js';
+import type { Sender } from './outbound-event.js';
 import { deliveryId, signWebhook } from './standard-webhooks.js';
 import type { TargetRules } from './target-rules.js';
 import { DeliveryError, statusFailure, type DeliveryBatch, type Transport } from './transport.js';
 import { webhookPoster } from './webhook-post.js';
 
 /** Options of {@link webhookTransport}. */
-export interface WebhookOptions {
+export interface WebhookOptions extends Sender {
   readonly url: string;
-  /** `whsec_…`: opened from its sealed row, or read from the operator's `file:` setting. */
+  /** `whsec_…` (Standard Webhooks): the caller keeps it; only the signatures leave. */
   readonly secret: string;
-  readonly issuer: string;
   /** Each attempt's bound: a sink that hangs costs this, never more. */
   readonly timeoutMs: number;
   /** This deployment's sink target rules: each connection is checked against them again. */
@@ -21,10 +21,10 @@ export interface WebhookOptions {
 }
 
 /** The bytes of a batch's body: the events as CloudEvents, in log order, as one JSON array. */
-export function webhookBody(batch: DeliveryBatch, issuer: string): string {
+export function webhookBody(batch: DeliveryBatch, sender: Sender): string {
   return JSON.stringify(
     batch.events.map((event) =>
-      toCloudEvent(event, issuer, batch.traces?.get(event.globalPosition)),
+      toCloudEvent(event, sender, batch.traces?.get(event.globalPosition)),
     ),
   );
 }
@@ -43,7 +43,7 @@ export function webhookTransport(options: WebhookOptions): Transport {
     const status = await poster.post(
       {
         'content-type': CLOUDEVENTS_BATCH,
-        'user-agent': 'token-authority-audit-sink',
+        'user-agent': `${options.app}-audit-sink`,
         ...signature,
       },
       body,
@@ -55,10 +55,7 @@ export function webhookTransport(options: WebhookOptions): Transport {
   return {
     async send(batch) {
       if (batch.events.length === 0) return;
-      await post(
-        deliveryId(batch.sinkId, batch.from, batch.through),
-        webhookBody(batch, options.issuer),
-      );
+      await post(deliveryId(batch.sinkId, batch.from, batch.through), webhookBody(batch, options));
     },
     // An empty batch, signed like any other: a receiver that verifies and answers 2xx is back.
     probe: () => post(`probe_${now()}`, '[]'),

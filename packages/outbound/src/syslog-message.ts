@@ -1,6 +1,5 @@
 import { toCloudEvent } from './cloudevents.js';
-import type { RecordedEvent } from '../event-store/types.js';
-import type { EventTrace } from '../event-store/event-traces.js';
+import type { OutboundEvent, Sender, TraceContext } from './outbound-event.js';
 
 /**
  * The private enterprise number our structured data is named under. 32473 is IANA's number for
@@ -9,7 +8,6 @@ import type { EventTrace } from '../event-store/event-traces.js';
 export const SD_ID = 'audit@32473';
 /** Facility 13 (log audit), severity 6 (informational): PRI = 13 × 8 + 6. */
 const PRI = 13 * 8 + 6;
-const APP_NAME = 'token-authority';
 
 /** RFC 5424 §6.3.3: `"`, `\` and `]` are escaped in a PARAM-VALUE. */
 const paramValue = (value: string) => value.replace(/["\\\]]/g, (c) => `\\${c}`);
@@ -20,13 +18,13 @@ const headerField = (value: string, max: number) =>
 
 /**
  * One event as an RFC 5424 message: PRI, version 1, the time it was recorded, the issuer's host,
- * our app name, MSGID the event type, structured data naming the event (id, space, stream,
+ * the sender's app name, MSGID the event type, structured data naming the event (id, space, stream,
  * position, type, and the trace id of the request that appended it when it was sampled), and as
  * MSG the same CloudEvent the webhook sends (UTF-8, with its BOM).
  */
-export function syslogMessage(stored: RecordedEvent, issuer: string, trace?: EventTrace): string {
-  const cloudEvent = toCloudEvent(stored, issuer, trace);
-  const host = headerField(new URL(issuer).hostname, 255);
+export function syslogMessage(stored: OutboundEvent, sender: Sender, trace?: TraceContext): string {
+  const cloudEvent = toCloudEvent(stored, sender, trace);
+  const host = headerField(new URL(sender.issuer).hostname, 255);
   const sd =
     `[${SD_ID}` +
     ` event_id="${paramValue(stored.eventId)}"` +
@@ -37,7 +35,7 @@ export function syslogMessage(stored: RecordedEvent, issuer: string, trace?: Eve
     (trace ? ` trace_id="${trace.traceId}"` : '') +
     ']';
   return (
-    `<${PRI}>1 ${stored.recordedAt.toISOString()} ${host} ${APP_NAME} - ` +
+    `<${PRI}>1 ${stored.recordedAt.toISOString()} ${host} ${headerField(sender.app, 48)} - ` +
     `${headerField(stored.type, 32)} ${sd} \u{FEFF}${JSON.stringify(cloudEvent)}`
   );
 }

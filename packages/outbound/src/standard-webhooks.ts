@@ -1,5 +1,5 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
-import type { LogPosition } from '../event-store/types.js';
+import type { LogPosition } from './transport.js';
 
 /** The prefix of a Standard Webhooks secret: `whsec_` then the base64 of its bytes. */
 const SECRET_PREFIX = 'whsec_';

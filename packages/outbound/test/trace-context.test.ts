@@ -1,25 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import { toCloudEvent } from '../../src/delivery/cloudevents.js';
-import { syslogMessage } from '../../src/delivery/syslog-message.js';
-import { webhookBody } from '../../src/delivery/webhook.js';
-import type { RecordedEvent } from '../../src/event-store/types.js';
-import type { EventTrace } from '../../src/event-store/event-traces.js';
+import { toCloudEvent } from '../src/cloudevents.js';
+import type { OutboundEvent, TraceContext } from '../src/outbound-event.js';
+import { syslogMessage } from '../src/syslog-message.js';
+import { webhookBody } from '../src/webhook.js';
 
-const ISSUER = 'https://auth.example.test';
-const event = (globalPosition: number): RecordedEvent => ({
+const ISSUER = { issuer: 'https://auth.example.test', app: 'token-authority' };
+const event = (globalPosition: number): OutboundEvent => ({
   globalPosition,
-  transactionId: '900',
   spaceId: 'space-a',
   streamId: `credential-ci_${globalPosition}`,
   streamPosition: 1,
   eventId: `00000000-0000-4000-8000-00000000000${globalPosition}`,
   type: 'audit-log-read',
-  schemaVersion: 1,
   data: { query: {}, rows: 1 },
   metadata: { actor: 'user:alice' },
   recordedAt: new Date('2026-11-27T12:00:00Z'),
 });
-const traced: EventTrace = {
+const traced: TraceContext = {
   traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
   spanId: '00f067aa0ba902b7',
 };
@@ -59,5 +56,16 @@ describe("a delivered event carries its request's trace context", () => {
       undefined,
       '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
     ]);
+  });
+});
+
+describe('the sender names itself', () => {
+  it("in a CloudEvent's type and source, and in syslog's APP-NAME and host", () => {
+    const cloudEvent = toCloudEvent(event(1), { issuer: 'https://a.test/', app: 'other-app' });
+    expect(cloudEvent.type).toBe('com.other-app.audit-log-read');
+    expect(cloudEvent.source).toBe('https://a.test/spaces/space-a');
+    expect(syslogMessage(event(1), ISSUER)).toMatch(
+      /^<110>1 2026-11-27T12:00:00.000Z auth.example.test token-authority - audit-log-read /,
+    );
   });
 });

@@ -1,18 +1,18 @@
 import net from 'node:net';
 import tls from 'node:tls';
 import { guardedLookup, literalRefusal, type Resolver } from './guarded-lookup.js';
+import type { Sender } from './outbound-event.js';
 import { octetCounted, syslogMessage } from './syslog-message.js';
 import type { TargetRules } from './target-rules.js';
 import { connectFailure, DeliveryError, type Transport } from './transport.js';
 
 /** Options of {@link syslogTransport}. */
-export interface SyslogOptions {
+export interface SyslogOptions extends Sender {
   readonly host: string;
   readonly port: number;
   /** RFC 5425: TLS, the server's certificate checked against `ca` (or the system's roots). */
   readonly tls: boolean;
   readonly ca?: string | Buffer;
-  readonly issuer: string;
   /** Each attempt's bound (connect, then write and flush). */
   readonly timeoutMs: number;
   /** This deployment's sink target rules: each connection is checked against them again. */
@@ -132,9 +132,7 @@ export function syslogTransport(options: SyslogOptions): Transport {
       await sendFrames(
         Buffer.concat(
           batch.events.map((event) =>
-            octetCounted(
-              syslogMessage(event, options.issuer, batch.traces?.get(event.globalPosition)),
-            ),
+            octetCounted(syslogMessage(event, options, batch.traces?.get(event.globalPosition))),
           ),
         ),
       );

@@ -1,7 +1,9 @@
-import { redactEvent } from '../audit-trail/redaction.js';
-import { fullForm } from '../domain/stored-form.js';
-import type { RecordedEvent } from '../event-store/types.js';
-import { traceparentOf, type EventTrace } from '../event-store/event-traces.js';
+import {
+  traceparentOf,
+  type OutboundEvent,
+  type Sender,
+  type TraceContext,
+} from './outbound-event.js';
 
 /** The media type of a batch of CloudEvents in JSON (CloudEvents 1.0, JSON format §4). */
 export const CLOUDEVENTS_BATCH = 'application/cloudevents-batch+json';
@@ -19,7 +21,7 @@ export interface AuditCloudEvent {
   readonly datacontenttype: 'application/json';
   /** Where it stands in the log, for receivers that check order. */
   readonly sequence: string;
-  readonly data: Record<string, unknown>;
+  readonly data: Readonly<Record<string, unknown>>;
   /**
    * The CloudEvents distributed-tracing extension: the W3C trace context of the request that
    * appended the event (its append's span), when that request was sampled.
@@ -28,21 +30,19 @@ export interface AuditCloudEvent {
 }
 
 /**
- * The event as it leaves the service: in its full form, redacted exactly as the exports and the
- * live feed redact it (`redactEvent`: a secret hash becomes its digest), never as stored.
+ * The event as a CloudEvent, as the caller gave it (in its full form, redacted: what may leave);
+ * its type `com.<app>.<type>`.
  */
 export function toCloudEvent(
-  stored: RecordedEvent,
-  issuer: string,
-  trace?: EventTrace,
+  event: OutboundEvent,
+  sender: Sender,
+  trace?: TraceContext,
 ): AuditCloudEvent {
-  const event = fullForm(stored);
-  const redacted = redactEvent(event);
   return {
     specversion: '1.0',
     id: event.eventId,
-    source: `${issuer.replace(/\/+$/, '')}/spaces/${encodeURIComponent(event.spaceId)}`,
-    type: `com.token-authority.${event.type}`,
+    source: `${sender.issuer.replace(/\/+$/, '')}/spaces/${encodeURIComponent(event.spaceId)}`,
+    type: `com.${sender.app}.${event.type}`,
     subject: event.streamId,
     time: event.recordedAt.toISOString(),
     datacontenttype: 'application/json',
@@ -55,7 +55,7 @@ export function toCloudEvent(
       stream_id: event.streamId,
       stream_position: event.streamPosition,
       recorded_at: event.recordedAt.toISOString(),
-      data: redacted.data,
+      data: event.data,
       metadata: event.metadata,
     },
     ...(trace ? { traceparent: traceparentOf(trace) } : {}),

@@ -1,13 +1,13 @@
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Resolver } from '../../../src/delivery/guarded-lookup.js';
-import { newWebhookSecret } from '../../../src/delivery/standard-webhooks.js';
-import type { TargetRules } from '../../../src/delivery/target-rules.js';
-import { DeliveryError } from '../../../src/delivery/transport.js';
-import { ANSWER_BYTES_READ } from '../../../src/delivery/webhook-post.js';
-import { webhookTransport } from '../../../src/delivery/webhook.js';
-import { startWebhookReceiver } from '../../support/delivery/webhook-receiver.js';
+import type { Resolver } from '../src/guarded-lookup.js';
+import { newWebhookSecret } from '../src/standard-webhooks.js';
+import type { TargetRules } from '../src/target-rules.js';
+import { DeliveryError } from '../src/transport.js';
+import { ANSWER_BYTES_READ } from '../src/webhook-post.js';
+import { webhookTransport } from '../src/webhook.js';
+import { startWebhookReceiver } from './webhook-receiver.js';
 
 /**
  * Issue 43 (DNS rebinding): the webhook sink connects through the guarded lookup, so a name that
@@ -16,6 +16,7 @@ import { startWebhookReceiver } from '../../support/delivery/webhook-receiver.js
 const development: TargetRules = { production: false, allowHttpHosts: [], ownPorts: [] };
 const production: TargetRules = { ...development, production: true };
 const issuer = 'https://auth.example.test';
+const app = 'token-authority';
 
 /** A name that now resolves to these addresses, the receiver's loopback first. */
 const rebinding =
@@ -72,6 +73,7 @@ describe('the webhook sink at connect time', () => {
       url: `http://sink.example:${port}/intake`,
       secret,
       issuer,
+      app,
       timeoutMs: 2000,
       rules: development,
       // Loopback first: had only the first address been checked, the POST would land.
@@ -91,7 +93,7 @@ describe('the webhook sink at connect time', () => {
     const receiver = await startWebhookReceiver(secret);
     cleanups.push(receiver.close);
     const url = receiver.url.replace('127.0.0.1', 'localhost');
-    const options = { url, secret, issuer, timeoutMs: 2000 };
+    const options = { url, secret, issuer, app, timeoutMs: 2000 };
     const guarded = webhookTransport({ ...options, rules: production });
     cleanups.push(guarded.close);
     await expect(guarded.probe()).rejects.toThrow(
@@ -113,6 +115,7 @@ describe('the webhook sink at connect time', () => {
       url: `http://127.0.0.1:${target.port}/`,
       secret: newWebhookSecret(),
       issuer,
+      app,
       timeoutMs: 2000,
       rules: production,
     });
@@ -131,6 +134,7 @@ describe('the webhook sink at connect time', () => {
       url: `http://127.0.0.1:${redirecting.port}/`,
       secret: newWebhookSecret(),
       issuer,
+      app,
       timeoutMs: 2000,
       rules: development,
     });
@@ -147,6 +151,7 @@ describe('the webhook sink at connect time', () => {
       url: `http://127.0.0.1:${target.port}/`,
       secret: newWebhookSecret(),
       issuer,
+      app,
       timeoutMs: 2000,
       rules: development,
     });
@@ -178,6 +183,7 @@ describe('the webhook sink at connect time', () => {
       url: `http://127.0.0.1:${target.port}/`,
       secret: newWebhookSecret(),
       issuer,
+      app,
       // Far beyond the test's own bound: the probe resolves because the read stopped, not timed out.
       timeoutMs: 120_000,
       rules: development,
@@ -195,6 +201,7 @@ describe('the webhook sink at connect time', () => {
       url: `http://127.0.0.1:${target.port}/`,
       secret: newWebhookSecret(),
       issuer,
+      app,
       timeoutMs: 100,
       rules: development,
     });
@@ -231,6 +238,7 @@ describe('the webhook sink at connect time', () => {
         url,
         secret: newWebhookSecret(),
         issuer,
+        app,
         timeoutMs: 2000,
         rules: development,
       });
@@ -263,6 +271,7 @@ describe('the webhook sink at connect time', () => {
       url: 'https://10.0.0.5/',
       secret: newWebhookSecret(),
       issuer,
+      app,
       timeoutMs: 2000,
       rules: production,
     });

@@ -1,15 +1,23 @@
-import type { LogPosition, RecordedEvent } from '../event-store/types.js';
-import type { EventTrace } from '../event-store/event-traces.js';
+import type { OutboundEvent, TraceContext } from './outbound-event.js';
 
-/** One batch of a sink's delivery: consecutive events of its log, in log order. */
-export interface DeliveryBatch {
+/** A point in a log's commit-safe order: the committing transaction's id, then the position. */
+export interface LogPosition {
+  readonly transactionId: string;
+  readonly globalPosition: number;
+}
+
+/**
+ * One batch of a sink's delivery: consecutive events of its log, in log order. `Event` is what the
+ * caller holds; the transports of this package send {@link OutboundEvent}s, as they leave.
+ */
+export interface DeliveryBatch<Event = OutboundEvent> {
   readonly sinkId: string;
-  readonly events: readonly RecordedEvent[];
+  readonly events: readonly Event[];
   /** The range of the log it carries: after `from`, through `through` (its delivery id). */
   readonly from: LogPosition;
   readonly through: LogPosition;
   /** The traces of the requests that appended its events, by log position (those that had one). */
-  readonly traces?: ReadonlyMap<number, EventTrace>;
+  readonly traces?: ReadonlyMap<number, TraceContext>;
 }
 
 /**
@@ -17,8 +25,8 @@ export interface DeliveryBatch {
  * (a webhook: a 2xx; syslog: written, flushed, the connection still healthy) and throws
  * otherwise, within its own timeout: the cursor moves only after it resolved.
  */
-export interface Transport {
-  send(batch: DeliveryBatch): Promise<void>;
+export interface Transport<Event = OutboundEvent> {
+  send(batch: DeliveryBatch<Event>): Promise<void>;
   /** A cheap check that the sink answers again (a paused sink's probe). */
   probe(): Promise<void>;
   close(): void;

@@ -1,10 +1,20 @@
-import type { SinkTarget } from '../domain/events.js';
 import { addressBytes, cidrContains, embeddedIpv4, parseCidr } from './ip-address.js';
 
+/** Where a sink sends: a webhook's URL, or a syslog receiver's host and port (TLS or not). */
+export type OutboundTarget =
+  | { readonly kind: 'webhook'; readonly url: string }
+  | {
+      readonly kind: 'syslog';
+      readonly host: string;
+      readonly port: number;
+      readonly tls: boolean;
+    };
+
 /**
- * Where a sink may point. A sink makes this deployment send requests to an address an admin
- * chose: without these rules it is a server-side request forgery primitive (SSRF) into the
- * network the deliverer runs in.
+ * Where an outbound target (a sink, a JWKS URL) may point. A target makes this deployment send
+ * requests to an address a user chose: without these rules it is a server-side request forgery
+ * primitive (SSRF) into the network the sender runs in. The settings named below are
+ * token-authority's; another service fills the same fields from its own.
  */
 export interface TargetRules {
   /** NODE_ENV=production: TLS only, no loopback or private network (unless allowed below). */
@@ -106,7 +116,7 @@ function kindOf(host: string): { kind?: AddressKind; note?: string } {
 }
 
 /** The host and port a target reaches, and whether it goes without TLS. */
-function addressOf(target: SinkTarget): { host: string; port: number; plaintext: boolean } {
+function addressOf(target: OutboundTarget): { host: string; port: number; plaintext: boolean } {
   if (target.kind === 'syslog') {
     return { host: target.host, port: target.port, plaintext: !target.tls };
   }
@@ -175,7 +185,7 @@ function productionRefused(
  * allows the host or its address. A name is judged again by what it resolves to at each
  * connection ({@link resolvedAddressRefusal}).
  */
-export function targetRefusal(target: SinkTarget, rules: TargetRules): string | undefined {
+export function targetRefusal(target: OutboundTarget, rules: TargetRules): string | undefined {
   const where = addressOf(target);
   const host = normalisedHost(where.host);
   const always = alwaysRefused(host, where.port, rules);

@@ -1,11 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { guardedLookup, type Resolver } from '../../../src/delivery/guarded-lookup.js';
-import { TargetRefusedError } from '../../../src/delivery/transport.js';
-import {
-  targetRefusal,
-  resolvedAddressRefusal,
-  type TargetRules,
-} from '../../../src/delivery/target-rules.js';
+import { guardedLookup, type Resolver } from '../src/guarded-lookup.js';
+import { TargetRefusedError } from '../src/transport.js';
+import { targetRefusal, resolvedAddressRefusal, type TargetRules } from '../src/target-rules.js';
 
 /** Issue 43: where a sink may point (SSRF): never the metadata service, never the service itself. */
 const development = { production: false, allowHttpHosts: [], ownPorts: [8080, 9464] };

@@ -49,9 +49,10 @@ export function guardedGetJson(
         let read = 0;
         response.on('data', (chunk: Buffer) => {
           read += chunk.length;
+          if (read <= options.maxBytes) return chunks.push(chunk);
           // Refused before the socket goes: whatever the stream says next comes too late.
-          if (read > options.maxBytes) return request.destroy(new Error('document too large'));
-          chunks.push(chunk);
+          reject(new Error('document too large'));
+          request.destroy();
         });
         response.on('end', () => {
           try {

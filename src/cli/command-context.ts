@@ -150,6 +150,7 @@ export async function createCommandContext(
     privateTokenTtlSeconds: config.PRIVATE_TOKEN_TTL_SECONDS,
     publicTokenTtlSeconds: config.PUBLIC_TOKEN_TTL_SECONDS,
     spaceRateLimitPerMinute: config.SPACE_RATE_LIMIT_PER_MINUTE,
+    delegation: { maxDepth: config.DELEGATION_MAX_DEPTH },
     scopeCatalog: await loadScopeCatalog(config),
     trustedIssuers: {
       ...createTrustedIssuerLookup(database.db, {

@@ -37,6 +37,9 @@ export const tokenSettings = {
       'Each audience\'s scopes, as JSON or `file:<path>`: `{"<audience>": {"<scope>": {"description": "…", "public": true, "default": true}}}`; `public`: a public token may carry it; `default`: granted when a request names no scope, and allowed to a credential created without `scopes`. Every audience must be one of `TOKEN_AUDIENCES`; `deploy/scope-catalog.json` is the development audience\'s (docs/api.md, "Scopes").',
     )
     .register(settingNotes, { defaultNote: 'no scopes: tokens carry none' }),
+  DELEGATION_MAX_DEPTH: integer(1, 8, 3).describe(
+    "How many agents a delegated token's `act` chain may name after the storefront (RFC 8693 §4.1): an agent delegates again only while the chain stays within it (docs/api.md, Delegation).",
+  ),
   SECRET_HASH_KEY: z
     .string()
     .regex(

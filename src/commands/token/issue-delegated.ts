@@ -3,10 +3,11 @@ import type { EventMetadata } from '../../domain/events.js';
 import {
   InvalidDpopProofError,
   InvalidGrantError,
+  InvalidRequestError,
   InvalidScopeError,
 } from '../../errors/errors.js';
 import { scopeWords } from '#verifier/scope.js';
-import { tokenRevoked } from '../../domain/policy.js';
+import { DEFAULT_DELEGATION_DEPTH, tokenRevoked } from '../../domain/policy.js';
 import type { PrivateTokenClaims, PublicTokenClaims } from '../../crypto/access-tokens.js';
 import { actorChain, actorClaimOf } from '#verifier/actor-claim.js';
 import type { CommandContext } from '../context.js';
@@ -16,14 +17,18 @@ import { issuanceNow } from './issuance.js';
 import { recordIssuedToken, type IssuedToken } from './record-issued.js';
 
 /** Each refusal's error_description (RFC 8693 §2.2.2: the grant does not hold, invalid_grant). */
-const REFUSED: Record<Exclude<DelegationRefusal, 'invalid_scope' | 'dpop_required'>, string> = {
+const REFUSED: Record<
+  Exclude<DelegationRefusal, 'invalid_scope' | 'dpop_required' | 'may_act_unknown'>,
+  string
+> = {
   subject_space: 'subject_token belongs to another space than X-Service-Space-ID',
   subject_inactive:
     "subject_token has been revoked, or its client's credential no longer active or no longer allowing its scopes",
   actor_space: 'actor_token belongs to another space than X-Service-Space-ID',
   actor_inactive: "actor_token has been revoked, or its client's credential is no longer active",
   actor_not_allowed: "the subject token's may_act does not name the actor_token's client",
-  chain_too_deep: 'the actor chain would nest too deep',
+  chain_too_deep:
+    'the actor chain would name more agents than DELEGATION_MAX_DEPTH allows after the storefront',
 };
 
 /**
@@ -43,15 +48,20 @@ export async function issueDelegatedToken(
     readonly dpop?: DpopProof;
     /** The `scope` asked for, as words; undefined: the subject token's the agent may carry. */
     readonly scopes?: readonly string[];
+    /** Re-delegation: the next agent's client id (`may_act`). */
+    readonly mayAct?: string | undefined;
   },
 ): Promise<IssuedToken> {
-  const { subject, actor } = command;
+  const { subject, actor, mayAct } = command;
   const isRevoked = (jti: string) => ctx.revocations.isRevoked(jti);
   const decision = decideDelegatedToken(
     {
       spaceId: command.spaceId,
       ...issuanceNow(ctx, command.metadata, command.dpop?.jkt),
       scopes: command.scopes,
+      ...(mayAct === undefined
+        ? {}
+        : { mayAct: { clientId: mayAct, agent: await ctx.credentials.find(mayAct) } }),
       subject: {
         clientId: subject.client_id,
         spaceId: subject.space_id,
@@ -77,10 +87,18 @@ export async function issueDelegatedToken(
       subject: await ctx.credentials.find(subject.client_id),
       agent: await ctx.credentials.find(actor.client_id),
     },
-    { ttlSeconds: ctx.publicTokenTtlSeconds, catalog: ctx.scopeCatalog },
+    {
+      ttlSeconds: ctx.publicTokenTtlSeconds,
+      catalog: ctx.scopeCatalog,
+      maxDepth: ctx.delegation?.maxDepth ?? DEFAULT_DELEGATION_DEPTH,
+    },
   );
   if (!decision.ok) {
     if (decision.refusal === 'invalid_scope') throw new InvalidScopeError(decision.detail!);
+    if (decision.refusal === 'may_act_unknown') {
+      const message = 'is not an active client of this space';
+      throw new InvalidRequestError(`may_act ${message}`, [{ field: 'may_act', message }]);
+    }
     if (decision.refusal === 'dpop_required') {
       throw new InvalidDpopProofError('this agent uses only DPoP-bound tokens: send a DPoP proof');
     }
@@ -105,6 +123,7 @@ export async function issueDelegatedToken(
       segment_id: subject.segment_id,
       parent_jti: subject.parent_jti,
       act: actorClaimOf(actors),
+      ...(mayAct === undefined ? {} : { may_act: { sub: mayAct } }),
       ...(decision.facts.scope ? { scope: decision.facts.scope } : {}),
       ...(command.dpop ? { cnf: { jkt: command.dpop.jkt } } : {}),
     },

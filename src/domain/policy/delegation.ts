@@ -11,8 +11,19 @@ import { publicScopes, type ScopeCatalog } from '../scope-catalog.js';
  */
 export const DELEGABLE_TOKEN_TTL_SECONDS = 300;
 
-/** How deep an `act` chain may nest: delegation again and again is bounded, as claims are. */
-export const MAX_ACTOR_CHAIN = 4;
+/**
+ * DELEGATION_MAX_DEPTH's default: how many agents an `act` chain may name after the storefront.
+ * Each re-delegation hands the customer's authority one party further from the customer's
+ * consent, so the chain is short unless the operator says otherwise.
+ */
+export const DEFAULT_DELEGATION_DEPTH = 3;
+
+/**
+ * Whether a chain (the acting agent first, the storefront last) names more agents than
+ * `maxDepth`: the storefront that issued the `may_act` token is not a delegation.
+ */
+export const chainTooDeep = (actors: readonly string[], maxDepth: number): boolean =>
+  actors.length - 1 > maxDepth;
 
 /**
  * An agent named in `may_act` must be a client of the token's own space (an active credential

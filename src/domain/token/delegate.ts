@@ -7,8 +7,9 @@ import {
   DELEGABLE_TOKEN_TTL_SECONDS,
   delegatedTokenScopes,
   describeScopeRefusal,
-  MAX_ACTOR_CHAIN,
+  chainTooDeep,
   mayActFor,
+  mayBeNamedActor,
   tokenInSpace,
   tokenScopesStillAllowed,
 } from '../policy.js';
@@ -52,6 +53,7 @@ export type DelegationRefusal =
   | 'actor_inactive'
   | 'actor_not_allowed'
   | 'chain_too_deep'
+  | 'may_act_unknown'
   | 'dpop_required'
   | 'invalid_scope';
 
@@ -59,7 +61,9 @@ export type DelegationRefusal =
  * Decide RFC 8693 delegation (issue 55): an agent named in the subject token's `may_act`, with its
  * own private token of the same space, gets a token whose subject is the customer and whose actor
  * chain begins with the agent; scopes within the subject token's, the agent's credential's and the
- * catalog's public ones; never outliving the subject token nor the actor token.
+ * catalog's public ones; never outliving the subject token nor the actor token. With `mayAct`, the
+ * agent delegates again (RFC 8693 §4.4): the token names the next agent, the chain within
+ * `maxDepth`.
  */
 export function decideDelegatedToken(
   command: Issuance & {
@@ -68,9 +72,16 @@ export function decideDelegatedToken(
     readonly actor: ActorToken;
     /** The `scope` asked for, as words; undefined: the subject token's the agent may carry. */
     readonly scopes?: readonly string[];
+    /** Re-delegation: the next agent this agent allows (`may_act`), and its credential. */
+    readonly mayAct?: { readonly clientId: string; readonly agent: Credential | undefined };
   },
   credentials: { readonly subject: Credential | undefined; readonly agent: Credential | undefined },
-  policy: { readonly ttlSeconds: number; readonly catalog: ScopeCatalog },
+  policy: {
+    readonly ttlSeconds: number;
+    readonly catalog: ScopeCatalog;
+    /** DELEGATION_MAX_DEPTH: the agents a chain may name after the storefront. */
+    readonly maxDepth: number;
+  },
 ): Decision<
   DomainEvent<'public-token-issued'>,
   DelegationRefusal,
@@ -93,7 +104,13 @@ export function decideDelegatedToken(
   if (!mayActFor(subject.mayAct, agent.clientId)) return refuse('actor_not_allowed');
   if (agent.requireDpop && !command.jkt) return refuse('dpop_required');
   const actors: [string, ...string[]] = [agent.clientId, ...subject.actors];
-  if (actors.length > MAX_ACTOR_CHAIN) return refuse('chain_too_deep');
+  if (chainTooDeep(actors, policy.maxDepth)) return refuse('chain_too_deep');
+  const { mayAct } = command;
+  if (mayAct && !mayBeNamedActor(mayAct.agent, spaceId)) return refuse('may_act_unknown');
+  // Refused now rather than at the next agent's exchange: a may_act no exchange could honour.
+  if (mayAct && chainTooDeep([mayAct.clientId, ...actors], policy.maxDepth)) {
+    return refuse('chain_too_deep');
+  }
   const scopes = delegatedTokenScopes(
     policy.catalog,
     subject.audience,
@@ -124,6 +141,7 @@ export function decideDelegatedToken(
     subject_jti: subject.jti,
     actors,
     ...(narrowed.length > 0 ? { narrowed: scopeText(narrowed) } : {}),
+    ...(mayAct ? { may_act: mayAct.clientId } : {}),
   });
   return accept([event], { ...times, ...granted(scopes.scopes), agent, actors });
 }

@@ -49,7 +49,7 @@ const command = (overrides: object = {}) => ({
   actor,
   ...overrides,
 });
-const policy = { ttlSeconds: 3600, catalog };
+const policy = { ttlSeconds: 3600, catalog, maxDepth: 3 };
 const credentials = { subject: storefront, agent };
 
 describe('token: delegation the customer allowed (RFC 8693 may_act)', () => {
@@ -92,5 +92,20 @@ describe('token: delegation the customer allowed (RFC 8693 may_act)', () => {
     expect(refusalOf({ subject: { ...subject, actors: ['a', 'b', 'c', 'd'] } })).toBe(
       'chain_too_deep',
     );
+  });
+
+  it('given a may_act on the exchange, then the token names the next agent, within the depth', () => {
+    const next = { ...agent, clientId: 'agent-2' };
+    const again = command({ mayAct: { clientId: 'agent-2', agent: next } });
+    const decision = decideDelegatedToken(again, credentials, policy);
+    expect(decision.ok && decision.events[0]!.data.may_act).toBe('agent-2');
+    const refusalOf = (c: object, maxDepth = 3) => {
+      const d = decideDelegatedToken(command(c), credentials, { ...policy, maxDepth });
+      return d.ok ? undefined : d.refusal;
+    };
+    expect(refusalOf({ mayAct: { clientId: 'nobody', agent: undefined } })).toBe('may_act_unknown');
+    // One agent allowed after the storefront: this one, and no next.
+    expect(refusalOf({ mayAct: { clientId: 'agent-2', agent: next } }, 1)).toBe('chain_too_deep');
+    expect(refusalOf({ subject: { ...subject, actors: ['a', 'b'] } }, 1)).toBe('chain_too_deep');
   });
 });

@@ -32,13 +32,15 @@ export const asksDelegation = (fields: DelegationFields): boolean =>
   fields.actor_token !== undefined || fields.actor_token_type !== undefined;
 
 /** What the subject token says and a delegation request may not say again, or otherwise. */
-const FROM_SUBJECT = ['customer_id', 'segment_id', 'dpop_jkt', 'may_act'] as const;
+const FROM_SUBJECT = ['customer_id', 'segment_id', 'dpop_jkt'] as const;
 
 /**
  * RFC 8693 delegation (issue 55): an agent exchanges a customer's public token whose `may_act`
  * names it (`subject_token`) with its own private token (`actor_token`). A subject token without
  * `may_act` is refused as delegation always was (invalid_request): delegation is never reached by
  * a plain exchange (keycloak#52691). Client authentication, when sent, must name the agent.
+ * `may_act` here is re-delegation: the delegated token names the next agent, which exchanges it in
+ * turn, the chain nesting one level deeper.
  */
 export async function delegatedExchange(
   ctx: CommandContext,
@@ -80,6 +82,8 @@ export async function delegatedExchange(
     metadata,
     dpop: proof,
     scopes: requestedScopes(fields.scope),
+    // RFC 8693 §4.4 asked of the exchange itself: the next agent this one allows to act.
+    mayAct: fields.may_act,
   });
   return exchangeResponse(issued);
 }

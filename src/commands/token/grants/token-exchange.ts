@@ -36,7 +36,7 @@ export const publicTokenFields = {
   may_act: identifier
     .optional()
     .describe(
-      'RFC 8693 §4.4: the client id of the agent (of this space) the customer allows to exchange the token for one acting for them; the token is then short-lived',
+      'RFC 8693 §4.4: the client id of the agent (of this space) the customer allows to exchange the token for one acting for them; the token is then short-lived. On a delegated exchange (with actor_token): the next agent the acting agent allows, within DELEGATION_MAX_DEPTH',
     ),
 };
 

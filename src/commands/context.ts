@@ -22,6 +22,7 @@ import type { TrustedIssuerPorts } from './trusted-issuer/ports.js';
 /** The delegation settings: how deep a chain nests, and each agent's budget per customer. */
 export interface DelegationLimits {
   readonly maxDepth: number;
+  readonly budget: { readonly count: number; readonly windowSeconds: number };
 }
 
 /** What the commands' appends and transactions are handed: the inline writes, the sinks', the issuers'. */

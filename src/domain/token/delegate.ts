@@ -5,6 +5,7 @@ import {
   allowedScopes,
   credentialActive,
   DELEGABLE_TOKEN_TTL_SECONDS,
+  delegatedDetails,
   delegatedTokenScopes,
   describeScopeRefusal,
   chainTooDeep,
@@ -15,6 +16,7 @@ import {
 } from '../policy.js';
 import { scopeText } from '#verifier/scope.js';
 import type { ScopeCatalog } from '../scope-catalog.js';
+import type { AuthorizationDetails } from '#verifier/actor-claim.js';
 import { binding, granted, lifetime, type Issuance, type Lifetime } from './decide.js';
 
 /** The verified public token a customer's storefront issued naming an agent in `may_act`. */
@@ -35,6 +37,8 @@ export interface DelegableToken {
   readonly actors: readonly string[];
   /** Revoked itself or through its private token. */
   readonly revoked: boolean;
+  /** RFC 9396: what the customer allowed the agents, as the token carries it. */
+  readonly authorizationDetails?: AuthorizationDetails | undefined;
 }
 
 /** The agent's own verified private token (RFC 8693 `actor_token`). */
@@ -54,6 +58,7 @@ export type DelegationRefusal =
   | 'actor_not_allowed'
   | 'chain_too_deep'
   | 'may_act_unknown'
+  | 'details_widened'
   | 'dpop_required'
   | 'invalid_scope';
 
@@ -74,6 +79,8 @@ export function decideDelegatedToken(
     readonly scopes?: readonly string[];
     /** Re-delegation: the next agent this agent allows (`may_act`), and its credential. */
     readonly mayAct?: { readonly clientId: string; readonly agent: Credential | undefined };
+    /** RFC 9396 asked for: some of the subject token's; undefined: all of them. */
+    readonly authorizationDetails?: AuthorizationDetails | undefined;
   },
   credentials: { readonly subject: Credential | undefined; readonly agent: Credential | undefined },
   policy: {
@@ -85,7 +92,11 @@ export function decideDelegatedToken(
 ): Decision<
   DomainEvent<'public-token-issued'>,
   DelegationRefusal,
-  Lifetime & { readonly agent: Credential; readonly actors: readonly [string, ...string[]] }
+  Lifetime & {
+    readonly agent: Credential;
+    readonly actors: readonly [string, ...string[]];
+    readonly authorizationDetails?: AuthorizationDetails;
+  }
 > {
   const { subject, actor, spaceId } = command;
   if (!tokenInSpace(subject, spaceId)) return refuse('subject_space');
@@ -121,6 +132,9 @@ export function decideDelegatedToken(
   if (!scopes.ok) {
     return refuse('invalid_scope', [], describeScopeRefusal(scopes, subject.audience));
   }
+  const details = delegatedDetails(subject.authorizationDetails, command.authorizationDetails);
+  if (!details.ok) return refuse('details_widened');
+  const carried = details.details ? { authorization_details: details.details } : {};
   const { issued_at, expires_at, ...times } = lifetime(
     command,
     Math.min(policy.ttlSeconds, DELEGABLE_TOKEN_TTL_SECONDS),
@@ -142,6 +156,12 @@ export function decideDelegatedToken(
     actors,
     ...(narrowed.length > 0 ? { narrowed: scopeText(narrowed) } : {}),
     ...(mayAct ? { may_act: mayAct.clientId } : {}),
+    ...carried,
+    ...(details.dropped.length > 0 ? { narrowed_details: details.dropped } : {}),
   });
-  return accept([event], { ...times, ...granted(scopes.scopes), agent, actors });
+  const facts = { ...times, ...granted(scopes.scopes), agent, actors };
+  return accept([event], {
+    ...facts,
+    ...(details.details ? { authorizationDetails: details.details } : {}),
+  });
 }

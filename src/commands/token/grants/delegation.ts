@@ -7,6 +7,7 @@ import {
   InvalidTargetError,
 } from '../../../errors/errors.js';
 import type { CommandContext } from '../../context.js';
+import type { AuthorizationDetails } from '#verifier/actor-claim.js';
 import { authenticateClient } from '../../client-authentication/authenticate.js';
 import { issueDelegatedToken } from '../issue-delegated.js';
 import { ACCESS_TOKEN_TYPE, asGrantError, exchangeResponse } from './exchange-answer.js';
@@ -25,6 +26,7 @@ export interface DelegationFields {
   readonly segment_id?: string | undefined;
   readonly dpop_jkt?: string | undefined;
   readonly may_act?: string | undefined;
+  readonly authorization_details?: AuthorizationDetails | undefined;
 }
 
 /** Whether an exchange asks for delegation: it names an actor (RFC 8693 §2.1). */
@@ -84,6 +86,7 @@ export async function delegatedExchange(
     scopes: requestedScopes(fields.scope),
     // RFC 8693 §4.4 asked of the exchange itself: the next agent this one allows to act.
     mayAct: fields.may_act,
+    authorizationDetails: fields.authorization_details,
   });
   return exchangeResponse(issued);
 }

@@ -158,3 +158,54 @@ describe('RFC 9396 authorization_details, carried to the agent and never widened
     }
   });
 });
+
+describe('evidence: every delegated issuance recorded, the trail filtered by agent', () => {
+  it('records customer, chain, subject token and what was narrowed; ?agent= finds them', async () => {
+    const { agent, storefrontToken, agentToken } = await storefrontAndAgent();
+    const next = await credential(['products:read']);
+    const subject = await accessToken(
+      await issue(storefrontToken, {
+        customer_id: 'c-evidence',
+        may_act: agent.client_id,
+        scope: 'products:read cart:write',
+      }),
+    );
+    const middle = await accessToken(
+      await delegate(subject, agentToken, { may_act: next.client_id }),
+    );
+    const last = await accessToken(
+      await delegate(middle, await privateToken(next, ['products:read']), {
+        scope: 'products:read',
+      }),
+    );
+    const trail = async (agentId: string) => {
+      const response = await fetch(
+        `${service.baseUrl}/v1/audit/events?agent=${encodeURIComponent(agentId)}`,
+        {
+          headers: {
+            authorization: `Bearer ${await service.loginToken([SPACE])}`,
+            'x-service-space-id': SPACE,
+          },
+        },
+      );
+      expect(response.status).toBe(200);
+      type Item = { jti: string; customer_id: string; details: Record<string, unknown> };
+      return ((await response.json()) as { items: Item[] }).items;
+    };
+    const jtis = [subject, middle, last].map((token) => decodeJwt(token).jti);
+    // The agent: allowed by the customer's token, acting in its own and in the next agent's.
+    expect((await trail(agent.client_id)).map((item) => item.jti)).toEqual(jtis);
+    const byNext = await trail(next.client_id);
+    expect(byNext.map((item) => item.jti)).toEqual(jtis.slice(1));
+    expect(byNext[1]).toMatchObject({
+      customer_id: 'c-evidence',
+      details: {
+        scope: 'products:read',
+        subject_jti: jtis[1],
+        actors: [next.client_id, agent.client_id, expect.any(String)],
+        narrowed: 'cart:write',
+      },
+    });
+    expect(await trail('ci_nobody')).toEqual([]);
+  });
+});

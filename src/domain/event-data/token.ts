@@ -86,7 +86,17 @@ export const TOKEN_EVENTS = {
     }),
   }),
   'public-token-issued': declareEvent(publicTokenIssuedSchema, {
-    audit: ['scope'],
+    // Delegation's evidence (issue 55, item 5): who acts, for whose token, and what was narrowed.
+    audit: [
+      'scope',
+      'may_act',
+      'may_act_scope',
+      'subject_jti',
+      'actors',
+      'narrowed',
+      'authorization_details',
+      'narrowed_details',
+    ],
     rate: { counter: 'public_tokens' },
     isUse: true,
     metric: 'public-tokens-issued',

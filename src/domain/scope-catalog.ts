@@ -12,6 +12,7 @@ export const catalogScopeSchema = z
     /**
      * Granted only to a delegated token (an agent acting for a customer, issue 55): a public token
      * bought at /v1/issue or by a plain exchange only allows it to the agent its `may_act` names.
+     * A delegated token is a public token: such a scope is `public` too, or no one gets it.
      */
     delegated: z.boolean().optional(),
   })

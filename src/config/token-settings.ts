@@ -40,8 +40,9 @@ export const tokenSettings = {
   DELEGATION_MAX_DEPTH: integer(1, 8, 3).describe(
     "How many agents a delegated token's `act` chain may name after the storefront (RFC 8693 §4.1): an agent delegates again only while the chain stays within it (docs/api.md, Delegation).",
   ),
-  DELEGATION_BUDGET: integer(1, 100_000, 20).describe(
-    'How many delegated tokens one agent may get for one customer per `DELEGATION_BUDGET_WINDOW_SECONDS`, across every replica; past it the exchange is 429 `rate_limited` until the window ends.',
+  // At most 100: an exchange claims its slot by trying them in turn, one insert each.
+  DELEGATION_BUDGET: integer(1, 100, 20).describe(
+    'How many delegated tokens (at most 100) one agent may get for one customer per `DELEGATION_BUDGET_WINDOW_SECONDS`, across every replica; past it the exchange is 429 `rate_limited` until the window ends.',
   ),
   DELEGATION_BUDGET_WINDOW_SECONDS: integer(60, 86_400, 3600).describe(
     'The window of `DELEGATION_BUDGET`, in seconds: fixed windows aligned to the epoch.',

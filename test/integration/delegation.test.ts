@@ -276,6 +276,11 @@ describe('delegation the customer allowed (RFC 8693 may_act, act)', () => {
     const plainToken = ((await plain.json()) as { access_token: string }).access_token;
     expect((await refusal(await delegate(plainToken, nextToken))).error).toBe('invalid_request');
 
+    const unknown = await refusal(
+      await delegate(subject, agentToken, { may_act: 'no-such-client' }),
+    );
+    expect(unknown).toMatchObject({ error: 'invalid_request' });
+    expect(unknown.error_description).toMatch(/may_act is not an active client/);
     const asked = await delegate(subject, agentToken, { may_act: next.client_id });
     expect(asked.status).toBe(200);
     const middle = ((await asked.json()) as { access_token: string }).access_token;

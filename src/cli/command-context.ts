@@ -153,6 +153,13 @@ export async function createCommandContext(
     privateTokenTtlSeconds: config.PRIVATE_TOKEN_TTL_SECONDS,
     publicTokenTtlSeconds: config.PUBLIC_TOKEN_TTL_SECONDS,
     spaceRateLimitPerMinute: config.SPACE_RATE_LIMIT_PER_MINUTE,
+    delegation: {
+      maxDepth: config.DELEGATION_MAX_DEPTH,
+      budget: {
+        count: config.DELEGATION_BUDGET,
+        windowSeconds: config.DELEGATION_BUDGET_WINDOW_SECONDS,
+      },
+    },
     scopeCatalog: await loadScopeCatalog(config),
     trustedIssuers: {
       ...createTrustedIssuerLookup(database.db, {

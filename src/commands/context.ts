@@ -19,6 +19,12 @@ import type { WithSinkWrites } from '../delivery/sink-writes.js';
 import type { WithIssuerWrites } from '../projections/trusted-issuers.js';
 import type { MetadataClientPorts, TrustedIssuerPorts } from './trusted-issuer/ports.js';
 
+/** The delegation settings: how deep a chain nests, and each agent's budget per customer. */
+export interface DelegationLimits {
+  readonly maxDepth: number;
+  readonly budget: { readonly count: number; readonly windowSeconds: number };
+}
+
 /** What the commands' appends and transactions are handed: the inline writes, the sinks', the issuers'. */
 export type CommandWrites = InlineWrites & WithSinkWrites & WithIssuerWrites;
 
@@ -65,6 +71,8 @@ export interface CommandContext {
   readonly publicTokenTtlSeconds: number;
   /** SPACE_RATE_LIMIT_PER_MINUTE: what no client's own limit may exceed. */
   readonly spaceRateLimitPerMinute: number;
+  /** DELEGATION_*: the bounds of agents acting for customers; absent: the defaults. */
+  readonly delegation?: DelegationLimits;
   /** SCOPE_CATALOG: each audience's scopes (empty: tokens carry none). */
   readonly scopeCatalog: ScopeCatalog;
   /** The spaces' trusted issuers, for the jwt-bearer grant; absent: that grant is refused. */

@@ -34,9 +34,19 @@ export const tokenSettings = {
   SCOPE_CATALOG: nonEmpty
     .optional()
     .describe(
-      'Each audience\'s scopes, as JSON or `file:<path>`: `{"<audience>": {"<scope>": {"description": "…", "public": true, "default": true}}}`; `public`: a public token may carry it; `default`: granted when a request names no scope, and allowed to a credential created without `scopes`. Every audience must be one of `TOKEN_AUDIENCES`; `deploy/scope-catalog.json` is the development audience\'s (docs/api.md, "Scopes").',
+      'Each audience\'s scopes, as JSON or `file:<path>`: `{"<audience>": {"<scope>": {"description": "…", "public": true, "default": true, "delegated": false}}}`; `public`: a public token may carry it; `default`: granted when a request names no scope, and allowed to a credential created without `scopes`; `delegated`: granted only to a delegated token (an agent acting for a customer) (RFC 8693 exchange of a `may_act` token), refused at `/v1/issue` and a plain exchange without `may_act` (a delegated token is a public token: mark it `public` too). Every audience must be one of `TOKEN_AUDIENCES`; `deploy/scope-catalog.json` is the development audience\'s (docs/api.md, "Scopes").',
     )
     .register(settingNotes, { defaultNote: 'no scopes: tokens carry none' }),
+  DELEGATION_MAX_DEPTH: integer(1, 8, 3).describe(
+    "How many agents a delegated token's `act` chain may name after the storefront (RFC 8693 §4.1): an agent delegates again only while the chain stays within it (docs/api.md, Delegation).",
+  ),
+  // At most 100: an exchange claims its slot by trying them in turn, one insert each.
+  DELEGATION_BUDGET: integer(1, 100, 20).describe(
+    'How many delegated tokens (at most 100) one agent may get for one customer per `DELEGATION_BUDGET_WINDOW_SECONDS`, across every replica; past it the exchange is 429 `rate_limited` until the window ends.',
+  ),
+  DELEGATION_BUDGET_WINDOW_SECONDS: integer(60, 86_400, 3600).describe(
+    'The window of `DELEGATION_BUDGET`, in seconds: fixed windows aligned to the epoch.',
+  ),
   SECRET_HASH_KEY: z
     .string()
     .regex(

@@ -9,6 +9,12 @@ export const catalogScopeSchema = z
     public: z.boolean().default(false),
     /** Granted when a request names no scope, and allowed to a credential created without any. */
     default: z.boolean().default(false),
+    /**
+     * Granted only to a delegated token (an agent acting for a customer, issue 55): a public token
+     * bought at /v1/issue or by a plain exchange only allows it to the agent its `may_act` names.
+     * A delegated token is a public token: such a scope is `public` too, or no one gets it.
+     */
+    delegated: z.boolean().optional(),
   })
   .strict();
 
@@ -39,6 +45,13 @@ export function audienceScopes(catalog: ScopeCatalog, audience: string): string[
 export function publicScopes(catalog: ScopeCatalog, audience: string): string[] {
   return Object.entries(catalog[audience] ?? {})
     .filter(([, scope]) => scope.public)
+    .map(([name]) => name);
+}
+
+/** The scopes of an audience granted only through delegation. */
+export function delegatedScopes(catalog: ScopeCatalog, audience: string): string[] {
+  return Object.entries(catalog[audience] ?? {})
+    .filter(([, scope]) => scope.delegated === true)
     .map(([name]) => name);
 }
 

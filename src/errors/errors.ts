@@ -19,6 +19,7 @@ export type ErrorCode =
   | 'conflict'
   | 'idempotency_key_reused'
   | 'invalid_dpop_proof'
+  | 'invalid_authorization_details'
   | 'unavailable'
   | 'rate_limited'
   | 'range_archived'
@@ -170,6 +171,13 @@ export class InvalidDpopProofError extends TokenAuthorityError {
   }
 }
 
+/** RFC 9396 §5: `authorization_details` that may not be granted (widened, or not delegated). */
+export class InvalidAuthorizationDetailsError extends TokenAuthorityError {
+  constructor(message: string) {
+    super('invalid_authorization_details', message);
+  }
+}
+
 /** A dependency (the database, the write queue) cannot take the request now; retry later. */
 export class UnavailableError extends TokenAuthorityError {
   readonly retryAfterSeconds: number;
@@ -186,7 +194,13 @@ export class RateLimitedError extends TokenAuthorityError {
     readonly limit: {
       /** Policy name in the RateLimit headers: which budget this is. */
       readonly policy:
-        'client' | 'space' | 'failed-auth' | 'login-failures' | 'audit-streams' | 'audit-proofs';
+        | 'client'
+        | 'space'
+        | 'failed-auth'
+        | 'login-failures'
+        | 'audit-streams'
+        | 'audit-proofs'
+        | 'delegation';
       readonly quota: number;
       readonly windowSeconds: number;
       readonly retryAfterSeconds: number;

@@ -35,6 +35,7 @@ const STATUS_AND_TITLE: Readonly<Record<ErrorCode, readonly [status: number, tit
   conflict: [409, 'Conflict'],
   idempotency_key_reused: [422, 'Idempotency-Key reused'],
   invalid_dpop_proof: [400, 'Invalid DPoP proof'],
+  invalid_authorization_details: [400, 'Invalid authorization details'],
   unavailable: [503, 'Service unavailable'],
   rate_limited: [429, 'Too many requests'],
   range_archived: [410, 'Range archived'],
@@ -58,6 +59,7 @@ const OAUTH_ERROR: Partial<Record<ErrorCode, string>> = {
   invalid_scope: 'invalid_scope',
   // RFC 9449 §5: the token endpoint's error for a bad proof.
   invalid_dpop_proof: 'invalid_dpop_proof',
+  invalid_authorization_details: 'invalid_authorization_details',
   unavailable: 'temporarily_unavailable',
   // RFC 6749 has no code for it; the status (429) and Retry-After carry the meaning.
   rate_limited: 'rate_limited',

@@ -13,6 +13,8 @@ export interface AuditFilter {
   readonly segmentId?: string;
   /** Issuances granting this scope, and credential events naming it among their scopes. */
   readonly scope?: string;
+  /** Public tokens whose actor chain names this client, or whose `may_act` allows it. */
+  readonly agent?: string;
   readonly from?: Date;
   readonly to?: Date;
   /** Resume strictly after this log position (the cursor): before it when `newestFirst`. */
@@ -83,6 +85,13 @@ export async function queryAudit(
     query = query.where(
       sql<boolean>`(position(${` ${filter.scope} `} in ' ' || (event_data->>'scope') || ' ') > 0
         OR jsonb_exists(event_data->'scopes', ${filter.scope}))`,
+    );
+  }
+  if (filter.agent) {
+    // Only public tokens name actors: the type narrows the read to them before the JSON is read.
+    query = query.where('event_type', '=', 'public-token-issued').where(
+      sql<boolean>`(jsonb_exists(event_data->'actors', ${filter.agent})
+          OR event_data->>'may_act' = ${filter.agent})`,
     );
   }
   if (filter.from) query = query.where('recorded_at', '>=', filter.from);

@@ -265,4 +265,63 @@ describe('delegation the customer allowed (RFC 8693 may_act, act)', () => {
     expect(problem).toMatchObject({ error: 'invalid_grant' });
     expect(problem.error_description).toMatch(/actor_token belongs to another space/);
   });
+
+  it('an agent delegates again only through a may_act it asked for, one level deeper', async () => {
+    const { storefront, agent, storefrontToken, agentToken } = await storefrontAndAgent();
+    const next = await credential(['products:read', 'cart:write']);
+    const nextToken = await privateToken(next, ['products:read', 'cart:write']);
+    const subject = await customerToken(storefrontToken, { may_act: agent.client_id });
+    // Without may_act on its exchange, the agent's token delegates no further.
+    const plain = await delegate(subject, agentToken);
+    const plainToken = ((await plain.json()) as { access_token: string }).access_token;
+    expect((await refusal(await delegate(plainToken, nextToken))).error).toBe('invalid_request');
+
+    const unknown = await refusal(
+      await delegate(subject, agentToken, { may_act: 'no-such-client' }),
+    );
+    expect(unknown).toMatchObject({ error: 'invalid_request' });
+    expect(unknown.error_description).toMatch(/may_act is not an active client/);
+    const asked = await delegate(subject, agentToken, { may_act: next.client_id });
+    expect(asked.status).toBe(200);
+    const middle = ((await asked.json()) as { access_token: string }).access_token;
+    expect(decodeJwt(middle).may_act).toEqual({ sub: next.client_id });
+    // Another agent than the one the agent named; a scope the agent's token lacks.
+    const other = await credential(['products:read']);
+    const stranger = await delegate(middle, await privateToken(other, ['products:read']));
+    expect((await refusal(stranger)).error).toBe('invalid_grant');
+    const wider = await delegate(middle, nextToken, { scope: 'checkout:write' });
+    expect((await refusal(wider)).error).toBe('invalid_scope');
+
+    const response = await delegate(middle, nextToken, { scope: 'products:read' });
+    expect(response.status).toBe(200);
+    const claims = decodeJwt(((await response.json()) as { access_token: string }).access_token);
+    expect(claims).toMatchObject({
+      sub: 'c-42',
+      client_id: next.client_id,
+      scope: 'products:read',
+      act: {
+        sub: next.client_id,
+        act: { sub: agent.client_id, act: { sub: storefront.client_id } },
+      },
+    });
+    expect(claims.exp).toBeLessThanOrEqual(decodeJwt(middle).exp!);
+  });
+
+  it('the chain stays within DELEGATION_MAX_DEPTH agents (3 by default)', async () => {
+    const { storefrontToken } = await storefrontAndAgent();
+    const agents = await Promise.all([1, 2, 3, 4].map(() => credential(['products:read'])));
+    const tokens = await Promise.all(agents.map((a) => privateToken(a, ['products:read'])));
+    let subject = await customerToken(storefrontToken, { may_act: agents[0]!.client_id });
+    for (const at of [0, 1]) {
+      const response = await delegate(subject, tokens[at]!, { may_act: agents[at + 1]!.client_id });
+      expect(response.status).toBe(200);
+      subject = ((await response.json()) as { access_token: string }).access_token;
+    }
+    // The third agent may act, and may not name a fourth.
+    const fourth = await delegate(subject, tokens[2]!, { may_act: agents[3]!.client_id });
+    const problem = await refusal(fourth);
+    expect(problem.error).toBe('invalid_grant');
+    expect(problem.error_description).toMatch(/DELEGATION_MAX_DEPTH/);
+    expect((await delegate(subject, tokens[2]!)).status).toBe(200);
+  });
 });

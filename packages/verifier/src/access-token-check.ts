@@ -1,6 +1,6 @@
 import { verify } from 'node:crypto';
 import { z } from 'zod';
-import { actorClaimSchema } from './actor-claim.js';
+import { actorClaimSchema, authorizationDetailsSchema, mayActClaimSchema } from './actor-claim.js';
 import { ACCESS_TOKEN_ALG } from './algorithms.js';
 import {
   keysForIssuer,
@@ -47,7 +47,9 @@ export const publicTokenClaimsSchema = z.object({
   segment_id: z.string(),
   parent_jti: z.string(),
   act: actorClaimSchema,
-  may_act: z.object({ sub: z.string() }).optional(),
+  may_act: mayActClaimSchema.optional(),
+  /** RFC 9396 §9.1: what the customer allowed the agent, carried into its delegated token. */
+  authorization_details: authorizationDetailsSchema.optional(),
 });
 export type PublicTokenClaims = z.infer<typeof publicTokenClaimsSchema>;
 

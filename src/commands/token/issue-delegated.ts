@@ -1,14 +1,28 @@
 import { decideDelegatedToken, type DelegationRefusal } from '../../domain/token/delegate.js';
 import type { EventMetadata } from '../../domain/events.js';
 import {
+  InvalidAuthorizationDetailsError,
   InvalidDpopProofError,
   InvalidGrantError,
+  InvalidRequestError,
   InvalidScopeError,
+  RateLimitedError,
 } from '../../errors/errors.js';
 import { scopeWords } from '#verifier/scope.js';
-import { tokenRevoked } from '../../domain/policy.js';
+import {
+  DEFAULT_DELEGATION_BUDGET,
+  DEFAULT_DELEGATION_DEPTH,
+  delegationWindow,
+  tokenRevoked,
+} from '../../domain/policy.js';
+import { secondsOf } from '../../domain/times.js';
 import type { PrivateTokenClaims, PublicTokenClaims } from '../../crypto/access-tokens.js';
-import { actorChain, actorClaimOf } from '#verifier/actor-claim.js';
+import {
+  actorChain,
+  actorClaimOf,
+  mayActClaim,
+  type AuthorizationDetails,
+} from '#verifier/actor-claim.js';
 import type { CommandContext } from '../context.js';
 import type { DpopProof } from '../../crypto/dpop.js';
 import { rememberDpopProof } from './dpop-proofs.js';
@@ -16,14 +30,21 @@ import { issuanceNow } from './issuance.js';
 import { recordIssuedToken, type IssuedToken } from './record-issued.js';
 
 /** Each refusal's error_description (RFC 8693 §2.2.2: the grant does not hold, invalid_grant). */
-const REFUSED: Record<Exclude<DelegationRefusal, 'invalid_scope' | 'dpop_required'>, string> = {
+const REFUSED: Record<
+  Exclude<
+    DelegationRefusal,
+    'invalid_scope' | 'dpop_required' | 'may_act_unknown' | 'details_widened'
+  >,
+  string
+> = {
   subject_space: 'subject_token belongs to another space than X-Service-Space-ID',
   subject_inactive:
     "subject_token has been revoked, or its client's credential no longer active or no longer allowing its scopes",
   actor_space: 'actor_token belongs to another space than X-Service-Space-ID',
   actor_inactive: "actor_token has been revoked, or its client's credential is no longer active",
   actor_not_allowed: "the subject token's may_act does not name the actor_token's client",
-  chain_too_deep: 'the actor chain would nest too deep',
+  chain_too_deep:
+    'the actor chain would name more agents than DELEGATION_MAX_DEPTH allows after the storefront',
 };
 
 /**
@@ -43,15 +64,23 @@ export async function issueDelegatedToken(
     readonly dpop?: DpopProof;
     /** The `scope` asked for, as words; undefined: the subject token's the agent may carry. */
     readonly scopes?: readonly string[];
+    /** Re-delegation: the next agent's client id (`may_act`). */
+    readonly mayAct?: string | undefined;
+    /** RFC 9396 asked for: some of the subject token's; undefined: all of them. */
+    readonly authorizationDetails?: AuthorizationDetails | undefined;
   },
 ): Promise<IssuedToken> {
-  const { subject, actor } = command;
+  const { subject, actor, mayAct } = command;
   const isRevoked = (jti: string) => ctx.revocations.isRevoked(jti);
   const decision = decideDelegatedToken(
     {
       spaceId: command.spaceId,
       ...issuanceNow(ctx, command.metadata, command.dpop?.jkt),
       scopes: command.scopes,
+      authorizationDetails: command.authorizationDetails,
+      ...(mayAct === undefined
+        ? {}
+        : { mayAct: { clientId: mayAct, agent: await ctx.credentials.find(mayAct) } }),
       subject: {
         clientId: subject.client_id,
         spaceId: subject.space_id,
@@ -59,12 +88,14 @@ export async function issueDelegatedToken(
         jti: subject.jti,
         parentJti: subject.parent_jti,
         expiresAt: subject.exp,
-        scopes: scopeWords(subject.scope),
+        // What the storefront kept for the agent in may_act is the agent's to ask for.
+        scopes: [...scopeWords(subject.scope), ...scopeWords(subject.may_act?.scope)],
         customerId: subject.customer_id,
         segmentId: subject.segment_id,
         mayAct: subject.may_act?.sub,
         actors: actorChain(subject.act),
         revoked: await tokenRevoked(subject, isRevoked),
+        authorizationDetails: subject.authorization_details,
       },
       actor: {
         clientId: actor.client_id,
@@ -77,17 +108,31 @@ export async function issueDelegatedToken(
       subject: await ctx.credentials.find(subject.client_id),
       agent: await ctx.credentials.find(actor.client_id),
     },
-    { ttlSeconds: ctx.publicTokenTtlSeconds, catalog: ctx.scopeCatalog },
+    {
+      ttlSeconds: ctx.publicTokenTtlSeconds,
+      catalog: ctx.scopeCatalog,
+      maxDepth: ctx.delegation?.maxDepth ?? DEFAULT_DELEGATION_DEPTH,
+    },
   );
   if (!decision.ok) {
     if (decision.refusal === 'invalid_scope') throw new InvalidScopeError(decision.detail!);
+    if (decision.refusal === 'details_widened') {
+      throw new InvalidAuthorizationDetailsError(
+        "authorization_details may only repeat some of the subject token's objects, unchanged",
+      );
+    }
+    if (decision.refusal === 'may_act_unknown') {
+      const message = 'is not an active client of this space';
+      throw new InvalidRequestError(`may_act ${message}`, [{ field: 'may_act', message }]);
+    }
     if (decision.refusal === 'dpop_required') {
       throw new InvalidDpopProofError('this agent uses only DPoP-bound tokens: send a DPoP proof');
     }
     throw new InvalidGrantError(REFUSED[decision.refusal]);
   }
-  const { agent, actors } = decision.facts;
+  const { agent, actors, authorizationDetails: details } = decision.facts;
   const rateLimit = ctx.limits.clientRequest(agent);
+  await spendDelegationBudget(ctx, command.spaceId, agent.clientId, subject.customer_id);
   if (command.dpop) await rememberDpopProof(ctx, command.spaceId, command.dpop);
   return recordIssuedToken(
     ctx,
@@ -105,10 +150,44 @@ export async function issueDelegatedToken(
       segment_id: subject.segment_id,
       parent_jti: subject.parent_jti,
       act: actorClaimOf(actors),
+      ...(mayAct === undefined ? {} : { may_act: mayActClaim(mayAct, undefined) }),
+      ...(details ? { authorization_details: details } : {}),
       ...(decision.facts.scope ? { scope: decision.facts.scope } : {}),
       ...(command.dpop ? { cnf: { jkt: command.dpop.jkt } } : {}),
     },
     decision.events[0]!,
     rateLimit,
+  );
+}
+
+/**
+ * Takes one of the agent's delegated tokens for this customer in the current window, or refuses
+ * with 429 (RFC 6585; RFC 6749 §5.2 has no code for a spent budget, the status and Retry-After
+ * say it). Each token claims a numbered slot of the window as a once-used id: the table's primary
+ * key (space, holder, id) lets exactly one insert of a slot succeed, whichever replica makes it,
+ * so the window never holds more than the budget however many API processes serve the agent; no
+ * process's memory, nor a count read that two replicas could both pass, is trusted. A slot taken
+ * by an issuance that then failed stays spent: the budget errs on the customer's side.
+ */
+async function spendDelegationBudget(
+  ctx: CommandContext,
+  spaceId: string,
+  agent: string,
+  customer: string,
+): Promise<void> {
+  const { count, windowSeconds } = ctx.delegation?.budget ?? DEFAULT_DELEGATION_BUDGET;
+  const now = secondsOf(ctx.clock.now());
+  const { index, endsAt } = delegationWindow(now, windowSeconds);
+  const expiresAt = new Date(endsAt * 1000);
+  for (let slot = 1; slot <= count; slot++) {
+    const id = JSON.stringify([customer, index, slot]);
+    if (await ctx.usedOnce.remember({ spaceId, holder: `delegation:${agent}`, id, expiresAt })) {
+      return;
+    }
+  }
+  const retryAfterSeconds = endsAt - now;
+  throw new RateLimitedError(
+    `this agent has had its ${count} delegated tokens for this customer in ${windowSeconds} seconds; retry in ${retryAfterSeconds} seconds`,
+    { policy: 'delegation', quota: count, windowSeconds, retryAfterSeconds },
   );
 }

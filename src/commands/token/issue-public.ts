@@ -2,6 +2,7 @@ import { decideIssuePublicToken } from '../../domain/token/decide.js';
 import type { EventMetadata } from '../../domain/events.js';
 import {
   InsufficientScopeError,
+  InvalidAuthorizationDetailsError,
   InvalidDpopProofError,
   InvalidRequestError,
   InvalidScopeError,
@@ -14,6 +15,7 @@ import type { CommandContext } from '../context.js';
 import type { DpopProof } from '../../crypto/dpop.js';
 import { rememberDpopProof } from './dpop-proofs.js';
 import { issuanceNow } from './issuance.js';
+import { mayActClaim, type AuthorizationDetails } from '#verifier/actor-claim.js';
 import { recordIssuedToken, type IssuedToken } from './record-issued.js';
 import { decidedInSpan, hashedId } from '../../observability/tracing.js';
 
@@ -40,6 +42,8 @@ export async function issuePublicToken(
     readonly scopes?: readonly string[];
     /** The agent (client id) the customer allows to exchange it (RFC 8693 §4.4 `may_act`). */
     readonly mayAct?: string;
+    /** RFC 9396: what the customer allows that agent (only with `mayAct`). */
+    readonly authorizationDetails?: AuthorizationDetails | undefined;
   },
 ): Promise<IssuedToken> {
   const { privateToken, mayAct } = command;
@@ -61,6 +65,7 @@ export async function issuePublicToken(
         scopes: command.scopes,
         ...issuanceNow(ctx, command.metadata, command.bindTo ?? command.dpop?.jkt),
         ...(mayAct === undefined ? {} : { mayAct: { clientId: mayAct, agent } }),
+        authorizationDetails: command.authorizationDetails,
         privateToken: {
           clientId: privateToken.client_id,
           spaceId: privateToken.space_id,
@@ -80,6 +85,11 @@ export async function issuePublicToken(
       throw new InvalidTokenError('the private token has been revoked');
     }
     if (decision.refusal === 'invalid_scope') throw new InvalidScopeError(decision.detail!);
+    if (decision.refusal === 'details_undelegated') {
+      throw new InvalidAuthorizationDetailsError(
+        'authorization_details is carried only to an agent: name it in may_act',
+      );
+    }
     if (decision.refusal === 'may_act_unknown') {
       const message = 'is not an active client of this space';
       throw new InvalidRequestError(`may_act ${message}`, [{ field: 'may_act', message }]);
@@ -119,7 +129,10 @@ export async function issuePublicToken(
       segment_id: command.segmentId,
       parent_jti: privateToken.jti,
       act: { sub: privateToken.client_id },
-      ...(mayAct === undefined ? {} : { may_act: { sub: mayAct } }),
+      ...(mayAct === undefined ? {} : { may_act: mayActClaim(mayAct, decision.facts.mayActScope) }),
+      ...(command.authorizationDetails
+        ? { authorization_details: command.authorizationDetails }
+        : {}),
       ...(decision.facts.scope ? { scope: decision.facts.scope } : {}),
       ...(jkt ? { cnf: { jkt } } : {}),
     },

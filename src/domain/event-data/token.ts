@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { declareEvent } from './declaration.js';
+import { authorizationDetailsSchema } from '#verifier/actor-claim.js';
 
 /** The key a DPoP-bound token is bound to (RFC 7638 thumbprint); absent for a bearer token. */
 const boundTo = { cnf_jkt: z.string().optional() };
@@ -46,6 +47,15 @@ export const publicTokenIssuedSchema = z.object({
   ...granted,
   /** The agent (client id) the customer allowed to exchange it (RFC 8693 §4.4 `may_act`). */
   may_act: z.string().optional(),
+  /** Scopes the catalog grants only through delegation, kept for that agent (`may_act.scope`). */
+  may_act_scope: z.string().max(4096).optional(),
+  /** RFC 9396: what the customer allowed the agent (a spending cap), as the token carries it. */
+  authorization_details: authorizationDetailsSchema.optional(),
+  /** Delegated: the subject token's authorization_details this one does not carry. */
+  narrowed_details: z
+    .array(z.looseObject({ type: z.string() }))
+    .max(8)
+    .optional(),
   /** Delegated (issue 55): the public token exchanged for it; `parent_jti` is that one's. */
   subject_jti: z.string().optional(),
   /** Delegated: the `act` chain's client ids, the acting agent first. */
@@ -78,7 +88,17 @@ export const TOKEN_EVENTS = {
     }),
   }),
   'public-token-issued': declareEvent(publicTokenIssuedSchema, {
-    audit: ['scope'],
+    // Delegation's evidence (issue 55, item 5): who acts, for whose token, and what was narrowed.
+    audit: [
+      'scope',
+      'may_act',
+      'may_act_scope',
+      'subject_jti',
+      'actors',
+      'narrowed',
+      'authorization_details',
+      'narrowed_details',
+    ],
     rate: { counter: 'public_tokens' },
     isUse: true,
     metric: 'public-tokens-issued',

@@ -21,7 +21,7 @@ export interface ScopeRefusal {
   /** `unknown`: no catalog lists it (for this audience); `not_allowed`: the credential does not
    * hold it; `not_public`: a public token may not carry it; `not_held`: the token that pays for
    * this one does not carry it. */
-  readonly reason: 'unknown' | 'not_allowed' | 'not_public' | 'not_held';
+  readonly reason: 'unknown' | 'not_allowed' | 'not_public' | 'not_held' | 'delegated_only';
 }
 
 /** Scopes granted, or the refusal of the first that may not be. */
@@ -143,5 +143,7 @@ export function describeScopeRefusal(refusal: ScopeRefusal, audience?: string): 
       return `${scope} may not be carried by a public token`;
     case 'not_held':
       return `${scope} is not held by the token this one is bought with`;
+    case 'delegated_only':
+      return `${scope} is granted only to an agent's delegated token: name the agent in may_act`;
   }
 }

@@ -14,12 +14,14 @@ import {
   issuedTo,
   privateTokenScopes,
   publicTokenScopes,
+  reserveDelegatedScopes,
   tokenInSpace,
   tokenScopesStillAllowed,
   type ScopeGrant,
 } from '../policy.js';
 import { scopeText } from '#verifier/scope.js';
 import type { ScopeCatalog } from '../scope-catalog.js';
+import type { AuthorizationDetails } from '#verifier/actor-claim.js';
 
 /** When and under which ids a token is issued: chosen by the handler, so decisions stay pure. */
 export interface Issuance {
@@ -139,6 +141,8 @@ export function decideIssuePublicToken(
     readonly scopes?: readonly string[];
     /** The agent the customer allows to act for them (`may_act`), and its credential. */
     readonly mayAct?: { readonly clientId: string; readonly agent: Credential | undefined };
+    /** RFC 9396: what the customer allows that agent; only with `mayAct`. */
+    readonly authorizationDetails?: AuthorizationDetails | undefined;
   },
   credential: Credential | undefined,
   policy: { readonly ttlSeconds: number; readonly catalog: ScopeCatalog },
@@ -150,9 +154,10 @@ export function decideIssuePublicToken(
   | 'scope_withdrawn'
   | 'dpop_required'
   | 'invalid_scope'
-  | 'may_act_unknown',
-  /** With the active credential behind the private token. */
-  Lifetime & { readonly credential: Credential }
+  | 'may_act_unknown'
+  | 'details_undelegated',
+  /** With the active credential behind the private token, and the scopes kept for the agent. */
+  Lifetime & { readonly credential: Credential; readonly mayActScope?: string }
 > {
   const { privateToken } = command;
   if (privateToken.revoked) return refuse('token_revoked');
@@ -175,7 +180,16 @@ export function decideIssuePublicToken(
   );
   if (!scopes.ok) return scopeRefused(scopes, privateToken.audience);
   const { mayAct } = command;
+  const kept = reserveDelegatedScopes(policy.catalog, privateToken.audience, {
+    scopes: scopes.scopes,
+    asked: command.scopes !== undefined,
+    mayAct: mayAct !== undefined,
+  });
+  if (!kept.ok) return scopeRefused(kept, privateToken.audience);
+  const reserved = kept.reserved?.length ? { may_act_scope: scopeText(kept.reserved) } : {};
   if (mayAct && !mayBeNamedActor(mayAct.agent, command.spaceId)) return refuse('may_act_unknown');
+  const details = command.authorizationDetails;
+  if (details && !mayAct) return refuse('details_undelegated');
   const { issued_at, expires_at, ...times } = lifetime(
     command,
     mayAct ? Math.min(policy.ttlSeconds, DELEGABLE_TOKEN_TTL_SECONDS) : policy.ttlSeconds,
@@ -191,10 +205,17 @@ export function decideIssuePublicToken(
     issued_at,
     expires_at,
     ...binding(command),
-    ...granted(scopes.scopes),
-    ...(mayAct ? { may_act: mayAct.clientId } : {}),
+    ...granted(kept.scopes),
+    ...(mayAct ? { may_act: mayAct.clientId, ...reserved } : {}),
+    ...(details ? { authorization_details: details } : {}),
   });
-  return accept([event], { ...times, ...granted(scopes.scopes), credential });
+  const mayActScope = reserved.may_act_scope;
+  return accept([event], {
+    ...times,
+    ...granted(kept.scopes),
+    credential,
+    ...(mayActScope ? { mayActScope } : {}),
+  });
 }
 
 /**

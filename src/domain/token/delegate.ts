@@ -5,15 +5,18 @@ import {
   allowedScopes,
   credentialActive,
   DELEGABLE_TOKEN_TTL_SECONDS,
+  delegatedDetails,
   delegatedTokenScopes,
   describeScopeRefusal,
-  MAX_ACTOR_CHAIN,
+  chainTooDeep,
   mayActFor,
+  mayBeNamedActor,
   tokenInSpace,
   tokenScopesStillAllowed,
 } from '../policy.js';
 import { scopeText } from '#verifier/scope.js';
 import type { ScopeCatalog } from '../scope-catalog.js';
+import type { AuthorizationDetails } from '#verifier/actor-claim.js';
 import { binding, granted, lifetime, type Issuance, type Lifetime } from './decide.js';
 
 /** The verified public token a customer's storefront issued naming an agent in `may_act`. */
@@ -34,6 +37,8 @@ export interface DelegableToken {
   readonly actors: readonly string[];
   /** Revoked itself or through its private token. */
   readonly revoked: boolean;
+  /** RFC 9396: what the customer allowed the agents, as the token carries it. */
+  readonly authorizationDetails?: AuthorizationDetails | undefined;
 }
 
 /** The agent's own verified private token (RFC 8693 `actor_token`). */
@@ -52,6 +57,8 @@ export type DelegationRefusal =
   | 'actor_inactive'
   | 'actor_not_allowed'
   | 'chain_too_deep'
+  | 'may_act_unknown'
+  | 'details_widened'
   | 'dpop_required'
   | 'invalid_scope';
 
@@ -59,7 +66,9 @@ export type DelegationRefusal =
  * Decide RFC 8693 delegation (issue 55): an agent named in the subject token's `may_act`, with its
  * own private token of the same space, gets a token whose subject is the customer and whose actor
  * chain begins with the agent; scopes within the subject token's, the agent's credential's and the
- * catalog's public ones; never outliving the subject token nor the actor token.
+ * catalog's public ones; never outliving the subject token nor the actor token. With `mayAct`, the
+ * agent delegates again (RFC 8693 §4.4): the token names the next agent, the chain within
+ * `maxDepth`.
  */
 export function decideDelegatedToken(
   command: Issuance & {
@@ -68,13 +77,26 @@ export function decideDelegatedToken(
     readonly actor: ActorToken;
     /** The `scope` asked for, as words; undefined: the subject token's the agent may carry. */
     readonly scopes?: readonly string[];
+    /** Re-delegation: the next agent this agent allows (`may_act`), and its credential. */
+    readonly mayAct?: { readonly clientId: string; readonly agent: Credential | undefined };
+    /** RFC 9396 asked for: some of the subject token's; undefined: all of them. */
+    readonly authorizationDetails?: AuthorizationDetails | undefined;
   },
   credentials: { readonly subject: Credential | undefined; readonly agent: Credential | undefined },
-  policy: { readonly ttlSeconds: number; readonly catalog: ScopeCatalog },
+  policy: {
+    readonly ttlSeconds: number;
+    readonly catalog: ScopeCatalog;
+    /** DELEGATION_MAX_DEPTH: the agents a chain may name after the storefront. */
+    readonly maxDepth: number;
+  },
 ): Decision<
   DomainEvent<'public-token-issued'>,
   DelegationRefusal,
-  Lifetime & { readonly agent: Credential; readonly actors: readonly [string, ...string[]] }
+  Lifetime & {
+    readonly agent: Credential;
+    readonly actors: readonly [string, ...string[]];
+    readonly authorizationDetails?: AuthorizationDetails;
+  }
 > {
   const { subject, actor, spaceId } = command;
   if (!tokenInSpace(subject, spaceId)) return refuse('subject_space');
@@ -93,7 +115,13 @@ export function decideDelegatedToken(
   if (!mayActFor(subject.mayAct, agent.clientId)) return refuse('actor_not_allowed');
   if (agent.requireDpop && !command.jkt) return refuse('dpop_required');
   const actors: [string, ...string[]] = [agent.clientId, ...subject.actors];
-  if (actors.length > MAX_ACTOR_CHAIN) return refuse('chain_too_deep');
+  if (chainTooDeep(actors, policy.maxDepth)) return refuse('chain_too_deep');
+  const { mayAct } = command;
+  if (mayAct && !mayBeNamedActor(mayAct.agent, spaceId)) return refuse('may_act_unknown');
+  // Refused now rather than at the next agent's exchange: a may_act no exchange could honour.
+  if (mayAct && chainTooDeep([mayAct.clientId, ...actors], policy.maxDepth)) {
+    return refuse('chain_too_deep');
+  }
   const scopes = delegatedTokenScopes(
     policy.catalog,
     subject.audience,
@@ -104,6 +132,9 @@ export function decideDelegatedToken(
   if (!scopes.ok) {
     return refuse('invalid_scope', [], describeScopeRefusal(scopes, subject.audience));
   }
+  const details = delegatedDetails(subject.authorizationDetails, command.authorizationDetails);
+  if (!details.ok) return refuse('details_widened');
+  const carried = details.details ? { authorization_details: details.details } : {};
   const { issued_at, expires_at, ...times } = lifetime(
     command,
     Math.min(policy.ttlSeconds, DELEGABLE_TOKEN_TTL_SECONDS),
@@ -124,6 +155,13 @@ export function decideDelegatedToken(
     subject_jti: subject.jti,
     actors,
     ...(narrowed.length > 0 ? { narrowed: scopeText(narrowed) } : {}),
+    ...(mayAct ? { may_act: mayAct.clientId } : {}),
+    ...carried,
+    ...(details.dropped.length > 0 ? { narrowed_details: details.dropped } : {}),
   });
-  return accept([event], { ...times, ...granted(scopes.scopes), agent, actors });
+  const facts = { ...times, ...granted(scopes.scopes), agent, actors };
+  return accept([event], {
+    ...facts,
+    ...(details.details ? { authorizationDetails: details.details } : {}),
+  });
 }

@@ -105,9 +105,15 @@ export const introspection = z.union([
       .optional()
       .describe('RFC 8693 §4.1: the acting client; the actor chain before it nested in its act'),
     may_act: z
-      .object({ sub: z.string() })
+      .object({ sub: z.string(), scope: z.string().optional() })
       .optional()
-      .describe('RFC 8693 §4.4: the agent the customer allowed to exchange the token'),
+      .describe(
+        'RFC 8693 §4.4: the agent the customer allowed to exchange the token; scope: the delegation-only scopes kept for it',
+      ),
+    authorization_details: z
+      .array(z.looseObject({ type: z.string() }))
+      .optional()
+      .describe('RFC 9396: what the customer allowed the agent (e.g. a spending cap)'),
   }),
 ]);
 

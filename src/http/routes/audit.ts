@@ -28,6 +28,15 @@ const auditQuery = z.object({
   segment_id: z.string().min(1).max(256).optional(),
   /** Issuances that granted this scope, and credential events that name it. */
   scope: z.string().min(1).max(128).optional(),
+  /** Delegated tokens whose actor chain names this client id, and may_act tokens allowing it. */
+  agent: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe(
+      'Issue 55: public tokens whose act chain names this client id (delegated tokens it acted in), or whose may_act allows it',
+    ),
   from: instant.optional(),
   to: instant.optional(),
   limit: z.coerce.number().int().min(1).max(1000).default(100),
@@ -93,6 +102,7 @@ export function auditRoutes(
           customerId: query.customer_id,
           segmentId: query.segment_id,
           scope: query.scope,
+          agent: query.agent,
           from: query.from,
           to: query.to,
           afterPosition: query.cursor === undefined ? undefined : cursor.decode(query.cursor),

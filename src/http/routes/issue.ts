@@ -5,7 +5,11 @@ import {
   ACCESS_TOKEN_TYPE,
   publicTokenFields,
 } from '../../commands/token/grants/token-exchange.js';
-import { requestedScopes, scopeParameter } from '../../commands/token/grants/scope-parameter.js';
+import {
+  authorizationDetailsParameter,
+  requestedScopes,
+  scopeParameter,
+} from '../../commands/token/grants/scope-parameter.js';
 import { spaceIdHeader } from '../authentication.js';
 import { setRateLimitHeaders } from '../error-response.js';
 import { requestMetadata } from '../request-context.js';
@@ -14,7 +18,11 @@ import { validate } from '../validate.js';
 import { BODY_ERRORS } from '../openapi/operation.js';
 import { publicTokenResponse, type Body } from '../openapi/responses.js';
 
-const issueBody = z.object({ ...publicTokenFields, scope: scopeParameter });
+const issueBody = z.object({
+  ...publicTokenFields,
+  scope: scopeParameter,
+  authorization_details: authorizationDetailsParameter,
+});
 
 /** POST /v1/issue: a private token buys a public token for one customer and segment. */
 export function issueRoutes(commands: CommandContext): readonly Route[] {
@@ -37,6 +45,7 @@ export function issueRoutes(commands: CommandContext): readonly Route[] {
         'insufficient_scope',
         'rate_limited',
         'invalid_dpop_proof',
+        'invalid_authorization_details',
       ],
       dialect: 'bearer',
       async handle(ctx, { privateToken, actor, dpop }) {
@@ -52,6 +61,7 @@ export function issueRoutes(commands: CommandContext): readonly Route[] {
           bindTo: body.dpop_jkt,
           scopes: requestedScopes(body.scope),
           ...(body.may_act === undefined ? {} : { mayAct: body.may_act }),
+          authorizationDetails: body.authorization_details,
         });
         ctx.set('Cache-Control', 'no-store');
         setRateLimitHeaders(ctx, issued.rateLimit);

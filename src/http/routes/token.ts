@@ -108,6 +108,7 @@ export function tokenRoutes(commands: CommandContext, dpopGate: DpopGate): reado
         'insufficient_scope',
         'rate_limited',
         'invalid_dpop_proof',
+        'invalid_authorization_details',
       ],
       dialect: 'oauth',
       async handle(ctx) {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { evolveCredential } from '../../../src/domain/credential/evolve.js';
 import { decideDelegatedToken } from '../../../src/domain/token/delegate.js';
+import { reserveDelegatedScopes } from '../../../src/domain/policy.js';
 import { credentialCreated, given, metadata, sequentialIds } from '../../support/given.js';
 
 const NOW = Date.parse('2026-11-22T00:00:00Z');
@@ -49,7 +50,7 @@ const command = (overrides: object = {}) => ({
   actor,
   ...overrides,
 });
-const policy = { ttlSeconds: 3600, catalog };
+const policy = { ttlSeconds: 3600, catalog, maxDepth: 3 };
 const credentials = { subject: storefront, agent };
 
 describe('token: delegation the customer allowed (RFC 8693 may_act)', () => {
@@ -92,5 +93,67 @@ describe('token: delegation the customer allowed (RFC 8693 may_act)', () => {
     expect(refusalOf({ subject: { ...subject, actors: ['a', 'b', 'c', 'd'] } })).toBe(
       'chain_too_deep',
     );
+  });
+
+  it('given a may_act on the exchange, then the token names the next agent, within the depth', () => {
+    const next = { ...agent, clientId: 'agent-2' };
+    const again = command({ mayAct: { clientId: 'agent-2', agent: next } });
+    const decision = decideDelegatedToken(again, credentials, policy);
+    expect(decision.ok && decision.events[0]!.data.may_act).toBe('agent-2');
+    const refusalOf = (c: object, maxDepth = 3) => {
+      const d = decideDelegatedToken(command(c), credentials, { ...policy, maxDepth });
+      return d.ok ? undefined : d.refusal;
+    };
+    expect(refusalOf({ mayAct: { clientId: 'nobody', agent: undefined } })).toBe('may_act_unknown');
+    // One agent allowed after the storefront: this one, and no next.
+    expect(refusalOf({ mayAct: { clientId: 'agent-2', agent: next } }, 1)).toBe('chain_too_deep');
+    expect(refusalOf({ subject: { ...subject, actors: ['a', 'b'] } }, 1)).toBe('chain_too_deep');
+  });
+
+  it('given authorization_details, then carried, fewer of them, or refused when widened', () => {
+    const cap = { type: 'payment_cap', max_amount: '120.00' };
+    const shop = { type: 'merchant', id: 'shop-1' };
+    const held = { subject: { ...subject, authorizationDetails: [cap, shop] } };
+    const decide = (c: object) => decideDelegatedToken(command(c), credentials, policy);
+    const carried = decide(held);
+    expect(carried.ok && carried.facts.authorizationDetails).toEqual([cap, shop]);
+    const fewer = decide({
+      ...held,
+      authorizationDetails: [{ max_amount: '120.00', type: 'payment_cap' }],
+    });
+    expect(fewer.ok && fewer.events[0]!.data).toMatchObject({
+      authorization_details: [cap],
+      narrowed_details: [shop],
+    });
+    const raised = decide({ ...held, authorizationDetails: [{ ...cap, max_amount: '999' }] });
+    expect(raised.ok ? undefined : raised.refusal).toBe('details_widened');
+    const none = decide({ authorizationDetails: [cap] });
+    expect(none.ok ? undefined : none.refusal).toBe('details_widened');
+  });
+
+  it('given a delegation-only scope, then kept for may_act, refused without, never a default', () => {
+    const only = {
+      s: {
+        ...catalog['storefront.test'],
+        'checkout:complete': { description: 'x', public: true, default: true, delegated: true },
+      },
+    };
+    const reserve = (asked: boolean, mayAct: boolean) =>
+      reserveDelegatedScopes(only, 's', {
+        scopes: ['products:read', 'checkout:complete'],
+        asked,
+        mayAct,
+      });
+    expect(reserve(true, true)).toEqual({
+      ok: true,
+      scopes: ['products:read'],
+      reserved: ['checkout:complete'],
+    });
+    expect(reserve(true, false)).toMatchObject({
+      ok: false,
+      scope: 'checkout:complete',
+      reason: 'delegated_only',
+    });
+    expect(reserve(false, false)).toEqual({ ok: true, scopes: ['products:read'] });
   });
 });

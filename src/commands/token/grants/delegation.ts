@@ -7,6 +7,7 @@ import {
   InvalidTargetError,
 } from '../../../errors/errors.js';
 import type { CommandContext } from '../../context.js';
+import type { AuthorizationDetails } from '#verifier/actor-claim.js';
 import { authenticateClient } from '../../client-authentication/authenticate.js';
 import { issueDelegatedToken } from '../issue-delegated.js';
 import { ACCESS_TOKEN_TYPE, asGrantError, exchangeResponse } from './exchange-answer.js';
@@ -25,6 +26,7 @@ export interface DelegationFields {
   readonly segment_id?: string | undefined;
   readonly dpop_jkt?: string | undefined;
   readonly may_act?: string | undefined;
+  readonly authorization_details?: AuthorizationDetails | undefined;
 }
 
 /** Whether an exchange asks for delegation: it names an actor (RFC 8693 §2.1). */
@@ -32,13 +34,15 @@ export const asksDelegation = (fields: DelegationFields): boolean =>
   fields.actor_token !== undefined || fields.actor_token_type !== undefined;
 
 /** What the subject token says and a delegation request may not say again, or otherwise. */
-const FROM_SUBJECT = ['customer_id', 'segment_id', 'dpop_jkt', 'may_act'] as const;
+const FROM_SUBJECT = ['customer_id', 'segment_id', 'dpop_jkt'] as const;
 
 /**
  * RFC 8693 delegation (issue 55): an agent exchanges a customer's public token whose `may_act`
  * names it (`subject_token`) with its own private token (`actor_token`). A subject token without
  * `may_act` is refused as delegation always was (invalid_request): delegation is never reached by
  * a plain exchange (keycloak#52691). Client authentication, when sent, must name the agent.
+ * `may_act` here is re-delegation: the delegated token names the next agent, which exchanges it in
+ * turn, the chain nesting one level deeper.
  */
 export async function delegatedExchange(
   ctx: CommandContext,
@@ -80,6 +84,9 @@ export async function delegatedExchange(
     metadata,
     dpop: proof,
     scopes: requestedScopes(fields.scope),
+    // RFC 8693 §4.4 asked of the exchange itself: the next agent this one allows to act.
+    mayAct: fields.may_act,
+    authorizationDetails: fields.authorization_details,
   });
   return exchangeResponse(issued);
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { malformedScope, scopeWords } from '#verifier/scope.js';
+import { authorizationDetailsSchema } from '#verifier/actor-claim.js';
 import { InvalidScopeError } from '../../../errors/errors.js';
 
 /** RFC 6749 §3.3 `scope`: what a token request asks for, space-delimited. */
@@ -9,6 +10,24 @@ export const scopeParameter = z
   .optional()
   .describe(
     'RFC 6749 §3.3: the scopes asked for, space-delimited; absent: the defaults (GET /.well-known/oauth-authorization-server lists scopes_supported)',
+  );
+
+/**
+ * RFC 9396 `authorization_details`: a JSON array (JSON-encoded text in a form body, §3), bounded
+ * by the verifier kit's schema, the one its tokens are read with.
+ */
+export const authorizationDetailsParameter = z
+  .preprocess((value) => {
+    if (typeof value !== 'string') return value;
+    try {
+      return JSON.parse(value) as unknown;
+    } catch {
+      return value;
+    }
+  }, authorizationDetailsSchema)
+  .optional()
+  .describe(
+    "RFC 9396: a JSON array of objects with a `type` (at most 8, 2048 characters of JSON), only with may_act: carried into the agent's delegated token, which may ask for fewer of them, never others",
   );
 
 /** The scopes a `scope` parameter asks for (undefined: none named, the defaults). */

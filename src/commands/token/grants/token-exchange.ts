@@ -11,7 +11,11 @@ import { authenticateClient } from '../../client-authentication/authenticate.js'
 import { issuePublicToken } from '../issue-public.js';
 import { defineGrant } from './grant.js';
 import { asksDelegation, delegatedExchange } from './delegation.js';
-import { requestedScopes, scopeParameter } from './scope-parameter.js';
+import {
+  authorizationDetailsParameter,
+  requestedScopes,
+  scopeParameter,
+} from './scope-parameter.js';
 import { ACCESS_TOKEN_TYPE, asGrantError, exchangeResponse } from './exchange-answer.js';
 
 export { ACCESS_TOKEN_TYPE };
@@ -36,7 +40,7 @@ export const publicTokenFields = {
   may_act: identifier
     .optional()
     .describe(
-      'RFC 8693 §4.4: the client id of the agent (of this space) the customer allows to exchange the token for one acting for them; the token is then short-lived',
+      'RFC 8693 §4.4: the client id of the agent (of this space) the customer allows to exchange the token for one acting for them; the token is then short-lived. On a delegated exchange (with actor_token): the next agent the acting agent allows, within DELEGATION_MAX_DEPTH',
     ),
 };
 
@@ -72,6 +76,7 @@ export const tokenExchangeGrant = defineGrant({
     resource: target.optional(),
     /** RFC 8693 §2.1: within the subject token's scopes and the catalog's public ones. */
     scope: scopeParameter,
+    authorization_details: authorizationDetailsParameter,
     actor_token: z
       .string()
       .max(8192)
@@ -124,6 +129,7 @@ export const tokenExchangeGrant = defineGrant({
         bindTo: fields.dpop_jkt,
         scopes: requestedScopes(fields.scope),
         ...(fields.may_act === undefined ? {} : { mayAct: fields.may_act }),
+        authorizationDetails: fields.authorization_details,
       }),
     );
     return exchangeResponse(issued);

@@ -4,23 +4,25 @@ import type { CpuGroups } from './cpu.js';
 import type { createMeasurer } from './measure.js';
 
 const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
+const CLIENT_ASSERTION = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 const ISSUER = 'https://kubernetes.default.svc.cluster.local';
 const SPACE = 'bench-space';
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
 /**
- * `--assertions`: the private-token endpoint by the jwt-bearer grant (issue 54). A workload's
+ * `--assertions`: the private-token endpoint by the jwt-bearer grant (issue 54, RFC 7523 §2.1) and
+ * by client_credentials with the same assertion authenticating the client (§2.2, `federated-jwt`). A workload's
  * credential in the bench space, a Kubernetes-shaped issuer trusted with its keys inline, and a
  * request that carries a fresh assertion each time (its `jti` is used once), signed ES256 in the
  * load generator as a kubelet would have signed it beforehand.
  */
-export async function assertionRequest(
+export async function assertionRequests(
   api: string,
   dataDir: string,
   audience: string,
   /** The service's TOKEN_ISSUER: the assertions' `aud`. */
   ours: string,
-): Promise<Record<string, unknown>> {
+): Promise<Record<'grant' | 'client', Record<string, unknown>>> {
   const login = await mintDevLoginToken({
     dataDir,
     audience: 'token-authority',
@@ -76,7 +78,7 @@ export async function assertionRequest(
     return `${header}.${payload}.${signature}`;
   };
   const headers = { 'content-type': 'application/json', 'x-service-space-id': SPACE };
-  return {
+  const load = (body: () => Record<string, string>) => ({
     url: `${api}/v1/credential/token`,
     method: 'POST',
     headers,
@@ -87,10 +89,20 @@ export async function assertionRequest(
         headers,
         setupRequest: (request: Record<string, unknown>) => ({
           ...request,
-          body: JSON.stringify({ grant_type: JWT_BEARER, assertion: assertion(), audience }),
+          body: JSON.stringify(body()),
         }),
       },
     ],
+  });
+  return {
+    grant: load(() => ({ grant_type: JWT_BEARER, assertion: assertion(), audience })),
+    client: load(() => ({
+      grant_type: 'client_credentials',
+      client_id: String(clientId),
+      client_assertion_type: CLIENT_ASSERTION,
+      client_assertion: assertion(),
+      audience,
+    })),
   };
 }
 
@@ -105,21 +117,26 @@ interface Run {
 const row = (name: string, run: Run, secret: Run) =>
   `| ${name} | ${Math.round(run.rps)} | ${run.p99} | ${run.non2xx} | ${(run.cpuMsPerRequest?.api ?? 0).toFixed(3)} | ${(run.rps / secret.rps).toFixed(2)} |`;
 
-/** The report's lines for the jwt-bearer run against the secret-authenticated one. */
-export function assertionSection(asserted: Run, secret: Run): string {
+/** The report's lines for the assertion runs against the secret-authenticated one. */
+export function assertionSection(asserted: Record<'grant' | 'client', Run>, secret: Run): string {
   return [
     '',
-    '## The jwt-bearer grant (issue 54)',
+    '## Assertions of a trusted issuer (issue 54)',
     '',
     '| run | req/s | p99 ms | non-2xx | API CPU ms/token | of client_credentials |',
     '| --- | ---: | ---: | ---: | ---: | ---: |',
     row('client_credentials (secret)', secret, secret),
-    row("jwt-bearer (a trusted issuer's ES256 assertion, inline JWKS)", asserted, secret),
+    row("jwt-bearer (a trusted issuer's ES256 assertion, inline JWKS)", asserted.grant, secret),
+    row(
+      'client_credentials, federated-jwt (the same assertion as client authentication)',
+      asserted.client,
+      secret,
+    ),
     '',
   ].join('\n');
 }
 
-/** Loads the jwt-bearer run as the main service's private run is loaded (TOKEN_ISSUER default). */
+/** Loads both assertion runs as the main service's private run is loaded (TOKEN_ISSUER default). */
 export async function measureAssertions(
   measure: ReturnType<typeof createMeasurer>,
   client: { readonly api: string; readonly dataDir: string; readonly audience: string },
@@ -127,18 +144,16 @@ export async function measureAssertions(
   servers: () => readonly number[],
   where: { readonly metrics: string },
 ) {
-  const request = await assertionRequest(
+  const requests = await assertionRequests(
     client.api,
     client.dataDir,
     client.audience,
     'http://localhost:8080',
   );
-  return measure.ours(
-    'ours: POST /v1/credential/token (jwt-bearer)',
-    'private-token-issued',
-    request,
-    groups,
-    where.metrics,
-    servers,
-  );
+  const run = (name: string, request: Record<string, unknown>) =>
+    measure.ours(name, 'private-token-issued', request, groups, where.metrics, servers);
+  return {
+    grant: await run('ours: POST /v1/credential/token (jwt-bearer)', requests.grant),
+    client: await run('ours: POST /v1/credential/token (federated-jwt)', requests.client),
+  };
 }

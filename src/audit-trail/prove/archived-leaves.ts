@@ -7,7 +7,7 @@ import type { ArchivedLeafId } from '#audit-log/archive/blocks.js';
 import { eventLeafHash, leafEntry } from '../event-leaf.js';
 import { exportedEvent } from '#audit-log/export-lines.js';
 import { spaceTree } from '../seal/space-tree.js';
-import { TreeLeavesMissing, type TreeSource } from '../seal/tree-store.js';
+import { TreeLeavesMissing, type TreeSource } from '#audit-log/tree/tree-source.js';
 
 /**
  * A space tree's leaves that left the database with their partition, read back from the archive

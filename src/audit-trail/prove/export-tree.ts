@@ -6,8 +6,9 @@ import { archivedOverlapping } from './archived-ranges.js';
 import { EXPORT_FORMAT, type FrontierLine, type TreeExportLine } from '#audit-log/export-lines.js';
 import { spaceTree } from '../seal/space-tree.js';
 import { archivedSpaceTree } from './archived-leaves.js';
-import { loadFrontier } from '../seal/tree-growth.js';
-import { TreeLeavesMissing } from '../seal/tree-store.js';
+import { loadFrontier } from '#audit-log/tree/tree-growth.js';
+import { unlessLeavesMissing } from '#audit-log/tree/tree-source.js';
+import { treeNodes } from '../seal/tree-store.js';
 import { listTreeHeads } from './tree-heads.js';
 import { tracesOf, type EventTrace } from '../../event-store/event-traces.js';
 
@@ -98,11 +99,8 @@ async function frontierBefore(
   const tree = options.archiveDir
     ? archivedSpaceTree(db, options.spaceId, options.archiveDir)
     : spaceTree(db, options.spaceId);
-  const frontier = await loadFrontier(db, tree, first - 1).catch((error: unknown) => {
-    // Leaves before the first exported event are archived: the archive files hold them.
-    if (error instanceof TreeLeavesMissing) return undefined;
-    throw error;
-  });
+  // Leaves before the first exported event may be archived: the archive files hold them.
+  const frontier = await unlessLeavesMissing(loadFrontier(treeNodes(db), tree, first - 1));
   if (!frontier) return undefined;
   return {
     type: 'frontier',

@@ -5,7 +5,8 @@ import { readLog } from '../../event-store/read-log.js';
 import { LOG_START, type RecordedEvent } from '../../event-store/types.js';
 import { logTree } from './log-tree.js';
 import { eventLeafHash } from '../event-leaf.js';
-import { extendTree } from './tree-growth.js';
+import { extendTree } from '#audit-log/tree/tree-growth.js';
+import { treeNodes } from './tree-store.js';
 import { backfillSpaceRanges, insertSpaceRanges, spaceRangeTip } from './space-ranges.js';
 
 /**
@@ -66,7 +67,7 @@ export async function sealLog(db: Kysely<Database>, batchSize: number): Promise<
         })
         .execute();
       await insertSpaceRanges(trx, sealNumber, events, leaves);
-      await extendTree(trx, logTree(trx), previousSize, leaves);
+      await extendTree(treeNodes(trx), logTree(trx), previousSize, leaves);
       return events.length;
     });
   } catch (error) {

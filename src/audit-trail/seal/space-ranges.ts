@@ -5,7 +5,8 @@ import type { RecordedEvent } from '../../event-store/types.js';
 import { spaceTree } from './space-tree.js';
 import { eventLeafHash } from '../event-leaf.js';
 import type { Hash } from '#audit-log/transparency/merkle.js';
-import { extendTree } from './tree-growth.js';
+import { extendTree } from '#audit-log/tree/tree-growth.js';
+import { treeNodes } from './tree-store.js';
 
 /**
  * Each space's share of a seal (space_ranges, migration 034): its events of the range, numbered on
@@ -59,7 +60,7 @@ export async function insertSpaceRanges(
   });
   await trx.insertInto('space_ranges').values(rows).execute();
   for (const [spaceId, share] of bySpace) {
-    await extendTree(trx, spaceTree(trx, spaceId), head.get(spaceId) ?? 0, share.leaves);
+    await extendTree(treeNodes(trx), spaceTree(trx, spaceId), head.get(spaceId) ?? 0, share.leaves);
   }
 }
 

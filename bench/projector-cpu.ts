@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
 import { loadAuditSigningKey } from '../src/audit-trail/audit-key.js';
-import { signTreeHead, treeOrigin } from '../src/audit-trail/seal/tree-heads.js';
+import { signTreeHead, treeOrigin } from '#audit-log/transparency/tree-head.js';
 import { parseCommandLine } from '#audit-log/cli/command-line.js';
 import { kyselyOver } from '../src/db/database.js';
 import { migrate } from '../src/db/migrate.js';

@@ -12,7 +12,7 @@ import { purgeExpiredUsedOnce } from '../projections/used-once-ids.js';
 import { purgeOldRates } from '../projections/rates.js';
 import { keepPartitionsAhead } from '../event-store/partitions.js';
 import { archivePartitions } from '../audit-trail/archive/archive.js';
-import { signTreeHead, treeOrigin } from '../audit-trail/seal/tree-heads.js';
+import { signTreeHead, treeOrigin } from '#audit-log/transparency/tree-head.js';
 import { parseWitnesses, startWitnessing } from '../audit-trail/seal/witnessing.js';
 import { connect } from '../db/database.js';
 import type { Kysely } from 'kysely';

@@ -1,6 +1,10 @@
 import type { Selectable } from 'kysely';
 import type { EventsTable } from '../db/schema.js';
-import type { LogPosition, RecordedEvent } from '#audit-log/recorded-event.js';
+import {
+  recordedEventOf,
+  type LogPosition,
+  type RecordedEvent,
+} from '#audit-log/recorded-event.js';
 /** The version a stream must be at for an append to go through. */
 export type ExpectedVersion =
   /** The stream must not exist yet; the first event gets position 1. */
@@ -30,25 +34,8 @@ export const LOG_START: LogPosition = Object.freeze({ transactionId: '0', global
 /** The raw row shape shared by every query that selects events: the table's row as selected. */
 export type EventRow = Selectable<EventsTable>;
 
-/**
- * Maps a selected row to the public shape. Positions are made numbers here, not by relying on a
- * pg type parser some other module registered: the chain hashes them, and a string would not match.
- */
-export function toRecordedEvent(row: EventRow): RecordedEvent {
-  return {
-    globalPosition: Number(row.global_position),
-    transactionId: String(row.transaction_id),
-    spaceId: row.space_id,
-    streamId: row.stream_id,
-    streamPosition: Number(row.stream_position),
-    eventId: row.event_id,
-    type: row.event_type,
-    schemaVersion: row.schema_version,
-    data: row.data,
-    metadata: (row.metadata ?? {}) as Record<string, unknown>,
-    recordedAt: row.recorded_at,
-  };
-}
+/** Maps a selected row to the public shape (the audit log's, one mapping for rows and exports). */
+export const toRecordedEvent: (row: EventRow) => RecordedEvent = recordedEventOf;
 
 /** Columns to select for {@link EventRow}. */
 export const EVENT_COLUMNS = [

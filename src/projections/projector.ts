@@ -6,7 +6,7 @@ import type { Database } from '../db/schema.js';
 import { EVENTS_CHANNEL } from '../event-store/notify.js';
 import { sealLog } from '../audit-trail/seal/sealer.js';
 import { signTreeHeads } from '../audit-trail/seal/tree-head-signing.js';
-import type { SignedTreeHead } from '../audit-trail/seal/tree-heads.js';
+import type { SignedTreeHead } from '../audit-trail/seal/tree-head-signing.js';
 import { ADVISORY_LOCK } from '../db/advisory-locks.js';
 import { tracedBatches } from './traced-batches.js';
 import type { LinkedSpans } from '../event-store/event-traces.js';

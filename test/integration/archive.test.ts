@@ -12,12 +12,12 @@ import { insertEvents, streamRows } from '../../src/event-store/insert-events.js
 import { readArchiveBlock } from '../../packages/audit-log/src/archive/read-block.js';
 import { archivedBlocks } from '../../src/audit-trail/archive/archive-index.js';
 import { findLeaf, proveInclusion } from '../../src/audit-trail/prove/tree-proofs.js';
-import { TreeLeavesMissing } from '../../src/audit-trail/seal/tree-store.js';
+import { TreeLeavesMissing } from '#audit-log/tree/tree-source.js';
 import { PROJECTIONS } from '../../src/projections/all.js';
 import { catchUp } from '../../src/projections/batches.js';
 import { signTreeHeads } from '../../src/audit-trail/seal/tree-head-signing.js';
 import { sealLog } from '../../src/audit-trail/seal/sealer.js';
-import { signTreeHead, treeOrigin } from '../../src/audit-trail/seal/tree-heads.js';
+import { signTreeHead, treeOrigin } from '#audit-log/transparency/tree-head.js';
 import { parseCheckpointText } from '#audit-log/transparency/checkpoint.js';
 import { leafHash, verifyInclusion } from '#audit-log/transparency/merkle.js';
 import { openNote, parseVerifierKey } from '#audit-log/transparency/signed-note.js';

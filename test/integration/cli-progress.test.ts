@@ -9,7 +9,7 @@ import { catchUp } from '../../src/projections/batches.js';
 import { sealLog } from '../../src/audit-trail/seal/sealer.js';
 import { loadAuditSigningKey } from '../../src/audit-trail/audit-key.js';
 import { signTreeHeads } from '../../src/audit-trail/seal/tree-head-signing.js';
-import { signTreeHead, treeOrigin } from '../../src/audit-trail/seal/tree-heads.js';
+import { signTreeHead, treeOrigin } from '#audit-log/transparency/tree-head.js';
 import {
   createCredentialVia,
   privateTokenVia,

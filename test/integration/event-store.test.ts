@@ -10,7 +10,7 @@ import { sealLog } from '../../src/audit-trail/seal/sealer.js';
 import { checkLogTreeInDatabase } from '../../src/audit-trail/prove/log-tree-evidence.js';
 import { signTreeHeads } from '../../src/audit-trail/seal/tree-head-signing.js';
 import { loadAuditSigningKey } from '../../src/audit-trail/audit-key.js';
-import { signTreeHead, treeOrigin } from '../../src/audit-trail/seal/tree-heads.js';
+import { signTreeHead, treeOrigin } from '#audit-log/transparency/tree-head.js';
 import { sealEnd } from '../../src/audit-trail/seal/seal-ranges.js';
 import { compareLogPositions } from '#audit-log/check/log-order.js';
 import {

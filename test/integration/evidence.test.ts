@@ -10,7 +10,7 @@ import { catchUp } from '../../src/projections/batches.js';
 import { signTreeHeads } from '../../src/audit-trail/seal/tree-head-signing.js';
 import { sealLog } from '../../src/audit-trail/seal/sealer.js';
 import { loadAuditSigningKey } from '../../src/audit-trail/audit-key.js';
-import { signTreeHead, treeOrigin } from '../../src/audit-trail/seal/tree-heads.js';
+import { signTreeHead, treeOrigin } from '#audit-log/transparency/tree-head.js';
 import { parseCheckpointText } from '#audit-log/transparency/checkpoint.js';
 import { noteSigner, parseNote, signNote } from '#audit-log/transparency/signed-note.js';
 import { withDatabase } from '../support/database-url.js';

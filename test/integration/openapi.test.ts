@@ -5,7 +5,7 @@ import { PROJECTIONS } from '../../src/projections/all.js';
 import { signTreeHeads } from '../../src/audit-trail/seal/tree-head-signing.js';
 import { loadAuditSigningKey } from '../../src/audit-trail/audit-key.js';
 import { sealLog } from '../../src/audit-trail/seal/sealer.js';
-import { signTreeHead, treeOrigin } from '../../src/audit-trail/seal/tree-heads.js';
+import { signTreeHead, treeOrigin } from '#audit-log/transparency/tree-head.js';
 import { catchUp } from '../../src/projections/batches.js';
 import { openApiPath } from '../../src/http/openapi/document.js';
 import { freePort } from '../../src/net/free-port.js';

@@ -9,11 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { signTreeHeads } from '../../src/audit-trail/seal/tree-head-signing.js';
 import { loadAuditSigningKey, type AuditKey } from '../../src/audit-trail/audit-key.js';
 import { sealLog } from '../../src/audit-trail/seal/sealer.js';
-import {
-  signTreeHead,
-  treeOrigin,
-  treeVerifierKey,
-} from '../../src/audit-trail/seal/tree-heads.js';
+import { signTreeHead, treeOrigin, treeVerifierKey } from '#audit-log/transparency/tree-head.js';
 import { findLeaf } from '../../src/audit-trail/prove/tree-proofs.js';
 import { logTreeSize } from '../../src/audit-trail/seal/log-tree.js';
 import type { Database } from '../../src/db/schema.js';

@@ -20,7 +20,7 @@ import {
   treeOrigin,
   treeVerifierKey,
   type SignedTreeHead,
-} from '../../src/audit-trail/seal/tree-heads.js';
+} from '#audit-log/transparency/tree-head.js';
 import { parseWitnesses, startWitnessing } from '../../src/audit-trail/seal/witnessing.js';
 import { proveConsistency } from '../../src/audit-trail/prove/tree-proofs.js';
 import { cosignedAt } from '#audit-log/transparency/cosignature.js';

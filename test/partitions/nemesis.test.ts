@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadAuditSigningKey } from '../../src/audit-trail/audit-key.js';
 import { LOG_TREE } from '../../src/audit-trail/seal/log-tree.js';
-import { treeOrigin, treeVerifierKey } from '../../src/audit-trail/seal/tree-heads.js';
+import { treeOrigin, treeVerifierKey } from '#audit-log/transparency/tree-head.js';
 import { leftovers, removeNetwork } from '../../tools/fleet/netns.js';
 import { checkPartitionHistory } from '../../tools/reliability/partition-checker.js';
 import { drillCredential, sleep, type Fleet } from '../fleet/support/drill.js';

@@ -4,7 +4,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { signTreeHead, treeOrigin } from '../../src/audit-trail/seal/tree-heads.js';
+import { signTreeHead, treeOrigin } from '#audit-log/transparency/tree-head.js';
 import { openNote, parseVerifierKey } from '#audit-log/transparency/signed-note.js';
 import { tempDir } from '../support/after-file.js';
 

@@ -1,4 +1,4 @@
-import type { RecordedEvent } from './recorded-event.js';
+import { recordedEventOf, type RecordedEvent, type RecordedEventRow } from './recorded-event.js';
 
 /**
  * The audit export's line format, every line of both formats, in the one module the API that
@@ -113,38 +113,7 @@ export function exportFormat(lines: Iterable<string>): number {
   return 1;
 }
 
-/**
- * An export line's event as it was recorded (the same bytes its link and its leaf cover).
- * Positions are made numbers here: the chain and the leaves hash them, and a string would not match.
- */
+/** An export line's event as it was recorded (the same bytes its link and its leaf cover). */
 export function exportedEvent(line: Pick<EventLine, 'event'>): RecordedEvent {
-  const row = line.event as unknown as ExportedEventRow;
-  return {
-    globalPosition: Number(row.global_position),
-    transactionId: String(row.transaction_id),
-    spaceId: row.space_id,
-    streamId: row.stream_id,
-    streamPosition: Number(row.stream_position),
-    eventId: row.event_id,
-    type: row.event_type,
-    schemaVersion: row.schema_version,
-    data: row.data,
-    metadata: (row.metadata ?? {}) as Record<string, unknown>,
-    recordedAt: new Date(row.recorded_at),
-  };
-}
-
-/** An event as an export line spells it (canonicalEventBytes' field names). */
-interface ExportedEventRow {
-  readonly global_position: number | string;
-  readonly transaction_id: string | number;
-  readonly space_id: string;
-  readonly stream_id: string;
-  readonly stream_position: number | string;
-  readonly event_id: string;
-  readonly event_type: string;
-  readonly schema_version: number;
-  readonly data: unknown;
-  readonly metadata: unknown;
-  readonly recorded_at: string;
+  return recordedEventOf(line.event as unknown as RecordedEventRow);
 }

@@ -4,15 +4,10 @@ import type { Database } from '../../db/schema.js';
 import { decideArchive } from '../../domain/archive/decide.js';
 import { createEventStore } from '../../event-store/event-store.js';
 import { postgresArchiveWrites } from './archive-writes.js';
-import {
-  writeArchiveFile,
-  writeManifest,
-  type WrittenArchiveFile,
-} from '#audit-log/archive/write-files.js';
-import { readArchiveFile, type ArchiveFile } from '#audit-log/archive-folder.js';
+import { writePartition } from '#audit-log/archive/write-partition.js';
+import type { ArchiveFile } from '#audit-log/archive-folder.js';
 import { BEGINNING } from '../prove/archived-ranges.js';
 import { exportSpaceTree } from '../prove/export-tree.js';
-import { checkTreeExport } from '#audit-log/check/tree-export.js';
 import { EVENT_LEAVES } from '../event-leaf.js';
 
 /** What became of one partition. */
@@ -82,52 +77,24 @@ async function archivePartition(
     SELECT space_id, count(*)::int AS events FROM ${table} GROUP BY space_id ORDER BY space_id`.execute(
     db,
   );
-  const written: WrittenArchiveFile[] = [];
-  for (const { space_id: spaceId } of counts) {
-    const lines = exportSpaceTree(db, {
-      spaceId,
-      from,
-      to: partition.ends_at,
-      archiveDir: options.dir,
-    });
-    written.push(await writeArchiveFile(options.dir, name, spaceId, lines));
+  const shares = counts.map(({ space_id: spaceId, events }) => ({
+    spaceId,
+    events,
+    lines: () =>
+      exportSpaceTree(db, { spaceId, from, to: partition.ends_at, archiveDir: options.dir }),
+  }));
+  const bounds = { name, startsAt: partition.starts_at, endsAt: partition.ends_at };
+  const done = await writePartition(options.dir, bounds, shares, EVENT_LEAVES);
+  if (typeof done === 'string') {
+    return { partition: name, archived: false, reason: 'files_not_verified', detail: done };
   }
-  const files: ArchiveFile[] = written.map((file) => file.entry);
-  const total = counts.reduce((sum, row) => sum + row.events, 0);
-  const manifest = {
-    partition: name,
-    starts_at: Number.isFinite(Number(partition.starts_at))
-      ? partition.starts_at.toISOString()
-      : '-infinity',
-    ends_at: partition.ends_at.toISOString(),
-    events: total,
-    files,
-  };
-  const manifestSha256 = await writeManifest(options.dir, manifest);
-
-  // Read back what was written before anything is dropped.
-  for (const file of files) {
-    const expected = counts.find((row) => row.space_id === file.space_id)!.events;
-    const read = await readArchiveFile(options.dir, file);
-    const problem = !read?.intact
-      ? 'does not read back as written'
-      : file.events !== expected
-        ? `holds ${file.events} events of the ${expected} in the partition`
-        : treeProblem(read.lines);
-    if (problem) {
-      return {
-        partition: name,
-        archived: false,
-        reason: 'files_not_verified',
-        detail: `${file.file}: ${problem}`,
-      };
-    }
-  }
+  const { manifest, manifestSha256, written } = done;
+  const files = manifest.files;
   const decision = decideArchive({
     eventId: randomUUID(),
     actor: options.actor,
     origin: options.origin,
-    archive: { ...manifest, manifest_sha256: manifestSha256 },
+    archive: { ...manifest, files: [...files], manifest_sha256: manifestSha256 },
   });
   if (!decision.ok) {
     return {
@@ -147,7 +114,7 @@ async function archivePartition(
   );
   if (!appended.ok) throw new Error(`archive of ${name}: its event's new stream exists`);
   const position = appended.events[0]!.globalPosition;
-  return { partition: name, archived: true, events: total, files, position };
+  return { partition: name, archived: true, events: manifest.events, files, position };
 }
 
 /**
@@ -180,13 +147,4 @@ async function unsettledReason(
   if (row.unsealed > 0) return `${row.unsealed} of its events are not sealed yet`;
   if (row.unprojected > 0) return `${row.unprojected} of its events are not projected yet`;
   return undefined;
-}
-
-/**
- * What is wrong with an archive file read back, judged as an export of format 2 on its own: its
- * sequences run on from its frontier, and its events make the roots of the heads it holds.
- */
-function treeProblem(lines: readonly string[]): string | undefined {
-  const verdict = checkTreeExport(lines, { leaves: EVENT_LEAVES, allowUnanchoredTail: true });
-  return verdict.ok ? undefined : `${verdict.reason}: ${verdict.detail}`;
 }

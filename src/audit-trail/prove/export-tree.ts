@@ -1,112 +1,88 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { leafEntry } from '../event-leaf.js';
+import { EVENT_LEAVES } from '../event-leaf.js';
 import { eventsInRange, sealRange } from '../seal/seal-ranges.js';
 import { archivedOverlapping } from './archived-ranges.js';
-import { EXPORT_FORMAT, type FrontierLine, type TreeExportLine } from '#audit-log/export-lines.js';
+import type { TreeExportLine } from '#audit-log/export-lines.js';
+import { exportSpace, type SpaceExportSource } from '#audit-log/space-export.js';
 import { spaceTree } from '../seal/space-tree.js';
 import { archivedSpaceTree } from './archived-leaves.js';
-import { loadFrontier } from '../seal/tree-growth.js';
-import { TreeLeavesMissing } from '../seal/tree-store.js';
+import { loadFrontier } from '#audit-log/tree/tree-growth.js';
+import { unlessLeavesMissing } from '#audit-log/tree/tree-source.js';
+import { treeNodes } from '../seal/tree-store.js';
 import { listTreeHeads } from './tree-heads.js';
-import { tracesOf, type EventTrace } from '../../event-store/event-traces.js';
+import { tracesOf } from '../../event-store/event-traces.js';
 
-/**
- * A space's sealed events recorded in [from, to) as an export of format 2 (export-lines.ts): the
- * format line, what of the range was archived (its files named), the tree's frontier before the
- * first exported event, the events in sequence order as their leaves cover them, then the space
- * tree's signed heads whose sizes end among them, with their cosignatures. Events are read as
- * stored: one changed behind the triggers no longer makes the roots the heads signed.
- */
-export async function* exportSpaceTree(
-  db: Kysely<Database>,
-  options: {
-    readonly spaceId: string;
-    readonly from: Date;
-    readonly to: Date;
-    readonly pageSize?: number;
-    /** ARCHIVE_DIR: leaves before the first exported event that were archived are read there. */
-    readonly archiveDir?: string;
-  },
-): AsyncGenerator<TreeExportLine> {
-  yield { type: 'format', version: EXPORT_FORMAT };
-  for (const range of await archivedOverlapping(db, options)) yield range;
-  let after = 0;
-  let first: number | undefined;
-  let last: number | undefined;
-  for (;;) {
-    const seals = await db
-      .selectFrom('space_ranges')
-      .select(['seal_number', 'first_sequence', 'last_sequence', 'min_position', 'max_position'])
-      .where('space_id', '=', options.spaceId)
-      .where('last_recorded_at', '>=', options.from)
-      .where('first_recorded_at', '<', options.to)
-      .where('last_sequence', '>', after)
-      .orderBy('last_sequence')
-      .limit(Math.max(1, Math.floor((options.pageSize ?? 1000) / 10)))
-      .execute();
-    if (seals.length === 0) break;
-    for (const seal of seals) {
-      after = seal.last_sequence;
-      const range = await sealRange(db, seal.seal_number);
-      if (!range) continue;
-      const events = await eventsInRange(db, range, {
-        spaceId: options.spaceId,
-        minPosition: seal.min_position,
-        maxPosition: seal.max_position,
-      });
-      const traces = await tracesOf(
-        db,
-        events.map((event) => event.globalPosition),
-      );
-      let sequence = seal.first_sequence - 1;
-      for (const stored of events) {
-        sequence += 1;
-        if (stored.recordedAt < options.from || stored.recordedAt >= options.to) continue;
-        if (first === undefined) {
-          first = sequence;
-          const start = first > 1 ? await frontierBefore(db, options, first) : undefined;
-          if (start) yield start;
-        }
-        last = sequence;
-        const bytes = leafEntry(stored).toString('utf8');
-        const event = JSON.parse(bytes) as Record<string, unknown>;
-        const trace = traces.get(stored.globalPosition);
-        yield trace
-          ? { type: 'event', sequence, event, trace: traceLine(trace) }
-          : { type: 'event', sequence, event };
-      }
-    }
-  }
-  if (first === undefined || last === undefined) return;
-  for (const head of await listTreeHeads(db, options.spaceId, first, last)) {
-    yield { type: 'tree-head', tree_size: head.size, checkpoint: head.note };
-  }
+/** The options of an export of a space's events recorded in [from, to). */
+interface ExportOptions {
+  readonly spaceId: string;
+  readonly from: Date;
+  readonly to: Date;
+  readonly pageSize?: number;
+  /** ARCHIVE_DIR: leaves before the first exported event that were archived are read there. */
+  readonly archiveDir?: string;
 }
 
-const traceLine = (trace: EventTrace) => ({
-  trace_id: trace.traceId,
-  span_id: trace.spanId,
-});
-
-/** The space tree's frontier of `first - 1` leaves, from its stored nodes and last tile. */
-async function frontierBefore(
+/**
+ * A space's sealed events recorded in [from, to) as an export of format 2 (the package's
+ * exportSpace), read from space_ranges, the log, its traces and the signed heads.
+ */
+export function exportSpaceTree(
   db: Kysely<Database>,
-  options: { readonly spaceId: string; readonly archiveDir?: string },
-  first: number,
-): Promise<FrontierLine | undefined> {
-  const tree = options.archiveDir
-    ? archivedSpaceTree(db, options.spaceId, options.archiveDir)
-    : spaceTree(db, options.spaceId);
-  const frontier = await loadFrontier(db, tree, first - 1).catch((error: unknown) => {
-    // Leaves before the first exported event are archived: the archive files hold them.
-    if (error instanceof TreeLeavesMissing) return undefined;
-    throw error;
-  });
-  if (!frontier) return undefined;
+  options: ExportOptions,
+): AsyncGenerator<TreeExportLine> {
+  return exportSpace(postgresSpaceExport(db, options), EVENT_LEAVES, options);
+}
+
+function postgresSpaceExport(db: Kysely<Database>, options: ExportOptions): SpaceExportSource {
+  const { spaceId } = options;
   return {
-    type: 'frontier',
-    tree_size: frontier.size,
-    nodes: frontier.nodes.map((node) => ({ level: node.level, hash: node.hash.toString('hex') })),
+    archived: () => archivedOverlapping(db, options),
+    async seals(after, limit) {
+      const seals = await db
+        .selectFrom('space_ranges')
+        .select(['seal_number', 'first_sequence', 'last_sequence', 'min_position', 'max_position'])
+        .where('space_id', '=', spaceId)
+        .where('last_recorded_at', '>=', options.from)
+        .where('first_recorded_at', '<', options.to)
+        .where('last_sequence', '>', after)
+        .orderBy('last_sequence')
+        .limit(limit)
+        .execute();
+      return seals.map((seal) => ({
+        firstSequence: seal.first_sequence,
+        lastSequence: seal.last_sequence,
+        async events() {
+          const range = await sealRange(db, seal.seal_number);
+          if (!range) return { events: [], traces: new Map() };
+          const events = await eventsInRange(db, range, {
+            spaceId,
+            minPosition: seal.min_position,
+            maxPosition: seal.max_position,
+          });
+          const traces = await tracesOf(
+            db,
+            events.map((event) => event.globalPosition),
+          );
+          return {
+            events,
+            traces: new Map(
+              [...traces].map(([at, trace]) => [
+                at,
+                { trace_id: trace.traceId, span_id: trace.spanId },
+              ]),
+            ),
+          };
+        },
+      }));
+    },
+    frontier(size) {
+      const tree = options.archiveDir
+        ? archivedSpaceTree(db, spaceId, options.archiveDir)
+        : spaceTree(db, spaceId);
+      // Leaves before the first exported event may be archived: the archive files hold them.
+      return unlessLeavesMissing(loadFrontier(treeNodes(db), tree, size));
+    },
+    heads: (from, to) => listTreeHeads(db, spaceId, from, to),
   };
 }

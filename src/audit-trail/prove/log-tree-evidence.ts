@@ -1,21 +1,19 @@
 import type { KeyObject } from 'node:crypto';
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { LogKeyRepeatedError, readLog } from '../../event-store/read-log.js';
-import { LOG_START, type RecordedEvent } from '../../event-store/types.js';
 import { readArchiveFile } from '#audit-log/archive-folder.js';
 import { EVENT_LEAVES } from '../event-leaf.js';
 import { checkArchivedPartition } from '#audit-log/check/archive.js';
-import { compareLogPositions } from '#audit-log/check/log-order.js';
+import { readSealedRanges, type SealedLogReader } from '#audit-log/check/sealed-ranges.js';
 import {
   checkLogTree,
   type LogTreeEvidence,
   type LogTreeVerdict,
-  type SealedRangeEvidence,
 } from '#audit-log/check/log-tree.js';
 import type { LogHeadRow } from '#audit-log/check/log-heads.js';
 import { LOG_TREE } from '../seal/log-tree.js';
-import { sealEnd } from '../seal/seal-ranges.js';
+import { sealEnd, sealHolding } from '../seal/seal-ranges.js';
 
 /**
  * What `npm run verify-chain` checks, read from the database: the log tree's stored heads, and
@@ -33,122 +31,42 @@ export async function readLogHeadRows(db: Kysely<Database>): Promise<LogHeadRow[
     .execute();
 }
 
-/**
- * Every sealed range in seal order with the events between its start and its end: seals read
- * `pageSize / 10` at a time, live events `pageSize` at a time (readLog, commit-safe order), an
- * archived partition's events once, from its files (checked as they are read back), so memory
- * holds a page, a seal, and at most one archived partition.
- */
-export async function* readSealedRanges(
+/** The log's seals, events and archive files, as the package's readSealedRanges reads them. */
+function postgresSealedLog(
   db: Kysely<Database>,
-  options: {
-    readonly archiveDir?: string;
-    readonly publicKey?: KeyObject;
-    readonly pageSize?: number;
-  } = {},
-): AsyncGenerator<SealedRangeEvidence> {
-  const pageSize = options.pageSize ?? 5000;
-  let after = LOG_START;
-  let page: readonly RecordedEvent[] = [];
-  let index = 0;
-  const peek = async (): Promise<RecordedEvent | undefined> => {
-    if (index < page.length) return page[index];
-    const next = await readLog(db, { after, limit: pageSize });
-    page = next.events;
-    index = 0;
-    after = next.last;
-    return page[0];
+  options: { readonly archiveDir?: string; readonly publicKey?: KeyObject },
+): SealedLogReader {
+  return {
+    ...(options.archiveDir ? { archiveDir: options.archiveDir } : {}),
+    async archivedPartitions() {
+      const rows = await db.selectFrom('archived_ranges').select('starts_at').distinct().execute();
+      return new Set(rows.map((row) => Number(row.starts_at)));
+    },
+    async seals(after, limit) {
+      const rows = await db
+        .selectFrom('log_seals')
+        .select(['seal_number', 'event_count', 'last_transaction_id', 'last_position'])
+        .select('partition_start')
+        .where('seal_number', '>', after)
+        .orderBy('seal_number')
+        .limit(limit)
+        .execute();
+      return rows.map((seal) => ({
+        sealNumber: Number(seal.seal_number),
+        eventCount: seal.event_count,
+        end: sealEnd(seal),
+        partitionStart: Number(seal.partition_start),
+      }));
+    },
+    events: (after, limit) => readLog(db, { after, limit }),
+    repeatedKey: (error) =>
+      error instanceof LogKeyRepeatedError
+        ? { position: error.position, message: error.message }
+        : undefined,
+    sealHolding: (position) => sealHolding(db, position),
+    archivedPartition: (start) =>
+      readArchivedPartition(db, options.archiveDir!, start, options.publicKey),
   };
-  const archived = new Map<number, RecordedEvent[]>();
-  const partitions = new Set(
-    (await db.selectFrom('archived_ranges').select('starts_at').distinct().execute()).map((row) =>
-      Number(row.starts_at),
-    ),
-  );
-  let sealsRead = 0;
-  for (;;) {
-    const seals = await db
-      .selectFrom('log_seals')
-      .select([
-        'seal_number',
-        'event_count',
-        'last_transaction_id',
-        'last_position',
-        'partition_start',
-      ])
-      .where('seal_number', '>', sealsRead)
-      .orderBy('seal_number')
-      .limit(Math.max(1, Math.floor(pageSize / 10)))
-      .execute();
-    if (seals.length === 0) return;
-    for (const seal of seals) {
-      const sealNumber = Number(seal.seal_number);
-      sealsRead = sealNumber;
-      const end = sealEnd(seal);
-      const events: RecordedEvent[] = [];
-      const partition = Number(seal.partition_start);
-      if (partitions.has(partition)) {
-        if (!options.archiveDir) {
-          yield {
-            sealNumber,
-            problem: {
-              reason: 'archive_dir_missing',
-              detail: 'archived partitions are part of the tree: give the archive folder',
-            },
-          };
-          return;
-        }
-        let pool = archived.get(partition);
-        if (!pool) {
-          const read = await readArchivedPartition(
-            db,
-            options.archiveDir,
-            partition,
-            options.publicKey,
-          );
-          if (!('events' in read)) {
-            const reason =
-              read.reason === 'archive_file_extra' ? 'archive_file_altered' : read.reason;
-            yield { sealNumber, problem: { reason, detail: read.detail } };
-            return;
-          }
-          pool = [...read.events];
-          archived.set(partition, pool);
-        }
-        while (pool.length > 0 && compareLogPositions(pool[0]!, end) <= 0)
-          events.push(pool.shift()!);
-        yield { sealNumber, eventCount: seal.event_count, events, archived: true };
-      } else {
-        try {
-          for (let event = await peek(); event; event = await peek()) {
-            if (compareLogPositions(event, end) > 0) break;
-            events.push(event);
-            index += 1;
-          }
-        } catch (error) {
-          if (!(error instanceof LogKeyRepeatedError)) throw error;
-          // A row slipped in with another's position: an event the tree never had, named by the
-          // seal whose range holds that position.
-          const { transactionId, globalPosition } = error.position;
-          const holder = await db
-            .selectFrom('log_seals')
-            .select('seal_number')
-            .where(
-              sql<boolean>`(last_transaction_id, last_position) >= (${transactionId}::xid8, ${globalPosition}::bigint)`,
-            )
-            .orderBy('seal_number')
-            .limit(1)
-            .executeTakeFirst();
-          yield {
-            sealNumber: holder ? Number(holder.seal_number) : sealNumber,
-            problem: { reason: 'event_added', detail: error.message },
-          };
-          return;
-        }
-        yield { sealNumber, eventCount: seal.event_count, events, archived: false };
-      }
-    }
-  }
 }
 
 /**
@@ -197,7 +115,7 @@ export function checkLogTreeInDatabase(
 ): Promise<LogTreeVerdict> {
   const evidence = async (): Promise<LogTreeEvidence> => ({
     heads: await readLogHeadRows(db),
-    seals: readSealedRanges(db, options),
+    seals: readSealedRanges(postgresSealedLog(db, options), options.pageSize),
   });
   return evidence().then((read) => checkLogTree(read, { ...options, leaves: EVENT_LEAVES }));
 }

@@ -2,8 +2,11 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 
 // The signed tree heads as the API serves them (and exports carry them): read from
-// merkle_checkpoints, each with the cosignatures its witnesses gave. seal/tree-heads.ts signs and
+// merkle_checkpoints, each with the cosignatures its witnesses gave. seal/tree-head-signing.ts signs and
 // stores them.
+
+// A tree's origin and verifier key, as the API names them beside the heads (the package's).
+export { treeOrigin, treeVerifierKey } from '#audit-log/transparency/tree-head.js';
 
 /**
  * Where the log tree's published heads end: the start of the schedule window (`intervalSeconds`

@@ -13,7 +13,9 @@ import { inRange } from '../../event-store/log-range.js';
 import { spaceTree } from '../seal/space-tree.js';
 import { archivedSpaceTree, findArchivedLeaf } from './archived-leaves.js';
 import { LOG_TREE, logLeafIndex, logTree, logTreeSize } from '../seal/log-tree.js';
-import { overTree, type TreeSource } from '../seal/tree-store.js';
+import { overTree } from '#audit-log/tree/tiled-tree.js';
+import type { TreeSource } from '#audit-log/tree/tree-source.js';
+import { treeNodes } from '../seal/tree-store.js';
 import { eventVisibleTo } from '../../domain/policy.js';
 
 /** How many events a tree holds: a space's last sequence, or every sealed event (LOG_TREE). */
@@ -128,7 +130,7 @@ export function proveInclusion(
   size: number,
   archiveDir?: string,
 ): Promise<Hash[]> {
-  return overTree(db, treeOf(db, treeId, archiveDir), size, (tree) =>
+  return overTree(treeNodes(db), treeOf(db, treeId, archiveDir), size, (tree) =>
     inclusionProof(tree, index, size),
   );
 }
@@ -141,7 +143,7 @@ export function proveConsistency(
   to: number,
   archiveDir?: string,
 ): Promise<Hash[]> {
-  return overTree(db, treeOf(db, treeId, archiveDir), to, (tree) =>
+  return overTree(treeNodes(db), treeOf(db, treeId, archiveDir), to, (tree) =>
     consistencyProof(tree, from, to),
   );
 }

@@ -7,7 +7,9 @@ import type { TreeHashes } from '#audit-log/transparency/merkle.js';
 import { LOG_TREE } from '#audit-log/transparency/tree-head.js';
 import { eventsInRange, sealEnd, sealHolding, sealRange } from './seal-ranges.js';
 import { eventLeafHash } from '../event-leaf.js';
-import { overTree, type TreeSource } from './tree-store.js';
+import { overTree } from '#audit-log/tree/tiled-tree.js';
+import type { TreeSource } from '#audit-log/tree/tree-source.js';
+import { treeNodes } from './tree-store.js';
 
 /**
  * The whole log as one Merkle tree (migration 024): leaf i is the (i+1)-th sealed event in commit
@@ -69,7 +71,7 @@ export function overLogTree<T>(
   size: number,
   compute: (tree: TreeHashes) => T,
 ): Promise<T> {
-  return overTree(db, logTree(db), size, compute);
+  return overTree(treeNodes(db), logTree(db), size, compute);
 }
 
 /**

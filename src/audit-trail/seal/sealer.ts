@@ -2,10 +2,12 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { sealEnd } from './seal-ranges.js';
 import { readLog } from '../../event-store/read-log.js';
-import { LOG_START, type RecordedEvent } from '../../event-store/types.js';
+import { LOG_START } from '../../event-store/types.js';
+import { withinOnePartition } from '#audit-log/archive/within-one-partition.js';
 import { logTree } from './log-tree.js';
 import { eventLeafHash } from '../event-leaf.js';
-import { extendTree } from './tree-growth.js';
+import { extendTree } from '#audit-log/tree/tree-growth.js';
+import { treeNodes } from './tree-store.js';
 import { backfillSpaceRanges, insertSpaceRanges, spaceRangeTip } from './space-ranges.js';
 
 /**
@@ -66,31 +68,11 @@ export async function sealLog(db: Kysely<Database>, batchSize: number): Promise<
         })
         .execute();
       await insertSpaceRanges(trx, sealNumber, events, leaves);
-      await extendTree(trx, logTree(trx), previousSize, leaves);
+      await extendTree(treeNodes(trx), logTree(trx), previousSize, leaves);
       return events.length;
     });
   } catch (error) {
     if ((error as { code?: string }).code === '23505') return 0; // another sealer won this round
     throw error;
   }
-}
-
-/**
- * The longest run from the start of `events` recorded in the partition of the first, and where
- * that partition starts (`-infinity` for the first, open-ended one).
- */
-export function withinOnePartition(
-  events: readonly RecordedEvent[],
-  partitions: ReadonlyArray<{ readonly starts_at: Date; readonly ends_at: Date }>,
-): { readonly events: readonly RecordedEvent[]; readonly partitionStart: Date | string } {
-  const holding = (at: Date) =>
-    partitions.find((p) => Number(p.starts_at) <= at.getTime() && at.getTime() < Number(p.ends_at));
-  const first = holding(events[0]!.recordedAt);
-  if (!first) return { events, partitionStart: '-infinity' };
-  const end = events.findIndex((event) => holding(event.recordedAt) !== first);
-  const start = Number(first.starts_at);
-  return {
-    events: end === -1 ? events : events.slice(0, end),
-    partitionStart: Number.isFinite(start) ? new Date(start) : '-infinity',
-  };
 }

@@ -5,7 +5,9 @@ import type { RecordedEvent } from '../../event-store/types.js';
 import { spaceTree } from './space-tree.js';
 import { eventLeafHash } from '../event-leaf.js';
 import type { Hash } from '#audit-log/transparency/merkle.js';
-import { extendTree } from './tree-growth.js';
+import { extendTree } from '#audit-log/tree/tree-growth.js';
+import { spaceRange, spaceShares } from '#audit-log/tree/space-shares.js';
+import { treeNodes } from './tree-store.js';
 
 /**
  * Each space's share of a seal (space_ranges, migration 034): its events of the range, numbered on
@@ -25,13 +27,7 @@ export async function insertSpaceRanges(
   /** The events' leaf hashes, when the caller has them (the log tree's are the same). */
   leaves: readonly Hash[] = events.map(eventLeafHash),
 ): Promise<void> {
-  const bySpace = new Map<string, { events: RecordedEvent[]; leaves: Hash[] }>();
-  events.forEach((event, i) => {
-    const share = bySpace.get(event.spaceId) ?? { events: [], leaves: [] };
-    share.events.push(event);
-    share.leaves.push(leaves[i]!);
-    bySpace.set(event.spaceId, share);
-  });
+  const bySpace = spaceShares(events, leaves);
   if (bySpace.size === 0) return;
   // One backward index probe per space (DISTINCT ON would read every range of the space).
   const { rows: heads } = await sql<{ space_id: string; last_sequence: number }>`
@@ -42,24 +38,14 @@ export async function insertSpaceRanges(
       WHERE c.space_id = s.space_id ORDER BY c.last_sequence DESC LIMIT 1
     ) h`.execute(trx);
   const head = new Map(heads.map((h) => [h.space_id, Number(h.last_sequence)]));
-  const rows = [...bySpace].map(([spaceId, share]) => {
-    const previous = head.get(spaceId) ?? 0;
-    const positions = share.events.map((event) => event.globalPosition);
-    const times = share.events.map((event) => event.recordedAt.getTime());
-    return {
-      space_id: spaceId,
-      first_sequence: previous + 1,
-      last_sequence: previous + share.events.length,
-      seal_number: sealNumber,
-      min_position: Math.min(...positions),
-      max_position: Math.max(...positions),
-      first_recorded_at: new Date(Math.min(...times)),
-      last_recorded_at: new Date(Math.max(...times)),
-    };
-  });
+  const rows = [...bySpace].map(([spaceId, share]) => ({
+    space_id: spaceId,
+    seal_number: sealNumber,
+    ...spaceRange(share, head.get(spaceId) ?? 0),
+  }));
   await trx.insertInto('space_ranges').values(rows).execute();
   for (const [spaceId, share] of bySpace) {
-    await extendTree(trx, spaceTree(trx, spaceId), head.get(spaceId) ?? 0, share.leaves);
+    await extendTree(treeNodes(trx), spaceTree(trx, spaceId), head.get(spaceId) ?? 0, share.leaves);
   }
 }
 

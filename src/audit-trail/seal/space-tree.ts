@@ -3,11 +3,13 @@ import type { Database } from '../../db/schema.js';
 import type { Hash, TreeHashes } from '#audit-log/transparency/merkle.js';
 import { eventLeafHash } from '../event-leaf.js';
 import { eventsInRange, sealEnd } from './seal-ranges.js';
-import { overTree, type TreeSource } from './tree-store.js';
+import { overTree } from '#audit-log/tree/tiled-tree.js';
+import type { TreeSource } from '#audit-log/tree/tree-source.js';
+import { treeNodes } from './tree-store.js';
 
 // Each space's events as an RFC 9162 Merkle tree (migration 023): leaf i is the space's event of
 // sequence i + 1 (space_ranges number them), its leaf as event-leaf.ts defines it; kept as
-// tree-store.ts keeps trees.
+// the package's tree/ keeps trees.
 
 /** The leaf hashes of a space's events of sequences `from` through `to` (1-based), in order. */
 export async function spaceLeaves(
@@ -74,5 +76,5 @@ export function overSpaceTree<T>(
   size: number,
   compute: (tree: TreeHashes) => T,
 ): Promise<T> {
-  return overTree(db, spaceTree(db, spaceId), size, compute);
+  return overTree(treeNodes(db), spaceTree(db, spaceId), size, compute);
 }

@@ -3,8 +3,12 @@ import type { z } from 'zod';
 import type { CommandContext } from '../../commands/context.js';
 import type { Database } from '../../db/schema.js';
 import type { AuditKey } from '../../audit-trail/audit-key.js';
-import { treeOrigin, treeVerifierKey } from '../../audit-trail/seal/tree-heads.js';
-import { findTreeHead, logHeadsPublishedBefore } from '../../audit-trail/prove/tree-heads.js';
+import {
+  findTreeHead,
+  logHeadsPublishedBefore,
+  treeOrigin,
+  treeVerifierKey,
+} from '../../audit-trail/prove/tree-heads.js';
 import { LOG_TREE } from '../../audit-trail/seal/log-tree.js';
 import {
   findLeaf,

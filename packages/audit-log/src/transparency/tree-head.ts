@@ -9,6 +9,13 @@ import { noteSigner, noteVerifier, signNote, verifierKeyText } from './signed-no
  */
 export const LOG_TREE = '';
 
+/** A signed tree head: which tree (a space id, or LOG_TREE), its size, the signed note. */
+export interface SignedTreeHead {
+  readonly treeId: string;
+  readonly size: number;
+  readonly note: string;
+}
+
 /** The audit key's halves, as far as tree heads need them. */
 interface AuditKeyPair {
   readonly publicKey: KeyObject;

@@ -7,7 +7,11 @@ import {
 } from '#audit-log/recorded-event.js';
 /** The version a stream must be at for an append to go through. */
 export type ExpectedVersion =
-  /** The stream must not exist yet; the first event gets position 1. */
+  /**
+   * A stream new by construction (named by a fresh random id: a jti, an event id); the first
+   * event gets position 1. Without inline writes it is not checked (group commit): a stream named
+   * by a key two callers may share must expect version 0, which is.
+   */
   | 'no_stream'
   /** No check: the events go after whatever is there. */
   | 'any'

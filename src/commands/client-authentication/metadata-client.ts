@@ -61,7 +61,8 @@ async function recordFirstUse(
     clientId: credential.clientId,
     thumbprints,
   });
-  await ctx.events.append({ ...placed, expectedVersion: 'no_stream', events: [event] });
+  // Version 0, not 'no_stream': the stream is named by a key two replicas share, so it is checked.
+  await ctx.events.append({ ...placed, expectedVersion: 0, events: [event] });
   seen.add(key);
 }
 

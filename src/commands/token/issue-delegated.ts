@@ -149,6 +149,8 @@ export async function issueDelegatedToken(
       customer_id: subject.customer_id,
       segment_id: subject.segment_id,
       parent_jti: subject.parent_jti,
+      // Revoking the customer's token, or any between, voids this one (policy.voidingJtis).
+      subject_jtis: [subject.jti, ...(subject.subject_jtis ?? [])],
       act: actorClaimOf(actors),
       ...(mayAct === undefined ? {} : { may_act: mayActClaim(mayAct, undefined) }),
       ...(details ? { authorization_details: details } : {}),

@@ -168,7 +168,8 @@ export async function issueDelegatedToken(
  * say it). Each token claims a numbered slot of the window as a once-used id: the table's primary
  * key (space, holder, id) lets exactly one insert of a slot succeed, whichever replica makes it,
  * so the window never holds more than the budget however many API processes serve the agent; no
- * process's memory, nor a count read that two replicas could both pass, is trusted. A slot taken
+ * process's memory, nor a count read that two replicas could both pass, is trusted. The first
+ * free slot is claimed in one statement, a spent budget costing one. A slot taken
  * by an issuance that then failed stays spent: the budget errs on the customer's side.
  */
 async function spendDelegationBudget(
@@ -180,13 +181,12 @@ async function spendDelegationBudget(
   const { count, windowSeconds } = ctx.delegation?.budget ?? DEFAULT_DELEGATION_BUDGET;
   const now = secondsOf(ctx.clock.now());
   const { index, endsAt } = delegationWindow(now, windowSeconds);
+  const ids = Array.from({ length: count }, (_, slot) =>
+    JSON.stringify([customer, index, slot + 1]),
+  );
   const expiresAt = new Date(endsAt * 1000);
-  for (let slot = 1; slot <= count; slot++) {
-    const id = JSON.stringify([customer, index, slot]);
-    if (await ctx.usedOnce.remember({ spaceId, holder: `delegation:${agent}`, id, expiresAt })) {
-      return;
-    }
-  }
+  const holder = `delegation:${agent}`;
+  if ((await ctx.usedOnce.rememberFirst({ spaceId, holder, ids, expiresAt })) !== undefined) return;
   const retryAfterSeconds = endsAt - now;
   throw new RateLimitedError(
     `this agent has had its ${count} delegated tokens for this customer in ${windowSeconds} seconds; retry in ${retryAfterSeconds} seconds`,

@@ -16,7 +16,8 @@ import {
   tokenRevoked,
 } from '../../domain/policy.js';
 import { secondsOf } from '../../domain/times.js';
-import type { PrivateTokenClaims, PublicTokenClaims } from '../../crypto/access-tokens.js';
+import type { PublicTokenClaims } from '../../crypto/access-tokens.js';
+import type { ProvenActor } from './grants/delegation-actor.js';
 import {
   actorChain,
   actorClaimOf,
@@ -58,7 +59,8 @@ export async function issueDelegatedToken(
   command: {
     readonly spaceId: string;
     readonly subject: PublicTokenClaims;
-    readonly actor: PrivateTokenClaims;
+    /** The agent, as its actor_token proved it (./grants/delegation-actor.ts). */
+    readonly actor: ProvenActor;
     readonly metadata: EventMetadata;
     /** A checked DPoP proof: the token is bound to its key. */
     readonly dpop?: DpopProof;
@@ -71,7 +73,6 @@ export async function issueDelegatedToken(
   },
 ): Promise<IssuedToken> {
   const { subject, actor, mayAct } = command;
-  const isRevoked = (jti: string) => ctx.revocations.isRevoked(jti);
   const decision = decideDelegatedToken(
     {
       spaceId: command.spaceId,
@@ -94,19 +95,14 @@ export async function issueDelegatedToken(
         segmentId: subject.segment_id,
         mayAct: subject.may_act?.sub,
         actors: actorChain(subject.act),
-        revoked: await tokenRevoked(subject, isRevoked),
+        revoked: await tokenRevoked(subject, (jti) => ctx.revocations.isRevoked(jti)),
         authorizationDetails: subject.authorization_details,
       },
-      actor: {
-        clientId: actor.client_id,
-        spaceId: actor.space_id,
-        expiresAt: actor.exp,
-        revoked: await tokenRevoked(actor, isRevoked),
-      },
+      actor,
     },
     {
       subject: await ctx.credentials.find(subject.client_id),
-      agent: await ctx.credentials.find(actor.client_id),
+      agent: actor.credential ?? (await ctx.credentials.find(actor.clientId)),
     },
     {
       ttlSeconds: ctx.publicTokenTtlSeconds,

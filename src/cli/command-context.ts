@@ -17,7 +17,7 @@ import { perSpaceShare } from '../limits/fair-queue.js';
 import { createCredentialLookup } from '../projections/credential-lookup.js';
 import { createRevocationLookup } from '../projections/revocation-lookup.js';
 import { findIdempotentResponse } from '../projections/idempotent-responses.js';
-import { rememberUsedOnce } from '../projections/used-once-ids.js';
+import { rememberUsedOnce, rememberFirstUnused } from '../projections/used-once-ids.js';
 import { createAccessTokenVerifier } from '../crypto/access-tokens.js';
 import { loadKeyEncryptionKey, loadSecretHashKey } from '../crypto/key-files.js';
 import { openKeyStore } from '../crypto/key-store.js';
@@ -145,7 +145,10 @@ export async function createCommandContext(
     issuer: config.TOKEN_ISSUER,
     audiences: config.TOKEN_AUDIENCES,
     kek,
-    usedOnce: { remember: (used) => rememberUsedOnce(database.db, used) },
+    usedOnce: {
+      remember: (used) => rememberUsedOnce(database.db, used),
+      rememberFirst: (used) => rememberFirstUnused(database.db, used),
+    },
     idempotentResponses: {
       find: (spaceId, keyHash) => findIdempotentResponse(database.db, spaceId, keyHash),
       ttlSeconds: config.IDEMPOTENCY_KEY_TTL_SECONDS,

@@ -55,6 +55,10 @@ export interface CommandContext {
   readonly usedOnce: {
     /** False when this id was already presented by this holder: a replay. */
     remember(used: UsedOnce): Promise<boolean>;
+    /** The first of `ids` not yet presented, now recorded (its index); undefined: all were. */
+    rememberFirst(
+      used: Omit<UsedOnce, 'id'> & { readonly ids: readonly string[] },
+    ): Promise<number | undefined>;
   };
   /** Seals what must be kept a short while and shown again (an idempotent rotation's secret). */
   readonly kek: KeyEncryptionKey;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { purgedBy } from './purge.js';
 
@@ -22,12 +22,45 @@ export async function rememberUsedOnce(db: Kysely<Database>, used: UsedOnce): Pr
     .values({
       space_id: used.spaceId,
       holder: used.holder,
-      id_hash: createHash('sha256').update(used.id, 'utf8').digest('base64url'),
+      id_hash: idHash(used.id),
       expires_at: used.expiresAt,
     })
     .onConflict((oc) => oc.columns(['space_id', 'holder', 'id_hash']).doNothing())
     .executeTakeFirst();
   return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
+}
+
+const idHash = (id: string) => createHash('sha256').update(id, 'utf8').digest('base64url');
+
+/**
+ * Records the first of `ids` not yet used, in one statement whatever how many are: the index of
+ * the one taken, or undefined when all are. The primary key still decides between replicas: an
+ * insert that lost the first free id to another one's finds nothing to insert, and looks again
+ * (each loss is another's success, so at most `ids.length` times).
+ */
+export async function rememberFirstUnused(
+  db: Kysely<Database>,
+  used: Omit<UsedOnce, 'id'> & { readonly ids: readonly string[] },
+): Promise<number | undefined> {
+  const hashes = used.ids.map(idHash);
+  for (let attempt = 0; attempt <= hashes.length; attempt++) {
+    const { rows } = await sql<{ free: number; taken: number | null }>`
+      WITH free AS (
+        SELECT h.id_hash, h.n FROM unnest(${hashes}::text[]) WITH ORDINALITY AS h(id_hash, n)
+        WHERE NOT EXISTS (SELECT 1 FROM used_once_ids u WHERE u.space_id = ${used.spaceId}
+          AND u.holder = ${used.holder} AND u.id_hash = h.id_hash)
+        ORDER BY h.n LIMIT 1),
+      taken AS (
+        INSERT INTO used_once_ids (space_id, holder, id_hash, expires_at)
+        SELECT ${used.spaceId}, ${used.holder}, id_hash, ${used.expiresAt} FROM free
+        ON CONFLICT DO NOTHING RETURNING id_hash)
+      SELECT (SELECT count(*) FROM free)::int AS free,
+        (SELECT f.n FROM free f JOIN taken t USING (id_hash))::int AS taken`.execute(db);
+    const [row] = rows;
+    if (row?.taken != null) return row.taken - 1;
+    if (!row || row.free === 0) return undefined;
+  }
+  return undefined;
 }
 
 /**

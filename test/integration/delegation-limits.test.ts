@@ -104,6 +104,25 @@ describe('an agent’s budget of delegated tokens per customer (DELEGATION_BUDGE
   });
 });
 
+describe('the budget across concurrent exchanges', () => {
+  it('more exchanges at once than the budget get exactly the budget, one statement each', async () => {
+    const { agent, storefrontToken, agentToken } = await storefrontAndAgent();
+    const subject = await accessToken(
+      await issue(storefrontToken, { may_act: agent.client_id, customer_id: 'c-rush' }),
+    );
+    const statuses = await Promise.all(
+      Array.from({ length: 8 }, async () => (await delegate(subject, agentToken)).status),
+    );
+    expect(statuses.filter((status) => status === 200)).toHaveLength(2);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(6);
+    const { rows } = await service.database.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM used_once_ids WHERE holder = $1`,
+      [`delegation:${agent.client_id}`],
+    );
+    expect(rows[0]?.n).toBe(2);
+  });
+});
+
 describe('RFC 9396 authorization_details, carried to the agent and never widened', () => {
   it('is carried unchanged, or narrowed to fewer objects, and recorded', async () => {
     const { agent, storefrontToken, agentToken } = await storefrontAndAgent();

@@ -48,6 +48,8 @@ export const publicTokenClaimsSchema = z.object({
   parent_jti: z.string(),
   act: actorClaimSchema,
   may_act: mayActClaimSchema.optional(),
+  /** Delegated: the jtis of the tokens it was exchanged from, the nearest first; each voids it. */
+  subject_jtis: z.array(z.string()).max(16).optional(),
   /** RFC 9396 §9.1: what the customer allowed the agent, carried into its delegated token. */
   authorization_details: authorizationDetailsSchema.optional(),
 });

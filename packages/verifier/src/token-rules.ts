@@ -28,16 +28,17 @@ export function tokenOfKind(
 
 /**
  * The jtis whose revocation voids a token: its own, and for a public token its parent's (a revoked
- * private token takes the public tokens bought with it along).
+ * private token takes the public tokens bought with it along) and, delegated, those of the tokens
+ * it was exchanged from (`subject_jtis`: revoking the customer's `may_act` token voids the chain).
  */
 export function voidingJtis(token: {
   readonly jti: string;
   readonly token_kind: TokenKind;
   readonly parent_jti?: string;
+  readonly subject_jtis?: readonly string[];
 }): string[] {
-  return token.token_kind === 'public' && token.parent_jti !== undefined
-    ? [token.jti, token.parent_jti]
-    : [token.jti];
+  if (token.token_kind !== 'public' || token.parent_jti === undefined) return [token.jti];
+  return [token.jti, token.parent_jti, ...(token.subject_jtis ?? [])];
 }
 
 /**

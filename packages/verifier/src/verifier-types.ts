@@ -12,6 +12,8 @@ export interface VerifiedToken extends JWTPayload {
   readonly customer_id?: string;
   readonly segment_id?: string;
   readonly parent_jti?: string;
+  /** Delegated: the tokens it was exchanged from, the nearest first; revoking one voids it. */
+  readonly subject_jtis?: readonly string[];
   readonly cnf?: { readonly jkt: string };
   /** The scopes granted, space-delimited (RFC 9068 §2.2.3); absent when none were. */
   readonly scope?: string;

@@ -16,7 +16,8 @@ import {
   tokenRevoked,
 } from '../../domain/policy.js';
 import { secondsOf } from '../../domain/times.js';
-import type { PrivateTokenClaims, PublicTokenClaims } from '../../crypto/access-tokens.js';
+import type { PublicTokenClaims } from '../../crypto/access-tokens.js';
+import type { ProvenActor } from './grants/delegation-actor.js';
 import {
   actorChain,
   actorClaimOf,
@@ -58,7 +59,8 @@ export async function issueDelegatedToken(
   command: {
     readonly spaceId: string;
     readonly subject: PublicTokenClaims;
-    readonly actor: PrivateTokenClaims;
+    /** The agent, as its actor_token proved it (./grants/delegation-actor.ts). */
+    readonly actor: ProvenActor;
     readonly metadata: EventMetadata;
     /** A checked DPoP proof: the token is bound to its key. */
     readonly dpop?: DpopProof;
@@ -71,7 +73,6 @@ export async function issueDelegatedToken(
   },
 ): Promise<IssuedToken> {
   const { subject, actor, mayAct } = command;
-  const isRevoked = (jti: string) => ctx.revocations.isRevoked(jti);
   const decision = decideDelegatedToken(
     {
       spaceId: command.spaceId,
@@ -94,19 +95,14 @@ export async function issueDelegatedToken(
         segmentId: subject.segment_id,
         mayAct: subject.may_act?.sub,
         actors: actorChain(subject.act),
-        revoked: await tokenRevoked(subject, isRevoked),
+        revoked: await tokenRevoked(subject, (jti) => ctx.revocations.isRevoked(jti)),
         authorizationDetails: subject.authorization_details,
       },
-      actor: {
-        clientId: actor.client_id,
-        spaceId: actor.space_id,
-        expiresAt: actor.exp,
-        revoked: await tokenRevoked(actor, isRevoked),
-      },
+      actor,
     },
     {
       subject: await ctx.credentials.find(subject.client_id),
-      agent: await ctx.credentials.find(actor.client_id),
+      agent: actor.credential ?? (await ctx.credentials.find(actor.clientId)),
     },
     {
       ttlSeconds: ctx.publicTokenTtlSeconds,
@@ -149,6 +145,8 @@ export async function issueDelegatedToken(
       customer_id: subject.customer_id,
       segment_id: subject.segment_id,
       parent_jti: subject.parent_jti,
+      // Revoking the customer's token, or any between, voids this one (policy.voidingJtis).
+      subject_jtis: [subject.jti, ...(subject.subject_jtis ?? [])],
       act: actorClaimOf(actors),
       ...(mayAct === undefined ? {} : { may_act: mayActClaim(mayAct, undefined) }),
       ...(details ? { authorization_details: details } : {}),
@@ -166,7 +164,8 @@ export async function issueDelegatedToken(
  * say it). Each token claims a numbered slot of the window as a once-used id: the table's primary
  * key (space, holder, id) lets exactly one insert of a slot succeed, whichever replica makes it,
  * so the window never holds more than the budget however many API processes serve the agent; no
- * process's memory, nor a count read that two replicas could both pass, is trusted. A slot taken
+ * process's memory, nor a count read that two replicas could both pass, is trusted. The first
+ * free slot is claimed in one statement, a spent budget costing one. A slot taken
  * by an issuance that then failed stays spent: the budget errs on the customer's side.
  */
 async function spendDelegationBudget(
@@ -178,13 +177,12 @@ async function spendDelegationBudget(
   const { count, windowSeconds } = ctx.delegation?.budget ?? DEFAULT_DELEGATION_BUDGET;
   const now = secondsOf(ctx.clock.now());
   const { index, endsAt } = delegationWindow(now, windowSeconds);
+  const ids = Array.from({ length: count }, (_, slot) =>
+    JSON.stringify([customer, index, slot + 1]),
+  );
   const expiresAt = new Date(endsAt * 1000);
-  for (let slot = 1; slot <= count; slot++) {
-    const id = JSON.stringify([customer, index, slot]);
-    if (await ctx.usedOnce.remember({ spaceId, holder: `delegation:${agent}`, id, expiresAt })) {
-      return;
-    }
-  }
+  const holder = `delegation:${agent}`;
+  if ((await ctx.usedOnce.rememberFirst({ spaceId, holder, ids, expiresAt })) !== undefined) return;
   const retryAfterSeconds = endsAt - now;
   throw new RateLimitedError(
     `this agent has had its ${count} delegated tokens for this customer in ${windowSeconds} seconds; retry in ${retryAfterSeconds} seconds`,

@@ -142,6 +142,9 @@ describe('policy: a revoked token, or a public one whose private token was revok
   it('names the jtis that void each kind', () => {
     expect(voidingJtis(privateToken)).toEqual(['p']);
     expect(voidingJtis(publicToken)).toEqual(['q', 'p']);
+    // Delegated: the tokens it was exchanged from void it too.
+    const delegated = { ...publicToken, jti: 'd', subject_jtis: ['m', 'q'] };
+    expect(voidingJtis(delegated)).toEqual(['d', 'p', 'm', 'q']);
   });
   it('asks the lookup in order and stops at the first revoked', async () => {
     const asked: string[] = [];

@@ -11,6 +11,7 @@ import type { AuthorizationDetails } from '#verifier/actor-claim.js';
 import { authenticateClient } from '../../client-authentication/authenticate.js';
 import { issueDelegatedToken } from '../issue-delegated.js';
 import { ACCESS_TOKEN_TYPE, asGrantError, exchangeResponse } from './exchange-answer.js';
+import { JWT_TOKEN_TYPE, provenActor } from './delegation-actor.js';
 import type { GrantRequest, GrantResponse } from './grant.js';
 import { requestedScopes } from './scope-parameter.js';
 
@@ -64,19 +65,17 @@ export async function delegatedExchange(
   // A bound customer token proves nothing in an agent's hands without the customer's key.
   if (subject.cnf)
     throw new InvalidGrantError('subject_token: a DPoP-bound token is not delegated');
-  const actor = await asGrantError(
-    () => ctx.verifier.verify(fields.actor_token!, 'private'),
-    'actor_token',
-  );
-  const metadata = { actor: clientActor(actor.client_id), ...origin };
+  const actor = await provenActor(ctx, fields.actor_token!, fields.actor_token_type!, spaceId);
+  const metadata = { actor: clientActor(actor.clientId), ...origin };
   if (client) {
     const credential = await authenticateClient(ctx, { proof: client, metadata });
-    if (!issuedTo({ clientId: actor.client_id }, credential.clientId)) {
+    if (!issuedTo(actor, credential.clientId)) {
       throw new InvalidGrantError('the actor_token was issued to another client');
     }
   }
   // A bound actor token is used only with a proof by its key and its hash (RFC 9449 §4.3).
-  const proof = await dpop({ token: fields.actor_token!, claims: actor });
+  const { claims } = actor;
+  const proof = await dpop(claims && { token: fields.actor_token!, claims });
   const issued = await issueDelegatedToken(ctx, {
     spaceId,
     subject,
@@ -91,14 +90,15 @@ export async function delegatedExchange(
   return exchangeResponse(issued);
 }
 
-/** Both actor fields, the actor an access token, and nothing the subject token already says. */
+/** Both actor fields, the actor our access token or a JWT, and nothing the subject token already says. */
 function requireDelegationFields(fields: DelegationFields): void {
   const problems: FieldProblem[] = [];
   if (fields.actor_token === undefined) {
     problems.push({ field: 'actor_token', message: 'required with actor_token_type' });
   }
-  if (fields.actor_token_type !== ACCESS_TOKEN_TYPE) {
-    problems.push({ field: 'actor_token_type', message: `must be ${ACCESS_TOKEN_TYPE}` });
+  if (fields.actor_token_type !== ACCESS_TOKEN_TYPE && fields.actor_token_type !== JWT_TOKEN_TYPE) {
+    const message = `must be ${ACCESS_TOKEN_TYPE} or ${JWT_TOKEN_TYPE}`;
+    problems.push({ field: 'actor_token_type', message });
   }
   for (const field of FROM_SUBJECT) {
     if (fields[field] !== undefined) {

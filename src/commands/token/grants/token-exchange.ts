@@ -11,6 +11,7 @@ import { authenticateClient } from '../../client-authentication/authenticate.js'
 import { issuePublicToken } from '../issue-public.js';
 import { defineGrant } from './grant.js';
 import { asksDelegation, delegatedExchange } from './delegation.js';
+import { JWT_TOKEN_TYPE } from './delegation-actor.js';
 import {
   authorizationDetailsParameter,
   requestedScopes,
@@ -81,13 +82,13 @@ export const tokenExchangeGrant = defineGrant({
       .string()
       .max(8192)
       .describe(
-        "RFC 8693 §2.1: the agent's own private token, delegating a subject_token whose may_act names it; with any other subject_token, invalid_request",
+        "RFC 8693 §2.1: the agent's own private token, or (actor_token_type jwt) a private_key_jwt assertion of its credential or a trusted issuer's assertion, delegating a subject_token whose may_act names it; with any other subject_token, invalid_request",
       )
       .optional(),
     actor_token_type: z
       .string()
       .max(512)
-      .describe(`RFC 8693 §2.1: with actor_token, ${ACCESS_TOKEN_TYPE}`)
+      .describe(`RFC 8693 §2.1: with actor_token, ${ACCESS_TOKEN_TYPE} or ${JWT_TOKEN_TYPE}`)
       .optional(),
   }),
   issues: 'public-token-issued',

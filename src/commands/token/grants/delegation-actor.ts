@@ -1,0 +1,75 @@
+import { decodeJwt } from 'jose';
+import type { Credential } from '../../../domain/credential/state.js';
+import type { ActorToken } from '../../../domain/token/delegate.js';
+import { tokenRevoked } from '../../../domain/policy.js';
+import { InvalidGrantError } from '../../../errors/errors.js';
+import type { PrivateTokenClaims } from '../../../crypto/access-tokens.js';
+import type { CommandContext } from '../../context.js';
+import { assertionProvesClient } from '../../client-authentication/assertion.js';
+import { acceptAssertion, AssertionRefused } from '../../trusted-issuer/assertion-check.js';
+import { ACCESS_TOKEN_TYPE, asGrantError } from './exchange-answer.js';
+
+/** RFC 8693 §3: an actor_token that is a JWT of the agent's own making, not our access token. */
+export const JWT_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:jwt';
+
+/** The agent as its actor_token proves it; `claims` when that was our private token. */
+export type ProvenActor = ActorToken & {
+  readonly claims?: PrivateTokenClaims;
+  /** A trusted issuer's rule's credential, its scopes narrowed to the rule's. */
+  readonly credential?: Credential;
+};
+
+/**
+ * Who the actor is (issue 55): its private token (access_token type), or a JWT (jwt type) that is
+ * a private_key_jwt assertion of its own credential (RFC 7523 §3: iss = sub = its client id, aud
+ * our issuer, short-lived, jti used once) or, when its `iss` is no client with keys, a trusted
+ * issuer's assertion matching a rule of the space. An assertion proves the credential now, which
+ * has no end of its own: the subject token and the TTL bound the delegated token's life.
+ */
+export async function provenActor(
+  ctx: CommandContext,
+  token: string,
+  type: string,
+  spaceId: string,
+): Promise<ProvenActor> {
+  if (type === ACCESS_TOKEN_TYPE) {
+    const claims = await asGrantError(() => ctx.verifier.verify(token, 'private'), 'actor_token');
+    const revoked = await tokenRevoked(claims, (jti) => ctx.revocations.isRevoked(jti));
+    return {
+      clientId: claims.client_id,
+      spaceId: claims.space_id,
+      expiresAt: claims.exp,
+      revoked,
+      claims,
+    };
+  }
+  const assertion = { spaceId, expiresAt: Number.POSITIVE_INFINITY, revoked: false } as const;
+  const own = await ctx.credentials.find(issuerOf(token));
+  if (own?.jwks) {
+    if (!(await assertionProvesClient(ctx, token, own))) {
+      throw new InvalidGrantError(
+        "actor_token: not an assertion of its client's keys (iss = sub = the client id, aud this issuer, exp within 300 s, a jti not used before)",
+      );
+    }
+    return { ...assertion, spaceId: own.spaceId, clientId: own.clientId };
+  }
+  try {
+    const { credential } = await acceptAssertion(ctx, { spaceId, assertion: token });
+    return { ...assertion, clientId: credential.clientId, credential };
+  } catch (error) {
+    if (error instanceof AssertionRefused)
+      throw new InvalidGrantError(`actor_token: ${error.message}`);
+    throw error;
+  }
+}
+
+/** The `iss` a JWT names, unverified (which keys to check it with), or invalid_grant. */
+function issuerOf(token: string): string {
+  try {
+    const { iss } = decodeJwt(token);
+    if (typeof iss === 'string') return iss;
+  } catch {
+    // Answered below as any other JWT without an issuer.
+  }
+  throw new InvalidGrantError('actor_token: not a JWT naming its issuer (iss)');
+}

@@ -21,6 +21,7 @@ import { revocationRoutes } from '../http/routes/revocations.js';
 import { sinkRoutes } from '../http/routes/sinks.js';
 import { trustedIssuerRoutes } from '../http/routes/trusted-issuers.js';
 import { sinkAdminContext, sinkTargetRules } from './sink-admin-context.js';
+import { ourAudiences } from './trusted-issuer-ports.js';
 
 /**
  * Every route the API serves but /openapi.json (built from these) and /metrics (its own
@@ -60,9 +61,10 @@ export function apiRoutes(
     ...trustedIssuerRoutes(
       {
         ...deps.commands,
-        ours: [config.TOKEN_ISSUER, new URL('/v1/credential/token', config.TOKEN_ISSUER).href],
+        ours: ourAudiences(config),
         rules: sinkTargetRules(config),
         lifetimeCeiling: config.JWT_BEARER_MAX_LIFETIME_CEILING_SECONDS,
+        operator: deps.commands.trustedIssuers?.operator ?? [],
         ...(deps.commands.trustedIssuers?.forget && {
           forget: deps.commands.trustedIssuers.forget,
         }),

@@ -127,6 +127,21 @@ describe('operator-declared trusted issuers (TRUSTED_ISSUERS)', () => {
     expect((await grant('spiffe://shop/payments', SPACE)).status).toBe(200);
   });
 
+  it('the dashboard read shows the issuer, the tokens each rule bought and its last use', async () => {
+    const { body } = await admin('GET', '/v1/monitoring/trusted-issuers?window=1h');
+    expect(body.issuers).toEqual([
+      {
+        issuer_id: 'operator-platform',
+        iss: platform.iss,
+        declared_by: 'operator',
+        trusted: true,
+        rules: [{ rule: 'payments', issuances: 2, last_used: expect.any(String) }],
+      },
+    ]);
+    const refused = await admin('GET', '/v1/monitoring/trusted-issuers?window=30d');
+    expect(refused.status).toBe(400);
+  });
+
   it.each([
     ['not JSON', () => 'not json', 'expected a JSON array'],
     [

@@ -127,6 +127,17 @@ describe('operator-declared trusted issuers (TRUSTED_ISSUERS)', () => {
     expect((await grant('spiffe://shop/payments', SPACE)).status).toBe(200);
   });
 
+  it('authenticates a client by its assertion (federated-jwt) in the space its rule names', async () => {
+    const response = await service.post('/v1/credential/token', {
+      grant_type: 'client_credentials',
+      audience: AUDIENCE,
+      client_id: clients.billing,
+      client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+      client_assertion: await platform.mint({ aud: OURS, sub: 'spiffe://shop/billing' }),
+    });
+    expect(response.status, await response.clone().text()).toBe(200);
+  });
+
   it('the dashboard read shows the issuer, the tokens each rule bought and its last use', async () => {
     const { body } = await admin('GET', '/v1/monitoring/trusted-issuers?window=1h');
     expect(body.issuers).toEqual([

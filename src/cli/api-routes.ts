@@ -19,8 +19,10 @@ import { tokenRoutes } from '../http/routes/token.js';
 import { tokenLifecycleRoutes } from '../http/routes/token-lifecycle.js';
 import { revocationRoutes } from '../http/routes/revocations.js';
 import { sinkRoutes } from '../http/routes/sinks.js';
+import { federationMonitoringRoutes } from '../http/routes/federation-monitoring.js';
 import { trustedIssuerRoutes } from '../http/routes/trusted-issuers.js';
 import { sinkAdminContext, sinkTargetRules } from './sink-admin-context.js';
+import { ourAudiences } from './trusted-issuer-ports.js';
 
 /**
  * Every route the API serves but /openapi.json (built from these) and /metrics (its own
@@ -44,6 +46,11 @@ export function apiRoutes(
     ...auditRoutes(deps.commands, deps.db, deps.reads, deps.auditKey, logger),
     ...auditProofRoutes(deps.commands, deps.db, deps.auditKey, config),
     ...monitoringRoutes(deps.reads, deps.commands.clock, deps.commands.limits),
+    ...federationMonitoringRoutes(
+      deps.reads,
+      deps.commands.clock,
+      deps.commands.trustedIssuers?.operator ?? [],
+    ),
     ...deps.health,
     ...jwksRoutes(deps.commands.keys),
     ...discoveryRoutes(config.TOKEN_ISSUER, deps.commands.scopeCatalog),
@@ -60,9 +67,10 @@ export function apiRoutes(
     ...trustedIssuerRoutes(
       {
         ...deps.commands,
-        ours: [config.TOKEN_ISSUER, new URL('/v1/credential/token', config.TOKEN_ISSUER).href],
+        ours: ourAudiences(config),
         rules: sinkTargetRules(config),
         lifetimeCeiling: config.JWT_BEARER_MAX_LIFETIME_CEILING_SECONDS,
+        operator: deps.commands.trustedIssuers?.operator ?? [],
         ...(deps.commands.trustedIssuers?.forget && {
           forget: deps.commands.trustedIssuers.forget,
         }),

@@ -28,8 +28,7 @@ import { postgresInlineWrites } from '../projections/inline-writes.js';
 import { metadataClientDomains, postgresIssuerWrites } from '../projections/trusted-issuers.js';
 import { createMetadataDocuments } from '../commands/trusted-issuer/metadata-document.js';
 import { BoundedCache } from '../crypto/bounded-cache.js';
-import { createTrustedIssuerLookup } from '../projections/trusted-issuer-lookup.js';
-import { createIssuerKeys } from '../commands/trusted-issuer/issuer-keys.js';
+import { trustedIssuerPorts } from './trusted-issuer-ports.js';
 import { sinkTargetRules } from './sink-admin-context.js';
 import { loadScopeCatalog } from './scope-catalog.js';
 import { currentTrace } from '../observability/tracing.js';
@@ -164,21 +163,7 @@ export async function createCommandContext(
       },
     },
     scopeCatalog: await loadScopeCatalog(config),
-    trustedIssuers: {
-      ...createTrustedIssuerLookup(database.db, {
-        ttlMs: config.CREDENTIAL_CACHE_TTL_MS,
-        maxEntries: config.LIMITER_MAX_KEYS,
-        now: () => clock.now(),
-      }),
-      keys: createIssuerKeys({
-        rules: sinkTargetRules(config),
-        maxEntries: config.TRUSTED_ISSUER_JWKS_CACHE_MAX,
-        now: () => clock.now(),
-      }),
-      maxLifetimeSeconds: config.JWT_BEARER_MAX_LIFETIME_SECONDS,
-      lifetimeCeiling: config.JWT_BEARER_MAX_LIFETIME_CEILING_SECONDS,
-      clockSkewSeconds: config.JWT_BEARER_CLOCK_SKEW_SECONDS,
-    },
+    trustedIssuers: await trustedIssuerPorts(config, database, clock),
     metadataClients: metadataClientPorts(database, config, clock),
   };
 }

@@ -1,7 +1,15 @@
 import { z } from 'zod';
+import { settingNotes } from './setting-notes.js';
+import { nonEmpty } from './setting-types.js';
 
 /** Trusted issuers' assertions at the jwt-bearer grant (issue 54; part of configSchema). */
 export const issuerSettings = {
+  TRUSTED_ISSUERS: nonEmpty
+    .optional()
+    .describe(
+      'The operator\'s trusted issuers for the whole deployment (docs/operations.md, "Trusted issuers for the whole deployment"): a JSON array of a space\'s issuer definitions (`iss`, `jwks_uri` or `jwks`, `audience`, `rules`, `max_lifetime_seconds`), each with an `id` and every rule naming its `space_id`, or `file:<path>`. Checked at start; listed to the spaces they serve, changed by none of their admins.',
+    )
+    .register(settingNotes, { defaultNote: 'no operator issuers' }),
   JWT_BEARER_MAX_LIFETIME_SECONDS: z.coerce
     .number()
     .int()

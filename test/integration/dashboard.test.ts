@@ -2,6 +2,7 @@
 /// <reference lib="dom.iterable" />
 // Functions passed to page.evaluate run in the browser, hence the DOM types.
 import { mkdir } from 'node:fs/promises';
+import { exportJWK, generateKeyPair } from 'jose';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECTIONS } from '../../src/projections/all.js';
@@ -119,6 +120,19 @@ describe('dashboard in a real browser', () => {
         method: 'POST',
         headers: login,
       });
+      // A trusted issuer (issue 54), its keys inline: the page lists its rule, not yet used.
+      const { publicKey } = await generateKeyPair('ES256');
+      const trusted = await fetch(`${service.baseUrl}/v1/trusted-issuers`, {
+        method: 'POST',
+        headers: { ...login, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          iss: 'https://ci.example',
+          jwks: { keys: [{ ...(await exportJWK(publicKey)), kid: 'k1', alg: 'ES256' }] },
+          audience: service.config.TOKEN_ISSUER,
+          rules: [{ id: 'deploys', claims: { sub: 'repo:shop' }, client_id: shop.client_id }],
+        }),
+      });
+      expect(trusted.status).toBe(201);
       for (const projection of PROJECTIONS) await catchUp(service.database.db, projection, 1000);
 
       const page = await browser.newPage({ viewport: { width: 1280, height: 1100 } });
@@ -193,6 +207,14 @@ describe('dashboard in a real browser', () => {
         '',
         'paused (admin)',
       ]);
+
+      const issuers = await page
+        .locator('#trusted-issuers tbody tr')
+        .evaluateAll((trs) =>
+          trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)),
+        );
+      expect(issuers).toEqual([['https://ci.example', 'space', 'deploys', '0', 'never']]);
+      expect(await page.locator('#agents tbody tr').count()).toBe(0);
 
       // Each credential's allowed scopes: the catalog's defaults, or what it was created with.
       const credentials = await page

@@ -259,6 +259,10 @@ describe('OpenAPI document', () => {
     expect(
       (await call('GET', '/v1/monitoring/overview?window=soon', { headers: login })).status,
     ).toBe(400);
+    for (const path of ['/v1/monitoring/trusted-issuers', '/v1/monitoring/agents']) {
+      expect((await call('GET', path, { headers: login })).status).toBe(200);
+      expect((await call('GET', `${path}?window=8d`, { headers: login })).status).toBe(400);
+    }
     expect((await call('DELETE', `/v1/credential/${clientId}`, { headers: login })).status).toBe(
       200,
     );

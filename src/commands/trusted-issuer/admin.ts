@@ -7,7 +7,11 @@ import type { TrustedIssuerDefinition } from '../../domain/event-data/trusted-is
 import type { RuleCredential, TrustedIssuerState } from '../../domain/trusted-issuer/decide.js';
 import { targetRefusal, type TargetRules } from '#outbound/target-rules.js';
 import type { EventStore } from '../../event-store/event-store.js';
-import { InvalidRequestError } from '../../errors/errors.js';
+import { ConflictError, InvalidRequestError } from '../../errors/errors.js';
+import {
+  isOperatorIssuerId,
+  type OperatorIssuer,
+} from '../../domain/trusted-issuer/operator-issuers.js';
 import type { CredentialLookup } from '../../projections/credential-lookup.js';
 import type { WithIssuerWrites } from '../../projections/trusted-issuers.js';
 import { handleLocked } from '../handle.js';
@@ -25,6 +29,8 @@ export interface IssuerAdminContext {
   readonly lifetimeCeiling: number;
   /** The sinks' SSRF rules, which a JWKS URL is held to as a webhook's is. */
   readonly rules: TargetRules;
+  /** TRUSTED_ISSUERS: listed to their spaces, never changed by their admins. */
+  readonly operator?: readonly OperatorIssuer[];
   /** Drops this process's cached issuers of a space once a change committed. */
   readonly forget?: (spaceId: string) => void;
 }
@@ -38,10 +44,14 @@ export interface IssuerAsk {
 /** A trusted issuer's id: `tis_` and 96 random bits. */
 const newIssuerId = () => `tis_${randomBytes(12).toString('base64url')}`;
 
-/** A 400 when this deployment would not fetch the JWKS URL (the sinks' SSRF rules). */
+/** Why this deployment would not fetch a JWKS URL (the sinks' SSRF rules), or undefined. */
+export const jwksUriRefusal = (url: string, rules: TargetRules) =>
+  targetRefusal({ kind: 'webhook', url }, rules);
+
+/** A 400 when this deployment would not fetch the JWKS URL. */
 function reachable(ctx: IssuerAdminContext, definition: TrustedIssuerDefinition): void {
   if (definition.jwks_uri === undefined) return;
-  const refusal = targetRefusal({ kind: 'webhook', url: definition.jwks_uri }, ctx.rules);
+  const refusal = jwksUriRefusal(definition.jwks_uri, ctx.rules);
   if (refusal) {
     throw new InvalidRequestError(`jwks_uri refused: ${refusal}`, [
       { field: 'jwks_uri', message: refusal },
@@ -110,11 +120,21 @@ export async function addTrustedIssuer(
   return added;
 }
 
+/** A 409 for an operator's issuer: the deployment's settings hold it, not the space. */
+function notOperators(issuerId: string): void {
+  if (isOperatorIssuerId(issuerId)) {
+    throw new ConflictError(
+      "declared by the operator (TRUSTED_ISSUERS): only the deployment's settings change it",
+    );
+  }
+}
+
 /** Replaces an issuer's definition: `trusted-issuer-changed` (nothing when it is the same). */
 export async function changeTrustedIssuer(
   ctx: IssuerAdminContext,
   ask: IssuerAsk & { readonly issuerId: string; readonly definition: TrustedIssuerDefinition },
 ): Promise<TrustedIssuerState> {
+  notOperators(ask.issuerId);
   const command = await judged(ctx, ask, ask.issuerId, ask.definition);
   const changed = await handleLocked(ctx.events, changeIssuerDecider, command, async () =>
     state(command, command.definition),
@@ -128,6 +148,7 @@ export async function removeTrustedIssuer(
   ctx: IssuerAdminContext,
   ask: IssuerAsk & { readonly issuerId: string },
 ): Promise<void> {
+  notOperators(ask.issuerId);
   await handleLocked(
     ctx.events,
     removeIssuerDecider,

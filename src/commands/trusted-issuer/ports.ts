@@ -1,3 +1,4 @@
+import type { OperatorIssuer } from '../../domain/trusted-issuer/operator-issuers.js';
 import type { TrustedIssuerState } from '../../domain/trusted-issuer/decide.js';
 import type { IssuerKeys } from './issuer-keys.js';
 import type { MetadataClientDomain } from '../../domain/metadata-client/decide.js';
@@ -18,6 +19,8 @@ export interface TrustedIssuerPorts {
   find(spaceId: string, iss: string): Promise<TrustedIssuerState | undefined>;
   /** Drops what this process holds of a space's issuers, after its admins changed them. */
   forget?(spaceId: string): void;
+  /** TRUSTED_ISSUERS: the operator's, listed to the spaces they serve, changed by none. */
+  readonly operator?: readonly OperatorIssuer[];
   readonly keys: IssuerKeys;
   /** JWT_BEARER_MAX_LIFETIME_SECONDS: how far past `iat` an assertion may expire. */
   readonly maxLifetimeSeconds: number;

@@ -186,6 +186,44 @@
       );
   }
 
+  // Rows of a table's body, one per item, each cell a value (empty when absent).
+  const fill = (id, rows) =>
+    $(id)
+      .querySelector('tbody')
+      .replaceChildren(
+        ...rows.map((values) => {
+          const row = document.createElement('tr');
+          for (const value of values) cell(row, value);
+          return row;
+        }),
+      );
+
+  // Each trusted issuer's rules and what each bought over the last day (issue 54).
+  async function loadIssuers() {
+    const { issuers } = await api('/v1/monitoring/trusted-issuers?window=24h');
+    fill(
+      'trusted-issuers',
+      issuers.flatMap((issuer) =>
+        issuer.rules.map((rule) => [
+          `${issuer.iss}${issuer.trusted ? '' : ' (no longer trusted)'}`,
+          issuer.declared_by,
+          rule.rule,
+          rule.issuances,
+          rule.last_used ?? 'never',
+        ]),
+      ),
+    );
+  }
+
+  // The clients acting for customers in delegated tokens over the last day (issue 55).
+  async function loadAgents() {
+    const { agents } = await api('/v1/monitoring/agents?window=24h');
+    fill(
+      'agents',
+      agents.map((agent) => [agent.client_id, agent.name, agent.issuances, agent.last_used]),
+    );
+  }
+
   async function loadEventTypes() {
     const openapi = await fetch('/openapi.json').then((r) => r.json());
     const parameter = openapi.paths['/v1/audit/events'].get.parameters.find(
@@ -245,6 +283,8 @@
         loadCredentials(false),
         loadAudit(false),
         loadSinks(),
+        loadIssuers(),
+        loadAgents(),
       ]);
       document.body.dataset.loaded = 'true';
     } catch (error) {

@@ -19,6 +19,7 @@ import {
 } from '../../commands/trusted-issuer/metadata-domains.js';
 import type { MetadataClientDomain } from '../../domain/metadata-client/decide.js';
 import type { TrustedIssuerState } from '../../domain/trusted-issuer/decide.js';
+import { operatorIssuersOf } from '../../domain/trusted-issuer/operator-issuers.js';
 import { listTrustedIssuers, metadataClientDomains } from '../../projections/trusted-issuers.js';
 import { BODY_ERRORS, LOGIN_ERRORS } from '../openapi/operation.js';
 import type { Body } from '../openapi/responses.js';
@@ -30,7 +31,9 @@ import { validate } from '../validate.js';
 const issuerPath = z.object({ issuer_id: z.string().min(1).max(100) });
 
 /** One trusted issuer as the API shows it: its id and the definition its admins gave. */
-const trustedIssuer = z.object({ issuer_id: z.string() }).and(trustedIssuerDefinitionSchema);
+const trustedIssuer = z
+  .object({ issuer_id: z.string(), declared_by: z.literal('operator').optional() })
+  .and(trustedIssuerDefinitionSchema);
 const trustedIssuerList = z.object({ items: z.array(trustedIssuer) });
 const domainList = z.object({ items: z.array(allowedDomain) });
 const domainPath = z.object({ domain: metadataClientDomainSchema });
@@ -82,7 +85,13 @@ export function trustedIssuerRoutes(
       async handle(ctx, { spaceId }) {
         ctx.set('Cache-Control', 'no-store');
         ctx.body = {
-          items: (await listTrustedIssuers(db, spaceId)).map(shown),
+          items: [
+            ...(await listTrustedIssuers(db, spaceId)).map(shown),
+            ...operatorIssuersOf(admin.operator ?? [], spaceId).map((state) => ({
+              ...shown(state),
+              declared_by: 'operator' as const,
+            })),
+          ],
         } satisfies Body<typeof trustedIssuerList>;
       },
     }),
@@ -135,7 +144,7 @@ export function trustedIssuerRoutes(
       summary: 'Stop trusting an issuer (a DELETE again answers the same)',
       params: issuerPath,
       responses: [{ status: 204, description: 'Removed (or removed before)' }],
-      errors: [...LOGIN_ERRORS, 'not_found'],
+      errors: [...LOGIN_ERRORS, 'not_found', 'conflict'],
       async handle(ctx, who) {
         await removeTrustedIssuer(admin, { ...asked(ctx, who), issuerId: named(ctx) });
         ctx.status = 204;

@@ -2,6 +2,7 @@ import {
   discoverOAuthProtectedResourceMetadata,
   extractWWWAuthenticateParams,
 } from '@modelcontextprotocol/sdk/client/auth.js';
+import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadAuditSigningKey } from '../../src/audit-trail/audit-key.js';
 import { mintDevLoginToken } from '../../src/crypto/login-tokens.js';
@@ -18,8 +19,16 @@ import { createTestDatabase } from '../support/test-database.js';
  * knows the resource alone and finds the token service through the kit's RFC 9728 metadata.
  */
 const SPACE = 'space-agent-processes';
-const ALL = ['products:read', 'cart:write', 'checkout:write', 'orders:read'];
-const AGENT_SCOPES = ['products:read', 'cart:write', 'checkout:write'];
+const ALL = ['products:read', 'cart:write', 'checkout:write', 'orders:read', 'checkout:complete'];
+const AGENT_SCOPES = ['products:read', 'cart:write', 'checkout:write', 'checkout:complete'];
+/** The customer's limits: placing the order only through an agent, 3 tokens per agent and customer. */
+const CATALOG = {
+  [AUDIENCE]: {
+    ...TEST_SCOPE_CATALOG[AUDIENCE],
+    'checkout:complete': { description: 'place the order', public: true, delegated: true },
+  },
+};
+const BUDGET = 3;
 const programs = 'test/support/agents';
 
 type Credential = { client_id: string; client_secret: string };
@@ -61,7 +70,8 @@ beforeAll(async () => {
     MIGRATE_ON_START: 'false',
     TOKEN_ISSUER: service,
     TOKEN_AUDIENCES: AUDIENCE,
-    SCOPE_CATALOG: JSON.stringify(TEST_SCOPE_CATALOG),
+    SCOPE_CATALOG: JSON.stringify(CATALOG),
+    DELEGATION_BUDGET: String(BUDGET),
     LOG_LEVEL: 'warn',
   });
   const credential = async (scopes: string[]) => {
@@ -116,10 +126,10 @@ beforeAll(async () => {
   otherAgent = { url: `http://127.0.0.1:${otherPort}`, credential: otherCredential };
 });
 
-/** The storefront's server buys customer c-42's token, naming `mayAct` when given. */
-async function customerToken(mayAct?: string, scope?: string): Promise<string> {
+/** The storefront's server buys a customer's token (c-42 unless named), naming `mayAct` when given. */
+async function customerToken(mayAct?: string, scope?: string, customer = 'c-42'): Promise<string> {
   const answer = await postJson<Answer>(`${storefront.url}/customer-token`, {
-    customer_id: 'c-42',
+    customer_id: customer,
     ...(mayAct === undefined ? {} : { may_act: mayAct }),
     ...(scope === undefined ? {} : { scope }),
   });
@@ -127,8 +137,8 @@ async function customerToken(mayAct?: string, scope?: string): Promise<string> {
   return answer.body.access_token as string;
 }
 
-const act = (who: { url: string }, subject: string, path: string) =>
-  postJson<Acted>(`${who.url}/act`, { subject_token: subject, path });
+const act = (who: { url: string }, subject: string, path: string, scope?: string) =>
+  postJson<Acted>(`${who.url}/act`, { subject_token: subject, path, ...(scope ? { scope } : {}) });
 
 /** A request of the customer's own browser (no agent) to the resource server. */
 const inPerson = (token: string | undefined, path: string) =>
@@ -230,5 +240,41 @@ describe('a storefront, an agent and a resource server, each a process (issue 55
     expect(acted.resource?.www_authenticate).toMatch(
       /^Bearer error="delegation_refused", error_description="[^"]+", resource_metadata="http/,
     );
+  });
+
+  it('the customer’s limits hold across the processes: agent-only scope, no widening, no longer life, a budget', async () => {
+    // Placing the order is the agent's alone: the storefront cannot buy it for the customer.
+    const direct = await postJson<Answer>(`${storefront.url}/customer-token`, {
+      customer_id: 'c-77',
+      scope: 'checkout:complete',
+    });
+    expect(direct.status).toBe(400);
+    expect(JSON.stringify(direct.body)).toMatch(/checkout:complete/);
+    const subject = await customerToken(
+      agent.credential.client_id,
+      'cart:write checkout:complete',
+      'c-77',
+    );
+    expect(decodeJwt(subject).scope).toBe('cart:write');
+    // Wider than the customer's token: refused, and nothing spent of the budget.
+    const wider = await act(agent, subject, 'storefront/agent/cart', 'cart:write checkout:write');
+    expect(wider.exchange).toMatchObject({ status: 400, error: 'invalid_scope' });
+    const acted = await act(
+      agent,
+      subject,
+      'storefront/agent/cart',
+      'cart:write checkout:complete',
+    );
+    expect(acted.exchange.status).toBe(200);
+    expect(acted.claims?.scope).toBe('cart:write checkout:complete');
+    expect(acted.claims?.exp).toBeLessThanOrEqual(decodeJwt(subject).exp!);
+    expect(acted.resource?.status).toBe(200);
+    // The budget: BUDGET tokens for this agent and customer, then 429.
+    const outcomes = [];
+    for (let i = 0; i < BUDGET; i++) {
+      outcomes.push((await act(agent, subject, 'storefront/agent/cart', 'cart:write')).exchange);
+    }
+    expect(outcomes.map((outcome) => outcome.status)).toEqual([200, 200, 429]);
+    expect(outcomes[2]).toMatchObject({ error: 'rate_limited' });
   });
 });

@@ -12,6 +12,7 @@ import { healthRoutes } from '../../src/http/routes/health.js';
 import { issueRoutes } from '../../src/http/routes/issue.js';
 import { jwksRoutes } from '../../src/http/routes/jwks.js';
 import { metricsRoutes } from '../../src/http/routes/metrics.js';
+import { federationMonitoringRoutes } from '../../src/http/routes/federation-monitoring.js';
 import { monitoringRoutes } from '../../src/http/routes/monitoring.js';
 import { openApiRoutes } from '../../src/http/routes/openapi.js';
 import { revocationRoutes } from '../../src/http/routes/revocations.js';
@@ -49,6 +50,7 @@ const FACTORIES: Record<string, () => readonly Route[]> = {
       LIMITER_MAX_KEYS: 1,
     }),
   monitoringRoutes: () => monitoringRoutes(stub, stub, stub),
+  federationMonitoringRoutes: () => federationMonitoringRoutes(stub, stub, []),
   healthRoutes: () => healthRoutes(stub, stub),
   jwksRoutes: () => jwksRoutes(stub),
   discoveryRoutes: () => discoveryRoutes('http://issuer.test', {}),

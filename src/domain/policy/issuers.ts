@@ -32,3 +32,7 @@ export function ruleScopesBeyond(
 ): readonly string[] {
   return missingScopes(credentialAllows, rule.scopes ?? []);
 }
+
+/** Whether an operator issuer's rule (TRUSTED_ISSUERS) naming `ruleSpaceId` serves `spaceId`: only the one it names. */
+export const ruleServes = (ruleSpaceId: string, spaceId: string): boolean =>
+  ruleSpaceId === spaceId;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { issuerRuleSchema, trustedIssuerDefinitionSchema } from '../event-data/trusted-issuer.js';
 import type { TrustedIssuerState } from './decide.js';
+import { ruleServes } from '../policy/issuers.js';
 
 /** The id prefix of an operator's issuer: a space's issuers are `tis_…`, never this. */
 const PREFIX = 'operator-';
@@ -29,7 +30,9 @@ export const isOperatorIssuerId = (issuerId: string) => issuerId.startsWith(PREF
 /** An operator issuer as a space sees it: only the rules naming that space; none, no issuer. */
 function inSpace(issuer: OperatorIssuer, spaceId: string): TrustedIssuerState | undefined {
   const { id, rules, ...definition } = issuer;
-  const own = rules.flatMap(({ space_id, ...rule }) => (space_id === spaceId ? [rule] : []));
+  const own = rules.flatMap(({ space_id, ...rule }) =>
+    ruleServes(space_id, spaceId) ? [rule] : [],
+  );
   if (own.length === 0) return undefined;
   return {
     issuerId: `${PREFIX}${id}`,

@@ -2,29 +2,23 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import type { Nap } from './nap.js';
 
-/** Options of {@link leadWhileLocked}. */
+/** Options of {@link leadWhileLocked}: its session, its lock, what it logs and how long it waits. */
 export interface LeaderSessionOptions {
   readonly url: string;
   readonly connectTimeoutMs: number;
-  /** Carries the OS pid, so an operator (and `npm run fleet -- status`) sees who leads. */
   readonly applicationName: string;
-  /** The session advisory lock whose holder leads (src/db/advisory-locks.ts). */
   readonly lock: number;
-  /** Who leads, in the logs ("<name> is the leader"). */
+  /** "<name> is the leader"; `failure` logged before a retry, `standbyNote` when another leads. */
   readonly name: string;
-  /** Logged when leading failed, before the retry. */
   readonly failure: string;
-  /** Logged (debug) when another replica holds the lock. */
   readonly standbyNote?: string;
   readonly standbyRetryMs: number;
   readonly retryMs: number;
   readonly logger: Logger;
-  /** The loop's sleep: waking it (on stop) ends a standby or a retry wait at once. */
   readonly nap: Nap;
   stopping(): boolean;
   /** Told the session while it leads, `undefined` once it no longer does. */
   leading(session: pg.Client | undefined): void;
-  /** Leads until the session is lost or the loop stops. */
   lead(session: pg.Client): Promise<void>;
 }
 

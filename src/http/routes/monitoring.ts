@@ -22,6 +22,7 @@ import {
 import { window } from '../query.js';
 import { route, type Route } from '../route.js';
 import { validate } from '../validate.js';
+import { answerNoStore } from '../respond.js';
 
 const ratesQuery = z.object({
   granularity: z.enum(['minute', 'hour']).default('minute'),
@@ -172,8 +173,7 @@ export function monitoringRoutes(
           clientsOfSpace(db, spaceId, [...refusals.byClient.keys()]),
           projectorLag(db),
         ]);
-        ctx.set('Cache-Control', 'no-store');
-        ctx.body = {
+        answerNoStore(ctx, {
           from: from.toISOString(),
           to: to.toISOString(),
           totals,
@@ -183,7 +183,7 @@ export function monitoringRoutes(
             scope: 'this API process',
           },
           projector,
-        } satisfies Body<typeof monitoringOverview>;
+        } satisfies Body<typeof monitoringOverview>);
       },
     }),
   ];

@@ -153,7 +153,6 @@ export function credentialRoutes(commands: CommandContext, db: Kysely<Database>)
       summary: "The space's credentials, newest first, in cursor pages",
       query: listQuery,
       responses: [{ status: 200, description: 'A page', schema: credentialPage }],
-      errors: LOGIN_ERRORS,
       async handle(ctx, { spaceId }) {
         const query = validate(listQuery, ctx.query, 'query');
         const page = await listCredentials(db, {

@@ -68,7 +68,6 @@ export function sinkRoutes(admin: SinkAdminContext, db: Kysely<Database>): reado
       operationId: 'listSinks',
       summary: "The space's audit sinks: cursor, lag, last error, paused and why",
       responses: [{ status: 200, description: 'The sinks', schema: sinkList }],
-      errors: LOGIN_ERRORS,
       async handle(ctx, { spaceId }) {
         const items = (await sinkStatuses(db, { spaceId })).map(sinkStatusBody);
         answerNoStore(ctx, { items } satisfies Body<typeof sinkList>);

@@ -19,7 +19,7 @@ import {
 import type { MetadataClientDomain } from '../../domain/metadata-client/decide.js';
 import type { TrustedIssuerState } from '../../domain/trusted-issuer/decide.js';
 import { listTrustedIssuers, metadataClientDomains } from '../../projections/trusted-issuers.js';
-import { BODY_ERRORS, LOGIN_ERRORS } from '../openapi/operation.js';
+import { BODY_ERRORS, LOGIN_ERRORS, loginRoute } from '../openapi/operation.js';
 import type { Body } from '../openapi/responses.js';
 import { answerNoStore, spaceChange } from '../respond.js';
 import { route, type Route } from '../route.js';
@@ -43,12 +43,7 @@ const shown = (state: TrustedIssuerState): Body<typeof trustedIssuer> => ({
   ...state.definition,
 });
 
-const common = {
-  tag: 'Trusted issuers',
-  caller: 'login',
-  spaceHeader: true,
-  dialect: 'bearer',
-} as const;
+const common = loginRoute('Trusted issuers');
 
 /**
  * A space's trusted issuers (issue 54), for its dashboard users: whose tokens the jwt-bearer grant
@@ -71,7 +66,6 @@ export function trustedIssuerRoutes(
       operationId: 'listTrustedIssuers',
       summary: "The space's trusted issuers: keys, audience and rules",
       responses: [{ status: 200, description: 'The issuers', schema: trustedIssuerList }],
-      errors: LOGIN_ERRORS,
       async handle(ctx, { spaceId }) {
         const items = (await listTrustedIssuers(db, spaceId)).map(shown);
         answerNoStore(ctx, { items } satisfies Body<typeof trustedIssuerList>);
@@ -144,7 +138,7 @@ function metadataClientDomainRoutes(
   db: Kysely<Database>,
 ): readonly Route[] {
   const path = '/v1/metadata-client-domains';
-  const tag = { ...common, tag: 'Metadata clients' } as const;
+  const tag = loginRoute('Metadata clients');
   return [
     route({
       ...tag,
@@ -154,7 +148,6 @@ function metadataClientDomainRoutes(
       operationId: 'listMetadataClientDomains',
       summary: 'The domains whose client ID metadata documents the space takes as clients',
       responses: [{ status: 200, description: 'The domains', schema: domainList }],
-      errors: LOGIN_ERRORS,
       async handle(ctx, { spaceId }) {
         const items = (await metadataClientDomains(db, spaceId)).map(shownDomain);
         answerNoStore(ctx, { items } satisfies Body<typeof domainList>);

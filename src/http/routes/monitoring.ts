@@ -23,13 +23,12 @@ import { window } from '../query.js';
 import { route, type Route } from '../route.js';
 import { validate } from '../validate.js';
 import { answerNoStore } from '../respond.js';
+import { clientPath } from './credential-path.js';
 
 const ratesQuery = z.object({
   granularity: z.enum(['minute', 'hour']).default('minute'),
   window: window.default(60 * 60_000),
 });
-
-const clientPath = z.object({ client_id: z.string().min(1).max(200) });
 
 const topQuery = z.object({
   window: window.default(60 * 60_000),

@@ -1,5 +1,5 @@
 import { settingNotes } from './setting-notes.js';
-import { booleanFlag, integer, nonEmpty, postgresUrl } from './setting-types.js';
+import { flag, integer, nonEmpty, postgresUrl } from './setting-types.js';
 
 /** Which Postgres, as whom, and how long anything may wait for it (part of configSchema). */
 export const databaseSettings = {
@@ -22,11 +22,9 @@ export const databaseSettings = {
   READ_REPLICA_MAX_LAG_MS: integer(0, 3_600_000, 5000).describe(
     "A replica further behind the primary than this many milliseconds (measured against the primary's WAL position) is bypassed: reads go to the primary until it catches up.",
   ),
-  ALLOW_PRIVILEGED_DATABASE_ROLE: booleanFlag
-    .default(false)
-    .describe(
-      "With `NODE_ENV=production`, start even when connected as a superuser or the tables' owner, which can rewrite the audit log (not recommended).",
-    ),
+  ALLOW_PRIVILEGED_DATABASE_ROLE: flag(false).describe(
+    "With `NODE_ENV=production`, start even when connected as a superuser or the tables' owner, which can rewrite the audit log (not recommended).",
+  ),
   API_LOGIN_PASSWORD: nonEmpty
     .optional()
     .describe(

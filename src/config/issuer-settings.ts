@@ -1,6 +1,5 @@
-import { z } from 'zod';
 import { settingNotes } from './setting-notes.js';
-import { nonEmpty } from './setting-types.js';
+import { integer, nonEmpty } from './setting-types.js';
 
 /** Trusted issuers' assertions at the jwt-bearer grant (issue 54; part of configSchema). */
 export const issuerSettings = {
@@ -10,56 +9,32 @@ export const issuerSettings = {
       'The operator\'s trusted issuers for the whole deployment (docs/operations.md, "Trusted issuers for the whole deployment"): a JSON array of a space\'s issuer definitions (`iss`, `jwks_uri` or `jwks`, `audience`, `rules`, `max_lifetime_seconds`), each with an `id` and every rule naming its `space_id`, or `file:<path>`. Checked at start; listed to the spaces they serve, changed by none of their admins.',
     )
     .register(settingNotes, { defaultNote: 'no operator issuers' }),
-  JWT_BEARER_MAX_LIFETIME_SECONDS: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(3600, 'at most 3600 (an hour): a longer-lived assertion is a stored secret again')
-    .default(300)
-    .describe(
-      "How far past its `iat` a trusted issuer's assertion may expire, in seconds: a longer-lived one is refused at the jwt-bearer grant (`invalid_grant`, `exp`). Kubernetes projected tokens: set `expirationSeconds` at most this (their minimum is 600: give their issuer `max_lifetime_seconds` 600 rather than raising this). An issuer's own `max_lifetime_seconds` takes its place.",
-    ),
-  JWT_BEARER_MAX_LIFETIME_CEILING_SECONDS: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(3600, 'at most 3600 (an hour): a longer-lived assertion is a stored secret again')
-    .default(600)
-    .describe(
-      "The most a trusted issuer's own `max_lifetime_seconds` may say (a space admin sets it per issuer; a higher one is refused, and one set before a lowering is held to this). 600 lets a Kubernetes projected token (its shortest lifetime) be trusted without raising JWT_BEARER_MAX_LIFETIME_SECONDS for every issuer.",
-    ),
-  JWT_BEARER_CLOCK_SKEW_SECONDS: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(300)
-    .default(30)
-    .describe(
-      "Clock skew allowed when judging a trusted issuer's assertion's `exp`, `nbf` and `iat`, in seconds (the same 30 s private_key_jwt assertions are given).",
-    ),
-  TRUSTED_ISSUER_JWKS_CACHE_MAX: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .default(1000)
-    .describe(
-      "How many trusted issuers' fetched JWKS each API process holds (each for 10 minutes, fetched again sooner for an unknown `kid`, at most every 30 s).",
-    ),
-  CLIENT_METADATA_CACHE_MAX_SECONDS: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(86_400)
-    .default(300)
-    .describe(
-      'How long a client ID metadata document (a client id that is an https URL) is held at most, in seconds: its Cache-Control `max-age` when shorter, nothing for `no-store`; without the header, this. 0: fetched at every use.',
-    ),
-  CLIENT_METADATA_CACHE_MAX: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .default(1000)
-    .describe(
-      'How many client ID metadata documents (and their keys) each API process holds, and how many first uses it remembers having recorded.',
-    ),
+  JWT_BEARER_MAX_LIFETIME_SECONDS: integer(
+    1,
+    3600,
+    300,
+    'at most 3600 (an hour): a longer-lived assertion is a stored secret again',
+  ).describe(
+    "How far past its `iat` a trusted issuer's assertion may expire, in seconds: a longer-lived one is refused at the jwt-bearer grant (`invalid_grant`, `exp`). Kubernetes projected tokens: set `expirationSeconds` at most this (their minimum is 600: give their issuer `max_lifetime_seconds` 600 rather than raising this). An issuer's own `max_lifetime_seconds` takes its place.",
+  ),
+  JWT_BEARER_MAX_LIFETIME_CEILING_SECONDS: integer(
+    1,
+    3600,
+    600,
+    'at most 3600 (an hour): a longer-lived assertion is a stored secret again',
+  ).describe(
+    "The most a trusted issuer's own `max_lifetime_seconds` may say (a space admin sets it per issuer; a higher one is refused, and one set before a lowering is held to this). 600 lets a Kubernetes projected token (its shortest lifetime) be trusted without raising JWT_BEARER_MAX_LIFETIME_SECONDS for every issuer.",
+  ),
+  JWT_BEARER_CLOCK_SKEW_SECONDS: integer(0, 300, 30).describe(
+    "Clock skew allowed when judging a trusted issuer's assertion's `exp`, `nbf` and `iat`, in seconds (the same 30 s private_key_jwt assertions are given).",
+  ),
+  TRUSTED_ISSUER_JWKS_CACHE_MAX: integer(1, undefined, 1000).describe(
+    "How many trusted issuers' fetched JWKS each API process holds (each for 10 minutes, fetched again sooner for an unknown `kid`, at most every 30 s).",
+  ),
+  CLIENT_METADATA_CACHE_MAX_SECONDS: integer(0, 86_400, 300).describe(
+    'How long a client ID metadata document (a client id that is an https URL) is held at most, in seconds: its Cache-Control `max-age` when shorter, nothing for `no-store`; without the header, this. 0: fetched at every use.',
+  ),
+  CLIENT_METADATA_CACHE_MAX: integer(1, undefined, 1000).describe(
+    'How many client ID metadata documents (and their keys) each API process holds, and how many first uses it remembers having recorded.',
+  ),
 };

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { settingNotes } from './setting-notes.js';
-import { booleanFlag, integer, nonEmpty } from './setting-types.js';
+import { flag, integer, nonEmpty } from './setting-types.js';
 
 /** The processes `npm start` runs and what the API listens on (part of configSchema). */
 export const processSettings = {
@@ -55,17 +55,11 @@ export const processSettings = {
     .describe(
       'Local state: the embedded Postgres cluster and the keys generated when their settings are unset (git-ignored).',
     ),
-  RUN_PROJECTOR: booleanFlag
-    .default(true)
-    .describe('Whether `npm start` also starts the projector process.'),
-  RUN_DELIVERER: booleanFlag
-    .default(true)
-    .describe(
-      'Whether `npm start` also starts the audit deliverer (`npm run deliver`: one delivers across replicas, by advisory lock; with no sink it only stands by).',
-    ),
-  MIGRATE_ON_START: booleanFlag
-    .default(true)
-    .describe(
-      "Whether a process applies pending migrations when it starts (as `MIGRATION_DATABASE_URL`'s owner, or `DATABASE_URL`'s). `npm start` turns it off for its children (it migrated already), and so does a deployment that migrates in a one-shot job.",
-    ),
+  RUN_PROJECTOR: flag(true).describe('Whether `npm start` also starts the projector process.'),
+  RUN_DELIVERER: flag(true).describe(
+    'Whether `npm start` also starts the audit deliverer (`npm run deliver`: one delivers across replicas, by advisory lock; with no sink it only stands by).',
+  ),
+  MIGRATE_ON_START: flag(true).describe(
+    "Whether a process applies pending migrations when it starts (as `MIGRATION_DATABASE_URL`'s owner, or `DATABASE_URL`'s). `npm start` turns it off for its children (it migrated already), and so does a deployment that migrates in a one-shot job.",
+  ),
 };

@@ -16,6 +16,9 @@ export const booleanFlag = z
   .enum(['true', 'false', '1', '0'])
   .transform((value) => value === 'true' || value === '1');
 
+/** A {@link booleanFlag}, `fallback` when unset. */
+export const flag = (fallback: boolean) => booleanFlag.default(fallback);
+
 /** A Postgres connection string. */
 export const postgresUrl = z
   .string()

@@ -3,7 +3,7 @@ import { settingNotes } from './setting-notes.js';
 import { commaList, integer, nonEmpty } from './setting-types.js';
 
 // Token lifetimes: at most a day, so a revocation list only ever holds a day of revocations.
-const tokenSeconds = z.coerce.number().int().min(1).max(86_400, 'at most 86400 (one day)');
+const tokenSeconds = (fallback: number) => integer(1, 86_400, fallback, 'at most 86400 (one day)');
 
 /** What tokens say and how long they live; clients' secrets and revocations (part of configSchema). */
 export const tokenSettings = {
@@ -23,14 +23,12 @@ export const tokenSettings = {
   TOKEN_AUDIENCES: commaList
     .default(['storefront.api.local'])
     .describe('Comma-separated Storefront API audiences a client may ask for.'),
-  PRIVATE_TOKEN_TTL_SECONDS: tokenSeconds
-    .default(3600)
-    .describe('Lifetime of private tokens, in seconds (at most a day).'),
-  PUBLIC_TOKEN_TTL_SECONDS: tokenSeconds
-    .default(900)
-    .describe(
-      "Lifetime of public tokens, in seconds (at most a day, and never past their private token's expiry).",
-    ),
+  PRIVATE_TOKEN_TTL_SECONDS: tokenSeconds(3600).describe(
+    'Lifetime of private tokens, in seconds (at most a day).',
+  ),
+  PUBLIC_TOKEN_TTL_SECONDS: tokenSeconds(900).describe(
+    "Lifetime of public tokens, in seconds (at most a day, and never past their private token's expiry).",
+  ),
   SCOPE_CATALOG: nonEmpty
     .optional()
     .describe(

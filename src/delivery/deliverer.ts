@@ -1,4 +1,4 @@
-import pg from 'pg';
+import type pg from 'pg';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../db/schema.js';
@@ -13,6 +13,8 @@ import { loadSinks, writeSink, type SinkDefinition } from './sinks.js';
 import type { TargetRules } from '#outbound/target-rules.js';
 import { transportFor } from './transports.js';
 import type { LinkedSpans } from '../event-store/event-traces.js';
+import { nap } from '../db/nap.js';
+import { leadWhileLocked } from '../db/leader-session.js';
 
 /** Options of {@link startDeliverer}: the SINK_* settings and what the process was given. */
 export interface DelivererOptions {
@@ -59,15 +61,7 @@ export function startDeliverer(options: DelivererOptions): RunningDeliverer {
   const { logger, db } = options;
   let stopping = false;
   let leader = false;
-  let wakeStandby: (() => void) | undefined;
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      wakeStandby = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
+  const standby = nap();
   // What of an operator's sink stays in memory, never in its row: a webhook's secret and whole
   // URL (its path and query may hold the receiver's token), a syslog sink's CA.
   const secrets = new Map(
@@ -174,46 +168,30 @@ export function startDeliverer(options: DelivererOptions): RunningDeliverer {
   }
 
   let stopLeading: (() => void) | undefined;
-  const loop = (async () => {
-    while (!stopping) {
-      const session = new pg.Client({
-        connectionString: options.url,
-        connectionTimeoutMillis: 3000,
-        application_name: `token-authority-deliverer-${process.pid}`,
-      });
-      session.on('error', () => undefined);
-      try {
-        await session.connect();
-        const { rows } = await session.query<{ ok: boolean }>(
-          'SELECT pg_try_advisory_lock($1) AS ok',
-          [ADVISORY_LOCK.deliverer],
-        );
-        if (!rows[0]?.ok) {
-          await session.end();
-          await sleep(options.standbyRetryMs);
-          continue;
-        }
-        leader = true;
-        logger.info('deliverer is the leader');
-        stopLeading = () => session.emit('end');
-        await lead(session);
-      } catch (error) {
-        if (!stopping) {
-          logger.error({ err: error }, 'deliverer failed; retrying');
-          await sleep(Math.min(options.pollMs * 2, 5000));
-        }
-      } finally {
-        leader = false;
-        await session.end().catch(() => undefined);
-      }
-    }
-  })();
+  const loop = leadWhileLocked({
+    url: options.url,
+    connectTimeoutMs: 3000,
+    applicationName: `token-authority-deliverer-${process.pid}`,
+    lock: ADVISORY_LOCK.deliverer,
+    name: 'deliverer',
+    failure: 'deliverer failed; retrying',
+    standbyRetryMs: options.standbyRetryMs,
+    retryMs: Math.min(options.pollMs * 2, 5000),
+    logger,
+    nap: standby,
+    stopping: () => stopping,
+    leading: (session) => {
+      leader = session !== undefined;
+      if (session) stopLeading = () => session.emit('end');
+    },
+    lead,
+  });
 
   return {
     isLeader: () => leader,
     async stop() {
       stopping = true;
-      wakeStandby?.();
+      standby.wake();
       stopLeading?.();
       await loop;
       logger.info('deliverer stopped');

@@ -18,6 +18,7 @@ import { connectFailure } from '#outbound/transport.js';
 import type { SinkTransport } from './transports.js';
 import { tracedSend } from './traced-send.js';
 import type { LinkedSpans } from '../event-store/event-traces.js';
+import { nap } from '../db/nap.js';
 
 /** What the sink (not the database) refused: counted as a failed attempt. */
 class SendFailure extends Error {
@@ -73,29 +74,9 @@ export function runSinkLoop(options: SinkLoopOptions): SinkLoop {
   const sinkId = options.sink().sinkId;
   const withTraces = tracedSend(db, transport, options.sink, options.spans);
   let stopped = false;
-  let wake: (() => void) | undefined;
-  let halt: (() => void) | undefined;
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        wake = undefined;
-        resolve();
-      }
-      wake = done;
-    });
+  const { sleep, wake } = nap();
   // A NOTIFY does not cut it short (under load one comes with every commit); only stop does.
-  const linger = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        halt = undefined;
-        resolve();
-      }
-      halt = done;
-    });
+  const { sleep: linger, wake: halt } = nap();
 
   // Paused by this loop at its retry bound, until the sink list (read every few seconds) says so:
   // without it the loop would retry at once, hundreds of times, until the next reload.
@@ -237,11 +218,11 @@ export function runSinkLoop(options: SinkLoopOptions): SinkLoop {
   })();
 
   return {
-    wake: () => wake?.(),
+    wake,
     async stop() {
       stopped = true;
-      wake?.();
-      halt?.();
+      wake();
+      halt();
       transport.close();
       await loop;
     },

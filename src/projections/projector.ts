@@ -1,5 +1,5 @@
 import { withinMs } from './within.js';
-import pg from 'pg';
+import type pg from 'pg';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../db/schema.js';
@@ -11,6 +11,8 @@ import { ADVISORY_LOCK } from '../db/advisory-locks.js';
 import { tracedBatches } from './traced-batches.js';
 import type { LinkedSpans } from '../event-store/event-traces.js';
 import type { Projection } from './projection.js';
+import { nap } from '../db/nap.js';
+import { leadWhileLocked } from '../db/leader-session.js';
 
 /** Options of {@link startProjector}. */
 export interface ProjectorOptions {
@@ -76,18 +78,8 @@ export function startProjector(options: ProjectorOptions): RunningProjector {
   const { logger, giveUpAfterMs: giveUpMs = 3000 } = options;
   let stopping = false;
   let leader = false;
-  let wake: (() => void) | undefined;
+  const { sleep, wake } = nap();
   let passWaiters: Array<() => void> = [];
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        wake = undefined;
-        resolve();
-      }
-      wake = done;
-    });
 
   let lastCheckpointAt = Date.now();
   let lastSealAt = 0;
@@ -114,13 +106,13 @@ export function startProjector(options: ProjectorOptions): RunningProjector {
     let lost: Error | undefined;
     session.on('error', (error) => {
       lost = error;
-      wake?.();
+      wake();
     });
     session.on('end', () => {
       lost ??= new Error('leader session ended');
-      wake?.();
+      wake();
     });
-    session.on('notification', () => wake?.());
+    session.on('notification', () => wake());
     await session.query(`LISTEN ${EVENTS_CHANNEL}`);
     // The lease: a silent session is ended by the server, and the lock goes with it.
     const leaseMs = options.leaseMs ?? 5000;
@@ -139,7 +131,7 @@ export function startProjector(options: ProjectorOptions): RunningProjector {
         .query('SELECT 1')
         .catch((error: unknown) => {
           lost ??= error as Error;
-          wake?.();
+          wake();
         })
         .finally(() => (beating = false));
     }, leaseMs / 3);
@@ -179,52 +171,33 @@ export function startProjector(options: ProjectorOptions): RunningProjector {
     if (lost && !stopping) throw lost;
   }
 
-  const loop = (async () => {
-    while (!stopping) {
-      const session = new pg.Client({
-        connectionString: options.url,
-        connectionTimeoutMillis: giveUpMs,
-        // The OS pid in the name lets an operator (and `npm run fleet -- status`) see who leads.
-        application_name: `token-authority-projector-leader-${process.pid}`,
-      });
-      session.on('error', () => undefined);
-      try {
-        await session.connect();
-        const { rows } = await session.query<{ ok: boolean }>(
-          'SELECT pg_try_advisory_lock($1) AS ok',
-          [ADVISORY_LOCK.projectorLeader],
-        );
-        if (!rows[0]?.ok) {
-          await session.end();
-          logger.debug('another projector leads; standing by');
-          await sleep(options.standbyRetryMs ?? 1000);
-          continue;
-        }
-        leader = true;
-        logger.info('projector is the leader');
-        await lead(session);
-      } catch (error) {
-        if (!stopping) {
-          logger.error({ err: error }, 'projector pass failed; retrying');
-          await sleep(Math.min(options.pollIntervalMs * 2, 5000));
-        }
-      } finally {
-        leader = false;
-        await session.end().catch(() => undefined);
-      }
-    }
-  })();
+  const loop = leadWhileLocked({
+    url: options.url,
+    connectTimeoutMs: giveUpMs,
+    applicationName: `token-authority-projector-leader-${process.pid}`,
+    lock: ADVISORY_LOCK.projectorLeader,
+    name: 'projector',
+    failure: 'projector pass failed; retrying',
+    standbyNote: 'another projector leads; standing by',
+    standbyRetryMs: options.standbyRetryMs ?? 1000,
+    retryMs: Math.min(options.pollIntervalMs * 2, 5000),
+    logger,
+    nap: { sleep, wake },
+    stopping: () => stopping,
+    leading: (session) => (leader = session !== undefined),
+    lead,
+  });
 
   return {
     isLeader: () => leader,
     nextPass: () =>
       new Promise<void>((resolve) => {
         passWaiters.push(resolve);
-        wake?.();
+        wake();
       }),
     async stop() {
       stopping = true;
-      wake?.();
+      wake();
       const wasLeader = leader;
       // A last checkpoint, so the window a superuser could rewrite unseen stays short across
       // restarts; not asked of a database that did not even let the loop end (it is gone).

@@ -3,7 +3,7 @@ import type { CommandContext } from '../../commands/context.js';
 import { rotateSecret } from '../../commands/credential/change.js';
 import { BODY_ERRORS, LOGIN_ERRORS } from '../openapi/operation.js';
 import { rotatedSecret, type Body } from '../openapi/responses.js';
-import { requestMetadata } from '../request-context.js';
+import { answerNoStore, spaceChange } from '../respond.js';
 import { route, type Route } from '../route.js';
 import { validate } from '../validate.js';
 import { clientPath, common, namedCredential } from './credential-path.js';
@@ -51,19 +51,17 @@ export function rotateSecretRoute(commands: CommandContext): Route {
       );
       const body = validate(rotateBody, ctx.request.body, 'body');
       const rotated = await rotateSecret(commands, {
-        spaceId,
+        ...spaceChange(ctx, { spaceId, actor }),
         clientId,
         overlapSeconds: body.overlap_seconds,
         idempotencyKey: headers['Idempotency-Key'],
         actor,
-        metadata: { actor, ...requestMetadata(ctx) },
       });
-      ctx.set('Cache-Control', 'no-store');
-      ctx.body = {
+      answerNoStore(ctx, {
         client_id: clientId,
         client_secret: rotated.clientSecret,
         previous_secret_expires_at: rotated.previousSecretExpiresAt.toISOString(),
-      } satisfies Body<typeof rotatedSecret>;
+      } satisfies Body<typeof rotatedSecret>);
     },
   });
 }

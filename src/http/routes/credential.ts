@@ -18,7 +18,7 @@ import {
 } from '../../projections/credential-queries.js';
 import { allowedScopes } from '../../domain/policy.js';
 import { jsonCursor } from '../query.js';
-import { requestMetadata } from '../request-context.js';
+import { answerNoStore, spaceChange } from '../respond.js';
 import { route, type Route } from '../route.js';
 import type { RequestContext } from '../state.js';
 import { clientPath, common, namedCredential } from './credential-path.js';
@@ -96,10 +96,8 @@ export function credentialRoutes(commands: CommandContext, db: Kysely<Database>)
     change: (command: CredentialCommand) => Promise<unknown>,
   ) => {
     const clientId = namedCredential(ctx);
-    const { spaceId, actor } = who;
-    await change({ spaceId, clientId, actor, metadata: { actor, ...requestMetadata(ctx) } });
-    ctx.set('Cache-Control', 'no-store');
-    ctx.body = await found(spaceId, clientId);
+    await change({ ...spaceChange(ctx, who), clientId, actor: who.actor });
+    answerNoStore(ctx, await found(who.spaceId, clientId));
   };
   return [
     route({
@@ -112,10 +110,10 @@ export function credentialRoutes(commands: CommandContext, db: Kysely<Database>)
       body: { schema: createCredentialBody, media: ['json'] },
       responses: [{ status: 201, description: 'Created', schema: createdCredential }],
       errors: [...LOGIN_ERRORS, ...BODY_ERRORS, 'invalid_scope'],
-      async handle(ctx, { user, spaceId, actor }) {
+      async handle(ctx, { user, ...who }) {
         const body = validate(createCredentialBody, ctx.request.body, 'body');
         const created = await createCredential(commands, {
-          spaceId,
+          ...spaceChange(ctx, who),
           name: body.name,
           description: body.description,
           userSubject: user.subject,
@@ -124,12 +122,9 @@ export function credentialRoutes(commands: CommandContext, db: Kysely<Database>)
           jwks: body.jwks,
           requireDpop: body.require_dpop,
           scopes: body.scopes,
-          metadata: { actor, ...requestMetadata(ctx) },
         });
         ctx.state.clientId = created.clientId;
-        ctx.status = 201;
-        ctx.set('Cache-Control', 'no-store');
-        ctx.body = {
+        const shownCreated = {
           client_id: created.clientId,
           ...(created.clientSecret ? { client_secret: created.clientSecret } : {}),
           token_endpoint_auth_method: created.clientSecret
@@ -146,6 +141,7 @@ export function credentialRoutes(commands: CommandContext, db: Kysely<Database>)
           scopes: [...created.scopes],
           ttl: null,
         } satisfies Body<typeof createdCredential>;
+        answerNoStore(ctx, shownCreated, 201);
       },
     }),
     route({
@@ -157,7 +153,6 @@ export function credentialRoutes(commands: CommandContext, db: Kysely<Database>)
       summary: "The space's credentials, newest first, in cursor pages",
       query: listQuery,
       responses: [{ status: 200, description: 'A page', schema: credentialPage }],
-      errors: LOGIN_ERRORS,
       async handle(ctx, { spaceId }) {
         const query = validate(listQuery, ctx.query, 'query');
         const page = await listCredentials(db, {
@@ -166,11 +161,10 @@ export function credentialRoutes(commands: CommandContext, db: Kysely<Database>)
           after: query.cursor === undefined ? undefined : pageCursor.decode(query.cursor),
           limit: query.limit,
         });
-        ctx.set('Cache-Control', 'no-store');
-        ctx.body = {
+        answerNoStore(ctx, {
           items: page.items.map(shown),
           next_cursor: page.next ? pageCursor.encode(page.next) : null,
-        } satisfies Body<typeof credentialPage>;
+        } satisfies Body<typeof credentialPage>);
       },
     }),
     route({
@@ -185,8 +179,7 @@ export function credentialRoutes(commands: CommandContext, db: Kysely<Database>)
       errors: [...LOGIN_ERRORS, 'not_found', 'method_not_allowed'],
       async handle(ctx, { spaceId }) {
         const { client_id: clientId } = validate(clientPath, ctx.params, 'path');
-        ctx.set('Cache-Control', 'no-store');
-        ctx.body = await found(spaceId, clientId);
+        answerNoStore(ctx, await found(spaceId, clientId));
       },
     }),
     route({

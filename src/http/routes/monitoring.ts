@@ -22,13 +22,13 @@ import {
 import { window } from '../query.js';
 import { route, type Route } from '../route.js';
 import { validate } from '../validate.js';
+import { answerNoStore } from '../respond.js';
+import { clientPath } from './credential-path.js';
 
 const ratesQuery = z.object({
   granularity: z.enum(['minute', 'hour']).default('minute'),
   window: window.default(60 * 60_000),
 });
-
-const clientPath = z.object({ client_id: z.string().min(1).max(200) });
 
 const topQuery = z.object({
   window: window.default(60 * 60_000),
@@ -172,8 +172,7 @@ export function monitoringRoutes(
           clientsOfSpace(db, spaceId, [...refusals.byClient.keys()]),
           projectorLag(db),
         ]);
-        ctx.set('Cache-Control', 'no-store');
-        ctx.body = {
+        answerNoStore(ctx, {
           from: from.toISOString(),
           to: to.toISOString(),
           totals,
@@ -183,7 +182,7 @@ export function monitoringRoutes(
             scope: 'this API process',
           },
           projector,
-        } satisfies Body<typeof monitoringOverview>;
+        } satisfies Body<typeof monitoringOverview>);
       },
     }),
   ];

@@ -15,7 +15,7 @@ import { sinkTargetRequestSchema } from '../../domain/event-data/sink.js';
 import { BODY_ERRORS, LOGIN_ERRORS, loginRoute } from '../openapi/operation.js';
 import type { Body } from '../openapi/responses.js';
 import { sinkList, sinkStatus, sinkStatusBody, sinkWithSecret } from '../openapi/sink-responses.js';
-import { requestMetadata } from '../request-context.js';
+import { answerNoStore, spaceChange } from '../respond.js';
 import { route, type Route } from '../route.js';
 import type { RequestContext } from '../state.js';
 import { displayText, validate } from '../validate.js';
@@ -47,18 +47,17 @@ export function sinkRoutes(admin: SinkAdminContext, db: Kysely<Database>): reado
    * read after it, so a committed change is never answered as a failure and a secret made by
    * this request is always shown, once).
    */
-  const answer = (ctx: RequestContext, made: SinkSecret) => {
-    ctx.set('Cache-Control', 'no-store');
-    ctx.body = {
+  const answer = (ctx: RequestContext, made: SinkSecret, status?: number) => {
+    const body = {
       ...sinkStatusBody(made.status),
       ...(made.secret ? { secret: made.secret } : {}),
-    } satisfies Body<typeof sinkWithSecret>;
+    };
+    answerNoStore(ctx, body satisfies Body<typeof sinkWithSecret>, status);
   };
   const named = (ctx: RequestContext) => validate(sinkPath, ctx.params, 'path').sink_id;
   const admitted = (ctx: RequestContext, who: { spaceId: string; actor: string }) => ({
-    spaceId: who.spaceId,
+    ...spaceChange(ctx, who),
     sinkId: named(ctx),
-    metadata: { actor: who.actor, ...requestMetadata(ctx) },
   });
   return [
     route({
@@ -69,12 +68,9 @@ export function sinkRoutes(admin: SinkAdminContext, db: Kysely<Database>): reado
       operationId: 'listSinks',
       summary: "The space's audit sinks: cursor, lag, last error, paused and why",
       responses: [{ status: 200, description: 'The sinks', schema: sinkList }],
-      errors: LOGIN_ERRORS,
       async handle(ctx, { spaceId }) {
-        ctx.set('Cache-Control', 'no-store');
-        ctx.body = {
-          items: (await sinkStatuses(db, { spaceId })).map(sinkStatusBody),
-        } satisfies Body<typeof sinkList>;
+        const items = (await sinkStatuses(db, { spaceId })).map(sinkStatusBody);
+        answerNoStore(ctx, { items } satisfies Body<typeof sinkList>);
       },
     }),
     route({
@@ -88,16 +84,9 @@ export function sinkRoutes(admin: SinkAdminContext, db: Kysely<Database>): reado
       body: { schema: createBody, media: ['json'] },
       responses: [{ status: 201, description: 'Created', schema: sinkWithSecret }],
       errors: [...LOGIN_ERRORS, ...BODY_ERRORS, 'conflict'],
-      async handle(ctx, { spaceId, actor }) {
-        const body = validate(createBody, ctx.request.body, 'body');
-        const made = await createSink(admin, {
-          spaceId,
-          name: body.name,
-          target: body.target,
-          metadata: { actor, ...requestMetadata(ctx) },
-        });
-        answer(ctx, made);
-        ctx.status = 201;
+      async handle(ctx, who) {
+        const { name, target } = validate(createBody, ctx.request.body, 'body');
+        answer(ctx, await createSink(admin, { ...spaceChange(ctx, who), name, target }), 201);
       },
     }),
     route({
@@ -141,8 +130,7 @@ export function sinkRoutes(admin: SinkAdminContext, db: Kysely<Database>): reado
             admin,
             admitted(ctx, who),
           );
-          ctx.set('Cache-Control', 'no-store');
-          ctx.body = sinkStatusBody(status) satisfies Body<typeof sinkStatus>;
+          answerNoStore(ctx, sinkStatusBody(status) satisfies Body<typeof sinkStatus>);
         },
       }),
     ),

@@ -6,7 +6,6 @@ import {
   changeTrustedIssuer,
   removeTrustedIssuer,
   type IssuerAdminContext,
-  type IssuerAsk,
 } from '../../commands/trusted-issuer/admin.js';
 import {
   metadataClientDomainAllowedSchema as allowedDomain,
@@ -21,9 +20,9 @@ import type { MetadataClientDomain } from '../../domain/metadata-client/decide.j
 import type { TrustedIssuerState } from '../../domain/trusted-issuer/decide.js';
 import { operatorIssuersOf } from '../../domain/trusted-issuer/operator-issuers.js';
 import { listTrustedIssuers, metadataClientDomains } from '../../projections/trusted-issuers.js';
-import { BODY_ERRORS, LOGIN_ERRORS } from '../openapi/operation.js';
+import { BODY_ERRORS, LOGIN_ERRORS, loginRoute } from '../openapi/operation.js';
 import type { Body } from '../openapi/responses.js';
-import { requestMetadata } from '../request-context.js';
+import { answerNoStore, spaceChange } from '../respond.js';
 import { route, type Route } from '../route.js';
 import type { RequestContext } from '../state.js';
 import { validate } from '../validate.js';
@@ -47,12 +46,7 @@ const shown = (state: TrustedIssuerState): Body<typeof trustedIssuer> => ({
   ...state.definition,
 });
 
-const common = {
-  tag: 'Trusted issuers',
-  caller: 'login',
-  spaceHeader: true,
-  dialect: 'bearer',
-} as const;
+const common = loginRoute('Trusted issuers');
 
 /**
  * A space's trusted issuers (issue 54), for its dashboard users: whose tokens the jwt-bearer grant
@@ -63,14 +57,8 @@ export function trustedIssuerRoutes(
   admin: IssuerAdminContext,
   db: Kysely<Database>,
 ): readonly Route[] {
-  const answer = (ctx: RequestContext, state: TrustedIssuerState) => {
-    ctx.set('Cache-Control', 'no-store');
-    ctx.body = shown(state);
-  };
-  const asked = (ctx: RequestContext, who: { spaceId: string; actor: string }) => ({
-    spaceId: who.spaceId,
-    metadata: { actor: who.actor, ...requestMetadata(ctx) },
-  });
+  const answer = (ctx: RequestContext, state: TrustedIssuerState, status?: number) =>
+    answerNoStore(ctx, shown(state), status);
   const named = (ctx: RequestContext) => validate(issuerPath, ctx.params, 'path').issuer_id;
   return [
     route({
@@ -81,18 +69,15 @@ export function trustedIssuerRoutes(
       operationId: 'listTrustedIssuers',
       summary: "The space's trusted issuers: keys, audience and rules",
       responses: [{ status: 200, description: 'The issuers', schema: trustedIssuerList }],
-      errors: LOGIN_ERRORS,
       async handle(ctx, { spaceId }) {
-        ctx.set('Cache-Control', 'no-store');
-        ctx.body = {
-          items: [
-            ...(await listTrustedIssuers(db, spaceId)).map(shown),
-            ...operatorIssuersOf(admin.operator ?? [], spaceId).map((state) => ({
-              ...shown(state),
-              declared_by: 'operator' as const,
-            })),
-          ],
-        } satisfies Body<typeof trustedIssuerList>;
+        const items = [
+          ...(await listTrustedIssuers(db, spaceId)).map(shown),
+          ...operatorIssuersOf(admin.operator ?? [], spaceId).map((state) => ({
+            ...shown(state),
+            declared_by: 'operator' as const,
+          })),
+        ];
+        answerNoStore(ctx, { items } satisfies Body<typeof trustedIssuerList>);
       },
     }),
     route({
@@ -108,8 +93,7 @@ export function trustedIssuerRoutes(
       errors: [...LOGIN_ERRORS, ...BODY_ERRORS, 'conflict'],
       async handle(ctx, who) {
         const definition = validate(trustedIssuerDefinitionSchema, ctx.request.body, 'body');
-        answer(ctx, await addTrustedIssuer(admin, { ...asked(ctx, who), definition }));
-        ctx.status = 201;
+        answer(ctx, await addTrustedIssuer(admin, { ...spaceChange(ctx, who), definition }), 201);
       },
     }),
     route({
@@ -128,7 +112,7 @@ export function trustedIssuerRoutes(
         answer(
           ctx,
           await changeTrustedIssuer(admin, {
-            ...asked(ctx, who),
+            ...spaceChange(ctx, who),
             issuerId: named(ctx),
             definition,
           }),
@@ -146,11 +130,11 @@ export function trustedIssuerRoutes(
       responses: [{ status: 204, description: 'Removed (or removed before)' }],
       errors: [...LOGIN_ERRORS, 'not_found', 'conflict'],
       async handle(ctx, who) {
-        await removeTrustedIssuer(admin, { ...asked(ctx, who), issuerId: named(ctx) });
+        await removeTrustedIssuer(admin, { ...spaceChange(ctx, who), issuerId: named(ctx) });
         ctx.status = 204;
       },
     }),
-    ...metadataClientDomainRoutes(admin, db, asked),
+    ...metadataClientDomainRoutes(admin, db),
   ];
 }
 
@@ -161,10 +145,9 @@ export function trustedIssuerRoutes(
 function metadataClientDomainRoutes(
   admin: IssuerAdminContext,
   db: Kysely<Database>,
-  asked: (ctx: RequestContext, who: { spaceId: string; actor: string }) => IssuerAsk,
 ): readonly Route[] {
   const path = '/v1/metadata-client-domains';
-  const tag = { ...common, tag: 'Metadata clients' } as const;
+  const tag = loginRoute('Metadata clients');
   return [
     route({
       ...tag,
@@ -174,11 +157,9 @@ function metadataClientDomainRoutes(
       operationId: 'listMetadataClientDomains',
       summary: 'The domains whose client ID metadata documents the space takes as clients',
       responses: [{ status: 200, description: 'The domains', schema: domainList }],
-      errors: LOGIN_ERRORS,
       async handle(ctx, { spaceId }) {
-        ctx.set('Cache-Control', 'no-store');
         const items = (await metadataClientDomains(db, spaceId)).map(shownDomain);
-        ctx.body = { items } satisfies Body<typeof domainList>;
+        answerNoStore(ctx, { items } satisfies Body<typeof domainList>);
       },
     }),
     route({
@@ -193,10 +174,8 @@ function metadataClientDomainRoutes(
       errors: [...LOGIN_ERRORS, ...BODY_ERRORS],
       async handle(ctx, who) {
         const body = validate(allowedDomain, ctx.request.body, 'body');
-        const state = await allowMetadataClientDomain(admin, { ...asked(ctx, who), ...body });
-        ctx.set('Cache-Control', 'no-store');
-        ctx.body = shownDomain(state);
-        ctx.status = 201;
+        const state = await allowMetadataClientDomain(admin, { ...spaceChange(ctx, who), ...body });
+        answerNoStore(ctx, shownDomain(state), 201);
       },
     }),
     route({
@@ -211,7 +190,7 @@ function metadataClientDomainRoutes(
       errors: [...LOGIN_ERRORS, 'not_found'],
       async handle(ctx, who) {
         const { domain } = validate(domainPath, ctx.params, 'path');
-        await removeMetadataClientDomain(admin, { ...asked(ctx, who), domain });
+        await removeMetadataClientDomain(admin, { ...spaceChange(ctx, who), domain });
         ctx.status = 204;
       },
     }),

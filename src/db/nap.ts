@@ -1,0 +1,26 @@
+/** A sleep that {@link Nap.wake} cuts short; waking with nobody asleep does nothing. */
+export interface Nap {
+  sleep(ms: number): Promise<void>;
+  wake(): void;
+}
+
+/**
+ * A wakeable sleep for the loops that follow the log (projector, deliverer, a sink's loop): a
+ * NOTIFY or a stop ends the wait at once instead of after the poll interval.
+ */
+export function nap(): Nap {
+  let wake: (() => void) | undefined;
+  return {
+    sleep: (ms) =>
+      new Promise<void>((resolve) => {
+        const timer = setTimeout(done, ms);
+        function done() {
+          clearTimeout(timer);
+          wake = undefined;
+          resolve();
+        }
+        wake = done;
+      }),
+    wake: () => wake?.(),
+  };
+}

@@ -1,0 +1,17 @@
+import { requestMetadata } from './request-context.js';
+import type { RequestContext } from './state.js';
+
+/**
+ * Answers `body` (with `status`, else Koa's 200) never to be cached: a dashboard answer names a
+ * space's credentials, sinks or secrets, which no shared cache may keep.
+ */
+export function answerNoStore(ctx: RequestContext, body: unknown, status?: number): void {
+  ctx.set('Cache-Control', 'no-store');
+  ctx.body = body;
+  if (status !== undefined) ctx.status = status;
+}
+
+/** A change asked of a space by a logged-in user: the space, and the metadata its event keeps. */
+export function spaceChange(ctx: RequestContext, who: { spaceId: string; actor: string }) {
+  return { spaceId: who.spaceId, metadata: { actor: who.actor, ...requestMetadata(ctx) } };
+}

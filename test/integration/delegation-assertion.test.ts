@@ -17,7 +17,7 @@ const SCOPES = ['products:read', 'cart:write'];
 
 let service: TestService;
 const parties = delegationParties(() => service, SPACE);
-const { credential, privateToken, issue, delegate, accessToken } = parties;
+const { credential, privateToken, issue, delegate, accessToken, refusal } = parties;
 
 beforeAll(async () => {
   service = await startTestService({
@@ -58,11 +58,6 @@ const asJwt = { actor_token_type: JWT_TYPE };
 async function customerTokenFor(agent: string): Promise<string> {
   const storefront = await credential(SCOPES);
   return accessToken(await issue(await privateToken(storefront, SCOPES), { may_act: agent }));
-}
-
-async function refusal(response: Response) {
-  expect(response.status).toBe(400);
-  return (await response.json()) as { error: string; error_description: string };
 }
 
 describe('the actor proves itself by a client assertion (actor_token_type jwt)', () => {

@@ -1,6 +1,7 @@
 import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { TEST_SCOPE_CATALOG } from '../support/scope-catalog.js';
+import { delegationParties } from '../support/delegation.js';
 import { AUDIENCE, startTestService, type TestService } from '../support/test-service.js';
 
 /**
@@ -11,12 +12,15 @@ import { AUDIENCE, startTestService, type TestService } from '../support/test-se
 const SPACE = 'space-agents';
 const ELSEWHERE = 'space-agents-elsewhere';
 const ISSUER = 'http://token-authority.test';
-const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
-const ACCESS_TOKEN = 'urn:ietf:params:oauth:token-type:access_token';
 const CATALOG = TEST_SCOPE_CATALOG;
 const ALL = ['products:read', 'cart:write', 'checkout:write', 'orders:read'];
 
 let service: TestService;
+const parties = delegationParties(() => service, SPACE);
+const { credential, privateToken, issue, delegate, accessToken, refusal } = parties;
+const { TOKEN_EXCHANGE, ACCESS_TOKEN } = parties;
+/** The same parties in another space: its clients and tokens are foreign to SPACE. */
+const elsewhere = delegationParties(() => service, ELSEWHERE);
 
 beforeAll(async () => {
   // Public tokens would live an hour: one naming an agent lives five minutes at most.
@@ -27,65 +31,8 @@ beforeAll(async () => {
   });
 });
 
-type Credential = { client_id: string; client_secret: string };
-
-async function credential(scopes: string[], space = SPACE): Promise<Credential> {
-  const response = await service.post(
-    '/v1/credential',
-    { name: 'client', description: 'delegation test', scopes },
-    {
-      authorization: `Bearer ${await service.loginToken([space])}`,
-      'x-service-space-id': space,
-    },
-  );
-  expect(response.status).toBe(201);
-  return (await response.json()) as Credential;
-}
-
-async function privateToken(client: Credential, scopes: string[]): Promise<string> {
-  const response = await service.post('/v1/credential/token', {
-    ...client,
-    grant_type: 'client_credentials',
-    audience: AUDIENCE,
-    scope: scopes.join(' '),
-  });
-  expect(response.status).toBe(200);
-  return ((await response.json()) as { access_token: string }).access_token;
-}
-
-/** POST /v1/issue as the storefront's server does: its private token buys the customer's. */
-const issue = (token: string, body: Record<string, string>, space = SPACE) =>
-  service.post(
-    '/v1/issue',
-    { customer_id: 'c-42', segment_id: 'vip', ...body },
-    { authorization: `Bearer ${token}`, 'x-service-space-id': space },
-  );
-
-async function customerToken(token: string, body: Record<string, string>): Promise<string> {
-  const response = await issue(token, body);
-  expect(response.status).toBe(200);
-  return ((await response.json()) as { access_token: string }).access_token;
-}
-
-/** The agent's exchange: the customer's token as subject, its own private token as actor. */
-const delegate = (subject: string, actor: string, extra: Record<string, string> = {}) =>
-  service.post(
-    '/v1/credential/token',
-    {
-      grant_type: TOKEN_EXCHANGE,
-      subject_token: subject,
-      subject_token_type: ACCESS_TOKEN,
-      actor_token: actor,
-      actor_token_type: ACCESS_TOKEN,
-      ...extra,
-    },
-    { 'x-service-space-id': SPACE },
-  );
-
-async function refusal(response: Response) {
-  expect(response.status).toBe(400);
-  return (await response.json()) as { error: string; error_description: string };
-}
+const customerToken = async (token: string, body: Record<string, string>): Promise<string> =>
+  accessToken(await issue(token, body));
 
 /** A storefront holding every scope, and an agent allowed two of them. */
 async function storefrontAndAgent() {
@@ -234,7 +181,7 @@ describe('delegation the customer allowed (RFC 8693 may_act, act)', () => {
 
   it('may_act names an active client of the same space, or is invalid_request', async () => {
     const { storefrontToken } = await storefrontAndAgent();
-    const foreign = await credential(['products:read'], ELSEWHERE);
+    const foreign = await elsewhere.credential(['products:read']);
     for (const mayAct of [foreign.client_id, 'no-such-client']) {
       const response = await issue(storefrontToken, { may_act: mayAct });
       expect(response.status).toBe(400);
@@ -258,7 +205,7 @@ describe('delegation the customer allowed (RFC 8693 may_act, act)', () => {
   it('an actor_token of another space is refused', async () => {
     const { agent, storefrontToken } = await storefrontAndAgent();
     const subject = await customerToken(storefrontToken, { may_act: agent.client_id });
-    const foreign = await credential(['products:read'], ELSEWHERE);
+    const foreign = await elsewhere.credential(['products:read']);
     const problem = await refusal(
       await delegate(subject, await privateToken(foreign, ['products:read'])),
     );

@@ -57,5 +57,19 @@ export function delegationParties(service: () => TestService, space: string) {
     expect(response.status, JSON.stringify(body)).toBe(200);
     return body.access_token;
   };
-  return { credential, privateToken, issue, delegate, accessToken, TOKEN_EXCHANGE, ACCESS_TOKEN };
+  /** An OAuth refusal (RFC 6749 §5.2) of the token endpoint, its body. */
+  const refusal = async (response: Response) => {
+    expect(response.status).toBe(400);
+    return (await response.json()) as { error: string; error_description: string };
+  };
+  return {
+    credential,
+    privateToken,
+    issue,
+    delegate,
+    accessToken,
+    refusal,
+    TOKEN_EXCHANGE,
+    ACCESS_TOKEN,
+  };
 }

@@ -1,12 +1,9 @@
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { authlibPython } from '../support/authlib-python.js';
+import { runAuthlibClient } from '../support/authlib-python.js';
 import { delegationParties, type Credential } from '../support/delegation.js';
 import { TEST_SCOPE_CATALOG } from '../support/scope-catalog.js';
-import { AUDIENCE, startTestService, type TestService } from '../support/test-service.js';
+import { startTestService, type TestService } from '../support/test-service.js';
 
 /**
  * Issue 55, item 6: Python's authlib performs the delegated exchange unchanged, and Keycloak's two
@@ -15,8 +12,6 @@ import { AUDIENCE, startTestService, type TestService } from '../support/test-se
  */
 const SPACE = 'space-agent-interop';
 const SCOPES = ['products:read', 'cart:write'];
-const AUTHLIB_DELEGATION = path.join(import.meta.dirname, '../interop/authlib_delegation.py');
-const run = promisify(execFile);
 
 let service: TestService;
 const parties = delegationParties(() => service, SPACE);
@@ -31,26 +26,14 @@ beforeAll(async () => {
 
 /** Runs test/interop/authlib_delegation.py as `agent`; its stdout is one JSON object. */
 async function authlibExchange(agent: Credential, subject: string) {
-  const args = [
-    AUTHLIB_DELEGATION,
-    `--token-endpoint=${service.baseUrl}/v1/credential/token`,
-    `--introspection-endpoint=${service.baseUrl}/v1/introspect`,
-    `--client-id=${agent.client_id}`,
-    `--audience=${AUDIENCE}`,
-    `--space=${SPACE}`,
-  ];
-  const env = {
-    ...process.env,
-    TOKEN_AUTHORITY_CLIENT_SECRET: agent.client_secret,
-    TOKEN_AUTHORITY_SUBJECT_TOKEN: subject,
-  };
-  const { stdout } = await run(authlibPython(), args, { env, timeout: 30_000 }).catch(
-    (error: { code?: number; stdout?: string; stderr?: string }) => {
-      if (error.code === 2 && error.stdout) return { stdout: error.stdout };
-      throw new Error(`authlib client failed (${error.code}): ${error.stderr ?? String(error)}`);
-    },
+  const answer = await runAuthlibClient(
+    'authlib_delegation.py',
+    service.baseUrl,
+    agent,
+    [`--space=${SPACE}`],
+    { TOKEN_AUTHORITY_SUBJECT_TOKEN: subject },
   );
-  return JSON.parse(stdout) as {
+  return answer as {
     token?: { access_token: string; issued_token_type: string };
     introspection?: Record<string, unknown>;
     error?: string;

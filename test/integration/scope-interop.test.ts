@@ -1,10 +1,7 @@
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
 import * as oauth from 'openid-client';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { authlibPython } from '../support/authlib-python.js';
+import { runAuthlibClient } from '../support/authlib-python.js';
 import { AUDIENCE, startTestService, type TestService } from '../support/test-service.js';
 
 /**
@@ -16,8 +13,6 @@ const SPACE = 'space-scope-interop';
 const ISSUER = 'http://token-authority.test';
 const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 const ACCESS_TOKEN = 'urn:ietf:params:oauth:token-type:access_token';
-const AUTHLIB_CLIENT = path.join(import.meta.dirname, '../interop/authlib_client.py');
-const run = promisify(execFile);
 
 /** The test audience's catalog: two public defaults, two public on request, one server-side. */
 const CATALOG = {
@@ -85,24 +80,10 @@ const failureOf = (promise: Promise<unknown>) =>
 
 /** Runs test/interop/authlib_client.py; its stdout is one JSON object. */
 async function authlib(credential: { client_id: string; client_secret: string }, scope: string) {
-  const python = authlibPython();
-  const args = [
-    AUTHLIB_CLIENT,
-    `--token-endpoint=${service.baseUrl}/v1/credential/token`,
-    `--introspection-endpoint=${service.baseUrl}/v1/introspect`,
-    `--client-id=${credential.client_id}`,
-    `--audience=${AUDIENCE}`,
+  const answer = await runAuthlibClient('authlib_client.py', service.baseUrl, credential, [
     `--scope=${scope}`,
-  ];
-  const env = { ...process.env, TOKEN_AUTHORITY_CLIENT_SECRET: credential.client_secret };
-  // Asynchronous: the service answering it runs in this very process.
-  const { stdout } = await run(python, args, { env, timeout: 30_000 }).catch(
-    (error: { code?: number; stdout?: string; stderr?: string }) => {
-      if (error.code === 2 && error.stdout) return { stdout: error.stdout };
-      throw new Error(`authlib client failed (${error.code}): ${error.stderr ?? String(error)}`);
-    },
-  );
-  return JSON.parse(stdout) as {
+  ]);
+  return answer as {
     token?: { access_token: string; token_type: string; scope?: string };
     introspection?: { active: boolean; scope?: string; client_id?: string };
     error?: string;

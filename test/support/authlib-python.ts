@@ -1,4 +1,7 @@
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { AUDIENCE } from './test-service.js';
 
 /**
  * A Python that imports authlib and requests, for the interop test: PYTHON if set, then Debian's
@@ -19,4 +22,43 @@ export function authlibPython(): string {
       'apt-get install -y python3-authlib python3-requests (Debian; .ci/run does it), ' +
       'or set PYTHON to an interpreter that has them',
   );
+}
+
+const run = promisify(execFile);
+
+/**
+ * Runs one of test/interop's authlib clients against the service at `baseUrl`, as `credential`
+ * for the test audience, with `args` beside the endpoints; `environment` passes what no command line should show.
+ * Its stdout is one JSON object; exit status 2 is an OAuth error it printed, any other failure
+ * is thrown. Asynchronous: the service answering it runs in this very process.
+ */
+export async function runAuthlibClient(
+  script: string,
+  baseUrl: string,
+  credential: { client_id: string; client_secret: string },
+  args: string[],
+  environment: Record<string, string> = {},
+): Promise<unknown> {
+  const argv = [
+    path.join(import.meta.dirname, '../interop', script),
+    `--token-endpoint=${baseUrl}/v1/credential/token`,
+    `--introspection-endpoint=${baseUrl}/v1/introspect`,
+    `--client-id=${credential.client_id}`,
+    `--audience=${AUDIENCE}`,
+    ...args,
+  ];
+  const env = {
+    ...process.env,
+    ...environment,
+    TOKEN_AUTHORITY_CLIENT_SECRET: credential.client_secret,
+    // The clients import authlib_session.py: no __pycache__ left in test/interop.
+    PYTHONDONTWRITEBYTECODE: '1',
+  };
+  const { stdout } = await run(authlibPython(), argv, { env, timeout: 30_000 }).catch(
+    (error: { code?: number; stdout?: string; stderr?: string }) => {
+      if (error.code === 2 && error.stdout) return { stdout: error.stdout };
+      throw new Error(`authlib client failed (${error.code}): ${error.stderr ?? String(error)}`);
+    },
+  );
+  return JSON.parse(stdout);
 }

@@ -8,6 +8,7 @@ import { startDeliverer, type RunningDeliverer } from '../../src/delivery/delive
 import { newWebhookSecret } from '../../packages/outbound/src/standard-webhooks.js';
 import { sealSinkSecret, writeSink } from '../../src/delivery/sinks.js';
 import { startWebhookReceiver } from '../../packages/outbound/test/webhook-receiver.js';
+import { TEST_DELIVERER_TIMINGS } from '../support/delivery/deliverer-timings.js';
 import { startLocalIssuer, type LocalIssuer } from '../support/local-issuer.js';
 import {
   AUDIENCE,
@@ -118,16 +119,7 @@ describe("a jwt-bearer issuance's evidence outside the database", () => {
       issuer: OURS,
       rules: { production: false, allowHttpHosts: [], ownPorts: [] },
       operatorSinks: [],
-      batchSize: 50,
-      maxAttempts: 100,
-      timeoutMs: 2000,
-      backoff: { baseMs: 20, maxMs: 100 },
-      probeMs: 100,
-      pollMs: 50,
-      lingerMs: 0,
-      reloadMs: 100,
-      leaseMs: 5000,
-      standbyRetryMs: 200,
+      ...TEST_DELIVERER_TIMINGS,
       logger: pino({ level: 'silent' }),
     });
     const delivered = await waitUntil(

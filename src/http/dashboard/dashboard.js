@@ -14,8 +14,8 @@
     '#c2255c',
     '#5c940d',
   ];
-  let auditCursor = null;
-  let credentialsCursor = null;
+  // The next page of each paged table (its More button shows while there is one).
+  const cursors = { credentials: null, audit: null };
   let chart = null;
 
   const session = () => {
@@ -41,16 +41,6 @@
     return body;
   }
 
-  const cell = (row, value) => {
-    const td = document.createElement('td');
-    td.textContent = value === null || value === undefined ? '' : String(value);
-    row.append(td);
-    return td;
-  };
-
-  // Scopes as the service writes them (RFC 6749 §3.3): space-delimited, wrapping between scopes.
-  const scopesCell = (row, scopes) => (cell(row, scopes).className = 'scopes');
-
   // What an audit entry granted or allowed: a token's `scope`, a credential's `scopes` (and, when
   // they were narrowed, what was taken away, which its live tokens lost too).
   function entryScopes(details) {
@@ -59,6 +49,113 @@
     if (!Array.isArray(details.scopes)) return '';
     const removed = Array.isArray(details.removed) && details.removed.length > 0;
     return `${details.scopes.join(' ')}${removed ? ` (removed: ${details.removed.join(' ')})` : ''}`;
+  }
+
+  // Every table of the page, declared once: a column's heading and its cell's value, an item's
+  // field or computed from the item (empty when absent); a third member 'scopes' wraps the cell
+  // between scopes (RFC 6749 §3.3). `key` names a row by its item.
+  const TABLES = {
+    'top-clients': {
+      key: (client) => ({ clientId: client.client_id }),
+      columns: [
+        ['Client', 'client_id'],
+        ['Name', 'name'],
+        ['Private', 'private_tokens'],
+        ['Public', 'public_tokens'],
+        ['Rejected', 'rejected_authentications'],
+      ],
+    },
+    // Where each audit sink delivers, how far behind, why it failed, paused or not.
+    sinks: {
+      key: (sink) => ({ sinkId: sink.sink_id }),
+      columns: [
+        ['Sink', 'name'],
+        [
+          'Target',
+          ({ target }) =>
+            target.kind === 'webhook' ? target.url : `syslog ${target.host}:${target.port}`,
+        ],
+        ['Lag', (sink) => `${sink.lag_events} events · ${sink.lag_seconds} s`],
+        ['Last error', 'last_error'],
+        ['State', (sink) => (sink.paused ? `paused (${sink.pause_reason})` : 'delivering')],
+      ],
+    },
+    // Each trusted issuer's rules and what each bought (issue 54): an item per rule.
+    'trusted-issuers': {
+      columns: [
+        ['Issuer', ({ issuer }) => `${issuer.iss}${issuer.trusted ? '' : ' (no longer trusted)'}`],
+        ['Declared by', ({ issuer }) => issuer.declared_by],
+        ['Rule', ({ rule }) => rule.rule],
+        ['Tokens', ({ rule }) => rule.issuances],
+        ['Last use', ({ rule }) => rule.last_used ?? 'never'],
+      ],
+    },
+    // The clients acting for customers in delegated tokens (issue 55).
+    agents: {
+      columns: [
+        ['Agent', 'client_id'],
+        ['Name', 'name'],
+        ['Delegated tokens', 'issuances'],
+        ['Last use', 'last_used'],
+      ],
+    },
+    credentials: {
+      key: (credential) => ({ clientId: credential.client_id }),
+      columns: [
+        ['Client', 'client_id'],
+        ['Name', 'name'],
+        ['Status', 'status'],
+        ['Allowed scopes', (credential) => credential.scopes.join(' '), 'scopes'],
+      ],
+    },
+    audit: {
+      columns: [
+        ['#', 'position'],
+        ['Recorded', (entry) => entry.recorded_at.replace('T', ' ').slice(0, 19)],
+        ['Event', 'event_type'],
+        ['Client', 'client_id'],
+        ['Kind', 'token_kind'],
+        ['Customer', 'customer_id'],
+        ['Segment', 'segment_id'],
+        ['Scopes', (entry) => entryScopes(entry.details), 'scopes'],
+        ['Actor', 'actor'],
+        ['IP', 'client_ip'],
+      ],
+    },
+  };
+
+  // A table's rows, one per item: instead of those shown, or after them when `more`.
+  function render(id, items, more = false) {
+    const { key, columns } = TABLES[id];
+    const body = $(id).tBodies[0];
+    if (!more) body.replaceChildren();
+    for (const item of items) {
+      const row = body.insertRow();
+      if (key) Object.assign(row.dataset, key(item));
+      for (const [, value, className] of columns) {
+        const cell = row.insertCell();
+        cell.textContent = (typeof value === 'function' ? value(item) : item[value]) ?? '';
+        if (className) cell.className = className;
+      }
+    }
+  }
+
+  for (const [id, { columns }] of Object.entries(TABLES)) {
+    const headings = $(id).createTHead().insertRow();
+    for (const [heading] of columns) {
+      headings.append(Object.assign(document.createElement('th'), { textContent: heading }));
+    }
+    $(id).createTBody();
+  }
+
+  // A paged table's first page, or its next when `more`; the page, for what else it says.
+  async function loadPage(id, path, query, more) {
+    if (more && cursors[id]) query.set('cursor', cursors[id]);
+    const page = await api(`${path}?${query}`);
+    render(id, page.items, more);
+    cursors[id] = page.next_cursor;
+    $(`${id}-more`).hidden = cursors[id] === null;
+    return page;
   }
 
   function show(signedIn) {
@@ -87,21 +184,7 @@
 
   async function loadClients() {
     const top = await api('/v1/monitoring/top-clients?window=60m&limit=8');
-    const body = $('top-clients').querySelector('tbody');
-    body.replaceChildren();
-    for (const client of top.clients) {
-      const row = document.createElement('tr');
-      row.dataset.clientId = client.client_id;
-      for (const value of [
-        client.client_id,
-        client.name,
-        client.private_tokens,
-        client.public_tokens,
-        client.rejected_authentications,
-      ])
-        cell(row, value);
-      body.append(row);
-    }
+    render('top-clients', top.clients);
     const rates = await Promise.all(
       top.clients.map((client) =>
         api(
@@ -142,86 +225,23 @@
   }
 
   async function loadCredentials(more) {
-    const query = new URLSearchParams({ limit: '50' });
-    if (more && credentialsCursor) query.set('cursor', credentialsCursor);
-    const page = await api(`/v1/credentials?${query}`);
-    const body = $('credentials').querySelector('tbody');
-    if (!more) body.replaceChildren();
-    for (const credential of page.items) {
-      const row = document.createElement('tr');
-      row.dataset.clientId = credential.client_id;
-      for (const value of [credential.client_id, credential.name, credential.status])
-        cell(row, value);
-      scopesCell(row, credential.scopes.join(' '));
-      body.append(row);
-    }
-    credentialsCursor = page.next_cursor;
-    $('credentials-more').hidden = credentialsCursor === null;
+    await loadPage('credentials', '/v1/credentials', new URLSearchParams({ limit: '50' }), more);
   }
 
-  // One line per audit sink: where it delivers, how far behind, why it failed, paused or not.
   async function loadSinks() {
-    const { items } = await api('/v1/sinks');
-    $('sinks')
-      .querySelector('tbody')
-      .replaceChildren(
-        ...items.map((sink) => {
-          const row = document.createElement('tr');
-          row.dataset.sinkId = sink.sink_id;
-          const target =
-            sink.target.kind === 'webhook'
-              ? sink.target.url
-              : `syslog ${sink.target.host}:${sink.target.port}`;
-          const state = sink.paused ? `paused (${sink.pause_reason})` : 'delivering';
-          for (const value of [
-            sink.name,
-            target,
-            `${sink.lag_events} events · ${sink.lag_seconds} s`,
-            sink.last_error ?? '',
-            state,
-          ])
-            cell(row, value);
-          return row;
-        }),
-      );
+    render('sinks', (await api('/v1/sinks')).items);
   }
 
-  // Rows of a table's body, one per item, each cell a value (empty when absent).
-  const fill = (id, rows) =>
-    $(id)
-      .querySelector('tbody')
-      .replaceChildren(
-        ...rows.map((values) => {
-          const row = document.createElement('tr');
-          for (const value of values) cell(row, value);
-          return row;
-        }),
-      );
-
-  // Each trusted issuer's rules and what each bought over the last day (issue 54).
   async function loadIssuers() {
     const { issuers } = await api('/v1/monitoring/trusted-issuers?window=24h');
-    fill(
+    render(
       'trusted-issuers',
-      issuers.flatMap((issuer) =>
-        issuer.rules.map((rule) => [
-          `${issuer.iss}${issuer.trusted ? '' : ' (no longer trusted)'}`,
-          issuer.declared_by,
-          rule.rule,
-          rule.issuances,
-          rule.last_used ?? 'never',
-        ]),
-      ),
+      issuers.flatMap((issuer) => issuer.rules.map((rule) => ({ issuer, rule }))),
     );
   }
 
-  // The clients acting for customers in delegated tokens over the last day (issue 55).
   async function loadAgents() {
-    const { agents } = await api('/v1/monitoring/agents?window=24h');
-    fill(
-      'agents',
-      agents.map((agent) => [agent.client_id, agent.name, agent.issuances, agent.last_used]),
-    );
+    render('agents', (await api('/v1/monitoring/agents?window=24h')).agents);
   }
 
   async function loadEventTypes() {
@@ -245,29 +265,7 @@
       if (value) query.set(name, value);
     }
     query.set('from', new Date(Date.now() - Number(filters.get('since')) * 60_000).toISOString());
-    if (more && auditCursor) query.set('cursor', auditCursor);
-    const page = await api(`/v1/audit/events?${query}`);
-    const body = $('audit').querySelector('tbody');
-    if (!more) body.replaceChildren();
-    for (const entry of page.items) {
-      const row = document.createElement('tr');
-      for (const value of [
-        entry.position,
-        entry.recorded_at.replace('T', ' ').slice(0, 19),
-        entry.event_type,
-        entry.client_id,
-        entry.token_kind,
-        entry.customer_id,
-        entry.segment_id,
-      ])
-        cell(row, value);
-      scopesCell(row, entryScopes(entry.details));
-      cell(row, entry.actor);
-      cell(row, entry.client_ip);
-      body.append(row);
-    }
-    auditCursor = page.next_cursor;
-    $('audit-more').hidden = auditCursor === null;
+    const page = await loadPage('audit', '/v1/audit/events', query, more);
     // Part of the window left the database: say where it is, never show it as empty.
     $('audit-archived').textContent = page.archived.length
       ? `Archived (not shown): ${page.archived.map((range) => `${range.events} events up to ${range.to} in ${range.file}`).join('; ')}`

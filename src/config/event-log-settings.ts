@@ -1,13 +1,12 @@
 import { z } from 'zod';
-import { integer, nonEmpty } from './setting-types.js';
-import { settingNotes } from './setting-notes.js';
+import { integer, nonEmpty, optional } from '#settings/setting-types.js';
 
-/** The event log's appends, partitions and archives, and the projector (part of configSchema). */
+/** The event log's appends, partitions and archives, and the projector. */
 export const eventLogSettings = {
   APPEND_QUEUE_LIMIT: integer(1, 1_000_000, 10_000).describe(
     "Issuances waiting for a group commit, per API process, a quarter of it per space; past it new ones get 503 at once. The PKCS#11 signer's queue has the same bounds.",
   ),
-  // Issue 20: written to the database by the migration step.
+  // A Postgres interval, written to the database by the migration step.
   EVENT_PARTITION_INTERVAL: z
     .string()
     .regex(
@@ -21,12 +20,9 @@ export const eventLogSettings = {
   EVENT_PARTITIONS_AHEAD: integer(1, 1000, 3).describe(
     'Partitions kept ready after the current one, so an append never finds none; every API and projector process creates what is due every 10 s.',
   ),
-  ARCHIVE_DIR: nonEmpty
-    .optional()
-    .describe(
-      "Where `npm run archive` (and the projector's leader, with `RETENTION_HOT_DAYS`) writes archived partitions: gzipped NDJSON per space and partition, a `manifest.json` each, never rewritten. An API process that can read it (mounted read-only) answers space-tree proofs over archived events from these files.",
-    )
-    .register(settingNotes, { defaultNote: 'no archives' }),
+  ARCHIVE_DIR: optional(nonEmpty, 'no archives').describe(
+    "Where `npm run archive` (and the projector's leader, with `RETENTION_HOT_DAYS`) writes archived partitions: gzipped NDJSON per space and partition, a `manifest.json` each, never rewritten. An API process that can read it (mounted read-only) answers space-tree proofs over archived events from these files.",
+  ),
   RETENTION_HOT_DAYS: z.coerce
     .number()
     .positive()

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { addressList, oneOf, optional } from '#settings/setting-types.js';
+import { addressList, oneOf, optional, text } from '#settings/setting-types.js';
 
+const ratio = (fallback: number) => z.coerce.number().min(0).max(1).default(fallback);
 const otlpUrl = z.url({ protocol: /^https?$/, error: 'expected an http:// or https:// URL' });
 
 /**
@@ -17,12 +18,7 @@ export const tracingSettings = {
   OTEL_TRACES_EXPORTER: oneOf(['otlp', 'console', 'none'], 'otlp').describe(
     '`otlp` (to the endpoint above, when one is set), `console` (spans printed to standard output, for a look without a collector) or `none` (tracing off whatever else is set).',
   ),
-  OTEL_SERVICE_NAME: z
-    .string()
-    .min(1)
-    .max(200)
-    .default('token-authority')
-    .describe("The traces' `service.name`."),
+  OTEL_SERVICE_NAME: text('token-authority', 200).describe("The traces' `service.name`."),
   OTEL_TRACES_SAMPLER: oneOf(
     [
       'always_on',
@@ -36,14 +32,9 @@ export const tracingSettings = {
   ).describe(
     'Which requests are traced, as the OpenTelemetry specification names samplers; `parentbased_*` follows the sampling decision of a trusted caller (`OTEL_TRUSTED_TRACE_SOURCES`).',
   ),
-  OTEL_TRACES_SAMPLER_ARG: z.coerce
-    .number()
-    .min(0)
-    .max(1)
-    .default(1)
-    .describe(
-      'The ratio of traces kept by the `*traceidratio` samplers (`0.01`: one in a hundred).',
-    ),
+  OTEL_TRACES_SAMPLER_ARG: ratio(1).describe(
+    'The ratio of traces kept by the `*traceidratio` samplers (`0.01`: one in a hundred).',
+  ),
   OTEL_TRUSTED_TRACE_SOURCES: optional(
     addressList('expected addresses or CIDR blocks (10.20.0.0/16), never a /0'),
     'none: every request starts its own trace',

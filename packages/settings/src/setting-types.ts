@@ -44,8 +44,9 @@ export function integer(min: number, max?: number, fallback?: number, tooLarge?:
 /** Text of at least one character (an empty value counts as unset before it is read). */
 export const nonEmpty = z.string().min(1);
 
-/** {@link nonEmpty} text, `fallback` when unset. */
-export const text = (fallback: string) => nonEmpty.default(fallback);
+/** {@link nonEmpty} text (of at most `max` characters), `fallback` when unset. */
+export const text = (fallback: string, max?: number) =>
+  (max === undefined ? nonEmpty : nonEmpty.max(max)).default(fallback);
 
 /** One of `values`, `fallback` when unset. */
 export const oneOf = <const T extends readonly [string, ...string[]]>(

@@ -1,6 +1,5 @@
 import { integer, nonEmpty, optional } from '#settings/setting-types.js';
 
-// Live feeds held at once.
 const feeds = (min: number, fallback: number) => integer(min, 10_000, fallback);
 
 /**

@@ -25,6 +25,8 @@ COPY packages/embedded-postgres/tsconfig.json ./packages/embedded-postgres/
 COPY packages/embedded-postgres/src ./packages/embedded-postgres/src
 COPY packages/outbound/tsconfig.json ./packages/outbound/
 COPY packages/outbound/src ./packages/outbound/src
+COPY packages/settings/tsconfig.json ./packages/settings/
+COPY packages/settings/src ./packages/settings/src
 COPY src ./src
 RUN npm run build
 

@@ -7,13 +7,13 @@ import globals from 'globals';
  * Which folder of src/ may import which: the layer table of docs/architecture.md, enforced here
  * (test/unit/layers.test.ts keeps the two equal and checks the table has no cycle). A folder
  * always may import itself; anything not listed is refused by `npm run lint`. `audit-log`,
- * `verifier`, `pkcs11-signer`, `embedded-postgres` and `outbound` are the packages of those
+ * `verifier`, `pkcs11-signer`, `embedded-postgres`, `outbound` and `settings` are the packages of those
  * names in packages/, imported as `#<name>/…` (package.json `imports`).
  * @type {Readonly<Record<string, readonly string[]>>}
  */
 export const LAYERS = {
   errors: [],
-  config: [],
+  config: ['settings'],
   net: [],
   domain: ['verifier'],
   db: ['embedded-postgres', 'audit-log', 'config'],
@@ -109,7 +109,7 @@ export const SUB_LAYERS = {};
  * each may not import: each is used alone by a reviewer, a resource server or another service,
  * so nothing of the service (src/), of its tools, of another package, of a database or of a web
  * server. The verifier checks JWTs with jose, and the PKCS#11 signer names its JWKs by jose's
- * type; the audit log, the outbound toolkit and the Postgres launcher
+ * type; the audit log, the outbound toolkit, the settings library and the Postgres launcher
  * need no JOSE.
  * @type {Readonly<Record<string, { modules: readonly string[] }>>}
  */
@@ -119,6 +119,7 @@ export const PACKAGE_REFUSES = {
   'pkcs11-signer': { modules: ['kysely', 'pg', 'koa', 'pino'] },
   'embedded-postgres': { modules: ['kysely', 'pg', 'koa', 'pino', 'jose'] },
   outbound: { modules: ['kysely', 'pg', 'koa', 'pino', 'jose'] },
+  settings: { modules: ['kysely', 'pg', 'koa', 'pino', 'jose'] },
 };
 
 // The database drivers: only a layer that may use src/db may import them.

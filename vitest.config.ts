@@ -69,6 +69,12 @@ export default defineConfig({
       },
       {
         extends: true,
+        // The settings library's own tests (no service); also run alone from packages/settings
+        // (`npx vitest run --root packages/settings`).
+        test: { name: 'settings', include: ['packages/settings/test/**/*.test.ts'] },
+      },
+      {
+        extends: true,
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],

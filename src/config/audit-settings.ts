@@ -1,19 +1,20 @@
-import { integer, nonEmpty } from './setting-types.js';
-import { settingNotes } from './setting-notes.js';
+import { integer, nonEmpty, optional } from '#settings/setting-types.js';
+
+const feeds = (min: number, fallback: number) => integer(min, 10_000, fallback);
 
 /**
- * The audit trail's settings (part of configSchema, config.ts): live feeds, proof reads, signed
- * tree heads and witnesses, and the audit key. Delivery to sinks: delivery-settings.ts.
+ * The audit trail: live feeds, proof reads, signed tree heads and witnesses, and the audit key.
+ * Delivery to sinks: delivery-settings.ts.
  */
 export const auditTrailSettings = {
   // One shared poll of the log feeds them all.
-  AUDIT_STREAM_MAX: integer(0, 10_000, 100).describe(
+  AUDIT_STREAM_MAX: feeds(0, 100).describe(
     'Live audit feeds (`GET /v1/audit/stream`) each API process serves at once; one more gets 503 with `Retry-After`.',
   ),
-  AUDIT_STREAM_MAX_PER_SPACE: integer(1, 10_000, 10).describe(
+  AUDIT_STREAM_MAX_PER_SPACE: feeds(1, 10).describe(
     'Of those, how many one space may hold (429 past it): no tenant takes every slot.',
   ),
-  AUDIT_STREAM_MAX_PER_USER: integer(1, 10_000, 3).describe(
+  AUDIT_STREAM_MAX_PER_USER: feeds(1, 3).describe(
     'Of those, how many one user (login issuer and subject) may hold (429 past it).',
   ),
   AUDIT_PROOF_READS_PER_MINUTE: integer(1, 100_000, 120).describe(
@@ -28,31 +29,19 @@ export const auditTrailSettings = {
   AUDIT_CHECKPOINT_INTERVAL_SECONDS: integer(1, 86_400, 60).describe(
     "How often, in seconds, the projector signs the audit trail's heads (and at shutdown); the log tree's heads are served once a window of this length has passed.",
   ),
-  AUDIT_CHECKPOINT_DIR: nonEmpty
-    .optional()
-    .describe(
-      'Where signed checkpoints are written as files, never rewritten (write-once storage is best).',
-    )
-    .register(settingNotes, { defaultNote: '`DATA_DIR/audit-checkpoints`' }),
-  AUDIT_WITNESSES: nonEmpty
-    .optional()
-    .describe(
-      'Comma-separated `<add-checkpoint URL> <witness verifier key>`: the projector sends every signed tree head (each space\'s and the log\'s) to these witnesses (C2SP tlog-witness) with a consistency proof from the last one each cosigned, and keeps their cosignatures (docs/compliance.md, "Witnesses").',
-    )
-    .register(settingNotes, { defaultNote: 'no witnesses' }),
-  AUDIT_SIGNING_KEY: nonEmpty
-    .optional()
-    .describe(
-      "The audit key's private Ed25519 JWK (or `file:<path>` of a file holding it) that signs the audit trail's heads (not a token key): the projector's alone, the same on every projector replica.",
-    )
-    .register(settingNotes, { defaultNote: 'generated into `DATA_DIR/audit-key.json`' }),
-  AUDIT_PUBLIC_KEY: nonEmpty
-    .optional()
-    .describe(
-      "The audit key's public JWK (or `file:<path>`): all the API needs of the audit key, served at `/v1/audit/checkpoints`; the API never reads the private key.",
-    )
-    .register(settingNotes, {
-      defaultNote:
-        "`DATA_DIR/audit-public/audit-key.pub.json`, written with the generated key in a folder of its own, so a deployment shares it with the API without the private key's folder",
-    }),
+  AUDIT_CHECKPOINT_DIR: optional(nonEmpty, '`DATA_DIR/audit-checkpoints`').describe(
+    'Where signed checkpoints are written as files, never rewritten (write-once storage is best).',
+  ),
+  AUDIT_WITNESSES: optional(nonEmpty, 'no witnesses').describe(
+    'Comma-separated `<add-checkpoint URL> <witness verifier key>`: the projector sends every signed tree head (each space\'s and the log\'s) to these witnesses (C2SP tlog-witness) with a consistency proof from the last one each cosigned, and keeps their cosignatures (docs/compliance.md, "Witnesses").',
+  ),
+  AUDIT_SIGNING_KEY: optional(nonEmpty, 'generated into `DATA_DIR/audit-key.json`').describe(
+    "The audit key's private Ed25519 JWK (or `file:<path>` of a file holding it) that signs the audit trail's heads (not a token key): the projector's alone, the same on every projector replica.",
+  ),
+  AUDIT_PUBLIC_KEY: optional(
+    nonEmpty,
+    "`DATA_DIR/audit-public/audit-key.pub.json`, written with the generated key in a folder of its own, so a deployment shares it with the API without the private key's folder",
+  ).describe(
+    "The audit key's public JWK (or `file:<path>`): all the API needs of the audit key, served at `/v1/audit/checkpoints`; the API never reads the private key.",
+  ),
 };

@@ -1,46 +1,38 @@
-import { settingNotes } from './setting-notes.js';
-import { flag, integer, nonEmpty, postgresUrl } from './setting-types.js';
+import { flag, integer, nonEmpty, optional, postgresUrl } from '#settings/setting-types.js';
 
-/** Which Postgres, as whom, and how long anything may wait for it (part of configSchema). */
+const ms = (fallback: number) => integer(100, 600_000, fallback);
+
+/** Which Postgres, as whom, and how long anything may wait for it. */
 export const databaseSettings = {
-  DATABASE_URL: postgresUrl
-    .optional()
-    .describe("`postgres://…` of a Postgres 14+, as the service's own login.")
-    .register(settingNotes, { defaultNote: 'the embedded Postgres' }),
-  MIGRATION_DATABASE_URL: postgresUrl
-    .optional()
-    .describe(
-      "The tables' owner, used only to run migrations and archives (and, embedded, to create the service's login roles).",
-    )
-    .register(settingNotes, { defaultNote: '`DATABASE_URL`' }),
-  READ_DATABASE_URL: nonEmpty
-    .optional()
-    .describe(
-      'A streaming replica for audit and monitoring reads (e.g. a load balancer port in front of the replicas); their answers carry `X-Data-Source` and `X-Data-Lag-Ms`.',
-    )
-    .register(settingNotes, { defaultNote: 'the primary serves them' }),
+  DATABASE_URL: optional(postgresUrl, 'the embedded Postgres').describe(
+    "`postgres://…` of a Postgres 14+, as the service's own login.",
+  ),
+  MIGRATION_DATABASE_URL: optional(postgresUrl, '`DATABASE_URL`').describe(
+    "The tables' owner, used only to run migrations and archives (and, embedded, to create the service's login roles).",
+  ),
+  READ_DATABASE_URL: optional(nonEmpty, 'the primary serves them').describe(
+    'A streaming replica for audit and monitoring reads (e.g. a load balancer port in front of the replicas); their answers carry `X-Data-Source` and `X-Data-Lag-Ms`.',
+  ),
   READ_REPLICA_MAX_LAG_MS: integer(0, 3_600_000, 5000).describe(
     "A replica further behind the primary than this many milliseconds (measured against the primary's WAL position) is bypassed: reads go to the primary until it catches up.",
   ),
   ALLOW_PRIVILEGED_DATABASE_ROLE: flag(false).describe(
     "With `NODE_ENV=production`, start even when connected as a superuser or the tables' owner, which can rewrite the audit log (not recommended).",
   ),
-  API_LOGIN_PASSWORD: nonEmpty
-    .optional()
-    .describe(
-      'Read by `npm run migrate` only: creates or updates `token_authority_api_login` with this password (16+ characters of A-Z a-z 0-9 _ -), for a deployment that migrates in a one-shot job.',
-    ),
-  PROJECTOR_LOGIN_PASSWORD: nonEmpty
-    .optional()
-    .describe('The same for `token_authority_projector_login`.'),
+  API_LOGIN_PASSWORD: optional(nonEmpty).describe(
+    'Read by `npm run migrate` only: creates or updates `token_authority_api_login` with this password (16+ characters of A-Z a-z 0-9 _ -), for a deployment that migrates in a one-shot job.',
+  ),
+  PROJECTOR_LOGIN_PASSWORD: optional(nonEmpty).describe(
+    'The same for `token_authority_projector_login`.',
+  ),
   DATABASE_POOL_SIZE: integer(1, 200, 10).describe('Database connections per process.'),
-  DATABASE_STATEMENT_TIMEOUT_MS: integer(100, 600_000, 2000).describe(
+  DATABASE_STATEMENT_TIMEOUT_MS: ms(2000).describe(
     "Longest a request's query may run, in milliseconds: a stalled database then gets 503 instead of a hang. Also how long an append may wait for its group commit.",
   ),
-  DATABASE_LOCK_TIMEOUT_MS: integer(100, 600_000, 1000).describe(
+  DATABASE_LOCK_TIMEOUT_MS: ms(1000).describe(
     "Longest a request's query may wait for a lock, in milliseconds.",
   ),
-  DATABASE_CONNECT_TIMEOUT_MS: integer(100, 600_000, 2000).describe(
+  DATABASE_CONNECT_TIMEOUT_MS: ms(2000).describe(
     'Longest a request may wait for a database connection (pool slot or new socket), in milliseconds.',
   ),
   IDLE_IN_TRANSACTION_TIMEOUT_MS: integer(100, undefined, 10_000).describe(

@@ -1,40 +1,21 @@
-import { z } from 'zod';
-import net from 'node:net';
-import { settingNotes } from './setting-notes.js';
-import { commaList, integer, nonEmpty } from './setting-types.js';
+import { addressList, integer, nonEmpty, optional } from '#settings/setting-types.js';
 
-/** A CIDR block (`10.20.0.0/16`), one address, or a host name; never one that means everything. */
-const allowedTarget = z.string().refine(
-  (entry) => {
-    const [address = '', prefix, extra] = entry.split('/');
-    if (extra !== undefined) return false;
-    const family = net.isIP(address.replace(/^\[(.*)\]$/, '$1'));
-    if (prefix === undefined) {
-      return family !== 0 || /^[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$/.test(address);
-    }
-    const bits = Number(prefix);
-    return (
-      family !== 0 && /^\d{1,3}$/.test(prefix) && bits >= 1 && bits <= (family === 4 ? 32 : 128)
-    );
-  },
-  { message: 'expected host names, addresses or CIDR blocks (10.20.0.0/16), never a /0' },
+const allowedTargets = addressList(
+  'expected host names, addresses or CIDR blocks (10.20.0.0/16), never a /0',
+  true,
 );
 
-/** Delivery of the audit trail to the operator's sinks, `npm run deliver` (part of configSchema). */
+/** Delivery of the audit trail to the operator's sinks, `npm run deliver`. */
 export const deliverySettings = {
-  AUDIT_SINKS: nonEmpty
-    .optional()
-    .describe(
-      'The operator\'s audit sinks for the whole deployment (docs/operations.md, "Delivering the audit trail"): a JSON array of `{"id","kind":"webhook","url","secret":"whsec_…"}` or `{"id","kind":"syslog","host","port","tls","ca"}`, or `file:<path>`; `secret` and `ca` may be `file:<path>`.',
-    )
-    .register(settingNotes, { defaultNote: 'no operator sinks' }),
-  SINK_ALLOW_TARGETS: commaList
-    .pipe(z.array(allowedTarget))
-    .optional()
-    .describe(
-      'Comma-separated host names, addresses and CIDR blocks (`siem.internal,10.20.0.0/16,fd12::/48`) that sinks may reach with `NODE_ENV=production` though they are loopback, private (10/8, 172.16/12, 192.168/16), shared (100.64/10) or unique-local (fc00::/7), and without TLS (syslog without `"tls": true`, a webhook over http). A block is matched against the address a sink\'s name resolves to at each connection; a plaintext sink must be named (its host) or an address in a block. Never allows the metadata service (169.254/16, 100.100.100.200, fd00:ec2::254) or the service\'s own ports.',
-    )
-    .register(settingNotes, { defaultNote: 'production: public addresses and TLS only' }),
+  AUDIT_SINKS: optional(nonEmpty, 'no operator sinks').describe(
+    'The operator\'s audit sinks for the whole deployment (docs/operations.md, "Delivering the audit trail"): a JSON array of `{"id","kind":"webhook","url","secret":"whsec_…"}` or `{"id","kind":"syslog","host","port","tls","ca"}`, or `file:<path>`; `secret` and `ca` may be `file:<path>`.',
+  ),
+  SINK_ALLOW_TARGETS: optional(
+    allowedTargets,
+    'production: public addresses and TLS only',
+  ).describe(
+    'Comma-separated host names, addresses and CIDR blocks (`siem.internal,10.20.0.0/16,fd12::/48`) that sinks may reach with `NODE_ENV=production` though they are loopback, private (10/8, 172.16/12, 192.168/16), shared (100.64/10) or unique-local (fc00::/7), and without TLS (syslog without `"tls": true`, a webhook over http). A block is matched against the address a sink\'s name resolves to at each connection; a plaintext sink must be named (its host) or an address in a block. Never allows the metadata service (169.254/16, 100.100.100.200, fd00:ec2::254) or the service\'s own ports.',
+  ),
   SINK_MAX_PER_SPACE: integer(0, 1000, 10).describe(
     "Audit sinks one space may have (deleted ones not counted); `POST /v1/sinks` past it answers 409 `conflict`. Each sink costs the deliverer a loop and reads of the log every tenant shares; 0 lets no space make one (the operator's AUDIT_SINKS are not counted).",
   ),

@@ -1,40 +1,35 @@
 import { z } from 'zod';
-import { integer, nonEmpty } from './setting-types.js';
-import { settingNotes } from './setting-notes.js';
+import { integer, nonEmpty, optional } from '#settings/setting-types.js';
 
-/** The event log's appends, partitions and archives, and the projector (part of configSchema). */
-export const eventLogSettings = {
-  APPEND_QUEUE_LIMIT: integer(1, 1_000_000, 10_000).describe(
-    "Issuances waiting for a group commit, per API process, a quarter of it per space; past it new ones get 503 at once. The PKCS#11 signer's queue has the same bounds.",
-  ),
-  // Issue 20: written to the database by the migration step.
-  EVENT_PARTITION_INTERVAL: z
+// A Postgres interval, written to the database by the migration step.
+const interval = (fallback: string) =>
+  z
     .string()
     .regex(
       /^[1-9]\d{0,4} (minute|hour|day|week|month|year)s?$/,
       'a Postgres interval such as "1 month", "7 days" or "1 minute"',
     )
-    .default('1 month')
-    .describe(
-      'The time each partition of the event log covers: `<n> minute(s)|hour(s)|day(s)|week(s)|month(s)|year(s)`, applied by the migration step.',
-    ),
+    .default(fallback);
+// Fractions allowed, for drills.
+const days = (fallback: number) => z.coerce.number().positive().max(36_500).default(fallback);
+
+/** The event log's appends, partitions and archives, and the projector. */
+export const eventLogSettings = {
+  APPEND_QUEUE_LIMIT: integer(1, 1_000_000, 10_000).describe(
+    "Issuances waiting for a group commit, per API process, a quarter of it per space; past it new ones get 503 at once. The PKCS#11 signer's queue has the same bounds.",
+  ),
+  EVENT_PARTITION_INTERVAL: interval('1 month').describe(
+    'The time each partition of the event log covers: `<n> minute(s)|hour(s)|day(s)|week(s)|month(s)|year(s)`, applied by the migration step.',
+  ),
   EVENT_PARTITIONS_AHEAD: integer(1, 1000, 3).describe(
     'Partitions kept ready after the current one, so an append never finds none; every API and projector process creates what is due every 10 s.',
   ),
-  ARCHIVE_DIR: nonEmpty
-    .optional()
-    .describe(
-      "Where `npm run archive` (and the projector's leader, with `RETENTION_HOT_DAYS`) writes archived partitions: gzipped NDJSON per space and partition, a `manifest.json` each, never rewritten. An API process that can read it (mounted read-only) answers space-tree proofs over archived events from these files.",
-    )
-    .register(settingNotes, { defaultNote: 'no archives' }),
-  RETENTION_HOT_DAYS: z.coerce
-    .number()
-    .positive()
-    .max(36_500)
-    .default(90)
-    .describe(
-      'With `ARCHIVE_DIR` and `MIGRATION_DATABASE_URL` set for the projector, its leader archives every partition that ended more than this many days ago (fractions allowed, for drills).',
-    ),
+  ARCHIVE_DIR: optional(nonEmpty, 'no archives').describe(
+    "Where `npm run archive` (and the projector's leader, with `RETENTION_HOT_DAYS`) writes archived partitions: gzipped NDJSON per space and partition, a `manifest.json` each, never rewritten. An API process that can read it (mounted read-only) answers space-tree proofs over archived events from these files.",
+  ),
+  RETENTION_HOT_DAYS: days(90).describe(
+    'With `ARCHIVE_DIR` and `MIGRATION_DATABASE_URL` set for the projector, its leader archives every partition that ended more than this many days ago (fractions allowed, for drills).',
+  ),
   PROJECTOR_POLL_INTERVAL_MS: integer(10, 60_000, 500).describe(
     "The projector's fallback poll, in milliseconds, when no notification arrives.",
   ),

@@ -1,28 +1,22 @@
-import { settingNotes } from './setting-notes.js';
-import { integer, nonEmpty } from './setting-types.js';
+import { integer, nonEmpty, optional } from '#settings/setting-types.js';
 
-/** Trusted issuers' assertions at the jwt-bearer grant (issue 54; part of configSchema). */
-export const issuerSettings = {
-  TRUSTED_ISSUERS: nonEmpty
-    .optional()
-    .describe(
-      'The operator\'s trusted issuers for the whole deployment (docs/operations.md, "Trusted issuers for the whole deployment"): a JSON array of a space\'s issuer definitions (`iss`, `jwks_uri` or `jwks`, `audience`, `rules`, `max_lifetime_seconds`), each with an `id` and every rule naming its `space_id`, or `file:<path>`. Checked at start; listed to the spaces they serve, changed by none of their admins.',
-    )
-    .register(settingNotes, { defaultNote: 'no operator issuers' }),
-  JWT_BEARER_MAX_LIFETIME_SECONDS: integer(
+const lifetime = (fallback: number) =>
+  integer(
     1,
     3600,
-    300,
+    fallback,
     'at most 3600 (an hour): a longer-lived assertion is a stored secret again',
-  ).describe(
+  );
+
+/** Trusted issuers' assertions at the jwt-bearer grant. */
+export const issuerSettings = {
+  TRUSTED_ISSUERS: optional(nonEmpty, 'no operator issuers').describe(
+    'The operator\'s trusted issuers for the whole deployment (docs/operations.md, "Trusted issuers for the whole deployment"): a JSON array of a space\'s issuer definitions (`iss`, `jwks_uri` or `jwks`, `audience`, `rules`, `max_lifetime_seconds`), each with an `id` and every rule naming its `space_id`, or `file:<path>`. Checked at start; listed to the spaces they serve, changed by none of their admins.',
+  ),
+  JWT_BEARER_MAX_LIFETIME_SECONDS: lifetime(300).describe(
     "How far past its `iat` a trusted issuer's assertion may expire, in seconds: a longer-lived one is refused at the jwt-bearer grant (`invalid_grant`, `exp`). Kubernetes projected tokens: set `expirationSeconds` at most this (their minimum is 600: give their issuer `max_lifetime_seconds` 600 rather than raising this). An issuer's own `max_lifetime_seconds` takes its place.",
   ),
-  JWT_BEARER_MAX_LIFETIME_CEILING_SECONDS: integer(
-    1,
-    3600,
-    600,
-    'at most 3600 (an hour): a longer-lived assertion is a stored secret again',
-  ).describe(
+  JWT_BEARER_MAX_LIFETIME_CEILING_SECONDS: lifetime(600).describe(
     "The most a trusted issuer's own `max_lifetime_seconds` may say (a space admin sets it per issuer; a higher one is refused, and one set before a lowering is held to this). 600 lets a Kubernetes projected token (its shortest lifetime) be trusted without raising JWT_BEARER_MAX_LIFETIME_SECONDS for every issuer.",
   ),
   JWT_BEARER_CLOCK_SKEW_SECONDS: integer(0, 300, 30).describe(

@@ -1,9 +1,8 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
 import type { Config } from './config.js';
 
-// Keys whose values never reach a log, at whatever depth they appear: secrets, tokens and login
-// tokens never reach a log, even when someone logs a whole request or body by mistake. The one
-// redaction (pino's path-based one beside it cost 2% of the API's CPU per request, issue 23).
+// Keys whose values never reach a log, at any depth, even when a whole request or body is logged
+// by mistake. The only redaction: pino's path-based one beside it cost 2% of the API's CPU.
 const SENSITIVE_KEYS = new Set([
   'authorization',
   'cookie',

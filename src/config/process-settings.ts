@@ -1,27 +1,17 @@
 import { availableParallelism } from 'node:os';
-import { z } from 'zod';
-import { settingNotes } from './setting-notes.js';
-import { flag, integer, nonEmpty } from './setting-types.js';
+import { settingNotes } from '#settings/setting-notes.js';
+import { flag, integer, oneOf, text } from '#settings/setting-types.js';
 
-/** The processes `npm start` runs and what the API listens on (part of configSchema). */
+/** The processes `npm start` runs and what the API listens on. */
 export const processSettings = {
-  NODE_ENV: z
-    .enum(['development', 'production', 'test'])
-    .default('development')
-    .describe(
-      '`production` requires the settings a deployment must choose (see README, "What production needs") and refuses the development login key and a database role that can rewrite the audit log.',
-    ),
+  NODE_ENV: oneOf(['development', 'production', 'test'], 'development').describe(
+    '`production` requires the settings a deployment must choose (see README, "What production needs") and refuses the development login key and a database role that can rewrite the audit log.',
+  ),
   PORT: integer(0, 65_535, 8080).describe('HTTP port of the API (`0` picks a free one).'),
-  HOST: nonEmpty.default('0.0.0.0').describe('Address the API binds.'),
-  // Half the CPUs: the other half is Postgres's and the projector's. On 2 cores a second API
-  // process kept the cores busier but cost 6-44% more API CPU per token, for 0.92-1.32x the
-  // throughput over six runs (docs/performance.md).
-  API_WORKERS: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(64)
-    .default(Math.min(4, Math.max(1, Math.floor(availableParallelism() / 2))))
+  HOST: text('0.0.0.0').describe('Address the API binds.'),
+  // Half the CPUs, the rest Postgres's and the projector's: on 2 cores a second API process cost
+  // 6-44% more CPU per token for 0.92-1.32x the throughput (docs/performance.md).
+  API_WORKERS: integer(1, 64, Math.min(4, Math.max(1, Math.floor(availableParallelism() / 2))))
     .describe(
       'API processes `npm start` runs on `PORT` (node:cluster); they share rate limits and `/metrics`. `1`: the API runs in the `npm start` process.',
     )
@@ -29,11 +19,9 @@ export const processSettings = {
   METRICS_PORT: integer(0, 65_535, 9464).describe(
     "The port of `/metrics`, never the API's public `PORT` (`0`: any free port).",
   ),
-  METRICS_HOST: nonEmpty
-    .default('127.0.0.1')
-    .describe(
-      'Where `/metrics` listens: set it (e.g. `0.0.0.0`) only for a scraper on another host, on a private network.',
-    ),
+  METRICS_HOST: text('127.0.0.1').describe(
+    'Where `/metrics` listens: set it (e.g. `0.0.0.0`) only for a scraper on another host, on a private network.',
+  ),
   BODY_LIMIT_BYTES: integer(256, 1_048_576, 16_384).describe(
     'Largest request body, in bytes; a larger one gets 413.',
   ),
@@ -46,15 +34,12 @@ export const processSettings = {
   SHUTDOWN_TIMEOUT_MS: integer(100, 120_000, 10_000).describe(
     'How long shutdown waits for in-flight requests, in milliseconds.',
   ),
-  LOG_LEVEL: z
-    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
-    .default('info')
-    .describe('`fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`.'),
-  DATA_DIR: nonEmpty
-    .default('.data')
-    .describe(
-      'Local state: the embedded Postgres cluster and the keys generated when their settings are unset (git-ignored).',
-    ),
+  LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info').describe(
+    '`fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`.',
+  ),
+  DATA_DIR: text('.data').describe(
+    'Local state: the embedded Postgres cluster and the keys generated when their settings are unset (git-ignored).',
+  ),
   RUN_PROJECTOR: flag(true).describe('Whether `npm start` also starts the projector process.'),
   RUN_DELIVERER: flag(true).describe(
     'Whether `npm start` also starts the audit deliverer (`npm run deliver`: one delivers across replicas, by advisory lock; with no sink it only stands by).',

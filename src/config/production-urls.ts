@@ -1,9 +1,7 @@
 /**
- * Production's rules for the two URLs a token's trust rests on: TOKEN_ISSUER (the `iss` every
- * resource server checks, the origin DPoP proofs name, the transparency log's origin) and
- * LOGIN_JWKS_URL (where the keys that make someone an admin come from). Over plain http either
- * can be rewritten by anyone on the path, so production takes https only, except for hosts an
- * operator names in ALLOW_HTTP_HOSTS (a private network's name), which the API says at start.
+ * Production's rules for the two URLs a token's trust rests on, TOKEN_ISSUER and LOGIN_JWKS_URL:
+ * over plain http anyone on the path can rewrite either, so https only, except for the hosts
+ * ALLOW_HTTP_HOSTS names (a private network's), which the API says at start.
  */
 
 /** The settings these rules read, as the schema has parsed them. */

@@ -1,25 +1,25 @@
 import { z } from 'zod';
-import { settingNotes } from './setting-notes.js';
-import { commaList, integer, nonEmpty } from './setting-types.js';
+import { noted } from '#settings/setting-notes.js';
+import { commaList, integer, nonEmpty, optional } from '#settings/setting-types.js';
 
-// Token lifetimes: at most a day, so a revocation list only ever holds a day of revocations.
+// At most a day, so a revocation list only ever holds a day of revocations.
 const tokenSeconds = (fallback: number) => integer(1, 86_400, fallback, 'at most 86400 (one day)');
 
-/** What tokens say and how long they live; clients' secrets and revocations (part of configSchema). */
+const key32OrMore = z
+  .string()
+  .regex(
+    /^[A-Za-z0-9+/_-]{43,}={0,2}$/,
+    'expected at least 32 bytes in base64 or base64url (43+ characters)',
+  );
+
+/** What tokens say and how long they live; clients' secrets and revocations. */
 export const tokenSettings = {
-  TOKEN_ISSUER: z
-    .url()
-    .default('http://localhost:8080')
-    .describe(
-      '`iss` of every access token: the public URL clients reach the service at. With `NODE_ENV=production` it must be set, and https (unless `ALLOW_HTTP_HOSTS` names its host).',
-    )
-    .register(settingNotes, { defaultNote: 'production: required' }),
-  ALLOW_HTTP_HOSTS: commaList
-    .optional()
-    .describe(
-      "Comma-separated host names production may reach over plain http for `TOKEN_ISSUER` and `LOGIN_JWKS_URL` (a private network's names, never `*`); the API logs each such URL at start.",
-    )
-    .register(settingNotes, { defaultNote: 'https only' }),
+  TOKEN_ISSUER: noted(z.url().default('http://localhost:8080'), 'production: required').describe(
+    '`iss` of every access token: the public URL clients reach the service at. With `NODE_ENV=production` it must be set, and https (unless `ALLOW_HTTP_HOSTS` names its host).',
+  ),
+  ALLOW_HTTP_HOSTS: optional(commaList, 'https only').describe(
+    "Comma-separated host names production may reach over plain http for `TOKEN_ISSUER` and `LOGIN_JWKS_URL` (a private network's names, never `*`); the API logs each such URL at start.",
+  ),
   TOKEN_AUDIENCES: commaList
     .default(['storefront.api.local'])
     .describe('Comma-separated Storefront API audiences a client may ask for.'),
@@ -29,12 +29,9 @@ export const tokenSettings = {
   PUBLIC_TOKEN_TTL_SECONDS: tokenSeconds(900).describe(
     "Lifetime of public tokens, in seconds (at most a day, and never past their private token's expiry).",
   ),
-  SCOPE_CATALOG: nonEmpty
-    .optional()
-    .describe(
-      'Each audience\'s scopes, as JSON or `file:<path>`: `{"<audience>": {"<scope>": {"description": "…", "public": true, "default": true, "delegated": false}}}`; `public`: a public token may carry it; `default`: granted when a request names no scope, and allowed to a credential created without `scopes`; `delegated`: granted only to a delegated token (an agent acting for a customer) (RFC 8693 exchange of a `may_act` token), refused at `/v1/issue` and a plain exchange without `may_act` (a delegated token is a public token: mark it `public` too). Every audience must be one of `TOKEN_AUDIENCES`; `deploy/scope-catalog.json` is the development audience\'s (docs/api.md, "Scopes").',
-    )
-    .register(settingNotes, { defaultNote: 'no scopes: tokens carry none' }),
+  SCOPE_CATALOG: optional(nonEmpty, 'no scopes: tokens carry none').describe(
+    'Each audience\'s scopes, as JSON or `file:<path>`: `{"<audience>": {"<scope>": {"description": "…", "public": true, "default": true, "delegated": false}}}`; `public`: a public token may carry it; `default`: granted when a request names no scope, and allowed to a credential created without `scopes`; `delegated`: granted only to a delegated token (an agent acting for a customer) (RFC 8693 exchange of a `may_act` token), refused at `/v1/issue` and a plain exchange without `may_act` (a delegated token is a public token: mark it `public` too). Every audience must be one of `TOKEN_AUDIENCES`; `deploy/scope-catalog.json` is the development audience\'s (docs/api.md, "Scopes").',
+  ),
   DELEGATION_MAX_DEPTH: integer(1, 8, 3).describe(
     "How many agents a delegated token's `act` chain may name after the storefront (RFC 8693 §4.1): an agent delegates again only while the chain stays within it (docs/api.md, Delegation).",
   ),
@@ -45,17 +42,9 @@ export const tokenSettings = {
   DELEGATION_BUDGET_WINDOW_SECONDS: integer(60, 86_400, 3600).describe(
     'The window of `DELEGATION_BUDGET`, in seconds: fixed windows aligned to the epoch.',
   ),
-  SECRET_HASH_KEY: z
-    .string()
-    .regex(
-      /^[A-Za-z0-9+/_-]{43,}={0,2}$/,
-      'expected at least 32 bytes in base64 or base64url (43+ characters)',
-    )
-    .optional()
-    .describe(
-      'Key (32+ bytes, base64 or base64url) for hashing client secrets; set the same value on every API replica.',
-    )
-    .register(settingNotes, { defaultNote: 'generated into `DATA_DIR/secret-hash.key`' }),
+  SECRET_HASH_KEY: optional(key32OrMore, 'generated into `DATA_DIR/secret-hash.key`').describe(
+    'Key (32+ bytes, base64 or base64url) for hashing client secrets; set the same value on every API replica.',
+  ),
   CREDENTIAL_CACHE_TTL_MS: integer(0, 60_000, 1000).describe(
     'How long, in milliseconds, an API process may reuse a credential it read: bounds how late a change reaches a replica.',
   ),

@@ -1,4 +1,6 @@
+import net from 'node:net';
 import { z } from 'zod';
+import { noted } from './setting-notes.js';
 
 /** A comma-separated list of at least one non-empty item, spaces around items dropped. */
 export const commaList = z
@@ -41,3 +43,41 @@ export function integer(min: number, max?: number, fallback?: number, tooLarge?:
 
 /** Text of at least one character (an empty value counts as unset before it is read). */
 export const nonEmpty = z.string().min(1);
+
+/** {@link nonEmpty} text (of at most `max` characters), `fallback` when unset. */
+export const text = (fallback: string, max?: number) =>
+  (max === undefined ? nonEmpty : nonEmpty.max(max)).default(fallback);
+
+/** One of `values`, `fallback` when unset. */
+export const oneOf = <const T extends readonly [string, ...string[]]>(
+  values: T,
+  fallback: T[number],
+) => z.enum(values).default(fallback as never);
+
+/** `schema` or unset, `unsetNote` saying in the document what unset means. */
+export function optional<T extends z.ZodType>(schema: T, unsetNote?: string): z.ZodOptional<T> {
+  return unsetNote === undefined ? schema.optional() : noted(schema.optional(), unsetNote);
+}
+
+const HOST_NAME = /^[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$/;
+
+/**
+ * A comma list of addresses and CIDR blocks (`10.20.0.0/16`), with `hostNames` also host names
+ * and bracketed IPv6; never a block that means everyone (`/0`).
+ */
+export function addressList(message: string, hostNames = false) {
+  const entry = z.string().refine(
+    (item) => {
+      const [address = '', prefix, extra] = item.split('/');
+      if (extra !== undefined) return false;
+      const family = net.isIP(hostNames ? address.replace(/^\[(.*)\]$/, '$1') : address);
+      if (prefix === undefined) return family !== 0 || (hostNames && HOST_NAME.test(address));
+      const bits = Number(prefix);
+      return (
+        family !== 0 && /^\d{1,3}$/.test(prefix) && bits >= 1 && bits <= (family === 4 ? 32 : 128)
+      );
+    },
+    { message },
+  );
+  return commaList.pipe(z.array(entry));
+}

@@ -124,29 +124,17 @@ export async function listCredentials(
 export interface RevocationList {
   readonly clients: ReadonlyArray<{ readonly client_id: string; readonly revoked_at: string }>;
   readonly tokens: ReadonlyArray<{ readonly jti: string; readonly exp: number }>;
-  /**
-   * Active credentials whose scopes were narrowed within the longest token lifetime, with the
-   * scopes they allow now: their tokens carrying any other scope are refused.
-   */
+  /** Active credentials narrowed within the longest token lifetime, with their scopes now. */
   readonly narrowed_clients: ReadonlyArray<{
     readonly client_id: string;
     readonly scopes: readonly string[];
     readonly narrowed_at: string;
   }>;
-  /**
-   * Signing keys withdrawn (retired as compromised) of the space's own ring and of the shared
-   * ring: every token they sign is refused, whatever a verifier still holds of an earlier JWKS.
-   */
+  /** Withdrawn keys of the space's and the shared ring: their tokens refused whatever JWKS is held. */
   readonly withdrawn_keys: ReadonlyArray<{ readonly kid: string; readonly withdrawn_at: string }>;
 }
 
-/**
- * Every revocation of `spaceId` whose tokens may still be live: credentials revoked within the
- * longest token lifetime, revoked tokens not yet expired, and the unexpired public tokens derived
- * from a revoked private token (from the audit view, so up to the projector's lag behind);
- * credentials narrowed within that lifetime; and the signing keys withdrawn within
- * `withdrawalSeconds`, of the space's own ring and the shared one.
- */
+/** Every revocation of `spaceId` whose tokens may still be live (derived ones as projected). */
 export async function revocationList(
   db: Kysely<Database>,
   spaceId: string,

@@ -18,10 +18,7 @@ export interface KeyMaterial {
   readonly publicJwk: object;
 }
 
-/**
- * What a signing-key change reads and writes in its transaction (`signing_keys`): a port, so
- * the commands hold no transaction of their own.
- */
+/** A signing-key change's reads and writes in its transaction, as a port. */
 export interface KeyRingWrites {
   /** Holds the one key-ring lock until the transaction ends: ring decisions never race. */
   lock(): Promise<void>;

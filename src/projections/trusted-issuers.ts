@@ -54,10 +54,7 @@ export async function findTrustedIssuer(
   return row && stateOf(row);
 }
 
-/**
- * What an issuer's change reads and writes in the transaction of its event: a port, so the
- * commands hold no transaction of their own.
- */
+/** An issuer change's reads and writes in its event's transaction, as a port. */
 export interface IssuerWrites {
   /** Holds the space's issuer lock: two adds of one `iss` cannot both see it free. */
   lockSpace(spaceId: string): Promise<void>;

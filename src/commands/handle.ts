@@ -22,7 +22,6 @@ export interface Decider<Command, State, Refusal extends string = never, Facts =
   /** The state as it stands now (never a cache: the append checks its version). */
   load(command: Command): Promise<Loaded<State>>;
   decide(command: Command, state: State): Decision<NewEvent, Refusal, Facts>;
-  /** The state after one recorded event of this stream. */
   evolve(state: State, event: RecordedEvent): State;
   readonly refusals: Refusals<Refusal, Command>;
   /** Read-model writes that commit with the events (evolve's state as the row, say). */

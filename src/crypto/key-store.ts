@@ -32,7 +32,6 @@ export interface HsmSigningKey {
 export interface KeyStore {
   /** The newest key already active; every token is signed with it. */
   current(): SigningKey;
-  /** Public key for `kid`, if published. */
   publicKey(kid: string): KeyObject | undefined;
   /** The JWKS document served at /.well-known/jwks.json: every published key, active or not yet. */
   jwks(): { readonly keys: readonly JWK[] };
@@ -40,7 +39,6 @@ export interface KeyStore {
   refresh(): Promise<void>;
   /** An unknown kid: one shared reload per cooldown, so made-up kids cost one query per cooldown. */
   refreshSoon(): Promise<void>;
-  /** Stops the periodic refresh. */
   close(): void;
 }
 

@@ -34,7 +34,6 @@ export interface SpaceKeyStore {
   ring(spaceId: string): Promise<SpaceRing>;
   /** Drops what is held of a space (its ring just changed here) and re-reads the enabled set. */
   forget(spaceId: string): Promise<void>;
-  /** Stops the periodic re-read. */
   close(): void;
 }
 

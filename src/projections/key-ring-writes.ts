@@ -31,11 +31,9 @@ export interface KeyRingWrites {
     material: KeyMaterial | undefined,
     spaceId: string | null,
   ): Promise<void>;
-  /** The ring a key belongs to, undefined when unknown. */
   ringOfKey(kid: string): Promise<{ readonly spaceId: string | null } | undefined>;
   /** The rings a scheduled rotation may be due in (see `ringsDueBy`). */
   ringsDueBy(activatedBy: Date, now: Date): Promise<ReadonlyArray<string | null>>;
-  /** Every key's stored private half. */
   storedPrivateKeys(): Promise<ReadonlyArray<{ readonly kid: string; readonly stored: unknown }>>;
   /** Replaces keys' stored private halves with the sealed ones given. */
   writeSealed(

@@ -39,7 +39,6 @@ export interface ProjectorOptions {
     /** Where checkpoint files are written, never rewritten. */
     readonly dir?: string;
   };
-  /** How often a standby retries the leader lock. */
   readonly standbyRetryMs?: number;
   /** stop() gives up on a database that does not answer after this (each step; default 3 s). */
   readonly giveUpAfterMs?: number;

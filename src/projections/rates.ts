@@ -8,7 +8,6 @@ import type { Projection } from './projection.js';
 
 /** What the rate views count, as a catalog declares it (each type's `rate`). */
 export interface RateCounting {
-  /** The event types that add to some counter. */
   readonly counted: readonly string[];
   /** SQL for how much `alias`'s events add to `counter`: 1 each, or their count fields. */
   sumOf(counter: RateCounter, alias: string): string;

@@ -60,9 +60,7 @@ export interface IssuerWrites {
   lockSpace(spaceId: string): Promise<void>;
   /** The issuer's state, its row locked until the transaction ends. */
   locked(issuerId: string): Promise<TrustedIssuerState | undefined>;
-  /** The id of the space's live issuer of this `iss`, if any. */
   liveIdOf(spaceId: string, iss: string): Promise<string | undefined>;
-  /** Its row as the decision leaves it. */
   write(state: TrustedIssuerState): Promise<void>;
   /** A space's allowed metadata-client domain, its row locked (removed ones too). */
   lockedDomain(spaceId: string, domain: string): Promise<MetadataClientDomain | undefined>;

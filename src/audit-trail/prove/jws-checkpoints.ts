@@ -3,7 +3,7 @@ import type { Database } from '../../db/schema.js';
 
 /** The retired hash chains' JWS checkpoints: kept for format-1 exports and the API. */
 
-/** A space's JWS checkpoints made before issue 45, in the order they were made. */
+/** A space's JWS checkpoints (before the Merkle trees), in the order they were made. */
 export async function listCheckpoints(db: Kysely<Database>, spaceId: string): Promise<string[]> {
   const rows = await db
     .selectFrom('audit_checkpoints')

@@ -17,7 +17,6 @@ export type CredentialUpdate =
 /** Several changes decided on the same state: all of them, or none when any is refused. */
 export function decideUpdateCredential(
   command: Omit<LifecycleCommand, 'eventId'> & {
-    /** A fresh event id per event. */
     readonly eventIds: () => string;
     readonly jwks?: ClientJwks;
     readonly scopes?: readonly string[];

@@ -12,7 +12,6 @@ export interface Credential {
   readonly secretHash: Buffer | null;
   /** The public keys of a secretless client (private_key_jwt); null for a secret's. */
   readonly jwks: ClientJwks | null;
-  /** Public tokens it issues must be DPoP-bound. */
   readonly requireDpop: boolean;
   /** The secret a rotation replaced, valid until `previousSecretExpiresAt` (ms since epoch). */
   readonly previousSecretHash: Buffer | null;

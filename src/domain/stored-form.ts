@@ -28,8 +28,7 @@ const TIMES: ReadonlySet<string> = new Set(['issued_at', 'expires_at']);
  * cover what is stored, so verifying needs no knowledge of this rule.
  */
 export function storedForm<Event extends EventBody>(event: Event, streamId: string): Event {
-  // Built key by key, never `delete`: this runs once per token on the API's hot path, and an
-  // object something was deleted from is slow for everything after (JSON.stringify included).
+  // Key by key, never `delete`: hot path, and a deleted-from object stays slow (JSON.stringify too).
   const issuance = isIssuance(event.type) && isObject(event.data);
   let data = event.data;
   let actorOfClient: string | undefined;

@@ -175,8 +175,7 @@ export async function revocationList(
       AND a.event_type = 'public-token-issued'
     WHERE r.space_id = ${spaceId} AND r.token_kind = 'private' AND a.expires_at > now()
     ORDER BY 2, 1`.execute(db);
-  // From the log's retirements (the partial index of migration 038 finds them): a compromise is
-  // recorded in the space's own log for its ring, in the system log for the shared one.
+  // Retirements (migration 038's index): in the space's log for its ring, the system's for shared.
   const { rows: withdrawn } = await sql<{ kid: string; withdrawn_at: Date }>`
     SELECT e.data->>'kid' AS kid, e.recorded_at AS withdrawn_at
     FROM events e

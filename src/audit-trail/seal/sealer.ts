@@ -30,8 +30,7 @@ export async function sealLog(db: Kysely<Database>, batchSize: number): Promise<
   try {
     return await db.transaction().execute(async (trx) => {
       const tip = await lastSeal(trx);
-      // Space ranges behind the log's (a database whose space chains lagged when migration 034
-      // copied them): caught up first, one seal a round, so sequences never skip an event.
+      // Lagging space ranges catch up first, one seal a round, so sequences never skip an event.
       const spacesThrough = await spaceRangeTip(trx);
       if (spacesThrough < Number(tip?.seal_number ?? 0)) {
         return backfillSpaceRanges(trx, spacesThrough + 1);

@@ -14,25 +14,27 @@ import {
 /** The key that signs the audit trail's tree heads (the package's: its halves, kid and files). */
 export type { AuditKey };
 
-/** A JWK given as its JSON, or as `file:<path>` of a file holding it. */
-async function configuredJwk(setting: string, value: string, expected: string) {
-  return jsonObject(setting, await settingText(setting, value), expected);
+/** The JWK `setting` gives (its JSON, or `file:<path>` of a file holding it), else `fallback`'s. */
+async function settingJwk<Fallback>(
+  setting: string,
+  configured: string | undefined,
+  expected: string,
+  fallback: () => Promise<Fallback>,
+) {
+  return configured
+    ? jsonObject(setting, await settingText(setting, configured), expected)
+    : fallback();
 }
 
-/**
- * The audit signing key, for the process that signs checkpoints (the projector) and for `npm
- * start`'s supervisor, which hands its public half to the API: AUDIT_SIGNING_KEY (a private
- * Ed25519 JWK, or `file:<path>` of a file holding it), else a key pair generated once into DATA_DIR (mode 600),
- * its public half written beside it for the API.
- */
+/** The audit signing key: AUDIT_SIGNING_KEY (JWK or `file:<path>`), else made once in DATA_DIR. */
 export async function loadAuditSigningKey(
   configured: string | undefined,
   dataDir: string,
 ): Promise<AuditKey> {
   const expected = 'a private Ed25519 JWK';
-  const jwk = configured
-    ? await configuredJwk('AUDIT_SIGNING_KEY', configured, expected)
-    : await generatedAuditKeyJwk(dataDir);
+  const jwk = await settingJwk('AUDIT_SIGNING_KEY', configured, expected, () =>
+    generatedAuditKeyJwk(dataDir),
+  );
   let privateKey;
   try {
     privateKey = createPrivateKey({ key: jwk as never, format: 'jwk' });
@@ -46,19 +48,15 @@ export async function loadAuditSigningKey(
   return key;
 }
 
-/**
- * The audit key's public half, all the internet-facing API needs (it serves it with the
- * checkpoints): AUDIT_PUBLIC_KEY (a JWK, or `file:<path>`), else the public file the signing key's
- * generation wrote into DATA_DIR. Never reads a private key.
- */
+/** The audit key's public half for the API: AUDIT_PUBLIC_KEY or DATA_DIR's; never a private key. */
 export async function loadAuditPublicKey(
   configured: string | undefined,
   dataDir: string,
 ): Promise<AuditKey> {
   const expected = 'a public Ed25519 JWK';
-  const jwk = configured
-    ? await configuredJwk('AUDIT_PUBLIC_KEY', configured, expected)
-    : await readAuditPublicFile(dataDir);
+  const jwk = await settingJwk('AUDIT_PUBLIC_KEY', configured, expected, () =>
+    readAuditPublicFile(dataDir),
+  );
   if (!jwk) {
     throw new ConfigError([
       `AUDIT_PUBLIC_KEY: not set, and no ${AUDIT_KEY_FILES.public} in DATA_DIR; set it to the audit key's public JWK (GET /v1/audit/checkpoints of a running service shows it), or start the service with npm start, which generates the pair`,

@@ -40,7 +40,7 @@ export interface CommandContext {
   readonly keys: KeyStore;
   /** What signs (SIGNING_BACKEND), for readiness; absent where nothing signs through one. */
   readonly signer?: Pick<TokenSigner, 'health'>;
-  /** The spaces' own key rings (issue 42); absent: every space signs with the shared ring. */
+  /** The spaces' own key rings; absent: every space signs with the shared ring. */
   readonly spaceKeys?: SpaceSigning;
   /** This process's budgets (per client, failed authentications, bad login tokens). */
   readonly limits: Limits;
@@ -81,6 +81,6 @@ export interface CommandContext {
   readonly scopeCatalog: ScopeCatalog;
   /** The spaces' trusted issuers, for the jwt-bearer grant; absent: that grant is refused. */
   readonly trustedIssuers?: TrustedIssuerPorts;
-  /** Client ID metadata documents as clients (issue 55 item 3); absent: such ids are refused. */
+  /** Client ID metadata documents as clients; absent: such ids are refused. */
   readonly metadataClients?: MetadataClientPorts;
 }

@@ -12,22 +12,26 @@ export interface StreamEvent {
   readonly event: DomainEvent<EventType>;
 }
 
-/**
- * Events an outsider can cause (failed authentications, refused accesses), kept bounded: per key
- * and minute, see {@link createEventBudget}.
- */
+/** Events an outsider can cause, bounded per key and minute ({@link createEventBudget}). */
 export interface EventBudget {
   /** Appends `event` while the key is under its per-minute budget; past it, counts it as `count`. */
   record(key: string, event: StreamEvent, ip: string, count: string, tag?: string): Promise<void>;
   /** Counts an attempt that is never recorded one by one (e.g. refused unchecked). */
   count(key: string, spaceId: string, ip: string, count: string, tag?: string): void;
-  /** Writes the summary of every window that has closed. Returns how many were written. */
+  /** Writes the summary of every closed window; returns how many. */
   flushClosedWindows(): Promise<number>;
   /** Writes every summary, closed or not (shutdown), and stops the timer. */
   close(): Promise<void>;
   /** Keys with a window open (for /metrics). */
   size(): number;
 }
+
+/** A closed window's summary event, on the stream `streamOf` names, in `spaceId`. */
+export const summaryOn = (
+  event: DomainEvent<EventType> | undefined,
+  spaceId: string,
+  streamOf: (eventId: string) => string,
+): StreamEvent | undefined => event && { spaceId, streamId: streamOf(event.eventId), event };
 
 /** What a recorder built on a budget shares with it: flushing, closing and its size. */
 export type BudgetedRecorder = Pick<EventBudget, 'flushClosedWindows' | 'close' | 'size'>;
@@ -57,11 +61,9 @@ const WINDOW_MS = 60_000;
 const MAX_LISTED = 50;
 
 /**
- * At most `perMinute` events per key per minute (UTC minutes); the rest are counted and written as
- * one summary event per key per window (`summarize`), once the window has closed (checked every
- * few seconds) and on shutdown. Whatever an attacker sends, the log grows by at most
- * perMinute + 1 events per key per minute per API process, and memory by at most `maxKeys`
- * windows (a full map summarises its oldest window early rather than forget its counts).
+ * At most `perMinute` events per key per UTC minute, the rest one summary per window: the log grows
+ * by at most perMinute + 1 per key per minute per process, memory by `maxKeys` windows (a full
+ * map summarises its oldest early rather than forget its counts).
  */
 export function createEventBudget(
   options: BudgetOptions & {

@@ -15,18 +15,13 @@ export type Refusals<Refusal extends string, Command> = {
   readonly [R in Refusal]: (command: Command, detail?: string) => Error;
 };
 
-/**
- * An aggregate's command as a value, after Emmett's `Decider`: where its events go, how its state
- * is read, the pure decision and fold, what each refusal answers, what commits with the events,
- * and what cache forgets them. {@link handle} runs every decider the same way.
- */
+/** An aggregate's command as a value (after Emmett's `Decider`), run by {@link handle}. */
 export interface Decider<Command, State, Refusal extends string = never, Facts = undefined> {
   /** The stream the command appends to (a new one, or the aggregate's). */
   stream(command: Command): { readonly spaceId: string; readonly streamId: string };
   /** The state as it stands now (never a cache: the append checks its version). */
   load(command: Command): Promise<Loaded<State>>;
   decide(command: Command, state: State): Decision<NewEvent, Refusal, Facts>;
-  /** The state after one recorded event of this stream. */
   evolve(state: State, event: RecordedEvent): State;
   readonly refusals: Refusals<Refusal, Command>;
   /** Read-model writes that commit with the events (evolve's state as the row, say). */
@@ -34,11 +29,8 @@ export interface Decider<Command, State, Refusal extends string = never, Facts =
   /** Caches to drop once the events committed, so this process sees the change at once. */
   forget?(command: Command, state: State): void;
   /**
-   * A version conflict's answer: `retry` decides once more on the state as it then is (a decision
-   * that still holds on a newer state: a revocation); `refuse` answers a ConflictError with
-   * `message` (a decision whose answer was made from the state read: a rotated secret a second
-   * rotation would end); `settled` takes the change as made by whoever won (a token's one
-   * revocation), and answers as if nothing changed.
+   * On a version conflict: `retry` decides again (a revocation still holds), `refuse` answers a
+   * ConflictError (a rotated secret the winner would end), `settled` takes the winner's change.
    */
   readonly conflict: { readonly then: 'retry' | 'refuse' | 'settled'; readonly message: string };
 }
@@ -51,12 +43,7 @@ export interface Handled<State, Facts> {
   readonly events: readonly RecordedEvent[];
 }
 
-/**
- * The one way a command changes state: load, decide, answer a refusal with its error (after
- * recording what the refusal records), append at the version read with the inline writes in the
- * same transaction, forget what caches the stream, and on a version conflict do as the decider
- * says.
- */
+/** The one way a command changes state: load, decide, append with inline writes, forget caches. */
 export async function handle<Command, State, Refusal extends string, Facts>(
   store: Pick<EventStore<InlineWrites>, 'append'>,
   decider: Decider<Command, State, Refusal, Facts>,
@@ -87,11 +74,7 @@ export async function handle<Command, State, Refusal extends string, Facts>(
   }
 }
 
-/**
- * A decider whose state is rows read under their lock in the transaction its events are appended
- * in (a sink, a key ring), so no version can conflict; its events start streams of their own,
- * which it names. Its refusals record nothing.
- */
+/** A decider whose state is rows read under lock in the append's transaction: no version conflicts. */
 export interface LockedDecider<
   Command,
   State,
@@ -122,11 +105,7 @@ export interface Placed {
   readonly streamId: string;
 }
 
-/**
- * {@link handle} for a {@link LockedDecider}: in one transaction, load under the lock, decide,
- * answer a refusal with its error (rolling back), append and write inline; then `answer` from
- * the same transaction (what the change left, read where it was made).
- */
+/** {@link handle} for a {@link LockedDecider} in one transaction; `answer` reads inside it. */
 export function handleLocked<
   Command,
   State,

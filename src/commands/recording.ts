@@ -2,11 +2,7 @@ import type { Decision } from '../domain/decision.js';
 import type { NewEvent } from '../event-store/types.js';
 import type { Decider } from './handle.js';
 
-/**
- * The decider of a command that only records what happened (an audit read, a secret shown
- * again): its event starts a stream of its own, named by the event's fresh id, so there is
- * nothing to read, fold or write with it, and it is group-committed with its neighbours.
- */
+/** A record-only command's decider: a fresh stream per event, nothing to read, group-committed. */
 export function recordingDecider<Command, Facts = undefined>(recording: {
   readonly stream: (command: Command) => { readonly spaceId: string; readonly streamId: string };
   readonly decide: (command: Command) => Decision<NewEvent, never, Facts>;

@@ -1,8 +1,4 @@
-/**
- * A map that holds at most `maxEntries`, dropping the least recently used: what a signer keeps per
- * key (an opened private key, an HSM object handle), so that many spaces' keys cost a bounded
- * amount of memory whatever the number of spaces, and the keys in use stay at hand.
- */
+/** A map of at most `maxEntries`, least recently used dropped: keys per signer cost bounded memory. */
 export class BoundedCache<Key, Value> {
   readonly #entries = new Map<Key, Value>();
 

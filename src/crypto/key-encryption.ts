@@ -18,10 +18,8 @@ export function keyEncryptionKey(key: Buffer): KeyEncryptionKey {
 const sealedPart = z.object({ iv: z.string(), tag: z.string(), data: z.string() });
 
 /**
- * How a private signing key is stored: envelope encryption. A fresh data key encrypts the private
- * JWK (AES-256-GCM, the kid as associated data, so a sealed key moved to another row does not
- * open); the KEK encrypts the data key (same cipher, same binding). Rewrapping under a new KEK
- * re-encrypts only the data key.
+ * Envelope encryption of a private key: a fresh data key seals the JWK (AES-256-GCM, the kid as
+ * associated data, so a key moved to another row does not open); the KEK seals the data key.
  */
 export const sealedPrivateKeySchema = z.object({
   sealed: z.literal('A256GCM-envelope-v1'),
@@ -64,10 +62,7 @@ export function sealPrivateKey(
   };
 }
 
-/**
- * Opens a sealed private JWK; throws when anything was altered, and a ConfigError (the process
- * exits naming the setting, no stack) when the KEK is another one: a misconfiguration, not a fault.
- */
+/** Opens a sealed JWK; throws if altered, a ConfigError if the KEK is another (misconfiguration). */
 export function openPrivateKey(kek: KeyEncryptionKey, kid: string, stored: unknown): object {
   const sealed = sealedPrivateKeySchema.parse(stored);
   if (sealed.kek !== kek.id) {

@@ -17,10 +17,8 @@ export async function loadSecretHashKey(
 }
 
 /**
- * The key-encryption key that seals the token signing keys: SIGNING_KEY_ENCRYPTION_KEY (32 bytes
- * in base64 or base64url, or `file:<path>` of a file holding them), else one generated once into
- * DATA_DIR (mode 600; the config refuses production without the setting). `setting` names where
- * the value came from in errors, which never carry the value.
+ * The KEK: SIGNING_KEY_ENCRYPTION_KEY (32 bytes base64/base64url, or `file:<path>`), else made once
+ * in DATA_DIR (production refuses that). Errors name `setting`, never the value.
  */
 export async function loadKeyEncryptionKey(
   configured: string | undefined,

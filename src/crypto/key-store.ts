@@ -32,18 +32,13 @@ export interface HsmSigningKey {
 export interface KeyStore {
   /** The newest key already active; every token is signed with it. */
   current(): SigningKey;
-  /** Public key for `kid`, if published. */
   publicKey(kid: string): KeyObject | undefined;
   /** The JWKS document served at /.well-known/jwks.json: every published key, active or not yet. */
   jwks(): { readonly keys: readonly JWK[] };
   /** Re-reads keys from the database (another replica may have rotated). */
   refresh(): Promise<void>;
-  /**
-   * For a kid we do not know: one shared reload, at most once per cooldown, so a flood of made-up
-   * kids costs at most one query per cooldown instead of one each.
-   */
+  /** An unknown kid: one shared reload per cooldown, so made-up kids cost one query per cooldown. */
   refreshSoon(): Promise<void>;
-  /** Stops the periodic refresh. */
   close(): void;
 }
 
@@ -54,18 +49,13 @@ export type LoadedKey = SigningKey & {
   readonly activatesAt: number;
 };
 
-/**
- * Loads the published signing keys (the first one is made by the signing-key commands before
- * this opens) and re-reads them every `refreshMs`, so a rotation done anywhere reaches every
- * replica. Keys live in the database, not on a replica's disk: all replicas sign with and publish
- * the same set.
- */
+/** The published keys, re-read every `refreshMs`: every replica signs alike. */
 export async function openKeyStore(
   db: Kysely<Database>,
   options: {
     /** Opens the sealed private keys (SIGNING_KEY_ENCRYPTION_KEY). */
     readonly kek: KeyEncryptionKey;
-    /** Signs with the keys whose private half is in an HSM (SIGNING_BACKEND=pkcs11); closed with the store. */
+    /** HSM keys' signer (SIGNING_BACKEND=pkcs11); closed with the store. */
     readonly signer?: TokenSigner;
     readonly refreshMs?: number;
     readonly now?: () => number;
@@ -118,11 +108,7 @@ export async function openKeyStore(
   return store;
 }
 
-/**
- * At start, every published key living in an HSM must be in the configured token with the public
- * half the JWKS publishes: another token (or one restored without the key) stops the start, as a
- * ConfigError, instead of failing every issuance.
- */
+/** At start, each HSM key must be in the token with the published public half, or a ConfigError. */
 async function requireKeysInToken(keys: readonly LoadedKey[]): Promise<void> {
   for (const key of keys) {
     if (key.privateKey) continue;
@@ -145,10 +131,7 @@ async function keysFingerprint(db: Kysely<Database>): Promise<string> {
   return rows[0]?.fingerprint ?? '';
 }
 
-/**
- * The published keys of one ring, newest first: a space's own (`spaceId`), or the shared one
- * (null). A key already in `opened` is reused as is: its private half is not opened again.
- */
+/** One ring's published keys, newest first; keys already in `opened` are not opened again. */
 export async function loadPublishedKeys(
   db: Kysely<Database>,
   kek: KeyEncryptionKey,

@@ -21,10 +21,8 @@ export async function generateSealedSigningKey(
 }
 
 /**
- * The default signer: keys sealed in `signing_keys` (envelope encryption under the KEK), opened on
- * first use and kept, at most `maxKeys` of them, as Node key objects; signatures on libuv's pool.
- * The token endpoint's own path (`signAccessTokenOffThread` with the key store's current key) does
- * not go through here: it signs with the key store's key object directly, as before the port.
+ * The default signer: sealed keys opened on first use, at most `maxKeys` held, signing on libuv's
+ * pool. The token endpoint signs with the key store's key object directly, not through here.
  */
 export function createLocalSigner(
   db: Kysely<Database>,

@@ -44,11 +44,7 @@ export function devLoginKeyFile(dataDir: string): string {
   return path.resolve(dataDir, 'dev-login-key.json');
 }
 
-/**
- * A verifier for the configured identity provider (LOGIN_JWKS_URL or LOGIN_PUBLIC_KEY with
- * LOGIN_ISSUER), or, when none is configured, for development tokens signed by the key in
- * DATA_DIR. The development key is never trusted once an external issuer is set.
- */
+/** A verifier for the configured identity provider, else DATA_DIR's development key. */
 export async function createLoginTokenVerifier(config: Config): Promise<LoginTokenVerifier> {
   const { key, issuer } = await resolveLoginKey(config);
   const spacesClaim = z.array(z.string().min(1)).max(10_000);
@@ -90,8 +86,7 @@ export async function createLoginTokenVerifier(config: Config): Promise<LoginTok
 async function resolveLoginKey(config: Config): Promise<{ key: JWTVerifyGetKey; issuer: string }> {
   if (config.LOGIN_JWKS_URL) {
     return {
-      // A key the identity provider retired stops verifying within a minute (open audit streams
-      // are verified again each minute too).
+      // A retired key stops verifying within a minute (open audit streams re-verify each minute too).
       key: createRemoteJWKSet(new URL(config.LOGIN_JWKS_URL), { cacheMaxAge: 60_000 }),
       issuer: config.LOGIN_ISSUER!,
     };
@@ -167,8 +162,7 @@ async function pemToJwk(pem: string): Promise<JWK> {
 /** A short, safe reason for a rejected login token (never echoes the token). */
 function describeJoseError(error: unknown): string {
   if (error instanceof joseErrors.JWTExpired) return 'token has expired';
-  // An absent claim said so: an identity provider's token without `iat` is not "unacceptable",
-  // it is incomplete, and the operator fixes it on the provider's side.
+  // An absent claim: the provider's token is incomplete, not unacceptable.
   if (error instanceof joseErrors.JWTClaimValidationFailed)
     return error.reason === 'missing'
       ? `token claim "${error.claim}" is missing`

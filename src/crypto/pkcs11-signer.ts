@@ -21,10 +21,7 @@ export interface Pkcs11SignerOptions {
   readonly maxBatch?: number;
   /** Batches posted and unanswered: two keep the thread busy while one answer travels back. */
   readonly maxInFlightBatches?: number;
-  /**
-   * A batch (or the login) unanswered this long fails, and its thread is replaced: the HSM is
-   * stalled. A request waiting for a batch this long fails too.
-   */
+  /** A batch (or login) unanswered this long fails, its thread replaced; a waiting request too. */
   readonly timeoutMs?: number;
 }
 
@@ -35,11 +32,7 @@ const SERVICE_ERRORS: Pkcs11Errors = {
   setting: (setting, message) => new ConfigError([`${setting}: ${message}`]),
 };
 
-/**
- * The PKCS#11 signer (packages/pkcs11-signer) as the service's {@link TokenSigner}: its queue the
- * append queue's (src/limits/fair-queue.ts: a space's share, a deadline per request), key
- * management counted against the system space, its failures the service's errors.
- */
+/** The PKCS#11 signer as a {@link TokenSigner}: the append queue's fairness, the service's errors. */
 export async function openPkcs11Signer(
   settings: Pkcs11Settings,
   options: Pkcs11SignerOptions = {},

@@ -26,9 +26,8 @@ export interface SecretHasher {
 }
 
 /**
- * HMAC-SHA-256 under a server key. A slow password hash buys nothing for a 256-bit random secret
- * and would cap the token endpoint at a few hundred grants per second; the key
- * means a stolen database alone does not let anyone test guesses.
+ * HMAC-SHA-256 under a server key: a slow hash buys nothing for a 256-bit random secret and would
+ * cap grants per second; the key means a stolen database alone cannot test guesses.
  */
 export function createSecretHasher(key: Buffer): SecretHasher {
   if (key.length < 32) throw new Error('secret hash key must be at least 32 bytes');

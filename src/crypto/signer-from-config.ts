@@ -8,12 +8,9 @@ import { openPkcs11Signer, pkcs11SettingsOf } from './pkcs11-signer.js';
 import type { TokenSigner } from './token-signer.js';
 
 /**
- * The signer SIGNING_BACKEND names: `local` (keys sealed in the database under `kek`, the
- * default) or `pkcs11` (keys made and kept in the token PKCS11_TOKEN_LABEL; logged in before this
- * returns, so a wrong PIN or a missing token stops the process at start, as a ConfigError).
- * The PKCS#11 queue is bounded as the append queue is (APPEND_QUEUE_LIMIT, a space's share of it),
- * and a signature the HSM has not made within REQUEST_DEADLINE_MS fails as unavailable (its thread
- * then replaced), as does a request that waited that long for a batch.
+ * The signer SIGNING_BACKEND names: `local` (sealed under `kek`) or `pkcs11` (logged in before this
+ * returns, so a wrong PIN stops the start). Its queue is bounded as the append queue is, and a
+ * signature not made within REQUEST_DEADLINE_MS fails as unavailable.
  */
 export async function openTokenSigner(
   config: Config,

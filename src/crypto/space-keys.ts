@@ -18,40 +18,22 @@ export interface SpaceRing extends PublicKeys {
   jwks(): { readonly keys: readonly JWK[] };
 }
 
-/**
- * The spaces' own key rings (issue 42), looked up lazily: a ring is read from the database on
- * first use and kept, at most `maxSpaces` of them, the least recently used dropped; each is read
- * again (reusing its opened keys) once older than `refreshMs`, while the held copy keeps serving.
- * Many spaces thus cost a bounded amount of memory and one query per space per `refreshMs`.
- */
+/** The spaces' own rings, read lazily, at most `maxSpaces` held, each re-read after `refreshMs`. */
 export interface SpaceKeyStore {
-  /**
-   * Whether issuance signs `spaceId`'s tokens with its own ring: every space under `all` (its
-   * first issuance makes its first key), else those that have keys. Synchronous: issuance asks it
-   * on every token.
-   */
+  /** Whether `spaceId` signs with its own ring (all under `all`); synchronous: asked per token. */
   signsOwn(spaceId: string): boolean;
   /**
-   * Whether `spaceId` has keys of its own, so a token or a JWKS request naming it is answered
-   * from its ring. A space id nobody made (an unsigned token's `iss`, a path) reads no ring and
-   * evicts none (issue 51): it is looked up in the set of spaces with keys, re-read every
-   * `refreshMs` and, on a miss, by a read begun after the question, at most one a second whoever
-   * asks: a ring another process just made is found (the miss waits up to a second for it), and
-   * made-up ids cost the database nothing more.
+   * Whether `spaceId` has its own keys. An unknown id reads no ring and evicts none: it is looked up
+   * in the set of spaces with keys, re-read every `refreshMs` and on a miss at most once a second,
+   * so a just-made ring is found and made-up ids cost the database nothing more.
    */
   hasKeys(spaceId: string): Promise<boolean>;
-  /**
-   * Since when the space signs with its own ring (ms since the epoch: the activation of the
-   * oldest key it publishes); undefined while it signs with the shared ring. A token of the shared
-   * ring naming the space is trusted only from before then (issue 51). Read from the ring, so it
-   * costs nothing more than the ring does.
-   */
+  /** When the space began its own ring; a shared-ring token naming it must predate it. */
   ownedSince(spaceId: string): Promise<number | undefined>;
   /** The space's ring (read now if not held); empty when the space has no key. */
   ring(spaceId: string): Promise<SpaceRing>;
   /** Drops what is held of a space (its ring just changed here) and re-reads the enabled set. */
   forget(spaceId: string): Promise<void>;
-  /** Stops the periodic re-read. */
   close(): void;
 }
 
@@ -133,8 +115,7 @@ export async function openSpaceKeyStore(
     const entry = held.get(spaceId);
     if (!entry) return load(spaceId, []);
     const age = now() - entry.loadedAt;
-    // Older than two refreshes (a ring no request asked for since): read again before answering,
-    // so a retirement reaches every worker within 2 × refreshMs whatever the traffic (issue 51).
+    // Older than two refreshes: read first: retirements reach workers within 2 × refreshMs.
     if (age >= 2 * options.refreshMs) return load(spaceId, entry.keys);
     // Stale: served as held while one re-read runs.
     if (age >= options.refreshMs) void load(spaceId, entry.keys).catch(() => {});

@@ -12,31 +12,18 @@ export interface GeneratedSigningKey {
   readonly alg: string;
   /** Published in the JWKS, with `kid`, `alg` and `use`. */
   readonly publicJwk: JWK;
-  /**
-   * What `signing_keys.private_jwk` keeps for it: the private JWK sealed under the KEK (local), or
-   * an {@link HsmKeyReference} naming where it lives (never key material).
-   */
+  /** The sealed private JWK (local) or an {@link HsmKeyReference}; never key material in the clear. */
   readonly stored: object;
 }
 
-/**
- * The signing port. Keys are named by kid and looked up lazily, so one signer serves any number
- * of keys (one per space, several per rotation) with a bounded cache, never one session or one
- * opened key per space.
- */
+/** The signing port: keys by kid, looked up lazily, so one signer serves any number of keys. */
 export interface TokenSigner {
   readonly backend: SigningBackend;
   /** Makes a new Ed25519 key (inside the HSM for PKCS#11); it signs nothing until recorded. */
   generate(): Promise<GeneratedSigningKey>;
-  /**
-   * The Ed25519 signature of `signingInput` by key `kid`, computed off the event loop, for a token
-   * of space `spaceId` (its share of a shared HSM's queue).
-   */
+  /** The Ed25519 signature by `kid`, off the loop; `spaceId` for its HSM queue share. */
   sign(kid: string, signingInput: Buffer, spaceId: string): Promise<Buffer>;
-  /**
-   * Destroys key `kid` that {@link generate} made and no ring records (a decision that needed no
-   * key, a change refused or lost): nothing of it stays in the HSM. Never for a recorded key.
-   */
+  /** Destroys an unrecorded key {@link generate} made; never for a recorded key. */
   discard(kid: string): Promise<void>;
   /** The public JWK of key `kid`, read from where the key lives; undefined when there is none. */
   publicJwk(kid: string): Promise<JWK | undefined>;
@@ -58,10 +45,7 @@ export function signerReadiness(
   return () => (signer.health().ok ? undefined : 'signer_unavailable');
 }
 
-/**
- * What the database keeps of a key whose private half lives in an HSM: which kind and which token,
- * so a process configured otherwise says so instead of failing to sign.
- */
+/** An HSM key's row: which kind and token, so a differently configured process says so. */
 export const hsmKeyReferenceSchema = z.object({
   hsm: z.literal('pkcs11'),
   token: z.string(),

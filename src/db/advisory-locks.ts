@@ -2,11 +2,8 @@ import { sql, type Transaction } from 'kysely';
 import type { Database } from './schema.js';
 
 /**
- * Every Postgres advisory-lock key this service takes, one per purpose: two unrelated locks must
- * never share a key, or one waits on the other for nothing (or a health check reads the wrong one).
- * It holds the SQL's keys too: a migration or SQL function names its key as a literal (SQL cannot
- * import), and {@link ADVISORY_LOCK_IN_SQL} says which functions may; test/unit/advisory-locks.test.ts
- * reads every `pg_advisory*` call of the migrations and of the code and holds it to this file.
+ * Every advisory-lock key, one per purpose (shared keys would wait on each other for nothing). SQL
+ * names its keys as literals, only in {@link ADVISORY_LOCK_IN_SQL}; advisory-locks.test.ts checks.
  */
 export const ADVISORY_LOCK = {
   /** Transaction lock: processes starting together apply each migration once. */
@@ -19,11 +16,7 @@ export const ADVISORY_LOCK = {
   serviceLogins: 7_214_903_314,
   /** Session lock: the deliverer process that holds it delivers to every audit sink. */
   deliverer: 7_214_903_315,
-  /**
-   * Transaction lock, tried (never waited on): one session at a time makes the log's partitions;
-   * the others skip their round. Until issue 49 this purpose shared the deliverer's key, and every
-   * caller waited on the deliverer whenever a partition was due.
-   */
+  /** Transaction lock, tried never waited: one session makes the partitions, others skip the round. */
   eventPartitions: 7_214_903_316,
 } as const;
 
@@ -35,13 +28,7 @@ export const ADVISORY_LOCK_IN_SQL: Readonly<
   Partial<Record<AdvisoryLockPurpose, readonly string[]>>
 > = { eventPartitions: ['ensure_event_partitions'] };
 
-/**
- * Transaction locks of one space, by purpose, keyed `hashtextextended('/<prefix>/<space>', 0)`.
- * Stream locks hash `<space>/<stream>` (src/event-store/append-to-stream.ts) into the same key
- * space, and a space id begins with a letter or digit: the leading `/` keeps every name here
- * apart from every stream's (a space named `trusted-issuers` once shared its streams' names with
- * other spaces' issuer locks), the prefix keeps the purposes apart.
- */
+/** Per-space transaction locks keyed `hashtextextended('/<prefix>/<space>', 0)`. */
 export const SPACE_LOCK_PREFIX = {
   /** Changes to a space's trusted issuers, one at a time: two adds of one `iss` cannot both pass. */
   trustedIssuers: 'trusted-issuers',

@@ -48,9 +48,7 @@ export function connect(options: ConnectOptions): DatabaseHandle {
     keepAlive: true,
   });
   const onError = (error: Error) => options.onConnectionError?.(error);
-  // pg-pool listens for errors only on idle clients; a client checked out (by Kysely, for a
-  // query or a transaction) when the server goes away would emit an unhandled 'error' and end
-  // the process. Every client gets its own handler for life; the failed query still rejects.
+  // pg-pool only listens on idle clients: a checked-out client's 'error' would end the process.
   pool.on('connect', (client) => {
     client.on('error', onError);
     runMarkedStatementsPrepared(client);
@@ -69,10 +67,7 @@ export function connect(options: ConnectOptions): DatabaseHandle {
   };
 }
 
-/**
- * The typed query builder over a pool made elsewhere (a test harness, the chaos run), with the
- * same int8 parsing as {@link connect}'s: positions and seal numbers come back as numbers.
- */
+/** Kysely over a pool made elsewhere, with {@link connect}'s int8 parsing. */
 export function kyselyOver(pool: pg.Pool): Kysely<Database> {
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }

@@ -9,10 +9,7 @@ export type { EmbeddedPostgres };
 /** Shared folder for what the `postgres` user must reach when the project folder is root-only. */
 const STAGING_ROOT = '/var/tmp/token-authority-pg';
 
-/**
- * The service's embedded Postgres (packages/embedded-postgres: `npm start`, the tests, the drills
- * and the bench), staged as root in the service's own folder under /var/tmp.
- */
+/** The service's embedded Postgres, staged as root in its own folder under /var/tmp. */
 export function startEmbeddedPostgres(
   options: Omit<EmbeddedPostgresOptions, 'stagingRoot'>,
 ): Promise<EmbeddedPostgres> {

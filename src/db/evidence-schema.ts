@@ -1,30 +1,20 @@
 import type { ColumnType, Generated } from 'kysely';
 
-/* The evidence tables: seals, Merkle trees and their heads, archives, partitions (schema.ts's
- * Database names them with the rest). */
+/* The evidence tables: seals, Merkle trees and heads, archives, partitions. */
 
-/**
- * One range of the retired global hash chain (migration 018; `partition_start` since 020):
- * format-1 evidence, read only. A sealed range as log_seals has it, chained by hashes, no tree.
- */
+/** A range of the retired global hash chain: format-1 evidence, read only. */
 export interface EventSealsTable extends Omit<LogSealsTable, 'tree_size'> {
   previous_hash: Buffer;
   hash: Buffer;
 }
 
-/**
- * One space's share of a range of the retired hash chain (format-1 evidence, read only): a
- * sealed range's share, chained by hashes.
- */
+/** A space's share of a retired hash-chain range: format-1 evidence, read only. */
 export interface SpaceSealsTable extends SpaceRangesTable {
   previous_hash: Buffer;
   hash: Buffer;
 }
 
-/**
- * A sealed range of the log (migration 034): where it ends, how many events, the log tree's size
- * once it is in. The sealer's record since the chains retired (src/audit-trail/seal/sealer.ts).
- */
+/** A sealed range of the log: where it ends, how many events, the log tree's size after it. */
 export interface LogSealsTable {
   seal_number: number;
   event_count: number;

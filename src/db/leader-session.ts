@@ -22,11 +22,7 @@ export interface LeaderSessionOptions {
   lead(session: pg.Client): Promise<void>;
 }
 
-/**
- * Until stopped: opens a session of its own, tries the leader lock, and leads while it holds it;
- * otherwise stands by and tries again. A failure closes the session (releasing the lock) and
- * retries after a wait, so a replica takes over within the standby retry of a leader's end.
- */
+/** Leads while holding the lock on its own session; on failure closes it and retries. */
 export async function leadWhileLocked(options: LeaderSessionOptions): Promise<void> {
   const { logger, nap } = options;
   while (!options.stopping()) {

@@ -7,10 +7,7 @@ import { ADVISORY_LOCK } from './advisory-locks.js';
 /** migrations/ at the repository root. */
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations/', import.meta.url));
 
-/**
- * Applies every migrations/NNN_name.sql not yet recorded in schema_migrations, in name order,
- * each in the same transaction as its record. Returns the names applied.
- */
+/** Applies each unrecorded migrations/NNN_name.sql in order, each with its record; returns names. */
 export async function migrate(pool: pg.Pool, dir = MIGRATIONS_DIR): Promise<string[]> {
   const files = (await readdir(dir)).filter((file) => file.endsWith('.sql')).sort();
   const client = await pool.connect();

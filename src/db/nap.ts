@@ -4,10 +4,7 @@ export interface Nap {
   wake(): void;
 }
 
-/**
- * A wakeable sleep for the loops that follow the log (projector, deliverer, a sink's loop): a
- * NOTIFY or a stop ends the wait at once instead of after the poll interval.
- */
+/** A sleep that a NOTIFY or a stop ends at once. */
 export function nap(): Nap {
   let wake: (() => void) | undefined;
   return {

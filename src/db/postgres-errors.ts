@@ -1,6 +1,4 @@
-// SQLSTATEs and socket errors meaning "the database cannot serve this now" rather than "we have
-// a bug": connection failures, shutdown, too many connections, statement/lock timeouts, a
-// read-only standby after failover.
+// SQLSTATEs and socket errors meaning "the database cannot serve this now", not "we have a bug".
 const UNAVAILABLE_CODES = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
@@ -40,10 +38,7 @@ export const PG_ERROR = {
   objectInUse: '55006',
 } as const;
 
-/**
- * True for a row no partition of its table covers ("no partition of relation … found for row",
- * a check violation): for the log, partition maintenance has fallen behind.
- */
+/** A row no partition covers: partition maintenance has fallen behind. */
 export function isMissingPartition(error: unknown): boolean {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
   return (

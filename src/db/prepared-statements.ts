@@ -6,11 +6,8 @@ import type { Database } from './schema.js';
 const names = new Map<string, string>();
 
 /**
- * Marks a statement run for every token (the event INSERT) to be prepared once per connection:
- * Postgres then parses and plans it once instead of on every call; on a partitioned log the
- * planning alone was a fifth of the INSERT's time (issue 23). A prepared plan is replanned by
- * Postgres when a partition is made or dropped. Only for statements whose best plan does not
- * depend on their values (a generic plan is kept).
+ * Marks a per-token statement to be prepared once per connection: on a partitioned log planning was
+ * a fifth of the INSERT. Only for statements whose generic plan is best.
  */
 export function prepareOnEveryConnection(name: string, text: string): void {
   if (names.get(text) === name) return;
@@ -20,11 +17,7 @@ export function prepareOnEveryConnection(name: string, text: string): void {
 
 type Query = (config: unknown, values?: unknown, callback?: unknown) => unknown;
 
-/**
- * Makes `client` run a statement marked by {@link prepareOnEveryConnection} under its name (pg
- * prepares it on the connection's first use). Kysely sends text and values; everything else
- * passes through untouched.
- */
+/** Makes `client` run marked statements prepared under their names; all else passes through. */
 export function runMarkedStatementsPrepared(client: pg.ClientBase): void {
   const query = client.query.bind(client) as Query;
   const named: Query = (config, values, callback) => {
@@ -37,10 +30,7 @@ export function runMarkedStatementsPrepared(client: pg.ClientBase): void {
   client.query = named as typeof client.query;
 }
 
-/**
- * Runs `query` prepared under `name` on whichever connection `db` lends (see
- * {@link prepareOnEveryConnection}): for statements whose text never changes, only their values.
- */
+/** Runs `query` prepared as `name` (see {@link prepareOnEveryConnection}); fixed text only. */
 export async function executePrepared<Row>(
   db: Kysely<Database>,
   name: string,

@@ -31,11 +31,7 @@ export const isPrivileged = (privileges: RolePrivileges) =>
 /** The service roles migrations create (NOLOGIN), one per kind of process. */
 export type ServiceRole = 'api' | 'projector';
 
-/**
- * For the embedded default: a login role for `kind`, member of the migration-created role
- * token_authority_<kind>, with a password generated once into `secretsDir` (mode 0600). Run as
- * the owner. Returns the URL to connect with, `ownerUrl` with that user and password.
- */
+/** A login role for `kind` with a password made once in `secretsDir`; returns its URL. */
 export async function ensureServiceLogin(
   owner: pg.Pool,
   ownerUrl: string,
@@ -52,10 +48,7 @@ export async function ensureServiceLogin(
   return setServiceLogin(owner, ownerUrl, kind, password);
 }
 
-/**
- * A login role for `kind` with the given password (a deployment's one-shot migration job, which
- * hands each service only its own login). Returns `ownerUrl` with that user and password.
- */
+/** A login role for `kind` with the given password (a migration job's); returns its URL. */
 export async function setServiceLogin(
   owner: pg.Pool,
   ownerUrl: string,
@@ -66,9 +59,7 @@ export async function setServiceLogin(
     throw new Error(`the ${kind} login password must be 16+ characters of A-Z a-z 0-9 _ -`);
   }
   const login = `token_authority_${kind}_login`;
-  // Role and password come from us (fixed names, base64url), never from a request. One statement
-  // list is one transaction; the lock keeps processes starting together (API workers) from
-  // altering the role at once ("tuple concurrently updated").
+  // Names and passwords are ours, never a request's; the lock avoids "tuple concurrently updated".
   await owner.query(`
     SELECT pg_advisory_xact_lock(${ADVISORY_LOCK.serviceLogins});
     DO $$

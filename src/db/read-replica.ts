@@ -26,11 +26,8 @@ const lsnValue = (lsn: string) => {
 };
 
 /**
- * Reads go to the replica (READ_DATABASE_URL) while it is within `maxLagMs` of the primary, else
- * to the primary. Lag is measured against the primary itself, not the replica's own view (a
- * replica whose WAL receiver has stopped believes it is current): every check samples the
- * primary's WAL position, and the replica's lag is how long ago the primary was where the replica
- * has replayed to. A replica that does not answer is bypassed until it does.
+ * Reads go to READ_DATABASE_URL while within `maxLagMs`, else the primary. Lag is measured against
+ * the primary's WAL position (a stalled replica believes it is current); a silent one is bypassed.
  */
 export function createReadRouter(
   primary: Kysely<Database>,

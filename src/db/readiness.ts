@@ -42,10 +42,7 @@ export function databaseReadiness(pool: pg.Pool, timeoutMs = 2000): Readiness {
   };
 }
 
-/**
- * `readiness`, then each of `others` (a reason when not ready): the first that is not ready names
- * why. The signer is one: a process whose HSM stalls would answer every issuance with 503.
- */
+/** `readiness`, then each of `others`: the first not ready names why (the signer too). */
 export function readinessWith(
   readiness: Readiness,
   ...others: ReadonlyArray<() => NotReadyReason | undefined>

@@ -16,11 +16,8 @@ export interface NextBatch {
 }
 
 /**
- * The sink's next events after `after`, in commit-safe log order (the projections' order, so per
- * space it is the log's order too), at most `limit`. An operator sink reads the whole log; a
- * space's sink reads a settled stretch of at most `scanLimit` events of the log and takes its
- * space's events from it, so its cursor passes other spaces' traffic instead of rescanning it.
- * Undefined when nothing settled after `after`.
+ * The sink's next events after `after` in commit-safe order, at most `limit`. A space's sink reads
+ * at most `scanLimit` settled log events, so its cursor passes other spaces' traffic.
  */
 export async function nextBatch(
   db: Kysely<Database>,
@@ -29,10 +26,7 @@ export async function nextBatch(
     readonly spaceId: string | null;
     readonly limit: number;
     readonly scanLimit: number;
-    /**
-     * The end of a batch sent before and never acknowledged (a deliverer crash): that range again,
-     * whole, so it goes under the same webhook-id (its events settled: the range holds the same).
-     */
+    /** An unacknowledged batch's end (a crash): that range again, whole, under the same webhook-id. */
     readonly pending?: LogPosition;
   },
 ): Promise<NextBatch | undefined> {

@@ -38,11 +38,7 @@ export async function readCursor(db: Kysely<Database>, sinkId: string): Promise<
   };
 }
 
-/**
- * Records the end of the batch about to be sent, before its first send (issue 51, item 13): a
- * deliverer that crashes before the acknowledgement sends the same range again, under the same
- * webhook-id, instead of a longer batch under a new one. Only from where the cursor stands.
- */
+/** Records the batch's end before its first send, so a crash resends it under the same id. */
 export async function holdRange(
   db: Kysely<Database>,
   sinkId: string,
@@ -63,11 +59,8 @@ export async function holdRange(
 }
 
 /**
- * Moves the cursor to `through` past a batch the sink acknowledged (or past a stretch of the log
- * holding none of the sink's space's events: an idle space's cursor keeps up with the log, so its
- * next read does not scan what it already passed): compare-and-set from where the batch
- * began, so a deliverer that lost its lock to another can never move it back or skip. False when
- * the cursor was not where this deliverer thought (it then reads it again).
+ * Moves the cursor past an acknowledged batch (or an idle stretch), compare-and-set from where it
+ * began so a deposed deliverer never moves it back or skips; false when it was elsewhere.
  */
 export async function advanceCursor(
   db: Kysely<Database>,
@@ -129,13 +122,7 @@ export async function recordFailure(
 /** Lag is counted up to this many events of the log: past it, "at least" is what one needs. */
 export const LAG_COUNT_LIMIT = 100_000;
 
-/**
- * Counts a sink's lag from `position` and keeps it on its cursor row, where statuses read it
- * (issue 51, item 6: each read of /metrics, the dashboard or an answer counted every sink's lag).
- * Bounded as the projector-lag view is (migration 036): the next {@link LAG_COUNT_LIMIT} settled
- * events in log order, by index, of which the space's are counted. Written only while the
- * cursor is still at `position`.
- */
+/** Counts a sink's lag (bounded to {@link LAG_COUNT_LIMIT}) onto its cursor row, read by statuses. */
 export async function recordLag(
   db: Kysely<Database>,
   sinkId: string,

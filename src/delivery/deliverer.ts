@@ -50,20 +50,13 @@ export interface RunningDeliverer {
   stop(): Promise<void>;
 }
 
-/**
- * Delivers the audit trail to every sink. One process across replicas leads, holding a Postgres
- * advisory lock on a session that heartbeats within its lease (as the projector does); the
- * others stand by. The leader runs one loop per sink, each with its own transport and timeout,
- * and reads the sink list again every `reloadMs`. It follows the log after commit: issuance never
- * waits for it.
- */
+/** Delivers the audit trail to every sink: one leader, one loop per sink, after commit. */
 export function startDeliverer(options: DelivererOptions): RunningDeliverer {
   const { logger, db } = options;
   let stopping = false;
   let leader = false;
   const standby = nap();
-  // What of an operator's sink stays in memory, never in its row: a webhook's secret and whole
-  // URL (its path and query may hold the receiver's token), a syslog sink's CA.
+  // What of an operator's sink stays in memory, never in its row: its secret, whole URL, CA.
   const secrets = new Map(
     options.operatorSinks.map((sink) => [
       operatorSinkId(sink.id),

@@ -10,11 +10,7 @@ import { postgresSinkWrites } from './sink-writes.js';
 /** The deliverer as the actor of the events it records (a sink paused, or answering again). */
 export const DELIVERER_ACTOR = `deliverer:${hostname()}`;
 
-/**
- * The deliverer's own events: a sink paused after its retry bound, or resumed when its probe
- * was answered. Each in one transaction with the row it changes, under the row's lock, so an
- * admin's resume and the deliverer's pause never cross unrecorded.
- */
+/** The deliverer's pause and resume, under the row's lock, so never crossing an admin's. */
 export function delivererEvents(db: Kysely<Database>, listeners: readonly AppendListener[] = []) {
   const store = createEventStore(db, {
     writes: (trx) => ({ sinks: postgresSinkWrites(trx) }),

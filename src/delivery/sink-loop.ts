@@ -44,11 +44,7 @@ export interface SinkLoopOptions {
   /** How often a paused (failing) sink is probed, and an idle one polls without a NOTIFY. */
   readonly probeMs: number;
   readonly pollMs: number;
-  /**
-   * After a batch that reached the log's end, how long appends gather before the next read
-   * (SINK_LINGER_MS): under load a sink gets few full batches instead of one per commit, and a
-   * sink catching up never waits.
-   */
+  /** How long appends gather after reaching the log's end (SINK_LINGER_MS). */
   readonly lingerMs: number;
   readonly logger: Logger;
   /** Tracing on: each delivery a span linked to its events' requests (traced-send.ts). */
@@ -63,11 +59,9 @@ export interface SinkLoop {
 }
 
 /**
- * Delivers one sink's events, at least once and in log order: read the batch after the cursor,
- * send it, and only once the sink acknowledged move the cursor past it. A failure keeps the same
- * batch (same events, same delivery id) for the retry, after a growing, jittered wait; after
- * `maxAttempts` the sink is paused (an event) and probed until it answers. Each sink has a loop of
- * its own with its own timeout: a slow sink holds up nobody else.
+ * Delivers one sink's events at least once, in log order: the cursor moves only on acknowledgement,
+ * a failure retries the same batch after a jittered wait, `maxAttempts` pauses the sink to be
+ * probed. A loop per sink, so a slow sink holds up nobody.
  */
 export function runSinkLoop(options: SinkLoopOptions): SinkLoop {
   const { db, transport, logger } = options;
@@ -78,8 +72,7 @@ export function runSinkLoop(options: SinkLoopOptions): SinkLoop {
   // A NOTIFY does not cut it short (under load one comes with every commit); only stop does.
   const { sleep: linger, wake: halt } = nap();
 
-  // Paused by this loop at its retry bound, until the sink list (read every few seconds) says so:
-  // without it the loop would retry at once, hundreds of times, until the next reload.
+  // Paused here at the retry bound until the sink list says so: else it retries at once until reload.
   let pausedHere = false;
   const paused = () => {
     if (pausedHere && options.sink().paused) pausedHere = false;
@@ -90,11 +83,7 @@ export function runSinkLoop(options: SinkLoopOptions): SinkLoop {
   let pending: NextBatch | undefined;
   let lagCountedAt = 0;
 
-  /**
-   * Sends the batch after the cursor (the range held for it, if a crash left one) and moves the
-   * cursor past it once acknowledged; an empty stretch moves it without a send. Undefined when
-   * nothing settled after the cursor; throws what the transport threw.
-   */
+  /** Sends the batch after the cursor and moves past it once acknowledged; undefined: nothing settled. */
   const deliverNext = async (): Promise<NextBatch | undefined> => {
     pending ??= await nextBatch(db, {
       after: cursor.position,
@@ -130,11 +119,7 @@ export function runSinkLoop(options: SinkLoopOptions): SinkLoop {
     return batch;
   };
 
-  /**
-   * The lag kept on the cursor row, counted again (bounded) at most once per probe interval; a
-   * paused sink's at most every ten (its oldest undelivered event, so `lag_seconds`, stays the
-   * same while it waits: only the count grows), as it is paused, and as it resumes.
-   */
+  /** The lag, recounted at most once per probe interval (a paused sink's every ten). */
   const refreshLag = async () => {
     const every = paused() ? options.probeMs * 10 : options.probeMs;
     if (Date.now() - lagCountedAt < every) return;
@@ -157,9 +142,7 @@ export function runSinkLoop(options: SinkLoopOptions): SinkLoop {
     if (!pausedHere && sink.pauseReason !== 'failing') return sleep(options.pollMs);
     await sleep(options.probeMs);
     if (stopped || !paused()) return;
-    // The probe is the batch waiting, not an empty request (issue 51, item 12): a receiver that
-    // answers an empty POST but refuses batches stays paused, and records nothing per probe.
-    // Only with nothing waiting is the empty probe enough.
+    // The probe is the batch waiting, so a receiver refusing batches stays paused.
     try {
       if (!(await deliverNext())) {
         await transport.probe().catch((error: unknown) => {

@@ -6,10 +6,7 @@ import { cursorOf } from './cursor.js';
 import { readSink, writeSink, writeSinkPaused } from './sinks.js';
 import { sinkStatuses, type SinkStatus } from './status.js';
 
-/**
- * What a sink's change reads and writes in the transaction of its event (`audit_sinks` and its
- * cursor): a port, so the sink commands hold no transaction of their own.
- */
+/** A sink change's reads and writes in its event's transaction, as a port. */
 export interface SinkWrites {
   /** The sink's state, its row locked until the transaction ends. */
   lockedSink(sinkId: string): Promise<SinkState | undefined>;

@@ -9,10 +9,7 @@ import type { SinkState } from '../domain/sink/decide.js';
 export interface SinkDefinition extends SinkState {
   /** A webhook's `whsec_…`; never logged, never in an event. */
   readonly secret?: string;
-  /**
-   * A webhook's whole URL: its recorded origin with the sealed path and query opened, or the
-   * operator's setting. Absent when the sealed part cannot be opened; never logged.
-   */
+  /** A webhook's whole URL (sealed path opened); never logged. */
   readonly url?: string;
   /** A syslog sink's CA (PEM) for RFC 5425 TLS; the system's roots when absent. */
   readonly ca?: string;
@@ -40,11 +37,7 @@ export interface RecordedTarget {
   readonly path?: string;
 }
 
-/**
- * What is recorded of a target a request named: a syslog target as it is; a webhook's URL cut to
- * its scheme, host and port, with a keyed digest of the path and query, which are returned to be
- * sealed (a receiver's `?token=` is never in an event, a row's target, or an answer).
- */
+/** A target as recorded: a webhook's origin and a keyed digest of its path and query. */
 export function recordedTarget(
   target: SinkTarget,
   digest: (text: string) => Buffer,
@@ -62,10 +55,7 @@ export function recordedTarget(
   };
 }
 
-/**
- * The URL a webhook delivers to: the recorded origin and the opened path (joined as text, so a
- * path starting `//` stays a path), or the recorded URL of a sink made before paths were sealed.
- */
+/** A webhook's URL: origin and opened path joined as text (so `//` stays a path). */
 export function deliveryUrl(target: SinkTarget, path: string | undefined): string | undefined {
   if (target.kind !== 'webhook') return undefined;
   if (target.path_digest === undefined) return target.url;
@@ -107,10 +97,7 @@ export async function readSink(
   };
 }
 
-/**
- * Every sink with its secret opened, for the deliverer. A secret sealed under another KEK
- * (rotated without rewrap) leaves the sink without one: its deliveries fail and it pauses, named.
- */
+/** Every sink with its secret opened; one sealed under another KEK fails and pauses. */
 export async function loadSinks(
   db: Kysely<Database>,
   kek: KeyEncryptionKey,
@@ -154,10 +141,7 @@ export async function loadSinks(
   });
 }
 
-/**
- * Writes a sink's row (created or changed) with its cursor row, in the caller's transaction: the
- * event that says so is appended in the same one.
- */
+/** Writes a sink's row and cursor row in the caller's transaction, with its event. */
 export async function writeSink(
   db: Kysely<Database>,
   sink: {

@@ -3,10 +3,7 @@ import type { Database } from '../db/schema.js';
 import { sinkTargetSchema, type SinkTarget } from '../domain/events.js';
 import { shownFailure } from '#outbound/transport.js';
 
-/**
- * A target as shown: as recorded, except the row of a webhook made before paths were sealed
- * (issue 51, item 7), whose whole URL may carry a token: shown as its scheme, host and port.
- */
+/** A target as shown; a pre-sealing webhook's whole URL may carry a token: its origin only. */
 const shownTarget = (target: SinkTarget): SinkTarget =>
   target.kind === 'webhook' && target.path_digest === undefined
     ? { kind: 'webhook', url: `${new URL(target.url).origin}/` }
@@ -36,10 +33,8 @@ export interface SinkStatus {
 }
 
 /**
- * Every sink's status (one space's when `spaceId` is given, with the operator's left out; one sink
- * when `sinkId` is given too; the operator's alone with `spaceId: null`). Lag is what the
- * deliverer last counted (cursor.ts, `recordLag`): a read never counts the log, so it costs the
- * same with 100,000 events behind as with none (issue 51, item 6). Deleted sinks are left out.
+ * Sink statuses (one space's, one sink, or the operator's with `spaceId: null`), deleted left out.
+ * Lag is the deliverer's last count, so a read never counts the log.
  */
 export async function sinkStatuses(
   db: Kysely<Database>,
@@ -100,10 +95,7 @@ export async function sinkStatuses(
   }));
 }
 
-/**
- * The statuses /metrics shows: the operator's sinks read on their own first, so that whatever the
- * spaces' sinks cost (or a failed read of them) the operator's gauges are always there.
- */
+/** /metrics' statuses: the operator's read first, so their gauges survive a failed read of spaces'. */
 export async function scrapedSinkStatuses(
   db: Kysely<Database>,
   onSpacesFailed: (error: unknown) => void,

@@ -4,11 +4,8 @@ import { tracesOf, type LinkedSpans } from '../event-store/event-traces.js';
 import type { SinkBatch, SinkTransport } from './transports.js';
 
 /**
- * A sink's send with its events' traces: each batch goes out with the trace of every event's
- * request (a CloudEvent's `traceparent`, syslog's `trace_id`), read beside the log, whatever
- * this process's own tracing; with `spans` (tracing on) each delivery is also a span
- * (`sink.deliver`) linked to those requests. The traces are read first (a database error is
- * not the sink's): the answer is the send itself, to be run and judged as the sink's.
+ * A sink's send carrying each event's request trace (and a `sink.deliver` span with `spans`). The
+ * traces are read first, so a database error is not the sink's.
  */
 export function tracedSend(
   db: Kysely<Database>,

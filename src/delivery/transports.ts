@@ -16,17 +16,10 @@ export type SinkTransport = Transport<RecordedEvent>;
 /** The name a sink's receivers see: CloudEvent types `com.token-authority.…`, syslog APP-NAME. */
 const APP = 'token-authority';
 
-/**
- * The event as it leaves the service: in its full form, redacted exactly as the exports and the
- * live feed redact it (`redactEvent`: a secret hash becomes its digest), never as stored.
- */
+/** The event as it leaves: full form, redacted as exports and the live feed are. */
 export const leavingEvent = (stored: RecordedEvent): OutboundEvent => redactEvent(fullForm(stored));
 
-/**
- * A sink's transport, from its definition: each sink its own connection and timeout, and the
- * deployment's sink target rules applied again at each of its connections. Every event goes out
- * through {@link leavingEvent}: the transports of `#outbound` send what they are given.
- */
+/** A sink's own transport, target rules at each connect, events via {@link leavingEvent}. */
 export function transportFor(
   sink: SinkDefinition,
   options: { readonly issuer: string; readonly timeoutMs: number; readonly rules: TargetRules },

@@ -1,9 +1,6 @@
 import { accept, refuse, type Decision } from './decision.js';
 
-/**
- * One key's events in one minute, as an API process counted them: the recorded ones, and what was
- * only counted past the budget. Shared by every kind of event an outsider can cause.
- */
+/** One key's events in one minute, recorded, and counted past the budget. */
 export interface BudgetWindow {
   /** The space of the window's first event (where its summary is written, unless decided else). */
   readonly spaceId: string;
@@ -21,10 +18,7 @@ export interface BudgetWindow {
   readonly tagCount: number;
 }
 
-/**
- * Whether `event` is recorded on its own (within the budget) or refused as `over_budget`, to be
- * only counted in the window's summary.
- */
+/** Whether `event` is recorded on its own or refused `over_budget`, only counted in the summary. */
 export function decideBudgetedRecording<Event>(
   window: Pick<BudgetWindow, 'appended'>,
   perMinute: number,

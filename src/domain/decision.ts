@@ -1,9 +1,4 @@
-/**
- * What every decision returns, as Emmett's deciders have one shape: accepted, with the events to
- * append (none when nothing changes) and what the decision established (`facts`: a token's
- * lifetime, the credential that authenticated); or refused, with why, and the events to record
- * all the same (a failed authentication is itself an event).
- */
+/** Every decision: accepted with events and `facts`, or refused with why (and events all the same). */
 export type Decision<Event, Refusal extends string = never, Facts = undefined> =
   | { readonly ok: true; readonly events: readonly Event[]; readonly facts: Facts }
   // A decision that cannot refuse has no refused branch to narrow away.

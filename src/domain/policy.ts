@@ -1,9 +1,4 @@
-/**
- * Who may do what, in one place: the HTTP edge, the deciders and the command handlers ask here,
- * so a rule is never written twice and can be read whole. One file per subject in ./policy/;
- * test/unit/policy-home.test.ts fails on a role, space, scope, kind or revocation compared
- * anywhere else in src/.
- */
+/** Who may do what, in one place; policy-home.test.ts refuses such rules elsewhere. */
 export * from './policy/spaces-and-roles.js';
 export * from './policy/tokens.js';
 export * from './policy/scopes.js';

@@ -23,12 +23,7 @@ const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(
 let prefixMs = -1;
 let prefix = '';
 
-/**
- * A UUIDv7 (RFC 9562): 48 bits of Unix milliseconds, then 74 random bits. Ids that grow with time
- * land at the right edge of the events table's unique indexes instead of on random pages, which
- * keeps inserts cheap for Postgres; 74 random bits keep them unguessable and unique. Written
- * from a byte-to-hex table (issue 23: a fifth of the cost of a Buffer and its hex string).
- */
+/** A UUIDv7: time-ordered for cheap index inserts, 74 random bits for unguessability. */
 export function uuidv7(now = Date.now()): string {
   if (poolOffset >= pool.length) {
     pool = randomBytes(RANDOM_BYTES * POOL_IDS);

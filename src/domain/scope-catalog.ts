@@ -9,11 +9,7 @@ export const catalogScopeSchema = z
     public: z.boolean().default(false),
     /** Granted when a request names no scope, and allowed to a credential created without any. */
     default: z.boolean().default(false),
-    /**
-     * Granted only to a delegated token (an agent acting for a customer, issue 55): a public token
-     * bought at /v1/issue or by a plain exchange only allows it to the agent its `may_act` names.
-     * A delegated token is a public token: such a scope is `public` too, or no one gets it.
-     */
+    /** Granted only to a delegated (public) token, so such a scope must be `public` too. */
     delegated: z.boolean().optional(),
   })
   .strict();
@@ -23,11 +19,7 @@ const scopeName = z
   .max(SCOPE_MAX_LENGTH)
   .regex(SCOPE_TOKEN, 'a scope is printable ASCII without space, " or \\ (RFC 6749 §3.3)');
 
-/**
- * The scope catalog (SCOPE_CATALOG): for each audience (a Storefront API), its scopes. An
- * audience that is not in it, or an empty catalog, has no scopes: its tokens carry none, as
- * before scopes existed.
- */
+/** SCOPE_CATALOG: each audience's scopes; an audience not in it has none. */
 export const scopeCatalogSchema = z.record(
   z.string().min(1).max(512),
   z.record(scopeName, catalogScopeSchema),

@@ -22,22 +22,13 @@ const isRequestMetadata = (metadata: Json) => typeof metadata.client_ip === 'str
 const TIMES: ReadonlySet<string> = new Set(['issued_at', 'expires_at']);
 
 /**
- * What the log keeps of an event appended to `streamId`: its data and metadata without what the
- * envelope already says (issue 20: every issued token is a row kept for months, so every string
- * repeated in it is paid for millions of times). Left out, and only when they are exactly what
- * {@link fullForm} derives:
- * - a token issuance's `jti`: its stream is `token-<jti>`;
- * - a token issuance's `actor`: its client, `client:<client_id>`;
- * - `request_id` when it is the event's own id (an issuance's event id is its request's id);
- * - `user_agent` when it is null.
- * And a token issuance's `issued_at` and `expires_at`, whole seconds as the JWT has them, are kept
- * as seconds since the epoch (10 digits where the ISO text took 24).
- * Lossless by construction: `fullForm(storedForm(e))` is `e`. Hash chains and exports cover what
- * is stored, so verifying needs no knowledge of this rule.
+ * What the log keeps of an event: without what the envelope already says (an issuance's jti and
+ * actor, request_id equal to the event id, a null user_agent), issuance times as epoch seconds.
+ * Every token is a row kept for months. Lossless: `fullForm(storedForm(e))` is `e`; hash chains
+ * cover what is stored, so verifying needs no knowledge of this rule.
  */
 export function storedForm<Event extends EventBody>(event: Event, streamId: string): Event {
-  // Built key by key, never `delete`: this runs once per token on the API's hot path, and an
-  // object something was deleted from is slow for everything after (JSON.stringify included).
+  // Key by key, never `delete`: hot path, and a deleted-from object stays slow (JSON.stringify too).
   const issuance = isIssuance(event.type) && isObject(event.data);
   let data = event.data;
   let actorOfClient: string | undefined;
@@ -65,11 +56,7 @@ export function storedForm<Event extends EventBody>(event: Event, streamId: stri
   return { ...event, data, metadata };
 }
 
-/**
- * An event as the domain reads it, from what the log stored: puts back what {@link storedForm}
- * left out. An event stored whole (before issue 20, or by a path that does not thin it) comes
- * back unchanged. The SQL twin of this rule is the `audit_log` view.
- */
+/** The event in full from its stored form (its SQL twin is the `audit_log` view). */
 export function fullForm<Event extends EventBody & { readonly streamId: string }>(
   event: Event,
 ): Event {

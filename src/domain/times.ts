@@ -1,9 +1,4 @@
-/**
- * Times of whole seconds in their two spellings: ISO 8601 text as events carry them
- * (`2026-11-23T10:00:00.000Z`), and seconds since the epoch as JWTs and the log's stored form do.
- * Both directions remember the last few they saw: every token issued within a second has the same
- * times, and printing or checking a time costs about a microsecond, once per token otherwise.
- */
+/** Whole-second times as ISO text and epoch seconds; memoised: a second's tokens share them. */
 
 const REMEMBERED = 16;
 const isoBySeconds = new Map<number, string>();

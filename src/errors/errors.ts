@@ -1,7 +1,4 @@
-/**
- * Every error a client can cause has one stable `code`. HTTP status and body shape are decided
- * from the code in exactly one place: src/http/error-response.ts.
- */
+/** Each client-caused error has one stable `code`; src/http/error-response.ts maps it to HTTP. */
 export type ErrorCode =
   | 'invalid_request'
   | 'malformed_json'
@@ -104,12 +101,9 @@ export class InsufficientScopeError extends TokenAuthorityError {
   }
 }
 
-/**
- * Client authentication failed. Says nothing of which part was wrong, but for a trusted issuer's
- * assertion: its claim at fault (issue 54), which tells a platform team what to fix.
- */
+/** Client authentication failed, never saying which part, but a trusted issuer's claim at fault. */
 export class InvalidClientError extends TokenAuthorityError {
-  /** `description`: said only where it gives nothing away (a trusted issuer's claim at fault, a metadata document's URL). */
+  /** `description`: only what gives nothing away (an issuer's claim at fault, a metadata URL). */
   constructor(description = 'client authentication failed') {
     super('invalid_client', description);
   }
@@ -133,10 +127,7 @@ export class InvalidGrantError extends TokenAuthorityError {
   }
 }
 
-/**
- * An audience (or RFC 8707 resource) no token can be issued for here: not a configured Storefront
- * API, or, in a token exchange, not the audience of the subject token (RFC 8693 §2.2.2).
- */
+/** An audience no token can be issued for: not configured, or not the subject token's (RFC 8693). */
 export class InvalidTargetError extends TokenAuthorityError {
   constructor(audience: string, why = 'is not a known Storefront API') {
     super('invalid_target', `audience "${audience}" ${why}`);

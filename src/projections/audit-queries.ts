@@ -48,10 +48,7 @@ export interface AuditEntry {
   readonly span_id: string | null;
 }
 
-/**
- * A page of the audit trail in a stable order (log position), and the position to resume after
- * when there may be more.
- */
+/** A page of the audit trail in log-position order, and where to resume when there may be more. */
 export async function queryAudit(
   db: Kysely<Database>,
   filter: AuditFilter,

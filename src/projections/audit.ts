@@ -4,12 +4,7 @@ import type { EventGroup } from '../domain/event-catalog.js';
 /** An audit entry's details: the fields of its event's data its type names. */
 export type AuditDetails = (eventType: string, data: unknown) => Record<string, unknown>;
 
-/**
- * Audit details as `catalog` declares them: each type's `audit` fields, read from the data (null
- * when absent). Columns common to all (client, audience, customer, segment, jti, expiry) are read
- * from the data by the `audit_log` view; the token kind is the list of issuances'
- * (`src/domain/token/issuances.ts`).
- */
+/** Audit details as `catalog` declares them (the `audit_log` view reads them from the data). */
 export function auditDetailsOf(catalog: EventGroup): AuditDetails {
   const shapes = new Map(Object.entries(catalog).map(([type, { audit }]) => [type, audit]));
   return (eventType, data) => {

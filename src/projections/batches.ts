@@ -7,11 +7,8 @@ import type { Projection } from './projection.js';
 class CheckpointMoved extends Error {}
 
 /**
- * Projects the next batch after the projection's checkpoint. The checkpoint row is locked first,
- * so a second projector (or a rebuild) waits and then starts from where this one ended; the rows
- * and the checkpoint commit together, and the checkpoint moves only if it is still where we read
- * it (compare-and-set), otherwise everything rolls back. A crash mid-batch therefore loses nothing
- * and counts nothing twice. Returns the number of events projected.
+ * Projects the next batch: the checkpoint row locked first (a second projector waits), rows and a
+ * compare-and-set checkpoint commit together, so a crash loses nothing and counts nothing twice.
  */
 export function projectNextBatch(
   db: Kysely<Database>,
@@ -21,11 +18,7 @@ export function projectNextBatch(
   return projectNextBatchTogether(db, [projection], batchSize);
 }
 
-/**
- * One batch for several projections in one transaction when their checkpoints agree (the usual
- * case: one range, found once); otherwise each catches up on its own. Same guarantees as
- * projectNextBatch. Returns the number of events in the batch; `projected` is told its range.
- */
+/** One batch for projections whose checkpoints agree, in one transaction; else each on its own. */
 export async function projectNextBatchTogether(
   db: Kysely<Database>,
   projections: readonly Projection[],

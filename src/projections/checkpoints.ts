@@ -2,10 +2,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { LOG_START, type LogPosition } from '../event-store/types.js';
 
-/**
- * Where `projection` has read up to. With `lock`, the checkpoint row stays locked until the
- * transaction ends, so concurrent batches of one projection queue instead of colliding.
- */
+/** Where `projection` has read up to; `lock` queues concurrent batches rather than colliding. */
 export async function readCheckpoint(
   db: Kysely<Database>,
   projection: string,
@@ -22,11 +19,7 @@ export async function readCheckpoint(
     : LOG_START;
 }
 
-/**
- * Locks `projection`'s checkpoint row for this transaction and returns it, creating the row at the
- * start of the log first if the projection has none (a projection added after the last migration
- * must start, not stall silently on a compare-and-set that never matches).
- */
+/** Locks the checkpoint row, creating it at the log's start if missing (else its CAS stalls). */
 export async function lockCheckpoint(
   trx: Transaction<Database>,
   projection: string,
@@ -48,10 +41,7 @@ export async function lockCheckpoint(
   return readCheckpoint(trx, projection, true);
 }
 
-/**
- * Moves the checkpoint from `from` to `to` only if it is still at `from`. False means another
- * projector (or a rebuild) moved it first: the caller must roll back its rows.
- */
+/** Compare-and-set; false means another projector moved it: the caller rolls back. */
 export async function advanceCheckpoint(
   trx: Transaction<Database>,
   projection: string,

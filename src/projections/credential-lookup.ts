@@ -15,11 +15,9 @@ export interface CredentialLookup {
 }
 
 /**
- * The credentials read model with a short in-process cache in front. Found credentials are kept
- * for `ttlMs` (so a later revocation takes effect on every replica within that bound). Unknown
- * ids are remembered for `unknownTtlMs`, so a flood of made-up ids costs one query per distinct
- * id per that time: safe, because a client id is random and cannot be asked for before it exists.
- * Concurrent misses for one id share one query. ttlMs 0 reads the database every time.
+ * The credentials read model behind a short cache: found ones for `ttlMs` (a revocation reaches
+ * every replica within it), unknown ids for `unknownTtlMs` (safe: ids are random, unknowable in
+ * advance). Concurrent misses share one query; ttlMs 0 always reads.
  */
 export function createCredentialLookup(
   db: Kysely<Database>,

@@ -124,29 +124,17 @@ export async function listCredentials(
 export interface RevocationList {
   readonly clients: ReadonlyArray<{ readonly client_id: string; readonly revoked_at: string }>;
   readonly tokens: ReadonlyArray<{ readonly jti: string; readonly exp: number }>;
-  /**
-   * Active credentials whose scopes were narrowed within the longest token lifetime, with the
-   * scopes they allow now: their tokens carrying any other scope are refused.
-   */
+  /** Active credentials narrowed within the longest token lifetime, with their scopes now. */
   readonly narrowed_clients: ReadonlyArray<{
     readonly client_id: string;
     readonly scopes: readonly string[];
     readonly narrowed_at: string;
   }>;
-  /**
-   * Signing keys withdrawn (retired as compromised) of the space's own ring and of the shared
-   * ring: every token they sign is refused, whatever a verifier still holds of an earlier JWKS.
-   */
+  /** Withdrawn keys of the space's and the shared ring: their tokens refused whatever JWKS is held. */
   readonly withdrawn_keys: ReadonlyArray<{ readonly kid: string; readonly withdrawn_at: string }>;
 }
 
-/**
- * Every revocation of `spaceId` whose tokens may still be live: credentials revoked within the
- * longest token lifetime, revoked tokens not yet expired, and the unexpired public tokens derived
- * from a revoked private token (from the audit view, so up to the projector's lag behind);
- * credentials narrowed within that lifetime; and the signing keys withdrawn within
- * `withdrawalSeconds`, of the space's own ring and the shared one.
- */
+/** Every revocation of `spaceId` whose tokens may still be live (derived ones as projected). */
 export async function revocationList(
   db: Kysely<Database>,
   spaceId: string,
@@ -187,8 +175,7 @@ export async function revocationList(
       AND a.event_type = 'public-token-issued'
     WHERE r.space_id = ${spaceId} AND r.token_kind = 'private' AND a.expires_at > now()
     ORDER BY 2, 1`.execute(db);
-  // From the log's retirements (the partial index of migration 038 finds them): a compromise is
-  // recorded in the space's own log for its ring, in the system log for the shared one.
+  // Retirements (migration 038's index): in the space's log for its ring, the system's for shared.
   const { rows: withdrawn } = await sql<{ kid: string; withdrawn_at: Date }>`
     SELECT e.data->>'kid' AS kid, e.recorded_at AS withdrawn_at
     FROM events e

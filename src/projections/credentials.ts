@@ -4,11 +4,8 @@ import type { Credential } from '../domain/credential/state.js';
 import { clientJwksSchema } from '../domain/events.js';
 
 /**
- * The `credentials` read model: the state `evolveCredential` leaves, written by the credential
- * commands in the append's transaction (so a credential works, a rotated secret changes and a
- * revocation holds the moment the request returns). No rule lives here: this only stores state.
- * Token issuance never writes here: a per-credential row touched by every issuance would be a
- * lock all of that client's concurrent requests queue on.
+ * The `credentials` read model, written in the append's transaction so changes hold when the
+ * request returns. Issuance never writes here: a row per credential would serialise its requests.
  */
 export async function writeCredential(
   trx: Transaction<Database>,

@@ -17,10 +17,7 @@ export interface IssuerRuleUse {
   readonly last_used: string;
 }
 
-/**
- * The private tokens each issuer's rule bought since `from`, from the issuances' `assertion`
- * evidence (a partial index finds them), busiest first, at most `limit` rows.
- */
+/** Private tokens each issuer's rule bought since `from`, busiest first, at most `limit`. */
 export async function issuerRuleUse(db: Kysely<Database>, on: UseWindow): Promise<IssuerRuleUse[]> {
   const rows = await sql<{ issuer_id: string; iss: string; rule: string; n: string; last: Date }>`
     SELECT data->'assertion'->>'issuer_id' AS issuer_id, data->'assertion'->>'iss' AS iss,
@@ -46,10 +43,7 @@ export interface AgentUse {
   readonly last_used: string;
 }
 
-/**
- * The clients named in delegated public tokens' `actors` since `from` (anywhere in the chain but
- * its end, the storefront that paid for the customer's token), busiest first, at most `limit`; `name` where the agent is a credential of this space.
- */
+/** Agents named in delegated tokens' `actors` since `from`, busiest first, named if ours. */
 export async function agentUse(db: Kysely<Database>, on: UseWindow): Promise<AgentUse[]> {
   const rows = await sql<{ client_id: string; name: string | null; n: string; last: Date }>`
     SELECT a.client_id, c.name, count(*) AS n, max(e.recorded_at) AS last

@@ -35,10 +35,7 @@ export async function findIdempotentResponse(
     : undefined;
 }
 
-/**
- * Keeps a response in the transaction of the change it answers. A concurrent request with the
- * same key waits on the primary key and fails with a unique violation once this one commits.
- */
+/** Keeps a response in its change's transaction; a concurrent same-key request fails on the key. */
 export async function writeIdempotentResponse(
   trx: Transaction<Database>,
   response: IdempotentResponse,
@@ -55,12 +52,7 @@ export async function writeIdempotentResponse(
     .execute();
 }
 
-/**
- * Drops expired responses (the changes they answered stay in the log, naming the key's hash):
- * a sealed secret should not outlive the retry window. Run by the projector's leader, through
- * the database's own function (migration 025): the projector's role may not DELETE a response
- * still in its window, which would let a retried rotation run twice.
- */
+/** Drops expired responses via the owner's function: the projector may not DELETE a live one. */
 export async function purgeExpiredIdempotentResponses(db: Kysely<Database>): Promise<number> {
   return purgedBy(db, 'purge_expired_idempotent_responses');
 }

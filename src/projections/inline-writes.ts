@@ -9,20 +9,13 @@ import { writeIdempotentResponse, type IdempotentResponse } from './idempotent-r
 import { writeTokenRevocation } from './token-revocations.js';
 import { postgresKeyRingWrites, type KeyRingWrites } from './key-ring-writes.js';
 
-/**
- * The read-model writes a command makes in its append's transaction (they commit with the events
- * or not at all). A port: Postgres writes them through the transaction; an in-memory store for
- * handler tests keeps them in maps (test/support/in-memory-store.ts).
- */
+/** A command's read-model writes in its append's transaction (a port; tests keep them in maps). */
 export interface InlineWrites {
   /** The credential's row, as `evolveCredential` left it. */
   credential(state: Credential): Promise<void>;
   /** A revoked token's row (nothing when `token` is not revoked). */
   tokenRevocation(spaceId: string, token: Token): Promise<void>;
-  /**
-   * A response kept for its Idempotency-Key; a ConflictError, rolling the append back, when a
-   * concurrent request kept one for that key first.
-   */
+  /** A response kept for its Idempotency-Key; a ConflictError if another request kept one first. */
   idempotentResponse(response: IdempotentResponse): Promise<void>;
   /** The signing keys' rows, read and written under the key-ring lock. */
   readonly keyRing: KeyRingWrites;

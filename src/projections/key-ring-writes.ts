@@ -18,10 +18,7 @@ export interface KeyMaterial {
   readonly publicJwk: object;
 }
 
-/**
- * What a signing-key change reads and writes in its transaction (`signing_keys`): a port, so
- * the commands hold no transaction of their own.
- */
+/** A signing-key change's reads and writes in its transaction, as a port. */
 export interface KeyRingWrites {
   /** Holds the one key-ring lock until the transaction ends: ring decisions never race. */
   lock(): Promise<void>;
@@ -34,11 +31,9 @@ export interface KeyRingWrites {
     material: KeyMaterial | undefined,
     spaceId: string | null,
   ): Promise<void>;
-  /** The ring a key belongs to, undefined when unknown. */
   ringOfKey(kid: string): Promise<{ readonly spaceId: string | null } | undefined>;
   /** The rings a scheduled rotation may be due in (see `ringsDueBy`). */
   ringsDueBy(activatedBy: Date, now: Date): Promise<ReadonlyArray<string | null>>;
-  /** Every key's stored private half. */
   storedPrivateKeys(): Promise<ReadonlyArray<{ readonly kid: string; readonly stored: unknown }>>;
   /** Replaces keys' stored private halves with the sealed ones given. */
   writeSealed(

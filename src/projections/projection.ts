@@ -2,11 +2,7 @@ import type { Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { LogRange } from '../event-store/log-range.js';
 
-/**
- * An asynchronous projection: a name (its checkpoint key), how to apply a settled range of the
- * log, and how to reset. Projections are set-based SQL over the range, so events never travel to
- * the projector and back.
- */
+/** An asynchronous projection: set-based SQL over a settled range of the log. */
 export interface Projection {
   readonly name: string;
   /** Applies every event in `range` in the checkpoint's transaction. Deterministic: no now(). */

@@ -27,10 +27,7 @@ export interface ProjectorOptions {
   readonly logger: Logger;
   /** Also grow the Merkle trees (the sealer follows the log like a projection). */
   readonly seal: boolean;
-  /**
-   * Seal at most this often (unless the last seal was full): a seal is one row per range and
-   * space, so at a trickle of traffic this, not the traffic, bounds how many rows seals take.
-   */
+  /** Seal at most this often (unless full): at a trickle this bounds how many rows seals take. */
   readonly sealIntervalMs?: number;
   /** Sign each tree's head every `intervalMs` and on stop (needs `seal`). */
   readonly checkpoints?: {
@@ -42,20 +39,12 @@ export interface ProjectorOptions {
     /** Where checkpoint files are written, never rewritten. */
     readonly dir?: string;
   };
-  /** How often a standby retries the leader lock. */
   readonly standbyRetryMs?: number;
   /** stop() gives up on a database that does not answer after this (each step; default 3 s). */
   readonly giveUpAfterMs?: number;
-  /**
-   * The leader's lease: its session heartbeats every third of it, and Postgres ends the session
-   * (releasing the lock) once it has been silent this long, so a leader that hangs or is paused —
-   * not only one that dies — hands over within the lease plus standbyRetryMs. Default 5 s.
-   */
+  /** The leader's lease: a silent session is ended, so a hung leader hands over. */
   readonly leaseMs?: number;
-  /**
-   * After a pass that found work, wait this long before the next so batches grow under load
-   * instead of the projector spinning on a few events at a time. Bounds the added lag.
-   */
+  /** Wait after a pass that found work, so batches grow under load; bounds the added lag. */
   readonly settleMs?: number;
   /** Tracing on: each batch a span linked to its events' requests (traced-batches.ts). */
   readonly spans?: LinkedSpans;
@@ -69,11 +58,7 @@ export interface RunningProjector {
   stop(): Promise<void>;
 }
 
-/**
- * Follows the log and keeps every projection (and the Merkle trees) up to date. Only the holder of
- * a Postgres advisory lock works; other replicas retry the lock and take over within
- * standbyRetryMs of the leader's session ending. Woken by LISTEN/NOTIFY, polls as a fallback.
- */
+/** Keeps every projection and tree current; only the advisory lock's holder works. */
 export function startProjector(options: ProjectorOptions): RunningProjector {
   const { logger, giveUpAfterMs: giveUpMs = 3000 } = options;
   let stopping = false;
@@ -84,9 +69,7 @@ export function startProjector(options: ProjectorOptions): RunningProjector {
   let lastCheckpointAt = Date.now();
   let lastSealAt = 0;
   let sealFull = false;
-  // Behind (a full batch), each next batch doubles up to catchUpFactor times the batch size:
-  // a batch's fixed cost (locks, checkpoints, one seal row per space it touches) is then spread
-  // over more events, and a bulk import is caught up at several times the steady rate (issue 56).
+  // Behind, each batch doubles up to catchUpFactor times: its fixed cost is spread over more events.
   const ceiling = options.batchSize * (options.catchUpFactor ?? 1);
   const next = (size: number, done: number) =>
     done >= size ? Math.min(size * 2, ceiling) : options.batchSize;
@@ -199,8 +182,7 @@ export function startProjector(options: ProjectorOptions): RunningProjector {
       stopping = true;
       wake();
       const wasLeader = leader;
-      // A last checkpoint, so the window a superuser could rewrite unseen stays short across
-      // restarts; not asked of a database that did not even let the loop end (it is gone).
+      // A last checkpoint keeps the unsealed window short across restarts.
       let answered = await withinMs(
         loop.then(() => true),
         giveUpMs,

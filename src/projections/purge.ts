@@ -7,11 +7,7 @@ export type PurgeFunction =
   | 'purge_expired_used_once_ids'
   | 'purge_expired_idempotent_responses';
 
-/**
- * Runs one of the database's purge functions and returns the rows it removed. What may go is
- * decided there, as the owner, by the database's clock: the caller names the function, never
- * the rows, and holds no DELETE on the table.
- */
+/** Runs a database purge function: the database decides what goes; the caller holds no DELETE. */
 export async function purgedBy(db: Kysely<Database>, purge: PurgeFunction): Promise<number> {
   // A name from the closed list above, never from input.
   const { rows } = await sql<{ removed: string }>`SELECT ${sql.raw(purge)}() AS removed`.execute(

@@ -8,12 +8,8 @@ import type { Projection } from './projection.js';
 
 /** What the rate views count, as a catalog declares it (each type's `rate`). */
 export interface RateCounting {
-  /** The event types that add to some counter. */
   readonly counted: readonly string[];
-  /**
-   * SQL for how much the events of `alias` add to `counter`: 1 per event, or the sum of its
-   * count fields.
-   */
+  /** SQL for how much `alias`'s events add to `counter`: 1 each, or their count fields. */
   sumOf(counter: RateCounter, alias: string): string;
 }
 
@@ -68,11 +64,7 @@ async function addBuckets(
   );
 }
 
-/**
- * Per-client counts per minute and per hour of private tokens, public tokens and rejected
- * authentications, bucketed by each event's recorded_at (never now()), so a rebuild reproduces
- * the same rows.
- */
+/** Per-client counts per minute and hour, bucketed by recorded_at (never now()): rebuilds reproduce. */
 export const ratesProjection: Projection = {
   name: 'rates',
   async applyRange(trx, range) {
@@ -91,12 +83,7 @@ export interface RateHorizons {
   readonly hourBucketsDays: number;
 }
 
-/**
- * Drops rate buckets past their horizon (per-minute after RATE_MINUTE_RETENTION_HOURS, per-hour
- * after RATE_HOUR_RETENTION_DAYS): the views stay the size of their window, whatever the traffic.
- * The events they counted stay in the log; a rebuild counts them again. Run by the projector's
- * leader. Returns rows removed.
- */
+/** Drops rate buckets past their retention (the log keeps the events); returns rows removed. */
 export async function purgeOldRates(db: Kysely<Database>, horizons: RateHorizons): Promise<number> {
   const purge = async (
     table: 'client_rate_minute' | 'client_rate_hour' | 'client_scope_rate_hour',

@@ -4,11 +4,7 @@ import { UnavailableError } from '../errors/errors.js';
 
 /** Which access tokens are revoked, known in this process without a query per request. */
 export interface RevocationLookup {
-  /**
-   * True when the token id is revoked. Answered from memory (synchronously) while every unexpired
-   * revocation fits in it; past `maxEntries`, an id not held is asked of the database. Fails
-   * closed (503) if the list could not be refreshed.
-   */
+  /** Whether the id is revoked: from memory within `maxEntries`, else asked; fails closed (503). */
   isRevoked(jti: string): boolean | Promise<boolean>;
   /** A revocation this process just committed takes effect here at once. */
   noteRevoked(jti: string, expiresAtMs: number): void;
@@ -19,18 +15,13 @@ export interface RevocationLookup {
   close(): void;
 }
 
-// A revocation committed up to this long after its recorded time is still picked up: the
-// incremental read looks back this far (a writing transaction is bounded by the statement timeout).
+// A revocation committed this long after its recorded time is still read (statement timeout bound).
 const LOOK_BACK_MS = 30_000;
 
 /**
- * Loads every unexpired revocation once, then every `refreshMs` only those recorded since the last
- * read (with a look-back), so a revocation made on any replica takes effect here within about
- * `refreshMs`. Expired entries are dropped; a token past its expiry is refused anyway.
- *
- * Memory is bounded: at most `maxEntries` ids are held. Past that (revocations are bounded by
- * issuance, which grows with tenants), the lookup stays exact by asking the database about ids it
- * does not hold, one primary-key read, until a full reload fits again.
+ * All unexpired revocations once, then every `refreshMs` those since (with a look-back): any
+ * replica's revocation holds here within about `refreshMs`. Past `maxEntries` ids not held are
+ * asked of the database, so the answer stays exact with bounded memory.
  */
 export async function createRevocationLookup(
   db: Kysely<Database>,
@@ -61,8 +52,7 @@ export async function createRevocationLookup(
     const startedAt = now();
     // Overflowed ids were skipped: only a full reload that fits can make memory exact again.
     const full = since === undefined || (overflow && startedAt - lastFullReload >= fullReloadMs);
-    // The cursor is the database's time, as revoked_at is: a replica whose clock runs ahead of the
-    // database's would otherwise start past revocations it never read.
+    // The database's time, as revoked_at is: a clock ahead would skip revocations.
     const databaseNow = full
       ? (await sql<{ now: Date }>`SELECT now() AS now`.execute(db)).rows[0]!.now
       : undefined;

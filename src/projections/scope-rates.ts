@@ -2,11 +2,7 @@ import { sql } from 'kysely';
 import { inRange } from '../event-store/log-range.js';
 import type { Projection } from './projection.js';
 
-/**
- * Issuances per client per granted scope per hour (`client_scope_rate_hour`): which clients use
- * which scopes, for monitoring and for deciding what a narrowing would cut off. Buckets come from
- * each event's recorded_at, so a rebuild reproduces the same rows; unscoped issuances add nothing.
- */
+/** Issuances per client, scope and hour (`client_scope_rate_hour`), bucketed by recorded_at. */
 export const scopeRatesProjection: Projection = {
   name: 'scope-rates',
   async applyRange(trx, range) {

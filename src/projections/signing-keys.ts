@@ -2,10 +2,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { KeyRing } from '../domain/signing-key/state.js';
 
-/**
- * A key ring as the `signing_keys` rows hold it: every key, oldest first. `spaceId` names a
- * space's own ring; null (the default) the shared one.
- */
+/** A key ring from `signing_keys`, oldest first; `spaceId` null is the shared ring. */
 export async function loadKeyRing(
   db: Kysely<Database>,
   spaceId: string | null = null,
@@ -25,11 +22,7 @@ export async function loadKeyRing(
   }));
 }
 
-/**
- * Writes the key ring `evolve` produced, in the append's transaction: a key that is new gets its
- * row with its material (which no event carries; none when no key is new), a key whose
- * retirement changed gets it.
- */
+/** Writes the ring `evolve` produced: new keys with their material, changed retirements. */
 export async function writeKeyRing(
   trx: Transaction<Database>,
   before: KeyRing,
@@ -79,10 +72,7 @@ export async function ringOfKey(
   return row && { spaceId: row.space_id };
 }
 
-/**
- * The rings a scheduled rotation may be due in: the shared one (null) and every space's own whose
- * newest signing key activated at or before `activatedBy`, with no successor waiting.
- */
+/** Rings a rotation may be due in: shared and spaces' whose signer began by `activatedBy`. */
 export async function ringsDueBy(
   db: Kysely<Database>,
   activatedBy: Date,

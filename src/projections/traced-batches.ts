@@ -5,10 +5,7 @@ import type { LogRange } from '../event-store/log-range.js';
 import { projectNextBatchTogether } from './batches.js';
 import type { Projection } from './projection.js';
 
-/**
- * The projector's next batch, as a span (`projector.batch`) linked to the traces of the requests
- * whose events it projected when `spans` is given (tracing on); otherwise just the batch.
- */
+/** The next batch as a `projector.batch` span linked to its requests' traces when `spans` is given. */
 export function tracedBatches(options: {
   readonly db: Kysely<Database>;
   readonly projections: readonly Projection[];

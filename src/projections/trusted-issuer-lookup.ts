@@ -10,11 +10,7 @@ export interface TrustedIssuerLookup {
   forget(spaceId: string): void;
 }
 
-/**
- * The trusted issuers' read model as the jwt-bearer grant reads it: each (space, iss), found or
- * not, held `ttlMs` (CREDENTIAL_CACHE_TTL_MS, as a credential is: another process sees a change
- * within it), at most `maxEntries`, the oldest dropped first.
- */
+/** The trusted issuers by (space, iss), found or not, held `ttlMs`, at most `maxEntries`. */
 export function createTrustedIssuerLookup(
   db: Kysely<Database>,
   options: { readonly ttlMs: number; readonly maxEntries: number; readonly now: () => number },

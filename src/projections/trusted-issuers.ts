@@ -54,18 +54,13 @@ export async function findTrustedIssuer(
   return row && stateOf(row);
 }
 
-/**
- * What an issuer's change reads and writes in the transaction of its event: a port, so the
- * commands hold no transaction of their own.
- */
+/** An issuer change's reads and writes in its event's transaction, as a port. */
 export interface IssuerWrites {
   /** Holds the space's issuer lock: two adds of one `iss` cannot both see it free. */
   lockSpace(spaceId: string): Promise<void>;
   /** The issuer's state, its row locked until the transaction ends. */
   locked(issuerId: string): Promise<TrustedIssuerState | undefined>;
-  /** The id of the space's live issuer of this `iss`, if any. */
   liveIdOf(spaceId: string, iss: string): Promise<string | undefined>;
-  /** Its row as the decision leaves it. */
   write(state: TrustedIssuerState): Promise<void>;
   /** A space's allowed metadata-client domain, its row locked (removed ones too). */
   lockedDomain(spaceId: string, domain: string): Promise<MetadataClientDomain | undefined>;

@@ -11,11 +11,7 @@ export function usesOf(catalog: EventGroup): readonly string[] {
 
 const USES = usesOf(EVENT_CATALOG);
 
-/**
- * When each client last got a token (`last_used_at` of the credential API). Kept by the projector
- * so that issuance never updates a per-credential row, which every concurrent issuance for that
- * client would queue on.
- */
+/** When each client last got a token, kept by the projector so issuance updates no credential row. */
 export const usageProjection: Projection = {
   name: 'usage',
   async applyRange(trx, range) {

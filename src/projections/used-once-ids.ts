@@ -12,10 +12,7 @@ export interface UsedOnce {
   readonly expiresAt: Date;
 }
 
-/**
- * Records an id until its proof expires. False when it was already there: a replay, refused by
- * every API process alike (the primary key decides, not a process's memory).
- */
+/** Records an id until its proof expires; false on a replay (the primary key decides). */
 export async function rememberUsedOnce(db: Kysely<Database>, used: UsedOnce): Promise<boolean> {
   const result = await db
     .insertInto('used_once_ids')
@@ -33,10 +30,8 @@ export async function rememberUsedOnce(db: Kysely<Database>, used: UsedOnce): Pr
 const idHash = (id: string) => createHash('sha256').update(id, 'utf8').digest('base64url');
 
 /**
- * Records the first of `ids` not yet used, in one statement whatever how many are: the index of
- * the one taken, or undefined when all are. The primary key still decides between replicas: an
- * insert that lost the first free id to another one's finds nothing to insert, and looks again
- * (each loss is another's success, so at most `ids.length` times).
+ * Records the first unused of `ids` in one statement, returning its index (undefined: all used).
+ * A lost race looks again; each loss is another's success, so at most `ids.length` tries.
  */
 export async function rememberFirstUnused(
   db: Kysely<Database>,
@@ -63,11 +58,7 @@ export async function rememberFirstUnused(
   return undefined;
 }
 
-/**
- * Drops ids whose proofs have expired (an expired proof is refused anyway), through the
- * database's own function (migration 025): the projector's role may not DELETE an unexpired id,
- * which would let its assertion or proof be replayed.
- */
+/** Drops expired ids via the owner's function: the projector may not DELETE a live one. */
 export async function purgeExpiredUsedOnce(db: Kysely<Database>): Promise<number> {
   return purgedBy(db, 'purge_expired_used_once_ids');
 }

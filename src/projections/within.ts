@@ -1,7 +1,4 @@
-/**
- * `work`'s answer, or false once `ms` passed first (the work is left to finish or not): a
- * stopping process gives up on a database that may be gone rather than outlive its grace period.
- */
+/** `work`'s answer, or false after `ms`: a stop never outlives its grace on a gone database. */
 export function withinMs(work: Promise<boolean>, ms: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<boolean>((resolve) => {

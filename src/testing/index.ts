@@ -1,8 +1,4 @@
-/**
- * `token-authority/testing`: the real token service for other projects' integration tests.
- * API and projector run in the caller's process, on an embedded Postgres (no server needed) or on
- * the database at `databaseUrl`. See docs/testing.md.
- */
+/** `token-authority/testing`: the real service (API + projector) in-process, for integration tests. */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -16,11 +12,7 @@ import { mintDevLoginToken } from '../crypto/login-tokens.js';
 
 /** Options of {@link startTokenAuthority}; all optional. */
 export interface TokenAuthorityOptions {
-  /**
-   * A Postgres to use instead of the embedded one, as its owner (a superuser or a role with
-   * CREATEROLE, as a testcontainers Postgres gives): migrations run there, and the service
-   * connects through least-privileged logins it creates, as in production.
-   */
+  /** A Postgres owner URL to use instead of the embedded one; the service logs in least-privileged. */
   readonly databaseUrl?: string;
   /** Audiences tokens may be issued for (default `storefront.test`). */
   readonly audiences?: readonly string[];

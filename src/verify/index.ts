@@ -1,9 +1,4 @@
-/**
- * `token-authority/verify`, as users import it: the verifier kit (packages/verifier) and, beside
- * it, the audit log's transparency checks for reviewers' scripts and resource servers — RFC 9162
- * proofs and C2SP signed checkpoints, verified offline with nothing but the proof, a checkpoint
- * and a public key (packages/audit-log).
- */
+/** `token-authority/verify`: the verifier kit and the audit log's offline transparency checks. */
 export * from '#verifier/index.js';
 export {
   EMPTY_ROOT,

@@ -9,12 +9,7 @@ import {
   type ArchivedLeafId,
 } from '#audit-log/archive/blocks.js';
 
-/**
- * The archive's index (migration 027), written by `npm run archive` with the range it records: per
- * space, which gzip member of which file holds each tile's archived events (`archived_blocks`),
- * and which archived sequence an event id or a token's jti is (`archived_leaf_keys`). A proof over
- * archived events then reads one member of one file, never the space's whole archive.
- */
+/** The archive's index: which gzip member holds each tile, which sequence each id is. */
 
 /** Postgres takes at most 65535 parameters a statement; three a key row. */
 const KEYS_PER_INSERT = 10_000;
@@ -55,11 +50,7 @@ export async function recordArchiveIndex(
   }
 }
 
-/**
- * The archived sequence of the space's event with this id, or of this stream's first event: one
- * probe of the space's keys, the same work whether the id is archived here, belongs to another
- * space or was never issued.
- */
+/** An archived event's (or stream's first event's) sequence: one probe, ours or not. */
 export async function archivedSequenceOf(
   db: Kysely<Database>,
   spaceId: string,
@@ -77,11 +68,7 @@ export async function archivedSequenceOf(
 /** An archive file's member that holds some of a space's archived sequences, as indexed. */
 export type ArchivedBlockRow = ArchivedBlock;
 
-/**
- * The members holding the space's archived sequences `from`..`to`, in order. A member never spans
- * two tiles, so those overlapping the range start within it or in the tile `from` falls in: a
- * bounded range of the primary key.
- */
+/** Members holding sequences `from`..`to`; a member never spans tiles, so a bounded key range. */
 export async function archivedBlocks(
   db: Kysely<Database>,
   spaceId: string,

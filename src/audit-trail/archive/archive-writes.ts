@@ -13,11 +13,7 @@ export interface ArchivedPartition {
   readonly written: readonly WrittenArchiveFile[];
 }
 
-/**
- * What commits with an `events-archived` event, through the store's append (the archive's
- * declared inline writes): the ranges for the audit API, the files' index, and the partition
- * dropped with its events' traces.
- */
+/** What commits with `events-archived`: ranges, files' index, the partition dropped. */
 export interface ArchiveWrites {
   archived(partition: ArchivedPartition): Promise<void>;
 }

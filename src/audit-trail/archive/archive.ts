@@ -28,13 +28,10 @@ export type ArchiveOutcome =
     };
 
 /**
- * Archives every whole partition of the log that ends at or before `before`, oldest first: writes
- * each space's events of it (with its tree's frontier before them and the signed heads among
- * them) to `dir` as gzipped NDJSON in the audit export's format 2, files created exclusively; reads them back
- * and verifies them; then, in one transaction, appends an `events-archived` event naming the range,
- * the files and their SHA-256, records the range for the audit API, and drops the partition, so
- * its disk comes back with no row-by-row DELETE. Runs as the owner (only the owner may drop a
- * partition). Stops at the first partition not ready.
+ * Archives each whole partition ending by `before`, oldest first: each space's events written to
+ * `dir` (export format 2, files created exclusively) and verified, then in one transaction the
+ * `events-archived` event, the range, and the partition dropped (no row-by-row DELETE). Runs as
+ * the owner, who alone may drop a partition. Stops at the first partition not ready.
  */
 export async function archivePartitions(
   db: Kysely<Database>,
@@ -117,10 +114,7 @@ async function archivePartition(
   return { partition: name, archived: true, events: manifest.events, files, position };
 }
 
-/**
- * Why the partition cannot be archived yet, if so: a transaction that began before its end may
- * still write to it, or some of its events are not yet sealed or projected.
- */
+/** Why the partition is not ready: an older transaction may still write, or events unsealed. */
 async function unsettledReason(
   db: Kysely<Database>,
   name: string,

@@ -12,11 +12,7 @@ import { archivedBlocks, archivedSequenceOf } from '../archive/archive-index.js'
 import { EVENT_LEAVES } from '../event-leaf.js';
 import { spaceTree } from '../seal/space-tree.js';
 
-/**
- * A space tree's leaves that left the database with their partition, read back from the archive
- * files (ARCHIVE_DIR) as the package's archive/archived-tree.ts says, through the index
- * archive-index.ts keeps.
- */
+/** A space tree's archived leaves, read from ARCHIVE_DIR through the archive index. */
 function archivedLeaves(db: Kysely<Database>, dir: string): ArchivedLeaves {
   return {
     dir,

@@ -23,10 +23,7 @@ interface ExportOptions {
   readonly archiveDir?: string;
 }
 
-/**
- * A space's sealed events recorded in [from, to) as an export of format 2 (the package's
- * exportSpace), read from space_ranges, the log, its traces and the signed heads.
- */
+/** A space's sealed events in [from, to) as a format-2 export (the package's exportSpace). */
 export function exportSpaceTree(
   db: Kysely<Database>,
   options: ExportOptions,

@@ -15,11 +15,7 @@ import type { LogHeadRow } from '#audit-log/check/log-heads.js';
 import { LOG_TREE } from '../seal/log-tree.js';
 import { sealEnd, sealHolding } from '../seal/seal-ranges.js';
 
-/**
- * What `npm run verify-chain` checks, read from the database: the log tree's stored heads, and
- * each sealed range with the events it holds (archived ranges from the archive files). The
- * judging is check/log-tree.ts's, which sees no database.
- */
+/** What `npm run verify-chain` reads; check/log-tree.ts judges it. */
 
 /** The log tree's stored signed heads, smallest first. */
 export async function readLogHeadRows(db: Kysely<Database>): Promise<LogHeadRow[]> {
@@ -69,10 +65,7 @@ function postgresSealedLog(
   };
 }
 
-/**
- * Reads back every file of the archived partition starting at `partitionStart` (archived_ranges
- * names them and their SHA-256) and has check/archive.ts judge them.
- */
+/** Reads back the archived partition's files for check/archive.ts to judge. */
 async function readArchivedPartition(
   db: Kysely<Database>,
   dir: string,
@@ -98,10 +91,7 @@ async function readArchivedPartition(
   return checkArchivedPartition(files, dir, EVENT_LEAVES, publicKey);
 }
 
-/**
- * Checks the log tree over the whole database (`npm run verify-chain`, the chaos oracle): its
- * evidence read here, judged by check/log-tree.ts.
- */
+/** Checks the log tree over the whole database (`npm run verify-chain`, the chaos oracle). */
 export function checkLogTreeInDatabase(
   db: Kysely<Database>,
   options: {

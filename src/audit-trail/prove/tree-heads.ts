@@ -1,30 +1,18 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 
-// The signed tree heads as the API serves them (and exports carry them): read from
-// merkle_checkpoints, each with the cosignatures its witnesses gave. seal/tree-head-signing.ts signs and
-// stores them.
+// The signed tree heads as the API serves them, with their witnesses' cosignatures.
 
 // A tree's origin and verifier key, as the API names them beside the heads (the package's).
 export { treeOrigin, treeVerifierKey } from '#audit-log/transparency/tree-head.js';
 
-/**
- * Where the log tree's published heads end: the start of the schedule window (`intervalSeconds`
- * long, on the wall clock) `nowMs` falls in. Tenants are served only heads signed before it, so the
- * size they read moves once a window, at its boundary, whatever other spaces record in between:
- * never the live count of every space's events (issue 40, item 7).
- */
+/** Where published log heads end: the window start `nowMs` is in, so tenants never see live counts. */
 export function logHeadsPublishedBefore(nowMs: number, intervalSeconds: number): Date {
   const windowMs = intervalSeconds * 1000;
   return new Date(Math.floor(nowMs / windowMs) * windowMs);
 }
 
-/**
- * A tree's latest signed tree head (with `size`, the one of exactly that many leaves; with
- * `cosigned`, the latest with at least that many cosignatures; with `signedBefore`, only among
- * those signed before then), the cosignatures witnesses gave it appended (a note carries any
- * number of signature lines).
- */
+/** A tree's latest signed head (by `size`, `cosigned`, `signedBefore`), cosigned. */
 export async function findTreeHead(
   db: Kysely<Database>,
   treeId: string,

@@ -31,24 +31,17 @@ export async function sealedTreeSize(db: Kysely<Database>, spaceId: string): Pro
   return Number(head?.last_sequence ?? 0);
 }
 
-/**
- * Rows a lookup by id takes at most: ids are unique in practice (random, or UUIDv7 with 74 random
- * bits), but unique only per space, so another space's event of the same id never hides ours.
- */
+/** Rows an id lookup takes at most: ids are unique per space only, so another's never hides ours. */
 const LOOKUP_ROWS = 8;
 
 /** An event as its space tree holds it: its leaf index and the exact bytes its leaf hashes. */
 export interface TreeLeaf {
   readonly index: number;
   readonly entry: Buffer;
-  /** SHA-256(0x00 ‖ entry). */
   readonly hash: Hash;
 }
 
-/**
- * The leaf of the space's event with this id, or of the issuance of the token with this jti:
- * undefined when the space has no such event, 'unsealed' when it is recorded but not yet sealed.
- */
+/** The leaf of the event with this id (or token jti's issuance); 'unsealed' when not sealed yet. */
 export async function findLeaf(
   db: Kysely<Database>,
   spaceId: string,
@@ -58,9 +51,8 @@ export async function findLeaf(
   /** Where archived events are (their space-tree leaves only). */
   archiveDir?: string,
 ): Promise<TreeLeaf | 'unsealed' | undefined> {
-  // By stream id or event id alone, so the stream's hash index or the event id's BRIN index
-  // (migration 026) answers: with the space in the query, the planner could walk the space's
-  // position index instead, every event of the space. The space is checked on the rows.
+  // By stream or event id alone, so their indexes answer (with the space, the planner may walk all
+  // the space's events); the space is checked on the rows.
   const rows = (await db
     .selectFrom('events')
     .select(EVENT_COLUMNS)
@@ -75,8 +67,7 @@ export async function findLeaf(
     .limit(LOOKUP_ROWS)
     .execute()) as EventRow[];
   const row = rows.find((candidate) => eventVisibleTo(candidate, spaceId));
-  // Another space's event is probed for in this space's archive as a made-up id is: one index
-  // probe either way, so the answer's time does not tell that the id exists elsewhere.
+  // Another space's id probes this archive as a made-up one does: equal time, nothing revealed.
   if (!row && archiveDir && tree === 'space') {
     return findArchivedLeaf(db, archiveDir, spaceId, which);
   }

@@ -11,11 +11,7 @@ import { overTree } from '#audit-log/tree/tiled-tree.js';
 import type { TreeSource } from '#audit-log/tree/tree-source.js';
 import { treeNodes } from './tree-store.js';
 
-/**
- * The whole log as one Merkle tree (migration 024): leaf i is the (i+1)-th sealed event in commit
- * order, with the same leaf hash as in its space's tree, so one entry is proven in both. A
- * reviewer of the whole deployment (and a witness) follows this one tree instead of every space's.
- */
+/** The whole log as one Merkle tree: the same leaves as the space trees, one tree for witnesses. */
 
 /** The log tree's id in merkle_nodes and merkle_checkpoints (the package's). */
 export { LOG_TREE };
@@ -74,10 +70,7 @@ export function overLogTree<T>(
   return overTree(treeNodes(db), logTree(db), size, compute);
 }
 
-/**
- * The index in the log tree of a sealed event: the size before its seal, plus how many events of
- * that seal come before it. Undefined when no seal holds it yet.
- */
+/** A sealed event's log tree index: size before its seal plus its place in it. */
 export async function logLeafIndex(
   db: Kysely<Database>,
   event: RecordedEvent,

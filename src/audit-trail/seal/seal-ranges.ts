@@ -18,10 +18,7 @@ export function sealEnd(seal: {
   return { transactionId: String(seal.last_transaction_id), globalPosition: seal.last_position };
 }
 
-/**
- * The stretch of the log seal `sealNumber` covers: after the previous seal's last event,
- * through its own. Undefined when there is no such seal.
- */
+/** The log stretch seal `sealNumber` covers; undefined when there is no such seal. */
 export async function sealRange(
   db: Kysely<Database>,
   sealNumber: number,
@@ -53,10 +50,7 @@ export async function sealHolding(
   return rows[0] === undefined ? undefined : Number(rows[0].seal_number);
 }
 
-/**
- * The events of a range in commit-safe order; with `space`, only that space's, found through the
- * events' primary key between the seal's position bounds.
- */
+/** A range's events in commit-safe order; with `space`, through the primary key between the bounds. */
 export async function eventsInRange(
   db: Kysely<Database>,
   range: Pick<LogRange, 'after' | 'through'>,

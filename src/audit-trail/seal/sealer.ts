@@ -10,13 +10,7 @@ import { extendTree } from '#audit-log/tree/tree-growth.js';
 import { treeNodes } from './tree-store.js';
 import { backfillSpaceRanges, insertSpaceRanges, spaceRangeTip } from './space-ranges.js';
 
-/**
- * The sealer (issue 45: the Merkle log is the evidence): it grows the trees, nothing else. Each
- * round takes the events committed since the last seal, in commit-safe order, records the range
- * (log_seals: where it ends, how many, the log tree's size after it), each space's share of it
- * (space_ranges), and appends their leaves to the log tree and to each space's tree, in one
- * transaction. What an edit has to match is the roots the audit key signs (tree-head-signing.ts).
- */
+/** The sealer grows the log and space trees; an edit must match the signed roots. */
 
 /** The last seal, if any: where it ends and the log tree's size once it was in. */
 export async function lastSeal(db: Kysely<Database>) {
@@ -29,17 +23,14 @@ export async function lastSeal(db: Kysely<Database>) {
 }
 
 /**
- * Seals the events committed since the last seal, up to `batchSize` of them in commit-safe order,
- * as one range (one row, however many events), growing the log tree and each space's tree by
- * them; returns how many events it sealed. Runs after commit, off the write path. Two sealers
- * racing collide on seal_number and one rolls back: the trees never fork.
+ * Seals up to `batchSize` events since the last seal as one range, off the write path; returns how
+ * many. Racing sealers collide on seal_number and one rolls back: the trees never fork.
  */
 export async function sealLog(db: Kysely<Database>, batchSize: number): Promise<number> {
   try {
     return await db.transaction().execute(async (trx) => {
       const tip = await lastSeal(trx);
-      // Space ranges behind the log's (a database whose space chains lagged when migration 034
-      // copied them): caught up first, one seal a round, so sequences never skip an event.
+      // Lagging space ranges catch up first, one seal a round, so sequences never skip an event.
       const spacesThrough = await spaceRangeTip(trx);
       if (spacesThrough < Number(tip?.seal_number ?? 0)) {
         return backfillSpaceRanges(trx, spacesThrough + 1);

@@ -9,17 +9,9 @@ import { extendTree } from '#audit-log/tree/tree-growth.js';
 import { spaceRange, spaceShares } from '#audit-log/tree/space-shares.js';
 import { treeNodes } from './tree-store.js';
 
-/**
- * Each space's share of a seal (space_ranges, migration 034): its events of the range, numbered on
- * from the space's last (sequence 1, 2, 3... without gaps: leaf i of its tree is sequence i + 1),
- * with the position and time bounds that find them again through the log's primary key.
- */
+/** Each space's share of a seal, numbered on from its last without gaps (leaf i is sequence i + 1). */
 
-/**
- * Inserts each space's share of seal `sealNumber` (`events`: the whole range, in commit-safe
- * order), one row per space the range touches, and extends each space's tree by its leaves, in the
- * sealing transaction.
- */
+/** Inserts each space's share of seal `sealNumber` and extends its tree, in the sealing transaction. */
 export async function insertSpaceRanges(
   trx: Kysely<Database>,
   sealNumber: number,
@@ -58,10 +50,7 @@ export async function spaceRangeTip(db: Kysely<Database>): Promise<number> {
   return Number(tip?.seal_number ?? 0);
 }
 
-/**
- * Gives seal `sealNumber` its space ranges (they lagged behind the log's seals) and returns how
- * many events it covered; the count must be the seal's, or the log changed behind the triggers.
- */
+/** Fills a lagging seal's space ranges; a wrong count means the log changed. */
 export async function backfillSpaceRanges(
   trx: Kysely<Database>,
   sealNumber: number,

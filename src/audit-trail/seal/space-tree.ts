@@ -7,9 +7,7 @@ import { overTree } from '#audit-log/tree/tiled-tree.js';
 import type { TreeSource } from '#audit-log/tree/tree-source.js';
 import { treeNodes } from './tree-store.js';
 
-// Each space's events as an RFC 9162 Merkle tree (migration 023): leaf i is the space's event of
-// sequence i + 1 (space_ranges number them), its leaf as event-leaf.ts defines it; kept as
-// the package's tree/ keeps trees.
+// Each space's events as an RFC 9162 tree: leaf i is its event of sequence i + 1.
 
 /** The leaf hashes of a space's events of sequences `from` through `to` (1-based), in order. */
 export async function spaceLeaves(
@@ -19,8 +17,7 @@ export async function spaceLeaves(
   to: number,
 ): Promise<Hash[]> {
   if (to < from) return [];
-  // The space's seals from the one holding `from` through the one holding `to`: a range of the
-  // primary key, bounded above by the first seal to reach `to`.
+  // The seals holding `from` through `to`: a primary-key range bounded by the first to reach `to`.
   const seals = await db
     .selectFrom('space_ranges')
     .select(['first_sequence', 'last_sequence', 'seal_number', 'min_position', 'max_position'])

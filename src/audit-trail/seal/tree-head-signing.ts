@@ -12,12 +12,7 @@ import { logTree, logTreeSize } from './log-tree.js';
 /** The signed heads the projector hands the witnesses (the package's shape). */
 export type { SignedTreeHead };
 
-/**
- * The only signed statements since issue 45: signs the head of every tree that grew since its last
- * signed head (each space's tree, then the log tree), keeps it in merkle_checkpoints (append-only)
- * and, with `dir`, writes its file (the package's signGrownHeads). Returns how many heads it
- * signed. A replica racing us signs the same size; the first stored wins, both are valid.
- */
+/** Signs every grown tree's head, into merkle_checkpoints; racing replicas both valid. */
 export function signTreeHeads(
   db: Kysely<Database>,
   sign: (treeId: string, size: number, root: Hash) => string,

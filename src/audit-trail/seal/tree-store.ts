@@ -6,11 +6,7 @@ import { nodeKey, type NodeStore } from '#audit-log/tree/tiled-tree.js';
 // What the API answers when a tree's leaves are archived away (the package's).
 export { TreeLeavesMissing } from '#audit-log/tree/tree-source.js';
 
-/**
- * Where the audit trail keeps its Merkle trees' nodes (each space's, and the whole log's): the
- * rows of merkle_nodes, the audit-log package's NodeStore (how the trees are tiled, grown and
- * read is the package's `tree/`).
- */
+/** The Merkle trees' nodes in merkle_nodes: the audit-log package's NodeStore. */
 export function treeNodes(db: Kysely<Database>): NodeStore {
   return {
     async nodes(treeId, wanted) {

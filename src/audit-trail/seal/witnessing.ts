@@ -13,10 +13,7 @@ import {
 import { findTreeHead } from '../prove/tree-heads.js';
 import { proveConsistency } from '../prove/tree-proofs.js';
 
-/**
- * AUDIT_WITNESSES: `<add-checkpoint URL> <witness verifier key>`, comma-separated. Throws a
- * ConfigError naming the setting and the entry.
- */
+/** AUDIT_WITNESSES: `<add-checkpoint URL> <verifier key>`, comma-separated. */
 export function parseWitnesses(setting: string | undefined): WitnessEndpoint[] {
   try {
     return parseWitnessList(setting, 'AUDIT_WITNESSES');
@@ -26,10 +23,7 @@ export function parseWitnesses(setting: string | undefined): WitnessEndpoint[] {
   }
 }
 
-/**
- * Sends the signed tree heads to the witnesses (the package's witness client, which says how),
- * keeping their cosignatures in merkle_cosignatures.
- */
+/** Sends signed tree heads to the witnesses, keeping their cosignatures in merkle_cosignatures. */
 export function startWitnessing(
   db: Kysely<Database>,
   witnesses: readonly WitnessEndpoint[],

@@ -6,25 +6,22 @@ import {
 } from '../../domain/access-refusal/decide.js';
 import { SYSTEM_SPACE, streams, type EventMetadata } from '../../domain/events.js';
 import type { IdGenerator } from '../../domain/ports.js';
-import { createEventBudget, type BudgetedRecorder, type BudgetOptions } from '../event-budget.js';
+import {
+  createEventBudget,
+  summaryOn,
+  type BudgetedRecorder,
+  type BudgetOptions,
+} from '../event-budget.js';
 
 /** Events for refused login-token requests, bounded; see {@link createAccessRefusals}. */
 export interface AccessRefusals extends BudgetedRecorder {
-  /**
-   * Records a refusal while its budget lasts, else counts it. Never fails: the refusal is
-   * answered whatever happens here, and a database away is logged (the access log has it too).
-   */
+  /** Records a refusal within budget, else counts it; never fails (a database away is logged). */
   refused(refusal: AccessRefusal, metadata: EventMetadata): Promise<void>;
   /** A bad login token refused unchecked (its source IP is over budget, 429): counted. */
   lockedOut(ip: string, requestedSpace: string | null): void;
 }
 
-/**
- * At most `perMinute` access-refused events per reason and subject per minute per API process
- * (one budget for every token that did not verify), and one access-refusals-summarized event per
- * budget and minute for the rest: 401s and 403s leave a trail an attacker cannot grow without
- * bound.
- */
+/** Per-minute access-refused budget per reason and subject, one summary for the rest: a bounded trail. */
 export function createAccessRefusals(
   options: BudgetOptions & { readonly ids: IdGenerator },
 ): AccessRefusals {
@@ -35,15 +32,7 @@ export function createAccessRefusals(
         { key, eventId: options.ids.eventId(), requestId: options.ids.eventId() },
         window,
       );
-      const [event] = events;
-      return (
-        event &&
-        facts && {
-          spaceId: facts.spaceId,
-          streamId: streams.refusalSummary(event.eventId),
-          event,
-        }
-      );
+      return facts && summaryOn(events[0], facts.spaceId, streams.refusalSummary);
     },
   });
   return {

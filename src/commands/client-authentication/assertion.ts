@@ -7,21 +7,16 @@ import { dateOfSeconds, secondsOf } from '../../domain/times.js';
 /** The signature algorithms a client assertion may use (discovery lists them). */
 export const ASSERTION_ALGORITHMS = ['EdDSA', 'ES256', 'ES384', 'PS256', 'RS256'] as const;
 
-/**
- * The auth method of a trusted issuer's assertion (RFC 7523 §2.2) in discovery: no RFC registers
- * one; Keycloak's federated client authentication, the most deployed, calls it this.
- */
+/** A trusted issuer's assertion auth method in discovery: unregistered; Keycloak's name for it. */
 export const FEDERATED_JWT = 'federated-jwt';
 
 // A client assertion is for one request: it may live this long at most (RFC 7523 §3 "short").
 const MAX_LIFETIME_SECONDS = 300;
 
 /**
- * Whether `assertion` proves the client (RFC 7523 §3, private_key_jwt): signed by one of its
- * keys with an allowed algorithm; `iss` = `sub` = its id; `aud` our issuer identifier, as a
- * single string (an endpoint's URL or an array could be an assertion made for another server and
- * passed on: the private_key_jwt audience-injection advice); `exp` present, in the future and at most five minutes away; a `jti` never seen
- * before from this client (shared across API processes). Never throws for a bad assertion.
+ * Whether `assertion` proves the client (RFC 7523 §3): its key and algorithm, `iss` = `sub` = its
+ * id, `aud` our issuer as one string (an array or endpoint URL invites audience injection), `exp`
+ * within five minutes, a `jti` never seen (across processes). Never throws for a bad assertion.
  */
 export async function assertionProvesClient(
   ctx: CommandContext,

@@ -19,10 +19,7 @@ import {
 // Compared against when there is no hash, so every path costs the same two HMACs.
 const NO_HASH = Buffer.alloc(32);
 
-/**
- * Whether `secret` is one of the credential's accepted secrets right now (the current one, or
- * the one a rotation replaced while its overlap runs). Always two constant-time comparisons.
- */
+/** Whether `secret` is current or overlapping; always two constant-time comparisons. */
 function clientSecretMatches(
   ctx: CommandContext,
   secret: string,
@@ -38,12 +35,7 @@ function clientSecretMatches(
   return matchesCurrent || matchesPrevious;
 }
 
-/**
- * After a failed authentication: 429 when `limitKey` (the client's id, or a space's key for an
- * assertion naming none) failed too often from this IP this minute; else counted against that
- * budget and, for a known client, recorded within its per-minute event budget (never the secret
- * or assertion tried). The refused attempt of a locked-out client is counted for its summary.
- */
+/** After a failure: 429 past the IP's budget for `limitKey`, else counted and, for a known client, recorded. */
 export async function failedAuthentication(
   ctx: CommandContext,
   limitKey: string,
@@ -63,11 +55,7 @@ export async function failedAuthentication(
   if (known) await ctx.failures.failed(known.spaceId, known.failure, ip);
 }
 
-/**
- * A trusted issuer's assertion refused at the jwt-bearer grant (§2.1), where no client is proven:
- * counted against the space's budget for this IP, and recorded as a failed authentication of the
- * client it claimed to be (its rule's, or the one named) when that client is of this space.
- */
+/** An issuer's assertion refused at jwt-bearer: counted per space and IP, recorded for its client. */
 export async function refusedAssertion(
   ctx: CommandContext,
   spaceId: string,
@@ -106,11 +94,7 @@ export type ClientProof =
       readonly assertion: string;
     };
 
-/**
- * What a `client_assertion` proves, unverified yet: a client's own (iss = sub = its id, RFC 7523
- * §3; a `client_id` beside it the same) or, of another `iss`, a trusted issuer's (§2.2,
- * federated-jwt), whose `sub` is the workload's: `client_id` names the client.
- */
+/** What an unverified `client_assertion` claims: a client's own (iss = sub), or a trusted issuer's. */
 export function assertionProof(assertion: string, named: string | undefined): ClientProof {
   let claims: JWTPayload;
   try {
@@ -146,12 +130,9 @@ async function trustedAssertion(
 }
 
 /**
- * Authenticates a client (the grant, introspection, revocation) by its secret, a signed assertion
- * (private_key_jwt) or a trusted issuer's assertion whose rule names it (RFC 7523 §2.2): the
- * active credential, or InvalidClientError after recording the failure of a known client. The
- * right proof is always served: the lockout only stops guessing, so nobody can lock a storefront
- * out of its tokens by failing on purpose from the address it shares (a load balancer's, a
- * NAT's). An id that cannot be ours is refused before any lookup or count.
+ * Authenticates a client by secret, private_key_jwt or a trusted issuer's assertion. The right
+ * proof is always served: the lockout only stops guessing, so no one locks a storefront out from
+ * an address it shares. An id that cannot be ours is refused before any lookup or count.
  */
 export async function authenticateClient(
   ctx: CommandContext,

@@ -1,7 +1,12 @@
 import type { IdGenerator } from '../../domain/ports.js';
 import { decideFailureSummary } from '../../domain/client-authentication/decide.js';
 import { streams, type DomainEvent } from '../../domain/events.js';
-import { createEventBudget, type BudgetedRecorder, type BudgetOptions } from '../event-budget.js';
+import {
+  createEventBudget,
+  summaryOn,
+  type BudgetedRecorder,
+  type BudgetOptions,
+} from '../event-budget.js';
 
 /** Failed-authentication events with a per-client budget; see {@link createFailureEvents}. */
 export interface FailureEvents extends BudgetedRecorder {
@@ -15,30 +20,21 @@ export interface FailureEvents extends BudgetedRecorder {
   refused(spaceId: string, clientId: string, ip: string): void;
 }
 
-/**
- * At most `perMinute` client-authentication-failed events per client per minute; the rest are
- * counted and written as one client-authentication-failures-summarized event per client per
- * window (see createEventBudget): whatever an attacker sends, the log grows by at most
- * perMinute + 1 events per client per minute per API process.
- */
+/** Per-minute client-authentication-failed budget per client, one summary for the rest: a bounded log. */
 export function createFailureEvents(
   options: BudgetOptions & { readonly ids: IdGenerator },
 ): FailureEvents {
   const budget = createEventBudget({
     ...options,
-    summarize: (clientId, window) => {
-      const [event] = decideFailureSummary(
-        { clientId, eventId: options.ids.eventId(), requestId: options.ids.eventId() },
-        window,
-      ).events;
-      return (
-        event && {
-          spaceId: window.spaceId,
-          streamId: streams.failureSummary(event.eventId),
-          event,
-        }
-      );
-    },
+    summarize: (clientId, window) =>
+      summaryOn(
+        decideFailureSummary(
+          { clientId, eventId: options.ids.eventId(), requestId: options.ids.eventId() },
+          window,
+        ).events[0],
+        window.spaceId,
+        streams.failureSummary,
+      ),
   });
   return {
     failed: (spaceId, failure, ip) =>

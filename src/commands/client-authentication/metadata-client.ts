@@ -40,11 +40,7 @@ function credentialOf(
   };
 }
 
-/**
- * Records the first use of a document in a space, once across every API process: its event
- * starts a stream named by the space and the URL, so a second replica's append finds the stream
- * and writes nothing.
- */
+/** Records a document's first use in a space once across processes: a second append finds the stream. */
 async function recordFirstUse(
   ctx: CommandContext,
   credential: Credential,
@@ -67,12 +63,9 @@ async function recordFirstUse(
 }
 
 /**
- * Authenticates a client whose id is the https URL of its client ID metadata document
- * (draft-ietf-oauth-client-id-metadata-document) in `spaceId`, by private_key_jwt: a domain the
- * space's admins allow, the document fetched under the sinks' SSRF rules and naming itself, the
- * assertion signed by one of its keys (fetched again once, for a key not held: a rotation). The
- * client is a credential of the space with the domain's scopes. A refusal says why (nothing
- * secret is involved) and spends the failed-authentication budget as a wrong secret does.
+ * Authenticates a client whose id is its metadata document's https URL: an allowed domain, the
+ * document fetched under the SSRF rules, the assertion signed by its keys (refetched once for an
+ * unknown kid). A refusal says why and spends the failed-authentication budget.
  */
 export async function authenticateMetadataClient(
   ctx: CommandContext,

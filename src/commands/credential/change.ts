@@ -22,12 +22,7 @@ export type { CredentialCommand } from './deciders.js';
 /** What the changes of a credential use. */
 export type CredentialChangeContext = CredentialPorts & Pick<CommandContext, 'events'>;
 
-/**
- * Rotates a credential's secret: a new secret (returned once, never stored in the clear), the old
- * one valid for `overlapSeconds` more. With an `idempotencyKey`, the response is kept sealed for
- * IDEMPOTENCY_KEY_TTL_SECONDS in the rotation's transaction, and a retry with the same key gets it
- * again instead of rotating twice (which would end the secret still in use).
- */
+/** Rotates a secret; with an `idempotencyKey` the sealed answer is kept, so a retry never rotates twice. */
 export async function rotateSecret(
   ctx: CredentialChangeContext &
     Pick<CommandContext, 'hasher' | 'kek' | 'idempotentResponses' | 'clock' | 'ids'>,
@@ -58,10 +53,7 @@ export async function rotateSecret(
     });
     return answer(state!);
   } catch (error) {
-    // A concurrent request with the same key won: answer as it did. It won either the
-    // credential's stream (we conflicted on its version) or, when we read the credential after
-    // its commit but looked for a kept response before it, the key's row (a conflict that
-    // rolled our rotation back whole).
+    // A concurrent request with the same key won (stream version or key row): answer as it did.
     const winner = error instanceof ConflictError && key && (await keptRotation(ctx, key, command));
     if (winner) return winner;
     throw error;
@@ -76,10 +68,7 @@ export async function revokeCredential(
   await handle(ctx.events, revokeCredentialDecider(ctx), command);
 }
 
-/**
- * Changes any of a credential's keys, scopes and rate limit in one request: decided together on
- * one reading, appended together, so a refusal of one leaves the others unchanged.
- */
+/** Changes keys, scopes and rate limit decided and appended together: one refusal changes nothing. */
 export async function updateCredential(
   ctx: CredentialChangeContext,
   command: UpdateCredential,

@@ -43,11 +43,7 @@ type Shared<Command> = Omit<Decider<Command, State, never>, 'decide' | 'refusals
 
 const CHANGED = 'the credential changed meanwhile; retry the request';
 
-/**
- * A credential's stream: read fresh from its row, folded by `evolveCredential`, the row written
- * with the events and this process's cache entry dropped (the others' within
- * CREDENTIAL_CACHE_TTL_MS).
- */
+/** A credential's stream: read fresh, row written with the events, this process's cache dropped. */
 function credentialStream<Command extends { spaceId: string; clientId: string }>(
   ports: CredentialPorts,
 ): Shared<Command> {
@@ -106,10 +102,7 @@ export interface RotateSecret extends CredentialCommand {
   readonly keep?: (rotated: Credential) => IdempotentResponse;
 }
 
-/**
- * Rotates a secret. Never decided again on a conflict: the secret answered would be ended by the
- * rotation that won, so the loser is told to retry.
- */
+/** Rotates a secret; on conflict refused, as the winning rotation would end the secret answered. */
 export function rotateSecretDecider(
   ports: CredentialPorts,
 ): Decider<RotateSecret, State, CredentialRefusal> {

@@ -23,11 +23,7 @@ const keptSchema = z.object({
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('base64url');
 
-/**
- * An Idempotency-Key as the log and the table know it: hashed with its caller, never the caller's
- * text. A key belongs to the user who sent it: another admin of the space sending the same text
- * names another key, and never gets the first one's answer.
- */
+/** An Idempotency-Key hashed with its caller: another admin's same text never gets this answer. */
 export interface IdempotencyKey {
   readonly spaceId: string;
   /** SHA-256 of the caller (actor) and the key's text. */
@@ -64,12 +60,7 @@ const secretReplays = recordingDecider<
 
 const binding = (key: IdempotencyKey) => `idempotent-response:${key.spaceId}:${key.keyHash}`;
 
-/**
- * The response an earlier request with this key got, if there is one in the window, recorded as
- * shown again before it is returned (a `credential-secret-replayed` event; 503 when it cannot
- * be, and nothing shown); refused when the key was used for another request, or when its
- * response can no longer be opened.
- */
+/** The kept answer for this key, recorded as shown first; refused if the key meant another request. */
 export async function keptRotation(
   ctx: Pick<CommandContext, 'idempotentResponses' | 'kek' | 'ids' | 'events'>,
   key: IdempotencyKey,

@@ -16,10 +16,7 @@ export function unknownScope(scope: string | undefined): Error {
   return new InvalidScopeError(`scopes: ${message}`);
 }
 
-/**
- * What a refusal of a change to a credential means to the caller: 404 for another space's or no
- * credential, else 400; `whenRevoked` says what a revoked credential cannot do.
- */
+/** 404 for no or another space's credential, else 400; `whenRevoked` says what a revoked one cannot do. */
 export function refusalsOf<Command extends { readonly clientId: string }>(
   ports: { readonly spaceRateLimitPerMinute: number },
   whenRevoked: string,

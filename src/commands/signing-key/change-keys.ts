@@ -15,16 +15,9 @@ import { SERVICE_ACTOR, type KeyActor } from './actor.js';
 import { discardUnrecorded, makerOf, type KeyMaker, type KeyMakerOf } from './key-maker.js';
 
 /**
- * Runs one signing-key decision through {@link handleLocked} on the ring ({@link ringDecider}):
- * under the key-ring lock, read the ring, decide, append each event as its own stream and write
- * the ring `evolve` makes of them, all in one transaction. One lock for every ring: key changes
- * are rare, and a ring's decision then never races another's.
- *
- * A key is made only when the decision adds one, and outside the transaction (which then waits on
- * no HSM): decided without one first, the decision is taken again with the new key. A key made
- * for a decision that, taken again, needs none (another process changed the ring meanwhile), or
- * for a change that failed, is destroyed: nothing this leaves in the HSM is unrecorded. A ring
- * that needs nothing (a space already enabled, a start, a rotation not due) never reaches the HSM.
+ * One signing-key decision under the one key-ring lock (key changes are rare), in one transaction.
+ * A key is made outside it (no waiting on an HSM) and the decision taken again; a key made for a
+ * decision that no longer needs it, or for a failed change, is destroyed.
  */
 export async function changeKeys<Result>(
   events: KeyRingStore,
@@ -61,10 +54,7 @@ export async function changeKeys<Result>(
   }
 }
 
-/**
- * At every API process's start: seals any private key still stored in the clear, then generates
- * the first signing key, signing at once, unless one is published.
- */
+/** At every API start: seals clear private keys, then makes the first signing key if none is published. */
 export async function ensureFirstSigningKey(
   events: KeyRingStore,
   kek: KeyEncryptionKey,
@@ -77,10 +67,7 @@ export async function ensureFirstSigningKey(
   }));
 }
 
-/**
- * Rotation in a single call: a new key published at once and signing `activateInSeconds` from
- * now; the keys it replaces leave the JWKS `retireAfterSeconds` after that. Returns the new key.
- */
+/** Rotation: a new key published now, signing in `activateInSeconds`; the replaced retire after that. */
 export async function rotateSigningKey(
   events: KeyRingStore,
   options: {
@@ -116,11 +103,7 @@ export async function rotateSigningKey(
   );
 }
 
-/**
- * Withdraws a key at once (a compromise): it leaves the JWKS and stops verifying on every replica
- * within SIGNING_KEY_REFRESH_MS; if no other key of its ring signs, a new one does at once. A
- * space's key is retired in that space's ring alone: no other space's keys change.
- */
+/** Withdraws a key at once in its own ring; every replica drops it within SIGNING_KEY_REFRESH_MS. */
 export async function retireSigningKey(
   events: KeyRingStore,
   kid: string,
@@ -146,11 +129,7 @@ export async function retireSigningKey(
   );
 }
 
-/**
- * A space's own issuer and keys turned on (by an admin, or by SPACE_SIGNING_KEYS=all before the
- * space's first issuance): its first key, named by a `signing-key-generated` event of reason
- * `space_keys_enabled` in the space's own log, naming who. Nothing when the space has keys.
- */
+/** A space's own issuer and first key (`space_keys_enabled`), naming who; nothing if it has keys. */
 export async function enableSpaceKeys(
   events: KeyRingStore,
   spaceId: string,

@@ -3,10 +3,7 @@ import { generateSealedSigningKey } from '../../crypto/local-signer.js';
 import type { KeyEncryptionKey } from '../../crypto/key-encryption.js';
 import type { TokenSigner } from '../../crypto/token-signer.js';
 
-/**
- * What makes a new key: the configured signer (SIGNING_BACKEND), or, given only the KEK, a local
- * key sealed under it (the default).
- */
+/** What makes a key: SIGNING_BACKEND, or a local key sealed under the KEK. */
 export type KeyMaker = KeyEncryptionKey | KeyMakerOf;
 /** What a {@link KeyMaker} is used as: it makes a key, and destroys one no ring records. */
 export type KeyMakerOf = Pick<TokenSigner, 'generate' | 'discard'>;
@@ -18,11 +15,7 @@ export function makerOf(keyMaker: KeyMaker): KeyMakerOf {
     : { generate: () => generateSealedSigningKey(keyMaker), discard: async () => undefined };
 }
 
-/**
- * After a failed change: destroys the key it made unless a ring records it (a commit whose answer
- * was lost may have). If that cannot be told, the key stays: an orphan costs a slot in the HSM, a
- * destroyed recorded key would stop its ring signing.
- */
+/** After a failed change, destroys its key unless a ring records it; unsure, keeps it (orphans are cheap). */
 export async function discardUnrecorded(
   events: KeyRingStore,
   maker: KeyMakerOf,

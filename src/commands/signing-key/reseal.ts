@@ -14,10 +14,7 @@ import {
 import { isHsmKeyReference } from '../../crypto/token-signer.js';
 import type { KeyActor } from './actor.js';
 
-/**
- * Seals anew, under the key-ring lock and in one transaction with its event, every private key
- * that `reseal` returns a sealed form for. Returns the key ids resealed.
- */
+/** Reseals, under the key-ring lock with its event, every key `reseal` seals anew; returns their ids. */
 async function reseal(
   events: KeyRingStore,
   actor: KeyActor,
@@ -59,10 +56,7 @@ async function reseal(
   );
 }
 
-/**
- * Seals every private key still stored in the clear (rows written before sealing existed) under
- * `kek`: run by every API process at start, so no column keeps a private key in the clear.
- */
+/** Seals every private key stored in the clear, at every API start. */
 export function sealKeysInTheClear(
   events: KeyRingStore,
   kek: KeyEncryptionKey,
@@ -76,10 +70,7 @@ export function sealKeysInTheClear(
   );
 }
 
-/**
- * Moves every private key sealed under `from` to `to` (only each key's data key is re-encrypted).
- * Keys already under `to` are left alone, so a second run changes and records nothing.
- */
+/** Moves keys from `from` to `to` (data keys re-encrypted); reruns record nothing. */
 export function rewrapSigningKeys(
   events: KeyRingStore,
   from: KeyEncryptionKey,

@@ -26,16 +26,13 @@ export class KeyNeeded extends Error {
   }
 }
 
-// Names the key a decision would add before one is made: never recorded (a decision that adds a
-// key is taken again with the real one).
+// Names the key a decision would add; never recorded (the decision is taken again with the real one).
 const NO_KEY_YET = { kid: 'not-yet-generated', alg: ACCESS_TOKEN_ALG };
 
 /**
- * A key ring as a locked decider: read under the one key-ring lock, each event appended as its
- * own stream (a key's generation and retirement may be recorded by different processes, and
- * neither needs the other's position), the ring `evolve` makes of them written with a new key's
- * material. `spaceId` names a space's own ring (its events go to that space's log), null the
- * shared one. Without `material`, a decision that adds a key is refused with {@link KeyNeeded}.
+ * A key ring as a locked decider: each event its own stream (processes record generation and
+ * retirement independently); `spaceId` null is the shared ring. Needing a key without `material`
+ * refuses {@link KeyNeeded}.
  */
 export function ringDecider<Result>(
   decide: RingDecision<Result>,

@@ -11,13 +11,7 @@ export interface RotationSettings {
   readonly spaces?: RotationPolicy;
 }
 
-/**
- * Rotates every ring whose signing key is due (SIGNING_KEY_ROTATION_SECONDS and its space
- * counterpart). A cheap query finds the candidates; each is then decided under the key-ring lock
- * on the ring as it is ({@link decideScheduledRotation}): once rotated, the successor waiting
- * makes the ring not due, so replicas asking together, or a restart asking again, rotate it once.
- * Returns the rings rotated (null for the shared one).
- */
+/** Rotates due rings, each decided under the lock on its state, so concurrent replicas rotate once. */
 export async function rotateDueSigningKeys(
   events: KeyRingStore,
   keyMaker: KeyMaker,
@@ -53,10 +47,7 @@ export async function rotateDueSigningKeys(
   return rotated;
 }
 
-/**
- * Runs {@link rotateDueSigningKeys} every `checkMs` until stopped; a failed round is reported and
- * the next one tries again (the decision is idempotent on the ring's state).
- */
+/** {@link rotateDueSigningKeys} every `checkMs`; a failed round is reported and retried (idempotent). */
 export function startScheduledRotation(
   events: KeyRingStore,
   keyMaker: KeyMaker,

@@ -21,13 +21,7 @@ export interface RingSigning {
 // One first key per space in flight in this process: a burst of first issuances makes one.
 const making = new Map<string, Promise<void>>();
 
-/**
- * The signing of a space with keys of its own: its ring's current key and its issuer
- * (`TOKEN_ISSUER/spaces/{id}`). A space without a key yet (every space under
- * SPACE_SIGNING_KEYS=all) gets its first one now, committed — so published in its JWKS — before
- * it signs the space's first token; no verifier can hold an older JWKS of an issuer that has
- * issued nothing.
- */
+/** A space's own signing; its first key is committed (published) before it signs its first token. */
 export async function signingOfSpace(
   events: KeyRingStore,
   spaces: SpaceSigning,

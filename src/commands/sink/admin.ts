@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { KeyEncryptionKey } from '../../crypto/key-encryption.js';
 import type { SecretHasher } from '../../crypto/secrets.js';
 import type { SinkTarget } from '../../domain/events.js';
+import type { SinkRefusal } from '../../domain/sink/decide.js';
 import type { IdGenerator } from '../../domain/ports.js';
 import type { EventStore } from '../../event-store/event-store.js';
 import { InvalidRequestError } from '../../errors/errors.js';
@@ -15,7 +16,7 @@ import {
 import type { WithSinkWrites } from '../../delivery/sink-writes.js';
 import { targetRefusal, type TargetRules } from '#outbound/target-rules.js';
 import type { SinkStatus } from '../../delivery/status.js';
-import { handleLocked } from '../handle.js';
+import { handleLocked, type LockedDecider, type Placed } from '../handle.js';
 import {
   changeSinkDecider,
   createSinkDecider,
@@ -40,11 +41,7 @@ export interface SinkAdminContext {
 /** Who asks, in which space, about which sink (its event's id is made here). */
 export type SinkCommand = Omit<SinkChange, 'eventId'>;
 
-/**
- * A change's answer: the sink as it stands, read in the change's own transaction (a read after
- * the commit that failed would answer an error for a change made, and lose a webhook's secret:
- * issue 51, item 6), and a webhook's new secret if one was made: the only time it is shown.
- */
+/** The sink as read in the change's transaction (a read after would lose a new secret), and that secret. */
 export interface SinkSecret {
   readonly sinkId: string;
   readonly secret?: string;
@@ -54,10 +51,7 @@ export interface SinkSecret {
 /** A space sink's id: `snk_` and 96 random bits (operator sinks are `operator-…`). */
 const newSinkId = () => `snk_${randomBytes(12).toString('base64url')}`;
 
-/**
- * The target as it is recorded (a webhook's path and query apart, to be sealed), or a 400 naming
- * why this deployment refuses it (SSRF rules, target-rules.ts).
- */
+/** The target as recorded (webhook path and query apart, to seal), or a 400 naming the SSRF rule. */
 function allowed(ctx: SinkAdminContext, target: SinkTarget): RecordedTarget {
   const refusal = targetRefusal(target, ctx.rules);
   if (refusal) {
@@ -102,10 +96,7 @@ export async function createSink(
   }));
 }
 
-/**
- * Renames a sink, points it elsewhere, or gives a webhook a new secret (asked, or because it
- * became a webhook): sink-changed and the row under the row's lock. The cursor stays.
- */
+/** Renames, repoints or re-secrets a sink under the row's lock; the cursor stays. */
 export async function changeSink(
   ctx: SinkAdminContext,
   command: SinkCommand & {
@@ -132,22 +123,15 @@ export async function changeSink(
   }));
 }
 
+const statusChange =
+  <State>(decider: LockedDecider<SinkChange, State, SinkRefusal, Placed, WithSinkWrites>) =>
+  (ctx: SinkAdminContext, command: SinkCommand): Promise<SinkStatus> =>
+    handleLocked(ctx.events, decider, { ...command, eventId: ctx.ids.eventId() }, (writes) =>
+      statusIn(writes, command.sinkId),
+    );
+
 /** An admin pauses their space's sink: it waits, cursor kept, until an admin resumes it. */
-export async function pauseSink(ctx: SinkAdminContext, command: SinkCommand): Promise<SinkStatus> {
-  return handleLocked(
-    ctx.events,
-    pauseSinkDecider,
-    { ...command, eventId: ctx.ids.eventId() },
-    (writes) => statusIn(writes, command.sinkId),
-  );
-}
+export const pauseSink = statusChange(pauseSinkDecider);
 
 /** An admin resumes their space's sink: delivery goes on from its cursor, retries from zero. */
-export async function resumeSink(ctx: SinkAdminContext, command: SinkCommand): Promise<SinkStatus> {
-  return handleLocked(
-    ctx.events,
-    resumeSinkDecider,
-    { ...command, eventId: ctx.ids.eventId() },
-    (writes) => statusIn(writes, command.sinkId),
-  );
-}
+export const resumeSink = statusChange(resumeSinkDecider);

@@ -30,11 +30,7 @@ export interface SealedParts {
 
 type Sink = SinkState | undefined;
 
-/**
- * An operator's sink is not a space's to change: it is not found there, as another space's, with
- * the very answer of an id that does not exist (naming why would make the operator's ids
- * enumerable: issue 51, item 11).
- */
+/** An operator's sink is not found, exactly as a missing id (else its ids would be enumerable). */
 export const refused = (): never => {
   throw new NotFoundError('no sink of that id in this space');
 };

@@ -12,7 +12,7 @@ import type { CommandContext } from '../context.js';
 
 /** A refused assertion: the claim at fault and why, the `error_description`. */
 export class AssertionRefused extends Error {
-  /** The client the assertion claimed to be (its rule's, or the one named): its failure is recorded. */
+  /** The client the assertion claimed to be: its failure is recorded. */
   clientId: string | undefined;
   constructor(
     readonly claim: string,
@@ -55,11 +55,9 @@ function claimOfJoseError(error: unknown, issuer: string): never {
 }
 
 /**
- * RFC 7523 §3 for a trusted issuer's assertion in `spaceId`: an `iss` the space trusts, signed by
- * one of its keys, `aud` one value and the one the issuer was told to name, `exp` present and at
- * most the issuer's `max_lifetime_seconds` (else JWT_BEARER_MAX_LIFETIME_SECONDS) past `iat` (or now), `nbf` and `iat` not in the future,
- * `sub` and `jti` present, a rule matched. The `jti` is not spent here: the caller spends it once
- * all else holds. Throws {@link AssertionRefused} naming the claim at fault.
+ * RFC 7523 §3 for an issuer's assertion: trusted `iss`, its key, one `aud`, `exp` within the
+ * lifetime, no future `nbf`/`iat`, `sub` and `jti`, a rule matched. The jti is spent by the
+ * caller. Throws {@link AssertionRefused} naming the claim at fault.
  */
 export async function checkAssertion(
   ports: TrustedIssuerPorts,
@@ -153,12 +151,7 @@ export interface AssertedCredential {
   readonly evidence: AssertionEvidence;
 }
 
-/**
- * The one judgement of a trusted issuer's assertion, for the jwt-bearer grant (RFC 7523 §2.1)
- * and client authentication (§2.2): {@link checkAssertion}, the client `named` (if any) held to
- * the matched rule's, that credential active in the space, then the jti spent: an assertion is
- * good for one request, across every API process. Throws {@link AssertionRefused}.
- */
+/** The one judgement of an issuer's assertion (§2.1, §2.2): checked, client held to rule, jti spent. */
 export async function acceptAssertion(
   ctx: CommandContext,
   command: { readonly spaceId: string; readonly assertion: string; readonly named?: string },

@@ -28,12 +28,9 @@ interface Inline {
 }
 
 /**
- * Keys by issuer, held as the verifier kit holds its issuer's (`#verifier/remote-keys.ts`): a
- * jwks_uri fetched through the SSRF-guarded fetch (`#outbound/jwks-fetch.ts`, the sinks' target
- * rules), held as its answer's `max-age` says (else {@link FRESH_SECONDS}), fetched again sooner
- * only when an assertion names a key not held (at most every {@link REFETCH_MS}); inline JWKS as
- * given. Both in caches of at most `maxEntries` (URLs; issuers). A refresh whose fetch failed
- * rejects with why (the key sought was not held, and the issuer could not be asked).
+ * Keys by issuer: a jwks_uri fetched through the SSRF guard and held per `max-age`, refetched early
+ * only for an unknown kid (at most every {@link REFETCH_MS}); bounded caches. A failed refresh
+ * rejects with why.
  */
 export function createIssuerKeys(options: {
   readonly rules: TargetRules;

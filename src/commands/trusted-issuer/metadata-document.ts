@@ -42,11 +42,7 @@ export interface MetadataDocuments {
   clientAt(url: string, options?: { readonly refresh?: boolean }): Promise<MetadataClient>;
 }
 
-/**
- * Documents fetched under the sinks' SSRF rules and held in a cache of at most `maxEntries`, each
- * as long as its Cache-Control says and never more than `maxAgeSeconds` (no header: that cap);
- * its keys inline or from its `jwks_uri` (fetchJwks, the trusted issuers' fetch). Throws with why.
- */
+/** Documents fetched under the SSRF rules, held per Cache-Control up to `maxAgeSeconds`, bounded. */
 export function createMetadataDocuments(options: {
   readonly rules: TargetRules;
   readonly maxEntries: number;

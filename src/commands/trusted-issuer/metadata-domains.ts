@@ -44,10 +44,7 @@ const removeDecider: Decider<DomainCommand> = {
   inline: ({ issuers }, _command, state) => issuers.writeDomain({ ...state!, removed: true }),
 };
 
-/**
- * Allows a domain's client ID metadata documents as clients of the admin's space, with at most
- * `scopes`: `metadata-client-domain-allowed`, naming who (nothing when already so).
- */
+/** Allows a domain's metadata documents as clients of the space with at most `scopes`. */
 export async function allowMetadataClientDomain(
   ctx: Pick<IssuerAdminContext, 'events' | 'ids'>,
   ask: IssuerAsk & { readonly domain: string; readonly scopes?: readonly string[] },

@@ -21,12 +21,7 @@ export interface RefusalPlacement {
   readonly key: string;
 }
 
-/**
- * Record a refusal. A token that did not verify names no space we can believe: it goes to the
- * service's own space. A verified user's refusal goes to the space they asked for, so its auditors
- * see who tried; the budget is per subject, so no one user can grow the log without bound,
- * however many spaces they name.
- */
+/** Record a refusal: an unverified token's in the service's space, a user's in the space asked. */
 export function decideAccessRefused(command: {
   readonly eventId: string;
   readonly refusal: AccessRefusal;
@@ -47,11 +42,7 @@ export function refusalBudgetKey(reason: AccessRefusal['reason'], subject: strin
   return JSON.stringify([reason, subject]);
 }
 
-/**
- * The summary of a closed window of one budget key. Refusals of a user asking for spaces not
- * theirs are summarised in the service's space (the spaces are listed); an auditor's refused
- * changes in the space of the first. None when nothing was counted.
- */
+/** A closed window's summary: a user's refusals in the service's space, an auditor's in the first. */
 export function decideRefusalSummary(
   command: { readonly key: string; readonly eventId: string; readonly requestId: string },
   window: BudgetWindow,

@@ -17,10 +17,7 @@ export interface ArchiveCommand {
   readonly archive: EventData<'events-archived'>;
 }
 
-/**
- * The event that records an archive. Refused (no event) when the files do not account for every
- * event of the partition: the partition is then kept.
- */
+/** The event recording an archive; refused unless the files hold the whole partition. */
 export function decideArchive(
   command: ArchiveCommand,
 ): Decision<

@@ -4,20 +4,14 @@ import { windowBounds, type BudgetWindow } from '../budget-window.js';
 import { accept, refuse, type Decision } from '../decision.js';
 import { credentialActive } from '../policy.js';
 
-/**
- * The outcome of authenticating a client: its active credential, or refused with the failure to
- * record, so abuse of a known client shows on the dashboards (none for unknown ids).
- */
+/** A client's active credential, or a refusal with the failure to record (none for unknown ids). */
 export type ClientAuthentication = Decision<
   DomainEvent<'client-authentication-failed'>,
   'invalid_client',
   Credential
 >;
 
-/**
- * Authenticate a client. `secretMatches` is computed in constant time by the handler (it needs the
- * server's hashing key); the decision is what follows from it.
- */
+/** Authenticate a client; `secretMatches` is compared in constant time by the handler. */
 export function decideClientAuthentication(
   command: {
     readonly secretMatches: boolean;
@@ -50,10 +44,7 @@ export function decideClientAuthentication(
   ]);
 }
 
-/**
- * The summary of a closed window: one event for everything counted past the budget, so no
- * attacker can grow the immutable log without bound. None when nothing was counted.
- */
+/** A closed window's one summary event, so no attacker grows the immutable log without bound. */
 export function decideFailureSummary(
   command: { readonly clientId: string; readonly eventId: string; readonly requestId: string },
   window: BudgetWindow,

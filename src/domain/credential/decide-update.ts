@@ -14,13 +14,9 @@ import type { Credential } from './state.js';
 export type CredentialUpdate =
   'credential-keys-changed' | 'credential-scopes-changed' | 'credential-rate-limit-changed';
 
-/**
- * Several changes asked at once, each decided on the same state: all of them, or — when any is
- * refused — none (issue 51: a PATCH failing on a later field left earlier ones applied).
- */
+/** Several changes decided on the same state: all of them, or none when any is refused. */
 export function decideUpdateCredential(
   command: Omit<LifecycleCommand, 'eventId'> & {
-    /** A fresh event id per event. */
     readonly eventIds: () => string;
     readonly jwks?: ClientJwks;
     readonly scopes?: readonly string[];

@@ -90,10 +90,7 @@ function refusal(command: LifecycleCommand, state: Credential | undefined) {
   return credentialActive(credential) ? undefined : 'revoked';
 }
 
-/**
- * Rotate a credential's secret: the new one works at once, the current one until the overlap
- * ends (`evolve` keeps at most two: a rotation during an overlap ends the oldest at once).
- */
+/** Rotate a secret: the new works at once, the old until the overlap ends. */
 export function decideRotateSecret(
   command: LifecycleCommand & {
     readonly now: number;
@@ -120,10 +117,7 @@ export function decideRotateSecret(
   ]);
 }
 
-/**
- * Replace a secretless client's keys (its own key rotation): the whole new set. A client that
- * authenticates with a secret has no keys to change.
- */
+/** Replace a secretless client's whole key set; a secret's client has none to change. */
 export function decideChangeKeys(
   command: LifecycleCommand & { readonly jwks: ClientJwks },
   state: Credential | undefined,
@@ -180,10 +174,7 @@ export function decideChangeRateLimit(
   ]);
 }
 
-/**
- * A rotation's kept answer (its new secret) shown again to its own caller's retry. Always
- * recorded: the secret leaves the service once more.
- */
+/** A rotation's kept answer shown to its retry; recorded: the secret leaves again. */
 export function decideRecordSecretReplay(
   command: Issued & {
     readonly clientId: string;
@@ -200,10 +191,7 @@ export function decideRecordSecretReplay(
   ]);
 }
 
-/**
- * Replace a credential's allowed scopes. Taking one away reaches its live tokens: those carrying
- * it are refused from then on (introspection, the revocation list). The same set changes nothing.
- */
+/** Replace a credential's scopes; live tokens carrying a removed one are refused from then on. */
 export function decideChangeScopes(
   command: LifecycleCommand & {
     readonly scopes: readonly string[];

@@ -1,9 +1,6 @@
 import type { ClientJwks } from '../events.js';
 
-/**
- * A credential as its events leave it: the state `decide` judges commands against, and the row of
- * the `credentials` read model (written from this state, in the append's transaction).
- */
+/** A credential as its events leave it: what `decide` judges, and the `credentials` row. */
 export interface Credential {
   readonly clientId: string;
   readonly spaceId: string;
@@ -15,7 +12,6 @@ export interface Credential {
   readonly secretHash: Buffer | null;
   /** The public keys of a secretless client (private_key_jwt); null for a secret's. */
   readonly jwks: ClientJwks | null;
-  /** Public tokens it issues must be DPoP-bound. */
   readonly requireDpop: boolean;
   /** The secret a rotation replaced, valid until `previousSecretExpiresAt` (ms since epoch). */
   readonly previousSecretHash: Buffer | null;
@@ -35,11 +31,7 @@ export interface Credential {
   readonly updatedAt: number;
 }
 
-/**
- * The secret hashes that authenticate `credential` at `nowMs`: the current one and, while a
- * rotation's overlap runs, the one it replaced. Always two entries (null where none), so callers
- * compare the same number of times whatever the state.
- */
+/** Current and overlapping hashes, always two (null if none) so compares take the same time. */
 export function acceptedSecretHashes(
   credential: Credential | undefined,
   nowMs: number,

@@ -60,11 +60,7 @@ export function decideRemoveDomain(
   return accept([event], placed(command));
 }
 
-/**
- * Why `clientId` cannot be a client ID metadata document's URL (the draft's §3: https, a path,
- * no fragment, no user or password, no dot segments; written as WHATWG URL writes it, so one
- * document has one id), or undefined.
- */
+/** Why `clientId` cannot be a metadata document URL (the draft's §3), or undefined. */
 export function metadataClientIdRefusal(clientId: string): string | undefined {
   if (!URL.canParse(clientId)) return 'not a URL';
   const url = new URL(clientId);
@@ -85,11 +81,7 @@ export interface MetadataDocument {
   readonly jwks_uri?: string;
 }
 
-/**
- * Why a fetched document cannot name the client at `url`: its `client_id` not the URL itself
- * (simple string comparison, RFC 3986 §6.2.1), a shared secret (there is none to share), or no
- * keys for private_key_jwt. Undefined when it can.
- */
+/** Why a fetched document cannot name the client at `url` (client_id not the URL, a secret, no keys). */
 export function metadataDocumentRefusal(
   url: string,
   document: MetadataDocument,

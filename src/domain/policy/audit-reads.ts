@@ -1,7 +1,4 @@
-/**
- * What a space's reader of the audit trail may see: its own space's tree and events, and the log
- * tree over every space's events (hashes only), at published heads alone.
- */
+/** A space's audit reader sees its space's tree and events, and the log tree's hashes. */
 
 /** The tree a reader asks for: its own space's, or the log tree over every space. */
 export type TreeChoice = 'space' | 'log';
@@ -22,10 +19,7 @@ export function onlyPublishedHeads(choice: TreeChoice): boolean {
   return choice === 'log';
 }
 
-/**
- * The log tree is readable by any space (its heads and proofs are hashes; an entry is only ever
- * one of the reader's own space's events); a space tree only by its own space.
- */
+/** The log tree is readable by any space (hashes only); a space tree only by its own space. */
 export function readableTree(choice: TreeChoice, readerSpace: string): ReadableTree {
   return {
     spaceId: choice === 'log' ? null : readerSpace,
@@ -33,10 +27,7 @@ export function readableTree(choice: TreeChoice, readerSpace: string): ReadableT
   };
 }
 
-/**
- * An event is shown (its entry, its proof) only to a reader of its own space: another space's
- * event is answered as one that does not exist.
- */
+/** Another space's event is answered as one that does not exist. */
 export function eventVisibleTo(event: { readonly space_id: string }, readerSpace: string): boolean {
   return event.space_id === readerSpace;
 }

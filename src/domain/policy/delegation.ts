@@ -1,47 +1,28 @@
-/**
- * Delegation the customer allowed (RFC 8693 §4.4 `may_act`, issue 55): which agent may act for a
- * customer, for how long and with which scopes.
- */
+/** Delegation the customer allowed (RFC 8693 `may_act`): which agent, how long, what scopes. */
 import { isDeepStrictEqual } from 'node:util';
 import { missingScopes, type ScopeGrant } from './scopes.js';
 import { delegatedScopes, publicScopes, type ScopeCatalog } from '../scope-catalog.js';
 
-/**
- * A public token naming an agent in `may_act` is short-lived, whatever PUBLIC_TOKEN_TTL_SECONDS
- * says: it is handed to a third party.
- */
+/** A public token naming an agent in `may_act` is short-lived: it is handed to a third party. */
 export const DELEGABLE_TOKEN_TTL_SECONDS = 300;
 
-/**
- * DELEGATION_MAX_DEPTH's default: how many agents an `act` chain may name after the storefront.
- * Each re-delegation hands the customer's authority one party further from the customer's
- * consent, so the chain is short unless the operator says otherwise.
- */
+/** DELEGATION_MAX_DEPTH's default: each hop moves authority further from consent. */
 export const DEFAULT_DELEGATION_DEPTH = 3;
 
 /** DELEGATION_BUDGET and its window's defaults: an agent's delegated tokens per customer. */
 export const DEFAULT_DELEGATION_BUDGET = { count: 20, windowSeconds: 3600 } as const;
 
-/**
- * The budget window `nowSeconds` falls in (fixed, aligned to the epoch) and when it ends: an
- * agent may get two budgets across a boundary, never more in one window.
- */
+/** The epoch-aligned budget window of `nowSeconds`: never two budgets in one window. */
 export function delegationWindow(nowSeconds: number, windowSeconds: number) {
   const index = Math.floor(nowSeconds / windowSeconds);
   return { index, endsAt: (index + 1) * windowSeconds };
 }
 
-/**
- * Whether a chain (the acting agent first, the storefront last) names more agents than
- * `maxDepth`: the storefront that issued the `may_act` token is not a delegation.
- */
+/** Whether a chain (agent first) names over `maxDepth` agents; the storefront is not counted. */
 export const chainTooDeep = (actors: readonly string[], maxDepth: number): boolean =>
   actors.length - 1 > maxDepth;
 
-/**
- * An agent named in `may_act` must be a client of the token's own space (an active credential
- * there): a customer allows agents of the storefront's space alone.
- */
+/** An agent named in `may_act` must be an active client of the token's own space. */
 export function mayBeNamedActor(
   agent: { readonly spaceId: string; readonly status: string } | undefined,
   spaceId: string,
@@ -49,10 +30,7 @@ export function mayBeNamedActor(
   return agent !== undefined && agent.status === 'active' && agent.spaceId === spaceId;
 }
 
-/**
- * Only a public token naming an agent in `may_act` is delegated: any other subject token with an
- * actor is refused as delegation always was, so no plain exchange reaches it (keycloak#52691).
- */
+/** Only a public token naming an agent in `may_act` is delegated; others refused (keycloak#52691). */
 export function delegable<
   Token extends { readonly token_kind: string; readonly may_act?: { readonly sub: string } },
 >(
@@ -64,12 +42,7 @@ export function delegable<
   return subject.token_kind === 'public' && subject.may_act !== undefined;
 }
 
-/**
- * A public token bought at /v1/issue or by a plain exchange never carries a scope the catalog
- * grants only through delegation: asked for with `may_act`, it is set aside for the agent
- * (`reserved`, the token's `may_act.scope`), which gets it only by exchanging; asked for without,
- * refused. None asked: the defaults, less those.
- */
+/** Delegated-only scopes asked with `may_act` are reserved for the agent; asked without, refused. */
 export function reserveDelegatedScopes(
   catalog: ScopeCatalog,
   audience: string,
@@ -84,12 +57,7 @@ export function reserveDelegatedScopes(
   return { ok: true, scopes, ...(grant.asked && grant.mayAct ? { reserved } : {}) };
 }
 
-/**
- * A delegated token's RFC 9396 `authorization_details`: the subject token's unchanged, or, asked
- * for, some of its objects, each exactly as held. What a detail allows (a spending cap) is the
- * resource server's to read, so narrower is judged only as fewer objects, never a changed one;
- * anything else is widening, refused (`ok: false`). `dropped`: the held objects not passed on.
- */
+/** A delegated token's `authorization_details`: held objects unchanged or fewer; else refused. */
 export function delegatedDetails<Detail>(
   held: readonly Detail[] | undefined,
   asked: readonly Detail[] | undefined,
@@ -110,11 +78,7 @@ export function mayActFor(mayAct: string | undefined, clientId: string): boolean
   return mayAct !== undefined && mayAct === clientId;
 }
 
-/**
- * A delegated token's scopes: within the subject token's, the agent credential's and the
- * audience's public ones. None asked: every scope the subject token holds that the agent may
- * carry; asked beyond them: refused. `narrowed`: what the subject token held and this one lacks.
- */
+/** A delegated token's scopes: within the subject token's, the agent's and public ones. */
 export function delegatedTokenScopes(
   catalog: ScopeCatalog,
   audience: string,

@@ -1,7 +1,4 @@
-/**
- * What a trusted issuer's assertion may act as (issue 54): a rule names one credential of the
- * issuer's own space, active, and scopes never beyond what that credential allows.
- */
+/** What an issuer's assertion may act as: an active credential of its space, within its scopes. */
 import { credentialInSpace } from './spaces-and-roles.js';
 import { credentialActive } from './tokens.js';
 import { missingScopes } from './scopes.js';

@@ -1,17 +1,11 @@
-/**
- * Who may call a route: every route declares one of these next to its method and path
- * (src/http/route.ts), and the route gate applies it before the handler runs.
- */
+/** Who may call a route; declared beside it (src/http/route.ts), applied before the handler. */
 import { roleMayChange, userHasSpace } from './spaces-and-roles.js';
 
-/**
- * The route policies, by name. `caller` is who authenticates (the OpenAPI security of the route);
- * `changes` whether a login route changes something, so needs a role that may change.
- */
+/** Route policies: `caller` authenticates; `changes` needs a role that may change. */
 export const ROUTE_POLICIES = {
   /** Anyone, unauthenticated: health, keys, discovery, documents, the revocation list. */
   public: { caller: 'public' },
-  /** A client proving itself with its secret or assertion (read in the handler: it may be in the body). */
+  /** A client proving itself (read in the handler: the secret may be in the body). */
   client: { caller: 'client' },
   /** A client's private token (never a public one), with its DPoP proof when bound. */
   'private-token': { caller: 'private-token' },
@@ -32,10 +26,7 @@ export type LoginRoutePolicy = {
 /** Why a login route refuses a user: the space is not theirs, or their role changes nothing. */
 export type LoginRefusal = 'space_not_granted' | 'role_forbidden';
 
-/**
- * Whether a dashboard user may take a login route in a space: the space first (a refused
- * cross-space attempt says so, whatever the role), then the role, for a route that changes.
- */
+/** The space first (a cross-space attempt says so whatever the role), then the role for changes. */
 export function loginRefusal(
   policy: LoginRoutePolicy,
   user: { readonly spaces: readonly string[]; readonly role: string },

@@ -1,7 +1,4 @@
-/**
- * What scopes a credential and its tokens may carry, and what a token lacks of a route's: all
- * within an operator's catalog (src/domain/scope-catalog.ts).
- */
+/** The scopes credentials and tokens may carry, within the operator's catalog. */
 import {
   allDefaultScopes,
   allScopes,
@@ -18,9 +15,7 @@ export { missingScopes } from '#verifier/token-rules.js';
 /** A scope request refused: the first scope that may not be granted, and why. */
 export interface ScopeRefusal {
   readonly scope: string;
-  /** `unknown`: no catalog lists it (for this audience); `not_allowed`: the credential does not
-   * hold it; `not_public`: a public token may not carry it; `not_held`: the token that pays for
-   * this one does not carry it. */
+  /** Which rule refused: catalog, credential, public, paying token or delegation. */
   readonly reason: 'unknown' | 'not_allowed' | 'not_public' | 'not_held' | 'delegated_only';
 }
 
@@ -39,10 +34,7 @@ function firstOutside(
   return scope === undefined ? undefined : { ok: false, scope, reason };
 }
 
-/**
- * What a credential may be given: scopes some audience's catalog lists. None named: every
- * audience's defaults.
- */
+/** Scopes some audience's catalog lists; none named: every audience's defaults. */
 export function credentialScopes(
   catalog: ScopeCatalog,
   requested: readonly string[] | undefined,
@@ -51,10 +43,7 @@ export function credentialScopes(
   return firstOutside(requested, allScopes(catalog), 'unknown') ?? { ok: true, scopes: requested };
 }
 
-/**
- * What a credential allows now: its own scopes, or, for one recorded before scopes existed
- * (null), every audience's defaults.
- */
+/** A credential's scopes, or every default for one recorded before scopes (null). */
 export function allowedScopes(
   catalog: ScopeCatalog,
   credential: { readonly scopes: readonly string[] | null },
@@ -62,10 +51,7 @@ export function allowedScopes(
   return credential.scopes ?? allDefaultScopes(catalog);
 }
 
-/**
- * A private token's scopes (client_credentials): within the audience's catalog and what the
- * credential allows. None requested: the audience's defaults the credential allows.
- */
+/** A private token's scopes: within catalog and credential; none asked: defaults. */
 export function privateTokenScopes(
   catalog: ScopeCatalog,
   audience: string,
@@ -84,11 +70,7 @@ export function privateTokenScopes(
   );
 }
 
-/**
- * A public token's scopes (bought at /v1/issue or by token exchange): within the paying token's
- * scopes, what its credential still allows, and the audience's public scopes; never more than the
- * token that pays for it. None requested: the audience's public defaults the paying token holds.
- */
+/** A public token's scopes: within the paying token's, the credential's and public ones. */
 export function publicTokenScopes(
   catalog: ScopeCatalog,
   audience: string,
@@ -110,13 +92,7 @@ export function publicTokenScopes(
   );
 }
 
-/**
- * A token still stands on its scopes: each is still allowed to its credential (one narrowed since
- * refuses it: issue 51, item 9) and still listed by the catalog for the token's audience (a scope
- * the operator removed from SCOPE_CATALOG: item 12). A token carrying any other is refused, as a
- * revoked one is. `catalog` null: the catalog is not known, the credential alone is checked
- * (the verifier kit's `scopesStillAllowed`).
- */
+/** A token stands while credential and catalog still allow each scope (null catalog: unchecked). */
 export function tokenScopesStillAllowed(
   token: { readonly scopes: readonly string[]; readonly audience: string },
   allowed: readonly string[],

@@ -1,7 +1,4 @@
-/**
- * What a token stands on: its space, its kind, the client it was issued to, its credential and
- * the revocations that void it.
- */
+/** What a token stands on: space, kind, client, credential and revocations. */
 
 import { voidingJtis, type IssuedTokenClaims } from '#verifier/token-rules.js';
 
@@ -16,10 +13,7 @@ export {
   type TokenKind,
 } from '#verifier/token-rules.js';
 
-/**
- * A token acts for the client it was issued to alone: only that client revokes it, and a client
- * authenticating beside a subject token must be that token's client.
- */
+/** A token acts for its client alone: only it revokes it or presents it as a subject token. */
 export function issuedTo(token: { readonly clientId: string }, clientId: string): boolean {
   return token.clientId === clientId;
 }
@@ -31,10 +25,7 @@ export function credentialActive(
   return credential !== undefined && credential.status === 'active';
 }
 
-/**
- * Whether a token has been revoked, by itself or through its parent ({@link voidingJtis}), asking
- * `isRevoked` in that order and no further than the first revoked one.
- */
+/** Revoked itself or through its parent, asking `isRevoked` until one is revoked. */
 export async function tokenRevoked(
   token: Parameters<typeof voidingJtis>[0],
   isRevoked: (jti: string) => boolean | Promise<boolean>,
@@ -45,20 +36,12 @@ export async function tokenRevoked(
   return false;
 }
 
-/**
- * A token bought with another (RFC 8693 exchange) is for the paying token's audience: the only
- * target (audience or RFC 8707 resource) a client may name for it is that one.
- */
+/** An exchanged token's only allowed target is the paying token's audience. */
 export function mayTarget(paying: { readonly aud: string }, target: string): boolean {
   return target === paying.aud;
 }
 
-/**
- * A token of the shared ring speaks for a space that signs with its own ring only as one that
- * ring really issued (issue 51): the log's issuance of its jti names the same kind, client,
- * audience, expiry (epoch seconds), scopes and key binding. A holder of the shared key could sign
- * any claims, but not have recorded them.
- */
+/** A shared-ring token speaks for an own-ring space only if the log recorded its exact issuance. */
 export function matchesRecordedIssuance(
   recorded: {
     readonly type: string;

@@ -46,12 +46,7 @@ function generated(
   });
 }
 
-/**
- * The first key, signing at once, when none is published; nothing otherwise. A space's first key
- * (`space_keys_enabled`) may sign at once too: no token of the space's issuer exists yet, so no
- * verifier holds a JWKS of it that could lack the key, and the key is committed (published)
- * before the first token it signs.
- */
+/** The first key, signing at once when none is published (no verifier can hold a JWKS lacking it). */
 export function decideFirstKey(
   command: KeyCommand,
   ring: KeyRing,
@@ -68,11 +63,7 @@ export interface RotationSchedule {
   readonly retiresOthersAt: Date;
 }
 
-/**
- * Rotation: a new key active `activateInSeconds` from now (long enough for every replica and
- * verifier to learn it), and every key not yet scheduled to retire leaves the JWKS
- * `retireAfterSeconds` after that (the longest token lifetime: their tokens have expired).
- */
+/** Rotation: the new key signs once verifiers know it; others retire after the longest token. */
 export function decideRotateKey(
   command: KeyCommand & {
     readonly activateInSeconds: number;
@@ -98,10 +89,7 @@ export function decideRotateKey(
   return accept(events, { activatesAt: new Date(activatesAt), retiresOthersAt });
 }
 
-/**
- * Withdraw a key at once (a compromise). If no other key signs, a new one signs at once, so
- * issuance never falls back to the withdrawn key. A key already gone is not found.
- */
+/** Withdraw a key at once (compromise); a new one signs if none else does. */
 export function decideRetireKey(
   command: KeyCommand & { readonly kid: string },
   ring: KeyRing,
@@ -119,10 +107,7 @@ export function decideRetireKey(
   );
 }
 
-/**
- * Private keys sealed anew under a key-encryption key (`kek`, its id): one event naming them, or
- * none when there is nothing to reseal.
- */
+/** Private keys resealed under `kek`: one event naming them, none if nothing to reseal. */
 export function decideReseal(command: {
   readonly actor: string;
   readonly origin: string;

@@ -15,12 +15,8 @@ export interface RotationPolicy {
 }
 
 /**
- * A scheduled rotation, decided on the ring's state alone so that it happens once whoever asks and
- * however often: due when the newest signing key has signed for its lifetime less the publication
- * margin, and no successor is already published and waiting. Then the rotation of
- * {@link decideRotateKey}: the successor published now, signing `publishAheadSeconds` later, the
- * keys it replaces kept until their last token expired. A ring with no signing key is not rotated
- * (its first key is another decision); nothing is due: no events.
+ * Due from the ring alone (so it happens once whoever asks): the signer's lifetime less the margin
+ * passed and no successor waits. A ring with no signing key is not rotated.
  */
 export function decideScheduledRotation(
   command: KeyCommand & RotationPolicy,

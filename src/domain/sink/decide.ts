@@ -35,10 +35,7 @@ const placed = (sinkId: string, spaceId: string | null, eventId: string): Placed
   streamId: streams.sinkChange(sinkId, eventId),
 });
 
-/**
- * A space's admin creates a sink; the command carries its new id. Refused when the space has its
- * limit of sinks already (SINK_MAX_PER_SPACE): each costs the deliverer a loop and the log reads.
- */
+/** Create a sink; refused past SINK_MAX_PER_SPACE (each costs the deliverer a loop and log reads). */
 export function decideCreateSink(
   command: SinkCommandBase & {
     readonly sinkId: string;
@@ -69,10 +66,7 @@ const owned = (state: SinkState | undefined, spaceId: string): SinkRefusal | und
   return ownedBySpace(state, spaceId) ? undefined : 'not_found';
 };
 
-/**
- * A space's admin renames a sink, points it elsewhere or gives a webhook a new secret; nothing
- * when nothing changes.
- */
+/** Rename, repoint or re-secret a sink; nothing when nothing changes. */
 export function decideChangeSink(
   command: SinkCommandBase & {
     readonly spaceId: string;
@@ -102,10 +96,7 @@ export function decideChangeSink(
   return accept([event], where);
 }
 
-/**
- * Delivery to a sink pauses. An admin may pause their space's sink; the deliverer (`spaceId`
- * undefined) pauses any sink after its retry bound. Pausing a paused sink records nothing.
- */
+/** Pause delivery: an admin's, or the deliverer's (`spaceId` undefined) after its retry bound. */
 export function decidePauseSink(
   command: SinkCommandBase & {
     readonly spaceId?: string;
@@ -128,10 +119,7 @@ export function decidePauseSink(
   return accept([event], where);
 }
 
-/**
- * Delivery resumes from the cursor: an admin of the sink's space asks, or the deliverer
- * (`spaceId` undefined) found a paused sink answering again. Nothing when it is not paused.
- */
+/** Resume from the cursor: an admin asks, or the deliverer found the sink answering. */
 export function decideResumeSink(
   command: SinkCommandBase & {
     readonly spaceId?: string;
@@ -150,11 +138,7 @@ export function decideResumeSink(
   return accept([event], where);
 }
 
-/**
- * A space's admin deletes a sink: delivery to it stops, and it no longer counts against the
- * space's limit. Deleting a deleted sink records nothing (a DELETE again is answered the same);
- * an operator's sink, or another space's, is not found.
- */
+/** Delete a sink (idempotent); an operator's or another space's is not found. */
 export function decideDeleteSink(
   command: SinkCommandBase & { readonly spaceId: string },
   state: SinkState | undefined,

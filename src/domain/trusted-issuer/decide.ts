@@ -24,7 +24,6 @@ export interface IssuerCommand {
   readonly metadata: EventMetadata;
   readonly spaceId: string;
   readonly issuerId: string;
-  /** Another live issuer of the space with the same `iss`, if any. */
   readonly sameIss?: string;
   /** The audiences that name this service (its issuer identifier, its token endpoint). */
   readonly ours: readonly string[];

@@ -1,9 +1,6 @@
 import type { IssuerRule, TrustedIssuerDefinition } from '../event-data/trusted-issuer.js';
 
-/**
- * A claim by its path: `/` between levels (`kubernetes.io/namespace`); a member whose own name
- * holds a `/` is not reachable, and none of the platforms' claims has one.
- */
+/** A claim by `/`-separated path; a name holding `/` is unreachable. */
 export function claimAt(claims: Readonly<Record<string, unknown>>, path: string): unknown {
   let value: unknown = claims;
   for (const part of path.split('/')) {

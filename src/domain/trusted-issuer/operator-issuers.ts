@@ -6,10 +6,7 @@ import { ruleServes } from '../policy/issuers.js';
 /** The id prefix of an operator's issuer: a space's issuers are `tis_…`, never this. */
 const PREFIX = 'operator-';
 
-/**
- * TRUSTED_ISSUERS: the operator's issuers for the whole deployment, each a space's definition
- * with an id, and every rule naming its space: the issuer serves many spaces, a rule one.
- */
+/** TRUSTED_ISSUERS: deployment-wide issuers; each rule names its space. */
 export const operatorIssuersSchema = z.array(
   z
     .object({
@@ -53,11 +50,7 @@ export const operatorIssuerOf = (
   iss: string,
 ) => operatorIssuersOf(issuers, spaceId).find((issuer) => issuer.definition.iss === iss);
 
-/**
- * Why the deployment refuses each operator issuer, as `TRUSTED_ISSUERS[<index>]: <why>`: the
- * checks a space's admin meets (an audience naming us, a lifetime within the ceiling, a JWKS
- * URL within the SSRF rules), and one issuer per `iss`.
- */
+/** Why operator issuers are refused (`TRUSTED_ISSUERS[<i>]: <why>`); one issuer per `iss`. */
 export function operatorIssuerRefusals(
   issuers: readonly OperatorIssuer[],
   checks: {

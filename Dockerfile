@@ -25,6 +25,8 @@ COPY packages/embedded-postgres/tsconfig.json ./packages/embedded-postgres/
 COPY packages/embedded-postgres/src ./packages/embedded-postgres/src
 COPY packages/outbound/tsconfig.json ./packages/outbound/
 COPY packages/outbound/src ./packages/outbound/src
+COPY packages/rate-limit/tsconfig.json ./packages/rate-limit/
+COPY packages/rate-limit/src ./packages/rate-limit/src
 COPY src ./src
 RUN npm run build
 

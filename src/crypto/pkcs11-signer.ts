@@ -6,7 +6,7 @@ import { ConfigError, type Config } from '../config/config.js';
 import { settingText } from '../config/setting-value.js';
 import { SYSTEM_SPACE } from '../domain/streams.js';
 import { UnavailableError } from '../errors/errors.js';
-import { createFairQueue } from '../limits/fair-queue.js';
+import { createFairQueue } from '#rate-limit/fair-queue.js';
 import type { TokenSigner } from './token-signer.js';
 
 export type { Pkcs11Settings, Pkcs11Signer };
@@ -37,7 +37,7 @@ const SERVICE_ERRORS: Pkcs11Errors = {
 
 /**
  * The PKCS#11 signer (packages/pkcs11-signer) as the service's {@link TokenSigner}: its queue the
- * append queue's (src/limits/fair-queue.ts: a space's share, a deadline per request), key
+ * append queue's (#rate-limit/fair-queue.ts: a space's share, a deadline per request), key
  * management counted against the system space, its failures the service's errors.
  */
 export async function openPkcs11Signer(

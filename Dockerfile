@@ -27,6 +27,8 @@ COPY packages/outbound/tsconfig.json ./packages/outbound/
 COPY packages/outbound/src ./packages/outbound/src
 COPY packages/settings/tsconfig.json ./packages/settings/
 COPY packages/settings/src ./packages/settings/src
+COPY packages/rate-limit/tsconfig.json ./packages/rate-limit/
+COPY packages/rate-limit/src ./packages/rate-limit/src
 COPY src ./src
 RUN npm run build
 

@@ -7,8 +7,8 @@ import globals from 'globals';
  * Which folder of src/ may import which: the layer table of docs/architecture.md, enforced here
  * (test/unit/layers.test.ts keeps the two equal and checks the table has no cycle). A folder
  * always may import itself; anything not listed is refused by `npm run lint`. `audit-log`,
- * `verifier`, `pkcs11-signer`, `embedded-postgres`, `outbound` and `settings` are the packages of those
- * names in packages/, imported as `#<name>/…` (package.json `imports`).
+ * `verifier`, `pkcs11-signer`, `embedded-postgres`, `outbound`, `settings` and `rate-limit` are the
+ * packages of those names in packages/, imported as `#<name>/…` (package.json `imports`).
  * @type {Readonly<Record<string, readonly string[]>>}
  */
 export const LAYERS = {
@@ -17,10 +17,19 @@ export const LAYERS = {
   net: [],
   domain: ['verifier'],
   db: ['embedded-postgres', 'audit-log', 'config'],
-  'event-store': ['audit-log', 'db', 'limits'],
+  'event-store': ['audit-log', 'db', 'rate-limit'],
   'audit-trail': ['audit-log', 'event-store', 'db', 'domain', 'config'],
-  limits: ['domain', 'errors'],
-  crypto: ['verifier', 'audit-log', 'pkcs11-signer', 'domain', 'db', 'config', 'errors', 'limits'],
+  limits: ['rate-limit', 'errors'],
+  crypto: [
+    'verifier',
+    'audit-log',
+    'pkcs11-signer',
+    'rate-limit',
+    'domain',
+    'db',
+    'config',
+    'errors',
+  ],
   projections: ['audit-trail', 'event-store', 'db', 'domain', 'errors'],
   observability: ['projections', 'event-store', 'db', 'domain'],
   delivery: ['outbound', 'audit-trail', 'event-store', 'crypto', 'db', 'domain', 'errors'],
@@ -63,6 +72,7 @@ export const LAYERS = {
     'event-store',
     'crypto',
     'limits',
+    'rate-limit',
     'domain',
     'db',
     'config',
@@ -110,7 +120,7 @@ export const SUB_LAYERS = {};
  * so nothing of the service (src/), of its tools, of another package, of a database or of a web
  * server. The verifier checks JWTs with jose, and the PKCS#11 signer names its JWKs by jose's
  * type; the audit log, the outbound toolkit, the settings library and the Postgres launcher
- * need no JOSE.
+ * need no JOSE. The rate-limit package shares budgets over Postgres LISTEN/NOTIFY, so pg's types.
  * @type {Readonly<Record<string, { modules: readonly string[] }>>}
  */
 export const PACKAGE_REFUSES = {
@@ -120,6 +130,7 @@ export const PACKAGE_REFUSES = {
   'embedded-postgres': { modules: ['kysely', 'pg', 'koa', 'pino', 'jose'] },
   outbound: { modules: ['kysely', 'pg', 'koa', 'pino', 'jose'] },
   settings: { modules: ['kysely', 'pg', 'koa', 'pino', 'jose'] },
+  'rate-limit': { modules: ['kysely', 'koa', 'pino', 'jose'] },
 };
 
 // The database drivers: only a layer that may use src/db may import them.

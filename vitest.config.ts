@@ -75,6 +75,12 @@ export default defineConfig({
       },
       {
         extends: true,
+        // The rate-limit package's own tests (no service, no database); also run alone from
+        // packages/rate-limit (`npx vitest run --root packages/rate-limit`).
+        test: { name: 'rate-limit', include: ['packages/rate-limit/test/**/*.test.ts'] },
+      },
+      {
+        extends: true,
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],

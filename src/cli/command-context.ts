@@ -13,7 +13,7 @@ import { postgresSinkWrites } from '../delivery/sink-writes.js';
 import { workerPeers } from '../limits/cluster-peers.js';
 import { postgresPeers } from '../limits/postgres-peers.js';
 import { createLimits } from '../limits/limits.js';
-import { perSpaceShare } from '../limits/fair-queue.js';
+import { perSpaceShare } from '#rate-limit/fair-queue.js';
 import { createCredentialLookup } from '../projections/credential-lookup.js';
 import { createRevocationLookup } from '../projections/revocation-lookup.js';
 import { findIdempotentResponse } from '../projections/idempotent-responses.js';

@@ -6,7 +6,7 @@ import { ConfigError, type Config } from '../config/config.js';
 import { settingText } from '../config/setting-value.js';
 import { SYSTEM_SPACE } from '../domain/streams.js';
 import { UnavailableError } from '../errors/errors.js';
-import { createFairQueue } from '../limits/fair-queue.js';
+import { createFairQueue } from '#rate-limit/fair-queue.js';
 import type { TokenSigner } from './token-signer.js';
 
 export type { Pkcs11Settings, Pkcs11Signer };
@@ -32,7 +32,7 @@ const SERVICE_ERRORS: Pkcs11Errors = {
   setting: (setting, message) => new ConfigError([`${setting}: ${message}`]),
 };
 
-/** The PKCS#11 signer as a {@link TokenSigner}: the append queue's fairness, the service's errors. */
+/** The PKCS#11 signer as a {@link TokenSigner}: the append queue's fairness (#rate-limit/fair-queue.ts), the service's errors. */
 export async function openPkcs11Signer(
   settings: Pkcs11Settings,
   options: Pkcs11SignerOptions = {},

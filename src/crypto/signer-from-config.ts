@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Config } from '../config/config.js';
 import type { Database } from '../db/schema.js';
-import { perSpaceShare } from '../limits/fair-queue.js';
+import { perSpaceShare } from '#rate-limit/fair-queue.js';
 import type { KeyEncryptionKey } from './key-encryption.js';
 import { createLocalSigner } from './local-signer.js';
 import { openPkcs11Signer, pkcs11SettingsOf } from './pkcs11-signer.js';

@@ -8,7 +8,7 @@ import {
   type AppendResult,
 } from './append-to-stream.js';
 import { insertEvents, streamRows } from './insert-events.js';
-import { createFairQueue } from '../limits/fair-queue.js';
+import { createFairQueue } from '#rate-limit/fair-queue.js';
 
 /** Appends new streams, many per round trip. */
 export interface BatchedAppender {

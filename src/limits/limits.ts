@@ -1,5 +1,6 @@
+import type { Peers } from '#rate-limit/peers.js';
+import { SlidingWindowBudgets, type BudgetDecision } from '#rate-limit/sliding-window.js';
 import { RateLimitedError } from '../errors/errors.js';
-import { SlidingWindowBudgets } from './sliding-window.js';
 
 /** What the RateLimit headers of a served request say. */
 export interface RateLimitState {
@@ -50,11 +51,7 @@ export function isLimitsMessage(message: unknown): message is LimitsMessage {
  * How limits reach the other API processes: through the cluster's primary (one host), or through
  * Postgres (every replica of a deployment; postgres-peers.ts).
  */
-export interface LimitsPeers {
-  publish(message: LimitsMessage): void;
-  subscribe(receive: (message: LimitsMessage) => void): void;
-  close?(): Promise<void>;
-}
+export type LimitsPeers = Peers<LimitsMessage>;
 
 /**
  * The budgets of one API process, all in memory: no database write on the hot path. The API
@@ -92,6 +89,22 @@ export interface Limits {
 
 const WINDOW_SECONDS = 60;
 
+/** A budget's refusal as the service's error (a 429 with its RateLimit headers). */
+export function overBudget(
+  message: string,
+  policy: RateLimitedError['limit']['policy'],
+  quota: number,
+  decision: Extract<BudgetDecision, { allowed: false }>,
+): RateLimitedError {
+  const { retryAfterSeconds } = decision;
+  return new RateLimitedError(message, {
+    policy,
+    quota,
+    windowSeconds: WINDOW_SECONDS,
+    retryAfterSeconds,
+  });
+}
+
 /** Creates the budgets; see {@link Limits}. */
 export function createLimits(settings: LimitSettings): Limits {
   const options = { maxKeys: settings.maxKeys, now: settings.now };
@@ -124,35 +137,23 @@ export function createLimits(settings: LimitSettings): Limits {
   ) => {
     const decision = budgets.peek(key, settings.failedAuthPerMinute);
     if (decision.allowed) return;
-    throw new RateLimitedError(`too many failed ${what} from this address; retry later`, {
-      policy,
-      quota: settings.failedAuthPerMinute,
-      windowSeconds: WINDOW_SECONDS,
-      retryAfterSeconds: decision.retryAfterSeconds,
-    });
+    const message = `too many failed ${what} from this address; retry later`;
+    throw overBudget(message, policy, settings.failedAuthPerMinute, decision);
   };
   return {
     clientRequest({ clientId, spaceId, rateLimitPerMinute }) {
       const space = spaces.peek(spaceId, settings.spacePerMinute);
       if (!space.allowed) {
         countRefusal(clientId);
-        throw new RateLimitedError('this space has used its request budget; retry later', {
-          policy: 'space',
-          quota: settings.spacePerMinute,
-          windowSeconds: WINDOW_SECONDS,
-          retryAfterSeconds: space.retryAfterSeconds,
-        });
+        const message = 'this space has used its request budget; retry later';
+        throw overBudget(message, 'space', settings.spacePerMinute, space);
       }
       const quota = rateLimitPerMinute ?? settings.clientPerMinute;
       const decision = clients.take(clientId, quota);
       if (!decision.allowed) {
         countRefusal(clientId);
-        throw new RateLimitedError('this client has used its request budget; retry later', {
-          policy: 'client',
-          quota,
-          windowSeconds: WINDOW_SECONDS,
-          retryAfterSeconds: decision.retryAfterSeconds,
-        });
+        const message = 'this client has used its request budget; retry later';
+        throw overBudget(message, 'client', quota, decision);
       }
       spaces.add(spaceId, 1);
       sync?.spent(clientId, spaceId);

@@ -1,12 +1,10 @@
-import { RateLimitedError } from '../errors/errors.js';
-import { SlidingWindowBudgets } from './sliding-window.js';
-
-const WINDOW_SECONDS = 60;
+import { SlidingWindowBudgets } from '#rate-limit/sliding-window.js';
+import { overBudget } from './limits.js';
 
 /**
  * Each user's budget of audit proof reads (tree heads, inclusion and consistency proofs) in this
  * process: every one reads the database and appends an audit read, so one auditor looping over
- * event ids must not take the pool every tenant's token requests share (issue 40, item 2).
+ * event ids must not take the pool every tenant's token requests share.
  */
 export interface ProofReadBudget {
   /** Spends one read of `user`'s budget (`issuer|subject`), or throws RateLimitedError (429). */
@@ -28,15 +26,8 @@ export function createProofReadBudget(settings: {
     take(user) {
       const decision = budgets.take(user, settings.perMinute);
       if (decision.allowed) return;
-      throw new RateLimitedError(
-        'this user has used its budget of audit proof reads; retry later',
-        {
-          policy: 'audit-proofs',
-          quota: settings.perMinute,
-          windowSeconds: WINDOW_SECONDS,
-          retryAfterSeconds: decision.retryAfterSeconds,
-        },
-      );
+      const message = 'this user has used its budget of audit proof reads; retry later';
+      throw overBudget(message, 'audit-proofs', settings.perMinute, decision);
     },
     size: () => budgets.size,
   };

@@ -5,16 +5,9 @@ import { AggregatorRegistry, type Registry } from 'prom-client';
 const REQUEST = 'token-authority/metrics-request';
 const RESPONSE = 'token-authority/metrics-response';
 
-interface MetricsRequest {
-  readonly kind: typeof REQUEST;
-  readonly id: string;
-}
-interface MetricsResponse {
-  readonly kind: typeof RESPONSE;
-  readonly id: string;
-  readonly text?: string;
-  readonly error?: string;
-}
+type MetricsRequest = { readonly kind: typeof REQUEST; readonly id: string };
+type MetricsResponse = { readonly kind: typeof RESPONSE; readonly id: string } & Answer;
+type Answer = { readonly text?: string; readonly error?: string };
 
 /**
  * The metrics text /metrics serves. In an API worker of `npm start` (API_WORKERS > 1) a scrape
@@ -52,14 +45,11 @@ export function aggregateWorkerMetrics(): void {
   const aggregator = new AggregatorRegistry();
   cluster.on('message', (worker, message: MetricsRequest) => {
     if (message?.kind !== REQUEST) return;
+    const answer = (response: Answer) =>
+      worker.send({ kind: RESPONSE, id: message.id, ...response } satisfies MetricsResponse);
     aggregator.clusterMetrics().then(
-      (text) => worker.send({ kind: RESPONSE, id: message.id, text } satisfies MetricsResponse),
-      (error: Error) =>
-        worker.send({
-          kind: RESPONSE,
-          id: message.id,
-          error: error.message,
-        } satisfies MetricsResponse),
+      (text) => answer({ text }),
+      (error: Error) => answer({ error: error.message }),
     );
   });
 }

@@ -1,5 +1,6 @@
-import { SpanKind, SpanStatusCode, trace, type Link } from '@opentelemetry/api';
+import { SpanKind, trace, type Link } from '@opentelemetry/api';
 import type { EventTrace, LinkedSpans } from '../event-store/event-traces.js';
+import { failed } from './tracing.js';
 
 /** The most links a span keeps (the SDK's default limit): a batch links its first traces. */
 const MAX_LINKS = 128;
@@ -19,9 +20,7 @@ export function linkedSpans(kind: SpanKind = SpanKind.INTERNAL): LinkedSpans {
       result = await work();
     } catch (error) {
       const span = tracer.startSpan(name, { kind, root: true, startTime });
-      const code = (error as { code?: unknown }).code;
-      span.setAttribute('error.type', typeof code === 'string' ? code : 'internal');
-      span.setStatus({ code: SpanStatusCode.ERROR });
+      failed(span, error);
       span.end();
       throw error;
     }

@@ -2,6 +2,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { registerSinkGauges, type SinkFigures } from './sink-metrics.js';
+import { gaugesOfRows } from './scraped-gauges.js';
 import { projectorLag } from '../projections/monitoring-queries.js';
 import { EVENT_CATALOG } from '../domain/events.js';
 import { appendCounters } from './event-counters.js';
@@ -34,28 +35,26 @@ export interface Metrics {
 export function createMetrics(db: Kysely<Database>): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'token_authority_' });
-  const issued = new Counter({
-    name: 'token_authority_tokens_issued_total',
-    help: 'Access tokens issued, by kind and space',
-    labelNames: ['kind'] as const,
-    registers: [registry],
-  });
-  const credentials = new Counter({
-    name: 'token_authority_credentials_created_total',
-    help: 'Client credentials created, by space',
-    registers: [registry],
-  });
-  const rejected = new Counter({
-    name: 'token_authority_rejected_client_authentications_total',
-    help: 'Failed client authentications of known clients, by space',
-    registers: [registry],
-  });
-  const lifecycle = new Counter({
-    name: 'token_authority_lifecycle_events_total',
-    help: 'Credential, token and signing-key lifecycle changes, by event type and space',
-    labelNames: ['event_type'] as const,
-    registers: [registry],
-  });
+  const counter = <Label extends string>(name: string, help: string, labelNames: Label[] = []) =>
+    new Counter({ name, help, labelNames, registers: [registry] });
+  const issued = counter(
+    'token_authority_tokens_issued_total',
+    'Access tokens issued, by kind and space',
+    ['kind'],
+  );
+  const credentials = counter(
+    'token_authority_credentials_created_total',
+    'Client credentials created, by space',
+  );
+  const rejected = counter(
+    'token_authority_rejected_client_authentications_total',
+    'Failed client authentications of known clients, by space',
+  );
+  const lifecycle = counter(
+    'token_authority_lifecycle_events_total',
+    'Credential, token and signing-key lifecycle changes, by event type and space',
+    ['event_type'],
+  );
   const latency = new Histogram({
     name: 'token_authority_http_request_duration_seconds',
     help: 'HTTP request latency by route and status',
@@ -63,18 +62,16 @@ export function createMetrics(db: Kysely<Database>): Metrics {
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers: [registry],
   });
-  const rateLimited = new Counter({
-    name: 'token_authority_rate_limited_total',
-    help: 'Requests answered 429, by route and budget (client, failed-auth, login-failures)',
-    labelNames: ['route', 'policy'] as const,
-    registers: [registry],
-  });
-  const appendFailures = new Counter({
-    name: 'token_authority_append_failures_total',
-    help: 'Appends to the event log that failed (database unavailable, timeout, full queue)',
-    labelNames: ['reason'] as const,
-    registers: [registry],
-  });
+  const rateLimited = counter(
+    'token_authority_rate_limited_total',
+    'Requests answered 429, by route and budget (client, failed-auth, login-failures)',
+    ['route', 'policy'],
+  );
+  const appendFailures = counter(
+    'token_authority_append_failures_total',
+    'Appends to the event log that failed (database unavailable, timeout, full queue)',
+    ['reason'],
+  );
   const sinks = registerSinkGauges(registry);
   let databaseCheck: (() => Promise<{ readonly ready: boolean }>) | undefined;
   new Gauge({
@@ -99,63 +96,42 @@ export function createMetrics(db: Kysely<Database>): Metrics {
       }
     },
   });
-  // Both partition gauges from one query per scrape, as the lag gauges below.
-  let horizon: ReturnType<typeof partitionHorizon> | undefined;
-  const readHorizon = () =>
-    (horizon ??= partitionHorizon(db)
-      .catch(() => undefined)
-      .finally(() => setTimeout(() => (horizon = undefined), 250).unref()));
-  new Gauge({
-    name: 'token_authority_event_partitions_ahead',
-    help: "How far the event log's partitions reach past now, in partition intervals; at 0 appends get 503",
-    registers: [registry],
+  gaugesOfRows(registry, {
+    read: async () => [await partitionHorizon(db)].filter((horizon) => horizon !== undefined),
     aggregator: 'min',
-    async collect() {
-      const read = await readHorizon();
-      if (read) this.set(read.ahead);
-    },
+    gauges: [
+      [
+        'token_authority_event_partitions_ahead',
+        "How far the event log's partitions reach past now, in partition intervals; at 0 appends get 503",
+        (horizon) => horizon.ahead,
+      ],
+      [
+        'token_authority_event_partitions_ahead_target',
+        'How far they should reach (EVENT_PARTITIONS_AHEAD); each service process makes what is due every 10 s',
+        (horizon) => horizon.target,
+      ],
+    ],
   });
-  new Gauge({
-    name: 'token_authority_event_partitions_ahead_target',
-    help: 'How far they should reach (EVENT_PARTITIONS_AHEAD); each service process makes what is due every 10 s',
-    registers: [registry],
-    aggregator: 'min',
-    async collect() {
-      const read = await readHorizon();
-      if (read) this.set(read.target);
-    },
-  });
-  // Both lag gauges come from one query per scrape (the registry collects them concurrently).
-  let lag: ReturnType<typeof projectorLag> | undefined;
-  const readLag = () =>
-    (lag ??= projectorLag(db)
-      .catch(() => [])
-      .finally(() => setTimeout(() => (lag = undefined), 250).unref()));
-  new Gauge({
-    name: 'token_authority_projector_lag_events',
-    help: 'Committed events not yet projected, per projection (counted up to 100,000: 100,001 means more)',
-    labelNames: ['projection'] as const,
-    registers: [registry],
+  gaugesOfRows(registry, {
+    read: () => projectorLag(db),
+    labelNames: ['projection'],
+    labels: (row) => ({ projection: row.projection }),
     aggregator: 'max',
-    async collect() {
-      for (const row of await readLag())
-        this.set({ projection: row.projection }, Number(row.events_behind));
-    },
+    gauges: [
+      [
+        'token_authority_projector_lag_events',
+        'Committed events not yet projected, per projection (counted up to 100,000: 100,001 means more)',
+        (row) => Number(row.events_behind),
+      ],
+      [
+        'token_authority_projector_lag_seconds',
+        'Age of the oldest event not yet projected, per projection',
+        (row) => Number(row.seconds_behind),
+      ],
+    ],
   });
-  new Gauge({
-    name: 'token_authority_projector_lag_seconds',
-    help: 'Age of the oldest event not yet projected, per projection',
-    labelNames: ['projection'] as const,
-    registers: [registry],
-    aggregator: 'max',
-    async collect() {
-      for (const row of await readLag())
-        this.set({ projection: row.projection }, Number(row.seconds_behind));
-    },
-  });
-  // What each event type counts is declared in the catalog (`metric`). No label per space: label
-  // sets must stay bounded whatever tenants do (per-space figures come from the monitoring API,
-  // which reads the projections).
+  // No label per space: label sets must stay bounded whatever tenants do (per-space figures come
+  // from the monitoring API).
   const countAppended = appendCounters(EVENT_CATALOG, {
     lifecycle: (event_type) => lifecycle.inc({ event_type }),
     'credentials-created': () => credentials.inc(),

@@ -8,14 +8,9 @@ import {
 } from '@opentelemetry/api';
 import type { EventTrace } from '../event-store/event-traces.js';
 
-/**
- * Whether spans are made at all. Off (the default), every helper here calls its work directly:
- * no span, no context switch, nothing allocated beyond the call, so the issuance path costs what
- * it did before traces existed. Turned on once, by the exporter's start (trace-export.ts).
- */
+// Off (the default), every helper here just calls its work: the issuance path pays nothing.
 let tracing = false;
-// Customer ids enter a span only hashed; with the deployment's key, so a hash cannot be
-// reversed by hashing every likely id, and replicas sharing the key agree on it.
+// Keyed, so a hashed id cannot be reversed by hashing every likely id; replicas agree on it.
 let idKey: Buffer | undefined;
 
 /** Whether this process makes spans (an exporter was started). */
@@ -51,9 +46,8 @@ const recording = () => tracing && trace.getActiveSpan()?.isRecording() === true
 
 /**
  * The sampled span running now (an append's, else its request's), as an event records it beside
- * the log. An unsampled request records nothing: its trace reaches no backend, its events are
- * joined to their every copy by their own ids, and the 99 requests in 100 a 1 % sampler drops
- * then cost no second row each.
+ * the log. An unsampled request records nothing: its trace reaches no backend, so the requests a
+ * sampler drops cost no second row.
  */
 export function currentTrace(): EventTrace | undefined {
   const span = trace.getActiveSpan();
@@ -62,11 +56,33 @@ export function currentTrace(): EventTrace | undefined {
   return isSpanContextValid(ids) ? { traceId: ids.traceId, spanId: ids.spanId } : undefined;
 }
 
-// A refusal's span says which refusal by its code, never by its message (which may quote input).
-function failed(span: Span, error: unknown): void {
+/** Marks `span` failed: by the refusal's code, never its message (which may quote input). */
+export function failed(span: Span, error: unknown): void {
   const code = (error as { code?: unknown }).code;
   span.setAttribute('error.type', typeof code === 'string' ? code : 'internal');
   span.setStatus({ code: SpanStatusCode.ERROR });
+}
+
+/** `work` in an active span, ended when it returns or, for a promise, when that settles. */
+function spanned<T>(name: string, attributes: Attributes, work: (span: Span) => T): T {
+  return tracer().startActiveSpan(name, { attributes }, (span) => {
+    const fail = (error: unknown): never => {
+      failed(span, error);
+      span.end();
+      throw error;
+    };
+    let result: T;
+    try {
+      result = work(span);
+    } catch (error) {
+      return fail(error);
+    }
+    if (!(result instanceof Promise)) {
+      span.end();
+      return result;
+    }
+    return result.then((value: unknown) => (span.end(), value), fail) as T;
+  });
 }
 
 /**
@@ -79,17 +95,7 @@ export function inSpan<T>(
   attributes: Attributes,
   work: (span: Span | undefined) => Promise<T>,
 ): Promise<T> {
-  if (!recording()) return work(undefined);
-  return tracer().startActiveSpan(name, { attributes }, async (span) => {
-    try {
-      return await work(span);
-    } catch (error) {
-      failed(span, error);
-      throw error;
-    } finally {
-      span.end();
-    }
-  });
+  return recording() ? spanned(name, attributes, async (span) => work(span)) : work(undefined);
 }
 
 /**
@@ -101,9 +107,9 @@ export function decidedInSpan<Made extends { readonly ok: boolean; readonly refu
   decide: () => Made,
 ): Made {
   if (!recording()) return decide();
-  return inSyncSpan('decide', attributes(), (span) => {
+  return spanned('decide', attributes(), (span) => {
     const made = decide();
-    if (!made.ok && made.refusal) span?.setAttribute('oauth.error', made.refusal);
+    if (!made.ok && made.refusal) span.setAttribute('oauth.error', made.refusal);
     return made;
   });
 }
@@ -114,15 +120,5 @@ export function inSyncSpan<T>(
   attributes: Attributes,
   work: (span: Span | undefined) => T,
 ): T {
-  if (!recording()) return work(undefined);
-  return tracer().startActiveSpan(name, { attributes }, (span) => {
-    try {
-      return work(span);
-    } catch (error) {
-      failed(span, error);
-      throw error;
-    } finally {
-      span.end();
-    }
-  });
+  return recording() ? spanned(name, attributes, work) : work(undefined);
 }

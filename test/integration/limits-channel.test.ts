@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { LIMITS_MESSAGE } from '../../src/limits/limits.js';
-import { LIMITS_CHANNEL, channelKey, sealedPayload } from '../../src/limits/postgres-peers.js';
+import { sealedPayload } from '#rate-limit/notify-payload.js';
+import { LIMITS_CHANNEL, limitsChannelKey as channelKey } from '../../src/limits/postgres-peers.js';
 import {
   AUDIENCE,
   createCredentialVia,

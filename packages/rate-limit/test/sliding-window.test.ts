@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SlidingWindowBudgets } from '../../src/limits/sliding-window.js';
+import { SlidingWindowBudgets } from '../src/sliding-window.js';
 
 function clock(start = 1_700_000_000_000) {
   let now = start;

@@ -1,5 +1,4 @@
-/** The answer of a budget check. */
-import { secondsOf } from '../domain/times.js';
+/** The answer of a budget check: allowed with what is left, or over budget and when to retry. */
 export type BudgetDecision =
   | { readonly allowed: true; readonly remaining: number; readonly resetSeconds: number }
   | { readonly allowed: false; readonly retryAfterSeconds: number; readonly resetSeconds: number };
@@ -53,7 +52,7 @@ export class SlidingWindowBudgets {
 
   /** Whether `key` has budget left, without spending it. */
   peek(key: string, limit: number): BudgetDecision {
-    const second = secondsOf(this.#now());
+    const second = Math.floor(this.#now() / 1000);
     const window = this.#windows.get(key);
     if (!window) return { allowed: true, remaining: limit, resetSeconds: 0 };
     // Any check is a use: a key being refused stays remembered rather than being evicted first.
@@ -71,7 +70,7 @@ export class SlidingWindowBudgets {
 
   /** Counts `amount` units against `key` now. */
   add(key: string, amount: number): void {
-    const second = secondsOf(this.#now());
+    const second = Math.floor(this.#now() / 1000);
     let window = this.#windows.get(key);
     if (window) {
       this.#windows.delete(key); // re-insert: the Map's order is least recently used first

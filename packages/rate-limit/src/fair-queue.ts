@@ -14,9 +14,9 @@ export interface FairQueueOptions<Item> {
 }
 
 /**
- * A bounded first-in first-out queue of work done in batches (the append queue's group commit,
- * the PKCS#11 signer's batches), each item counted against its space's share and given its own
- * deadline: what is stuck ahead of it never holds it longer than `maxWaitMs`.
+ * A bounded first-in first-out queue of work done in batches (a group commit, a signer's batches),
+ * each item counted against its space's share and given its own deadline: what is stuck ahead of
+ * it never holds it longer than `maxWaitMs`.
  */
 export interface FairQueue<Item> {
   /** Queues `item` of `spaceId`; false when the queue or the space's share is full. */

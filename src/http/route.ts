@@ -55,9 +55,21 @@ export type RouteOf<C extends Caller> = Operation & {
   handle(ctx: RequestContext, auth: Authenticated[C]): unknown;
 };
 
-/** Declares a route; the handler's `auth` is typed by the route's `caller`. */
-export function route<C extends Caller>(definition: RouteOf<C>): Route {
-  return definition as Route;
+/**
+ * Declares a route: method, path and who may take it (src/domain/policy/routes.ts) first, then the
+ * rest; the handler's `auth` is typed by the route's `caller`.
+ */
+export function route<C extends Caller>(
+  method: Operation['method'],
+  path: string,
+  policy: NoInfer<PolicyOf<C>>,
+  definition: Omit<Operation, 'method' | 'path' | 'caller'> &
+    Pick<RouteOf<C>, 'guard'> & {
+      readonly caller: C;
+      handle(ctx: RequestContext, auth: Authenticated[C]): unknown;
+    },
+): Route {
+  return { method, path, policy, ...definition } as Route;
 }
 
 /** What authentication and body reading need. */

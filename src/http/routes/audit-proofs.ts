@@ -89,11 +89,8 @@ export function auditProofRoutes(
       ? logHeadsPublishedBefore(commands.clock.now(), settings.AUDIT_CHECKPOINT_INTERVAL_SECONDS)
       : undefined;
   return [
-    route({
+    route('get', '/v1/audit/tree-head', 'space-read', {
       ...read,
-      method: 'get',
-      path: '/v1/audit/tree-head',
-      policy: 'space-read',
       operationId: 'auditTreeHead',
       summary: "The space's latest signed tree head (a C2SP checkpoint)",
       query: treeHeadQuery,
@@ -127,11 +124,8 @@ export function auditProofRoutes(
         } satisfies z.infer<typeof treeHead>;
       },
     }),
-    route({
+    route('get', '/v1/audit/proof/inclusion', 'space-read', {
       ...read,
-      method: 'get',
-      path: '/v1/audit/proof/inclusion',
-      policy: 'space-read',
       operationId: 'auditInclusionProof',
       summary: 'That an event, or a token (by jti), is in the space tree of a given size',
       query: inclusionQuery,
@@ -193,11 +187,8 @@ export function auditProofRoutes(
         } satisfies z.infer<typeof inclusion>;
       },
     }),
-    route({
+    route('get', '/v1/audit/proof/consistency', 'space-read', {
       ...read,
-      method: 'get',
-      path: '/v1/audit/proof/consistency',
-      policy: 'space-read',
       operationId: 'auditConsistencyProof',
       summary: 'That the space tree of size `to` extends the one of size `from`, nothing changed',
       query: consistencyQuery,

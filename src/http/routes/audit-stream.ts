@@ -131,11 +131,8 @@ export function auditStreamRoutes(
   };
 
   const routes: readonly Route[] = [
-    route({
+    route('get', '/v1/audit/stream', STREAM_POLICY, {
       ...loginRoute('Audit'),
-      method: 'get',
-      path: '/v1/audit/stream',
-      policy: STREAM_POLICY,
       operationId: 'auditStream',
       summary: "The space's events as Server-Sent Events, live, resumable with Last-Event-ID",
       description:

@@ -75,11 +75,8 @@ export function auditRoutes(
 ): readonly Route[] {
   const record = auditReadRecorder(commands);
   return [
-    route({
+    route('get', '/v1/audit/events', 'space-read', {
       ...read,
-      method: 'get',
-      path: '/v1/audit/events',
-      policy: 'space-read',
       operationId: 'auditEvents',
       summary: "The space's audit trail in log order, filtered, in cursor pages",
       query: auditQuery,
@@ -127,11 +124,8 @@ export function auditRoutes(
         } satisfies Body<typeof auditPage>;
       },
     }),
-    route({
+    route('get', '/v1/audit/export', 'space-read', {
       ...read,
-      method: 'get',
-      path: '/v1/audit/export',
-      policy: 'space-read',
       operationId: 'auditExport',
       summary: "NDJSON of the space's events and its tree's signed heads, for verify-export",
       query: exportQuery,
@@ -190,11 +184,8 @@ export function auditRoutes(
         );
       },
     }),
-    route({
+    route('get', '/v1/audit/checkpoints', 'space-read', {
       ...read,
-      method: 'get',
-      path: '/v1/audit/checkpoints',
-      policy: 'space-read',
       operationId: 'auditCheckpoints',
       summary: "The space's signed checkpoints and the public key that verifies them",
       responses: [{ status: 200, description: 'Checkpoints', schema: auditCheckpoints }],

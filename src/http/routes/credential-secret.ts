@@ -23,11 +23,8 @@ const idempotencyHeader = z.object({
 });
 /** POST /v1/credential/:client_id/secret: a new secret, idempotent under an Idempotency-Key. */
 export function rotateSecretRoute(commands: CommandContext): Route {
-  return route({
+  return route('post', '/v1/credential/:client_id/secret', 'space-change', {
     ...common,
-    method: 'post',
-    path: '/v1/credential/:client_id/secret',
-    policy: 'space-change',
     operationId: 'rotateSecret',
     summary: 'A new secret; the previous one stays valid for overlap_seconds',
     params: clientPath,

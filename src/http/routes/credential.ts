@@ -100,11 +100,8 @@ export function credentialRoutes(commands: CommandContext, db: Kysely<Database>)
     answerNoStore(ctx, await found(who.spaceId, clientId));
   };
   return [
-    route({
+    route('post', '/v1/credential', 'space-change', {
       ...common,
-      method: 'post',
-      path: '/v1/credential',
-      policy: 'space-change',
       operationId: 'createCredential',
       summary: 'Create client credentials for the space (the secret is shown this once)',
       body: { schema: createCredentialBody, media: ['json'] },
@@ -144,11 +141,8 @@ export function credentialRoutes(commands: CommandContext, db: Kysely<Database>)
         answerNoStore(ctx, shownCreated, 201);
       },
     }),
-    route({
+    route('get', '/v1/credentials', 'space-read', {
       ...common,
-      method: 'get',
-      path: '/v1/credentials',
-      policy: 'space-read',
       operationId: 'listCredentials',
       summary: "The space's credentials, newest first, in cursor pages",
       query: listQuery,
@@ -167,11 +161,8 @@ export function credentialRoutes(commands: CommandContext, db: Kysely<Database>)
         } satisfies Body<typeof credentialPage>);
       },
     }),
-    route({
+    route('get', '/v1/credential/:client_id', 'space-read', {
       ...common,
-      method: 'get',
-      path: '/v1/credential/:client_id',
-      policy: 'space-read',
       operationId: 'getCredential',
       summary: 'One credential',
       params: clientPath,
@@ -182,11 +173,8 @@ export function credentialRoutes(commands: CommandContext, db: Kysely<Database>)
         answerNoStore(ctx, await found(spaceId, clientId));
       },
     }),
-    route({
+    route('patch', '/v1/credential/:client_id', 'space-change', {
       ...common,
-      method: 'patch',
-      path: '/v1/credential/:client_id',
-      policy: 'space-change',
       operationId: 'updateCredential',
       summary:
         "Change a credential's rate limit (null: the service default), allowed scopes, or a secretless client's keys",
@@ -214,11 +202,8 @@ export function credentialRoutes(commands: CommandContext, db: Kysely<Database>)
           });
         }),
     }),
-    route({
+    route('delete', '/v1/credential/:client_id', 'space-change', {
       ...common,
-      method: 'delete',
-      path: '/v1/credential/:client_id',
-      policy: 'space-change',
       operationId: 'revokeCredential',
       summary: 'Revoke a credential and every token it was issued (idempotent)',
       params: clientPath,

@@ -59,11 +59,8 @@ export function federationMonitoringRoutes(
     return { db: readFrom(ctx, reads), on: { spaceId, from, limit: query.limit } };
   };
   return [
-    route({
+    route('get', '/v1/monitoring/trusted-issuers', 'space-read', {
       ...view,
-      method: 'get',
-      path: '/v1/monitoring/trusted-issuers',
-      policy: 'space-read',
       operationId: 'trustedIssuerUse',
       summary: "The space's trusted issuers and the tokens each rule bought over a window",
       query: useQuery,
@@ -106,11 +103,8 @@ export function federationMonitoringRoutes(
         } satisfies Body<typeof issuerUseBody>;
       },
     }),
-    route({
+    route('get', '/v1/monitoring/agents', 'space-read', {
       ...view,
-      method: 'get',
-      path: '/v1/monitoring/agents',
-      policy: 'space-read',
       operationId: 'agentUse',
       summary: 'The clients acting for customers in delegated tokens over a window',
       query: useQuery,

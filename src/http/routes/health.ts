@@ -35,11 +35,8 @@ export function healthRoutes(
     ctx.body = { status: 'unavailable', reason: state.reason };
   };
   return [
-    route({
+    route('get', '/livez', 'public', {
       ...probe,
-      method: 'get',
-      path: '/livez',
-      policy: 'public',
       operationId: 'livez',
       summary: 'Liveness: the process serves (never depends on the database)',
       responses: [{ status: 200, description: 'Alive', schema: liveness }],
@@ -48,21 +45,15 @@ export function healthRoutes(
         ctx.body = { status: 'ok' };
       },
     }),
-    route({
+    route('get', '/readyz', 'public', {
       ...probe,
-      method: 'get',
-      path: '/readyz',
-      policy: 'public',
       operationId: 'readyz',
       summary: 'Readiness: the database answers and is migrated',
       responses: ready,
       handle: checkReady,
     }),
-    route({
+    route('get', '/healthz', 'public', {
       ...probe,
-      method: 'get',
-      path: '/healthz',
-      policy: 'public',
       operationId: 'healthz',
       summary: 'Readiness, with warnings about the deployment',
       responses: ready,

@@ -27,10 +27,7 @@ const issueBody = z.object({
 /** POST /v1/issue: a private token buys a public token for one customer and segment. */
 export function issueRoutes(commands: CommandContext): readonly Route[] {
   return [
-    route({
-      method: 'post',
-      path: '/v1/issue',
-      policy: 'private-token',
+    route('post', '/v1/issue', 'private-token', {
       operationId: 'issuePublicToken',
       tag: 'Tokens',
       summary: 'A public access token for one customer and segment, bought with a private token',

@@ -11,10 +11,7 @@ export const JWKS_MAX_AGE = 300;
 /** GET /.well-known/jwks.json: the public keys that verify every access token we issue. */
 export function jwksRoutes(keys: KeyStore): readonly Route[] {
   return [
-    route({
-      method: 'get',
-      path: '/.well-known/jwks.json',
-      policy: 'public',
+    route('get', '/.well-known/jwks.json', 'public', {
       operationId: 'jwks',
       tag: 'Verification',
       summary: 'The public keys that verify every access token (RFC 7517)',

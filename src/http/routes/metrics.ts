@@ -5,10 +5,7 @@ import { route, type Route } from '../route.js';
 /** GET /metrics: Prometheus text format. Expose it on an internal network only. */
 export function metricsRoutes(metrics: Metrics): readonly Route[] {
   return [
-    route({
-      method: 'get',
-      path: '/metrics',
-      policy: 'public',
+    route('get', '/metrics', 'public', {
       operationId: 'metrics',
       tag: 'Operations',
       summary: 'Prometheus metrics (text exposition format)',

@@ -55,11 +55,8 @@ export function monitoringRoutes(
   limits: Pick<Limits, 'refusals'>,
 ): readonly Route[] {
   return [
-    route({
+    route('get', '/v1/monitoring/clients/:client_id/rates', 'space-read', {
       ...view,
-      method: 'get',
-      path: '/v1/monitoring/clients/:client_id/rates',
-      policy: 'space-read',
       operationId: 'clientRates',
       summary: "A client's per-minute or per-hour counts over a window",
       params: clientPath,
@@ -102,11 +99,8 @@ export function monitoringRoutes(
         } satisfies Body<typeof clientRatesBody>;
       },
     }),
-    route({
+    route('get', '/v1/monitoring/clients/:client_id/scopes', 'space-read', {
       ...view,
-      method: 'get',
-      path: '/v1/monitoring/clients/:client_id/scopes',
-      policy: 'space-read',
       operationId: 'clientScopes',
       summary: "A client's issuances per granted scope over a window (hour buckets)",
       params: clientPath,
@@ -126,11 +120,8 @@ export function monitoringRoutes(
         } satisfies Body<typeof clientScopesBody>;
       },
     }),
-    route({
+    route('get', '/v1/monitoring/top-clients', 'space-read', {
       ...view,
-      method: 'get',
-      path: '/v1/monitoring/top-clients',
-      policy: 'space-read',
       operationId: 'topClients',
       summary: 'The busiest clients of the space over a window',
       query: topQuery,
@@ -150,11 +141,8 @@ export function monitoringRoutes(
         } satisfies Body<typeof topClientsBody>;
       },
     }),
-    route({
+    route('get', '/v1/monitoring/overview', 'space-read', {
       ...view,
-      method: 'get',
-      path: '/v1/monitoring/overview',
-      policy: 'space-read',
       operationId: 'monitoringOverview',
       summary: "The space's totals over a window, rate-limited requests and projector lag",
       description:

@@ -56,10 +56,7 @@ export function revocationRoutes(
     return entry;
   };
   return [
-    route({
-      method: 'get',
-      path: '/v1/revocations',
-      policy: 'public',
+    route('get', '/v1/revocations', 'public', {
       operationId: 'listRevocations',
       tag: 'Verification',
       summary: 'What an offline verifier of the space must reject (cacheable for 30 s)',

@@ -60,11 +60,8 @@ export function sinkRoutes(admin: SinkAdminContext, db: Kysely<Database>): reado
     sinkId: named(ctx),
   });
   return [
-    route({
+    route('get', '/v1/sinks', 'space-read', {
       ...common,
-      method: 'get',
-      path: '/v1/sinks',
-      policy: 'space-read',
       operationId: 'listSinks',
       summary: "The space's audit sinks: cursor, lag, last error, paused and why",
       responses: [{ status: 200, description: 'The sinks', schema: sinkList }],
@@ -73,11 +70,8 @@ export function sinkRoutes(admin: SinkAdminContext, db: Kysely<Database>): reado
         answerNoStore(ctx, { items } satisfies Body<typeof sinkList>);
       },
     }),
-    route({
+    route('post', '/v1/sinks', 'space-change', {
       ...common,
-      method: 'post',
-      path: '/v1/sinks',
-      policy: 'space-change',
       operationId: 'createSink',
       summary:
         "Push the space's audit trail to a webhook or syslog (a webhook's secret shown once)",
@@ -89,11 +83,8 @@ export function sinkRoutes(admin: SinkAdminContext, db: Kysely<Database>): reado
         answer(ctx, await createSink(admin, { ...spaceChange(ctx, who), name, target }), 201);
       },
     }),
-    route({
+    route('patch', '/v1/sinks/:sink_id', 'space-change', {
       ...common,
-      method: 'patch',
-      path: '/v1/sinks/:sink_id',
-      policy: 'space-change',
       operationId: 'changeSink',
       summary: "Rename a sink, point it elsewhere or rotate a webhook's secret (cursor kept)",
       params: sinkPath,
@@ -112,11 +103,8 @@ export function sinkRoutes(admin: SinkAdminContext, db: Kysely<Database>): reado
       },
     }),
     ...(['pause', 'resume'] as const).map((action) =>
-      route({
+      route('post', `/v1/sinks/:sink_id/${action}`, 'space-change', {
         ...common,
-        method: 'post',
-        path: `/v1/sinks/:sink_id/${action}`,
-        policy: 'space-change',
         operationId: `${action}Sink`,
         summary:
           action === 'pause'
@@ -134,11 +122,8 @@ export function sinkRoutes(admin: SinkAdminContext, db: Kysely<Database>): reado
         },
       }),
     ),
-    route({
+    route('delete', '/v1/sinks/:sink_id', 'space-change', {
       ...common,
-      method: 'delete',
-      path: '/v1/sinks/:sink_id',
-      policy: 'space-change',
       operationId: 'deleteSink',
       summary:
         'Delete a sink: nothing more is delivered to it and its secret is dropped (a DELETE again answers the same)',

@@ -45,10 +45,8 @@ export function spaceKeyRoutes(
   const spaces = commands.spaceKeys;
   if (!spaces) return [];
   const publicRoute = {
-    method: 'get',
     tag: 'Verification',
     caller: 'public',
-    policy: 'public',
     params: spacePath,
     errors: ['not_found'],
     dialect: 'problem',
@@ -62,9 +60,8 @@ export function spaceKeyRoutes(
     { status: 200, description: 'Metadata', schema: authorizationServerMetadata },
   ] as const;
   return [
-    route({
+    route('get', '/spaces/:space_id/.well-known/jwks.json', 'public', {
       ...publicRoute,
-      path: '/spaces/:space_id/.well-known/jwks.json',
       operationId: 'spaceJwks',
       summary: "The public keys of a space's own issuer: they verify its tokens only",
       responses: [{ status: 200, description: 'JWK set', schema: jwks }],
@@ -74,27 +71,22 @@ export function spaceKeyRoutes(
         ctx.body = (await spaces.store.ring(spaceId)).jwks();
       },
     }),
-    route({
+    route('get', '/.well-known/oauth-authorization-server/spaces/:space_id', 'public', {
       ...publicRoute,
-      path: '/.well-known/oauth-authorization-server/spaces/:space_id',
       operationId: 'spaceAuthorizationServerMetadata',
       summary: "RFC 8414 metadata of a space's own issuer (§3.1: the issuer's path appended)",
       responses: metadataResponse,
       handle: metadata,
     }),
-    route({
+    route('get', '/spaces/:space_id/.well-known/openid-configuration', 'public', {
       ...publicRoute,
-      path: '/spaces/:space_id/.well-known/openid-configuration',
       operationId: 'spaceOpenidConfiguration',
       summary: "The same metadata where OpenID Connect clients look for a space's issuer",
       responses: metadataResponse,
       handle: metadata,
     }),
-    route({
-      method: 'post',
-      path: '/v1/space/signing-keys',
+    route('post', '/v1/space/signing-keys', 'space-change', {
       ...loginRoute('Verification'),
-      policy: 'space-change',
       operationId: 'enableSpaceKeys',
       summary: 'Turns on an issuer and signing keys of the space its own (idempotent)',
       responses: [

@@ -46,11 +46,8 @@ const lifecycle = {
  */
 export function tokenLifecycleRoutes(commands: CommandContext): readonly Route[] {
   return [
-    route({
+    route('post', '/v1/introspect', 'client', {
       ...lifecycle,
-      method: 'post',
-      path: '/v1/introspect',
-      policy: 'client',
       operationId: 'introspectToken',
       summary: "RFC 7662: whether a token of the caller's space is active, and its claims",
       responses: [{ status: 200, description: 'Introspection', schema: introspection }],
@@ -61,11 +58,8 @@ export function tokenLifecycleRoutes(commands: CommandContext): readonly Route[]
         ctx.body = await introspectToken(commands, { client, token });
       },
     }),
-    route({
+    route('post', '/v1/revoke', 'client', {
       ...lifecycle,
-      method: 'post',
-      path: '/v1/revoke',
-      policy: 'client',
       operationId: 'revokeToken',
       summary:
         "RFC 7009: revoke a token of the caller's space (a private token takes its public tokens)",

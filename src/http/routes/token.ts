@@ -87,10 +87,7 @@ function clientAndFields(
  */
 export function tokenRoutes(commands: CommandContext, dpopGate: DpopGate): readonly Route[] {
   return [
-    route({
-      method: 'post',
-      path: '/v1/credential/token',
-      policy: 'client',
+    route('post', '/v1/credential/token', 'client', {
       operationId: 'issuePrivateToken',
       tag: 'Tokens',
       summary: 'The token endpoint: client_credentials and RFC 8693 token exchange',

@@ -61,11 +61,8 @@ export function trustedIssuerRoutes(
     answerNoStore(ctx, shown(state), status);
   const named = (ctx: RequestContext) => validate(issuerPath, ctx.params, 'path').issuer_id;
   return [
-    route({
+    route('get', '/v1/trusted-issuers', 'space-read', {
       ...common,
-      method: 'get',
-      path: '/v1/trusted-issuers',
-      policy: 'space-read',
       operationId: 'listTrustedIssuers',
       summary: "The space's trusted issuers: keys, audience and rules",
       responses: [{ status: 200, description: 'The issuers', schema: trustedIssuerList }],
@@ -80,11 +77,8 @@ export function trustedIssuerRoutes(
         answerNoStore(ctx, { items } satisfies Body<typeof trustedIssuerList>);
       },
     }),
-    route({
+    route('post', '/v1/trusted-issuers', 'space-change', {
       ...common,
-      method: 'post',
-      path: '/v1/trusted-issuers',
-      policy: 'space-change',
       operationId: 'addTrustedIssuer',
       summary:
         "Trust an issuer's tokens (Kubernetes, SPIFFE, CI) at the jwt-bearer grant, its claims mapped to credentials",
@@ -96,11 +90,8 @@ export function trustedIssuerRoutes(
         answer(ctx, await addTrustedIssuer(admin, { ...spaceChange(ctx, who), definition }), 201);
       },
     }),
-    route({
+    route('patch', '/v1/trusted-issuers/:issuer_id', 'space-change', {
       ...common,
-      method: 'patch',
-      path: '/v1/trusted-issuers/:issuer_id',
-      policy: 'space-change',
       operationId: 'changeTrustedIssuer',
       summary: "Replace a trusted issuer's definition (keys, audience, rules)",
       params: issuerPath,
@@ -119,11 +110,8 @@ export function trustedIssuerRoutes(
         );
       },
     }),
-    route({
+    route('delete', '/v1/trusted-issuers/:issuer_id', 'space-change', {
       ...common,
-      method: 'delete',
-      path: '/v1/trusted-issuers/:issuer_id',
-      policy: 'space-change',
       operationId: 'removeTrustedIssuer',
       summary: 'Stop trusting an issuer (a DELETE again answers the same)',
       params: issuerPath,
@@ -149,11 +137,8 @@ function metadataClientDomainRoutes(
   const path = '/v1/metadata-client-domains';
   const tag = loginRoute('Metadata clients');
   return [
-    route({
+    route('get', path, 'space-read', {
       ...tag,
-      method: 'get',
-      path,
-      policy: 'space-read',
       operationId: 'listMetadataClientDomains',
       summary: 'The domains whose client ID metadata documents the space takes as clients',
       responses: [{ status: 200, description: 'The domains', schema: domainList }],
@@ -162,11 +147,8 @@ function metadataClientDomainRoutes(
         answerNoStore(ctx, { items } satisfies Body<typeof domainList>);
       },
     }),
-    route({
+    route('post', path, 'space-change', {
       ...tag,
-      method: 'post',
-      path,
-      policy: 'space-change',
       operationId: 'allowMetadataClientDomain',
       summary: "Take a domain's client ID metadata documents as clients, with at most these scopes",
       body: { schema: allowedDomain, media: ['json'] },
@@ -178,11 +160,8 @@ function metadataClientDomainRoutes(
         answerNoStore(ctx, shownDomain(state), 201);
       },
     }),
-    route({
+    route('delete', `${path}/:domain`, 'space-change', {
       ...tag,
-      method: 'delete',
-      path: `${path}/:domain`,
-      policy: 'space-change',
       operationId: 'removeMetadataClientDomain',
       summary: "Stop taking a domain's documents as clients (a DELETE again answers the same)",
       params: domainPath,

@@ -8,9 +8,10 @@ import { presentedToken, proofForToken, type DpopGate } from './dpop.js';
 import type { LoginIdentity } from '../crypto/login-tokens.js';
 import { requireLoginForSpace, type LoginGate } from './authentication.js';
 import { readBody } from './body.js';
-import type { Caller, Operation } from './openapi/operation.js';
+import type { ErrorCode } from '../errors/errors.js';
+import { BODY_ERRORS, LOGIN_ERRORS, type Caller, type Operation } from './openapi/operation.js';
 import { errorDialect } from './request-context.js';
-import type { RequestContext, RequestState } from './state.js';
+import type { ErrorDialect, RequestContext, RequestState } from './state.js';
 
 /** What a route's authentication hands its handler, by who may call it. */
 export interface Authenticated {
@@ -55,21 +56,39 @@ export type RouteOf<C extends Caller> = Operation & {
   handle(ctx: RequestContext, auth: Authenticated[C]): unknown;
 };
 
+/** The caller a route policy admits. */
+export type CallerOf<P extends RoutePolicy> = (typeof ROUTE_POLICIES)[P]['caller'];
+
+/** Each caller's error dialect: RFC 6749 §5.2 for a client, RFC 6750 behind a token, else RFC 9457. */
+const DIALECT = {
+  public: 'problem',
+  client: 'oauth',
+  login: 'bearer',
+  'private-token': 'bearer',
+} as const satisfies Record<Caller, ErrorDialect>;
+
 /**
- * Declares a route: method, path and who may take it (src/domain/policy/routes.ts) first, then the
- * rest; the handler's `auth` is typed by the route's `caller`.
+ * Declares a route: method, path and who may take it (src/domain/policy/routes.ts), then the rest.
+ * The policy names the caller, the caller the error dialect; `errors` are the route's own, after
+ * what every login route and every route with a body may answer.
  */
-export function route<C extends Caller>(
+export function route<P extends RoutePolicy>(
   method: Operation['method'],
   path: string,
-  policy: NoInfer<PolicyOf<C>>,
-  definition: Omit<Operation, 'method' | 'path' | 'caller'> &
-    Pick<RouteOf<C>, 'guard'> & {
-      readonly caller: C;
-      handle(ctx: RequestContext, auth: Authenticated[C]): unknown;
-    },
+  policy: P,
+  definition: Omit<Operation, 'method' | 'path' | 'caller' | 'errors' | 'dialect'> & {
+    readonly errors?: readonly ErrorCode[];
+    readonly guard?: Middleware<RequestState>;
+    handle(ctx: RequestContext, auth: Authenticated[CallerOf<P>]): unknown;
+  },
 ): Route {
-  return { method, path, policy, ...definition } as Route;
+  const caller = ROUTE_POLICIES[policy].caller;
+  const errors = [
+    ...(caller === 'login' ? LOGIN_ERRORS : []),
+    ...(definition.body ? BODY_ERRORS : []),
+    ...(definition.errors ?? []),
+  ];
+  return { method, path, policy, caller, ...definition, errors, dialect: DIALECT[caller] } as Route;
 }
 
 /** What authentication and body reading need. */

@@ -21,7 +21,6 @@ import { onlyPublishedHeads, readableTree, type TreeChoice } from '../../domain/
 import { createProofReadBudget } from '../../limits/proof-reads.js';
 import { InvalidRequestError, NotFoundError } from '../../errors/errors.js';
 import { AUDIT_READ_ROUTE, budgetedAuditReadRecorder } from '../audit-read.js';
-import { LOGIN_ERRORS } from '../openapi/operation.js';
 import { route, type Route } from '../route.js';
 import { validate } from '../validate.js';
 import {
@@ -41,7 +40,7 @@ const read = {
   ...AUDIT_READ_ROUTE,
   description:
     'The read is recorded as an audit-log-read event when asked, before anything is looked up (rows_returned 0, complete false). Each user has AUDIT_PROOF_READS_PER_MINUTE proof reads a minute per API process (429 past it).',
-  errors: [...LOGIN_ERRORS, 'not_found', 'rate_limited'],
+  errors: ['not_found', 'rate_limited'],
 } as const;
 
 /** The settings the proof routes read, named as in the environment (src/config). */

@@ -15,7 +15,6 @@ import { openFeed, watchAuthority, type Feed, type FeedEnd } from '../audit-feed
 import type { LoginRoutePolicy } from '../../domain/policy.js';
 import { bearerToken } from '../authentication.js';
 import { createStreamSlots, type StreamCaps } from '../stream-slots.js';
-import { LOGIN_ERRORS, loginRoute } from '../openapi/operation.js';
 import { route, type Route } from '../route.js';
 import { auditReadRecorder } from '../audit-read.js';
 import type { RequestContext } from '../state.js';
@@ -132,7 +131,7 @@ export function auditStreamRoutes(
 
   const routes: readonly Route[] = [
     route('get', '/v1/audit/stream', STREAM_POLICY, {
-      ...loginRoute('Audit'),
+      tag: 'Audit',
       operationId: 'auditStream',
       summary: "The space's events as Server-Sent Events, live, resumable with Last-Event-ID",
       description:
@@ -140,7 +139,7 @@ export function auditStreamRoutes(
       query: streamQuery,
       headers: streamHeaders,
       responses: [{ status: 200, description: 'An event stream', mediaType: 'text/event-stream' }],
-      errors: [...LOGIN_ERRORS, 'rate_limited'],
+      errors: ['rate_limited'],
       async handle(ctx, who) {
         // Before the first await: a burst of opens cannot all pass one check.
         const release = slots.take(who.spaceId, `${who.user.issuer}|${who.user.subject}`);

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { CommandContext } from '../../commands/context.js';
 import { rotateSecret } from '../../commands/credential/change.js';
-import { BODY_ERRORS, LOGIN_ERRORS } from '../openapi/operation.js';
 import { rotatedSecret, type Body } from '../openapi/responses.js';
 import { answerNoStore, spaceChange } from '../respond.js';
 import { route, type Route } from '../route.js';
@@ -37,7 +36,7 @@ export function rotateSecretRoute(commands: CommandContext): Route {
         schema: rotatedSecret,
       },
     ],
-    errors: [...LOGIN_ERRORS, ...BODY_ERRORS, 'not_found', 'conflict', 'idempotency_key_reused'],
+    errors: ['not_found', 'conflict', 'idempotency_key_reused'],
     async handle(ctx, { spaceId, actor }) {
       const clientId = namedCredential(ctx);
       const sent = ctx.get('Idempotency-Key');

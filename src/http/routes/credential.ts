@@ -24,7 +24,6 @@ import type { RequestContext } from '../state.js';
 import { clientPath, common, namedCredential } from './credential-path.js';
 import { rotateSecretRoute } from './credential-secret.js';
 import { displayText, validate } from '../validate.js';
-import { BODY_ERRORS, LOGIN_ERRORS } from '../openapi/operation.js';
 import {
   createdCredential,
   credentialPage,
@@ -106,7 +105,7 @@ export function credentialRoutes(commands: CommandContext, db: Kysely<Database>)
       summary: 'Create client credentials for the space (the secret is shown this once)',
       body: { schema: createCredentialBody, media: ['json'] },
       responses: [{ status: 201, description: 'Created', schema: createdCredential }],
-      errors: [...LOGIN_ERRORS, ...BODY_ERRORS, 'invalid_scope'],
+      errors: ['invalid_scope'],
       async handle(ctx, { user, ...who }) {
         const body = validate(createCredentialBody, ctx.request.body, 'body');
         const created = await createCredential(commands, {
@@ -167,7 +166,7 @@ export function credentialRoutes(commands: CommandContext, db: Kysely<Database>)
       summary: 'One credential',
       params: clientPath,
       responses: [{ status: 200, description: 'The credential', schema: credentialRecord }],
-      errors: [...LOGIN_ERRORS, 'not_found', 'method_not_allowed'],
+      errors: ['not_found', 'method_not_allowed'],
       async handle(ctx, { spaceId }) {
         const { client_id: clientId } = validate(clientPath, ctx.params, 'path');
         answerNoStore(ctx, await found(spaceId, clientId));
@@ -181,14 +180,7 @@ export function credentialRoutes(commands: CommandContext, db: Kysely<Database>)
       params: clientPath,
       body: { schema: updateBody, media: ['json'] },
       responses: [{ status: 200, description: 'The credential', schema: credentialRecord }],
-      errors: [
-        ...LOGIN_ERRORS,
-        ...BODY_ERRORS,
-        'invalid_scope',
-        'not_found',
-        'method_not_allowed',
-        'conflict',
-      ],
+      errors: ['invalid_scope', 'not_found', 'method_not_allowed', 'conflict'],
       handle: (ctx, who) =>
         changeThenShow(ctx, who, async (command) => {
           const body = validate(updateBody, ctx.request.body, 'body');
@@ -209,7 +201,7 @@ export function credentialRoutes(commands: CommandContext, db: Kysely<Database>)
       params: clientPath,
       body: { schema: revokeBody, media: ['json'], optional: true },
       responses: [{ status: 200, description: 'The revoked credential', schema: credentialRecord }],
-      errors: [...LOGIN_ERRORS, ...BODY_ERRORS, 'not_found', 'method_not_allowed', 'conflict'],
+      errors: ['not_found', 'method_not_allowed', 'conflict'],
       handle: (ctx, who) =>
         changeThenShow(ctx, who, (command) => {
           const body = validate(revokeBody, ctx.request.body, 'body');

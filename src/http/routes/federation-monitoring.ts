@@ -8,7 +8,6 @@ import {
 } from '../../domain/trusted-issuer/operator-issuers.js';
 import { agentUse, issuerRuleUse } from '../../projections/federation-queries.js';
 import { listTrustedIssuers } from '../../projections/trusted-issuers.js';
-import { loginRoute } from '../openapi/operation.js';
 import { timestamp, type Body } from '../openapi/responses.js';
 import { window } from '../query.js';
 import { readFrom } from '../read-source.js';
@@ -40,8 +39,6 @@ const agentsBody = z.object({
 });
 type IssuerUse = Body<typeof issuerUseBody>['issuers'][number];
 
-const view = loginRoute('Monitoring');
-
 /**
  * GET /v1/monitoring/trusted-issuers: each trusted issuer's rules and the tokens each bought
  * (issue 54 item 3). GET /v1/monitoring/agents: the clients acting in delegated tokens (issue 55
@@ -60,7 +57,7 @@ export function federationMonitoringRoutes(
   };
   return [
     route('get', '/v1/monitoring/trusted-issuers', 'space-read', {
-      ...view,
+      tag: 'Monitoring',
       operationId: 'trustedIssuerUse',
       summary: "The space's trusted issuers and the tokens each rule bought over a window",
       query: useQuery,
@@ -104,7 +101,7 @@ export function federationMonitoringRoutes(
       },
     }),
     route('get', '/v1/monitoring/agents', 'space-read', {
-      ...view,
+      tag: 'Monitoring',
       operationId: 'agentUse',
       summary: 'The clients acting for customers in delegated tokens over a window',
       query: useQuery,

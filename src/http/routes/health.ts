@@ -4,7 +4,6 @@ import { route, type Route } from '../route.js';
 import type { RequestContext } from '../state.js';
 import { liveness, readiness as readinessBody } from '../openapi/responses.js';
 
-const probe = { tag: 'Operations', caller: 'public', errors: [], dialect: 'problem' } as const;
 const ready = [
   { status: 200, description: 'Ready', schema: readinessBody },
   { status: 503, description: 'Not ready, with a reason code', schema: readinessBody },
@@ -36,7 +35,7 @@ export function healthRoutes(
   };
   return [
     route('get', '/livez', 'public', {
-      ...probe,
+      tag: 'Operations',
       operationId: 'livez',
       summary: 'Liveness: the process serves (never depends on the database)',
       responses: [{ status: 200, description: 'Alive', schema: liveness }],
@@ -46,14 +45,14 @@ export function healthRoutes(
       },
     }),
     route('get', '/readyz', 'public', {
-      ...probe,
+      tag: 'Operations',
       operationId: 'readyz',
       summary: 'Readiness: the database answers and is migrated',
       responses: ready,
       handle: checkReady,
     }),
     route('get', '/healthz', 'public', {
-      ...probe,
+      tag: 'Operations',
       operationId: 'healthz',
       summary: 'Readiness, with warnings about the deployment',
       responses: ready,

@@ -15,7 +15,6 @@ import { setRateLimitHeaders } from '../error-response.js';
 import { requestMetadata } from '../request-context.js';
 import { route, type Route } from '../route.js';
 import { validate } from '../validate.js';
-import { BODY_ERRORS } from '../openapi/operation.js';
 import { publicTokenResponse, type Body } from '../openapi/responses.js';
 
 const issueBody = z.object({
@@ -31,12 +30,10 @@ export function issueRoutes(commands: CommandContext): readonly Route[] {
       operationId: 'issuePublicToken',
       tag: 'Tokens',
       summary: 'A public access token for one customer and segment, bought with a private token',
-      caller: 'private-token',
       spaceHeader: true,
       body: { schema: issueBody, media: ['json'] },
       responses: [{ status: 200, description: 'The public token', schema: publicTokenResponse }],
       errors: [
-        ...BODY_ERRORS,
         'invalid_token',
         'invalid_scope',
         'insufficient_scope',
@@ -44,7 +41,6 @@ export function issueRoutes(commands: CommandContext): readonly Route[] {
         'invalid_dpop_proof',
         'invalid_authorization_details',
       ],
-      dialect: 'bearer',
       async handle(ctx, { privateToken, actor, dpop }) {
         const spaceId = spaceIdHeader(ctx);
         const body = validate(issueBody, ctx.request.body, 'body');

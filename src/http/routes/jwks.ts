@@ -15,10 +15,7 @@ export function jwksRoutes(keys: KeyStore): readonly Route[] {
       operationId: 'jwks',
       tag: 'Verification',
       summary: 'The public keys that verify every access token (RFC 7517)',
-      caller: 'public',
       responses: [{ status: 200, description: 'JWK set', schema: jwks }],
-      errors: [],
-      dialect: 'problem',
       handle(ctx) {
         ctx.set('Cache-Control', `public, max-age=${JWKS_MAX_AGE}`);
         ctx.body = keys.jwks();

@@ -9,10 +9,7 @@ export function metricsRoutes(metrics: Metrics): readonly Route[] {
       operationId: 'metrics',
       tag: 'Operations',
       summary: 'Prometheus metrics (text exposition format)',
-      caller: 'public',
       responses: [{ status: 200, description: 'Metrics', mediaType: 'text/plain' }],
-      errors: [],
-      dialect: 'problem',
       async handle(ctx) {
         // Under npm start's workers the text is gathered from all of them; one restarting makes
         // the scrape a 503 to retry, not a 500.

@@ -11,7 +11,6 @@ import {
 } from '../../projections/monitoring-queries.js';
 import type { Clock } from '../../domain/ports.js';
 import type { Limits } from '../../limits/limits.js';
-import { loginRoute } from '../openapi/operation.js';
 import type { Body } from '../openapi/responses.js';
 import {
   clientRates as clientRatesBody,
@@ -41,8 +40,6 @@ const topQuery = z.object({
 const overviewQuery = z.object({ window: window.default(60 * 60_000) });
 const scopesQuery = z.object({ window: window.default(24 * 60 * 60_000) });
 
-const view = loginRoute('Monitoring');
-
 /**
  * GET /v1/monitoring/clients/:client_id/rates: a client's per-minute or per-hour counts over a
  * window, with totals and the average rate per second.
@@ -56,7 +53,7 @@ export function monitoringRoutes(
 ): readonly Route[] {
   return [
     route('get', '/v1/monitoring/clients/:client_id/rates', 'space-read', {
-      ...view,
+      tag: 'Monitoring',
       operationId: 'clientRates',
       summary: "A client's per-minute or per-hour counts over a window",
       params: clientPath,
@@ -100,7 +97,7 @@ export function monitoringRoutes(
       },
     }),
     route('get', '/v1/monitoring/clients/:client_id/scopes', 'space-read', {
-      ...view,
+      tag: 'Monitoring',
       operationId: 'clientScopes',
       summary: "A client's issuances per granted scope over a window (hour buckets)",
       params: clientPath,
@@ -121,7 +118,7 @@ export function monitoringRoutes(
       },
     }),
     route('get', '/v1/monitoring/top-clients', 'space-read', {
-      ...view,
+      tag: 'Monitoring',
       operationId: 'topClients',
       summary: 'The busiest clients of the space over a window',
       query: topQuery,
@@ -142,7 +139,7 @@ export function monitoringRoutes(
       },
     }),
     route('get', '/v1/monitoring/overview', 'space-read', {
-      ...view,
+      tag: 'Monitoring',
       operationId: 'monitoringOverview',
       summary: "The space's totals over a window, rate-limited requests and projector lag",
       description:

@@ -60,14 +60,12 @@ export function revocationRoutes(
       operationId: 'listRevocations',
       tag: 'Verification',
       summary: 'What an offline verifier of the space must reject (cacheable for 30 s)',
-      caller: 'public',
       query,
       responses: [
         { status: 200, description: 'The revocation list', schema: revocationList },
         { status: 304, description: 'Unchanged since the ETag sent as If-None-Match' },
       ],
       errors: ['invalid_request'],
-      dialect: 'problem',
       async handle(ctx) {
         const { space_id: spaceId } = validate(query, ctx.query, 'query');
         const { etag, body } = await listOf(spaceId);

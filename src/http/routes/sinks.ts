@@ -12,7 +12,6 @@ import {
 import { deleteSink } from '../../commands/sink/delete.js';
 import { sinkStatuses } from '../../delivery/status.js';
 import { sinkTargetRequestSchema } from '../../domain/event-data/sink.js';
-import { BODY_ERRORS, LOGIN_ERRORS, loginRoute } from '../openapi/operation.js';
 import type { Body } from '../openapi/responses.js';
 import { sinkList, sinkStatus, sinkStatusBody, sinkWithSecret } from '../openapi/sink-responses.js';
 import { answerNoStore, spaceChange } from '../respond.js';
@@ -33,8 +32,6 @@ const changeBody = z
     (body) => body.name !== undefined || body.target !== undefined || body.rotate_secret === true,
     { message: 'give name, target, rotate_secret: true, or several' },
   );
-
-const common = loginRoute('Audit sinks');
 
 /**
  * A space's audit sinks, for its dashboard users: where the space's audit trail is pushed (a
@@ -61,7 +58,7 @@ export function sinkRoutes(admin: SinkAdminContext, db: Kysely<Database>): reado
   });
   return [
     route('get', '/v1/sinks', 'space-read', {
-      ...common,
+      tag: 'Audit sinks',
       operationId: 'listSinks',
       summary: "The space's audit sinks: cursor, lag, last error, paused and why",
       responses: [{ status: 200, description: 'The sinks', schema: sinkList }],
@@ -71,26 +68,26 @@ export function sinkRoutes(admin: SinkAdminContext, db: Kysely<Database>): reado
       },
     }),
     route('post', '/v1/sinks', 'space-change', {
-      ...common,
+      tag: 'Audit sinks',
       operationId: 'createSink',
       summary:
         "Push the space's audit trail to a webhook or syslog (a webhook's secret shown once)",
       body: { schema: createBody, media: ['json'] },
       responses: [{ status: 201, description: 'Created', schema: sinkWithSecret }],
-      errors: [...LOGIN_ERRORS, ...BODY_ERRORS, 'conflict'],
+      errors: ['conflict'],
       async handle(ctx, who) {
         const { name, target } = validate(createBody, ctx.request.body, 'body');
         answer(ctx, await createSink(admin, { ...spaceChange(ctx, who), name, target }), 201);
       },
     }),
     route('patch', '/v1/sinks/:sink_id', 'space-change', {
-      ...common,
+      tag: 'Audit sinks',
       operationId: 'changeSink',
       summary: "Rename a sink, point it elsewhere or rotate a webhook's secret (cursor kept)",
       params: sinkPath,
       body: { schema: changeBody, media: ['json'] },
       responses: [{ status: 200, description: 'The sink', schema: sinkWithSecret }],
-      errors: [...LOGIN_ERRORS, ...BODY_ERRORS, 'not_found'],
+      errors: ['not_found'],
       async handle(ctx, who) {
         const body = validate(changeBody, ctx.request.body, 'body');
         const made = await changeSink(admin, {
@@ -104,7 +101,7 @@ export function sinkRoutes(admin: SinkAdminContext, db: Kysely<Database>): reado
     }),
     ...(['pause', 'resume'] as const).map((action) =>
       route('post', `/v1/sinks/:sink_id/${action}`, 'space-change', {
-        ...common,
+        tag: 'Audit sinks',
         operationId: `${action}Sink`,
         summary:
           action === 'pause'
@@ -112,7 +109,7 @@ export function sinkRoutes(admin: SinkAdminContext, db: Kysely<Database>): reado
             : 'Resume delivery to a paused sink from its cursor',
         params: sinkPath,
         responses: [{ status: 200, description: 'The sink', schema: sinkStatus }],
-        errors: [...LOGIN_ERRORS, 'not_found'],
+        errors: ['not_found'],
         async handle(ctx, who) {
           const status = await (action === 'pause' ? pauseSink : resumeSink)(
             admin,
@@ -123,13 +120,13 @@ export function sinkRoutes(admin: SinkAdminContext, db: Kysely<Database>): reado
       }),
     ),
     route('delete', '/v1/sinks/:sink_id', 'space-change', {
-      ...common,
+      tag: 'Audit sinks',
       operationId: 'deleteSink',
       summary:
         'Delete a sink: nothing more is delivered to it and its secret is dropped (a DELETE again answers the same)',
       params: sinkPath,
       responses: [{ status: 204, description: 'Deleted (or deleted before)' }],
-      errors: [...LOGIN_ERRORS, 'not_found'],
+      errors: ['not_found'],
       async handle(ctx, who) {
         await deleteSink(admin, admitted(ctx, who));
         ctx.status = 204;

@@ -6,7 +6,6 @@ import { spaceIssuer } from '#verifier/issuer-keys.js';
 import type { ScopeCatalog } from '../../domain/scope-catalog.js';
 import { NotFoundError } from '../../errors/errors.js';
 import { SPACE_ID_PATTERN } from '../authentication.js';
-import { LOGIN_ERRORS, loginRoute } from '../openapi/operation.js';
 import { authorizationServerMetadata, jwks } from '../openapi/responses.js';
 import { route, type Route } from '../route.js';
 import type { RequestContext } from '../state.js';
@@ -46,10 +45,8 @@ export function spaceKeyRoutes(
   if (!spaces) return [];
   const publicRoute = {
     tag: 'Verification',
-    caller: 'public',
     params: spacePath,
     errors: ['not_found'],
-    dialect: 'problem',
   } as const;
   const metadata = async (ctx: RequestContext) => {
     const spaceId = await spaceWithOwnKeys(ctx, spaces);
@@ -86,13 +83,12 @@ export function spaceKeyRoutes(
       handle: metadata,
     }),
     route('post', '/v1/space/signing-keys', 'space-change', {
-      ...loginRoute('Verification'),
+      tag: 'Verification',
       operationId: 'enableSpaceKeys',
       summary: 'Turns on an issuer and signing keys of the space its own (idempotent)',
       responses: [
         { status: 200, description: "The space's issuer and JWKS", schema: spaceKeysEnabled },
       ],
-      errors: [...LOGIN_ERRORS],
       async handle(ctx, { spaceId, actor }) {
         await enableSpaceKeys(commands.events, spaceId, { actor, origin: ctx.ip }, spaces.maker);
         await spaces.store.forget(spaceId);

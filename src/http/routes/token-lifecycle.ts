@@ -9,7 +9,6 @@ import { route, type Route } from '../route.js';
 import type { RequestContext } from '../state.js';
 import { clientActor } from '../../domain/actors.js';
 import { validate } from '../validate.js';
-import { BODY_ERRORS } from '../openapi/operation.js';
 import { emptyObject, introspection } from '../openapi/responses.js';
 
 const tokenRequest = z.object({
@@ -34,10 +33,8 @@ async function clientAndToken(commands: CommandContext, ctx: RequestContext) {
 
 const lifecycle = {
   tag: 'Tokens',
-  caller: 'client',
   body: { schema: tokenRequest, media: ['form', 'json'] },
-  errors: [...BODY_ERRORS, 'invalid_client', 'rate_limited'],
-  dialect: 'oauth',
+  errors: ['invalid_client', 'rate_limited'],
 } as const;
 
 /**

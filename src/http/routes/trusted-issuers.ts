@@ -20,7 +20,6 @@ import type { MetadataClientDomain } from '../../domain/metadata-client/decide.j
 import type { TrustedIssuerState } from '../../domain/trusted-issuer/decide.js';
 import { operatorIssuersOf } from '../../domain/trusted-issuer/operator-issuers.js';
 import { listTrustedIssuers, metadataClientDomains } from '../../projections/trusted-issuers.js';
-import { BODY_ERRORS, LOGIN_ERRORS, loginRoute } from '../openapi/operation.js';
 import type { Body } from '../openapi/responses.js';
 import { answerNoStore, spaceChange } from '../respond.js';
 import { route, type Route } from '../route.js';
@@ -46,8 +45,6 @@ const shown = (state: TrustedIssuerState): Body<typeof trustedIssuer> => ({
   ...state.definition,
 });
 
-const common = loginRoute('Trusted issuers');
-
 /**
  * A space's trusted issuers (issue 54), for its dashboard users: whose tokens the jwt-bearer grant
  * takes in place of a secret, and which credential each rule maps them to. Every change is an
@@ -62,7 +59,7 @@ export function trustedIssuerRoutes(
   const named = (ctx: RequestContext) => validate(issuerPath, ctx.params, 'path').issuer_id;
   return [
     route('get', '/v1/trusted-issuers', 'space-read', {
-      ...common,
+      tag: 'Trusted issuers',
       operationId: 'listTrustedIssuers',
       summary: "The space's trusted issuers: keys, audience and rules",
       responses: [{ status: 200, description: 'The issuers', schema: trustedIssuerList }],
@@ -78,26 +75,26 @@ export function trustedIssuerRoutes(
       },
     }),
     route('post', '/v1/trusted-issuers', 'space-change', {
-      ...common,
+      tag: 'Trusted issuers',
       operationId: 'addTrustedIssuer',
       summary:
         "Trust an issuer's tokens (Kubernetes, SPIFFE, CI) at the jwt-bearer grant, its claims mapped to credentials",
       body: { schema: trustedIssuerDefinitionSchema, media: ['json'] },
       responses: [{ status: 201, description: 'Trusted', schema: trustedIssuer }],
-      errors: [...LOGIN_ERRORS, ...BODY_ERRORS, 'conflict'],
+      errors: ['conflict'],
       async handle(ctx, who) {
         const definition = validate(trustedIssuerDefinitionSchema, ctx.request.body, 'body');
         answer(ctx, await addTrustedIssuer(admin, { ...spaceChange(ctx, who), definition }), 201);
       },
     }),
     route('patch', '/v1/trusted-issuers/:issuer_id', 'space-change', {
-      ...common,
+      tag: 'Trusted issuers',
       operationId: 'changeTrustedIssuer',
       summary: "Replace a trusted issuer's definition (keys, audience, rules)",
       params: issuerPath,
       body: { schema: trustedIssuerDefinitionSchema, media: ['json'] },
       responses: [{ status: 200, description: 'The issuer', schema: trustedIssuer }],
-      errors: [...LOGIN_ERRORS, ...BODY_ERRORS, 'not_found', 'conflict'],
+      errors: ['not_found', 'conflict'],
       async handle(ctx, who) {
         const definition = validate(trustedIssuerDefinitionSchema, ctx.request.body, 'body');
         answer(
@@ -111,12 +108,12 @@ export function trustedIssuerRoutes(
       },
     }),
     route('delete', '/v1/trusted-issuers/:issuer_id', 'space-change', {
-      ...common,
+      tag: 'Trusted issuers',
       operationId: 'removeTrustedIssuer',
       summary: 'Stop trusting an issuer (a DELETE again answers the same)',
       params: issuerPath,
       responses: [{ status: 204, description: 'Removed (or removed before)' }],
-      errors: [...LOGIN_ERRORS, 'not_found', 'conflict'],
+      errors: ['not_found', 'conflict'],
       async handle(ctx, who) {
         await removeTrustedIssuer(admin, { ...spaceChange(ctx, who), issuerId: named(ctx) });
         ctx.status = 204;
@@ -135,10 +132,9 @@ function metadataClientDomainRoutes(
   db: Kysely<Database>,
 ): readonly Route[] {
   const path = '/v1/metadata-client-domains';
-  const tag = loginRoute('Metadata clients');
   return [
     route('get', path, 'space-read', {
-      ...tag,
+      tag: 'Metadata clients',
       operationId: 'listMetadataClientDomains',
       summary: 'The domains whose client ID metadata documents the space takes as clients',
       responses: [{ status: 200, description: 'The domains', schema: domainList }],
@@ -148,12 +144,11 @@ function metadataClientDomainRoutes(
       },
     }),
     route('post', path, 'space-change', {
-      ...tag,
+      tag: 'Metadata clients',
       operationId: 'allowMetadataClientDomain',
       summary: "Take a domain's client ID metadata documents as clients, with at most these scopes",
       body: { schema: allowedDomain, media: ['json'] },
       responses: [{ status: 201, description: 'Allowed', schema: allowedDomain }],
-      errors: [...LOGIN_ERRORS, ...BODY_ERRORS],
       async handle(ctx, who) {
         const body = validate(allowedDomain, ctx.request.body, 'body');
         const state = await allowMetadataClientDomain(admin, { ...spaceChange(ctx, who), ...body });
@@ -161,12 +156,12 @@ function metadataClientDomainRoutes(
       },
     }),
     route('delete', `${path}/:domain`, 'space-change', {
-      ...tag,
+      tag: 'Metadata clients',
       operationId: 'removeMetadataClientDomain',
       summary: "Stop taking a domain's documents as clients (a DELETE again answers the same)",
       params: domainPath,
       responses: [{ status: 204, description: 'Removed (or removed before)' }],
-      errors: [...LOGIN_ERRORS, 'not_found'],
+      errors: ['not_found'],
       async handle(ctx, who) {
         const { domain } = validate(domainPath, ctx.params, 'path');
         await removeMetadataClientDomain(admin, { ...spaceChange(ctx, who), domain });

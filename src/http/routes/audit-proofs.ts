@@ -21,6 +21,7 @@ import { onlyPublishedHeads, readableTree, type TreeChoice } from '../../domain/
 import { createProofReadBudget } from '../../limits/proof-reads.js';
 import { InvalidRequestError, NotFoundError } from '../../errors/errors.js';
 import { AUDIT_READ_ROUTE, budgetedAuditReadRecorder } from '../audit-read.js';
+import { answerNoStore } from '../respond.js';
 import { route, type Route } from '../route.js';
 import { validate } from '../validate.js';
 import {
@@ -113,14 +114,13 @@ export function auditProofRoutes(
               : 'no signed tree head yet: the projector signs one within AUDIT_CHECKPOINT_INTERVAL_SECONDS of the first sealed event',
           );
         }
-        ctx.set('Cache-Control', 'no-store');
-        ctx.body = {
+        answerNoStore(ctx, {
           origin: treeOrigin(issuer, treeId),
           tree_size: head.size,
           checkpoint: head.note,
           verifier_key: verifierOf(treeId),
           cosignatures: head.cosignatures,
-        } satisfies z.infer<typeof treeHead>;
+        } satisfies z.infer<typeof treeHead>);
       },
     }),
     route('get', '/v1/audit/proof/inclusion', 'space-read', {
@@ -172,8 +172,7 @@ export function auditProofRoutes(
           ]);
         }
         const signed = head ?? (await findTreeHead(db, treeId, { size: treeSize }));
-        ctx.set('Cache-Control', 'no-store');
-        ctx.body = {
+        answerNoStore(ctx, {
           tree_size: treeSize,
           leaf_index: leaf.index,
           entry: leaf.entry.toString('utf8'),
@@ -183,7 +182,7 @@ export function auditProofRoutes(
           ),
           checkpoint: signed?.note ?? null,
           verifier_key: verifierOf(treeId),
-        } satisfies z.infer<typeof inclusion>;
+        } satisfies z.infer<typeof inclusion>);
       },
     }),
     route('get', '/v1/audit/proof/consistency', 'space-read', {
@@ -211,14 +210,13 @@ export function auditProofRoutes(
             { field: 'to', message: `at most ${sealed}, and not below from` },
           ]);
         }
-        ctx.set('Cache-Control', 'no-store');
-        ctx.body = {
+        answerNoStore(ctx, {
           from: query.from,
           to: query.to,
           proof: b64(
             await unlessArchived(proveConsistency(db, treeId, query.from, query.to, archiveDir)),
           ),
-        } satisfies z.infer<typeof consistency>;
+        } satisfies z.infer<typeof consistency>);
       },
     }),
   ];

@@ -14,6 +14,7 @@ import { InvalidRequestError, RangeArchivedError, UnavailableError } from '../..
 import { queryAudit } from '../../projections/audit-queries.js';
 import type { AuditKey } from '../../audit-trail/audit-key.js';
 import { cursor, instant } from '../query.js';
+import { answerNoStore } from '../respond.js';
 import { route, type Route } from '../route.js';
 import { AUDIT_READ_ROUTE, auditReadRecorder } from '../audit-read.js';
 import type { RequestContext } from '../state.js';
@@ -116,12 +117,11 @@ export function auditRoutes(
         if (page.entries.length === 0 && archived.length > 0 && query.cursor === undefined) {
           throw new RangeArchivedError(archived);
         }
-        ctx.set('Cache-Control', 'no-store');
-        ctx.body = {
+        answerNoStore(ctx, {
           items: page.entries,
           next_cursor: page.nextAfter === null ? null : cursor.encode(page.nextAfter),
           archived,
-        } satisfies Body<typeof auditPage>;
+        } satisfies Body<typeof auditPage>);
       },
     }),
     route('get', '/v1/audit/export', 'space-read', {
@@ -197,11 +197,10 @@ export function auditRoutes(
           rows_returned: checkpoints.length,
           complete: true,
         });
-        ctx.set('Cache-Control', 'no-store');
-        ctx.body = {
+        answerNoStore(ctx, {
           public_key: auditKey.publicJwk,
           checkpoints,
-        } satisfies Body<typeof auditCheckpoints>;
+        } satisfies Body<typeof auditCheckpoints>);
       },
     }),
   ];

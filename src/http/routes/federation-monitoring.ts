@@ -40,9 +40,9 @@ const agentsBody = z.object({
 type IssuerUse = Body<typeof issuerUseBody>['issuers'][number];
 
 /**
- * GET /v1/monitoring/trusted-issuers: each trusted issuer's rules and the tokens each bought
- * (issue 54 item 3). GET /v1/monitoring/agents: the clients acting in delegated tokens (issue 55
- * item 5). Both read the log's issuances over the window, as the dashboard shows them.
+ * GET /v1/monitoring/trusted-issuers: each trusted issuer's rules and the tokens each bought;
+ * GET /v1/monitoring/agents: the clients acting in delegated tokens. Both read the window's
+ * issuances, as the dashboard shows them.
  */
 export function federationMonitoringRoutes(
   reads: ReadRouter,

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Readiness } from '../../db/readiness.js';
+import { answerNoStore } from '../respond.js';
 import { route, type Route } from '../route.js';
 import type { RequestContext } from '../state.js';
 import { liveness, readiness as readinessBody } from '../openapi/responses.js';
@@ -40,8 +41,7 @@ export function healthRoutes(
       summary: 'Liveness: the process serves (never depends on the database)',
       responses: [{ status: 200, description: 'Alive', schema: liveness }],
       handle(ctx) {
-        ctx.set('Cache-Control', 'no-store');
-        ctx.body = { status: 'ok' };
+        answerNoStore(ctx, { status: 'ok' });
       },
     }),
     route('get', '/readyz', 'public', {

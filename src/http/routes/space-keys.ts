@@ -32,9 +32,8 @@ async function spaceWithOwnKeys(ctx: RequestContext, spaces: SpaceSigning): Prom
 }
 
 /**
- * A space's own issuer (issue 42): its JWKS at `{issuer}/.well-known/jwks.json` and its metadata
- * where RFC 8414 §3.1 puts it for an issuer with a path, both public, both 404 for a space that
- * signs with the shared keys; and the admin's switch that turns the space's own keys on.
+ * A space's own issuer: its JWKS and its metadata (where RFC 8414 §3.1 puts it for an issuer with
+ * a path), public, 404 for a space on the shared keys; and the admin's switch that turns it on.
  */
 export function spaceKeyRoutes(
   commands: CommandContext,

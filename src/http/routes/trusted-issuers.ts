@@ -46,9 +46,8 @@ const shown = (state: TrustedIssuerState): Body<typeof trustedIssuer> => ({
 });
 
 /**
- * A space's trusted issuers (issue 54), for its dashboard users: whose tokens the jwt-bearer grant
- * takes in place of a secret, and which credential each rule maps them to. Every change is an
- * event naming who.
+ * A space's trusted issuers, for its dashboard users: whose tokens the jwt-bearer grant takes in
+ * place of a secret, and which credential each rule maps them to. Every change is an event.
  */
 export function trustedIssuerRoutes(
   admin: IssuerAdminContext,
@@ -123,10 +122,7 @@ export function trustedIssuerRoutes(
   ];
 }
 
-/**
- * The domains whose client ID metadata documents (issue 55 item 3) a space takes as clients at
- * the token endpoint, each with the scopes its clients may get; every change an event naming who.
- */
+/** The domains whose client ID metadata documents a space takes as clients, with their scopes. */
 function metadataClientDomainRoutes(
   admin: IssuerAdminContext,
   db: Kysely<Database>,

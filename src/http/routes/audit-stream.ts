@@ -88,14 +88,10 @@ export interface AuditStreamOptions {
 }
 
 /**
- * GET /v1/audit/stream: the space's events as Server-Sent Events, as they commit. Events are sent
- * in commit-safe order (a transaction is sent once every older one has finished), so resuming
- * after the last id received (Last-Event-ID, which EventSource sends by itself) leaves no gap and
- * repeats nothing. A feed lives no longer than its login token and is re-authorised every
- * `reauthorizeMs`; it ends with a `stream-ended` event saying why. Slots (per process, space and
- * user) are taken before anything is awaited; every feed of a process is fed by one poll of the
- * log. Opening is recorded before the first byte (503 when it cannot be), and how it ended when
- * it ends.
+ * GET /v1/audit/stream: the space's events as Server-Sent Events in commit-safe order, so resuming
+ * after Last-Event-ID leaves no gap and repeats nothing. A feed lives no longer than its login
+ * token and is re-authorised every `reauthorizeMs`; one poll of the log feeds every feed of a
+ * process. Opening is recorded before the first byte (503 when it cannot be).
  */
 export function auditStreamRoutes(
   commands: CommandContext,

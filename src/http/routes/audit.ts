@@ -60,12 +60,9 @@ const queryOf = (ctx: RequestContext): Record<string, string> =>
   );
 
 /**
- * The audit log of a space, for its dashboard users (login token + X-Service-Space-ID). Every
- * read is itself recorded as an audit-log-read event: who asked, what, and how many rows came back.
- * GET /v1/audit/events: the trail, filtered, in log order, with cursor pages.
- * GET /v1/audit/export: NDJSON of the space's chain (sequence, links, events with secret hashes
- * replaced by a digest) and its signed checkpoints, for `npm run verify-export`.
- * GET /v1/audit/checkpoints: the space's signed checkpoints and the public key that verifies them.
+ * The audit log of a space, for its dashboard users; every read is itself recorded as an
+ * audit-log-read event (who asked, what, how many rows came back). The export is what
+ * `npm run verify-export` checks.
  */
 export function auditRoutes(
   commands: CommandContext,

@@ -11,10 +11,8 @@ const ready = [
 ] as const;
 
 /**
- * GET /healthz and GET /readyz: 200 once the database answers and is migrated, else 503 with a
- * reason code and Retry-After. The database's own error text goes to the log, not to whoever asks.
- * GET /livez: 200 while the process serves at all (a liveness probe must not fail, and restart
- * the process, because the database is away).
+ * The probes. The database's own error text goes to the log, not to whoever asks; /livez never
+ * asks the database (a liveness probe failing would restart the process for the database's sake).
  */
 export function healthRoutes(
   readiness: Readiness,

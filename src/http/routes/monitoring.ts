@@ -40,12 +40,7 @@ const topQuery = z.object({
 const overviewQuery = z.object({ window: window.default(60 * 60_000) });
 const scopesQuery = z.object({ window: window.default(24 * 60 * 60_000) });
 
-/**
- * GET /v1/monitoring/clients/:client_id/rates: a client's per-minute or per-hour counts over a
- * window, with totals and the average rate per second.
- * GET /v1/monitoring/top-clients: the busiest clients of the space over a window.
- * GET /v1/monitoring/overview: the space's totals, rate-limited requests and projector lag.
- */
+/** A space's issuance and refusal counts over a window, from the projector's rate views. */
 export function monitoringRoutes(
   reads: ReadRouter,
   clock: Clock,

@@ -33,17 +33,10 @@ const changeBody = z
     { message: 'give name, target, rotate_secret: true, or several' },
   );
 
-/**
- * A space's audit sinks, for its dashboard users: where the space's audit trail is pushed (a
- * webhook or syslog), and where each delivery stands. Every change is an event naming who; a
- * webhook's secret is shown once, when made.
- */
+/** A space's audit sinks (webhook or syslog) and their delivery; a webhook's secret shown once. */
 export function sinkRoutes(admin: SinkAdminContext, db: Kysely<Database>): readonly Route[] {
-  /**
-   * Answers with the sink as it stood at the change's commit (read in its transaction: nothing is
-   * read after it, so a committed change is never answered as a failure and a secret made by
-   * this request is always shown, once).
-   */
+  // The sink as it stood at the change's commit, read in its transaction: a committed change is
+  // never answered as a failure, and a secret made by this request is always shown, once.
   const answer = (ctx: RequestContext, made: SinkSecret, status?: number) => {
     const body = {
       ...sinkStatusBody(made.status),

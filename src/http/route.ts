@@ -1,5 +1,6 @@
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
+import type { z } from 'zod';
 import { clientActor, userActor } from '../domain/actors.js';
 import type { AccessTokenVerifier, PrivateTokenClaims } from '../crypto/access-tokens.js';
 import type { DpopProof } from '../crypto/dpop.js';
@@ -11,6 +12,7 @@ import { readBody } from './body.js';
 import type { ErrorCode } from '../errors/errors.js';
 import { BODY_ERRORS, LOGIN_ERRORS, type Caller, type Operation } from './openapi/operation.js';
 import { errorDialect } from './request-context.js';
+import { validate } from './validate.js';
 import type { ErrorDialect, RequestContext, RequestState } from './state.js';
 
 /** What a route's authentication hands its handler, by who may call it. */
@@ -67,19 +69,42 @@ const DIALECT = {
   'private-token': 'bearer',
 } as const satisfies Record<Caller, ErrorDialect>;
 
+/** A route's declared inputs, each validated when the handler first reads it (400 if bad). */
+export interface Input<Params, Query, Body> {
+  readonly params: Params;
+  readonly query: Query;
+  readonly body: Body;
+}
+
 /**
  * Declares a route: method, path and who may take it (src/domain/policy/routes.ts), then the rest.
  * The policy names the caller, the caller the error dialect; `errors` are the route's own, after
- * what every login route and every route with a body may answer.
+ * what every login route and every route with a body may answer. The handler reads its declared
+ * path, query and body through `input`, validated by the schemas the document shows.
  */
-export function route<P extends RoutePolicy>(
+export function route<
+  P extends RoutePolicy,
+  Params extends z.ZodObject = z.ZodObject,
+  Query extends z.ZodObject = z.ZodObject,
+  Body extends z.ZodType = z.ZodType,
+>(
   method: Operation['method'],
   path: string,
   policy: P,
-  definition: Omit<Operation, 'method' | 'path' | 'caller' | 'errors' | 'dialect'> & {
+  definition: Omit<
+    Operation,
+    'method' | 'path' | 'caller' | 'errors' | 'dialect' | 'params' | 'query' | 'body'
+  > & {
+    readonly params?: Params;
+    readonly query?: Query;
+    readonly body?: Omit<NonNullable<Operation['body']>, 'schema'> & { readonly schema: Body };
     readonly errors?: readonly ErrorCode[];
     readonly guard?: Middleware<RequestState>;
-    handle(ctx: RequestContext, auth: Authenticated[CallerOf<P>]): unknown;
+    handle(
+      ctx: RequestContext,
+      auth: Authenticated[CallerOf<P>],
+      input: Input<z.infer<Params>, z.infer<Query>, z.infer<Body>>,
+    ): unknown;
   },
 ): Route {
   const caller = ROUTE_POLICIES[policy].caller;
@@ -88,7 +113,29 @@ export function route<P extends RoutePolicy>(
     ...(definition.body ? BODY_ERRORS : []),
     ...(definition.errors ?? []),
   ];
-  return { method, path, policy, caller, ...definition, errors, dialect: DIALECT[caller] } as Route;
+  const { params, query, body } = definition;
+  const handle = (ctx: RequestContext, auth: Authenticated[CallerOf<P>]) =>
+    definition.handle(ctx, auth, {
+      get params() {
+        return validate(params!, ctx.params, 'path');
+      },
+      get query() {
+        return validate(query!, ctx.query, 'query');
+      },
+      get body() {
+        return validate(body!.schema, ctx.request.body, 'body');
+      },
+    });
+  return {
+    method,
+    path,
+    policy,
+    caller,
+    ...definition,
+    errors,
+    dialect: DIALECT[caller],
+    handle,
+  } as Route;
 }
 
 /** What authentication and body reading need. */

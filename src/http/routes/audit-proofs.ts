@@ -23,7 +23,6 @@ import { InvalidRequestError, NotFoundError } from '../../errors/errors.js';
 import { AUDIT_READ_ROUTE, budgetedAuditReadRecorder } from '../audit-read.js';
 import { answerNoStore } from '../respond.js';
 import { route, type Route } from '../route.js';
-import { validate } from '../validate.js';
 import {
   ASKED,
   b64,
@@ -95,8 +94,7 @@ export function auditProofRoutes(
       summary: "The space's latest signed tree head (a C2SP checkpoint)",
       query: treeHeadQuery,
       responses: [{ status: 200, description: 'The head', schema: treeHead }],
-      async handle(ctx, who) {
-        const query = validate(treeHeadQuery, ctx.query, 'query');
+      async handle(ctx, who, { query }) {
         const treeId = treeIdOf(query.tree, who.spaceId);
         await begin(ctx, who, {
           kind: 'tree-head',
@@ -129,8 +127,7 @@ export function auditProofRoutes(
       summary: 'That an event, or a token (by jti), is in the space tree of a given size',
       query: inclusionQuery,
       responses: [{ status: 200, description: 'The proof', schema: inclusion }],
-      async handle(ctx, who) {
-        const query = validate(inclusionQuery, ctx.query, 'query');
+      async handle(ctx, who, { query }) {
         const treeId = treeIdOf(query.tree, who.spaceId);
         await begin(ctx, who, {
           kind: 'inclusion-proof',
@@ -191,8 +188,7 @@ export function auditProofRoutes(
       summary: 'That the space tree of size `to` extends the one of size `from`, nothing changed',
       query: consistencyQuery,
       responses: [{ status: 200, description: 'The proof', schema: consistency }],
-      async handle(ctx, who) {
-        const query = validate(consistencyQuery, ctx.query, 'query');
+      async handle(ctx, who, { query }) {
         const treeId = treeIdOf(query.tree, who.spaceId);
         await begin(ctx, who, {
           kind: 'consistency-proof',

@@ -18,7 +18,6 @@ import { answerNoStore } from '../respond.js';
 import { route, type Route } from '../route.js';
 import { AUDIT_READ_ROUTE, auditReadRecorder } from '../audit-read.js';
 import type { RequestContext } from '../state.js';
-import { validate } from '../validate.js';
 import { auditCheckpoints, auditPage, type Body } from '../openapi/responses.js';
 
 const auditQuery = z.object({
@@ -79,8 +78,7 @@ export function auditRoutes(
       summary: "The space's audit trail in log order, filtered, in cursor pages",
       query: auditQuery,
       responses: [{ status: 200, description: 'A page', schema: auditPage }],
-      async handle(ctx, who) {
-        const query = validate(auditQuery, ctx.query, 'query');
+      async handle(ctx, who, { query }) {
         const source = readFrom(ctx, reads);
         const archived = (
           await archivedOverlapping(source, {
@@ -133,8 +131,7 @@ export function auditRoutes(
           mediaType: 'application/x-ndjson',
         },
       ],
-      async handle(ctx, who) {
-        const query = validate(exportQuery, ctx.query, 'query');
+      async handle(ctx, who, { query }) {
         if (query.from >= query.to) {
           throw new InvalidRequestError('from must be before to', [
             { field: 'from', message: 'must be before to' },

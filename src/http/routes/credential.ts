@@ -106,8 +106,7 @@ export function credentialRoutes(commands: CommandContext, db: Kysely<Database>)
       body: { schema: createCredentialBody, media: ['json'] },
       responses: [{ status: 201, description: 'Created', schema: createdCredential }],
       errors: ['invalid_scope'],
-      async handle(ctx, { user, ...who }) {
-        const body = validate(createCredentialBody, ctx.request.body, 'body');
+      async handle(ctx, { user, ...who }, { body }) {
         const created = await createCredential(commands, {
           ...spaceChange(ctx, who),
           name: body.name,
@@ -146,8 +145,7 @@ export function credentialRoutes(commands: CommandContext, db: Kysely<Database>)
       summary: "The space's credentials, newest first, in cursor pages",
       query: listQuery,
       responses: [{ status: 200, description: 'A page', schema: credentialPage }],
-      async handle(ctx, { spaceId }) {
-        const query = validate(listQuery, ctx.query, 'query');
+      async handle(ctx, { spaceId }, { query }) {
         const page = await listCredentials(db, {
           spaceId,
           status: query.status,
@@ -167,8 +165,7 @@ export function credentialRoutes(commands: CommandContext, db: Kysely<Database>)
       params: clientPath,
       responses: [{ status: 200, description: 'The credential', schema: credentialRecord }],
       errors: ['not_found', 'method_not_allowed'],
-      async handle(ctx, { spaceId }) {
-        const { client_id: clientId } = validate(clientPath, ctx.params, 'path');
+      async handle(ctx, { spaceId }, { params: { client_id: clientId } }) {
         answerNoStore(ctx, await found(spaceId, clientId));
       },
     }),

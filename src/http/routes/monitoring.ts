@@ -20,7 +20,6 @@ import {
 } from '../openapi/monitoring-responses.js';
 import { window } from '../query.js';
 import { route, type Route } from '../route.js';
-import { validate } from '../validate.js';
 import { answerNoStore } from '../respond.js';
 import { clientPath } from './credential-path.js';
 
@@ -54,9 +53,7 @@ export function monitoringRoutes(
       params: clientPath,
       query: ratesQuery,
       responses: [{ status: 200, description: 'Rates', schema: clientRatesBody }],
-      async handle(ctx, { spaceId }) {
-        const query = validate(ratesQuery, ctx.query, 'query');
-        const { client_id: clientId } = validate(clientPath, ctx.params, 'path');
+      async handle(ctx, { spaceId }, { query, params: { client_id: clientId } }) {
         const to = new Date(clock.now());
         const from = new Date(to.getTime() - query.window);
         const buckets = await clientRates(readFrom(ctx, reads), {
@@ -98,9 +95,7 @@ export function monitoringRoutes(
       params: clientPath,
       query: scopesQuery,
       responses: [{ status: 200, description: 'Per scope', schema: clientScopesBody }],
-      async handle(ctx, { spaceId }) {
-        const query = validate(scopesQuery, ctx.query, 'query');
-        const { client_id: clientId } = validate(clientPath, ctx.params, 'path');
+      async handle(ctx, { spaceId }, { query, params: { client_id: clientId } }) {
         const to = new Date(clock.now());
         const from = new Date(to.getTime() - query.window);
         const scopes = await clientScopes(readFrom(ctx, reads), { spaceId, clientId, from, to });
@@ -118,8 +113,7 @@ export function monitoringRoutes(
       summary: 'The busiest clients of the space over a window',
       query: topQuery,
       responses: [{ status: 200, description: 'Top clients', schema: topClientsBody }],
-      async handle(ctx, { spaceId }) {
-        const query = validate(topQuery, ctx.query, 'query');
+      async handle(ctx, { spaceId }, { query }) {
         const from = new Date(clock.now() - query.window);
         ctx.body = {
           from: from.toISOString(),
@@ -141,8 +135,7 @@ export function monitoringRoutes(
         'Rate-limited requests are not events (nothing changed state): they are counted by the API process that answered, since it started.',
       query: overviewQuery,
       responses: [{ status: 200, description: 'Overview', schema: monitoringOverview }],
-      async handle(ctx, { spaceId }) {
-        const query = validate(overviewQuery, ctx.query, 'query');
+      async handle(ctx, { spaceId }, { query }) {
         const to = new Date(clock.now());
         const from = new Date(to.getTime() - query.window);
         const refusals = limits.refusals();

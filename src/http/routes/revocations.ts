@@ -4,7 +4,6 @@ import { z } from 'zod';
 import type { Database } from '../../db/schema.js';
 import { revocationList as listRevocations } from '../../projections/credential-queries.js';
 import { SPACE_ID_PATTERN } from '../authentication.js';
-import { validate } from '../validate.js';
 import { route, type Route } from '../route.js';
 import { revocationList, type Body } from '../openapi/responses.js';
 import { JWKS_MAX_AGE } from './jwks.js';
@@ -66,8 +65,7 @@ export function revocationRoutes(
         { status: 304, description: 'Unchanged since the ETag sent as If-None-Match' },
       ],
       errors: ['invalid_request'],
-      async handle(ctx) {
-        const { space_id: spaceId } = validate(query, ctx.query, 'query');
+      async handle(ctx, _auth, { query: { space_id: spaceId } }) {
         const { etag, body } = await listOf(spaceId);
         ctx.set('Cache-Control', `public, max-age=${REVOCATION_LIST_MAX_AGE}`);
         ctx.set('ETag', etag);

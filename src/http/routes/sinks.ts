@@ -68,8 +68,7 @@ export function sinkRoutes(admin: SinkAdminContext, db: Kysely<Database>): reado
       body: { schema: createBody, media: ['json'] },
       responses: [{ status: 201, description: 'Created', schema: sinkWithSecret }],
       errors: ['conflict'],
-      async handle(ctx, who) {
-        const { name, target } = validate(createBody, ctx.request.body, 'body');
+      async handle(ctx, who, { body: { name, target } }) {
         answer(ctx, await createSink(admin, { ...spaceChange(ctx, who), name, target }), 201);
       },
     }),
@@ -81,8 +80,7 @@ export function sinkRoutes(admin: SinkAdminContext, db: Kysely<Database>): reado
       body: { schema: changeBody, media: ['json'] },
       responses: [{ status: 200, description: 'The sink', schema: sinkWithSecret }],
       errors: ['not_found'],
-      async handle(ctx, who) {
-        const body = validate(changeBody, ctx.request.body, 'body');
+      async handle(ctx, who, { body }) {
         const made = await changeSink(admin, {
           ...admitted(ctx, who),
           ...(body.name === undefined ? {} : { name: body.name }),

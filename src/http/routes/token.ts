@@ -104,8 +104,7 @@ export function tokenRoutes(commands: CommandContext, dpopGate: DpopGate): reado
         'invalid_dpop_proof',
         'invalid_authorization_details',
       ],
-      async handle(ctx) {
-        const body = validate(tokenRequestBody, ctx.request.body, 'body');
+      async handle(ctx, _auth, { body }) {
         const grant = grantNamed(body.grant_type);
         if (!grant) throw new UnsupportedGrantTypeError(body.grant_type, GRANT_TYPES);
         const request = grant.normalize?.(body) ?? body;

@@ -81,8 +81,7 @@ export function trustedIssuerRoutes(
       body: { schema: trustedIssuerDefinitionSchema, media: ['json'] },
       responses: [{ status: 201, description: 'Trusted', schema: trustedIssuer }],
       errors: ['conflict'],
-      async handle(ctx, who) {
-        const definition = validate(trustedIssuerDefinitionSchema, ctx.request.body, 'body');
+      async handle(ctx, who, { body: definition }) {
         answer(ctx, await addTrustedIssuer(admin, { ...spaceChange(ctx, who), definition }), 201);
       },
     }),
@@ -94,8 +93,7 @@ export function trustedIssuerRoutes(
       body: { schema: trustedIssuerDefinitionSchema, media: ['json'] },
       responses: [{ status: 200, description: 'The issuer', schema: trustedIssuer }],
       errors: ['not_found', 'conflict'],
-      async handle(ctx, who) {
-        const definition = validate(trustedIssuerDefinitionSchema, ctx.request.body, 'body');
+      async handle(ctx, who, { body: definition }) {
         answer(
           ctx,
           await changeTrustedIssuer(admin, {
@@ -145,8 +143,7 @@ function metadataClientDomainRoutes(
       summary: "Take a domain's client ID metadata documents as clients, with at most these scopes",
       body: { schema: allowedDomain, media: ['json'] },
       responses: [{ status: 201, description: 'Allowed', schema: allowedDomain }],
-      async handle(ctx, who) {
-        const body = validate(allowedDomain, ctx.request.body, 'body');
+      async handle(ctx, who, { body }) {
         const state = await allowMetadataClientDomain(admin, { ...spaceChange(ctx, who), ...body });
         answerNoStore(ctx, shownDomain(state), 201);
       },
@@ -158,8 +155,7 @@ function metadataClientDomainRoutes(
       params: domainPath,
       responses: [{ status: 204, description: 'Removed (or removed before)' }],
       errors: ['not_found'],
-      async handle(ctx, who) {
-        const { domain } = validate(domainPath, ctx.params, 'path');
+      async handle(ctx, who, { params: { domain } }) {
         await removeMetadataClientDomain(admin, { ...spaceChange(ctx, who), domain });
         ctx.status = 204;
       },

@@ -12,7 +12,7 @@ import { readBody } from './body.js';
 import type { ErrorCode } from '../errors/errors.js';
 import { BODY_ERRORS, LOGIN_ERRORS, type Caller, type Operation } from './openapi/operation.js';
 import { errorDialect } from './request-context.js';
-import { validate } from './validate.js';
+import { validate, type InputPlace } from './validate.js';
 import type { ErrorDialect, RequestContext, RequestState } from './state.js';
 
 /** What a route's authentication hands its handler, by who may call it. */
@@ -69,18 +69,11 @@ const DIALECT = {
   'private-token': 'bearer',
 } as const satisfies Record<Caller, ErrorDialect>;
 
-/** A route's declared inputs, each validated when the handler first reads it (400 if bad). */
-export interface Input<Params, Query, Body> {
-  readonly params: Params;
-  readonly query: Query;
-  readonly body: Body;
-}
-
 /**
  * Declares a route: method, path and who may take it (src/domain/policy/routes.ts), then the rest.
  * The policy names the caller, the caller the error dialect; `errors` are the route's own, after
  * what every login route and every route with a body may answer. The handler reads its declared
- * path, query and body through `input`, validated by the schemas the document shows.
+ * path, query and body through `input`, validated with the schemas the document shows.
  */
 export function route<
   P extends RoutePolicy,
@@ -103,7 +96,7 @@ export function route<
     handle(
       ctx: RequestContext,
       auth: Authenticated[CallerOf<P>],
-      input: Input<z.infer<Params>, z.infer<Query>, z.infer<Body>>,
+      input: { params: z.infer<Params>; query: z.infer<Query>; body: z.infer<Body> },
     ): unknown;
   },
 ): Route {
@@ -113,29 +106,25 @@ export function route<
     ...(definition.body ? BODY_ERRORS : []),
     ...(definition.errors ?? []),
   ];
-  const { params, query, body } = definition;
   const handle = (ctx: RequestContext, auth: Authenticated[CallerOf<P>]) =>
-    definition.handle(ctx, auth, {
-      get params() {
-        return validate(params!, ctx.params, 'path');
-      },
-      get query() {
-        return validate(query!, ctx.query, 'query');
-      },
-      get body() {
-        return validate(body!.schema, ctx.request.body, 'body');
-      },
-    });
-  return {
-    method,
-    path,
-    policy,
-    caller,
-    ...definition,
-    errors,
-    dialect: DIALECT[caller],
-    handle,
-  } as Route;
+    definition.handle(ctx, auth, inputOf(ctx, definition) as never);
+  const dialect = DIALECT[caller];
+  return { method, path, policy, caller, ...definition, errors, dialect, handle } as Route;
+}
+
+/** A handler's declared path, query and body, each validated when it first reads it (400 if bad). */
+function inputOf(ctx: RequestContext, { params, query, body }: Partial<Operation>): object {
+  const read = (schema: z.ZodType | undefined, value: () => unknown, where: InputPlace) => ({
+    get: () => validate(schema!, value(), where),
+  });
+  return Object.defineProperties(
+    {},
+    {
+      params: read(params, () => ctx.params, 'path'),
+      query: read(query, () => ctx.query, 'query'),
+      body: read(body?.schema, () => ctx.request.body, 'body'),
+    },
+  );
 }
 
 /** What authentication and body reading need. */

@@ -37,7 +37,7 @@ export function rotateSecretRoute(commands: CommandContext): Route {
       },
     ],
     errors: ['not_found', 'conflict', 'idempotency_key_reused'],
-    async handle(ctx, { spaceId, actor }) {
+    async handle(ctx, { spaceId, actor }, input) {
       const clientId = namedCredential(ctx);
       const sent = ctx.get('Idempotency-Key');
       const headers = validate(
@@ -45,7 +45,7 @@ export function rotateSecretRoute(commands: CommandContext): Route {
         { 'Idempotency-Key': sent === '' ? undefined : sent },
         'header',
       );
-      const body = validate(rotateBody, ctx.request.body, 'body');
+      const { body } = input;
       const rotated = await rotateSecret(commands, {
         ...spaceChange(ctx, { spaceId, actor }),
         clientId,

@@ -23,7 +23,7 @@ import { route, type Route } from '../route.js';
 import type { RequestContext } from '../state.js';
 import { clientPath, common, namedCredential } from './credential-path.js';
 import { rotateSecretRoute } from './credential-secret.js';
-import { displayText, validate } from '../validate.js';
+import { displayText } from '../validate.js';
 import {
   createdCredential,
   credentialPage,
@@ -178,9 +178,9 @@ export function credentialRoutes(commands: CommandContext, db: Kysely<Database>)
       body: { schema: updateBody, media: ['json'] },
       responses: [{ status: 200, description: 'The credential', schema: credentialRecord }],
       errors: ['invalid_scope', 'not_found', 'method_not_allowed', 'conflict'],
-      handle: (ctx, who) =>
+      handle: (ctx, who, input) =>
         changeThenShow(ctx, who, async (command) => {
-          const body = validate(updateBody, ctx.request.body, 'body');
+          const { body } = input;
           await updateCredential(commands, {
             ...command,
             ...(body.jwks ? { jwks: body.jwks } : {}),
@@ -199,11 +199,10 @@ export function credentialRoutes(commands: CommandContext, db: Kysely<Database>)
       body: { schema: revokeBody, media: ['json'], optional: true },
       responses: [{ status: 200, description: 'The revoked credential', schema: credentialRecord }],
       errors: ['not_found', 'method_not_allowed', 'conflict'],
-      handle: (ctx, who) =>
-        changeThenShow(ctx, who, (command) => {
-          const body = validate(revokeBody, ctx.request.body, 'body');
-          return revokeCredential(commands, { ...command, reason: body.reason ?? null });
-        }),
+      handle: (ctx, who, input) =>
+        changeThenShow(ctx, who, (command) =>
+          revokeCredential(commands, { ...command, reason: input.body.reason ?? null }),
+        ),
     }),
     rotateSecretRoute(commands),
   ];

@@ -14,7 +14,6 @@ import { spaceIdHeader } from '../authentication.js';
 import { setRateLimitHeaders } from '../error-response.js';
 import { requestMetadata } from '../request-context.js';
 import { route, type Route } from '../route.js';
-import { validate } from '../validate.js';
 import { publicTokenResponse, type Body } from '../openapi/responses.js';
 
 const issueBody = z.object({
@@ -41,9 +40,9 @@ export function issueRoutes(commands: CommandContext): readonly Route[] {
         'invalid_dpop_proof',
         'invalid_authorization_details',
       ],
-      async handle(ctx, { privateToken, actor, dpop }) {
+      async handle(ctx, { privateToken, actor, dpop }, input) {
         const spaceId = spaceIdHeader(ctx);
-        const body = validate(issueBody, ctx.request.body, 'body');
+        const { body } = input;
         const issued = await issuePublicToken(commands, {
           spaceId,
           customerId: body.customer_id,

@@ -22,7 +22,8 @@ import { createProofReadBudget } from '../../limits/proof-reads.js';
 import { InvalidRequestError, NotFoundError } from '../../errors/errors.js';
 import { AUDIT_READ_ROUTE, budgetedAuditReadRecorder } from '../audit-read.js';
 import { answerNoStore } from '../respond.js';
-import { route, type Route } from '../route.js';
+import { route, type Authenticated, type Route } from '../route.js';
+import type { RequestContext } from '../state.js';
 import {
   ASKED,
   b64,
@@ -71,18 +72,25 @@ export function auditProofRoutes(
   const { TOKEN_ISSUER: issuer, ARCHIVE_DIR: archiveDir } = settings;
   // Spent and recorded before anything is looked up: a read that never finishes is still on the
   // trail, and one user cannot queue more lookups than the budget allows.
-  const begin = budgetedAuditReadRecorder(
-    commands,
-    createProofReadBudget({
-      perMinute: settings.AUDIT_PROOF_READS_PER_MINUTE,
-      maxKeys: settings.LIMITER_MAX_KEYS,
-      now: () => commands.clock.now(),
-    }),
-  );
-  const verifierOf = (treeId: string) => treeVerifierKey(auditKey, treeOrigin(issuer, treeId));
+  const budget = createProofReadBudget({
+    perMinute: settings.AUDIT_PROOF_READS_PER_MINUTE,
+    maxKeys: settings.LIMITER_MAX_KEYS,
+    now: () => commands.clock.now(),
+  });
+  const record = budgetedAuditReadRecorder(commands, budget);
   // Which tree a space's reader is served, and at which heads, is the policy's (readableTree).
-  const treeIdOf = (choice: TreeChoice, spaceId: string) =>
-    readableTree(choice, spaceId).spaceId ?? LOG_TREE;
+  const begin = async (
+    ctx: RequestContext,
+    who: Authenticated['login'],
+    tree: TreeChoice,
+    kind: Parameters<typeof record>[2]['kind'],
+    query: Record<string, string>,
+  ) => {
+    const treeId = readableTree(tree, who.spaceId).spaceId ?? LOG_TREE;
+    await record(ctx, who, { kind, query: { tree, ...query }, ...ASKED });
+    return treeId;
+  };
+  const verifierOf = (treeId: string) => treeVerifierKey(auditKey, treeOrigin(issuer, treeId));
   const signedBefore = (choice: TreeChoice) =>
     onlyPublishedHeads(choice)
       ? logHeadsPublishedBefore(commands.clock.now(), settings.AUDIT_CHECKPOINT_INTERVAL_SECONDS)
@@ -95,11 +103,8 @@ export function auditProofRoutes(
       query: treeHeadQuery,
       responses: [{ status: 200, description: 'The head', schema: treeHead }],
       async handle(ctx, who, { query }) {
-        const treeId = treeIdOf(query.tree, who.spaceId);
-        await begin(ctx, who, {
-          kind: 'tree-head',
-          query: { tree: query.tree, cosigned: String(query.cosigned) },
-          ...ASKED,
+        const treeId = await begin(ctx, who, query.tree, 'tree-head', {
+          cosigned: String(query.cosigned),
         });
         const head = await findTreeHead(db, treeId, {
           cosigned: query.cosigned,
@@ -128,15 +133,9 @@ export function auditProofRoutes(
       query: inclusionQuery,
       responses: [{ status: 200, description: 'The proof', schema: inclusion }],
       async handle(ctx, who, { query }) {
-        const treeId = treeIdOf(query.tree, who.spaceId);
-        await begin(ctx, who, {
-          kind: 'inclusion-proof',
-          query: {
-            tree: query.tree,
-            ...(query.jti ? { jti: query.jti } : { event_id: query.event_id! }),
-            tree_size: query.tree_size === undefined ? 'latest' : String(query.tree_size),
-          },
-          ...ASKED,
+        const treeId = await begin(ctx, who, query.tree, 'inclusion-proof', {
+          ...(query.jti ? { jti: query.jti } : { event_id: query.event_id! }),
+          tree_size: query.tree_size === undefined ? 'latest' : String(query.tree_size),
         });
         const published = signedBefore(query.tree);
         // The log tree only at a published head's size: any other would answer how big it is now.
@@ -189,11 +188,9 @@ export function auditProofRoutes(
       query: consistencyQuery,
       responses: [{ status: 200, description: 'The proof', schema: consistency }],
       async handle(ctx, who, { query }) {
-        const treeId = treeIdOf(query.tree, who.spaceId);
-        await begin(ctx, who, {
-          kind: 'consistency-proof',
-          query: { tree: query.tree, from: String(query.from), to: String(query.to) },
-          ...ASKED,
+        const treeId = await begin(ctx, who, query.tree, 'consistency-proof', {
+          from: String(query.from),
+          to: String(query.to),
         });
         const published = signedBefore(query.tree);
         if (published) {

@@ -2,13 +2,12 @@ import { recordAuditRead } from '../commands/audit-read/record.js';
 import type { CommandContext } from '../commands/context.js';
 import { requestMetadata } from './request-context.js';
 import type { RequestContext } from './state.js';
-import { loginRoute } from './openapi/operation.js';
 import type { Authenticated } from './route.js';
 import type { ProofReadBudget } from '../limits/proof-reads.js';
 
 /** What every audit read route declares: a login token for the space; the read is recorded. */
 export const AUDIT_READ_ROUTE = {
-  ...loginRoute('Audit'),
+  tag: 'Audit',
   description: 'The read itself is recorded as an audit-log-read event.',
 } as const;
 

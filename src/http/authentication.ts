@@ -109,13 +109,10 @@ const LOGIN_REFUSED: Record<LoginRefusal, (spaceId: string) => string> = {
 };
 
 /**
- * Middleware: a valid login token whose user the route's `policy` lets into the
- * X-Service-Space-ID space (policy.loginRefusal: the space granted, and for a change a role that
- * may change). Leaves the user in ctx.state.user and the space in ctx.state.spaceId. A valid token
- * is always served; a source IP that sent too many bad login tokens this minute gets 429 for the
- * next bad one. A request with no credentials at all is a plain 401 that counts against nobody. A
- * bad token and a refusal by the policy are recorded as access-refused events (bounded) before
- * the answer.
+ * Middleware: a valid login token whose user the route's `policy` lets into the X-Service-Space-ID
+ * space (user and space left in ctx.state). A valid token is always served; an address that sent
+ * too many bad ones this minute gets 429 for the next, and no credentials at all counts against
+ * nobody. Bad tokens and refusals are recorded as access-refused events before the answer.
  */
 export function requireLoginForSpace(
   login: LoginGate,

@@ -30,11 +30,10 @@ export function presentedToken(ctx: Context): {
 }
 
 /**
- * The request's DPoP proof, checked for this method and the configured origin's URL of this path
- * (a client-sent Host or X-Forwarded-Host names nothing here), and for `accessToken` when one is
- * presented with it; undefined when none was sent. A proof that fails counts against the
- * address's budget of failures (429 once spent); a valid one is always taken. Its jti's one use
- * is checked by the command (shared across processes).
+ * The request's DPoP proof, checked for this method and TOKEN_ISSUER's URL of this path (never a
+ * client-sent Host), and for `accessToken` when one is presented with it; undefined when none was
+ * sent. A failed proof counts against the address's budget (429 once spent). The jti's one use is
+ * the command's to check (shared across processes).
  */
 export async function dpopProofOf(
   ctx: Context,
@@ -61,9 +60,9 @@ export async function dpopProofOf(
 }
 
 /**
- * A private token's use as RFC 9449 §7 asks: a DPoP-bound token only with `Authorization: DPoP`
- * and a proof by its key (with `ath`); a bearer token never under the DPoP scheme. Returns the
- * proof, if any (it may also bind the public token bought with a bearer token).
+ * A private token's use as RFC 9449 §7 asks: a DPoP-bound token only as `DPoP <token>` with its
+ * proof, a bearer token never under the DPoP scheme. Returns the proof, if any (it may also bind
+ * the public token bought with a bearer token).
  */
 export async function proofForToken(
   ctx: Context,
@@ -84,10 +83,9 @@ export async function proofForToken(
 }
 
 /**
- * The proof a request needs that presents `token` (in Authorization, or as RFC 8693's
- * subject_token): when the token is DPoP-bound, a proof by its key whose `ath` is the token's
- * hash (RFC 9449 §4.3, §7), so a proof made for another token, or for none, buys nothing with a
- * stolen one; when it is not, the request's proof, if any, checked as any other.
+ * The proof a request presenting `token` needs (in Authorization, or as RFC 8693's subject_token):
+ * for a DPoP-bound token, one by its key whose `ath` is the token's hash (RFC 9449 §4.3), so a
+ * proof made for another token buys nothing with a stolen one; else the request's proof, if any.
  */
 export async function proofForPresentedToken(
   ctx: Context,

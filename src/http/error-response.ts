@@ -110,7 +110,10 @@ export function writeError(
       resetSeconds: retryAfterSeconds,
     });
   }
-
+  const fields =
+    known instanceof InvalidRequestError && known.fields.length > 0
+      ? { invalid_fields: known.fields }
+      : {};
   if (dialect === 'oauth') {
     if (
       known.code === 'invalid_client' &&
@@ -122,9 +125,7 @@ export function writeError(
     ctx.body = {
       error: OAUTH_ERROR[known.code] ?? 'invalid_request',
       error_description: known.message,
-      ...(known instanceof InvalidRequestError && known.fields.length > 0
-        ? { invalid_fields: known.fields }
-        : {}),
+      ...fields,
     };
     return;
   }
@@ -156,9 +157,7 @@ export function writeError(
     code: known.code,
     instance: ctx.path,
     request_id: ctx.state.requestId,
-    ...(known instanceof InvalidRequestError && known.fields.length > 0
-      ? { invalid_fields: known.fields }
-      : {}),
+    ...fields,
     ...(known instanceof RangeArchivedError ? { archived: known.archived } : {}),
   };
 }

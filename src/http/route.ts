@@ -1,5 +1,6 @@
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
+import type { z } from 'zod';
 import { clientActor, userActor } from '../domain/actors.js';
 import type { AccessTokenVerifier, PrivateTokenClaims } from '../crypto/access-tokens.js';
 import type { DpopProof } from '../crypto/dpop.js';
@@ -8,9 +9,11 @@ import { presentedToken, proofForToken, type DpopGate } from './dpop.js';
 import type { LoginIdentity } from '../crypto/login-tokens.js';
 import { requireLoginForSpace, type LoginGate } from './authentication.js';
 import { readBody } from './body.js';
-import type { Caller, Operation } from './openapi/operation.js';
+import type { ErrorCode } from '../errors/errors.js';
+import { BODY_ERRORS, LOGIN_ERRORS, type Caller, type Operation } from './openapi/operation.js';
 import { errorDialect } from './request-context.js';
-import type { RequestContext, RequestState } from './state.js';
+import { validate, type InputPlace } from './validate.js';
+import type { ErrorDialect, RequestContext, RequestState } from './state.js';
 
 /** What a route's authentication hands its handler, by who may call it. */
 export interface Authenticated {
@@ -55,9 +58,73 @@ export type RouteOf<C extends Caller> = Operation & {
   handle(ctx: RequestContext, auth: Authenticated[C]): unknown;
 };
 
-/** Declares a route; the handler's `auth` is typed by the route's `caller`. */
-export function route<C extends Caller>(definition: RouteOf<C>): Route {
-  return definition as Route;
+/** The caller a route policy admits. */
+export type CallerOf<P extends RoutePolicy> = (typeof ROUTE_POLICIES)[P]['caller'];
+
+/** Each caller's error dialect: RFC 6749 §5.2 for a client, RFC 6750 behind a token, else RFC 9457. */
+const DIALECT = {
+  public: 'problem',
+  client: 'oauth',
+  login: 'bearer',
+  'private-token': 'bearer',
+} as const satisfies Record<Caller, ErrorDialect>;
+
+/**
+ * Declares a route: method, path and who may take it (src/domain/policy/routes.ts), then the rest.
+ * The policy names the caller, the caller the error dialect; `errors` are the route's own, after
+ * what every login route and every route with a body may answer. The handler reads its declared
+ * path, query and body through `input`, validated with the schemas the document shows.
+ */
+export function route<
+  P extends RoutePolicy,
+  Params extends z.ZodObject = z.ZodObject,
+  Query extends z.ZodObject = z.ZodObject,
+  Body extends z.ZodType = z.ZodType,
+>(
+  method: Operation['method'],
+  path: string,
+  policy: P,
+  definition: Omit<
+    Operation,
+    'method' | 'path' | 'caller' | 'errors' | 'dialect' | 'params' | 'query' | 'body'
+  > & {
+    readonly params?: Params;
+    readonly query?: Query;
+    readonly body?: Omit<NonNullable<Operation['body']>, 'schema'> & { readonly schema: Body };
+    readonly errors?: readonly ErrorCode[];
+    readonly guard?: Middleware<RequestState>;
+    handle(
+      ctx: RequestContext,
+      auth: Authenticated[CallerOf<P>],
+      input: { params: z.infer<Params>; query: z.infer<Query>; body: z.infer<Body> },
+    ): unknown;
+  },
+): Route {
+  const caller = ROUTE_POLICIES[policy].caller;
+  const errors = [
+    ...(caller === 'login' ? LOGIN_ERRORS : []),
+    ...(definition.body ? BODY_ERRORS : []),
+    ...(definition.errors ?? []),
+  ];
+  const handle = (ctx: RequestContext, auth: Authenticated[CallerOf<P>]) =>
+    definition.handle(ctx, auth, inputOf(ctx, definition) as never);
+  const dialect = DIALECT[caller];
+  return { method, path, policy, caller, ...definition, errors, dialect, handle } as Route;
+}
+
+/** A handler's declared path, query and body, each validated when it first reads it (400 if bad). */
+function inputOf(ctx: RequestContext, { params, query, body }: Partial<Operation>): object {
+  const read = (schema: z.ZodType | undefined, value: () => unknown, where: InputPlace) => ({
+    get: () => validate(schema!, value(), where),
+  });
+  return Object.defineProperties(
+    {},
+    {
+      params: read(params, () => ctx.params, 'path'),
+      query: read(query, () => ctx.query, 'query'),
+      body: read(body?.schema, () => ctx.request.body, 'body'),
+    },
+  );
 }
 
 /** What authentication and body reading need. */

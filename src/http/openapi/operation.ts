@@ -28,7 +28,7 @@ export interface Operation {
   readonly summary: string;
   readonly description?: string;
   readonly caller: Caller;
-  /** Needs X-Service-Space-ID (login-token routes always do). */
+  /** Needs X-Service-Space-ID (login routes always do, undeclared). */
   readonly spaceHeader?: boolean;
   readonly params?: z.ZodObject;
   readonly query?: z.ZodObject;
@@ -60,14 +60,3 @@ export const LOGIN_ERRORS = [
   'insufficient_scope',
   'rate_limited',
 ] as const satisfies readonly ErrorCode[];
-
-/** What every route behind a login token for a space declares (its own `errors` may add more). */
-export function loginRoute<Tag extends string>(tag: Tag) {
-  return {
-    tag,
-    caller: 'login',
-    spaceHeader: true,
-    errors: LOGIN_ERRORS,
-    dialect: 'bearer',
-  } as const;
-}

@@ -21,9 +21,9 @@ import { onlyPublishedHeads, readableTree, type TreeChoice } from '../../domain/
 import { createProofReadBudget } from '../../limits/proof-reads.js';
 import { InvalidRequestError, NotFoundError } from '../../errors/errors.js';
 import { AUDIT_READ_ROUTE, budgetedAuditReadRecorder } from '../audit-read.js';
-import { LOGIN_ERRORS } from '../openapi/operation.js';
-import { route, type Route } from '../route.js';
-import { validate } from '../validate.js';
+import { answerNoStore } from '../respond.js';
+import { route, type Authenticated, type Route } from '../route.js';
+import type { RequestContext } from '../state.js';
 import {
   ASKED,
   b64,
@@ -41,7 +41,7 @@ const read = {
   ...AUDIT_READ_ROUTE,
   description:
     'The read is recorded as an audit-log-read event when asked, before anything is looked up (rows_returned 0, complete false). Each user has AUDIT_PROOF_READS_PER_MINUTE proof reads a minute per API process (429 past it).',
-  errors: [...LOGIN_ERRORS, 'not_found', 'rate_limited'],
+  errors: ['not_found', 'rate_limited'],
 } as const;
 
 /** The settings the proof routes read, named as in the environment (src/config). */
@@ -72,39 +72,39 @@ export function auditProofRoutes(
   const { TOKEN_ISSUER: issuer, ARCHIVE_DIR: archiveDir } = settings;
   // Spent and recorded before anything is looked up: a read that never finishes is still on the
   // trail, and one user cannot queue more lookups than the budget allows.
-  const begin = budgetedAuditReadRecorder(
-    commands,
-    createProofReadBudget({
-      perMinute: settings.AUDIT_PROOF_READS_PER_MINUTE,
-      maxKeys: settings.LIMITER_MAX_KEYS,
-      now: () => commands.clock.now(),
-    }),
-  );
-  const verifierOf = (treeId: string) => treeVerifierKey(auditKey, treeOrigin(issuer, treeId));
+  const budget = createProofReadBudget({
+    perMinute: settings.AUDIT_PROOF_READS_PER_MINUTE,
+    maxKeys: settings.LIMITER_MAX_KEYS,
+    now: () => commands.clock.now(),
+  });
+  const record = budgetedAuditReadRecorder(commands, budget);
   // Which tree a space's reader is served, and at which heads, is the policy's (readableTree).
-  const treeIdOf = (choice: TreeChoice, spaceId: string) =>
-    readableTree(choice, spaceId).spaceId ?? LOG_TREE;
+  const begin = async (
+    ctx: RequestContext,
+    who: Authenticated['login'],
+    tree: TreeChoice,
+    kind: Parameters<typeof record>[2]['kind'],
+    query: Record<string, string>,
+  ) => {
+    const treeId = readableTree(tree, who.spaceId).spaceId ?? LOG_TREE;
+    await record(ctx, who, { kind, query: { tree, ...query }, ...ASKED });
+    return treeId;
+  };
+  const verifierOf = (treeId: string) => treeVerifierKey(auditKey, treeOrigin(issuer, treeId));
   const signedBefore = (choice: TreeChoice) =>
     onlyPublishedHeads(choice)
       ? logHeadsPublishedBefore(commands.clock.now(), settings.AUDIT_CHECKPOINT_INTERVAL_SECONDS)
       : undefined;
   return [
-    route({
+    route('get', '/v1/audit/tree-head', 'space-read', {
       ...read,
-      method: 'get',
-      path: '/v1/audit/tree-head',
-      policy: 'space-read',
       operationId: 'auditTreeHead',
       summary: "The space's latest signed tree head (a C2SP checkpoint)",
       query: treeHeadQuery,
       responses: [{ status: 200, description: 'The head', schema: treeHead }],
-      async handle(ctx, who) {
-        const query = validate(treeHeadQuery, ctx.query, 'query');
-        const treeId = treeIdOf(query.tree, who.spaceId);
-        await begin(ctx, who, {
-          kind: 'tree-head',
-          query: { tree: query.tree, cosigned: String(query.cosigned) },
-          ...ASKED,
+      async handle(ctx, who, { query }) {
+        const treeId = await begin(ctx, who, query.tree, 'tree-head', {
+          cosigned: String(query.cosigned),
         });
         const head = await findTreeHead(db, treeId, {
           cosigned: query.cosigned,
@@ -117,36 +117,25 @@ export function auditProofRoutes(
               : 'no signed tree head yet: the projector signs one within AUDIT_CHECKPOINT_INTERVAL_SECONDS of the first sealed event',
           );
         }
-        ctx.set('Cache-Control', 'no-store');
-        ctx.body = {
+        answerNoStore(ctx, {
           origin: treeOrigin(issuer, treeId),
           tree_size: head.size,
           checkpoint: head.note,
           verifier_key: verifierOf(treeId),
           cosignatures: head.cosignatures,
-        } satisfies z.infer<typeof treeHead>;
+        } satisfies z.infer<typeof treeHead>);
       },
     }),
-    route({
+    route('get', '/v1/audit/proof/inclusion', 'space-read', {
       ...read,
-      method: 'get',
-      path: '/v1/audit/proof/inclusion',
-      policy: 'space-read',
       operationId: 'auditInclusionProof',
       summary: 'That an event, or a token (by jti), is in the space tree of a given size',
       query: inclusionQuery,
       responses: [{ status: 200, description: 'The proof', schema: inclusion }],
-      async handle(ctx, who) {
-        const query = validate(inclusionQuery, ctx.query, 'query');
-        const treeId = treeIdOf(query.tree, who.spaceId);
-        await begin(ctx, who, {
-          kind: 'inclusion-proof',
-          query: {
-            tree: query.tree,
-            ...(query.jti ? { jti: query.jti } : { event_id: query.event_id! }),
-            tree_size: query.tree_size === undefined ? 'latest' : String(query.tree_size),
-          },
-          ...ASKED,
+      async handle(ctx, who, { query }) {
+        const treeId = await begin(ctx, who, query.tree, 'inclusion-proof', {
+          ...(query.jti ? { jti: query.jti } : { event_id: query.event_id! }),
+          tree_size: query.tree_size === undefined ? 'latest' : String(query.tree_size),
         });
         const published = signedBefore(query.tree);
         // The log tree only at a published head's size: any other would answer how big it is now.
@@ -179,8 +168,7 @@ export function auditProofRoutes(
           ]);
         }
         const signed = head ?? (await findTreeHead(db, treeId, { size: treeSize }));
-        ctx.set('Cache-Control', 'no-store');
-        ctx.body = {
+        answerNoStore(ctx, {
           tree_size: treeSize,
           leaf_index: leaf.index,
           entry: leaf.entry.toString('utf8'),
@@ -190,25 +178,19 @@ export function auditProofRoutes(
           ),
           checkpoint: signed?.note ?? null,
           verifier_key: verifierOf(treeId),
-        } satisfies z.infer<typeof inclusion>;
+        } satisfies z.infer<typeof inclusion>);
       },
     }),
-    route({
+    route('get', '/v1/audit/proof/consistency', 'space-read', {
       ...read,
-      method: 'get',
-      path: '/v1/audit/proof/consistency',
-      policy: 'space-read',
       operationId: 'auditConsistencyProof',
       summary: 'That the space tree of size `to` extends the one of size `from`, nothing changed',
       query: consistencyQuery,
       responses: [{ status: 200, description: 'The proof', schema: consistency }],
-      async handle(ctx, who) {
-        const query = validate(consistencyQuery, ctx.query, 'query');
-        const treeId = treeIdOf(query.tree, who.spaceId);
-        await begin(ctx, who, {
-          kind: 'consistency-proof',
-          query: { tree: query.tree, from: String(query.from), to: String(query.to) },
-          ...ASKED,
+      async handle(ctx, who, { query }) {
+        const treeId = await begin(ctx, who, query.tree, 'consistency-proof', {
+          from: String(query.from),
+          to: String(query.to),
         });
         const published = signedBefore(query.tree);
         if (published) {
@@ -221,14 +203,13 @@ export function auditProofRoutes(
             { field: 'to', message: `at most ${sealed}, and not below from` },
           ]);
         }
-        ctx.set('Cache-Control', 'no-store');
-        ctx.body = {
+        answerNoStore(ctx, {
           from: query.from,
           to: query.to,
           proof: b64(
             await unlessArchived(proveConsistency(db, treeId, query.from, query.to, archiveDir)),
           ),
-        } satisfies z.infer<typeof consistency>;
+        } satisfies z.infer<typeof consistency>);
       },
     }),
   ];

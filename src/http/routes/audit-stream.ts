@@ -15,7 +15,6 @@ import { openFeed, watchAuthority, type Feed, type FeedEnd } from '../audit-feed
 import type { LoginRoutePolicy } from '../../domain/policy.js';
 import { bearerToken } from '../authentication.js';
 import { createStreamSlots, type StreamCaps } from '../stream-slots.js';
-import { LOGIN_ERRORS, loginRoute } from '../openapi/operation.js';
 import { route, type Route } from '../route.js';
 import { auditReadRecorder } from '../audit-read.js';
 import type { RequestContext } from '../state.js';
@@ -89,14 +88,10 @@ export interface AuditStreamOptions {
 }
 
 /**
- * GET /v1/audit/stream: the space's events as Server-Sent Events, as they commit. Events are sent
- * in commit-safe order (a transaction is sent once every older one has finished), so resuming
- * after the last id received (Last-Event-ID, which EventSource sends by itself) leaves no gap and
- * repeats nothing. A feed lives no longer than its login token and is re-authorised every
- * `reauthorizeMs`; it ends with a `stream-ended` event saying why. Slots (per process, space and
- * user) are taken before anything is awaited; every feed of a process is fed by one poll of the
- * log. Opening is recorded before the first byte (503 when it cannot be), and how it ended when
- * it ends.
+ * GET /v1/audit/stream: the space's events as Server-Sent Events in commit-safe order, so resuming
+ * after Last-Event-ID leaves no gap and repeats nothing. A feed lives no longer than its login
+ * token and is re-authorised every `reauthorizeMs`; one poll of the log feeds every feed of a
+ * process. Opening is recorded before the first byte (503 when it cannot be).
  */
 export function auditStreamRoutes(
   commands: CommandContext,
@@ -131,11 +126,8 @@ export function auditStreamRoutes(
   };
 
   const routes: readonly Route[] = [
-    route({
-      ...loginRoute('Audit'),
-      method: 'get',
-      path: '/v1/audit/stream',
-      policy: STREAM_POLICY,
+    route('get', '/v1/audit/stream', STREAM_POLICY, {
+      tag: 'Audit',
       operationId: 'auditStream',
       summary: "The space's events as Server-Sent Events, live, resumable with Last-Event-ID",
       description:
@@ -143,7 +135,7 @@ export function auditStreamRoutes(
       query: streamQuery,
       headers: streamHeaders,
       responses: [{ status: 200, description: 'An event stream', mediaType: 'text/event-stream' }],
-      errors: [...LOGIN_ERRORS, 'rate_limited'],
+      errors: ['rate_limited'],
       async handle(ctx, who) {
         // Before the first await: a burst of opens cannot all pass one check.
         const release = slots.take(who.spaceId, `${who.user.issuer}|${who.user.subject}`);

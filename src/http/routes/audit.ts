@@ -14,10 +14,10 @@ import { InvalidRequestError, RangeArchivedError, UnavailableError } from '../..
 import { queryAudit } from '../../projections/audit-queries.js';
 import type { AuditKey } from '../../audit-trail/audit-key.js';
 import { cursor, instant } from '../query.js';
+import { answerNoStore } from '../respond.js';
 import { route, type Route } from '../route.js';
 import { AUDIT_READ_ROUTE, auditReadRecorder } from '../audit-read.js';
 import type { RequestContext } from '../state.js';
-import { validate } from '../validate.js';
 import { auditCheckpoints, auditPage, type Body } from '../openapi/responses.js';
 
 const auditQuery = z.object({
@@ -59,12 +59,9 @@ const queryOf = (ctx: RequestContext): Record<string, string> =>
   );
 
 /**
- * The audit log of a space, for its dashboard users (login token + X-Service-Space-ID). Every
- * read is itself recorded as an audit-log-read event: who asked, what, and how many rows came back.
- * GET /v1/audit/events: the trail, filtered, in log order, with cursor pages.
- * GET /v1/audit/export: NDJSON of the space's chain (sequence, links, events with secret hashes
- * replaced by a digest) and its signed checkpoints, for `npm run verify-export`.
- * GET /v1/audit/checkpoints: the space's signed checkpoints and the public key that verifies them.
+ * The audit log of a space, for its dashboard users; every read is itself recorded as an
+ * audit-log-read event (who asked, what, how many rows came back). The export is what
+ * `npm run verify-export` checks.
  */
 export function auditRoutes(
   commands: CommandContext,
@@ -75,17 +72,13 @@ export function auditRoutes(
 ): readonly Route[] {
   const record = auditReadRecorder(commands);
   return [
-    route({
+    route('get', '/v1/audit/events', 'space-read', {
       ...read,
-      method: 'get',
-      path: '/v1/audit/events',
-      policy: 'space-read',
       operationId: 'auditEvents',
       summary: "The space's audit trail in log order, filtered, in cursor pages",
       query: auditQuery,
       responses: [{ status: 200, description: 'A page', schema: auditPage }],
-      async handle(ctx, who) {
-        const query = validate(auditQuery, ctx.query, 'query');
+      async handle(ctx, who, { query }) {
         const source = readFrom(ctx, reads);
         const archived = (
           await archivedOverlapping(source, {
@@ -119,19 +112,15 @@ export function auditRoutes(
         if (page.entries.length === 0 && archived.length > 0 && query.cursor === undefined) {
           throw new RangeArchivedError(archived);
         }
-        ctx.set('Cache-Control', 'no-store');
-        ctx.body = {
+        answerNoStore(ctx, {
           items: page.entries,
           next_cursor: page.nextAfter === null ? null : cursor.encode(page.nextAfter),
           archived,
-        } satisfies Body<typeof auditPage>;
+        } satisfies Body<typeof auditPage>);
       },
     }),
-    route({
+    route('get', '/v1/audit/export', 'space-read', {
       ...read,
-      method: 'get',
-      path: '/v1/audit/export',
-      policy: 'space-read',
       operationId: 'auditExport',
       summary: "NDJSON of the space's events and its tree's signed heads, for verify-export",
       query: exportQuery,
@@ -142,8 +131,7 @@ export function auditRoutes(
           mediaType: 'application/x-ndjson',
         },
       ],
-      async handle(ctx, who) {
-        const query = validate(exportQuery, ctx.query, 'query');
+      async handle(ctx, who, { query }) {
         if (query.from >= query.to) {
           throw new InvalidRequestError('from must be before to', [
             { field: 'from', message: 'must be before to' },
@@ -190,11 +178,8 @@ export function auditRoutes(
         );
       },
     }),
-    route({
+    route('get', '/v1/audit/checkpoints', 'space-read', {
       ...read,
-      method: 'get',
-      path: '/v1/audit/checkpoints',
-      policy: 'space-read',
       operationId: 'auditCheckpoints',
       summary: "The space's signed checkpoints and the public key that verifies them",
       responses: [{ status: 200, description: 'Checkpoints', schema: auditCheckpoints }],
@@ -206,11 +191,10 @@ export function auditRoutes(
           rows_returned: checkpoints.length,
           complete: true,
         });
-        ctx.set('Cache-Control', 'no-store');
-        ctx.body = {
+        answerNoStore(ctx, {
           public_key: auditKey.publicJwk,
           checkpoints,
-        } satisfies Body<typeof auditCheckpoints>;
+        } satisfies Body<typeof auditCheckpoints>);
       },
     }),
   ];

@@ -3,7 +3,6 @@ import { z } from 'zod';
 import { MethodNotAllowedError } from '../../errors/errors.js';
 import type { RequestContext, RequestState } from '../state.js';
 import { validate } from '../validate.js';
-import { loginRoute } from '../openapi/operation.js';
 
 /** The credential named in a path (`/v1/credential/:client_id`). */
 export const clientPath = z.object({ client_id: z.string().min(1).max(200) });
@@ -17,7 +16,7 @@ const notTheTokenEndpoint: Middleware<RequestState> = async (ctx, next) => {
 };
 
 /** What every credential route shares: login token, space header, problem+json errors. */
-export const common = { ...loginRoute('Credentials'), guard: notTheTokenEndpoint } as const;
+export const common = { tag: 'Credentials', guard: notTheTokenEndpoint } as const;
 
 /** The credential named in the path, taken down in the request's log line. */
 export function namedCredential(ctx: RequestContext): string {

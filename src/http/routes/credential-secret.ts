@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { CommandContext } from '../../commands/context.js';
 import { rotateSecret } from '../../commands/credential/change.js';
-import { BODY_ERRORS, LOGIN_ERRORS } from '../openapi/operation.js';
 import { rotatedSecret, type Body } from '../openapi/responses.js';
 import { answerNoStore, spaceChange } from '../respond.js';
 import { route, type Route } from '../route.js';
@@ -23,11 +22,8 @@ const idempotencyHeader = z.object({
 });
 /** POST /v1/credential/:client_id/secret: a new secret, idempotent under an Idempotency-Key. */
 export function rotateSecretRoute(commands: CommandContext): Route {
-  return route({
+  return route('post', '/v1/credential/:client_id/secret', 'space-change', {
     ...common,
-    method: 'post',
-    path: '/v1/credential/:client_id/secret',
-    policy: 'space-change',
     operationId: 'rotateSecret',
     summary: 'A new secret; the previous one stays valid for overlap_seconds',
     params: clientPath,
@@ -40,8 +36,8 @@ export function rotateSecretRoute(commands: CommandContext): Route {
         schema: rotatedSecret,
       },
     ],
-    errors: [...LOGIN_ERRORS, ...BODY_ERRORS, 'not_found', 'conflict', 'idempotency_key_reused'],
-    async handle(ctx, { spaceId, actor }) {
+    errors: ['not_found', 'conflict', 'idempotency_key_reused'],
+    async handle(ctx, { spaceId, actor }, input) {
       const clientId = namedCredential(ctx);
       const sent = ctx.get('Idempotency-Key');
       const headers = validate(
@@ -49,7 +45,7 @@ export function rotateSecretRoute(commands: CommandContext): Route {
         { 'Idempotency-Key': sent === '' ? undefined : sent },
         'header',
       );
-      const body = validate(rotateBody, ctx.request.body, 'body');
+      const { body } = input;
       const rotated = await rotateSecret(commands, {
         ...spaceChange(ctx, { spaceId, actor }),
         clientId,

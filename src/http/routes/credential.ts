@@ -23,8 +23,7 @@ import { route, type Route } from '../route.js';
 import type { RequestContext } from '../state.js';
 import { clientPath, common, namedCredential } from './credential-path.js';
 import { rotateSecretRoute } from './credential-secret.js';
-import { displayText, validate } from '../validate.js';
-import { BODY_ERRORS, LOGIN_ERRORS } from '../openapi/operation.js';
+import { displayText } from '../validate.js';
 import {
   createdCredential,
   credentialPage,
@@ -100,18 +99,14 @@ export function credentialRoutes(commands: CommandContext, db: Kysely<Database>)
     answerNoStore(ctx, await found(who.spaceId, clientId));
   };
   return [
-    route({
+    route('post', '/v1/credential', 'space-change', {
       ...common,
-      method: 'post',
-      path: '/v1/credential',
-      policy: 'space-change',
       operationId: 'createCredential',
       summary: 'Create client credentials for the space (the secret is shown this once)',
       body: { schema: createCredentialBody, media: ['json'] },
       responses: [{ status: 201, description: 'Created', schema: createdCredential }],
-      errors: [...LOGIN_ERRORS, ...BODY_ERRORS, 'invalid_scope'],
-      async handle(ctx, { user, ...who }) {
-        const body = validate(createCredentialBody, ctx.request.body, 'body');
+      errors: ['invalid_scope'],
+      async handle(ctx, { user, ...who }, { body }) {
         const created = await createCredential(commands, {
           ...spaceChange(ctx, who),
           name: body.name,
@@ -144,17 +139,13 @@ export function credentialRoutes(commands: CommandContext, db: Kysely<Database>)
         answerNoStore(ctx, shownCreated, 201);
       },
     }),
-    route({
+    route('get', '/v1/credentials', 'space-read', {
       ...common,
-      method: 'get',
-      path: '/v1/credentials',
-      policy: 'space-read',
       operationId: 'listCredentials',
       summary: "The space's credentials, newest first, in cursor pages",
       query: listQuery,
       responses: [{ status: 200, description: 'A page', schema: credentialPage }],
-      async handle(ctx, { spaceId }) {
-        const query = validate(listQuery, ctx.query, 'query');
+      async handle(ctx, { spaceId }, { query }) {
         const page = await listCredentials(db, {
           spaceId,
           status: query.status,
@@ -167,43 +158,29 @@ export function credentialRoutes(commands: CommandContext, db: Kysely<Database>)
         } satisfies Body<typeof credentialPage>);
       },
     }),
-    route({
+    route('get', '/v1/credential/:client_id', 'space-read', {
       ...common,
-      method: 'get',
-      path: '/v1/credential/:client_id',
-      policy: 'space-read',
       operationId: 'getCredential',
       summary: 'One credential',
       params: clientPath,
       responses: [{ status: 200, description: 'The credential', schema: credentialRecord }],
-      errors: [...LOGIN_ERRORS, 'not_found', 'method_not_allowed'],
-      async handle(ctx, { spaceId }) {
-        const { client_id: clientId } = validate(clientPath, ctx.params, 'path');
+      errors: ['not_found', 'method_not_allowed'],
+      async handle(ctx, { spaceId }, { params: { client_id: clientId } }) {
         answerNoStore(ctx, await found(spaceId, clientId));
       },
     }),
-    route({
+    route('patch', '/v1/credential/:client_id', 'space-change', {
       ...common,
-      method: 'patch',
-      path: '/v1/credential/:client_id',
-      policy: 'space-change',
       operationId: 'updateCredential',
       summary:
         "Change a credential's rate limit (null: the service default), allowed scopes, or a secretless client's keys",
       params: clientPath,
       body: { schema: updateBody, media: ['json'] },
       responses: [{ status: 200, description: 'The credential', schema: credentialRecord }],
-      errors: [
-        ...LOGIN_ERRORS,
-        ...BODY_ERRORS,
-        'invalid_scope',
-        'not_found',
-        'method_not_allowed',
-        'conflict',
-      ],
-      handle: (ctx, who) =>
+      errors: ['invalid_scope', 'not_found', 'method_not_allowed', 'conflict'],
+      handle: (ctx, who, input) =>
         changeThenShow(ctx, who, async (command) => {
-          const body = validate(updateBody, ctx.request.body, 'body');
+          const { body } = input;
           await updateCredential(commands, {
             ...command,
             ...(body.jwks ? { jwks: body.jwks } : {}),
@@ -214,22 +191,18 @@ export function credentialRoutes(commands: CommandContext, db: Kysely<Database>)
           });
         }),
     }),
-    route({
+    route('delete', '/v1/credential/:client_id', 'space-change', {
       ...common,
-      method: 'delete',
-      path: '/v1/credential/:client_id',
-      policy: 'space-change',
       operationId: 'revokeCredential',
       summary: 'Revoke a credential and every token it was issued (idempotent)',
       params: clientPath,
       body: { schema: revokeBody, media: ['json'], optional: true },
       responses: [{ status: 200, description: 'The revoked credential', schema: credentialRecord }],
-      errors: [...LOGIN_ERRORS, ...BODY_ERRORS, 'not_found', 'method_not_allowed', 'conflict'],
-      handle: (ctx, who) =>
-        changeThenShow(ctx, who, (command) => {
-          const body = validate(revokeBody, ctx.request.body, 'body');
-          return revokeCredential(commands, { ...command, reason: body.reason ?? null });
-        }),
+      errors: ['not_found', 'method_not_allowed', 'conflict'],
+      handle: (ctx, who, input) =>
+        changeThenShow(ctx, who, (command) =>
+          revokeCredential(commands, { ...command, reason: input.body.reason ?? null }),
+        ),
     }),
     rotateSecretRoute(commands),
   ];

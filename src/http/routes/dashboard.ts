@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import type { Route } from '../route.js';
+import { route, type Route } from '../route.js';
 
 const require = createRequire(import.meta.url);
 const own = (name: string) => new URL(`../dashboard/${name}`, import.meta.url);
@@ -36,10 +36,7 @@ const CSP = [
 export function dashboardRoutes(): readonly Route[] {
   return Object.entries(ASSETS).map(([path, asset]) => {
     const content = readFileSync(asset.file);
-    return {
-      method: 'get',
-      path,
-      policy: 'public',
+    return route('get', path, 'public', {
       // dashboardAsset_uplot_js: an identifier code generators accept.
       operationId:
         path === '/dashboard'
@@ -50,10 +47,7 @@ export function dashboardRoutes(): readonly Route[] {
         path === '/dashboard'
           ? "The operators' dashboard (sign in with a login token; data from the JSON APIs)"
           : 'A dashboard asset',
-      caller: 'public',
       responses: [{ status: 200, description: 'The file', mediaType: asset.type.split(';')[0]! }],
-      errors: [],
-      dialect: 'problem',
       handle(ctx) {
         ctx.set('Content-Security-Policy', CSP);
         ctx.set('X-Content-Type-Options', 'nosniff');
@@ -62,6 +56,6 @@ export function dashboardRoutes(): readonly Route[] {
         ctx.type = asset.type;
         ctx.body = content;
       },
-    } satisfies Route;
+    });
   });
 }

@@ -6,7 +6,7 @@ import {
 import { ACCESS_TOKEN_ALG } from '#verifier/algorithms.js';
 import { DPOP_ALGORITHMS } from '../../crypto/dpop.js';
 import { allScopes, type ScopeCatalog } from '../../domain/scope-catalog.js';
-import type { Route } from '../route.js';
+import { route, type Route } from '../route.js';
 import type { RequestContext } from '../state.js';
 import { authorizationServerMetadata, type Body } from '../openapi/responses.js';
 
@@ -75,31 +75,23 @@ export function discoveryRoutes(issuer: string, catalog: ScopeCatalog): readonly
   const metadata = discoveryMetadata(issuer, issuer, catalog);
   const [rfc8414, oidc] = metadataPaths(issuer);
   const common = {
-    method: 'get',
     tag: 'Discovery',
-    caller: 'public',
     responses: [{ status: 200, description: 'Metadata', schema: authorizationServerMetadata }],
-    errors: [],
-    dialect: 'problem',
     handle(ctx: RequestContext) {
       ctx.set('Cache-Control', 'public, max-age=3600');
       ctx.body = metadata;
     },
   } as const;
   return [
-    {
+    route('get', rfc8414, 'public', {
       ...common,
-      path: rfc8414,
-      policy: 'public',
       operationId: 'authorizationServerMetadata',
       summary: 'RFC 8414 authorization server metadata',
-    },
-    {
+    }),
+    route('get', oidc, 'public', {
       ...common,
-      path: oidc,
-      policy: 'public',
       operationId: 'openidConfiguration',
       summary: 'The same metadata where OpenID Connect clients look for it',
-    },
+    }),
   ];
 }

@@ -8,7 +8,6 @@ import {
 } from '../../domain/trusted-issuer/operator-issuers.js';
 import { agentUse, issuerRuleUse } from '../../projections/federation-queries.js';
 import { listTrustedIssuers } from '../../projections/trusted-issuers.js';
-import { loginRoute } from '../openapi/operation.js';
 import { timestamp, type Body } from '../openapi/responses.js';
 import { window } from '../query.js';
 import { readFrom } from '../read-source.js';
@@ -40,12 +39,10 @@ const agentsBody = z.object({
 });
 type IssuerUse = Body<typeof issuerUseBody>['issuers'][number];
 
-const view = loginRoute('Monitoring');
-
 /**
- * GET /v1/monitoring/trusted-issuers: each trusted issuer's rules and the tokens each bought
- * (issue 54 item 3). GET /v1/monitoring/agents: the clients acting in delegated tokens (issue 55
- * item 5). Both read the log's issuances over the window, as the dashboard shows them.
+ * GET /v1/monitoring/trusted-issuers: each trusted issuer's rules and the tokens each bought;
+ * GET /v1/monitoring/agents: the clients acting in delegated tokens. Both read the window's
+ * issuances, as the dashboard shows them.
  */
 export function federationMonitoringRoutes(
   reads: ReadRouter,
@@ -59,11 +56,8 @@ export function federationMonitoringRoutes(
     return { db: readFrom(ctx, reads), on: { spaceId, from, limit: query.limit } };
   };
   return [
-    route({
-      ...view,
-      method: 'get',
-      path: '/v1/monitoring/trusted-issuers',
-      policy: 'space-read',
+    route('get', '/v1/monitoring/trusted-issuers', 'space-read', {
+      tag: 'Monitoring',
       operationId: 'trustedIssuerUse',
       summary: "The space's trusted issuers and the tokens each rule bought over a window",
       query: useQuery,
@@ -106,11 +100,8 @@ export function federationMonitoringRoutes(
         } satisfies Body<typeof issuerUseBody>;
       },
     }),
-    route({
-      ...view,
-      method: 'get',
-      path: '/v1/monitoring/agents',
-      policy: 'space-read',
+    route('get', '/v1/monitoring/agents', 'space-read', {
+      tag: 'Monitoring',
       operationId: 'agentUse',
       summary: 'The clients acting for customers in delegated tokens over a window',
       query: useQuery,

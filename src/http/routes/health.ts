@@ -1,20 +1,18 @@
 import type { Logger } from 'pino';
 import type { Readiness } from '../../db/readiness.js';
+import { answerNoStore } from '../respond.js';
 import { route, type Route } from '../route.js';
 import type { RequestContext } from '../state.js';
 import { liveness, readiness as readinessBody } from '../openapi/responses.js';
 
-const probe = { tag: 'Operations', caller: 'public', errors: [], dialect: 'problem' } as const;
 const ready = [
   { status: 200, description: 'Ready', schema: readinessBody },
   { status: 503, description: 'Not ready, with a reason code', schema: readinessBody },
 ] as const;
 
 /**
- * GET /healthz and GET /readyz: 200 once the database answers and is migrated, else 503 with a
- * reason code and Retry-After. The database's own error text goes to the log, not to whoever asks.
- * GET /livez: 200 while the process serves at all (a liveness probe must not fail, and restart
- * the process, because the database is away).
+ * The probes. The database's own error text goes to the log, not to whoever asks; /livez never
+ * asks the database (a liveness probe failing would restart the process for the database's sake).
  */
 export function healthRoutes(
   readiness: Readiness,
@@ -35,34 +33,24 @@ export function healthRoutes(
     ctx.body = { status: 'unavailable', reason: state.reason };
   };
   return [
-    route({
-      ...probe,
-      method: 'get',
-      path: '/livez',
-      policy: 'public',
+    route('get', '/livez', 'public', {
+      tag: 'Operations',
       operationId: 'livez',
       summary: 'Liveness: the process serves (never depends on the database)',
       responses: [{ status: 200, description: 'Alive', schema: liveness }],
       handle(ctx) {
-        ctx.set('Cache-Control', 'no-store');
-        ctx.body = { status: 'ok' };
+        answerNoStore(ctx, { status: 'ok' });
       },
     }),
-    route({
-      ...probe,
-      method: 'get',
-      path: '/readyz',
-      policy: 'public',
+    route('get', '/readyz', 'public', {
+      tag: 'Operations',
       operationId: 'readyz',
       summary: 'Readiness: the database answers and is migrated',
       responses: ready,
       handle: checkReady,
     }),
-    route({
-      ...probe,
-      method: 'get',
-      path: '/healthz',
-      policy: 'public',
+    route('get', '/healthz', 'public', {
+      tag: 'Operations',
       operationId: 'healthz',
       summary: 'Readiness, with warnings about the deployment',
       responses: ready,

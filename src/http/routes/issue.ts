@@ -14,8 +14,6 @@ import { spaceIdHeader } from '../authentication.js';
 import { setRateLimitHeaders } from '../error-response.js';
 import { requestMetadata } from '../request-context.js';
 import { route, type Route } from '../route.js';
-import { validate } from '../validate.js';
-import { BODY_ERRORS } from '../openapi/operation.js';
 import { publicTokenResponse, type Body } from '../openapi/responses.js';
 
 const issueBody = z.object({
@@ -27,19 +25,14 @@ const issueBody = z.object({
 /** POST /v1/issue: a private token buys a public token for one customer and segment. */
 export function issueRoutes(commands: CommandContext): readonly Route[] {
   return [
-    route({
-      method: 'post',
-      path: '/v1/issue',
-      policy: 'private-token',
+    route('post', '/v1/issue', 'private-token', {
       operationId: 'issuePublicToken',
       tag: 'Tokens',
       summary: 'A public access token for one customer and segment, bought with a private token',
-      caller: 'private-token',
       spaceHeader: true,
       body: { schema: issueBody, media: ['json'] },
       responses: [{ status: 200, description: 'The public token', schema: publicTokenResponse }],
       errors: [
-        ...BODY_ERRORS,
         'invalid_token',
         'invalid_scope',
         'insufficient_scope',
@@ -47,10 +40,9 @@ export function issueRoutes(commands: CommandContext): readonly Route[] {
         'invalid_dpop_proof',
         'invalid_authorization_details',
       ],
-      dialect: 'bearer',
-      async handle(ctx, { privateToken, actor, dpop }) {
+      async handle(ctx, { privateToken, actor, dpop }, input) {
         const spaceId = spaceIdHeader(ctx);
-        const body = validate(issueBody, ctx.request.body, 'body');
+        const { body } = input;
         const issued = await issuePublicToken(commands, {
           spaceId,
           customerId: body.customer_id,

@@ -11,17 +11,11 @@ export const JWKS_MAX_AGE = 300;
 /** GET /.well-known/jwks.json: the public keys that verify every access token we issue. */
 export function jwksRoutes(keys: KeyStore): readonly Route[] {
   return [
-    route({
-      method: 'get',
-      path: '/.well-known/jwks.json',
-      policy: 'public',
+    route('get', '/.well-known/jwks.json', 'public', {
       operationId: 'jwks',
       tag: 'Verification',
       summary: 'The public keys that verify every access token (RFC 7517)',
-      caller: 'public',
       responses: [{ status: 200, description: 'JWK set', schema: jwks }],
-      errors: [],
-      dialect: 'problem',
       handle(ctx) {
         ctx.set('Cache-Control', `public, max-age=${JWKS_MAX_AGE}`);
         ctx.body = keys.jwks();

@@ -5,17 +5,11 @@ import { route, type Route } from '../route.js';
 /** GET /metrics: Prometheus text format. Expose it on an internal network only. */
 export function metricsRoutes(metrics: Metrics): readonly Route[] {
   return [
-    route({
-      method: 'get',
-      path: '/metrics',
-      policy: 'public',
+    route('get', '/metrics', 'public', {
       operationId: 'metrics',
       tag: 'Operations',
       summary: 'Prometheus metrics (text exposition format)',
-      caller: 'public',
       responses: [{ status: 200, description: 'Metrics', mediaType: 'text/plain' }],
-      errors: [],
-      dialect: 'problem',
       async handle(ctx) {
         // Under npm start's workers the text is gathered from all of them; one restarting makes
         // the scrape a 503 to retry, not a 500.

@@ -11,7 +11,6 @@ import {
 } from '../../projections/monitoring-queries.js';
 import type { Clock } from '../../domain/ports.js';
 import type { Limits } from '../../limits/limits.js';
-import { loginRoute } from '../openapi/operation.js';
 import type { Body } from '../openapi/responses.js';
 import {
   clientRates as clientRatesBody,
@@ -21,7 +20,6 @@ import {
 } from '../openapi/monitoring-responses.js';
 import { window } from '../query.js';
 import { route, type Route } from '../route.js';
-import { validate } from '../validate.js';
 import { answerNoStore } from '../respond.js';
 import { clientPath } from './credential-path.js';
 
@@ -41,33 +39,21 @@ const topQuery = z.object({
 const overviewQuery = z.object({ window: window.default(60 * 60_000) });
 const scopesQuery = z.object({ window: window.default(24 * 60 * 60_000) });
 
-const view = loginRoute('Monitoring');
-
-/**
- * GET /v1/monitoring/clients/:client_id/rates: a client's per-minute or per-hour counts over a
- * window, with totals and the average rate per second.
- * GET /v1/monitoring/top-clients: the busiest clients of the space over a window.
- * GET /v1/monitoring/overview: the space's totals, rate-limited requests and projector lag.
- */
+/** A space's issuance and refusal counts over a window, from the projector's rate views. */
 export function monitoringRoutes(
   reads: ReadRouter,
   clock: Clock,
   limits: Pick<Limits, 'refusals'>,
 ): readonly Route[] {
   return [
-    route({
-      ...view,
-      method: 'get',
-      path: '/v1/monitoring/clients/:client_id/rates',
-      policy: 'space-read',
+    route('get', '/v1/monitoring/clients/:client_id/rates', 'space-read', {
+      tag: 'Monitoring',
       operationId: 'clientRates',
       summary: "A client's per-minute or per-hour counts over a window",
       params: clientPath,
       query: ratesQuery,
       responses: [{ status: 200, description: 'Rates', schema: clientRatesBody }],
-      async handle(ctx, { spaceId }) {
-        const query = validate(ratesQuery, ctx.query, 'query');
-        const { client_id: clientId } = validate(clientPath, ctx.params, 'path');
+      async handle(ctx, { spaceId }, { query, params: { client_id: clientId } }) {
         const to = new Date(clock.now());
         const from = new Date(to.getTime() - query.window);
         const buckets = await clientRates(readFrom(ctx, reads), {
@@ -102,19 +88,14 @@ export function monitoringRoutes(
         } satisfies Body<typeof clientRatesBody>;
       },
     }),
-    route({
-      ...view,
-      method: 'get',
-      path: '/v1/monitoring/clients/:client_id/scopes',
-      policy: 'space-read',
+    route('get', '/v1/monitoring/clients/:client_id/scopes', 'space-read', {
+      tag: 'Monitoring',
       operationId: 'clientScopes',
       summary: "A client's issuances per granted scope over a window (hour buckets)",
       params: clientPath,
       query: scopesQuery,
       responses: [{ status: 200, description: 'Per scope', schema: clientScopesBody }],
-      async handle(ctx, { spaceId }) {
-        const query = validate(scopesQuery, ctx.query, 'query');
-        const { client_id: clientId } = validate(clientPath, ctx.params, 'path');
+      async handle(ctx, { spaceId }, { query, params: { client_id: clientId } }) {
         const to = new Date(clock.now());
         const from = new Date(to.getTime() - query.window);
         const scopes = await clientScopes(readFrom(ctx, reads), { spaceId, clientId, from, to });
@@ -126,17 +107,13 @@ export function monitoringRoutes(
         } satisfies Body<typeof clientScopesBody>;
       },
     }),
-    route({
-      ...view,
-      method: 'get',
-      path: '/v1/monitoring/top-clients',
-      policy: 'space-read',
+    route('get', '/v1/monitoring/top-clients', 'space-read', {
+      tag: 'Monitoring',
       operationId: 'topClients',
       summary: 'The busiest clients of the space over a window',
       query: topQuery,
       responses: [{ status: 200, description: 'Top clients', schema: topClientsBody }],
-      async handle(ctx, { spaceId }) {
-        const query = validate(topQuery, ctx.query, 'query');
+      async handle(ctx, { spaceId }, { query }) {
         const from = new Date(clock.now() - query.window);
         ctx.body = {
           from: from.toISOString(),
@@ -150,19 +127,15 @@ export function monitoringRoutes(
         } satisfies Body<typeof topClientsBody>;
       },
     }),
-    route({
-      ...view,
-      method: 'get',
-      path: '/v1/monitoring/overview',
-      policy: 'space-read',
+    route('get', '/v1/monitoring/overview', 'space-read', {
+      tag: 'Monitoring',
       operationId: 'monitoringOverview',
       summary: "The space's totals over a window, rate-limited requests and projector lag",
       description:
         'Rate-limited requests are not events (nothing changed state): they are counted by the API process that answered, since it started.',
       query: overviewQuery,
       responses: [{ status: 200, description: 'Overview', schema: monitoringOverview }],
-      async handle(ctx, { spaceId }) {
-        const query = validate(overviewQuery, ctx.query, 'query');
+      async handle(ctx, { spaceId }, { query }) {
         const to = new Date(clock.now());
         const from = new Date(to.getTime() - query.window);
         const refusals = limits.refusals();

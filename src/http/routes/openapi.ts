@@ -34,9 +34,8 @@ export function openApiRoutes(
     openApiDocument([...operations, self], { issuer, version: VERSION, scopes }),
   );
   return [
-    route({
+    route(self.method, self.path, 'public', {
       ...self,
-      policy: 'public',
       handle(ctx) {
         ctx.set('Cache-Control', 'public, max-age=300');
         ctx.type = 'application/json';

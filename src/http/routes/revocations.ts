@@ -4,7 +4,6 @@ import { z } from 'zod';
 import type { Database } from '../../db/schema.js';
 import { revocationList as listRevocations } from '../../projections/credential-queries.js';
 import { SPACE_ID_PATTERN } from '../authentication.js';
-import { validate } from '../validate.js';
 import { route, type Route } from '../route.js';
 import { revocationList, type Body } from '../openapi/responses.js';
 import { JWKS_MAX_AGE } from './jwks.js';
@@ -56,23 +55,17 @@ export function revocationRoutes(
     return entry;
   };
   return [
-    route({
-      method: 'get',
-      path: '/v1/revocations',
-      policy: 'public',
+    route('get', '/v1/revocations', 'public', {
       operationId: 'listRevocations',
       tag: 'Verification',
       summary: 'What an offline verifier of the space must reject (cacheable for 30 s)',
-      caller: 'public',
       query,
       responses: [
         { status: 200, description: 'The revocation list', schema: revocationList },
         { status: 304, description: 'Unchanged since the ETag sent as If-None-Match' },
       ],
       errors: ['invalid_request'],
-      dialect: 'problem',
-      async handle(ctx) {
-        const { space_id: spaceId } = validate(query, ctx.query, 'query');
+      async handle(ctx, _auth, { query: { space_id: spaceId } }) {
         const { etag, body } = await listOf(spaceId);
         ctx.set('Cache-Control', `public, max-age=${REVOCATION_LIST_MAX_AGE}`);
         ctx.set('ETag', etag);

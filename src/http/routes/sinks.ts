@@ -12,7 +12,6 @@ import {
 import { deleteSink } from '../../commands/sink/delete.js';
 import { sinkStatuses } from '../../delivery/status.js';
 import { sinkTargetRequestSchema } from '../../domain/event-data/sink.js';
-import { BODY_ERRORS, LOGIN_ERRORS, loginRoute } from '../openapi/operation.js';
 import type { Body } from '../openapi/responses.js';
 import { sinkList, sinkStatus, sinkStatusBody, sinkWithSecret } from '../openapi/sink-responses.js';
 import { answerNoStore, spaceChange } from '../respond.js';
@@ -34,19 +33,10 @@ const changeBody = z
     { message: 'give name, target, rotate_secret: true, or several' },
   );
 
-const common = loginRoute('Audit sinks');
-
-/**
- * A space's audit sinks, for its dashboard users: where the space's audit trail is pushed (a
- * webhook or syslog), and where each delivery stands. Every change is an event naming who; a
- * webhook's secret is shown once, when made.
- */
+/** A space's audit sinks (webhook or syslog) and their delivery; a webhook's secret shown once. */
 export function sinkRoutes(admin: SinkAdminContext, db: Kysely<Database>): readonly Route[] {
-  /**
-   * Answers with the sink as it stood at the change's commit (read in its transaction: nothing is
-   * read after it, so a committed change is never answered as a failure and a secret made by
-   * this request is always shown, once).
-   */
+  // The sink as it stood at the change's commit, read in its transaction: a committed change is
+  // never answered as a failure, and a secret made by this request is always shown, once.
   const answer = (ctx: RequestContext, made: SinkSecret, status?: number) => {
     const body = {
       ...sinkStatusBody(made.status),
@@ -60,11 +50,8 @@ export function sinkRoutes(admin: SinkAdminContext, db: Kysely<Database>): reado
     sinkId: named(ctx),
   });
   return [
-    route({
-      ...common,
-      method: 'get',
-      path: '/v1/sinks',
-      policy: 'space-read',
+    route('get', '/v1/sinks', 'space-read', {
+      tag: 'Audit sinks',
       operationId: 'listSinks',
       summary: "The space's audit sinks: cursor, lag, last error, paused and why",
       responses: [{ status: 200, description: 'The sinks', schema: sinkList }],
@@ -73,35 +60,27 @@ export function sinkRoutes(admin: SinkAdminContext, db: Kysely<Database>): reado
         answerNoStore(ctx, { items } satisfies Body<typeof sinkList>);
       },
     }),
-    route({
-      ...common,
-      method: 'post',
-      path: '/v1/sinks',
-      policy: 'space-change',
+    route('post', '/v1/sinks', 'space-change', {
+      tag: 'Audit sinks',
       operationId: 'createSink',
       summary:
         "Push the space's audit trail to a webhook or syslog (a webhook's secret shown once)",
       body: { schema: createBody, media: ['json'] },
       responses: [{ status: 201, description: 'Created', schema: sinkWithSecret }],
-      errors: [...LOGIN_ERRORS, ...BODY_ERRORS, 'conflict'],
-      async handle(ctx, who) {
-        const { name, target } = validate(createBody, ctx.request.body, 'body');
+      errors: ['conflict'],
+      async handle(ctx, who, { body: { name, target } }) {
         answer(ctx, await createSink(admin, { ...spaceChange(ctx, who), name, target }), 201);
       },
     }),
-    route({
-      ...common,
-      method: 'patch',
-      path: '/v1/sinks/:sink_id',
-      policy: 'space-change',
+    route('patch', '/v1/sinks/:sink_id', 'space-change', {
+      tag: 'Audit sinks',
       operationId: 'changeSink',
       summary: "Rename a sink, point it elsewhere or rotate a webhook's secret (cursor kept)",
       params: sinkPath,
       body: { schema: changeBody, media: ['json'] },
       responses: [{ status: 200, description: 'The sink', schema: sinkWithSecret }],
-      errors: [...LOGIN_ERRORS, ...BODY_ERRORS, 'not_found'],
-      async handle(ctx, who) {
-        const body = validate(changeBody, ctx.request.body, 'body');
+      errors: ['not_found'],
+      async handle(ctx, who, { body }) {
         const made = await changeSink(admin, {
           ...admitted(ctx, who),
           ...(body.name === undefined ? {} : { name: body.name }),
@@ -112,11 +91,8 @@ export function sinkRoutes(admin: SinkAdminContext, db: Kysely<Database>): reado
       },
     }),
     ...(['pause', 'resume'] as const).map((action) =>
-      route({
-        ...common,
-        method: 'post',
-        path: `/v1/sinks/:sink_id/${action}`,
-        policy: 'space-change',
+      route('post', `/v1/sinks/:sink_id/${action}`, 'space-change', {
+        tag: 'Audit sinks',
         operationId: `${action}Sink`,
         summary:
           action === 'pause'
@@ -124,7 +100,7 @@ export function sinkRoutes(admin: SinkAdminContext, db: Kysely<Database>): reado
             : 'Resume delivery to a paused sink from its cursor',
         params: sinkPath,
         responses: [{ status: 200, description: 'The sink', schema: sinkStatus }],
-        errors: [...LOGIN_ERRORS, 'not_found'],
+        errors: ['not_found'],
         async handle(ctx, who) {
           const status = await (action === 'pause' ? pauseSink : resumeSink)(
             admin,
@@ -134,17 +110,14 @@ export function sinkRoutes(admin: SinkAdminContext, db: Kysely<Database>): reado
         },
       }),
     ),
-    route({
-      ...common,
-      method: 'delete',
-      path: '/v1/sinks/:sink_id',
-      policy: 'space-change',
+    route('delete', '/v1/sinks/:sink_id', 'space-change', {
+      tag: 'Audit sinks',
       operationId: 'deleteSink',
       summary:
         'Delete a sink: nothing more is delivered to it and its secret is dropped (a DELETE again answers the same)',
       params: sinkPath,
       responses: [{ status: 204, description: 'Deleted (or deleted before)' }],
-      errors: [...LOGIN_ERRORS, 'not_found'],
+      errors: ['not_found'],
       async handle(ctx, who) {
         await deleteSink(admin, admitted(ctx, who));
         ctx.status = 204;

@@ -6,7 +6,6 @@ import { spaceIssuer } from '#verifier/issuer-keys.js';
 import type { ScopeCatalog } from '../../domain/scope-catalog.js';
 import { NotFoundError } from '../../errors/errors.js';
 import { SPACE_ID_PATTERN } from '../authentication.js';
-import { LOGIN_ERRORS, loginRoute } from '../openapi/operation.js';
 import { authorizationServerMetadata, jwks } from '../openapi/responses.js';
 import { route, type Route } from '../route.js';
 import type { RequestContext } from '../state.js';
@@ -33,9 +32,8 @@ async function spaceWithOwnKeys(ctx: RequestContext, spaces: SpaceSigning): Prom
 }
 
 /**
- * A space's own issuer (issue 42): its JWKS at `{issuer}/.well-known/jwks.json` and its metadata
- * where RFC 8414 §3.1 puts it for an issuer with a path, both public, both 404 for a space that
- * signs with the shared keys; and the admin's switch that turns the space's own keys on.
+ * A space's own issuer: its JWKS and its metadata (where RFC 8414 §3.1 puts it for an issuer with
+ * a path), public, 404 for a space on the shared keys; and the admin's switch that turns it on.
  */
 export function spaceKeyRoutes(
   commands: CommandContext,
@@ -45,13 +43,9 @@ export function spaceKeyRoutes(
   const spaces = commands.spaceKeys;
   if (!spaces) return [];
   const publicRoute = {
-    method: 'get',
     tag: 'Verification',
-    caller: 'public',
-    policy: 'public',
     params: spacePath,
     errors: ['not_found'],
-    dialect: 'problem',
   } as const;
   const metadata = async (ctx: RequestContext) => {
     const spaceId = await spaceWithOwnKeys(ctx, spaces);
@@ -62,9 +56,8 @@ export function spaceKeyRoutes(
     { status: 200, description: 'Metadata', schema: authorizationServerMetadata },
   ] as const;
   return [
-    route({
+    route('get', '/spaces/:space_id/.well-known/jwks.json', 'public', {
       ...publicRoute,
-      path: '/spaces/:space_id/.well-known/jwks.json',
       operationId: 'spaceJwks',
       summary: "The public keys of a space's own issuer: they verify its tokens only",
       responses: [{ status: 200, description: 'JWK set', schema: jwks }],
@@ -74,33 +67,27 @@ export function spaceKeyRoutes(
         ctx.body = (await spaces.store.ring(spaceId)).jwks();
       },
     }),
-    route({
+    route('get', '/.well-known/oauth-authorization-server/spaces/:space_id', 'public', {
       ...publicRoute,
-      path: '/.well-known/oauth-authorization-server/spaces/:space_id',
       operationId: 'spaceAuthorizationServerMetadata',
       summary: "RFC 8414 metadata of a space's own issuer (§3.1: the issuer's path appended)",
       responses: metadataResponse,
       handle: metadata,
     }),
-    route({
+    route('get', '/spaces/:space_id/.well-known/openid-configuration', 'public', {
       ...publicRoute,
-      path: '/spaces/:space_id/.well-known/openid-configuration',
       operationId: 'spaceOpenidConfiguration',
       summary: "The same metadata where OpenID Connect clients look for a space's issuer",
       responses: metadataResponse,
       handle: metadata,
     }),
-    route({
-      method: 'post',
-      path: '/v1/space/signing-keys',
-      ...loginRoute('Verification'),
-      policy: 'space-change',
+    route('post', '/v1/space/signing-keys', 'space-change', {
+      tag: 'Verification',
       operationId: 'enableSpaceKeys',
       summary: 'Turns on an issuer and signing keys of the space its own (idempotent)',
       responses: [
         { status: 200, description: "The space's issuer and JWKS", schema: spaceKeysEnabled },
       ],
-      errors: [...LOGIN_ERRORS],
       async handle(ctx, { spaceId, actor }) {
         await enableSpaceKeys(commands.events, spaceId, { actor, origin: ctx.ip }, spaces.maker);
         await spaces.store.forget(spaceId);

@@ -9,7 +9,6 @@ import { route, type Route } from '../route.js';
 import type { RequestContext } from '../state.js';
 import { clientActor } from '../../domain/actors.js';
 import { validate } from '../validate.js';
-import { BODY_ERRORS } from '../openapi/operation.js';
 import { emptyObject, introspection } from '../openapi/responses.js';
 
 const tokenRequest = z.object({
@@ -34,10 +33,8 @@ async function clientAndToken(commands: CommandContext, ctx: RequestContext) {
 
 const lifecycle = {
   tag: 'Tokens',
-  caller: 'client',
   body: { schema: tokenRequest, media: ['form', 'json'] },
-  errors: [...BODY_ERRORS, 'invalid_client', 'rate_limited'],
-  dialect: 'oauth',
+  errors: ['invalid_client', 'rate_limited'],
 } as const;
 
 /**
@@ -46,11 +43,8 @@ const lifecycle = {
  */
 export function tokenLifecycleRoutes(commands: CommandContext): readonly Route[] {
   return [
-    route({
+    route('post', '/v1/introspect', 'client', {
       ...lifecycle,
-      method: 'post',
-      path: '/v1/introspect',
-      policy: 'client',
       operationId: 'introspectToken',
       summary: "RFC 7662: whether a token of the caller's space is active, and its claims",
       responses: [{ status: 200, description: 'Introspection', schema: introspection }],
@@ -61,11 +55,8 @@ export function tokenLifecycleRoutes(commands: CommandContext): readonly Route[]
         ctx.body = await introspectToken(commands, { client, token });
       },
     }),
-    route({
+    route('post', '/v1/revoke', 'client', {
       ...lifecycle,
-      method: 'post',
-      path: '/v1/revoke',
-      policy: 'client',
       operationId: 'revokeToken',
       summary:
         "RFC 7009: revoke a token of the caller's space (a private token takes its public tokens)",

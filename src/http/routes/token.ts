@@ -20,7 +20,6 @@ import { requestMetadata } from '../request-context.js';
 import { route, type Route } from '../route.js';
 import type { RequestContext } from '../state.js';
 import { validate } from '../validate.js';
-import { BODY_ERRORS } from '../openapi/operation.js';
 import { grantResponse } from '../openapi/responses.js';
 
 const field = z.string().min(1, 'must not be empty').max(512);
@@ -87,19 +86,14 @@ function clientAndFields(
  */
 export function tokenRoutes(commands: CommandContext, dpopGate: DpopGate): readonly Route[] {
   return [
-    route({
-      method: 'post',
-      path: '/v1/credential/token',
-      policy: 'client',
+    route('post', '/v1/credential/token', 'client', {
       operationId: 'issuePrivateToken',
       tag: 'Tokens',
       summary: 'The token endpoint: client_credentials and RFC 8693 token exchange',
       description: `JSON or form-encoded; the client authenticates by HTTP Basic, with client_id and client_secret in the body, or, created with keys, with a signed client_assertion (private_key_jwt, RFC 7523), or with a client_assertion of an issuer its space trusts whose rule names the \`client_id\` sent beside it (federated-jwt, RFC 7523 §2.2; a refusal is \`invalid_client\` naming the claim at fault). Grants: ${GRANTS.map((grant) => `\`${grant.grantType}\` (${grant.summary}${grant.space === 'required' ? '; X-Service-Space-ID required' : ''})`).join('; ')}. \`resource\` (RFC 8707) is accepted as a synonym of \`audience\`. Token exchange issues for its subject token's audience: an \`audience\` or \`resource\` naming another is \`invalid_target\`; \`actor_token\` (the agent's private token, delegating a public \`subject_token\` whose \`may_act\` names it: docs/api.md, Delegation) is \`invalid_request\` with any other subject token; a \`scope\` (RFC 6749 §3.3, on every grant) beyond what the catalog, the credential or the subject token allows is \`invalid_scope\`; a DPoP-bound \`subject_token\` needs a proof by its key whose \`ath\` is its hash.`,
-      caller: 'client',
       body: { schema: tokenRequestBody, media: ['json', 'form'] },
       responses: [{ status: 200, description: 'The token', schema: grantResponse }],
       errors: [
-        ...BODY_ERRORS,
         'invalid_client',
         'unsupported_grant_type',
         'invalid_grant',
@@ -110,9 +104,7 @@ export function tokenRoutes(commands: CommandContext, dpopGate: DpopGate): reado
         'invalid_dpop_proof',
         'invalid_authorization_details',
       ],
-      dialect: 'oauth',
-      async handle(ctx) {
-        const body = validate(tokenRequestBody, ctx.request.body, 'body');
+      async handle(ctx, _auth, { body }) {
         const grant = grantNamed(body.grant_type);
         if (!grant) throw new UnsupportedGrantTypeError(body.grant_type, GRANT_TYPES);
         const request = grant.normalize?.(body) ?? body;

@@ -20,7 +20,6 @@ import type { MetadataClientDomain } from '../../domain/metadata-client/decide.j
 import type { TrustedIssuerState } from '../../domain/trusted-issuer/decide.js';
 import { operatorIssuersOf } from '../../domain/trusted-issuer/operator-issuers.js';
 import { listTrustedIssuers, metadataClientDomains } from '../../projections/trusted-issuers.js';
-import { BODY_ERRORS, LOGIN_ERRORS, loginRoute } from '../openapi/operation.js';
 import type { Body } from '../openapi/responses.js';
 import { answerNoStore, spaceChange } from '../respond.js';
 import { route, type Route } from '../route.js';
@@ -46,12 +45,9 @@ const shown = (state: TrustedIssuerState): Body<typeof trustedIssuer> => ({
   ...state.definition,
 });
 
-const common = loginRoute('Trusted issuers');
-
 /**
- * A space's trusted issuers (issue 54), for its dashboard users: whose tokens the jwt-bearer grant
- * takes in place of a secret, and which credential each rule maps them to. Every change is an
- * event naming who.
+ * A space's trusted issuers, for its dashboard users: whose tokens the jwt-bearer grant takes in
+ * place of a secret, and which credential each rule maps them to. Every change is an event.
  */
 export function trustedIssuerRoutes(
   admin: IssuerAdminContext,
@@ -61,11 +57,8 @@ export function trustedIssuerRoutes(
     answerNoStore(ctx, shown(state), status);
   const named = (ctx: RequestContext) => validate(issuerPath, ctx.params, 'path').issuer_id;
   return [
-    route({
-      ...common,
-      method: 'get',
-      path: '/v1/trusted-issuers',
-      policy: 'space-read',
+    route('get', '/v1/trusted-issuers', 'space-read', {
+      tag: 'Trusted issuers',
       operationId: 'listTrustedIssuers',
       summary: "The space's trusted issuers: keys, audience and rules",
       responses: [{ status: 200, description: 'The issuers', schema: trustedIssuerList }],
@@ -80,35 +73,27 @@ export function trustedIssuerRoutes(
         answerNoStore(ctx, { items } satisfies Body<typeof trustedIssuerList>);
       },
     }),
-    route({
-      ...common,
-      method: 'post',
-      path: '/v1/trusted-issuers',
-      policy: 'space-change',
+    route('post', '/v1/trusted-issuers', 'space-change', {
+      tag: 'Trusted issuers',
       operationId: 'addTrustedIssuer',
       summary:
         "Trust an issuer's tokens (Kubernetes, SPIFFE, CI) at the jwt-bearer grant, its claims mapped to credentials",
       body: { schema: trustedIssuerDefinitionSchema, media: ['json'] },
       responses: [{ status: 201, description: 'Trusted', schema: trustedIssuer }],
-      errors: [...LOGIN_ERRORS, ...BODY_ERRORS, 'conflict'],
-      async handle(ctx, who) {
-        const definition = validate(trustedIssuerDefinitionSchema, ctx.request.body, 'body');
+      errors: ['conflict'],
+      async handle(ctx, who, { body: definition }) {
         answer(ctx, await addTrustedIssuer(admin, { ...spaceChange(ctx, who), definition }), 201);
       },
     }),
-    route({
-      ...common,
-      method: 'patch',
-      path: '/v1/trusted-issuers/:issuer_id',
-      policy: 'space-change',
+    route('patch', '/v1/trusted-issuers/:issuer_id', 'space-change', {
+      tag: 'Trusted issuers',
       operationId: 'changeTrustedIssuer',
       summary: "Replace a trusted issuer's definition (keys, audience, rules)",
       params: issuerPath,
       body: { schema: trustedIssuerDefinitionSchema, media: ['json'] },
       responses: [{ status: 200, description: 'The issuer', schema: trustedIssuer }],
-      errors: [...LOGIN_ERRORS, ...BODY_ERRORS, 'not_found', 'conflict'],
-      async handle(ctx, who) {
-        const definition = validate(trustedIssuerDefinitionSchema, ctx.request.body, 'body');
+      errors: ['not_found', 'conflict'],
+      async handle(ctx, who, { body: definition }) {
         answer(
           ctx,
           await changeTrustedIssuer(admin, {
@@ -119,16 +104,13 @@ export function trustedIssuerRoutes(
         );
       },
     }),
-    route({
-      ...common,
-      method: 'delete',
-      path: '/v1/trusted-issuers/:issuer_id',
-      policy: 'space-change',
+    route('delete', '/v1/trusted-issuers/:issuer_id', 'space-change', {
+      tag: 'Trusted issuers',
       operationId: 'removeTrustedIssuer',
       summary: 'Stop trusting an issuer (a DELETE again answers the same)',
       params: issuerPath,
       responses: [{ status: 204, description: 'Removed (or removed before)' }],
-      errors: [...LOGIN_ERRORS, 'not_found', 'conflict'],
+      errors: ['not_found', 'conflict'],
       async handle(ctx, who) {
         await removeTrustedIssuer(admin, { ...spaceChange(ctx, who), issuerId: named(ctx) });
         ctx.status = 204;
@@ -138,22 +120,15 @@ export function trustedIssuerRoutes(
   ];
 }
 
-/**
- * The domains whose client ID metadata documents (issue 55 item 3) a space takes as clients at
- * the token endpoint, each with the scopes its clients may get; every change an event naming who.
- */
+/** The domains whose client ID metadata documents a space takes as clients, with their scopes. */
 function metadataClientDomainRoutes(
   admin: IssuerAdminContext,
   db: Kysely<Database>,
 ): readonly Route[] {
   const path = '/v1/metadata-client-domains';
-  const tag = loginRoute('Metadata clients');
   return [
-    route({
-      ...tag,
-      method: 'get',
-      path,
-      policy: 'space-read',
+    route('get', path, 'space-read', {
+      tag: 'Metadata clients',
       operationId: 'listMetadataClientDomains',
       summary: 'The domains whose client ID metadata documents the space takes as clients',
       responses: [{ status: 200, description: 'The domains', schema: domainList }],
@@ -162,34 +137,25 @@ function metadataClientDomainRoutes(
         answerNoStore(ctx, { items } satisfies Body<typeof domainList>);
       },
     }),
-    route({
-      ...tag,
-      method: 'post',
-      path,
-      policy: 'space-change',
+    route('post', path, 'space-change', {
+      tag: 'Metadata clients',
       operationId: 'allowMetadataClientDomain',
       summary: "Take a domain's client ID metadata documents as clients, with at most these scopes",
       body: { schema: allowedDomain, media: ['json'] },
       responses: [{ status: 201, description: 'Allowed', schema: allowedDomain }],
-      errors: [...LOGIN_ERRORS, ...BODY_ERRORS],
-      async handle(ctx, who) {
-        const body = validate(allowedDomain, ctx.request.body, 'body');
+      async handle(ctx, who, { body }) {
         const state = await allowMetadataClientDomain(admin, { ...spaceChange(ctx, who), ...body });
         answerNoStore(ctx, shownDomain(state), 201);
       },
     }),
-    route({
-      ...tag,
-      method: 'delete',
-      path: `${path}/:domain`,
-      policy: 'space-change',
+    route('delete', `${path}/:domain`, 'space-change', {
+      tag: 'Metadata clients',
       operationId: 'removeMetadataClientDomain',
       summary: "Stop taking a domain's documents as clients (a DELETE again answers the same)",
       params: domainPath,
       responses: [{ status: 204, description: 'Removed (or removed before)' }],
-      errors: [...LOGIN_ERRORS, 'not_found'],
-      async handle(ctx, who) {
-        const { domain } = validate(domainPath, ctx.params, 'path');
+      errors: ['not_found'],
+      async handle(ctx, who, { params: { domain } }) {
         await removeMetadataClientDomain(admin, { ...spaceChange(ctx, who), domain });
         ctx.status = 204;
       },

@@ -25,6 +25,8 @@ COPY packages/embedded-postgres/tsconfig.json ./packages/embedded-postgres/
 COPY packages/embedded-postgres/src ./packages/embedded-postgres/src
 COPY packages/outbound/tsconfig.json ./packages/outbound/
 COPY packages/outbound/src ./packages/outbound/src
+COPY packages/event-log/tsconfig.json ./packages/event-log/
+COPY packages/event-log/src ./packages/event-log/src
 COPY src ./src
 RUN npm run build
 

@@ -7,8 +7,8 @@ import globals from 'globals';
  * Which folder of src/ may import which: the layer table of docs/architecture.md, enforced here
  * (test/unit/layers.test.ts keeps the two equal and checks the table has no cycle). A folder
  * always may import itself; anything not listed is refused by `npm run lint`. `audit-log`,
- * `verifier`, `pkcs11-signer`, `embedded-postgres` and `outbound` are the packages of those
- * names in packages/, imported as `#<name>/…` (package.json `imports`).
+ * `verifier`, `pkcs11-signer`, `embedded-postgres`, `outbound` and `event-log` are the packages
+ * of those names in packages/, imported as `#<name>/…` (package.json `imports`).
  * @type {Readonly<Record<string, readonly string[]>>}
  */
 export const LAYERS = {
@@ -16,21 +16,20 @@ export const LAYERS = {
   config: [],
   net: [],
   domain: ['verifier'],
-  db: ['embedded-postgres', 'audit-log', 'config'],
-  'event-store': ['audit-log', 'db', 'limits'],
-  'audit-trail': ['audit-log', 'event-store', 'db', 'domain', 'config'],
+  db: ['embedded-postgres', 'event-log', 'audit-log', 'config'],
+  'audit-trail': ['audit-log', 'event-log', 'db', 'domain', 'config'],
   limits: ['domain', 'errors'],
   crypto: ['verifier', 'audit-log', 'pkcs11-signer', 'domain', 'db', 'config', 'errors', 'limits'],
-  projections: ['audit-trail', 'event-store', 'db', 'domain', 'errors'],
-  observability: ['projections', 'event-store', 'db', 'domain'],
-  delivery: ['outbound', 'audit-trail', 'event-store', 'crypto', 'db', 'domain', 'errors'],
+  projections: ['audit-trail', 'event-log', 'db', 'domain', 'errors'],
+  observability: ['projections', 'event-log', 'db', 'domain'],
+  delivery: ['outbound', 'audit-trail', 'event-log', 'crypto', 'db', 'domain', 'errors'],
   commands: [
     'verifier',
     'outbound',
     'delivery',
     'observability',
     'domain',
-    'event-store',
+    'event-log',
     'projections',
     'crypto',
     'limits',
@@ -47,7 +46,7 @@ export const LAYERS = {
     'crypto',
     'limits',
     'observability',
-    'event-store',
+    'event-log',
     'domain',
     'db',
     'errors',
@@ -60,7 +59,7 @@ export const LAYERS = {
     'projections',
     'audit-trail',
     'observability',
-    'event-store',
+    'event-log',
     'crypto',
     'limits',
     'domain',
@@ -110,7 +109,7 @@ export const SUB_LAYERS = {};
  * so nothing of the service (src/), of its tools, of another package, of a database or of a web
  * server. The verifier checks JWTs with jose, and the PKCS#11 signer names its JWKs by jose's
  * type; the audit log, the outbound toolkit and the Postgres launcher
- * need no JOSE.
+ * need no JOSE. The event log is a Postgres store: the drivers are its own.
  * @type {Readonly<Record<string, { modules: readonly string[] }>>}
  */
 export const PACKAGE_REFUSES = {
@@ -119,6 +118,7 @@ export const PACKAGE_REFUSES = {
   'pkcs11-signer': { modules: ['kysely', 'pg', 'koa', 'pino'] },
   'embedded-postgres': { modules: ['kysely', 'pg', 'koa', 'pino', 'jose'] },
   outbound: { modules: ['kysely', 'pg', 'koa', 'pino', 'jose'] },
+  'event-log': { modules: ['koa', 'pino', 'jose'] },
 };
 
 // The database drivers: only a layer that may use src/db may import them.

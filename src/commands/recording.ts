@@ -1,5 +1,5 @@
 import type { Decision } from '../domain/decision.js';
-import type { NewEvent } from '../event-store/types.js';
+import type { NewEvent } from '#event-log/types.js';
 import type { Decider } from './handle.js';
 
 /**

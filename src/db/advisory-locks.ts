@@ -37,7 +37,7 @@ export const ADVISORY_LOCK_IN_SQL: Readonly<
 
 /**
  * Transaction locks of one space, by purpose, keyed `hashtextextended('/<prefix>/<space>', 0)`.
- * Stream locks hash `<space>/<stream>` (src/event-store/append-to-stream.ts) into the same key
+ * Stream locks hash `<space>/<stream>` (packages/event-log/src/append-to-stream.ts) into the same key
  * space, and a space id begins with a letter or digit: the leading `/` keeps every name here
  * apart from every stream's (a space named `trusted-issuers` once shared its streams' names with
  * other spaces' issuer locks), the prefix keeps the purposes apart.

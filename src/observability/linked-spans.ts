@@ -1,5 +1,5 @@
 import { SpanKind, SpanStatusCode, trace, type Link } from '@opentelemetry/api';
-import type { EventTrace, LinkedSpans } from '../event-store/event-traces.js';
+import type { EventTrace, LinkedSpans } from '#event-log/event-traces.js';
 
 /** The most links a span keeps (the SDK's default limit): a batch links its first traces. */
 const MAX_LINKS = 128;

@@ -3,9 +3,9 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { appendToStream } from '../../src/event-store/append-to-stream.js';
-import { createBatchedAppender } from '../../src/event-store/batched-appender.js';
-import { readLog } from '../../src/event-store/read-log.js';
+import { appendToStream } from '#event-log/append-to-stream.js';
+import { createBatchedAppender } from '#event-log/batched-appender.js';
+import { readLog } from '#event-log/read-log.js';
 import { sealLog } from '../../src/audit-trail/seal/sealer.js';
 import { checkLogTreeInDatabase } from '../../src/audit-trail/prove/log-tree-evidence.js';
 import { signTreeHeads } from '../../src/audit-trail/seal/tree-head-signing.js';
@@ -18,10 +18,11 @@ import {
   type LogPosition,
   type NewEvent,
   type RecordedEvent,
-} from '../../src/event-store/types.js';
+} from '#event-log/types.js';
 import { connect } from '../../src/db/database.js';
 import { isDatabaseUnavailable } from '../../src/db/postgres-errors.js';
-import { AppendRefusedError } from '../../src/event-store/errors.js';
+import { AppendRefusedError } from '#event-log/errors.js';
+import { createFairQueue } from '../../src/limits/fair-queue.js';
 import { withPort } from '../support/database-url.js';
 import { freePortBelow32768 } from '../support/postgres-source.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
@@ -562,9 +563,24 @@ describe('log tree: a forged event at a page boundary', () => {
   });
 });
 
+/** The service's append queue (its fair queue) with these bounds, as the appender is given it. */
+const fairQueue =
+  (bounds: { maxQueued?: number; maxQueuedPerSpace?: number; maxWaitMs?: number } = {}) =>
+  <Item>(expired: (items: readonly Item[]) => void) =>
+    createFairQueue<Item>({
+      maxQueued: bounds.maxQueued ?? 10_000,
+      maxQueuedPerSpace: bounds.maxQueuedPerSpace ?? bounds.maxQueued ?? 10_000,
+      maxWaitMs: bounds.maxWaitMs ?? 5_000,
+      expired,
+    });
+
 describe('createBatchedAppender (group commit)', () => {
   it('commits many concurrent new streams together and answers each with its own event', async () => {
-    const appender = createBatchedAppender(database.db, { maxBatch: 64, maxInFlight: 2 });
+    const appender = createBatchedAppender(database.db, {
+      queue: fairQueue(),
+      maxBatch: 64,
+      maxInFlight: 2,
+    });
     const inputs = Array.from({ length: 300 }, (_, i) => ({
       spaceId: SPACE,
       streamId: `batched-${i}-${randomUUID()}`,
@@ -603,7 +619,7 @@ describe('createBatchedAppender (group commit)', () => {
   });
 
   it('answers a retried event as a duplicate without failing the others in its batch', async () => {
-    const appender = createBatchedAppender(database.db, { maxInFlight: 1 });
+    const appender = createBatchedAppender(database.db, { queue: fairQueue(), maxInFlight: 1 });
     const newStream = () => ({
       spaceId: SPACE,
       streamId: `fresh-${randomUUID()}`,
@@ -645,7 +661,7 @@ describe('createBatchedAppender (group commit)', () => {
       idleInTransactionTimeoutMs: 1000,
     });
     try {
-      const appender = createBatchedAppender(down.db);
+      const appender = createBatchedAppender(down.db, { queue: fairQueue() });
       const inputs = Array.from({ length: 5 }, () => ({
         spaceId: SPACE,
         streamId: `down-${randomUUID()}`,
@@ -665,9 +681,7 @@ describe('createBatchedAppender (group commit)', () => {
   it('gives each space a fair share of the queue: one space filling its share leaves another its appends', async () => {
     // Room for three; without shares the flood would take all three and refuse the neighbour.
     const appender = createBatchedAppender(database.db, {
-      maxQueued: 3,
-      maxQueuedPerSpace: 2,
-      maxWaitMs: 2000,
+      queue: fairQueue({ maxQueued: 3, maxQueuedPerSpace: 2, maxWaitMs: 2000 }),
     });
     const locker = await database.pool.connect();
     try {
@@ -695,7 +709,9 @@ describe('createBatchedAppender (group commit)', () => {
   });
 
   it('refuses new appends at once when its queue is full, and expires appends that waited too long', async () => {
-    const appender = createBatchedAppender(database.db, { maxQueued: 3, maxWaitMs: 300 });
+    const appender = createBatchedAppender(database.db, {
+      queue: fairQueue({ maxQueued: 3, maxWaitMs: 300 }),
+    });
     const locker = await database.pool.connect();
     try {
       // Hold the events table so the batch in flight stalls, as a stuck database would.

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { recordLag } from '../../src/delivery/cursor.js';
 import { writeSink, writeSinkPaused } from '../../src/delivery/sinks.js';
-import { LOG_START } from '../../src/event-store/types.js';
-import { appendToStream } from '../../src/event-store/append-to-stream.js';
+import { LOG_START } from '#event-log/types.js';
+import { appendToStream } from '#event-log/append-to-stream.js';
 import { exampleEvents } from '../support/example-events.js';
 import { createCredentialVia, privateTokenVia, startTestService } from '../support/test-service.js';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { EventStore } from '../../src/event-store/event-store.js';
-import type { NewEvent } from '../../src/event-store/types.js';
+import type { EventStore } from '#event-log/event-store.js';
+import type { NewEvent } from '#event-log/types.js';
 import type { InlineWrites } from '../../src/projections/inline-writes.js';
 
 /** A store under test, and how to read back the stream positions it holds for a stream. */

@@ -1,6 +1,6 @@
-import type { AppendInput, AppendResult } from '../../src/event-store/append-to-stream.js';
-import type { EventStore } from '../../src/event-store/event-store.js';
-import type { RecordedEvent } from '../../src/event-store/types.js';
+import type { AppendInput, AppendResult } from '#event-log/append-to-stream.js';
+import type { EventStore } from '#event-log/event-store.js';
+import type { RecordedEvent } from '#event-log/types.js';
 import type { Credential } from '../../src/domain/credential/state.js';
 import type { Token } from '../../src/domain/token/state.js';
 import type { IdempotentResponse } from '../../src/projections/idempotent-responses.js';
@@ -26,7 +26,7 @@ export interface InMemoryEventStore {
 }
 
 /**
- * The same contract as Postgres's store (src/event-store/append-to-stream.ts): an append checks
+ * The same contract as Postgres's store (packages/event-log/src/append-to-stream.ts): an append checks
  * its stream's version, is atomic with its inline writes (staged, applied only when all of them
  * succeeded), and a retry with event ids already logged returns the originals. Appends are
  * serialised, as the stream lock serialises them in Postgres; handlers still interleave between

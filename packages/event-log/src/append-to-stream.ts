@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { Database } from '../db/schema.js';
+import { logTables, type EventLogTables, type LogDatabase } from './table.js';
 import { insertEvents, streamRows, type Inserted } from './insert-events.js';
 import {
   EVENT_COLUMNS,
@@ -22,8 +22,8 @@ export interface AppendInput {
 }
 
 /** Runs inside the append's transaction: what must commit with the events (see EventStore). */
-export type TransactionProjection = (
-  trx: Transaction<Database>,
+export type TransactionProjection<DB extends EventLogTables = EventLogTables> = (
+  trx: Transaction<DB>,
   events: readonly RecordedEvent[],
 ) => Promise<void>;
 
@@ -51,10 +51,10 @@ export type AppendResult =
  * by construction (it names a new random id: a token's jti, an event id), as every new stream
  * appended without `inline` does.
  */
-export async function appendToStream(
-  db: Kysely<Database>,
+export async function appendToStream<DB extends EventLogTables>(
+  db: Kysely<DB>,
   input: AppendInput,
-  inline?: TransactionProjection,
+  inline?: TransactionProjection<DB>,
 ): Promise<AppendResult> {
   if (input.events.length === 0) throw new Error('appendToStream: no events to append');
   if (input.expectedVersion === 'no_stream' && !inline) {
@@ -87,8 +87,8 @@ export async function appendToStream(
  * because the stream exists, holding these very events (a retry: the originals) or others (a
  * version conflict); a part of it is a bug of the caller.
  */
-export async function written(
-  db: Kysely<Database>,
+export async function written<DB extends EventLogTables>(
+  db: LogDatabase<DB>,
   input: AppendInput,
   inserted: Inserted,
 ): Promise<AppendResult> {
@@ -109,12 +109,12 @@ export async function written(
 }
 
 /** The last position of a stream, 0 when it has no events. */
-export async function streamVersion(
-  db: Kysely<Database>,
+export async function streamVersion<DB extends EventLogTables>(
+  db: LogDatabase<DB>,
   spaceId: string,
   streamId: string,
 ): Promise<number> {
-  const row = await db
+  const row = await logTables(db)
     .selectFrom('events')
     .select((eb) => eb.fn.max('stream_position').as('version'))
     .where('space_id', '=', spaceId)
@@ -123,12 +123,12 @@ export async function streamVersion(
   return Number(row?.version ?? 0);
 }
 
-async function findEvents(
-  db: Kysely<Database>,
+async function findEvents<DB extends EventLogTables>(
+  db: LogDatabase<DB>,
   input: AppendInput,
 ): Promise<RecordedEvent[] | undefined> {
   const ids = input.events.map((event) => event.eventId);
-  const rows = (await db
+  const rows = (await logTables(db)
     .selectFrom('events')
     .select(EVENT_COLUMNS)
     .where('space_id', '=', input.spaceId)

@@ -1,6 +1,5 @@
 import type { Kysely, QueryResult, RawBuilder } from 'kysely';
 import type pg from 'pg';
-import type { Database } from './schema.js';
 
 /** Statement texts to prepare on each connection, and the name each is prepared under. */
 const names = new Map<string, string>();
@@ -41,8 +40,8 @@ export function runMarkedStatementsPrepared(client: pg.ClientBase): void {
  * Runs `query` prepared under `name` on whichever connection `db` lends (see
  * {@link prepareOnEveryConnection}): for statements whose text never changes, only their values.
  */
-export async function executePrepared<Row>(
-  db: Kysely<Database>,
+export async function executePrepared<DB, Row>(
+  db: Kysely<DB>,
   name: string,
   query: RawBuilder<Row>,
 ): Promise<QueryResult<Row>> {

@@ -62,7 +62,7 @@ async function append(n: number): Promise<void> {
     await appendToStream(handle.db, {
       spaceId: `space-bench-${done % SPACES}`,
       streamId: `stream-${randomUUID()}`,
-      expectedVersion: 'no_stream',
+      expectedVersion: 'fresh',
       events: Array.from({ length: count }, () => ({
         eventId: randomUUID(),
         type: 'audit-log-read',

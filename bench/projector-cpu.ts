@@ -41,7 +41,7 @@ try {
     await appendToStream(db, {
       spaceId: `space-${i % spaces}`,
       streamId: `token-${jti}`,
-      expectedVersion: 'no_stream',
+      expectedVersion: 'fresh',
       events: [
         {
           eventId: randomUUID(),

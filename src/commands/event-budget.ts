@@ -82,7 +82,7 @@ export function createEventBudget(
     if (!summary) return false;
     await options.events.append({
       spaceId: summary.spaceId,
-      expectedVersion: 'no_stream',
+      expectedVersion: 'fresh',
       streamId: summary.streamId,
       events: [summary.event],
     });
@@ -159,7 +159,7 @@ export function createEventBudget(
         await options.events.append({
           spaceId,
           streamId,
-          expectedVersion: 'no_stream',
+          expectedVersion: 'fresh',
           events: decision.events,
         });
       } else {

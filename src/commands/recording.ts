@@ -13,7 +13,7 @@ export function recordingDecider<Command, Facts = undefined>(recording: {
 }): Decider<Command, undefined, never, Facts> {
   return {
     stream: recording.stream,
-    load: async () => ({ state: undefined, version: 'no_stream' }),
+    load: async () => ({ state: undefined, version: 'fresh' }),
     decide: (command) => recording.decide(command),
     evolve: (state) => state,
     refusals: {},

@@ -90,7 +90,7 @@ describe('the deliverer killed at random points under load', () => {
           await appendToStream(database.db, {
             spaceId: `space-drill-${appended % SPACES}`,
             streamId: `stream-${randomUUID()}`,
-            expectedVersion: 'no_stream',
+            expectedVersion: 'fresh',
             events: Array.from({ length: n }, () => ({
               eventId: randomUUID(),
               type: 'audit-log-read',

@@ -43,7 +43,7 @@ const append = (spaceId: string, count: number) =>
       await appendToStream(database.db, {
         spaceId,
         streamId: `stream-${randomUUID()}`,
-        expectedVersion: 'no_stream',
+        expectedVersion: 'fresh',
         events: [
           {
             eventId: randomUUID(),

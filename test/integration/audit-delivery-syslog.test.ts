@@ -40,7 +40,7 @@ describe('the syslog sink, received by rsyslogd', () => {
         await appendToStream(database.db, {
           spaceId: `space-syslog-${i % 4}`,
           streamId: `stream-${randomUUID()}`,
-          expectedVersion: 'no_stream',
+          expectedVersion: 'fresh',
           events: [{ eventId, type, data, metadata: { actor: 'test' } }],
         });
       }

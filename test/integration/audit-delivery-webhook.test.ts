@@ -52,7 +52,7 @@ const append = (spaceId: string, type: string, data: unknown) =>
   appendToStream(database.db, {
     spaceId,
     streamId: `stream-${randomUUID()}`,
-    expectedVersion: 'no_stream',
+    expectedVersion: 'fresh',
     events: [{ eventId: randomUUID(), type, data, metadata: { actor: 'test' } }],
   });
 

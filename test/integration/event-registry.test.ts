@@ -30,7 +30,7 @@ async function appendOneOfEach(clientId: string): Promise<string> {
     await appendToStream(database.db, {
       spaceId: SPACE,
       streamId: `registry-${type}-${randomUUID()}`,
-      expectedVersion: 'no_stream',
+      expectedVersion: 'fresh',
       events: [
         domainEvent(randomUUID(), type, examples[type] as never, {
           ...metadata,

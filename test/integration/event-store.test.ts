@@ -58,7 +58,7 @@ describe('appendToStream', () => {
     await appendToStream(database.db, {
       spaceId: SPACE,
       streamId,
-      expectedVersion: 'no_stream',
+      expectedVersion: 'fresh',
       events: [event()],
     });
     const results = await Promise.all(
@@ -110,7 +110,7 @@ describe('appendToStream', () => {
         appendToStream(database.db, {
           spaceId: SPACE,
           streamId,
-          expectedVersion: 'no_stream',
+          expectedVersion: 'fresh',
           events: [event(), event()],
         }),
       ),
@@ -131,13 +131,13 @@ describe('appendToStream', () => {
     const first = await appendToStream(database.db, {
       spaceId: SPACE,
       streamId,
-      expectedVersion: 'no_stream',
+      expectedVersion: 'fresh',
       events,
     });
     const retry = await appendToStream(database.db, {
       spaceId: SPACE,
       streamId,
-      expectedVersion: 'no_stream',
+      expectedVersion: 'fresh',
       events,
     });
     expect(first.ok && !first.duplicate).toBe(true);
@@ -153,33 +153,36 @@ describe('appendToStream', () => {
     expect(rows).toHaveLength(1);
   });
 
-  it('refuses a new stream whose id the log already holds, when its events are not the ones there', async () => {
-    const streamId = `taken-${randomUUID()}`;
-    await appendToStream(database.db, {
-      spaceId: SPACE,
-      streamId,
-      expectedVersion: 'no_stream',
-      events: [event({ n: 1 })],
-    });
-    const second = await appendToStream(database.db, {
-      spaceId: SPACE,
-      streamId,
-      expectedVersion: 'no_stream',
-      events: [event({ n: 2 })],
-    });
-    expect(second).toEqual({
-      ok: false,
-      error: 'version_conflict',
-      expected: 'no_stream',
-      actual: 1,
-    });
-    const rows = await database.db
-      .selectFrom('events')
-      .select('stream_position')
-      .where('stream_id', '=', streamId)
-      .execute();
-    expect(rows).toHaveLength(1);
-  });
+  it.each(['fresh', 'no_stream'] as const)(
+    'refuses a new stream (%s) whose id the log already holds, when its events are not the ones there',
+    async (expectedVersion) => {
+      const streamId = `taken-${randomUUID()}`;
+      await appendToStream(database.db, {
+        spaceId: SPACE,
+        streamId,
+        expectedVersion,
+        events: [event({ n: 1 })],
+      });
+      const second = await appendToStream(database.db, {
+        spaceId: SPACE,
+        streamId,
+        expectedVersion,
+        events: [event({ n: 2 })],
+      });
+      expect(second).toEqual({
+        ok: false,
+        error: 'version_conflict',
+        expected: expectedVersion,
+        actual: 1,
+      });
+      const rows = await database.db
+        .selectFrom('events')
+        .select('stream_position')
+        .where('stream_id', '=', streamId)
+        .execute();
+      expect(rows).toHaveLength(1);
+    },
+  );
 
   it('runs the inline projection in the same transaction: if it fails, the events are not stored', async () => {
     const streamId = `inline-${randomUUID()}`;
@@ -226,7 +229,7 @@ describe('readLog', () => {
       const fast = await appendToStream(database.db, {
         spaceId: SPACE,
         streamId: `fast-${randomUUID()}`,
-        expectedVersion: 'no_stream',
+        expectedVersion: 'fresh',
         events: [event()],
       });
       const fastPosition = fast.ok ? fast.events[0]!.globalPosition : -1;
@@ -264,7 +267,7 @@ describe('readLog', () => {
         await appendToStream(database.db, {
           spaceId: SPACE,
           streamId: `after-${randomUUID()}`,
-          expectedVersion: 'no_stream',
+          expectedVersion: 'fresh',
           events: [event()],
         });
       }
@@ -318,7 +321,7 @@ describe('log tree', () => {
       await appendToStream(database.db, {
         spaceId: SPACE,
         streamId: `chain-${i}-${randomUUID()}`,
-        expectedVersion: 'no_stream',
+        expectedVersion: 'fresh',
         events: [event({ i })],
       });
     }
@@ -508,7 +511,7 @@ describe('log tree: a forged event at a page boundary', () => {
       await appendToStream(own.db, {
         spaceId: SPACE,
         streamId: `boundary-${i}-${randomUUID()}`,
-        expectedVersion: 'no_stream',
+        expectedVersion: 'fresh',
         events: [event({ i })],
       });
     }
@@ -584,7 +587,7 @@ describe('createBatchedAppender (group commit)', () => {
     const inputs = Array.from({ length: 300 }, (_, i) => ({
       spaceId: SPACE,
       streamId: `batched-${i}-${randomUUID()}`,
-      expectedVersion: 'no_stream' as const,
+      expectedVersion: 'fresh' as const,
       events: [event({ i })],
     }));
     const results = await Promise.all(inputs.map((input) => appender.append(input)));
@@ -618,12 +621,39 @@ describe('createBatchedAppender (group commit)', () => {
     ).toEqual(new Map(rows.map((row) => [row.stream_id, row.global_position])));
   });
 
+  it("batches 'fresh' appends alone: 'no_stream' ones are checked under the stream's lock, so one of many starts a stream", async () => {
+    const appender = createBatchedAppender(database.db, { queue: fairQueue() });
+    const streamId = `shared-key-${randomUUID()}`;
+    const starts = Array.from({ length: 10 }, (_, i) => ({
+      spaceId: SPACE,
+      streamId,
+      expectedVersion: 'no_stream' as const,
+      events: [event({ i })],
+    }));
+    const results = await Promise.all(starts.map((input) => appender.append(input)));
+    expect(results.filter((result) => result.ok)).toHaveLength(1);
+    for (const loser of results.filter((result) => !result.ok)) {
+      expect(loser).toEqual({
+        ok: false,
+        error: 'version_conflict',
+        expected: 'no_stream',
+        actual: 1,
+      });
+    }
+    const rows = await database.db
+      .selectFrom('events')
+      .select('stream_position')
+      .where('stream_id', '=', streamId)
+      .execute();
+    expect(rows.map((row) => Number(row.stream_position))).toEqual([1]);
+  });
+
   it('answers a retried event as a duplicate without failing the others in its batch', async () => {
     const appender = createBatchedAppender(database.db, { queue: fairQueue(), maxInFlight: 1 });
     const newStream = () => ({
       spaceId: SPACE,
       streamId: `fresh-${randomUUID()}`,
-      expectedVersion: 'no_stream' as const,
+      expectedVersion: 'fresh' as const,
       events: [event()],
     });
     const original = newStream();
@@ -665,7 +695,7 @@ describe('createBatchedAppender (group commit)', () => {
       const inputs = Array.from({ length: 5 }, () => ({
         spaceId: SPACE,
         streamId: `down-${randomUUID()}`,
-        expectedVersion: 'no_stream' as const,
+        expectedVersion: 'fresh' as const,
         events: [event()],
       }));
       const outcomes = await Promise.allSettled(inputs.map((input) => appender.append(input)));
@@ -690,7 +720,7 @@ describe('createBatchedAppender (group commit)', () => {
       const newStream = (spaceId: string) => ({
         spaceId,
         streamId: `fair-${randomUUID()}`,
-        expectedVersion: 'no_stream' as const,
+        expectedVersion: 'fresh' as const,
         events: [event()],
       });
       const inFlight = appender.append(newStream('space-flood'));
@@ -720,7 +750,7 @@ describe('createBatchedAppender (group commit)', () => {
       const newStream = () => ({
         spaceId: SPACE,
         streamId: `stalled-${randomUUID()}`,
-        expectedVersion: 'no_stream' as const,
+        expectedVersion: 'fresh' as const,
         events: [event()],
       });
       const inFlight = appender.append(newStream());

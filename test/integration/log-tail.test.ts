@@ -37,7 +37,7 @@ const append = (spaceId: string, n: number) =>
   appendToStream(database.db, {
     spaceId,
     streamId: `stream-${randomUUID()}`,
-    expectedVersion: 'no_stream',
+    expectedVersion: 'fresh',
     events: Array.from({ length: n }, (_, i) => ({
       eventId: randomUUID(),
       type: 'test-event',

@@ -19,7 +19,7 @@ beforeAll(async () => {
     await appendToStream(database.db, {
       spaceId: 'space-oracle',
       streamId: `oracle-${i}-${randomUUID()}`,
-      expectedVersion: 'no_stream',
+      expectedVersion: 'fresh',
       events: [{ eventId: randomUUID(), type: 'test-event', data: { i }, metadata: {} }],
     });
   }

@@ -326,7 +326,7 @@ async function appendIssued(count: number): Promise<void> {
     await appendToStream(service.database.db, {
       spaceId: 'space-one',
       streamId: `token-${randomUUID()}`,
-      expectedVersion: 'no_stream',
+      expectedVersion: 'fresh',
       events: [
         {
           eventId: randomUUID(),

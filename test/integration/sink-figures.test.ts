@@ -38,7 +38,7 @@ describe.skipIf(!process.env.SINK_FIGURES)('sink figures (issue 51, item 6)', ()
       await appendToStream(db, {
         spaceId: 'space-noisy',
         streamId: `noisy-${randomUUID()}`,
-        expectedVersion: 'no_stream',
+        expectedVersion: 'fresh',
         events: Array.from({ length: 1000 }, () => ({
           eventId: randomUUID(),
           type: 'audit-log-read',

@@ -34,7 +34,7 @@ async function record(spaceId: string, count: number): Promise<void> {
         appendToStream(database.db, {
           spaceId,
           streamId: `tree-${randomUUID()}`,
-          expectedVersion: 'no_stream',
+          expectedVersion: 'fresh',
           events: [{ eventId: randomUUID(), type: 'test-event', data: { n: i + j }, metadata: {} }],
         }),
       ),

@@ -77,7 +77,7 @@ export function createInMemoryEventStore(now: () => number = Date.now): InMemory
       const actual = log.filter((event) => event.streamId === input.streamId).length;
       const expected = input.expectedVersion;
       if (
-        (expected === 'no_stream' && actual !== 0) ||
+        ((expected === 'no_stream' || expected === 'fresh') && actual !== 0) ||
         (typeof expected === 'number' && expected !== actual)
       ) {
         return { ok: false, error: 'version_conflict', expected, actual };
@@ -98,7 +98,7 @@ export function createInMemoryEventStore(now: () => number = Date.now): InMemory
           return noSql('transactions');
         },
         append: async (input) => {
-          const result = await append({ ...input, expectedVersion: 'no_stream' });
+          const result = await append({ ...input, expectedVersion: 'fresh' });
           if (!result.ok || result.duplicate) throw new Error('transact: stream exists');
           return result.events;
         },

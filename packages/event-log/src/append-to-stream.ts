@@ -47,9 +47,8 @@ export type AppendResult =
  * cannot both pass it. A conflict writes nothing. A retry with event ids already in the log
  * returns the stored originals instead of duplicating them.
  *
- * A brand-new stream with nothing inline is one INSERT without the check: its id must be fresh
- * by construction (it names a new random id: a token's jti, an event id), as every new stream
- * appended without `inline` does.
+ * A `'fresh'` stream with nothing inline is one INSERT without the lock: its caller asserts its
+ * id is new by construction (a token's jti, an event id). `'no_stream'` is always checked.
  */
 export async function appendToStream<DB extends EventLogTables>(
   db: Kysely<DB>,
@@ -57,7 +56,7 @@ export async function appendToStream<DB extends EventLogTables>(
   inline?: TransactionProjection<DB>,
 ): Promise<AppendResult> {
   if (input.events.length === 0) throw new Error('appendToStream: no events to append');
-  if (input.expectedVersion === 'no_stream' && !inline) {
+  if (input.expectedVersion === 'fresh' && !inline) {
     return written(db, input, await insertEvents(db, rowsOf(input, 0)));
   }
   return db.transaction().execute(async (trx) => {
@@ -65,7 +64,7 @@ export async function appendToStream<DB extends EventLogTables>(
       trx,
     );
     const current = await streamVersion(trx, input.spaceId, input.streamId);
-    const expected = input.expectedVersion === 'no_stream' ? 0 : input.expectedVersion;
+    const expected = isNew(input.expectedVersion) ? 0 : input.expectedVersion;
     if (expected !== 'any' && expected !== current) {
       const originals = await findEvents(trx, input);
       if (originals) return { ok: true, duplicate: true, events: originals } as const;
@@ -140,6 +139,9 @@ async function findEvents<DB extends EventLogTables>(
     rows.length === ids.length && rows.every((row) => row.stream_id === input.streamId);
   return sameAppend ? rows.map(toRecordedEvent) : undefined;
 }
+
+/** Whether the version asks for a stream not yet there ('fresh' with inline writes is checked). */
+const isNew = (version: ExpectedVersion) => version === 'no_stream' || version === 'fresh';
 
 const rowsOf = (input: AppendInput, after: number) =>
   streamRows(input.spaceId, input.streamId, input.events, after, input.trace);

@@ -11,7 +11,7 @@ import { insertEvents, streamRows } from './insert-events.js';
 
 /** Appends new streams, many per round trip. */
 export interface BatchedAppender {
-  /** Same contract as appendToStream with `expectedVersion: 'no_stream'`. */
+  /** Same contract as appendToStream; only `'fresh'` appends are batched, the others go alone. */
   append(input: AppendInput): Promise<AppendResult>;
   /** Appends waiting for their batch (for /metrics). */
   queued(): number;
@@ -138,7 +138,7 @@ export function createBatchedAppender<DB extends EventLogTables>(
 
   return {
     append(input) {
-      if (input.expectedVersion !== 'no_stream') return appendToStream(db, input);
+      if (input.expectedVersion !== 'fresh') return appendToStream(db, input);
       let admitted = false;
       const appended = new Promise<AppendResult>((resolve, reject) => {
         admitted = queue.offer(input.spaceId, { input, resolve, reject });

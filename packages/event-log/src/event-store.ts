@@ -25,8 +25,8 @@ export type InlineProjection<Writes> = (
 export interface EventStore<Writes = unknown> {
   /**
    * The one append: to one stream at the version expected, `inline` projections in the same
-   * transaction. A brand-new stream with nothing inline (an issued token, a failure) is
-   * group-committed with its neighbours.
+   * transaction. A `'fresh'` stream with nothing inline (an issued token, a failure) is
+   * group-committed with its neighbours; `'no_stream'` is checked under the stream's lock.
    */
   append(input: AppendInput, inline?: InlineProjection<Writes>): Promise<AppendResult>;
   /**
@@ -90,7 +90,7 @@ export function createEventStore<DB extends EventLogTables, Writes = unknown>(
   return {
     append: (asked, inline) => {
       const input = traceOf ? traced(asked) : asked;
-      if (input.expectedVersion === 'no_stream' && !inline) {
+      if (input.expectedVersion === 'fresh' && !inline) {
         return (batched ? batched.append(input) : appendToStream(db, input)).then(announce, fail);
       }
       return appendToStream(

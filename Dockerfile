@@ -29,6 +29,8 @@ COPY packages/settings/tsconfig.json ./packages/settings/
 COPY packages/settings/src ./packages/settings/src
 COPY packages/rate-limit/tsconfig.json ./packages/rate-limit/
 COPY packages/rate-limit/src ./packages/rate-limit/src
+COPY packages/event-log/tsconfig.json ./packages/event-log/
+COPY packages/event-log/src ./packages/event-log/src
 COPY src ./src
 RUN npm run build
 

@@ -7,8 +7,9 @@ import globals from 'globals';
  * Which folder of src/ may import which: the layer table of docs/architecture.md, enforced here
  * (test/unit/layers.test.ts keeps the two equal and checks the table has no cycle). A folder
  * always may import itself; anything not listed is refused by `npm run lint`. `audit-log`,
- * `verifier`, `pkcs11-signer`, `embedded-postgres`, `outbound`, `settings` and `rate-limit` are the
- * packages of those names in packages/, imported as `#<name>/…` (package.json `imports`).
+ * `verifier`, `pkcs11-signer`, `embedded-postgres`, `outbound`, `settings`, `rate-limit` and
+ * `event-log` are the packages of those names in packages/, imported as `#<name>/…` (package.json
+ * `imports`).
  * @type {Readonly<Record<string, readonly string[]>>}
  */
 export const LAYERS = {
@@ -16,9 +17,8 @@ export const LAYERS = {
   config: ['settings'],
   net: [],
   domain: ['verifier'],
-  db: ['embedded-postgres', 'audit-log', 'config'],
-  'event-store': ['audit-log', 'db', 'rate-limit'],
-  'audit-trail': ['audit-log', 'event-store', 'db', 'domain', 'config'],
+  db: ['embedded-postgres', 'event-log', 'audit-log', 'config'],
+  'audit-trail': ['audit-log', 'event-log', 'db', 'domain', 'config'],
   limits: ['rate-limit', 'errors'],
   crypto: [
     'verifier',
@@ -30,16 +30,16 @@ export const LAYERS = {
     'config',
     'errors',
   ],
-  projections: ['audit-trail', 'event-store', 'db', 'domain', 'errors'],
-  observability: ['projections', 'event-store', 'db', 'domain'],
-  delivery: ['outbound', 'audit-trail', 'event-store', 'crypto', 'db', 'domain', 'errors'],
+  projections: ['audit-trail', 'event-log', 'db', 'domain', 'errors'],
+  observability: ['projections', 'event-log', 'db', 'domain'],
+  delivery: ['outbound', 'audit-trail', 'event-log', 'crypto', 'db', 'domain', 'errors'],
   commands: [
     'verifier',
     'outbound',
     'delivery',
     'observability',
     'domain',
-    'event-store',
+    'event-log',
     'projections',
     'crypto',
     'limits',
@@ -56,7 +56,7 @@ export const LAYERS = {
     'crypto',
     'limits',
     'observability',
-    'event-store',
+    'event-log',
     'domain',
     'db',
     'errors',
@@ -69,7 +69,7 @@ export const LAYERS = {
     'projections',
     'audit-trail',
     'observability',
-    'event-store',
+    'event-log',
     'crypto',
     'limits',
     'rate-limit',
@@ -121,6 +121,7 @@ export const SUB_LAYERS = {};
  * server. The verifier checks JWTs with jose, and the PKCS#11 signer names its JWKs by jose's
  * type; the audit log, the outbound toolkit, the settings library and the Postgres launcher
  * need no JOSE. The rate-limit package shares budgets over Postgres LISTEN/NOTIFY, so pg's types.
+ * The event log is a Postgres store: the drivers are its own.
  * @type {Readonly<Record<string, { modules: readonly string[] }>>}
  */
 export const PACKAGE_REFUSES = {
@@ -131,6 +132,7 @@ export const PACKAGE_REFUSES = {
   outbound: { modules: ['kysely', 'pg', 'koa', 'pino', 'jose'] },
   settings: { modules: ['kysely', 'pg', 'koa', 'pino', 'jose'] },
   'rate-limit': { modules: ['kysely', 'koa', 'pino', 'jose'] },
+  'event-log': { modules: ['koa', 'pino', 'jose'] },
 };
 
 // The database drivers: only a layer that may use src/db may import them.

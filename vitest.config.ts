@@ -81,6 +81,12 @@ export default defineConfig({
       },
       {
         extends: true,
+        // The event log's own tests (no service, no database: a stand-in driver); also run alone
+        // from packages/event-log (`npx vitest run --root packages/event-log`).
+        test: { name: 'event-log', include: ['packages/event-log/test/**/*.test.ts'] },
+      },
+      {
+        extends: true,
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],

@@ -16,7 +16,7 @@ import { connect } from '../src/db/database.js';
 import { migrate } from '../src/db/migrate.js';
 import { newWebhookSecret } from '../packages/outbound/src/standard-webhooks.js';
 import { sinkStatuses, type SinkStatus } from '../src/delivery/status.js';
-import { appendToStream } from '../src/event-store/append-to-stream.js';
+import { appendToStream } from '#event-log/append-to-stream.js';
 import { startRsyslog } from '../test/support/delivery/rsyslog.js';
 import { startWebhookReceiver } from '../packages/outbound/test/webhook-receiver.js';
 import { startBenchDatabase } from './database.js';
@@ -62,7 +62,7 @@ async function append(n: number): Promise<void> {
     await appendToStream(handle.db, {
       spaceId: `space-bench-${done % SPACES}`,
       streamId: `stream-${randomUUID()}`,
-      expectedVersion: 'no_stream',
+      expectedVersion: 'fresh',
       events: Array.from({ length: count }, () => ({
         eventId: randomUUID(),
         type: 'audit-log-read',

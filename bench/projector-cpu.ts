@@ -13,7 +13,7 @@ import { signTreeHead, treeOrigin } from '#audit-log/transparency/tree-head.js';
 import { parseCommandLine } from '#audit-log/cli/command-line.js';
 import { kyselyOver } from '../src/db/database.js';
 import { migrate } from '../src/db/migrate.js';
-import { appendToStream } from '../src/event-store/append-to-stream.js';
+import { appendToStream } from '#event-log/append-to-stream.js';
 import { PROJECTIONS } from '../src/projections/all.js';
 import { startProjector } from '../src/projections/projector.js';
 import { startBenchDatabase } from './database.js';
@@ -41,7 +41,7 @@ try {
     await appendToStream(db, {
       spaceId: `space-${i % spaces}`,
       streamId: `token-${jti}`,
-      expectedVersion: 'no_stream',
+      expectedVersion: 'fresh',
       events: [
         {
           eventId: randomUUID(),

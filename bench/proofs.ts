@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { parseCommandLine } from '#audit-log/cli/command-line.js';
 import { connect } from '../src/db/database.js';
 import { migrate } from '../src/db/migrate.js';
-import { insertEvents, streamRows } from '../src/event-store/insert-events.js';
+import { insertEvents, streamRows } from '#event-log/insert-events.js';
 import { sealLog } from '../src/audit-trail/seal/sealer.js';
 import { overSpaceTree } from '../src/audit-trail/seal/space-tree.js';
 import {

@@ -8,12 +8,12 @@ import { createAccessRefusals } from '../commands/access-refusal/record.js';
 import { ensureFirstSigningKey } from '../commands/signing-key/change-keys.js';
 import { randomIds, systemClock, type Clock } from '../domain/ports.js';
 import type { MetadataClientPorts } from '../commands/trusted-issuer/ports.js';
-import { createEventStore, type AppendListener } from '../event-store/event-store.js';
+import { createEventStore, type AppendListener } from '#event-log/event-store.js';
 import { postgresSinkWrites } from '../delivery/sink-writes.js';
 import { workerPeers } from '../limits/cluster-peers.js';
 import { postgresPeers } from '../limits/postgres-peers.js';
 import { createLimits } from '../limits/limits.js';
-import { perSpaceShare } from '#rate-limit/fair-queue.js';
+import { createFairQueue, perSpaceShare } from '#rate-limit/fair-queue.js';
 import { createCredentialLookup } from '../projections/credential-lookup.js';
 import { createRevocationLookup } from '../projections/revocation-lookup.js';
 import { findIdempotentResponse } from '../projections/idempotent-responses.js';
@@ -58,10 +58,15 @@ export async function createCommandContext(
     }),
     listeners: options.listeners,
     failed: options.failed,
+    // New streams group-committed, waiting in the fair queue: a space's share, a deadline each.
     batching: {
-      maxQueued: config.APPEND_QUEUE_LIMIT,
-      maxQueuedPerSpace: perSpaceShare(config.APPEND_QUEUE_LIMIT),
-      maxWaitMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+      queue: (expired) =>
+        createFairQueue({
+          maxQueued: config.APPEND_QUEUE_LIMIT,
+          maxQueuedPerSpace: perSpaceShare(config.APPEND_QUEUE_LIMIT),
+          maxWaitMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+          expired,
+        }),
     },
     // Each event joined to its request's trace, beside the log; tracing off, not even asked.
     ...(traceDestination(config) ? { traceOf: currentTrace } : {}),

@@ -1,8 +1,8 @@
 import { hostname, userInfo } from 'node:os';
 import type { KeyActor } from '../commands/signing-key/actor.js';
 import type { DatabaseHandle } from '../db/database.js';
-import { createEventStore, type EventStore } from '../event-store/event-store.js';
-import { createAppendNotifier } from '../event-store/notify.js';
+import { createEventStore, type EventStore } from '#event-log/event-store.js';
+import { createAppendNotifier } from '#event-log/notify.js';
 import { postgresInlineWrites, type InlineWrites } from '../projections/inline-writes.js';
 
 /** Who runs a command-line change, as recorded in its events: the OS user on this host. */

@@ -10,7 +10,7 @@ import { purgeExpiredRevocations } from '../projections/token-revocations.js';
 import { purgeExpiredIdempotentResponses } from '../projections/idempotent-responses.js';
 import { purgeExpiredUsedOnce } from '../projections/used-once-ids.js';
 import { purgeOldRates } from '../projections/rates.js';
-import { keepPartitionsAhead } from '../event-store/partitions.js';
+import { keepPartitionsAhead } from '#event-log/partitions.js';
 import { archivePartitions } from '../audit-trail/archive/archive.js';
 import { signTreeHead, treeOrigin } from '#audit-log/transparency/tree-head.js';
 import { parseWitnesses, startWitnessing } from '../audit-trail/seal/witnessing.js';

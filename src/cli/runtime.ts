@@ -3,7 +3,7 @@ import { ConfigError, type Config } from '../config/config.js';
 import { createLogger, type Logger } from '../config/logger.js';
 import { connect, type ConnectOptions, type DatabaseHandle } from '../db/database.js';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../db/embedded-postgres.js';
-import { configurePartitioning } from '../event-store/partitions.js';
+import { configurePartitioning } from '#event-log/partitions.js';
 import { migrate } from '../db/migrate.js';
 import { isDatabaseUnavailable } from '../db/postgres-errors.js';
 import {

@@ -3,7 +3,7 @@ import type { Config } from '../config/config.js';
 import { loadSecretHashKey } from '../crypto/key-files.js';
 import { traceSourceRule } from '../http/server-span.js';
 import type { TraceExport } from '../observability/trace-export.js';
-import type { LinkedSpans } from '../event-store/event-traces.js';
+import type { LinkedSpans } from '#event-log/event-traces.js';
 
 /** An API process's traces: what its app continues, and the exporter to shut down last. */
 export interface ApiTraces {

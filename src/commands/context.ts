@@ -1,4 +1,4 @@
-import type { EventStore } from '../event-store/event-store.js';
+import type { EventStore } from '#event-log/event-store.js';
 import type { InlineWrites } from '../projections/inline-writes.js';
 import type { CredentialLookup } from '../projections/credential-lookup.js';
 import type { Clock, IdGenerator } from '../domain/ports.js';

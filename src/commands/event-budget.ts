@@ -3,7 +3,7 @@ import type { Clock } from '../domain/ports.js';
 import type { DomainEvent, EventType } from '../domain/events.js';
 import type { BudgetWindow } from '../domain/budget-window.js';
 import { decideBudgetedRecording } from '../domain/budget-window.js';
-import type { EventStore } from '../event-store/event-store.js';
+import type { EventStore } from '#event-log/event-store.js';
 
 /** An event to append on a new stream of its own. */
 export interface StreamEvent {
@@ -84,7 +84,7 @@ export function createEventBudget(
     if (!summary) return false;
     await options.events.append({
       spaceId: summary.spaceId,
-      expectedVersion: 'no_stream',
+      expectedVersion: 'fresh',
       streamId: summary.streamId,
       events: [summary.event],
     });
@@ -161,7 +161,7 @@ export function createEventBudget(
         await options.events.append({
           spaceId,
           streamId,
-          expectedVersion: 'no_stream',
+          expectedVersion: 'fresh',
           events: decision.events,
         });
       } else {

@@ -1,6 +1,6 @@
 import type { Decision } from '../domain/decision.js';
-import type { EventStore } from '../event-store/event-store.js';
-import type { ExpectedVersion, NewEvent, RecordedEvent } from '../event-store/types.js';
+import type { EventStore } from '#event-log/event-store.js';
+import type { ExpectedVersion, NewEvent, RecordedEvent } from '#event-log/types.js';
 import { ConflictError } from '../errors/errors.js';
 import type { InlineWrites } from '../projections/inline-writes.js';
 

@@ -1,5 +1,5 @@
 import type { Decision } from '../domain/decision.js';
-import type { NewEvent } from '../event-store/types.js';
+import type { NewEvent } from '#event-log/types.js';
 import type { Decider } from './handle.js';
 
 /** A record-only command's decider: a fresh stream per event, nothing to read, group-committed. */
@@ -9,7 +9,7 @@ export function recordingDecider<Command, Facts = undefined>(recording: {
 }): Decider<Command, undefined, never, Facts> {
   return {
     stream: recording.stream,
-    load: async () => ({ state: undefined, version: 'no_stream' }),
+    load: async () => ({ state: undefined, version: 'fresh' }),
     decide: (command) => recording.decide(command),
     evolve: (state) => state,
     refusals: {},

@@ -1,7 +1,7 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.js';
-import { runMarkedStatementsPrepared } from './prepared-statements.js';
+import { runMarkedStatementsPrepared } from '#event-log/prepared-statements.js';
 
 // int8 columns (positions, counters) arrive as numbers; they stay far below 2^53 here.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));

@@ -38,16 +38,6 @@ export const PG_ERROR = {
   objectInUse: '55006',
 } as const;
 
-/** A row no partition covers: partition maintenance has fallen behind. */
-export function isMissingPartition(error: unknown): boolean {
-  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-  return (
-    code === PG_ERROR.checkViolation &&
-    typeof message === 'string' &&
-    message.startsWith('no partition of relation')
-  );
-}
-
 /** True for a Postgres unique violation, on the named constraint when one is given. */
 export function isUniqueViolation(error: unknown, constraint?: string): boolean {
   const pgError = error as { code?: string; constraint?: string } | null;

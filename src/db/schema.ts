@@ -14,24 +14,14 @@ import type {
   AuditCheckpointsTable,
 } from './evidence-schema.js';
 import type { ColumnType, Generated } from 'kysely';
+import type { EventLogTables } from '#event-log/table.js';
 import type { AuditSinkCursorsTable, AuditSinksTable } from './sink-schema.js';
 import type { MetadataClientDomainsTable, TrustedIssuersTable } from './issuer-schema.js';
 
-/** Row types of every table, as Kysely sees them. One place, mirroring migrations/. */
-export interface EventsTable {
-  global_position: Generated<number>;
-  transaction_id: Generated<string>;
-  space_id: string;
-  stream_id: string;
-  stream_position: number;
-  event_id: string;
-  event_type: string;
-  schema_version: number;
-  data: ColumnType<unknown, string, never>;
-  metadata: ColumnType<unknown, string, never>;
-  recorded_at: Generated<Date>;
-}
-
+/**
+ * Row types of every table, as Kysely sees them. One place, mirroring migrations/; the log's own
+ * (`events`) is the event-log package's.
+ */
 export interface CredentialsTable {
   client_id: string;
   space_id: string;
@@ -148,9 +138,8 @@ export interface UsedOnceIdsTable {
   expires_at: Date;
 }
 
-/** The whole database, for `Kysely<Database>`. */
-export interface Database {
-  events: EventsTable;
+/** The whole database, for `Kysely<Database>`: the log's tables and the service's. */
+export interface Database extends EventLogTables {
   event_seals: EventSealsTable;
   token_revocations: TokenRevocationsTable;
   space_seals: SpaceSealsTable;

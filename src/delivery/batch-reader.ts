@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { nextLogRange } from '../event-store/log-range.js';
-import { readLog } from '../event-store/read-log.js';
-import type { LogPosition, RecordedEvent } from '../event-store/types.js';
+import { nextLogRange } from '#event-log/log-range.js';
+import { readLog } from '#event-log/read-log.js';
+import type { LogPosition, RecordedEvent } from '#event-log/types.js';
 
 /** The most events of a range held for a re-send (the largest SINK_BATCH_SIZE). */
 const MAX_HELD_RANGE = 5000;

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { LOG_START, type LogPosition, type RecordedEvent } from '../event-store/types.js';
+import { LOG_START, type LogPosition, type RecordedEvent } from '#event-log/types.js';
 
 /** Where a sink's delivery stands: delivered through `position`; failed attempts since. */
 export interface SinkCursor {

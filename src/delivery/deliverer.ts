@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { Database } from '../db/schema.js';
 import { ADVISORY_LOCK } from '../db/advisory-locks.js';
 import type { KeyEncryptionKey } from '../crypto/key-encryption.js';
-import { EVENTS_CHANNEL } from '../event-store/notify.js';
+import { EVENTS_CHANNEL } from '#event-log/notify.js';
 import type { Backoff } from '#outbound/backoff.js';
 import { operatorSinkId, type OperatorSink } from './operator-sinks.js';
 import { delivererEvents } from './sink-events.js';
@@ -12,7 +12,7 @@ import { runSinkLoop, type SinkLoop } from './sink-loop.js';
 import { loadSinks, writeSink, type SinkDefinition } from './sinks.js';
 import type { TargetRules } from '#outbound/target-rules.js';
 import { transportFor } from './transports.js';
-import type { LinkedSpans } from '../event-store/event-traces.js';
+import type { LinkedSpans } from '#event-log/event-traces.js';
 import { nap } from '../db/nap.js';
 import { leadWhileLocked } from '../db/leader-session.js';
 

@@ -3,8 +3,8 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { uuidv7 } from '../domain/ports.js';
 import { decidePauseSink, decideResumeSink } from '../domain/sink/decide.js';
-import { createEventStore } from '../event-store/event-store.js';
-import type { AppendListener } from '../event-store/event-store.js';
+import { createEventStore } from '#event-log/event-store.js';
+import type { AppendListener } from '#event-log/event-store.js';
 import { postgresSinkWrites } from './sink-writes.js';
 
 /** The deliverer as the actor of the events it records (a sink paused, or answering again). */

@@ -13,11 +13,11 @@ import {
 } from './cursor.js';
 import type { DelivererEvents } from './sink-events.js';
 import type { SinkDefinition } from './sinks.js';
-import { LOG_START } from '../event-store/types.js';
+import { LOG_START } from '#event-log/types.js';
 import { connectFailure } from '#outbound/transport.js';
 import type { SinkTransport } from './transports.js';
 import { tracedSend } from './traced-send.js';
-import type { LinkedSpans } from '../event-store/event-traces.js';
+import type { LinkedSpans } from '#event-log/event-traces.js';
 import { nap } from '../db/nap.js';
 
 /** What the sink (not the database) refused: counted as a failed attempt. */

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { tracesOf, type LinkedSpans } from '../event-store/event-traces.js';
+import { tracesOf, type LinkedSpans } from '#event-log/event-traces.js';
 import type { SinkBatch, SinkTransport } from './transports.js';
 
 /**

@@ -5,7 +5,7 @@ import { DeliveryError, type DeliveryBatch, type Transport } from '#outbound/tra
 import { webhookTransport } from '#outbound/webhook.js';
 import { redactEvent } from '../audit-trail/redaction.js';
 import { fullForm } from '../domain/stored-form.js';
-import type { RecordedEvent } from '../event-store/types.js';
+import type { RecordedEvent } from '#event-log/types.js';
 import type { SinkDefinition } from './sinks.js';
 
 /** A batch of the log as the sink loop reads it: events as stored. */

@@ -4,9 +4,9 @@ import type { Database } from '../db/schema.js';
 import { loginRefusal, type LoginRoutePolicy } from '../domain/policy.js';
 import { InvalidTokenError } from '../errors/errors.js';
 import type { LoginTokenVerifier } from '../crypto/login-tokens.js';
-import type { LogTail } from '../event-store/log-tail.js';
-import { isAfter, readLog } from '../event-store/read-log.js';
-import type { LogPosition, RecordedEvent } from '../event-store/types.js';
+import type { LogTail } from '#event-log/log-tail.js';
+import { isAfter, readLog } from '#event-log/read-log.js';
+import type { LogPosition, RecordedEvent } from '#event-log/types.js';
 import { msOf } from '../domain/times.js';
 
 /** Why a live feed ended, as its last Server-Sent Event says. */

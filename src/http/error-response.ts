@@ -2,7 +2,7 @@ import type { ParameterizedContext } from 'koa';
 import { DPOP_ALGORITHMS } from '../crypto/dpop.js';
 import type { ErrorDialect, RequestState } from './state.js';
 import type { Logger } from 'pino';
-import { AppendRefusedError } from '../event-store/errors.js';
+import { AppendRefusedError } from '#event-log/errors.js';
 import { isDatabaseUnavailable } from '../db/postgres-errors.js';
 import type { RateLimitState } from '../limits/limits.js';
 import {

@@ -1,5 +1,5 @@
 import { SpanKind, trace, type Link } from '@opentelemetry/api';
-import type { EventTrace, LinkedSpans } from '../event-store/event-traces.js';
+import type { EventTrace, LinkedSpans } from '#event-log/event-traces.js';
 import { failed } from './tracing.js';
 
 /** The most links a span keeps (the SDK's default limit): a batch links its first traces. */

@@ -6,12 +6,12 @@ import { gaugesOfRows } from './scraped-gauges.js';
 import { projectorLag } from '../projections/monitoring-queries.js';
 import { EVENT_CATALOG } from '../domain/events.js';
 import { appendCounters } from './event-counters.js';
-import type { RecordedEvent } from '../event-store/types.js';
+import type { RecordedEvent } from '#event-log/types.js';
 import type { RequestObserver } from './request-observer.js';
 import { isDatabaseUnavailable } from '../db/postgres-errors.js';
 import { metricsText } from './cluster-metrics.js';
-import { AppendRefusedError } from '../event-store/errors.js';
-import { partitionHorizon } from '../event-store/partitions.js';
+import { AppendRefusedError } from '#event-log/errors.js';
+import { partitionHorizon } from '#event-log/partitions.js';
 
 /** The service's Prometheus metrics, served at GET /metrics. */
 export interface Metrics {

@@ -6,7 +6,7 @@ import {
   type Attributes,
   type Span,
 } from '@opentelemetry/api';
-import type { EventTrace } from '../event-store/event-traces.js';
+import type { EventTrace } from '#event-log/event-traces.js';
 
 // Off (the default), every helper here just calls its work: the issuance path pays nothing.
 let tracing = false;

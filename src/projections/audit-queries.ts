@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { auditDetails } from './audit.js';
-import { tracesOf } from '../event-store/event-traces.js';
+import { tracesOf } from '#event-log/event-traces.js';
 
 /** Filters of an audit query; every one is optional but the space. */
 export interface AuditFilter {

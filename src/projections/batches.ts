@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { nextLogRange, type LogRange } from '../event-store/log-range.js';
+import { nextLogRange, type LogRange } from '#event-log/log-range.js';
 import { advanceCheckpoint, lockCheckpoint, resetCheckpoint } from './checkpoints.js';
 import type { Projection } from './projection.js';
 

@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { LOG_START, type LogPosition } from '../event-store/types.js';
+import { LOG_START, type LogPosition } from '#event-log/types.js';
 
 /** Where `projection` has read up to; `lock` queues concurrent batches rather than colliding. */
 export async function readCheckpoint(

@@ -1,6 +1,6 @@
 import type { Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
-import type { LogRange } from '../event-store/log-range.js';
+import type { LogRange } from '#event-log/log-range.js';
 
 /** An asynchronous projection: set-based SQL over a settled range of the log. */
 export interface Projection {

@@ -3,7 +3,7 @@ import type { Database } from '../db/schema.js';
 import { EVENT_CATALOG } from '../domain/events.js';
 import { typesWhere, type EventGroup } from '../domain/event-catalog.js';
 import type { RateCounter } from '../domain/event-data/declaration.js';
-import { inRange, type LogRange } from '../event-store/log-range.js';
+import { inRange, type LogRange } from '#event-log/log-range.js';
 import type { Projection } from './projection.js';
 
 /** What the rate views count, as a catalog declares it (each type's `rate`). */

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { inRange } from '../event-store/log-range.js';
+import { inRange } from '#event-log/log-range.js';
 import type { Projection } from './projection.js';
 
 /** Issuances per client, scope and hour (`client_scope_rate_hour`), bucketed by recorded_at. */

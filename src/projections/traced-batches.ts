@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { tracesInRange, type LinkedSpans } from '../event-store/event-traces.js';
-import type { LogRange } from '../event-store/log-range.js';
+import { tracesInRange, type LinkedSpans } from '#event-log/event-traces.js';
+import type { LogRange } from '#event-log/log-range.js';
 import { projectNextBatchTogether } from './batches.js';
 import type { Projection } from './projection.js';
 

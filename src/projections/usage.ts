@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { EVENT_CATALOG } from '../domain/events.js';
 import { typesWhere, type EventGroup } from '../domain/event-catalog.js';
-import { inRange } from '../event-store/log-range.js';
+import { inRange } from '#event-log/log-range.js';
 import type { Projection } from './projection.js';
 
 /** The event types `catalog` declares a use of their client's credential (`isUse`). */

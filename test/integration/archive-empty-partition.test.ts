@@ -5,7 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readManifests } from '#audit-log/archive-folder.js';
-import { configurePartitioning } from '../../src/event-store/partitions.js';
+import { configurePartitioning } from '#event-log/partitions.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
 
 /**

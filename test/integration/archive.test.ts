@@ -8,7 +8,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/schema.js';
 import { streams } from '../../src/domain/streams.js';
-import { insertEvents, streamRows } from '../../src/event-store/insert-events.js';
+import { insertEvents, streamRows } from '#event-log/insert-events.js';
 import { readArchiveBlock } from '../../packages/audit-log/src/archive/read-block.js';
 import { archivedBlocks } from '../../src/audit-trail/archive/archive-index.js';
 import { findLeaf, proveInclusion } from '../../src/audit-trail/prove/tree-proofs.js';
@@ -24,7 +24,7 @@ import { openNote, parseVerifierKey } from '#audit-log/transparency/signed-note.
 import { decodeJwt } from 'jose';
 import { checkLogTreeInDatabase } from '../../src/audit-trail/prove/log-tree-evidence.js';
 import { loadAuditSigningKey } from '../../src/audit-trail/audit-key.js';
-import { configurePartitioning } from '../../src/event-store/partitions.js';
+import { configurePartitioning } from '#event-log/partitions.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
 import {
   createCredentialVia,

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { appendToStream } from '../../src/event-store/append-to-stream.js';
+import { appendToStream } from '#event-log/append-to-stream.js';
 import { newWebhookSecret } from '../../packages/outbound/src/standard-webhooks.js';
 import { startRsyslog } from '../support/delivery/rsyslog.js';
 import { startWebhookReceiver } from '../../packages/outbound/test/webhook-receiver.js';
@@ -90,7 +90,7 @@ describe('the deliverer killed at random points under load', () => {
           await appendToStream(database.db, {
             spaceId: `space-drill-${appended % SPACES}`,
             streamId: `stream-${randomUUID()}`,
-            expectedVersion: 'no_stream',
+            expectedVersion: 'fresh',
             events: Array.from({ length: n }, () => ({
               eventId: randomUUID(),
               type: 'audit-log-read',

@@ -7,7 +7,7 @@ import { keyEncryptionKey } from '../../src/crypto/key-encryption.js';
 import { startDeliverer, type RunningDeliverer } from '../../src/delivery/deliverer.js';
 import { newWebhookSecret } from '../../packages/outbound/src/standard-webhooks.js';
 import { sealSinkSecret, writeSink } from '../../src/delivery/sinks.js';
-import { appendToStream } from '../../src/event-store/append-to-stream.js';
+import { appendToStream } from '#event-log/append-to-stream.js';
 import { exampleEvents } from '../support/example-events.js';
 import { startWebhookReceiver } from '../../packages/outbound/test/webhook-receiver.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
@@ -43,7 +43,7 @@ const append = (spaceId: string, count: number) =>
       await appendToStream(database.db, {
         spaceId,
         streamId: `stream-${randomUUID()}`,
-        expectedVersion: 'no_stream',
+        expectedVersion: 'fresh',
         events: [
           {
             eventId: randomUUID(),

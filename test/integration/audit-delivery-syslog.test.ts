@@ -3,7 +3,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyEncryptionKey } from '../../src/crypto/key-encryption.js';
 import { startDeliverer, type RunningDeliverer } from '../../src/delivery/deliverer.js';
-import { appendToStream } from '../../src/event-store/append-to-stream.js';
+import { appendToStream } from '#event-log/append-to-stream.js';
 import { exampleEvents } from '../support/example-events.js';
 import { startRsyslog } from '../support/delivery/rsyslog.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
@@ -40,7 +40,7 @@ describe('the syslog sink, received by rsyslogd', () => {
         await appendToStream(database.db, {
           spaceId: `space-syslog-${i % 4}`,
           streamId: `stream-${randomUUID()}`,
-          expectedVersion: 'no_stream',
+          expectedVersion: 'fresh',
           events: [{ eventId, type, data, metadata: { actor: 'test' } }],
         });
       }

@@ -7,7 +7,7 @@ import { newWebhookSecret } from '../../packages/outbound/src/standard-webhooks.
 import { sinkStatuses } from '../../src/delivery/status.js';
 import { nextBatch } from '../../src/delivery/batch-reader.js';
 import { sealSinkSecret, writeSink } from '../../src/delivery/sinks.js';
-import { appendToStream } from '../../src/event-store/append-to-stream.js';
+import { appendToStream } from '#event-log/append-to-stream.js';
 import { exampleEvents } from '../support/example-events.js';
 import { startWebhookReceiver } from '../../packages/outbound/test/webhook-receiver.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
@@ -52,7 +52,7 @@ const append = (spaceId: string, type: string, data: unknown) =>
   appendToStream(database.db, {
     spaceId,
     streamId: `stream-${randomUUID()}`,
-    expectedVersion: 'no_stream',
+    expectedVersion: 'fresh',
     events: [{ eventId: randomUUID(), type, data, metadata: { actor: 'test' } }],
   });
 

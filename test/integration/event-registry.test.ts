@@ -6,7 +6,7 @@ import {
   EVENT_TYPES,
   type EventType,
 } from '../../src/domain/events.js';
-import { appendToStream } from '../../src/event-store/append-to-stream.js';
+import { appendToStream } from '#event-log/append-to-stream.js';
 import { PROJECTIONS } from '../../src/projections/all.js';
 import { auditDetails } from '../../src/projections/audit.js';
 import { tokenKindOf } from '../../src/domain/token/issuances.js';
@@ -30,7 +30,7 @@ async function appendOneOfEach(clientId: string): Promise<string> {
     await appendToStream(database.db, {
       spaceId: SPACE,
       streamId: `registry-${type}-${randomUUID()}`,
-      expectedVersion: 'no_stream',
+      expectedVersion: 'fresh',
       events: [
         domainEvent(randomUUID(), type, examples[type] as never, {
           ...metadata,

@@ -1,5 +1,6 @@
 import { beforeAll } from 'vitest';
-import { createEventStore } from '../../src/event-store/event-store.js';
+import { createEventStore } from '#event-log/event-store.js';
+import { createFairQueue } from '#rate-limit/fair-queue.js';
 import { postgresInlineWrites } from '../../src/projections/inline-writes.js';
 import { eventStoreContract } from '../support/event-store-contract.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
@@ -12,7 +13,14 @@ beforeAll(async () => {
 });
 
 eventStoreContract('Postgres', () => ({
-  store: createEventStore(database.db, { writes: postgresInlineWrites, listeners: [] }),
+  // Group-committed as the service's store is, in its fair queue.
+  store: createEventStore(database.db, {
+    writes: postgresInlineWrites,
+    listeners: [],
+    batching: {
+      queue: (expired) => createFairQueue({ maxQueued: 10_000, maxWaitMs: 5_000, expired }),
+    },
+  }),
   streamPositions: async (streamId) =>
     (
       await database.db

@@ -3,9 +3,9 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { appendToStream } from '../../src/event-store/append-to-stream.js';
-import { createBatchedAppender } from '../../src/event-store/batched-appender.js';
-import { readLog } from '../../src/event-store/read-log.js';
+import { appendToStream } from '#event-log/append-to-stream.js';
+import { createBatchedAppender } from '#event-log/batched-appender.js';
+import { readLog } from '#event-log/read-log.js';
 import { sealLog } from '../../src/audit-trail/seal/sealer.js';
 import { checkLogTreeInDatabase } from '../../src/audit-trail/prove/log-tree-evidence.js';
 import { signTreeHeads } from '../../src/audit-trail/seal/tree-head-signing.js';
@@ -18,10 +18,11 @@ import {
   type LogPosition,
   type NewEvent,
   type RecordedEvent,
-} from '../../src/event-store/types.js';
+} from '#event-log/types.js';
 import { connect } from '../../src/db/database.js';
 import { isDatabaseUnavailable } from '../../src/db/postgres-errors.js';
-import { AppendRefusedError } from '../../src/event-store/errors.js';
+import { AppendRefusedError } from '#event-log/errors.js';
+import { createFairQueue } from '#rate-limit/fair-queue.js';
 import { withPort } from '../support/database-url.js';
 import { freePortBelow32768 } from '../support/postgres-source.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
@@ -57,7 +58,7 @@ describe('appendToStream', () => {
     await appendToStream(database.db, {
       spaceId: SPACE,
       streamId,
-      expectedVersion: 'no_stream',
+      expectedVersion: 'fresh',
       events: [event()],
     });
     const results = await Promise.all(
@@ -109,7 +110,7 @@ describe('appendToStream', () => {
         appendToStream(database.db, {
           spaceId: SPACE,
           streamId,
-          expectedVersion: 'no_stream',
+          expectedVersion: 'fresh',
           events: [event(), event()],
         }),
       ),
@@ -130,13 +131,13 @@ describe('appendToStream', () => {
     const first = await appendToStream(database.db, {
       spaceId: SPACE,
       streamId,
-      expectedVersion: 'no_stream',
+      expectedVersion: 'fresh',
       events,
     });
     const retry = await appendToStream(database.db, {
       spaceId: SPACE,
       streamId,
-      expectedVersion: 'no_stream',
+      expectedVersion: 'fresh',
       events,
     });
     expect(first.ok && !first.duplicate).toBe(true);
@@ -152,33 +153,36 @@ describe('appendToStream', () => {
     expect(rows).toHaveLength(1);
   });
 
-  it('refuses a new stream whose id the log already holds, when its events are not the ones there', async () => {
-    const streamId = `taken-${randomUUID()}`;
-    await appendToStream(database.db, {
-      spaceId: SPACE,
-      streamId,
-      expectedVersion: 'no_stream',
-      events: [event({ n: 1 })],
-    });
-    const second = await appendToStream(database.db, {
-      spaceId: SPACE,
-      streamId,
-      expectedVersion: 'no_stream',
-      events: [event({ n: 2 })],
-    });
-    expect(second).toEqual({
-      ok: false,
-      error: 'version_conflict',
-      expected: 'no_stream',
-      actual: 1,
-    });
-    const rows = await database.db
-      .selectFrom('events')
-      .select('stream_position')
-      .where('stream_id', '=', streamId)
-      .execute();
-    expect(rows).toHaveLength(1);
-  });
+  it.each(['fresh', 'no_stream'] as const)(
+    'refuses a new stream (%s) whose id the log already holds, when its events are not the ones there',
+    async (expectedVersion) => {
+      const streamId = `taken-${randomUUID()}`;
+      await appendToStream(database.db, {
+        spaceId: SPACE,
+        streamId,
+        expectedVersion,
+        events: [event({ n: 1 })],
+      });
+      const second = await appendToStream(database.db, {
+        spaceId: SPACE,
+        streamId,
+        expectedVersion,
+        events: [event({ n: 2 })],
+      });
+      expect(second).toEqual({
+        ok: false,
+        error: 'version_conflict',
+        expected: expectedVersion,
+        actual: 1,
+      });
+      const rows = await database.db
+        .selectFrom('events')
+        .select('stream_position')
+        .where('stream_id', '=', streamId)
+        .execute();
+      expect(rows).toHaveLength(1);
+    },
+  );
 
   it('runs the inline projection in the same transaction: if it fails, the events are not stored', async () => {
     const streamId = `inline-${randomUUID()}`;
@@ -225,7 +229,7 @@ describe('readLog', () => {
       const fast = await appendToStream(database.db, {
         spaceId: SPACE,
         streamId: `fast-${randomUUID()}`,
-        expectedVersion: 'no_stream',
+        expectedVersion: 'fresh',
         events: [event()],
       });
       const fastPosition = fast.ok ? fast.events[0]!.globalPosition : -1;
@@ -263,7 +267,7 @@ describe('readLog', () => {
         await appendToStream(database.db, {
           spaceId: SPACE,
           streamId: `after-${randomUUID()}`,
-          expectedVersion: 'no_stream',
+          expectedVersion: 'fresh',
           events: [event()],
         });
       }
@@ -317,7 +321,7 @@ describe('log tree', () => {
       await appendToStream(database.db, {
         spaceId: SPACE,
         streamId: `chain-${i}-${randomUUID()}`,
-        expectedVersion: 'no_stream',
+        expectedVersion: 'fresh',
         events: [event({ i })],
       });
     }
@@ -507,7 +511,7 @@ describe('log tree: a forged event at a page boundary', () => {
       await appendToStream(own.db, {
         spaceId: SPACE,
         streamId: `boundary-${i}-${randomUUID()}`,
-        expectedVersion: 'no_stream',
+        expectedVersion: 'fresh',
         events: [event({ i })],
       });
     }
@@ -562,13 +566,28 @@ describe('log tree: a forged event at a page boundary', () => {
   });
 });
 
+/** The service's append queue (its fair queue) with these bounds, as the appender is given it. */
+const fairQueue =
+  (bounds: { maxQueued?: number; maxQueuedPerSpace?: number; maxWaitMs?: number } = {}) =>
+  <Item>(expired: (items: readonly Item[]) => void) =>
+    createFairQueue<Item>({
+      maxQueued: bounds.maxQueued ?? 10_000,
+      maxQueuedPerSpace: bounds.maxQueuedPerSpace ?? bounds.maxQueued ?? 10_000,
+      maxWaitMs: bounds.maxWaitMs ?? 5_000,
+      expired,
+    });
+
 describe('createBatchedAppender (group commit)', () => {
   it('commits many concurrent new streams together and answers each with its own event', async () => {
-    const appender = createBatchedAppender(database.db, { maxBatch: 64, maxInFlight: 2 });
+    const appender = createBatchedAppender(database.db, {
+      queue: fairQueue(),
+      maxBatch: 64,
+      maxInFlight: 2,
+    });
     const inputs = Array.from({ length: 300 }, (_, i) => ({
       spaceId: SPACE,
       streamId: `batched-${i}-${randomUUID()}`,
-      expectedVersion: 'no_stream' as const,
+      expectedVersion: 'fresh' as const,
       events: [event({ i })],
     }));
     const results = await Promise.all(inputs.map((input) => appender.append(input)));
@@ -602,12 +621,39 @@ describe('createBatchedAppender (group commit)', () => {
     ).toEqual(new Map(rows.map((row) => [row.stream_id, row.global_position])));
   });
 
+  it("batches 'fresh' appends alone: 'no_stream' ones are checked under the stream's lock, so one of many starts a stream", async () => {
+    const appender = createBatchedAppender(database.db, { queue: fairQueue() });
+    const streamId = `shared-key-${randomUUID()}`;
+    const starts = Array.from({ length: 10 }, (_, i) => ({
+      spaceId: SPACE,
+      streamId,
+      expectedVersion: 'no_stream' as const,
+      events: [event({ i })],
+    }));
+    const results = await Promise.all(starts.map((input) => appender.append(input)));
+    expect(results.filter((result) => result.ok)).toHaveLength(1);
+    for (const loser of results.filter((result) => !result.ok)) {
+      expect(loser).toEqual({
+        ok: false,
+        error: 'version_conflict',
+        expected: 'no_stream',
+        actual: 1,
+      });
+    }
+    const rows = await database.db
+      .selectFrom('events')
+      .select('stream_position')
+      .where('stream_id', '=', streamId)
+      .execute();
+    expect(rows.map((row) => Number(row.stream_position))).toEqual([1]);
+  });
+
   it('answers a retried event as a duplicate without failing the others in its batch', async () => {
-    const appender = createBatchedAppender(database.db, { maxInFlight: 1 });
+    const appender = createBatchedAppender(database.db, { queue: fairQueue(), maxInFlight: 1 });
     const newStream = () => ({
       spaceId: SPACE,
       streamId: `fresh-${randomUUID()}`,
-      expectedVersion: 'no_stream' as const,
+      expectedVersion: 'fresh' as const,
       events: [event()],
     });
     const original = newStream();
@@ -645,11 +691,11 @@ describe('createBatchedAppender (group commit)', () => {
       idleInTransactionTimeoutMs: 1000,
     });
     try {
-      const appender = createBatchedAppender(down.db);
+      const appender = createBatchedAppender(down.db, { queue: fairQueue() });
       const inputs = Array.from({ length: 5 }, () => ({
         spaceId: SPACE,
         streamId: `down-${randomUUID()}`,
-        expectedVersion: 'no_stream' as const,
+        expectedVersion: 'fresh' as const,
         events: [event()],
       }));
       const outcomes = await Promise.allSettled(inputs.map((input) => appender.append(input)));
@@ -665,9 +711,7 @@ describe('createBatchedAppender (group commit)', () => {
   it('gives each space a fair share of the queue: one space filling its share leaves another its appends', async () => {
     // Room for three; without shares the flood would take all three and refuse the neighbour.
     const appender = createBatchedAppender(database.db, {
-      maxQueued: 3,
-      maxQueuedPerSpace: 2,
-      maxWaitMs: 2000,
+      queue: fairQueue({ maxQueued: 3, maxQueuedPerSpace: 2, maxWaitMs: 2000 }),
     });
     const locker = await database.pool.connect();
     try {
@@ -676,7 +720,7 @@ describe('createBatchedAppender (group commit)', () => {
       const newStream = (spaceId: string) => ({
         spaceId,
         streamId: `fair-${randomUUID()}`,
-        expectedVersion: 'no_stream' as const,
+        expectedVersion: 'fresh' as const,
         events: [event()],
       });
       const inFlight = appender.append(newStream('space-flood'));
@@ -695,7 +739,9 @@ describe('createBatchedAppender (group commit)', () => {
   });
 
   it('refuses new appends at once when its queue is full, and expires appends that waited too long', async () => {
-    const appender = createBatchedAppender(database.db, { maxQueued: 3, maxWaitMs: 300 });
+    const appender = createBatchedAppender(database.db, {
+      queue: fairQueue({ maxQueued: 3, maxWaitMs: 300 }),
+    });
     const locker = await database.pool.connect();
     try {
       // Hold the events table so the batch in flight stalls, as a stuck database would.
@@ -704,7 +750,7 @@ describe('createBatchedAppender (group commit)', () => {
       const newStream = () => ({
         spaceId: SPACE,
         streamId: `stalled-${randomUUID()}`,
-        expectedVersion: 'no_stream' as const,
+        expectedVersion: 'fresh' as const,
         events: [event()],
       });
       const inFlight = appender.append(newStream());

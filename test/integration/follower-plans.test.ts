@@ -3,9 +3,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { sealLog } from '../../src/audit-trail/seal/sealer.js';
 import type { Database } from '../../src/db/schema.js';
 import { nextBatch } from '../../src/delivery/batch-reader.js';
-import { nextLogRange, type LogRange } from '../../src/event-store/log-range.js';
-import { readLog } from '../../src/event-store/read-log.js';
-import type { LogPosition } from '../../src/event-store/types.js';
+import { nextLogRange, type LogRange } from '#event-log/log-range.js';
+import { readLog } from '#event-log/read-log.js';
+import type { LogPosition } from '#event-log/types.js';
 import { PROJECTIONS } from '../../src/projections/all.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { insertEvents, insertStatement, streamRows } from '../../src/event-store/insert-events.js';
+import { insertEvents, insertStatement, streamRows } from '#event-log/insert-events.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
 
 let database: TestDatabase;

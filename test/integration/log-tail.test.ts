@@ -3,10 +3,10 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/schema.js';
-import { appendToStream } from '../../src/event-store/append-to-stream.js';
-import { createLogTail, type LogTailReader } from '../../src/event-store/log-tail.js';
-import { logHead } from '../../src/event-store/read-log.js';
-import type { RecordedEvent } from '../../src/event-store/types.js';
+import { appendToStream } from '#event-log/append-to-stream.js';
+import { createLogTail, type LogTailReader } from '#event-log/log-tail.js';
+import { logHead } from '#event-log/read-log.js';
+import type { RecordedEvent } from '#event-log/types.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
 import { waitUntil } from '../support/wait.js';
 
@@ -37,7 +37,7 @@ const append = (spaceId: string, n: number) =>
   appendToStream(database.db, {
     spaceId,
     streamId: `stream-${randomUUID()}`,
-    expectedVersion: 'no_stream',
+    expectedVersion: 'fresh',
     events: Array.from({ length: n }, (_, i) => ({
       eventId: randomUUID(),
       type: 'test-event',

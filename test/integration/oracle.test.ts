@@ -4,7 +4,7 @@ import { loadAuditSigningKey } from '../../src/audit-trail/audit-key.js';
 import { sealLog } from '../../src/audit-trail/seal/sealer.js';
 import { signTreeHeads } from '../../src/audit-trail/seal/tree-head-signing.js';
 import { signTreeHead, treeOrigin } from '#audit-log/transparency/tree-head.js';
-import { appendToStream } from '../../src/event-store/append-to-stream.js';
+import { appendToStream } from '#event-log/append-to-stream.js';
 import { judgeLog } from '../../tools/reliability/oracle.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
 import { tempDir } from '../support/after-file.js';
@@ -19,7 +19,7 @@ beforeAll(async () => {
     await appendToStream(database.db, {
       spaceId: 'space-oracle',
       streamId: `oracle-${i}-${randomUUID()}`,
-      expectedVersion: 'no_stream',
+      expectedVersion: 'fresh',
       events: [{ eventId: randomUUID(), type: 'test-event', data: { i }, metadata: {} }],
     });
   }

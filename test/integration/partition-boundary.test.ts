@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ADVISORY_LOCK } from '../../src/db/advisory-locks.js';
 import { newWebhookSecret } from '../../packages/outbound/src/standard-webhooks.js';
-import { configurePartitioning } from '../../src/event-store/partitions.js';
+import { configurePartitioning } from '#event-log/partitions.js';
 import { createClients, startLoad, type LoadReport } from '../../tools/reliability/load.js';
 import { afterFile, tempDir } from '../support/after-file.js';
 import { startWebhookReceiver } from '../../packages/outbound/test/webhook-receiver.js';

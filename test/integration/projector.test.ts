@@ -5,7 +5,7 @@ import pg from 'pg';
 import { pino } from 'pino';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { waitUntil } from '../support/wait.js';
-import { appendToStream } from '../../src/event-store/append-to-stream.js';
+import { appendToStream } from '#event-log/append-to-stream.js';
 import { PROJECTIONS } from '../../src/projections/all.js';
 import { ADVISORY_LOCK } from '../../src/db/advisory-locks.js';
 import { catchUp, projectNextBatch, rebuildProjection } from '../../src/projections/batches.js';
@@ -326,7 +326,7 @@ async function appendIssued(count: number): Promise<void> {
     await appendToStream(service.database.db, {
       spaceId: 'space-one',
       streamId: `token-${randomUUID()}`,
-      expectedVersion: 'no_stream',
+      expectedVersion: 'fresh',
       events: [
         {
           eventId: randomUUID(),

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEventStore, type EventStore } from '../../src/event-store/event-store.js';
+import { createEventStore, type EventStore } from '#event-log/event-store.js';
 import { postgresInlineWrites, type InlineWrites } from '../../src/projections/inline-writes.js';
 import { rotateDueSigningKeys } from '../../src/commands/signing-key/scheduled-rotation.js';
 import {

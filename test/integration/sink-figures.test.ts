@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { recordLag } from '../../src/delivery/cursor.js';
 import { writeSink, writeSinkPaused } from '../../src/delivery/sinks.js';
-import { LOG_START } from '../../src/event-store/types.js';
-import { appendToStream } from '../../src/event-store/append-to-stream.js';
+import { LOG_START } from '#event-log/types.js';
+import { appendToStream } from '#event-log/append-to-stream.js';
 import { exampleEvents } from '../support/example-events.js';
 import { createCredentialVia, privateTokenVia, startTestService } from '../support/test-service.js';
 
@@ -38,7 +38,7 @@ describe.skipIf(!process.env.SINK_FIGURES)('sink figures (issue 51, item 6)', ()
       await appendToStream(db, {
         spaceId: 'space-noisy',
         streamId: `noisy-${randomUUID()}`,
-        expectedVersion: 'no_stream',
+        expectedVersion: 'fresh',
         events: Array.from({ length: 1000 }, () => ({
           eventId: randomUUID(),
           type: 'audit-log-read',

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { appendToStream } from '../../src/event-store/append-to-stream.js';
+import { appendToStream } from '#event-log/append-to-stream.js';
 import { sealLog } from '../../src/audit-trail/seal/sealer.js';
 import { overSpaceTree, spaceLeaves } from '../../src/audit-trail/seal/space-tree.js';
 import { eventLeafHash } from '../../src/audit-trail/event-leaf.js';
@@ -10,8 +10,8 @@ import {
   logTreeSize,
   overLogTree,
 } from '../../src/audit-trail/seal/log-tree.js';
-import { readLog } from '../../src/event-store/read-log.js';
-import { LOG_START } from '../../src/event-store/types.js';
+import { readLog } from '#event-log/read-log.js';
+import { LOG_START } from '#event-log/types.js';
 import {
   consistencyProof,
   inclusionProof,
@@ -34,7 +34,7 @@ async function record(spaceId: string, count: number): Promise<void> {
         appendToStream(database.db, {
           spaceId,
           streamId: `tree-${randomUUID()}`,
-          expectedVersion: 'no_stream',
+          expectedVersion: 'fresh',
           events: [{ eventId: randomUUID(), type: 'test-event', data: { n: i + j }, metadata: {} }],
         }),
       ),

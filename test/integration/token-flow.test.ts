@@ -2,8 +2,8 @@ import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
 import * as oauth from 'openid-client';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { fullForm } from '../../src/domain/stored-form.js';
-import { readLog } from '../../src/event-store/read-log.js';
-import { LOG_START, type RecordedEvent } from '../../src/event-store/types.js';
+import { readLog } from '#event-log/read-log.js';
+import { LOG_START, type RecordedEvent } from '#event-log/types.js';
 import {
   AUDIENCE,
   createCredentialVia,

@@ -14,7 +14,7 @@ import { findLeaf } from '../../src/audit-trail/prove/tree-proofs.js';
 import { logTreeSize } from '../../src/audit-trail/seal/log-tree.js';
 import type { Database } from '../../src/db/schema.js';
 import { uuidv7 } from '../../src/domain/ports.js';
-import { insertEvents, streamRows } from '../../src/event-store/insert-events.js';
+import { insertEvents, streamRows } from '#event-log/insert-events.js';
 import { parseCheckpointText } from '#audit-log/transparency/checkpoint.js';
 import { leafHash, verifyConsistency, verifyInclusion } from '#audit-log/transparency/merkle.js';
 import { openNote, parseVerifierKey } from '#audit-log/transparency/signed-note.js';

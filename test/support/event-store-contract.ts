@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { EventStore } from '../../src/event-store/event-store.js';
-import type { NewEvent } from '../../src/event-store/types.js';
+import type { EventStore } from '#event-log/event-store.js';
+import type { NewEvent } from '#event-log/types.js';
 import type { InlineWrites } from '../../src/projections/inline-writes.js';
 
 /** A store under test, and how to read back the stream positions it holds for a stream. */
@@ -61,30 +61,44 @@ export function eventStoreContract(name: string, make: () => StoreUnderTest): vo
       expect(await streamPositions(streamId)).toEqual([]);
     });
 
-    it('returns the originals when an append is retried with the same event ids', async () => {
-      const { store, streamPositions } = make();
-      const streamId = `contract-${randomUUID()}`;
-      const events = [event({ n: 1 }), event({ n: 2 })];
-      const first = await store.append({
-        spaceId: 's',
-        streamId,
-        expectedVersion: 'no_stream',
-        events,
-      });
-      const retry = await store.append({
-        spaceId: 's',
-        streamId,
-        expectedVersion: 'no_stream',
-        events,
-      });
-      expect(first).toMatchObject({ ok: true, duplicate: false });
-      expect(retry).toMatchObject({ ok: true, duplicate: true });
-      if (!first.ok || !retry.ok) throw new Error('unreachable');
-      expect(retry.events.map((e) => e.globalPosition)).toEqual(
-        first.events.map((e) => e.globalPosition),
-      );
-      expect(await streamPositions(streamId)).toEqual([1, 2]);
-    });
+    it.each(['fresh', 'no_stream'] as const)(
+      'returns the originals when an append at %s is retried with the same event ids',
+      async (expectedVersion) => {
+        const { store, streamPositions } = make();
+        const streamId = `contract-${randomUUID()}`;
+        const events = [event({ n: 1 }), event({ n: 2 })];
+        const first = await store.append({ spaceId: 's', streamId, expectedVersion, events });
+        const retry = await store.append({ spaceId: 's', streamId, expectedVersion, events });
+        expect(first).toMatchObject({ ok: true, duplicate: false });
+        expect(retry).toMatchObject({ ok: true, duplicate: true });
+        if (!first.ok || !retry.ok) throw new Error('unreachable');
+        expect(retry.events.map((e) => e.globalPosition)).toEqual(
+          first.events.map((e) => e.globalPosition),
+        );
+        expect(await streamPositions(streamId)).toEqual([1, 2]);
+      },
+    );
+
+    it.each(['fresh', 'no_stream'] as const)(
+      'refuses a second start of a stream at %s, inline writes or not',
+      async (expectedVersion) => {
+        const { store, streamPositions } = make();
+        const streamId = `contract-${randomUUID()}`;
+        await store.append({ spaceId: 's', streamId, expectedVersion, events: [event()] });
+        const again = { spaceId: 's', streamId, expectedVersion, events: [event()] };
+        const conflict = {
+          ok: false,
+          error: 'version_conflict',
+          expected: expectedVersion,
+          actual: 1,
+        };
+        expect(await store.append(again)).toEqual(conflict);
+        expect(await store.append({ ...again, events: [event()] }, async () => {})).toEqual(
+          conflict,
+        );
+        expect(await streamPositions(streamId)).toEqual([1]);
+      },
+    );
 
     it('stores nothing when an inline projection fails, and commits its writes with the events otherwise', async () => {
       const { store, streamPositions } = make();

@@ -1,6 +1,6 @@
-import type { AppendInput, AppendResult } from '../../src/event-store/append-to-stream.js';
-import type { EventStore } from '../../src/event-store/event-store.js';
-import type { RecordedEvent } from '../../src/event-store/types.js';
+import type { AppendInput, AppendResult } from '#event-log/append-to-stream.js';
+import type { EventStore } from '#event-log/event-store.js';
+import type { RecordedEvent } from '#event-log/types.js';
 import type { Credential } from '../../src/domain/credential/state.js';
 import type { Token } from '../../src/domain/token/state.js';
 import type { IdempotentResponse } from '../../src/projections/idempotent-responses.js';
@@ -26,7 +26,7 @@ export interface InMemoryEventStore {
 }
 
 /**
- * The same contract as Postgres's store (src/event-store/append-to-stream.ts): an append checks
+ * The same contract as Postgres's store (packages/event-log/src/append-to-stream.ts): an append checks
  * its stream's version, is atomic with its inline writes (staged, applied only when all of them
  * succeeded), and a retry with event ids already logged returns the originals. Appends are
  * serialised, as the stream lock serialises them in Postgres; handlers still interleave between
@@ -77,7 +77,7 @@ export function createInMemoryEventStore(now: () => number = Date.now): InMemory
       const actual = log.filter((event) => event.streamId === input.streamId).length;
       const expected = input.expectedVersion;
       if (
-        (expected === 'no_stream' && actual !== 0) ||
+        ((expected === 'no_stream' || expected === 'fresh') && actual !== 0) ||
         (typeof expected === 'number' && expected !== actual)
       ) {
         return { ok: false, error: 'version_conflict', expected, actual };
@@ -98,7 +98,7 @@ export function createInMemoryEventStore(now: () => number = Date.now): InMemory
           return noSql('transactions');
         },
         append: async (input) => {
-          const result = await append({ ...input, expectedVersion: 'no_stream' });
+          const result = await append({ ...input, expectedVersion: 'fresh' });
           if (!result.ok || result.duplicate) throw new Error('transact: stream exists');
           return result.events;
         },

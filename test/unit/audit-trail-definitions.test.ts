@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { canonicalEventBytes } from '#audit-log/event-leaf.js';
 import { exportedEvent } from '#audit-log/export-lines.js';
 import { leafHash } from '#audit-log/transparency/merkle.js';
-import type { RecordedEvent } from '../../src/event-store/types.js';
+import type { RecordedEvent } from '#event-log/types.js';
 import { eventLeafHash, leafEntry } from '../../src/audit-trail/event-leaf.js';
 
 const TRAIL = path.resolve('src/audit-trail');

@@ -6,7 +6,7 @@ import { redactEvent } from '../../src/audit-trail/redaction.js';
 import { eventCatalog, schemasOf, typesWhere } from '../../src/domain/event-catalog.js';
 import { declareEvent } from '../../src/domain/event-data/declaration.js';
 import { EVENT_CATALOG, EVENT_TYPES } from '../../src/domain/events.js';
-import type { RecordedEvent } from '../../src/event-store/types.js';
+import type { RecordedEvent } from '#event-log/types.js';
 import { appendCounters } from '../../src/observability/event-counters.js';
 import { auditDetailsOf } from '../../src/projections/audit.js';
 import { rateCountingOf } from '../../src/projections/rates.js';

@@ -38,11 +38,6 @@ const NOT_DECISIONS: ReadonlyArray<{ file: string; line: string; why: string }> 
     why: 'validates the --role flag of the development CLI before a token is minted',
   },
   {
-    file: 'event-store/log-tail.ts',
-    line: '(event) => event.spaceId === reader.spaceId && isAfter(event, state.after),',
-    why: "hands a feed its own space's events; the feed was opened by the route's policy (event-store may not import domain)",
-  },
-  {
     file: 'http/authentication.ts',
     line: '(body.client_id !== undefined && body.client_id !== basic.clientId))',
     why: 'RFC 6749 §2.3: a client_id repeated in the body must name the Basic one; a malformed request, not access',

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { decideArchive } from '../../domain/archive/decide.js';
-import { createEventStore } from '../../event-store/event-store.js';
+import { createEventStore } from '#event-log/event-store.js';
 import { postgresArchiveWrites } from './archive-writes.js';
 import { writePartition } from '#audit-log/archive/write-partition.js';
 import type { ArchiveFile } from '#audit-log/archive-folder.js';

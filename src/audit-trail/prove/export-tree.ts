@@ -11,7 +11,7 @@ import { loadFrontier } from '#audit-log/tree/tree-growth.js';
 import { unlessLeavesMissing } from '#audit-log/tree/tree-source.js';
 import { treeNodes } from '../seal/tree-store.js';
 import { listTreeHeads } from './tree-heads.js';
-import { tracesOf } from '../../event-store/event-traces.js';
+import { tracesOf } from '#event-log/event-traces.js';
 
 /** The options of an export of a space's events recorded in [from, to). */
 interface ExportOptions {

@@ -1,7 +1,7 @@
 import type { KeyObject } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { LogKeyRepeatedError, readLog } from '../../event-store/read-log.js';
+import { LogKeyRepeatedError, readLog } from '#event-log/read-log.js';
 import { readArchiveFile } from '#audit-log/archive-folder.js';
 import { EVENT_LEAVES } from '../event-leaf.js';
 import { checkArchivedPartition } from '#audit-log/check/archive.js';

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { EVENT_COLUMNS, toRecordedEvent, type EventRow } from '../../event-store/types.js';
+import { EVENT_COLUMNS, toRecordedEvent, type EventRow } from '#event-log/types.js';
 import {
   consistencyProof,
   inclusionProof,
@@ -9,7 +9,7 @@ import {
 } from '#audit-log/transparency/merkle.js';
 import { leafEntry } from '../event-leaf.js';
 import { sealHolding, sealRange } from '../seal/seal-ranges.js';
-import { inRange } from '../../event-store/log-range.js';
+import { inRange } from '#event-log/log-range.js';
 import { spaceTree } from '../seal/space-tree.js';
 import { archivedSpaceTree, findArchivedLeaf } from './archived-leaves.js';
 import { LOG_TREE, logLeafIndex, logTree, logTreeSize } from '../seal/log-tree.js';

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { inRange, type LogRange } from '../../event-store/log-range.js';
+import { inRange, type LogRange } from '#event-log/log-range.js';
 import {
   EVENT_COLUMNS,
   LOG_START,
@@ -8,7 +8,7 @@ import {
   type EventRow,
   type LogPosition,
   type RecordedEvent,
-} from '../../event-store/types.js';
+} from '#event-log/types.js';
 
 /** Where a seal's range ends: its last event. */
 export function sealEnd(seal: {

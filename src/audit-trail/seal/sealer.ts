@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { sealEnd } from './seal-ranges.js';
-import { readLog } from '../../event-store/read-log.js';
-import { LOG_START } from '../../event-store/types.js';
+import { readLog } from '#event-log/read-log.js';
+import { LOG_START } from '#event-log/types.js';
 import { withinOnePartition } from '#audit-log/archive/within-one-partition.js';
 import { logTree } from './log-tree.js';
 import { eventLeafHash } from '../event-leaf.js';

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { eventsInRange, sealRange } from './seal-ranges.js';
-import type { RecordedEvent } from '../../event-store/types.js';
+import type { RecordedEvent } from '#event-log/types.js';
 import { spaceTree } from './space-tree.js';
 import { eventLeafHash } from '../event-leaf.js';
 import type { Hash } from '#audit-log/transparency/merkle.js';

@@ -57,8 +57,8 @@ async function recordFirstUse(
     clientId: credential.clientId,
     thumbprints,
   });
-  // Version 0, not 'no_stream': the stream is named by a key two replicas share, so it is checked.
-  await ctx.events.append({ ...placed, expectedVersion: 0, events: [event] });
+  // 'no_stream', not 'fresh': the stream is named by a key two replicas share, so it is checked.
+  await ctx.events.append({ ...placed, expectedVersion: 'no_stream', events: [event] });
   seen.add(key);
 }
 

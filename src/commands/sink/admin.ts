@@ -4,7 +4,7 @@ import type { SecretHasher } from '../../crypto/secrets.js';
 import type { SinkTarget } from '../../domain/events.js';
 import type { SinkRefusal } from '../../domain/sink/decide.js';
 import type { IdGenerator } from '../../domain/ports.js';
-import type { EventStore } from '../../event-store/event-store.js';
+import type { EventStore } from '#event-log/event-store.js';
 import { InvalidRequestError } from '../../errors/errors.js';
 import { newWebhookSecret } from '#outbound/standard-webhooks.js';
 import {

@@ -42,7 +42,7 @@ export async function recordIssuedToken(
   const append = () =>
     ctx.events.append({
       spaceId: claims.space_id,
-      expectedVersion: 'no_stream',
+      expectedVersion: 'fresh',
       streamId,
       events: [storedForm(event, streamId)],
     });

@@ -4,7 +4,7 @@ import { matchesRecordedIssuance, type IssuedTokenClaims } from '../../domain/po
 import { fullForm } from '../../domain/stored-form.js';
 import { streams } from '../../domain/streams.js';
 import { secondsOfIso } from '../../domain/times.js';
-import { EVENT_COLUMNS, toRecordedEvent, type EventRow } from '../../event-store/types.js';
+import { EVENT_COLUMNS, toRecordedEvent, type EventRow } from '#event-log/types.js';
 
 /**
  * Whether the log records the issuance of a token with these claims (the policy's

@@ -6,7 +6,7 @@ import { allowedScopes } from '../../domain/policy.js';
 import type { TrustedIssuerDefinition } from '../../domain/event-data/trusted-issuer.js';
 import type { RuleCredential, TrustedIssuerState } from '../../domain/trusted-issuer/decide.js';
 import { targetRefusal, type TargetRules } from '#outbound/target-rules.js';
-import type { EventStore } from '../../event-store/event-store.js';
+import type { EventStore } from '#event-log/event-store.js';
 import { ConflictError, InvalidRequestError } from '../../errors/errors.js';
 import {
   isOperatorIssuerId,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { accept, refuse } from '../../../src/domain/decision.js';
-import type { EventStore } from '../../../src/event-store/event-store.js';
+import type { EventStore } from '#event-log/event-store.js';
 import { NotFoundError } from '../../../src/errors/errors.js';
 import { handleLocked, type LockedDecider, type Placed } from '../../../src/commands/handle.js';
 import { createInMemoryEventStore } from '../../support/in-memory-store.js';

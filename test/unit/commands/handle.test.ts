@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { accept, refuse } from '../../../src/domain/decision.js';
 import { ConflictError, NotFoundError } from '../../../src/errors/errors.js';
 import { handle, type Decider } from '../../../src/commands/handle.js';
-import type { RecordedEvent } from '../../../src/event-store/types.js';
+import type { RecordedEvent } from '#event-log/types.js';
 import { createInMemoryEventStore } from '../../support/in-memory-store.js';
 
 // The one command handler, once, on the in-memory event store: a toy counter as its decider.

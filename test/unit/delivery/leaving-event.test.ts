@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { leavingEvent } from '../../../src/delivery/transports.js';
 import { storedForm } from '../../../src/domain/stored-form.js';
 import { streams } from '../../../src/domain/streams.js';
-import type { RecordedEvent } from '../../../src/event-store/types.js';
+import type { RecordedEvent } from '#event-log/types.js';
 import { exampleEvents } from '../../support/example-events.js';
 
 const EXAMPLES = exampleEvents('ci_1');

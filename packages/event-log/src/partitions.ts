@@ -1,7 +1,6 @@
-import { sql, type Kysely } from 'kysely';
+import { sql } from 'kysely';
 import type pg from 'pg';
-import type { Logger } from 'pino';
-import type { Database } from '../db/schema.js';
+import type { EventLogTables, LogDatabase } from './table.js';
 
 /**
  * Writes the partitioning settings (as the owner, with the migrations) and creates whatever
@@ -52,10 +51,12 @@ export type PartitionRound =
  * Creates the log's partitions that are due (none, almost always: one indexed read). Every
  * service process calls it on start and every few seconds, so appends always find a partition
  * even when the others are down. Never waits on another session: when one is making them already
- * (its advisory lock, ADVISORY_LOCK.eventPartitions) this round is `busy`, and the function's DDL
+ * (its advisory lock) this round is `busy`, and the function's DDL
  * gives up after its lock_timeout (2 s) with an error (migration 035).
  */
-export async function ensurePartitions(db: Kysely<Database>): Promise<PartitionRound> {
+export async function ensurePartitions<DB extends EventLogTables>(
+  db: LogDatabase<DB>,
+): Promise<PartitionRound> {
   const { rows } = await sql<{ made: number }>`SELECT ensure_event_partitions() AS made`.execute(
     db,
   );
@@ -63,13 +64,19 @@ export async function ensurePartitions(db: Kysely<Database>): Promise<PartitionR
   return made < 0 ? { outcome: 'busy' } : { outcome: 'made', made };
 }
 
+/** Where partition maintenance says what it did (a pino logger fits). */
+export interface PartitionLog {
+  info(details: object, message: string): void;
+  warn(details: object, message: string): void;
+}
+
 /**
  * Runs {@link ensurePartitions} now and every `everyMs`; returns how to stop. One round at a
  * time: a slow round is never joined by the next on another pooled connection.
  */
-export function keepPartitionsAhead(
-  db: Kysely<Database>,
-  log: Pick<Logger, 'info' | 'warn'>,
+export function keepPartitionsAhead<DB extends EventLogTables>(
+  db: LogDatabase<DB>,
+  log: PartitionLog,
   everyMs = 10_000,
 ): () => void {
   let running = false;
@@ -102,8 +109,8 @@ export function keepPartitionsAhead(
  * less: appends fail), and how far they should (EVENT_PARTITIONS_AHEAD). For /metrics and the
  * alert that fires before the lookahead runs out.
  */
-export async function partitionHorizon(
-  db: Kysely<Database>,
+export async function partitionHorizon<DB extends EventLogTables>(
+  db: LogDatabase<DB>,
 ): Promise<{ readonly ahead: number; readonly target: number } | undefined> {
   const { rows } = await sql<{ ahead: number | null; target: number }>`
     SELECT (extract(epoch FROM (SELECT max(ends_at) FROM event_partitions) - now())

@@ -1,5 +1,5 @@
-import { sql, type Kysely } from 'kysely';
-import type { Database } from '../db/schema.js';
+import { sql } from 'kysely';
+import { logTables, type EventLogTables, type LogDatabase } from './table.js';
 import {
   LOG_START,
   EVENT_COLUMNS,
@@ -24,8 +24,8 @@ export interface LogPage {
  * (pg_snapshot_xmin), and order by (transaction_id, global_position), so once a reader passes a
  * point nothing can ever appear behind it.
  */
-export async function readLog(
-  db: Kysely<Database>,
+export async function readLog<DB extends EventLogTables>(
+  db: LogDatabase<DB>,
   options: {
     readonly after: LogPosition;
     readonly limit: number;
@@ -41,7 +41,7 @@ export async function readLog(
   // key of another would be skipped when it sits at a page boundary, so the page starts AT
   // `after` and a second row there is refused, as is one repeated inside the page (issue 50).
   const resumes = options.after.transactionId !== LOG_START.transactionId;
-  const rows = (await db
+  const rows = (await logTables(db)
     .selectFrom('events')
     .select(EVENT_COLUMNS)
     .where(sql<boolean>`transaction_id < pg_snapshot_xmin(pg_current_snapshot())`)
@@ -104,8 +104,10 @@ export class LogKeyRepeatedError extends Error {
  * transaction is past (the start of the log when there is none). Reading after it yields only
  * what commits from now on.
  */
-export async function logHead(db: Kysely<Database>): Promise<LogPosition> {
-  const row = await db
+export async function logHead<DB extends EventLogTables>(
+  db: LogDatabase<DB>,
+): Promise<LogPosition> {
+  const row = await logTables(db)
     .selectFrom('events')
     .select([sql<string>`transaction_id::text`.as('transaction_id'), 'global_position'])
     .where(sql<boolean>`transaction_id < pg_snapshot_xmin(pg_current_snapshot())`)
@@ -128,12 +130,12 @@ export function isAfter(a: LogPosition, b: LogPosition): boolean {
 }
 
 /** The log position of the event at `globalPosition` in `spaceId`, if there is one. */
-export async function positionOf(
-  db: Kysely<Database>,
+export async function positionOf<DB extends EventLogTables>(
+  db: LogDatabase<DB>,
   spaceId: string,
   globalPosition: number,
 ): Promise<LogPosition | undefined> {
-  const row = await db
+  const row = await logTables(db)
     .selectFrom('events')
     .select([sql<string>`transaction_id::text`.as('transaction_id'), 'global_position'])
     .where('global_position', '=', globalPosition)

@@ -1,5 +1,4 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../db/schema.js';
+import type { EventLogTables, LogDatabase } from './table.js';
 import { isAfter, logHead, readLog } from './read-log.js';
 import type { LogPosition, RecordedEvent } from './types.js';
 
@@ -35,8 +34,8 @@ export interface LogTail {
 }
 
 /** Creates the shared poll; it runs only while someone follows. */
-export function createLogTail(
-  db: Kysely<Database>,
+export function createLogTail<DB extends EventLogTables>(
+  db: LogDatabase<DB>,
   options: {
     readonly pollMs: number;
     readonly pageSize: number;

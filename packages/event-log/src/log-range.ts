@@ -1,5 +1,5 @@
-import { sql, type Kysely, type RawBuilder } from 'kysely';
-import type { Database } from '../db/schema.js';
+import { sql, type RawBuilder } from 'kysely';
+import type { EventLogTables, LogDatabase } from './table.js';
 import type { LogPosition } from './types.js';
 
 /** A settled stretch of the log, (after, through] in commit-safe order, and how many events. */
@@ -22,8 +22,8 @@ export interface PositionSpan {
  * below `through` has finished (it is below the snapshot's xmin), so the range can never gain an
  * event later: set-based projections can read it with {@link inRange} and be exact.
  */
-export async function nextLogRange(
-  db: Kysely<Database>,
+export async function nextLogRange<DB extends EventLogTables>(
+  db: LogDatabase<DB>,
   after: LogPosition,
   limit: number,
 ): Promise<LogRange | undefined> {

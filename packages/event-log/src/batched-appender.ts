@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Database } from '../db/schema.js';
+import type { EventLogTables } from './table.js';
 import { AppendRefusedError } from './errors.js';
 import {
   appendToStream,
@@ -8,31 +8,41 @@ import {
   type AppendResult,
 } from './append-to-stream.js';
 import { insertEvents, streamRows } from './insert-events.js';
-import { createFairQueue } from '#rate-limit/fair-queue.js';
 
 /** Appends new streams, many per round trip. */
 export interface BatchedAppender {
-  /** Same contract as appendToStream with `expectedVersion: 'no_stream'`. */
+  /** Same contract as appendToStream; only `'fresh'` appends are batched, the others go alone. */
   append(input: AppendInput): Promise<AppendResult>;
   /** Appends waiting for their batch (for /metrics). */
   queued(): number;
 }
 
+/**
+ * Where appends wait for their batch, the user's: bounded (a full queue or a space's full share
+ * refuses at once instead of growing memory), each append with its own deadline.
+ */
+export interface AppendQueue<Item> {
+  /** Queues `item` of `spaceId`; false when the queue or the space's share is full. */
+  offer(spaceId: string, item: Item): boolean;
+  /** Takes up to `max` of the oldest items. */
+  take(max: number): Item[];
+  /** Items waiting. */
+  size(): number;
+}
+
+/** Makes the appender's queue; `expired` is told the appends that waited past their deadline. */
+export type AppendQueueFactory = <Item>(
+  expired: (items: readonly Item[]) => void,
+) => AppendQueue<Item>;
+
 /** Options of {@link createBatchedAppender}. */
 export interface BatchedAppenderOptions {
+  /** The queue appends wait in (token-authority's is its fair queue: a share per space). */
+  readonly queue: AppendQueueFactory;
   /** Appends per INSERT at most. */
   readonly maxBatch?: number;
   /** Batches being written at once. */
   readonly maxInFlight?: number;
-  /** Appends allowed to wait; past it new ones are refused at once instead of growing memory. */
-  readonly maxQueued?: number;
-  /**
-   * Appends of one space allowed to wait: its fair share, so one tenant filling the queue (a
-   * stalled database under its flood) cannot get every other tenant's appends refused.
-   */
-  readonly maxQueuedPerSpace?: number;
-  /** An append still waiting for its batch after this long is refused (it was never written). */
-  readonly maxWaitMs?: number;
 }
 
 interface Pending {
@@ -57,21 +67,15 @@ interface Pending {
  * while the previous commit flushes, which halved Postgres CPU per issuance against four writers
  * with no loss of throughput.
  */
-export function createBatchedAppender(
-  db: Kysely<Database>,
-  options: BatchedAppenderOptions = {},
+export function createBatchedAppender<DB extends EventLogTables>(
+  db: Kysely<DB>,
+  options: BatchedAppenderOptions,
 ): BatchedAppender {
   const maxBatch = options.maxBatch ?? 500;
   const maxInFlight = options.maxInFlight ?? 1;
-  const maxQueued = options.maxQueued ?? 10_000;
-  const queue = createFairQueue<Pending>({
-    maxQueued,
-    maxQueuedPerSpace: options.maxQueuedPerSpace ?? maxQueued,
-    maxWaitMs: options.maxWaitMs ?? 5_000,
-    expired(pending) {
-      const error = new AppendRefusedError('wait_expired');
-      for (const each of pending) each.reject(error);
-    },
+  const queue = options.queue<Pending>((pending) => {
+    const error = new AppendRefusedError('wait_expired');
+    for (const each of pending) each.reject(error);
   });
   let inFlight = 0;
 
@@ -134,7 +138,7 @@ export function createBatchedAppender(
 
   return {
     append(input) {
-      if (input.expectedVersion !== 'no_stream') return appendToStream(db, input);
+      if (input.expectedVersion !== 'fresh') return appendToStream(db, input);
       let admitted = false;
       const appended = new Promise<AppendResult>((resolve, reject) => {
         admitted = queue.offer(input.spaceId, { input, resolve, reject });

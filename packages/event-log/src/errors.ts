@@ -4,16 +4,15 @@ export type AppendRefusal = 'queue_full' | 'wait_expired' | 'no_partition';
 const MESSAGE: Readonly<Record<AppendRefusal, string>> = {
   queue_full: 'too many writes waiting for the event log',
   wait_expired: 'the event log did not take the write in time',
-  // Partition maintenance is behind (every service process makes them ahead, every 10 s): a 503
-  // that ends by itself as soon as one of them makes the partition, never a 500.
+  // Partition maintenance is behind (keepPartitionsAhead makes them ahead, every 10 s): a refusal
+  // that ends by itself as soon as a partition is made, never a failure of the service.
   no_partition: 'the event log has no partition for this time yet',
 };
 
 /**
  * The store refused an append before writing it: its queue was full, the append waited past its
  * bound behind a stalled batch, or no partition of the log covers now. Nothing was written; the
- * same append may be retried. The HTTP edge answers it as 503 with Retry-After
- * (src/http/error-response.ts).
+ * same append may be retried (token-authority answers it as 503 with Retry-After).
  */
 export class AppendRefusedError extends Error {
   constructor(
@@ -23,4 +22,17 @@ export class AppendRefusedError extends Error {
     super(MESSAGE[reason], options);
     this.name = 'AppendRefusedError';
   }
+}
+
+/**
+ * True for a row no partition of its table covers ("no partition of relation … found for row",
+ * a check violation, SQLSTATE 23514): for the log, partition maintenance has fallen behind.
+ */
+export function isMissingPartition(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  return (
+    code === '23514' &&
+    typeof message === 'string' &&
+    message.startsWith('no partition of relation')
+  );
 }

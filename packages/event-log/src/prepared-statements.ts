@@ -1,6 +1,5 @@
 import type { Kysely, QueryResult, RawBuilder } from 'kysely';
 import type pg from 'pg';
-import type { Database } from './schema.js';
 
 /** Statement texts to prepare on each connection, and the name each is prepared under. */
 const names = new Map<string, string>();
@@ -31,8 +30,8 @@ export function runMarkedStatementsPrepared(client: pg.ClientBase): void {
 }
 
 /** Runs `query` prepared as `name` (see {@link prepareOnEveryConnection}); fixed text only. */
-export async function executePrepared<Row>(
-  db: Kysely<Database>,
+export async function executePrepared<DB, Row>(
+  db: Kysely<DB>,
   name: string,
   query: RawBuilder<Row>,
 ): Promise<QueryResult<Row>> {

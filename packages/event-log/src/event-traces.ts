@@ -1,5 +1,5 @@
-import { sql, type Kysely } from 'kysely';
-import type { Database } from '../db/schema.js';
+import { sql } from 'kysely';
+import type { EventLogTables, LogDatabase } from './table.js';
 import { inRange, type LogRange } from './log-range.js';
 
 /**
@@ -20,7 +20,7 @@ export type TraceOf = () => EventTrace | undefined;
 /**
  * How background work (a projector batch, a delivery) becomes a span linked to the traces of the
  * events it handled: `work` runs, then `after` says what it handled (undefined: no span, nothing
- * was done). Given by the process when tracing is on (observability/linked-spans.ts).
+ * was done). Given by the process when tracing is on (token-authority's linked-spans.ts).
  */
 export type LinkedSpans = <T>(
   name: string,
@@ -49,8 +49,8 @@ const byPosition = (rows: readonly TraceRow[]) =>
   new Map(rows.map((row) => [Number(row.global_position), traceOfRow(row)]));
 
 /** The traces of the events at `positions` that have one (one index probe each). */
-export async function tracesOf(
-  db: Kysely<Database>,
+export async function tracesOf<DB extends EventLogTables>(
+  db: LogDatabase<DB>,
   positions: readonly number[],
 ): Promise<ReadonlyMap<number, EventTrace>> {
   if (positions.length === 0) return new Map();
@@ -61,8 +61,8 @@ export async function tracesOf(
 }
 
 /** The traces of a settled range's events (a projector batch), by position. */
-export async function tracesInRange(
-  db: Kysely<Database>,
+export async function tracesInRange<DB extends EventLogTables>(
+  db: LogDatabase<DB>,
   range: Pick<LogRange, 'after' | 'through' | 'positions'>,
 ): Promise<ReadonlyMap<number, EventTrace>> {
   const { rows } = await sql<TraceRow>`

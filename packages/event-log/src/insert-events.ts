@@ -1,9 +1,8 @@
-import { sql, type Kysely, type RawBuilder } from 'kysely';
-import type { Database } from '../db/schema.js';
-import { executePrepared } from '../db/prepared-statements.js';
+import { sql, type RawBuilder } from 'kysely';
+import { executePrepared } from './prepared-statements.js';
+import type { EventLogTables, LogDatabase } from './table.js';
 import type { NewEvent, RecordedEvent } from './types.js';
-import { isMissingPartition } from '../db/postgres-errors.js';
-import { AppendRefusedError } from './errors.js';
+import { AppendRefusedError, isMissingPartition } from './errors.js';
 import type { EventTrace } from './event-traces.js';
 
 /** One event with the place in its stream it must take. */
@@ -42,8 +41,8 @@ export interface Inserted {
  * and the prepared plan kept doing so as the log grew, until the next ANALYZE (measured: 0.6 ms
  * of Postgres CPU per token in the bench's first minute, 0.03 ms with the probe).
  */
-export async function insertEvents(
-  db: Kysely<Database>,
+export async function insertEvents<DB extends EventLogTables>(
+  db: LogDatabase<DB>,
   rows: readonly EventToInsert[],
 ): Promise<Inserted> {
   const traced = rows.some((row) => row.trace !== undefined);

@@ -1,5 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { Database } from '../db/schema.js';
+import type { EventLogTables } from './table.js';
 import { appendToStream, type AppendInput, type AppendResult } from './append-to-stream.js';
 import { createBatchedAppender, type BatchedAppenderOptions } from './batched-appender.js';
 import { insertEvents, streamRows } from './insert-events.js';
@@ -10,8 +10,8 @@ import type { TraceOf } from './event-traces.js';
 export type AppendListener = (events: readonly RecordedEvent[]) => void;
 
 /**
- * Runs in an append's transaction with `Writes`, the read-model writes the store offers (the
- * commands' are `projections/inline-writes.ts`): they commit with the events or not at all.
+ * Runs in an append's transaction with `Writes`, the read-model writes the store offers (made by
+ * its `writes` option): they commit with the events or not at all.
  */
 export type InlineProjection<Writes> = (
   writes: Writes,
@@ -25,8 +25,8 @@ export type InlineProjection<Writes> = (
 export interface EventStore<Writes = unknown> {
   /**
    * The one append: to one stream at the version expected, `inline` projections in the same
-   * transaction. A brand-new stream with nothing inline (an issued token, a failure) is
-   * group-committed with its neighbours.
+   * transaction. A `'fresh'` stream with nothing inline (an issued token, a failure) is
+   * group-committed with its neighbours; `'no_stream'` is checked under the stream's lock.
    */
   append(input: AppendInput, inline?: InlineProjection<Writes>): Promise<AppendResult>;
   /**
@@ -52,27 +52,28 @@ export interface StoreTransaction<Writes = unknown> {
  * The append path with its announcements built in: every committed append is passed to each
  * listener, so no command has to remember to wake the projector or count a metric.
  */
-export function createEventStore<Writes = unknown>(
-  db: Kysely<Database>,
+export function createEventStore<DB extends EventLogTables, Writes = unknown>(
+  db: Kysely<DB>,
   options: {
     /** What inline projections are handed, made of the append's transaction. */
-    readonly writes?: (trx: Transaction<Database>) => Writes;
+    readonly writes?: (trx: Transaction<DB>) => Writes;
     readonly listeners: readonly AppendListener[];
     /** Told of every append that failed (database away, queue full, timeout), not of conflicts. */
     readonly failed?: (error: unknown) => void;
+    /** Group commit of new streams with nothing inline; without it each is its own INSERT. */
     readonly batching?: BatchedAppenderOptions;
     /** The request's trace at each append, recorded beside its events; absent: tracing off. */
     readonly traceOf?: TraceOf;
   },
 ): EventStore<Writes> {
-  const batched = createBatchedAppender(db, options.batching);
+  const batched = options.batching && createBatchedAppender(db, options.batching);
   const announce = (result: AppendResult): AppendResult => {
     if (result.ok && !result.duplicate) {
       for (const listener of options.listeners) listener(result.events);
     }
     return result;
   };
-  const writesOf = (trx: Transaction<Database>): Writes => {
+  const writesOf = (trx: Transaction<DB>): Writes => {
     if (!options.writes) throw new Error('createEventStore: this store was made without `writes`');
     return options.writes(trx);
   };
@@ -89,8 +90,8 @@ export function createEventStore<Writes = unknown>(
   return {
     append: (asked, inline) => {
       const input = traceOf ? traced(asked) : asked;
-      if (input.expectedVersion === 'no_stream' && !inline) {
-        return batched.append(input).then(announce, fail);
+      if (input.expectedVersion === 'fresh' && !inline) {
+        return (batched ? batched.append(input) : appendToStream(db, input)).then(announce, fail);
       }
       return appendToStream(
         db,
@@ -122,6 +123,6 @@ export function createEventStore<Writes = unknown>(
       if (appended.length > 0) announce({ ok: true, duplicate: false, events: appended });
       return result;
     },
-    queued: () => batched.queued(),
+    queued: () => batched?.queued() ?? 0,
   };
 }

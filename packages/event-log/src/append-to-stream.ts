@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { Database } from '../db/schema.js';
+import { logTables, type EventLogTables, type LogDatabase } from './table.js';
 import { insertEvents, streamRows, type Inserted } from './insert-events.js';
 import {
   EVENT_COLUMNS,
@@ -22,8 +22,8 @@ export interface AppendInput {
 }
 
 /** Runs inside the append's transaction: what must commit with the events (see EventStore). */
-export type TransactionProjection = (
-  trx: Transaction<Database>,
+export type TransactionProjection<DB extends EventLogTables = EventLogTables> = (
+  trx: Transaction<DB>,
   events: readonly RecordedEvent[],
 ) => Promise<void>;
 
@@ -47,17 +47,16 @@ export type AppendResult =
  * cannot both pass it. A conflict writes nothing. A retry with event ids already in the log
  * returns the stored originals instead of duplicating them.
  *
- * A brand-new stream with nothing inline is one INSERT without the check: its id must be fresh
- * by construction (it names a new random id: a token's jti, an event id), as every new stream
- * appended without `inline` does.
+ * A `'fresh'` stream with nothing inline is one INSERT without the lock: its caller asserts its
+ * id is new by construction (a token's jti, an event id). `'no_stream'` is always checked.
  */
-export async function appendToStream(
-  db: Kysely<Database>,
+export async function appendToStream<DB extends EventLogTables>(
+  db: Kysely<DB>,
   input: AppendInput,
-  inline?: TransactionProjection,
+  inline?: TransactionProjection<DB>,
 ): Promise<AppendResult> {
   if (input.events.length === 0) throw new Error('appendToStream: no events to append');
-  if (input.expectedVersion === 'no_stream' && !inline) {
+  if (input.expectedVersion === 'fresh' && !inline) {
     return written(db, input, await insertEvents(db, rowsOf(input, 0)));
   }
   return db.transaction().execute(async (trx) => {
@@ -65,7 +64,7 @@ export async function appendToStream(
       trx,
     );
     const current = await streamVersion(trx, input.spaceId, input.streamId);
-    const expected = input.expectedVersion === 'no_stream' ? 0 : input.expectedVersion;
+    const expected = isNew(input.expectedVersion) ? 0 : input.expectedVersion;
     if (expected !== 'any' && expected !== current) {
       const originals = await findEvents(trx, input);
       if (originals) return { ok: true, duplicate: true, events: originals } as const;
@@ -87,8 +86,8 @@ export async function appendToStream(
  * because the stream exists, holding these very events (a retry: the originals) or others (a
  * version conflict); a part of it is a bug of the caller.
  */
-export async function written(
-  db: Kysely<Database>,
+export async function written<DB extends EventLogTables>(
+  db: LogDatabase<DB>,
   input: AppendInput,
   inserted: Inserted,
 ): Promise<AppendResult> {
@@ -109,12 +108,12 @@ export async function written(
 }
 
 /** The last position of a stream, 0 when it has no events. */
-export async function streamVersion(
-  db: Kysely<Database>,
+export async function streamVersion<DB extends EventLogTables>(
+  db: LogDatabase<DB>,
   spaceId: string,
   streamId: string,
 ): Promise<number> {
-  const row = await db
+  const row = await logTables(db)
     .selectFrom('events')
     .select((eb) => eb.fn.max('stream_position').as('version'))
     .where('space_id', '=', spaceId)
@@ -123,12 +122,12 @@ export async function streamVersion(
   return Number(row?.version ?? 0);
 }
 
-async function findEvents(
-  db: Kysely<Database>,
+async function findEvents<DB extends EventLogTables>(
+  db: LogDatabase<DB>,
   input: AppendInput,
 ): Promise<RecordedEvent[] | undefined> {
   const ids = input.events.map((event) => event.eventId);
-  const rows = (await db
+  const rows = (await logTables(db)
     .selectFrom('events')
     .select(EVENT_COLUMNS)
     .where('space_id', '=', input.spaceId)
@@ -140,6 +139,9 @@ async function findEvents(
     rows.length === ids.length && rows.every((row) => row.stream_id === input.streamId);
   return sameAppend ? rows.map(toRecordedEvent) : undefined;
 }
+
+/** Whether the version asks for a stream not yet there ('fresh' with inline writes is checked). */
+const isNew = (version: ExpectedVersion) => version === 'no_stream' || version === 'fresh';
 
 const rowsOf = (input: AppendInput, after: number) =>
   streamRows(input.spaceId, input.streamId, input.events, after, input.trace);

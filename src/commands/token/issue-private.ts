@@ -3,11 +3,10 @@ import type { EventMetadata } from '../../domain/events.js';
 import type { Credential } from '../../domain/credential/state.js';
 import type { AssertionEvidence } from '../../domain/event-data/token.js';
 import { authenticateClient, type ClientProof } from '../client-authentication/authenticate.js';
-import { InvalidScopeError, InvalidTargetError } from '../../errors/errors.js';
+import { InvalidTargetError } from '../../errors/errors.js';
 import type { CommandContext } from '../context.js';
 import type { DpopProof } from '../../crypto/dpop.js';
-import { rememberDpopProof } from './dpop-proofs.js';
-import { issuanceNow } from './issuance.js';
+import { issuanceNow, refusalError } from './issuance.js';
 import { recordIssuedToken, type IssuedToken } from './record-issued.js';
 import { decidedInSpan } from '../../observability/tracing.js';
 
@@ -74,13 +73,11 @@ export async function issuePrivateTokenTo(
     ),
   );
   if (!decision.ok) {
-    throw decision.refusal === 'invalid_scope'
-      ? new InvalidScopeError(decision.detail!)
-      : new InvalidTargetError(command.audience);
+    throw refusalError(decision, {
+      invalid_target: () => new InvalidTargetError(command.audience),
+    });
   }
   const { clientId, spaceId } = credential;
-  const rateLimit = ctx.limits.clientRequest(credential);
-  if (command.dpop) await rememberDpopProof(ctx, spaceId, command.dpop);
   return recordIssuedToken(
     ctx,
     {
@@ -97,6 +94,7 @@ export async function issuePrivateTokenTo(
       ...(command.dpop ? { cnf: { jkt: command.dpop.jkt } } : {}),
     },
     decision.events[0]!,
-    rateLimit,
+    ctx.limits.clientRequest(credential),
+    command.dpop,
   );
 }

@@ -7,6 +7,8 @@ import type { RateLimitState } from '../../limits/limits.js';
 import { signingOfSpace } from '../signing-key/space-signing.js';
 import type { SigningKey } from '../../crypto/key-store.js';
 import { inSpan, tracingOn } from '../../observability/tracing.js';
+import type { DpopProof } from '../../crypto/dpop.js';
+import { rememberDpopProof } from './dpop-proofs.js';
 
 /** An access token and its lifetime in seconds. */
 export interface IssuedToken {
@@ -21,16 +23,18 @@ export interface IssuedToken {
 }
 
 /**
- * The last step of both issuances: sign the claims, append the issuance event as its own stream
- * (group-committed, in its stored form: nothing the stream and the request already say), and hand
- * the token out only once that event committed.
+ * The last step of every issuance: spend the DPoP proof, sign the claims, append the issuance
+ * event as its own stream (group-committed, in its stored form), and hand the token out only once
+ * that event committed.
  */
 export async function recordIssuedToken(
   ctx: CommandContext,
   claims: AccessTokenClaims,
   event: DomainEvent<'private-token-issued' | 'public-token-issued'>,
   rateLimit: RateLimitState,
+  dpop: DpopProof | undefined,
 ): Promise<IssuedToken> {
+  if (dpop) await rememberDpopProof(ctx, claims.space_id, dpop);
   // Signed first, so that no issuance is recorded for a token that could not be made. A space
   // with keys of its own signs with its ring alone and names its own issuer; every other space
   // takes the shared ring's key at the cost of one set lookup.

@@ -27,47 +27,11 @@ export const eventMetadataSchema = z.object({
 export type EventMetadata = z.infer<typeof eventMetadataSchema>;
 
 /** The data schema of every event, one file per kind of event. */
-export {
-  clientPublicJwkSchema,
-  clientJwksSchema,
-  credentialCreatedSchema,
-  credentialRateLimitChangedSchema,
-  credentialSecretRotatedSchema,
-  credentialSecretReplayedSchema,
-  credentialKeysChangedSchema,
-  credentialRevokedSchema,
-  credentialScopesChangedSchema,
-  scopeListSchema,
-  type ClientJwks,
-} from './event-data/credential.js';
-export {
-  privateTokenIssuedSchema,
-  publicTokenIssuedSchema,
-  tokenRevokedSchema,
-} from './event-data/token.js';
-export {
-  clientAuthenticationFailuresSummarizedSchema,
-  clientAuthenticationFailedSchema,
-  accessRefusalReason,
-  accessRefusedSchema,
-  accessRefusalsSummarizedSchema,
-} from './event-data/refusal.js';
-export {
-  signingKeyGeneratedSchema,
-  signingKeyRetiredSchema,
-  signingKeysResealedSchema,
-  auditLogReadSchema,
-  eventsArchivedSchema,
-} from './event-data/service.js';
-export {
-  sinkCreatedSchema,
-  sinkChangedSchema,
-  sinkPausedSchema,
-  sinkResumedSchema,
-  sinkDeletedSchema,
-  sinkTargetSchema,
-  type SinkTarget,
-} from './event-data/sink.js';
+export * from './event-data/credential.js';
+export * from './event-data/token.js';
+export * from './event-data/refusal.js';
+export * from './event-data/service.js';
+export * from './event-data/sink.js';
 
 /**
  * The order the API has listed event types in (the audit filter's enum in the OpenAPI document)

@@ -82,3 +82,13 @@ export function declareEvent<Schema extends z.ZodType>(
     example: properties.example,
   });
 }
+
+/** An object schema's fields in its order, but `except`: an audit of all it says. */
+export function fieldsOf<Shape extends z.ZodRawShape, Except extends keyof Shape & string = never>(
+  schema: z.ZodObject<Shape>,
+  ...except: Except[]
+): Exclude<keyof Shape & string, Except>[] {
+  return Object.keys(schema.shape).filter(
+    (field) => !(except as string[]).includes(field),
+  ) as Exclude<keyof Shape & string, Except>[];
+}

@@ -14,10 +14,7 @@ export type CatalogOf<Groups extends readonly EventGroup[]> = {
   readonly [Type in keyof Intersection<Groups[number]>]: Intersection<Groups[number]>[Type];
 };
 
-/**
- * One catalog of the groups' event types: those of `listedFirst` in its order, then the others
- * in the groups' order. A name declared twice, or listed and not declared, is refused.
- */
+/** One catalog of the groups: `listedFirst` first, then the rest; a name declared twice throws. */
 export function eventCatalog<const Groups extends readonly EventGroup[]>(
   groups: Groups,
   listedFirst: readonly string[] = [],

@@ -9,11 +9,6 @@ import { eventCatalog, schemasOf } from './event-catalog.js';
 import { fullForm, type EventBody } from './stored-form.js';
 import type { TOKEN_ISSUANCES } from './token/issuances.js';
 
-/**
- * The events of this service and the schema of each one's data. Every event is validated against
- * its schema before append and when read back, so a payload can never drift silently.
- */
-
 /** Who did it and from where; recorded with every event. Never holds a credential. */
 export const eventMetadataSchema = z.object({
   actor: z.string(),
@@ -33,11 +28,7 @@ export * from './event-data/refusal.js';
 export * from './event-data/service.js';
 export * from './event-data/sink.js';
 
-/**
- * The order the API has listed event types in (the audit filter's enum in the OpenAPI document)
- * since before their declarations were grouped by kind: kept, so that document does not change.
- * A new type is not added here; it follows these in its group's order.
- */
+/** The order the API has always listed event types in (OpenAPI); new types follow their group. */
 const LISTED_ORDER = `credential-created private-token-issued public-token-issued
   client-authentication-failed access-refused access-refusals-summarized credential-secret-rotated
   credential-secret-replayed credential-keys-changed credential-revoked token-revoked
@@ -46,10 +37,8 @@ const LISTED_ORDER = `credential-created private-token-issued public-token-issue
   events-archived`.split(/\s+/);
 
 /**
- * The catalog: every event type, declared once beside its data schema in `./event-data/` with
- * what it redacts, audits, counts and an example (`declareEvent`). Redaction, the audit trail,
- * the rate and usage views, the metrics and the tests' examples all select from it; see "Adding
- * an event type" in docs/architecture.md.
+ * The catalog: every event type, declared once in `./event-data/` (docs/architecture.md, "Adding
+ * an event type"). Each is validated against its schema before append and when read back.
  */
 export const EVENT_CATALOG = eventCatalog(
   [
@@ -111,10 +100,7 @@ export function commandEvent<Type extends EventType>(
   return domainEvent(command.eventId, type, data, command.metadata);
 }
 
-/**
- * An event as the log recorded it, seen by the domain's `evolve` functions: its data parsed, and
- * where and when it was recorded. One member per type, so a `switch` on `type` narrows `data`.
- */
+/** An event as the log recorded it, for `evolve`: one member per type, so `switch` narrows. */
 export type Recorded<Type extends EventType = EventType> = {
   readonly [T in Type]: {
     readonly type: T;
@@ -125,10 +111,7 @@ export type Recorded<Type extends EventType = EventType> = {
   };
 }[Type];
 
-/**
- * A stored event as {@link Recorded}: in its full form (what the log left out put back, see
- * stored-form.ts), its data parsed.
- */
+/** A stored event as {@link Recorded}: in its full form (stored-form.ts), its data parsed. */
 export function parseRecorded<Type extends EventType>(
   event: EventBody & {
     readonly streamId: string;

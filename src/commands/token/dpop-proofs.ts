@@ -2,10 +2,7 @@ import { InvalidDpopProofError } from '../../errors/errors.js';
 import type { DpopProof } from '../../crypto/dpop.js';
 import type { CommandContext } from '../context.js';
 
-/**
- * A DPoP proof is good for one request (RFC 9449 §11.1): its jti is remembered, by every API
- * process alike, until the proof would be too old anyway; a second use is refused.
- */
+/** A DPoP proof is good for one request (RFC 9449 §11.1): its jti is remembered across replicas. */
 export async function rememberDpopProof(
   ctx: CommandContext,
   spaceId: string,

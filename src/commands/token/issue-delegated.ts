@@ -53,26 +53,22 @@ const DELEGATION_REFUSED = {
 };
 
 /**
- * Issues a delegated public token (issue 55): the customer's token, whose `may_act` names the
- * agent, exchanged by the agent with its own private token. `sub` is the customer, `act` the
- * agent with the chain before it nested; public-token-issued records both, the subject token's
- * jti and what was narrowed, before the token is handed out.
+ * Issues a delegated public token: `sub` the customer, `act` the agent with the chain before it
+ * nested; recorded with the subject token's jti and what was narrowed before it is handed out.
  */
 export async function issueDelegatedToken(
   ctx: CommandContext,
   command: {
     readonly spaceId: string;
     readonly subject: PublicTokenClaims;
-    /** The agent, as its actor_token proved it (./grants/delegation-actor.ts). */
     readonly actor: ProvenActor;
     readonly metadata: EventMetadata;
-    /** A checked DPoP proof: the token is bound to its key. */
     readonly dpop?: DpopProof;
-    /** The `scope` asked for, as words; undefined: the subject token's the agent may carry. */
+    /** Undefined: the subject token's the agent may carry. */
     readonly scopes?: readonly string[];
-    /** Re-delegation: the next agent's client id (`may_act`). */
+    /** Re-delegation: the next agent's client id. */
     readonly mayAct?: string | undefined;
-    /** RFC 9396 asked for: some of the subject token's; undefined: all of them. */
+    /** Some of the subject token's; undefined: all of them. */
     readonly authorizationDetails?: AuthorizationDetails | undefined;
   },
 ): Promise<IssuedToken> {
@@ -148,14 +144,10 @@ export async function issueDelegatedToken(
 }
 
 /**
- * Takes one of the agent's delegated tokens for this customer in the current window, or refuses
- * with 429 (RFC 6585; RFC 6749 §5.2 has no code for a spent budget, the status and Retry-After
- * say it). Each token claims a numbered slot of the window as a once-used id: the table's primary
- * key (space, holder, id) lets exactly one insert of a slot succeed, whichever replica makes it,
- * so the window never holds more than the budget however many API processes serve the agent; no
- * process's memory, nor a count read that two replicas could both pass, is trusted. The first
- * free slot is claimed in one statement, a spent budget costing one. A slot taken
- * by an issuance that then failed stays spent: the budget errs on the customer's side.
+ * Takes one of the agent's delegated tokens for this customer in the window, or 429 (RFC 6749
+ * §5.2 has no code for it). Each token claims a numbered slot as a once-used id, whose primary key
+ * lets one insert win across replicas: no process's memory or count read is trusted. A slot
+ * taken by an issuance that then failed stays spent, erring on the customer's side.
  */
 async function spendDelegationBudget(
   ctx: CommandContext,

@@ -10,18 +10,13 @@ import { issuanceNow, refusalError } from './issuance.js';
 import { recordIssuedToken, type IssuedToken } from './record-issued.js';
 import { decidedInSpan } from '../../observability/tracing.js';
 
-/**
- * The client_credentials grant: authenticate the client against the read model, decide, sign,
- * append private-token-issued. The token is returned only after its event committed.
- */
+/** The client_credentials grant: authenticate the client, then issue. */
 export async function issuePrivateToken(
   ctx: CommandContext,
   command: {
     readonly proof: ClientProof;
     readonly audience: string;
-    /** The `scope` asked for, as words; undefined: the defaults. */
     readonly scopes?: readonly string[];
-    /** A checked DPoP proof: the token is bound to its key (its jti is checked here). */
     readonly dpop?: DpopProof;
     readonly metadata: EventMetadata;
   },
@@ -33,10 +28,7 @@ export async function issuePrivateToken(
   return issuePrivateTokenTo(ctx, credential, { ...command, ...(assertion ? { assertion } : {}) });
 }
 
-/**
- * A private token for a credential already proven (by its secret or key above, or by a trusted
- * issuer's assertion: the jwt-bearer grant): decide, sign, append private-token-issued.
- */
+/** A private token for a credential already proven (secret, key, or trusted assertion). */
 export async function issuePrivateTokenTo(
   ctx: CommandContext,
   credential: Credential,

@@ -51,18 +51,13 @@ export async function issuePublicToken(
     readonly segmentId: string;
     readonly privateToken: PrivateTokenClaims;
     readonly metadata: EventMetadata;
-    /** The checked DPoP proof the caller sent (required when the private token is bound). */
     readonly dpop?: DpopProof;
-    /**
-     * The key to bind the public token to (`dpop_jkt`: a browser's key, its proof made there);
-     * else the proof's key, if one was sent; else none (a bearer token).
-     */
+    /** `dpop_jkt`: a browser's key, its proof made there; else the proof's key; else bearer. */
     readonly bindTo?: string;
-    /** The `scope` asked for, as words; undefined: the defaults. */
     readonly scopes?: readonly string[];
-    /** The agent (client id) the customer allows to exchange it (RFC 8693 §4.4 `may_act`). */
+    /** The agent the customer allows to exchange it (RFC 8693 §4.4). */
     readonly mayAct?: string;
-    /** RFC 9396: what the customer allows that agent (only with `mayAct`). */
+    /** RFC 9396: what the customer allows that agent. */
     readonly authorizationDetails?: AuthorizationDetails | undefined;
   },
 ): Promise<IssuedToken> {

@@ -35,9 +35,8 @@ export async function recordIssuedToken(
   dpop: DpopProof | undefined,
 ): Promise<IssuedToken> {
   if (dpop) await rememberDpopProof(ctx, claims.space_id, dpop);
-  // Signed first, so that no issuance is recorded for a token that could not be made. A space
-  // with keys of its own signs with its ring alone and names its own issuer; every other space
-  // takes the shared ring's key at the cost of one set lookup.
+  // Signed first: no issuance recorded for a token that could not be made. A space with its own
+  // ring signs with it and names its own issuer.
   const spaces = ctx.spaceKeys;
   const token = spaces?.store.signsOwn(claims.space_id)
     ? await signedByRing(ctx, spaces, claims)

@@ -7,9 +7,8 @@ import { tokenResponse } from './exchange-answer.js';
 import { audienceOfResource, privateTokenTarget, requestedScopes } from './scope-parameter.js';
 
 /**
- * RFC 6749 §4.4: a client authenticates (secret or private_key_jwt) and gets a private token for
- * an audience (`resource`, RFC 8707's name, is taken for it too). A client whose id is its client
- * ID metadata document's URL names the space (the route passes it only for such an id).
+ * RFC 6749 §4.4: an authenticated client gets a private token for an audience. A client ID
+ * metadata document's client names the space (the route passes it only for such an id).
  */
 export const clientCredentialsGrant = defineGrant({
   grantType: 'client_credentials',

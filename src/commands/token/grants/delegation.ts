@@ -39,12 +39,9 @@ export const asksDelegation = (fields: DelegationFields): boolean =>
 const FROM_SUBJECT = ['customer_id', 'segment_id', 'dpop_jkt'] as const;
 
 /**
- * RFC 8693 delegation (issue 55): an agent exchanges a customer's public token whose `may_act`
- * names it (`subject_token`) with its own private token (`actor_token`). A subject token without
- * `may_act` is refused as delegation always was (invalid_request): delegation is never reached by
- * a plain exchange (keycloak#52691). Client authentication, when sent, must name the agent.
- * `may_act` here is re-delegation: the delegated token names the next agent, which exchanges it in
- * turn, the chain nesting one level deeper.
+ * RFC 8693 delegation: an agent exchanges a customer's public token whose `may_act` names it with
+ * its own token. Without `may_act` it is refused, so a plain exchange never reaches delegation.
+ * `may_act` here names the next agent (re-delegation).
  */
 export async function delegatedExchange(
   ctx: CommandContext,

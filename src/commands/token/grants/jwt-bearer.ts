@@ -17,11 +17,8 @@ import {
 export const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 
 /**
- * RFC 7523 §2.1: a workload presents the token its platform gave it (a Kubernetes service
- * account's, a SPIFFE JWT-SVID, a CI job's OIDC token), signed by an issuer its space trusts,
- * and gets a private token for the credential the matching rule names: no secret of ours. A
- * refusal is invalid_grant naming the claim at fault, counted by the failed-authentication limits
- * and recorded as a wrong secret is (refusedAssertion).
+ * RFC 7523 §2.1: a workload's platform token, signed by an issuer its space trusts, buys a private
+ * token for the rule's credential. A refusal is counted and recorded as a wrong secret is.
  */
 export const jwtBearerGrant = defineGrant({
   grantType: JWT_BEARER,

@@ -28,10 +28,7 @@ export const audienceOfResource = (body: Readonly<Record<string, unknown>>) => (
   audience: body.audience ?? body.resource,
 });
 
-/**
- * RFC 9396 `authorization_details`: a JSON array (JSON-encoded text in a form body, §3), bounded
- * by the verifier kit's schema, the one its tokens are read with.
- */
+/** RFC 9396 `authorization_details`: JSON text in a form body (§3), read as tokens read it. */
 export const authorizationDetailsParameter = z
   .preprocess((value) => {
     if (typeof value !== 'string') return value;

@@ -27,10 +27,7 @@ const identifier = z.string().trim().min(1, 'must not be empty').max(256);
 export const publicTokenFields = {
   customer_id: identifier,
   segment_id: identifier,
-  /**
-   * RFC 9449 §10: bind the public token to this key (a browser's or an app's; its JWK SHA-256
-   * thumbprint) instead of the DPoP proof's key, if any.
-   */
+  /** RFC 9449 §10: bind the public token to this key (a browser's) instead of the proof's. */
   dpop_jkt: z
     .string()
     .regex(/^[A-Za-z0-9_-]{43}$/, 'expected a JWK SHA-256 thumbprint (43 base64url characters)')
@@ -44,15 +41,9 @@ export const publicTokenFields = {
 };
 
 /**
- * RFC 8693 token exchange: a client's private token (`subject_token`) buys a public token for a
- * customer and segment of the space in X-Service-Space-ID: the same decision, event and token as
- * POST /v1/issue. The private token is the authority; client authentication, when sent, must
- * name the token's own client. A bad subject token is `invalid_grant`. What RFC 8693 §2.1 lets a
- * client ask for and this exchange does not do is refused, never ignored: another audience or
- * resource than the subject token's (`invalid_target`); a scope beyond the subject token's is
- * `invalid_scope`, as at /v1/issue; a DPoP-bound subject token needs a proof by its key with its
- * `ath`. An actor (`actor_token`) is delegation (./delegation.ts): only for a public subject token
- * whose `may_act` names it, `invalid_request` otherwise.
+ * RFC 8693 token exchange: a client's private token buys a public token, as POST /v1/issue does.
+ * What §2.1 allows and this exchange does not do is refused, never ignored. An `actor_token` is
+ * delegation (./delegation.ts).
  */
 export const tokenExchangeGrant = defineGrant({
   grantType: 'urn:ietf:params:oauth:grant-type:token-exchange',
@@ -103,8 +94,7 @@ export const tokenExchangeGrant = defineGrant({
     const metadata = { actor: clientActor(privateToken.client_id), ...origin };
     const issued = { clientId: privateToken.client_id, token: 'subject token' };
     await requireSentClient(ctx, client, metadata, issued);
-    // A bound subject token is exchanged only with a proof by its key, carrying its hash (ath),
-    // as POST /v1/issue asks of a bound private token (RFC 9449 §4.3, §7).
+    // A bound subject token is exchanged only with a proof by its key (RFC 9449 §4.3).
     const proof = await dpop({ token: fields.subject_token, claims: privateToken });
     const exchanged = await asGrantError(() =>
       issuePublicToken(ctx, {

@@ -1,6 +1,6 @@
 import { streams, type DomainEvent } from '../../domain/events.js';
 import { storedForm } from '../../domain/stored-form.js';
-import { ConflictError } from '../../errors/errors.js';
+import { ConflictError, InvalidDpopProofError } from '../../errors/errors.js';
 import { signAccessTokenOffThread, type AccessTokenClaims } from '../../crypto/access-tokens.js';
 import type { CommandContext } from '../context.js';
 import type { RateLimitState } from '../../limits/limits.js';
@@ -8,7 +8,6 @@ import { signingOfSpace } from '../signing-key/space-signing.js';
 import type { SigningKey } from '../../crypto/key-store.js';
 import { inSpan, tracingOn } from '../../observability/tracing.js';
 import type { DpopProof } from '../../crypto/dpop.js';
-import { rememberDpopProof } from './dpop-proofs.js';
 
 /** An access token and its lifetime in seconds. */
 export interface IssuedToken {
@@ -34,7 +33,17 @@ export async function recordIssuedToken(
   rateLimit: RateLimitState,
   dpop: DpopProof | undefined,
 ): Promise<IssuedToken> {
-  if (dpop) await rememberDpopProof(ctx, claims.space_id, dpop);
+  // A DPoP proof is good for one request (RFC 9449 §11.1): its jti is remembered across replicas.
+  const { space_id: spaceId } = claims;
+  const used = dpop && {
+    spaceId,
+    holder: `dpop:${dpop.jkt}`,
+    id: dpop.jti,
+    expiresAt: dpop.expiresAt,
+  };
+  if (used && !(await ctx.usedOnce.remember(used))) {
+    throw new InvalidDpopProofError('this DPoP proof was already used (jti replayed)');
+  }
   // Signed first: no issuance recorded for a token that could not be made. A space with its own
   // ring signs with it and names its own issuer.
   const spaces = ctx.spaceKeys;

@@ -2,10 +2,7 @@ import type { EventMetadata } from '../../domain/events.js';
 import { InvalidRequestError, InvalidScopeError } from '../../errors/errors.js';
 import type { CommandContext } from '../context.js';
 
-/**
- * When and under which ids a token is issued, chosen here so the decisions stay pure: now, a
- * fresh jti, and the request's id as the event's (one request, one issuance).
- */
+/** When and under which ids a token is issued, chosen here so the decisions stay pure. */
 export function issuanceNow(
   ctx: CommandContext,
   metadata: EventMetadata,

@@ -39,10 +39,7 @@ const PUBLIC_REFUSED = {
     new InvalidTokenError('the credential of this private token is no longer active'),
 };
 
-/**
- * Issues a public token for a customer and segment on the strength of a verified private token
- * whose credential is still active; appends public-token-issued before answering.
- */
+/** Issues a public token for a customer and segment, bought with a verified private token. */
 export async function issuePublicToken(
   ctx: CommandContext,
   command: {

@@ -21,11 +21,7 @@ export interface IssuedToken {
   readonly rateLimit: RateLimitState;
 }
 
-/**
- * The last step of every issuance: spend the DPoP proof, sign the claims, append the issuance
- * event as its own stream (group-committed, in its stored form), and hand the token out only once
- * that event committed.
- */
+/** Every issuance's last step: spend the proof, sign, and answer only once the event committed. */
 export async function recordIssuedToken(
   ctx: CommandContext,
   claims: AccessTokenClaims,

@@ -111,10 +111,7 @@ export const sinkPausedSchema = z.object({
 });
 
 /** An admin deleted a sink: its secret and sealed path dropped, no longer counted. */
-export const sinkDeletedSchema = z.object({
-  sink_id: z.string(),
-  name: z.string(),
-});
+export const sinkDeletedSchema = z.object({ sink_id: z.string(), name: z.string() });
 
 /** Delivery resumes from the cursor: an admin said so, or the sink answered a probe again. */
 export const sinkResumedSchema = z.object({

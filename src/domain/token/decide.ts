@@ -57,10 +57,7 @@ export interface Lifetime {
 /** What every issuance event says alike: filled in by {@link issued}. */
 type Common = 'jti' | 'issued_at' | 'expires_at' | 'cnf_jkt' | 'scope';
 
-/**
- * The issuance event and its lifetime, expiry never past `notAfter`. `cnf_jkt` and `scope` are
- * left out when there is none, so bearer and unscoped events read as they always did.
- */
+/** The issuance event and its lifetime; no `cnf_jkt` or `scope` when none, as events always read. */
 export function issued<Type extends IssuanceEvent>(
   command: Issuance,
   type: Type,
@@ -90,16 +87,12 @@ export function issued<Type extends IssuanceEvent>(
 export const scopeRefused = (grant: ScopeGrant & { ok: false }, audience: string) =>
   refuse('invalid_scope', [], describeScopeRefusal(grant, audience));
 
-/**
- * Decide a client_credentials grant for a client that has authenticated (see
- * decideClientAuthentication): only the audience can still refuse it.
- */
+/** Decide a client_credentials grant for an authenticated client: only the audience may refuse. */
 export function decideIssuePrivateToken(
   command: Issuance & {
     readonly audience: string;
-    /** The `scope` asked for, as words; undefined: none asked, the defaults. */
     readonly scopes?: readonly string[];
-    /** What a jwt-bearer grant presented instead of a secret, recorded with the issuance. */
+    /** What a jwt-bearer grant presented instead of a secret. */
     readonly assertion?: AssertionEvidence;
     /** A client ID metadata document's client: its URL, recorded as the evidence it is. */
     readonly metadataDocument?: string;
@@ -144,10 +137,7 @@ export interface PrivateTokenGrant {
   readonly revoked: boolean;
 }
 
-/**
- * Decide a public token for a customer and segment, on the strength of a verified private token.
- * A public token never outlives the private token that bought it.
- */
+/** Decide a public token bought with a verified private token, never outliving it. */
 export function decideIssuePublicToken(
   command: PublicIssuance & {
     readonly customerId: string;
@@ -214,10 +204,7 @@ export function decideIssuePublicToken(
   return accept([event], { ...lifetime, credential, ...(mayActScope ? { mayActScope } : {}) });
 }
 
-/**
- * Revoke an access token (RFC 7009) for the client it was issued to. Anything else (another
- * client's token, an expired one, one already revoked) is no change: no event.
- */
+/** Revoke an access token (RFC 7009) for its own client; anything else is no event. */
 export function decideRevokeToken(
   command: {
     readonly clientId: string;

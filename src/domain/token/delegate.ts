@@ -62,11 +62,8 @@ export type DelegationRefusal =
   | 'invalid_scope';
 
 /**
- * Decide RFC 8693 delegation: an agent named in the subject token's `may_act`, with its own
- * private token of the same space, gets a token whose subject is the customer and whose actor
- * chain begins with the agent; scopes within the subject token's, the agent's credential's and the
- * catalog's public ones; never outliving the subject token nor the actor token. With `mayAct`, the
- * agent delegates again (RFC 8693 §4.4), the chain within `maxDepth`.
+ * Decide RFC 8693 delegation: the agent the subject token's `may_act` names acts for the customer,
+ * within both tokens' scopes and lives; with `mayAct` it delegates again, within `maxDepth`.
  */
 export function decideDelegatedToken(
   command: PublicIssuance & { readonly subject: DelegableToken; readonly actor: ActorToken },

@@ -26,10 +26,8 @@ export type Introspection =
     >);
 
 /**
- * RFC 7662: whether `token` is active for a client of `client`'s space, and its claims if so.
- * Inactive: not ours, forged, expired, signed by a withdrawn key, of another space, revoked, derived
- * from a revoked private token, of a revoked credential, or carrying a scope its credential no
- * longer allows or the scope catalog no longer lists.
+ * RFC 7662: whether `token` is active for a client of `client`'s space, and its claims if so;
+ * anything revoked, withdrawn, foreign or carrying a scope taken away since is inactive.
  */
 export async function introspectToken(
   ctx: CommandContext,
@@ -46,8 +44,7 @@ export async function introspectToken(
   }
   const owner = await ctx.credentials.find(claims.client_id);
   if (!credentialActive(owner)) return { active: false };
-  // Narrowing a credential's scopes, or the catalog, reaches its live tokens: one carrying a
-  // scope taken away.
+  // Narrowing a credential's scopes, or the catalog, reaches its live tokens.
   const allowed = allowedScopes(ctx.scopeCatalog, owner);
   const token = { scopes: scopeWords(claims.scope), audience: claims.aud };
   if (!tokenScopesStillAllowed(token, allowed, ctx.scopeCatalog)) return { active: false };
@@ -73,7 +70,7 @@ export async function introspectToken(
         customer_id: claims.customer_id,
         segment_id: claims.segment_id,
         parent_jti: claims.parent_jti,
-        // RFC 8693 §4.1, §4.4: who acts, and who may (keycloak#53029 dropped them).
+        // RFC 8693 §4.1, §4.4: who acts, and who may (never dropped).
         act: claims.act,
         ...(claims.may_act ? { may_act: claims.may_act } : {}),
       }

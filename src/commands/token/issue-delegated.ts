@@ -1,11 +1,9 @@
-import { decideDelegatedToken, type DelegationRefusal } from '../../domain/token/delegate.js';
+import { decideDelegatedToken } from '../../domain/token/delegate.js';
 import type { EventMetadata } from '../../domain/events.js';
 import {
   InvalidAuthorizationDetailsError,
   InvalidDpopProofError,
   InvalidGrantError,
-  InvalidRequestError,
-  InvalidScopeError,
   RateLimitedError,
 } from '../../errors/errors.js';
 import { scopeWords } from '#verifier/scope.js';
@@ -26,49 +24,51 @@ import {
 } from '#verifier/actor-claim.js';
 import type { CommandContext } from '../context.js';
 import type { DpopProof } from '../../crypto/dpop.js';
-import { rememberDpopProof } from './dpop-proofs.js';
-import { issuanceNow } from './issuance.js';
+import { issuanceNow, refusalError } from './issuance.js';
 import { recordIssuedToken, type IssuedToken } from './record-issued.js';
 
-/** Each refusal's error_description (RFC 8693 §2.2.2: the grant does not hold, invalid_grant). */
-const REFUSED: Record<
-  Exclude<
-    DelegationRefusal,
-    'invalid_scope' | 'dpop_required' | 'may_act_unknown' | 'details_widened'
-  >,
-  string
-> = {
-  subject_space: 'subject_token belongs to another space than X-Service-Space-ID',
-  subject_inactive:
+/** RFC 8693 §2.2.2: a grant that does not hold is invalid_grant, saying why. */
+const grant = (description: string) => () => new InvalidGrantError(description);
+
+/** Each refusal's own error. */
+const DELEGATION_REFUSED = {
+  subject_space: grant('subject_token belongs to another space than X-Service-Space-ID'),
+  subject_inactive: grant(
     "subject_token has been revoked, or its client's credential no longer active or no longer allowing its scopes",
-  actor_space: 'actor_token belongs to another space than X-Service-Space-ID',
-  actor_inactive: "actor_token has been revoked, or its client's credential is no longer active",
-  actor_not_allowed: "the subject token's may_act does not name the actor_token's client",
-  chain_too_deep:
+  ),
+  actor_space: grant('actor_token belongs to another space than X-Service-Space-ID'),
+  actor_inactive: grant(
+    "actor_token has been revoked, or its client's credential is no longer active",
+  ),
+  actor_not_allowed: grant("the subject token's may_act does not name the actor_token's client"),
+  chain_too_deep: grant(
     'the actor chain would name more agents than DELEGATION_MAX_DEPTH allows after the storefront',
+  ),
+  details_widened: () =>
+    new InvalidAuthorizationDetailsError(
+      "authorization_details may only repeat some of the subject token's objects, unchanged",
+    ),
+  dpop_required: () =>
+    new InvalidDpopProofError('this agent uses only DPoP-bound tokens: send a DPoP proof'),
 };
 
 /**
- * Issues a delegated public token (issue 55): the customer's token, whose `may_act` names the
- * agent, exchanged by the agent with its own private token. `sub` is the customer, `act` the
- * agent with the chain before it nested; public-token-issued records both, the subject token's
- * jti and what was narrowed, before the token is handed out.
+ * Issues a delegated public token: `sub` the customer, `act` the agent with the chain before it
+ * nested; recorded with the subject token's jti and what was narrowed before it is handed out.
  */
 export async function issueDelegatedToken(
   ctx: CommandContext,
   command: {
     readonly spaceId: string;
     readonly subject: PublicTokenClaims;
-    /** The agent, as its actor_token proved it (./grants/delegation-actor.ts). */
     readonly actor: ProvenActor;
     readonly metadata: EventMetadata;
-    /** A checked DPoP proof: the token is bound to its key. */
     readonly dpop?: DpopProof;
-    /** The `scope` asked for, as words; undefined: the subject token's the agent may carry. */
+    /** Undefined: the subject token's the agent may carry. */
     readonly scopes?: readonly string[];
-    /** Re-delegation: the next agent's client id (`may_act`). */
+    /** Re-delegation: the next agent's client id. */
     readonly mayAct?: string | undefined;
-    /** RFC 9396 asked for: some of the subject token's; undefined: all of them. */
+    /** Some of the subject token's; undefined: all of them. */
     readonly authorizationDetails?: AuthorizationDetails | undefined;
   },
 ): Promise<IssuedToken> {
@@ -110,26 +110,10 @@ export async function issueDelegatedToken(
       maxDepth: ctx.delegation?.maxDepth ?? DEFAULT_DELEGATION_DEPTH,
     },
   );
-  if (!decision.ok) {
-    if (decision.refusal === 'invalid_scope') throw new InvalidScopeError(decision.detail!);
-    if (decision.refusal === 'details_widened') {
-      throw new InvalidAuthorizationDetailsError(
-        "authorization_details may only repeat some of the subject token's objects, unchanged",
-      );
-    }
-    if (decision.refusal === 'may_act_unknown') {
-      const message = 'is not an active client of this space';
-      throw new InvalidRequestError(`may_act ${message}`, [{ field: 'may_act', message }]);
-    }
-    if (decision.refusal === 'dpop_required') {
-      throw new InvalidDpopProofError('this agent uses only DPoP-bound tokens: send a DPoP proof');
-    }
-    throw new InvalidGrantError(REFUSED[decision.refusal]);
-  }
+  if (!decision.ok) throw refusalError(decision, DELEGATION_REFUSED);
   const { agent, actors, authorizationDetails: details } = decision.facts;
   const rateLimit = ctx.limits.clientRequest(agent);
   await spendDelegationBudget(ctx, command.spaceId, agent.clientId, subject.customer_id);
-  if (command.dpop) await rememberDpopProof(ctx, command.spaceId, command.dpop);
   return recordIssuedToken(
     ctx,
     {
@@ -155,18 +139,15 @@ export async function issueDelegatedToken(
     },
     decision.events[0]!,
     rateLimit,
+    command.dpop,
   );
 }
 
 /**
- * Takes one of the agent's delegated tokens for this customer in the current window, or refuses
- * with 429 (RFC 6585; RFC 6749 §5.2 has no code for a spent budget, the status and Retry-After
- * say it). Each token claims a numbered slot of the window as a once-used id: the table's primary
- * key (space, holder, id) lets exactly one insert of a slot succeed, whichever replica makes it,
- * so the window never holds more than the budget however many API processes serve the agent; no
- * process's memory, nor a count read that two replicas could both pass, is trusted. The first
- * free slot is claimed in one statement, a spent budget costing one. A slot taken
- * by an issuance that then failed stays spent: the budget errs on the customer's side.
+ * Takes one of the agent's delegated tokens for this customer in the window, or 429 (RFC 6749
+ * §5.2 has no code for it). Each token claims a numbered slot as a once-used id, whose primary key
+ * lets one insert win across replicas: no process's memory or count read is trusted. A slot
+ * taken by an issuance that then failed stays spent, erring on the customer's side.
  */
 async function spendDelegationBudget(
   ctx: CommandContext,

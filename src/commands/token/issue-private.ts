@@ -3,26 +3,20 @@ import type { EventMetadata } from '../../domain/events.js';
 import type { Credential } from '../../domain/credential/state.js';
 import type { AssertionEvidence } from '../../domain/event-data/token.js';
 import { authenticateClient, type ClientProof } from '../client-authentication/authenticate.js';
-import { InvalidScopeError, InvalidTargetError } from '../../errors/errors.js';
+import { InvalidTargetError } from '../../errors/errors.js';
 import type { CommandContext } from '../context.js';
 import type { DpopProof } from '../../crypto/dpop.js';
-import { rememberDpopProof } from './dpop-proofs.js';
-import { issuanceNow } from './issuance.js';
+import { issuanceNow, refusalError } from './issuance.js';
 import { recordIssuedToken, type IssuedToken } from './record-issued.js';
 import { decidedInSpan } from '../../observability/tracing.js';
 
-/**
- * The client_credentials grant: authenticate the client against the read model, decide, sign,
- * append private-token-issued. The token is returned only after its event committed.
- */
+/** The client_credentials grant: authenticate the client, then issue. */
 export async function issuePrivateToken(
   ctx: CommandContext,
   command: {
     readonly proof: ClientProof;
     readonly audience: string;
-    /** The `scope` asked for, as words; undefined: the defaults. */
     readonly scopes?: readonly string[];
-    /** A checked DPoP proof: the token is bound to its key (its jti is checked here). */
     readonly dpop?: DpopProof;
     readonly metadata: EventMetadata;
   },
@@ -34,10 +28,7 @@ export async function issuePrivateToken(
   return issuePrivateTokenTo(ctx, credential, { ...command, ...(assertion ? { assertion } : {}) });
 }
 
-/**
- * A private token for a credential already proven (by its secret or key above, or by a trusted
- * issuer's assertion: the jwt-bearer grant): decide, sign, append private-token-issued.
- */
+/** A private token for a credential already proven (secret, key, or trusted assertion). */
 export async function issuePrivateTokenTo(
   ctx: CommandContext,
   credential: Credential,
@@ -74,13 +65,11 @@ export async function issuePrivateTokenTo(
     ),
   );
   if (!decision.ok) {
-    throw decision.refusal === 'invalid_scope'
-      ? new InvalidScopeError(decision.detail!)
-      : new InvalidTargetError(command.audience);
+    throw refusalError(decision, {
+      invalid_target: () => new InvalidTargetError(command.audience),
+    });
   }
   const { clientId, spaceId } = credential;
-  const rateLimit = ctx.limits.clientRequest(credential);
-  if (command.dpop) await rememberDpopProof(ctx, spaceId, command.dpop);
   return recordIssuedToken(
     ctx,
     {
@@ -97,6 +86,7 @@ export async function issuePrivateTokenTo(
       ...(command.dpop ? { cnf: { jkt: command.dpop.jkt } } : {}),
     },
     decision.events[0]!,
-    rateLimit,
+    ctx.limits.clientRequest(credential),
+    command.dpop,
   );
 }

@@ -4,8 +4,6 @@ import {
   InsufficientScopeError,
   InvalidAuthorizationDetailsError,
   InvalidDpopProofError,
-  InvalidRequestError,
-  InvalidScopeError,
   InvalidTokenError,
 } from '../../errors/errors.js';
 import { scopeWords } from '#verifier/scope.js';
@@ -13,16 +11,35 @@ import { tokenRevoked } from '../../domain/policy.js';
 import type { PrivateTokenClaims } from '../../crypto/access-tokens.js';
 import type { CommandContext } from '../context.js';
 import type { DpopProof } from '../../crypto/dpop.js';
-import { rememberDpopProof } from './dpop-proofs.js';
-import { issuanceNow } from './issuance.js';
+import { issuanceNow, refusalError } from './issuance.js';
 import { mayActClaim, type AuthorizationDetails } from '#verifier/actor-claim.js';
 import { recordIssuedToken, type IssuedToken } from './record-issued.js';
 import { decidedInSpan, hashedId } from '../../observability/tracing.js';
 
-/**
- * Issues a public token for a customer and segment on the strength of a verified private token
- * whose credential is still active; appends public-token-issued before answering.
- */
+/** Each refusal's own error; the private token, not the grant, is at fault. */
+const PUBLIC_REFUSED = {
+  token_revoked: () => new InvalidTokenError('the private token has been revoked'),
+  details_undelegated: () =>
+    new InvalidAuthorizationDetailsError(
+      'authorization_details is carried only to an agent: name it in may_act',
+    ),
+  scope_withdrawn: () =>
+    new InvalidTokenError(
+      'the private token carries a scope withdrawn since, by its credential or the scope catalog: get a new one',
+    ),
+  dpop_required: () =>
+    new InvalidDpopProofError(
+      'this client issues only DPoP-bound public tokens: send a DPoP proof or dpop_jkt',
+    ),
+  space_mismatch: () =>
+    new InsufficientScopeError(
+      'the private token belongs to another space than X-Service-Space-ID',
+    ),
+  credential_inactive: () =>
+    new InvalidTokenError('the credential of this private token is no longer active'),
+};
+
+/** Issues a public token for a customer and segment, bought with a verified private token. */
 export async function issuePublicToken(
   ctx: CommandContext,
   command: {
@@ -31,22 +48,18 @@ export async function issuePublicToken(
     readonly segmentId: string;
     readonly privateToken: PrivateTokenClaims;
     readonly metadata: EventMetadata;
-    /** The checked DPoP proof the caller sent (required when the private token is bound). */
     readonly dpop?: DpopProof;
-    /**
-     * The key to bind the public token to (`dpop_jkt`: a browser's key, its proof made there);
-     * else the proof's key, if one was sent; else none (a bearer token).
-     */
+    /** `dpop_jkt`: a browser's key, its proof made there; else the proof's key; else bearer. */
     readonly bindTo?: string;
-    /** The `scope` asked for, as words; undefined: the defaults. */
     readonly scopes?: readonly string[];
-    /** The agent (client id) the customer allows to exchange it (RFC 8693 §4.4 `may_act`). */
+    /** The agent the customer allows to exchange it (RFC 8693 §4.4). */
     readonly mayAct?: string;
-    /** RFC 9396: what the customer allows that agent (only with `mayAct`). */
+    /** RFC 9396: what the customer allows that agent. */
     readonly authorizationDetails?: AuthorizationDetails | undefined;
   },
 ): Promise<IssuedToken> {
   const { privateToken, mayAct } = command;
+  const jkt = command.bindTo ?? command.dpop?.jkt;
   const revoked = await tokenRevoked(privateToken, (jti) => ctx.revocations.isRevoked(jti));
   // A revoked token is refused by the decider whatever its credential: no need to look it up.
   const credential = revoked ? undefined : await ctx.credentials.find(privateToken.client_id);
@@ -63,7 +76,7 @@ export async function issuePublicToken(
         customerId: command.customerId,
         segmentId: command.segmentId,
         scopes: command.scopes,
-        ...issuanceNow(ctx, command.metadata, command.bindTo ?? command.dpop?.jkt),
+        ...issuanceNow(ctx, command.metadata, jkt),
         ...(mayAct === undefined ? {} : { mayAct: { clientId: mayAct, agent } }),
         authorizationDetails: command.authorizationDetails,
         privateToken: {
@@ -80,39 +93,7 @@ export async function issuePublicToken(
       { ttlSeconds: ctx.publicTokenTtlSeconds, catalog: ctx.scopeCatalog },
     ),
   );
-  if (!decision.ok) {
-    if (decision.refusal === 'token_revoked') {
-      throw new InvalidTokenError('the private token has been revoked');
-    }
-    if (decision.refusal === 'invalid_scope') throw new InvalidScopeError(decision.detail!);
-    if (decision.refusal === 'details_undelegated') {
-      throw new InvalidAuthorizationDetailsError(
-        'authorization_details is carried only to an agent: name it in may_act',
-      );
-    }
-    if (decision.refusal === 'may_act_unknown') {
-      const message = 'is not an active client of this space';
-      throw new InvalidRequestError(`may_act ${message}`, [{ field: 'may_act', message }]);
-    }
-    if (decision.refusal === 'scope_withdrawn') {
-      throw new InvalidTokenError(
-        'the private token carries a scope withdrawn since, by its credential or the scope catalog: get a new one',
-      );
-    }
-    if (decision.refusal === 'dpop_required') {
-      throw new InvalidDpopProofError(
-        'this client issues only DPoP-bound public tokens: send a DPoP proof or dpop_jkt',
-      );
-    }
-    throw decision.refusal === 'space_mismatch'
-      ? new InsufficientScopeError(
-          'the private token belongs to another space than X-Service-Space-ID',
-        )
-      : new InvalidTokenError('the credential of this private token is no longer active');
-  }
-  const rateLimit = ctx.limits.clientRequest(decision.facts.credential);
-  if (command.dpop) await rememberDpopProof(ctx, privateToken.space_id, command.dpop);
-  const jkt = command.bindTo ?? command.dpop?.jkt;
+  if (!decision.ok) throw refusalError(decision, PUBLIC_REFUSED);
   return recordIssuedToken(
     ctx,
     {
@@ -137,6 +118,7 @@ export async function issuePublicToken(
       ...(jkt ? { cnf: { jkt } } : {}),
     },
     decision.events[0]!,
-    rateLimit,
+    ctx.limits.clientRequest(decision.facts.credential),
+    command.dpop,
   );
 }

@@ -1,12 +1,13 @@
 import { streams, type DomainEvent } from '../../domain/events.js';
 import { storedForm } from '../../domain/stored-form.js';
-import { ConflictError } from '../../errors/errors.js';
+import { ConflictError, InvalidDpopProofError } from '../../errors/errors.js';
 import { signAccessTokenOffThread, type AccessTokenClaims } from '../../crypto/access-tokens.js';
 import type { CommandContext } from '../context.js';
 import type { RateLimitState } from '../../limits/limits.js';
 import { signingOfSpace } from '../signing-key/space-signing.js';
 import type { SigningKey } from '../../crypto/key-store.js';
 import { inSpan, tracingOn } from '../../observability/tracing.js';
+import type { DpopProof } from '../../crypto/dpop.js';
 
 /** An access token and its lifetime in seconds. */
 export interface IssuedToken {
@@ -20,20 +21,27 @@ export interface IssuedToken {
   readonly rateLimit: RateLimitState;
 }
 
-/**
- * The last step of both issuances: sign the claims, append the issuance event as its own stream
- * (group-committed, in its stored form: nothing the stream and the request already say), and hand
- * the token out only once that event committed.
- */
+/** Every issuance's last step: spend the proof, sign, and answer only once the event committed. */
 export async function recordIssuedToken(
   ctx: CommandContext,
   claims: AccessTokenClaims,
   event: DomainEvent<'private-token-issued' | 'public-token-issued'>,
   rateLimit: RateLimitState,
+  dpop: DpopProof | undefined,
 ): Promise<IssuedToken> {
-  // Signed first, so that no issuance is recorded for a token that could not be made. A space
-  // with keys of its own signs with its ring alone and names its own issuer; every other space
-  // takes the shared ring's key at the cost of one set lookup.
+  // A DPoP proof is good for one request (RFC 9449 §11.1): its jti is remembered across replicas.
+  const { space_id: spaceId } = claims;
+  const used = dpop && {
+    spaceId,
+    holder: `dpop:${dpop.jkt}`,
+    id: dpop.jti,
+    expiresAt: dpop.expiresAt,
+  };
+  if (used && !(await ctx.usedOnce.remember(used))) {
+    throw new InvalidDpopProofError('this DPoP proof was already used (jti replayed)');
+  }
+  // Signed first: no issuance recorded for a token that could not be made. A space with its own
+  // ring signs with it and names its own issuer.
   const spaces = ctx.spaceKeys;
   const token = spaces?.store.signsOwn(claims.space_id)
     ? await signedByRing(ctx, spaces, claims)

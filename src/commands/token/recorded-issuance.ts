@@ -7,9 +7,8 @@ import { secondsOfIso } from '../../domain/times.js';
 import { EVENT_COLUMNS, toRecordedEvent, type EventRow } from '#event-log/types.js';
 
 /**
- * Whether the log records the issuance of a token with these claims (the policy's
- * {@link matchesRecordedIssuance}), read by its stream in its space: one lookup on the log's hash
- * index. Asked only of a shared-ring token naming a space that has turned its own ring on.
+ * Whether the log records the issuance of a token with these claims ({@link
+ * matchesRecordedIssuance}): asked only of a shared-ring token of a space with its own ring.
  */
 export async function isRecordedIssuance(
   db: Kysely<Database>,

@@ -18,9 +18,8 @@ export interface RevokeToken {
 }
 
 /**
- * A token's stream holds its issuance at position 1 and at most its revocation after it: the
- * state is the signed claims and the revocation lookup, the version 1, and a conflict means
- * another request revoked it first (settled: RFC 7009 answers the same).
+ * A token's stream is its issuance and at most its revocation: the state is the signed claims,
+ * the version 1, and a conflict another revocation first (settled: RFC 7009 answers the same).
  */
 export function revokeTokenDecider(ports: {
   readonly revocations: Pick<RevocationLookup, 'isRevoked' | 'noteRevoked'>;

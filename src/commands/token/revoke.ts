@@ -7,10 +7,8 @@ import { verifiedClaims } from './introspect.js';
 import { revokeTokenDecider } from './revoke-decider.js';
 
 /**
- * RFC 7009: revokes `token` when it was issued to the authenticated client; for anything else
- * (another client's token, a forged or expired one) nothing happens and nothing is recorded.
- * A revoked private token takes the public tokens derived from it along (they name it as
- * parent_jti, which introspection, /v1/issue and the revocation list all check).
+ * RFC 7009: revokes `token` when it was issued to the authenticated client, else nothing is
+ * recorded. Its public tokens go along (they name it as parent_jti).
  */
 export async function revokeToken(
   ctx: CommandContext,

@@ -22,14 +22,18 @@ export const clientPublicJwkSchema = z
 
 /** The keys a secretless client signs its assertions with (private_key_jwt, RFC 7523). */
 export const clientJwksSchema = z.object({ keys: z.array(clientPublicJwkSchema).min(1).max(5) });
+/** A secretless client's keys. */
 export type ClientJwks = z.infer<typeof clientJwksSchema>;
 
+/** Overrides CLIENT_RATE_LIMIT_PER_MINUTE for this client; null: the default. */
+const rateLimit = z.number().int().min(1).max(1_000_000_000).nullable();
+
+/** A credential created: its client's id, name and how it authenticates. */
 export const credentialCreatedSchema = z.object({
   client_id: z.string(),
   name: z.string(),
   description: z.string(),
-  /** HMAC-SHA-256 of the secret under the server key, base64url. Never the secret. Absent for a
-   * client that authenticates with its keys. */
+  /** HMAC-SHA-256 of the secret under the server key, base64url; absent for a keys-only client. */
   secret_hash: z.string().optional(),
   /** The public keys of a secretless client (private_key_jwt). */
   jwks: clientJwksSchema.optional(),
@@ -37,10 +41,8 @@ export const credentialCreatedSchema = z.object({
   require_dpop: z.boolean().optional(),
   created_by: z.string(),
   login_issuer: z.string(),
-  /** Overrides CLIENT_RATE_LIMIT_PER_MINUTE for this client; absent or null: the default. */
-  rate_limit_per_minute: z.number().int().min(1).max(1_000_000_000).nullable().optional(),
-  /** The scopes its tokens may carry. Absent (created before scopes existed): the catalog's
-   * defaults, whatever they are when a token is asked for. */
+  rate_limit_per_minute: rateLimit.optional(),
+  /** The scopes its tokens may carry; absent (created before scopes): the catalog's defaults. */
   scopes: scopeListSchema.optional(),
 });
 
@@ -53,18 +55,14 @@ export const credentialScopesChangedSchema = z.object({
   changed_by: z.string(),
 });
 
+/** A client's own rate limit set, or back to the default. */
 export const credentialRateLimitChangedSchema = z.object({
   client_id: z.string(),
-  /** Null: back to the service default. */
-  rate_limit_per_minute: z.number().int().min(1).max(1_000_000_000).nullable(),
+  rate_limit_per_minute: rateLimit,
   changed_by: z.string(),
 });
 
-/**
- * Failed authentications of one client in one minute past the per-minute event budget: counted,
- * not recorded one by one, so no attacker can grow the immutable log without bound.
- */
-
+/** A client's secret replaced, the old one working for `overlap_seconds` more. */
 export const credentialSecretRotatedSchema = z.object({
   client_id: z.string(),
   /** HMAC-SHA-256 of the new secret, base64url. Never the secret. */
@@ -95,6 +93,7 @@ export const credentialKeysChangedSchema = z.object({
   changed_by: z.string(),
 });
 
+/** A credential revoked: its tokens stop standing. */
 export const credentialRevokedSchema = z.object({
   client_id: z.string(),
   reason: z.string().nullable(),

@@ -10,11 +10,7 @@ export interface RateContribution<Field extends string = string> {
   readonly countFields?: readonly Field[];
 }
 
-/**
- * The Prometheus counter an appended event adds one to (src/observability/metrics.ts): the
- * lifecycle changes by event type, credentials created, tokens issued of either kind, rejected
- * client authentications.
- */
+/** The Prometheus counter an appended event adds one to (src/observability/metrics.ts). */
 export type EventMetric =
   | 'lifecycle'
   | 'credentials-created'
@@ -35,10 +31,7 @@ type Field<Schema extends z.ZodType> = keyof z.infer<Schema> & string;
 
 /** What an event type says of itself besides its schema; what it leaves out takes the default. */
 export interface EventProperties<Schema extends z.ZodType> {
-  /**
-   * Fields replaced by their digest wherever the event leaves the database (exports, the trees'
-   * leaves, the live feeds): secret hashes. Default: none.
-   */
+  /** Fields replaced by their digest wherever the event leaves the database: secret hashes. */
   readonly redacted?: readonly Field<Schema>[];
   /** Fields of its data copied into its audit trail entry's `details` (never a secret's hash). */
   readonly audit: readonly Field<Schema>[];
@@ -63,11 +56,7 @@ export interface EventDeclaration<Schema extends z.ZodType = z.ZodType> {
   readonly example: (given: ExampleInputs) => z.infer<Schema>;
 }
 
-/**
- * Declares an event type: its data schema and its properties, each field name checked against
- * the schema. The event-data files group their declarations by name (`CREDENTIAL_EVENTS`, …);
- * the catalog (`../events.ts`) is made of those groups.
- */
+/** Declares an event type: its data schema and properties, field names checked against it. */
 export function declareEvent<Schema extends z.ZodType>(
   schema: Schema,
   properties: NoInfer<EventProperties<Schema>>,
@@ -81,4 +70,14 @@ export function declareEvent<Schema extends z.ZodType>(
     metric: properties.metric === undefined ? 'lifecycle' : properties.metric,
     example: properties.example,
   });
+}
+
+/** An object schema's fields in its order, but `except`: an audit of all it says. */
+export function fieldsOf<Shape extends z.ZodRawShape, Except extends keyof Shape & string = never>(
+  schema: z.ZodObject<Shape>,
+  ...except: Except[]
+): Exclude<keyof Shape & string, Except>[] {
+  return Object.keys(schema.shape).filter(
+    (field) => !(except as string[]).includes(field),
+  ) as Exclude<keyof Shape & string, Except>[];
 }

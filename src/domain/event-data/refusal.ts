@@ -1,24 +1,29 @@
 import { z } from 'zod';
-import { declareEvent } from './declaration.js';
+import { declareEvent, fieldsOf } from './declaration.js';
 
+const count = z.number().int().min(0);
+/** A summary's minute. */
+const window = { window_start: z.iso.datetime(), window_end: z.iso.datetime() };
+/** Source IPs seen (the first 50), and how many there were in all. */
+const sourceIps = { source_ips: z.array(z.string()).max(50), source_ip_count: count };
+
+/** Failed authentications of one client in one minute past the per-minute event budget: counted. */
 export const clientAuthenticationFailuresSummarizedSchema = z.object({
   client_id: z.string(),
-  window_start: z.iso.datetime(),
-  window_end: z.iso.datetime(),
+  ...window,
   /** Attempts whose secret was checked and wrong, beyond the recorded ones. */
-  failed: z.number().int().min(0),
+  failed: count,
   /** Attempts refused unchecked because their (client, IP) was over the failed-auth budget. */
-  refused_while_locked_out: z.number().int().min(0),
-  /** Source IPs seen (the first 50), and how many there were in all. */
-  source_ips: z.array(z.string()).max(50),
-  source_ip_count: z.number().int().min(0),
+  refused_while_locked_out: count,
+  ...sourceIps,
 });
 
+/** A client authentication refused. */
 export const clientAuthenticationFailedSchema = z.object({
   client_id: z.string(),
   /** Why; the secret that was tried is never recorded. */
   reason: z.enum(['secret_mismatch', 'credential_revoked', 'assertion_invalid']),
-  /** A trusted issuer's assertion (issue 54): the claim at fault (`aud`, `exp`, `jti`, …). */
+  /** A trusted issuer's assertion: the claim at fault (`aud`, `exp`, `jti`, …). */
   claim: z.string().max(200).optional(),
 });
 
@@ -32,11 +37,7 @@ export const accessRefusalReason = z.enum([
   'role_forbidden',
 ]);
 
-/**
- * A login-token request refused (401/403): who (when the token verified), what, for which space.
- * Never the token. Bounded like failed client authentications: see access-refusals-summarized.
- */
-
+/** A login-token request refused (401/403): who, what, for which space; never the token. */
 export const accessRefusedSchema = z.object({
   reason: accessRefusalReason,
   /** The token's subject when its signature held; null for a token that did not verify. */
@@ -51,20 +52,21 @@ export const accessRefusedSchema = z.object({
 export const accessRefusalsSummarizedSchema = z.object({
   reason: accessRefusalReason,
   subject: z.string().nullable(),
-  window_start: z.iso.datetime(),
-  window_end: z.iso.datetime(),
+  ...window,
   /** Refusals beyond the recorded ones. */
-  refused: z.number().int().min(0),
+  refused: count,
   /** Bad login tokens refused unchecked because their source IP was over its budget (429). */
-  refused_while_locked_out: z.number().int().min(0),
+  refused_while_locked_out: count,
   /** Spaces asked for (the first 50), and how many there were in all. */
   requested_spaces: z.array(z.string()).max(50),
-  requested_space_count: z.number().int().min(0),
-  source_ips: z.array(z.string()).max(50),
-  source_ip_count: z.number().int().min(0),
+  requested_space_count: count,
+  ...sourceIps,
 });
 
-/** Refused client authentications and login tokens, one by one and summarized past the budget. */
+/**
+ * Refused client authentications and login tokens, one by one and summarized past the budget, so
+ * no attacker can grow the immutable log without bound.
+ */
 export const REFUSAL_EVENTS = {
   'client-authentication-failed': declareEvent(clientAuthenticationFailedSchema, {
     audit: ['reason', 'claim'],
@@ -74,7 +76,7 @@ export const REFUSAL_EVENTS = {
   }),
   // No rate: a login-token refusal names a user, and the rate views are per client.
   'access-refused': declareEvent(accessRefusedSchema, {
-    audit: ['reason', 'subject', 'operation', 'requested_space'],
+    audit: fieldsOf(accessRefusedSchema),
     example: () => ({
       reason: 'space_not_granted',
       subject: 'mallory',
@@ -83,18 +85,7 @@ export const REFUSAL_EVENTS = {
     }),
   }),
   'access-refusals-summarized': declareEvent(accessRefusalsSummarizedSchema, {
-    audit: [
-      'reason',
-      'subject',
-      'window_start',
-      'window_end',
-      'refused',
-      'refused_while_locked_out',
-      'requested_spaces',
-      'requested_space_count',
-      'source_ips',
-      'source_ip_count',
-    ],
+    audit: fieldsOf(accessRefusalsSummarizedSchema),
     // The refusals it counts are refusals all the same; one summary adds nothing to a rate.
     metric: null,
     example: ({ now, later }) => ({
@@ -113,14 +104,7 @@ export const REFUSAL_EVENTS = {
   'client-authentication-failures-summarized': declareEvent(
     clientAuthenticationFailuresSummarizedSchema,
     {
-      audit: [
-        'window_start',
-        'window_end',
-        'failed',
-        'refused_while_locked_out',
-        'source_ips',
-        'source_ip_count',
-      ],
+      audit: fieldsOf(clientAuthenticationFailuresSummarizedSchema, 'client_id'),
       rate: {
         counter: 'rejected_authentications',
         countFields: ['failed', 'refused_while_locked_out'],

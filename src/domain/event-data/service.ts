@@ -1,6 +1,9 @@
 import { z } from 'zod';
-import { declareEvent } from './declaration.js';
+import { declareEvent, fieldsOf } from './declaration.js';
 
+const sha256 = z.string().regex(/^[0-9a-f]{64}$/);
+
+/** A signing key made, for the shared ring or a space's own. */
 export const signingKeyGeneratedSchema = z.object({
   kid: z.string(),
   alg: z.string(),
@@ -10,6 +13,7 @@ export const signingKeyGeneratedSchema = z.object({
   space_id: z.string().optional(),
 });
 
+/** A signing key withdrawn or rotated out. */
 export const signingKeyRetiredSchema = z.object({
   kid: z.string(),
   /** When it leaves the JWKS: now for a withdrawal, later for a rotation's predecessor. */
@@ -21,10 +25,8 @@ export const signingKeyRetiredSchema = z.object({
 
 /**
  * Signing keys' private halves sealed anew under a key-encryption key: rows written in the clear
- * before sealing existed (`sealed`), or moved to a new KEK (`rewrapped`). Names the keys and the
- * KEK by its id, never a key.
+ * before sealing existed (`sealed`), or moved to a new KEK (`rewrapped`). Never a key.
  */
-
 export const signingKeysResealedSchema = z.object({
   kids: z.array(z.string()).min(1),
   kek: z.string(),
@@ -57,7 +59,7 @@ export const archiveFileSchema = z.object({
   space_id: z.string(),
   /** Relative to the archive folder: `<partition>/<space>.ndjson.gz`. */
   file: z.string(),
-  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  sha256,
   events: z.number().int().min(0),
   first_sequence: z.number().int().min(1).nullable(),
   last_sequence: z.number().int().min(1).nullable(),
@@ -75,7 +77,7 @@ export const eventsArchivedSchema = z.object({
   events: z.number().int().min(0),
   files: z.array(archiveFileSchema),
   /** SHA-256 of the partition's manifest.json, which lists the same files. */
-  manifest_sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  manifest_sha256: sha256,
 });
 
 /** The service's own events: its signing keys, reads of the audit log, archived partitions. */
@@ -98,7 +100,7 @@ export const SERVICE_EVENTS = {
     }),
   }),
   'signing-keys-resealed': declareEvent(signingKeysResealedSchema, {
-    audit: ['kids', 'kek', 'reason'],
+    audit: fieldsOf(signingKeysResealedSchema),
     example: ({ clientId }) => ({
       kids: [`kid-${clientId}`],
       kek: '0123456789abcdef',
@@ -106,7 +108,7 @@ export const SERVICE_EVENTS = {
     }),
   }),
   'audit-log-read': declareEvent(auditLogReadSchema, {
-    audit: ['kind', 'query', 'rows_returned', 'complete'],
+    audit: fieldsOf(auditLogReadSchema),
     example: ({ clientId }) => ({
       kind: 'events',
       query: { client_id: clientId },
@@ -115,7 +117,7 @@ export const SERVICE_EVENTS = {
     }),
   }),
   'events-archived': declareEvent(eventsArchivedSchema, {
-    audit: ['partition', 'starts_at', 'ends_at', 'events', 'files', 'manifest_sha256'],
+    audit: fieldsOf(eventsArchivedSchema),
     example: ({ clientId }) => ({
       partition: 'events_20261101t000000',
       starts_at: '2026-11-01T00:00:00.000Z',

@@ -1,26 +1,27 @@
 import { z } from 'zod';
 import { declareEvent } from './declaration.js';
 
-/**
- * Where a sink delivers the audit trail: an http(s) URL. Which hosts and schemes a deployment
- * accepts (https only in production, never link-local or the service's own ports) is judged where
- * a sink is made, by packages/outbound/src/target-rules.ts, with the settings it needs.
- */
-const webhookUrl = z
-  .url()
-  .max(2000)
-  // URL.canParse first: a string z.url() lets through may still throw in `new URL` (an IPv6
-  // literal such as `[v1.x]`), and a throw here was a 500 with a stack (issue 51, item 10).
-  .refine((url) => URL.canParse(url) && ['https:', 'http:'].includes(new URL(url).protocol), {
-    message: 'a webhook sink is an https:// URL',
-  });
+/** An http(s) URL; which hosts a deployment accepts is judged where it is used. */
+export const httpUrl = (message: string) =>
+  z
+    .url()
+    .max(2000)
+    // URL.canParse first: z.url() lets through strings `new URL` throws on (`[v1.x]`), a 500.
+    .refine((url) => URL.canParse(url) && ['https:', 'http:'].includes(new URL(url).protocol), {
+      message,
+    });
 
 /**
- * A webhook target as recorded (events, the sink's row). Since issue 51 (item 7) `url` is the
- * scheme, host and port alone (`https://siem.example:8443/`): the path and query, where a
- * receiver's token may be, are sealed in the row and recorded as `path_digest` (HMAC-SHA-256
- * under SECRET_HASH_KEY), which tells a change without telling what. Events recorded before
- * carry the whole URL and no digest, and are read as they were.
+ * Where a sink delivers the audit trail; packages/outbound/src/target-rules.ts judges its host
+ * (https only in production, never link-local or the service's own ports).
+ */
+const webhookUrl = httpUrl('a webhook sink is an https:// URL');
+
+/**
+ * A webhook target as recorded (events, the sink's row): `url` the scheme, host and port alone;
+ * the path and query, where a receiver's token may be, are sealed in the row and recorded as
+ * `path_digest` (HMAC-SHA-256 under SECRET_HASH_KEY), telling a change without telling what.
+ * Older events carry the whole URL and no digest, and are read as they were.
  */
 export const webhookTargetSchema = z.object({
   kind: z.literal('webhook'),
@@ -33,7 +34,7 @@ export const webhookTargetSchema = z.object({
 
 /**
  * A webhook target as a request (or AUDIT_SINKS) names it: a whole URL, never with credentials
- * in it (`user:pass@` would be kept verbatim wherever the URL goes; issue 51, item 7).
+ * in it (`user:pass@` would be kept verbatim wherever the URL goes).
  */
 export const webhookTargetRequestSchema = z.object({
   kind: z.literal('webhook'),
@@ -60,9 +61,8 @@ export const syslogTargetSchema = z.object({
 });
 
 /**
- * A syslog target as a request may name it: its host a host name or an IP address, no space,
- * control character or newline (issue 51, item 10). Only new targets are held to it: the event
- * schema above stays as events were recorded.
+ * A syslog target as a request may name it: a host name or an IP address, no space, control
+ * character or newline. Only new targets: the event schema above reads what was recorded.
  */
 export const syslogTargetRequestSchema = syslogTargetSchema.extend({
   host: syslogTargetSchema.shape.host.regex(
@@ -110,14 +110,8 @@ export const sinkPausedSchema = z.object({
   last_error: z.string().nullable(),
 });
 
-/**
- * An admin deleted a sink (issue 51, item 6): nothing more is delivered to it, its secret and
- * sealed path are dropped, and it no longer counts against its space's limit.
- */
-export const sinkDeletedSchema = z.object({
-  sink_id: z.string(),
-  name: z.string(),
-});
+/** An admin deleted a sink: its secret and sealed path dropped, no longer counted. */
+export const sinkDeletedSchema = z.object({ sink_id: z.string(), name: z.string() });
 
 /** Delivery resumes from the cursor: an admin said so, or the sink answered a probe again. */
 export const sinkResumedSchema = z.object({
@@ -125,10 +119,7 @@ export const sinkResumedSchema = z.object({
   reason: z.enum(['admin', 'answering']),
 });
 
-/**
- * The sinks' events. A webhook's secret is sealed in its row, never in an event: nothing to
- * redact here.
- */
+/** The sinks' events; a webhook's secret is sealed in its row, so nothing to redact here. */
 export const SINK_EVENTS = {
   'sink-created': declareEvent(sinkCreatedSchema, {
     audit: ['sink_id', 'name', 'target'],

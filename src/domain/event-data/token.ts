@@ -1,11 +1,19 @@
 import { z } from 'zod';
-import { declareEvent } from './declaration.js';
+import { declareEvent, type ExampleInputs } from './declaration.js';
 import { authorizationDetailsSchema } from '#verifier/actor-claim.js';
 
-/** The key a DPoP-bound token is bound to (RFC 7638 thumbprint); absent for a bearer token. */
-const boundTo = { cnf_jkt: z.string().optional() };
-/** The scopes granted (RFC 6749 §3.3 text, sorted); absent when none were. */
-const granted = { scope: z.string().max(4096).optional() };
+/** Scopes as RFC 6749 §3.3 text, sorted. */
+const scopeText = z.string().max(4096).optional();
+/** Which token, for whom. */
+const token = { client_id: z.string(), audience: z.string(), jti: z.string() };
+const lifetime = {
+  issued_at: z.iso.datetime(),
+  expires_at: z.iso.datetime(),
+  /** The key a DPoP-bound token is bound to (RFC 7638 thumbprint); absent for a bearer token. */
+  cnf_jkt: z.string().optional(),
+  /** The scopes granted; absent when none were. */
+  scope: scopeText,
+};
 
 /**
  * What a jwt-bearer grant (RFC 7523 §2.1) was given in place of a secret: the trusted issuer and
@@ -21,34 +29,26 @@ export const assertionEvidenceSchema = z.object({
 
 export type AssertionEvidence = z.infer<typeof assertionEvidenceSchema>;
 
+/** A private token issued to a client. */
 export const privateTokenIssuedSchema = z.object({
-  client_id: z.string(),
-  audience: z.string(),
-  jti: z.string(),
-  issued_at: z.iso.datetime(),
-  expires_at: z.iso.datetime(),
-  ...boundTo,
-  ...granted,
+  ...token,
+  ...lifetime,
   assertion: assertionEvidenceSchema.optional(),
   /** The client ID metadata document (its URL, the client id) whose key signed the assertion. */
   metadata_document: z.string().max(512).optional(),
 });
 
+/** A public token issued for a customer, bought with a private token or delegated. */
 export const publicTokenIssuedSchema = z.object({
-  client_id: z.string(),
-  audience: z.string(),
-  jti: z.string(),
+  ...token,
   parent_jti: z.string(),
   customer_id: z.string(),
   segment_id: z.string(),
-  issued_at: z.iso.datetime(),
-  expires_at: z.iso.datetime(),
-  ...boundTo,
-  ...granted,
+  ...lifetime,
   /** The agent (client id) the customer allowed to exchange it (RFC 8693 §4.4 `may_act`). */
   may_act: z.string().optional(),
   /** Scopes the catalog grants only through delegation, kept for that agent (`may_act.scope`). */
-  may_act_scope: z.string().max(4096).optional(),
+  may_act_scope: scopeText,
   /** RFC 9396: what the customer allowed the agent (a spending cap), as the token carries it. */
   authorization_details: authorizationDetailsSchema.optional(),
   /** Delegated: the subject token's authorization_details this one does not carry. */
@@ -56,20 +56,29 @@ export const publicTokenIssuedSchema = z.object({
     .array(z.looseObject({ type: z.string() }))
     .max(8)
     .optional(),
-  /** Delegated (issue 55): the public token exchanged for it; `parent_jti` is that one's. */
+  /** Delegated: the public token exchanged for it; `parent_jti` is that one's. */
   subject_jti: z.string().optional(),
   /** Delegated: the `act` chain's client ids, the acting agent first. */
   actors: z.array(z.string()).max(8).optional(),
-  /** Delegated: the subject token's scopes this one does not carry (RFC 6749 §3.3 text). */
-  narrowed: z.string().max(4096).optional(),
+  /** Delegated: the subject token's scopes this one does not carry. */
+  narrowed: scopeText,
 });
 
+/** A token revoked by its client (RFC 7009). */
 export const tokenRevokedSchema = z.object({
   client_id: z.string(),
   jti: z.string(),
   token_kind: z.enum(['private', 'public']),
   expires_at: z.iso.datetime(),
   revoked_by: z.string(),
+});
+
+const issuedExample = ({ clientId, now, later, id }: ExampleInputs) => ({
+  client_id: clientId,
+  audience: 'storefront.test',
+  jti: id(),
+  issued_at: now.toISOString(),
+  expires_at: later.toISOString(),
 });
 
 /** The token's events: each issuance is a rate, a use of its credential and a metric. */
@@ -79,16 +88,10 @@ export const TOKEN_EVENTS = {
     rate: { counter: 'private_tokens' },
     isUse: true,
     metric: 'private-tokens-issued',
-    example: ({ clientId, now, later, id }) => ({
-      client_id: clientId,
-      audience: 'storefront.test',
-      jti: id(),
-      issued_at: now.toISOString(),
-      expires_at: later.toISOString(),
-    }),
+    example: issuedExample,
   }),
   'public-token-issued': declareEvent(publicTokenIssuedSchema, {
-    // Delegation's evidence (issue 55, item 5): who acts, for whose token, and what was narrowed.
+    // Delegation's evidence: who acts, for whose token, and what was narrowed.
     audit: [
       'scope',
       'may_act',
@@ -102,15 +105,11 @@ export const TOKEN_EVENTS = {
     rate: { counter: 'public_tokens' },
     isUse: true,
     metric: 'public-tokens-issued',
-    example: ({ clientId, now, later, id }) => ({
-      client_id: clientId,
-      audience: 'storefront.test',
-      jti: id(),
-      parent_jti: id(),
+    example: (given) => ({
+      ...issuedExample(given),
+      parent_jti: given.id(),
       customer_id: 'customer-1',
       segment_id: 'segment-1',
-      issued_at: now.toISOString(),
-      expires_at: later.toISOString(),
     }),
   }),
   'token-revoked': declareEvent(tokenRevokedSchema, {

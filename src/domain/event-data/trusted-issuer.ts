@@ -1,14 +1,10 @@
 import { z } from 'zod';
 import { clientJwksSchema, scopeListSchema } from './credential.js';
 import { declareEvent } from './declaration.js';
+import { httpUrl } from './sink.js';
 
 /** A JWKS URL or an issuer URL: https, or http where the deployment's SSRF rules allow it. */
-const httpUrl = z
-  .url()
-  .max(2000)
-  .refine((url) => URL.canParse(url) && ['https:', 'http:'].includes(new URL(url).protocol), {
-    message: 'an http(s) URL',
-  });
+const issuerUrl = httpUrl('an http(s) URL');
 
 /**
  * One claim a rule requires: its path (`/` between levels, so `kubernetes.io/namespace` reads
@@ -39,8 +35,8 @@ export type IssuerRule = z.infer<typeof issuerRuleSchema>;
 /** What a space's admin says of an issuer it trusts (its keys by URL or inline, never both). */
 export const trustedIssuerDefinitionSchema = z
   .object({
-    iss: httpUrl,
-    jwks_uri: httpUrl.optional(),
+    iss: issuerUrl,
+    jwks_uri: issuerUrl.optional(),
     jwks: clientJwksSchema.optional(),
     /** The `aud` its assertions must carry: this service's issuer identifier or token endpoint. */
     audience: z.string().min(1).max(2000),
@@ -84,7 +80,7 @@ const exampleIssuer = (): TrustedIssuerDefinition => ({
   ],
 });
 
-/** A space's trusted issuers (issue 54): each change an event naming who made it. */
+/** A space's trusted issuers: each change an event naming who made it. */
 export const TRUSTED_ISSUER_EVENTS = {
   'trusted-issuer-added': declareEvent(trustedIssuerAddedSchema, {
     audit: ['issuer_id', 'issuer'],
@@ -121,7 +117,7 @@ export const metadataClientFirstSeenSchema = z.object({
   key_thumbprints: z.array(z.string().max(100)).max(20),
 });
 
-/** Client ID metadata documents (issue 55 item 3): the domains a space allows, each first use. */
+/** Client ID metadata documents: the domains a space allows, and each first use. */
 export const METADATA_CLIENT_EVENTS = {
   'metadata-client-domain-allowed': declareEvent(metadataClientDomainAllowedSchema, {
     audit: ['domain', 'scopes'],

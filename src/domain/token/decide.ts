@@ -1,9 +1,10 @@
 import { clientActor } from '../actors.js';
 import { isoOfSeconds, msOf, secondsOf } from '../times.js';
-import { commandEvent, type DomainEvent, type EventMetadata } from '../events.js';
+import { commandEvent, type DomainEvent, type EventData, type EventMetadata } from '../events.js';
 import type { AssertionEvidence } from '../event-data/token.js';
 import type { Credential } from '../credential/state.js';
 import type { Token } from './state.js';
+import type { IssuanceEvent } from './issuances.js';
 import { accept, refuse, type Decision } from '../decision.js';
 import {
   allowedScopes,
@@ -33,11 +34,16 @@ export interface Issuance {
   readonly jkt?: string;
 }
 
-/** The event's `cnf_jkt`: the key the token is bound to, absent for a bearer token. */
-export const binding = (command: Issuance) => (command.jkt ? { cnf_jkt: command.jkt } : {});
-/** The event's `scope`: absent when none was granted, so unscoped events are as before. */
-export const granted = (scopes: readonly string[]) =>
-  scopes.length > 0 ? { scope: scopeText(scopes) } : {};
+/** A public token's issuance, bought or delegated. */
+export interface PublicIssuance extends Issuance {
+  readonly spaceId: string;
+  /** The `scope` asked for, as words; undefined: the defaults. */
+  readonly scopes?: readonly string[];
+  /** The agent allowed to act next (`may_act`), and its credential. */
+  readonly mayAct?: { readonly clientId: string; readonly agent: Credential | undefined };
+  /** RFC 9396 authorization_details asked for. */
+  readonly authorizationDetails?: AuthorizationDetails | undefined;
+}
 
 /** A token's id, lifetime in seconds since the epoch and granted scopes, as the JWT carries them. */
 export interface Lifetime {
@@ -48,37 +54,45 @@ export interface Lifetime {
   readonly scope?: string;
 }
 
-/** The refusal of a scope grant, its description as the decision's detail. */
-const scopeRefused = (grant: ScopeGrant & { ok: false }, audience: string) =>
-  refuse('invalid_scope', [], describeScopeRefusal(grant, audience));
+/** What every issuance event says alike: filled in by {@link issued}. */
+type Common = 'jti' | 'issued_at' | 'expires_at' | 'cnf_jkt' | 'scope';
 
-/** Issue and expiry times (seconds); expiry never past `notAfter`. */
-export function lifetime(
+/** The issuance event and its lifetime; no `cnf_jkt` or `scope` when none, as events always read. */
+export function issued<Type extends IssuanceEvent>(
   command: Issuance,
+  type: Type,
+  data: Omit<EventData<Type>, Common>,
+  scopes: readonly string[],
   ttlSeconds: number,
   notAfter = Number.POSITIVE_INFINITY,
-) {
+): { readonly event: DomainEvent<Type>; readonly lifetime: Lifetime } {
   const issuedAt = secondsOf(command.now);
   const expiresAt = Math.min(issuedAt + ttlSeconds, notAfter);
-  return {
+  const scope = scopes.length > 0 ? scopeText(scopes) : undefined;
+  const event = commandEvent(command, type, {
+    ...data,
     jti: command.jti,
-    issuedAt,
-    expiresAt,
     issued_at: isoOfSeconds(issuedAt),
     expires_at: isoOfSeconds(expiresAt),
+    ...(command.jkt ? { cnf_jkt: command.jkt } : {}),
+    ...(scope ? { scope } : {}),
+  } as EventData<Type>);
+  return {
+    event,
+    lifetime: { jti: command.jti, issuedAt, expiresAt, ...(scope ? { scope } : {}) },
   };
 }
 
-/**
- * Decide a client_credentials grant for a client that has authenticated (see
- * decideClientAuthentication): only the audience can still refuse it.
- */
+/** The refusal of a scope grant, its description as the decision's detail. */
+export const scopeRefused = (grant: ScopeGrant & { ok: false }, audience: string) =>
+  refuse('invalid_scope', [], describeScopeRefusal(grant, audience));
+
+/** Decide a client_credentials grant for an authenticated client: only the audience may refuse. */
 export function decideIssuePrivateToken(
   command: Issuance & {
     readonly audience: string;
-    /** The `scope` asked for, as words; undefined: none asked, the defaults. */
     readonly scopes?: readonly string[];
-    /** What a jwt-bearer grant presented instead of a secret, recorded with the issuance. */
+    /** What a jwt-bearer grant presented instead of a secret. */
     readonly assertion?: AssertionEvidence;
     /** A client ID metadata document's client: its URL, recorded as the evidence it is. */
     readonly metadataDocument?: string;
@@ -91,26 +105,23 @@ export function decideIssuePrivateToken(
   },
 ): Decision<DomainEvent<'private-token-issued'>, 'invalid_target' | 'invalid_scope', Lifetime> {
   if (!policy.audiences.includes(command.audience)) return refuse('invalid_target');
-  const scopes = privateTokenScopes(
-    policy.catalog,
-    command.audience,
-    allowedScopes(policy.catalog, credential),
-    command.scopes,
-  );
+  const { catalog } = policy;
+  const allowed = allowedScopes(catalog, credential);
+  const scopes = privateTokenScopes(catalog, command.audience, allowed, command.scopes);
   if (!scopes.ok) return scopeRefused(scopes, command.audience);
-  const { issued_at, expires_at, ...times } = lifetime(command, policy.ttlSeconds);
-  const event = commandEvent(command, 'private-token-issued', {
-    client_id: credential.clientId,
-    audience: command.audience,
-    jti: times.jti,
-    issued_at,
-    expires_at,
-    ...binding(command),
-    ...granted(scopes.scopes),
-    ...(command.assertion ? { assertion: command.assertion } : {}),
-    ...(command.metadataDocument ? { metadata_document: command.metadataDocument } : {}),
-  });
-  return accept([event], { ...times, ...granted(scopes.scopes) });
+  const { event, lifetime } = issued(
+    command,
+    'private-token-issued',
+    {
+      client_id: credential.clientId,
+      audience: command.audience,
+      ...(command.assertion ? { assertion: command.assertion } : {}),
+      ...(command.metadataDocument ? { metadata_document: command.metadataDocument } : {}),
+    },
+    scopes.scopes,
+    policy.ttlSeconds,
+  );
+  return accept([event], lifetime);
 }
 
 /** The verified private token that pays for a public one. */
@@ -121,28 +132,17 @@ export interface PrivateTokenGrant {
   readonly jti: string;
   /** Seconds since the epoch. */
   readonly expiresAt: number;
-  /** The scopes it carries. */
   readonly scopes: readonly string[];
-  /** Whether it has been revoked (policy.tokenRevoked): a revoked one buys nothing. */
+  /** Revoked (policy.tokenRevoked): it buys nothing. */
   readonly revoked: boolean;
 }
 
-/**
- * Decide a public token for a customer and segment, on the strength of a verified private token.
- * A public token never outlives the private token that bought it.
- */
+/** Decide a public token bought with a verified private token, never outliving it. */
 export function decideIssuePublicToken(
-  command: Issuance & {
-    readonly spaceId: string;
+  command: PublicIssuance & {
     readonly customerId: string;
     readonly segmentId: string;
     readonly privateToken: PrivateTokenGrant;
-    /** The `scope` asked for, as words; undefined: none asked, the defaults. */
-    readonly scopes?: readonly string[];
-    /** The agent the customer allows to act for them (`may_act`), and its credential. */
-    readonly mayAct?: { readonly clientId: string; readonly agent: Credential | undefined };
-    /** RFC 9396: what the customer allows that agent; only with `mayAct`. */
-    readonly authorizationDetails?: AuthorizationDetails | undefined;
   },
   credential: Credential | undefined,
   policy: { readonly ttlSeconds: number; readonly catalog: ScopeCatalog },
@@ -159,69 +159,52 @@ export function decideIssuePublicToken(
   /** With the active credential behind the private token, and the scopes kept for the agent. */
   Lifetime & { readonly credential: Credential; readonly mayActScope?: string }
 > {
-  const { privateToken } = command;
+  const { privateToken, mayAct } = command;
+  const { catalog } = policy;
+  const { audience } = privateToken;
   if (privateToken.revoked) return refuse('token_revoked');
   if (!tokenInSpace(privateToken, command.spaceId)) return refuse('space_mismatch');
   if (!credentialActive(credential) || !tokenInSpace(privateToken, credential.spaceId)) {
     return refuse('credential_inactive');
   }
-  // Narrowing a credential, or the catalog, reaches its live tokens, here as at introspection: a
-  // private token carrying a scope taken away since buys nothing (issue 51, items 9 and 12).
-  const allowed = allowedScopes(policy.catalog, credential);
-  if (!tokenScopesStillAllowed(privateToken, allowed, policy.catalog)) {
-    return refuse('scope_withdrawn');
-  }
+  // Narrowing a credential, or the catalog, reaches its live tokens, as at introspection.
+  const allowed = allowedScopes(catalog, credential);
+  if (!tokenScopesStillAllowed(privateToken, allowed, catalog)) return refuse('scope_withdrawn');
   if (credential.requireDpop && !command.jkt) return refuse('dpop_required');
-  const scopes = publicTokenScopes(
-    policy.catalog,
-    privateToken.audience,
-    { scopes: privateToken.scopes, allowed },
-    command.scopes,
-  );
-  if (!scopes.ok) return scopeRefused(scopes, privateToken.audience);
-  const { mayAct } = command;
-  const kept = reserveDelegatedScopes(policy.catalog, privateToken.audience, {
+  const held = { scopes: privateToken.scopes, allowed };
+  const scopes = publicTokenScopes(catalog, audience, held, command.scopes);
+  if (!scopes.ok) return scopeRefused(scopes, audience);
+  const kept = reserveDelegatedScopes(catalog, audience, {
     scopes: scopes.scopes,
     asked: command.scopes !== undefined,
     mayAct: mayAct !== undefined,
   });
-  if (!kept.ok) return scopeRefused(kept, privateToken.audience);
-  const reserved = kept.reserved?.length ? { may_act_scope: scopeText(kept.reserved) } : {};
+  if (!kept.ok) return scopeRefused(kept, audience);
+  const mayActScope = kept.reserved?.length ? scopeText(kept.reserved) : undefined;
   if (mayAct && !mayBeNamedActor(mayAct.agent, command.spaceId)) return refuse('may_act_unknown');
   const details = command.authorizationDetails;
   if (details && !mayAct) return refuse('details_undelegated');
-  const { issued_at, expires_at, ...times } = lifetime(
+  const { event, lifetime } = issued(
     command,
+    'public-token-issued',
+    {
+      client_id: privateToken.clientId,
+      audience,
+      parent_jti: privateToken.jti,
+      customer_id: command.customerId,
+      segment_id: command.segmentId,
+      ...(mayAct ? { may_act: mayAct.clientId } : {}),
+      ...(mayAct && mayActScope ? { may_act_scope: mayActScope } : {}),
+      ...(details ? { authorization_details: details } : {}),
+    },
+    kept.scopes,
     mayAct ? Math.min(policy.ttlSeconds, DELEGABLE_TOKEN_TTL_SECONDS) : policy.ttlSeconds,
     privateToken.expiresAt,
   );
-  const event = commandEvent(command, 'public-token-issued', {
-    client_id: privateToken.clientId,
-    audience: privateToken.audience,
-    jti: times.jti,
-    parent_jti: privateToken.jti,
-    customer_id: command.customerId,
-    segment_id: command.segmentId,
-    issued_at,
-    expires_at,
-    ...binding(command),
-    ...granted(kept.scopes),
-    ...(mayAct ? { may_act: mayAct.clientId, ...reserved } : {}),
-    ...(details ? { authorization_details: details } : {}),
-  });
-  const mayActScope = reserved.may_act_scope;
-  return accept([event], {
-    ...times,
-    ...granted(kept.scopes),
-    credential,
-    ...(mayActScope ? { mayActScope } : {}),
-  });
+  return accept([event], { ...lifetime, credential, ...(mayActScope ? { mayActScope } : {}) });
 }
 
-/**
- * Revoke an access token (RFC 7009) for the client it was issued to. Anything else (another
- * client's token, an expired one, one already revoked) is no change: no event.
- */
+/** Revoke an access token (RFC 7009) for its own client; anything else is no event. */
 export function decideRevokeToken(
   command: {
     readonly clientId: string;

@@ -1,4 +1,4 @@
-import { commandEvent, type DomainEvent } from '../events.js';
+import type { DomainEvent } from '../events.js';
 import type { Credential } from '../credential/state.js';
 import { accept, refuse, type Decision } from '../decision.js';
 import {
@@ -7,7 +7,6 @@ import {
   DELEGABLE_TOKEN_TTL_SECONDS,
   delegatedDetails,
   delegatedTokenScopes,
-  describeScopeRefusal,
   chainTooDeep,
   mayActFor,
   mayBeNamedActor,
@@ -17,7 +16,7 @@ import {
 import { scopeText } from '#verifier/scope.js';
 import type { ScopeCatalog } from '../scope-catalog.js';
 import type { AuthorizationDetails } from '#verifier/actor-claim.js';
-import { binding, granted, lifetime, type Issuance, type Lifetime } from './decide.js';
+import { issued, scopeRefused, type Lifetime, type PublicIssuance } from './decide.js';
 
 /** The verified public token a customer's storefront issued naming an agent in `may_act`. */
 export interface DelegableToken {
@@ -63,25 +62,11 @@ export type DelegationRefusal =
   | 'invalid_scope';
 
 /**
- * Decide RFC 8693 delegation (issue 55): an agent named in the subject token's `may_act`, with its
- * own private token of the same space, gets a token whose subject is the customer and whose actor
- * chain begins with the agent; scopes within the subject token's, the agent's credential's and the
- * catalog's public ones; never outliving the subject token nor the actor token. With `mayAct`, the
- * agent delegates again (RFC 8693 §4.4): the token names the next agent, the chain within
- * `maxDepth`.
+ * Decide RFC 8693 delegation: the agent the subject token's `may_act` names acts for the customer,
+ * within both tokens' scopes and lives; with `mayAct` it delegates again, within `maxDepth`.
  */
 export function decideDelegatedToken(
-  command: Issuance & {
-    readonly spaceId: string;
-    readonly subject: DelegableToken;
-    readonly actor: ActorToken;
-    /** The `scope` asked for, as words; undefined: the subject token's the agent may carry. */
-    readonly scopes?: readonly string[];
-    /** Re-delegation: the next agent this agent allows (`may_act`), and its credential. */
-    readonly mayAct?: { readonly clientId: string; readonly agent: Credential | undefined };
-    /** RFC 9396 asked for: some of the subject token's; undefined: all of them. */
-    readonly authorizationDetails?: AuthorizationDetails | undefined;
-  },
+  command: PublicIssuance & { readonly subject: DelegableToken; readonly actor: ActorToken },
   credentials: { readonly subject: Credential | undefined; readonly agent: Credential | undefined },
   policy: {
     readonly ttlSeconds: number;
@@ -98,13 +83,13 @@ export function decideDelegatedToken(
     readonly authorizationDetails?: AuthorizationDetails;
   }
 > {
-  const { subject, actor, spaceId } = command;
+  const { subject, actor, spaceId, mayAct } = command;
+  const { catalog, maxDepth } = policy;
   if (!tokenInSpace(subject, spaceId)) return refuse('subject_space');
   const storefront = credentials.subject;
   if (subject.revoked || !credentialActive(storefront)) return refuse('subject_inactive');
   // A scope taken from the storefront since, by its credential or the catalog, is not passed on.
-  const held = { scopes: subject.scopes, audience: subject.audience };
-  if (!tokenScopesStillAllowed(held, allowedScopes(policy.catalog, storefront), policy.catalog)) {
+  if (!tokenScopesStillAllowed(subject, allowedScopes(catalog, storefront), catalog)) {
     return refuse('subject_inactive');
   }
   if (!tokenInSpace(actor, spaceId)) return refuse('actor_space');
@@ -115,53 +100,50 @@ export function decideDelegatedToken(
   if (!mayActFor(subject.mayAct, agent.clientId)) return refuse('actor_not_allowed');
   if (agent.requireDpop && !command.jkt) return refuse('dpop_required');
   const actors: [string, ...string[]] = [agent.clientId, ...subject.actors];
-  if (chainTooDeep(actors, policy.maxDepth)) return refuse('chain_too_deep');
-  const { mayAct } = command;
+  if (chainTooDeep(actors, maxDepth)) return refuse('chain_too_deep');
   if (mayAct && !mayBeNamedActor(mayAct.agent, spaceId)) return refuse('may_act_unknown');
   // Refused now rather than at the next agent's exchange: a may_act no exchange could honour.
-  if (mayAct && chainTooDeep([mayAct.clientId, ...actors], policy.maxDepth)) {
+  if (mayAct && chainTooDeep([mayAct.clientId, ...actors], maxDepth)) {
     return refuse('chain_too_deep');
   }
+  const { audience } = subject;
+  const agentScopes = allowedScopes(catalog, agent);
   const scopes = delegatedTokenScopes(
-    policy.catalog,
-    subject.audience,
+    catalog,
+    audience,
     subject.scopes,
-    allowedScopes(policy.catalog, agent),
+    agentScopes,
     command.scopes,
   );
-  if (!scopes.ok) {
-    return refuse('invalid_scope', [], describeScopeRefusal(scopes, subject.audience));
-  }
+  if (!scopes.ok) return scopeRefused(scopes, audience);
   const details = delegatedDetails(subject.authorizationDetails, command.authorizationDetails);
   if (!details.ok) return refuse('details_widened');
-  const carried = details.details ? { authorization_details: details.details } : {};
-  const { issued_at, expires_at, ...times } = lifetime(
+  const carried = details.details;
+  const narrowed = scopes.narrowed ?? [];
+  const { event, lifetime } = issued(
     command,
+    'public-token-issued',
+    {
+      client_id: agent.clientId,
+      audience,
+      parent_jti: subject.parentJti,
+      customer_id: subject.customerId,
+      segment_id: subject.segmentId,
+      subject_jti: subject.jti,
+      actors,
+      ...(narrowed.length > 0 ? { narrowed: scopeText(narrowed) } : {}),
+      ...(mayAct ? { may_act: mayAct.clientId } : {}),
+      ...(carried ? { authorization_details: carried } : {}),
+      ...(details.dropped.length > 0 ? { narrowed_details: details.dropped } : {}),
+    },
+    scopes.scopes,
     Math.min(policy.ttlSeconds, DELEGABLE_TOKEN_TTL_SECONDS),
     Math.min(subject.expiresAt, actor.expiresAt),
   );
-  const narrowed = scopes.narrowed ?? [];
-  const event = commandEvent(command, 'public-token-issued', {
-    client_id: agent.clientId,
-    audience: subject.audience,
-    jti: times.jti,
-    parent_jti: subject.parentJti,
-    customer_id: subject.customerId,
-    segment_id: subject.segmentId,
-    issued_at,
-    expires_at,
-    ...binding(command),
-    ...granted(scopes.scopes),
-    subject_jti: subject.jti,
-    actors,
-    ...(narrowed.length > 0 ? { narrowed: scopeText(narrowed) } : {}),
-    ...(mayAct ? { may_act: mayAct.clientId } : {}),
-    ...carried,
-    ...(details.dropped.length > 0 ? { narrowed_details: details.dropped } : {}),
-  });
-  const facts = { ...times, ...granted(scopes.scopes), agent, actors };
   return accept([event], {
-    ...facts,
-    ...(details.details ? { authorizationDetails: details.details } : {}),
+    ...lifetime,
+    agent,
+    actors,
+    ...(carried ? { authorizationDetails: carried } : {}),
   });
 }

@@ -2,11 +2,8 @@
 export type TokenKind = 'private' | 'public';
 
 /**
- * Which events are token issuances, and of which kind: the one list. The grant registry
- * (`src/commands/token/grants/`) names one of these per grant; the stored form, token `evolve`,
- * the audit trail's token kind and the views recomputed for the chaos run read it here, and
- * `test/unit/grant-registry.test.ts` holds the `audit_log` view's SQL to it. That every key is an
- * event type is checked in `../events.ts` (this file imports nothing, so no cycle).
+ * Which events are token issuances, and of which kind: the one list (grants, stored form, evolve,
+ * the audit trail read it). It imports nothing, so `../events.ts` checks its keys without a cycle.
  */
 export const TOKEN_ISSUANCES = {
   'private-token-issued': 'private',

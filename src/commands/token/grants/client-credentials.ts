@@ -3,28 +3,20 @@ import { clientActor } from '../../../domain/actors.js';
 import { issuePrivateToken, issuePrivateTokenTo } from '../issue-private.js';
 import { authenticateMetadataClient } from '../../client-authentication/metadata-client.js';
 import { defineGrant } from './grant.js';
-import { privateTokenResponse } from './private-token-response.js';
-import { requestedScopes, scopeParameter } from './scope-parameter.js';
-
-const field = z.string().min(1, 'must not be empty').max(512);
+import { tokenResponse } from './exchange-answer.js';
+import { audienceOfResource, privateTokenTarget, requestedScopes } from './scope-parameter.js';
 
 /**
- * RFC 6749 §4.4: a client authenticates (secret or private_key_jwt) and gets a private token for
- * an audience (`resource`, RFC 8707's name, is taken for it too). A client whose id is its client
- * ID metadata document's URL names the space (the route passes it only for such an id).
+ * RFC 6749 §4.4: an authenticated client gets a private token for an audience. A client ID
+ * metadata document's client names the space (the route passes it only for such an id).
  */
 export const clientCredentialsGrant = defineGrant({
   grantType: 'client_credentials',
   summary: 'RFC 6749 §4.4: a private access token for a server, the client authenticated',
   clientAuthentication: 'required',
   space: 'none',
-  schema: z.object({
-    audience: field,
-    /** RFC 8707 name for the same thing; accepted so generic OAuth clients work. */
-    resource: field.optional(),
-    scope: scopeParameter,
-  }),
-  normalize: (body) => ({ ...body, audience: body.audience ?? body.resource }),
+  schema: z.object(privateTokenTarget),
+  normalize: audienceOfResource,
   issues: 'private-token-issued',
   async handle(ctx, { fields, client, dpop, origin, spaceId }) {
     if (!client) throw new Error('the route authenticates the client first');
@@ -38,10 +30,10 @@ export const clientCredentialsGrant = defineGrant({
       // A client ID metadata document's URL: no credential of ours, the space the request's.
       const credential = await authenticateMetadataClient(ctx, { ...asked, ...client, spaceId });
       const metadataDocument = client.clientId;
-      return privateTokenResponse(
+      return tokenResponse(
         await issuePrivateTokenTo(ctx, credential, { ...asked, metadataDocument }),
       );
     }
-    return privateTokenResponse(await issuePrivateToken(ctx, { ...asked, proof: client }));
+    return tokenResponse(await issuePrivateToken(ctx, { ...asked, proof: client }));
   },
 });

@@ -20,11 +20,9 @@ export type ProvenActor = ActorToken & {
 };
 
 /**
- * Who the actor is (issue 55): its private token (access_token type), or a JWT (jwt type) that is
- * a private_key_jwt assertion of its own credential (RFC 7523 §3: iss = sub = its client id, aud
- * our issuer, short-lived, jti used once) or, when its `iss` is no client with keys, a trusted
- * issuer's assertion matching a rule of the space. An assertion proves the credential now, which
- * has no end of its own: the subject token and the TTL bound the delegated token's life.
+ * Who the actor is: its private token, a private_key_jwt assertion of its own credential (RFC 7523
+ * §3), or a trusted issuer's assertion. An assertion has no end of its own: the subject token and
+ * the TTL bound the delegated token's life.
  */
 export async function provenActor(
   ctx: CommandContext,

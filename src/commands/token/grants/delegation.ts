@@ -1,16 +1,17 @@
 import { clientActor } from '../../../domain/actors.js';
-import { delegable, issuedTo, mayTarget } from '../../../domain/policy.js';
+import { delegable } from '../../../domain/policy.js';
 import type { FieldProblem } from '../../../errors/errors.js';
-import {
-  InvalidGrantError,
-  InvalidRequestError,
-  InvalidTargetError,
-} from '../../../errors/errors.js';
+import { InvalidGrantError, InvalidRequestError } from '../../../errors/errors.js';
 import type { CommandContext } from '../../context.js';
 import type { AuthorizationDetails } from '#verifier/actor-claim.js';
-import { authenticateClient } from '../../client-authentication/authenticate.js';
 import { issueDelegatedToken } from '../issue-delegated.js';
-import { ACCESS_TOKEN_TYPE, asGrantError, exchangeResponse } from './exchange-answer.js';
+import {
+  ACCESS_TOKEN_TYPE,
+  asGrantError,
+  requireSentClient,
+  requireSubjectAudience,
+  tokenResponse,
+} from './exchange-answer.js';
 import { JWT_TOKEN_TYPE, provenActor } from './delegation-actor.js';
 import type { GrantRequest, GrantResponse } from './grant.js';
 import { requestedScopes } from './scope-parameter.js';
@@ -38,12 +39,9 @@ export const asksDelegation = (fields: DelegationFields): boolean =>
 const FROM_SUBJECT = ['customer_id', 'segment_id', 'dpop_jkt'] as const;
 
 /**
- * RFC 8693 delegation (issue 55): an agent exchanges a customer's public token whose `may_act`
- * names it (`subject_token`) with its own private token (`actor_token`). A subject token without
- * `may_act` is refused as delegation always was (invalid_request): delegation is never reached by
- * a plain exchange (keycloak#52691). Client authentication, when sent, must name the agent.
- * `may_act` here is re-delegation: the delegated token names the next agent, which exchanges it in
- * turn, the chain nesting one level deeper.
+ * RFC 8693 delegation: an agent exchanges a customer's public token whose `may_act` names it with
+ * its own token. Without `may_act` it is refused, so a plain exchange never reaches delegation.
+ * `may_act` here names the next agent (re-delegation).
  */
 export async function delegatedExchange(
   ctx: CommandContext,
@@ -57,22 +55,16 @@ export async function delegatedExchange(
     throw new InvalidRequestError(message, [{ field: 'actor_token', message }]);
   }
   requireDelegationFields(fields);
-  for (const asked of [fields.audience, fields.resource]) {
-    if (asked !== undefined && !mayTarget(subject, asked)) {
-      throw new InvalidTargetError(asked, `is not the subject token's audience ("${subject.aud}")`);
-    }
-  }
+  requireSubjectAudience(fields, subject);
   // A bound customer token proves nothing in an agent's hands without the customer's key.
   if (subject.cnf)
     throw new InvalidGrantError('subject_token: a DPoP-bound token is not delegated');
   const actor = await provenActor(ctx, fields.actor_token!, fields.actor_token_type!, spaceId);
   const metadata = { actor: clientActor(actor.clientId), ...origin };
-  if (client) {
-    const credential = await authenticateClient(ctx, { proof: client, metadata });
-    if (!issuedTo(actor, credential.clientId)) {
-      throw new InvalidGrantError('the actor_token was issued to another client');
-    }
-  }
+  await requireSentClient(ctx, client, metadata, {
+    clientId: actor.clientId,
+    token: 'actor_token',
+  });
   // A bound actor token is used only with a proof by its key and its hash (RFC 9449 §4.3).
   const { claims } = actor;
   const proof = await dpop(claims && { token: fields.actor_token!, claims });
@@ -87,7 +79,7 @@ export async function delegatedExchange(
     mayAct: fields.may_act,
     authorizationDetails: fields.authorization_details,
   });
-  return exchangeResponse(issued);
+  return tokenResponse(issued, true);
 }
 
 /** Both actor fields, the actor our access token or a JWT, and nothing the subject token already says. */

@@ -1,8 +1,13 @@
+import { issuedTo, mayTarget } from '../../../domain/policy.js';
+import type { EventMetadata } from '../../../domain/events.js';
 import {
   InsufficientScopeError,
   InvalidGrantError,
+  InvalidTargetError,
   InvalidTokenError,
 } from '../../../errors/errors.js';
+import type { CommandContext } from '../../context.js';
+import { authenticateClient, type ClientProof } from '../../client-authentication/authenticate.js';
 import type { IssuedToken } from '../record-issued.js';
 import type { GrantResponse } from './grant.js';
 
@@ -11,9 +16,8 @@ export const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token'
 
 /**
  * What is wrong with a presented token (`subject_token`, `actor_token`) is invalid_grant (RFC 6749
- * §5.2: the grant presented is invalid), not invalid_token. RFC 8693 §2.2.2 itself names
- * invalid_request for it; invalid_grant is kept as the answer clients of this service already
- * handle.
+ * §5.2), not invalid_token: RFC 8693 §2.2.2 names invalid_request, but clients of this service
+ * already handle invalid_grant.
  */
 export async function asGrantError<T>(run: () => Promise<T>, field = 'subject_token'): Promise<T> {
   try {
@@ -26,12 +30,44 @@ export async function asGrantError<T>(run: () => Promise<T>, field = 'subject_to
   }
 }
 
-/** RFC 8693 §2.2.1: the token exchange's answer. */
-export function exchangeResponse(issued: IssuedToken): GrantResponse {
+/** RFC 8693 §2.2.2: a public token is for its subject token's audience alone (`also` says more). */
+export function requireSubjectAudience(
+  fields: { readonly audience?: string | undefined; readonly resource?: string | undefined },
+  subject: { readonly aud: string },
+  also = '',
+): void {
+  for (const asked of [fields.audience, fields.resource]) {
+    if (asked !== undefined && !mayTarget(subject, asked)) {
+      throw new InvalidTargetError(
+        asked,
+        `is not the subject token's audience ("${subject.aud}")${also}`,
+      );
+    }
+  }
+}
+
+/** Client authentication, when sent, must name the client the presented token was issued to. */
+export async function requireSentClient(
+  ctx: CommandContext,
+  client: ClientProof | undefined,
+  metadata: EventMetadata,
+  issued: { readonly clientId: string; readonly token: string },
+): Promise<void> {
+  if (!client) return;
+  const credential = await authenticateClient(ctx, { proof: client, metadata });
+  if (!issuedTo(issued, credential.clientId)) {
+    throw new InvalidGrantError(`the ${issued.token} was issued to another client`);
+  }
+}
+
+const EXCHANGED = { issued_token_type: ACCESS_TOKEN_TYPE };
+
+/** RFC 6749 §5.1's token response; an exchange's (RFC 8693 §2.2.1) names the issued type too. */
+export function tokenResponse(issued: IssuedToken, exchanged = false): GrantResponse {
   return {
     body: {
       access_token: issued.token,
-      issued_token_type: ACCESS_TOKEN_TYPE,
+      ...(exchanged ? EXCHANGED : undefined),
       token_type: issued.tokenType,
       expires_in: issued.expiresIn,
       ...(issued.scope ? { scope: issued.scope } : {}),

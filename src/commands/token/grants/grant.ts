@@ -18,10 +18,8 @@ export interface GrantRequest<Fields> {
   /** How the client proved who it is, when it did (always, for a grant that requires it). */
   readonly client: ClientProof | undefined;
   /**
-   * The request's DPoP proof, checked when asked for (RFC 9449 §5: it binds the token);
-   * undefined when none was sent. A grant whose request presents a token (RFC 8693's
-   * subject_token) names it: a DPoP-bound one then needs a proof by its key with `ath` its hash,
-   * the same check as a private token's at POST /v1/issue.
+   * The request's DPoP proof, checked when asked for; undefined when none was sent. A presented
+   * DPoP-bound token needs a proof by its key with `ath` its hash (RFC 9449 §4.3).
    */
   readonly dpop: (presented?: PresentedToken) => Promise<DpopProof | undefined>;
   /** X-Service-Space-ID, for a grant that names a space. */
@@ -36,25 +34,17 @@ export interface GrantResponse {
   readonly rateLimit: RateLimitState;
 }
 
-/**
- * One way in at the token endpoint (node-oidc-provider's grant map, fosite's handlers): the
- * route dispatches on `grantType`; discovery, the OpenAPI document and the unsupported-grant
- * error list the registry; `issues` names the issuance event from the domain's one list.
- */
+/** One way in at the token endpoint: the route dispatches on `grantType`. */
 export interface Grant<Schema extends z.ZodObject = z.ZodObject> {
   /** The `grant_type` value (RFC 6749 §4.4, RFC 8693 §2.1, …). */
   readonly grantType: string;
   /** What the OpenAPI document and discovery say of it. */
   readonly summary: string;
-  /** `required`: client authentication (Basic, body or assertion) must be sent; `when-sent`:
-   * checked only when sent, the grant's own evidence being the authority. */
+  /** `when-sent`: checked only when sent, the grant's own evidence being the authority. */
   readonly clientAuthentication: 'required' | 'when-sent';
-  /**
-   * A `client_id` sent alone (RFC 6749 §2.1's public client, openid-client's `None()`) names the
-   * client in the grant's own fields instead of asking for its secret.
-   */
+  /** A `client_id` sent alone (RFC 6749 §2.1's public client) names the client, no secret. */
   readonly publicClients?: boolean;
-  /** Whether X-Service-Space-ID is required (the space the token is for). */
+  /** Whether X-Service-Space-ID is required. */
   readonly space: 'required' | 'none';
   /** Its request fields, beside `grant_type` and client authentication. */
   readonly schema: Schema;

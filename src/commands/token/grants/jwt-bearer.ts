@@ -5,20 +5,20 @@ import { acceptAssertion, AssertionRefused } from '../../trusted-issuer/assertio
 import { issuePrivateTokenTo } from '../issue-private.js';
 import { authenticateClient, refusedAssertion } from '../../client-authentication/authenticate.js';
 import { defineGrant } from './grant.js';
-import { privateTokenResponse } from './private-token-response.js';
-import { requestedScopes, scopeParameter } from './scope-parameter.js';
-
-const field = z.string().min(1, 'must not be empty').max(512);
+import { tokenResponse } from './exchange-answer.js';
+import {
+  audienceOfResource,
+  privateTokenTarget,
+  requestedScopes,
+  target,
+} from './scope-parameter.js';
 
 /** RFC 7523 §2.1's grant_type. */
 export const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 
 /**
- * RFC 7523 §2.1: a workload presents the token its platform gave it (a Kubernetes service
- * account's, a SPIFFE JWT-SVID, a CI job's OIDC token), signed by an issuer its space trusts,
- * and gets a private token for the credential the matching rule names: no secret of ours. A
- * refusal is invalid_grant naming the claim at fault, counted by the failed-authentication limits
- * and recorded as a wrong secret is (refusedAssertion).
+ * RFC 7523 §2.1: a workload's platform token, signed by an issuer its space trusts, buys a private
+ * token for the rule's credential. A refusal is counted and recorded as a wrong secret is.
  */
 export const jwtBearerGrant = defineGrant({
   grantType: JWT_BEARER,
@@ -29,13 +29,11 @@ export const jwtBearerGrant = defineGrant({
   space: 'required',
   schema: z.object({
     /** Named without a secret (a public client): must be the client the matched rule names. */
-    client_id: field.optional(),
+    client_id: target.optional(),
     assertion: z.string().min(1).max(16_384),
-    audience: field,
-    resource: field.optional(),
-    scope: scopeParameter,
+    ...privateTokenTarget,
   }),
-  normalize: (body) => ({ ...body, audience: body.audience ?? body.resource }),
+  normalize: audienceOfResource,
   issues: 'private-token-issued',
   async handle(ctx, { fields, client, dpop, spaceId, origin }) {
     if (spaceId === undefined) throw new Error('the route requires the space first');
@@ -64,6 +62,6 @@ export const jwtBearerGrant = defineGrant({
       grantType: JWT_BEARER,
       assertion: evidence,
     });
-    return privateTokenResponse(issued);
+    return tokenResponse(issued);
   },
 });

@@ -3,10 +3,7 @@ import type { Grant } from './grant.js';
 import { tokenExchangeGrant } from './token-exchange.js';
 import { jwtBearerGrant } from './jwt-bearer.js';
 
-/**
- * Every grant the token endpoint takes. Adding one is a folder entry here and a file beside this
- * one (docs/architecture.md, "Adding a grant").
- */
+/** Every grant the token endpoint takes (docs/architecture.md, "Adding a grant"). */
 export const GRANTS: readonly Grant[] = [
   clientCredentialsGrant,
   tokenExchangeGrant,

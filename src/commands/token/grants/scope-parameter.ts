@@ -12,10 +12,23 @@ export const scopeParameter = z
     'RFC 6749 §3.3: the scopes asked for, space-delimited; absent: the defaults (GET /.well-known/oauth-authorization-server lists scopes_supported)',
   );
 
-/**
- * RFC 9396 `authorization_details`: a JSON array (JSON-encoded text in a form body, §3), bounded
- * by the verifier kit's schema, the one its tokens are read with.
- */
+/** An audience, resource or client id as a token request names it. */
+export const target = z.string().min(1, 'must not be empty').max(512);
+
+/** A private token's audience (`resource`, RFC 8707's name, taken for it too) and scope. */
+export const privateTokenTarget = {
+  audience: target,
+  resource: target.optional(),
+  scope: scopeParameter,
+};
+
+/** RFC 8707's `resource` folded into `audience`, so generic OAuth clients work. */
+export const audienceOfResource = (body: Readonly<Record<string, unknown>>) => ({
+  ...body,
+  audience: body.audience ?? body.resource,
+});
+
+/** RFC 9396 `authorization_details`: JSON text in a form body (§3), read as tokens read it. */
 export const authorizationDetailsParameter = z
   .preprocess((value) => {
     if (typeof value !== 'string') return value;

@@ -1,13 +1,6 @@
 import { z } from 'zod';
 import { clientActor } from '../../../domain/actors.js';
-import { issuedTo, mayTarget } from '../../../domain/policy.js';
-import {
-  InvalidGrantError,
-  InvalidRequestError,
-  InvalidTargetError,
-} from '../../../errors/errors.js';
-import type { PrivateTokenClaims } from '../../../crypto/access-tokens.js';
-import { authenticateClient } from '../../client-authentication/authenticate.js';
+import { InvalidRequestError } from '../../../errors/errors.js';
 import { issuePublicToken } from '../issue-public.js';
 import { defineGrant } from './grant.js';
 import { asksDelegation, delegatedExchange } from './delegation.js';
@@ -16,23 +9,25 @@ import {
   authorizationDetailsParameter,
   requestedScopes,
   scopeParameter,
+  target,
 } from './scope-parameter.js';
-import { ACCESS_TOKEN_TYPE, asGrantError, exchangeResponse } from './exchange-answer.js';
+import {
+  ACCESS_TOKEN_TYPE,
+  asGrantError,
+  requireSentClient,
+  requireSubjectAudience,
+  tokenResponse,
+} from './exchange-answer.js';
 
 export { ACCESS_TOKEN_TYPE };
 
 const identifier = z.string().trim().min(1, 'must not be empty').max(256);
-/** An audience or resource, as client_credentials takes it. */
-const target = z.string().min(1, 'must not be empty').max(512);
 
 /** What a public token is bought for, at /v1/issue and by token exchange alike. */
 export const publicTokenFields = {
   customer_id: identifier,
   segment_id: identifier,
-  /**
-   * RFC 9449 §10: bind the public token to this key (a browser's or an app's; its JWK SHA-256
-   * thumbprint) instead of the DPoP proof's key, if any.
-   */
+  /** RFC 9449 §10: bind the public token to this key (a browser's) instead of the proof's. */
   dpop_jkt: z
     .string()
     .regex(/^[A-Za-z0-9_-]{43}$/, 'expected a JWK SHA-256 thumbprint (43 base64url characters)')
@@ -46,15 +41,9 @@ export const publicTokenFields = {
 };
 
 /**
- * RFC 8693 token exchange: a client's private token (`subject_token`) buys a public token for a
- * customer and segment of the space in X-Service-Space-ID: the same decision, event and token as
- * POST /v1/issue. The private token is the authority; client authentication, when sent, must
- * name the token's own client. A bad subject token is `invalid_grant`. What RFC 8693 §2.1 lets a
- * client ask for and this exchange does not do is refused, never ignored: another audience or
- * resource than the subject token's (`invalid_target`); a scope beyond the subject token's is
- * `invalid_scope`, as at /v1/issue; a DPoP-bound subject token needs a proof by its key with its
- * `ath`. An actor (`actor_token`) is delegation (./delegation.ts): only for a public subject token
- * whose `may_act` names it, `invalid_request` otherwise.
+ * RFC 8693 token exchange: a client's private token buys a public token, as POST /v1/issue does.
+ * What §2.1 allows and this exchange does not do is refused, never ignored. An `actor_token` is
+ * delegation (./delegation.ts).
  */
 export const tokenExchangeGrant = defineGrant({
   grantType: 'urn:ietf:params:oauth:grant-type:token-exchange',
@@ -98,28 +87,16 @@ export const tokenExchangeGrant = defineGrant({
       return delegatedExchange(ctx, { fields, client, dpop, spaceId, origin });
     }
     const { customer_id: customerId, segment_id: segmentId } = requireCustomer(fields);
-    const privateToken = await subjectToken(ctx, fields.subject_token);
-    // RFC 8693 §2.2.2: a target no token can be issued for here is invalid_target, as at
-    // client_credentials; the public token is for the subject token's audience alone.
-    for (const asked of [fields.audience, fields.resource]) {
-      if (asked !== undefined && !mayTarget(privateToken, asked)) {
-        throw new InvalidTargetError(
-          asked,
-          `is not the subject token's audience ("${privateToken.aud}"), the only one it buys`,
-        );
-      }
-    }
+    const privateToken = await asGrantError(() =>
+      ctx.verifier.verify(fields.subject_token, 'private'),
+    );
+    requireSubjectAudience(fields, privateToken, ', the only one it buys');
     const metadata = { actor: clientActor(privateToken.client_id), ...origin };
-    if (client) {
-      const credential = await authenticateClient(ctx, { proof: client, metadata });
-      if (!issuedTo({ clientId: privateToken.client_id }, credential.clientId)) {
-        throw new InvalidGrantError('the subject token was issued to another client');
-      }
-    }
-    // A bound subject token is exchanged only with a proof by its key, carrying its hash (ath),
-    // as POST /v1/issue asks of a bound private token (RFC 9449 §4.3, §7).
+    const issued = { clientId: privateToken.client_id, token: 'subject token' };
+    await requireSentClient(ctx, client, metadata, issued);
+    // A bound subject token is exchanged only with a proof by its key (RFC 9449 §4.3).
     const proof = await dpop({ token: fields.subject_token, claims: privateToken });
-    const issued = await asGrantError(() =>
+    const exchanged = await asGrantError(() =>
       issuePublicToken(ctx, {
         spaceId,
         customerId,
@@ -133,7 +110,7 @@ export const tokenExchangeGrant = defineGrant({
         authorizationDetails: fields.authorization_details,
       }),
     );
-    return exchangeResponse(issued);
+    return tokenResponse(exchanged, true);
   },
 });
 
@@ -151,12 +128,4 @@ function requireCustomer(fields: {
     );
   }
   return { customer_id: fields.customer_id!, segment_id: fields.segment_id! };
-}
-
-/** The subject token as a verified private token, or invalid_grant saying why not. */
-function subjectToken(
-  ctx: Parameters<typeof tokenExchangeGrant.handle>[0],
-  token: string,
-): Promise<PrivateTokenClaims> {
-  return asGrantError(() => ctx.verifier.verify(token, 'private'));
 }

@@ -1,4 +1,7 @@
+import type { Config } from '../config/config.js';
 import type { Logger } from '../config/logger.js';
+import { exitOnConfigError } from './config-exit.js';
+import type { OpenDatabase } from './runtime.js';
 
 /**
  * When a stopping process is made to exit: SHUTDOWN_TIMEOUT_MS bounds the drain, and this margin
@@ -18,10 +21,8 @@ export const SIGNAL_ECHO_MS = 1000;
 
 /**
  * Runs `shutdown` once on SIGINT or SIGTERM, then exits; a second signal (at least
- * `SIGNAL_ECHO_MS` after the first) forces the exit, and so does the timeout, so a stuck drain
- * never leaves the process hanging. The returned function
- * starts the same shutdown for other reasons (a parent's request) and is a no-op once stopping,
- * so a child that gets both the terminal's Ctrl-C and its parent's request drains once.
+ * `SIGNAL_ECHO_MS` after the first) or the timeout forces the exit, so a stuck drain never hangs.
+ * The returned function starts the same shutdown for other reasons (a parent's request), once.
  */
 export function onShutdownSignal(
   logger: Logger,
@@ -76,4 +77,25 @@ export function followParent(stop: (reason: string) => void): void {
   process.on('disconnect', () => stop('parent gone'));
   // The parent may have died while we were still starting, before the listener existed.
   if (!process.connected) stop('parent gone');
+}
+
+/**
+ * A long-running process (the API, the projector, the deliverer): its database opened, `start`
+ * run on it, and on a signal or its parent's word what `start` returned, then the database,
+ * stopped. A stop is heard before starting: a child of `npm start` may be asked while it starts.
+ */
+export async function runService(
+  config: Config,
+  logger: Logger,
+  open: () => Promise<OpenDatabase>,
+  start: (database: OpenDatabase) => Promise<(reason: string) => Promise<void>>,
+): Promise<void> {
+  const started: { database?: OpenDatabase; stop?: (reason: string) => Promise<void> } = {};
+  const stop = onShutdownSignal(logger, config.SHUTDOWN_TIMEOUT_MS, async (reason) => {
+    await started.stop?.(reason);
+    await started.database?.close();
+  });
+  followParent(stop);
+  started.database = await open().catch(exitOnConfigError);
+  started.stop = await start(started.database).catch(exitOnConfigError);
 }

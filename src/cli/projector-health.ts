@@ -6,7 +6,7 @@
  */
 import { projectorLag } from '../projections/monitoring-queries.js';
 import { ADVISORY_LOCK } from '../db/advisory-locks.js';
-import { createLogger, openDatabase } from './runtime.js';
+import { operatorDatabase } from './operator.js';
 import { configOrExit } from './config-exit.js';
 import { parseCommandLine } from '#audit-log/cli/command-line.js';
 
@@ -16,10 +16,10 @@ Exit 0 when a projector leads and no view is over PROJECTOR_HEALTH_MAX_LAG_SECON
   {},
 );
 const config = configOrExit('worker');
-const logger = createLogger({ LOG_LEVEL: 'warn' }, 'projector-health');
-const database = await openDatabase(config, logger, 'token-authority-health', 1, {
+const database = await operatorDatabase(config, 'projector-health', 'health', {
   attachOnly: true,
   migrate: false,
+  timeouts: 'request',
 }).catch((error: unknown) => {
   console.log(JSON.stringify({ healthy: false, reason: (error as Error).message }));
   process.exit(1);

@@ -1,5 +1,4 @@
 import { ConfigError, type Config } from '../config/config.js';
-import { settingText } from '../config/setting-value.js';
 import type { DatabaseHandle } from '../db/database.js';
 import type { Clock } from '../domain/ports.js';
 import {
@@ -13,6 +12,7 @@ import { createIssuerKeys } from '../commands/trusted-issuer/issuer-keys.js';
 import type { TrustedIssuerPorts } from '../commands/trusted-issuer/ports.js';
 import { createTrustedIssuerLookup } from '../projections/trusted-issuer-lookup.js';
 import { sinkTargetRules } from './sink-admin-context.js';
+import { checkedList, jsonListSetting } from './list-setting.js';
 
 /** The audiences naming this service: its issuer identifier and its token endpoint's URL. */
 export const ourAudiences = (config: Config) => [
@@ -23,31 +23,16 @@ export const ourAudiences = (config: Config) => [
 /** TRUSTED_ISSUERS read and checked (`file:` resolved); errors name the setting, never a value. */
 export async function operatorIssuers(config: Config): Promise<OperatorIssuer[]> {
   if (!config.TRUSTED_ISSUERS) return [];
-  const text = await settingText('TRUSTED_ISSUERS', config.TRUSTED_ISSUERS);
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    throw new ConfigError([
-      'TRUSTED_ISSUERS: expected a JSON array of issuers, or file:<path> of one',
-    ]);
-  }
-  const parsed = operatorIssuersSchema.safeParse(raw);
-  if (!parsed.success) {
-    throw new ConfigError(
-      parsed.error.issues.map(
-        (issue) => `TRUSTED_ISSUERS[${issue.path.join('.')}]: ${issue.message}`,
-      ),
-    );
-  }
+  const raw = await jsonListSetting('TRUSTED_ISSUERS', config.TRUSTED_ISSUERS, 'issuers');
+  const issuers = checkedList('TRUSTED_ISSUERS', operatorIssuersSchema, raw);
   const rules = sinkTargetRules(config);
-  const refusals = operatorIssuerRefusals(parsed.data, {
+  const refusals = operatorIssuerRefusals(issuers, {
     ours: ourAudiences(config),
     lifetimeCeiling: config.JWT_BEARER_MAX_LIFETIME_CEILING_SECONDS,
     jwksRefusal: (url) => jwksUriRefusal(url, rules),
   });
   if (refusals.length > 0) throw new ConfigError(refusals);
-  return parsed.data;
+  return issuers;
 }
 
 /**

@@ -11,7 +11,7 @@ import { loadAuditPublicKey } from '../audit-trail/audit-key.js';
 import { readTreeHeadFiles } from '#audit-log/head-files.js';
 import { LOG_TREE } from '../audit-trail/seal/log-tree.js';
 import { progressOnStderr } from '#audit-log/cli/progress.js';
-import { createLogger, openDatabase } from './runtime.js';
+import { operatorDatabase } from './operator.js';
 import { configOrExit, exitOnConfigError } from './config-exit.js';
 import { parseCommandLine } from '#audit-log/cli/command-line.js';
 import { sql } from 'kysely';
@@ -24,14 +24,11 @@ range or head that does not match.`,
   {},
 );
 const config = configOrExit('worker');
-const logger = createLogger({ LOG_LEVEL: 'warn' }, 'verify-chain');
 // The public half only (AUDIT_PUBLIC_KEY, or DATA_DIR's file): a reviewer needs no private key.
 const auditKey = await loadAuditPublicKey(config.AUDIT_PUBLIC_KEY, config.DATA_DIR).catch(
   exitOnConfigError,
 );
-const database = await openDatabase(config, logger, 'token-authority-verify-chain', 2, {
-  timeouts: 'background',
-});
+const database = await operatorDatabase(config, 'verify-chain', 'verify-chain', { poolSize: 2 });
 const { sealed } = await database.handle.db
   .selectFrom('log_seals')
   .select((eb) => eb.fn.coalesce(eb.fn.max<number>('tree_size'), eb.lit(0)).as('sealed'))
@@ -47,8 +44,8 @@ const verdict = await checkLogTreeInDatabase(database.handle.db, {
   onProgress: (checked) => progress.update(checked),
 });
 progress.finish(verdict.ok ? verdict.eventsChecked : 0);
-// What no signed head covers yet, said rather than left to `unanchoredEvents: N` (issue 50): a
-// check right after the first tokens passes with nothing anchored, until the projector signs.
+// Said, not left to `unanchoredEvents: N`: a check right after the first tokens passes with
+// nothing anchored until the projector signs.
 const coverage = verdict.ok ? await notYetCovered(verdict.unanchoredEvents) : undefined;
 console.log(JSON.stringify(coverage ? { ...verdict, notYetCovered: coverage } : verdict));
 if (coverage && coverage.events > 0) console.error(coverage.note);

@@ -8,6 +8,7 @@ import { rotateSigningKey } from '../commands/signing-key/change-keys.js';
 import { operatorActor, withSigningKeys } from './operator.js';
 import { parseCommandLine } from '#audit-log/cli/command-line.js';
 import { configOrExit, usageExit } from './config-exit.js';
+import { longestTokenSeconds } from './rotation-settings.js';
 
 const USAGE = 'Usage: npm run rotate-signing-key -- [--activate-in=<seconds, default 360>]';
 const { values } = parseCommandLine(USAGE, { 'activate-in': { type: 'string', default: '360' } });
@@ -23,10 +24,7 @@ const rotated = await withSigningKeys(
       kek,
       signer,
       activateInSeconds,
-      retireAfterSeconds: Math.max(
-        config.PRIVATE_TOKEN_TTL_SECONDS,
-        config.PUBLIC_TOKEN_TTL_SECONDS,
-      ),
+      retireAfterSeconds: longestTokenSeconds(config),
       actor: operatorActor(),
     }),
 );

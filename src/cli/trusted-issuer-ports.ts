@@ -1,6 +1,5 @@
 import { ConfigError, type Config } from '../config/config.js';
 import type { DatabaseHandle } from '../db/database.js';
-import type { Clock } from '../domain/ports.js';
 import {
   operatorIssuerOf,
   operatorIssuerRefusals,
@@ -42,13 +41,13 @@ export async function operatorIssuers(config: Config): Promise<OperatorIssuer[]>
 export async function trustedIssuerPorts(
   config: Config,
   database: DatabaseHandle,
-  clock: Clock,
+  now: () => number,
 ): Promise<TrustedIssuerPorts> {
   const operator = await operatorIssuers(config);
   const lookup = createTrustedIssuerLookup(database.db, {
     ttlMs: config.CREDENTIAL_CACHE_TTL_MS,
     maxEntries: config.LIMITER_MAX_KEYS,
-    now: () => clock.now(),
+    now,
   });
   return {
     find: async (spaceId, iss) =>
@@ -58,7 +57,7 @@ export async function trustedIssuerPorts(
     keys: createIssuerKeys({
       rules: sinkTargetRules(config),
       maxEntries: config.TRUSTED_ISSUER_JWKS_CACHE_MAX,
-      now: () => clock.now(),
+      now,
     }),
     maxLifetimeSeconds: config.JWT_BEARER_MAX_LIFETIME_SECONDS,
     lifetimeCeiling: config.JWT_BEARER_MAX_LIFETIME_CEILING_SECONDS,

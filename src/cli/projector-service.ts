@@ -56,22 +56,19 @@ export async function startProjectorService(
   });
   // The leader alone keeps the read models bounded: revocations and used-once ids past expiry,
   // sealed responses whose retry window closed, rate buckets past their horizon.
-  const purges = [
-    { what: 'expired revocations', run: purgeExpiredRevocations },
-    { what: 'expired idempotent responses', run: purgeExpiredIdempotentResponses },
-    { what: 'expired used-once ids', run: purgeExpiredUsedOnce },
-    {
-      what: 'rate buckets past their horizon',
-      run: (db: Kysely<Database>) =>
-        purgeOldRates(db, {
-          minuteBucketsHours: config.RATE_MINUTE_RETENTION_HOURS,
-          hourBucketsDays: config.RATE_HOUR_RETENTION_DAYS,
-        }),
-    },
-  ];
+  const purges: Record<string, (db: Kysely<Database>) => Promise<number>> = {
+    'expired revocations': purgeExpiredRevocations,
+    'expired idempotent responses': purgeExpiredIdempotentResponses,
+    'expired used-once ids': purgeExpiredUsedOnce,
+    'rate buckets past their horizon': (db) =>
+      purgeOldRates(db, {
+        minuteBucketsHours: config.RATE_MINUTE_RETENTION_HOURS,
+        hourBucketsDays: config.RATE_HOUR_RETENTION_DAYS,
+      }),
+  };
   const purge = setInterval(() => {
     if (!projector.isLeader()) return;
-    for (const { what, run } of purges) {
+    for (const [what, run] of Object.entries(purges)) {
       run(database.handle.db).then(
         (removed) => removed > 0 && logger.info({ removed }, `${what} purged`),
         (error: unknown) => logger.warn({ err: error }, `${what} not purged`),
@@ -132,14 +129,9 @@ function archiveOnSchedule(
     })
       .then((outcomes) => {
         for (const outcome of outcomes) {
-          if (outcome.archived) {
-            logger.info(
-              { partition: outcome.partition, events: outcome.events },
-              'partition archived',
-            );
-          } else {
-            logger.info({ ...outcome }, 'partition not archived yet');
-          }
+          const { partition } = outcome;
+          if (!outcome.archived) logger.info({ ...outcome }, 'partition not archived yet');
+          else logger.info({ partition, events: outcome.events }, 'partition archived');
         }
       })
       .catch((error: unknown) => logger.warn({ err: error }, 'archiving failed'))

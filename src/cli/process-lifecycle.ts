@@ -4,10 +4,9 @@ import { exitOnConfigError } from './config-exit.js';
 import type { OpenDatabase } from './runtime.js';
 
 /**
- * When a stopping process is made to exit: SHUTDOWN_TIMEOUT_MS bounds the drain, and this margin
- * lets what follows it (closing the pool, the projector's last checkpoint) finish. A deployment's
- * grace period (compose's stop_grace_period, Kubernetes' terminationGracePeriodSeconds) must
- * exceed it, or the engine's SIGKILL comes first; test/unit/compose.test.ts holds both to it.
+ * When a stopping process is made to exit: the drain's SHUTDOWN_TIMEOUT_MS, and a margin for what
+ * follows it (the pool, the projector's last checkpoint). A deployment's grace period must exceed
+ * it, or the engine's SIGKILL comes first (test/unit/compose.test.ts holds both to it).
  */
 export function forcedExitAfterMs(shutdownTimeoutMs: number): number {
   return shutdownTimeoutMs + 5000;
@@ -66,23 +65,10 @@ export function onShutdownSignal(
 }
 
 /**
- * For a child started by `npm start`: stop when the parent asks over IPC, or when the parent is
- * gone (the IPC channel closes), so no child outlives it.
- */
-export function followParent(stop: (reason: string) => void): void {
-  if (!process.send) return;
-  process.on('message', (message) => {
-    if (message === 'shutdown') stop('parent asked');
-  });
-  process.on('disconnect', () => stop('parent gone'));
-  // The parent may have died while we were still starting, before the listener existed.
-  if (!process.connected) stop('parent gone');
-}
-
-/**
  * A long-running process (the API, the projector, the deliverer): its database opened, `start`
- * run on it, and on a signal or its parent's word what `start` returned, then the database,
- * stopped. A stop is heard before starting: a child of `npm start` may be asked while it starts.
+ * run on it, and on a signal what `start` returned, then the database, stopped. As a child of
+ * `npm start` it also stops when the parent asks over IPC or is gone, so none outlives it. A stop
+ * is heard before starting: a child may be asked while it starts.
  */
 export async function runService(
   config: Config,
@@ -95,7 +81,12 @@ export async function runService(
     await started.stop?.(reason);
     await started.database?.close();
   });
-  followParent(stop);
+  if (process.send) {
+    process.on('message', (message) => message === 'shutdown' && stop('parent asked'));
+    process.on('disconnect', () => stop('parent gone'));
+    // The parent may have died while we were still starting, before the listener existed.
+    if (!process.connected) stop('parent gone');
+  }
   started.database = await open().catch(exitOnConfigError);
   started.stop = await start(started.database).catch(exitOnConfigError);
 }

@@ -1,9 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { httpAllowedUrls } from '../config/production-urls.js';
-import type { Config } from '../config/config.js';
 import { listen as listenOn } from '#audit-log/cli/listen.js';
-import { ConfigError } from '../config/config.js';
+import { ConfigError, type Config } from '../config/config.js';
 import type { Logger } from '../config/logger.js';
 import { connect, type DatabaseHandle } from '../db/database.js';
 import { createReadRouter } from '../db/read-replica.js';

@@ -16,7 +16,7 @@ export function operatorActor(): KeyActor {
   return { actor: `operator:${userInfo().username}`, origin: `cli@${hostname()}` };
 }
 
-/** An operator command's database (background timeouts, the owner unless `role` says), logging warnings only. */
+/** An operator command's database: background timeouts, the owner unless `role` says, warnings logged. */
 export function operatorDatabase(
   config: Config,
   command: string,

@@ -1,9 +1,8 @@
 /**
- * `npm run verify-chain`: checks the Merkle log over the whole database (packages/audit-log/src/check/log-tree.ts): every
- * leaf recomputed from the events, the root at each signed head's size held to the head (signed by
- * the audit key, and each head file in AUDIT_CHECKPOINT_DIR found in the database), archived
- * partitions read back from ARCHIVE_DIR. Names the first range or head that does not match. Exit
- * code 0 when intact, 1 when not. (The name stays: a reviewer verifies the evidence with it.)
+ * `npm run verify-chain`: checks the Merkle log over the whole database (the audit-log package's
+ * check/log-tree.ts): every leaf recomputed from the events (and ARCHIVE_DIR's files), the root at
+ * each signed head's size held to the head and its file. Names the first range or head that does
+ * not match; exit code 0 when intact, 1 when not. (The name stays: reviewers know it.)
  */
 import path from 'node:path';
 import { checkLogTreeInDatabase } from '../audit-trail/prove/log-tree-evidence.js';

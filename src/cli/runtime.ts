@@ -131,19 +131,17 @@ export async function openDatabase(
 export function connectOptions(
   config: Config,
   logger: Logger,
-  target: {
-    readonly url: string;
-    readonly poolSize: number;
-    readonly applicationName: string;
+  {
+    timeouts,
+    ...target
+  }: Pick<ConnectOptions, 'url' | 'poolSize' | 'applicationName'> & {
     readonly timeouts?: 'request' | 'background';
   },
 ): ConnectOptions {
-  const background = target.timeouts === 'background';
+  const background = timeouts === 'background';
   let lastWarning = 0;
   return {
-    url: target.url,
-    poolSize: target.poolSize,
-    applicationName: target.applicationName,
+    ...target,
     idleInTransactionTimeoutMs: config.IDLE_IN_TRANSACTION_TIMEOUT_MS,
     statementTimeoutMs: background ? 0 : config.DATABASE_STATEMENT_TIMEOUT_MS,
     lockTimeoutMs: background ? 0 : config.DATABASE_LOCK_TIMEOUT_MS,

@@ -1,7 +1,6 @@
 /**
- * `npm run login-token -- --space=<space_id> [--space=<another>] [--subject=<user>] [--ttl=<s>]`
- * Prints a development login token (the token alone on the last line of stdout), signed by the key
- * in DATA_DIR. The service trusts it only while no external login issuer is configured.
+ * `npm run login-token`: a development login token (alone on stdout's last line, for scripts),
+ * signed by the key in DATA_DIR, trusted only while no external login issuer is configured.
  */
 import { parseCommandLine } from '#audit-log/cli/command-line.js';
 import { configOrExit, usageExit } from './config-exit.js';

@@ -1,8 +1,6 @@
 /**
- * `npm run projector-health`: exit 0 when some projector leads and every view is less than
- * PROJECTOR_HEALTH_MAX_LAG_SECONDS (default 60) behind the log; 1 otherwise. For container
- * health checks of the projector service. Uses DATABASE_URL, or the embedded Postgres of a
- * running `npm start` (it never starts one).
+ * `npm run projector-health`: the projector's container health check (exit 0 healthy, 1 not). It
+ * never starts an embedded Postgres, only attaches to a running `npm start`'s.
  */
 import { projectorLag } from '../projections/monitoring-queries.js';
 import { ADVISORY_LOCK } from '../db/advisory-locks.js';

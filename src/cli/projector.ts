@@ -1,8 +1,6 @@
 /**
- * `npm run projector`: follows the event log and keeps the audit and rate views and the hash chain
- * up to date. Several replicas may run; one leads (advisory lock), the others stand by.
- * `npm run projector -- --rebuild=<audit|rates|usage>` empties a view, replays it from the first event,
- * and exits.
+ * `npm run projector`: keeps the views and Merkle trees up to date with the log; of several
+ * replicas one leads (advisory lock). `--rebuild=<view>` replays one view from the first event.
  */
 import { PROJECTIONS, projectionNamed } from '../projections/all.js';
 import { rebuildProjection } from '../projections/batches.js';

@@ -23,6 +23,7 @@ import { federationMonitoringRoutes } from '../http/routes/federation-monitoring
 import { trustedIssuerRoutes } from '../http/routes/trusted-issuers.js';
 import { sinkAdminContext, sinkTargetRules } from './sink-admin-context.js';
 import { ourAudiences } from './trusted-issuer-ports.js';
+import { longestTokenSeconds } from './rotation-settings.js';
 
 /**
  * Every route the API serves but /openapi.json (built from these) and /metrics (its own
@@ -41,41 +42,36 @@ export function apiRoutes(
     readonly health: readonly Route[];
   },
 ): readonly Route[] {
+  const { commands, db, reads, auditKey } = deps;
+  const { clock, limits, scopeCatalog } = commands;
+  const operator = commands.trustedIssuers?.operator ?? [];
+  const forget = commands.trustedIssuers?.forget;
   return [
     ...deps.auditStream,
-    ...auditRoutes(deps.commands, deps.db, deps.reads, deps.auditKey, logger),
-    ...auditProofRoutes(deps.commands, deps.db, deps.auditKey, config),
-    ...monitoringRoutes(deps.reads, deps.commands.clock, deps.commands.limits),
-    ...federationMonitoringRoutes(
-      deps.reads,
-      deps.commands.clock,
-      deps.commands.trustedIssuers?.operator ?? [],
-    ),
+    ...auditRoutes(commands, db, reads, auditKey, logger),
+    ...auditProofRoutes(commands, db, auditKey, config),
+    ...monitoringRoutes(reads, clock, limits),
+    ...federationMonitoringRoutes(reads, clock, operator),
     ...deps.health,
-    ...jwksRoutes(deps.commands.keys),
-    ...discoveryRoutes(config.TOKEN_ISSUER, deps.commands.scopeCatalog),
-    ...spaceKeyRoutes(deps.commands, config.TOKEN_ISSUER, deps.commands.scopeCatalog),
-    ...credentialRoutes(deps.commands, deps.db),
-    ...tokenRoutes(deps.commands, { origin: config.TOKEN_ISSUER, limits: deps.commands.limits }),
-    ...issueRoutes(deps.commands),
-    ...tokenLifecycleRoutes(deps.commands),
-    ...revocationRoutes(
-      deps.db,
-      Math.max(config.PRIVATE_TOKEN_TTL_SECONDS, config.PUBLIC_TOKEN_TTL_SECONDS),
-    ),
-    ...sinkRoutes(sinkAdminContext(config, deps.commands), deps.db),
+    ...jwksRoutes(commands.keys),
+    ...discoveryRoutes(config.TOKEN_ISSUER, scopeCatalog),
+    ...spaceKeyRoutes(commands, config.TOKEN_ISSUER, scopeCatalog),
+    ...credentialRoutes(commands, db),
+    ...tokenRoutes(commands, { origin: config.TOKEN_ISSUER, limits }),
+    ...issueRoutes(commands),
+    ...tokenLifecycleRoutes(commands),
+    ...revocationRoutes(db, longestTokenSeconds(config)),
+    ...sinkRoutes(sinkAdminContext(config, commands), db),
     ...trustedIssuerRoutes(
       {
-        ...deps.commands,
+        ...commands,
         ours: ourAudiences(config),
         rules: sinkTargetRules(config),
         lifetimeCeiling: config.JWT_BEARER_MAX_LIFETIME_CEILING_SECONDS,
-        operator: deps.commands.trustedIssuers?.operator ?? [],
-        ...(deps.commands.trustedIssuers?.forget && {
-          forget: deps.commands.trustedIssuers.forget,
-        }),
+        operator,
+        ...(forget && { forget }),
       },
-      deps.db,
+      db,
     ),
     ...dashboardRoutes(),
   ];

@@ -1,9 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { httpAllowedUrls } from '../config/production-urls.js';
-import type { Config } from '../config/config.js';
 import { listen as listenOn } from '#audit-log/cli/listen.js';
-import { ConfigError } from '../config/config.js';
+import { ConfigError, type Config } from '../config/config.js';
 import type { Logger } from '../config/logger.js';
 import { connect, type DatabaseHandle } from '../db/database.js';
 import { createReadRouter } from '../db/read-replica.js';
@@ -13,7 +12,7 @@ import { isPrivileged, rolePrivileges } from '../db/privileges.js';
 import { createApp } from '../http/app.js';
 import { startApiTraces } from './traces.js';
 import { forwardedFor } from '../http/forwarded.js';
-import { mountRoutes, operationOf, type RouteGates } from '../http/route.js';
+import { mountRoutes, operationOf } from '../http/route.js';
 import { healthRoutes } from '../http/routes/health.js';
 import { auditStreamRoutes } from '../http/routes/audit-stream.js';
 import { metricsRoutes } from '../http/routes/metrics.js';
@@ -59,7 +58,6 @@ export async function startApiServer(
     listeners: [() => notifier.appended(), (events) => metrics.appended(events)],
     failed: (error) => metrics.appendFailed(error),
   });
-  const { keys } = commands;
   // Said at start and in /healthz: a service that could rewrite its own audit log.
   const privileges = await rolePrivileges(database.pool).catch(() => undefined);
   const warnings =
@@ -76,7 +74,6 @@ export async function startApiServer(
     },
     'login tokens are trusted from this issuer',
   );
-  // Said at start: production reaches these over plain http only because ALLOW_HTTP_HOSTS said so.
   for (const url of httpAllowedUrls(config)) {
     logger.warn({ url }, 'plain http allowed by ALLOW_HTTP_HOSTS (a private network only)');
   }
@@ -84,29 +81,6 @@ export async function startApiServer(
   const stopPartitions = keepPartitionsAhead(database.db, logger);
   const stopRotation = startRotationOf(config, commands, logger);
   const readiness = databaseReadiness(database.pool);
-  metrics.watchDatabase(() => readiness.check());
-  metrics.watchSinks(() =>
-    scrapedSinkStatuses(database.db, (error) =>
-      logger.warn({ err: error }, "spaces' sink statuses unread; /metrics shows the operator's"),
-    ),
-  );
-  metrics.watchSizes(() => {
-    const limiter = commands.limits.sizes();
-    const credentials = commands.credentials.sizes();
-    return {
-      append_queue: commands.events.queued(),
-      credential_cache: credentials.known,
-      unknown_client_cache: credentials.unknown,
-      token_memo: commands.verifier.size(),
-      revocations: commands.revocations.size(),
-      limiter_clients: limiter.clients,
-      limiter_failed_auth: limiter.failed_auth,
-      limiter_failed_login: limiter.failed_login,
-      failure_windows: commands.failures.size(),
-      refusal_windows: commands.refusals.size(),
-      audit_streams: auditStream.streams.size(),
-    };
-  });
   const forwarded = forwardedFor(config.TRUSTED_PROXY_HOPS, logger);
   // Audit and monitoring reads may go to a replica (READ_DATABASE_URL) while it is fresh enough.
   const replica = config.READ_DATABASE_URL
@@ -135,12 +109,34 @@ export async function startApiServer(
     reauthorizeMs: msOf(config.AUDIT_STREAM_REAUTHORIZE_SECONDS),
     login: loginVerifier,
   });
-  const auditKey = await loadAuditPublicKey(config.AUDIT_PUBLIC_KEY, config.DATA_DIR);
+  metrics.watchDatabase(() => readiness.check());
+  metrics.watchSinks(() =>
+    scrapedSinkStatuses(database.db, (error) =>
+      logger.warn({ err: error }, "spaces' sink statuses unread; /metrics shows the operator's"),
+    ),
+  );
+  metrics.watchSizes(() => {
+    const limiter = commands.limits.sizes();
+    const credentials = commands.credentials.sizes();
+    return {
+      append_queue: commands.events.queued(),
+      credential_cache: credentials.known,
+      unknown_client_cache: credentials.unknown,
+      token_memo: commands.verifier.size(),
+      revocations: commands.revocations.size(),
+      limiter_clients: limiter.clients,
+      limiter_failed_auth: limiter.failed_auth,
+      limiter_failed_login: limiter.failed_login,
+      failure_windows: commands.failures.size(),
+      refusal_windows: commands.refusals.size(),
+      audit_streams: auditStream.streams.size(),
+    };
+  });
   const routes = apiRoutes(config, logger, {
     commands,
     db: database.db,
     reads,
-    auditKey,
+    auditKey: await loadAuditPublicKey(config.AUDIT_PUBLIC_KEY, config.DATA_DIR),
     auditStream: auditStream.routes,
     health: healthRoutes(
       readinessWith(readiness, ...(commands.signer ? [signerReadiness(commands.signer)] : [])),
@@ -148,46 +144,37 @@ export async function startApiServer(
       () => [...warnings, ...forwarded.warnings()],
     ),
   });
-  const gates: RouteGates = {
-    login: { verifier: loginVerifier, limits: commands.limits, refusals: commands.refusals },
-    verifier: commands.verifier,
-    bodyLimitBytes: config.BODY_LIMIT_BYTES,
-    issuer: config.TOKEN_ISSUER,
-  };
   const router = mountRoutes(
     [
       ...routes,
       ...openApiRoutes(routes.map(operationOf), config.TOKEN_ISSUER, commands.scopeCatalog),
     ],
-    gates,
+    {
+      login: { verifier: loginVerifier, limits: commands.limits, refusals: commands.refusals },
+      verifier: commands.verifier,
+      bodyLimitBytes: config.BODY_LIMIT_BYTES,
+      issuer: config.TOKEN_ISSUER,
+    },
   );
-  const routers = [router];
   const app = createApp({
     logger,
     trustedProxyHops: config.TRUSTED_PROXY_HOPS,
     forwarded,
     observe: metrics.observeRequest,
     deadlineMs: config.REQUEST_DEADLINE_MS,
-    routers,
+    routers: [router],
     ...(traces.app ? { traces: traces.app } : {}),
   });
   // /metrics never on the public port: its own listener, on loopback by default.
-  const metricsServer = await listen(
-    createServer(
-      createApp({
-        logger,
-        trustedProxyHops: 0,
-        routers: [mountRoutes(metricsRoutes(metrics))],
-      }).callback(),
-    ),
-    config.METRICS_PORT,
-    config.METRICS_HOST,
-    'METRICS_PORT',
-  );
-  logger.info(
-    { host: config.METRICS_HOST, port: (metricsServer.address() as AddressInfo).port },
-    'metrics listening',
-  );
+  const metricsApp = createApp({
+    logger,
+    trustedProxyHops: 0,
+    routers: [mountRoutes(metricsRoutes(metrics))],
+  });
+  const metricsServer = createServer(metricsApp.callback());
+  await listen(metricsServer, config.METRICS_PORT, config.METRICS_HOST, 'METRICS_PORT');
+  const metricsPort = (metricsServer.address() as AddressInfo).port;
+  logger.info({ host: config.METRICS_HOST, port: metricsPort }, 'metrics listening');
   const server = createServer(app.callback());
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
@@ -198,16 +185,34 @@ export async function startApiServer(
   });
   const { port } = server.address() as AddressInfo;
   logger.info({ host: config.HOST, port }, 'API listening');
+  const stopped = async () => {
+    commands.keys.close();
+    commands.spaceKeys?.store.close();
+    stopRotation();
+    stopPartitions();
+    reads.close();
+    void replica?.close();
+    commands.revocations.close();
+    // Counted failures are written as summaries before we go, not lost with the process.
+    await Promise.all([
+      commands.failures.close(),
+      commands.refusals.close(),
+      commands.limits.close(),
+    ])
+      .catch((error: unknown) => logger.warn({ err: error }, 'failure summaries not written'))
+      .then(() => notifier.close())
+      // Last, so the spans of the requests that just finished are sent.
+      .then(() => traces.export?.shutdown())
+      .catch((error: unknown) => logger.warn({ err: error }, 'last spans not sent'));
+  };
   return {
     server,
     port,
-    metricsPort: (metricsServer.address() as AddressInfo).port,
-    served: routers.flatMap((router) =>
-      router.stack.flatMap((layer) =>
-        layer.methods
-          .filter((method) => method !== 'HEAD')
-          .map((method) => ({ method: method.toLowerCase(), path: layer.path as string })),
-      ),
+    metricsPort,
+    served: router.stack.flatMap((layer) =>
+      layer.methods
+        .filter((method) => method !== 'HEAD')
+        .map((method) => ({ method: method.toLowerCase(), path: layer.path as string })),
     ),
     commands,
     close: () =>
@@ -219,25 +224,7 @@ export async function startApiServer(
         metricsServer.closeAllConnections();
         server.close(() => {
           clearTimeout(timer);
-          keys.close();
-          commands.spaceKeys?.store.close();
-          stopRotation();
-          stopPartitions();
-          reads.close();
-          void replica?.close();
-          commands.revocations.close();
-          // Counted failures are written as summaries before we go, not lost with the process.
-          void Promise.all([
-            commands.failures.close(),
-            commands.refusals.close(),
-            commands.limits.close(),
-          ])
-            .catch((error: unknown) => logger.warn({ err: error }, 'failure summaries not written'))
-            .then(() => notifier.close())
-            // Last, so the spans of the requests that just finished are sent.
-            .then(() => traces.export?.shutdown())
-            .catch((error: unknown) => logger.warn({ err: error }, 'last spans not sent'))
-            .then(resolve);
+          void stopped().then(resolve);
         });
         server.closeIdleConnections();
       }),

@@ -7,10 +7,9 @@
  */
 import path from 'node:path';
 import { archivePartitions } from '../audit-trail/archive/archive.js';
-import { operatorActor } from './operator.js';
+import { operatorActor, operatorDatabase } from './operator.js';
 import { parseCommandLine } from '#audit-log/cli/command-line.js';
-import { createLogger, openDatabase } from './runtime.js';
-import { configOrExit } from './config-exit.js';
+import { configOrExit, usageExit } from './config-exit.js';
 
 const USAGE = `Usage: npm run archive -- --before=<ISO date> [--dir=<archive folder>]
 Moves every whole partition of the event log ending at or before the date into gzipped NDJSON
@@ -21,26 +20,19 @@ const { values } = parseCommandLine(USAGE, {
 });
 const before = values.before ? new Date(values.before) : undefined;
 if (!before || Number.isNaN(before.getTime())) {
-  console.error(`--before must be a date, such as 2026-01-01T00:00:00Z\n\n${USAGE}`);
-  process.exit(2);
+  usageExit(`--before must be a date, such as 2026-01-01T00:00:00Z\n\n${USAGE}`);
 }
 const config = configOrExit('worker');
 const dir = values.dir ?? config.ARCHIVE_DIR;
-if (!dir) {
-  console.error(`no archive folder: set ARCHIVE_DIR or pass --dir\n\n${USAGE}`);
-  process.exit(2);
-}
-const logger = createLogger({ LOG_LEVEL: 'warn' }, 'archive');
-const database = await openDatabase(config, logger, 'token-authority-archive', 2, {
-  timeouts: 'background',
+if (!dir) usageExit(`no archive folder: set ARCHIVE_DIR or pass --dir\n\n${USAGE}`);
+const database = await operatorDatabase(config, 'archive', 'archive', {
+  poolSize: 2,
   role: 'owner',
 });
-const { actor, origin } = operatorActor();
 const outcomes = await archivePartitions(database.handle.db, {
   before,
   dir: path.resolve(dir),
-  actor,
-  origin,
+  ...operatorActor(),
 });
 for (const outcome of outcomes) console.log(JSON.stringify(outcome));
 if (outcomes.length === 0)

@@ -6,8 +6,7 @@ import { isRecordedIssuance } from '../commands/token/recorded-issuance.js';
 import { createFailureEvents } from '../commands/client-authentication/failure-events.js';
 import { createAccessRefusals } from '../commands/access-refusal/record.js';
 import { ensureFirstSigningKey } from '../commands/signing-key/change-keys.js';
-import { randomIds, systemClock, type Clock } from '../domain/ports.js';
-import type { MetadataClientPorts } from '../commands/trusted-issuer/ports.js';
+import { randomIds, systemClock } from '../domain/ports.js';
 import { createEventStore, type AppendListener } from '#event-log/event-store.js';
 import { postgresSinkWrites } from '../delivery/sink-writes.js';
 import { workerPeers } from '../limits/cluster-peers.js';
@@ -31,6 +30,7 @@ import { BoundedCache } from '../crypto/bounded-cache.js';
 import { trustedIssuerPorts } from './trusted-issuer-ports.js';
 import { sinkTargetRules } from './sink-admin-context.js';
 import { loadScopeCatalog } from './scope-catalog.js';
+import { longestTokenSeconds } from './rotation-settings.js';
 import { currentTrace } from '../observability/tracing.js';
 import { traceDestination } from './traces.js';
 
@@ -48,9 +48,11 @@ export async function createCommandContext(
     readonly failed: (error: unknown) => void;
   },
 ): Promise<CommandContext> {
+  const { db } = database;
   const clock = options.clock ?? systemClock;
+  const now = () => clock.now();
   const ids = options.ids ?? randomIds;
-  const events = createEventStore(database.db, {
+  const events = createEventStore(db, {
     writes: (trx) => ({
       ...postgresInlineWrites(trx),
       sinks: postgresSinkWrites(trx),
@@ -73,22 +75,15 @@ export async function createCommandContext(
   });
   const kek = await loadKeyEncryptionKey(config.SIGNING_KEY_ENCRYPTION_KEY, config.DATA_DIR);
   const secretHashKey = await loadSecretHashKey(config.SECRET_HASH_KEY, config.DATA_DIR);
-  const signer = await openTokenSigner(config, database.db, kek);
+  const signer = await openTokenSigner(config, db, kek);
   await ensureFirstSigningKey(events, kek, signer);
-  const keys = await openKeyStore(database.db, {
-    kek,
-    refreshMs: config.SIGNING_KEY_REFRESH_MS,
-    signer,
-  });
-  const spaceKeys = await openSpaceKeyStore(database.db, {
+  const sealed = { kek, signer, refreshMs: config.SIGNING_KEY_REFRESH_MS };
+  const keys = await openKeyStore(db, sealed);
+  const spaceKeys = await openSpaceKeyStore(db, {
+    ...sealed,
     mode: config.SPACE_SIGNING_KEYS,
-    kek,
-    signer,
-    refreshMs: config.SIGNING_KEY_REFRESH_MS,
     maxSpaces: config.SIGNING_KEY_CACHE_MAX_KEYS,
   });
-  const spaceRing = async (spaceId: string) =>
-    (await spaceKeys.hasKeys(spaceId)) ? await spaceKeys.ring(spaceId) : undefined;
   // Failed client authentications and refused login tokens share one per-minute budget setting.
   const outsiders = {
     events,
@@ -98,6 +93,7 @@ export async function createCommandContext(
     logger,
     maxKeys: config.LIMITER_MAX_KEYS,
   };
+  const seenMetadata = new BoundedCache<string, true>(config.CLIENT_METADATA_CACHE_MAX);
   return {
     events,
     limits: createLimits({
@@ -105,7 +101,7 @@ export async function createCommandContext(
       spacePerMinute: config.SPACE_RATE_LIMIT_PER_MINUTE,
       failedAuthPerMinute: config.FAILED_AUTH_LIMIT_PER_MINUTE,
       maxKeys: config.LIMITER_MAX_KEYS,
-      now: () => clock.now(),
+      now,
       peers:
         config.LIMITS_SYNC === 'postgres'
           ? postgresPeers(database.pool, logger, {
@@ -116,12 +112,12 @@ export async function createCommandContext(
     }),
     failures: createFailureEvents(outsiders),
     refusals: createAccessRefusals(outsiders),
-    credentials: createCredentialLookup(database.db, {
+    credentials: createCredentialLookup(db, {
       ttlMs: config.CREDENTIAL_CACHE_TTL_MS,
       unknownTtlMs: config.UNKNOWN_CLIENT_CACHE_TTL_MS,
       maxEntries: config.LIMITER_MAX_KEYS,
     }),
-    revocations: await createRevocationLookup(database.db, {
+    revocations: await createRevocationLookup(db, {
       refreshMs: config.REVOCATION_REFRESH_MS,
       maxEntries: config.REVOCATION_LOOKUP_MAX_ENTRIES,
     }),
@@ -133,13 +129,11 @@ export async function createCommandContext(
       {
         issuer: config.TOKEN_ISSUER,
         audiences: config.TOKEN_AUDIENCES,
-        spaceKeys: spaceRing,
+        spaceKeys: async (spaceId) =>
+          (await spaceKeys.hasKeys(spaceId)) ? await spaceKeys.ring(spaceId) : undefined,
         ringOwnedSince: (spaceId) => spaceKeys.ownedSince(spaceId),
-        transitionSeconds: Math.max(
-          config.PRIVATE_TOKEN_TTL_SECONDS,
-          config.PUBLIC_TOKEN_TTL_SECONDS,
-        ),
-        recordedIssuance: (claims) => isRecordedIssuance(database.db, claims),
+        transitionSeconds: longestTokenSeconds(config),
+        recordedIssuance: (claims) => isRecordedIssuance(db, claims),
       },
       { clock },
     ),
@@ -150,11 +144,11 @@ export async function createCommandContext(
     audiences: config.TOKEN_AUDIENCES,
     kek,
     usedOnce: {
-      remember: (used) => rememberUsedOnce(database.db, used),
-      rememberFirst: (used) => rememberFirstUnused(database.db, used),
+      remember: (used) => rememberUsedOnce(db, used),
+      rememberFirst: (used) => rememberFirstUnused(db, used),
     },
     idempotentResponses: {
-      find: (spaceId, keyHash) => findIdempotentResponse(database.db, spaceId, keyHash),
+      find: (spaceId, keyHash) => findIdempotentResponse(db, spaceId, keyHash),
       ttlSeconds: config.IDEMPOTENCY_KEY_TTL_SECONDS,
     },
     privateTokenTtlSeconds: config.PRIVATE_TOKEN_TTL_SECONDS,
@@ -168,27 +162,20 @@ export async function createCommandContext(
       },
     },
     scopeCatalog: await loadScopeCatalog(config),
-    trustedIssuers: await trustedIssuerPorts(config, database, clock),
-    metadataClients: metadataClientPorts(database, config, clock),
-  };
-}
-
-/** Client ID metadata documents: the domains read as they stand, documents and first uses bounded. */
-function metadataClientPorts(
-  database: DatabaseHandle,
-  config: Config,
-  clock: Clock,
-): MetadataClientPorts {
-  const seen = new BoundedCache<string, true>(config.CLIENT_METADATA_CACHE_MAX);
-  return {
-    domain: async (spaceId, domain) =>
-      (await metadataClientDomains(database.db, spaceId, domain))[0],
-    documents: createMetadataDocuments({
-      rules: sinkTargetRules(config),
-      maxEntries: config.CLIENT_METADATA_CACHE_MAX,
-      maxAgeSeconds: config.CLIENT_METADATA_CACHE_MAX_SECONDS,
-      now: () => clock.now(),
-    }),
-    seen: { has: (key) => seen.get(key) !== undefined, add: (key) => seen.set(key, true) },
+    trustedIssuers: await trustedIssuerPorts(config, database, now),
+    // Client ID metadata documents: the domains read as they stand, documents and first uses bounded.
+    metadataClients: {
+      domain: async (spaceId, domain) => (await metadataClientDomains(db, spaceId, domain))[0],
+      documents: createMetadataDocuments({
+        rules: sinkTargetRules(config),
+        maxEntries: config.CLIENT_METADATA_CACHE_MAX,
+        maxAgeSeconds: config.CLIENT_METADATA_CACHE_MAX_SECONDS,
+        now,
+      }),
+      seen: {
+        has: (key) => seenMetadata.get(key) !== undefined,
+        add: (key) => seenMetadata.set(key, true),
+      },
+    },
   };
 }

@@ -1,7 +1,6 @@
 /**
- * `npm run docs:config`: writes docs/configuration.md from the config schema's own descriptions
- * and defaults (src/config/config-doc.ts). The npm script runs prettier on the file after it, as
- * test/unit/config-doc.test.ts does on the text it compares.
+ * `npm run docs:config`: writes docs/configuration.md from the config schema; the npm script then
+ * runs prettier on it, as test/unit/config-doc.test.ts does on the text it compares.
  */
 import { writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';

@@ -17,20 +17,15 @@ import {
 import { parseCommandLine } from '#audit-log/cli/command-line.js';
 import { sinkTargetRules } from './sink-admin-context.js';
 import { configOrExit, exitOnConfigError } from './config-exit.js';
-import { followParent, onShutdownSignal } from './process-lifecycle.js';
+import { runService } from './process-lifecycle.js';
+import { checkedList, jsonListSetting } from './list-setting.js';
 import { createLogger, openDatabase } from './runtime.js';
 import { startWorkerTraces } from './traces.js';
 
 /** AUDIT_SINKS read and checked: each `file:` resolved; errors name the setting, never a value. */
 export async function operatorSinks(config: Config): Promise<OperatorSink[]> {
   if (!config.AUDIT_SINKS) return [];
-  const text = await settingText('AUDIT_SINKS', config.AUDIT_SINKS);
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    throw new ConfigError(['AUDIT_SINKS: expected a JSON array of sinks, or file:<path> of one']);
-  }
+  const raw = await jsonListSetting('AUDIT_SINKS', config.AUDIT_SINKS, 'sinks');
   const entries = z.array(z.record(z.string(), z.unknown())).safeParse(raw);
   if (!entries.success) throw new ConfigError(['AUDIT_SINKS: expected a JSON array of sinks']);
   const resolved = await Promise.all(
@@ -45,15 +40,10 @@ export async function operatorSinks(config: Config): Promise<OperatorSink[]> {
       return out;
     }),
   );
-  const parsed = operatorSinksSchema.safeParse(resolved);
-  if (!parsed.success) {
-    throw new ConfigError(
-      parsed.error.issues.map((issue) => `AUDIT_SINKS[${issue.path.join('.')}]: ${issue.message}`),
-    );
-  }
-  const refusals = operatorSinkRefusals(parsed.data, sinkTargetRules(config));
+  const sinks = checkedList('AUDIT_SINKS', operatorSinksSchema, resolved);
+  const refusals = operatorSinkRefusals(sinks, sinkTargetRules(config));
   if (refusals.length > 0) throw new ConfigError(refusals);
-  return parsed.data;
+  return sinks;
 }
 
 parseCommandLine(
@@ -63,10 +53,8 @@ Delivers the audit trail to every sink, from each one's cursor; one replica deli
 );
 const config = configOrExit('worker');
 const logger = createLogger(config, 'deliverer');
-// Delivery is background work whose lag sinks tolerate: on a host it shares with the API (npm
-// start), the scheduler serves issuance first — at nice 19 it takes a saturated core's leftovers
-// (about 1.5% of a core against each busy process), all of an idle one, and catches up after a
-// burst. Lowering one's own priority needs no privilege.
+// Sinks tolerate lag: sharing a host with the API (npm start), nice 19 lets issuance come first,
+// delivery taking the leftovers and catching up after a burst. It needs no privilege.
 try {
   setPriority(19);
 } catch (error) {
@@ -76,34 +64,35 @@ const sinks = await operatorSinks(config).catch(exitOnConfigError);
 const kek = await loadKeyEncryptionKey(config.SIGNING_KEY_ENCRYPTION_KEY, config.DATA_DIR).catch(
   exitOnConfigError,
 );
-const database = await openDatabase(config, logger, 'token-authority-deliverer', 2 + sinks.length, {
-  timeouts: 'background',
-  role: 'projector',
-}).catch(exitOnConfigError);
-const traces = await startWorkerTraces(config, 'client').catch(exitOnConfigError);
-const deliverer = startDeliverer({
-  ...(traces.spans ? { spans: traces.spans } : {}),
-  db: database.handle.db,
-  url: database.url,
-  kek,
-  issuer: config.TOKEN_ISSUER,
-  rules: sinkTargetRules(config),
-  operatorSinks: sinks,
-  batchSize: config.SINK_BATCH_SIZE,
-  maxAttempts: config.SINK_MAX_ATTEMPTS,
-  timeoutMs: config.SINK_TIMEOUT_MS,
-  backoff: { baseMs: 500, maxMs: 60_000 },
-  probeMs: 30_000,
-  pollMs: config.PROJECTOR_POLL_INTERVAL_MS,
-  lingerMs: config.SINK_LINGER_MS,
-  reloadMs: 2000,
-  leaseMs: 5000,
-  standbyRetryMs: 1000,
-  logger,
+const open = () =>
+  openDatabase(config, logger, 'token-authority-deliverer', 2 + sinks.length, {
+    timeouts: 'background',
+    role: 'projector',
+  });
+await runService(config, logger, open, async (database) => {
+  const traces = await startWorkerTraces(config, 'client');
+  const deliverer = startDeliverer({
+    ...(traces.spans ? { spans: traces.spans } : {}),
+    db: database.handle.db,
+    url: database.url,
+    kek,
+    issuer: config.TOKEN_ISSUER,
+    rules: sinkTargetRules(config),
+    operatorSinks: sinks,
+    batchSize: config.SINK_BATCH_SIZE,
+    maxAttempts: config.SINK_MAX_ATTEMPTS,
+    timeoutMs: config.SINK_TIMEOUT_MS,
+    backoff: { baseMs: 500, maxMs: 60_000 },
+    probeMs: 30_000,
+    pollMs: config.PROJECTOR_POLL_INTERVAL_MS,
+    lingerMs: config.SINK_LINGER_MS,
+    reloadMs: 2000,
+    leaseMs: 5000,
+    standbyRetryMs: 1000,
+    logger,
+  });
+  return async () => {
+    await deliverer.stop();
+    await traces.export?.shutdown();
+  };
 });
-const stop = onShutdownSignal(logger, config.SHUTDOWN_TIMEOUT_MS, async () => {
-  await deliverer.stop();
-  await database.close();
-  await traces.export?.shutdown();
-});
-followParent(stop);

@@ -1,10 +1,9 @@
 /**
- * `npm run login-token -- --space=<space_id> [--space=<another>] [--subject=<user>] [--ttl=<s>]`
- * Prints a development login token (the token alone on the last line of stdout), signed by the key
- * in DATA_DIR. The service trusts it only while no external login issuer is configured.
+ * `npm run login-token`: a development login token (alone on stdout's last line, for scripts),
+ * signed by the key in DATA_DIR, trusted only while no external login issuer is configured.
  */
 import { parseCommandLine } from '#audit-log/cli/command-line.js';
-import { configOrExit } from './config-exit.js';
+import { configOrExit, usageExit } from './config-exit.js';
 import { mintDevLoginToken } from '../crypto/login-tokens.js';
 
 const USAGE = `Usage: npm run login-token -- --space=<space_id> [--space=<another>] [--subject=<user>] [--ttl=<seconds>] [--role=<admin|auditor>]
@@ -18,10 +17,7 @@ const { values } = parseCommandLine(USAGE, {
 });
 const config = configOrExit();
 if (config.LOGIN_JWKS_URL || config.LOGIN_PUBLIC_KEY) {
-  console.error(
-    'An external login issuer is configured; development login tokens would be rejected.',
-  );
-  process.exit(2);
+  usageExit('An external login issuer is configured; development login tokens would be rejected.');
 }
 const ttl = Number(values.ttl);
 const role = values.role;
@@ -30,10 +26,8 @@ if (
   !Number.isInteger(ttl) ||
   ttl <= 0 ||
   (role !== 'admin' && role !== 'auditor')
-) {
-  console.error(USAGE);
-  process.exit(2);
-}
+)
+  usageExit(USAGE);
 console.log(
   await mintDevLoginToken({
     dataDir: config.DATA_DIR,

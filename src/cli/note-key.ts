@@ -9,6 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { LOG_TREE } from '../audit-trail/seal/log-tree.js';
 import { treeOrigin, treeVerifierKey } from '#audit-log/transparency/tree-head.js';
 import { parseCommandLine } from '#audit-log/cli/command-line.js';
+import { usageExit } from './config-exit.js';
 
 const USAGE = `Usage: npm run note-key -- --key=<audit public JWK file> --issuer=<TOKEN_ISSUER> (--space=<id> | --log)
 Prints the note verifier key (<origin>+<key id>+<key>) of a space tree's or the log tree's signed
@@ -21,10 +22,7 @@ const { values } = parseCommandLine(USAGE, {
   space: { type: 'string' },
   log: { type: 'boolean', default: false },
 });
-if (!values.key || !values.issuer || (values.space === undefined) === !values.log) {
-  console.error(USAGE);
-  process.exit(2);
-}
+if (!values.key || !values.issuer || (values.space === undefined) === !values.log) usageExit(USAGE);
 try {
   const jwk = JSON.parse(await readFile(values.key, 'utf8')) as Record<string, unknown>;
   if (jwk.kty !== 'OKP' || jwk.crv !== 'Ed25519') throw new Error('not an Ed25519 public JWK');
@@ -35,6 +33,5 @@ try {
   const origin = treeOrigin(values.issuer, values.log ? LOG_TREE : values.space!);
   console.log(treeVerifierKey({ publicKey }, origin));
 } catch (error) {
-  console.error(`note-key: ${(error as Error).message}`);
-  process.exit(2);
+  usageExit(`note-key: ${(error as Error).message}`);
 }

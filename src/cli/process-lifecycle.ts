@@ -1,10 +1,12 @@
+import type { Config } from '../config/config.js';
 import type { Logger } from '../config/logger.js';
+import { exitOnConfigError } from './config-exit.js';
+import type { OpenDatabase } from './runtime.js';
 
 /**
- * When a stopping process is made to exit: SHUTDOWN_TIMEOUT_MS bounds the drain, and this margin
- * lets what follows it (closing the pool, the projector's last checkpoint) finish. A deployment's
- * grace period (compose's stop_grace_period, Kubernetes' terminationGracePeriodSeconds) must
- * exceed it, or the engine's SIGKILL comes first; test/unit/compose.test.ts holds both to it.
+ * When a stopping process is made to exit: the drain's SHUTDOWN_TIMEOUT_MS, and a margin for what
+ * follows it (the pool, the projector's last checkpoint). A deployment's grace period must exceed
+ * it, or the engine's SIGKILL comes first (test/unit/compose.test.ts holds both to it).
  */
 export function forcedExitAfterMs(shutdownTimeoutMs: number): number {
   return shutdownTimeoutMs + 5000;
@@ -18,10 +20,8 @@ export const SIGNAL_ECHO_MS = 1000;
 
 /**
  * Runs `shutdown` once on SIGINT or SIGTERM, then exits; a second signal (at least
- * `SIGNAL_ECHO_MS` after the first) forces the exit, and so does the timeout, so a stuck drain
- * never leaves the process hanging. The returned function
- * starts the same shutdown for other reasons (a parent's request) and is a no-op once stopping,
- * so a child that gets both the terminal's Ctrl-C and its parent's request drains once.
+ * `SIGNAL_ECHO_MS` after the first) or the timeout forces the exit, so a stuck drain never hangs.
+ * The returned function starts the same shutdown for other reasons (a parent's request), once.
  */
 export function onShutdownSignal(
   logger: Logger,
@@ -65,15 +65,28 @@ export function onShutdownSignal(
 }
 
 /**
- * For a child started by `npm start`: stop when the parent asks over IPC, or when the parent is
- * gone (the IPC channel closes), so no child outlives it.
+ * A long-running process (the API, the projector, the deliverer): its database opened, `start`
+ * run on it, and on a signal what `start` returned, then the database, stopped. As a child of
+ * `npm start` it also stops when the parent asks over IPC or is gone, so none outlives it. A stop
+ * is heard before starting: a child may be asked while it starts.
  */
-export function followParent(stop: (reason: string) => void): void {
-  if (!process.send) return;
-  process.on('message', (message) => {
-    if (message === 'shutdown') stop('parent asked');
+export async function runService(
+  config: Config,
+  logger: Logger,
+  open: () => Promise<OpenDatabase>,
+  start: (database: OpenDatabase) => Promise<(reason: string) => Promise<void>>,
+): Promise<void> {
+  const started: { database?: OpenDatabase; stop?: (reason: string) => Promise<void> } = {};
+  const stop = onShutdownSignal(logger, config.SHUTDOWN_TIMEOUT_MS, async (reason) => {
+    await started.stop?.(reason);
+    await started.database?.close();
   });
-  process.on('disconnect', () => stop('parent gone'));
-  // The parent may have died while we were still starting, before the listener existed.
-  if (!process.connected) stop('parent gone');
+  if (process.send) {
+    process.on('message', (message) => message === 'shutdown' && stop('parent asked'));
+    process.on('disconnect', () => stop('parent gone'));
+    // The parent may have died while we were still starting, before the listener existed.
+    if (!process.connected) stop('parent gone');
+  }
+  started.database = await open().catch(exitOnConfigError);
+  started.stop = await start(started.database).catch(exitOnConfigError);
 }

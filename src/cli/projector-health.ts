@@ -1,12 +1,10 @@
 /**
- * `npm run projector-health`: exit 0 when some projector leads and every view is less than
- * PROJECTOR_HEALTH_MAX_LAG_SECONDS (default 60) behind the log; 1 otherwise. For container
- * health checks of the projector service. Uses DATABASE_URL, or the embedded Postgres of a
- * running `npm start` (it never starts one).
+ * `npm run projector-health`: the projector's container health check (exit 0 healthy, 1 not). It
+ * never starts an embedded Postgres, only attaches to a running `npm start`'s.
  */
 import { projectorLag } from '../projections/monitoring-queries.js';
 import { ADVISORY_LOCK } from '../db/advisory-locks.js';
-import { createLogger, openDatabase } from './runtime.js';
+import { operatorDatabase } from './operator.js';
 import { configOrExit } from './config-exit.js';
 import { parseCommandLine } from '#audit-log/cli/command-line.js';
 
@@ -16,10 +14,10 @@ Exit 0 when a projector leads and no view is over PROJECTOR_HEALTH_MAX_LAG_SECON
   {},
 );
 const config = configOrExit('worker');
-const logger = createLogger({ LOG_LEVEL: 'warn' }, 'projector-health');
-const database = await openDatabase(config, logger, 'token-authority-health', 1, {
+const database = await operatorDatabase(config, 'projector-health', 'health', {
   attachOnly: true,
   migrate: false,
+  timeouts: 'request',
 }).catch((error: unknown) => {
   console.log(JSON.stringify({ healthy: false, reason: (error as Error).message }));
   process.exit(1);

@@ -2,7 +2,6 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../config/logger.js';
-import type { DatabaseHandle } from '../db/database.js';
 import { PROJECTIONS } from '../projections/all.js';
 import { startProjector, type RunningProjector } from '../projections/projector.js';
 import { loadAuditSigningKey } from '../audit-trail/audit-key.js';
@@ -14,7 +13,7 @@ import { keepPartitionsAhead } from '#event-log/partitions.js';
 import { archivePartitions } from '../audit-trail/archive/archive.js';
 import { signTreeHead, treeOrigin } from '#audit-log/transparency/tree-head.js';
 import { parseWitnesses, startWitnessing } from '../audit-trail/seal/witnessing.js';
-import { connect } from '../db/database.js';
+import { connect, type DatabaseHandle } from '../db/database.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { msOf } from '../domain/times.js';
@@ -56,22 +55,19 @@ export async function startProjectorService(
   });
   // The leader alone keeps the read models bounded: revocations and used-once ids past expiry,
   // sealed responses whose retry window closed, rate buckets past their horizon.
-  const purges = [
-    { what: 'expired revocations', run: purgeExpiredRevocations },
-    { what: 'expired idempotent responses', run: purgeExpiredIdempotentResponses },
-    { what: 'expired used-once ids', run: purgeExpiredUsedOnce },
-    {
-      what: 'rate buckets past their horizon',
-      run: (db: Kysely<Database>) =>
-        purgeOldRates(db, {
-          minuteBucketsHours: config.RATE_MINUTE_RETENTION_HOURS,
-          hourBucketsDays: config.RATE_HOUR_RETENTION_DAYS,
-        }),
-    },
-  ];
+  const purges: Record<string, (db: Kysely<Database>) => Promise<number>> = {
+    'expired revocations': purgeExpiredRevocations,
+    'expired idempotent responses': purgeExpiredIdempotentResponses,
+    'expired used-once ids': purgeExpiredUsedOnce,
+    'rate buckets past their horizon': (db) =>
+      purgeOldRates(db, {
+        minuteBucketsHours: config.RATE_MINUTE_RETENTION_HOURS,
+        hourBucketsDays: config.RATE_HOUR_RETENTION_DAYS,
+      }),
+  };
   const purge = setInterval(() => {
     if (!projector.isLeader()) return;
-    for (const { what, run } of purges) {
+    for (const [what, run] of Object.entries(purges)) {
       run(database.handle.db).then(
         (removed) => removed > 0 && logger.info({ removed }, `${what} purged`),
         (error: unknown) => logger.warn({ err: error }, `${what} not purged`),
@@ -132,14 +128,9 @@ function archiveOnSchedule(
     })
       .then((outcomes) => {
         for (const outcome of outcomes) {
-          if (outcome.archived) {
-            logger.info(
-              { partition: outcome.partition, events: outcome.events },
-              'partition archived',
-            );
-          } else {
-            logger.info({ ...outcome }, 'partition not archived yet');
-          }
+          const { partition } = outcome;
+          if (!outcome.archived) logger.info({ ...outcome }, 'partition not archived yet');
+          else logger.info({ partition, events: outcome.events }, 'partition archived');
         }
       })
       .catch((error: unknown) => logger.warn({ err: error }, 'archiving failed'))

@@ -1,8 +1,6 @@
 /**
- * `npm run projector`: follows the event log and keeps the audit and rate views and the hash chain
- * up to date. Several replicas may run; one leads (advisory lock), the others stand by.
- * `npm run projector -- --rebuild=<audit|rates|usage>` empties a view, replays it from the first event,
- * and exits.
+ * `npm run projector`: keeps the views and Merkle trees up to date with the log; of several
+ * replicas one leads (advisory lock). `--rebuild=<view>` replays one view from the first event.
  */
 import { PROJECTIONS, projectionNamed } from '../projections/all.js';
 import { rebuildProjection } from '../projections/batches.js';
@@ -10,8 +8,8 @@ import { parseCommandLine } from '#audit-log/cli/command-line.js';
 import { startProjectorService } from './projector-service.js';
 import { progressOnStderr } from '#audit-log/cli/progress.js';
 import { createLogger, openDatabase } from './runtime.js';
-import { configOrExit, exitOnConfigError } from './config-exit.js';
-import { followParent, onShutdownSignal } from './process-lifecycle.js';
+import { configOrExit, usageExit } from './config-exit.js';
+import { runService } from './process-lifecycle.js';
 
 const { values } = parseCommandLine(
   `Usage: npm run projector [-- --rebuild=<audit|rates|usage>]
@@ -20,18 +18,30 @@ Follows the log and keeps the views and hash chains; --rebuild empties one view 
 );
 const config = configOrExit('worker');
 const logger = createLogger(config, 'projector');
+const open = (poolSize: number, role?: 'projector') =>
+  openDatabase(config, logger, 'token-authority-projector', poolSize, {
+    timeouts: 'background',
+    role,
+  });
 
-if (values.rebuild !== undefined) {
+if (values.rebuild === undefined) {
+  await runService(
+    config,
+    logger,
+    () => open(4, 'projector'),
+    async (database) => {
+      const projector = await startProjectorService(config, logger, database);
+      return () => projector.stop();
+    },
+  );
+} else {
   const projection = projectionNamed(values.rebuild);
   if (!projection) {
-    console.error(
+    usageExit(
       `unknown view "${values.rebuild}"; one of: ${PROJECTIONS.map((p) => p.name).join(', ')}`,
     );
-    process.exit(2);
   }
-  const database = await openDatabase(config, logger, 'token-authority-projector', 2, {
-    timeouts: 'background',
-  });
+  const database = await open(2);
   const { events } = await database.handle.db
     .selectFrom('events')
     .select((eb) => eb.fn.countAll<number>().as('events'))
@@ -49,15 +59,4 @@ if (values.rebuild !== undefined) {
   progress.finish(replayed);
   logger.info({ view: projection.name, replayed }, 'view rebuilt from the first event');
   await database.close();
-} else {
-  const database = await openDatabase(config, logger, 'token-authority-projector', 4, {
-    timeouts: 'background',
-    role: 'projector',
-  }).catch(exitOnConfigError);
-  const projector = await startProjectorService(config, logger, database).catch(exitOnConfigError);
-  const stop = onShutdownSignal(logger, config.SHUTDOWN_TIMEOUT_MS, async () => {
-    await projector.stop();
-    await database.close();
-  });
-  followParent(stop);
 }

@@ -24,6 +24,17 @@ export interface OpenDatabase {
   close(): Promise<void>;
 }
 
+/** How a process opens its database (openDatabase's options). */
+export interface OpenOptions {
+  /** Only use an embedded Postgres that is already running (health checks). */
+  readonly attachOnly?: boolean;
+  readonly migrate?: boolean;
+  /** `request` (default): DATABASE_*_TIMEOUT_MS bounds; `background`: none, for long batches. */
+  readonly timeouts?: 'request' | 'background';
+  /** The least-privileged service role to connect as (its login made if we manage them), or the owner. */
+  readonly role?: ServiceRole | 'owner';
+}
+
 /**
  * DATABASE_URL when set, else the embedded Postgres in DATA_DIR/postgres (restarted if it dies);
  * migrated either way. Concurrent migrations are safe (migrate takes an advisory lock).
@@ -33,25 +44,9 @@ export async function openDatabase(
   logger: Logger,
   applicationName: string,
   poolSize = config.DATABASE_POOL_SIZE,
-  options: {
-    /** Only use an embedded Postgres that is already running (health checks). */
-    readonly attachOnly?: boolean;
-    readonly migrate?: boolean;
-    /**
-     * `request` (default): the short DATABASE_*_TIMEOUT_MS bounds a request can afford.
-     * `background`: the projector and tools, whose batches may legitimately take longer.
-     */
-    readonly timeouts?: 'request' | 'background';
-    /**
-     * Who to connect as. `api` and `projector` are the least-privileged service roles (the
-     * embedded default creates their logins; with DATABASE_URL the deployer provides them);
-     * `owner` is for migrations and operator commands.
-     */
-    readonly role?: ServiceRole | 'owner';
-  } = {},
+  options: OpenOptions = {},
 ): Promise<OpenDatabase> {
-  // No DATABASE_URL: we manage the service's logins ourselves, on the server MIGRATION_DATABASE_URL
-  // names (its owner), or on an embedded Postgres when neither is set.
+  // Without DATABASE_URL we make the service's logins ourselves, as the owner.
   const managedLogins = !config.DATABASE_URL;
   const embedded =
     config.DATABASE_URL || config.MIGRATION_DATABASE_URL
@@ -68,21 +63,17 @@ export async function openDatabase(
   const ownerUrl = config.MIGRATION_DATABASE_URL ?? config.DATABASE_URL ?? embedded?.url;
   if (!ownerUrl) throw new Error('no database: set DATABASE_URL');
   let url = role === 'owner' ? ownerUrl : (config.DATABASE_URL ?? ownerUrl);
-  const stopEmbedded = async () => {
+  const connectAs = (url: string, poolSize: number, name: string, timeouts = options.timeouts) =>
+    connect(connectOptions(config, logger, { url, poolSize, applicationName: name, timeouts }));
+  const fail = async (handle: DatabaseHandle, error: unknown): Promise<never> => {
+    await handle.close();
     await embedded?.stop();
+    throw error;
   };
-  // Migrations (and, embedded, the service's login role) need the owner; the service never
-  // keeps an owner connection.
+  // The service never keeps an owner connection: one for the migrations and logins, then closed.
   const migrations = options.migrate ?? config.MIGRATE_ON_START;
   if (migrations || (managedLogins && role !== 'owner')) {
-    const owner = connect(
-      connectOptions(config, logger, {
-        url: ownerUrl,
-        poolSize: 1,
-        applicationName: `${applicationName}-owner`,
-        timeouts: 'background',
-      }),
-    );
+    const owner = connectAs(ownerUrl, 1, `${applicationName}-owner`, 'background');
     try {
       if (migrations) {
         const applied = await untilDatabaseAnswers(logger, () => migrate(owner.pool));
@@ -98,38 +89,30 @@ export async function openDatabase(
         );
       }
     } catch (error) {
-      await owner.close();
-      await stopEmbedded();
-      throw error;
+      await fail(owner, error);
     }
     await owner.close();
   }
-  const handle = connect(
-    connectOptions(config, logger, {
-      url,
-      poolSize,
-      applicationName,
-      timeouts: options.timeouts ?? 'request',
-    }),
-  );
+  const handle = connectAs(url, poolSize, applicationName);
   let privileges: RolePrivileges | undefined;
   if (role !== 'owner') {
     privileges = await untilDatabaseAnswers(logger, () => rolePrivileges(handle.pool));
-    if (isPrivileged(privileges)) {
+    if (!isPrivileged(privileges)) {
+      logger.info({ role: privileges.role }, 'connected as a least-privileged role');
+    } else {
       logger.warn(
         { role: privileges.role, superuser: privileges.superuser, ownsLog: privileges.ownsLog },
         'the service connects as a role that can rewrite the audit log (superuser or owner of its tables); ' +
           `connect as a login granted token_authority_${role} instead (docs/operations.md, "Database roles")`,
       );
       if (config.NODE_ENV === 'production' && !config.ALLOW_PRIVILEGED_DATABASE_ROLE) {
-        await handle.close();
-        await stopEmbedded();
-        throw new ConfigError([
-          `DATABASE_URL: role "${privileges.role}" can alter or disable the audit log; NODE_ENV=production refuses it (connect as a login granted token_authority_${role}, or set ALLOW_PRIVILEGED_DATABASE_ROLE=true)`,
-        ]);
+        await fail(
+          handle,
+          new ConfigError([
+            `DATABASE_URL: role "${privileges.role}" can alter or disable the audit log; NODE_ENV=production refuses it (connect as a login granted token_authority_${role}, or set ALLOW_PRIVILEGED_DATABASE_ROLE=true)`,
+          ]),
+        );
       }
-    } else {
-      logger.info({ role: privileges.role }, 'connected as a least-privileged role');
     }
   }
   return {
@@ -144,27 +127,21 @@ export async function openDatabase(
   };
 }
 
-/**
- * How a process of ours connects: the configured timeouts (`request` bounds for the API,
- * none for background work such as the projector) and connection errors logged, at most once a
- * second, never thrown.
- */
+/** How a process of ours connects: the configured timeouts, and connection errors logged, not thrown. */
 export function connectOptions(
   config: Config,
   logger: Logger,
-  target: {
-    readonly url: string;
-    readonly poolSize: number;
-    readonly applicationName: string;
-    readonly timeouts: 'request' | 'background';
+  {
+    timeouts,
+    ...target
+  }: Pick<ConnectOptions, 'url' | 'poolSize' | 'applicationName'> & {
+    readonly timeouts?: 'request' | 'background';
   },
 ): ConnectOptions {
-  const background = target.timeouts === 'background';
+  const background = timeouts === 'background';
   let lastWarning = 0;
   return {
-    url: target.url,
-    poolSize: target.poolSize,
-    applicationName: target.applicationName,
+    ...target,
     idleInTransactionTimeoutMs: config.IDLE_IN_TRANSACTION_TIMEOUT_MS,
     statementTimeoutMs: background ? 0 : config.DATABASE_STATEMENT_TIMEOUT_MS,
     lockTimeoutMs: background ? 0 : config.DATABASE_LOCK_TIMEOUT_MS,
@@ -180,8 +157,7 @@ export function connectOptions(
 
 /**
  * Runs `work` until it succeeds, retrying with backoff (up to 5 s apart) while the database is
- * unavailable: a process started during an outage waits for the database instead of dying.
- * Any other error (a wrong password, a bad migration) is thrown at once.
+ * unavailable, so a process started during an outage waits; any other error is thrown at once.
  */
 export async function untilDatabaseAnswers<T>(logger: Logger, work: () => Promise<T>): Promise<T> {
   for (let attempt = 0; ; attempt++) {

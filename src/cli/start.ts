@@ -1,9 +1,8 @@
 /**
  * `npm start`: the whole service. Postgres (embedded unless DATABASE_URL is set, restarted if it
  * dies), migrations, API_WORKERS API processes sharing PORT (node:cluster), and the projector and
- * the audit deliverer as separate child processes, each child with only its own settings and
- * secrets. Children are
- * restarted if they die. Ctrl-C drains and stops all of it.
+ * the audit deliverer as child processes, each with only its own settings and secrets, restarted
+ * if they die. Ctrl-C drains and stops all of it.
  */
 import { spawn } from 'node:child_process';
 import cluster from 'node:cluster';
@@ -41,8 +40,24 @@ const database = await openDatabase(config, logger, 'token-authority-start', 1, 
 // The deliverer logs in as the projector does (it reads the log and writes its cursor rows).
 const projectorUrl =
   config.RUN_PROJECTOR || config.RUN_DELIVERER
-    ? await loginUrlOf('projector').catch(exitOnConfigError)
+    ? await projectorLoginUrl().catch(exitOnConfigError)
     : undefined;
+/** What each child may not know: secrets and places of the other processes' work. */
+const WITHHELD = {
+  // The internet-facing API: never the audit signing key, nor where checkpoints are written.
+  api: ['AUDIT_SIGNING_KEY', 'AUDIT_CHECKPOINT_DIR'],
+  // The projector signs checkpoints; it never issues tokens or checks secrets.
+  projector: ['SECRET_HASH_KEY', 'SIGNING_KEY_ENCRYPTION_KEY', 'PKCS11_PIN', 'AUDIT_PUBLIC_KEY'],
+  // The deliverer opens webhook secrets sealed under the KEK; it signs nothing, checks no secret.
+  deliverer: [
+    'SECRET_HASH_KEY',
+    'PKCS11_PIN',
+    'AUDIT_SIGNING_KEY',
+    'AUDIT_PUBLIC_KEY',
+    'AUDIT_CHECKPOINT_DIR',
+  ],
+};
+
 // Siblings of this file: .ts under tsx, .js when compiled (the image).
 const sibling = (name: string) =>
   fileURLToPath(new URL(`./${name}${path.extname(import.meta.url)}`, import.meta.url));
@@ -51,64 +66,41 @@ const sibling = (name: string) =>
 cluster.setupPrimary({ exec: sibling('api'), execArgv: [...process.execArgv, ...API_NODE_FLAGS] });
 relayLimits(() => Object.values(cluster.workers ?? {}));
 aggregateWorkerMetrics();
-const workers: Supervised[] = [];
-for (let i = 1; i <= config.API_WORKERS; i++) {
-  workers.push(
-    supervise(
-      `api worker ${i}`,
-      () =>
-        cluster.fork(
-          childEnv('api', {
-            API_WORKER: String(i),
-            DATABASE_URL: database.url,
-            AUDIT_PUBLIC_KEY: JSON.stringify(auditKey.publicJwk),
-          }),
-        ).process,
-      logger,
-    ),
-  );
-}
+const workers = Array.from({ length: config.API_WORKERS }, (_, k) => {
+  const env = childEnv('api', {
+    API_WORKER: String(k + 1),
+    DATABASE_URL: database.url,
+    AUDIT_PUBLIC_KEY: JSON.stringify(auditKey.publicJwk),
+  });
+  return supervise(`api worker ${k + 1}`, () => cluster.fork(env).process, logger);
+});
 logger.info({ workers: config.API_WORKERS, port: config.PORT }, 'API workers started');
 
+// A child with an IPC channel: we ask it to stop, and it stops by itself if we die.
+const child = (file: string, env: Record<string, string>) => () =>
+  spawn(process.execPath, [...process.execArgv, file], {
+    env: { ...process.env, ...env },
+    stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
+  });
 let projector: Supervised | undefined;
 const archiveOwnerUrl = config.MIGRATION_DATABASE_URL ?? database.embedded?.url;
 if (projectorUrl && config.RUN_PROJECTOR) {
-  projector = supervise(
-    'projector',
-    () =>
-      // An IPC channel: we ask it to stop, and it stops by itself if we die.
-      spawn(process.execPath, [...process.execArgv, sibling('projector')], {
-        env: {
-          ...process.env,
-          ...childEnv('projector', {
-            DATABASE_URL: projectorUrl,
-            // Archiving drops partitions, which only the owner may: the projector holds the
-            // owner's URL when, and only when, it is asked to archive.
-            ...(config.ARCHIVE_DIR && archiveOwnerUrl
-              ? { MIGRATION_DATABASE_URL: archiveOwnerUrl }
-              : {}),
-          }),
-        },
-        stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
-      }),
-    logger,
-  );
+  const env = childEnv('projector', {
+    DATABASE_URL: projectorUrl,
+    // Archiving drops partitions, which only the owner may: the projector holds the owner's URL
+    // when, and only when, it is asked to archive.
+    ...(config.ARCHIVE_DIR && archiveOwnerUrl ? { MIGRATION_DATABASE_URL: archiveOwnerUrl } : {}),
+  });
+  projector = supervise('projector', child(sibling('projector'), env), logger);
 }
 
 // The deliverer: its own child, so a sink that hangs never costs the API or the projector a tick.
 // Started once an API worker listens: issuance comes up first, delivery follows the log after.
 let deliverer: Supervised | undefined;
 if (projectorUrl && config.RUN_DELIVERER) {
+  const env = childEnv('deliverer', { DATABASE_URL: projectorUrl });
   cluster.once('listening', () => {
-    deliverer ??= supervise(
-      'deliverer',
-      () =>
-        spawn(process.execPath, [...process.execArgv, sibling('deliver')], {
-          env: { ...process.env, ...childEnv('deliverer', { DATABASE_URL: projectorUrl }) },
-          stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
-        }),
-      logger,
-    );
+    deliverer ??= supervise('deliverer', child(sibling('deliver'), env), logger);
   });
 }
 
@@ -124,40 +116,24 @@ onShutdownSignal(logger, config.SHUTDOWN_TIMEOUT_MS, async () => {
 
 /**
  * What a child's environment changes from ours: its own database login, no owner's URL, no
- * migrations (done), and none of the other process's secrets. Empty means unset (config.ts).
+ * migrations (done), and nothing WITHHELD from it. Empty means unset (config.ts).
  */
 function childEnv(
-  role: 'api' | 'projector' | 'deliverer',
+  role: keyof typeof WITHHELD,
   own: Record<string, string>,
 ): Record<string, string> {
-  const common = { MIGRATION_DATABASE_URL: '', MIGRATE_ON_START: 'false' };
-  if (role === 'deliverer') {
-    // It opens webhook secrets sealed under the KEK; it signs nothing and checks no secret.
-    const none = { SECRET_HASH_KEY: '', PKCS11_PIN: '', AUDIT_SIGNING_KEY: '' };
-    return { ...common, ...none, AUDIT_PUBLIC_KEY: '', AUDIT_CHECKPOINT_DIR: '', ...own };
-  }
-  return role === 'api'
-    ? // The internet-facing API: never the audit signing key, nor where checkpoints are written.
-      { ...common, AUDIT_SIGNING_KEY: '', AUDIT_CHECKPOINT_DIR: '', ...own }
-    : // The projector signs checkpoints; it never issues tokens or checks secrets.
-      {
-        ...common,
-        SECRET_HASH_KEY: '',
-        SIGNING_KEY_ENCRYPTION_KEY: '',
-        PKCS11_PIN: '',
-        AUDIT_PUBLIC_KEY: '',
-        ...own,
-      };
+  const withheld = Object.fromEntries(WITHHELD[role].map((name) => [name, '']));
+  return { MIGRATION_DATABASE_URL: '', MIGRATE_ON_START: 'false', ...withheld, ...own };
 }
 
-/** The login URL of a service role, made (embedded, or with MIGRATION_DATABASE_URL) if needed. */
-async function loginUrlOf(role: 'projector'): Promise<string> {
+/** The projector's login URL, made (embedded, or with MIGRATION_DATABASE_URL) if needed. */
+async function projectorLoginUrl(): Promise<string> {
   if (config.DATABASE_URL) return config.DATABASE_URL;
   // The same server as ours, reached as its owner: no second embedded Postgres.
   const owner = config.MIGRATION_DATABASE_URL ?? database.embedded?.url;
   const ownerConfig = loadConfig({ ...process.env, MIGRATION_DATABASE_URL: owner });
   const opened = await openDatabase(ownerConfig, logger, 'token-authority-start', 1, {
-    role,
+    role: 'projector',
     migrate: false,
     timeouts: 'background',
   });

@@ -5,12 +5,6 @@ import { traceSourceRule } from '../http/server-span.js';
 import type { TraceExport } from '../observability/trace-export.js';
 import type { LinkedSpans } from '#event-log/event-traces.js';
 
-/** An API process's traces: what its app continues, and the exporter to shut down last. */
-export interface ApiTraces {
-  readonly app?: { readonly trusted: (address?: string) => boolean };
-  readonly export?: TraceExport;
-}
-
 /** Where spans go by the OTEL_* settings, or undefined: tracing off. */
 export function traceDestination(config: Config): { url: string } | 'console' | undefined {
   if (config.OTEL_TRACES_EXPORTER === 'none') return undefined;
@@ -23,37 +17,32 @@ export function traceDestination(config: Config): { url: string } | 'console' | 
 }
 
 /**
- * Starts tracing when the settings ask for it. Off, the SDK is never even loaded (a dynamic
- * import): nothing is added to the process, and no middleware to the request path.
+ * An API process's traces, when the settings ask for them: what its app continues, and the
+ * exporter to shut down last. Off, the SDK is never loaded and no middleware is added.
  */
-export async function startApiTraces(config: Config): Promise<ApiTraces> {
+export async function startApiTraces(config: Config): Promise<{
+  readonly app?: { readonly trusted: (address?: string) => boolean };
+  readonly export?: TraceExport;
+}> {
   if (!traceDestination(config)) return {};
-  // Customer ids are hashed under a key of the deployment's own, derived from the one every
-  // replica shares, so the hashes agree across replicas and say nothing outside it.
+  // Customer ids are hashed under a key derived from the one every replica shares: the hashes
+  // agree across replicas and say nothing outside the deployment.
   const secret = await loadSecretHashKey(config.SECRET_HASH_KEY, config.DATA_DIR);
   const idKey = createHmac('sha256', secret).update('token-authority trace ids').digest();
   const started = await startExport(config, idKey);
-  if (!started) return {};
-  return {
-    app: { trusted: traceSourceRule(config.OTEL_TRUSTED_TRACE_SOURCES) },
-    export: started,
-  };
-}
-
-/** A background process's traces: its exporter, and its work's spans linked to its events. */
-export interface WorkerTraces {
-  readonly export?: TraceExport;
-  readonly spans?: LinkedSpans;
+  return started
+    ? { app: { trusted: traceSourceRule(config.OTEL_TRUSTED_TRACE_SOURCES) }, export: started }
+    : {};
 }
 
 /**
- * The projector's and the deliverer's tracing, from the same OTEL_* settings as the API's: each
+ * The projector's and the deliverer's traces, from the same settings: its exporter, and each
  * batch or delivery a span linked to the requests whose events it handled. Off, nothing loaded.
  */
 export async function startWorkerTraces(
   config: Config,
   kind: 'internal' | 'client',
-): Promise<WorkerTraces> {
+): Promise<{ readonly export?: TraceExport; readonly spans?: LinkedSpans }> {
   // No id key: their spans name no customer (and the deliverer has no secret to derive one).
   const started = await startExport(config);
   if (!started) return {};

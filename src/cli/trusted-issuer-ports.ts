@@ -1,7 +1,5 @@
 import { ConfigError, type Config } from '../config/config.js';
-import { settingText } from '../config/setting-value.js';
 import type { DatabaseHandle } from '../db/database.js';
-import type { Clock } from '../domain/ports.js';
 import {
   operatorIssuerOf,
   operatorIssuerRefusals,
@@ -13,6 +11,7 @@ import { createIssuerKeys } from '../commands/trusted-issuer/issuer-keys.js';
 import type { TrustedIssuerPorts } from '../commands/trusted-issuer/ports.js';
 import { createTrustedIssuerLookup } from '../projections/trusted-issuer-lookup.js';
 import { sinkTargetRules } from './sink-admin-context.js';
+import { checkedList, jsonListSetting } from './list-setting.js';
 
 /** The audiences naming this service: its issuer identifier and its token endpoint's URL. */
 export const ourAudiences = (config: Config) => [
@@ -23,31 +22,16 @@ export const ourAudiences = (config: Config) => [
 /** TRUSTED_ISSUERS read and checked (`file:` resolved); errors name the setting, never a value. */
 export async function operatorIssuers(config: Config): Promise<OperatorIssuer[]> {
   if (!config.TRUSTED_ISSUERS) return [];
-  const text = await settingText('TRUSTED_ISSUERS', config.TRUSTED_ISSUERS);
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    throw new ConfigError([
-      'TRUSTED_ISSUERS: expected a JSON array of issuers, or file:<path> of one',
-    ]);
-  }
-  const parsed = operatorIssuersSchema.safeParse(raw);
-  if (!parsed.success) {
-    throw new ConfigError(
-      parsed.error.issues.map(
-        (issue) => `TRUSTED_ISSUERS[${issue.path.join('.')}]: ${issue.message}`,
-      ),
-    );
-  }
+  const raw = await jsonListSetting('TRUSTED_ISSUERS', config.TRUSTED_ISSUERS, 'issuers');
+  const issuers = checkedList('TRUSTED_ISSUERS', operatorIssuersSchema, raw);
   const rules = sinkTargetRules(config);
-  const refusals = operatorIssuerRefusals(parsed.data, {
+  const refusals = operatorIssuerRefusals(issuers, {
     ours: ourAudiences(config),
     lifetimeCeiling: config.JWT_BEARER_MAX_LIFETIME_CEILING_SECONDS,
     jwksRefusal: (url) => jwksUriRefusal(url, rules),
   });
   if (refusals.length > 0) throw new ConfigError(refusals);
-  return parsed.data;
+  return issuers;
 }
 
 /**
@@ -57,13 +41,13 @@ export async function operatorIssuers(config: Config): Promise<OperatorIssuer[]>
 export async function trustedIssuerPorts(
   config: Config,
   database: DatabaseHandle,
-  clock: Clock,
+  now: () => number,
 ): Promise<TrustedIssuerPorts> {
   const operator = await operatorIssuers(config);
   const lookup = createTrustedIssuerLookup(database.db, {
     ttlMs: config.CREDENTIAL_CACHE_TTL_MS,
     maxEntries: config.LIMITER_MAX_KEYS,
-    now: () => clock.now(),
+    now,
   });
   return {
     find: async (spaceId, iss) =>
@@ -73,7 +57,7 @@ export async function trustedIssuerPorts(
     keys: createIssuerKeys({
       rules: sinkTargetRules(config),
       maxEntries: config.TRUSTED_ISSUER_JWKS_CACHE_MAX,
-      now: () => clock.now(),
+      now,
     }),
     maxLifetimeSeconds: config.JWT_BEARER_MAX_LIFETIME_SECONDS,
     lifetimeCeiling: config.JWT_BEARER_MAX_LIFETIME_CEILING_SECONDS,

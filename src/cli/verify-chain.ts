@@ -1,9 +1,8 @@
 /**
- * `npm run verify-chain`: checks the Merkle log over the whole database (packages/audit-log/src/check/log-tree.ts): every
- * leaf recomputed from the events, the root at each signed head's size held to the head (signed by
- * the audit key, and each head file in AUDIT_CHECKPOINT_DIR found in the database), archived
- * partitions read back from ARCHIVE_DIR. Names the first range or head that does not match. Exit
- * code 0 when intact, 1 when not. (The name stays: a reviewer verifies the evidence with it.)
+ * `npm run verify-chain`: checks the Merkle log over the whole database (the audit-log package's
+ * check/log-tree.ts): every leaf recomputed from the events (and ARCHIVE_DIR's files), the root at
+ * each signed head's size held to the head and its file. Names the first range or head that does
+ * not match; exit code 0 when intact, 1 when not. (The name stays: reviewers know it.)
  */
 import path from 'node:path';
 import { checkLogTreeInDatabase } from '../audit-trail/prove/log-tree-evidence.js';
@@ -11,7 +10,7 @@ import { loadAuditPublicKey } from '../audit-trail/audit-key.js';
 import { readTreeHeadFiles } from '#audit-log/head-files.js';
 import { LOG_TREE } from '../audit-trail/seal/log-tree.js';
 import { progressOnStderr } from '#audit-log/cli/progress.js';
-import { createLogger, openDatabase } from './runtime.js';
+import { operatorDatabase } from './operator.js';
 import { configOrExit, exitOnConfigError } from './config-exit.js';
 import { parseCommandLine } from '#audit-log/cli/command-line.js';
 import { sql } from 'kysely';
@@ -24,14 +23,11 @@ range or head that does not match.`,
   {},
 );
 const config = configOrExit('worker');
-const logger = createLogger({ LOG_LEVEL: 'warn' }, 'verify-chain');
 // The public half only (AUDIT_PUBLIC_KEY, or DATA_DIR's file): a reviewer needs no private key.
 const auditKey = await loadAuditPublicKey(config.AUDIT_PUBLIC_KEY, config.DATA_DIR).catch(
   exitOnConfigError,
 );
-const database = await openDatabase(config, logger, 'token-authority-verify-chain', 2, {
-  timeouts: 'background',
-});
+const database = await operatorDatabase(config, 'verify-chain', 'verify-chain', { poolSize: 2 });
 const { sealed } = await database.handle.db
   .selectFrom('log_seals')
   .select((eb) => eb.fn.coalesce(eb.fn.max<number>('tree_size'), eb.lit(0)).as('sealed'))
@@ -47,8 +43,8 @@ const verdict = await checkLogTreeInDatabase(database.handle.db, {
   onProgress: (checked) => progress.update(checked),
 });
 progress.finish(verdict.ok ? verdict.eventsChecked : 0);
-// What no signed head covers yet, said rather than left to `unanchoredEvents: N` (issue 50): a
-// check right after the first tokens passes with nothing anchored, until the projector signs.
+// Said, not left to `unanchoredEvents: N`: a check right after the first tokens passes with
+// nothing anchored until the projector signs.
 const coverage = verdict.ok ? await notYetCovered(verdict.unanchoredEvents) : undefined;
 console.log(JSON.stringify(coverage ? { ...verdict, notYetCovered: coverage } : verdict));
 if (coverage && coverage.events > 0) console.error(coverage.note);

@@ -4,7 +4,7 @@
  */
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { parseCommandLine } from '#audit-log/cli/command-line.js';
-import { configOrExit } from './config-exit.js';
+import { configOrExit, usageExit } from './config-exit.js';
 
 const USAGE = `Usage: npm run verify-token -- [--jwks=<url>] [--audience=<aud>] <token>
 Verifies an access token against the JWKS endpoint, as a Storefront API does.`;
@@ -14,10 +14,7 @@ const { values, positionals } = parseCommandLine(USAGE, {
 });
 const config = configOrExit();
 const token = positionals[0];
-if (!token) {
-  console.error(USAGE);
-  process.exit(2);
-}
+if (!token) usageExit(USAGE);
 try {
   const { payload, protectedHeader } = await jwtVerify(
     token,

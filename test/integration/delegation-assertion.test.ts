@@ -122,6 +122,53 @@ describe('the actor proves itself by a client assertion (actor_token_type jwt)',
   });
 });
 
+/** The client-authentication-failed events the audit shows for a client. */
+async function failuresOf(clientId: string) {
+  const query = `event_type=client-authentication-failed&client_id=${clientId}`;
+  const response = await fetch(`${service.baseUrl}/v1/audit/events?${query}`, {
+    headers: {
+      authorization: `Bearer ${await service.loginToken([SPACE])}`,
+      'x-service-space-id': SPACE,
+    },
+  });
+  expect(response.status).toBe(200);
+  const body = (await response.json()) as {
+    items: { actor: string; client_ip: string | null; details: Record<string, unknown> }[];
+  };
+  return body.items;
+}
+
+describe('a refused actor assertion is a failed client authentication', () => {
+  it('is recorded against the client it claimed to be, as at the token endpoint', async () => {
+    const agent = await keyedAgent();
+    const subject = await customerTokenFor(agent.clientId);
+    const { privateKey: wrong } = await generateKeyPair('ES256');
+    const problem = await refusal(
+      await delegate(subject, await assertion(agent.clientId, wrong), asJwt),
+    );
+    expect(problem).toMatchObject({ error: 'invalid_grant' });
+    expect(problem.error_description).toMatch(
+      /^actor_token: not an assertion of its client's keys/,
+    );
+    const failures = await failuresOf(agent.clientId);
+    expect(failures).toHaveLength(1);
+    expect(failures[0]).toMatchObject({
+      actor: `client:${agent.clientId}`,
+      details: { reason: 'assertion_invalid' },
+    });
+    expect(failures[0]!.client_ip).toEqual(expect.any(String));
+  });
+
+  it('an accepted one records no failure', async () => {
+    const agent = await keyedAgent();
+    const subject = await customerTokenFor(agent.clientId);
+    await accessToken(
+      await delegate(subject, await assertion(agent.clientId, agent.privateKey), asJwt),
+    );
+    expect(await failuresOf(agent.clientId)).toEqual([]);
+  });
+});
+
 describe('or by a trusted issuer’s token (a workload identity)', () => {
   it('a token matching a rule acts as the rule’s agent, and as no other', async () => {
     const agent = await credential(SCOPES);
@@ -159,5 +206,17 @@ describe('or by a trusted issuer’s token (a workload identity)', () => {
     const replayed = await svid();
     expect((await delegate(subject, replayed, asJwt)).status).toBe(200);
     expect((await refusal(await delegate(subject, replayed, asJwt))).error).toBe('invalid_grant');
+    // Signed by another key, claiming the rule's workload: the rule's client's failure to see.
+    const forger = await startLocalIssuer({ alg: 'ES256' });
+    const forged = await forger.mintAs(spiffe.iss, {
+      aud: ISSUER,
+      sub: 'spiffe://shop.example/agent',
+    });
+    const forgedRefusal = await refusal(await delegate(subject, forged, asJwt));
+    expect(forgedRefusal.error_description).toMatch(/^actor_token: signature/);
+    expect((await failuresOf(agent.client_id)).map((item) => item.details)).toContainEqual({
+      reason: 'assertion_invalid',
+      claim: 'signature',
+    });
   });
 });

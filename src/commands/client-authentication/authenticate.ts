@@ -55,12 +55,16 @@ export async function failedAuthentication(
   if (known) await ctx.failures.failed(known.spaceId, known.failure, ip);
 }
 
-/** An issuer's assertion refused at jwt-bearer: counted per space and IP, recorded for its client. */
+/**
+ * An assertion refused outside client authentication (jwt-bearer, an actor_token): counted per
+ * `limitKey` (an issuer's: per space) and IP, recorded for the client it claimed to be, if any.
+ */
 export async function refusedAssertion(
   ctx: CommandContext,
   spaceId: string,
-  refusal: AssertionRefused,
+  refusal: { readonly clientId: string | undefined; readonly claim?: string },
   origin: Omit<EventMetadata, 'actor'>,
+  limitKey = `jwt-bearer:${spaceId}`,
 ): Promise<void> {
   const claimed = refusal.clientId && (await ctx.credentials.find(refusal.clientId));
   const credential = claimed && ownedBySpace(claimed, spaceId) ? claimed : undefined;
@@ -76,12 +80,7 @@ export async function refusedAssertion(
         credential,
       ).events
     : [];
-  await failedAuthentication(
-    ctx,
-    `jwt-bearer:${spaceId}`,
-    origin.client_ip,
-    failure && { spaceId, failure },
-  );
+  await failedAuthentication(ctx, limitKey, origin.client_ip, failure && { spaceId, failure });
 }
 
 /** How a client proves who it is: its secret, an assertion signed with its key, or a trusted issuer's. */

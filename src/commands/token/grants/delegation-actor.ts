@@ -4,8 +4,10 @@ import type { ActorToken } from '../../../domain/token/delegate.js';
 import { tokenRevoked } from '../../../domain/policy.js';
 import { InvalidGrantError } from '../../../errors/errors.js';
 import type { PrivateTokenClaims } from '../../../crypto/access-tokens.js';
+import type { EventMetadata } from '../../../domain/events.js';
 import type { CommandContext } from '../../context.js';
 import { assertionProvesClient } from '../../client-authentication/assertion.js';
+import { refusedAssertion } from '../../client-authentication/authenticate.js';
 import { acceptAssertion, AssertionRefused } from '../../trusted-issuer/assertion-check.js';
 import { ACCESS_TOKEN_TYPE, asGrantError } from './exchange-answer.js';
 
@@ -22,13 +24,15 @@ export type ProvenActor = ActorToken & {
 /**
  * Who the actor is: its private token, a private_key_jwt assertion of its own credential (RFC 7523
  * §3), or a trusted issuer's assertion. An assertion has no end of its own: the subject token and
- * the TTL bound the delegated token's life.
+ * the TTL bound the delegated token's life. A refused assertion is a failed client authentication
+ * of the client it claimed to be: counted and recorded as at the token endpoint.
  */
 export async function provenActor(
   ctx: CommandContext,
   token: string,
   type: string,
   spaceId: string,
+  origin: Omit<EventMetadata, 'actor'>,
 ): Promise<ProvenActor> {
   if (type === ACCESS_TOKEN_TYPE) {
     const claims = await asGrantError(() => ctx.verifier.verify(token, 'private'), 'actor_token');
@@ -45,6 +49,8 @@ export async function provenActor(
   const own = await ctx.credentials.find(issuerOf(token));
   if (own?.jwks) {
     if (!(await assertionProvesClient(ctx, token, own))) {
+      const claimed = { clientId: own.clientId };
+      await refusedAssertion(ctx, own.spaceId, claimed, origin, own.clientId);
       throw new InvalidGrantError(
         "actor_token: not an assertion of its client's keys (iss = sub = the client id, aud this issuer, exp within 300 s, a jti not used before)",
       );
@@ -55,9 +61,9 @@ export async function provenActor(
     const { credential } = await acceptAssertion(ctx, { spaceId, assertion: token });
     return { ...assertion, clientId: credential.clientId, credential };
   } catch (error) {
-    if (error instanceof AssertionRefused)
-      throw new InvalidGrantError(`actor_token: ${error.message}`);
-    throw error;
+    if (!(error instanceof AssertionRefused)) throw error;
+    await refusedAssertion(ctx, spaceId, error, origin);
+    throw new InvalidGrantError(`actor_token: ${error.message}`);
   }
 }
 

@@ -59,7 +59,13 @@ export async function delegatedExchange(
   // A bound customer token proves nothing in an agent's hands without the customer's key.
   if (subject.cnf)
     throw new InvalidGrantError('subject_token: a DPoP-bound token is not delegated');
-  const actor = await provenActor(ctx, fields.actor_token!, fields.actor_token_type!, spaceId);
+  const actor = await provenActor(
+    ctx,
+    fields.actor_token!,
+    fields.actor_token_type!,
+    spaceId,
+    origin,
+  );
   const metadata = { actor: clientActor(actor.clientId), ...origin };
   await requireSentClient(ctx, client, metadata, {
     clientId: actor.clientId,

@@ -28,7 +28,11 @@ export const ADVISORY_LOCK_IN_SQL: Readonly<
   Partial<Record<AdvisoryLockPurpose, readonly string[]>>
 > = { eventPartitions: ['ensure_event_partitions'] };
 
-/** Per-space transaction locks keyed `hashtextextended('/<prefix>/<space>', 0)`. */
+/**
+ * Per-space transaction locks keyed `hashtextextended('/<prefix>/<space>', 0)`. The leading `/`
+ * keeps them apart from stream locks (`<space>/<stream>`, packages/event-log): a space id starts
+ * with a letter or digit.
+ */
 export const SPACE_LOCK_PREFIX = {
   /** Changes to a space's trusted issuers, one at a time: two adds of one `iss` cannot both pass. */
   trustedIssuers: 'trusted-issuers',

@@ -60,6 +60,7 @@ export async function appendToStream<DB extends EventLogTables>(
     return written(db, input, await insertEvents(db, rowsOf(input, 0)));
   }
   return db.transaction().execute(async (trx) => {
+    // `<space>/<stream>`: a user of this key space must name its own locks apart (e.g. a leading `/`).
     await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`${input.spaceId}/${input.streamId}`}, 0))`.execute(
       trx,
     );

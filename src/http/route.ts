@@ -12,7 +12,7 @@ import { readBody } from './body.js';
 import type { ErrorCode } from '../errors/errors.js';
 import { BODY_ERRORS, LOGIN_ERRORS, type Caller, type Operation } from './openapi/operation.js';
 import { errorDialect } from './request-context.js';
-import { validate, type InputPlace } from './validate.js';
+import { validate } from './validate.js';
 import type { ErrorDialect, RequestContext, RequestState } from './state.js';
 
 /** What a route's authentication hands its handler, by who may call it. */
@@ -107,24 +107,29 @@ export function route<
     ...(definition.errors ?? []),
   ];
   const handle = (ctx: RequestContext, auth: Authenticated[CallerOf<P>]) =>
-    definition.handle(ctx, auth, inputOf(ctx, definition) as never);
+    definition.handle(ctx, auth, new DeclaredInput(ctx, definition) as never);
   const dialect = DIALECT[caller];
   return { method, path, policy, caller, ...definition, errors, dialect, handle } as Route;
 }
 
-/** A handler's declared path, query and body, each validated when it first reads it (400 if bad). */
-function inputOf(ctx: RequestContext, { params, query, body }: Partial<Operation>): object {
-  const read = (schema: z.ZodType | undefined, value: () => unknown, where: InputPlace) => ({
-    get: () => validate(schema!, value(), where),
-  });
-  return Object.defineProperties(
-    {},
-    {
-      params: read(params, () => ctx.params, 'path'),
-      query: read(query, () => ctx.query, 'query'),
-      body: read(body?.schema, () => ctx.request.body, 'body'),
-    },
-  );
+/**
+ * A handler's declared path, query and body, each validated when it first reads it (400 if bad).
+ * A class, not accessors defined per request: this is on every token's path.
+ */
+class DeclaredInput {
+  constructor(
+    private readonly ctx: RequestContext,
+    private readonly operation: Partial<Operation>,
+  ) {}
+  get params(): unknown {
+    return validate(this.operation.params!, this.ctx.params, 'path');
+  }
+  get query(): unknown {
+    return validate(this.operation.query!, this.ctx.query, 'query');
+  }
+  get body(): unknown {
+    return validate(this.operation.body!.schema, this.ctx.request.body, 'body');
+  }
 }
 
 /** What authentication and body reading need. */

@@ -1,7 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import path from 'node:path';
 import {
-  errors as joseErrors,
   createLocalJWKSet,
   createRemoteJWKSet,
   exportJWK,
@@ -15,6 +14,7 @@ import {
 import { z } from 'zod';
 import type { Config } from '../config/config.js';
 import { InvalidTokenError } from '../errors/errors.js';
+import { joseRefusal } from '#verifier/refusal.js';
 import { readOrCreateFile } from '#audit-log/read-or-create-file.js';
 import { roleOfClaim, type LoginRole } from '../domain/policy.js';
 
@@ -60,7 +60,9 @@ export async function createLoginTokenVerifier(config: Config): Promise<LoginTok
           algorithms: ['EdDSA', 'ES256', 'ES384', 'RS256', 'PS256'],
         }));
       } catch (error) {
-        throw new InvalidTokenError(`login token rejected: ${describeJoseError(error)}`);
+        // Never echoes the token; a failure that is no JWS's (none known) says only that.
+        const why = joseRefusal(error)?.reason ?? 'could not be verified';
+        throw new InvalidTokenError(`login token rejected: token ${why}`);
       }
       if ('token_kind' in payload) {
         throw new InvalidTokenError('an access token cannot be used as a login token');
@@ -157,20 +159,4 @@ async function pemToJwk(pem: string): Promise<JWK> {
     }
   }
   throw new Error('LOGIN_PUBLIC_KEY is neither a JWK, a JWKS, nor an SPKI PEM public key');
-}
-
-/** A short, safe reason for a rejected login token (never echoes the token). */
-function describeJoseError(error: unknown): string {
-  if (error instanceof joseErrors.JWTExpired) return 'token has expired';
-  // An absent claim: the provider's token is incomplete, not unacceptable.
-  if (error instanceof joseErrors.JWTClaimValidationFailed)
-    return error.reason === 'missing'
-      ? `token claim "${error.claim}" is missing`
-      : `token claim "${error.claim}" is not acceptable`;
-  if (error instanceof joseErrors.JWSSignatureVerificationFailed)
-    return 'token signature is invalid';
-  if (error instanceof joseErrors.JOSEAlgNotAllowed) return 'token algorithm is not accepted';
-  if (error instanceof joseErrors.JWKSNoMatchingKey) return 'token is signed by an unknown key';
-  if (error instanceof joseErrors.JOSEError) return 'token is malformed or not acceptable';
-  return 'token could not be verified';
 }

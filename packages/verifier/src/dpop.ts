@@ -9,7 +9,7 @@ import {
   type JWTPayload,
   type ProtectedHeaderParameters,
 } from 'jose';
-import { TokenRefusal } from './refusal.js';
+import { joseRefusal, TokenRefusal } from './refusal.js';
 
 /** The algorithms a DPoP proof may be signed with (discovery: dpop_signing_alg_values_supported). */
 export const DPOP_ALGORITHMS = ['EdDSA', 'ES256', 'ES384', 'PS256', 'RS256'] as const;
@@ -112,10 +112,9 @@ export async function checkDpopProof(
       currentDate: new Date(request.nowMs),
     });
   } catch (error) {
-    throw new TokenRefusal(
-      'invalid_dpop_proof',
-      `the DPoP proof does not verify (${(error as Error).message})`,
-    );
+    const refusal = joseRefusal(error);
+    if (!refusal) throw error;
+    throw new TokenRefusal('invalid_dpop_proof', `the DPoP proof: ${refusal.reason}`);
   }
   return {
     jkt: await calculateJwkThumbprint(jwk, 'sha256'),

@@ -1,6 +1,6 @@
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import type { Credential } from '../../domain/credential/state.js';
-import { isDatabaseUnavailable } from '../../db/postgres-errors.js';
+import { joseRefusal } from '#verifier/refusal.js';
 import type { CommandContext } from '../context.js';
 import { dateOfSeconds, secondsOf } from '../../domain/times.js';
 
@@ -14,9 +14,15 @@ export const FEDERATED_JWT = 'federated-jwt';
 const MAX_LIFETIME_SECONDS = 300;
 
 /**
+ * A client assertion's `aud` (rfc7523bis): our issuer identifier as one string, whoever signed it
+ * (an array, or an endpoint's URL, invites audience injection).
+ */
+export const audienceIsOurIssuer = (aud: unknown, issuer: string): boolean => aud === issuer;
+
+/**
  * Whether `assertion` proves the client (RFC 7523 §3): its key and algorithm, `iss` = `sub` = its
- * id, `aud` our issuer as one string (an array or endpoint URL invites audience injection), `exp`
- * within five minutes, a `jti` never seen (across processes). Never throws for a bad assertion.
+ * id, {@link audienceIsOurIssuer}, `exp` within five minutes, a `jti` never seen (across
+ * processes). A bad assertion is false, whatever jose or WebCrypto threw of it.
  */
 export async function assertionProvesClient(
   ctx: CommandContext,
@@ -35,7 +41,7 @@ export async function assertionProvesClient(
       currentDate: new Date(ctx.clock.now()),
     });
     const now = secondsOf(ctx.clock.now());
-    if (payload.aud !== ctx.issuer) return false; // one string, not an array that contains it
+    if (!audienceIsOurIssuer(payload.aud, ctx.issuer)) return false;
     if (payload.exp! - now > MAX_LIFETIME_SECONDS || typeof payload.jti !== 'string') return false;
     return await ctx.usedOnce.remember({
       spaceId: credential.spaceId,
@@ -44,8 +50,8 @@ export async function assertionProvesClient(
       expiresAt: dateOfSeconds(payload.exp!),
     });
   } catch (error) {
-    // A database away is the service's failure, not the client's: let it answer 503.
-    if (isDatabaseUnavailable(error)) throw error;
-    return false;
+    // A database away, or anything else that is not of the JWS, is the service's failure.
+    if (joseRefusal(error)) return false;
+    throw error;
   }
 }

@@ -1,24 +1,26 @@
-import { decodeJwt, errors, jwtVerify, type JWTPayload } from 'jose';
+import { decodeJwt, decodeProtectedHeader, errors, jwtVerify, type JWTPayload } from 'jose';
+import { joseRefusal } from '#verifier/refusal.js';
 import type { IssuerRule } from '../../domain/event-data/trusted-issuer.js';
 import type { TrustedIssuerState } from '../../domain/trusted-issuer/decide.js';
 import { matchingRule } from '../../domain/trusted-issuer/match.js';
 import { dateOfSeconds, secondsOf } from '../../domain/times.js';
-import { ASSERTION_ALGORITHMS } from '../client-authentication/assertion.js';
+import { ASSERTION_ALGORITHMS, audienceIsOurIssuer } from '../client-authentication/assertion.js';
 import type { TrustedIssuerPorts } from './ports.js';
 import type { Credential } from '../../domain/credential/state.js';
 import type { AssertionEvidence } from '../../domain/event-data/token.js';
 import { allowedScopes, issuedTo, ruleCredential, ruleScopes } from '../../domain/policy.js';
 import type { CommandContext } from '../context.js';
 
-/** A refused assertion: the claim at fault and why, the `error_description`. */
+/** A refused assertion: the claim at fault (recorded) and why, the `error_description`. */
 export class AssertionRefused extends Error {
   /** The client the assertion claimed to be: its failure is recorded. */
   clientId: string | undefined;
   constructor(
     readonly claim: string,
     reason: string,
+    message = `${claim}: ${reason}`,
   ) {
-    super(`${claim}: ${reason}`);
+    super(message);
   }
 }
 
@@ -37,49 +39,48 @@ const refused = (claim: string, reason: string): never => {
   throw new AssertionRefused(claim, reason);
 };
 
-/** jose's refusal as the claim it is about. */
-function claimOfJoseError(error: unknown, issuer: string): never {
-  if (error instanceof errors.JWTExpired) refused('exp', 'the assertion has expired');
-  if (error instanceof errors.JWTClaimValidationFailed) refused(error.claim, error.reason);
-  if (
-    error instanceof errors.JWKSNoMatchingKey ||
-    error instanceof errors.JWSSignatureVerificationFailed
-  ) {
-    refused('signature', `not signed by a key of ${issuer}`);
-  }
-  if (error instanceof errors.JOSEAlgNotAllowed) {
-    refused('alg', `one of ${ASSERTION_ALGORITHMS.join(', ')}`);
-  }
-  if (error instanceof errors.JOSEError) refused('assertion', 'not a signed JWT');
-  throw error;
-}
+/**
+ * What an unknown issuer and a signature not by its keys both answer (the recorded claim tells
+ * them apart for the space's admins): a caller cannot probe which issuers a space trusts.
+ */
+const untrusted = (claim: 'iss' | 'signature'): never => {
+  throw new AssertionRefused(claim, '', 'signature: not by a key of an issuer this space trusts');
+};
 
 /**
  * RFC 7523 §3 for an issuer's assertion: trusted `iss`, its key, one `aud`, `exp` within the
  * lifetime, no future `nbf`/`iat`, `sub` and `jti`, a rule matched. The jti is spent by the
- * caller. Throws {@link AssertionRefused} naming the claim at fault.
+ * caller. Throws {@link AssertionRefused} naming the claim at fault. `authenticatesTo`: the
+ * assertion authenticates a client, so its `aud` is this issuer identifier alone (rfc7523bis).
  */
 export async function checkAssertion(
   ports: TrustedIssuerPorts,
   spaceId: string,
   assertion: string,
   nowMs: number,
+  authenticatesTo?: string,
 ): Promise<AcceptedAssertion> {
   let unverified: JWTPayload;
+  let alg: unknown;
   try {
     unverified = decodeJwt(assertion);
+    alg = decodeProtectedHeader(assertion).alg;
   } catch {
     return refused('assertion', 'not a JWT');
   }
   const iss = typeof unverified.iss === 'string' ? unverified.iss : refused('iss', 'required');
-  const issuer =
-    (await ports.find(spaceId, iss)) ?? refused('iss', 'not an issuer this space trusts');
+  const issuer = await ports.find(spaceId, iss);
   // Whose rule the claims, unverified, would match: a forgery's failure is that client's to see.
-  const suspect = matchingRule(issuer.definition, unverified)?.client_id;
-  return verified(ports, issuer, assertion, nowMs).catch((error: unknown) => {
+  const suspect = issuer && matchingRule(issuer.definition, unverified)?.client_id;
+  try {
+    // Answered alike whether the issuer is trusted or not: no probing which are.
+    if (!(ASSERTION_ALGORITHMS as readonly unknown[]).includes(alg))
+      refused('alg', `one of ${ASSERTION_ALGORITHMS.join(', ')}`);
+    return await verified(ports, issuer ?? untrusted('iss'), assertion, nowMs, authenticatesTo);
+  } catch (error) {
     if (error instanceof AssertionRefused) error.clientId ??= suspect;
     throw error;
-  });
+  }
 }
 
 async function verified(
@@ -87,6 +88,7 @@ async function verified(
   issuer: TrustedIssuerState,
   assertion: string,
   nowMs: number,
+  authenticatesTo: string | undefined,
 ): Promise<AcceptedAssertion> {
   const { iss } = issuer.definition;
   const keysOf = (refresh: boolean) =>
@@ -113,9 +115,14 @@ async function verified(
     payload = verified.payload;
   } catch (error) {
     if (error instanceof AssertionRefused) throw error;
-    return claimOfJoseError(error, iss);
+    const refusal = joseRefusal(error);
+    if (!refusal) throw error;
+    // Claims are judged once the signature held: anything before it is the one answer.
+    return refusal.claim === 'signature' || refusal.claim === 'alg'
+      ? untrusted('signature')
+      : refused(refusal.claim, `the assertion ${refusal.reason}`);
   }
-  return judged(ports, issuer, payload, nowMs);
+  return judged(ports, issuer, payload, nowMs, authenticatesTo);
 }
 
 /** The claims jose does not judge: `aud`'s one value, the lifetime, `iat` ahead, the rule. */
@@ -124,12 +131,18 @@ function judged(
   issuer: TrustedIssuerState,
   payload: JWTPayload,
   nowMs: number,
+  authenticatesTo: string | undefined,
 ): AcceptedAssertion {
   const { aud, exp, iat, sub, jti } = payload;
-  // One value; a list of one is that value (Kubernetes and SPIRE always write a list).
-  if (Array.isArray(aud) && aud.length !== 1) refused('aud', 'must be one value, not several');
-  const [only] = Array.isArray(aud) ? aud : [aud];
-  if (only !== issuer.definition.audience) refused('aud', `must be ${issuer.definition.audience}`);
+  if (authenticatesTo !== undefined) {
+    if (!audienceIsOurIssuer(aud, authenticatesTo))
+      refused('aud', `must be ${authenticatesTo}, one string, to authenticate a client`);
+  } else {
+    // One value; a list of one is that value (Kubernetes and SPIRE always write a list).
+    if (Array.isArray(aud) && aud.length !== 1) refused('aud', 'must be one value, not several');
+    const [only] = Array.isArray(aud) ? aud : [aud];
+    if (only !== issuer.definition.audience) refused('aud', `must be ${issuer.definition.audience}`);
+  }
   const now = secondsOf(nowMs);
   if (iat !== undefined && iat > now + ports.clockSkewSeconds) refused('iat', 'in the future');
   const own = issuer.definition.max_lifetime_seconds;
@@ -154,11 +167,18 @@ export interface AssertedCredential {
 /** The one judgement of an issuer's assertion (§2.1, §2.2): checked, client held to rule, jti spent. */
 export async function acceptAssertion(
   ctx: CommandContext,
-  command: { readonly spaceId: string; readonly assertion: string; readonly named?: string },
+  command: {
+    readonly spaceId: string;
+    readonly assertion: string;
+    readonly named?: string;
+    /** It authenticates the named client (RFC 7523 §2.2), not a grant: `aud` our issuer alone. */
+    readonly authenticates?: true;
+  },
 ): Promise<AssertedCredential> {
   const ports = ctx.trustedIssuers ?? refused('iss', 'this process trusts no issuers');
   const { spaceId, named } = command;
-  const accepted = await checkAssertion(ports, spaceId, command.assertion, ctx.clock.now());
+  const ours = command.authenticates ? ctx.issuer : undefined;
+  const accepted = await checkAssertion(ports, spaceId, command.assertion, ctx.clock.now(), ours);
   const { rule, issuer, claims } = accepted;
   const failing = (claim: string, reason: string) => {
     const refusal = new AssertionRefused(claim, reason);

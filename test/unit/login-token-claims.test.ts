@@ -3,6 +3,13 @@ import { SignJWT, importJWK, type JWK } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
 import { createLoginTokenVerifier } from '../../src/crypto/login-tokens.js';
+import { InvalidTokenError } from '../../src/errors/errors.js';
+import {
+  EVERY_PAIR,
+  KEY_TYPES,
+  forgedJws,
+  publicJwkOf,
+} from '../../packages/verifier/test/support/forged-jws.js';
 
 // An identity provider's key, given inline as LOGIN_PUBLIC_KEY.
 const { privateKey, publicKey } = generateKeyPairSync('ed25519');
@@ -46,5 +53,32 @@ describe('a login token without iat or exp (issue 40, item 12)', () => {
     expect((await verifier.verify(await token({ iat: now, exp: now + 600 }))).spaces).toEqual([
       'shop',
     ]);
+  });
+});
+
+describe('every alg against every key type an identity provider may publish', () => {
+  it.each(EVERY_PAIR)('%s naming its %s key is a refused login token', async (alg, type) => {
+    const keys = await Promise.all(KEY_TYPES.map((each) => publicJwkOf(each)));
+    const verifier = await createLoginTokenVerifier(
+      loadConfig({
+        LOGIN_PUBLIC_KEY: JSON.stringify({ keys }),
+        LOGIN_ISSUER: 'https://idp.example',
+      }),
+    );
+    const claims = {
+      iss: 'https://idp.example',
+      aud: 'token-authority',
+      sub: 'm',
+      iat: now,
+      exp: now + 60,
+      spaces: ['shop'],
+    };
+    const refused = await verifier
+      .verify(await forgedJws(alg, { kid: type }, claims))
+      .catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(InvalidTokenError);
+    expect((refused as Error).message).toMatch(
+      /^login token rejected: token (signature|algorithm) /,
+    );
   });
 });

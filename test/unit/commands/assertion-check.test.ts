@@ -1,7 +1,16 @@
 import { exportJWK, generateKeyPair, SignJWT, type JWTPayload } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { issuerSettings } from '../../../src/config/issuer-settings.js';
-import { checkAssertion } from '../../../src/commands/trusted-issuer/assertion-check.js';
+import {
+  AssertionRefused,
+  checkAssertion,
+} from '../../../src/commands/trusted-issuer/assertion-check.js';
+import {
+  EVERY_PAIR,
+  KEY_TYPES,
+  forgedJws,
+  publicJwkOf,
+} from '../../../packages/verifier/test/support/forged-jws.js';
 import { createIssuerKeys } from '../../../src/commands/trusted-issuer/issuer-keys.js';
 import type { TrustedIssuerPorts } from '../../../src/commands/trusted-issuer/ports.js';
 import type { TrustedIssuerState } from '../../../src/domain/trusted-issuer/decide.js';
@@ -95,8 +104,86 @@ describe('a trusted issuer assertion, by default', () => {
     expect(await refusal({ exp: undefined })).toMatch(/^exp: /);
   });
 
-  it('is not known in another space', async () => {
+  it('an unknown issuer and a bad signature answer alike; the recorded claim tells them apart', async () => {
     const token = await sign({});
-    await expect(checkAssertion(ports, 'space-b', token, NOW * 1000)).rejects.toThrow(/^iss: /);
+    const unknown = await checkAssertion(ports, 'space-b', token, NOW * 1000).catch(
+      (error: AssertionRefused) => error,
+    );
+    const [header, payload] = token.split('.');
+    const forged = await checkAssertion(
+      ports,
+      'space-a',
+      `${header}.${payload}.${'A'.repeat(86)}`,
+      NOW * 1000,
+    ).catch((error: AssertionRefused) => error);
+    expect(unknown).toBeInstanceOf(AssertionRefused);
+    expect(forged).toBeInstanceOf(AssertionRefused);
+    expect((unknown as AssertionRefused).message).toBe((forged as AssertionRefused).message);
+    expect([(unknown as AssertionRefused).claim, (forged as AssertionRefused).claim]).toEqual([
+      'iss',
+      'signature',
+    ]);
+    // A refused alg is answered alike too, trusted issuer or not.
+    const none = `${Buffer.from('{"alg":"none"}').toString('base64url')}.${payload}.`;
+    const noneAnswers = await Promise.all(
+      ['space-a', 'space-b'].map((space) =>
+        checkAssertion(ports, space, none, NOW * 1000).catch((error: Error) => error.message),
+      ),
+    );
+    expect(noneAnswers[0]).toMatch(/^alg: /);
+    expect(noneAnswers[1]).toBe(noneAnswers[0]);
   });
+});
+
+describe('as client authentication (rfc7523bis)', () => {
+  const asClientAuthentication = async (aud: unknown, audience = OURS) => {
+    const definition = { ...issuer.definition, audience };
+    const at = { ...ports, find: async () => ({ ...issuer, definition }) };
+    return checkAssertion(at, 'space-a', await sign({ aud }), NOW * 1000, OURS).then(
+      () => 'accepted',
+      (error: Error) => error.message,
+    );
+  };
+
+  it('takes aud = our issuer as one string, as private_key_jwt does', async () => {
+    expect(await asClientAuthentication(OURS)).toBe('accepted');
+    expect(await asClientAuthentication([OURS])).toMatch(/^aud: must be .* one string/);
+    expect(await asClientAuthentication(`${OURS}/v1/credential/token`)).toMatch(/^aud: /);
+    // The issuer's audience set to the token endpoint: the rule is still our issuer alone.
+    const endpoint = `${OURS}/v1/credential/token`;
+    expect(await asClientAuthentication(endpoint, endpoint)).toMatch(/^aud: /);
+  });
+
+  it('while the jwt-bearer grant takes a list of one (Kubernetes, SPIRE)', async () => {
+    expect(await refusal({ aud: [OURS] })).toBe('accepted');
+  });
+});
+
+describe('every alg against every key type an issuer may publish', () => {
+  it.each(EVERY_PAIR)(
+    '%s naming its %s key: an AssertionRefused, never a thrown error',
+    async (alg, type) => {
+      const keys = await Promise.all(KEY_TYPES.map((each) => publicJwkOf(each)));
+      const definition = { ...issuer.definition, jwks: { keys: keys as never } };
+      const at = { ...ports, find: async () => ({ ...issuer, definition }) };
+      const claims = {
+        iss: ISS,
+        aud: OURS,
+        sub: 's',
+        repository: 'shop/storefront',
+        jti: 'j',
+        iat: NOW,
+        exp: NOW + 60,
+      };
+      const refused = await checkAssertion(
+        at,
+        'space-a',
+        await forgedJws(alg, { kid: type }, claims),
+        NOW * 1000,
+      ).catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(AssertionRefused);
+      expect((refused as AssertionRefused).message).toMatch(/^(signature|alg): /);
+      expect((refused as AssertionRefused).clientId).toBe('c1');
+    },
+  );
 });

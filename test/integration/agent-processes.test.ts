@@ -21,6 +21,8 @@ import { createTestDatabase } from '../support/test-database.js';
 const SPACE = 'space-agent-processes';
 const ALL = ['products:read', 'cart:write', 'checkout:write', 'orders:read', 'checkout:complete'];
 const AGENT_SCOPES = ['products:read', 'cart:write', 'checkout:write', 'checkout:complete'];
+// What a private token asks: never the delegated-only scope, which only an exchange grants.
+const own = (scopes: string[]) => scopes.filter((scope) => scope !== 'checkout:complete').join(' ');
 /** The customer's limits: placing the order only through an agent, 3 tokens per agent and customer. */
 const CATALOG = {
   [AUDIENCE]: {
@@ -99,7 +101,7 @@ beforeAll(async () => {
     RESOURCE: resource,
     CLIENT_ID: client.client_id,
     CLIENT_SECRET: client.client_secret,
-    SCOPE: AGENT_SCOPES.join(' '),
+    SCOPE: own(AGENT_SCOPES),
   });
   await Promise.all([
     startProgram(`${programs}/storefront-server.ts`, storefrontPort!, {
@@ -107,7 +109,7 @@ beforeAll(async () => {
       TOKEN_SERVICE: service,
       CLIENT_ID: storefrontCredential.client_id,
       CLIENT_SECRET: storefrontCredential.client_secret,
-      SCOPE: ALL.join(' '),
+      SCOPE: own(ALL),
     }),
     startProgram(`${programs}/resource-server.ts`, resourcePort!, {
       ISSUER: service,

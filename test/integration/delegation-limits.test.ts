@@ -17,6 +17,8 @@ const CATALOG = {
   },
 };
 const ALL = ['products:read', 'cart:write', 'checkout:complete'];
+/** What a private token may carry: never the delegated-only scope. */
+const OWN = ['products:read', 'cart:write'];
 const CAP = [{ type: 'payment_cap', currency: 'EUR', max_amount: '120.00' }];
 
 let service: TestService;
@@ -36,12 +38,28 @@ async function storefrontAndAgent() {
   const agent = await credential(ALL);
   return {
     agent,
-    storefrontToken: await privateToken(storefront, ALL),
-    agentToken: await privateToken(agent, ALL),
+    storefrontToken: await privateToken(storefront, OWN),
+    agentToken: await privateToken(agent, OWN),
   };
 }
 
 describe('scopes granted only through delegation (catalog "delegated": true)', () => {
+  it("refused in a private token: an agent's client_credentials does not buy it", async () => {
+    const agent = await credential(ALL);
+    const response = await service.post('/v1/credential/token', {
+      ...agent,
+      grant_type: 'client_credentials',
+      audience: AUDIENCE,
+      scope: 'products:read checkout:complete',
+    });
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as { error: string; error_description: string };
+    expect(body.error).toBe('invalid_scope');
+    expect(body.error_description).toMatch(
+      /"checkout:complete" is granted only to an agent's delegated token: never a private token/,
+    );
+  });
+
   it('refused at /v1/issue and a plain exchange without may_act, naming the scope', async () => {
     const { storefrontToken } = await storefrontAndAgent();
     const issued = await issue(storefrontToken, { scope: 'products:read checkout:complete' });

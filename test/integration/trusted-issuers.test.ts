@@ -307,7 +307,10 @@ describe('trusted issuers at the jwt-bearer grant', () => {
     );
     expect(added.status).toBe(201);
     const assertion = await theirs.mint({ aud: OURS, sub: 'workload' });
-    await refusedFor(assertion, 'iss');
+    // Answered as a bad signature is: a caller cannot probe which issuers a space trusts.
+    await refusedFor(assertion, 'signature');
+    const forged = await grant(await github.mintAs(spiffe.iss, spiffeClaims()));
+    expect((await grant(assertion)).body.error_description).toBe(forged.body.error_description);
     expect((await grant(assertion, OTHER_SPACE)).status).toBe(200);
   });
 
@@ -372,7 +375,7 @@ describe('trusted issuers at the jwt-bearer grant', () => {
     expect(changed.status, JSON.stringify(changed.body)).toBe(200);
     expect((await grant(await github.mint(githubClaims('refs/tags/v1.2.0')))).status).toBe(200);
     expect((await call('DELETE', `/v1/trusted-issuers/${id}`)).status).toBe(204);
-    await refusedFor(await github.mint(githubClaims()), 'iss');
+    await refusedFor(await github.mint(githubClaims()), 'signature');
     for (const type of [
       'trusted-issuer-added',
       'trusted-issuer-changed',
@@ -433,8 +436,9 @@ describe("a trusted issuer's assertion as client authentication (RFC 7523 §2.2)
     expect(answer.body.error).toBe('invalid_client');
     expect(answer.body.error_description).toMatch(new RegExp(`^${claim}: `));
   };
+  // rfc7523bis: to authenticate a client, aud is our issuer as one string, never a list.
   const k8s = (serviceAccount?: string) =>
-    kubernetes.mint(kubernetesClaims(serviceAccount), { lifetimeSeconds: 600 });
+    kubernetes.mint({ ...kubernetesClaims(serviceAccount), aud: OURS }, { lifetimeSeconds: 600 });
 
   it('discovery lists federated-jwt beside private_key_jwt', async () => {
     const metadata = (await (
@@ -491,6 +495,8 @@ describe("a trusted issuer's assertion as client authentication (RFC 7523 §2.2)
       clients.checkout,
       'aud',
     );
+    // The grant takes a list of one; client authentication takes our issuer alone, one string.
+    await refusedAs(await kubernetes.mint(kubernetesClaims()), clients.checkout, 'aud');
     await refusedAs(await k8s('intruder'), clients.checkout, 'sub');
     // Each recorded as the named client's failed authentication, as a wrong secret is.
     const audit = await call(

@@ -4,6 +4,7 @@ import {
   allScopes,
   audienceScopes,
   defaultScopes,
+  delegatedScopes,
   publicScopes,
   type ScopeCatalog,
 } from '../scope-catalog.js';
@@ -51,26 +52,34 @@ export function allowedScopes(
   return credential.scopes ?? allDefaultScopes(catalog);
 }
 
-/** A private token's scopes: within catalog and credential; none asked: defaults. */
+/**
+ * A private token's scopes: within catalog and credential, never a delegated-only one (it would
+ * buy, with no customer, budget or cap, what only a customer's consent grants); none asked:
+ * defaults.
+ */
 export function privateTokenScopes(
   catalog: ScopeCatalog,
   audience: string,
   allowed: readonly string[],
   requested: readonly string[] | undefined,
 ): ScopeGrant {
+  const reserved = delegatedScopes(catalog, audience);
+  const own = audienceScopes(catalog, audience).filter((s) => !reserved.includes(s));
   if (requested === undefined) {
-    return {
-      ok: true,
-      scopes: defaultScopes(catalog, audience).filter((s) => allowed.includes(s)),
-    };
+    const scopes = defaultScopes(catalog, audience).filter((s) => allowed.includes(s));
+    return { ok: true, scopes: scopes.filter((s) => own.includes(s)) };
   }
   return (
     firstOutside(requested, audienceScopes(catalog, audience), 'unknown') ??
-    firstOutside(requested, allowed, 'not_allowed') ?? { ok: true, scopes: requested }
+    firstOutside(requested, allowed, 'not_allowed') ??
+    firstOutside(requested, own, 'delegated_only') ?? { ok: true, scopes: requested }
   );
 }
 
-/** A public token's scopes: within the paying token's, the credential's and public ones. */
+/**
+ * A public token's scopes: within the paying token's, the credential's and public ones; a
+ * delegated-only scope (no private token holds one) within the credential's alone, kept for may_act.
+ */
 export function publicTokenScopes(
   catalog: ScopeCatalog,
   audience: string,
@@ -87,7 +96,11 @@ export function publicTokenScopes(
   return (
     firstOutside(requested, audienceScopes(catalog, audience), 'unknown') ??
     firstOutside(requested, open, 'not_public') ??
-    firstOutside(requested, paying.scopes, 'not_held') ??
+    firstOutside(
+      requested,
+      [...paying.scopes, ...delegatedScopes(catalog, audience)],
+      'not_held',
+    ) ??
     firstOutside(requested, paying.allowed, 'not_allowed') ?? { ok: true, scopes: requested }
   );
 }
@@ -120,6 +133,6 @@ export function describeScopeRefusal(refusal: ScopeRefusal, audience?: string): 
     case 'not_held':
       return `${scope} is not held by the token this one is bought with`;
     case 'delegated_only':
-      return `${scope} is granted only to an agent's delegated token: name the agent in may_act`;
+      return `${scope} is granted only to an agent's delegated token: never a private token; a public one keeps it for the agent its may_act names`;
   }
 }

@@ -305,3 +305,38 @@ describe('token: granted scopes recorded and signed', () => {
     });
   });
 });
+
+describe('policy: delegated-only scopes never in a private token', () => {
+  const withDelegated: ScopeCatalog = {
+    [AUD]: {
+      ...catalog[AUD],
+      'checkout:complete': { description: 'x', public: true, default: true, delegated: true },
+    },
+  };
+  const allowed = ['products:read', 'checkout:complete'];
+
+  it('asked for: invalid_scope naming it, never granted; none asked: not among the defaults', () => {
+    expect(privateTokenScopes(withDelegated, AUD, allowed, ['checkout:complete'])).toEqual({
+      ok: false,
+      scope: 'checkout:complete',
+      reason: 'delegated_only',
+    });
+    expect(privateTokenScopes(withDelegated, AUD, allowed, undefined)).toEqual({
+      ok: true,
+      scopes: ['products:read'],
+    });
+  });
+
+  it('a public token keeps it for may_act within the credential, though the paying token lacks it', () => {
+    const paying = { scopes: ['products:read'], allowed };
+    expect(publicTokenScopes(withDelegated, AUD, paying, ['checkout:complete'])).toEqual({
+      ok: true,
+      scopes: ['checkout:complete'],
+    });
+    const narrow = { scopes: ['products:read'], allowed: ['products:read'] };
+    expect(publicTokenScopes(withDelegated, AUD, narrow, ['checkout:complete'])).toMatchObject({
+      ok: false,
+      reason: 'not_allowed',
+    });
+  });
+});

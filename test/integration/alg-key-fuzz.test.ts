@@ -11,6 +11,7 @@ import {
   type KeyType,
 } from '../../packages/verifier/test/support/forged-jws.js';
 import { delegationParties } from '../support/delegation.js';
+import { startLocalDocuments, type LocalDocuments } from '../support/local-documents.js';
 import {
   AUDIENCE,
   createCredentialVia,
@@ -36,6 +37,8 @@ let keyed: string;
 let workload: string;
 let storefront: { client_id: string; client_secret: string };
 let subject: string;
+let docs: LocalDocuments;
+let documentClient: string;
 
 const inSpace = { 'x-service-space-id': SPACE };
 const soon = () => {
@@ -71,6 +74,19 @@ beforeAll(async () => {
     { authorization: login, ...inSpace },
   );
   expect(trusted.status, await trusted.clone().text()).toBe(201);
+  // A client ID metadata document publishing every key type, its domain allowed in the space.
+  docs = await startLocalDocuments();
+  documentClient = `https://localhost:${docs.port}/fuzz-agent`;
+  docs.serve('/fuzz-agent', {
+    body: { client_id: documentClient, client_name: 'fuzz', jwks: { keys } },
+    headers: { 'cache-control': 'max-age=60' },
+  });
+  const allowed = await service.post(
+    '/v1/metadata-client-domains',
+    { domain: 'localhost' },
+    { authorization: login, ...inSpace },
+  );
+  expect(allowed.status, await allowed.clone().text()).toBe(201);
   storefront = await createCredentialVia(service, SPACE, 'storefront');
   const bought = await privateTokenVia(service, storefront);
   subject = await parties.accessToken(await parties.issue(bought, { may_act: workload }));
@@ -116,6 +132,19 @@ const PATHS: Record<string, Path> = {
     status: 401,
     error: 'invalid_client',
     recordedFor: () => keyed,
+  },
+  "a client ID metadata document's keys": {
+    send: async (alg, type) =>
+      clientCredentials(
+        {
+          client_id: documentClient,
+          client_assertion_type: ASSERTION_TYPE,
+          client_assertion: await assertionBy(documentClient, documentClient)(alg, type),
+        },
+        inSpace,
+      ),
+    status: 401,
+    error: 'invalid_client',
   },
   "a trusted issuer's assertion as client authentication": {
     send: async (alg, type) =>

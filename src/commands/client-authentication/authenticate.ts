@@ -122,10 +122,12 @@ async function trustedAssertion(
 ): Promise<AssertedCredential | AssertionRefused | false> {
   if (!credential) return false;
   const { spaceId, clientId: named } = credential;
-  return acceptAssertion(ctx, { spaceId, assertion, named, authenticates: true }).catch((error: unknown) => {
-    if (error instanceof AssertionRefused) return error;
-    throw error;
-  });
+  return acceptAssertion(ctx, { spaceId, assertion, named, authenticates: true }).catch(
+    (error: unknown) => {
+      if (error instanceof AssertionRefused) return error;
+      throw error;
+    },
+  );
 }
 
 /**

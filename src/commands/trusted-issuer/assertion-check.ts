@@ -141,7 +141,8 @@ function judged(
     // One value; a list of one is that value (Kubernetes and SPIRE always write a list).
     if (Array.isArray(aud) && aud.length !== 1) refused('aud', 'must be one value, not several');
     const [only] = Array.isArray(aud) ? aud : [aud];
-    if (only !== issuer.definition.audience) refused('aud', `must be ${issuer.definition.audience}`);
+    if (only !== issuer.definition.audience)
+      refused('aud', `must be ${issuer.definition.audience}`);
   }
   const now = secondsOf(nowMs);
   if (iat !== undefined && iat > now + ports.clockSkewSeconds) refused('iat', 'in the future');

@@ -136,7 +136,7 @@ describe('a trusted issuer assertion, by default', () => {
 });
 
 describe('as client authentication (rfc7523bis)', () => {
-  const asClientAuthentication = async (aud: unknown, audience = OURS) => {
+  const asClientAuthentication = async (aud: string | string[], audience = OURS) => {
     const definition = { ...issuer.definition, audience };
     const at = { ...ports, find: async () => ({ ...issuer, definition }) };
     return checkAssertion(at, 'space-a', await sign({ aud }), NOW * 1000, OURS).then(

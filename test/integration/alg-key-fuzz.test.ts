@@ -219,6 +219,21 @@ describe.each(Object.entries(PATHS))('%s', (_name, path) => {
   });
 });
 
+describe('the refusals above, counted', () => {
+  it('/metrics counts each failed authentication the log recorded, none more, none less', async () => {
+    const { rows } = await service.database.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM events WHERE event_type = 'client-authentication-failed'`,
+    );
+    // Every path that records: 40 pairs each.
+    const recording = Object.values(PATHS).filter((path) => path.recordedFor).length;
+    expect(rows[0]!.n).toBe(recording * EVERY_PAIR.length);
+    const text = await (await fetch(`http://127.0.0.1:${service.api.metricsPort}/metrics`)).text();
+    const counted =
+      /^token_authority_rejected_client_authentications_total(?:\{[^}]*\})? (\d+)$/m.exec(text);
+    expect(Number(counted?.[1])).toBe(rows[0]!.n);
+  });
+});
+
 describe('our own access tokens and login tokens: a forged alg naming our real kid', () => {
   const ownToken = (alg: Alg) => {
     const now = Math.floor(Date.now() / 1000);

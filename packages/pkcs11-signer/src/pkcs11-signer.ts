@@ -35,10 +35,10 @@ const generatedSchema = z.object({
  * library is the `setting` error naming it; everything else that cannot sign, `unavailable`.
  *
  * A batch unanswered within `timeoutMs` means the thread is stuck in the HSM: what it holds
- * fails, it is left to end when the call returns, and one new thread logs in (the probe); until it
- * has, requests fail at once. A native call cannot be interrupted, so each stuck thread lingers:
- * at `maxStuckThreads` no new one is started until a stuck one's call returns, and `health()`
- * says `stuck` (a process to restart), so a long stall costs bounded threads, not the process.
+ * fails, it is left to end when the call returns, and a new thread logs in for what waits. A
+ * native call cannot be interrupted, so each stuck thread lingers: at `maxStuckThreads` requests
+ * fail at once, no new thread starts until a stuck call returns (then one logs in: the probe),
+ * and `health()` says `stuck` (a process to restart): a long stall costs bounded threads.
  */
 export async function openPkcs11Signer(
   settings: Pkcs11Settings,
@@ -124,12 +124,8 @@ export async function openPkcs11Signer(
     for (const { waiter } of queue.take(Infinity)) waiter.reject(error);
   }
 
-  /** Why a request fails at once while the token stalls: no thread is left to wait in it. */
-  function tooStuck() {
-    return stuck.size >= maxStuck
-      ? errors.unavailable(`the PKCS#11 token stalls: ${stuck.size} signer threads are stuck in it`)
-      : errors.unavailable('the PKCS#11 token stalled: a new login is being tried');
-  }
+  const tooStuck = () =>
+    errors.unavailable(`the PKCS#11 token stalls: ${stuck.size} signer threads are stuck in it`);
 
   function answered(results: readonly Pkcs11Result[]) {
     clearTimeout(inFlight.shift()?.timer);
@@ -166,9 +162,8 @@ export async function openPkcs11Signer(
   /** Queues a request of `spaceId` (its share of the queue); key management is `keySpace`'s. */
   function submit(body: RequestBody, spaceId = options.keySpace): Promise<unknown> {
     if (closed) return Promise.reject(errors.unavailable('the PKCS#11 signer is closed'));
-    // After a stall, nothing waits a deadline for a token that may not answer: the probe's login
-    // (or a stuck call returning) lets requests in again.
-    if (stuck.size > 0 && !worker) return (restart(), Promise.reject(tooStuck()));
+    // At the bound no thread is left to wait in the token: nothing waits a deadline for it.
+    if (stuck.size >= maxStuck) return Promise.reject(tooStuck());
     let admitted = false;
     const answer = new Promise((resolve, reject) => {
       const request = { ...body, id: nextId++ } as Pkcs11Request;

@@ -111,5 +111,5 @@ describe('PKCS#11 signer: a long stall (every C_Sign blocks)', () => {
       server.close();
       await signer.close();
     }
-  });
+  }, 180_000);
 });

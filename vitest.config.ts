@@ -30,6 +30,7 @@ const PROCESS_CHECKS = [
  */
 const HSM_CHECKS = [
   'test/unit/pkcs11-signer.test.ts',
+  'test/unit/pkcs11-stuck-threads.test.ts',
   'test/integration/pkcs11-signing-keys.test.ts',
 ];
 

@@ -27,7 +27,7 @@ import { apiRoutes } from './api-routes.js';
 import { createAppendNotifier } from '#event-log/notify.js';
 import { loadAuditPublicKey } from '../audit-trail/audit-key.js';
 import { createLoginTokenVerifier } from '../crypto/login-tokens.js';
-import { signerReadiness } from '../crypto/token-signer.js';
+import { signerLiveness, signerReadiness } from '../crypto/token-signer.js';
 import { msOf } from '../domain/times.js';
 
 /** A listening API and how to drain it. */
@@ -130,6 +130,9 @@ export async function startApiServer(
       failure_windows: commands.failures.size(),
       refusal_windows: commands.refusals.size(),
       audit_streams: auditStream.streams.size(),
+      ...(commands.signer?.stats
+        ? { signer_stuck_threads: commands.signer.stats().stuckThreads }
+        : {}),
     };
   });
   const routes = apiRoutes(config, logger, {
@@ -142,6 +145,7 @@ export async function startApiServer(
       readinessWith(readiness, ...(commands.signer ? [signerReadiness(commands.signer)] : [])),
       logger,
       () => [...warnings, ...forwarded.warnings()],
+      commands.signer ? signerLiveness(commands.signer) : undefined,
     ),
   });
   const router = mountRoutes(

@@ -39,7 +39,7 @@ export interface CommandContext {
   /** The shared key ring: every space's tokens but those of spaces with keys of their own. */
   readonly keys: KeyStore;
   /** What signs (SIGNING_BACKEND), for readiness; absent where nothing signs through one. */
-  readonly signer?: Pick<TokenSigner, 'health'>;
+  readonly signer?: Pick<TokenSigner, 'health' | 'stats'>;
   /** The spaces' own key rings; absent: every space signs with the shared ring. */
   readonly spaceKeys?: SpaceSigning;
   /** This process's budgets (per client, failed authentications, bad login tokens). */

@@ -25,6 +25,9 @@ export const signingSettings = {
   PKCS11_PIN: optional(nonEmpty, PKCS11_REQUIRED).describe(
     "The token's user PIN, or `file:<path>` of a file holding it (a final newline is ignored); never logged or echoed, and not given to the projector.",
   ),
+  PKCS11_MAX_STUCK_THREADS: integer(1, 64, 4).describe(
+    'Signer threads a stalled HSM may hold (a native call past `REQUEST_DEADLINE_MS` cannot be interrupted); at the bound signing answers 503 at once, no new thread starts until a stuck call returns, and `/livez` fails so the process is restarted.',
+  ),
   // One key per space must not mean memory without bound.
   SIGNING_KEY_CACHE_MAX_KEYS: integer(1, 10_000_000, 10_000).describe(
     'Signing keys a signer keeps at hand (opened local keys, HSM object handles), the least recently used dropped past it: memory stays bounded whatever the number of keys.',

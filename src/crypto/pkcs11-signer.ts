@@ -23,6 +23,8 @@ export interface Pkcs11SignerOptions {
   readonly maxInFlightBatches?: number;
   /** A batch (or login) unanswered this long fails, its thread replaced; a waiting request too. */
   readonly timeoutMs?: number;
+  /** Threads a stalled HSM may hold before signing fails at once and health says `stuck`. */
+  readonly maxStuckThreads?: number;
 }
 
 /** The package's failures as the service's: 503 when it cannot sign, a ConfigError at start. */
@@ -50,6 +52,7 @@ export async function openPkcs11Signer(
     maxBatch: options.maxBatch,
     maxInFlightBatches: options.maxInFlightBatches,
     timeoutMs,
+    maxStuckThreads: options.maxStuckThreads,
     errors: SERVICE_ERRORS,
   });
 }

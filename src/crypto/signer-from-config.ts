@@ -24,5 +24,6 @@ export async function openTokenSigner(
     maxQueued: config.APPEND_QUEUE_LIMIT,
     maxQueuedPerSpace: perSpaceShare(config.APPEND_QUEUE_LIMIT),
     timeoutMs: config.REQUEST_DEADLINE_MS,
+    maxStuckThreads: config.PKCS11_MAX_STUCK_THREADS,
   });
 }

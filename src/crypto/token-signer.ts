@@ -29,6 +29,8 @@ export interface TokenSigner {
   publicJwk(kid: string): Promise<JWK | undefined>;
   /** Whether it can sign now, for readiness: an HSM that stalls or is logging in again cannot. */
   health(): SignerHealth;
+  /** An HSM signer's threads stuck in a stalled call (/metrics). */
+  stats?(): { readonly stuckThreads: number };
   /** Releases what it holds (the HSM session and its thread). */
   close(): Promise<void>;
 }
@@ -36,13 +38,23 @@ export interface TokenSigner {
 /** A signer's state for readiness; `reason` names why it cannot sign now. */
 export type SignerHealth =
   | { readonly ok: true }
-  | { readonly ok: false; readonly reason: 'stalled' | 'restarting' | 'closed' };
+  | { readonly ok: false; readonly reason: 'stalled' | 'restarting' | 'stuck' | 'closed' };
 
 /** Readiness's view of `signer` (see readinessWith): `signer_unavailable` while it cannot sign. */
 export function signerReadiness(
   signer: Pick<TokenSigner, 'health'>,
 ): () => NotReadyReason | undefined {
   return () => (signer.health().ok ? undefined : 'signer_unavailable');
+}
+
+/** Liveness's view of `signer`: `signer_stuck` once a stalled HSM holds as many threads as allowed. */
+export function signerLiveness(
+  signer: Pick<TokenSigner, 'health'>,
+): () => 'signer_stuck' | undefined {
+  return () => {
+    const health = signer.health();
+    return !health.ok && health.reason === 'stuck' ? 'signer_stuck' : undefined;
+  };
 }
 
 /** An HSM key's row: which kind and token, so a differently configured process says so. */

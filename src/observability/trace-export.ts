@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { context, propagation, trace } from '@opentelemetry/api';
+import { TraceFlags, context, propagation, trace } from '@opentelemetry/api';
 import {
   AlwaysOffSampler,
   AlwaysOnSampler,
@@ -7,6 +7,7 @@ import {
   ConsoleSpanExporter,
   NodeTracerProvider,
   ParentBasedSampler,
+  SamplingDecision,
   TraceIdRatioBasedSampler,
   type Sampler,
   type SpanExporter,
@@ -35,13 +36,23 @@ export interface TraceExport {
   shutdown(): Promise<void>;
 }
 
-function samplerOf(name: string, ratio: number): Sampler {
+/** The sampler the settings name, keeping every span that links a recorded trace. */
+export function samplerOf(name: string, ratio: number): Sampler {
   const root = name.endsWith('traceidratio')
     ? new TraceIdRatioBasedSampler(ratio)
     : name.endsWith('always_off')
       ? new AlwaysOffSampler()
       : new AlwaysOnSampler();
-  return name.startsWith('parentbased_') ? new ParentBasedSampler({ root }) : root;
+  const chosen = name.startsWith('parentbased_') ? new ParentBasedSampler({ root }) : root;
+  // A projector batch or a delivery is a root of its own, linked to the requests it served: judged
+  // by the ratio alone, a sampled issuance's trace would lose them 99 times in 100 at 1 %.
+  return {
+    shouldSample: (context, traceId, spanName, spanKind, attributes, links) =>
+      links.some((link) => (link.context.traceFlags & TraceFlags.SAMPLED) !== 0)
+        ? { decision: SamplingDecision.RECORD_AND_SAMPLED }
+        : chosen.shouldSample(context, traceId, spanName, spanKind, attributes, links),
+    toString: () => `LinkedOr{${chosen.toString()}}`,
+  };
 }
 
 // The database's spans, by the stable conventions. pg is loaded by ESM imports long before
@@ -61,6 +72,9 @@ function instrumentPg(provider: NodeTracerProvider): PgInstrumentation {
   }
   return pg;
 }
+
+/** How long a stopping process waits for its last spans to be sent. */
+const LAST_FLUSH_MS = 1500;
 
 let running: { readonly export: TraceExport; users: number } | undefined;
 
@@ -92,7 +106,11 @@ export function startTraceExport(options: TraceExportOptions): TraceExport {
       if (!running || (running.users -= 1) > 0) return;
       running = undefined;
       turnTracingOff();
-      await provider.shutdown();
+      // The last spans get a short bound: a collector that does not answer never holds the exit.
+      await Promise.race([
+        provider.shutdown().catch(() => undefined),
+        new Promise((bound) => setTimeout(bound, LAST_FLUSH_MS).unref()),
+      ]);
       // The globals go with it: a later start in this process registers its own.
       trace.disable();
       context.disable();

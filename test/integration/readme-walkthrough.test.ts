@@ -38,7 +38,18 @@ describe('README walk-through', () => {
       });
       // No secret left behind: the walk-through writes no file where it runs (issue 50).
       expect(await readdir(cwd)).toEqual([]);
-      const verified = JSON.parse(stdout.slice(stdout.lastIndexOf('{\n  "valid"'))) as {
+      // Step 6's verdict is the last line; step 5's, the indented JSON before it.
+      const output = stdout.trimEnd();
+      const exportVerdict = JSON.parse(output.slice(output.lastIndexOf('\n') + 1)) as {
+        ok: boolean;
+        format: number;
+      };
+      expect(exportVerdict).toMatchObject({ ok: true, format: 2 });
+      const tokenVerdict = output.slice(
+        output.lastIndexOf('{\n  "valid"'),
+        output.lastIndexOf('\n'),
+      );
+      const verified = JSON.parse(tokenVerdict) as {
         valid: boolean;
         claims: Record<string, unknown>;
       };
@@ -50,7 +61,8 @@ describe('README walk-through', () => {
         space_id: 'my-space',
       });
       const { rows } = await service.database.pool.query<{ event_type: string }>(
-        `SELECT event_type FROM events WHERE space_id = 'my-space' ORDER BY transaction_id, global_position`,
+        `SELECT event_type FROM events WHERE space_id = 'my-space' AND event_type <> 'audit-log-read'
+          ORDER BY transaction_id, global_position`,
       );
       expect(rows.map((row) => row.event_type)).toEqual([
         'credential-created',

@@ -57,7 +57,9 @@ describe('tracing off', () => {
     const exported = async () =>
       (
         await (
-          await fetch(`${service.baseUrl}/v1/audit/export?from=${from}&to=${to}`, { headers })
+          await fetch(`${service.baseUrl}/v1/audit/export?from=${from}&to=${to}&through=now`, {
+            headers,
+          })
         ).text()
       )
         .trim()

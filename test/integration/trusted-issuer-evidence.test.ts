@@ -98,7 +98,7 @@ describe("a jwt-bearer issuance's evidence outside the database", () => {
     while ((await sealLog(service.database.db, 500)) > 0);
     const range = `from=${new Date(Date.now() - 3_600_000).toISOString()}&to=${new Date(Date.now() + 60_000).toISOString()}`;
     const exported = await (
-      await fetch(`${service.baseUrl}/v1/audit/export?${range}`, {
+      await fetch(`${service.baseUrl}/v1/audit/export?${range}&through=now`, {
         headers: {
           authorization: `Bearer ${await service.loginToken([SPACE])}`,
           'x-service-space-id': SPACE,

@@ -2,8 +2,11 @@
 // stall as a wedged HSM does: the thread blocks inside the call. The real library and token sign;
 // only the stall is made up. Write `<call> <ms>` (e.g. `C_Sign 30000`) to the file named by
 // PKCS11_STALL_FILE: the next such call, in any thread, claims the file and blocks that long.
+// `<call> <ms> all`: every such call blocks that long while the file is there (a long stall), in
+// native code as a real HSM's call does, where a thread's terminate() cannot end it.
 'use strict';
 const fs = require('node:fs');
+const { spawnSync } = require('node:child_process');
 const { threadId } = require('node:worker_threads');
 const real = require('pkcs11js');
 
@@ -12,12 +15,15 @@ function stallIfAsked(call) {
   if (!file) return;
   const claimed = `${file}.${process.pid}.${threadId}`;
   try {
-    const [asked, ms] = fs.readFileSync(file, 'utf8').trim().split(' ');
+    const [asked, ms, every] = fs.readFileSync(file, 'utf8').trim().split(' ');
     if (asked !== call) return;
-    // Renamed first: two threads never both take one stall.
-    fs.renameSync(file, claimed);
-    fs.unlinkSync(claimed);
-    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Number(ms));
+    if (every !== 'all') {
+      // Renamed first: two threads never both take one stall.
+      fs.renameSync(file, claimed);
+      fs.unlinkSync(claimed);
+    }
+    if (every === 'all') spawnSync('sleep', [String(Number(ms) / 1000)]);
+    else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Number(ms));
   } catch {
     // No stall asked, or another thread took it.
   }

@@ -37,12 +37,18 @@ export interface SpaceExportSource {
  * format line, what of the range was archived (its files named), the tree's frontier before the
  * first exported event, the events in sequence order as their leaves cover them, then the space
  * tree's signed heads whose sizes end among them, with their cosignatures. Events are read as
- * stored: one changed behind the log's back no longer makes the roots the heads signed.
+ * stored: one changed behind the log's back no longer makes the roots the heads signed. With
+ * `throughSequence` it ends there (at a signed head's size, its events all anchored).
  */
 export async function* exportSpace(
   source: SpaceExportSource,
   leaves: EventLeaves,
-  range: { readonly from: Date; readonly to: Date; readonly pageSize?: number },
+  range: {
+    readonly from: Date;
+    readonly to: Date;
+    readonly pageSize?: number;
+    readonly throughSequence?: number;
+  },
 ): AsyncGenerator<TreeExportLine> {
   yield { type: 'format', version: EXPORT_FORMAT };
   for (const archived of await source.archived()) yield archived;
@@ -50,13 +56,15 @@ export async function* exportSpace(
   let first: number | undefined;
   let last: number | undefined;
   const limit = Math.max(1, Math.floor((range.pageSize ?? 1000) / 10));
-  for (let seals = await source.seals(after, limit); seals.length > 0;) {
+  const through = range.throughSequence ?? Number.POSITIVE_INFINITY;
+  pages: for (let seals = await source.seals(after, limit); seals.length > 0;) {
     for (const seal of seals) {
       after = seal.lastSequence;
       const { events, traces } = await seal.events();
       let sequence = seal.firstSequence - 1;
       for (const stored of events) {
         sequence += 1;
+        if (sequence > through) break pages;
         if (stored.recordedAt < range.from || stored.recordedAt >= range.to) continue;
         if (first === undefined) {
           first = sequence;
@@ -74,7 +82,7 @@ export async function* exportSpace(
           : { type: 'event', sequence, event };
       }
     }
-    seals = await source.seals(after, limit);
+    seals = after >= through ? [] : await source.seals(after, limit);
   }
   if (first === undefined || last === undefined) return;
   for (const head of await source.heads(first, last)) {

@@ -61,4 +61,27 @@ describe('exportSpace', () => {
     expect(events[0]!.event).toEqual(JSON.parse(leaves.leafEntry(event(2, 2)).toString('utf8')));
     expect(lines.at(-1)).toEqual({ type: 'tree-head', tree_size: 4, checkpoint: 'head 2..4\n' });
   });
+
+  it('ends at throughSequence (a signed head) and reads no seal past it', async () => {
+    const read: number[] = [];
+    const counting: SpaceExportSource = {
+      ...source,
+      async seals(after, limit) {
+        const seals = await source.seals(after, limit);
+        read.push(...seals.map((seal) => seal.firstSequence));
+        return seals;
+      },
+    };
+    const lines: TreeExportLine[] = [];
+    const range = {
+      from: new Date('2026-01-01T00:00:00Z'),
+      to: new Date('2026-01-01T00:01:00Z'),
+      throughSequence: 3,
+    };
+    for await (const line of exportSpace(counting, leaves, range)) lines.push(line);
+    const events = lines.filter((line) => line.type === 'event');
+    expect(events.map((line) => line.sequence)).toEqual([1, 2, 3]);
+    expect(lines.at(-1)).toEqual({ type: 'tree-head', tree_size: 3, checkpoint: 'head 1..3\n' });
+    expect(read).toEqual([1]);
+  });
 });

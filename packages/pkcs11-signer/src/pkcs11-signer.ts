@@ -35,8 +35,10 @@ const generatedSchema = z.object({
  * library is the `setting` error naming it; everything else that cannot sign, `unavailable`.
  *
  * A batch unanswered within `timeoutMs` means the thread is stuck in the HSM: what it holds
- * fails, it is left to end when the call returns, and a new thread logs in for what waits, so one
- * stalled call costs every tenant one deadline, not the process. Meanwhile `health()` says so.
+ * fails, it is left to end when the call returns, and a new thread logs in for what waits. A
+ * native call cannot be interrupted, so each stuck thread lingers: at `maxStuckThreads` requests
+ * fail at once, no new thread starts until a stuck call returns (then one logs in: the probe),
+ * and `health()` says `stuck` (a process to restart): a long stall costs bounded threads.
  */
 export async function openPkcs11Signer(
   settings: Pkcs11Settings,
@@ -46,6 +48,9 @@ export async function openPkcs11Signer(
   const maxBatch = options.maxBatch ?? 256;
   const maxInFlight = options.maxInFlightBatches ?? 2;
   const timeoutMs = options.timeoutMs ?? 5000;
+  const maxStuck = options.maxStuckThreads ?? 4;
+  // Threads left inside an HSM call that outlived its deadline, until the call returns.
+  const stuck = new Set<Worker>();
   const queue = options.createQueue<Queued>((items) => {
     const error = errors.unavailable(`the PKCS#11 signer took no request for ${timeoutMs} ms`);
     for (const { waiter } of items) waiter.reject(error);
@@ -62,7 +67,10 @@ export async function openPkcs11Signer(
   const start = () =>
     startSignerThread(settings, timeoutMs, errors, {
       results: (from, results) => (from === worker ? answered(results) : undefined),
+      abandoned: (from) => void stuck.add(from),
       exited: (from, cause) => {
+        // A stuck call returned: the HSM answers again, so a new login may be tried.
+        if (stuck.delete(from)) return void (worker ? undefined : restart());
         if (from !== worker) return; // a thread already replaced
         drop(errors.unavailable('the PKCS#11 signer stopped', cause));
         restart();
@@ -81,16 +89,22 @@ export async function openPkcs11Signer(
 
   /** A batch outlived the deadline: the thread is stuck in the HSM; another logs in. */
   function stalled() {
-    const stuck = drop(errors.unavailable(`the PKCS#11 token did not sign within ${timeoutMs} ms`));
+    const stuckOne = drop(
+      errors.unavailable(`the PKCS#11 token did not sign within ${timeoutMs} ms`),
+    );
     stats.replaced++;
     // Ends once the stuck call returns, if it ever does; nothing waits for it.
-    void stuck?.terminate();
+    if (stuckOne) {
+      stuck.add(stuckOne);
+      void stuckOne.terminate();
+    }
     restart();
   }
 
   /** A new thread for the requests waiting; they fail if it cannot log in. */
   function restart() {
     if (restarting || closed) return;
+    if (stuck.size >= maxStuck) return failWaiting(tooStuck());
     restarting = true;
     start().then(
       (fresh) => {
@@ -101,11 +115,17 @@ export async function openPkcs11Signer(
       },
       (cause: unknown) => {
         restarting = false;
-        const error = errors.unavailable('the PKCS#11 signer cannot restart', cause);
-        for (const { waiter } of queue.take(Infinity)) waiter.reject(error);
+        failWaiting(errors.unavailable('the PKCS#11 signer cannot restart', cause));
       },
     );
   }
+
+  function failWaiting(error: Error) {
+    for (const { waiter } of queue.take(Infinity)) waiter.reject(error);
+  }
+
+  const tooStuck = () =>
+    errors.unavailable(`the PKCS#11 token stalls: ${stuck.size} signer threads are stuck in it`);
 
   function answered(results: readonly Pkcs11Result[]) {
     clearTimeout(inFlight.shift()?.timer);
@@ -142,6 +162,8 @@ export async function openPkcs11Signer(
   /** Queues a request of `spaceId` (its share of the queue); key management is `keySpace`'s. */
   function submit(body: RequestBody, spaceId = options.keySpace): Promise<unknown> {
     if (closed) return Promise.reject(errors.unavailable('the PKCS#11 signer is closed'));
+    // At the bound no thread is left to wait in the token: nothing waits a deadline for it.
+    if (stuck.size >= maxStuck) return Promise.reject(tooStuck());
     let admitted = false;
     const answer = new Promise((resolve, reject) => {
       const request = { ...body, id: nextId++ } as Pkcs11Request;
@@ -184,12 +206,13 @@ export async function openPkcs11Signer(
     },
     health() {
       if (closed) return { ok: false, reason: 'closed' };
+      if (stuck.size >= maxStuck) return { ok: false, reason: 'stuck' };
       // Probed, a signer without a thread starts one: out of its load balancer, no request would.
       if (!worker) return (restart(), { ok: false, reason: 'restarting' });
       const stalling = (inFlight[0]?.since ?? Infinity) < Date.now() - timeoutMs / 2;
       return stalling ? { ok: false, reason: 'stalled' } : { ok: true };
     },
-    stats: () => ({ ...stats }),
+    stats: () => ({ ...stats, stuckThreads: stuck.size }),
     async close() {
       if (closed) return;
       closed = true;

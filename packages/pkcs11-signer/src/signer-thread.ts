@@ -8,6 +8,8 @@ import { startSiblingWorker } from './start-worker.js';
 export interface SignerThreadEvents {
   readonly results: (from: Worker, results: readonly Pkcs11Result[]) => void;
   readonly exited: (from: Worker, cause: Error) => void;
+  /** A login that timed out: the thread is ended, and lingers until the HSM's call returns. */
+  readonly abandoned: (from: Worker) => void;
 }
 
 /**
@@ -26,6 +28,7 @@ export function startSignerThread(
   started.unref();
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
+      events.abandoned(started);
       void started.terminate();
       reject(errors.unavailable(`the PKCS#11 token did not answer within ${timeoutMs} ms`));
     }, timeoutMs);

@@ -8,12 +8,14 @@ export interface Pkcs11SignerStats {
   readonly largestBatch: number;
   /** Threads ended because a batch outlived the deadline, and replaced by a new login. */
   readonly replaced: number;
+  /** Threads still inside an HSM call that outlived its deadline (at most `maxStuckThreads`). */
+  readonly stuckThreads: number;
 }
 
 /** Whether the signer can sign now; `reason` names why not. */
 export type Pkcs11SignerHealth =
   | { readonly ok: true }
-  | { readonly ok: false; readonly reason: 'stalled' | 'restarting' | 'closed' };
+  | { readonly ok: false; readonly reason: 'stalled' | 'restarting' | 'stuck' | 'closed' };
 
 /** A key pair the token made: its public half, and what to record of where the private half is. */
 export interface Pkcs11GeneratedKey {
@@ -76,6 +78,8 @@ export interface Pkcs11SignerOptions {
   readonly maxInFlightBatches?: number;
   /** A batch (or the login) unanswered this long fails, and its thread is replaced. */
   readonly timeoutMs?: number;
+  /** Threads left stuck in the HSM before no new one is started (health: `stuck`); 4 if unset. */
+  readonly maxStuckThreads?: number;
   /** The errors to throw; this package's own (errors.ts) when none are given. */
   readonly errors?: Pkcs11Errors;
 }

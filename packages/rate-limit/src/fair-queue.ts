@@ -14,14 +14,15 @@ export interface FairQueueOptions<Item> {
 }
 
 /**
- * A bounded first-in first-out queue of work done in batches (a group commit, a signer's batches),
- * each item counted against its space's share and given its own deadline: what is stuck ahead of
- * it never holds it longer than `maxWaitMs`.
+ * A bounded queue of work done in batches (a group commit, a signer's batches), each item counted
+ * against its space's share and given its own deadline: what is stuck ahead of it never holds it
+ * longer than `maxWaitMs`. First in, first out within a space; batches are taken round-robin
+ * between spaces, so one space's flood never stands ahead of another's single item.
  */
 export interface FairQueue<Item> {
   /** Queues `item` of `spaceId`; false when the queue or the space's share is full. */
   offer(spaceId: string, item: Item): boolean;
-  /** Takes up to `max` of the oldest items. */
+  /** Takes up to `max` items, one per waiting space a round, each space's oldest first. */
   take(max: number): Item[];
   /** Items waiting. */
   size(): number;
@@ -33,7 +34,6 @@ export function perSpaceShare(maxQueued: number): number {
 }
 
 interface Entry<Item> {
-  readonly spaceId: string;
   readonly since: number;
   readonly item: Item;
 }
@@ -41,28 +41,25 @@ interface Entry<Item> {
 /** A {@link FairQueue}; a timer runs only while something waits, and never holds the process. */
 export function createFairQueue<Item>(options: FairQueueOptions<Item>): FairQueue<Item> {
   const maxQueuedPerSpace = options.maxQueuedPerSpace ?? options.maxQueued;
-  const queuedBySpace = new Map<string, number>();
-  let queue: Array<Entry<Item>> = [];
+  // Each space's items in arrival order; the Map's order is the round-robin's turn order.
+  const bySpace = new Map<string, Array<Entry<Item>>>();
+  let size = 0;
   let sweeper: NodeJS.Timeout | undefined;
-
-  const leave = (entries: ReadonlyArray<Entry<Item>>) => {
-    for (const { spaceId } of entries) {
-      const left = (queuedBySpace.get(spaceId) ?? 1) - 1;
-      if (left > 0) queuedBySpace.set(spaceId, left);
-      else queuedBySpace.delete(spaceId);
-    }
-  };
 
   // While anything waits, expire what waited too long (the batch ahead may be stuck on a stall).
   const sweep = () => {
     const cutoff = Date.now() - options.maxWaitMs;
-    const expired = queue.filter((entry) => entry.since <= cutoff);
-    if (expired.length > 0) {
-      queue = queue.filter((entry) => entry.since > cutoff);
-      leave(expired);
-      options.expired(expired.map((entry) => entry.item));
+    const expired: Item[] = [];
+    for (const [spaceId, entries] of bySpace) {
+      let stale = 0;
+      while (stale < entries.length && entries[stale]!.since <= cutoff) stale++;
+      if (stale === 0) continue;
+      for (const entry of entries.splice(0, stale)) expired.push(entry.item);
+      if (entries.length === 0) bySpace.delete(spaceId);
     }
-    if (queue.length === 0 && sweeper) {
+    size -= expired.length;
+    if (expired.length > 0) options.expired(expired);
+    if (size === 0 && sweeper) {
       clearInterval(sweeper);
       sweeper = undefined;
     }
@@ -70,18 +67,28 @@ export function createFairQueue<Item>(options: FairQueueOptions<Item>): FairQueu
 
   return {
     offer(spaceId, item) {
-      const ofSpace = queuedBySpace.get(spaceId) ?? 0;
-      if (queue.length >= options.maxQueued || ofSpace >= maxQueuedPerSpace) return false;
-      queuedBySpace.set(spaceId, ofSpace + 1);
-      queue.push({ spaceId, since: Date.now(), item });
+      const entries = bySpace.get(spaceId) ?? [];
+      if (size >= options.maxQueued || entries.length >= maxQueuedPerSpace) return false;
+      entries.push({ since: Date.now(), item });
+      bySpace.set(spaceId, entries);
+      size++;
       sweeper ??= setInterval(sweep, Math.max(10, options.maxWaitMs / 4)).unref();
       return true;
     },
     take(max) {
-      const taken = queue.splice(0, max);
-      leave(taken);
-      return taken.map((entry) => entry.item);
+      const taken: Item[] = [];
+      while (taken.length < max && size > 0) {
+        // One round: each waiting space gives its oldest item, then goes to the back of the turn.
+        for (const [spaceId, entries] of [...bySpace]) {
+          if (taken.length >= max) break;
+          taken.push(entries.shift()!.item);
+          size--;
+          bySpace.delete(spaceId);
+          if (entries.length > 0) bySpace.set(spaceId, entries);
+        }
+      }
+      return taken;
     },
-    size: () => queue.length,
+    size: () => size,
   };
 }

@@ -19,6 +19,8 @@ interface ExportOptions {
   readonly from: Date;
   readonly to: Date;
   readonly pageSize?: number;
+  /** Where it ends (the newest signed head's size), so every exported event is anchored. */
+  readonly throughSequence?: number;
   /** ARCHIVE_DIR: leaves before the first exported event that were archived are read there. */
   readonly archiveDir?: string;
 }

@@ -10,6 +10,7 @@ import { EVENT_TYPES } from '../../domain/events.js';
 import { archivedOverlapping, BEGINNING, END } from '../../audit-trail/prove/archived-ranges.js';
 import { exportSpaceTree } from '../../audit-trail/prove/export-tree.js';
 import { listCheckpoints } from '../../audit-trail/prove/jws-checkpoints.js';
+import { findTreeHead } from '../../audit-trail/prove/tree-heads.js';
 import { InvalidRequestError, RangeArchivedError, UnavailableError } from '../../errors/errors.js';
 import { queryAudit } from '../../projections/audit-queries.js';
 import type { AuditKey } from '../../audit-trail/audit-key.js';
@@ -45,7 +46,12 @@ const auditQuery = z.object({
   order: z.enum(['asc', 'desc']).default('asc'),
 });
 
-const exportQuery = z.object({ from: instant, to: instant });
+const exportQuery = z.object({
+  from: instant,
+  to: instant,
+  /** `signed-head`: events up to the newest signed head only, so verify-export passes as is. */
+  through: z.enum(['signed-head', 'now']).default('signed-head'),
+});
 
 const read = AUDIT_READ_ROUTE;
 
@@ -148,10 +154,15 @@ export function auditRoutes(
             cause: error,
           });
         });
+        // Events after the newest signed head are not anchored yet: left out unless asked for.
+        const through =
+          query.through === 'now' ? undefined : ((await findTreeHead(db, who.spaceId))?.size ?? 0);
+        if (through !== undefined) ctx.set('X-Export-Through', String(through));
         const lines = exportSpaceTree(db, {
           spaceId: who.spaceId,
           from: query.from,
           to: query.to,
+          ...(through === undefined ? {} : { throughSequence: through }),
         });
         const recordExport = (rows: number, complete: boolean) =>
           record(ctx, who, { kind: 'export', query: queryOf(ctx), rows_returned: rows, complete });

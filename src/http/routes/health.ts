@@ -12,12 +12,14 @@ const ready = [
 
 /**
  * The probes. The database's own error text goes to the log, not to whoever asks; /livez never
- * asks the database (a liveness probe failing would restart the process for the database's sake).
+ * asks the database (a liveness probe failing would restart the process for the database's sake),
+ * only `dead`: what a restart mends (an HSM signer whose threads a stall has all taken).
  */
 export function healthRoutes(
   readiness: Readiness,
   logger: Logger,
   warnings: () => readonly string[] = () => [],
+  dead: () => string | undefined = () => undefined,
 ): readonly Route[] {
   const checkReady = async (ctx: RequestContext) => {
     const state = await readiness.check();
@@ -37,9 +39,14 @@ export function healthRoutes(
       tag: 'Operations',
       operationId: 'livez',
       summary: 'Liveness: the process serves (never depends on the database)',
-      responses: [{ status: 200, description: 'Alive', schema: liveness }],
+      responses: [
+        { status: 200, description: 'Alive', schema: liveness },
+        { status: 503, description: 'To be restarted, with a reason code', schema: readinessBody },
+      ],
       handle(ctx) {
-        answerNoStore(ctx, { status: 'ok' });
+        const reason = dead();
+        if (!reason) return answerNoStore(ctx, { status: 'ok' });
+        answerNoStore(ctx, { status: 'unavailable', reason }, 503);
       },
     }),
     route('get', '/readyz', 'public', {

@@ -1,4 +1,4 @@
-import { sign } from 'node:crypto';
+import { createHash, randomBytes, sign } from 'node:crypto';
 import { ACCESS_TOKEN_ALG } from '#verifier/algorithms.js';
 import {
   createAccessTokenVerifier as createCheck,
@@ -34,6 +34,21 @@ function signingInputOf(key: SigningKey, claims: AccessTokenClaims): string {
   }
   return `${header}.${encode(claims)}`;
 }
+
+/**
+ * A shared-ring token's claims with a `salt` recorded nowhere. EdDSA is deterministic: without it
+ * the claims (every one in the audit trail) and a leaked shared key would sign the very token
+ * again, and its signature, the one thing a switch-over honours, would be no secret.
+ */
+export const salted = (claims: AccessTokenClaims): AccessTokenClaims =>
+  Object.assign({ salt: randomBytes(16).toString('base64url') }, claims);
+
+/** What only the token issued has, kept beside the log: its signature's SHA-256, 128 bits. */
+export const signatureDigest = (token: string): Buffer =>
+  createHash('sha256')
+    .update(Buffer.from(token.slice(token.lastIndexOf('.') + 1), 'base64url'))
+    .digest()
+    .subarray(0, 16);
 
 /** Signs claims as a JWS compact `at+jwt` (RFC 9068) with Node's Ed25519 sign directly. */
 export function signAccessToken(key: SigningKey, claims: AccessTokenClaims): string {

@@ -29,8 +29,11 @@ export interface AccessTokenPolicy {
    */
   readonly ringOwnedSince?: (spaceId: string) => Promise<number | undefined>;
   readonly transitionSeconds?: number;
-  /** Whether the log records the issuance of exactly these claims (see requireIssuedByRing). */
-  readonly recordedIssuance?: (claims: IssuedTokenClaims) => Promise<boolean>;
+  /**
+   * Whether the token of these claims and this signature (encoded, the JWS's third part) is the
+   * very one the shared ring issued, and its space's switch-over still stands (requireIssuedByRing).
+   */
+  readonly recordedIssuance?: (claims: IssuedTokenClaims, signature: string) => Promise<boolean>;
 }
 
 /** The issuer of a space with keys of its own: `TOKEN_ISSUER/spaces/{space_id}` (issue 42). */
@@ -66,13 +69,14 @@ export async function keysForIssuer(
  * Refuses verified claims that do not name the issuer of the ring whose key verified them. A token
  * of the shared ring naming a space that signs with a ring of its own (`ringOwnedSince`) is also
  * refused, but for one the shared ring issued before the switch, expiring within the transition,
- * and recorded in the log as issued with these very claims (`recordedIssuance`; without it, none).
+ * and the very token issued (`recordedIssuance`, asked with its `signature`; without it, none).
  */
 export async function requireIssuedByRing(
   ring: PublicKeys,
   keys: PublicKeys,
   policy: AccessTokenPolicy,
   claims: IssuedTokenClaims,
+  signature: string,
 ): Promise<void> {
   const expected = ring === keys ? policy.issuer : spaceIssuer(policy.issuer, claims.space_id);
   if (claims.iss !== expected)
@@ -82,7 +86,7 @@ export async function requireIssuedByRing(
   const sinceSeconds = since / 1000;
   const inTransition =
     claims.iat < sinceSeconds && claims.exp <= sinceSeconds + (policy.transitionSeconds ?? 0);
-  if (!inTransition || !((await policy.recordedIssuance?.(claims)) ?? false))
+  if (!inTransition || !((await policy.recordedIssuance?.(claims, signature)) ?? false))
     throw new TokenRefusal(
       'invalid_token',
       'token of the shared issuer for a space that signs with its own keys: use one its own issuer signed',

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, sign } from 'node:crypto';
+import { randomBytes, sign } from 'node:crypto';
 import { ACCESS_TOKEN_ALG } from '#verifier/algorithms.js';
 import {
   createAccessTokenVerifier as createCheck,
@@ -19,7 +19,7 @@ export {
   type PublicTokenClaims,
   type TokenKind,
 } from '#verifier/access-token-check.js';
-export type { AccessTokenPolicy, PublicKeys } from '#verifier/issuer-keys.js';
+export { signatureDigest, type AccessTokenPolicy, type PublicKeys } from '#verifier/issuer-keys.js';
 
 // A key's encoded header is the same for every token it signs; keys change rarely.
 const encodedHeaders = new Map<string, string>();
@@ -42,13 +42,6 @@ function signingInputOf(key: SigningKey, claims: AccessTokenClaims): string {
  */
 export const salted = (claims: AccessTokenClaims): AccessTokenClaims =>
   Object.assign({ salt: randomBytes(16).toString('base64url') }, claims);
-
-/** What only the token issued has, kept beside the log: its signature's SHA-256, 128 bits. */
-export const signatureDigest = (token: string): Buffer =>
-  createHash('sha256')
-    .update(Buffer.from(token.slice(token.lastIndexOf('.') + 1), 'base64url'))
-    .digest()
-    .subarray(0, 16);
 
 /** Signs claims as a JWS compact `at+jwt` (RFC 9068) with Node's Ed25519 sign directly. */
 export function signAccessToken(key: SigningKey, claims: AccessTokenClaims): string {

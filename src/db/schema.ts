@@ -138,14 +138,6 @@ export interface UsedOnceIdsTable {
   expires_at: Date;
 }
 
-/** A digest of what only a stream's subject holds (a token's signature), beside the log (045). */
-export interface StreamDigestsTable {
-  space_id: string;
-  stream_id: string;
-  digest: Buffer;
-  expires_at: Date;
-}
-
 /** The whole database, for `Kysely<Database>`: the log's tables and the service's. */
 export interface Database extends EventLogTables {
   event_seals: EventSealsTable;
@@ -176,6 +168,6 @@ export interface Database extends EventLogTables {
   audit_sink_cursors: AuditSinkCursorsTable;
   trusted_issuers: TrustedIssuersTable;
   metadata_client_domains: MetadataClientDomainsTable;
-  stream_digests: StreamDigestsTable;
+  stream_digests: { space_id: string; stream_id: string; digest: Buffer; expires_at: Date };
   ended_switch_overs: { space_id: string; ended_at: Date };
 }

@@ -1,6 +1,5 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { signatureDigest } from '../../crypto/access-tokens.js';
 import { honouredInSwitchOver, type IssuedTokenClaims } from '../../domain/policy.js';
 import { streams } from '../../domain/streams.js';
 
@@ -12,24 +11,11 @@ import { streams } from '../../domain/streams.js';
 export async function isRecordedIssuance(
   db: Kysely<Database>,
   claims: IssuedTokenClaims,
-  signature: string,
+  digest: Buffer,
 ): Promise<boolean> {
-  const kept = await db
-    .selectFrom('stream_digests')
-    .select('digest')
-    .select((eb) =>
-      eb
-        .exists(
-          eb
-            .selectFrom('ended_switch_overs')
-            .select('space_id')
-            .where('space_id', '=', claims.space_id),
-        )
-        .as('ended'),
-    )
-    .where('space_id', '=', claims.space_id)
-    .where('stream_id', '=', streams.token(claims.jti))
-    .executeTakeFirst();
-  const recorded = kept && { digest: kept.digest, ended: Boolean(kept.ended) };
-  return honouredInSwitchOver(recorded, signatureDigest(`.${signature}`));
+  const { rows } = await sql<{ digest: Buffer; ended: boolean }>`
+    SELECT digest, EXISTS (SELECT 1 FROM ended_switch_overs e WHERE e.space_id = d.space_id) AS ended
+    FROM stream_digests d
+    WHERE space_id = ${claims.space_id} AND stream_id = ${streams.token(claims.jti)}`.execute(db);
+  return honouredInSwitchOver(rows[0], digest);
 }

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { CommandContext } from '../../commands/context.js';
-import { enableSpaceKeys } from '../../commands/signing-key/change-keys.js';
-import { endSwitchOver } from '../../commands/signing-key/end-switch-over.js';
+import { enableSpaceKeys, endSwitchOver } from '../../commands/signing-key/change-keys.js';
 import type { SpaceSigning } from '../../commands/signing-key/space-signing.js';
 import { spaceIssuer } from '#verifier/issuer-keys.js';
 import type { ScopeCatalog } from '../../domain/scope-catalog.js';
@@ -105,15 +104,12 @@ export function spaceKeyRoutes(
     route('post', '/v1/space/signing-keys/end-switch-over', 'space-change', {
       tag: 'Verification',
       operationId: 'endSpaceKeySwitchOver',
-      summary:
-        'Honours no token of the shared keys for the space from now on, not even one issued before its switch (the shared key leaked; idempotent)',
+      summary: 'Honours no shared-ring token of the space from now on (the shared key leaked)',
       errors: ['not_found'],
       responses: [{ status: 200, description: 'Ended', schema: switchOverEnded }],
       async handle(ctx, { spaceId, actor }) {
         await endSwitchOver(commands.events, spaceId, { actor, origin: ctx.ip });
-        ctx.body = { space_id: spaceId, switch_over: 'ended' } satisfies z.infer<
-          typeof switchOverEnded
-        >;
+        ctx.body = { space_id: spaceId, switch_over: 'ended' };
       },
     }),
   ];

@@ -90,6 +90,19 @@ describe('a switch-over to a space’s own keys', () => {
       may_act: { sub: agent.client_id },
     } as AccessTokenClaims);
     expect(await active(resigned)).toBe(false);
+    // Nor does the agent it names exchange it for a token acting for that customer.
+    const exchanged = await service.post(
+      '/v1/credential/token',
+      {
+        grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
+        subject_token: resigned,
+        subject_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+        actor_token: await privateTokenVia(service, agent),
+        actor_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+      },
+      { 'x-service-space-id': SPACE },
+    );
+    expect(exchanged.status).toBe(400);
     // The real ones still stand through the transition.
     expect((await issue(privateToken)).status).toBe(200);
     expect(await active(publicToken)).toBe(true);

@@ -7,6 +7,7 @@ import { loadKeyEncryptionKey } from '../../src/crypto/key-files.js';
 import {
   createCredentialVia,
   privateTokenVia,
+  startSecondInstance,
   startTestService,
   type TestService,
 } from '../support/test-service.js';
@@ -27,8 +28,8 @@ const admin = async () => ({
   authorization: `Bearer ${await service.loginToken([SPACE])}`,
   'x-service-space-id': SPACE,
 });
-const issue = (token: string) =>
-  service.post(
+const issue = (token: string, on = service) =>
+  on.post(
     '/v1/issue',
     { customer_id: 'c-1', segment_id: 's-1' },
     { authorization: `Bearer ${token}`, 'x-service-space-id': SPACE },
@@ -131,12 +132,16 @@ describe('a switch-over to a space’s own keys', () => {
   });
 
   it('an admin ends it at once: then no shared-ring token of the space is honoured', async () => {
+    // A replica that verified (and remembered) the token before the end.
+    const replica = await startSecondInstance(service);
+    expect((await issue(privateToken, replica)).status).toBe(200);
     const ended = await service.post('/v1/space/signing-keys/end-switch-over', undefined, {
       ...(await admin()),
     });
     expect(ended.status).toBe(200);
     // Both were verified (and remembered) before: the end reaches them all the same.
     expect((await issue(privateToken)).status).toBe(401);
+    expect((await issue(privateToken, replica)).status).toBe(401);
     expect(await active(publicToken)).toBe(false);
     const { rows } = await service.database.pool.query<{ metadata: { actor: string } }>(
       `SELECT metadata FROM events WHERE space_id = $1 AND event_type = 'space-switch-over-ended'`,

@@ -133,7 +133,7 @@ export async function createCommandContext(
           (await spaceKeys.hasKeys(spaceId)) ? await spaceKeys.ring(spaceId) : undefined,
         ringOwnedSince: (spaceId) => spaceKeys.ownedSince(spaceId),
         transitionSeconds: longestTokenSeconds(config),
-        recordedIssuance: (claims) => isRecordedIssuance(db, claims),
+        recordedIssuance: (claims, digest) => isRecordedIssuance(db, claims, digest),
       },
       { clock },
     ),

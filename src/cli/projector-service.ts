@@ -8,6 +8,7 @@ import { loadAuditSigningKey } from '../audit-trail/audit-key.js';
 import { purgeExpiredRevocations } from '../projections/token-revocations.js';
 import { purgeExpiredIdempotentResponses } from '../projections/idempotent-responses.js';
 import { purgeExpiredUsedOnce } from '../projections/used-once-ids.js';
+import { purgedBy } from '../projections/purge.js';
 import { purgeOldRates } from '../projections/rates.js';
 import { keepPartitionsAhead } from '#event-log/partitions.js';
 import { archivePartitions } from '../audit-trail/archive/archive.js';
@@ -53,12 +54,13 @@ export async function startProjectorService(
       dir: config.AUDIT_CHECKPOINT_DIR ?? path.resolve(config.DATA_DIR, 'audit-checkpoints'),
     },
   });
-  // The leader alone keeps the read models bounded: revocations and used-once ids past expiry,
+  // The leader alone keeps the read models bounded: revocations, used-once ids and digests past expiry,
   // sealed responses whose retry window closed, rate buckets past their horizon.
   const purges: Record<string, (db: Kysely<Database>) => Promise<number>> = {
     'expired revocations': purgeExpiredRevocations,
     'expired idempotent responses': purgeExpiredIdempotentResponses,
     'expired used-once ids': purgeExpiredUsedOnce,
+    'expired token signature digests': (db) => purgedBy(db, 'purge_expired_stream_digests'),
     'rate buckets past their horizon': (db) =>
       purgeOldRates(db, {
         minuteBucketsHours: config.RATE_MINUTE_RETENTION_HOURS,

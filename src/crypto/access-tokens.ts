@@ -1,4 +1,4 @@
-import { sign } from 'node:crypto';
+import { randomBytes, sign } from 'node:crypto';
 import { ACCESS_TOKEN_ALG } from '#verifier/algorithms.js';
 import {
   createAccessTokenVerifier as createCheck,
@@ -19,7 +19,7 @@ export {
   type PublicTokenClaims,
   type TokenKind,
 } from '#verifier/access-token-check.js';
-export type { AccessTokenPolicy, PublicKeys } from '#verifier/issuer-keys.js';
+export { signatureDigest, type AccessTokenPolicy, type PublicKeys } from '#verifier/issuer-keys.js';
 
 // A key's encoded header is the same for every token it signs; keys change rarely.
 const encodedHeaders = new Map<string, string>();
@@ -34,6 +34,14 @@ function signingInputOf(key: SigningKey, claims: AccessTokenClaims): string {
   }
   return `${header}.${encode(claims)}`;
 }
+
+/**
+ * A shared-ring token's claims with a `salt` recorded nowhere. EdDSA is deterministic: without it
+ * the claims (every one in the audit trail) and a leaked shared key would sign the very token
+ * again, and its signature, the one thing a switch-over honours, would be no secret.
+ */
+export const salted = (claims: AccessTokenClaims): AccessTokenClaims =>
+  Object.assign({ salt: randomBytes(16).toString('base64url') }, claims);
 
 /** Signs claims as a JWS compact `at+jwt` (RFC 9068) with Node's Ed25519 sign directly. */
 export function signAccessToken(key: SigningKey, claims: AccessTokenClaims): string {

@@ -168,4 +168,6 @@ export interface Database extends EventLogTables {
   audit_sink_cursors: AuditSinkCursorsTable;
   trusted_issuers: TrustedIssuersTable;
   metadata_client_domains: MetadataClientDomainsTable;
+  stream_digests: { space_id: string; stream_id: string; digest: Buffer; expires_at: Date };
+  ended_switch_overs: { space_id: string; ended_at: Date };
 }

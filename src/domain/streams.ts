@@ -9,6 +9,7 @@ export const streams = {
   auditRead: (eventId: string) => `audit-read-${eventId}`,
   secretReplay: (eventId: string) => `secret-replay-${eventId}`,
   signingKey: (kid: string) => `signing-key-${kid}`,
+  switchOverEnd: (spaceId: string) => `switch-over-ended-${spaceId}`,
   archive: (partition: string) => `archive-${partition}`,
   /** An audit sink's history: one short stream per change, as its row is written beside it. */
   sinkChange: (sinkId: string, eventId: string) => `sink-${sinkId}-${eventId}`,

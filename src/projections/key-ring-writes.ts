@@ -32,6 +32,9 @@ export interface KeyRingWrites {
     spaceId: string | null,
   ): Promise<void>;
   ringOfKey(kid: string): Promise<{ readonly spaceId: string | null } | undefined>;
+  /** Whether an admin ended the space's switch-over (`ended_switch_overs`); and ends it. */
+  switchOverEnded(spaceId: string): Promise<boolean>;
+  endSwitchOver(spaceId: string, at: Date): Promise<void>;
   /** The rings a scheduled rotation may be due in (see `ringsDueBy`). */
   ringsDueBy(activatedBy: Date, now: Date): Promise<ReadonlyArray<string | null>>;
   storedPrivateKeys(): Promise<ReadonlyArray<{ readonly kid: string; readonly stored: unknown }>>;
@@ -51,6 +54,18 @@ export function postgresKeyRingWrites(trx: Transaction<Database>): KeyRingWrites
     write: (before, after, material, spaceId) =>
       writeKeyRing(trx, before, after, material, spaceId),
     ringOfKey: (kid) => ringOfKey(trx, kid),
+    switchOverEnded: async (spaceId) =>
+      (await trx
+        .selectFrom('ended_switch_overs')
+        .select('space_id')
+        .where('space_id', '=', spaceId)
+        .executeTakeFirst()) !== undefined,
+    endSwitchOver: async (spaceId, at) => {
+      await trx
+        .insertInto('ended_switch_overs')
+        .values({ space_id: spaceId, ended_at: at })
+        .execute();
+    },
     ringsDueBy: (activatedBy, now) => ringsDueBy(trx, activatedBy, now),
     storedPrivateKeys: () => loadStoredPrivateKeys(trx),
     writeSealed: (sealed) => writeSealedPrivateKeys(trx, sealed),

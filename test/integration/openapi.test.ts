@@ -360,6 +360,9 @@ describe('OpenAPI document', () => {
       expect((await call('GET', path)).status).toBe(200);
     }
     expect((await call('GET', '/spaces/not-mine/.well-known/jwks.json')).status).toBe(404);
+    // Its switch-over ended (last: the space's shared-ring tokens are honoured no more).
+    const ending = { headers: login };
+    expect((await call('POST', '/v1/space/signing-keys/end-switch-over', ending)).status).toBe(200);
 
     // Every documented operation answered at least once with a documented success.
     const succeeded = new Set(

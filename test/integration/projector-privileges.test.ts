@@ -4,6 +4,9 @@ import { connect, type DatabaseHandle } from '../../src/db/database.js';
 import { purgeExpiredIdempotentResponses } from '../../src/projections/idempotent-responses.js';
 import { purgeExpiredRevocations } from '../../src/projections/token-revocations.js';
 import { purgeExpiredUsedOnce } from '../../src/projections/used-once-ids.js';
+import { purgedBy } from '../../src/projections/purge.js';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../src/db/schema.js';
 import { withDatabase } from '../support/database-url.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
 
@@ -46,6 +49,15 @@ const TABLES = [
              VALUES ('s', 'old', 'r', '{}', now() - interval '2 minutes'),
                     ('s', 'live', 'r', '{}', now() + interval '1 hour')`,
     purge: purgeExpiredIdempotentResponses,
+  },
+  {
+    // A switch-over token's digest: deleting a live one would refuse the token, not admit one.
+    table: 'stream_digests',
+    key: 'stream_id',
+    insert: `INSERT INTO stream_digests (space_id, stream_id, digest, expires_at)
+             VALUES ('s', 'old', decode(repeat('00', 16), 'hex'), now() - interval '2 minutes'),
+                    ('s', 'live', decode(repeat('00', 16), 'hex'), now() + interval '1 hour')`,
+    purge: (db: Kysely<Database>) => purgedBy(db, 'purge_expired_stream_digests'),
   },
 ] as const;
 

@@ -122,6 +122,7 @@ describe('every route declares the policy it is guarded by', () => {
         'POST /v1/sinks/:sink_id/pause',
         'POST /v1/sinks/:sink_id/resume',
         'POST /v1/space/signing-keys',
+        'POST /v1/space/signing-keys/end-switch-over',
         'DELETE /v1/trusted-issuers/:issuer_id',
         'PATCH /v1/trusted-issuers/:issuer_id',
         'POST /v1/trusted-issuers',

@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { logTables, type EventLogTables, type LogDatabase } from './table.js';
-import { insertEvents, streamRows, type Inserted } from './insert-events.js';
+import { insertEvents, streamRows, type Inserted, type StreamDigest } from './insert-events.js';
 import {
   EVENT_COLUMNS,
   toRecordedEvent,
@@ -19,6 +19,8 @@ export interface AppendInput {
   readonly events: readonly NewEvent[];
   /** The request's trace, recorded beside the events (event-traces.ts), never in them. */
   readonly trace?: EventTrace;
+  /** What only the stream's subject holds, digested, kept beside the events (insert-events.ts). */
+  readonly digest?: StreamDigest;
 }
 
 /** Runs inside the append's transaction: what must commit with the events (see EventStore). */
@@ -145,4 +147,4 @@ async function findEvents<DB extends EventLogTables>(
 const isNew = (version: ExpectedVersion) => version === 'no_stream' || version === 'fresh';
 
 const rowsOf = (input: AppendInput, after: number) =>
-  streamRows(input.spaceId, input.streamId, input.events, after, input.trace);
+  streamRows(input.spaceId, input.streamId, input.events, after, input);

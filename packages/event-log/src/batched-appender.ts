@@ -99,7 +99,7 @@ export function createBatchedAppender<DB extends EventLogTables>(
       const { events, duplicates } = await insertEvents(
         db,
         batch.flatMap(({ input }) =>
-          streamRows(input.spaceId, input.streamId, input.events, 0, input.trace),
+          streamRows(input.spaceId, input.streamId, input.events, 0, input),
         ),
       );
       if (duplicates.length === 0) {

@@ -111,7 +111,7 @@ export function createEventStore<DB extends EventLogTables, Writes = unknown>(
             append: async (input) => {
               const { events, duplicates } = await insertEvents(
                 trx,
-                streamRows(input.spaceId, input.streamId, input.events, 0, traceOf?.()),
+                streamRows(input.spaceId, input.streamId, input.events, 0, { trace: traceOf?.() }),
               );
               if (duplicates.length > 0) throw new Error('transact: event id already used');
               appended.push(...events);

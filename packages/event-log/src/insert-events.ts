@@ -19,7 +19,21 @@ export interface EventToInsert {
   readonly startsStream: boolean;
   /** The request's trace, written beside the event (event-traces.ts); absent: nothing is. */
   readonly trace?: EventTrace;
+  readonly digest?: StreamDigest;
 }
+
+/**
+ * A digest of what only the stream's subject holds (a token's signature), written beside the
+ * event in the same statement, never in it (no leaf, export or delivery carries it), kept in
+ * `stream_digests` until `expiresAt`.
+ */
+export interface StreamDigest {
+  readonly digest: Buffer;
+  readonly expiresAt: Date;
+}
+
+/** What an append writes beside its events. */
+export type Beside = { readonly trace?: EventTrace; readonly digest?: StreamDigest };
 
 /** What one INSERT wrote: the events in the order given, and the ids it left out. */
 export interface Inserted {
@@ -45,9 +59,9 @@ export async function insertEvents<DB extends EventLogTables>(
   db: LogDatabase<DB>,
   rows: readonly EventToInsert[],
 ): Promise<Inserted> {
-  const traced = rows.some((row) => row.trace !== undefined);
-  const statement = traced
-    ? executePrepared(db, 'insert-traced-events', insertTracedStatement(rows))
+  const beside = rows.some((row) => row.trace !== undefined || row.digest !== undefined);
+  const statement = beside
+    ? executePrepared(db, 'insert-events-beside', insertBesideStatement(rows))
     : executePrepared(db, 'insert-events', insertStatement(rows));
   const { rows: written } = await statement.catch((error: unknown) => {
     throw isMissingPartition(error)
@@ -109,26 +123,33 @@ export function insertStatement(rows: readonly EventToInsert[]) {
 }
 
 /**
- * The same INSERT when some rows carry their request's trace: in the same statement (so the
- * same commit), each traced event's ids go to `event_traces` under the position it was given.
- * Only traced appends run it; with tracing off the log's INSERT is the one above, unchanged.
+ * The same INSERT when some rows carry a trace or a digest: in the same statement (so the same
+ * commit), each written event's trace goes to `event_traces` under the position it was given, its
+ * digest to `stream_digests`. Only such appends run it; the others the INSERT above, unchanged.
  */
-function insertTracedStatement(rows: readonly EventToInsert[]) {
+function insertBesideStatement(rows: readonly EventToInsert[]) {
   const json = rows.map((row) => ({
     ...jsonRow(row),
     trace_id: row.trace?.traceId ?? null,
     span_id: row.trace?.spanId ?? null,
+    digest: row.digest?.digest.toString('hex') ?? null,
+    expires_at: row.digest?.expiresAt.toISOString() ?? null,
   }));
   return sql<Assigned>`
   WITH n AS MATERIALIZED (
     SELECT * FROM jsonb_to_recordset(${JSON.stringify(json)}::jsonb)
-      AS n(${COLUMNS}, trace_id text, span_id text)),
+      AS n(${COLUMNS}, trace_id text, span_id text, digest text, expires_at timestamptz)),
   written AS (${insertFrom(sql`n`)}),
   traced AS (
     INSERT INTO event_traces (global_position, space_id, trace_id, span_id)
     SELECT w.global_position, n.space_id, decode(n.trace_id, 'hex'), decode(n.span_id, 'hex')
     FROM written w JOIN n ON n.event_id = w.event_id
-    WHERE n.trace_id IS NOT NULL)
+    WHERE n.trace_id IS NOT NULL),
+  digested AS (
+    INSERT INTO stream_digests (space_id, stream_id, digest, expires_at)
+    SELECT n.space_id, n.stream_id, decode(n.digest, 'hex'), n.expires_at
+    FROM written w JOIN n ON n.event_id = w.event_id
+    WHERE n.digest IS NOT NULL ON CONFLICT DO NOTHING)
   SELECT * FROM written`;
 }
 
@@ -144,13 +165,13 @@ const jsonRow = (row: EventToInsert) => ({
   starts_stream: row.startsStream,
 });
 
-/** Rows for `events` appended to one stream right after position `after`, in `trace` if any. */
+/** Rows for `events` appended to one stream right after position `after`, what is beside them. */
 export function streamRows(
   spaceId: string,
   streamId: string,
   events: readonly NewEvent[],
   after: number,
-  trace?: EventTrace,
+  { trace, digest }: Beside = {},
 ): EventToInsert[] {
   return events.map((event, index) => ({
     spaceId,
@@ -159,5 +180,6 @@ export function streamRows(
     event,
     startsStream: after === 0,
     ...(trace ? { trace } : {}),
+    ...(digest ? { digest } : {}),
   }));
 }

@@ -111,7 +111,7 @@ export async function verifyAccessToken<Kind extends TokenKind>(
   if (!claims.success)
     throw new TokenRefusal('invalid_token', 'token is not an access token of this service');
   const { aud, exp, iat } = claims.data;
-  await requireIssuedByRing(ring, keys, policy, claims.data);
+  await requireIssuedByRing(ring, keys, policy, claims.data, encodedSignature);
   if (!policy.audiences.includes(aud))
     throw new TokenRefusal('invalid_token', 'token claim "aud" is not acceptable');
   if (exp <= nowSeconds) throw new TokenRefusal('invalid_token', 'token has expired');
@@ -184,12 +184,16 @@ export function createAccessTokenVerifier(
     const now = nowSeconds();
     const hit = verified.get(token);
     // The key must still be published in the ring that verified it (a space's, or the shared one).
-    if (
-      hit &&
-      hit.claims.exp > now &&
-      (await keysForIssuer(hit.claims, keys, policy)).publicKey(hit.kid)
-    )
+    const ring = hit && hit.claims.exp > now && (await keysForIssuer(hit.claims, keys, policy));
+    if (hit && ring && ring.publicKey(hit.kid)) {
+      // The service's shared-ring token is judged again: its space may have switched since, or
+      // ended its switch-over.
+      if (ring === keys && policy.ringOwnedSince) {
+        const signature = token.slice(token.lastIndexOf('.') + 1);
+        await requireIssuedByRing(ring, keys, policy, hit.claims, signature);
+      }
       return requireKind(hit.claims, kind);
+    }
     verified.delete(token);
     const claims = await verifyAccessToken(token, kind, keys, policy, now);
     if (verified.size >= maxEntries) verified.delete(verified.keys().next().value!);

@@ -1,4 +1,4 @@
-import type { KeyObject } from 'node:crypto';
+import { createHash, type KeyObject } from 'node:crypto';
 import { TokenRefusal } from './refusal.js';
 import type { IssuedTokenClaims } from './token-rules.js';
 
@@ -29,9 +29,19 @@ export interface AccessTokenPolicy {
    */
   readonly ringOwnedSince?: (spaceId: string) => Promise<number | undefined>;
   readonly transitionSeconds?: number;
-  /** Whether the log records the issuance of exactly these claims (see requireIssuedByRing). */
-  readonly recordedIssuance?: (claims: IssuedTokenClaims) => Promise<boolean>;
+  /**
+   * Whether the token of these claims and this {@link signatureDigest} is the very one the shared
+   * ring issued, and its space's switch-over still stands (see requireIssuedByRing).
+   */
+  readonly recordedIssuance?: (claims: IssuedTokenClaims, digest: Buffer) => Promise<boolean>;
 }
+
+/**
+ * What only the token issued has (the service keeps it beside its log): the SHA-256 of its
+ * signature (encoded, the JWS's third part), 128 bits: matching a kept one is a second preimage.
+ */
+export const signatureDigest = (signature: string): Buffer =>
+  createHash('sha256').update(Buffer.from(signature, 'base64url')).digest().subarray(0, 16);
 
 /** The issuer of a space with keys of its own: `TOKEN_ISSUER/spaces/{space_id}` (issue 42). */
 export function spaceIssuer(issuer: string, spaceId: string): string {
@@ -66,13 +76,14 @@ export async function keysForIssuer(
  * Refuses verified claims that do not name the issuer of the ring whose key verified them. A token
  * of the shared ring naming a space that signs with a ring of its own (`ringOwnedSince`) is also
  * refused, but for one the shared ring issued before the switch, expiring within the transition,
- * and recorded in the log as issued with these very claims (`recordedIssuance`; without it, none).
+ * and the very token issued (`recordedIssuance`, asked with its `signature`; without it, none).
  */
 export async function requireIssuedByRing(
   ring: PublicKeys,
   keys: PublicKeys,
   policy: AccessTokenPolicy,
   claims: IssuedTokenClaims,
+  signature: string,
 ): Promise<void> {
   const expected = ring === keys ? policy.issuer : spaceIssuer(policy.issuer, claims.space_id);
   if (claims.iss !== expected)
@@ -82,7 +93,8 @@ export async function requireIssuedByRing(
   const sinceSeconds = since / 1000;
   const inTransition =
     claims.iat < sinceSeconds && claims.exp <= sinceSeconds + (policy.transitionSeconds ?? 0);
-  if (!inTransition || !((await policy.recordedIssuance?.(claims)) ?? false))
+  const digest = signatureDigest(signature);
+  if (!inTransition || !((await policy.recordedIssuance?.(claims, digest)) ?? false))
     throw new TokenRefusal(
       'invalid_token',
       'token of the shared issuer for a space that signs with its own keys: use one its own issuer signed',

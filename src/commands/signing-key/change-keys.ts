@@ -1,4 +1,5 @@
 import {
+  decideEndSwitchOver,
   decideFirstKey,
   decideRetireKey,
   decideRotateKey,
@@ -8,6 +9,9 @@ import type { KeyRing } from '../../domain/signing-key/state.js';
 import type { KeyRingStore } from './key-ring-store.js';
 import type { KeyEncryptionKey } from '../../crypto/key-encryption.js';
 import type { GeneratedSigningKey } from '../../crypto/token-signer.js';
+import { streams } from '../../domain/events.js';
+import { uuidv7 } from '../../domain/ports.js';
+import { NotFoundError } from '../../errors/errors.js';
 import { handleLocked } from '../handle.js';
 import { KeyNeeded, ringDecider, type RingDecision } from './ring-decider.js';
 import { sealKeysInTheClear } from './reseal.js';
@@ -145,5 +149,30 @@ export async function enableSpaceKeys(
       result: undefined,
     }),
     spaceId,
+  );
+}
+
+/** Ends a space's switch-over to its own keys (decideEndSwitchOver), under the key-ring lock. */
+export function endSwitchOver(
+  events: KeyRingStore,
+  spaceId: string,
+  actor: KeyActor,
+): Promise<void> {
+  return handleLocked(
+    events,
+    {
+      load: async ({ keyRing }) => {
+        await keyRing.lock();
+        return { ring: await keyRing.load(spaceId), ended: await keyRing.switchOverEnded(spaceId) };
+      },
+      decide: (command, state) =>
+        decideEndSwitchOver({ ...command, spaceId, newEventId: () => uuidv7() }, state),
+      stream: () => ({ spaceId, streamId: streams.switchOverEnd(spaceId) }),
+      refusals: { not_found: () => new NotFoundError('this space has no keys of its own') },
+      inline: ({ keyRing }, _actor, _state, _facts, [event]) =>
+        keyRing.endSwitchOver(spaceId, event!.recordedAt),
+    },
+    actor,
+    async () => undefined,
   );
 }

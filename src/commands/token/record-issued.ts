@@ -1,7 +1,12 @@
 import { streams, type DomainEvent } from '../../domain/events.js';
 import { storedForm } from '../../domain/stored-form.js';
 import { ConflictError, InvalidDpopProofError } from '../../errors/errors.js';
-import { signAccessTokenOffThread, type AccessTokenClaims } from '../../crypto/access-tokens.js';
+import {
+  salted,
+  signAccessTokenOffThread,
+  signatureDigest,
+  type AccessTokenClaims,
+} from '../../crypto/access-tokens.js';
 import type { CommandContext } from '../context.js';
 import type { RateLimitState } from '../../limits/limits.js';
 import { signingOfSpace } from '../signing-key/space-signing.js';
@@ -43,9 +48,15 @@ export async function recordIssuedToken(
   // Signed first: no issuance recorded for a token that could not be made. A space with its own
   // ring signs with it and names its own issuer.
   const spaces = ctx.spaceKeys;
-  const token = spaces?.store.signsOwn(claims.space_id)
-    ? await signedByRing(ctx, spaces, claims)
-    : await signedWith(ctx.keys.current(), claims);
+  const own = spaces?.store.signsOwn(claims.space_id);
+  const token = own
+    ? await signedByRing(ctx, spaces!, claims)
+    : await signedWith(ctx.keys.current(), spaces ? salted(claims) : claims);
+  // A shared-ring token may outlive its space's switch to its own ring: then it is honoured only
+  // as this very token (policy/tokens.ts), by what is kept beside its event.
+  const signature = token.slice(token.lastIndexOf('.') + 1);
+  const expiresAt = new Date(claims.exp * 1000);
+  const digest = spaces && !own ? { digest: signatureDigest(signature), expiresAt } : undefined;
   const streamId = streams.token(claims.jti);
   const append = () =>
     ctx.events.append({
@@ -53,6 +64,7 @@ export async function recordIssuedToken(
       expectedVersion: 'fresh',
       streamId,
       events: [storedForm(event, streamId)],
+      ...(digest ? { digest } : {}),
     });
   // Tracing off, not even the span's attributes are built: the issuance path is as it was.
   const appended = tracingOn()

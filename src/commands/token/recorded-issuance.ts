@@ -1,29 +1,21 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { matchesRecordedIssuance, type IssuedTokenClaims } from '../../domain/policy.js';
-import { fullForm } from '../../domain/stored-form.js';
+import { honouredInSwitchOver, type IssuedTokenClaims } from '../../domain/policy.js';
 import { streams } from '../../domain/streams.js';
-import { secondsOfIso } from '../../domain/times.js';
-import { EVENT_COLUMNS, toRecordedEvent, type EventRow } from '#event-log/types.js';
 
 /**
- * Whether the log records the issuance of a token with these claims ({@link
- * matchesRecordedIssuance}): asked only of a shared-ring token of a space with its own ring.
+ * Whether a shared-ring token of a space with its own ring is honoured ({@link
+ * honouredInSwitchOver}): what its issuance kept beside the log, and whether the switch-over was
+ * ended, in one read, asked at each use (so an end reaches every replica at once).
  */
 export async function isRecordedIssuance(
   db: Kysely<Database>,
   claims: IssuedTokenClaims,
+  digest: Buffer,
 ): Promise<boolean> {
-  const streamId = streams.token(claims.jti);
-  const row = (await db
-    .selectFrom('events')
-    .select(EVENT_COLUMNS)
-    .where('space_id', '=', claims.space_id)
-    .where('stream_id', '=', streamId)
-    .executeTakeFirst()) as EventRow | undefined;
-  if (!row) return false;
-  const event = fullForm(toRecordedEvent(row));
-  const data = event.data as Record<string, unknown>;
-  const expiresAt = typeof data.expires_at === 'string' ? secondsOfIso(data.expires_at) : undefined;
-  return matchesRecordedIssuance({ type: event.type, data, expiresAt }, claims);
+  const { rows } = await sql<{ digest: Buffer; ended: boolean }>`
+    SELECT digest, EXISTS (SELECT 1 FROM ended_switch_overs e WHERE e.space_id = d.space_id) AS ended
+    FROM stream_digests d
+    WHERE space_id = ${claims.space_id} AND stream_id = ${streams.token(claims.jti)}`.execute(db);
+  return honouredInSwitchOver(rows[0], digest);
 }

@@ -23,6 +23,9 @@ export const signingKeyRetiredSchema = z.object({
   space_id: z.string().optional(),
 });
 
+/** An admin ended a space's switch-over to its own keys: no shared-ring token speaks for it now. */
+export const spaceSwitchOverEndedSchema = z.object({ space_id: z.string() });
+
 /**
  * Signing keys' private halves sealed anew under a key-encryption key: rows written in the clear
  * before sealing existed (`sealed`), or moved to a new KEK (`rewrapped`). Never a key.
@@ -98,6 +101,10 @@ export const SERVICE_EVENTS = {
       retired_at: now.toISOString(),
       reason: 'compromised',
     }),
+  }),
+  'space-switch-over-ended': declareEvent(spaceSwitchOverEndedSchema, {
+    audit: ['space_id'],
+    example: ({ clientId }) => ({ space_id: clientId }),
   }),
   'signing-keys-resealed': declareEvent(signingKeysResealedSchema, {
     audit: fieldsOf(signingKeysResealedSchema),

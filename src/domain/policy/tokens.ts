@@ -1,6 +1,7 @@
 /** What a token stands on: space, kind, client, credential and revocations. */
 
-import { voidingJtis, type IssuedTokenClaims } from '#verifier/token-rules.js';
+import { timingSafeEqual } from 'node:crypto';
+import { voidingJtis } from '#verifier/token-rules.js';
 
 // The rules a resource server applies too are the verifier kit's (packages/verifier), one version.
 export {
@@ -41,21 +42,19 @@ export function mayTarget(paying: { readonly aud: string }, target: string): boo
   return target === paying.aud;
 }
 
-/** A shared-ring token speaks for an own-ring space only if the log recorded its exact issuance. */
-export function matchesRecordedIssuance(
-  recorded: {
-    readonly type: string;
-    readonly data: Readonly<Record<string, unknown>>;
-    readonly expiresAt: number | undefined;
-  },
-  claims: IssuedTokenClaims,
+/**
+ * A shared-ring token speaks for a space with its own ring only as the very token issued: its
+ * signature's digest is the one kept at its issuance (compared in constant time; the signature
+ * binds every claim), and no admin has ended the space's switch-over.
+ */
+export function honouredInSwitchOver(
+  kept: { readonly digest: Uint8Array; readonly ended: boolean } | undefined,
+  presented: Uint8Array,
 ): boolean {
   return (
-    recorded.type === `${claims.token_kind}-token-issued` &&
-    recorded.data.client_id === claims.client_id &&
-    recorded.data.audience === claims.aud &&
-    recorded.expiresAt === claims.exp &&
-    (recorded.data.scope ?? undefined) === (claims.scope ?? undefined) &&
-    (recorded.data.cnf_jkt ?? undefined) === claims.cnf?.jkt
+    kept !== undefined &&
+    !kept.ended &&
+    kept.digest.length === presented.length &&
+    timingSafeEqual(kept.digest, presented)
   );
 }

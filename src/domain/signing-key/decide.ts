@@ -125,3 +125,20 @@ export function decideReseal(command: {
   );
   return accept([event]);
 }
+
+/**
+ * Ends a space's switch-over to its own ring at once ("the shared key leaked"): no token of the
+ * shared ring speaks for the space any more. Once; a space on the shared keys has none to end.
+ */
+export function decideEndSwitchOver(
+  command: Pick<KeyCommand, 'actor' | 'origin' | 'newEventId'> & { readonly spaceId: string },
+  state: { readonly ring: KeyRing; readonly ended: boolean },
+): Decision<DomainEvent<'space-switch-over-ended'>, 'not_found'> {
+  if (state.ring.length === 0) return refuse('not_found');
+  if (state.ended) return accept([]);
+  const eventId = command.newEventId();
+  const metadata = serviceMetadata(command.actor, eventId, command.origin);
+  return accept([
+    domainEvent(eventId, 'space-switch-over-ended', { space_id: command.spaceId }, metadata),
+  ]);
+}

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { CommandContext } from '../../commands/context.js';
-import { enableSpaceKeys } from '../../commands/signing-key/change-keys.js';
+import { enableSpaceKeys, endSwitchOver } from '../../commands/signing-key/change-keys.js';
 import type { SpaceSigning } from '../../commands/signing-key/space-signing.js';
 import { spaceIssuer } from '#verifier/issuer-keys.js';
 import type { ScopeCatalog } from '../../domain/scope-catalog.js';
@@ -21,6 +21,8 @@ const spaceKeysEnabled = z.object({
   issuer: z.string(),
   jwks_uri: z.string(),
 });
+
+const switchOverEnded = z.object({ space_id: z.string(), switch_over: z.literal('ended') });
 
 /** The space named in the path, when it signs with keys of its own; else 404. */
 async function spaceWithOwnKeys(ctx: RequestContext, spaces: SpaceSigning): Promise<string> {
@@ -97,6 +99,17 @@ export function spaceKeyRoutes(
           issuer: own,
           jwks_uri: `${own}/.well-known/jwks.json`,
         } satisfies z.infer<typeof spaceKeysEnabled>;
+      },
+    }),
+    route('post', '/v1/space/signing-keys/end-switch-over', 'space-change', {
+      tag: 'Verification',
+      operationId: 'endSpaceKeySwitchOver',
+      summary: 'Honours no shared-ring token of the space from now on (the shared key leaked)',
+      errors: ['not_found'],
+      responses: [{ status: 200, description: 'Ended', schema: switchOverEnded }],
+      async handle(ctx, { spaceId, actor }) {
+        await endSwitchOver(commands.events, spaceId, { actor, origin: ctx.ip });
+        ctx.body = { space_id: spaceId, switch_over: 'ended' };
       },
     }),
   ];

@@ -3,6 +3,7 @@ import {
   credentialActive,
   credentialInSpace,
   eventVisibleTo,
+  honouredInSwitchOver,
   issuedTo,
   loginRefusal,
   mayTarget,
@@ -200,5 +201,16 @@ describe('policy: who reads which tree of the audit trail', () => {
   it("shows an event to its own space's reader only", () => {
     expect(eventVisibleTo({ space_id: 'a' }, 'a')).toBe(true);
     expect(eventVisibleTo({ space_id: 'a' }, 'b')).toBe(false);
+  });
+});
+
+describe('a shared-ring token in a switch-over', () => {
+  const digest = Buffer.alloc(16, 7);
+  it('is honoured only as the very token issued, and only until the switch-over is ended', () => {
+    expect(honouredInSwitchOver({ digest, ended: false }, Buffer.alloc(16, 7))).toBe(true);
+    expect(honouredInSwitchOver({ digest, ended: false }, Buffer.alloc(16, 8))).toBe(false);
+    expect(honouredInSwitchOver({ digest, ended: false }, Buffer.alloc(15, 7))).toBe(false);
+    expect(honouredInSwitchOver({ digest, ended: true }, Buffer.alloc(16, 7))).toBe(false);
+    expect(honouredInSwitchOver(undefined, Buffer.alloc(16, 7))).toBe(false);
   });
 });

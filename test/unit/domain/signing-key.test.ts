@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  decideEndSwitchOver,
   decideFirstKey,
   decideReseal,
   decideRetireKey,
@@ -169,5 +170,31 @@ describe('signing keys: sealed anew under a key-encryption key', () => {
 
   it('given nothing to reseal, then nothing is recorded', () => {
     expect(reseal([])).toEqual({ ok: true, events: [], facts: undefined });
+  });
+});
+
+describe("signing keys: ending a space's switch-over", () => {
+  const end = { actor: 'admin:ops', origin: '10.0.0.1', newEventId: nextId, spaceId: 'space-1' };
+  it('given a space with its own ring, then one event naming who ended it, and nothing more once ended', () => {
+    const ring = firstRing();
+    const decided = decideEndSwitchOver(end, { ring, ended: false });
+    expect(decided).toMatchObject({
+      ok: true,
+      events: [
+        {
+          type: 'space-switch-over-ended',
+          data: { space_id: 'space-1' },
+          metadata: { actor: 'admin:ops', client_ip: '10.0.0.1' },
+        },
+      ],
+    });
+    expect(decideEndSwitchOver(end, { ring, ended: true })).toMatchObject({ ok: true, events: [] });
+  });
+
+  it('given a space on the shared keys, then refused: it has no switch-over to end', () => {
+    expect(decideEndSwitchOver(end, { ring: EMPTY, ended: false })).toMatchObject({
+      ok: false,
+      refusal: 'not_found',
+    });
   });
 });

@@ -7,6 +7,7 @@ import {
   type OperatorIssuer,
 } from '../domain/trusted-issuer/operator-issuers.js';
 import { jwksUriRefusal } from '../commands/trusted-issuer/admin.js';
+import type { GuardedFetcher } from '#outbound/guarded-fetcher.js';
 import { createIssuerKeys } from '../commands/trusted-issuer/issuer-keys.js';
 import type { TrustedIssuerPorts } from '../commands/trusted-issuer/ports.js';
 import { createTrustedIssuerLookup } from '../projections/trusted-issuer-lookup.js';
@@ -42,6 +43,7 @@ export async function trustedIssuerPorts(
   config: Config,
   database: DatabaseHandle,
   now: () => number,
+  fetcher: GuardedFetcher,
 ): Promise<TrustedIssuerPorts> {
   const operator = await operatorIssuers(config);
   const lookup = createTrustedIssuerLookup(database.db, {
@@ -55,7 +57,8 @@ export async function trustedIssuerPorts(
     forget: lookup.forget,
     operator,
     keys: createIssuerKeys({
-      rules: sinkTargetRules(config),
+      fetcher,
+      timeoutMs: config.OUTBOUND_FETCH_TIMEOUT_MS,
       maxEntries: config.TRUSTED_ISSUER_JWKS_CACHE_MAX,
       now,
     }),

@@ -5,6 +5,7 @@ import { MethodNotAllowedError, NotFoundError, UnavailableError } from '../error
 import { uuidv7 } from '../domain/ports.js';
 import type { EventMetadata } from '../domain/events.js';
 import { writeError } from './error-response.js';
+import { RequestDeadline, withRequestDeadline } from './request-deadline.js';
 import type { ErrorDialect, RequestState } from './state.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -79,13 +80,14 @@ export function requestContext(
     ctx.set('X-Content-Type-Options', 'nosniff');
     let deadline: Deadline | undefined;
     try {
-      // The backstop behind every database timeout: no request waits longer than the deadline.
-      // A handler still running then finishes unseen; its 503 has already been sent.
+      // The backstop behind every database timeout: no request waits longer than the deadline,
+      // unless it wrote (request-deadline.ts). A handler still running then writes nothing more.
       await new Promise<void>((resolve, reject) => {
-        deadline = deadlines.add(() =>
+        const writes = new RequestDeadline(() =>
           reject(new UnavailableError(`no answer within ${deadlineMs} ms; retry shortly`)),
         );
-        next().then(resolve, reject);
+        deadline = deadlines.add(() => writes.pass());
+        withRequestDeadline(writes, next).then(resolve, reject);
       });
       // The router answers unknown paths and methods with empty bodies; give them ours.
       if (ctx.body === undefined || ctx.body === null) {

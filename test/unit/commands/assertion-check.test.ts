@@ -2,6 +2,7 @@ import { exportJWK, generateKeyPair, SignJWT, type JWTPayload } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { issuerSettings } from '../../../src/config/issuer-settings.js';
 import { checkAssertion } from '../../../src/commands/trusted-issuer/assertion-check.js';
+import { createGuardedFetcher } from '#outbound/guarded-fetcher.js';
 import { createIssuerKeys } from '../../../src/commands/trusted-issuer/issuer-keys.js';
 import type { TrustedIssuerPorts } from '../../../src/commands/trusted-issuer/ports.js';
 import type { TrustedIssuerState } from '../../../src/domain/trusted-issuer/decide.js';
@@ -43,7 +44,19 @@ beforeAll(async () => {
   ports = {
     find: async (spaceId, iss) => (spaceId === 'space-a' && iss === ISS ? issuer : undefined),
     keys: createIssuerKeys({
-      rules: { production: false, allowHttpHosts: [], ownPorts: [] },
+      fetcher: createGuardedFetcher({
+        fetcher: createGuardedFetcher({
+          rules: { production: false, allowHttpHosts: [], ownPorts: [] },
+          timeoutMs: 5000,
+          maxInFlight: 10,
+          maxInFlightPerScope: 10,
+        }),
+        timeoutMs: 5000,
+        timeoutMs: 5000,
+        maxInFlight: 10,
+        maxInFlightPerScope: 10,
+      }),
+      timeoutMs: 5000,
       maxEntries: 10,
       now: () => NOW * 1000,
     }),

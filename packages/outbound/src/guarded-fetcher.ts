@@ -1,4 +1,4 @@
-import { FetchFailedError, guardedGetJson, type GuardedAnswer } from './guarded-get.js';
+import { abortedBy, FetchFailedError, guardedGetJson, type GuardedAnswer } from './guarded-get.js';
 import type { TargetRules } from './target-rules.js';
 
 /** Options of {@link createGuardedFetcher}: one per process, every outbound GET through it. */
@@ -69,7 +69,7 @@ export function createGuardedFetcher(options: GuardedFetcherOptions): GuardedFet
   return {
     getJson(url, ask) {
       const key = `${ask.maxBytes} ${url}`;
-      if (ask.signal?.aborted) return Promise.reject(new FetchFailedError('aborted'));
+      if (ask.signal?.aborted) return Promise.reject(abortedBy(ask.signal));
       let entry: Shared;
       try {
         entry = shared.get(key) ?? start(key, url, ask);
@@ -79,7 +79,7 @@ export function createGuardedFetcher(options: GuardedFetcherOptions): GuardedFet
       entry.waiting += 1;
       return new Promise<GuardedAnswer>((resolve, reject) => {
         const onAbort = () => {
-          reject(new FetchFailedError('aborted'));
+          reject(abortedBy(ask.signal));
           if (--entry.waiting === 0) entry.controller.abort();
         };
         ask.signal?.addEventListener('abort', onAbort, { once: true });

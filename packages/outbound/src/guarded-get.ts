@@ -38,6 +38,12 @@ export function fetchFailure(error: unknown): FetchFailedError {
   return new FetchFailedError(failure, { cause: error });
 }
 
+/** Why a caller's signal ended its fetch: its own deadline (`AbortSignal.timeout`) or not. */
+export const abortedBy = (signal: AbortSignal | undefined) =>
+  new FetchFailedError(
+    (signal?.reason as Error | undefined)?.name === 'TimeoutError' ? 'timed out' : 'aborted',
+  );
+
 /** Options of {@link guardedGetJson}. */
 export interface GuardedGetOptions {
   readonly rules: TargetRules;
@@ -67,7 +73,7 @@ export function guardedGetJson(url: string, options: GuardedGetOptions): Promise
   return new Promise((resolve, reject) => {
     const literal = literalRefusal(guard);
     if (literal) return reject(fetchFailure(new TargetRefusedError(literal)));
-    if (options.signal?.aborted) return reject(new FetchFailedError('aborted'));
+    if (options.signal?.aborted) return reject(abortedBy(options.signal));
     const request = (secure ? https : http).get({
       protocol: target.protocol,
       hostname: guard.host,
@@ -89,7 +95,7 @@ export function guardedGetJson(url: string, options: GuardedGetOptions): Promise
       else resolve(answer!);
     };
     const timer = setTimeout(() => settle(new FetchFailedError('timed out')), options.timeoutMs);
-    const onAbort = () => settle(new FetchFailedError('aborted'));
+    const onAbort = () => settle(abortedBy(options.signal));
     options.signal?.addEventListener('abort', onAbort, { once: true });
     request.on('error', (error) => settle(fetchFailure(error)));
     request.on('response', (response) => {

@@ -1,6 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { publicKeysOf, remotePublicKeys, type RemoteKeysOptions } from '../src/remote-keys.js';
+import { slowDrip, until } from '../../outbound/test/slow-drip-server.js';
 
 // Issue 51, item 2: the kit refetched the JWKS only for a kid it did not hold, so a key the issuer
 // retired as compromised stayed trusted for as long as the process lived (seen 355 s after).
@@ -103,5 +104,20 @@ describe('keys given inline', () => {
     expect(keys.publicKey('')).toBeDefined();
     expect(keys.publicKey('bad')).toBeUndefined();
     expect(keys.publicKey('x')).toBeUndefined();
+  });
+});
+
+describe("the kit's remote keys from an issuer answering a byte a second", () => {
+  it('end the fetch at its deadline (headers and body), the connection closed', async () => {
+    const drip = await slowDrip();
+    try {
+      const keys = remotePublicKeys(drip.url(), fetch, Date.now, { timeoutMs: 1000 });
+      await keys.refreshSoon();
+      expect(keys.publicKey('any')).toBeUndefined();
+      await until(() => drip.open() === 0);
+      expect(drip.requests()).toBe(1);
+    } finally {
+      await drip.close();
+    }
   });
 });

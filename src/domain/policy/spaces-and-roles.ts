@@ -37,7 +37,11 @@ export function withinSpaceCeiling(perMinute: number | null | undefined, ceiling
   return perMinute === null || perMinute === undefined || perMinute <= ceiling;
 }
 
-/** SINK_MAX_PER_SPACE, deleted not counted: each sink costs a loop and shared log reads. */
-export function withinSinkLimit(sinks: number, limit: number) {
-  return sinks <= limit;
+/**
+ * A space's count of a costly thing, removed ones not counted, within its setting:
+ * SINK_MAX_PER_SPACE (each sink a loop and shared log reads), TRUSTED_ISSUER_MAX_PER_SPACE and
+ * METADATA_DOMAIN_MAX_PER_SPACE (each outbound fetches the API makes).
+ */
+export function withinSpaceLimit(count: number, limit: number) {
+  return count <= limit;
 }

@@ -1,5 +1,5 @@
 import { accept, refuse, type Decision } from '../decision.js';
-import { ownedBySpace, withinSinkLimit } from '../policy.js';
+import { ownedBySpace, withinSpaceLimit } from '../policy.js';
 import {
   commandEvent,
   streams,
@@ -46,7 +46,7 @@ export function decideCreateSink(
     readonly sinks?: { readonly count: number; readonly limit: number };
   },
 ): Decision<DomainEvent<'sink-created'>, 'sink_limit', Placed> {
-  if (command.sinks && !withinSinkLimit(command.sinks.count + 1, command.sinks.limit)) {
+  if (command.sinks && !withinSpaceLimit(command.sinks.count + 1, command.sinks.limit)) {
     return refuse('sink_limit');
   }
   const event = commandEvent(command, 'sink-created', {

@@ -45,13 +45,7 @@ beforeAll(async () => {
     find: async (spaceId, iss) => (spaceId === 'space-a' && iss === ISS ? issuer : undefined),
     keys: createIssuerKeys({
       fetcher: createGuardedFetcher({
-        fetcher: createGuardedFetcher({
-          rules: { production: false, allowHttpHosts: [], ownPorts: [] },
-          timeoutMs: 5000,
-          maxInFlight: 10,
-          maxInFlightPerScope: 10,
-        }),
-        timeoutMs: 5000,
+        rules: { production: false, allowHttpHosts: [], ownPorts: [] },
         timeoutMs: 5000,
         maxInFlight: 10,
         maxInFlightPerScope: 10,

@@ -66,24 +66,32 @@ beforeAll(async () => {
     REQUEST_DEADLINE_MS: String(DEADLINE_MS),
     // The fetch outlives the request: what the handler does after the caller's 503 is the test.
     OUTBOUND_FETCH_TIMEOUT_MS: '10000',
+    TRUSTED_ISSUER_MAX_PER_SPACE: '1',
+    METADATA_DOMAIN_MAX_PER_SPACE: '1',
   });
-  const { client_id } = await createCredentialVia(service, SPACE, 'workload');
-  const response = await fetch(`${service.baseUrl}/v1/trusted-issuers`, {
+  clientId = (await createCredentialVia(service, SPACE, 'workload')).client_id;
+  const added = await trust('https://slow-issuer.example');
+  expect(added.status, await added.text()).toBe(201);
+}, 60_000);
+
+let clientId: string;
+const admin = async (path: string, body: unknown) =>
+  fetch(`${service.baseUrl}${path}`, {
     method: 'POST',
     headers: {
       authorization: `Bearer ${await service.loginToken([SPACE])}`,
       'x-service-space-id': SPACE,
       'content-type': 'application/json',
     },
-    body: JSON.stringify({
-      iss: 'https://slow-issuer.example',
-      jwks_uri: jwksUrl,
-      audience: OURS,
-      rules: [{ id: 'all', claims: { sub: 'workload' }, client_id }],
-    }),
+    body: JSON.stringify(body),
   });
-  expect(response.status, await response.text()).toBe(201);
-}, 60_000);
+const trust = (iss: string) =>
+  admin('/v1/trusted-issuers', {
+    iss,
+    jwks_uri: jwksUrl,
+    audience: OURS,
+    rules: [{ id: 'all', claims: { sub: 'workload' }, client_id: clientId }],
+  });
 
 describe('a request past its deadline', () => {
   it('gets 503 and records nothing, even after the JWKS answers; its assertion is still good', async () => {
@@ -105,4 +113,18 @@ describe('a request past its deadline', () => {
     expect(retried.status, await retried.clone().text()).toBe(200);
     expect(await issued()).toBe(1);
   }, 30_000);
+});
+
+describe("a space's trusted issuers and metadata domains", () => {
+  it('are bounded as its sinks are: one past the setting is a 409 naming it', async () => {
+    const another = await trust('https://another-issuer.example');
+    expect(another.status).toBe(409);
+    expect(await another.text()).toMatch(/TRUSTED_ISSUER_MAX_PER_SPACE/);
+    expect((await admin('/v1/metadata-client-domains', { domain: 'agents.example' })).status).toBe(
+      201,
+    );
+    const more = await admin('/v1/metadata-client-domains', { domain: 'more.example' });
+    expect(more.status).toBe(409);
+    expect(await more.text()).toMatch(/METADATA_DOMAIN_MAX_PER_SPACE/);
+  });
 });

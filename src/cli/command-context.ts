@@ -8,8 +8,7 @@ import { createAccessRefusals } from '../commands/access-refusal/record.js';
 import { ensureFirstSigningKey } from '../commands/signing-key/change-keys.js';
 import { randomIds, systemClock } from '../domain/ports.js';
 import { createEventStore, type AppendListener } from '#event-log/event-store.js';
-import { withinDeadline } from '#event-log/append-deadline.js';
-import { currentDeadline } from '../http/request-deadline.js';
+import { currentDeadline, withinDeadline } from '#event-log/append-deadline.js';
 import { postgresSinkWrites } from '../delivery/sink-writes.js';
 import { workerPeers } from '../limits/cluster-peers.js';
 import { postgresPeers } from '../limits/postgres-peers.js';
@@ -28,9 +27,9 @@ import { createSecretHasher } from '../crypto/secrets.js';
 import { postgresInlineWrites } from '../projections/inline-writes.js';
 import { metadataClientDomains, postgresIssuerWrites } from '../projections/trusted-issuers.js';
 import { createMetadataDocuments } from '../commands/trusted-issuer/metadata-document.js';
-import { createGuardedFetcher } from '#outbound/guarded-fetcher.js';
 import { BoundedCache } from '../crypto/bounded-cache.js';
 import { trustedIssuerPorts } from './trusted-issuer-ports.js';
+import { createOutboundFetcher } from '../commands/trusted-issuer/ports.js';
 import { sinkTargetRules } from './sink-admin-context.js';
 import { loadScopeCatalog } from './scope-catalog.js';
 import { longestTokenSeconds } from './rotation-settings.js';
@@ -100,7 +99,7 @@ export async function createCommandContext(
   };
   const seenMetadata = new BoundedCache<string, true>(config.CLIENT_METADATA_CACHE_MAX);
   // Every outbound GET of the process: a deadline each, one per URL, bounded per space.
-  const fetcher = createGuardedFetcher({
+  const fetcher = createOutboundFetcher({
     rules: sinkTargetRules(config),
     timeoutMs: config.OUTBOUND_FETCH_TIMEOUT_MS,
     maxInFlight: config.OUTBOUND_FETCH_MAX_IN_FLIGHT,
@@ -156,7 +155,7 @@ export async function createCommandContext(
     audiences: config.TOKEN_AUDIENCES,
     kek,
     usedOnce: {
-      // A spent id is a write: not past the request's deadline, as an append.
+      // A spent id is a write, refused past the request's deadline as an append is.
       remember: (used) => withinDeadline(currentDeadline(), () => rememberUsedOnce(db, used)),
       rememberFirst: (used) =>
         withinDeadline(currentDeadline(), () => rememberFirstUnused(db, used)),

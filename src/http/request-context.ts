@@ -5,7 +5,7 @@ import { MethodNotAllowedError, NotFoundError, UnavailableError } from '../error
 import { uuidv7 } from '../domain/ports.js';
 import type { EventMetadata } from '../domain/events.js';
 import { writeError } from './error-response.js';
-import { RequestDeadline, withRequestDeadline } from './request-deadline.js';
+import { RequestDeadline, withDeadline } from '#event-log/append-deadline.js';
 import type { ErrorDialect, RequestState } from './state.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -39,9 +39,7 @@ class Deadlines {
     return deadline;
   }
 
-  remove(deadline: Deadline): void {
-    this.#pending.delete(deadline);
-  }
+  readonly remove = (deadline: Deadline) => void this.#pending.delete(deadline);
 
   #sweep(): void {
     const now = Date.now();
@@ -81,13 +79,13 @@ export function requestContext(
     let deadline: Deadline | undefined;
     try {
       // The backstop behind every database timeout: no request waits longer than the deadline,
-      // unless it wrote (request-deadline.ts). A handler still running then writes nothing more.
+      // unless it wrote (append-deadline.ts). A handler still running then writes nothing more.
       await new Promise<void>((resolve, reject) => {
         const writes = new RequestDeadline(() =>
           reject(new UnavailableError(`no answer within ${deadlineMs} ms; retry shortly`)),
         );
         deadline = deadlines.add(() => writes.pass());
-        withRequestDeadline(writes, next).then(resolve, reject);
+        withDeadline(writes, next).then(resolve, reject);
       });
       // The router answers unknown paths and methods with empty bodies; give them ours.
       if (ctx.body === undefined || ctx.body === null) {

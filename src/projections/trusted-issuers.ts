@@ -104,16 +104,10 @@ export function postgresIssuerWrites(trx: Transaction<Database>): IssuerWrites {
       (await metadataClientDomains(trx, spaceId, domain, { removed: true, lock: true }))[0],
     writeDomain: (state) => writeMetadataClientDomain(trx, state),
     liveCount: async (spaceId, table) =>
-      Number(
-        (
-          await trx
-            .selectFrom(table)
-            .select((eb) => eb.fn.countAll<string>().as('count'))
-            .where('space_id', '=', spaceId)
-            .where('removed_at', 'is', null)
-            .executeTakeFirstOrThrow()
-        ).count,
-      ),
+      (
+        await sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql.table(table)}
+          WHERE space_id = ${spaceId} AND removed_at IS NULL`.execute(trx)
+      ).rows[0]!.n,
   };
 }
 

@@ -3,9 +3,8 @@ import type { AddressInfo } from 'node:net';
 import Router from '@koa/router';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { withinDeadline } from '#event-log/append-deadline.js';
+import { currentDeadline, withinDeadline } from '#event-log/append-deadline.js';
 import { createApp } from '../../src/http/app.js';
-import { currentDeadline } from '../../src/http/request-deadline.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -15,7 +15,6 @@ import type { LockedDecider, Placed, Refusals } from '../handle.js';
 /** An add or a change: the judged command and the definition, `sameIss` read in the decider. */
 export type IssuerDefinitionCommand = Omit<IssuerCommand, 'sameIss'> & {
   readonly definition: TrustedIssuerDefinition;
-  /** TRUSTED_ISSUER_MAX_PER_SPACE. */
   readonly maxIssuers: number;
 };
 
@@ -63,7 +62,7 @@ const written = (
 /** Adds under the space's lock, so two adds of one `iss` cannot both find it free. */
 export const addIssuerDecider: Decider<
   IssuerDefinitionCommand,
-  { readonly sameIss: string | undefined; readonly count: number }
+  { sameIss?: string; count: number }
 > = {
   load: async ({ issuers }, command) => {
     await issuers.lockSpace(command.spaceId);
@@ -73,11 +72,7 @@ export const addIssuerDecider: Decider<
     };
   },
   decide: (command, { sameIss, count }) =>
-    decideAddIssuer({
-      ...command,
-      ...(sameIss === undefined ? {} : { sameIss }),
-      issuers: { count, limit: command.maxIssuers },
-    }),
+    decideAddIssuer({ ...command, sameIss, issuers: { count, limit: command.maxIssuers } }),
   stream: (_command, facts) => facts,
   refusals,
   inline: ({ issuers }, command) => issuers.write(written(command, command.definition)),

@@ -36,11 +36,8 @@ function maxAgeOf(header: string | undefined): number | undefined {
 
 /** The client ID metadata documents this process fetched, by URL. */
 export interface MetadataDocuments {
-  /** The document at `url` judged, fetched (as `spaceId`'s) when not held or when `refresh` and held 30 s. */
-  clientAt(
-    url: string,
-    options: { readonly spaceId: string; readonly refresh?: boolean },
-  ): Promise<MetadataClient>;
+  /** The document at `url` judged, fetched for the space when not held or `refresh` and held 30 s. */
+  clientAt(url: string, options: { spaceId: string; refresh?: boolean }): Promise<MetadataClient>;
 }
 
 /** Documents fetched under the SSRF rules, held per Cache-Control up to `maxAgeSeconds`, bounded. */

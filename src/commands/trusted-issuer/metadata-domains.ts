@@ -27,13 +27,8 @@ const refusals = {
 const load = ({ issuers }: WithIssuerWrites, command: DomainCommand) =>
   issuers.lockedDomain(command.spaceId, command.domain);
 
-type AllowCommand = DomainCommand & {
-  readonly scopes?: readonly string[];
-  /** METADATA_DOMAIN_MAX_PER_SPACE. */
-  readonly maxDomains: number;
-};
-type Counted = { readonly state: MetadataClientDomain | undefined; readonly count: number };
-const allowDecider: Decider<AllowCommand, Counted> = {
+type AllowCommand = DomainCommand & { readonly scopes?: readonly string[]; maxDomains: number };
+const allowDecider: Decider<AllowCommand, { state?: MetadataClientDomain; count: number }> = {
   // Under the space's lock: two allows cannot both see room for one more.
   load: async (writes, command) => {
     await writes.issuers.lockSpace(command.spaceId);

@@ -37,11 +37,11 @@ export function withinSpaceCeiling(perMinute: number | null | undefined, ceiling
   return perMinute === null || perMinute === undefined || perMinute <= ceiling;
 }
 
+/** How many of a costly thing a space has (removed ones not counted) and its setting's limit. */
+export type SpaceCount = { readonly count: number; readonly limit: number } | undefined;
+
 /**
- * A space's count of a costly thing, removed ones not counted, within its setting:
- * SINK_MAX_PER_SPACE (each sink a loop and shared log reads), TRUSTED_ISSUER_MAX_PER_SPACE and
- * METADATA_DOMAIN_MAX_PER_SPACE (each outbound fetches the API makes).
+ * Room for one more: SINK_MAX_PER_SPACE (each sink a loop and shared log reads),
+ * TRUSTED_ISSUER_MAX_PER_SPACE and METADATA_DOMAIN_MAX_PER_SPACE (each costs outbound fetches).
  */
-export function withinSpaceLimit(count: number, limit: number) {
-  return count <= limit;
-}
+export const roomForOne = (space: SpaceCount) => !space || space.count + 1 <= space.limit;

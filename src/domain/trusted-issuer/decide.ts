@@ -1,5 +1,6 @@
 import { accept, refuse, type Decision } from '../decision.js';
-import { ownedBySpace, ruleCredential, ruleScopesBeyond, withinSpaceLimit } from '../policy.js';
+import { ownedBySpace, roomForOne, ruleCredential, ruleScopesBeyond } from '../policy.js';
+import type { SpaceCount } from '../policy.js';
 import { domainEvent, streams, type DomainEvent, type EventMetadata } from '../events.js';
 import type { TrustedIssuerDefinition } from '../event-data/trusted-issuer.js';
 
@@ -68,15 +69,10 @@ function definitionRefusal(
 
 /** A space's admin trusts an issuer: refused for another live one of the same `iss`. */
 export function decideAddIssuer(
-  command: IssuerCommand & {
-    readonly definition: TrustedIssuerDefinition;
-    /** The space's live issuers and TRUSTED_ISSUER_MAX_PER_SPACE. */
-    readonly issuers?: { readonly count: number; readonly limit: number };
-  },
+  command: IssuerCommand & { readonly definition: TrustedIssuerDefinition; issuers?: SpaceCount },
 ): Decision<DomainEvent<'trusted-issuer-added'>, IssuerRefusal, Placed> {
   if (command.sameIss !== undefined) return refuse('duplicate_iss');
-  const { issuers } = command;
-  if (issuers && !withinSpaceLimit(issuers.count + 1, issuers.limit)) return refuse('issuer_limit');
+  if (!roomForOne(command.issuers)) return refuse('issuer_limit');
   const why = definitionRefusal(command.definition, command);
   if (why) return refuse('invalid_definition', [], why);
   const event = domainEvent(

@@ -57,7 +57,7 @@ export interface GuardedGetOptions {
 /**
  * GETs a JSON document under the outbound target rules (target-rules.ts): node:http(s) with the
  * guarded lookup rather than `fetch`, so a name that resolves elsewhere later (DNS rebinding) is
- * judged at each connection; no redirect followed, no pooled connection, at most `maxBytes` read,
+ * judged at each connection; no redirect followed, no connection kept, at most `maxBytes` read,
  * and `timeoutMs` of wall clock for the whole (a peer answering a byte at a time is cut off, not
  * kept until its byte cap). Rejects with a {@link FetchFailedError}.
  */
@@ -80,8 +80,8 @@ export function guardedGetJson(url: string, options: GuardedGetOptions): Promise
       port: guard.port,
       path: `${target.pathname}${target.search}`,
       lookup: guardedLookup(guard),
-      headers: { accept: 'application/json' },
-      agent: false,
+      // One connection per fetch, closed after it: none left pooled for the next to inherit.
+      headers: { accept: 'application/json', connection: 'close' },
     });
     let settled = false;
     const settle = (error: Error | undefined, answer?: GuardedAnswer) => {

@@ -72,7 +72,6 @@ export async function createCommandContext(
           expired,
         }),
     },
-    // Past its request's deadline an append is not written (the caller was told no).
     deadlineOf: currentDeadline,
     // Each event joined to its request's trace, beside the log; tracing off, not even asked.
     ...(traceDestination(config) ? { traceOf: currentTrace } : {}),

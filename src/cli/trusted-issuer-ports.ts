@@ -9,7 +9,6 @@ import {
 import { jwksUriRefusal } from '../commands/trusted-issuer/admin.js';
 import { createIssuerKeys } from '../commands/trusted-issuer/issuer-keys.js';
 import type { TrustedIssuerPorts } from '../commands/trusted-issuer/ports.js';
-import type { createOutboundFetcher } from '../commands/trusted-issuer/ports.js';
 import { createTrustedIssuerLookup } from '../projections/trusted-issuer-lookup.js';
 import { sinkTargetRules } from './sink-admin-context.js';
 import { checkedList, jsonListSetting } from './list-setting.js';
@@ -43,7 +42,7 @@ export async function trustedIssuerPorts(
   config: Config,
   database: DatabaseHandle,
   now: () => number,
-  fetcher: ReturnType<typeof createOutboundFetcher>,
+  fetcher: Parameters<typeof createIssuerKeys>[0]['fetcher'],
 ): Promise<TrustedIssuerPorts> {
   const operator = await operatorIssuers(config);
   const lookup = createTrustedIssuerLookup(database.db, {

@@ -72,3 +72,6 @@ export const withDeadline = <T>(deadline: AppendDeadline, work: () => T): T =>
 
 /** The deadline of the request being handled, if any (the event store's `deadlineOf`). */
 export const currentDeadline = (): AppendDeadline | undefined => current.getStore();
+
+/** Runs `work` as no request's (a summary of many, a background task started by one). */
+export const outsideDeadline = <T>(work: () => T): T => current.exit(work);

@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { AppendDeadline } from '../src/append-deadline.js';
+import {
+  currentDeadline,
+  outsideDeadline,
+  RequestDeadline,
+  withDeadline,
+  type AppendDeadline,
+} from '../src/append-deadline.js';
 import type { AppendQueue, AppendQueueFactory } from '../src/batched-appender.js';
 import { createEventStore } from '../src/event-store.js';
 import { standInDatabase, type Answer } from './stand-in-driver.js';
@@ -138,5 +144,23 @@ describe("an append and its request's deadline", () => {
     ).rejects.toMatchObject({ reason: 'deadline_passed' });
     expect(sent.at(-1)).toBe('ROLLBACK');
     expect(sent).not.toContain('COMMIT');
+  });
+
+  it("is the request's own: work it runs as no request's (a summary of many) is not held to it", () => {
+    let refused = 0;
+    const request = new RequestDeadline(() => (refused += 1));
+    withDeadline(request, () => {
+      request.pass();
+      expect(refused).toBe(1);
+      expect(currentDeadline()?.begin()).toBe(false);
+      expect(outsideDeadline(() => currentDeadline())).toBeUndefined();
+    });
+    // A write begun before the deadline holds the refusal back; once committed, none comes.
+    const writing = new RequestDeadline(() => (refused += 1));
+    expect(writing.begin()).toBe(true);
+    writing.pass();
+    writing.end(true);
+    expect(refused).toBe(1);
+    expect(writing.begin()).toBe(true);
   });
 });

@@ -62,6 +62,7 @@ export interface GuardedGetOptions {
  * kept until its byte cap). Rejects with a {@link FetchFailedError}.
  */
 export function guardedGetJson(url: string, options: GuardedGetOptions): Promise<GuardedAnswer> {
+  if (!URL.canParse(url)) return Promise.reject(new FetchFailedError('not a URL'));
   const target = new URL(url);
   const secure = target.protocol === 'https:';
   const guard = {

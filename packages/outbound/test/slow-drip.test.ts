@@ -96,5 +96,10 @@ describe('an outbound fetch from a peer answering a byte a second', () => {
     expect(await Promise.all(held)).toEqual(Array(3).fill('timed out'));
     expect(drip.requests()).toBe(3);
     expect(await ask('/a3', 'a')).toBe('timed out');
+    // A URL that is none fails as such and holds no share.
+    expect(await why(fetcher.getJson('http://[bad', { scope: 'a', maxBytes: 1 }))).toBe(
+      'not a URL',
+    );
+    expect(fetcher.inFlight()).toBe(0);
   });
 });

@@ -25,17 +25,14 @@ interface Deadline {
  */
 class Deadlines {
   readonly #pending = new Set<Deadline>();
-  readonly #ms: number;
   #timer: NodeJS.Timeout | undefined;
 
-  constructor(ms: number) {
-    this.#ms = ms;
-  }
+  constructor(private readonly ms: number) {}
 
   add(expire: () => void): Deadline {
-    const deadline = { at: Date.now() + this.#ms, expire };
+    const deadline = { at: Date.now() + this.ms, expire };
     this.#pending.add(deadline);
-    this.#timer ??= setInterval(() => this.#sweep(), Math.min(100, this.#ms)).unref();
+    this.#timer ??= setInterval(() => this.#sweep(), Math.min(100, this.ms)).unref();
     return deadline;
   }
 

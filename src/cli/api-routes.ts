@@ -68,6 +68,8 @@ export function apiRoutes(
         ours: ourAudiences(config),
         rules: sinkTargetRules(config),
         lifetimeCeiling: config.JWT_BEARER_MAX_LIFETIME_CEILING_SECONDS,
+        maxIssuers: config.TRUSTED_ISSUER_MAX_PER_SPACE,
+        maxDomains: config.METADATA_DOMAIN_MAX_PER_SPACE,
         operator,
         ...(forget && { forget }),
       },

@@ -8,6 +8,7 @@ import { createAccessRefusals } from '../commands/access-refusal/record.js';
 import { ensureFirstSigningKey } from '../commands/signing-key/change-keys.js';
 import { randomIds, systemClock } from '../domain/ports.js';
 import { createEventStore, type AppendListener } from '#event-log/event-store.js';
+import { currentDeadline, withinDeadline } from '#event-log/append-deadline.js';
 import { postgresSinkWrites } from '../delivery/sink-writes.js';
 import { workerPeers } from '../limits/cluster-peers.js';
 import { postgresPeers } from '../limits/postgres-peers.js';
@@ -28,6 +29,7 @@ import { metadataClientDomains, postgresIssuerWrites } from '../projections/trus
 import { createMetadataDocuments } from '../commands/trusted-issuer/metadata-document.js';
 import { BoundedCache } from '../crypto/bounded-cache.js';
 import { trustedIssuerPorts } from './trusted-issuer-ports.js';
+import { createOutboundFetcher } from '../commands/trusted-issuer/ports.js';
 import { sinkTargetRules } from './sink-admin-context.js';
 import { loadScopeCatalog } from './scope-catalog.js';
 import { longestTokenSeconds } from './rotation-settings.js';
@@ -70,6 +72,7 @@ export async function createCommandContext(
           expired,
         }),
     },
+    deadlineOf: currentDeadline,
     // Each event joined to its request's trace, beside the log; tracing off, not even asked.
     ...(traceDestination(config) ? { traceOf: currentTrace } : {}),
   });
@@ -94,6 +97,13 @@ export async function createCommandContext(
     maxKeys: config.LIMITER_MAX_KEYS,
   };
   const seenMetadata = new BoundedCache<string, true>(config.CLIENT_METADATA_CACHE_MAX);
+  // Every outbound GET of the process: a deadline each, one per URL, bounded per space.
+  const fetcher = createOutboundFetcher({
+    rules: sinkTargetRules(config),
+    timeoutMs: config.OUTBOUND_FETCH_TIMEOUT_MS,
+    maxInFlight: config.OUTBOUND_FETCH_MAX_IN_FLIGHT,
+    maxInFlightPerScope: config.OUTBOUND_FETCH_MAX_IN_FLIGHT_PER_SPACE,
+  });
   return {
     events,
     limits: createLimits({
@@ -144,8 +154,10 @@ export async function createCommandContext(
     audiences: config.TOKEN_AUDIENCES,
     kek,
     usedOnce: {
-      remember: (used) => rememberUsedOnce(db, used),
-      rememberFirst: (used) => rememberFirstUnused(db, used),
+      // A spent id is a write, refused past the request's deadline as an append is.
+      remember: (used) => withinDeadline(currentDeadline(), () => rememberUsedOnce(db, used)),
+      rememberFirst: (used) =>
+        withinDeadline(currentDeadline(), () => rememberFirstUnused(db, used)),
     },
     idempotentResponses: {
       find: (spaceId, keyHash) => findIdempotentResponse(db, spaceId, keyHash),
@@ -162,12 +174,13 @@ export async function createCommandContext(
       },
     },
     scopeCatalog: await loadScopeCatalog(config),
-    trustedIssuers: await trustedIssuerPorts(config, database, now),
+    trustedIssuers: await trustedIssuerPorts(config, database, now, fetcher),
     // Client ID metadata documents: the domains read as they stand, documents and first uses bounded.
     metadataClients: {
       domain: async (spaceId, domain) => (await metadataClientDomains(db, spaceId, domain))[0],
       documents: createMetadataDocuments({
-        rules: sinkTargetRules(config),
+        fetcher,
+        timeoutMs: config.OUTBOUND_FETCH_TIMEOUT_MS,
         maxEntries: config.CLIENT_METADATA_CACHE_MAX,
         maxAgeSeconds: config.CLIENT_METADATA_CACHE_MAX_SECONDS,
         now,

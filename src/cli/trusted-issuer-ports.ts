@@ -42,6 +42,7 @@ export async function trustedIssuerPorts(
   config: Config,
   database: DatabaseHandle,
   now: () => number,
+  fetcher: Parameters<typeof createIssuerKeys>[0]['fetcher'],
 ): Promise<TrustedIssuerPorts> {
   const operator = await operatorIssuers(config);
   const lookup = createTrustedIssuerLookup(database.db, {
@@ -55,7 +56,8 @@ export async function trustedIssuerPorts(
     forget: lookup.forget,
     operator,
     keys: createIssuerKeys({
-      rules: sinkTargetRules(config),
+      fetcher,
+      timeoutMs: config.OUTBOUND_FETCH_TIMEOUT_MS,
       maxEntries: config.TRUSTED_ISSUER_JWKS_CACHE_MAX,
       now,
     }),

@@ -4,6 +4,7 @@ import type { DomainEvent, EventType } from '../domain/events.js';
 import type { BudgetWindow } from '../domain/budget-window.js';
 import { decideBudgetedRecording } from '../domain/budget-window.js';
 import type { EventStore } from '#event-log/event-store.js';
+import { outsideDeadline } from '#event-log/append-deadline.js';
 
 /** An event to append on a new stream of its own. */
 export interface StreamEvent {
@@ -91,8 +92,9 @@ export function createEventBudget(
     return true;
   };
 
-  /** Takes the windows that `due` selects out of the map and writes their summaries. */
-  const flush = async (due: (window: OpenWindow) => boolean) => {
+  // Writes the summaries of the windows `due` takes, as no request's: never past a deadline.
+  const flush = (due: (window: OpenWindow) => boolean) => outsideDeadline(() => summarise(due));
+  const summarise = async (due: (window: OpenWindow) => boolean) => {
     const taken = [...windows].filter(([, window]) => due(window));
     for (const [key] of taken) windows.delete(key);
     let written = 0;

@@ -28,6 +28,21 @@ export const issuerSettings = {
   CLIENT_METADATA_CACHE_MAX_SECONDS: integer(0, 86_400, 300).describe(
     'How long a client ID metadata document (a client id that is an https URL) is held at most, in seconds: its Cache-Control `max-age` when shorter, nothing for `no-store`; without the header, this. 0: fetched at every use.',
   ),
+  OUTBOUND_FETCH_TIMEOUT_MS: integer(100, 60_000, 4000).describe(
+    "Wall clock over one outbound fetch (a trusted issuer's JWKS; a client ID metadata document and its `jwks_uri` together), connect, headers and body, in milliseconds: past it the connection is dropped and the fetch fails `timed out`. Keep it below REQUEST_DEADLINE_MS so a caller hears why.",
+  ),
+  OUTBOUND_FETCH_MAX_IN_FLIGHT: integer(1, 10_000, 100).describe(
+    'Outbound fetches (JWKS, metadata documents) one API process has in flight at most (one per URL: callers of a URL being fetched wait for it); one more fails at once (`busy`).',
+  ),
+  OUTBOUND_FETCH_MAX_IN_FLIGHT_PER_SPACE: integer(1, 10_000, 10).describe(
+    "Outbound fetches one space's issuers and metadata clients have in flight in one API process at most; one more fails at once (`busy`), so a slow peer costs its space and no other.",
+  ),
+  TRUSTED_ISSUER_MAX_PER_SPACE: integer(0, 1000, 20).describe(
+    'Trusted issuers one space may have (removed ones not counted); `POST /v1/trusted-issuers` past it answers 409 `conflict`. Each may cost the API a JWKS fetch.',
+  ),
+  METADATA_DOMAIN_MAX_PER_SPACE: integer(0, 1000, 20).describe(
+    "Client ID metadata document domains one space may allow (removed ones not counted); allowing one more answers 409 `conflict`. Each may cost the API fetches of its clients' documents.",
+  ),
   CLIENT_METADATA_CACHE_MAX: integer(1, undefined, 1000).describe(
     'How many client ID metadata documents (and their keys) each API process holds, and how many first uses it remembers having recorded.',
   ),

@@ -5,6 +5,7 @@ import { MethodNotAllowedError, NotFoundError, UnavailableError } from '../error
 import { uuidv7 } from '../domain/ports.js';
 import type { EventMetadata } from '../domain/events.js';
 import { writeError } from './error-response.js';
+import { RequestDeadline, withDeadline } from '#event-log/append-deadline.js';
 import type { ErrorDialect, RequestState } from './state.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -24,23 +25,18 @@ interface Deadline {
  */
 class Deadlines {
   readonly #pending = new Set<Deadline>();
-  readonly #ms: number;
   #timer: NodeJS.Timeout | undefined;
 
-  constructor(ms: number) {
-    this.#ms = ms;
-  }
+  constructor(private readonly ms: number) {}
 
   add(expire: () => void): Deadline {
-    const deadline = { at: Date.now() + this.#ms, expire };
+    const deadline = { at: Date.now() + this.ms, expire };
     this.#pending.add(deadline);
-    this.#timer ??= setInterval(() => this.#sweep(), Math.min(100, this.#ms)).unref();
+    this.#timer ??= setInterval(() => this.#sweep(), Math.min(100, this.ms)).unref();
     return deadline;
   }
 
-  remove(deadline: Deadline): void {
-    this.#pending.delete(deadline);
-  }
+  readonly remove = (deadline: Deadline) => void this.#pending.delete(deadline);
 
   #sweep(): void {
     const now = Date.now();
@@ -79,13 +75,14 @@ export function requestContext(
     ctx.set('X-Content-Type-Options', 'nosniff');
     let deadline: Deadline | undefined;
     try {
-      // The backstop behind every database timeout: no request waits longer than the deadline.
-      // A handler still running then finishes unseen; its 503 has already been sent.
+      // The backstop behind every database timeout: no request waits longer than the deadline,
+      // unless it wrote (append-deadline.ts). A handler still running then writes nothing more.
       await new Promise<void>((resolve, reject) => {
-        deadline = deadlines.add(() =>
+        const writes = new RequestDeadline(() =>
           reject(new UnavailableError(`no answer within ${deadlineMs} ms; retry shortly`)),
         );
-        next().then(resolve, reject);
+        deadline = deadlines.add(() => writes.pass());
+        withDeadline(writes, next).then(resolve, reject);
       });
       // The router answers unknown paths and methods with empty bodies; give them ours.
       if (ctx.body === undefined || ctx.body === null) {

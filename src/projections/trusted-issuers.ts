@@ -65,6 +65,8 @@ export interface IssuerWrites {
   /** A space's allowed metadata-client domain, its row locked (removed ones too). */
   lockedDomain(spaceId: string, domain: string): Promise<MetadataClientDomain | undefined>;
   writeDomain(state: MetadataClientDomain): Promise<void>;
+  /** The space's live issuers or allowed domains (under its lock, to judge one more). */
+  liveCount(spaceId: string, table: 'trusted_issuers' | 'metadata_client_domains'): Promise<number>;
 }
 
 /** The issuers' reads and writes through one Postgres transaction. */
@@ -101,6 +103,11 @@ export function postgresIssuerWrites(trx: Transaction<Database>): IssuerWrites {
     lockedDomain: async (spaceId, domain) =>
       (await metadataClientDomains(trx, spaceId, domain, { removed: true, lock: true }))[0],
     writeDomain: (state) => writeMetadataClientDomain(trx, state),
+    liveCount: async (spaceId, table) =>
+      (
+        await sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql.table(table)}
+          WHERE space_id = ${spaceId} AND removed_at IS NULL`.execute(trx)
+      ).rows[0]!.n,
   };
 }
 

@@ -8,11 +8,15 @@ import {
   type AppendResult,
 } from './append-to-stream.js';
 import { insertEvents, streamRows } from './insert-events.js';
+import { withinDeadline, type AppendDeadline } from './append-deadline.js';
 
 /** Appends new streams, many per round trip. */
 export interface BatchedAppender {
-  /** Same contract as appendToStream; only `'fresh'` appends are batched, the others go alone. */
-  append(input: AppendInput): Promise<AppendResult>;
+  /**
+   * Same contract as appendToStream; only `'fresh'` appends are batched, the others go alone.
+   * An append whose `deadline` passed before its batch is written is refused, not written.
+   */
+  append(input: AppendInput, deadline?: AppendDeadline): Promise<AppendResult>;
   /** Appends waiting for their batch (for /metrics). */
   queued(): number;
 }
@@ -47,6 +51,7 @@ export interface BatchedAppenderOptions {
 
 interface Pending {
   readonly input: AppendInput;
+  readonly deadline?: AppendDeadline;
   resolve(result: AppendResult): void;
   reject(error: unknown): void;
 }
@@ -79,9 +84,28 @@ export function createBatchedAppender<DB extends EventLogTables>(
   });
   let inFlight = 0;
 
+  /** A member as written: none past its deadline; its deadline told when its answer comes. */
+  const begun = (pending: Pending): Pending[] => {
+    const { deadline } = pending;
+    if (!deadline) return [pending];
+    if (!deadline.begin()) {
+      pending.reject(new AppendRefusedError('deadline_passed'));
+      return [];
+    }
+    const ended = (written: boolean) => deadline.end(written);
+    return [
+      {
+        input: pending.input,
+        resolve: (result) => (ended(true), pending.resolve(result)),
+        reject: (error) => (ended(false), pending.reject(error)),
+      },
+    ];
+  };
+
   const flush = () => {
     while (inFlight < maxInFlight && queue.size() > 0) {
-      const batch = queue.take(maxBatch);
+      const batch = queue.take(maxBatch).flatMap(begun);
+      if (batch.length === 0) continue;
       inFlight += 1;
       // Free the slot and send the next batch before answering this one's callers, so whatever
       // they do next finds the writer as it really is.
@@ -137,11 +161,17 @@ export function createBatchedAppender<DB extends EventLogTables>(
   }
 
   return {
-    append(input) {
-      if (input.expectedVersion !== 'fresh') return appendToStream(db, input);
+    append(input, deadline) {
+      if (input.expectedVersion !== 'fresh') {
+        return withinDeadline(
+          deadline,
+          () => appendToStream(db, input),
+          (result) => result.ok,
+        );
+      }
       let admitted = false;
       const appended = new Promise<AppendResult>((resolve, reject) => {
-        admitted = queue.offer(input.spaceId, { input, resolve, reject });
+        admitted = queue.offer(input.spaceId, { input, deadline, resolve, reject });
       });
       if (!admitted) return Promise.reject(new AppendRefusedError('queue_full'));
       flush();

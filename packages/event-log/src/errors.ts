@@ -1,9 +1,10 @@
 /** Why the store refused an append it never wrote. */
-export type AppendRefusal = 'queue_full' | 'wait_expired' | 'no_partition';
+export type AppendRefusal = 'queue_full' | 'wait_expired' | 'no_partition' | 'deadline_passed';
 
 const MESSAGE: Readonly<Record<AppendRefusal, string>> = {
   queue_full: 'too many writes waiting for the event log',
   wait_expired: 'the event log did not take the write in time',
+  deadline_passed: 'the request was answered (past its deadline) before the write began',
   // Partition maintenance is behind (keepPartitionsAhead makes them ahead, every 10 s): a refusal
   // that ends by itself as soon as a partition is made, never a failure of the service.
   no_partition: 'the event log has no partition for this time yet',

@@ -5,6 +5,8 @@ import { createBatchedAppender, type BatchedAppenderOptions } from './batched-ap
 import { insertEvents, streamRows } from './insert-events.js';
 import type { RecordedEvent } from './types.js';
 import type { TraceOf } from './event-traces.js';
+import { withinDeadline, type AppendDeadline } from './append-deadline.js';
+import { AppendRefusedError } from './errors.js';
 
 /** Told of every event the store committed (not of duplicates): NOTIFY, metrics. */
 export type AppendListener = (events: readonly RecordedEvent[]) => void;
@@ -64,6 +66,8 @@ export function createEventStore<DB extends EventLogTables, Writes = unknown>(
     readonly batching?: BatchedAppenderOptions;
     /** The request's trace at each append, recorded beside its events; absent: tracing off. */
     readonly traceOf?: TraceOf;
+    /** The deadline of the request appending, read at the call: past it, nothing is written. */
+    readonly deadlineOf?: () => AppendDeadline | undefined;
   },
 ): EventStore<Writes> {
   const batched = options.batching && createBatchedAppender(db, options.batching);
@@ -81,7 +85,7 @@ export function createEventStore<DB extends EventLogTables, Writes = unknown>(
     options.failed?.(error);
     throw error;
   };
-  const { traceOf } = options;
+  const { traceOf, deadlineOf } = options;
   // Read at the call, in the request's context (a group commit writes later, outside it).
   const traced = (input: AppendInput): AppendInput => {
     const trace = traceOf?.();
@@ -90,21 +94,27 @@ export function createEventStore<DB extends EventLogTables, Writes = unknown>(
   return {
     append: (asked, inline) => {
       const input = traceOf ? traced(asked) : asked;
-      if (input.expectedVersion === 'fresh' && !inline) {
-        return (batched ? batched.append(input) : appendToStream(db, input)).then(announce, fail);
+      const deadline = deadlineOf?.();
+      if (input.expectedVersion === 'fresh' && !inline && batched) {
+        return batched.append(input, deadline).then(announce, fail);
       }
-      return appendToStream(
-        db,
-        input,
-        inline && ((trx, events) => inline(writesOf(trx), events)),
+      const project =
+        inline &&
+        ((trx: Transaction<DB>, events: readonly RecordedEvent[]) => inline(writesOf(trx), events));
+      return withinDeadline(
+        deadline,
+        () => appendToStream(db, input, project),
+        (r) => r.ok,
       ).then(announce, fail);
     },
     transact: async (work) => {
       const appended: RecordedEvent[] = [];
-      const result = await db
-        .transaction()
-        .execute((trx) =>
-          work({
+      const deadline = deadlineOf?.();
+      let began = false;
+      let committed = false;
+      try {
+        const result = await db.transaction().execute(async (trx) => {
+          const done = await work({
             get writes() {
               return writesOf(trx);
             },
@@ -117,11 +127,21 @@ export function createEventStore<DB extends EventLogTables, Writes = unknown>(
               appended.push(...events);
               return events;
             },
-          }),
-        )
-        .catch(fail);
-      if (appended.length > 0) announce({ ok: true, duplicate: false, events: appended });
-      return result;
+          });
+          // Checked last, before the commit: the reads under lock may have waited past it.
+          if (deadline && !(began = deadline.begin())) {
+            throw new AppendRefusedError('deadline_passed');
+          }
+          return done;
+        });
+        committed = true;
+        if (appended.length > 0) announce({ ok: true, duplicate: false, events: appended });
+        return result;
+      } catch (error) {
+        return fail(error);
+      } finally {
+        if (began) deadline!.end(committed);
+      }
     },
     queued: () => batched?.queued() ?? 0,
   };

@@ -43,7 +43,8 @@ const ZEROS = (count: number) => Array<number>(count).fill(0);
 /**
  * The IPv4 address an IPv6 address carries, and in which form: IPv4-mapped (::ffff:0:0/96),
  * IPv4-translated (::ffff:0:0:0/96), IPv4-compatible (::/96, :: and ::1 aside), NAT64 (64:ff9b::/96), 6to4 (2002::/16) and Teredo
- * (2001::/32, its server and its obfuscated client). Each is a way to reach that IPv4 address.
+ * (2001::/32, its server in bits 32-63 and its client, XORed, in the last 32). Each is a way to
+ * reach that IPv4 address; an address is judged by every one it carries.
  */
 export function embeddedIpv4(bytes: readonly number[]): { form: string; v4: number[] }[] {
   if (bytes.length !== 16) return [];
@@ -83,7 +84,10 @@ export function parseCidr(text: string): Cidr | undefined {
   return prefix <= bits ? { bytes, prefix } : undefined;
 }
 
-/** Whether the block holds these bytes (an IPv4 block also holds an IPv6 form carrying one). */
+/**
+ * Whether the block holds these bytes: an IPv4 block also holds an IPv6 form carrying one, when
+ * it holds every IPv4 address the form carries (a Teredo address's server and client both).
+ */
 export function cidrContains(cidr: Cidr, bytes: readonly number[]): boolean {
   const candidates =
     cidr.bytes.length === bytes.length
@@ -91,12 +95,15 @@ export function cidrContains(cidr: Cidr, bytes: readonly number[]): boolean {
       : cidr.bytes.length === 4
         ? embeddedIpv4(bytes).map((entry) => entry.v4)
         : [];
-  return candidates.some((candidate) => {
-    for (let bit = 0; bit < cidr.prefix; bit += 1) {
-      const mask = 0x80 >> (bit % 8);
-      const index = Math.floor(bit / 8);
-      if ((candidate[index]! & mask) !== (cidr.bytes[index]! & mask)) return false;
-    }
-    return true;
-  });
+  return (
+    candidates.length > 0 &&
+    candidates.every((candidate) => {
+      for (let bit = 0; bit < cidr.prefix; bit += 1) {
+        const mask = 0x80 >> (bit % 8);
+        const index = Math.floor(bit / 8);
+        if ((candidate[index]! & mask) !== (cidr.bytes[index]! & mask)) return false;
+      }
+      return true;
+    })
+  );
 }

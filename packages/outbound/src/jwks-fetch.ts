@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { guardedGetJson } from './guarded-get.js';
-import type { TargetRules } from './target-rules.js';
+import type { FetchAsk, GuardedFetcher } from './guarded-fetcher.js';
 
 /** How much of a JWKS document is read: a platform's publishes a handful of keys. */
 const JWKS_BYTES = 64 * 1024;
@@ -22,21 +21,19 @@ export interface FetchedAnswer {
 }
 
 /**
- * GETs a trusted issuer's JWKS under the outbound target rules ({@link guardedGetJson}), at most
+ * GETs a JWKS through the process's {@link GuardedFetcher} (SSRF rules, deadline, bounds), at most
  * {@link JWKS_BYTES}. Throws with why, each reason prefixed `jwks_uri: `.
  */
 export async function fetchJwks(
+  fetcher: GuardedFetcher,
   url: string,
-  rules: TargetRules,
-  timeoutMs: number,
+  ask: Omit<FetchAsk, 'maxBytes'>,
 ): Promise<FetchedAnswer> {
-  const { body, cacheControl } = await guardedGetJson(url, {
-    rules,
-    timeoutMs,
-    maxBytes: JWKS_BYTES,
-  }).catch((error: Error) => {
-    throw new Error(`jwks_uri: ${error.message}`);
-  });
+  const { body, cacheControl } = await fetcher
+    .getJson(url, { ...ask, maxBytes: JWKS_BYTES })
+    .catch((error: Error) => {
+      throw new Error(`jwks_uri: ${error.message}`);
+    });
   const jwks = fetchedJwksSchema.safeParse(body);
   if (!jwks.success) throw new Error('jwks_uri: not a JWKS document');
   return { jwks: jwks.data, cacheControl };
@@ -45,12 +42,13 @@ export async function fetchJwks(
 /**
  * {@link fetchJwks} in the shape of `fetch`, for a JWKS cache that takes one (the verifier kit's
  * `remotePublicKeys`): the document checked and re-served as a 200 with its `Cache-Control`.
- * Only the URL is read; any failure rejects, as `fetch` does.
+ * Only the URL and the caller's `signal` are read; any failure rejects, as `fetch` does.
  */
-export function guardedJwksFetch(rules: TargetRules, timeoutMs: number): typeof fetch {
-  return (async (input: string | URL | Request) => {
+export function guardedJwksFetch(fetcher: GuardedFetcher, scope: string): typeof fetch {
+  return (async (input: string | URL | Request, init?: RequestInit) => {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-    const { jwks, cacheControl } = await fetchJwks(url, rules, timeoutMs);
+    const signal = init?.signal ?? undefined;
+    const { jwks, cacheControl } = await fetchJwks(fetcher, url, { scope, signal });
     const headers = cacheControl === undefined ? undefined : { 'cache-control': cacheControl };
     return new Response(JSON.stringify(jwks), { status: 200, headers });
   }) as typeof fetch;

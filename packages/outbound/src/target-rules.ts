@@ -48,6 +48,17 @@ const METADATA_ADDRESSES = ['100.100.100.200', 'fd00:ec2::254'].map((address) =>
 type AddressKind =
   'metadata' | 'link-local' | 'unspecified' | 'loopback' | 'private' | 'shared' | 'unique-local';
 
+/** Kinds from the gravest: an address of several kinds is judged as its gravest. */
+const GRAVITY: readonly AddressKind[] = [
+  'metadata',
+  'link-local',
+  'unspecified',
+  'loopback',
+  'private',
+  'shared',
+  'unique-local',
+];
+
 /** Refused in every environment: the metadata service's addresses. */
 const ALWAYS_REFUSED: ReadonlySet<AddressKind> = new Set(['metadata', 'link-local', 'unspecified']);
 
@@ -98,11 +109,12 @@ function ipv6Kind(bytes: readonly number[]): { kind?: AddressKind; note?: string
   if ([0, 0x64, 0xff, 0x9b, 0, 1].every((byte, index) => bytes[index] === byte)) {
     return { kind: 'private', note: 'a local-use NAT64 address' };
   }
-  for (const { form, v4 } of embeddedIpv4(bytes)) {
+  // Every IPv4 address it carries (Teredo carries two), the gravest kind first.
+  const carried = embeddedIpv4(bytes).flatMap(({ form, v4 }) => {
     const kind = ipv4Kind(v4);
-    if (kind) return { kind, note: `the ${form} form of ${v4.join('.')}` };
-  }
-  return {};
+    return kind ? [{ kind, note: `the ${form} form of ${v4.join('.')}` }] : [];
+  });
+  return carried.sort((a, b) => GRAVITY.indexOf(a.kind) - GRAVITY.indexOf(b.kind))[0] ?? {};
 }
 
 /** What a host (normalised) is: by its name for a name, by its bits for an address. */

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createGuardedFetcher } from '../src/guarded-fetcher.js';
 import { guardedJwksFetch } from '../src/jwks-fetch.js';
 import type { TargetRules } from '../src/target-rules.js';
 
@@ -23,7 +24,13 @@ const KEY = {
   x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo',
   kid: 'k',
 };
-const fetchJwks = guardedJwksFetch(rules, 2000);
+const fetcher = createGuardedFetcher({
+  rules,
+  timeoutMs: 2000,
+  maxInFlight: 10,
+  maxInFlightPerScope: 10,
+});
+const fetchJwks = guardedJwksFetch(fetcher, 'space');
 
 describe('the SSRF-guarded JWKS fetch', () => {
   it('answers as fetch would: the document checked, with the lifetime the issuer gave', async () => {

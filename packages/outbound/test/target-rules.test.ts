@@ -204,4 +204,33 @@ describe('sink target rules', () => {
       ),
     ).toBeUndefined();
   });
+
+  it('judges a Teredo address (2001:0::/32) by both IPv4 addresses it carries: its server and its XORed client', () => {
+    // server 10.0.0.1, client 169.254.169.254 (XORed: 5601:5601): the metadata service.
+    const metadataClient = 'http://[2001:0:a00:1::5601:5601]/';
+    expect(targetRefusal(webhook(metadataClient), development)).toMatch(
+      /Teredo form of 169\.254\.169\.254.*metadata/,
+    );
+    expect(resolvedAddressRefusal('2001:0:a00:1::5601:5601', at('h'), development)).toMatch(
+      /metadata/,
+    );
+    // server 8.8.8.8, client 10.0.0.5 (f5ff:fffa): the private network, in production.
+    expect(targetRefusal(webhook('https://[2001:0:808:808::f5ff:fffa]/'), production)).toMatch(
+      /Teredo form of 10\.0\.0\.5.*private/,
+    );
+    // server 127.0.0.1, client 8.8.8.8 (f7f7:f7f7): loopback, and the own port on it.
+    expect(targetRefusal(webhook('http://[2001:0:7f00:1::f7f7:f7f7]:8080/'), development)).toMatch(
+      /own port/,
+    );
+    // A public server and client: an address like any other.
+    expect(
+      targetRefusal(webhook('https://[2001:0:808:808::f7f7:f7f7]/'), production),
+    ).toBeUndefined();
+    // An allowed block must hold both: server 10.20.0.1 allowed, client 192.168.1.1 (3f57:fefe) not.
+    const allowing: TargetRules = { ...production, allowTargets: ['10.20.0.0/16'] };
+    expect(targetRefusal(webhook('https://[2001:0:a14:1::f5eb:fffe]/'), allowing)).toBeUndefined();
+    expect(targetRefusal(webhook('https://[2001:0:a14:1::3f57:fefe]/'), allowing)).toMatch(
+      /Teredo form of .*private/,
+    );
+  });
 });

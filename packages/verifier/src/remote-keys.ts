@@ -12,6 +12,8 @@ export interface RemoteKeysOptions {
   readonly refetchAfterMs?: number;
   /** How long a JWKS is held when its answer names no `max-age` (default 300 s). */
   readonly defaultMaxAgeSeconds?: number;
+  /** Each fetch's bound, headers and body, passed to `doFetch` as its signal (default 5 s). */
+  readonly timeoutMs?: number;
 }
 
 /**
@@ -28,7 +30,11 @@ export function remotePublicKeys(
   now: () => number = Date.now,
   options: RemoteKeysOptions = {},
 ): PublicKeys {
-  const { refetchAfterMs = 1000, defaultMaxAgeSeconds = DEFAULT_MAX_AGE_SECONDS } = options;
+  const {
+    refetchAfterMs = 1000,
+    defaultMaxAgeSeconds = DEFAULT_MAX_AGE_SECONDS,
+    timeoutMs = 5000,
+  } = options;
   let keys = new Map<string, KeyObject>();
   let lastFetch = 0;
   let staleAt = 0;
@@ -38,7 +44,8 @@ export function remotePublicKeys(
     let fresh: Map<string, KeyObject> | undefined;
     let response: Response | undefined;
     try {
-      response = await doFetch(jwksUrl, { signal: AbortSignal.timeout(5000) });
+      // One signal over the whole: `fetch` aborts the body's read with it, not only the headers'.
+      response = await doFetch(jwksUrl, { signal: AbortSignal.timeout(timeoutMs) });
       if (response.status === 200) fresh = keysOf(await response.json());
     } finally {
       if (fresh) {

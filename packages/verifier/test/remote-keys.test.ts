@@ -1,4 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { publicKeysOf, remotePublicKeys, type RemoteKeysOptions } from '../src/remote-keys.js';
 
@@ -103,5 +105,46 @@ describe('keys given inline', () => {
     expect(keys.publicKey('')).toBeDefined();
     expect(keys.publicKey('bad')).toBeUndefined();
     expect(keys.publicKey('x')).toBeUndefined();
+  });
+});
+
+/** An issuer whose JWKS endpoint answers a 200 and then a byte (a JSON space) a second. */
+async function slowDrip() {
+  const open = new Set<Socket>();
+  let requests = 0;
+  const server = http.createServer((_request, response) => {
+    requests += 1;
+    response.writeHead(200, { 'content-type': 'application/json' }).write(' ');
+    const timer = setInterval(() => response.write(' '), 1000);
+    response.on('close', () => clearInterval(timer));
+  });
+  server.on('connection', (socket: Socket) => {
+    open.add(socket);
+    socket.on('close', () => open.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks`,
+    requests: () => requests,
+    open: () => open.size,
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
+}
+
+describe("the kit's remote keys from an issuer answering a byte a second", () => {
+  it('end the fetch at its deadline (headers and body), the connection closed', async () => {
+    const drip = await slowDrip();
+    try {
+      const keys = remotePublicKeys(drip.url, fetch, Date.now, { timeoutMs: 1000 });
+      await keys.refreshSoon();
+      expect(keys.publicKey('any')).toBeUndefined();
+      for (let waited = 0; drip.open() > 0 && waited < 10_000; waited += 50) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(drip.open()).toBe(0);
+      expect(drip.requests()).toBe(1);
+    } finally {
+      await drip.close();
+    }
   });
 });

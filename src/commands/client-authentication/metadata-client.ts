@@ -91,7 +91,7 @@ export async function authenticateMetadataClient(
     (await ports.domain(spaceId, domain)) ?? refused(`${domain} is not allowed in this space`);
   const proven = async (refresh: boolean) => {
     const client = await ports.documents
-      .clientAt(clientId, { refresh })
+      .clientAt(clientId, { spaceId, refresh })
       .catch((error: unknown) => refused(`its document: ${(error as Error).message}`));
     const credential = credentialOf(
       clientId,

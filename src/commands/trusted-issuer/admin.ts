@@ -31,6 +31,9 @@ export interface IssuerAdminContext {
   readonly rules: TargetRules;
   /** TRUSTED_ISSUERS: listed to their spaces, never changed by their admins. */
   readonly operator?: readonly OperatorIssuer[];
+  /** TRUSTED_ISSUER_MAX_PER_SPACE, METADATA_DOMAIN_MAX_PER_SPACE. */
+  readonly maxIssuers: number;
+  readonly maxDomains: number;
   /** Drops this process's cached issuers of a space once a change committed. */
   readonly forget?: (spaceId: string) => void;
 }
@@ -92,6 +95,7 @@ async function judged(
     eventId: ctx.ids.eventId(),
     ours: ctx.ours,
     lifetimeCeiling: ctx.lifetimeCeiling,
+    maxIssuers: ctx.maxIssuers,
     credentials: await ruleCredentials(ctx, definition),
   };
 }

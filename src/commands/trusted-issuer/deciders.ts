@@ -15,6 +15,7 @@ import type { LockedDecider, Placed, Refusals } from '../handle.js';
 /** An add or a change: the judged command and the definition, `sameIss` read in the decider. */
 export type IssuerDefinitionCommand = Omit<IssuerCommand, 'sameIss'> & {
   readonly definition: TrustedIssuerDefinition;
+  readonly maxIssuers: number;
 };
 
 /** A removal: who, where, which. */
@@ -29,6 +30,10 @@ const refusals: Refusals<IssuerRefusal, object> = {
   not_found: () => new NotFoundError('no trusted issuer of that id in this space'),
   duplicate_iss: () =>
     new ConflictError('this space already trusts an issuer with that iss: change that one'),
+  issuer_limit: (command) =>
+    new ConflictError(
+      `this space has its limit of ${(command as IssuerDefinitionCommand).maxIssuers} trusted issuers (TRUSTED_ISSUER_MAX_PER_SPACE): remove one before adding another`,
+    ),
   invalid_definition: (_command, detail) =>
     new InvalidRequestError(`trusted issuer refused: ${detail ?? ''}`, [
       { field: (detail ?? 'issuer').split(':')[0]!, message: detail ?? 'refused' },
@@ -55,13 +60,19 @@ const written = (
 });
 
 /** Adds under the space's lock, so two adds of one `iss` cannot both find it free. */
-export const addIssuerDecider: Decider<IssuerDefinitionCommand, string | undefined> = {
+export const addIssuerDecider: Decider<
+  IssuerDefinitionCommand,
+  { sameIss?: string; count: number }
+> = {
   load: async ({ issuers }, command) => {
     await issuers.lockSpace(command.spaceId);
-    return issuers.liveIdOf(command.spaceId, command.definition.iss);
+    return {
+      sameIss: await issuers.liveIdOf(command.spaceId, command.definition.iss),
+      count: await issuers.liveCount(command.spaceId, 'trusted_issuers'),
+    };
   },
-  decide: (command, sameIss) =>
-    decideAddIssuer({ ...command, ...(sameIss === undefined ? {} : { sameIss }) }),
+  decide: (command, { sameIss, count }) =>
+    decideAddIssuer({ ...command, sameIss, issuers: { count, limit: command.maxIssuers } }),
   stream: (_command, facts) => facts,
   refusals,
   inline: ({ issuers }, command) => issuers.write(written(command, command.definition)),

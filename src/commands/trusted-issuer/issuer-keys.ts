@@ -1,6 +1,6 @@
 import { errors, type JWTVerifyGetKey } from 'jose';
 import { guardedJwksFetch } from '#outbound/jwks-fetch.js';
-import type { TargetRules } from '#outbound/target-rules.js';
+import type { GuardedFetcher } from '#outbound/guarded-fetcher.js';
 import type { PublicKeys } from '#verifier/issuer-keys.js';
 import { publicKeysOf, remotePublicKeys } from '#verifier/remote-keys.js';
 import { BoundedCache } from '../../crypto/bounded-cache.js';
@@ -10,7 +10,6 @@ import type { TrustedIssuerState } from '../../domain/trusted-issuer/decide.js';
 const FRESH_SECONDS = 10 * 60;
 /** An unknown `kid` fetches again at most this often per URL (a rotation, not a flood). */
 const REFETCH_MS = 30_000;
-const FETCH_TIMEOUT_MS = 5_000;
 
 /** The keys a trusted issuer's assertions are verified with. */
 export interface IssuerKeys {
@@ -33,23 +32,27 @@ interface Inline {
  * rejects with why.
  */
 export function createIssuerKeys(options: {
-  readonly rules: TargetRules;
+  readonly fetcher: GuardedFetcher;
+  readonly timeoutMs: number;
   readonly maxEntries: number;
   readonly now: () => number;
 }): IssuerKeys {
-  const guarded = guardedJwksFetch(options.rules, FETCH_TIMEOUT_MS);
   // Why each URL's last fetch failed: the kit's keys swallow it, the refusal names it.
   const failures = new BoundedCache<string, string>(options.maxEntries);
-  const doFetch = (async (url: string) => {
-    try {
-      const answer = await guarded(url);
-      failures.delete(url);
-      return answer;
-    } catch (error) {
-      failures.set(url, (error as Error).message);
-      throw error;
-    }
-  }) as typeof fetch;
+  // The space whose issuer made the URL's keys holder pays for its fetches.
+  const fetchFor = (spaceId: string) => {
+    const guarded = guardedJwksFetch(options.fetcher, spaceId);
+    return (async (url: string, init?: RequestInit) => {
+      try {
+        const answer = await guarded(url, init);
+        failures.delete(url);
+        return answer;
+      } catch (error) {
+        failures.set(url, (error as Error).message);
+        throw error;
+      }
+    }) as typeof fetch;
+  };
   const remote = new BoundedCache<string, PublicKeys>(options.maxEntries);
   const inline = new BoundedCache<string, Inline>(options.maxEntries);
   const held = (issuer: TrustedIssuerState): PublicKeys => {
@@ -63,9 +66,10 @@ export function createIssuerKeys(options: {
     }
     const keys =
       remote.get(url!) ??
-      remotePublicKeys(url!, doFetch, options.now, {
+      remotePublicKeys(url!, fetchFor(issuer.spaceId), options.now, {
         refetchAfterMs: REFETCH_MS,
         defaultMaxAgeSeconds: FRESH_SECONDS,
+        timeoutMs: options.timeoutMs,
       });
     remote.set(url!, keys);
     return keys;

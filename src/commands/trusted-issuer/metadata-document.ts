@@ -1,15 +1,13 @@
 import { calculateJwkThumbprint, type JWK } from 'jose';
 import { z } from 'zod';
 import { BoundedCache } from '../../crypto/bounded-cache.js';
-import { guardedGetJson } from '#outbound/guarded-get.js';
-import type { TargetRules } from '#outbound/target-rules.js';
+import type { GuardedFetcher } from '#outbound/guarded-fetcher.js';
 import { clientJwksSchema, type ClientJwks } from '../../domain/event-data/credential.js';
 import { metadataDocumentRefusal } from '../../domain/metadata-client/decide.js';
 import { fetchJwks } from '#outbound/jwks-fetch.js';
 
 /** The draft's §6.6 advice: a client metadata document of more than 5 KB is refused. */
 const DOCUMENT_BYTES = 5 * 1024;
-const FETCH_TIMEOUT_MS = 5_000;
 
 /** The members of a document the token endpoint reads (the rest are the client's own). */
 const documentSchema = z.object({
@@ -38,24 +36,26 @@ function maxAgeOf(header: string | undefined): number | undefined {
 
 /** The client ID metadata documents this process fetched, by URL. */
 export interface MetadataDocuments {
-  /** The document at `url` judged, fetched when not held or when `refresh` and held 30 s. */
-  clientAt(url: string, options?: { readonly refresh?: boolean }): Promise<MetadataClient>;
+  /** The document at `url` judged, fetched for the space when not held or `refresh` and held 30 s. */
+  clientAt(url: string, options: { spaceId: string; refresh?: boolean }): Promise<MetadataClient>;
 }
 
 /** Documents fetched under the SSRF rules, held per Cache-Control up to `maxAgeSeconds`, bounded. */
 export function createMetadataDocuments(options: {
-  readonly rules: TargetRules;
+  readonly fetcher: GuardedFetcher;
+  /** The document and its jwks_uri together, wall clock. */
+  readonly timeoutMs: number;
   readonly maxEntries: number;
   readonly maxAgeSeconds: number;
   readonly now: () => number;
 }): MetadataDocuments {
   const cache = new BoundedCache<string, MetadataClient>(options.maxEntries);
-  const fetched = async (url: string): Promise<MetadataClient> => {
+  const fetched = async (url: string, scope: string): Promise<MetadataClient> => {
     // https only (the draft's §3): judged before, held here too, as no plaintext fetch may start.
     if (!url.startsWith('https://')) throw new Error('must be an https URL');
-    const { body, cacheControl } = await guardedGetJson(url, {
-      rules: options.rules,
-      timeoutMs: FETCH_TIMEOUT_MS,
+    const ask = { scope, signal: AbortSignal.timeout(options.timeoutMs) };
+    const { body, cacheControl } = await options.fetcher.getJson(url, {
+      ...ask,
       maxBytes: DOCUMENT_BYTES,
     });
     const maxAge = maxAgeOf(cacheControl);
@@ -64,8 +64,7 @@ export function createMetadataDocuments(options: {
     const why = metadataDocumentRefusal(url, parsed.data);
     if (why) throw new Error(why);
     const jwks = clientJwksSchema.parse(
-      parsed.data.jwks ??
-        (await fetchJwks(parsed.data.jwks_uri!, options.rules, FETCH_TIMEOUT_MS)).jwks,
+      parsed.data.jwks ?? (await fetchJwks(options.fetcher, parsed.data.jwks_uri!, ask)).jwks,
     );
     const seconds = Math.min(maxAge ?? options.maxAgeSeconds, options.maxAgeSeconds);
     const now = options.now();
@@ -79,11 +78,11 @@ export function createMetadataDocuments(options: {
     return client;
   };
   return {
-    async clientAt(url, { refresh = false } = {}) {
+    async clientAt(url, { spaceId, refresh = false }) {
       const held = cache.get(url);
       const now = options.now();
       if (held && now < held.expiresAt && !(refresh && now - held.fetchedAt >= 30_000)) return held;
-      return fetched(url);
+      return fetched(url, spaceId);
     },
   };
 }

@@ -4,6 +4,9 @@ import type { IssuerKeys } from './issuer-keys.js';
 import type { MetadataClientDomain } from '../../domain/metadata-client/decide.js';
 import type { MetadataDocuments } from './metadata-document.js';
 
+/** The process's outbound GETs, one shared by issuers' keys and metadata documents. */
+export { createGuardedFetcher as createOutboundFetcher } from '#outbound/guarded-fetcher.js';
+
 /** What the token endpoint uses to take a client ID metadata document's URL as a client. */
 export interface MetadataClientPorts {
   /** The space's live allowed domain of this host name (the read model of its events). */

@@ -1,5 +1,6 @@
 import { accept, refuse, type Decision } from '../decision.js';
 import { domainEvent, type DomainEvent, type EventMetadata } from '../events.js';
+import { roomForOne, type SpaceCount } from '../policy.js';
 
 /** A space's allowed domain as its row holds it. */
 export interface MetadataClientDomain {
@@ -26,11 +27,12 @@ const placed = (command: DomainCommand): Placed => ({
 
 /** An admin allows a domain's metadata clients (again, with other scopes); nothing when the same. */
 export function decideAllowDomain(
-  command: DomainCommand & { readonly scopes?: readonly string[] },
+  command: DomainCommand & { readonly scopes?: readonly string[]; readonly domains?: SpaceCount },
   state: MetadataClientDomain | undefined,
-): Decision<DomainEvent<'metadata-client-domain-allowed'>, never, Placed> {
+): Decision<DomainEvent<'metadata-client-domain-allowed'>, 'domain_limit', Placed> {
   const scopes = command.scopes ? [...command.scopes] : undefined;
   const live = state && !state.removed;
+  if (!live && !roomForOne(command.domains)) return refuse('domain_limit');
   if (live && JSON.stringify(state.scopes ?? undefined) === JSON.stringify(scopes)) {
     return accept([], placed(command));
   }

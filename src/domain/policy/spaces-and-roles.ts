@@ -37,7 +37,11 @@ export function withinSpaceCeiling(perMinute: number | null | undefined, ceiling
   return perMinute === null || perMinute === undefined || perMinute <= ceiling;
 }
 
-/** SINK_MAX_PER_SPACE, deleted not counted: each sink costs a loop and shared log reads. */
-export function withinSinkLimit(sinks: number, limit: number) {
-  return sinks <= limit;
-}
+/** How many of a costly thing a space has (removed ones not counted) and its setting's limit. */
+export type SpaceCount = { readonly count: number; readonly limit: number } | undefined;
+
+/**
+ * Room for one more: SINK_MAX_PER_SPACE (each sink a loop and shared log reads),
+ * TRUSTED_ISSUER_MAX_PER_SPACE and METADATA_DOMAIN_MAX_PER_SPACE (each costs outbound fetches).
+ */
+export const roomForOne = (space: SpaceCount) => !space || space.count + 1 <= space.limit;

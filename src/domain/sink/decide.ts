@@ -1,5 +1,5 @@
 import { accept, refuse, type Decision } from '../decision.js';
-import { ownedBySpace, withinSinkLimit } from '../policy.js';
+import { ownedBySpace, roomForOne, type SpaceCount } from '../policy.js';
 import {
   commandEvent,
   streams,
@@ -43,12 +43,10 @@ export function decideCreateSink(
     readonly name: string;
     readonly target: SinkTarget;
     /** The space's sinks not deleted, and how many it may have (absent: not checked). */
-    readonly sinks?: { readonly count: number; readonly limit: number };
+    readonly sinks?: SpaceCount;
   },
 ): Decision<DomainEvent<'sink-created'>, 'sink_limit', Placed> {
-  if (command.sinks && !withinSinkLimit(command.sinks.count + 1, command.sinks.limit)) {
-    return refuse('sink_limit');
-  }
+  if (!roomForOne(command.sinks)) return refuse('sink_limit');
   const event = commandEvent(command, 'sink-created', {
     sink_id: command.sinkId,
     name: command.name,

@@ -1,5 +1,6 @@
 import { accept, refuse, type Decision } from '../decision.js';
-import { ownedBySpace, ruleCredential, ruleScopesBeyond } from '../policy.js';
+import { ownedBySpace, roomForOne, ruleCredential, ruleScopesBeyond } from '../policy.js';
+import type { SpaceCount } from '../policy.js';
 import { domainEvent, streams, type DomainEvent, type EventMetadata } from '../events.js';
 import type { TrustedIssuerDefinition } from '../event-data/trusted-issuer.js';
 
@@ -34,7 +35,7 @@ export interface IssuerCommand {
 }
 
 /** Why an issuer's change is refused; the detail names the field at fault. */
-export type IssuerRefusal = 'not_found' | 'duplicate_iss' | 'invalid_definition';
+export type IssuerRefusal = 'not_found' | 'duplicate_iss' | 'invalid_definition' | 'issuer_limit';
 
 type Placed = { readonly spaceId: string; readonly streamId: string };
 const placed = (spaceId: string, issuerId: string, eventId: string): Placed => ({
@@ -68,9 +69,10 @@ function definitionRefusal(
 
 /** A space's admin trusts an issuer: refused for another live one of the same `iss`. */
 export function decideAddIssuer(
-  command: IssuerCommand & { readonly definition: TrustedIssuerDefinition },
+  command: IssuerCommand & { readonly definition: TrustedIssuerDefinition; issuers?: SpaceCount },
 ): Decision<DomainEvent<'trusted-issuer-added'>, IssuerRefusal, Placed> {
   if (command.sameIss !== undefined) return refuse('duplicate_iss');
+  if (!roomForOne(command.issuers)) return refuse('issuer_limit');
   const why = definitionRefusal(command.definition, command);
   if (why) return refuse('invalid_definition', [], why);
   const event = domainEvent(

@@ -143,6 +143,7 @@ function metadataClientDomainRoutes(
       summary: "Take a domain's client ID metadata documents as clients, with at most these scopes",
       body: { schema: allowedDomain, media: ['json'] },
       responses: [{ status: 201, description: 'Allowed', schema: allowedDomain }],
+      errors: ['conflict'],
       async handle(ctx, who, { body }) {
         const state = await allowMetadataClientDomain(admin, { ...spaceChange(ctx, who), ...body });
         answerNoStore(ctx, shownDomain(state), 201);

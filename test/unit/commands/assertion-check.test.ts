@@ -11,6 +11,7 @@ import {
   forgedJws,
   publicJwkOf,
 } from '../../../packages/verifier/test/support/forged-jws.js';
+import { createGuardedFetcher } from '#outbound/guarded-fetcher.js';
 import { createIssuerKeys } from '../../../src/commands/trusted-issuer/issuer-keys.js';
 import type { TrustedIssuerPorts } from '../../../src/commands/trusted-issuer/ports.js';
 import type { TrustedIssuerState } from '../../../src/domain/trusted-issuer/decide.js';
@@ -52,7 +53,13 @@ beforeAll(async () => {
   ports = {
     find: async (spaceId, iss) => (spaceId === 'space-a' && iss === ISS ? issuer : undefined),
     keys: createIssuerKeys({
-      rules: { production: false, allowHttpHosts: [], ownPorts: [] },
+      fetcher: createGuardedFetcher({
+        rules: { production: false, allowHttpHosts: [], ownPorts: [] },
+        timeoutMs: 5000,
+        maxInFlight: 10,
+        maxInFlightPerScope: 10,
+      }),
+      timeoutMs: 5000,
       maxEntries: 10,
       now: () => NOW * 1000,
     }),

@@ -36,6 +36,19 @@ describe('a space allowing a domain', () => {
     expect(decideAllowDomain(command, allowed).events).toHaveLength(1);
   });
 
+  it('given a space at METADATA_DOMAIN_MAX_PER_SPACE, a new domain is refused; one it allows may change', () => {
+    const full = { ...command, domains: { count: 2, limit: 2 } };
+    expect(decideAllowDomain(full, undefined)).toMatchObject({
+      ok: false,
+      refusal: 'domain_limit',
+    });
+    expect(decideAllowDomain(full, { ...allowed, removed: true })).toMatchObject({ ok: false });
+    expect(decideAllowDomain(full, allowed).events).toHaveLength(1);
+    expect(decideAllowDomain({ ...full, domains: { count: 1, limit: 2 } }, undefined).ok).toBe(
+      true,
+    );
+  });
+
   it('given it allowed, when removed, then removed once; given none, not found', () => {
     expect(decideRemoveDomain(command, allowed).events[0]?.type).toBe(
       'metadata-client-domain-removed',

@@ -84,6 +84,14 @@ describe('trusted issuers (issue 54)', () => {
     expect(beyond.ok || beyond.detail).toMatch(/^rules\.checkout\.scopes/);
   });
 
+  it('given a space at TRUSTED_ISSUER_MAX_PER_SPACE, when one more is added, then refused; below it, trusted', () => {
+    expect(decideAddIssuer({ ...command, issuers: { count: 2, limit: 2 } })).toMatchObject({
+      ok: false,
+      refusal: 'issuer_limit',
+    });
+    expect(decideAddIssuer({ ...command, issuers: { count: 1, limit: 2 } }).ok).toBe(true);
+  });
+
   it('given a max_lifetime_seconds above the ceiling, then refused naming it; at the ceiling, trusted', () => {
     const lifetime = (seconds: number) =>
       decideAddIssuer({ ...command, definition: { ...definition, max_lifetime_seconds: seconds } });

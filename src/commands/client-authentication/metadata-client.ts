@@ -6,8 +6,7 @@ import { InvalidClientError } from '../../errors/errors.js';
 import type { CommandContext } from '../context.js';
 import { assertionProvesClient } from './assertion.js';
 
-/** Whether a client id is a URL (a client ID metadata document's), not one of our `ci_` ids. */
-export const isMetadataClientId = (clientId: string) => /^[a-z][a-z0-9+.-]*:/i.test(clientId);
+export { isMetadataClientId } from '../../domain/metadata-client/decide.js';
 
 /** The document's client as a credential of the space: its keys, the domain's scopes, no secret. */
 function credentialOf(

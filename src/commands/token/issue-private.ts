@@ -70,6 +70,7 @@ export async function issuePrivateTokenTo(
     });
   }
   const { clientId, spaceId } = credential;
+  const { assertion } = command;
   return recordIssuedToken(
     ctx,
     {
@@ -82,6 +83,16 @@ export async function issuePrivateTokenTo(
       client_id: clientId,
       space_id: spaceId,
       token_kind: 'private',
+      // Which rule bought it: narrowing or removing the rule reaches the token (./standing.ts).
+      ...(assertion
+        ? {
+            issuer_rule: {
+              iss: assertion.iss,
+              issuer_id: assertion.issuer_id,
+              rule: assertion.rule,
+            },
+          }
+        : {}),
       ...(decision.facts.scope ? { scope: decision.facts.scope } : {}),
       ...(command.dpop ? { cnf: { jkt: command.dpop.jkt } } : {}),
     },

@@ -1,7 +1,8 @@
 /** What an issuer's assertion may act as: an active credential of its space, within its scopes. */
 import { credentialInSpace } from './spaces-and-roles.js';
 import { credentialActive } from './tokens.js';
-import { missingScopes } from './scopes.js';
+import { allowedScopes, missingScopes } from './scopes.js';
+import type { ScopeCatalog } from '../scope-catalog.js';
 
 /** The credential a rule acts as, when it is of the issuer's space and active; else undefined. */
 export function ruleCredential<C extends { readonly spaceId: string; readonly status: string }>(
@@ -21,6 +22,29 @@ export function ruleScopes(
   const beyond = new Set(missingScopes(credentialAllows, rule.scopes));
   return rule.scopes.filter((scope) => !beyond.has(scope));
 }
+
+/**
+ * The credential a token bought under an issuer's rule stands on now: narrowed to the rule as it
+ * is, none once the issuer (that very one, not another of its `iss`) or the rule is gone.
+ */
+export function credentialUnderRule<C extends { readonly scopes: readonly string[] | null }>(
+  credential: C | undefined,
+  issuer:
+    | { readonly issuerId: string; readonly removed: boolean; readonly definition: IssuerRules }
+    | undefined,
+  bought: { readonly issuer_id: string; readonly rule: string },
+  catalog: ScopeCatalog,
+): C | undefined {
+  const live = issuer && !issuer.removed && issuer.issuerId === bought.issuer_id;
+  const rule = live ? issuer.definition.rules.find((each) => each.id === bought.rule) : undefined;
+  return (
+    rule &&
+    credential && { ...credential, scopes: ruleScopes(allowedScopes(catalog, credential), rule) }
+  );
+}
+type IssuerRules = {
+  readonly rules: ReadonlyArray<{ readonly id: string; readonly scopes?: readonly string[] }>;
+};
 
 /** The scopes a rule names that its credential does not allow (an admin is told at once). */
 export function ruleScopesBeyond(

@@ -1,6 +1,8 @@
 /** What a token stands on: space, kind, client, credential and revocations. */
 
-import { voidingJtis, type IssuedTokenClaims } from '#verifier/token-rules.js';
+import { tokenInSpace, voidingJtis, type IssuedTokenClaims } from '#verifier/token-rules.js';
+import { allowedScopes, tokenScopesStillAllowed } from './scopes.js';
+import type { ScopeCatalog } from '../scope-catalog.js';
 
 // The rules a resource server applies too are the verifier kit's (packages/verifier), one version.
 export {
@@ -8,6 +10,7 @@ export {
   tokenOfKind,
   voidingJtis,
   revokedByList,
+  tokenCredentials,
   type IssuedTokenClaims,
   type RevokedSet,
   type TokenKind,
@@ -23,6 +26,35 @@ export function credentialActive(
   credential: { readonly status: string } | undefined,
 ): credential is { readonly status: 'active' } {
   return credential !== undefined && credential.status === 'active';
+}
+
+/**
+ * A token stands on every credential it came through ({@link tokenCredentials}, as found now):
+ * each active, of the token's space, still allowing its scopes. Revoking or narrowing the
+ * storefront reaches the tokens its agents got by exchanging its customer's token.
+ */
+export function standsOnCredentials(
+  token: {
+    readonly spaceId: string;
+    readonly scopes: readonly string[];
+    readonly audience: string;
+  },
+  credentials: ReadonlyArray<
+    | {
+        readonly status: string;
+        readonly spaceId: string;
+        readonly scopes: readonly string[] | null;
+      }
+    | undefined
+  >,
+  catalog: ScopeCatalog,
+): boolean {
+  return credentials.every(
+    (credential) =>
+      credentialActive(credential) &&
+      tokenInSpace(token, credential.spaceId) &&
+      tokenScopesStillAllowed(token, allowedScopes(catalog, credential), catalog),
+  );
 }
 
 /** Revoked itself or through its parent, asking `isRevoked` until one is revoked. */

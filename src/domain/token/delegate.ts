@@ -10,8 +10,8 @@ import {
   chainTooDeep,
   mayActFor,
   mayBeNamedActor,
+  standsOnCredentials,
   tokenInSpace,
-  tokenScopesStillAllowed,
 } from '../policy.js';
 import { scopeText } from '#verifier/scope.js';
 import type { ScopeCatalog } from '../scope-catalog.js';
@@ -67,7 +67,11 @@ export type DelegationRefusal =
  */
 export function decideDelegatedToken(
   command: PublicIssuance & { readonly subject: DelegableToken; readonly actor: ActorToken },
-  credentials: { readonly subject: Credential | undefined; readonly agent: Credential | undefined },
+  credentials: {
+    /** Those the subject token stands on (policy.tokenCredentials), as found now. */
+    readonly subject: ReadonlyArray<Credential | undefined>;
+    readonly agent: Credential | undefined;
+  },
   policy: {
     readonly ttlSeconds: number;
     readonly catalog: ScopeCatalog;
@@ -86,10 +90,9 @@ export function decideDelegatedToken(
   const { subject, actor, spaceId, mayAct } = command;
   const { catalog, maxDepth } = policy;
   if (!tokenInSpace(subject, spaceId)) return refuse('subject_space');
-  const storefront = credentials.subject;
-  if (subject.revoked || !credentialActive(storefront)) return refuse('subject_inactive');
-  // A scope taken from the storefront since, by its credential or the catalog, is not passed on.
-  if (!tokenScopesStillAllowed(subject, allowedScopes(catalog, storefront), catalog)) {
+  // Every credential the subject token came through (the storefront last) still stands, and
+  // still allows its scopes: a scope taken since, by a credential or the catalog, is not passed on.
+  if (subject.revoked || !standsOnCredentials(subject, credentials.subject, catalog)) {
     return refuse('subject_inactive');
   }
   if (!tokenInSpace(actor, spaceId)) return refuse('actor_space');

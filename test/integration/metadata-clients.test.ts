@@ -187,6 +187,25 @@ describe('refusals', () => {
     expect(answer.body.error_description).toMatch(why);
   };
 
+  it('its private token at /v1/issue: told that such a client buys no public token', async () => {
+    const clientId = document('/agents/buyer.json');
+    const { access_token: privateToken } = (await token(clientId)).body;
+    const response = await fetch(`${service.baseUrl}/v1/issue`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${privateToken}`,
+        'x-service-space-id': SPACE,
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({ customer_id: 'c-1', segment_id: 'vip' }),
+    });
+    // RFC 9457 problem details, as /v1/issue answers.
+    const body = (await response.json()) as { detail: string };
+    expect(response.status).toBe(403);
+    expect(body.detail).toMatch(/metadata document's client buys no public token/);
+    expect(body.detail).not.toMatch(/no longer active/);
+  });
+
   it('a domain the space does not allow', async () => {
     await refused(await token(document('/agents/a.json'), { space: EMPTY_SPACE }), /not allowed/);
   });

@@ -114,15 +114,17 @@ const domainOf = (row: {
   space_id: string;
   domain: string;
   scopes: unknown;
+  budget_per_minute: number | null;
   removed_at: Date | null;
 }): MetadataClientDomain => ({
   spaceId: row.space_id,
   domain: row.domain,
   scopes: row.scopes === null ? null : scopeListSchema.parse(row.scopes),
+  budgetPerMinute: row.budget_per_minute,
   removed: row.removed_at !== null,
 });
 
-const domainColumns = ['space_id', 'domain', 'scopes', 'removed_at'] as const;
+const domainColumns = ['space_id', 'domain', 'scopes', 'budget_per_minute', 'removed_at'] as const;
 
 /** A space's domains whose client ID metadata documents it takes; one domain, or every live one. */
 export async function metadataClientDomains(
@@ -148,6 +150,7 @@ export async function writeMetadataClientDomain(
 ): Promise<void> {
   const row = {
     scopes: state.scopes === null ? null : JSON.stringify(state.scopes),
+    budget_per_minute: state.budgetPerMinute,
     removed_at: state.removed ? new Date() : null,
   };
   await trx

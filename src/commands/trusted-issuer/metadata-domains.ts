@@ -1,6 +1,7 @@
 import {
   decideAllowDomain,
   decideRemoveDomain,
+  DEFAULT_DOMAIN_BUDGET_PER_MINUTE,
   type DomainCommand,
   type MetadataClientDomain,
 } from '../../domain/metadata-client/decide.js';
@@ -21,7 +22,10 @@ const refusals = { not_found: () => new NotFoundError('this space does not allow
 const load = ({ issuers }: WithIssuerWrites, command: DomainCommand) =>
   issuers.lockedDomain(command.spaceId, command.domain);
 
-type AllowCommand = DomainCommand & { readonly scopes?: readonly string[] };
+type AllowCommand = DomainCommand & {
+  readonly scopes?: readonly string[];
+  readonly budgetPerMinute: number;
+};
 const allowDecider: Decider<AllowCommand> = {
   load,
   decide: decideAllowDomain,
@@ -32,6 +36,7 @@ const allowDecider: Decider<AllowCommand> = {
       spaceId: command.spaceId,
       domain: command.domain,
       scopes: command.scopes ?? null,
+      budgetPerMinute: command.budgetPerMinute,
       removed: false,
     }),
 };
@@ -44,16 +49,22 @@ const removeDecider: Decider<DomainCommand> = {
   inline: ({ issuers }, _command, state) => issuers.writeDomain({ ...state!, removed: true }),
 };
 
-/** Allows a domain's metadata documents as clients of the space with at most `scopes`. */
+/** Allows a domain's metadata documents as clients of the space: at most `scopes`, one budget. */
 export async function allowMetadataClientDomain(
   ctx: Pick<IssuerAdminContext, 'events' | 'ids'>,
-  ask: IssuerAsk & { readonly domain: string; readonly scopes?: readonly string[] },
+  ask: IssuerAsk & {
+    readonly domain: string;
+    readonly scopes?: readonly string[];
+    readonly budgetPerMinute?: number | undefined;
+  },
 ): Promise<MetadataClientDomain> {
-  const command = { ...ask, eventId: ctx.ids.eventId() };
+  const budgetPerMinute = ask.budgetPerMinute ?? DEFAULT_DOMAIN_BUDGET_PER_MINUTE;
+  const command = { ...ask, budgetPerMinute, eventId: ctx.ids.eventId() };
   return handleLocked(ctx.events, allowDecider, command, async () => ({
     spaceId: ask.spaceId,
     domain: ask.domain,
     scopes: ask.scopes ?? null,
+    budgetPerMinute,
     removed: false,
   }));
 }

@@ -7,8 +7,17 @@ export interface MetadataClientDomain {
   readonly domain: string;
   /** The scopes its clients may get; null: the catalog's defaults. */
   readonly scopes: readonly string[] | null;
+  /** Its documents' requests a minute, all together; null (allowed before budgets): the default. */
+  readonly budgetPerMinute: number | null;
   readonly removed: boolean;
 }
+
+/** A domain's budget when its admin names none: every URL under it is one client of this size. */
+export const DEFAULT_DOMAIN_BUDGET_PER_MINUTE = 600;
+
+/** The one budget and failure count of every document under a space's allowed domain. */
+export const domainBudgetKey = (spaceId: string, domain: string) =>
+  `metadata-domain:${spaceId}:${domain}`;
 
 /** Who asks, where, about which domain. */
 export interface DomainCommand {
@@ -26,15 +35,19 @@ const placed = (command: DomainCommand): Placed => ({
 
 /** An admin allows a domain's metadata clients (again, with other scopes); nothing when the same. */
 export function decideAllowDomain(
-  command: DomainCommand & { readonly scopes?: readonly string[] },
+  command: DomainCommand & {
+    readonly scopes?: readonly string[];
+    readonly budgetPerMinute: number;
+  },
   state: MetadataClientDomain | undefined,
 ): Decision<DomainEvent<'metadata-client-domain-allowed'>, never, Placed> {
   const scopes = command.scopes ? [...command.scopes] : undefined;
-  const live = state && !state.removed;
+  const budget = command.budgetPerMinute;
+  const live = state && !state.removed && state.budgetPerMinute === budget;
   if (live && JSON.stringify(state.scopes ?? undefined) === JSON.stringify(scopes)) {
     return accept([], placed(command));
   }
-  const data = { domain: command.domain, ...(scopes ? { scopes } : {}) };
+  const data = { domain: command.domain, ...(scopes ? { scopes } : {}), budget_per_minute: budget };
   const event = domainEvent(
     command.eventId,
     'metadata-client-domain-allowed',

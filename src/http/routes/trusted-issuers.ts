@@ -16,7 +16,10 @@ import {
   allowMetadataClientDomain,
   removeMetadataClientDomain,
 } from '../../commands/trusted-issuer/metadata-domains.js';
-import type { MetadataClientDomain } from '../../domain/metadata-client/decide.js';
+import {
+  DEFAULT_DOMAIN_BUDGET_PER_MINUTE,
+  type MetadataClientDomain,
+} from '../../domain/metadata-client/decide.js';
 import type { TrustedIssuerState } from '../../domain/trusted-issuer/decide.js';
 import { operatorIssuersOf } from '../../domain/trusted-issuer/operator-issuers.js';
 import { listTrustedIssuers, metadataClientDomains } from '../../projections/trusted-issuers.js';
@@ -38,6 +41,7 @@ const domainPath = z.object({ domain: metadataClientDomainSchema });
 const shownDomain = (state: MetadataClientDomain): Body<typeof allowedDomain> => ({
   domain: state.domain,
   ...(state.scopes ? { scopes: [...state.scopes] } : {}),
+  budget_per_minute: state.budgetPerMinute ?? DEFAULT_DOMAIN_BUDGET_PER_MINUTE,
 });
 
 const shown = (state: TrustedIssuerState): Body<typeof trustedIssuer> => ({
@@ -144,7 +148,9 @@ function metadataClientDomainRoutes(
       body: { schema: allowedDomain, media: ['json'] },
       responses: [{ status: 201, description: 'Allowed', schema: allowedDomain }],
       async handle(ctx, who, { body }) {
-        const state = await allowMetadataClientDomain(admin, { ...spaceChange(ctx, who), ...body });
+        const { budget_per_minute: budgetPerMinute, ...allowed } = body;
+        const change = { ...spaceChange(ctx, who), ...allowed, budgetPerMinute };
+        const state = await allowMetadataClientDomain(admin, change);
         answerNoStore(ctx, shownDomain(state), 201);
       },
     }),

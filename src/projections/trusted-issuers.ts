@@ -4,7 +4,10 @@ import { lockSpaceFor } from '../db/advisory-locks.js';
 import type { TrustedIssuerState } from '../domain/trusted-issuer/decide.js';
 import { trustedIssuerDefinitionSchema } from '../domain/event-data/trusted-issuer.js';
 import { scopeListSchema } from '../domain/event-data/credential.js';
-import type { MetadataClientDomain } from '../domain/metadata-client/decide.js';
+import {
+  DEFAULT_DOMAIN_BUDGET_PER_MINUTE,
+  type MetadataClientDomain,
+} from '../domain/metadata-client/decide.js';
 
 type Reader = Kysely<Database> | Transaction<Database>;
 
@@ -120,7 +123,7 @@ const domainOf = (row: {
   spaceId: row.space_id,
   domain: row.domain,
   scopes: row.scopes === null ? null : scopeListSchema.parse(row.scopes),
-  budgetPerMinute: row.budget_per_minute,
+  budgetPerMinute: row.budget_per_minute ?? DEFAULT_DOMAIN_BUDGET_PER_MINUTE,
   removed: row.removed_at !== null,
 });
 

@@ -3,7 +3,6 @@ import { SYSTEM_SPACE, type EventMetadata } from '../../domain/events.js';
 import type { ClientJwks } from '../../domain/event-data/credential.js';
 import {
   decideFirstSeen,
-  DEFAULT_DOMAIN_BUDGET_PER_MINUTE,
   domainBudgetKey,
   metadataClientIdRefusal,
   type MetadataClientDomain,
@@ -11,8 +10,6 @@ import {
 import { InvalidClientError } from '../../errors/errors.js';
 import type { CommandContext } from '../context.js';
 import { assertionProvesClient } from './assertion.js';
-
-export { isMetadataClientId } from '../../domain/metadata-client/decide.js';
 
 /** The document's client as a credential of the space: its keys, the domain's scopes and budget. */
 function credentialOf(
@@ -36,7 +33,7 @@ function credentialOf(
     previousSecretExpiresAt: null,
     revokedAt: null,
     revokedReason: null,
-    rateLimitPerMinute: allowed.budgetPerMinute ?? DEFAULT_DOMAIN_BUDGET_PER_MINUTE,
+    rateLimitPerMinute: allowed.budgetPerMinute,
     // Every URL under the domain is one client: one budget, one failure count.
     budgetKey: domainBudgetKey(spaceId, domain),
     scopes,

@@ -43,8 +43,9 @@ export async function introspectToken(
     scopes: scopeWords(claims.scope),
     audience: claims.aud,
   };
-  const behind = await credentialsBehind(ctx, claims);
-  if (!standsOnCredentials(token, behind, ctx.scopeCatalog)) return { active: false };
+  if (!standsOnCredentials(token, await credentialsBehind(ctx, claims), ctx.scopeCatalog)) {
+    return { active: false };
+  }
   const common = {
     active: true as const,
     // RFC 9449 §6.2: a bound token says so, and to which key.

@@ -84,7 +84,6 @@ export async function issueDelegatedToken(
         ? {}
         : { mayAct: { clientId: mayAct, agent: await ctx.credentials.find(mayAct) } }),
       subject: {
-        clientId: subject.client_id,
         spaceId: subject.space_id,
         audience: subject.aud,
         jti: subject.jti,

@@ -2,11 +2,16 @@ import type { AccessTokenClaims } from '../../crypto/access-tokens.js';
 import type { Credential } from '../../domain/credential/state.js';
 import { credentialUnderRule, tokenCredentials } from '../../domain/policy.js';
 import type { CommandContext } from '../context.js';
+import type { AssertionEvidence } from '../../domain/event-data/token.js';
+
+/** A private token's `issuer_rule` claim: the issuer and rule of the assertion that bought it. */
+export function issuerRuleClaim({ iss, issuer_id, rule }: AssertionEvidence) {
+  return { iss, issuer_id, rule };
+}
 
 /**
- * The credentials a token stands on as they are now, for policy.standsOnCredentials: its client's
- * and each in its `act` chain; one bought with a trusted issuer's assertion stands on its
- * credential narrowed to the rule as it is now, on none once the issuer or the rule is gone.
+ * The credentials a token stands on now (policy.tokenCredentials); one bought under an issuer's
+ * rule, on its credential narrowed to the rule as it is now (none once issuer or rule is gone).
  */
 export async function credentialsBehind(
   ctx: CommandContext,

@@ -22,23 +22,20 @@ const refusals = { not_found: () => new NotFoundError('this space does not allow
 const load = ({ issuers }: WithIssuerWrites, command: DomainCommand) =>
   issuers.lockedDomain(command.spaceId, command.domain);
 
-type AllowCommand = DomainCommand & {
-  readonly scopes?: readonly string[];
-  readonly budgetPerMinute: number;
-};
+type AllowCommand = Parameters<typeof decideAllowDomain>[0];
+const allowed = ({ spaceId, domain, scopes, budgetPerMinute }: AllowCommand) => ({
+  spaceId,
+  domain,
+  scopes: scopes ?? null,
+  budgetPerMinute,
+  removed: false,
+});
 const allowDecider: Decider<AllowCommand> = {
   load,
   decide: decideAllowDomain,
   stream: (_command, facts) => facts,
   refusals,
-  inline: ({ issuers }, command) =>
-    issuers.writeDomain({
-      spaceId: command.spaceId,
-      domain: command.domain,
-      scopes: command.scopes ?? null,
-      budgetPerMinute: command.budgetPerMinute,
-      removed: false,
-    }),
+  inline: ({ issuers }, command) => issuers.writeDomain(allowed(command)),
 };
 
 const removeDecider: Decider<DomainCommand> = {
@@ -52,21 +49,11 @@ const removeDecider: Decider<DomainCommand> = {
 /** Allows a domain's metadata documents as clients of the space: at most `scopes`, one budget. */
 export async function allowMetadataClientDomain(
   ctx: Pick<IssuerAdminContext, 'events' | 'ids'>,
-  ask: IssuerAsk & {
-    readonly domain: string;
-    readonly scopes?: readonly string[];
-    readonly budgetPerMinute?: number | undefined;
-  },
+  ask: IssuerAsk & Pick<AllowCommand, 'domain' | 'scopes'> & { readonly budgetPerMinute?: number },
 ): Promise<MetadataClientDomain> {
   const budgetPerMinute = ask.budgetPerMinute ?? DEFAULT_DOMAIN_BUDGET_PER_MINUTE;
   const command = { ...ask, budgetPerMinute, eventId: ctx.ids.eventId() };
-  return handleLocked(ctx.events, allowDecider, command, async () => ({
-    spaceId: ask.spaceId,
-    domain: ask.domain,
-    scopes: ask.scopes ?? null,
-    budgetPerMinute,
-    removed: false,
-  }));
+  return handleLocked(ctx.events, allowDecider, command, async () => allowed(command));
 }
 
 /** Stops allowing a domain: `metadata-client-domain-removed` (nothing when removed before). */
@@ -74,10 +61,6 @@ export async function removeMetadataClientDomain(
   ctx: Pick<IssuerAdminContext, 'events' | 'ids'>,
   ask: IssuerAsk & { readonly domain: string },
 ): Promise<void> {
-  await handleLocked(
-    ctx.events,
-    removeDecider,
-    { ...ask, eventId: ctx.ids.eventId() },
-    async () => undefined,
-  );
+  const command = { ...ask, eventId: ctx.ids.eventId() };
+  await handleLocked(ctx.events, removeDecider, command, async () => undefined);
 }

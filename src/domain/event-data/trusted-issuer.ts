@@ -123,11 +123,7 @@ export const metadataClientFirstSeenSchema = z.object({
 export const METADATA_CLIENT_EVENTS = {
   'metadata-client-domain-allowed': declareEvent(metadataClientDomainAllowedSchema, {
     audit: ['domain', 'scopes', 'budget_per_minute'],
-    example: () => ({
-      domain: 'agents.example.com',
-      scopes: ['orders:read'],
-      budget_per_minute: 600,
-    }),
+    example: () => ({ domain: 'agents.example.com', scopes: ['orders:read'] }),
   }),
   'metadata-client-domain-removed': declareEvent(metadataClientDomainRemovedSchema, {
     audit: ['domain'],

@@ -7,8 +7,8 @@ export interface MetadataClientDomain {
   readonly domain: string;
   /** The scopes its clients may get; null: the catalog's defaults. */
   readonly scopes: readonly string[] | null;
-  /** Its documents' requests a minute, all together; null (allowed before budgets): the default. */
-  readonly budgetPerMinute: number | null;
+  /** Its documents' requests a minute, all together. */
+  readonly budgetPerMinute: number;
   readonly removed: boolean;
 }
 

@@ -3,6 +3,7 @@ import { credentialInSpace } from './spaces-and-roles.js';
 import { credentialActive } from './tokens.js';
 import { allowedScopes, missingScopes } from './scopes.js';
 import type { ScopeCatalog } from '../scope-catalog.js';
+import type { TrustedIssuerState } from '../trusted-issuer/decide.js';
 
 /** The credential a rule acts as, when it is of the issuer's space and active; else undefined. */
 export function ruleCredential<C extends { readonly spaceId: string; readonly status: string }>(
@@ -29,22 +30,15 @@ export function ruleScopes(
  */
 export function credentialUnderRule<C extends { readonly scopes: readonly string[] | null }>(
   credential: C | undefined,
-  issuer:
-    | { readonly issuerId: string; readonly removed: boolean; readonly definition: IssuerRules }
-    | undefined,
+  issuer: TrustedIssuerState | undefined,
   bought: { readonly issuer_id: string; readonly rule: string },
   catalog: ScopeCatalog,
 ): C | undefined {
   const live = issuer && !issuer.removed && issuer.issuerId === bought.issuer_id;
   const rule = live ? issuer.definition.rules.find((each) => each.id === bought.rule) : undefined;
-  return (
-    rule &&
-    credential && { ...credential, scopes: ruleScopes(allowedScopes(catalog, credential), rule) }
-  );
+  if (!rule || !credential) return undefined;
+  return { ...credential, scopes: ruleScopes(allowedScopes(catalog, credential), rule) };
 }
-type IssuerRules = {
-  readonly rules: ReadonlyArray<{ readonly id: string; readonly scopes?: readonly string[] }>;
-};
 
 /** The scopes a rule names that its credential does not allow (an admin is told at once). */
 export function ruleScopesBeyond(

@@ -28,25 +28,10 @@ export function credentialActive(
   return credential !== undefined && credential.status === 'active';
 }
 
-/**
- * A token stands on every credential it came through ({@link tokenCredentials}, as found now):
- * each active, of the token's space, still allowing its scopes. Revoking or narrowing the
- * storefront reaches the tokens its agents got by exchanging its customer's token.
- */
+/** Each credential a token came through (tokenCredentials): active, of its space, allowing its scopes. */
 export function standsOnCredentials(
-  token: {
-    readonly spaceId: string;
-    readonly scopes: readonly string[];
-    readonly audience: string;
-  },
-  credentials: ReadonlyArray<
-    | {
-        readonly status: string;
-        readonly spaceId: string;
-        readonly scopes: readonly string[] | null;
-      }
-    | undefined
-  >,
+  token: Parameters<typeof tokenScopesStillAllowed>[0] & { readonly spaceId: string },
+  credentials: ReadonlyArray<(Parameters<typeof allowedScopes>[1] & Standing) | undefined>,
   catalog: ScopeCatalog,
 ): boolean {
   return credentials.every(
@@ -56,6 +41,8 @@ export function standsOnCredentials(
       tokenScopesStillAllowed(token, allowedScopes(catalog, credential), catalog),
   );
 }
+
+type Standing = { readonly status: string; readonly spaceId: string };
 
 /** Revoked itself or through its parent, asking `isRevoked` until one is revoked. */
 export async function tokenRevoked(

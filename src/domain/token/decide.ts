@@ -166,7 +166,6 @@ export function decideIssuePublicToken(
   const { audience } = privateToken;
   if (privateToken.revoked) return refuse('token_revoked');
   if (!tokenInSpace(privateToken, command.spaceId)) return refuse('space_mismatch');
-  // A metadata document's agent has no credential of ours, and buys no public token.
   if (!credential && isMetadataClientId(privateToken.clientId)) return refuse('metadata_client');
   if (!credentialActive(credential) || !tokenInSpace(privateToken, credential.spaceId)) {
     return refuse('credential_inactive');

@@ -20,7 +20,6 @@ import { issued, scopeRefused, type Lifetime, type PublicIssuance } from './deci
 
 /** The verified public token a customer's storefront issued naming an agent in `may_act`. */
 export interface DelegableToken {
-  readonly clientId: string;
   readonly spaceId: string;
   readonly audience: string;
   readonly jti: string;
@@ -67,11 +66,8 @@ export type DelegationRefusal =
  */
 export function decideDelegatedToken(
   command: PublicIssuance & { readonly subject: DelegableToken; readonly actor: ActorToken },
-  credentials: {
-    /** Those the subject token stands on (policy.tokenCredentials), as found now. */
-    readonly subject: ReadonlyArray<Credential | undefined>;
-    readonly agent: Credential | undefined;
-  },
+  /** `subject`: those the subject token stands on (policy.tokenCredentials), as found now. */
+  credentials: { readonly subject: Array<Credential | undefined>; readonly agent?: Credential },
   policy: {
     readonly ttlSeconds: number;
     readonly catalog: ScopeCatalog;
@@ -90,8 +86,7 @@ export function decideDelegatedToken(
   const { subject, actor, spaceId, mayAct } = command;
   const { catalog, maxDepth } = policy;
   if (!tokenInSpace(subject, spaceId)) return refuse('subject_space');
-  // Every credential the subject token came through (the storefront last) still stands, and
-  // still allows its scopes: a scope taken since, by a credential or the catalog, is not passed on.
+  // Every credential it came through (the storefront last) stands, allowing its scopes now.
   if (subject.revoked || !standsOnCredentials(subject, credentials.subject, catalog)) {
     return refuse('subject_inactive');
   }

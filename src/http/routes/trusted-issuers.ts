@@ -16,10 +16,7 @@ import {
   allowMetadataClientDomain,
   removeMetadataClientDomain,
 } from '../../commands/trusted-issuer/metadata-domains.js';
-import {
-  DEFAULT_DOMAIN_BUDGET_PER_MINUTE,
-  type MetadataClientDomain,
-} from '../../domain/metadata-client/decide.js';
+import type { MetadataClientDomain } from '../../domain/metadata-client/decide.js';
 import type { TrustedIssuerState } from '../../domain/trusted-issuer/decide.js';
 import { operatorIssuersOf } from '../../domain/trusted-issuer/operator-issuers.js';
 import { listTrustedIssuers, metadataClientDomains } from '../../projections/trusted-issuers.js';
@@ -41,7 +38,7 @@ const domainPath = z.object({ domain: metadataClientDomainSchema });
 const shownDomain = (state: MetadataClientDomain): Body<typeof allowedDomain> => ({
   domain: state.domain,
   ...(state.scopes ? { scopes: [...state.scopes] } : {}),
-  budget_per_minute: state.budgetPerMinute ?? DEFAULT_DOMAIN_BUDGET_PER_MINUTE,
+  budget_per_minute: state.budgetPerMinute,
 });
 
 const shown = (state: TrustedIssuerState): Body<typeof trustedIssuer> => ({

@@ -3,7 +3,7 @@ import { credentialInSpace } from './spaces-and-roles.js';
 import { credentialActive } from './tokens.js';
 import { allowedScopes, missingScopes } from './scopes.js';
 import type { ScopeCatalog } from '../scope-catalog.js';
-import type { TrustedIssuerState } from '../trusted-issuer/decide.js';
+import type { TrustedIssuerDefinition } from '../event-data/trusted-issuer.js';
 
 /** The credential a rule acts as, when it is of the issuer's space and active; else undefined. */
 export function ruleCredential<C extends { readonly spaceId: string; readonly status: string }>(
@@ -30,7 +30,7 @@ export function ruleScopes(
  */
 export function credentialUnderRule<C extends { readonly scopes: readonly string[] | null }>(
   credential: C | undefined,
-  issuer: TrustedIssuerState | undefined,
+  issuer: { issuerId: string; removed: boolean; definition: TrustedIssuerDefinition } | undefined,
   bought: { readonly issuer_id: string; readonly rule: string },
   catalog: ScopeCatalog,
 ): C | undefined {

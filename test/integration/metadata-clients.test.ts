@@ -168,7 +168,11 @@ describe('a client ID metadata document as a client', () => {
 
   it('lists, and stops at a removal, each change an event naming who', async () => {
     const listed = await admin('GET', '/v1/metadata-client-domains');
-    expect(listed.body.items).toContainEqual({ domain: 'localhost', scopes: ['orders:read'] });
+    expect(listed.body.items).toContainEqual({
+      domain: 'localhost',
+      scopes: ['orders:read'],
+      budget_per_minute: 600,
+    });
     await admin('POST', '/v1/metadata-client-domains', { domain: 'gone.example' });
     expect((await admin('DELETE', '/v1/metadata-client-domains/gone.example')).status).toBe(204);
     expect((await admin('DELETE', '/v1/metadata-client-domains/gone.example')).status).toBe(204);

@@ -18,6 +18,7 @@ export interface MetadataClientDomainsTable {
   space_id: string;
   domain: string;
   scopes: ColumnType<unknown, string | null, string | null>;
+  budget_per_minute: number | null;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
   removed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;

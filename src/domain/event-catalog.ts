@@ -50,8 +50,3 @@ export function typesWhere<Catalog extends EventGroup>(
 ): (keyof Catalog & string)[] {
   return Object.keys(catalog).filter((type) => holds(catalog[type]!));
 }
-
-/** The declaration of `type`, or undefined for a type the catalog does not know. */
-export function declarationOf(catalog: EventGroup, type: string): EventDeclaration | undefined {
-  return Object.hasOwn(catalog, type) ? catalog[type] : undefined;
-}

@@ -69,6 +69,8 @@ export interface Limits {
     readonly clientId: string;
     readonly spaceId: string;
     readonly rateLimitPerMinute: number | null;
+    /** Whose budget it spends when not its own (Credential.budgetKey). */
+    readonly budgetKey?: string;
   }): RateLimitState;
   /** RateLimitedError when this (client, IP) failed too often to have its secret checked. */
   assertClientNotLockedOut(clientId: string, ip: string): void;
@@ -141,7 +143,8 @@ export function createLimits(settings: LimitSettings): Limits {
     throw overBudget(message, policy, settings.failedAuthPerMinute, decision);
   };
   return {
-    clientRequest({ clientId, spaceId, rateLimitPerMinute }) {
+    clientRequest({ clientId: own, spaceId, rateLimitPerMinute, budgetKey }) {
+      const clientId = budgetKey ?? own;
       const space = spaces.peek(spaceId, settings.spacePerMinute);
       if (!space.allowed) {
         countRefusal(clientId);

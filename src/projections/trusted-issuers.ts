@@ -4,7 +4,10 @@ import { lockSpaceFor } from '../db/advisory-locks.js';
 import type { TrustedIssuerState } from '../domain/trusted-issuer/decide.js';
 import { trustedIssuerDefinitionSchema } from '../domain/event-data/trusted-issuer.js';
 import { scopeListSchema } from '../domain/event-data/credential.js';
-import type { MetadataClientDomain } from '../domain/metadata-client/decide.js';
+import {
+  DEFAULT_DOMAIN_BUDGET_PER_MINUTE,
+  type MetadataClientDomain,
+} from '../domain/metadata-client/decide.js';
 
 type Reader = Kysely<Database> | Transaction<Database>;
 
@@ -121,15 +124,17 @@ const domainOf = (row: {
   space_id: string;
   domain: string;
   scopes: unknown;
+  budget_per_minute: number | null;
   removed_at: Date | null;
 }): MetadataClientDomain => ({
   spaceId: row.space_id,
   domain: row.domain,
   scopes: row.scopes === null ? null : scopeListSchema.parse(row.scopes),
+  budgetPerMinute: row.budget_per_minute ?? DEFAULT_DOMAIN_BUDGET_PER_MINUTE,
   removed: row.removed_at !== null,
 });
 
-const domainColumns = ['space_id', 'domain', 'scopes', 'removed_at'] as const;
+const domainColumns = ['space_id', 'domain', 'scopes', 'budget_per_minute', 'removed_at'] as const;
 
 /** A space's domains whose client ID metadata documents it takes; one domain, or every live one. */
 export async function metadataClientDomains(
@@ -155,6 +160,7 @@ export async function writeMetadataClientDomain(
 ): Promise<void> {
   const row = {
     scopes: state.scopes === null ? null : JSON.stringify(state.scopes),
+    budget_per_minute: state.budgetPerMinute,
     removed_at: state.removed ? new Date() : null,
   };
   await trx

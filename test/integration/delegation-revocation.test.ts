@@ -67,7 +67,7 @@ async function chain() {
     await delegate(subject, agentToken, { may_act: next.client_id }),
   );
   const redelegated = await accessToken(await delegate(middle, await privateToken(next, SCOPES)));
-  return { storefront, agent, subject, delegated, middle, redelegated };
+  return { storefront, agent, next, subject, delegated, middle, redelegated };
 }
 
 const revoke = (client: { client_id: string; client_secret: string }, token: string) =>
@@ -112,5 +112,38 @@ describe('revoking the customer’s may_act token voids the delegation below it'
     const response = await delegate(subject, agentToken);
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ error: 'invalid_grant' });
+  });
+});
+
+describe('revoking the storefront’s credential voids every token its customers’ agents got', () => {
+  const revokeCredential = async (client: { client_id: string }) =>
+    fetch(`${service.baseUrl}/v1/credential/${client.client_id}`, {
+      method: 'DELETE',
+      headers: {
+        authorization: `Bearer ${await service.loginToken([SPACE])}`,
+        'x-service-space-id': SPACE,
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({ reason: 'its secret leaked' }),
+    });
+
+  it('at introspection, at exchange and /v1/issue, and in the kit (its revocation list)', async () => {
+    const { storefront, agent, next, delegated, middle, redelegated } = await chain();
+    const storefrontToken = await privateToken(storefront, SCOPES);
+    const verifier = kit();
+    expect(await kitStatus(verifier, delegated)).toBe(200);
+    expect((await revokeCredential(storefront)).status).toBe(200);
+    // Asked by the agent of its own tokens: the storefront introspects no more.
+    for (const token of [delegated, middle, redelegated]) {
+      expect(await active(agent, token)).toBe(false);
+      expect(await kitRefuses(verifier, token)).toBe(401);
+    }
+    // The next agent's exchange of a token that came through the storefront is refused.
+    const refused = await delegate(middle, await privateToken(next, SCOPES));
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({ error: 'invalid_grant' });
+    // /v1/issue takes neither a delegated token nor the revoked storefront's own.
+    expect((await issue(delegated, {})).status).toBe(401);
+    expect((await issue(storefrontToken, {})).status).toBe(401);
   });
 });

@@ -168,7 +168,11 @@ describe('a client ID metadata document as a client', () => {
 
   it('lists, and stops at a removal, each change an event naming who', async () => {
     const listed = await admin('GET', '/v1/metadata-client-domains');
-    expect(listed.body.items).toContainEqual({ domain: 'localhost', scopes: ['orders:read'] });
+    expect(listed.body.items).toContainEqual({
+      domain: 'localhost',
+      scopes: ['orders:read'],
+      budget_per_minute: 600,
+    });
     await admin('POST', '/v1/metadata-client-domains', { domain: 'gone.example' });
     expect((await admin('DELETE', '/v1/metadata-client-domains/gone.example')).status).toBe(204);
     expect((await admin('DELETE', '/v1/metadata-client-domains/gone.example')).status).toBe(204);
@@ -186,6 +190,25 @@ describe('refusals', () => {
     expect(answer.body.error).toBe('invalid_client');
     expect(answer.body.error_description).toMatch(why);
   };
+
+  it('its private token at /v1/issue: told that such a client buys no public token', async () => {
+    const clientId = document('/agents/buyer.json');
+    const { access_token: privateToken } = (await token(clientId)).body;
+    const response = await fetch(`${service.baseUrl}/v1/issue`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${privateToken}`,
+        'x-service-space-id': SPACE,
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({ customer_id: 'c-1', segment_id: 'vip' }),
+    });
+    // RFC 9457 problem details, as /v1/issue answers.
+    const body = (await response.json()) as { detail: string };
+    expect(response.status).toBe(403);
+    expect(body.detail).toMatch(/metadata document's client buys no public token/);
+    expect(body.detail).not.toMatch(/no longer active/);
+  });
 
   it('a domain the space does not allow', async () => {
     await refused(await token(document('/agents/a.json'), { space: EMPTY_SPACE }), /not allowed/);

@@ -33,6 +33,8 @@ const commonClaims = {
 export const privateTokenClaimsSchema = z.object({
   ...commonClaims,
   token_kind: z.literal('private'),
+  /** Bought with a trusted issuer's assertion: that issuer and the rule it matched. */
+  issuer_rule: z.object({ iss: z.string(), issuer_id: z.string(), rule: z.string() }).optional(),
 });
 export type PrivateTokenClaims = z.infer<typeof privateTokenClaimsSchema>;
 

@@ -3,6 +3,8 @@
  * src/domain/policy/): its kind, its space, the revocations that void it, the scopes it lacks.
  */
 
+import { actorChain, type ActorClaim } from './actor-claim.js';
+
 /** The two kinds of access token: a client's private token, a customer's public one. */
 export type TokenKind = 'private' | 'public';
 
@@ -53,20 +55,34 @@ export interface RevokedSet {
 
 /**
  * What a revocation list voids: a token signed by a withdrawn key (`kid`, its header's), a token
- * it names, or whose parent it names ({@link voidingJtis}), and every token of a revoked client
- * issued up to its revocation.
+ * it names, or whose parent it names ({@link voidingJtis}), and every token standing on a revoked
+ * client ({@link tokenCredentials}) issued up to its revocation.
  */
 export function revokedByList(
   list: RevokedSet,
-  token: Parameters<typeof voidingJtis>[0] & { readonly client_id: string; readonly iat?: number },
+  token: Parameters<typeof voidingJtis>[0] &
+    Parameters<typeof tokenCredentials>[0] & { readonly iat?: number },
   kid: string,
 ): boolean {
   // Whatever its claims say: the holder of a withdrawn key may sign any of them, `iat` included.
   if (list.keys.has(kid)) return true;
   if (voidingJtis(token).some((jti) => list.tokens.has(jti))) return true;
-  const clientRevokedAt = list.clients.get(token.client_id);
-  // `iat` is in seconds, the revocation's time in milliseconds.
-  return clientRevokedAt !== undefined && (token.iat ?? 0) * 1000 <= clientRevokedAt;
+  return tokenCredentials(token).some((clientId) => {
+    const revokedAt = list.clients.get(clientId);
+    // `iat` is in seconds, the revocation's time in milliseconds.
+    return revokedAt !== undefined && (token.iat ?? 0) * 1000 <= revokedAt;
+  });
+}
+
+/**
+ * The credentials a token stands on: its client's and, delegated, each in its `act` chain (the
+ * agents it came through, the storefront last). Revoking or narrowing any of them reaches it.
+ */
+export function tokenCredentials(token: {
+  readonly client_id: string;
+  readonly act?: ActorClaim;
+}): string[] {
+  return [...new Set([token.client_id, ...actorChain(token.act)])];
 }
 
 /** What a verified access token says of its issuance. */

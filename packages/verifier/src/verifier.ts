@@ -2,7 +2,13 @@ import { decodeProtectedHeader } from 'jose';
 import { createAccessTokenVerifier } from './access-token-check.js';
 import { remotePublicKeys } from './remote-keys.js';
 import { RevocationListUnavailable, createRevocationLists } from './revocation-list.js';
-import { revokedByList, scopesStillAllowed, tokenInSpace, tokenOfKind } from './token-rules.js';
+import {
+  revokedByList,
+  scopesStillAllowed,
+  tokenCredentials,
+  tokenInSpace,
+  tokenOfKind,
+} from './token-rules.js';
 import { scopeText, scopeWords } from './scope.js';
 import { declaredScopes, requireScopes } from './required-scopes.js';
 import { actorsOf, declaredDelegation, requireDelegation } from './delegation-rule.js';
@@ -148,8 +154,9 @@ export function createVerifier(options: VerifierOptions): Verifier {
     }
     // A credential narrowed since: its tokens carrying a scope it no longer allows are refused,
     // as introspection refuses them. The kit knows no catalog: see docs/verify.md.
-    const allowed = list.narrowedClients.get(claims.client_id);
-    if (allowed && !scopesStillAllowed(scopeWords(claims.scope), allowed)) {
+    const held = scopeWords(claims.scope);
+    const narrowed = tokenCredentials(claims).map((id) => list.narrowedClients.get(id));
+    if (narrowed.some((allowed) => allowed && !scopesStillAllowed(held, allowed))) {
       throw new VerifyError(
         'invalid_token',
         'the token carries a scope its credential no longer allows',

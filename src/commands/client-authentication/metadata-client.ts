@@ -1,22 +1,24 @@
 import type { Credential } from '../../domain/credential/state.js';
 import { SYSTEM_SPACE, type EventMetadata } from '../../domain/events.js';
 import type { ClientJwks } from '../../domain/event-data/credential.js';
-import { decideFirstSeen, metadataClientIdRefusal } from '../../domain/metadata-client/decide.js';
+import {
+  decideFirstSeen,
+  domainBudgetKey,
+  metadataClientIdRefusal,
+  type MetadataClientDomain,
+} from '../../domain/metadata-client/decide.js';
 import { InvalidClientError } from '../../errors/errors.js';
 import type { CommandContext } from '../context.js';
 import { assertionProvesClient } from './assertion.js';
 
-/** Whether a client id is a URL (a client ID metadata document's), not one of our `ci_` ids. */
-export const isMetadataClientId = (clientId: string) => /^[a-z][a-z0-9+.-]*:/i.test(clientId);
-
-/** The document's client as a credential of the space: its keys, the domain's scopes, no secret. */
+/** The document's client as a credential of the space: its keys, the domain's scopes and budget. */
 function credentialOf(
   clientId: string,
-  spaceId: string,
+  allowed: MetadataClientDomain,
   jwks: ClientJwks,
-  scopes: readonly string[] | null,
   now: number,
 ): Credential {
+  const { spaceId, domain, scopes } = allowed;
   return {
     clientId,
     spaceId,
@@ -31,7 +33,9 @@ function credentialOf(
     previousSecretExpiresAt: null,
     revokedAt: null,
     revokedReason: null,
-    rateLimitPerMinute: null,
+    rateLimitPerMinute: allowed.budgetPerMinute,
+    // Every URL under the domain is one client: one budget, one failure count.
+    budgetKey: domainBudgetKey(spaceId, domain),
     scopes,
     scopesNarrowedAt: null,
     version: 0,
@@ -78,28 +82,23 @@ export async function authenticateMetadataClient(
 ): Promise<Credential> {
   const { clientId, spaceId } = command;
   const ip = command.metadata.client_ip;
+  const host = URL.canParse(clientId) ? new URL(clientId).hostname : undefined;
+  const counted = host === undefined ? clientId : domainBudgetKey(spaceId, host);
   const refused = (why: string): never => {
-    ctx.limits.assertClientNotLockedOut(clientId, ip);
-    ctx.limits.failedClientAuthentication(clientId, ip);
+    ctx.limits.assertClientNotLockedOut(counted, ip);
+    ctx.limits.failedClientAuthentication(counted, ip);
     throw new InvalidClientError(`client_id: ${why}`);
   };
   const ports = ctx.metadataClients ?? refused('this service takes no metadata documents');
   const badId = metadataClientIdRefusal(clientId);
   if (badId) return refused(badId);
-  const domain = new URL(clientId).hostname;
   const allowed =
-    (await ports.domain(spaceId, domain)) ?? refused(`${domain} is not allowed in this space`);
+    (await ports.domain(spaceId, host!)) ?? refused(`${host} is not allowed in this space`);
   const proven = async (refresh: boolean) => {
     const client = await ports.documents
       .clientAt(clientId, { spaceId, refresh })
       .catch((error: unknown) => refused(`its document: ${(error as Error).message}`));
-    const credential = credentialOf(
-      clientId,
-      spaceId,
-      client.jwks,
-      allowed.scopes,
-      ctx.clock.now(),
-    );
+    const credential = credentialOf(clientId, allowed, client.jwks, ctx.clock.now());
     // Its jti spent for every space at once: the assertion names none, so it buys one token.
     const once = { ...credential, spaceId: SYSTEM_SPACE };
     const ok = await assertionProvesClient(ctx, command.assertion, once);

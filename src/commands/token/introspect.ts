@@ -1,12 +1,7 @@
-import {
-  allowedScopes,
-  credentialActive,
-  tokenInSpace,
-  tokenRevoked,
-  tokenScopesStillAllowed,
-} from '../../domain/policy.js';
+import { standsOnCredentials, tokenInSpace, tokenRevoked } from '../../domain/policy.js';
 import { scopeWords } from '#verifier/scope.js';
 import type { Credential } from '../../domain/credential/state.js';
+import { credentialsBehind } from './standing.js';
 import type { AccessTokenClaims } from '../../crypto/access-tokens.js';
 import type { CommandContext } from '../context.js';
 
@@ -42,12 +37,15 @@ export async function introspectToken(
   if (await tokenRevoked(claims, (jti) => ctx.revocations.isRevoked(jti))) {
     return { active: false };
   }
-  const owner = await ctx.credentials.find(claims.client_id);
-  if (!credentialActive(owner)) return { active: false };
-  // Narrowing a credential's scopes, or the catalog, reaches its live tokens.
-  const allowed = allowedScopes(ctx.scopeCatalog, owner);
-  const token = { scopes: scopeWords(claims.scope), audience: claims.aud };
-  if (!tokenScopesStillAllowed(token, allowed, ctx.scopeCatalog)) return { active: false };
+  // Revoking or narrowing any credential it came through, or the catalog, reaches a live token.
+  const token = {
+    spaceId: claims.space_id,
+    scopes: scopeWords(claims.scope),
+    audience: claims.aud,
+  };
+  if (!standsOnCredentials(token, await credentialsBehind(ctx, claims), ctx.scopeCatalog)) {
+    return { active: false };
+  }
   const common = {
     active: true as const,
     // RFC 9449 §6.2: a bound token says so, and to which key.

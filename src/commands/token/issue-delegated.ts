@@ -26,6 +26,7 @@ import type { CommandContext } from '../context.js';
 import type { DpopProof } from '../../crypto/dpop.js';
 import { issuanceNow, refusalError } from './issuance.js';
 import { recordIssuedToken, type IssuedToken } from './record-issued.js';
+import { credentialsBehind } from './standing.js';
 
 /** RFC 8693 §2.2.2: a grant that does not hold is invalid_grant, saying why. */
 const grant = (description: string) => () => new InvalidGrantError(description);
@@ -83,7 +84,6 @@ export async function issueDelegatedToken(
         ? {}
         : { mayAct: { clientId: mayAct, agent: await ctx.credentials.find(mayAct) } }),
       subject: {
-        clientId: subject.client_id,
         spaceId: subject.space_id,
         audience: subject.aud,
         jti: subject.jti,
@@ -100,10 +100,7 @@ export async function issueDelegatedToken(
       },
       actor,
     },
-    {
-      subject: await ctx.credentials.find(subject.client_id),
-      agent: actor.credential ?? (await ctx.credentials.find(actor.clientId)),
-    },
+    { subject: await credentialsBehind(ctx, subject), agent: actor.credential },
     {
       ttlSeconds: ctx.publicTokenTtlSeconds,
       catalog: ctx.scopeCatalog,

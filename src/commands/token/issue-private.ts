@@ -8,6 +8,7 @@ import type { CommandContext } from '../context.js';
 import type { DpopProof } from '../../crypto/dpop.js';
 import { issuanceNow, refusalError } from './issuance.js';
 import { recordIssuedToken, type IssuedToken } from './record-issued.js';
+import { issuerRuleClaim } from './standing.js';
 import { decidedInSpan } from '../../observability/tracing.js';
 
 /** The client_credentials grant: authenticate the client, then issue. */
@@ -70,6 +71,7 @@ export async function issuePrivateTokenTo(
     });
   }
   const { clientId, spaceId } = credential;
+  const { assertion } = command;
   return recordIssuedToken(
     ctx,
     {
@@ -82,6 +84,8 @@ export async function issuePrivateTokenTo(
       client_id: clientId,
       space_id: spaceId,
       token_kind: 'private',
+      // Which rule bought it: narrowing or removing the rule reaches the token (./standing.ts).
+      ...(assertion && { issuer_rule: issuerRuleClaim(assertion) }),
       ...(decision.facts.scope ? { scope: decision.facts.scope } : {}),
       ...(command.dpop ? { cnf: { jkt: command.dpop.jkt } } : {}),
     },

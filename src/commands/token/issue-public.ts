@@ -14,6 +14,7 @@ import type { DpopProof } from '../../crypto/dpop.js';
 import { issuanceNow, refusalError } from './issuance.js';
 import { mayActClaim, type AuthorizationDetails } from '#verifier/actor-claim.js';
 import { recordIssuedToken, type IssuedToken } from './record-issued.js';
+import { credentialsBehind } from './standing.js';
 import { decidedInSpan, hashedId } from '../../observability/tracing.js';
 
 /** Each refusal's own error; the private token, not the grant, is at fault. */
@@ -37,6 +38,10 @@ const PUBLIC_REFUSED = {
     ),
   credential_inactive: () =>
     new InvalidTokenError('the credential of this private token is no longer active'),
+  metadata_client: () =>
+    new InsufficientScopeError(
+      "a client ID metadata document's client buys no public token: only a credential registered in this space does",
+    ),
 };
 
 /** Issues a public token for a customer and segment, bought with a verified private token. */
@@ -62,7 +67,7 @@ export async function issuePublicToken(
   const jkt = command.bindTo ?? command.dpop?.jkt;
   const revoked = await tokenRevoked(privateToken, (jti) => ctx.revocations.isRevoked(jti));
   // A revoked token is refused by the decider whatever its credential: no need to look it up.
-  const credential = revoked ? undefined : await ctx.credentials.find(privateToken.client_id);
+  const [credential] = revoked ? [] : await credentialsBehind(ctx, privateToken);
   const agent = mayAct === undefined ? undefined : await ctx.credentials.find(mayAct);
   const decided = () => ({
     'oauth.client_id': privateToken.client_id,

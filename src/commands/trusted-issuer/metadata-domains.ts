@@ -1,6 +1,7 @@
 import {
   decideAllowDomain,
   decideRemoveDomain,
+  DEFAULT_DOMAIN_BUDGET_PER_MINUTE,
   type DomainCommand,
   type MetadataClientDomain,
 } from '../../domain/metadata-client/decide.js';
@@ -27,7 +28,14 @@ const refusals = {
 const load = ({ issuers }: WithIssuerWrites, command: DomainCommand) =>
   issuers.lockedDomain(command.spaceId, command.domain);
 
-type AllowCommand = DomainCommand & { readonly scopes?: readonly string[]; maxDomains: number };
+type AllowCommand = Parameters<typeof decideAllowDomain>[0] & { readonly maxDomains: number };
+const allowed = ({ spaceId, domain, scopes, budgetPerMinute }: AllowCommand) => ({
+  spaceId,
+  domain,
+  scopes: scopes ?? null,
+  budgetPerMinute,
+  removed: false,
+});
 const allowDecider: Decider<AllowCommand, { state?: MetadataClientDomain; count: number }> = {
   // Under the space's lock: two allows cannot both see room for one more.
   load: async (writes, command) => {
@@ -39,13 +47,7 @@ const allowDecider: Decider<AllowCommand, { state?: MetadataClientDomain; count:
     decideAllowDomain({ ...command, domains: { count, limit: command.maxDomains } }, state),
   stream: (_command, facts) => facts,
   refusals,
-  inline: ({ issuers }, command) =>
-    issuers.writeDomain({
-      spaceId: command.spaceId,
-      domain: command.domain,
-      scopes: command.scopes ?? null,
-      removed: false,
-    }),
+  inline: ({ issuers }, command) => issuers.writeDomain(allowed(command)),
 };
 
 const removeDecider: Decider<DomainCommand> = {
@@ -56,18 +58,19 @@ const removeDecider: Decider<DomainCommand> = {
   inline: ({ issuers }, _command, state) => issuers.writeDomain({ ...state!, removed: true }),
 };
 
-/** Allows a domain's metadata documents as clients of the space with at most `scopes`. */
+/** Allows a domain's metadata documents as clients of the space: at most `scopes`, one budget. */
 export async function allowMetadataClientDomain(
   ctx: Pick<IssuerAdminContext, 'events' | 'ids' | 'maxDomains'>,
-  ask: IssuerAsk & { readonly domain: string; readonly scopes?: readonly string[] },
+  ask: IssuerAsk & Pick<AllowCommand, 'domain' | 'scopes'> & { readonly budgetPerMinute?: number },
 ): Promise<MetadataClientDomain> {
-  const command = { ...ask, eventId: ctx.ids.eventId(), maxDomains: ctx.maxDomains };
-  return handleLocked(ctx.events, allowDecider, command, async () => ({
-    spaceId: ask.spaceId,
-    domain: ask.domain,
-    scopes: ask.scopes ?? null,
-    removed: false,
-  }));
+  const budgetPerMinute = ask.budgetPerMinute ?? DEFAULT_DOMAIN_BUDGET_PER_MINUTE;
+  const command = {
+    ...ask,
+    budgetPerMinute,
+    eventId: ctx.ids.eventId(),
+    maxDomains: ctx.maxDomains,
+  };
+  return handleLocked(ctx.events, allowDecider, command, async () => allowed(command));
 }
 
 /** Stops allowing a domain: `metadata-client-domain-removed` (nothing when removed before). */
@@ -75,10 +78,6 @@ export async function removeMetadataClientDomain(
   ctx: Pick<IssuerAdminContext, 'events' | 'ids'>,
   ask: IssuerAsk & { readonly domain: string },
 ): Promise<void> {
-  await handleLocked(
-    ctx.events,
-    removeDecider,
-    { ...ask, eventId: ctx.ids.eventId() },
-    async () => undefined,
-  );
+  const command = { ...ask, eventId: ctx.ids.eventId() };
+  await handleLocked(ctx.events, removeDecider, command, async () => undefined);
 }

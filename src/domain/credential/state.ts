@@ -21,6 +21,8 @@ export interface Credential {
   readonly revokedReason: string | null;
   /** This client's budget per minute, overriding CLIENT_RATE_LIMIT_PER_MINUTE; null: default. */
   readonly rateLimitPerMinute: number | null;
+  /** Whose budget and failure count it spends when not its own: a metadata document's domain's. */
+  readonly budgetKey?: string;
   /** The scopes its tokens may carry; null: recorded before scopes, the catalog's defaults. */
   readonly scopes: readonly string[] | null;
   /** When a change last took a scope away (ms since epoch); null: never. */

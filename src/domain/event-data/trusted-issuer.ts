@@ -108,6 +108,8 @@ export const metadataClientDomainAllowedSchema = z.object({
   domain: metadataClientDomainSchema,
   /** At most these scopes; absent: the catalog's defaults. */
   scopes: scopeListSchema.optional(),
+  /** Token requests a minute for all its documents together; absent when allowed: 600. */
+  budget_per_minute: z.number().int().min(1).max(1_000_000).optional(),
 });
 export const metadataClientDomainRemovedSchema = z.object({ domain: metadataClientDomainSchema });
 /** A document's first use in a space: its URL (the client id) and its keys' RFC 7638 thumbprints. */
@@ -120,7 +122,7 @@ export const metadataClientFirstSeenSchema = z.object({
 /** Client ID metadata documents: the domains a space allows, and each first use. */
 export const METADATA_CLIENT_EVENTS = {
   'metadata-client-domain-allowed': declareEvent(metadataClientDomainAllowedSchema, {
-    audit: ['domain', 'scopes'],
+    audit: ['domain', 'scopes', 'budget_per_minute'],
     example: () => ({ domain: 'agents.example.com', scopes: ['orders:read'] }),
   }),
   'metadata-client-domain-removed': declareEvent(metadataClientDomainRemovedSchema, {

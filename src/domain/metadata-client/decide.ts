@@ -8,8 +8,17 @@ export interface MetadataClientDomain {
   readonly domain: string;
   /** The scopes its clients may get; null: the catalog's defaults. */
   readonly scopes: readonly string[] | null;
+  /** Its documents' requests a minute, all together. */
+  readonly budgetPerMinute: number;
   readonly removed: boolean;
 }
+
+/** A domain's budget when its admin names none: every URL under it is one client of this size. */
+export const DEFAULT_DOMAIN_BUDGET_PER_MINUTE = 600;
+
+/** The one budget and failure count of every document under a space's allowed domain. */
+export const domainBudgetKey = (spaceId: string, domain: string) =>
+  `metadata-domain:${spaceId}:${domain}`;
 
 /** Who asks, where, about which domain. */
 export interface DomainCommand {
@@ -27,16 +36,21 @@ const placed = (command: DomainCommand): Placed => ({
 
 /** An admin allows a domain's metadata clients (again, with other scopes); nothing when the same. */
 export function decideAllowDomain(
-  command: DomainCommand & { readonly scopes?: readonly string[]; readonly domains?: SpaceCount },
+  command: DomainCommand & {
+    readonly scopes?: readonly string[];
+    readonly budgetPerMinute: number;
+    readonly domains?: SpaceCount;
+  },
   state: MetadataClientDomain | undefined,
 ): Decision<DomainEvent<'metadata-client-domain-allowed'>, 'domain_limit', Placed> {
   const scopes = command.scopes ? [...command.scopes] : undefined;
-  const live = state && !state.removed;
-  if (!live && !roomForOne(command.domains)) return refuse('domain_limit');
+  const budget = command.budgetPerMinute;
+  if (!(state && !state.removed) && !roomForOne(command.domains)) return refuse('domain_limit');
+  const live = state && !state.removed && state.budgetPerMinute === budget;
   if (live && JSON.stringify(state.scopes ?? undefined) === JSON.stringify(scopes)) {
     return accept([], placed(command));
   }
-  const data = { domain: command.domain, ...(scopes ? { scopes } : {}) };
+  const data = { domain: command.domain, ...(scopes ? { scopes } : {}), budget_per_minute: budget };
   const event = domainEvent(
     command.eventId,
     'metadata-client-domain-allowed',
@@ -61,6 +75,9 @@ export function decideRemoveDomain(
   );
   return accept([event], placed(command));
 }
+
+/** Whether a client id is a URL (a client ID metadata document's), not one of our `ci_` ids. */
+export const isMetadataClientId = (clientId: string) => /^[a-z][a-z0-9+.-]*:/i.test(clientId);
 
 /** Why `clientId` cannot be a metadata document URL (the draft's §3), or undefined. */
 export function metadataClientIdRefusal(clientId: string): string | undefined {

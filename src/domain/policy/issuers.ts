@@ -1,7 +1,9 @@
 /** What an issuer's assertion may act as: an active credential of its space, within its scopes. */
 import { credentialInSpace } from './spaces-and-roles.js';
 import { credentialActive } from './tokens.js';
-import { missingScopes } from './scopes.js';
+import { allowedScopes, missingScopes } from './scopes.js';
+import type { ScopeCatalog } from '../scope-catalog.js';
+import type { TrustedIssuerDefinition } from '../event-data/trusted-issuer.js';
 
 /** The credential a rule acts as, when it is of the issuer's space and active; else undefined. */
 export function ruleCredential<C extends { readonly spaceId: string; readonly status: string }>(
@@ -20,6 +22,22 @@ export function ruleScopes(
   if (rule.scopes === undefined) return credentialAllows;
   const beyond = new Set(missingScopes(credentialAllows, rule.scopes));
   return rule.scopes.filter((scope) => !beyond.has(scope));
+}
+
+/**
+ * The credential a token bought under an issuer's rule stands on now: narrowed to the rule as it
+ * is, none once the issuer (that very one, not another of its `iss`) or the rule is gone.
+ */
+export function credentialUnderRule<C extends { readonly scopes: readonly string[] | null }>(
+  credential: C | undefined,
+  issuer: { issuerId: string; removed: boolean; definition: TrustedIssuerDefinition } | undefined,
+  bought: { readonly issuer_id: string; readonly rule: string },
+  catalog: ScopeCatalog,
+): C | undefined {
+  const live = issuer && !issuer.removed && issuer.issuerId === bought.issuer_id;
+  const rule = live ? issuer.definition.rules.find((each) => each.id === bought.rule) : undefined;
+  if (!rule || !credential) return undefined;
+  return { ...credential, scopes: ruleScopes(allowedScopes(catalog, credential), rule) };
 }
 
 /** The scopes a rule names that its credential does not allow (an admin is told at once). */

@@ -1,7 +1,9 @@
 /** What a token stands on: space, kind, client, credential and revocations. */
 
 import { timingSafeEqual } from 'node:crypto';
-import { voidingJtis } from '#verifier/token-rules.js';
+import { tokenInSpace, voidingJtis } from '#verifier/token-rules.js';
+import { allowedScopes, tokenScopesStillAllowed } from './scopes.js';
+import type { ScopeCatalog } from '../scope-catalog.js';
 
 // The rules a resource server applies too are the verifier kit's (packages/verifier), one version.
 export {
@@ -9,6 +11,7 @@ export {
   tokenOfKind,
   voidingJtis,
   revokedByList,
+  tokenCredentials,
   type IssuedTokenClaims,
   type RevokedSet,
   type TokenKind,
@@ -25,6 +28,22 @@ export function credentialActive(
 ): credential is { readonly status: 'active' } {
   return credential !== undefined && credential.status === 'active';
 }
+
+/** Each credential a token came through (tokenCredentials): active, of its space, allowing its scopes. */
+export function standsOnCredentials(
+  token: Parameters<typeof tokenScopesStillAllowed>[0] & { readonly spaceId: string },
+  credentials: ReadonlyArray<(Parameters<typeof allowedScopes>[1] & Standing) | undefined>,
+  catalog: ScopeCatalog,
+): boolean {
+  return credentials.every(
+    (credential) =>
+      credentialActive(credential) &&
+      tokenInSpace(token, credential.spaceId) &&
+      tokenScopesStillAllowed(token, allowedScopes(catalog, credential), catalog),
+  );
+}
+
+type Standing = { readonly status: string; readonly spaceId: string };
 
 /** Revoked itself or through its parent, asking `isRevoked` until one is revoked. */
 export async function tokenRevoked(

@@ -6,6 +6,7 @@ import type { Credential } from '../credential/state.js';
 import type { Token } from './state.js';
 import type { IssuanceEvent } from './issuances.js';
 import { accept, refuse, type Decision } from '../decision.js';
+import { isMetadataClientId } from '../metadata-client/decide.js';
 import {
   allowedScopes,
   credentialActive,
@@ -151,6 +152,7 @@ export function decideIssuePublicToken(
   | 'token_revoked'
   | 'space_mismatch'
   | 'credential_inactive'
+  | 'metadata_client'
   | 'scope_withdrawn'
   | 'dpop_required'
   | 'invalid_scope'
@@ -164,6 +166,7 @@ export function decideIssuePublicToken(
   const { audience } = privateToken;
   if (privateToken.revoked) return refuse('token_revoked');
   if (!tokenInSpace(privateToken, command.spaceId)) return refuse('space_mismatch');
+  if (!credential && isMetadataClientId(privateToken.clientId)) return refuse('metadata_client');
   if (!credentialActive(credential) || !tokenInSpace(privateToken, credential.spaceId)) {
     return refuse('credential_inactive');
   }

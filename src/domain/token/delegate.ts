@@ -10,8 +10,8 @@ import {
   chainTooDeep,
   mayActFor,
   mayBeNamedActor,
+  standsOnCredentials,
   tokenInSpace,
-  tokenScopesStillAllowed,
 } from '../policy.js';
 import { scopeText } from '#verifier/scope.js';
 import type { ScopeCatalog } from '../scope-catalog.js';
@@ -20,7 +20,6 @@ import { issued, scopeRefused, type Lifetime, type PublicIssuance } from './deci
 
 /** The verified public token a customer's storefront issued naming an agent in `may_act`. */
 export interface DelegableToken {
-  readonly clientId: string;
   readonly spaceId: string;
   readonly audience: string;
   readonly jti: string;
@@ -67,7 +66,8 @@ export type DelegationRefusal =
  */
 export function decideDelegatedToken(
   command: PublicIssuance & { readonly subject: DelegableToken; readonly actor: ActorToken },
-  credentials: { readonly subject: Credential | undefined; readonly agent: Credential | undefined },
+  /** `subject`: those the subject token stands on (policy.tokenCredentials), as found now. */
+  credentials: { readonly subject: Array<Credential | undefined>; readonly agent?: Credential },
   policy: {
     readonly ttlSeconds: number;
     readonly catalog: ScopeCatalog;
@@ -86,10 +86,8 @@ export function decideDelegatedToken(
   const { subject, actor, spaceId, mayAct } = command;
   const { catalog, maxDepth } = policy;
   if (!tokenInSpace(subject, spaceId)) return refuse('subject_space');
-  const storefront = credentials.subject;
-  if (subject.revoked || !credentialActive(storefront)) return refuse('subject_inactive');
-  // A scope taken from the storefront since, by its credential or the catalog, is not passed on.
-  if (!tokenScopesStillAllowed(subject, allowedScopes(catalog, storefront), catalog)) {
+  // Every credential it came through (the storefront last) stands, allowing its scopes now.
+  if (subject.revoked || !standsOnCredentials(subject, credentials.subject, catalog)) {
     return refuse('subject_inactive');
   }
   if (!tokenInSpace(actor, spaceId)) return refuse('actor_space');

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { CommandContext } from '../../commands/context.js';
 import type { ClientProof } from '../../commands/client-authentication/authenticate.js';
-import { isMetadataClientId } from '../../commands/client-authentication/metadata-client.js';
+import { isMetadataClientId } from '../../domain/metadata-client/decide.js';
 import type { Grant } from '../../commands/token/grants/grant.js';
 import { GRANTS, GRANT_TYPES, grantNamed } from '../../commands/token/grants/registry.js';
 import { UnsupportedGrantTypeError } from '../../errors/errors.js';

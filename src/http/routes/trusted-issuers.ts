@@ -38,6 +38,7 @@ const domainPath = z.object({ domain: metadataClientDomainSchema });
 const shownDomain = (state: MetadataClientDomain): Body<typeof allowedDomain> => ({
   domain: state.domain,
   ...(state.scopes ? { scopes: [...state.scopes] } : {}),
+  budget_per_minute: state.budgetPerMinute,
 });
 
 const shown = (state: TrustedIssuerState): Body<typeof trustedIssuer> => ({
@@ -145,7 +146,9 @@ function metadataClientDomainRoutes(
       responses: [{ status: 201, description: 'Allowed', schema: allowedDomain }],
       errors: ['conflict'],
       async handle(ctx, who, { body }) {
-        const state = await allowMetadataClientDomain(admin, { ...spaceChange(ctx, who), ...body });
+        const { budget_per_minute: budgetPerMinute, ...allowed } = body;
+        const change = { ...spaceChange(ctx, who), ...allowed, budgetPerMinute };
+        const state = await allowMetadataClientDomain(admin, change);
         answerNoStore(ctx, shownDomain(state), 201);
       },
     }),

@@ -51,7 +51,7 @@ const command = (overrides: object = {}) => ({
   ...overrides,
 });
 const policy = { ttlSeconds: 3600, catalog, maxDepth: 3 };
-const credentials = { subject: storefront, agent };
+const credentials = { subject: [storefront], agent };
 
 describe('token: delegation the customer allowed (RFC 8693 may_act)', () => {
   it('given the agent named in may_act, then a token acting for the customer, narrowed', () => {
@@ -85,7 +85,13 @@ describe('token: delegation the customer allowed (RFC 8693 may_act)', () => {
     expect(refusalOf({ scopes: ['checkout:write'] })).toBe('invalid_scope');
     // The storefront's credential narrowed since: its customer's token passes nothing on.
     const narrowed = { ...storefront, scopes: ['products:read'] };
-    expect(refusalOf({}, { subject: narrowed })).toBe('subject_inactive');
+    expect(refusalOf({}, { subject: [narrowed] })).toBe('subject_inactive');
+    // Re-delegated: the storefront behind the agent before revoked, or gone, voids the chain.
+    const before = { ...storefront, clientId: 'agent-0' };
+    const revoked = { ...storefront, status: 'revoked' as const };
+    expect(refusalOf({}, { subject: [before, storefront] })).toBe(undefined);
+    expect(refusalOf({}, { subject: [before, revoked] })).toBe('subject_inactive');
+    expect(refusalOf({}, { subject: [before, undefined] })).toBe('subject_inactive');
     expect(refusalOf({}, { agent: { ...agent, requireDpop: true } })).toBe('dpop_required');
     expect(refusalOf({ jkt: 'k'.repeat(43) }, { agent: { ...agent, requireDpop: true } })).toBe(
       undefined,

@@ -14,11 +14,18 @@ const metadata = {
   client_ip: '127.0.0.1',
   user_agent: null,
 };
-const command = { eventId: 'e1', metadata, spaceId: 'space-a', domain: 'agents.example' };
+const command = {
+  eventId: 'e1',
+  metadata,
+  spaceId: 'space-a',
+  domain: 'agents.example',
+  budgetPerMinute: 600,
+};
 const allowed: MetadataClientDomain = {
   spaceId: 'space-a',
   domain: 'agents.example',
   scopes: ['orders:read'],
+  budgetPerMinute: 600,
   removed: false,
 };
 const URL_ID = 'https://agents.example/shopper.json';
@@ -27,13 +34,20 @@ describe('a space allowing a domain', () => {
   it('given none, when an admin allows it, then allowed is recorded naming who', () => {
     const decision = decideAllowDomain({ ...command, scopes: ['orders:read'] }, undefined);
     expect(decision.events).toMatchObject([
-      { type: 'metadata-client-domain-allowed', data: { domain: 'agents.example' }, metadata },
+      {
+        type: 'metadata-client-domain-allowed',
+        data: { domain: 'agents.example', budget_per_minute: 600 },
+        metadata,
+      },
     ]);
   });
 
   it('given it allowed with those scopes, when allowed again, then nothing is recorded', () => {
     expect(decideAllowDomain({ ...command, scopes: ['orders:read'] }, allowed).events).toEqual([]);
     expect(decideAllowDomain(command, allowed).events).toHaveLength(1);
+    // Another budget is a change, recorded.
+    const rebudget = { ...command, scopes: ['orders:read'], budgetPerMinute: 60 };
+    expect(decideAllowDomain(rebudget, allowed).events[0]?.data.budget_per_minute).toBe(60);
   });
 
   it('given a space at METADATA_DOMAIN_MAX_PER_SPACE, a new domain is refused; one it allows may change', () => {

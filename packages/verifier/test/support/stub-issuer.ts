@@ -10,6 +10,9 @@ export const ISSUER = 'https://tokens.test';
 export const AUDIENCE = 'storefront.test';
 const { privateKey, publicKey } = generateKeyPairSync('ed25519');
 
+/** What the stub's revocation list says; empty unless a test sets it. */
+export const revocationList: Record<string, unknown> = { clients: [], tokens: [] };
+
 const issuerFetch: typeof fetch = (input) => {
   const url = String(input);
   if (url === `${ISSUER}/.well-known/jwks.json`) {
@@ -18,7 +21,7 @@ const issuerFetch: typeof fetch = (input) => {
     );
   }
   if (url.startsWith(`${ISSUER}/v1/revocations?`))
-    return Promise.resolve(Response.json({ clients: [], tokens: [] }));
+    return Promise.resolve(Response.json(revocationList));
   return Promise.resolve(new Response(null, { status: 404 }));
 };
 

@@ -10,6 +10,7 @@ import { assertionProvesClient } from '../../client-authentication/assertion.js'
 import { refusedAssertion } from '../../client-authentication/authenticate.js';
 import { acceptAssertion, AssertionRefused } from '../../trusted-issuer/assertion-check.js';
 import { ACCESS_TOKEN_TYPE, asGrantError } from './exchange-answer.js';
+import { credentialsBehind } from '../standing.js';
 
 /** RFC 8693 §3: an actor_token that is a JWT of the agent's own making, not our access token. */
 export const JWT_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:jwt';
@@ -17,8 +18,8 @@ export const JWT_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:jwt';
 /** The agent as its actor_token proves it; `claims` when that was our private token. */
 export type ProvenActor = ActorToken & {
   readonly claims?: PrivateTokenClaims;
-  /** A trusted issuer's rule's credential, its scopes narrowed to the rule's. */
-  readonly credential?: Credential;
+  /** Its credential as it stands now; a trusted issuer's rule's narrowed to the rule's scopes. */
+  readonly credential: Credential | undefined;
 };
 
 /**
@@ -37,12 +38,14 @@ export async function provenActor(
   if (type === ACCESS_TOKEN_TYPE) {
     const claims = await asGrantError(() => ctx.verifier.verify(token, 'private'), 'actor_token');
     const revoked = await tokenRevoked(claims, (jti) => ctx.revocations.isRevoked(jti));
+    const [credential] = await credentialsBehind(ctx, claims);
     return {
       clientId: claims.client_id,
       spaceId: claims.space_id,
       expiresAt: claims.exp,
       revoked,
       claims,
+      credential,
     };
   }
   const assertion = { spaceId, expiresAt: Number.POSITIVE_INFINITY, revoked: false } as const;
@@ -55,7 +58,7 @@ export async function provenActor(
         "actor_token: not an assertion of its client's keys (iss = sub = the client id, aud this issuer, exp within 300 s, a jti not used before)",
       );
     }
-    return { ...assertion, spaceId: own.spaceId, clientId: own.clientId };
+    return { ...assertion, spaceId: own.spaceId, clientId: own.clientId, credential: own };
   }
   try {
     const { credential } = await acceptAssertion(ctx, { spaceId, assertion: token });

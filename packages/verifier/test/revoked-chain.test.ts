@@ -1,0 +1,38 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  publicToken,
+  refusal,
+  request,
+  revocationList,
+  stubVerifier,
+} from './support/stub-issuer.js';
+
+// A delegated token stands on every credential in its act chain: the storefront's revoked or
+// narrowed in the list, the token its agent got by exchange is refused too.
+const AGENT = 'ci_agent';
+const STOREFRONT = 'ci_storefront';
+const later = () => new Date(Date.now() + 60_000).toISOString();
+const bearer = async (token: Promise<string>) => request(`Bearer ${await token}`);
+
+afterEach(() => {
+  Object.assign(revocationList, { clients: [], tokens: [], narrowed_clients: [] });
+});
+
+describe('the revocation list and the act chain', () => {
+  it('refuses a delegated token whose storefront the list names revoked', async () => {
+    const token = publicToken([AGENT, STOREFRONT]);
+    expect((await stubVerifier().verify(await bearer(token))).actors).toEqual([AGENT, STOREFRONT]);
+    revocationList.clients = [{ client_id: STOREFRONT, revoked_at: later() }];
+    const error = await refusal(stubVerifier().verify(await bearer(token)));
+    expect(error.status).toBe(401);
+    expect(error.message).toMatch(/revoked/);
+  });
+
+  it('refuses one carrying a scope its storefront no longer allows', async () => {
+    const token = publicToken([AGENT, STOREFRONT], 'cart:write');
+    revocationList.narrowed_clients = [{ client_id: STOREFRONT, scopes: ['products:read'] }];
+    expect((await refusal(stubVerifier().verify(await bearer(token)))).status).toBe(401);
+    revocationList.narrowed_clients = [{ client_id: STOREFRONT, scopes: ['cart:write'] }];
+    expect((await stubVerifier().verify(await bearer(token))).client_id).toBe(AGENT);
+  });
+});

@@ -1,0 +1,25 @@
+import type { AccessTokenClaims } from '../../crypto/access-tokens.js';
+import type { Credential } from '../../domain/credential/state.js';
+import { credentialUnderRule, tokenCredentials } from '../../domain/policy.js';
+import type { CommandContext } from '../context.js';
+import type { AssertionEvidence } from '../../domain/event-data/token.js';
+
+/** A private token's `issuer_rule` claim: the issuer and rule of the assertion that bought it. */
+export function issuerRuleClaim({ iss, issuer_id, rule }: AssertionEvidence) {
+  return { iss, issuer_id, rule };
+}
+
+/**
+ * The credentials a token stands on now (policy.tokenCredentials); one bought under an issuer's
+ * rule, on its credential narrowed to the rule as it is now (none once issuer or rule is gone).
+ */
+export async function credentialsBehind(
+  ctx: CommandContext,
+  claims: AccessTokenClaims,
+): Promise<Array<Credential | undefined>> {
+  const found = await Promise.all(tokenCredentials(claims).map((id) => ctx.credentials.find(id)));
+  const bought = 'issuer_rule' in claims ? claims.issuer_rule : undefined;
+  if (!bought) return found;
+  const issuer = await ctx.trustedIssuers?.find(claims.space_id, bought.iss);
+  return [credentialUnderRule(found[0], issuer, bought, ctx.scopeCatalog)];
+}

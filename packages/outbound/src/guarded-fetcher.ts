@@ -57,7 +57,7 @@ export function createGuardedFetcher(options: GuardedFetcherOptions): GuardedFet
       maxBytes: ask.maxBytes,
       signal: controller.signal,
     }).finally(() => {
-      shared.delete(key);
+      if (shared.get(key) === entry) shared.delete(key);
       const left = (perScope.get(ask.scope) ?? 1) - 1;
       if (left > 0) perScope.set(ask.scope, left);
       else perScope.delete(ask.scope);
@@ -80,7 +80,10 @@ export function createGuardedFetcher(options: GuardedFetcherOptions): GuardedFet
       return new Promise<GuardedAnswer>((resolve, reject) => {
         const onAbort = () => {
           reject(abortedBy(ask.signal));
-          if (--entry.waiting === 0) entry.controller.abort();
+          if (--entry.waiting > 0) return;
+          // Unjoinable at once: a caller asking before it settles must not inherit this abort.
+          if (shared.get(key) === entry) shared.delete(key);
+          entry.controller.abort();
         };
         ask.signal?.addEventListener('abort', onAbort, { once: true });
         entry.answer

@@ -12,6 +12,13 @@ export interface GuardedFetcherOptions {
   readonly maxInFlightPerScope: number;
 }
 
+/** Refused for the process's bounds, not for anything the peer or the asker did. */
+export class FetchBusyError extends FetchFailedError {}
+
+/** Whether `error`, or one it wraps as its `cause`, is a {@link FetchBusyError}. */
+export const fetchBusy = (error: unknown): boolean =>
+  error instanceof FetchBusyError || (error instanceof Error && fetchBusy(error.cause));
+
 /** What one GET asks. */
 export interface FetchAsk {
   readonly maxBytes: number;
@@ -47,7 +54,7 @@ export function createGuardedFetcher(options: GuardedFetcherOptions): GuardedFet
   const start = (key: string, url: string, ask: FetchAsk): Shared => {
     const scoped = perScope.get(ask.scope) ?? 0;
     if (shared.size >= options.maxInFlight || scoped >= options.maxInFlightPerScope) {
-      throw new FetchFailedError('busy: too many fetches in flight, retry shortly');
+      throw new FetchBusyError('busy: too many fetches in flight, retry shortly');
     }
     perScope.set(ask.scope, scoped + 1);
     const controller = new AbortController();

@@ -2,7 +2,8 @@ import type { Credential } from '../../domain/credential/state.js';
 import { SYSTEM_SPACE, type EventMetadata } from '../../domain/events.js';
 import type { ClientJwks } from '../../domain/event-data/credential.js';
 import { decideFirstSeen, metadataClientIdRefusal } from '../../domain/metadata-client/decide.js';
-import { InvalidClientError } from '../../errors/errors.js';
+import { fetchBusy } from '#outbound/guarded-fetcher.js';
+import { InvalidClientError, UnavailableError } from '../../errors/errors.js';
 import type { CommandContext } from '../context.js';
 import { assertionProvesClient } from './assertion.js';
 
@@ -92,7 +93,12 @@ export async function authenticateMetadataClient(
   const proven = async (refresh: boolean) => {
     const client = await ports.documents
       .clientAt(clientId, { spaceId, refresh })
-      .catch((error: unknown) => refused(`its document: ${(error as Error).message}`));
+      .catch((error: unknown) => {
+        const why = `client_id: its document: ${(error as Error).message}`;
+        // Our bound, not the client's doing: a 503, its failed-authentication budget unspent.
+        if (fetchBusy(error)) throw new UnavailableError(why);
+        return refused(`its document: ${(error as Error).message}`);
+      });
     const credential = credentialOf(
       clientId,
       spaceId,

@@ -2,6 +2,7 @@ import {
   ROOT_CONTEXT,
   SpanKind,
   SpanStatusCode,
+  TraceFlags,
   context,
   propagation,
   trace,
@@ -52,8 +53,10 @@ export function serverSpans(trusted: (address?: string) => boolean): Middleware<
     const incoming = propagation.extract(ROOT_CONTEXT, ctx.headers);
     const sent = trace.getSpanContext(incoming);
     const continued = sent !== undefined && trusted(ctx.req.socket.remoteAddress);
+    // Its sampled flag dropped: the sampler keeps a span linking a sampled trace (trace-export.ts).
+    const link = sent && { ...sent, traceFlags: TraceFlags.NONE };
     const links: Link[] =
-      sent && !continued ? [{ context: sent, attributes: { 'link.reason': 'untrusted' } }] : [];
+      link && !continued ? [{ context: link, attributes: { 'link.reason': 'untrusted' } }] : [];
     const attributes: Attributes = {
       [ATTR_HTTP_REQUEST_METHOD]: ctx.method,
       [ATTR_URL_PATH]: ctx.path,

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serverSpans } from '../../src/http/server-span.js';
 import { linkedSpans } from '../../src/observability/linked-spans.js';
 import {
   flushTraces,
@@ -47,5 +48,27 @@ describe('a background span under a ratio sampler', () => {
     const received = receiver.spans();
     expect(received.map((span) => span.name)).toEqual(['projector.batch']);
     expect(received[0]!.links).toEqual([sampled]);
+  });
+});
+
+describe('a request from an untrusted source under a ratio sampler', () => {
+  it('is not kept because its traceparent says sampled: an outsider cannot force sampling', async () => {
+    const before = receiver.spans().length;
+    const ctx = {
+      headers: { traceparent: `00-${'c'.repeat(32)}-${'d'.repeat(16)}-01` },
+      method: 'GET',
+      path: '/healthz',
+      protocol: 'http',
+      ip: '203.0.113.9',
+      status: 200,
+      state: {},
+      request: {},
+      req: { httpVersion: '1.1', socket: { remoteAddress: '203.0.113.9' } },
+    };
+    for (let i = 0; i < 5; i += 1) {
+      await serverSpans(() => false)(ctx as never, async () => undefined);
+    }
+    await flushTraces();
+    expect(receiver.spans().length).toBe(before);
   });
 });

@@ -12,6 +12,13 @@ export interface GuardedFetcherOptions {
   readonly maxInFlightPerScope: number;
 }
 
+/** Refused for the process's bounds, not for anything the peer or the asker did. */
+export class FetchBusyError extends FetchFailedError {}
+
+/** Whether `error`, or one it wraps as its `cause`, is a {@link FetchBusyError}. */
+export const fetchBusy = (error: unknown): boolean =>
+  error instanceof FetchBusyError || (error instanceof Error && fetchBusy(error.cause));
+
 /** What one GET asks. */
 export interface FetchAsk {
   readonly maxBytes: number;
@@ -47,7 +54,7 @@ export function createGuardedFetcher(options: GuardedFetcherOptions): GuardedFet
   const start = (key: string, url: string, ask: FetchAsk): Shared => {
     const scoped = perScope.get(ask.scope) ?? 0;
     if (shared.size >= options.maxInFlight || scoped >= options.maxInFlightPerScope) {
-      throw new FetchFailedError('busy: too many fetches in flight, retry shortly');
+      throw new FetchBusyError('busy: too many fetches in flight, retry shortly');
     }
     perScope.set(ask.scope, scoped + 1);
     const controller = new AbortController();
@@ -57,7 +64,7 @@ export function createGuardedFetcher(options: GuardedFetcherOptions): GuardedFet
       maxBytes: ask.maxBytes,
       signal: controller.signal,
     }).finally(() => {
-      shared.delete(key);
+      if (shared.get(key) === entry) shared.delete(key);
       const left = (perScope.get(ask.scope) ?? 1) - 1;
       if (left > 0) perScope.set(ask.scope, left);
       else perScope.delete(ask.scope);
@@ -80,7 +87,10 @@ export function createGuardedFetcher(options: GuardedFetcherOptions): GuardedFet
       return new Promise<GuardedAnswer>((resolve, reject) => {
         const onAbort = () => {
           reject(abortedBy(ask.signal));
-          if (--entry.waiting === 0) entry.controller.abort();
+          if (--entry.waiting > 0) return;
+          // Unjoinable at once: a caller asking before it settles must not inherit this abort.
+          if (shared.get(key) === entry) shared.delete(key);
+          entry.controller.abort();
         };
         ask.signal?.addEventListener('abort', onAbort, { once: true });
         entry.answer

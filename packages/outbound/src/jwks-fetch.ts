@@ -32,7 +32,7 @@ export async function fetchJwks(
   const { body, cacheControl } = await fetcher
     .getJson(url, { ...ask, maxBytes: JWKS_BYTES })
     .catch((error: Error) => {
-      throw new Error(`jwks_uri: ${error.message}`);
+      throw new Error(`jwks_uri: ${error.message}`, { cause: error });
     });
   const jwks = fetchedJwksSchema.safeParse(body);
   if (!jwks.success) throw new Error('jwks_uri: not a JWKS document');

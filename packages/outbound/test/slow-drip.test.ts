@@ -84,6 +84,24 @@ describe('an outbound fetch from a peer answering a byte a second', () => {
     await until(() => drip.open() === 0);
   });
 
+  it("is not joined once its last caller left: another space's caller never inherits that abort", async () => {
+    const drip = await peer();
+    const fetcher = fetcherWith({ timeoutMs: 1500 });
+    const leaving = new AbortController();
+    const url = drip.url('/left');
+    const left = why(
+      fetcher.getJson(url, { scope: 'space-a', maxBytes: 100, signal: leaving.signal }),
+    );
+    await until(() => drip.open() === 1);
+    leaving.abort();
+    // Asked in the same turn as the abort, before the aborted fetch has settled.
+    const other = why(fetcher.getJson(url, { scope: 'space-b', maxBytes: 100 }));
+    expect(await left).toBe('aborted');
+    expect(await other).toBe('timed out');
+    expect(drip.requests()).toBe(2);
+    await until(() => drip.open() === 0);
+  });
+
   it('is refused at once past the bounds per space and per process, and admitted again after', async () => {
     const drip = await peer();
     const fetcher = fetcherWith({ timeoutMs: 1500, maxInFlight: 3, maxInFlightPerScope: 2 });

@@ -7,7 +7,8 @@ import {
   metadataClientIdRefusal,
   type MetadataClientDomain,
 } from '../../domain/metadata-client/decide.js';
-import { InvalidClientError } from '../../errors/errors.js';
+import { fetchBusy } from '#outbound/guarded-fetcher.js';
+import { InvalidClientError, UnavailableError } from '../../errors/errors.js';
 import type { CommandContext } from '../context.js';
 import { assertionProvesClient } from './assertion.js';
 
@@ -97,7 +98,12 @@ export async function authenticateMetadataClient(
   const proven = async (refresh: boolean) => {
     const client = await ports.documents
       .clientAt(clientId, { spaceId, refresh })
-      .catch((error: unknown) => refused(`its document: ${(error as Error).message}`));
+      .catch((error: unknown) => {
+        const why = `client_id: its document: ${(error as Error).message}`;
+        // Our bound, not the client's doing: a 503, its failed-authentication budget unspent.
+        if (fetchBusy(error)) throw new UnavailableError(why);
+        return refused(`its document: ${(error as Error).message}`);
+      });
     const credential = credentialOf(clientId, allowed, client.jwks, ctx.clock.now());
     // Its jti spent for every space at once: the assertion names none, so it buys one token.
     const once = { ...credential, spaceId: SYSTEM_SPACE };

@@ -1,3 +1,4 @@
+import { outsideDeadline } from '#event-log/append-deadline.js';
 import { spaceIssuer } from '#verifier/issuer-keys.js';
 import type { SigningKey } from '../../crypto/key-store.js';
 import type { SpaceKeyStore } from '../../crypto/space-keys.js';
@@ -32,7 +33,8 @@ export async function signingOfSpace(
   if (!key) {
     let pending = making.get(spaceId);
     if (!pending) {
-      pending = enableSpaceKeys(events, spaceId, SERVICE_ACTOR, spaces.maker)
+      // The service's write, shared by every asker: no one request's deadline may refuse it.
+      pending = outsideDeadline(() => enableSpaceKeys(events, spaceId, SERVICE_ACTOR, spaces.maker))
         .then(() => spaces.store.forget(spaceId))
         .finally(() => making.delete(spaceId));
       making.set(spaceId, pending);

@@ -1,5 +1,7 @@
 import { decodeJwt, decodeProtectedHeader, errors, jwtVerify, type JWTPayload } from 'jose';
+import { fetchBusy } from '#outbound/guarded-fetcher.js';
 import { joseRefusal } from '#verifier/refusal.js';
+import { UnavailableError } from '../../errors/errors.js';
 import type { IssuerRule } from '../../domain/event-data/trusted-issuer.js';
 import type { TrustedIssuerState } from '../../domain/trusted-issuer/decide.js';
 import { matchingRule } from '../../domain/trusted-issuer/match.js';
@@ -92,11 +94,12 @@ async function verified(
 ): Promise<AcceptedAssertion> {
   const { iss } = issuer.definition;
   const keysOf = (refresh: boolean) =>
-    ports.keys
-      .keysOf(issuer, { refresh })
-      .catch((error: unknown) =>
-        refused('signature', `the keys of ${iss} could not be had: ${(error as Error).message}`),
-      );
+    ports.keys.keysOf(issuer, { refresh }).catch((error: unknown) => {
+      const why = `the keys of ${iss} could not be had: ${(error as Error).message}`;
+      // Our bound, not the caller's doing: a 503, no refusal spending its budget.
+      if (fetchBusy(error)) throw new UnavailableError(why);
+      return refused('signature', why);
+    });
   const verify = async (refresh: boolean) =>
     jwtVerify(assertion, await keysOf(refresh), {
       issuer: iss,

@@ -38,7 +38,7 @@ export function createIssuerKeys(options: {
   readonly now: () => number;
 }): IssuerKeys {
   // Why each URL's last fetch failed: the kit's keys swallow it, the refusal names it.
-  const failures = new BoundedCache<string, string>(options.maxEntries);
+  const failures = new BoundedCache<string, Error>(options.maxEntries);
   // The space whose issuer made the URL's keys holder pays for its fetches.
   const fetchFor = (spaceId: string) => {
     const guarded = guardedJwksFetch(options.fetcher, spaceId);
@@ -48,7 +48,7 @@ export function createIssuerKeys(options: {
         failures.delete(url);
         return answer;
       } catch (error) {
-        failures.set(url, (error as Error).message);
+        failures.set(url, error as Error);
         throw error;
       }
     }) as typeof fetch;
@@ -79,7 +79,7 @@ export function createIssuerKeys(options: {
       const keys = held(issuer);
       if (refresh) await keys.refreshSoon();
       const failure = refresh ? failures.get(issuer.definition.jwks_uri ?? '') : undefined;
-      if (failure !== undefined) throw new Error(failure);
+      if (failure !== undefined) throw new Error(failure.message, { cause: failure });
       return ({ kid }) => {
         const key = keys.publicKey(kid ?? '');
         if (!key) throw new errors.JWKSNoMatchingKey();

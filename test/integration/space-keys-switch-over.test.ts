@@ -131,6 +131,27 @@ describe('a switch-over to a space’s own keys', () => {
     expect(none.rowCount).toBe(0);
   });
 
+  it("is no other space's admin's to end, and ending another space's leaves this one's", async () => {
+    const other = 'space-switch-other';
+    const stranger = await service.loginToken([other]);
+    const refused = await service.post('/v1/space/signing-keys/end-switch-over', undefined, {
+      authorization: `Bearer ${stranger}`,
+      'x-service-space-id': SPACE,
+    });
+    expect(refused.status).toBe(403);
+    // The other space switches and ends its own switch-over: this space's tokens are untouched.
+    const theirs = { authorization: `Bearer ${stranger}`, 'x-service-space-id': other };
+    expect((await service.post('/v1/space/signing-keys', undefined, theirs)).status).toBe(200);
+    const ended = await service.post('/v1/space/signing-keys/end-switch-over', undefined, theirs);
+    expect(ended.status).toBe(200);
+    expect((await issue(privateToken)).status).toBe(200);
+    expect(await active(publicToken)).toBe(true);
+    const { rows } = await service.database.pool.query<{ space_id: string }>(
+      'SELECT space_id FROM ended_switch_overs',
+    );
+    expect(rows).toEqual([{ space_id: other }]);
+  });
+
   it('an admin ends it at once: then no shared-ring token of the space is honoured', async () => {
     // A replica that verified (and remembered) the token before the end.
     const replica = await startSecondInstance(service);

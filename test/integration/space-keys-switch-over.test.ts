@@ -1,10 +1,12 @@
 import { createPrivateKey } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { createVerifier } from '../../packages/verifier/src/verifier.js';
 import { signAccessToken, type AccessTokenClaims } from '../../src/crypto/access-tokens.js';
 import { openPrivateKey } from '../../src/crypto/key-encryption.js';
 import { loadKeyEncryptionKey } from '../../src/crypto/key-files.js';
 import {
+  AUDIENCE,
   createCredentialVia,
   privateTokenVia,
   startSecondInstance,
@@ -179,6 +181,37 @@ describe('a switch-over to a space’s own keys', () => {
       [SPACE],
     );
     expect(after.rowCount).toBe(1);
+  });
+
+  it("reaches a resource server's kit through the space's revocation list", async () => {
+    // Ended above. A resource server's kit as deployed: the service's endpoints at its issuer.
+    const kit = (issuer: string) =>
+      createVerifier({
+        issuer,
+        audience: AUDIENCE,
+        fetch: (input, init) =>
+          fetch(String(input).replace('http://token-authority.test', service.baseUrl), init),
+      });
+    const bearer = (token: string) => ({
+      header: (name: string) => (name === 'authorization' ? `Bearer ${token}` : undefined),
+      method: 'GET',
+      url: 'https://storefront.test/orders',
+    });
+    const now = Math.floor(Date.now() / 1000);
+    const forged = await signedWithSharedKey({
+      ...audited(publicToken),
+      jti: 'forged-after-the-end',
+      iat: now,
+      exp: now + 600,
+    } as AccessTokenClaims);
+    const shared = kit('http://token-authority.test');
+    await expect(shared.verify(bearer(forged))).rejects.toThrow(/revoked/);
+    await expect(shared.verify(bearer(publicToken))).rejects.toThrow(/revoked/);
+    // The space's own ring still speaks for it, to a kit of its own issuer.
+    const own = await issue(await privateTokenVia(service, storefront));
+    const { access_token: ownPublic } = (await own.json()) as { access_token: string };
+    const ownKit = kit(`http://token-authority.test/spaces/${SPACE}`);
+    await expect(ownKit.verify(bearer(ownPublic))).resolves.toMatchObject({ space_id: SPACE });
   });
 
   it('is refused, 404, for a space on the shared keys', async () => {

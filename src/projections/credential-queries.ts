@@ -182,6 +182,11 @@ export async function revocationList(
     WHERE e.event_type = 'signing-key-retired' AND e.space_id IN (${spaceId}, ${SYSTEM_SPACE})
       AND e.recorded_at > now() - make_interval(secs => ${withdrawalSeconds})
       AND e.data->>'reason' = 'compromised'
+    UNION
+    -- Its switch-over ended: for this space the shared ring is withdrawn, as a kit must see it.
+    SELECT k.kid, o.ended_at FROM ended_switch_overs o JOIN signing_keys k ON k.space_id IS NULL
+    WHERE o.space_id = ${spaceId}
+      AND (k.retired_at IS NULL OR k.retired_at > now() - make_interval(secs => ${withdrawalSeconds}))
     ORDER BY 2, 1`.execute(db);
   return {
     clients: clients.map((row) => ({

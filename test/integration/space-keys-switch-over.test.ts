@@ -1,10 +1,12 @@
 import { createPrivateKey } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { createVerifier } from '../../packages/verifier/src/verifier.js';
 import { signAccessToken, type AccessTokenClaims } from '../../src/crypto/access-tokens.js';
 import { openPrivateKey } from '../../src/crypto/key-encryption.js';
 import { loadKeyEncryptionKey } from '../../src/crypto/key-files.js';
 import {
+  AUDIENCE,
   createCredentialVia,
   privateTokenVia,
   startSecondInstance,
@@ -131,6 +133,27 @@ describe('a switch-over to a space’s own keys', () => {
     expect(none.rowCount).toBe(0);
   });
 
+  it("is no other space's admin's to end, and ending another space's leaves this one's", async () => {
+    const other = 'space-switch-other';
+    const stranger = await service.loginToken([other]);
+    const refused = await service.post('/v1/space/signing-keys/end-switch-over', undefined, {
+      authorization: `Bearer ${stranger}`,
+      'x-service-space-id': SPACE,
+    });
+    expect(refused.status).toBe(403);
+    // The other space switches and ends its own switch-over: this space's tokens are untouched.
+    const theirs = { authorization: `Bearer ${stranger}`, 'x-service-space-id': other };
+    expect((await service.post('/v1/space/signing-keys', undefined, theirs)).status).toBe(200);
+    const ended = await service.post('/v1/space/signing-keys/end-switch-over', undefined, theirs);
+    expect(ended.status).toBe(200);
+    expect((await issue(privateToken)).status).toBe(200);
+    expect(await active(publicToken)).toBe(true);
+    const { rows } = await service.database.pool.query<{ space_id: string }>(
+      'SELECT space_id FROM ended_switch_overs',
+    );
+    expect(rows).toEqual([{ space_id: other }]);
+  });
+
   it('an admin ends it at once: then no shared-ring token of the space is honoured', async () => {
     // A replica that verified (and remembered) the token before the end.
     const replica = await startSecondInstance(service);
@@ -158,6 +181,37 @@ describe('a switch-over to a space’s own keys', () => {
       [SPACE],
     );
     expect(after.rowCount).toBe(1);
+  });
+
+  it("reaches a resource server's kit through the space's revocation list", async () => {
+    // Ended above. A resource server's kit as deployed: the service's endpoints at its issuer.
+    const kit = (issuer: string) =>
+      createVerifier({
+        issuer,
+        audience: AUDIENCE,
+        fetch: (input, init) =>
+          fetch(String(input).replace('http://token-authority.test', service.baseUrl), init),
+      });
+    const bearer = (token: string) => ({
+      header: (name: string) => (name === 'authorization' ? `Bearer ${token}` : undefined),
+      method: 'GET',
+      url: 'https://storefront.test/orders',
+    });
+    const now = Math.floor(Date.now() / 1000);
+    const forged = await signedWithSharedKey({
+      ...audited(publicToken),
+      jti: 'forged-after-the-end',
+      iat: now,
+      exp: now + 600,
+    } as AccessTokenClaims);
+    const shared = kit('http://token-authority.test');
+    await expect(shared.verify(bearer(forged))).rejects.toThrow(/revoked/);
+    await expect(shared.verify(bearer(publicToken))).rejects.toThrow(/revoked/);
+    // The space's own ring still speaks for it, to a kit of its own issuer.
+    const own = await issue(await privateTokenVia(service, storefront));
+    const { access_token: ownPublic } = (await own.json()) as { access_token: string };
+    const ownKit = kit(`http://token-authority.test/spaces/${SPACE}`);
+    await expect(ownKit.verify(bearer(ownPublic))).resolves.toMatchObject({ space_id: SPACE });
   });
 
   it('is refused, 404, for a space on the shared keys', async () => {

@@ -4,6 +4,7 @@ import {
   createAccessTokenVerifier,
   signAccessToken,
   signAccessTokenOffThread,
+  signatureDigest,
   type PrivateTokenClaims,
 } from '../../src/crypto/access-tokens.js';
 import { verifyAccessToken } from '../../packages/verifier/src/access-token-check.js';
@@ -225,5 +226,54 @@ describe('createAccessTokenVerifier', () => {
         /malformed/,
       );
     }
+  });
+});
+
+describe('a shared-ring token and its space’s switch-over (memo included)', () => {
+  const keys = keyStore();
+  const token = signAccessToken(keys.current(), claims);
+  const signature = token.slice(token.lastIndexOf('.') + 1);
+
+  it('of a space that never switched: no recorded issuance is asked, first use or memo hit', async () => {
+    const asked: unknown[] = [];
+    const verifier = createAccessTokenVerifier(
+      keys,
+      {
+        ...policy,
+        ringOwnedSince: async () => undefined,
+        transitionSeconds: 3600,
+        recordedIssuance: async (...args) => (asked.push(args), true),
+      },
+      { clock: { now: () => now * 1000 } },
+    );
+    await expect(verifier.verify(token, 'private')).resolves.toEqual(claims);
+    await expect(verifier.verify(token, 'private')).resolves.toEqual(claims);
+    expect(asked).toEqual([]);
+  });
+
+  it('of a switched space: asked by its own space, jti and signature digest, each use; refused once not honoured', async () => {
+    const asked: Array<{ space: string; jti: string; digest: Buffer }> = [];
+    let honoured = true;
+    const verifier = createAccessTokenVerifier(
+      keys,
+      {
+        ...policy,
+        ringOwnedSince: async (space) => (space === 's' ? (now + 1) * 1000 : undefined),
+        transitionSeconds: 3600,
+        recordedIssuance: async (kept, digest) => {
+          asked.push({ space: kept.space_id, jti: kept.jti, digest });
+          return honoured;
+        },
+      },
+      { clock: { now: () => now * 1000 } },
+    );
+    await expect(verifier.verify(token, 'private')).resolves.toEqual(claims);
+    await expect(verifier.verify(token, 'private')).resolves.toEqual(claims);
+    expect(asked).toEqual([
+      { space: 's', jti: 'j1', digest: signatureDigest(signature) },
+      { space: 's', jti: 'j1', digest: signatureDigest(signature) },
+    ]);
+    honoured = false;
+    await expect(verifier.verify(token, 'private')).rejects.toThrow(/shared issuer/);
   });
 });

@@ -132,7 +132,7 @@ export const revocationList = z.object({
   withdrawn_keys: z
     .array(z.object({ kid: z.string(), withdrawn_at: timestamp }))
     .describe(
-      "Signing keys withdrawn (retired as compromised) of the space's ring and the shared ring, within a token lifetime: refuse every token whose header names one, even while a JWKS held from before still lists it",
+      "Signing keys withdrawn (retired as compromised) of the space's ring and the shared ring, within a token lifetime, and the shared ring's once the space's switch-over was ended: refuse every token whose header names one, even while a JWKS held from before still lists it",
     ),
 });
 

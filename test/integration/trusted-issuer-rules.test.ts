@@ -97,4 +97,26 @@ describe("a trusted issuer's rule narrowed or removed", () => {
     expect((await issue(narrow, {})).status).toBe(401);
     expect((await exchange(narrow)).status).toBe(400);
   });
+
+  it('reaches them when the rule acts as another credential: the token stands on none', async () => {
+    const [shop, other] = [await credential(SCOPES), await credential(SCOPES)];
+    const rule = (clientId: string) => ({
+      iss: platform.iss,
+      jwks_uri: platform.jwksUri,
+      audience: OURS,
+      rules: [{ id: 'moved', claims: { sub: 'shop-workload' }, client_id: clientId }],
+    });
+    const added = await admin('POST', '/v1/trusted-issuers', rule(shop.client_id));
+    const { issuer_id: issuerId } = (await added.json()) as { issuer_id: string };
+    const token = await workloadToken('products:read');
+    const active = async () => {
+      const response = await service.post('/v1/introspect', { ...shop, token });
+      return ((await response.json()) as { active: boolean }).active;
+    };
+    expect(await active()).toBe(true);
+    const moved = await admin('PATCH', `/v1/trusted-issuers/${issuerId}`, rule(other.client_id));
+    expect(moved.status).toBe(200);
+    expect(await active()).toBe(false);
+    expect((await issue(token, {})).status).toBe(401);
+  });
 });

@@ -56,22 +56,18 @@ export interface RevokedSet {
 /**
  * What a revocation list voids: a token signed by a withdrawn key (`kid`, its header's), a token
  * it names, or whose parent it names ({@link voidingJtis}), and every token standing on a revoked
- * client ({@link tokenCredentials}) issued up to its revocation.
+ * client ({@link tokenCredentials}) whatever its `iat`: a revoked credential never stands again,
+ * and a replica still holding it active may mint one after its revocation.
  */
 export function revokedByList(
   list: RevokedSet,
-  token: Parameters<typeof voidingJtis>[0] &
-    Parameters<typeof tokenCredentials>[0] & { readonly iat?: number },
+  token: Parameters<typeof voidingJtis>[0] & Parameters<typeof tokenCredentials>[0],
   kid: string,
 ): boolean {
-  // Whatever its claims say: the holder of a withdrawn key may sign any of them, `iat` included.
+  // Whatever its claims say: the holder of a withdrawn key may sign any of them.
   if (list.keys.has(kid)) return true;
   if (voidingJtis(token).some((jti) => list.tokens.has(jti))) return true;
-  return tokenCredentials(token).some((clientId) => {
-    const revokedAt = list.clients.get(clientId);
-    // `iat` is in seconds, the revocation's time in milliseconds.
-    return revokedAt !== undefined && (token.iat ?? 0) * 1000 <= revokedAt;
-  });
+  return tokenCredentials(token).some((clientId) => list.clients.has(clientId));
 }
 
 /**

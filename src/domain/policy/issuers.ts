@@ -26,9 +26,12 @@ export function ruleScopes(
 
 /**
  * The credential a token bought under an issuer's rule stands on now: narrowed to the rule as it
- * is, none once the issuer (that very one, not another of its `iss`) or the rule is gone.
+ * is, none once the issuer (that very one, not another of its `iss`) or the rule is gone, or the
+ * rule acts as another credential.
  */
-export function credentialUnderRule<C extends { readonly scopes: readonly string[] | null }>(
+export function credentialUnderRule<
+  C extends { readonly clientId: string; readonly scopes: readonly string[] | null },
+>(
   credential: C | undefined,
   issuer: { issuerId: string; removed: boolean; definition: TrustedIssuerDefinition } | undefined,
   bought: { readonly issuer_id: string; readonly rule: string },
@@ -36,7 +39,7 @@ export function credentialUnderRule<C extends { readonly scopes: readonly string
 ): C | undefined {
   const live = issuer && !issuer.removed && issuer.issuerId === bought.issuer_id;
   const rule = live ? issuer.definition.rules.find((each) => each.id === bought.rule) : undefined;
-  if (!rule || !credential) return undefined;
+  if (!rule || rule.client_id !== credential?.clientId) return undefined;
   return { ...credential, scopes: ruleScopes(allowedScopes(catalog, credential), rule) };
 }
 

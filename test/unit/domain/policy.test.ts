@@ -160,7 +160,7 @@ describe('policy: a revoked token, or a public one whose private token was revok
     expect(await tokenRevoked(publicToken, lookup(['q']))).toBe(true);
     expect(asked).toEqual(['q']);
   });
-  it("holds a resource server's list to the same rule, and a client's revocation to the tokens before it", () => {
+  it("holds a resource server's list to the same rule, and a client's revocation to all its tokens", () => {
     const list = (tokens: string[], clients: [string, number][] = [], keys: string[] = []) => ({
       tokens: new Set(tokens),
       clients: new Map(clients),
@@ -171,7 +171,9 @@ describe('policy: a revoked token, or a public one whose private token was revok
     expect(revokedByList(list(['p']), token, 'k1')).toBe(true);
     expect(revokedByList(list([]), token, 'k1')).toBe(false);
     expect(revokedByList(list([], [['ci_1', 100_000]]), token, 'k1')).toBe(true);
-    expect(revokedByList(list([], [['ci_1', 99_999]]), token, 'k1')).toBe(false);
+    // Minted after its revocation by a replica whose cache still held the credential active:
+    // introspection refuses it (a revoked credential never stands again), so the kit must too.
+    expect(revokedByList(list([], [['ci_1', 99_999]]), token, 'k1')).toBe(true);
     expect(revokedByList(list([], [['ci_2', 100_000]]), token, 'k1')).toBe(false);
   });
   it('voids every token a withdrawn key signs, whatever its claims (issue 51, item 2)', () => {

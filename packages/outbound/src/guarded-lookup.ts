@@ -45,7 +45,7 @@ export function guardedLookup(guard: ConnectGuard): LookupFunction {
       return process.nextTick(() => callback(busy, '', 0));
     }
     pendingLookups += 1;
-    resolve(hostname, { ...options, all: true }, (error, addresses) => {
+    const settled = (error: NodeJS.ErrnoException | null, addresses: dns.LookupAddress[]) => {
       pendingLookups -= 1;
       if (error) return callback(error, '', 0);
       const refused = addresses
@@ -56,7 +56,14 @@ export function guardedLookup(guard: ConnectGuard): LookupFunction {
       const first = addresses[0];
       if (!first) return callback(new Error(`${hostname} did not resolve`), '', 0);
       callback(null, first.address, first.family);
-    });
+    };
+    try {
+      resolve(hostname, { ...options, all: true }, settled);
+    } catch (error) {
+      // Thrown, not called back: not pending, or the count would leak into a lasting refusal.
+      pendingLookups -= 1;
+      throw error;
+    }
   };
 }
 

@@ -5,8 +5,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGuardedFetcher, FetchBusyError } from '../src/guarded-fetcher.js';
+import { newWebhookSecret } from '../src/standard-webhooks.js';
 import type { Resolver } from '../src/guarded-lookup.js';
 import type { TargetRules } from '../src/target-rules.js';
+import { DeliveryError } from '../src/transport.js';
+import { webhookTransport } from '../src/webhook.js';
 
 const rules: TargetRules = { production: false, allowHttpHosts: [], ownPorts: [] };
 
@@ -90,5 +93,40 @@ describe('a nameserver that never answers', () => {
     await expect(
       fetcher.getJson('https://stall-again.example/jwks', { maxBytes: 1000, scope: 'other' }),
     ).rejects.toThrow('name did not resolve');
+  });
+
+  it('a sink meeting the bound is refused connect_failed (retried later) without a lookup', async () => {
+    const stall = stallingResolver();
+    releases.push(stall.release);
+    const fetcher = createGuardedFetcher({
+      rules,
+      timeoutMs: 200,
+      maxInFlight: 50,
+      maxInFlightPerScope: 50,
+      resolve: stall.resolve,
+    });
+    const stalled = ['a', 'b'].map((i) =>
+      fetcher.getJson(`https://stall-${i}.example/`, { maxBytes: 10, scope: i }).catch(() => {}),
+    );
+    await Promise.all(stalled);
+    expect(stall.state.started - stall.state.returned).toBe(2);
+    let asked = 0;
+    const sink = webhookTransport({
+      url: 'http://sink.example:1/intake',
+      secret: newWebhookSecret(),
+      issuer: 'https://auth.example.test',
+      app: 'token-authority',
+      timeoutMs: 2000,
+      rules,
+      resolve: (_hostname, _options, callback) => {
+        asked += 1;
+        callback(null, [{ address: '127.0.0.1', family: 4 }]);
+      },
+    });
+    const refused = await sink.probe().catch((error: unknown) => error);
+    sink.close();
+    expect(refused).toBeInstanceOf(DeliveryError);
+    expect((refused as DeliveryError).failure).toBe('connect_failed');
+    expect(asked).toBe(0);
   });
 });

@@ -44,11 +44,11 @@ async function until(done: () => boolean) {
   for (let i = 0; i < 500 && !done(); i++) await new Promise((r) => setTimeout(r, 10));
 }
 
-/** A call that needs a free pool thread: settles `true`, or `false` if none came within 5 s. */
+/** A call that needs a free pool thread: settles `true`, or `false` if none came within 3 s. */
 const poolAnswers = () =>
   Promise.race([
     new Promise<boolean>((r) => crypto.pbkdf2('p', 's', 1, 32, 'sha256', () => r(true))),
-    new Promise<boolean>((r) => setTimeout(() => r(false), 5000)),
+    new Promise<boolean>((r) => setTimeout(() => r(false), 3000)),
   ]);
 
 const releases: (() => Promise<void>)[] = [];

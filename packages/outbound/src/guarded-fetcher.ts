@@ -1,5 +1,13 @@
-import { abortedBy, FetchFailedError, guardedGetJson, type GuardedAnswer } from './guarded-get.js';
+import {
+  abortedBy,
+  FetchBusyError,
+  guardedGetJson,
+  type GuardedAnswer,
+  type GuardedGetOptions,
+} from './guarded-get.js';
 import type { TargetRules } from './target-rules.js';
+
+export { FetchBusyError };
 
 /** Options of {@link createGuardedFetcher}: one per process, every outbound GET through it. */
 export interface GuardedFetcherOptions {
@@ -10,10 +18,10 @@ export interface GuardedFetcherOptions {
   readonly maxInFlight: number;
   /** Fetches in flight for one scope (a space) at most. */
   readonly maxInFlightPerScope: number;
+  /** Lookups pending in the process at most (guarded-lookup.ts); default 2, below libuv's 4. */
+  readonly maxPendingLookups?: number;
+  readonly resolve?: GuardedGetOptions['resolve'];
 }
-
-/** Refused for the process's bounds, not for anything the peer or the asker did. */
-export class FetchBusyError extends FetchFailedError {}
 
 /** Whether `error`, or one it wraps as its `cause`, is a {@link FetchBusyError}. */
 export const fetchBusy = (error: unknown): boolean =>
@@ -63,6 +71,8 @@ export function createGuardedFetcher(options: GuardedFetcherOptions): GuardedFet
       timeoutMs: options.timeoutMs,
       maxBytes: ask.maxBytes,
       signal: controller.signal,
+      resolve: options.resolve,
+      maxPendingLookups: options.maxPendingLookups,
     }).finally(() => {
       if (shared.get(key) === entry) shared.delete(key);
       const left = (perScope.get(ask.scope) ?? 1) - 1;

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import { guardedLookup, literalRefusal } from './guarded-lookup.js';
+import { guardedLookup, literalRefusal, LookupBusyError, type Resolver } from './guarded-lookup.js';
 import type { TargetRules } from './target-rules.js';
 import { TargetRefusedError } from './transport.js';
 
@@ -22,9 +22,13 @@ export class FetchFailedError extends Error {
   }
 }
 
+/** Refused for the process's bounds, not for anything the peer or the asker did. */
+export class FetchBusyError extends FetchFailedError {}
+
 /** The class of an error met before a whole answer (a socket's, a lookup's, ours). */
 export function fetchFailure(error: unknown): FetchFailedError {
   if (error instanceof FetchFailedError) return error;
+  if (error instanceof LookupBusyError) return new FetchBusyError(error.message);
   if (error instanceof TargetRefusedError) return new FetchFailedError(`refused: ${error.message}`);
   const code = String((error as { code?: unknown } | undefined)?.code ?? '');
   const failure =
@@ -52,6 +56,9 @@ export interface GuardedGetOptions {
   readonly maxBytes: number;
   /** The caller's: once aborted, the socket is destroyed and the fetch rejects `aborted`. */
   readonly signal?: AbortSignal;
+  /** Of the guarded lookup (guarded-lookup.ts). */
+  readonly resolve?: Resolver;
+  readonly maxPendingLookups?: number;
 }
 
 /**
@@ -70,6 +77,8 @@ export function guardedGetJson(url: string, options: GuardedGetOptions): Promise
     port: Number(target.port || (secure ? 443 : 80)),
     plaintext: !secure,
     rules: options.rules,
+    resolve: options.resolve,
+    maxPendingLookups: options.maxPendingLookups,
   };
   return new Promise((resolve, reject) => {
     const literal = literalRefusal(guard);

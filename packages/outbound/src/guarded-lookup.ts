@@ -16,7 +16,20 @@ export interface ConnectGuard extends ConnectTarget {
   readonly rules: TargetRules;
   /** Defaults to `dns.lookup`. */
   readonly resolve?: Resolver;
+  /** Lookups pending in the process past which one more is refused at once; default 2. */
+  readonly maxPendingLookups?: number;
 }
+
+/**
+ * Lookups started and not yet returned, process-wide. `dns.lookup` holds one of libuv's 4 pool
+ * threads (shared with fs, zlib, crypto) until the resolver gives up, and nothing cancels it:
+ * a caller past its deadline has let go, its thread has not. So a stalling nameserver gets this
+ * many threads at most, never the pool.
+ */
+let pendingLookups = 0;
+
+/** Refused because too many lookups are pending: the process's bound, not the name's fault. */
+export class LookupBusyError extends Error {}
 
 /**
  * The `lookup` of a sink's connection: resolves the name and refuses it when any of its addresses
@@ -27,7 +40,13 @@ export interface ConnectGuard extends ConnectTarget {
 export function guardedLookup(guard: ConnectGuard): LookupFunction {
   const resolve: Resolver = guard.resolve ?? dns.lookup;
   return (hostname, options, callback) => {
-    resolve(hostname, { ...options, all: true }, (error, addresses) => {
+    if (pendingLookups >= (guard.maxPendingLookups ?? 2)) {
+      const busy = new LookupBusyError('busy: too many name lookups pending, retry shortly');
+      return process.nextTick(() => callback(busy, '', 0));
+    }
+    pendingLookups += 1;
+    const settled = (error: NodeJS.ErrnoException | null, addresses: dns.LookupAddress[]) => {
+      pendingLookups -= 1;
       if (error) return callback(error, '', 0);
       const refused = addresses
         .map((entry) => resolvedAddressRefusal(entry.address, guard, guard.rules))
@@ -37,7 +56,14 @@ export function guardedLookup(guard: ConnectGuard): LookupFunction {
       const first = addresses[0];
       if (!first) return callback(new Error(`${hostname} did not resolve`), '', 0);
       callback(null, first.address, first.family);
-    });
+    };
+    try {
+      resolve(hostname, { ...options, all: true }, settled);
+    } catch (error) {
+      // Thrown, not called back: not pending, or the count would leak into a lasting refusal.
+      pendingLookups -= 1;
+      throw error;
+    }
   };
 }
 

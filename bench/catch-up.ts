@@ -56,8 +56,9 @@ export async function bulkCatchUp(
   count: number,
   insert: (client: pg.PoolClient) => Promise<void>,
   options: { readonly windowSeconds: number; readonly maxSeconds: number },
-): Promise<{ projector: FollowerCatchUp; sealer: FollowerCatchUp }> {
+): Promise<{ projector: FollowerCatchUp; sealer: FollowerCatchUp; insertSeconds: number }> {
   const sealedBefore = await treeSize(pool);
+  const inserting = process.hrtime.bigint();
   const client = await pool.connect();
   let tx: string;
   try {
@@ -69,6 +70,7 @@ export async function bulkCatchUp(
   } finally {
     client.release();
   }
+  const insertSeconds = secondsSince(inserting);
   const started = process.hrtime.bigint();
   const first = Number(
     (
@@ -99,7 +101,7 @@ export async function bulkCatchUp(
   }
   const follower = (key: 'projected' | 'sealed') =>
     windowsOf(samples, key, count, options.windowSeconds);
-  return { projector: follower('projected'), sealer: follower('sealed') };
+  return { projector: follower('projected'), sealer: follower('sealed'), insertSeconds };
 }
 
 async function treeSize(pool: pg.Pool): Promise<number> {

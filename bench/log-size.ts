@@ -213,7 +213,7 @@ try {
     const insert = (client: pg.PoolClient) => insertGrown(client, 0, bulk).then(() => undefined);
     const caught = await bulkCatchUp(writers, bulk, insert, { windowSeconds: 10, maxSeconds });
     bulkLines.push(
-      `After one transaction of ${bulk.toLocaleString('en')} events (bound ${maxSeconds} s):`,
+      `After one transaction of ${bulk.toLocaleString('en')} events (written in ${caught.insertSeconds.toFixed(0)} s; catch-up bound ${maxSeconds} s):`,
       ...(['projector', 'sealer'] as const).map(
         (name) => `- ${describeCatchUp(`the ${name}`, bulk, caught[name])}`,
       ),

@@ -6,7 +6,8 @@
  * grown the way the service grows it (transactions of a group commit's size, UUIDv7 event ids,
  * a thousand spaces), and then measured: how long the projector and the sealer take to catch up,
  * private issuance against the peer in the same run, an inclusion proof's and an export's latency,
- * and bytes per token; last, a bulk transaction (a history import) and the catch-up after it.
+ * and bytes per token; last, a bulk transaction (a history import), the projector's and the
+ * sealer's catch-up after it window by window, and issuance once they have caught up.
  */
 import pg from 'pg';
 import { decodeJwt } from 'jose';
@@ -19,14 +20,17 @@ import { combinedRuns, load, warmUp, type LoadPlan, type Measured } from './load
 import { peerTokenRequest } from './peer-client.js';
 import { startProcess, stopAll, waitFor } from './processes.js';
 import { bytesPerToken } from './storage.js';
+import { bulkCatchUp, caughtUp, describeCatchUp } from './catch-up.js';
 
 const USAGE = `Usage: npm run bench:log-size -- [--sizes=<n,n,...>] [--bulk=<n>] [--duration=<s>]
-       [--connections=<n>] [--group=<n>] [--repeat=<n>]
+       [--connections=<n>] [--group=<n>] [--repeat=<n>] [--max-catch-up=<s>]
 Grows the log to each size and measures issuance against the peer, catch-up, proofs, exports and
-bytes per token; then one bulk transaction of <bulk> events and the projector's catch-up after it.`;
+bytes per token; then one bulk transaction of <bulk> events, the catch-up after it in 10 s windows
+(for at most <max-catch-up> seconds) and issuance after it.`;
 const { values } = parseCommandLine(USAGE, {
   sizes: { type: 'string', default: '0,1000000' },
-  bulk: { type: 'string', default: '500000' },
+  bulk: { type: 'string', default: '5000000' },
+  'max-catch-up': { type: 'string', default: '1200' },
   duration: { type: 'string', default: '10' },
   connections: { type: 'string', default: '50' },
   // Events per transaction while growing: what a group commit holds under load.
@@ -97,6 +101,18 @@ try {
   ).rows[0]!.found;
   const newId = hasUuidv7 ? 'uuidv7()' : 'gen_random_uuid()';
 
+  /** Appends `size` grown events, numbered from `offset`, in the transaction `client` is in. */
+  const insertGrown = (client: pg.Pool | pg.PoolClient, offset: number, size: number) =>
+    client.query(
+      `INSERT INTO events (space_id, stream_id, stream_position, event_id, event_type, data, metadata)
+       SELECT 'grown-space-' || ((g + $1::bigint) % ${SPACES}), 'token-' || gen_random_uuid(), 1,
+              ${newId}, 'private-token-issued',
+              $2::jsonb || jsonb_build_object('client_id', 'grown-client-' || (g % 50),
+                                              'jti', gen_random_uuid()::text),
+              $3::jsonb
+       FROM generate_series(1, $4::int) g`,
+      [offset, JSON.stringify(template.data), JSON.stringify(template.metadata), size],
+    );
   /** Appends `count` events in transactions of `group`, four at a time. */
   async function grow(count: number, group: number): Promise<void> {
     let next = 0;
@@ -105,46 +121,11 @@ try {
         const size = Math.min(group, count - next);
         const offset = next;
         next += size;
-        await writers.query(
-          `INSERT INTO events (space_id, stream_id, stream_position, event_id, event_type, data, metadata)
-           SELECT 'grown-space-' || ((g + $1::bigint) % ${SPACES}), 'token-' || gen_random_uuid(), 1,
-                  ${newId}, 'private-token-issued',
-                  $2::jsonb || jsonb_build_object('client_id', 'grown-client-' || (g % 50),
-                                                  'jti', gen_random_uuid()::text),
-                  $3::jsonb
-           FROM generate_series(1, $4::int) g`,
-          [offset, JSON.stringify(template.data), JSON.stringify(template.metadata), size],
-        );
+        await insertGrown(writers, offset, size);
       }
     };
     await Promise.all([writer(), writer(), writer(), writer()]);
   }
-  /** Seconds until the projector's views and the sealer have reached what is in the log now. */
-  async function caughtUp(): Promise<{ projector: number; sealer: number }> {
-    const started = process.hrtime.bigint();
-    const { rows } = await pool.query<{ total: string }>('SELECT count(*) AS total FROM events');
-    const total = Number(rows[0]!.total);
-    let projector: number | undefined;
-    let sealer: number | undefined;
-    while (projector === undefined || sealer === undefined) {
-      const state = (
-        await pool.query<{ behind: boolean; sealed: string }>(
-          `SELECT (SELECT (transaction_id, global_position) FROM events
-                    WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot())
-                    ORDER BY transaction_id DESC, global_position DESC LIMIT 1)
-                  IS DISTINCT FROM
-                  (SELECT (transaction_id, global_position) FROM projection_checkpoints
-                    WHERE projection = 'rates') AS behind,
-                  (SELECT COALESCE(max(tree_size), 0) FROM log_seals) AS sealed`,
-        )
-      ).rows[0]!;
-      if (projector === undefined && !state.behind) projector = seconds(started);
-      if (sealer === undefined && Number(state.sealed) >= total) sealer = seconds(started);
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-    return { projector, sealer };
-  }
-
   /** The median of five requests' latency, in ms, and the lines of the last answer. */
   async function latency(url: string): Promise<{ ms: number; lines: number }> {
     // A proof waits for the next signed tree head to cover the event.
@@ -176,6 +157,18 @@ try {
     readonly exported: { ms: number; lines: number };
     readonly bytesPerToken: number;
   }
+  /** Issuance, ours and the peer's, on the log as it is now. */
+  async function issuance(): Promise<{ ours: Measured; peer: Measured }> {
+    // Grown in one go, the log leaves autovacuum a table's work to do during the measurement.
+    await pool.query('VACUUM (ANALYZE) events');
+    // Alternated, and summed: one run of each drifts with the machine more than with the log.
+    const runs: { peer: Measured[]; ours: Measured[] } = { peer: [], ours: [] };
+    for (let i = 0; i < Number(values.repeat); i += 1) {
+      runs.peer.push(await load('peer', plan, peerRequest));
+      runs.ours.push(await load('ours', plan, privateRequest));
+    }
+    return { peer: combinedRuns(runs.peer), ours: combinedRuns(runs.ours) };
+  }
   const rows: Row[] = [];
   let inLog = 0;
   for (const size of sizes) {
@@ -185,20 +178,12 @@ try {
     await grow(grown, GROUP);
     const growSeconds = seconds(growStarted);
     inLog += grown;
-    const catchUp = await caughtUp();
+    const catchUp = await caughtUp(pool);
     log(
       `caught up: projector ${catchUp.projector.toFixed(1)} s, sealer ${catchUp.sealer.toFixed(1)} s`,
     );
-    // Grown in one go, the log leaves autovacuum a table's work to do during the measurement.
-    await pool.query('VACUUM (ANALYZE) events');
-    // Alternated, and summed: one run of each drifts with the machine more than with the log.
-    const runs: { peer: Measured[]; ours: Measured[] } = { peer: [], ours: [] };
-    for (let i = 0; i < Number(values.repeat); i += 1) {
-      runs.peer.push(await load('peer', plan, peerRequest));
-      runs.ours.push(await load('ours', plan, privateRequest));
-    }
-    const [peer, ours] = [combinedRuns(runs.peer), combinedRuns(runs.ours)];
-    await caughtUp();
+    const { peer, ours } = await issuance();
+    await caughtUp(pool);
     const proofMs = (await latency(`${api}/v1/audit/proof/inclusion?tree=space&jti=${jti}`)).ms;
     const exported = await latency(
       `${api}/v1/audit/export?from=${new Date(Date.now() - 3600_000).toISOString()}&to=${new Date(Date.now() + 60_000).toISOString()}`,
@@ -218,20 +203,30 @@ try {
     log(`${size}: ours ${ours.rps.toFixed(0)}/s, peer ${peer.rps.toFixed(0)}/s`);
   }
 
+  const baseline = rows[0]!;
+  const ratio = (row: Pick<Row, 'ours' | 'peer'>) => row.ours.rps / row.peer.rps;
   const bulk = Number(values.bulk);
-  let bulkLine = '';
+  const bulkLines: string[] = [];
   if (bulk > 0) {
     log(`one bulk transaction of ${bulk.toLocaleString('en')} events`);
-    await grow(bulk, bulk);
-    const { projector, sealer } = await caughtUp();
-    bulkLine =
-      `After one transaction of ${bulk.toLocaleString('en')} events: the projector caught up in ` +
-      `${projector.toFixed(1)} s (${Math.round(bulk / projector).toLocaleString('en')} events/s), ` +
-      `the sealer in ${sealer.toFixed(1)} s (${Math.round(bulk / sealer).toLocaleString('en')} events/s).`;
+    const maxSeconds = Number(values['max-catch-up']);
+    const insert = (client: pg.PoolClient) => insertGrown(client, 0, bulk).then(() => undefined);
+    const caught = await bulkCatchUp(writers, bulk, insert, { windowSeconds: 10, maxSeconds });
+    bulkLines.push(
+      `After one transaction of ${bulk.toLocaleString('en')} events (written in ${caught.insertSeconds.toFixed(0)} s; catch-up bound ${maxSeconds} s):`,
+      ...(['projector', 'sealer'] as const).map(
+        (name) => `- ${describeCatchUp(`the ${name}`, bulk, caught[name])}`,
+      ),
+    );
+    if (caught.projector.seconds !== undefined && caught.sealer.seconds !== undefined) {
+      const after = await issuance();
+      bulkLines.push(
+        `- issuance after it: ours ${after.ours.rps.toFixed(0)}/s, peer ${after.peer.rps.toFixed(0)}/s, ` +
+          `ours ÷ peer ${ratio(after).toFixed(2)}, ${(ratio(after) / ratio(baseline)).toFixed(2)} of the first row's`,
+      );
+    }
   }
 
-  const baseline = rows[0]!;
-  const ratio = (row: Row) => row.ours.rps / row.peer.rps;
   const lines = [
     '| log size | grown (events/s) | projector caught up | sealer caught up | private tokens/s | peer/s | ours ÷ peer | vs first row | p99 ms | inclusion proof ms | export of the space: ms (lines) | bytes/token |',
     '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
@@ -240,7 +235,7 @@ try {
         `| ${row.size} | ${row.grown === 0 ? '–' : Math.round(row.grown / row.growSeconds).toLocaleString('en')} | ${row.catchUp.projector.toFixed(1)} s | ${row.catchUp.sealer.toFixed(1)} s | ${row.ours.rps.toFixed(0)} | ${row.peer.rps.toFixed(0)} | ${ratio(row).toFixed(2)} | ${(ratio(row) / ratio(baseline)).toFixed(2)} | ${row.ours.p99} | ${row.proofMs.toFixed(1)} | ${row.exported.ms.toFixed(0)} (${row.exported.lines.toLocaleString('en')}) | ${row.bytesPerToken} |`,
     ),
     '',
-    bulkLine,
+    ...bulkLines,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
 } finally {

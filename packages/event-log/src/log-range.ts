@@ -1,6 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { EventLogTables, LogDatabase } from './table.js';
 import type { LogPosition } from './types.js';
+import { walkLogOrder } from './log-order.js';
 
 /** A settled stretch of the log, (after, through] in commit-safe order, and how many events. */
 export interface LogRange {
@@ -20,20 +21,22 @@ export interface PositionSpan {
 /**
  * The next up-to-`limit` committed events after `after`, as a range. Every transaction at or
  * below `through` has finished (it is below the snapshot's xmin), so the range can never gain an
- * event later: set-based projections can read it with {@link inRange} and be exact.
+ * event later: set-based projections can read it with {@link inRange} and be exact. Found by
+ * walking the log-order index ({@link walkLogOrder}), reading about `limit` rows.
  */
 export async function nextLogRange<DB extends EventLogTables>(
   db: LogDatabase<DB>,
   after: LogPosition,
   limit: number,
 ): Promise<LogRange | undefined> {
-  const { rows } = await sql<{
-    transaction_id: string;
-    global_position: number;
-    count: number;
-    min_position: number;
-    max_position: number;
-  }>`
+  const { rows } = await walkLogOrder(db, (db) =>
+    sql<{
+      transaction_id: string;
+      global_position: number;
+      count: number;
+      min_position: number;
+      max_position: number;
+    }>`
     SELECT transaction_id::text AS transaction_id, global_position, count(*) OVER ()::int AS count,
            min(global_position) OVER () AS min_position, max(global_position) OVER () AS max_position
     FROM (
@@ -44,7 +47,8 @@ export async function nextLogRange<DB extends EventLogTables>(
       LIMIT ${limit}
     ) batch
     ORDER BY transaction_id DESC, global_position DESC
-    LIMIT 1`.execute(db);
+    LIMIT 1`.execute(db),
+  );
   const last = rows[0];
   if (!last) return undefined;
   return {

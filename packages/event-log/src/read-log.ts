@@ -8,6 +8,7 @@ import {
   type LogPosition,
   type RecordedEvent,
 } from './types.js';
+import { walkLogOrder } from './log-order.js';
 
 /** One page of the log. `last` is where the next read resumes (unchanged when empty). */
 export interface LogPage {
@@ -41,28 +42,34 @@ export async function readLog<DB extends EventLogTables>(
   // key of another would be skipped when it sits at a page boundary, so the page starts AT
   // `after` and a second row there is refused, as is one repeated inside the page (issue 50).
   const resumes = options.after.transactionId !== LOG_START.transactionId;
-  const rows = (await logTables(db)
-    .selectFrom('events')
-    .select(EVENT_COLUMNS)
-    .where(sql<boolean>`transaction_id < pg_snapshot_xmin(pg_current_snapshot())`)
-    .where(
-      resumes
-        ? sql<boolean>`(transaction_id, global_position) >= (${options.after.transactionId}::xid8, ${options.after.globalPosition}::bigint)`
-        : sql<boolean>`(transaction_id, global_position) > (${options.after.transactionId}::xid8, ${options.after.globalPosition}::bigint)`,
-    )
-    .$if(options.spaceId !== undefined, (query) => query.where('space_id', '=', options.spaceId!))
-    .$if(options.spaceIds !== undefined, (query) =>
-      query.where('space_id', 'in', options.spaceIds!.length > 0 ? options.spaceIds! : ['']),
-    )
-    .$if(options.through !== undefined, (query) =>
-      query.where(
-        sql<boolean>`(transaction_id, global_position) <= (${options.through!.transactionId}::xid8, ${options.through!.globalPosition}::bigint)`,
-      ),
-    )
-    .orderBy('transaction_id')
-    .orderBy('global_position')
-    .limit(options.limit + (resumes ? 2 : 0))
-    .execute()) as EventRow[];
+  const select = (db: LogDatabase<DB>) =>
+    logTables(db)
+      .selectFrom('events')
+      .select(EVENT_COLUMNS)
+      .where(sql<boolean>`transaction_id < pg_snapshot_xmin(pg_current_snapshot())`)
+      .where(
+        resumes
+          ? sql<boolean>`(transaction_id, global_position) >= (${options.after.transactionId}::xid8, ${options.after.globalPosition}::bigint)`
+          : sql<boolean>`(transaction_id, global_position) > (${options.after.transactionId}::xid8, ${options.after.globalPosition}::bigint)`,
+      )
+      .$if(options.spaceId !== undefined, (query) => query.where('space_id', '=', options.spaceId!))
+      .$if(options.spaceIds !== undefined, (query) =>
+        query.where('space_id', 'in', options.spaceIds!.length > 0 ? options.spaceIds! : ['']),
+      )
+      .$if(options.through !== undefined, (query) =>
+        query.where(
+          sql<boolean>`(transaction_id, global_position) <= (${options.through!.transactionId}::xid8, ${options.through!.globalPosition}::bigint)`,
+        ),
+      )
+      .orderBy('transaction_id')
+      .orderBy('global_position')
+      .limit(options.limit + (resumes ? 2 : 0));
+  // Filtered by space, a read may rather use the space's index; unfiltered, it walks the log.
+  const rows = (
+    options.spaceId === undefined && options.spaceIds === undefined
+      ? await walkLogOrder(db, (trx) => select(trx).execute())
+      : await select(db).execute()
+  ) as EventRow[];
   const all = rows.map(toRecordedEvent);
   let at = 0;
   while (at < all.length && samePosition(all[at]!, options.after)) at += 1;

@@ -120,26 +120,10 @@ export async function listCredentials(
   };
 }
 
-/** What offline verifiers of a space must reject (see docs/api.md, "Revocation list"). */
-export interface RevocationList {
-  readonly clients: ReadonlyArray<{ readonly client_id: string; readonly revoked_at: string }>;
-  readonly tokens: ReadonlyArray<{ readonly jti: string; readonly exp: number }>;
-  /** Active credentials narrowed within the longest token lifetime, with their scopes now. */
-  readonly narrowed_clients: ReadonlyArray<{
-    readonly client_id: string;
-    readonly scopes: readonly string[];
-    readonly narrowed_at: string;
-  }>;
-  /** Withdrawn keys of the space's and the shared ring: their tokens refused whatever JWKS is held. */
-  readonly withdrawn_keys: ReadonlyArray<{ readonly kid: string; readonly withdrawn_at: string }>;
-  /** Metadata-document domains no longer allowed: every URL client under one is revoked. */
-  readonly removed_client_domains: ReadonlyArray<{
-    readonly domain: string;
-    readonly removed_at: string;
-  }>;
-}
-
-/** Every revocation of `spaceId` whose tokens may still be live (derived ones as projected). */
+/**
+ * Every revocation of `spaceId` whose tokens may still be live (derived ones as projected): what
+ * offline verifiers must reject, its shape the route's (openapi/responses.ts revocationList).
+ */
 export async function revocationList(
   db: Kysely<Database>,
   spaceId: string,
@@ -147,7 +131,7 @@ export async function revocationList(
   listedSeconds: number,
   /** How long a withdrawn key stays listed: at least as long as a verifier may hold a JWKS. */
   withdrawalSeconds: number,
-): Promise<RevocationList> {
+) {
   const since = sql<Date>`now() - make_interval(secs => ${listedSeconds})`;
   const clients = await db
     .selectFrom('credentials')

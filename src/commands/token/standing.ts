@@ -14,8 +14,7 @@ export function issuerRuleClaim({ iss, issuer_id, rule }: AssertionEvidence) {
 /** A metadata document's client stands on its domain as the space allows it now (none: removed). */
 async function credentialOrDomain(ctx: CommandContext, spaceId: string, id: string) {
   if (!isMetadataClientId(id)) return ctx.credentials.find(id);
-  const domain = clientDomain(id);
-  const allowed = domain && (await ctx.metadataClients?.domain(spaceId, domain));
+  const allowed = await ctx.metadataClients?.domain(spaceId, clientDomain(id) ?? '');
   return allowed ? credentialOf(id, allowed, { keys: [] }, ctx.clock.now()) : undefined;
 }
 

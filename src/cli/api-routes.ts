@@ -23,7 +23,7 @@ import { federationMonitoringRoutes } from '../http/routes/federation-monitoring
 import { trustedIssuerRoutes } from '../http/routes/trusted-issuers.js';
 import { sinkAdminContext, sinkTargetRules } from './sink-admin-context.js';
 import { ourAudiences } from './trusted-issuer-ports.js';
-import { longestTokenSeconds } from './rotation-settings.js';
+import { revokedClientListedSeconds } from './rotation-settings.js';
 
 /**
  * Every route the API serves but /openapi.json (built from these) and /metrics (its own
@@ -60,7 +60,7 @@ export function apiRoutes(
     ...tokenRoutes(commands, { origin: config.TOKEN_ISSUER, limits }),
     ...issueRoutes(commands),
     ...tokenLifecycleRoutes(commands),
-    ...revocationRoutes(db, longestTokenSeconds(config)),
+    ...revocationRoutes(db, revokedClientListedSeconds(config)),
     ...sinkRoutes(sinkAdminContext(config, commands), db),
     ...trustedIssuerRoutes(
       {

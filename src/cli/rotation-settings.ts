@@ -9,6 +9,10 @@ export function longestTokenSeconds(config: Config): number {
   return Math.max(config.PRIVATE_TOKEN_TTL_SECONDS, config.PUBLIC_TOKEN_TTL_SECONDS);
 }
 
+/** A replica caching a credential as active may mint as it for CREDENTIAL_CACHE_TTL_MS after. */
+export const revokedClientListedSeconds = (config: Config) =>
+  longestTokenSeconds(config) + Math.ceil(config.CREDENTIAL_CACHE_TTL_MS / 1000);
+
 /**
  * The scheduled rotation of an API process, per kind of ring: SIGNING_KEY_ROTATION_SECONDS (the
  * shared ring) and SPACE_SIGNING_KEY_ROTATION_SECONDS (each space's own). Every process looks

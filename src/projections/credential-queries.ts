@@ -120,46 +120,41 @@ export async function listCredentials(
   };
 }
 
-/** What offline verifiers of a space must reject (see docs/api.md, "Revocation list"). */
-export interface RevocationList {
-  readonly clients: ReadonlyArray<{ readonly client_id: string; readonly revoked_at: string }>;
-  readonly tokens: ReadonlyArray<{ readonly jti: string; readonly exp: number }>;
-  /** Active credentials narrowed within the longest token lifetime, with their scopes now. */
-  readonly narrowed_clients: ReadonlyArray<{
-    readonly client_id: string;
-    readonly scopes: readonly string[];
-    readonly narrowed_at: string;
-  }>;
-  /** Withdrawn keys of the space's and the shared ring: their tokens refused whatever JWKS is held. */
-  readonly withdrawn_keys: ReadonlyArray<{ readonly kid: string; readonly withdrawn_at: string }>;
-}
-
-/** Every revocation of `spaceId` whose tokens may still be live (derived ones as projected). */
+/**
+ * Every revocation of `spaceId` whose tokens may still be live (derived ones as projected): what
+ * offline verifiers must reject, its shape the route's (openapi/responses.ts revocationList).
+ */
 export async function revocationList(
   db: Kysely<Database>,
   spaceId: string,
-  longestLifetimeSeconds: number,
+  /** How long a revoked client stays listed (rotation-settings.revokedClientListedSeconds). */
+  listedSeconds: number,
   /** How long a withdrawn key stays listed: at least as long as a verifier may hold a JWKS. */
   withdrawalSeconds: number,
-): Promise<RevocationList> {
+) {
+  const since = sql<Date>`now() - make_interval(secs => ${listedSeconds})`;
   const clients = await db
     .selectFrom('credentials')
     .select(['client_id', 'revoked_at'])
     .where('space_id', '=', spaceId)
     .where('status', '=', 'revoked')
-    .where('revoked_at', '>', sql<Date>`now() - make_interval(secs => ${longestLifetimeSeconds})`)
+    .where('revoked_at', '>', since)
     .orderBy('revoked_at')
+    .execute();
+  const domains = await db
+    .selectFrom('metadata_client_domains')
+    .select(['domain', 'removed_at'])
+    .where('space_id', '=', spaceId)
+    .where('removed_at', '>', since)
+    .orderBy('removed_at')
+    .orderBy('domain')
     .execute();
   const narrowed = await db
     .selectFrom('credentials')
     .select(['client_id', 'scopes', 'scopes_narrowed_at'])
     .where('space_id', '=', spaceId)
     .where('status', '=', 'active')
-    .where(
-      'scopes_narrowed_at',
-      '>',
-      sql<Date>`now() - make_interval(secs => ${longestLifetimeSeconds})`,
-    )
+    .where('scopes_narrowed_at', '>', since)
     .orderBy('scopes_narrowed_at')
     .orderBy('client_id')
     .execute();
@@ -202,6 +197,10 @@ export async function revocationList(
     withdrawn_keys: withdrawn.map((row) => ({
       kid: row.kid,
       withdrawn_at: new Date(row.withdrawn_at).toISOString(),
+    })),
+    removed_client_domains: domains.map((row) => ({
+      domain: row.domain,
+      removed_at: row.removed_at!.toISOString(),
     })),
   };
 }

@@ -11,6 +11,8 @@ const revocationListSchema = z.object({
     .optional(),
   /** Absent from a service that predates key withdrawals in the list (issue 51). */
   withdrawn_keys: z.array(z.object({ kid: z.string() })).optional(),
+  /** Absent from a service that predates metadata-document clients' domains in the list. */
+  removed_client_domains: z.array(z.object({ domain: z.string() })).optional(),
 });
 
 interface Held {
@@ -66,6 +68,7 @@ export function createRevocationLists(options: {
             list.clients.map((client) => [client.client_id, Date.parse(client.revoked_at)]),
           ),
           keys: new Set((list.withdrawn_keys ?? []).map((key) => key.kid)),
+          domains: new Set((list.removed_client_domains ?? []).map((entry) => entry.domain)),
         },
         narrowedClients: new Map(
           (list.narrowed_clients ?? []).map((client) => [client.client_id, client.scopes]),

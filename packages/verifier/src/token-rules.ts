@@ -51,13 +51,19 @@ export interface RevokedSet {
   readonly tokens: ReadonlySet<string>;
   readonly clients: ReadonlyMap<string, number>;
   readonly keys: ReadonlySet<string>;
+  /** Removed domains of metadata-document clients: a URL client under one is revoked. */
+  readonly domains?: ReadonlySet<string>;
 }
+
+/** The domain of a client id that is a metadata document's URL; undefined for any other id. */
+export const clientDomain = (clientId: string) =>
+  URL.canParse(clientId) ? new URL(clientId).hostname : undefined;
 
 /**
  * What a revocation list voids: a token signed by a withdrawn key (`kid`, its header's), a token
  * it names, or whose parent it names ({@link voidingJtis}), and every token standing on a revoked
- * client ({@link tokenCredentials}) whatever its `iat`: a revoked credential never stands again,
- * and a replica still holding it active may mint one after its revocation.
+ * client ({@link tokenCredentials}) or a URL client under a removed domain, whatever its `iat`: a
+ * revoked credential never stands again, and a stale replica may mint one after its revocation.
  */
 export function revokedByList(
   list: RevokedSet,
@@ -67,7 +73,9 @@ export function revokedByList(
   // Whatever its claims say: the holder of a withdrawn key may sign any of them.
   if (list.keys.has(kid)) return true;
   if (voidingJtis(token).some((jti) => list.tokens.has(jti))) return true;
-  return tokenCredentials(token).some((clientId) => list.clients.has(clientId));
+  return tokenCredentials(token).some(
+    (id) => list.clients.has(id) || list.domains?.has(clientDomain(id) ?? '') === true,
+  );
 }
 
 /**

@@ -15,7 +15,12 @@ const later = () => new Date(Date.now() + 60_000).toISOString();
 const bearer = async (token: Promise<string>) => request(`Bearer ${await token}`);
 
 afterEach(() => {
-  Object.assign(revocationList, { clients: [], tokens: [], narrowed_clients: [] });
+  Object.assign(revocationList, {
+    clients: [],
+    tokens: [],
+    narrowed_clients: [],
+    removed_client_domains: [],
+  });
 });
 
 describe('the revocation list and the act chain', () => {
@@ -34,5 +39,20 @@ describe('the revocation list and the act chain', () => {
     expect((await refusal(stubVerifier().verify(await bearer(token)))).status).toBe(401);
     revocationList.narrowed_clients = [{ client_id: STOREFRONT, scopes: ['cart:write'] }];
     expect((await stubVerifier().verify(await bearer(token))).client_id).toBe(AGENT);
+  });
+
+  it('refuses a token whose client or chain agent is a URL under a removed domain', async () => {
+    const url = 'https://agents.example.com/a.json';
+    const removed = [{ domain: 'agents.example.com', removed_at: later() }];
+    const asClient = publicToken([url, STOREFRONT]);
+    expect((await stubVerifier().verify(await bearer(asClient))).client_id).toBe(url);
+    revocationList.removed_client_domains = removed;
+    expect((await refusal(stubVerifier().verify(await bearer(asClient)))).message).toMatch(
+      /revoked/,
+    );
+    const inChain = publicToken([AGENT, url, STOREFRONT]);
+    expect((await refusal(stubVerifier().verify(await bearer(inChain)))).status).toBe(401);
+    const otherDomain = publicToken(['https://other.example.com/a.json', STOREFRONT]);
+    expect((await stubVerifier().verify(await bearer(otherDomain))).actors).toHaveLength(2);
   });
 });

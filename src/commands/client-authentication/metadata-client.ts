@@ -10,10 +10,11 @@ import {
 import { fetchBusy } from '#outbound/guarded-fetcher.js';
 import { InvalidClientError, UnavailableError } from '../../errors/errors.js';
 import type { CommandContext } from '../context.js';
+import { clientDomain } from '../../domain/policy.js';
 import { assertionProvesClient } from './assertion.js';
 
 /** The document's client as a credential of the space: its keys, the domain's scopes and budget. */
-function credentialOf(
+export function credentialOf(
   clientId: string,
   allowed: MetadataClientDomain,
   jwks: ClientJwks,
@@ -83,7 +84,7 @@ export async function authenticateMetadataClient(
 ): Promise<Credential> {
   const { clientId, spaceId } = command;
   const ip = command.metadata.client_ip;
-  const host = URL.canParse(clientId) ? new URL(clientId).hostname : undefined;
+  const host = clientDomain(clientId);
   const counted = host === undefined ? clientId : domainBudgetKey(spaceId, host);
   const refused = (why: string): never => {
     ctx.limits.assertClientNotLockedOut(counted, ip);

@@ -1,12 +1,21 @@
 import type { AccessTokenClaims } from '../../crypto/access-tokens.js';
 import type { Credential } from '../../domain/credential/state.js';
-import { credentialUnderRule, tokenCredentials } from '../../domain/policy.js';
+import { clientDomain, credentialUnderRule, tokenCredentials } from '../../domain/policy.js';
 import type { CommandContext } from '../context.js';
 import type { AssertionEvidence } from '../../domain/event-data/token.js';
+import { isMetadataClientId } from '../../domain/metadata-client/decide.js';
+import { credentialOf } from '../client-authentication/metadata-client.js';
 
 /** A private token's `issuer_rule` claim: the issuer and rule of the assertion that bought it. */
 export function issuerRuleClaim({ iss, issuer_id, rule }: AssertionEvidence) {
   return { iss, issuer_id, rule };
+}
+
+/** A metadata document's client stands on its domain as the space allows it now (none: removed). */
+async function credentialOrDomain(ctx: CommandContext, spaceId: string, id: string) {
+  if (!isMetadataClientId(id)) return ctx.credentials.find(id);
+  const allowed = await ctx.metadataClients?.domain(spaceId, clientDomain(id) ?? '');
+  return allowed ? credentialOf(id, allowed, { keys: [] }, ctx.clock.now()) : undefined;
 }
 
 /**
@@ -17,7 +26,8 @@ export async function credentialsBehind(
   ctx: CommandContext,
   claims: AccessTokenClaims,
 ): Promise<Array<Credential | undefined>> {
-  const found = await Promise.all(tokenCredentials(claims).map((id) => ctx.credentials.find(id)));
+  const ids = tokenCredentials(claims);
+  const found = await Promise.all(ids.map((id) => credentialOrDomain(ctx, claims.space_id, id)));
   const bought = 'issuer_rule' in claims ? claims.issuer_rule : undefined;
   if (!bought) return found;
   const issuer = await ctx.trustedIssuers?.find(claims.space_id, bought.iss);

@@ -7,6 +7,7 @@ import type { ScopeCatalog } from '../scope-catalog.js';
 
 // The rules a resource server applies too are the verifier kit's (packages/verifier), one version.
 export {
+  clientDomain,
   tokenInSpace,
   tokenOfKind,
   voidingJtis,

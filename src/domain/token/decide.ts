@@ -166,7 +166,7 @@ export function decideIssuePublicToken(
   const { audience } = privateToken;
   if (privateToken.revoked) return refuse('token_revoked');
   if (!tokenInSpace(privateToken, command.spaceId)) return refuse('space_mismatch');
-  if (!credential && isMetadataClientId(privateToken.clientId)) return refuse('metadata_client');
+  if (isMetadataClientId(privateToken.clientId)) return refuse('metadata_client');
   if (!credentialActive(credential) || !tokenInSpace(privateToken, credential.spaceId)) {
     return refuse('credential_inactive');
   }

@@ -134,6 +134,11 @@ export const revocationList = z.object({
     .describe(
       "Signing keys withdrawn (retired as compromised) of the space's ring and the shared ring, within a token lifetime, and the shared ring's once the space's switch-over was ended: refuse every token whose header names one, even while a JWKS held from before still lists it",
     ),
+  removed_client_domains: z
+    .array(z.object({ domain: z.string(), removed_at: timestamp }))
+    .describe(
+      'Client ID metadata document domains the space no longer allows, within a token lifetime: refuse every token whose client_id or act chain sub is a URL whose host is one',
+    ),
 });
 
 export const jwks = z.object({

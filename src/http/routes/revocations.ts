@@ -24,7 +24,8 @@ export const REVOCATION_LIST_MAX_AGE = 30;
  */
 export function revocationRoutes(
   db: Kysely<Database>,
-  longestLifetimeSeconds: number,
+  /** rotation-settings.revokedClientListedSeconds; keys stay listed as long, or a JWKS's age. */
+  listedSeconds: number,
 ): readonly Route[] {
   // Per space, the list as last read, for at most a second: a flood of requests for one space
   // costs one query a second; bounded, the least recently built evicted first.
@@ -38,8 +39,8 @@ export function revocationRoutes(
     const list = await listRevocations(
       db,
       spaceId,
-      longestLifetimeSeconds,
-      Math.max(longestLifetimeSeconds, JWKS_MAX_AGE),
+      listedSeconds,
+      Math.max(listedSeconds, JWKS_MAX_AGE),
     );
     const body = JSON.stringify({
       space_id: spaceId,

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 
-const secondsSince = (from: bigint) => Number(process.hrtime.bigint() - from) / 1e9;
+export const secondsSince = (from: bigint) => Number(process.hrtime.bigint() - from) / 1e9;
 
 /** Seconds until the projector's views and the sealer have reached what is in the log now. */
 export async function caughtUp(pool: pg.Pool): Promise<{ projector: number; sealer: number }> {

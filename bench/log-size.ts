@@ -20,7 +20,7 @@ import { combinedRuns, load, warmUp, type LoadPlan, type Measured } from './load
 import { peerTokenRequest } from './peer-client.js';
 import { startProcess, stopAll, waitFor } from './processes.js';
 import { bytesPerToken } from './storage.js';
-import { bulkCatchUp, caughtUp, describeCatchUp } from './catch-up.js';
+import { bulkCatchUp, caughtUp, describeCatchUp, secondsSince } from './catch-up.js';
 
 const USAGE = `Usage: npm run bench:log-size -- [--sizes=<n,n,...>] [--bulk=<n>] [--duration=<s>]
        [--connections=<n>] [--group=<n>] [--repeat=<n>] [--max-catch-up=<s>]
@@ -49,7 +49,6 @@ const GROUP = Number(values.group);
 const SPACES = 1000;
 const AUDIENCE = 'storefront.api.local';
 const log = (message: string) => process.stderr.write(`[log-size] ${message}\n`);
-const seconds = (from: bigint) => Number(process.hrtime.bigint() - from) / 1e9;
 
 const database = await startBenchDatabase('token-authority-log-size-');
 const { dataDir, postgres, pool } = database;
@@ -140,7 +139,7 @@ try {
       const answer = await fetch(url, { headers: auditHeaders });
       const body = await answer.text();
       if (!answer.ok) throw new Error(`${url} answered ${answer.status}: ${body}`);
-      times.push(seconds(started) * 1000);
+      times.push(secondsSince(started) * 1000);
       lines = body.split('\n').length - 1;
     }
     return { ms: times.sort((a, b) => a - b)[2]!, lines };
@@ -176,7 +175,7 @@ try {
     log(`growing the log by ${grown.toLocaleString('en')} events to ${size.toLocaleString('en')}`);
     const growStarted = process.hrtime.bigint();
     await grow(grown, GROUP);
-    const growSeconds = seconds(growStarted);
+    const growSeconds = secondsSince(growStarted);
     inLog += grown;
     const catchUp = await caughtUp(pool);
     log(

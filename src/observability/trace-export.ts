@@ -37,7 +37,7 @@ export interface TraceExport {
 }
 
 /** The sampler the settings name, keeping every span that links a recorded trace. */
-export function samplerOf(name: string, ratio: number): Sampler {
+function samplerOf(name: string, ratio: number): Sampler {
   const root = name.endsWith('traceidratio')
     ? new TraceIdRatioBasedSampler(ratio)
     : name.endsWith('always_off')

@@ -84,27 +84,25 @@ export function createBatchedAppender<DB extends EventLogTables>(
   });
   let inFlight = 0;
 
-  /** A member as written: none past its deadline; its deadline told when its answer comes. */
-  const begun = (pending: Pending): Pending[] => {
-    const { deadline } = pending;
-    if (!deadline) return [pending];
-    if (!deadline.begin()) {
-      pending.reject(new AppendRefusedError('deadline_passed'));
-      return [];
-    }
-    const ended = (written: boolean) => deadline.end(written);
-    return [
-      {
-        input: pending.input,
-        resolve: (result) => (ended(true), pending.resolve(result)),
-        reject: (error) => (ended(false), pending.reject(error)),
-      },
-    ];
+  /** Whether a member is written: none past its deadline (refused here). */
+  const begun = ({ deadline, reject }: Pending): boolean => {
+    if (!deadline || deadline.begin()) return true;
+    reject(new AppendRefusedError('deadline_passed'));
+    return false;
+  };
+  // A member's answer, its deadline told first that its write ended.
+  const resolved = (pending: Pending, result: AppendResult) => {
+    pending.deadline?.end(true);
+    pending.resolve(result);
+  };
+  const rejected = (pending: Pending, error: unknown) => {
+    pending.deadline?.end(false);
+    pending.reject(error);
   };
 
   const flush = () => {
     while (inFlight < maxInFlight && queue.size() > 0) {
-      const batch = queue.take(maxBatch).flatMap(begun);
+      const batch = queue.take(maxBatch).filter(begun);
       if (batch.length === 0) continue;
       inFlight += 1;
       // Free the slot and send the next batch before answering this one's callers, so whatever
@@ -132,7 +130,7 @@ export function createBatchedAppender<DB extends EventLogTables>(
           for (const pending of batch) {
             const own = events.slice(next, next + pending.input.events.length);
             next += own.length;
-            pending.resolve({ ok: true, duplicate: false, events: own });
+            resolved(pending, { ok: true, duplicate: false, events: own });
           }
         };
       }
@@ -150,12 +148,12 @@ export function createBatchedAppender<DB extends EventLogTables>(
       return () =>
         answers.forEach((answer, index) =>
           answer.status === 'fulfilled'
-            ? batch[index]!.resolve(answer.value)
-            : batch[index]!.reject(answer.reason),
+            ? resolved(batch[index]!, answer.value)
+            : rejected(batch[index]!, answer.reason),
         );
     } catch (error) {
       return () => {
-        for (const pending of batch) pending.reject(error);
+        for (const pending of batch) rejected(pending, error);
       };
     }
   }

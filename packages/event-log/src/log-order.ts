@@ -13,7 +13,13 @@ export async function walkLogOrder<DB extends EventLogTables, T>(
   db: LogDatabase<DB>,
   read: (db: LogDatabase<DB>) => Promise<T>,
 ): Promise<T> {
-  if (!db.isTransaction) return db.transaction().execute((trx) => walkLogOrder(trx, read));
+  if (!db.isTransaction) {
+    // Its own transaction: the setting ends with it, nothing to restore.
+    return db.transaction().execute(async (trx) => {
+      await sql`SELECT set_config('enable_sort', 'off', true)`.execute(trx);
+      return read(trx);
+    });
+  }
   const { rows } = await sql<{ was: string }>`
     SELECT current_setting('enable_sort') AS was, set_config('enable_sort', 'off', true)`.execute(
     db,

@@ -26,7 +26,7 @@ export class FetchFailedError extends Error {
 export class FetchBusyError extends FetchFailedError {}
 
 /** The class of an error met before a whole answer (a socket's, a lookup's, ours). */
-export function fetchFailure(error: unknown): FetchFailedError {
+function fetchFailure(error: unknown): FetchFailedError {
   if (error instanceof FetchFailedError) return error;
   if (error instanceof LookupBusyError) return new FetchBusyError(error.message);
   if (error instanceof TargetRefusedError) return new FetchFailedError(`refused: ${error.message}`);

@@ -76,6 +76,14 @@ export function createFairQueue<Item>(options: FairQueueOptions<Item>): FairQueu
       return true;
     },
     take(max) {
+      if (bySpace.size === 1) {
+        // One space waiting (the common case): its oldest, in one cut.
+        const [spaceId, entries] = bySpace.entries().next().value!;
+        const cut = entries.splice(0, max);
+        if (entries.length === 0) bySpace.delete(spaceId);
+        size -= cut.length;
+        return cut.map((entry) => entry.item);
+      }
       const taken: Item[] = [];
       while (taken.length < max && size > 0) {
         // One round: each waiting space gives its oldest item, then goes to the back of the turn.

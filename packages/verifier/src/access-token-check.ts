@@ -113,7 +113,7 @@ export async function verifyAccessToken<Kind extends TokenKind>(
   if (!claims.success)
     throw new TokenRefusal('invalid_token', 'token is not an access token of this service');
   const { aud, exp, iat } = claims.data;
-  await requireIssuedByRing(ring, keys, policy, claims.data, encodedSignature);
+  await requireIssuedByRing(ring, keys, policy, claims.data, token);
   if (!policy.audiences.includes(aud))
     throw new TokenRefusal('invalid_token', 'token claim "aud" is not acceptable');
   if (exp <= nowSeconds) throw new TokenRefusal('invalid_token', 'token has expired');
@@ -190,10 +190,8 @@ export function createAccessTokenVerifier(
     if (hit && ring && ring.publicKey(hit.kid)) {
       // The service's shared-ring token is judged again: its space may have switched since, or
       // ended its switch-over.
-      if (ring === keys && policy.ringOwnedSince) {
-        const signature = token.slice(token.lastIndexOf('.') + 1);
-        await requireIssuedByRing(ring, keys, policy, hit.claims, signature);
-      }
+      if (ring === keys && policy.ringOwnedSince)
+        await requireIssuedByRing(ring, keys, policy, hit.claims, token);
       return requireKind(hit.claims, kind);
     }
     verified.delete(token);

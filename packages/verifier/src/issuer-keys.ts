@@ -76,14 +76,15 @@ export async function keysForIssuer(
  * Refuses verified claims that do not name the issuer of the ring whose key verified them. A token
  * of the shared ring naming a space that signs with a ring of its own (`ringOwnedSince`) is also
  * refused, but for one the shared ring issued before the switch, expiring within the transition,
- * and the very token issued (`recordedIssuance`, asked with its `signature`; without it, none).
+ * and the very token issued (`recordedIssuance`, asked with its signature's digest; without it,
+ * none). `token` is the compact JWS, its signature read only then.
  */
 export async function requireIssuedByRing(
   ring: PublicKeys,
   keys: PublicKeys,
   policy: AccessTokenPolicy,
   claims: IssuedTokenClaims,
-  signature: string,
+  token: string,
 ): Promise<void> {
   const expected = ring === keys ? policy.issuer : spaceIssuer(policy.issuer, claims.space_id);
   if (claims.iss !== expected)
@@ -93,8 +94,8 @@ export async function requireIssuedByRing(
   const sinceSeconds = since / 1000;
   const inTransition =
     claims.iat < sinceSeconds && claims.exp <= sinceSeconds + (policy.transitionSeconds ?? 0);
-  const digest = signatureDigest(signature);
-  if (!inTransition || !((await policy.recordedIssuance?.(claims, digest)) ?? false))
+  const digest = inTransition && signatureDigest(token.slice(token.lastIndexOf('.') + 1));
+  if (!digest || !((await policy.recordedIssuance?.(claims, digest)) ?? false))
     throw new TokenRefusal(
       'invalid_token',
       'token of the shared issuer for a space that signs with its own keys: use one its own issuer signed',

@@ -73,8 +73,10 @@ export function revokedByList(
   // Whatever its claims say: the holder of a withdrawn key may sign any of them.
   if (list.keys.has(kid)) return true;
   if (voidingJtis(token).some((jti) => list.tokens.has(jti))) return true;
+  // A URL is parsed only when some domain was removed.
+  const domains = list.domains?.size ? list.domains : undefined;
   return tokenCredentials(token).some(
-    (id) => list.clients.has(id) || list.domains?.has(clientDomain(id) ?? '') === true,
+    (id) => list.clients.has(id) || domains?.has(clientDomain(id) ?? '') === true,
   );
 }
 

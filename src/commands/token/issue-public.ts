@@ -15,6 +15,7 @@ import { issuanceNow, refusalError } from './issuance.js';
 import { mayActClaim, type AuthorizationDetails } from '#verifier/actor-claim.js';
 import { recordIssuedToken, type IssuedToken } from './record-issued.js';
 import { credentialsBehind } from './standing.js';
+import { isMetadataClientId } from '../../domain/metadata-client/decide.js';
 import { decidedInSpan, hashedId } from '../../observability/tracing.js';
 
 /** Each refusal's own error; the private token, not the grant, is at fault. */
@@ -66,8 +67,10 @@ export async function issuePublicToken(
   const { privateToken, mayAct } = command;
   const jkt = command.bindTo ?? command.dpop?.jkt;
   const revoked = await tokenRevoked(privateToken, (jti) => ctx.revocations.isRevoked(jti));
-  // A revoked token is refused by the decider whatever its credential: no need to look it up.
-  const [credential] = revoked ? [] : await credentialsBehind(ctx, privateToken);
+  // A revoked token, or a metadata document client's, is refused by the decider whatever its
+  // credential: no need to look it up.
+  const refused = revoked || isMetadataClientId(privateToken.client_id);
+  const [credential] = refused ? [] : await credentialsBehind(ctx, privateToken);
   const agent = mayAct === undefined ? undefined : await ctx.credentials.find(mayAct);
   const decided = () => ({
     'oauth.client_id': privateToken.client_id,

@@ -54,9 +54,13 @@ export async function recordIssuedToken(
     : await signedWith(ctx.keys.current(), spaces ? salted(claims) : claims);
   // A shared-ring token may outlive its space's switch to its own ring: then it is honoured only
   // as this very token (policy/tokens.ts), by what is kept beside its event.
-  const signature = token.slice(token.lastIndexOf('.') + 1);
-  const expiresAt = new Date(claims.exp * 1000);
-  const digest = spaces && !own ? { digest: signatureDigest(signature), expiresAt } : undefined;
+  const digest =
+    spaces && !own
+      ? {
+          digest: signatureDigest(token.slice(token.lastIndexOf('.') + 1)),
+          expiresAt: new Date(claims.exp * 1000),
+        }
+      : undefined;
   const streamId = streams.token(claims.jti);
   const append = () =>
     ctx.events.append({

@@ -43,3 +43,11 @@ export async function startBenchDatabase(
     },
   };
 }
+
+/** What the report says of the server: its durability settings and version. */
+export async function serverSettings(pool: pg.Pool) {
+  const { rows } = await pool.query<{ sc: string; fsync: string; v: string }>(
+    `SELECT current_setting('synchronous_commit') AS sc, current_setting('fsync') AS fsync, version() AS v`,
+  );
+  return rows[0]!;
+}

@@ -15,6 +15,8 @@ export interface Measured {
   readonly served?: number;
   /** Milliseconds of CPU per successful request, by process group. */
   readonly cpuMsPerRequest?: Readonly<Record<string, number>>;
+  /** Bytes of WAL Postgres wrote per successful request (every database of the server). */
+  readonly walBytesPerRequest?: number;
 }
 
 /** How to load a target. */

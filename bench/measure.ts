@@ -41,6 +41,13 @@ export function createMeasurer(
         ])
       ).rows[0]!.n,
     );
+  // Where Postgres's WAL insert position is, in bytes from the start: the WAL a run wrote is the
+  // difference, for every database of the server (ours and the durable peer's alike).
+  const walAt = async () =>
+    Number(
+      (await pool.query<{ b: string }>(`SELECT pg_current_wal_insert_lsn() - '0/0' AS b`)).rows[0]!
+        .b,
+    );
   const sampleLag = async <T>(work: Promise<T>): Promise<T> => {
     let done = false;
     const sampler = (async () => {
@@ -73,11 +80,16 @@ export function createMeasurer(
   return {
     lag,
     seal,
-    /** A reference process (the Koa ceiling, the peer): its CPU and the load generator's. */
+    /**
+     * A reference process (the Koa ceiling, the peers): its CPU and the load generator's; for a
+     * durable one (`committed` counts its stored tokens), Postgres's CPU and WAL too, and its
+     * committed rows against the 200s it answered (as `events` and `served`).
+     */
     async reference(
       name: string,
       target: ChildProcess,
       request: Record<string, unknown>,
+      committed?: () => Promise<number>,
     ): Promise<Measured> {
       progress(`loading ${name}`);
       const groups: CpuGroups = {
@@ -85,15 +97,33 @@ export function createMeasurer(
         'load generator': () => [process.pid],
       };
       let cpuBefore: Record<string, number> = {};
+      let rowsBefore = 0;
+      let walBefore = 0;
       const result = await load(name, plan, request, async () => {
+        if (committed) {
+          await pause(300); // warm-up stragglers
+          rowsBefore = await committed();
+          walBefore = await walAt();
+        }
         cpuBefore = await cpuByGroup(groups);
       });
       const cpuAfter = await cpuByGroup(groups);
-      // Postgres idles during a reference run; leave it out of the reference's cost.
       const cpu = cpuMsPer(cpuBefore, cpuAfter, result.ok);
-      delete cpu.postgres;
       progress(`${name}: ${Math.round(result.rps)} req/s`);
-      return { ...result, cpuMsPerRequest: cpu };
+      // Postgres idles during an in-memory reference's run; leave it out of that one's cost.
+      if (!committed) {
+        delete cpu.postgres;
+        return { ...result, cpuMsPerRequest: cpu };
+      }
+      const wal = (await walAt()) - walBefore;
+      await pause(300); // let abandoned requests finish
+      return {
+        ...result,
+        events: (await committed()) - rowsBefore,
+        served: result.ok,
+        cpuMsPerRequest: cpu,
+        walBytesPerRequest: wal / Math.max(1, result.ok),
+      };
     },
     /** One of our endpoints, whose events of `type` are counted against the 200s it served. */
     async ours(
@@ -113,18 +143,21 @@ export function createMeasurer(
       let cpuBefore: Record<string, number> = {};
       let loopBefore = { running: 0, waiting: 0 };
       let startedAt = 0;
+      let walBefore = 0;
       const result = await sampleLag(
         load(name, plan, request, async () => {
           await pause(300); // warm-up stragglers
           before = await eventsOf(type);
           servedBefore = await served(url.pathname, metricsBase);
           cpuBefore = await cpuByGroup(groups);
+          walBefore = await walAt();
           loopBefore = await mainThreadTimes(servers());
           startedAt = performance.now();
           if (statements) await pool.query('SELECT pg_stat_statements_reset()');
         }),
       );
       const cpuAfter = await cpuByGroup(groups);
+      const wal = (await walAt()) - walBefore;
       const loopAfter = await mainThreadTimes(servers());
       const perWall =
         ((performance.now() - startedAt) / 1000) * Math.max(1, servers().length) || 1e-9;
@@ -144,6 +177,7 @@ export function createMeasurer(
         served: servedOk,
         eventLoop,
         cpuMsPerRequest: cpuMsPer(cpuBefore, cpuAfter, result.ok),
+        walBytesPerRequest: wal / Math.max(1, result.ok),
       };
     },
   };

@@ -1,15 +1,23 @@
 /**
- * The peer: node-oidc-provider's token endpoint doing the client_credentials grant and issuing JWT
- * access tokens signed with the same algorithm as ours (EdDSA / Ed25519). It keeps nothing
- * durable (JWT access tokens are not stored). Prints "ready <port>" when listening.
+ * The peer: node-oidc-provider's token endpoint doing the client_credentials grant. Without
+ * PEER_DATABASE_URL it issues JWT access tokens signed as ours are (EdDSA) and keeps nothing
+ * durable; with it, the durable production shape for revocable tokens: opaque tokens, each one a
+ * row in Postgres (./peer-postgres-adapter.ts) committed before the answer. Prints "ready <port>".
  */
 import { generateKeyPairSync } from 'node:crypto';
 import Provider from 'oidc-provider';
+import pg from 'pg';
 import { PEER_CLIENT, PEER_RESOURCE } from './peer-client.js';
+import { PEER_SCHEMA, postgresAdapter } from './peer-postgres-adapter.js';
 
 const { privateKey } = generateKeyPairSync('ed25519');
 const port = Number(process.env.PORT ?? 0);
+const databaseUrl = process.env.PEER_DATABASE_URL;
+// As many connections as our API's pool by default: the same chance at group commit.
+const pool = databaseUrl ? new pg.Pool({ connectionString: databaseUrl, max: 10 }) : undefined;
+if (pool) await pool.query(PEER_SCHEMA);
 const provider = new Provider(`http://127.0.0.1:${port}`, {
+  ...(pool ? { adapter: postgresAdapter(pool) } : {}),
   clients: [
     {
       ...PEER_CLIENT,
@@ -35,8 +43,8 @@ const provider = new Provider(`http://127.0.0.1:${port}`, {
         scope: '',
         audience: 'storefront.api.local',
         accessTokenTTL: 3600,
-        accessTokenFormat: 'jwt',
-        jwt: { sign: { alg: 'EdDSA' } },
+        accessTokenFormat: pool ? 'opaque' : 'jwt',
+        ...(pool ? {} : { jwt: { sign: { alg: 'EdDSA' } } }),
       }),
     },
   },
@@ -47,4 +55,4 @@ provider.on('server_error', (_ctx: unknown, error: Error) =>
 const server = provider.listen(port, () => {
   console.log(`ready ${(server.address() as { port: number }).port}`);
 });
-process.on('SIGTERM', () => server.close(() => process.exit(0)));
+process.on('SIGTERM', () => server.close(() => void pool?.end().finally(() => process.exit(0))));

@@ -1,10 +1,9 @@
 /**
  * `npm run bench [-- --duration 10 --connections 50 --no-write]`
  *
- * Starts a real Postgres (embedded, synchronous_commit on), the API and the projector as their own
- * processes, and two references in the same run: the Koa hello-world ceiling and node-oidc-provider.
- * Loads each on loopback with autocannon, accounts every process's CPU, and writes the report
- * (bench/report.ts) to docs/benchmarks.md unless --no-write.
+ * A real Postgres (embedded, synchronous_commit on), the API and projector as their own processes,
+ * and three references in the same run: the Koa ceiling, node-oidc-provider in memory and durable
+ * (./durable-peer.ts). Loads each with autocannon, accounts CPU and WAL, writes docs/benchmarks.md.
  */
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -13,19 +12,20 @@ import { freePort as freePortBelow32768 } from '../src/net/free-port.js';
 import { warmUp, type LoadPlan } from './load.js';
 import { createMeasurer } from './measure.js';
 import { bytesPerToken } from './storage.js';
-import { startBenchDatabase } from './database.js';
+import { serverSettings, startBenchDatabase } from './database.js';
 import { benchClient } from './client.js';
 import { serviceGroups, startProcess, stopAll, waitFor } from './processes.js';
 import { renderReport } from './report.js';
 import { startBenchSinks } from './sinks.js';
 import { peerTokenRequest } from './peer-client.js';
+import { startDurablePeer } from './durable-peer.js';
 import { measureTraced, tracedRatios, tracedSection } from './traces.js';
 import { assertionSection, measureAssertions } from './assertions.js';
 
 const USAGE = `Usage: npm run bench -- [--duration=<s>] [--connections=<n>] [--warmup=<s>]
        [--log-level=<level>] [--no-projector] [--profile] [--statements] [--scopes] [--sinks]
        [--traces=<ratio,...>] [--assertions] [--no-write]
-Loads the Koa ceiling, node-oidc-provider and our two issuance endpoints, one at a time, and
+Loads the Koa ceiling, node-oidc-provider (in memory, durable) and our two issuance endpoints, one at a time, and
 writes docs/benchmarks.md (unless --no-write). --scopes: the service runs with
 deploy/scope-catalog.json and every token carries three scopes. --sinks: the service delivers
 its audit trail to two operator sinks (AUDIT_SINKS), a webhook receiver answering 200 and a dead
@@ -65,11 +65,7 @@ const database = await startBenchDatabase(
 );
 const { dataDir, postgres, pool } = database;
 try {
-  const settings = (
-    await pool.query<{ sc: string; fsync: string; v: string }>(
-      `SELECT current_setting('synchronous_commit') AS sc, current_setting('fsync') AS fsync, version() AS v`,
-    )
-  ).rows[0]!;
+  const settings = await serverSettings(pool);
   const [apiPort, metricsPort, ceilingPort, peerPort] = [
     await freePortBelow32768(),
     await freePortBelow32768(),
@@ -91,7 +87,7 @@ try {
     // npm start runs the deliverer (RUN_DELIVERER defaults to true): with these, it delivers.
     ...(sinks ? { AUDIT_SINKS: sinks.auditSinks } : {}),
   };
-  progress('starting the service as npm start runs it, and the two references');
+  progress('starting the service as npm start runs it, and the three references');
   // Our service exactly as `npm start` runs it by default (API_WORKERS, the projector as a child);
   // only the database is ours, so its CPU can be read. --profile: a CPU profile of each API
   // process lands in .data/profiles (open it in Chrome DevTools).
@@ -114,6 +110,7 @@ try {
   const peerProcess = startProcess('bench/peer-oidc-provider.ts', { PORT: String(peerPort) });
   await waitFor(`http://127.0.0.1:${ceilingPort}/echo`, { method: 'POST' });
   await waitFor(`http://127.0.0.1:${peerPort}/.well-known/openid-configuration`);
+  const durablePeer = await startDurablePeer(pool, postgres.url);
   const { groups: ourGroups, apiProcesses, servers } = await serviceGroups(serviceProcess.pid!);
 
   const api = `http://127.0.0.1:${apiPort}`;
@@ -141,6 +138,8 @@ try {
     peerProcess,
     peerTokenRequest(peerPort),
   );
+  await warmUp(plan, durablePeer.request);
+  const durableFirst = await durablePeer.round(measure, 1);
   // Warm both of our endpoints before measuring either: the first run of ours otherwise pays
   // for JIT and for the events table's first growth, and whichever went first looked slower.
   progress('warming our endpoints');
@@ -162,6 +161,10 @@ try {
     metricsOf(metricsPort),
     servers,
   );
+  // A second round of the durable peer after ours: its figure is the faster of the two, so the
+  // ratio to it is the lower one (the machine's drift does not favour us).
+  const durableSecond = await durablePeer.round(measure, 2);
+  await durablePeer.close();
   const asserted =
     values.assertions &&
     (await measureAssertions(measure, { api, dataDir, audience: AUDIENCE }, ourGroups, servers, {
@@ -227,6 +230,7 @@ try {
     },
     ceiling,
     peer,
+    durable: [durableFirst, durableSecond],
     privateRun,
     publicRun,
     lag: measure.lag,

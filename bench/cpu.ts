@@ -1,4 +1,5 @@
-import { familyCpuSeconds, totalCpuSeconds } from '../tools/reliability/proc.js';
+import type pg from 'pg';
+import { cpuSeconds, familyCpuSeconds, totalCpuSeconds } from '../tools/reliability/proc.js';
 
 /** Process groups whose CPU the benchmark accounts for, each a function giving its pids now. */
 export type CpuGroups = Readonly<Record<string, () => readonly number[]>>;
@@ -26,4 +27,24 @@ export function cpuMsPer(
       ((after[key]! - (before[key] ?? 0)) * 1000) / Math.max(1, requests),
     ]),
   );
+}
+
+/**
+ * CPU seconds used so far by the Postgres processes alive now, by role: a client backend by its
+ * application_name (a process id at its end dropped, so every API process is one role), the rest
+ * by backend type (checkpointer, walwriter, autovacuum worker...). A backend that exits between
+ * two readings is lost to its role: pools keep theirs for the run.
+ */
+export async function postgresCpuByRole(pool: pg.Pool): Promise<Record<string, number>> {
+  const { rows } = await pool.query<{ pid: number; role: string }>(
+    `SELECT pid, CASE WHEN datname = 'oidc_peer' THEN 'durable peer'
+                      ELSE coalesce(nullif(application_name, ''), backend_type) END AS role
+     FROM pg_stat_activity WHERE pid <> pg_backend_pid()`,
+  );
+  const result: Record<string, number> = {};
+  for (const { pid, role } of rows) {
+    const name = role.replace(/-\d+$/, '');
+    result[name] = (result[name] ?? 0) + (await cpuSeconds(pid));
+  }
+  return result;
 }

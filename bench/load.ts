@@ -17,6 +17,8 @@ export interface Measured {
   readonly cpuMsPerRequest?: Readonly<Record<string, number>>;
   /** Bytes of WAL Postgres wrote per successful request (every database of the server). */
   readonly walBytesPerRequest?: number;
+  /** Milliseconds of Postgres CPU per successful request, by role (bench/cpu.ts postgresCpuByRole). */
+  readonly postgresMsByRole?: Readonly<Record<string, number>>;
 }
 
 /** How to load a target. */

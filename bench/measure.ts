@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import type pg from 'pg';
-import { cpuByGroup, cpuMsPer, type CpuGroups } from './cpu.js';
+import { cpuByGroup, cpuMsPer, postgresCpuByRole, type CpuGroups } from './cpu.js';
 import { load, type LoadPlan, type Measured } from './load.js';
 import { scrape } from './prometheus.js';
 import { mainThreadTimes } from '../tools/reliability/proc.js';
@@ -99,15 +99,18 @@ export function createMeasurer(
       let cpuBefore: Record<string, number> = {};
       let rowsBefore = 0;
       let walBefore = 0;
+      let rolesBefore: Record<string, number> = {};
       const result = await load(name, plan, request, async () => {
         if (committed) {
           await pause(300); // warm-up stragglers
           rowsBefore = await committed();
           walBefore = await walAt();
+          rolesBefore = await postgresCpuByRole(pool);
         }
         cpuBefore = await cpuByGroup(groups);
       });
       const cpuAfter = await cpuByGroup(groups);
+      const rolesAfter = committed ? await postgresCpuByRole(pool) : {};
       const cpu = cpuMsPer(cpuBefore, cpuAfter, result.ok);
       progress(`${name}: ${Math.round(result.rps)} req/s`);
       // Postgres idles during an in-memory reference's run; leave it out of that one's cost.
@@ -123,6 +126,7 @@ export function createMeasurer(
         served: result.ok,
         cpuMsPerRequest: cpu,
         walBytesPerRequest: wal / Math.max(1, result.ok),
+        postgresMsByRole: cpuMsPer(rolesBefore, rolesAfter, result.ok),
       };
     },
     /** One of our endpoints, whose events of `type` are counted against the 200s it served. */
@@ -144,6 +148,7 @@ export function createMeasurer(
       let loopBefore = { running: 0, waiting: 0 };
       let startedAt = 0;
       let walBefore = 0;
+      let rolesBefore: Record<string, number> = {};
       const result = await sampleLag(
         load(name, plan, request, async () => {
           await pause(300); // warm-up stragglers
@@ -151,6 +156,7 @@ export function createMeasurer(
           servedBefore = await served(url.pathname, metricsBase);
           cpuBefore = await cpuByGroup(groups);
           walBefore = await walAt();
+          rolesBefore = await postgresCpuByRole(pool);
           loopBefore = await mainThreadTimes(servers());
           startedAt = performance.now();
           if (statements) await pool.query('SELECT pg_stat_statements_reset()');
@@ -158,6 +164,7 @@ export function createMeasurer(
       );
       const cpuAfter = await cpuByGroup(groups);
       const wal = (await walAt()) - walBefore;
+      const rolesAfter = await postgresCpuByRole(pool);
       const loopAfter = await mainThreadTimes(servers());
       const perWall =
         ((performance.now() - startedAt) / 1000) * Math.max(1, servers().length) || 1e-9;
@@ -178,6 +185,7 @@ export function createMeasurer(
         eventLoop,
         cpuMsPerRequest: cpuMsPer(cpuBefore, cpuAfter, result.ok),
         walBytesPerRequest: wal / Math.max(1, result.ok),
+        postgresMsByRole: cpuMsPer(rolesBefore, rolesAfter, result.ok),
       };
     },
   };

@@ -127,6 +127,16 @@ export function renderReport(results: BenchResults): string {
       return `| ${r.name} | ${ms(c.api ?? c.target)} | ${ms(c.projector)} | ${ms(c.postgres)} | ${ms(c['load generator'])} | ${ms(total(c))} | ${fmt(bound(r))} | ${wal} |`;
     }),
     '',
+    'Postgres by role, ms of CPU per token (client backends by application_name, the rest by backend type; the largest first):',
+    '',
+    ...[...durable, privateRun, publicRun].map((r) => {
+      const roles = Object.entries(r.postgresMsByRole ?? {})
+        .filter(([, value]) => value >= 0.0005)
+        .sort(([, a], [, b]) => b - a)
+        .map(([role, value]) => `${role} ${ms(value)}`);
+      return `- ${r.name}: ${roles.join(', ') || '—'}`;
+    }),
+    '',
     '## Reading it',
     '',
     `- The machine has ${cores} cores and everything shares them: the API, Postgres, the projector and`,

@@ -9,6 +9,7 @@ import { loadKeyEncryptionKey } from '../crypto/key-files.js';
 import { ConfigError, type Config } from '../config/config.js';
 import { settingText } from '../config/setting-value.js';
 import { startDeliverer } from '../delivery/deliverer.js';
+import { delivererEvents } from '../commands/sink/deliverer-events.js';
 import {
   operatorSinkRefusals,
   operatorSinksSchema,
@@ -74,6 +75,7 @@ await runService(config, logger, open, async (database) => {
   const deliverer = startDeliverer({
     ...(traces.spans ? { spans: traces.spans } : {}),
     db: database.handle.db,
+    events: delivererEvents(database.handle.db),
     url: database.url,
     kek,
     issuer: config.TOKEN_ISSUER,

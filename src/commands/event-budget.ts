@@ -64,7 +64,8 @@ const MAX_LISTED = 50;
 /**
  * At most `perMinute` events per key per UTC minute, the rest one summary per window: the log grows
  * by at most perMinute + 1 per key per minute per process, memory by `maxKeys` windows (a full
- * map summarises its oldest early rather than forget its counts).
+ * map summarises its oldest early rather than forget its counts). Its appends are written by hand,
+ * not through handle(): what they decide is this process's window, not a state any stream holds.
  */
 export function createEventBudget(
   options: BudgetOptions & {

@@ -1,6 +1,7 @@
 import type { Decision } from '../domain/decision.js';
-import type { EventStore } from '#event-log/event-store.js';
+import type { EventStore, InlineProjection } from '#event-log/event-store.js';
 import type { ExpectedVersion, NewEvent, RecordedEvent } from '#event-log/types.js';
+import { decidedInSpan, inSpan, tracingOn, type Attributes } from '../observability/tracing.js';
 import { ConflictError } from '../errors/errors.js';
 import type { InlineWrites } from '../projections/inline-writes.js';
 
@@ -16,14 +17,24 @@ export type Refusals<Refusal extends string, Command> = {
 };
 
 /** An aggregate's command as a value (after Emmett's `Decider`), run by {@link handle}. */
-export interface Decider<Command, State, Refusal extends string = never, Facts = undefined> {
+export interface Decider<
+  Command,
+  State,
+  Refusal extends string = never,
+  Facts = undefined,
+  Made = undefined,
+> {
   /** The stream the command appends to (a new one, or the aggregate's). */
   stream(command: Command): { readonly spaceId: string; readonly streamId: string };
-  /** The state as it stands now (never a cache: the append checks its version). */
-  load(command: Command): Promise<Loaded<State>>;
+  /** The state as it stands now (never a cache: the append checks its version), at once if none. */
+  load(command: Command): Loaded<State> | Promise<Loaded<State>>;
   decide(command: Command, state: State): Decision<NewEvent, Refusal, Facts>;
   evolve(state: State, event: RecordedEvent): State;
   readonly refusals: Refusals<Refusal, Command>;
+  /** The decide and append spans' attributes, built only in a sampled request; none: no spans. */
+  traced?(command: Command): Attributes;
+  /** Work an accepted decision's append waits for (a token signed; its digest kept beside). */
+  prepare?(command: Command, facts: Facts): Promise<{ made: Made } & Beside>;
   /** Read-model writes that commit with the events (evolve's state as the row, say). */
   inline?(writes: InlineWrites, state: State, command: Command): Promise<void>;
   /** Caches to drop once the events committed, so this process sees the change at once. */
@@ -36,33 +47,58 @@ export interface Decider<Command, State, Refusal extends string = never, Facts =
 }
 
 /** What a handled command did: the state after it, the decision's facts and the events logged. */
-export interface Handled<State, Facts> {
+export interface Handled<State, Facts, Made = undefined> {
   readonly state: State;
   readonly facts: Facts;
   /** The events committed (the originals for a retried append), none when nothing changed. */
   readonly events: readonly RecordedEvent[];
+  /** What {@link Decider.prepare} made; undefined without it or when nothing was appended. */
+  readonly made: Made;
 }
 
-/** The one way a command changes state: load, decide, append with inline writes, forget caches. */
-export async function handle<Command, State, Refusal extends string, Facts>(
+/** The one way a command changes state: load, decide, prepare, append, inline writes, forget. */
+export async function handle<Command, State, Refusal extends string, Facts, Made = undefined>(
   store: Pick<EventStore<InlineWrites>, 'append'>,
-  decider: Decider<Command, State, Refusal, Facts>,
+  decider: Decider<Command, State, Refusal, Facts, Made>,
   command: Command,
-): Promise<Handled<State, Facts>> {
+): Promise<Handled<State, Facts, Made>> {
+  const { traced } = decider;
+  // Tracing off, not even the spans' attributes are built: the issuance path is as it was.
+  const spans = traced !== undefined && tracingOn();
   for (let attempt = 0; ; attempt += 1) {
-    const { state, version } = await decider.load(command);
-    const decision = decider.decide(command, state);
-    const answer = (after: State, events: readonly RecordedEvent[]): Handled<State, Facts> => {
+    const loaded = decider.load(command);
+    const { state, version } = loaded instanceof Promise ? await loaded : loaded;
+    const decision = spans
+      ? decidedInSpan(
+          () => traced(command),
+          () => decider.decide(command, state),
+        )
+      : decider.decide(command, state);
+    const { made, digest } =
+      decision.ok && decision.events.length > 0 && decider.prepare
+        ? await decider.prepare(command, decision.facts)
+        : NOTHING_MADE;
+    type Answer = Handled<State, Facts, Made>;
+    const answer = (after: State, events: readonly RecordedEvent[]): Answer => {
       if (!decision.ok) throw decider.refusals[decision.refusal](command, decision.detail);
-      return { state: after, facts: decision.facts, events };
+      return { state: after, facts: decision.facts, events, made: made as Made };
     };
-    if (decision.events.length === 0) return answer(state, []);
-    const fold = (events: readonly RecordedEvent[]) => events.reduce(decider.evolve, state);
+    const { events } = decision;
+    if (events.length === 0) return answer(state, []);
+    const fold = (recorded: readonly RecordedEvent[]) => recorded.reduce(decider.evolve, state);
     const inline = decider.inline;
-    const appended = await store.append(
-      { ...decider.stream(command), expectedVersion: version, events: decision.events },
-      inline && ((writes, events) => inline(writes, fold(events), command)),
-    );
+    const stream = decider.stream(command);
+    const input = { ...stream, expectedVersion: version, events, ...(digest && { digest }) };
+    const project: InlineProjection<InlineWrites> | undefined =
+      inline && ((writes, recorded) => inline(writes, fold(recorded), command));
+    const { eventId, type } = events[0]!;
+    const appended = spans
+      ? await inSpan(
+          'append',
+          { 'event.id': eventId, 'event.type': type, 'tenant.space_id': stream.spaceId },
+          () => store.append(input, project),
+        )
+      : await store.append(input, project);
     if (appended.ok) {
       const after = fold(appended.events);
       decider.forget?.(command, after);
@@ -73,6 +109,11 @@ export async function handle<Command, State, Refusal extends string, Facts>(
     if (then === 'refuse' || attempt > 0) throw new ConflictError(message);
   }
 }
+
+/** What an append keeps beside its events, never in them (a token's signature digest). */
+type Beside = Pick<Parameters<EventStore['append']>[0], 'digest'>;
+
+const NOTHING_MADE: { made: undefined } & Beside = { made: undefined };
 
 /** A decider whose state is rows read under lock in the append's transaction: no version conflicts. */
 export interface LockedDecider<

@@ -7,7 +7,7 @@ import type { KeyEncryptionKey } from '../crypto/key-encryption.js';
 import { EVENTS_CHANNEL } from '#event-log/notify.js';
 import type { Backoff } from '#outbound/backoff.js';
 import { operatorSinkId, type OperatorSink } from './operator-sinks.js';
-import { delivererEvents } from './sink-events.js';
+import type { DelivererEvents } from './sink-events.js';
 import { runSinkLoop, type SinkLoop } from './sink-loop.js';
 import { loadSinks, writeSink, type SinkDefinition } from './sinks.js';
 import type { TargetRules } from '#outbound/target-rules.js';
@@ -40,6 +40,8 @@ export interface DelivererOptions {
   readonly leaseMs: number;
   readonly standbyRetryMs: number;
   readonly logger: Logger;
+  /** The sinks' pause and resume, made by the one handler (commands/sink/deliverer-events.ts). */
+  readonly events: DelivererEvents;
   /** Tracing on (OTEL_*): each delivery a span linked to its events' requests. */
   readonly spans?: LinkedSpans;
 }
@@ -71,7 +73,7 @@ export function startDeliverer(options: DelivererOptions): RunningDeliverer {
   async function lead(session: pg.Client): Promise<void> {
     let lost: Error | undefined;
     const loops = new Map<string, { loop: SinkLoop; sink: SinkDefinition; key: string }>();
-    const events = delivererEvents(db);
+    const { events } = options;
     let reload: (() => void) | undefined;
     const notice = () => {
       for (const { loop } of loops.values()) loop.wake();

@@ -8,6 +8,8 @@ import {
 } from '@opentelemetry/api';
 import type { EventTrace } from '#event-log/event-traces.js';
 
+export type { Attributes };
+
 // Off (the default), every helper here just calls its work: the issuance path pays nothing.
 let tracing = false;
 // Keyed, so a hashed id cannot be reversed by hashing every likely id; replicas agree on it.
@@ -112,13 +114,4 @@ export function decidedInSpan<Made extends { readonly ok: boolean; readonly refu
     if (!made.ok && made.refusal) span.setAttribute('oauth.error', made.refusal);
     return made;
   });
-}
-
-/** {@link inSpan} for synchronous work (a pure decision). */
-export function inSyncSpan<T>(
-  name: string,
-  attributes: Attributes,
-  work: (span: Span | undefined) => T,
-): T {
-  return recording() ? spanned(name, attributes, work) : work(undefined);
 }

@@ -5,6 +5,7 @@ import pino from 'pino';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { keyEncryptionKey } from '../../src/crypto/key-encryption.js';
 import { startDeliverer, type RunningDeliverer } from '../../src/delivery/deliverer.js';
+import { delivererEvents } from '../../src/commands/sink/deliverer-events.js';
 import { newWebhookSecret } from '../../packages/outbound/src/standard-webhooks.js';
 import { sealSinkSecret, writeSink } from '../../src/delivery/sinks.js';
 import { appendToStream } from '#event-log/append-to-stream.js';
@@ -27,6 +28,7 @@ beforeAll(async () => {
 
 const options = (maxAttempts: number) => ({
   db: database.db,
+  events: delivererEvents(database.db),
   url: database.url,
   kek,
   issuer: 'https://auth.example.test',

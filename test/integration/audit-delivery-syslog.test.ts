@@ -3,6 +3,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyEncryptionKey } from '../../src/crypto/key-encryption.js';
 import { startDeliverer, type RunningDeliverer } from '../../src/delivery/deliverer.js';
+import { delivererEvents } from '../../src/commands/sink/deliverer-events.js';
 import { appendToStream } from '#event-log/append-to-stream.js';
 import { exampleEvents } from '../support/example-events.js';
 import { startRsyslog } from '../support/delivery/rsyslog.js';
@@ -46,6 +47,7 @@ describe('the syslog sink, received by rsyslogd', () => {
       }
       deliverer = startDeliverer({
         db: database.db,
+        events: delivererEvents(database.db),
         url: database.url,
         kek,
         issuer: 'https://auth.example.test',

@@ -3,6 +3,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyEncryptionKey } from '../../src/crypto/key-encryption.js';
 import { startDeliverer, type RunningDeliverer } from '../../src/delivery/deliverer.js';
+import { delivererEvents } from '../../src/commands/sink/deliverer-events.js';
 import { newWebhookSecret } from '../../packages/outbound/src/standard-webhooks.js';
 import { sinkStatuses } from '../../src/delivery/status.js';
 import { nextBatch } from '../../src/delivery/batch-reader.js';
@@ -30,6 +31,7 @@ const options = (
   overrides: { maxAttempts?: number; lingerMs?: number; reloadMs?: number } = {},
 ) => ({
   db: database.db,
+  events: delivererEvents(database.db),
   url: database.url,
   kek,
   issuer,

@@ -9,6 +9,7 @@ import { sinkRoutes } from '../../src/http/routes/sinks.js';
 import type { SinkTarget } from '../../src/domain/events.js';
 import { InvalidRequestError } from '../../src/errors/errors.js';
 import { startDeliverer, type RunningDeliverer } from '../../src/delivery/deliverer.js';
+import { delivererEvents } from '../../src/commands/sink/deliverer-events.js';
 import { writeSink } from '../../src/delivery/sinks.js';
 import { startWebhookReceiver } from '../../packages/outbound/test/webhook-receiver.js';
 import {
@@ -56,6 +57,7 @@ const call = async (method: string, path: string, body?: unknown, headers = admi
 function startDelivering(): void {
   deliverer ??= startDeliverer({
     db: service.database.db,
+    events: delivererEvents(service.database.db),
     url: service.database.url,
     kek: service.api.commands.kek,
     issuer: service.config.TOKEN_ISSUER,

@@ -6,6 +6,7 @@ import { flushTraces } from '../../src/observability/trace-export.js';
 import { startProjectorService } from '../../src/cli/projector-service.js';
 import { startWorkerTraces } from '../../src/cli/traces.js';
 import { startDeliverer } from '../../src/delivery/deliverer.js';
+import { delivererEvents } from '../../src/commands/sink/deliverer-events.js';
 import { newWebhookSecret } from '../../packages/outbound/src/standard-webhooks.js';
 import { loadKeyEncryptionKey } from '../../src/crypto/key-files.js';
 import { checkExportLeaves } from '../support/export-check.js';
@@ -81,6 +82,7 @@ describe('a traced issuance joined to its evidence', () => {
     const delivererTraces = await startWorkerTraces(service.config, 'client');
     const deliverer = startDeliverer({
       db: service.database.db,
+      events: delivererEvents(service.database.db),
       url: service.database.url,
       kek: await loadKeyEncryptionKey(service.config.SIGNING_KEY_ENCRYPTION_KEY, service.dataDir),
       issuer: service.config.TOKEN_ISSUER,

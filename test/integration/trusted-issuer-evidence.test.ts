@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sealLog } from '../../src/audit-trail/seal/sealer.js';
 import { keyEncryptionKey } from '../../src/crypto/key-encryption.js';
 import { startDeliverer, type RunningDeliverer } from '../../src/delivery/deliverer.js';
+import { delivererEvents } from '../../src/commands/sink/deliverer-events.js';
 import { newWebhookSecret } from '../../packages/outbound/src/standard-webhooks.js';
 import { sealSinkSecret, writeSink } from '../../src/delivery/sinks.js';
 import { startWebhookReceiver } from '../../packages/outbound/test/webhook-receiver.js';
@@ -114,6 +115,7 @@ describe("a jwt-bearer issuance's evidence outside the database", () => {
 
     deliverer = startDeliverer({
       db: service.database.db,
+      events: delivererEvents(service.database.db),
       url: service.database.url,
       kek,
       issuer: OURS,

@@ -12,6 +12,10 @@ import { InvalidClientError, UnavailableError } from '../../errors/errors.js';
 import type { CommandContext } from '../context.js';
 import { clientDomain } from '../../domain/policy.js';
 import { assertionProvesClient } from './assertion.js';
+import { accept } from '../../domain/decision.js';
+import type { NewEvent } from '#event-log/types.js';
+import { handle, type Placed } from '../handle.js';
+import { recordingDecider } from '../recording.js';
 
 /** The document's client as a credential of the space: its keys, the domain's scopes and budget. */
 export function credentialOf(
@@ -46,7 +50,14 @@ export function credentialOf(
   };
 }
 
-/** Records a document's first use in a space once across processes: a second append finds the stream. */
+// Once: the stream is named by a key two replicas share, so it is checked; the loser is settled.
+const firstUses = recordingDecider<{ readonly event: NewEvent; readonly placed: Placed }>({
+  stream: (command) => command.placed,
+  decide: (command) => accept([command.event]),
+  once: true,
+});
+
+/** Records a document's first use in a space once across processes (its stream is checked). */
 async function recordFirstUse(
   ctx: CommandContext,
   credential: Credential,
@@ -63,8 +74,7 @@ async function recordFirstUse(
     clientId: credential.clientId,
     thumbprints,
   });
-  // 'no_stream', not 'fresh': the stream is named by a key two replicas share, so it is checked.
-  await ctx.events.append({ ...placed, expectedVersion: 'no_stream', events: [event] });
+  await handle(ctx.events, firstUses, { event, placed });
   seen.add(key);
 }
 

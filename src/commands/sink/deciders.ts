@@ -35,7 +35,7 @@ export const refused = (): never => {
   throw new NotFoundError('no sink of that id in this space');
 };
 
-const notFound: Refusals<SinkRefusal, unknown> = {
+export const notFound: Refusals<SinkRefusal, unknown> = {
   not_found: () => new NotFoundError('no sink of that id in this space'),
   operator_sink: () => new NotFoundError('no sink of that id in this space'),
 };

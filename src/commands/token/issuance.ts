@@ -1,36 +1,160 @@
-import type { EventMetadata } from '../../domain/events.js';
-import { InvalidRequestError, InvalidScopeError } from '../../errors/errors.js';
+import { accept, type Decision } from '../../domain/decision.js';
+import { streams, type DomainEvent, type EventMetadata } from '../../domain/events.js';
+import { storedForm } from '../../domain/stored-form.js';
+import { tokenClaims } from '../../domain/token/claims.js';
+import type { Issuance } from '../../domain/token/decide.js';
+import type { IssuanceEvent } from '../../domain/token/issuances.js';
+import {
+  InvalidDpopProofError,
+  InvalidRequestError,
+  InvalidScopeError,
+} from '../../errors/errors.js';
+import {
+  salted,
+  signAccessTokenOffThread,
+  signatureDigest,
+  type AccessTokenClaims,
+} from '../../crypto/access-tokens.js';
+import type { SigningKey } from '../../crypto/key-store.js';
+import type { DpopProof } from '../../crypto/dpop.js';
+import type { RateLimitState } from '../../limits/limits.js';
+import { inSpan, tracingOn, type Attributes } from '../../observability/tracing.js';
 import type { CommandContext } from '../context.js';
+import { handle, type Decider, type Loaded, type Refusals } from '../handle.js';
+import { signingOfSpace } from '../signing-key/space-signing.js';
 
-/** When and under which ids a token is issued, chosen here so the decisions stay pure. */
-export function issuanceNow(
-  ctx: CommandContext,
-  metadata: EventMetadata,
-  /** The DPoP key the token is bound to; none for a bearer token. */
-  jkt: string | undefined,
-) {
+/** An access token and its lifetime in seconds. */
+export interface IssuedToken {
+  readonly token: string;
+  readonly expiresIn: number;
+  /** `DPoP` for a token bound to a key (RFC 9449 §5), else `Bearer`. */
+  readonly tokenType: 'Bearer' | 'DPoP';
+  /** The granted scopes' text (RFC 6749 §5.1 `scope`); absent when none were granted. */
+  readonly scope?: string;
+  /** The client's budget after this request, for the RateLimit headers. */
+  readonly rateLimit: RateLimitState;
+}
+
+/** What every issuance is asked with: its space, its request, the DPoP proof it spends. */
+export interface IssueRequest {
+  readonly spaceId: string;
+  readonly metadata: EventMetadata;
+  readonly dpop?: DpopProof | undefined;
+  /** A delegated token's subjects before its own (its `subject_jtis` after the first). */
+  readonly earlier?: readonly string[] | undefined;
+}
+
+/** A request with when and under which ids it is issued, chosen by {@link issue}. */
+type IssueCommand<Request> = Request & Issuance;
+
+/** The refusals every issuance answers alike, with a flow's own. */
+export function issuanceRefusals<Own extends string, Command>(
+  own: Refusals<Own, Command>,
+): Refusals<Own | 'invalid_scope' | 'may_act_unknown', Command> {
+  const message = 'is not an active client of this space';
   return {
-    metadata,
-    now: ctx.clock.now(),
-    eventId: metadata.request_id,
-    jti: ctx.ids.tokenId(),
-    jkt,
+    invalid_scope: (_command, detail) => new InvalidScopeError(detail!),
+    may_act_unknown: () =>
+      new InvalidRequestError(`may_act ${message}`, [{ field: 'may_act', message }]),
+    ...own,
   };
 }
 
-/** The refusals every issuance answers alike; each flow names its own others' errors. */
-type Shared = 'invalid_scope' | 'may_act_unknown';
+/** An issuance flow: what it reads and decides (stream, spending, signing, append are alike). */
+export interface IssuanceFlow<Request extends IssueRequest, State, Refusal extends string, Facts> {
+  load(ctx: CommandContext, command: Request): Loaded<State> | Promise<Loaded<State>>;
+  decide(
+    ctx: CommandContext,
+    command: IssueCommand<Request>,
+    state: State,
+  ): Decision<DomainEvent<IssuanceEvent>, Refusal, Facts>;
+  readonly refusals: Refusals<Refusal, Request>;
+  traced?(command: Request): Attributes;
+  /** Whose budget the token draws from: taken once decided, so a refusal costs none. */
+  payer(command: Request, facts: Facts): Parameters<CommandContext['limits']['clientRequest']>[0];
+  /** A budget of the flow's own, spent after the client's (delegation's). */
+  spend?(ctx: CommandContext, command: Request, facts: Facts): Promise<void>;
+}
 
-/** The error a refused issuance is answered with. */
-export function refusalError<Refusal extends string>(
-  refused: { readonly refusal: Refusal; readonly detail?: string },
-  errors: Readonly<Record<Exclude<Refusal, Shared>, () => Error>>,
-): Error {
-  const refusal: string = refused.refusal;
-  if (refusal === 'invalid_scope') return new InvalidScopeError(refused.detail!);
-  if (refusal === 'may_act_unknown') {
-    const message = 'is not an active client of this space';
-    return new InvalidRequestError(`may_act ${message}`, [{ field: 'may_act', message }]);
-  }
-  return errors[refusal as Exclude<Refusal, Shared>]();
+/**
+ * Issues through the one handler: decide, spend the budgets and the proof, sign, then append;
+ * the token is made from the decided event, and answered only once that committed.
+ */
+export async function issue<Request extends IssueRequest, State, Refusal extends string, Facts>(
+  ctx: CommandContext,
+  flow: IssuanceFlow<Request, State, Refusal, Facts>,
+  request: Request,
+  /** The DPoP key the token is bound to; none for a bearer token. */
+  jkt = request.dpop?.jkt,
+): Promise<IssuedToken> {
+  const eventId = request.metadata.request_id;
+  const now = ctx.clock.now();
+  const command: IssueCommand<Request> = { ...request, now, eventId, jti: ctx.ids.tokenId(), jkt };
+  // Facts: the decided event in full (its stored form leaves out the jti), and the flow's.
+  type Decided = { readonly event: DomainEvent<IssuanceEvent>; readonly facts: Facts };
+  const decider: Decider<IssueCommand<Request>, State, Refusal, Decided, IssuedToken> = {
+    stream: ({ spaceId, jti }) => ({ spaceId, streamId: streams.token(jti) }),
+    load: (command) => flow.load(ctx, command),
+    decide: (command, state) => {
+      const decision = flow.decide(ctx, command, state);
+      if (!decision.ok) return decision;
+      const event = decision.events[0]!;
+      return accept([storedForm(event, streams.token(command.jti))], {
+        event,
+        facts: decision.facts,
+      });
+    },
+    evolve: (state) => state,
+    refusals: flow.refusals,
+    ...(flow.traced && { traced: flow.traced }),
+    prepare: async (command, { event, facts }) => {
+      const rateLimit = ctx.limits.clientRequest(flow.payer(command, facts));
+      if (flow.spend) await flow.spend(ctx, command, facts);
+      // A DPoP proof is good for one request (RFC 9449 §11.1): its jti is remembered across replicas.
+      const { dpop, spaceId } = command;
+      const used = dpop && {
+        spaceId,
+        holder: `dpop:${dpop.jkt}`,
+        id: dpop.jti,
+        expiresAt: dpop.expiresAt,
+      };
+      if (used && !(await ctx.usedOnce.remember(used))) {
+        throw new InvalidDpopProofError('this DPoP proof was already used (jti replayed)');
+      }
+      return signed(ctx, tokenClaims(event, ctx.issuer, spaceId, command.earlier), rateLimit);
+    },
+    conflict: { then: 'refuse', message: 'token id collision; retry the request' },
+  };
+  return (await handle(ctx.events, decider, command)).made;
+}
+
+/** The token signed, before its issuance is appended: none recorded for a token not made. */
+async function signed(ctx: CommandContext, claims: AccessTokenClaims, rateLimit: RateLimitState) {
+  // A space with its own ring signs with it and names its own issuer.
+  const spaces = ctx.spaceKeys;
+  const own = spaces?.store.signsOwn(claims.space_id);
+  const ring = own && (await signingOfSpace(ctx.events, spaces!, ctx.issuer, claims.space_id));
+  const token = ring
+    ? await signedWith(ring.key, { ...claims, iss: ring.issuer })
+    : await signedWith(ctx.keys.current(), spaces ? salted(claims) : claims);
+  const made: IssuedToken = {
+    token,
+    expiresIn: claims.exp - claims.iat,
+    tokenType: claims.cnf ? 'DPoP' : 'Bearer',
+    ...(claims.scope ? { scope: claims.scope } : {}),
+    rateLimit,
+  };
+  if (!spaces || own) return { made };
+  // A shared-ring token may outlive its space's switch to its own ring: then it is honoured only
+  // as this very token (policy/tokens.ts), by what is kept beside its event.
+  const digest = signatureDigest(token.slice(token.lastIndexOf('.') + 1));
+  return { made, digest: { digest, expiresAt: new Date(claims.exp * 1000) } };
+}
+
+// The signature's own span: an HSM's latency shows as this span's length (the token is not in it).
+function signedWith(key: SigningKey, claims: AccessTokenClaims): Promise<string> {
+  if (!tracingOn()) return signAccessTokenOffThread(key, claims);
+  return inSpan('sign', { 'signer.kind': key.privateKey ? 'local' : 'pkcs11', kid: key.kid }, () =>
+    signAccessTokenOffThread(key, claims),
+  );
 }

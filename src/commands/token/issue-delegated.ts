@@ -1,5 +1,4 @@
-import { decideDelegatedToken } from '../../domain/token/delegate.js';
-import type { EventMetadata } from '../../domain/events.js';
+import { decideDelegatedToken, type DelegationRefusal } from '../../domain/token/delegate.js';
 import {
   InvalidAuthorizationDetailsError,
   InvalidDpopProofError,
@@ -16,16 +15,11 @@ import {
 import { secondsOf } from '../../domain/times.js';
 import type { PublicTokenClaims } from '../../crypto/access-tokens.js';
 import type { ProvenActor } from './grants/delegation-actor.js';
-import {
-  actorChain,
-  actorClaimOf,
-  mayActClaim,
-  type AuthorizationDetails,
-} from '#verifier/actor-claim.js';
+import { actorChain, type AuthorizationDetails } from '#verifier/actor-claim.js';
+import type { Credential } from '../../domain/credential/state.js';
 import type { CommandContext } from '../context.js';
-import type { DpopProof } from '../../crypto/dpop.js';
-import { issuanceNow, refusalError } from './issuance.js';
-import { recordIssuedToken, type IssuedToken } from './record-issued.js';
+import { hashedId } from '../../observability/tracing.js';
+import { issuanceRefusals, issue, type IssuanceFlow, type IssueRequest } from './issuance.js';
 import { credentialsBehind } from './standing.js';
 
 /** RFC 8693 §2.2.2: a grant that does not hold is invalid_grant, saying why. */
@@ -53,91 +47,82 @@ const DELEGATION_REFUSED = {
     new InvalidDpopProofError('this agent uses only DPoP-bound tokens: send a DPoP proof'),
 };
 
+/** A delegated token's issuance: the subject token exchanged by the agent it names. */
+interface DelegatedRequest extends IssueRequest {
+  readonly subject: PublicTokenClaims;
+  readonly actor: ProvenActor;
+  /** Undefined: the subject token's the agent may carry. */
+  readonly scopes?: readonly string[] | undefined;
+  /** Re-delegation: the next agent's client id. */
+  readonly mayAct?: string | undefined;
+  /** Some of the subject token's; undefined: all of them. */
+  readonly authorizationDetails?: AuthorizationDetails | undefined;
+}
+
+/** The acting agent, whose budget pays. */
+type Agent = { readonly agent: Credential };
+
+/** What the rules read: the next agent named, the subject token's standing. */
+interface Standing {
+  readonly agent: Credential | undefined;
+  readonly revoked: boolean;
+  readonly credentials: Array<Credential | undefined>;
+}
+
+const DELEGATED: IssuanceFlow<DelegatedRequest, Standing, DelegationRefusal, Agent> = {
+  load: async (ctx, { subject, mayAct }) => {
+    const agent = mayAct === undefined ? undefined : await ctx.credentials.find(mayAct);
+    const revoked = await tokenRevoked(subject, (jti) => ctx.revocations.isRevoked(jti));
+    const credentials = await credentialsBehind(ctx, subject);
+    return { state: { agent, revoked, credentials }, version: 'fresh' };
+  },
+  decide: (ctx, command, { agent, revoked, credentials }) => {
+    const { subject, actor, mayAct } = command;
+    return decideDelegatedToken(
+      {
+        ...command,
+        mayAct: mayAct === undefined ? undefined : { clientId: mayAct, agent },
+        subject: {
+          spaceId: subject.space_id,
+          audience: subject.aud,
+          jti: subject.jti,
+          parentJti: subject.parent_jti,
+          expiresAt: subject.exp,
+          // What the storefront kept for the agent in may_act is the agent's to ask for.
+          scopes: [...scopeWords(subject.scope), ...scopeWords(subject.may_act?.scope)],
+          customerId: subject.customer_id,
+          segmentId: subject.segment_id,
+          mayAct: subject.may_act?.sub,
+          actors: actorChain(subject.act),
+          revoked,
+          authorizationDetails: subject.authorization_details,
+        },
+      },
+      { subject: credentials, agent: actor.credential },
+      {
+        ttlSeconds: ctx.publicTokenTtlSeconds,
+        catalog: ctx.scopeCatalog,
+        maxDepth: ctx.delegation?.maxDepth ?? DEFAULT_DELEGATION_DEPTH,
+      },
+    );
+  },
+  refusals: issuanceRefusals(DELEGATION_REFUSED),
+  traced: (command) => ({
+    'oauth.client_id': command.actor.clientId,
+    'tenant.space_id': command.spaceId,
+    'oauth.customer_id': hashedId(command.subject.customer_id),
+  }),
+  payer: (_command, facts) => facts.agent,
+  spend: (ctx, command, { agent }) =>
+    spendDelegationBudget(ctx, command.spaceId, agent.clientId, command.subject.customer_id),
+};
+
 /**
  * Issues a delegated public token: `sub` the customer, `act` the agent with the chain before it
  * nested; recorded with the subject token's jti and what was narrowed before it is handed out.
  */
-export async function issueDelegatedToken(
-  ctx: CommandContext,
-  command: {
-    readonly spaceId: string;
-    readonly subject: PublicTokenClaims;
-    readonly actor: ProvenActor;
-    readonly metadata: EventMetadata;
-    readonly dpop?: DpopProof;
-    /** Undefined: the subject token's the agent may carry. */
-    readonly scopes?: readonly string[];
-    /** Re-delegation: the next agent's client id. */
-    readonly mayAct?: string | undefined;
-    /** Some of the subject token's; undefined: all of them. */
-    readonly authorizationDetails?: AuthorizationDetails | undefined;
-  },
-): Promise<IssuedToken> {
-  const { subject, actor, mayAct } = command;
-  const decision = decideDelegatedToken(
-    {
-      spaceId: command.spaceId,
-      ...issuanceNow(ctx, command.metadata, command.dpop?.jkt),
-      scopes: command.scopes,
-      authorizationDetails: command.authorizationDetails,
-      ...(mayAct === undefined
-        ? {}
-        : { mayAct: { clientId: mayAct, agent: await ctx.credentials.find(mayAct) } }),
-      subject: {
-        spaceId: subject.space_id,
-        audience: subject.aud,
-        jti: subject.jti,
-        parentJti: subject.parent_jti,
-        expiresAt: subject.exp,
-        // What the storefront kept for the agent in may_act is the agent's to ask for.
-        scopes: [...scopeWords(subject.scope), ...scopeWords(subject.may_act?.scope)],
-        customerId: subject.customer_id,
-        segmentId: subject.segment_id,
-        mayAct: subject.may_act?.sub,
-        actors: actorChain(subject.act),
-        revoked: await tokenRevoked(subject, (jti) => ctx.revocations.isRevoked(jti)),
-        authorizationDetails: subject.authorization_details,
-      },
-      actor,
-    },
-    { subject: await credentialsBehind(ctx, subject), agent: actor.credential },
-    {
-      ttlSeconds: ctx.publicTokenTtlSeconds,
-      catalog: ctx.scopeCatalog,
-      maxDepth: ctx.delegation?.maxDepth ?? DEFAULT_DELEGATION_DEPTH,
-    },
-  );
-  if (!decision.ok) throw refusalError(decision, DELEGATION_REFUSED);
-  const { agent, actors, authorizationDetails: details } = decision.facts;
-  const rateLimit = ctx.limits.clientRequest(agent);
-  await spendDelegationBudget(ctx, command.spaceId, agent.clientId, subject.customer_id);
-  return recordIssuedToken(
-    ctx,
-    {
-      iss: ctx.issuer,
-      sub: subject.customer_id,
-      aud: subject.aud,
-      exp: decision.facts.expiresAt,
-      iat: decision.facts.issuedAt,
-      jti: decision.facts.jti,
-      client_id: agent.clientId,
-      space_id: subject.space_id,
-      token_kind: 'public',
-      customer_id: subject.customer_id,
-      segment_id: subject.segment_id,
-      parent_jti: subject.parent_jti,
-      // Revoking the customer's token, or any between, voids this one (policy.voidingJtis).
-      subject_jtis: [subject.jti, ...(subject.subject_jtis ?? [])],
-      act: actorClaimOf(actors),
-      ...(mayAct === undefined ? {} : { may_act: mayActClaim(mayAct, undefined) }),
-      ...(details ? { authorization_details: details } : {}),
-      ...(decision.facts.scope ? { scope: decision.facts.scope } : {}),
-      ...(command.dpop ? { cnf: { jkt: command.dpop.jkt } } : {}),
-    },
-    decision.events[0]!,
-    rateLimit,
-    command.dpop,
-  );
+export function issueDelegatedToken(ctx: CommandContext, command: DelegatedRequest) {
+  return issue(ctx, DELEGATED, { ...command, earlier: command.subject.subject_jtis });
 }
 
 /**

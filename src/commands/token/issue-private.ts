@@ -1,26 +1,22 @@
 import { decideIssuePrivateToken } from '../../domain/token/decide.js';
-import type { EventMetadata } from '../../domain/events.js';
 import type { Credential } from '../../domain/credential/state.js';
 import type { AssertionEvidence } from '../../domain/event-data/token.js';
 import { authenticateClient, type ClientProof } from '../client-authentication/authenticate.js';
 import { InvalidTargetError } from '../../errors/errors.js';
 import type { CommandContext } from '../context.js';
-import type { DpopProof } from '../../crypto/dpop.js';
-import { issuanceNow, refusalError } from './issuance.js';
-import { recordIssuedToken, type IssuedToken } from './record-issued.js';
-import { issuerRuleClaim } from './standing.js';
-import { decidedInSpan } from '../../observability/tracing.js';
+import { FRESH } from '../recording.js';
+import {
+  issuanceRefusals,
+  issue,
+  type IssuanceFlow,
+  type IssueRequest,
+  type IssuedToken,
+} from './issuance.js';
 
 /** The client_credentials grant: authenticate the client, then issue. */
 export async function issuePrivateToken(
   ctx: CommandContext,
-  command: {
-    readonly proof: ClientProof;
-    readonly audience: string;
-    readonly scopes?: readonly string[];
-    readonly dpop?: DpopProof;
-    readonly metadata: EventMetadata;
-  },
+  command: Omit<PrivateRequest, 'credential' | 'spaceId'> & { readonly proof: ClientProof },
 ): Promise<IssuedToken> {
   // One authentication path for every client-authenticated endpoint: lockout, secret check,
   // bounded failure events. Authenticated, the decision only judges the grant itself.
@@ -29,68 +25,44 @@ export async function issuePrivateToken(
   return issuePrivateTokenTo(ctx, credential, { ...command, ...(assertion ? { assertion } : {}) });
 }
 
+/** A private token's issuance: the credential already proven, the grant left to judge. */
+interface PrivateRequest extends IssueRequest {
+  readonly credential: Credential;
+  readonly audience: string;
+  readonly scopes?: readonly string[] | undefined;
+  readonly grantType?: string | undefined;
+  /** What a jwt-bearer grant presented instead of a secret. */
+  readonly assertion?: AssertionEvidence | undefined;
+  /** A client ID metadata document's client: its URL. */
+  readonly metadataDocument?: string | undefined;
+}
+
+type PrivateRefusal = 'invalid_target' | 'invalid_scope';
+
+const PRIVATE: IssuanceFlow<PrivateRequest, undefined, PrivateRefusal, unknown> = {
+  load: () => FRESH,
+  decide: (ctx, command) =>
+    decideIssuePrivateToken(command, command.credential, {
+      audiences: ctx.audiences,
+      ttlSeconds: ctx.privateTokenTtlSeconds,
+      catalog: ctx.scopeCatalog,
+    }),
+  refusals: issuanceRefusals({
+    invalid_target: (command: PrivateRequest) => new InvalidTargetError(command.audience),
+  }),
+  traced: (command) => ({
+    'oauth.grant_type': command.grantType ?? 'client_credentials',
+    'oauth.client_id': command.credential.clientId,
+    'tenant.space_id': command.spaceId,
+  }),
+  payer: (command) => command.credential,
+};
+
 /** A private token for a credential already proven (secret, key, or trusted assertion). */
-export async function issuePrivateTokenTo(
+export function issuePrivateTokenTo(
   ctx: CommandContext,
   credential: Credential,
-  command: {
-    readonly audience: string;
-    readonly scopes?: readonly string[];
-    readonly dpop?: DpopProof;
-    readonly metadata: EventMetadata;
-    readonly grantType?: string;
-    readonly assertion?: AssertionEvidence;
-    readonly metadataDocument?: string;
-  },
+  command: Omit<PrivateRequest, 'credential' | 'spaceId'>,
 ): Promise<IssuedToken> {
-  const decided = () => ({
-    'oauth.grant_type': command.grantType ?? 'client_credentials',
-    'oauth.client_id': credential.clientId,
-    'tenant.space_id': credential.spaceId,
-  });
-  const decision = decidedInSpan(decided, () =>
-    decideIssuePrivateToken(
-      {
-        audience: command.audience,
-        scopes: command.scopes,
-        ...issuanceNow(ctx, command.metadata, command.dpop?.jkt),
-        ...(command.assertion ? { assertion: command.assertion } : {}),
-        ...(command.metadataDocument ? { metadataDocument: command.metadataDocument } : {}),
-      },
-      credential,
-      {
-        audiences: ctx.audiences,
-        ttlSeconds: ctx.privateTokenTtlSeconds,
-        catalog: ctx.scopeCatalog,
-      },
-    ),
-  );
-  if (!decision.ok) {
-    throw refusalError(decision, {
-      invalid_target: () => new InvalidTargetError(command.audience),
-    });
-  }
-  const { clientId, spaceId } = credential;
-  const { assertion } = command;
-  return recordIssuedToken(
-    ctx,
-    {
-      iss: ctx.issuer,
-      sub: clientId,
-      aud: command.audience,
-      exp: decision.facts.expiresAt,
-      iat: decision.facts.issuedAt,
-      jti: decision.facts.jti,
-      client_id: clientId,
-      space_id: spaceId,
-      token_kind: 'private',
-      // Which rule bought it: narrowing or removing the rule reaches the token (./standing.ts).
-      ...(assertion && { issuer_rule: issuerRuleClaim(assertion) }),
-      ...(decision.facts.scope ? { scope: decision.facts.scope } : {}),
-      ...(command.dpop ? { cnf: { jkt: command.dpop.jkt } } : {}),
-    },
-    decision.events[0]!,
-    ctx.limits.clientRequest(credential),
-    command.dpop,
-  );
+  return issue(ctx, PRIVATE, { ...command, credential, spaceId: credential.spaceId });
 }

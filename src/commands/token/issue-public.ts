@@ -1,5 +1,4 @@
 import { decideIssuePublicToken } from '../../domain/token/decide.js';
-import type { EventMetadata } from '../../domain/events.js';
 import {
   InsufficientScopeError,
   InvalidAuthorizationDetailsError,
@@ -10,13 +9,14 @@ import { scopeWords } from '#verifier/scope.js';
 import { tokenRevoked } from '../../domain/policy.js';
 import type { PrivateTokenClaims } from '../../crypto/access-tokens.js';
 import type { CommandContext } from '../context.js';
-import type { DpopProof } from '../../crypto/dpop.js';
-import { issuanceNow, refusalError } from './issuance.js';
-import { mayActClaim, type AuthorizationDetails } from '#verifier/actor-claim.js';
-import { recordIssuedToken, type IssuedToken } from './record-issued.js';
+import { issuanceRefusals, issue, type IssuanceFlow, type IssueRequest } from './issuance.js';
+import type { AuthorizationDetails } from '#verifier/actor-claim.js';
+import type { Credential } from '../../domain/credential/state.js';
 import { credentialsBehind } from './standing.js';
 import { isMetadataClientId } from '../../domain/metadata-client/decide.js';
-import { decidedInSpan, hashedId } from '../../observability/tracing.js';
+import { hashedId } from '../../observability/tracing.js';
+
+type PublicRefusal = Extract<ReturnType<typeof decideIssuePublicToken>, { ok: false }>['refusal'];
 
 /** Each refusal's own error; the private token, not the grant, is at fault. */
 const PUBLIC_REFUSED = {
@@ -45,48 +45,43 @@ const PUBLIC_REFUSED = {
     ),
 };
 
-/** Issues a public token for a customer and segment, bought with a verified private token. */
-export async function issuePublicToken(
-  ctx: CommandContext,
-  command: {
-    readonly spaceId: string;
-    readonly customerId: string;
-    readonly segmentId: string;
-    readonly privateToken: PrivateTokenClaims;
-    readonly metadata: EventMetadata;
-    readonly dpop?: DpopProof;
-    /** `dpop_jkt`: a browser's key, its proof made there; else the proof's key; else bearer. */
-    readonly bindTo?: string;
-    readonly scopes?: readonly string[];
-    /** The agent the customer allows to exchange it (RFC 8693 §4.4). */
-    readonly mayAct?: string;
-    /** RFC 9396: what the customer allows that agent. */
-    readonly authorizationDetails?: AuthorizationDetails | undefined;
+/** A public token's issuance for a customer and segment, bought with a verified private token. */
+interface PublicRequest extends IssueRequest {
+  readonly customerId: string;
+  readonly segmentId: string;
+  readonly privateToken: PrivateTokenClaims;
+  /** `dpop_jkt`: a browser's key, its proof made there; else the proof's key; else bearer. */
+  readonly bindTo?: string;
+  readonly scopes?: readonly string[] | undefined;
+  /** The agent the customer allows to exchange it (RFC 8693 §4.4). */
+  readonly mayAct?: string | undefined;
+  /** RFC 9396: what the customer allows that agent. */
+  readonly authorizationDetails?: AuthorizationDetails | undefined;
+}
+
+/** What the rules read: whether the private token is revoked, its credential, the agent named. */
+interface Standing {
+  readonly revoked: boolean;
+  readonly credential: Credential | undefined;
+  readonly agent: Credential | undefined;
+}
+
+const PUBLIC: IssuanceFlow<PublicRequest, Standing, PublicRefusal, { credential: Credential }> = {
+  load: async (ctx, { privateToken, mayAct }) => {
+    const revoked = await tokenRevoked(privateToken, (jti) => ctx.revocations.isRevoked(jti));
+    // A revoked token, or a metadata document client's, is refused by the decider whatever its
+    // credential: no need to look it up.
+    const refused = revoked || isMetadataClientId(privateToken.client_id);
+    const [credential] = refused ? [] : await credentialsBehind(ctx, privateToken);
+    const agent = mayAct === undefined ? undefined : await ctx.credentials.find(mayAct);
+    return { state: { revoked, credential, agent }, version: 'fresh' };
   },
-): Promise<IssuedToken> {
-  const { privateToken, mayAct } = command;
-  const jkt = command.bindTo ?? command.dpop?.jkt;
-  const revoked = await tokenRevoked(privateToken, (jti) => ctx.revocations.isRevoked(jti));
-  // A revoked token, or a metadata document client's, is refused by the decider whatever its
-  // credential: no need to look it up.
-  const refused = revoked || isMetadataClientId(privateToken.client_id);
-  const [credential] = refused ? [] : await credentialsBehind(ctx, privateToken);
-  const agent = mayAct === undefined ? undefined : await ctx.credentials.find(mayAct);
-  const decided = () => ({
-    'oauth.client_id': privateToken.client_id,
-    'tenant.space_id': command.spaceId,
-    'oauth.customer_id': hashedId(command.customerId),
-  });
-  const decision = decidedInSpan(decided, () =>
-    decideIssuePublicToken(
+  decide: (ctx, command, { revoked, credential, agent }) => {
+    const { privateToken, mayAct } = command;
+    return decideIssuePublicToken(
       {
-        spaceId: command.spaceId,
-        customerId: command.customerId,
-        segmentId: command.segmentId,
-        scopes: command.scopes,
-        ...issuanceNow(ctx, command.metadata, jkt),
-        ...(mayAct === undefined ? {} : { mayAct: { clientId: mayAct, agent } }),
-        authorizationDetails: command.authorizationDetails,
+        ...command,
+        mayAct: mayAct === undefined ? undefined : { clientId: mayAct, agent },
         privateToken: {
           clientId: privateToken.client_id,
           spaceId: privateToken.space_id,
@@ -99,34 +94,18 @@ export async function issuePublicToken(
       },
       credential,
       { ttlSeconds: ctx.publicTokenTtlSeconds, catalog: ctx.scopeCatalog },
-    ),
-  );
-  if (!decision.ok) throw refusalError(decision, PUBLIC_REFUSED);
-  return recordIssuedToken(
-    ctx,
-    {
-      iss: ctx.issuer,
-      sub: command.customerId,
-      aud: privateToken.aud,
-      exp: decision.facts.expiresAt,
-      iat: decision.facts.issuedAt,
-      jti: decision.facts.jti,
-      client_id: privateToken.client_id,
-      space_id: privateToken.space_id,
-      token_kind: 'public',
-      customer_id: command.customerId,
-      segment_id: command.segmentId,
-      parent_jti: privateToken.jti,
-      act: { sub: privateToken.client_id },
-      ...(mayAct === undefined ? {} : { may_act: mayActClaim(mayAct, decision.facts.mayActScope) }),
-      ...(command.authorizationDetails
-        ? { authorization_details: command.authorizationDetails }
-        : {}),
-      ...(decision.facts.scope ? { scope: decision.facts.scope } : {}),
-      ...(jkt ? { cnf: { jkt } } : {}),
-    },
-    decision.events[0]!,
-    ctx.limits.clientRequest(decision.facts.credential),
-    command.dpop,
-  );
+    );
+  },
+  refusals: issuanceRefusals(PUBLIC_REFUSED),
+  traced: (command) => ({
+    'oauth.client_id': command.privateToken.client_id,
+    'tenant.space_id': command.spaceId,
+    'oauth.customer_id': hashedId(command.customerId),
+  }),
+  payer: (_command, facts) => facts.credential,
+};
+
+/** Issues a public token for a customer and segment, bought with a verified private token. */
+export function issuePublicToken(ctx: CommandContext, command: PublicRequest) {
+  return issue(ctx, PUBLIC, command, command.bindTo ?? command.dpop?.jkt);
 }

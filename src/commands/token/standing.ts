@@ -2,14 +2,8 @@ import type { AccessTokenClaims } from '../../crypto/access-tokens.js';
 import type { Credential } from '../../domain/credential/state.js';
 import { clientDomain, credentialUnderRule, tokenCredentials } from '../../domain/policy.js';
 import type { CommandContext } from '../context.js';
-import type { AssertionEvidence } from '../../domain/event-data/token.js';
 import { isMetadataClientId } from '../../domain/metadata-client/decide.js';
 import { credentialOf } from '../client-authentication/metadata-client.js';
-
-/** A private token's `issuer_rule` claim: the issuer and rule of the assertion that bought it. */
-export function issuerRuleClaim({ iss, issuer_id, rule }: AssertionEvidence) {
-  return { iss, issuer_id, rule };
-}
 
 /** A metadata document's client stands on its domain as the space allows it now (none: removed). */
 async function credentialOrDomain(ctx: CommandContext, spaceId: string, id: string) {

@@ -46,19 +46,10 @@ export interface PublicIssuance extends Issuance {
   readonly authorizationDetails?: AuthorizationDetails | undefined;
 }
 
-/** A token's id, lifetime in seconds since the epoch and granted scopes, as the JWT carries them. */
-export interface Lifetime {
-  readonly jti: string;
-  readonly issuedAt: number;
-  readonly expiresAt: number;
-  /** The `scope` claim: the granted scopes' text, absent when none were granted. */
-  readonly scope?: string;
-}
-
 /** What every issuance event says alike: filled in by {@link issued}. */
 type Common = 'jti' | 'issued_at' | 'expires_at' | 'cnf_jkt' | 'scope';
 
-/** The issuance event and its lifetime; no `cnf_jkt` or `scope` when none, as events always read. */
+/** The issuance event, the token's claims (`tokenClaims`); no `cnf_jkt` or `scope` when none. */
 export function issued<Type extends IssuanceEvent>(
   command: Issuance,
   type: Type,
@@ -66,22 +57,17 @@ export function issued<Type extends IssuanceEvent>(
   scopes: readonly string[],
   ttlSeconds: number,
   notAfter = Number.POSITIVE_INFINITY,
-): { readonly event: DomainEvent<Type>; readonly lifetime: Lifetime } {
+): DomainEvent<Type> {
   const issuedAt = secondsOf(command.now);
-  const expiresAt = Math.min(issuedAt + ttlSeconds, notAfter);
   const scope = scopes.length > 0 ? scopeText(scopes) : undefined;
-  const event = commandEvent(command, type, {
+  return commandEvent(command, type, {
     ...data,
     jti: command.jti,
     issued_at: isoOfSeconds(issuedAt),
-    expires_at: isoOfSeconds(expiresAt),
+    expires_at: isoOfSeconds(Math.min(issuedAt + ttlSeconds, notAfter)),
     ...(command.jkt ? { cnf_jkt: command.jkt } : {}),
     ...(scope ? { scope } : {}),
   } as EventData<Type>);
-  return {
-    event,
-    lifetime: { jti: command.jti, issuedAt, expiresAt, ...(scope ? { scope } : {}) },
-  };
 }
 
 /** The refusal of a scope grant, its description as the decision's detail. */
@@ -104,13 +90,13 @@ export function decideIssuePrivateToken(
     readonly ttlSeconds: number;
     readonly catalog: ScopeCatalog;
   },
-): Decision<DomainEvent<'private-token-issued'>, 'invalid_target' | 'invalid_scope', Lifetime> {
+): Decision<DomainEvent<'private-token-issued'>, 'invalid_target' | 'invalid_scope'> {
   if (!policy.audiences.includes(command.audience)) return refuse('invalid_target');
   const { catalog } = policy;
   const allowed = allowedScopes(catalog, credential);
   const scopes = privateTokenScopes(catalog, command.audience, allowed, command.scopes);
   if (!scopes.ok) return scopeRefused(scopes, command.audience);
-  const { event, lifetime } = issued(
+  const event = issued(
     command,
     'private-token-issued',
     {
@@ -122,7 +108,7 @@ export function decideIssuePrivateToken(
     scopes.scopes,
     policy.ttlSeconds,
   );
-  return accept([event], lifetime);
+  return accept([event]);
 }
 
 /** The verified private token that pays for a public one. */
@@ -158,8 +144,8 @@ export function decideIssuePublicToken(
   | 'invalid_scope'
   | 'may_act_unknown'
   | 'details_undelegated',
-  /** With the active credential behind the private token, and the scopes kept for the agent. */
-  Lifetime & { readonly credential: Credential; readonly mayActScope?: string }
+  /** The active credential behind the private token: its budget pays. */
+  { readonly credential: Credential }
 > {
   const { privateToken, mayAct } = command;
   const { catalog } = policy;
@@ -187,7 +173,7 @@ export function decideIssuePublicToken(
   if (mayAct && !mayBeNamedActor(mayAct.agent, command.spaceId)) return refuse('may_act_unknown');
   const details = command.authorizationDetails;
   if (details && !mayAct) return refuse('details_undelegated');
-  const { event, lifetime } = issued(
+  const event = issued(
     command,
     'public-token-issued',
     {
@@ -204,7 +190,7 @@ export function decideIssuePublicToken(
     mayAct ? Math.min(policy.ttlSeconds, DELEGABLE_TOKEN_TTL_SECONDS) : policy.ttlSeconds,
     privateToken.expiresAt,
   );
-  return accept([event], { ...lifetime, credential, ...(mayActScope ? { mayActScope } : {}) });
+  return accept([event], { credential });
 }
 
 /** Revoke an access token (RFC 7009) for its own client; anything else is no event. */

@@ -16,7 +16,7 @@ import {
 import { scopeText } from '#verifier/scope.js';
 import type { ScopeCatalog } from '../scope-catalog.js';
 import type { AuthorizationDetails } from '#verifier/actor-claim.js';
-import { issued, scopeRefused, type Lifetime, type PublicIssuance } from './decide.js';
+import { issued, scopeRefused, type PublicIssuance } from './decide.js';
 
 /** The verified public token a customer's storefront issued naming an agent in `may_act`. */
 export interface DelegableToken {
@@ -77,11 +77,8 @@ export function decideDelegatedToken(
 ): Decision<
   DomainEvent<'public-token-issued'>,
   DelegationRefusal,
-  Lifetime & {
-    readonly agent: Credential;
-    readonly actors: readonly [string, ...string[]];
-    readonly authorizationDetails?: AuthorizationDetails;
-  }
+  /** The acting agent's credential: its budget pays. */
+  { readonly agent: Credential }
 > {
   const { subject, actor, spaceId, mayAct } = command;
   const { catalog, maxDepth } = policy;
@@ -118,7 +115,7 @@ export function decideDelegatedToken(
   if (!details.ok) return refuse('details_widened');
   const carried = details.details;
   const narrowed = scopes.narrowed ?? [];
-  const { event, lifetime } = issued(
+  const event = issued(
     command,
     'public-token-issued',
     {
@@ -138,10 +135,5 @@ export function decideDelegatedToken(
     Math.min(policy.ttlSeconds, DELEGABLE_TOKEN_TTL_SECONDS),
     Math.min(subject.expiresAt, actor.expiresAt),
   );
-  return accept([event], {
-    ...lifetime,
-    agent,
-    actors,
-    ...(carried ? { authorizationDetails: carried } : {}),
-  });
+  return accept([event], { agent });
 }

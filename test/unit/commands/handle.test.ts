@@ -147,4 +147,23 @@ describe('handle(decider, command) on the in-memory store', () => {
     await handle(memory.store, decider, { by: 1, stream: 'counter-2' });
     expect(memory.log.map((e) => [e.streamId, e.streamPosition])).toEqual([['counter-2', 1]]);
   });
+
+  it('prepare runs after an accepted decision and before the append: what it made is answered, a throw appends nothing', async () => {
+    const memory = createInMemoryEventStore();
+    const { decider } = counter(memory);
+    const prepared: number[] = [];
+    const signing = {
+      ...decider,
+      prepare: async ({ by }: Count) => {
+        if (by > 5) throw new ConflictError('could not be made');
+        prepared.push(memory.log.length);
+        return { made: `made ${by}` };
+      },
+    };
+    expect((await handle(memory.store, signing, { by: 2 })).made).toBe('made 2');
+    await expect(handle(memory.store, signing, { by: 6 })).rejects.toThrow('could not be made');
+    await expect(handle(memory.store, signing, { by: -1 })).rejects.toThrow('no count of -1');
+    expect(prepared).toEqual([0]);
+    expect(memory.log).toHaveLength(1);
+  });
 });

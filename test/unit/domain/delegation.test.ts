@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { tokenClaims } from '../../../src/domain/token/claims.js';
 import { evolveCredential } from '../../../src/domain/credential/evolve.js';
 import { decideDelegatedToken } from '../../../src/domain/token/delegate.js';
 import { reserveDelegatedScopes } from '../../../src/domain/policy.js';
@@ -58,9 +59,13 @@ describe('token: delegation the customer allowed (RFC 8693 may_act)', () => {
     const decision = decideDelegatedToken(command(), credentials, policy);
     expect(decision.ok).toBe(true);
     if (!decision.ok) return;
-    expect(decision.facts.actors).toEqual(['agent-1', storefront.clientId]);
+    const claims = tokenClaims(decision.events[0]!, 'issuer', 'space');
+    expect(claims.token_kind === 'public' && claims.act).toEqual({
+      sub: 'agent-1',
+      act: { sub: storefront.clientId },
+    });
     // Never past the subject token's expiry, however long the TTL.
-    expect(decision.facts.expiresAt).toBe(subject.expiresAt);
+    expect(claims.exp).toBe(subject.expiresAt);
     expect(decision.events[0]!.data).toMatchObject({
       client_id: 'agent-1',
       customer_id: 'c-1',
@@ -122,7 +127,7 @@ describe('token: delegation the customer allowed (RFC 8693 may_act)', () => {
     const held = { subject: { ...subject, authorizationDetails: [cap, shop] } };
     const decide = (c: object) => decideDelegatedToken(command(c), credentials, policy);
     const carried = decide(held);
-    expect(carried.ok && carried.facts.authorizationDetails).toEqual([cap, shop]);
+    expect(carried.ok && carried.events[0]!.data.authorization_details).toEqual([cap, shop]);
     const fewer = decide({
       ...held,
       authorizationDetails: [{ max_amount: '120.00', type: 'payment_cap' }],

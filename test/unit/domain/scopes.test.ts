@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { tokenClaims } from '../../../src/domain/token/claims.js';
 import {
   allowedScopes,
   credentialScopes,
@@ -226,7 +227,8 @@ describe('token: granted scopes recorded and signed', () => {
       policy,
     );
     expect(decision.ok && decision.events[0]!.data.scope).toBe('orders:read products:read');
-    expect(decision.ok && decision.facts.scope).toBe('orders:read products:read');
+    const claims = decision.ok && tokenClaims(decision.events[0]!, 'issuer', 'space');
+    expect(claims && claims.scope).toBe('orders:read products:read');
   });
 
   it('given one it does not hold, then invalid_scope naming it, and no event', () => {

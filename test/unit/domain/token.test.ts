@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { tokenClaims } from '../../../src/domain/token/claims.js';
 import { evolveCredential } from '../../../src/domain/credential/evolve.js';
 import {
   decideIssuePrivateToken,
@@ -28,8 +29,9 @@ describe('token: a client_credentials grant (client already authenticated)', () 
     const decision = decideIssuePrivateToken(command, active, policy);
     expect(decision.ok).toBe(true);
     if (!decision.ok) return;
-    expect(decision.facts.expiresAt - decision.facts.issuedAt).toBe(3600);
-    expect(decision.facts.jti).toBe(command.jti);
+    const claims = tokenClaims(decision.events[0]!, 'issuer', 'space');
+    expect(claims.exp - claims.iat).toBe(3600);
+    expect(claims.jti).toBe(command.jti);
     expect(decision.events[0]!).toMatchObject({
       eventId: command.eventId,
       type: 'private-token-issued',
@@ -73,7 +75,8 @@ describe('token: a public token bought with a private one', () => {
       active,
       { ttlSeconds: 900, catalog: {} },
     );
-    expect(decision.ok && decision.facts.expiresAt - decision.facts.issuedAt).toBe(60);
+    const claims = decision.ok && tokenClaims(decision.events[0]!, 'issuer', 'space');
+    expect(claims && claims.exp - claims.iat).toBe(60);
     expect(decision.ok && decision.events[0]!.data).toMatchObject({
       parent_jti: 'p-1',
       customer_id: 'c',

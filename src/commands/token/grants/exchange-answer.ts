@@ -8,7 +8,7 @@ import {
 } from '../../../errors/errors.js';
 import type { CommandContext } from '../../context.js';
 import { authenticateClient, type ClientProof } from '../../client-authentication/authenticate.js';
-import type { IssuedToken } from '../record-issued.js';
+import type { IssuedToken } from '../issuance.js';
 import type { GrantResponse } from './grant.js';
 
 /** RFC 8693 §3: the type of what is exchanged and what is issued. */

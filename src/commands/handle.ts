@@ -1,13 +1,15 @@
 import type { Decision } from '../domain/decision.js';
 import type { EventStore } from '#event-log/event-store.js';
-import type { ExpectedVersion, NewEvent, RecordedEvent } from '#event-log/types.js';
+import type { NewEvent, RecordedEvent } from '#event-log/types.js';
+import type { Placed } from '../domain/streams.js';
 import { ConflictError } from '../errors/errors.js';
 import type { InlineWrites } from '../projections/inline-writes.js';
+export type { Placed };
 
-/** A stream's state as read, and the version the append must find it at. */
+/** A stream's state as read, and the version the append must find it at (none: not there). */
 export interface Loaded<State> {
   readonly state: State;
-  readonly version: ExpectedVersion;
+  readonly version?: number;
 }
 
 /** What a refusal means to the caller: the error it answers, from the refusal's detail. */
@@ -18,7 +20,7 @@ export type Refusals<Refusal extends string, Command> = {
 /** An aggregate's command as a value (after Emmett's `Decider`), run by {@link handle}. */
 export interface Decider<Command, State, Refusal extends string = never, Facts = undefined> {
   /** The stream the command appends to (a new one, or the aggregate's). */
-  stream(command: Command): { readonly spaceId: string; readonly streamId: string };
+  stream(command: Command): Placed;
   /** The state as it stands now (never a cache: the append checks its version). */
   load(command: Command): Promise<Loaded<State>>;
   decide(command: Command, state: State): Decision<NewEvent, Refusal, Facts>;
@@ -86,7 +88,7 @@ export interface LockedDecider<
   /** The state, read under its lock through the store's declared writes. */
   load(writes: Writes, command: Command): Promise<State>;
   decide(command: Command, state: State): Decision<Event, Refusal, Facts>;
-  /** The new stream an event starts (events naming one stream are appended together). */
+  /** The stream an event starts (events naming one stream are appended together). */
   stream(command: Command, facts: Facts, event: Event): Placed;
   readonly refusals: Refusals<Refusal, Command>;
   /** What commits with the events: the rows as the decision leaves them. */
@@ -97,12 +99,6 @@ export interface LockedDecider<
     facts: Facts,
     recorded: readonly RecordedEvent[],
   ): Promise<void>;
-}
-
-/** Where a locked decision's events go. */
-export interface Placed {
-  readonly spaceId: string;
-  readonly streamId: string;
 }
 
 /** {@link handle} for a {@link LockedDecider} in one transaction; `answer` reads inside it. */
@@ -148,7 +144,7 @@ function byStream<Event>(
   const groups = new Map<string, [Placed, Event[]]>();
   for (const event of events) {
     const place = stream(event);
-    const key = `${place.spaceId}/${place.streamId}`;
+    const key = `${place.spaceId}/${place.stream.streamId}`;
     const group = groups.get(key) ?? [place, []];
     group[1].push(event);
     groups.set(key, group);

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyEncryptionKey } from '../../src/crypto/key-encryption.js';
 import { startDeliverer, type RunningDeliverer } from '../../src/delivery/deliverer.js';
 import { appendToStream } from '#event-log/append-to-stream.js';
+import { newStream } from '#event-log/stream-ref.js';
 import { exampleEvents } from '../support/example-events.js';
 import { startRsyslog } from '../support/delivery/rsyslog.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
@@ -39,8 +40,7 @@ describe('the syslog sink, received by rsyslogd', () => {
         appended.push(eventId);
         await appendToStream(database.db, {
           spaceId: `space-syslog-${i % 4}`,
-          streamId: `stream-${randomUUID()}`,
-          expectedVersion: 'fresh',
+          stream: newStream(`stream-${randomUUID()}`),
           events: [{ eventId, type, data, metadata: { actor: 'test' } }],
         });
       }

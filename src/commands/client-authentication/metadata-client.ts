@@ -63,8 +63,7 @@ async function recordFirstUse(
     clientId: credential.clientId,
     thumbprints,
   });
-  // 'no_stream', not 'fresh': the stream is named by a key two replicas share, so it is checked.
-  await ctx.events.append({ ...placed, expectedVersion: 'no_stream', events: [event] });
+  await ctx.events.append({ ...placed, events: [event] });
   seen.add(key);
 }
 

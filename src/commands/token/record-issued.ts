@@ -61,13 +61,12 @@ export async function recordIssuedToken(
           expiresAt: new Date(claims.exp * 1000),
         }
       : undefined;
-  const streamId = streams.token(claims.jti);
+  const stream = streams.token(claims.jti);
   const append = () =>
     ctx.events.append({
       spaceId: claims.space_id,
-      expectedVersion: 'fresh',
-      streamId,
-      events: [storedForm(event, streamId)],
+      stream,
+      events: [storedForm(event, stream.streamId)],
       ...(digest ? { digest } : {}),
     });
   // Tracing off, not even the span's attributes are built: the issuance path is as it was.

@@ -16,7 +16,7 @@ export const LAYERS = {
   errors: [],
   config: ['settings'],
   net: [],
-  domain: ['verifier'],
+  domain: ['verifier', 'event-log'],
   db: ['embedded-postgres', 'event-log', 'audit-log', 'config'],
   'audit-trail': ['audit-log', 'event-log', 'db', 'domain', 'config'],
   limits: ['rate-limit', 'errors'],
@@ -346,6 +346,21 @@ export default tseslint.config(
       'test/**',
     ],
     rules: { 'no-console': 'off' },
+  },
+  {
+    // How a stream is written is its name's, not each caller's: only the registry makes refs.
+    files: ['src/**/*.ts', 'tools/**/*.ts'],
+    ignores: ['src/domain/streams.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            'ImportSpecifier[imported.name=/^(newStream|keyedStream)$/], ImportDeclaration[source.value=/stream-ref\\.js$/] > ImportNamespaceSpecifier',
+          message: 'Stream refs come from src/domain/streams.ts (the registry), nowhere else.',
+        },
+      ],
+    },
   },
   {
     // One job per file: past LINE_BUDGET.perFile lines a file is doing two (as `wc -l` counts).

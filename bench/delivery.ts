@@ -17,6 +17,7 @@ import { migrate } from '../src/db/migrate.js';
 import { newWebhookSecret } from '../packages/outbound/src/standard-webhooks.js';
 import { sinkStatuses, type SinkStatus } from '../src/delivery/status.js';
 import { appendToStream } from '#event-log/append-to-stream.js';
+import { newStream } from '#event-log/stream-ref.js';
 import { startRsyslog } from '../test/support/delivery/rsyslog.js';
 import { startWebhookReceiver } from '../packages/outbound/test/webhook-receiver.js';
 import { startBenchDatabase } from './database.js';
@@ -61,8 +62,7 @@ async function append(n: number): Promise<void> {
     const count = Math.min(50, n - done);
     await appendToStream(handle.db, {
       spaceId: `space-bench-${done % SPACES}`,
-      streamId: `stream-${randomUUID()}`,
-      expectedVersion: 'fresh',
+      stream: newStream(`stream-${randomUUID()}`),
       events: Array.from({ length: count }, () => ({
         eventId: randomUUID(),
         type: 'audit-log-read',

@@ -14,6 +14,7 @@ import { parseCommandLine } from '#audit-log/cli/command-line.js';
 import { kyselyOver } from '../src/db/database.js';
 import { migrate } from '../src/db/migrate.js';
 import { appendToStream } from '#event-log/append-to-stream.js';
+import { streams } from '../src/domain/streams.js';
 import { PROJECTIONS } from '../src/projections/all.js';
 import { startProjector } from '../src/projections/projector.js';
 import { startBenchDatabase } from './database.js';
@@ -40,8 +41,7 @@ try {
     const jti = randomUUID();
     await appendToStream(db, {
       spaceId: `space-${i % spaces}`,
-      streamId: `token-${jti}`,
-      expectedVersion: 'fresh',
+      stream: streams.token(jti),
       events: [
         {
           eventId: randomUUID(),

@@ -5,11 +5,12 @@ import type { BudgetWindow } from '../domain/budget-window.js';
 import { decideBudgetedRecording } from '../domain/budget-window.js';
 import type { EventStore } from '#event-log/event-store.js';
 import { outsideDeadline } from '#event-log/append-deadline.js';
+import type { NewStream } from '#event-log/stream-ref.js';
 
 /** An event to append on a new stream of its own. */
 export interface StreamEvent {
   readonly spaceId: string;
-  readonly streamId: string;
+  readonly stream: NewStream;
   readonly event: DomainEvent<EventType>;
 }
 
@@ -31,8 +32,8 @@ export interface EventBudget {
 export const summaryOn = (
   event: DomainEvent<EventType> | undefined,
   spaceId: string,
-  streamOf: (eventId: string) => string,
-): StreamEvent | undefined => event && { spaceId, streamId: streamOf(event.eventId), event };
+  streamOf: (eventId: string) => NewStream,
+): StreamEvent | undefined => event && { spaceId, stream: streamOf(event.eventId), event };
 
 /** What a recorder built on a budget shares with it: flushing, closing and its size. */
 export type BudgetedRecorder = Pick<EventBudget, 'flushClosedWindows' | 'close' | 'size'>;
@@ -84,12 +85,8 @@ export function createEventBudget(
       tags: [...window.tags],
     });
     if (!summary) return false;
-    await options.events.append({
-      spaceId: summary.spaceId,
-      expectedVersion: 'fresh',
-      streamId: summary.streamId,
-      events: [summary.event],
-    });
+    const { spaceId, stream, event } = summary;
+    await options.events.append({ spaceId, stream, events: [event] });
     return true;
   };
 
@@ -156,17 +153,12 @@ export function createEventBudget(
   timer.unref();
 
   return {
-    async record(key, { spaceId, streamId, event }, ip, count, tag) {
+    async record(key, { spaceId, stream, event }, ip, count, tag) {
       const window = windowFor(key, spaceId, ip, tag);
       const decision = decideBudgetedRecording(window, options.perMinute, event);
       if (decision.ok) {
         window.appended += 1;
-        await options.events.append({
-          spaceId,
-          streamId,
-          expectedVersion: 'fresh',
-          events: decision.events,
-        });
+        await options.events.append({ spaceId, stream, events: decision.events });
       } else {
         add(window, count);
       }

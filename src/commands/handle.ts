@@ -1,14 +1,16 @@
 import type { Decision } from '../domain/decision.js';
 import type { EventStore, InlineProjection } from '#event-log/event-store.js';
-import type { ExpectedVersion, NewEvent, RecordedEvent } from '#event-log/types.js';
+import type { NewEvent, RecordedEvent } from '#event-log/types.js';
 import { decidedInSpan, inSpan, tracingOn, type Attributes } from '../observability/tracing.js';
+import type { Placed } from '../domain/streams.js';
 import { ConflictError } from '../errors/errors.js';
 import type { InlineWrites } from '../projections/inline-writes.js';
+export type { Placed };
 
-/** A stream's state as read, and the version the append must find it at. */
+/** A stream's state as read, and the version the append must find it at (none: not there). */
 export interface Loaded<State> {
   readonly state: State;
-  readonly version: ExpectedVersion;
+  readonly version?: number;
 }
 
 /** What a refusal means to the caller: the error it answers, from the refusal's detail. */
@@ -25,7 +27,7 @@ export interface Decider<
   Made = undefined,
 > {
   /** The stream the command appends to (a new one, or the aggregate's). */
-  stream(command: Command): { readonly spaceId: string; readonly streamId: string };
+  stream(command: Command): Placed;
   /** The state as it stands now (never a cache: the append checks its version), at once if none. */
   load(command: Command): Loaded<State> | Promise<Loaded<State>>;
   decide(command: Command, state: State): Decision<NewEvent, Refusal, Facts>;
@@ -127,7 +129,7 @@ export interface LockedDecider<
   /** The state, read under its lock through the store's declared writes. */
   load(writes: Writes, command: Command): Promise<State>;
   decide(command: Command, state: State): Decision<Event, Refusal, Facts>;
-  /** The new stream an event starts (events naming one stream are appended together). */
+  /** The stream an event starts (events naming one stream are appended together). */
   stream(command: Command, facts: Facts, event: Event): Placed;
   readonly refusals: Refusals<Refusal, Command>;
   /** What commits with the events: the rows as the decision leaves them. */
@@ -138,12 +140,6 @@ export interface LockedDecider<
     facts: Facts,
     recorded: readonly RecordedEvent[],
   ): Promise<void>;
-}
-
-/** Where a locked decision's events go. */
-export interface Placed {
-  readonly spaceId: string;
-  readonly streamId: string;
 }
 
 /** {@link handle} for a {@link LockedDecider} in one transaction; `answer` reads inside it. */
@@ -189,7 +185,7 @@ function byStream<Event>(
   const groups = new Map<string, [Placed, Event[]]>();
   for (const event of events) {
     const place = stream(event);
-    const key = `${place.spaceId}/${place.streamId}`;
+    const key = `${place.spaceId}/${place.stream.streamId}`;
     const group = groups.get(key) ?? [place, []];
     group[1].push(event);
     groups.set(key, group);

@@ -128,7 +128,7 @@ export function parseEventData(type: string, data: unknown): unknown {
   return schema ? schema.parse(data) : undefined;
 }
 
-export { streams, SYSTEM_SPACE } from './streams.js';
+export { streams, SYSTEM_SPACE, type Placed } from './streams.js';
 
 /** Compile-time: every issuance the token list names is an event of the catalog. */
 type IssuancesAreEvents = keyof typeof TOKEN_ISSUANCES extends EventType ? true : never;

@@ -1,6 +1,6 @@
 import { clientActor } from './actors.js';
 import { isIssuance } from './token/issuances.js';
-import { streams } from './streams.js';
+import { tokenStreamId } from './streams.js';
 import { isoOfSeconds, secondsOfIso } from './times.js';
 
 /** The parts of an event that {@link storedForm} and {@link fullForm} look at. */
@@ -37,7 +37,7 @@ export function storedForm<Event extends EventBody>(event: Event, streamId: stri
     const thinned: Record<string, unknown> = {};
     for (const key in full) {
       const value = full[key];
-      if (key === 'jti' && typeof value === 'string' && streamId === streams.token(value)) continue;
+      if (key === 'jti' && typeof value === 'string' && streamId === tokenStreamId(value)) continue;
       const seconds = TIMES.has(key) && typeof value === 'string' ? secondsOfIso(value) : undefined;
       thinned[key] = seconds ?? value;
     }
@@ -66,7 +66,7 @@ export function fullForm<Event extends EventBody & { readonly streamId: string }
   if (isIssuance(event.type) && isObject(event.data)) {
     const full: Record<string, unknown> = { ...event.data };
     let restoredData = false;
-    const prefix = streams.token('');
+    const prefix = tokenStreamId('');
     if (full.jti === undefined && streamId.startsWith(prefix)) {
       full.jti = streamId.slice(prefix.length);
       restoredData = true;

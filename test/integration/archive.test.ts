@@ -7,7 +7,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { Kysely, PostgresDialect } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/schema.js';
-import { streams } from '../../src/domain/streams.js';
+import { tokenStreamId } from '../../src/domain/streams.js';
 import { insertEvents, streamRows } from '#event-log/insert-events.js';
 import { readArchiveBlock } from '../../packages/audit-log/src/archive/read-block.js';
 import { archivedBlocks } from '../../src/audit-trail/archive/archive-index.js';
@@ -117,7 +117,7 @@ const recordIssuances = async (spaceId: string, count: number) => {
     jtis.flatMap((jti) =>
       streamRows(
         spaceId,
-        streams.token(jti),
+        tokenStreamId(jti),
         [{ eventId: randomUUID(), type: 'private-token-issued', ...rows[0]! }],
         0,
       ),
@@ -530,7 +530,7 @@ describe('archiving a partition', () => {
     const root = parseCheckpointText(
       openNote(served.checkpoint, parseVerifierKey(served.verifier_key))!,
     ).root;
-    const which = { streamId: streams.token(copiedJtis[400]!) };
+    const which = { streamId: tokenStreamId(copiedJtis[400]!) };
     const real = await findLeaf(database.db, SPACE, which, 'space', archiveDir);
     if (!real || real === 'unsealed') throw new Error('the archived token has no leaf');
     const tileOfLeaf = Math.floor(real.index / 256);
@@ -579,7 +579,7 @@ describe('archiving a partition', () => {
       const leaf = await findLeaf(
         watched,
         SPACE,
-        { streamId: streams.token(jti) },
+        { streamId: tokenStreamId(jti) },
         'space',
         nowhere,
       );

@@ -3,6 +3,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { appendToStream } from '#event-log/append-to-stream.js';
+import { newStream } from '#event-log/stream-ref.js';
 import { newWebhookSecret } from '../../packages/outbound/src/standard-webhooks.js';
 import { startRsyslog } from '../support/delivery/rsyslog.js';
 import { startWebhookReceiver } from '../../packages/outbound/test/webhook-receiver.js';
@@ -89,8 +90,7 @@ describe('the deliverer killed at random points under load', () => {
           const n = Math.min(50, EVENTS - appended);
           await appendToStream(database.db, {
             spaceId: `space-drill-${appended % SPACES}`,
-            streamId: `stream-${randomUUID()}`,
-            expectedVersion: 'fresh',
+            stream: newStream(`stream-${randomUUID()}`),
             events: Array.from({ length: n }, () => ({
               eventId: randomUUID(),
               type: 'audit-log-read',

@@ -9,6 +9,7 @@ import { delivererEvents } from '../../src/commands/sink/deliverer-events.js';
 import { newWebhookSecret } from '../../packages/outbound/src/standard-webhooks.js';
 import { sealSinkSecret, writeSink } from '../../src/delivery/sinks.js';
 import { appendToStream } from '#event-log/append-to-stream.js';
+import { newStream } from '#event-log/stream-ref.js';
 import { exampleEvents } from '../support/example-events.js';
 import { startWebhookReceiver } from '../../packages/outbound/test/webhook-receiver.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
@@ -44,8 +45,7 @@ const append = (spaceId: string, count: number) =>
     for (let i = 0; i < count; i++) {
       await appendToStream(database.db, {
         spaceId,
-        streamId: `stream-${randomUUID()}`,
-        expectedVersion: 'fresh',
+        stream: newStream(`stream-${randomUUID()}`),
         events: [
           {
             eventId: randomUUID(),

@@ -5,6 +5,7 @@ import { keyEncryptionKey } from '../../src/crypto/key-encryption.js';
 import { startDeliverer, type RunningDeliverer } from '../../src/delivery/deliverer.js';
 import { delivererEvents } from '../../src/commands/sink/deliverer-events.js';
 import { appendToStream } from '#event-log/append-to-stream.js';
+import { newStream } from '#event-log/stream-ref.js';
 import { exampleEvents } from '../support/example-events.js';
 import { startRsyslog } from '../support/delivery/rsyslog.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
@@ -40,8 +41,7 @@ describe('the syslog sink, received by rsyslogd', () => {
         appended.push(eventId);
         await appendToStream(database.db, {
           spaceId: `space-syslog-${i % 4}`,
-          streamId: `stream-${randomUUID()}`,
-          expectedVersion: 'fresh',
+          stream: newStream(`stream-${randomUUID()}`),
           events: [{ eventId, type, data, metadata: { actor: 'test' } }],
         });
       }

@@ -9,6 +9,7 @@ import { sinkStatuses } from '../../src/delivery/status.js';
 import { nextBatch } from '../../src/delivery/batch-reader.js';
 import { sealSinkSecret, writeSink } from '../../src/delivery/sinks.js';
 import { appendToStream } from '#event-log/append-to-stream.js';
+import { newStream } from '#event-log/stream-ref.js';
 import { exampleEvents } from '../support/example-events.js';
 import { startWebhookReceiver } from '../../packages/outbound/test/webhook-receiver.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
@@ -53,8 +54,7 @@ const options = (
 const append = (spaceId: string, type: string, data: unknown) =>
   appendToStream(database.db, {
     spaceId,
-    streamId: `stream-${randomUUID()}`,
-    expectedVersion: 'fresh',
+    stream: newStream(`stream-${randomUUID()}`),
     events: [{ eventId: randomUUID(), type, data, metadata: { actor: 'test' } }],
   });
 

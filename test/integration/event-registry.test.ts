@@ -7,6 +7,7 @@ import {
   type EventType,
 } from '../../src/domain/events.js';
 import { appendToStream } from '#event-log/append-to-stream.js';
+import { newStream } from '#event-log/stream-ref.js';
 import { PROJECTIONS } from '../../src/projections/all.js';
 import { auditDetails } from '../../src/projections/audit.js';
 import { tokenKindOf } from '../../src/domain/token/issuances.js';
@@ -29,8 +30,7 @@ async function appendOneOfEach(clientId: string): Promise<string> {
   for (const type of EVENT_TYPES) {
     await appendToStream(database.db, {
       spaceId: SPACE,
-      streamId: `registry-${type}-${randomUUID()}`,
-      expectedVersion: 'fresh',
+      stream: newStream(`registry-${type}-${randomUUID()}`),
       events: [
         domainEvent(randomUUID(), type, examples[type] as never, {
           ...metadata,

@@ -5,6 +5,7 @@ import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { appendToStream } from '#event-log/append-to-stream.js';
 import { createBatchedAppender } from '#event-log/batched-appender.js';
+import { keyedStream, newStream } from '#event-log/stream-ref.js';
 import { readLog } from '#event-log/read-log.js';
 import { sealLog } from '../../src/audit-trail/seal/sealer.js';
 import { checkLogTreeInDatabase } from '../../src/audit-trail/prove/log-tree-evidence.js';
@@ -57,15 +58,14 @@ describe('appendToStream', () => {
     const streamId = `stream-${randomUUID()}`;
     await appendToStream(database.db, {
       spaceId: SPACE,
-      streamId,
-      expectedVersion: 'fresh',
+      stream: keyedStream(streamId),
       events: [event()],
     });
     const results = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
         appendToStream(database.db, {
           spaceId: SPACE,
-          streamId,
+          stream: keyedStream(streamId),
           expectedVersion: 1,
           events: [event({ i })],
         }),
@@ -90,7 +90,7 @@ describe('appendToStream', () => {
     const streamId = `stream-${randomUUID()}`;
     const result = await appendToStream(database.db, {
       spaceId: SPACE,
-      streamId,
+      stream: keyedStream(streamId),
       expectedVersion: 3,
       events: [event(), event()],
     });
@@ -109,8 +109,7 @@ describe('appendToStream', () => {
       streams.map((streamId) =>
         appendToStream(database.db, {
           spaceId: SPACE,
-          streamId,
-          expectedVersion: 'fresh',
+          stream: newStream(streamId),
           events: [event(), event()],
         }),
       ),
@@ -130,14 +129,12 @@ describe('appendToStream', () => {
     const events = [event({ n: 1 })];
     const first = await appendToStream(database.db, {
       spaceId: SPACE,
-      streamId,
-      expectedVersion: 'fresh',
+      stream: newStream(streamId),
       events,
     });
     const retry = await appendToStream(database.db, {
       spaceId: SPACE,
-      streamId,
-      expectedVersion: 'fresh',
+      stream: newStream(streamId),
       events,
     });
     expect(first.ok && !first.duplicate).toBe(true);
@@ -153,28 +150,25 @@ describe('appendToStream', () => {
     expect(rows).toHaveLength(1);
   });
 
-  it.each(['fresh', 'no_stream'] as const)(
-    'refuses a new stream (%s) whose id the log already holds, when its events are not the ones there',
-    async (expectedVersion) => {
+  it.each([
+    ['new', newStream],
+    ['keyed', keyedStream],
+  ] as const)(
+    'refuses to start a %s stream the log already holds, when its events are not the ones there',
+    async (_kind, named) => {
       const streamId = `taken-${randomUUID()}`;
+      const stream = named(streamId);
       await appendToStream(database.db, {
         spaceId: SPACE,
-        streamId,
-        expectedVersion,
+        stream,
         events: [event({ n: 1 })],
       });
       const second = await appendToStream(database.db, {
         spaceId: SPACE,
-        streamId,
-        expectedVersion,
+        stream,
         events: [event({ n: 2 })],
       });
-      expect(second).toEqual({
-        ok: false,
-        error: 'version_conflict',
-        expected: expectedVersion,
-        actual: 1,
-      });
+      expect(second).toEqual({ ok: false, error: 'version_conflict', expected: 0, actual: 1 });
       const rows = await database.db
         .selectFrom('events')
         .select('stream_position')
@@ -189,7 +183,7 @@ describe('appendToStream', () => {
     await expect(
       appendToStream(
         database.db,
-        { spaceId: SPACE, streamId, expectedVersion: 0, events: [event()] },
+        { spaceId: SPACE, stream: keyedStream(streamId), events: [event()] },
         async () => {
           throw new Error('projection failed');
         },
@@ -228,8 +222,7 @@ describe('readLog', () => {
 
       const fast = await appendToStream(database.db, {
         spaceId: SPACE,
-        streamId: `fast-${randomUUID()}`,
-        expectedVersion: 'fresh',
+        stream: newStream(`fast-${randomUUID()}`),
         events: [event()],
       });
       const fastPosition = fast.ok ? fast.events[0]!.globalPosition : -1;
@@ -266,8 +259,7 @@ describe('readLog', () => {
       for (let i = 0; i < 5; i++) {
         await appendToStream(database.db, {
           spaceId: SPACE,
-          streamId: `after-${randomUUID()}`,
-          expectedVersion: 'fresh',
+          stream: newStream(`after-${randomUUID()}`),
           events: [event()],
         });
       }
@@ -320,8 +312,7 @@ describe('log tree', () => {
     for (let i = 0; i < 10; i++) {
       await appendToStream(database.db, {
         spaceId: SPACE,
-        streamId: `chain-${i}-${randomUUID()}`,
-        expectedVersion: 'fresh',
+        stream: newStream(`chain-${i}-${randomUUID()}`),
         events: [event({ i })],
       });
     }
@@ -510,8 +501,7 @@ describe('log tree: a forged event at a page boundary', () => {
     for (let i = 0; i < 12; i++) {
       await appendToStream(own.db, {
         spaceId: SPACE,
-        streamId: `boundary-${i}-${randomUUID()}`,
-        expectedVersion: 'fresh',
+        stream: newStream(`boundary-${i}-${randomUUID()}`),
         events: [event({ i })],
       });
     }
@@ -586,15 +576,14 @@ describe('createBatchedAppender (group commit)', () => {
     });
     const inputs = Array.from({ length: 300 }, (_, i) => ({
       spaceId: SPACE,
-      streamId: `batched-${i}-${randomUUID()}`,
-      expectedVersion: 'fresh' as const,
+      stream: newStream(`batched-${i}-${randomUUID()}`),
       events: [event({ i })],
     }));
     const results = await Promise.all(inputs.map((input) => appender.append(input)));
     results.forEach((result, i) => {
       expect(result.ok && !result.duplicate).toBe(true);
       expect(result.ok && result.events[0]).toMatchObject({
-        streamId: inputs[i]!.streamId,
+        streamId: inputs[i]!.stream.streamId,
         eventId: inputs[i]!.events[0]!.eventId,
         data: { i },
       });
@@ -610,7 +599,7 @@ describe('createBatchedAppender (group commit)', () => {
       .where(
         'stream_id',
         'in',
-        inputs.map((input) => input.streamId),
+        inputs.map((input) => input.stream.streamId),
       )
       .execute();
     expect(rows).toHaveLength(300);
@@ -621,24 +610,18 @@ describe('createBatchedAppender (group commit)', () => {
     ).toEqual(new Map(rows.map((row) => [row.stream_id, row.global_position])));
   });
 
-  it("batches 'fresh' appends alone: 'no_stream' ones are checked under the stream's lock, so one of many starts a stream", async () => {
+  it("batches new streams alone: keyed ones are checked under the stream's lock, so one of many starts a stream", async () => {
     const appender = createBatchedAppender(database.db, { queue: fairQueue() });
     const streamId = `shared-key-${randomUUID()}`;
     const starts = Array.from({ length: 10 }, (_, i) => ({
       spaceId: SPACE,
-      streamId,
-      expectedVersion: 'no_stream' as const,
+      stream: keyedStream(streamId),
       events: [event({ i })],
     }));
     const results = await Promise.all(starts.map((input) => appender.append(input)));
     expect(results.filter((result) => result.ok)).toHaveLength(1);
     for (const loser of results.filter((result) => !result.ok)) {
-      expect(loser).toEqual({
-        ok: false,
-        error: 'version_conflict',
-        expected: 'no_stream',
-        actual: 1,
-      });
+      expect(loser).toEqual({ ok: false, error: 'version_conflict', expected: 0, actual: 1 });
     }
     const rows = await database.db
       .selectFrom('events')
@@ -650,18 +633,17 @@ describe('createBatchedAppender (group commit)', () => {
 
   it('answers a retried event as a duplicate without failing the others in its batch', async () => {
     const appender = createBatchedAppender(database.db, { queue: fairQueue(), maxInFlight: 1 });
-    const newStream = () => ({
+    const oneNew = () => ({
       spaceId: SPACE,
-      streamId: `fresh-${randomUUID()}`,
-      expectedVersion: 'fresh' as const,
+      stream: newStream(`fresh-${randomUUID()}`),
       events: [event()],
     });
-    const original = newStream();
+    const original = oneNew();
     const first = await appender.append(original);
     // A lone append goes out at once; the seven after it queue behind it and form one batch,
     // which the retried event id makes fail as a whole statement.
-    const blocker = appender.append(newStream());
-    const fresh = Array.from({ length: 6 }, newStream);
+    const blocker = appender.append(oneNew());
+    const fresh = Array.from({ length: 6 }, oneNew);
     const pending = [appender.append(original), ...fresh.map((input) => appender.append(input))];
     expect(appender.queued()).toBe(7);
     const [retry, ...others] = await Promise.all(pending);
@@ -677,7 +659,7 @@ describe('createBatchedAppender (group commit)', () => {
       .where(
         'stream_id',
         'in',
-        [original, ...fresh].map((input) => input.streamId),
+        [original, ...fresh].map((input) => input.stream.streamId),
       )
       .execute();
     expect(stored).toHaveLength(7);
@@ -694,8 +676,7 @@ describe('createBatchedAppender (group commit)', () => {
       const appender = createBatchedAppender(down.db, { queue: fairQueue() });
       const inputs = Array.from({ length: 5 }, () => ({
         spaceId: SPACE,
-        streamId: `down-${randomUUID()}`,
-        expectedVersion: 'fresh' as const,
+        stream: newStream(`down-${randomUUID()}`),
         events: [event()],
       }));
       const outcomes = await Promise.allSettled(inputs.map((input) => appender.append(input)));
@@ -717,18 +698,17 @@ describe('createBatchedAppender (group commit)', () => {
     try {
       await locker.query('BEGIN');
       await locker.query('LOCK TABLE events IN EXCLUSIVE MODE');
-      const newStream = (spaceId: string) => ({
+      const oneNew = (spaceId: string) => ({
         spaceId,
-        streamId: `fair-${randomUUID()}`,
-        expectedVersion: 'fresh' as const,
+        stream: newStream(`fair-${randomUUID()}`),
         events: [event()],
       });
-      const inFlight = appender.append(newStream('space-flood'));
-      const flood = [1, 2].map(() => appender.append(newStream('space-flood')));
-      await expect(appender.append(newStream('space-flood'))).rejects.toBeInstanceOf(
+      const inFlight = appender.append(oneNew('space-flood'));
+      const flood = [1, 2].map(() => appender.append(oneNew('space-flood')));
+      await expect(appender.append(oneNew('space-flood'))).rejects.toBeInstanceOf(
         AppendRefusedError,
       );
-      const neighbour = appender.append(newStream('space-quiet'));
+      const neighbour = appender.append(oneNew('space-quiet'));
       await locker.query('ROLLBACK');
       expect((await neighbour).ok).toBe(true);
       for (const append of [inFlight, ...flood]) expect((await append).ok).toBe(true);
@@ -747,16 +727,15 @@ describe('createBatchedAppender (group commit)', () => {
       // Hold the events table so the batch in flight stalls, as a stuck database would.
       await locker.query('BEGIN');
       await locker.query('LOCK TABLE events IN EXCLUSIVE MODE');
-      const newStream = () => ({
+      const oneNew = () => ({
         spaceId: SPACE,
-        streamId: `stalled-${randomUUID()}`,
-        expectedVersion: 'fresh' as const,
+        stream: newStream(`stalled-${randomUUID()}`),
         events: [event()],
       });
-      const inFlight = appender.append(newStream());
-      const queued = [1, 2, 3].map(() => appender.append(newStream()));
+      const inFlight = appender.append(oneNew());
+      const queued = [1, 2, 3].map(() => appender.append(oneNew()));
       const startedAt = Date.now();
-      await expect(appender.append(newStream())).rejects.toBeInstanceOf(AppendRefusedError);
+      await expect(appender.append(oneNew())).rejects.toBeInstanceOf(AppendRefusedError);
       // Refused at once, not after a queue timeout (a busy machine's scheduler adds tens of ms).
       expect(Date.now() - startedAt).toBeLessThan(500);
       for (const waiting of queued)

@@ -4,6 +4,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/schema.js';
 import { appendToStream } from '#event-log/append-to-stream.js';
+import { newStream } from '#event-log/stream-ref.js';
 import { createLogTail, type LogTailReader } from '#event-log/log-tail.js';
 import { logHead } from '#event-log/read-log.js';
 import type { RecordedEvent } from '#event-log/types.js';
@@ -36,8 +37,7 @@ afterAll(() => db.destroy());
 const append = (spaceId: string, n: number) =>
   appendToStream(database.db, {
     spaceId,
-    streamId: `stream-${randomUUID()}`,
-    expectedVersion: 'fresh',
+    stream: newStream(`stream-${randomUUID()}`),
     events: Array.from({ length: n }, (_, i) => ({
       eventId: randomUUID(),
       type: 'test-event',

@@ -5,6 +5,7 @@ import { sealLog } from '../../src/audit-trail/seal/sealer.js';
 import { signTreeHeads } from '../../src/audit-trail/seal/tree-head-signing.js';
 import { signTreeHead, treeOrigin } from '#audit-log/transparency/tree-head.js';
 import { appendToStream } from '#event-log/append-to-stream.js';
+import { newStream } from '#event-log/stream-ref.js';
 import { judgeLog } from '../../tools/reliability/oracle.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
 import { tempDir } from '../support/after-file.js';
@@ -18,8 +19,7 @@ beforeAll(async () => {
   for (let i = 0; i < 5; i++) {
     await appendToStream(database.db, {
       spaceId: 'space-oracle',
-      streamId: `oracle-${i}-${randomUUID()}`,
-      expectedVersion: 'fresh',
+      stream: newStream(`oracle-${i}-${randomUUID()}`),
       events: [{ eventId: randomUUID(), type: 'test-event', data: { i }, metadata: {} }],
     });
   }

@@ -6,6 +6,7 @@ import { pino } from 'pino';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { waitUntil } from '../support/wait.js';
 import { appendToStream } from '#event-log/append-to-stream.js';
+import { newStream } from '#event-log/stream-ref.js';
 import { PROJECTIONS } from '../../src/projections/all.js';
 import { ADVISORY_LOCK } from '../../src/db/advisory-locks.js';
 import { catchUp, projectNextBatch, rebuildProjection } from '../../src/projections/batches.js';
@@ -325,8 +326,7 @@ async function appendIssued(count: number): Promise<void> {
   for (let i = 0; i < count; i++) {
     await appendToStream(service.database.db, {
       spaceId: 'space-one',
-      streamId: `token-${randomUUID()}`,
-      expectedVersion: 'fresh',
+      stream: newStream(`token-${randomUUID()}`),
       events: [
         {
           eventId: randomUUID(),

@@ -4,6 +4,7 @@ import { recordLag } from '../../src/delivery/cursor.js';
 import { writeSink, writeSinkPaused } from '../../src/delivery/sinks.js';
 import { LOG_START } from '#event-log/types.js';
 import { appendToStream } from '#event-log/append-to-stream.js';
+import { newStream } from '#event-log/stream-ref.js';
 import { exampleEvents } from '../support/example-events.js';
 import { createCredentialVia, privateTokenVia, startTestService } from '../support/test-service.js';
 
@@ -37,8 +38,7 @@ describe.skipIf(!process.env.SINK_FIGURES)('sink figures (issue 51, item 6)', ()
     for (let batch = 0; batch < 100; batch++) {
       await appendToStream(db, {
         spaceId: 'space-noisy',
-        streamId: `noisy-${randomUUID()}`,
-        expectedVersion: 'fresh',
+        stream: newStream(`noisy-${randomUUID()}`),
         events: Array.from({ length: 1000 }, () => ({
           eventId: randomUUID(),
           type: 'audit-log-read',

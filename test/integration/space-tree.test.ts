@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { appendToStream } from '#event-log/append-to-stream.js';
+import { newStream } from '#event-log/stream-ref.js';
 import { sealLog } from '../../src/audit-trail/seal/sealer.js';
 import { overSpaceTree, spaceLeaves } from '../../src/audit-trail/seal/space-tree.js';
 import { eventLeafHash } from '../../src/audit-trail/event-leaf.js';
@@ -33,8 +34,7 @@ async function record(spaceId: string, count: number): Promise<void> {
       Array.from({ length: Math.min(50, count - i) }, (_, j) =>
         appendToStream(database.db, {
           spaceId,
-          streamId: `tree-${randomUUID()}`,
-          expectedVersion: 'fresh',
+          stream: newStream(`tree-${randomUUID()}`),
           events: [{ eventId: randomUUID(), type: 'test-event', data: { n: i + j }, metadata: {} }],
         }),
       ),

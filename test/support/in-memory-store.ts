@@ -1,6 +1,7 @@
 import type { AppendInput, AppendResult } from '#event-log/append-to-stream.js';
 import type { EventStore } from '#event-log/event-store.js';
 import type { RecordedEvent } from '#event-log/types.js';
+import { isNewStream, madeStreamId } from '#event-log/stream-ref.js';
 import type { Credential } from '../../src/domain/credential/state.js';
 import type { Token } from '../../src/domain/token/state.js';
 import type { IdempotentResponse } from '../../src/projections/idempotent-responses.js';
@@ -47,13 +48,13 @@ export function createInMemoryEventStore(now: () => number = Date.now): InMemory
     return run;
   };
 
-  const record = (input: Omit<AppendInput, 'expectedVersion'>, from: number) => {
+  const record = (input: AppendInput, from: number) => {
     const transactionId = String(++transactions);
     return input.events.map((event, index): RecordedEvent => ({
       globalPosition: log.length + index + 1,
       transactionId,
       spaceId: input.spaceId,
-      streamId: input.streamId,
+      streamId: input.stream.streamId,
       streamPosition: from + index + 1,
       eventId: event.eventId,
       type: event.type,
@@ -70,18 +71,17 @@ export function createInMemoryEventStore(now: () => number = Date.now): InMemory
   ): Promise<AppendResult> =>
     serialised(async () => {
       if (input.events.length === 0) throw new Error('append: no events to append');
+      const streamId = madeStreamId(input.stream);
       const ids = new Set(input.events.map((event) => event.eventId));
       const logged = log.filter((event) => ids.has(event.eventId));
       if (logged.length === ids.size) return { ok: true, duplicate: true, events: logged };
       if (logged.length > 0) throw new Error('append: some of these event ids are already logged');
-      const actual = log.filter((event) => event.streamId === input.streamId).length;
-      const expected = input.expectedVersion;
-      if (
-        ((expected === 'no_stream' || expected === 'fresh') && actual !== 0) ||
-        (typeof expected === 'number' && expected !== actual)
-      ) {
-        return { ok: false, error: 'version_conflict', expected, actual };
-      }
+      const actual = log.filter(
+        (e) => e.spaceId === input.spaceId && e.streamId === streamId,
+      ).length;
+      // A new stream must not be there (Postgres's INSERT refuses it); a keyed one is as expected.
+      const expected = isNewStream(input.stream) ? 0 : (input.expectedVersion ?? 0);
+      if (expected !== actual) return { ok: false, error: 'version_conflict', expected, actual };
       const events = record(input, actual);
       const staged: Array<() => void> = [];
       await inline?.(stagedWrites(models, staged), events);
@@ -98,8 +98,8 @@ export function createInMemoryEventStore(now: () => number = Date.now): InMemory
           return noSql('transactions');
         },
         append: async (input) => {
-          const result = await append({ ...input, expectedVersion: 'fresh' });
-          if (!result.ok || result.duplicate) throw new Error('transact: stream exists');
+          const result = await append(input);
+          if (!result.ok || result.duplicate) throw new Error('transact: stream not as expected');
           return result.events;
         },
       }),

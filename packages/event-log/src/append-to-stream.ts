@@ -5,17 +5,19 @@ import {
   EVENT_COLUMNS,
   toRecordedEvent,
   type EventRow,
-  type ExpectedVersion,
   type NewEvent,
   type RecordedEvent,
 } from './types.js';
 import type { EventTrace } from './event-traces.js';
+import { isNewStream, madeStreamId, type StreamRef } from './stream-ref.js';
 
 /** What to append, and where. */
 export interface AppendInput {
   readonly spaceId: string;
-  readonly streamId: string;
-  readonly expectedVersion: ExpectedVersion;
+  /** As the registry made it: how it is written (stream-ref.ts). */
+  readonly stream: StreamRef;
+  /** A keyed stream's last position, which the append must find; absent: it must not exist. */
+  readonly expectedVersion?: number;
   readonly events: readonly NewEvent[];
   /** The request's trace, recorded beside the events (event-traces.ts), never in them. */
   readonly trace?: EventTrace;
@@ -37,7 +39,8 @@ export type AppendResult =
   | {
       readonly ok: false;
       readonly error: 'version_conflict';
-      readonly expected: ExpectedVersion;
+      /** 0: the stream was to be new. */
+      readonly expected: number;
       readonly actual: number;
     };
 
@@ -49,8 +52,8 @@ export type AppendResult =
  * cannot both pass it. A conflict writes nothing. A retry with event ids already in the log
  * returns the stored originals instead of duplicating them.
  *
- * A `'fresh'` stream with nothing inline is one INSERT without the lock: its caller asserts its
- * id is new by construction (a token's jti, an event id). `'no_stream'` is always checked.
+ * A new stream with nothing inline is one INSERT without the lock (stream-ref.ts): its name is
+ * new by construction, and the INSERT refuses it when it is there. A keyed one is always checked.
  */
 export async function appendToStream<DB extends EventLogTables>(
   db: Kysely<DB>,
@@ -58,30 +61,38 @@ export async function appendToStream<DB extends EventLogTables>(
   inline?: TransactionProjection<DB>,
 ): Promise<AppendResult> {
   if (input.events.length === 0) throw new Error('appendToStream: no events to append');
-  if (input.expectedVersion === 'fresh' && !inline) {
-    return written(db, input, await insertEvents(db, rowsOf(input, 0)));
-  }
+  if (isNewStream(input.stream) && !inline) return insertNew(db, input);
   return db.transaction().execute(async (trx) => {
-    // `<space>/<stream>`: a user of this key space must name its own locks apart (e.g. a leading `/`).
-    await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`${input.spaceId}/${input.streamId}`}, 0))`.execute(
-      trx,
-    );
-    const current = await streamVersion(trx, input.spaceId, input.streamId);
-    const expected = isNew(input.expectedVersion) ? 0 : input.expectedVersion;
-    if (expected !== 'any' && expected !== current) {
-      const originals = await findEvents(trx, input);
-      if (originals) return { ok: true, duplicate: true, events: originals } as const;
-      return {
-        ok: false,
-        error: 'version_conflict',
-        expected: input.expectedVersion,
-        actual: current,
-      } as const;
-    }
-    const result = await written(trx, input, await insertEvents(trx, rowsOf(input, current)));
+    const result = await appendChecked(trx, input);
     if (result.ok && !result.duplicate) await inline?.(trx, result.events);
     return result;
   });
+}
+
+/** A new stream's one INSERT, unchecked: the INSERT leaves it out when the stream is there. */
+export const insertNew = async <DB extends EventLogTables>(
+  db: LogDatabase<DB>,
+  input: AppendInput,
+): Promise<AppendResult> => written(db, input, await insertEvents(db, rowsOf(input, 0)));
+
+/** The append checked under the stream's lock, held until `trx` ends. */
+export async function appendChecked<DB extends EventLogTables>(
+  trx: Transaction<DB>,
+  input: AppendInput,
+): Promise<AppendResult> {
+  const streamId = madeStreamId(input.stream);
+  // `<space>/<stream>`: a user of this key space names its own locks apart (a leading `/`, say).
+  await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`${input.spaceId}/${streamId}`}, 0))`.execute(
+    trx,
+  );
+  const current = await streamVersion(trx, input.spaceId, streamId);
+  const expected = expectedOf(input);
+  if (expected !== current) {
+    const originals = await findEvents(trx, input);
+    if (originals) return { ok: true, duplicate: true, events: originals };
+    return { ok: false, error: 'version_conflict', expected, actual: current };
+  }
+  return written(trx, input, await insertEvents(trx, rowsOf(input, current)));
 }
 
 /**
@@ -105,8 +116,8 @@ export async function written<DB extends EventLogTables>(
   return {
     ok: false,
     error: 'version_conflict',
-    expected: input.expectedVersion,
-    actual: await streamVersion(db, input.spaceId, input.streamId),
+    expected: expectedOf(input),
+    actual: await streamVersion(db, input.spaceId, input.stream.streamId),
   };
 }
 
@@ -134,17 +145,19 @@ async function findEvents<DB extends EventLogTables>(
     .selectFrom('events')
     .select(EVENT_COLUMNS)
     .where('space_id', '=', input.spaceId)
-    .where('stream_id', '=', input.streamId)
+    .where('stream_id', '=', input.stream.streamId)
     .where('event_id', 'in', ids)
     .orderBy('global_position')
     .execute()) as EventRow[];
   const sameAppend =
-    rows.length === ids.length && rows.every((row) => row.stream_id === input.streamId);
+    rows.length === ids.length && rows.every((row) => row.stream_id === input.stream.streamId);
   return sameAppend ? rows.map(toRecordedEvent) : undefined;
 }
 
-/** Whether the version asks for a stream not yet there ('fresh' with inline writes is checked). */
-const isNew = (version: ExpectedVersion) => version === 'no_stream' || version === 'fresh';
+/** The version an append must find: none for a new stream, whatever a caller said. */
+const expectedOf = (input: AppendInput) =>
+  isNewStream(input.stream) ? 0 : (input.expectedVersion ?? 0);
 
-const rowsOf = (input: AppendInput, after: number) =>
-  streamRows(input.spaceId, input.streamId, input.events, after, input);
+/** Rows for the append, after position `after` (exported for the group commit). */
+export const rowsOf = (input: AppendInput, after: number) =>
+  streamRows(input.spaceId, input.stream.streamId, input.events, after, input);

@@ -3,17 +3,19 @@ import type { EventLogTables } from './table.js';
 import { AppendRefusedError } from './errors.js';
 import {
   appendToStream,
+  rowsOf,
   written,
   type AppendInput,
   type AppendResult,
 } from './append-to-stream.js';
-import { insertEvents, streamRows } from './insert-events.js';
+import { insertEvents } from './insert-events.js';
+import { isNewStream } from './stream-ref.js';
 import { withinDeadline, type AppendDeadline } from './append-deadline.js';
 
 /** Appends new streams, many per round trip. */
 export interface BatchedAppender {
   /**
-   * Same contract as appendToStream; only `'fresh'` appends are batched, the others go alone.
+   * Same contract as appendToStream; only new streams are batched, keyed ones go alone.
    * An append whose `deadline` passed before its batch is written is refused, not written.
    */
   append(input: AppendInput, deadline?: AppendDeadline): Promise<AppendResult>;
@@ -120,9 +122,7 @@ export function createBatchedAppender<DB extends EventLogTables>(
     try {
       const { events, duplicates } = await insertEvents(
         db,
-        batch.flatMap(({ input }) =>
-          streamRows(input.spaceId, input.streamId, input.events, 0, input),
-        ),
+        batch.flatMap(({ input }) => rowsOf(input, 0)),
       );
       if (duplicates.length === 0) {
         return () => {
@@ -160,7 +160,7 @@ export function createBatchedAppender<DB extends EventLogTables>(
 
   return {
     append(input, deadline) {
-      if (input.expectedVersion !== 'fresh') {
+      if (!isNewStream(input.stream)) {
         return withinDeadline(
           deadline,
           () => appendToStream(db, input),

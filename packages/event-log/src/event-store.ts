@@ -1,8 +1,14 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { EventLogTables } from './table.js';
-import { appendToStream, type AppendInput, type AppendResult } from './append-to-stream.js';
+import {
+  appendChecked,
+  appendToStream,
+  insertNew,
+  type AppendInput,
+  type AppendResult,
+} from './append-to-stream.js';
 import { createBatchedAppender, type BatchedAppenderOptions } from './batched-appender.js';
-import { insertEvents, streamRows } from './insert-events.js';
+import { isNewStream } from './stream-ref.js';
 import type { RecordedEvent } from './types.js';
 import type { TraceOf } from './event-traces.js';
 import { withinDeadline, type AppendDeadline } from './append-deadline.js';
@@ -27,13 +33,13 @@ export type InlineProjection<Writes> = (
 export interface EventStore<Writes = unknown> {
   /**
    * The one append: to one stream at the version expected, `inline` projections in the same
-   * transaction. A `'fresh'` stream with nothing inline (an issued token, a failure) is
-   * group-committed with its neighbours; `'no_stream'` is checked under the stream's lock.
+   * transaction. A new stream with nothing inline (an issued token, a failure) is
+   * group-committed with its neighbours; a keyed one is checked under its lock (stream-ref.ts).
    */
   append(input: AppendInput, inline?: InlineProjection<Writes>): Promise<AppendResult>;
   /**
    * One transaction for a decision that reads state under a lock through `Writes` and appends to
-   * several new streams (the signing keys, the sinks): every append is announced once the
+   * several streams (the signing keys, the sinks): every append is announced once the
    * transaction committed.
    */
   transact<T>(work: (tx: StoreTransaction<Writes>) => Promise<T>): Promise<T>;
@@ -43,11 +49,12 @@ export interface EventStore<Writes = unknown> {
 
 /**
  * Inside {@link EventStore.transact}: the store's read-model reads and writes in the transaction
- * (never the transaction itself), and appends of brand-new streams to it.
+ * (never the transaction itself), and appends to it (a new stream unchecked, a keyed one under
+ * its lock); one that finds its stream there throws, rolling the transaction back.
  */
 export interface StoreTransaction<Writes = unknown> {
   readonly writes: Writes;
-  append(input: Omit<AppendInput, 'expectedVersion'>): Promise<readonly RecordedEvent[]>;
+  append(input: AppendInput): Promise<readonly RecordedEvent[]>;
 }
 
 /**
@@ -95,7 +102,7 @@ export function createEventStore<DB extends EventLogTables, Writes = unknown>(
     append: (asked, inline) => {
       const input = traceOf ? traced(asked) : asked;
       const deadline = deadlineOf?.();
-      if (input.expectedVersion === 'fresh' && !inline && batched) {
+      if (isNewStream(input.stream) && !inline && batched) {
         return batched.append(input, deadline).then(announce, fail);
       }
       const project =
@@ -118,14 +125,16 @@ export function createEventStore<DB extends EventLogTables, Writes = unknown>(
             get writes() {
               return writesOf(trx);
             },
-            append: async (input) => {
-              const { events, duplicates } = await insertEvents(
-                trx,
-                streamRows(input.spaceId, input.streamId, input.events, 0, { trace: traceOf?.() }),
-              );
-              if (duplicates.length > 0) throw new Error('transact: event id already used');
-              appended.push(...events);
-              return events;
+            append: async (asked) => {
+              const input = traceOf ? traced(asked) : asked;
+              const result = isNewStream(input.stream)
+                ? await insertNew(trx, input)
+                : await appendChecked(trx, input);
+              if (!result.ok || result.duplicate) {
+                throw new Error(`transact: stream ${input.stream.streamId} is not as expected`);
+              }
+              appended.push(...result.events);
+              return result.events;
             },
           });
           // Checked last, before the commit: the reads under lock may have waited past it.

@@ -1,22 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { EventsTable } from './table.js';
 
-/** The version a stream must be at for an append to go through. */
-export type ExpectedVersion =
-  /**
-   * The caller asserts the stream is new by construction (named by a fresh random id: a jti, an
-   * event id): with nothing inline it is not checked under the stream's lock, only refused by the
-   * INSERT when the stream is already there, so it can be group-committed. A stream named by a
-   * key two callers may share is 'no_stream'.
-   */
-  | 'fresh'
-  /** The stream must not exist yet: checked under its lock as version 0 is, inline writes or not. */
-  | 'no_stream'
-  /** No check: the events go after whatever is there. */
-  | 'any'
-  /** The stream's last position must be exactly this. */
-  | number;
-
 /** An event about to be appended. `eventId` makes the append idempotent. */
 export interface NewEvent<Type extends string = string, Data = unknown> {
   readonly eventId: string;

@@ -9,6 +9,7 @@ import {
 } from '../src/append-deadline.js';
 import type { AppendQueue, AppendQueueFactory } from '../src/batched-appender.js';
 import { createEventStore } from '../src/event-store.js';
+import { keyedStream, newStream } from '../src/stream-ref.js';
 import { standInDatabase, type Answer } from './stand-in-driver.js';
 
 const plainQueue: AppendQueueFactory = <Item>(): AppendQueue<Item> => {
@@ -78,8 +79,7 @@ describe("an append and its request's deadline", () => {
         id: one.eventId,
         result: store.append({
           spaceId: 's',
-          streamId: randomUUID(),
-          expectedVersion: 'fresh',
+          stream: newStream(randomUUID()),
           events: [one],
         }),
       };
@@ -109,8 +109,7 @@ describe("an append and its request's deadline", () => {
     const store = createEventStore(db, { listeners: [], deadlineOf: () => request.value });
     const appended = store.append({
       spaceId: 's',
-      streamId: 'x',
-      expectedVersion: 'any',
+      stream: keyedStream('x'),
       events: [event()],
     });
     await new Promise((resolve) => setTimeout(resolve, 10));
@@ -123,8 +122,7 @@ describe("an append and its request's deadline", () => {
       (
         await store.append({
           spaceId: 's',
-          streamId: 'y',
-          expectedVersion: 'any',
+          stream: keyedStream('y'),
           events: [event()],
         })
       ).ok,
@@ -139,7 +137,7 @@ describe("an append and its request's deadline", () => {
     const store = createEventStore(db, { listeners: [], deadlineOf: () => request.value });
     await expect(
       store.transact(async ({ append }) =>
-        append({ spaceId: 's', streamId: 'z', events: [event()] }),
+        append({ spaceId: 's', stream: newStream('z'), events: [event()] }),
       ),
     ).rejects.toMatchObject({ reason: 'deadline_passed' });
     expect(sent.at(-1)).toBe('ROLLBACK');

@@ -105,10 +105,7 @@ async function archivePartition(
   const appended = await createEventStore(db, {
     writes: postgresArchiveWrites,
     listeners: [],
-  }).append(
-    { ...decision.facts, expectedVersion: 'no_stream', events: decision.events },
-    (writes) => writes.archived(archive),
-  );
+  }).append({ ...decision.facts, events: decision.events }, (writes) => writes.archived(archive));
   if (!appended.ok) throw new Error(`archive of ${name}: its event's new stream exists`);
   const position = appended.events[0]!.globalPosition;
   return { partition: name, archived: true, events: manifest.events, files, position };

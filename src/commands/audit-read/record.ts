@@ -13,7 +13,7 @@ interface AuditRead {
 }
 
 const auditReads = recordingDecider<AuditRead>({
-  stream: (command) => ({ spaceId: command.spaceId, streamId: streams.auditRead(command.eventId) }),
+  stream: (command) => ({ spaceId: command.spaceId, stream: streams.auditRead(command.eventId) }),
   decide: decideRecordAuditRead,
 });
 

@@ -40,7 +40,7 @@ export function createFailureEvents(
     failed: (spaceId, failure, ip) =>
       budget.record(
         failure.data.client_id,
-        { spaceId, streamId: streams.authenticationFailure(failure.eventId), event: failure },
+        { spaceId, stream: streams.authenticationFailure(failure.eventId), event: failure },
         ip,
         'failed',
       ),

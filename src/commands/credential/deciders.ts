@@ -50,11 +50,11 @@ function credentialStream<Command extends { spaceId: string; clientId: string }>
   return {
     stream: (command) => ({
       spaceId: command.spaceId,
-      streamId: streams.credential(command.clientId),
+      stream: streams.credential(command.clientId),
     }),
     load: async (command) => {
       const state = await ports.credentials.findFresh(command.clientId);
-      return { state, version: state?.version ?? 'no_stream' };
+      return { state, version: state?.version };
     },
     evolve: (state, event) =>
       evolveCredential(state, parseRecorded<CredentialEvent['type']>(event)),
@@ -77,7 +77,7 @@ export function createCredentialDecider(
 ): Decider<CreateCredential, State, 'over_space_ceiling' | 'invalid_scope'> {
   return {
     ...credentialStream(ports),
-    load: async () => ({ state: undefined, version: 'no_stream' }),
+    load: async () => ({ state: undefined }),
     decide: (command) =>
       decideCreateCredential({
         ...command,

@@ -53,7 +53,7 @@ const secretReplays = recordingDecider<
 >({
   stream: (command) => ({
     spaceId: command.spaceId,
-    streamId: streams.secretReplay(command.eventId),
+    stream: streams.secretReplay(command.eventId),
   }),
   decide: decideRecordSecretReplay,
 });

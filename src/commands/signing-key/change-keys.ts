@@ -167,7 +167,7 @@ export function endSwitchOver(
       },
       decide: (command, state) =>
         decideEndSwitchOver({ ...command, spaceId, newEventId: () => uuidv7() }, state),
-      stream: () => ({ spaceId, streamId: streams.switchOverEnd(spaceId) }),
+      stream: () => ({ spaceId, stream: streams.switchOverEnd(spaceId) }),
       refusals: { not_found: () => new NotFoundError('this space has no keys of its own') },
       inline: ({ keyRing }, _actor, _state, _facts, [event]) =>
         keyRing.endSwitchOver(spaceId, event!.recordedAt),

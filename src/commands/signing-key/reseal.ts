@@ -46,7 +46,7 @@ async function reseal(
       }),
     stream: (_command, _facts, event) => ({
       spaceId: SYSTEM_SPACE,
-      streamId: `${streams.signingKey('ring')}-${event.eventId}`,
+      stream: streams.signingKeyChange('ring', event.eventId),
     }),
     refusals: {},
     inline: ({ keyRing }, _command, changed) => keyRing.writeSealed(changed),

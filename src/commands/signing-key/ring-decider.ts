@@ -66,7 +66,7 @@ export function ringDecider<Result>(
     },
     stream: (_actor, _facts, event) => ({
       spaceId: spaceId ?? SYSTEM_SPACE,
-      streamId: `${streams.signingKey(event.data.kid)}-${event.eventId}`,
+      stream: streams.signingKeyChange(event.data.kid, event.eventId),
     }),
     refusals: { key_needed: () => new KeyNeeded() },
     inline: async ({ keyRing }, _actor, before, _facts, recorded) => {

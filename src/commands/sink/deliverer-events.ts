@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { EventMetadata as Metadata } from '../../domain/events.js';
 import { uuidv7 } from '../../domain/ports.js';
+import { streams } from '../../domain/streams.js';
 import { accept } from '../../domain/decision.js';
 import {
   decidePauseSink,
@@ -23,7 +24,7 @@ type Noted = { readonly sinkId: string; readonly eventId: string; readonly metad
 type Change<C> = LockedDecider<C & Noted, SinkState | undefined, SinkRefusal, Placed, Writes>;
 
 // No event, so never placed: a sink deleted meanwhile is no change to the deliverer.
-const GONE: Placed = { spaceId: '', streamId: '' };
+const GONE: Placed = { spaceId: '', stream: streams.sinkChange('', '') };
 
 // The sink read under its row's lock, so never crossing an admin's change.
 const locked = {

@@ -1,5 +1,6 @@
 import { accept, type Decision } from '../../domain/decision.js';
 import { streams, type DomainEvent, type EventMetadata } from '../../domain/events.js';
+import { tokenStreamId } from '../../domain/streams.js';
 import { storedForm } from '../../domain/stored-form.js';
 import { tokenClaims } from '../../domain/token/claims.js';
 import type { Issuance } from '../../domain/token/decide.js';
@@ -93,13 +94,13 @@ export async function issue<Request extends IssueRequest, State, Refusal extends
   // Facts: the decided event in full (its stored form leaves out the jti), and the flow's.
   type Decided = { readonly event: DomainEvent<IssuanceEvent>; readonly facts: Facts };
   const decider: Decider<IssueCommand<Request>, State, Refusal, Decided, IssuedToken> = {
-    stream: ({ spaceId, jti }) => ({ spaceId, streamId: streams.token(jti) }),
+    stream: ({ spaceId, jti }) => ({ spaceId, stream: streams.token(jti) }),
     load: (command) => flow.load(ctx, command),
     decide: (command, state) => {
       const decision = flow.decide(ctx, command, state);
       if (!decision.ok) return decision;
       const event = decision.events[0]!;
-      return accept([storedForm(event, streams.token(command.jti))], {
+      return accept([storedForm(event, tokenStreamId(command.jti))], {
         event,
         facts: decision.facts,
       });

@@ -74,7 +74,7 @@ const DELEGATED: IssuanceFlow<DelegatedRequest, Standing, DelegationRefusal, Age
     const agent = mayAct === undefined ? undefined : await ctx.credentials.find(mayAct);
     const revoked = await tokenRevoked(subject, (jti) => ctx.revocations.isRevoked(jti));
     const credentials = await credentialsBehind(ctx, subject);
-    return { state: { agent, revoked, credentials }, version: 'fresh' };
+    return { state: { agent, revoked, credentials } };
   },
   decide: (ctx, command, { agent, revoked, credentials }) => {
     const { subject, actor, mayAct } = command;

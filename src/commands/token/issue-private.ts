@@ -4,7 +4,7 @@ import type { AssertionEvidence } from '../../domain/event-data/token.js';
 import { authenticateClient, type ClientProof } from '../client-authentication/authenticate.js';
 import { InvalidTargetError } from '../../errors/errors.js';
 import type { CommandContext } from '../context.js';
-import { FRESH } from '../recording.js';
+import { NOTHING } from '../recording.js';
 import {
   issuanceRefusals,
   issue,
@@ -40,7 +40,7 @@ interface PrivateRequest extends IssueRequest {
 type PrivateRefusal = 'invalid_target' | 'invalid_scope';
 
 const PRIVATE: IssuanceFlow<PrivateRequest, undefined, PrivateRefusal, unknown> = {
-  load: () => FRESH,
+  load: () => NOTHING,
   decide: (ctx, command) =>
     decideIssuePrivateToken(command, command.credential, {
       audiences: ctx.audiences,

@@ -74,7 +74,7 @@ const PUBLIC: IssuanceFlow<PublicRequest, Standing, PublicRefusal, { credential:
     const refused = revoked || isMetadataClientId(privateToken.client_id);
     const [credential] = refused ? [] : await credentialsBehind(ctx, privateToken);
     const agent = mayAct === undefined ? undefined : await ctx.credentials.find(mayAct);
-    return { state: { revoked, credential, agent }, version: 'fresh' };
+    return { state: { revoked, credential, agent } };
   },
   decide: (ctx, command, { revoked, credential, agent }) => {
     const { privateToken, mayAct } = command;

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { honouredInSwitchOver, type IssuedTokenClaims } from '../../domain/policy.js';
-import { streams } from '../../domain/streams.js';
+import { tokenStreamId } from '../../domain/streams.js';
 
 /**
  * Whether a shared-ring token of a space with its own ring is honoured ({@link
@@ -16,6 +16,6 @@ export async function isRecordedIssuance(
   const { rows } = await sql<{ digest: Buffer; ended: boolean }>`
     SELECT digest, EXISTS (SELECT 1 FROM ended_switch_overs e WHERE e.space_id = d.space_id) AS ended
     FROM stream_digests d
-    WHERE space_id = ${claims.space_id} AND stream_id = ${streams.token(claims.jti)}`.execute(db);
+    WHERE space_id = ${claims.space_id} AND stream_id = ${tokenStreamId(claims.jti)}`.execute(db);
   return honouredInSwitchOver(rows[0], digest);
 }

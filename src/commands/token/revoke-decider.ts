@@ -27,7 +27,7 @@ export function revokeTokenDecider(ports: {
   readonly clock: Clock;
 }): Decider<RevokeToken, Token> {
   return {
-    stream: ({ claims }) => ({ spaceId: claims.space_id, streamId: streams.token(claims.jti) }),
+    stream: ({ claims }) => ({ spaceId: claims.space_id, stream: streams.issuedToken(claims.jti) }),
     load: async ({ claims }) => ({
       state: {
         jti: claims.jti,

@@ -1,3 +1,4 @@
+import type { NewStream } from '#event-log/stream-ref.js';
 import { windowBounds, type BudgetWindow } from '../budget-window.js';
 import { accept, type Decision } from '../decision.js';
 import {
@@ -8,15 +9,14 @@ import {
   type DomainEvent,
   type EventData,
   type EventMetadata,
+  type Placed,
 } from '../events.js';
 
 /** A login-token request refused (401/403), as the HTTP edge saw it. */
 export type AccessRefusal = EventData<'access-refused'>;
 
 /** Where a refusal event goes and which budget it draws from. */
-export interface RefusalPlacement {
-  readonly spaceId: string;
-  readonly streamId: string;
+export interface RefusalPlacement extends Placed<NewStream> {
   /** Budget key: per reason and subject (a bad token has none: one budget for all of them). */
   readonly key: string;
 }
@@ -32,7 +32,7 @@ export function decideAccessRefused(command: {
   const spaceId = verified && refusal.requested_space ? refusal.requested_space : SYSTEM_SPACE;
   return accept([domainEvent(command.eventId, 'access-refused', refusal, command.metadata)], {
     spaceId,
-    streamId: streams.accessRefusal(command.eventId),
+    stream: streams.accessRefusal(command.eventId),
     key: refusalBudgetKey(refusal.reason, verified ? refusal.subject : null),
   });
 }

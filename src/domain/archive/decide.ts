@@ -6,6 +6,7 @@ import {
   SYSTEM_SPACE,
   type DomainEvent,
   type EventData,
+  type Placed,
 } from '../events.js';
 
 /** Archive a partition whose files were written and verified. */
@@ -20,11 +21,7 @@ export interface ArchiveCommand {
 /** The event recording an archive; refused unless the files hold the whole partition. */
 export function decideArchive(
   command: ArchiveCommand,
-): Decision<
-  DomainEvent<'events-archived'>,
-  'files_incomplete',
-  { readonly spaceId: string; readonly streamId: string }
-> {
+): Decision<DomainEvent<'events-archived'>, 'files_incomplete', Placed> {
   const inFiles = command.archive.files.reduce((sum, file) => sum + file.events, 0);
   if (inFiles !== command.archive.events) return refuse('files_incomplete');
   const event = domainEvent(
@@ -35,6 +32,6 @@ export function decideArchive(
   );
   return accept([event], {
     spaceId: SYSTEM_SPACE,
-    streamId: streams.archive(command.archive.partition),
+    stream: streams.archive(command.archive.partition),
   });
 }

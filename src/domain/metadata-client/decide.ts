@@ -1,5 +1,6 @@
 import { accept, refuse, type Decision } from '../decision.js';
-import { domainEvent, type DomainEvent, type EventMetadata } from '../events.js';
+import { domainEvent, streams, type DomainEvent, type EventMetadata } from '../events.js';
+import type { Placed } from '../events.js';
 import { roomForOne, type SpaceCount } from '../policy.js';
 
 /** A space's allowed domain as its row holds it. */
@@ -28,10 +29,9 @@ export interface DomainCommand {
   readonly domain: string;
 }
 
-type Placed = { readonly spaceId: string; readonly streamId: string };
 const placed = (command: DomainCommand): Placed => ({
   spaceId: command.spaceId,
-  streamId: `metadata-client-domain-${command.domain}-${command.eventId}`,
+  stream: streams.metadataDomainChange(command.domain, command.eventId),
 });
 
 /** An admin allows a domain's metadata clients (again, with other scopes); nothing when the same. */
@@ -132,7 +132,7 @@ export function decideFirstSeen(command: {
     event: domainEvent(command.eventId, 'metadata-client-first-seen', data, command.metadata),
     placed: {
       spaceId: command.spaceId,
-      streamId: `metadata-client-${command.spaceId}-${command.clientId}`,
+      stream: streams.metadataClient(command.spaceId, command.clientId),
     },
   };
 }

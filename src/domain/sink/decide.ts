@@ -6,6 +6,7 @@ import {
   SYSTEM_SPACE,
   type DomainEvent,
   type EventMetadata,
+  type Placed,
   type SinkTarget,
 } from '../events.js';
 
@@ -28,11 +29,9 @@ interface SinkCommandBase {
 }
 
 /** Where a sink's event goes: its space's log (the operator's: the system space). */
-type Placed = { readonly spaceId: string; readonly streamId: string };
-
 const placed = (sinkId: string, spaceId: string | null, eventId: string): Placed => ({
   spaceId: spaceId ?? SYSTEM_SPACE,
-  streamId: streams.sinkChange(sinkId, eventId),
+  stream: streams.sinkChange(sinkId, eventId),
 });
 
 /** Create a sink; refused past SINK_MAX_PER_SPACE (each costs the deliverer a loop and log reads). */

@@ -2,6 +2,7 @@ import { accept, refuse, type Decision } from '../decision.js';
 import { ownedBySpace, roomForOne, ruleCredential, ruleScopesBeyond } from '../policy.js';
 import type { SpaceCount } from '../policy.js';
 import { domainEvent, streams, type DomainEvent, type EventMetadata } from '../events.js';
+import type { Placed } from '../events.js';
 import type { TrustedIssuerDefinition } from '../event-data/trusted-issuer.js';
 
 /** A trusted issuer as its row holds it: what the deciders below judge. */
@@ -37,10 +38,9 @@ export interface IssuerCommand {
 /** Why an issuer's change is refused; the detail names the field at fault. */
 export type IssuerRefusal = 'not_found' | 'duplicate_iss' | 'invalid_definition' | 'issuer_limit';
 
-type Placed = { readonly spaceId: string; readonly streamId: string };
 const placed = (spaceId: string, issuerId: string, eventId: string): Placed => ({
   spaceId,
-  streamId: streams.trustedIssuerChange(issuerId, eventId),
+  stream: streams.trustedIssuerChange(issuerId, eventId),
 });
 
 /** Why a definition may not be trusted in this space (its audience, its rules), or undefined. */

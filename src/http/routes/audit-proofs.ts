@@ -16,7 +16,7 @@ import {
   proveInclusion,
   sealedTreeSize,
 } from '../../audit-trail/prove/tree-proofs.js';
-import { streams } from '../../domain/streams.js';
+import { tokenStreamId } from '../../domain/streams.js';
 import { onlyPublishedHeads, readableTree, type TreeChoice } from '../../domain/policy.js';
 import { createProofReadBudget } from '../../limits/proof-reads.js';
 import { InvalidRequestError, NotFoundError } from '../../errors/errors.js';
@@ -150,7 +150,7 @@ export function auditProofRoutes(
             db,
             who.spaceId,
             query.jti !== undefined
-              ? { streamId: streams.token(query.jti) }
+              ? { streamId: tokenStreamId(query.jti) }
               : { eventId: query.event_id! },
             query.tree,
             archiveDir,

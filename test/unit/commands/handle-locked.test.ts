@@ -4,6 +4,7 @@ import type { EventStore } from '#event-log/event-store.js';
 import { NotFoundError } from '../../../src/errors/errors.js';
 import { handleLocked, type LockedDecider, type Placed } from '../../../src/commands/handle.js';
 import { createInMemoryEventStore } from '../../support/in-memory-store.js';
+import { newStream } from '#event-log/stream-ref.js';
 
 // handleLocked on the in-memory log, its declared writes a map: a toy switch's row.
 interface Rows {
@@ -27,7 +28,7 @@ const turnOn: LockedDecider<{ id: string }, boolean | undefined, 'no_switch', Pl
   },
   decide: ({ id }, on) => {
     if (on === undefined) return refuse('no_switch');
-    const where = { spaceId: 'shop', streamId: `switch-${crypto.randomUUID()}` };
+    const where = { spaceId: 'shop', stream: newStream(`switch-${crypto.randomUUID()}`) };
     if (on) return accept([], where);
     return accept(
       [{ eventId: crypto.randomUUID(), type: 'switched-on', data: { id }, metadata: {} }],

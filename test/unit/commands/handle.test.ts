@@ -3,6 +3,7 @@ import { accept, refuse } from '../../../src/domain/decision.js';
 import { ConflictError, NotFoundError } from '../../../src/errors/errors.js';
 import { handle, type Decider } from '../../../src/commands/handle.js';
 import type { RecordedEvent } from '#event-log/types.js';
+import { keyedStream } from '#event-log/stream-ref.js';
 import { createInMemoryEventStore } from '../../support/in-memory-store.js';
 
 // The one command handler, once, on the in-memory event store: a toy counter as its decider.
@@ -25,12 +26,12 @@ function counter(
   const forgotten: number[] = [];
   const written: number[] = [];
   const decider: Decider<Count, number, 'negative' | 'closed'> = {
-    stream: (command) => ({ spaceId: 'shop', streamId: command.stream ?? 'counter-1' }),
+    stream: (command) => ({ spaceId: 'shop', stream: keyedStream(command.stream ?? 'counter-1') }),
     load: async (command) => {
       const events = store.log.filter((e) => e.streamId === (command.stream ?? 'counter-1'));
       const state = events.reduce(decider.evolve, 0);
       await options.onLoad?.();
-      return { state, version: events.length === 0 ? 'no_stream' : events.length };
+      return { state, version: events.length };
     },
     decide: (command, state) => {
       if (command.by < 0) return refuse('negative');
@@ -141,7 +142,7 @@ describe('handle(decider, command) on the in-memory store', () => {
     expect(forgotten).toEqual([]);
   });
 
-  it('a new stream is appended at no_stream', async () => {
+  it('a stream not yet there is appended at no version', async () => {
     const memory = createInMemoryEventStore();
     const { decider } = counter(memory);
     await handle(memory.store, decider, { by: 1, stream: 'counter-2' });

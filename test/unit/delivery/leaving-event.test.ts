@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { leavingEvent } from '../../../src/delivery/transports.js';
 import { storedForm } from '../../../src/domain/stored-form.js';
-import { streams } from '../../../src/domain/streams.js';
+import { tokenStreamId } from '../../../src/domain/streams.js';
 import type { RecordedEvent } from '#event-log/types.js';
 import { exampleEvents } from '../../support/example-events.js';
 
@@ -38,7 +38,7 @@ describe('an event leaving for a sink', () => {
 
   it('is in its full form: what the stored form left out is put back', () => {
     const { jti } = EXAMPLES['private-token-issued'];
-    const event = recorded('private-token-issued', streams.token(jti));
+    const event = recorded('private-token-issued', tokenStreamId(jti));
     expect(event.data).not.toHaveProperty('jti');
     expect(leavingEvent(event).data).toMatchObject({ jti });
   });

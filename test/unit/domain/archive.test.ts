@@ -29,7 +29,7 @@ describe('archiving a partition', () => {
     const decision = decideArchive(command(archive(7, [file('a', 3), file('b', 4)])));
     expect(decision).toMatchObject({
       ok: true,
-      facts: { spaceId: '_system', streamId: 'archive-events_20261101t000000' },
+      facts: { spaceId: '_system', stream: { streamId: 'archive-events_20261101t000000' } },
     });
     expect(decision.ok && decision.events[0]!.type).toBe('events-archived');
     expect(decision.ok && decision.events[0]!.metadata.actor).toBe('operator:root');

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseRecorded, streams } from '../../../src/domain/events.js';
+import { parseRecorded } from '../../../src/domain/events.js';
+import { tokenStreamId } from '../../../src/domain/streams.js';
 import { fullForm, storedForm } from '../../../src/domain/stored-form.js';
 import { exampleEvents } from '../../support/example-events.js';
 
@@ -16,7 +17,7 @@ const issuance = () => {
     expires_at: '2026-11-23T10:15:00.000Z',
   };
   return {
-    streamId: streams.token(data.jti),
+    streamId: tokenStreamId(data.jti),
     event: {
       eventId: REQUEST,
       type: 'public-token-issued',
@@ -107,7 +108,7 @@ describe('stored form: what the log keeps of an event', () => {
         user_agent: null,
       },
     };
-    const streamId = streams.token(revoked.data.jti);
+    const streamId = tokenStreamId(revoked.data.jti);
     const stored = storedForm(revoked, streamId);
     expect(stored.data).toEqual(revoked.data);
     expect(stored.metadata).toEqual({ actor: `client:${CLIENT}`, client_ip: '192.0.2.1' });

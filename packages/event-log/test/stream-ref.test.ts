@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { AppendQueue, AppendQueueFactory } from '../src/batched-appender.js';
 import { createEventStore } from '../src/event-store.js';
+import { keyedStream, newStream, type StreamRef } from '../src/stream-ref.js';
 import { standInDatabase, type Answer } from './stand-in-driver.js';
 
 /** A first-in first-out queue with no bounds: the log's tests need no fairness. */
@@ -40,36 +41,29 @@ function writing(gate: Promise<void> = Promise.resolve()): Answer {
 
 const inserts = (sent: readonly string[]) => sent.filter((sql) => sql.includes('INSERT INTO'));
 
-describe("an append's expected version", () => {
-  it("'no_stream' refuses a stream that exists, with nothing inline: checked under its lock, never batched", async () => {
+describe('how a stream is written, as its ref says', () => {
+  it('a keyed stream is checked under its lock, with nothing inline, never batched: one that exists is refused', async () => {
     const { db, sent } = standInDatabase(writing());
     const store = createEventStore(db, { listeners: [], batching: { queue: plainQueue } });
     const result = await store.append({
       spaceId: 's',
-      streamId: 'metadata-client-x',
-      expectedVersion: 'no_stream',
+      stream: keyedStream('metadata-client-x'),
       events: [event()],
     });
-    expect(result).toEqual({
-      ok: false,
-      error: 'version_conflict',
-      expected: 'no_stream',
-      actual: 1,
-    });
+    expect(result).toEqual({ ok: false, error: 'version_conflict', expected: 0, actual: 1 });
     expect(sent[0]).toBe('BEGIN');
     expect(sent[1]).toMatch(/pg_advisory_xact_lock/);
     expect(inserts(sent)).toEqual([]);
   });
 
-  it("'fresh' appends are group-committed: those arriving while a batch is written go out as one INSERT", async () => {
+  it('new streams are group-committed: those arriving while a batch is written go out as one INSERT', async () => {
     let open!: () => void;
     const { db, sent } = standInDatabase(writing(new Promise<void>((resolve) => (open = resolve))));
     const store = createEventStore(db, { listeners: [], batching: { queue: plainQueue } });
     const append = () =>
       store.append({
         spaceId: 's',
-        streamId: randomUUID(),
-        expectedVersion: 'fresh',
+        stream: newStream(randomUUID()),
         events: [event()],
       });
     const first = append();
@@ -81,5 +75,19 @@ describe("an append's expected version", () => {
     expect(inserts(sent)).toHaveLength(2);
     expect(sent.some((sql) => /advisory/.test(sql))).toBe(false);
     expect(sent).not.toContain('BEGIN');
+  });
+
+  it('a ref no constructor made is refused before anything is written, in and out of a transaction', async () => {
+    const { db, sent } = standInDatabase(writing());
+    const store = createEventStore(db, { listeners: [], batching: { queue: plainQueue } });
+    const forged = { streamId: 'token-x' } as unknown as StreamRef;
+    const refused = /not made by newStream or keyedStream/;
+    await expect(store.append({ spaceId: 's', stream: forged, events: [event()] })).rejects.toThrow(
+      refused,
+    );
+    await expect(
+      store.transact(({ append }) => append({ spaceId: 's', stream: forged, events: [event()] })),
+    ).rejects.toThrow(refused);
+    expect(inserts(sent)).toEqual([]);
   });
 });

@@ -1,4 +1,5 @@
 import autocannon from 'autocannon';
+import type { WalItems } from './wal.js';
 
 /** One load run against one target. */
 export interface Measured {
@@ -17,6 +18,8 @@ export interface Measured {
   readonly cpuMsPerRequest?: Readonly<Record<string, number>>;
   /** Bytes of WAL Postgres wrote per successful request (every database of the server). */
   readonly walBytesPerRequest?: number;
+  /** That WAL by relation and by resource manager, bytes per request (bench/wal.ts). */
+  readonly walItems?: WalItems;
   /** Milliseconds of Postgres CPU per successful request, by role (bench/cpu.ts postgresCpuByRole). */
   readonly postgresMsByRole?: Readonly<Record<string, number>>;
 }

@@ -4,6 +4,7 @@ import { cpuByGroup, cpuMsPer, postgresCpuByRole, type CpuGroups } from './cpu.j
 import { load, type LoadPlan, type Measured } from './load.js';
 import { scrape } from './prometheus.js';
 import { mainThreadTimes } from '../tools/reliability/proc.js';
+import { walItems, walPosition } from './wal.js';
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -40,13 +41,6 @@ export function createMeasurer(
           type,
         ])
       ).rows[0]!.n,
-    );
-  // Where Postgres's WAL insert position is, in bytes from the start: the WAL a run wrote is the
-  // difference, for every database of the server (ours and the durable peer's alike).
-  const walAt = async () =>
-    Number(
-      (await pool.query<{ b: string }>(`SELECT pg_current_wal_insert_lsn() - '0/0' AS b`)).rows[0]!
-        .b,
     );
   const sampleLag = async <T>(work: Promise<T>): Promise<T> => {
     let done = false;
@@ -98,13 +92,13 @@ export function createMeasurer(
       };
       let cpuBefore: Record<string, number> = {};
       let rowsBefore = 0;
-      let walBefore = 0;
+      let walBefore = { lsn: '0/0', bytes: 0 };
       let rolesBefore: Record<string, number> = {};
       const result = await load(name, plan, request, async () => {
         if (committed) {
           await pause(300); // warm-up stragglers
           rowsBefore = await committed();
-          walBefore = await walAt();
+          walBefore = await walPosition(pool);
           rolesBefore = await postgresCpuByRole(pool);
         }
         cpuBefore = await cpuByGroup(groups);
@@ -118,7 +112,8 @@ export function createMeasurer(
         delete cpu.postgres;
         return { ...result, cpuMsPerRequest: cpu };
       }
-      const wal = (await walAt()) - walBefore;
+      const walAfter = await walPosition(pool);
+      const wal = walAfter.bytes - walBefore.bytes;
       await pause(300); // let abandoned requests finish
       return {
         ...result,
@@ -126,6 +121,7 @@ export function createMeasurer(
         served: result.ok,
         cpuMsPerRequest: cpu,
         walBytesPerRequest: wal / Math.max(1, result.ok),
+        walItems: await walItems(pool, walBefore.lsn, walAfter.lsn, result.ok),
         postgresMsByRole: cpuMsPer(rolesBefore, rolesAfter, result.ok),
       };
     },
@@ -147,7 +143,7 @@ export function createMeasurer(
       let cpuBefore: Record<string, number> = {};
       let loopBefore = { running: 0, waiting: 0 };
       let startedAt = 0;
-      let walBefore = 0;
+      let walBefore = { lsn: '0/0', bytes: 0 };
       let rolesBefore: Record<string, number> = {};
       const result = await sampleLag(
         load(name, plan, request, async () => {
@@ -155,7 +151,7 @@ export function createMeasurer(
           before = await eventsOf(type);
           servedBefore = await served(url.pathname, metricsBase);
           cpuBefore = await cpuByGroup(groups);
-          walBefore = await walAt();
+          walBefore = await walPosition(pool);
           rolesBefore = await postgresCpuByRole(pool);
           loopBefore = await mainThreadTimes(servers());
           startedAt = performance.now();
@@ -163,7 +159,8 @@ export function createMeasurer(
         }),
       );
       const cpuAfter = await cpuByGroup(groups);
-      const wal = (await walAt()) - walBefore;
+      const walAfter = await walPosition(pool);
+      const wal = walAfter.bytes - walBefore.bytes;
       const rolesAfter = await postgresCpuByRole(pool);
       const loopAfter = await mainThreadTimes(servers());
       const perWall =
@@ -185,6 +182,7 @@ export function createMeasurer(
         eventLoop,
         cpuMsPerRequest: cpuMsPer(cpuBefore, cpuAfter, result.ok),
         walBytesPerRequest: wal / Math.max(1, result.ok),
+        walItems: await walItems(pool, walBefore.lsn, walAfter.lsn, result.ok),
         postgresMsByRole: cpuMsPer(rolesBefore, rolesAfter, result.ok),
       };
     },

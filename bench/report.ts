@@ -137,6 +137,14 @@ export function renderReport(results: BenchResults): string {
       return `- ${r.name}: ${roles.join(', ') || '—'}`;
     }),
     '',
+    'WAL per token by what it was written for (pg_walinspect: block data and full-page images by relation; whole records by resource manager), bytes, the largest first:',
+    '',
+    ...[...durable, privateRun, publicRun].map((r) => {
+      const items = (list: ReadonlyArray<readonly [string, number]> | undefined) =>
+        (list ?? []).map(([item, bytes]) => `${item} ${fmt(bytes)}`).join(', ') || '—';
+      return `- ${r.name}: ${items(r.walItems?.relations)}; by manager: ${items(r.walItems?.managers)}`;
+    }),
+    '',
     '## Reading it',
     '',
     `- The machine has ${cores} cores and everything shares them: the API, Postgres, the projector and`,

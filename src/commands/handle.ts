@@ -69,7 +69,8 @@ export async function handle<Command, State, Refusal extends string, Facts, Made
   const spans = traced !== undefined && tracingOn();
   for (let attempt = 0; ; attempt += 1) {
     const loaded = decider.load(command);
-    const { state, version } = loaded instanceof Promise ? await loaded : loaded;
+    // Any thenable is awaited: only a plain value skips the await.
+    const { state, version } = 'then' in loaded ? await loaded : loaded;
     const decision = spans
       ? decidedInSpan(
           () => traced(command),
@@ -81,9 +82,11 @@ export async function handle<Command, State, Refusal extends string, Facts, Made
         ? await decider.prepare(command, decision.facts)
         : NOTHING_MADE;
     type Answer = Handled<State, Facts, Made>;
+    // What was made is answered only with its events: a settled conflict made nothing of its own.
     const answer = (after: State, events: readonly RecordedEvent[]): Answer => {
       if (!decision.ok) throw decider.refusals[decision.refusal](command, decision.detail);
-      return { state: after, facts: decision.facts, events, made: made as Made };
+      const kept = events.length > 0 ? made : undefined;
+      return { state: after, facts: decision.facts, events, made: kept as Made };
     };
     const { events } = decision;
     if (events.length === 0) return answer(state, []);
@@ -107,8 +110,9 @@ export async function handle<Command, State, Refusal extends string, Facts, Made
       return answer(after, appended.events);
     }
     const { then, message } = decider.conflict;
+    // What prepare spent (a budget, a proof) and made (a signed token) is not spent or made again.
     if (then === 'settled') return answer(state, []);
-    if (then === 'refuse' || attempt > 0) throw new ConflictError(message);
+    if (then === 'refuse' || attempt > 0 || decider.prepare) throw new ConflictError(message);
   }
 }
 

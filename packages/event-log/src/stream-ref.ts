@@ -28,9 +28,20 @@ export interface KeyedStream extends StreamRef {
   readonly [KIND]: 'keyed';
 }
 
-export const newStream = (streamId: string): NewStream => ({ streamId, [KIND]: 'new' });
+// The kind lives on a shared prototype, not on the ref: a spread, a JSON copy or a structured clone
+// of a ref carries its id but not its kind, so a copy edited into another name is refused.
+const NEW = Object.freeze({ [KIND]: 'new' as const });
+const KEYED = Object.freeze({ [KIND]: 'keyed' as const });
 
-export const keyedStream = (streamId: string): KeyedStream => ({ streamId, [KIND]: 'keyed' });
+const made = <Ref extends StreamRef>(kind: object, streamId: string): Ref => {
+  const ref = Object.create(kind) as { streamId: string };
+  ref.streamId = streamId;
+  return Object.freeze(ref) as unknown as Ref;
+};
+
+export const newStream = (streamId: string): NewStream => made(NEW, streamId);
+
+export const keyedStream = (streamId: string): KeyedStream => made(KEYED, streamId);
 
 /** Whether an append may skip the lock: one property read, as the hot path can afford. */
 export const isNewStream = (ref: StreamRef): boolean => ref?.[KIND] === 'new';

@@ -91,9 +91,30 @@ export async function issue<Request extends IssueRequest, State, Refusal extends
   const eventId = request.metadata.request_id;
   const now = ctx.clock.now();
   const command: IssueCommand<Request> = { ...request, now, eventId, jti: ctx.ids.tokenId(), jkt };
-  // Facts: the decided event in full (its stored form leaves out the jti), and the flow's.
-  type Decided = { readonly event: DomainEvent<IssuanceEvent>; readonly facts: Facts };
-  const decider: Decider<IssueCommand<Request>, State, Refusal, Decided, IssuedToken> = {
+  return (await handle(ctx.events, issuanceDecider(ctx, flow), command)).made;
+}
+
+// Facts: the decided event in full (its stored form leaves out the jti), and the flow's.
+type IssuanceDecider<R, S, Refusal extends string, F> = Decider<
+  R,
+  S,
+  Refusal,
+  { readonly event: DomainEvent<IssuanceEvent>; readonly facts: F },
+  IssuedToken
+>;
+
+// One decider per flow and context, made once: none of it depends on the request (the hot path).
+const deciders = new WeakMap<CommandContext, Map<object, unknown>>();
+
+function issuanceDecider<Request extends IssueRequest, State, Refusal extends string, Facts>(
+  ctx: CommandContext,
+  flow: IssuanceFlow<Request, State, Refusal, Facts>,
+): IssuanceDecider<IssueCommand<Request>, State, Refusal, Facts> {
+  let made = deciders.get(ctx);
+  if (!made) deciders.set(ctx, (made = new Map()));
+  const known = made.get(flow);
+  if (known) return known as IssuanceDecider<IssueCommand<Request>, State, Refusal, Facts>;
+  const decider: IssuanceDecider<IssueCommand<Request>, State, Refusal, Facts> = {
     stream: ({ spaceId, jti }) => ({ spaceId, stream: streams.token(jti) }),
     load: (command) => flow.load(ctx, command),
     decide: (command, state) => {
@@ -113,20 +134,16 @@ export async function issue<Request extends IssueRequest, State, Refusal extends
       if (flow.spend) await flow.spend(ctx, command, facts);
       // A DPoP proof is good for one request (RFC 9449 §11.1): its jti is remembered across replicas.
       const { dpop, spaceId } = command;
-      const used = dpop && {
-        spaceId,
-        holder: `dpop:${dpop.jkt}`,
-        id: dpop.jti,
-        expiresAt: dpop.expiresAt,
-      };
-      if (used && !(await ctx.usedOnce.remember(used))) {
+      const used = dpop && { spaceId, id: dpop.jti, expiresAt: dpop.expiresAt };
+      if (used && !(await ctx.usedOnce.remember({ ...used, holder: `dpop:${dpop!.jkt}` }))) {
         throw new InvalidDpopProofError('this DPoP proof was already used (jti replayed)');
       }
       return signed(ctx, tokenClaims(event, ctx.issuer, spaceId, command.earlier), rateLimit);
     },
     conflict: { then: 'refuse', message: 'token id collision; retry the request' },
   };
-  return (await handle(ctx.events, decider, command)).made;
+  made.set(flow, decider);
+  return decider;
 }
 
 /** The token signed, before its issuance is appended: none recorded for a token not made. */

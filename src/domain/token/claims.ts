@@ -15,20 +15,22 @@ export function tokenClaims(
   earlier: readonly string[] = [],
 ): AccessTokenClaims {
   const { client_id, audience, jti, issued_at, expires_at, scope, cnf_jkt } = event.data;
-  const exp = secondsOfIso(expires_at)!;
-  const iat = secondsOfIso(issued_at)!;
+  // Every token's first claims, in the order its JSON has always had them.
+  const head = <Kind extends 'private' | 'public'>(sub: string, token_kind: Kind) => ({
+    iss: issuer,
+    sub,
+    aud: audience,
+    exp: secondsOfIso(expires_at)!,
+    iat: secondsOfIso(issued_at)!,
+    jti,
+    client_id,
+    space_id: spaceId,
+    token_kind,
+  });
   if (event.type === 'private-token-issued') {
     const { assertion } = (event as DomainEvent<'private-token-issued'>).data;
     return {
-      iss: issuer,
-      sub: client_id,
-      aud: audience,
-      exp,
-      iat,
-      jti,
-      client_id,
-      space_id: spaceId,
-      token_kind: 'private',
+      ...head(client_id, 'private'),
       // Which rule bought it: narrowing or removing the rule reaches the token (token/standing.ts).
       ...(assertion && {
         issuer_rule: { iss: assertion.iss, issuer_id: assertion.issuer_id, rule: assertion.rule },
@@ -40,15 +42,7 @@ export function tokenClaims(
   const data = (event as DomainEvent<'public-token-issued'>).data;
   const { customer_id, segment_id, parent_jti, subject_jti, actors, may_act } = data;
   return {
-    iss: issuer,
-    sub: customer_id,
-    aud: audience,
-    exp,
-    iat,
-    jti,
-    client_id,
-    space_id: spaceId,
-    token_kind: 'public',
+    ...head(customer_id, 'public'),
     customer_id,
     segment_id,
     parent_jti,

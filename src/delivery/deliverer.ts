@@ -73,7 +73,6 @@ export function startDeliverer(options: DelivererOptions): RunningDeliverer {
   async function lead(session: pg.Client): Promise<void> {
     let lost: Error | undefined;
     const loops = new Map<string, { loop: SinkLoop; sink: SinkDefinition; key: string }>();
-    const { events } = options;
     let reload: (() => void) | undefined;
     const notice = () => {
       for (const { loop } of loops.values()) loop.wake();
@@ -136,7 +135,6 @@ export function startDeliverer(options: DelivererOptions): RunningDeliverer {
             ...options,
             sink: () => entry.sink,
             transport: transportFor(sink, options),
-            events,
             scanLimit: options.batchSize * 20,
             logger: logger.child({ sink: sink.sinkId }),
           });

@@ -12,7 +12,7 @@ import {
   type SinkCursor,
 } from './cursor.js';
 import type { DelivererEvents } from './sink-events.js';
-import type { SinkDefinition } from './sinks.js';
+import { readSink, type SinkDefinition } from './sinks.js';
 import { LOG_START } from '#event-log/types.js';
 import { connectFailure } from '#outbound/transport.js';
 import type { SinkTransport } from './transports.js';
@@ -95,6 +95,9 @@ export function runSinkLoop(options: SinkLoopOptions): SinkLoop {
     if (!pending) return undefined;
     const batch = pending;
     if (batch.events.length > 0) {
+      // Read before every send, not only at the list's reload: none begins after a DELETE answers.
+      const row = await readSink(db, sinkId);
+      if (!row || row.deleted) return void (stopped = true);
       // Held before the first send: a crash then sends this range again, under the same id.
       if (!cursor.pending) {
         await holdRange(db, sinkId, cursor.position, batch.through);

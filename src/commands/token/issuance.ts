@@ -61,11 +61,26 @@ export function issuanceRefusals<Own extends string, Command>(
   };
 }
 
-/** An issuance flow: what it reads and decides (stream, spending, signing, append are alike). */
-export interface IssuanceFlow<Request extends IssueRequest, State, Refusal extends string, Facts> {
-  load(ctx: CommandContext, command: Request): Loaded<State> | Promise<Loaded<State>>;
+/** What issuing uses whatever the flow: the log, budgets, DPoP's used ids, keys, clock, ids. */
+type IssuancePorts = Pick<
+  CommandContext,
+  'events' | 'clock' | 'ids' | 'limits' | 'usedOnce' | 'issuer' | 'keys' | 'spaceKeys'
+>;
+
+/**
+ * An issuance flow: what it reads and decides (stream, spending, signing, append are alike).
+ * `Ports`: the only part of the context its load, decide and spend are handed (fosite's way).
+ */
+export interface IssuanceFlow<
+  Request extends IssueRequest,
+  State,
+  Refusal extends string,
+  Facts,
+  Ports,
+> {
+  load(ctx: Ports, command: Request): Loaded<State> | Promise<Loaded<State>>;
   decide(
-    ctx: CommandContext,
+    ctx: Ports,
     command: IssueCommand<Request>,
     state: State,
   ): Decision<DomainEvent<IssuanceEvent>, Refusal, Facts>;
@@ -74,16 +89,22 @@ export interface IssuanceFlow<Request extends IssueRequest, State, Refusal exten
   /** Whose budget the token draws from: taken once decided, so a refusal costs none. */
   payer(command: Request, facts: Facts): Parameters<CommandContext['limits']['clientRequest']>[0];
   /** A budget of the flow's own, spent after the client's (delegation's). */
-  spend?(ctx: CommandContext, command: Request, facts: Facts): Promise<void>;
+  spend?(ctx: Ports, command: Request, facts: Facts): Promise<void>;
 }
 
 /**
  * Issues through the one handler: decide, spend the budgets and the proof, sign, then append;
  * the token is made from the decided event, and answered only once that committed.
  */
-export async function issue<Request extends IssueRequest, State, Refusal extends string, Facts>(
-  ctx: CommandContext,
-  flow: IssuanceFlow<Request, State, Refusal, Facts>,
+export async function issue<
+  Request extends IssueRequest,
+  State,
+  Refusal extends string,
+  Facts,
+  Ports,
+>(
+  ctx: IssuancePorts & Ports,
+  flow: IssuanceFlow<Request, State, Refusal, Facts, Ports>,
   request: Request,
   /** The DPoP key the token is bound to; none for a bearer token. */
   jkt = request.dpop?.jkt,
@@ -104,11 +125,11 @@ type IssuanceDecider<R, S, Refusal extends string, F> = Decider<
 >;
 
 // One decider per flow and context, made once: none of it depends on the request (the hot path).
-const deciders = new WeakMap<CommandContext, Map<object, unknown>>();
+const deciders = new WeakMap<object, Map<object, unknown>>();
 
-function issuanceDecider<Request extends IssueRequest, State, Refusal extends string, Facts>(
-  ctx: CommandContext,
-  flow: IssuanceFlow<Request, State, Refusal, Facts>,
+function issuanceDecider<Request extends IssueRequest, State, Refusal extends string, Facts, Ports>(
+  ctx: IssuancePorts & Ports,
+  flow: IssuanceFlow<Request, State, Refusal, Facts, Ports>,
 ): IssuanceDecider<IssueCommand<Request>, State, Refusal, Facts> {
   let made = deciders.get(ctx);
   if (!made) deciders.set(ctx, (made = new Map()));
@@ -147,7 +168,7 @@ function issuanceDecider<Request extends IssueRequest, State, Refusal extends st
 }
 
 /** The token signed, before its issuance is appended: none recorded for a token not made. */
-async function signed(ctx: CommandContext, claims: AccessTokenClaims, rateLimit: RateLimitState) {
+async function signed(ctx: IssuancePorts, claims: AccessTokenClaims, rateLimit: RateLimitState) {
   // A space with its own ring signs with it and names its own issuer.
   const spaces = ctx.spaceKeys;
   const own = spaces?.store.signsOwn(claims.space_id);

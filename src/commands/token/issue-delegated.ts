@@ -20,7 +20,7 @@ import type { Credential } from '../../domain/credential/state.js';
 import type { CommandContext } from '../context.js';
 import { hashedId } from '../../observability/tracing.js';
 import { issuanceRefusals, issue, type IssuanceFlow, type IssueRequest } from './issuance.js';
-import { credentialsBehind } from './standing.js';
+import { credentialsBehind, type StandingPorts } from './standing.js';
 
 /** RFC 8693 §2.2.2: a grant that does not hold is invalid_grant, saying why. */
 const grant = (description: string) => () => new InvalidGrantError(description);
@@ -69,7 +69,16 @@ interface Standing {
   readonly credentials: Array<Credential | undefined>;
 }
 
-const DELEGATED: IssuanceFlow<DelegatedRequest, Standing, DelegationRefusal, Agent> = {
+type DelegatedPorts = StandingPorts &
+  Pick<CommandContext, 'revocations' | 'publicTokenTtlSeconds' | 'delegation' | 'usedOnce'>;
+
+const DELEGATED: IssuanceFlow<
+  DelegatedRequest,
+  Standing,
+  DelegationRefusal,
+  Agent,
+  DelegatedPorts
+> = {
   load: async (ctx, { subject, mayAct }) => {
     const agent = mayAct === undefined ? undefined : await ctx.credentials.find(mayAct);
     const revoked = await tokenRevoked(subject, (jti) => ctx.revocations.isRevoked(jti));
@@ -132,7 +141,7 @@ export function issueDelegatedToken(ctx: CommandContext, command: DelegatedReque
  * taken by an issuance that then failed stays spent, erring on the customer's side.
  */
 async function spendDelegationBudget(
-  ctx: CommandContext,
+  ctx: Pick<CommandContext, 'delegation' | 'clock' | 'usedOnce'>,
   spaceId: string,
   agent: string,
   customer: string,

@@ -38,8 +38,9 @@ interface PrivateRequest extends IssueRequest {
 }
 
 type PrivateRefusal = 'invalid_target' | 'invalid_scope';
+type PrivatePorts = Pick<CommandContext, 'audiences' | 'privateTokenTtlSeconds' | 'scopeCatalog'>;
 
-const PRIVATE: IssuanceFlow<PrivateRequest, undefined, PrivateRefusal, unknown> = {
+const PRIVATE: IssuanceFlow<PrivateRequest, undefined, PrivateRefusal, unknown, PrivatePorts> = {
   load: () => NOTHING,
   decide: (ctx, command) =>
     decideIssuePrivateToken(command, command.credential, {

@@ -12,7 +12,7 @@ import type { CommandContext } from '../context.js';
 import { issuanceRefusals, issue, type IssuanceFlow, type IssueRequest } from './issuance.js';
 import type { AuthorizationDetails } from '#verifier/actor-claim.js';
 import type { Credential } from '../../domain/credential/state.js';
-import { credentialsBehind } from './standing.js';
+import { credentialsBehind, type StandingPorts } from './standing.js';
 import { isMetadataClientId } from '../../domain/metadata-client/decide.js';
 import { hashedId } from '../../observability/tracing.js';
 
@@ -66,7 +66,15 @@ interface Standing {
   readonly agent: Credential | undefined;
 }
 
-const PUBLIC: IssuanceFlow<PublicRequest, Standing, PublicRefusal, { credential: Credential }> = {
+type PublicPorts = StandingPorts & Pick<CommandContext, 'revocations' | 'publicTokenTtlSeconds'>;
+
+const PUBLIC: IssuanceFlow<
+  PublicRequest,
+  Standing,
+  PublicRefusal,
+  { credential: Credential },
+  PublicPorts
+> = {
   load: async (ctx, { privateToken, mayAct }) => {
     const revoked = await tokenRevoked(privateToken, (jti) => ctx.revocations.isRevoked(jti));
     // A revoked token, or a metadata document client's, is refused by the decider whatever its

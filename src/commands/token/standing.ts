@@ -2,11 +2,17 @@ import type { AccessTokenClaims } from '../../crypto/access-tokens.js';
 import type { Credential } from '../../domain/credential/state.js';
 import { clientDomain, credentialUnderRule, tokenCredentials } from '../../domain/policy.js';
 import type { CommandContext } from '../context.js';
+
+/** What finding a token's credentials reads: the lookups, the rules and the scope catalog. */
+export type StandingPorts = Pick<
+  CommandContext,
+  'credentials' | 'metadataClients' | 'trustedIssuers' | 'clock' | 'scopeCatalog'
+>;
 import { isMetadataClientId } from '../../domain/metadata-client/decide.js';
 import { credentialOf } from '../client-authentication/metadata-client.js';
 
 /** A metadata document's client stands on its domain as the space allows it now (none: removed). */
-async function credentialOrDomain(ctx: CommandContext, spaceId: string, id: string) {
+async function credentialOrDomain(ctx: StandingPorts, spaceId: string, id: string) {
   if (!isMetadataClientId(id)) return ctx.credentials.find(id);
   const allowed = await ctx.metadataClients?.domain(spaceId, clientDomain(id) ?? '');
   return allowed ? credentialOf(id, allowed, { keys: [] }, ctx.clock.now()) : undefined;
@@ -17,7 +23,7 @@ async function credentialOrDomain(ctx: CommandContext, spaceId: string, id: stri
  * rule, on its credential narrowed to the rule as it is now (none once issuer or rule is gone).
  */
 export async function credentialsBehind(
-  ctx: CommandContext,
+  ctx: StandingPorts,
   claims: AccessTokenClaims,
 ): Promise<Array<Credential | undefined>> {
   const ids = tokenCredentials(claims);

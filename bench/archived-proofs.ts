@@ -21,6 +21,7 @@ import { migrate } from '../src/db/migrate.js';
 import { configurePartitioning } from '#event-log/partitions.js';
 import { insertEvents, streamRows } from '#event-log/insert-events.js';
 import { archivePartitions } from '../src/audit-trail/archive/archive.js';
+import { recordArchive } from '../src/commands/archive/record.js';
 import { sealLog } from '../src/audit-trail/seal/sealer.js';
 import { findLeaf, proveInclusion, sealedTreeSize } from '../src/audit-trail/prove/tree-proofs.js';
 import { PROJECTIONS } from '../src/projections/all.js';
@@ -86,6 +87,7 @@ async function setUp(total: number): Promise<void> {
       dir,
       actor: 'operator:bench',
       origin: '127.0.0.1',
+      record: recordArchive,
     });
     if (!outcomes.every((outcome) => outcome.archived)) throw new Error(JSON.stringify(outcomes));
     let bytes = 0;

@@ -7,6 +7,7 @@
  */
 import path from 'node:path';
 import { archivePartitions } from '../audit-trail/archive/archive.js';
+import { recordArchive } from '../commands/archive/record.js';
 import { operatorActor, operatorDatabase } from './operator.js';
 import { parseCommandLine } from '#audit-log/cli/command-line.js';
 import { configOrExit, usageExit } from './config-exit.js';
@@ -33,6 +34,7 @@ const outcomes = await archivePartitions(database.handle.db, {
   before,
   dir: path.resolve(dir),
   ...operatorActor(),
+  record: recordArchive,
 });
 for (const outcome of outcomes) console.log(JSON.stringify(outcome));
 if (outcomes.length === 0)

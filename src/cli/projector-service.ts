@@ -12,6 +12,7 @@ import { purgedBy } from '../projections/purge.js';
 import { purgeOldRates } from '../projections/rates.js';
 import { keepPartitionsAhead } from '#event-log/partitions.js';
 import { archivePartitions } from '../audit-trail/archive/archive.js';
+import { recordArchive } from '../commands/archive/record.js';
 import { signTreeHead, treeOrigin } from '#audit-log/transparency/tree-head.js';
 import { parseWitnesses, startWitnessing } from '../audit-trail/seal/witnessing.js';
 import { connect, type DatabaseHandle } from '../db/database.js';
@@ -127,6 +128,7 @@ function archiveOnSchedule(
       dir: path.resolve(dir),
       actor: `service:projector@${hostname()}`,
       origin: `projector@${hostname()}`,
+      record: recordArchive,
     })
       .then((outcomes) => {
         for (const outcome of outcomes) {

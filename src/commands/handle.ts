@@ -25,6 +25,7 @@ export interface Decider<
   Refusal extends string = never,
   Facts = undefined,
   Made = undefined,
+  Writes = InlineWrites,
 > {
   /** The stream the command appends to (a new one, or the aggregate's). */
   stream(command: Command): Placed;
@@ -38,7 +39,7 @@ export interface Decider<
   /** Work an accepted decision's append waits for (a token signed; its digest kept beside). */
   prepare?(command: Command, facts: Facts): Promise<{ made: Made } & Beside>;
   /** Read-model writes that commit with the events (evolve's state as the row, say). */
-  inline?(writes: InlineWrites, state: State, command: Command): Promise<void>;
+  inline?(writes: Writes, state: State, command: Command): Promise<void>;
   /** Caches to drop once the events committed, so this process sees the change at once. */
   forget?(command: Command, state: State): void;
   /**
@@ -59,9 +60,16 @@ export interface Handled<State, Facts, Made = undefined> {
 }
 
 /** The one way a command changes state: load, decide, prepare, append, inline writes, forget. */
-export async function handle<Command, State, Refusal extends string, Facts, Made = undefined>(
-  store: Pick<EventStore<InlineWrites>, 'append'>,
-  decider: Decider<Command, State, Refusal, Facts, Made>,
+export async function handle<
+  Command,
+  State,
+  Refusal extends string,
+  Facts,
+  Made = undefined,
+  Writes = InlineWrites,
+>(
+  store: Pick<EventStore<Writes>, 'append'>,
+  decider: Decider<Command, State, Refusal, Facts, Made, Writes>,
   command: Command,
 ): Promise<Handled<State, Facts, Made>> {
   const { traced } = decider;
@@ -94,7 +102,7 @@ export async function handle<Command, State, Refusal extends string, Facts, Made
     const inline = decider.inline;
     const stream = decider.stream(command);
     const input = { ...stream, expectedVersion: version, events, ...(digest && { digest }) };
-    const project: InlineProjection<InlineWrites> | undefined =
+    const project: InlineProjection<Writes> | undefined =
       inline && ((writes, recorded) => inline(writes, fold(recorded), command));
     const { eventId, type } = events[0]!;
     const appended = spans

@@ -1,9 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { decideArchive } from '../../domain/archive/decide.js';
-import { createEventStore } from '#event-log/event-store.js';
-import { postgresArchiveWrites } from './archive-writes.js';
+import type { ArchiveCommand } from '../../domain/archive/decide.js';
+import { createEventStore, type EventStore } from '#event-log/event-store.js';
+import type { RecordedEvent } from '#event-log/types.js';
+import {
+  postgresArchiveWrites,
+  type ArchivedPartition,
+  type ArchiveWrites,
+} from './archive-writes.js';
 import { writePartition } from '#audit-log/archive/write-partition.js';
 import type { ArchiveFile } from '#audit-log/archive-folder.js';
 import { BEGINNING } from '../prove/archived-ranges.js';
@@ -40,6 +45,11 @@ export async function archivePartitions(
     readonly dir: string;
     readonly actor: string;
     readonly origin: string;
+    /** The one handler's archive command (commands/archive/record.ts), given by the caller. */
+    readonly record: (
+      store: EventStore<ArchiveWrites>,
+      command: ArchiveCommand & { readonly rows: ArchivedPartition },
+    ) => Promise<readonly RecordedEvent[]>;
   },
 ): Promise<ArchiveOutcome[]> {
   const due = await db
@@ -87,27 +97,15 @@ async function archivePartition(
   }
   const { manifest, manifestSha256, written } = done;
   const files = manifest.files;
-  const decision = decideArchive({
+  const store = createEventStore(db, { writes: postgresArchiveWrites, listeners: [] });
+  const [recorded] = await options.record(store, {
     eventId: randomUUID(),
     actor: options.actor,
     origin: options.origin,
     archive: { ...manifest, files: [...files], manifest_sha256: manifestSha256 },
+    rows: { partition: name, startsAt: from, endsAt: partition.ends_at, files, written },
   });
-  if (!decision.ok) {
-    return {
-      partition: name,
-      archived: false,
-      reason: 'files_not_verified',
-      detail: decision.refusal,
-    };
-  }
-  const archive = { partition: name, startsAt: from, endsAt: partition.ends_at, files, written };
-  const appended = await createEventStore(db, {
-    writes: postgresArchiveWrites,
-    listeners: [],
-  }).append({ ...decision.facts, events: decision.events }, (writes) => writes.archived(archive));
-  if (!appended.ok) throw new Error(`archive of ${name}: its event's new stream exists`);
-  const position = appended.events[0]!.globalPosition;
+  const position = recorded!.globalPosition;
   return { partition: name, archived: true, events: manifest.events, files, position };
 }
 

@@ -18,6 +18,12 @@ export interface ArchiveCommand {
   readonly archive: EventData<'events-archived'>;
 }
 
+/** Where a partition's `events-archived` is appended: a stream of its own, in the system space. */
+export const archivePlace = (partition: string): Placed => ({
+  spaceId: SYSTEM_SPACE,
+  stream: streams.archive(partition),
+});
+
 /** The event recording an archive; refused unless the files hold the whole partition. */
 export function decideArchive(
   command: ArchiveCommand,
@@ -30,8 +36,5 @@ export function decideArchive(
     command.archive,
     serviceMetadata(command.actor, command.eventId, command.origin),
   );
-  return accept([event], {
-    spaceId: SYSTEM_SPACE,
-    stream: streams.archive(command.archive.partition),
-  });
+  return accept([event], archivePlace(command.archive.partition));
 }

@@ -87,9 +87,15 @@ export function serviceMetadata(actor: string, requestId: string, origin: string
   return { actor, request_id: requestId, client_ip: origin, user_agent: null };
 }
 
+/** What every command that records an event carries: the id its event gets, who asked from where. */
+export interface Asked {
+  readonly eventId: string;
+  readonly metadata: EventMetadata;
+}
+
 /** The event a command asks for: its id and metadata are the command's. */
 export function commandEvent<Type extends EventType>(
-  command: { readonly eventId: string; readonly metadata: EventMetadata },
+  command: Asked,
   type: Type,
   data: EventData<Type>,
 ): DomainEvent<Type> {

@@ -1,4 +1,4 @@
-import type { EventMetadata } from '../../domain/events.js';
+import type { Asked } from '../../domain/events.js';
 import type { TrustedIssuerDefinition } from '../../domain/event-data/trusted-issuer.js';
 import {
   decideAddIssuer,
@@ -19,9 +19,7 @@ export type IssuerDefinitionCommand = Omit<IssuerCommand, 'sameIss'> & {
 };
 
 /** A removal: who, where, which. */
-export interface RemoveIssuerCommand {
-  readonly eventId: string;
-  readonly metadata: EventMetadata;
+export interface RemoveIssuerCommand extends Asked {
   readonly spaceId: string;
   readonly issuerId: string;
 }

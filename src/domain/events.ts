@@ -82,6 +82,12 @@ export function domainEvent<Type extends EventType>(
   };
 }
 
+/** Who makes an event no client request caused, and from where: an operator on a host, or the service. */
+export interface ServiceActor {
+  readonly actor: string;
+  readonly origin: string;
+}
+
 /** The metadata of an event no client request caused: the service's or an operator's own. */
 export function serviceMetadata(actor: string, requestId: string, origin: string): EventMetadata {
   return { actor, request_id: requestId, client_ip: origin, user_agent: null };

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { decideArchive } from '../../domain/archive/decide.js';
+import type { ServiceActor } from '../../domain/events.js';
 import { createEventStore } from '#event-log/event-store.js';
 import { postgresArchiveWrites } from './archive-writes.js';
 import { writePartition } from '#audit-log/archive/write-partition.js';
@@ -35,12 +36,7 @@ export type ArchiveOutcome =
  */
 export async function archivePartitions(
   db: Kysely<Database>,
-  options: {
-    readonly before: Date;
-    readonly dir: string;
-    readonly actor: string;
-    readonly origin: string;
-  },
+  options: ServiceActor & { readonly before: Date; readonly dir: string },
 ): Promise<ArchiveOutcome[]> {
   const due = await db
     .selectFrom('event_partitions')

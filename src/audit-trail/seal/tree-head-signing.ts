@@ -16,10 +16,7 @@ export type { SignedTreeHead };
 export function signTreeHeads(
   db: Kysely<Database>,
   sign: (treeId: string, size: number, root: Hash) => string,
-  options: {
-    readonly dir?: string;
-    readonly onTreeHead?: (head: SignedTreeHead) => void;
-  } = {},
+  options: Parameters<typeof signGrownHeads>[2] = {},
 ): Promise<number> {
   return signGrownHeads(postgresHeads(db), sign, options);
 }

@@ -1,5 +1,5 @@
 import { hostname, userInfo } from 'node:os';
-import type { KeyActor } from '../commands/signing-key/actor.js';
+import type { ServiceActor } from '../domain/events.js';
 import type { Config } from '../config/config.js';
 import type { KeyEncryptionKey } from '../crypto/key-encryption.js';
 import { loadKeyEncryptionKey } from '../crypto/key-files.js';
@@ -12,7 +12,7 @@ import { exitOnConfigError } from './config-exit.js';
 import { createLogger, openDatabase, type OpenDatabase } from './runtime.js';
 
 /** Who runs a command-line change, as recorded in its events: the OS user on this host. */
-export function operatorActor(): KeyActor {
+export function operatorActor(): ServiceActor {
   return { actor: `operator:${userInfo().username}`, origin: `cli@${hostname()}` };
 }
 

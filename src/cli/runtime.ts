@@ -134,9 +134,7 @@ export function connectOptions(
   {
     timeouts,
     ...target
-  }: Pick<ConnectOptions, 'url' | 'poolSize' | 'applicationName'> & {
-    readonly timeouts?: 'request' | 'background';
-  },
+  }: Pick<ConnectOptions, 'url' | 'poolSize' | 'applicationName'> & Pick<OpenOptions, 'timeouts'>,
 ): ConnectOptions {
   const background = timeouts === 'background';
   let lastWarning = 0;

@@ -1,11 +1,7 @@
 import { settingsDoc } from '#settings/settings-doc.js';
 import { SETTING_GROUPS } from './config.js';
 
-export {
-  documentedDefault,
-  settingDescription,
-  undocumentedSettings,
-} from '#settings/settings-doc.js';
+export { documentedDefault, undocumentedSettings } from '#settings/settings-doc.js';
 
 // The document's own words; everything about a setting comes from its schema.
 const INTRO = `# Configuration

@@ -1,1 +1,1 @@
-export { FILE_PREFIX, jsonObject, key32, settingText } from '#settings/setting-value.js';
+export { jsonObject, key32, settingText } from '#settings/setting-value.js';

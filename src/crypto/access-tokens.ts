@@ -11,15 +11,12 @@ import type { SigningKey } from './key-store.js';
 
 // Verifying is the verifier kit's (packages/verifier), one version for the service and the kit.
 export {
-  privateTokenClaimsSchema,
-  publicTokenClaimsSchema,
   type AccessTokenClaims,
   type AccessTokenVerifier,
   type PrivateTokenClaims,
   type PublicTokenClaims,
-  type TokenKind,
 } from '#verifier/access-token-check.js';
-export { signatureDigest, type AccessTokenPolicy, type PublicKeys } from '#verifier/issuer-keys.js';
+export { signatureDigest, type PublicKeys } from '#verifier/issuer-keys.js';
 
 // A key's encoded header is the same for every token it signs; keys change rarely.
 const encodedHeaders = new Map<string, string>();

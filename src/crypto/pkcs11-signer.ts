@@ -1,7 +1,7 @@
 import type { Pkcs11Errors } from '#pkcs11-signer/errors.js';
 import { openPkcs11Signer as openSigner } from '#pkcs11-signer/pkcs11-signer.js';
 import type { Pkcs11Settings } from '#pkcs11-signer/settings.js';
-import type { Pkcs11Signer } from '#pkcs11-signer/signer.js';
+import type { Pkcs11Signer, Pkcs11SignerOptions as ThreadOptions } from '#pkcs11-signer/signer.js';
 import { ConfigError, type Config } from '../config/config.js';
 import { settingText } from '../config/setting-value.js';
 import { SYSTEM_SPACE } from '../domain/streams.js';
@@ -11,21 +11,16 @@ import type { TokenSigner } from './token-signer.js';
 
 export type { Pkcs11Settings, Pkcs11Signer };
 
-/** Bounds on the signer's queue, in the append queue's terms. */
-export interface Pkcs11SignerOptions {
+/**
+ * Bounds on the signer's queue, in the append queue's terms, and the package's on its thread;
+ * `timeoutMs` is also how long a request may wait in the queue.
+ */
+export type Pkcs11SignerOptions = Omit<ThreadOptions, 'createQueue' | 'keySpace' | 'errors'> & {
   /** Requests waiting for a batch; past it a request is refused (UnavailableError, 503). */
   readonly maxQueued?: number;
   /** Requests of one space waiting: its share, so one tenant's flood leaves the others room. */
   readonly maxQueuedPerSpace?: number;
-  /** Requests in one message to the thread. */
-  readonly maxBatch?: number;
-  /** Batches posted and unanswered: two keep the thread busy while one answer travels back. */
-  readonly maxInFlightBatches?: number;
-  /** A batch (or login) unanswered this long fails, its thread replaced; a waiting request too. */
-  readonly timeoutMs?: number;
-  /** Threads a stalled HSM may hold before signing fails at once and health says `stuck`. */
-  readonly maxStuckThreads?: number;
-}
+};
 
 /** The package's failures as the service's: 503 when it cannot sign, a ConfigError at start. */
 const SERVICE_ERRORS: Pkcs11Errors = {
@@ -39,20 +34,18 @@ export async function openPkcs11Signer(
   settings: Pkcs11Settings,
   options: Pkcs11SignerOptions = {},
 ): Promise<Pkcs11Signer & TokenSigner> {
-  const { maxQueued = 10_000, timeoutMs = 5000 } = options;
+  const {
+    maxQueued = 10_000,
+    maxQueuedPerSpace = maxQueued,
+    timeoutMs = 5000,
+    ...thread
+  } = options;
   return openSigner(settings, {
+    ...thread,
     createQueue: (expired) =>
-      createFairQueue({
-        maxQueued,
-        maxQueuedPerSpace: options.maxQueuedPerSpace ?? maxQueued,
-        maxWaitMs: timeoutMs,
-        expired,
-      }),
+      createFairQueue({ maxQueued, maxQueuedPerSpace, maxWaitMs: timeoutMs, expired }),
     keySpace: SYSTEM_SPACE,
-    maxBatch: options.maxBatch,
-    maxInFlightBatches: options.maxInFlightBatches,
     timeoutMs,
-    maxStuckThreads: options.maxStuckThreads,
     errors: SERVICE_ERRORS,
   });
 }

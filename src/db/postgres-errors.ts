@@ -30,19 +30,10 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   return typeof message === 'string' && UNAVAILABLE_MESSAGES.test(message);
 }
 
-/** SQLSTATEs this service acts on by name. */
-export const PG_ERROR = {
-  uniqueViolation: '23505',
-  checkViolation: '23514',
-  /** The template database is in use: CREATE DATABASE … TEMPLATE must wait. */
-  objectInUse: '55006',
-} as const;
-
-/** True for a Postgres unique violation, on the named constraint when one is given. */
+/** True for a Postgres unique violation (23505), on the named constraint when one is given. */
 export function isUniqueViolation(error: unknown, constraint?: string): boolean {
   const pgError = error as { code?: string; constraint?: string } | null;
   return (
-    pgError?.code === PG_ERROR.uniqueViolation &&
-    (constraint === undefined || pgError.constraint === constraint)
+    pgError?.code === '23505' && (constraint === undefined || pgError.constraint === constraint)
   );
 }

@@ -1,24 +1,20 @@
 import type pg from 'pg';
-import type { Kysely } from 'kysely';
-import type { Logger } from 'pino';
-import type { Database } from '../db/schema.js';
 import { ADVISORY_LOCK } from '../db/advisory-locks.js';
 import type { KeyEncryptionKey } from '../crypto/key-encryption.js';
 import { EVENTS_CHANNEL } from '#event-log/notify.js';
-import type { Backoff } from '#outbound/backoff.js';
 import { operatorSinkId, type OperatorSink } from './operator-sinks.js';
-import type { DelivererEvents } from './sink-events.js';
-import { runSinkLoop, type SinkLoop } from './sink-loop.js';
+import { runSinkLoop, type SinkLoop, type SinkLoopOptions } from './sink-loop.js';
 import { loadSinks, writeSink, type SinkDefinition } from './sinks.js';
 import type { TargetRules } from '#outbound/target-rules.js';
 import { transportFor } from './transports.js';
-import type { LinkedSpans } from '#event-log/event-traces.js';
 import { nap } from '../db/nap.js';
 import { leadWhileLocked } from '../db/leader-session.js';
 
 /** Options of {@link startDeliverer}: the SINK_* settings and what the process was given. */
-export interface DelivererOptions {
-  readonly db: Kysely<Database>;
+export interface DelivererOptions extends Omit<
+  SinkLoopOptions,
+  'sink' | 'transport' | 'scanLimit'
+> {
   /** For the leader's own session (advisory lock, LISTEN). */
   readonly url: string;
   readonly kek: KeyEncryptionKey;
@@ -26,24 +22,12 @@ export interface DelivererOptions {
   /** The sink target rules (`sinkTargetRules`), applied again at each sink connection. */
   readonly rules: TargetRules;
   readonly operatorSinks: readonly OperatorSink[];
-  readonly batchSize: number;
-  readonly maxAttempts: number;
   readonly timeoutMs: number;
-  readonly backoff: Backoff;
-  readonly probeMs: number;
-  readonly pollMs: number;
-  /** After a batch that reached the log's end, how long appends gather (SINK_LINGER_MS). */
-  readonly lingerMs: number;
   /** How often the sink list is read again (an admin's new sink, change, pause or resume). */
   readonly reloadMs: number;
   /** The leader's lease, as the projector's (`idle_session_timeout`). */
   readonly leaseMs: number;
   readonly standbyRetryMs: number;
-  readonly logger: Logger;
-  /** The sinks' pause and resume, made by the one handler (commands/sink/deliverer-events.ts). */
-  readonly events: DelivererEvents;
-  /** Tracing on (OTEL_*): each delivery a span linked to its events' requests. */
-  readonly spans?: LinkedSpans;
 }
 
 /** A running deliverer. */

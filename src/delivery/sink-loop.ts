@@ -33,6 +33,7 @@ export interface SinkLoopOptions {
   /** The sink as last loaded (an admin's pause, resume or change shows up here). */
   readonly sink: () => SinkDefinition;
   readonly transport: SinkTransport;
+  /** The sinks' pause and resume, made by the one handler (commands/sink/deliverer-events.ts). */
   readonly events: DelivererEvents;
   /** Events per delivery (SINK_BATCH_SIZE): with one batch in flight, this bounds memory. */
   readonly batchSize: number;

@@ -82,14 +82,26 @@ export function domainEvent<Type extends EventType>(
   };
 }
 
+/** Who makes an event no client request caused, and from where: an operator on a host, or the service. */
+export interface ServiceActor {
+  readonly actor: string;
+  readonly origin: string;
+}
+
 /** The metadata of an event no client request caused: the service's or an operator's own. */
 export function serviceMetadata(actor: string, requestId: string, origin: string): EventMetadata {
   return { actor, request_id: requestId, client_ip: origin, user_agent: null };
 }
 
+/** What every command that records an event carries: the id its event gets, who asked from where. */
+export interface Asked {
+  readonly eventId: string;
+  readonly metadata: EventMetadata;
+}
+
 /** The event a command asks for: its id and metadata are the command's. */
 export function commandEvent<Type extends EventType>(
-  command: { readonly eventId: string; readonly metadata: EventMetadata },
+  command: Asked,
   type: Type,
   data: EventData<Type>,
 ): DomainEvent<Type> {

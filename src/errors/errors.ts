@@ -56,10 +56,8 @@ export class MalformedBodyError extends TokenAuthorityError {
 
 /** The Content-Type is missing or not one this endpoint takes. */
 export class UnsupportedMediaTypeError extends TokenAuthorityError {
-  readonly accepted: readonly string[];
-  constructor(accepted: readonly string[]) {
+  constructor(readonly accepted: readonly string[]) {
     super('unsupported_media_type', `Content-Type must be ${accepted.join(' or ')}`);
-    this.accepted = accepted;
   }
 }
 
@@ -212,12 +210,10 @@ export interface ArchivedRange {
 
 /** Everything asked for left the database for archive files: they are named, not an empty page. */
 export class RangeArchivedError extends TokenAuthorityError {
-  readonly archived: readonly ArchivedRange[];
-  constructor(archived: readonly ArchivedRange[]) {
+  constructor(readonly archived: readonly ArchivedRange[]) {
     super(
       'range_archived',
       `the events asked for are archived, in ${archived.map((range) => range.file).join(', ')} (npm run verify-export -- --archive-dir)`,
     );
-    this.archived = archived;
   }
 }

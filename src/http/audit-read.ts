@@ -11,6 +11,9 @@ export const AUDIT_READ_ROUTE = {
   description: 'The read itself is recorded as an audit-log-read event.',
 } as const;
 
+/** How a read is recorded when asked, before its answer is known (a proof, a feed, an export). */
+export const ASKED = { rows_returned: 0, complete: false } as const;
+
 /** What an audit read records: who asked for which space, what, and how many rows came back. */
 export type RecordAuditRead = (
   ctx: RequestContext,

@@ -99,16 +99,10 @@ export function writeError(
   if (known instanceof UnsupportedMediaTypeError) ctx.set('Accept', known.accepted.join(', '));
   if (known instanceof UnavailableError) ctx.set('Retry-After', String(known.retryAfterSeconds));
   if (known instanceof RateLimitedError) {
-    const { policy, quota, windowSeconds, retryAfterSeconds } = known.limit;
+    const { policy, retryAfterSeconds } = known.limit;
     ctx.state.rateLimitPolicy = policy;
     ctx.set('Retry-After', String(retryAfterSeconds));
-    setRateLimitHeaders(ctx, {
-      policy,
-      quota,
-      windowSeconds,
-      remaining: 0,
-      resetSeconds: retryAfterSeconds,
-    });
+    setRateLimitHeaders(ctx, { ...known.limit, remaining: 0, resetSeconds: retryAfterSeconds });
   }
   const fields =
     known instanceof InvalidRequestError && known.fields.length > 0

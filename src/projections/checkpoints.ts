@@ -2,18 +2,14 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { LOG_START, type LogPosition } from '#event-log/types.js';
 
-/** Where `projection` has read up to; `lock` queues concurrent batches rather than colliding. */
-export async function readCheckpoint(
-  db: Kysely<Database>,
-  projection: string,
-  lock = false,
-): Promise<LogPosition> {
-  let query = db
+/** Where `projection` has read up to, its row locked: concurrent batches queue rather than collide. */
+async function readCheckpoint(db: Kysely<Database>, projection: string): Promise<LogPosition> {
+  const row = await db
     .selectFrom('projection_checkpoints')
     .select([sql<string>`transaction_id::text`.as('transaction_id'), 'global_position'])
-    .where('projection', '=', projection);
-  if (lock) query = query.forUpdate();
-  const row = await query.executeTakeFirst();
+    .where('projection', '=', projection)
+    .forUpdate()
+    .executeTakeFirst();
   return row
     ? { transactionId: row.transaction_id, globalPosition: row.global_position }
     : LOG_START;
@@ -38,7 +34,7 @@ export async function lockCheckpoint(
       .onConflict((oc) => oc.column('projection').doNothing())
       .execute();
   }
-  return readCheckpoint(trx, projection, true);
+  return readCheckpoint(trx, projection);
 }
 
 /** Compare-and-set; false means another projector moved it: the caller rolls back. */

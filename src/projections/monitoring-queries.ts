@@ -113,7 +113,7 @@ export async function spaceTotals(
   db: Kysely<Database>,
   options: { readonly spaceId: string; readonly from: Date },
 ): Promise<RateCounts> {
-  const row = await db
+  return db
     .selectFrom('client_rate_minute')
     .select([
       sql<number>`coalesce(sum(private_tokens), 0)::bigint`.as('private_tokens'),
@@ -125,7 +125,6 @@ export async function spaceTotals(
     .where('space_id', '=', options.spaceId)
     .where('bucket_start', '>=', options.from)
     .executeTakeFirstOrThrow();
-  return row;
 }
 
 /** Which of `clientIds` belong to the space. */

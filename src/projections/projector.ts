@@ -6,7 +6,6 @@ import type { Database } from '../db/schema.js';
 import { EVENTS_CHANNEL } from '#event-log/notify.js';
 import { sealLog } from '../audit-trail/seal/sealer.js';
 import { signTreeHeads } from '../audit-trail/seal/tree-head-signing.js';
-import type { SignedTreeHead } from '../audit-trail/seal/tree-head-signing.js';
 import { ADVISORY_LOCK } from '../db/advisory-locks.js';
 import { tracedBatches } from './traced-batches.js';
 import type { LinkedSpans } from '#event-log/event-traces.js';
@@ -29,15 +28,11 @@ export interface ProjectorOptions {
   readonly seal: boolean;
   /** Seal at most this often (unless full): at a trickle this bounds how many rows seals take. */
   readonly sealIntervalMs?: number;
-  /** Sign each tree's head every `intervalMs` and on stop (needs `seal`). */
-  readonly checkpoints?: {
+  /** Sign each tree's head every `intervalMs` and on stop (needs `seal`), as signTreeHeads does. */
+  readonly checkpoints?: Parameters<typeof signTreeHeads>[2] & {
     readonly intervalMs: number;
     /** Signs a tree's head as a C2SP checkpoint: each space's tree, and the log's. */
     readonly signTreeHead: (treeId: string, size: number, root: Buffer) => string;
-    /** Told of each tree head signed (the witnesses are sent them). */
-    readonly onTreeHead?: (head: SignedTreeHead) => void;
-    /** Where checkpoint files are written, never rewritten. */
-    readonly dir?: string;
   };
   readonly standbyRetryMs?: number;
   /** stop() gives up on a database that does not answer after this (each step; default 3 s). */
@@ -78,10 +73,8 @@ export function startProjector(options: ProjectorOptions): RunningProjector {
   let sealSize = options.batchSize;
   const checkpoint = async () => {
     if (!options.checkpoints) return;
-    const signed = await signTreeHeads(options.db, options.checkpoints.signTreeHead, {
-      dir: options.checkpoints.dir,
-      onTreeHead: options.checkpoints.onTreeHead,
-    });
+    const { signTreeHead, ...signing } = options.checkpoints;
+    const signed = await signTreeHeads(options.db, signTreeHead, signing);
     if (signed > 0) logger.info({ signed }, 'tree heads signed');
   };
 

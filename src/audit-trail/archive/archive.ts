@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { ArchiveCommand } from '../../domain/archive/decide.js';
+import type { ServiceActor } from '../../domain/events.js';
 import { createEventStore, type EventStore } from '#event-log/event-store.js';
 import type { RecordedEvent } from '#event-log/types.js';
 import {
@@ -40,11 +41,9 @@ export type ArchiveOutcome =
  */
 export async function archivePartitions(
   db: Kysely<Database>,
-  options: {
+  options: ServiceActor & {
     readonly before: Date;
     readonly dir: string;
-    readonly actor: string;
-    readonly origin: string;
     /** The one handler's archive command (commands/archive/record.ts), given by the caller. */
     readonly record: (
       store: EventStore<ArchiveWrites>,

@@ -13,17 +13,12 @@ import { treeNodes } from '../seal/tree-store.js';
 import { listTreeHeads } from './tree-heads.js';
 import { tracesOf } from '#event-log/event-traces.js';
 
-/** The options of an export of a space's events recorded in [from, to). */
-interface ExportOptions {
+/** The options of an export of a space's events recorded in [from, to): the package's range. */
+type ExportOptions = Parameters<typeof exportSpace>[2] & {
   readonly spaceId: string;
-  readonly from: Date;
-  readonly to: Date;
-  readonly pageSize?: number;
-  /** Where it ends (the newest signed head's size), so every exported event is anchored. */
-  readonly throughSequence?: number;
   /** ARCHIVE_DIR: leaves before the first exported event that were archived are read there. */
   readonly archiveDir?: string;
-}
+};
 
 /** A space's sealed events in [from, to) as a format-2 export (the package's exportSpace). */
 export function exportSpaceTree(

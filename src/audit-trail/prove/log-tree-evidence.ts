@@ -94,13 +94,9 @@ async function readArchivedPartition(
 /** Checks the log tree over the whole database (`npm run verify-chain`, the chaos oracle). */
 export function checkLogTreeInDatabase(
   db: Kysely<Database>,
-  options: {
-    readonly publicKey?: KeyObject;
-    /** The log tree's `*.checkpoint` files (`#audit-log/head-files.ts`), by size. */
-    readonly headFiles?: ReadonlyMap<number, string>;
+  options: Omit<Parameters<typeof checkLogTree>[1], 'leaves'> & {
     readonly archiveDir?: string;
     readonly pageSize?: number;
-    readonly onProgress?: (eventsChecked: number) => void;
   } = {},
 ): Promise<LogTreeVerdict> {
   const evidence = async (): Promise<LogTreeEvidence> => ({

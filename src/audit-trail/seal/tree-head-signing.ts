@@ -2,24 +2,17 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Hash } from '#audit-log/transparency/merkle.js';
 import { signGrownHeads, type HeadStore } from '#audit-log/tree/head-signing.js';
-import type { SignedTreeHead } from '#audit-log/transparency/tree-head.js';
 import { spaceTree } from './space-tree.js';
 import { spaceTreeSizes } from './space-ranges.js';
 import { treeNodes } from './tree-store.js';
 import { findTreeHead } from '../prove/tree-heads.js';
 import { logTree, logTreeSize } from './log-tree.js';
 
-/** The signed heads the projector hands the witnesses (the package's shape). */
-export type { SignedTreeHead };
-
 /** Signs every grown tree's head, into merkle_checkpoints; racing replicas both valid. */
 export function signTreeHeads(
   db: Kysely<Database>,
   sign: (treeId: string, size: number, root: Hash) => string,
-  options: {
-    readonly dir?: string;
-    readonly onTreeHead?: (head: SignedTreeHead) => void;
-  } = {},
+  options: Parameters<typeof signGrownHeads>[2] = {},
 ): Promise<number> {
   return signGrownHeads(postgresHeads(db), sign, options);
 }

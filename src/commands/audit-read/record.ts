@@ -1,15 +1,13 @@
 import { decideRecordAuditRead } from '../../domain/audit-read/decide.js';
-import { streams, type EventData, type EventMetadata } from '../../domain/events.js';
+import { streams, type Asked, type EventData } from '../../domain/events.js';
 import type { CommandContext } from '../context.js';
 import { handle } from '../handle.js';
 import { recordingDecider } from '../recording.js';
 
 /** An audit read to record, with the id its event gets (and its stream is named by). */
-interface AuditRead {
-  readonly eventId: string;
+interface AuditRead extends Asked {
   readonly spaceId: string;
   readonly read: EventData<'audit-log-read'>;
-  readonly metadata: EventMetadata;
 }
 
 const auditReads = recordingDecider<AuditRead>({

@@ -18,7 +18,7 @@ import type { Clock, IdGenerator } from '../../domain/ports.js';
 import type { ScopeCatalog } from '../../domain/scope-catalog.js';
 import type { CredentialLookup } from '../../projections/credential-lookup.js';
 import type { IdempotentResponse } from '../../projections/idempotent-responses.js';
-import type { Decider, Refusals } from '../handle.js';
+import type { Decider } from '../handle.js';
 import { overSpaceCeiling, refusalsOf, unknownScope } from './refusals.js';
 
 /** What the credential commands use. */
@@ -106,9 +106,8 @@ export interface RotateSecret extends CredentialCommand {
 export function rotateSecretDecider(
   ports: CredentialPorts,
 ): Decider<RotateSecret, State, CredentialRefusal> {
-  const shared = credentialStream<RotateSecret>(ports);
   return {
-    ...shared,
+    ...credentialStream<RotateSecret>(ports),
     decide: (command, state) =>
       decideRotateSecret(
         { ...command, eventId: ports.ids.eventId(), now: ports.clock.now() },
@@ -147,10 +146,6 @@ export interface UpdateCredential extends CredentialCommand {
 export function updateCredentialDecider(
   ports: CredentialPorts,
 ): Decider<UpdateCredential, State, CredentialRefusal> {
-  const refusals: Refusals<CredentialRefusal, UpdateCredential> = refusalsOf(
-    ports,
-    'a revoked credential cannot be changed',
-  );
   return {
     ...credentialStream(ports),
     decide: (command, state) =>
@@ -163,7 +158,7 @@ export function updateCredentialDecider(
         },
         state,
       ),
-    refusals,
+    refusals: refusalsOf(ports, 'a revoked credential cannot be changed'),
     conflict: { then: 'retry', message: CHANGED },
   };
 }

@@ -9,13 +9,13 @@ import type { KeyRing } from '../../domain/signing-key/state.js';
 import type { KeyRingStore } from './key-ring-store.js';
 import type { KeyEncryptionKey } from '../../crypto/key-encryption.js';
 import type { GeneratedSigningKey } from '../../crypto/token-signer.js';
-import { streams } from '../../domain/events.js';
+import { streams, type ServiceActor } from '../../domain/events.js';
 import { uuidv7 } from '../../domain/ports.js';
 import { NotFoundError } from '../../errors/errors.js';
 import { handleLocked } from '../handle.js';
 import { KeyNeeded, ringDecider, type RingDecision } from './ring-decider.js';
 import { sealKeysInTheClear } from './reseal.js';
-import { SERVICE_ACTOR, type KeyActor } from './actor.js';
+import { SERVICE_ACTOR } from './actor.js';
 import { discardUnrecorded, makerOf, type KeyMaker, type KeyMakerOf } from './key-maker.js';
 
 /**
@@ -26,7 +26,7 @@ import { discardUnrecorded, makerOf, type KeyMaker, type KeyMakerOf } from './ke
 export async function changeKeys<Result>(
   events: KeyRingStore,
   keyMaker: KeyMaker,
-  actor: KeyActor,
+  actor: ServiceActor,
   decide: RingDecision<Result>,
   spaceId: string | null = null,
 ): Promise<Result> {
@@ -80,7 +80,7 @@ export async function rotateSigningKey(
     readonly signer?: KeyMakerOf;
     readonly activateInSeconds: number;
     readonly retireAfterSeconds: number;
-    readonly actor?: KeyActor;
+    readonly actor?: ServiceActor;
     /** A space's own ring; the shared one when absent. */
     readonly spaceId?: string;
   },
@@ -111,7 +111,7 @@ export async function rotateSigningKey(
 export async function retireSigningKey(
   events: KeyRingStore,
   kid: string,
-  actor: KeyActor,
+  actor: ServiceActor,
   keyMaker: KeyMaker,
 ): Promise<{ readonly retired: boolean; readonly replacement?: string }> {
   const ring = await events.transact((tx) => tx.writes.keyRing.ringOfKey(kid));
@@ -137,7 +137,7 @@ export async function retireSigningKey(
 export async function enableSpaceKeys(
   events: KeyRingStore,
   spaceId: string,
-  actor: KeyActor,
+  actor: ServiceActor,
   keyMaker: KeyMaker,
 ): Promise<void> {
   await changeKeys(
@@ -156,7 +156,7 @@ export async function enableSpaceKeys(
 export function endSwitchOver(
   events: KeyRingStore,
   spaceId: string,
-  actor: KeyActor,
+  actor: ServiceActor,
 ): Promise<void> {
   return handleLocked(
     events,

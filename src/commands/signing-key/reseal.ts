@@ -1,4 +1,4 @@
-import { streams, SYSTEM_SPACE } from '../../domain/events.js';
+import { streams, SYSTEM_SPACE, type ServiceActor } from '../../domain/events.js';
 import { uuidv7 } from '../../domain/ports.js';
 import { decideReseal } from '../../domain/signing-key/decide.js';
 import type { KeyRingWrites } from '../../projections/key-ring-writes.js';
@@ -12,18 +12,17 @@ import {
   type SealedPrivateKey,
 } from '../../crypto/key-encryption.js';
 import { isHsmKeyReference } from '../../crypto/token-signer.js';
-import type { KeyActor } from './actor.js';
 
 /** Reseals, under the key-ring lock with its event, every key `reseal` seals anew; returns their ids. */
 async function reseal(
   events: KeyRingStore,
-  actor: KeyActor,
+  actor: ServiceActor,
   kek: KeyEncryptionKey,
   reason: 'sealed' | 'rewrapped',
   resealed: (kid: string, stored: unknown) => SealedPrivateKey | undefined,
 ): Promise<readonly string[]> {
   const decider: LockedDecider<
-    KeyActor,
+    ServiceActor,
     ReadonlyArray<{ readonly kid: string; readonly sealed: SealedPrivateKey }>,
     never,
     undefined,
@@ -60,7 +59,7 @@ async function reseal(
 export function sealKeysInTheClear(
   events: KeyRingStore,
   kek: KeyEncryptionKey,
-  actor: KeyActor,
+  actor: ServiceActor,
 ): Promise<readonly string[]> {
   return reseal(events, actor, kek, 'sealed', (kid, stored) =>
     // A key in an HSM left only its reference here: nothing to seal.
@@ -75,7 +74,7 @@ export function rewrapSigningKeys(
   events: KeyRingStore,
   from: KeyEncryptionKey,
   to: KeyEncryptionKey,
-  actor: KeyActor,
+  actor: ServiceActor,
 ): Promise<readonly string[]> {
   return reseal(events, actor, to, 'rewrapped', (kid, stored) => {
     if (isHsmKeyReference(stored)) return undefined;

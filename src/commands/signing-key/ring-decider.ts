@@ -1,4 +1,4 @@
-import { streams, SYSTEM_SPACE, parseRecorded } from '../../domain/events.js';
+import { streams, SYSTEM_SPACE, parseRecorded, type ServiceActor } from '../../domain/events.js';
 import { accept, refuse } from '../../domain/decision.js';
 import { uuidv7 } from '../../domain/ports.js';
 import type { decideFirstKey, KeyCommand } from '../../domain/signing-key/decide.js';
@@ -8,7 +8,6 @@ import type { GeneratedSigningKey } from '../../crypto/token-signer.js';
 import { ACCESS_TOKEN_ALG } from '#verifier/algorithms.js';
 import type { KeyRingWrites } from '../../projections/key-ring-writes.js';
 import type { LockedDecider } from '../handle.js';
-import type { KeyActor } from './actor.js';
 
 /** The events a key decision appends. */
 export type KeyEventList = ReturnType<typeof decideFirstKey>['events'];
@@ -39,7 +38,7 @@ export function ringDecider<Result>(
   spaceId: string | null,
   material: GeneratedSigningKey | undefined,
 ): LockedDecider<
-  KeyActor,
+  ServiceActor,
   KeyRing,
   'key_needed',
   { readonly result: Result; readonly usedKey: boolean },

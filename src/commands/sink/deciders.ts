@@ -1,4 +1,4 @@
-import type { EventMetadata, SinkTarget } from '../../domain/events.js';
+import type { Asked, SinkTarget } from '../../domain/events.js';
 import { accept, refuse } from '../../domain/decision.js';
 import {
   decideChangeSink,
@@ -15,11 +15,9 @@ import { ConflictError, NotFoundError } from '../../errors/errors.js';
 import type { LockedDecider, Placed, Refusals } from '../handle.js';
 
 /** Who asks, in which space, about which sink, and the id its event gets. */
-export interface SinkChange {
+export interface SinkChange extends Asked {
   readonly spaceId: string;
   readonly sinkId: string;
-  readonly metadata: EventMetadata;
-  readonly eventId: string;
 }
 
 /** A sink's row fields that are sealed: a webhook's secret and its path and query. */

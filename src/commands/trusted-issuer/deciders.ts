@@ -1,4 +1,4 @@
-import type { EventMetadata } from '../../domain/events.js';
+import type { Asked } from '../../domain/events.js';
 import type { TrustedIssuerDefinition } from '../../domain/event-data/trusted-issuer.js';
 import {
   decideAddIssuer,
@@ -19,9 +19,7 @@ export type IssuerDefinitionCommand = Omit<IssuerCommand, 'sameIss'> & {
 };
 
 /** A removal: who, where, which. */
-export interface RemoveIssuerCommand {
-  readonly eventId: string;
-  readonly metadata: EventMetadata;
+export interface RemoveIssuerCommand extends Asked {
   readonly spaceId: string;
   readonly issuerId: string;
 }
@@ -48,15 +46,12 @@ type Decider<Command, State> = LockedDecider<
   WithIssuerWrites
 >;
 
-const written = (
-  command: { spaceId: string; issuerId: string },
-  definition: TrustedIssuerDefinition,
-  removed = false,
-): TrustedIssuerState => ({
+/** The row an add or a change leaves: the issuer as defined, trusted. */
+const written = (command: IssuerDefinitionCommand): TrustedIssuerState => ({
   issuerId: command.issuerId,
   spaceId: command.spaceId,
-  definition,
-  removed,
+  definition: command.definition,
+  removed: false,
 });
 
 /** Adds under the space's lock, so two adds of one `iss` cannot both find it free. */
@@ -75,7 +70,7 @@ export const addIssuerDecider: Decider<
     decideAddIssuer({ ...command, sameIss, issuers: { count, limit: command.maxIssuers } }),
   stream: (_command, facts) => facts,
   refusals,
-  inline: ({ issuers }, command) => issuers.write(written(command, command.definition)),
+  inline: ({ issuers }, command) => issuers.write(written(command)),
 };
 
 /** Changes under the space's lock and the issuer's row lock. */
@@ -94,7 +89,7 @@ export const changeIssuerDecider: Decider<
     decideChangeIssuer({ ...command, ...(sameIss === undefined ? {} : { sameIss }) }, state),
   stream: (_command, facts) => facts,
   refusals,
-  inline: ({ issuers }, command) => issuers.write(written(command, command.definition)),
+  inline: ({ issuers }, command) => issuers.write(written(command)),
 };
 
 /** Removes: the row stays, marked, and no longer trusted. */

@@ -8,7 +8,7 @@ import {
   streams,
   type DomainEvent,
   type EventData,
-  type EventMetadata,
+  type Asked,
   type Placed,
 } from '../events.js';
 
@@ -22,11 +22,9 @@ export interface RefusalPlacement extends Placed<NewStream> {
 }
 
 /** Record a refusal: an unverified token's in the service's space, a user's in the space asked. */
-export function decideAccessRefused(command: {
-  readonly eventId: string;
-  readonly refusal: AccessRefusal;
-  readonly metadata: EventMetadata;
-}): Decision<DomainEvent<'access-refused'>, never, RefusalPlacement> {
+export function decideAccessRefused(
+  command: Asked & { readonly refusal: AccessRefusal },
+): Decision<DomainEvent<'access-refused'>, never, RefusalPlacement> {
   const { refusal } = command;
   const verified = refusal.reason !== 'invalid_login_token' && refusal.subject !== null;
   const spaceId = verified && refusal.requested_space ? refusal.requested_space : SYSTEM_SPACE;

@@ -7,14 +7,12 @@ import {
   type DomainEvent,
   type EventData,
   type Placed,
+  type ServiceActor,
 } from '../events.js';
 
-/** Archive a partition whose files were written and verified. */
-export interface ArchiveCommand {
+/** Archive a partition whose files were written and verified, by `operator:<user>` or `projector:<host>`. */
+export interface ArchiveCommand extends ServiceActor {
   readonly eventId: string;
-  /** Who runs it (`operator:<user>` or `projector:<host>`) and from where. */
-  readonly actor: string;
-  readonly origin: string;
   readonly archive: EventData<'events-archived'>;
 }
 

@@ -1,4 +1,4 @@
-import { domainEvent, serviceMetadata, type DomainEvent, type EventMetadata } from '../events.js';
+import { domainEvent, serviceMetadata, type Asked, type DomainEvent } from '../events.js';
 import type { Credential } from '../credential/state.js';
 import { windowBounds, type BudgetWindow } from '../budget-window.js';
 import { accept, refuse, type Decision } from '../decision.js';
@@ -13,14 +13,12 @@ export type ClientAuthentication = Decision<
 
 /** Authenticate a client; `secretMatches` is compared in constant time by the handler. */
 export function decideClientAuthentication(
-  command: {
+  command: Asked & {
     readonly secretMatches: boolean;
     /** How the client proved itself: a secret, or a signed assertion (private_key_jwt). */
     readonly method?: 'secret' | 'assertion';
     /** A refused trusted issuer's assertion: the claim at fault. */
     readonly claim?: string;
-    readonly eventId: string;
-    readonly metadata: EventMetadata;
   },
   state: Credential | undefined,
 ): ClientAuthentication {

@@ -1,4 +1,4 @@
-import { commandEvent, type ClientJwks, type DomainEvent, type EventMetadata } from '../events.js';
+import { commandEvent, type ClientJwks, type DomainEvent, type Asked } from '../events.js';
 import type { Credential } from './state.js';
 import { accept, refuse, type Decision } from '../decision.js';
 import { allowedScopes, credentialScopes, missingScopes, withinSpaceCeiling } from '../policy.js';
@@ -22,21 +22,15 @@ export type CredentialDecision<Type extends DomainEvent['type']> = Decision<
   CredentialRefusal
 >;
 
-/** Who asks, when, and the id its event will carry. */
-interface Issued {
-  readonly metadata: EventMetadata;
-  readonly eventId: string;
-}
-
 /** A change to an existing credential, asked for in a space by a dashboard user. */
-export interface LifecycleCommand extends Issued {
+export interface LifecycleCommand extends Asked {
   readonly spaceId: string;
   readonly clientId: string;
   readonly actor: string;
 }
 
 /** A credential asked for by a dashboard user, its id and secret's hash (or keys) made. */
-export interface CreateCredentialCommand extends Issued {
+export interface CreateCredentialCommand extends Asked {
   readonly clientId: string;
   /** Exactly one: a secret's hash, or a secretless client's public keys (private_key_jwt). */
   readonly secretHash?: string;
@@ -176,7 +170,7 @@ export function decideChangeRateLimit(
 
 /** A rotation's kept answer shown to its retry; recorded: the secret leaves again. */
 export function decideRecordSecretReplay(
-  command: Issued & {
+  command: Asked & {
     readonly clientId: string;
     readonly idempotencyKeyHash: string;
     readonly actor: string;

@@ -1,5 +1,5 @@
 import { accept, refuse, type Decision } from '../decision.js';
-import { domainEvent, streams, type DomainEvent, type EventMetadata } from '../events.js';
+import { domainEvent, streams, type Asked, type DomainEvent } from '../events.js';
 import type { Placed } from '../events.js';
 import { roomForOne, type SpaceCount } from '../policy.js';
 
@@ -22,9 +22,7 @@ export const domainBudgetKey = (spaceId: string, domain: string) =>
   `metadata-domain:${spaceId}:${domain}`;
 
 /** Who asks, where, about which domain. */
-export interface DomainCommand {
-  readonly eventId: string;
-  readonly metadata: EventMetadata;
+export interface DomainCommand extends Asked {
   readonly spaceId: string;
   readonly domain: string;
 }
@@ -116,13 +114,13 @@ export function metadataDocumentRefusal(
 }
 
 /** A document's first use in a space: one stream per (space, URL), so it is appended once. */
-export function decideFirstSeen(command: {
-  readonly eventId: string;
-  readonly metadata: EventMetadata;
-  readonly spaceId: string;
-  readonly clientId: string;
-  readonly thumbprints: readonly string[];
-}): { readonly event: DomainEvent<'metadata-client-first-seen'>; readonly placed: Placed } {
+export function decideFirstSeen(
+  command: Asked & {
+    readonly spaceId: string;
+    readonly clientId: string;
+    readonly thumbprints: readonly string[];
+  },
+): { readonly event: DomainEvent<'metadata-client-first-seen'>; readonly placed: Placed } {
   const data = {
     client_id: command.clientId,
     domain: new URL(command.clientId).hostname,

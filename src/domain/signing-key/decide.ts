@@ -1,4 +1,10 @@
-import { domainEvent, serviceMetadata, type DomainEvent, type EventData } from '../events.js';
+import {
+  domainEvent,
+  serviceMetadata,
+  type DomainEvent,
+  type EventData,
+  type ServiceActor,
+} from '../events.js';
 import { publishedKeys, signingKeys, type KeyRing } from './state.js';
 import { accept, refuse, type Decision } from '../decision.js';
 import { msOf } from '../times.js';
@@ -6,9 +12,7 @@ import { msOf } from '../times.js';
 type KeyEvent = DomainEvent<'signing-key-generated' | 'signing-key-retired'>;
 
 /** Who changes the keys and from where, when, the key that would be added, and event ids. */
-export interface KeyCommand {
-  readonly actor: string;
-  readonly origin: string;
+export interface KeyCommand extends ServiceActor {
   readonly now: number;
   /** A freshly generated key (its id and algorithm); added only if the decision needs one. */
   readonly newKey: { readonly kid: string; readonly alg: string };
@@ -108,14 +112,14 @@ export function decideRetireKey(
 }
 
 /** Private keys resealed under `kek`: one event naming them, none if nothing to reseal. */
-export function decideReseal(command: {
-  readonly actor: string;
-  readonly origin: string;
-  readonly eventId: string;
-  readonly kek: string;
-  readonly reason: EventData<'signing-keys-resealed'>['reason'];
-  readonly kids: readonly string[];
-}): Decision<DomainEvent<'signing-keys-resealed'>> {
+export function decideReseal(
+  command: ServiceActor & {
+    readonly eventId: string;
+    readonly kek: string;
+    readonly reason: EventData<'signing-keys-resealed'>['reason'];
+    readonly kids: readonly string[];
+  },
+): Decision<DomainEvent<'signing-keys-resealed'>> {
   if (command.kids.length === 0) return accept([]);
   const event = domainEvent(
     command.eventId,

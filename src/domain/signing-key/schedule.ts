@@ -30,12 +30,5 @@ export function decideScheduledRotation(
   const newest = Math.max(...signingKeys(ring, command.now).map((key) => key.activatesAt));
   const dueAt = newest + msOf(command.signingLifetimeSeconds) - msOf(command.publishAheadSeconds);
   if (waiting || !Number.isFinite(newest) || command.now < dueAt) return accept([], undefined);
-  return decideRotateKey(
-    {
-      ...command,
-      activateInSeconds: command.publishAheadSeconds,
-      retireAfterSeconds: command.retireAfterSeconds,
-    },
-    ring,
-  );
+  return decideRotateKey({ ...command, activateInSeconds: command.publishAheadSeconds }, ring);
 }

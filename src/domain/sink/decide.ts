@@ -5,7 +5,7 @@ import {
   streams,
   SYSTEM_SPACE,
   type DomainEvent,
-  type EventMetadata,
+  type Asked,
   type Placed,
   type SinkTarget,
 } from '../events.js';
@@ -22,12 +22,6 @@ export interface SinkState {
   readonly deleted?: boolean;
 }
 
-/** What every sink command carries: the event's id, and who asked from where. */
-interface SinkCommandBase {
-  readonly eventId: string;
-  readonly metadata: EventMetadata;
-}
-
 /** Where a sink's event goes: its space's log (the operator's: the system space). */
 const placed = (sinkId: string, spaceId: string | null, eventId: string): Placed => ({
   spaceId: spaceId ?? SYSTEM_SPACE,
@@ -36,7 +30,7 @@ const placed = (sinkId: string, spaceId: string | null, eventId: string): Placed
 
 /** Create a sink; refused past SINK_MAX_PER_SPACE (each costs the deliverer a loop and log reads). */
 export function decideCreateSink(
-  command: SinkCommandBase & {
+  command: Asked & {
     readonly sinkId: string;
     readonly spaceId: string;
     readonly name: string;
@@ -65,7 +59,7 @@ const owned = (state: SinkState | undefined, spaceId: string): SinkRefusal | und
 
 /** Rename, repoint or re-secret a sink; nothing when nothing changes. */
 export function decideChangeSink(
-  command: SinkCommandBase & {
+  command: Asked & {
     readonly spaceId: string;
     readonly name: string;
     readonly target: SinkTarget;
@@ -95,7 +89,7 @@ export function decideChangeSink(
 
 /** Pause delivery: an admin's, or the deliverer's (`spaceId` undefined) after its retry bound. */
 export function decidePauseSink(
-  command: SinkCommandBase & {
+  command: Asked & {
     readonly spaceId?: string;
     readonly reason: 'failing' | 'admin';
     readonly attempts: number;
@@ -118,7 +112,7 @@ export function decidePauseSink(
 
 /** Resume from the cursor: an admin asks, or the deliverer found the sink answering. */
 export function decideResumeSink(
-  command: SinkCommandBase & {
+  command: Asked & {
     readonly spaceId?: string;
     readonly reason: 'admin' | 'answering';
   },
@@ -137,7 +131,7 @@ export function decideResumeSink(
 
 /** Delete a sink (idempotent); an operator's or another space's is not found. */
 export function decideDeleteSink(
-  command: SinkCommandBase & { readonly spaceId: string },
+  command: Asked & { readonly spaceId: string },
   state: SinkState | undefined,
 ): Decision<DomainEvent<'sink-deleted'>, SinkRefusal, Placed> {
   if (state?.deleted === true && ownedBySpace(state, command.spaceId)) {

@@ -1,6 +1,6 @@
 import { clientActor } from '../actors.js';
 import { isoOfSeconds, msOf, secondsOf } from '../times.js';
-import { commandEvent, type DomainEvent, type EventData, type EventMetadata } from '../events.js';
+import { commandEvent, type DomainEvent, type EventData, type Asked } from '../events.js';
 import type { AssertionEvidence } from '../event-data/token.js';
 import type { Credential } from '../credential/state.js';
 import type { Token } from './state.js';
@@ -26,11 +26,9 @@ import type { ScopeCatalog } from '../scope-catalog.js';
 import type { AuthorizationDetails } from '#verifier/actor-claim.js';
 
 /** When and under which ids a token is issued: chosen by the handler, so decisions stay pure. */
-export interface Issuance {
+export interface Issuance extends Asked {
   readonly now: number;
-  readonly eventId: string;
   readonly jti: string;
-  readonly metadata: EventMetadata;
   /** The DPoP key the token is bound to (its thumbprint); none for a bearer token. */
   readonly jkt?: string;
 }
@@ -195,12 +193,7 @@ export function decideIssuePublicToken(
 
 /** Revoke an access token (RFC 7009) for its own client; anything else is no event. */
 export function decideRevokeToken(
-  command: {
-    readonly clientId: string;
-    readonly now: number;
-    readonly eventId: string;
-    readonly metadata: EventMetadata;
-  },
+  command: Asked & { readonly clientId: string; readonly now: number },
   state: Token,
 ): Decision<DomainEvent<'token-revoked'>> {
   if (!issuedTo(state, command.clientId) || state.revokedAt !== null) return accept([]);

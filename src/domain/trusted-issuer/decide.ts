@@ -1,7 +1,7 @@
 import { accept, refuse, type Decision } from '../decision.js';
 import { ownedBySpace, roomForOne, ruleCredential, ruleScopesBeyond } from '../policy.js';
 import type { SpaceCount } from '../policy.js';
-import { domainEvent, streams, type DomainEvent, type EventMetadata } from '../events.js';
+import { domainEvent, streams, type Asked, type DomainEvent } from '../events.js';
 import type { Placed } from '../events.js';
 import type { TrustedIssuerDefinition } from '../event-data/trusted-issuer.js';
 
@@ -21,9 +21,7 @@ export interface RuleCredential {
 }
 
 /** What an add or a change is judged with besides the definition. */
-export interface IssuerCommand {
-  readonly eventId: string;
-  readonly metadata: EventMetadata;
+export interface IssuerCommand extends Asked {
   readonly spaceId: string;
   readonly issuerId: string;
   readonly sameIss?: string;

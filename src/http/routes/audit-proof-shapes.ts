@@ -70,9 +70,6 @@ export const consistency = z.object({
   proof: z.array(base64).describe('RFC 9162 §2.1.4 consistency proof'),
 });
 
-/** How a proof read is recorded: when asked, before its answer is known. */
-export const ASKED = { rows_returned: 0, complete: false } as const;
-
 /** A log-tree size that is no published head's: said without naming any size. */
 export const notPublished = (field: 'tree_size' | 'to') =>
   new InvalidRequestError(

@@ -20,12 +20,11 @@ import { tokenStreamId } from '../../domain/streams.js';
 import { onlyPublishedHeads, readableTree, type TreeChoice } from '../../domain/policy.js';
 import { createProofReadBudget } from '../../limits/proof-reads.js';
 import { InvalidRequestError, NotFoundError } from '../../errors/errors.js';
-import { AUDIT_READ_ROUTE, budgetedAuditReadRecorder } from '../audit-read.js';
+import { ASKED, AUDIT_READ_ROUTE, budgetedAuditReadRecorder } from '../audit-read.js';
 import { answerNoStore } from '../respond.js';
 import { route, type Authenticated, type Route } from '../route.js';
 import type { RequestContext } from '../state.js';
 import {
-  ASKED,
   b64,
   consistency,
   consistencyQuery,

@@ -16,7 +16,7 @@ import type { LoginRoutePolicy } from '../../domain/policy.js';
 import { bearerToken } from '../authentication.js';
 import { createStreamSlots, type StreamCaps } from '../stream-slots.js';
 import { route, type Route } from '../route.js';
-import { auditReadRecorder } from '../audit-read.js';
+import { ASKED, auditReadRecorder } from '../audit-read.js';
 import type { RequestContext } from '../state.js';
 import { validate } from '../validate.js';
 
@@ -147,8 +147,7 @@ export function auditStreamRoutes(
           await record(ctx, who, {
             kind: 'stream-started',
             query,
-            rows_returned: 0,
-            complete: false,
+            ...ASKED,
           }).catch((error: unknown) => {
             throw new UnavailableError('the stream could not be recorded; retry shortly', {
               cause: error,

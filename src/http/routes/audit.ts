@@ -17,7 +17,7 @@ import type { AuditKey } from '../../audit-trail/audit-key.js';
 import { cursor, instant } from '../query.js';
 import { answerNoStore } from '../respond.js';
 import { route, type Route } from '../route.js';
-import { AUDIT_READ_ROUTE, auditReadRecorder } from '../audit-read.js';
+import { ASKED, AUDIT_READ_ROUTE, auditReadRecorder } from '../audit-read.js';
 import type { RequestContext } from '../state.js';
 import { auditCheckpoints, auditPage, type Body } from '../openapi/responses.js';
 
@@ -147,8 +147,7 @@ export function auditRoutes(
         await record(ctx, who, {
           kind: 'export-started',
           query: queryOf(ctx),
-          rows_returned: 0,
-          complete: false,
+          ...ASKED,
         }).catch((error: unknown) => {
           throw new UnavailableError('the export could not be recorded; retry shortly', {
             cause: error,

@@ -36,6 +36,9 @@ const topQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(10),
 });
 
+const COUNTS = ['private_tokens', 'public_tokens', 'rejected_authentications'] as const;
+type Count = (typeof COUNTS)[number];
+
 const overviewQuery = z.object({ window: window.default(60 * 60_000) });
 const scopesQuery = z.object({ window: window.default(24 * 60 * 60_000) });
 
@@ -63,27 +66,19 @@ export function monitoringRoutes(
           from,
           to,
         });
-        const totals = buckets.reduce(
-          (sum, bucket) => ({
-            private_tokens: sum.private_tokens + Number(bucket.private_tokens),
-            public_tokens: sum.public_tokens + Number(bucket.public_tokens),
-            rejected_authentications:
-              sum.rejected_authentications + Number(bucket.rejected_authentications),
-          }),
-          { private_tokens: 0, public_tokens: 0, rejected_authentications: 0 },
-        );
         const seconds = query.window / 1000;
+        const each = (count: (kind: Count) => number) =>
+          Object.fromEntries(COUNTS.map((kind) => [kind, count(kind)])) as Record<Count, number>;
+        const totals = each((kind) =>
+          buckets.reduce((sum, bucket) => sum + Number(bucket[kind]), 0),
+        );
         ctx.body = {
           client_id: clientId,
           granularity: query.granularity,
           from: from.toISOString(),
           to: to.toISOString(),
           totals,
-          per_second: {
-            private_tokens: totals.private_tokens / seconds,
-            public_tokens: totals.public_tokens / seconds,
-            rejected_authentications: totals.rejected_authentications / seconds,
-          },
+          per_second: each((kind) => totals[kind] / seconds),
           buckets,
         } satisfies Body<typeof clientRatesBody>;
       },

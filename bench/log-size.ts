@@ -1,5 +1,5 @@
 /**
- * `npm run bench:log-size -- [--sizes=0,1000000] [--bulk=500000] [--duration=10] [--no-write]`
+ * `npm run bench:log-size -- [--sizes=0,1000000] [--bulk=500000] [--duration=10] [--max-catch-up=1200]`
  *
  * How the cost grows with the log (issue 56). Starts a real Postgres (embedded) and the service
  * as `npm start` runs it, and node-oidc-provider beside it as the peer. At each size the log is

@@ -96,9 +96,6 @@ export function runSinkLoop(options: SinkLoopOptions): SinkLoop {
     if (!pending) return undefined;
     const batch = pending;
     if (batch.events.length > 0) {
-      // Read before every send, not only at the list's reload: none begins after a DELETE answers.
-      const row = await readSink(db, sinkId);
-      if (!row || row.deleted) return void (stopped = true);
       // Held before the first send: a crash then sends this range again, under the same id.
       if (!cursor.pending) {
         await holdRange(db, sinkId, cursor.position, batch.through);
@@ -110,6 +107,9 @@ export function runSinkLoop(options: SinkLoopOptions): SinkLoop {
         from: cursor.position,
         through: batch.through,
       });
+      // Read just before every send, not only at the list's reload: none begins after a DELETE.
+      const row = await readSink(db, sinkId);
+      if (!row || row.deleted) return void (stopped = true);
       await send().catch((error: unknown) => {
         throw new SendFailure(error);
       });
@@ -149,6 +149,7 @@ export function runSinkLoop(options: SinkLoopOptions): SinkLoop {
     // The probe is the batch waiting, so a receiver refusing batches stays paused.
     try {
       if (!(await deliverNext())) {
+        if (stopped) return; // deleted meanwhile: nothing to probe or resume
         await transport.probe().catch((error: unknown) => {
           throw new SendFailure(error);
         });

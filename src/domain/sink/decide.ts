@@ -100,7 +100,8 @@ export function decidePauseSink(
   const refusal = command.spaceId === undefined ? undefined : owned(state, command.spaceId);
   if (refusal || !state) return refuse(refusal ?? 'not_found');
   const where = placed(state.sinkId, state.spaceId, command.eventId);
-  if (state.paused) return accept([], where);
+  // A deleted sink is not paused or resumed by the deliverer's last turn: nothing to record.
+  if (state.paused || state.deleted) return accept([], where);
   const event = commandEvent(command, 'sink-paused', {
     sink_id: state.sinkId,
     reason: command.reason,
@@ -121,7 +122,7 @@ export function decideResumeSink(
   const refusal = command.spaceId === undefined ? undefined : owned(state, command.spaceId);
   if (refusal || !state) return refuse(refusal ?? 'not_found');
   const where = placed(state.sinkId, state.spaceId, command.eventId);
-  if (!state.paused) return accept([], where);
+  if (!state.paused || state.deleted) return accept([], where);
   const event = commandEvent(command, 'sink-resumed', {
     sink_id: state.sinkId,
     reason: command.reason,

@@ -88,6 +88,20 @@ describe('audit sinks (issue 43)', () => {
     expect(decidePauseSink(pause, { ...sink, paused: true }).events).toHaveLength(0);
   });
 
+  it('given a deleted sink, when the deliverer pauses or resumes it (its last turn), then nothing is recorded', () => {
+    const deleted = { ...sink, deleted: true };
+    const asked = { eventId: 'e6', metadata };
+    const pause = { ...asked, reason: 'failing' as const, attempts: 9, lastError: 'HTTP 500' };
+    expect(decidePauseSink(pause, deleted)).toMatchObject({ ok: true, events: [] });
+    const resume = { ...asked, reason: 'answering' as const };
+    expect(decideResumeSink(resume, { ...deleted, paused: true })).toMatchObject({
+      ok: true,
+      events: [],
+    });
+    // Not deleted, the same turn records its event: the test above is not vacuous.
+    expect(decideResumeSink(resume, { ...sink, paused: true }).events).toHaveLength(1);
+  });
+
   it('given a paused sink, when an admin resumes it, then sink-resumed naming who; a running one records nothing', () => {
     const resume = { eventId: 'e5', metadata, spaceId: 'space-a', reason: 'admin' as const };
     const decision = decideResumeSink(resume, { ...sink, paused: true });

@@ -155,8 +155,13 @@ function issuanceDecider<Request extends IssueRequest, State, Refusal extends st
       if (flow.spend) await flow.spend(ctx, command, facts);
       // A DPoP proof is good for one request (RFC 9449 §11.1): its jti is remembered across replicas.
       const { dpop, spaceId } = command;
-      const used = dpop && { spaceId, id: dpop.jti, expiresAt: dpop.expiresAt };
-      if (used && !(await ctx.usedOnce.remember({ ...used, holder: `dpop:${dpop!.jkt}` }))) {
+      const used = dpop && {
+        spaceId,
+        holder: `dpop:${dpop.jkt}`,
+        id: dpop.jti,
+        expiresAt: dpop.expiresAt,
+      };
+      if (used && !(await ctx.usedOnce.remember(used))) {
         throw new InvalidDpopProofError('this DPoP proof was already used (jti replayed)');
       }
       return signed(ctx, tokenClaims(event, ctx.issuer, spaceId, command.earlier), rateLimit);

@@ -2,14 +2,14 @@ import type { AccessTokenClaims } from '../../crypto/access-tokens.js';
 import type { Credential } from '../../domain/credential/state.js';
 import { clientDomain, credentialUnderRule, tokenCredentials } from '../../domain/policy.js';
 import type { CommandContext } from '../context.js';
+import { isMetadataClientId } from '../../domain/metadata-client/decide.js';
+import { credentialOf } from '../client-authentication/metadata-client.js';
 
 /** What finding a token's credentials reads: the lookups, the rules and the scope catalog. */
 export type StandingPorts = Pick<
   CommandContext,
   'credentials' | 'metadataClients' | 'trustedIssuers' | 'clock' | 'scopeCatalog'
 >;
-import { isMetadataClientId } from '../../domain/metadata-client/decide.js';
-import { credentialOf } from '../client-authentication/metadata-client.js';
 
 /** A metadata document's client stands on its domain as the space allows it now (none: removed). */
 async function credentialOrDomain(ctx: StandingPorts, spaceId: string, id: string) {

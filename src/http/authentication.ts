@@ -1,9 +1,6 @@
 import type { Context, Middleware, ParameterizedContext } from 'koa';
 import type { AccessRefusals } from '../commands/access-refusal/record.js';
-import {
-  assertionProof,
-  type ClientProof,
-} from '../commands/client-authentication/authenticate.js';
+import { assertionProof, type ClientProof } from '../commands/client-authentication/proof.js';
 import type { AccessRefusal } from '../domain/access-refusal/decide.js';
 import { userActor } from '../domain/actors.js';
 import { loginRefusal, type LoginRefusal, type LoginRoutePolicy } from '../domain/policy.js';

@@ -159,6 +159,26 @@ describe('a refused actor assertion is a failed client authentication', () => {
     expect(failures[0]!.client_ip).toEqual(expect.any(String));
   });
 
+  it('a good assertion of a revoked agent is refused and recorded as at the token endpoint', async () => {
+    const agent = await keyedAgent();
+    const subject = await customerTokenFor(agent.clientId);
+    const revoked = await fetch(`${service.baseUrl}/v1/credential/${agent.clientId}`, {
+      method: 'DELETE',
+      headers: {
+        authorization: `Bearer ${await service.loginToken([SPACE])}`,
+        'x-service-space-id': SPACE,
+      },
+    });
+    expect(revoked.status).toBe(200);
+    const problem = await refusal(
+      await delegate(subject, await assertion(agent.clientId, agent.privateKey), asJwt),
+    );
+    expect(problem).toMatchObject({ error: 'invalid_grant' });
+    expect(problem.error_description).toMatch(/^actor_token: /);
+    const failures = await failuresOf(agent.clientId);
+    expect(failures.map((failure) => failure.details.reason)).toEqual(['credential_revoked']);
+  });
+
   it('an accepted one records no failure', async () => {
     const agent = await keyedAgent();
     const subject = await customerTokenFor(agent.clientId);

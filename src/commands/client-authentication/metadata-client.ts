@@ -8,7 +8,7 @@ import {
   type MetadataClientDomain,
 } from '../../domain/metadata-client/decide.js';
 import { fetchBusy } from '#outbound/guarded-fetcher.js';
-import { InvalidClientError, UnavailableError } from '../../errors/errors.js';
+import { UnavailableError } from '../../errors/errors.js';
 import type { CommandContext } from '../context.js';
 import { clientDomain } from '../../domain/policy.js';
 import { assertionProvesClient } from './assertion.js';
@@ -91,6 +91,7 @@ export async function authenticateMetadataClient(
     readonly assertion: string;
     readonly metadata: EventMetadata;
   },
+  refusal: (reason: string) => Error,
 ): Promise<Credential> {
   const { clientId, spaceId } = command;
   const ip = command.metadata.client_ip;
@@ -99,7 +100,7 @@ export async function authenticateMetadataClient(
   const refused = (why: string): never => {
     ctx.limits.assertClientNotLockedOut(counted, ip);
     ctx.limits.failedClientAuthentication(counted, ip);
-    throw new InvalidClientError(`client_id: ${why}`);
+    throw refusal(`client_id: ${why}`);
   };
   const ports = ctx.metadataClients ?? refused('this service takes no metadata documents');
   const badId = metadataClientIdRefusal(clientId);

@@ -1,7 +1,6 @@
 import { decideIssuePrivateToken } from '../../domain/token/decide.js';
 import type { Credential } from '../../domain/credential/state.js';
 import type { AssertionEvidence } from '../../domain/event-data/token.js';
-import { authenticateClient, type ClientProof } from '../client-authentication/authenticate.js';
 import { InvalidTargetError } from '../../errors/errors.js';
 import type { CommandContext } from '../context.js';
 import { NOTHING } from '../recording.js';
@@ -12,18 +11,6 @@ import {
   type IssueRequest,
   type IssuedToken,
 } from './issuance.js';
-
-/** The client_credentials grant: authenticate the client, then issue. */
-export async function issuePrivateToken(
-  ctx: CommandContext,
-  command: Omit<PrivateRequest, 'credential' | 'spaceId'> & { readonly proof: ClientProof },
-): Promise<IssuedToken> {
-  // One authentication path for every client-authenticated endpoint: lockout, secret check,
-  // bounded failure events. Authenticated, the decision only judges the grant itself.
-  const credential = await authenticateClient(ctx, command);
-  const { assertion } = credential;
-  return issuePrivateTokenTo(ctx, credential, { ...command, ...(assertion ? { assertion } : {}) });
-}
 
 /** A private token's issuance: the credential already proven, the grant left to judge. */
 interface PrivateRequest extends IssueRequest {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { authenticateClient } from '../../commands/client-authentication/authenticate.js';
+import { atEndpoint, identifyClient } from '../../commands/client-authentication/identify.js';
 import type { CommandContext } from '../../commands/context.js';
 import { introspectToken } from '../../commands/token/introspect.js';
 import { revokeToken } from '../../commands/token/revoke.js';
@@ -26,8 +26,9 @@ async function clientAndToken(commands: CommandContext, ctx: RequestContext) {
   const body = validate(tokenRequest, ctx.request.body, 'body');
   const proof = clientProofOf(ctx, body);
   ctx.state.clientId = proof.clientId;
-  const metadata = { actor: clientActor(proof.clientId), ...requestMetadata(ctx) };
-  const client = await authenticateClient(commands, { proof, metadata });
+  const origin = requestMetadata(ctx);
+  const metadata = { actor: clientActor(proof.clientId), ...origin };
+  const client = await identifyClient(commands, { as: 'client', proof }, atEndpoint(origin));
   return { client, token: body.token, metadata };
 }
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { CommandContext } from '../../commands/context.js';
-import type { ClientProof } from '../../commands/client-authentication/authenticate.js';
+import type { ClientProof } from '../../commands/client-authentication/proof.js';
 import { isMetadataClientId } from '../../domain/metadata-client/decide.js';
 import type { Grant } from '../../commands/token/grants/grant.js';
 import { GRANTS, GRANT_TYPES, grantNamed } from '../../commands/token/grants/registry.js';

@@ -72,12 +72,16 @@ describe('an outbound fetch refused busy', () => {
           seen: new Set<string>(),
         },
       };
-      const asked = authenticateMetadataClient(ctx as never, {
-        spaceId: 'space-a',
-        clientId: 'https://client.example/c',
-        assertion: 'x.y.z',
-        metadata: { client_ip: '192.0.2.1' } as never,
-      });
+      const asked = authenticateMetadataClient(
+        ctx as never,
+        {
+          spaceId: 'space-a',
+          clientId: 'https://client.example/c',
+          assertion: 'x.y.z',
+          metadata: { client_ip: '192.0.2.1' } as never,
+        },
+        (reason) => new Error(reason),
+      );
       await expect(asked).rejects.toBeInstanceOf(UnavailableError);
       expect(failed).toEqual([]);
     }

@@ -1,7 +1,11 @@
 import { z } from 'zod';
 import { clientActor } from '../../../domain/actors.js';
-import { issuePrivateToken, issuePrivateTokenTo } from '../issue-private.js';
-import { authenticateMetadataClient } from '../../client-authentication/metadata-client.js';
+import { issuePrivateTokenTo } from '../issue-private.js';
+import {
+  atEndpoint,
+  identifyClient,
+  type Presented,
+} from '../../client-authentication/identify.js';
 import { defineGrant } from './grant.js';
 import { tokenResponse } from './exchange-answer.js';
 import { audienceOfResource, privateTokenTarget, requestedScopes } from './scope-parameter.js';
@@ -26,14 +30,14 @@ export const clientCredentialsGrant = defineGrant({
       scopes: requestedScopes(fields.scope),
       metadata: { actor: clientActor(client.clientId), ...origin },
     };
-    if (client.method === 'assertion' && spaceId !== undefined) {
-      // A client ID metadata document's URL: no credential of ours, the space the request's.
-      const credential = await authenticateMetadataClient(ctx, { ...asked, ...client, spaceId });
-      const metadataDocument = client.clientId;
-      return tokenResponse(
-        await issuePrivateTokenTo(ctx, credential, { ...asked, metadataDocument }),
-      );
-    }
-    return tokenResponse(await issuePrivateToken(ctx, { ...asked, proof: client }));
+    // A private_key_jwt in a space: a client ID metadata document's URL, no credential of ours.
+    const document = client.method === 'assertion' && spaceId !== undefined;
+    const presented: Presented = document
+      ? { as: 'document', proof: client, spaceId }
+      : { as: 'client', proof: client };
+    const credential = await identifyClient(ctx, presented, atEndpoint(origin));
+    const { assertion } = credential;
+    const proven = document ? { metadataDocument: client.clientId } : assertion && { assertion };
+    return tokenResponse(await issuePrivateTokenTo(ctx, credential, { ...asked, ...proven }));
   },
 });

@@ -1,4 +1,3 @@
-import { decodeJwt } from 'jose';
 import type { Credential } from '../../../domain/credential/state.js';
 import type { ActorToken } from '../../../domain/token/delegate.js';
 import { tokenRevoked } from '../../../domain/policy.js';
@@ -6,9 +5,7 @@ import { InvalidGrantError } from '../../../errors/errors.js';
 import type { PrivateTokenClaims } from '../../../crypto/access-tokens.js';
 import type { EventMetadata } from '../../../domain/events.js';
 import type { CommandContext } from '../../context.js';
-import { assertionProvesClient } from '../../client-authentication/assertion.js';
-import { refusedAssertion } from '../../client-authentication/authenticate.js';
-import { acceptAssertion, AssertionRefused } from '../../trusted-issuer/assertion-check.js';
+import { identifyClient } from '../../client-authentication/identify.js';
 import { ACCESS_TOKEN_TYPE, asGrantError } from './exchange-answer.js';
 import { credentialsBehind } from '../standing.js';
 
@@ -48,35 +45,18 @@ export async function provenActor(
       credential,
     };
   }
-  const assertion = { spaceId, expiresAt: Number.POSITIVE_INFINITY, revoked: false } as const;
-  const own = await ctx.credentials.find(issuerOf(token));
-  if (own?.jwks) {
-    if (!(await assertionProvesClient(ctx, token, own))) {
-      const claimed = { clientId: own.clientId };
-      await refusedAssertion(ctx, own.spaceId, claimed, origin, own.clientId);
-      throw new InvalidGrantError(
-        "actor_token: not an assertion of its client's keys (iss = sub = the client id, aud this issuer, exp within 300 s, a jti not used before)",
-      );
-    }
-    return { ...assertion, spaceId: own.spaceId, clientId: own.clientId, credential: own };
-  }
-  try {
-    const { credential } = await acceptAssertion(ctx, { spaceId, assertion: token });
-    return { ...assertion, clientId: credential.clientId, credential };
-  } catch (error) {
-    if (!(error instanceof AssertionRefused)) throw error;
-    await refusedAssertion(ctx, spaceId, error, origin);
-    throw new InvalidGrantError(`actor_token: ${error.message}`);
-  }
+  const credential = await identifyClient(
+    ctx,
+    { as: 'actor', token, spaceId },
+    {
+      origin,
+      refused: (reason = OWN_ASSERTION) => new InvalidGrantError(`actor_token: ${reason}`),
+    },
+  );
+  const { clientId } = credential;
+  const ends = { expiresAt: Number.POSITIVE_INFINITY, revoked: false } as const;
+  return { ...ends, clientId, spaceId: credential.spaceId, credential };
 }
 
-/** The `iss` a JWT names, unverified (which keys to check it with), or invalid_grant. */
-function issuerOf(token: string): string {
-  try {
-    const { iss } = decodeJwt(token);
-    if (typeof iss === 'string') return iss;
-  } catch {
-    // Answered below as any other JWT without an issuer.
-  }
-  throw new InvalidGrantError('actor_token: not a JWT naming its issuer (iss)');
-}
+const OWN_ASSERTION =
+  "not an assertion of its client's keys (iss = sub = the client id, aud this issuer, exp within 300 s, a jti not used before)";

@@ -67,7 +67,7 @@ export async function delegatedExchange(
     origin,
   );
   const metadata = { actor: clientActor(actor.clientId), ...origin };
-  await requireSentClient(ctx, client, metadata, {
+  await requireSentClient(ctx, client, origin, {
     clientId: actor.clientId,
     token: 'actor_token',
   });

@@ -7,7 +7,8 @@ import {
   InvalidTokenError,
 } from '../../../errors/errors.js';
 import type { CommandContext } from '../../context.js';
-import { authenticateClient, type ClientProof } from '../../client-authentication/authenticate.js';
+import { atEndpoint, identifyClient } from '../../client-authentication/identify.js';
+import type { ClientProof } from '../../client-authentication/proof.js';
 import type { IssuedToken } from '../issuance.js';
 import type { GrantResponse } from './grant.js';
 
@@ -50,11 +51,11 @@ export function requireSubjectAudience(
 export async function requireSentClient(
   ctx: CommandContext,
   client: ClientProof | undefined,
-  metadata: EventMetadata,
+  origin: Omit<EventMetadata, 'actor'>,
   issued: { readonly clientId: string; readonly token: string },
 ): Promise<void> {
   if (!client) return;
-  const credential = await authenticateClient(ctx, { proof: client, metadata });
+  const credential = await identifyClient(ctx, { as: 'client', proof: client }, atEndpoint(origin));
   if (!issuedTo(issued, credential.clientId)) {
     throw new InvalidGrantError(`the ${issued.token} was issued to another client`);
   }

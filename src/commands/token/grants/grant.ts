@@ -3,7 +3,7 @@ import type { EventMetadata } from '../../../domain/events.js';
 import { TOKEN_ISSUANCES, type IssuanceEvent } from '../../../domain/token/issuances.js';
 import type { RateLimitState } from '../../../limits/limits.js';
 import type { DpopProof } from '../../../crypto/dpop.js';
-import type { ClientProof } from '../../client-authentication/authenticate.js';
+import type { ClientProof } from '../../client-authentication/proof.js';
 import type { CommandContext } from '../../context.js';
 
 /** A token a grant's request presents, as its verified claims say it is bound (RFC 7800 cnf). */

@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { clientActor } from '../../../domain/actors.js';
 import { InvalidGrantError } from '../../../errors/errors.js';
-import { acceptAssertion, AssertionRefused } from '../../trusted-issuer/assertion-check.js';
 import { issuePrivateTokenTo } from '../issue-private.js';
-import { authenticateClient, refusedAssertion } from '../../client-authentication/authenticate.js';
+import { atEndpoint, identifyClient } from '../../client-authentication/identify.js';
 import { defineGrant } from './grant.js';
 import { tokenResponse } from './exchange-answer.js';
 import {
@@ -38,29 +37,21 @@ export const jwtBearerGrant = defineGrant({
   async handle(ctx, { fields, client, dpop, spaceId, origin }) {
     if (spaceId === undefined) throw new Error('the route requires the space first');
     // Client authentication sent beside the assertion is checked, and must be the rule's client.
-    const authenticated = client
-      ? await authenticateClient(ctx, {
-          proof: client,
-          metadata: { actor: clientActor(client.clientId), ...origin },
-        })
-      : undefined;
-    const named = authenticated?.clientId ?? fields.client_id;
-    const { credential, evidence } = await acceptAssertion(ctx, {
-      spaceId,
-      assertion: fields.assertion,
-      ...(named === undefined ? {} : { named }),
-    }).catch(async (error: unknown) => {
-      if (!(error instanceof AssertionRefused)) throw error;
-      await refusedAssertion(ctx, spaceId, error, origin);
-      throw new InvalidGrantError(error.message);
-    });
+    const authenticated =
+      client && (await identifyClient(ctx, { as: 'client', proof: client }, atEndpoint(origin)));
+    const named = authenticated ? authenticated.clientId : fields.client_id;
+    const { assertion, ...credential } = await identifyClient(
+      ctx,
+      { as: 'workload', assertion: fields.assertion, spaceId, named },
+      { origin, refused: (reason = 'assertion: refused') => new InvalidGrantError(reason) },
+    );
     const issued = await issuePrivateTokenTo(ctx, credential, {
       audience: fields.audience,
       scopes: requestedScopes(fields.scope),
       dpop: await dpop(),
       metadata: { actor: clientActor(credential.clientId), ...origin },
       grantType: JWT_BEARER,
-      assertion: evidence,
+      assertion,
     });
     return tokenResponse(issued);
   },

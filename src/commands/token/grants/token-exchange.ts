@@ -93,7 +93,7 @@ export const tokenExchangeGrant = defineGrant({
     requireSubjectAudience(fields, privateToken, ', the only one it buys');
     const metadata = { actor: clientActor(privateToken.client_id), ...origin };
     const issued = { clientId: privateToken.client_id, token: 'subject token' };
-    await requireSentClient(ctx, client, metadata, issued);
+    await requireSentClient(ctx, client, origin, issued);
     // A bound subject token is exchanged only with a proof by its key (RFC 9449 §4.3).
     const proof = await dpop({ token: fields.subject_token, claims: privateToken });
     const exchanged = await asGrantError(() =>

@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import { decodeJwt, type JWTPayload } from 'jose';
+import { decodeJwt } from 'jose';
 import { decideClientAuthentication } from '../../domain/client-authentication/decide.js';
 import { acceptedSecretHashes, type Credential } from '../../domain/credential/state.js';
 import type { DomainEvent, EventMetadata } from '../../domain/events.js';
@@ -9,6 +9,8 @@ import { clientActor } from '../../domain/actors.js';
 import { ownedBySpace } from '../../domain/policy.js';
 import type { CommandContext } from '../context.js';
 import { assertionProvesClient } from './assertion.js';
+import { authenticateMetadataClient } from './metadata-client.js';
+import type { ClientProof } from './proof.js';
 import type { AssertionEvidence } from '../../domain/event-data/token.js';
 import {
   acceptAssertion,
@@ -36,7 +38,7 @@ function clientSecretMatches(
 }
 
 /** After a failure: 429 past the IP's budget for `limitKey`, else counted and, for a known client, recorded. */
-export async function failedAuthentication(
+async function failedAuthentication(
   ctx: CommandContext,
   limitKey: string,
   ip: string,
@@ -55,16 +57,12 @@ export async function failedAuthentication(
   if (known) await ctx.failures.failed(known.spaceId, known.failure, ip);
 }
 
-/**
- * An assertion refused outside client authentication (jwt-bearer, an actor_token): counted per
- * `limitKey` (an issuer's: per space) and IP, recorded for the client it claimed to be, if any.
- */
-export async function refusedAssertion(
+/** An issuer's assertion refused: counted per space and IP, recorded for the client it claimed. */
+async function refusedAssertion(
   ctx: CommandContext,
   spaceId: string,
-  refusal: { readonly clientId: string | undefined; readonly claim?: string },
+  refusal: AssertionRefused,
   origin: Omit<EventMetadata, 'actor'>,
-  limitKey = `jwt-bearer:${spaceId}`,
 ): Promise<void> {
   const claimed = refusal.clientId && (await ctx.credentials.find(refusal.clientId));
   const credential = claimed && ownedBySpace(claimed, spaceId) ? claimed : undefined;
@@ -80,35 +78,8 @@ export async function refusedAssertion(
         credential,
       ).events
     : [];
+  const limitKey = `jwt-bearer:${spaceId}`;
   await failedAuthentication(ctx, limitKey, origin.client_ip, failure && { spaceId, failure });
-}
-
-/** How a client proves who it is: its secret, an assertion signed with its key, or a trusted issuer's. */
-export type ClientProof =
-  | { readonly method: 'secret'; readonly clientId: string; readonly secret: string }
-  | {
-      /** `assertion`: private_key_jwt; `trusted-issuer`: RFC 7523 §2.2 by a space's issuer. */
-      readonly method: 'assertion' | 'trusted-issuer';
-      readonly clientId: string;
-      readonly assertion: string;
-    };
-
-/** What an unverified `client_assertion` claims: a client's own (iss = sub), or a trusted issuer's. */
-export function assertionProof(assertion: string, named: string | undefined): ClientProof {
-  let claims: JWTPayload;
-  try {
-    claims = decodeJwt(assertion);
-  } catch {
-    throw new InvalidClientError();
-  }
-  const federated = typeof claims.iss === 'string' && claims.iss !== claims.sub;
-  const clientId = named ?? (federated ? undefined : claims.sub);
-  if (typeof clientId !== 'string' || (!federated && clientId !== claims.sub)) {
-    throw new InvalidClientError(
-      federated ? "client_id: required with an issuer's assertion" : undefined,
-    );
-  }
-  return { method: federated ? 'trusted-issuer' : 'assertion', clientId, assertion };
 }
 
 /** An authenticated client; by a trusted issuer's assertion, what its issuance records of it. */
@@ -130,17 +101,98 @@ async function trustedAssertion(
   );
 }
 
+/** What is presented as a client's proof, and where. */
+export type Presented =
+  /** Client authentication at an endpoint: a secret, private_key_jwt or an issuer's assertion. */
+  | { readonly as: 'client'; readonly proof: ClientProof }
+  /** A client ID metadata document's client (its id the URL) at an endpoint, in the space. */
+  | {
+      readonly as: 'document';
+      readonly proof: { readonly clientId: string; readonly assertion: string };
+      readonly spaceId: string;
+    }
+  /** An RFC 8693 actor_token JWT: its client's own assertion, or an issuer's in the space. */
+  | { readonly as: 'actor'; readonly token: string; readonly spaceId: string }
+  /** RFC 7523 §2.1: an issuer's assertion in the space, for the client its rule names. */
+  | {
+      readonly as: 'workload';
+      readonly assertion: string;
+      readonly spaceId: string;
+      readonly named?: string | undefined;
+    };
+
+/** Where a proof came from, and the error its refusal answers (the reason, if one is told). */
+export interface Identification {
+  readonly origin: Omit<EventMetadata, 'actor'>;
+  readonly refused: (reason?: string) => Error;
+}
+
+/** Client authentication at an endpoint: a refusal is RFC 6749 §5.2's invalid_client. */
+export const atEndpoint = (origin: Omit<EventMetadata, 'actor'>): Identification => ({
+  origin,
+  refused: (reason) => new InvalidClientError(reason),
+});
+
 /**
- * Authenticates a client by secret, private_key_jwt or a trusted issuer's assertion. The right
- * proof is always served: the lockout only stops guessing, so no one locks a storefront out from
- * an address it shares. An id that cannot be ours is refused before any lookup or count.
+ * Who is this client: the one entry for every proof a client presents. A refusal is counted per
+ * client (an issuer's: per space) and IP, recorded for the client it claimed to be, and answered
+ * as the caller's `refused`. The right proof is always served: the lockout only stops guessing, so
+ * no one locks a storefront out from an address it shares.
  */
-export async function authenticateClient(
+export async function identifyClient(
   ctx: CommandContext,
-  command: { readonly proof: ClientProof; readonly metadata: EventMetadata },
+  presented: Presented,
+  how: Identification,
 ): Promise<AuthenticatedClient> {
-  const { proof } = command;
-  if (!isClientIdShaped(proof.clientId)) throw new InvalidClientError();
+  if (presented.as === 'client') return byProof(ctx, presented.proof, how);
+  if (presented.as === 'document') {
+    const { proof, spaceId } = presented;
+    const metadata = { actor: clientActor(proof.clientId), ...how.origin };
+    return authenticateMetadataClient(ctx, { ...proof, spaceId, metadata }, how.refused);
+  }
+  if (presented.as === 'workload') return byIssuer(ctx, presented, presented.assertion, how);
+  const { token } = presented;
+  const iss = issuerOf(token);
+  const own = isClientIdShaped(iss) ? await ctx.credentials.find(iss) : undefined;
+  return own?.jwks
+    ? byProof(ctx, { method: 'assertion', clientId: own.clientId, assertion: token }, how)
+    : byIssuer(ctx, presented, token, how);
+}
+
+/** A trusted issuer's assertion standing for the client its matched rule names. */
+async function byIssuer(
+  ctx: CommandContext,
+  presented: { readonly spaceId: string; readonly named?: string | undefined },
+  assertion: string,
+  how: Identification,
+): Promise<AuthenticatedClient> {
+  const { spaceId, named } = presented;
+  const asked = { spaceId, assertion, ...(named === undefined ? {} : { named }) };
+  const accepted = await acceptAssertion(ctx, asked).catch(async (error: unknown) => {
+    if (!(error instanceof AssertionRefused)) throw error;
+    await refusedAssertion(ctx, spaceId, error, how.origin);
+    throw how.refused(error.message);
+  });
+  return { ...accepted.credential, assertion: accepted.evidence };
+}
+
+/** The `iss` a JWT names, unverified: whose keys to check it with ('' when none). */
+function issuerOf(token: string): string {
+  try {
+    const { iss } = decodeJwt(token);
+    return typeof iss === 'string' ? iss : '';
+  } catch {
+    return '';
+  }
+}
+
+/** A client's proof at an endpoint; an id that cannot be ours is refused before any lookup or count. */
+async function byProof(
+  ctx: CommandContext,
+  proof: ClientProof,
+  how: Identification,
+): Promise<AuthenticatedClient> {
+  if (!isClientIdShaped(proof.clientId)) throw how.refused();
   const credential = await ctx.credentials.find(proof.clientId);
   const proven =
     proof.method === 'secret'
@@ -154,7 +206,7 @@ export async function authenticateClient(
       method: proof.method === 'secret' ? 'secret' : 'assertion',
       ...(proven instanceof AssertionRefused ? { claim: proven.claim } : {}),
       eventId: ctx.ids.eventId(),
-      metadata: command.metadata,
+      metadata: { actor: clientActor(proof.clientId), ...how.origin },
     },
     credential,
   );
@@ -166,10 +218,10 @@ export async function authenticateClient(
   await failedAuthentication(
     ctx,
     proof.clientId,
-    command.metadata.client_ip,
+    how.origin.client_ip,
     outcome.events[0] && credential
       ? { spaceId: credential.spaceId, failure: outcome.events[0] }
       : undefined,
   );
-  throw new InvalidClientError(proven instanceof AssertionRefused ? proven.message : undefined);
+  throw how.refused(proven instanceof AssertionRefused ? proven.message : undefined);
 }

@@ -57,31 +57,6 @@ async function failedAuthentication(
   if (known) await ctx.failures.failed(known.spaceId, known.failure, ip);
 }
 
-/** An issuer's assertion refused: counted per space and IP, recorded for the client it claimed. */
-async function refusedAssertion(
-  ctx: CommandContext,
-  spaceId: string,
-  refusal: AssertionRefused,
-  origin: Omit<EventMetadata, 'actor'>,
-): Promise<void> {
-  const claimed = refusal.clientId && (await ctx.credentials.find(refusal.clientId));
-  const credential = claimed && ownedBySpace(claimed, spaceId) ? claimed : undefined;
-  const [failure] = credential
-    ? decideClientAuthentication(
-        {
-          secretMatches: false,
-          method: 'assertion',
-          claim: refusal.claim,
-          eventId: ctx.ids.eventId(),
-          metadata: { actor: clientActor(credential.clientId), ...origin },
-        },
-        credential,
-      ).events
-    : [];
-  const limitKey = `jwt-bearer:${spaceId}`;
-  await failedAuthentication(ctx, limitKey, origin.client_ip, failure && { spaceId, failure });
-}
-
 /** An authenticated client; by a trusted issuer's assertion, what its issuance records of it. */
 export type AuthenticatedClient = Credential & { readonly assertion?: AssertionEvidence };
 
@@ -103,19 +78,19 @@ async function trustedAssertion(
 
 /** What is presented as a client's proof, and where. */
 export type Presented =
-  /** Client authentication at an endpoint: a secret, private_key_jwt or an issuer's assertion. */
+  /** At an endpoint: a secret, private_key_jwt or an issuer's assertion (RFC 7523 §2.2). */
   | { readonly as: 'client'; readonly proof: ClientProof }
   /** A client ID metadata document's client (its id the URL) at an endpoint, in the space. */
   | {
       readonly as: 'document';
-      readonly proof: { readonly clientId: string; readonly assertion: string };
+      readonly clientId: string;
+      readonly assertion: string;
       readonly spaceId: string;
     }
-  /** An RFC 8693 actor_token JWT: its client's own assertion, or an issuer's in the space. */
-  | { readonly as: 'actor'; readonly token: string; readonly spaceId: string }
-  /** RFC 7523 §2.1: an issuer's assertion in the space, for the client its rule names. */
+  /** In a space: an RFC 8693 actor_token JWT (its client's own assertion, or an issuer's), or an
+   * RFC 7523 §2.1 workload's assertion (an issuer's, for its rule's client, `named` if sent). */
   | {
-      readonly as: 'workload';
+      readonly as: 'actor' | 'workload';
       readonly assertion: string;
       readonly spaceId: string;
       readonly named?: string | undefined;
@@ -146,31 +121,34 @@ export async function identifyClient(
 ): Promise<AuthenticatedClient> {
   if (presented.as === 'client') return byProof(ctx, presented.proof, how);
   if (presented.as === 'document') {
-    const { proof, spaceId } = presented;
-    const metadata = { actor: clientActor(proof.clientId), ...how.origin };
-    return authenticateMetadataClient(ctx, { ...proof, spaceId, metadata }, how.refused);
+    const metadata = { actor: clientActor(presented.clientId), ...how.origin };
+    return authenticateMetadataClient(ctx, { ...presented, metadata }, how.refused);
   }
-  if (presented.as === 'workload') return byIssuer(ctx, presented, presented.assertion, how);
-  const { token } = presented;
-  const iss = issuerOf(token);
+  const { as, assertion, spaceId, named } = presented;
+  const iss = as === 'actor' ? issuerOf(assertion) : '';
   const own = isClientIdShaped(iss) ? await ctx.credentials.find(iss) : undefined;
-  return own?.jwks
-    ? byProof(ctx, { method: 'assertion', clientId: own.clientId, assertion: token }, how)
-    : byIssuer(ctx, presented, token, how);
-}
-
-/** A trusted issuer's assertion standing for the client its matched rule names. */
-async function byIssuer(
-  ctx: CommandContext,
-  presented: { readonly spaceId: string; readonly named?: string | undefined },
-  assertion: string,
-  how: Identification,
-): Promise<AuthenticatedClient> {
-  const { spaceId, named } = presented;
+  if (own?.jwks) return byProof(ctx, { method: 'assertion', clientId: iss, assertion }, how);
+  // An issuer's assertion, for the client its matched rule names: refused, counted per space.
   const asked = { spaceId, assertion, ...(named === undefined ? {} : { named }) };
   const accepted = await acceptAssertion(ctx, asked).catch(async (error: unknown) => {
     if (!(error instanceof AssertionRefused)) throw error;
-    await refusedAssertion(ctx, spaceId, error, how.origin);
+    const claimed = error.clientId && (await ctx.credentials.find(error.clientId));
+    const credential = claimed && ownedBySpace(claimed, spaceId) ? claimed : undefined;
+    const asserted = { secretMatches: false, method: 'assertion', claim: error.claim } as const;
+    const metadata = { actor: clientActor(credential ? credential.clientId : ''), ...how.origin };
+    const [failure] = credential
+      ? decideClientAuthentication(
+          { ...asserted, eventId: ctx.ids.eventId(), metadata },
+          credential,
+        ).events
+      : [];
+    const limitKey = `jwt-bearer:${spaceId}`;
+    await failedAuthentication(
+      ctx,
+      limitKey,
+      how.origin.client_ip,
+      failure && { spaceId, failure },
+    );
     throw how.refused(error.message);
   });
   return { ...accepted.credential, assertion: accepted.evidence };

@@ -15,22 +15,21 @@ export function tokenClaims(
   earlier: readonly string[] = [],
 ): AccessTokenClaims {
   const { client_id, audience, jti, issued_at, expires_at, scope, cnf_jkt } = event.data;
-  // Every token's first claims, in the order its JSON has always had them.
-  const head = <Kind extends 'private' | 'public'>(sub: string, token_kind: Kind) => ({
-    iss: issuer,
-    sub,
-    aud: audience,
-    exp: secondsOfIso(expires_at)!,
-    iat: secondsOfIso(issued_at)!,
-    jti,
-    client_id,
-    space_id: spaceId,
-    token_kind,
-  });
+  // Two literals, no shared head spread in: the spread cost 5× here in a CPU profile of issuance.
+  const exp = secondsOfIso(expires_at)!;
+  const iat = secondsOfIso(issued_at)!;
   if (event.type === 'private-token-issued') {
     const { assertion } = (event as DomainEvent<'private-token-issued'>).data;
     return {
-      ...head(client_id, 'private'),
+      iss: issuer,
+      sub: client_id,
+      aud: audience,
+      exp,
+      iat,
+      jti,
+      client_id,
+      space_id: spaceId,
+      token_kind: 'private',
       // Which rule bought it: narrowing or removing the rule reaches the token (token/standing.ts).
       ...(assertion && {
         issuer_rule: { iss: assertion.iss, issuer_id: assertion.issuer_id, rule: assertion.rule },
@@ -42,7 +41,15 @@ export function tokenClaims(
   const data = (event as DomainEvent<'public-token-issued'>).data;
   const { customer_id, segment_id, parent_jti, subject_jti, actors, may_act } = data;
   return {
-    ...head(customer_id, 'public'),
+    iss: issuer,
+    sub: customer_id,
+    aud: audience,
+    exp,
+    iat,
+    jti,
+    client_id,
+    space_id: spaceId,
+    token_kind: 'public',
     customer_id,
     segment_id,
     parent_jti,

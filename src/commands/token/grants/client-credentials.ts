@@ -33,7 +33,7 @@ export const clientCredentialsGrant = defineGrant({
     // A private_key_jwt in a space: a client ID metadata document's URL, no credential of ours.
     const document = client.method === 'assertion' && spaceId !== undefined;
     const presented: Presented = document
-      ? { as: 'document', proof: client, spaceId }
+      ? { as: 'document', clientId: client.clientId, assertion: client.assertion, spaceId }
       : { as: 'client', proof: client };
     const credential = await identifyClient(ctx, presented, atEndpoint(origin));
     const { assertion } = credential;

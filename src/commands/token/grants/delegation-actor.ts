@@ -47,7 +47,7 @@ export async function provenActor(
   }
   const credential = await identifyClient(
     ctx,
-    { as: 'actor', token, spaceId },
+    { as: 'actor', assertion: token, spaceId },
     {
       origin,
       refused: (reason = OWN_ASSERTION) => new InvalidGrantError(`actor_token: ${reason}`),

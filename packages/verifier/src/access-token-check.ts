@@ -27,14 +27,14 @@ const commonClaims = {
   cnf: z.object({ jkt: z.string() }).optional(),
   /** The scopes granted (RFC 9068 §2.2.3), space-delimited; absent when none were. */
   scope: z.string().optional(),
+  /** Bought (or delegated) by a trusted issuer's assertion: that issuer and the rule it matched. */
+  issuer_rule: z.object({ iss: z.string(), issuer_id: z.string(), rule: z.string() }).optional(),
 };
 
 /** Claims of a private access token (RFC 9068 plus ours). */
 export const privateTokenClaimsSchema = z.object({
   ...commonClaims,
   token_kind: z.literal('private'),
-  /** Bought with a trusted issuer's assertion: that issuer and the rule it matched. */
-  issuer_rule: z.object({ iss: z.string(), issuer_id: z.string(), rule: z.string() }).optional(),
 });
 export type PrivateTokenClaims = z.infer<typeof privateTokenClaimsSchema>;
 

@@ -15,6 +15,7 @@ import type { AssertionEvidence } from '../../domain/event-data/token.js';
 import {
   acceptAssertion,
   AssertionRefused,
+  untrustedRefusal,
   type AssertedCredential,
 } from '../trusted-issuer/assertion-check.js';
 
@@ -65,8 +66,8 @@ async function trustedAssertion(
   ctx: CommandContext,
   assertion: string,
   credential: Credential | undefined,
-): Promise<AssertedCredential | AssertionRefused | false> {
-  if (!credential) return false;
+): Promise<AssertedCredential | AssertionRefused> {
+  if (!credential) return untrustedRefusal('iss');
   const { spaceId, clientId: named } = credential;
   return acceptAssertion(ctx, { spaceId, assertion, named, authenticates: true }).catch(
     (error: unknown) => {
@@ -127,7 +128,10 @@ export async function identifyClient(
   const { as, assertion, spaceId, named } = presented;
   const iss = as === 'actor' ? issuerOf(assertion) : '';
   const own = isClientIdShaped(iss) ? await ctx.credentials.find(iss) : undefined;
-  if (own?.jwks) return byProof(ctx, { method: 'assertion', clientId: iss, assertion }, how);
+  // Another space's client is judged as an issuer's assertion: nothing of it told or recorded.
+  if (own?.jwks && ownedBySpace(own, spaceId)) {
+    return byProof(ctx, { method: 'assertion', clientId: iss, assertion }, how);
+  }
   // An issuer's assertion, for the client its matched rule names: refused, counted per space.
   const asked = { spaceId, assertion, ...(named === undefined ? {} : { named }) };
   const accepted = await acceptAssertion(ctx, asked).catch(async (error: unknown) => {

@@ -151,9 +151,8 @@ function issuanceDecider<Request extends IssueRequest, State, Refusal extends st
     refusals: flow.refusals,
     ...(flow.traced && { traced: flow.traced }),
     prepare: async (command, { event, facts }) => {
-      const rateLimit = ctx.limits.clientRequest(flow.payer(command, facts));
-      if (flow.spend) await flow.spend(ctx, command, facts);
-      // A DPoP proof is good for one request (RFC 9449 §11.1): its jti is remembered across replicas.
+      // A DPoP proof is good for one request (RFC 9449 §11.1): its jti is remembered across replicas,
+      // before any budget is spent, so a captured request replayed costs its client nothing.
       const { dpop, spaceId } = command;
       const used = dpop && {
         spaceId,
@@ -164,6 +163,8 @@ function issuanceDecider<Request extends IssueRequest, State, Refusal extends st
       if (used && !(await ctx.usedOnce.remember(used))) {
         throw new InvalidDpopProofError('this DPoP proof was already used (jti replayed)');
       }
+      const rateLimit = ctx.limits.clientRequest(flow.payer(command, facts));
+      if (flow.spend) await flow.spend(ctx, command, facts);
       return signed(ctx, tokenClaims(event, ctx.issuer, spaceId, command.earlier), rateLimit);
     },
     conflict: { then: 'refuse', message: 'token id collision; retry the request' },

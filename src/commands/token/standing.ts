@@ -31,5 +31,7 @@ export async function credentialsBehind(
   const bought = 'issuer_rule' in claims ? claims.issuer_rule : undefined;
   if (!bought) return found;
   const issuer = await ctx.trustedIssuers?.find(claims.space_id, bought.iss);
-  return [credentialUnderRule(found[0], issuer, bought, ctx.scopeCatalog)];
+  // The client it was issued to (the agent, delegated) stands on the rule; those before it, as they are.
+  const [own, ...before] = found;
+  return [credentialUnderRule(own, issuer, bought, ctx.scopeCatalog), ...before];
 }

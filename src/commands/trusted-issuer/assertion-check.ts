@@ -42,11 +42,14 @@ const refused = (claim: string, reason: string): never => {
 };
 
 /**
- * What an unknown issuer and a signature not by its keys both answer (the recorded claim tells
- * them apart for the space's admins): a caller cannot probe which issuers a space trusts.
+ * What an unknown issuer, a signature not by its keys and an unknown client all answer (the
+ * recorded claim tells them apart for the space's admins): no probing which issuers or clients are.
  */
+export const untrustedRefusal = (claim: 'iss' | 'signature') =>
+  new AssertionRefused(claim, '', 'signature: not by a key of an issuer this space trusts');
+
 const untrusted = (claim: 'iss' | 'signature'): never => {
-  throw new AssertionRefused(claim, '', 'signature: not by a key of an issuer this space trusts');
+  throw untrustedRefusal(claim);
 };
 
 /**

@@ -56,6 +56,8 @@ export const publicTokenIssuedSchema = z.object({
     .array(z.looseObject({ type: z.string() }))
     .max(8)
     .optional(),
+  /** Delegated to an agent by a trusted issuer's assertion: its evidence, as a private token's. */
+  assertion: assertionEvidenceSchema.optional(),
   /** Delegated: the public token exchanged for it; `parent_jti` is that one's. */
   subject_jti: z.string().optional(),
   /** Delegated: the `act` chain's client ids, the acting agent first. */
@@ -101,6 +103,7 @@ export const TOKEN_EVENTS = {
       'narrowed',
       'authorization_details',
       'narrowed_details',
+      'assertion',
     ],
     rate: { counter: 'public_tokens' },
     isUse: true,

@@ -1,6 +1,7 @@
 import type { AccessTokenClaims } from '#verifier/access-token-check.js';
 import { actorClaimOf, mayActClaim } from '#verifier/actor-claim.js';
 import type { DomainEvent } from '../events.js';
+import type { AssertionEvidence } from '../event-data/token.js';
 import { secondsOfIso } from '../times.js';
 import type { IssuanceEvent } from './issuances.js';
 
@@ -31,9 +32,7 @@ export function tokenClaims(
       space_id: spaceId,
       token_kind: 'private',
       // Which rule bought it: narrowing or removing the rule reaches the token (token/standing.ts).
-      ...(assertion && {
-        issuer_rule: { iss: assertion.iss, issuer_id: assertion.issuer_id, rule: assertion.rule },
-      }),
+      ...(assertion && issuerRule(assertion)),
       ...(scope ? { scope } : {}),
       ...(cnf_jkt ? { cnf: { jkt: cnf_jkt } } : {}),
     };
@@ -58,7 +57,13 @@ export function tokenClaims(
     act: actors?.length ? actorClaimOf(actors as [string, ...string[]]) : { sub: client_id },
     ...(may_act === undefined ? {} : { may_act: mayActClaim(may_act, data.may_act_scope) }),
     ...(data.authorization_details ? { authorization_details: data.authorization_details } : {}),
+    ...(data.assertion && issuerRule(data.assertion)),
     ...(scope ? { scope } : {}),
     ...(cnf_jkt ? { cnf: { jkt: cnf_jkt } } : {}),
   };
 }
+
+/** Bought by a trusted issuer's assertion: the rule is judged as it stands on every use. */
+const issuerRule = ({ iss, issuer_id, rule }: AssertionEvidence) => ({
+  issuer_rule: { iss, issuer_id, rule },
+});

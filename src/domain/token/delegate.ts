@@ -16,6 +16,7 @@ import {
 import { scopeText } from '#verifier/scope.js';
 import type { ScopeCatalog } from '../scope-catalog.js';
 import type { AuthorizationDetails } from '#verifier/actor-claim.js';
+import type { AssertionEvidence } from '../event-data/token.js';
 import { issued, scopeRefused, type PublicIssuance } from './decide.js';
 
 /** The verified public token a customer's storefront issued naming an agent in `may_act`. */
@@ -45,6 +46,8 @@ export interface ActorToken {
   readonly spaceId: string;
   readonly expiresAt: number;
   readonly revoked: boolean;
+  /** A trusted issuer's assertion it proved itself by: recorded, and its rule judged on every use. */
+  readonly assertion?: AssertionEvidence | undefined;
 }
 
 /** What refuses a delegation; each answered invalid_grant or invalid_scope by the handler. */
@@ -128,6 +131,7 @@ export function decideDelegatedToken(
       actors,
       ...(narrowed.length > 0 ? { narrowed: scopeText(narrowed) } : {}),
       ...(mayAct ? { may_act: mayAct.clientId } : {}),
+      ...(actor.assertion ? { assertion: actor.assertion } : {}),
       ...(carried ? { authorization_details: carried } : {}),
       ...(details.dropped.length > 0 ? { narrowed_details: details.dropped } : {}),
     },

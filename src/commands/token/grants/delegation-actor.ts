@@ -55,7 +55,8 @@ export async function provenActor(
   );
   const { clientId } = credential;
   const ends = { expiresAt: Number.POSITIVE_INFINITY, revoked: false } as const;
-  return { ...ends, clientId, spaceId: credential.spaceId, credential };
+  const { assertion } = credential;
+  return { ...ends, clientId, spaceId: credential.spaceId, credential, assertion };
 }
 
 const OWN_ASSERTION =

@@ -269,7 +269,8 @@ describe('actor_token confusion (hostile tenant / agent)', () => {
       `${b64({ alg: 'ES256' })}.${b64({ iss: '__proto__' })}.AA`,
       `${b64({ alg: 'ES256' })}.${b64({ iss: 'http://127.0.0.1:1/' })}.AA`,
       `${b64({ alg: 'ES256' })}.${Buffer.from('not json').toString('base64url')}.AA`,
-      await new SignJWT({ jti: 1 })
+      // A number where RFC 7519 wants a string.
+      await new SignJWT({ jti: 1 as unknown as string })
         .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
         .setIssuer(agentA.clientId)
         .setSubject(agentA.clientId)

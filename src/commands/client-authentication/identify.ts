@@ -16,7 +16,6 @@ import {
   acceptAssertion,
   AssertionRefused,
   untrustedRefusal,
-  type AssertedCredential,
 } from '../trusted-issuer/assertion-check.js';
 
 // Compared against when there is no hash, so every path costs the same two HMACs.
@@ -62,19 +61,14 @@ async function failedAuthentication(
 export type AuthenticatedClient = Credential & { readonly assertion?: AssertionEvidence };
 
 /** A trusted issuer's assertion judged for the client it names, in that client's space. */
-async function trustedAssertion(
-  ctx: CommandContext,
-  assertion: string,
-  credential: Credential | undefined,
-): Promise<AssertedCredential | AssertionRefused> {
-  if (!credential) return untrustedRefusal('iss');
-  const { spaceId, clientId: named } = credential;
-  return acceptAssertion(ctx, { spaceId, assertion, named, authenticates: true }).catch(
-    (error: unknown) => {
-      if (error instanceof AssertionRefused) return error;
-      throw error;
-    },
-  );
+async function trustedAssertion(ctx: CommandContext, assertion: string, named?: Credential) {
+  if (!named) return untrustedRefusal('iss');
+  const { spaceId, clientId } = named;
+  const asked = { spaceId, assertion, named: clientId, authenticates: true as const };
+  return acceptAssertion(ctx, asked).catch((error: unknown) => {
+    if (error instanceof AssertionRefused) return error;
+    throw error;
+  });
 }
 
 /** What is presented as a client's proof, and where. */

@@ -59,13 +59,9 @@ export function monitoringRoutes(
       async handle(ctx, { spaceId }, { query, params: { client_id: clientId } }) {
         const to = new Date(clock.now());
         const from = new Date(to.getTime() - query.window);
-        const buckets = await clientRates(readFrom(ctx, reads), {
-          spaceId,
-          clientId,
-          granularity: query.granularity,
-          from,
-          to,
-        });
+        const { granularity } = query;
+        const asked = { spaceId, clientId, granularity, from, to };
+        const buckets = await clientRates(readFrom(ctx, reads), asked);
         const seconds = query.window / 1000;
         const each = (count: (kind: Count) => number) =>
           Object.fromEntries(COUNTS.map((kind) => [kind, count(kind)])) as Record<Count, number>;
@@ -74,7 +70,7 @@ export function monitoringRoutes(
         );
         ctx.body = {
           client_id: clientId,
-          granularity: query.granularity,
+          granularity,
           from: from.toISOString(),
           to: to.toISOString(),
           totals,
@@ -110,15 +106,11 @@ export function monitoringRoutes(
       responses: [{ status: 200, description: 'Top clients', schema: topClientsBody }],
       async handle(ctx, { spaceId }, { query }) {
         const from = new Date(clock.now() - query.window);
+        const { metric, limit } = query;
         ctx.body = {
           from: from.toISOString(),
-          metric: query.metric,
-          clients: await topClients(readFrom(ctx, reads), {
-            spaceId,
-            from,
-            metric: query.metric,
-            limit: query.limit,
-          }),
+          metric,
+          clients: await topClients(readFrom(ctx, reads), { spaceId, from, metric, limit }),
         } satisfies Body<typeof topClientsBody>;
       },
     }),

@@ -36,14 +36,8 @@ export async function provenActor(
     const claims = await asGrantError(() => ctx.verifier.verify(token, 'private'), 'actor_token');
     const revoked = await tokenRevoked(claims, (jti) => ctx.revocations.isRevoked(jti));
     const [credential] = await credentialsBehind(ctx, claims);
-    return {
-      clientId: claims.client_id,
-      spaceId: claims.space_id,
-      expiresAt: claims.exp,
-      revoked,
-      claims,
-      credential,
-    };
+    const { client_id: clientId, space_id: owner, exp: expiresAt } = claims;
+    return { clientId, spaceId: owner, expiresAt, revoked, claims, credential };
   }
   const credential = await identifyClient(
     ctx,
@@ -53,9 +47,8 @@ export async function provenActor(
       refused: (reason = OWN_ASSERTION) => new InvalidGrantError(`actor_token: ${reason}`),
     },
   );
-  const { clientId } = credential;
+  const { clientId, assertion } = credential;
   const ends = { expiresAt: Number.POSITIVE_INFINITY, revoked: false } as const;
-  const { assertion } = credential;
   return { ...ends, clientId, spaceId: credential.spaceId, credential, assertion };
 }
 

@@ -148,7 +148,7 @@ describe('a refused actor assertion is a failed client authentication', () => {
     );
     expect(problem).toMatchObject({ error: 'invalid_grant' });
     expect(problem.error_description).toMatch(
-      /^actor_token: not an assertion of its client's keys/,
+      /^actor_token: not a good assertion of an active client's keys/,
     );
     const failures = await failuresOf(agent.clientId);
     expect(failures).toHaveLength(1);
@@ -174,7 +174,7 @@ describe('a refused actor assertion is a failed client authentication', () => {
       await delegate(subject, await assertion(agent.clientId, agent.privateKey), asJwt),
     );
     expect(problem).toMatchObject({ error: 'invalid_grant' });
-    expect(problem.error_description).toMatch(/^actor_token: /);
+    expect(problem.error_description).toMatch(/^actor_token: .*an active client/);
     const failures = await failuresOf(agent.clientId);
     expect(failures.map((failure) => failure.details.reason)).toEqual(['credential_revoked']);
   });

@@ -53,4 +53,4 @@ export async function provenActor(
 }
 
 const OWN_ASSERTION =
-  "not an assertion of its client's keys (iss = sub = the client id, aud this issuer, exp within 300 s, a jti not used before)";
+  "not a good assertion of an active client's keys (iss = sub = the client id, aud this issuer, exp within 300 s, a jti not used before)";

@@ -116,7 +116,7 @@ export async function identifyClient(
 ): Promise<AuthenticatedClient> {
   if (presented.as === 'client') return byProof(ctx, presented.proof, how);
   if (presented.as === 'document') {
-    const metadata = { actor: clientActor(presented.clientId), ...how.origin };
+    const metadata = clientOrigin(presented, how);
     return authenticateMetadataClient(ctx, { ...presented, metadata }, how.refused);
   }
   const { as, assertion, spaceId, named } = presented;
@@ -133,24 +133,24 @@ export async function identifyClient(
     const claimed = error.clientId && (await ctx.credentials.find(error.clientId));
     const credential = claimed && ownedBySpace(claimed, spaceId) ? claimed : undefined;
     const asserted = { secretMatches: false, method: 'assertion', claim: error.claim } as const;
-    const metadata = { actor: clientActor(credential ? credential.clientId : ''), ...how.origin };
     const [failure] = credential
       ? decideClientAuthentication(
-          { ...asserted, eventId: ctx.ids.eventId(), metadata },
+          { ...asserted, eventId: ctx.ids.eventId(), metadata: clientOrigin(credential, how) },
           credential,
         ).events
       : [];
-    const limitKey = `jwt-bearer:${spaceId}`;
-    await failedAuthentication(
-      ctx,
-      limitKey,
-      how.origin.client_ip,
-      failure && { spaceId, failure },
-    );
+    const known = failure && { spaceId, failure };
+    await failedAuthentication(ctx, `jwt-bearer:${spaceId}`, how.origin.client_ip, known);
     throw how.refused(error.message);
   });
   return { ...accepted.credential, assertion: accepted.evidence };
 }
+
+/** A client's event metadata: it is the actor, from where the proof came. */
+const clientOrigin = ({ clientId }: { readonly clientId: string }, how: Identification) => ({
+  actor: clientActor(clientId),
+  ...how.origin,
+});
 
 /** The `iss` a JWT names, unverified: whose keys to check it with ('' when none). */
 function issuerOf(token: string): string {
@@ -182,7 +182,7 @@ async function byProof(
       method: proof.method === 'secret' ? 'secret' : 'assertion',
       ...(proven instanceof AssertionRefused ? { claim: proven.claim } : {}),
       eventId: ctx.ids.eventId(),
-      metadata: { actor: clientActor(proof.clientId), ...how.origin },
+      metadata: clientOrigin(proof, how),
     },
     credential,
   );

@@ -1,8 +1,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/ports.js';
 import type { DomainEvent, EventType } from '../domain/events.js';
-import type { BudgetWindow } from '../domain/budget-window.js';
-import { decideBudgetedRecording } from '../domain/budget-window.js';
+import { type BudgetWindow, decideBudgetedRecording } from '../domain/budget-window.js';
 import type { EventStore } from '#event-log/event-store.js';
 import { outsideDeadline } from '#event-log/append-deadline.js';
 import type { NewStream } from '#event-log/stream-ref.js';

@@ -1,7 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import type { RecordedEvent } from '#event-log/types.js';
-import { LOG_START } from '#event-log/types.js';
+import { type RecordedEvent, LOG_START } from '#event-log/types.js';
 import { inRange } from '#event-log/log-range.js';
 import type { TreeHashes } from '#audit-log/transparency/merkle.js';
 import { LOG_TREE } from '#audit-log/transparency/tree-head.js';

@@ -1,5 +1,4 @@
-import type { EventMetadata } from '../../domain/events.js';
-import { parseRecorded, streams } from '../../domain/events.js';
+import { type EventMetadata, parseRecorded, streams } from '../../domain/events.js';
 import type { Clock, IdGenerator } from '../../domain/ports.js';
 import { decideRevokeToken } from '../../domain/token/decide.js';
 import { evolveToken, type TokenEvent } from '../../domain/token/evolve.js';

@@ -1,6 +1,5 @@
 import { accept, refuse, type Decision } from '../decision.js';
-import { domainEvent, streams, type Asked, type DomainEvent } from '../events.js';
-import type { Placed } from '../events.js';
+import { domainEvent, streams, type Asked, type DomainEvent, type Placed } from '../events.js';
 import { roomForOne, type SpaceCount } from '../policy.js';
 
 /** A space's allowed domain as its row holds it. */

@@ -1,8 +1,12 @@
 import { accept, refuse, type Decision } from '../decision.js';
-import { ownedBySpace, roomForOne, ruleCredential, ruleScopesBeyond } from '../policy.js';
-import type { SpaceCount } from '../policy.js';
-import { domainEvent, streams, type Asked, type DomainEvent } from '../events.js';
-import type { Placed } from '../events.js';
+import {
+  ownedBySpace,
+  roomForOne,
+  ruleCredential,
+  ruleScopesBeyond,
+  type SpaceCount,
+} from '../policy.js';
+import { domainEvent, streams, type Asked, type DomainEvent, type Placed } from '../events.js';
 import type { TrustedIssuerDefinition } from '../event-data/trusted-issuer.js';
 
 /** A trusted issuer as its row holds it: what the deciders below judge. */

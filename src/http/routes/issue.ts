@@ -1,10 +1,8 @@
 import { z } from 'zod';
 import type { CommandContext } from '../../commands/context.js';
-import { issuePublicToken } from '../../commands/token/issue-public.js';
-import {
-  ACCESS_TOKEN_TYPE,
-  publicTokenFields,
-} from '../../commands/token/grants/token-exchange.js';
+import { issuePublicToken } from '../../commands/token/public/issue.js';
+import { publicTokenFields } from '../../commands/token/public/token-exchange.js';
+import { ACCESS_TOKEN_TYPE } from '../../commands/token/grants/answer.js';
 import {
   authorizationDetailsParameter,
   requestedScopes,

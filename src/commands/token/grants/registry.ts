@@ -1,7 +1,7 @@
-import { clientCredentialsGrant } from './client-credentials.js';
+import { clientCredentialsGrant } from '../private/client-credentials.js';
 import type { Grant } from './grant.js';
-import { tokenExchangeGrant } from './token-exchange.js';
-import { jwtBearerGrant } from './jwt-bearer.js';
+import { tokenExchangeGrant } from '../public/token-exchange.js';
+import { jwtBearerGrant } from '../private/jwt-bearer.js';
 
 /** Every grant the token endpoint takes (docs/architecture.md, "Adding a grant"). */
 export const GRANTS: readonly Grant[] = [

@@ -1,26 +1,26 @@
-import { decideDelegatedToken, type DelegationRefusal } from '../../domain/token/delegate.js';
+import { decideDelegatedToken, type DelegationRefusal } from '../../../domain/token/delegate.js';
 import {
   InvalidAuthorizationDetailsError,
   InvalidDpopProofError,
   InvalidGrantError,
   RateLimitedError,
-} from '../../errors/errors.js';
+} from '../../../errors/errors.js';
 import { scopeWords } from '#verifier/scope.js';
 import {
   DEFAULT_DELEGATION_BUDGET,
   DEFAULT_DELEGATION_DEPTH,
   delegationWindow,
   tokenRevoked,
-} from '../../domain/policy.js';
-import { secondsOf } from '../../domain/times.js';
-import type { PublicTokenClaims } from '../../crypto/access-tokens.js';
-import type { ProvenActor } from './grants/delegation-actor.js';
+} from '../../../domain/policy.js';
+import { secondsOf } from '../../../domain/times.js';
+import type { PublicTokenClaims } from '../../../crypto/access-tokens.js';
+import type { ProvenActor } from './actor.js';
 import { actorChain, type AuthorizationDetails } from '#verifier/actor-claim.js';
-import type { Credential } from '../../domain/credential/state.js';
-import type { CommandContext } from '../context.js';
-import { hashedId } from '../../observability/tracing.js';
-import { issuanceRefusals, issue, type IssuanceFlow, type IssueRequest } from './issuance.js';
-import { credentialsBehind, type StandingPorts } from './standing.js';
+import type { Credential } from '../../../domain/credential/state.js';
+import type { CommandContext } from '../../context.js';
+import { hashedId } from '../../../observability/tracing.js';
+import { issuanceRefusals, issue, type IssuanceFlow, type IssueRequest } from '../issuance.js';
+import { credentialsBehind, type StandingPorts } from '../standing.js';
 
 /** RFC 8693 §2.2.2: a grant that does not hold is invalid_grant, saying why. */
 const grant = (description: string) => () => new InvalidGrantError(description);

@@ -1,16 +1,16 @@
-import { decideIssuePrivateToken } from '../../domain/token/decide.js';
-import type { Credential } from '../../domain/credential/state.js';
-import type { AssertionEvidence } from '../../domain/event-data/token.js';
-import { InvalidTargetError } from '../../errors/errors.js';
-import type { CommandContext } from '../context.js';
-import { NOTHING } from '../recording.js';
+import { decideIssuePrivateToken } from '../../../domain/token/decide.js';
+import type { Credential } from '../../../domain/credential/state.js';
+import type { AssertionEvidence } from '../../../domain/event-data/token.js';
+import { InvalidTargetError } from '../../../errors/errors.js';
+import type { CommandContext } from '../../context.js';
+import { NOTHING } from '../../recording.js';
 import {
   issuanceRefusals,
   issue,
   type IssuanceFlow,
   type IssueRequest,
   type IssuedToken,
-} from './issuance.js';
+} from '../issuance.js';
 
 /** A private token's issuance: the credential already proven, the grant left to judge. */
 interface PrivateRequest extends IssueRequest {

@@ -1,25 +1,23 @@
 import { z } from 'zod';
 import { clientActor } from '../../../domain/actors.js';
 import { InvalidRequestError } from '../../../errors/errors.js';
-import { issuePublicToken } from '../issue-public.js';
-import { defineGrant } from './grant.js';
-import { asksDelegation, delegatedExchange } from './delegation.js';
-import { JWT_TOKEN_TYPE } from './delegation-actor.js';
+import { issuePublicToken } from './issue.js';
+import { defineGrant } from '../grants/grant.js';
+import { asksDelegation, delegatedExchange } from '../delegated/exchange.js';
+import { JWT_TOKEN_TYPE } from '../delegated/actor.js';
 import {
   authorizationDetailsParameter,
   requestedScopes,
   scopeParameter,
   target,
-} from './scope-parameter.js';
+} from '../grants/scope-parameter.js';
 import {
   ACCESS_TOKEN_TYPE,
   asGrantError,
   requireSentClient,
   requireSubjectAudience,
   tokenResponse,
-} from './exchange-answer.js';
-
-export { ACCESS_TOKEN_TYPE };
+} from '../grants/answer.js';
 
 const identifier = z.string().trim().min(1, 'must not be empty').max(256);
 

@@ -6,7 +6,7 @@ import type { PrivateTokenClaims } from '../../../crypto/access-tokens.js';
 import type { EventMetadata } from '../../../domain/events.js';
 import type { CommandContext } from '../../context.js';
 import { identifyClient } from '../../client-authentication/identify.js';
-import { ACCESS_TOKEN_TYPE, asGrantError } from './exchange-answer.js';
+import { ACCESS_TOKEN_TYPE, asGrantError } from '../grants/answer.js';
 import { credentialsBehind } from '../standing.js';
 
 /** RFC 8693 §3: an actor_token that is a JWT of the agent's own making, not our access token. */

@@ -4,17 +4,17 @@ import type { FieldProblem } from '../../../errors/errors.js';
 import { InvalidGrantError, InvalidRequestError } from '../../../errors/errors.js';
 import type { CommandContext } from '../../context.js';
 import type { AuthorizationDetails } from '#verifier/actor-claim.js';
-import { issueDelegatedToken } from '../issue-delegated.js';
+import { issueDelegatedToken } from './issue.js';
 import {
   ACCESS_TOKEN_TYPE,
   asGrantError,
   requireSentClient,
   requireSubjectAudience,
   tokenResponse,
-} from './exchange-answer.js';
-import { JWT_TOKEN_TYPE, provenActor } from './delegation-actor.js';
-import type { GrantRequest, GrantResponse } from './grant.js';
-import { requestedScopes } from './scope-parameter.js';
+} from '../grants/answer.js';
+import { JWT_TOKEN_TYPE, provenActor } from './actor.js';
+import type { GrantRequest, GrantResponse } from '../grants/grant.js';
+import { requestedScopes } from '../grants/scope-parameter.js';
 
 /** The token exchange's fields delegation reads (the grant's schema checked them). */
 export interface DelegationFields {

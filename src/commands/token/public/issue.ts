@@ -1,20 +1,20 @@
-import { decideIssuePublicToken } from '../../domain/token/decide.js';
+import { decideIssuePublicToken } from '../../../domain/token/decide.js';
 import {
   InsufficientScopeError,
   InvalidAuthorizationDetailsError,
   InvalidDpopProofError,
   InvalidTokenError,
-} from '../../errors/errors.js';
+} from '../../../errors/errors.js';
 import { scopeWords } from '#verifier/scope.js';
-import { tokenRevoked } from '../../domain/policy.js';
-import type { PrivateTokenClaims } from '../../crypto/access-tokens.js';
-import type { CommandContext } from '../context.js';
-import { issuanceRefusals, issue, type IssuanceFlow, type IssueRequest } from './issuance.js';
+import { tokenRevoked } from '../../../domain/policy.js';
+import type { PrivateTokenClaims } from '../../../crypto/access-tokens.js';
+import type { CommandContext } from '../../context.js';
+import { issuanceRefusals, issue, type IssuanceFlow, type IssueRequest } from '../issuance.js';
 import type { AuthorizationDetails } from '#verifier/actor-claim.js';
-import type { Credential } from '../../domain/credential/state.js';
-import { credentialsBehind, type StandingPorts } from './standing.js';
-import { isMetadataClientId } from '../../domain/metadata-client/decide.js';
-import { hashedId } from '../../observability/tracing.js';
+import type { Credential } from '../../../domain/credential/state.js';
+import { credentialsBehind, type StandingPorts } from '../standing.js';
+import { isMetadataClientId } from '../../../domain/metadata-client/decide.js';
+import { hashedId } from '../../../observability/tracing.js';
 
 type PublicRefusal = Extract<ReturnType<typeof decideIssuePublicToken>, { ok: false }>['refusal'];
 

@@ -1,14 +1,14 @@
 import { z } from 'zod';
 import { clientActor } from '../../../domain/actors.js';
-import { issuePrivateTokenTo } from '../issue-private.js';
+import { issuePrivateTokenTo } from './issue.js';
+import { atEndpoint, identifyClient } from '../../client-authentication/identify.js';
+import { defineGrant } from '../grants/grant.js';
+import { tokenResponse } from '../grants/answer.js';
 import {
-  atEndpoint,
-  identifyClient,
-  type Presented,
-} from '../../client-authentication/identify.js';
-import { defineGrant } from './grant.js';
-import { tokenResponse } from './exchange-answer.js';
-import { audienceOfResource, privateTokenTarget, requestedScopes } from './scope-parameter.js';
+  audienceOfResource,
+  privateTokenTarget,
+  requestedScopes,
+} from '../grants/scope-parameter.js';
 
 /**
  * RFC 6749 §4.4: an authenticated client gets a private token for an audience. A client ID
@@ -32,10 +32,13 @@ export const clientCredentialsGrant = defineGrant({
     };
     // A private_key_jwt in a space: a client ID metadata document's URL, no credential of ours.
     const document = client.method === 'assertion' && spaceId !== undefined;
-    const presented: Presented = document
-      ? { as: 'document', clientId: client.clientId, assertion: client.assertion, spaceId }
-      : { as: 'client', proof: client };
-    const credential = await identifyClient(ctx, presented, atEndpoint(origin));
+    const credential = await identifyClient(
+      ctx,
+      document
+        ? { as: 'document', clientId: client.clientId, assertion: client.assertion, spaceId }
+        : { as: 'client', proof: client },
+      atEndpoint(origin),
+    );
     const { assertion } = credential;
     const proven = document ? { metadataDocument: client.clientId } : assertion && { assertion };
     return tokenResponse(await issuePrivateTokenTo(ctx, credential, { ...asked, ...proven }));

@@ -1,16 +1,16 @@
 import { z } from 'zod';
 import { clientActor } from '../../../domain/actors.js';
 import { InvalidGrantError } from '../../../errors/errors.js';
-import { issuePrivateTokenTo } from '../issue-private.js';
+import { issuePrivateTokenTo } from './issue.js';
 import { atEndpoint, identifyClient } from '../../client-authentication/identify.js';
-import { defineGrant } from './grant.js';
-import { tokenResponse } from './exchange-answer.js';
+import { defineGrant } from '../grants/grant.js';
+import { tokenResponse } from '../grants/answer.js';
 import {
   audienceOfResource,
   privateTokenTarget,
   requestedScopes,
   target,
-} from './scope-parameter.js';
+} from '../grants/scope-parameter.js';
 
 /** RFC 7523 §2.1's grant_type. */
 export const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';

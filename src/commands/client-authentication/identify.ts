@@ -5,6 +5,7 @@ import { acceptedSecretHashes, type Credential } from '../../domain/credential/s
 import type { DomainEvent, EventMetadata } from '../../domain/events.js';
 import { InvalidClientError } from '../../errors/errors.js';
 import { isClientIdShaped } from '../../crypto/secrets.js';
+import { isMetadataClientId } from '../../domain/metadata-client/decide.js';
 import { clientActor } from '../../domain/actors.js';
 import { ownedBySpace } from '../../domain/policy.js';
 import type { CommandContext } from '../context.js';
@@ -32,9 +33,7 @@ function clientSecretMatches(
   const same = (stored: Buffer | null) =>
     timingSafeEqual(candidate, stored && stored.length === candidate.length ? stored : NO_HASH) &&
     stored !== null;
-  const matchesCurrent = same(current);
-  const matchesPrevious = same(previous);
-  return matchesCurrent || matchesPrevious;
+  return [same(current), same(previous)].includes(true);
 }
 
 /** After a failure: 429 past the IP's budget for `limitKey`, else counted and, for a known client, recorded. */
@@ -120,7 +119,11 @@ export async function identifyClient(
     return authenticateMetadataClient(ctx, { ...presented, metadata }, how.refused);
   }
   const { as, assertion, spaceId, named } = presented;
-  const iss = as === 'actor' ? issuerOf(assertion) : '';
+  const { iss, sub } = as === 'actor' ? issuerOf(assertion) : { iss: '', sub: '' };
+  // An agent known by its metadata document: iss = sub = its URL (an issuer's names a workload).
+  if (iss === sub && isMetadataClientId(iss)) {
+    return identifyClient(ctx, { as: 'document', clientId: iss, assertion, spaceId }, how);
+  }
   const own = isClientIdShaped(iss) ? await ctx.credentials.find(iss) : undefined;
   // Another space's client is judged as an issuer's assertion: nothing of it told or recorded.
   if (own?.jwks && ownedBySpace(own, spaceId)) {
@@ -152,13 +155,13 @@ const clientOrigin = ({ clientId }: { readonly clientId: string }, how: Identifi
   ...how.origin,
 });
 
-/** The `iss` a JWT names, unverified: whose keys to check it with ('' when none). */
-function issuerOf(token: string): string {
+/** The `iss` and `sub` a JWT names, unverified: whose keys to check it with ('' when none). */
+function issuerOf(token: string): { readonly iss: string; readonly sub: string } {
   try {
-    const { iss } = decodeJwt(token);
-    return typeof iss === 'string' ? iss : '';
+    const { iss, sub } = decodeJwt(token);
+    return { iss: typeof iss === 'string' ? iss : '', sub: typeof sub === 'string' ? sub : '' };
   } catch {
-    return '';
+    return { iss: '', sub: '' };
   }
 }
 

@@ -31,10 +31,8 @@ export async function introspectToken(
   // Every call draws from the client's budget, like issuance: no endpoint is a free amplifier.
   ctx.limits.clientRequest(command.client);
   const claims = await verifiedClaims(ctx, command.token);
-  if (!claims || !tokenInSpace({ spaceId: claims.space_id }, command.client.spaceId)) {
-    return { active: false };
-  }
-  if (await tokenRevoked(claims, (jti) => ctx.revocations.isRevoked(jti))) {
+  const ours = claims && tokenInSpace({ spaceId: claims.space_id }, command.client.spaceId);
+  if (!ours || (await tokenRevoked(claims, (jti) => ctx.revocations.isRevoked(jti)))) {
     return { active: false };
   }
   // Revoking or narrowing any credential it came through, or the catalog, reaches a live token.

@@ -94,10 +94,7 @@ export function federationMonitoringRoutes(
             }),
           };
         });
-        ctx.body = {
-          from: on.from.toISOString(),
-          issuers,
-        } satisfies Body<typeof issuerUseBody>;
+        ctx.body = { from: on.from.toISOString(), issuers } satisfies Body<typeof issuerUseBody>;
       },
     }),
     route('get', '/v1/monitoring/agents', 'space-read', {

@@ -44,11 +44,7 @@ export function spaceKeyRoutes(
 ): readonly Route[] {
   const spaces = commands.spaceKeys;
   if (!spaces) return [];
-  const publicRoute = {
-    tag: 'Verification',
-    params: spacePath,
-    errors: ['not_found'],
-  } as const;
+  const publicRoute = { tag: 'Verification', params: spacePath, errors: ['not_found'] } as const;
   const metadata = async (ctx: RequestContext) => {
     const spaceId = await spaceWithOwnKeys(ctx, spaces);
     ctx.set('Cache-Control', 'public, max-age=3600');

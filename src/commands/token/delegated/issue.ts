@@ -20,7 +20,7 @@ import type { Credential } from '../../../domain/credential/state.js';
 import type { CommandContext } from '../../context.js';
 import { hashedId } from '../../../observability/tracing.js';
 import { issuanceRefusals, issue, type IssuanceFlow, type IssueRequest } from '../issuance.js';
-import { credentialsBehind, type StandingPorts } from '../standing.js';
+import { clientStanding, credentialsBehind, type StandingPorts } from '../standing.js';
 
 /** RFC 8693 §2.2.2: a grant that does not hold is invalid_grant, saying why. */
 const grant = (description: string) => () => new InvalidGrantError(description);
@@ -79,8 +79,8 @@ const DELEGATED: IssuanceFlow<
   Agent,
   DelegatedPorts
 > = {
-  load: async (ctx, { subject, mayAct }) => {
-    const agent = mayAct === undefined ? undefined : await ctx.credentials.find(mayAct);
+  load: async (ctx, { subject, mayAct, spaceId }) => {
+    const agent = mayAct === undefined ? undefined : await clientStanding(ctx, spaceId, mayAct);
     const revoked = await tokenRevoked(subject, (jti) => ctx.revocations.isRevoked(jti));
     const credentials = await credentialsBehind(ctx, subject);
     return { state: { agent, revoked, credentials } };

@@ -12,7 +12,7 @@ import type { CommandContext } from '../../context.js';
 import { issuanceRefusals, issue, type IssuanceFlow, type IssueRequest } from '../issuance.js';
 import type { AuthorizationDetails } from '#verifier/actor-claim.js';
 import type { Credential } from '../../../domain/credential/state.js';
-import { credentialsBehind, type StandingPorts } from '../standing.js';
+import { clientStanding, credentialsBehind, type StandingPorts } from '../standing.js';
 import { isMetadataClientId } from '../../../domain/metadata-client/decide.js';
 import { hashedId } from '../../../observability/tracing.js';
 
@@ -75,13 +75,13 @@ const PUBLIC: IssuanceFlow<
   { credential: Credential },
   PublicPorts
 > = {
-  load: async (ctx, { privateToken, mayAct }) => {
+  load: async (ctx, { privateToken, mayAct, spaceId }) => {
     const revoked = await tokenRevoked(privateToken, (jti) => ctx.revocations.isRevoked(jti));
     // A revoked token, or a metadata document client's, is refused by the decider whatever its
     // credential: no need to look it up.
     const refused = revoked || isMetadataClientId(privateToken.client_id);
     const [credential] = refused ? [] : await credentialsBehind(ctx, privateToken);
-    const agent = mayAct === undefined ? undefined : await ctx.credentials.find(mayAct);
+    const agent = mayAct === undefined ? undefined : await clientStanding(ctx, spaceId, mayAct);
     return { state: { revoked, credential, agent } };
   },
   decide: (ctx, command, { revoked, credential, agent }) => {

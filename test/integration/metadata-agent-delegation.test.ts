@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { delegationParties } from '../support/delegation.js';
 import { agentKey, startLocalDocuments, type LocalDocuments } from '../support/local-documents.js';
 import { TEST_SCOPE_CATALOG } from '../support/scope-catalog.js';
-import { startTestService, type TestService } from '../support/test-service.js';
+import { adminCall, startTestService, type TestService } from '../support/test-service.js';
 
 /**
  * Issue 64 item 3: an agent known only by its client ID metadata document can be named in
@@ -25,15 +25,7 @@ const asJwt = { actor_token_type: JWT_TYPE };
 const NOT_ACTIVE = { code: 'invalid_request', invalid_fields: [{ field: 'may_act' }] };
 
 const admin = async (method: string, path: string, body?: unknown, space = SPACE) =>
-  fetch(`${service.baseUrl}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${await service.loginToken([space])}`,
-      'x-service-space-id': space,
-      'content-type': 'application/json',
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
+  adminCall(service, space, method, path, body);
 
 /** Serves an agent's document at `path` on `host`; its id is the document's URL. */
 const agentAt = (path: string, host = 'localhost') => {

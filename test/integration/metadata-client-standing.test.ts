@@ -4,7 +4,12 @@ import { delegationParties } from '../support/delegation.js';
 import { agentKey, startLocalDocuments, type LocalDocuments } from '../support/local-documents.js';
 import { TEST_SCOPE_CATALOG } from '../support/scope-catalog.js';
 import { waitUntil } from '../support/wait.js';
-import { AUDIENCE, startTestService, type TestService } from '../support/test-service.js';
+import {
+  adminCall,
+  AUDIENCE,
+  startTestService,
+  type TestService,
+} from '../support/test-service.js';
 
 /**
  * A metadata document's client (its id the URL of its document) stands on its domain: its private
@@ -21,15 +26,7 @@ const { credential } = delegationParties(() => service, SPACE);
 let introspector: Awaited<ReturnType<typeof credential>>;
 
 const admin = async (method: string, path: string, body?: unknown) =>
-  fetch(`${service.baseUrl}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${await service.loginToken([SPACE], 'alice')}`,
-      'x-service-space-id': SPACE,
-      'content-type': 'application/json',
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
+  adminCall(service, SPACE, method, path, body, 'alice');
 
 /** A private token for the document served at `path` under `host`. */
 async function urlClientToken(host: string, path: string, scope: string): Promise<string> {

@@ -2,7 +2,12 @@ import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { agentKey, startLocalDocuments, type LocalDocuments } from '../support/local-documents.js';
 import { TEST_SCOPE_CATALOG } from '../support/scope-catalog.js';
-import { AUDIENCE, startTestService, type TestService } from '../support/test-service.js';
+import {
+  adminCall,
+  AUDIENCE,
+  startTestService,
+  type TestService,
+} from '../support/test-service.js';
 
 /**
  * Issue 55 item 3: an agent whose client id is the https URL of its client ID metadata document
@@ -27,15 +32,7 @@ interface Answer {
 }
 
 const admin = async (method: string, path: string, body?: unknown, space = SPACE) => {
-  const response = await fetch(`${service.baseUrl}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${await service.loginToken([space], 'alice')}`,
-      'x-service-space-id': space,
-      'content-type': 'application/json',
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
+  const response = await adminCall(service, space, method, path, body, 'alice');
   const text = await response.text();
   return { status: response.status, body: (text ? JSON.parse(text) : {}) as Answer };
 };

@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { agentKey, startLocalDocuments, type LocalDocuments } from '../support/local-documents.js';
 import { TEST_SCOPE_CATALOG } from '../support/scope-catalog.js';
 import {
+  adminCall,
   AUDIENCE,
   createCredentialVia,
   privateTokenVia,
@@ -22,15 +23,7 @@ let docs: LocalDocuments;
 let agent: Awaited<ReturnType<typeof agentKey>>;
 
 const admin = async (method: string, path: string, body?: unknown) => {
-  const response = await fetch(`${service.baseUrl}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${await service.loginToken([SPACE], 'alice')}`,
-      'x-service-space-id': SPACE,
-      'content-type': 'application/json',
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
+  const response = await adminCall(service, SPACE, method, path, body, 'alice');
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 };
 

@@ -5,6 +5,7 @@ import { operatorIssuers } from '../../src/cli/trusted-issuer-ports.js';
 import { ConfigError } from '../../src/config/config.js';
 import { startLocalIssuer, type LocalIssuer } from '../support/local-issuer.js';
 import {
+  adminCall,
   AUDIENCE,
   createCredentialVia,
   startTestService,
@@ -60,15 +61,7 @@ const grant = async (sub: string, space: string) => {
 };
 
 const admin = async (method: string, path: string, body?: unknown) => {
-  const response = await fetch(`${service.baseUrl}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${await service.loginToken([SPACE])}`,
-      'x-service-space-id': SPACE,
-      'content-type': 'application/json',
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
+  const response = await adminCall(service, SPACE, method, path, body);
   const text = await response.text();
   return {
     status: response.status,

@@ -2,7 +2,12 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { startLocalIssuer, type LocalIssuer } from '../support/local-issuer.js';
 import { TEST_SCOPE_CATALOG } from '../support/scope-catalog.js';
 import { delegationParties } from '../support/delegation.js';
-import { AUDIENCE, startTestService, type TestService } from '../support/test-service.js';
+import {
+  adminCall,
+  AUDIENCE,
+  startTestService,
+  type TestService,
+} from '../support/test-service.js';
 
 /**
  * Narrowing or removing a trusted issuer's rule reaches the private tokens it bought, as narrowing
@@ -17,15 +22,7 @@ let platform: LocalIssuer;
 const { credential, issue, TOKEN_EXCHANGE, ACCESS_TOKEN } = delegationParties(() => service, SPACE);
 
 const admin = async (method: string, path: string, body?: unknown) =>
-  fetch(`${service.baseUrl}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${await service.loginToken([SPACE])}`,
-      'x-service-space-id': SPACE,
-      'content-type': 'application/json',
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
+  adminCall(service, SPACE, method, path, body);
 
 /** The workload's private token for `scope`, bought with its platform's token. */
 async function workloadToken(scope: string): Promise<string> {

@@ -89,6 +89,26 @@ export async function startTestService(
   };
 }
 
+/** A space admin's JSON call to the API (a login token for `spaceId`, of `subject`). */
+export async function adminCall(
+  service: TestService,
+  spaceId: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  subject?: string,
+): Promise<Response> {
+  return fetch(`${service.baseUrl}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${await service.loginToken([spaceId], subject)}`,
+      'x-service-space-id': spaceId,
+      'content-type': 'application/json',
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+}
+
 /** Creates a credential through the API and returns the 201 body. */
 export async function createCredentialVia(
   service: TestService,

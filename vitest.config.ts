@@ -5,22 +5,22 @@ import { defineConfig } from 'vitest/config';
 // checks (`npm run test:containers`) need an engine and the images scripts/containers/images.sh builds.
 /** Integration checks that start, kill or pack whole processes: the slowest of `npm test`. */
 const PROCESS_CHECKS = [
-  'test/integration/processes.test.ts',
-  'test/integration/testing-entry.test.ts',
-  'test/integration/outage.test.ts',
-  'test/integration/audit-delivery-drill.test.ts',
-  'test/integration/testcontainers-package.test.ts',
-  'test/integration/api-workers.test.ts',
-  'test/integration/archive-empty-partition.test.ts',
+  'test/integration/service/processes.test.ts',
+  'test/integration/service/testing-entry.test.ts',
+  'test/integration/service/outage.test.ts',
+  'test/integration/delivery/audit-delivery-drill.test.ts',
+  'test/integration/service/testcontainers-package.test.ts',
+  'test/integration/service/api-workers.test.ts',
+  'test/integration/audit/archive-empty-partition.test.ts',
   // Waits out real one-minute partitions to archive them (about two minutes on its own).
-  'test/integration/archive.test.ts',
+  'test/integration/audit/archive.test.ts',
   // Issue 49: API, projector and deliverer across two one-minute partition boundaries (3 minutes).
-  'test/integration/partition-boundary.test.ts',
+  'test/integration/event-log/partition-boundary.test.ts',
   // Kills and pauses projector processes to watch a standby take over.
-  'test/integration/projector.test.ts',
-  'test/integration/cli-help.test.ts',
+  'test/integration/projector/projector.test.ts',
+  'test/integration/service/cli-help.test.ts',
   // Issue 55: the token service, a storefront's server, agents and a resource server as processes.
-  'test/integration/agent-processes.test.ts',
+  'test/integration/delegation/agent-processes.test.ts',
 ];
 
 /**
@@ -31,7 +31,7 @@ const PROCESS_CHECKS = [
 const HSM_CHECKS = [
   'test/unit/pkcs11-signer.test.ts',
   'test/unit/pkcs11-stuck-threads.test.ts',
-  'test/integration/pkcs11-signing-keys.test.ts',
+  'test/integration/keys/pkcs11-signing-keys.test.ts',
 ];
 
 export default defineConfig({

@@ -3,7 +3,7 @@
 Authlib's requests OAuth2Session, used as its documentation shows, with nothing adapted to this
 service: it asks the token endpoint for a private token with `scope` (RFC 6749 §3.3, form-encoded,
 HTTP Basic), then introspects what it got (RFC 7662). It prints one JSON object, the token response
-and the introspection, for test/integration/scope-interop.test.ts to judge; an OAuth error is
+and the introspection, for test/integration/tokens/scope-interop.test.ts to judge; an OAuth error is
 printed as {"error": …, "error_description": …} and the exit status is 2 (authlib_session.py).
 """
 

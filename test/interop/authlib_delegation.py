@@ -5,7 +5,7 @@ its own credential (HTTP Basic), gets its private token (client_credentials), th
 customer's token whose may_act names it (`subject_token`) with that private token as
 `actor_token`: authlib sends a grant it does not know as any other, its extra keyword arguments
 the form fields. It introspects what it got (RFC 7662) and prints one JSON object, the token
-response and the introspection, for test/integration/delegation-interop.test.ts to judge; an OAuth
+response and the introspection, for test/integration/delegation/delegation-interop.test.ts to judge; an OAuth
 error is printed as {"error": …, "error_description": …} and the exit status is 2
 (authlib_session.py).
 

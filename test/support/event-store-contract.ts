@@ -23,7 +23,7 @@ const event = (data: Record<string, unknown> = {}): NewEvent => ({
 });
 
 /**
- * The event store port's contract, run against Postgres (test/integration/event-store.test.ts)
+ * The event store port's contract, run against Postgres (test/integration/event-log/event-store.test.ts)
  * and the in-memory store (test/unit/in-memory-store.test.ts): handler tests on the in-memory
  * store hold for Postgres only as far as the two agree, and this is where they are made to.
  */

@@ -1,6 +1,6 @@
 /**
  * Starts the test Postgres the way global-setup does, prints which source it came from as JSON,
- * and stops it: test/integration/postgres-source.test.ts runs it with each source's settings.
+ * and stops it: test/integration/event-log/postgres-source.test.ts runs it with each source's settings.
  */
 import { startTestPostgres } from './postgres-source.js';
 

@@ -16,8 +16,8 @@ export interface SuccessResponse {
 
 /**
  * One route as the OpenAPI document describes it, declared beside the route with the same zod
- * schemas the handler validates with. test/integration/openapi.test.ts checks that the routers
- * serve exactly these and that real responses match them.
+ * schemas the handler validates with. test/integration/service/openapi.test.ts checks that the
+ * routers serve exactly these and that real responses match them.
  */
 export interface Operation {
   readonly method: 'get' | 'post' | 'patch' | 'delete';

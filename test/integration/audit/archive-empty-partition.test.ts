@@ -1,0 +1,92 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readManifests } from '#audit-log/archive-folder.js';
+import { configurePartitioning } from '#event-log/partitions.js';
+import { createTestDatabase, type TestDatabase } from '../../support/test-database.js';
+
+/**
+ * Issue 40 (13), found running the archive drill: with one-minute partitions, a minute in which
+ * nothing happened is a partition with no events, and `npm run archive` failed on it (no folder
+ * for its manifest, then an empty VALUES list). It is archived like any other.
+ */
+const tsx = path.resolve('node_modules/.bin/tsx');
+const run = promisify(execFile);
+let database: TestDatabase;
+let dir: string;
+let archiveDir: string;
+let empty: { name: string; ends_at: Date };
+let result: { code: number; stdout: string; stderr: string };
+
+beforeAll(async () => {
+  database = await createTestDatabase(4);
+  await configurePartitioning(database.pool, { interval: '1 minute', ahead: 3 });
+  dir = await mkdtemp(path.join(tmpdir(), 'archive-empty-'));
+  archiveDir = path.join(dir, 'archive');
+  // The partition of this minute: no service runs, so nothing is recorded in it.
+  empty = (
+    await database.pool.query<{ name: string; ends_at: Date }>(
+      `SELECT partition_name AS name, ends_at FROM event_partitions
+        WHERE starts_at <= now() AND now() < ends_at`,
+    )
+  ).rows[0]!;
+  await new Promise((resolve) => setTimeout(resolve, empty.ends_at.getTime() - Date.now() + 500));
+  result = await run(tsx, ['src/cli/archive.ts', `--before=${empty.ends_at.toISOString()}`], {
+    env: {
+      ...process.env,
+      MIGRATION_DATABASE_URL: database.url,
+      DATABASE_URL: database.url,
+      DATA_DIR: dir,
+      ARCHIVE_DIR: archiveDir,
+      EVENT_PARTITION_INTERVAL: '1 minute',
+      LOG_LEVEL: 'silent',
+    },
+  }).then(
+    (ok) => ({ code: 0, stdout: ok.stdout, stderr: ok.stderr }),
+    (error: { code: number; stdout: string; stderr: string }) => ({
+      code: error.code,
+      stdout: error.stdout,
+      stderr: error.stderr,
+    }),
+  );
+}, 120_000);
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+describe('archiving a partition that holds no events', () => {
+  it('archives it like any other: a manifest with no files, an events-archived event, the partition dropped', async () => {
+    expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
+    const outcomes = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(outcomes).toEqual([
+      expect.objectContaining({ partition: empty.name, archived: true, events: 0, files: [] }),
+    ]);
+
+    const manifest = JSON.parse(
+      await readFile(path.join(archiveDir, empty.name, 'manifest.json'), 'utf8'),
+    ) as Record<string, unknown>;
+    expect(manifest).toMatchObject({ partition: empty.name, events: 0, files: [] });
+    // The folder reads as an archive: that manifest, no stray file.
+    expect(await readManifests(archiveDir)).toEqual({ manifests: [manifest], extra: [] });
+
+    const recorded = await database.pool.query<{ data: { partition: string; events: number } }>(
+      `SELECT data FROM events WHERE event_type = 'events-archived'`,
+    );
+    expect(recorded.rows.map((row) => row.data)).toEqual([
+      expect.objectContaining({ partition: empty.name, events: 0, files: [] }),
+    ]);
+    const { rows } = await database.pool.query<{ present: string | null; listed: number }>(
+      `SELECT to_regclass($1)::text AS present,
+              (SELECT count(*)::int FROM event_partitions WHERE partition_name = $1) AS listed`,
+      [empty.name],
+    );
+    expect(rows[0]).toEqual({ present: null, listed: 0 });
+    // No range of any space was in it, so the audit API names none.
+    const ranges = await database.pool.query(`SELECT 1 FROM archived_ranges`);
+    expect(ranges.rowCount).toBe(0);
+  });
+});

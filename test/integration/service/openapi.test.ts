@@ -1,0 +1,378 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { exportJWK, generateKeyPair } from 'jose';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { PROJECTIONS } from '../../../src/projections/all.js';
+import { signTreeHeads } from '../../../src/audit-trail/seal/tree-head-signing.js';
+import { loadAuditSigningKey } from '../../../src/audit-trail/audit-key.js';
+import { sealLog } from '../../../src/audit-trail/seal/sealer.js';
+import { signTreeHead, treeOrigin } from '#audit-log/transparency/tree-head.js';
+import { catchUp } from '../../../src/projections/batches.js';
+import { openApiPath } from '../../../src/http/openapi/document.js';
+import { freePort } from '../../../src/net/free-port.js';
+import { contractChecker, type ContractChecker } from '../../support/contract.js';
+import { AUDIENCE, startTestService, type TestService } from '../../support/test-service.js';
+
+type Doc = Parameters<typeof contractChecker>[0] & { paths: Record<string, object> };
+
+let service: TestService;
+let document: Doc;
+let contract: ContractChecker;
+const SPACE = 'space-openapi';
+
+beforeAll(async () => {
+  const port = await freePort();
+  service = await startTestService({
+    PORT: String(port),
+    TOKEN_ISSUER: `http://127.0.0.1:${port}`,
+  });
+  document = (await (await fetch(`${service.baseUrl}/openapi.json`)).json()) as Doc;
+  contract = contractChecker(document);
+});
+
+/** One request, its response checked against the document, its body parsed when JSON. */
+async function call(
+  method: string,
+  path: string,
+  options: { headers?: Record<string, string>; json?: unknown; form?: Record<string, string> } = {},
+): Promise<{ status: number; body: unknown; text: string }> {
+  const headers: Record<string, string> = { ...options.headers };
+  let body: string | undefined;
+  if (options.json !== undefined) {
+    headers['content-type'] = 'application/json';
+    body = JSON.stringify(options.json);
+  } else if (options.form) {
+    headers['content-type'] = 'application/x-www-form-urlencoded';
+    body = new URLSearchParams(options.form).toString();
+  }
+  const response = await fetch(`${service.baseUrl}${path}`, { method, headers, body });
+  const contentType = response.headers.get('content-type') ?? '';
+  // A live feed never ends: its headers and status are the contract; the body is left unread.
+  const live = contentType.startsWith('text/event-stream');
+  if (live) await response.body?.cancel();
+  const text = live ? '' : await response.text();
+  const parsed = /json/.test(contentType) && !/ndjson/.test(contentType) ? JSON.parse(text) : text;
+  contract.check(method, path, response.status, contentType, parsed);
+  return { status: response.status, body: parsed, text };
+}
+
+describe('OpenAPI document', () => {
+  it('is a valid OpenAPI 3.1 document', async () => {
+    const result = await new Validator().validate(document as never);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect((document as unknown as { openapi: string }).openapi).toMatch(/^3\.1\./);
+  });
+
+  it('names every operation with a unique identifier client generators accept', () => {
+    const ids = Object.values(document.paths).flatMap((item) =>
+      Object.values(item as Record<string, { operationId: string }>).map((op) => op.operationId),
+    );
+    expect(ids.filter((id) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(id))).toEqual([]);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('documents every route the routers serve, and nothing else', () => {
+    const served = new Set(
+      service.api.served.map((route) => `${route.method} ${openApiPath(route.path)}`),
+    );
+    const documented = new Set(
+      Object.entries(document.paths).flatMap(([path, item]) =>
+        Object.keys(item).map((method) => `${method} ${path}`),
+      ),
+    );
+    expect([...served].sort()).toEqual([...documented].sort());
+    expect(served.size).toBeGreaterThan(25);
+  });
+
+  it('matches every real response of a walk through the API, success and error alike', async () => {
+    const login = {
+      authorization: `Bearer ${await service.loginToken([SPACE])}`,
+      'x-service-space-id': SPACE,
+    };
+    const otherSpace = { ...login, 'x-service-space-id': 'not-mine' };
+
+    for (const path of [
+      '/livez',
+      '/readyz',
+      '/healthz',
+      '/.well-known/jwks.json',
+      '/openapi.json',
+    ]) {
+      expect((await call('GET', path)).status).toBe(200);
+    }
+    expect((await call('GET', '/.well-known/oauth-authorization-server')).status).toBe(200);
+    expect((await call('GET', '/.well-known/openid-configuration')).status).toBe(200);
+    for (const asset of ['', '/dashboard.js', '/dashboard.css', '/uplot.js', '/uplot.css']) {
+      expect((await call('GET', `/dashboard${asset}`)).status).toBe(200);
+    }
+
+    // Credentials, and their errors.
+    const created = await call('POST', '/v1/credential', {
+      headers: login,
+      json: { name: 'shop', description: 'web' },
+    });
+    expect(created.status).toBe(201);
+    const { client_id: clientId, client_secret: secret } = created.body as {
+      client_id: string;
+      client_secret: string;
+    };
+    expect(
+      (await call('POST', '/v1/credential', { headers: login, json: { name: '' } })).status,
+    ).toBe(400);
+    expect(
+      (await call('POST', '/v1/credential', { json: { name: 'x', description: 'y' } })).status,
+    ).toBe(401);
+    expect(
+      (
+        await call('POST', '/v1/credential', {
+          headers: otherSpace,
+          json: { name: 'x', description: 'y' },
+        })
+      ).status,
+    ).toBe(403);
+    expect((await call('GET', '/v1/credentials?limit=5', { headers: login })).status).toBe(200);
+    expect((await call('GET', `/v1/credential/${clientId}`, { headers: login })).status).toBe(200);
+    expect((await call('GET', '/v1/credential/ci_nothing', { headers: login })).status).toBe(404);
+    expect(
+      (
+        await call('PATCH', `/v1/credential/${clientId}`, {
+          headers: login,
+          json: { rate_limit_per_minute: 1000 },
+        })
+      ).status,
+    ).toBe(200);
+
+    // Tokens.
+    const grant = {
+      grant_type: 'client_credentials',
+      client_id: clientId,
+      client_secret: secret,
+      audience: AUDIENCE,
+    };
+    const token = await call('POST', '/v1/credential/token', { form: grant });
+    expect(token.status).toBe(200);
+    const privateToken = (token.body as { access_token: string }).access_token;
+    expect(
+      (await call('POST', '/v1/credential/token', { json: { ...grant, client_secret: 'wrong' } }))
+        .status,
+    ).toBe(401);
+    expect(
+      (await call('POST', '/v1/credential/token', { json: { ...grant, grant_type: 'password' } }))
+        .status,
+    ).toBe(400);
+    const issue = { authorization: `Bearer ${privateToken}`, 'x-service-space-id': SPACE };
+    const publicToken = await call('POST', '/v1/issue', {
+      headers: issue,
+      json: { customer_id: 'c-1', segment_id: 's-1' },
+    });
+    expect(publicToken.status).toBe(200);
+    expect(
+      (
+        await call('POST', '/v1/issue', {
+          headers: { ...issue, authorization: 'Bearer nope' },
+          json: { customer_id: 'c', segment_id: 's' },
+        })
+      ).status,
+    ).toBe(401);
+    expect(
+      (await call('POST', '/v1/issue', { headers: issue, json: { customer_id: 'c' } })).status,
+    ).toBe(400);
+    const client = { client_id: clientId, client_secret: secret };
+    const publicJwt = (publicToken.body as { token: string }).token;
+    expect(
+      await call('POST', '/v1/introspect', { form: { ...client, token: publicJwt } }),
+    ).toMatchObject({ status: 200, body: { active: true } });
+    expect(
+      (await call('POST', '/v1/revoke', { form: { ...client, token: publicJwt } })).status,
+    ).toBe(200);
+    expect(
+      await call('POST', '/v1/introspect', { form: { ...client, token: publicJwt } }),
+    ).toMatchObject({ status: 200, body: { active: false } });
+    expect((await call('POST', '/v1/introspect', { form: { token: publicJwt } })).status).toBe(400);
+    expect(
+      (
+        await call('POST', `/v1/credential/${clientId}/secret`, {
+          headers: login,
+          json: { overlap_seconds: 0 },
+        })
+      ).status,
+    ).toBe(200);
+    expect((await call('GET', `/v1/revocations?space_id=${SPACE}`)).status).toBe(200);
+    expect((await call('GET', '/v1/revocations')).status).toBe(400);
+
+    // Views over the projections.
+    for (const projection of PROJECTIONS) await catchUp(service.database.db, projection, 1000);
+    expect(
+      (await call('GET', `/v1/audit/events?client_id=${clientId}`, { headers: login })).status,
+    ).toBe(200);
+    expect((await call('GET', '/v1/audit/events?limit=0', { headers: login })).status).toBe(400);
+    const to = new Date(Date.now() + 60_000).toISOString();
+    expect(
+      (await call('GET', `/v1/audit/export?from=2020-01-01T00:00:00Z&to=${to}`, { headers: login }))
+        .status,
+    ).toBe(200);
+    expect((await call('GET', '/v1/audit/checkpoints', { headers: login })).status).toBe(200);
+    // The transparency log: before any signed head, then sealed and signed as the projector does.
+    expect((await call('GET', '/v1/audit/tree-head', { headers: login })).status).toBe(404);
+    while ((await sealLog(service.database.db, 500)) > 0);
+    const auditKey = await loadAuditSigningKey(undefined, service.dataDir);
+    await signTreeHeads(service.database.db, (spaceId, size, root) =>
+      signTreeHead(auditKey, treeOrigin(service.config.TOKEN_ISSUER, spaceId), size, root),
+    );
+    const head = await call('GET', '/v1/audit/tree-head', { headers: login });
+    expect(head.status).toBe(200);
+    const size = Number((head.body as { tree_size: number }).tree_size);
+    const first = (await call('GET', '/v1/audit/events?kind=private&limit=1', { headers: login }))
+      .body as { items: Array<{ jti: string }> };
+    expect(
+      (
+        await call('GET', `/v1/audit/proof/inclusion?jti=${first.items[0]!.jti}`, {
+          headers: login,
+        })
+      ).status,
+    ).toBe(200);
+    expect((await call('GET', '/v1/audit/proof/inclusion', { headers: login })).status).toBe(400);
+    expect(
+      (await call('GET', `/v1/audit/proof/consistency?from=1&to=${size}`, { headers: login }))
+        .status,
+    ).toBe(200);
+    expect((await call('GET', '/v1/audit/stream', { headers: login })).status).toBe(200);
+    expect((await call('GET', '/v1/audit/stream?last_event_id=x', { headers: login })).status).toBe(
+      400,
+    );
+    expect(
+      (await call('GET', `/v1/monitoring/clients/${clientId}/rates?window=60m`, { headers: login }))
+        .status,
+    ).toBe(200);
+    expect(
+      (await call('GET', `/v1/monitoring/clients/${clientId}/scopes?window=1h`, { headers: login }))
+        .status,
+    ).toBe(200);
+    const top = await call('GET', '/v1/monitoring/top-clients', { headers: login });
+    expect(top.body).toMatchObject({
+      clients: [{ client_id: clientId, private_tokens: 1, public_tokens: 1 }],
+    });
+    const overview = await call('GET', '/v1/monitoring/overview', { headers: login });
+    expect(overview.body).toMatchObject({
+      totals: { private_tokens: 1, public_tokens: 1, rejected_authentications: 1 },
+    });
+    expect(
+      (await call('GET', '/v1/monitoring/overview?window=soon', { headers: login })).status,
+    ).toBe(400);
+    for (const path of ['/v1/monitoring/trusted-issuers', '/v1/monitoring/agents']) {
+      expect((await call('GET', path, { headers: login })).status).toBe(200);
+      expect((await call('GET', `${path}?window=8d`, { headers: login })).status).toBe(400);
+    }
+    expect((await call('DELETE', `/v1/credential/${clientId}`, { headers: login })).status).toBe(
+      200,
+    );
+
+    // Audit sinks (issue 43): made, listed, changed, paused, resumed, and their errors.
+    const sink = await call('POST', '/v1/sinks', {
+      headers: login,
+      json: { name: 'siem', target: { kind: 'webhook', url: 'https://siem.example/intake' } },
+    });
+    expect(sink.status).toBe(201);
+    const sinkId = (sink.body as { sink_id: string }).sink_id;
+    expect((await call('GET', '/v1/sinks', { headers: login })).status).toBe(200);
+    expect(
+      (
+        await call('PATCH', `/v1/sinks/${sinkId}`, {
+          headers: login,
+          json: { rotate_secret: true },
+        })
+      ).status,
+    ).toBe(200);
+    expect((await call('POST', `/v1/sinks/${sinkId}/pause`, { headers: login })).status).toBe(200);
+    expect((await call('POST', `/v1/sinks/${sinkId}/resume`, { headers: login })).status).toBe(200);
+    expect((await call('POST', '/v1/sinks/snk_none/pause', { headers: login })).status).toBe(404);
+    expect((await call('DELETE', `/v1/sinks/${sinkId}`, { headers: login })).status).toBe(204);
+    expect((await call('DELETE', '/v1/sinks/snk_none', { headers: login })).status).toBe(404);
+    expect(
+      (
+        await call('POST', '/v1/sinks', {
+          headers: login,
+          json: { name: 'x', target: { kind: 'webhook', url: 'http://169.254.169.254/' } },
+        })
+      ).status,
+    ).toBe(400);
+
+    // Trusted issuers (issue 54): trusted, listed, changed, removed, and their errors.
+    const workload = await call('POST', '/v1/credential', {
+      headers: login,
+      json: { name: 'workload', description: 'a cluster workload' },
+    });
+    const trusted = {
+      iss: 'https://kubernetes.default.svc.cluster.local',
+      jwks: { keys: [await exportJWK((await generateKeyPair('ES256')).publicKey)] },
+      audience: service.config.TOKEN_ISSUER,
+      rules: [
+        {
+          id: 'checkout',
+          claims: { sub: 'system:serviceaccount:shop:checkout' },
+          client_id: (workload.body as { client_id: string }).client_id,
+        },
+      ],
+    };
+    const issuer = await call('POST', '/v1/trusted-issuers', { headers: login, json: trusted });
+    expect(issuer.status).toBe(201);
+    const issuerId = (issuer.body as { issuer_id: string }).issuer_id;
+    expect(
+      (await call('POST', '/v1/trusted-issuers', { headers: login, json: trusted })).status,
+    ).toBe(409);
+    expect((await call('GET', '/v1/trusted-issuers', { headers: login })).status).toBe(200);
+    expect(
+      (
+        await call('PATCH', `/v1/trusted-issuers/${issuerId}`, {
+          headers: login,
+          json: { ...trusted, audience: `${service.config.TOKEN_ISSUER}/v1/credential/token` },
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (await call('PATCH', '/v1/trusted-issuers/tis_none', { headers: login, json: trusted }))
+        .status,
+    ).toBe(404);
+    expect(
+      (await call('DELETE', `/v1/trusted-issuers/${issuerId}`, { headers: login })).status,
+    ).toBe(204);
+    expect((await call('DELETE', '/v1/trusted-issuers/tis_none', { headers: login })).status).toBe(
+      404,
+    );
+
+    // Domains whose client ID metadata documents the space takes as clients (issue 55 item 3).
+    const domain = { domain: 'agents.example.com', scopes: ['orders:read'] };
+    const domains = '/v1/metadata-client-domains';
+    expect((await call('POST', domains, { headers: login, json: domain })).status).toBe(201);
+    expect((await call('GET', domains, { headers: login })).status).toBe(200);
+    expect((await call('DELETE', `${domains}/agents.example.com`, { headers: login })).status).toBe(
+      204,
+    );
+    expect((await call('DELETE', `${domains}/none.example`, { headers: login })).status).toBe(404);
+
+    // A space's own issuer (issue 42): turned on, its keys and metadata, and a shared space's 404.
+    expect((await call('POST', '/v1/space/signing-keys', { headers: login })).status).toBe(200);
+    for (const path of [
+      `/spaces/${SPACE}/.well-known/jwks.json`,
+      `/.well-known/oauth-authorization-server/spaces/${SPACE}`,
+      `/spaces/${SPACE}/.well-known/openid-configuration`,
+    ]) {
+      expect((await call('GET', path)).status).toBe(200);
+    }
+    expect((await call('GET', '/spaces/not-mine/.well-known/jwks.json')).status).toBe(404);
+    // Its switch-over ended (last: the space's shared-ring tokens are honoured no more).
+    const ending = { headers: login };
+    expect((await call('POST', '/v1/space/signing-keys/end-switch-over', ending)).status).toBe(200);
+
+    // Every documented operation answered at least once with a documented success.
+    const succeeded = new Set(
+      [...contract.seen]
+        .filter((seen) => / 2\d\d$/.test(seen))
+        .map((seen) => seen.replace(/ \d+$/, '')),
+    );
+    const documented = Object.entries(document.paths).flatMap(([path, item]) =>
+      Object.keys(item).map((method) => `${method} ${path}`),
+    );
+    expect(documented.filter((operation) => !succeeded.has(operation))).toEqual([]);
+  });
+});

@@ -5,7 +5,7 @@ import { acceptedSecretHashes, type Credential } from '../../domain/credential/s
 import type { DomainEvent, EventMetadata } from '../../domain/events.js';
 import { InvalidClientError } from '../../errors/errors.js';
 import { isClientIdShaped } from '../../crypto/secrets.js';
-import { isMetadataClientId } from '../../domain/metadata-client/decide.js';
+import { metadataClientIdRefusal } from '../../domain/metadata-client/decide.js';
 import { clientActor } from '../../domain/actors.js';
 import { ownedBySpace } from '../../domain/policy.js';
 import type { CommandContext } from '../context.js';
@@ -120,8 +120,9 @@ export async function identifyClient(
   }
   const { as, assertion, spaceId, named } = presented;
   const { iss, sub } = as === 'actor' ? issuerOf(assertion) : { iss: '', sub: '' };
-  // An agent known by its metadata document: iss = sub = its URL (an issuer's names a workload).
-  if (iss === sub && isMetadataClientId(iss)) {
+  // An agent known by its metadata document: iss = sub = its https URL, of no issuer trusted here.
+  const byDocument = iss === sub && !metadataClientIdRefusal(iss);
+  if (byDocument && !(await ctx.trustedIssuers?.find(spaceId, iss))) {
     return identifyClient(ctx, { as: 'document', clientId: iss, assertion, spaceId }, how);
   }
   const own = isClientIdShaped(iss) ? await ctx.credentials.find(iss) : undefined;

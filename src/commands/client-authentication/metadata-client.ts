@@ -94,12 +94,11 @@ export async function authenticateMetadataClient(
   refusal: (reason: string) => Error,
 ): Promise<Credential> {
   const { clientId, spaceId } = command;
-  const ip = command.metadata.client_ip;
   const host = clientDomain(clientId);
   const counted = host === undefined ? clientId : domainBudgetKey(spaceId, host);
   const refused = (why: string): never => {
-    ctx.limits.assertClientNotLockedOut(counted, ip);
-    ctx.limits.failedClientAuthentication(counted, ip);
+    ctx.limits.assertClientNotLockedOut(counted, command.metadata.client_ip);
+    ctx.limits.failedClientAuthentication(counted, command.metadata.client_ip);
     throw refusal(`client_id: ${why}`);
   };
   const ports = ctx.metadataClients ?? refused('this service takes no metadata documents');

@@ -15,10 +15,7 @@ import { configOrExit, usageExit } from './config-exit.js';
 const USAGE = `Usage: npm run archive -- --before=<ISO date> [--dir=<archive folder>]
 Moves every whole partition of the event log ending at or before the date into gzipped NDJSON
 files (ARCHIVE_DIR, or --dir), verified, recorded as an events-archived event, then dropped.`;
-const { values } = parseCommandLine(USAGE, {
-  before: { type: 'string' },
-  dir: { type: 'string' },
-});
+const { values } = parseCommandLine(USAGE, { before: { type: 'string' }, dir: { type: 'string' } });
 const before = values.before ? new Date(values.before) : undefined;
 if (!before || Number.isNaN(before.getTime())) {
   usageExit(`--before must be a date, such as 2026-01-01T00:00:00Z\n\n${USAGE}`);

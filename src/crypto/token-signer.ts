@@ -58,10 +58,7 @@ export function signerLiveness(
 }
 
 /** An HSM key's row: which kind and token, so a differently configured process says so. */
-export const hsmKeyReferenceSchema = z.object({
-  hsm: z.literal('pkcs11'),
-  token: z.string(),
-});
+export const hsmKeyReferenceSchema = z.object({ hsm: z.literal('pkcs11'), token: z.string() });
 export type HsmKeyReference = z.infer<typeof hsmKeyReferenceSchema>;
 
 /** Whether a stored private half is an {@link HsmKeyReference} (nothing to seal or open). */

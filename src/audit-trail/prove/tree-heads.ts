@@ -16,11 +16,7 @@ export function logHeadsPublishedBefore(nowMs: number, intervalSeconds: number):
 export async function findTreeHead(
   db: Kysely<Database>,
   treeId: string,
-  which: {
-    readonly size?: number;
-    readonly cosigned?: number;
-    readonly signedBefore?: Date;
-  } = {},
+  which: { readonly size?: number; readonly cosigned?: number; readonly signedBefore?: Date } = {},
 ): Promise<{ size: number; note: string; cosignatures: number } | undefined> {
   const { size, cosigned = 0, signedBefore } = which;
   const row = await db

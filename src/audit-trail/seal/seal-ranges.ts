@@ -54,11 +54,7 @@ export async function sealHolding(
 export async function eventsInRange(
   db: Kysely<Database>,
   range: Pick<LogRange, 'after' | 'through'>,
-  space?: {
-    readonly spaceId: string;
-    readonly minPosition: number;
-    readonly maxPosition: number;
-  },
+  space?: { readonly spaceId: string; readonly minPosition: number; readonly maxPosition: number },
   /** Only these of them: skip `offset`, take `limit` (a tile of a space tree). */
   window?: { readonly offset: number; readonly limit: number },
 ): Promise<RecordedEvent[]> {

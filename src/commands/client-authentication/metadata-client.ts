@@ -106,9 +106,16 @@ export async function authenticateMetadataClient(
   if (badId) return refused(badId);
   const allowed =
     (await ports.domain(spaceId, host!)) ?? refused(`${host} is not allowed in this space`);
+  // A locked-out caller is judged by a held document only: guessing starts no outbound call.
+  let held = false;
+  try {
+    ctx.limits.assertClientNotLockedOut(counted, command.metadata.client_ip);
+  } catch {
+    held = true;
+  }
   const proven = async (refresh: boolean) => {
     const client = await ports.documents
-      .clientAt(clientId, { spaceId, refresh })
+      .clientAt(clientId, { spaceId, refresh, held })
       .catch((error: unknown) => {
         const why = `client_id: its document: ${(error as Error).message}`;
         // Our bound, not the client's doing: a 503, its failed-authentication budget unspent.

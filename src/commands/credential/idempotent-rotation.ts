@@ -64,11 +64,7 @@ const binding = (key: IdempotencyKey) => `idempotent-response:${key.spaceId}:${k
 export async function keptRotation(
   ctx: Pick<CommandContext, 'idempotentResponses' | 'kek' | 'ids' | 'events'>,
   key: IdempotencyKey,
-  replay: {
-    readonly clientId: string;
-    readonly actor: string;
-    readonly metadata: EventMetadata;
-  },
+  replay: { readonly clientId: string; readonly actor: string; readonly metadata: EventMetadata },
 ): Promise<RotatedSecret | undefined> {
   const kept = await ctx.idempotentResponses.find(key.spaceId, key.keyHash);
   if (!kept) return undefined;

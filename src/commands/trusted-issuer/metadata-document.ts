@@ -36,8 +36,11 @@ function maxAgeOf(header: string | undefined): number | undefined {
 
 /** The client ID metadata documents this process fetched, by URL. */
 export interface MetadataDocuments {
-  /** The document at `url` judged, fetched for the space when not held or `refresh` and held 30 s. */
-  clientAt(url: string, options: { spaceId: string; refresh?: boolean }): Promise<MetadataClient>;
+  /** The document at `url`: fetched when not held, or `refresh` and held 30 s; `held`: never. */
+  clientAt(
+    url: string,
+    options: { spaceId: string; refresh?: boolean; held?: boolean },
+  ): Promise<MetadataClient>;
 }
 
 /** Documents fetched under the SSRF rules, held per Cache-Control up to `maxAgeSeconds`, bounded. */
@@ -78,10 +81,11 @@ export function createMetadataDocuments(options: {
     return client;
   };
   return {
-    async clientAt(url, { spaceId, refresh = false }) {
+    async clientAt(url, { spaceId, refresh = false, held: only = false }) {
       const held = cache.get(url);
       const now = options.now();
       if (held && now < held.expiresAt && !(refresh && now - held.fetchedAt >= 30_000)) return held;
+      if (only) throw new Error('not held, and not fetched for a caller locked out');
       return fetched(url, spaceId);
     },
   };

@@ -113,10 +113,7 @@ export function decidePauseSink(
 
 /** Resume from the cursor: an admin asks, or the deliverer found the sink answering. */
 export function decideResumeSink(
-  command: Asked & {
-    readonly spaceId?: string;
-    readonly reason: 'admin' | 'answering';
-  },
+  command: Asked & { readonly spaceId?: string; readonly reason: 'admin' | 'answering' },
   state: SinkState | undefined,
 ): Decision<DomainEvent<'sink-resumed'>, SinkRefusal, Placed> {
   const refusal = command.spaceId === undefined ? undefined : owned(state, command.spaceId);

@@ -49,10 +49,6 @@ export const monitoringOverview = z.object({
     scope: z.literal('this API process'),
   }),
   projector: z.array(
-    z.object({
-      projection: z.string(),
-      events_behind: z.number(),
-      seconds_behind: z.number(),
-    }),
+    z.object({ projection: z.string(), events_behind: z.number(), seconds_behind: z.number() }),
   ),
 });

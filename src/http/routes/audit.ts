@@ -131,11 +131,7 @@ export function auditRoutes(
       summary: "NDJSON of the space's events and its tree's signed heads, for verify-export",
       query: exportQuery,
       responses: [
-        {
-          status: 200,
-          description: 'One JSON object per line',
-          mediaType: 'application/x-ndjson',
-        },
+        { status: 200, description: 'One JSON object per line', mediaType: 'application/x-ndjson' },
       ],
       async handle(ctx, who, { query }) {
         if (query.from >= query.to) {

@@ -67,10 +67,7 @@ export async function delegatedExchange(
     origin,
   );
   const metadata = { actor: clientActor(actor.clientId), ...origin };
-  await requireSentClient(ctx, client, origin, {
-    clientId: actor.clientId,
-    token: 'actor_token',
-  });
+  await requireSentClient(ctx, client, origin, { clientId: actor.clientId, token: 'actor_token' });
   // A bound actor token is used only with a proof by its key and its hash (RFC 9449 §4.3).
   const { claims } = actor;
   const proof = await dpop(claims && { token: fields.actor_token!, claims });

@@ -1,12 +1,16 @@
 import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createVerifier } from '../../src/verify/index.js';
-import { delegationParties } from '../support/delegation.js';
-import { agentKey, startLocalDocuments, type LocalDocuments } from '../support/local-documents.js';
-import { startLocalIssuer } from '../support/local-issuer.js';
-import { TEST_SCOPE_CATALOG } from '../support/scope-catalog.js';
-import { waitUntil } from '../support/wait.js';
-import { AUDIENCE, startTestService, type TestService } from '../support/test-service.js';
+import { createVerifier } from '../../../src/verify/index.js';
+import { delegationParties } from '../../support/delegation.js';
+import {
+  agentKey,
+  startLocalDocuments,
+  type LocalDocuments,
+} from '../../support/local-documents.js';
+import { startLocalIssuer } from '../../support/local-issuer.js';
+import { TEST_SCOPE_CATALOG } from '../../support/scope-catalog.js';
+import { waitUntil } from '../../support/wait.js';
+import { AUDIENCE, startTestService, type TestService } from '../../support/test-service.js';
 
 /**
  * A hostile review of issue 64 item 3 (an agent known by its metadata document named in may_act
@@ -367,10 +371,9 @@ describe('lockout', () => {
     await there.accessToken(await there.delegate(subject, await key.assert(agent, ISSUER), asJwt));
   });
 
-  // FINDING (low, open; shared with the token endpoint): the lockout is judged only after the
-  // document is fetched, so an IP locked out still makes one outbound GET per fresh URL under an
-  // allowed domain on every request (a delegable subject token of the space is all it needs).
-  it.fails('a locked-out guesser makes no more outbound fetches', async () => {
+  // Review finding (mended; shared with the token endpoint): the lockout was judged only after the
+  // document was fetched, so a locked-out IP made one outbound GET per fresh URL per request.
+  it('a locked-out guesser makes no more outbound fetches', async () => {
     const strict = await startTestService({
       SCOPE_CATALOG: JSON.stringify(TEST_SCOPE_CATALOG),
       FAILED_AUTH_LIMIT_PER_MINUTE: '3',

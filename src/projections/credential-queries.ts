@@ -141,12 +141,13 @@ export async function revocationList(
     .where('revoked_at', '>', since)
     .orderBy('revoked_at')
     .execute();
+  // Removed, or changed (its scopes perhaps narrowed) since: either reaches its clients' tokens.
   const domains = await db
     .selectFrom('metadata_client_domains')
-    .select(['domain', 'removed_at'])
+    .select(['domain', 'scopes', 'removed_at', 'updated_at'])
     .where('space_id', '=', spaceId)
-    .where('removed_at', '>', since)
-    .orderBy('removed_at')
+    .where('updated_at', '>', since)
+    .orderBy('updated_at')
     .orderBy('domain')
     .execute();
   const narrowed = await db
@@ -198,9 +199,16 @@ export async function revocationList(
       kid: row.kid,
       withdrawn_at: new Date(row.withdrawn_at).toISOString(),
     })),
-    removed_client_domains: domains.map((row) => ({
-      domain: row.domain,
-      removed_at: row.removed_at!.toISOString(),
-    })),
+    removed_client_domains: domains
+      .filter((row) => row.removed_at)
+      .map((row) => ({ domain: row.domain, removed_at: row.removed_at!.toISOString() })),
+    // A domain allowing every scope of the catalog (null) narrows nothing a kit could check.
+    narrowed_client_domains: domains
+      .filter((row) => !row.removed_at && Array.isArray(row.scopes))
+      .map((row) => ({
+        domain: row.domain,
+        scopes: row.scopes as string[],
+        changed_at: row.updated_at.toISOString(),
+      })),
   };
 }

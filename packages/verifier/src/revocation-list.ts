@@ -13,6 +13,10 @@ const revocationListSchema = z.object({
   withdrawn_keys: z.array(z.object({ kid: z.string() })).optional(),
   /** Absent from a service that predates metadata-document clients' domains in the list. */
   removed_client_domains: z.array(z.object({ domain: z.string() })).optional(),
+  /** Absent from a service that predates narrowed domains in the list. */
+  narrowed_client_domains: z
+    .array(z.object({ domain: z.string(), scopes: z.array(z.string()) }))
+    .optional(),
 });
 
 interface Held {
@@ -20,6 +24,8 @@ interface Held {
   readonly revoked: RevokedSet;
   /** Clients narrowed since their tokens may have been issued, and the scopes they allow now. */
   readonly narrowedClients: ReadonlyMap<string, readonly string[]>;
+  /** The same for metadata-document clients, by their URL's domain. */
+  readonly narrowedDomains: ReadonlyMap<string, readonly string[]>;
   readonly etag: string | null;
   /** When this list was last confirmed current (ms). */
   readonly checkedAt: number;
@@ -72,6 +78,9 @@ export function createRevocationLists(options: {
         },
         narrowedClients: new Map(
           (list.narrowed_clients ?? []).map((client) => [client.client_id, client.scopes]),
+        ),
+        narrowedDomains: new Map(
+          (list.narrowed_client_domains ?? []).map((entry) => [entry.domain, entry.scopes]),
         ),
         etag: response.headers.get('etag'),
         checkedAt: options.now(),

@@ -6,6 +6,7 @@ import {
   revokedByList,
   scopesStillAllowed,
   tokenCredentials,
+  clientDomain,
   tokenInSpace,
   tokenOfKind,
 } from './token-rules.js';
@@ -155,7 +156,12 @@ export function createVerifier(options: VerifierOptions): Verifier {
     // A credential narrowed since: its tokens carrying a scope it no longer allows are refused,
     // as introspection refuses them. The kit knows no catalog: see docs/verify.md.
     const held = scopeWords(claims.scope);
-    const narrowed = tokenCredentials(claims).map((id) => list.narrowedClients.get(id));
+    const domains = list.narrowedDomains;
+    const narrowed = tokenCredentials(claims).map(
+      (id) =>
+        list.narrowedClients.get(id) ??
+        (domains.size ? domains.get(clientDomain(id) ?? '') : undefined),
+    );
     if (narrowed.some((allowed) => allowed && !scopesStillAllowed(held, allowed))) {
       throw new VerifyError(
         'invalid_token',

@@ -139,6 +139,11 @@ export const revocationList = z.object({
     .describe(
       'Client ID metadata document domains the space no longer allows, within a token lifetime: refuse every token whose client_id or act chain sub is a URL whose host is one',
     ),
+  narrowed_client_domains: z
+    .array(z.object({ domain: z.string(), scopes: z.array(z.string()), changed_at: timestamp }))
+    .describe(
+      'Client ID metadata document domains whose scopes changed within a token lifetime, with the scopes they allow now: refuse a token carrying any other whose client_id or act chain sub is a URL under one',
+    ),
 });
 
 export const jwks = z.object({

@@ -148,10 +148,9 @@ describe('findings', () => {
     });
   }
 
-  // FINDING (low, open; as for any metadata document client): narrowing a domain's scopes makes
-  // its delegated tokens inactive at introspection, but the revocation list says nothing of it,
-  // so offline verifiers (the kit) keep serving the scopes withdrawn until the token expires.
-  it.fails('a domain narrowed below a delegated token: the kit refuses it too', async () => {
+  // Review finding (mended; as for any metadata document client): narrowing a domain's scopes
+  // reached introspection but not the revocation list, so the kit served the withdrawn scopes.
+  it('a domain narrowed below a delegated token: the kit refuses it too', async () => {
     const agent = agentAt('/agents/narrowed.json', '127.0.0.1');
     const subject = await accessToken(await issue(await storefrontToken(), { may_act: agent }));
     const delegated = await accessToken(

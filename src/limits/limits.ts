@@ -74,6 +74,8 @@ export interface Limits {
   }): RateLimitState;
   /** RateLimitedError when this (client, IP) failed too often to have its secret checked. */
   assertClientNotLockedOut(clientId: string, ip: string): void;
+  /** Whether it is: the same budget, asked without an error. */
+  clientLockedOut(clientId: string, ip: string): boolean;
   failedClientAuthentication(clientId: string, ip: string): void;
   /** The same budget for bad login tokens, per source IP. */
   assertLoginNotLockedOut(ip: string): void;
@@ -170,6 +172,8 @@ export function createLimits(settings: LimitSettings): Limits {
     },
     assertClientNotLockedOut: (clientId, ip) =>
       lockedOut(failedAuth, `${clientId}\u0000${ip}`, 'failed-auth', 'client authentications'),
+    clientLockedOut: (clientId, ip) =>
+      !failedAuth.peek(`${clientId}\u0000${ip}`, settings.failedAuthPerMinute).allowed,
     failedClientAuthentication(clientId, ip) {
       const key = `${clientId}\u0000${ip}`;
       failedAuth.add(key, 1);

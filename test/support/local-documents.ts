@@ -81,3 +81,18 @@ export async function agentKey() {
         .sign(privateKey),
   };
 }
+
+/** Serves an agent's document at `path` on `host` (Cache-Control max-age 60); its id, the URL. */
+export function serveAgent(
+  docs: LocalDocuments,
+  jwks: unknown,
+  path: string,
+  host = 'localhost',
+): string {
+  const clientId = `https://${host}:${docs.port}${path}`;
+  docs.serve(path, {
+    body: { client_id: clientId, client_name: 'Shopping agent', jwks },
+    headers: { 'cache-control': 'max-age=60' },
+  });
+  return clientId;
+}

@@ -94,11 +94,12 @@ export async function authenticateMetadataClient(
   refusal: (reason: string) => Error,
 ): Promise<Credential> {
   const { clientId, spaceId } = command;
+  const ip = command.metadata.client_ip;
   const host = clientDomain(clientId);
   const counted = host === undefined ? clientId : domainBudgetKey(spaceId, host);
   const refused = (why: string): never => {
-    ctx.limits.assertClientNotLockedOut(counted, command.metadata.client_ip);
-    ctx.limits.failedClientAuthentication(counted, command.metadata.client_ip);
+    ctx.limits.assertClientNotLockedOut(counted, ip);
+    ctx.limits.failedClientAuthentication(counted, ip);
     throw refusal(`client_id: ${why}`);
   };
   const ports = ctx.metadataClients ?? refused('this service takes no metadata documents');
@@ -107,12 +108,7 @@ export async function authenticateMetadataClient(
   const allowed =
     (await ports.domain(spaceId, host!)) ?? refused(`${host} is not allowed in this space`);
   // A locked-out caller is judged by a held document only: guessing starts no outbound call.
-  let held = false;
-  try {
-    ctx.limits.assertClientNotLockedOut(counted, command.metadata.client_ip);
-  } catch {
-    held = true;
-  }
+  const held = ctx.limits.clientLockedOut(counted, ip);
   const proven = async (refresh: boolean) => {
     const client = await ports.documents
       .clientAt(clientId, { spaceId, refresh, held })

@@ -4,13 +4,19 @@ import { createVerifier } from '../../../src/verify/index.js';
 import { delegationParties } from '../../support/delegation.js';
 import {
   agentKey,
+  serveAgent,
   startLocalDocuments,
   type LocalDocuments,
 } from '../../support/local-documents.js';
 import { startLocalIssuer } from '../../support/local-issuer.js';
 import { TEST_SCOPE_CATALOG } from '../../support/scope-catalog.js';
 import { waitUntil } from '../../support/wait.js';
-import { AUDIENCE, startTestService, type TestService } from '../../support/test-service.js';
+import {
+  adminCall,
+  AUDIENCE,
+  startTestService,
+  type TestService,
+} from '../../support/test-service.js';
 
 /**
  * A hostile review of issue 64 item 3 (an agent known by its metadata document named in may_act
@@ -32,26 +38,10 @@ const { credential, issue, delegate, accessToken, refusal } = parties;
 const asJwt = { actor_token_type: JWT_TYPE };
 const NOT_ACTIVE = { code: 'invalid_request', invalid_fields: [{ field: 'may_act' }] };
 
-const admin = async (method: string, path: string, body?: unknown, space = SPACE) =>
-  fetch(`${service.baseUrl}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${await service.loginToken([space])}`,
-      'x-service-space-id': space,
-      'content-type': 'application/json',
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
+const admin = (method: string, path: string, body?: unknown, space = SPACE) =>
+  adminCall(service, space, method, path, body);
 
-/** Serves an agent's document at `path` on `host`; its id is the document's URL. */
-const agentAt = (path: string, host = 'localhost') => {
-  const clientId = `https://${host}:${docs.port}${path}`;
-  docs.serve(path, {
-    body: { client_id: clientId, client_name: 'Shopping agent', jwks: key.jwks },
-    headers: { 'cache-control': 'max-age=60' },
-  });
-  return clientId;
-};
+const agentAt = (path: string, host = 'localhost') => serveAgent(docs, key.jwks, path, host);
 
 const storefrontToken = async (space = SPACE) => {
   const parts = space === SPACE ? parties : other;

@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { delegationParties } from '../../support/delegation.js';
 import {
   agentKey,
+  serveAgent,
   startLocalDocuments,
   type LocalDocuments,
 } from '../../support/local-documents.js';
@@ -31,15 +32,7 @@ const NOT_ACTIVE = { code: 'invalid_request', invalid_fields: [{ field: 'may_act
 const admin = async (method: string, path: string, body?: unknown, space = SPACE) =>
   adminCall(service, space, method, path, body);
 
-/** Serves an agent's document at `path` on `host`; its id is the document's URL. */
-const agentAt = (path: string, host = 'localhost') => {
-  const clientId = `https://${host}:${docs.port}${path}`;
-  docs.serve(path, {
-    body: { client_id: clientId, client_name: 'Shopping agent', jwks: key.jwks },
-    headers: { 'cache-control': 'max-age=60' },
-  });
-  return clientId;
-};
+const agentAt = (path: string, host = 'localhost') => serveAgent(docs, key.jwks, path, host);
 
 const storefrontToken = async (space = SPACE) => {
   const parts = space === SPACE ? parties : delegationParties(() => service, space);

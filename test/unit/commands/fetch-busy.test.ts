@@ -64,6 +64,7 @@ describe('an outbound fetch refused busy', () => {
       const ctx = {
         limits: {
           assertClientNotLockedOut: () => undefined,
+          clientLockedOut: () => false,
           failedClientAuthentication: (clientId: string) => void failed.push(clientId),
         },
         metadataClients: {

@@ -31,6 +31,8 @@ COPY packages/rate-limit/tsconfig.json ./packages/rate-limit/
 COPY packages/rate-limit/src ./packages/rate-limit/src
 COPY packages/event-log/tsconfig.json ./packages/event-log/
 COPY packages/event-log/src ./packages/event-log/src
+COPY packages/oauth-authorize/tsconfig.json ./packages/oauth-authorize/
+COPY packages/oauth-authorize/src ./packages/oauth-authorize/src
 COPY src ./src
 RUN npm run build
 

@@ -7,8 +7,8 @@ import globals from 'globals';
  * Which folder of src/ may import which: the layer table of docs/architecture.md, enforced here
  * (test/unit/layers.test.ts keeps the two equal and checks the table has no cycle). A folder
  * always may import itself; anything not listed is refused by `npm run lint`. `audit-log`,
- * `verifier`, `pkcs11-signer`, `embedded-postgres`, `outbound`, `settings`, `rate-limit` and
- * `event-log` are the packages of those names in packages/, imported as `#<name>/…` (package.json
+ * `verifier`, `pkcs11-signer`, `embedded-postgres`, `outbound`, `settings`, `rate-limit`,
+ * `event-log` and `oauth-authorize` are the packages of those names in packages/, imported as `#<name>/…` (package.json
  * `imports`).
  * @type {Readonly<Record<string, readonly string[]>>}
  */
@@ -133,6 +133,7 @@ export const PACKAGE_REFUSES = {
   settings: { modules: ['kysely', 'pg', 'koa', 'pino', 'jose'] },
   'rate-limit': { modules: ['kysely', 'koa', 'pino', 'jose'] },
   'event-log': { modules: ['koa', 'pino', 'jose'] },
+  'oauth-authorize': { modules: ['kysely', 'pg', 'koa', 'pino', 'jose'] },
 };
 
 // The database drivers: only a layer that may use src/db may import them.

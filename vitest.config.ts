@@ -82,6 +82,12 @@ export default defineConfig({
       },
       {
         extends: true,
+        // The authorization endpoint's own tests (no service, no database); also run alone from
+        // packages/oauth-authorize (`npx vitest run --root packages/oauth-authorize`).
+        test: { name: 'oauth-authorize', include: ['packages/oauth-authorize/test/**/*.test.ts'] },
+      },
+      {
+        extends: true,
         // The event log's own tests (no service, no database: a stand-in driver); also run alone
         // from packages/event-log (`npx vitest run --root packages/event-log`).
         test: { name: 'event-log', include: ['packages/event-log/test/**/*.test.ts'] },

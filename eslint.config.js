@@ -16,7 +16,7 @@ export const LAYERS = {
   errors: [],
   config: ['settings'],
   net: [],
-  domain: ['verifier', 'event-log'],
+  domain: ['verifier', 'event-log', 'oauth-authorize'],
   db: ['embedded-postgres', 'event-log', 'audit-log', 'config'],
   'audit-trail': ['audit-log', 'event-log', 'db', 'domain', 'config'],
   limits: ['rate-limit', 'errors'],
@@ -35,6 +35,7 @@ export const LAYERS = {
   delivery: ['outbound', 'audit-trail', 'event-log', 'crypto', 'db', 'domain', 'errors'],
   commands: [
     'verifier',
+    'oauth-authorize',
     'outbound',
     'delivery',
     'observability',
@@ -48,6 +49,7 @@ export const LAYERS = {
   ],
   http: [
     'verifier',
+    'oauth-authorize',
     'outbound',
     'delivery',
     'commands',

@@ -9,6 +9,8 @@ import type { Route } from '../http/route.js';
 import { credentialRoutes } from '../http/routes/credential.js';
 import { dashboardRoutes } from '../http/routes/dashboard.js';
 import { issueRoutes } from '../http/routes/issue.js';
+import { authorizeRoutes } from '../http/routes/authorize.js';
+import { authorizationAppRoutes } from '../http/routes/authorization-app.js';
 import { jwksRoutes } from '../http/routes/jwks.js';
 import { discoveryRoutes } from '../http/routes/discovery.js';
 import { spaceKeyRoutes } from '../http/routes/space-keys.js';
@@ -59,6 +61,8 @@ export function apiRoutes(
     ...credentialRoutes(commands, db),
     ...tokenRoutes(commands, { origin: config.TOKEN_ISSUER, limits }),
     ...issueRoutes(commands),
+    ...authorizeRoutes(commands, config.TOKEN_ISSUER),
+    ...authorizationAppRoutes(commands),
     ...tokenLifecycleRoutes(commands),
     ...revocationRoutes(db, revokedClientListedSeconds(config)),
     ...sinkRoutes(sinkAdminContext(config, commands), db),

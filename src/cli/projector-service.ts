@@ -62,6 +62,7 @@ export async function startProjectorService(
     'expired idempotent responses': purgeExpiredIdempotentResponses,
     'expired used-once ids': purgeExpiredUsedOnce,
     'expired token signature digests': (db) => purgedBy(db, 'purge_expired_stream_digests'),
+    'expired authorization requests': (db) => purgedBy(db, 'purge_expired_authorization_states'),
     'rate buckets past their horizon': (db) =>
       purgeOldRates(db, {
         minuteBucketsHours: config.RATE_MINUTE_RETENTION_HOURS,

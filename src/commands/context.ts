@@ -18,6 +18,7 @@ import type { SpaceSigning } from './signing-key/space-signing.js';
 import type { WithSinkWrites } from '../delivery/sink-writes.js';
 import type { WithIssuerWrites } from '../projections/trusted-issuers.js';
 import type { MetadataClientPorts, TrustedIssuerPorts } from './trusted-issuer/ports.js';
+import type { AuthorizationStateRow } from '../projections/authorization-states.js';
 
 /** The delegation settings: how deep a chain nests, and each agent's budget per customer. */
 export interface DelegationLimits {
@@ -83,4 +84,8 @@ export interface CommandContext {
   readonly trustedIssuers?: TrustedIssuerPorts;
   /** Client ID metadata documents as clients; absent: such ids are refused. */
   readonly metadataClients?: MetadataClientPorts;
+  /** The authorization endpoint's state rows, read now; absent: no authorization endpoint. */
+  readonly authorizations?: {
+    read(key: string): Promise<Omit<AuthorizationStateRow, 'key'> | undefined>;
+  };
 }

@@ -170,4 +170,11 @@ export interface Database extends EventLogTables {
   metadata_client_domains: MetadataClientDomainsTable;
   stream_digests: { space_id: string; stream_id: string; digest: Buffer; expires_at: Date };
   ended_switch_overs: { space_id: string; ended_at: Date };
+  authorization_states: {
+    space_id: string;
+    key: string;
+    state: unknown;
+    version: number;
+    expires_at: Date | null;
+  };
 }

@@ -5,6 +5,7 @@ import { REFUSAL_EVENTS } from './event-data/refusal.js';
 import { SERVICE_EVENTS } from './event-data/service.js';
 import { SINK_EVENTS } from './event-data/sink.js';
 import { METADATA_CLIENT_EVENTS, TRUSTED_ISSUER_EVENTS } from './event-data/trusted-issuer.js';
+import { AUTHORIZATION_EVENTS } from './event-data/authorization.js';
 import { eventCatalog, schemasOf } from './event-catalog.js';
 import { fullForm, type EventBody } from './stored-form.js';
 import type { TOKEN_ISSUANCES } from './token/issuances.js';
@@ -45,6 +46,7 @@ export const EVENT_CATALOG = eventCatalog(
     SINK_EVENTS,
     TRUSTED_ISSUER_EVENTS,
     METADATA_CLIENT_EVENTS,
+    AUTHORIZATION_EVENTS,
   ],
   LISTED_ORDER,
 );

@@ -6,3 +6,4 @@ export * from './policy/audit-reads.js';
 export * from './policy/routes.js';
 export * from './policy/issuers.js';
 export * from './policy/delegation.js';
+export * from './policy/authorization.js';

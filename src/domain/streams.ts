@@ -30,6 +30,9 @@ export const streams = {
     newStream(`trusted-issuer-${issuerId}-${eventId}`),
   metadataDomainChange: (domain: string, eventId: string) =>
     newStream(`metadata-client-domain-${domain}-${eventId}`),
+  /** A space's authorization app, and each authorization request (issue 64): state in a row. */
+  authorizationApp: (spaceId: string) => keyedStream(`authorization-app-${spaceId}`),
+  authorizationRequest: (requestId: string) => keyedStream(`authorization-${requestId}`),
 } as const;
 
 /** Where a decision's events go. */

@@ -7,6 +7,7 @@ import { ConflictError } from '../errors/errors.js';
 import { writeCredential } from './credentials.js';
 import { writeIdempotentResponse, type IdempotentResponse } from './idempotent-responses.js';
 import { writeTokenRevocation } from './token-revocations.js';
+import { writeAuthorizationState, type AuthorizationStateRow } from './authorization-states.js';
 import { postgresKeyRingWrites, type KeyRingWrites } from './key-ring-writes.js';
 
 /** A command's read-model writes in its append's transaction (a port; tests keep them in maps). */
@@ -17,6 +18,8 @@ export interface InlineWrites {
   tokenRevocation(spaceId: string, token: Token): Promise<void>;
   /** A response kept for its Idempotency-Key; a ConflictError if another request kept one first. */
   idempotentResponse(response: IdempotentResponse): Promise<void>;
+  /** An authorization stream's state (a space's app, a request) as its events leave it. */
+  authorizationState(row: AuthorizationStateRow): Promise<void>;
   /** The signing keys' rows, read and written under the key-ring lock. */
   readonly keyRing: KeyRingWrites;
 }
@@ -31,6 +34,7 @@ export function postgresInlineWrites(trx: Transaction<Database>): InlineWrites {
         if (!isUniqueViolation(error, 'idempotent_responses_pkey')) throw error;
         throw new ConflictError('another request with this Idempotency-Key was answered first');
       }),
+    authorizationState: (row) => writeAuthorizationState(trx, row),
     keyRing: postgresKeyRingWrites(trx),
   };
 }

@@ -6,7 +6,8 @@ export type PurgeFunction =
   | 'purge_expired_revocations'
   | 'purge_expired_used_once_ids'
   | 'purge_expired_idempotent_responses'
-  | 'purge_expired_stream_digests';
+  | 'purge_expired_stream_digests'
+  | 'purge_expired_authorization_states';
 
 /** Runs a database purge function: the database decides what goes; the caller holds no DELETE. */
 export async function purgedBy(db: Kysely<Database>, purge: PurgeFunction): Promise<number> {

@@ -132,6 +132,7 @@ function stagedWrites(models: MemoryReadModels, staged: Array<() => void>): Inli
       }
       staged.push(() => models.idempotentResponses.set(key, response));
     },
+    authorizationState: async () => noSql('authorization states'),
     get keyRing(): InlineWrites['keyRing'] {
       return noSql('the key ring');
     },

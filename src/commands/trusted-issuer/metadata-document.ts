@@ -16,6 +16,10 @@ const documentSchema = z.object({
   client_secret: z.unknown().optional(),
   jwks: clientJwksSchema.optional(),
   jwks_uri: z.url().max(2000).optional(),
+  redirect_uris: z.array(z.string().max(2000)).max(20).optional(),
+  client_name: z.string().max(200).optional(),
+  logo_uri: z.url().max(2000).optional(),
+  client_uri: z.url().max(2000).optional(),
 });
 
 /** A document judged good: its keys, their thumbprints, until when it is held. */
@@ -24,6 +28,14 @@ export interface MetadataClient {
   readonly thumbprints: readonly string[];
   readonly fetchedAt: number;
   readonly expiresAt: number;
+  /** Where its authorization responses may go (none: it uses no authorization endpoint). */
+  readonly redirectUris: readonly string[];
+  /** What it says of itself, shown to the customer as its own words. */
+  readonly about: {
+    readonly name?: string;
+    readonly logoUri?: string;
+    readonly clientUri?: string;
+  };
 }
 
 /** Cache-Control's `max-age` in seconds, 0 for `no-store`/`no-cache`, undefined when silent. */
@@ -66,8 +78,13 @@ export function createMetadataDocuments(options: {
     if (!parsed.success) throw new Error('not a client metadata document');
     const why = metadataDocumentRefusal(url, parsed.data);
     if (why) throw new Error(why);
+    const { data } = parsed;
+    // A public client (`none`) may have no keys: it authenticates nowhere, PKCE proves its codes.
+    const keyless = data.jwks === undefined && data.jwks_uri === undefined;
     const jwks = clientJwksSchema.parse(
-      parsed.data.jwks ?? (await fetchJwks(options.fetcher, parsed.data.jwks_uri!, ask)).jwks,
+      keyless
+        ? { keys: [] }
+        : (data.jwks ?? (await fetchJwks(options.fetcher, data.jwks_uri!, ask)).jwks),
     );
     const seconds = Math.min(maxAge ?? options.maxAgeSeconds, options.maxAgeSeconds);
     const now = options.now();
@@ -76,6 +93,12 @@ export function createMetadataDocuments(options: {
       thumbprints: await Promise.all(jwks.keys.map((key) => calculateJwkThumbprint(key as JWK))),
       fetchedAt: now,
       expiresAt: now + seconds * 1000,
+      redirectUris: data.redirect_uris ?? [],
+      about: {
+        ...(data.client_name === undefined ? {} : { name: data.client_name }),
+        ...(data.logo_uri === undefined ? {} : { logoUri: data.logo_uri }),
+        ...(data.client_uri === undefined ? {} : { clientUri: data.client_uri }),
+      },
     };
     if (seconds > 0) cache.set(url, client);
     return client;

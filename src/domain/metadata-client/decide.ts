@@ -1,3 +1,4 @@
+import { redirectUriRefusal } from '#oauth-authorize/redirect-uri.js';
 import { accept, refuse, type Decision } from '../decision.js';
 import { domainEvent, streams, type Asked, type DomainEvent, type Placed } from '../events.js';
 import { roomForOne, type SpaceCount } from '../policy.js';
@@ -95,6 +96,7 @@ export interface MetadataDocument {
   readonly client_secret?: unknown;
   readonly jwks?: unknown;
   readonly jwks_uri?: string;
+  readonly redirect_uris?: readonly string[];
 }
 
 /** Why a fetched document cannot name the client at `url` (client_id not the URL, a secret, no keys). */
@@ -104,11 +106,20 @@ export function metadataDocumentRefusal(
 ): string | undefined {
   if (document.client_id !== url) return 'its client_id is not its URL';
   if (document.client_secret !== undefined) return 'it holds a client_secret';
+  const badRedirect = document.redirect_uris?.find((uri) => redirectUriRefusal(uri));
+  if (badRedirect) return `its redirect_uri ${badRedirect} ${redirectUriRefusal(badRedirect)}`;
   const method = document.token_endpoint_auth_method ?? 'private_key_jwt';
-  if (method !== 'private_key_jwt') return 'its token_endpoint_auth_method is not private_key_jwt';
-  if ((document.jwks === undefined) === (document.jwks_uri === undefined)) {
-    return 'it must give jwks or jwks_uri, one of them';
+  const keys = (document.jwks === undefined ? 0 : 1) + (document.jwks_uri === undefined ? 0 : 1);
+  // A public client (OAuth 2.1 §2.1) has no keys and uses only the code flow: redirect URIs.
+  if (method === 'none') {
+    if (keys > 0) return 'a public client (token_endpoint_auth_method none) gives no keys';
+    if (!document.redirect_uris?.length) return 'a public client must give redirect_uris';
+    return undefined;
   }
+  if (method !== 'private_key_jwt') {
+    return 'its token_endpoint_auth_method is not private_key_jwt or none';
+  }
+  if (keys !== 1) return 'it must give jwks or jwks_uri, one of them';
   return undefined;
 }
 

@@ -169,6 +169,10 @@ export const authorizationServerMetadata = z.object({
   revocation_endpoint_auth_signing_alg_values_supported: z.array(z.string()),
   access_token_signing_alg_values_supported: z.array(z.string()),
   client_id_metadata_document_supported: z.boolean(),
+  /** A space's issuer only (issue 64): its authorization endpoint, code flow with PKCE. */
+  authorization_endpoint: z.string().optional(),
+  code_challenge_methods_supported: z.array(z.string()).optional(),
+  authorization_response_iss_parameter_supported: z.boolean().optional(),
 });
 
 export const auditEntry = z.object({

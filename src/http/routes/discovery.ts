@@ -1,3 +1,4 @@
+import { CODE_CHALLENGE_METHODS } from '#oauth-authorize/pkce.js';
 import { GRANT_TYPES } from '../../commands/token/grants/registry.js';
 import {
   ASSERTION_ALGORITHMS,
@@ -27,6 +28,8 @@ export function discoveryMetadata(
   issuer: string,
   serviceBase: string,
   catalog: ScopeCatalog,
+  /** A space's: its /authorize (a code flow's public clients authenticate with `none`). */
+  authorizationEndpoint?: string,
 ): Body<typeof authorizationServerMetadata> {
   const base = serviceBase.replace(/\/+$/, '');
   // federated-jwt: a trusted issuer's assertion (RFC 7523 §2.2; Keycloak's name, no RFC's).
@@ -46,9 +49,10 @@ export function discoveryMetadata(
     grant_types_supported: [...GRANT_TYPES],
     // RFC 8414 §2: every audience's catalog together; absent when there are no scopes.
     ...(allScopes(catalog).length > 0 ? { scopes_supported: allScopes(catalog) } : {}),
-    // No authorization endpoint: nothing is issued through a browser redirect.
-    response_types_supported: [],
-    token_endpoint_auth_methods_supported: clientAuth,
+    response_types_supported: authorizationEndpoint ? ['code'] : [],
+    token_endpoint_auth_methods_supported: authorizationEndpoint
+      ? [...clientAuth, 'none']
+      : clientAuth,
     introspection_endpoint_auth_methods_supported: clientAuth,
     revocation_endpoint_auth_methods_supported: clientAuth,
     // What a private_key_jwt client may sign its assertions with (RFC 8414 §2).
@@ -61,6 +65,12 @@ export function discoveryMetadata(
     access_token_signing_alg_values_supported: [ACCESS_TOKEN_ALG],
     // draft-ietf-oauth-client-id-metadata-document: an https URL may be a client id (private_key_jwt).
     client_id_metadata_document_supported: true,
+    ...(authorizationEndpoint && {
+      authorization_endpoint: authorizationEndpoint,
+      code_challenge_methods_supported: [...CODE_CHALLENGE_METHODS],
+      // RFC 9207: every authorization response names its issuer.
+      authorization_response_iss_parameter_supported: true,
+    }),
   };
 }
 

@@ -48,7 +48,9 @@ export function spaceKeyRoutes(
   const metadata = async (ctx: RequestContext) => {
     const spaceId = await spaceWithOwnKeys(ctx, spaces);
     ctx.set('Cache-Control', 'public, max-age=3600');
-    ctx.body = discoveryMetadata(spaceIssuer(issuer, spaceId), issuer, catalog);
+    const own = spaceIssuer(issuer, spaceId);
+    const authorize = commands.authorizations ? `${own}/authorize` : undefined;
+    ctx.body = discoveryMetadata(own, issuer, catalog, authorize);
   };
   const metadataResponse = [
     { status: 200, description: 'Metadata', schema: authorizationServerMetadata },

@@ -2,12 +2,14 @@ import { clientCredentialsGrant } from '../private/client-credentials.js';
 import type { Grant } from './grant.js';
 import { tokenExchangeGrant } from '../public/token-exchange.js';
 import { jwtBearerGrant } from '../private/jwt-bearer.js';
+import { authorizationCodeGrant } from '../delegated/authorization-code.js';
 
 /** Every grant the token endpoint takes (docs/architecture.md, "Adding a grant"). */
 export const GRANTS: readonly Grant[] = [
   clientCredentialsGrant,
   tokenExchangeGrant,
   jwtBearerGrant,
+  authorizationCodeGrant,
 ];
 
 /** The `grant_type` values, for discovery and the unsupported-grant error. */

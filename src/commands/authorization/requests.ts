@@ -1,0 +1,112 @@
+import {
+  evolveAuthorization,
+  type AuthorizationRefusal,
+  type AuthorizationRequestState,
+} from '../../domain/authorization/decide.js';
+import type { Decision } from '../../domain/decision.js';
+import { parseRecorded, streams, type EventMetadata } from '../../domain/events.js';
+import { msOf } from '../../domain/times.js';
+import type { NewEvent } from '#event-log/types.js';
+import { NotFoundError } from '../../errors/errors.js';
+import type { CommandContext } from '../context.js';
+import { handle, type Decider, type Refusals } from '../handle.js';
+
+/** What a request's steps use: the log, its rows, the clock, ids, the revocations to note. */
+export type AuthorizationPorts = Pick<
+  CommandContext,
+  'events' | 'clock' | 'ids' | 'authorizations' | 'revocations' | 'publicTokenTtlSeconds'
+>;
+
+/** A request's state with its stream's version, as its row keeps it. */
+type Held = (AuthorizationRequestState & { readonly version: number }) | undefined;
+
+/** Every step names its request and, once known, its space. */
+export interface RequestStep {
+  readonly requestId: string;
+  readonly spaceId: string;
+  readonly now: number;
+  readonly eventId: string;
+  readonly metadata: EventMetadata;
+}
+
+const rowKey = (requestId: string) => `request-${requestId}`;
+
+/** The request's row as it is now, or undefined. */
+export async function readRequest(ports: AuthorizationPorts, requestId: string): Promise<Held> {
+  const row = await authorizationRows(ports).read(rowKey(requestId));
+  return row && { ...(row.state as AuthorizationRequestState), version: row.version };
+}
+
+/** The rows, or a 404 where the service runs no authorization endpoint. */
+export function authorizationRows(ports: Pick<CommandContext, 'authorizations'>) {
+  return ports.authorizations ?? notServed();
+}
+
+const notServed = (): never => {
+  throw new NotFoundError('this service runs no authorization endpoint');
+};
+
+/**
+ * One step of a request, run by the one handler: its row read now, the decision, the row written
+ * with the events. A code replayed revokes the request's id, which every token it bought names.
+ */
+export async function onRequest<Command extends RequestStep, Facts>(
+  ports: AuthorizationPorts,
+  command: Command,
+  decide: (
+    command: Command,
+    state: AuthorizationRequestState | undefined,
+  ) => Decision<NewEvent, AuthorizationRefusal, Facts>,
+  refusals: Refusals<AuthorizationRefusal, Command>,
+) {
+  const decider: Decider<Command, Held, AuthorizationRefusal, Facts> = {
+    stream: ({ spaceId, requestId }) => ({
+      spaceId,
+      stream: streams.authorizationRequest(requestId),
+    }),
+    load: async ({ requestId }) => {
+      const state = await readRequest(ports, requestId);
+      return state ? { state, version: state.version } : { state };
+    },
+    decide,
+    evolve: (state, event) => {
+      const after = evolveAuthorization(state, parseRecorded(event));
+      return after && { ...after, version: event.streamPosition };
+    },
+    inline: async (writes, state, { requestId }) => {
+      if (!state) return;
+      const { version, ...kept } = state;
+      const { spaceId } = state;
+      const expiresAt = new Date(state.asked.expires_at * 1000);
+      await writes.authorizationState({
+        spaceId,
+        key: rowKey(requestId),
+        state: kept,
+        version,
+        expiresAt,
+      });
+      if (state.status === 'replayed')
+        await writes.tokenRevocation(spaceId, voided(ports, state, requestId));
+    },
+    forget: (_command, state) => {
+      if (state?.status !== 'replayed') return;
+      const { jti, expiresAt } = voided(ports, state, _command.requestId);
+      ports.revocations.noteRevoked(jti, msOf(expiresAt));
+    },
+    refusals,
+    conflict: { then: 'retry', message: 'the authorization request changed meanwhile; retry' },
+  };
+  return handle(ports.events, decider, command);
+}
+
+/** The revocation of what a replayed code bought: its request's id, past every token's end. */
+function voided(ports: AuthorizationPorts, state: AuthorizationRequestState, requestId: string) {
+  const now = Math.floor(ports.clock.now() / 1000);
+  return {
+    jti: requestId,
+    clientId: state.asked.client_id,
+    kind: 'public' as const,
+    expiresAt: now + ports.publicTokenTtlSeconds,
+    revokedAt: ports.clock.now(),
+  };
+}

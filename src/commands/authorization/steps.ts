@@ -1,0 +1,183 @@
+import type { AuthorizationRequest } from '#oauth-authorize/request.js';
+import { newCode, newSecret } from '#oauth-authorize/secrets.js';
+import { accept } from '../../domain/decision.js';
+import {
+  decideAccept,
+  decideCode,
+  decideReject,
+  type AuthorizationRefusal,
+  type AuthorizationRequestState,
+} from '../../domain/authorization/decide.js';
+import { commandEvent, type EventMetadata } from '../../domain/events.js';
+import {
+  AUTHORIZATION_CODE_TTL_SECONDS,
+  AUTHORIZATION_REQUEST_TTL_SECONDS,
+  clientDomain,
+} from '../../domain/policy.js';
+import { secondsOf } from '../../domain/times.js';
+import {
+  ConflictError,
+  InvalidRequestError,
+  InvalidScopeError,
+  NotFoundError,
+} from '../../errors/errors.js';
+import type { Refusals } from '../handle.js';
+import type { CommandContext } from '../context.js';
+import { fetchBusy } from '#outbound/guarded-fetcher.js';
+import { UnavailableError } from '../../errors/errors.js';
+import { credentialOf } from '../client-authentication/metadata-client.js';
+import {
+  isMetadataClientId,
+  metadataClientIdRefusal,
+} from '../../domain/metadata-client/decide.js';
+import { onRequest, readRequest, type AuthorizationPorts, type RequestStep } from './requests.js';
+
+/** A client that may start the code flow in a space: its redirect URIs and its own words. */
+export interface CodeFlowClient {
+  readonly clientId: string;
+  readonly redirectUris: readonly string[];
+  readonly about: {
+    readonly name?: string;
+    readonly logoUri?: string;
+    readonly clientUri?: string;
+  };
+}
+
+/**
+ * The code-flow client `clientId` names in the space, or why none: a client ID metadata document
+ * on a domain the space allows, fetched under the SSRF rules, its budget spent by the request.
+ */
+export async function codeFlowClient(
+  ctx: Pick<CommandContext, 'metadataClients' | 'limits' | 'clock'>,
+  spaceId: string,
+  clientId: string,
+): Promise<CodeFlowClient | { readonly refused: string }> {
+  const ports = ctx.metadataClients;
+  if (!ports || !isMetadataClientId(clientId)) {
+    return { refused: 'client_id must be the https URL of a client ID metadata document' };
+  }
+  const badId = metadataClientIdRefusal(clientId);
+  if (badId) return { refused: `client_id ${badId}` };
+  const allowed = await ports.domain(spaceId, clientDomain(clientId)!);
+  if (!allowed)
+    return { refused: `client_id: ${clientDomain(clientId)} is not allowed in this space` };
+  // Every request spends its domain's budget: a flood of requests is refused before any fetch.
+  ctx.limits.clientRequest(credentialOf(clientId, allowed, { keys: [] }, ctx.clock.now()));
+  const document = await ports.documents.clientAt(clientId, { spaceId }).catch((error: unknown) => {
+    const why = `client_id: its document: ${(error as Error).message}`;
+    if (fetchBusy(error)) throw new UnavailableError(why);
+    return { refused: why };
+  });
+  if ('refused' in document) return document;
+  return { clientId, redirectUris: document.redirectUris, about: document.about };
+}
+
+/** Records a judged request; the browser's cookie digest binds its code to this browser. */
+export async function startAuthorization(
+  ctx: AuthorizationPorts,
+  command: {
+    readonly spaceId: string;
+    readonly request: AuthorizationRequest;
+    readonly browser: string;
+    readonly metadata: EventMetadata;
+  },
+): Promise<{ readonly requestId: string }> {
+  const requestId = `ar_${ctx.ids.tokenId()}`;
+  const now = secondsOf(ctx.clock.now());
+  const { request } = command;
+  const step = { ...command, requestId, now, eventId: ctx.ids.eventId() };
+  await onRequest(
+    ctx,
+    step,
+    () =>
+      accept([
+        commandEvent(step, 'authorization-requested', {
+          request_id: requestId,
+          client_id: request.clientId,
+          redirect_uri: request.redirectUri,
+          code_challenge: request.codeChallenge,
+          scopes: [...request.scopes],
+          ...(request.state === undefined ? {} : { state: request.state }),
+          ...(request.resource === undefined ? {} : { resource: request.resource }),
+          ...(request.authorizationDetails
+            ? { authorization_details: request.authorizationDetails as never }
+            : {}),
+          browser: command.browser,
+          expires_at: now + AUTHORIZATION_REQUEST_TTL_SECONDS,
+        }),
+      ]),
+    REFUSED,
+  );
+  return { requestId };
+}
+
+/** What the storefront and the browser hear of a step refused. */
+const REFUSED: Refusals<AuthorizationRefusal, object> = {
+  not_found: () => new NotFoundError('no authorization request of that id in this space'),
+  expired: () =>
+    new ConflictError('the authorization request has expired: the client must start again'),
+  decided: () => new ConflictError('the authorization request was already accepted or rejected'),
+  widened: () =>
+    new InvalidScopeError(
+      'the grant may only hold scopes and authorization_details the client asked for',
+    ),
+  other_browser: () =>
+    new InvalidRequestError('this authorization request was started in another browser'),
+  not_accepted: () => new ConflictError('the authorization request has not been accepted'),
+  bad_code: () => new InvalidRequestError('not a code of this request'),
+  code_replayed: () => new InvalidRequestError('not a code of this request'),
+};
+
+/** A step's common part: the request in the space, now, a fresh event id, who asked. */
+function stepOf(
+  ctx: AuthorizationPorts,
+  ask: { readonly spaceId: string; readonly requestId: string; readonly metadata: EventMetadata },
+): RequestStep {
+  return { ...ask, now: secondsOf(ctx.clock.now()), eventId: ctx.ids.eventId() };
+}
+
+/** The request as the storefront reads it, if it is of its space. */
+export async function readAuthorization(
+  ctx: AuthorizationPorts,
+  spaceId: string,
+  requestId: string,
+): Promise<AuthorizationRequestState> {
+  const state = await readRequest(ctx, requestId);
+  if (!state || state.spaceId !== spaceId) throw REFUSED.not_found({});
+  return state;
+}
+
+/** The storefront accepts for a customer (`authorization-accepted`). */
+export function acceptAuthorization(
+  ctx: AuthorizationPorts,
+  ask: Parameters<typeof stepOf>[1] & Omit<Parameters<typeof decideAccept>[0], keyof RequestStep>,
+) {
+  return onRequest(ctx, { ...ask, ...stepOf(ctx, ask) }, decideAccept, REFUSED);
+}
+
+/** The storefront refuses (`authorization-rejected`). */
+export function rejectAuthorization(
+  ctx: AuthorizationPorts,
+  ask: Parameters<typeof stepOf>[1] & { readonly description?: string | undefined },
+) {
+  return onRequest(ctx, { ...ask, ...stepOf(ctx, ask) }, decideReject, REFUSED);
+}
+
+/** The browser is back: a code for it (`authorization-code-issued`), handed out once. */
+export async function issueAuthorizationCode(
+  ctx: AuthorizationPorts,
+  ask: Parameters<typeof stepOf>[1] & { readonly browser: string },
+): Promise<{ readonly code: string; readonly request: AuthorizationRequestState }> {
+  const { code, digest } = newCode(ask.requestId);
+  const command = {
+    ...ask,
+    ...stepOf(ctx, ask),
+    code: digest,
+    codeTtl: AUTHORIZATION_CODE_TTL_SECONDS,
+  };
+  const { state } = await onRequest(ctx, command, decideCode, REFUSED);
+  return { code, request: state! };
+}
+
+/** A browser's cookie: a secret for it, its digest for the log. */
+export const newBrowserBinding = newSecret;

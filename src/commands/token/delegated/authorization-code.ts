@@ -1,0 +1,125 @@
+import { z } from 'zod';
+import { readCode } from '#oauth-authorize/secrets.js';
+import { clientActor } from '../../../domain/actors.js';
+import { decideRedeem, type AuthorizationRefusal } from '../../../domain/authorization/decide.js';
+import { secondsOf } from '../../../domain/times.js';
+import { InvalidGrantError, InvalidTargetError } from '../../../errors/errors.js';
+import type { PublicTokenClaims } from '../../../crypto/access-tokens.js';
+import type { CommandContext } from '../../context.js';
+import type { Refusals } from '../../handle.js';
+import { onRequest, readRequest } from '../../authorization/requests.js';
+import { clientStanding } from '../standing.js';
+import { defineGrant } from '../grants/grant.js';
+import { requireSentClient, tokenResponse } from '../grants/answer.js';
+import { issueDelegatedToken } from './issue.js';
+
+const field = z.string().min(1, 'must not be empty');
+
+/** OAuth 2.1 §4.1.3's request: the code, its PKCE verifier, the client and its redirect URI. */
+const authorizationCodeSchema = z.object({
+  code: field.max(200),
+  code_verifier: field.max(128),
+  client_id: field.max(512),
+  redirect_uri: field.max(4096).optional(),
+  resource: field.max(4096).optional(),
+});
+
+const invalid = (description: string) => () => new InvalidGrantError(description);
+const NOT_GOOD = invalid(
+  "the code is not good: unknown, expired, used, or not this client's, redirect_uri's or code_verifier's",
+);
+const refused = (): never => {
+  throw NOT_GOOD();
+};
+const REDEEM_REFUSED: Refusals<AuthorizationRefusal, object> = {
+  not_found: NOT_GOOD,
+  expired: NOT_GOOD,
+  decided: NOT_GOOD,
+  widened: NOT_GOOD,
+  other_browser: NOT_GOOD,
+  not_accepted: NOT_GOOD,
+  bad_code: NOT_GOOD,
+  code_replayed: invalid('the code was used before: the tokens it bought are revoked'),
+};
+
+/**
+ * The authorization code grant: what the customer consented to, through the storefront, becomes
+ * the same delegated token a token exchange gives: `sub` the customer, `act` the agent, `aud` the
+ * resource. The consent stands as a subject token would, under the request's id: a replayed code
+ * revokes that id, and with it every token the code bought. Redemption is recorded first, so two
+ * replicas never both issue; a code whose issuance then failed is spent (the client starts again).
+ */
+export const authorizationCodeGrant = defineGrant({
+  grantType: 'authorization_code',
+  summary:
+    'OAuth 2.1 §4.1.3: the code from /authorize with its PKCE verifier, for a delegated public token',
+  clientAuthentication: 'when-sent',
+  publicClients: true,
+  space: 'none',
+  schema: authorizationCodeSchema,
+  issues: 'public-token-issued',
+  async handle(ctx, { fields, client, dpop, origin }) {
+    const sent = readCode(fields.code) ?? refused();
+    const held = (await readRequest(ctx, sent.requestId)) ?? refused();
+    const { spaceId, asked } = held;
+    if (fields.resource !== undefined && fields.resource !== resourceOf(ctx, asked.resource)) {
+      throw new InvalidTargetError(fields.resource, 'is not the resource the code was asked for');
+    }
+    await requireSentClient(ctx, client, origin, { clientId: asked.client_id, token: 'code' });
+    const metadata = { actor: clientActor(fields.client_id), ...origin };
+    const now = secondsOf(ctx.clock.now());
+    const redeemed = await onRequest(
+      ctx,
+      {
+        requestId: sent.requestId,
+        spaceId,
+        now,
+        eventId: ctx.ids.eventId(),
+        metadata,
+        secret: sent.secret,
+        clientId: fields.client_id,
+        redirectUri: fields.redirect_uri,
+        verifier: fields.code_verifier,
+      },
+      decideRedeem,
+      REDEEM_REFUSED,
+    );
+    const { consent } = redeemed.facts.request;
+    const agent = asked.client_id;
+    // The consent as the subject token it stands for: its id the request's, the storefront its client.
+    const subject: PublicTokenClaims = {
+      iss: ctx.issuer,
+      sub: consent!.customer_id,
+      aud: resourceOf(ctx, asked.resource),
+      exp: now + ctx.publicTokenTtlSeconds,
+      iat: now,
+      jti: sent.requestId,
+      client_id: consent!.accepted_by,
+      space_id: spaceId,
+      token_kind: 'public',
+      customer_id: consent!.customer_id,
+      segment_id: consent!.segment_id,
+      parent_jti: consent!.parent_jti,
+      act: { sub: consent!.accepted_by },
+      may_act: { sub: agent },
+      ...(consent!.scopes.length > 0 ? { scope: consent!.scopes.join(' ') } : {}),
+      ...(consent!.authorization_details
+        ? { authorization_details: consent!.authorization_details }
+        : {}),
+    };
+    const credential = await clientStanding(ctx, spaceId, agent);
+    const ends = { expiresAt: Number.POSITIVE_INFINITY, revoked: false } as const;
+    const issued = await issueDelegatedToken(ctx, {
+      spaceId,
+      subject,
+      actor: { ...ends, clientId: agent, spaceId, credential },
+      metadata,
+      dpop: await dpop(),
+    });
+    return tokenResponse(issued);
+  },
+});
+
+/** The token's audience: the resource asked for (checked at /authorize), else the first audience. */
+export const resourceOf = (ctx: Pick<CommandContext, 'audiences'>, resource: string | undefined) =>
+  resource ?? ctx.audiences[0]!;

@@ -1,0 +1,182 @@
+import { secretMatches } from '#oauth-authorize/secrets.js';
+import { verifierMatches } from '#oauth-authorize/pkce.js';
+import type { AuthorizationDetails } from '#verifier/actor-claim.js';
+import { accept, refuse, type Decision } from '../decision.js';
+import { commandEvent, type Asked, type DomainEvent, type EventData } from '../events.js';
+import { grantedWithinAsked, issuedTo, ownedBySpace } from '../policy.js';
+
+/** An authorization request as its events leave it. */
+export interface AuthorizationRequestState {
+  readonly spaceId: string;
+  readonly asked: EventData<'authorization-requested'>;
+  readonly status: 'pending' | 'accepted' | 'rejected' | 'code-issued' | 'redeemed' | 'replayed';
+  readonly consent?: EventData<'authorization-accepted'>;
+  /** The last code handed out: its digest and end. */
+  readonly code?: { readonly digest: string; readonly expiresAt: number };
+}
+
+export type AuthorizationEvent = DomainEvent<
+  | 'authorization-requested'
+  | 'authorization-accepted'
+  | 'authorization-rejected'
+  | 'authorization-code-issued'
+  | 'authorization-code-redeemed'
+  | 'authorization-code-replayed'
+>;
+
+/** The state after `event` (a request's first event makes it). */
+export function evolveAuthorization(
+  state: AuthorizationRequestState | undefined,
+  event: { readonly type: AuthorizationEvent['type']; readonly data: unknown; spaceId: string },
+): AuthorizationRequestState | undefined {
+  const data = event.data as never;
+  if (event.type === 'authorization-requested') {
+    return { spaceId: event.spaceId, asked: data, status: 'pending' };
+  }
+  if (!state) return state;
+  switch (event.type) {
+    case 'authorization-accepted':
+      return { ...state, status: 'accepted', consent: data };
+    case 'authorization-rejected':
+      return { ...state, status: 'rejected' };
+    case 'authorization-code-issued': {
+      const { code, expires_at } = data as EventData<'authorization-code-issued'>;
+      return { ...state, status: 'code-issued', code: { digest: code, expiresAt: expires_at } };
+    }
+    case 'authorization-code-redeemed':
+      return { ...state, status: 'redeemed' };
+    default:
+      return { ...state, status: 'replayed' };
+  }
+}
+
+/** What refuses a step of a request, each answered by its command's error. */
+export type AuthorizationRefusal =
+  | 'not_found'
+  | 'expired'
+  | 'decided'
+  | 'widened'
+  | 'other_browser'
+  | 'not_accepted'
+  | 'bad_code'
+  | 'code_replayed';
+
+type Step = Asked & { readonly spaceId: string; readonly requestId: string; readonly now: number };
+
+/** The request, if it is of this space; expired ones are answered as expired, not as absent. */
+function live(state: AuthorizationRequestState | undefined, { spaceId, now }: Step) {
+  if (!state || !ownedBySpace(state, spaceId)) return refuse('not_found' as const);
+  if (now >= state.asked.expires_at) return refuse('expired' as const);
+  return undefined;
+}
+
+/** The storefront accepts for a customer: at most what was asked, once. */
+export function decideAccept(
+  command: Step & {
+    readonly customerId: string;
+    readonly segmentId: string;
+    readonly scopes: readonly string[];
+    readonly authorizationDetails?: AuthorizationDetails | undefined;
+    readonly acceptedBy: string;
+    readonly parentJti: string;
+  },
+  state: AuthorizationRequestState | undefined,
+): Decision<AuthorizationEvent, AuthorizationRefusal> {
+  const refused = live(state, command);
+  if (refused) return refused;
+  if (state!.status !== 'pending') return refuse('decided');
+  const { scopes, authorizationDetails } = command;
+  const asked = { scopes: state!.asked.scopes, details: state!.asked.authorization_details };
+  if (!grantedWithinAsked(asked, { scopes, details: authorizationDetails })) {
+    return refuse('widened');
+  }
+  return accept([
+    commandEvent(command, 'authorization-accepted', {
+      request_id: command.requestId,
+      customer_id: command.customerId,
+      segment_id: command.segmentId,
+      scopes: [...scopes],
+      ...(authorizationDetails ? { authorization_details: authorizationDetails } : {}),
+      accepted_by: command.acceptedBy,
+      parent_jti: command.parentJti,
+    }),
+  ]);
+}
+
+/** The storefront refuses: the client hears access_denied. */
+export function decideReject(
+  command: Step & { readonly description?: string | undefined },
+  state: AuthorizationRequestState | undefined,
+): Decision<AuthorizationEvent, AuthorizationRefusal> {
+  const refused = live(state, command);
+  if (refused) return refused;
+  if (state!.status !== 'pending') return refuse('decided');
+  const { description } = command;
+  return accept([
+    commandEvent(command, 'authorization-rejected', {
+      request_id: command.requestId,
+      ...(description === undefined ? {} : { description }),
+    }),
+  ]);
+}
+
+/**
+ * The browser is back: a code, only for the browser that started the request (the digest of its
+ * cookie), once accepted. Again (a reload) a new code replaces the last one until one is redeemed.
+ */
+export function decideCode(
+  command: Step & { readonly browser: string; readonly code: string; readonly codeTtl: number },
+  state: AuthorizationRequestState | undefined,
+): Decision<AuthorizationEvent, AuthorizationRefusal> {
+  const refused = live(state, command);
+  if (refused) return refused;
+  if (!secretMatches(command.browser, state!.asked.browser)) return refuse('other_browser');
+  if (state!.status !== 'accepted' && state!.status !== 'code-issued')
+    return refuse('not_accepted');
+  return accept([
+    commandEvent(command, 'authorization-code-issued', {
+      request_id: command.requestId,
+      code: command.code,
+      expires_at: Math.min(command.now + command.codeTtl, state!.asked.expires_at),
+    }),
+  ]);
+}
+
+/**
+ * The client redeems its code (OAuth 2.1 §4.1.3): the code's secret, its client, its redirect URI
+ * and its PKCE verifier. A code already redeemed, presented again, revokes what it bought.
+ */
+export function decideRedeem(
+  command: Omit<Step, 'spaceId'> & {
+    readonly secret: string;
+    readonly clientId: string;
+    readonly redirectUri: string | undefined;
+    readonly verifier: string;
+  },
+  state: AuthorizationRequestState | undefined,
+): Decision<
+  AuthorizationEvent,
+  AuthorizationRefusal,
+  { readonly request: AuthorizationRequestState }
+> {
+  const { code } = state ?? {};
+  if (!state || !code || !secretMatches(command.secret, code.digest)) return refuse('bad_code');
+  const requestId = command.requestId;
+  if (state.status === 'redeemed') {
+    return refuse('code_replayed', [
+      commandEvent(command, 'authorization-code-replayed', { request_id: requestId }),
+    ]);
+  }
+  const { asked } = state;
+  const good =
+    state.status === 'code-issued' &&
+    command.now < code.expiresAt &&
+    issuedTo({ clientId: asked.client_id }, command.clientId) &&
+    // RFC 6749 §4.1.3: the same when sent; PKCE binds the code to its request when not (OAuth 2.1).
+    (command.redirectUri === undefined || command.redirectUri === asked.redirect_uri) &&
+    verifierMatches(command.verifier, asked.code_challenge);
+  if (!good) return refuse('bad_code');
+  return accept([commandEvent(command, 'authorization-code-redeemed', { request_id: requestId })], {
+    request: state,
+  });
+}

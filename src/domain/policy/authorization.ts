@@ -1,0 +1,17 @@
+import { delegatedDetails } from './delegation.js';
+
+/** How long a customer has to sign in and decide, from the request to the browser's return. */
+export const AUTHORIZATION_REQUEST_TTL_SECONDS = 600;
+
+/** An authorization code's life: it is redeemed at once (OAuth 2.1 §4.1.2 advises 10 minutes at most). */
+export const AUTHORIZATION_CODE_TTL_SECONDS = 60;
+
+/** What the storefront grants is never wider than what the client asked: some scopes, some objects. */
+export function grantedWithinAsked<Detail>(
+  asked: { readonly scopes: readonly string[]; readonly details?: readonly Detail[] | undefined },
+  granted: { readonly scopes: readonly string[]; readonly details?: readonly Detail[] | undefined },
+): boolean {
+  if (!granted.scopes.every((scope) => asked.scopes.includes(scope))) return false;
+  if (granted.details === undefined) return true;
+  return asked.details !== undefined && delegatedDetails(asked.details, granted.details).ok;
+}

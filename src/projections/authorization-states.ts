@@ -1,0 +1,50 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { Database } from '../db/schema.js';
+
+/** A row of `authorization_states`: an authorization stream's state and version (migration 047). */
+export interface AuthorizationStateRow {
+  readonly spaceId: string;
+  readonly key: string;
+  readonly state: unknown;
+  readonly version: number;
+  readonly expiresAt: Date | null;
+}
+
+/** Written in the append's transaction, so the next decision reads what this one left. */
+export async function writeAuthorizationState(
+  trx: Transaction<Database>,
+  row: AuthorizationStateRow,
+): Promise<void> {
+  const values = {
+    space_id: row.spaceId,
+    key: row.key,
+    state: JSON.stringify(row.state),
+    version: row.version,
+    expires_at: row.expiresAt,
+  };
+  await trx
+    .insertInto('authorization_states')
+    .values(values)
+    .onConflict((conflict) => conflict.column('key').doUpdateSet(values))
+    .execute();
+}
+
+/** The state under `key` and its version, read now (never cached: the append checks the version). */
+export async function readAuthorizationState(
+  db: Kysely<Database>,
+  key: string,
+): Promise<Omit<AuthorizationStateRow, 'key'> | undefined> {
+  const row = await db
+    .selectFrom('authorization_states')
+    .select(['space_id', 'state', 'version', 'expires_at'])
+    .where('key', '=', key)
+    .executeTakeFirst();
+  return (
+    row && {
+      spaceId: row.space_id,
+      state: row.state,
+      version: row.version,
+      expiresAt: row.expires_at,
+    }
+  );
+}

@@ -296,12 +296,14 @@ function toolRule(tool) {
 }
 
 /**
- * Issue 52's rule for src/: at most 24,000 lines of TypeScript in all (as `find src -name '*.ts' |
- * xargs cat | wc -l` counts them) and 250 in any one file, past which a file does two jobs. The
- * per-file bound is max-lines below (in tools/, packages/ and bench/ too);
- * test/unit/line-budget.test.ts checks both.
+ * Issue 52's rule for src/: a ceiling on its TypeScript (as `find src -name '*.ts' | xargs cat |
+ * wc -l` counts it) and 250 lines in any one file, past which a file does two jobs. The per-file
+ * bound is max-lines below (in tools/, packages/ and bench/ too); test/unit/line-budget.test.ts
+ * checks both. The ceiling rises only by a feature's own need, said here: 24,000 after issue 52;
+ * 26,000 for issue 64's authorization endpoint (a new flow: requests, consent, codes; its protocol
+ * is packages/oauth-authorize, outside it).
  */
-export const LINE_BUDGET = Object.freeze({ total: 24_000, perFile: 250 });
+export const LINE_BUDGET = Object.freeze({ total: 26_000, perFile: 250 });
 
 export default tseslint.config(
   { ignores: ['node_modules/**', '.data/**', 'dist/**', 'packages/*/dist/**'] },

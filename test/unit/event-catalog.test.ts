@@ -136,6 +136,9 @@ describe("the service's catalog", () => {
     ).toEqual({
       'credential-created': ['secret_hash'],
       'credential-secret-rotated': ['secret_hash'],
+      // The digests of a browser's cookie and of an authorization code: secrets' hashes too.
+      'authorization-requested': ['browser'],
+      'authorization-code-issued': ['code'],
     });
   });
 

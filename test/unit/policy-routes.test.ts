@@ -21,6 +21,8 @@ import { sinkRoutes } from '../../src/http/routes/sinks.js';
 import { spaceKeyRoutes } from '../../src/http/routes/space-keys.js';
 import { tokenLifecycleRoutes } from '../../src/http/routes/token-lifecycle.js';
 import { tokenRoutes } from '../../src/http/routes/token.js';
+import { authorizeRoutes } from '../../src/http/routes/authorize.js';
+import { authorizationAppRoutes } from '../../src/http/routes/authorization-app.js';
 
 /**
  * Stands in for every dependency: any property is another stub, any call returns one. Building
@@ -64,6 +66,8 @@ const FACTORIES: Record<string, () => readonly Route[]> = {
   spaceKeyRoutes: () => spaceKeyRoutes(stub, 'http://issuer.test', {}),
   dashboardRoutes: () => dashboardRoutes(),
   metricsRoutes: () => metricsRoutes(stub),
+  authorizeRoutes: () => authorizeRoutes(stub, 'http://issuer.test'),
+  authorizationAppRoutes: () => authorizationAppRoutes(stub),
 };
 
 /** Every route of the app, the OpenAPI document's own included. */
@@ -128,6 +132,7 @@ describe('every route declares the policy it is guarded by', () => {
         'POST /v1/trusted-issuers',
         'DELETE /v1/metadata-client-domains/:domain',
         'POST /v1/metadata-client-domains',
+        'POST /v1/authorization-app',
       ].sort(),
     );
     // Every other login route only reads.

@@ -13,6 +13,7 @@ import {
   AUTHORIZATION_CODE_TTL_SECONDS,
   AUTHORIZATION_REQUEST_TTL_SECONDS,
   clientDomain,
+  ownedBySpace,
 } from '../../domain/policy.js';
 import { secondsOf } from '../../domain/times.js';
 import {
@@ -143,7 +144,7 @@ export async function readAuthorization(
   requestId: string,
 ): Promise<AuthorizationRequestState> {
   const state = await readRequest(ctx, requestId);
-  if (!state || state.spaceId !== spaceId) throw REFUSED.not_found({});
+  if (!state || !ownedBySpace(state, spaceId)) throw REFUSED.not_found({});
   return state;
 }
 

@@ -81,11 +81,11 @@ export function createMetadataDocuments(options: {
     const { data } = parsed;
     // A public client (`none`) may have no keys: it authenticates nowhere, PKCE proves its codes.
     const keyless = data.jwks === undefined && data.jwks_uri === undefined;
-    const jwks = clientJwksSchema.parse(
-      keyless
-        ? { keys: [] }
-        : (data.jwks ?? (await fetchJwks(options.fetcher, data.jwks_uri!, ask)).jwks),
-    );
+    const jwks: ClientJwks = keyless
+      ? { keys: [] }
+      : clientJwksSchema.parse(
+          data.jwks ?? (await fetchJwks(options.fetcher, data.jwks_uri!, ask)).jwks,
+        );
     const seconds = Math.min(maxAge ?? options.maxAgeSeconds, options.maxAgeSeconds);
     const now = options.now();
     const client = {

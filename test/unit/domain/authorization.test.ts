@@ -1,0 +1,151 @@
+import { describe, expect, it } from 'vitest';
+import { s256 } from '#oauth-authorize/pkce.js';
+import { newSecret } from '#oauth-authorize/secrets.js';
+import {
+  decideAccept,
+  decideCode,
+  decideRedeem,
+  decideReject,
+  evolveAuthorization,
+  type AuthorizationRequestState,
+} from '../../../src/domain/authorization/decide.js';
+import { metadata } from '../../support/given.js';
+
+const VERIFIER = 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk';
+const browser = newSecret();
+const code = newSecret();
+const AGENT = 'https://agents.example/a.json';
+
+/** Given: a request of space-a asked at 1000, ending at 1600, then `events` on it. */
+function given(...events: Array<{ type: string; data: unknown }>): AuthorizationRequestState {
+  const asked = {
+    type: 'authorization-requested',
+    data: {
+      request_id: 'ar_1',
+      client_id: AGENT,
+      redirect_uri: 'http://127.0.0.1:5000/cb',
+      code_challenge: s256(VERIFIER),
+      scopes: ['products:read', 'cart:write'],
+      browser: browser.digest,
+      expires_at: 1600,
+    },
+  };
+  return [asked, ...events].reduce<AuthorizationRequestState | undefined>(
+    (state, event) => evolveAuthorization(state, { ...(event as never), spaceId: 'space-a' }),
+    undefined,
+  )!;
+}
+
+const step = { requestId: 'ar_1', spaceId: 'space-a', now: 1100, eventId: 'e-1', metadata };
+const consent = {
+  customerId: 'c-1',
+  segmentId: 'vip',
+  scopes: ['products:read'],
+  acceptedBy: 'storefront',
+  parentJti: 'pt-1',
+};
+const accepted = { type: 'authorization-accepted', data: { request_id: 'ar_1' } };
+const coded = {
+  type: 'authorization-code-issued',
+  data: { request_id: 'ar_1', code: code.digest, expires_at: 1160 },
+};
+const redeem = {
+  requestId: 'ar_1',
+  now: 1120,
+  eventId: 'e-9',
+  metadata,
+  secret: code.secret,
+  clientId: AGENT,
+  redirectUri: 'http://127.0.0.1:5000/cb',
+  verifier: VERIFIER,
+};
+
+describe('an authorization request', () => {
+  it('when the storefront grants some of what was asked, then it is accepted for that customer', () => {
+    const decision = decideAccept({ ...step, ...consent }, given());
+    expect(decision.ok && decision.events[0]).toMatchObject({
+      type: 'authorization-accepted',
+      data: { customer_id: 'c-1', scopes: ['products:read'], accepted_by: 'storefront' },
+    });
+  });
+
+  it('when the grant is wider than asked, in another space, late or decided before, then it is refused', () => {
+    const wider = { ...step, ...consent, scopes: ['orders:read'] };
+    expect(decideAccept(wider, given())).toMatchObject({ ok: false, refusal: 'widened' });
+    const details = { ...step, ...consent, authorizationDetails: [{ type: 'x' }] };
+    expect(decideAccept(details, given())).toMatchObject({ refusal: 'widened' });
+    const foreign = { ...step, ...consent, spaceId: 'space-b' };
+    expect(decideAccept(foreign, given())).toMatchObject({ refusal: 'not_found' });
+    expect(decideAccept({ ...step, ...consent, now: 1600 }, given())).toMatchObject({
+      refusal: 'expired',
+    });
+    expect(decideAccept({ ...step, ...consent }, given(accepted))).toMatchObject({
+      refusal: 'decided',
+    });
+    expect(decideReject(step, given(accepted))).toMatchObject({ refusal: 'decided' });
+    expect(decideAccept({ ...step, ...consent }, undefined)).toMatchObject({
+      refusal: 'not_found',
+    });
+  });
+
+  it('when the storefront rejects a pending request, then it is rejected', () => {
+    const decision = decideReject({ ...step, description: 'no' }, given());
+    expect(decision.ok && decision.events[0]!.type).toBe('authorization-rejected');
+  });
+
+  it('when the browser that asked comes back after the consent, then it gets a code, ending in time', () => {
+    const command = { ...step, browser: browser.secret, code: code.digest, codeTtl: 60 };
+    const decision = decideCode(command, given(accepted));
+    expect(decision.ok && decision.events[0]!.data).toMatchObject({ expires_at: 1160 });
+    // Never past the request's own end.
+    const late = decideCode({ ...command, now: 1590 }, given(accepted));
+    expect(late.ok && late.events[0]!.data).toMatchObject({ expires_at: 1600 });
+  });
+
+  it('when another browser comes back, or before the consent, then no code', () => {
+    const command = { ...step, browser: newSecret().secret, code: code.digest, codeTtl: 60 };
+    expect(decideCode(command, given(accepted))).toMatchObject({ refusal: 'other_browser' });
+    const early = { ...command, browser: browser.secret };
+    expect(decideCode(early, given())).toMatchObject({ refusal: 'not_accepted' });
+    expect(decideCode(early, given({ type: 'authorization-rejected', data: {} }))).toMatchObject({
+      refusal: 'not_accepted',
+    });
+  });
+
+  it('when the client redeems its code with its verifier, then it is redeemed once', () => {
+    const decision = decideRedeem(redeem, given(accepted, coded));
+    expect(decision.ok && decision.events[0]!.type).toBe('authorization-code-redeemed');
+    // Without redirect_uri, PKCE alone binds the code to its request.
+    expect(decideRedeem({ ...redeem, redirectUri: undefined }, given(accepted, coded)).ok).toBe(
+      true,
+    );
+  });
+
+  it('when the code is wrong, late, another client’s, another redirect’s or verifier’s, then nothing', () => {
+    const state = given(accepted, coded);
+    for (const wrong of [
+      { secret: newSecret().secret },
+      { now: 1160 },
+      { clientId: 'https://agents.example/b.json' },
+      { redirectUri: 'http://127.0.0.1:5000/other' },
+      { verifier: VERIFIER.replace('d', 'e') },
+    ]) {
+      const decision = decideRedeem({ ...redeem, ...wrong }, state);
+      expect(decision, JSON.stringify(wrong)).toMatchObject({ ok: false, refusal: 'bad_code' });
+      expect(decision.events).toEqual([]);
+    }
+  });
+
+  it('when a redeemed code comes again, then it is refused and the replay recorded', () => {
+    const redeemed = { type: 'authorization-code-redeemed', data: { request_id: 'ar_1' } };
+    const decision = decideRedeem(redeem, given(accepted, coded, redeemed));
+    expect(decision).toMatchObject({ ok: false, refusal: 'code_replayed' });
+    expect(decision.events.map((event) => event.type)).toEqual(['authorization-code-replayed']);
+    // A stranger's guess at a redeemed request is no replay: nothing is revoked for it.
+    const guess = decideRedeem(
+      { ...redeem, secret: newSecret().secret },
+      given(accepted, coded, redeemed),
+    );
+    expect(guess).toMatchObject({ refusal: 'bad_code', events: [] });
+  });
+});

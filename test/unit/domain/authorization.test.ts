@@ -31,7 +31,7 @@ function given(...events: Array<{ type: string; data: unknown }>): Authorization
     },
   };
   return [asked, ...events].reduce<AuthorizationRequestState | undefined>(
-    (state, event) => evolveAuthorization(state, { ...(event as never), spaceId: 'space-a' }),
+    (state, event) => evolveAuthorization(state, { ...event, spaceId: 'space-a' } as never),
     undefined,
   )!;
 }

@@ -7,6 +7,7 @@ import type {
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { decodeJwt } from 'jose';
+import * as client from 'openid-client';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createVerifier, koaResourceMetadata, koaVerifier } from '../../../src/verify/index.js';
 import { afterFile } from '../../support/after-file.js';
@@ -16,10 +17,11 @@ import { freePortBelow32768 } from '../../support/postgres-source.js';
 import { adminCall, startTestService, type TestService } from '../../support/test-service.js';
 
 /**
- * Issue 64's "done when", the SDK part: the MCP TypeScript SDK's client `auth()`, unchanged,
+ * Issue 64's "done when", by code nobody here wrote. The MCP TypeScript SDK's client `auth()`, unchanged,
  * against an MCP server guarded by the verifier kit: RFC 9728 discovery, the space's RFC 8414
  * metadata, the agent's client ID metadata document as its client id, /authorize, the
- * storefront's consent, the code exchanged with PKCE, and a call the kit lets through.
+ * storefront's consent, the code exchanged with PKCE, and a call the kit lets through. And
+ * openid-client's code flow with PKCE and DPoP, configured from the space's issuer URL alone.
  */
 const SPACE = 'space-mcp-sdk';
 const CALLBACK = 'http://127.0.0.1:53111/callback';
@@ -128,6 +130,28 @@ beforeAll(async () => {
   expect(await startResourceServer(resourcePort, `${issuer}/spaces/${SPACE}`)).toBe(resource);
 });
 
+/** The browser at `asked`: to the consent page, the storefront accepts, back with the code. */
+async function consented(asked: URL): Promise<URL> {
+  const sent = await fetch(asked, { redirect: 'manual' });
+  expect(sent.status, await sent.clone().text()).toBe(302);
+  const cookie = sent.headers.get('set-cookie')!.split(';')[0]!;
+  const requestId = new URL(sent.headers.get('location')!).searchParams.get(
+    'authorization_request',
+  )!;
+  const parties = delegationParties(() => service, SPACE);
+  const storefront = await parties.privateToken(await parties.credential(['products:read']), [
+    'products:read',
+  ]);
+  const accepted = await fetch(`${service.baseUrl}/v1/authorization-requests/${requestId}/accept`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${storefront}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ customer_id: 'c-9', segment_id: 'retail' }),
+  });
+  const { redirect_to: resume } = (await accepted.json()) as { redirect_to: string };
+  const back = await fetch(resume, { redirect: 'manual', headers: { cookie } });
+  return new URL(back.headers.get('location')!);
+}
+
 describe("the MCP SDK's auth(), unchanged", () => {
   it('goes from discovery to a call the kit lets through, the customer consenting on the storefront', async () => {
     const { provider, kept } = clientProvider();
@@ -136,28 +160,7 @@ describe("the MCP SDK's auth(), unchanged", () => {
     expect(asked.origin + asked.pathname).toBe(`${service.baseUrl}/spaces/${SPACE}/authorize`);
     expect(asked.searchParams.get('client_id')).toBe(agent);
     expect(asked.searchParams.get('resource')).toBe(resource);
-    // The browser: to the consent page, the storefront accepts, back for the code.
-    const sent = await fetch(asked, { redirect: 'manual' });
-    expect(sent.status, await sent.clone().text()).toBe(302);
-    const cookie = sent.headers.get('set-cookie')!.split(';')[0]!;
-    const requestId = new URL(sent.headers.get('location')!).searchParams.get(
-      'authorization_request',
-    )!;
-    const parties = delegationParties(() => service, SPACE);
-    const storefront = await parties.privateToken(await parties.credential(['products:read']), [
-      'products:read',
-    ]);
-    const accepted = await fetch(
-      `${service.baseUrl}/v1/authorization-requests/${requestId}/accept`,
-      {
-        method: 'POST',
-        headers: { authorization: `Bearer ${storefront}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ customer_id: 'c-9', segment_id: 'retail' }),
-      },
-    );
-    const { redirect_to: resume } = (await accepted.json()) as { redirect_to: string };
-    const back = await fetch(resume, { redirect: 'manual', headers: { cookie } });
-    const callback = new URL(back.headers.get('location')!);
+    const callback = await consented(asked);
     expect(callback.searchParams.get('iss')).toBe(`${service.baseUrl}/spaces/${SPACE}`);
     const code = callback.searchParams.get('code')!;
     expect(await auth(provider, { serverUrl: resource, authorizationCode: code })).toBe(
@@ -176,5 +179,60 @@ describe("the MCP SDK's auth(), unchanged", () => {
     });
     expect(call.status, await call.clone().text()).toBe(200);
     expect(await call.json()).toEqual({ customer: 'c-9', actors: [agent, expect.any(String)] });
+  });
+});
+
+describe('openid-client, as an OAuth 2.1 client would use it', () => {
+  it('runs the code flow with PKCE and DPoP from the space issuer alone, and calls the resource', async () => {
+    const config = await client.discovery(
+      new URL(`${service.baseUrl}/spaces/${SPACE}`),
+      agent,
+      { redirect_uris: [CALLBACK], token_endpoint_auth_method: 'none' },
+      client.None(),
+      { execute: [client.allowInsecureRequests] },
+    );
+    expect(config.serverMetadata()).toMatchObject({
+      authorization_endpoint: `${service.baseUrl}/spaces/${SPACE}/authorize`,
+      code_challenge_methods_supported: ['S256'],
+      authorization_response_iss_parameter_supported: true,
+    });
+    const verifier = client.randomPKCECodeVerifier();
+    const state = client.randomState();
+    const asked = client.buildAuthorizationUrl(config, {
+      redirect_uri: CALLBACK,
+      code_challenge: await client.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      scope: 'products:read',
+      state,
+      resource,
+    });
+    const callback = await consented(asked);
+    const DPoP = client.getDPoPHandle(config, await client.randomDPoPKeyPair('ES256'));
+    // openid-client checks iss (RFC 9207) and state on the callback itself.
+    const tokens = await client.authorizationCodeGrant(
+      config,
+      callback,
+      { pkceCodeVerifier: verifier, expectedState: state },
+      { resource },
+      { DPoP },
+    );
+    expect(tokens.token_type.toLowerCase()).toBe('dpop');
+    expect(decodeJwt(tokens.access_token)).toMatchObject({ cnf: { jkt: expect.any(String) } });
+    const call = await client.fetchProtectedResource(
+      config,
+      tokens.access_token,
+      new URL(resource),
+      'POST',
+      undefined,
+      undefined,
+      { DPoP },
+    );
+    expect(call.status, await call.clone().text()).toBe(200);
+    // Without the key, the bound token is refused.
+    const stolen = await fetch(resource, {
+      method: 'POST',
+      headers: { authorization: `DPoP ${tokens.access_token}` },
+    });
+    expect(stolen.status).toBe(401);
   });
 });

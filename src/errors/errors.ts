@@ -189,7 +189,8 @@ export class RateLimitedError extends TokenAuthorityError {
         | 'login-failures'
         | 'audit-streams'
         | 'audit-proofs'
-        | 'delegation';
+        | 'delegation'
+        | 'authorize';
       readonly quota: number;
       readonly windowSeconds: number;
       readonly retryAfterSeconds: number;

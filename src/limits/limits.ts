@@ -77,6 +77,8 @@ export interface Limits {
   /** Whether it is: the same budget, asked without an error. */
   clientLockedOut(clientId: string, ip: string): boolean;
   failedClientAuthentication(clientId: string, ip: string): void;
+  /** An authorization request (anyone's) for a client from an address: not its token budget. */
+  authorizationRequest(client: string, ip: string): void;
   /** The same budget for bad login tokens, per source IP. */
   assertLoginNotLockedOut(ip: string): void;
   failedLogin(ip: string): void;
@@ -109,6 +111,9 @@ export function overBudget(
   });
 }
 
+/** Authorization requests a minute per client and address, each process: a person's pace. */
+const AUTHORIZE_PER_MINUTE = 30;
+
 /** Creates the budgets; see {@link Limits}. */
 export function createLimits(settings: LimitSettings): Limits {
   const options = { maxKeys: settings.maxKeys, now: settings.now };
@@ -116,6 +121,7 @@ export function createLimits(settings: LimitSettings): Limits {
   const spaces = new SlidingWindowBudgets(options);
   const failedAuth = new SlidingWindowBudgets(options);
   const failedLogin = new SlidingWindowBudgets(options);
+  const authorizing = new SlidingWindowBudgets(options);
   const sync = settings.peers ? syncWithPeers(settings.peers, settings.syncIntervalMs ?? 20) : null;
   if (settings.peers) {
     settings.peers.subscribe((message) => {
@@ -179,6 +185,12 @@ export function createLimits(settings: LimitSettings): Limits {
       failedAuth.add(key, 1);
       sync?.failedAuth(key);
     },
+    authorizationRequest(client, ip) {
+      const decision = authorizing.take(`${client}\u0000${ip}`, AUTHORIZE_PER_MINUTE);
+      if (decision.allowed) return;
+      const message = 'too many authorization requests for this client from this address';
+      throw overBudget(message, 'authorize', AUTHORIZE_PER_MINUTE, decision);
+    },
     assertLoginNotLockedOut: (ip) => lockedOut(failedLogin, ip, 'login-failures', 'login tokens'),
     failedLogin(ip) {
       failedLogin.add(ip, 1);
@@ -186,7 +198,7 @@ export function createLimits(settings: LimitSettings): Limits {
     },
     sizes: () => ({
       clients: clients.size + spaces.size,
-      failed_auth: failedAuth.size,
+      failed_auth: failedAuth.size + authorizing.size,
       failed_login: failedLogin.size,
     }),
     refusals: () => ({ since, byClient: refused }),

@@ -138,6 +138,7 @@ describe("the service's catalog", () => {
       'credential-secret-rotated': ['secret_hash'],
       // The digests of a browser's cookie and of an authorization code: secrets' hashes too.
       'authorization-requested': ['browser'],
+      'authorization-accepted': ['resume'],
       'authorization-code-issued': ['code'],
     });
   });

@@ -7,18 +7,22 @@ import {
   decideReject,
   type AuthorizationRefusal,
   type AuthorizationRequestState,
+  type Storefront,
 } from '../../domain/authorization/decide.js';
 import { commandEvent, type EventMetadata } from '../../domain/events.js';
 import {
   AUTHORIZATION_CODE_TTL_SECONDS,
   AUTHORIZATION_REQUEST_TTL_SECONDS,
   clientDomain,
+  mayGiveConsent,
   ownedBySpace,
 } from '../../domain/policy.js';
 import { secondsOf } from '../../domain/times.js';
 import {
   ConflictError,
+  InsufficientScopeError,
   InvalidRequestError,
+  InvalidTargetError,
   InvalidScopeError,
   NotFoundError,
 } from '../../errors/errors.js';
@@ -26,7 +30,6 @@ import type { Refusals } from '../handle.js';
 import type { CommandContext } from '../context.js';
 import { fetchBusy } from '#outbound/guarded-fetcher.js';
 import { UnavailableError } from '../../errors/errors.js';
-import { credentialOf } from '../client-authentication/metadata-client.js';
 import {
   isMetadataClientId,
   metadataClientIdRefusal,
@@ -45,13 +48,15 @@ export interface CodeFlowClient {
 }
 
 /**
- * The code-flow client `clientId` names in the space, or why none: a client ID metadata document
- * on a domain the space allows, fetched under the SSRF rules, its budget spent by the request.
+ * The code-flow client `clientId` names in the space, or why none: a public client's (`none`)
+ * metadata document on a domain the space allows, fetched under the SSRF rules. Each request,
+ * anyone's, spends a budget of its own per domain and address (never the client's or space's).
  */
 export async function codeFlowClient(
-  ctx: Pick<CommandContext, 'metadataClients' | 'limits' | 'clock'>,
+  ctx: Pick<CommandContext, 'metadataClients' | 'limits'>,
   spaceId: string,
   clientId: string,
+  ip: string,
 ): Promise<CodeFlowClient | { readonly refused: string }> {
   const ports = ctx.metadataClients;
   if (!ports || !isMetadataClientId(clientId)) {
@@ -62,14 +67,20 @@ export async function codeFlowClient(
   const allowed = await ports.domain(spaceId, clientDomain(clientId)!);
   if (!allowed)
     return { refused: `client_id: ${clientDomain(clientId)} is not allowed in this space` };
-  // Every request spends its domain's budget: a flood of requests is refused before any fetch.
-  ctx.limits.clientRequest(credentialOf(clientId, allowed, { keys: [] }, ctx.clock.now()));
+  // A flood of requests is refused before any fetch.
+  ctx.limits.authorizationRequest(`${spaceId}\u0000${clientDomain(clientId)}`, ip);
   const document = await ports.documents.clientAt(clientId, { spaceId }).catch((error: unknown) => {
     const why = `client_id: its document: ${(error as Error).message}`;
     if (fetchBusy(error)) throw new UnavailableError(why);
     return { refused: why };
   });
   if ('refused' in document) return document;
+  // A keyed client would have to authenticate at the token endpoint: not taken here yet.
+  if (document.jwks.keys.length > 0) {
+    return {
+      refused: 'client_id: only public clients (token_endpoint_auth_method none) use this endpoint',
+    };
+  }
   return { clientId, redirectUris: document.redirectUris, about: document.about };
 }
 
@@ -125,6 +136,15 @@ const REFUSED: Refusals<AuthorizationRefusal, object> = {
   other_browser: () =>
     new InvalidRequestError('this authorization request was started in another browser'),
   not_accepted: () => new ConflictError('the authorization request has not been accepted'),
+  not_storefront: () =>
+    new InsufficientScopeError(
+      "a client ID metadata document's client gives no consent: only a credential registered in this space does",
+    ),
+  other_resource: () =>
+    new InvalidTargetError(
+      'resource',
+      "is not the audience of this private token: accept with a token for the request's resource",
+    ),
   bad_code: () => new InvalidRequestError('not a code of this request'),
   code_replayed: () => new InvalidRequestError('not a code of this request'),
 };
@@ -142,24 +162,35 @@ export async function readAuthorization(
   ctx: AuthorizationPorts,
   spaceId: string,
   requestId: string,
+  storefront: Pick<Storefront, 'clientId'>,
 ): Promise<AuthorizationRequestState> {
+  if (!mayGiveConsent(storefront.clientId)) throw REFUSED.not_storefront({});
   const state = await readRequest(ctx, requestId);
   if (!state || !ownedBySpace(state, spaceId)) throw REFUSED.not_found({});
   return state;
 }
 
-/** The storefront accepts for a customer (`authorization-accepted`). */
-export function acceptAuthorization(
+/**
+ * The storefront accepts for a customer (`authorization-accepted`): the secret the browser is sent
+ * back with, handed out here once (its digest kept).
+ */
+export async function acceptAuthorization(
   ctx: AuthorizationPorts,
-  ask: Parameters<typeof stepOf>[1] & Omit<Parameters<typeof decideAccept>[0], keyof RequestStep>,
-) {
-  return onRequest(ctx, { ...ask, ...stepOf(ctx, ask) }, decideAccept, REFUSED);
+  ask: Parameters<typeof stepOf>[1] &
+    Omit<Parameters<typeof decideAccept>[0], keyof RequestStep | 'resume'>,
+): Promise<{ readonly resume: string }> {
+  const { secret, digest } = newSecret();
+  await onRequest(ctx, { ...ask, ...stepOf(ctx, ask), resume: digest }, decideAccept, REFUSED);
+  return { resume: secret };
 }
 
 /** The storefront refuses (`authorization-rejected`). */
 export function rejectAuthorization(
   ctx: AuthorizationPorts,
-  ask: Parameters<typeof stepOf>[1] & { readonly description?: string | undefined },
+  ask: Parameters<typeof stepOf>[1] & {
+    readonly description?: string | undefined;
+    readonly storefront: Storefront;
+  },
 ) {
   return onRequest(ctx, { ...ask, ...stepOf(ctx, ask) }, decideReject, REFUSED);
 }
@@ -167,7 +198,7 @@ export function rejectAuthorization(
 /** The browser is back: a code for it (`authorization-code-issued`), handed out once. */
 export async function issueAuthorizationCode(
   ctx: AuthorizationPorts,
-  ask: Parameters<typeof stepOf>[1] & { readonly browser: string },
+  ask: Parameters<typeof stepOf>[1] & { readonly browser: string; readonly resume: string },
 ): Promise<{ readonly code: string; readonly request: AuthorizationRequestState }> {
   const { code, digest } = newCode(ask.requestId);
   const command = {

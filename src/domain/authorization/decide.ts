@@ -3,7 +3,13 @@ import { verifierMatches } from '#oauth-authorize/pkce.js';
 import type { AuthorizationDetails } from '#verifier/actor-claim.js';
 import { accept, refuse, type Decision } from '../decision.js';
 import { commandEvent, type Asked, type DomainEvent, type EventData } from '../events.js';
-import { grantedWithinAsked, issuedTo, ownedBySpace } from '../policy.js';
+import {
+  grantedWithinAsked,
+  issuedTo,
+  mayGiveConsent,
+  mayTarget,
+  ownedBySpace,
+} from '../policy.js';
 
 /** An authorization request as its events leave it. */
 export interface AuthorizationRequestState {
@@ -52,6 +58,8 @@ export function evolveAuthorization(
 
 /** What refuses a step of a request, each answered by its command's error. */
 export type AuthorizationRefusal =
+  | 'not_storefront'
+  | 'other_resource'
   | 'not_found'
   | 'expired'
   | 'decided'
@@ -70,24 +78,43 @@ function live(state: AuthorizationRequestState | undefined, { spaceId, now }: St
   return undefined;
 }
 
-/** The storefront accepts for a customer: at most what was asked, once. */
+/** The storefront's private token a consent is given with: what it may grant, and for what. */
+export interface Storefront {
+  readonly clientId: string;
+  readonly jti: string;
+  readonly audience: string;
+  readonly scopes: readonly string[];
+}
+
+/**
+ * The storefront accepts for a customer: at most what was asked and what its own token holds,
+ * for its token's audience, once (as /v1/issue would buy the customer's token).
+ */
 export function decideAccept(
   command: Step & {
     readonly customerId: string;
     readonly segmentId: string;
     readonly scopes: readonly string[];
     readonly authorizationDetails?: AuthorizationDetails | undefined;
-    readonly acceptedBy: string;
-    readonly parentJti: string;
+    readonly storefront: Storefront;
+    /** The resource the request asked for, or the service's first audience. */
+    readonly resource: string;
+    /** The digest of the secret the browser carries back: the consent's own half of the code. */
+    readonly resume: string;
   },
   state: AuthorizationRequestState | undefined,
 ): Decision<AuthorizationEvent, AuthorizationRefusal> {
+  const { storefront, scopes, authorizationDetails } = command;
+  if (!mayGiveConsent(storefront.clientId)) return refuse('not_storefront');
   const refused = live(state, command);
   if (refused) return refused;
   if (state!.status !== 'pending') return refuse('decided');
-  const { scopes, authorizationDetails } = command;
+  if (!mayTarget({ aud: storefront.audience }, command.resource)) return refuse('other_resource');
   const asked = { scopes: state!.asked.scopes, details: state!.asked.authorization_details };
-  if (!grantedWithinAsked(asked, { scopes, details: authorizationDetails })) {
+  if (
+    !grantedWithinAsked(asked, { scopes, details: authorizationDetails }) ||
+    !grantedWithinAsked({ scopes: storefront.scopes }, { scopes })
+  ) {
     return refuse('widened');
   }
   return accept([
@@ -97,17 +124,19 @@ export function decideAccept(
       segment_id: command.segmentId,
       scopes: [...scopes],
       ...(authorizationDetails ? { authorization_details: authorizationDetails } : {}),
-      accepted_by: command.acceptedBy,
-      parent_jti: command.parentJti,
+      accepted_by: storefront.clientId,
+      parent_jti: storefront.jti,
+      resume: command.resume,
     }),
   ]);
 }
 
 /** The storefront refuses: the client hears access_denied. */
 export function decideReject(
-  command: Step & { readonly description?: string | undefined },
+  command: Step & { readonly description?: string | undefined; readonly storefront: Storefront },
   state: AuthorizationRequestState | undefined,
 ): Decision<AuthorizationEvent, AuthorizationRefusal> {
+  if (!mayGiveConsent(command.storefront.clientId)) return refuse('not_storefront');
   const refused = live(state, command);
   if (refused) return refused;
   if (state!.status !== 'pending') return refuse('decided');
@@ -121,18 +150,27 @@ export function decideReject(
 }
 
 /**
- * The browser is back: a code, only for the browser that started the request (the digest of its
- * cookie), once accepted. Again (a reload) a new code replaces the last one until one is redeemed.
+ * The browser is back: a code, only for the browser that started the request (its cookie) and
+ * was sent back by the consent (the resume secret the accept handed out), so neither the browser
+ * that asked nor the one that consented gets it alone. Again (a reload) a new code replaces the
+ * last one until one is redeemed.
  */
 export function decideCode(
-  command: Step & { readonly browser: string; readonly code: string; readonly codeTtl: number },
+  command: Step & {
+    readonly browser: string;
+    readonly resume: string;
+    readonly code: string;
+    readonly codeTtl: number;
+  },
   state: AuthorizationRequestState | undefined,
 ): Decision<AuthorizationEvent, AuthorizationRefusal> {
   const refused = live(state, command);
   if (refused) return refused;
   if (!secretMatches(command.browser, state!.asked.browser)) return refuse('other_browser');
-  if (state!.status !== 'accepted' && state!.status !== 'code-issued')
+  if (state!.status !== 'accepted' && state!.status !== 'code-issued') {
     return refuse('not_accepted');
+  }
+  if (!secretMatches(command.resume, state!.consent!.resume)) return refuse('other_browser');
   return accept([
     commandEvent(command, 'authorization-code-issued', {
       request_id: command.requestId,
@@ -161,20 +199,24 @@ export function decideRedeem(
 > {
   const { code } = state ?? {};
   if (!state || !code || !secretMatches(command.secret, code.digest)) return refuse('bad_code');
-  const requestId = command.requestId;
+  const { requestId } = command;
+  const { asked } = state;
+  // Its client with its verifier: only then is a second use a replay that revokes (a code seen in
+  // a browser's history, with guesses at the rest, revokes nothing and is recorded in no name).
+  const own =
+    issuedTo({ clientId: asked.client_id }, command.clientId) &&
+    verifierMatches(command.verifier, asked.code_challenge);
+  if (!own) return refuse('bad_code');
   if (state.status === 'redeemed') {
     return refuse('code_replayed', [
       commandEvent(command, 'authorization-code-replayed', { request_id: requestId }),
     ]);
   }
-  const { asked } = state;
   const good =
     state.status === 'code-issued' &&
     command.now < code.expiresAt &&
-    issuedTo({ clientId: asked.client_id }, command.clientId) &&
     // RFC 6749 §4.1.3: the same when sent; PKCE binds the code to its request when not (OAuth 2.1).
-    (command.redirectUri === undefined || command.redirectUri === asked.redirect_uri) &&
-    verifierMatches(command.verifier, asked.code_challenge);
+    (command.redirectUri === undefined || command.redirectUri === asked.redirect_uri);
   if (!good) return refuse('bad_code');
   return accept([commandEvent(command, 'authorization-code-redeemed', { request_id: requestId })], {
     request: state,

@@ -39,6 +39,8 @@ export const authorizationAcceptedSchema = z.object({
   /** The storefront's client, and the private token it accepted with (revoking it voids this). */
   accepted_by: z.string().max(512),
   parent_jti: z.string().max(64),
+  /** The digest of the secret the consent sends the browser back with. */
+  resume: digest,
 });
 
 export const authorizationRejectedSchema = z.object({
@@ -77,6 +79,7 @@ export const AUTHORIZATION_EVENTS = {
     }),
   }),
   'authorization-accepted': declareEvent(authorizationAcceptedSchema, {
+    redacted: ['resume'],
     audit: ['request_id', 'customer_id', 'segment_id', 'scopes', 'accepted_by'],
     example: ({ clientId, id }) => ({
       ...example,
@@ -85,6 +88,7 @@ export const AUTHORIZATION_EVENTS = {
       scopes: ['orders:read'],
       accepted_by: clientId,
       parent_jti: id(),
+      resume: 'n4bQgYhMfWWaL-qgxVrQFaO_TxsrC4Is0V1sFbDwCgg',
     }),
   }),
   'authorization-rejected': declareEvent(authorizationRejectedSchema, {

@@ -6,6 +6,14 @@ export const AUTHORIZATION_REQUEST_TTL_SECONDS = 600;
 /** An authorization code's life: it is redeemed at once (OAuth 2.1 §4.1.2 advises 10 minutes at most). */
 export const AUTHORIZATION_CODE_TTL_SECONDS = 60;
 
+/**
+ * Only a storefront's own client gives consent for its customers: never an agent known by a
+ * metadata document (a URL), whose private token buys no customer's token either (/v1/issue).
+ */
+export function mayGiveConsent(clientId: string): boolean {
+  return !/^[a-z][a-z0-9+.-]*:/i.test(clientId);
+}
+
 /** What the storefront grants is never wider than what the client asked: some scopes, some objects. */
 export function grantedWithinAsked<Detail>(
   asked: { readonly scopes: readonly string[]; readonly details?: readonly Detail[] | undefined },

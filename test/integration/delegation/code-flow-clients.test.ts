@@ -138,10 +138,16 @@ async function consented(asked: URL): Promise<URL> {
   const requestId = new URL(sent.headers.get('location')!).searchParams.get(
     'authorization_request',
   )!;
+  // The storefront's consent backend holds a private token for the resource asked for.
   const parties = delegationParties(() => service, SPACE);
-  const storefront = await parties.privateToken(await parties.credential(['products:read']), [
-    'products:read',
-  ]);
+  const credential = await parties.credential(['products:read']);
+  const bought = await service.post('/v1/credential/token', {
+    ...credential,
+    grant_type: 'client_credentials',
+    audience: resource,
+    scope: 'products:read',
+  });
+  const { access_token: storefront } = (await bought.json()) as { access_token: string };
   const accepted = await fetch(`${service.baseUrl}/v1/authorization-requests/${requestId}/accept`, {
     method: 'POST',
     headers: { authorization: `Bearer ${storefront}`, 'content-type': 'application/json' },

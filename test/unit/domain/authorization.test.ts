@@ -13,6 +13,7 @@ import { metadata } from '../../support/given.js';
 
 const VERIFIER = 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk';
 const browser = newSecret();
+const resume = newSecret();
 const code = newSecret();
 const AGENT = 'https://agents.example/a.json';
 
@@ -37,14 +38,24 @@ function given(...events: Array<{ type: string; data: unknown }>): Authorization
 }
 
 const step = { requestId: 'ar_1', spaceId: 'space-a', now: 1100, eventId: 'e-1', metadata };
+const storefront = {
+  clientId: 'storefront',
+  jti: 'pt-1',
+  audience: 'storefront.test',
+  scopes: ['products:read', 'cart:write'],
+};
 const consent = {
   customerId: 'c-1',
   segmentId: 'vip',
   scopes: ['products:read'],
-  acceptedBy: 'storefront',
-  parentJti: 'pt-1',
+  storefront,
+  resource: 'storefront.test',
+  resume: resume.digest,
 };
-const accepted = { type: 'authorization-accepted', data: { request_id: 'ar_1' } };
+const accepted = {
+  type: 'authorization-accepted',
+  data: { request_id: 'ar_1', resume: resume.digest },
+};
 const coded = {
   type: 'authorization-code-issued',
   data: { request_id: 'ar_1', code: code.digest, expires_at: 1160 },
@@ -82,19 +93,43 @@ describe('an authorization request', () => {
     expect(decideAccept({ ...step, ...consent }, given(accepted))).toMatchObject({
       refusal: 'decided',
     });
-    expect(decideReject(step, given(accepted))).toMatchObject({ refusal: 'decided' });
+    expect(decideReject({ ...step, storefront }, given(accepted))).toMatchObject({
+      refusal: 'decided',
+    });
     expect(decideAccept({ ...step, ...consent }, undefined)).toMatchObject({
       refusal: 'not_found',
     });
   });
 
+  it("when the grant is beyond the storefront's token, for another audience, or by an agent, then it is refused", () => {
+    const narrowToken = { ...storefront, scopes: ['cart:write'] };
+    expect(decideAccept({ ...step, ...consent, storefront: narrowToken }, given())).toMatchObject({
+      refusal: 'widened',
+    });
+    const otherAudience = { ...step, ...consent, resource: 'https://other.test/api' };
+    expect(decideAccept(otherAudience, given())).toMatchObject({ refusal: 'other_resource' });
+    const agent = { ...storefront, clientId: 'https://agents.example/a.json' };
+    expect(decideAccept({ ...step, ...consent, storefront: agent }, given())).toMatchObject({
+      refusal: 'not_storefront',
+    });
+    expect(decideReject({ ...step, storefront: agent }, given())).toMatchObject({
+      refusal: 'not_storefront',
+    });
+  });
+
   it('when the storefront rejects a pending request, then it is rejected', () => {
-    const decision = decideReject({ ...step, description: 'no' }, given());
+    const decision = decideReject({ ...step, storefront, description: 'no' }, given());
     expect(decision.ok && decision.events[0]!.type).toBe('authorization-rejected');
   });
 
   it('when the browser that asked comes back after the consent, then it gets a code, ending in time', () => {
-    const command = { ...step, browser: browser.secret, code: code.digest, codeTtl: 60 };
+    const command = {
+      ...step,
+      browser: browser.secret,
+      resume: resume.secret,
+      code: code.digest,
+      codeTtl: 60,
+    };
     const decision = decideCode(command, given(accepted));
     expect(decision.ok && decision.events[0]!.data).toMatchObject({ expires_at: 1160 });
     // Never past the request's own end.
@@ -103,10 +138,19 @@ describe('an authorization request', () => {
   });
 
   it('when another browser comes back, or before the consent, then no code', () => {
-    const command = { ...step, browser: newSecret().secret, code: code.digest, codeTtl: 60 };
+    const command = {
+      ...step,
+      browser: newSecret().secret,
+      resume: resume.secret,
+      code: code.digest,
+      codeTtl: 60,
+    };
     expect(decideCode(command, given(accepted))).toMatchObject({ refusal: 'other_browser' });
     const early = { ...command, browser: browser.secret };
     expect(decideCode(early, given())).toMatchObject({ refusal: 'not_accepted' });
+    // The browser that asked, without the secret the consent sent back: no code.
+    const unconsented = { ...early, resume: newSecret().secret };
+    expect(decideCode(unconsented, given(accepted))).toMatchObject({ refusal: 'other_browser' });
     expect(decideCode(early, given({ type: 'authorization-rejected', data: {} }))).toMatchObject({
       refusal: 'not_accepted',
     });
@@ -141,6 +185,11 @@ describe('an authorization request', () => {
     const decision = decideRedeem(redeem, given(accepted, coded, redeemed));
     expect(decision).toMatchObject({ ok: false, refusal: 'code_replayed' });
     expect(decision.events.map((event) => event.type)).toEqual(['authorization-code-replayed']);
+    // Another client, or no verifier, with the used code: no replay recorded, nothing revoked.
+    for (const wrong of [{ clientId: 'https://x.example/c.json' }, { verifier: 'v'.repeat(43) }]) {
+      const stranger = decideRedeem({ ...redeem, ...wrong }, given(accepted, coded, redeemed));
+      expect(stranger).toMatchObject({ refusal: 'bad_code', events: [] });
+    }
     // A stranger's guess at a redeemed request is no replay: nothing is revoked for it.
     const guess = decideRedeem(
       { ...redeem, secret: newSecret().secret },

@@ -32,6 +32,8 @@ const refused = (): never => {
   throw NOT_GOOD();
 };
 const REDEEM_REFUSED: Refusals<AuthorizationRefusal, object> = {
+  not_storefront: NOT_GOOD,
+  other_resource: NOT_GOOD,
   not_found: NOT_GOOD,
   expired: NOT_GOOD,
   decided: NOT_GOOD,

@@ -11,6 +11,15 @@ export function answerNoStore(ctx: RequestContext, body: unknown, status?: numbe
   if (status !== undefined) ctx.status = status;
 }
 
+/** The browser sent on to `url`: a 302 with no body, its Location the answer, never cached. */
+export function redirectBrowser(ctx: RequestContext, url: string): void {
+  // An explicit null body: Koa answers no body (it would say 204; the status set after wins).
+  ctx.body = null;
+  ctx.status = 302;
+  ctx.set('Location', url);
+  ctx.set('Cache-Control', 'no-store');
+}
+
 /** A change asked of a space by a logged-in user: the space, and the metadata its event keeps. */
 export function spaceChange(ctx: RequestContext, who: { spaceId: string; actor: string }) {
   return { spaceId: who.spaceId, metadata: { actor: who.actor, ...requestMetadata(ctx) } };

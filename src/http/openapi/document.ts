@@ -115,8 +115,8 @@ function operationObject(operation: Operation): JsonObject {
           String(response.status),
           {
             description: response.description,
-            // 204 No Content has none to describe.
-            ...(response.status === 204
+            // 204 No Content has none to describe, nor a redirect (its Location is the answer).
+            ...(response.status === 204 || (response.status >= 300 && response.status < 400)
               ? {}
               : {
                   content: {

@@ -16,6 +16,7 @@ import { scopeListSchema } from '../../domain/event-data/credential.js';
 import { mayTarget } from '../../domain/policy.js';
 import { InvalidRequestError, NotFoundError } from '../../errors/errors.js';
 import { requestMetadata } from '../request-context.js';
+import { redirectBrowser } from '../respond.js';
 import { route, type Route } from '../route.js';
 import type { RequestContext } from '../state.js';
 import { authorizationRequestRoutes, requestIdSchema } from './authorization-requests.js';
@@ -68,14 +69,14 @@ export function authorizeRoutes(commands: CommandContext, issuer: string): reado
         if (judged.kind === 'shown') throw new InvalidRequestError(judged.description);
         const iss = issuerOf(spaceId);
         if (judged.kind === 'redirected') {
-          ctx.redirect(errorResponse(judged.redirectUri, { ...judged, iss }));
+          redirectBrowser(ctx, errorResponse(judged.redirectUri, { ...judged, iss }));
           return;
         }
         const { request } = judged;
         const refusal = serviceRefusal(commands, request);
         if (refusal) {
           const { state, redirectUri } = request;
-          ctx.redirect(errorResponse(redirectUri, { ...refusal, state, iss }));
+          redirectBrowser(ctx, errorResponse(redirectUri, { ...refusal, state, iss }));
           return;
         }
         const { secret, digest } = newBrowserBinding();
@@ -88,8 +89,7 @@ export function authorizeRoutes(commands: CommandContext, issuer: string): reado
         cookie(ctx, spaceId, requestId, secret);
         const interaction = new URL(app);
         interaction.searchParams.set('authorization_request', requestId);
-        ctx.set('Cache-Control', 'no-store');
-        ctx.redirect(interaction.href);
+        redirectBrowser(ctx, interaction.href);
       },
     }),
     route('get', '/spaces/:space_id/authorize/resume', 'public', {
@@ -118,8 +118,7 @@ export function authorizeRoutes(commands: CommandContext, issuer: string): reado
         });
         cookie(ctx, spaceId, requestId, '');
         const { redirect_uri: redirectUri, state } = request.asked;
-        ctx.set('Cache-Control', 'no-store');
-        ctx.redirect(codeResponse(redirectUri, { code, state, iss: issuerOf(spaceId) }));
+        redirectBrowser(ctx, codeResponse(redirectUri, { code, state, iss: issuerOf(spaceId) }));
       },
     }),
     ...authorizationRequestRoutes(commands, issuerOf),

@@ -33,6 +33,7 @@ describe('OAuth discovery (RFC 8414)', () => {
         'client_credentials',
         'urn:ietf:params:oauth:grant-type:token-exchange',
         'urn:ietf:params:oauth:grant-type:jwt-bearer',
+        'authorization_code',
       ],
       token_endpoint_auth_methods_supported: [
         'client_secret_basic',

@@ -10,6 +10,8 @@ import { catchUp } from '../../../src/projections/batches.js';
 import { openApiPath } from '../../../src/http/openapi/document.js';
 import { freePort } from '../../../src/net/free-port.js';
 import { contractChecker, type ContractChecker } from '../../support/contract.js';
+import { s256 } from '#oauth-authorize/pkce.js';
+import { startLocalDocuments } from '../../support/local-documents.js';
 import { AUDIENCE, startTestService, type TestService } from '../../support/test-service.js';
 
 type Doc = Parameters<typeof contractChecker>[0] & { paths: Record<string, object> };
@@ -18,6 +20,7 @@ let service: TestService;
 let document: Doc;
 let contract: ContractChecker;
 const SPACE = 'space-openapi';
+const CALLBACK = 'http://127.0.0.1/callback';
 
 beforeAll(async () => {
   const port = await freePort();
@@ -33,8 +36,14 @@ beforeAll(async () => {
 async function call(
   method: string,
   path: string,
-  options: { headers?: Record<string, string>; json?: unknown; form?: Record<string, string> } = {},
-): Promise<{ status: number; body: unknown; text: string }> {
+  options: {
+    headers?: Record<string, string>;
+    json?: unknown;
+    form?: Record<string, string>;
+    /** A browser's redirect, not followed: its Location and Set-Cookie read. */
+    manual?: boolean;
+  } = {},
+): Promise<{ status: number; body: unknown; text: string; headers: Headers }> {
   const headers: Record<string, string> = { ...options.headers };
   let body: string | undefined;
   if (options.json !== undefined) {
@@ -44,7 +53,8 @@ async function call(
     headers['content-type'] = 'application/x-www-form-urlencoded';
     body = new URLSearchParams(options.form).toString();
   }
-  const response = await fetch(`${service.baseUrl}${path}`, { method, headers, body });
+  const redirect = options.manual ? 'manual' : 'follow';
+  const response = await fetch(`${service.baseUrl}${path}`, { method, headers, body, redirect });
   const contentType = response.headers.get('content-type') ?? '';
   // A live feed never ends: its headers and status are the contract; the body is left unread.
   const live = contentType.startsWith('text/event-stream');
@@ -52,7 +62,7 @@ async function call(
   const text = live ? '' : await response.text();
   const parsed = /json/.test(contentType) && !/ndjson/.test(contentType) ? JSON.parse(text) : text;
   contract.check(method, path, response.status, contentType, parsed);
-  return { status: response.status, body: parsed, text };
+  return { status: response.status, body: parsed, text, headers: response.headers };
 }
 
 describe('OpenAPI document', () => {
@@ -350,6 +360,52 @@ describe('OpenAPI document', () => {
     );
     expect((await call('DELETE', `${domains}/none.example`, { headers: login })).status).toBe(404);
 
+    // The authorization endpoint (issue 64): the space's page, a public agent's requests, the
+    // storefront's decisions with its private token, the browser back with its cookie.
+    const documents = await startLocalDocuments();
+    const agent = `https://localhost:${documents.port}/agents/walk.json`;
+    documents.serve('/agents/walk.json', {
+      body: { client_id: agent, token_endpoint_auth_method: 'none', redirect_uris: [CALLBACK] },
+    });
+    expect(
+      (await call('POST', domains, { headers: login, json: { domain: 'localhost' } })).status,
+    ).toBe(201);
+    const app = { interaction_url: 'https://shop.example/consent' };
+    expect(
+      (await call('POST', '/v1/authorization-app', { headers: login, json: app })).status,
+    ).toBe(200);
+    expect((await call('GET', '/v1/authorization-app', { headers: login })).status).toBe(200);
+    const authorize = async () => {
+      const query = new URLSearchParams({
+        response_type: 'code',
+        client_id: agent,
+        code_challenge: s256('v'.repeat(43)),
+        code_challenge_method: 'S256',
+      });
+      const asked = await call('GET', `/spaces/${SPACE}/authorize?${query}`, { manual: true });
+      expect(asked.status).toBe(302);
+      const at = new URL(asked.headers.get('location')!);
+      const cookie = asked.headers.get('set-cookie')!.split(';')[0]!;
+      return { id: at.searchParams.get('authorization_request')!, cookie };
+    };
+    const bearer = { authorization: `Bearer ${privateToken}` };
+    const requests = '/v1/authorization-requests';
+    const asking = await authorize();
+    expect((await call('GET', `${requests}/${asking.id}`, { headers: bearer })).status).toBe(200);
+    const decision = { headers: bearer, json: { customer_id: 'c-1', segment_id: 'retail' } };
+    const accepted = await call('POST', `${requests}/${asking.id}/accept`, decision);
+    expect(accepted.status).toBe(200);
+    const resume = new URL((accepted.body as { redirect_to: string }).redirect_to);
+    const back = { headers: { cookie: asking.cookie }, manual: true };
+    expect((await call('GET', resume.pathname + resume.search, back)).status).toBe(302);
+    const second = await authorize();
+    const rejected = await call('POST', `${requests}/${second.id}/reject`, {
+      headers: bearer,
+      json: {},
+    });
+    expect(rejected.status).toBe(200);
+    expect((await call('GET', `${requests}/${second.id}`, { headers: bearer })).status).toBe(200);
+
     // A space's own issuer (issue 42): turned on, its keys and metadata, and a shared space's 404.
     expect((await call('POST', '/v1/space/signing-keys', { headers: login })).status).toBe(200);
     for (const path of [
@@ -364,10 +420,10 @@ describe('OpenAPI document', () => {
     const ending = { headers: login };
     expect((await call('POST', '/v1/space/signing-keys/end-switch-over', ending)).status).toBe(200);
 
-    // Every documented operation answered at least once with a documented success.
+    // Every documented operation answered at least once with a documented success (or redirect).
     const succeeded = new Set(
       [...contract.seen]
-        .filter((seen) => / 2\d\d$/.test(seen))
+        .filter((seen) => / [23]\d\d$/.test(seen))
         .map((seen) => seen.replace(/ \d+$/, '')),
     );
     const documented = Object.entries(document.paths).flatMap(([path, item]) =>

@@ -9,9 +9,12 @@ CREATE TABLE authorization_states (
   version integer NOT NULL,
   -- A request's end (null: the app's, kept); purged after, as nothing reads it any more.
   expires_at timestamptz,
-  -- The key alone: a code names its request, not its space (`app-<space>`, `request-<random id>`).
-  PRIMARY KEY (key)
+  -- space_id in the key, as in every per-space table (distribution by space: docs/scaling.md).
+  PRIMARY KEY (space_id, key)
 );
+-- A code names its request, not its space: read by the key alone (`app-<space>`, or
+-- `request-<128 random bits>`, unique across spaces), a fan-out on a distributed database.
+CREATE INDEX authorization_states_key ON authorization_states (key);
 CREATE INDEX authorization_states_expiry ON authorization_states (expires_at)
   WHERE expires_at IS NOT NULL;
 

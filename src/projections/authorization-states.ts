@@ -25,7 +25,7 @@ export async function writeAuthorizationState(
   await trx
     .insertInto('authorization_states')
     .values(values)
-    .onConflict((conflict) => conflict.column('key').doUpdateSet(values))
+    .onConflict((conflict) => conflict.columns(['space_id', 'key']).doUpdateSet(values))
     .execute();
 }
 

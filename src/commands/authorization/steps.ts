@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { AuthorizationRequest } from '#oauth-authorize/request.js';
 import { newCode, newSecret } from '#oauth-authorize/secrets.js';
 import { accept } from '../../domain/decision.js';
@@ -94,7 +95,8 @@ export async function startAuthorization(
     readonly metadata: EventMetadata;
   },
 ): Promise<{ readonly requestId: string }> {
-  const requestId = `ar_${ctx.ids.tokenId()}`;
+  // 128 random bits: a code names its request alone, read across every space by this id.
+  const requestId = `ar_${randomBytes(16).toString('base64url')}`;
   const now = secondsOf(ctx.clock.now());
   const { request } = command;
   const step = { ...command, requestId, now, eventId: ctx.ids.eventId() };

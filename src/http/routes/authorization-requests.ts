@@ -19,7 +19,7 @@ import type { RequestContext } from '../state.js';
 /** A request's id as the service makes them: anything else is no request (and no cookie read). */
 export const requestIdSchema = z
   .string()
-  .regex(/^ar_[0-9a-f-]{36}$/, 'an authorization request id (ar_…)');
+  .regex(/^ar_[A-Za-z0-9_-]{22}$/, 'an authorization request id (ar_…)');
 
 const requestPath = z.object({ request_id: requestIdSchema });
 const redirectTo = z.object({ redirect_to: z.string() });

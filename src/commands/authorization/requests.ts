@@ -5,7 +5,7 @@ import {
 } from '../../domain/authorization/decide.js';
 import type { Decision } from '../../domain/decision.js';
 import { parseRecorded, streams, type EventMetadata } from '../../domain/events.js';
-import { msOf } from '../../domain/times.js';
+import { msOf, secondsOf } from '../../domain/times.js';
 import type { NewEvent } from '#event-log/types.js';
 import { NotFoundError } from '../../errors/errors.js';
 import type { CommandContext } from '../context.js';
@@ -101,7 +101,7 @@ export async function onRequest<Command extends RequestStep, Facts>(
 
 /** The revocation of what a replayed code bought: its request's id, past every token's end. */
 function voided(ports: AuthorizationPorts, state: AuthorizationRequestState, requestId: string) {
-  const now = Math.floor(ports.clock.now() / 1000);
+  const now = secondsOf(ports.clock.now());
   return {
     jti: requestId,
     clientId: state.asked.client_id,

@@ -18,6 +18,7 @@ import { InvalidRequestError, NotFoundError } from '../../errors/errors.js';
 import { requestMetadata } from '../request-context.js';
 import { redirectBrowser } from '../respond.js';
 import { route, type Route } from '../route.js';
+import { resourceOf } from '../../commands/token/delegated/authorization-code.js';
 import type { RequestContext } from '../state.js';
 import { authorizationRequestRoutes, requestIdSchema } from './authorization-requests.js';
 
@@ -137,7 +138,7 @@ function serviceRefusal(
     readonly authorizationDetails?: unknown;
   },
 ) {
-  const resource = request.resource ?? commands.audiences[0]!;
+  const resource = resourceOf(commands, request.resource);
   if (!commands.audiences.some((audience) => mayTarget({ aud: audience }, resource))) {
     return {
       error: 'invalid_target',

@@ -176,6 +176,12 @@ listen api
   option httpchk GET /livez
   timeout client 60s
   timeout server 60s
+  # A replica that dies between checks: the request goes to another (a token request that never
+  # reached a process changed nothing), and the balancer's own 503 says when to come back.
+  retries 2
+  option redispatch 1
+  retry-on conn-failure
+  http-after-response set-header Retry-After 1 if { status 503 } !{ res.hdr(Retry-After) -m found }
   default-server inter 1s fall 2 rise 1
 ${apiServers}
 `;

@@ -82,34 +82,39 @@ export function postgresPeers<Message extends object>(
     for (const receive of receivers) receive(received.message as Message);
   };
 
+  /**
+   * Whoever takes a client out of `session` releases it, and only they: a connection cut during
+   * LISTEN both emits `error` and rejects the query, and a second release throws (pg-pool), which
+   * killed an API replica in the partition drill.
+   */
+  const drop = (client: pg.PoolClient, error: unknown, what: string) => {
+    if (session !== client) return;
+    session = undefined;
+    client.release(error instanceof Error ? error : true);
+    if (closed) return;
+    logger.warn({ err: error }, `${name} channel ${what}; listening again shortly`);
+    retry = setTimeout(() => void listen(), 1000).unref();
+  };
+
   const listen = async () => {
     retry = undefined;
     if (closed) return;
-    let client: pg.PoolClient | undefined;
+    let client: pg.PoolClient;
     try {
       client = await pool.connect();
-      const lost = (error?: Error) => {
-        if (session !== client) return;
-        session = undefined;
-        client!.release(error ?? true);
-        if (!closed) {
-          logger.warn({ err: error }, `${name} channel lost; listening again shortly`);
-          retry = setTimeout(() => void listen(), 1000).unref();
-        }
-      };
-      client.on('notification', onNotification);
-      client.on('error', lost);
-      client.on('end', () => lost());
-      session = client;
-      await client.query(`LISTEN ${channel}`);
     } catch (error) {
-      if (client && session === client) session = undefined;
-      client?.release(true);
-      if (!closed) {
-        logger.warn({ err: error }, `${name} channel unavailable; retrying`);
-        retry = setTimeout(() => void listen(), 1000).unref();
-      }
+      logger.warn({ err: error }, `${name} channel unavailable; listening again shortly`);
+      if (!closed) retry = setTimeout(() => void listen(), 1000).unref();
+      return;
     }
+    if (closed) return client.release();
+    session = client;
+    client.on('notification', onNotification);
+    client.on('error', (error) => drop(client, error, 'lost'));
+    client.on('end', () => drop(client, undefined, 'lost'));
+    await client.query(`LISTEN ${channel}`).catch((error: unknown) => {
+      drop(client, error, 'unavailable');
+    });
   };
   void listen();
 

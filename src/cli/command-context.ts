@@ -1,5 +1,5 @@
 import type { Config } from '../config/config.js';
-import { readAuthorizationState } from '../projections/authorization-states.js';
+import { readAuthorizationState, readConsentRows } from '../projections/authorization-states.js';
 import type { Logger } from '../config/logger.js';
 import type { DatabaseHandle } from '../db/database.js';
 import type { CommandContext } from '../commands/context.js';
@@ -176,7 +176,10 @@ export async function createCommandContext(
     },
     scopeCatalog: await loadScopeCatalog(config),
     trustedIssuers: await trustedIssuerPorts(config, database, now, fetcher),
-    authorizations: { read: (key) => readAuthorizationState(db, key) },
+    authorizations: {
+      read: (key) => readAuthorizationState(db, key),
+      consentsOf: (spaceId, customerId) => readConsentRows(db, spaceId, customerId),
+    },
     // Client ID metadata documents: the domains read as they stand, documents and first uses bounded.
     metadataClients: {
       domain: async (spaceId, domain) => (await metadataClientDomains(db, spaceId, domain))[0],

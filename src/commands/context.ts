@@ -87,5 +87,7 @@ export interface CommandContext {
   /** The authorization endpoint's state rows, read now; absent: no authorization endpoint. */
   readonly authorizations?: {
     read(key: string): Promise<Omit<AuthorizationStateRow, 'key'> | undefined>;
+    /** The rows of the requests a customer consented to in a space. */
+    consentsOf(spaceId: string, customerId: string): Promise<readonly AuthorizationStateRow[]>;
   };
 }

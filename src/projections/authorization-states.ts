@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
 
 /** A row of `authorization_states`: an authorization stream's state and version (migration 047). */
@@ -48,3 +48,30 @@ export async function readAuthorizationState(
     }
   );
 }
+
+/** The requests a customer consented to in a space (migration 048's index), newest first. */
+export async function readConsentRows(
+  db: Kysely<Database>,
+  spaceId: string,
+  customerId: string,
+): Promise<AuthorizationStateRow[]> {
+  const rows = await db
+    .selectFrom('authorization_states')
+    .select(['space_id', 'key', 'state', 'version', 'expires_at'])
+    .where('space_id', '=', spaceId)
+    .where(sql<boolean>`state ? 'consent'`)
+    .where(sql<string>`state->'consent'->>'customer_id'`, '=', customerId)
+    .orderBy('expires_at', 'desc')
+    .limit(CONSENTS_LISTED)
+    .execute();
+  return rows.map((row) => ({
+    spaceId: row.space_id,
+    key: row.key,
+    state: row.state,
+    version: row.version,
+    expiresAt: row.expires_at,
+  }));
+}
+
+/** The most consents one customer's list shows: an agent asks again rather than pile up. */
+export const CONSENTS_LISTED = 200;

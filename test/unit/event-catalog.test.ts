@@ -136,10 +136,12 @@ describe("the service's catalog", () => {
     ).toEqual({
       'credential-created': ['secret_hash'],
       'credential-secret-rotated': ['secret_hash'],
-      // The digests of a browser's cookie and of an authorization code: secrets' hashes too.
+      // The digests of a browser's cookie, an authorization code, a refresh token: secrets' hashes too.
       'authorization-requested': ['browser'],
       'authorization-accepted': ['resume'],
       'authorization-code-issued': ['code'],
+      'authorization-code-redeemed': ['refresh'],
+      'authorization-refreshed': ['refresh'],
     });
   });
 

@@ -1,3 +1,5 @@
+import { consentEndsAt } from '../../domain/authorization/consent.js';
+import { consentVoided } from '../../domain/policy.js';
 import {
   evolveAuthorization,
   type AuthorizationRefusal,
@@ -37,6 +39,21 @@ export async function readRequest(ports: AuthorizationPorts, requestId: string):
   return row && { ...(row.state as AuthorizationRequestState), version: row.version };
 }
 
+/** The requests a customer consented to in the space, as their rows are now. */
+export async function readConsents(
+  ports: AuthorizationPorts,
+  spaceId: string,
+  customerId: string,
+): Promise<
+  ReadonlyArray<{ readonly requestId: string; readonly state: AuthorizationRequestState }>
+> {
+  const rows = await authorizationRows(ports).consentsOf(spaceId, customerId);
+  return rows.map(({ key, state }) => ({
+    requestId: key.slice(rowKey('').length),
+    state: state as AuthorizationRequestState,
+  }));
+}
+
 /** The rows, or a 404 where the service runs no authorization endpoint. */
 export function authorizationRows(ports: Pick<CommandContext, 'authorizations'>) {
   return ports.authorizations ?? notServed();
@@ -48,7 +65,7 @@ const notServed = (): never => {
 
 /**
  * One step of a request, run by the one handler: its row read now, the decision, the row written
- * with the events. A code replayed revokes the request's id, which every token it bought names.
+ * with the events. A consent voided revokes the request's id, which every token it bought names.
  */
 export async function onRequest<Command extends RequestStep, Facts>(
   ports: AuthorizationPorts,
@@ -77,7 +94,10 @@ export async function onRequest<Command extends RequestStep, Facts>(
       if (!state) return;
       const { version, ...kept } = state;
       const { spaceId } = state;
-      const expiresAt = new Date(state.asked.expires_at * 1000);
+      // A consent's row lives as long as the consent: its refresh tokens are read from it.
+      const redeemed = state.status !== 'code-issued' && state.status !== 'accepted';
+      const endsAt = state.consent && redeemed ? consentEndsAt(state) : state.asked.expires_at;
+      const expiresAt = new Date(endsAt * 1000);
       await writes.authorizationState({
         spaceId,
         key: rowKey(requestId),
@@ -85,11 +105,11 @@ export async function onRequest<Command extends RequestStep, Facts>(
         version,
         expiresAt,
       });
-      if (state.status === 'replayed')
+      if (consentVoided(state))
         await writes.tokenRevocation(spaceId, voided(ports, state, requestId));
     },
     forget: (_command, state) => {
-      if (state?.status !== 'replayed') return;
+      if (!state || !consentVoided(state)) return;
       const { jti, expiresAt } = voided(ports, state, _command.requestId);
       ports.revocations.noteRevoked(jti, msOf(expiresAt));
     },
@@ -99,14 +119,17 @@ export async function onRequest<Command extends RequestStep, Facts>(
   return handle(ports.events, decider, command);
 }
 
-/** The revocation of what a replayed code bought: its request's id, past every token's end. */
+/**
+ * The revocation of what a consent bought (a code or refresh token reused, or the consent
+ * withdrawn): its request's id, which every token it bought names, past every token's end.
+ */
 function voided(ports: AuthorizationPorts, state: AuthorizationRequestState, requestId: string) {
   const now = secondsOf(ports.clock.now());
   return {
     jti: requestId,
     clientId: state.asked.client_id,
     kind: 'public' as const,
-    expiresAt: now + ports.publicTokenTtlSeconds,
+    expiresAt: Math.max(now + ports.publicTokenTtlSeconds, consentEndsAt(state)),
     revokedAt: ports.clock.now(),
   };
 }

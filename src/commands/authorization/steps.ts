@@ -12,6 +12,7 @@ import {
 } from '../../domain/authorization/decide.js';
 import { commandEvent, type EventMetadata } from '../../domain/events.js';
 import {
+  CONSENT_TTL_SECONDS,
   AUTHORIZATION_CODE_TTL_SECONDS,
   AUTHORIZATION_REQUEST_TTL_SECONDS,
   clientDomain,
@@ -126,7 +127,7 @@ export async function startAuthorization(
 }
 
 /** What the storefront and the browser hear of a step refused. */
-const REFUSED: Refusals<AuthorizationRefusal, object> = {
+export const REFUSED: Refusals<AuthorizationRefusal, object> = {
   not_found: () => new NotFoundError('no authorization request of that id in this space'),
   expired: () =>
     new ConflictError('the authorization request has expired: the client must start again'),
@@ -149,10 +150,14 @@ const REFUSED: Refusals<AuthorizationRefusal, object> = {
     ),
   bad_code: () => new InvalidRequestError('not a code of this request'),
   code_replayed: () => new InvalidRequestError('not a code of this request'),
+  bad_refresh: () => new InvalidRequestError('not a refresh token of this request'),
+  other_key: () => new InvalidRequestError('not a refresh token of this request'),
+  consent_ended: () => new InvalidRequestError('not a refresh token of this request'),
+  refresh_reused: () => new InvalidRequestError('not a refresh token of this request'),
 };
 
 /** A step's common part: the request in the space, now, a fresh event id, who asked. */
-function stepOf(
+export function stepOf(
   ctx: AuthorizationPorts,
   ask: { readonly spaceId: string; readonly requestId: string; readonly metadata: EventMetadata },
 ): RequestStep {
@@ -179,10 +184,14 @@ export async function readAuthorization(
 export async function acceptAuthorization(
   ctx: AuthorizationPorts,
   ask: Parameters<typeof stepOf>[1] &
-    Omit<Parameters<typeof decideAccept>[0], keyof RequestStep | 'resume'>,
+    Omit<Parameters<typeof decideAccept>[0], keyof RequestStep | 'resume' | 'consentSeconds'> & {
+      readonly consentSeconds?: number | undefined;
+    },
 ): Promise<{ readonly resume: string }> {
   const { secret, digest } = newSecret();
-  await onRequest(ctx, { ...ask, ...stepOf(ctx, ask), resume: digest }, decideAccept, REFUSED);
+  const consentSeconds = ask.consentSeconds ?? CONSENT_TTL_SECONDS;
+  const command = { ...ask, ...stepOf(ctx, ask), resume: digest, consentSeconds };
+  await onRequest(ctx, command, decideAccept, REFUSED);
   return { resume: secret };
 }
 

@@ -1,11 +1,10 @@
 import { secretMatches } from '#oauth-authorize/secrets.js';
-import { verifierMatches } from '#oauth-authorize/pkce.js';
 import type { AuthorizationDetails } from '#verifier/actor-claim.js';
 import { accept, refuse, type Decision } from '../decision.js';
 import { commandEvent, type Asked, type DomainEvent, type EventData } from '../events.js';
 import {
+  RETIRED_REFRESH_KEPT,
   grantedWithinAsked,
-  issuedTo,
   mayGiveConsent,
   mayTarget,
   ownedBySpace,
@@ -15,10 +14,17 @@ import {
 export interface AuthorizationRequestState {
   readonly spaceId: string;
   readonly asked: EventData<'authorization-requested'>;
-  readonly status: 'pending' | 'accepted' | 'rejected' | 'code-issued' | 'redeemed' | 'replayed';
+  readonly status:
+    'pending' | 'accepted' | 'rejected' | 'code-issued' | 'redeemed' | 'replayed' | 'revoked';
   readonly consent?: EventData<'authorization-accepted'>;
   /** The last code handed out: its digest and end. */
   readonly code?: { readonly digest: string; readonly expiresAt: number };
+  /** The refresh token that stands now, its DPoP key, and the last ones it replaced. */
+  readonly refresh?: {
+    readonly digest: string;
+    readonly jkt?: string | undefined;
+    readonly retired: readonly string[];
+  };
 }
 
 export type AuthorizationEvent = DomainEvent<
@@ -28,6 +34,9 @@ export type AuthorizationEvent = DomainEvent<
   | 'authorization-code-issued'
   | 'authorization-code-redeemed'
   | 'authorization-code-replayed'
+  | 'authorization-refreshed'
+  | 'authorization-refresh-reused'
+  | 'authorization-consent-revoked'
 >;
 
 /** The state after `event` (a request's first event makes it). */
@@ -49,8 +58,22 @@ export function evolveAuthorization(
       const { code, expires_at } = data as EventData<'authorization-code-issued'>;
       return { ...state, status: 'code-issued', code: { digest: code, expiresAt: expires_at } };
     }
-    case 'authorization-code-redeemed':
-      return { ...state, status: 'redeemed' };
+    case 'authorization-code-redeemed': {
+      const { refresh, jkt } = data as EventData<'authorization-code-redeemed'>;
+      return {
+        ...state,
+        status: 'redeemed',
+        ...(refresh ? { refresh: { digest: refresh, jkt, retired: [] } } : {}),
+      };
+    }
+    case 'authorization-refreshed': {
+      const { refresh } = data as EventData<'authorization-refreshed'>;
+      const before = state.refresh!;
+      const retired = [before.digest, ...before.retired].slice(0, RETIRED_REFRESH_KEPT);
+      return { ...state, refresh: { ...before, digest: refresh, retired } };
+    }
+    case 'authorization-consent-revoked':
+      return { ...state, status: 'revoked' };
     default:
       return { ...state, status: 'replayed' };
   }
@@ -67,9 +90,17 @@ export type AuthorizationRefusal =
   | 'other_browser'
   | 'not_accepted'
   | 'bad_code'
-  | 'code_replayed';
+  | 'code_replayed'
+  | 'bad_refresh'
+  | 'other_key'
+  | 'consent_ended'
+  | 'refresh_reused';
 
-type Step = Asked & { readonly spaceId: string; readonly requestId: string; readonly now: number };
+export type Step = Asked & {
+  readonly spaceId: string;
+  readonly requestId: string;
+  readonly now: number;
+};
 
 /** The request, if it is of this space; expired ones are answered as expired, not as absent. */
 function live(state: AuthorizationRequestState | undefined, { spaceId, now }: Step) {
@@ -101,6 +132,8 @@ export function decideAccept(
     readonly resource: string;
     /** The digest of the secret the browser carries back: the consent's own half of the code. */
     readonly resume: string;
+    /** The consent's life (policy bounds it), from now. */
+    readonly consentSeconds: number;
   },
   state: AuthorizationRequestState | undefined,
 ): Decision<AuthorizationEvent, AuthorizationRefusal> {
@@ -127,6 +160,7 @@ export function decideAccept(
       accepted_by: storefront.clientId,
       parent_jti: storefront.jti,
       resume: command.resume,
+      expires_at: command.now + command.consentSeconds,
     }),
   ]);
 }
@@ -178,47 +212,4 @@ export function decideCode(
       expires_at: Math.min(command.now + command.codeTtl, state!.asked.expires_at),
     }),
   ]);
-}
-
-/**
- * The client redeems its code (OAuth 2.1 §4.1.3): the code's secret, its client, its redirect URI
- * and its PKCE verifier. A code already redeemed, presented again, revokes what it bought.
- */
-export function decideRedeem(
-  command: Omit<Step, 'spaceId'> & {
-    readonly secret: string;
-    readonly clientId: string;
-    readonly redirectUri: string | undefined;
-    readonly verifier: string;
-  },
-  state: AuthorizationRequestState | undefined,
-): Decision<
-  AuthorizationEvent,
-  AuthorizationRefusal,
-  { readonly request: AuthorizationRequestState }
-> {
-  const { code } = state ?? {};
-  if (!state || !code || !secretMatches(command.secret, code.digest)) return refuse('bad_code');
-  const { requestId } = command;
-  const { asked } = state;
-  // Its client with its verifier: only then is a second use a replay that revokes (a code seen in
-  // a browser's history, with guesses at the rest, revokes nothing and is recorded in no name).
-  const own =
-    issuedTo({ clientId: asked.client_id }, command.clientId) &&
-    verifierMatches(command.verifier, asked.code_challenge);
-  if (!own) return refuse('bad_code');
-  if (state.status === 'redeemed') {
-    return refuse('code_replayed', [
-      commandEvent(command, 'authorization-code-replayed', { request_id: requestId }),
-    ]);
-  }
-  const good =
-    state.status === 'code-issued' &&
-    command.now < code.expiresAt &&
-    // RFC 6749 §4.1.3: the same when sent; PKCE binds the code to its request when not (OAuth 2.1).
-    (command.redirectUri === undefined || command.redirectUri === asked.redirect_uri);
-  if (!good) return refuse('bad_code');
-  return accept([commandEvent(command, 'authorization-code-redeemed', { request_id: requestId })], {
-    request: state,
-  });
 }

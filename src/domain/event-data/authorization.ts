@@ -41,6 +41,8 @@ export const authorizationAcceptedSchema = z.object({
   parent_jti: z.string().max(64),
   /** The digest of the secret the consent sends the browser back with. */
   resume: digest,
+  /** The consent's end: no refresh after it (absent in events before refresh tokens). */
+  expires_at: seconds.optional(),
 });
 
 export const authorizationRejectedSchema = z.object({
@@ -56,6 +58,21 @@ export const authorizationCodeIssuedSchema = z.object({
 });
 
 const requestOnly = z.object({ request_id: requestId });
+
+/** A code redeemed: the refresh token it also bought, and the DPoP key that holds it. */
+export const authorizationCodeRedeemedSchema = z.object({
+  request_id: requestId,
+  /** The refresh token's secret's digest (absent in events before refresh tokens). */
+  refresh: digest.optional(),
+  /** RFC 9449 §5: a public client's refresh token is bound to the key it redeemed with. */
+  jkt: z.string().max(64).optional(),
+});
+
+/** A refresh token used: the next one's digest replaces it (rotation, OAuth 2.1 §4.3.1). */
+export const authorizationRefreshedSchema = z.object({
+  request_id: requestId,
+  refresh: digest,
+});
 const example = { request_id: 'ar_example' };
 
 /** The authorization endpoint (issue 64): a space's app, then each request's life. */
@@ -104,7 +121,23 @@ export const AUTHORIZATION_EVENTS = {
       expires_at: Math.floor(later.getTime() / 1000),
     }),
   }),
-  'authorization-code-redeemed': declareEvent(requestOnly, {
+  'authorization-code-redeemed': declareEvent(authorizationCodeRedeemedSchema, {
+    redacted: ['refresh'],
+    audit: ['request_id', 'jkt'],
+    example: () => ({ ...example, refresh: 'q0ZbN3v5yH9rT1kLmP2sW8xC4dF6gJ7aE5uI0oY3nBQ' }),
+  }),
+  'authorization-refreshed': declareEvent(authorizationRefreshedSchema, {
+    redacted: ['refresh'],
+    audit: ['request_id'],
+    example: () => ({ ...example, refresh: 'Zk1mQ8vR3tY6wE9uI2oP5aS7dF0gH4jK1lX3cV6bN8M' }),
+  }),
+  /** A retired refresh token presented again: the consent's tokens are revoked (OAuth 2.1 §4.3.1). */
+  'authorization-refresh-reused': declareEvent(requestOnly, {
+    audit: ['request_id'],
+    example: () => example,
+  }),
+  /** The storefront withdrew a customer's consent: every token it bought is revoked. */
+  'authorization-consent-revoked': declareEvent(requestOnly, {
     audit: ['request_id'],
     example: () => example,
   }),

@@ -23,3 +23,20 @@ export function grantedWithinAsked<Detail>(
   if (granted.details === undefined) return true;
   return asked.details !== undefined && delegatedDetails(asked.details, granted.details).ok;
 }
+
+/** Whether a consent's tokens are void: a code or refresh token reused, or the consent withdrawn. */
+export const consentVoided = (state: { readonly status: string }) =>
+  state.status === 'replayed' || state.status === 'revoked';
+
+/** A consent's life when the storefront names none: its refresh tokens end with it. */
+export const CONSENT_TTL_SECONDS = 30 * 24 * 3600;
+
+/** The longest consent a storefront may give: a year, then the customer is asked again. */
+export const CONSENT_MAX_TTL_SECONDS = 365 * 24 * 3600;
+
+/**
+ * How many retired refresh tokens a consent remembers: one of them presented again is a reuse
+ * that revokes the consent; older ones are only refused. Bounded, so a consent's row does not grow
+ * with every refresh.
+ */
+export const RETIRED_REFRESH_KEPT = 16;

@@ -8,6 +8,8 @@ import {
   readAuthorization,
   rejectAuthorization,
 } from '../../commands/authorization/steps.js';
+import { listConsents, revokeConsent } from '../../commands/authorization/consents.js';
+import { CONSENT_MAX_TTL_SECONDS } from '../../domain/policy.js';
 import { resourceOf } from '../../commands/token/delegated/authorization-code.js';
 import type { PrivateTokenClaims } from '../../crypto/access-tokens.js';
 import { scopeListSchema } from '../../domain/event-data/credential.js';
@@ -29,6 +31,8 @@ const acceptBody = z.object({
   /** What the customer granted: some of the scopes asked; absent: all of them. */
   scope: scopeListSchema.optional(),
   authorization_details: authorizationDetailsSchema.optional(),
+  /** The consent's life in seconds: its refresh tokens end with it (default 30 days, at most a year). */
+  expires_in: z.number().int().min(60).max(CONSENT_MAX_TTL_SECONDS).optional(),
 });
 const rejectBody = z.object({ description: z.string().max(500).optional() });
 const requestView = z.object({
@@ -46,6 +50,25 @@ const requestView = z.object({
   scopes: z.array(z.string()),
   resource: z.string(),
   authorization_details: authorizationDetailsSchema.optional(),
+});
+
+const consentsQuery = z.object({ customer_id: z.string().min(1).max(256) });
+const consentPath = z.object({ consent_id: requestIdSchema });
+const revoked = z.object({ revoked: z.literal(true) });
+const consentList = z.object({
+  consents: z.array(
+    z.object({
+      /** The authorization request's id, which every token the consent bought names. */
+      consent_id: z.string(),
+      client_id: z.string(),
+      customer_id: z.string(),
+      segment_id: z.string(),
+      resource: z.string(),
+      scopes: z.array(z.string()),
+      authorization_details: authorizationDetailsSchema.optional(),
+      expires_at: z.number(),
+    }),
+  ),
 });
 
 /** The storefront's private token as the one giving consent. */
@@ -125,6 +148,7 @@ export function authorizationRequestRoutes(
           scopes: body.scope ?? asked.scopes,
           authorizationDetails: body.authorization_details,
           resource: resourceOf(commands, asked.resource),
+          consentSeconds: body.expires_in,
         });
         const to = new URL(`${issuerOf(spaceId)}/authorize/resume`);
         to.searchParams.set('authorization_request', requestId);
@@ -150,6 +174,47 @@ export function authorizationRequestRoutes(
           iss: issuerOf(step.spaceId),
         });
         answerNoStore(ctx, { redirect_to: to } satisfies z.infer<typeof redirectTo>);
+      },
+    }),
+    route('get', '/v1/consents', 'private-token', {
+      tag: 'Authorization',
+      operationId: 'listConsents',
+      summary:
+        "A customer's standing consents in the token's space: which agent may do what, until when",
+      query: consentsQuery,
+      responses: [{ status: 200, description: 'The consents', schema: consentList }],
+      errors: ['invalid_request', 'insufficient_scope'],
+      async handle(ctx, { privateToken }, { query }) {
+        const spaceId = privateToken.space_id;
+        const storefront = storefrontOf(privateToken);
+        const consents = await listConsents(commands, spaceId, query.customer_id, storefront);
+        answerNoStore(ctx, {
+          consents: consents.map((consent) => ({
+            consent_id: consent.consentId,
+            client_id: consent.clientId,
+            customer_id: consent.customerId,
+            segment_id: consent.segmentId,
+            resource: resourceOf(commands, consent.resource),
+            scopes: [...consent.scopes],
+            ...(consent.authorizationDetails
+              ? { authorization_details: consent.authorizationDetails as never }
+              : {}),
+            expires_at: consent.expiresAt,
+          })),
+        } satisfies z.infer<typeof consentList>);
+      },
+    }),
+    route('post', '/v1/consents/:consent_id/revoke', 'private-token', {
+      tag: 'Authorization',
+      operationId: 'revokeConsent',
+      summary:
+        'Withdraw a consent: its refresh token and every access token it bought stop working',
+      params: consentPath,
+      responses: [{ status: 200, description: 'Withdrawn (or already void)', schema: revoked }],
+      errors: ['invalid_request', 'not_found', 'insufficient_scope'],
+      async handle(ctx, { privateToken, actor }, { params }) {
+        await revokeConsent(commands, who(ctx, privateToken, actor, params.consent_id));
+        answerNoStore(ctx, { revoked: true } satisfies z.infer<typeof revoked>);
       },
     }),
   ];

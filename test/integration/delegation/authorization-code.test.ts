@@ -58,6 +58,9 @@ async function storefront(space = SPACE) {
         ...body,
       }),
     reject: (id: string) => call('POST', `/v1/authorization-requests/${id}/reject`, {}),
+    consents: (customer: string) =>
+      call('GET', `/v1/consents?customer_id=${encodeURIComponent(customer)}`),
+    revoke: (id: string) => call('POST', `/v1/consents/${id}/revoke`, {}),
   };
 }
 
@@ -114,6 +117,23 @@ const redeem = (code: string, verifier: string, extra: Record<string, string> = 
     redirect_uri: CALLBACK,
     ...extra,
   });
+
+const refresh = (token: string, extra: Record<string, string> = {}) =>
+  service.post('/v1/credential/token', {
+    grant_type: 'refresh_token',
+    refresh_token: token,
+    client_id: agent,
+    ...extra,
+  });
+
+/** A redeemed code's access and refresh tokens. */
+async function tokensFor(accept: Record<string, unknown> = {}) {
+  const flow = await codeFor(accept);
+  const response = await redeem(flow.code, flow.verifier);
+  const body = (await response.json()) as { access_token: string; refresh_token: string };
+  expect(response.status, JSON.stringify(body)).toBe(200);
+  return { ...flow, ...body };
+}
 
 const introspect = async (token: string) => {
   const storefrontClient = await parties.credential(SCOPES);
@@ -277,5 +297,77 @@ describe('the authorization code flow, headless', () => {
       iss: iss(),
     });
     expect((await shop.accept(started.requestId)).status).toBe(409);
+  });
+
+  it('a refresh token is rotated: each gives a token for the same customer and the next refresh token', async () => {
+    const first = await tokensFor();
+    expect(first.refresh_token).toMatch(new RegExp(`^${first.requestId}\\.`));
+    const once = await refresh(first.refresh_token);
+    const body = (await once.json()) as { access_token: string; refresh_token: string };
+    expect(once.status, JSON.stringify(body)).toBe(200);
+    expect(body.refresh_token).not.toBe(first.refresh_token);
+    expect(decodeJwt(body.access_token)).toMatchObject({ sub: 'c-7', act: { sub: agent } });
+    // Fewer scopes may be asked (RFC 6749 §6), never more.
+    const narrower = await refresh(body.refresh_token, { scope: 'products:read' });
+    const narrow = (await narrower.json()) as { access_token: string; refresh_token: string };
+    expect(narrower.status, JSON.stringify(narrow)).toBe(200);
+    expect(decodeJwt(narrow.access_token).scope).toBe('products:read');
+    const wider = await refresh(narrow.refresh_token, { scope: 'orders:read' });
+    expect(await parties.refusal(wider)).toMatchObject({ error: 'invalid_scope' });
+    // Another client with the refresh token that stands: nothing, and nothing revoked.
+    const stranger = await refresh(narrow.refresh_token, { client_id: `${agent}x` });
+    expect(await parties.refusal(stranger)).toMatchObject({ error: 'invalid_grant' });
+    expect((await refresh(narrow.refresh_token)).status).toBe(200);
+  });
+
+  it('a reused refresh token revokes the consent: its tokens inactive, its newest refresh token refused', async () => {
+    const first = await tokensFor();
+    const rotated = (await (await refresh(first.refresh_token)).json()) as {
+      access_token: string;
+      refresh_token: string;
+    };
+    const reused = await parties.refusal(await refresh(first.refresh_token));
+    expect(reused).toMatchObject({ error: 'invalid_grant' });
+    expect(reused.error_description).toMatch(/replaced before/);
+    expect(await introspect(first.access_token)).toMatchObject({ active: false });
+    expect(await introspect(rotated.access_token)).toMatchObject({ active: false });
+    expect(await parties.refusal(await refresh(rotated.refresh_token))).toMatchObject({
+      error: 'invalid_grant',
+    });
+  });
+
+  it("the storefront lists a customer's consents and withdraws one: its tokens stop everywhere", async () => {
+    const customer = `c-list-${Date.now()}`;
+    const kept = await tokensFor({ customer_id: customer, expires_in: 3600 });
+    const withdrawn = await tokensFor({ customer_id: customer });
+    const shop = await storefront();
+    const listed = (await (await shop.consents(customer)).json()) as {
+      consents: Array<{ consent_id: string; client_id: string; expires_at: number }>;
+    };
+    expect(listed.consents.map((c) => c.consent_id).sort()).toEqual(
+      [kept.requestId, withdrawn.requestId].sort(),
+    );
+    const mine = listed.consents.find((c) => c.consent_id === kept.requestId)!;
+    expect(mine.client_id).toBe(agent);
+    expect(mine.expires_at - Math.floor(Date.now() / 1000)).toBeLessThanOrEqual(3600);
+    // Another space's storefront sees none of them and withdraws nothing.
+    const other = await storefront(OTHER_SPACE);
+    expect(await (await other.consents(customer)).json()).toEqual({ consents: [] });
+    expect((await other.revoke(withdrawn.requestId)).status).toBe(404);
+    expect(await introspect(withdrawn.access_token)).toMatchObject({ active: true });
+
+    const revoked = await shop.revoke(withdrawn.requestId);
+    expect(revoked.status, await revoked.clone().text()).toBe(200);
+    expect(await introspect(withdrawn.access_token)).toMatchObject({ active: false });
+    expect(await parties.refusal(await refresh(withdrawn.refresh_token))).toMatchObject({
+      error: 'invalid_grant',
+    });
+    expect((await shop.revoke(withdrawn.requestId)).status).toBe(200);
+    const after = (await (await shop.consents(customer)).json()) as {
+      consents: Array<{ consent_id: string }>;
+    };
+    expect(after.consents.map((c) => c.consent_id)).toEqual([kept.requestId]);
+    expect(await introspect(kept.access_token)).toMatchObject({ active: true });
+    expect((await refresh(kept.refresh_token)).status).toBe(200);
   });
 });

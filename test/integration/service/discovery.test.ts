@@ -34,6 +34,7 @@ describe('OAuth discovery (RFC 8414)', () => {
         'urn:ietf:params:oauth:grant-type:token-exchange',
         'urn:ietf:params:oauth:grant-type:jwt-bearer',
         'authorization_code',
+        'refresh_token',
       ],
       token_endpoint_auth_methods_supported: [
         'client_secret_basic',

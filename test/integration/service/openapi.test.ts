@@ -398,6 +398,14 @@ describe('OpenAPI document', () => {
     const resume = new URL((accepted.body as { redirect_to: string }).redirect_to);
     const back = { headers: { cookie: asking.cookie }, manual: true };
     expect((await call('GET', resume.pathname + resume.search, back)).status).toBe(302);
+    const consents = '/v1/consents';
+    expect((await call('GET', `${consents}?customer_id=c-1`, { headers: bearer })).status).toBe(
+      200,
+    );
+    expect((await call('GET', consents, { headers: bearer })).status).toBe(400);
+    const withdraw = { headers: bearer, json: {} };
+    expect((await call('POST', `${consents}/${asking.id}/revoke`, withdraw)).status).toBe(200);
+    expect((await call('POST', `${consents}/ar_nothing/revoke`, withdraw)).status).toBe(400);
     const second = await authorize();
     const rejected = await call('POST', `${requests}/${second.id}/reject`, {
       headers: bearer,

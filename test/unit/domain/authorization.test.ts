@@ -4,11 +4,15 @@ import { newSecret } from '#oauth-authorize/secrets.js';
 import {
   decideAccept,
   decideCode,
-  decideRedeem,
   decideReject,
   evolveAuthorization,
   type AuthorizationRequestState,
 } from '../../../src/domain/authorization/decide.js';
+import {
+  decideRedeem,
+  decideRefresh,
+  decideRevokeConsent,
+} from '../../../src/domain/authorization/consent.js';
 import { metadata } from '../../support/given.js';
 
 const VERIFIER = 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk';
@@ -51,10 +55,11 @@ const consent = {
   storefront,
   resource: 'storefront.test',
   resume: resume.digest,
+  consentSeconds: 86_400,
 };
 const accepted = {
   type: 'authorization-accepted',
-  data: { request_id: 'ar_1', resume: resume.digest },
+  data: { request_id: 'ar_1', resume: resume.digest, expires_at: 5000 },
 };
 const coded = {
   type: 'authorization-code-issued',
@@ -69,6 +74,8 @@ const redeem = {
   clientId: AGENT,
   redirectUri: 'http://127.0.0.1:5000/cb',
   verifier: VERIFIER,
+  refresh: newSecret().digest,
+  jkt: undefined,
 };
 
 describe('an authorization request', () => {
@@ -78,6 +85,8 @@ describe('an authorization request', () => {
       type: 'authorization-accepted',
       data: { customer_id: 'c-1', scopes: ['products:read'], accepted_by: 'storefront' },
     });
+    // The consent ends when the storefront said: its refresh tokens with it.
+    expect(decision.ok && decision.events[0]!.data).toMatchObject({ expires_at: 1100 + 86_400 });
   });
 
   it('when the grant is wider than asked, in another space, late or decided before, then it is refused', () => {
@@ -196,5 +205,96 @@ describe('an authorization request', () => {
       given(accepted, coded, redeemed),
     );
     expect(guess).toMatchObject({ refusal: 'bad_code', events: [] });
+  });
+});
+
+const first = newSecret();
+const second = newSecret();
+const redeemedWith = (jkt?: string) => ({
+  type: 'authorization-code-redeemed',
+  data: { request_id: 'ar_1', refresh: first.digest, ...(jkt ? { jkt } : {}) },
+});
+const refreshed = {
+  type: 'authorization-refreshed',
+  data: { request_id: 'ar_1', refresh: second.digest },
+};
+const refresh = {
+  requestId: 'ar_1',
+  now: 2000,
+  eventId: 'e-10',
+  metadata,
+  secret: first.secret,
+  clientId: AGENT,
+  jkt: undefined as string | undefined,
+  next: second.digest,
+};
+
+describe("a consent's refresh tokens", () => {
+  it('when the client refreshes with the token that stands, then the next replaces it', () => {
+    const decision = decideRefresh(refresh, given(accepted, coded, redeemedWith()));
+    expect(decision.ok && decision.events[0]).toMatchObject({
+      type: 'authorization-refreshed',
+      data: { refresh: second.digest },
+    });
+    const after = given(accepted, coded, redeemedWith(), refreshed);
+    expect(after.refresh).toMatchObject({ digest: second.digest, retired: [first.digest] });
+    expect(decideRefresh({ ...refresh, secret: second.secret }, after).ok).toBe(true);
+  });
+
+  it('when a replaced token comes again from its client, then the reuse is recorded and the consent void', () => {
+    const after = given(accepted, coded, redeemedWith(), refreshed);
+    const decision = decideRefresh(refresh, after);
+    expect(decision).toMatchObject({ ok: false, refusal: 'refresh_reused' });
+    expect(decision.events.map((event) => event.type)).toEqual(['authorization-refresh-reused']);
+    const reused = given(accepted, coded, redeemedWith(), refreshed, decision.events[0]!);
+    expect(reused.status).toBe('replayed');
+    // Nothing refreshes a void consent, not even the token that stood.
+    expect(decideRefresh({ ...refresh, secret: second.secret }, reused)).toMatchObject({
+      refusal: 'bad_refresh',
+      events: [],
+    });
+  });
+
+  it('when the token is unknown, another client sends it, or it is bound to another key, then nothing is recorded', () => {
+    const bound = given(accepted, coded, redeemedWith('key-a'), refreshed);
+    for (const [wrong, refusal] of [
+      [{ secret: newSecret().secret }, 'bad_refresh'],
+      [{ clientId: 'https://agents.example/b.json' }, 'bad_refresh'],
+      [{ jkt: undefined }, 'other_key'],
+      [{ jkt: 'key-b' }, 'other_key'],
+    ] as const) {
+      // The replaced token, by a copy's holder without the key: refused, and no revocation.
+      const decision = decideRefresh({ ...refresh, jkt: 'key-a', ...wrong }, bound);
+      expect(decision, JSON.stringify(wrong)).toMatchObject({ ok: false, refusal, events: [] });
+    }
+    expect(decideRefresh({ ...refresh, secret: second.secret, jkt: 'key-a' }, bound).ok).toBe(true);
+  });
+
+  it('when the consent has ended, then no refresh', () => {
+    const state = given(accepted, coded, redeemedWith());
+    expect(decideRefresh({ ...refresh, now: 5000 }, state)).toMatchObject({
+      refusal: 'consent_ended',
+    });
+  });
+
+  it('when the storefront withdraws the consent, then it is void, once; another space or an agent cannot', () => {
+    const state = given(accepted, coded, redeemedWith());
+    const command = { ...step, storefront };
+    const decision = decideRevokeConsent(command, state);
+    expect(decision.ok && decision.events.map((event) => event.type)).toEqual([
+      'authorization-consent-revoked',
+    ]);
+    const revoked = given(accepted, coded, redeemedWith(), decision.events[0]!);
+    expect(revoked.status).toBe('revoked');
+    expect(decideRevokeConsent(command, revoked)).toMatchObject({ ok: true, events: [] });
+    expect(decideRefresh(refresh, revoked)).toMatchObject({ refusal: 'bad_refresh' });
+    expect(decideRevokeConsent({ ...command, spaceId: 'space-b' }, state)).toMatchObject({
+      refusal: 'not_found',
+    });
+    const agent = { clientId: AGENT };
+    expect(decideRevokeConsent({ ...command, storefront: agent }, state)).toMatchObject({
+      refusal: 'not_storefront',
+    });
+    expect(decideRevokeConsent(command, given())).toMatchObject({ refusal: 'not_found' });
   });
 });

@@ -1,7 +1,13 @@
 import { z } from 'zod';
-import { readCode } from '#oauth-authorize/secrets.js';
+import { newCode, readCode } from '#oauth-authorize/secrets.js';
 import { clientActor } from '../../../domain/actors.js';
-import { decideRedeem, type AuthorizationRefusal } from '../../../domain/authorization/decide.js';
+import { consentEndsAt, decideRedeem } from '../../../domain/authorization/consent.js';
+import {
+  type AuthorizationRefusal,
+  type AuthorizationRequestState,
+} from '../../../domain/authorization/decide.js';
+import type { EventMetadata } from '../../../domain/events.js';
+import type { DpopProof } from '../../../crypto/dpop.js';
 import { secondsOf } from '../../../domain/times.js';
 import { InvalidGrantError, InvalidTargetError } from '../../../errors/errors.js';
 import type { PublicTokenClaims } from '../../../crypto/access-tokens.js';
@@ -11,6 +17,7 @@ import { onRequest, readRequest } from '../../authorization/requests.js';
 import { clientStanding } from '../standing.js';
 import { defineGrant } from '../grants/grant.js';
 import { requireSentClient, tokenResponse } from '../grants/answer.js';
+import type { GrantResponse } from '../grants/grant.js';
 import { issueDelegatedToken } from './issue.js';
 
 const field = z.string().min(1, 'must not be empty');
@@ -42,6 +49,10 @@ const REDEEM_REFUSED: Refusals<AuthorizationRefusal, object> = {
   not_accepted: NOT_GOOD,
   bad_code: NOT_GOOD,
   code_replayed: invalid('the code was used before: the tokens it bought are revoked'),
+  bad_refresh: NOT_GOOD,
+  other_key: NOT_GOOD,
+  consent_ended: NOT_GOOD,
+  refresh_reused: NOT_GOOD,
 };
 
 /**
@@ -70,6 +81,8 @@ export const authorizationCodeGrant = defineGrant({
     await requireSentClient(ctx, client, origin, { clientId: asked.client_id, token: 'code' });
     const metadata = { actor: clientActor(fields.client_id), ...origin };
     const now = secondsOf(ctx.clock.now());
+    const proof = await dpop();
+    const refresh = newCode(sent.requestId);
     const redeemed = await onRequest(
       ctx,
       {
@@ -82,45 +95,78 @@ export const authorizationCodeGrant = defineGrant({
         clientId: fields.client_id,
         redirectUri: fields.redirect_uri,
         verifier: fields.code_verifier,
+        refresh: refresh.digest,
+        jkt: proof?.jkt,
       },
       decideRedeem,
       REDEEM_REFUSED,
     );
-    const { consent } = redeemed.facts.request;
-    const agent = asked.client_id;
-    // The consent as the subject token it stands for: its id the request's, the storefront its client.
-    const subject: PublicTokenClaims = {
-      iss: ctx.issuer,
-      sub: consent!.customer_id,
-      aud: resourceOf(ctx, asked.resource),
-      exp: now + ctx.publicTokenTtlSeconds,
-      iat: now,
-      jti: sent.requestId,
-      client_id: consent!.accepted_by,
-      space_id: spaceId,
-      token_kind: 'public',
-      customer_id: consent!.customer_id,
-      segment_id: consent!.segment_id,
-      parent_jti: consent!.parent_jti,
-      act: { sub: consent!.accepted_by },
-      may_act: { sub: agent },
-      ...(consent!.scopes.length > 0 ? { scope: consent!.scopes.join(' ') } : {}),
-      ...(consent!.authorization_details
-        ? { authorization_details: consent!.authorization_details }
-        : {}),
-    };
-    const credential = await clientStanding(ctx, spaceId, agent);
-    const ends = { expiresAt: Number.POSITIVE_INFINITY, revoked: false } as const;
-    const issued = await issueDelegatedToken(ctx, {
-      spaceId,
-      subject,
-      actor: { ...ends, clientId: agent, spaceId, credential },
+    return issueOnConsent(ctx, {
+      requestId: sent.requestId,
+      request: redeemed.facts.request,
+      now,
       metadata,
-      dpop: await dpop(),
+      dpop: proof,
+      refreshToken: refresh.code,
     });
-    return tokenResponse(issued);
   },
 });
+
+/**
+ * A delegated token on a consent, for its code or a refresh: the consent stands as the subject
+ * token would, its id the request's (which a reuse or a withdrawal revokes), the storefront its
+ * client, its end no later than the consent's.
+ */
+export async function issueOnConsent(
+  ctx: CommandContext,
+  command: {
+    readonly requestId: string;
+    readonly request: AuthorizationRequestState;
+    readonly now: number;
+    readonly metadata: EventMetadata;
+    readonly dpop: DpopProof | undefined;
+    readonly refreshToken: string;
+    /** Some of the consent's scopes (RFC 6749 §6); undefined: all of them. */
+    readonly scopes?: readonly string[] | undefined;
+  },
+): Promise<GrantResponse> {
+  const { request, now, requestId } = command;
+  const { asked, spaceId } = request;
+  const consent = request.consent!;
+  const agent = asked.client_id;
+  const subject: PublicTokenClaims = {
+    iss: ctx.issuer,
+    sub: consent.customer_id,
+    aud: resourceOf(ctx, asked.resource),
+    exp: Math.min(now + ctx.publicTokenTtlSeconds, consentEndsAt(request)),
+    iat: now,
+    jti: requestId,
+    client_id: consent.accepted_by,
+    space_id: spaceId,
+    token_kind: 'public',
+    customer_id: consent.customer_id,
+    segment_id: consent.segment_id,
+    parent_jti: consent.parent_jti,
+    act: { sub: consent.accepted_by },
+    may_act: { sub: agent },
+    ...(consent.scopes.length > 0 ? { scope: consent.scopes.join(' ') } : {}),
+    ...(consent.authorization_details
+      ? { authorization_details: consent.authorization_details }
+      : {}),
+  };
+  const credential = await clientStanding(ctx, spaceId, agent);
+  const ends = { expiresAt: Number.POSITIVE_INFINITY, revoked: false } as const;
+  const issued = await issueDelegatedToken(ctx, {
+    spaceId,
+    subject,
+    actor: { ...ends, clientId: agent, spaceId, credential },
+    metadata: command.metadata,
+    dpop: command.dpop,
+    scopes: command.scopes,
+  });
+  const answer = tokenResponse(issued);
+  return { ...answer, body: { ...answer.body, refresh_token: command.refreshToken } };
+}
 
 /** The token's audience: the resource asked for (checked at /authorize), else the first audience. */
 export const resourceOf = (ctx: Pick<CommandContext, 'audiences'>, resource: string | undefined) =>

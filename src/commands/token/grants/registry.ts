@@ -3,6 +3,7 @@ import type { Grant } from './grant.js';
 import { tokenExchangeGrant } from '../public/token-exchange.js';
 import { jwtBearerGrant } from '../private/jwt-bearer.js';
 import { authorizationCodeGrant } from '../delegated/authorization-code.js';
+import { refreshTokenGrant } from '../delegated/refresh-token.js';
 
 /** Every grant the token endpoint takes (docs/architecture.md, "Adding a grant"). */
 export const GRANTS: readonly Grant[] = [
@@ -10,6 +11,7 @@ export const GRANTS: readonly Grant[] = [
   tokenExchangeGrant,
   jwtBearerGrant,
   authorizationCodeGrant,
+  refreshTokenGrant,
 ];
 
 /** The `grant_type` values, for discovery and the unsupported-grant error. */

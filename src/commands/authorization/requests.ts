@@ -20,7 +20,7 @@ export type AuthorizationPorts = Pick<
 >;
 
 /** A request's state with its stream's version, as its row keeps it. */
-type Held = (AuthorizationRequestState & { readonly version: number }) | undefined;
+export type Held = (AuthorizationRequestState & { readonly version: number }) | undefined;
 
 /** Every step names its request and, once known, its space. */
 export interface RequestStep {
@@ -75,14 +75,18 @@ export async function onRequest<Command extends RequestStep, Facts>(
     state: AuthorizationRequestState | undefined,
   ) => Decision<NewEvent, AuthorizationRefusal, Facts>,
   refusals: Refusals<AuthorizationRefusal, Command>,
+  /** The row as the caller just read it: the first attempt decides on it (its version is checked). */
+  held?: Held,
 ) {
+  let preloaded = held;
   const decider: Decider<Command, Held, AuthorizationRefusal, Facts> = {
     stream: ({ spaceId, requestId }) => ({
       spaceId,
       stream: streams.authorizationRequest(requestId),
     }),
     load: async ({ requestId }) => {
-      const state = await readRequest(ports, requestId);
+      const state = preloaded ?? (await readRequest(ports, requestId));
+      preloaded = undefined;
       return state ? { state, version: state.version } : { state };
     },
     decide,

@@ -74,8 +74,8 @@ export function decideRemoveDomain(
   return accept([event], placed(command));
 }
 
-/** Whether a client id is a URL (a client ID metadata document's), not one of our `ci_` ids. */
-export const isMetadataClientId = (clientId: string) => /^[a-z][a-z0-9+.-]*:/i.test(clientId);
+/** Whether `clientId` names a metadata document (a URL): the policy's word, said once. */
+export { isMetadataClientId } from '../policy.js';
 
 /** Why `clientId` cannot be a metadata document URL (the draft's §3), or undefined. */
 export function metadataClientIdRefusal(clientId: string): string | undefined {

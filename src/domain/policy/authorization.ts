@@ -11,8 +11,11 @@ export const AUTHORIZATION_CODE_TTL_SECONDS = 60;
  * metadata document (a URL), whose private token buys no customer's token either (/v1/issue).
  */
 export function mayGiveConsent(clientId: string): boolean {
-  return !/^[a-z][a-z0-9+.-]*:/i.test(clientId);
+  return !isMetadataClientId(clientId);
 }
+
+/** Whether a client id is a URL (a client ID metadata document's), not one of our `ci_` ids. */
+export const isMetadataClientId = (clientId: string) => /^[a-z][a-z0-9+.-]*:/i.test(clientId);
 
 /** What the storefront grants is never wider than what the client asked: some scopes, some objects. */
 export function grantedWithinAsked<Detail>(

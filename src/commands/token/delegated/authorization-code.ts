@@ -100,6 +100,7 @@ export const authorizationCodeGrant = defineGrant({
       },
       decideRedeem,
       REDEEM_REFUSED,
+      held,
     );
     return issueOnConsent(ctx, {
       requestId: sent.requestId,

@@ -107,6 +107,7 @@ export const refreshTokenGrant = defineGrant({
       },
       decideRefresh,
       REFRESH_REFUSED,
+      held,
     );
     return issueOnConsent(ctx, {
       requestId: sent.requestId,

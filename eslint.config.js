@@ -96,7 +96,8 @@ export const LAYERS = {
 export const TOOL_LAYERS = {
   'tools/reliability': ['audit-trail', 'projections', 'crypto', 'domain', 'db', 'net'],
   'tools/fleet': ['audit-trail', 'db', 'config', 'net'],
-  'tools/cli': ['tools/fleet', 'tools/reliability', 'cli', 'db'],
+  'tools/cli': ['tools/fleet', 'tools/reliability', 'tools/consent-app', 'cli', 'db'],
+  'tools/consent-app': [],
 };
 
 /**

@@ -1,5 +1,9 @@
 import type { Config } from '../config/config.js';
-import { readAuthorizationState, readConsentRows } from '../projections/authorization-states.js';
+import {
+  readAuthorizationState,
+  readConsentRows,
+  readConsentsEnd,
+} from '../projections/authorization-states.js';
 import type { Logger } from '../config/logger.js';
 import type { DatabaseHandle } from '../db/database.js';
 import type { CommandContext } from '../commands/context.js';
@@ -179,6 +183,7 @@ export async function createCommandContext(
     authorizations: {
       read: (key) => readAuthorizationState(db, key),
       consentsOf: (spaceId, customerId) => readConsentRows(db, spaceId, customerId),
+      consentsEndOf: (spaceId, parentJti) => readConsentsEnd(db, spaceId, parentJti),
     },
     // Client ID metadata documents: the domains read as they stand, documents and first uses bounded.
     metadataClients: {

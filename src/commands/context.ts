@@ -89,5 +89,7 @@ export interface CommandContext {
     read(key: string): Promise<Omit<AuthorizationStateRow, 'key'> | undefined>;
     /** The rows of the requests a customer consented to in a space. */
     consentsOf(spaceId: string, customerId: string): Promise<readonly AuthorizationStateRow[]>;
+    /** The latest end of the consents a storefront's private token accepted, if any. */
+    consentsEndOf(spaceId: string, parentJti: string): Promise<number | undefined>;
   };
 }

@@ -49,7 +49,10 @@ export async function readAuthorizationState(
   );
 }
 
-/** The requests a customer consented to in a space (migration 048's index), newest first. */
+/**
+ * The redeemed requests a customer consented to in a space that have not ended (migration 048's
+ * index), latest end first: a void or ended one never takes a standing one's place in the list.
+ */
 export async function readConsentRows(
   db: Kysely<Database>,
   spaceId: string,
@@ -59,8 +62,9 @@ export async function readConsentRows(
     .selectFrom('authorization_states')
     .select(['space_id', 'key', 'state', 'version', 'expires_at'])
     .where('space_id', '=', spaceId)
-    .where(sql<boolean>`state ? 'consent'`)
+    .where(sql<boolean>`state->>'status' = 'redeemed'`)
     .where(sql<string>`state->'consent'->>'customer_id'`, '=', customerId)
+    .where('expires_at', '>', new Date())
     .orderBy('expires_at', 'desc')
     .limit(CONSENTS_LISTED)
     .execute();
@@ -75,3 +79,19 @@ export async function readConsentRows(
 
 /** The most consents one customer's list shows: an agent asks again rather than pile up. */
 export const CONSENTS_LISTED = 200;
+
+/** The latest end of the consents `parentJti` (a storefront's private token) accepted in a space. */
+export async function readConsentsEnd(
+  db: Kysely<Database>,
+  spaceId: string,
+  parentJti: string,
+): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('authorization_states')
+    .select(sql<string | null>`max(state->'consent'->>'expires_at')::bigint`.as('ends'))
+    .where('space_id', '=', spaceId)
+    .where(sql<boolean>`state ? 'consent'`)
+    .where(sql<string>`state->'consent'->>'parent_jti'`, '=', parentJti)
+    .executeTakeFirst();
+  return row?.ends == null ? undefined : Number(row.ends);
+}

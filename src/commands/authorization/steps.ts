@@ -150,6 +150,7 @@ export const REFUSED: Refusals<AuthorizationRefusal, object> = {
     ),
   bad_code: () => new InvalidRequestError('not a code of this request'),
   code_replayed: () => new InvalidRequestError('not a code of this request'),
+  // Never refused here: the refresh grant's own.
   bad_refresh: () => new InvalidRequestError('not a refresh token of this request'),
   other_key: () => new InvalidRequestError('not a refresh token of this request'),
   consent_ended: () => new InvalidRequestError('not a refresh token of this request'),

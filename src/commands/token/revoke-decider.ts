@@ -7,6 +7,7 @@ import { msOf } from '../../domain/times.js';
 import type { AccessTokenClaims } from '../../crypto/access-tokens.js';
 import type { RevocationLookup } from '../../projections/revocation-lookup.js';
 import type { Decider } from '../handle.js';
+import type { CommandContext } from '../context.js';
 
 /** A revocation of a verified token by the client that authenticated. */
 export interface RevokeToken {
@@ -24,6 +25,7 @@ export function revokeTokenDecider(ports: {
   readonly revocations: Pick<RevocationLookup, 'isRevoked' | 'noteRevoked'>;
   readonly ids: IdGenerator;
   readonly clock: Clock;
+  readonly authorizations?: Pick<NonNullable<CommandContext['authorizations']>, 'consentsEndOf'>;
 }): Decider<RevokeToken, Token> {
   return {
     stream: ({ claims }) => ({ spaceId: claims.space_id, stream: streams.issuedToken(claims.jti) }),
@@ -32,7 +34,12 @@ export function revokeTokenDecider(ports: {
         jti: claims.jti,
         clientId: claims.client_id,
         kind: claims.token_kind,
-        expiresAt: claims.exp,
+        // A storefront's token that accepted consents voids them all: its revocation is kept
+        // as long as the longest of them, not only until the token's own end.
+        expiresAt: Math.max(
+          claims.exp,
+          (await ports.authorizations?.consentsEndOf(claims.space_id, claims.jti)) ?? 0,
+        ),
         revokedAt: (await ports.revocations.isRevoked(claims.jti)) ? 0 : null,
       },
       version: 1,
@@ -44,7 +51,7 @@ export function revokeTokenDecider(ports: {
       ),
     evolve: (state, event) => evolveToken(state, parseRecorded<TokenEvent['type']>(event)),
     inline: (writes, state, { claims }) => writes.tokenRevocation(claims.space_id, state),
-    forget: ({ claims }) => ports.revocations.noteRevoked(claims.jti, msOf(claims.exp)),
+    forget: ({ claims }, state) => ports.revocations.noteRevoked(claims.jti, msOf(state.expiresAt)),
     refusals: {},
     conflict: { then: 'settled', message: 'the token was revoked meanwhile' },
   };

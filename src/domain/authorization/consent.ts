@@ -2,7 +2,13 @@ import { secretMatches } from '#oauth-authorize/secrets.js';
 import { verifierMatches } from '#oauth-authorize/pkce.js';
 import { accept, refuse, type Decision } from '../decision.js';
 import { commandEvent } from '../events.js';
-import { consentVoided, issuedTo, mayGiveConsent, ownedBySpace } from '../policy.js';
+import {
+  consentVoided,
+  grantedWithinAsked,
+  issuedTo,
+  mayGiveConsent,
+  ownedBySpace,
+} from '../policy.js';
 import type {
   AuthorizationEvent,
   AuthorizationRefusal,
@@ -24,6 +30,8 @@ export function decideRedeem(
     /** The refresh token's digest, and the DPoP key it is bound to when the client sent a proof. */
     readonly refresh: string;
     readonly jkt: string | undefined;
+    /** A `resource` sent that is not the request's: said only to whoever holds the code. */
+    readonly otherResource: boolean;
   },
   state: AuthorizationRequestState | undefined,
 ): Decision<
@@ -41,6 +49,7 @@ export function decideRedeem(
     issuedTo({ clientId: asked.client_id }, command.clientId) &&
     verifierMatches(command.verifier, asked.code_challenge);
   if (!own) return refuse('bad_code');
+  if (command.otherResource) return refuse('other_resource');
   if (state.status === 'redeemed') {
     return refuse('code_replayed', [
       commandEvent(command, 'authorization-code-replayed', { request_id: requestId }),
@@ -79,6 +88,10 @@ export function decideRefresh(
     readonly jkt: string | undefined;
     /** The next refresh token's digest. */
     readonly next: string;
+    /** A `resource` sent that is not the consent's. */
+    readonly otherResource: boolean;
+    /** Some of the consent's scopes (RFC 6749 §6); undefined: all of them. */
+    readonly scopes: readonly string[] | undefined;
   },
   state: AuthorizationRequestState | undefined,
 ): Decision<
@@ -90,11 +103,12 @@ export function decideRefresh(
   if (!state || !refresh || !issuedTo({ clientId: state.asked.client_id }, command.clientId)) {
     return refuse('bad_refresh');
   }
-  // A copy without the key is no threat to the consent, and revokes nothing.
-  if (refresh.jkt !== undefined && refresh.jkt !== command.jkt) return refuse('other_key');
+  // The secret first: nothing of the consent is said to whoever knows only its id.
   const current = secretMatches(command.secret, refresh.digest);
   const retired = !current && refresh.retired.some((kept) => secretMatches(command.secret, kept));
   if (!current && !retired) return refuse('bad_refresh');
+  // A copy without the key is no threat to the consent, and revokes nothing.
+  if (refresh.jkt !== undefined && refresh.jkt !== command.jkt) return refuse('other_key');
   if (consentVoided(state)) return refuse('bad_refresh');
   if (command.now >= consentEndsAt(state)) return refuse('consent_ended');
   const request_id = command.requestId;
@@ -103,12 +117,31 @@ export function decideRefresh(
       commandEvent(command, 'authorization-refresh-reused', { request_id }),
     ]);
   }
+  if (command.otherResource) return refuse('other_resource');
+  const { scopes } = command;
+  if (scopes && !grantedWithinAsked(state.consent!, { scopes })) return refuse('widened');
   return accept(
     [commandEvent(command, 'authorization-refreshed', { request_id, refresh: command.next })],
-    {
-      request: state,
-    },
+    { request: state },
   );
+}
+
+/**
+ * A refresh whose token could not be issued after its refresh token was replaced (a budget, the
+ * database): the replaced one stands again, so the client's retry with it is no reuse. Nobody
+ * holds the replacement: it was never handed out.
+ */
+export function decideUndoRefresh(
+  command: Omit<Step, 'spaceId'> & { readonly next: string },
+  state: AuthorizationRequestState | undefined,
+): Decision<AuthorizationEvent, AuthorizationRefusal> {
+  const { refresh } = state ?? {};
+  if (!state || !refresh || refresh.digest !== command.next || consentVoided(state)) {
+    return accept([]);
+  }
+  return accept([
+    commandEvent(command, 'authorization-refresh-undone', { request_id: command.requestId }),
+  ]);
 }
 
 /**

@@ -36,6 +36,7 @@ export type AuthorizationEvent = DomainEvent<
   | 'authorization-code-replayed'
   | 'authorization-refreshed'
   | 'authorization-refresh-reused'
+  | 'authorization-refresh-undone'
   | 'authorization-consent-revoked'
 >;
 
@@ -72,6 +73,10 @@ export function evolveAuthorization(
       const retired = [before.digest, ...before.retired].slice(0, RETIRED_REFRESH_KEPT);
       return { ...state, refresh: { ...before, digest: refresh, retired } };
     }
+    case 'authorization-refresh-undone': {
+      const [before, ...older] = state.refresh!.retired;
+      return { ...state, refresh: { ...state.refresh!, digest: before!, retired: older } };
+    }
     case 'authorization-consent-revoked':
       return { ...state, status: 'revoked' };
     default:
@@ -80,21 +85,32 @@ export function evolveAuthorization(
 }
 
 /** What refuses a step of a request, each answered by its command's error. */
-export type AuthorizationRefusal =
-  | 'not_storefront'
-  | 'other_resource'
-  | 'not_found'
-  | 'expired'
-  | 'decided'
-  | 'widened'
-  | 'other_browser'
-  | 'not_accepted'
-  | 'bad_code'
-  | 'code_replayed'
-  | 'bad_refresh'
-  | 'other_key'
-  | 'consent_ended'
-  | 'refresh_reused';
+export const AUTHORIZATION_REFUSALS = [
+  'not_storefront',
+  'other_resource',
+  'not_found',
+  'expired',
+  'decided',
+  'widened',
+  'other_browser',
+  'not_accepted',
+  'bad_code',
+  'code_replayed',
+  'bad_refresh',
+  'other_key',
+  'consent_ended',
+  'refresh_reused',
+] as const;
+export type AuthorizationRefusal = (typeof AUTHORIZATION_REFUSALS)[number];
+
+/** Every refusal answered by `fallback` but those a command says more of. */
+export function refusedAs<Error>(
+  fallback: () => Error,
+  own: Partial<Record<AuthorizationRefusal, () => Error>>,
+): Record<AuthorizationRefusal, () => Error> {
+  const all = Object.fromEntries(AUTHORIZATION_REFUSALS.map((refusal) => [refusal, fallback]));
+  return { ...all, ...own } as Record<AuthorizationRefusal, () => Error>;
+}
 
 export type Step = Asked & {
   readonly spaceId: string;

@@ -136,6 +136,11 @@ export const AUTHORIZATION_EVENTS = {
     audit: ['request_id'],
     example: () => example,
   }),
+  /** A refresh whose token was not issued: the refresh token it replaced stands again. */
+  'authorization-refresh-undone': declareEvent(requestOnly, {
+    audit: ['request_id'],
+    example: () => example,
+  }),
   /** The storefront withdrew a customer's consent: every token it bought is revoked. */
   'authorization-consent-revoked': declareEvent(requestOnly, {
     audit: ['request_id'],

@@ -73,4 +73,41 @@ describe('README walk-through', () => {
       await rm(cwd, { recursive: true, force: true });
     }
   });
+
+  it("its agents' section, run after it, makes the space an authorization server agents discover", async () => {
+    const root = path.resolve('.');
+    const readme = await readFile(path.join(root, 'README.md'), 'utf8');
+    const block = (heading: string) =>
+      /```sh\n([\s\S]*?)```/.exec(readme.slice(readme.indexOf(heading)))?.[1] ?? '';
+    const first = block('## Walk-through');
+    const agents = block('## Agents that connect');
+    expect(agents).toContain('authorization-app');
+    const runnable = `${first}\n${agents}`
+      .replaceAll('http://localhost:8080', service.baseUrl)
+      .replaceAll('npm run -s', `npm --prefix ${root} run -s`);
+    const cwd = await mkdtemp(path.join(tmpdir(), 'walkthrough-agents-'));
+    try {
+      const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', runnable], {
+        cwd,
+        env: {
+          ...process.env,
+          DATA_DIR: service.config.DATA_DIR,
+          PORT: new URL(service.baseUrl).port,
+          TOKEN_ISSUER: service.config.TOKEN_ISSUER,
+          TOKEN_AUDIENCES: 'storefront.api.local',
+          DATABASE_URL: service.database.url,
+        },
+      });
+      const last = stdout.trimEnd().split('\n').at(-1);
+      expect(last).toBe(`${service.config.TOKEN_ISSUER}/spaces/my-space/authorize`);
+      const { rows } = await service.database.pool.query<{ event_type: string }>(
+        `SELECT DISTINCT event_type FROM events WHERE space_id = 'my-space'`,
+      );
+      expect(rows.map((row) => row.event_type)).toEqual(
+        expect.arrayContaining(['authorization-app-set', 'metadata-client-domain-allowed']),
+      );
+    } finally {
+      await rm(cwd, { recursive: true, force: true });
+    }
+  });
 });

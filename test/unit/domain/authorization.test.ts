@@ -12,6 +12,7 @@ import {
   decideRedeem,
   decideRefresh,
   decideRevokeConsent,
+  decideUndoRefresh,
 } from '../../../src/domain/authorization/consent.js';
 import { metadata } from '../../support/given.js';
 
@@ -59,7 +60,7 @@ const consent = {
 };
 const accepted = {
   type: 'authorization-accepted',
-  data: { request_id: 'ar_1', resume: resume.digest, expires_at: 5000 },
+  data: { request_id: 'ar_1', resume: resume.digest, expires_at: 5000, scopes: ['products:read'] },
 };
 const coded = {
   type: 'authorization-code-issued',
@@ -76,6 +77,7 @@ const redeem = {
   verifier: VERIFIER,
   refresh: newSecret().digest,
   jkt: undefined,
+  otherResource: false,
 };
 
 describe('an authorization request', () => {
@@ -227,6 +229,8 @@ const refresh = {
   clientId: AGENT,
   jkt: undefined as string | undefined,
   next: second.digest,
+  otherResource: false,
+  scopes: undefined as readonly string[] | undefined,
 };
 
 describe("a consent's refresh tokens", () => {
@@ -296,5 +300,43 @@ describe("a consent's refresh tokens", () => {
       refusal: 'not_storefront',
     });
     expect(decideRevokeConsent(command, given())).toMatchObject({ refusal: 'not_found' });
+  });
+
+  it('when someone knows only the consent’s id, then every refusal is the same: nothing of it is said', () => {
+    const bound = given(accepted, coded, redeemedWith('key-a'));
+    // Another key, another resource, wider scopes: each said only to whoever holds the token.
+    for (const sent of [{}, { otherResource: true }, { scopes: ['orders:read'] }]) {
+      const stranger = decideRefresh({ ...refresh, ...sent, secret: newSecret().secret }, bound);
+      expect(stranger, JSON.stringify(sent)).toMatchObject({ refusal: 'bad_refresh', events: [] });
+    }
+    const holder = { ...refresh, jkt: 'key-a' };
+    expect(decideRefresh({ ...holder, otherResource: true }, bound)).toMatchObject({
+      refusal: 'other_resource',
+    });
+    expect(decideRefresh({ ...holder, scopes: ['orders:read'] }, bound)).toMatchObject({
+      refusal: 'widened',
+    });
+    expect(decideRefresh({ ...holder, scopes: ['products:read'] }, bound).ok).toBe(true);
+    const code = decideRedeem({ ...redeem, otherResource: true }, given(accepted, coded));
+    expect(code).toMatchObject({ refusal: 'other_resource', events: [] });
+    const guess = { ...redeem, otherResource: true, secret: newSecret().secret };
+    expect(decideRedeem(guess, given(accepted, coded))).toMatchObject({ refusal: 'bad_code' });
+  });
+
+  it('when a refresh was not issued after its token was replaced, then the replaced one stands again', () => {
+    const state = given(accepted, coded, redeemedWith(), refreshed);
+    const undone = decideUndoRefresh({ ...refresh, next: second.digest }, state);
+    expect(undone.ok && undone.events.map((event) => event.type)).toEqual([
+      'authorization-refresh-undone',
+    ]);
+    const after = given(accepted, coded, redeemedWith(), refreshed, undone.events[0]!);
+    expect(after.refresh).toMatchObject({ digest: first.digest, retired: [] });
+    // The retry with the token the client holds is a refresh, not a reuse.
+    expect(decideRefresh(refresh, after).ok).toBe(true);
+    // Only the replacement nobody received is undone: not after a later refresh, nor a void consent.
+    expect(decideUndoRefresh({ ...refresh, next: newSecret().digest }, state)).toMatchObject({
+      ok: true,
+      events: [],
+    });
   });
 });

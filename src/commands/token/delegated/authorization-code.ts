@@ -3,6 +3,7 @@ import { newCode, readCode } from '#oauth-authorize/secrets.js';
 import { clientActor } from '../../../domain/actors.js';
 import { consentEndsAt, decideRedeem } from '../../../domain/authorization/consent.js';
 import {
+  refusedAs,
   type AuthorizationRefusal,
   type AuthorizationRequestState,
 } from '../../../domain/authorization/decide.js';
@@ -38,22 +39,10 @@ const NOT_GOOD = invalid(
 const refused = (): never => {
   throw NOT_GOOD();
 };
-const REDEEM_REFUSED: Refusals<AuthorizationRefusal, object> = {
-  not_storefront: NOT_GOOD,
-  other_resource: NOT_GOOD,
-  not_found: NOT_GOOD,
-  expired: NOT_GOOD,
-  decided: NOT_GOOD,
-  widened: NOT_GOOD,
-  other_browser: NOT_GOOD,
-  not_accepted: NOT_GOOD,
-  bad_code: NOT_GOOD,
+const REDEEM_REFUSED: Refusals<AuthorizationRefusal, object> = refusedAs(NOT_GOOD, {
+  other_resource: () => new InvalidTargetError('resource', 'is not the resource of the consent'),
   code_replayed: invalid('the code was used before: the tokens it bought are revoked'),
-  bad_refresh: NOT_GOOD,
-  other_key: NOT_GOOD,
-  consent_ended: NOT_GOOD,
-  refresh_reused: NOT_GOOD,
-};
+});
 
 /**
  * The authorization code grant: what the customer consented to, through the storefront, becomes
@@ -75,9 +64,6 @@ export const authorizationCodeGrant = defineGrant({
     const sent = readCode(fields.code) ?? refused();
     const held = (await readRequest(ctx, sent.requestId)) ?? refused();
     const { spaceId, asked } = held;
-    if (fields.resource !== undefined && fields.resource !== resourceOf(ctx, asked.resource)) {
-      throw new InvalidTargetError(fields.resource, 'is not the resource the code was asked for');
-    }
     await requireSentClient(ctx, client, origin, { clientId: asked.client_id, token: 'code' });
     const metadata = { actor: clientActor(fields.client_id), ...origin };
     const now = secondsOf(ctx.clock.now());
@@ -97,6 +83,7 @@ export const authorizationCodeGrant = defineGrant({
         verifier: fields.code_verifier,
         refresh: refresh.digest,
         jkt: proof?.jkt,
+        otherResource: otherResource(ctx, fields.resource, asked.resource),
       },
       decideRedeem,
       REDEEM_REFUSED,
@@ -168,6 +155,13 @@ export async function issueOnConsent(
   const answer = tokenResponse(issued);
   return { ...answer, body: { ...answer.body, refresh_token: command.refreshToken } };
 }
+
+/** Whether a `resource` sent at the token endpoint names another than the consent's. */
+export const otherResource = (
+  ctx: Pick<CommandContext, 'audiences'>,
+  sent: string | undefined,
+  asked: string | undefined,
+) => sent !== undefined && sent !== resourceOf(ctx, asked);
 
 /** The token's audience: the resource asked for (checked at /authorize), else the first audience. */
 export const resourceOf = (ctx: Pick<CommandContext, 'audiences'>, resource: string | undefined) =>

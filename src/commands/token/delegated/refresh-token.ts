@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { newCode, readCode } from '#oauth-authorize/secrets.js';
 import { clientActor } from '../../../domain/actors.js';
-import { decideRefresh } from '../../../domain/authorization/consent.js';
-import type { AuthorizationRefusal } from '../../../domain/authorization/decide.js';
-import { grantedWithinAsked } from '../../../domain/policy.js';
+import { decideRefresh, decideUndoRefresh } from '../../../domain/authorization/consent.js';
+import { refusedAs, type AuthorizationRefusal } from '../../../domain/authorization/decide.js';
 import { secondsOf } from '../../../domain/times.js';
 import {
   InvalidGrantError,
@@ -15,7 +14,7 @@ import { onRequest, readRequest } from '../../authorization/requests.js';
 import { defineGrant } from '../grants/grant.js';
 import { requestedScopes, scopeParameter } from '../grants/scope-parameter.js';
 import { requireSentClient } from '../grants/answer.js';
-import { issueOnConsent, resourceOf } from './authorization-code.js';
+import { issueOnConsent, otherResource } from './authorization-code.js';
 
 const field = z.string().min(1, 'must not be empty');
 
@@ -34,18 +33,9 @@ const NOT_GOOD = invalid(
 const refused = (): never => {
   throw NOT_GOOD();
 };
-const REFRESH_REFUSED: Refusals<AuthorizationRefusal, object> = {
-  not_storefront: NOT_GOOD,
-  other_resource: NOT_GOOD,
-  not_found: NOT_GOOD,
-  expired: NOT_GOOD,
-  decided: NOT_GOOD,
-  widened: NOT_GOOD,
-  other_browser: NOT_GOOD,
-  not_accepted: NOT_GOOD,
-  bad_code: NOT_GOOD,
-  code_replayed: NOT_GOOD,
-  bad_refresh: NOT_GOOD,
+const REFRESH_REFUSED: Refusals<AuthorizationRefusal, object> = refusedAs(NOT_GOOD, {
+  other_resource: () => new InvalidTargetError('resource', 'is not the resource of the consent'),
+  widened: () => new InvalidScopeError('a refresh may ask only for scopes the consent granted'),
   other_key: invalid(
     'the refresh token is bound to the DPoP key the code was redeemed with: send a proof by that key',
   ),
@@ -53,7 +43,7 @@ const REFRESH_REFUSED: Refusals<AuthorizationRefusal, object> = {
   refresh_reused: invalid(
     'the refresh token was replaced before: the consent is revoked, with every token it bought',
   ),
-};
+});
 
 /**
  * The refresh token grant: a consent's next token, and the refresh token that replaces the one
@@ -75,15 +65,9 @@ export const refreshTokenGrant = defineGrant({
     const sent = readCode(fields.refresh_token) ?? refused();
     const held = (await readRequest(ctx, sent.requestId)) ?? refused();
     const { spaceId, asked } = held;
-    if (fields.resource !== undefined && fields.resource !== resourceOf(ctx, asked.resource)) {
-      throw new InvalidTargetError(fields.resource, 'is not the resource the consent was for');
-    }
     const words = requestedScopes(fields.scope);
     // An empty scope asks for nothing less: the consent's scopes, as when it is absent.
     const scopes = words && words.length > 0 ? words : undefined;
-    if (scopes && held.consent && !grantedWithinAsked(held.consent, { scopes })) {
-      throw new InvalidScopeError('a refresh may ask only for scopes the consent granted');
-    }
     await requireSentClient(ctx, client, origin, {
       clientId: asked.client_id,
       token: 'refresh token',
@@ -104,19 +88,34 @@ export const refreshTokenGrant = defineGrant({
         clientId: fields.client_id,
         jkt: proof?.jkt,
         next: next.digest,
+        otherResource: otherResource(ctx, fields.resource, asked.resource),
+        scopes,
       },
       decideRefresh,
       REFRESH_REFUSED,
       held,
     );
-    return issueOnConsent(ctx, {
-      requestId: sent.requestId,
-      request: refreshed.facts.request,
-      now,
-      metadata,
-      dpop: proof,
-      refreshToken: next.code,
-      scopes,
-    });
+    try {
+      return await issueOnConsent(ctx, {
+        requestId: sent.requestId,
+        request: refreshed.facts.request,
+        now,
+        metadata,
+        dpop: proof,
+        refreshToken: next.code,
+        scopes,
+      });
+    } catch (error) {
+      // Not issued (a budget, the database): the token the client holds stands again, so its
+      // retry is no reuse. If even this fails, the client starts the flow again.
+      const undo = { requestId: sent.requestId, spaceId, now, metadata, next: next.digest };
+      await onRequest(
+        ctx,
+        { ...undo, eventId: ctx.ids.eventId() },
+        decideUndoRefresh,
+        REFRESH_REFUSED,
+      ).catch(() => undefined);
+      throw error;
+    }
   },
 });

@@ -37,6 +37,8 @@ export interface LimitsMessage {
   readonly spentBySpace: ReadonlyArray<readonly [string, number]>;
   readonly failedAuth: readonly string[];
   readonly failedLogin: readonly string[];
+  /** Authorization requests (domain and address) since the last message; absent from older replicas. */
+  readonly authorizing?: readonly string[];
 }
 
 /** The tag of {@link LimitsMessage}s on the cluster's IPC channels. */
@@ -111,7 +113,7 @@ export function overBudget(
   });
 }
 
-/** Authorization requests a minute per client and address, each process: a person's pace. */
+/** Authorization requests a minute per client and address, across replicas: a person's pace. */
 const AUTHORIZE_PER_MINUTE = 30;
 
 /** Creates the budgets; see {@link Limits}. */
@@ -129,6 +131,7 @@ export function createLimits(settings: LimitSettings): Limits {
       for (const [spaceId, units] of message.spentBySpace) spaces.add(spaceId, units);
       for (const key of message.failedAuth) failedAuth.add(key, 1);
       for (const ip of message.failedLogin) failedLogin.add(ip, 1);
+      for (const key of message.authorizing ?? []) authorizing.add(key, 1);
     });
   }
   const since = new Date(settings.now?.() ?? Date.now());
@@ -186,8 +189,9 @@ export function createLimits(settings: LimitSettings): Limits {
       sync?.failedAuth(key);
     },
     authorizationRequest(client, ip) {
-      const decision = authorizing.take(`${client}\u0000${ip}`, AUTHORIZE_PER_MINUTE);
-      if (decision.allowed) return;
+      const key = `${client}\u0000${ip}`;
+      const decision = authorizing.take(key, AUTHORIZE_PER_MINUTE);
+      if (decision.allowed) return sync?.authorizing(key);
       const message = 'too many authorization requests for this client from this address';
       throw overBudget(message, 'authorize', AUTHORIZE_PER_MINUTE, decision);
     },
@@ -214,6 +218,7 @@ function syncWithPeers(peers: LimitsPeers, intervalMs: number) {
   let spentBySpace = new Map<string, number>();
   let failedAuth: string[] = [];
   let failedLogin: string[] = [];
+  let authorizing: string[] = [];
   let timer: NodeJS.Timeout | undefined;
   const flush = () => {
     timer = undefined;
@@ -223,11 +228,13 @@ function syncWithPeers(peers: LimitsPeers, intervalMs: number) {
       spentBySpace: [...spentBySpace],
       failedAuth,
       failedLogin,
+      authorizing,
     });
     spent = new Map();
     spentBySpace = new Map();
     failedAuth = [];
     failedLogin = [];
+    authorizing = [];
   };
   const soon = () => {
     timer ??= setTimeout(flush, intervalMs).unref();
@@ -244,6 +251,10 @@ function syncWithPeers(peers: LimitsPeers, intervalMs: number) {
     },
     failedLogin(ip: string) {
       failedLogin.push(ip);
+      soon();
+    },
+    authorizing(key: string) {
+      authorizing.push(key);
       soon();
     },
   };

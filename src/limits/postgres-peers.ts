@@ -33,6 +33,7 @@ function messageSchema(maxUnits: number) {
     spentBySpace: spending,
     failedAuth: z.array(key).max(MAX_ENTRIES),
     failedLogin: z.array(key).max(MAX_ENTRIES),
+    authorizing: z.array(key).max(MAX_ENTRIES).optional(),
   });
 }
 

@@ -5,11 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { delegationParties, type Credential } from '../../support/delegation.js';
 import { startLocalDocuments, type LocalDocuments } from '../../support/local-documents.js';
 import { TEST_SCOPE_CATALOG } from '../../support/scope-catalog.js';
-import {
-  adminCall,
-  startTestService,
-  type TestService,
-} from '../../support/test-service.js';
+import { adminCall, startTestService, type TestService } from '../../support/test-service.js';
 
 /**
  * A hostile review of refresh tokens and consent records (issue 64). The first five tests each
@@ -439,5 +435,27 @@ describe('refresh token attacks that held', () => {
       expect(response.status, text.slice(0, 200)).toBeGreaterThanOrEqual(400);
       expect(response.status, text.slice(0, 200)).toBeLessThan(500);
     }
+  });
+
+  // Last: it spends OTHER_SPACE's /authorize budget for this address, which no other test uses.
+  it('the /authorize budget holds across replicas: 30 a minute per space, domain and address', async () => {
+    const query = new URLSearchParams({
+      response_type: 'code',
+      client_id: agent,
+      redirect_uri: CALLBACK,
+      code_challenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()),
+      code_challenge_method: 'S256',
+    });
+    const statuses: number[] = [];
+    for (let i = 0; i < 40; i++) {
+      const target = i % 2 === 0 ? service : replica;
+      const url = new URL(`/spaces/${OTHER_SPACE}/authorize?${query}`, target.baseUrl);
+      statuses.push((await fetch(url, { redirect: 'manual' })).status);
+      // Past one sync interval (20 ms) and NOTIFY's delivery: each replica has heard the other.
+      await new Promise((resolve) => setTimeout(resolve, 40));
+    }
+    const served = statuses.filter((status) => status === 302).length;
+    expect(served, JSON.stringify(statuses)).toBeLessThanOrEqual(32);
+    expect(statuses.slice(-5)).toEqual([429, 429, 429, 429, 429]);
   });
 });

@@ -6,6 +6,7 @@ import {
   decideAccept,
   decideCode,
   decideReject,
+  refusedAs,
   type AuthorizationRefusal,
   type AuthorizationRequestState,
   type Storefront,
@@ -126,8 +127,11 @@ export async function startAuthorization(
   return { requestId };
 }
 
+const NOT_A_STEP = () => new InvalidRequestError('not a step of this request');
+
 /** What the storefront and the browser hear of a step refused. */
-export const REFUSED: Refusals<AuthorizationRefusal, object> = {
+// The code and refresh refusals are the token endpoint's own: never met by a step here.
+export const REFUSED: Refusals<AuthorizationRefusal, object> = refusedAs(NOT_A_STEP, {
   not_found: () => new NotFoundError('no authorization request of that id in this space'),
   expired: () =>
     new ConflictError('the authorization request has expired: the client must start again'),
@@ -148,14 +152,7 @@ export const REFUSED: Refusals<AuthorizationRefusal, object> = {
       'resource',
       "is not the audience of this private token: accept with a token for the request's resource",
     ),
-  bad_code: () => new InvalidRequestError('not a code of this request'),
-  code_replayed: () => new InvalidRequestError('not a code of this request'),
-  // Never refused here: the refresh grant's own.
-  bad_refresh: () => new InvalidRequestError('not a refresh token of this request'),
-  other_key: () => new InvalidRequestError('not a refresh token of this request'),
-  consent_ended: () => new InvalidRequestError('not a refresh token of this request'),
-  refresh_reused: () => new InvalidRequestError('not a refresh token of this request'),
-};
+});
 
 /** A step's common part: the request in the space, now, a fresh event id, who asked. */
 export function stepOf(

@@ -302,9 +302,10 @@ function toolRule(tool) {
  * bound is max-lines below (in tools/, packages/ and bench/ too); test/unit/line-budget.test.ts
  * checks both. The ceiling rises only by a feature's own need, said here: 24,000 after issue 52;
  * 26,000 for issue 64's authorization endpoint (a new flow: requests, consent, codes; its protocol
- * is packages/oauth-authorize, outside it).
+ * is packages/oauth-authorize, outside it); 26,500 for its refresh tokens and consent records
+ * (rotation, reuse, withdrawal, the list), a grant and a record of their own.
  */
-export const LINE_BUDGET = Object.freeze({ total: 26_000, perFile: 250 });
+export const LINE_BUDGET = Object.freeze({ total: 26_500, perFile: 250 });
 
 export default tseslint.config(
   { ignores: ['node_modules/**', '.data/**', 'dist/**', 'packages/*/dist/**'] },

@@ -4,17 +4,10 @@ import { decodeJwt } from 'jose';
 import * as oauth from 'oauth4webapi';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startConsentApp, type ConsentApp } from '../../../tools/consent-app/app.js';
+import type { ConsentApp } from '../../../tools/consent-app/app.js';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../support/browser.js';
-import { delegationParties } from '../../support/delegation.js';
-import { startLocalDocuments, type LocalDocuments } from '../../support/local-documents.js';
-import { TEST_SCOPE_CATALOG } from '../../support/scope-catalog.js';
-import {
-  adminCall,
-  AUDIENCE,
-  startTestService,
-  type TestService,
-} from '../../support/test-service.js';
+import { codeFlowSpace, type CodeFlowSpace } from '../../support/code-flow.js';
+import type { TestService } from '../../support/test-service.js';
 
 /**
  * Issue 64, item 5: the example consent app (`npm run consent-app`), driven in a real browser as a
@@ -29,63 +22,25 @@ const noBrowser = CHROMIUM_PATH === null && process.env.CI !== 'true';
 if (noBrowser) console.error('consent app test skipped: no Chromium (set CHROMIUM_PATH)');
 
 let service: TestService;
-let docs: LocalDocuments;
 let app: ConsentApp;
 let browser: Browser;
 let callback: Server;
 const codes: URL[] = [];
 let agent: string;
-const parties = delegationParties(() => service, SPACE);
-
-/** A port free now, for a service whose issuer must name where the browser reaches it. */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
+let parties: CodeFlowSpace['parties'];
 
 beforeAll(async () => {
   if (noBrowser) return;
-  const port = await freePort();
-  service = await startTestService({
-    PORT: String(port),
-    TOKEN_ISSUER: `http://127.0.0.1:${port}`,
-    SCOPE_CATALOG: JSON.stringify(TEST_SCOPE_CATALOG),
-  });
-  docs = await startLocalDocuments();
-  agent = `https://localhost:${docs.port}/agents/browser.json`;
-  docs.serve('/agents/browser.json', {
-    body: {
-      client_id: agent,
-      client_name: 'Shopping <b>agent</b>',
-      token_endpoint_auth_method: 'none',
-      redirect_uris: ['http://127.0.0.1/callback'],
-    },
-  });
+  ({ service, app, agent, parties } = await codeFlowSpace(SPACE, {
+    agentName: 'Shopping <b>agent</b>',
+    scopes: SCOPES,
+  }));
   // The agent's loopback redirect URI: it keeps what the browser brings.
   callback = createServer((request, response) => {
     codes.push(new URL(request.url!, 'http://127.0.0.1'));
     response.end('back at the agent');
   });
   await new Promise<void>((resolve) => callback.listen(0, '127.0.0.1', resolve));
-  const storefront = await parties.credential(SCOPES);
-  app = await startConsentApp({
-    serviceUrl: service.baseUrl,
-    clientId: storefront.client_id,
-    clientSecret: storefront.client_secret,
-    audience: AUDIENCE,
-  });
-  const allowed = await adminCall(service, SPACE, 'POST', '/v1/metadata-client-domains', {
-    domain: 'localhost',
-    scopes: SCOPES,
-  });
-  expect(allowed.status).toBe(201);
-  const set = await adminCall(service, SPACE, 'POST', '/v1/authorization-app', {
-    interaction_url: `${app.url}/consent`,
-  });
-  expect(set.status).toBe(200);
   browser = await chromium.launch({
     executablePath: CHROMIUM_PATH ?? undefined,
     args: CHROMIUM_ARGS,

@@ -1,23 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startConsentApp, type ConsentApp } from '../../../tools/consent-app/app.js';
+import type { ConsentApp } from '../../../tools/consent-app/app.js';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../support/browser.js';
-import { delegationParties } from '../../support/delegation.js';
-import { startLocalDocuments, type LocalDocuments } from '../../support/local-documents.js';
-import { TEST_SCOPE_CATALOG } from '../../support/scope-catalog.js';
-import {
-  adminCall,
-  AUDIENCE,
-  startTestService,
-  type TestService,
-} from '../../support/test-service.js';
+import { codeFlowSpace, freePort } from '../../support/code-flow.js';
+import type { TestService } from '../../support/test-service.js';
 
 /**
  * Issue 64, "done when": the MCP conformance suite's authorization-server scenarios
@@ -32,54 +23,18 @@ const cannot = major < 22 ? `Node ${major} (the suite needs 22+)` : noBrowser ? 
 if (cannot) console.error(`MCP conformance test skipped: ${cannot}`);
 
 let service: TestService;
-let docs: LocalDocuments;
 let app: ConsentApp;
 let browser: Browser;
 let suite: ChildProcess | undefined;
 let agent: string;
-const parties = delegationParties(() => service, SPACE);
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 beforeAll(async () => {
   if (cannot) return;
-  const port = await freePort();
-  service = await startTestService({
-    PORT: String(port),
-    TOKEN_ISSUER: `http://127.0.0.1:${port}`,
-    SCOPE_CATALOG: JSON.stringify(TEST_SCOPE_CATALOG),
-  });
-  docs = await startLocalDocuments();
-  agent = `https://localhost:${docs.port}/agents/conformance.json`;
-  docs.serve('/agents/conformance.json', {
-    body: {
-      client_id: agent,
-      client_name: 'MCP conformance suite',
-      token_endpoint_auth_method: 'none',
-      redirect_uris: ['http://127.0.0.1/callback'],
-    },
-  });
-  const storefront = await parties.credential(['products:read']);
-  app = await startConsentApp({
-    serviceUrl: service.baseUrl,
-    clientId: storefront.client_id,
-    clientSecret: storefront.client_secret,
-    audience: AUDIENCE,
-  });
-  for (const [path, body] of [
-    ['/v1/space/signing-keys', undefined],
-    ['/v1/metadata-client-domains', { domain: 'localhost' }],
-    ['/v1/authorization-app', { interaction_url: `${app.url}/consent` }],
-  ] as const) {
-    const response = await adminCall(service, SPACE, 'POST', path, body);
-    expect(response.status, await response.clone().text()).toBeLessThan(300);
-  }
+  ({ service, app, agent } = await codeFlowSpace(SPACE, {
+    agentName: 'MCP conformance suite',
+    scopes: ['products:read'],
+    ownKeys: true,
+  }));
   browser = await chromium.launch({
     executablePath: CHROMIUM_PATH ?? undefined,
     args: CHROMIUM_ARGS,

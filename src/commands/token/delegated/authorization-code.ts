@@ -18,7 +18,7 @@ import { onRequest, readRequest } from '../../authorization/requests.js';
 import { clientStanding } from '../standing.js';
 import { defineGrant } from '../grants/grant.js';
 import { requireSentClient, tokenResponse } from '../grants/answer.js';
-import type { GrantResponse } from '../grants/grant.js';
+import type { GrantRequest, GrantResponse } from '../grants/grant.js';
 import { issueDelegatedToken } from './issue.js';
 
 const field = z.string().min(1, 'must not be empty');
@@ -36,9 +36,6 @@ const invalid = (description: string) => () => new InvalidGrantError(description
 const NOT_GOOD = invalid(
   "the code is not good: unknown, expired, used, or not this client's, redirect_uri's or code_verifier's",
 );
-const refused = (): never => {
-  throw NOT_GOOD();
-};
 const REDEEM_REFUSED: Refusals<AuthorizationRefusal, object> = refusedAs(NOT_GOOD, {
   other_resource: () => new InvalidTargetError('resource', 'is not the resource of the consent'),
   code_replayed: invalid('the code was used before: the tokens it bought are revoked'),
@@ -60,29 +57,23 @@ export const authorizationCodeGrant = defineGrant({
   space: 'none',
   schema: authorizationCodeSchema,
   issues: 'public-token-issued',
-  async handle(ctx, { fields, client, dpop, origin }) {
-    const sent = readCode(fields.code) ?? refused();
-    const held = (await readRequest(ctx, sent.requestId)) ?? refused();
-    const { spaceId, asked } = held;
-    await requireSentClient(ctx, client, origin, { clientId: asked.client_id, token: 'code' });
-    const metadata = { actor: clientActor(fields.client_id), ...origin };
-    const now = secondsOf(ctx.clock.now());
-    const proof = await dpop();
-    const refresh = newCode(sent.requestId);
+  async handle(ctx, request) {
+    const { fields } = request;
+    const { held, step, proof, next } = await consentStep(
+      ctx,
+      request,
+      fields.code,
+      'code',
+      NOT_GOOD,
+    );
+    const { asked } = held;
     const redeemed = await onRequest(
       ctx,
       {
-        requestId: sent.requestId,
-        spaceId,
-        now,
-        eventId: ctx.ids.eventId(),
-        metadata,
-        secret: sent.secret,
-        clientId: fields.client_id,
+        ...step,
         redirectUri: fields.redirect_uri,
         verifier: fields.code_verifier,
-        refresh: refresh.digest,
-        jkt: proof?.jkt,
+        refresh: next.digest,
         otherResource: otherResource(ctx, fields.resource, asked.resource),
       },
       decideRedeem,
@@ -90,15 +81,43 @@ export const authorizationCodeGrant = defineGrant({
       held,
     );
     return issueOnConsent(ctx, {
-      requestId: sent.requestId,
+      ...step,
       request: redeemed.facts.request,
-      now,
-      metadata,
       dpop: proof,
-      refreshToken: refresh.code,
+      refreshToken: next.code,
     });
   },
 });
+
+/**
+ * What both of a consent's grants do first: the secret's request read (the code and the refresh
+ * token name it), the client that sent it checked when it authenticated, the DPoP proof checked
+ * before anything is spent, the step's common part, and the refresh token that comes next.
+ */
+export async function consentStep(
+  ctx: CommandContext,
+  { fields, client, dpop, origin }: GrantRequest<{ readonly client_id: string }>,
+  presented: string,
+  token: string,
+  notGood: () => Error,
+) {
+  const sent = readCode(presented);
+  const held = sent && (await readRequest(ctx, sent.requestId));
+  if (!sent || !held) throw notGood();
+  await requireSentClient(ctx, client, origin, { clientId: held.asked.client_id, token });
+  const proof = await dpop();
+  const step = {
+    requestId: sent.requestId,
+    spaceId: held.spaceId,
+    now: secondsOf(ctx.clock.now()),
+    eventId: ctx.ids.eventId(),
+    metadata: { actor: clientActor(fields.client_id), ...origin },
+    secret: sent.secret,
+    clientId: fields.client_id,
+    jkt: proof?.jkt,
+  };
+  return { held, step, proof, next: newCode(sent.requestId) };
+}
 
 /**
  * A delegated token on a consent, for its code or a refresh: the consent stands as the subject

@@ -1,20 +1,16 @@
 import { z } from 'zod';
-import { newCode, readCode } from '#oauth-authorize/secrets.js';
-import { clientActor } from '../../../domain/actors.js';
 import { decideRefresh, decideUndoRefresh } from '../../../domain/authorization/consent.js';
 import { refusedAs, type AuthorizationRefusal } from '../../../domain/authorization/decide.js';
-import { secondsOf } from '../../../domain/times.js';
 import {
   InvalidGrantError,
   InvalidScopeError,
   InvalidTargetError,
 } from '../../../errors/errors.js';
 import type { Refusals } from '../../handle.js';
-import { onRequest, readRequest } from '../../authorization/requests.js';
+import { onRequest } from '../../authorization/requests.js';
 import { defineGrant } from '../grants/grant.js';
 import { requestedScopes, scopeParameter } from '../grants/scope-parameter.js';
-import { requireSentClient } from '../grants/answer.js';
-import { issueOnConsent, otherResource } from './authorization-code.js';
+import { consentStep, issueOnConsent, otherResource } from './authorization-code.js';
 
 const field = z.string().min(1, 'must not be empty');
 
@@ -30,9 +26,6 @@ const invalid = (description: string) => () => new InvalidGrantError(description
 const NOT_GOOD = invalid(
   "the refresh token is not good: unknown, replaced, revoked, or not this client's",
 );
-const refused = (): never => {
-  throw NOT_GOOD();
-};
 const REFRESH_REFUSED: Refusals<AuthorizationRefusal, object> = refusedAs(NOT_GOOD, {
   other_resource: () => new InvalidTargetError('resource', 'is not the resource of the consent'),
   widened: () => new InvalidScopeError('a refresh may ask only for scopes the consent granted'),
@@ -61,34 +54,25 @@ export const refreshTokenGrant = defineGrant({
   space: 'none',
   schema: refreshTokenSchema,
   issues: 'public-token-issued',
-  async handle(ctx, { fields, client, dpop, origin }) {
-    const sent = readCode(fields.refresh_token) ?? refused();
-    const held = (await readRequest(ctx, sent.requestId)) ?? refused();
-    const { spaceId, asked } = held;
+  async handle(ctx, request) {
+    const { fields } = request;
+    const presented = fields.refresh_token;
+    const { held, step, proof, next } = await consentStep(
+      ctx,
+      request,
+      presented,
+      'refresh token',
+      NOT_GOOD,
+    );
     const words = requestedScopes(fields.scope);
     // An empty scope asks for nothing less: the consent's scopes, as when it is absent.
     const scopes = words && words.length > 0 ? words : undefined;
-    await requireSentClient(ctx, client, origin, {
-      clientId: asked.client_id,
-      token: 'refresh token',
-    });
-    const metadata = { actor: clientActor(fields.client_id), ...origin };
-    const now = secondsOf(ctx.clock.now());
-    const proof = await dpop();
-    const next = newCode(sent.requestId);
     const refreshed = await onRequest(
       ctx,
       {
-        requestId: sent.requestId,
-        spaceId,
-        now,
-        eventId: ctx.ids.eventId(),
-        metadata,
-        secret: sent.secret,
-        clientId: fields.client_id,
-        jkt: proof?.jkt,
+        ...step,
         next: next.digest,
-        otherResource: otherResource(ctx, fields.resource, asked.resource),
+        otherResource: otherResource(ctx, fields.resource, held.asked.resource),
         scopes,
       },
       decideRefresh,
@@ -97,10 +81,8 @@ export const refreshTokenGrant = defineGrant({
     );
     try {
       return await issueOnConsent(ctx, {
-        requestId: sent.requestId,
+        ...step,
         request: refreshed.facts.request,
-        now,
-        metadata,
         dpop: proof,
         refreshToken: next.code,
         scopes,
@@ -108,13 +90,8 @@ export const refreshTokenGrant = defineGrant({
     } catch (error) {
       // Not issued (a budget, the database): the token the client holds stands again, so its
       // retry is no reuse. If even this fails, the client starts the flow again.
-      const undo = { requestId: sent.requestId, spaceId, now, metadata, next: next.digest };
-      await onRequest(
-        ctx,
-        { ...undo, eventId: ctx.ids.eventId() },
-        decideUndoRefresh,
-        REFRESH_REFUSED,
-      ).catch(() => undefined);
+      const undo = { ...step, eventId: ctx.ids.eventId(), next: next.digest };
+      await onRequest(ctx, undo, decideUndoRefresh, REFRESH_REFUSED).catch(() => undefined);
       throw error;
     }
   },

@@ -1,10 +1,20 @@
 import { z } from 'zod';
+import { parseCommandLine } from '#audit-log/cli/command-line.js';
 import { startConsentApp } from '../consent-app/app.js';
 
 /**
  * `npm run consent-app`: the example storefront consent page beside `npm start` (README, "Agents
  * that connect"). It needs a storefront credential of the space: its id and secret.
  */
+parseCommandLine(
+  `Usage: npm run consent-app
+The example storefront consent page, beside npm start. Settings, from the environment:
+  CONSENT_APP_CLIENT_ID, CONSENT_APP_CLIENT_SECRET  a storefront credential of the space (required)
+  TOKEN_AUTHORITY_URL   the service (default http://localhost:8080)
+  CONSENT_APP_AUDIENCE  its private tokens' audience (default storefront.api.local)
+  CONSENT_APP_PORT      where it listens (default 8090)`,
+  {},
+);
 const settings = z
   .object({
     TOKEN_AUTHORITY_URL: z.string().url().default('http://localhost:8080'),

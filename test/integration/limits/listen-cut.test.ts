@@ -49,7 +49,10 @@ afterAll(async () => {
 describe('the peers channel when its connection is cut during LISTEN', () => {
   it('survives the cut (no double release, no unhandled rejection) and listens again once the path heals', async () => {
     const port = (proxy.address() as net.AddressInfo).port;
-    const pool = new pg.Pool({ connectionString: withPort(database.url, port), max: 2 });
+    // The proxy's own address: the database's URL may say `localhost`, which can resolve to ::1.
+    const through = new URL(withPort(database.url, port));
+    through.hostname = '127.0.0.1';
+    const pool = new pg.Pool({ connectionString: through.href, max: 2 });
     const rejections: unknown[] = [];
     const onRejection = (reason: unknown) => rejections.push(reason);
     process.on('unhandledRejection', onRejection);

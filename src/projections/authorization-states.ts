@@ -39,15 +39,19 @@ export async function readAuthorizationState(
     .select(['space_id', 'state', 'version', 'expires_at'])
     .where('key', '=', key)
     .executeTakeFirst();
-  return (
-    row && {
-      spaceId: row.space_id,
-      state: row.state,
-      version: row.version,
-      expiresAt: row.expires_at,
-    }
-  );
+  return row && rowOf(row);
 }
+
+/** A selected row in the shape the commands read. */
+const rowOf = <Row extends { space_id: string; state: unknown; version: number }>(
+  row: Row & { expires_at: Date | null; key?: string },
+) => ({
+  spaceId: row.space_id,
+  ...(row.key === undefined ? {} : { key: row.key }),
+  state: row.state,
+  version: row.version,
+  expiresAt: row.expires_at,
+});
 
 /**
  * The redeemed requests a customer consented to in a space that have not ended (migration 048's
@@ -68,13 +72,7 @@ export async function readConsentRows(
     .orderBy('expires_at', 'desc')
     .limit(CONSENTS_LISTED)
     .execute();
-  return rows.map((row) => ({
-    spaceId: row.space_id,
-    key: row.key,
-    state: row.state,
-    version: row.version,
-    expiresAt: row.expires_at,
-  }));
+  return rows.map((row) => ({ ...rowOf(row), key: row.key }));
 }
 
 /** The most consents one customer's list shows: an agent asks again rather than pile up. */

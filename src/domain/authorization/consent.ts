@@ -17,6 +17,13 @@ import type {
   Storefront,
 } from './decide.js';
 
+/** A decision on a consent's grant: its events, and the request the token is issued on. */
+type OnConsent = Decision<
+  AuthorizationEvent,
+  AuthorizationRefusal,
+  { readonly request: AuthorizationRequestState }
+>;
+
 /**
  * The client redeems its code (OAuth 2.1 §4.1.3): the code's secret, its client, its redirect URI
  * and its PKCE verifier. A code already redeemed, presented again, revokes what it bought.
@@ -34,11 +41,7 @@ export function decideRedeem(
     readonly otherResource: boolean;
   },
   state: AuthorizationRequestState | undefined,
-): Decision<
-  AuthorizationEvent,
-  AuthorizationRefusal,
-  { readonly request: AuthorizationRequestState }
-> {
+): OnConsent {
   const { code } = state ?? {};
   if (!state || !code || !secretMatches(command.secret, code.digest)) return refuse('bad_code');
   const { requestId } = command;
@@ -94,11 +97,7 @@ export function decideRefresh(
     readonly scopes: readonly string[] | undefined;
   },
   state: AuthorizationRequestState | undefined,
-): Decision<
-  AuthorizationEvent,
-  AuthorizationRefusal,
-  { readonly request: AuthorizationRequestState }
-> {
+): OnConsent {
   const { refresh } = state ?? {};
   if (!state || !refresh || !issuedTo({ clientId: state.asked.client_id }, command.clientId)) {
     return refuse('bad_refresh');

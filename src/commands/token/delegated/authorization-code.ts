@@ -21,7 +21,8 @@ import { requireSentClient, tokenResponse } from '../grants/answer.js';
 import type { GrantRequest, GrantResponse } from '../grants/grant.js';
 import { issueDelegatedToken } from './issue.js';
 
-const field = z.string().min(1, 'must not be empty');
+/** A field of a consent grant's request: never empty. */
+export const field = z.string().min(1, 'must not be empty');
 
 /** OAuth 2.1 §4.1.3's request: the code, its PKCE verifier, the client and its redirect URI. */
 const authorizationCodeSchema = z.object({
@@ -32,12 +33,17 @@ const authorizationCodeSchema = z.object({
   resource: field.max(4096).optional(),
 });
 
-const invalid = (description: string) => () => new InvalidGrantError(description);
+/** RFC 6749 §5.2: a grant that does not hold, saying why. */
+export const invalid = (description: string) => () => new InvalidGrantError(description);
+
+/** A `resource` that is not the consent's, said only to whoever holds its code or refresh token. */
+export const OTHER_RESOURCE = () =>
+  new InvalidTargetError('resource', 'is not the resource of the consent');
 const NOT_GOOD = invalid(
   "the code is not good: unknown, expired, used, or not this client's, redirect_uri's or code_verifier's",
 );
 const REDEEM_REFUSED: Refusals<AuthorizationRefusal, object> = refusedAs(NOT_GOOD, {
-  other_resource: () => new InvalidTargetError('resource', 'is not the resource of the consent'),
+  other_resource: OTHER_RESOURCE,
   code_replayed: invalid('the code was used before: the tokens it bought are revoked'),
 });
 

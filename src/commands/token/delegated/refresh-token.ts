@@ -1,18 +1,19 @@
 import { z } from 'zod';
 import { decideRefresh, decideUndoRefresh } from '../../../domain/authorization/consent.js';
 import { refusedAs, type AuthorizationRefusal } from '../../../domain/authorization/decide.js';
-import {
-  InvalidGrantError,
-  InvalidScopeError,
-  InvalidTargetError,
-} from '../../../errors/errors.js';
+import { InvalidScopeError } from '../../../errors/errors.js';
 import type { Refusals } from '../../handle.js';
 import { onRequest } from '../../authorization/requests.js';
 import { defineGrant } from '../grants/grant.js';
 import { requestedScopes, scopeParameter } from '../grants/scope-parameter.js';
-import { consentStep, issueOnConsent, otherResource } from './authorization-code.js';
-
-const field = z.string().min(1, 'must not be empty');
+import {
+  consentStep,
+  field,
+  invalid,
+  issueOnConsent,
+  OTHER_RESOURCE,
+  otherResource,
+} from './authorization-code.js';
 
 /** OAuth 2.1 §4.3.1's request: the refresh token, its client, and perhaps fewer scopes. */
 const refreshTokenSchema = z.object({
@@ -22,12 +23,11 @@ const refreshTokenSchema = z.object({
   resource: field.max(4096).optional(),
 });
 
-const invalid = (description: string) => () => new InvalidGrantError(description);
 const NOT_GOOD = invalid(
   "the refresh token is not good: unknown, replaced, revoked, or not this client's",
 );
 const REFRESH_REFUSED: Refusals<AuthorizationRefusal, object> = refusedAs(NOT_GOOD, {
-  other_resource: () => new InvalidTargetError('resource', 'is not the resource of the consent'),
+  other_resource: OTHER_RESOURCE,
   widened: () => new InvalidScopeError('a refresh may ask only for scopes the consent granted'),
   other_key: invalid(
     'the refresh token is bound to the DPoP key the code was redeemed with: send a proof by that key',
@@ -41,8 +41,7 @@ const REFRESH_REFUSED: Refusals<AuthorizationRefusal, object> = refusedAs(NOT_GO
 /**
  * The refresh token grant: a consent's next token, and the refresh token that replaces the one
  * sent. The swap is recorded first (its stream's version check lets one replica win); a refresh
- * whose issuance then failed has spent its token, so the client holds the new one it never saw
- * and starts again, erring toward the customer. Budgets per agent and customer apply as to every
+ * whose issuance then failed is undone, so the token the client holds stands again. Budgets per agent and customer apply as to every
  * delegated token.
  */
 export const refreshTokenGrant = defineGrant({

@@ -125,6 +125,8 @@ const recordIssuances = async (spaceId: string, count: number) => {
   );
   return jtis;
 };
+/** The archive CLI's line for the partition holding the first tokens. */
+const ours = () => archiveOutput.find((entry) => entry.partition === firstPartition.name)!;
 /** A copy of the archive to tamper with. */
 const copyOfArchive = async () => {
   const copy = await mkdtemp(path.join(dir, 'copy-'));
@@ -144,12 +146,15 @@ beforeAll(async () => {
   );
   login = await service.loginToken([SPACE]);
   auditKey = await loadAuditSigningKey(undefined, dir);
-  const credential = await createCredentialVia(service, SPACE);
-  // Three partitions with tokens in each; sealed and checkpointed as the projector does.
+  let credential: Awaited<ReturnType<typeof createCredentialVia>> | undefined;
+  // Three partitions with tokens in each; sealed and checkpointed as the projector does. The
+  // first starts fresh, so the space's first event (its credential) is in it however long the
+  // service took to start; what came before is in older partitions, archived too.
   for (let round = 0; round < 3; round += 1) {
-    if (round > 0) await untilNextPartition();
+    await untilNextPartition();
     const partition = await currentPartition();
     if (round === 0) firstPartition = partition;
+    credential ??= await createCredentialVia(service, SPACE);
     for (let i = 0; i < 5; i += 1) {
       const token = await privateTokenVia(service, credential);
       if (round === 0 && i === 0) firstTokenJti = String(decodeJwt(token).jti);
@@ -213,9 +218,12 @@ afterAll(() => rm(dir, { recursive: true, force: true }));
 
 describe('archiving a partition', () => {
   it('drops the partition after recording it, and the database is smaller', async () => {
-    expect(archiveOutput).toEqual([
-      expect.objectContaining({ partition: firstPartition.name, archived: true }),
-    ]);
+    // Partitions older than the first token's (the setup may cross a minute) are archived too.
+    expect(ours()).toMatchObject({ archived: true });
+    for (const entry of archiveOutput) {
+      expect(entry).toMatchObject({ archived: true });
+      expect(String(entry.partition) <= firstPartition.name).toBe(true);
+    }
     const { rows } = await database.pool.query<{ present: string | null }>(
       `SELECT to_regclass($1)::text AS present`,
       [firstPartition.name],
@@ -223,11 +231,12 @@ describe('archiving a partition', () => {
     expect(rows[0]!.present).toBeNull();
     expect(await logBytes()).toBeLessThan(sizeBefore);
     const recorded = await database.pool.query<{ data: { partition: string; files: unknown[] } }>(
-      `SELECT data FROM events WHERE event_type = 'events-archived'`,
+      `SELECT data FROM events WHERE event_type = 'events-archived' AND data->>'partition' = $1`,
+      [firstPartition.name],
     );
     expect(recorded.rows).toHaveLength(1);
     expect(recorded.rows[0]!.data.partition).toBe(firstPartition.name);
-    expect(recorded.rows[0]!.data.files).toEqual(archiveOutput[0]!.files);
+    expect(recorded.rows[0]!.data.files).toEqual(ours().files);
   });
 
   it("drops the traces of the partition's events with it, keeping those of the events left", async () => {
@@ -259,7 +268,7 @@ describe('archiving a partition', () => {
 
   it('fails, naming the file, when an archive file is edited, removed or added', async () => {
     const text = await exportAll();
-    const file = (archiveOutput[0]!.files as Array<{ space_id: string; file: string }>).find(
+    const file = (ours().files as Array<{ space_id: string; file: string }>).find(
       (entry) => entry.space_id === SPACE,
     )!.file;
 
@@ -406,7 +415,7 @@ describe('archiving a partition', () => {
     // Archived seals are leaves of the tree: without the files the check cannot say ok.
     expect(await check(undefined)).toMatchObject({ ok: false, reason: 'archive_dir_missing' });
 
-    const file = (archiveOutput[0]!.files as Array<{ space_id: string; file: string }>).find(
+    const file = (ours().files as Array<{ space_id: string; file: string }>).find(
       (entry) => entry.space_id === SPACE,
     )!.file;
     const missing = await copyOfArchive();
@@ -496,7 +505,7 @@ describe('archiving a partition', () => {
   });
 
   it('indexes each archive file: one gzip member per tile of the space tree, each event id and jti keyed', async () => {
-    const file = (archiveOutput[0]!.files as Array<{ space_id: string; file: string }>).find(
+    const file = (ours().files as Array<{ space_id: string; file: string }>).find(
       (entry) => entry.space_id === SPACE,
     ) as unknown as { file: string; events: number; last_sequence: number };
     const blocks = await archivedBlocks(database.db, SPACE, 1, Number.MAX_SAFE_INTEGER);

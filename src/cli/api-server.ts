@@ -129,6 +129,7 @@ export async function startApiServer(
       limiter_failed_login: limiter.failed_login,
       failure_windows: commands.failures.size(),
       refusal_windows: commands.refusals.size(),
+      authorization_refusal_windows: commands.authorizationRefusals.size(),
       audit_streams: auditStream.streams.size(),
       ...(commands.signer?.stats
         ? { signer_stuck_threads: commands.signer.stats().stuckThreads }
@@ -201,6 +202,7 @@ export async function startApiServer(
     await Promise.all([
       commands.failures.close(),
       commands.refusals.close(),
+      commands.authorizationRefusals.close(),
       commands.limits.close(),
     ])
       .catch((error: unknown) => logger.warn({ err: error }, 'failure summaries not written'))

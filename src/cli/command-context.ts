@@ -10,6 +10,7 @@ import type { CommandContext } from '../commands/context.js';
 import { isRecordedIssuance } from '../commands/token/recorded-issuance.js';
 import { createFailureEvents } from '../commands/client-authentication/failure-events.js';
 import { createAccessRefusals } from '../commands/access-refusal/record.js';
+import { createAuthorizationRefusals } from '../commands/authorization/refusal-events.js';
 import { ensureFirstSigningKey } from '../commands/signing-key/change-keys.js';
 import { randomIds, systemClock } from '../domain/ports.js';
 import { createEventStore, type AppendListener } from '#event-log/event-store.js';
@@ -127,6 +128,7 @@ export async function createCommandContext(
     }),
     failures: createFailureEvents(outsiders),
     refusals: createAccessRefusals(outsiders),
+    authorizationRefusals: createAuthorizationRefusals(outsiders),
     credentials: createCredentialLookup(db, {
       ttlMs: config.CREDENTIAL_CACHE_TTL_MS,
       unknownTtlMs: config.UNKNOWN_CLIENT_CACHE_TTL_MS,

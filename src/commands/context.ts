@@ -9,6 +9,7 @@ import type { KeyStore } from '../crypto/key-store.js';
 import type { TokenSigner } from '../crypto/token-signer.js';
 import type { Limits } from '../limits/limits.js';
 import type { FailureEvents } from './client-authentication/failure-events.js';
+import type { AuthorizationRefusals } from './authorization/refusal-events.js';
 import type { AccessRefusals } from './access-refusal/record.js';
 import type { RevocationLookup } from '../projections/revocation-lookup.js';
 import type { IdempotentResponse } from '../projections/idempotent-responses.js';
@@ -49,6 +50,8 @@ export interface CommandContext {
   readonly failures: FailureEvents;
   /** Refused login-token requests as events, at most FAILED_AUTH_EVENTS_PER_MINUTE per subject. */
   readonly refusals: AccessRefusals;
+  /** Refused authorization requests as events, at most FAILED_AUTH_EVENTS_PER_MINUTE per space and error. */
+  readonly authorizationRefusals: AuthorizationRefusals;
   /** Verifies our own access tokens (memoised). */
   readonly verifier: AccessTokenVerifier;
   readonly hasher: SecretHasher;

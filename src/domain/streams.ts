@@ -18,6 +18,9 @@ export const streams = {
   failureSummary: (eventId: string) => newStream(`auth-failure-summary-${eventId}`),
   accessRefusal: (eventId: string) => newStream(`access-refused-${eventId}`),
   refusalSummary: (eventId: string) => newStream(`access-refusals-summary-${eventId}`),
+  authorizationRefusal: (eventId: string) => newStream(`authorization-refused-${eventId}`),
+  authorizationRefusalSummary: (eventId: string) =>
+    newStream(`authorization-refusals-summary-${eventId}`),
   auditRead: (eventId: string) => newStream(`audit-read-${eventId}`),
   secretReplay: (eventId: string) => newStream(`secret-replay-${eventId}`),
   switchOverEnd: (spaceId: string) => keyedStream(`switch-over-ended-${spaceId}`),

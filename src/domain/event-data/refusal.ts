@@ -63,6 +63,44 @@ export const accessRefusalsSummarizedSchema = z.object({
   ...sourceIps,
 });
 
+/** What an authorization request is refused with (RFC 6749 §4.1.2.1, RFC 8707 §2, RFC 9396 §5). */
+export const authorizationRefusalError = z.enum([
+  'invalid_request',
+  'unauthorized_client',
+  'access_denied',
+  'server_error',
+  'temporarily_unavailable',
+  'unsupported_response_type',
+  'invalid_scope',
+  'invalid_target',
+  'invalid_authorization_details',
+]);
+
+/** An authorization request refused at /authorize or on the browser's way back; never a secret. */
+export const authorizationRequestRefusedSchema = z.object({
+  /** The client_id as sent (the client's own words, unchecked), or null when none was. */
+  client_id: z.string().max(512).nullable(),
+  error: authorizationRefusalError,
+  description: z.string().max(500),
+  /** Whether the client heard it at its redirect_uri; else the browser was shown it. */
+  redirected: z.boolean(),
+  /** On the way back: the request the browser came back for. */
+  request_id: z.string().max(64).optional(),
+});
+
+/** Refusals of one space and error in one minute past the per-minute event budget: counted. */
+export const authorizationRefusalsSummarizedSchema = z.object({
+  /** The error; `rate_limited`: requests refused (429) before any check. */
+  reason: z.union([authorizationRefusalError, z.literal('rate_limited')]),
+  ...window,
+  /** Refusals beyond the recorded ones. */
+  refused: count,
+  /** client_ids sent (the first 50), and how many there were in all. */
+  client_ids: z.array(z.string().max(512)).max(50),
+  client_id_count: count,
+  ...sourceIps,
+});
+
 /**
  * Refused client authentications and login tokens, one by one and summarized past the budget, so
  * no attacker can grow the immutable log without bound.
@@ -97,6 +135,29 @@ export const REFUSAL_EVENTS = {
       refused_while_locked_out: 3,
       requested_spaces: ['space-a'],
       requested_space_count: 1,
+      source_ips: ['203.0.113.9'],
+      source_ip_count: 1,
+    }),
+  }),
+  'authorization-request-refused': declareEvent(authorizationRequestRefusedSchema, {
+    audit: fieldsOf(authorizationRequestRefusedSchema),
+    example: () => ({
+      client_id: 'https://agent.example/client.json',
+      error: 'invalid_request',
+      description: 'code_challenge_method must be S256',
+      redirected: true,
+    }),
+  }),
+  'authorization-refusals-summarized': declareEvent(authorizationRefusalsSummarizedSchema, {
+    audit: fieldsOf(authorizationRefusalsSummarizedSchema),
+    metric: null,
+    example: ({ now, later }) => ({
+      reason: 'invalid_request',
+      window_start: now.toISOString(),
+      window_end: later.toISOString(),
+      refused: 30,
+      client_ids: ['https://agent.example/client.json'],
+      client_id_count: 1,
       source_ips: ['203.0.113.9'],
       source_ip_count: 1,
     }),

@@ -14,7 +14,14 @@ import {
 import { clientActor } from '../../domain/actors.js';
 import { scopeListSchema } from '../../domain/event-data/credential.js';
 import { mayTarget } from '../../domain/policy.js';
-import { InvalidRequestError, NotFoundError } from '../../errors/errors.js';
+import {
+  InvalidRequestError,
+  NotFoundError,
+  RateLimitedError,
+  TokenAuthorityError,
+  UnavailableError,
+} from '../../errors/errors.js';
+import type { AuthorizationRequestRefusal as AuthorizeRefusal } from '../../domain/authorization-refusal/decide.js';
 import { requestMetadata } from '../request-context.js';
 import { redirectBrowser } from '../respond.js';
 import { route, type Route } from '../route.js';
@@ -59,23 +66,31 @@ export function authorizeRoutes(commands: CommandContext, issuer: string): reado
       ],
       errors: ['not_found', 'invalid_request', 'rate_limited'],
       async handle(ctx, _auth, { params: { space_id: spaceId } }) {
-        const query = new URLSearchParams(ctx.querystring);
-        const named = requestedClientId(query);
-        if ('kind' in named) throw new InvalidRequestError(named.description);
         const app = await authorizationApp(commands, spaceId);
         if (!app) throw new NotFoundError('this space takes no authorization requests');
-        const client = await codeFlowClient(commands, spaceId, named.clientId, ctx.ip);
-        if ('refused' in client) throw new InvalidRequestError(client.refused);
+        const query = new URLSearchParams(ctx.querystring);
+        const refused = refusalOf(commands, ctx, spaceId, query.get('client_id'));
+        const named = requestedClientId(query);
+        if ('kind' in named) throw await refused.shown(named.description);
+        const client = await codeFlowClient(commands, spaceId, named.clientId, ctx.ip).catch(
+          (error: unknown) => {
+            if (error instanceof RateLimitedError) refused.limited();
+            throw error;
+          },
+        );
+        if ('refused' in client) throw await refused.shown(client.refused);
         const judged = judgeAuthorizationRequest(query, client);
-        if (judged.kind === 'shown') throw new InvalidRequestError(judged.description);
+        if (judged.kind === 'shown') throw await refused.shown(judged.description);
         const iss = issuerOf(spaceId);
         if (judged.kind === 'redirected') {
+          await refused.redirected(judged);
           redirectBrowser(ctx, errorResponse(judged.redirectUri, { ...judged, iss }));
           return;
         }
         const { request } = judged;
         const refusal = serviceRefusal(commands, request);
         if (refusal) {
+          await refused.redirected(refusal);
           const { state, redirectUri } = request;
           redirectBrowser(ctx, errorResponse(redirectUri, { ...refusal, state, iss }));
           return;
@@ -105,25 +120,75 @@ export function authorizeRoutes(commands: CommandContext, issuer: string): reado
       async handle(ctx, _auth, { params: { space_id: spaceId }, query }) {
         const requestId = query.authorization_request;
         const browser = ctx.cookies.get(cookieName(requestId));
-        if (!browser) {
-          throw new InvalidRequestError(
-            'this authorization request was started in another browser',
-          );
+        // Recorded only where the space takes requests: no one grows a log for a space by asking.
+        const refused = (await authorizationApp(commands, spaceId))
+          ? refusalOf(commands, ctx, spaceId, null, requestId)
+          : undefined;
+        try {
+          if (!browser) {
+            throw new InvalidRequestError(
+              'this authorization request was started in another browser',
+            );
+          }
+          const { code, request } = await issueAuthorizationCode(commands, {
+            spaceId,
+            requestId,
+            browser,
+            resume: query.resume,
+            metadata: { actor: clientActor(`browser:${requestId}`), ...requestMetadata(ctx) },
+          });
+          cookie(ctx, spaceId, requestId, '');
+          const { redirect_uri: redirectUri, state } = request.asked;
+          redirectBrowser(ctx, codeResponse(redirectUri, { code, state, iss: issuerOf(spaceId) }));
+        } catch (error) {
+          if (refused && error instanceof TokenAuthorityError && !busy(error)) {
+            await refused.shown(error.message);
+          }
+          throw error;
         }
-        const { code, request } = await issueAuthorizationCode(commands, {
-          spaceId,
-          requestId,
-          browser,
-          resume: query.resume,
-          metadata: { actor: clientActor(`browser:${requestId}`), ...requestMetadata(ctx) },
-        });
-        cookie(ctx, spaceId, requestId, '');
-        const { redirect_uri: redirectUri, state } = request.asked;
-        redirectBrowser(ctx, codeResponse(redirectUri, { code, state, iss: issuerOf(spaceId) }));
       },
     }),
     ...authorizationRequestRoutes(commands, issuerOf),
   ];
+}
+
+/** Answered 429 or 503: the service's state, not the request's fault. */
+const busy = (error: Error) =>
+  error instanceof RateLimitedError || error instanceof UnavailableError;
+
+/**
+ * How a refusal of a request to `spaceId` is recorded (`authorization-request-refused`, budgeted)
+ * before it is answered: shown to the browser (thrown as 400), or sent to the client's redirect_uri.
+ */
+function refusalOf(
+  commands: Pick<CommandContext, 'authorizationRefusals'>,
+  ctx: RequestContext,
+  spaceId: string,
+  sentClientId: string | null,
+  requestId?: string,
+) {
+  const clientId = sentClientId === null ? null : sentClientId.slice(0, 512);
+  const record = (error: AuthorizeRefusal['error'], description: string, redirected: boolean) =>
+    commands.authorizationRefusals.refused(
+      spaceId,
+      {
+        client_id: clientId,
+        error,
+        description: description.slice(0, 500),
+        redirected,
+        ...(requestId === undefined ? {} : { request_id: requestId }),
+      },
+      { actor: 'anonymous', ...requestMetadata(ctx) },
+    );
+  return {
+    async shown(description: string) {
+      await record('invalid_request', description, false);
+      return new InvalidRequestError(description);
+    },
+    redirected: (refusal: Pick<AuthorizeRefusal, 'error' | 'description'>) =>
+      record(refusal.error, refusal.description, true),
+    limited: () => commands.authorizationRefusals.limited(spaceId, clientId, ctx.ip),
+  };
 }
 
 /**

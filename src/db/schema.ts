@@ -43,6 +43,7 @@ export interface CredentialsTable {
   rate_limit_per_minute: number | null;
   scopes: string[] | null;
   scopes_narrowed_at: Date | null;
+  redirect_uris: string[] | null;
 }
 
 export interface TokenRevocationsTable {

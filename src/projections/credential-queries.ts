@@ -17,6 +17,8 @@ export interface CredentialRecord {
   readonly rate_limit_per_minute: number | null;
   /** The scopes its tokens may carry; null: recorded before scopes (the catalog's defaults). */
   readonly scopes: readonly string[] | null;
+  /** Where /authorize may send its browser back; only for a code-flow client. */
+  readonly redirect_uris?: readonly string[];
   /** Only while a rotation overlap runs. */
   readonly previous_secret_expires_at?: string;
   readonly revoked_at?: string;
@@ -46,6 +48,7 @@ function credentialsOf(db: Kysely<Database>, spaceId: string) {
       'c.revoked_at',
       'c.rate_limit_per_minute',
       'c.scopes',
+      'c.redirect_uris',
       'u.last_used_at',
     ])
     .where('c.space_id', '=', spaceId);
@@ -66,6 +69,7 @@ function toRecord(row: Row, nowMs: number): CredentialRecord {
     last_used_at: row.last_used_at?.toISOString() ?? null,
     rate_limit_per_minute: row.rate_limit_per_minute,
     scopes: row.scopes,
+    ...(row.redirect_uris ? { redirect_uris: row.redirect_uris } : {}),
     ...(overlapEnds && overlapEnds.getTime() > nowMs
       ? { previous_secret_expires_at: overlapEnds.toISOString() }
       : {}),

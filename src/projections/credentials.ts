@@ -30,6 +30,7 @@ export async function writeCredential(
     rate_limit_per_minute: state.rateLimitPerMinute,
     scopes: state.scopes ? [...state.scopes] : null,
     scopes_narrowed_at: ms(state.scopesNarrowedAt),
+    redirect_uris: state.redirectUris.length > 0 ? [...state.redirectUris] : null,
   };
   // The stream's version check already ran in this transaction: the row is at version - 1.
   await trx
@@ -69,6 +70,7 @@ export async function findCredential(
         rateLimitPerMinute: row.rate_limit_per_minute,
         scopes: row.scopes,
         scopesNarrowedAt: row.scopes_narrowed_at?.getTime() ?? null,
+        redirectUris: row.redirect_uris ?? [],
         version: Number(row.stream_version),
         createdAt: row.created_at.getTime(),
         updatedAt: row.updated_at.getTime(),

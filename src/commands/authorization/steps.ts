@@ -17,6 +17,7 @@ import {
   AUTHORIZATION_CODE_TTL_SECONDS,
   AUTHORIZATION_REQUEST_TTL_SECONDS,
   clientDomain,
+  credentialActive,
   mayGiveConsent,
   ownedBySpace,
 } from '../../domain/policy.js';
@@ -51,19 +52,21 @@ export interface CodeFlowClient {
 }
 
 /**
- * The code-flow client `clientId` names in the space, or why none: a public client's (`none`)
- * metadata document on a domain the space allows, fetched under the SSRF rules. Each request,
- * anyone's, spends a budget of its own per domain and address (never the client's or space's).
+ * The code-flow client `clientId` names in the space, or why none: a credential of the space with
+ * redirect URIs, or a public client's (`none`) metadata document on a domain the space allows,
+ * fetched under the SSRF rules. Each request for a document, anyone's, spends a budget of its own
+ * per domain and address (never the client's or space's).
  */
 export async function codeFlowClient(
-  ctx: Pick<CommandContext, 'metadataClients' | 'limits'>,
+  ctx: Pick<CommandContext, 'metadataClients' | 'limits' | 'credentials'>,
   spaceId: string,
   clientId: string,
   ip: string,
 ): Promise<CodeFlowClient | { readonly refused: string }> {
+  if (!isMetadataClientId(clientId)) return registeredClient(ctx, spaceId, clientId, ip);
   const ports = ctx.metadataClients;
-  if (!ports || !isMetadataClientId(clientId)) {
-    return { refused: 'client_id must be the https URL of a client ID metadata document' };
+  if (!ports) {
+    return { refused: 'client_id: this service takes no client ID metadata documents' };
   }
   const badId = metadataClientIdRefusal(clientId);
   if (badId) return { refused: `client_id ${badId}` };
@@ -85,6 +88,27 @@ export async function codeFlowClient(
     };
   }
   return { clientId, redirectUris: document.redirectUris, about: document.about };
+}
+
+/**
+ * A credential of the space with redirect URIs registered: a confidential code-flow client, which
+ * authenticates when it redeems its code. Its requests spend a budget per client and address.
+ */
+async function registeredClient(
+  ctx: Pick<CommandContext, 'limits' | 'credentials'>,
+  spaceId: string,
+  clientId: string,
+  ip: string,
+): Promise<CodeFlowClient | { readonly refused: string }> {
+  const credential = await ctx.credentials.find(clientId);
+  if (!credential || !ownedBySpace(credential, spaceId) || !credentialActive(credential)) {
+    return { refused: 'client_id: no active client of that id in this space' };
+  }
+  if (credential.redirectUris.length === 0) {
+    return { refused: 'client_id: the client registered no redirect_uris: it takes no codes' };
+  }
+  ctx.limits.authorizationRequest(`${spaceId}\u0000${clientId}`, ip);
+  return { clientId, redirectUris: credential.redirectUris, about: { name: credential.name } };
 }
 
 /** Records a judged request; the browser's cookie digest binds its code to this browser. */

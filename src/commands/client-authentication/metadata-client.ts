@@ -35,6 +35,8 @@ export function credentialOf(
     secretHash: null,
     jwks,
     requireDpop: false,
+    // Its document names them, read at /authorize.
+    redirectUris: [],
     previousSecretHash: null,
     previousSecretExpiresAt: null,
     revokedAt: null,

@@ -140,6 +140,7 @@ export interface UpdateCredential extends CredentialCommand {
   readonly jwks?: ClientJwks;
   readonly scopes?: readonly string[];
   readonly rateLimitPerMinute?: number | null;
+  readonly redirectUris?: readonly string[];
 }
 
 /** Updates a credential; on a conflict, decided again on the credential as it then is. */

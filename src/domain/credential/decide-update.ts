@@ -4,15 +4,19 @@ import type { ScopeCatalog } from '../scope-catalog.js';
 import {
   decideChangeKeys,
   decideChangeRateLimit,
+  decideChangeRedirectUris,
   decideChangeScopes,
   type CredentialDecision,
   type LifecycleCommand,
 } from './decide.js';
 import type { Credential } from './state.js';
 
-/** The changes one request asks of a credential at once (PATCH): any of the three. */
+/** The changes one request asks of a credential at once (PATCH): any of them. */
 export type CredentialUpdate =
-  'credential-keys-changed' | 'credential-scopes-changed' | 'credential-rate-limit-changed';
+  | 'credential-keys-changed'
+  | 'credential-scopes-changed'
+  | 'credential-rate-limit-changed'
+  | 'credential-redirect-uris-changed';
 
 /** Several changes decided on the same state: all of them, or none when any is refused. */
 export function decideUpdateCredential(
@@ -21,6 +25,7 @@ export function decideUpdateCredential(
     readonly jwks?: ClientJwks;
     readonly scopes?: readonly string[];
     readonly rateLimitPerMinute?: number | null;
+    readonly redirectUris?: readonly string[];
     readonly catalog: ScopeCatalog;
     readonly spaceCeiling: number;
   },
@@ -41,6 +46,12 @@ export function decideUpdateCredential(
     const rateLimitPerMinute = command.rateLimitPerMinute;
     parts.push(() =>
       decideChangeRateLimit({ ...command, eventId: command.eventIds(), rateLimitPerMinute }, state),
+    );
+  }
+  if (command.redirectUris) {
+    const redirectUris = command.redirectUris;
+    parts.push(() =>
+      decideChangeRedirectUris({ ...command, eventId: command.eventIds(), redirectUris }, state),
     );
   }
   const events: DomainEvent<CredentialUpdate>[] = [];

@@ -47,6 +47,8 @@ export interface CreateCredentialCommand extends Asked {
   /** The scopes asked for; none: the catalog's defaults. */
   readonly scopes?: readonly string[];
   readonly catalog: ScopeCatalog;
+  /** Where /authorize may send its browser back: a code-flow client too. */
+  readonly redirectUris?: readonly string[];
 }
 
 /** Create a credential in a space for a dashboard user. Nothing exists yet, so nothing refuses. */
@@ -73,6 +75,7 @@ export function decideCreateCredential(
       ...(scopes.scopes.length > 0 || command.scopes !== undefined
         ? { scopes: [...scopes.scopes].sort() }
         : {}),
+      ...(command.redirectUris?.length ? { redirect_uris: [...command.redirectUris] } : {}),
     }),
   ]);
 }
@@ -205,6 +208,24 @@ export function decideChangeScopes(
       client_id: command.clientId,
       scopes,
       removed: missingScopes(scopes, before).sort(),
+      changed_by: command.actor,
+    }),
+  ]);
+}
+
+/** Replace where a code-flow client's browser may be sent back; none: no longer one. */
+export function decideChangeRedirectUris(
+  command: LifecycleCommand & { readonly redirectUris: readonly string[] },
+  state: Credential | undefined,
+): CredentialDecision<'credential-redirect-uris-changed'> {
+  const refused = refusal(command, state);
+  if (refused) return refuse(refused);
+  const redirectUris = [...command.redirectUris];
+  if (JSON.stringify(state!.redirectUris) === JSON.stringify(redirectUris)) return accept([]);
+  return accept([
+    commandEvent(command, 'credential-redirect-uris-changed', {
+      client_id: command.clientId,
+      redirect_uris: redirectUris,
       changed_by: command.actor,
     }),
   ]);

@@ -9,6 +9,7 @@ export type CredentialEvent = Recorded<
   | 'credential-rate-limit-changed'
   | 'credential-keys-changed'
   | 'credential-scopes-changed'
+  | 'credential-redirect-uris-changed'
 >;
 
 /** The credential after `event`. Pure; the `credentials` row is this state, written inline. */
@@ -37,6 +38,7 @@ export function evolveCredential(
       rateLimitPerMinute: data.rate_limit_per_minute ?? null,
       scopes: data.scopes ?? null,
       scopesNarrowedAt: null,
+      redirectUris: data.redirect_uris ?? [],
       createdAt: at,
       ...touched,
     };
@@ -64,6 +66,8 @@ export function evolveCredential(
       };
     case 'credential-rate-limit-changed':
       return { ...state, ...touched, rateLimitPerMinute: event.data.rate_limit_per_minute };
+    case 'credential-redirect-uris-changed':
+      return { ...state, ...touched, redirectUris: event.data.redirect_uris };
     case 'credential-keys-changed':
       return { ...state, ...touched, jwks: event.data.jwks };
     case 'credential-scopes-changed':

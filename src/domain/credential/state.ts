@@ -25,6 +25,8 @@ export interface Credential {
   readonly budgetKey?: string;
   /** The scopes its tokens may carry; null: recorded before scopes, the catalog's defaults. */
   readonly scopes: readonly string[] | null;
+  /** Where /authorize may send its browser back; empty: not a code-flow client. */
+  readonly redirectUris: readonly string[];
   /** When a change last took a scope away (ms since epoch); null: never. */
   readonly scopesNarrowedAt: number | null;
   /** Position of the last event in the credential's stream (optimistic concurrency). */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { SCOPE_MAX_LENGTH } from '#verifier/scope.js';
+import { redirectUriRefusal } from '#oauth-authorize/redirect-uri.js';
 import { declareEvent } from './declaration.js';
 
 /** A credential's allowed scopes (catalog names, RFC 6749 §3.3 words), at most 100. */
@@ -25,6 +26,20 @@ export const clientJwksSchema = z.object({ keys: z.array(clientPublicJwkSchema).
 /** A secretless client's keys. */
 export type ClientJwks = z.infer<typeof clientJwksSchema>;
 
+/** Where a code-flow client's browser may be sent back (OAuth 2.1 §2.3.1), at most 10. */
+export const redirectUrisSchema = z
+  .array(
+    z
+      .string()
+      .max(2000)
+      .superRefine((uri, ctx) => {
+        const refused = redirectUriRefusal(uri);
+        if (refused) ctx.addIssue({ code: 'custom', message: `redirect URI ${refused}` });
+      }),
+  )
+  .min(1)
+  .max(10);
+
 /** Overrides CLIENT_RATE_LIMIT_PER_MINUTE for this client; null: the default. */
 const rateLimit = z.number().int().min(1).max(1_000_000_000).nullable();
 
@@ -44,6 +59,15 @@ export const credentialCreatedSchema = z.object({
   rate_limit_per_minute: rateLimit.optional(),
   /** The scopes its tokens may carry; absent (created before scopes): the catalog's defaults. */
   scopes: scopeListSchema.optional(),
+  /** Where /authorize may send its browser back: a code-flow client too. */
+  redirect_uris: redirectUrisSchema.optional(),
+});
+
+/** A credential's redirect URIs replaced, whole; an empty list: no longer a code-flow client. */
+export const credentialRedirectUrisChangedSchema = z.object({
+  client_id: z.string(),
+  redirect_uris: z.union([redirectUrisSchema, z.array(z.string()).max(0)]),
+  changed_by: z.string(),
 });
 
 /** A credential's allowed scopes replaced, whole: narrowing reaches its live tokens too. */
@@ -104,7 +128,7 @@ export const credentialRevokedSchema = z.object({
 export const CREDENTIAL_EVENTS = {
   'credential-created': declareEvent(credentialCreatedSchema, {
     redacted: ['secret_hash'],
-    audit: ['name', 'description', 'created_by', 'login_issuer', 'scopes'],
+    audit: ['name', 'description', 'created_by', 'login_issuer', 'scopes', 'redirect_uris'],
     metric: 'credentials-created',
     example: ({ clientId }) => ({
       client_id: clientId,
@@ -154,6 +178,14 @@ export const CREDENTIAL_EVENTS = {
     example: ({ clientId }) => ({
       client_id: clientId,
       rate_limit_per_minute: 120,
+      changed_by: 'user-1',
+    }),
+  }),
+  'credential-redirect-uris-changed': declareEvent(credentialRedirectUrisChangedSchema, {
+    audit: ['redirect_uris', 'changed_by'],
+    example: ({ clientId }) => ({
+      client_id: clientId,
+      redirect_uris: ['https://shop.example/callback'],
       changed_by: 'user-1',
     }),
   }),

@@ -14,6 +14,14 @@ export function mayGiveConsent(clientId: string): boolean {
   return !isMetadataClientId(clientId);
 }
 
+/**
+ * A registered credential is a confidential client: it authenticates at the token endpoint (its
+ * secret or keys) for its code and refresh tokens. A metadata document's public client cannot.
+ */
+export function mustAuthenticateForGrant(clientId: string): boolean {
+  return !isMetadataClientId(clientId);
+}
+
 /** Whether a client id is a URL (a client ID metadata document's), not one of our `ci_` ids. */
 export const isMetadataClientId = (clientId: string) => /^[a-z][a-z0-9+.-]*:/i.test(clientId);
 

@@ -33,6 +33,7 @@ export const credentialRecord = z.object({
   scopes: z
     .array(z.string())
     .describe("The scopes its tokens may carry (recorded before scopes: the catalog's defaults)"),
+  redirect_uris: z.array(z.string()).optional().describe('Where /authorize sends the browser back'),
   previous_secret_expires_at: timestamp.optional(),
   revoked_at: timestamp.optional(),
 });
@@ -42,9 +43,7 @@ export const createdCredential = credentialRecord.extend({
   client_secret: z
     .string()
     .optional()
-    .describe(
-      'Shown once; only a keyed hash of it is stored. Absent for a client created with keys.',
-    ),
+    .describe('Shown once; only a keyed hash is stored. Absent for a client with keys.'),
   token_endpoint_auth_method: z.enum(['client_secret_basic', 'private_key_jwt']),
   ttl: z.null(),
 });

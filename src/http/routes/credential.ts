@@ -9,7 +9,7 @@ import {
 } from '../../commands/credential/change.js';
 import type { Database } from '../../db/schema.js';
 import { NotFoundError } from '../../errors/errors.js';
-import { clientJwksSchema, scopeListSchema } from '../../domain/events.js';
+import { clientJwksSchema, redirectUrisSchema, scopeListSchema } from '../../domain/events.js';
 import { isUsablePublicJwk } from '../../crypto/client-keys.js';
 import {
   getCredential,
@@ -62,6 +62,8 @@ export function credentialRoutes(commands: CommandContext, db: Kysely<Database>)
     require_dpop: z.boolean().optional(),
     /** The scopes its tokens may carry (catalog names); absent: the catalog's defaults. */
     scopes: scopeListSchema.optional(),
+    /** Where /authorize may send its browser back: the code flow, authenticating at redemption. */
+    redirect_uris: redirectUrisSchema.optional(),
   });
   const updateBody = z
     .object({
@@ -70,13 +72,16 @@ export function credentialRoutes(commands: CommandContext, db: Kysely<Database>)
       jwks: usableJwks.optional(),
       /** The scopes its tokens may carry, whole; one taken away is refused on live tokens too. */
       scopes: scopeListSchema.optional(),
+      /** Its redirect URIs, whole; `[]`: no longer a code-flow client. */
+      redirect_uris: z.union([redirectUrisSchema, z.array(z.string()).max(0)]).optional(),
     })
     .refine(
       (body) =>
         body.rate_limit_per_minute !== undefined ||
         body.jwks !== undefined ||
-        body.scopes !== undefined,
-      { message: 'give rate_limit_per_minute, jwks, scopes, or several' },
+        body.scopes !== undefined ||
+        body.redirect_uris !== undefined,
+      { message: 'give rate_limit_per_minute, jwks, scopes, redirect_uris, or several' },
     );
   /** A credential as shown: the scopes it allows now, also when recorded before scopes. */
   const shown = (record: CredentialRecord) => ({
@@ -117,6 +122,7 @@ export function credentialRoutes(commands: CommandContext, db: Kysely<Database>)
           jwks: body.jwks,
           requireDpop: body.require_dpop,
           scopes: body.scopes,
+          redirectUris: body.redirect_uris,
         });
         ctx.state.clientId = created.clientId;
         const shownCreated = {
@@ -134,6 +140,7 @@ export function credentialRoutes(commands: CommandContext, db: Kysely<Database>)
           last_used_at: null,
           rate_limit_per_minute: body.rate_limit_per_minute ?? null,
           scopes: [...created.scopes],
+          ...(body.redirect_uris ? { redirect_uris: body.redirect_uris } : {}),
           ttl: null,
         } satisfies Body<typeof createdCredential>;
         answerNoStore(ctx, shownCreated, 201);
@@ -173,7 +180,7 @@ export function credentialRoutes(commands: CommandContext, db: Kysely<Database>)
       ...common,
       operationId: 'updateCredential',
       summary:
-        "Change a credential's rate limit (null: the service default), allowed scopes, or a secretless client's keys",
+        "Change a credential's rate limit (null: the service default), allowed scopes, redirect URIs, or a secretless client's keys",
       params: clientPath,
       body: { schema: updateBody, media: ['json'] },
       responses: [{ status: 200, description: 'The credential', schema: credentialRecord }],
@@ -185,6 +192,7 @@ export function credentialRoutes(commands: CommandContext, db: Kysely<Database>)
             ...command,
             ...(body.jwks ? { jwks: body.jwks } : {}),
             ...(body.scopes ? { scopes: body.scopes } : {}),
+            ...(body.redirect_uris ? { redirectUris: body.redirect_uris } : {}),
             ...(body.rate_limit_per_minute !== undefined
               ? { rateLimitPerMinute: body.rate_limit_per_minute }
               : {}),

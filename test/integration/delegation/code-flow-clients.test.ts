@@ -242,3 +242,139 @@ describe('openid-client, as an OAuth 2.1 client would use it', () => {
     expect(stolen.status).toBe(401);
   });
 });
+
+describe('a registered credential as a code-flow client (issue 64 item 4)', () => {
+  const registered = async (body: Record<string, unknown>, space = SPACE) => {
+    const response = await adminCall(service, space, 'POST', '/v1/credential', {
+      name: 'registered agent',
+      description: 'a confidential code-flow client',
+      scopes: ['products:read'],
+      ...body,
+    });
+    expect(response.status, await response.clone().text()).toBe(201);
+    return (await response.json()) as { client_id: string; client_secret: string };
+  };
+  const authorizeAs = async (clientId: string) => {
+    const verifier = client.randomPKCECodeVerifier();
+    const query = new URLSearchParams({
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: CALLBACK,
+      code_challenge: await client.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      scope: 'products:read',
+      resource,
+    });
+    return { url: new URL(`${service.baseUrl}/spaces/${SPACE}/authorize?${query}`), verifier };
+  };
+
+  it('runs the code flow with openid-client and client_secret_basic, and must authenticate to redeem or refresh', async () => {
+    const { client_id: clientId, client_secret: secret } = await registered({
+      redirect_uris: [CALLBACK],
+    });
+    const config = await client.discovery(
+      new URL(`${service.baseUrl}/spaces/${SPACE}`),
+      clientId,
+      { redirect_uris: [CALLBACK] },
+      client.ClientSecretBasic(secret),
+      { execute: [client.allowInsecureRequests] },
+    );
+    const verifier = client.randomPKCECodeVerifier();
+    const state = client.randomState();
+    const asked = client.buildAuthorizationUrl(config, {
+      redirect_uri: CALLBACK,
+      code_challenge: await client.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      scope: 'products:read',
+      state,
+      resource,
+    });
+    const tokens = await client.authorizationCodeGrant(
+      config,
+      await consented(asked),
+      { pkceCodeVerifier: verifier, expectedState: state },
+      { resource },
+    );
+    // The agent acts (`act`, RFC 8693 §4.1) for the customer, the storefront that consented before it.
+    expect(decodeJwt(tokens.access_token)).toMatchObject({
+      sub: 'c-9',
+      aud: resource,
+      client_id: clientId,
+      act: { sub: clientId },
+    });
+    const refreshed = await client.refreshTokenGrant(config, tokens.refresh_token!);
+    expect(decodeJwt(refreshed.access_token)).toMatchObject({ act: { sub: clientId } });
+
+    // The client_id alone, as a public client would send it: refused, nothing spent.
+    const second = await authorizeAs(clientId);
+    const code = (await consented(second.url)).searchParams.get('code')!;
+    const token = (body: Record<string, string>, headers: Record<string, string> = {}) =>
+      service.post('/v1/credential/token', body, headers);
+    const redemption = {
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: second.verifier,
+      redirect_uri: CALLBACK,
+      resource,
+    };
+    const bare = await token({ ...redemption, client_id: clientId });
+    expect(bare.status).toBe(401);
+    expect(await bare.json()).toMatchObject({ error: 'invalid_client' });
+    const wrong = await token(redemption, {
+      authorization: `Basic ${Buffer.from(`${clientId}:${'x'.repeat(43)}`).toString('base64')}`,
+    });
+    expect(wrong.status).toBe(401);
+    const basic = `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}`;
+    const redeemed = await token(redemption, { authorization: basic });
+    expect(redeemed.status, await redeemed.clone().text()).toBe(200);
+    const { refresh_token: refresh } = (await redeemed.json()) as { refresh_token: string };
+    const bareRefresh = await token({
+      grant_type: 'refresh_token',
+      refresh_token: refresh,
+      client_id: clientId,
+    });
+    expect(bareRefresh.status).toBe(401);
+    const refreshedAgain = await token(
+      { grant_type: 'refresh_token', refresh_token: refresh },
+      { authorization: basic },
+    );
+    expect(refreshedAgain.status, await refreshedAgain.clone().text()).toBe(200);
+  });
+
+  it('takes only an active credential of the space with redirect URIs: never another space’s, a revoked one, or one without', async () => {
+    const shown = async (clientId: string) => {
+      const response = await fetch((await authorizeAs(clientId)).url, { redirect: 'manual' });
+      expect(response.headers.get('location')).toBeNull();
+      expect(response.status).toBe(400);
+      return (await response.json()) as { message?: string; error_description?: string };
+    };
+    const none = await registered({});
+    expect(JSON.stringify(await shown(none.client_id))).toContain('registered no redirect_uris');
+    const elsewhere = await registered({ redirect_uris: [CALLBACK] }, 'space-other-registered');
+    expect(JSON.stringify(await shown(elsewhere.client_id))).toContain('no active client');
+    const changed = await registered({ redirect_uris: [CALLBACK] });
+    const first = await fetch((await authorizeAs(changed.client_id)).url, { redirect: 'manual' });
+    expect(first.status).toBe(302);
+    const cleared = await adminCall(
+      service,
+      SPACE,
+      'PATCH',
+      `/v1/credential/${changed.client_id}`,
+      { redirect_uris: [] },
+    );
+    expect(cleared.status, await cleared.clone().text()).toBe(200);
+    expect(await cleared.json()).not.toHaveProperty('redirect_uris');
+    // The credential lookup caches rows for CREDENTIAL_CACHE_TTL_MS; the test service reads fresh.
+    expect(JSON.stringify(await shown(changed.client_id))).toContain('registered no redirect_uris');
+    const revoked = await registered({ redirect_uris: [CALLBACK] });
+    await adminCall(service, SPACE, 'DELETE', `/v1/credential/${revoked.client_id}`);
+    expect(JSON.stringify(await shown(revoked.client_id))).toContain('no active client');
+    const bad = await adminCall(service, SPACE, 'POST', '/v1/credential', {
+      name: 'bad',
+      description: 'bad redirect',
+      redirect_uris: ['http://shop.example/callback'],
+    });
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toContain('must be https');
+  });
+});

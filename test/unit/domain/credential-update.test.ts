@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decideUpdateCredential } from '../../../src/domain/credential/decide-update.js';
+import { decideChangeRedirectUris } from '../../../src/domain/credential/decide.js';
 import { evolveCredential } from '../../../src/domain/credential/evolve.js';
 import type { ScopeCatalog } from '../../../src/domain/scope-catalog.js';
 import { credentialCreated, given, metadata, sequentialIds } from '../../support/given.js';
@@ -71,5 +72,35 @@ describe('credential: several changes asked at once (PATCH)', () => {
         credential(),
       ),
     ).toEqual({ ok: false, refusal: 'not_found', events: [] });
+  });
+});
+
+describe('credential: its redirect URIs (issue 64 item 4)', () => {
+  const uris = ['https://shop.example/callback', 'http://127.0.0.1/callback'];
+  it('given a credential, when redirect URIs are set, then it is a code-flow client; set again, nothing', () => {
+    const decision = decideChangeRedirectUris(
+      { ...update, eventId: nextId(), redirectUris: uris },
+      credential(),
+    );
+    expect(decision.events.map((event) => event.type)).toEqual([
+      'credential-redirect-uris-changed',
+    ]);
+    const after = given(evolveCredential, credential(), decision.events);
+    expect(after.redirectUris).toEqual(uris);
+    expect(
+      decideChangeRedirectUris({ ...update, eventId: nextId(), redirectUris: uris }, after).events,
+    ).toEqual([]);
+    const cleared = decideChangeRedirectUris(
+      { ...update, eventId: nextId(), redirectUris: [] },
+      after,
+    );
+    expect(given(evolveCredential, after, cleared.events).redirectUris).toEqual([]);
+  });
+
+  it('given a revoked credential, when its redirect URIs change, then refused', () => {
+    const revoked = { ...credential(), status: 'revoked' as const };
+    expect(
+      decideChangeRedirectUris({ ...update, eventId: nextId(), redirectUris: uris }, revoked).ok,
+    ).toBe(false);
   });
 });

@@ -10,7 +10,13 @@ import {
 import type { EventMetadata } from '../../../domain/events.js';
 import type { DpopProof } from '../../../crypto/dpop.js';
 import { secondsOf } from '../../../domain/times.js';
-import { InvalidGrantError, InvalidTargetError } from '../../../errors/errors.js';
+import {
+  InvalidClientError,
+  InvalidGrantError,
+  InvalidRequestError,
+  InvalidTargetError,
+} from '../../../errors/errors.js';
+import { mustAuthenticateForGrant } from '../../../domain/policy.js';
 import type { PublicTokenClaims } from '../../../crypto/access-tokens.js';
 import type { CommandContext } from '../../context.js';
 import type { Refusals } from '../../handle.js';
@@ -28,7 +34,8 @@ export const field = z.string().min(1, 'must not be empty');
 const authorizationCodeSchema = z.object({
   code: field.max(200),
   code_verifier: field.max(128),
-  client_id: field.max(512),
+  /** A public client's; a registered one authenticates instead (RFC 6749 §4.1.3). */
+  client_id: field.max(512).optional(),
   redirect_uri: field.max(4096).optional(),
   resource: field.max(4096).optional(),
 });
@@ -102,14 +109,21 @@ export const authorizationCodeGrant = defineGrant({
  */
 export async function consentStep(
   ctx: CommandContext,
-  { fields, client, dpop, origin }: GrantRequest<{ readonly client_id: string }>,
+  { fields, client, dpop, origin }: GrantRequest<{ readonly client_id?: string | undefined }>,
   presented: string,
   token: string,
   notGood: () => Error,
 ) {
+  const clientId = fields.client_id ?? client?.clientId;
+  if (clientId === undefined) throw new InvalidRequestError('client_id is required');
   const sent = readCode(presented);
   const held = sent && (await readRequest(ctx, sent.requestId));
   if (!sent || !held) throw notGood();
+  if (!client && mustAuthenticateForGrant(held.asked.client_id)) {
+    throw new InvalidClientError(
+      `the ${token} is a registered client's: authenticate with its secret or keys`,
+    );
+  }
   await requireSentClient(ctx, client, origin, { clientId: held.asked.client_id, token });
   const proof = await dpop();
   const step = {
@@ -117,9 +131,9 @@ export async function consentStep(
     spaceId: held.spaceId,
     now: secondsOf(ctx.clock.now()),
     eventId: ctx.ids.eventId(),
-    metadata: { actor: clientActor(fields.client_id), ...origin },
+    metadata: { actor: clientActor(clientId), ...origin },
     secret: sent.secret,
-    clientId: fields.client_id,
+    clientId,
     jkt: proof?.jkt,
   };
   return { held, step, proof, next: newCode(sent.requestId) };

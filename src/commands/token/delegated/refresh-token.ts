@@ -18,7 +18,8 @@ import {
 /** OAuth 2.1 §4.3.1's request: the refresh token, its client, and perhaps fewer scopes. */
 const refreshTokenSchema = z.object({
   refresh_token: field.max(200),
-  client_id: field.max(512),
+  /** A public client's; a registered one authenticates instead. */
+  client_id: field.max(512).optional(),
   scope: scopeParameter,
   resource: field.max(4096).optional(),
 });

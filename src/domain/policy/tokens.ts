@@ -23,6 +23,17 @@ export function issuedTo(token: { readonly clientId: string }, clientId: string)
   return token.clientId === clientId;
 }
 
+/**
+ * A public token must be DPoP-bound when any credential it is issued through asks so
+ * (`require_dpop`): the client's own, or for a delegated one its agent's or the storefront's
+ * behind it, consent included.
+ */
+export function dpopRequired(
+  credentials: ReadonlyArray<{ readonly requireDpop: boolean } | undefined>,
+): boolean {
+  return credentials.some((credential) => credential?.requireDpop === true);
+}
+
 /** A credential authenticates, and its tokens stand, only while it is active (not revoked). */
 export function credentialActive(
   credential: { readonly status: string } | undefined,

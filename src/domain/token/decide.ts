@@ -12,6 +12,7 @@ import {
   credentialActive,
   DELEGABLE_TOKEN_TTL_SECONDS,
   describeScopeRefusal,
+  dpopRequired,
   mayBeNamedActor,
   issuedTo,
   privateTokenScopes,
@@ -157,7 +158,7 @@ export function decideIssuePublicToken(
   // Narrowing a credential, or the catalog, reaches its live tokens, as at introspection.
   const allowed = allowedScopes(catalog, credential);
   if (!tokenScopesStillAllowed(privateToken, allowed, catalog)) return refuse('scope_withdrawn');
-  if (credential.requireDpop && !command.jkt) return refuse('dpop_required');
+  if (dpopRequired([credential]) && !command.jkt) return refuse('dpop_required');
   const held = { scopes: privateToken.scopes, allowed };
   const scopes = publicTokenScopes(catalog, audience, held, command.scopes);
   if (!scopes.ok) return scopeRefused(scopes, audience);

@@ -4,6 +4,7 @@ import { accept, refuse, type Decision } from '../decision.js';
 import {
   allowedScopes,
   credentialActive,
+  dpopRequired,
   DELEGABLE_TOKEN_TTL_SECONDS,
   delegatedDetails,
   delegatedTokenScopes,
@@ -96,7 +97,7 @@ export function decideDelegatedToken(
     return refuse('actor_inactive');
   }
   if (!mayActFor(subject.mayAct, agent.clientId)) return refuse('actor_not_allowed');
-  if (agent.requireDpop && !command.jkt) return refuse('dpop_required');
+  if (dpopRequired([agent, ...credentials.subject]) && !command.jkt) return refuse('dpop_required');
   const actors: [string, ...string[]] = [agent.clientId, ...subject.actors];
   if (chainTooDeep(actors, maxDepth)) return refuse('chain_too_deep');
   if (mayAct && !mayBeNamedActor(mayAct.agent, spaceId)) return refuse('may_act_unknown');

@@ -43,9 +43,9 @@ const browse = (url: string, cookie?: string) => {
 let shopCredential: Credential;
 
 /** The storefront's server with a fresh private token (of `space`). */
-async function storefront(space = SPACE) {
+async function storefront(space = SPACE, given?: Credential) {
   const own = space === SPACE ? parties : delegationParties(() => service, space);
-  const credential = space === SPACE ? shopCredential : await own.credential(SCOPES);
+  const credential = given ?? (space === SPACE ? shopCredential : await own.credential(SCOPES));
   const token = await own.privateToken(credential, SCOPES);
   const call = (method: string, path: string, body?: unknown) =>
     fetch(new URL(path, service.baseUrl), {
@@ -345,6 +345,27 @@ describe('refresh token attacks that held', () => {
     // A retired token with another key: refused, revokes nothing.
     expect((await refresh(tokens.refresh_token, {}, thief)).status).toBe(400);
     expect(await introspect(body.access_token)).toMatchObject({ active: true });
+  });
+
+  it("a storefront that asks for DPoP (require_dpop) gets it for its consents' tokens too", async () => {
+    const created = await adminCall(service, SPACE, 'POST', '/v1/credential', {
+      name: 'bound shop',
+      description: 'every public token DPoP-bound',
+      scopes: SCOPES,
+      require_dpop: true,
+    });
+    expect(created.status).toBe(201);
+    const shop = await storefront(SPACE, (await created.json()) as Credential);
+    const unbound = await codeFor({ customer_id: customer('bound') }, shop);
+    const refused = await redeem(unbound.code, unbound.verifier);
+    expect(refused.status).toBeGreaterThanOrEqual(400);
+    expect(refused.status).toBeLessThan(500);
+    expect(await refused.json()).toMatchObject({ error: 'invalid_dpop_proof' });
+    const bound = await codeFor({ customer_id: customer('bound') }, shop);
+    const answered = await redeem(bound.code, bound.verifier, await dpopKey());
+    const body = (await answered.json()) as Tokens;
+    expect(answered.status, JSON.stringify(body)).toBe(200);
+    expect(body.token_type).toBe('DPoP');
   });
 
   it('scope widening, another client, another resource: refused without spending the token', async () => {

@@ -98,6 +98,10 @@ describe('token: delegation the customer allowed (RFC 8693 may_act)', () => {
     expect(refusalOf({}, { subject: [before, revoked] })).toBe('subject_inactive');
     expect(refusalOf({}, { subject: [before, undefined] })).toBe('subject_inactive');
     expect(refusalOf({}, { agent: { ...agent, requireDpop: true } })).toBe('dpop_required');
+    // The storefront behind it asks so too (a consent's tokens, or an exchange of its token).
+    const bound = { ...storefront, requireDpop: true };
+    expect(refusalOf({}, { subject: [bound] })).toBe('dpop_required');
+    expect(refusalOf({ jkt: 'k'.repeat(43) }, { subject: [bound] })).toBe(undefined);
     expect(refusalOf({ jkt: 'k'.repeat(43) }, { agent: { ...agent, requireDpop: true } })).toBe(
       undefined,
     );

@@ -44,7 +44,9 @@ const DELEGATION_REFUSED = {
       "authorization_details may only repeat some of the subject token's objects, unchanged",
     ),
   dpop_required: () =>
-    new InvalidDpopProofError('this agent uses only DPoP-bound tokens: send a DPoP proof'),
+    new InvalidDpopProofError(
+      'this agent, or the storefront it acts for, uses only DPoP-bound tokens: send a DPoP proof',
+    ),
 };
 
 /** A delegated token's issuance: the subject token exchanged by the agent it names. */

@@ -152,6 +152,13 @@ export function createBatchedAppender<DB extends EventLogTables>(
             : rejected(batch[index]!, answer.reason),
         );
     } catch (error) {
+      // One append's bytes the database refuses (SQLSTATE class 22) fail the whole INSERT: each is
+      // then written alone, so no caller's data fails another's append.
+      if (batch.length > 1 && isDataException(error)) {
+        const answers: Array<() => void> = [];
+        for (const pending of batch) answers.push(await write([pending]));
+        return () => answers.forEach((answer) => answer());
+      }
       return () => {
         for (const pending of batch) rejected(pending, error);
       };
@@ -178,3 +185,8 @@ export function createBatchedAppender<DB extends EventLogTables>(
     queued: () => queue.size(),
   };
 }
+
+/** A value the database refused (SQLSTATE class 22: data exception), not the database itself. */
+const isDataException = (error: unknown) =>
+  typeof (error as { code?: unknown } | null)?.code === 'string' &&
+  (error as { code: string }).code.startsWith('22');

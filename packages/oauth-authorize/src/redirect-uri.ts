@@ -11,6 +11,9 @@ export function isLoopback(uri: URL): boolean {
  * §3.1.2), https or an http loopback (OAuth 2.1 §2.3.1), or a private-use scheme (RFC 8252 §7.1).
  */
 export function redirectUriRefusal(uri: string): string | undefined {
+  // The parser drops whitespace and controls silently: what is stored must be where the browser goes.
+  const control = [...uri].some((char) => char < ' ' || char === '\u007f');
+  if (control || /\s/.test(uri)) return 'must have no whitespace or control characters';
   if (!URL.canParse(uri)) return 'not an absolute URI';
   const url = new URL(uri);
   if (url.hash || uri.includes('#')) return 'must have no fragment';

@@ -5,6 +5,7 @@ import { commandEvent, type Asked, type DomainEvent, type EventData } from '../e
 import {
   RETIRED_REFRESH_KEPT,
   grantedWithinAsked,
+  mayConsentTo,
   mayGiveConsent,
   mayTarget,
   ownedBySpace,
@@ -87,6 +88,7 @@ export function evolveAuthorization(
 /** What refuses a step of a request, each answered by its command's error. */
 export const AUTHORIZATION_REFUSALS = [
   'not_storefront',
+  'own_request',
   'other_resource',
   'not_found',
   'expired',
@@ -158,6 +160,7 @@ export function decideAccept(
   const refused = live(state, command);
   if (refused) return refused;
   if (state!.status !== 'pending') return refuse('decided');
+  if (!mayConsentTo(storefront.clientId, state!.asked.client_id)) return refuse('own_request');
   if (!mayTarget({ aud: storefront.audience }, command.resource)) return refuse('other_resource');
   const asked = { scopes: state!.asked.scopes, details: state!.asked.authorization_details };
   if (

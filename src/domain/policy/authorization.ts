@@ -14,6 +14,11 @@ export function mayGiveConsent(clientId: string): boolean {
   return !isMetadataClientId(clientId);
 }
 
+/** No client consents to its own request: the storefront is another party than the agent. */
+export function mayConsentTo(storefront: string, agent: string): boolean {
+  return mayGiveConsent(storefront) && storefront !== agent;
+}
+
 /**
  * A registered credential is a confidential client: it authenticates at the token endpoint (its
  * secret or keys) for its code and refresh tokens. A metadata document's public client cannot.

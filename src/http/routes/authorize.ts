@@ -5,8 +5,8 @@ import { spaceIssuer } from '#verifier/issuer-keys.js';
 import { authorizationDetailsSchema } from '#verifier/actor-claim.js';
 import type { CommandContext } from '../../commands/context.js';
 import { authorizationApp } from '../../commands/authorization/app.js';
+import { codeFlowClient } from '../../commands/authorization/code-flow-client.js';
 import {
-  codeFlowClient,
   issueAuthorizationCode,
   newBrowserBinding,
   startAuthorization,
@@ -23,6 +23,7 @@ import {
 } from '../../errors/errors.js';
 import type { AuthorizationRequestRefusal as AuthorizeRefusal } from '../../domain/authorization-refusal/decide.js';
 import { requestMetadata } from '../request-context.js';
+import { storableTextProblem } from '../storable.js';
 import { redirectBrowser } from '../respond.js';
 import { route, type Route } from '../route.js';
 import { resourceOf } from '../../commands/token/delegated/authorization-code.js';
@@ -70,6 +71,10 @@ export function authorizeRoutes(commands: CommandContext, issuer: string): reado
         if (!app) throw new NotFoundError('this space takes no authorization requests');
         const query = new URLSearchParams(ctx.querystring);
         const refused = refusalOf(commands, ctx, spaceId, query.get('client_id'));
+        const unstorable = [...query].flat().find((text) => storableTextProblem(text));
+        if (unstorable !== undefined) {
+          throw await refused.shown(`a parameter ${storableTextProblem(unstorable)!}`);
+        }
         const named = requestedClientId(query);
         if ('kind' in named) throw await refused.shown(named.description);
         const client = await codeFlowClient(commands, spaceId, named.clientId, ctx.ip).catch(
@@ -152,6 +157,13 @@ export function authorizeRoutes(commands: CommandContext, issuer: string): reado
   ];
 }
 
+/**
+ * `text` as an event may hold it: at most `max` characters, never a split pair, NUL as U+FFFD
+ * (one request's bytes must never fail the batch its event is written in).
+ */
+const storable = (text: string, max: number) =>
+  text.slice(0, max).toWellFormed().replaceAll('\u0000', '\uFFFD');
+
 /** Answered 429 or 503: the service's state, not the request's fault. */
 const busy = (error: Error) =>
   error instanceof RateLimitedError || error instanceof UnavailableError;
@@ -167,14 +179,14 @@ function refusalOf(
   sentClientId: string | null,
   requestId?: string,
 ) {
-  const clientId = sentClientId === null ? null : sentClientId.slice(0, 512);
+  const clientId = sentClientId === null ? null : storable(sentClientId, 512);
   const record = (error: AuthorizeRefusal['error'], description: string, redirected: boolean) =>
     commands.authorizationRefusals.refused(
       spaceId,
       {
         client_id: clientId,
         error,
-        description: description.slice(0, 500),
+        description: storable(description, 500),
         redirected,
         ...(requestId === undefined ? {} : { request_id: requestId }),
       },

@@ -159,3 +159,34 @@ describe('refused authorization requests leave bounded events', () => {
     ]);
   });
 });
+
+describe('hostile bytes in a refused request (stop 77 review)', () => {
+  const raw = (query: string) =>
+    fetch(`${service.baseUrl}/spaces/${SPACE}/authorize?${query}`, { redirect: 'manual' });
+
+  it('a NUL in any parameter: a shown 400, the event recorded with U+FFFD in its place', async () => {
+    const response = await raw(`client_id=a%00b&state=x`);
+    expect(response.status).toBe(400);
+    expect(await response.text()).toContain('NUL');
+    const rows = await refusals(`data->>'client_id' = 'a\uFFFDb'`);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.data.description).toContain('NUL');
+  });
+
+  it('a client_id cut at 512 characters is never cut inside a character', async () => {
+    const sent = `${'a'.repeat(511)}\u{1F600}`;
+    const response = await raw(`client_id=${encodeURIComponent(sent)}&client_id=x`);
+    expect(response.status).toBe(400);
+    const rows = await refusals(`data->>'client_id' LIKE 'aaaa%'`);
+    expect(rows).toHaveLength(1);
+    expect(String(rows[0]!.data.client_id)).toBe(`${'a'.repeat(511)}\uFFFD`);
+  });
+
+  it('an id that is neither ours nor a URL costs no lookup and no cache entry', async () => {
+    const before = service.api.commands.credentials.sizes().unknown;
+    for (let n = 0; n < 20; n += 1) {
+      expect((await authorize({ client_id: `${'x'.repeat(2000)}${n}` })).status).toBe(400);
+    }
+    expect(service.api.commands.credentials.sizes().unknown).toBe(before);
+  });
+});

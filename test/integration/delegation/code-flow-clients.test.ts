@@ -369,12 +369,45 @@ describe('a registered credential as a code-flow client (issue 64 item 4)', () =
     const revoked = await registered({ redirect_uris: [CALLBACK] });
     await adminCall(service, SPACE, 'DELETE', `/v1/credential/${revoked.client_id}`);
     expect(JSON.stringify(await shown(revoked.client_id))).toContain('no active client');
-    const bad = await adminCall(service, SPACE, 'POST', '/v1/credential', {
-      name: 'bad',
-      description: 'bad redirect',
-      redirect_uris: ['http://shop.example/callback'],
+    for (const [uri, why] of [
+      ['http://shop.example/callback', 'must be https'],
+      [' https://shop.example/callback', 'whitespace'],
+      ['https://shop.example/c\tb', 'whitespace'],
+      ['https://shop.example/cb\n', 'whitespace'],
+    ]) {
+      const bad = await adminCall(service, SPACE, 'POST', '/v1/credential', {
+        name: 'bad',
+        description: 'bad redirect',
+        redirect_uris: [uri],
+      });
+      expect(bad.status, uri).toBe(400);
+      expect(await bad.text(), uri).toContain(why);
+    }
+  });
+
+  it('an agent that is a credential of the space does not consent to its own request', async () => {
+    const own = await registered({ redirect_uris: [CALLBACK] });
+    const sent = await fetch((await authorizeAs(own.client_id)).url, { redirect: 'manual' });
+    expect(sent.status).toBe(302);
+    const requestId = new URL(sent.headers.get('location')!).searchParams.get(
+      'authorization_request',
+    )!;
+    const bought = await service.post('/v1/credential/token', {
+      ...own,
+      grant_type: 'client_credentials',
+      audience: resource,
+      scope: 'products:read',
     });
-    expect(bad.status).toBe(400);
-    expect(await bad.text()).toContain('must be https');
+    const { access_token: token } = (await bought.json()) as { access_token: string };
+    const accepted = await fetch(
+      `${service.baseUrl}/v1/authorization-requests/${requestId}/accept`,
+      {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ customer_id: 'victim', segment_id: 'retail' }),
+      },
+    );
+    expect(accepted.status).toBe(403);
+    expect(await accepted.text()).toContain('its own authorization request');
   });
 });

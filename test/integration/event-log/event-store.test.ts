@@ -631,6 +631,40 @@ describe('createBatchedAppender (group commit)', () => {
     expect(rows.map((row) => Number(row.stream_position))).toEqual([1]);
   });
 
+  it('refuses one append whose data the database cannot hold without failing the others in its batch', async () => {
+    const appender = createBatchedAppender(database.db, { queue: fairQueue(), maxInFlight: 1 });
+    const oneNew = (data: Record<string, unknown> = {}) => ({
+      spaceId: SPACE,
+      stream: newStream(`bytes-${randomUUID()}`),
+      events: [event(data)],
+    });
+    // As above: the appends after a lone one queue behind it and go out as one batch.
+    const blocker = appender.append(oneNew());
+    const good = Array.from({ length: 6 }, () => oneNew({ text: 'fine' }));
+    const pending = [
+      appender.append(oneNew({ text: 'a\u0000b' })).then(
+        () => 'stored',
+        () => 'refused',
+      ),
+      ...good.map((input) => appender.append(input)),
+    ];
+    expect(appender.queued()).toBe(7);
+    const [poisoned, ...others] = await Promise.all(pending);
+    expect((await blocker).ok).toBe(true);
+    expect(poisoned).toBe('refused');
+    expect(others.every((result) => typeof result === 'object' && result.ok)).toBe(true);
+    const stored = await database.db
+      .selectFrom('events')
+      .select('stream_id')
+      .where(
+        'stream_id',
+        'in',
+        good.map((input) => input.stream.streamId),
+      )
+      .execute();
+    expect(stored).toHaveLength(6);
+  });
+
   it('answers a retried event as a duplicate without failing the others in its batch', async () => {
     const appender = createBatchedAppender(database.db, { queue: fairQueue(), maxInFlight: 1 });
     const oneNew = () => ({

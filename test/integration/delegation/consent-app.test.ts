@@ -35,9 +35,11 @@ beforeAll(async () => {
     agentName: 'Shopping <b>agent</b>',
     scopes: SCOPES,
   }));
-  // The agent's loopback redirect URI: it keeps what the browser brings.
+  // The agent's loopback redirect URI: it keeps what the browser brings there (not the favicon
+  // the browser may ask for next, whose request can arrive before the test reads the list).
   callback = createServer((request, response) => {
-    codes.push(new URL(request.url!, 'http://127.0.0.1'));
+    const url = new URL(request.url!, 'http://127.0.0.1');
+    if (url.pathname === '/callback') codes.push(url);
     response.end('back at the agent');
   });
   await new Promise<void>((resolve) => callback.listen(0, '127.0.0.1', resolve));

@@ -303,9 +303,10 @@ function toolRule(tool) {
  * checks both. The ceiling rises only by a feature's own need, said here: 24,000 after issue 52;
  * 26,000 for issue 64's authorization endpoint (a new flow: requests, consent, codes; its protocol
  * is packages/oauth-authorize, outside it); 26,500 for its refresh tokens and consent records
- * (rotation, reuse, withdrawal, the list), a grant and a record of their own.
+ * (rotation, reuse, withdrawal, the list), a grant and a record of their own; 27,200 for issue 65's
+ * Token Status List (each process's lists, their entries' projection, a list judged and signed).
  */
-export const LINE_BUDGET = Object.freeze({ total: 26_500, perFile: 250 });
+export const LINE_BUDGET = Object.freeze({ total: 27_200, perFile: 250 });
 
 export default tseslint.config(
   { ignores: ['node_modules/**', '.data/**', 'dist/**', 'packages/*/dist/**'] },

@@ -20,6 +20,7 @@ import { monitoringRoutes } from '../http/routes/monitoring.js';
 import { tokenRoutes } from '../http/routes/token.js';
 import { tokenLifecycleRoutes } from '../http/routes/token-lifecycle.js';
 import { revocationRoutes } from '../http/routes/revocations.js';
+import { statusListRoutes } from '../http/routes/status-lists.js';
 import { sinkRoutes } from '../http/routes/sinks.js';
 import { federationMonitoringRoutes } from '../http/routes/federation-monitoring.js';
 import { trustedIssuerRoutes } from '../http/routes/trusted-issuers.js';
@@ -65,6 +66,7 @@ export function apiRoutes(
     ...authorizationAppRoutes(commands),
     ...tokenLifecycleRoutes(commands),
     ...revocationRoutes(db, revokedClientListedSeconds(config)),
+    ...statusListRoutes(commands, db),
     ...sinkRoutes(sinkAdminContext(config, commands), db),
     ...trustedIssuerRoutes(
       {

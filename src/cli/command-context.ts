@@ -1,3 +1,4 @@
+import { createStatusSlots } from '../crypto/status-slots.js';
 import type { Config } from '../config/config.js';
 import {
   readAuthorizationState,
@@ -157,6 +158,7 @@ export async function createCommandContext(
     hasher: createSecretHasher(secretHashKey),
     clock,
     ids,
+    statusSlots: createStatusSlots(),
     issuer: config.TOKEN_ISSUER,
     audiences: config.TOKEN_AUDIENCES,
     kek,

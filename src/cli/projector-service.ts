@@ -63,6 +63,7 @@ export async function startProjectorService(
     'expired used-once ids': purgeExpiredUsedOnce,
     'expired token signature digests': (db) => purgedBy(db, 'purge_expired_stream_digests'),
     'expired authorization requests': (db) => purgedBy(db, 'purge_expired_authorization_states'),
+    'expired status list entries': (db) => purgedBy(db, 'purge_expired_status_list_entries'),
     'rate buckets past their horizon': (db) =>
       purgeOldRates(db, {
         minuteBucketsHours: config.RATE_MINUTE_RETENTION_HOURS,

@@ -1,3 +1,4 @@
+import type { StatusSlots } from '../crypto/status-slots.js';
 import type { EventStore } from '#event-log/event-store.js';
 import type { InlineWrites } from '../projections/inline-writes.js';
 import type { CredentialLookup } from '../projections/credential-lookup.js';
@@ -73,6 +74,8 @@ export interface CommandContext {
   };
   readonly clock: Clock;
   readonly ids: IdGenerator;
+  /** Each token's entry in its space's status list, this process's own lists (issue 65). */
+  readonly statusSlots: StatusSlots;
   readonly issuer: string;
   readonly audiences: readonly string[];
   readonly privateTokenTtlSeconds: number;

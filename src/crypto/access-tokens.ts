@@ -18,16 +18,20 @@ export {
 } from '#verifier/access-token-check.js';
 export { signatureDigest, type PublicKeys } from '#verifier/issuer-keys.js';
 
-// A key's encoded header is the same for every token it signs; keys change rarely.
+// A key's encoded header is the same for every token of a type it signs; keys change rarely.
 const encodedHeaders = new Map<string, string>();
 
-/** What a JWS signature covers: the encoded `typ: at+jwt` header (RFC 9068) and claims. */
-function signingInputOf(key: SigningKey, claims: AccessTokenClaims): string {
-  let header = encodedHeaders.get(key.kid);
+/** The JWT types this service signs: access tokens (RFC 9068) and status lists (issue 65). */
+export type SignedType = 'at+jwt' | 'statuslist+jwt';
+
+/** What a JWS signature covers: the encoded header (`typ`, the key's `kid`) and claims. */
+function signingInputOf(key: SigningKey, claims: object, typ: SignedType = 'at+jwt'): string {
+  const cacheKey = `${typ} ${key.kid}`;
+  let header = encodedHeaders.get(cacheKey);
   if (header === undefined) {
     if (encodedHeaders.size >= 16) encodedHeaders.clear();
-    header = encode({ alg: ACCESS_TOKEN_ALG, typ: 'at+jwt', kid: key.kid });
-    encodedHeaders.set(key.kid, header);
+    header = encode({ alg: ACCESS_TOKEN_ALG, typ, kid: key.kid });
+    encodedHeaders.set(cacheKey, header);
   }
   return `${header}.${encode(claims)}`;
 }
@@ -53,10 +57,20 @@ export function signAccessTokenOffThread(
   key: SigningKey,
   claims: AccessTokenClaims,
 ): Promise<string> {
-  const signingInput = signingInputOf(key, claims);
+  return signJwtOffThread(key, claims, 'at+jwt', claims.space_id);
+}
+
+/** A JWT of `typ` for `spaceId` signed on libuv's pool, or through the key's HSM (its queue). */
+export function signJwtOffThread(
+  key: SigningKey,
+  claims: object,
+  typ: SignedType,
+  spaceId: string,
+): Promise<string> {
+  const signingInput = signingInputOf(key, claims, typ);
   // A key in an HSM signs through its signer's own thread (src/crypto/pkcs11), batched.
   if (!key.privateKey) {
-    const signed = key.signer.sign(key.kid, Buffer.from(signingInput), claims.space_id);
+    const signed = key.signer.sign(key.kid, Buffer.from(signingInput), spaceId);
     return signed.then((signature) => `${signingInput}.${signature.toString('base64url')}`);
   }
   const privateKey = key.privateKey;

@@ -178,4 +178,14 @@ export interface Database extends EventLogTables {
     version: number;
     expires_at: Date | null;
   };
+  /** A token's place in its space's status list (issue 65), with its issuance event's data. */
+  status_list_entries: {
+    space_id: string;
+    list_id: string;
+    idx: number;
+    stream_id: string;
+    event_type: string;
+    data: unknown;
+    expires_at: Date;
+  };
 }

@@ -1,3 +1,4 @@
+import { createStatusSlots } from '../../src/crypto/status-slots.js';
 import { randomBytes } from 'node:crypto';
 import type { CommandContext } from '../../src/commands/context.js';
 import { randomIds } from '../../src/domain/ports.js';
@@ -61,6 +62,7 @@ export function inMemoryCommandContext(start = Date.parse('2026-11-24T12:00:00Z'
     },
     clock,
     ids: randomIds,
+    statusSlots: createStatusSlots(),
     issuer: 'https://token-authority.test',
     audiences: ['storefront.test'],
     privateTokenTtlSeconds: 3600,

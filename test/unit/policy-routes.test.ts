@@ -15,6 +15,7 @@ import { metricsRoutes } from '../../src/http/routes/metrics.js';
 import { federationMonitoringRoutes } from '../../src/http/routes/federation-monitoring.js';
 import { monitoringRoutes } from '../../src/http/routes/monitoring.js';
 import { openApiRoutes } from '../../src/http/routes/openapi.js';
+import { statusListRoutes } from '../../src/http/routes/status-lists.js';
 import { revocationRoutes } from '../../src/http/routes/revocations.js';
 import { trustedIssuerRoutes } from '../../src/http/routes/trusted-issuers.js';
 import { sinkRoutes } from '../../src/http/routes/sinks.js';
@@ -61,6 +62,7 @@ const FACTORIES: Record<string, () => readonly Route[]> = {
   issueRoutes: () => issueRoutes(stub),
   tokenLifecycleRoutes: () => tokenLifecycleRoutes(stub),
   revocationRoutes: () => revocationRoutes(stub, 60),
+  statusListRoutes: () => statusListRoutes(stub, stub),
   sinkRoutes: () => sinkRoutes(stub, stub),
   trustedIssuerRoutes: () => trustedIssuerRoutes(stub, stub),
   spaceKeyRoutes: () => spaceKeyRoutes(stub, 'http://issuer.test', {}),

@@ -29,6 +29,10 @@ const commonClaims = {
   scope: z.string().optional(),
   /** Bought (or delegated) by a trusted issuer's assertion: that issuer and the rule it matched. */
   issuer_rule: z.object({ iss: z.string(), issuer_id: z.string(), rule: z.string() }).optional(),
+  /** Token Status List §6.1: the list and index where its status is published. */
+  status: z
+    .object({ status_list: z.object({ idx: z.number().int().min(0), uri: z.string() }) })
+    .optional(),
 };
 
 /** Claims of a private access token (RFC 9068 plus ours). */

@@ -1,7 +1,7 @@
 import { standsOnCredentials, tokenInSpace, tokenRevoked } from '../../domain/policy.js';
 import { scopeWords } from '#verifier/scope.js';
 import type { Credential } from '../../domain/credential/state.js';
-import { credentialsBehind } from './standing.js';
+import { credentialsBehind, type StandingPorts } from './standing.js';
 import type { AccessTokenClaims } from '../../crypto/access-tokens.js';
 import type { CommandContext } from '../context.js';
 
@@ -11,6 +11,28 @@ export async function verifiedClaims(
   token: string,
 ): Promise<AccessTokenClaims | undefined> {
   return ctx.verifier.verifyAny(token).catch(() => undefined);
+}
+
+/** What judging a token's standing reads: revocations, the credentials behind it, the catalog. */
+export type TokenStandingPorts = StandingPorts & Pick<CommandContext, 'revocations'>;
+
+/**
+ * Whether a signed, unexpired token still stands: not revoked itself or through a token it came
+ * from, and every credential it came through active and still allowing its scopes. The one rule
+ * introspection and the status lists answer by.
+ */
+export async function tokenStands(
+  ctx: TokenStandingPorts,
+  claims: AccessTokenClaims,
+): Promise<boolean> {
+  if (await tokenRevoked(claims, (jti) => ctx.revocations.isRevoked(jti))) return false;
+  // Revoking or narrowing any credential it came through, or the catalog, reaches a live token.
+  const token = {
+    spaceId: claims.space_id,
+    scopes: scopeWords(claims.scope),
+    audience: claims.aud,
+  };
+  return standsOnCredentials(token, await credentialsBehind(ctx, claims), ctx.scopeCatalog);
 }
 
 /** An RFC 7662 introspection answer. */
@@ -32,18 +54,7 @@ export async function introspectToken(
   ctx.limits.clientRequest(command.client);
   const claims = await verifiedClaims(ctx, command.token);
   const ours = claims && tokenInSpace({ spaceId: claims.space_id }, command.client.spaceId);
-  if (!ours || (await tokenRevoked(claims, (jti) => ctx.revocations.isRevoked(jti)))) {
-    return { active: false };
-  }
-  // Revoking or narrowing any credential it came through, or the catalog, reaches a live token.
-  const token = {
-    spaceId: claims.space_id,
-    scopes: scopeWords(claims.scope),
-    audience: claims.aud,
-  };
-  if (!standsOnCredentials(token, await credentialsBehind(ctx, claims), ctx.scopeCatalog)) {
-    return { active: false };
-  }
+  if (!ours || !(await tokenStands(ctx, claims))) return { active: false };
   const common = {
     active: true as const,
     // RFC 9449 §6.2: a bound token says so, and to which key.

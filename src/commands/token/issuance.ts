@@ -41,8 +41,6 @@ export interface IssueRequest {
   readonly spaceId: string;
   readonly metadata: EventMetadata;
   readonly dpop?: DpopProof | undefined;
-  /** A delegated token's subjects before its own (its `subject_jtis` after the first). */
-  readonly earlier?: readonly string[] | undefined;
 }
 
 /** A request with when and under which ids it is issued, chosen by {@link issue}. */
@@ -64,7 +62,15 @@ export function issuanceRefusals<Own extends string, Command>(
 /** What issuing uses whatever the flow: the log, budgets, DPoP's used ids, keys, clock, ids. */
 type IssuancePorts = Pick<
   CommandContext,
-  'events' | 'clock' | 'ids' | 'limits' | 'usedOnce' | 'issuer' | 'keys' | 'spaceKeys'
+  | 'events'
+  | 'clock'
+  | 'ids'
+  | 'statusSlots'
+  | 'limits'
+  | 'usedOnce'
+  | 'issuer'
+  | 'keys'
+  | 'spaceKeys'
 >;
 
 /**
@@ -111,7 +117,9 @@ export async function issue<
 ): Promise<IssuedToken> {
   const eventId = request.metadata.request_id;
   const now = ctx.clock.now();
-  const command: IssueCommand<Request> = { ...request, now, eventId, jti: ctx.ids.tokenId(), jkt };
+  const jti = ctx.ids.tokenId();
+  const status = ctx.statusSlots.take(request.spaceId, now);
+  const command: IssueCommand<Request> = { ...request, now, eventId, jti, jkt, status };
   return (await handle(ctx.events, issuanceDecider(ctx, flow), command)).made;
 }
 
@@ -165,7 +173,7 @@ function issuanceDecider<Request extends IssueRequest, State, Refusal extends st
       }
       const rateLimit = ctx.limits.clientRequest(flow.payer(command, facts));
       if (flow.spend) await flow.spend(ctx, command, facts);
-      return signed(ctx, tokenClaims(event, ctx.issuer, spaceId, command.earlier), rateLimit);
+      return signed(ctx, tokenClaims(event, ctx.issuer, spaceId), rateLimit);
     },
     conflict: { then: 'refuse', message: 'token id collision; retry the request' },
   };
@@ -173,12 +181,22 @@ function issuanceDecider<Request extends IssueRequest, State, Refusal extends st
   return decider;
 }
 
+/** What signs a space's tokens and lists: its keys and issuer, or the shared ring's. */
+export type SigningPorts = Pick<CommandContext, 'events' | 'issuer' | 'keys' | 'spaceKeys'>;
+
+/** A space's own ring when it has one (its key, its issuer); undefined: the shared ring signs. */
+export async function ownSigning(ctx: SigningPorts, spaceId: string) {
+  const spaces = ctx.spaceKeys;
+  if (!spaces?.store.signsOwn(spaceId)) return undefined;
+  return signingOfSpace(ctx.events, spaces, ctx.issuer, spaceId);
+}
+
 /** The token signed, before its issuance is appended: none recorded for a token not made. */
 async function signed(ctx: IssuancePorts, claims: AccessTokenClaims, rateLimit: RateLimitState) {
   // A space with its own ring signs with it and names its own issuer.
   const spaces = ctx.spaceKeys;
-  const own = spaces?.store.signsOwn(claims.space_id);
-  const ring = own && (await signingOfSpace(ctx.events, spaces!, ctx.issuer, claims.space_id));
+  const ring = await ownSigning(ctx, claims.space_id);
+  const own = ring !== undefined;
   const token = ring
     ? await signedWith(ring.key, { ...claims, iss: ring.issuer })
     : await signedWith(ctx.keys.current(), spaces ? salted(claims) : claims);

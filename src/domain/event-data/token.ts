@@ -13,6 +13,10 @@ const lifetime = {
   cnf_jkt: z.string().optional(),
   /** The scopes granted; absent when none were. */
   scope: scopeText,
+  /** Its entry in its space's Token Status List (issue 65): the list's id and the index in it. */
+  status: z
+    .object({ list: z.string().regex(/^[A-Za-z0-9_-]{22}$/), idx: z.number().int().min(0) })
+    .optional(),
 };
 
 /**
@@ -60,6 +64,8 @@ export const publicTokenIssuedSchema = z.object({
   assertion: assertionEvidenceSchema.optional(),
   /** Delegated: the public token exchanged for it; `parent_jti` is that one's. */
   subject_jti: z.string().optional(),
+  /** Delegated from a delegated token: that one's subjects (`subject_jtis` after the first). */
+  earlier_subject_jtis: z.array(z.string()).max(8).optional(),
   /** Delegated: the `act` chain's client ids, the acting agent first. */
   actors: z.array(z.string()).max(8).optional(),
   /** Delegated: the subject token's scopes this one does not carry. */

@@ -1,21 +1,24 @@
 import type { AccessTokenClaims } from '#verifier/access-token-check.js';
 import { actorClaimOf, mayActClaim } from '#verifier/actor-claim.js';
+import { spaceIssuer } from '#verifier/issuer-keys.js';
 import type { DomainEvent } from '../events.js';
 import type { AssertionEvidence } from '../event-data/token.js';
 import { secondsOfIso } from '../times.js';
 import type { IssuanceEvent } from './issuances.js';
 
-/**
- * A token's claims, read from its issuance event: the one place a token is made. `earlier`: a
- * delegated token's subjects before its own, which the event does not repeat.
- */
+/** A token's claims, read from its issuance event: the one place a token is made. */
 export function tokenClaims(
-  event: DomainEvent<IssuanceEvent>,
+  event: Pick<DomainEvent<IssuanceEvent>, 'type' | 'data'>,
   issuer: string,
   spaceId: string,
-  earlier: readonly string[] = [],
 ): AccessTokenClaims {
-  const { client_id, audience, jti, issued_at, expires_at, scope, cnf_jkt } = event.data;
+  const { client_id, audience, jti, issued_at, expires_at, scope, cnf_jkt, status } = event.data;
+  // Draft-ietf-oauth-status-list §6.1: where a verifier reads whether the token still stands.
+  const statusClaim = status && {
+    status: {
+      status_list: { idx: status.idx, uri: statusListUri(issuer, spaceId, status.list) },
+    },
+  };
   // Two literals, no shared head spread in: the spread cost 5× here in a CPU profile of issuance.
   const exp = secondsOfIso(expires_at)!;
   const iat = secondsOfIso(issued_at)!;
@@ -35,6 +38,7 @@ export function tokenClaims(
       ...(assertion && issuerRule(assertion)),
       ...(scope ? { scope } : {}),
       ...(cnf_jkt ? { cnf: { jkt: cnf_jkt } } : {}),
+      ...statusClaim,
     };
   }
   const data = (event as DomainEvent<'public-token-issued'>).data;
@@ -53,15 +57,22 @@ export function tokenClaims(
     segment_id,
     parent_jti,
     // Revoking the customer's token, or any between, voids a delegated one (policy.voidingJtis).
-    ...(subject_jti === undefined ? {} : { subject_jtis: [subject_jti, ...earlier] }),
+    ...(subject_jti === undefined
+      ? {}
+      : { subject_jtis: [subject_jti, ...(data.earlier_subject_jtis ?? [])] }),
     act: actors?.length ? actorClaimOf(actors as [string, ...string[]]) : { sub: client_id },
     ...(may_act === undefined ? {} : { may_act: mayActClaim(may_act, data.may_act_scope) }),
     ...(data.authorization_details ? { authorization_details: data.authorization_details } : {}),
     ...(data.assertion && issuerRule(data.assertion)),
     ...(scope ? { scope } : {}),
     ...(cnf_jkt ? { cnf: { jkt: cnf_jkt } } : {}),
+    ...statusClaim,
   };
 }
+
+/** Where a space's status list is served (`GET /spaces/{id}/statuslists/{list}`): its `uri`. */
+export const statusListUri = (issuer: string, spaceId: string, list: string) =>
+  `${spaceIssuer(issuer, spaceId)}/statuslists/${list}`;
 
 /** Bought by a trusted issuer's assertion: the rule is judged as it stands on every use. */
 const issuerRule = ({ iss, issuer_id, rule }: AssertionEvidence) => ({

@@ -31,7 +31,9 @@ export interface Issuance extends Asked {
   readonly now: number;
   readonly jti: string;
   /** The DPoP key the token is bound to (its thumbprint); none for a bearer token. */
-  readonly jkt?: string;
+  readonly jkt?: string | undefined;
+  /** Its entry in the space's status list, taken by the handler; none: the token names none. */
+  readonly status?: { readonly list: string; readonly idx: number } | undefined;
 }
 
 /** A public token's issuance, bought or delegated. */
@@ -46,7 +48,7 @@ export interface PublicIssuance extends Issuance {
 }
 
 /** What every issuance event says alike: filled in by {@link issued}. */
-type Common = 'jti' | 'issued_at' | 'expires_at' | 'cnf_jkt' | 'scope';
+type Common = 'jti' | 'issued_at' | 'expires_at' | 'cnf_jkt' | 'scope' | 'status';
 
 /** The issuance event, the token's claims (`tokenClaims`); no `cnf_jkt` or `scope` when none. */
 export function issued<Type extends IssuanceEvent>(
@@ -66,6 +68,7 @@ export function issued<Type extends IssuanceEvent>(
     expires_at: isoOfSeconds(Math.min(issuedAt + ttlSeconds, notAfter)),
     ...(command.jkt ? { cnf_jkt: command.jkt } : {}),
     ...(scope ? { scope } : {}),
+    ...(command.status ? { status: command.status } : {}),
   } as EventData<Type>);
 }
 

@@ -35,6 +35,8 @@ export interface DelegableToken {
   readonly mayAct: string | undefined;
   /** Its `act` chain's client ids, the latest actor first. */
   readonly actors: readonly string[];
+  /** Delegated itself: its own subjects (`subject_jtis`), whose revocation voids it. */
+  readonly subjects?: readonly string[] | undefined;
   /** Revoked itself or through its private token. */
   readonly revoked: boolean;
   /** RFC 9396: what the customer allowed the agents, as the token carries it. */
@@ -129,6 +131,7 @@ export function decideDelegatedToken(
       customer_id: subject.customerId,
       segment_id: subject.segmentId,
       subject_jti: subject.jti,
+      ...(subject.subjects?.length ? { earlier_subject_jtis: [...subject.subjects] } : {}),
       actors,
       ...(narrowed.length > 0 ? { narrowed: scopeText(narrowed) } : {}),
       ...(mayAct ? { may_act: mayAct.clientId } : {}),

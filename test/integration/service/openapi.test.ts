@@ -1,5 +1,5 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { exportJWK, generateKeyPair } from 'jose';
+import { decodeJwt, exportJWK, generateKeyPair } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PROJECTIONS } from '../../../src/projections/all.js';
 import { signTreeHeads } from '../../../src/audit-trail/seal/tree-head-signing.js';
@@ -212,6 +212,11 @@ describe('OpenAPI document', () => {
 
     // Views over the projections.
     for (const projection of PROJECTIONS) await catchUp(service.database.db, projection, 1000);
+    const { uri } = (decodeJwt(privateToken).status as { status_list: { uri: string } })
+      .status_list;
+    expect((await call('GET', new URL(uri).pathname)).status).toBe(200);
+    expect((await call('GET', `/spaces/${SPACE}/statuslists/${'A'.repeat(22)}`)).status).toBe(404);
+    expect((await call('GET', `/spaces/${SPACE}/statuslists/short`)).status).toBe(400);
     expect(
       (await call('GET', `/v1/audit/events?client_id=${clientId}`, { headers: login })).status,
     ).toBe(200);

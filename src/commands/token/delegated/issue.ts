@@ -105,6 +105,7 @@ const DELEGATED: IssuanceFlow<
           segmentId: subject.segment_id,
           mayAct: subject.may_act?.sub,
           actors: actorChain(subject.act),
+          subjects: subject.subject_jtis,
           revoked,
           authorizationDetails: subject.authorization_details,
         },
@@ -133,7 +134,7 @@ const DELEGATED: IssuanceFlow<
  * nested; recorded with the subject token's jti and what was narrowed before it is handed out.
  */
 export function issueDelegatedToken(ctx: CommandContext, command: DelegatedRequest) {
-  return issue(ctx, DELEGATED, { ...command, earlier: command.subject.subject_jtis });
+  return issue(ctx, DELEGATED, command);
 }
 
 /**

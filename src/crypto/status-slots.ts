@@ -1,0 +1,72 @@
+import { randomBytes } from 'node:crypto';
+
+/** A token's entry in its space's status list: the list's id and the index in it. */
+export interface StatusSlot {
+  readonly list: string;
+  readonly idx: number;
+}
+
+/** Hands out status-list entries for this process's tokens: never the same one twice. */
+export interface StatusSlots {
+  take(spaceId: string, now: number): StatusSlot;
+}
+
+/** Entries per list, every list padded to it: 2^16 one-bit entries, 8 KiB before compression. */
+export const STATUS_LIST_SIZE = 1 << 16;
+const HALF_BITS = 8;
+const HALF = (1 << HALF_BITS) - 1;
+const ROUNDS = 4;
+// A list takes tokens issued within an hour, so its entries all expire about together.
+const LIST_PERIOD_MS = 3_600_000;
+const SPACES_HELD = 10_000;
+
+interface OpenList {
+  readonly id: string;
+  readonly period: number;
+  /** One random byte table per Feistel round: the list's own permutation of its indexes. */
+  readonly rounds: Uint8Array;
+  taken: number;
+}
+
+/**
+ * Each process fills lists of its own, each under a fresh random id: no row is claimed, no other
+ * process asked, so issuance takes no lock (issue 65). An index is the list's counter through a
+ * keyed permutation, so indexes say nothing of how many tokens came before, and each list is
+ * served at its full size whatever it holds. A full list, or a new hour, opens another; a list
+ * is never reopened, so an index is never reused.
+ */
+export function createStatusSlots(): StatusSlots {
+  const open = new Map<string, OpenList>();
+  return {
+    take(spaceId, now) {
+      const period = Math.floor(now / LIST_PERIOD_MS);
+      let list = open.get(spaceId);
+      if (!list || list.period !== period || list.taken >= STATUS_LIST_SIZE) {
+        const bytes = randomBytes(16 + ROUNDS * 256);
+        list = {
+          id: bytes.subarray(0, 16).toString('base64url'),
+          period,
+          rounds: bytes.subarray(16),
+          taken: 0,
+        };
+        open.delete(spaceId);
+        open.set(spaceId, list);
+        // The least recently opened go first: a space seen again opens a new list, no harm.
+        if (open.size > SPACES_HELD) open.delete(open.keys().next().value!);
+      }
+      return { list: list.id, idx: permuted(list.rounds, list.taken++) };
+    },
+  };
+}
+
+/** A balanced Feistel network over 16 bits: a bijection whatever the tables hold. */
+function permuted(rounds: Uint8Array, value: number): number {
+  let left = value >>> HALF_BITS;
+  let right = value & HALF;
+  for (let round = 0; round < ROUNDS; round++) {
+    const next = left ^ rounds[round * 256 + right]!;
+    left = right;
+    right = next;
+  }
+  return (left << HALF_BITS) | right;
+}

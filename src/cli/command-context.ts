@@ -158,7 +158,7 @@ export async function createCommandContext(
     hasher: createSecretHasher(secretHashKey),
     clock,
     ids,
-    statusSlots: createStatusSlots(),
+    statusSlots: createStatusSlots(secretHashKey),
     issuer: config.TOKEN_ISSUER,
     audiences: config.TOKEN_AUDIENCES,
     kek,

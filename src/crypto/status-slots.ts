@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** A token's entry in its space's status list: the list's id and the index in it. */
 export interface StatusSlot {
@@ -9,6 +9,8 @@ export interface StatusSlot {
 /** Hands out status-list entries for this process's tokens: never the same one twice. */
 export interface StatusSlots {
   take(spaceId: string, now: number): StatusSlot;
+  /** Whether `list` was opened for `spaceId` by a replica holding the same key: no query asked. */
+  minted(spaceId: string, list: string): boolean;
 }
 
 /** Entries per list, every list padded to it: 2^16 one-bit entries, 8 KiB before compression. */
@@ -35,18 +37,29 @@ interface OpenList {
  * served at its full size whatever it holds. A full list, or a new hour, opens another; a list
  * is never reopened, so an index is never reused.
  */
-export function createStatusSlots(): StatusSlots {
+export function createStatusSlots(secretKey: Buffer): StatusSlots {
   const open = new Map<string, OpenList>();
+  // A list's id is 8 random bytes and 8 of their MAC with the space: any replica tells a list it
+  // could have opened from a made-up or another space's id without asking the database.
+  const key = createHmac('sha256', secretKey).update('status-list-id').digest();
+  const tag = (spaceId: string, random: Buffer) =>
+    createHmac('sha256', key).update(spaceId).update('\0').update(random).digest().subarray(0, 8);
   return {
+    minted(spaceId, list) {
+      const bytes = Buffer.from(list, 'base64url');
+      if (bytes.length !== 16 || bytes.toString('base64url') !== list) return false;
+      return timingSafeEqual(tag(spaceId, bytes.subarray(0, 8)), bytes.subarray(8));
+    },
     take(spaceId, now) {
       const period = Math.floor(now / LIST_PERIOD_MS);
       let list = open.get(spaceId);
       if (!list || list.period !== period || list.taken >= STATUS_LIST_SIZE) {
-        const bytes = randomBytes(16 + ROUNDS * 256);
+        const bytes = randomBytes(8 + ROUNDS * 256);
+        const random = bytes.subarray(0, 8);
         list = {
-          id: bytes.subarray(0, 16).toString('base64url'),
+          id: Buffer.concat([random, tag(spaceId, random)]).toString('base64url'),
           period,
-          rounds: bytes.subarray(16),
+          rounds: bytes.subarray(8),
           taken: 0,
         };
         open.delete(spaceId);

@@ -62,7 +62,7 @@ export function inMemoryCommandContext(start = Date.parse('2026-11-24T12:00:00Z'
     },
     clock,
     ids: randomIds,
-    statusSlots: createStatusSlots(),
+    statusSlots: createStatusSlots(randomBytes(32)),
     issuer: 'https://token-authority.test',
     audiences: ['storefront.test'],
     privateTokenTtlSeconds: 3600,

@@ -21,6 +21,8 @@ export interface VerifiedToken extends JWTPayload {
   readonly act?: ActorClaim;
   /** RFC 8693 §4.4: the agent the customer allowed to exchange this token. */
   readonly may_act?: { readonly sub: string };
+  /** Draft-ietf-oauth-status-list §6.1: where its status is published. */
+  readonly status?: { readonly status_list: { readonly idx: number; readonly uri: string } };
   /**
    * Not a claim: `act` as a list, outermost first — the agent presenting the token, the agents it
    * acts through, last the client that bought the customer's token; `[]` for a private token.
@@ -72,6 +74,11 @@ export interface VerifierOptions {
   readonly revocationRefreshSeconds?: number;
   /** How stale a revocation list may be before tokens are refused (seconds; default 60). */
   readonly revocationMaxStaleSeconds?: number;
+  /**
+   * Whether a token's `status.status_list` is read (draft-ietf-oauth-status-list): its list fetched
+   * once within its `ttl`, stale for at most revocationMaxStaleSeconds (else 503). Default true.
+   */
+  readonly statusLists?: boolean;
   /** DPoP proof ids remembered at once (default 100,000); past it new proofs get 503. */
   readonly replayCacheMaxEntries?: number;
   readonly fetch?: typeof fetch;

@@ -2,6 +2,7 @@ import { decodeProtectedHeader } from 'jose';
 import { createAccessTokenVerifier } from './access-token-check.js';
 import { remotePublicKeys } from './remote-keys.js';
 import { RevocationListUnavailable, createRevocationLists } from './revocation-list.js';
+import { StatusListUnavailable, createStatusLists } from './status-lists.js';
 import {
   revokedByList,
   scopesStillAllowed,
@@ -52,8 +53,9 @@ export function createVerifier(options: VerifierOptions): Verifier {
   const now = options.now ?? Date.now;
   // The same verification the service applies to its own tokens (Node's Ed25519, a memo of
   // tokens already verified), on keys fetched from the JWKS endpoint.
+  const keys = remotePublicKeys(`${issuer}/.well-known/jwks.json`, doFetch);
   const tokens = createAccessTokenVerifier(
-    remotePublicKeys(`${issuer}/.well-known/jwks.json`, doFetch),
+    keys,
     {
       issuer: options.issuer,
       audiences: typeof options.audience === 'string' ? [options.audience] : [...options.audience],
@@ -64,13 +66,20 @@ export function createVerifier(options: VerifierOptions): Verifier {
   // only a holder of its key could sign) would be checked against the other space's list.
   const spaceOfIssuer = /\/spaces\/([^/]+)$/.exec(issuer)?.[1];
   const issuerSpace = spaceOfIssuer === undefined ? undefined : decodeURIComponent(spaceOfIssuer);
+  const serviceBase = issuer.replace(/\/spaces\/[^/]+$/, '');
+  const fetchBase = (options.serviceUrl ?? serviceBase).replace(/\/+$/, '');
+  const maxStaleMs = (options.revocationMaxStaleSeconds ?? 60) * 1000;
   const revocations = createRevocationLists({
-    issuer: (options.serviceUrl ?? issuer.replace(/\/spaces\/[^/]+$/, '')).replace(/\/+$/, ''),
+    issuer: fetchBase,
     refreshMs: (options.revocationRefreshSeconds ?? 10) * 1000,
-    maxStaleMs: (options.revocationMaxStaleSeconds ?? 60) * 1000,
+    maxStaleMs,
     fetch: doFetch,
     now,
   });
+  const statusLists =
+    options.statusLists === false
+      ? undefined
+      : createStatusLists({ keys, serviceBase, fetchBase, fetch: doFetch, now, maxStaleMs });
   const checkBinding = createDpopBinding({
     replayCacheMaxEntries: options.replayCacheMaxEntries,
     now,
@@ -133,10 +142,26 @@ export function createVerifier(options: VerifierOptions): Verifier {
       throw new VerifyError('invalid_token', 'the token names another space than its issuer', 401);
     }
     await checkNotRevoked(claims, String(decodeProtectedHeader(token).kid));
+    if (statusLists && claims.status) await checkStatus(claims, claims.status.status_list);
     await checkBinding(request, scheme, token, claims);
     requireScopes(claims, required, scheme);
     requireDelegation(claims.actors, route, scheme);
     return claims;
+  }
+
+  // Draft-ietf-oauth-status-list §8.3: the entry the token names, in a list its issuer signed.
+  async function checkStatus(claims: VerifiedToken, status: { idx: number; uri: string }) {
+    let value;
+    try {
+      value = await statusLists!.statusOf(status, claims.iss!);
+    } catch (error) {
+      if (error instanceof StatusListUnavailable)
+        throw new VerifyError('unavailable', error.message, 503);
+      throw new VerifyError('invalid_token', (error as Error).message, 401);
+    }
+    if (value !== 0) {
+      throw new VerifyError('invalid_token', 'the token has been revoked (its status list)', 401);
+    }
   }
 
   async function checkNotRevoked(claims: VerifiedToken, kid: string): Promise<void> {

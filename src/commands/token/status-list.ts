@@ -22,15 +22,15 @@ export type StatusListPorts = TokenStandingPorts & SigningPorts & Pick<CommandCo
 /**
  * A space's status list as a signed `statuslist+jwt` (draft-ietf-oauth-status-list §5.1): every
  * entry judged now by the rule introspection answers by ({@link tokenStands}), an expired token's
- * INVALID as introspection says; undefined when the list has no entry (unknown, or purged).
+ * INVALID as introspection says. A list with no entry yet (within the projector's lag) or any
+ * more (a day after its tokens expired) is all VALID.
  */
 export async function statusListToken(
   ctx: StatusListPorts,
   spaceId: string,
   listId: string,
   entries: readonly StatusListEntry[],
-): Promise<string | undefined> {
-  if (entries.length === 0) return undefined;
+): Promise<string> {
   const iat = secondsOf(ctx.clock.now());
   const invalid: Array<readonly [number, number]> = [];
   for (const entry of entries) {

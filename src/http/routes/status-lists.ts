@@ -23,10 +23,7 @@ const LISTS_HELD = 10_000;
  * (draft-ietf-oauth-status-list §8), the list a token's `status.status_list.uri` names; public.
  */
 export function statusListRoutes(commands: CommandContext, db: Kysely<Database>): readonly Route[] {
-  const built = new Map<
-    string,
-    { readonly at: number; readonly jwt: Promise<string | undefined> }
-  >();
+  const built = new Map<string, { readonly at: number; readonly jwt: Promise<string> }>();
   const build = (spaceId: string, list: string) => {
     const key = `${spaceId} ${list}`;
     const hit = built.get(key);
@@ -58,8 +55,11 @@ export function statusListRoutes(commands: CommandContext, db: Kysely<Database>)
       ],
       errors: ['invalid_request', 'not_found'],
       async handle(ctx, _auth, { params: { space_id: spaceId, list } }) {
+        // Only a list a replica opened for this space is looked up: a made-up id costs no query.
+        if (!commands.statusSlots.minted(spaceId, list)) {
+          throw new NotFoundError('no such status list in this space');
+        }
         const jwt = await build(spaceId, list);
-        if (jwt === undefined) throw new NotFoundError('no such status list in this space');
         ctx.set('Cache-Control', `public, max-age=${STATUS_LIST_TTL_SECONDS}`);
         ctx.type = 'application/statuslist+jwt';
         ctx.body = jwt;

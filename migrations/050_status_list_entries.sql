@@ -16,6 +16,16 @@ CREATE TABLE status_list_entries (
 );
 CREATE INDEX status_list_entries_expiry ON status_list_entries (expires_at);
 
+-- No event before this migration names a list: the projection (src/projections/all.ts names it
+-- 'status-list-entries') starts at the log's tip, not at its first event, so an upgrade serves
+-- lists at once instead of after reading the whole history.
+INSERT INTO projection_checkpoints (projection, transaction_id, global_position)
+SELECT 'status-list-entries', COALESCE(tip.transaction_id, '0'), COALESCE(tip.global_position, 0)
+FROM (SELECT 1) one
+LEFT JOIN (SELECT transaction_id, global_position FROM events
+           ORDER BY transaction_id DESC, global_position DESC LIMIT 1) tip ON true
+ON CONFLICT (projection) DO NOTHING;
+
 -- As migration 025's: the database decides what goes (expired tokens' rows only, after a day).
 CREATE FUNCTION purge_expired_status_list_entries() RETURNS bigint
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$

@@ -66,7 +66,7 @@ export function apiRoutes(
     ...authorizationAppRoutes(commands),
     ...tokenLifecycleRoutes(commands),
     ...revocationRoutes(db, revokedClientListedSeconds(config)),
-    ...statusListRoutes(commands, db),
+    ...statusListRoutes(commands, db, logger),
     ...sinkRoutes(sinkAdminContext(config, commands), db),
     ...trustedIssuerRoutes(
       {

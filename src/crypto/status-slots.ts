@@ -8,9 +8,13 @@ export interface StatusSlot {
 
 /** Hands out status-list entries for this process's tokens: never the same one twice. */
 export interface StatusSlots {
-  take(spaceId: string, now: number): StatusSlot;
-  /** Whether `list` was opened for `spaceId` by a replica holding the same key: no query asked. */
-  minted(spaceId: string, list: string): boolean;
+  /** An entry for a token of `spaceId` signed by its own ring (`own`) or the shared one. */
+  take(spaceId: string, now: number, own: boolean): StatusSlot;
+  /**
+   * The ring `list`'s tokens were signed by, which signs the list too, when a replica holding the
+   * same key opened it for `spaceId`; undefined for any other id (no query asked).
+   */
+  ringOf(spaceId: string, list: string): 'own' | 'shared' | undefined;
 }
 
 /** Entries per list, every list padded to it: 2^16 one-bit entries, 8 KiB before compression. */
@@ -45,25 +49,29 @@ export function createStatusSlots(secretKey: Buffer): StatusSlots {
   const tag = (spaceId: string, random: Buffer) =>
     createHmac('sha256', key).update(spaceId).update('\0').update(random).digest().subarray(0, 8);
   return {
-    minted(spaceId, list) {
+    ringOf(spaceId, list) {
       const bytes = Buffer.from(list, 'base64url');
-      if (bytes.length !== 16 || bytes.toString('base64url') !== list) return false;
-      return timingSafeEqual(tag(spaceId, bytes.subarray(0, 8)), bytes.subarray(8));
+      if (bytes.length !== 16 || bytes.toString('base64url') !== list) return undefined;
+      if (!timingSafeEqual(tag(spaceId, bytes.subarray(0, 8)), bytes.subarray(8))) return undefined;
+      return bytes[0]! & 1 ? 'own' : 'shared';
     },
-    take(spaceId, now) {
+    take(spaceId, now, own) {
       const period = Math.floor(now / LIST_PERIOD_MS);
-      let list = open.get(spaceId);
+      // A list holds one ring's tokens: a space switching to its own opens another.
+      const key = `${own ? 1 : 0}${spaceId}`;
+      let list = open.get(key);
       if (!list || list.period !== period || list.taken >= STATUS_LIST_SIZE) {
         const bytes = randomBytes(8 + ROUNDS * 256);
         const random = bytes.subarray(0, 8);
+        random[0] = (random[0]! & 0xfe) | (own ? 1 : 0);
         list = {
           id: Buffer.concat([random, tag(spaceId, random)]).toString('base64url'),
           period,
           rounds: bytes.subarray(8),
           taken: 0,
         };
-        open.delete(spaceId);
-        open.set(spaceId, list);
+        open.delete(key);
+        open.set(key, list);
         // The least recently opened go first: a space seen again opens a new list, no harm.
         if (open.size > SPACES_HELD) open.delete(open.keys().next().value!);
       }

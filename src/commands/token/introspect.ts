@@ -14,7 +14,9 @@ export async function verifiedClaims(
 }
 
 /** What judging a token's standing reads: revocations, the credentials behind it, the catalog. */
-export type TokenStandingPorts = StandingPorts & Pick<CommandContext, 'revocations'>;
+export type TokenStandingPorts = StandingPorts & {
+  readonly revocations: Pick<CommandContext['revocations'], 'isRevoked'>;
+};
 
 /**
  * Whether a signed, unexpired token still stands: not revoked itself or through a token it came

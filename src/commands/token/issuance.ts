@@ -118,7 +118,8 @@ export async function issue<
   const eventId = request.metadata.request_id;
   const now = ctx.clock.now();
   const jti = ctx.ids.tokenId();
-  const status = ctx.statusSlots.take(request.spaceId, now);
+  const own = ctx.spaceKeys?.store.signsOwn(request.spaceId) === true;
+  const status = ctx.statusSlots.take(request.spaceId, now, own);
   const command: IssueCommand<Request> = { ...request, now, eventId, jti, jkt, status };
   return (await handle(ctx.events, issuanceDecider(ctx, flow), command)).made;
 }

@@ -1,10 +1,12 @@
 import { encodeStatusList, STATUS_INVALID } from '#verifier/status-list-codec.js';
 import { parseEventData } from '../../domain/events.js';
+import { voidingJtis } from '../../domain/policy.js';
 import { fullForm } from '../../domain/stored-form.js';
 import { statusListUri, tokenClaims } from '../../domain/token/claims.js';
 import { isIssuance } from '../../domain/token/issuances.js';
 import { secondsOf } from '../../domain/times.js';
-import { signJwtOffThread } from '../../crypto/access-tokens.js';
+import { NotFoundError, UnavailableError } from '../../errors/errors.js';
+import { signJwtOffThread, type AccessTokenClaims } from '../../crypto/access-tokens.js';
 import { STATUS_LIST_SIZE } from '../../crypto/status-slots.js';
 import type { StatusListEntry } from '../../projections/status-list-entries.js';
 import type { CommandContext } from '../context.js';
@@ -15,43 +17,68 @@ import { tokenStands, type TokenStandingPorts } from './introspect.js';
 export const STATUS_LIST_TTL_SECONDS = 30;
 /** A list token's lifetime: a verifier that could not fetch a newer one stops trusting it then. */
 const STATUS_LIST_LIFETIME_SECONDS = 120;
+/** Past this projector lag a list would miss tokens issued (and revoked) since: 503 instead. */
+const MAX_ENTRIES_LAG_SECONDS = 5;
+// Entries judged between two yields to the event loop: a list never stalls other requests long.
+const YIELD_EVERY = 1000;
+
+/** What a list is judged from (`statusListReads` in src/projections). */
+export interface StatusListReads {
+  entries(spaceId: string, listId: string): Promise<StatusListEntry[]>;
+  revokedAmong(jtis: readonly string[]): Promise<ReadonlySet<string>>;
+  switchOverEnded(spaceId: string): Promise<boolean>;
+  lagSeconds(): Promise<number>;
+}
 
 /** What building a list reads: each token's standing, the clock, and what signs for the space. */
-export type StatusListPorts = TokenStandingPorts & SigningPorts & Pick<CommandContext, 'clock'>;
+export type StatusListPorts = Omit<TokenStandingPorts, 'revocations'> &
+  SigningPorts &
+  Pick<CommandContext, 'clock'>;
 
 /**
- * A space's status list as a signed `statuslist+jwt` (draft-ietf-oauth-status-list §5.1): every
- * entry judged now by the rule introspection answers by ({@link tokenStands}), an expired token's
- * INVALID as introspection says. A list with no entry yet (within the projector's lag) or any
- * more (a day after its tokens expired) is all VALID.
+ * A space's status list as a signed `statuslist+jwt` (draft-ietf-oauth-status-list §5.1), signed
+ * by the ring its tokens were (`ring`): an entry is INVALID when its token no longer stands by the
+ * rule introspection answers by ({@link tokenStands}), or is a shared-ring token of a space whose
+ * switch-over an admin ended. Expiry is not marked (§7.1: a verifier reads `exp` first), so the
+ * list says nothing of when its tokens were issued. 503 while the entries lag the log.
+ * `unreadable`: entries whose event could not be read, INVALID (not vouched for), for the log.
  */
 export async function statusListToken(
   ctx: StatusListPorts,
-  spaceId: string,
-  listId: string,
-  entries: readonly StatusListEntry[],
-): Promise<string> {
-  const iat = secondsOf(ctx.clock.now());
-  const invalid: Array<readonly [number, number]> = [];
-  for (const entry of entries) {
-    if (!isIssuance(entry.type)) continue;
-    const { data } = fullForm({
-      eventId: '',
-      type: entry.type,
-      data: entry.data,
-      metadata: {},
-      streamId: entry.streamId,
+  reads: StatusListReads,
+  list: { readonly spaceId: string; readonly listId: string; readonly ring: 'own' | 'shared' },
+): Promise<{ readonly jwt: string; readonly unreadable: number }> {
+  const { spaceId, listId, ring } = list;
+  if ((await reads.lagSeconds()) > MAX_ENTRIES_LAG_SECONDS) {
+    throw new UnavailableError('the status lists are behind the log; retry shortly', {
+      retryAfterSeconds: 2,
     });
-    const claims = tokenClaims(
-      { type: entry.type, data: parseEventData(entry.type, data) },
-      ctx.issuer,
-      spaceId,
-    );
-    if (claims.exp <= iat || !(await tokenStands(ctx, claims))) {
-      invalid.push([entry.idx, STATUS_INVALID]);
-    }
   }
-  const own = await ownSigning(ctx, spaceId);
+  const invalid: Array<readonly [number, number]> = [];
+  const judged: Array<readonly [number, AccessTokenClaims]> = [];
+  for (const [i, entry] of (await reads.entries(spaceId, listId)).entries()) {
+    if (i % YIELD_EVERY === YIELD_EVERY - 1) await yieldToLoop();
+    const claims = claimsOf(entry, ctx.issuer, spaceId);
+    if (claims) judged.push([entry.idx, claims]);
+    // An entry that cannot be read is not vouched for; the rest of the list still is.
+    else invalid.push([entry.idx, STATUS_INVALID]);
+  }
+  const unreadable = invalid.length;
+  const revoked = await reads.revokedAmong([
+    ...new Set(judged.flatMap(([, claims]) => voidingJtis(claims))),
+  ]);
+  const judge = { ...ctx, revocations: { isRevoked: (jti: string) => revoked.has(jti) } };
+  const ended =
+    ring === 'shared' && ctx.spaceKeys?.store.signsOwn(spaceId) === true
+      ? await reads.switchOverEnded(spaceId)
+      : false;
+  for (const [i, [idx, claims]] of judged.entries()) {
+    if (i % YIELD_EVERY === YIELD_EVERY - 1) await yieldToLoop();
+    if (ended || !(await tokenStands(judge, claims))) invalid.push([idx, STATUS_INVALID]);
+  }
+  const own = ring === 'own' ? await ownSigning(ctx, spaceId) : undefined;
+  if (ring === 'own' && !own) throw new NotFoundError('no such status list in this space');
+  const iat = secondsOf(ctx.clock.now());
   const claims = {
     iss: own?.issuer ?? ctx.issuer,
     sub: statusListUri(ctx.issuer, spaceId, listId),
@@ -60,5 +87,26 @@ export async function statusListToken(
     ttl: STATUS_LIST_TTL_SECONDS,
     status_list: { bits: 1, lst: encodeStatusList(STATUS_LIST_SIZE, 1, invalid) },
   };
-  return signJwtOffThread(own?.key ?? ctx.keys.current(), claims, 'statuslist+jwt', spaceId);
+  const key = own?.key ?? ctx.keys.current();
+  return { jwt: await signJwtOffThread(key, claims, 'statuslist+jwt', spaceId), unreadable };
 }
+
+/** An entry's token claims, read from its stored issuance event; undefined when unreadable. */
+function claimsOf(entry: StatusListEntry, issuer: string, spaceId: string) {
+  if (!isIssuance(entry.type)) return undefined;
+  try {
+    // Claims to judge by, never to sign: what an entry does not keep is filled in blank.
+    const stored = { customer_id: '', segment_id: '', issued_at: 0, ...(entry.data as object) };
+    const event = { eventId: '', metadata: {}, streamId: entry.streamId, type: entry.type };
+    const { data } = fullForm({ ...event, data: stored });
+    return tokenClaims(
+      { type: entry.type, data: parseEventData(entry.type, data) },
+      issuer,
+      spaceId,
+    );
+  } catch {
+    return undefined;
+  }
+}
+
+const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));

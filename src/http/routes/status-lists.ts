@@ -2,9 +2,10 @@ import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import type { CommandContext } from '../../commands/context.js';
 import { statusListToken, STATUS_LIST_TTL_SECONDS } from '../../commands/token/status-list.js';
+import type { Logger } from 'pino';
 import type { Database } from '../../db/schema.js';
-import { NotFoundError } from '../../errors/errors.js';
-import { statusListEntries } from '../../projections/status-list-entries.js';
+import { NotFoundError, UnavailableError } from '../../errors/errors.js';
+import { statusListReads } from '../../projections/status-list-entries.js';
 import { SPACE_ID_PATTERN } from '../authentication.js';
 import { route, type Route } from '../route.js';
 
@@ -13,30 +14,64 @@ const path = z.object({
   list: z.string().regex(/^[A-Za-z0-9_-]{22}$/, 'expected a list id: 22 base64url characters'),
 });
 
-// A list as last built, for a few seconds: a flood of verifiers costs one build per list, and
-// one build in flight however many ask at once; bounded, the least recently built evicted first.
-const BUILT_MS = 5000;
-const LISTS_HELD = 10_000;
+// §8.4's historical resolution is not served yet: a `time` is answered 404, as the spec asks of a
+// time not supported, never with the current list (which a client could take for that time's).
+const query = z.object({ time: z.string().max(32).optional() });
+
+// A list is built again once its copy is 5 s old; meanwhile, up to 30 s old, the copy is served
+// while the new one is built. One build at a time per process, at most 8 waiting: past them a
+// list never built is 503, so no flood of lists outruns the process that issues tokens.
+const FRESH_MS = 5000;
+const SERVED_STALE_MS = 30_000;
+const MAX_WAITING = 8;
+const LISTS_HELD = 1000;
 
 /**
  * GET /spaces/{space_id}/statuslists/{list}: a space's Token Status List as `statuslist+jwt`
  * (draft-ietf-oauth-status-list §8), the list a token's `status.status_list.uri` names; public.
  */
-export function statusListRoutes(commands: CommandContext, db: Kysely<Database>): readonly Route[] {
-  const built = new Map<string, { readonly at: number; readonly jwt: Promise<string> }>();
-  const build = (spaceId: string, list: string) => {
-    const key = `${spaceId} ${list}`;
-    const hit = built.get(key);
-    if (hit && Date.now() - hit.at < BUILT_MS) return hit.jwt;
-    const jwt = statusListEntries(db, spaceId, list).then((entries) =>
-      statusListToken(commands, spaceId, list, entries),
-    );
-    built.delete(key);
-    built.set(key, { at: Date.now(), jwt });
-    // A failed build is not kept: the next asker tries again.
-    jwt.catch(() => built.get(key)?.jwt === jwt && built.delete(key));
-    if (built.size > LISTS_HELD) built.delete(built.keys().next().value!);
-    return jwt;
+export function statusListRoutes(
+  commands: CommandContext,
+  db: Kysely<Database>,
+  logger?: Logger,
+): readonly Route[] {
+  const reads = statusListReads(db);
+  const held = new Map<string, { readonly builtAt: number; readonly jwt: string }>();
+  const building = new Map<string, Promise<string>>();
+  let queue: Promise<unknown> = Promise.resolve();
+  const rebuild = (key: string, list: Parameters<typeof statusListToken>[2]) => {
+    const pending = building.get(key);
+    if (pending) return pending;
+    if (building.size >= MAX_WAITING) {
+      return Promise.reject(
+        new UnavailableError('status lists are being built; retry shortly', {
+          retryAfterSeconds: 2,
+        }),
+      );
+    }
+    const built = queue
+      .then(() => statusListToken(commands, reads, list))
+      .then(({ jwt, unreadable }) => {
+        if (unreadable > 0) logger?.warn({ ...list, unreadable }, 'status list entries unreadable');
+        held.delete(key);
+        held.set(key, { builtAt: Date.now(), jwt });
+        if (held.size > LISTS_HELD) held.delete(held.keys().next().value!);
+        return jwt;
+      })
+      .finally(() => building.delete(key));
+    building.set(key, built);
+    queue = built.catch(() => undefined);
+    return built;
+  };
+  const listOf = (list: Parameters<typeof statusListToken>[2]) => {
+    const key = `${list.spaceId} ${list.listId}`;
+    const copy = held.get(key);
+    const age = copy ? Date.now() - copy.builtAt : Infinity;
+    if (age < FRESH_MS) return copy!.jwt;
+    const fresh = rebuild(key, list);
+    if (age >= SERVED_STALE_MS) return fresh;
+    fresh.catch(() => undefined);
+    return copy!.jwt;
   };
   return [
     route('get', '/spaces/:space_id/statuslists/:list', 'public', {
@@ -44,8 +79,9 @@ export function statusListRoutes(commands: CommandContext, db: Kysely<Database>)
       tag: 'Verification',
       summary: "A space's Token Status List, signed (draft-ietf-oauth-status-list)",
       description:
-        "Each token's `status.status_list` names a list and an index in it: 1 is INVALID (revoked, voided through a token or credential it came from, or expired), 0 VALID. Signed with the space's keys (its own issuer, or the shared one); `ttl` says when to fetch it again. A list's entries appear within the projector's lag of their issuance.",
+        "Each token's `status.status_list` names a list and an index in it: 1 is INVALID (revoked, or voided through a token or credential it came from), 0 VALID. Signed by the ring that signed its tokens (the space's own, or the shared one); `ttl` says when to fetch it again. 503 while the projector is more than 5 s behind the log.",
       params: path,
+      query,
       responses: [
         {
           status: 200,
@@ -53,13 +89,17 @@ export function statusListRoutes(commands: CommandContext, db: Kysely<Database>)
           mediaType: 'application/statuslist+jwt',
         },
       ],
-      errors: ['invalid_request', 'not_found'],
-      async handle(ctx, _auth, { params: { space_id: spaceId, list } }) {
-        // Only a list a replica opened for this space is looked up: a made-up id costs no query.
-        if (!commands.statusSlots.minted(spaceId, list)) {
-          throw new NotFoundError('no such status list in this space');
+      errors: ['invalid_request', 'not_found', 'unavailable'],
+      async handle(ctx, _auth, { params: { space_id: spaceId, list: listId }, query: { time } }) {
+        // Public and secret-free: a browser-based verifier may read it (§8.1, CORS).
+        ctx.set('Access-Control-Allow-Origin', '*');
+        if (time !== undefined) {
+          throw new NotFoundError('historical resolution (time=) is not served: ask without it');
         }
-        const jwt = await build(spaceId, list);
+        // Only a list a replica opened for this space is looked up: a made-up id costs no query.
+        const ring = commands.statusSlots.ringOf(spaceId, listId);
+        if (!ring) throw new NotFoundError('no such status list in this space');
+        const jwt = await listOf({ spaceId, listId, ring });
         ctx.set('Cache-Control', `public, max-age=${STATUS_LIST_TTL_SECONDS}`);
         ctx.type = 'application/statuslist+jwt';
         ctx.body = jwt;

@@ -2,6 +2,7 @@ import { decodeJwt } from 'jose';
 import * as oauth from 'oauth4webapi';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { delegationParties } from '../../support/delegation.js';
+import { listedStatus, projectStatusEntries } from '../../support/status-list.js';
 import { startLocalDocuments, type LocalDocuments } from '../../support/local-documents.js';
 import { TEST_SCOPE_CATALOG } from '../../support/scope-catalog.js';
 import {
@@ -359,6 +360,10 @@ describe('the authorization code flow, headless', () => {
     const revoked = await shop.revoke(withdrawn.requestId);
     expect(revoked.status, await revoked.clone().text()).toBe(200);
     expect(await introspect(withdrawn.access_token)).toMatchObject({ active: false });
+    // Every verifier hears it (issue 65): the token's status-list entry is INVALID, the kept one's not.
+    await projectStatusEntries(service);
+    expect(await listedStatus(service, withdrawn.access_token)).toBe(1);
+    expect(await listedStatus(service, kept.access_token)).toBe(0);
     expect(await parties.refusal(await refresh(withdrawn.refresh_token))).toMatchObject({
       error: 'invalid_grant',
     });

@@ -1,8 +1,8 @@
 import { getListFromStatusListJWT } from '@sd-jwt/jwt-status-list';
-import { createLocalJWKSet, decodeJwt, jwtVerify, type JSONWebKeySet } from 'jose';
+import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { catchUp } from '../../../src/projections/batches.js';
-import { statusListEntriesProjection } from '../../../src/projections/status-list-entries.js';
+import { waitUntil } from '../../support/wait.js';
+import { listedStatus, projectStatusEntries, statusOf } from '../../support/status-list.js';
 import {
   adminCall,
   AUDIENCE,
@@ -13,15 +13,12 @@ import {
 } from '../../support/test-service.js';
 
 const SPACE = 'space-status-list';
-type StatusClaim = { status_list: { idx: number; uri: string } };
 
 let service: TestService;
 beforeAll(async () => {
   // Public tokens live 2 s, so one can expire within the test.
   service = await startTestService({ PUBLIC_TOKEN_TTL_SECONDS: '2' });
 });
-
-const statusOf = (token: string) => (decodeJwt(token).status as StatusClaim).status_list;
 
 const publicToken = async (privateToken: string) => {
   const response = await service.post(
@@ -33,28 +30,6 @@ const publicToken = async (privateToken: string) => {
   return ((await response.json()) as { token: string }).token;
 };
 
-/**
- * What a verifier nobody here wrote reads: the list fetched at the token's `uri` (on this test's
- * address), its signature checked with jose against the JWKS, decoded by @sd-jwt/jwt-status-list.
- */
-async function listedStatus(token: string): Promise<number> {
-  const { idx, uri } = statusOf(token);
-  const response = await fetch(`${service.baseUrl}${new URL(uri).pathname}`);
-  expect(response.status).toBe(200);
-  expect(response.headers.get('content-type')).toBe('application/statuslist+jwt');
-  const jwt = await response.text();
-  const jwks = (await (
-    await fetch(`${service.baseUrl}/.well-known/jwks.json`)
-  ).json()) as JSONWebKeySet;
-  const { payload } = await jwtVerify(jwt, createLocalJWKSet(jwks), {
-    typ: 'statuslist+jwt',
-    issuer: decodeJwt(token).iss!,
-    subject: uri,
-  });
-  expect(payload.ttl).toBeGreaterThan(0);
-  return getListFromStatusListJWT(jwt).getStatus(idx);
-}
-
 const introspected = async (credential: object, token: string) =>
   (
     (await (await service.post('/v1/introspect', { ...credential, token })).json()) as {
@@ -62,7 +37,8 @@ const introspected = async (credential: object, token: string) =>
     }
   ).active;
 
-const projected = () => catchUp(service.database.db, statusListEntriesProjection, 1000);
+const projected = () => projectStatusEntries(service);
+const listed = (token: string) => listedStatus(service, token);
 
 describe('the Token Status List (issue 65)', () => {
   it('every token names its own entry of its space list, placed at random in a padded list', async () => {
@@ -99,7 +75,7 @@ describe('the Token Status List (issue 65)', () => {
     const doomed = await privateTokenVia(service, other);
     const boughtByDoomed = await publicToken(doomed);
     await projected();
-    expect(await listedStatus(revoked)).toBe(0);
+    expect(await listed(revoked)).toBe(0);
 
     expect((await service.post('/v1/revoke', { ...storefront, token: revoked })).status).toBe(200);
     const revokedCredential = await adminCall(
@@ -109,18 +85,32 @@ describe('the Token Status List (issue 65)', () => {
       `/v1/credential/${other.client_id}`,
     );
     expect(revokedCredential.status).toBe(200);
-    // Past the public token's 2 s, and the list built before the revocation (5 s) is gone.
-    await new Promise((resolve) => setTimeout(resolve, 5200));
+    // Past the public token's 2 s; the list built before the revocations is served for 5 s (and
+    // while its next one is built), then the next one holds them.
+    await new Promise((resolve) => setTimeout(resolve, 2200));
+    // The projector past the revocations' events: lists are served only within 5 s of the log.
+    await projected();
+    await waitUntil(
+      () => listed(revoked),
+      (status) => status === 1,
+      { timeoutMs: 10_000, intervalMs: 250 },
+    );
 
     expect(await introspected(storefront, live)).toBe(true);
-    expect(await listedStatus(live)).toBe(0);
+    expect(await listed(live)).toBe(0);
     expect(await introspected(storefront, revoked)).toBe(false);
-    expect(await listedStatus(revoked)).toBe(1);
+    expect(await listed(revoked)).toBe(1);
     expect(await introspected(storefront, expiring)).toBe(false);
-    expect(await listedStatus(expiring)).toBe(1);
+    // Expiry is the token's own claim (§7.1): a verifier reads `exp` first and refuses it there;
+    // the list does not mark it, so it says nothing of when its tokens were issued.
+    const jwks = createLocalJWKSet(
+      (await (await fetch(`${service.baseUrl}/.well-known/jwks.json`)).json()) as JSONWebKeySet,
+    );
+    await expect(jwtVerify(expiring, jwks)).rejects.toThrow(/"exp" claim/);
+    expect(await listed(expiring)).toBe(0);
     expect(await introspected(storefront, doomed)).toBe(false);
-    expect(await listedStatus(doomed)).toBe(1);
-    expect(await listedStatus(boughtByDoomed)).toBe(1);
+    expect(await listed(doomed)).toBe(1);
+    expect(await listed(boughtByDoomed)).toBe(1);
   });
 
   it('answers 404 for a list the space does not have, another space included, and 400 for a bad id', async () => {
@@ -134,8 +124,29 @@ describe('the Token Status List (issue 65)', () => {
     expect(await unknown.text()).toContain('no such status list');
     const foreign = await fetch(`${service.baseUrl}/spaces/another-space/statuslists/${list}`);
     expect(foreign.status).toBe(404);
+    // Historical resolution (§8.4) is not served: 404, never the current list under another time.
+    const current = await fetch(`${service.baseUrl}${new URL(uri).pathname}`);
+    expect(current.status).toBe(200);
+    expect(current.headers.get('access-control-allow-origin')).toBe('*');
+    const historical = await fetch(`${service.baseUrl}${new URL(uri).pathname}?time=1686925000`);
+    expect(historical.status).toBe(404);
+    expect(await historical.text()).toContain('historical resolution');
     const bad = await fetch(`${service.baseUrl}/spaces/${SPACE}/statuslists/not-a-list`);
     expect(bad.status).toBe(400);
     expect(await bad.text()).toContain('22 base64url');
+  });
+
+  it("signs a list with its tokens' ring: the shared one before a space's own keys, its own after", async () => {
+    const space = 'space-status-own';
+    const credential = await createCredentialVia(service, space);
+    const before = await privateTokenVia(service, credential);
+    const enabled = await adminCall(service, space, 'POST', '/v1/space/signing-keys');
+    expect(enabled.status).toBeLessThan(300);
+    const after = await privateTokenVia(service, credential);
+    expect(statusOf(after).uri).not.toBe(statusOf(before).uri);
+    await projected();
+    // Each list verifies with its tokens' keys and names their issuer (listedStatus checks both).
+    expect(await listedStatus(service, before)).toBe(0);
+    expect(await listedStatus(service, after, `/spaces/${space}/.well-known/jwks.json`)).toBe(0);
   });
 });

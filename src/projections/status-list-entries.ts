@@ -35,7 +35,9 @@ export const statusListEntriesProjection: Projection = {
       INSERT INTO status_list_entries
         (space_id, list_id, idx, stream_id, event_type, data, expires_at)
       SELECT e.space_id, e.data->'status'->>'list', (e.data->'status'->>'idx')::int, e.stream_id,
-             e.event_type, e.data - ${UNJUDGED_FIELDS}::text[],
+             e.event_type,
+             -- The trusted issuer's subject is whom the token is for too: only its rule is judged.
+             e.data - ${UNJUDGED_FIELDS}::text[] #- '{assertion,sub}' #- '{assertion,jti}',
              CASE jsonb_typeof(e.data->'expires_at')
                WHEN 'number' THEN to_timestamp((e.data->>'expires_at')::double precision)
                ELSE (e.data->>'expires_at')::timestamptz END

@@ -155,9 +155,12 @@ export function createVerifier(options: VerifierOptions): Verifier {
     try {
       value = await statusLists!.statusOf(status, claims.iss!);
     } catch (error) {
-      // The revocation list, checked before and fresh, already holds every rule the list does:
-      // a list out of reach costs no availability (the kit's 503 stays the revocation list's).
-      if (error instanceof StatusListUnavailable) return;
+      // The revocation list, checked before and fresh, holds every rule the status list does but
+      // a trusted issuer's rule removed or narrowed: only such a token waits for its list (503).
+      if (error instanceof StatusListUnavailable) {
+        if (!('issuer_rule' in claims)) return;
+        throw new VerifyError('unavailable', error.message, 503);
+      }
       throw new VerifyError('invalid_token', (error as Error).message, 401);
     }
     if (value !== 0) {

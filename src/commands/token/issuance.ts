@@ -44,7 +44,11 @@ export interface IssueRequest {
 }
 
 /** A request with when and under which ids it is issued, chosen by {@link issue}. */
-type IssueCommand<Request> = Request & Issuance;
+type IssueCommand<Request> = Request &
+  Issuance & {
+    /** Signed by the space's own ring: decided once, for its status list and its signature alike. */
+    readonly own: boolean;
+  };
 
 /** The refusals every issuance answers alike, with a flow's own. */
 export function issuanceRefusals<Own extends string, Command>(
@@ -120,7 +124,7 @@ export async function issue<
   const jti = ctx.ids.tokenId();
   const own = ctx.spaceKeys?.store.signsOwn(request.spaceId) === true;
   const status = ctx.statusSlots.take(request.spaceId, now, own);
-  const command: IssueCommand<Request> = { ...request, now, eventId, jti, jkt, status };
+  const command: IssueCommand<Request> = { ...request, now, eventId, jti, jkt, status, own };
   return (await handle(ctx.events, issuanceDecider(ctx, flow), command)).made;
 }
 
@@ -174,7 +178,7 @@ function issuanceDecider<Request extends IssueRequest, State, Refusal extends st
       }
       const rateLimit = ctx.limits.clientRequest(flow.payer(command, facts));
       if (flow.spend) await flow.spend(ctx, command, facts);
-      return signed(ctx, tokenClaims(event, ctx.issuer, spaceId), rateLimit);
+      return signed(ctx, tokenClaims(event, ctx.issuer, spaceId), rateLimit, command.own);
     },
     conflict: { then: 'refuse', message: 'token id collision; retry the request' },
   };
@@ -185,19 +189,29 @@ function issuanceDecider<Request extends IssueRequest, State, Refusal extends st
 /** What signs a space's tokens and lists: its keys and issuer, or the shared ring's. */
 export type SigningPorts = Pick<CommandContext, 'events' | 'issuer' | 'keys' | 'spaceKeys'>;
 
-/** A space's own ring when it has one (its key, its issuer); undefined: the shared ring signs. */
-export async function ownSigning(ctx: SigningPorts, spaceId: string) {
-  const spaces = ctx.spaceKeys;
-  if (!spaces?.store.signsOwn(spaceId)) return undefined;
-  return signingOfSpace(ctx.events, spaces, ctx.issuer, spaceId);
+/**
+ * A space's own ring (its key, its issuer) when `own`, by default when it signs with one now;
+ * undefined: the shared ring signs.
+ */
+export async function ownSigning(
+  ctx: SigningPorts,
+  spaceId: string,
+  own = ctx.spaceKeys?.store.signsOwn(spaceId) === true,
+) {
+  if (!own || !ctx.spaceKeys) return undefined;
+  return signingOfSpace(ctx.events, ctx.spaceKeys, ctx.issuer, spaceId);
 }
 
 /** The token signed, before its issuance is appended: none recorded for a token not made. */
-async function signed(ctx: IssuancePorts, claims: AccessTokenClaims, rateLimit: RateLimitState) {
+async function signed(
+  ctx: IssuancePorts,
+  claims: AccessTokenClaims,
+  rateLimit: RateLimitState,
+  own: boolean,
+) {
   // A space with its own ring signs with it and names its own issuer.
   const spaces = ctx.spaceKeys;
-  const ring = await ownSigning(ctx, claims.space_id);
-  const own = ring !== undefined;
+  const ring = await ownSigning(ctx, claims.space_id, own);
   const token = ring
     ? await signedWith(ring.key, { ...claims, iss: ring.issuer })
     : await signedWith(ctx.keys.current(), spaces ? salted(claims) : claims);

@@ -5,7 +5,7 @@ import { fullForm } from '../../domain/stored-form.js';
 import { statusListUri, tokenClaims } from '../../domain/token/claims.js';
 import { isIssuance } from '../../domain/token/issuances.js';
 import { secondsOf } from '../../domain/times.js';
-import { NotFoundError, UnavailableError } from '../../errors/errors.js';
+import { UnavailableError } from '../../errors/errors.js';
 import { signJwtOffThread, type AccessTokenClaims } from '../../crypto/access-tokens.js';
 import { STATUS_LIST_SIZE } from '../../crypto/status-slots.js';
 import type { StatusListEntry } from '../../projections/status-list-entries.js';
@@ -76,8 +76,13 @@ export async function statusListToken(
     if (i % YIELD_EVERY === YIELD_EVERY - 1) await yieldToLoop();
     if (ended || !(await tokenStands(judge, claims))) invalid.push([idx, STATUS_INVALID]);
   }
-  const own = ring === 'own' ? await ownSigning(ctx, spaceId) : undefined;
-  if (ring === 'own' && !own) throw new NotFoundError('no such status list in this space');
+  // The ring the list's id names, whatever this replica's view of the space's switch may be.
+  const own = await ownSigning(ctx, spaceId, ring === 'own').catch((error: unknown) => {
+    throw new UnavailableError("the space's signing ring cannot be read; retry shortly", {
+      cause: error,
+    });
+  });
+  if (ring === 'own' && !own) throw new UnavailableError('this replica signs with no own rings');
   const iat = secondsOf(ctx.clock.now());
   const claims = {
     iss: own?.issuer ?? ctx.issuer,
@@ -93,10 +98,17 @@ export async function statusListToken(
 
 /** An entry's token claims, read from its stored issuance event; undefined when unreadable. */
 function claimsOf(entry: StatusListEntry, issuer: string, spaceId: string) {
-  if (!isIssuance(entry.type)) return undefined;
+  if (!isIssuance(entry.type) || entry.idx >= STATUS_LIST_SIZE) return undefined;
   try {
     // Claims to judge by, never to sign: what an entry does not keep is filled in blank.
-    const stored = { customer_id: '', segment_id: '', issued_at: 0, ...(entry.data as object) };
+    const kept = entry.data as { assertion?: object };
+    const stored = {
+      customer_id: '',
+      segment_id: '',
+      issued_at: 0,
+      ...kept,
+      ...(kept.assertion && { assertion: { sub: '', jti: '', ...kept.assertion } }),
+    };
     const event = { eventId: '', metadata: {}, streamId: entry.streamId, type: entry.type };
     const { data } = fullForm({ ...event, data: stored });
     return tokenClaims(

@@ -18,11 +18,13 @@ const path = z.object({
 // time not supported, never with the current list (which a client could take for that time's).
 const query = z.object({ time: z.string().max(32).optional() });
 
-// A list is built again once its copy is 5 s old; meanwhile, up to 30 s old, the copy is served
+// A list is built again once its copy is 5 s old; meanwhile, up to 60 s old, the copy is served
 // while the new one is built. One build at a time per process, at most 8 waiting: past them a
 // list never built is 503, so no flood of lists outruns the process that issues tokens.
 const FRESH_MS = 5000;
-const SERVED_STALE_MS = 30_000;
+const SERVED_STALE_MS = 60_000;
+// A build that failed (the projector behind, the database away) is not tried again this soon.
+const FAILED_MS = 2000;
 const MAX_WAITING = 8;
 const LISTS_HELD = 1000;
 
@@ -38,10 +40,14 @@ export function statusListRoutes(
   const reads = statusListReads(db);
   const held = new Map<string, { readonly builtAt: number; readonly jwt: string }>();
   const building = new Map<string, Promise<string>>();
+  const failed = new Map<string, { readonly at: number; readonly error: unknown }>();
   let queue: Promise<unknown> = Promise.resolve();
   const rebuild = (key: string, list: Parameters<typeof statusListToken>[2]) => {
     const pending = building.get(key);
     if (pending) return pending;
+    const failure = failed.get(key);
+    if (failure && Date.now() - failure.at < FAILED_MS) return Promise.reject(failure.error);
+    failed.delete(key);
     if (building.size >= MAX_WAITING) {
       return Promise.reject(
         new UnavailableError('status lists are being built; retry shortly', {
@@ -58,6 +64,11 @@ export function statusListRoutes(
         if (held.size > LISTS_HELD) held.delete(held.keys().next().value!);
         return jwt;
       })
+      .catch((error: unknown) => {
+        failed.set(key, { at: Date.now(), error });
+        if (failed.size > LISTS_HELD) failed.delete(failed.keys().next().value!);
+        throw error;
+      })
       .finally(() => building.delete(key));
     building.set(key, built);
     queue = built.catch(() => undefined);
@@ -67,11 +78,11 @@ export function statusListRoutes(
     const key = `${list.spaceId} ${list.listId}`;
     const copy = held.get(key);
     const age = copy ? Date.now() - copy.builtAt : Infinity;
-    if (age < FRESH_MS) return copy!.jwt;
-    const fresh = rebuild(key, list);
+    if (age < FRESH_MS) return copy!;
+    const fresh = rebuild(key, list).then((jwt) => ({ builtAt: Date.now(), jwt }));
     if (age >= SERVED_STALE_MS) return fresh;
     fresh.catch(() => undefined);
-    return copy!.jwt;
+    return copy!;
   };
   return [
     route('get', '/spaces/:space_id/statuslists/:list', 'public', {
@@ -99,8 +110,11 @@ export function statusListRoutes(
         // Only a list a replica opened for this space is looked up: a made-up id costs no query.
         const ring = commands.statusSlots.ringOf(spaceId, listId);
         if (!ring) throw new NotFoundError('no such status list in this space');
-        const jwt = await listOf({ spaceId, listId, ring });
-        ctx.set('Cache-Control', `public, max-age=${STATUS_LIST_TTL_SECONDS}`);
+        const { jwt, builtAt } = await listOf({ spaceId, listId, ring });
+        // A copy already some seconds old is kept downstream only for what is left of its ttl.
+        const age = Math.floor((Date.now() - builtAt) / 1000);
+        ctx.set('Cache-Control', `public, max-age=${Math.max(0, STATUS_LIST_TTL_SECONDS - age)}`);
+        ctx.set('Age', String(age));
         ctx.type = 'application/statuslist+jwt';
         ctx.body = jwt;
       },

@@ -13,7 +13,7 @@ const { privateKey, publicKey } = generateKeyPairSync('ed25519');
 /** What the stub's revocation list says; empty unless a test sets it. */
 export const revocationList: Record<string, unknown> = { clients: [], tokens: [] };
 
-const issuerFetch: typeof fetch = (input) => {
+export const issuerFetch: typeof fetch = (input) => {
   const url = String(input);
   if (url === `${ISSUER}/.well-known/jwks.json`) {
     return Promise.resolve(
@@ -46,9 +46,9 @@ export function publicToken(actors: readonly string[] = ['ci_storefront'], scope
   });
 }
 
-/** A private token of client ci_storefront. */
-export const privateToken = () =>
-  sign({ token_kind: 'private', sub: 'ci_storefront', client_id: 'ci_storefront' });
+/** A private token of client ci_storefront, with `extra` claims. */
+export const privateToken = (extra: Record<string, unknown> = {}) =>
+  sign({ token_kind: 'private', sub: 'ci_storefront', client_id: 'ci_storefront', ...extra });
 
 function sign(claims: Record<string, unknown>): Promise<string> {
   return new SignJWT({ ...claims, space_id: 'space-kit', jti: crypto.randomUUID() })

@@ -18,20 +18,24 @@ export {
 } from '#verifier/access-token-check.js';
 export { signatureDigest, type PublicKeys } from '#verifier/issuer-keys.js';
 
-// A key's encoded header is the same for every token of a type it signs; keys change rarely.
-const encodedHeaders = new Map<string, string>();
-
 /** The JWT types this service signs: access tokens (RFC 9068) and status lists (issue 65). */
 export type SignedType = 'at+jwt' | 'statuslist+jwt';
 
+// A key's encoded header is the same for every token of a type it signs; keys change rarely.
+// One map per type: the hot path looks up by kid alone, building no key string per token.
+const encodedHeaders: Record<SignedType, Map<string, string>> = {
+  'at+jwt': new Map(),
+  'statuslist+jwt': new Map(),
+};
+
 /** What a JWS signature covers: the encoded header (`typ`, the key's `kid`) and claims. */
 function signingInputOf(key: SigningKey, claims: object, typ: SignedType = 'at+jwt'): string {
-  const cacheKey = `${typ} ${key.kid}`;
-  let header = encodedHeaders.get(cacheKey);
+  const headers = encodedHeaders[typ];
+  let header = headers.get(key.kid);
   if (header === undefined) {
-    if (encodedHeaders.size >= 16) encodedHeaders.clear();
+    if (headers.size >= 16) headers.clear();
     header = encode({ alg: ACCESS_TOKEN_ALG, typ, kid: key.kid });
-    encodedHeaders.set(cacheKey, header);
+    headers.set(key.kid, header);
   }
   return `${header}.${encode(claims)}`;
 }

@@ -42,7 +42,8 @@ interface OpenList {
  * is never reopened, so an index is never reused.
  */
 export function createStatusSlots(secretKey: Buffer): StatusSlots {
-  const open = new Map<string, OpenList>();
+  // Per ring, by space: a list holds one ring's tokens, and a token's lookup builds no key string.
+  const opened = { own: new Map<string, OpenList>(), shared: new Map<string, OpenList>() };
   // A list's id is 8 random bytes and 8 of their MAC with the space: any replica tells a list it
   // could have opened from a made-up or another space's id without asking the database.
   const key = createHmac('sha256', secretKey).update('status-list-id').digest();
@@ -57,9 +58,8 @@ export function createStatusSlots(secretKey: Buffer): StatusSlots {
     },
     take(spaceId, now, own) {
       const period = Math.floor(now / LIST_PERIOD_MS);
-      // A list holds one ring's tokens: a space switching to its own opens another.
-      const key = `${own ? 1 : 0}${spaceId}`;
-      let list = open.get(key);
+      const open = own ? opened.own : opened.shared;
+      let list = open.get(spaceId);
       if (!list || list.period !== period || list.taken >= STATUS_LIST_SIZE) {
         const bytes = randomBytes(8 + ROUNDS * 256);
         const random = bytes.subarray(0, 8);
@@ -70,8 +70,8 @@ export function createStatusSlots(secretKey: Buffer): StatusSlots {
           rounds: bytes.subarray(8),
           taken: 0,
         };
-        open.delete(key);
-        open.set(key, list);
+        open.delete(spaceId);
+        open.set(spaceId, list);
         // The least recently opened go first: a space seen again opens a new list, no harm.
         if (open.size > SPACES_HELD) open.delete(open.keys().next().value!);
       }

@@ -4,6 +4,7 @@ import type { CommandContext } from '../../commands/context.js';
 import { statusListToken, STATUS_LIST_TTL_SECONDS } from '../../commands/token/status-list.js';
 import type { Logger } from 'pino';
 import type { Database } from '../../db/schema.js';
+import { BoundedCache } from '../../crypto/bounded-cache.js';
 import { NotFoundError, UnavailableError } from '../../errors/errors.js';
 import { statusListReads } from '../../projections/status-list-entries.js';
 import { SPACE_ID_PATTERN } from '../authentication.js';
@@ -38,9 +39,13 @@ export function statusListRoutes(
   logger?: Logger,
 ): readonly Route[] {
   const reads = statusListReads(db);
-  const held = new Map<string, { readonly builtAt: number; readonly jwt: string }>();
+  const held = new BoundedCache<string, { readonly builtAt: number; readonly jwt: string }>(
+    LISTS_HELD,
+  );
   const building = new Map<string, Promise<string>>();
-  const failed = new Map<string, { readonly at: number; readonly error: unknown }>();
+  const failed = new BoundedCache<string, { readonly at: number; readonly error: unknown }>(
+    LISTS_HELD,
+  );
   let queue: Promise<unknown> = Promise.resolve();
   const rebuild = (key: string, list: Parameters<typeof statusListToken>[2]) => {
     const pending = building.get(key);
@@ -59,14 +64,11 @@ export function statusListRoutes(
       .then(() => statusListToken(commands, reads, list))
       .then(({ jwt, unreadable }) => {
         if (unreadable > 0) logger?.warn({ ...list, unreadable }, 'status list entries unreadable');
-        held.delete(key);
         held.set(key, { builtAt: Date.now(), jwt });
-        if (held.size > LISTS_HELD) held.delete(held.keys().next().value!);
         return jwt;
       })
       .catch((error: unknown) => {
         failed.set(key, { at: Date.now(), error });
-        if (failed.size > LISTS_HELD) failed.delete(failed.keys().next().value!);
         throw error;
       })
       .finally(() => building.delete(key));

@@ -5,7 +5,8 @@ import { statusListToken, STATUS_LIST_TTL_SECONDS } from '../../commands/token/s
 import type { Logger } from 'pino';
 import type { Database } from '../../db/schema.js';
 import { BoundedCache } from '../../crypto/bounded-cache.js';
-import { NotFoundError, UnavailableError } from '../../errors/errors.js';
+import { BuildTurns } from '../build-turns.js';
+import { NotFoundError } from '../../errors/errors.js';
 import { statusListReads } from '../../projections/status-list-entries.js';
 import { SPACE_ID_PATTERN } from '../authentication.js';
 import { route, type Route } from '../route.js';
@@ -20,13 +21,13 @@ const path = z.object({
 const query = z.object({ time: z.string().max(32).optional() });
 
 // A list is built again once its copy is 5 s old; meanwhile, up to 60 s old, the copy is served
-// while the new one is built. One build at a time per process, at most 8 waiting: past them a
-// list never built is 503, so no flood of lists outruns the process that issues tokens.
+// while the new one is built. Builds take turns by space and at most a quarter of the process's
+// time (BuildTurns); past 8 waiting (3 of one space), or 10 s, a list never built is 503.
 const FRESH_MS = 5000;
 const SERVED_STALE_MS = 60_000;
 // A build that failed (the projector behind, the database away) is not tried again this soon.
 const FAILED_MS = 2000;
-const MAX_WAITING = 8;
+const TURNS = { maxWaiting: 8, maxWaitingPerSpace: 3, share: 0.25, maxWaitMs: 10_000 };
 const LISTS_HELD = 1000;
 
 /**
@@ -42,39 +43,26 @@ export function statusListRoutes(
   const held = new BoundedCache<string, { readonly builtAt: number; readonly jwt: string }>(
     LISTS_HELD,
   );
-  const building = new Map<string, Promise<string>>();
   const failed = new BoundedCache<string, { readonly at: number; readonly error: unknown }>(
     LISTS_HELD,
   );
-  let queue: Promise<unknown> = Promise.resolve();
+  const turns = new BuildTurns<string>(TURNS);
+  const build = async (key: string, list: Parameters<typeof statusListToken>[2]) => {
+    try {
+      const { jwt, unreadable } = await statusListToken(commands, reads, list);
+      if (unreadable > 0) logger?.warn({ ...list, unreadable }, 'status list entries unreadable');
+      held.set(key, { builtAt: Date.now(), jwt });
+      return jwt;
+    } catch (error) {
+      failed.set(key, { at: Date.now(), error });
+      throw error;
+    }
+  };
   const rebuild = (key: string, list: Parameters<typeof statusListToken>[2]) => {
-    const pending = building.get(key);
-    if (pending) return pending;
     const failure = failed.get(key);
     if (failure && Date.now() - failure.at < FAILED_MS) return Promise.reject(failure.error);
     failed.delete(key);
-    if (building.size >= MAX_WAITING) {
-      return Promise.reject(
-        new UnavailableError('status lists are being built; retry shortly', {
-          retryAfterSeconds: 2,
-        }),
-      );
-    }
-    const built = queue
-      .then(() => statusListToken(commands, reads, list))
-      .then(({ jwt, unreadable }) => {
-        if (unreadable > 0) logger?.warn({ ...list, unreadable }, 'status list entries unreadable');
-        held.set(key, { builtAt: Date.now(), jwt });
-        return jwt;
-      })
-      .catch((error: unknown) => {
-        failed.set(key, { at: Date.now(), error });
-        throw error;
-      })
-      .finally(() => building.delete(key));
-    building.set(key, built);
-    queue = built.catch(() => undefined);
-    return built;
+    return turns.run(list.spaceId, key, () => build(key, list));
   };
   const listOf = (list: Parameters<typeof statusListToken>[2]) => {
     const key = `${list.spaceId} ${list.listId}`;

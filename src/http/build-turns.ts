@@ -1,0 +1,129 @@
+import { UnavailableError } from '../errors/errors.js';
+
+/** How builds share a process: how many wait, how much of its time they take, how long a caller waits. */
+export interface BuildTurnsOptions {
+  /** Builds queued or running, in all. */
+  readonly maxWaiting: number;
+  /** Builds queued or running for one space: one tenant's lists cannot fill the queue. */
+  readonly maxWaitingPerSpace: number;
+  /** The part of the process's time builds may take (0 < share ≤ 1): after each, a rest. */
+  readonly share: number;
+  /** A caller is answered 503 past this; its build still runs and its result is kept. */
+  readonly maxWaitMs: number;
+  readonly now?: () => number;
+  readonly sleep?: (ms: number) => Promise<void>;
+}
+
+interface Job<T> {
+  readonly spaceId: string;
+  readonly key: string;
+  readonly build: () => Promise<T>;
+  readonly settle: (outcome: Promise<T>) => void;
+}
+
+const busy = (message: string) => new UnavailableError(message, { retryAfterSeconds: 2 });
+
+/**
+ * Expensive builds (a status list judged entry by entry) one at a time, spaces taking turns, and
+ * resting after each so they take at most `share` of the process's time: a flood of lists, one
+ * tenant's or anyone's, slows lists down (stale copies, then 503) but never the tokens issued
+ * beside them, and never one space's lists behind another's.
+ */
+export class BuildTurns<T> {
+  readonly #waiting = new Map<string, Job<T>[]>();
+  readonly #byKey = new Map<string, Promise<T>>();
+  readonly #perSpace = new Map<string, number>();
+  readonly #now: () => number;
+  readonly #sleep: (ms: number) => Promise<void>;
+  // When each space with a build queued or running last had a turn: at most maxWaiting entries.
+  readonly #lastTurn = new Map<string, number>();
+  #turns = 0;
+  #running = false;
+  #restUntil = 0;
+
+  constructor(readonly options: BuildTurnsOptions) {
+    if (!(options.share > 0 && options.share <= 1)) throw new Error('share is in (0, 1]');
+    this.#now = options.now ?? Date.now;
+    this.#sleep = options.sleep ?? sleepUnref;
+  }
+
+  /** `build`'s result for `key`, shared with every caller asking for `key` meanwhile. */
+  run(spaceId: string, key: string, build: () => Promise<T>): Promise<T> {
+    let pending = this.#byKey.get(key);
+    if (!pending) {
+      if (this.#byKey.size >= this.options.maxWaiting) {
+        return Promise.reject(busy('status lists are being built; retry shortly'));
+      }
+      if ((this.#perSpace.get(spaceId) ?? 0) >= this.options.maxWaitingPerSpace) {
+        return Promise.reject(busy("this space's status lists are being built; retry shortly"));
+      }
+      pending = new Promise<T>((resolve) => {
+        const job = { spaceId, key, build, settle: resolve };
+        this.#waiting.set(spaceId, [...(this.#waiting.get(spaceId) ?? []), job]);
+      });
+      pending.catch(() => undefined);
+      this.#byKey.set(key, pending);
+      this.#perSpace.set(spaceId, (this.#perSpace.get(spaceId) ?? 0) + 1);
+      void this.#drain();
+    }
+    return withinMs(pending, this.options.maxWaitMs);
+  }
+
+  async #drain(): Promise<void> {
+    if (this.#running) return;
+    this.#running = true;
+    try {
+      for (let job = this.#next(); job; job = this.#next()) {
+        const rest = this.#restUntil - this.#now();
+        if (rest > 0) await this.#sleep(rest);
+        const started = this.#now();
+        const outcome = (async () => job.build())();
+        job.settle(outcome);
+        void outcome.catch(() => undefined).finally(() => this.#done(job));
+        // A build stalled (a database that stopped answering) holds its turn no longer than a
+        // caller waits; it keeps its place in the caps until it ends.
+        await withinMs(outcome, this.options.maxWaitMs).catch(() => undefined);
+        const took = this.#now() - started;
+        this.#restUntil = this.#now() + took * (1 / this.options.share - 1);
+      }
+    } finally {
+      this.#running = false;
+    }
+  }
+
+  // The space whose last turn is oldest goes next (one never served first, then by arrival).
+  #next(): Job<T> | undefined {
+    let chosen: string | undefined;
+    for (const spaceId of this.#waiting.keys()) {
+      const turn = this.#lastTurn.get(spaceId) ?? -1;
+      if (chosen === undefined || turn < (this.#lastTurn.get(chosen) ?? -1)) chosen = spaceId;
+    }
+    if (chosen === undefined) return undefined;
+    const [job, ...rest] = this.#waiting.get(chosen)!;
+    if (rest.length > 0) this.#waiting.set(chosen, rest);
+    else this.#waiting.delete(chosen);
+    this.#lastTurn.set(chosen, (this.#turns += 1));
+    return job;
+  }
+
+  #done(job: Job<T>): void {
+    this.#byKey.delete(job.key);
+    const left = (this.#perSpace.get(job.spaceId) ?? 1) - 1;
+    if (left > 0) this.#perSpace.set(job.spaceId, left);
+    else {
+      this.#perSpace.delete(job.spaceId);
+      this.#lastTurn.delete(job.spaceId);
+    }
+  }
+}
+
+function withinMs<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(busy('the status list is still being built; retry')), ms);
+    timer.unref();
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
+const sleepUnref = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());

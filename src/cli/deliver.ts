@@ -9,6 +9,9 @@ import { loadKeyEncryptionKey } from '../crypto/key-files.js';
 import { ConfigError, type Config } from '../config/config.js';
 import { settingText } from '../config/setting-value.js';
 import { startDeliverer } from '../delivery/deliverer.js';
+import { signalSigner } from '../crypto/signal-signing.js';
+import { openSpaceKeyStore } from '../crypto/space-keys.js';
+import { openTokenSigner } from '../crypto/signer-from-config.js';
 import { delivererEvents } from '../commands/sink/deliverer-events.js';
 import {
   operatorSinkRefusals,
@@ -72,7 +75,18 @@ const open = () =>
   });
 await runService(config, logger, open, async (database) => {
   const traces = await startWorkerTraces(config, 'client');
+  // Signal streams' SETs are signed by their space's own ring, read as the API reads it.
+  const db = database.handle.db;
+  const signer = await openTokenSigner(config, db, kek);
+  const spaceKeys = await openSpaceKeyStore(db, {
+    kek,
+    signer,
+    mode: config.SPACE_SIGNING_KEYS,
+    refreshMs: config.SIGNING_KEY_REFRESH_MS,
+    maxSpaces: config.SIGNING_KEY_CACHE_MAX_KEYS,
+  });
   const deliverer = startDeliverer({
+    signals: signalSigner(spaceKeys, config.TOKEN_ISSUER),
     ...(traces.spans ? { spans: traces.spans } : {}),
     db: database.handle.db,
     events: delivererEvents(database.handle.db),
@@ -95,6 +109,8 @@ await runService(config, logger, open, async (database) => {
   });
   return async () => {
     await deliverer.stop();
+    spaceKeys.close();
+    await signer.close();
     await traces.export?.shutdown();
   };
 });

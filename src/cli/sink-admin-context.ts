@@ -18,12 +18,13 @@ export function sinkTargetRules(config: Config): SinkAdminContext['rules'] {
 
 /** What the sink routes' commands use, from the API's command context. */
 export function sinkAdminContext(config: Config, commands: CommandContext): SinkAdminContext {
-  const { events, kek, ids, hasher } = commands;
+  const { events, kek, ids, hasher, spaceKeys } = commands;
   return {
     events,
     kek,
     ids,
     hasher,
+    signsOwn: async (spaceId) => (await spaceKeys?.store.hasKeys(spaceId)) === true,
     rules: sinkTargetRules(config),
     maxSinksPerSpace: config.SINK_MAX_PER_SPACE,
   };

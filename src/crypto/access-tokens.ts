@@ -18,14 +18,15 @@ export {
 } from '#verifier/access-token-check.js';
 export { signatureDigest, type PublicKeys } from '#verifier/issuer-keys.js';
 
-/** The JWT types this service signs: access tokens (RFC 9068) and status lists (issue 65). */
-export type SignedType = 'at+jwt' | 'statuslist+jwt';
+/** The JWT types this service signs: access tokens (RFC 9068), status lists and Security Event Tokens (issue 65). */
+export type SignedType = 'at+jwt' | 'statuslist+jwt' | 'secevent+jwt';
 
 // A key's encoded header is the same for every token of a type it signs; keys change rarely.
 // One map per type: the hot path looks up by kid alone, building no key string per token.
 const encodedHeaders: Record<SignedType, Map<string, string>> = {
   'at+jwt': new Map(),
   'statuslist+jwt': new Map(),
+  'secevent+jwt': new Map(),
 };
 
 /** What a JWS signature covers: the encoded header (`typ`, the key's `kid`) and claims. */

@@ -6,7 +6,7 @@ import { operatorSinkId, type OperatorSink } from './operator-sinks.js';
 import { runSinkLoop, type SinkLoop, type SinkLoopOptions } from './sink-loop.js';
 import { loadSinks, writeSink, type SinkDefinition } from './sinks.js';
 import type { TargetRules } from '#outbound/target-rules.js';
-import { transportFor } from './transports.js';
+import { transportFor, type TransportOptions } from './transports.js';
 import { nap } from '../db/nap.js';
 import { leadWhileLocked } from '../db/leader-session.js';
 
@@ -28,6 +28,8 @@ export interface DelivererOptions extends Omit<
   /** The leader's lease, as the projector's (`idle_session_timeout`). */
   readonly leaseMs: number;
   readonly standbyRetryMs: number;
+  /** What signs signal streams' SETs (their space's own ring). */
+  readonly signals?: TransportOptions['signals'];
 }
 
 /** A running deliverer. */
@@ -35,6 +37,9 @@ export interface RunningDeliverer {
   isLeader(): boolean;
   stop(): Promise<void>;
 }
+
+const signalStream = (sink: SinkDefinition) =>
+  sink.target.kind === 'webhook' && sink.target.format === 'secevent';
 
 /** Delivers the audit trail to every sink: one leader, one loop per sink, after commit. */
 export function startDeliverer(options: DelivererOptions): RunningDeliverer {
@@ -120,6 +125,8 @@ export function startDeliverer(options: DelivererOptions): RunningDeliverer {
             sink: () => entry.sink,
             transport: transportFor(sink, options),
             scanLimit: options.batchSize * 20,
+            // A signal is worth most at once: a stream sends each as it comes, gathering none.
+            lingerMs: signalStream(sink) ? 0 : options.lingerMs,
             logger: logger.child({ sink: sink.sinkId }),
           });
           loops.set(sink.sinkId, entry);

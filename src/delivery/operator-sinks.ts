@@ -11,7 +11,8 @@ const operatorId = z.string().regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'lowercase lett
 /** AUDIT_SINKS: the operator's sinks as JSON; their secrets and CAs are never stored or logged. */
 export const operatorSinksSchema = z.array(
   z.discriminatedUnion('kind', [
-    webhookTargetRequestSchema.extend({
+    // The operator's sinks carry the audit trail only: a signal stream is a space's.
+    webhookTargetRequestSchema.omit({ format: true, events: true }).extend({
       id: operatorId,
       secret: z.string().regex(/^whsec_[A-Za-z0-9+/]{24,}={0,2}$/, 'a whsec_ secret (base64)'),
     }),

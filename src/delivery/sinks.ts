@@ -47,7 +47,7 @@ export function recordedTarget(
   const path = `${url.pathname}${url.search}`;
   return {
     target: {
-      kind: 'webhook',
+      ...target,
       url: `${url.origin}/`,
       path_digest: `hmac-sha256:${digest(path).toString('hex')}`,
     },

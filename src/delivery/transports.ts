@@ -1,12 +1,20 @@
 import type { OutboundEvent } from '#outbound/outbound-event.js';
 import { syslogTransport } from '#outbound/syslog.js';
 import type { TargetRules } from '#outbound/target-rules.js';
-import { DeliveryError, type DeliveryBatch, type Transport } from '#outbound/transport.js';
+import {
+  DeliveryError,
+  statusFailure,
+  type DeliveryBatch,
+  type Transport,
+} from '#outbound/transport.js';
 import { webhookTransport } from '#outbound/webhook.js';
+import { webhookPoster } from '#outbound/webhook-post.js';
 import { redactEvent } from '../audit-trail/redaction.js';
 import { fullForm } from '../domain/stored-form.js';
 import type { RecordedEvent } from '#event-log/types.js';
 import type { SinkDefinition } from './sinks.js';
+import type { SignalSigner } from '../crypto/signal-signing.js';
+import { signalClaims, verificationClaims } from './signal-tokens.js';
 
 /** A batch of the log as the sink loop reads it: events as stored. */
 export type SinkBatch = DeliveryBatch<RecordedEvent>;
@@ -19,11 +27,20 @@ const APP = 'token-authority';
 /** The event as it leaves: full form, redacted as exports and the live feed are. */
 export const leavingEvent = (stored: RecordedEvent): OutboundEvent => redactEvent(fullForm(stored));
 
+/** What a sink's transport is made with: the deliverer's settings, and what signs SETs. */
+export interface TransportOptions {
+  readonly issuer: string;
+  readonly timeoutMs: number;
+  readonly rules: TargetRules;
+  /** Absent: signal streams fail (`secret_unavailable`) and pause, named, until there is one. */
+  readonly signals?: SignalSigner;
+}
+
 /** A sink's own transport, target rules at each connect, events via {@link leavingEvent}. */
-export function transportFor(
-  sink: SinkDefinition,
-  options: { readonly issuer: string; readonly timeoutMs: number; readonly rules: TargetRules },
-): SinkTransport {
+export function transportFor(sink: SinkDefinition, options: TransportOptions): SinkTransport {
+  if (sink.target.kind === 'webhook' && sink.target.format === 'secevent') {
+    return signalTransport(sink, options);
+  }
   const outbound = outboundTransport(sink, options);
   return {
     send: (batch) => outbound.send({ ...batch, events: batch.events.map(leavingEvent) }),
@@ -54,4 +71,61 @@ function outboundTransport(
     return { send: missing, probe: missing, close: () => undefined };
   }
   return webhookTransport({ url, secret, issuer, app: APP, timeoutMs, rules });
+}
+
+const unavailable = (what: string) =>
+  new DeliveryError('secret_unavailable', `${what} cannot be opened or signed with here`);
+
+/**
+ * A Shared Signals stream (SSF 1.0): each event of the batch that gives a signal the stream asked
+ * for leaves as one Security Event Token, POSTed alone per RFC 8935 (`application/secevent+jwt`,
+ * acknowledged by a 2xx, 202 by the RFC) in log order; the rest are passed over. Only a 2xx moves
+ * on: a SET refused (400) is retried and then pauses the stream, never skipped, so a receiver
+ * misses none. The sink's secret is the `Authorization` a receiver checks (SSF's
+ * `authorization_header`).
+ */
+function signalTransport(sink: SinkDefinition, options: TransportOptions): SinkTransport {
+  const { secret, url, spaceId } = sink;
+  const signer = options.signals;
+  if (secret === undefined || url === undefined || spaceId === null || !signer) {
+    const missing = async () => {
+      throw unavailable('the stream secret, sealed path or space signing key');
+    };
+    return { send: missing, probe: missing, close: () => undefined };
+  }
+  const events = sink.target.kind === 'webhook' ? sink.target.events : undefined;
+  const stream = {
+    streamId: sink.sinkId,
+    spaceId,
+    issuer: signer.issuer(spaceId),
+    ...(events ? { events } : {}),
+  };
+  const poster = webhookPoster({ url, rules: options.rules, timeoutMs: options.timeoutMs });
+  const post = async (claims: object) => {
+    const jwt = await signer.sign(spaceId, claims).catch((error: unknown) => {
+      throw Object.assign(unavailable("the space's signing key"), { cause: error });
+    });
+    const status = await poster.post(
+      {
+        'content-type': 'application/secevent+jwt',
+        accept: 'application/json',
+        authorization: `Bearer ${secret}`,
+        'user-agent': 'token-authority-ssf',
+      },
+      jwt,
+    );
+    if (status < 200 || status > 299) {
+      throw new DeliveryError(statusFailure(status), `SET receiver answered HTTP ${status}`);
+    }
+  };
+  return {
+    async send(batch) {
+      for (const event of batch.events) {
+        const claims = signalClaims(stream, event);
+        if (claims) await post(claims);
+      }
+    },
+    probe: () => post(verificationClaims(stream, new Date())),
+    close: () => poster.close(),
+  };
 }

@@ -36,6 +36,8 @@ export interface SinkAdminContext {
   readonly hasher: Pick<SecretHasher, 'hash'>;
   /** How many sinks (not deleted) a space may have: SINK_MAX_PER_SPACE. */
   readonly maxSinksPerSpace: number;
+  /** Whether a space has keys of its own: a signal stream's tokens are signed by them alone. */
+  readonly signsOwn: (spaceId: string) => Promise<boolean>;
 }
 
 /** Who asks, in which space, about which sink (its event's id is made here). */
@@ -51,13 +53,31 @@ export interface SinkSecret {
 /** A space sink's id: `snk_` and 96 random bits (operator sinks are `operator-…`). */
 const newSinkId = () => `snk_${randomBytes(12).toString('base64url')}`;
 
-/** The target as recorded (webhook path and query apart, to seal), or a 400 naming the SSRF rule. */
-function allowed(ctx: SinkAdminContext, target: SinkTarget): RecordedTarget {
+/**
+ * The target as recorded (webhook path and query apart, to seal), or a 400 naming the SSRF rule,
+ * or why a signal stream cannot be: its Security Event Tokens are signed by the space's own ring
+ * and name its issuer (a shared ring's SET could be any space's), so the space must have one.
+ */
+async function allowed(
+  ctx: SinkAdminContext,
+  spaceId: string,
+  target: SinkTarget,
+): Promise<RecordedTarget> {
   const refusal = targetRefusal(target, ctx.rules);
   if (refusal) {
     throw new InvalidRequestError(`sink target refused: ${refusal}`, [
       { field: 'target', message: refusal },
     ]);
+  }
+  if (target.kind === 'webhook' && target.format !== 'secevent' && target.events) {
+    throw new InvalidRequestError('events are chosen for a signal stream only', [
+      { field: 'target.events', message: 'give format: "secevent" too, or no events' },
+    ]);
+  }
+  if (target.kind === 'webhook' && target.format === 'secevent' && !(await ctx.signsOwn(spaceId))) {
+    const message =
+      "a signal stream's tokens are signed by the space's own keys: turn them on first (POST /v1/space/signing-keys)";
+    throw new InvalidRequestError(message, [{ field: 'target.format', message }]);
   }
   return recordedTarget(target, (text) => ctx.hasher.hash(text));
 }
@@ -75,7 +95,7 @@ export async function createSink(
   ctx: SinkAdminContext,
   command: Omit<SinkCommand, 'sinkId'> & { readonly name: string; readonly target: SinkTarget },
 ): Promise<SinkSecret> {
-  const recorded = allowed(ctx, command.target);
+  const recorded = await allowed(ctx, command.spaceId, command.target);
   const sinkId = newSinkId();
   const secret = recorded.target.kind === 'webhook' ? newWebhookSecret() : undefined;
   const change = {
@@ -105,7 +125,7 @@ export async function changeSink(
     readonly rotateSecret?: boolean;
   },
 ): Promise<SinkSecret> {
-  const recorded = command.target ? allowed(ctx, command.target) : undefined;
+  const recorded = command.target ? await allowed(ctx, command.spaceId, command.target) : undefined;
   const change = {
     ...command,
     target: recorded?.target,

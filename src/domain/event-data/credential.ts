@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { SCOPE_MAX_LENGTH } from '#verifier/scope.js';
 import { redirectUriRefusal } from '#oauth-authorize/redirect-uri.js';
+import type { SecuritySignal } from '../security-signals.js';
 import { declareEvent } from './declaration.js';
 
 /** A credential's allowed scopes (catalog names, RFC 6749 §3.3 words), at most 100. */
@@ -124,6 +125,20 @@ export const credentialRevokedSchema = z.object({
   revoked_by: z.string(),
 });
 
+/**
+ * CAEP `credential-change` of a client's credential (`credential_type` one CAEP leaves to the
+ * parties: `client_secret`, `client_jwks`, or `client_credential` when the whole is revoked).
+ */
+const clientSignal = (
+  client: string,
+  credentialType: string,
+  changeType: 'update' | 'revoke',
+): SecuritySignal => ({
+  type: 'credential-change',
+  subject: { client },
+  fields: { credential_type: credentialType, change_type: changeType },
+});
+
 /** The credential's events: what each hides, audits, counts, and an example. */
 export const CREDENTIAL_EVENTS = {
   'credential-created': declareEvent(credentialCreatedSchema, {
@@ -142,6 +157,7 @@ export const CREDENTIAL_EVENTS = {
   'credential-secret-rotated': declareEvent(credentialSecretRotatedSchema, {
     redacted: ['secret_hash'],
     audit: ['overlap_seconds', 'previous_secret_expires_at', 'rotated_by'],
+    signal: ({ client_id }) => clientSignal(client_id, 'client_secret', 'update'),
     example: ({ clientId, later }) => ({
       client_id: clientId,
       secret_hash: 'bmV3LXNlY3JldC1oYXNo',
@@ -161,6 +177,7 @@ export const CREDENTIAL_EVENTS = {
   'credential-keys-changed': declareEvent(credentialKeysChangedSchema, {
     // The keys themselves are public and in the log; the trail names who changed them.
     audit: ['changed_by'],
+    signal: ({ client_id }) => clientSignal(client_id, 'client_jwks', 'update'),
     example: ({ clientId }) => ({
       client_id: clientId,
       jwks: {
@@ -171,6 +188,7 @@ export const CREDENTIAL_EVENTS = {
   }),
   'credential-revoked': declareEvent(credentialRevokedSchema, {
     audit: ['reason', 'revoked_by'],
+    signal: ({ client_id }) => clientSignal(client_id, 'client_credential', 'revoke'),
     example: ({ clientId }) => ({ client_id: clientId, reason: 'leaked', revoked_by: 'user-1' }),
   }),
   'credential-rate-limit-changed': declareEvent(credentialRateLimitChangedSchema, {
@@ -191,6 +209,15 @@ export const CREDENTIAL_EVENTS = {
   }),
   'credential-scopes-changed': declareEvent(credentialScopesChangedSchema, {
     audit: ['scopes', 'removed', 'changed_by'],
+    // Only a narrowing changes what its tokens hold: a widening reaches none already issued.
+    signal: ({ client_id, scopes, removed }) =>
+      removed.length > 0 && scopes
+        ? {
+            type: 'token-claims-change',
+            subject: { client: client_id },
+            fields: { claims: { scope: scopes.join(' ') } },
+          }
+        : undefined,
     example: ({ clientId }) => ({
       client_id: clientId,
       scopes: ['catalog:read'],

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { SecuritySignal } from '../security-signals.js';
 
 /** The counters of the rate views (`client_rate_minute`, `client_rate_hour`). */
 export type RateCounter = 'private_tokens' | 'public_tokens' | 'rejected_authentications';
@@ -41,6 +42,8 @@ export interface EventProperties<Schema extends z.ZodType> {
   readonly isUse?: boolean;
   /** The counter it adds one to when appended, or null for none. Default: `lifecycle`. */
   readonly metric?: EventMetric | null;
+  /** The Shared Signal it gives a space's streams (src/delivery/signal-streams.ts). Default: none. */
+  readonly signal?: (data: z.infer<Schema>) => SecuritySignal | undefined;
   /** One valid event of the type, for the tests and as its illustration. */
   readonly example: (given: ExampleInputs) => z.infer<Schema>;
 }
@@ -53,6 +56,7 @@ export interface EventDeclaration<Schema extends z.ZodType = z.ZodType> {
   readonly rate: RateContribution | null;
   readonly isUse: boolean;
   readonly metric: EventMetric | null;
+  readonly signal: ((data: z.infer<Schema>) => SecuritySignal | undefined) | null;
   readonly example: (given: ExampleInputs) => z.infer<Schema>;
 }
 
@@ -68,6 +72,7 @@ export function declareEvent<Schema extends z.ZodType>(
     rate: properties.rate ?? null,
     isUse: properties.isUse ?? false,
     metric: properties.metric === undefined ? 'lifecycle' : properties.metric,
+    signal: properties.signal ?? null,
     example: properties.example,
   });
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SIGNAL_URIS } from '../security-signals.js';
 import { declareEvent } from './declaration.js';
 
 /** An http(s) URL; which hosts a deployment accepts is judged where it is used. */
@@ -30,6 +31,14 @@ export const webhookTargetSchema = z.object({
     .string()
     .regex(/^hmac-sha256:[0-9a-f]{64}$/)
     .optional(),
+  /**
+   * `secevent`: a Shared Signals stream (SSF 1.0), each signal of the space a Security Event
+   * Token pushed per RFC 8935, signed by the space's own ring; absent: the audit trail as
+   * CloudEvents.
+   */
+  format: z.literal('secevent').optional(),
+  /** A stream's signals (SSF `events_requested`); absent: every one this service sends. */
+  events: z.array(z.enum(SIGNAL_URIS)).min(1).max(SIGNAL_URIS.length).optional(),
 });
 
 /**
@@ -38,6 +47,8 @@ export const webhookTargetSchema = z.object({
  */
 export const webhookTargetRequestSchema = z.object({
   kind: z.literal('webhook'),
+  format: webhookTargetSchema.shape.format,
+  events: webhookTargetSchema.shape.events,
   url: webhookUrl.refine(
     (url) => {
       // What `new URL` cannot read is refused above, without a throw here.

@@ -123,6 +123,7 @@ export const TOKEN_EVENTS = {
   }),
   'token-revoked': declareEvent(tokenRevokedSchema, {
     audit: ['token_kind', 'revoked_by'],
+    signal: ({ jti }) => ({ type: 'session-revoked', subject: { token: jti } }),
     example: ({ clientId, later, id }) => ({
       client_id: clientId,
       jti: id(),

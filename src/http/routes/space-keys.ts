@@ -22,6 +22,15 @@ const spaceKeysEnabled = z.object({
   jwks_uri: z.string(),
 });
 
+/** OpenID Shared Signals 1.0 §7.1: a transmitter's metadata. */
+const ssfConfiguration = z.object({
+  spec_version: z.literal('1_0'),
+  issuer: z.string(),
+  jwks_uri: z.string(),
+  delivery_methods_supported: z.array(z.string()),
+  default_subjects: z.literal('ALL'),
+});
+
 const switchOverEnded = z.object({ space_id: z.string(), switch_over: z.literal('ended') });
 
 /** The space named in the path, when it signs with keys of its own; else 404. */
@@ -80,6 +89,26 @@ export function spaceKeyRoutes(
       summary: "The same metadata where OpenID Connect clients look for a space's issuer",
       responses: metadataResponse,
       handle: metadata,
+    }),
+    route('get', '/.well-known/ssf-configuration/spaces/:space_id', 'public', {
+      ...publicRoute,
+      operationId: 'spaceSsfConfiguration',
+      summary:
+        "OpenID Shared Signals 1.0 metadata of a space's own issuer, the transmitter of its signal streams",
+      responses: [{ status: 200, description: 'Metadata', schema: ssfConfiguration }],
+      async handle(ctx) {
+        const own = spaceIssuer(issuer, await spaceWithOwnKeys(ctx, spaces));
+        ctx.set('Cache-Control', 'public, max-age=3600');
+        // Streams are made by the space's admins (POST /v1/sinks, format secevent): no
+        // configuration endpoint for receivers yet, which SSF leaves optional.
+        ctx.body = {
+          spec_version: '1_0',
+          issuer: own,
+          jwks_uri: `${own}/.well-known/jwks.json`,
+          delivery_methods_supported: ['urn:ietf:rfc:8935'],
+          default_subjects: 'ALL',
+        } satisfies z.infer<typeof ssfConfiguration>;
+      },
     }),
     route('post', '/v1/space/signing-keys', 'space-change', {
       tag: 'Verification',

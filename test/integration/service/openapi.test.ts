@@ -425,6 +425,7 @@ describe('OpenAPI document', () => {
       `/spaces/${SPACE}/.well-known/jwks.json`,
       `/.well-known/oauth-authorization-server/spaces/${SPACE}`,
       `/spaces/${SPACE}/.well-known/openid-configuration`,
+      `/.well-known/ssf-configuration/spaces/${SPACE}`,
     ]) {
       expect((await call('GET', path)).status).toBe(200);
     }

@@ -1,0 +1,21 @@
+import { spaceIssuer } from '#verifier/issuer-keys.js';
+import { signJwtOffThread } from './access-tokens.js';
+import type { SpaceKeyStore } from './space-keys.js';
+
+/** What signs a space's SETs: its own ring's current key, never the shared ring. */
+export interface SignalSigner {
+  readonly issuer: (spaceId: string) => string;
+  sign(spaceId: string, claims: object): Promise<string>;
+}
+
+/** The deliverer's signer of SETs: the space's ring as the API reads it (the same keys table). */
+export function signalSigner(spaces: SpaceKeyStore, serviceIssuer: string): SignalSigner {
+  return {
+    issuer: (spaceId) => spaceIssuer(serviceIssuer, spaceId),
+    async sign(spaceId, claims) {
+      const key = (await spaces.ring(spaceId)).current();
+      if (!key) throw new Error(`space ${spaceId} has no signing key of its own`);
+      return signJwtOffThread(key, claims, 'secevent+jwt', spaceId);
+    },
+  };
+}

@@ -1,0 +1,200 @@
+import { writeFile } from 'node:fs/promises';
+import { decodeJwt } from 'jose';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { delivererEvents } from '../../../src/commands/sink/deliverer-events.js';
+import { loadKeyEncryptionKey } from '../../../src/crypto/key-files.js';
+import { openTokenSigner } from '../../../src/crypto/signer-from-config.js';
+import { openSpaceKeyStore } from '../../../src/crypto/space-keys.js';
+import { startDeliverer, type RunningDeliverer } from '../../../src/delivery/deliverer.js';
+import { signalSigner } from '../../../src/crypto/signal-signing.js';
+import { SIGNAL_TYPES } from '../../../src/domain/security-signals.js';
+import { afterFile } from '../../support/after-file.js';
+import { startSetReceiver } from '../../support/set-receiver.js';
+import {
+  adminCall,
+  createCredentialVia,
+  privateTokenVia,
+  startTestService,
+  type TestService,
+} from '../../support/test-service.js';
+import { waitUntil } from '../../support/wait.js';
+
+/**
+ * Issue 65, item 2: a Shared Signals stream. A space's admin makes a sink of format `secevent`;
+ * the deliverer pushes each signal as a Security Event Token signed by the space's own ring
+ * (RFC 8935), which a receiver verifies with `jose` against the space's JWKS. The time from a
+ * revocation's answer to its SET at the receiver is measured (p50, p99) and written out.
+ */
+const SPACE = 'space-signals';
+const REVOKED = SIGNAL_TYPES['session-revoked'];
+const CHANGED = SIGNAL_TYPES['credential-change'];
+let service: TestService;
+let deliverer: RunningDeliverer;
+
+beforeAll(async () => {
+  service = await startTestService();
+  const { config } = service;
+  const db = service.database.db;
+  const kek = await loadKeyEncryptionKey(config.SIGNING_KEY_ENCRYPTION_KEY, config.DATA_DIR);
+  const signer = await openTokenSigner(config, db, kek);
+  const spaceKeys = await openSpaceKeyStore(db, {
+    kek,
+    signer,
+    mode: config.SPACE_SIGNING_KEYS,
+    refreshMs: 1000,
+    maxSpaces: 10,
+  });
+  deliverer = startDeliverer({
+    db,
+    events: delivererEvents(db),
+    url: service.database.url,
+    kek,
+    issuer: config.TOKEN_ISSUER,
+    rules: { production: false, allowHttpHosts: [], ownPorts: [] },
+    operatorSinks: [],
+    batchSize: 50,
+    maxAttempts: 100,
+    timeoutMs: 2000,
+    backoff: { baseMs: 20, maxMs: 100 },
+    probeMs: 100,
+    pollMs: 200,
+    // Signal streams send at once whatever this says: the audit sinks' gathering is not theirs.
+    lingerMs: 2000,
+    reloadMs: 100,
+    leaseMs: 5000,
+    standbyRetryMs: 200,
+    logger: pino({ level: process.env.DELIVERY_LOG ?? 'silent' }),
+    signals: signalSigner(spaceKeys, config.TOKEN_ISSUER),
+  });
+  afterFile(async () => {
+    await deliverer.stop();
+    spaceKeys.close();
+    await signer.close();
+  });
+  expect((await adminCall(service, SPACE, 'POST', '/v1/space/signing-keys')).status).toBe(200);
+});
+
+/** A stream made by the space's admin through the API, and a receiver for it. */
+async function stream(events?: string[]) {
+  const issuer = `${service.config.TOKEN_ISSUER}/spaces/${SPACE}`;
+  let streamId = '';
+  const receiver = await startSetReceiver({
+    issuer,
+    jwksUri: `${service.baseUrl}/spaces/${SPACE}/.well-known/jwks.json`,
+    audience: () => streamId,
+  });
+  afterFile(() => receiver.close());
+  const made = await adminCall(service, SPACE, 'POST', '/v1/sinks', {
+    name: 'signals',
+    target: { kind: 'webhook', url: receiver.url, format: 'secevent', ...(events && { events }) },
+  });
+  expect(made.status).toBe(201);
+  const body = (await made.json()) as { sink_id: string; secret: string };
+  streamId = body.sink_id;
+  return { receiver, streamId, secret: body.secret };
+}
+
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+
+describe('a Shared Signals stream (SSF 1.0, RFC 8935 push)', () => {
+  afterAll(() => undefined);
+
+  it("publishes the space's SSF metadata; a space without keys of its own has none and may not make a stream", async () => {
+    const metadata = await fetch(
+      `${service.baseUrl}/.well-known/ssf-configuration/spaces/${SPACE}`,
+    );
+    expect(metadata.status).toBe(200);
+    const issuer = `${service.config.TOKEN_ISSUER}/spaces/${SPACE}`;
+    expect(await metadata.json()).toEqual({
+      spec_version: '1_0',
+      issuer,
+      jwks_uri: `${issuer}/.well-known/jwks.json`,
+      delivery_methods_supported: ['urn:ietf:rfc:8935'],
+      default_subjects: 'ALL',
+    });
+    const shared = 'space-signals-shared';
+    expect(
+      (await fetch(`${service.baseUrl}/.well-known/ssf-configuration/spaces/${shared}`)).status,
+    ).toBe(404);
+    const refused = await adminCall(service, shared, 'POST', '/v1/sinks', {
+      name: 'signals',
+      target: { kind: 'webhook', url: 'http://127.0.0.1:9/push', format: 'secevent' },
+    });
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).toContain('POST /v1/space/signing-keys');
+    const stray = await adminCall(service, SPACE, 'POST', '/v1/sinks', {
+      name: 'audit',
+      target: { kind: 'webhook', url: 'http://127.0.0.1:9/push', events: [REVOKED] },
+    });
+    expect(stray.status).toBe(400);
+  });
+
+  it('pushes session-revoked for each revoked token, verified, in order, each within the measured time', async () => {
+    const { receiver, secret } = await stream();
+    const credential = await createCredentialVia(service, SPACE, 'storefront');
+    const latencies: number[] = [];
+    const jtis: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      const token = await privateTokenVia(service, credential);
+      const { jti } = decodeJwt(token);
+      jtis.push(jti!);
+      const revoked = await service.post('/v1/revoke', { ...credential, token });
+      const answered = performance.now();
+      expect(revoked.status).toBe(200);
+      const [got] = await waitUntil(
+        () => receiver.ofType(REVOKED).filter((set) => set.claims.sub_id?.id === jti),
+        (sets) => sets.length > 0,
+        { timeoutMs: 15_000, intervalMs: 5 },
+      );
+      latencies.push(got!.at - answered);
+    }
+    const sets = receiver.ofType(REVOKED);
+    expect(receiver.refused).toEqual([]);
+    expect(sets.map((set) => set.claims.sub_id)).toEqual(
+      jtis.map((id) => ({ format: 'opaque', id })),
+    );
+    expect(sets.every((set) => set.authorization === `Bearer ${secret}`)).toBe(true);
+    expect(sets.every((set) => set.contentType === 'application/secevent+jwt')).toBe(true);
+    expect(sets.every((set) => set.claims.exp === undefined && set.claims.sub === undefined)).toBe(
+      true,
+    );
+    const sorted = [...latencies].sort((a, b) => a - b);
+    const report = {
+      revocations: sorted.length,
+      p50_ms: Math.round(percentile(sorted, 50)),
+      p99_ms: Math.round(percentile(sorted, 99)),
+      max_ms: Math.round(sorted.at(-1)!),
+    };
+    console.log(`signal push latency: ${JSON.stringify(report)}`);
+    if (process.env.SIGNAL_LATENCY_FILE) {
+      await writeFile(process.env.SIGNAL_LATENCY_FILE, `${JSON.stringify(report)}\n`);
+    }
+  }, 120_000);
+
+  it('sends a stream only what it asked for: credential-change when a credential is revoked', async () => {
+    const { receiver } = await stream([CHANGED]);
+    const credential = await createCredentialVia(service, SPACE, 'doomed');
+    const token = await privateTokenVia(service, credential);
+    expect((await service.post('/v1/revoke', { ...credential, token })).status).toBe(200);
+    const gone = await adminCall(
+      service,
+      SPACE,
+      'DELETE',
+      `/v1/credential/${credential.client_id}`,
+    );
+    expect(gone.status).toBe(200);
+    const [set] = await waitUntil(
+      () => receiver.ofType(CHANGED).filter((s) => s.claims.sub_id?.id === credential.client_id),
+      (sets) => sets.length > 0,
+      { timeoutMs: 15_000 },
+    );
+    expect(set!.claims.events?.[CHANGED]).toMatchObject({
+      credential_type: 'client_credential',
+      change_type: 'revoke',
+    });
+    // The token revoked before it was not this stream's to hear.
+    expect(receiver.ofType(REVOKED)).toEqual([]);
+  }, 60_000);
+});

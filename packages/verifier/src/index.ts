@@ -20,6 +20,8 @@ export {
   refusalResponse,
   verifyFetchRequest,
 } from './adapters.js';
+export { nodeSignalHandler, signalResponse } from './signal-adapters.js';
+export { SignalRefused, type PushedSignal, type SignalError } from './signals.js';
 export {
   expressResourceMetadata,
   koaResourceMetadata,

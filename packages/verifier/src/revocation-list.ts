@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Heard } from './signals.js';
 import type { RevokedSet } from './token-rules.js';
 
 /** A space's revocation list as GET /v1/revocations serves it; what the kit reads of it. */
@@ -29,7 +30,12 @@ interface Held {
   readonly etag: string | null;
   /** When this list was last confirmed current (ms). */
   readonly checkedAt: number;
+  /** A SET said something changed that only the list tells: read it at the next check. */
+  readonly forced?: boolean;
 }
+
+// News held per space between two reads of its list: a flood of SETs cannot grow it past this.
+const MAX_HEARD = 10_000;
 
 /** Why a token cannot be judged: the list is older than allowed and cannot be refreshed. */
 export class RevocationListUnavailable extends Error {}
@@ -48,9 +54,30 @@ export function createRevocationLists(options: {
 }) {
   const held = new Map<string, Held>();
   const inFlight = new Map<string, Promise<Held | undefined>>();
+  // What pushed SETs told of each space, and when: kept until a list read after it holds it.
+  const pushed = new Map<string, Array<{ readonly heard: Heard; readonly at: number }>>();
+
+  /** `list` with what was heard since `since` (a list read before a SET lacks its news). */
+  const withHeard = (spaceId: string, list: Held, since: number): Held => {
+    const news = (pushed.get(spaceId) ?? []).filter(({ at }) => at >= since);
+    if (news.length > 0) pushed.set(spaceId, news);
+    else pushed.delete(spaceId);
+    if (news.length === 0) return list;
+    const tokens = new Set(list.revoked.tokens);
+    const clients = new Map(list.revoked.clients);
+    let forced = false;
+    for (const { heard } of news) {
+      if ('token' in heard) tokens.add(heard.token);
+      else if ('client' in heard) clients.set(heard.client, heard.at);
+      // Read again at the next check: what changed is the list's to say.
+      else forced = true;
+    }
+    return { ...list, revoked: { ...list.revoked, tokens, clients }, forced };
+  };
 
   const refresh = async (spaceId: string): Promise<Held | undefined> => {
     const current = held.get(spaceId);
+    const started = options.now();
     try {
       const url = `${options.issuer}/v1/revocations?space_id=${encodeURIComponent(spaceId)}`;
       const response = await options.fetch(url, {
@@ -58,7 +85,11 @@ export function createRevocationLists(options: {
         signal: AbortSignal.timeout(5000),
       });
       if (response.status === 304 && current) {
-        const confirmed = { ...current, checkedAt: options.now() };
+        const confirmed = withHeard(
+          spaceId,
+          { ...current, checkedAt: options.now(), forced: false },
+          started,
+        );
         held.set(spaceId, confirmed);
         return confirmed;
       }
@@ -85,18 +116,29 @@ export function createRevocationLists(options: {
         etag: response.headers.get('etag'),
         checkedAt: options.now(),
       };
-      held.set(spaceId, next);
-      return next;
+      const heard = withHeard(spaceId, next, started);
+      held.set(spaceId, heard);
+      return heard;
     } catch {
       return current;
     }
   };
 
   return {
+    /**
+     * A pushed SET's news (signals.ts), in force at once: the held list takes it now, and lists
+     * read before it arrived take it too, until one read after it.
+     */
+    heard(spaceId: string, heard: Heard): void {
+      const at = options.now();
+      pushed.set(spaceId, [...(pushed.get(spaceId) ?? []), { heard, at }].slice(-MAX_HEARD));
+      const list = held.get(spaceId);
+      if (list) held.set(spaceId, withHeard(spaceId, list, -Infinity));
+    },
     /** The space's list, refreshed first when it is older than refreshMs. */
     async of(spaceId: string): Promise<Held> {
       let list = held.get(spaceId);
-      if (!list || options.now() - list.checkedAt >= options.refreshMs) {
+      if (!list || list.forced || options.now() - list.checkedAt >= options.refreshMs) {
         let pending = inFlight.get(spaceId);
         if (!pending) {
           pending = refresh(spaceId).finally(() => inFlight.delete(spaceId));

@@ -53,7 +53,9 @@ export function createStatusLists(options: {
     );
     if (response.status === 404) throw new StatusListRefusal('its status list is unknown');
     if (response.status !== 200) throw new StatusListUnavailable(`status list: ${response.status}`);
-    const jwt = await boundedText(response);
+    const jwt = await boundedText(response, MAX_BODY_BYTES, () => {
+      throw new StatusListRefusal('its status list is too large');
+    });
     const { payload } = await jwtVerify(jwt, (header) => keyOf(options.keys, header.kid), {
       typ: 'statuslist+jwt',
       algorithms: [ACCESS_TOKEN_ALG],
@@ -108,7 +110,8 @@ export function createStatusLists(options: {
   };
 }
 
-async function keyOf(keys: PublicKeys, kid: string | undefined) {
+/** The key `kid` names, fetching the JWKS again once for a kid not held (a rotation). */
+export async function keyOf(keys: PublicKeys, kid: string | undefined) {
   if (kid === undefined) throw new Error('no kid');
   let key = keys.publicKey(kid);
   if (!key) {
@@ -119,8 +122,13 @@ async function keyOf(keys: PublicKeys, kid: string | undefined) {
   return key;
 }
 
-async function boundedText(response: Response): Promise<string> {
-  const reader = response.body?.getReader();
+/** A body read as text, at most `maxBytes` of it: past them `tooLarge` throws. */
+export async function boundedText(
+  message: { readonly body: ReadableStream<Uint8Array> | null },
+  maxBytes: number,
+  tooLarge: () => never,
+): Promise<string> {
+  const reader = message.body?.getReader();
   if (!reader) return '';
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -128,9 +136,9 @@ async function boundedText(response: Response): Promise<string> {
     const { done, value } = await reader.read();
     if (done) break;
     size += value.byteLength;
-    if (size > MAX_BODY_BYTES) {
+    if (size > maxBytes) {
       await reader.cancel();
-      throw new StatusListRefusal('its status list is too large');
+      tooLarge();
     }
     chunks.push(value);
   }

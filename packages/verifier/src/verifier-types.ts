@@ -1,3 +1,4 @@
+import type { PushedSignal } from './signals.js';
 import type { JWTPayload } from 'jose';
 import type { ActorClaim } from './actor-claim.js';
 import type { DelegationRequirements } from './delegation-rule.js';
@@ -79,6 +80,17 @@ export interface VerifierOptions {
    * once within its `ttl`, stale for at most revocationMaxStaleSeconds (else 503). Default true.
    */
   readonly statusLists?: boolean;
+  /**
+   * The Shared Signals stream this resource server receives by push (SSF 1.0, RFC 8935): its
+   * space (whose own issuer signs its SETs), its id (the SETs' `aud`) and the secret shown when
+   * it was made (`Authorization: Bearer <secret>` on each push). A revocation pushed is in force
+   * at the next request, before the revocation list's next poll; `receiveSignal` takes each SET.
+   */
+  readonly signals?: {
+    readonly space: string;
+    readonly streamId: string;
+    readonly secret?: string;
+  };
   /** DPoP proof ids remembered at once (default 100,000); past it new proofs get 503. */
   readonly replayCacheMaxEntries?: number;
   readonly fetch?: typeof fetch;
@@ -102,4 +114,9 @@ export interface Verifier {
   verify(request: VerifiableRequest, options?: RouteRequirements): Promise<VerifiedToken>;
   /** What the metadata adapters serve, when `resourceMetadata` was given. */
   readonly resourceMetadata: ResourceMetadata | undefined;
+  /**
+   * Takes one pushed SET of the `signals` stream (`signalResponse` answers RFC 8935 for it);
+   * throws SignalRefused (answer 400 `{err, description}`), or when no stream is configured.
+   */
+  receiveSignal(pushed: PushedSignal): Promise<void>;
 }

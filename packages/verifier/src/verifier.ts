@@ -16,6 +16,8 @@ import { declaredScopes, requireScopes } from './required-scopes.js';
 import { actorsOf, declaredDelegation, requireDelegation } from './delegation-rule.js';
 import { createDpopBinding } from './dpop-binding.js';
 import { resourceMetadataOf } from './resource-metadata.js';
+import { spaceIssuer } from './issuer-keys.js';
+import { createSignalReceiver, SignalRefused } from './signals.js';
 import { VerifyError } from './verify-error.js';
 import type {
   RouteRequirements,
@@ -87,9 +89,29 @@ export function createVerifier(options: VerifierOptions): Verifier {
   const defaultScopes = declaredScopes(options.requiredScopes);
   const resourceMetadata =
     options.resourceMetadata && resourceMetadataOf(options.issuer, options.resourceMetadata);
+  const signals = options.signals;
+  // A stream's SETs are signed by its space's own ring: the kit's keys when it is that issuer.
+  const signalIssuer = signals && spaceIssuer(serviceBase, signals.space);
+  const receiveSignal =
+    signals &&
+    createSignalReceiver({
+      keys:
+        signalIssuer === issuer
+          ? keys
+          : remotePublicKeys(`${signalIssuer}/.well-known/jwks.json`, doFetch),
+      issuer: signalIssuer!,
+      streamId: signals.streamId,
+      ...(signals.secret === undefined ? {} : { secret: signals.secret }),
+      now,
+      heard: (heard) => revocations.heard(signals.space, heard),
+    });
 
   return {
     resourceMetadata,
+    async receiveSignal(pushed) {
+      if (!receiveSignal) throw new SignalRefused('invalid_request', 'no stream is received here');
+      await receiveSignal(pushed);
+    },
     async verify(request, routeOptions) {
       try {
         return await verifyRequest(request, routeOptions ?? NO_ROUTE);

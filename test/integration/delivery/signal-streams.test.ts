@@ -1,4 +1,6 @@
-import { writeFile } from 'node:fs/promises';
+import { appendFile } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { decodeJwt } from 'jose';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +11,7 @@ import { openSpaceKeyStore } from '../../../src/crypto/space-keys.js';
 import { startDeliverer, type RunningDeliverer } from '../../../src/delivery/deliverer.js';
 import { signalSigner } from '../../../src/crypto/signal-signing.js';
 import { SIGNAL_TYPES } from '../../../src/domain/security-signals.js';
+import { createVerifier, nodeSignalHandler } from '../../../packages/verifier/src/index.js';
 import { afterFile } from '../../support/after-file.js';
 import { startSetReceiver } from '../../support/set-receiver.js';
 import {
@@ -98,6 +101,46 @@ async function stream(events?: string[]) {
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
+/** p50, p99 and max of `latencies` (ms), logged and, with SIGNAL_LATENCY_FILE, written out. */
+async function report(name: string, latencies: number[]) {
+  const sorted = [...latencies].sort((a, b) => a - b);
+  const figures = {
+    name,
+    revocations: sorted.length,
+    p50_ms: Math.round(percentile(sorted, 50)),
+    p99_ms: Math.round(percentile(sorted, 99)),
+    max_ms: Math.round(sorted.at(-1)!),
+  };
+  console.log(`signal latency: ${JSON.stringify(figures)}`);
+  if (process.env.SIGNAL_LATENCY_FILE) {
+    await appendFile(process.env.SIGNAL_LATENCY_FILE, `${JSON.stringify(figures)}\n`);
+  }
+  return figures;
+}
+
+/** A resource server's kit for the space's own issuer, its revocation list polled every `poll` s. */
+function kit(poll: number, signals?: { streamId: string; secret: string }) {
+  return createVerifier({
+    issuer: `${service.config.TOKEN_ISSUER}/spaces/${SPACE}`,
+    serviceUrl: service.baseUrl,
+    audience: 'storefront.test',
+    kinds: ['private'],
+    statusLists: false,
+    revocationRefreshSeconds: poll,
+    revocationMaxStaleSeconds: Math.max(60, poll * 2),
+    ...(signals ? { signals: { space: SPACE, ...signals } } : {}),
+    // The kit reads the issuer's JWKS at the issuer's URL: here, the test service.
+    fetch: (input, init) =>
+      fetch(String(input).replace(service.config.TOKEN_ISSUER, service.baseUrl), init),
+  });
+}
+
+const bearer = (token: string) => ({
+  method: 'GET',
+  url: 'https://storefront.example/cart',
+  header: (name: string) => (name === 'authorization' ? `Bearer ${token}` : undefined),
+});
+
 describe('a Shared Signals stream (SSF 1.0, RFC 8935 push)', () => {
   afterAll(() => undefined);
 
@@ -160,17 +203,72 @@ describe('a Shared Signals stream (SSF 1.0, RFC 8935 push)', () => {
     expect(sets.every((set) => set.claims.exp === undefined && set.claims.sub === undefined)).toBe(
       true,
     );
-    const sorted = [...latencies].sort((a, b) => a - b);
-    const report = {
-      revocations: sorted.length,
-      p50_ms: Math.round(percentile(sorted, 50)),
-      p99_ms: Math.round(percentile(sorted, 99)),
-      max_ms: Math.round(sorted.at(-1)!),
+    expect((await report('revocation to SET at a receiver', latencies)).revocations).toBe(40);
+  }, 120_000);
+
+  it('puts a revocation in force at a kit fed by the stream before its poll, and measures both', async () => {
+    // The kit is made once the stream is, with its id and secret: pushes wait for it until then.
+    let handler: ReturnType<typeof nodeSignalHandler> | undefined;
+    const server = http.createServer((request, response) => {
+      if (handler) void handler(request, response);
+      else response.writeHead(503).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    afterFile(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const made = await adminCall(service, SPACE, 'POST', '/v1/sinks', {
+      name: 'kit',
+      target: {
+        kind: 'webhook',
+        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/ssf`,
+        format: 'secevent',
+        events: [REVOKED],
+      },
+    });
+    const { sink_id: streamId, secret } = (await made.json()) as {
+      sink_id: string;
+      secret: string;
     };
-    console.log(`signal push latency: ${JSON.stringify(report)}`);
-    if (process.env.SIGNAL_LATENCY_FILE) {
-      await writeFile(process.env.SIGNAL_LATENCY_FILE, `${JSON.stringify(report)}\n`);
+    const pushed = kit(3600, { streamId, secret });
+    handler = nodeSignalHandler(pushed);
+    const polled = kit(10);
+    const credential = await createCredentialVia(service, SPACE, 'kit-fed');
+    // One token per revocation, each accepted by both kits first.
+    const tokens = await Promise.all(
+      Array.from({ length: 12 }, () => privateTokenVia(service, credential)),
+    );
+    for (const token of tokens) {
+      await pushed.verify(bearer(token));
+      await polled.verify(bearer(token));
     }
+    const refusedBy = async (verifier: typeof pushed, token: string, since: number) => {
+      await waitUntil(
+        () =>
+          verifier.verify(bearer(token)).then(
+            () => false,
+            () => true,
+          ),
+        Boolean,
+        { timeoutMs: 30_000, intervalMs: 5 },
+      );
+      return performance.now() - since;
+    };
+    // Revoked a second apart, each watched by both kits: the poll's wait varies with its phase.
+    const watched = tokens.map(async (token, i) => {
+      await new Promise((resolve) => setTimeout(resolve, i * 1000));
+      expect((await service.post('/v1/revoke', { ...credential, token })).status).toBe(200);
+      const since = performance.now();
+      return Promise.all([refusedBy(pushed, token, since), refusedBy(polled, token, since)]);
+    });
+    const latencies = await Promise.all(watched);
+    const push = await report(
+      'revocation to refusal, pushed',
+      latencies.map(([p]) => p),
+    );
+    const poll = await report(
+      'revocation to refusal, polled',
+      latencies.map(([, p]) => p),
+    );
+    expect([push.revocations, poll.revocations]).toEqual([12, 12]);
   }, 120_000);
 
   it('sends a stream only what it asked for: credential-change when a credential is revoked', async () => {

@@ -75,3 +75,7 @@ export const refusal = (promise: Promise<unknown>) =>
     },
     (error: unknown) => error as VerifyError,
   );
+
+/** A JWT of `typ` over exactly `claims`, signed by the stub issuer's key (a SET, say). */
+export const signedJwt = (claims: Record<string, unknown>, typ = 'secevent+jwt') =>
+  new SignJWT(claims).setProtectedHeader({ alg: 'EdDSA', typ, kid: 'k1' }).sign(privateKey);

@@ -1,12 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { SignalRefused, signalResponse } from '../src/index.js';
+import { signalResponse, type SignalRefused } from '../src/index.js';
 import {
   ISSUER,
   issuerFetch,
   privateToken,
   refusal,
   request,
-  revocationList,
   signedJwt,
   stubVerifier,
 } from './support/stub-issuer.js';

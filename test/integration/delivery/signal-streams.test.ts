@@ -208,9 +208,9 @@ describe('a Shared Signals stream (SSF 1.0, RFC 8935 push)', () => {
 
   it('puts a revocation in force at a kit fed by the stream before its poll, and measures both', async () => {
     // The kit is made once the stream is, with its id and secret: pushes wait for it until then.
-    let handler: ReturnType<typeof nodeSignalHandler> | undefined;
+    const receiving: { handler?: ReturnType<typeof nodeSignalHandler> } = {};
     const server = http.createServer((request, response) => {
-      if (handler) void handler(request, response);
+      if (receiving.handler) void receiving.handler(request, response);
       else response.writeHead(503).end();
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -229,7 +229,7 @@ describe('a Shared Signals stream (SSF 1.0, RFC 8935 push)', () => {
       secret: string;
     };
     const pushed = kit(3600, { streamId, secret });
-    handler = nodeSignalHandler(pushed);
+    receiving.handler = nodeSignalHandler(pushed);
     const polled = kit(10);
     const credential = await createCredentialVia(service, SPACE, 'kit-fed');
     // One token per revocation, each accepted by both kits first.

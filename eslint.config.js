@@ -305,9 +305,10 @@ function toolRule(tool) {
  * is packages/oauth-authorize, outside it); 26,500 for its refresh tokens and consent records
  * (rotation, reuse, withdrawal, the list), a grant and a record of their own; 27,200 for issue 65's
  * Token Status List (each process's lists, their entries' projection, a list judged and signed);
- * 27,700 for its Shared Signals (signals declared by events, SETs made and pushed, the metadata).
+ * 28,000 for its Shared Signals (signals declared by events, SETs made, pushed and polled, the
+ * metadata, the deliverer's idle writes and the list builds' turns after their review).
  */
-export const LINE_BUDGET = Object.freeze({ total: 27_700, perFile: 250 });
+export const LINE_BUDGET = Object.freeze({ total: 28_000, perFile: 250 });
 
 export default tseslint.config(
   { ignores: ['node_modules/**', '.data/**', 'dist/**', 'packages/*/dist/**'] },

@@ -22,6 +22,7 @@ import { tokenLifecycleRoutes } from '../http/routes/token-lifecycle.js';
 import { revocationRoutes } from '../http/routes/revocations.js';
 import { statusListRoutes } from '../http/routes/status-lists.js';
 import { sinkRoutes } from '../http/routes/sinks.js';
+import { signalPollRoutes } from '../http/routes/signal-poll.js';
 import { federationMonitoringRoutes } from '../http/routes/federation-monitoring.js';
 import { trustedIssuerRoutes } from '../http/routes/trusted-issuers.js';
 import { sinkAdminContext, sinkTargetRules } from './sink-admin-context.js';
@@ -68,6 +69,7 @@ export function apiRoutes(
     ...revocationRoutes(db, revokedClientListedSeconds(config)),
     ...statusListRoutes(commands, db, logger),
     ...sinkRoutes(sinkAdminContext(config, commands), db),
+    ...signalPollRoutes(commands, db),
     ...trustedIssuerRoutes(
       {
         ...commands,

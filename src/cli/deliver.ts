@@ -77,10 +77,12 @@ await runService(config, logger, open, async (database) => {
   const traces = await startWorkerTraces(config, 'client');
   // Signal streams' SETs are signed by their space's own ring, read as the API reads it.
   const db = database.handle.db;
-  const signer = await openTokenSigner(config, db, kek);
+  // Local keys are opened by the store itself; an HSM's are signed through its signer.
+  const signer =
+    config.SIGNING_BACKEND === 'local' ? undefined : await openTokenSigner(config, db, kek);
   const spaceKeys = await openSpaceKeyStore(db, {
     kek,
-    signer,
+    ...(signer ? { signer } : {}),
     mode: config.SPACE_SIGNING_KEYS,
     refreshMs: config.SIGNING_KEY_REFRESH_MS,
     maxSpaces: config.SIGNING_KEY_CACHE_MAX_KEYS,
@@ -110,7 +112,7 @@ await runService(config, logger, open, async (database) => {
   return async () => {
     await deliverer.stop();
     spaceKeys.close();
-    await signer.close();
+    await signer?.close();
     await traces.export?.shutdown();
   };
 });

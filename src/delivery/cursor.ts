@@ -38,6 +38,10 @@ export async function readCursor(db: Kysely<Database>, sinkId: string): Promise<
   };
 }
 
+/** The log's last event in commit-safe order: where a new signal stream's cursor starts. */
+export const LOG_TIP = sql`SELECT transaction_id, global_position FROM events
+  ORDER BY transaction_id DESC, global_position DESC LIMIT 1`;
+
 /** Records the batch's end before its first send, so a crash resends it under the same id. */
 export async function holdRange(
   db: Kysely<Database>,

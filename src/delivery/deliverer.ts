@@ -7,6 +7,7 @@ import { runSinkLoop, type SinkLoop, type SinkLoopOptions } from './sink-loop.js
 import { loadSinks, writeSink, type SinkDefinition } from './sinks.js';
 import type { TargetRules } from '#outbound/target-rules.js';
 import { transportFor, type TransportOptions } from './transports.js';
+import { isPushed, isSignalStream } from '../domain/sink/targets.js';
 import { nap } from '../db/nap.js';
 import { leadWhileLocked } from '../db/leader-session.js';
 
@@ -38,8 +39,8 @@ export interface RunningDeliverer {
   stop(): Promise<void>;
 }
 
-const signalStream = (sink: SinkDefinition) =>
-  sink.target.kind === 'webhook' && sink.target.format === 'secevent';
+const SIGNAL_LINGER_MS = 200;
+const SIGNAL_BATCH_SIZE = 100;
 
 /** Delivers the audit trail to every sink: one leader, one loop per sink, after commit. */
 export function startDeliverer(options: DelivererOptions): RunningDeliverer {
@@ -103,6 +104,8 @@ export function startDeliverer(options: DelivererOptions): RunningDeliverer {
         const current = await loadSinks(db, options.kek);
         const seen = new Set<string>();
         for (const loaded of current) {
+          // A polled stream is read by its receiver through the API: no loop of ours.
+          if (!isPushed(loaded.target)) continue;
           const sink = { ...loaded, ...secrets.get(loaded.sinkId) };
           seen.add(sink.sinkId);
           // A new target (or secret) is a new transport; a pause or resume is only news.
@@ -125,8 +128,13 @@ export function startDeliverer(options: DelivererOptions): RunningDeliverer {
             sink: () => entry.sink,
             transport: transportFor(sink, options),
             scanLimit: options.batchSize * 20,
-            // A signal is worth most at once: a stream sends each as it comes, gathering none.
-            lingerMs: signalStream(sink) ? 0 : options.lingerMs,
+            // A signal is worth most at once: a stream gathers 200 ms, not SINK_LINGER_MS (and
+            // not nothing: every commit of any space wakes every loop).
+            lingerMs: isSignalStream(sink.target) ? SIGNAL_LINGER_MS : options.lingerMs,
+            // A stream's batch is re-signed and re-sent whole on a failure: kept short.
+            batchSize: isSignalStream(sink.target)
+              ? Math.min(options.batchSize, SIGNAL_BATCH_SIZE)
+              : options.batchSize,
             logger: logger.child({ sink: sink.sinkId }),
           });
           loops.set(sink.sinkId, entry);

@@ -11,8 +11,20 @@ const operatorId = z.string().regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'lowercase lett
 /** AUDIT_SINKS: the operator's sinks as JSON; their secrets and CAs are never stored or logged. */
 export const operatorSinksSchema = z.array(
   z.discriminatedUnion('kind', [
-    // The operator's sinks carry the audit trail only: a signal stream is a space's.
-    webhookTargetRequestSchema.omit({ format: true, events: true }).extend({
+    // The operator's sinks carry the audit trail only: a signal stream is a space's. Said, not
+    // stripped: a partner's feed set up as a stream must not get every space's trail instead.
+    webhookTargetRequestSchema.extend({
+      format: z
+        .undefined({
+          error:
+            "an operator sink carries the audit trail: a signal stream is a space's (POST /v1/sinks)",
+        })
+        .optional(),
+      events: z
+        .undefined({
+          error: 'an operator sink carries the audit trail, not chosen signals',
+        })
+        .optional(),
       id: operatorId,
       secret: z.string().regex(/^whsec_[A-Za-z0-9+/]{24,}={0,2}$/, 'a whsec_ secret (base64)'),
     }),

@@ -4,6 +4,8 @@ import type { Database } from '../db/schema.js';
 import { openValue, sealValue, type KeyEncryptionKey } from '../crypto/key-encryption.js';
 import { sinkTargetSchema, type SinkTarget } from '../domain/events.js';
 import type { SinkState } from '../domain/sink/decide.js';
+import { isSignalStream, keepsSecret } from '../domain/sink/targets.js';
+import { LOG_TIP } from './cursor.js';
 
 /** A sink as the deliverer needs it: the row, and a webhook's secret opened. */
 export interface SinkDefinition extends SinkState {
@@ -97,6 +99,17 @@ export async function readSink(
   };
 }
 
+const SINK_COLUMNS = [
+  'sink_id',
+  'space_id',
+  'name',
+  'target',
+  'sealed_secret',
+  'sealed_path',
+  'paused',
+  'pause_reason',
+] as const;
+
 /** Every sink with its secret opened; one sealed under another KEK fails and pauses. */
 export async function loadSinks(
   db: Kysely<Database>,
@@ -104,41 +117,46 @@ export async function loadSinks(
 ): Promise<SinkDefinition[]> {
   const rows = await db
     .selectFrom('audit_sinks')
-    .select([
-      'sink_id',
-      'space_id',
-      'name',
-      'target',
-      'sealed_secret',
-      'sealed_path',
-      'paused',
-      'pause_reason',
-    ])
+    .select(SINK_COLUMNS)
     .where('deleted_at', 'is', null)
     .orderBy('sink_id')
     .execute();
-  return rows.map((raw) => {
-    const row = rowSchema.parse(raw);
-    const secret =
-      row.sealed_secret === null
-        ? undefined
-        : openValue(kek, binding(row.sink_id), row.sealed_secret);
-    const path =
-      row.sealed_path === null || row.sealed_path === undefined
-        ? undefined
-        : openValue(kek, pathBinding(row.sink_id), row.sealed_path);
-    const url = deliveryUrl(row.target, path);
-    return {
-      sinkId: row.sink_id,
-      spaceId: row.space_id,
-      name: row.name,
-      target: row.target,
-      paused: row.paused,
-      pauseReason: row.pause_reason ?? null,
-      ...(secret === undefined ? {} : { secret }),
-      ...(url === undefined ? {} : { url }),
-    };
-  });
+  return rows.map((raw) => definitionOf(kek, raw));
+}
+
+/** One sink with its secret opened, or undefined when there is none (deleted ones included). */
+export async function loadSink(
+  db: Kysely<Database>,
+  kek: KeyEncryptionKey,
+  sinkId: string,
+): Promise<SinkDefinition | undefined> {
+  const row = await db
+    .selectFrom('audit_sinks')
+    .select(SINK_COLUMNS)
+    .where('sink_id', '=', sinkId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  return row && definitionOf(kek, row);
+}
+
+function definitionOf(kek: KeyEncryptionKey, raw: unknown): SinkDefinition {
+  const row = rowSchema.parse(raw);
+  const sealed = (value: unknown, bindingOf: (sinkId: string) => string) =>
+    value === null || value === undefined
+      ? undefined
+      : openValue(kek, bindingOf(row.sink_id), value);
+  const secret = sealed(row.sealed_secret, binding);
+  const url = deliveryUrl(row.target, sealed(row.sealed_path, pathBinding));
+  return {
+    sinkId: row.sink_id,
+    spaceId: row.space_id,
+    name: row.name,
+    target: row.target,
+    paused: row.paused,
+    pauseReason: row.pause_reason ?? null,
+    ...(secret === undefined ? {} : { secret }),
+    ...(url === undefined ? {} : { url }),
+  };
 }
 
 /** Writes a sink's row and cursor row in the caller's transaction, with its event. */
@@ -173,13 +191,13 @@ export async function writeSink(
         // A new secret replaces the old; a syslog sink keeps none.
         ...(sink.sealedSecret !== undefined
           ? { sealed_secret: sink.sealedSecret }
-          : sink.target.kind === 'syslog'
+          : !keepsSecret(sink.target)
             ? { sealed_secret: null }
             : {}),
         // A new path replaces the old; a target recorded whole (or syslog) keeps none.
         ...(sink.sealedPath !== undefined
           ? { sealed_path: sink.sealedPath }
-          : sink.target.kind === 'syslog' || sink.target.path_digest === undefined
+          : sink.target.kind !== 'webhook' || sink.target.path_digest === undefined
             ? { sealed_path: null }
             : {}),
       }),
@@ -189,6 +207,14 @@ export async function writeSink(
     .insertInto('audit_sink_cursors')
     .values({
       sink_id: sink.sinkId,
+      // A new signal stream starts at the log's end: no receiver added today is told of
+      // yesterday's tokens (an audit sink delivers the whole trail).
+      ...(isSignalStream(sink.target)
+        ? {
+            transaction_id: sql<string>`COALESCE((SELECT transaction_id FROM (${LOG_TIP}) t), '0'::xid8)`,
+            global_position: sql<number>`COALESCE((SELECT global_position FROM (${LOG_TIP}) t), 0)`,
+          }
+        : {}),
       delivered_recorded_at: null,
       delivered_at: null,
       last_error: null,

@@ -14,6 +14,7 @@ import { fullForm } from '../domain/stored-form.js';
 import type { RecordedEvent } from '#event-log/types.js';
 import type { SinkDefinition } from './sinks.js';
 import type { SignalSigner } from '../crypto/signal-signing.js';
+import { isSignalStream, signalsAsked } from '../domain/sink/targets.js';
 import { signalClaims, verificationClaims } from './signal-tokens.js';
 
 /** A batch of the log as the sink loop reads it: events as stored. */
@@ -38,9 +39,7 @@ export interface TransportOptions {
 
 /** A sink's own transport, target rules at each connect, events via {@link leavingEvent}. */
 export function transportFor(sink: SinkDefinition, options: TransportOptions): SinkTransport {
-  if (sink.target.kind === 'webhook' && sink.target.format === 'secevent') {
-    return signalTransport(sink, options);
-  }
+  if (isSignalStream(sink.target)) return signalTransport(sink, options);
   const outbound = outboundTransport(sink, options);
   return {
     send: (batch) => outbound.send({ ...batch, events: batch.events.map(leavingEvent) }),
@@ -93,7 +92,7 @@ function signalTransport(sink: SinkDefinition, options: TransportOptions): SinkT
     };
     return { send: missing, probe: missing, close: () => undefined };
   }
-  const events = sink.target.kind === 'webhook' ? sink.target.events : undefined;
+  const events = signalsAsked(sink.target);
   const stream = {
     streamId: sink.sinkId,
     spaceId,
@@ -118,14 +117,20 @@ function signalTransport(sink: SinkDefinition, options: TransportOptions): SinkT
       throw new DeliveryError(statusFailure(status), `SET receiver answered HTTP ${status}`);
     }
   };
+  // A stream stopped (paused, deleted, changed) sends no further SET of the batch it was in.
+  let closed = false;
   return {
     async send(batch) {
       for (const event of batch.events) {
+        if (closed) throw new DeliveryError('connection_lost', 'the stream was stopped');
         const claims = signalClaims(stream, event);
         if (claims) await post(claims);
       }
     },
     probe: () => post(verificationClaims(stream, new Date())),
-    close: () => poster.close(),
+    close: () => {
+      closed = true;
+      poster.close();
+    },
   };
 }

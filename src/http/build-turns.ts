@@ -1,3 +1,4 @@
+import { BoundedCache } from '../crypto/bounded-cache.js';
 import { UnavailableError } from '../errors/errors.js';
 
 /** How builds share a process: how many wait, how much of its time they take, how long a caller waits. */
@@ -6,7 +7,7 @@ export interface BuildTurnsOptions {
   readonly maxWaiting: number;
   /** Builds queued or running for one space: one tenant's lists cannot fill the queue. */
   readonly maxWaitingPerSpace: number;
-  /** The part of the process's time builds may take (0 < share ≤ 1): after each, a rest. */
+  /** The part of the process's time one space's builds may take (0 < share ≤ 1): a rest after each. */
   readonly share: number;
   /** A caller is answered 503 past this; its build still runs and its result is kept. */
   readonly maxWaitMs: number;
@@ -25,9 +26,10 @@ const busy = (message: string) => new UnavailableError(message, { retryAfterSeco
 
 /**
  * Expensive builds (a status list judged entry by entry) one at a time, spaces taking turns, and
- * resting after each so they take at most `share` of the process's time: a flood of lists, one
- * tenant's or anyone's, slows lists down (stale copies, then 503) but never the tokens issued
- * beside them, and never one space's lists behind another's.
+ * each space resting after its build so its builds take at most `share` of the process's time:
+ * a flood of one space's lists slows that space's lists down (stale copies, then 503), never
+ * another space's, and never the tokens issued beside them. A flood over many spaces' lists
+ * keeps the one build at a time busy, which yields to requests every 1,000 entries.
  */
 export class BuildTurns<T> {
   readonly #waiting = new Map<string, Job<T>[]>();
@@ -37,9 +39,11 @@ export class BuildTurns<T> {
   readonly #sleep: (ms: number) => Promise<void>;
   // When each space with a build queued or running last had a turn: at most maxWaiting entries.
   readonly #lastTurn = new Map<string, number>();
+  // Until when each space rests after its last build; outlives its queue (a space that asks
+  // again at once still rests), bounded.
+  readonly #restUntil = new BoundedCache<string, number>(10_000);
   #turns = 0;
   #running = false;
-  #restUntil = 0;
 
   constructor(readonly options: BuildTurnsOptions) {
     if (!(options.share > 0 && options.share <= 1)) throw new Error('share is in (0, 1]');
@@ -73,32 +77,53 @@ export class BuildTurns<T> {
     if (this.#running) return;
     this.#running = true;
     try {
-      for (let job = this.#next(); job; job = this.#next()) {
-        const rest = this.#restUntil - this.#now();
-        if (rest > 0) await this.#sleep(rest);
+      for (;;) {
+        const next = this.#next();
+        if (next === undefined) break;
+        if (typeof next === 'number') {
+          await this.#sleep(next);
+          continue;
+        }
+        const job = next;
         const started = this.#now();
         const outcome = (async () => job.build())();
         job.settle(outcome);
-        void outcome.catch(() => undefined).finally(() => this.#done(job));
-        // A build stalled (a database that stopped answering) holds its turn no longer than a
-        // caller waits; it keeps its place in the caps until it ends.
-        await withinMs(outcome, this.options.maxWaitMs).catch(() => undefined);
-        const took = this.#now() - started;
-        this.#restUntil = this.#now() + took * (1 / this.options.share - 1);
+        let released = false;
+        const release = () => {
+          if (!released) this.#done(job);
+          released = true;
+        };
+        void outcome.catch(() => undefined).finally(release);
+        // A build stalled (a database that stopped answering) holds its turn, its place in the
+        // caps and its space's account no longer than a caller waits: then the list may be
+        // asked for again, and another space's go.
+        await withinMs(outcome, this.options.maxWaitMs).catch(release);
+        const took = Math.min(this.#now() - started, this.options.maxWaitMs);
+        this.#restUntil.set(job.spaceId, this.#now() + took * (1 / this.options.share - 1));
       }
     } finally {
       this.#running = false;
     }
   }
 
-  // The space whose last turn is oldest goes next (one never served first, then by arrival).
-  #next(): Job<T> | undefined {
+  /**
+   * The next job: of the spaces not resting, the one whose last turn is oldest (one never
+   * served first, then by arrival); or how long until one stops resting; or none waiting.
+   */
+  #next(): Job<T> | number | undefined {
+    const now = this.#now();
     let chosen: string | undefined;
+    let soonest = Infinity;
     for (const spaceId of this.#waiting.keys()) {
+      const rest = (this.#restUntil.get(spaceId) ?? 0) - now;
+      if (rest > 0) {
+        soonest = Math.min(soonest, rest);
+        continue;
+      }
       const turn = this.#lastTurn.get(spaceId) ?? -1;
       if (chosen === undefined || turn < (this.#lastTurn.get(chosen) ?? -1)) chosen = spaceId;
     }
-    if (chosen === undefined) return undefined;
+    if (chosen === undefined) return soonest === Infinity ? undefined : soonest;
     const [job, ...rest] = this.#waiting.get(chosen)!;
     if (rest.length > 0) this.#waiting.set(chosen, rest);
     else this.#waiting.delete(chosen);

@@ -71,9 +71,10 @@ describe('status list builds take turns (src/http/build-turns.ts)', () => {
     await Promise.all(held);
   });
 
-  it('given a share of a quarter: after a build of 100 ms, the next waits 300 ms', async () => {
+  it("given a share of a quarter: after a space's build of 100 ms its next waits 300 ms, another space's none", async () => {
     let clock = 0;
     const rests: number[] = [];
+    const started: string[] = [];
     const queue = turns({
       share: 0.25,
       now: () => clock,
@@ -82,12 +83,36 @@ describe('status list builds take turns (src/http/build-turns.ts)', () => {
         clock += ms;
       },
     });
-    const slow = async (name: string) => ((clock += 100), name);
+    const slow = async (name: string) => (started.push(name), (clock += 100), name);
     await Promise.all([
       queue.run('a', 'a1', () => slow('a1')),
+      queue.run('a', 'a2', () => slow('a2')),
       queue.run('b', 'b1', () => slow('b1')),
     ]);
-    expect(rests).toEqual([300]);
+    expect(started).toEqual(['a1', 'b1', 'a2']);
+    // b1 went at once after a1; a2 waited what was left of a's 300 ms after b1's 100.
+    expect(rests).toEqual([200]);
+  });
+
+  it('given a build stalled past the wait bound: its space is charged the bound, not the stall', async () => {
+    let clock = 0;
+    const rests: number[] = [];
+    const queue = turns({
+      share: 0.5,
+      maxWaitMs: 50,
+      now: () => clock,
+      sleep: async (ms) => {
+        rests.push(ms);
+        clock += ms;
+      },
+    });
+    const stalled = queue.run('a', 'a1', async () => {
+      clock += 10_000;
+      return 'a1';
+    });
+    await stalled;
+    await queue.run('a', 'a2', async () => 'a2');
+    expect(rests).toEqual([50]);
   });
 
   it('given a build that never ends: its caller is answered 503 at the wait bound', async () => {
@@ -96,6 +121,15 @@ describe('status list builds take turns (src/http/build-turns.ts)', () => {
     await expect(never).rejects.toThrow('still being built');
     // ...and the next list is not held behind it.
     expect(await queue.run('b', 'next', async () => 'next')).toBe('next');
+  });
+
+  it('given builds that never end: at the wait bound they leave the caps, so the space may build again', async () => {
+    const queue = turns({ maxWaitMs: 30, maxWaitingPerSpace: 1 });
+    await expect(
+      queue.run('a', 'stuck', () => new Promise<string>(() => undefined)),
+    ).rejects.toThrow('still being built');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(await queue.run('a', 'next', async () => 'next')).toBe('next');
   });
 
   it('given a build that fails: its callers get its error, and the next list is built', async () => {

@@ -19,6 +19,7 @@ import { statusListRoutes } from '../../src/http/routes/status-lists.js';
 import { revocationRoutes } from '../../src/http/routes/revocations.js';
 import { trustedIssuerRoutes } from '../../src/http/routes/trusted-issuers.js';
 import { sinkRoutes } from '../../src/http/routes/sinks.js';
+import { signalPollRoutes } from '../../src/http/routes/signal-poll.js';
 import { spaceKeyRoutes } from '../../src/http/routes/space-keys.js';
 import { tokenLifecycleRoutes } from '../../src/http/routes/token-lifecycle.js';
 import { tokenRoutes } from '../../src/http/routes/token.js';
@@ -63,6 +64,7 @@ const FACTORIES: Record<string, () => readonly Route[]> = {
   tokenLifecycleRoutes: () => tokenLifecycleRoutes(stub),
   revocationRoutes: () => revocationRoutes(stub, 60),
   statusListRoutes: () => statusListRoutes(stub, stub),
+  signalPollRoutes: () => signalPollRoutes(stub, stub),
   sinkRoutes: () => sinkRoutes(stub, stub),
   trustedIssuerRoutes: () => trustedIssuerRoutes(stub, stub),
   spaceKeyRoutes: () => spaceKeyRoutes(stub, 'http://issuer.test', {}),

@@ -3,6 +3,7 @@ import type { KeyEncryptionKey } from '../../crypto/key-encryption.js';
 import type { SecretHasher } from '../../crypto/secrets.js';
 import type { SinkTarget } from '../../domain/events.js';
 import type { SinkRefusal } from '../../domain/sink/decide.js';
+import { isPushed, isSignalStream, keepsSecret, signalsAsked } from '../../domain/sink/targets.js';
 import type { IdGenerator } from '../../domain/ports.js';
 import type { EventStore } from '#event-log/event-store.js';
 import { InvalidRequestError } from '../../errors/errors.js';
@@ -63,18 +64,18 @@ async function allowed(
   spaceId: string,
   target: SinkTarget,
 ): Promise<RecordedTarget> {
-  const refusal = targetRefusal(target, ctx.rules);
+  const refusal = isPushed(target) ? targetRefusal(target, ctx.rules) : undefined;
   if (refusal) {
     throw new InvalidRequestError(`sink target refused: ${refusal}`, [
       { field: 'target', message: refusal },
     ]);
   }
-  if (target.kind === 'webhook' && target.format !== 'secevent' && target.events) {
+  if (signalsAsked(target) && !isSignalStream(target)) {
     throw new InvalidRequestError('events are chosen for a signal stream only', [
       { field: 'target.events', message: 'give format: "secevent" too, or no events' },
     ]);
   }
-  if (target.kind === 'webhook' && target.format === 'secevent' && !(await ctx.signsOwn(spaceId))) {
+  if (isSignalStream(target) && !(await ctx.signsOwn(spaceId))) {
     const message =
       "a signal stream's tokens are signed by the space's own keys: turn them on first (POST /v1/space/signing-keys)";
     throw new InvalidRequestError(message, [{ field: 'target.format', message }]);
@@ -97,7 +98,7 @@ export async function createSink(
 ): Promise<SinkSecret> {
   const recorded = await allowed(ctx, command.spaceId, command.target);
   const sinkId = newSinkId();
-  const secret = recorded.target.kind === 'webhook' ? newWebhookSecret() : undefined;
+  const secret = keepsSecret(recorded.target) ? newWebhookSecret() : undefined;
   const change = {
     ...command,
     sinkId,

@@ -1,4 +1,5 @@
 import type { Asked, SinkTarget } from '../../domain/events.js';
+import { keepsSecret } from '../../domain/sink/targets.js';
 import { accept, refuse } from '../../domain/decision.js';
 import {
   decideChangeSink,
@@ -11,7 +12,7 @@ import {
 } from '../../domain/sink/decide.js';
 import type { WithSinkWrites } from '../../delivery/sink-writes.js';
 import { shownFailure } from '#outbound/transport.js';
-import { ConflictError, NotFoundError } from '../../errors/errors.js';
+import { ConflictError, InvalidRequestError, NotFoundError } from '../../errors/errors.js';
 import type { LockedDecider, Placed, Refusals } from '../handle.js';
 
 /** Who asks, in which space, about which sink, and the id its event gets. */
@@ -36,6 +37,11 @@ export const refused = (): never => {
 export const notFound: Refusals<SinkRefusal, unknown> = {
   not_found: () => new NotFoundError('no sink of that id in this space'),
   operator_sink: () => new NotFoundError('no sink of that id in this space'),
+  stream_kind: () =>
+    new InvalidRequestError(
+      'an audit sink cannot become a signal stream, or a signal stream an audit sink: create a new sink',
+      [{ field: 'target', message: 'keep its kind and format, or create a new sink' }],
+    ),
 };
 
 /** A sink's event goes to the stream its decision names (its space's log, the operator's: the system space). */
@@ -112,9 +118,9 @@ export const changeSinkDecider: LockedDecider<
     const target = command.target ?? state?.target;
     const name = command.name ?? state?.name;
     if (!state || !target || name === undefined) return refuse('not_found');
-    const becameWebhook = target.kind === 'webhook' && state.target.kind !== 'webhook';
+    const gainedSecret = keepsSecret(target) && !keepsSecret(state.target);
     const secret =
-      target.kind === 'webhook' && (command.rotateSecret === true || becameWebhook)
+      keepsSecret(target) && (command.rotateSecret === true || gainedSecret)
         ? command.newSecret()
         : undefined;
     const decision = decideChangeSink(

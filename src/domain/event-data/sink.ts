@@ -82,16 +82,27 @@ export const syslogTargetRequestSchema = syslogTargetSchema.extend({
   ),
 });
 
+/**
+ * A Shared Signals stream its receiver polls (RFC 8936, `POST /v1/ssf/poll/{sink_id}` with the
+ * sink's secret): nothing leaves unasked, so no target rules apply; `events` as a pushed one's.
+ */
+export const pollTargetSchema = z.object({
+  kind: z.literal('poll'),
+  events: webhookTargetSchema.shape.events,
+});
+
 /** A sink's target as a request names it (see {@link syslogTargetRequestSchema}). */
 export const sinkTargetRequestSchema = z.discriminatedUnion('kind', [
   webhookTargetRequestSchema,
   syslogTargetRequestSchema,
+  pollTargetSchema,
 ]);
 
-/** A sink's target: one of the two kinds. */
+/** A sink's target: one of the three kinds. */
 export const sinkTargetSchema = z.discriminatedUnion('kind', [
   webhookTargetSchema,
   syslogTargetSchema,
+  pollTargetSchema,
 ]);
 export type SinkTarget = z.infer<typeof sinkTargetSchema>;
 

@@ -45,3 +45,14 @@ export type SpaceCount = { readonly count: number; readonly limit: number } | un
  * TRUSTED_ISSUER_MAX_PER_SPACE and METADATA_DOMAIN_MAX_PER_SPACE (each costs outbound fetches).
  */
 export const roomForOne = (space: SpaceCount) => !space || space.count + 1 <= space.limit;
+
+/**
+ * RFC 8936: a polled signal stream is read by whoever holds its secret (its receiver), nobody
+ * else: not another stream's, not a pushed one's, not a deleted one's.
+ */
+export function mayPollStream(
+  stream: { readonly polled: boolean; readonly deleted?: boolean } | undefined,
+  secretMatches: boolean,
+): boolean {
+  return stream !== undefined && stream.polled && stream.deleted !== true && secretMatches;
+}

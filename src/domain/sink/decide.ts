@@ -1,4 +1,5 @@
 import { accept, refuse, type Decision } from '../decision.js';
+import { isSignalStream, keepsSecret } from './targets.js';
 import { ownedBySpace, roomForOne, type SpaceCount } from '../policy.js';
 import {
   commandEvent,
@@ -49,7 +50,7 @@ export function decideCreateSink(
 }
 
 /** Why a change to a sink is refused: none in the space, or the operator's. */
-export type SinkRefusal = 'not_found' | 'operator_sink';
+export type SinkRefusal = 'not_found' | 'operator_sink' | 'stream_kind';
 
 const owned = (state: SinkState | undefined, spaceId: string): SinkRefusal | undefined => {
   if (!state || state.deleted === true) return 'not_found';
@@ -69,8 +70,11 @@ export function decideChangeSink(
 ): Decision<DomainEvent<'sink-changed'>, SinkRefusal, Placed> {
   const refusal = owned(state, command.spaceId);
   if (refusal || !state) return refuse(refusal ?? 'not_found');
+  // An audit sink never becomes a signal stream or back: its receiver, secret and cursor were
+  // given for the one, and a silent switch would hand one party the other's feed.
+  if (isSignalStream(state.target) !== isSignalStream(command.target)) return refuse('stream_kind');
   const where = placed(state.sinkId, state.spaceId, command.eventId);
-  const rotated = command.secretRotated === true && command.target.kind === 'webhook';
+  const rotated = command.secretRotated === true && keepsSecret(command.target);
   if (
     !rotated &&
     state.name === command.name &&

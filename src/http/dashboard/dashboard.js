@@ -73,7 +73,11 @@
         [
           'Target',
           ({ target }) =>
-            target.kind === 'webhook' ? target.url : `syslog ${target.host}:${target.port}`,
+            target.kind === 'poll'
+              ? 'signals, polled (RFC 8936)'
+              : target.kind === 'webhook'
+                ? `${target.format === 'secevent' ? 'signals → ' : ''}${target.url}`
+                : `syslog ${target.host}:${target.port}`,
         ],
         ['Lag', (sink) => `${sink.lag_events} events · ${sink.lag_seconds} s`],
         ['Last error', 'last_error'],

@@ -105,7 +105,7 @@ export function spaceKeyRoutes(
           spec_version: '1_0',
           issuer: own,
           jwks_uri: `${own}/.well-known/jwks.json`,
-          delivery_methods_supported: ['urn:ietf:rfc:8935'],
+          delivery_methods_supported: ['urn:ietf:rfc:8935', 'urn:ietf:rfc:8936'],
           default_subjects: 'ALL',
         } satisfies z.infer<typeof ssfConfiguration>;
       },

@@ -21,13 +21,13 @@ const path = z.object({
 const query = z.object({ time: z.string().max(32).optional() });
 
 // A list is built again once its copy is 5 s old; meanwhile, up to 60 s old, the copy is served
-// while the new one is built. Builds take turns by space and at most a quarter of the process's
-// time (BuildTurns); past 8 waiting (3 of one space), or 10 s, a list never built is 503.
+// while the new one is built. Builds take turns by space, each space's at most a quarter of the
+// process's time (BuildTurns); past 32 waiting (2 of one space), or 10 s, a list never built is 503.
 const FRESH_MS = 5000;
 const SERVED_STALE_MS = 60_000;
 // A build that failed (the projector behind, the database away) is not tried again this soon.
 const FAILED_MS = 2000;
-const TURNS = { maxWaiting: 8, maxWaitingPerSpace: 3, share: 0.25, maxWaitMs: 10_000 };
+const TURNS = { maxWaiting: 32, maxWaitingPerSpace: 2, share: 0.25, maxWaitMs: 10_000 };
 const LISTS_HELD = 1000;
 
 /**

@@ -154,7 +154,7 @@ describe('a Shared Signals stream (SSF 1.0, RFC 8935 push)', () => {
       spec_version: '1_0',
       issuer,
       jwks_uri: `${issuer}/.well-known/jwks.json`,
-      delivery_methods_supported: ['urn:ietf:rfc:8935'],
+      delivery_methods_supported: ['urn:ietf:rfc:8935', 'urn:ietf:rfc:8936'],
       default_subjects: 'ALL',
     });
     const shared = 'space-signals-shared';

@@ -122,6 +122,25 @@ describe('what the service roles may remove from the guarding read models', () =
     for (const { table, key } of TABLES) expect(await keys(table, key)).toEqual(['live', 'old']);
   });
 
+  it("the projector's role reads the spaces' own signing keys only, never the shared ring's (migration 051)", async () => {
+    await database.pool
+      .query(`INSERT INTO signing_keys (kid, alg, private_jwk, public_jwk, space_id)
+      VALUES ('shared-k', 'EdDSA', '{}', '{}', NULL), ('space-k', 'EdDSA', '{}', '{}', 's')`);
+    const kids = async (role: string) =>
+      (
+        await logins
+          .get(role)!
+          .pool.query<{ kid: string }>('SELECT kid FROM signing_keys ORDER BY 1')
+      ).rows.map((row) => row.kid);
+    expect(await kids('token_authority_projector')).toEqual(['space-k']);
+    expect(await kids('token_authority_api')).toEqual(['shared-k', 'space-k']);
+    await expect(
+      logins
+        .get('token_authority_projector')!
+        .pool.query('UPDATE signing_keys SET retired_at = now()'),
+    ).rejects.toMatchObject({ code: '42501' });
+  });
+
   it('only the projector may run the purge functions', async () => {
     for (const role of ['token_authority_api', 'token_authority_app'] as const) {
       for (const { purge } of TABLES) {

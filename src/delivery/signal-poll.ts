@@ -1,0 +1,104 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { LogPosition } from '#event-log/types.js';
+import type { Database } from '../db/schema.js';
+import type { KeyEncryptionKey } from '../crypto/key-encryption.js';
+import type { SignalSigner } from '../crypto/signal-signing.js';
+import { mayPollStream } from '../domain/policy.js';
+import { signalsAsked } from '../domain/sink/targets.js';
+import { InvalidTokenError } from '../errors/errors.js';
+import { nextBatch } from './batch-reader.js';
+import { advanceCursor, readCursor } from './cursor.js';
+import { signalClaims } from './signal-tokens.js';
+import { loadSink } from './sinks.js';
+
+/** A poll's bounds: SETs per answer, and the log's events it looks through. */
+const MAX_EVENTS = 100;
+const READ_LIMIT = 1000;
+const SCAN_LIMIT = 5000;
+
+/** What a poll uses: the sinks' rows and cursors, the log, the KEK and what signs for a space. */
+export interface SignalPollPorts {
+  readonly db: Kysely<Database>;
+  readonly kek: KeyEncryptionKey;
+  readonly signer: SignalSigner;
+}
+
+/** An RFC 8936 §2.4 poll request, as validated at the edge. */
+export interface SignalPoll {
+  readonly streamId: string;
+  readonly authorization: string | undefined;
+  readonly maxEvents: number;
+  /** The jtis the receiver took: those it acknowledges, and those it reports an error for. */
+  readonly acknowledged: readonly string[];
+}
+
+const same = (given: string, expected: string) => {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+};
+
+/**
+ * RFC 8936: a polled stream's receiver acknowledges what it took and gets the next SETs, in log
+ * order, at least once. Its cursor moves past an event only once every SET before it was
+ * acknowledged, compare-and-set, so two polls at once never skip one; an unacknowledged SET comes
+ * again (the same bytes: the same claims, a deterministic signature). Not the stream's secret,
+ * or no such polled stream: 401, the same answer for both.
+ */
+export async function pollSignals(
+  ports: SignalPollPorts,
+  poll: SignalPoll,
+): Promise<{ readonly sets: Record<string, string>; readonly moreAvailable: boolean }> {
+  const sink = await loadSink(ports.db, ports.kek, poll.streamId);
+  const matches =
+    sink?.secret !== undefined && same(poll.authorization ?? '', `Bearer ${sink.secret}`);
+  const stream = sink && { polled: sink.target.kind === 'poll' };
+  if (!sink || sink.spaceId === null || !mayPollStream(stream, matches)) {
+    throw new InvalidTokenError('not a polled signal stream, or not its secret');
+  }
+  // SSF: a paused stream sends nothing and holds its events.
+  if (sink.paused) return { sets: {}, moreAvailable: false };
+  const events = signalsAsked(sink.target);
+  const signalStream = {
+    streamId: sink.sinkId,
+    spaceId: sink.spaceId,
+    issuer: ports.signer.issuer(sink.spaceId),
+    ...(events ? { events } : {}),
+  };
+  const from = (await readCursor(ports.db, sink.sinkId)).position;
+  const batch = await nextBatch(ports.db, {
+    after: from,
+    spaceId: sink.spaceId,
+    limit: READ_LIMIT,
+    scanLimit: SCAN_LIMIT,
+  });
+  if (!batch) return { sets: {}, moreAvailable: false };
+  const acknowledged = new Set(poll.acknowledged);
+  // The cursor may pass each event until the first SET not acknowledged.
+  let through: LogPosition | undefined;
+  let passed = 0;
+  const waiting: Array<Record<string, unknown>> = [];
+  for (const event of batch.events) {
+    const claims = signalClaims(signalStream, event);
+    const taken = !claims || acknowledged.has(claims.jti as string);
+    if (waiting.length === 0 && taken) {
+      through = event;
+      passed += 1;
+    } else if (!taken) waiting.push(claims);
+  }
+  if (waiting.length === 0) through = batch.through;
+  if (through) {
+    const position = {
+      transactionId: through.transactionId,
+      globalPosition: through.globalPosition,
+    };
+    await advanceCursor(ports.db, sink.sinkId, from, position, batch.events.slice(0, passed));
+  }
+  const sent = waiting.slice(0, Math.min(poll.maxEvents, MAX_EVENTS));
+  const sets: Record<string, string> = {};
+  for (const claims of sent) {
+    sets[claims.jti as string] = await ports.signer.sign(sink.spaceId, claims);
+  }
+  return { sets, moreAvailable: waiting.length > sent.length || !batch.atEnd };
+}

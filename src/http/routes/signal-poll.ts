@@ -1,0 +1,69 @@
+import type { Kysely } from 'kysely';
+import { z } from 'zod';
+import type { CommandContext } from '../../commands/context.js';
+import { signalSigner } from '../../crypto/signal-signing.js';
+import type { Database } from '../../db/schema.js';
+import { pollSignals } from '../../delivery/signal-poll.js';
+import { UnavailableError } from '../../errors/errors.js';
+import { route, type Route } from '../route.js';
+
+const streamPath = z.object({ sink_id: z.string().min(1).max(100) });
+
+const jti = z.string().min(1).max(200);
+/** RFC 8936 §2.4's poll request; what it does not name is left alone. */
+const pollRequest = z.object({
+  maxEvents: z.number().int().min(0).max(1000).optional(),
+  returnImmediately: z.boolean().optional(),
+  ack: z.array(jti).max(1000).optional(),
+  setErrs: z
+    .record(jti, z.object({ err: z.string().max(100), description: z.string().max(1000) }))
+    .refine((errs) => Object.keys(errs).length <= 1000, 'at most 1000 SET errors')
+    .optional(),
+});
+
+/** RFC 8936 §2.5's answer: SETs by jti, and whether more wait. */
+const pollAnswer = z.object({
+  sets: z.record(z.string(), z.string()),
+  moreAvailable: z.boolean(),
+});
+
+/**
+ * POST /v1/ssf/poll/{sink_id}: a polled Shared Signals stream's SETs for its receiver, who holds
+ * its secret (RFC 8936). Signed here by the space's own ring, as the deliverer signs pushed ones.
+ */
+export function signalPollRoutes(commands: CommandContext, db: Kysely<Database>): readonly Route[] {
+  const spaces = commands.spaceKeys;
+  if (!spaces) return [];
+  const ports = { db, kek: commands.kek, signer: signalSigner(spaces.store, commands.issuer) };
+  return [
+    route('post', '/v1/ssf/poll/:sink_id', 'public', {
+      tag: 'Audit sinks',
+      operationId: 'pollSignals',
+      summary:
+        'The next Security Event Tokens of a polled Shared Signals stream, and acknowledgement of those taken (RFC 8936)',
+      description:
+        "`Authorization: Bearer <the stream's secret>`. Acknowledged SETs (`ack`, and those in `setErrs`) are not sent again; the others are, in log order, until they are. Answers at once (`returnImmediately` is not waited on).",
+      params: streamPath,
+      body: { schema: pollRequest, media: ['json'] },
+      responses: [{ status: 200, description: 'SETs by jti', schema: pollAnswer }],
+      errors: ['invalid_request', 'invalid_token', 'unavailable'],
+      async handle(ctx, _auth, { params: { sink_id: streamId }, body }) {
+        const answer = await pollSignals(ports, {
+          streamId,
+          authorization: ctx.get('authorization') || undefined,
+          maxEvents: body.maxEvents ?? 10,
+          acknowledged: [...(body.ack ?? []), ...Object.keys(body.setErrs ?? {})],
+        }).catch((error: unknown) => {
+          if (error instanceof Error && /signing key/.test(error.message)) {
+            throw new UnavailableError("the space's signing ring cannot be read; retry shortly", {
+              cause: error,
+            });
+          }
+          throw error;
+        });
+        ctx.set('Cache-Control', 'no-store');
+        ctx.body = answer satisfies z.infer<typeof pollAnswer>;
+      },
+    }),
+  ];
+}

@@ -17,3 +17,7 @@ EXCEPTION WHEN undefined_object OR insufficient_privilege THEN
   RAISE NOTICE 'grants skipped: %', SQLERRM;
 END;
 $$;
+
+-- A polled stream (RFC 8936) whose receiver acknowledged SETs out of order: those past the cursor,
+-- so they are not sent again (at most 1,000; one lost to a race is sent again, never skipped).
+ALTER TABLE audit_sink_cursors ADD COLUMN acked_ahead text[] NOT NULL DEFAULT '{}';

@@ -37,4 +37,6 @@ export interface AuditSinkCursorsTable {
   lag_events: ColumnType<number, number | undefined, number>;
   lag_oldest_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   lag_counted_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** A polled stream's SETs acknowledged past its cursor (migration 051): not sent again. */
+  acked_ahead: ColumnType<string[], string[] | undefined, string[]>;
 }

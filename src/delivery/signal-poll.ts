@@ -16,6 +16,7 @@ import { loadSink } from './sinks.js';
 const MAX_EVENTS = 100;
 const READ_LIMIT = 1000;
 const SCAN_LIMIT = 5000;
+const MAX_ACKED_AHEAD = 1000;
 
 /** What a poll uses: the sinks' rows and cursors, the log, the KEK and what signs for a space. */
 export interface SignalPollPorts {
@@ -67,6 +68,11 @@ export async function pollSignals(
     ...(events ? { events } : {}),
   };
   const from = (await readCursor(ports.db, sink.sinkId)).position;
+  const ahead = await ports.db
+    .selectFrom('audit_sink_cursors')
+    .select('acked_ahead')
+    .where('sink_id', '=', sink.sinkId)
+    .executeTakeFirst();
   const batch = await nextBatch(ports.db, {
     after: from,
     spaceId: sink.spaceId,
@@ -74,11 +80,13 @@ export async function pollSignals(
     scanLimit: SCAN_LIMIT,
   });
   if (!batch) return { sets: {}, moreAvailable: false };
-  const acknowledged = new Set(poll.acknowledged);
+  const acknowledged = new Set([...(ahead?.acked_ahead ?? []), ...poll.acknowledged]);
   // The cursor may pass each event until the first SET not acknowledged.
   let through: LogPosition | undefined;
   let passed = 0;
   const waiting: Array<Record<string, unknown>> = [];
+  // The acknowledged SETs the cursor does not pass: kept, so they are not sent again.
+  const ackedAhead: string[] = [];
   for (const event of batch.events) {
     const claims = signalClaims(signalStream, event);
     const taken = !claims || acknowledged.has(claims.jti as string);
@@ -86,6 +94,7 @@ export async function pollSignals(
       through = event;
       passed += 1;
     } else if (!taken) waiting.push(claims);
+    else if (claims) ackedAhead.push(claims.jti as string);
   }
   if (waiting.length === 0) through = batch.through;
   if (through) {
@@ -95,6 +104,11 @@ export async function pollSignals(
     };
     await advanceCursor(ports.db, sink.sinkId, from, position, batch.events.slice(0, passed));
   }
+  await ports.db
+    .updateTable('audit_sink_cursors')
+    .set({ acked_ahead: ackedAhead.slice(0, MAX_ACKED_AHEAD) })
+    .where('sink_id', '=', sink.sinkId)
+    .execute();
   const sent = waiting.slice(0, Math.min(poll.maxEvents, MAX_EVENTS));
   const sets: Record<string, string> = {};
   for (const claims of sent) {

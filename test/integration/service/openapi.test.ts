@@ -430,6 +430,19 @@ describe('OpenAPI document', () => {
       expect((await call('GET', path)).status).toBe(200);
     }
     expect((await call('GET', '/spaces/not-mine/.well-known/jwks.json')).status).toBe(404);
+    // A polled Shared Signals stream of the space (issue 65): polled with its secret, and without.
+    const polled = await call('POST', '/v1/sinks', {
+      headers: login,
+      json: { name: 'signals', target: { kind: 'poll' } },
+    });
+    expect(polled.status).toBe(201);
+    const stream = polled.body as { sink_id: string; secret: string };
+    const pollPath = `/v1/ssf/poll/${stream.sink_id}`;
+    const pollHeaders = { authorization: `Bearer ${stream.secret}` };
+    expect((await call('POST', pollPath, { headers: pollHeaders, json: { ack: [] } })).status).toBe(
+      200,
+    );
+    expect((await call('POST', pollPath, { json: {} })).status).toBe(401);
     // Its switch-over ended (last: the space's shared-ring tokens are honoured no more).
     const ending = { headers: login };
     expect((await call('POST', '/v1/space/signing-keys/end-switch-over', ending)).status).toBe(200);

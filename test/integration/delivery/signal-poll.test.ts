@@ -1,0 +1,139 @@
+import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { SIGNAL_TYPES } from '../../../src/domain/security-signals.js';
+import {
+  adminCall,
+  createCredentialVia,
+  privateTokenVia,
+  startTestService,
+  type TestService,
+} from '../../support/test-service.js';
+
+/**
+ * Issue 65, item 2: a Shared Signals stream its receiver polls (RFC 8936). What it did not
+ * acknowledge comes again, the same bytes, after the receiver restarts; what it acknowledged
+ * does not; nothing revoked meanwhile is lost; nothing before the stream, or of another space,
+ * is in it.
+ */
+const SPACE = 'space-polled';
+const REVOKED = SIGNAL_TYPES['session-revoked'];
+let service: TestService;
+let credential: { client_id: string; client_secret: string };
+
+beforeAll(async () => {
+  service = await startTestService();
+  expect((await adminCall(service, SPACE, 'POST', '/v1/space/signing-keys')).status).toBe(200);
+  credential = await createCredentialVia(service, SPACE, 'storefront');
+});
+
+/** Revokes a new token of the space's storefront; its jti. */
+async function revokedJti(): Promise<string> {
+  const token = await privateTokenVia(service, credential);
+  expect((await service.post('/v1/revoke', { ...credential, token })).status).toBe(200);
+  return decodeJwt(token).jti!;
+}
+
+async function pollStream() {
+  const made = await adminCall(service, SPACE, 'POST', '/v1/sinks', {
+    name: 'polled',
+    target: { kind: 'poll' },
+  });
+  expect(made.status).toBe(201);
+  const { sink_id: streamId, secret } = (await made.json()) as { sink_id: string; secret: string };
+  const issuer = `${service.config.TOKEN_ISSUER}/spaces/${SPACE}`;
+  const keys = createRemoteJWKSet(
+    new URL(`${service.baseUrl}/spaces/${SPACE}/.well-known/jwks.json`),
+  );
+  const poll = async (body: object, bearer = secret, id = streamId) => {
+    const response = await service.post(`/v1/ssf/poll/${id}`, body, {
+      authorization: `Bearer ${bearer}`,
+    });
+    return {
+      status: response.status,
+      body: (await response.json()) as {
+        sets: Record<string, string>;
+        moreAvailable: boolean;
+      },
+    };
+  };
+  /** The jtis of the tokens the answer's SETs revoke, each SET verified, in the answer's order. */
+  const revokedIn = async (sets: Record<string, string>) => {
+    const subjects: string[] = [];
+    for (const [jti, set] of Object.entries(sets)) {
+      const { payload } = await jwtVerify(set, keys, {
+        issuer,
+        audience: streamId,
+        typ: 'secevent+jwt',
+      });
+      expect(payload.jti).toBe(jti);
+      expect(Object.keys(payload.events as object)).toEqual([REVOKED]);
+      subjects.push((payload.sub_id as { id: string }).id);
+    }
+    return subjects;
+  };
+  return { streamId, secret, poll, revokedIn };
+}
+
+describe('a polled Shared Signals stream (RFC 8936)', () => {
+  it('serves what was not acknowledged again after a restart, loses nothing revoked meanwhile, and nothing before it', async () => {
+    const before = await revokedJti();
+    const { poll, revokedIn } = await pollStream();
+    const first = [await revokedJti(), await revokedJti(), await revokedJti()];
+
+    const got = await poll({ maxEvents: 10 });
+    expect(got.status).toBe(200);
+    expect(await revokedIn(got.body.sets)).toEqual(first);
+    expect(await revokedIn(got.body.sets)).not.toContain(before);
+
+    // The receiver restarts having acknowledged nothing: the same SETs, the same bytes.
+    const again = await poll({ maxEvents: 10 });
+    expect(again.body.sets).toEqual(got.body.sets);
+
+    // While it was away, two more; it acknowledges the first three.
+    const second = [await revokedJti(), await revokedJti()];
+    const next = await poll({ maxEvents: 10, ack: Object.keys(got.body.sets) });
+    expect(await revokedIn(next.body.sets)).toEqual(second);
+
+    // An acknowledgement out of order moves nothing past the SET still waiting.
+    const [waiting, taken] = Object.keys(next.body.sets);
+    const partial = await poll({ maxEvents: 10, ack: [taken!] });
+    expect(Object.keys(partial.body.sets)).toEqual([waiting]);
+
+    const done = await poll({ maxEvents: 10, ack: [waiting!], setErrs: {} });
+    expect(done.body).toEqual({ sets: {}, moreAvailable: false });
+  });
+
+  it('answers 401 to another secret, to an unknown or a pushed stream, and nothing to a paused one', async () => {
+    const { streamId, poll } = await pollStream();
+    expect((await poll({}, 'whsec_not-it')).status).toBe(401);
+    expect((await poll({}, undefined, 'snk_unknown')).status).toBe(401);
+    const pushed = await adminCall(service, SPACE, 'POST', '/v1/sinks', {
+      name: 'pushed',
+      target: { kind: 'webhook', url: 'http://127.0.0.1:9/ssf', format: 'secevent' },
+    });
+    const { sink_id: pushedId, secret: pushedSecret } = (await pushed.json()) as {
+      sink_id: string;
+      secret: string;
+    };
+    expect((await poll({}, pushedSecret, pushedId)).status).toBe(401);
+    await revokedJti();
+    const paused = await adminCall(service, SPACE, 'POST', `/v1/sinks/${streamId}/pause`);
+    expect(paused.status).toBe(200);
+    expect((await poll({ maxEvents: 10 })).body).toEqual({ sets: {}, moreAvailable: false });
+    const resumed = await adminCall(service, SPACE, 'POST', `/v1/sinks/${streamId}/resume`);
+    expect(resumed.status).toBe(200);
+    expect(Object.keys((await poll({ maxEvents: 10 })).body.sets)).toHaveLength(1);
+    const bad = await service.post(`/v1/ssf/poll/${streamId}`, { maxEvents: 'ten' });
+    expect(bad.status).toBe(400);
+  });
+
+  it("never carries another space's signals", async () => {
+    const { poll, revokedIn } = await pollStream();
+    const other = 'space-polled-other';
+    const stranger = await createCredentialVia(service, other, 'stranger');
+    const token = await privateTokenVia(service, stranger);
+    expect((await service.post('/v1/revoke', { ...stranger, token })).status).toBe(200);
+    const mine = await revokedJti();
+    expect(await revokedIn((await poll({ maxEvents: 10 })).body.sets)).toEqual([mine]);
+  });
+});

@@ -77,9 +77,19 @@ await runService(config, logger, open, async (database) => {
   const traces = await startWorkerTraces(config, 'client');
   // Signal streams' SETs are signed by their space's own ring, read as the API reads it.
   const db = database.handle.db;
-  // Local keys are opened by the store itself; an HSM's are signed through its signer.
+  // Local keys are opened by the store itself; an HSM's are signed through its signer, which
+  // needs PKCS11_PIN (npm start withholds it here): without it, audit delivery goes on and
+  // pushed signal streams pause, named (`secret_unavailable`).
   const signer =
-    config.SIGNING_BACKEND === 'local' ? undefined : await openTokenSigner(config, db, kek);
+    config.SIGNING_BACKEND === 'local'
+      ? undefined
+      : await openTokenSigner(config, db, kek).catch((error: unknown) => {
+          logger.warn(
+            { err: error },
+            'no HSM session here: pushed signal streams cannot be signed',
+          );
+          return undefined;
+        });
   const spaceKeys = await openSpaceKeyStore(db, {
     kek,
     ...(signer ? { signer } : {}),

@@ -48,7 +48,8 @@ const WITHHELD = {
   api: ['AUDIT_SIGNING_KEY', 'AUDIT_CHECKPOINT_DIR'],
   // The projector signs checkpoints; it never issues tokens or checks secrets.
   projector: ['SECRET_HASH_KEY', 'SIGNING_KEY_ENCRYPTION_KEY', 'PKCS11_PIN', 'AUDIT_PUBLIC_KEY'],
-  // The deliverer opens webhook secrets sealed under the KEK; it signs nothing, checks no secret.
+  // The deliverer opens webhook secrets sealed under the KEK and signs pushed signal streams'
+  // SETs with spaces' own local keys (never an HSM's: no PIN); it checks no secret.
   deliverer: [
     'SECRET_HASH_KEY',
     'PKCS11_PIN',

@@ -38,8 +38,12 @@ export async function readCursor(db: Kysely<Database>, sinkId: string): Promise<
   };
 }
 
-/** The log's last event in commit-safe order: where a new signal stream's cursor starts. */
+/**
+ * The log's last settled event in commit-safe order: where a new signal stream's cursor starts.
+ * Settled: an event of a transaction still running sorts after it, and is delivered.
+ */
 export const LOG_TIP = sql`SELECT transaction_id, global_position FROM events
+  WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot())
   ORDER BY transaction_id DESC, global_position DESC LIMIT 1`;
 
 /** Records the batch's end before its first send, so a crash resends it under the same id. */

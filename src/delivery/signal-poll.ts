@@ -104,11 +104,14 @@ export async function pollSignals(
     };
     await advanceCursor(ports.db, sink.sinkId, from, position, batch.events.slice(0, passed));
   }
-  await ports.db
-    .updateTable('audit_sink_cursors')
-    .set({ acked_ahead: ackedAhead.slice(0, MAX_ACKED_AHEAD) })
-    .where('sink_id', '=', sink.sinkId)
-    .execute();
+  const keep = ackedAhead.slice(0, MAX_ACKED_AHEAD);
+  if (keep.join('\n') !== (ahead?.acked_ahead ?? []).join('\n')) {
+    await ports.db
+      .updateTable('audit_sink_cursors')
+      .set({ acked_ahead: keep })
+      .where('sink_id', '=', sink.sinkId)
+      .execute();
+  }
   const sent = waiting.slice(0, Math.min(poll.maxEvents, MAX_EVENTS));
   const sets: Record<string, string> = {};
   for (const claims of sent) {

@@ -134,7 +134,7 @@ export function runSinkLoop(options: SinkLoopOptions): SinkLoop {
     }
     // A range with nothing of the sink's moves the row at most once a second: an idle sink woken
     // by every commit of other spaces writes nothing for each (review of stop 79).
-    if (batch.events.length === 0 && Date.now() - storedAt < IDLE_WRITE_MS) {
+    if (batch.events.length === 0 && !cursor.pending && Date.now() - storedAt < IDLE_WRITE_MS) {
       cursor = { ...cursor, position: batch.through };
       pending = undefined;
       return batch;
@@ -155,7 +155,7 @@ export function runSinkLoop(options: SinkLoopOptions): SinkLoop {
     const every = paused() ? options.probeMs * 10 : options.probeMs;
     if (Date.now() - lagCountedAt < every) return;
     lagCountedAt = Date.now();
-    await recordLag(db, sinkId, options.sink().spaceId, cursor.position);
+    await recordLag(db, sinkId, options.sink().spaceId, stored);
   };
 
   const failed = async (error: unknown) => {

@@ -117,7 +117,8 @@ function signalTransport(sink: SinkDefinition, options: TransportOptions): SinkT
       throw new DeliveryError(statusFailure(status), `SET receiver answered HTTP ${status}`);
     }
   };
-  // A stream stopped (paused, deleted, changed) sends no further SET of the batch it was in.
+  // A stream stopped (deleted, changed) sends no further SET of the batch it was in; a pause
+  // is seen at the next batch.
   let closed = false;
   return {
     async send(batch) {

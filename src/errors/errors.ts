@@ -190,7 +190,8 @@ export class RateLimitedError extends TokenAuthorityError {
         | 'audit-streams'
         | 'audit-proofs'
         | 'delegation'
-        | 'authorize';
+        | 'authorize'
+        | 'signal-poll';
       readonly quota: number;
       readonly windowSeconds: number;
       readonly retryAfterSeconds: number;

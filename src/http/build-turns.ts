@@ -22,6 +22,8 @@ interface Job<T> {
   readonly settle: (outcome: Promise<T>) => void;
 }
 
+const MAX_UNENDED = 4;
+
 const busy = (message: string) => new UnavailableError(message, { retryAfterSeconds: 2 });
 
 /**
@@ -44,6 +46,11 @@ export class BuildTurns<T> {
   readonly #restUntil = new BoundedCache<string, number>(10_000);
   #turns = 0;
   #running = false;
+  // Builds begun and not yet ended, those let go at the wait bound included: a stalled database
+  // gets no more than this many at once from here.
+  #unended = 0;
+  // Cuts a rest short when a build is asked for: another space's may go at once.
+  #wake: (() => void) | undefined;
 
   constructor(readonly options: BuildTurnsOptions) {
     if (!(options.share > 0 && options.share <= 1)) throw new Error('share is in (0, 1]');
@@ -61,6 +68,9 @@ export class BuildTurns<T> {
       if ((this.#perSpace.get(spaceId) ?? 0) >= this.options.maxWaitingPerSpace) {
         return Promise.reject(busy("this space's status lists are being built; retry shortly"));
       }
+      if (this.#unended >= MAX_UNENDED) {
+        return Promise.reject(busy('status list builds are stalled; retry shortly'));
+      }
       pending = new Promise<T>((resolve) => {
         const job = { spaceId, key, build, settle: resolve };
         this.#waiting.set(spaceId, [...(this.#waiting.get(spaceId) ?? []), job]);
@@ -68,6 +78,7 @@ export class BuildTurns<T> {
       pending.catch(() => undefined);
       this.#byKey.set(key, pending);
       this.#perSpace.set(spaceId, (this.#perSpace.get(spaceId) ?? 0) + 1);
+      this.#wake?.();
       void this.#drain();
     }
     return withinMs(pending, this.options.maxWaitMs);
@@ -81,12 +92,18 @@ export class BuildTurns<T> {
         const next = this.#next();
         if (next === undefined) break;
         if (typeof next === 'number') {
-          await this.#sleep(next);
+          await Promise.race([
+            this.#sleep(next),
+            new Promise<void>((resolve) => (this.#wake = resolve)),
+          ]);
+          this.#wake = undefined;
           continue;
         }
         const job = next;
         const started = this.#now();
+        this.#unended += 1;
         const outcome = (async () => job.build())();
+        void outcome.catch(() => undefined).finally(() => (this.#unended -= 1));
         job.settle(outcome);
         let released = false;
         const release = () => {

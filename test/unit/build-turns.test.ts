@@ -132,6 +132,29 @@ describe('status list builds take turns (src/http/build-turns.ts)', () => {
     expect(await queue.run('a', 'next', async () => 'next')).toBe('next');
   });
 
+  it("given a space resting with a list queued: another space's list goes at once, not after the rest", async () => {
+    let clock = 0;
+    const queue = turns({
+      share: 0.01,
+      now: () => clock,
+      // A rest that would never end on its own.
+      sleep: () => new Promise<void>(() => undefined),
+    });
+    await queue.run('a', 'a1', async () => ((clock += 100), 'a1'));
+    void queue.run('a', 'a2', async () => 'a2').catch(() => undefined);
+    expect(await queue.run('b', 'b1', async () => 'b1')).toBe('b1');
+  });
+
+  it('given four builds stalled past the bound: no fifth begins until one ends', async () => {
+    const queue = turns({ maxWaitMs: 5, maxWaitingPerSpace: 8 });
+    const stalls = ['s1', 's2', 's3', 's4'].map((key) =>
+      queue.run(key, key, () => new Promise<string>(() => undefined)).catch(() => 'late'),
+    );
+    expect(await Promise.all(stalls)).toEqual(['late', 'late', 'late', 'late']);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    await expect(queue.run('other', 'o1', async () => 'o1')).rejects.toThrow('stalled');
+  });
+
   it('given a build that fails: its callers get its error, and the next list is built', async () => {
     const queue = turns();
     const failing = queue.run('a', 'bad', async () => {

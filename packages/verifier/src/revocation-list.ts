@@ -36,6 +36,7 @@ interface Held {
 
 // News held per space between two reads of its list: a flood of SETs cannot grow it past this.
 const MAX_HEARD = 10_000;
+const HEARD_KEPT_MS = 24 * 3600 * 1000;
 
 /** Why a token cannot be judged: the list is older than allowed and cannot be refreshed. */
 export class RevocationListUnavailable extends Error {}
@@ -54,12 +55,23 @@ export function createRevocationLists(options: {
 }) {
   const held = new Map<string, Held>();
   const inFlight = new Map<string, Promise<Held | undefined>>();
-  // What pushed SETs told of each space, and when: kept until a list read after it holds it.
+  // What pushed SETs told of each space, and when: a revocation is kept until a list read holds
+  // it (a list may be older than its read: the service's cache, a CDN's), a day at most; a
+  // "read the list again" until a read begun after it.
   const pushed = new Map<string, Array<{ readonly heard: Heard; readonly at: number }>>();
 
-  /** `list` with what was heard since `since` (a list read before a SET lacks its news). */
-  const withHeard = (spaceId: string, list: Held, since: number): Held => {
-    const news = (pushed.get(spaceId) ?? []).filter(({ at }) => at >= since);
+  /**
+   * `list` with what was heard and it does not hold. `read`: when the list was asked for, if it
+   * was; `served`: it is the service's own answer (a 200), so what it holds needs keeping no more.
+   */
+  const withHeard = (spaceId: string, list: Held, read?: number, served = false): Held => {
+    const now = options.now();
+    const news = (pushed.get(spaceId) ?? []).filter(({ heard, at }) => {
+      if (now - at > HEARD_KEPT_MS) return false;
+      if ('token' in heard) return !served || !list.revoked.tokens.has(heard.token);
+      if ('client' in heard) return !served || !list.revoked.clients.has(heard.client);
+      return read === undefined || at >= read;
+    });
     if (news.length > 0) pushed.set(spaceId, news);
     else pushed.delete(spaceId);
     if (news.length === 0) return list;
@@ -116,7 +128,7 @@ export function createRevocationLists(options: {
         etag: response.headers.get('etag'),
         checkedAt: options.now(),
       };
-      const heard = withHeard(spaceId, next, started);
+      const heard = withHeard(spaceId, next, started, true);
       held.set(spaceId, heard);
       return heard;
     } catch {
@@ -133,7 +145,7 @@ export function createRevocationLists(options: {
       const at = options.now();
       pushed.set(spaceId, [...(pushed.get(spaceId) ?? []), { heard, at }].slice(-MAX_HEARD));
       const list = held.get(spaceId);
-      if (list) held.set(spaceId, withHeard(spaceId, list, -Infinity));
+      if (list) held.set(spaceId, withHeard(spaceId, list));
     },
     /** The space's list, refreshed first when it is older than refreshMs. */
     async of(spaceId: string): Promise<Held> {

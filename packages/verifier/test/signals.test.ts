@@ -105,6 +105,25 @@ describe('the kit takes pushed SETs (issue 65, item 3)', () => {
     expect((await refusal(verifier.verify(request(`Bearer ${token}`)))).status).toBe(401);
   });
 
+  it('given lists read after the SET that do not hold it yet (a cache): the revocation stays', async () => {
+    const verifier = stubVerifier({
+      kinds: ['private'],
+      statusLists: false,
+      // Read at every request; the stub's list is always the one from before the revocation.
+      revocationRefreshSeconds: 0,
+      signals: { space: 'space-kit', streamId: STREAM, secret: SECRET },
+      fetch: (input, init) =>
+        issuerFetch(String(input).replace('/spaces/space-kit/.well-known', '/.well-known'), init),
+    });
+    const token = await privateToken();
+    await verifier.verify(request(`Bearer ${token}`));
+    const { jti } = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString());
+    expect((await signalResponse(verifier, push(await set(REVOKED, jti)))).status).toBe(202);
+    for (let i = 0; i < 3; i++) {
+      expect((await refusal(verifier.verify(request(`Bearer ${token}`)))).status).toBe(401);
+    }
+  });
+
   it.each([
     ['another Authorization', { authorization: 'Bearer nope' }, 'authentication_failed'],
     ['another Content-Type', { 'content-type': 'application/jwt' }, 'invalid_request'],

@@ -1,5 +1,5 @@
 import type { Asked, SinkTarget } from '../../domain/events.js';
-import { keepsSecret } from '../../domain/sink/targets.js';
+import { isPushed, keepsSecret } from '../../domain/sink/targets.js';
 import { accept, refuse } from '../../domain/decision.js';
 import {
   decideChangeSink,
@@ -118,9 +118,10 @@ export const changeSinkDecider: LockedDecider<
     const target = command.target ?? state?.target;
     const name = command.name ?? state?.name;
     if (!state || !target || name === undefined) return refuse('not_found');
-    const gainedSecret = keepsSecret(target) && !keepsSecret(state.target);
+    // A secret sent to a receiver as a Bearer never becomes the one a poller reads with.
+    const newHolder = !keepsSecret(state.target) || isPushed(target) !== isPushed(state.target);
     const secret =
-      keepsSecret(target) && (command.rotateSecret === true || gainedSecret)
+      keepsSecret(target) && (command.rotateSecret === true || newHolder)
         ? command.newSecret()
         : undefined;
     const decision = decideChangeSink(

@@ -4,10 +4,15 @@ import type { CommandContext } from '../../commands/context.js';
 import { signalSigner } from '../../crypto/signal-signing.js';
 import type { Database } from '../../db/schema.js';
 import { pollSignals } from '../../delivery/signal-poll.js';
-import { UnavailableError } from '../../errors/errors.js';
+import { RateLimitedError, UnavailableError } from '../../errors/errors.js';
 import { route, type Route } from '../route.js';
 
-const streamPath = z.object({ sink_id: z.string().min(1).max(100) });
+// A space's sink id (`snk_` and 96 random bits): anything else is refused before any query.
+const streamPath = z.object({
+  sink_id: z
+    .string()
+    .regex(/^snk_[A-Za-z0-9_-]{16}$/, 'expected a stream id: snk_ and 16 characters'),
+});
 
 const jti = z.string().min(1).max(200);
 /** RFC 8936 §2.4's poll request; what it does not name is left alone. */
@@ -35,6 +40,9 @@ export function signalPollRoutes(commands: CommandContext, db: Kysely<Database>)
   const spaces = commands.spaceKeys;
   if (!spaces) return [];
   const ports = { db, kek: commands.kek, signer: signalSigner(spaces.store, commands.issuer) };
+  // One poll of a stream at a time in this process: a receiver's parallel polls would read,
+  // sign and race the same SETs (across replicas, the cursor's compare-and-set keeps order).
+  const polling = new Set<string>();
   return [
     route('post', '/v1/ssf/poll/:sink_id', 'public', {
       tag: 'Audit sinks',
@@ -46,21 +54,32 @@ export function signalPollRoutes(commands: CommandContext, db: Kysely<Database>)
       params: streamPath,
       body: { schema: pollRequest, media: ['json'] },
       responses: [{ status: 200, description: 'SETs by jti', schema: pollAnswer }],
-      errors: ['invalid_request', 'invalid_token', 'unavailable'],
+      errors: ['invalid_request', 'invalid_token', 'rate_limited', 'unavailable'],
       async handle(ctx, _auth, { params: { sink_id: streamId }, body }) {
+        if (polling.has(streamId)) {
+          throw new RateLimitedError('a poll of this stream is under way: poll again after it', {
+            policy: 'signal-poll',
+            quota: 1,
+            windowSeconds: 1,
+            retryAfterSeconds: 1,
+          });
+        }
+        polling.add(streamId);
         const answer = await pollSignals(ports, {
           streamId,
           authorization: ctx.get('authorization') || undefined,
           maxEvents: body.maxEvents ?? 10,
           acknowledged: [...(body.ack ?? []), ...Object.keys(body.setErrs ?? {})],
-        }).catch((error: unknown) => {
-          if (error instanceof Error && /signing key/.test(error.message)) {
-            throw new UnavailableError("the space's signing ring cannot be read; retry shortly", {
-              cause: error,
-            });
-          }
-          throw error;
-        });
+        })
+          .catch((error: unknown) => {
+            if (error instanceof Error && /signing key/.test(error.message)) {
+              throw new UnavailableError("the space's signing ring cannot be read; retry shortly", {
+                cause: error,
+              });
+            }
+            throw error;
+          })
+          .finally(() => polling.delete(streamId));
         ctx.set('Cache-Control', 'no-store');
         ctx.body = answer satisfies z.infer<typeof pollAnswer>;
       },

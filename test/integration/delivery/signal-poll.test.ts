@@ -103,10 +103,12 @@ describe('a polled Shared Signals stream (RFC 8936)', () => {
     expect(done.body).toEqual({ sets: {}, moreAvailable: false });
   });
 
-  it('answers 401 to another secret, to an unknown or a pushed stream, and nothing to a paused one', async () => {
+  it('answers 401 to another secret, to an unknown or a pushed stream, 400 to a malformed id, and nothing to a paused one', async () => {
     const { streamId, poll } = await pollStream();
     expect((await poll({}, 'whsec_not-it')).status).toBe(401);
-    expect((await poll({}, undefined, 'snk_unknown')).status).toBe(401);
+    expect((await poll({}, undefined, 'snk_AAAAAAAAAAAAAAAA')).status).toBe(401);
+    // An id not of a stream's form is refused before any query.
+    expect((await poll({}, undefined, 'snk_unknown')).status).toBe(400);
     const pushed = await adminCall(service, SPACE, 'POST', '/v1/sinks', {
       name: 'pushed',
       target: { kind: 'webhook', url: 'http://127.0.0.1:9/ssf', format: 'secevent' },
@@ -125,6 +127,25 @@ describe('a polled Shared Signals stream (RFC 8936)', () => {
     expect(Object.keys((await poll({ maxEvents: 10 })).body.sets)).toHaveLength(1);
     const bad = await service.post(`/v1/ssf/poll/${streamId}`, { maxEvents: 'ten' });
     expect(bad.status).toBe(400);
+  });
+
+  it('gives a pushed stream turned polled a new secret: its receivers saw the old one', async () => {
+    const pushed = await adminCall(service, SPACE, 'POST', '/v1/sinks', {
+      name: 'turned',
+      target: { kind: 'webhook', url: 'http://127.0.0.1:9/ssf', format: 'secevent' },
+    });
+    const { sink_id: id, secret } = (await pushed.json()) as { sink_id: string; secret: string };
+    const turned = await adminCall(service, SPACE, 'PATCH', `/v1/sinks/${id}`, {
+      target: { kind: 'poll' },
+    });
+    expect(turned.status).toBe(200);
+    const { secret: fresh } = (await turned.json()) as { secret?: string };
+    expect(fresh).toMatch(/^whsec_/);
+    expect(fresh).not.toBe(secret);
+    const audit = await adminCall(service, SPACE, 'PATCH', `/v1/sinks/${id}`, {
+      target: { kind: 'webhook', url: 'http://127.0.0.1:9/audit' },
+    });
+    expect(audit.status).toBe(400);
   });
 
   it("never carries another space's signals", async () => {

@@ -1,6 +1,10 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SIGNAL_TYPES } from '../../../src/domain/security-signals.js';
+import { authlibPython } from '../../support/authlib-python.js';
 import {
   adminCall,
   createCredentialVia,
@@ -146,6 +150,34 @@ describe('a polled Shared Signals stream (RFC 8936)', () => {
       target: { kind: 'webhook', url: 'http://127.0.0.1:9/audit' },
     });
     expect(audit.status).toBe(400);
+  });
+
+  it('is read by a receiver nobody here wrote: authlib finds it by its SSF metadata, verifies and acknowledges', async () => {
+    const { streamId, secret } = await pollStream();
+    const revoked = [await revokedJti(), await revokedJti()];
+    const { stdout } = await promisify(execFile)(
+      authlibPython(),
+      [
+        path.join(import.meta.dirname, '../../interop/ssf_poll_receiver.py'),
+        `--metadata-url=${service.baseUrl}/.well-known/ssf-configuration/spaces/${SPACE}`,
+        `--poll-url=${service.baseUrl}/v1/ssf/poll/${streamId}`,
+        `--stream-id=${streamId}`,
+        `--issuer-base=${service.config.TOKEN_ISSUER}`,
+        `--reach-base=${service.baseUrl}`,
+      ],
+      {
+        env: { ...process.env, SSF_STREAM_SECRET: secret, PYTHONDONTWRITEBYTECODE: '1' },
+        timeout: 30_000,
+      },
+    );
+    const { taken, after_ack: afterAck } = JSON.parse(stdout) as {
+      taken: Array<{ event: string; subject: { format: string; id: string } }>;
+      after_ack: unknown;
+    };
+    expect(taken).toEqual(
+      revoked.map((id) => ({ event: REVOKED, subject: { format: 'opaque', id } })),
+    );
+    expect(afterAck).toEqual({ sets: {}, moreAvailable: false });
   });
 
   it("never carries another space's signals", async () => {

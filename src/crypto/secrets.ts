@@ -42,3 +42,10 @@ export function createSecretHasher(key: Buffer): SecretHasher {
     },
   };
 }
+
+/** Whether two texts are equal, in time that tells nothing of where they differ. */
+export function sameText(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}

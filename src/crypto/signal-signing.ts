@@ -1,6 +1,7 @@
 import { spaceIssuer } from '#verifier/issuer-keys.js';
 import { signJwtOffThread } from './access-tokens.js';
 import type { SpaceKeyStore } from './space-keys.js';
+import { UnavailableError } from '../errors/errors.js';
 
 /** What signs a space's SETs: its own ring's current key, never the shared ring. */
 export interface SignalSigner {
@@ -14,7 +15,9 @@ export function signalSigner(spaces: SpaceKeyStore, serviceIssuer: string): Sign
     issuer: (spaceId) => spaceIssuer(serviceIssuer, spaceId),
     async sign(spaceId, claims) {
       const key = (await spaces.ring(spaceId)).current();
-      if (!key) throw new Error(`space ${spaceId} has no signing key of its own`);
+      if (!key) {
+        throw new UnavailableError("the space's own signing ring has no key; retry shortly");
+      }
       return signJwtOffThread(key, claims, 'secevent+jwt', spaceId);
     },
   };

@@ -8,6 +8,8 @@ export interface SinkCursor {
   readonly attempts: number;
   /** The end of the batch in flight, sent before and not yet acknowledged (a crash between). */
   readonly pending?: LogPosition;
+  /** A polled stream's SETs acknowledged past `position` (signal-poll.ts). */
+  readonly ackedAhead?: readonly string[];
 }
 
 /** A sink's cursor (the start of the log for a sink never delivered to). */
@@ -20,10 +22,11 @@ export async function readCursor(db: Kysely<Database>, sinkId: string): Promise<
       'attempts',
       sql<string | null>`pending_transaction_id::text`.as('pending_transaction_id'),
       'pending_global_position',
+      'acked_ahead',
     ])
     .where('sink_id', '=', sinkId)
     .executeTakeFirst();
-  if (!row) return { position: LOG_START, attempts: 0 };
+  if (!row) return { position: LOG_START, attempts: 0, ackedAhead: [] };
   const pending =
     row.pending_transaction_id === null || row.pending_global_position === null
       ? undefined
@@ -34,6 +37,7 @@ export async function readCursor(db: Kysely<Database>, sinkId: string): Promise<
   return {
     position: { transactionId: row.transaction_id, globalPosition: Number(row.global_position) },
     attempts: Number(row.attempts),
+    ackedAhead: row.acked_ahead,
     ...(pending ? { pending } : {}),
   };
 }

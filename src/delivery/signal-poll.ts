@@ -1,8 +1,8 @@
-import { timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { LogPosition } from '#event-log/types.js';
 import type { Database } from '../db/schema.js';
 import type { KeyEncryptionKey } from '../crypto/key-encryption.js';
+import { sameText } from '../crypto/secrets.js';
 import type { SignalSigner } from '../crypto/signal-signing.js';
 import { mayPollStream } from '../domain/policy.js';
 import { signalsAsked } from '../domain/sink/targets.js';
@@ -34,12 +34,6 @@ export interface SignalPoll {
   readonly acknowledged: readonly string[];
 }
 
-const same = (given: string, expected: string) => {
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
-};
-
 /**
  * RFC 8936: a polled stream's receiver acknowledges what it took and gets the next SETs, in log
  * order, at least once. Its cursor moves past an event only once every SET before it was
@@ -53,7 +47,7 @@ export async function pollSignals(
 ): Promise<{ readonly sets: Record<string, string>; readonly moreAvailable: boolean }> {
   const sink = await loadSink(ports.db, ports.kek, poll.streamId);
   const matches =
-    sink?.secret !== undefined && same(poll.authorization ?? '', `Bearer ${sink.secret}`);
+    sink?.secret !== undefined && sameText(poll.authorization ?? '', `Bearer ${sink.secret}`);
   const stream = sink && { polled: sink.target.kind === 'poll' };
   if (!sink || sink.spaceId === null || !mayPollStream(stream, matches)) {
     throw new InvalidTokenError('not a polled signal stream, or not its secret');
@@ -67,12 +61,7 @@ export async function pollSignals(
     issuer: ports.signer.issuer(sink.spaceId),
     ...(events ? { events } : {}),
   };
-  const from = (await readCursor(ports.db, sink.sinkId)).position;
-  const ahead = await ports.db
-    .selectFrom('audit_sink_cursors')
-    .select('acked_ahead')
-    .where('sink_id', '=', sink.sinkId)
-    .executeTakeFirst();
+  const { position: from, ackedAhead: kept = [] } = await readCursor(ports.db, sink.sinkId);
   const batch = await nextBatch(ports.db, {
     after: from,
     spaceId: sink.spaceId,
@@ -80,7 +69,7 @@ export async function pollSignals(
     scanLimit: SCAN_LIMIT,
   });
   if (!batch) return { sets: {}, moreAvailable: false };
-  const acknowledged = new Set([...(ahead?.acked_ahead ?? []), ...poll.acknowledged]);
+  const acknowledged = new Set([...kept, ...poll.acknowledged]);
   // The cursor may pass each event until the first SET not acknowledged.
   let through: LogPosition | undefined;
   let passed = 0;
@@ -105,7 +94,7 @@ export async function pollSignals(
     await advanceCursor(ports.db, sink.sinkId, from, position, batch.events.slice(0, passed));
   }
   const keep = ackedAhead.slice(0, MAX_ACKED_AHEAD);
-  if (keep.join('\n') !== (ahead?.acked_ahead ?? []).join('\n')) {
+  if (keep.join('\n') !== kept.join('\n')) {
     await ports.db
       .updateTable('audit_sink_cursors')
       .set({ acked_ahead: keep })

@@ -4,7 +4,7 @@ import type { CommandContext } from '../../commands/context.js';
 import { signalSigner } from '../../crypto/signal-signing.js';
 import type { Database } from '../../db/schema.js';
 import { pollSignals } from '../../delivery/signal-poll.js';
-import { RateLimitedError, UnavailableError } from '../../errors/errors.js';
+import { RateLimitedError } from '../../errors/errors.js';
 import { route, type Route } from '../route.js';
 
 // A space's sink id (`snk_` and 96 random bits): anything else is refused before any query.
@@ -70,16 +70,7 @@ export function signalPollRoutes(commands: CommandContext, db: Kysely<Database>)
           authorization: ctx.get('authorization') || undefined,
           maxEvents: body.maxEvents ?? 10,
           acknowledged: [...(body.ack ?? []), ...Object.keys(body.setErrs ?? {})],
-        })
-          .catch((error: unknown) => {
-            if (error instanceof Error && /signing key/.test(error.message)) {
-              throw new UnavailableError("the space's signing ring cannot be read; retry shortly", {
-                cause: error,
-              });
-            }
-            throw error;
-          })
-          .finally(() => polling.delete(streamId));
+        }).finally(() => polling.delete(streamId));
         ctx.set('Cache-Control', 'no-store');
         ctx.body = answer satisfies z.infer<typeof pollAnswer>;
       },

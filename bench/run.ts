@@ -21,16 +21,18 @@ import { peerTokenRequest } from './peer-client.js';
 import { startDurablePeer } from './durable-peer.js';
 import { measureTraced, tracedRatios, tracedSection } from './traces.js';
 import { assertionSection, measureAssertions } from './assertions.js';
+import { measureStatusClaim, statusClaimSection } from './status-claim.js';
 
 const USAGE = `Usage: npm run bench -- [--duration=<s>] [--connections=<n>] [--warmup=<s>]
        [--log-level=<level>] [--no-projector] [--profile] [--statements] [--scopes] [--sinks]
-       [--traces=<ratio,...>] [--assertions] [--no-write]
+       [--traces=<ratio,...>] [--assertions] [--status-claim] [--no-write]
 Loads the Koa ceiling, node-oidc-provider (in memory, durable) and our two issuance endpoints, one at a time, and
 writes docs/benchmarks.md (unless --no-write). --scopes: the service runs with
 deploy/scope-catalog.json and every token carries three scopes. --sinks: the service delivers
 its audit trail to two operator sinks (AUDIT_SINKS), a webhook receiver answering 200 and a dead
 port. --traces=0.01,1: the private endpoint again on a service sending traces sampled at each
-ratio to a local collector, as ratios to tracing off. --assertions: jwt-bearer, to client_credentials.`;
+ratio to a local collector, as ratios to tracing off. --assertions: jwt-bearer, to client_credentials.
+--status-claim: the private endpoint on twin services with and without the status claim, in turns.`;
 
 const { values } = parseCommandLine(USAGE, {
   duration: { type: 'string', default: '10' },
@@ -45,6 +47,7 @@ const { values } = parseCommandLine(USAGE, {
   sinks: { type: 'boolean', default: false },
   traces: { type: 'string' },
   assertions: { type: 'boolean', default: false },
+  'status-claim': { type: 'boolean', default: false },
 });
 const traceRatios = tracedRatios(values.traces);
 // Three public scopes of the development catalog: private and public tokens carry all three.
@@ -204,15 +207,10 @@ try {
     other.servers,
   );
   single.kill('SIGTERM');
-  const traced = await measureTraced({
-    ratios: traceRatios,
-    serviceEnv,
-    plan,
-    measure,
-    privateRequest,
-    projector: ourGroups.projector!,
-    progress,
-  });
+  const projector = ourGroups.projector!;
+  const twins = { serviceEnv, plan, measure, privateRequest, projector, progress };
+  const traced = await measureTraced({ ...twins, ratios: traceRatios });
+  const statusClaim = values['status-claim'] && (await measureStatusClaim(twins));
   progress('measuring database bytes per token');
   const storage = await bytesPerToken(pool);
   const delivered = sinks && { ...(await sinks.received()), deadPort: sinks.deadPort };
@@ -238,7 +236,8 @@ try {
     ...(delivered ? { sinks: delivered } : {}),
   });
   const traces = traced.length > 0 ? `\n${tracedSection(traced)}` : '';
-  const report = `${rendered}${traces}${asserted ? assertionSection(asserted, privateRun) : ''}`;
+  const claimed = statusClaim ? `\n${statusClaimSection(statusClaim, peer)}` : '';
+  const report = `${rendered}${traces}${claimed}${asserted ? assertionSection(asserted, privateRun) : ''}`;
   console.log(report);
   if (!values['no-write']) {
     await writeFile(path.join(root, 'docs/benchmarks.md'), report);

@@ -1,10 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { freePort } from '../src/net/free-port.js';
-import { warmUp, type LoadPlan } from './load.js';
-import type { createMeasurer } from './measure.js';
-import type { CpuGroups } from './cpu.js';
-import { serviceGroups, startProcess, waitFor } from './processes.js';
+import { measureTwin, type TwinOptions } from './twin.js';
 
 /** One run: the sampling ratio (0: tracing off), its throughput, its ratio to the untraced run's. */
 export interface TracedRun {
@@ -47,62 +43,31 @@ async function startNullCollector() {
  * loaded the same way: a service just started is slower for a while than the main run's, so the
  * ratios are to its own untraced twin. The projector of the main service projects them all.
  */
-export async function measureTraced(options: {
-  readonly ratios: readonly number[];
-  readonly serviceEnv: Record<string, string>;
-  readonly plan: LoadPlan;
-  readonly measure: ReturnType<typeof createMeasurer>;
-  readonly privateRequest: Record<string, unknown>;
-  readonly projector: CpuGroups[string];
-  readonly progress: (message: string) => void;
-}): Promise<TracedRun[]> {
+export async function measureTraced(
+  options: TwinOptions & { readonly ratios: readonly number[] },
+): Promise<TracedRun[]> {
   const runs: TracedRun[] = [];
   const collector = await startNullCollector();
   try {
     for (const sampled of options.ratios.length > 0 ? [0, ...options.ratios] : []) {
-      const tracing = sampled === 0 ? 'tracing off' : `traces sampled at ${sampled}`;
-      options.progress(`starting the service with ${tracing}`);
-      const [port, metricsPort] = [await freePort(), await freePort()];
-      const service = startProcess('src/cli/start.ts', {
-        ...options.serviceEnv,
-        PORT: String(port),
-        METRICS_PORT: String(metricsPort),
-        HOST: '127.0.0.1',
-        RUN_PROJECTOR: 'false',
-        ...(sampled === 0
+      const before = collector.bytes();
+      const run = await measureTwin(
+        options,
+        sampled === 0 ? 'tracing off' : `traces sampled at ${sampled}`,
+        sampled === 0
           ? {}
           : {
               OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint,
               OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
               OTEL_TRACES_SAMPLER_ARG: String(sampled),
-            }),
+            },
+      );
+      runs.push({
+        sampled,
+        rps: run.rps,
+        ofUntraced: run.rps / (runs[0]?.rps ?? run.rps),
+        exportedBytes: collector.bytes() - before,
       });
-      try {
-        await waitFor(`http://127.0.0.1:${port}/healthz`);
-        const request = {
-          ...options.privateRequest,
-          url: `http://127.0.0.1:${port}/v1/credential/token`,
-        };
-        await warmUp(options.plan, request);
-        const before = collector.bytes();
-        const traced = await serviceGroups(service.pid!);
-        const run = await options.measure.ours(
-          `ours, ${tracing}: POST /v1/credential/token (private)`,
-          'private-token-issued',
-          request,
-          { ...traced.groups, projector: options.projector },
-          `http://127.0.0.1:${metricsPort}`,
-          traced.servers,
-        );
-        runs.push({
-          sampled,
-          rps: run.rps,
-          ofUntraced: run.rps / (runs[0]?.rps ?? run.rps),
-          exportedBytes: collector.bytes() - before,
-        });
-      } finally {
-        service.kill('SIGTERM');
-      }
     }
   } finally {
     await collector.close();

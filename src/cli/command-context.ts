@@ -158,7 +158,7 @@ export async function createCommandContext(
     hasher: createSecretHasher(secretHashKey),
     clock,
     ids,
-    statusSlots: createStatusSlots(secretHashKey),
+    statusSlots: createStatusSlots(secretHashKey, config.TOKEN_STATUS_LIST),
     issuer: config.TOKEN_ISSUER,
     audiences: config.TOKEN_AUDIENCES,
     kek,

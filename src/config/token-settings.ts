@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { noted } from '#settings/setting-notes.js';
-import { commaList, integer, nonEmpty, optional } from '#settings/setting-types.js';
+import { commaList, flag, integer, nonEmpty, optional } from '#settings/setting-types.js';
 
 // At most a day, so a revocation list only ever holds a day of revocations.
 const tokenSeconds = (fallback: number) => integer(1, 86_400, fallback, 'at most 86400 (one day)');
@@ -28,6 +28,10 @@ export const tokenSettings = {
   ),
   PUBLIC_TOKEN_TTL_SECONDS: tokenSeconds(900).describe(
     "Lifetime of public tokens, in seconds (at most a day, and never past their private token's expiry).",
+  ),
+  // Off is for verifiers that read no lists, and for the bench's price of the claim (issue 65).
+  TOKEN_STATUS_LIST: flag(true).describe(
+    "Whether each token carries a `status` claim naming its entry in its space's status list (draft-ietf-oauth-status-list). `false`: tokens are about 100 bytes smaller and revocation reaches verifiers by introspection, the revocation list and Shared Signals only; lists already served keep being served.",
   ),
   SCOPE_CATALOG: optional(nonEmpty, 'no scopes: tokens carry none').describe(
     'Each audience\'s scopes, as JSON or `file:<path>`: `{"<audience>": {"<scope>": {"description": "…", "public": true, "default": true, "delegated": false}}}`; `public`: a public token may carry it; `default`: granted when a request names no scope, and allowed to a credential created without `scopes`; `delegated`: granted only to a delegated token (an agent acting for a customer) (RFC 8693 exchange of a `may_act` token), refused at `/v1/issue` and a plain exchange without `may_act` (a delegated token is a public token: mark it `public` too). Every audience must be one of `TOKEN_AUDIENCES`; `deploy/scope-catalog.json` is the development audience\'s (docs/api.md, "Scopes").',

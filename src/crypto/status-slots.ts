@@ -8,8 +8,11 @@ export interface StatusSlot {
 
 /** Hands out status-list entries for this process's tokens: never the same one twice. */
 export interface StatusSlots {
-  /** An entry for a token of `spaceId` signed by its own ring (`own`) or the shared one. */
-  take(spaceId: string, now: number, own: boolean): StatusSlot;
+  /**
+   * An entry for a token of `spaceId` signed by its own ring (`own`) or the shared one; none
+   * when the operator turned the lists off (`TOKEN_STATUS_LIST=false`).
+   */
+  take(spaceId: string, now: number, own: boolean): StatusSlot | undefined;
   /**
    * The ring `list`'s tokens were signed by, which signs the list too, when a replica holding the
    * same key opened it for `spaceId`; undefined for any other id (no query asked).
@@ -41,7 +44,7 @@ interface OpenList {
  * served at its full size whatever it holds. A full list, or a new hour, opens another; a list
  * is never reopened, so an index is never reused.
  */
-export function createStatusSlots(secretKey: Buffer): StatusSlots {
+export function createStatusSlots(secretKey: Buffer, listed = true): StatusSlots {
   // Per ring, by space: a list holds one ring's tokens, and a token's lookup builds no key string.
   const opened = { own: new Map<string, OpenList>(), shared: new Map<string, OpenList>() };
   // A list's id is 8 random bytes and 8 of their MAC with the space: any replica tells a list it
@@ -57,6 +60,7 @@ export function createStatusSlots(secretKey: Buffer): StatusSlots {
       return bytes[0]! & 1 ? 'own' : 'shared';
     },
     take(spaceId, now, own) {
+      if (!listed) return undefined;
       const period = Math.floor(now / LIST_PERIOD_MS);
       const open = own ? opened.own : opened.shared;
       let list = open.get(spaceId);

@@ -23,6 +23,7 @@ import { revocationRoutes } from '../http/routes/revocations.js';
 import { statusListRoutes } from '../http/routes/status-lists.js';
 import { sinkRoutes } from '../http/routes/sinks.js';
 import { signalPollRoutes } from '../http/routes/signal-poll.js';
+import { ssfStreamRoutes } from '../http/routes/ssf-streams.js';
 import { federationMonitoringRoutes } from '../http/routes/federation-monitoring.js';
 import { trustedIssuerRoutes } from '../http/routes/trusted-issuers.js';
 import { sinkAdminContext, sinkTargetRules } from './sink-admin-context.js';
@@ -70,6 +71,7 @@ export function apiRoutes(
     ...statusListRoutes(commands, db, logger),
     ...sinkRoutes(sinkAdminContext(config, commands), db),
     ...signalPollRoutes(commands, db),
+    ...ssfStreamRoutes(commands, sinkAdminContext(config, commands), db),
     ...trustedIssuerRoutes(
       {
         ...commands,

@@ -157,6 +157,7 @@ export async function startApiServer(
     {
       login: { verifier: loginVerifier, limits: commands.limits, refusals: commands.refusals },
       verifier: commands.verifier,
+      streamsVerifier: commands.streamsVerifier,
       bodyLimitBytes: config.BODY_LIMIT_BYTES,
       issuer: config.TOKEN_ISSUER,
     },

@@ -1,3 +1,5 @@
+import { withStreamsScope } from '../domain/scope-catalog.js';
+import { STREAMS_SCOPE, streamsAudience } from '../domain/security-signals.js';
 import { createStatusSlots } from '../crypto/status-slots.js';
 import type { Config } from '../config/config.js';
 import {
@@ -94,6 +96,22 @@ export async function createCommandContext(
     mode: config.SPACE_SIGNING_KEYS,
     maxSpaces: config.SIGNING_KEY_CACHE_MAX_KEYS,
   });
+  // The Storefront audiences' tokens and the stream management audience's are told apart at
+  // the door: one verifier each, so no flow that takes a private token takes the other's.
+  const verifierFor = (audiences: readonly string[]) =>
+    createAccessTokenVerifier(
+      keys,
+      {
+        issuer: config.TOKEN_ISSUER,
+        audiences,
+        spaceKeys: async (spaceId) =>
+          (await spaceKeys.hasKeys(spaceId)) ? await spaceKeys.ring(spaceId) : undefined,
+        ringOwnedSince: (spaceId) => spaceKeys.ownedSince(spaceId),
+        transitionSeconds: longestTokenSeconds(config),
+        recordedIssuance: (claims, digest) => isRecordedIssuance(db, claims, digest),
+      },
+      { clock },
+    );
   // Failed client authentications and refused login tokens share one per-minute budget setting.
   const outsiders = {
     events,
@@ -142,25 +160,15 @@ export async function createCommandContext(
     keys,
     signer,
     spaceKeys: { store: spaceKeys, maker: signer },
-    verifier: createAccessTokenVerifier(
-      keys,
-      {
-        issuer: config.TOKEN_ISSUER,
-        audiences: config.TOKEN_AUDIENCES,
-        spaceKeys: async (spaceId) =>
-          (await spaceKeys.hasKeys(spaceId)) ? await spaceKeys.ring(spaceId) : undefined,
-        ringOwnedSince: (spaceId) => spaceKeys.ownedSince(spaceId),
-        transitionSeconds: longestTokenSeconds(config),
-        recordedIssuance: (claims, digest) => isRecordedIssuance(db, claims, digest),
-      },
-      { clock },
-    ),
+    verifier: verifierFor(config.TOKEN_AUDIENCES),
+    streamsVerifier: verifierFor([streamsAudience(config.TOKEN_ISSUER)]),
     hasher: createSecretHasher(secretHashKey),
     clock,
     ids,
     statusSlots: createStatusSlots(secretHashKey, config.TOKEN_STATUS_LIST),
     issuer: config.TOKEN_ISSUER,
     audiences: config.TOKEN_AUDIENCES,
+    privateAudiences: [...config.TOKEN_AUDIENCES, streamsAudience(config.TOKEN_ISSUER)],
     kek,
     usedOnce: {
       // A spent id is a write, refused past the request's deadline as an append is.
@@ -182,7 +190,10 @@ export async function createCommandContext(
         windowSeconds: config.DELEGATION_BUDGET_WINDOW_SECONDS,
       },
     },
-    scopeCatalog: await loadScopeCatalog(config),
+    scopeCatalog: withStreamsScope(await loadScopeCatalog(config), {
+      audience: streamsAudience(config.TOKEN_ISSUER),
+      scope: STREAMS_SCOPE,
+    }),
     trustedIssuers: await trustedIssuerPorts(config, database, now, fetcher),
     authorizations: {
       read: (key) => readAuthorizationState(db, key),

@@ -55,6 +55,8 @@ export interface CommandContext {
   readonly authorizationRefusals: AuthorizationRefusals;
   /** Verifies our own access tokens (memoised). */
   readonly verifier: AccessTokenVerifier;
+  /** Private tokens for Shared Signals stream management (SSF 1.0 §8), and only those. */
+  readonly streamsVerifier: AccessTokenVerifier;
   readonly hasher: SecretHasher;
   /** Ids used once (client assertions, DPoP proofs), shared by every API process until expiry. */
   readonly usedOnce: {
@@ -78,6 +80,8 @@ export interface CommandContext {
   readonly statusSlots: StatusSlots;
   readonly issuer: string;
   readonly audiences: readonly string[];
+  /** What a private token may name: the Storefront audiences and Shared Signals management. */
+  readonly privateAudiences: readonly string[];
   readonly privateTokenTtlSeconds: number;
   readonly publicTokenTtlSeconds: number;
   /** SPACE_RATE_LIMIT_PER_MINUTE: what no client's own limit may exceed. */

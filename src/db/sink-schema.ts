@@ -16,6 +16,10 @@ export interface AuditSinksTable {
   paused_at: Date | null;
   /** When a space's admin deleted it (migration 038): the row stays, without its secrets. */
   deleted_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** A stream's receiver (migration 052): the client that made it through SSF 1.0 §8. */
+  receiver_client_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** When its receiver last asked for a verification (migration 052). */
+  verification_requested_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 /** Where a sink's delivery stands in the log (commit-safe order), written by the deliverer. */

@@ -4,7 +4,7 @@ import type { Database } from '../db/schema.js';
 import type { KeyEncryptionKey } from '../crypto/key-encryption.js';
 import { sameText } from '../crypto/secrets.js';
 import type { SignalSigner } from '../crypto/signal-signing.js';
-import { mayPollStream } from '../domain/policy.js';
+import { mayPollStream, streamOfReceiver } from '../domain/policy.js';
 import { signalsAsked } from '../domain/sink/targets.js';
 import { InvalidTokenError } from '../errors/errors.js';
 import { nextBatch } from './batch-reader.js';
@@ -28,7 +28,10 @@ export interface SignalPollPorts {
 /** An RFC 8936 §2.4 poll request, as validated at the edge. */
 export interface SignalPoll {
   readonly streamId: string;
-  readonly authorization: string | undefined;
+  /** The `Authorization` an admin's stream is read with, or the receiver a token named. */
+  readonly who:
+    | { readonly authorization: string | undefined }
+    | { readonly receiver: { readonly spaceId: string; readonly clientId: string } };
   readonly maxEvents: number;
   /** The jtis the receiver took: those it acknowledges, and those it reports an error for. */
   readonly acknowledged: readonly string[];
@@ -46,8 +49,15 @@ export async function pollSignals(
   poll: SignalPoll,
 ): Promise<{ readonly sets: Record<string, string>; readonly moreAvailable: boolean }> {
   const sink = await loadSink(ports.db, ports.kek, poll.streamId);
+  // A receiver's stream is read with its receiver's token alone (SSF 1.0 §7.1.1), an admin's
+  // with its secret alone.
   const matches =
-    sink?.secret !== undefined && sameText(poll.authorization ?? '', `Bearer ${sink.secret}`);
+    sink !== undefined &&
+    ('receiver' in poll.who
+      ? streamOfReceiver(sink, poll.who.receiver)
+      : sink.receiver === undefined &&
+        sink.secret !== undefined &&
+        sameText(poll.who.authorization ?? '', `Bearer ${sink.secret}`));
   const stream = sink && { polled: sink.target.kind === 'poll' };
   if (!sink || sink.spaceId === null || !mayPollStream(stream, matches)) {
     throw new InvalidTokenError('not a polled signal stream, or not its secret');

@@ -26,10 +26,10 @@ export const streamAudience = (stream: Pick<SignalStream, 'streamId'>) => stream
 
 const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
 
-/** RFC 9493 subjects: a token by its jti, a client by its id, both `opaque` to any other party. */
+/** RFC 9493 subjects: a token by its jti, a client or stream by its id, `opaque` to any other party. */
 const subjectId = (subject: SignalSubject) => ({
   format: 'opaque',
-  id: 'token' in subject ? subject.token : subject.client,
+  id: 'token' in subject ? subject.token : 'client' in subject ? subject.client : subject.stream,
 });
 
 /**
@@ -48,8 +48,14 @@ export function signalClaims(
   const event = fullForm(stored);
   const signal = declaration.signal(parseEventData(stored.type, event.data));
   if (!signal) return undefined;
-  const uri = SIGNAL_TYPES[signal.type];
-  if (stream.events && !stream.events.includes(uri)) return undefined;
+  let uri: string;
+  if (signal.type === 'verification') {
+    if (signal.subject.stream !== stream.streamId) return undefined;
+    uri = VERIFICATION_URI;
+  } else {
+    uri = SIGNAL_TYPES[signal.type];
+    if (stream.events && !stream.events.includes(uri as SignalUri)) return undefined;
+  }
   const requestId = event.metadata.request_id;
   return {
     iss: stream.issuer,

@@ -12,8 +12,10 @@ export interface SinkWrites {
   lockedSink(sinkId: string): Promise<SinkState | undefined>;
   /** Holds a space's sink-limit lock: creates in one space, one at a time. */
   lockSpace(spaceId: string): Promise<void>;
-  /** A space's sinks that count against its limit (deleted ones do not). */
-  count(spaceId: string): Promise<number>;
+  /** A space's sinks that count against its limit (deleted ones do not); a receiver's alone. */
+  count(spaceId: string, receiver?: string): Promise<number>;
+  /** When its receiver asked for a verification now (one a minute). */
+  verificationRequested(sinkId: string, at: Date): Promise<void>;
   /** The sink's failed attempts and last failure (a pause names them). */
   cursor(
     sinkId: string,
@@ -32,14 +34,22 @@ export function postgresSinkWrites(trx: Transaction<Database>): SinkWrites {
   return {
     lockedSink: (sinkId) => readSink(trx, sinkId, { forUpdate: true }),
     lockSpace: (spaceId) => lockSpaceFor(trx, 'sinkLimit', spaceId),
-    count: async (spaceId) => {
+    count: async (spaceId, receiver) => {
       const row = await trx
         .selectFrom('audit_sinks')
         .select((eb) => eb.fn.countAll<string>().as('n'))
         .where('space_id', '=', spaceId)
         .where('deleted_at', 'is', null)
+        .$if(receiver !== undefined, (query) => query.where('receiver_client_id', '=', receiver!))
         .executeTakeFirstOrThrow();
       return Number(row.n);
+    },
+    verificationRequested: async (sinkId, at) => {
+      await trx
+        .updateTable('audit_sinks')
+        .set({ verification_requested_at: at })
+        .where('sink_id', '=', sinkId)
+        .execute();
     },
     cursor: (sinkId) => cursorOf(trx, sinkId),
     status: async (sinkId) => (await sinkStatuses(trx, { sinkId }))[0],

@@ -4,7 +4,7 @@ import type { Database } from '../db/schema.js';
 import { openValue, sealValue, type KeyEncryptionKey } from '../crypto/key-encryption.js';
 import { sinkTargetSchema, type SinkTarget } from '../domain/events.js';
 import type { SinkState } from '../domain/sink/decide.js';
-import { isSignalStream, keepsSecret } from '../domain/sink/targets.js';
+import { deliveryUrl, isSignalStream, keepsSecret } from '../domain/sink/targets.js';
 import { LOG_TIP } from './cursor.js';
 
 /** A sink as the deliverer needs it: the row, and a webhook's secret opened. */
@@ -33,37 +33,6 @@ const pathBinding = (sinkId: string) => `audit-sink-path:${sinkId}`;
 export const sealSinkPath = (kek: KeyEncryptionKey, sinkId: string, path: string): string =>
   JSON.stringify(sealValue(kek, pathBinding(sinkId), path));
 
-/** A webhook's target as recorded, and the path and query it leaves out (to be sealed). */
-export interface RecordedTarget {
-  readonly target: SinkTarget;
-  readonly path?: string;
-}
-
-/** A target as recorded: a webhook's origin and a keyed digest of its path and query. */
-export function recordedTarget(
-  target: SinkTarget,
-  digest: (text: string) => Buffer,
-): RecordedTarget {
-  if (target.kind !== 'webhook' || target.path_digest !== undefined) return { target };
-  const url = new URL(target.url);
-  const path = `${url.pathname}${url.search}`;
-  return {
-    target: {
-      ...target,
-      url: `${url.origin}/`,
-      path_digest: `hmac-sha256:${digest(path).toString('hex')}`,
-    },
-    path,
-  };
-}
-
-/** A webhook's URL: origin and opened path joined as text (so `//` stays a path). */
-export function deliveryUrl(target: SinkTarget, path: string | undefined): string | undefined {
-  if (target.kind !== 'webhook') return undefined;
-  if (target.path_digest === undefined) return target.url;
-  return path === undefined ? undefined : `${target.url.replace(/\/$/, '')}${path}`;
-}
-
 const rowSchema = z.object({
   sink_id: z.string(),
   space_id: z.string().nullable(),
@@ -73,7 +42,21 @@ const rowSchema = z.object({
   sealed_path: z.unknown().nullable().optional(),
   paused: z.boolean(),
   pause_reason: z.string().nullable().optional(),
+  receiver_client_id: z.string().nullable().optional(),
+  verification_requested_at: z.date().nullable().optional(),
 });
+
+const SINK_COLUMNS = [
+  'sink_id',
+  'space_id',
+  'name',
+  'target',
+  'sealed_secret',
+  'sealed_path',
+  'paused',
+  'pause_reason',
+  'receiver_client_id',
+] as const;
 
 /** The sink state the deciders take, from its row (undefined when there is none). */
 export async function readSink(
@@ -83,7 +66,7 @@ export async function readSink(
 ): Promise<SinkState | undefined> {
   const row = await db
     .selectFrom('audit_sinks')
-    .select(['sink_id', 'space_id', 'name', 'target', 'sealed_secret', 'paused', 'deleted_at'])
+    .select([...SINK_COLUMNS, 'deleted_at', 'verification_requested_at'])
     .where('sink_id', '=', sinkId)
     .$if(options.forUpdate === true, (query) => query.forUpdate())
     .executeTakeFirst();
@@ -95,20 +78,14 @@ export async function readSink(
     name: parsed.name,
     target: parsed.target,
     paused: parsed.paused,
+    pauseReason: parsed.pause_reason ?? null,
     ...(row.deleted_at === null ? {} : { deleted: true }),
+    ...(parsed.receiver_client_id ? { receiver: parsed.receiver_client_id } : {}),
+    ...(parsed.verification_requested_at
+      ? { verificationRequestedAt: parsed.verification_requested_at.getTime() }
+      : {}),
   };
 }
-
-const SINK_COLUMNS = [
-  'sink_id',
-  'space_id',
-  'name',
-  'target',
-  'sealed_secret',
-  'sealed_path',
-  'paused',
-  'pause_reason',
-] as const;
 
 /** Every sink with its secret opened; one sealed under another KEK fails and pauses. */
 export async function loadSinks(
@@ -154,6 +131,7 @@ function definitionOf(kek: KeyEncryptionKey, raw: unknown): SinkDefinition {
     target: row.target,
     paused: row.paused,
     pauseReason: row.pause_reason ?? null,
+    ...(row.receiver_client_id ? { receiver: row.receiver_client_id } : {}),
     ...(secret === undefined ? {} : { secret }),
     ...(url === undefined ? {} : { url }),
   };
@@ -167,7 +145,10 @@ export async function writeSink(
     readonly spaceId: string | null;
     readonly name: string;
     readonly target: SinkTarget;
-    readonly sealedSecret?: string;
+    /** A new secret sealed; null: none any more (a receiver's stream without a header). */
+    readonly sealedSecret?: string | null;
+    /** The client that made a stream (SSF 1.0 §8); only on creation. */
+    readonly receiver?: string;
     /** A webhook's path and query, sealed ({@link sealSinkPath}); kept when not given. */
     readonly sealedPath?: string;
   },
@@ -181,6 +162,7 @@ export async function writeSink(
       target: JSON.stringify(sink.target),
       sealed_secret: sink.sealedSecret ?? null,
       sealed_path: sink.sealedPath ?? null,
+      receiver_client_id: sink.receiver ?? null,
       pause_reason: null,
       paused_at: null,
     })

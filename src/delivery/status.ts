@@ -107,3 +107,19 @@ export async function scrapedSinkStatuses(
   });
   return [...operator, ...spaces];
 }
+
+/** The streams (not deleted) a receiver made in its space (SSF 1.0 §8.1.1.2's list). */
+export async function receiverStreamIds(
+  db: Kysely<Database>,
+  receiver: { readonly spaceId: string; readonly clientId: string },
+): Promise<string[]> {
+  const rows = await db
+    .selectFrom('audit_sinks')
+    .select('sink_id')
+    .where('space_id', '=', receiver.spaceId)
+    .where('receiver_client_id', '=', receiver.clientId)
+    .where('deleted_at', 'is', null)
+    .orderBy('sink_id')
+    .execute();
+  return rows.map((row) => row.sink_id);
+}

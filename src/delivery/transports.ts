@@ -86,7 +86,14 @@ const unavailable = (what: string) =>
 function signalTransport(sink: SinkDefinition, options: TransportOptions): SinkTransport {
   const { secret, url, spaceId } = sink;
   const signer = options.signals;
-  if (secret === undefined || url === undefined || spaceId === null || !signer) {
+  // A receiver's stream sends the `authorization_header` it gave, verbatim, or none (SSF 1.0
+  // §6.1.1); an admin's, the Bearer of its secret.
+  const authorization = sink.receiver === undefined ? secret && `Bearer ${secret}` : secret;
+  const secretMissing =
+    sink.receiver === undefined || sink.target.kind !== 'webhook'
+      ? secret === undefined
+      : sink.target.authorization_digest !== undefined && secret === undefined;
+  if (secretMissing || url === undefined || spaceId === null || !signer) {
     const missing = async () => {
       throw unavailable('the stream secret, sealed path or space signing key');
     };
@@ -108,7 +115,7 @@ function signalTransport(sink: SinkDefinition, options: TransportOptions): SinkT
       {
         'content-type': 'application/secevent+jwt',
         accept: 'application/json',
-        authorization: `Bearer ${secret}`,
+        ...(authorization === undefined ? {} : { authorization }),
         'user-agent': 'token-authority-ssf',
       },
       jwt,

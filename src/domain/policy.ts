@@ -7,3 +7,4 @@ export * from './policy/routes.js';
 export * from './policy/issuers.js';
 export * from './policy/delegation.js';
 export * from './policy/authorization.js';
+export * from './policy/signal-streams.js';

@@ -67,3 +67,19 @@ export function allDefaultScopes(catalog: ScopeCatalog): string[] {
     ...new Set(Object.keys(catalog).flatMap((audience) => defaultScopes(catalog, audience))),
   ].sort();
 }
+
+/**
+ * The catalog with the service's own audience for Shared Signals stream management and its one
+ * scope (neither public nor default: an admin grants it, since a stream carries every signal of
+ * its space). Not the operator's to declare: SCOPE_CATALOG names Storefront audiences only.
+ */
+export function withStreamsScope(
+  catalog: ScopeCatalog,
+  streams: { readonly audience: string; readonly scope: string },
+): ScopeCatalog {
+  const scope = catalogScopeSchema.parse({
+    description:
+      "Manage this client's Shared Signals streams (OpenID SSF 1.0 §8): its tokens name the stream management audience",
+  });
+  return { ...catalog, [streams.audience]: { [streams.scope]: scope } };
+}

@@ -18,13 +18,34 @@ export const SIGNAL_URIS = Object.values(SIGNAL_TYPES) as [SignalUri, ...SignalU
 /** Sent with every stream, whatever it asked for (SSF 1.0 §8.1.4: the verification event). */
 export const VERIFICATION_URI = 'https://schemas.openid.net/secevent/ssf/event-type/verification';
 
-/** Whom a signal is about: one access token (by its jti), or one client's credential. */
-export type SignalSubject = { readonly token: string } | { readonly client: string };
+/** Whom a signal is about: one access token (by its jti), one client's credential, one stream. */
+export type SignalSubject =
+  | { readonly token: string }
+  | { readonly client: string }
+  | { readonly stream: string };
 
 /** One signal a recorded event gives: its type, its subject and the type's own fields. */
-export interface SecuritySignal {
-  readonly type: SignalType;
-  readonly subject: SignalSubject;
+export type SecuritySignal = {
   /** The type's fields (CAEP's `change_type`, `claims`…), beside `event_timestamp`. */
   readonly fields?: Readonly<Record<string, unknown>>;
-}
+} & (
+  | { readonly type: SignalType; readonly subject: SignalSubject }
+  /** A stream's own control signal (SSF 1.0 §8.1.4): to that stream only, asked for or not. */
+  | { readonly type: 'verification'; readonly subject: { readonly stream: string } }
+);
+
+/** SSF 1.0 §6.1: how a stream's SETs travel, by the URN a receiver names it by. */
+export const DELIVERY_METHODS = { push: 'urn:ietf:rfc:8935', poll: 'urn:ietf:rfc:8936' } as const;
+
+/**
+ * A receiver manages its streams (SSF 1.0 §8) with a private token for this audience, under the
+ * service's issuer so no Storefront API that receives tokens can replay one here, carrying this
+ * scope, which an admin grants its credential (it is never a default).
+ */
+export const STREAMS_AUDIENCE_PATH = '/v1/ssf';
+export const STREAMS_SCOPE = 'ssf:streams';
+export const streamsAudience = (issuer: string) =>
+  `${issuer.replace(/\/$/, '')}${STREAMS_AUDIENCE_PATH}`;
+
+/** SSF 1.0 §8.1.4: the shortest time between two verifications a receiver asks for, seconds. */
+export const MIN_VERIFICATION_INTERVAL_SECONDS = 60;

@@ -191,7 +191,8 @@ export class RateLimitedError extends TokenAuthorityError {
         | 'audit-proofs'
         | 'delegation'
         | 'authorize'
-        | 'signal-poll';
+        | 'signal-poll'
+        | 'stream-verification';
       readonly quota: number;
       readonly windowSeconds: number;
       readonly retryAfterSeconds: number;

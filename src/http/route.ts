@@ -4,12 +4,13 @@ import type { z } from 'zod';
 import { clientActor, userActor } from '../domain/actors.js';
 import type { AccessTokenVerifier, PrivateTokenClaims } from '../crypto/access-tokens.js';
 import type { DpopProof } from '../crypto/dpop.js';
-import { ROUTE_POLICIES, type RoutePolicy } from '../domain/policy.js';
+import { mayManageStreams, ROUTE_POLICIES, type RoutePolicy } from '../domain/policy.js';
+import { STREAMS_SCOPE } from '../domain/security-signals.js';
 import { presentedToken, proofForToken, type DpopGate } from './dpop.js';
 import type { LoginIdentity } from '../crypto/login-tokens.js';
 import { requireLoginForSpace, type LoginGate } from './authentication.js';
 import { readBody } from './body.js';
-import type { ErrorCode } from '../errors/errors.js';
+import { InsufficientScopeError, type ErrorCode } from '../errors/errors.js';
 import { BODY_ERRORS, LOGIN_ERRORS, type Caller, type Operation } from './openapi/operation.js';
 import { errorDialect } from './request-context.js';
 import { validate } from './validate.js';
@@ -136,6 +137,8 @@ class DeclaredInput {
 export interface RouteGates {
   readonly login: LoginGate;
   readonly verifier: AccessTokenVerifier;
+  /** Stream management's tokens (policy `stream-receiver`), refused by `verifier`. */
+  readonly streamsVerifier: AccessTokenVerifier;
   readonly bodyLimitBytes: number;
   /** TOKEN_ISSUER: the public base URL DPoP proofs name (htu). */
   readonly issuer: string;
@@ -208,12 +211,17 @@ const AUTHENTICATE: {
       },
     };
   },
-  'private-token': (gates) => {
+  'private-token': (gates, _route, policy) => {
     const dpop: DpopGate = { origin: gates.issuer, limits: gates.login.limits };
+    const receiver = policy === 'stream-receiver';
+    const verifier = receiver ? gates.streamsVerifier : gates.verifier;
     return {
       middleware: async (ctx, next) => {
         const presented = presentedToken(ctx);
-        const claims = await gates.verifier.verify(presented.token, 'private');
+        const claims = await verifier.verify(presented.token, 'private');
+        if (receiver && !mayManageStreams(claims)) {
+          throw new InsufficientScopeError(`this token does not carry the ${STREAMS_SCOPE} scope`);
+        }
         ctx.state.privateToken = claims;
         ctx.state.clientId = claims.client_id;
         ctx.state.dpop = await proofForToken(ctx, dpop, presented, claims);

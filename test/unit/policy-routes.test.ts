@@ -20,6 +20,7 @@ import { revocationRoutes } from '../../src/http/routes/revocations.js';
 import { trustedIssuerRoutes } from '../../src/http/routes/trusted-issuers.js';
 import { sinkRoutes } from '../../src/http/routes/sinks.js';
 import { signalPollRoutes } from '../../src/http/routes/signal-poll.js';
+import { ssfStreamRoutes } from '../../src/http/routes/ssf-streams.js';
 import { spaceKeyRoutes } from '../../src/http/routes/space-keys.js';
 import { tokenLifecycleRoutes } from '../../src/http/routes/token-lifecycle.js';
 import { tokenRoutes } from '../../src/http/routes/token.js';
@@ -65,6 +66,7 @@ const FACTORIES: Record<string, () => readonly Route[]> = {
   revocationRoutes: () => revocationRoutes(stub, 60),
   statusListRoutes: () => statusListRoutes(stub, stub),
   signalPollRoutes: () => signalPollRoutes(stub, stub),
+  ssfStreamRoutes: () => ssfStreamRoutes(stub, stub, stub),
   sinkRoutes: () => sinkRoutes(stub, stub),
   trustedIssuerRoutes: () => trustedIssuerRoutes(stub, stub),
   spaceKeyRoutes: () => spaceKeyRoutes(stub, 'http://issuer.test', {}),

@@ -3,17 +3,19 @@ import type { KeyEncryptionKey } from '../../crypto/key-encryption.js';
 import type { SecretHasher } from '../../crypto/secrets.js';
 import type { SinkTarget } from '../../domain/events.js';
 import type { SinkRefusal } from '../../domain/sink/decide.js';
-import { isPushed, isSignalStream, keepsSecret, signalsAsked } from '../../domain/sink/targets.js';
+import {
+  isPushed,
+  isSignalStream,
+  keepsSecret,
+  recordedTarget,
+  signalsAsked,
+  type RecordedTarget,
+} from '../../domain/sink/targets.js';
 import type { IdGenerator } from '../../domain/ports.js';
 import type { EventStore } from '#event-log/event-store.js';
 import { InvalidRequestError } from '../../errors/errors.js';
 import { newWebhookSecret } from '#outbound/standard-webhooks.js';
-import {
-  recordedTarget,
-  sealSinkPath,
-  sealSinkSecret,
-  type RecordedTarget,
-} from '../../delivery/sinks.js';
+import { sealSinkPath, sealSinkSecret } from '../../delivery/sinks.js';
 import type { WithSinkWrites } from '../../delivery/sink-writes.js';
 import { targetRefusal, type TargetRules } from '#outbound/target-rules.js';
 import type { SinkStatus } from '../../delivery/status.js';
@@ -94,13 +96,24 @@ const statusIn = async ({ sinks }: WithSinkWrites, sinkId: string): Promise<Sink
 /** Creates a space's sink: sink-created and its row in one transaction; a webhook's secret made. */
 export async function createSink(
   ctx: SinkAdminContext,
-  command: Omit<SinkCommand, 'sinkId'> & { readonly name: string; readonly target: SinkTarget },
+  command: Omit<SinkCommand, 'sinkId'> & {
+    readonly name: string;
+    readonly target: SinkTarget;
+    /** A receiver's stream: the `authorization_header` it gave, kept as its secret. */
+    readonly givenSecret?: string;
+  },
 ): Promise<SinkSecret> {
+  const { givenSecret, ...asked } = command;
   const recorded = await allowed(ctx, command.spaceId, command.target);
   const sinkId = newSinkId();
-  const secret = keepsSecret(recorded.target) ? newWebhookSecret() : undefined;
+  const secret =
+    command.receiver !== undefined
+      ? givenSecret
+      : keepsSecret(recorded.target)
+        ? newWebhookSecret()
+        : undefined;
   const change = {
-    ...command,
+    ...asked,
     sinkId,
     target: recorded.target,
     eventId: ctx.ids.eventId(),
@@ -124,6 +137,8 @@ export async function changeSink(
     readonly name?: string;
     readonly target?: SinkTarget;
     readonly rotateSecret?: boolean;
+    /** A receiver's stream: its new `authorization_header`, or null for none. */
+    readonly givenSecret?: string | null;
   },
 ): Promise<SinkSecret> {
   const recorded = command.target ? await allowed(ctx, command.spaceId, command.target) : undefined;

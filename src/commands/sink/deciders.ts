@@ -12,18 +12,25 @@ import {
 } from '../../domain/sink/decide.js';
 import type { WithSinkWrites } from '../../delivery/sink-writes.js';
 import { shownFailure } from '#outbound/transport.js';
-import { ConflictError, InvalidRequestError, NotFoundError } from '../../errors/errors.js';
+import {
+  ConflictError,
+  InsufficientScopeError,
+  InvalidRequestError,
+  NotFoundError,
+} from '../../errors/errors.js';
 import type { LockedDecider, Placed, Refusals } from '../handle.js';
 
-/** Who asks, in which space, about which sink, and the id its event gets. */
+/** Who asks (an admin, or a stream's receiver), in which space, about which sink, and the id its event gets. */
 export interface SinkChange extends Asked {
   readonly spaceId: string;
   readonly sinkId: string;
+  /** A stream's receiver (its client id), which sees its own streams alone; absent: an admin. */
+  readonly receiver?: string;
 }
 
-/** A sink's row fields that are sealed: a webhook's secret and its path and query. */
+/** A sink's row fields that are sealed: a webhook's secret (null: none) and its path and query. */
 export interface SealedParts {
-  readonly sealedSecret?: string;
+  readonly sealedSecret?: string | null;
   readonly sealedPath?: string;
 }
 
@@ -42,10 +49,18 @@ export const notFound: Refusals<SinkRefusal, unknown> = {
       'an audit sink cannot become a signal stream, or a signal stream an audit sink: create a new sink',
       [{ field: 'target', message: 'keep its kind and format, or create a new sink' }],
     ),
+  receiver_managed: () =>
+    new InvalidRequestError("a receiver's stream is pointed by its receiver (SSF 1.0 §8)", [
+      { field: 'target', message: 'rename, pause, resume or delete it; its receiver moves it' },
+    ]),
+  admin_paused: () =>
+    new InsufficientScopeError(
+      "this stream was paused by the space's administrator: only they resume it",
+    ),
 };
 
 /** A sink's event goes to the stream its decision names (its space's log, the operator's: the system space). */
-const placedByDecision = (_command: unknown, facts: Placed): Placed => facts;
+export const placedByDecision = (_command: unknown, facts: Placed): Placed => facts;
 
 /** A new sink: its id, recorded target and sealed parts made by the caller. */
 export interface CreateSink extends SinkChange {
@@ -59,22 +74,32 @@ export interface CreateSink extends SinkChange {
 /** Creates in one space one at a time, under its lock: two cannot both see room for one more. */
 export const createSinkDecider: LockedDecider<
   CreateSink,
-  number,
-  'sink_limit',
+  { readonly count: number; readonly receiverStreams?: number },
+  'sink_limit' | 'receiver_has_stream',
   Placed,
   WithSinkWrites
 > = {
   load: async ({ sinks }, command) => {
     await sinks.lockSpace(command.spaceId);
-    return sinks.count(command.spaceId);
+    const count = await sinks.count(command.spaceId);
+    if (command.receiver === undefined) return { count };
+    return { count, receiverStreams: await sinks.count(command.spaceId, command.receiver) };
   },
-  decide: (command, count) =>
-    decideCreateSink({ ...command, sinks: { count, limit: command.maxSinks } }),
+  decide: (command, { count, receiverStreams }) =>
+    decideCreateSink({
+      ...command,
+      sinks: { count, limit: command.maxSinks },
+      ...(receiverStreams === undefined ? {} : { receiverStreams }),
+    }),
   stream: placedByDecision,
   refusals: {
     sink_limit: (command) =>
       new ConflictError(
         `this space has its limit of ${command.maxSinks} audit sinks (SINK_MAX_PER_SPACE): delete one (DELETE /v1/sinks/{sink_id}) before creating another`,
+      ),
+    receiver_has_stream: () =>
+      new ConflictError(
+        'this receiver has a stream already (one per receiver): read it (GET) or delete it first',
       ),
   },
   inline: ({ sinks }, command) =>
@@ -83,6 +108,7 @@ export const createSinkDecider: LockedDecider<
       spaceId: command.spaceId,
       name: command.name,
       target: command.target,
+      ...(command.receiver === undefined ? {} : { receiver: command.receiver }),
       ...command.sealed,
     }),
 };
@@ -94,6 +120,11 @@ export interface ChangeSink extends SinkChange {
   readonly rotateSecret?: boolean;
   /** A webhook's new secret, made when asked for or when the sink becomes a webhook. */
   readonly newSecret: () => string;
+  /**
+   * A receiver's stream: the `authorization_header` it gave (sealed as the secret), null for
+   * none; its streams get no secret made here.
+   */
+  readonly givenSecret?: string | null;
   /** The sealed parts of the row for this sink, target and secret. */
   readonly seal: (sinkId: string, secret: string | undefined) => SealedParts;
 }
@@ -121,9 +152,11 @@ export const changeSinkDecider: LockedDecider<
     // A secret sent to a receiver as a Bearer never becomes the one a poller reads with.
     const newHolder = !keepsSecret(state.target) || isPushed(target) !== isPushed(state.target);
     const secret =
-      keepsSecret(target) && (command.rotateSecret === true || newHolder)
-        ? command.newSecret()
-        : undefined;
+      state.receiver !== undefined
+        ? (command.givenSecret ?? undefined)
+        : keepsSecret(target) && (command.rotateSecret === true || newHolder)
+          ? command.newSecret()
+          : undefined;
     const decision = decideChangeSink(
       { ...command, name, target, secretRotated: secret !== undefined },
       state,
@@ -140,6 +173,9 @@ export const changeSinkDecider: LockedDecider<
       name: facts.name,
       target: facts.target,
       ...command.seal(state!.sinkId, facts.secret),
+      // A receiver's new delivery without a header drops the old: a credential given for one
+      // URL never goes to another.
+      ...(command.givenSecret === null ? { sealedSecret: null } : {}),
     }),
 };
 
@@ -161,11 +197,14 @@ export const pauseSinkDecider: LockedDecider<
     };
   },
   decide: (command, { sink, attempts, lastError }) =>
-    decidePauseSink({ ...command, reason: 'admin', attempts, lastError }, sink),
+    decidePauseSink({ ...command, reason: pausedBy(command), attempts, lastError }, sink),
   stream: placedByDecision,
   refusals: notFound,
-  inline: ({ sinks }, command) => sinks.paused(command.sinkId, { reason: 'admin' }),
+  inline: ({ sinks }, command) => sinks.paused(command.sinkId, { reason: pausedBy(command) }),
 };
+
+/** An admin's change, or a stream's receiver's. */
+const pausedBy = (command: SinkChange) => (command.receiver === undefined ? 'admin' : 'receiver');
 
 /** A decider of one change to a sink, read under its lock. */
 type SinkChangeDecider = LockedDecider<SinkChange, Sink, SinkRefusal, Placed, WithSinkWrites>;
@@ -184,7 +223,7 @@ const sinkChange = (
 
 /** An admin's resume: delivery goes on from the cursor, retries from zero. */
 export const resumeSinkDecider = sinkChange(
-  (command, sink) => decideResumeSink({ ...command, reason: 'admin' }, sink),
+  (command, sink) => decideResumeSink({ ...command, reason: pausedBy(command) }, sink),
   ({ sinks }, command) => sinks.paused(command.sinkId, false),
 );
 

@@ -5,12 +5,18 @@ import { credentialsBehind, type StandingPorts } from './standing.js';
 import type { AccessTokenClaims } from '../../crypto/access-tokens.js';
 import type { CommandContext } from '../context.js';
 
-/** Our own access token's verified claims, or undefined for anything that is not one. */
+/**
+ * Our own access token's verified claims, or undefined for anything that is not one: a Storefront
+ * audience's, or stream management's (so it too can be introspected and revoked).
+ */
 export async function verifiedClaims(
-  ctx: CommandContext,
+  ctx: Pick<CommandContext, 'verifier' | 'streamsVerifier'>,
   token: string,
 ): Promise<AccessTokenClaims | undefined> {
-  return ctx.verifier.verifyAny(token).catch(() => undefined);
+  return ctx.verifier
+    .verifyAny(token)
+    .catch(() => ctx.streamsVerifier.verifyAny(token))
+    .catch(() => undefined);
 }
 
 /** What judging a token's standing reads: revocations, the credentials behind it, the catalog. */

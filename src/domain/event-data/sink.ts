@@ -37,8 +37,19 @@ export const webhookTargetSchema = z.object({
    * CloudEvents.
    */
   format: z.literal('secevent').optional(),
-  /** A stream's signals (SSF `events_requested`); absent: every one this service sends. */
-  events: z.array(z.enum(SIGNAL_URIS)).min(1).max(SIGNAL_URIS.length).optional(),
+  /**
+   * A stream's signals (SSF `events_requested`); absent: every one this service sends; empty (a
+   * receiver asked only for what this service does not send): none but its own verifications.
+   */
+  events: z.array(z.enum(SIGNAL_URIS)).max(SIGNAL_URIS.length).optional(),
+  /**
+   * A receiver-made stream's `authorization_header` (SSF 1.0 §6.1.1), sent verbatim on every push
+   * in place of the Bearer secret: sealed in the row as a secret is, recorded as this digest.
+   */
+  authorization_digest: z
+    .string()
+    .regex(/^hmac-sha256:[0-9a-f]{64}$/)
+    .optional(),
 });
 
 /**
@@ -48,7 +59,7 @@ export const webhookTargetSchema = z.object({
 export const webhookTargetRequestSchema = z.object({
   kind: z.literal('webhook'),
   format: webhookTargetSchema.shape.format,
-  events: webhookTargetSchema.shape.events,
+  events: z.array(z.enum(SIGNAL_URIS)).min(1).max(SIGNAL_URIS.length).optional(),
   url: webhookUrl.refine(
     (url) => {
       // What `new URL` cannot read is refused above, without a throw here.
@@ -95,7 +106,7 @@ export const pollTargetSchema = z.object({
 export const sinkTargetRequestSchema = z.discriminatedUnion('kind', [
   webhookTargetRequestSchema,
   syslogTargetRequestSchema,
-  pollTargetSchema,
+  pollTargetSchema.extend({ events: webhookTargetRequestSchema.shape.events }),
 ]);
 
 /** A sink's target: one of the three kinds. */
@@ -107,17 +118,23 @@ export const sinkTargetSchema = z.discriminatedUnion('kind', [
 export type SinkTarget = z.infer<typeof sinkTargetSchema>;
 
 /** An admin created a sink. A webhook's secret is never in the event (sealed in its row). */
-export const sinkCreatedSchema = z.object({
+const sinkCreatedFields = z.object({
   sink_id: z.string(),
   name: z.string(),
   target: sinkTargetSchema,
 });
 
+/** A sink created: by an admin, or a Shared Signals stream by its receiver (SSF 1.0 §8.1.1.1). */
+export const sinkCreatedSchema = sinkCreatedFields.extend({
+  /** The client that made the stream and alone manages it; absent: an admin's sink. */
+  receiver: z.string().optional(),
+});
+
 /**
- * An admin changed a sink's name or target, or gave a webhook a new signing secret (the secret
+ * An admin (or a stream's receiver) changed a sink's name or target, or gave a webhook a new signing secret (the secret
  * itself never in the event); its cursor stays where it is.
  */
-export const sinkChangedSchema = sinkCreatedSchema.extend({
+export const sinkChangedSchema = sinkCreatedFields.extend({
   secret_rotated: z.boolean().optional(),
 });
 
@@ -127,7 +144,9 @@ export const sinkChangedSchema = sinkCreatedSchema.extend({
  */
 export const sinkPausedSchema = z.object({
   sink_id: z.string(),
-  reason: z.enum(['failing', 'admin']),
+  /** `receiver`: a stream's receiver asked (SSF 1.0 §8.1.2.2), with its reason if it gave one. */
+  reason: z.enum(['failing', 'admin', 'receiver']),
+  note: z.string().max(200).optional(),
   attempts: z.number().int().min(0),
   last_error: z.string().nullable(),
 });
@@ -138,7 +157,16 @@ export const sinkDeletedSchema = z.object({ sink_id: z.string(), name: z.string(
 /** Delivery resumes from the cursor: an admin said so, or the sink answered a probe again. */
 export const sinkResumedSchema = z.object({
   sink_id: z.string(),
-  reason: z.enum(['admin', 'answering']),
+  reason: z.enum(['admin', 'answering', 'receiver']),
+});
+
+/**
+ * A stream's receiver asked for a verification event (SSF 1.0 §8.1.4.2): the SET that carries
+ * `state` back goes to that stream alone.
+ */
+export const streamVerificationRequestedSchema = z.object({
+  sink_id: z.string(),
+  state: z.string().max(256).optional(),
 });
 
 /** The sinks' events; a webhook's secret is sealed in its row, so nothing to redact here. */
@@ -171,6 +199,15 @@ export const SINK_EVENTS = {
   'sink-resumed': declareEvent(sinkResumedSchema, {
     audit: ['sink_id', 'reason'],
     example: ({ clientId }) => ({ sink_id: `sink-${clientId}`, reason: 'admin' }),
+  }),
+  'stream-verification-requested': declareEvent(streamVerificationRequestedSchema, {
+    audit: ['sink_id'],
+    signal: (data) => ({
+      type: 'verification',
+      subject: { stream: data.sink_id },
+      ...(data.state === undefined ? {} : { fields: { state: data.state } }),
+    }),
+    example: ({ clientId }) => ({ sink_id: `sink-${clientId}`, state: 'VGhpcyBpcyBhbiBleGFtcGxl' }),
   }),
   'sink-deleted': declareEvent(sinkDeletedSchema, {
     audit: ['sink_id', 'name'],

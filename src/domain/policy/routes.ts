@@ -9,6 +9,11 @@ export const ROUTE_POLICIES = {
   client: { caller: 'client' },
   /** A client's private token (never a public one), with its DPoP proof when bound. */
   'private-token': { caller: 'private-token' },
+  /**
+   * A Shared Signals receiver: a private token for the stream management audience, carrying
+   * its scope (SSF 1.0 §8; {@link mayManageStreams}); a Storefront audience's is refused.
+   */
+  'stream-receiver': { caller: 'private-token' },
   /** A dashboard user whose login token lists the space: every role reads. */
   'space-read': { caller: 'login', changes: false },
   /** A dashboard user whose login token lists the space, in a role that may change it. */

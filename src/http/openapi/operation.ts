@@ -20,7 +20,7 @@ export interface SuccessResponse {
  * routers serve exactly these and that real responses match them.
  */
 export interface Operation {
-  readonly method: 'get' | 'post' | 'patch' | 'delete';
+  readonly method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   /** Koa path syntax (`/v1/credential/:client_id`). */
   readonly path: string;
   readonly operationId: string;

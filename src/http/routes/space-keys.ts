@@ -1,3 +1,4 @@
+import { DELIVERY_METHODS, streamsAudience } from '../../domain/security-signals.js';
 import { z } from 'zod';
 import type { CommandContext } from '../../commands/context.js';
 import { enableSpaceKeys, endSwitchOver } from '../../commands/signing-key/change-keys.js';
@@ -28,6 +29,10 @@ const ssfConfiguration = z.object({
   issuer: z.string(),
   jwks_uri: z.string(),
   delivery_methods_supported: z.array(z.string()),
+  configuration_endpoint: z.string(),
+  status_endpoint: z.string(),
+  verification_endpoint: z.string(),
+  authorization_schemes: z.array(z.object({ spec_urn: z.string() })),
   default_subjects: z.literal('ALL'),
 });
 
@@ -99,13 +104,21 @@ export function spaceKeyRoutes(
       async handle(ctx) {
         const own = spaceIssuer(issuer, await spaceWithOwnKeys(ctx, spaces));
         ctx.set('Cache-Control', 'public, max-age=3600');
-        // Streams are made by the space's admins (POST /v1/sinks, format secevent): no
-        // configuration endpoint for receivers yet, which SSF leaves optional.
+        // The same endpoints for every space: the receiver's token names its space (SSF §8.1).
+        const ssf = streamsAudience(issuer);
         ctx.body = {
           spec_version: '1_0',
           issuer: own,
           jwks_uri: `${own}/.well-known/jwks.json`,
-          delivery_methods_supported: ['urn:ietf:rfc:8935', 'urn:ietf:rfc:8936'],
+          delivery_methods_supported: Object.values(DELIVERY_METHODS),
+          configuration_endpoint: `${ssf}/stream`,
+          status_endpoint: `${ssf}/status`,
+          verification_endpoint: `${ssf}/verify`,
+          // OAuth 2.0 bearer or DPoP tokens for that audience, with the ssf:streams scope.
+          authorization_schemes: [
+            { spec_urn: 'urn:ietf:rfc:6749' },
+            { spec_urn: 'urn:ietf:rfc:9449' },
+          ],
           default_subjects: 'ALL',
         } satisfies z.infer<typeof ssfConfiguration>;
       },

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { operatorSinksSchema } from '../../../src/delivery/operator-sinks.js';
-import { deliveryUrl, recordedTarget } from '../../../src/delivery/sinks.js';
+import { deliveryUrl, recordedTarget } from '../../../src/domain/sink/targets.js';
 import { sinkCreatedSchema, sinkTargetRequestSchema } from '../../../src/domain/event-data/sink.js';
 
 /** Issue 51, item 7: a webhook's path and query (a receiver's token) are sealed, not recorded. */

@@ -25,13 +25,13 @@ interface PrivateRequest extends IssueRequest {
 }
 
 type PrivateRefusal = 'invalid_target' | 'invalid_scope';
-type PrivatePorts = Pick<CommandContext, 'audiences' | 'privateTokenTtlSeconds' | 'scopeCatalog'>;
+type PrivatePorts = Pick<CommandContext, 'privateAudiences' | 'privateTokenTtlSeconds' | 'scopeCatalog'>;
 
 const PRIVATE: IssuanceFlow<PrivateRequest, undefined, PrivateRefusal, unknown, PrivatePorts> = {
   load: () => NOTHING,
   decide: (ctx, command) =>
     decideIssuePrivateToken(command, command.credential, {
-      audiences: ctx.audiences,
+      audiences: ctx.privateAudiences,
       ttlSeconds: ctx.privateTokenTtlSeconds,
       catalog: ctx.scopeCatalog,
     }),

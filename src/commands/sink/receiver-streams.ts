@@ -1,0 +1,92 @@
+import type { PrivateTokenClaims } from '../../crypto/access-tokens.js';
+import { decideRequestVerification } from '../../domain/sink/decide.js';
+import type { SinkState } from '../../domain/sink/decide.js';
+import { MIN_VERIFICATION_INTERVAL_SECONDS } from '../../domain/security-signals.js';
+import type { WithSinkWrites } from '../../delivery/sink-writes.js';
+import { InvalidTokenError, RateLimitedError } from '../../errors/errors.js';
+import type { CommandContext } from '../context.js';
+import { handleLocked, type LockedDecider, type Placed } from '../handle.js';
+import { credentialsBehind } from '../token/standing.js';
+import { tokenStands } from '../token/introspect.js';
+import type { SinkAdminContext, SinkCommand } from './admin.js';
+import { notFound, placedByDecision, type SinkChange } from './deciders.js';
+import type { SinkRefusal } from '../../domain/sink/decide.js';
+
+/** A Shared Signals receiver: the client a stream-management token names, in its space. */
+export interface StreamReceiver {
+  readonly spaceId: string;
+  readonly clientId: string;
+}
+
+/** What checking a receiver's token reads: its standing, and the client's budget. */
+export type ReceiverPorts = Parameters<typeof tokenStands>[0] & Pick<CommandContext, 'limits'>;
+
+/**
+ * The receiver a verified token names, once it still stands (not revoked, its credential active
+ * and still granting the scope) and one unit of its client's budget is spent: every management
+ * call and poll is a request like a token's.
+ */
+export async function standingReceiver(
+  ctx: ReceiverPorts,
+  claims: PrivateTokenClaims,
+): Promise<StreamReceiver> {
+  if (!(await tokenStands(ctx, claims))) {
+    throw new InvalidTokenError('this token was revoked, or its credential or scope withdrawn');
+  }
+  const [credential] = await credentialsBehind(ctx, claims);
+  if (!credential) throw new InvalidTokenError('the credential behind this token is gone');
+  ctx.limits.clientRequest(credential);
+  return { spaceId: claims.space_id, clientId: claims.client_id };
+}
+
+/** A receiver's command about one of its streams. */
+export const receiverCommand = (
+  receiver: StreamReceiver,
+  sinkId: string,
+  metadata: SinkCommand['metadata'],
+): SinkCommand => ({
+  spaceId: receiver.spaceId,
+  receiver: receiver.clientId,
+  sinkId,
+  metadata,
+});
+
+/** A receiver's verification request, at most one a minute per stream, timed under its lock. */
+const verificationDecider: LockedDecider<
+  SinkChange & { readonly now: number; readonly state?: string },
+  SinkState | undefined,
+  SinkRefusal | 'too_soon',
+  Placed,
+  WithSinkWrites
+> = {
+  load: ({ sinks }, command) => sinks.lockedSink(command.sinkId),
+  decide: (command, sink) => decideRequestVerification(command, sink),
+  stream: placedByDecision,
+  refusals: {
+    ...notFound,
+    too_soon: (_command, wait) =>
+      new RateLimitedError(
+        `one verification per ${MIN_VERIFICATION_INTERVAL_SECONDS} s per stream (min_verification_interval)`,
+        {
+          policy: 'stream-verification',
+          quota: 1,
+          windowSeconds: MIN_VERIFICATION_INTERVAL_SECONDS,
+          retryAfterSeconds: Number(wait ?? MIN_VERIFICATION_INTERVAL_SECONDS),
+        },
+      ),
+  },
+  inline: ({ sinks }, command) =>
+    sinks.verificationRequested(command.sinkId, new Date(command.now)),
+};
+
+/**
+ * SSF 1.0 §8.1.4.2: a verification event on the receiver's stream, recorded on its space's log
+ * so the stream's own delivery (push or poll) sends it in order, `state` echoed.
+ */
+export async function requestVerification(
+  ctx: SinkAdminContext & Pick<CommandContext, 'clock'>,
+  command: SinkCommand & { readonly state?: string },
+): Promise<void> {
+  const asked = { ...command, eventId: ctx.ids.eventId(), now: ctx.clock.now() };
+  await handleLocked(ctx.events, verificationDecider, asked, async () => undefined);
+}

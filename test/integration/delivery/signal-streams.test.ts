@@ -2,14 +2,8 @@ import { appendFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { decodeJwt } from 'jose';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { delivererEvents } from '../../../src/commands/sink/deliverer-events.js';
-import { loadKeyEncryptionKey } from '../../../src/crypto/key-files.js';
-import { openTokenSigner } from '../../../src/crypto/signer-from-config.js';
-import { openSpaceKeyStore } from '../../../src/crypto/space-keys.js';
-import { startDeliverer, type RunningDeliverer } from '../../../src/delivery/deliverer.js';
-import { signalSigner } from '../../../src/crypto/signal-signing.js';
+import { startSignalDeliverer } from '../../support/signal-deliverer.js';
 import { SIGNAL_TYPES } from '../../../src/domain/security-signals.js';
 import { createVerifier, nodeSignalHandler } from '../../../packages/verifier/src/index.js';
 import { afterFile } from '../../support/after-file.js';
@@ -33,49 +27,10 @@ const SPACE = 'space-signals';
 const REVOKED = SIGNAL_TYPES['session-revoked'];
 const CHANGED = SIGNAL_TYPES['credential-change'];
 let service: TestService;
-let deliverer: RunningDeliverer;
 
 beforeAll(async () => {
   service = await startTestService();
-  const { config } = service;
-  const db = service.database.db;
-  const kek = await loadKeyEncryptionKey(config.SIGNING_KEY_ENCRYPTION_KEY, config.DATA_DIR);
-  const signer = await openTokenSigner(config, db, kek);
-  const spaceKeys = await openSpaceKeyStore(db, {
-    kek,
-    signer,
-    mode: config.SPACE_SIGNING_KEYS,
-    refreshMs: 1000,
-    maxSpaces: 10,
-  });
-  deliverer = startDeliverer({
-    db,
-    events: delivererEvents(db),
-    url: service.database.url,
-    kek,
-    issuer: config.TOKEN_ISSUER,
-    rules: { production: false, allowHttpHosts: [], ownPorts: [] },
-    operatorSinks: [],
-    batchSize: 50,
-    maxAttempts: 100,
-    timeoutMs: 2000,
-    backoff: { baseMs: 20, maxMs: 100 },
-    probeMs: 100,
-    pollMs: 200,
-    // Signal streams send at once whatever this says: the audit sinks' gathering is not theirs.
-    lingerMs: 2000,
-    reloadMs: 100,
-    leaseMs: 5000,
-    standbyRetryMs: 200,
-    logger: pino({ level: process.env.DELIVERY_LOG ?? 'silent' }),
-    signals: signalSigner(spaceKeys, config.TOKEN_ISSUER),
-  });
-  afterFile(async () => {
-    await deliverer.stop();
-    spaceKeys.close();
-    await signer.close();
-  });
-  expect((await adminCall(service, SPACE, 'POST', '/v1/space/signing-keys')).status).toBe(200);
+  await startSignalDeliverer(service, [SPACE]);
 });
 
 /** A stream made by the space's admin through the API, and a receiver for it. */

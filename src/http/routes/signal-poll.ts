@@ -92,7 +92,13 @@ export function signalPollRoutes(commands: CommandContext, db: Kysely<Database>)
       description:
         'With a stream-management token (audience `<TOKEN_ISSUER>/v1/ssf`, scope `ssf:streams`) of the client that made the stream; otherwise as `pollSignals`.',
       params: z.object({ stream_id: streamId }),
-      errors: ['invalid_request', 'insufficient_scope', 'rate_limited', 'unavailable'],
+      errors: [
+        'invalid_request',
+        'invalid_token',
+        'insufficient_scope',
+        'rate_limited',
+        'unavailable',
+      ],
       async handle(ctx, { privateToken }, { params: { stream_id: id }, body }) {
         const receiver = await standingReceiver(commands, privateToken);
         await poll(ctx, id, body, { receiver });

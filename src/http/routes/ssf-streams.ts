@@ -45,7 +45,13 @@ const streamQuery = z.object({ stream_id: streamId });
 const optionalStreamQuery = z.object({ stream_id: streamId.optional() });
 const changeRequest = streamRequest.extend({ stream_id: streamId });
 
-const ERRORS = ['invalid_request', 'insufficient_scope', 'not_found', 'rate_limited'] as const;
+const ERRORS = [
+  'invalid_request',
+  'invalid_token',
+  'insufficient_scope',
+  'not_found',
+  'rate_limited',
+] as const;
 const common = { tag: 'Shared Signals', errors: [...ERRORS] };
 
 /**
@@ -73,12 +79,10 @@ export function ssfStreamRoutes(
     }
     return sink;
   };
+  const configured = (receiver: StreamReceiver) => (sink: SinkDefinition) =>
+    configurationOf(sink, receiver.clientId, placesOf(receiver));
   const answer = async (ctx: RequestContext, receiver: StreamReceiver, id: string, status = 200) =>
-    answerNoStore(
-      ctx,
-      configurationOf(await ownStream(receiver, id), receiver.clientId, placesOf(receiver)),
-      status,
-    );
+    answerNoStore(ctx, configured(receiver)(await ownStream(receiver, id)), status);
   const command = (ctx: RequestContext, receiver: StreamReceiver, id: string) =>
     receiverCommand(receiver, id, {
       actor: `client:${receiver.clientId}`,
@@ -93,7 +97,7 @@ export function ssfStreamRoutes(
     replace: boolean,
   ) => {
     const sink = await ownStream(receiver, body.stream_id);
-    const current = configurationOf(sink, receiver.clientId, placesOf(receiver));
+    const current = configured(receiver)(sink);
     requireTransmitterFields(body, current);
     const pollUrl = placesOf(receiver).pollUrl(sink.sinkId);
     const events = replace
@@ -156,10 +160,7 @@ export function ssfStreamRoutes(
         if (id !== undefined) return answer(ctx, receiver, id);
         const ids = await receiverStreamIds(db, receiver);
         const streams = await Promise.all(ids.map((one) => ownStream(receiver, one)));
-        answerNoStore(
-          ctx,
-          streams.map((sink) => configurationOf(sink, receiver.clientId, placesOf(receiver))),
-        );
+        answerNoStore(ctx, streams.map(configured(receiver)));
       },
     }),
     ...(['patch', 'put'] as const).map((method) =>

@@ -443,6 +443,44 @@ describe('OpenAPI document', () => {
       200,
     );
     expect((await call('POST', pollPath, { json: {} })).status).toBe(401);
+    // A receiver manages its own stream (SSF 1.0 §8) with a stream-management token.
+    const receiver = await call('POST', '/v1/credential', {
+      headers: login,
+      json: { name: 'receiver', description: 'ssf', scopes: ['ssf:streams'] },
+    });
+    const ssf = `${service.config.TOKEN_ISSUER}/v1/ssf`;
+    const managing = await call('POST', '/v1/credential/token', {
+      form: {
+        ...(receiver.body as Record<string, string>),
+        grant_type: 'client_credentials',
+        audience: ssf,
+        scope: 'ssf:streams',
+      },
+    });
+    expect(managing.status).toBe(200);
+    const manager = {
+      authorization: `Bearer ${(managing.body as { access_token: string }).access_token}`,
+    };
+    const own = await call('POST', '/v1/ssf/stream', { headers: manager, json: {} });
+    expect(own.status).toBe(201);
+    const ownId = (own.body as { stream_id: string }).stream_id;
+    const asked = { headers: manager, json: { stream_id: ownId } };
+    for (const [method, path, options, status] of [
+      ['GET', `/v1/ssf/stream?stream_id=${ownId}`, { headers: manager }, 200],
+      ['GET', '/v1/ssf/stream', { headers: manager }, 200],
+      ['PATCH', '/v1/ssf/stream', asked, 200],
+      ['PUT', '/v1/ssf/stream', asked, 200],
+      ['GET', `/v1/ssf/status?stream_id=${ownId}`, { headers: manager }, 200],
+      ['POST', '/v1/ssf/status', { ...asked, json: { stream_id: ownId, status: 'enabled' } }, 200],
+      ['POST', '/v1/ssf/verify', asked, 204],
+      ['POST', '/v1/ssf/verify', asked, 429],
+      ['POST', `/v1/ssf/streams/${ownId}/poll`, { headers: manager, json: {} }, 200],
+      ['GET', '/v1/ssf/stream', { headers: pollHeaders }, 401],
+      ['DELETE', `/v1/ssf/stream?stream_id=${ownId}`, { headers: manager }, 204],
+      ['DELETE', `/v1/ssf/stream?stream_id=${ownId}`, { headers: manager }, 404],
+    ] as const) {
+      expect((await call(method, path, options)).status, `${method} ${path}`).toBe(status);
+    }
     // Its switch-over ended (last: the space's shared-ring tokens are honoured no more).
     const ending = { headers: login };
     expect((await call('POST', '/v1/space/signing-keys/end-switch-over', ending)).status).toBe(200);

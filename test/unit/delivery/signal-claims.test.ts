@@ -88,6 +88,14 @@ describe('the Security Event Token an event gives a stream (src/delivery/signal-
     expect(signalClaims(stream, recorded('no-such-type'))).toBeUndefined();
   });
 
+  it("given a receiver's verification request: a verification SET with its state, to that stream alone, asked for or not", () => {
+    const asked = recorded('stream-verification-requested', { sink_id: 'snk_stream', state: 's' });
+    const claims = signalClaims({ ...stream, events: [] }, asked);
+    expect(claims?.sub_id).toEqual({ format: 'opaque', id: 'snk_stream' });
+    expect(eventsOf(claims)?.[VERIFICATION_URI]).toMatchObject({ state: 's' });
+    expect(signalClaims({ ...stream, streamId: 'snk_other' }, asked)).toBeUndefined();
+  });
+
   it('declares signals for exactly these event types', () => {
     const signalling = Object.entries(EVENT_CATALOG)
       .filter(([, declaration]) => declaration.signal !== null)
@@ -98,6 +106,7 @@ describe('the Security Event Token an event gives a stream (src/delivery/signal-
       'credential-revoked',
       'credential-scopes-changed',
       'credential-secret-rotated',
+      'stream-verification-requested',
       'token-revoked',
     ]);
   });

@@ -76,6 +76,7 @@ describe('policy: a login route lets a user in by the policy it declares', () =>
       'private-token': 'private-token',
       'space-read': 'login',
       'space-change': 'login',
+      'stream-receiver': 'private-token',
     });
   });
 });

@@ -4,6 +4,7 @@ import {
   decideCreateSink,
   decideDeleteSink,
   decidePauseSink,
+  decideRequestVerification,
   decideResumeSink,
   type SinkState,
 } from '../../../src/domain/sink/decide.js';
@@ -150,5 +151,48 @@ describe('audit sinks (issue 43)', () => {
     expect(decideResumeSink({ ...command, reason: 'admin' }, { ...sink, deleted: true }).ok).toBe(
       false,
     );
+  });
+
+  it("given a receiver's stream, when another receiver or space asks, then it is not found; an admin's pause is not its to lift", () => {
+    const stream = { ...sink, receiver: 'rcv-1', paused: true, pauseReason: 'admin' };
+    const asked = { eventId: 'e9', metadata, spaceId: 'space-a', receiver: 'rcv-2', now: 0 };
+    expect(decideRequestVerification(asked, stream)).toMatchObject({ refusal: 'not_found' });
+    const stranger = { ...asked, receiver: 'rcv-1', spaceId: 'space-b' };
+    expect(decideRequestVerification(stranger, stream)).toMatchObject({ refusal: 'not_found' });
+    // An admin's own sink is no receiver's.
+    expect(decideRequestVerification({ ...asked, receiver: 'rcv-1' }, sink)).toMatchObject({
+      refusal: 'not_found',
+    });
+    const resume = { eventId: 'e10', metadata, spaceId: 'space-a', receiver: 'rcv-1' };
+    expect(decideResumeSink({ ...resume, reason: 'receiver' }, stream)).toMatchObject({
+      refusal: 'admin_paused',
+    });
+    const failing = { ...stream, pauseReason: 'failing' };
+    expect(decideResumeSink({ ...resume, reason: 'receiver' }, failing).events).toHaveLength(1);
+  });
+
+  it("given a receiver's stream verified a while ago, when it asks again, then within the interval it waits, after it a verification is recorded with its state", () => {
+    const at = 1_000_000;
+    const stream = { ...sink, receiver: 'rcv-1', verificationRequestedAt: at };
+    const asked = { eventId: 'e11', metadata, spaceId: 'space-a', receiver: 'rcv-1' };
+    expect(decideRequestVerification({ ...asked, now: at + 10_000 }, stream)).toMatchObject({
+      ok: false,
+      refusal: 'too_soon',
+      detail: '50',
+    });
+    const later = decideRequestVerification({ ...asked, now: at + 60_000, state: 'x' }, stream);
+    expect(later.events[0]).toMatchObject({
+      type: 'stream-verification-requested',
+      data: { sink_id: 'snk_1', state: 'x' },
+    });
+  });
+
+  it('given a receiver with its one stream, when it creates another, then it is refused', () => {
+    const create = { eventId: 'e12', metadata, sinkId: 'snk_2', spaceId: 'space-a', name: 'x' };
+    const made = { ...create, target: webhook, receiver: 'rcv-1', receiverStreams: 1 };
+    expect(decideCreateSink(made)).toMatchObject({ ok: false, refusal: 'receiver_has_stream' });
+    expect(decideCreateSink({ ...made, receiverStreams: 0 }).events[0]!.data).toMatchObject({
+      receiver: 'rcv-1',
+    });
   });
 });

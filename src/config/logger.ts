@@ -5,6 +5,7 @@ import type { Config } from './config.js';
 // by mistake. The only redaction: pino's path-based one beside it cost 2% of the API's CPU.
 const SENSITIVE_KEYS = new Set([
   'authorization',
+  'authorization_header',
   'cookie',
   'client_secret',
   'access_token',

@@ -5,6 +5,7 @@ import { EVENTS_CHANNEL } from '#event-log/notify.js';
 import { operatorSinkId, type OperatorSink } from './operator-sinks.js';
 import { runSinkLoop, type SinkLoop, type SinkLoopOptions } from './sink-loop.js';
 import { loadSinks, writeSink, type SinkDefinition } from './sinks.js';
+import { withdrawnReceivers } from './receiver-standing.js';
 import type { TargetRules } from '#outbound/target-rules.js';
 import { transportFor, type TransportOptions } from './transports.js';
 import { isPushed, isSignalStream } from '../domain/sink/targets.js';
@@ -102,10 +103,12 @@ export function startDeliverer(options: DelivererOptions): RunningDeliverer {
     try {
       while (!stopping && !lost) {
         const current = await loadSinks(db, options.kek);
+        const withdrawn = await withdrawnReceivers(db, current);
         const seen = new Set<string>();
         for (const loaded of current) {
-          // A polled stream is read by its receiver through the API: no loop of ours.
-          if (!isPushed(loaded.target)) continue;
+          // A polled stream is read by its receiver through the API: no loop of ours; nor has
+          // a stream whose receiver was revoked or lost the scope.
+          if (!isPushed(loaded.target) || withdrawn.has(loaded.sinkId)) continue;
           const sink = { ...loaded, ...secrets.get(loaded.sinkId) };
           seen.add(sink.sinkId);
           // A new target (or secret) is a new transport; a pause or resume is only news.

@@ -16,6 +16,8 @@ export interface SinkWrites {
   count(spaceId: string, receiver?: string): Promise<number>;
   /** When its receiver asked for a verification now (one a minute). */
   verificationRequested(sinkId: string, at: Date): Promise<void>;
+  /** The last verification a receiver asked for on any stream it made, deleted ones too (ms). */
+  lastVerification(spaceId: string, receiver: string): Promise<number | undefined>;
   /** The sink's failed attempts and last failure (a pause names them). */
   cursor(
     sinkId: string,
@@ -43,6 +45,15 @@ export function postgresSinkWrites(trx: Transaction<Database>): SinkWrites {
         .$if(receiver !== undefined, (query) => query.where('receiver_client_id', '=', receiver!))
         .executeTakeFirstOrThrow();
       return Number(row.n);
+    },
+    lastVerification: async (spaceId, receiver) => {
+      const row = await trx
+        .selectFrom('audit_sinks')
+        .select((eb) => eb.fn.max('verification_requested_at').as('at'))
+        .where('space_id', '=', spaceId)
+        .where('receiver_client_id', '=', receiver)
+        .executeTakeFirst();
+      return row?.at ? new Date(row.at).getTime() : undefined;
     },
     verificationRequested: async (sinkId, at) => {
       await trx

@@ -19,6 +19,8 @@ export interface SinkStatus {
   readonly target: SinkTarget;
   readonly paused: boolean;
   readonly pauseReason: string | null;
+  /** The client that made a stream through SSF 1.0 §8; null: an admin's or operator's sink. */
+  readonly receiver: string | null;
   readonly cursor: { readonly transactionId: string; readonly globalPosition: number };
   readonly delivered: number;
   readonly failures: number;
@@ -54,6 +56,7 @@ export async function sinkStatuses(
     target: unknown;
     paused: boolean;
     pause_reason: string | null;
+    receiver_client_id: string | null;
     transaction_id: string;
     global_position: string;
     delivered: string;
@@ -65,7 +68,7 @@ export async function sinkStatuses(
     lag_oldest_at: Date | null;
   }>`
     SELECT s.sink_id, s.space_id, s.name, s.target->>'kind' AS kind, s.target, s.paused, s.pause_reason,
-           c.transaction_id::text AS transaction_id, c.global_position, c.delivered, c.failures,
+           s.receiver_client_id, c.transaction_id::text AS transaction_id, c.global_position, c.delivered, c.failures,
            c.last_error, c.last_error_at, c.delivered_at, c.lag_events, c.lag_oldest_at
     FROM audit_sinks s JOIN audit_sink_cursors c USING (sink_id)
     WHERE s.deleted_at IS NULL
@@ -82,6 +85,7 @@ export async function sinkStatuses(
     target: shownTarget(sinkTargetSchema.parse(row.target)),
     paused: row.paused,
     pauseReason: row.pause_reason,
+    receiver: row.receiver_client_id,
     cursor: { transactionId: row.transaction_id, globalPosition: Number(row.global_position) },
     delivered: Number(row.delivered),
     failures: Number(row.failures),

@@ -15,6 +15,7 @@ import type { RecordedEvent } from '#event-log/types.js';
 import type { SinkDefinition } from './sinks.js';
 import type { SignalSigner } from '../crypto/signal-signing.js';
 import { isSignalStream, signalsAsked } from '../domain/sink/targets.js';
+import { receiverTargetRules } from '../domain/policy.js';
 import { signalClaims, verificationClaims } from './signal-tokens.js';
 
 /** A batch of the log as the sink loop reads it: events as stored. */
@@ -106,7 +107,8 @@ function signalTransport(sink: SinkDefinition, options: TransportOptions): SinkT
     issuer: signer.issuer(spaceId),
     ...(events ? { events } : {}),
   };
-  const poster = webhookPoster({ url, rules: options.rules, timeoutMs: options.timeoutMs });
+  const rules = sink.receiver === undefined ? options.rules : receiverTargetRules(options.rules);
+  const poster = webhookPoster({ url, rules, timeoutMs: options.timeoutMs });
   const post = async (claims: object) => {
     const jwt = await signer.sign(spaceId, claims).catch((error: unknown) => {
       throw Object.assign(unavailable("the space's signing key"), { cause: error });

@@ -12,6 +12,7 @@ import {
   type RecordedTarget,
 } from '../../domain/sink/targets.js';
 import type { IdGenerator } from '../../domain/ports.js';
+import { receiverTargetRules } from '../../domain/policy.js';
 import type { EventStore } from '#event-log/event-store.js';
 import { InvalidRequestError } from '../../errors/errors.js';
 import { newWebhookSecret } from '#outbound/standard-webhooks.js';
@@ -63,10 +64,12 @@ const newSinkId = () => `snk_${randomBytes(12).toString('base64url')}`;
  */
 async function allowed(
   ctx: SinkAdminContext,
-  spaceId: string,
+  asker: { readonly spaceId: string; readonly receiver?: string | undefined },
   target: SinkTarget,
 ): Promise<RecordedTarget> {
-  const refusal = isPushed(target) ? targetRefusal(target, ctx.rules) : undefined;
+  const { spaceId } = asker;
+  const rules = asker.receiver === undefined ? ctx.rules : receiverTargetRules(ctx.rules);
+  const refusal = isPushed(target) ? targetRefusal(target, rules) : undefined;
   if (refusal) {
     throw new InvalidRequestError(`sink target refused: ${refusal}`, [
       { field: 'target', message: refusal },
@@ -104,7 +107,7 @@ export async function createSink(
   },
 ): Promise<SinkSecret> {
   const { givenSecret, ...asked } = command;
-  const recorded = await allowed(ctx, command.spaceId, command.target);
+  const recorded = await allowed(ctx, command, command.target);
   const sinkId = newSinkId();
   const secret =
     command.receiver !== undefined
@@ -137,11 +140,13 @@ export async function changeSink(
     readonly name?: string;
     readonly target?: SinkTarget;
     readonly rotateSecret?: boolean;
+    /** The target the change was built from (a receiver's read): another now is a 409. */
+    readonly expectedTarget?: SinkTarget;
     /** A receiver's stream: its new `authorization_header`, or null for none. */
     readonly givenSecret?: string | null;
   },
 ): Promise<SinkSecret> {
-  const recorded = command.target ? await allowed(ctx, command.spaceId, command.target) : undefined;
+  const recorded = command.target ? await allowed(ctx, command, command.target) : undefined;
   const change = {
     ...command,
     target: recorded?.target,

@@ -49,6 +49,8 @@ export const notFound: Refusals<SinkRefusal, unknown> = {
       'an audit sink cannot become a signal stream, or a signal stream an audit sink: create a new sink',
       [{ field: 'target', message: 'keep its kind and format, or create a new sink' }],
     ),
+  changed_meanwhile: () =>
+    new ConflictError('the stream changed while this change was made: read it and try again'),
   receiver_managed: () =>
     new InvalidRequestError("a receiver's stream is pointed by its receiver (SSF 1.0 §8)", [
       { field: 'target', message: 'rename, pause, resume or delete it; its receiver moves it' },

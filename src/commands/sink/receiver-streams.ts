@@ -59,7 +59,13 @@ const verificationDecider: LockedDecider<
   Placed,
   WithSinkWrites
 > = {
-  load: ({ sinks }, command) => sinks.lockedSink(command.sinkId),
+  // The receiver's last verification on any stream: deleting one and making another waits too.
+  load: async ({ sinks }, command) => {
+    const sink = await sinks.lockedSink(command.sinkId);
+    if (!sink?.receiver || sink.spaceId === null) return sink;
+    const last = await sinks.lastVerification(sink.spaceId, sink.receiver);
+    return last === undefined ? sink : { ...sink, verificationRequestedAt: last };
+  },
   decide: (command, sink) => decideRequestVerification(command, sink),
   stream: placedByDecision,
   refusals: {

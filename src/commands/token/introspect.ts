@@ -1,4 +1,4 @@
-import { standsOnCredentials, tokenInSpace, tokenRevoked } from '../../domain/policy.js';
+import { issuedTo, standsOnCredentials, tokenInSpace, tokenRevoked } from '../../domain/policy.js';
 import { scopeWords } from '#verifier/scope.js';
 import type { Credential } from '../../domain/credential/state.js';
 import { credentialsBehind, type StandingPorts } from './standing.js';
@@ -7,16 +7,18 @@ import type { CommandContext } from '../context.js';
 
 /**
  * Our own access token's verified claims, or undefined for anything that is not one: a Storefront
- * audience's, or stream management's (so it too can be introspected and revoked).
+ * audience's, or a stream-management token, which only its own client (`caller`) introspects or
+ * revokes (no resource server of the Storefront is told it is active).
  */
 export async function verifiedClaims(
   ctx: Pick<CommandContext, 'verifier' | 'streamsVerifier'>,
   token: string,
+  caller: string,
 ): Promise<AccessTokenClaims | undefined> {
-  return ctx.verifier
-    .verifyAny(token)
-    .catch(() => ctx.streamsVerifier.verifyAny(token))
-    .catch(() => undefined);
+  const storefront = await ctx.verifier.verifyAny(token).catch(() => undefined);
+  if (storefront) return storefront;
+  const managing = await ctx.streamsVerifier.verifyAny(token).catch(() => undefined);
+  return managing && issuedTo({ clientId: managing.client_id }, caller) ? managing : undefined;
 }
 
 /** What judging a token's standing reads: revocations, the credentials behind it, the catalog. */
@@ -60,7 +62,7 @@ export async function introspectToken(
 ): Promise<Introspection> {
   // Every call draws from the client's budget, like issuance: no endpoint is a free amplifier.
   ctx.limits.clientRequest(command.client);
-  const claims = await verifiedClaims(ctx, command.token);
+  const claims = await verifiedClaims(ctx, command.token, command.client.clientId);
   const ours = claims && tokenInSpace({ spaceId: claims.space_id }, command.client.spaceId);
   if (!ours || !(await tokenStands(ctx, claims))) return { active: false };
   const common = {

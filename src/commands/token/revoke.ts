@@ -20,7 +20,7 @@ export async function revokeToken(
 ): Promise<void> {
   // Every call draws from the client's budget, like issuance: no endpoint is a free amplifier.
   ctx.limits.clientRequest(command.client);
-  const claims = await verifiedClaims(ctx, command.token);
+  const claims = await verifiedClaims(ctx, command.token, command.client.clientId);
   if (!claims || !tokenInSpace({ spaceId: claims.space_id }, command.client.spaceId)) return;
   await handle(ctx.events, revokeTokenDecider(ctx), {
     clientId: command.client.clientId,

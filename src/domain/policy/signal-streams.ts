@@ -2,6 +2,7 @@
 import { scopeWords } from '#verifier/scope.js';
 import { MIN_VERIFICATION_INTERVAL_SECONDS, STREAMS_SCOPE } from '../security-signals.js';
 import { ownedBySpace } from './spaces-and-roles.js';
+import { credentialActive } from './tokens.js';
 
 /** A receiver's token manages streams when it carries the scope (its audience: the verifier's). */
 export function mayManageStreams(token: { readonly scope?: string | undefined }): boolean {
@@ -36,3 +37,33 @@ export function verificationWait(lastAt: number | undefined, now: number): numbe
   const left = lastAt + MIN_VERIFICATION_INTERVAL_SECONDS * 1000 - now;
   return left > 0 ? Math.ceil(left / 1000) : 0;
 }
+
+/**
+ * A receiver's stream is delivered while its receiver stands: its credential active, of the
+ * stream's space, still granted the scope. Revoked or narrowed, its stream waits (pushes stop).
+ */
+export function receiverStands(
+  credential:
+    | {
+        readonly status: string;
+        readonly spaceId: string;
+        readonly scopes: readonly string[] | null;
+      }
+    | undefined,
+  spaceId: string | null,
+): boolean {
+  return (
+    credentialActive(credential) &&
+    spaceId !== null &&
+    ownedBySpace(credential, spaceId) &&
+    (credential.scopes ?? []).includes(STREAMS_SCOPE)
+  );
+}
+
+/**
+ * A receiver is a tenant's client, not its admin: the operator's allowances for admins' sinks
+ * (SINK_ALLOW_TARGETS, ALLOW_HTTP_HOSTS) are not its to use, at creation or at any connect.
+ */
+export const receiverTargetRules = <Rules extends { readonly allowHttpHosts: readonly string[] }>(
+  rules: Rules,
+): Rules => ({ ...rules, allowTargets: [], allowHttpHosts: [] });

@@ -79,7 +79,12 @@ export function decideCreateSink(
  * a switch of kind, or a receiver resuming what an admin paused.
  */
 export type SinkRefusal =
-  'not_found' | 'operator_sink' | 'stream_kind' | 'admin_paused' | 'receiver_managed';
+  | 'not_found'
+  | 'operator_sink'
+  | 'stream_kind'
+  | 'admin_paused'
+  | 'receiver_managed'
+  | 'changed_meanwhile';
 
 const owned = (state: SinkState | undefined, who: SinkAsker): SinkRefusal | undefined => {
   if (!state || state.deleted === true) return 'not_found';
@@ -99,11 +104,17 @@ export function decideChangeSink(
       readonly name: string;
       readonly target: SinkTarget;
       readonly secretRotated?: boolean;
+      /** The target the change was built from: another under the lock is a change in between. */
+      readonly expectedTarget?: SinkTarget;
     },
   state: SinkState | undefined,
 ): Decision<DomainEvent<'sink-changed'>, SinkRefusal, Placed> {
   const refusal = owned(state, command);
   if (refusal || !state) return refuse(refusal ?? 'not_found');
+  const expected = command.expectedTarget;
+  if (expected && JSON.stringify(expected) !== JSON.stringify(state.target)) {
+    return refuse('changed_meanwhile');
+  }
   // An audit sink never becomes a signal stream or back: its receiver, secret and cursor were
   // given for the one, and a silent switch would hand one party the other's feed.
   if (isSignalStream(state.target) !== isSignalStream(command.target)) return refuse('stream_kind');
@@ -192,6 +203,10 @@ export function decideDeleteSink(
   }
   const refusal = owned(state, command);
   if (refusal || !state) return refuse(refusal ?? 'not_found');
+  // Deleted and made again, an admin's pause would be lifted by the receiver it holds.
+  if (command.receiver !== undefined && state.paused && !receiverMayResume(state.pauseReason)) {
+    return refuse('admin_paused');
+  }
   const event = commandEvent(command, 'sink-deleted', { sink_id: state.sinkId, name: state.name });
   return accept([event], placed(state.sinkId, state.spaceId, command.eventId));
 }

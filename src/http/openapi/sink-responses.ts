@@ -13,6 +13,8 @@ export const sinkStatus = z.object({
   paused: z.boolean(),
   /** `failing` (probed until it answers again) or `admin` (waits for an admin's resume). */
   pause_reason: z.string().nullable(),
+  /** A stream its receiver made (SSF 1.0 §8): that client; null for an admin's sink. */
+  receiver: z.string().nullable(),
   /** Delivered through this event, in commit-safe log order. */
   cursor: z.object({ transaction_id: z.string(), global_position: z.number().int() }),
   delivered: z.number().int(),
@@ -43,6 +45,7 @@ export function sinkStatusBody(status: SinkStatus): Body<typeof sinkStatus> {
     target: status.target,
     paused: status.paused,
     pause_reason: status.pauseReason,
+    receiver: status.receiver,
     cursor: {
       transaction_id: status.cursor.transactionId,
       global_position: status.cursor.globalPosition,

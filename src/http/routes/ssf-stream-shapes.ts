@@ -160,7 +160,10 @@ export function requestedTarget(
       events,
       ...(header === null
         ? {}
-        : { authorization_digest: `hmac-sha256:${places.digest(header).toString('hex')}` }),
+        : {
+            // Its own domain: never equal to a client secret's digest under the same key.
+            authorization_digest: `hmac-sha256:${places.digest(`ssf-authorization-header\0${header}`).toString('hex')}`,
+          }),
     },
     header,
   };

@@ -113,6 +113,7 @@ export function ssfStreamRoutes(
       ...command(ctx, receiver, sink.sinkId),
       name,
       target: next.target,
+      expectedTarget: sink.target,
       ...(next.header === undefined ? {} : { givenSecret: next.header }),
     });
     await answer(ctx, receiver, sink.sinkId);

@@ -10,6 +10,9 @@ import {
   type TestService,
 } from '../../support/test-service.js';
 import { waitUntil } from '../../support/wait.js';
+import { loadKeyEncryptionKey } from '../../../src/crypto/key-files.js';
+import { loadSinks } from '../../../src/delivery/sinks.js';
+import { withdrawnReceivers } from '../../../src/delivery/receiver-standing.js';
 
 /**
  * Issue 65, item 2: a receiver manages its own Shared Signals stream (OpenID SSF 1.0 §8) with a
@@ -185,6 +188,8 @@ describe('a receiver-managed Shared Signals stream (SSF 1.0 §8)', () => {
     expect(
       (await call('POST', '/v1/ssf/status', { stream_id: id, status: 'enabled' })).status,
     ).toBe(403);
+    // Nor is it lifted by deleting the stream and making another.
+    expect((await call('DELETE', `/v1/ssf/stream?stream_id=${id}`)).status).toBe(403);
     // An admin may not point it elsewhere either: that is its receiver's to say.
     const moved = await adminCall(service, SPACE, 'PATCH', `/v1/sinks/${id}`, {
       target: { kind: 'webhook', url: 'https://elsewhere.example/ssf', format: 'secevent' },
@@ -214,6 +219,11 @@ describe('a receiver-managed Shared Signals stream (SSF 1.0 §8)', () => {
         );
       }
     }
+    // Introspected by its own client alone: no Storefront resource server is told it is active.
+    const introspected = async (by: { client_id: string; client_secret: string }) =>
+      (await (await service.post('/v1/introspect', { ...by, token: owner.token })).json()).active;
+    expect(await introspected(storefront)).toBe(false);
+    expect(await introspected(owner.credential)).toBe(true);
     // A Storefront token, a token without the scope, a revoked one.
     const plain = await privateTokenVia(service, storefront);
     const asStorefront = await fetch(`${service.baseUrl}/v1/ssf/stream`, {
@@ -236,5 +246,25 @@ describe('a receiver-managed Shared Signals stream (SSF 1.0 §8)', () => {
       },
     );
     expect(bought.status).toBe(401);
+  });
+
+  it('stops pushing to a receiver revoked or narrowed: its stream waits, cursor kept', async () => {
+    const { credential, call } = await receiver();
+    const made = await call('POST', '/v1/ssf/stream', {
+      delivery: { method: PUSH, endpoint_url: 'https://rp.example/ssf' },
+    });
+    const id = made.body.stream_id as string;
+    const kek = await loadKeyEncryptionKey(
+      service.config.SIGNING_KEY_ENCRYPTION_KEY,
+      service.config.DATA_DIR,
+    );
+    const withdrawn = async () =>
+      withdrawnReceivers(service.database.db, await loadSinks(service.database.db, kek));
+    expect((await withdrawn()).has(id)).toBe(false);
+    const path = `/v1/credential/${credential.client_id}`;
+    const narrowed = await adminCall(service, SPACE, 'PATCH', path, { scopes: [] });
+    expect(narrowed.status).toBe(200);
+    await waitUntil(async () => (await withdrawn()).has(id));
+    expect((await call('GET', '/v1/ssf/stream')).status).toBe(401);
   });
 });

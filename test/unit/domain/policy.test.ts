@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
+  receiverStands,
+  receiverTargetRules,
   credentialActive,
   credentialInSpace,
   eventVisibleTo,
@@ -215,5 +217,25 @@ describe('a shared-ring token in a switch-over', () => {
     expect(honouredInSwitchOver({ digest, ended: false }, Buffer.alloc(15, 7))).toBe(false);
     expect(honouredInSwitchOver({ digest, ended: true }, Buffer.alloc(16, 7))).toBe(false);
     expect(honouredInSwitchOver(undefined, Buffer.alloc(16, 7))).toBe(false);
+  });
+});
+
+describe('policy: a Shared Signals receiver (SSF 1.0 §8)', () => {
+  const active = { status: 'active', spaceId: 'a', scopes: ['ssf:streams'] };
+  it('stands while its credential is active, of the space, and granted the scope', () => {
+    expect(receiverStands(active, 'a')).toBe(true);
+    expect(receiverStands({ ...active, status: 'revoked' }, 'a')).toBe(false);
+    expect(receiverStands(active, 'b')).toBe(false);
+    expect(receiverStands({ ...active, scopes: [] }, 'a')).toBe(false);
+    expect(receiverStands({ ...active, scopes: null }, 'a')).toBe(false);
+    expect(receiverStands(undefined, 'a')).toBe(false);
+  });
+  it("never uses the operator's allowances for admins' sinks", () => {
+    const rules = { production: true, allowHttpHosts: ['siem'], allowTargets: ['10.0.0.0/8'] };
+    expect(receiverTargetRules(rules)).toEqual({
+      production: true,
+      allowHttpHosts: [],
+      allowTargets: [],
+    });
   });
 });

@@ -57,7 +57,7 @@ export const notFound: Refusals<SinkRefusal, unknown> = {
     ]),
   admin_paused: () =>
     new InsufficientScopeError(
-      "this stream was paused by the space's administrator: only they resume it",
+      "this stream was paused by the space's administrator: only they resume or delete it",
     ),
 };
 

@@ -154,8 +154,10 @@ export function decidePauseSink(
       : owned(state, { spaceId: command.spaceId, receiver: command.receiver });
   if (refusal || !state) return refuse(refusal ?? 'not_found');
   const where = placed(state.sinkId, state.spaceId, command.eventId);
-  // A deleted sink is not paused or resumed by the deliverer's last turn: nothing to record.
-  if (state.paused || state.deleted) return accept([], where);
+  // A deleted sink is not paused or resumed by the deliverer's last turn: nothing to record. An
+  // admin's pause over anyone else's is recorded, so only an admin lifts it.
+  const adminOverOther = command.reason === 'admin' && state.pauseReason !== 'admin';
+  if (state.deleted || (state.paused && !adminOverOther)) return accept([], where);
   const event = commandEvent(command, 'sink-paused', {
     sink_id: state.sinkId,
     reason: command.reason,

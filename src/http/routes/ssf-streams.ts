@@ -108,10 +108,11 @@ export function ssfStreamRoutes(
       delivery === undefined && !replace
         ? { target: withSignals(sink.target, events ?? []), header: undefined }
         : requestedTarget({ delivery, events_requested: events }, { pollUrl, digest });
-    const name = body.description ?? (replace ? unnamed(receiver.clientId) : sink.name);
+    // Not sent on a PATCH: the name as it stands under the lock (an admin's rename kept).
+    const name = body.description ?? (replace ? unnamed(receiver.clientId) : undefined);
     await changeSink(admin, {
       ...command(ctx, receiver, sink.sinkId),
-      name,
+      ...(name === undefined ? {} : { name }),
       target: next.target,
       expectedTarget: sink.target,
       ...(next.header === undefined ? {} : { givenSecret: next.header }),
@@ -174,6 +175,7 @@ export function ssfStreamRoutes(
             : "Replace a receiver's stream; what is not sent goes (SSF 1.0 §8.1.1.4)",
         body: { schema: changeRequest, media: ['json'] },
         responses: [{ status: 200, description: 'The stream', schema: streamConfiguration }],
+        errors: [...ERRORS, 'conflict'],
         async handle(ctx, { privateToken }, { body }) {
           const receiver = await standingReceiver(commands, privateToken);
           await change(ctx, receiver, body, method === 'put');

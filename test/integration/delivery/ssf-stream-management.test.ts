@@ -190,6 +190,13 @@ describe('a receiver-managed Shared Signals stream (SSF 1.0 §8)', () => {
     ).toBe(403);
     // Nor is it lifted by deleting the stream and making another.
     expect((await call('DELETE', `/v1/ssf/stream?stream_id=${id}`)).status).toBe(403);
+    // An admin's pause over the receiver's own is the admin's too.
+    expect((await adminCall(service, SPACE, 'POST', `/v1/sinks/${id}/resume`)).status).toBe(200);
+    await call('POST', '/v1/ssf/status', { stream_id: id, status: 'paused' });
+    expect((await adminCall(service, SPACE, 'POST', `/v1/sinks/${id}/pause`)).status).toBe(200);
+    const enable = { stream_id: id, status: 'enabled' };
+    expect((await call('POST', '/v1/ssf/status', enable)).status).toBe(403);
+    expect((await call('DELETE', `/v1/ssf/stream?stream_id=${id}`)).status).toBe(403);
     // An admin may not point it elsewhere either: that is its receiver's to say.
     const moved = await adminCall(service, SPACE, 'PATCH', `/v1/sinks/${id}`, {
       target: { kind: 'webhook', url: 'https://elsewhere.example/ssf', format: 'secevent' },
@@ -266,5 +273,14 @@ describe('a receiver-managed Shared Signals stream (SSF 1.0 §8)', () => {
     expect(narrowed.status).toBe(200);
     await waitUntil(async () => (await withdrawn()).has(id));
     expect((await call('GET', '/v1/ssf/stream')).status).toBe(401);
+  });
+
+  it('keeps the verification limit across a delete and a new stream', async () => {
+    const { call } = await receiver();
+    const first = (await call('POST', '/v1/ssf/stream', {})).body.stream_id as string;
+    expect((await call('POST', '/v1/ssf/verify', { stream_id: first })).status).toBe(204);
+    expect((await call('DELETE', `/v1/ssf/stream?stream_id=${first}`)).status).toBe(204);
+    const second = (await call('POST', '/v1/ssf/stream', {})).body.stream_id as string;
+    expect((await call('POST', '/v1/ssf/verify', { stream_id: second })).status).toBe(429);
   });
 });

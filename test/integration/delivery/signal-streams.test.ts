@@ -110,6 +110,11 @@ describe('a Shared Signals stream (SSF 1.0, RFC 8935 push)', () => {
       issuer,
       jwks_uri: `${issuer}/.well-known/jwks.json`,
       delivery_methods_supported: ['urn:ietf:rfc:8935', 'urn:ietf:rfc:8936'],
+      // Receivers manage their own streams there (SSF 1.0 §8), with an OAuth or DPoP token.
+      configuration_endpoint: `${service.config.TOKEN_ISSUER}/v1/ssf/stream`,
+      status_endpoint: `${service.config.TOKEN_ISSUER}/v1/ssf/status`,
+      verification_endpoint: `${service.config.TOKEN_ISSUER}/v1/ssf/verify`,
+      authorization_schemes: [{ spec_urn: 'urn:ietf:rfc:6749' }, { spec_urn: 'urn:ietf:rfc:9449' }],
       default_subjects: 'ALL',
     });
     const shared = 'space-signals-shared';

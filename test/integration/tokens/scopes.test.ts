@@ -94,6 +94,8 @@ describe('the catalog', () => {
       'checkout:write',
       'orders:read',
       'products:read',
+      // The service's own: stream management's (SSF 1.0 §8), granted by an admin.
+      'ssf:streams',
     ]);
     const openapi = (await (await fetch(`${service.baseUrl}/openapi.json`)).json()) as {
       components: {

@@ -20,9 +20,7 @@ export const VERIFICATION_URI = 'https://schemas.openid.net/secevent/ssf/event-t
 
 /** Whom a signal is about: one access token (by its jti), one client's credential, one stream. */
 export type SignalSubject =
-  | { readonly token: string }
-  | { readonly client: string }
-  | { readonly stream: string };
+  { readonly token: string } | { readonly client: string } | { readonly stream: string };
 
 /** One signal a recorded event gives: its type, its subject and the type's own fields. */
 export type SecuritySignal = {

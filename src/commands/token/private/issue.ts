@@ -25,7 +25,10 @@ interface PrivateRequest extends IssueRequest {
 }
 
 type PrivateRefusal = 'invalid_target' | 'invalid_scope';
-type PrivatePorts = Pick<CommandContext, 'privateAudiences' | 'privateTokenTtlSeconds' | 'scopeCatalog'>;
+type PrivatePorts = Pick<
+  CommandContext,
+  'privateAudiences' | 'privateTokenTtlSeconds' | 'scopeCatalog'
+>;
 
 const PRIVATE: IssuanceFlow<PrivateRequest, undefined, PrivateRefusal, unknown, PrivatePorts> = {
   load: () => NOTHING,

@@ -27,6 +27,10 @@ export function streamOfReceiver(
 /** How many streams one receiver may have: one (SSF 1.0 §8.1.1.1 allows a 409 for a second). */
 export const STREAMS_PER_RECEIVER = 1;
 
+/** An admin's pause over one already made (the receiver's, the deliverer's) is recorded anew. */
+export const adminPauseTakesOver = (asked: string, current: string | null | undefined): boolean =>
+  asked === 'admin' && current !== 'admin';
+
 /** A receiver resumes what it or the deliverer paused, never what a space's admin paused. */
 export const receiverMayResume = (pauseReason: string | null | undefined): boolean =>
   pauseReason !== 'admin';

@@ -1,6 +1,7 @@
 import { accept, refuse, type Decision } from '../decision.js';
 import { isSignalStream, keepsSecret } from './targets.js';
 import {
+  adminPauseTakesOver,
   ownedBySpace,
   receiverMayResume,
   roomForOne,
@@ -156,8 +157,8 @@ export function decidePauseSink(
   const where = placed(state.sinkId, state.spaceId, command.eventId);
   // A deleted sink is not paused or resumed by the deliverer's last turn: nothing to record. An
   // admin's pause over anyone else's is recorded, so only an admin lifts it.
-  const adminOverOther = command.reason === 'admin' && state.pauseReason !== 'admin';
-  if (state.deleted || (state.paused && !adminOverOther)) return accept([], where);
+  const takesOver = adminPauseTakesOver(command.reason, state.pauseReason);
+  if (state.deleted || (state.paused && !takesOver)) return accept([], where);
   const event = commandEvent(command, 'sink-paused', {
     sink_id: state.sinkId,
     reason: command.reason,

@@ -1,4 +1,5 @@
 import type { PrivateTokenClaims } from '../../crypto/access-tokens.js';
+import { clientActor } from '../../domain/actors.js';
 import { decideRequestVerification } from '../../domain/sink/decide.js';
 import type { SinkState } from '../../domain/sink/decide.js';
 import { MIN_VERIFICATION_INTERVAL_SECONDS } from '../../domain/security-signals.js';
@@ -30,25 +31,33 @@ export async function standingReceiver(
   ctx: ReceiverPorts,
   claims: PrivateTokenClaims,
 ): Promise<StreamReceiver> {
-  if (!(await tokenStands(ctx, claims))) {
+  // Read once: the standing and the budget are the same credential's.
+  const behind = await credentialsBehind(ctx, claims);
+  if (!(await tokenStands(ctx, claims, behind))) {
     throw new InvalidTokenError('this token was revoked, or its credential or scope withdrawn');
   }
-  const [credential] = await credentialsBehind(ctx, claims);
+  const [credential] = behind;
   if (!credential) throw new InvalidTokenError('the credential behind this token is gone');
   ctx.limits.clientRequest(credential);
   return { spaceId: claims.space_id, clientId: claims.client_id };
 }
 
+/** A receiver's change, recorded as its client's, with where the request came from. */
+export const receiverMetadata = (
+  receiver: StreamReceiver,
+  origin: Omit<SinkCommand['metadata'], 'actor'>,
+): SinkCommand['metadata'] => ({ actor: clientActor(receiver.clientId), ...origin });
+
 /** A receiver's command about one of its streams. */
 export const receiverCommand = (
   receiver: StreamReceiver,
   sinkId: string,
-  metadata: SinkCommand['metadata'],
+  origin: Omit<SinkCommand['metadata'], 'actor'>,
 ): SinkCommand => ({
   spaceId: receiver.spaceId,
   receiver: receiver.clientId,
   sinkId,
-  metadata,
+  metadata: receiverMetadata(receiver, origin),
 });
 
 /** A receiver's verification request, at most one a minute per stream, timed under its lock. */

@@ -34,6 +34,8 @@ export type TokenStandingPorts = StandingPorts & {
 export async function tokenStands(
   ctx: TokenStandingPorts,
   claims: AccessTokenClaims,
+  /** The credentials behind it, when the caller read them already ({@link credentialsBehind}). */
+  behind?: ReadonlyArray<Credential | undefined>,
 ): Promise<boolean> {
   if (await tokenRevoked(claims, (jti) => ctx.revocations.isRevoked(jti))) return false;
   // Revoking or narrowing any credential it came through, or the catalog, reaches a live token.
@@ -42,7 +44,11 @@ export async function tokenStands(
     scopes: scopeWords(claims.scope),
     audience: claims.aud,
   };
-  return standsOnCredentials(token, await credentialsBehind(ctx, claims), ctx.scopeCatalog);
+  return standsOnCredentials(
+    token,
+    behind ?? (await credentialsBehind(ctx, claims)),
+    ctx.scopeCatalog,
+  );
 }
 
 /** An RFC 7662 introspection answer. */

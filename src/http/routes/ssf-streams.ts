@@ -10,6 +10,7 @@ import {
 import { deleteSink } from '../../commands/sink/delete.js';
 import {
   receiverCommand,
+  receiverMetadata,
   requestVerification,
   standingReceiver,
   type StreamReceiver,
@@ -18,6 +19,7 @@ import type { CommandContext } from '../../commands/context.js';
 import type { Database } from '../../db/schema.js';
 import { loadSink, type SinkDefinition } from '../../delivery/sinks.js';
 import { receiverStreamIds } from '../../delivery/status.js';
+import { streamsAudience } from '../../domain/security-signals.js';
 import { streamOfReceiver } from '../../domain/policy.js';
 import { spaceIssuer } from '#verifier/issuer-keys.js';
 import { InvalidRequestError, NotFoundError } from '../../errors/errors.js';
@@ -65,10 +67,9 @@ export function ssfStreamRoutes(
   admin: SinkAdminContext,
   db: Kysely<Database>,
 ): readonly Route[] {
-  const base = commands.issuer.replace(/\/$/, '');
   const placesOf = (receiver: StreamReceiver): StreamPlaces => ({
     issuer: spaceIssuer(commands.issuer, receiver.spaceId),
-    pollUrl: (id) => `${base}/v1/ssf/streams/${id}/poll`,
+    pollUrl: (id) => `${streamsAudience(commands.issuer)}/streams/${id}/poll`,
   });
   const digest = (text: string) => commands.hasher.hash(text);
   /** The receiver's stream, or 404 for anything else: none tells another's from a missing one. */
@@ -84,11 +85,7 @@ export function ssfStreamRoutes(
   const answer = async (ctx: RequestContext, receiver: StreamReceiver, id: string, status = 200) =>
     answerNoStore(ctx, configured(receiver)(await ownStream(receiver, id)), status);
   const command = (ctx: RequestContext, receiver: StreamReceiver, id: string) =>
-    receiverCommand(receiver, id, {
-      actor: `client:${receiver.clientId}`,
-      ...requestMetadata(ctx),
-    });
-
+    receiverCommand(receiver, id, requestMetadata(ctx));
   /** PATCH and PUT: SSF 1.0 §8.1.1.3 keeps what is not sent, §8.1.1.4 drops it. */
   const change = async (
     ctx: RequestContext,
@@ -136,7 +133,7 @@ export function ssfStreamRoutes(
         const made = await createSink(admin, {
           spaceId: receiver.spaceId,
           receiver: receiver.clientId,
-          metadata: command(ctx, receiver, '').metadata,
+          metadata: receiverMetadata(receiver, requestMetadata(ctx)),
           name: body.description ?? unnamed(receiver.clientId),
           target,
           ...(header === null ? {} : { givenSecret: header }),

@@ -11,6 +11,7 @@ import { nextBatch } from './batch-reader.js';
 import { advanceCursor, readCursor } from './cursor.js';
 import { signalClaims } from './signal-tokens.js';
 import { loadSink } from './sinks.js';
+import type { DeliveredSet } from './sink-events.js';
 
 /** A poll's bounds: SETs per answer, and the log's events it looks through. */
 const MAX_EVENTS = 100;
@@ -23,6 +24,11 @@ export interface SignalPollPorts {
   readonly db: Kysely<Database>;
   readonly kek: KeyEncryptionKey;
   readonly signer: SignalSigner;
+  /** Records the SETs a poll acknowledged (`signals-delivered`), before the cursor moves. */
+  readonly delivered: (
+    sink: { readonly sinkId: string; readonly spaceId: string },
+    sets: readonly DeliveredSet[],
+  ) => Promise<void>;
 }
 
 /** An RFC 8936 §2.4 poll request, as validated at the edge. */
@@ -80,6 +86,9 @@ export async function pollSignals(
   });
   if (!batch) return { sets: {}, moreAvailable: false };
   const acknowledged = new Set([...kept, ...poll.acknowledged]);
+  // Acknowledged by this poll, not before: what is recorded as delivered now.
+  const before = new Set(kept);
+  const taken: DeliveredSet[] = [];
   // The cursor may pass each event until the first SET not acknowledged.
   let through: LogPosition | undefined;
   let passed = 0;
@@ -88,13 +97,16 @@ export async function pollSignals(
   const ackedAhead: string[] = [];
   for (const event of batch.events) {
     const claims = signalClaims(signalStream, event);
-    const taken = !claims || acknowledged.has(claims.jti as string);
-    if (waiting.length === 0 && taken) {
+    const jti = claims?.jti as string | undefined;
+    const acked = jti === undefined || acknowledged.has(jti);
+    if (jti !== undefined && acked && !before.has(jti)) taken.push({ jti, event_id: event.eventId });
+    if (waiting.length === 0 && acked) {
       through = event;
       passed += 1;
-    } else if (!taken) waiting.push(claims);
-    else if (claims) ackedAhead.push(claims.jti as string);
+    } else if (!acked) waiting.push(claims!);
+    else if (jti !== undefined) ackedAhead.push(jti);
   }
+  if (taken.length > 0) await ports.delivered({ sinkId: sink.sinkId, spaceId: sink.spaceId }, taken);
   if (waiting.length === 0) through = batch.through;
   if (through) {
     const position = {

@@ -15,7 +15,7 @@ import type { DelivererEvents } from './sink-events.js';
 import { readSink, type SinkDefinition } from './sinks.js';
 import { LOG_START, type LogPosition } from '#event-log/types.js';
 import { connectFailure } from '#outbound/transport.js';
-import type { SinkTransport } from './transports.js';
+import { UnrecordedDelivery, type SinkTransport } from './transports.js';
 import { tracedSend } from './traced-send.js';
 import type { LinkedSpans } from '#event-log/event-traces.js';
 import { nap } from '../db/nap.js';
@@ -129,7 +129,7 @@ export function runSinkLoop(options: SinkLoopOptions): SinkLoop {
       const row = await readSink(db, sinkId);
       if (!row || row.deleted) return void (stopped = true);
       await send().catch((error: unknown) => {
-        throw new SendFailure(error);
+        throw error instanceof UnrecordedDelivery ? error : new SendFailure(error);
       });
     }
     // A range with nothing of the sink's moves the row at most once a second: an idle sink woken

@@ -17,6 +17,10 @@ import type { SignalSigner } from '../crypto/signal-signing.js';
 import { isSignalStream, signalsAsked } from '../domain/sink/targets.js';
 import { receiverTargetRules } from '../domain/policy.js';
 import { signalClaims, verificationClaims } from './signal-tokens.js';
+import type { DeliveredSet, DelivererEvents } from './sink-events.js';
+
+/** SETs were delivered but could not be recorded: the database's failure, not the sink's. */
+export class UnrecordedDelivery extends Error {}
 
 /** A batch of the log as the sink loop reads it: events as stored. */
 export type SinkBatch = DeliveryBatch<RecordedEvent>;
@@ -36,6 +40,8 @@ export interface TransportOptions {
   readonly rules: TargetRules;
   /** Absent: signal streams fail (`secret_unavailable`) and pause, named, until there is one. */
   readonly signals?: SignalSigner;
+  /** Where a stream's acknowledged SETs are recorded (`signals-delivered`) before it moves on. */
+  readonly events: Pick<DelivererEvents, 'delivered'>;
 }
 
 /** A sink's own transport, target rules at each connect, events via {@link leavingEvent}. */
@@ -130,12 +136,28 @@ function signalTransport(sink: SinkDefinition, options: TransportOptions): SinkT
   // is seen at the next batch.
   let closed = false;
   return {
+    // What the receiver took is recorded before the cursor moves, even when a later SET failed:
+    // a batch sent again is recorded again (a receiver drops a repeat by its jti).
     async send(batch) {
-      for (const event of batch.events) {
-        if (closed) throw new DeliveryError('connection_lost', 'the stream was stopped');
-        const claims = signalClaims(stream, event);
-        if (claims) await post(claims);
+      const taken: DeliveredSet[] = [];
+      let failure: unknown;
+      try {
+        for (const event of batch.events) {
+          if (closed) throw new DeliveryError('connection_lost', 'the stream was stopped');
+          const claims = signalClaims(stream, event);
+          if (!claims) continue;
+          await post(claims);
+          taken.push({ jti: claims.jti as string, event_id: event.eventId });
+        }
+      } catch (error) {
+        failure = error;
       }
+      if (taken.length > 0) {
+        await options.events.delivered(sink.sinkId, spaceId, taken).catch((error: unknown) => {
+          throw new UnrecordedDelivery('delivered SETs could not be recorded', { cause: error });
+        });
+      }
+      if (failure !== undefined) throw failure;
     },
     probe: () => post(verificationClaims(stream, new Date())),
     close: () => {

@@ -29,6 +29,12 @@ export const streams = {
     keyedStream(`metadata-client-${spaceId}-${clientId}`),
   signingKeyChange: (kid: string, eventId: string) => newStream(`signing-key-${kid}-${eventId}`),
   sinkChange: (sinkId: string, eventId: string) => newStream(`sink-${sinkId}-${eventId}`),
+  /** SETs a stream's receiver acknowledged: a record per delivery. */
+  signalsDelivered: (sinkId: string, eventId: string) =>
+    newStream(`signals-delivered-${sinkId}-${eventId}`),
+  /** A status list's published versions, in order: replicas publishing at once, checked. */
+  statusList: (spaceId: string, listId: string) =>
+    keyedStream(`status-list-${spaceId}-${listId}`),
   trustedIssuerChange: (issuerId: string, eventId: string) =>
     newStream(`trusted-issuer-${issuerId}-${eventId}`),
   metadataDomainChange: (domain: string, eventId: string) =>

@@ -4,6 +4,8 @@ import type { Database } from '../../db/schema.js';
 import type { EventMetadata as Metadata } from '../../domain/events.js';
 import { uuidv7 } from '../../domain/ports.js';
 import { streams } from '../../domain/streams.js';
+import { serviceMetadata } from '../../domain/events.js';
+import { recordSignalsDelivered } from './signal-deliveries.js';
 import { accept } from '../../domain/decision.js';
 import {
   decidePauseSink,
@@ -64,8 +66,18 @@ export function delivererEvents(db: Kysely<Database>): DelivererEvents {
     const command = { ...asked, eventId, metadata };
     return handleLocked(store, change, command, async (_writes, done) => done.changed);
   };
+  const ids = { eventId: uuidv7 };
   return {
     pause: (sinkId, attempts, lastError) => run(pause, { sinkId, attempts, lastError }),
     resume: (sinkId) => run(resume, { sinkId }),
+    delivered: (sinkId, spaceId, sets) =>
+      recordSignalsDelivered(
+        { events: store, ids },
+        {
+          spaceId,
+          metadata: serviceMetadata(DELIVERER_ACTOR, ids.eventId(), '127.0.0.1'),
+          delivered: { sink_id: sinkId, method: 'push', sets: [...sets] },
+        },
+      ),
   };
 }

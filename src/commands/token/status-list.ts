@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { encodeStatusList, STATUS_INVALID } from '#verifier/status-list-codec.js';
 import { parseEventData } from '../../domain/events.js';
 import { voidingJtis } from '../../domain/policy.js';
@@ -8,6 +9,7 @@ import { secondsOf } from '../../domain/times.js';
 import { UnavailableError } from '../../errors/errors.js';
 import { signJwtOffThread, type AccessTokenClaims } from '../../crypto/access-tokens.js';
 import { STATUS_LIST_SIZE } from '../../crypto/status-slots.js';
+import type { PublishedList } from '../../domain/status-list/decide.js';
 import type { StatusListEntry } from '../../projections/status-list-entries.js';
 import type { CommandContext } from '../context.js';
 import { ownSigning, type SigningPorts } from './issuance.js';
@@ -47,7 +49,7 @@ export async function statusListToken(
   ctx: StatusListPorts,
   reads: StatusListReads,
   list: { readonly spaceId: string; readonly listId: string; readonly ring: 'own' | 'shared' },
-): Promise<{ readonly jwt: string; readonly unreadable: number }> {
+): Promise<{ readonly jwt: string; readonly unreadable: number; readonly built: PublishedList }> {
   const { spaceId, listId, ring } = list;
   if ((await reads.lagSeconds()) > MAX_ENTRIES_LAG_SECONDS) {
     throw new UnavailableError('the status lists are behind the log; retry shortly', {
@@ -84,16 +86,21 @@ export async function statusListToken(
   });
   if (ring === 'own' && !own) throw new UnavailableError('this replica signs with no own rings');
   const iat = secondsOf(ctx.clock.now());
+  const lst = encodeStatusList(STATUS_LIST_SIZE, 1, invalid);
+  const exp = iat + STATUS_LIST_LIFETIME_SECONDS;
   const claims = {
     iss: own?.issuer ?? ctx.issuer,
     sub: statusListUri(ctx.issuer, spaceId, listId),
     iat,
-    exp: iat + STATUS_LIST_LIFETIME_SECONDS,
+    exp,
     ttl: STATUS_LIST_TTL_SECONDS,
-    status_list: { bits: 1, lst: encodeStatusList(STATUS_LIST_SIZE, 1, invalid) },
+    status_list: { bits: 1, lst },
   };
   const key = own?.key ?? ctx.keys.current();
-  return { jwt: await signJwtOffThread(key, claims, 'statuslist+jwt', spaceId), unreadable };
+  const jwt = await signJwtOffThread(key, claims, 'statuslist+jwt', spaceId);
+  const lst_sha256 = createHash('sha256').update(lst).digest('hex');
+  const built = { list_id: listId, ring, kid: key.kid, iat, exp, lst_sha256, jwt };
+  return { jwt, unreadable, built };
 }
 
 /** An entry's token claims, read from its stored issuance event; undefined when unreadable. */

@@ -169,6 +169,20 @@ export const streamVerificationRequestedSchema = z.object({
   state: z.string().max(256).optional(),
 });
 
+/**
+ * A stream's receiver acknowledged SETs (issue 65, item 4): pushed ones answered 2xx (RFC 8935),
+ * polled ones acknowledged (RFC 8936). With a signal's own event, it proves the receiver was told
+ * by this event's time; each SET by its `jti` and the event it was made of.
+ */
+export const signalsDeliveredSchema = z.object({
+  sink_id: z.string(),
+  method: z.enum(['push', 'poll']),
+  sets: z
+    .array(z.object({ jti: z.string().max(64), event_id: z.string().max(64) }))
+    .min(1)
+    .max(1000),
+});
+
 /** The sinks' events; a webhook's secret is sealed in its row, so nothing to redact here. */
 export const SINK_EVENTS = {
   'sink-created': declareEvent(sinkCreatedSchema, {
@@ -212,5 +226,14 @@ export const SINK_EVENTS = {
   'sink-deleted': declareEvent(sinkDeletedSchema, {
     audit: ['sink_id', 'name'],
     example: ({ clientId }) => ({ sink_id: `sink-${clientId}`, name: 'siem' }),
+  }),
+  'signals-delivered': declareEvent(signalsDeliveredSchema, {
+    audit: ['sink_id', 'method', 'sets'],
+    metric: null,
+    example: ({ clientId, id }) => ({
+      sink_id: `sink-${clientId}`,
+      method: 'push',
+      sets: [{ jti: 'q1Xk2mS9Yb3vN0pLr7TzAw', event_id: id() }],
+    }),
   }),
 };

@@ -81,6 +81,24 @@ export const tokenRevokedSchema = z.object({
   revoked_by: z.string(),
 });
 
+/**
+ * A version of a space's Token Status List published (issue 65, item 4): the signed
+ * `statuslist+jwt` itself, so what was served at any time is in the log, with an inclusion proof,
+ * and a historical request (`?time=`) is answered by the version valid then. A new version is
+ * published only when the list changed, its key changed, or the last one nears its end.
+ */
+export const statusListPublishedSchema = z.object({
+  list_id: z.string().regex(/^[A-Za-z0-9_-]{22}$/),
+  ring: z.enum(['own', 'shared']),
+  kid: z.string().max(200),
+  iat: z.number().int().min(0),
+  exp: z.number().int().min(0),
+  /** SHA-256 (hex) of the list's `lst`: two versions saying the same have the same digest. */
+  lst_sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  /** The Status List Token as served (public: the list is served to anyone). */
+  jwt: z.string().max(65_536),
+});
+
 const issuedExample = ({ clientId, now, later, id }: ExampleInputs) => ({
   client_id: clientId,
   audience: 'storefront.test',
@@ -130,6 +148,19 @@ export const TOKEN_EVENTS = {
       token_kind: 'private',
       expires_at: later.toISOString(),
       revoked_by: `client:${clientId}`,
+    }),
+  }),
+  'status-list-published': declareEvent(statusListPublishedSchema, {
+    audit: ['list_id', 'ring', 'kid', 'iat', 'exp', 'lst_sha256'],
+    metric: null,
+    example: ({ now }) => ({
+      list_id: 'AAAAAAAAAAAAAAAAAAAAAA',
+      ring: 'shared',
+      kid: 'key-1',
+      iat: Math.floor(now.getTime() / 1000),
+      exp: Math.floor(now.getTime() / 1000) + 120,
+      lst_sha256: 'a'.repeat(64),
+      jwt: 'eyJhbGciOiJFZERTQSJ9.e30.c2lnbmF0dXJl',
     }),
   }),
 };

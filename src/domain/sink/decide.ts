@@ -18,6 +18,7 @@ import {
   type Asked,
   type Placed,
   type SinkTarget,
+  type EventData,
 } from '../events.js';
 
 /** A sink as its row holds it: what the deciders below look at. */
@@ -232,4 +233,11 @@ export function decideRequestVerification(
     ...(command.state === undefined ? {} : { state: command.state }),
   });
   return accept([event], placed(state.sinkId, state.spaceId, command.eventId));
+}
+
+/** SETs a stream's receiver acknowledged: always recorded (the proof it was told, and when). */
+export function decideRecordSignalsDelivered(
+  command: Asked & { readonly delivered: EventData<'signals-delivered'> },
+): Decision<DomainEvent<'signals-delivered'>> {
+  return accept([commandEvent(command, 'signals-delivered', command.delivered)]);
 }

@@ -3,9 +3,16 @@ import { z } from 'zod';
 import type { CommandContext } from '../../commands/context.js';
 import { signalSigner } from '../../crypto/signal-signing.js';
 import type { Database } from '../../db/schema.js';
-import { pollSignals, type SignalPoll } from '../../delivery/signal-poll.js';
+import {
+  pollSignals,
+  type SignalPoll,
+  type SignalPollPorts,
+} from '../../delivery/signal-poll.js';
+import { recordSignalsDelivered } from '../../commands/sink/signal-deliveries.js';
+import { clientActor, streamSecretActor } from '../../domain/actors.js';
 import { standingReceiver } from '../../commands/sink/receiver-streams.js';
 import type { RequestContext } from '../state.js';
+import { requestMetadata } from '../request-context.js';
 import { streamId } from './ssf-stream-shapes.js';
 import { RateLimitedError } from '../../errors/errors.js';
 import { route, type Route } from '../route.js';
@@ -56,7 +63,16 @@ export function signalPollRoutes(commands: CommandContext, db: Kysely<Database>)
       });
     }
     polling.add(streamId);
-    const answer = await pollSignals(ports, {
+    const actor =
+      'receiver' in who ? clientActor(who.receiver.clientId) : streamSecretActor(streamId);
+    const origin = { actor, ...requestMetadata(ctx) };
+    const delivered: SignalPollPorts['delivered'] = ({ sinkId, spaceId }, sets) =>
+      recordSignalsDelivered(commands, {
+        spaceId,
+        metadata: origin,
+        delivered: { sink_id: sinkId, method: 'poll', sets: [...sets] },
+      });
+    const answer = await pollSignals({ ...ports, delivered }, {
       streamId,
       who,
       maxEvents: body.maxEvents ?? 10,

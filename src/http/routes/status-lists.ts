@@ -8,6 +8,9 @@ import { BoundedCache } from '../../crypto/bounded-cache.js';
 import { BuildTurns } from '../build-turns.js';
 import { NotFoundError } from '../../errors/errors.js';
 import { statusListReads } from '../../projections/status-list-entries.js';
+import { statusListVersions } from '../../projections/status-list-versions.js';
+import { publishStatusList } from '../../commands/token/status-list-versions.js';
+import { validAt } from '../../domain/status-list/decide.js';
 import { SPACE_ID_PATTERN } from '../authentication.js';
 import { route, type Route } from '../route.js';
 
@@ -16,9 +19,13 @@ const path = z.object({
   list: z.string().regex(/^[A-Za-z0-9_-]{22}$/, 'expected a list id: 22 base64url characters'),
 });
 
-// §8.4's historical resolution is not served yet: a `time` is answered 404, as the spec asks of a
-// time not supported, never with the current list (which a client could take for that time's).
-const query = z.object({ time: z.string().max(32).optional() });
+// Historical resolution (draft §8.4): the published version valid at `time`, from the log.
+const query = z.object({
+  time: z
+    .string()
+    .regex(/^[0-9]{1,12}$/, 'expected a unix timestamp in seconds')
+    .optional(),
+});
 
 // A list is built again once its copy is 5 s old; meanwhile, up to 60 s old, the copy is served
 // while the new one is built. Builds take turns by space, each space's at most a quarter of the
@@ -40,6 +47,7 @@ export function statusListRoutes(
   logger?: Logger,
 ): readonly Route[] {
   const reads = statusListReads(db);
+  const versions = statusListVersions(db);
   const held = new BoundedCache<string, { readonly builtAt: number; readonly jwt: string }>(
     LISTS_HELD,
   );
@@ -49,8 +57,10 @@ export function statusListRoutes(
   const turns = new BuildTurns<string>(TURNS);
   const build = async (key: string, list: Parameters<typeof statusListToken>[2]) => {
     try {
-      const { jwt, unreadable } = await statusListToken(commands, reads, list);
+      const { built, unreadable } = await statusListToken(commands, reads, list);
       if (unreadable > 0) logger?.warn({ ...list, unreadable }, 'status list entries unreadable');
+      // Served only once logged: what a verifier got at any time is in the log.
+      const { jwt } = await publishStatusList(commands, versions, list.spaceId, built);
       held.set(key, { builtAt: Date.now(), jwt });
       return jwt;
     } catch (error) {
@@ -80,7 +90,7 @@ export function statusListRoutes(
       tag: 'Verification',
       summary: "A space's Token Status List, signed (draft-ietf-oauth-status-list)",
       description:
-        "Each token's `status.status_list` names a list and an index in it: 1 is INVALID (revoked, or voided through a token or credential it came from), 0 VALID. Signed by the ring that signed its tokens (the space's own, or the shared one); `ttl` says when to fetch it again. 503 while the projector is more than 5 s behind the log.",
+        "Each token's `status.status_list` names a list and an index in it: 1 is INVALID (revoked, or voided through a token or credential it came from), 0 VALID. Signed by the ring that signed its tokens (the space's own, or the shared one); `ttl` says when to fetch it again. Every version served is first logged as a `status-list-published` event, so `?time=<unix seconds>` (historical resolution) answers the version that was valid then, or 404 when none was (or it is archived). 503 while the projector is more than 5 s behind the log.",
       params: path,
       query,
       responses: [
@@ -94,18 +104,28 @@ export function statusListRoutes(
       async handle(ctx, _auth, { params: { space_id: spaceId, list: listId }, query: { time } }) {
         // Public and secret-free: a browser-based verifier may read it (§8.1, CORS).
         ctx.set('Access-Control-Allow-Origin', '*');
-        if (time !== undefined) {
-          throw new NotFoundError('historical resolution (time=) is not served: ask without it');
-        }
         // Only a list a replica opened for this space is looked up: a made-up id costs no query.
         const ring = commands.statusSlots.ringOf(spaceId, listId);
         if (!ring) throw new NotFoundError('no such status list in this space');
+        ctx.type = 'application/statuslist+jwt';
+        if (time !== undefined) {
+          const at = Number(time);
+          // A read of the log, taking its turn with the space's builds.
+          const jwt = await turns.run(spaceId, `${spaceId} ${listId} ${at}`, async () => {
+            const version = await versions.asOf(spaceId, listId, at);
+            return version && validAt(version, at) ? version.jwt : '';
+          });
+          if (!jwt) throw new NotFoundError('no version of this list was valid at that time');
+          // A past version never changes; one of the last minutes may yet be followed by another.
+          ctx.set('Cache-Control', 'public, max-age=60');
+          ctx.body = jwt;
+          return;
+        }
         const { jwt, builtAt } = await listOf({ spaceId, listId, ring });
         // A copy already some seconds old is kept downstream only for what is left of its ttl.
         const age = Math.floor((Date.now() - builtAt) / 1000);
         ctx.set('Cache-Control', `public, max-age=${Math.max(0, STATUS_LIST_TTL_SECONDS - age)}`);
         ctx.set('Age', String(age));
-        ctx.type = 'application/statuslist+jwt';
         ctx.body = jwt;
       },
     }),

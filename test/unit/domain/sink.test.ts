@@ -4,6 +4,7 @@ import {
   decideCreateSink,
   decideDeleteSink,
   decidePauseSink,
+  decideRecordSignalsDelivered,
   decideRequestVerification,
   decideResumeSink,
   type SinkState,
@@ -194,5 +195,20 @@ describe('audit sinks (issue 43)', () => {
     expect(decideCreateSink({ ...made, receiverStreams: 0 }).events[0]!.data).toMatchObject({
       receiver: 'rcv-1',
     });
+  });
+});
+
+describe('SETs acknowledged (issue 65, item 4)', () => {
+  it('given SETs a receiver took, when recorded, then signals-delivered names each by jti and event, in the metadata given', () => {
+    const delivered = {
+      sink_id: 'snk_1',
+      method: 'push' as const,
+      sets: [{ jti: 'j1', event_id: 'e9' }],
+    };
+    const decision = decideRecordSignalsDelivered({ eventId: 'e2', metadata, delivered });
+    expect(decision.events.map((event) => [event.eventId, event.type, event.data])).toEqual([
+      ['e2', 'signals-delivered', delivered],
+    ]);
+    expect(decision.events[0]!.metadata.actor).toBe('user:alice');
   });
 });

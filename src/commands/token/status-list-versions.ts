@@ -1,0 +1,53 @@
+import { serviceMetadata, streams } from '../../domain/events.js';
+import {
+  decidePublishList,
+  type PublishedList,
+  type PublishList,
+} from '../../domain/status-list/decide.js';
+import { UnavailableError } from '../../errors/errors.js';
+import type { StatusListVersions } from '../../projections/status-list-versions.js';
+import type { CommandContext } from '../context.js';
+import { handle, type Decider } from '../handle.js';
+import { SERVICE_ACTOR } from '../signing-key/actor.js';
+
+/** What publishing a version uses: the log, ids, and the list's versions read from it. */
+export type PublishPorts = Pick<CommandContext, 'events' | 'ids'>;
+
+type Publish = PublishList & { readonly listId: string };
+type Served = { readonly served: PublishedList };
+
+// The list's stream is keyed: two replicas publishing at once, the second takes the first's.
+const publisher = (
+  versions: StatusListVersions,
+): Decider<Publish, PublishedList | undefined, never, Served> => ({
+  stream: ({ spaceId, listId }) => ({ spaceId, stream: streams.statusList(spaceId, listId) }),
+  load: async ({ spaceId, listId }) => {
+    const last = await versions.last(spaceId, listId);
+    return last ? { state: last.published, version: last.version } : { state: undefined };
+  },
+  decide: decidePublishList,
+  evolve: (_state, event) => event.data as PublishedList,
+  refusals: {},
+  conflict: { then: 'settled', message: 'another replica published the list meanwhile' },
+});
+
+/**
+ * The version of a list to serve, logged before it is: the one just built and signed when it
+ * says something new ({@link decidePublishList}), else the last one published, by any replica.
+ */
+export async function publishStatusList(
+  ctx: PublishPorts,
+  versions: StatusListVersions,
+  spaceId: string,
+  built: PublishedList,
+): Promise<PublishedList> {
+  const eventId = ctx.ids.eventId();
+  const metadata = serviceMetadata(SERVICE_ACTOR.actor, eventId, SERVICE_ACTOR.origin);
+  const command = { eventId, metadata, spaceId, listId: built.list_id, built, now: built.iat };
+  const { events, facts } = await handle(ctx.events, publisher(versions), command);
+  if (events.length > 0 || facts.served !== built) return facts.served;
+  // Another replica's version went first: that one is logged, so it is the one served.
+  const last = await versions.last(spaceId, built.list_id);
+  if (!last) throw new UnavailableError('the status list could not be published; retry shortly');
+  return last.published;
+}

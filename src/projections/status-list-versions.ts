@@ -1,0 +1,49 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import { parseEventData } from '../domain/events.js';
+import type { PublishedList } from '../domain/status-list/decide.js';
+import { streams } from '../domain/streams.js';
+
+/** A list's published version and its place in the list's stream. */
+export interface StoredVersion {
+  readonly version: number;
+  readonly published: PublishedList;
+}
+
+/**
+ * A status list's published versions, read from the log itself (its stream, by the hash index on
+ * `stream_id`): the last one, and the one a historical request asks for. Archived partitions are
+ * gone from here: a time before them is not served.
+ */
+export function statusListVersions(db: Kysely<Database>) {
+  const read = async (spaceId: string, listId: string, before?: number) => {
+    const streamId = streams.statusList(spaceId, listId).streamId;
+    const row = await db
+      .selectFrom('events')
+      .select(['stream_position', 'data'])
+      .where('stream_id', '=', streamId)
+      .where('space_id', '=', spaceId)
+      .$if(before !== undefined, (q) =>
+        q.where(sql<number>`(data->>'iat')::bigint`, '<=', before!),
+      )
+      .orderBy('stream_position', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    return {
+      version: Number(row.stream_position),
+      published: parseEventData('status-list-published', row.data),
+    };
+  };
+  return {
+    /** The list's last published version. */
+    last: (spaceId: string, listId: string): Promise<StoredVersion | undefined> =>
+      read(spaceId, listId),
+    /** The last version published at or before `time` (epoch seconds). */
+    asOf: async (spaceId: string, listId: string, time: number) =>
+      (await read(spaceId, listId, time))?.published,
+  };
+}
+
+/** What publishing and historical requests read (its port in commands/token/status-list.ts). */
+export type StatusListVersions = ReturnType<typeof statusListVersions>;

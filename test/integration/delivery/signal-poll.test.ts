@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
+import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SIGNAL_TYPES } from '../../../src/domain/security-signals.js';
 import { authlibPython } from '../../support/authlib-python.js';
@@ -81,7 +82,7 @@ async function pollStream() {
 describe('a polled Shared Signals stream (RFC 8936)', () => {
   it('serves what was not acknowledged again after a restart, loses nothing revoked meanwhile, and nothing before it', async () => {
     const before = await revokedJti();
-    const { poll, revokedIn } = await pollStream();
+    const { poll, revokedIn, streamId } = await pollStream();
     const first = [await revokedJti(), await revokedJti(), await revokedJti()];
 
     const got = await poll({ maxEvents: 10 });
@@ -105,6 +106,23 @@ describe('a polled Shared Signals stream (RFC 8936)', () => {
 
     const done = await poll({ maxEvents: 10, ack: [waiting!], setErrs: {} });
     expect(done.body).toEqual({ sets: {}, moreAvailable: false });
+
+    // Each SET acknowledged is logged once, when it was, by whoever holds the stream's secret.
+    const { rows } = await sql<{
+      data: { method: string; sets: { jti: string }[] };
+      actor: string;
+    }>`
+      SELECT data, metadata->>'actor' AS actor FROM events
+      WHERE event_type = 'signals-delivered' AND data->>'sink_id' = ${streamId}
+      ORDER BY global_position`.execute(service.database.db);
+    expect(rows.map((row) => [row.data.method, row.actor])).toEqual(
+      rows.map(() => ['poll', `stream-secret:${streamId}`]),
+    );
+    expect(rows.map((row) => row.data.sets.map((set) => set.jti))).toEqual([
+      Object.keys(got.body.sets),
+      [taken],
+      [waiting],
+    ]);
   });
 
   it('answers 401 to another secret, to an unknown or a pushed stream, 400 to a malformed id, and nothing to a paused one', async () => {

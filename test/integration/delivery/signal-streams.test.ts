@@ -2,6 +2,7 @@ import { appendFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { decodeJwt } from 'jose';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSignalDeliverer } from '../../support/signal-deliverer.js';
 import { SIGNAL_TYPES } from '../../../src/domain/security-signals.js';
@@ -254,5 +255,57 @@ describe('a Shared Signals stream (SSF 1.0, RFC 8935 push)', () => {
     });
     // The token revoked before it was not this stream's to hear.
     expect(receiver.ofType(REVOKED)).toEqual([]);
+  }, 60_000);
+
+  it('logs what each receiver took: a signals-delivered event after the revocation, naming the SET and its event (issue 65, item 4)', async () => {
+    const { receiver, streamId } = await stream([REVOKED]);
+    const credential = await createCredentialVia(service, SPACE, 'proven');
+    const token = await privateTokenVia(service, credential);
+    const { jti } = decodeJwt(token);
+    expect((await service.post('/v1/revoke', { ...credential, token })).status).toBe(200);
+    const [set] = await waitUntil(
+      () => receiver.ofType(REVOKED).filter((s) => s.claims.sub_id?.id === jti),
+      (sets) => sets.length > 0,
+      { timeoutMs: 15_000 },
+    );
+    const {
+      rows: [revoked],
+    } = await sql<{ event_id: string; recorded_at: Date }>`
+      SELECT event_id, recorded_at FROM events
+      WHERE event_type = 'token-revoked' AND data->>'jti' = ${jti}`.execute(service.database.db);
+    type Delivery = {
+      data: { sink_id: string; method: string; sets: { jti: string; event_id: string }[] };
+      metadata: { actor: string };
+      recorded_at: Date;
+      space_id: string;
+    };
+    const [delivery] = await waitUntil(
+      async () =>
+        (
+          await sql<Delivery>`SELECT data, metadata, recorded_at, space_id FROM events
+            WHERE event_type = 'signals-delivered' AND data->>'sink_id' = ${streamId}`.execute(
+            service.database.db,
+          )
+        ).rows,
+      (rows) => rows.length > 0,
+      { timeoutMs: 10_000 },
+    );
+    expect(delivery!.space_id).toBe(SPACE);
+    expect(delivery!.data).toMatchObject({ sink_id: streamId, method: 'push' });
+    expect(delivery!.data.sets).toContainEqual({
+      jti: set!.claims.jti,
+      event_id: revoked!.event_id,
+    });
+    expect(delivery!.metadata.actor).toMatch(/^deliverer:/);
+    // Told by then: the delivery is recorded after the revocation, once the receiver answered.
+    expect(delivery!.recorded_at.getTime()).toBeGreaterThanOrEqual(revoked!.recorded_at.getTime());
+    // Its own record gives no SET and so no further record: nothing loops on it.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const { rows: [{ count }] = [{ count: -1 }] } = await sql<{ count: number }>`
+      SELECT count(*)::int AS count FROM events
+      WHERE event_type = 'signals-delivered' AND data->>'sink_id' = ${streamId}`.execute(
+      service.database.db,
+    );
+    expect(count).toBe(1);
   }, 60_000);
 });

@@ -1,5 +1,6 @@
 import { getListFromStatusListJWT } from '@sd-jwt/jwt-status-list';
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
+import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { waitUntil } from '../../support/wait.js';
 import { listedStatus, projectStatusEntries, statusOf } from '../../support/status-list.js';
@@ -124,13 +125,16 @@ describe('the Token Status List (issue 65)', () => {
     expect(await unknown.text()).toContain('no such status list');
     const foreign = await fetch(`${service.baseUrl}/spaces/another-space/statuslists/${list}`);
     expect(foreign.status).toBe(404);
-    // Historical resolution (§8.4) is not served: 404, never the current list under another time.
     const current = await fetch(`${service.baseUrl}${new URL(uri).pathname}`);
     expect(current.status).toBe(200);
     expect(current.headers.get('access-control-allow-origin')).toBe('*');
+    // A time before the list had any version: 404 (§8.4), never the current list.
     const historical = await fetch(`${service.baseUrl}${new URL(uri).pathname}?time=1686925000`);
     expect(historical.status).toBe(404);
-    expect(await historical.text()).toContain('historical resolution');
+    expect(await historical.text()).toContain('no version of this list was valid at that time');
+    const notATime = await fetch(`${service.baseUrl}${new URL(uri).pathname}?time=yesterday`);
+    expect(notATime.status).toBe(400);
+    expect(await notATime.text()).toContain('unix timestamp');
     const bad = await fetch(`${service.baseUrl}/spaces/${SPACE}/statuslists/not-a-list`);
     expect(bad.status).toBe(400);
     expect(await bad.text()).toContain('22 base64url');
@@ -148,5 +152,65 @@ describe('the Token Status List (issue 65)', () => {
     // Each list verifies with its tokens' keys and names their issuer (listedStatus checks both).
     expect(await listedStatus(service, before)).toBe(0);
     expect(await listedStatus(service, after, `/spaces/${space}/.well-known/jwks.json`)).toBe(0);
+  });
+
+  it('logs every version before serving it, and answers ?time= with the version valid then (issue 65, item 4)', async () => {
+    const space = 'space-status-history';
+    const credential = await createCredentialVia(service, space);
+    const token = await privateTokenVia(service, credential);
+    await projected();
+    const { uri, idx } = statusOf(token);
+    const path = new URL(uri).pathname;
+    const served = async (query = '') => {
+      const response = await fetch(`${service.baseUrl}${path}${query}`);
+      expect(response.status).toBe(200);
+      return response.text();
+    };
+    const logged = async () =>
+      (
+        await sql<{ jwt: string }>`SELECT data->>'jwt' AS jwt FROM events
+          WHERE space_id = ${space} AND event_type = 'status-list-published'
+          ORDER BY stream_position`.execute(service.database.db)
+      ).rows.map((row) => row.jwt);
+    const before = await served();
+    expect(await logged()).toEqual([before]);
+    // Rebuilt after 5 s saying the same: the logged version is served again, nothing published.
+    await new Promise((resolve) => setTimeout(resolve, 5500));
+    expect(await served()).toBe(before);
+    expect(await logged()).toEqual([before]);
+
+    expect((await service.post('/v1/revoke', { ...credential, token })).status).toBe(200);
+    await projected();
+    await waitUntil(
+      () => listedStatus(service, token),
+      (status) => status === 1,
+      { timeoutMs: 10_000, intervalMs: 250 },
+    );
+    const after = await served();
+    expect(await logged()).toEqual([before, after]);
+
+    // What a verifier nobody here wrote reads of each time: jose checks the signature and that
+    // the time asked is within the version's iat..exp (§8.4), @sd-jwt/jwt-status-list the bit.
+    const jwks = createLocalJWKSet(
+      (await (await fetch(`${service.baseUrl}/.well-known/jwks.json`)).json()) as JSONWebKeySet,
+    );
+    const statusAt = async (time: number) => {
+      const jwt = await served(`?time=${time}`);
+      const { payload } = await jwtVerify(jwt, jwks, {
+        typ: 'statuslist+jwt',
+        subject: uri,
+        currentDate: new Date(time * 1000),
+      });
+      expect(payload.iat).toBeLessThanOrEqual(time);
+      expect(payload.exp).toBeGreaterThan(time);
+      return { jwt, status: getListFromStatusListJWT(jwt).getStatus(idx) };
+    };
+    const beforeAt = (await jwtVerify(before, jwks)).payload.iat!;
+    const afterAt = (await jwtVerify(after, jwks)).payload.iat!;
+    expect(await statusAt(beforeAt)).toEqual({ jwt: before, status: 0 });
+    expect(await statusAt(afterAt)).toEqual({ jwt: after, status: 1 });
+    // Past the last version's end, no version was valid: 404, not the last one.
+    const beyond = await fetch(`${service.baseUrl}${path}?time=${afterAt + 121}`);
+    expect(beyond.status).toBe(404);
   });
 });

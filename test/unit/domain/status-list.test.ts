@@ -43,7 +43,9 @@ describe('status list versions published (issue 65, item 4)', () => {
     const last = version();
     const later = T + REPUBLISH_AFTER_SECONDS;
     expect(publish(version({ iat: later, exp: later + 120 }), last).events).toHaveLength(1);
-    expect(publish(version({ iat: T + 5, lst_sha256: 'b'.repeat(64) }), last).events).toHaveLength(1);
+    expect(publish(version({ iat: T + 5, lst_sha256: 'b'.repeat(64) }), last).events).toHaveLength(
+      1,
+    );
     expect(publish(version({ iat: T + 5, kid: 'k2' }), last).events).toHaveLength(1);
     expect(publish(version({ iat: T + 5, ring: 'own' }), last).events).toHaveLength(1);
     // A replica whose clock is behind the last version's never serves it as if it were young.

@@ -99,14 +99,16 @@ export async function pollSignals(
     const claims = signalClaims(signalStream, event);
     const jti = claims?.jti as string | undefined;
     const acked = jti === undefined || acknowledged.has(jti);
-    if (jti !== undefined && acked && !before.has(jti)) taken.push({ jti, event_id: event.eventId });
+    if (jti !== undefined && acked && !before.has(jti))
+      taken.push({ jti, event_id: event.eventId });
     if (waiting.length === 0 && acked) {
       through = event;
       passed += 1;
     } else if (!acked) waiting.push(claims!);
     else if (jti !== undefined) ackedAhead.push(jti);
   }
-  if (taken.length > 0) await ports.delivered({ sinkId: sink.sinkId, spaceId: sink.spaceId }, taken);
+  if (taken.length > 0)
+    await ports.delivered({ sinkId: sink.sinkId, spaceId: sink.spaceId }, taken);
   if (waiting.length === 0) through = batch.through;
   if (through) {
     const position = {

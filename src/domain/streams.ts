@@ -33,8 +33,7 @@ export const streams = {
   signalsDelivered: (sinkId: string, eventId: string) =>
     newStream(`signals-delivered-${sinkId}-${eventId}`),
   /** A status list's published versions, in order: replicas publishing at once, checked. */
-  statusList: (spaceId: string, listId: string) =>
-    keyedStream(`status-list-${spaceId}-${listId}`),
+  statusList: (spaceId: string, listId: string) => keyedStream(`status-list-${spaceId}-${listId}`),
   trustedIssuerChange: (issuerId: string, eventId: string) =>
     newStream(`trusted-issuer-${issuerId}-${eventId}`),
   metadataDomainChange: (domain: string, eventId: string) =>

@@ -23,9 +23,7 @@ export function statusListVersions(db: Kysely<Database>) {
       .select(['stream_position', 'data'])
       .where('stream_id', '=', streamId)
       .where('space_id', '=', spaceId)
-      .$if(before !== undefined, (q) =>
-        q.where(sql<number>`(data->>'iat')::bigint`, '<=', before!),
-      )
+      .$if(before !== undefined, (q) => q.where(sql<number>`(data->>'iat')::bigint`, '<=', before!))
       .orderBy('stream_position', 'desc')
       .limit(1)
       .executeTakeFirst();

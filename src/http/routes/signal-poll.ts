@@ -3,11 +3,7 @@ import { z } from 'zod';
 import type { CommandContext } from '../../commands/context.js';
 import { signalSigner } from '../../crypto/signal-signing.js';
 import type { Database } from '../../db/schema.js';
-import {
-  pollSignals,
-  type SignalPoll,
-  type SignalPollPorts,
-} from '../../delivery/signal-poll.js';
+import { pollSignals, type SignalPoll, type SignalPollPorts } from '../../delivery/signal-poll.js';
 import { recordSignalsDelivered } from '../../commands/sink/signal-deliveries.js';
 import { clientActor, streamSecretActor } from '../../domain/actors.js';
 import { standingReceiver } from '../../commands/sink/receiver-streams.js';
@@ -72,12 +68,15 @@ export function signalPollRoutes(commands: CommandContext, db: Kysely<Database>)
         metadata: origin,
         delivered: { sink_id: sinkId, method: 'poll', sets: [...sets] },
       });
-    const answer = await pollSignals({ ...ports, delivered }, {
-      streamId,
-      who,
-      maxEvents: body.maxEvents ?? 10,
-      acknowledged: [...(body.ack ?? []), ...Object.keys(body.setErrs ?? {})],
-    }).finally(() => polling.delete(streamId));
+    const answer = await pollSignals(
+      { ...ports, delivered },
+      {
+        streamId,
+        who,
+        maxEvents: body.maxEvents ?? 10,
+        acknowledged: [...(body.ack ?? []), ...Object.keys(body.setErrs ?? {})],
+      },
+    ).finally(() => polling.delete(streamId));
     ctx.set('Cache-Control', 'no-store');
     ctx.body = answer satisfies z.infer<typeof pollAnswer>;
   };

@@ -36,6 +36,10 @@ const SERVED_STALE_MS = 60_000;
 const FAILED_MS = 2000;
 const TURNS = { maxWaiting: 32, maxWaitingPerSpace: 2, share: 0.25, maxWaitMs: 10_000 };
 const LISTS_HELD = 1000;
+// Historical reads take turns of their own, so a flood of them never delays a list's builds;
+// an answer for a time past every version's end (exp is at most 120 s after iat) never changes.
+const PAST_TURNS = { maxWaiting: 16, maxWaitingPerSpace: 2, share: 0.1, maxWaitMs: 5000 };
+const SETTLED_SECONDS = 130;
 
 /**
  * GET /spaces/{space_id}/statuslists/{list}: a space's Token Status List as `statuslist+jwt`
@@ -55,6 +59,19 @@ export function statusListRoutes(
     LISTS_HELD,
   );
   const turns = new BuildTurns<string>(TURNS);
+  const pastTurns = new BuildTurns<string>(PAST_TURNS);
+  const past = new BoundedCache<string, string>(LISTS_HELD);
+  const pastList = async (spaceId: string, listId: string, at: number) => {
+    const key = `${spaceId} ${listId} ${at}`;
+    const known = past.get(key);
+    if (known !== undefined) return known;
+    const jwt = await pastTurns.run(spaceId, key, async () => {
+      const version = await versions.asOf(spaceId, listId, at);
+      return version && validAt(version, at) ? version.jwt : '';
+    });
+    if (at < Date.now() / 1000 - SETTLED_SECONDS) past.set(key, jwt);
+    return jwt;
+  };
   const build = async (key: string, list: Parameters<typeof statusListToken>[2]) => {
     try {
       const { built, unreadable } = await statusListToken(commands, reads, list);
@@ -109,12 +126,7 @@ export function statusListRoutes(
         if (!ring) throw new NotFoundError('no such status list in this space');
         ctx.type = 'application/statuslist+jwt';
         if (time !== undefined) {
-          const at = Number(time);
-          // A read of the log, taking its turn with the space's builds.
-          const jwt = await turns.run(spaceId, `${spaceId} ${listId} ${at}`, async () => {
-            const version = await versions.asOf(spaceId, listId, at);
-            return version && validAt(version, at) ? version.jwt : '';
-          });
+          const jwt = await pastList(spaceId, listId, Number(time));
           if (!jwt) throw new NotFoundError('no version of this list was valid at that time');
           // A past version never changes; one of the last minutes may yet be followed by another.
           ctx.set('Cache-Control', 'public, max-age=60');

@@ -301,11 +301,11 @@ describe('a Shared Signals stream (SSF 1.0, RFC 8935 push)', () => {
     expect(delivery!.recorded_at.getTime()).toBeGreaterThanOrEqual(revoked!.recorded_at.getTime());
     // Its own record gives no SET and so no further record: nothing loops on it.
     await new Promise((resolve) => setTimeout(resolve, 1500));
-    const { rows: [{ count }] = [{ count: -1 }] } = await sql<{ count: number }>`
+    const { rows: counted } = await sql<{ count: number }>`
       SELECT count(*)::int AS count FROM events
       WHERE event_type = 'signals-delivered' AND data->>'sink_id' = ${streamId}`.execute(
       service.database.db,
     );
-    expect(count).toBe(1);
+    expect(counted).toEqual([{ count: 1 }]);
   }, 60_000);
 });

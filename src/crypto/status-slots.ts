@@ -1,4 +1,5 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { STATUS_LIST_PERIOD_SECONDS } from '../domain/status-list/decide.js';
 
 /** A token's entry in its space's status list: the list's id and the index in it. */
 export interface StatusSlot {
@@ -26,7 +27,7 @@ const HALF_BITS = 8;
 const HALF = (1 << HALF_BITS) - 1;
 const ROUNDS = 4;
 // A list takes tokens issued within an hour, so its entries all expire about together.
-const LIST_PERIOD_MS = 3_600_000;
+const LIST_PERIOD_MS = STATUS_LIST_PERIOD_SECONDS * 1000;
 const SPACES_HELD = 10_000;
 
 interface OpenList {

@@ -39,8 +39,10 @@ export interface SignalPoll {
     | { readonly authorization: string | undefined }
     | { readonly receiver: { readonly spaceId: string; readonly clientId: string } };
   readonly maxEvents: number;
-  /** The jtis the receiver took: those it acknowledges, and those it reports an error for. */
+  /** The jtis the receiver took and acknowledges (`ack`). */
   readonly acknowledged: readonly string[];
+  /** The jtis it reports an error for (`setErrs`): not sent again, and not recorded as taken. */
+  readonly refused: readonly string[];
 }
 
 /**
@@ -85,7 +87,8 @@ export async function pollSignals(
     scanLimit: SCAN_LIMIT,
   });
   if (!batch) return { sets: {}, moreAvailable: false };
-  const acknowledged = new Set([...kept, ...poll.acknowledged]);
+  const acknowledged = new Set([...kept, ...poll.acknowledged, ...poll.refused]);
+  const taking = new Set(poll.acknowledged);
   // Acknowledged by this poll, not before: what is recorded as delivered now.
   const before = new Set(kept);
   const taken: DeliveredSet[] = [];
@@ -96,16 +99,21 @@ export async function pollSignals(
   // The acknowledged SETs the cursor does not pass: kept, so they are not sent again.
   const ackedAhead: string[] = [];
   for (const event of batch.events) {
-    const claims = signalClaims(signalStream, event);
-    const jti = claims?.jti as string | undefined;
-    const acked = jti === undefined || acknowledged.has(jti);
-    if (jti !== undefined && acked && !before.has(jti))
-      taken.push({ jti, event_id: event.eventId });
-    if (waiting.length === 0 && acked) {
+    const sets = signalClaims(signalStream, event);
+    // The cursor passes an event once each of its SETs is acknowledged.
+    const passes = waiting.length === 0 && sets.every(({ jti }) => acknowledged.has(jti as string));
+    for (const claims of sets) {
+      const jti = claims.jti as string;
+      if (!acknowledged.has(jti)) waiting.push(claims);
+      else {
+        if (taking.has(jti) && !before.has(jti)) taken.push({ jti, event_id: event.eventId });
+        if (!passes) ackedAhead.push(jti);
+      }
+    }
+    if (passes) {
       through = event;
       passed += 1;
-    } else if (!acked) waiting.push(claims!);
-    else if (jti !== undefined) ackedAhead.push(jti);
+    }
   }
   if (taken.length > 0)
     await ports.delivered({ sinkId: sink.sinkId, spaceId: sink.spaceId }, taken);

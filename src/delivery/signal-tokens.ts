@@ -5,6 +5,7 @@ import { ownedBySpace } from '../domain/policy.js';
 import {
   SIGNAL_TYPES,
   VERIFICATION_URI,
+  type SecuritySignal,
   type SignalSubject,
   type SignalUri,
 } from '../domain/security-signals.js';
@@ -33,43 +34,47 @@ const subjectId = (subject: SignalSubject) => ({
 });
 
 /**
- * The claims of the one SET (SSF 1.0 §4, RFC 8417) a recorded event gives a stream, or undefined
- * when it gives none the stream asked for. The same event makes the same claims for the same
- * stream on every try (`jti` from both, `iat` the event's time): a receiver drops a repeat by its
- * `jti`. An event of another space gives none, whatever reads it.
+ * The claims of each SET (SSF 1.0 §4, RFC 8417) a recorded event gives a stream, none when it
+ * gives none the stream asked for (an event may give two: a credential revoked as compromised).
+ * The same event makes the same claims for the same stream on every try (`jti` from both, `iat`
+ * the event's time): a receiver drops a repeat by its `jti`. An event of another space gives
+ * none, whatever reads it.
  */
 export function signalClaims(
   stream: SignalStream,
   stored: RecordedEvent,
-): Record<string, unknown> | undefined {
-  if (!ownedBySpace(stored, stream.spaceId)) return undefined;
+): Array<Record<string, unknown>> {
+  if (!ownedBySpace(stored, stream.spaceId)) return [];
   const declaration = (EVENT_CATALOG as Record<string, EventDeclaration | undefined>)[stored.type];
-  if (!declaration?.signal) return undefined;
+  if (!declaration?.signal) return [];
   const event = fullForm(stored);
-  const signal = declaration.signal(parseEventData(stored.type, event.data));
-  if (!signal) return undefined;
-  let uri: string;
-  if (signal.type === 'verification') {
-    if (signal.subject.stream !== stream.streamId) return undefined;
-    uri = VERIFICATION_URI;
-  } else {
-    uri = SIGNAL_TYPES[signal.type];
-    if (stream.events && !stream.events.includes(uri as SignalUri)) return undefined;
-  }
+  const given = declaration.signal(parseEventData(stored.type, event.data));
+  const signals = given === undefined ? [] : Array.isArray(given) ? given : [given];
   const requestId = event.metadata.request_id;
-  return {
-    iss: stream.issuer,
-    aud: streamAudience(stream),
-    jti: createHash('sha256')
-      .update(`${stream.streamId}\n${stored.eventId}`)
-      .digest('base64url')
-      .slice(0, 22),
-    iat: seconds(stored.recordedAt),
-    // One request's signals share it (a credential revoked and its tokens, say).
-    txn: typeof requestId === 'string' ? requestId : stored.eventId,
-    sub_id: subjectId(signal.subject),
-    events: { [uri]: { event_timestamp: seconds(stored.recordedAt), ...signal.fields } },
-  };
+  return signals.flatMap((signal: SecuritySignal, index) => {
+    let uri: string;
+    if (signal.type === 'verification') {
+      if (signal.subject.stream !== stream.streamId) return [];
+      uri = VERIFICATION_URI;
+    } else {
+      uri = SIGNAL_TYPES[signal.type];
+      if (stream.events && !stream.events.includes(uri as SignalUri)) return [];
+    }
+    // The first signal's jti is as it always was; a second one's names its place.
+    const seed = `${stream.streamId}\n${stored.eventId}${index === 0 ? '' : `\n${index}`}`;
+    return [
+      {
+        iss: stream.issuer,
+        aud: streamAudience(stream),
+        jti: createHash('sha256').update(seed).digest('base64url').slice(0, 22),
+        iat: seconds(stored.recordedAt),
+        // One request's signals share it (a credential revoked and its tokens, say).
+        txn: typeof requestId === 'string' ? requestId : stored.eventId,
+        sub_id: subjectId(signal.subject),
+        events: { [uri]: { event_timestamp: seconds(stored.recordedAt), ...signal.fields } },
+      },
+    ];
+  });
 }
 
 /** SSF 1.0 §8.1.4's verification event, the transmitter's own (no `state`): a paused stream's probe. */

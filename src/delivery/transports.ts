@@ -135,19 +135,21 @@ function signalTransport(sink: SinkDefinition, options: TransportOptions): SinkT
   // A stream stopped (deleted, changed) sends no further SET of the batch it was in; a pause
   // is seen at the next batch.
   let closed = false;
+  // SETs of a batch that failed further on, taken and recorded already: not sent again on retry.
+  let takenBefore = new Set<string>();
   return {
-    // What the receiver took is recorded before the cursor moves, even when a later SET failed:
-    // a batch sent again is recorded again (a receiver drops a repeat by its jti).
+    // What the receiver took is recorded before the cursor moves, even when a later SET failed.
     async send(batch) {
       const taken: DeliveredSet[] = [];
       let failure: unknown;
       try {
         for (const event of batch.events) {
           if (closed) throw new DeliveryError('connection_lost', 'the stream was stopped');
-          const claims = signalClaims(stream, event);
-          if (!claims) continue;
-          await post(claims);
-          taken.push({ jti: claims.jti as string, event_id: event.eventId });
+          for (const claims of signalClaims(stream, event)) {
+            if (takenBefore.has(claims.jti as string)) continue;
+            await post(claims);
+            taken.push({ jti: claims.jti as string, event_id: event.eventId });
+          }
         }
       } catch (error) {
         failure = error;
@@ -157,6 +159,8 @@ function signalTransport(sink: SinkDefinition, options: TransportOptions): SinkT
           throw new UnrecordedDelivery('delivered SETs could not be recorded', { cause: error });
         });
       }
+      if (failure === undefined) takenBefore = new Set();
+      else for (const { jti } of taken) takenBefore.add(jti);
       if (failure !== undefined) throw failure;
     },
     probe: () => post(verificationClaims(stream, new Date())),

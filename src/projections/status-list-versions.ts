@@ -16,14 +16,19 @@ export interface StoredVersion {
  * gone from here: a time before them is not served.
  */
 export function statusListVersions(db: Kysely<Database>) {
-  const read = async (spaceId: string, listId: string, before?: number) => {
+  const read = async (spaceId: string, listId: string, at?: number) => {
     const streamId = streams.statusList(spaceId, listId).streamId;
     const row = await db
       .selectFrom('events')
       .select(['stream_position', 'data'])
       .where('stream_id', '=', streamId)
       .where('space_id', '=', spaceId)
-      .$if(before !== undefined, (q) => q.where(sql<number>`(data->>'iat')::bigint`, '<=', before!))
+      // Valid then: another replica's clock may have stamped a later position with an earlier iat.
+      .$if(at !== undefined, (q) =>
+        q
+          .where(sql<number>`(data->>'iat')::bigint`, '<=', at!)
+          .where(sql<number>`(data->>'exp')::bigint`, '>', at!),
+      )
       .orderBy('stream_position', 'desc')
       .limit(1)
       .executeTakeFirst();
@@ -37,7 +42,7 @@ export function statusListVersions(db: Kysely<Database>) {
     /** The list's last published version. */
     last: (spaceId: string, listId: string): Promise<StoredVersion | undefined> =>
       read(spaceId, listId),
-    /** The last version published at or before `time` (epoch seconds). */
+    /** The last version published valid at `time` (epoch seconds): iat ≤ time < exp. */
     asOf: async (spaceId: string, listId: string, time: number) =>
       (await read(spaceId, listId, time))?.published,
   };

@@ -8,6 +8,7 @@ import {
   updateCredentialDecider,
   type CredentialCommand,
   type CredentialPorts,
+  type RevokeCredential,
   type UpdateCredential,
 } from './deciders.js';
 import {
@@ -63,7 +64,7 @@ export async function rotateSecret(
 /** Revokes a credential; revoking a revoked one changes and records nothing. */
 export async function revokeCredential(
   ctx: CredentialChangeContext,
-  command: CredentialCommand & { readonly reason: string | null },
+  command: RevokeCredential,
 ): Promise<void> {
   await handle(ctx.events, revokeCredentialDecider(ctx), command);
 }

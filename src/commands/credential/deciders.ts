@@ -123,9 +123,15 @@ export function rotateSecretDecider(
 }
 
 /** Revokes a credential; decided again after a conflict (revoking a revoked one is no change). */
+/** A revocation, and whether the admin said the credential was compromised. */
+export type RevokeCredential = CredentialCommand & {
+  readonly reason: string | null;
+  readonly compromised?: boolean;
+};
+
 export function revokeCredentialDecider(
   ports: CredentialPorts,
-): Decider<CredentialCommand & { readonly reason: string | null }, State, CredentialRefusal> {
+): Decider<RevokeCredential, State, CredentialRefusal> {
   return {
     ...credentialStream(ports),
     decide: (command, state) =>

@@ -1,10 +1,12 @@
 import { serviceMetadata, streams } from '../../domain/events.js';
 import {
   decidePublishList,
+  type ListEntries,
   type PublishedList,
   type PublishList,
 } from '../../domain/status-list/decide.js';
-import { UnavailableError } from '../../errors/errors.js';
+import { NotFoundError, UnavailableError } from '../../errors/errors.js';
+import { outsideDeadline } from '#event-log/append-deadline.js';
 import type { StatusListVersions } from '../../projections/status-list-versions.js';
 import type { CommandContext } from '../context.js';
 import { handle, type Decider } from '../handle.js';
@@ -19,7 +21,7 @@ type Served = { readonly served: PublishedList };
 // The list's stream is keyed: two replicas publishing at once, the second takes the first's.
 const publisher = (
   versions: StatusListVersions,
-): Decider<Publish, PublishedList | undefined, never, Served> => ({
+): Decider<Publish, PublishedList | undefined, 'ended', Served> => ({
   stream: ({ spaceId, listId }) => ({ spaceId, stream: streams.statusList(spaceId, listId) }),
   load: async ({ spaceId, listId }) => {
     const last = await versions.last(spaceId, listId);
@@ -27,7 +29,10 @@ const publisher = (
   },
   decide: decidePublishList,
   evolve: (_state, event) => event.data as PublishedList,
-  refusals: {},
+  refusals: {
+    ended: () =>
+      new NotFoundError('every token of this status list has expired: it is no longer served'),
+  },
   conflict: { then: 'settled', message: 'another replica published the list meanwhile' },
 });
 
@@ -40,11 +45,16 @@ export async function publishStatusList(
   versions: StatusListVersions,
   spaceId: string,
   built: PublishedList,
+  entries: ListEntries,
 ): Promise<PublishedList> {
   const eventId = ctx.ids.eventId();
   const metadata = serviceMetadata(SERVICE_ACTOR.actor, eventId, SERVICE_ACTOR.origin);
-  const command = { eventId, metadata, spaceId, listId: built.list_id, built, now: built.iat };
-  const { events, facts } = await handle(ctx.events, publisher(versions), command);
+  const listId = built.list_id;
+  const command = { eventId, metadata, spaceId, listId, built, entries, now: built.iat };
+  // Builds take turns in whichever request began them: the append is bound by no one's deadline.
+  const { events, facts } = await outsideDeadline(() =>
+    handle(ctx.events, publisher(versions), command),
+  );
   if (events.length > 0 || facts.served !== built) return facts.served;
   // Another replica's version went first: that one is logged, so it is the one served.
   const last = await versions.last(spaceId, built.list_id);

@@ -9,7 +9,7 @@ import { secondsOf } from '../../domain/times.js';
 import { UnavailableError } from '../../errors/errors.js';
 import { signJwtOffThread, type AccessTokenClaims } from '../../crypto/access-tokens.js';
 import { STATUS_LIST_SIZE } from '../../crypto/status-slots.js';
-import type { PublishedList } from '../../domain/status-list/decide.js';
+import type { ListEntries, PublishedList } from '../../domain/status-list/decide.js';
 import type { StatusListEntry } from '../../projections/status-list-entries.js';
 import type { CommandContext } from '../context.js';
 import { ownSigning, type SigningPorts } from './issuance.js';
@@ -49,7 +49,12 @@ export async function statusListToken(
   ctx: StatusListPorts,
   reads: StatusListReads,
   list: { readonly spaceId: string; readonly listId: string; readonly ring: 'own' | 'shared' },
-): Promise<{ readonly jwt: string; readonly unreadable: number; readonly built: PublishedList }> {
+): Promise<{
+  readonly jwt: string;
+  readonly unreadable: number;
+  readonly built: PublishedList;
+  readonly entries: ListEntries;
+}> {
   const { spaceId, listId, ring } = list;
   if ((await reads.lagSeconds()) > MAX_ENTRIES_LAG_SECONDS) {
     throw new UnavailableError('the status lists are behind the log; retry shortly', {
@@ -58,7 +63,8 @@ export async function statusListToken(
   }
   const invalid: Array<readonly [number, number]> = [];
   const judged: Array<readonly [number, AccessTokenClaims]> = [];
-  for (const [i, entry] of (await reads.entries(spaceId, listId)).entries()) {
+  const read = await reads.entries(spaceId, listId);
+  for (const [i, entry] of read.entries()) {
     if (i % YIELD_EVERY === YIELD_EVERY - 1) await yieldToLoop();
     const claims = claimsOf(entry, ctx.issuer, spaceId);
     if (claims) judged.push([entry.idx, claims]);
@@ -100,7 +106,16 @@ export async function statusListToken(
   const jwt = await signJwtOffThread(key, claims, 'statuslist+jwt', spaceId);
   const lst_sha256 = createHash('sha256').update(lst).digest('hex');
   const built = { list_id: listId, ring, kid: key.kid, iat, exp, lst_sha256, jwt };
-  return { jwt, unreadable, built };
+  const latestExp = judged.reduce<number | undefined>(
+    (latest, [, { exp }]) => Math.max(latest ?? exp, exp),
+    undefined,
+  );
+  const entries = {
+    count: read.length,
+    unreadable,
+    ...(latestExp === undefined ? {} : { latestExp }),
+  };
+  return { jwt, unreadable, built, entries };
 }
 
 /** An entry's token claims, read from its stored issuance event; undefined when unreadable. */

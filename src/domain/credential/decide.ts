@@ -133,7 +133,7 @@ export function decideChangeKeys(
 
 /** Revoke a credential. Revoking a revoked credential changes nothing and records nothing. */
 export function decideRevokeCredential(
-  command: LifecycleCommand & { readonly reason: string | null },
+  command: LifecycleCommand & { readonly reason: string | null; readonly compromised?: boolean },
   state: Credential | undefined,
 ): CredentialDecision<'credential-revoked'> {
   const credential = credentialInSpace(state, command.spaceId);
@@ -144,6 +144,7 @@ export function decideRevokeCredential(
       client_id: command.clientId,
       reason: command.reason,
       revoked_by: command.actor,
+      ...(command.compromised === true ? { compromised: true as const } : {}),
     }),
   ]);
 }

@@ -123,6 +123,8 @@ export const credentialRevokedSchema = z.object({
   client_id: z.string(),
   reason: z.string().nullable(),
   revoked_by: z.string(),
+  /** The admin said the credential was compromised: RISC `credential-compromise` besides. */
+  compromised: z.literal(true).optional(),
 });
 
 /**
@@ -187,8 +189,22 @@ export const CREDENTIAL_EVENTS = {
     }),
   }),
   'credential-revoked': declareEvent(credentialRevokedSchema, {
-    audit: ['reason', 'revoked_by'],
-    signal: ({ client_id }) => clientSignal(client_id, 'client_credential', 'revoke'),
+    audit: ['reason', 'revoked_by', 'compromised'],
+    signal: ({ client_id, compromised, reason }) => [
+      clientSignal(client_id, 'client_credential', 'revoke'),
+      ...(compromised
+        ? [
+            {
+              type: 'credential-compromise' as const,
+              subject: { client: client_id },
+              fields: {
+                credential_type: 'client_credential',
+                ...(reason === null ? {} : { reason_admin: { en: reason } }),
+              },
+            },
+          ]
+        : []),
+    ],
     example: ({ clientId }) => ({ client_id: clientId, reason: 'leaked', revoked_by: 'user-1' }),
   }),
   'credential-rate-limit-changed': declareEvent(credentialRateLimitChangedSchema, {

@@ -42,8 +42,10 @@ export interface EventProperties<Schema extends z.ZodType> {
   readonly isUse?: boolean;
   /** The counter it adds one to when appended, or null for none. Default: `lifecycle`. */
   readonly metric?: EventMetric | null;
-  /** The Shared Signal it gives a space's streams (src/delivery/signal-streams.ts). Default: none. */
-  readonly signal?: (data: z.infer<Schema>) => SecuritySignal | undefined;
+  /** The Shared Signals it gives a space's streams (src/delivery/signal-tokens.ts). Default: none. */
+  readonly signal?: (
+    data: z.infer<Schema>,
+  ) => SecuritySignal | readonly SecuritySignal[] | undefined;
   /** One valid event of the type, for the tests and as its illustration. */
   readonly example: (given: ExampleInputs) => z.infer<Schema>;
 }
@@ -56,7 +58,8 @@ export interface EventDeclaration<Schema extends z.ZodType = z.ZodType> {
   readonly rate: RateContribution | null;
   readonly isUse: boolean;
   readonly metric: EventMetric | null;
-  readonly signal: ((data: z.infer<Schema>) => SecuritySignal | undefined) | null;
+  readonly signal:
+    ((data: z.infer<Schema>) => SecuritySignal | readonly SecuritySignal[] | undefined) | null;
   readonly example: (given: ExampleInputs) => z.infer<Schema>;
 }
 

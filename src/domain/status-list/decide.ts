@@ -1,4 +1,4 @@
-import { accept, type Decision } from '../decision.js';
+import { accept, refuse, type Decision } from '../decision.js';
 import { commandEvent, type Asked, type DomainEvent, type EventData } from '../events.js';
 
 /** A status list version as published: its event's data. */
@@ -10,29 +10,71 @@ export type PublishedList = EventData<'status-list-published'>;
  * a minute at most, while it is read, when nothing changes.
  */
 export const REPUBLISH_AFTER_SECONDS = 60;
+/** How far another replica's clock may be ahead of this one's and its version still be served. */
+const CLOCK_SKEW_SECONDS = 30;
+/** A list takes the tokens of one hour (src/crypto/status-slots.ts), seconds. */
+export const STATUS_LIST_PERIOD_SECONDS = 3600;
+/**
+ * Past its tokens' last `exp` by this much, a list is no longer served (draft §13.1): by then its
+ * hour is over and any token it took is projected (within 5 s), whatever a replica's clock says.
+ */
+export const ENDED_AFTER_SECONDS = STATUS_LIST_PERIOD_SECONDS + 300;
+/** A version published this long ago and no entries now: they were purged (a day after expiry). */
+const ENTRIES_GONE_AFTER_SECONDS = 300;
+
+/** What the list was built from: its entries, and the latest `exp` among those read. */
+export interface ListEntries {
+  readonly count: number;
+  readonly unreadable: number;
+  /** Undefined when no entry could be read. */
+  readonly latestExp?: number;
+}
 
 /** A freshly built and signed version, and when (seconds). */
 export interface PublishList extends Asked {
   readonly spaceId: string;
   readonly built: PublishedList;
+  readonly entries: ListEntries;
   readonly now: number;
+}
+
+/**
+ * Whether a list's tokens have all expired, so it is served no more and grows the log no more:
+ * every entry read past its `exp` by {@link ENDED_AFTER_SECONDS}, or no entries left (purged a
+ * day after expiry) though a version was published minutes ago, when they were there.
+ */
+export function listEnded(
+  entries: ListEntries,
+  last: PublishedList | undefined,
+  now: number,
+): boolean {
+  if (entries.count === 0) {
+    return last !== undefined && now - last.iat > ENTRIES_GONE_AFTER_SECONDS;
+  }
+  return (
+    entries.unreadable === 0 &&
+    entries.latestExp !== undefined &&
+    entries.latestExp + ENDED_AFTER_SECONDS < now
+  );
 }
 
 /**
  * The list's last published version is served again while it says the same (its bits and its
  * key) and is young; otherwise the built one is published: every version served is a logged one.
+ * A list whose tokens all expired is `ended`: not served, nothing published.
  */
 export function decidePublishList(
   command: PublishList,
   last: PublishedList | undefined,
-): Decision<DomainEvent<'status-list-published'>, never, { readonly served: PublishedList }> {
+): Decision<DomainEvent<'status-list-published'>, 'ended', { readonly served: PublishedList }> {
   const { built, now } = command;
+  if (listEnded(command.entries, last, now)) return refuse('ended');
   if (
     last !== undefined &&
     last.lst_sha256 === built.lst_sha256 &&
     last.kid === built.kid &&
     last.ring === built.ring &&
-    now >= last.iat &&
+    now >= last.iat - CLOCK_SKEW_SECONDS &&
     now < last.iat + REPUBLISH_AFTER_SECONDS
   ) {
     return accept([], { served: last });

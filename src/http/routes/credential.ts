@@ -43,7 +43,11 @@ const pageCursor = jsonCursor(
 const usableJwks = clientJwksSchema.refine((jwks) => jwks.keys.every(isUsablePublicJwk), {
   message: 'every key must be a usable public JWK (EC P-256/P-384, Ed25519 or RSA)',
 });
-const revokeBody = z.object({ reason: displayText(500).optional() });
+const revokeBody = z.object({
+  reason: displayText(500).optional(),
+  /** The credential leaked: receivers hear RISC `credential-compromise` besides the revocation. */
+  compromised: z.boolean().optional(),
+});
 
 /**
  * The credentials of a space, for its dashboard users (login token + X-Service-Space-ID):
@@ -209,7 +213,11 @@ export function credentialRoutes(commands: CommandContext, db: Kysely<Database>)
       errors: ['not_found', 'method_not_allowed', 'conflict'],
       handle: (ctx, who, input) =>
         changeThenShow(ctx, who, (command) =>
-          revokeCredential(commands, { ...command, reason: input.body.reason ?? null }),
+          revokeCredential(commands, {
+            ...command,
+            reason: input.body.reason ?? null,
+            compromised: input.body.compromised === true,
+          }),
         ),
     }),
     rotateSecretRoute(commands),

@@ -74,7 +74,8 @@ export function signalPollRoutes(commands: CommandContext, db: Kysely<Database>)
         streamId,
         who,
         maxEvents: body.maxEvents ?? 10,
-        acknowledged: [...(body.ack ?? []), ...Object.keys(body.setErrs ?? {})],
+        acknowledged: body.ack ?? [],
+        refused: Object.keys(body.setErrs ?? {}),
       },
     ).finally(() => polling.delete(streamId));
     ctx.set('Cache-Control', 'no-store');

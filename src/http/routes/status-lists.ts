@@ -27,11 +27,12 @@ const query = z.object({
     .optional(),
 });
 
-// A list is built again once its copy is 5 s old; meanwhile, up to 60 s old, the copy is served
-// while the new one is built. Builds take turns by space, each space's at most a quarter of the
-// process's time (BuildTurns); past 32 waiting (2 of one space), or 10 s, a list never built is 503.
+// A list is built again once its copy is 5 s old; meanwhile the copy is served while the new one
+// is built, as long as a verifier caching it for its ttl still holds it before its exp. Builds
+// take turns by space, each space's at most a quarter of the process's time (BuildTurns); past
+// 32 waiting (2 of one space), or 10 s, a list never built is 503.
 const FRESH_MS = 5000;
-const SERVED_STALE_MS = 60_000;
+const STALE_MARGIN_MS = (STATUS_LIST_TTL_SECONDS + 10) * 1000;
 // A build that failed (the projector behind, the database away) is not tried again this soon.
 const FAILED_MS = 2000;
 const TURNS = { maxWaiting: 32, maxWaitingPerSpace: 2, share: 0.25, maxWaitMs: 10_000 };
@@ -40,6 +41,13 @@ const LISTS_HELD = 1000;
 // an answer for a time past every version's end (exp is at most 120 s after iat) never changes.
 const PAST_TURNS = { maxWaiting: 16, maxWaitingPerSpace: 2, share: 0.1, maxWaitMs: 5000 };
 const SETTLED_SECONDS = 130;
+
+/** A list as this process holds it: when it was last checked, and the logged version it serves. */
+interface Held {
+  readonly builtAt: number;
+  readonly expMs: number;
+  readonly jwt: string;
+}
 
 /**
  * GET /spaces/{space_id}/statuslists/{list}: a space's Token Status List as `statuslist+jwt`
@@ -52,13 +60,13 @@ export function statusListRoutes(
 ): readonly Route[] {
   const reads = statusListReads(db);
   const versions = statusListVersions(db);
-  const held = new BoundedCache<string, { readonly builtAt: number; readonly jwt: string }>(
-    LISTS_HELD,
-  );
+  const held = new BoundedCache<string, Held>(LISTS_HELD);
   const failed = new BoundedCache<string, { readonly at: number; readonly error: unknown }>(
     LISTS_HELD,
   );
-  const turns = new BuildTurns<string>(TURNS);
+  // Lists whose tokens all expired: never served again, so never built again here.
+  const ended = new BoundedCache<string, NotFoundError>(LISTS_HELD);
+  const turns = new BuildTurns<Held>(TURNS);
   const pastTurns = new BuildTurns<string>(PAST_TURNS);
   const past = new BoundedCache<string, string>(LISTS_HELD);
   const pastList = async (spaceId: string, listId: string, at: number) => {
@@ -69,18 +77,21 @@ export function statusListRoutes(
       const version = await versions.asOf(spaceId, listId, at);
       return version && validAt(version, at) ? version.jwt : '';
     });
-    if (at < Date.now() / 1000 - SETTLED_SECONDS) past.set(key, jwt);
+    // Only a found version is kept: a version committed late may yet answer a time now missed.
+    if (jwt && at < Date.now() / 1000 - SETTLED_SECONDS) past.set(key, jwt);
     return jwt;
   };
   const build = async (key: string, list: Parameters<typeof statusListToken>[2]) => {
     try {
-      const { built, unreadable } = await statusListToken(commands, reads, list);
+      const { built, unreadable, entries } = await statusListToken(commands, reads, list);
       if (unreadable > 0) logger?.warn({ ...list, unreadable }, 'status list entries unreadable');
       // Served only once logged: what a verifier got at any time is in the log.
-      const { jwt } = await publishStatusList(commands, versions, list.spaceId, built);
-      held.set(key, { builtAt: Date.now(), jwt });
-      return jwt;
+      const served = await publishStatusList(commands, versions, list.spaceId, built, entries);
+      const copy = { builtAt: Date.now(), expMs: served.exp * 1000, jwt: served.jwt };
+      held.set(key, copy);
+      return copy;
     } catch (error) {
+      if (error instanceof NotFoundError) ended.set(key, error);
       failed.set(key, { at: Date.now(), error });
       throw error;
     }
@@ -91,15 +102,16 @@ export function statusListRoutes(
     failed.delete(key);
     return turns.run(list.spaceId, key, () => build(key, list));
   };
-  const listOf = (list: Parameters<typeof statusListToken>[2]) => {
+  const listOf = async (list: Parameters<typeof statusListToken>[2]): Promise<Held> => {
     const key = `${list.spaceId} ${list.listId}`;
+    const over = ended.get(key);
+    if (over) throw over;
     const copy = held.get(key);
-    const age = copy ? Date.now() - copy.builtAt : Infinity;
-    if (age < FRESH_MS) return copy!;
-    const fresh = rebuild(key, list).then((jwt) => ({ builtAt: Date.now(), jwt }));
-    if (age >= SERVED_STALE_MS) return fresh;
+    if (copy && Date.now() - copy.builtAt < FRESH_MS) return copy;
+    const fresh = rebuild(key, list);
+    if (!copy || Date.now() >= copy.expMs - STALE_MARGIN_MS) return fresh;
     fresh.catch(() => undefined);
-    return copy!;
+    return copy;
   };
   return [
     route('get', '/spaces/:space_id/statuslists/:list', 'public', {
@@ -126,6 +138,12 @@ export function statusListRoutes(
         if (!ring) throw new NotFoundError('no such status list in this space');
         ctx.type = 'application/statuslist+jwt';
         if (time !== undefined) {
+          // A time to come has no version yet: the current one may still change before it.
+          if (Number(time) > Date.now() / 1000) {
+            throw new NotFoundError(
+              'that time has not come: ask without time for the current list',
+            );
+          }
           const jwt = await pastList(spaceId, listId, Number(time));
           if (!jwt) throw new NotFoundError('no version of this list was valid at that time');
           // A past version never changes; one of the last minutes may yet be followed by another.
@@ -133,10 +151,13 @@ export function statusListRoutes(
           ctx.body = jwt;
           return;
         }
-        const { jwt, builtAt } = await listOf({ spaceId, listId, ring });
-        // A copy already some seconds old is kept downstream only for what is left of its ttl.
+        const { jwt, builtAt, expMs } = await listOf({ spaceId, listId, ring });
+        // Kept downstream for what is left of its ttl since checked, and never so long that a
+        // verifier caching it for its ttl would hold it past its exp.
         const age = Math.floor((Date.now() - builtAt) / 1000);
-        ctx.set('Cache-Control', `public, max-age=${Math.max(0, STATUS_LIST_TTL_SECONDS - age)}`);
+        const left = Math.floor((expMs - Date.now()) / 1000) - STATUS_LIST_TTL_SECONDS;
+        const maxAge = Math.max(0, Math.min(STATUS_LIST_TTL_SECONDS - age, left));
+        ctx.set('Cache-Control', `public, max-age=${maxAge}`);
         ctx.set('Age', String(age));
         ctx.body = jwt;
       },

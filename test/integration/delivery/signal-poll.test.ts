@@ -107,6 +107,16 @@ describe('a polled Shared Signals stream (RFC 8936)', () => {
     const done = await poll({ maxEvents: 10, ack: [waiting!], setErrs: {} });
     expect(done.body).toEqual({ sets: {}, moreAvailable: false });
 
+    // A SET the receiver reports an error for is not sent again, and not logged as taken.
+    await revokedJti();
+    const rejected = Object.keys((await poll({ maxEvents: 10 })).body.sets);
+    expect(rejected).toHaveLength(1);
+    const afterError = await poll({
+      maxEvents: 10,
+      setErrs: { [rejected[0]!]: { err: 'invalid_key', description: 'not trusted' } },
+    });
+    expect(afterError.body).toEqual({ sets: {}, moreAvailable: false });
+
     // Each SET acknowledged is logged once, when it was, by whoever holds the stream's secret.
     const { rows } = await sql<{
       data: { method: string; sets: { jti: string }[] };

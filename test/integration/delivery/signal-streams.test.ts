@@ -27,6 +27,7 @@ import { waitUntil } from '../../support/wait.js';
 const SPACE = 'space-signals';
 const REVOKED = SIGNAL_TYPES['session-revoked'];
 const CHANGED = SIGNAL_TYPES['credential-change'];
+const COMPROMISED = SIGNAL_TYPES['credential-compromise'];
 let service: TestService;
 
 beforeAll(async () => {
@@ -307,5 +308,31 @@ describe('a Shared Signals stream (SSF 1.0, RFC 8935 push)', () => {
       service.database.db,
     );
     expect(counted).toEqual([{ count: 1 }]);
+  }, 60_000);
+
+  it('sends RISC credential-compromise when an admin revokes a credential as compromised, and only then', async () => {
+    const { receiver } = await stream([COMPROMISED]);
+    const leaked = await createCredentialVia(service, SPACE, 'leaked');
+    const retired = await createCredentialVia(service, SPACE, 'retired');
+    const revoke = (clientId: string, body: object) =>
+      adminCall(service, SPACE, 'DELETE', `/v1/credential/${clientId}`, body);
+    expect((await revoke(retired.client_id, { reason: 'no longer used' })).status).toBe(200);
+    expect((await revoke(leaked.client_id, { reason: 'leaked', compromised: true })).status).toBe(
+      200,
+    );
+    const [set] = await waitUntil(
+      () => receiver.ofType(COMPROMISED),
+      (sets) => sets.length > 0,
+      { timeoutMs: 15_000 },
+    );
+    expect(set!.claims.sub_id).toEqual({ format: 'opaque', id: leaked.client_id });
+    expect(set!.claims.events?.[COMPROMISED]).toMatchObject({
+      credential_type: 'client_credential',
+      reason_admin: { en: 'leaked' },
+    });
+    // The plain revocation before it was no compromise: one SET, and nothing refused.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(receiver.ofType(COMPROMISED)).toHaveLength(1);
+    expect(receiver.refused).toEqual([]);
   }, 60_000);
 });

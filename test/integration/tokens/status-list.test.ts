@@ -1,5 +1,5 @@
 import { getListFromStatusListJWT } from '@sd-jwt/jwt-status-list';
-import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
+import { createLocalJWKSet, decodeJwt, jwtVerify, type JSONWebKeySet } from 'jose';
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { waitUntil } from '../../support/wait.js';
@@ -212,5 +212,50 @@ describe('the Token Status List (issue 65)', () => {
     // Past the last version's end, no version was valid: 404, not the last one.
     const beyond = await fetch(`${service.baseUrl}${path}?time=${afterAt + 121}`);
     expect(beyond.status).toBe(404);
+  });
+
+  it('stops serving a list an hour and more after its last token expired: 404, nothing more logged, its past still answered', async () => {
+    let offset = 0;
+    const later = await startTestService(
+      { PRIVATE_TOKEN_TTL_SECONDS: '60' },
+      undefined,
+      { database: service.database, dataDir: service.dataDir },
+      { clock: { now: () => Date.now() + offset } },
+    );
+    const space = 'space-status-ended';
+    const credential = await createCredentialVia(later, space);
+    const token = await privateTokenVia(later, credential);
+    await projected();
+    const { uri } = statusOf(token);
+    const path = new URL(uri).pathname;
+    const first = await fetch(`${later.baseUrl}${path}`);
+    expect(first.status).toBe(200);
+    const { iat } = decodeJwt(await first.text());
+    const published = async () =>
+      (
+        await sql<{ n: number }>`SELECT count(*)::int AS n FROM events
+          WHERE space_id = ${space} AND event_type = 'status-list-published'`.execute(
+          service.database.db,
+        )
+      ).rows[0]!.n;
+    expect(await published()).toBe(1);
+    // The token's 60 s, then its list's hour and five minutes more (the projector keeping up).
+    offset = (60 + 3600 + 301) * 1000;
+    await projected();
+    // Its copy is served while fresh (5 s), then the next build finds it ended.
+    const ended = await waitUntil(
+      async () => {
+        await projected();
+        return fetch(`${later.baseUrl}${path}`);
+      },
+      (response) => response.status === 404,
+      { timeoutMs: 15_000, intervalMs: 500 },
+    );
+    expect(await ended.text()).toContain('every token of this status list has expired');
+    expect(await published()).toBe(1);
+    // Read again: the same answer, no build (it stays ended in this process).
+    expect((await fetch(`${later.baseUrl}${path}`)).status).toBe(404);
+    const past = await fetch(`${later.baseUrl}${path}?time=${iat}`);
+    expect(past.status).toBe(200);
   });
 });

@@ -29,9 +29,16 @@ const recorded = (type: string, data: Record<string, unknown> = {}, spaceId = SP
 const eventsOf = (claims: Record<string, unknown> | undefined) =>
   claims?.events as Record<string, Record<string, unknown>> | undefined;
 
+/** The one SET (or none) an event gives a stream: most give at most one. */
+const one = (...args: Parameters<typeof signalClaims>) => {
+  const sets = signalClaims(...args);
+  expect(sets.length).toBeLessThanOrEqual(1);
+  return sets[0];
+};
+
 describe('the Security Event Token an event gives a stream (src/delivery/signal-tokens.ts)', () => {
   it('given a token revoked: session-revoked about its jti, with the SET claims SSF asks for', () => {
-    const claims = signalClaims(stream, recorded('token-revoked', { jti: 'tok-1' }));
+    const claims = one(stream, recorded('token-revoked', { jti: 'tok-1' }));
     expect(claims).toEqual({
       iss: stream.issuer,
       aud: 'snk_stream',
@@ -42,23 +49,23 @@ describe('the Security Event Token an event gives a stream (src/delivery/signal-
       events: { [SIGNAL_TYPES['session-revoked']]: { event_timestamp: at.getTime() / 1000 } },
     });
     // The same event makes the same SET for the stream (a receiver drops a repeat by jti)...
-    expect(signalClaims(stream, recorded('token-revoked', { jti: 'tok-1' }))).toEqual(claims);
+    expect(one(stream, recorded('token-revoked', { jti: 'tok-1' }))).toEqual(claims);
     // ...and another for another stream.
-    const other = signalClaims({ ...stream, streamId: 'snk_other' }, recorded('token-revoked'));
+    const other = one({ ...stream, streamId: 'snk_other' }, recorded('token-revoked'));
     expect(other?.jti).not.toBe(claims?.jti);
   });
 
   it("given a credential's secret rotated, keys changed or whole revoked: credential-change about the client", () => {
     const changes = ['credential-secret-rotated', 'credential-keys-changed', 'credential-revoked'];
     const fields = changes.map(
-      (type) => eventsOf(signalClaims(stream, recorded(type)))?.[SIGNAL_TYPES['credential-change']],
+      (type) => eventsOf(one(stream, recorded(type)))?.[SIGNAL_TYPES['credential-change']],
     );
     expect(fields).toEqual([
       expect.objectContaining({ credential_type: 'client_secret', change_type: 'update' }),
       expect.objectContaining({ credential_type: 'client_jwks', change_type: 'update' }),
       expect.objectContaining({ credential_type: 'client_credential', change_type: 'revoke' }),
     ]);
-    expect(signalClaims(stream, recorded('credential-revoked'))?.sub_id).toEqual({
+    expect(one(stream, recorded('credential-revoked'))?.sub_id).toEqual({
       format: 'opaque',
       id: 'ci_a',
     });
@@ -66,34 +73,34 @@ describe('the Security Event Token an event gives a stream (src/delivery/signal-
 
   it('given scopes narrowed: token-claims-change with the scope left; widened: nothing', () => {
     const narrowed = recorded('credential-scopes-changed', { scopes: ['a:read'], removed: ['b'] });
-    expect(eventsOf(signalClaims(stream, narrowed))).toEqual({
+    expect(eventsOf(one(stream, narrowed))).toEqual({
       [SIGNAL_TYPES['token-claims-change']]: {
         event_timestamp: at.getTime() / 1000,
         claims: { scope: 'a:read' },
       },
     });
     const widened = recorded('credential-scopes-changed', { scopes: ['a:read', 'b'], removed: [] });
-    expect(signalClaims(stream, widened)).toBeUndefined();
+    expect(one(stream, widened)).toBeUndefined();
   });
 
   it('given a stream asking for credential-change only: a revoked token gives it nothing', () => {
     const picky = { ...stream, events: [SIGNAL_TYPES['credential-change']] };
-    expect(signalClaims(picky, recorded('token-revoked'))).toBeUndefined();
-    expect(signalClaims(picky, recorded('credential-revoked'))).toBeDefined();
+    expect(one(picky, recorded('token-revoked'))).toBeUndefined();
+    expect(one(picky, recorded('credential-revoked'))).toBeDefined();
   });
 
   it("given another space's event, or an event that is no signal: nothing", () => {
-    expect(signalClaims(stream, recorded('token-revoked', {}, 'other-space'))).toBeUndefined();
-    expect(signalClaims(stream, recorded('private-token-issued'))).toBeUndefined();
-    expect(signalClaims(stream, recorded('no-such-type'))).toBeUndefined();
+    expect(one(stream, recorded('token-revoked', {}, 'other-space'))).toBeUndefined();
+    expect(one(stream, recorded('private-token-issued'))).toBeUndefined();
+    expect(one(stream, recorded('no-such-type'))).toBeUndefined();
   });
 
   it("given a receiver's verification request: a verification SET with its state, to that stream alone, asked for or not", () => {
     const asked = recorded('stream-verification-requested', { sink_id: 'snk_stream', state: 's' });
-    const claims = signalClaims({ ...stream, events: [] }, asked);
+    const claims = one({ ...stream, events: [] }, asked);
     expect(claims?.sub_id).toEqual({ format: 'opaque', id: 'snk_stream' });
     expect(eventsOf(claims)?.[VERIFICATION_URI]).toMatchObject({ state: 's' });
-    expect(signalClaims({ ...stream, streamId: 'snk_other' }, asked)).toBeUndefined();
+    expect(one({ ...stream, streamId: 'snk_other' }, asked)).toBeUndefined();
   });
 
   it('declares signals for exactly these event types', () => {
@@ -115,5 +122,34 @@ describe('the Security Event Token an event gives a stream (src/delivery/signal-
     const claims = verificationClaims(stream, at);
     expect(claims.sub_id).toEqual({ format: 'opaque', id: 'snk_stream' });
     expect(claims.events).toEqual({ [VERIFICATION_URI]: {} });
+  });
+
+  it('given a credential revoked as compromised: credential-change and RISC credential-compromise, each its own jti', () => {
+    const compromised = recorded('credential-revoked', { compromised: true, reason: 'leaked' });
+    const sets = signalClaims(stream, compromised);
+    expect(sets.map((set) => eventsOf(set))).toEqual([
+      {
+        [SIGNAL_TYPES['credential-change']]: expect.objectContaining({ change_type: 'revoke' }),
+      },
+      {
+        [SIGNAL_TYPES['credential-compromise']]: {
+          event_timestamp: at.getTime() / 1000,
+          credential_type: 'client_credential',
+          reason_admin: { en: 'leaked' },
+        },
+      },
+    ]);
+    expect(new Set(sets.map((set) => set.jti)).size).toBe(2);
+    // The first keeps the jti a plain revocation's SET has: nothing sent before changes.
+    expect(sets[0]!.jti).toBe(one(stream, recorded('credential-revoked'))!.jti);
+    expect(sets.map((set) => set.sub_id)).toEqual([
+      { format: 'opaque', id: 'ci_a' },
+      { format: 'opaque', id: 'ci_a' },
+    ]);
+    // A stream asking for RISC alone gets that one.
+    const risc = { ...stream, events: [SIGNAL_TYPES['credential-compromise']] };
+    expect(signalClaims(risc, compromised).map((set) => Object.keys(eventsOf(set)!))).toEqual([
+      [SIGNAL_TYPES['credential-compromise']],
+    ]);
   });
 });

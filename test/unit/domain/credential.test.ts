@@ -114,6 +114,24 @@ describe('credential: revoke', () => {
     expect(acceptedSecretHashes(state, NOW)[1]).toBeNull();
   });
 
+  it('given an active credential, when revoked as compromised, then credential-revoked says so (and only then)', () => {
+    const decision = decideRevokeCredential(
+      { ...target, eventId: nextId(), reason: 'in a public repo', compromised: true },
+      given(evolveCredential, undefined, [created()]),
+    );
+    expect(decision.ok && decision.events[0]!.data).toEqual({
+      client_id: 'ci_1',
+      reason: 'in a public repo',
+      revoked_by: 'user:alice',
+      compromised: true,
+    });
+    const plain = decideRevokeCredential(
+      { ...target, eventId: nextId(), reason: null, compromised: false },
+      given(evolveCredential, undefined, [created()]),
+    );
+    expect(plain.ok && plain.events[0]!.data).not.toHaveProperty('compromised');
+  });
+
   it('given a revoked credential, when revoked again, then nothing is recorded', () => {
     const state = given(evolveCredential, undefined, [created(), revoked()]);
     expect(decideRevokeCredential({ ...target, eventId: nextId(), reason: null }, state)).toEqual({

@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import {
   decidePublishList,
+  ENDED_AFTER_SECONDS,
   REPUBLISH_AFTER_SECONDS,
   validAt,
+  type ListEntries,
   type PublishedList,
 } from '../../../src/domain/status-list/decide.js';
 
@@ -18,8 +20,15 @@ const version = (over: Partial<PublishedList> = {}): PublishedList => ({
   jwt: 'header.claims.signature',
   ...over,
 });
-const publish = (built: PublishedList, last: PublishedList | undefined, now = built.iat) =>
-  decidePublishList({ eventId: 'e1', metadata, spaceId: 's1', built, now }, last);
+const live: ListEntries = { count: 3, unreadable: 0, latestExp: T + 600 };
+const publish = (
+  built: PublishedList,
+  last: PublishedList | undefined,
+  now = built.iat,
+  entries = live,
+) => decidePublishList({ eventId: 'e1', metadata, spaceId: 's1', built, entries, now }, last);
+const served = (decision: ReturnType<typeof publish>) =>
+  decision.ok ? decision.facts.served : decision.refusal;
 
 describe('status list versions published (issue 65, item 4)', () => {
   it('given no version yet, when one is built, then it is published and served', () => {
@@ -28,7 +37,7 @@ describe('status list versions published (issue 65, item 4)', () => {
     expect(decision.events.map((event) => [event.type, event.data])).toEqual([
       ['status-list-published', built],
     ]);
-    expect(decision.facts.served).toBe(built);
+    expect(served(decision)).toBe(built);
   });
 
   it('given a young version saying the same, when one is built, then the logged one is served again and nothing is published', () => {
@@ -36,7 +45,7 @@ describe('status list versions published (issue 65, item 4)', () => {
     const built = version({ iat: T + 30, exp: T + 150, jwt: 'newer.jwt.sig' });
     const decision = publish(built, last);
     expect(decision.events).toEqual([]);
-    expect(decision.facts.served).toBe(last);
+    expect(served(decision)).toBe(last);
   });
 
   it('given a version that says the same but is old, or differs in its bits, key or ring, then the built one is published', () => {
@@ -48,8 +57,30 @@ describe('status list versions published (issue 65, item 4)', () => {
     );
     expect(publish(version({ iat: T + 5, kid: 'k2' }), last).events).toHaveLength(1);
     expect(publish(version({ iat: T + 5, ring: 'own' }), last).events).toHaveLength(1);
-    // A replica whose clock is behind the last version's never serves it as if it were young.
-    expect(publish(version({ iat: T - 5 }), last).events).toHaveLength(1);
+    // Another replica's clock a little ahead: its version is still served; far ahead, not.
+    expect(publish(version({ iat: T - 5 }), last).events).toHaveLength(0);
+    expect(publish(version({ iat: T - 31 }), last).events).toHaveLength(1);
+  });
+
+  it('given a list whose tokens all expired an hour and more ago, or whose entries were purged since a version, then it is ended: nothing published', () => {
+    const last = version();
+    const now = T + 600 + ENDED_AFTER_SECONDS + 1;
+    const built = version({ iat: now, exp: now + 120 });
+    expect(served(publish(built, last, now))).toBe('ended');
+    // Within the hour a token may still join it: published.
+    expect(served(publish(built, last, now - 2))).toBe(built);
+    // An entry unreadable is not vouched expired: published.
+    expect(served(publish(built, last, now, { ...live, unreadable: 1 }))).toBe(built);
+    // No entries: a list just opened (its first entry not yet projected) is published...
+    const none = { count: 0, unreadable: 0 };
+    expect(served(publish(version({ iat: T + 4 }), undefined, T + 4, none))).toEqual(
+      expect.objectContaining({ iat: T + 4 }),
+    );
+    expect(
+      served(publish(version({ iat: T + 4, lst_sha256: 'c'.repeat(64) }), last, T + 4, none)),
+    ).not.toBe('ended');
+    // ...and one whose entries left minutes after a version was published is ended.
+    expect(served(publish(version({ iat: T + 301 }), last, T + 301, none))).toBe('ended');
   });
 
   it('given a version, then it is valid from its iat until before its exp, and no other time', () => {

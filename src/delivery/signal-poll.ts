@@ -17,7 +17,8 @@ import type { DeliveredSet } from './sink-events.js';
 const MAX_EVENTS = 100;
 const READ_LIMIT = 1000;
 const SCAN_LIMIT = 5000;
-const MAX_ACKED_AHEAD = 1000;
+// An event gives at most two SETs: every one a read holds, kept.
+const MAX_ACKED_AHEAD = 2 * READ_LIMIT;
 
 /** What a poll uses: the sinks' rows and cursors, the log, the KEK and what signs for a space. */
 export interface SignalPollPorts {
@@ -41,8 +42,8 @@ export interface SignalPoll {
   readonly maxEvents: number;
   /** The jtis the receiver took and acknowledges (`ack`). */
   readonly acknowledged: readonly string[];
-  /** The jtis it reports an error for (`setErrs`): not sent again, and not recorded as taken. */
-  readonly refused: readonly string[];
+  /** The jtis it reports an error for (`setErrs`), by error code: not sent again, recorded so. */
+  readonly refused: ReadonlyMap<string, string>;
 }
 
 /**
@@ -87,8 +88,9 @@ export async function pollSignals(
     scanLimit: SCAN_LIMIT,
   });
   if (!batch) return { sets: {}, moreAvailable: false };
-  const acknowledged = new Set([...kept, ...poll.acknowledged, ...poll.refused]);
+  const acknowledged = new Set([...kept, ...poll.acknowledged, ...poll.refused.keys()]);
   const taking = new Set(poll.acknowledged);
+  const refusing = poll.refused;
   // Acknowledged by this poll, not before: what is recorded as delivered now.
   const before = new Set(kept);
   const taken: DeliveredSet[] = [];
@@ -106,7 +108,10 @@ export async function pollSignals(
       const jti = claims.jti as string;
       if (!acknowledged.has(jti)) waiting.push(claims);
       else {
-        if (taking.has(jti) && !before.has(jti)) taken.push({ jti, event_id: event.eventId });
+        if (!before.has(jti) && (taking.has(jti) || refusing.has(jti))) {
+          const error = refusing.has(jti) && !taking.has(jti) ? poll.refused.get(jti) : undefined;
+          taken.push({ jti, event_id: event.eventId, ...(error === undefined ? {} : { error }) });
+        }
         if (!passes) ackedAhead.push(jti);
       }
     }

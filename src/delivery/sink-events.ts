@@ -15,4 +15,6 @@ export interface DelivererEvents {
 export interface DeliveredSet {
   readonly jti: string;
   readonly event_id: string;
+  /** A polled SET the receiver reported an error for (`setErrs`). */
+  readonly error?: string;
 }

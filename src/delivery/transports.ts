@@ -144,8 +144,8 @@ function signalTransport(sink: SinkDefinition, options: TransportOptions): SinkT
       let failure: unknown;
       try {
         for (const event of batch.events) {
-          if (closed) throw new DeliveryError('connection_lost', 'the stream was stopped');
           for (const claims of signalClaims(stream, event)) {
+            if (closed) throw new DeliveryError('connection_lost', 'the stream was stopped');
             if (takenBefore.has(claims.jti as string)) continue;
             await post(claims);
             taken.push({ jti: claims.jti as string, event_id: event.eventId });

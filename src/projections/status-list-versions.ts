@@ -8,6 +8,8 @@ import { streams } from '../domain/streams.js';
 export interface StoredVersion {
   readonly version: number;
   readonly published: PublishedList;
+  /** Recorded five minutes ago or more, by the database's clock. */
+  readonly settled: boolean;
 }
 
 /**
@@ -21,6 +23,8 @@ export function statusListVersions(db: Kysely<Database>) {
     const row = await db
       .selectFrom('events')
       .select(['stream_position', 'data'])
+      // Minutes old by the database's clock, the one clock every replica shares.
+      .select(sql<boolean>`recorded_at < now() - interval '300 seconds'`.as('settled'))
       .where('stream_id', '=', streamId)
       .where('space_id', '=', spaceId)
       // Valid then: another replica's clock may have stamped a later position with an earlier iat.
@@ -36,6 +40,7 @@ export function statusListVersions(db: Kysely<Database>) {
     return {
       version: Number(row.stream_position),
       published: parseEventData('status-list-published', row.data),
+      settled: row.settled,
     };
   };
   return {

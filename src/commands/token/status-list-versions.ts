@@ -17,15 +17,18 @@ export type PublishPorts = Pick<CommandContext, 'events' | 'ids'>;
 
 type Publish = PublishList & { readonly listId: string };
 type Served = { readonly served: PublishedList };
+type Last = PublishedList & { readonly settled?: boolean };
 
 // The list's stream is keyed: two replicas publishing at once, the second takes the first's.
 const publisher = (
   versions: StatusListVersions,
-): Decider<Publish, PublishedList | undefined, 'ended', Served> => ({
+): Decider<Publish, Last | undefined, 'ended', Served> => ({
   stream: ({ spaceId, listId }) => ({ spaceId, stream: streams.statusList(spaceId, listId) }),
   load: async ({ spaceId, listId }) => {
     const last = await versions.last(spaceId, listId);
-    return last ? { state: last.published, version: last.version } : { state: undefined };
+    return last
+      ? { state: { ...last.published, settled: last.settled }, version: last.version }
+      : { state: undefined };
   },
   decide: decidePublishList,
   evolve: (_state, event) => event.data as PublishedList,

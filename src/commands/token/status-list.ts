@@ -105,11 +105,20 @@ export async function statusListToken(
   const key = own?.key ?? ctx.keys.current();
   const jwt = await signJwtOffThread(key, claims, 'statuslist+jwt', spaceId);
   const lst_sha256 = createHash('sha256').update(lst).digest('hex');
-  const built = { list_id: listId, ring, kid: key.kid, iat, exp, lst_sha256, jwt };
   const latestExp = judged.reduce<number | undefined>(
     (latest, [, { exp }]) => Math.max(latest ?? exp, exp),
     undefined,
   );
+  const built = {
+    list_id: listId,
+    ring,
+    kid: key.kid,
+    iat,
+    exp,
+    lst_sha256,
+    ...(latestExp === undefined ? {} : { latest_exp: latestExp }),
+    jwt,
+  };
   const entries = {
     count: read.length,
     unreadable,

@@ -190,17 +190,15 @@ export const CREDENTIAL_EVENTS = {
   }),
   'credential-revoked': declareEvent(credentialRevokedSchema, {
     audit: ['reason', 'revoked_by', 'compromised'],
-    signal: ({ client_id, compromised, reason }) => [
+    // The admin's reason stays in the trail: a stream may be any client's of the space.
+    signal: ({ client_id, compromised }) => [
       clientSignal(client_id, 'client_credential', 'revoke'),
       ...(compromised
         ? [
             {
               type: 'credential-compromise' as const,
               subject: { client: client_id },
-              fields: {
-                credential_type: 'client_credential',
-                ...(reason === null ? {} : { reason_admin: { en: reason } }),
-              },
+              fields: { credential_type: 'client_credential' },
             },
           ]
         : []),

@@ -178,7 +178,14 @@ export const signalsDeliveredSchema = z.object({
   sink_id: z.string(),
   method: z.enum(['push', 'poll']),
   sets: z
-    .array(z.object({ jti: z.string().max(64), event_id: z.string().max(64) }))
+    .array(
+      z.object({
+        jti: z.string().max(64),
+        event_id: z.string().max(64),
+        /** The receiver took it but refused it (RFC 8936 `setErrs`): its error code. */
+        error: z.string().max(64).optional(),
+      }),
+    )
     .min(1)
     .max(1000),
 });

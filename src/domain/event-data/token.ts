@@ -95,6 +95,8 @@ export const statusListPublishedSchema = z.object({
   exp: z.number().int().min(0),
   /** SHA-256 (hex) of the list's `lst`: two versions saying the same have the same digest. */
   lst_sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  /** The latest `exp` of the tokens it was judged from; absent when it had none. */
+  latest_exp: z.number().int().min(0).optional(),
   /** The Status List Token as served (public: the list is served to anyone). */
   jwt: z.string().max(65_536),
 });
@@ -151,7 +153,7 @@ export const TOKEN_EVENTS = {
     }),
   }),
   'status-list-published': declareEvent(statusListPublishedSchema, {
-    audit: ['list_id', 'ring', 'kid', 'iat', 'exp', 'lst_sha256'],
+    audit: ['list_id', 'ring', 'kid', 'iat', 'exp', 'lst_sha256', 'latest_exp'],
     metric: null,
     example: ({ now }) => ({
       list_id: 'AAAAAAAAAAAAAAAAAAAAAA',

@@ -19,9 +19,6 @@ export const STATUS_LIST_PERIOD_SECONDS = 3600;
  * hour is over and any token it took is projected (within 5 s), whatever a replica's clock says.
  */
 export const ENDED_AFTER_SECONDS = STATUS_LIST_PERIOD_SECONDS + 300;
-/** A version published this long ago and no entries now: they were purged (a day after expiry). */
-const ENTRIES_GONE_AFTER_SECONDS = 300;
-
 /** What the list was built from: its entries, and the latest `exp` among those read. */
 export interface ListEntries {
   readonly count: number;
@@ -40,22 +37,20 @@ export interface PublishList extends Asked {
 
 /**
  * Whether a list's tokens have all expired, so it is served no more and grows the log no more:
- * every entry read past its `exp` by {@link ENDED_AFTER_SECONDS}, or no entries left (purged a
- * day after expiry) though a version was published minutes ago, when they were there.
+ * the latest `exp` of its entries, or of those its last version was judged from when none are
+ * left (purged a day after expiry), past by {@link ENDED_AFTER_SECONDS}. A list with no entries
+ * and none ever seen ends only once a version without any is minutes old by the database's
+ * clock (`settled`): its first token is projected within seconds.
  */
 export function listEnded(
   entries: ListEntries,
-  last: PublishedList | undefined,
+  last: (PublishedList & { readonly settled?: boolean }) | undefined,
   now: number,
 ): boolean {
-  if (entries.count === 0) {
-    return last !== undefined && now - last.iat > ENTRIES_GONE_AFTER_SECONDS;
-  }
-  return (
-    entries.unreadable === 0 &&
-    entries.latestExp !== undefined &&
-    entries.latestExp + ENDED_AFTER_SECONDS < now
-  );
+  if (entries.unreadable > 0) return false;
+  const latestExp = entries.count > 0 ? entries.latestExp : last?.latest_exp;
+  if (latestExp !== undefined) return latestExp + ENDED_AFTER_SECONDS < now;
+  return entries.count === 0 && last?.settled === true;
 }
 
 /**
@@ -65,7 +60,7 @@ export function listEnded(
  */
 export function decidePublishList(
   command: PublishList,
-  last: PublishedList | undefined,
+  last: (PublishedList & { readonly settled?: boolean }) | undefined,
 ): Decision<DomainEvent<'status-list-published'>, 'ended', { readonly served: PublishedList }> {
   const { built, now } = command;
   if (listEnded(command.entries, last, now)) return refuse('ended');
@@ -77,7 +72,8 @@ export function decidePublishList(
     now >= last.iat - CLOCK_SKEW_SECONDS &&
     now < last.iat + REPUBLISH_AFTER_SECONDS
   ) {
-    return accept([], { served: last });
+    const { settled: _, ...served } = last;
+    return accept([], { served });
   }
   return accept([commandEvent(command, 'status-list-published', built)], { served: built });
 }

@@ -75,7 +75,9 @@ export function signalPollRoutes(commands: CommandContext, db: Kysely<Database>)
         who,
         maxEvents: body.maxEvents ?? 10,
         acknowledged: body.ack ?? [],
-        refused: Object.keys(body.setErrs ?? {}),
+        refused: new Map(
+          Object.entries(body.setErrs ?? {}).map(([jti, { err }]) => [jti, err.slice(0, 64)]),
+        ),
       },
     ).finally(() => polling.delete(streamId));
     ctx.set('Cache-Control', 'no-store');

@@ -41,6 +41,9 @@ const LISTS_HELD = 1000;
 // an answer for a time past every version's end (exp is at most 120 s after iat) never changes.
 const PAST_TURNS = { maxWaiting: 16, maxWaitingPerSpace: 2, share: 0.1, maxWaitMs: 5000 };
 const SETTLED_SECONDS = 130;
+// A time with no version an hour past every version then: none will come.
+const MISSED_SECONDS = SETTLED_SECONDS + 3600;
+const ENDED_HELD_MS = 600_000;
 
 /** A list as this process holds it: when it was last checked, and the logged version it serves. */
 interface Held {
@@ -64,8 +67,11 @@ export function statusListRoutes(
   const failed = new BoundedCache<string, { readonly at: number; readonly error: unknown }>(
     LISTS_HELD,
   );
-  // Lists whose tokens all expired: never served again, so never built again here.
-  const ended = new BoundedCache<string, NotFoundError>(LISTS_HELD);
+  // Lists whose tokens all expired: not built again here for a while (a clock put right since
+  // is heard within ENDED_HELD_MS).
+  const ended = new BoundedCache<string, { readonly at: number; readonly error: NotFoundError }>(
+    LISTS_HELD,
+  );
   const turns = new BuildTurns<Held>(TURNS);
   const pastTurns = new BuildTurns<string>(PAST_TURNS);
   const past = new BoundedCache<string, string>(LISTS_HELD);
@@ -77,8 +83,9 @@ export function statusListRoutes(
       const version = await versions.asOf(spaceId, listId, at);
       return version && validAt(version, at) ? version.jwt : '';
     });
-    // Only a found version is kept: a version committed late may yet answer a time now missed.
-    if (jwt && at < Date.now() / 1000 - SETTLED_SECONDS) past.set(key, jwt);
+    // A miss is kept only long after: a version committed late may yet answer a time missed now.
+    const age = Date.now() / 1000 - at;
+    if (age > (jwt ? SETTLED_SECONDS : MISSED_SECONDS)) past.set(key, jwt);
     return jwt;
   };
   const build = async (key: string, list: Parameters<typeof statusListToken>[2]) => {
@@ -91,7 +98,7 @@ export function statusListRoutes(
       held.set(key, copy);
       return copy;
     } catch (error) {
-      if (error instanceof NotFoundError) ended.set(key, error);
+      if (error instanceof NotFoundError) ended.set(key, { at: Date.now(), error });
       failed.set(key, { at: Date.now(), error });
       throw error;
     }
@@ -105,7 +112,7 @@ export function statusListRoutes(
   const listOf = async (list: Parameters<typeof statusListToken>[2]): Promise<Held> => {
     const key = `${list.spaceId} ${list.listId}`;
     const over = ended.get(key);
-    if (over) throw over;
+    if (over && Date.now() - over.at < ENDED_HELD_MS) throw over.error;
     const copy = held.get(key);
     if (copy && Date.now() - copy.builtAt < FRESH_MS) return copy;
     const fresh = rebuild(key, list);

@@ -107,7 +107,7 @@ describe('a polled Shared Signals stream (RFC 8936)', () => {
     const done = await poll({ maxEvents: 10, ack: [waiting!], setErrs: {} });
     expect(done.body).toEqual({ sets: {}, moreAvailable: false });
 
-    // A SET the receiver reports an error for is not sent again, and not logged as taken.
+    // A SET the receiver reports an error for is not sent again, and logged with its error.
     await revokedJti();
     const rejected = Object.keys((await poll({ maxEvents: 10 })).body.sets);
     expect(rejected).toHaveLength(1);
@@ -119,7 +119,7 @@ describe('a polled Shared Signals stream (RFC 8936)', () => {
 
     // Each SET acknowledged is logged once, when it was, by whoever holds the stream's secret.
     const { rows } = await sql<{
-      data: { method: string; sets: { jti: string }[] };
+      data: { method: string; sets: { jti: string; error?: string }[] };
       actor: string;
     }>`
       SELECT data, metadata->>'actor' AS actor FROM events
@@ -128,10 +128,11 @@ describe('a polled Shared Signals stream (RFC 8936)', () => {
     expect(rows.map((row) => [row.data.method, row.actor])).toEqual(
       rows.map(() => ['poll', `stream-secret:${streamId}`]),
     );
-    expect(rows.map((row) => row.data.sets.map((set) => set.jti))).toEqual([
-      Object.keys(got.body.sets),
-      [taken],
-      [waiting],
+    expect(rows.map((row) => row.data.sets.map(({ jti, error }) => [jti, error]))).toEqual([
+      Object.keys(got.body.sets).map((jti) => [jti, undefined]),
+      [[taken, undefined]],
+      [[waiting, undefined]],
+      [[rejected[0], 'invalid_key']],
     ]);
   });
 

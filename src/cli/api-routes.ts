@@ -16,6 +16,7 @@ import { discoveryRoutes } from '../http/routes/discovery.js';
 import { spaceKeyRoutes } from '../http/routes/space-keys.js';
 import { auditRoutes } from '../http/routes/audit.js';
 import { auditProofRoutes } from '../http/routes/audit-proofs.js';
+import { auditTileRoutes } from '../http/routes/audit-tiles.js';
 import { monitoringRoutes } from '../http/routes/monitoring.js';
 import { tokenRoutes } from '../http/routes/token.js';
 import { tokenLifecycleRoutes } from '../http/routes/token-lifecycle.js';
@@ -55,6 +56,7 @@ export function apiRoutes(
     ...deps.auditStream,
     ...auditRoutes(commands, db, reads, auditKey, logger),
     ...auditProofRoutes(commands, db, auditKey, config),
+    ...auditTileRoutes(commands, db, config),
     ...monitoringRoutes(reads, clock, limits),
     ...federationMonitoringRoutes(reads, clock, operator),
     ...deps.health,

@@ -24,10 +24,23 @@ export function contractChecker(document: Document): ContractChecker {
   // Literal paths first: /v1/credential/token is not /v1/credential/{client_id}.
   const templates = Object.keys(document.paths)
     .sort((a, b) => a.split('{').length - b.split('{').length)
-    .map((template) => ({
-      template,
-      pattern: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`),
-    }));
+    .map((template) => {
+      // A parameter marked `x-spans-segments` (a wildcard route) takes several segments.
+      const spanning = new Set(
+        Object.values(document.paths[template]!).flatMap((operation) =>
+          (
+            (operation as { parameters?: { name: string; 'x-spans-segments'?: boolean }[] })
+              .parameters ?? []
+          )
+            .filter((parameter) => parameter['x-spans-segments'] === true)
+            .map((parameter) => parameter.name),
+        ),
+      );
+      const pattern = template.replace(/\{([^}]+)\}/g, (_, name: string) =>
+        spanning.has(name) ? '.+' : '[^/]+',
+      );
+      return { template, pattern: new RegExp(`^${pattern}$`) };
+    });
   const seen = new Set<string>();
   return {
     seen,

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ROUTE_POLICIES } from '../../src/domain/policy.js';
 import { mountRoutes, operationOf, policyOf, type Route } from '../../src/http/route.js';
 import { auditProofRoutes } from '../../src/http/routes/audit-proofs.js';
+import { auditTileRoutes } from '../../src/http/routes/audit-tiles.js';
 import { auditStreamRoutes } from '../../src/http/routes/audit-stream.js';
 import { auditRoutes } from '../../src/http/routes/audit.js';
 import { credentialRoutes } from '../../src/http/routes/credential.js';
@@ -54,6 +55,7 @@ const FACTORIES: Record<string, () => readonly Route[]> = {
       AUDIT_PROOF_READS_PER_MINUTE: 1,
       LIMITER_MAX_KEYS: 1,
     }),
+  auditTileRoutes: () => auditTileRoutes(stub, stub, { AUDIT_CHECKPOINT_INTERVAL_SECONDS: 60 }),
   monitoringRoutes: () => monitoringRoutes(stub, stub, stub),
   federationMonitoringRoutes: () => federationMonitoringRoutes(stub, stub, []),
   healthRoutes: () => healthRoutes(stub, stub),

@@ -7,9 +7,9 @@ import { oauthError, problem } from './responses.js';
 
 type JsonObject = Record<string, unknown>;
 
-/** Koa's `/a/:b` as OpenAPI's `/a/{b}`. */
+/** Koa's `/a/:b` (or a wildcard `/a/*b`) as OpenAPI's `/a/{b}`. */
 export function openApiPath(koaPath: string): string {
-  return koaPath.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+  return koaPath.replace(/[:*]([A-Za-z0-9_]+)/g, '{$1}');
 }
 
 const jsonSchema = (schema: z.ZodType, io: 'input' | 'output'): JsonObject => {
@@ -41,11 +41,14 @@ function parameters(operation: Operation): JsonObject[] {
     };
     for (const [name, property] of Object.entries(schema.properties ?? {})) {
       const { description, ...rest } = property as JsonObject & { description?: string };
+      // A wildcard (`/a/*b`) takes several segments, which OpenAPI's templates cannot say.
+      const spans = where === 'path' && operation.path.includes(`*${name}`);
       list.push({
         name,
         in: where,
         required: where === 'path' || (schema.required ?? []).includes(name),
         ...(description ? { description } : {}),
+        ...(spans ? { 'x-spans-segments': true } : {}),
         schema: rest,
       });
     }

@@ -27,6 +27,8 @@ beforeAll(async () => {
   service = await startTestService({
     PORT: String(port),
     TOKEN_ISSUER: `http://127.0.0.1:${port}`,
+    // The log tree's heads are public once their window is over: a window of a second.
+    AUDIT_CHECKPOINT_INTERVAL_SECONDS: '1',
   });
   document = (await (await fetch(`${service.baseUrl}/openapi.json`)).json()) as Doc;
   contract = contractChecker(document);
@@ -236,6 +238,16 @@ describe('OpenAPI document', () => {
     );
     const head = await call('GET', '/v1/audit/tree-head', { headers: login });
     expect(head.status).toBe(200);
+    // The log tree's public tiles (C2SP tlog-tiles), once its head's window is over.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const checkpoint = await call('GET', '/audit/log/checkpoint');
+    expect(checkpoint.status).toBe(200);
+    const logSize = Number(checkpoint.text.split('\n')[1]);
+    expect((await call('GET', `/audit/log/tile/0/000.p/${Math.min(logSize, 255)}`)).status).toBe(
+      200,
+    );
+    expect((await call('GET', '/audit/log/tile/0/x000/000')).status).toBe(404);
+    expect((await call('GET', `/audit/log/tile/0/000.p/1${'0'.repeat(120)}`)).status).toBe(400);
     const size = Number((head.body as { tree_size: number }).tree_size);
     const first = (await call('GET', '/v1/audit/events?kind=private&limit=1', { headers: login }))
       .body as { items: Array<{ jti: string }> };

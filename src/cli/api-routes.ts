@@ -17,6 +17,9 @@ import { spaceKeyRoutes } from '../http/routes/space-keys.js';
 import { auditRoutes } from '../http/routes/audit.js';
 import { auditProofRoutes } from '../http/routes/audit-proofs.js';
 import { auditTileRoutes } from '../http/routes/audit-tiles.js';
+import { receiptRoutes } from '../http/routes/receipts.js';
+import { logPolicy } from '../audit-trail/prove/receipts.js';
+import { parseWitnesses, witnessQuorum } from '../audit-trail/seal/witnessing.js';
 import { monitoringRoutes } from '../http/routes/monitoring.js';
 import { tokenRoutes } from '../http/routes/token.js';
 import { tokenLifecycleRoutes } from '../http/routes/token-lifecycle.js';
@@ -49,6 +52,8 @@ export function apiRoutes(
   },
 ): readonly Route[] {
   const { commands, db, reads, auditKey } = deps;
+  const witnesses = parseWitnesses(config.AUDIT_WITNESSES);
+  const quorum = witnessQuorum(config.AUDIT_WITNESS_QUORUM, witnesses.length);
   const { clock, limits, scopeCatalog } = commands;
   const operator = commands.trustedIssuers?.operator ?? [];
   const forget = commands.trustedIssuers?.forget;
@@ -56,7 +61,14 @@ export function apiRoutes(
     ...deps.auditStream,
     ...auditRoutes(commands, db, reads, auditKey, logger),
     ...auditProofRoutes(commands, db, auditKey, config),
-    ...auditTileRoutes(commands, db, config),
+    ...auditTileRoutes(commands, db, {
+      ...config,
+      policy: logPolicy(auditKey, config.TOKEN_ISSUER, witnesses, quorum),
+    }),
+    ...receiptRoutes(commands, db, {
+      intervalSeconds: config.AUDIT_CHECKPOINT_INTERVAL_SECONDS,
+      quorum,
+    }),
     ...monitoringRoutes(reads, clock, limits),
     ...federationMonitoringRoutes(reads, clock, operator),
     ...deps.health,

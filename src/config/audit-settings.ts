@@ -35,6 +35,9 @@ export const auditTrailSettings = {
   AUDIT_WITNESSES: optional(nonEmpty, 'no witnesses').describe(
     'Comma-separated `<add-checkpoint URL> <witness verifier key>`: the projector sends every signed tree head (each space\'s and the log\'s) to these witnesses (C2SP tlog-witness) with a consistency proof from the last one each cosigned, and keeps their cosignatures (docs/compliance.md, "Witnesses").',
   ),
+  AUDIT_WITNESS_QUORUM: optional(nonEmpty, 'every witness of `AUDIT_WITNESSES`').describe(
+    'How many of `AUDIT_WITNESSES` must cosign a checkpoint for a verifier to trust it: the quorum of the published C2SP tlog-policy (`/audit/log/policy`), and of the heads token receipts are proven against.',
+  ),
   AUDIT_SIGNING_KEY: optional(nonEmpty, 'generated into `DATA_DIR/audit-key.json`').describe(
     "The audit key's private Ed25519 JWK (or `file:<path>` of a file holding it) that signs the audit trail's heads (not a token key): the projector's alone, the same on every projector replica.",
   ),

@@ -4,6 +4,7 @@ import { ROUTE_POLICIES } from '../../src/domain/policy.js';
 import { mountRoutes, operationOf, policyOf, type Route } from '../../src/http/route.js';
 import { auditProofRoutes } from '../../src/http/routes/audit-proofs.js';
 import { auditTileRoutes } from '../../src/http/routes/audit-tiles.js';
+import { receiptRoutes } from '../../src/http/routes/receipts.js';
 import { auditStreamRoutes } from '../../src/http/routes/audit-stream.js';
 import { auditRoutes } from '../../src/http/routes/audit.js';
 import { credentialRoutes } from '../../src/http/routes/credential.js';
@@ -55,7 +56,9 @@ const FACTORIES: Record<string, () => readonly Route[]> = {
       AUDIT_PROOF_READS_PER_MINUTE: 1,
       LIMITER_MAX_KEYS: 1,
     }),
-  auditTileRoutes: () => auditTileRoutes(stub, stub, { AUDIT_CHECKPOINT_INTERVAL_SECONDS: 60 }),
+  auditTileRoutes: () =>
+    auditTileRoutes(stub, stub, { AUDIT_CHECKPOINT_INTERVAL_SECONDS: 60, policy: 'quorum none\n' }),
+  receiptRoutes: () => receiptRoutes(stub, stub, { intervalSeconds: 60, quorum: 0 }),
   monitoringRoutes: () => monitoringRoutes(stub, stub, stub),
   federationMonitoringRoutes: () => federationMonitoringRoutes(stub, stub, []),
   healthRoutes: () => healthRoutes(stub, stub),

@@ -9,6 +9,7 @@ import {
 } from '#audit-log/transparency/tile-path.js';
 import { leavesOf, unlessLeavesMissing } from '#audit-log/tree/tree-source.js';
 import { logTree } from '../seal/log-tree.js';
+import { memoryTree, treeRoot } from '#audit-log/transparency/merkle.js';
 import { findTreeHead, logHeadsPublishedBefore } from './tree-heads.js';
 
 export type { TileCoordinates };
@@ -17,10 +18,30 @@ export type { TileCoordinates };
 export const publishedLogHead = (db: Kysely<Database>, nowMs: number, intervalSeconds: number) =>
   findTreeHead(db, LOG_TREE, { signedBefore: logHeadsPublishedBefore(nowMs, intervalSeconds) });
 
-/** The tile a public path names, when a tree of `size` leaves (the published head) holds it. */
-export function logTileAt(path: string, size: number): TileCoordinates | undefined {
+/**
+ * The tile a public path names, when a tree of `size` leaves (the published head) holds it: a
+ * full tile, or a partial one of the width a signed head's size leaves there (the spec's "sizes
+ * for which a checkpoint was produced"; any other width is no tile, so paths stay few).
+ */
+export async function logTileAt(
+  db: Kysely<Database>,
+  path: string,
+  size: number,
+): Promise<TileCoordinates | undefined> {
   const tile = parseTilePath(path);
-  return tile && tileWithin(tile, BigInt(size)) ? tile : undefined;
+  if (!tile || !tileWithin(tile, BigInt(size))) return undefined;
+  if (tile.width === TILE_WIDTH) return tile;
+  const span = 256 ** tile.level;
+  const start = (Number(tile.index) * TILE_WIDTH + tile.width) * span;
+  const head = await db
+    .selectFrom('merkle_checkpoints')
+    .select('tree_size')
+    .where('space_id', '=', LOG_TREE)
+    .where('tree_size', '>=', start)
+    .where('tree_size', '<', Math.min(start + span, size + 1))
+    .limit(1)
+    .executeTakeFirst();
+  return head ? tile : undefined;
 }
 
 /**
@@ -39,7 +60,20 @@ export async function readLogTile(
   if (tile.level === 0) {
     const from = first + 1;
     const leaves = await unlessLeavesMissing(leavesOf(logTree(db), from, from + tile.width - 1));
-    return leaves && Buffer.concat(leaves);
+    if (!leaves) return undefined;
+    // A full tile's root is stored: leaves read wrong (a range archived away below them) never
+    // leave as a tile that contradicts every head.
+    if (tile.width === TILE_WIDTH) {
+      const root = await db
+        .selectFrom('merkle_nodes')
+        .select('hash')
+        .where('space_id', '=', LOG_TREE)
+        .where('level', '=', 8)
+        .where('index', '=', Number(tile.index))
+        .executeTakeFirst();
+      if (!root || !root.hash.equals(treeRoot(memoryTree(leaves), TILE_WIDTH))) return undefined;
+    }
+    return Buffer.concat(leaves);
   }
   const rows = await db
     .selectFrom('merkle_nodes')

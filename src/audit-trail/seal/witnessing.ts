@@ -23,6 +23,18 @@ export function parseWitnesses(setting: string | undefined): WitnessEndpoint[] {
   }
 }
 
+/** AUDIT_WITNESS_QUORUM, checked against the witnesses: 0 to their number, all of them by default. */
+export function witnessQuorum(setting: string | undefined, witnesses: number): number {
+  if (setting === undefined) return witnesses;
+  const quorum = Number(setting);
+  if (!/^[0-9]+$/.test(setting) || quorum > witnesses) {
+    throw new ConfigError([
+      `AUDIT_WITNESS_QUORUM: expected a whole number from 0 to the ${witnesses} witnesses of AUDIT_WITNESSES`,
+    ]);
+  }
+  return quorum;
+}
+
 /** Sends signed tree heads to the witnesses, keeping their cosignatures in merkle_cosignatures. */
 export function startWitnessing(
   db: Kysely<Database>,

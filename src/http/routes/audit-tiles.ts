@@ -12,6 +12,7 @@ import { route, type Route } from '../route.js';
 const TURNS = { maxWaiting: 16, maxWaitingPerSpace: 16, share: 0.25, maxWaitMs: 5000 };
 const TILES_HELD = 4096;
 const IMMUTABLE = 'public, max-age=31536000, immutable';
+const HEAD_READ_MS = 5000;
 
 /**
  * The log tree as public C2SP tlog-tiles (issue 67): its newest published checkpoint, and its
@@ -22,20 +23,25 @@ const IMMUTABLE = 'public, max-age=31536000, immutable';
 export function auditTileRoutes(
   commands: Pick<CommandContext, 'clock'>,
   db: Kysely<Database>,
-  settings: { readonly AUDIT_CHECKPOINT_INTERVAL_SECONDS: number },
+  settings: {
+    readonly AUDIT_CHECKPOINT_INTERVAL_SECONDS: number;
+    /** The log's C2SP tlog-policy text (receipts.ts, `logPolicy`). */
+    readonly policy: string;
+  },
 ): readonly Route[] {
   const turns = new BuildTurns<Buffer | undefined>(TURNS);
   const held = new BoundedCache<string, Buffer>(TILES_HELD);
-  // The published head is the one a checkpoint window ends with (onlyPublishedHeads): read once
-  // per window, so no one reads the log's live size here either.
+  // The published head (onlyPublishedHeads: signed before this checkpoint window) read again
+  // at most every 5 s, so a head committed late in its window is seen within seconds.
   const interval = settings.AUDIT_CHECKPOINT_INTERVAL_SECONDS;
-  let published: { window: number; head: ReturnType<typeof publishedLogHead> } | undefined;
+  let published: { at: number; head: ReturnType<typeof publishedLogHead> } | undefined;
   const head = () => {
-    const window = Math.floor(commands.clock.now() / (interval * 1000));
-    if (published?.window !== window) {
-      const reading = publishedLogHead(db, commands.clock.now(), interval);
-      published = { window, head: reading };
-      // A failed read is not kept for the window.
+    const now = commands.clock.now();
+    const at = Math.floor(now / HEAD_READ_MS);
+    if (published?.at !== at) {
+      const reading = publishedLogHead(db, now, interval);
+      published = { at, head: reading };
+      // A failed read is not kept.
       reading.catch(() => {
         if (published?.head === reading) published = undefined;
       });
@@ -44,6 +50,21 @@ export function auditTileRoutes(
   };
   const tilePath = z.object({ tile: z.string().max(100) });
   return [
+    route('get', '/audit/log/policy', 'public', {
+      operationId: 'logPolicy',
+      tag: 'Verification',
+      summary: "The log's trust policy (C2SP tlog-policy): its key, its witnesses, the quorum",
+      description:
+        'What an offline verifier of a receipt (a C2SP tlog-proof) trusts: `log <verifier key> <prefix URL>`, a `witness` line per `AUDIT_WITNESSES` entry, and `quorum` (`AUDIT_WITNESS_QUORUM` of them, or `none`). Compare the log key with the one derived from the audit public key once (`npm run note-key -- --log`).',
+      responses: [{ status: 200, description: 'The policy', mediaType: 'text/plain' }],
+      errors: [],
+      async handle(ctx) {
+        ctx.set('Access-Control-Allow-Origin', '*');
+        ctx.set('Cache-Control', 'public, max-age=300');
+        ctx.type = 'text/plain; charset=utf-8';
+        ctx.body = settings.policy;
+      },
+    }),
     route('get', '/audit/log/checkpoint', 'public', {
       operationId: 'logCheckpoint',
       tag: 'Verification',
@@ -53,9 +74,9 @@ export function auditTileRoutes(
       responses: [{ status: 200, description: 'The signed note', mediaType: 'text/plain' }],
       errors: ['not_found'],
       async handle(ctx) {
+        ctx.set('Access-Control-Allow-Origin', '*');
         const signed = await head();
         if (!signed) throw new NotFoundError('no checkpoint of the log tree is published yet');
-        ctx.set('Access-Control-Allow-Origin', '*');
         ctx.set('Cache-Control', 'public, max-age=5');
         ctx.type = 'text/plain; charset=utf-8';
         ctx.body = signed.note;
@@ -71,22 +92,31 @@ export function auditTileRoutes(
       responses: [{ status: 200, description: 'The tile', mediaType: 'application/octet-stream' }],
       errors: ['invalid_request', 'not_found'],
       async handle(ctx, _auth, { params }) {
+        // A browser monitor reads the 404 too (to fall back from a partial tile to the full one).
+        ctx.set('Access-Control-Allow-Origin', '*');
         const signed = await head();
-        const tile = logTileAt(params.tile, signed?.size ?? 0);
-        if (!tile) {
+        const tile = await logTileAt(db, params.tile, signed?.size ?? 0);
+        // One tile, one path: not a percent-encoded spelling of it (a CDN would keep each).
+        if (!tile || ctx.path !== `/audit/log/tile/${params.tile}`) {
           throw new NotFoundError(
-            'no such tile up to the published checkpoint: tile/<L>/<N>[.p/<W>], written canonically',
+            'no such tile up to the published checkpoint: tile/<L>/<N>[.p/<W>], written canonically, a partial one only as wide as a signed head left it',
           );
         }
         const key = params.tile;
         let hashes = held.get(key);
         if (!hashes) {
-          hashes = await turns.run('log', key, () => readLogTile(db, tile));
-          if (!hashes)
-            throw new NotFoundError("that tile's leaves are archived (below the minimum index)");
+          // Level 0 is hashed from its events, taking turns; above, one range read of stored roots.
+          hashes =
+            tile.level === 0
+              ? await turns.run('log', key, () => readLogTile(db, tile))
+              : await readLogTile(db, tile);
+          if (!hashes) {
+            throw new NotFoundError(
+              "that tile is not held: its leaves are archived (below the log's minimum index)",
+            );
+          }
           held.set(key, hashes);
         }
-        ctx.set('Access-Control-Allow-Origin', '*');
         ctx.set('Cache-Control', IMMUTABLE);
         ctx.type = 'application/octet-stream';
         ctx.body = hashes;

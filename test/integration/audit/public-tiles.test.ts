@@ -1,4 +1,7 @@
-import { createHash } from 'node:crypto';
+import { execFile } from 'node:child_process';
+import { createHash, createPublicKey, verify } from 'node:crypto';
+import { promisify } from 'node:util';
+import { decodeJwt } from 'jose';
 import { writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -175,4 +178,127 @@ describe('the log tree as public tiles (C2SP tlog-tiles, issue 67)', () => {
     expect(checkpoint.status).toBe(1);
     expect(String(checkpoint.out.reason)).toMatch(/verif|signature/i);
   }, 60_000);
+
+  it("gives a token's holder its receipt, checked offline against the published policy by verify-proof and by a reader written from the spec", async () => {
+    const credential = await createCredentialVia(service, 'receipt-space');
+    const token = await privateTokenVia(service, credential);
+    const { jti } = decodeJwt(token);
+    const receiptOf = (bearer: string) =>
+      fetch(`${service.baseUrl}/v1/token/receipt`, {
+        headers: { authorization: `Bearer ${bearer}` },
+      });
+    const pending = await receiptOf(token);
+    expect(pending.status).toBe(404);
+    expect(await pending.text()).toContain('not yet in a published checkpoint');
+    expect((await receiptOf(`${token.slice(0, -4)}AAAA`)).status).toBe(401);
+    await grow(1);
+    const answer = await receiptOf(token);
+    expect(answer.status).toBe(200);
+    const receipt = await answer.text();
+    const policy = await (await fetch(`${prefix()}/policy`)).text();
+    expect(policy).toBe(`log ${logKey} ${service.config.TOKEN_ISSUER}/audit/log\nquorum none\n`);
+
+    // Our verifier, as a reviewer runs it.
+    const files = {
+      receipt: path.join(service.dataDir, 'token.tlog-proof'),
+      policy: path.join(service.dataDir, 'policy.txt'),
+    };
+    await writeFile(files.receipt, receipt);
+    await writeFile(files.policy, policy);
+    const check = async (jtiArg = String(jti)) =>
+      promisify(execFile)(process.execPath, [
+        '--import',
+        'tsx',
+        'src/cli/verify-proof.ts',
+        files.receipt,
+        `--policy=${files.policy}`,
+        `--jti=${jtiArg}`,
+      ]).then(
+        (ok) => ({ status: 0, out: JSON.parse(ok.stdout) as Record<string, unknown> }),
+        (error: { code: number; stdout: string }) => ({
+          status: error.code,
+          out: JSON.parse(error.stdout) as Record<string, unknown>,
+        }),
+      );
+    const checked = await check();
+    expect(checked).toMatchObject({
+      status: 0,
+      out: { ok: true, proof: 'tlog-proof', origin: 'token-authority.test/audit/log' },
+    });
+    expect((await check('another-token')).out).toMatchObject({
+      ok: false,
+      reason: 'another_entry',
+    });
+
+    // A reader written from the C2SP and RFC 9162 texts alone.
+    expect(specCheck(receipt, policy, String(jti))).toBe(true);
+    const lines = receipt.split('\n');
+    const proofLine = lines.findIndex((line) => line.startsWith('index ')) + 1;
+    const flipped = Buffer.from(lines[proofLine]!, 'base64');
+    flipped[0] = flipped[0]! ^ 1;
+    const tampered = [
+      ...lines.slice(0, proofLine),
+      flipped.toString('base64'),
+      ...lines.slice(proofLine + 1),
+    ].join('\n');
+    expect(specCheck(tampered, policy, String(jti))).toBe(false);
+    await writeFile(files.receipt, tampered);
+    expect((await check()).out).toMatchObject({ ok: false, reason: 'not_included' });
+  }, 60_000);
 });
+
+/** A tlog-proof checked from the specs alone (C2SP tlog-proof, signed-note, tlog-checkpoint; RFC 9162 §2.1.3.2). */
+function specCheck(receipt: string, policy: string, jti: string): boolean {
+  const lines = receipt.split('\n');
+  if (lines[0] !== 'c2sp.org/tlog-proof@v1' || !lines[1]!.startsWith('extra ')) return false;
+  const entry = Buffer.from(lines[1]!.slice(6), 'base64');
+  const index = Number(lines[2]!.slice('index '.length));
+  let at = 3;
+  const proof: Buffer[] = [];
+  while (lines[at] !== '') proof.push(Buffer.from(lines[at++]!, 'base64'));
+  const note = lines.slice(at + 1).join('\n');
+  const [text, signatures] = [
+    note.slice(0, note.indexOf('\n\n') + 1),
+    note.slice(note.indexOf('\n\n') + 2),
+  ];
+  // The log key: `<name>+<hex key id>+<base64(0x01 ‖ Ed25519 key)>`.
+  const vkey = policy.split('\n')[0]!.split(' ')[1]!;
+  const [name, keyId, keyData] = vkey.split('+');
+  const raw = Buffer.from(keyData!, 'base64');
+  const key = createPublicKey({
+    key: { kty: 'OKP', crv: 'Ed25519', x: raw.subarray(1).toString('base64url') },
+    format: 'jwk',
+  });
+  const signed = signatures.split('\n').some((line) => {
+    const match = /^— (\S+) (\S+)$/.exec(line);
+    if (!match || match[1] !== name) return false;
+    const signature = Buffer.from(match[2]!, 'base64');
+    return (
+      signature.subarray(0, 4).toString('hex') === keyId &&
+      verify(null, Buffer.from(text), key, signature.subarray(4))
+    );
+  });
+  const [origin, sizeText, rootText] = text.split('\n');
+  if (!signed || origin !== name) return false;
+  const size = Number(sizeText);
+  // RFC 9162 §2.1.3.2: an inclusion proof's verification.
+  let fn = index;
+  let sn = size - 1;
+  let r = sha256(Buffer.from([0]), entry);
+  for (const p of proof) {
+    if (sn === 0) return false;
+    if (fn % 2 === 1 || fn === sn) {
+      r = sha256(Buffer.from([1]), p, r);
+      while (fn % 2 === 0 && fn !== 0) {
+        fn = Math.floor(fn / 2);
+        sn = Math.floor(sn / 2);
+      }
+    } else {
+      r = sha256(Buffer.from([1]), r, p);
+    }
+    fn = Math.floor(fn / 2);
+    sn = Math.floor(sn / 2);
+  }
+  const event = JSON.parse(entry.toString()) as { stream_id: string };
+  return sn === 0 && r.toString('base64') === rootText && event.stream_id === `token-${jti}`;
+}

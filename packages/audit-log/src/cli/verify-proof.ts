@@ -1,7 +1,10 @@
 #!/usr/bin/env node
 /**
  * `npm run verify-proof -- <answer.json> --key=<verifier key> [--old=<checkpoint file>]
- *   [--witness=<cosigner vkey> …] [--min-cosignatures=N]`
+ *   [--witness=<cosigner vkey> …] [--min-cosignatures=N]`, or
+ * `npm run verify-proof -- <receipt.tlog-proof> --policy=<tlog-policy file> [--jti=<jti>]`:
+ * a C2SP tlog-proof checked against a C2SP tlog-policy (and, with --jti, that its entry is that
+ * token's issuance).
  * Checks, offline, a saved answer of GET /v1/audit/proof/inclusion (the event's entry hashes to
  * its leaf, the leaf is in the tree the signed checkpoint names) or of /v1/audit/proof/consistency
  * (with --old, the earlier signed checkpoint, and the newer one in the answer's `checkpoint` or
@@ -19,16 +22,34 @@ import {
 } from '../transparency/signed-note.js';
 import { distinctWitnesses } from '../transparency/witness-keys.js';
 import { parseCommandLine } from './command-line.js';
+import { checkTlogProof } from '../check/tlog-proof-check.js';
+import { parseTlogPolicy } from '../transparency/tlog-policy.js';
 
-const USAGE = `Usage: npm run verify-proof -- <answer.json> --key=<log verifier key> [--old=<checkpoint>] [--new=<checkpoint>] [--witness=<cosigner vkey> ...] [--min-cosignatures=N]`;
+const USAGE = `Usage: npm run verify-proof -- <answer.json> --key=<log verifier key> [--old=<checkpoint>] [--new=<checkpoint>] [--witness=<cosigner vkey> ...] [--min-cosignatures=N]
+   or: npm run verify-proof -- <receipt.tlog-proof> --policy=<tlog-policy file> [--jti=<jti>]`;
 const { values, positionals } = parseCommandLine(USAGE, {
   key: { type: 'string' },
+  policy: { type: 'string' },
+  jti: { type: 'string' },
   old: { type: 'string' },
   new: { type: 'string' },
   witness: { type: 'string', multiple: true },
   'min-cosignatures': { type: 'string', default: '0' },
 });
 const minimum = Number(values['min-cosignatures']);
+if (positionals.length === 1 && values.policy) {
+  let verdict: ReturnType<typeof checkTlogProof>;
+  try {
+    const policy = parseTlogPolicy(await readFile(values.policy, 'utf8'));
+    const text = await readFile(positionals[0]!, 'utf8');
+    verdict = checkTlogProof(text, policy, values.jti ? { jti: values.jti } : {});
+  } catch (error) {
+    console.error(`verify-proof: ${(error as Error).message}`);
+    process.exit(2);
+  }
+  console.log(JSON.stringify(verdict));
+  process.exit(verdict.ok ? 0 : 1);
+}
 if (positionals.length !== 1 || !values.key || !Number.isInteger(minimum) || minimum < 0) {
   console.error(USAGE);
   process.exit(2);

@@ -1,0 +1,68 @@
+import { parseCheckpointText } from '../transparency/checkpoint.js';
+import { cosignedAt } from '../transparency/cosignature.js';
+import { leafHash, verifyInclusion } from '../transparency/merkle.js';
+import { openNote } from '../transparency/signed-note.js';
+import { parseTlogProof } from '../transparency/tlog-proof.js';
+import type { TlogPolicy } from '../transparency/tlog-policy.js';
+import type { ProofVerdict } from './proof-answer.js';
+
+/**
+ * A C2SP tlog-proof checked offline against a tlog-policy: its checkpoint signed by a log the
+ * policy lists (the key named for the checkpoint's origin), cosigned by a quorum of the policy's
+ * witnesses, and its entry (`extra`) at `index` in the checkpointed tree. With `jti`, the entry
+ * must also be that token's issuance (its stream `token-<jti>`, first of it).
+ */
+export function checkTlogProof(
+  text: string,
+  policy: TlogPolicy,
+  expect: { readonly jti?: string } = {},
+): ProofVerdict {
+  let proof: ReturnType<typeof parseTlogProof>;
+  try {
+    proof = parseTlogProof(text);
+  } catch (error) {
+    return { ok: false, reason: 'malformed', detail: (error as Error).message };
+  }
+  let signed: string | undefined;
+  for (const log of policy.logs) {
+    signed = openNote(proof.checkpoint, log);
+    if (signed !== undefined && signed.startsWith(`${log.name}\n`)) break;
+    signed = undefined;
+  }
+  if (signed === undefined) return { ok: false, reason: 'checkpoint_not_signed_by_a_policy_log' };
+  const checkpoint = parseCheckpointText(signed);
+  const cosigned = new Set(
+    [...policy.witnesses]
+      .filter(([, key]) => cosignedAt(proof.checkpoint, key) !== undefined)
+      .map(([name]) => name),
+  );
+  if (!policy.quorumMet(cosigned)) {
+    return { ok: false, reason: 'quorum_not_met', cosigned: [...cosigned] };
+  }
+  if (!proof.extra) return { ok: false, reason: 'no_entry', detail: 'no extra line: the entry' };
+  const leaf = leafHash(proof.extra);
+  if (!verifyInclusion(leaf, proof.index, checkpoint.size, proof.proof, checkpoint.root)) {
+    return { ok: false, reason: 'not_included', origin: checkpoint.origin };
+  }
+  let entry: { stream_id?: unknown; stream_position?: unknown };
+  try {
+    entry = JSON.parse(proof.extra.toString('utf8')) as typeof entry;
+  } catch {
+    return { ok: false, reason: 'malformed', detail: 'the entry is not JSON' };
+  }
+  if (
+    expect.jti !== undefined &&
+    (entry.stream_id !== `token-${expect.jti}` || entry.stream_position !== 1)
+  ) {
+    return { ok: false, reason: 'another_entry', detail: `not the issuance of ${expect.jti}` };
+  }
+  return {
+    ok: true,
+    proof: 'tlog-proof',
+    origin: checkpoint.origin,
+    tree_size: checkpoint.size,
+    leaf_index: proof.index,
+    cosigned: [...cosigned],
+    entry,
+  };
+}

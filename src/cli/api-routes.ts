@@ -68,6 +68,7 @@ export function apiRoutes(
     ...receiptRoutes(commands, db, {
       intervalSeconds: config.AUDIT_CHECKPOINT_INTERVAL_SECONDS,
       quorum,
+      witnesses: witnesses.map(({ key }) => key.name),
     }),
     ...monitoringRoutes(reads, clock, limits),
     ...federationMonitoringRoutes(reads, clock, operator),

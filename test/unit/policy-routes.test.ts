@@ -58,7 +58,7 @@ const FACTORIES: Record<string, () => readonly Route[]> = {
     }),
   auditTileRoutes: () =>
     auditTileRoutes(stub, stub, { AUDIT_CHECKPOINT_INTERVAL_SECONDS: 60, policy: 'quorum none\n' }),
-  receiptRoutes: () => receiptRoutes(stub, stub, { intervalSeconds: 60, quorum: 0 }),
+  receiptRoutes: () => receiptRoutes(stub, stub, { intervalSeconds: 60, quorum: 0, witnesses: [] }),
   monitoringRoutes: () => monitoringRoutes(stub, stub, stub),
   federationMonitoringRoutes: () => federationMonitoringRoutes(stub, stub, []),
   healthRoutes: () => healthRoutes(stub, stub),

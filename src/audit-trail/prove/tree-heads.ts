@@ -16,9 +16,15 @@ export function logHeadsPublishedBefore(nowMs: number, intervalSeconds: number):
 export async function findTreeHead(
   db: Kysely<Database>,
   treeId: string,
-  which: { readonly size?: number; readonly cosigned?: number; readonly signedBefore?: Date } = {},
+  which: {
+    readonly size?: number;
+    readonly cosigned?: number;
+    readonly signedBefore?: Date;
+    /** Count only these witnesses' cosignatures (by key name): the ones a policy names. */
+    readonly by?: readonly string[];
+  } = {},
 ): Promise<{ size: number; note: string; cosignatures: number } | undefined> {
-  const { size, cosigned = 0, signedBefore } = which;
+  const { size, cosigned = 0, signedBefore, by } = which;
   const row = await db
     .selectFrom('merkle_checkpoints as c')
     .select(['c.tree_size', 'c.note'])
@@ -32,7 +38,8 @@ export async function findTreeHead(
             .selectFrom('merkle_cosignatures as w')
             .select((inner) => inner.fn.countAll<number>().as('n'))
             .whereRef('w.space_id', '=', 'c.space_id')
-            .whereRef('w.tree_size', '=', 'c.tree_size'),
+            .whereRef('w.tree_size', '=', 'c.tree_size')
+            .$if(by !== undefined, (inner) => inner.where('w.witness', 'in', [...by!, ''])),
         '>=',
         cosigned,
       ),

@@ -89,3 +89,15 @@ export function honouredInSwitchOver(
     timingSafeEqual(kept.digest, presented)
   );
 }
+
+/**
+ * Whose receipt a private token reads (issue 67): its own, or a public token's it bought. Never
+ * a public token's bearer: a receipt shows the issuing request's metadata (the buyer's address).
+ */
+export function receiptReadable(
+  entry: { readonly event_type: string; readonly data: { readonly parent_jti?: unknown } },
+  reader: { readonly jti: string; readonly own: boolean },
+): boolean {
+  if (reader.own) return entry.event_type === 'private-token-issued';
+  return entry.event_type === 'public-token-issued' && entry.data.parent_jti === reader.jti;
+}

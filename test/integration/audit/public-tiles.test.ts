@@ -191,7 +191,36 @@ describe('the log tree as public tiles (C2SP tlog-tiles, issue 67)', () => {
     expect(pending.status).toBe(404);
     expect(await pending.text()).toContain('not yet in a published checkpoint');
     expect((await receiptOf(`${token.slice(0, -4)}AAAA`)).status).toBe(401);
+    const bought = await (
+      await service.post(
+        '/v1/issue',
+        { customer_id: 'c-1', segment_id: 'vip' },
+        { authorization: `Bearer ${token}`, 'x-service-space-id': 'receipt-space' },
+      )
+    ).json();
+    const publicToken = (bought as { token: string }).token;
     await grow(1);
+    // A public token's bearer gets none: its receipt shows the buyer's request metadata.
+    expect((await receiptOf(publicToken)).status).toBe(401);
+    const other = await privateTokenVia(
+      service,
+      await createCredentialVia(service, 'receipt-space'),
+    );
+    const publicJti = String(decodeJwt(publicToken).jti);
+    const ofPublic = (bearer: string) =>
+      fetch(`${service.baseUrl}/v1/token/receipt?jti=${publicJti}`, {
+        headers: { authorization: `Bearer ${bearer}` },
+      });
+    expect((await ofPublic(other)).status).toBe(404);
+    const publicReceipt = await ofPublic(token);
+    expect(publicReceipt.status).toBe(200);
+    const publicEntry = JSON.parse(
+      Buffer.from((await publicReceipt.text()).split('\n')[1]!.slice(6), 'base64').toString(),
+    ) as { event_type: string; stream_id: string };
+    expect(publicEntry).toMatchObject({
+      event_type: 'public-token-issued',
+      stream_id: `token-${publicJti}`,
+    });
     const answer = await receiptOf(token);
     expect(answer.status).toBe(200);
     const receipt = await answer.text();

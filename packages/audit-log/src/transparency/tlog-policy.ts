@@ -37,6 +37,8 @@ export function parseTlogPolicy(text: string): TlogPolicy {
   const logs: NoteVerifier[] = [];
   const witnesses = new Map<string, NoteVerifier>();
   const rules = new Map<string, Rule>([['none', () => true]]);
+  // A name is a member of one group at most: else one cosignature would count twice.
+  const members = new Set<string>();
   let quorum: Rule | undefined;
   for (const [i, raw] of text.split('\n').entries()) {
     const words = raw.trim().split(/[ \t]+/);
@@ -50,16 +52,18 @@ export function parseTlogPolicy(text: string): TlogPolicy {
       witnesses.set(name, parseVerifierKey(words[2]!));
       rules.set(name, (cosigned) => cosigned.has(name));
     } else if (words[0] === 'group' && words.length >= 4) {
-      const [, name, threshold, ...members] = words as [string, string, string, ...string[]];
+      const [, name, threshold, ...listed] = words as [string, string, string, ...string[]];
       if (rules.has(name)) throw fail(`${name} is defined twice`);
-      const parts = members.map((member) => {
+      const parts = listed.map((member) => {
         const rule = member === 'none' ? undefined : rules.get(member);
         if (!rule) throw fail(`${member} is not a witness or group defined above`);
+        if (members.has(member)) throw fail(`${member} is already a group member`);
+        members.add(member);
         return rule;
       });
       const k = threshold === 'all' ? parts.length : threshold === 'any' ? 1 : Number(threshold);
-      if (!Number.isInteger(k) || k < 1 || k > parts.length)
-        throw fail(`bad threshold ${threshold}`);
+      const written = /^[1-9][0-9]*$/.test(threshold) || threshold === 'all' || threshold === 'any';
+      if (!written || k > parts.length) throw fail(`bad threshold ${threshold}`);
       rules.set(name, (cosigned) => parts.filter((part) => part(cosigned)).length >= k);
     } else if (words[0] === 'quorum' && words.length === 2) {
       if (quorum) throw fail('a second quorum');

@@ -27,7 +27,8 @@ export function formatTlogProof(proof: TlogProof): string {
   ].join('\n');
 }
 
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+/** Standard base64 as the spec writes it: padded, and what decoding it encodes back to. */
+const canonical = (text: string, bytes: Buffer) => bytes.toString('base64') === text;
 
 /** A proof read back, or an error naming what is malformed. */
 export function parseTlogProof(text: string): TlogProof {
@@ -37,8 +38,8 @@ export function parseTlogProof(text: string): TlogProof {
   let extra: Buffer | undefined;
   if (lines[at]?.startsWith('extra ')) {
     const encoded = lines[at]!.slice('extra '.length);
-    if (!BASE64.test(encoded)) throw new Error('extra: not base64');
     extra = Buffer.from(encoded, 'base64');
+    if (!canonical(encoded, extra)) throw new Error('extra: not standard padded base64');
     at += 1;
   }
   const index = /^index (0|[1-9][0-9]*)$/.exec(lines[at] ?? '');
@@ -48,7 +49,7 @@ export function parseTlogProof(text: string): TlogProof {
   const proof: Hash[] = [];
   for (; at < lines.length && lines[at] !== ''; at += 1) {
     const hash = Buffer.from(lines[at]!, 'base64');
-    if (!BASE64.test(lines[at]!) || hash.length !== 32)
+    if (!canonical(lines[at]!, hash) || hash.length !== 32)
       throw new Error(`proof line ${at + 1}: not a hash`);
     proof.push(hash);
   }

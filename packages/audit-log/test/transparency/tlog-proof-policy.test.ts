@@ -58,6 +58,7 @@ describe('C2SP tlog-proof and tlog-policy', () => {
     for (const bad of [
       text.replace('c2sp.org/tlog-proof@v1', 'c2sp.org/tlog-proof@v2'),
       text.replace('index 3', 'index 03'),
+      text.replace(lines[1]!, `${lines[1]!.replace(/=+$/, '')}`).replace('extra', 'extra'),
       text.replace(lines[3]!, 'not-a-hash'),
       lines.slice(0, 5).join('\n'),
     ]) {
@@ -131,5 +132,13 @@ describe('C2SP tlog-proof and tlog-policy', () => {
     expect(() => parseTlogPolicy(`log ${logKey}\nquorum nobody\n`)).toThrow(/not defined/);
     expect(() => parseTlogPolicy(`log ${logKey}\n`)).toThrow(/no quorum/);
     expect(() => parseTlogPolicy(`log ${logKey}\ngroup g 3 none\nquorum g\n`)).toThrow();
+    // One witness listed twice in a group, or a threshold not written in decimal: refused.
+    const w = `witness w ${witnessKeys[0]}\nwitness v ${witnessKeys[1]}\n`;
+    expect(() => parseTlogPolicy(`log ${logKey}\n${w}group g 2 w w\nquorum g\n`)).toThrow(
+      /already a group member/,
+    );
+    expect(() => parseTlogPolicy(`log ${logKey}\n${w}group g 0x2 w v\nquorum g\n`)).toThrow(
+      /threshold/,
+    );
   });
 });

@@ -180,18 +180,34 @@ export function parseNote(note: string): ParsedNote {
  * ignored, as the format says); undefined otherwise.
  */
 export function openNote(note: string, verifier: NoteVerifier): string | undefined {
+  return openedBy(note, verifier, 'any');
+}
+
+/**
+ * {@link openNote} as a witness must (C2SP tlog-witness): every line naming the key (its name and
+ * id) verifies, and one at least does.
+ */
+export function openNoteStrictly(note: string, verifier: NoteVerifier): string | undefined {
+  return openedBy(note, verifier, 'every');
+}
+
+function openedBy(
+  note: string,
+  verifier: NoteVerifier,
+  lines: 'any' | 'every',
+): string | undefined {
   let parsed: ParsedNote;
   try {
     parsed = parseNote(note);
   } catch {
     return undefined;
   }
-  const signed = parsed.signatures.some(
-    (line) =>
-      verifier.type === NOTE_ED25519 &&
-      line.name === verifier.name &&
-      line.keyId.equals(verifier.keyId) &&
-      verify(null, Buffer.from(parsed.text, 'utf8'), verifier.publicKey, line.signature),
+  if (verifier.type !== NOTE_ED25519) return undefined;
+  const named = parsed.signatures.filter(
+    (line) => line.name === verifier.name && line.keyId.equals(verifier.keyId),
   );
+  const valid = (line: (typeof named)[number]) =>
+    verify(null, Buffer.from(parsed.text, 'utf8'), verifier.publicKey, line.signature);
+  const signed = lines === 'any' ? named.some(valid) : named.length > 0 && named.every(valid);
   return signed ? parsed.text : undefined;
 }

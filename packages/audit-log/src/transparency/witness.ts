@@ -1,7 +1,7 @@
 import { parseCheckpointText, type Checkpoint } from './checkpoint.js';
 import { cosignatureLine } from './cosignature.js';
 import { EMPTY_ROOT, verifyConsistency, type Hash } from './merkle.js';
-import { openNote, parseNote, type NoteSigner, type NoteVerifier } from './signed-note.js';
+import { openNoteStrictly, parseNote, type NoteSigner, type NoteVerifier } from './signed-note.js';
 
 /** What a witness remembers of a log: the latest tree head it cosigned. */
 export interface TreeHead {
@@ -67,8 +67,8 @@ function parseRequest(body: string): { old: number; proof: Buffer[]; note: strin
 /**
  * C2SP tlog-witness `add-checkpoint` (https://c2sp.org/tlog-witness): cosigns the checkpoint only
  * when a log key it trusts signed it and it extends, by a valid consistency proof, the tree head
- * this witness cosigned last for that log. Another root at the size it cosigned is a 409, as an
- * old size it does not hold is; a larger tree that does not contain its head is a 422. Either way
+ * this witness cosigned last for that log. An old size it does not hold is a 409; another root at
+ * the size it cosigned, or a larger tree that does not contain its head, is a 422. Either way
  * it never forgets the head it vouched for. Any tree extends the empty one: from size 0 no proof
  * is needed (and none is taken).
  */
@@ -95,17 +95,18 @@ export async function addCheckpoint(
     return text(400, `an origin is at most ${MAX_ORIGIN_BYTES} bytes`);
   const logKey = options.logs.get(checkpoint.origin);
   if (!logKey) return text(404, `unknown log origin: ${checkpoint.origin}`);
-  if (openNote(request.note, logKey) === undefined)
-    return text(403, 'no valid signature by the log');
+  // C2SP: a line naming the log's key (name and id) whose signature fails is a 403 too.
+  if (openNoteStrictly(request.note, logKey) === undefined)
+    return text(403, 'no valid signature by the log, or an invalid one under its key');
   const { old, proof } = request;
   if (old > checkpoint.size) return text(400, 'old size is larger than the checkpoint');
   const latest = await options.state.latest(checkpoint.origin);
   if ((latest?.size ?? 0) !== old) return conflict(latest?.size ?? 0);
   if (checkpoint.size === 0 && !checkpoint.root.equals(EMPTY_ROOT))
     return text(422, 'an empty tree has the empty root');
-  // The same size is the same tree or a fork of it: the one it cosigned stays (409, its size).
+  // The same size is the same tree or a fork of it: the one it cosigned stays (C2SP: 422).
   if (latest && latest.size === checkpoint.size && !latest.root.equals(checkpoint.root))
-    return conflict(latest.size);
+    return text(422, `another root at the size ${latest.size} this witness cosigned`);
   if (old === 0 && proof.length > 0) return text(422, 'no proof from the empty tree');
   if (old > 0 && !verifyConsistency(old, checkpoint.size, proof, latest!.root, checkpoint.root)) {
     return text(422, `not consistent with the tree head of size ${old} this witness cosigned`);

@@ -116,6 +116,11 @@ export function startWitnessing(
         old = held;
         continue;
       }
+      // C2SP since July 2026: the size it holds, with another root, is a 422.
+      if (response.status === 422 && old === head.size) {
+        logger.error({ ...log, witnessSize: old }, 'witness holds another root of that size');
+        return 'refused';
+      }
       const line =
         response.status === 200 && !answer.overLimit
           ? cosignatureIn(answer.text, head.note, witness.key)

@@ -78,9 +78,9 @@ describe('the witness (C2SP tlog-witness add-checkpoint)', () => {
       body(8, consistencyProof(rewritten, 8, 20), note(rewritten, 20)),
     );
     expect(extension).toMatchObject({ status: 422 });
-    // The same size with another root is a fork of what it cosigned: 409 with its size (C2SP).
+    // The same size with another root is a fork of what it cosigned: 422 (C2SP, July 2026).
     const sameSize = await submit(body(8, [], note(rewritten, 8)));
-    expect(sameSize).toEqual({ status: 409, contentType: 'text/x.tlog.size', body: '8\n' });
+    expect(sameSize).toMatchObject({ status: 422 });
     expect((await state.latest(ORIGIN))?.root).toEqual(treeRoot(honest, 8));
   });
 
@@ -106,6 +106,16 @@ describe('the witness (C2SP tlog-witness add-checkpoint)', () => {
     const { submit } = witness();
     const forger = noteSigner(ORIGIN, generateKeyPairSync('ed25519').privateKey);
     expect((await submit(body(0, [], note(honest, 8, forger)))).status).toBe(403);
+    // A good signature beside a bad line under the log's own key name and id: 403 (C2SP).
+    const good = note(honest, 8);
+    const [text, signatures] = good.split('\n\n');
+    const line = signatures!.split('\n')[0]!;
+    const blob = Buffer.from(line.split(' ')[2]!, 'base64');
+    blob[blob.length - 1] = blob[blob.length - 1]! ^ 1;
+    const spoiled = `${text}\n\n${line}\n— ${ORIGIN} ${blob.toString('base64')}\n`;
+    const fresh = witness().submit;
+    expect((await fresh(body(0, [], spoiled))).status).toBe(403);
+    expect((await fresh(body(0, [], good))).status).toBe(200);
     const stranger = noteSigner('elsewhere.test/log', generateKeyPairSync('ed25519').privateKey);
     const unknown = signNote(
       checkpointText({ origin: 'elsewhere.test/log', size: 1, root: treeRoot(honest, 1) }),

@@ -101,13 +101,13 @@ describe('npm run witness', () => {
     const refused = await witnessRefusal(options(folder));
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/witness\.key is there without state\.json/);
-    // With its record back, the fork of the same size is refused (409 with the size it holds).
+    // With its record back, the fork of the same size is refused (422: C2SP, July 2026).
     await rename(path.join(folder, 'state.json.kept'), path.join(folder, 'state.json'));
     const back = await startWitness(folder);
     try {
       const fork = await submit(back.url, 10, [], forkNote(10));
-      expect(fork.status).toBe(409);
-      expect(await fork.text()).toBe('10\n');
+      expect(fork.status).toBe(422);
+      expect(await fork.text()).toMatch(/another root at the size 10/);
     } finally {
       await stop(back);
     }

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { generateKeyPairSync } from 'node:crypto';
+import { createHash, generateKeyPairSync } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
@@ -205,6 +205,20 @@ describe('witnesses cosign the tree heads the projector signs', () => {
     // Two heads of each tree, each cosigned once (the second sent with a proof from the first).
     expect(rows.filter((row) => row.space_id === SPACE)).toHaveLength(2);
     expect(rows.filter((row) => row.space_id === LOG_TREE)).toHaveLength(2);
+    // The witness's monitoring GET (C2SP tlog-witness): by the origin's SHA-256, the checkpoint it
+    // last cosigned, with the log's signature it verified and its own cosignature.
+    const origin = treeOrigin(service.config.TOKEN_ISSUER, LOG_TREE);
+    const hash = createHash('sha256').update(origin).digest('hex');
+    const monitored = await fetch(`${witness.url}/${hash}/checkpoint`);
+    expect(monitored.status).toBe(200);
+    const note = await monitored.text();
+    const logKey = treeVerifierKey(auditKey, origin);
+    const cosignedText = openNote(note, parseVerifierKey(logKey));
+    expect(parseCheckpointText(cosignedText!).size).toBe(
+      Math.max(...rows.filter((row) => row.space_id === LOG_TREE).map((row) => row.tree_size)),
+    );
+    expect(cosignedAt(note, witnessKey)).toBeGreaterThan(1_700_000_000);
+    expect((await fetch(`${witness.url}/${'0'.repeat(64)}/checkpoint`)).status).toBe(404);
     await witnessing.stop();
   }, 60_000);
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { parseCheckpointText, type Checkpoint } from './checkpoint.js';
 import { cosignatureLine } from './cosignature.js';
 import { EMPTY_ROOT, verifyConsistency, type Hash } from './merkle.js';
@@ -7,6 +8,11 @@ import { openNoteStrictly, parseNote, type NoteSigner, type NoteVerifier } from 
 export interface TreeHead {
   readonly size: number;
   readonly root: Hash;
+  /**
+   * The checkpoint as cosigned, for the monitoring GET: its text, the log's signature lines that
+   * verified, and this witness's cosignature. Absent for heads kept before it was.
+   */
+  readonly note?: string;
 }
 
 /** What `advance` did: recorded the head, found another head there first, or had no room. */
@@ -111,18 +117,23 @@ export async function addCheckpoint(
   if (old > 0 && !verifyConsistency(old, checkpoint.size, proof, latest!.root, checkpoint.root)) {
     return text(422, `not consistent with the tree head of size ${old} this witness cosigned`);
   }
-  const next = { size: checkpoint.size, root: checkpoint.root };
+  const parsed = parseNote(request.note);
+  const cosignature = cosignatureLine(options.witness, parsed.text, options.nowSeconds());
+  // What the monitoring GET serves: the body, the log's lines under its key, the cosignature.
+  const logLines = parsed.signatures
+    .filter((line) => line.name === logKey.name && line.keyId.equals(logKey.keyId))
+    .map(
+      (line) =>
+        `\u2014 ${line.name} ${Buffer.concat([line.keyId, line.signature]).toString('base64')}`,
+    );
+  const note = `${parsed.text}\n${logLines.map((line) => `${line}\n`).join('')}${cosignature}`;
+  const next = { size: checkpoint.size, root: checkpoint.root, note };
   const advanced = await options.state.advance(checkpoint.origin, latest, next);
   if (advanced === 'full') return text(403, 'this witness keeps no more origins');
   if (advanced === 'moved') {
     return conflict((await options.state.latest(checkpoint.origin))?.size ?? 0);
   }
-  const noteText = parseNote(request.note).text;
-  return {
-    status: 200,
-    contentType: 'text/plain; charset=utf-8',
-    body: cosignatureLine(options.witness, noteText, options.nowSeconds()),
-  };
+  return { status: 200, contentType: 'text/plain; charset=utf-8', body: cosignature };
 }
 
 /** A witness's memory in a Map, at most `maxOrigins` origins: for tests and the file store. */
@@ -131,7 +142,7 @@ export function memoryWitnessState(
   maxOrigins = Number.POSITIVE_INFINITY,
 ): WitnessState & {
   entries(): [string, TreeHead][];
-} {
+} & Pick<WitnessMonitoring, 'byOriginHash'> {
   const heads = new Map(initial);
   return {
     latest: async (origin) => heads.get(origin),
@@ -142,5 +153,17 @@ export function memoryWitnessState(
       return 'advanced';
     },
     entries: () => [...heads],
+    byOriginHash: async (hash) => {
+      for (const [origin, head] of heads) if (originHash(origin) === hash) return head.note;
+      return undefined;
+    },
   };
+}
+
+/** C2SP tlog-witness's monitoring path names a log by the SHA-256 of its origin, lowercase hex. */
+export const originHash = (origin: string) => createHash('sha256').update(origin).digest('hex');
+
+/** What the monitoring GET reads: the note last cosigned for the origin a hash names. */
+export interface WitnessMonitoring {
+  byOriginHash(hash: string): Promise<string | undefined>;
 }

@@ -134,8 +134,27 @@ const logs = {
   },
 };
 const server = createServer((request, response) => {
+  // C2SP tlog-witness monitoring: the checkpoint last cosigned for the log the hash names.
+  const monitored = /^\/([0-9a-f]{64})\/checkpoint$/.exec(request.url ?? '');
+  if (request.method === 'GET' && monitored) {
+    state.byOriginHash(monitored[1]!).then(
+      (note) =>
+        note === undefined
+          ? response.writeHead(404, { 'content-type': 'text/plain' }).end('not cosigned here\n')
+          : response
+              .writeHead(200, {
+                'content-type': 'text/plain; charset=utf-8',
+                'cache-control': 'public, max-age=60',
+              })
+              .end(note),
+      () => response.writeHead(503, { 'retry-after': '5' }).end('try again\n'),
+    );
+    return;
+  }
   if (request.method !== 'POST' || request.url !== '/add-checkpoint') {
-    response.writeHead(404, { 'content-type': 'text/plain' }).end('POST /add-checkpoint\n');
+    response
+      .writeHead(404, { 'content-type': 'text/plain' })
+      .end('POST /add-checkpoint, GET /<origin hash>/checkpoint\n');
     return;
   }
   const chunks: Buffer[] = [];

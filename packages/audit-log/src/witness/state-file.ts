@@ -6,6 +6,7 @@ import {
   MAX_ORIGIN_BYTES,
   memoryWitnessState,
   type TreeHead,
+  type WitnessMonitoring,
   type WitnessState,
 } from '../transparency/witness.js';
 
@@ -15,6 +16,7 @@ const StoredState = z.record(
   z.object({
     size: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
     root: z.string().regex(/^[A-Za-z0-9+/]{43}=$/),
+    note: z.string().max(16_384).optional(),
   }),
 );
 
@@ -46,7 +48,11 @@ const stored = (heads: Iterable<[string, TreeHead]>) =>
     Object.fromEntries(
       [...heads].map(([origin, head]) => [
         origin,
-        { size: head.size, root: head.root.toString('base64') },
+        {
+          size: head.size,
+          root: head.root.toString('base64'),
+          ...(head.note === undefined ? {} : { note: head.note }),
+        },
       ]),
     ),
   );
@@ -63,7 +69,7 @@ export const createStateFile = (file: string) => writeFileDurably(file, stored([
 export async function openStateFile(
   file: string,
   maxOrigins: number,
-): Promise<WitnessState & { origins(): number }> {
+): Promise<WitnessState & WitnessMonitoring & { origins(): number }> {
   let parsed: z.infer<typeof StoredState>;
   try {
     parsed = StoredState.parse(JSON.parse(await readFile(file, 'utf8')));
@@ -74,13 +80,18 @@ export async function openStateFile(
   const heads = new Map<string, TreeHead>(
     Object.entries(parsed).map(([origin, head]) => [
       origin,
-      { size: head.size, root: Buffer.from(head.root, 'base64') },
+      {
+        size: head.size,
+        root: Buffer.from(head.root, 'base64'),
+        ...(head.note === undefined ? {} : { note: head.note }),
+      },
     ]),
   );
   const memory = memoryWitnessState(heads, maxOrigins);
   let tail: Promise<unknown> = Promise.resolve();
   return {
     latest: memory.latest,
+    byOriginHash: memory.byOriginHash,
     origins: () => memory.entries().length,
     // Serialised: the check, the write and the update are one step. The update is made in a copy
     // first, so a failed write leaves the memory as the file is.

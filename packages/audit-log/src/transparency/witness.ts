@@ -33,6 +33,9 @@ export function sameHead(a: TreeHead | undefined, b: TreeHead | undefined): bool
   return a === undefined || b === undefined ? a === b : a.size === b.size && a.root.equals(b.root);
 }
 
+/** The longest note a witness keeps of a head (the monitoring GET's answer), in UTF-8 bytes. */
+export const MAX_NOTE_BYTES = 4096;
+
 /** The longest origin a witness keeps, in UTF-8 bytes (each is a key of its state). */
 export const MAX_ORIGIN_BYTES = 255;
 
@@ -120,13 +123,19 @@ export async function addCheckpoint(
   const parsed = parseNote(request.note);
   const cosignature = cosignatureLine(options.witness, parsed.text, options.nowSeconds());
   // What the monitoring GET serves: the body, the log's lines under its key, the cosignature.
-  const logLines = parsed.signatures
-    .filter((line) => line.name === logKey.name && line.keyId.equals(logKey.keyId))
-    .map(
-      (line) =>
-        `\u2014 ${line.name} ${Buffer.concat([line.keyId, line.signature]).toString('base64')}`,
-    );
-  const note = `${parsed.text}\n${logLines.map((line) => `${line}\n`).join('')}${cosignature}`;
+  // One line of the log's key (every one verified): a note as small as its checkpoint allows.
+  const logLine = parsed.signatures.find(
+    (line) => line.name === logKey.name && line.keyId.equals(logKey.keyId),
+  )!;
+  const signedBy = Buffer.concat([logLine.keyId, logLine.signature]).toString('base64');
+  const note = `${parsed.text}\n\u2014 ${logLine.name} ${signedBy}\n${cosignature}`;
+  if (Buffer.byteLength(note) > MAX_NOTE_BYTES) {
+    return text(400, `a checkpoint is at most ${MAX_NOTE_BYTES} bytes with its signatures`);
+  }
+  // The head it holds again: cosigned, and its kept note (at most an hour old, C2SP) stays.
+  if (latest?.note !== undefined && sameHead(latest, checkpoint)) {
+    return { status: 200, contentType: 'text/plain; charset=utf-8', body: cosignature };
+  }
   const next = { size: checkpoint.size, root: checkpoint.root, note };
   const advanced = await options.state.advance(checkpoint.origin, latest, next);
   if (advanced === 'full') return text(403, 'this witness keeps no more origins');
@@ -144,18 +153,22 @@ export function memoryWitnessState(
   entries(): [string, TreeHead][];
 } & Pick<WitnessMonitoring, 'byOriginHash'> {
   const heads = new Map(initial);
+  // The monitoring GET's lookup: one hash per origin, made once.
+  const hashes = new Map([...heads.keys()].map((origin) => [originHash(origin), origin]));
   return {
     latest: async (origin) => heads.get(origin),
     advance: async (origin, expected, next) => {
       if (!sameHead(heads.get(origin), expected)) return 'moved';
       if (!heads.has(origin) && heads.size >= maxOrigins) return 'full';
       heads.set(origin, next);
+      hashes.set(originHash(origin), origin);
       return 'advanced';
     },
     entries: () => [...heads],
     byOriginHash: async (hash) => {
-      for (const [origin, head] of heads) if (originHash(origin) === hash) return head.note;
-      return undefined;
+      const origin = hashes.get(hash);
+      const head = origin === undefined ? undefined : heads.get(origin);
+      return head && (head.note ?? 'kept-before-notes');
     },
   };
 }
@@ -163,7 +176,10 @@ export function memoryWitnessState(
 /** C2SP tlog-witness's monitoring path names a log by the SHA-256 of its origin, lowercase hex. */
 export const originHash = (origin: string) => createHash('sha256').update(origin).digest('hex');
 
-/** What the monitoring GET reads: the note last cosigned for the origin a hash names. */
+/**
+ * What the monitoring GET reads: the note last cosigned for the origin a hash names; undefined
+ * for a log never cosigned; 'kept-before-notes' for one cosigned before notes were kept.
+ */
 export interface WitnessMonitoring {
-  byOriginHash(hash: string): Promise<string | undefined>;
+  byOriginHash(hash: string): Promise<string | 'kept-before-notes' | undefined>;
 }

@@ -43,7 +43,8 @@ function cosignatureIn(body: string, note: string, key: NoteVerifier): string | 
  * cosignatures that verify. Heads wait per witness, coalesced per tree (only a tree's latest is
  * sent), and are sent off the projector's loop; a witness that does not answer is left alone for
  * `backoffMs`, then gets what waits for it, so a quiet tree's last head is not lost to an outage.
- * A witness that refuses a head (422), holds another root of its size (409 from that size) or has
+ * A witness that refuses a head (422), holds another root of its size (422 from that size; a 409
+ * from that size, from a witness of the older text) or has
  * seen a larger tree we never signed is logged as an error: that is what a rewritten or forked
  * history looks like from outside. A head older than one of ours the witness holds is superseded. A witness's answer is read up to WITNESS_ANSWER_LIMIT bytes, never more.
  */

@@ -135,19 +135,23 @@ const logs = {
 };
 const server = createServer((request, response) => {
   // C2SP tlog-witness monitoring: the checkpoint last cosigned for the log the hash names.
-  const monitored = /^\/([0-9a-f]{64})\/checkpoint$/.exec(request.url ?? '');
-  if (request.method === 'GET' && monitored) {
-    state.byOriginHash(monitored[1]!).then(
+  const pathname = new URL(request.url ?? '/', 'http://witness').pathname;
+  const monitoring = /^\/([0-9a-fA-F]{64})\/checkpoint$/.exec(pathname);
+  if ((request.method === 'GET' || request.method === 'HEAD') && monitoring) {
+    const hash = monitoring[1]!;
+    const answer = (status: number, body: string, cache = 'no-store') =>
+      response
+        .writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': cache })
+        .end(request.method === 'HEAD' ? undefined : body);
+    if (hash !== hash.toLowerCase()) return void answer(400, 'the origin hash is lowercase hex\n');
+    state.byOriginHash(hash).then(
       (note) =>
         note === undefined
-          ? response.writeHead(404, { 'content-type': 'text/plain' }).end('not cosigned here\n')
-          : response
-              .writeHead(200, {
-                'content-type': 'text/plain; charset=utf-8',
-                'cache-control': 'public, max-age=60',
-              })
-              .end(note),
-      () => response.writeHead(503, { 'retry-after': '5' }).end('try again\n'),
+          ? answer(404, 'this witness never cosigned that log\n')
+          : note === 'kept-before-notes'
+            ? answer(503, 'cosigned before notes were kept: served after its next cosignature\n')
+            : answer(200, note, 'public, max-age=60'),
+      () => answer(503, 'try again\n'),
     );
     return;
   }

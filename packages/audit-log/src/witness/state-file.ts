@@ -3,6 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { WitnessSetupError } from './setup-error.js';
 import {
+  MAX_NOTE_BYTES,
   MAX_ORIGIN_BYTES,
   memoryWitnessState,
   type TreeHead,
@@ -16,7 +17,12 @@ const StoredState = z.record(
   z.object({
     size: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
     root: z.string().regex(/^[A-Za-z0-9+/]{43}=$/),
-    note: z.string().max(16_384).optional(),
+    // A note past the bound (or unreadable) is dropped, never the whole memory with it.
+    note: z
+      .string()
+      .refine((note) => Buffer.byteLength(note) <= MAX_NOTE_BYTES)
+      .optional()
+      .catch(undefined),
   }),
 );
 

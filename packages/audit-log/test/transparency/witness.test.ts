@@ -13,6 +13,7 @@ import {
   COSIGNATURE_ED25519,
   noteSigner,
   noteVerifier,
+  openNote,
   signNote,
   type NoteVerifier,
 } from '../../src/transparency/signed-note.js';
@@ -21,6 +22,7 @@ import {
   addCheckpoint,
   memoryWitnessState,
   MAX_ORIGIN_BYTES,
+  originHash,
 } from '../../src/transparency/witness.js';
 
 const ORIGIN = 'token-authority.test/space/shop';
@@ -172,5 +174,48 @@ describe('the witness (C2SP tlog-witness add-checkpoint)', () => {
       'log.test/space/a',
       'log.test/space/b',
     ]);
+  });
+});
+
+describe('the witness monitoring GET (C2SP tlog-witness)', () => {
+  it('keeps, by its origin hash, the checkpoint it last cosigned with one log line and its cosignature', async () => {
+    const { state, submit } = witness();
+    expect(await state.byOriginHash(originHash(ORIGIN))).toBeUndefined();
+    const answer = await submit(body(0, [], note(honest, 8)));
+    const kept = await state.byOriginHash(originHash(ORIGIN));
+    expect(kept).toBeDefined();
+    expect(kept!.endsWith(answer.body)).toBe(true);
+    expect(cosignedAt(kept!, witnessKey)).toBe(1_795_000_000);
+    expect(openNote(kept!, log)).toBe(
+      checkpointText({ origin: ORIGIN, size: 8, root: treeRoot(honest, 8) }),
+    );
+  });
+
+  it('keeps one log line however many are sent, refuses a checkpoint too large to keep, and keeps the note of a head sent again', async () => {
+    const { state, submit } = witness();
+    const signed = note(honest, 8);
+    const [text, signatures] = signed.split('\n\n');
+    const line = signatures!.split('\n')[0]!;
+    // The same valid line 200 times: each verifies; one is kept.
+    const padded = `${text}\n\n${Array.from({ length: 200 }, () => `${line}\n`).join('')}`;
+    expect((await submit(body(0, [], padded))).status).toBe(200);
+    const first = await state.byOriginHash(originHash(ORIGIN));
+    expect(Buffer.byteLength(first!)).toBeLessThan(512);
+    const again = await submit(body(8, [], signed));
+    expect(again.status).toBe(200);
+    expect(await state.byOriginHash(originHash(ORIGIN))).toBe(first);
+    // A checkpoint whose own lines would not fit a kept note: 400, nothing kept.
+    const big = witness();
+    const huge = signNote(
+      checkpointText({
+        origin: ORIGIN,
+        size: 8,
+        root: treeRoot(honest, 8),
+        extensions: Array.from({ length: 60 }, (_, i) => `extension ${i} ${'x'.repeat(80)}`),
+      }),
+      [log],
+    );
+    expect((await big.submit(body(0, [], huge))).status).toBe(400);
+    expect(await big.state.byOriginHash(originHash(ORIGIN))).toBeUndefined();
   });
 });

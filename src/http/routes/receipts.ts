@@ -44,7 +44,7 @@ export function receiptRoutes(
         "With a private token (DPoP-bound ones with their proof), its own receipt; with `?jti=`, that of a public token it bought. The answer (`text/plain`, save it as `.tlog-proof`) holds the issuance event as stored, redacted (`extra`), its index and inclusion proof in the log tree, and the newest published checkpoint cosigned by the quorum; `npm run verify-proof -- receipt.tlog-proof --policy=policy.txt --jti=<jti>` checks it offline. 404 for a token that is not the caller's, and until the issuance is in a published head (within two checkpoint windows).",
       query,
       responses: [{ status: 200, description: 'The tlog-proof', mediaType: 'text/plain' }],
-      errors: ['not_found'],
+      errors: ['invalid_token', 'not_found'],
       async handle(ctx, { privateToken }, { query: { jti } }) {
         const spaceId = privateToken.space_id;
         const token = jti

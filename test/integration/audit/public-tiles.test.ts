@@ -292,7 +292,9 @@ function specCheck(receipt: string, policy: string, jti: string): boolean {
   ];
   // The log key: `<name>+<hex key id>+<base64(0x01 ‖ Ed25519 key)>`.
   const vkey = policy.split('\n')[0]!.split(' ')[1]!;
-  const [name, keyId, keyData] = vkey.split('+');
+  // Split at the first two `+` only: the base64 key data may hold `+` itself.
+  const [name, keyId] = vkey.split('+');
+  const keyData = vkey.slice(name!.length + keyId!.length + 2);
   const raw = Buffer.from(keyData!, 'base64');
   const key = createPublicKey({
     key: { kty: 'OKP', crv: 'Ed25519', x: raw.subarray(1).toString('base64url') },

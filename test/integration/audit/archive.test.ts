@@ -8,7 +8,6 @@ import { Kysely, PostgresDialect } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../../src/db/schema.js';
 import { tokenStreamId } from '../../../src/domain/streams.js';
-import { insertEvents, streamRows } from '#event-log/insert-events.js';
 import { readArchiveBlock } from '../../../packages/audit-log/src/archive/read-block.js';
 import { archivedBlocks } from '../../../src/audit-trail/archive/archive-index.js';
 import { findLeaf, proveInclusion } from '../../../src/audit-trail/prove/tree-proofs.js';
@@ -33,6 +32,11 @@ import {
   type TestService,
 } from '../../support/test-service.js';
 import { tempDir } from '../../support/after-file.js';
+import {
+  currentPartition as partitionOfNow,
+  recordIssuances as recordCopies,
+  untilNextPartition as untilNext,
+} from '../../support/partitions.js';
 
 /**
  * Issue 20's drill: tokens issued across three one-minute partitions of the log, the oldest
@@ -71,18 +75,8 @@ const logBytes = async () =>
       )
     ).rows[0]!.bytes,
   );
-/** The partition holding "now". */
-const currentPartition = async () =>
-  (
-    await database.pool.query<{ name: string; starts_at: Date; ends_at: Date }>(
-      `SELECT partition_name AS name, starts_at, ends_at FROM event_partitions
-        WHERE starts_at <= now() AND now() < ends_at`,
-    )
-  ).rows[0]!;
-const untilNextPartition = async () => {
-  const { ends_at: end } = await currentPartition();
-  await new Promise((resolve) => setTimeout(resolve, end.getTime() - Date.now() + 200));
-};
+const untilNextPartition = () => untilNext(database.pool);
+const currentPartition = () => partitionOfNow(database.pool);
 const cli = (args: readonly string[], env: Record<string, string> = {}) =>
   run(tsx, args, { env: { ...process.env, ...env } }).then(
     (ok) => ({ code: 0, stdout: ok.stdout }),
@@ -106,25 +100,8 @@ const exportAll = async () =>
       { headers: asUser() },
     )
   ).text();
-/** `count` token issuances in `spaceId`, each a copy of one the service recorded; their jtis. */
-const recordIssuances = async (spaceId: string, count: number) => {
-  const { rows } = await database.pool.query<{ data: unknown; metadata: Record<string, unknown> }>(
-    `SELECT data, metadata FROM events WHERE event_type = 'private-token-issued' LIMIT 1`,
-  );
-  const jtis = Array.from({ length: count }, () => randomUUID());
-  await insertEvents(
-    database.db,
-    jtis.flatMap((jti) =>
-      streamRows(
-        spaceId,
-        tokenStreamId(jti),
-        [{ eventId: randomUUID(), type: 'private-token-issued', ...rows[0]! }],
-        0,
-      ),
-    ),
-  );
-  return jtis;
-};
+const recordIssuances = (spaceId: string, count: number) =>
+  recordCopies(database.db, database.pool, spaceId, count);
 /** The archive CLI's line for the partition holding the first tokens. */
 const ours = () => archiveOutput.find((entry) => entry.partition === firstPartition.name)!;
 /** A copy of the archive to tamper with. */

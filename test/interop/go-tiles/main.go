@@ -2,11 +2,12 @@
 // (Debian's golang-golang-x-mod-dev) reads the log tree's public C2SP tiles, and
 // golang.org/x/mod/sumdb/note verifies the checkpoint. Usage:
 //
-//	go run main.go <log prefix URL> <verifier key> [<older checkpoint file>]
+//	go run main.go <log prefix URL> <verifier key> [<older checkpoint file> [<first leaf>]]
 //
 // It prints one JSON object: the checkpoint's size, whether the tree hash the tiles make equals
-// its root, and for leaf 0 and the last leaf an inclusion proof checked; with an older
-// checkpoint, a consistency proof from it. Exit status 1 on any failure, with its reason.
+// its root, and for the first leaf (0, or the one given: a pruned log serves nothing below its
+// minimum index) and the last leaf an inclusion proof checked; with an older checkpoint, a
+// consistency proof from it. Exit status 1 on any failure, with its reason.
 package main
 
 import (
@@ -92,7 +93,7 @@ func fail(err error) {
 
 func main() {
 	if len(os.Args) < 3 {
-		fail(fmt.Errorf("usage: go run main.go <log prefix URL> <verifier key> [<older checkpoint>]"))
+		fail(fmt.Errorf("usage: go run main.go <log prefix URL> <verifier key> [<older checkpoint> [<first leaf>]]"))
 	}
 	prefix, vkey := os.Args[1], os.Args[2]
 	verifier, err := note.NewVerifier(vkey)
@@ -117,8 +118,14 @@ func main() {
 		fail(fmt.Errorf("the tiles make root %s, the checkpoint says %s", root, tree.Hash))
 	}
 	result := map[string]any{"ok": true, "size": tree.N, "root": tree.Hash.String()}
+	first := int64(0)
+	if len(os.Args) > 4 {
+		if first, err = strconv.ParseInt(os.Args[4], 10, 64); err != nil {
+			fail(err)
+		}
+	}
 	proved := []int64{}
-	for _, leaf := range []int64{0, tree.N - 1} {
+	for _, leaf := range []int64{first, tree.N - 1} {
 		hashes, err := reader.ReadHashes([]int64{tlog.StoredHashIndex(0, leaf)})
 		if err != nil {
 			fail(err)

@@ -54,22 +54,23 @@ export function apiRoutes(
   const { commands, db, reads, auditKey } = deps;
   const witnesses = parseWitnesses(config.AUDIT_WITNESSES);
   const quorum = witnessQuorum(config.AUDIT_WITNESS_QUORUM, witnesses.length);
+  const receiptHeads = {
+    intervalSeconds: config.AUDIT_CHECKPOINT_INTERVAL_SECONDS,
+    quorum,
+    witnesses: witnesses.map(({ key }) => key.name),
+  };
   const { clock, limits, scopeCatalog } = commands;
   const operator = commands.trustedIssuers?.operator ?? [];
   const forget = commands.trustedIssuers?.forget;
   return [
     ...deps.auditStream,
     ...auditRoutes(commands, db, reads, auditKey, logger),
-    ...auditProofRoutes(commands, db, auditKey, config),
+    ...auditProofRoutes(commands, db, auditKey, config, receiptHeads),
     ...auditTileRoutes(commands, db, {
       ...config,
       policy: logPolicy(auditKey, config.TOKEN_ISSUER, witnesses, quorum),
     }),
-    ...receiptRoutes(commands, db, {
-      intervalSeconds: config.AUDIT_CHECKPOINT_INTERVAL_SECONDS,
-      quorum,
-      witnesses: witnesses.map(({ key }) => key.name),
-    }),
+    ...receiptRoutes(commands, db, receiptHeads),
     ...monitoringRoutes(reads, clock, limits),
     ...federationMonitoringRoutes(reads, clock, operator),
     ...deps.health,

@@ -50,12 +50,18 @@ const FACTORIES: Record<string, () => readonly Route[]> = {
     }).routes,
   auditRoutes: () => auditRoutes(stub, stub, stub, stub, stub),
   auditProofRoutes: () =>
-    auditProofRoutes(stub, stub, stub, {
-      TOKEN_ISSUER: 'http://issuer.test',
-      AUDIT_CHECKPOINT_INTERVAL_SECONDS: 60,
-      AUDIT_PROOF_READS_PER_MINUTE: 1,
-      LIMITER_MAX_KEYS: 1,
-    }),
+    auditProofRoutes(
+      stub,
+      stub,
+      stub,
+      {
+        TOKEN_ISSUER: 'http://issuer.test',
+        AUDIT_CHECKPOINT_INTERVAL_SECONDS: 60,
+        AUDIT_PROOF_READS_PER_MINUTE: 1,
+        LIMITER_MAX_KEYS: 1,
+      },
+      { intervalSeconds: 60, quorum: 0, witnesses: [] },
+    ),
   auditTileRoutes: () =>
     auditTileRoutes(stub, stub, { AUDIT_CHECKPOINT_INTERVAL_SECONDS: 60, policy: 'quorum none\n' }),
   receiptRoutes: () => receiptRoutes(stub, stub, { intervalSeconds: 60, quorum: 0, witnesses: [] }),

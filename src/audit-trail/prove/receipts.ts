@@ -20,25 +20,28 @@ export interface ReceiptHeads {
   readonly witnesses: readonly string[];
 }
 
+/** A stored event as a receipt shows it (`extra`): its type and payload. */
+export type ReceiptEntry = Parameters<typeof receiptReadable>[0];
+
 /**
- * A token's receipt (issue 67): a C2SP tlog-proof that its issuance event is in the log tree,
- * against the newest published head with the quorum's cosignatures, its entry (the redacted
- * event) as `extra`. `boughtBy`: the token must be a public token that private token bought.
- * Undefined: no such token in the space; 'pending': not yet in such a head.
+ * An event's receipt (issue 67): a C2SP tlog-proof that it is in the log tree, against the newest
+ * published head with the quorum's cosignatures, its entry (the redacted event) as `extra`.
+ * Undefined: no such event in the space, or `readable` refuses it; 'pending': not yet in such a
+ * head.
  */
-export async function tokenReceipt(
+export async function eventReceipt(
   db: Kysely<Database>,
   heads: ReceiptHeads,
-  token: { readonly spaceId: string; readonly jti: string; readonly boughtBy?: string },
+  event: {
+    readonly spaceId: string;
+    readonly which: Parameters<typeof findLeaf>[2];
+    readonly readable: (entry: ReceiptEntry) => boolean;
+  },
   nowMs: number,
 ): Promise<string | 'pending' | undefined> {
-  const leaf = await findLeaf(db, token.spaceId, { streamId: tokenStreamId(token.jti) }, 'log');
+  const leaf = await findLeaf(db, event.spaceId, event.which, 'log');
   if (!leaf) return undefined;
-  if (leaf !== 'unsealed') {
-    const entry = JSON.parse(leaf.entry.toString('utf8')) as Parameters<typeof receiptReadable>[0];
-    const reader = { jti: token.boughtBy ?? token.jti, own: token.boughtBy === undefined };
-    if (!receiptReadable(entry, reader)) return undefined;
-  }
+  if (leaf !== 'unsealed' && !event.readable(entryOf(leaf.entry))) return undefined;
   const head = await findTreeHead(db, LOG_TREE, {
     signedBefore: logHeadsPublishedBefore(nowMs, heads.intervalSeconds),
     cosigned: heads.quorum,
@@ -47,6 +50,43 @@ export async function tokenReceipt(
   if (!head || leaf === 'unsealed' || leaf.index >= head.size) return 'pending';
   const proof = await proveInclusion(db, LOG_TREE, leaf.index, head.size);
   return formatTlogProof({ extra: leaf.entry, index: leaf.index, proof, checkpoint: head.note });
+}
+
+const entryOf = (entry: Buffer) => JSON.parse(entry.toString('utf8')) as ReceiptEntry;
+
+/**
+ * A token's receipt: of its issuance, or of its revocation (`token-revoked`). Whose token it is
+ * is read from the issuance, always (receiptReadable): `boughtBy` a public token that private
+ * token bought, `clientId` an earlier private token of the same client.
+ */
+export async function tokenReceipt(
+  db: Kysely<Database>,
+  heads: ReceiptHeads,
+  token: {
+    readonly spaceId: string;
+    readonly jti: string;
+    readonly reader: { readonly jti: string; readonly clientId: string };
+    readonly event: 'issued' | 'revoked';
+  },
+  nowMs: number,
+): Promise<string | 'pending' | undefined> {
+  const streamId = tokenStreamId(token.jti);
+  const { spaceId, reader } = token;
+  const issued = await findLeaf(db, spaceId, { streamId }, 'log');
+  if (!issued) return undefined;
+  const mine = (entry: ReceiptEntry) => receiptReadable(entry, reader);
+  if (token.event === 'issued')
+    return eventReceipt(db, heads, { spaceId, which: { streamId }, readable: mine }, nowMs);
+  // The revocation: only once the issuance says whose token it is.
+  if (issued === 'unsealed' || !mine(entryOf(issued.entry))) {
+    return issued === 'unsealed' ? 'pending' : undefined;
+  }
+  return eventReceipt(
+    db,
+    heads,
+    { spaceId, which: { streamId, eventType: 'token-revoked' }, readable: () => true },
+    nowMs,
+  );
 }
 
 /** The log's C2SP tlog-policy: its key, its witnesses, the quorum of them a checkpoint needs. */

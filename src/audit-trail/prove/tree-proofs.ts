@@ -17,6 +17,7 @@ import { overTree } from '#audit-log/tree/tiled-tree.js';
 import type { TreeSource } from '#audit-log/tree/tree-source.js';
 import { treeNodes } from '../seal/tree-store.js';
 import { eventVisibleTo } from '../../domain/policy.js';
+import type { EventType } from '../../domain/events.js';
 
 /** How many events a tree holds: a space's last sequence, or every sealed event (LOG_TREE). */
 export async function sealedTreeSize(db: Kysely<Database>, spaceId: string): Promise<number> {
@@ -45,7 +46,9 @@ export interface TreeLeaf {
 export async function findLeaf(
   db: Kysely<Database>,
   spaceId: string,
-  which: { readonly eventId: string } | { readonly streamId: string },
+  /** An event; a stream's first event; or its first event of a type (a token's revocation). */
+  which:
+    { readonly eventId: string } | { readonly streamId: string; readonly eventType?: EventType },
   /** Its index in the space's tree, or in the log tree. */
   tree: 'space' | 'log' = 'space',
   /** Where archived events are (their space-tree leaves only). */
@@ -59,16 +62,18 @@ export async function findLeaf(
     .$if('eventId' in which, (query) =>
       query.where('event_id', '=', (which as { eventId: string }).eventId),
     )
-    .$if('streamId' in which, (query) =>
-      query
-        .where('stream_id', '=', (which as { streamId: string }).streamId)
-        .where('stream_position', '=', 1),
-    )
+    .$if('streamId' in which, (query) => {
+      const { streamId, eventType } = which as { streamId: string; eventType?: EventType };
+      const inStream = query.where('stream_id', '=', streamId);
+      return eventType
+        ? inStream.where('event_type', '=', eventType).orderBy('stream_position')
+        : inStream.where('stream_position', '=', 1);
+    })
     .limit(LOOKUP_ROWS)
     .execute()) as EventRow[];
   const row = rows.find((candidate) => eventVisibleTo(candidate, spaceId));
   // Another space's id probes this archive as a made-up one does: equal time, nothing revealed.
-  if (!row && archiveDir && tree === 'space') {
+  if (!row && archiveDir && tree === 'space' && !('eventType' in which)) {
     return findArchivedLeaf(db, archiveDir, spaceId, which);
   }
   if (!row) return undefined;

@@ -91,13 +91,17 @@ export function honouredInSwitchOver(
 }
 
 /**
- * Whose receipt a private token reads (issue 67): its own, or a public token's it bought. Never
- * a public token's bearer: a receipt shows the issuing request's metadata (the buyer's address).
+ * Whose receipt a private token reads (issue 67): its own, an earlier private token of its client
+ * (a revoked one's revocation), or a public token's it bought. Never a public token's bearer: a
+ * receipt shows the issuing request's metadata (the buyer's address).
  */
 export function receiptReadable(
-  entry: { readonly event_type: string; readonly data: { readonly parent_jti?: unknown } },
-  reader: { readonly jti: string; readonly own: boolean },
+  entry: {
+    readonly event_type: string;
+    readonly data: { readonly parent_jti?: unknown; readonly client_id?: unknown };
+  },
+  reader: { readonly jti: string; readonly clientId: string },
 ): boolean {
-  if (reader.own) return entry.event_type === 'private-token-issued';
+  if (entry.event_type === 'private-token-issued') return entry.data.client_id === reader.clientId;
   return entry.event_type === 'public-token-issued' && entry.data.parent_jti === reader.jti;
 }

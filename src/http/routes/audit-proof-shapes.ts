@@ -36,6 +36,13 @@ export const inclusionQuery = z
     message: 'give jti or event_id, one of them',
     path: ['jti'],
   });
+/** GET /v1/audit/receipt: an event or a token, as in an inclusion proof; always the log tree. */
+export const receiptQuery = z
+  .object({ jti: z.string().min(1).max(200).optional(), event_id: z.uuid().optional() })
+  .refine((query) => (query.jti === undefined) !== (query.event_id === undefined), {
+    message: 'give jti or event_id, one of them',
+    path: ['jti'],
+  });
 /** GET /v1/audit/proof/consistency (of the log tree, `to` is a published head's size). */
 export const consistencyQuery = z.object({ tree, from: size, to: size });
 

@@ -16,6 +16,7 @@ import {
   proveInclusion,
   sealedTreeSize,
 } from '../../audit-trail/prove/tree-proofs.js';
+import { eventReceipt, type ReceiptHeads } from '../../audit-trail/prove/receipts.js';
 import { tokenStreamId } from '../../domain/streams.js';
 import { onlyPublishedHeads, readableTree, type TreeChoice } from '../../domain/policy.js';
 import { createProofReadBudget } from '../../limits/proof-reads.js';
@@ -31,6 +32,7 @@ import {
   inclusion,
   inclusionQuery,
   notPublished,
+  receiptQuery,
   treeHead,
   treeHeadQuery,
   unlessArchived,
@@ -67,6 +69,8 @@ export function auditProofRoutes(
   db: Kysely<Database>,
   auditKey: Pick<AuditKey, 'publicKey'>,
   settings: AuditProofSettings,
+  /** What an auditor's receipts are proven against: as a token holder's (receipts.ts). */
+  heads: ReceiptHeads,
 ): readonly Route[] {
   const { TOKEN_ISSUER: issuer, ARCHIVE_DIR: archiveDir } = settings;
   // Spent and recorded before anything is looked up: a read that never finishes is still on the
@@ -178,6 +182,37 @@ export function auditProofRoutes(
           checkpoint: signed?.note ?? null,
           verifier_key: verifierOf(treeId),
         } satisfies z.infer<typeof inclusion>);
+      },
+    }),
+    route('get', '/v1/audit/receipt', 'space-read', {
+      ...read,
+      operationId: 'auditReceipt',
+      summary: 'Any event of the space, or a token (by jti), as a receipt (a C2SP tlog-proof)',
+      description: `${read.description} The receipt is what \`GET /v1/token/receipt\` gives a token's holder, for anything the space recorded (a consent, a revocation, a credential): the event as stored, redacted, its inclusion proof in the log tree and the newest published checkpoint cosigned by the quorum; \`npm run verify-proof -- receipt.tlog-proof --policy=policy.txt\` checks it offline. 404 until the event is in such a head.`,
+      query: receiptQuery,
+      responses: [{ status: 200, description: 'The tlog-proof', mediaType: 'text/plain' }],
+      errors: ['invalid_request', ...read.errors],
+      async handle(ctx, who, { query }) {
+        const which =
+          query.jti !== undefined
+            ? { streamId: tokenStreamId(query.jti) }
+            : { eventId: query.event_id! };
+        await begin(ctx, who, 'log', 'inclusion-proof', {
+          ...(query.jti ? { jti: query.jti } : { event_id: query.event_id! }),
+          format: 'tlog-proof',
+        });
+        const spaceId = who.spaceId;
+        const now = commands.clock.now();
+        const made = await eventReceipt(db, heads, { spaceId, which, readable: () => true }, now);
+        if (made === undefined) throw new NotFoundError('this space has no such event or token');
+        if (made === 'pending') {
+          throw new NotFoundError(
+            'recorded, but not yet in a published checkpoint cosigned by the quorum: ask again later',
+          );
+        }
+        ctx.set('Cache-Control', 'no-store');
+        ctx.type = 'text/plain; charset=utf-8';
+        ctx.body = made;
       },
     }),
     route('get', '/v1/audit/proof/consistency', 'space-read', {

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { createHash, createPublicKey, verify } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { decodeJwt } from 'jose';
 import { writeFile } from 'node:fs/promises';
@@ -18,6 +18,7 @@ import {
 } from '#audit-log/transparency/tree-head.js';
 import { afterFile } from '../../support/after-file.js';
 import { buildGoTiles } from '../../support/go-tiles.js';
+import { readTlogProof } from '../../support/tlog-proof-reader.js';
 import {
   createCredentialVia,
   privateTokenVia,
@@ -71,6 +72,10 @@ function mth(leaves: Buffer[]): Buffer {
   while (k * 2 < leaves.length) k *= 2;
   return sha256(Buffer.from([1]), mth(leaves.slice(0, k)), mth(leaves.slice(k)));
 }
+
+/** The spec-only reader's verdict on a token's receipt: verified, and its entry that token's. */
+const specCheck = (receipt: string, policy: string, jti: string) =>
+  readTlogProof(receipt, policy)?.stream_id === `token-${jti}`;
 
 const hashesOf = (tile: Buffer) =>
   Array.from({ length: tile.length / 32 }, (_, i) => tile.subarray(i * 32, i * 32 + 32));
@@ -275,61 +280,3 @@ describe('the log tree as public tiles (C2SP tlog-tiles, issue 67)', () => {
     expect((await check()).out).toMatchObject({ ok: false, reason: 'not_included' });
   }, 60_000);
 });
-
-/** A tlog-proof checked from the specs alone (C2SP tlog-proof, signed-note, tlog-checkpoint; RFC 9162 §2.1.3.2). */
-function specCheck(receipt: string, policy: string, jti: string): boolean {
-  const lines = receipt.split('\n');
-  if (lines[0] !== 'c2sp.org/tlog-proof@v1' || !lines[1]!.startsWith('extra ')) return false;
-  const entry = Buffer.from(lines[1]!.slice(6), 'base64');
-  const index = Number(lines[2]!.slice('index '.length));
-  let at = 3;
-  const proof: Buffer[] = [];
-  while (lines[at] !== '') proof.push(Buffer.from(lines[at++]!, 'base64'));
-  const note = lines.slice(at + 1).join('\n');
-  const [text, signatures] = [
-    note.slice(0, note.indexOf('\n\n') + 1),
-    note.slice(note.indexOf('\n\n') + 2),
-  ];
-  // The log key: `<name>+<hex key id>+<base64(0x01 ‖ Ed25519 key)>`.
-  const vkey = policy.split('\n')[0]!.split(' ')[1]!;
-  // Split at the first two `+` only: the base64 key data may hold `+` itself.
-  const [name, keyId] = vkey.split('+');
-  const keyData = vkey.slice(name!.length + keyId!.length + 2);
-  const raw = Buffer.from(keyData!, 'base64');
-  const key = createPublicKey({
-    key: { kty: 'OKP', crv: 'Ed25519', x: raw.subarray(1).toString('base64url') },
-    format: 'jwk',
-  });
-  const signed = signatures.split('\n').some((line) => {
-    const match = /^— (\S+) (\S+)$/.exec(line);
-    if (!match || match[1] !== name) return false;
-    const signature = Buffer.from(match[2]!, 'base64');
-    return (
-      signature.subarray(0, 4).toString('hex') === keyId &&
-      verify(null, Buffer.from(text), key, signature.subarray(4))
-    );
-  });
-  const [origin, sizeText, rootText] = text.split('\n');
-  if (!signed || origin !== name) return false;
-  const size = Number(sizeText);
-  // RFC 9162 §2.1.3.2: an inclusion proof's verification.
-  let fn = index;
-  let sn = size - 1;
-  let r = sha256(Buffer.from([0]), entry);
-  for (const p of proof) {
-    if (sn === 0) return false;
-    if (fn % 2 === 1 || fn === sn) {
-      r = sha256(Buffer.from([1]), p, r);
-      while (fn % 2 === 0 && fn !== 0) {
-        fn = Math.floor(fn / 2);
-        sn = Math.floor(sn / 2);
-      }
-    } else {
-      r = sha256(Buffer.from([1]), r, p);
-    }
-    fn = Math.floor(fn / 2);
-    sn = Math.floor(sn / 2);
-  }
-  const event = JSON.parse(entry.toString()) as { stream_id: string };
-  return sn === 0 && r.toString('base64') === rootText && event.stream_id === `token-${jti}`;
-}

@@ -1,6 +1,7 @@
 import { parseCheckpointText } from '../transparency/checkpoint.js';
-import { cosignedAt } from '../transparency/cosignature.js';
+import { cosignatureOf } from '../transparency/cosignature.js';
 import { leafHash, verifyInclusion } from '../transparency/merkle.js';
+import { mlDsaMissing } from '../transparency/ml-dsa.js';
 import { openNote } from '../transparency/signed-note.js';
 import { parseTlogProof } from '../transparency/tlog-proof.js';
 import type { TlogPolicy } from '../transparency/tlog-policy.js';
@@ -10,7 +11,9 @@ import type { ProofVerdict } from './proof-answer.js';
  * A C2SP tlog-proof checked offline against a tlog-policy: its checkpoint signed by a log the
  * policy lists (the key named for the checkpoint's origin), cosigned by a quorum of the policy's
  * witnesses, and its entry (`extra`) at `index` in the checkpointed tree. With `jti`, the entry
- * must also be that token's issuance (its stream `token-<jti>`, first of it).
+ * must also be that token's issuance (its stream `token-<jti>`, first of it). An ML-DSA-44
+ * cosignature this Node cannot check (before Node 24.6) counts for nothing: the verdict names its
+ * witness under `unverifiable`.
  */
 export function checkTlogProof(
   text: string,
@@ -31,13 +34,17 @@ export function checkTlogProof(
   }
   if (signed === undefined) return { ok: false, reason: 'checkpoint_not_signed_by_a_policy_log' };
   const checkpoint = parseCheckpointText(signed);
-  const cosigned = new Set(
-    [...policy.witnesses]
-      .filter(([, key]) => cosignedAt(proof.checkpoint, key) !== undefined)
-      .map(([name]) => name),
+  const found = [...policy.witnesses].map(
+    ([name, key]) => [name, cosignatureOf(proof.checkpoint, key)] as const,
   );
+  const cosigned = new Set(found.filter(([, at]) => typeof at === 'number').map(([name]) => name));
+  const unverifiable = found.filter(([, at]) => at === 'unverifiable').map(([name]) => name);
+  const unchecked =
+    unverifiable.length === 0
+      ? {}
+      : { unverifiable, unverifiable_why: `ML-DSA-44 cosignatures not counted: ${mlDsaMissing()}` };
   if (!policy.quorumMet(cosigned)) {
-    return { ok: false, reason: 'quorum_not_met', cosigned: [...cosigned] };
+    return { ok: false, reason: 'quorum_not_met', cosigned: [...cosigned], ...unchecked };
   }
   if (!proof.extra) return { ok: false, reason: 'no_entry', detail: 'no extra line: the entry' };
   const leaf = leafHash(proof.extra);
@@ -63,6 +70,7 @@ export function checkTlogProof(
     tree_size: checkpoint.size,
     leaf_index: proof.index,
     cosigned: [...cosigned],
+    ...unchecked,
     entry,
   };
 }

@@ -26,12 +26,8 @@ import { EXPORT_FORMAT, exportFormat } from '../export-lines.js';
 import { mergeWithArchive } from '../check/archive.js';
 import type { EventLeaves } from '../event-leaf.js';
 import { auditPublicKeyOf } from '../audit-public-key.js';
-import {
-  COSIGNATURE_ED25519,
-  parseVerifierKey,
-  type NoteVerifier,
-} from '../transparency/signed-note.js';
-import { distinctWitnesses } from '../transparency/witness-keys.js';
+import type { NoteVerifier } from '../transparency/signed-note.js';
+import { distinctWitnesses, parseCosignerKey } from '../transparency/witness-keys.js';
 import { progressOnStderr } from './progress.js';
 import { parseCommandLine } from './command-line.js';
 
@@ -80,12 +76,7 @@ export async function runVerifyExport(
   const minCosignatures = Number(values['min-cosignatures']);
   let witnesses: NoteVerifier[] = [];
   try {
-    witnesses = distinctWitnesses(
-      (values.witness ?? []).map((text) => parseVerifierKey(text.trim())),
-    );
-    if (witnesses.some((witness) => witness.type !== COSIGNATURE_ED25519)) {
-      throw new Error('--witness takes a cosigner key (type 0x04)');
-    }
+    witnesses = distinctWitnesses((values.witness ?? []).map(parseCosignerKey));
     if (
       !Number.isInteger(minCosignatures) ||
       minCosignatures < 0 ||

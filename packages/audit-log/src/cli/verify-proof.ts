@@ -15,12 +15,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import { checkProofAnswer, isInclusionAnswer } from '../check/proof-answer.js';
-import {
-  COSIGNATURE_ED25519,
-  parseVerifierKey,
-  type NoteVerifier,
-} from '../transparency/signed-note.js';
-import { distinctWitnesses } from '../transparency/witness-keys.js';
+import { parseVerifierKey, type NoteVerifier } from '../transparency/signed-note.js';
+import { distinctWitnesses, parseCosignerKey } from '../transparency/witness-keys.js';
 import { parseCommandLine } from './command-line.js';
 import { checkTlogProof } from '../check/tlog-proof-check.js';
 import { parseTlogPolicy } from '../transparency/tlog-policy.js';
@@ -60,12 +56,7 @@ let witnesses: NoteVerifier[];
 let answer: Record<string, unknown>;
 try {
   logKey = parseVerifierKey(values.key.trim());
-  witnesses = distinctWitnesses(
-    (values.witness ?? []).map((text) => parseVerifierKey(text.trim())),
-  );
-  if (witnesses.some((witness) => witness.type !== COSIGNATURE_ED25519)) {
-    throw new Error('--witness takes a cosigner key (type 0x04)');
-  }
+  witnesses = distinctWitnesses((values.witness ?? []).map(parseCosignerKey));
   if (minimum > witnesses.length) {
     throw new Error(
       `--min-cosignatures: at most the distinct --witness keys given (${witnesses.length})`,

@@ -1,51 +1,60 @@
+import { createHash, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
 import {
-  createHash,
-  createPrivateKey,
-  createPublicKey,
-  sign,
-  verify,
-  type KeyObject,
-} from 'node:crypto';
+  COSIGNATURE_ML_DSA_44,
+  isKeyType,
+  NOTE_ED25519,
+  privateKeyOf,
+  publicKeyOf,
+  rawKeyBytes,
+  rawPublicKey,
+  seedOf,
+  type Ed25519Type,
+  type KeyType,
+} from './key-material.js';
 
 /**
  * C2SP signed notes (https://c2sp.org/signed-note), the envelope of transparency-log checkpoints
  * that Go's sumdb/note, Trillian's tools, Sigsum and the witness network read: the text, a blank
- * line, then one line per signature, `— <key name> <base64(key id ‖ signature)>`. Ed25519 keys
- * only; a key's id is the first 4 bytes of SHA-256(name ‖ "\n" ‖ 0x01 ‖ public key).
+ * line, then one line per signature, `— <key name> <base64(key id ‖ signature)>`. Ed25519 keys,
+ * and ML-DSA-44 cosigner keys (C2SP tlog-cosignature); a key's id is the first 4 bytes of
+ * SHA-256(name ‖ "\n" ‖ key type ‖ public key).
  */
 
-const DASH = '\u2014 ';
-/** The key types of a key id and a vkey: a note's own signature, and a cosignature/v1. */
-export const NOTE_ED25519 = 0x01;
-export const COSIGNATURE_ED25519 = 0x04;
-type KeyType = typeof NOTE_ED25519 | typeof COSIGNATURE_ED25519;
-/** Node's DER prefixes around a raw 32-byte Ed25519 key. */
-const SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
-const PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
+export { NOTE_ED25519, COSIGNATURE_ED25519, COSIGNATURE_ML_DSA_44 } from './key-material.js';
 
-/** A key as a note names it: its name and the public key that checks its signatures. */
-export interface NoteVerifier {
+const DASH = '\u2014 ';
+
+interface NamedKey {
   readonly name: string;
-  /** 0x01 for a log's note signatures, 0x04 for a witness's cosignatures. */
-  readonly type: KeyType;
   readonly keyId: Buffer;
-  readonly publicKey: KeyObject;
+  /** The public key as a vkey carries it: 32 bytes (Ed25519), 1,312 (ML-DSA-44). */
+  readonly rawKey: Buffer;
 }
+
+/**
+ * A key as a note names it: its name and the public key that checks its signatures. Type 0x01
+ * for a log's note signatures, 0x04 and 0x06 for a witness's cosignatures.
+ */
+export type NoteVerifier =
+  | (NamedKey & { readonly type: Ed25519Type; readonly publicKey: KeyObject })
+  | (NamedKey & {
+      readonly type: typeof COSIGNATURE_ML_DSA_44;
+      /** Undefined on a Node without ML-DSA-44: the key is read, its signatures not checked. */
+      readonly publicKey: KeyObject | undefined;
+    });
 
 /** A key that signs notes. */
-export interface NoteSigner extends NoteVerifier {
+export type NoteSigner = NoteVerifier & {
+  readonly publicKey: KeyObject;
   readonly privateKey: KeyObject;
-}
+};
 
-const isKeyType = (type: number | undefined): type is KeyType =>
-  type === NOTE_ED25519 || type === COSIGNATURE_ED25519;
-
-/** The signer key's text form (Go's sumdb/note): `PRIVATE+KEY+<name>+<hex id>+<base64(type ‖ seed)>`. */
+/**
+ * The signer key's text form (Go's sumdb/note): `PRIVATE+KEY+<name>+<hex id>+<base64(type ‖
+ * seed)>`; an ML-DSA-44 key's seed is its 32-byte FIPS 204 seed, as an Ed25519 key's is.
+ */
 export function signerKeyText(key: NoteSigner): string {
-  const seed = key.privateKey
-    .export({ format: 'der', type: 'pkcs8' })
-    .subarray(PKCS8_PREFIX.length);
-  const raw = Buffer.concat([Buffer.from([key.type]), seed]);
+  const raw = Buffer.concat([Buffer.from([key.type]), seedOf(key.type, key.privateKey)]);
   return `PRIVATE+KEY+${key.name}+${key.keyId.toString('hex')}+${raw.toString('base64')}`;
 }
 
@@ -62,39 +71,38 @@ function keyIdOf(name: string, type: KeyType, rawPublicKey: Buffer): Buffer {
     .subarray(0, 4);
 }
 
-function rawPublicKey(key: KeyObject): Buffer {
-  return key.export({ format: 'der', type: 'spki' }).subarray(SPKI_PREFIX.length);
-}
-
-/** A signer from a name and Node's Ed25519 private key. */
+/** A signer from a name and Node's private key: Ed25519, or ML-DSA-44 for type 0x06. */
 export function noteSigner(
   name: string,
   privateKey: KeyObject,
   type: KeyType = NOTE_ED25519,
 ): NoteSigner {
-  if (!validName(name)) throw new Error(`a note key name has no spaces or "+": ${name}`);
-  if (privateKey.asymmetricKeyType !== 'ed25519') throw new Error('note keys are Ed25519');
   const publicKey = createPublicKey(privateKey);
-  return { name, type, keyId: keyIdOf(name, type, rawPublicKey(publicKey)), publicKey, privateKey };
+  return { ...noteVerifier(name, publicKey, type), publicKey, privateKey };
 }
 
-/** The verifier of a name and Node's Ed25519 public key. */
+/** The verifier of a name and Node's public key: Ed25519, or ML-DSA-44 for type 0x06. */
 export function noteVerifier(
   name: string,
   publicKey: KeyObject,
   type: KeyType = NOTE_ED25519,
 ): NoteVerifier {
   if (!validName(name)) throw new Error(`a note key name has no spaces or "+": ${name}`);
-  return { name, type, keyId: keyIdOf(name, type, rawPublicKey(publicKey)), publicKey };
+  const rawKey = rawPublicKey(type, publicKey);
+  return { name, type, keyId: keyIdOf(name, type, rawKey), rawKey, publicKey };
 }
 
-/** The verifier key in the text form tools exchange: `<name>+<hex key id>+<base64(0x01 ‖ key)>`. */
+/** The verifier key in the text form tools exchange: `<name>+<hex key id>+<base64(type ‖ key)>`. */
 export function verifierKeyText(key: NoteVerifier): string {
-  const raw = Buffer.concat([Buffer.from([key.type]), rawPublicKey(key.publicKey)]);
+  const raw = Buffer.concat([Buffer.from([key.type]), key.rawKey]);
   return `${key.name}+${key.keyId.toString('hex')}+${raw.toString('base64')}`;
 }
 
-/** Parses a verifier key's text form; throws when it is not one, or its id does not match. */
+/**
+ * Parses a verifier key's text form; throws when it is not one, or its id does not match. An
+ * ML-DSA-44 key is read on any Node (a policy naming one still reads); on a Node without ML-DSA-44
+ * it has no publicKey, and its signatures are not checked.
+ */
 export function parseVerifierKey(text: string): NoteVerifier {
   // The key's base64 may hold "+" itself: the name and the id are the first two fields.
   const [name, id, ...tail] = text.split('+');
@@ -104,32 +112,36 @@ export function parseVerifierKey(text: string): NoteVerifier {
     throw new Error('not a note verifier key: <name>+<8 hex digits>+<base64 key>');
   }
   const type = raw[0];
-  if (raw.length !== 33 || !isKeyType(type) || raw.toString('base64') !== encoded) {
-    throw new Error('not a note verifier key: only Ed25519 keys (types 0x01 and 0x04) are read');
+  if (
+    !isKeyType(type) ||
+    raw.length !== 1 + rawKeyBytes(type) ||
+    raw.toString('base64') !== encoded
+  ) {
+    throw new Error(
+      'not a note verifier key: only Ed25519 (types 0x01, 0x04) and ML-DSA-44 (0x06) keys are read',
+    );
   }
-  const publicKey = createPublicKey({
-    key: Buffer.concat([SPKI_PREFIX, raw.subarray(1)]),
-    format: 'der',
-    type: 'spki',
-  });
-  const keyId = keyIdOf(name, type, raw.subarray(1));
+  const rawKey = raw.subarray(1);
+  const keyId = keyIdOf(name, type, rawKey);
   if (keyId.toString('hex') !== id) throw new Error('note verifier key: its id does not match');
-  return { name, type, keyId, publicKey };
+  const publicKey = publicKeyOf(type, rawKey);
+  return type === COSIGNATURE_ML_DSA_44
+    ? { name, type, keyId, rawKey, publicKey }
+    : { name, type, keyId, rawKey, publicKey: publicKey! };
 }
 
-/** Parses a signer key (`PRIVATE+KEY+<name>+<hex id>+<base64(0x01 ‖ seed)>`, Go's sumdb/note form). */
+/**
+ * Parses a signer key (`PRIVATE+KEY+<name>+<hex id>+<base64(type ‖ seed)>`, Go's sumdb/note
+ * form). An ML-DSA-44 key throws on a Node without ML-DSA-44: ask mlDsaAvailable() first.
+ */
 export function parseSignerKey(text: string): NoteSigner {
   const [p, k, name, id, ...tail] = text.split('+');
   const raw = Buffer.from(tail.join('+'), 'base64');
-  if (p !== 'PRIVATE' || k !== 'KEY' || !name || raw.length !== 33 || !isKeyType(raw[0])) {
+  const type = raw[0];
+  if (p !== 'PRIVATE' || k !== 'KEY' || !name || raw.length !== 33 || !isKeyType(type)) {
     throw new Error('not a note signer key: PRIVATE+KEY+<name>+<id>+<base64 key>');
   }
-  const privateKey = createPrivateKey({
-    key: Buffer.concat([PKCS8_PREFIX, raw.subarray(1)]),
-    format: 'der',
-    type: 'pkcs8',
-  });
-  const signer = noteSigner(name, privateKey, raw[0] as KeyType);
+  const signer = noteSigner(name, privateKeyOf(type, raw.subarray(1)), type);
   if (signer.keyId.toString('hex') !== id)
     throw new Error('note signer key: its id does not match');
   return signer;
@@ -137,6 +149,8 @@ export function parseSignerKey(text: string): NoteSigner {
 
 /** The note's signature line by `signer` over `text` (which must end with a newline). */
 export function signatureLine(signer: NoteSigner, text: string): string {
+  // Type 0x06 signs a subtree/v1 message, never a note's text: cosignatureLine makes those.
+  if (signer.type === COSIGNATURE_ML_DSA_44) throw new Error('an ML-DSA-44 key only cosigns');
   const signature = sign(null, Buffer.from(text, 'utf8'), signer.privateKey);
   return `${DASH}${signer.name} ${Buffer.concat([signer.keyId, signature]).toString('base64')}\n`;
 }

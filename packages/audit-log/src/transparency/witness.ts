@@ -33,8 +33,14 @@ export function sameHead(a: TreeHead | undefined, b: TreeHead | undefined): bool
   return a === undefined || b === undefined ? a === b : a.size === b.size && a.root.equals(b.root);
 }
 
-/** The longest note a witness keeps of a head (the monitoring GET's answer), in UTF-8 bytes. */
-export const MAX_NOTE_BYTES = 4096;
+/** The longest checkpoint a witness keeps, with the log's signature line, in UTF-8 bytes. */
+export const MAX_CHECKPOINT_BYTES = 4096;
+
+/**
+ * The longest note a witness keeps of a head (the monitoring GET's answer), in UTF-8 bytes: the
+ * checkpoint and its own cosignature lines, an ML-DSA-44 one alone about 3.3 KB.
+ */
+export const MAX_NOTE_BYTES = MAX_CHECKPOINT_BYTES + 4096;
 
 /** The longest origin a witness keeps, in UTF-8 bytes (each is a key of its state). */
 export const MAX_ORIGIN_BYTES = 255;
@@ -84,7 +90,8 @@ function parseRequest(body: string): { old: number; proof: Buffer[]; note: strin
 export async function addCheckpoint(
   body: string,
   options: {
-    readonly witness: NoteSigner;
+    /** Its key, or keys: one cosignature line each (C2SP: Ed25519 kept, ML-DSA-44 SHOULD). */
+    readonly witness: NoteSigner | readonly NoteSigner[];
     /** The log keys it trusts, by origin (a Map, or a lookup that also knows origin prefixes). */
     readonly logs: { get(origin: string): NoteVerifier | undefined };
     readonly state: WitnessState;
@@ -121,16 +128,24 @@ export async function addCheckpoint(
     return text(422, `not consistent with the tree head of size ${old} this witness cosigned`);
   }
   const parsed = parseNote(request.note);
-  const cosignature = cosignatureLine(options.witness, parsed.text, options.nowSeconds());
-  // What the monitoring GET serves: the body, the log's lines under its key, the cosignature.
+  const seconds = options.nowSeconds();
+  const cosignature = [options.witness]
+    .flat()
+    .map((key) => cosignatureLine(key, parsed.text, seconds))
+    .join('');
+  // What the monitoring GET serves: the body, the log's lines under its key, the cosignatures.
   // One line of the log's key (every one verified): a note as small as its checkpoint allows.
   const logLine = parsed.signatures.find(
     (line) => line.name === logKey.name && line.keyId.equals(logKey.keyId),
   )!;
   const signedBy = Buffer.concat([logLine.keyId, logLine.signature]).toString('base64');
-  const note = `${parsed.text}\n\u2014 ${logLine.name} ${signedBy}\n${cosignature}`;
-  if (Buffer.byteLength(note) > MAX_NOTE_BYTES) {
-    return text(400, `a checkpoint is at most ${MAX_NOTE_BYTES} bytes with its signatures`);
+  const checkpointNote = `${parsed.text}\n\u2014 ${logLine.name} ${signedBy}\n`;
+  const note = `${checkpointNote}${cosignature}`;
+  if (
+    Buffer.byteLength(checkpointNote) > MAX_CHECKPOINT_BYTES ||
+    Buffer.byteLength(note) > MAX_NOTE_BYTES
+  ) {
+    return text(400, `a checkpoint is at most ${MAX_CHECKPOINT_BYTES} bytes with its signature`);
   }
   // The head it holds again: cosigned, and its kept note (at most an hour old, C2SP) stays.
   if (latest?.note !== undefined && sameHead(latest, checkpoint)) {

@@ -1,14 +1,15 @@
 #!/usr/bin/env node
 /**
  * `npm run witness -- --name=<witness name> --log=<origin>=<log vkey> [--log=…] [--port=9380]
- *   [--host=127.0.0.1] [--dir=.data/witness] [--max-origins=10000]` (an origin ending in `*` is a
- *   prefix: every space tree of one log key)
+ *   [--host=127.0.0.1] [--dir=.data/witness] [--max-origins=10000] [--ml-dsa-44]` (an origin
+ *   ending in `*` is a prefix: every space tree of one log key)
  * An independent witness (C2SP tlog-witness): cosigns a log's checkpoint only when it extends,
  * by a consistency proof, the one it cosigned before. Its own key and its own record of each log's
  * latest tree head live in --dir, which only the witness should be able to write; run it where
  * the log's operators cannot reach, or it witnesses nothing. The key is worth only as much as that
  * record: it refuses to start with a key and no record, with a record it cannot read, or while
- * another witness holds the folder.
+ * another witness holds the folder. With --ml-dsa-44 it also cosigns with an ML-DSA-44 key (C2SP
+ * tlog-cosignature's SHOULD; Node 24.6 or later), a second line beside the Ed25519 one.
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdir, stat } from 'node:fs/promises';
@@ -29,16 +30,19 @@ import { parseCommandLine } from '../cli/command-line.js';
 import { lockDirectory } from './dir-lock.js';
 import { readOrCreateFile } from '../read-or-create-file.js';
 import { listen } from '../cli/listen.js';
+import { checkMlDsaSetup, ML_DSA_KEY_FILE, openMlDsaKey } from './ml-dsa-key.js';
 import { exitOnSetupError, WitnessSetupError } from './setup-error.js';
 import { createStateFile, openStateFile } from './state-file.js';
 
 const USAGE = `Usage: npm run witness -- --name=<witness name> --log=<origin>=<log vkey> [--log=...] [--port=9380]
-         [--host=127.0.0.1] [--dir=.data/witness] [--max-origins=10000]
+         [--host=127.0.0.1] [--dir=.data/witness] [--max-origins=10000] [--ml-dsa-44]
 Cosigns checkpoints of the logs named (C2SP tlog-witness, POST /add-checkpoint); an origin ending
 in * names every origin it starts (each space's tree: --log='<host>/audit/space/*=<vkey>'). Prints its own
 verifier key (give it to whoever checks cosignatures: verify-proof --witness). --dir holds its key
 and its record of every log's head (state.json): back them up together; a key without its record
-is refused. --max-origins bounds the logs it records (a prefix admits any origin under it).`;
+is refused. --max-origins bounds the logs it records (a prefix admits any origin under it).
+--ml-dsa-44 also cosigns with an ML-DSA-44 key (${ML_DSA_KEY_FILE} in --dir, made on first use;
+Node 24.6 or later), a second cosignature line beside the Ed25519 one, and prints its key too.`;
 const { values } = parseCommandLine(USAGE, {
   name: { type: 'string' },
   log: { type: 'string', multiple: true },
@@ -46,6 +50,7 @@ const { values } = parseCommandLine(USAGE, {
   host: { type: 'string', default: '127.0.0.1' },
   dir: { type: 'string', default: path.join('.data', 'witness') },
   'max-origins': { type: 'string', default: '10000' },
+  'ml-dsa-44': { type: 'boolean', default: false },
 });
 if (
   !values.name ||
@@ -78,6 +83,7 @@ for (const entry of values.log) {
 const dir = path.resolve(values.dir!);
 const keyFile = path.join(dir, 'witness.key');
 const stateFile = path.join(dir, 'state.json');
+const mlDsaKeyFile = path.join(dir, ML_DSA_KEY_FILE);
 
 /** Whether `file` exists; any error but "no such file" is thrown, never taken for "no". */
 const exists = (file: string) =>
@@ -91,15 +97,24 @@ const exists = (file: string) =>
     },
   );
 
-/** The folder held, its record read (created before the key, when neither exists), its key. */
+/**
+ * The folder held, its record read (created before the keys, when none exists), its key and,
+ * with --ml-dsa-44, its ML-DSA-44 key.
+ */
 async function openWitnessDir() {
+  // Before the folder is touched: a Node that cannot sign ML-DSA-44 never starts with it asked.
+  if (values['ml-dsa-44']) checkMlDsaSetup(values.name!);
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const lock = await lockDirectory(dir, 'witness.lock', '--dir');
   process.on('exit', () => lock.release());
-  const [hasKey, hasState] = [await exists(keyFile), await exists(stateFile)];
-  if (hasKey && !hasState) {
+  const keys: string[] = [];
+  for (const file of [keyFile, mlDsaKeyFile]) {
+    if (await exists(file)) keys.push(path.basename(file));
+  }
+  const hasState = await exists(stateFile);
+  if (keys.length > 0 && !hasState) {
     throw new WitnessSetupError([
-      `--dir ${dir}: witness.key is there without state.json, the record of what it cosigned; with an empty record it would cosign a fork. Put back the state.json it last wrote, or retire this key (a new --dir, and a new key for the reviewers)`,
+      `--dir ${dir}: ${keys.join(' and ')} ${keys.length > 1 ? 'are' : 'is'} there without state.json, the record of what it cosigned; with an empty record it would cosign a fork. Put back the state.json it last wrote, or retire this key (a new --dir, and a new key for the reviewers)`,
     ]);
   }
   if (!hasState) await createStateFile(stateFile);
@@ -115,17 +130,23 @@ async function openWitnessDir() {
       `--name ${values.name}: this witness's key in ${dir} is named ${key.name}`,
     ]);
   }
-  return { key, state: await openStateFile(stateFile, Number(values['max-origins'])) };
+  const mlDsaKey = values['ml-dsa-44'] ? await openMlDsaKey(mlDsaKeyFile, values.name!) : undefined;
+  if (!mlDsaKey && (await exists(mlDsaKeyFile))) {
+    console.error(`${mlDsaKeyFile} is not used: without --ml-dsa-44 only Ed25519 cosigns`);
+  }
+  const state = await openStateFile(stateFile, Number(values['max-origins']));
+  return { key, mlDsaKey, state };
 }
 
-const { key: witness, state } = await openWitnessDir().catch(exitOnSetupError);
+const { key: witness, mlDsaKey, state } = await openWitnessDir().catch(exitOnSetupError);
 
 const logs = {
   get(origin: string): NoteVerifier | undefined {
     const known = exact.get(origin);
     if (known) return known;
     const prefix = prefixes.find(([start]) => origin.startsWith(start));
-    if (!prefix) return undefined;
+    // No Node key (an ML-DSA-44 vkey on a Node without it): it checks nothing, it signs for none.
+    if (!prefix?.[1].publicKey) return undefined;
     try {
       return noteVerifier(origin, prefix[1].publicKey, prefix[1].type);
     } catch {
@@ -170,7 +191,7 @@ const server = createServer((request, response) => {
   });
   request.on('end', () => {
     addCheckpoint(Buffer.concat(chunks).toString('utf8'), {
-      witness,
+      witness: mlDsaKey ? [witness, mlDsaKey] : witness,
       logs,
       state,
       nowSeconds: () => Math.floor(Date.now() / 1000),
@@ -189,6 +210,7 @@ console.log(
   `witness ${witness.name} on ${values.host}:${values.port}, cosigning ${[...exact.keys(), ...prefixes.map(([p]) => `${p}*`)].join(', ')}`,
 );
 console.log(`its verifier key: ${verifierKeyText(witness)}`);
+if (mlDsaKey) console.log(`its ML-DSA-44 verifier key: ${verifierKeyText(mlDsaKey)}`);
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => server.close(() => process.exit(0)));
 }

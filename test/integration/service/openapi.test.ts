@@ -267,6 +267,18 @@ describe('OpenAPI document', () => {
     ).toBe(200);
     expect((await call('GET', '/v1/audit/proof/inclusion', { headers: login })).status).toBe(400);
     expect(
+      (await call('GET', `/v1/audit/receipt?jti=${first.items[0]!.jti}`, { headers: login }))
+        .status,
+    ).toBe(200);
+    expect((await call('GET', '/v1/audit/receipt', { headers: login })).status).toBe(400);
+    expect(
+      (
+        await call('GET', '/v1/token/receipt?event=revoked', {
+          headers: { authorization: `Bearer ${privateToken}` },
+        })
+      ).status,
+    ).toBe(404);
+    expect(
       (await call('GET', `/v1/audit/proof/consistency?from=1&to=${size}`, { headers: login }))
         .status,
     ).toBe(200);
@@ -430,6 +442,21 @@ describe('OpenAPI document', () => {
     const withdraw = { headers: bearer, json: {} };
     expect((await call('POST', `${consents}/${asking.id}/revoke`, withdraw)).status).toBe(200);
     expect((await call('POST', `${consents}/ar_nothing/revoke`, withdraw)).status).toBe(400);
+    // Its receipts, once the log's head holding them is published.
+    while ((await sealLog(service.database.db, 500)) > 0);
+    await signTreeHeads(service.database.db, (spaceId, size, root) =>
+      signTreeHead(auditKey, treeOrigin(service.config.TOKEN_ISSUER, spaceId), size, root),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const consentReceipt = `${consents}/${asking.id}/receipt`;
+    expect((await call('GET', consentReceipt, { headers: bearer })).status).toBe(200);
+    expect((await call('GET', `${consentReceipt}?event=revoked`, { headers: bearer })).status).toBe(
+      200,
+    );
+    expect((await call('GET', `${consentReceipt}?event=x`, { headers: bearer })).status).toBe(400);
+    expect((await call('GET', `${consents}/ar_nothing/receipt`, { headers: bearer })).status).toBe(
+      400,
+    );
     const second = await authorize();
     const rejected = await call('POST', `${requests}/${second.id}/reject`, {
       headers: bearer,

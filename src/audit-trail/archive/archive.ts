@@ -15,6 +15,7 @@ import type { ArchiveFile } from '#audit-log/archive-folder.js';
 import { BEGINNING } from '../prove/archived-ranges.js';
 import { exportSpaceTree } from '../prove/export-tree.js';
 import { EVENT_LEAVES } from '../event-leaf.js';
+import { LOG_TREE } from '#audit-log/transparency/tree-head.js';
 
 /** What became of one partition. */
 export type ArchiveOutcome =
@@ -115,11 +116,28 @@ async function unsettledReason(
   endsAt: Date,
 ): Promise<string | undefined> {
   const table = sql.table(name);
-  const { rows } = await sql<{ open: number; unsealed: number; unprojected: number }>`
+  const { rows } = await sql<{
+    open: number;
+    unsealed: number;
+    unprojected: number;
+    unsigned: boolean;
+  }>`
     WITH tip AS (
       SELECT last_transaction_id AS t, last_position AS p FROM log_seals
-      ORDER BY seal_number DESC LIMIT 1)
+      ORDER BY seal_number DESC LIMIT 1),
+    last AS (
+      SELECT transaction_id AS t, global_position AS p FROM ${table}
+      ORDER BY transaction_id DESC, global_position DESC LIMIT 1),
+    holding AS (
+      SELECT s.tree_size FROM log_seals s, last
+      WHERE (s.last_transaction_id, s.last_position) >= (last.t, last.p)
+      ORDER BY s.seal_number LIMIT 1)
     SELECT
+      -- Its last leaf under no signed head of the log tree: archived, no tile or proof of it
+      -- could ever be served against a checkpoint a witness saw (C2SP's minimum index ≤ size).
+      coalesce((SELECT tree_size FROM holding) >
+        (SELECT coalesce(max(tree_size), 0) FROM merkle_checkpoints WHERE space_id = ${LOG_TREE}),
+        false) AS unsigned,
       (SELECT count(*)::int FROM pg_stat_activity
         WHERE xact_start < ${endsAt} AND backend_type = 'client backend'
           AND pid <> pg_backend_pid()) AS open,
@@ -134,5 +152,6 @@ async function unsettledReason(
   if (row.open > 0) return `${row.open} transaction(s) begun before its end are still open`;
   if (row.unsealed > 0) return `${row.unsealed} of its events are not sealed yet`;
   if (row.unprojected > 0) return `${row.unprojected} of its events are not projected yet`;
+  if (row.unsigned) return 'its events are not all under a signed head of the log tree yet';
   return undefined;
 }

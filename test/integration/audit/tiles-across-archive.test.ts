@@ -47,6 +47,10 @@ const before = {
   tiles: new Map<string, Buffer>(),
 };
 let archived: Array<Record<string, unknown>>;
+/** The archive run before A was under a signed head. */
+let refused: Array<Record<string, unknown>>;
+/** A second API on the same database, started after the archive run. */
+let replica: TestService;
 let published = 0;
 /** The first leaf the log still serves, as the monitor found it. */
 let minimumIndex = 0;
@@ -56,10 +60,14 @@ const sha256 = (...parts: Buffer[]) => createHash('sha256').update(Buffer.concat
 const tileName = (level: number, index: number, width = 256) =>
   `${level}/${String(index).padStart(3, '0')}${width < 256 ? `.p/${width}` : ''}`;
 
-/** Seal, project and sign as the projector does, then move the API past the head's window. */
-async function settleAndPublish() {
+async function sealAndProject() {
   while ((await sealLog(database.db, 500)) > 0);
   for (const projection of PROJECTIONS) await catchUp(database.db, projection, 1000);
+}
+
+/** Seal, project and sign as the projector does, then move the API past the head's window. */
+async function settleAndPublish() {
+  await sealAndProject();
   await signTreeHeads(database.db, (treeId, size, root) =>
     signTreeHead(auditKey, treeOrigin(service.config.TOKEN_ISSUER, treeId), size, root),
   );
@@ -128,9 +136,12 @@ beforeAll(async () => {
   const credential = await createCredentialVia(service, SPACE);
   for (let i = 0; i < 3; i += 1) await privateTokenVia(service, credential);
   await recordIssuances(database.db, database.pool, SPACE, 300);
-  await settleAndPublish();
-  // Partition B: kept, more than a tile, so the head the monitor holds ends in leaves kept.
+  await sealAndProject();
+  // Partition B: kept, more than a tile, so the head the monitor holds ends in leaves kept. A
+  // is sealed and projected, but under no signed head yet: not archived.
   await untilNextPartition(database.pool);
+  refused = await archiveBefore(first.ends_at);
+  await settleAndPublish();
   for (let i = 0; i < 3; i += 1) await privateTokenVia(service, credential);
   await recordIssuances(database.db, database.pool, SPACE, 600);
   await settleAndPublish();
@@ -152,47 +163,51 @@ beforeAll(async () => {
 
   // Partition C: the archive run takes A and everything older, then the log grows on.
   await untilNextPartition(database.pool);
-  const run = await promisify(execFile)(
-    tsx,
-    ['src/cli/archive.ts', `--before=${first.ends_at.toISOString()}`],
-    {
-      env: {
-        ...process.env,
-        MIGRATION_DATABASE_URL: database.url,
-        DATABASE_URL: database.url,
-        DATA_DIR: dir,
-        ARCHIVE_DIR: archiveDir,
-        EVENT_PARTITION_INTERVAL: '1 minute',
-        LOG_LEVEL: 'silent',
-      },
-    },
+  archived = await archiveBefore(first.ends_at);
+  for (let i = 0; i < 3; i += 1) await privateTokenVia(service, credential);
+  await settleAndPublish();
+  // A replica that never cached a tile: what a load balancer may send the monitor to.
+  replica = await startTestService(env, undefined, { database, dataDir: dir }, { clock });
+}, 420_000);
+
+/** `npm run archive -- --before=<before>`, its lines. */
+async function archiveBefore(before: Date): Promise<Array<Record<string, unknown>>> {
+  const env = {
+    ...process.env,
+    MIGRATION_DATABASE_URL: database.url,
+    DATABASE_URL: database.url,
+    DATA_DIR: dir,
+    ARCHIVE_DIR: archiveDir,
+    EVENT_PARTITION_INTERVAL: '1 minute',
+    LOG_LEVEL: 'silent',
+  };
+  const args = ['src/cli/archive.ts', `--before=${before.toISOString()}`];
+  const { stdout } = await promisify(execFile)(tsx, args, { env }).catch(
+    (error: { stdout: string }) => ({ stdout: error.stdout }),
   );
-  archived = run.stdout
+  return stdout
     .trim()
     .split('\n')
     .map((line) => JSON.parse(line) as Record<string, unknown>);
-  for (let i = 0; i < 3; i += 1) await privateTokenVia(service, credential);
-  await settleAndPublish();
-}, 420_000);
+}
 
 describe('a monitor follows the public log across an archive run (issue 67)', () => {
   it("read the whole log from leaf 0 before it (Go's tlog), with more than a tile to archive", () => {
     expect(before.go.out.reason).toBeUndefined();
     expect(before.go.out).toMatchObject({ ok: true, size: before.size });
     expect(before.size).toBeGreaterThan(3 * 256);
+    // Tried while A was under no signed head of the log tree: refused, nothing archived.
+    expect(refused[0]).toMatchObject({
+      archived: false,
+      reason: 'not_settled',
+      detail: expect.stringContaining('signed head'),
+    });
     expect(archived.length).toBeGreaterThan(0);
     for (const entry of archived)
       expect(entry, JSON.stringify(entry)).toMatchObject({ archived: true });
   });
 
   it('finds the minimum index on any replica: tiles below it answer 404 saying so, every one above is served unchanged', async () => {
-    // A replica that never cached a tile: what a load balancer may send the monitor to.
-    const replica = await startTestService(
-      { EVENT_PARTITION_INTERVAL: '1 minute', ARCHIVE_DIR: archiveDir },
-      undefined,
-      { database, dataDir: dir },
-      { clock },
-    );
     const now = await checkpoint(replica.baseUrl);
     expect(now.size).toBeGreaterThan(before.size);
     const statuses: number[] = [];
@@ -221,9 +236,13 @@ describe('a monitor follows the public log across an archive run (issue 67)', ()
   });
 
   it("proves the new checkpoint consistent with the one it held, by Go's tlog, from the minimum index on", async () => {
-    const key = await logKeyFrom(service.baseUrl);
-    // The API the monitor read before (its tiles cached) and any replica answer alike.
-    const go = await goTiles([prefix(), key, before.checkpointFile, String(minimumIndex)]);
+    const key = await logKeyFrom(replica.baseUrl);
+    const go = await goTiles([
+      prefix(replica.baseUrl),
+      key,
+      before.checkpointFile,
+      String(minimumIndex),
+    ]);
     expect(go.out.reason).toBeUndefined();
     expect(go.out).toMatchObject({
       ok: true,
@@ -234,10 +253,10 @@ describe('a monitor follows the public log across an archive run (issue 67)', ()
   });
 
   it('and by a reader written from the spec: the held root and the new one both made from the tiles served now', async () => {
-    const now = await checkpoint();
-    expect((await rootFromTiles(service.baseUrl, before.size)).toString('base64')).toBe(
+    const now = await checkpoint(replica.baseUrl);
+    expect((await rootFromTiles(replica.baseUrl, before.size)).toString('base64')).toBe(
       before.root,
     );
-    expect((await rootFromTiles(service.baseUrl, now.size)).toString('base64')).toBe(now.root);
+    expect((await rootFromTiles(replica.baseUrl, now.size)).toString('base64')).toBe(now.root);
   });
 });

@@ -34,10 +34,10 @@ export const tokenSettings = {
     "Whether each token carries a `status` claim naming its entry in its space's status list (draft-ietf-oauth-status-list). `false`: tokens are about 100 bytes smaller and revocation reaches verifiers by introspection, the revocation list and Shared Signals only; lists already served keep being served.",
   ),
   SCOPE_CATALOG: optional(nonEmpty, 'no scopes: tokens carry none').describe(
-    'Each audience\'s scopes, as JSON or `file:<path>`: `{"<audience>": {"<scope>": {"description": "…", "public": true, "default": true, "delegated": false}}}`; `public`: a public token may carry it; `default`: granted when a request names no scope, and allowed to a credential created without `scopes`; `delegated`: granted only to a delegated token (an agent acting for a customer) (RFC 8693 exchange of a `may_act` token), refused at `/v1/issue` and a plain exchange without `may_act` (a delegated token is a public token: mark it `public` too). Every audience must be one of `TOKEN_AUDIENCES`; `deploy/scope-catalog.json` is the development audience\'s (docs/api.md, "Scopes").',
+    'Each audience\'s scopes, as JSON or `file:<path>`: `{"<audience>": {"<scope>": {"description": "…", "public": true, "default": true, "delegated": false}}}`; `public`: a public token may carry it; `default`: granted when a request names no scope, and allowed to a credential created without `scopes`; `delegated`: granted only to a delegated token (an agent acting for a customer) (RFC 8693 exchange of a `may_act` token), refused at `/v1/issue` and a plain exchange without `may_act` (a delegated token is a public token: mark it `public` too). Every audience must be one of `TOKEN_AUDIENCES`; `deploy/scope-catalog.json` is the development audience\'s (docs/api/server-integrators.md, "Scopes").',
   ),
   DELEGATION_MAX_DEPTH: integer(1, 8, 3).describe(
-    "How many agents a delegated token's `act` chain may name after the storefront (RFC 8693 §4.1): an agent delegates again only while the chain stays within it (docs/api.md, Delegation).",
+    "How many agents a delegated token's `act` chain may name after the storefront (RFC 8693 §4.1): an agent delegates again only while the chain stays within it (docs/api/agent-builders.md, Delegation).",
   ),
   // At most 100: an exchange claims its slot by trying them in turn, one insert each.
   DELEGATION_BUDGET: integer(1, 100, 20).describe(

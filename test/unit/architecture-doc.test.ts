@@ -113,3 +113,59 @@ describe('docs/architecture.md names what exists', () => {
     expect(decisions.filter((name) => !new RegExp(`\\b${name}\\(`).test(tests))).toEqual([]);
   });
 });
+
+/** Every .ts file under `dir` (relative to the project) whose text matches `pattern`. */
+function filesMatching(dir: string, pattern: RegExp): string[] {
+  return filesUnder(dir)
+    .filter((file) => file.endsWith('.ts') && pattern.test(readFileSync(file, 'utf8')))
+    .sort();
+}
+
+describe('docs/architecture.md states what the code does ("Claims the tests hold")', () => {
+  const claims = DOC.slice(DOC.indexOf('## Claims the tests hold'));
+  const claim = (title: string) => {
+    const at = claims.indexOf(`**${title}**`);
+    expect(at, title).toBeGreaterThanOrEqual(0);
+    return claims.slice(at, claims.indexOf('\n- ', at + 1));
+  };
+
+  it('the store is appended to by the one handler, and by hand only where it says', () => {
+    // A call of the store's append: `<store>.append(` with anything but a string (a header is one).
+    const callers = filesMatching('src', /\b(?:store|events|options\.events)\.append\(\s*[^'"`\s]/);
+    expect(callers.length).toBeGreaterThan(0);
+    const named = [...claim('One write path.').matchAll(/`(src\/[\w/.-]+\.ts)`/g)].map((m) => m[1]);
+    expect(callers).toEqual([...named].sort());
+  });
+
+  it('only the registry makes stream refs', () => {
+    const makers = [
+      ...filesMatching('src', /\b(?:newStream|keyedStream)\(/),
+      ...filesMatching('tools', /\b(?:newStream|keyedStream)\(/),
+    ];
+    expect(claim('Streams say how they are written.')).toContain('`src/domain/streams.ts`');
+    expect(makers).toEqual(['src/domain/streams.ts']);
+  });
+
+  it('an access token is signed from one place', () => {
+    const signers = filesMatching('src', /\bsignAccessToken(?:OffThread)?\(/).filter(
+      (file) => file !== 'src/crypto/access-tokens.ts',
+    );
+    expect(claim('A token is signed in one place.')).toContain(`\`${signers[0]}\``);
+    expect(signers).toEqual(['src/commands/token/issuance.ts']);
+  });
+
+  it('the store announces every committed append to its listeners, on each of its paths', () => {
+    const store = readFileSync('packages/event-log/src/event-store.ts', 'utf8');
+    expect(claim('Every append is heard')).toContain('`announce`');
+    expect(store).toMatch(/for \(const listener of options\.listeners\) listener\(/);
+    // The single append, the batched append and the transaction each end in it.
+    expect(store.match(/announce\(|then\(announce/g)?.length).toBeGreaterThanOrEqual(3);
+  });
+
+  it('"Adding an event type" lists as many files as it says it touches', () => {
+    const section = DOC.slice(DOC.indexOf('## Adding an event type'), DOC.indexOf('## Glossary'));
+    const said = /touches at most (\w+) files/.exec(section)?.[1];
+    const WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight'];
+    expect(WORDS.indexOf(said ?? '')).toBe(section.match(/^\d+\. /gm)?.length);
+  });
+});

@@ -20,7 +20,7 @@ export const REVOCATION_LIST_MAX_AGE = 30;
 
 /**
  * GET /v1/revocations?space_id=: what an offline verifier of that space must reject, public like
- * a CRL (it holds no secret). See docs/api.md for how to combine it with the JWKS.
+ * a CRL (it holds no secret). See docs/api/server-integrators.md for how to combine it with the JWKS.
  */
 export function revocationRoutes(
   db: Kysely<Database>,

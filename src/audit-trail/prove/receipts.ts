@@ -26,8 +26,8 @@ export type ReceiptEntry = Parameters<typeof receiptReadable>[0];
 /**
  * An event's receipt (issue 67): a C2SP tlog-proof that it is in the log tree, against the newest
  * published head with the quorum's cosignatures, its entry (the redacted event) as `extra`.
- * Undefined: no such event in the space, or `readable` refuses it; 'pending': not yet in such a
- * head.
+ * Undefined: no such event in the space, or `readable` refuses it (sealed or not: nothing is
+ * told); 'pending': not yet in such a head.
  */
 export async function eventReceipt(
   db: Kysely<Database>,
@@ -39,9 +39,9 @@ export async function eventReceipt(
   },
   nowMs: number,
 ): Promise<string | 'pending' | undefined> {
-  const leaf = await findLeaf(db, event.spaceId, event.which, 'log');
+  const readable = (entry: Buffer) => event.readable(entryOf(entry));
+  const leaf = await findLeaf(db, event.spaceId, event.which, 'log', undefined, readable);
   if (!leaf) return undefined;
-  if (leaf !== 'unsealed' && !event.readable(entryOf(leaf.entry))) return undefined;
   const head = await findTreeHead(db, LOG_TREE, {
     signedBefore: logHeadsPublishedBefore(nowMs, heads.intervalSeconds),
     cosigned: heads.quorum,
@@ -56,8 +56,7 @@ const entryOf = (entry: Buffer) => JSON.parse(entry.toString('utf8')) as Receipt
 
 /**
  * A token's receipt: of its issuance, or of its revocation (`token-revoked`). Whose token it is
- * is read from the issuance, always (receiptReadable): `boughtBy` a public token that private
- * token bought, `clientId` an earlier private token of the same client.
+ * is read from the issuance first, always (receiptReadable).
  */
 export async function tokenReceipt(
   db: Kysely<Database>,
@@ -72,21 +71,15 @@ export async function tokenReceipt(
 ): Promise<string | 'pending' | undefined> {
   const streamId = tokenStreamId(token.jti);
   const { spaceId, reader } = token;
-  const issued = await findLeaf(db, spaceId, { streamId }, 'log');
-  if (!issued) return undefined;
-  const mine = (entry: ReceiptEntry) => receiptReadable(entry, reader);
-  if (token.event === 'issued')
-    return eventReceipt(db, heads, { spaceId, which: { streamId }, readable: mine }, nowMs);
-  // The revocation: only once the issuance says whose token it is.
-  if (issued === 'unsealed' || !mine(entryOf(issued.entry))) {
-    return issued === 'unsealed' ? 'pending' : undefined;
+  const readable = (entry: ReceiptEntry) => receiptReadable(entry, reader);
+  if (token.event === 'issued') {
+    return eventReceipt(db, heads, { spaceId, which: { streamId }, readable }, nowMs);
   }
-  return eventReceipt(
-    db,
-    heads,
-    { spaceId, which: { streamId, eventType: 'token-revoked' }, readable: () => true },
-    nowMs,
-  );
+  // A revocation: only of a token whose issuance says it is the reader's.
+  const mine = (entry: Buffer) => readable(entryOf(entry));
+  if (!(await findLeaf(db, spaceId, { streamId }, 'log', undefined, mine))) return undefined;
+  const which = { streamId, eventType: 'token-revoked' } as const;
+  return eventReceipt(db, heads, { spaceId, which, readable }, nowMs);
 }
 
 /** The log's C2SP tlog-policy: its key, its witnesses, the quorum of them a checkpoint needs. */

@@ -53,6 +53,8 @@ export async function findLeaf(
   tree: 'space' | 'log' = 'space',
   /** Where archived events are (their space-tree leaves only). */
   archiveDir?: string,
+  /** Whether the reader may see it, sealed or not (else it is not found: nothing is told). */
+  readable: (entry: Buffer) => boolean = () => true,
 ): Promise<TreeLeaf | 'unsealed' | undefined> {
   // By stream or event id alone, so their indexes answer (with the space, the planner may walk all
   // the space's events); the space is checked on the rows.
@@ -78,10 +80,11 @@ export async function findLeaf(
   }
   if (!row) return undefined;
   const event = toRecordedEvent(row);
+  const entry = leafEntry(event);
+  if (!readable(entry)) return undefined;
   if (tree === 'log') {
     const index = await logLeafIndex(db, event);
     if (index === undefined) return 'unsealed';
-    const entry = leafEntry(event);
     return { index, entry, hash: leafHash(entry) };
   }
   const sealNumber = (await sealHolding(db, event)) ?? 0;
@@ -104,7 +107,6 @@ export async function findLeaf(
       AND (transaction_id, global_position) < (${event.transactionId}::xid8, ${event.globalPosition})`.execute(
     db,
   );
-  const entry = leafEntry(event);
   return {
     index: Number(share.first_sequence) + Number(before[0]?.n ?? 0) - 1,
     entry,

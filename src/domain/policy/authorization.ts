@@ -14,6 +14,17 @@ export function mayGiveConsent(clientId: string): boolean {
   return !isMetadataClientId(clientId);
 }
 
+/**
+ * A consent's receipts (its acceptance, its withdrawal) go to the storefront client that accepted
+ * it: they show that request's metadata, which no other client of the space sent.
+ */
+export function consentReceiptReadable(
+  consent: { readonly accepted_by: string } | undefined,
+  clientId: string,
+): boolean {
+  return consent?.accepted_by === clientId;
+}
+
 /** No client consents to its own request: the storefront is another party than the agent. */
 export function mayConsentTo(storefront: string, agent: string): boolean {
   return mayGiveConsent(storefront) && storefront !== agent;

@@ -4,6 +4,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { tokenInSpace, voidingJtis } from '#verifier/token-rules.js';
 import { allowedScopes, tokenScopesStillAllowed } from './scopes.js';
 import type { ScopeCatalog } from '../scope-catalog.js';
+import { clientActor } from '../actors.js';
 
 // The rules a resource server applies too are the verifier kit's (packages/verifier), one version.
 export {
@@ -91,17 +92,31 @@ export function honouredInSwitchOver(
 }
 
 /**
- * Whose receipt a private token reads (issue 67): its own, an earlier private token of its client
- * (a revoked one's revocation), or a public token's it bought. Never a public token's bearer: a
- * receipt shows the issuing request's metadata (the buyer's address).
+ * Whose receipt a private token reads (issue 67): only its client's tokens (never an agent's
+ * delegated one its storefront bought: that shows the agent's address), each its own, an
+ * earlier private token (a revoked one's revocation, its client's doing), or a public token it
+ * bought. Never a public token's bearer: a receipt shows the issuing request's metadata.
  */
 export function receiptReadable(
   entry: {
     readonly event_type: string;
-    readonly data: { readonly parent_jti?: unknown; readonly client_id?: unknown };
+    readonly data: {
+      readonly client_id?: unknown;
+      readonly parent_jti?: unknown;
+      readonly revoked_by?: unknown;
+    };
   },
   reader: { readonly jti: string; readonly clientId: string },
 ): boolean {
-  if (entry.event_type === 'private-token-issued') return entry.data.client_id === reader.clientId;
-  return entry.event_type === 'public-token-issued' && entry.data.parent_jti === reader.jti;
+  if (entry.data.client_id !== reader.clientId) return false;
+  switch (entry.event_type) {
+    case 'private-token-issued':
+      return true;
+    case 'public-token-issued':
+      return entry.data.parent_jti === reader.jti;
+    case 'token-revoked':
+      return entry.data.revoked_by === clientActor(reader.clientId);
+    default:
+      return false;
+  }
 }

@@ -5,6 +5,7 @@ import { eventReceipt, tokenReceipt, type ReceiptHeads } from '../../audit-trail
 import { readAuthorization } from '../../commands/authorization/steps.js';
 import type { AuthorizationPorts } from '../../commands/authorization/requests.js';
 import { streams } from '../../domain/streams.js';
+import { consentReceiptReadable } from '../../domain/policy.js';
 import { BoundedCache } from '../../crypto/bounded-cache.js';
 import { NotFoundError } from '../../errors/errors.js';
 import { BuildTurns } from '../build-turns.js';
@@ -93,7 +94,7 @@ export function receiptRoutes(
           `token ${spaceId} ${token.jti} ${event} ${privateToken.jti}`,
           () => tokenReceipt(db, heads, token, commands.clock.now()),
           event === 'revoked'
-            ? 'no revocation of such a token of this client is logged'
+            ? "no revocation of such a token of this client is logged (a token revoked with its private token or consent has none of its own: that revocation's receipt proves it)"
             : 'no such token of this client is logged',
         );
       },
@@ -103,7 +104,7 @@ export function receiptRoutes(
       tag: 'Authorization',
       summary: "A consent's receipt: a C2SP tlog-proof that it was given (or withdrawn)",
       description:
-        "For the storefront that gives its customers' consents (a credential registered in the space, as `GET /v1/consents`): the receipt of the customer's acceptance (`authorization-accepted`, default) or, with `event=revoked`, of its withdrawal, as `GET /v1/token/receipt` makes them; `npm run verify-proof -- receipt.tlog-proof --policy=policy.txt` checks it offline. 404 for a consent not of this space, an event not recorded, and until it is in a published head.",
+        "For the storefront client that accepted the consent: the receipt of the customer's acceptance (`authorization-accepted`, default) or, with `event=revoked`, of its withdrawal, as `GET /v1/token/receipt` makes them; `npm run verify-proof -- receipt.tlog-proof --policy=policy.txt` checks it offline. 404 for a consent this client did not accept, an event not recorded, and until it is in a published head.",
       params: consentPath,
       query: consentQuery,
       responses: [{ status: 200, description: 'The tlog-proof', mediaType: 'text/plain' }],
@@ -111,8 +112,13 @@ export function receiptRoutes(
       async handle(ctx, { privateToken }, { params, query: { event } }) {
         const spaceId = privateToken.space_id;
         const consentId = params.consent_id;
-        // The storefront's and of its space, or refused as the consent pages refuse it.
-        await readAuthorization(commands, spaceId, consentId, { clientId: privateToken.client_id });
+        // Of its space and a storefront's (or refused as the consent pages refuse it), then
+        // the one that accepted it.
+        const clientId = privateToken.client_id;
+        const { consent } = await readAuthorization(commands, spaceId, consentId, { clientId });
+        if (!consentReceiptReadable(consent, clientId)) {
+          throw new NotFoundError('this storefront accepted no such consent');
+        }
         const streamId = streams.authorizationRequest(consentId).streamId;
         const eventType = CONSENT_EVENTS[event];
         await answer(

@@ -183,13 +183,18 @@ describe('receipts of revocations, consents, and any event for an auditor (issue
     expect(
       await entryOf(await get(`/v1/consents/${consentId}/receipt?event=revoked`, shopToken)),
     ).toMatchObject({ event_type: 'authorization-consent-revoked' });
+    // Another storefront client of the space did not accept it: its request's metadata is not theirs.
+    const otherShop = await parties.privateToken(await parties.credential(SCOPES), SCOPES);
+    const notTheirs = await get(`/v1/consents/${consentId}/receipt`, otherShop);
+    expect(notTheirs.status).toBe(404);
+    expect(await notTheirs.text()).toContain('accepted no such consent');
     // Another space's storefront: no such consent there.
     const otherParties = delegationParties(() => service, OTHER);
-    const otherShop = await otherParties.privateToken(
+    const otherSpaceShop = await otherParties.privateToken(
       await otherParties.credential(SCOPES),
       SCOPES,
     );
-    expect((await get(`/v1/consents/${consentId}/receipt`, otherShop)).status).toBe(404);
+    expect((await get(`/v1/consents/${consentId}/receipt`, otherSpaceShop)).status).toBe(404);
     expect((await get('/v1/consents/not-a-consent/receipt', shopToken)).status).toBe(400);
   });
 

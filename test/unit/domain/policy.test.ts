@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
+  consentReceiptReadable,
+  receiptReadable,
   receiverStands,
   receiverTargetRules,
   credentialActive,
@@ -237,5 +239,42 @@ describe('policy: a Shared Signals receiver (SSF 1.0 §8)', () => {
       allowHttpHosts: [],
       allowTargets: [],
     });
+  });
+});
+
+describe('receipts (issue 67): whose a private token reads', () => {
+  const reader = { jti: 'P1', clientId: 'shop' };
+  const issued = (data: Record<string, unknown>, type = 'public-token-issued') => ({
+    event_type: type,
+    data,
+  });
+
+  it("its client's private tokens, a public token it bought, its client's revocations", () => {
+    expect(receiptReadable(issued({ client_id: 'shop' }, 'private-token-issued'), reader)).toBe(
+      true,
+    );
+    expect(receiptReadable(issued({ client_id: 'shop', parent_jti: 'P1' }), reader)).toBe(true);
+    const revoked = { client_id: 'shop', revoked_by: 'client:shop' };
+    expect(receiptReadable(issued(revoked, 'token-revoked'), reader)).toBe(true);
+  });
+
+  it("not an agent's delegated token its storefront bought, nor another's buy or revocation", () => {
+    // Delegated: parent_jti is the storefront's token, client_id the agent (its address inside).
+    expect(receiptReadable(issued({ client_id: 'agent', parent_jti: 'P1' }), reader)).toBe(false);
+    expect(receiptReadable(issued({ client_id: 'shop', parent_jti: 'P2' }), reader)).toBe(false);
+    expect(receiptReadable(issued({ client_id: 'other' }, 'private-token-issued'), reader)).toBe(
+      false,
+    );
+    const byOther = { client_id: 'shop', revoked_by: 'login:alice' };
+    expect(receiptReadable(issued(byOther, 'token-revoked'), reader)).toBe(false);
+    expect(receiptReadable(issued({ client_id: 'shop' }, 'credential-created'), reader)).toBe(
+      false,
+    );
+  });
+
+  it("a consent's receipts go to the storefront client that accepted it only", () => {
+    expect(consentReceiptReadable({ accepted_by: 'shop' }, 'shop')).toBe(true);
+    expect(consentReceiptReadable({ accepted_by: 'shop' }, 'shop-2')).toBe(false);
+    expect(consentReceiptReadable(undefined, 'shop')).toBe(false);
   });
 });

@@ -47,6 +47,10 @@ export class InvalidRequestError extends TokenAuthorityError {
   }
 }
 
+/** An invalid request naming each field at fault: `<field> <message>`, `; ` between them. */
+export const fieldsInvalid = (...problems: FieldProblem[]): InvalidRequestError =>
+  new InvalidRequestError(problems.map((p) => `${p.field} ${p.message}`).join('; '), problems);
+
 /** The body could not be read as the type it claims. */
 export class MalformedBodyError extends TokenAuthorityError {
   constructor(message = 'request body is not valid JSON') {

@@ -4,15 +4,19 @@ import { InvalidRequestError } from '../errors/errors.js';
 /** An ISO-8601 instant in a query string. */
 export const instant = z.iso.datetime({ offset: true }).transform((value) => new Date(value));
 
+/** A 400 for a cursor this API did not return. */
+const notACursor = () =>
+  new InvalidRequestError('cursor is invalid', [
+    { field: 'cursor', message: 'not a cursor this API returned' },
+  ]);
+
 /** Opaque page cursors: base64url of the last position returned. */
 export const cursor = {
   encode: (position: number): string => Buffer.from(`p:${position}`).toString('base64url'),
   decode(value: string): number {
     const match = /^p:(\d{1,18})$/.exec(Buffer.from(value, 'base64url').toString('utf8'));
     if (!match) {
-      throw new InvalidRequestError('cursor is invalid', [
-        { field: 'cursor', message: 'not a cursor this API returned' },
-      ]);
+      throw notACursor();
     }
     return Number(match[1]);
   },
@@ -45,9 +49,7 @@ export function jsonCursor<Schema extends z.ZodType>(schema: Schema) {
       }
       const result = schema.safeParse(parsed);
       if (!result.success) {
-        throw new InvalidRequestError('cursor is invalid', [
-          { field: 'cursor', message: 'not a cursor this API returned' },
-        ]);
+        throw notACursor();
       }
       return result.data;
     },

@@ -11,6 +11,13 @@ export function answerNoStore(ctx: RequestContext, body: unknown, status?: numbe
   if (status !== undefined) ctx.status = status;
 }
 
+/** Answers `text` as UTF-8 plain text (a signed note, a policy, a receipt), cached as `cacheControl` says. */
+export function answerText(ctx: RequestContext, text: string, cacheControl: string): void {
+  ctx.set('Cache-Control', cacheControl);
+  ctx.type = 'text/plain; charset=utf-8';
+  ctx.body = text;
+}
+
 /** The browser sent on to `url`: a 302 with no body, its Location the answer, never cached. */
 export function redirectBrowser(ctx: RequestContext, url: string): void {
   // An explicit null body: Koa answers no body (it would say 204; the status set after wins).

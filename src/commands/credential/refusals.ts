@@ -1,13 +1,16 @@
 import type { CredentialRefusal } from '../../domain/credential/decide.js';
-import { InvalidRequestError, InvalidScopeError, NotFoundError } from '../../errors/errors.js';
+import {
+  fieldsInvalid,
+  InvalidRequestError,
+  InvalidScopeError,
+  NotFoundError,
+} from '../../errors/errors.js';
 import type { Refusals } from '../handle.js';
 
 /** The answer to a client limit above its space's ceiling, named by its field. */
 export function overSpaceCeiling(ports: { readonly spaceRateLimitPerMinute: number }): Error {
   const message = `must not exceed the space's ceiling of ${ports.spaceRateLimitPerMinute} per minute`;
-  return new InvalidRequestError(`rate_limit_per_minute ${message}`, [
-    { field: 'rate_limit_per_minute', message },
-  ]);
+  return fieldsInvalid({ field: 'rate_limit_per_minute', message });
 }
 
 /** A scope no audience's catalog lists, named by its field. */

@@ -5,11 +5,7 @@ import { storedForm } from '../../domain/stored-form.js';
 import { tokenClaims } from '../../domain/token/claims.js';
 import type { Issuance } from '../../domain/token/decide.js';
 import type { IssuanceEvent } from '../../domain/token/issuances.js';
-import {
-  InvalidDpopProofError,
-  InvalidRequestError,
-  InvalidScopeError,
-} from '../../errors/errors.js';
+import { InvalidDpopProofError, fieldsInvalid, InvalidScopeError } from '../../errors/errors.js';
 import {
   salted,
   signAccessTokenOffThread,
@@ -57,8 +53,7 @@ export function issuanceRefusals<Own extends string, Command>(
   const message = 'is not an active client of this space';
   return {
     invalid_scope: (_command, detail) => new InvalidScopeError(detail!),
-    may_act_unknown: () =>
-      new InvalidRequestError(`may_act ${message}`, [{ field: 'may_act', message }]),
+    may_act_unknown: () => fieldsInvalid({ field: 'may_act', message }),
     ...own,
   };
 }

@@ -88,8 +88,11 @@ export type SinkRefusal =
   | 'receiver_managed'
   | 'changed_meanwhile';
 
-const owned = (state: SinkState | undefined, who: SinkAsker): SinkRefusal | undefined => {
-  if (!state || state.deleted === true) return 'not_found';
+/** Why `who` may not change the sink; the deliverer (no space) may change any that exists. */
+const owned = (state: SinkState | undefined, who: Partial<SinkAsker>): SinkRefusal | undefined => {
+  if (!state) return 'not_found';
+  if (who.spaceId === undefined) return undefined;
+  if (state.deleted === true) return 'not_found';
   if (state.spaceId === null) return 'operator_sink';
   if (who.receiver !== undefined) {
     return streamOfReceiver(state, { spaceId: who.spaceId, clientId: who.receiver })
@@ -150,10 +153,7 @@ export function decidePauseSink(
     },
   state: SinkState | undefined,
 ): Decision<DomainEvent<'sink-paused'>, SinkRefusal, Placed> {
-  const refusal =
-    command.spaceId === undefined
-      ? undefined
-      : owned(state, { spaceId: command.spaceId, receiver: command.receiver });
+  const refusal = owned(state, command);
   if (refusal || !state) return refuse(refusal ?? 'not_found');
   const where = placed(state.sinkId, state.spaceId, command.eventId);
   // A deleted sink is not paused or resumed by the deliverer's last turn: nothing to record. An
@@ -175,10 +175,7 @@ export function decideResumeSink(
   command: Asked & Partial<SinkAsker> & { readonly reason: 'admin' | 'answering' | 'receiver' },
   state: SinkState | undefined,
 ): Decision<DomainEvent<'sink-resumed'>, SinkRefusal, Placed> {
-  const refusal =
-    command.spaceId === undefined
-      ? undefined
-      : owned(state, { spaceId: command.spaceId, receiver: command.receiver });
+  const refusal = owned(state, command);
   if (refusal || !state) return refuse(refusal ?? 'not_found');
   const where = placed(state.sinkId, state.spaceId, command.eventId);
   if (!state.paused || state.deleted) return accept([], where);

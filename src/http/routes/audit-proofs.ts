@@ -22,7 +22,7 @@ import { onlyPublishedHeads, readableTree, type TreeChoice } from '../../domain/
 import { createProofReadBudget } from '../../limits/proof-reads.js';
 import { InvalidRequestError, NotFoundError } from '../../errors/errors.js';
 import { ASKED, AUDIT_READ_ROUTE, budgetedAuditReadRecorder } from '../audit-read.js';
-import { answerNoStore } from '../respond.js';
+import { answerNoStore, answerText } from '../respond.js';
 import { route, type Authenticated, type Route } from '../route.js';
 import type { RequestContext } from '../state.js';
 import {
@@ -210,9 +210,7 @@ export function auditProofRoutes(
             'recorded, but not yet in a published checkpoint cosigned by the quorum: ask again later',
           );
         }
-        ctx.set('Cache-Control', 'no-store');
-        ctx.type = 'text/plain; charset=utf-8';
-        ctx.body = made;
+        answerText(ctx, made, 'no-store');
       },
     }),
     route('get', '/v1/audit/proof/consistency', 'space-read', {

@@ -6,7 +6,7 @@ import type { CommandContext } from '../../commands/context.js';
 import { redactEvent } from '../../audit-trail/redaction.js';
 import { fullForm } from '../../domain/stored-form.js';
 import type { Database } from '../../db/schema.js';
-import { InvalidRequestError, UnavailableError } from '../../errors/errors.js';
+import { fieldsInvalid, UnavailableError } from '../../errors/errors.js';
 import { createLogTail } from '#event-log/log-tail.js';
 import { logHead, positionOf } from '#event-log/read-log.js';
 import type { LogPosition, RecordedEvent } from '#event-log/types.js';
@@ -118,9 +118,7 @@ export function auditStreamRoutes(
     if (resume === undefined) return logHead(db);
     const found = await positionOf(db, spaceId, Number(resume));
     if (!found) {
-      throw new InvalidRequestError('Last-Event-ID is not an event of this space', [
-        { field: 'Last-Event-ID', message: 'is not an event of this space' },
-      ]);
+      throw fieldsInvalid({ field: 'Last-Event-ID', message: 'is not an event of this space' });
     }
     return found;
   };

@@ -6,6 +6,7 @@ import { BoundedCache } from '../../crypto/bounded-cache.js';
 import { logTileAt, publishedLogHead, readLogTile } from '../../audit-trail/prove/log-tiles.js';
 import { NotFoundError } from '../../errors/errors.js';
 import { BuildTurns } from '../build-turns.js';
+import { answerText } from '../respond.js';
 import { route, type Route } from '../route.js';
 
 // Level-0 tiles are hashed from their events: a few at a time, each once, then held (8 KiB each).
@@ -60,9 +61,7 @@ export function auditTileRoutes(
       errors: [],
       async handle(ctx) {
         ctx.set('Access-Control-Allow-Origin', '*');
-        ctx.set('Cache-Control', 'public, max-age=300');
-        ctx.type = 'text/plain; charset=utf-8';
-        ctx.body = settings.policy;
+        answerText(ctx, settings.policy, 'public, max-age=300');
       },
     }),
     route('get', '/audit/log/checkpoint', 'public', {
@@ -77,9 +76,7 @@ export function auditTileRoutes(
         ctx.set('Access-Control-Allow-Origin', '*');
         const signed = await head();
         if (!signed) throw new NotFoundError('no checkpoint of the log tree is published yet');
-        ctx.set('Cache-Control', 'public, max-age=5');
-        ctx.type = 'text/plain; charset=utf-8';
-        ctx.body = signed.note;
+        answerText(ctx, signed.note, 'public, max-age=5');
       },
     }),
     route('get', '/audit/log/tile/*tile', 'public', {

@@ -11,7 +11,7 @@ import { archivedOverlapping, BEGINNING, END } from '../../audit-trail/prove/arc
 import { exportSpaceTree } from '../../audit-trail/prove/export-tree.js';
 import { listCheckpoints } from '../../audit-trail/prove/jws-checkpoints.js';
 import { findTreeHead } from '../../audit-trail/prove/tree-heads.js';
-import { InvalidRequestError, RangeArchivedError, UnavailableError } from '../../errors/errors.js';
+import { fieldsInvalid, RangeArchivedError, UnavailableError } from '../../errors/errors.js';
 import { queryAudit } from '../../projections/audit-queries.js';
 import type { AuditKey } from '../../audit-trail/audit-key.js';
 import { cursor, instant } from '../query.js';
@@ -135,9 +135,7 @@ export function auditRoutes(
       ],
       async handle(ctx, who, { query }) {
         if (query.from >= query.to) {
-          throw new InvalidRequestError('from must be before to', [
-            { field: 'from', message: 'must be before to' },
-          ]);
+          throw fieldsInvalid({ field: 'from', message: 'must be before to' });
         }
         // Recorded before the first byte leaves: an export the trail does not know of never starts.
         await record(ctx, who, {

@@ -12,7 +12,6 @@ import { timestamp, type Body } from '../openapi/responses.js';
 import { window } from '../query.js';
 import { readFrom } from '../read-source.js';
 import { route, type Route } from '../route.js';
-import { validate } from '../validate.js';
 
 // At most a week of the log, at most 100 rows: a bounded read of the space's partial indexes.
 const useQuery = z.object({
@@ -49,8 +48,11 @@ export function federationMonitoringRoutes(
   clock: Clock,
   operator: readonly OperatorIssuer[],
 ): readonly Route[] {
-  const asked = (ctx: Parameters<Route['handle']>[0], spaceId: string) => {
-    const query = validate(useQuery, ctx.query, 'query');
+  const asked = (
+    ctx: Parameters<Route['handle']>[0],
+    spaceId: string,
+    query: z.infer<typeof useQuery>,
+  ) => {
     const from = new Date(clock.now() - query.window);
     ctx.set('Cache-Control', 'no-store');
     return { db: readFrom(ctx, reads), on: { spaceId, from, limit: query.limit } };
@@ -62,8 +64,8 @@ export function federationMonitoringRoutes(
       summary: "The space's trusted issuers and the tokens each rule bought over a window",
       query: useQuery,
       responses: [{ status: 200, description: 'Issuers and use', schema: issuerUseBody }],
-      async handle(ctx, { spaceId }) {
-        const { db, on } = asked(ctx, spaceId);
+      async handle(ctx, { spaceId }, { query }) {
+        const { db, on } = asked(ctx, spaceId, query);
         const [own, used] = await Promise.all([
           listTrustedIssuers(db, spaceId),
           issuerRuleUse(db, on),
@@ -103,8 +105,8 @@ export function federationMonitoringRoutes(
       summary: 'The clients acting for customers in delegated tokens over a window',
       query: useQuery,
       responses: [{ status: 200, description: 'Agents and use', schema: agentsBody }],
-      async handle(ctx, { spaceId }) {
-        const { db, on } = asked(ctx, spaceId);
+      async handle(ctx, { spaceId }, { query }) {
+        const { db, on } = asked(ctx, spaceId, query);
         ctx.body = {
           from: on.from.toISOString(),
           agents: await agentUse(db, on),

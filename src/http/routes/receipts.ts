@@ -9,6 +9,7 @@ import { consentReceiptReadable } from '../../domain/policy.js';
 import { BoundedCache } from '../../crypto/bounded-cache.js';
 import { NotFoundError } from '../../errors/errors.js';
 import { BuildTurns } from '../build-turns.js';
+import { answerText } from '../respond.js';
 import { route, type Route } from '../route.js';
 import type { RequestContext } from '../state.js';
 import { requestIdSchema } from './authorization-requests.js';
@@ -70,9 +71,7 @@ export function receiptRoutes(
       receipt = { at: commands.clock.now(), receipt: made };
       held.set(key, receipt);
     }
-    ctx.set('Cache-Control', 'no-store');
-    ctx.type = 'text/plain; charset=utf-8';
-    ctx.body = receipt.receipt;
+    answerText(ctx, receipt.receipt, 'no-store');
   };
   return [
     route('get', '/v1/token/receipt', 'private-token', {

@@ -1,7 +1,7 @@
 import { clientActor } from '../../../domain/actors.js';
 import { delegable } from '../../../domain/policy.js';
 import type { FieldProblem } from '../../../errors/errors.js';
-import { InvalidGrantError, InvalidRequestError } from '../../../errors/errors.js';
+import { fieldsInvalid, InvalidGrantError, InvalidRequestError } from '../../../errors/errors.js';
 import type { CommandContext } from '../../context.js';
 import type { AuthorizationDetails } from '#verifier/actor-claim.js';
 import { issueDelegatedToken } from './issue.js';
@@ -100,10 +100,5 @@ function requireDelegationFields(fields: DelegationFields): void {
       problems.push({ field, message: 'the subject token says it; send none when delegating' });
     }
   }
-  if (problems.length > 0) {
-    throw new InvalidRequestError(
-      problems.map((p) => `${p.field} ${p.message}`).join('; '),
-      problems,
-    );
-  }
+  if (problems.length > 0) throw fieldsInvalid(...problems);
 }

@@ -174,7 +174,7 @@ export function renderReport(results: BenchResults): string {
     'Rerun: `npm run bench` (options: `--duration <s>`, `--connections <n>`, `--warmup <s>`,',
     '`--log-level <level>`, `--no-projector`, `--sinks` for audit delivery to a live and a dead sink throughout, `--profile` for a CPU profile of the API in',
     '`.data/profiles`, `--statements` for the costliest Postgres statements of each of our runs, per',
-    'request, from pg_stat_statements, `--no-write` to leave this file alone). What each change bought, run by run: [performance.md](performance.md).',
+    'request, from pg_stat_statements, `--no-write` to leave this file alone). The largest gains and what they cost: [performance.md](performance.md).',
     '',
   ].join('\n');
 }

@@ -9,7 +9,7 @@ import { adminCall, startTestService, type TestService } from '../../support/tes
 
 /**
  * A hostile review of refresh tokens and consent records (issue 64). The first five tests each
- * failed against the code as first reviewed (docs/security.md, "Refresh tokens and consents");
+ * failed against the code as first reviewed (docs/security-log.md, issue 64);
  * the others are attacks that held.
  */
 const SPACE = 'space-refresh-attacks';

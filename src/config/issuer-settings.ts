@@ -11,7 +11,7 @@ const lifetime = (fallback: number) =>
 /** Trusted issuers' assertions at the jwt-bearer grant. */
 export const issuerSettings = {
   TRUSTED_ISSUERS: optional(nonEmpty, 'no operator issuers').describe(
-    'The operator\'s trusted issuers for the whole deployment (docs/operations.md, "Trusting a platform\'s tokens"): a JSON array of a space\'s issuer definitions (`iss`, `jwks_uri` or `jwks`, `audience`, `rules`, `max_lifetime_seconds`), each with an `id` and every rule naming its `space_id`, or `file:<path>`. Checked at start; listed to the spaces they serve, changed by none of their admins.',
+    "The operator's trusted issuers for the whole deployment (docs/operations.md, \"Trusting a platform's tokens\"): a JSON array of a space's issuer definitions (`iss`, `jwks_uri` or `jwks`, `audience`, `rules`, `max_lifetime_seconds`), each with an `id` and every rule naming its `space_id`, or `file:<path>`. Checked at start; listed to the spaces they serve, changed by none of their admins.",
   ),
   JWT_BEARER_MAX_LIFETIME_SECONDS: lifetime(300).describe(
     "How far past its `iat` a trusted issuer's assertion may expire, in seconds: a longer-lived one is refused at the jwt-bearer grant (`invalid_grant`, `exp`). Kubernetes projected tokens: set `expirationSeconds` at most this (their minimum is 600: give their issuer `max_lifetime_seconds` 600 rather than raising this). An issuer's own `max_lifetime_seconds` takes its place.",

@@ -1,0 +1,144 @@
+import { execFile } from 'node:child_process';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { decodeJwt } from 'jose';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadAuditSigningKey } from '../../../src/audit-trail/audit-key.js';
+import { sealLog } from '../../../src/audit-trail/seal/sealer.js';
+import { signTreeHeads } from '../../../src/audit-trail/seal/tree-head-signing.js';
+import { signTreeHead, treeOrigin } from '#audit-log/transparency/tree-head.js';
+import { tempDir } from '../../support/after-file.js';
+import {
+  createCredentialVia,
+  privateTokenVia,
+  startTestService,
+  type TestService,
+} from '../../support/test-service.js';
+
+/**
+ * Issue 66, item 4, for packages/audit-log: a package a user could take. `npm pack` of it alone
+ * installs into an empty project, whose only door is the package's front door, and the usage
+ * example of its README, run there as written, checks a receipt the real service gave.
+ */
+const run = promisify(execFile);
+const PACKAGE = path.resolve('packages/audit-log');
+const clock = { pinned: undefined as number | undefined, now: () => clock.pinned ?? Date.now() };
+let service: TestService;
+let project: string;
+let packed: string[];
+let jti: string;
+
+/** The README's one `js` block: the example, as a user copies it. */
+async function readmeExample(): Promise<string> {
+  const readme = await readFile(path.join(PACKAGE, 'README.md'), 'utf8');
+  const blocks = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((match) => match[1]!);
+  expect(blocks).toHaveLength(1);
+  return blocks[0]!;
+}
+
+beforeAll(async () => {
+  const work = await tempDir('audit-log-package-');
+  // Packed on its own: prepack builds it with its own tsconfig.
+  const { stdout } = await run('npm', ['pack', '--pack-destination', work, '--json'], {
+    cwd: PACKAGE,
+    maxBuffer: 64 * 1024 * 1024,
+    timeout: 240_000,
+  });
+  const [info] = JSON.parse(stdout.slice(stdout.indexOf('['))) as Array<{
+    filename: string;
+    files: Array<{ path: string }>;
+  }>;
+  packed = info!.files.map((file) => file.path);
+  project = path.join(work, 'consumer');
+  await mkdir(project);
+  await writeFile(
+    path.join(project, 'package.json'),
+    JSON.stringify({
+      name: 'consumer',
+      private: true,
+      type: 'module',
+      dependencies: { 'token-authority-audit-log': `file:${path.join(work, info!.filename)}` },
+    }),
+  );
+  await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], {
+    cwd: project,
+    timeout: 240_000,
+  });
+
+  // A receipt from the real service, and its published policy.
+  service = await startTestService({}, undefined, undefined, { clock });
+  const token = await privateTokenVia(service, await createCredentialVia(service, 'space-pkg'));
+  jti = String(decodeJwt(token).jti);
+  const auditKey = await loadAuditSigningKey(undefined, service.dataDir);
+  while ((await sealLog(service.database.db, 500)) > 0);
+  await signTreeHeads(service.database.db, (treeId, size, root) =>
+    signTreeHead(auditKey, treeOrigin(service.config.TOKEN_ISSUER, treeId), size, root),
+  );
+  clock.pinned = Date.now() + 10 * service.config.AUDIT_CHECKPOINT_INTERVAL_SECONDS * 1000;
+  const receipt = await fetch(`${service.baseUrl}/v1/token/receipt`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  expect(receipt.status).toBe(200);
+  await writeFile(path.join(project, 'token.tlog-proof'), await receipt.text());
+  const policy = await fetch(`${service.baseUrl}/audit/log/policy`);
+  await writeFile(path.join(project, 'policy.txt'), await policy.text());
+  await writeFile(path.join(project, 'example.mjs'), await readmeExample());
+}, 480_000);
+
+/** The example, run by plain Node in the consumer project. */
+const example = (env: Record<string, string>) =>
+  run(process.execPath, ['example.mjs'], {
+    cwd: project,
+    env: { PATH: process.env.PATH, ...env },
+    timeout: 60_000,
+  }).then(
+    (ok) => ({ status: 0, verdict: JSON.parse(ok.stdout) as Record<string, unknown> }),
+    (error: { code: number; stdout: string }) => ({
+      status: error.code,
+      verdict: JSON.parse(error.stdout) as Record<string, unknown>,
+    }),
+  );
+
+describe('token-authority-audit-log, packed alone (issue 66, item 4)', () => {
+  it('packs its build only: no sources, no tests', () => {
+    expect(packed).toContain('dist/index.js');
+    expect(packed).toContain('dist/index.d.ts');
+    expect(packed).toContain('README.md');
+    expect(packed.filter((file) => /^(src|test)\//.test(file))).toEqual([]);
+  });
+
+  it("runs its README's example in an empty project: a real receipt checks, a tampered one does not", async () => {
+    expect(await example({ JTI: jti })).toMatchObject({
+      status: 0,
+      verdict: { ok: true, proof: 'tlog-proof' },
+    });
+    expect(await example({ JTI: 'another-token' })).toMatchObject({
+      status: 1,
+      verdict: { ok: false, reason: 'another_entry' },
+    });
+    const file = path.join(project, 'token.tlog-proof');
+    const lines = (await readFile(file, 'utf8')).split('\n');
+    const at = lines.findIndex((line) => line.startsWith('index ')) + 1;
+    const flipped = Buffer.from(lines[at]!, 'base64');
+    flipped[0] = flipped[0]! ^ 1;
+    lines[at] = flipped.toString('base64');
+    await writeFile(file, lines.join('\n'));
+    expect(await example({ JTI: jti })).toMatchObject({
+      status: 1,
+      verdict: { ok: false, reason: 'not_included' },
+    });
+  });
+
+  it('opens one front door: deep paths into the package are closed', async () => {
+    await writeFile(
+      path.join(project, 'deep.mjs'),
+      "await import('token-authority-audit-log/transparency/merkle.js');",
+    );
+    const deep = await run(process.execPath, ['deep.mjs'], { cwd: project }).then(
+      () => 'opened',
+      (error: { stderr: string }) => error.stderr,
+    );
+    expect(deep).toContain('ERR_PACKAGE_PATH_NOT_EXPORTED');
+  });
+});

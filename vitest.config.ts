@@ -10,8 +10,9 @@ const PROCESS_CHECKS = [
   'test/integration/service/outage.test.ts',
   'test/integration/delivery/audit-delivery-drill.test.ts',
   'test/integration/service/testcontainers-package.test.ts',
-  // Packs packages/audit-log alone and installs it into an empty project.
+  // Pack packages/audit-log and packages/verifier alone, each into an empty project.
   'test/integration/audit/audit-log-package.test.ts',
+  'test/integration/tokens/verifier-package.test.ts',
   'test/integration/service/api-workers.test.ts',
   'test/integration/audit/archive-empty-partition.test.ts',
   // Waits out real one-minute partitions to archive them (about two minutes on its own).

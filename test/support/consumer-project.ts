@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 
@@ -34,4 +34,45 @@ export async function packedConsumerProject(
     }),
   );
   return { project, files: info!.files.map((file) => file.path) };
+}
+
+/**
+ * One of packages/* packed on its own (prepack builds it with its own tsconfig) and installed into
+ * `work/consumer`, an empty JavaScript project: what a user who takes only that package has.
+ * Returns the project, the packed files, and the README's one `js` block (its usage example).
+ */
+export async function packedPackageProject(
+  packageDir: string,
+  work: string,
+): Promise<{ project: string; files: string[]; example: string }> {
+  const { stdout } = await run('npm', ['pack', '--pack-destination', work, '--json'], {
+    cwd: packageDir,
+    maxBuffer: 64 * 1024 * 1024,
+    timeout: 240_000,
+  });
+  const [info] = JSON.parse(stdout.slice(stdout.indexOf('['))) as Array<{
+    name: string;
+    filename: string;
+    files: Array<{ path: string }>;
+  }>;
+  const project = path.join(work, 'consumer');
+  await mkdir(project, { recursive: true });
+  await writeFile(
+    path.join(project, 'package.json'),
+    JSON.stringify({
+      name: 'consumer',
+      private: true,
+      type: 'module',
+      dependencies: { [info!.name]: `file:${path.join(work, info!.filename)}` },
+    }),
+  );
+  await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], {
+    cwd: project,
+    timeout: 240_000,
+  });
+  const readme = await readFile(path.join(packageDir, 'README.md'), 'utf8');
+  const blocks = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((match) => match[1]!);
+  if (blocks.length !== 1) throw new Error(`${packageDir}/README.md: one js block expected`);
+  await writeFile(path.join(project, 'example.mjs'), blocks[0]!);
+  return { project, files: info!.files.map((file) => file.path), example: blocks[0]! };
 }

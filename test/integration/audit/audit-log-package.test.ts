@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { decodeJwt } from 'jose';
@@ -9,6 +9,7 @@ import { sealLog } from '../../../src/audit-trail/seal/sealer.js';
 import { signTreeHeads } from '../../../src/audit-trail/seal/tree-head-signing.js';
 import { signTreeHead, treeOrigin } from '#audit-log/transparency/tree-head.js';
 import { tempDir } from '../../support/after-file.js';
+import { packedPackageProject } from '../../support/consumer-project.js';
 import {
   createCredentialVia,
   privateTokenVia,
@@ -29,42 +30,11 @@ let project: string;
 let packed: string[];
 let jti: string;
 
-/** The README's one `js` block: the example, as a user copies it. */
-async function readmeExample(): Promise<string> {
-  const readme = await readFile(path.join(PACKAGE, 'README.md'), 'utf8');
-  const blocks = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((match) => match[1]!);
-  expect(blocks).toHaveLength(1);
-  return blocks[0]!;
-}
-
 beforeAll(async () => {
-  const work = await tempDir('audit-log-package-');
-  // Packed on its own: prepack builds it with its own tsconfig.
-  const { stdout } = await run('npm', ['pack', '--pack-destination', work, '--json'], {
-    cwd: PACKAGE,
-    maxBuffer: 64 * 1024 * 1024,
-    timeout: 240_000,
-  });
-  const [info] = JSON.parse(stdout.slice(stdout.indexOf('['))) as Array<{
-    filename: string;
-    files: Array<{ path: string }>;
-  }>;
-  packed = info!.files.map((file) => file.path);
-  project = path.join(work, 'consumer');
-  await mkdir(project);
-  await writeFile(
-    path.join(project, 'package.json'),
-    JSON.stringify({
-      name: 'consumer',
-      private: true,
-      type: 'module',
-      dependencies: { 'token-authority-audit-log': `file:${path.join(work, info!.filename)}` },
-    }),
-  );
-  await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], {
-    cwd: project,
-    timeout: 240_000,
-  });
+  ({ project, files: packed } = await packedPackageProject(
+    PACKAGE,
+    await tempDir('audit-log-package-'),
+  ));
 
   // A receipt from the real service, and its published policy.
   service = await startTestService({}, undefined, undefined, { clock });
@@ -83,7 +53,6 @@ beforeAll(async () => {
   await writeFile(path.join(project, 'token.tlog-proof'), await receipt.text());
   const policy = await fetch(`${service.baseUrl}/audit/log/policy`);
   await writeFile(path.join(project, 'policy.txt'), await policy.text());
-  await writeFile(path.join(project, 'example.mjs'), await readmeExample());
 }, 480_000);
 
 /** The example, run by plain Node in the consumer project. */

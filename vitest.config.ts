@@ -10,9 +10,10 @@ const PROCESS_CHECKS = [
   'test/integration/service/outage.test.ts',
   'test/integration/delivery/audit-delivery-drill.test.ts',
   'test/integration/service/testcontainers-package.test.ts',
-  // Pack packages/audit-log and packages/verifier alone, each into an empty project.
+  // Pack packages alone, each into an empty project (issue 66, item 4).
   'test/integration/audit/audit-log-package.test.ts',
   'test/integration/tokens/verifier-package.test.ts',
+  'test/integration/service/packages-alone.test.ts',
   'test/integration/service/api-workers.test.ts',
   'test/integration/audit/archive-empty-partition.test.ts',
   // Waits out real one-minute partitions to archive them (about two minutes on its own).

@@ -1,0 +1,52 @@
+import { execFile } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { tempDir } from '../../support/after-file.js';
+import { packedPackageProject } from '../../support/consumer-project.js';
+
+/**
+ * Issue 66, item 4: packages a user could take. Each one here, packed alone, installs into an
+ * empty project; its README's example runs there as written and prints the line the README says
+ * it prints; a path past its front door is closed. (audit-log and verifier, whose examples need a
+ * receipt or the running service: test/integration/audit/audit-log-package.test.ts and
+ * test/integration/tokens/verifier-package.test.ts.)
+ */
+const run = promisify(execFile);
+const PACKAGES = [
+  { dir: 'rate-limit', deep: 'sliding-window.js' },
+  { dir: 'oauth-authorize', deep: 'pkce.js' },
+  { dir: 'outbound', deep: 'target-rules.js' },
+];
+
+describe.each(PACKAGES)('packages/$dir, packed alone', ({ dir, deep }) => {
+  it("installs into an empty project, runs its README's example there, opens only its front door", async () => {
+    const { project, files, example } = await packedPackageProject(
+      path.resolve('packages', dir),
+      await tempDir(`package-${dir}-`),
+    );
+    expect(files).toContain('dist/index.js');
+    expect(files).toContain('dist/index.d.ts');
+    expect(files.filter((file) => /^(src|test)\//.test(file))).toEqual([]);
+
+    const promised = /\/\/ prints (.+)\n*$/.exec(example)?.[1];
+    expect(promised, 'the example ends with "// prints <line>"').toBeDefined();
+    const { stdout } = await run(process.execPath, ['example.mjs'], {
+      cwd: project,
+      env: { PATH: process.env.PATH },
+      timeout: 60_000,
+    });
+    expect(JSON.parse(stdout)).toEqual(JSON.parse(promised!));
+
+    const name = JSON.parse(
+      (await run('npm', ['pkg', 'get', 'name'], { cwd: path.resolve('packages', dir) })).stdout,
+    ) as string;
+    await writeFile(path.join(project, 'deep.mjs'), `await import('${name}/${deep}');`);
+    const opened = await run(process.execPath, ['deep.mjs'], { cwd: project }).then(
+      () => 'opened',
+      (error: { stderr: string }) => error.stderr,
+    );
+    expect(opened).toContain('ERR_PACKAGE_PATH_NOT_EXPORTED');
+  }, 300_000);
+});

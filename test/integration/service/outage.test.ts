@@ -147,11 +147,15 @@ describe('npm run chaos', () => {
     const child = spawn(
       process.execPath,
       ['--import', 'tsx', path.resolve('tools/cli/chaos.ts'), '--cycles', '3', '--phase-ms', '800'],
-      { stdio: ['ignore', 'pipe', 'ignore'] },
+      { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let output = '';
+    let errors = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (errors = (errors + chunk.toString()).slice(-4000)));
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    // No report: what the tool said on stderr is the reason (kept, the last 4 KB).
+    expect(output.trim(), `exit ${code}; stderr: ${errors}`).not.toBe('');
     const report = JSON.parse(output) as { ok: boolean; tokensReceived: number };
     expect(report).toMatchObject({ ok: true });
     expect(report.tokensReceived).toBeGreaterThan(0);

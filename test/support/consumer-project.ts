@@ -6,51 +6,21 @@ import { promisify } from 'node:util';
 const run = promisify(execFile);
 
 /**
- * Packs this project (`npm pack` runs prepack, which compiles TypeScript to dist/) into `work`
- * and makes `work/consumer`, a plain JavaScript project depending on the tarball and on
- * `alongside`; installing is the caller's. Returns the project's folder and the packed files.
+ * Packs the package in `packageDir` (`npm pack` runs prepack, which compiles TypeScript to dist/)
+ * into `work` and makes `work/consumer`, a plain JavaScript project depending on the tarball and
+ * on `alongside`; installing is the caller's. Returns the project's folder and the packed files.
  */
-export async function packedConsumerProject(
+async function packedInto(
+  packageDir: string,
   work: string,
   alongside: Readonly<Record<string, string>> = {},
 ): Promise<{ project: string; files: string[] }> {
   const packed = await run('npm', ['pack', '--pack-destination', work, '--json'], {
-    cwd: process.cwd(),
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  const [info] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as Array<{
-    filename: string;
-    files: Array<{ path: string }>;
-  }>;
-  const project = path.join(work, 'consumer');
-  await mkdir(project, { recursive: true });
-  await writeFile(
-    path.join(project, 'package.json'),
-    JSON.stringify({
-      name: 'consumer',
-      private: true,
-      type: 'module',
-      dependencies: { 'token-authority': `file:${path.join(work, info!.filename)}`, ...alongside },
-    }),
-  );
-  return { project, files: info!.files.map((file) => file.path) };
-}
-
-/**
- * One of packages/* packed on its own (prepack builds it with its own tsconfig) and installed into
- * `work/consumer`, an empty JavaScript project: what a user who takes only that package has.
- * Returns the project, the packed files, and the README's one `js` block (its usage example).
- */
-export async function packedPackageProject(
-  packageDir: string,
-  work: string,
-): Promise<{ project: string; files: string[]; example: string }> {
-  const { stdout } = await run('npm', ['pack', '--pack-destination', work, '--json'], {
     cwd: packageDir,
     maxBuffer: 64 * 1024 * 1024,
     timeout: 240_000,
   });
-  const [info] = JSON.parse(stdout.slice(stdout.indexOf('['))) as Array<{
+  const [info] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as Array<{
     name: string;
     filename: string;
     files: Array<{ path: string }>;
@@ -63,9 +33,29 @@ export async function packedPackageProject(
       name: 'consumer',
       private: true,
       type: 'module',
-      dependencies: { [info!.name]: `file:${path.join(work, info!.filename)}` },
+      dependencies: { [info!.name]: `file:${path.join(work, info!.filename)}`, ...alongside },
     }),
   );
+  return { project, files: info!.files.map((file) => file.path) };
+}
+
+/** This project packed (see packedInto): `token-authority` as a user installs it. */
+export const packedConsumerProject = (
+  work: string,
+  alongside: Readonly<Record<string, string>> = {},
+) => packedInto(process.cwd(), work, alongside);
+
+/**
+ * One of packages/* packed on its own (prepack builds it with its own tsconfig) and installed into
+ * `work/consumer`, an empty JavaScript project: what a user who takes only that package has.
+ * Returns the project, the packed files, and the README's one `js` block (its usage example),
+ * written there as `example.mjs`.
+ */
+export async function packedPackageProject(
+  packageDir: string,
+  work: string,
+): Promise<{ project: string; files: string[]; example: string }> {
+  const { project, files } = await packedInto(packageDir, work);
   await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], {
     cwd: project,
     timeout: 240_000,
@@ -74,5 +64,14 @@ export async function packedPackageProject(
   const blocks = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((match) => match[1]!);
   if (blocks.length !== 1) throw new Error(`${packageDir}/README.md: one js block expected`);
   await writeFile(path.join(project, 'example.mjs'), blocks[0]!);
-  return { project, files: info!.files.map((file) => file.path), example: blocks[0]! };
+  return { project, files, example: blocks[0]! };
+}
+
+/** What importing `specifier` in `project` says: 'opened', or the error Node printed. */
+export async function deepImport(project: string, specifier: string): Promise<string> {
+  await writeFile(path.join(project, 'deep.mjs'), `await import(${JSON.stringify(specifier)});`);
+  return run(process.execPath, ['deep.mjs'], { cwd: project }).then(
+    () => 'opened',
+    (error: { stderr: string }) => error.stderr,
+  );
 }

@@ -1,10 +1,9 @@
 import { execFile } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../../support/after-file.js';
-import { packedPackageProject } from '../../support/consumer-project.js';
+import { deepImport, packedPackageProject } from '../../support/consumer-project.js';
 
 /**
  * Issue 66, item 4: packages a user could take. Each one here, packed alone, installs into an
@@ -42,11 +41,6 @@ describe.each(PACKAGES)('packages/$dir, packed alone', ({ dir, deep }) => {
     const name = JSON.parse(
       (await run('npm', ['pkg', 'get', 'name'], { cwd: path.resolve('packages', dir) })).stdout,
     ) as string;
-    await writeFile(path.join(project, 'deep.mjs'), `await import('${name}/${deep}');`);
-    const opened = await run(process.execPath, ['deep.mjs'], { cwd: project }).then(
-      () => 'opened',
-      (error: { stderr: string }) => error.stderr,
-    );
-    expect(opened).toContain('ERR_PACKAGE_PATH_NOT_EXPORTED');
+    expect(await deepImport(project, `${name}/${deep}`)).toContain('ERR_PACKAGE_PATH_NOT_EXPORTED');
   }, 300_000);
 });

@@ -1,11 +1,10 @@
 import { execFile } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../../support/after-file.js';
 import { freePort } from '../../support/code-flow.js';
-import { packedPackageProject } from '../../support/consumer-project.js';
+import { deepImport, packedPackageProject } from '../../support/consumer-project.js';
 import {
   AUDIENCE,
   createCredentialVia,
@@ -83,14 +82,8 @@ describe('token-authority-verifier, packed alone (issue 66, item 4)', () => {
   });
 
   it('opens one front door: deep paths into the package are closed', async () => {
-    await writeFile(
-      path.join(project, 'deep.mjs'),
-      "await import('token-authority-verifier/verifier.js');",
+    expect(await deepImport(project, 'token-authority-verifier/verifier.js')).toContain(
+      'ERR_PACKAGE_PATH_NOT_EXPORTED',
     );
-    const deep = await run(process.execPath, ['deep.mjs'], { cwd: project }).then(
-      () => 'opened',
-      (error: { stderr: string }) => error.stderr,
-    );
-    expect(deep).toContain('ERR_PACKAGE_PATH_NOT_EXPORTED');
   });
 });

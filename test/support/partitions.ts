@@ -1,4 +1,7 @@
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import type pg from 'pg';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../src/db/schema.js';
@@ -46,4 +49,40 @@ export async function recordIssuances(
     ),
   );
   return jtis;
+}
+
+/**
+ * `npm run archive -- --before=<before>` as its own process (the owner's URL, one-minute
+ * partitions): its exit code, its output, and its stdout's lines as JSON.
+ */
+export async function runArchive(
+  before: Date,
+  where: { readonly url: string; readonly dataDir: string; readonly archiveDir: string },
+): Promise<{
+  code: number;
+  stdout: string;
+  stderr: string;
+  lines: Array<Record<string, unknown>>;
+}> {
+  const env = {
+    ...process.env,
+    MIGRATION_DATABASE_URL: where.url,
+    DATABASE_URL: where.url,
+    DATA_DIR: where.dataDir,
+    ARCHIVE_DIR: where.archiveDir,
+    EVENT_PARTITION_INTERVAL: '1 minute',
+    LOG_LEVEL: 'silent',
+  };
+  const tsx = path.resolve('node_modules/.bin/tsx');
+  const args = ['src/cli/archive.ts', `--before=${before.toISOString()}`];
+  const done = await promisify(execFile)(tsx, args, { env }).then(
+    (ok) => ({ code: 0, stdout: ok.stdout, stderr: ok.stderr }),
+    (error: { code: number; stdout: string; stderr: string }) => error,
+  );
+  const lines = done.stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+  return { code: done.code, stdout: done.stdout, stderr: done.stderr, lines };
 }

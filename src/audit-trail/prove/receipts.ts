@@ -35,11 +35,13 @@ export async function eventReceipt(
   event: {
     readonly spaceId: string;
     readonly which: Parameters<typeof findLeaf>[2];
-    readonly readable: (entry: ReceiptEntry) => boolean;
+    /** Whether the reader may see it; absent: it may (the route decided who reads). */
+    readonly readable?: (entry: ReceiptEntry) => boolean;
   },
   nowMs: number,
 ): Promise<string | 'pending' | undefined> {
-  const readable = (entry: Buffer) => event.readable(entryOf(entry));
+  const rule = event.readable;
+  const readable = rule ? (entry: Buffer) => rule(entryOf(entry)) : undefined;
   const leaf = await findLeaf(db, event.spaceId, event.which, 'log', undefined, readable);
   if (!leaf) return undefined;
   const head = await findTreeHead(db, LOG_TREE, {

@@ -203,7 +203,7 @@ export function auditProofRoutes(
         });
         const spaceId = who.spaceId;
         const now = commands.clock.now();
-        const made = await eventReceipt(db, heads, { spaceId, which, readable: () => true }, now);
+        const made = await eventReceipt(db, heads, { spaceId, which }, now);
         if (made === undefined) throw new NotFoundError('this space has no such event or token');
         if (made === 'pending') {
           throw new NotFoundError(

@@ -128,7 +128,7 @@ export function receiptRoutes(
             eventReceipt(
               db,
               heads,
-              { spaceId, which: { streamId, eventType }, readable: () => true },
+              { spaceId, which: { streamId, eventType } },
               commands.clock.now(),
             ),
           event === 'revoked'

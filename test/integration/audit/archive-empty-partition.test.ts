@@ -1,11 +1,10 @@
-import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readManifests } from '#audit-log/archive-folder.js';
 import { configurePartitioning } from '#event-log/partitions.js';
+import { runArchive } from '../../support/partitions.js';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database.js';
 
 /**
@@ -13,8 +12,6 @@ import { createTestDatabase, type TestDatabase } from '../../support/test-databa
  * nothing happened is a partition with no events, and `npm run archive` failed on it (no folder
  * for its manifest, then an empty VALUES list). It is archived like any other.
  */
-const tsx = path.resolve('node_modules/.bin/tsx');
-const run = promisify(execFile);
 let database: TestDatabase;
 let dir: string;
 let archiveDir: string;
@@ -34,24 +31,7 @@ beforeAll(async () => {
     )
   ).rows[0]!;
   await new Promise((resolve) => setTimeout(resolve, empty.ends_at.getTime() - Date.now() + 500));
-  result = await run(tsx, ['src/cli/archive.ts', `--before=${empty.ends_at.toISOString()}`], {
-    env: {
-      ...process.env,
-      MIGRATION_DATABASE_URL: database.url,
-      DATABASE_URL: database.url,
-      DATA_DIR: dir,
-      ARCHIVE_DIR: archiveDir,
-      EVENT_PARTITION_INTERVAL: '1 minute',
-      LOG_LEVEL: 'silent',
-    },
-  }).then(
-    (ok) => ({ code: 0, stdout: ok.stdout, stderr: ok.stderr }),
-    (error: { code: number; stdout: string; stderr: string }) => ({
-      code: error.code,
-      stdout: error.stdout,
-      stderr: error.stderr,
-    }),
-  );
+  result = await runArchive(empty.ends_at, { url: database.url, dataDir: dir, archiveDir });
 }, 120_000);
 afterAll(() => rm(dir, { recursive: true, force: true }));
 

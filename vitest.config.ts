@@ -1,3 +1,4 @@
+import { existsSync, readdirSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
 
 // The tiers: unit tests need nothing; integration tests share one Postgres started in
@@ -36,7 +37,14 @@ const HSM_CHECKS = [
   'test/unit/pkcs11-signer.test.ts',
   'test/unit/pkcs11-stuck-threads.test.ts',
   'test/integration/keys/pkcs11-signing-keys.test.ts',
+  // The package packed alone, its README example signing in SoftHSM2 (issue 66, item 4).
+  'test/integration/service/pkcs11-signer-package.test.ts',
 ];
+
+/** The packages with tests of their own (the PKCS#11 signer's need no HSM: HSM_CHECKS do). */
+const PACKAGES_TESTED = readdirSync('packages')
+  .filter((name) => existsSync(`packages/${name}/test`))
+  .sort();
 
 export default defineConfig({
   test: {
@@ -48,54 +56,12 @@ export default defineConfig({
         extends: true,
         test: { name: 'unit', include: ['test/unit/**/*.test.ts'], exclude: HSM_CHECKS },
       },
-      {
-        extends: true,
-        // The audit-log package's own tests (no service, no database); also run alone from
-        // packages/audit-log (`npx vitest run --root packages/audit-log`).
-        test: { name: 'audit-log', include: ['packages/audit-log/test/**/*.test.ts'] },
-      },
-      {
-        extends: true,
-        // The verifier kit's own tests (no service, no database); also run alone from
-        // packages/verifier (`npx vitest run --root packages/verifier`).
-        test: { name: 'verifier', include: ['packages/verifier/test/**/*.test.ts'] },
-      },
-      {
-        extends: true,
-        // The PKCS#11 signer's tests that need no HSM; also run alone from packages/pkcs11-signer
-        // (`npx vitest run --root packages/pkcs11-signer`). Against SoftHSM2: HSM_CHECKS.
-        test: { name: 'pkcs11-signer', include: ['packages/pkcs11-signer/test/**/*.test.ts'] },
-      },
-      {
-        extends: true,
-        // The outbound toolkit's own tests (no service, no database); also run alone from
-        // packages/outbound (`npx vitest run --root packages/outbound`).
-        test: { name: 'outbound', include: ['packages/outbound/test/**/*.test.ts'] },
-      },
-      {
-        extends: true,
-        // The settings library's own tests (no service); also run alone from packages/settings
-        // (`npx vitest run --root packages/settings`).
-        test: { name: 'settings', include: ['packages/settings/test/**/*.test.ts'] },
-      },
-      {
-        extends: true,
-        // The rate-limit package's own tests (no service, no database); also run alone from
-        // packages/rate-limit (`npx vitest run --root packages/rate-limit`).
-        test: { name: 'rate-limit', include: ['packages/rate-limit/test/**/*.test.ts'] },
-      },
-      {
-        extends: true,
-        // The authorization endpoint's own tests (no service, no database); also run alone from
-        // packages/oauth-authorize (`npx vitest run --root packages/oauth-authorize`).
-        test: { name: 'oauth-authorize', include: ['packages/oauth-authorize/test/**/*.test.ts'] },
-      },
-      {
-        extends: true,
-        // The event log's own tests (no service, no database: a stand-in driver); also run alone
-        // from packages/event-log (`npx vitest run --root packages/event-log`).
-        test: { name: 'event-log', include: ['packages/event-log/test/**/*.test.ts'] },
-      },
+      // Each package's own tests (no service; a stand-in driver where one needs Postgres), a
+      // project named after it; also run alone: `npx vitest run --root packages/<name>`.
+      ...PACKAGES_TESTED.map((name) => ({
+        extends: true as const,
+        test: { name, include: [`packages/${name}/test/**/*.test.ts`] },
+      })),
       {
         extends: true,
         test: {

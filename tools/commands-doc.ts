@@ -121,14 +121,10 @@ export const SCRIPTS: Readonly<Record<string, ScriptInfo>> = {
   'test:hsm': { group: 'Test', what: 'the PKCS#11 tests against SoftHSM' },
   'test:partitions': { group: 'Test', what: 'the partition drill in network namespaces (root)' },
   'test:containers': { group: 'Test', what: 'the compose and image tests (podman or docker)' },
-  'test:audit-log': { group: 'Test', what: 'the audit-log package' },
-  'test:verifier': { group: 'Test', what: 'the verifier package' },
-  'test:pkcs11-signer': { group: 'Test', what: 'the pkcs11-signer package' },
-  'test:outbound': { group: 'Test', what: 'the outbound package' },
-  'test:settings': { group: 'Test', what: 'the settings package' },
-  'test:rate-limit': { group: 'Test', what: 'the rate-limit package' },
-  'test:event-log': { group: 'Test', what: 'the event-log package' },
-  'test:oauth-authorize': { group: 'Test', what: 'the oauth-authorize package' },
+  'test:packages': {
+    group: 'Test',
+    what: "each package's own tests (`npm test -w packages/<name>`: one)",
+  },
   chaos: {
     group: 'Drills',
     args: '[--cycles=<n>] [--phase-ms=<ms>] [--concurrency=<n>]',

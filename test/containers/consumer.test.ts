@@ -1,4 +1,4 @@
-import { copyFile, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
@@ -9,6 +9,9 @@ import { runCommand } from './support/compose.js';
 const work = await mkdtemp(path.join(tmpdir(), 'token-authority-testcontainers-'));
 afterAll(() => rm(work, { recursive: true, force: true }));
 const userTest = 'test/containers/consumer/token-authority.test.js';
+// One install for both tests: the docs' line as written (not the lockfile's versions).
+let installed: Promise<{ project: string }> | undefined;
+const consumer = () => (installed ??= installedAsDocumented(work));
 
 describe('token-authority-testcontainers, from its packed tarball in a plain JavaScript project', () => {
   it('docs/testing.md shows the very test this project runs', async () => {
@@ -18,7 +21,7 @@ describe('token-authority-testcontainers, from its packed tarball in a plain Jav
 
   it("installed by the docs' own line, starts Postgres and the service's image on one network, and a token from it verifies against its JWKS", async () => {
     // The docs' line as written (not the lockfile's versions): what a new user gets is tested.
-    const { project } = await installedAsDocumented(work);
+    const { project } = await consumer();
     await copyFile(userTest, path.join(project, 'token-authority.test.js'));
     const output = await runCommand('npx', ['vitest', 'run', '--reporter=verbose'], {
       cwd: project,
@@ -28,5 +31,20 @@ describe('token-authority-testcontainers, from its packed tarball in a plain Jav
     const plain = stripVTControlCharacters(output);
     expect(plain).toMatch(/✓ .*a private token from the real service verifies against its JWKS/);
     expect(plain).toMatch(/Tests +1 passed/);
+  }, 420_000);
+
+  it("runs the package README's one example as written and prints the line it says", async () => {
+    const readme = await readFile('packages/testcontainers/README.md', 'utf8');
+    const blocks = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((match) => match[1]!);
+    expect(blocks).toHaveLength(1);
+    const promised = /\/\/ prints (.+)\n*$/.exec(blocks[0]!)?.[1];
+    expect(promised, 'the example ends with "// prints <line>"').toBeDefined();
+    const { project } = await consumer();
+    await writeFile(path.join(project, 'example.mjs'), blocks[0]!);
+    const stdout = await runCommand(process.execPath, ['example.mjs'], {
+      cwd: project,
+      timeoutMs: 240_000,
+    });
+    expect(JSON.parse(stdout)).toEqual(JSON.parse(promised!));
   }, 420_000);
 });

@@ -49,13 +49,14 @@ export const packedConsumerProject = (
  * One of packages/* packed on its own (prepack builds it with its own tsconfig) and installed into
  * `work/consumer`, an empty JavaScript project: what a user who takes only that package has.
  * Returns the project, the packed files, and the README's one `js` block (its usage example),
- * written there as `example.mjs`.
+ * written there as `example.mjs`. `alongside`: what the README says to install with it.
  */
 export async function packedPackageProject(
   packageDir: string,
   work: string,
+  alongside: Readonly<Record<string, string>> = {},
 ): Promise<{ project: string; files: string[]; example: string }> {
-  const { project, files } = await packedInto(packageDir, work);
+  const { project, files } = await packedInto(packageDir, work, alongside);
   await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], {
     cwd: project,
     timeout: 240_000,

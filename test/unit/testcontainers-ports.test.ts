@@ -43,7 +43,9 @@ describe('token-authority-testcontainers publishes on one address, never every i
 
 describe('token-authority-testcontainers is a package of its own (issue 40, item 12)', () => {
   const own = JSON.parse(readFileSync('packages/testcontainers/package.json', 'utf8')) as {
-    dependencies: Record<string, string>;
+    dependencies?: Record<string, string>;
+    peerDependencies: Record<string, string>;
+    devDependencies: Record<string, string>;
   };
   const root = JSON.parse(readFileSync('package.json', 'utf8')) as {
     exports: Record<string, unknown>;
@@ -52,10 +54,14 @@ describe('token-authority-testcontainers is a package of its own (issue 40, item
   };
 
   it('depends on testcontainers alone, pinned to the version CI installs and tests', () => {
-    expect(Object.keys(own.dependencies)).toEqual(['testcontainers']);
+    // A peer (npm installs it for the user): as a dependency of a workspace it would be in the
+    // service's production install, and so in its image.
+    expect(own.dependencies).toBeUndefined();
+    expect(Object.keys(own.peerDependencies)).toEqual(['testcontainers']);
     // 12.0.2 and later take undici 8 (Node 22.19+): a range would break on Node 20.
-    expect(own.dependencies.testcontainers).toBe('12.0.1');
-    expect(root.devDependencies.testcontainers).toBe(own.dependencies.testcontainers);
+    expect(own.peerDependencies.testcontainers).toBe('12.0.1');
+    expect(own.devDependencies.testcontainers).toBe('12.0.1');
+    expect(root.devDependencies.testcontainers).toBe(own.peerDependencies.testcontainers);
   });
 
   it('the server package no longer offers it (its users would install the whole server)', () => {

@@ -223,7 +223,13 @@ export async function openPkcs11Signer(
       if (!last) return;
       const exited = new Promise((resolve) => last.once('exit', resolve));
       last.postMessage({ type: 'close' });
-      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, timeoutMs))]);
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        exited,
+        new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs))),
+      ]);
+      // Left running, the timer would hold a closed signer's process open for timeoutMs.
+      clearTimeout(timer);
       await last.terminate();
     },
   };

@@ -1,7 +1,24 @@
-export * from './config-error.js';
-export * from './read-settings.js';
-export * from './setting-groups.js';
-export * from './setting-notes.js';
-export * from './setting-types.js';
-export * from './setting-value.js';
-export * from './settings-doc.js';
+// The one front door: what a user declaring and reading settings needs, by name.
+export { ConfigError } from './config-error.js';
+export { readSettings, type SettingsRead } from './read-settings.js';
+export { settingGroups, type SettingGroup } from './setting-groups.js';
+export { noted, settingNotes, type SettingNote } from './setting-notes.js';
+export {
+  addressList,
+  booleanFlag,
+  commaList,
+  flag,
+  integer,
+  nonEmpty,
+  oneOf,
+  optional,
+  postgresUrl,
+  text,
+} from './setting-types.js';
+export { FILE_PREFIX, jsonObject, key32, settingText } from './setting-value.js';
+export {
+  documentedDefault,
+  settingDescription,
+  settingsDoc,
+  undocumentedSettings,
+} from './settings-doc.js';

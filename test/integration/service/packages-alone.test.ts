@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -13,17 +14,25 @@ import { deepImport, packedPackageProject } from '../../support/consumer-project
  * test/integration/tokens/verifier-package.test.ts.)
  */
 const run = promisify(execFile);
-const PACKAGES = [
+const { dependencies } = JSON.parse(readFileSync('package.json', 'utf8')) as {
+  dependencies: Record<string, string>;
+};
+// `alongside`: what its README says to install with it (pg: the launcher hands back a URL only).
+const PACKAGES: { dir: string; deep: string; alongside?: Record<string, string> }[] = [
   { dir: 'rate-limit', deep: 'sliding-window.js' },
   { dir: 'oauth-authorize', deep: 'pkce.js' },
   { dir: 'outbound', deep: 'target-rules.js' },
+  { dir: 'settings', deep: 'read-settings.js' },
+  { dir: 'event-log', deep: 'insert-events.js' },
+  { dir: 'embedded-postgres', deep: 'embedded-postgres.js', alongside: { pg: dependencies.pg! } },
 ];
 
-describe.each(PACKAGES)('packages/$dir, packed alone', ({ dir, deep }) => {
+describe.each(PACKAGES)('packages/$dir, packed alone', ({ dir, deep, alongside }) => {
   it("installs into an empty project, runs its README's example there, opens only its front door", async () => {
     const { project, files, example } = await packedPackageProject(
       path.resolve('packages', dir),
       await tempDir(`package-${dir}-`),
+      alongside,
     );
     expect(files).toContain('dist/index.js');
     expect(files).toContain('dist/index.d.ts');
@@ -38,9 +47,8 @@ describe.each(PACKAGES)('packages/$dir, packed alone', ({ dir, deep }) => {
     });
     expect(JSON.parse(stdout)).toEqual(JSON.parse(promised!));
 
-    const name = JSON.parse(
-      (await run('npm', ['pkg', 'get', 'name'], { cwd: path.resolve('packages', dir) })).stdout,
-    ) as string;
+    const manifest = readFileSync(path.join('packages', dir, 'package.json'), 'utf8');
+    const { name } = JSON.parse(manifest) as { name: string };
     expect(await deepImport(project, `${name}/${deep}`)).toContain('ERR_PACKAGE_PATH_NOT_EXPORTED');
   }, 300_000);
 });

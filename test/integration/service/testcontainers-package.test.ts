@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { deepImport } from '../../support/consumer-project.js';
 import { installedAsDocumented } from '../../support/testcontainers-package.js';
 
 const run = promisify(execFile);
@@ -39,5 +40,9 @@ describe('token-authority-testcontainers, installed as docs/testing.md says (no 
       { cwd: project },
     );
     expect(stdout.trim()).toBe("[ 'TokenAuthorityContainer' ]");
+    // One front door (issue 66, item 4): its own modules are not a user's to import.
+    expect(
+      await deepImport(project, 'token-authority-testcontainers/published-ports.js'),
+    ).toContain('ERR_PACKAGE_PATH_NOT_EXPORTED');
   }, 600_000);
 });

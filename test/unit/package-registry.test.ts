@@ -1,0 +1,84 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { PACKAGE_REFUSES } from '../../eslint.config.js';
+import { importedPackages } from '../../tools/build.js';
+
+/**
+ * Issue 66, item 4: the packages are npm workspaces, each standing alone. The service's list of
+ * them is package.json's `imports` (Node reads only that); the build, the linter's rules and the
+ * test projects follow it or the folder, and nothing else lists them.
+ */
+interface Manifest {
+  name: string;
+  workspaces?: string[];
+  imports?: Record<string, string>;
+  exports?: Record<string, unknown>;
+  dependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
+}
+const read = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as Manifest;
+const root = read('package.json');
+const folders = readdirSync('packages', { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name)
+  .sort();
+
+/** Every module a package's source imports by bare name, as npm names it. */
+function bareImports(dir: string): Set<string> {
+  const found = new Set<string>();
+  const walk = (at: string) => {
+    for (const entry of readdirSync(at, { withFileTypes: true })) {
+      const file = path.join(at, entry.name);
+      if (entry.isDirectory()) walk(file);
+      else if (/\.[cm]?ts$/.test(entry.name)) {
+        const text = readFileSync(file, 'utf8');
+        for (const match of text.matchAll(/(?:from|import\(|require\()\s*'([^'.#/][^']*)'/g)) {
+          const specifier = match[1]!;
+          if (specifier.startsWith('node:') || builtinModules.includes(specifier)) continue;
+          const parts = specifier.split('/');
+          found.add(specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!);
+        }
+      }
+    }
+  };
+  walk(path.join('packages', dir, 'src'));
+  return found;
+}
+
+describe('the packages, as workspaces', () => {
+  it('are the workspaces, each named token-authority-<folder>', () => {
+    expect(root.workspaces).toEqual(['packages/*']);
+    for (const dir of folders)
+      expect(read(`packages/${dir}/package.json`).name).toBe(`token-authority-${dir}`);
+  });
+
+  it("the service imports each it lists in package.json's imports, and the linter has a rule for each", () => {
+    const imported = importedPackages(root);
+    expect(imported.every((name) => folders.includes(name))).toBe(true);
+    expect(Object.keys(PACKAGE_REFUSES).sort()).toEqual([...imported].sort());
+    // The one package the service does not import: testcontainers, for its users' tests.
+    expect(folders.filter((dir) => !imported.includes(dir))).toEqual(['testcontainers']);
+  });
+
+  it.each(folders)('%s declares every module its source imports', (dir) => {
+    const manifest = read(`packages/${dir}/package.json`);
+    const declared = new Set(
+      Object.keys({
+        ...manifest.dependencies,
+        ...manifest.peerDependencies,
+        ...manifest.optionalDependencies,
+      }),
+    );
+    expect([...bareImports(dir)].filter((name) => !declared.has(name))).toEqual([]);
+  });
+
+  it.each(folders)('%s opens one front door: its index, and its package.json', (dir) => {
+    expect(Object.keys(read(`packages/${dir}/package.json`).exports ?? {})).toEqual([
+      '.',
+      './package.json',
+    ]);
+  });
+});

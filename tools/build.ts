@@ -40,4 +40,10 @@ function build(): void {
   writeFileSync('dist/package.json', `${JSON.stringify({ type: 'module', imports })}\n`);
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) build();
+const USAGE = `Usage: npm run build
+Compiles the packages the service imports into dist/<name>, then the service into dist/.`;
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  if (process.argv.slice(2).includes('--help')) console.log(USAGE);
+  else build();
+}

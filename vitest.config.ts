@@ -42,8 +42,9 @@ const HSM_CHECKS = [
 ];
 
 /** The packages with tests of their own (the PKCS#11 signer's need no HSM: HSM_CHECKS do). */
-const PACKAGES_TESTED = readdirSync('packages')
-  .filter((name) => existsSync(`packages/${name}/test`))
+const PACKAGES = new URL('./packages/', import.meta.url);
+const PACKAGES_TESTED = readdirSync(PACKAGES)
+  .filter((name) => existsSync(new URL(`${name}/test`, PACKAGES)))
   .sort();
 
 export default defineConfig({
@@ -56,11 +57,11 @@ export default defineConfig({
         extends: true,
         test: { name: 'unit', include: ['test/unit/**/*.test.ts'], exclude: HSM_CHECKS },
       },
-      // Each package's own tests (no service; a stand-in driver where one needs Postgres), a
-      // project named after it; also run alone: `npx vitest run --root packages/<name>`.
+      // Each package's own tests (no service; a stand-in driver where one needs Postgres), as
+      // `package:<name>` (npm test runs `package:*`); also alone: `npm test -w packages/<name>`.
       ...PACKAGES_TESTED.map((name) => ({
         extends: true as const,
-        test: { name, include: [`packages/${name}/test/**/*.test.ts`] },
+        test: { name: `package:${name}`, include: [`packages/${name}/test/**/*.test.ts`] },
       })),
       {
         extends: true,

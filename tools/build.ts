@@ -5,9 +5,9 @@
  * `workspaces` and this build follow it, and test/unit/package-registry.test.ts holds the rest.
  */
 import { execFileSync } from 'node:child_process';
-import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 
 /** The packages the service imports, from package.json's `imports`, in its order. */
 export function importedPackages(manifest: {
@@ -43,7 +43,11 @@ function build(): void {
 const USAGE = `Usage: npm run build
 Compiles the packages the service imports into dist/<name>, then the service into dist/.`;
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  if (process.argv.slice(2).includes('--help')) console.log(USAGE);
+// Real paths: run through a symlinked folder, the two spellings differ.
+if (
+  process.argv[1] &&
+  realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url))
+) {
+  if (process.argv.slice(2).includes('--help')) process.stdout.write(`${USAGE}\n`);
   else build();
 }

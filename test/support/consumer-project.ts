@@ -49,15 +49,19 @@ export const packedConsumerProject = (
  * One of packages/* packed on its own (prepack builds it with its own tsconfig) and installed into
  * `work/consumer`, an empty JavaScript project: what a user who takes only that package has.
  * Returns the project, the packed files, and the README's one `js` block (its usage example),
- * written there as `example.mjs`. `alongside`: what the README says to install with it.
+ * written there as `example.mjs`. `alongside`: what the README says to install with it. Install
+ * scripts run only where the package needs them (`scripts`: a native build, a platform package's
+ * links), not for every dependency fetched.
  */
 export async function packedPackageProject(
   packageDir: string,
   work: string,
   alongside: Readonly<Record<string, string>> = {},
+  { scripts = false }: { readonly scripts?: boolean } = {},
 ): Promise<{ project: string; files: string[]; example: string }> {
   const { project, files } = await packedInto(packageDir, work, alongside);
-  await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], {
+  const install = ['install', '--prefer-offline', '--no-audit', '--no-fund'];
+  await run('npm', scripts ? install : [...install, '--ignore-scripts'], {
     cwd: project,
     timeout: 240_000,
   });

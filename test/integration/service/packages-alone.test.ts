@@ -17,22 +17,35 @@ const run = promisify(execFile);
 const { dependencies } = JSON.parse(readFileSync('package.json', 'utf8')) as {
   dependencies: Record<string, string>;
 };
-// `alongside`: what its README says to install with it (pg: the launcher hands back a URL only).
-const PACKAGES: { dir: string; deep: string; alongside?: Record<string, string> }[] = [
+// `alongside`: what its README says to install with it (pg: the launcher hands back a URL only;
+// zod: the settings' peer, at the version the service tests). `scripts`: its install needs them
+// (the platform package's postinstall restores the binaries' library links).
+const PACKAGES: {
+  dir: string;
+  deep: string;
+  alongside?: Record<string, string>;
+  scripts?: boolean;
+}[] = [
   { dir: 'rate-limit', deep: 'sliding-window.js' },
   { dir: 'oauth-authorize', deep: 'pkce.js' },
   { dir: 'outbound', deep: 'target-rules.js' },
-  { dir: 'settings', deep: 'read-settings.js' },
+  { dir: 'settings', deep: 'read-settings.js', alongside: { zod: dependencies.zod! } },
   { dir: 'event-log', deep: 'insert-events.js' },
-  { dir: 'embedded-postgres', deep: 'embedded-postgres.js', alongside: { pg: dependencies.pg! } },
+  {
+    dir: 'embedded-postgres',
+    deep: 'embedded-postgres.js',
+    alongside: { pg: dependencies.pg! },
+    scripts: true,
+  },
 ];
 
-describe.each(PACKAGES)('packages/$dir, packed alone', ({ dir, deep, alongside }) => {
+describe.each(PACKAGES)('packages/$dir, packed alone', ({ dir, deep, alongside, scripts }) => {
   it("installs into an empty project, runs its README's example there, opens only its front door", async () => {
     const { project, files, example } = await packedPackageProject(
       path.resolve('packages', dir),
       await tempDir(`package-${dir}-`),
       alongside,
+      { scripts },
     );
     expect(files).toContain('dist/index.js');
     expect(files).toContain('dist/index.d.ts');
@@ -43,7 +56,7 @@ describe.each(PACKAGES)('packages/$dir, packed alone', ({ dir, deep, alongside }
     const { stdout } = await run(process.execPath, ['example.mjs'], {
       cwd: project,
       env: { PATH: process.env.PATH },
-      timeout: 60_000,
+      timeout: 120_000,
     });
     expect(JSON.parse(stdout)).toEqual(JSON.parse(promised!));
 

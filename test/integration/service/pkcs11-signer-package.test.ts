@@ -43,6 +43,8 @@ describe(`packages/pkcs11-signer, packed alone`, () => {
       const { project, files, example } = await packedPackageProject(
         path.resolve('packages/pkcs11-signer'),
         await tempDir('package-pkcs11-signer-'),
+        {},
+        { scripts: true }, // pkcs11js is built from source
       );
       expect(files).toContain('dist/index.js');
       expect(files).toContain('dist/index.d.ts');

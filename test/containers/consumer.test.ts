@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { promisedLine, readmeExample } from '../support/consumer-project.js';
 import { installedAsDocumented } from '../support/testcontainers-package.js';
 import { runCommand } from './support/compose.js';
 
@@ -34,13 +35,11 @@ describe('token-authority-testcontainers, from its packed tarball in a plain Jav
   }, 420_000);
 
   it("runs the package README's one example as written and prints the line it says", async () => {
-    const readme = await readFile('packages/testcontainers/README.md', 'utf8');
-    const blocks = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((match) => match[1]!);
-    expect(blocks).toHaveLength(1);
-    const promised = /\/\/ prints (.+)\n*$/.exec(blocks[0]!)?.[1];
+    const example = await readmeExample('packages/testcontainers');
+    const promised = promisedLine(example);
     expect(promised, 'the example ends with "// prints <line>"').toBeDefined();
     const { project } = await consumer();
-    await writeFile(path.join(project, 'example.mjs'), blocks[0]!);
+    await writeFile(path.join(project, 'example.mjs'), example);
     const stdout = await runCommand(process.execPath, ['example.mjs'], {
       cwd: project,
       timeoutMs: 240_000,

@@ -65,12 +65,22 @@ export async function packedPackageProject(
     cwd: project,
     timeout: 240_000,
   });
+  const example = await readmeExample(packageDir);
+  await writeFile(path.join(project, 'example.mjs'), example);
+  return { project, files, example };
+}
+
+/** A package README's one `js` block: its usage example, run as written by the tests. */
+export async function readmeExample(packageDir: string): Promise<string> {
   const readme = await readFile(path.join(packageDir, 'README.md'), 'utf8');
   const blocks = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((match) => match[1]!);
   if (blocks.length !== 1) throw new Error(`${packageDir}/README.md: one js block expected`);
-  await writeFile(path.join(project, 'example.mjs'), blocks[0]!);
-  return { project, files, example: blocks[0]! };
+  return blocks[0]!;
 }
+
+/** The line an example says it prints (its last line, `// prints <line>`), if it says one. */
+export const promisedLine = (example: string): string | undefined =>
+  /\/\/ prints (.+)\n*$/.exec(example)?.[1];
 
 /** What importing `specifier` in `project` says: 'opened', or the error Node printed. */
 export async function deepImport(project: string, specifier: string): Promise<string> {

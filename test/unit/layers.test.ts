@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LAYERS, PACKAGE_REFUSES, ROOMS, SUB_LAYERS, TOOL_LAYERS } from '../../eslint.config.js';
+import { moduleSpecifiers, typeScriptFiles } from '../support/source-files.js';
 
 const SRC = path.resolve('src');
 
@@ -207,21 +208,12 @@ describe('the rooms of a folder (eslint.config.js ROOMS, SUB_LAYERS)', () => {
 });
 
 describe('the packages (packages/*, each in PACKAGE_REFUSES)', () => {
-  const files = (dir: string): string[] =>
-    readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-      const full = path.join(dir, entry.name);
-      if (entry.isDirectory())
-        return ['node_modules', 'dist'].includes(entry.name) ? [] : files(full);
-      return entry.name.endsWith('.ts') ? [full] : [];
-    });
-
   it.each(Object.entries(PACKAGE_REFUSES))(
     '%s imports nothing outside itself: no src/, tools/ or test/ of the service, no driver',
     (name, { modules }) => {
       const ROOT = path.resolve('packages', name);
-      const outside = files(ROOT).flatMap((file) =>
-        [...readFileSync(file, 'utf8').matchAll(/(?:from|import)\s+'([^']+)'/g)]
-          .map((match) => match[1]!)
+      const outside = typeScriptFiles(ROOT).flatMap((file) =>
+        moduleSpecifiers(readFileSync(file, 'utf8'))
           .filter((spec) =>
             spec.startsWith('.')
               ? !path.resolve(path.dirname(file), spec).startsWith(`${ROOT}/`)
@@ -230,7 +222,7 @@ describe('the packages (packages/*, each in PACKAGE_REFUSES)', () => {
           .map((spec) => `${path.relative(ROOT, file)} imports ${spec}`),
       );
       // Some files found: the walk reached the package (the smallest has seven).
-      expect(files(ROOT).length).toBeGreaterThan(5);
+      expect(typeScriptFiles(ROOT).length).toBeGreaterThan(5);
       expect(outside).toEqual([]);
     },
   );

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PACKAGE_REFUSES } from '../../eslint.config.js';
 import { importedPackages } from '../../tools/build.js';
+import { moduleSpecifiers, typeScriptFiles } from '../support/source-files.js';
 
 /**
  * Issue 66, item 4: the packages are npm workspaces, each standing alone. The service's list of
@@ -27,26 +28,17 @@ const folders = readdirSync('packages', { withFileTypes: true })
   .sort();
 
 /** Every module a package's source imports by bare name, as npm names it. */
-function bareImports(dir: string): Set<string> {
-  const found = new Set<string>();
-  const walk = (at: string) => {
-    for (const entry of readdirSync(at, { withFileTypes: true })) {
-      const file = path.join(at, entry.name);
-      if (entry.isDirectory()) walk(file);
-      else if (/\.[cm]?ts$/.test(entry.name)) {
-        const text = readFileSync(file, 'utf8');
-        for (const match of text.matchAll(/(?:from|import\(|require\()\s*'([^'.#/][^']*)'/g)) {
-          const specifier = match[1]!;
-          if (specifier.startsWith('node:') || builtinModules.includes(specifier)) continue;
-          const parts = specifier.split('/');
-          found.add(specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!);
-        }
-      }
-    }
-  };
-  walk(path.join('packages', dir, 'src'));
-  return found;
-}
+const bareImports = (dir: string): Set<string> =>
+  new Set(
+    typeScriptFiles(path.join('packages', dir, 'src'))
+      .flatMap((file) => moduleSpecifiers(readFileSync(file, 'utf8')))
+      .filter((specifier) => !/^[.#/]/.test(specifier))
+      .filter((specifier) => !specifier.startsWith('node:') && !builtinModules.includes(specifier))
+      .map((specifier) => {
+        const parts = specifier.split('/');
+        return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!;
+      }),
+  );
 
 describe('the packages, as workspaces', () => {
   it('are the workspaces, each named token-authority-<folder>', () => {

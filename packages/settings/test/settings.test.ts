@@ -2,21 +2,25 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../src/config-error.js';
-import { readSettings } from '../src/read-settings.js';
-import { settingGroups } from '../src/setting-groups.js';
+// Through the front door a user imports: what it names is what is tested.
 import {
   addressList,
   commaList,
+  ConfigError,
+  documentedDefault,
   flag,
   integer,
+  key32,
   nonEmpty,
   oneOf,
   optional,
+  readSettings,
+  settingGroups,
+  settingsDoc,
+  settingText,
   text,
-} from '../src/setting-types.js';
-import { key32, settingText } from '../src/setting-value.js';
-import { documentedDefault, settingsDoc, undocumentedSettings } from '../src/settings-doc.js';
+  undocumentedSettings,
+} from '../src/index.js';
 
 const { groups, schema } = settingGroups({
   Server: {

@@ -18,7 +18,7 @@ let archiveDir: string;
 let empty: { name: string; ends_at: Date };
 /** Partitions that ended before it: the history partition, once its month is over. */
 let older: string[];
-let result: { code: number; stdout: string; stderr: string };
+let result: Awaited<ReturnType<typeof runArchive>>;
 
 beforeAll(async () => {
   database = await createTestDatabase(4);
@@ -47,11 +47,7 @@ afterAll(() => rm(dir, { recursive: true, force: true }));
 describe('archiving a partition that holds no events', () => {
   it('archives it like any other: a manifest with no files, an events-archived event, the partition dropped', async () => {
     expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
-    const outcomes = result.stdout
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(outcomes).toEqual(
+    expect(result.lines).toEqual(
       [...older, empty.name].map((partition) =>
         expect.objectContaining({ partition, archived: true, events: 0, files: [] }),
       ),

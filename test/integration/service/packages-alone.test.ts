@@ -4,7 +4,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../../support/after-file.js';
-import { deepImport, packedPackageProject } from '../../support/consumer-project.js';
+import { deepImport, packedPackageProject, promisedLine } from '../../support/consumer-project.js';
 
 /**
  * Issue 66, item 4: packages a user could take. Each one here, packed alone, installs into an
@@ -51,7 +51,7 @@ describe.each(PACKAGES)('packages/$dir, packed alone', ({ dir, deep, alongside, 
     expect(files).toContain('dist/index.d.ts');
     expect(files.filter((file) => /^(src|test)\//.test(file))).toEqual([]);
 
-    const promised = /\/\/ prints (.+)\n*$/.exec(example)?.[1];
+    const promised = promisedLine(example);
     expect(promised, 'the example ends with "// prints <line>"').toBeDefined();
     const { stdout } = await run(process.execPath, ['example.mjs'], {
       cwd: project,

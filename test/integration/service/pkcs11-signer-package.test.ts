@@ -5,7 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { afterFile, tempDir } from '../../support/after-file.js';
-import { deepImport, packedPackageProject } from '../../support/consumer-project.js';
+import { deepImport, packedPackageProject, promisedLine } from '../../support/consumer-project.js';
 import { createTestToken, SOFTHSM_MODULE } from '../../support/softhsm.js';
 
 /**
@@ -66,7 +66,7 @@ describe(`packages/pkcs11-signer, packed alone`, () => {
       ).stdout.trim();
       expect(kid).toMatch(/^[\w-]{43}$/);
 
-      const promised = /\/\/ prints (.+)\n*$/.exec(example)?.[1];
+      const promised = promisedLine(example);
       expect(promised, 'the example ends with "// prints <line>"').toBeDefined();
       const { stdout } = await run(process.execPath, ['example.mjs'], {
         cwd: project,

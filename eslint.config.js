@@ -65,6 +65,7 @@ export const LAYERS = {
   ],
   cli: [
     'audit-log',
+    'settings',
     'delivery',
     'http',
     'commands',

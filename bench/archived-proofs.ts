@@ -15,7 +15,7 @@ import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { promisify } from 'node:util';
-import { parseCommandLine } from '#audit-log/cli/command-line.js';
+import { parseCommandLine } from '#settings/command-line.js';
 import { connect } from '../src/db/database.js';
 import { migrate } from '../src/db/migrate.js';
 import { configurePartitioning } from '#event-log/partitions.js';

@@ -11,7 +11,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { parseCommandLine } from '#audit-log/cli/command-line.js';
+import { parseCommandLine } from '#settings/command-line.js';
 import { connect } from '../src/db/database.js';
 import { migrate } from '../src/db/migrate.js';
 import { newWebhookSecret } from '../packages/outbound/src/standard-webhooks.js';

@@ -7,7 +7,7 @@
  * growth run of docs/capacity.md: the database stays the size of the hot window.
  */
 import autocannon from 'autocannon';
-import { parseCommandLine } from '#audit-log/cli/command-line.js';
+import { parseCommandLine } from '#settings/command-line.js';
 import { freePort } from '../src/net/free-port.js';
 import { benchClient } from './client.js';
 import { startProcess, stopAll, waitFor } from './processes.js';

@@ -11,7 +11,7 @@
  */
 import pg from 'pg';
 import { decodeJwt } from 'jose';
-import { parseCommandLine } from '#audit-log/cli/command-line.js';
+import { parseCommandLine } from '#settings/command-line.js';
 import { mintDevLoginToken } from '../src/crypto/login-tokens.js';
 import { freePort } from '../src/net/free-port.js';
 import { benchClient } from './client.js';

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
 import { loadAuditSigningKey } from '../src/audit-trail/audit-key.js';
 import { signTreeHead, treeOrigin } from '#audit-log/transparency/tree-head.js';
-import { parseCommandLine } from '#audit-log/cli/command-line.js';
+import { parseCommandLine } from '#settings/command-line.js';
 import { kyselyOver } from '../src/db/database.js';
 import { migrate } from '../src/db/migrate.js';
 import { appendToStream } from '#event-log/append-to-stream.js';

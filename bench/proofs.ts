@@ -7,7 +7,7 @@
  * size and latency of inclusion and consistency proofs (each verified) at that size.
  */
 import { randomUUID } from 'node:crypto';
-import { parseCommandLine } from '#audit-log/cli/command-line.js';
+import { parseCommandLine } from '#settings/command-line.js';
 import { connect } from '../src/db/database.js';
 import { migrate } from '../src/db/migrate.js';
 import { insertEvents, streamRows } from '#event-log/insert-events.js';

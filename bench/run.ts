@@ -7,7 +7,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { parseCommandLine } from '#audit-log/cli/command-line.js';
+import { parseCommandLine } from '#settings/command-line.js';
 import { freePort as freePortBelow32768 } from '../src/net/free-port.js';
 import { warmUp, type LoadPlan } from './load.js';
 import { createMeasurer } from './measure.js';

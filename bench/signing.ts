@@ -9,7 +9,7 @@
  */
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { parseCommandLine } from '#audit-log/cli/command-line.js';
+import { parseCommandLine } from '#settings/command-line.js';
 import { signAccessTokenOffThread, type AccessTokenClaims } from '../src/crypto/access-tokens.js';
 import type { SigningKey } from '../src/crypto/key-store.js';
 import { openPkcs11Signer } from '../src/crypto/pkcs11-signer.js';

@@ -15,7 +15,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Kysely, PostgresDialect } from 'kysely';
-import { parseCommandLine } from '#audit-log/cli/command-line.js';
+import { parseCommandLine } from '#settings/command-line.js';
 import { insertEvents, streamRows } from '#event-log/insert-events.js';
 import { signTreeHead, treeOrigin } from '#audit-log/transparency/tree-head.js';
 import { tilePath } from '#audit-log/transparency/tile-path.js';

@@ -10,7 +10,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { SignJWT, calculateJwkThumbprint, exportJWK, generateKeyPair } from 'jose';
-import { parseCommandLine } from '#audit-log/cli/command-line.js';
+import { parseCommandLine } from '#settings/command-line.js';
 import { signAccessToken, type AccessTokenClaims } from '../src/crypto/access-tokens.js';
 import { accessTokenHash } from '../src/crypto/dpop.js';
 import { createVerifier } from '../src/verify/index.js';

@@ -7,7 +7,7 @@ import { startApiServer } from './api-server.js';
 import { createLogger, openDatabase } from './runtime.js';
 import { configOrExit } from './config-exit.js';
 import { runService } from './process-lifecycle.js';
-import { parseCommandLine } from '#audit-log/cli/command-line.js';
+import { parseCommandLine } from '#settings/command-line.js';
 
 parseCommandLine(
   `Usage: npm run api

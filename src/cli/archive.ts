@@ -9,7 +9,7 @@ import path from 'node:path';
 import { archivePartitions } from '../audit-trail/archive/archive.js';
 import { recordArchive } from '../commands/archive/record.js';
 import { operatorActor, operatorDatabase } from './operator.js';
-import { parseCommandLine } from '#audit-log/cli/command-line.js';
+import { parseCommandLine } from '#settings/command-line.js';
 import { configOrExit, usageExit } from './config-exit.js';
 
 const USAGE = `Usage: npm run archive -- --before=<ISO date> [--dir=<archive folder>]

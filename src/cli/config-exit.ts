@@ -1,10 +1,5 @@
-import { ConfigError, loadConfig, type Config, type ConfigPurpose } from '../config/config.js';
-
-/** Ends the process with exit code 2 and the message of a ConfigError; rethrows anything else. */
-export function exitOnConfigError(error: unknown): never {
-  if (error instanceof ConfigError) usageExit(error.message);
-  throw error;
-}
+import { exitOnConfigError } from '#settings/command-line.js';
+import { loadConfig, type Config, type ConfigPurpose } from '../config/config.js';
 
 /** Says what was wrong with the command line (or its settings) and exits with code 2. */
 export function usageExit(message: string): never {

@@ -18,9 +18,9 @@ import {
   operatorSinksSchema,
   type OperatorSink,
 } from '../delivery/operator-sinks.js';
-import { parseCommandLine } from '#audit-log/cli/command-line.js';
+import { exitOnConfigError, parseCommandLine } from '#settings/command-line.js';
 import { sinkTargetRules } from './sink-admin-context.js';
-import { configOrExit, exitOnConfigError } from './config-exit.js';
+import { configOrExit } from './config-exit.js';
 import { runService } from './process-lifecycle.js';
 import { checkedList, jsonListSetting } from './list-setting.js';
 import { createLogger, openDatabase } from './runtime.js';

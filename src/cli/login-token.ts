@@ -2,7 +2,7 @@
  * `npm run login-token`: a development login token (alone on stdout's last line, for scripts),
  * signed by the key in DATA_DIR, trusted only while no external login issuer is configured.
  */
-import { parseCommandLine } from '#audit-log/cli/command-line.js';
+import { parseCommandLine } from '#settings/command-line.js';
 import { configOrExit, usageExit } from './config-exit.js';
 import { mintDevLoginToken } from '../crypto/login-tokens.js';
 

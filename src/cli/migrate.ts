@@ -6,7 +6,7 @@
 import { setServiceLogin } from '../db/privileges.js';
 import { createLogger, openDatabase } from './runtime.js';
 import { configOrExit } from './config-exit.js';
-import { parseCommandLine } from '#audit-log/cli/command-line.js';
+import { parseCommandLine } from '#settings/command-line.js';
 
 parseCommandLine(
   `Usage: npm run migrate

@@ -8,7 +8,7 @@ import { createPublicKey } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { LOG_TREE } from '../audit-trail/seal/log-tree.js';
 import { treeOrigin, treeVerifierKey } from '#audit-log/transparency/tree-head.js';
-import { parseCommandLine } from '#audit-log/cli/command-line.js';
+import { parseCommandLine } from '#settings/command-line.js';
 import { usageExit } from './config-exit.js';
 
 const USAGE = `Usage: npm run note-key -- --key=<audit public JWK file> --issuer=<TOKEN_ISSUER> (--space=<id> | --log)

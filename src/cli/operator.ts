@@ -8,7 +8,7 @@ import type { TokenSigner } from '../crypto/token-signer.js';
 import { createEventStore, type EventStore } from '#event-log/event-store.js';
 import { createAppendNotifier } from '#event-log/notify.js';
 import { postgresInlineWrites, type InlineWrites } from '../projections/inline-writes.js';
-import { exitOnConfigError } from './config-exit.js';
+import { exitOnConfigError } from '#settings/command-line.js';
 import { createLogger, openDatabase, type OpenDatabase } from './runtime.js';
 
 /** Who runs a command-line change, as recorded in its events: the OS user on this host. */

@@ -1,6 +1,6 @@
 import type { Config } from '../config/config.js';
 import type { Logger } from '../config/logger.js';
-import { exitOnConfigError } from './config-exit.js';
+import { exitOnConfigError } from '#settings/command-line.js';
 import type { OpenDatabase } from './runtime.js';
 
 /**

@@ -6,7 +6,7 @@ import { projectorLag } from '../projections/monitoring-queries.js';
 import { ADVISORY_LOCK } from '../db/advisory-locks.js';
 import { operatorDatabase } from './operator.js';
 import { configOrExit } from './config-exit.js';
-import { parseCommandLine } from '#audit-log/cli/command-line.js';
+import { parseCommandLine } from '#settings/command-line.js';
 
 parseCommandLine(
   `Usage: npm run projector-health

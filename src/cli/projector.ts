@@ -4,7 +4,7 @@
  */
 import { PROJECTIONS, projectionNamed } from '../projections/all.js';
 import { rebuildProjection } from '../projections/batches.js';
-import { parseCommandLine } from '#audit-log/cli/command-line.js';
+import { parseCommandLine } from '#settings/command-line.js';
 import { startProjectorService } from './projector-service.js';
 import { progressOnStderr } from '#audit-log/cli/progress.js';
 import { createLogger, openDatabase } from './runtime.js';

@@ -5,7 +5,7 @@
  */
 import { retireSigningKey } from '../commands/signing-key/change-keys.js';
 import { operatorActor, withSigningKeys } from './operator.js';
-import { parseCommandLine } from '#audit-log/cli/command-line.js';
+import { parseCommandLine } from '#settings/command-line.js';
 import { configOrExit, usageExit } from './config-exit.js';
 
 const USAGE = `Usage: npm run retire-signing-key -- --kid=<kid>

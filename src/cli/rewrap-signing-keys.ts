@@ -6,8 +6,8 @@
  */
 import { loadKeyEncryptionKey } from '../crypto/key-files.js';
 import { rewrapSigningKeys } from '../commands/signing-key/reseal.js';
-import { parseCommandLine } from '#audit-log/cli/command-line.js';
-import { configOrExit, exitOnConfigError, usageExit } from './config-exit.js';
+import { exitOnConfigError, parseCommandLine } from '#settings/command-line.js';
+import { configOrExit, usageExit } from './config-exit.js';
 import { operatorActor, withOperatorEvents } from './operator.js';
 
 const USAGE = `Usage: npm run rewrap-signing-keys -- --from=<old key, or file:<path>>

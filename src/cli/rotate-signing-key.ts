@@ -6,7 +6,7 @@
  */
 import { rotateSigningKey } from '../commands/signing-key/change-keys.js';
 import { operatorActor, withSigningKeys } from './operator.js';
-import { parseCommandLine } from '#audit-log/cli/command-line.js';
+import { parseCommandLine } from '#settings/command-line.js';
 import { configOrExit, usageExit } from './config-exit.js';
 import { longestTokenSeconds } from './rotation-settings.js';
 

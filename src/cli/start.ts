@@ -11,12 +11,12 @@ import { fileURLToPath } from 'node:url';
 import { relayLimits } from '../limits/cluster-peers.js';
 import { aggregateWorkerMetrics } from '../observability/cluster-metrics.js';
 import { createLogger, openDatabase } from './runtime.js';
-import { configOrExit, exitOnConfigError } from './config-exit.js';
+import { exitOnConfigError, parseCommandLine } from '#settings/command-line.js';
+import { configOrExit } from './config-exit.js';
 import { loadConfig } from '../config/config.js';
 import { loadAuditSigningKey } from '../audit-trail/audit-key.js';
 import { onShutdownSignal } from './process-lifecycle.js';
 import { supervise, type Supervised } from './supervise.js';
-import { parseCommandLine } from '#audit-log/cli/command-line.js';
 import { API_NODE_FLAGS } from '../config/node-flags.js';
 
 parseCommandLine(

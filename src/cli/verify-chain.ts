@@ -11,8 +11,8 @@ import { readTreeHeadFiles } from '#audit-log/head-files.js';
 import { LOG_TREE } from '../audit-trail/seal/log-tree.js';
 import { progressOnStderr } from '#audit-log/cli/progress.js';
 import { operatorDatabase } from './operator.js';
-import { configOrExit, exitOnConfigError } from './config-exit.js';
-import { parseCommandLine } from '#audit-log/cli/command-line.js';
+import { exitOnConfigError, parseCommandLine } from '#settings/command-line.js';
+import { configOrExit } from './config-exit.js';
 import { sql } from 'kysely';
 
 parseCommandLine(

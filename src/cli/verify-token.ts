@@ -3,7 +3,7 @@
  * way a Storefront API does, against the JWKS endpoint, and prints its header and claims.
  */
 import { createRemoteJWKSet, jwtVerify } from 'jose';
-import { parseCommandLine } from '#audit-log/cli/command-line.js';
+import { parseCommandLine } from '#settings/command-line.js';
 import { configOrExit, usageExit } from './config-exit.js';
 
 const USAGE = `Usage: npm run verify-token -- [--jwks=<url>] [--audience=<aud>] <token>

@@ -3,7 +3,7 @@ import { builtinModules } from 'node:module';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PACKAGE_REFUSES } from '../../eslint.config.js';
-import { importedPackages } from '../../tools/build.js';
+import { importedPackages, sharedPackages } from '../../tools/build.js';
 import { moduleSpecifiers, typeScriptFiles } from '../support/source-files.js';
 
 /**
@@ -13,6 +13,7 @@ import { moduleSpecifiers, typeScriptFiles } from '../support/source-files.js';
  */
 interface Manifest {
   name: string;
+  version?: string;
   workspaces?: string[];
   imports?: Record<string, string>;
   exports?: Record<string, unknown>;
@@ -73,4 +74,31 @@ describe('the packages, as workspaces', () => {
       './package.json',
     ]);
   });
+
+  it.each(folders)(
+    '%s takes another package only as declared: a workspace at its version, built before it',
+    (dir) => {
+      const manifest = read(`packages/${dir}/package.json`);
+      const taken = Object.entries(manifest.dependencies ?? {}).filter(([name]) =>
+        name.startsWith('token-authority-'),
+      );
+      for (const [name, version] of taken) {
+        const folder = name.slice('token-authority-'.length);
+        expect(folders).toContain(folder);
+        expect(version).toBe(read(`packages/${folder}/package.json`).version);
+        // Its own build compiles against the other's build, not its sources (rootDir), and
+        // `npm pack` builds that first; the service's build does both (tools/build.ts).
+        const tsconfig = JSON.parse(readFileSync(`packages/${dir}/tsconfig.json`, 'utf8')) as {
+          compilerOptions: { paths?: Record<string, string[]> };
+        };
+        expect(tsconfig.compilerOptions.paths).toEqual({
+          'token-authority-*': ['../*/dist/index.d.ts'],
+        });
+        expect((manifest as { scripts?: Record<string, string> }).scripts?.prepack).toContain(
+          `npm --prefix ../${folder} run build`,
+        );
+      }
+      if (taken.length > 0) expect(sharedPackages([dir])).toEqual(taken.map(([n]) => n.slice(16)));
+    },
+  );
 });

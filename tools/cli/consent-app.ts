@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseCommandLine } from '#audit-log/cli/command-line.js';
+import { parseCommandLine } from '#settings/command-line.js';
 import { startConsentApp } from '../consent-app/app.js';
 
 /**

@@ -10,7 +10,7 @@ import { isAlive, stopAll } from '../fleet/processes.js';
 import { BRIDGE, removeNetwork, SUBNET } from '../fleet/netns.js';
 import { fleetStatus } from '../fleet/status.js';
 import { fleetUp, missingPrograms, patroniRefusal } from '../fleet/up.js';
-import { parseCommandLine } from '#audit-log/cli/command-line.js';
+import { parseCommandLine } from '#settings/command-line.js';
 
 const USAGE = `Usage: npm run fleet -- up [--api-replicas=N] [--pg-nodes=M] [--dir=DIR]
        npm run fleet -- status [--dir=DIR]

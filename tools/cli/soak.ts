@@ -9,7 +9,7 @@ import { descendants, proportionalBytes } from '../reliability/proc.js';
 import { startHarness, type Harness } from '../reliability/harness.js';
 import { createClients, startLoad } from '../reliability/load.js';
 import { judgeLog, waitForProjector } from '../reliability/oracle.js';
-import { parseCommandLine } from '#audit-log/cli/command-line.js';
+import { parseCommandLine } from '#settings/command-line.js';
 
 const { values } = parseCommandLine(
   `Usage: npm run soak -- [--minutes=<n>] [--concurrency=<n>]

@@ -1,5 +1,12 @@
 // The one front door: what a user declaring and reading settings needs, by name.
 export { ConfigError } from './config-error.js';
+export {
+  exitOnConfigError,
+  glueOptionValues,
+  parseCommandLine,
+  type CommandLine,
+  type OptionsConfig,
+} from './command-line.js';
 export { readSettings, type SettingsRead } from './read-settings.js';
 export { settingGroups, type SettingGroup } from './setting-groups.js';
 export { noted, settingNotes, type SettingNote } from './setting-notes.js';

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { decodeJwt } from 'jose';
@@ -96,6 +96,41 @@ describe('token-authority-audit-log, packed alone (issue 66, item 4)', () => {
     expect(await example({ JTI: jti })).toMatchObject({
       status: 1,
       verdict: { ok: false, reason: 'not_included' },
+    });
+  });
+
+  it('runs its programs on token-authority-settings installed beside it: one usage error, one configuration error', async () => {
+    const bin = (name: string, args: string[]) =>
+      run(path.join(project, 'node_modules/.bin', name), args, {
+        cwd: project,
+        timeout: 60_000,
+      }).then(
+        () => ({ code: 0, stderr: '' }),
+        (error: { code: number; stderr: string }) => ({ code: error.code, stderr: error.stderr }),
+      );
+    const unknown = await bin('audit-log-verify-proof', ['--bogus']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/^Unknown option '--bogus'[\s\S]*\nUsage: /);
+    // A key without the record of what it cosigned: the witness refuses to start (ConfigError).
+    const vkey = (await readFile(path.join(project, 'policy.txt'), 'utf8'))
+      .split('\n')
+      .find((line) => line.startsWith('log '))!
+      .split(' ')[1]!;
+    const dir = path.join(project, 'witness');
+    await mkdir(dir);
+    await writeFile(path.join(dir, 'witness.key'), 'not read\n');
+    const origin = vkey.slice(0, vkey.indexOf('+'));
+    const held = await bin('audit-log-witness', [
+      '--name=witness.example',
+      `--log=${origin}=${vkey}`,
+      `--dir=${dir}`,
+      '--port=0',
+    ]);
+    expect(held).toEqual({
+      code: 2,
+      stderr: expect.stringMatching(
+        /^Invalid configuration: --dir \S+: witness\.key is there without state\.json/,
+      ) as string,
     });
   });
 

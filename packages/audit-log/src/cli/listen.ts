@@ -1,9 +1,9 @@
 import type { Server } from 'node:http';
-import { WitnessSetupError } from '../witness/setup-error.js';
+import { ConfigError } from 'token-authority-settings';
 
 /**
  * Listens on `port`; a port that cannot be had is refused as `refused` makes it (by default a
- * WitnessSetupError) naming `setting`: one line, not a stack trace, as a second server on one
+ * ConfigError) naming `setting`: one line, not a stack trace, as a second server on one
  * host meets it first.
  */
 export function listen(
@@ -11,7 +11,7 @@ export function listen(
   port: number,
   host: string,
   setting: string,
-  refused: (problem: string) => Error = (problem) => new WitnessSetupError([problem]),
+  refused: (problem: string) => Error = (problem) => new ConfigError([problem]),
 ): Promise<Server> {
   return new Promise<Server>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) =>

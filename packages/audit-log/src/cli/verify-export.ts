@@ -29,7 +29,7 @@ import { auditPublicKeyOf } from '../audit-public-key.js';
 import type { NoteVerifier } from '../transparency/signed-note.js';
 import { distinctWitnesses, parseCosignerKey } from '../transparency/witness-keys.js';
 import { progressOnStderr } from './progress.js';
-import { parseCommandLine } from './command-line.js';
+import { parseCommandLine } from 'token-authority-settings';
 
 const USAGE = `Usage: npm run verify-export -- (--key=<file> | --no-signature-check) [--checkpoint-dir=<dir>]
          [--allow-unanchored-tail] [--archive-dir=<dir>] [--witness=<cosigner vkey> ...]

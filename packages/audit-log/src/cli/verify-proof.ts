@@ -17,7 +17,7 @@ import { readFile } from 'node:fs/promises';
 import { checkProofAnswer, isInclusionAnswer } from '../check/proof-answer.js';
 import { parseVerifierKey, type NoteVerifier } from '../transparency/signed-note.js';
 import { distinctWitnesses, parseCosignerKey } from '../transparency/witness-keys.js';
-import { parseCommandLine } from './command-line.js';
+import { parseCommandLine } from 'token-authority-settings';
 import { checkTlogProof } from '../check/tlog-proof-check.js';
 import { parseTlogPolicy } from '../transparency/tlog-policy.js';
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, unlinkSync } from 'node:fs';
 import { link, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { WitnessSetupError } from './setup-error.js';
+import { ConfigError } from 'token-authority-settings';
 
 /** A folder held by this process until `release` (or its exit). */
 export interface DirectoryLock {
@@ -31,7 +31,7 @@ const pidIn = (text: string) => (/^(\d+) [0-9a-f]+\n$/.exec(text) ? Number.parse
  * take-over renames the stale file aside first and checks that it moved what it read, so two
  * processes taking over at once cannot both win: the loser refuses to start. A pid reused by an
  * unrelated process keeps the folder locked until an operator removes the file, which is the safe
- * way to be wrong. Throws a WitnessSetupError naming `setting` when the folder is held.
+ * way to be wrong. Throws a ConfigError naming `setting` when the folder is held.
  */
 export async function lockDirectory(
   dir: string,
@@ -41,7 +41,7 @@ export async function lockDirectory(
   const file = path.join(dir, name);
   const token = `${process.pid} ${randomBytes(8).toString('hex')}\n`;
   const held = (why: string) =>
-    new WitnessSetupError([
+    new ConfigError([
       `${setting} ${dir}: ${why} (${file}; remove it only if no such process runs)`,
     ]);
   for (let attempt = 0; attempt < 3; attempt += 1) {

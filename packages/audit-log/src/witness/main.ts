@@ -26,12 +26,11 @@ import {
   type NoteVerifier,
 } from '../transparency/signed-note.js';
 import { addCheckpoint } from '../transparency/witness.js';
-import { parseCommandLine } from '../cli/command-line.js';
+import { ConfigError, exitOnConfigError, parseCommandLine } from 'token-authority-settings';
 import { lockDirectory } from './dir-lock.js';
 import { readOrCreateFile } from '../read-or-create-file.js';
 import { listen } from '../cli/listen.js';
 import { checkMlDsaSetup, ML_DSA_KEY_FILE, openMlDsaKey } from './ml-dsa-key.js';
-import { exitOnSetupError, WitnessSetupError } from './setup-error.js';
 import { createStateFile, openStateFile } from './state-file.js';
 
 const USAGE = `Usage: npm run witness -- --name=<witness name> --log=<origin>=<log vkey> [--log=...] [--port=9380]
@@ -91,9 +90,7 @@ const exists = (file: string) =>
     () => true,
     (error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT') return false;
-      throw new WitnessSetupError([
-        `--dir: ${file} cannot be read: ${error.code ?? error.message}`,
-      ]);
+      throw new ConfigError([`--dir: ${file} cannot be read: ${error.code ?? error.message}`]);
     },
   );
 
@@ -113,7 +110,7 @@ async function openWitnessDir() {
   }
   const hasState = await exists(stateFile);
   if (keys.length > 0 && !hasState) {
-    throw new WitnessSetupError([
+    throw new ConfigError([
       `--dir ${dir}: ${keys.join(' and ')} ${keys.length > 1 ? 'are' : 'is'} there without state.json, the record of what it cosigned; with an empty record it would cosign a fork. Put back the state.json it last wrote, or retire this key (a new --dir, and a new key for the reviewers)`,
     ]);
   }
@@ -126,7 +123,7 @@ async function openWitnessDir() {
     ),
   );
   if (key.name !== values.name) {
-    throw new WitnessSetupError([
+    throw new ConfigError([
       `--name ${values.name}: this witness's key in ${dir} is named ${key.name}`,
     ]);
   }
@@ -138,7 +135,7 @@ async function openWitnessDir() {
   return { key, mlDsaKey, state };
 }
 
-const { key: witness, mlDsaKey, state } = await openWitnessDir().catch(exitOnSetupError);
+const { key: witness, mlDsaKey, state } = await openWitnessDir().catch(exitOnConfigError);
 
 const logs = {
   get(origin: string): NoteVerifier | undefined {
@@ -205,7 +202,7 @@ const server = createServer((request, response) => {
     );
   });
 });
-await listen(server, Number(values.port), values.host!, '--host/--port').catch(exitOnSetupError);
+await listen(server, Number(values.port), values.host!, '--host/--port').catch(exitOnConfigError);
 console.log(
   `witness ${witness.name} on ${values.host}:${values.port}, cosigning ${[...exact.keys(), ...prefixes.map(([p]) => `${p}*`)].join(', ')}`,
 );

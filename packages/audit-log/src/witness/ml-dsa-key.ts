@@ -7,7 +7,7 @@ import {
   signerKeyText,
   type NoteSigner,
 } from '../transparency/signed-note.js';
-import { WitnessSetupError } from './setup-error.js';
+import { ConfigError } from 'token-authority-settings';
 
 /** The witness's ML-DSA-44 key file in its --dir, beside witness.key (Ed25519). */
 export const ML_DSA_KEY_FILE = 'witness-ml-dsa-44.key';
@@ -18,9 +18,9 @@ export const ML_DSA_KEY_FILE = 'witness-ml-dsa-44.key';
  * subtree/v1 message holds the name in at most 255 bytes.
  */
 export function checkMlDsaSetup(name: string): void {
-  if (!mlDsaAvailable()) throw new WitnessSetupError([`--ml-dsa-44: ${mlDsaMissing()}`]);
+  if (!mlDsaAvailable()) throw new ConfigError([`--ml-dsa-44: ${mlDsaMissing()}`]);
   if (Buffer.byteLength(name) > 255) {
-    throw new WitnessSetupError(['--name: at most 255 bytes with --ml-dsa-44 (C2SP subtree/v1)']);
+    throw new ConfigError(['--name: at most 255 bytes with --ml-dsa-44 (C2SP subtree/v1)']);
   }
 }
 
@@ -34,15 +34,13 @@ export async function openMlDsaKey(file: string, name: string): Promise<NoteSign
   try {
     key = parseSignerKey(text);
   } catch (error) {
-    throw new WitnessSetupError([`--dir: ${file}: ${(error as Error).message}`]);
+    throw new ConfigError([`--dir: ${file}: ${(error as Error).message}`]);
   }
   if (key.type !== COSIGNATURE_ML_DSA_44) {
-    throw new WitnessSetupError([`--dir: ${file} holds no ML-DSA-44 key (type 0x06)`]);
+    throw new ConfigError([`--dir: ${file} holds no ML-DSA-44 key (type 0x06)`]);
   }
   if (key.name !== name) {
-    throw new WitnessSetupError([
-      `--name ${name}: the witness's key in ${file} is named ${key.name}`,
-    ]);
+    throw new ConfigError([`--name ${name}: the witness's key in ${file} is named ${key.name}`]);
   }
   return key;
 }

@@ -1,7 +1,7 @@
 import { open, readFile, rename } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { WitnessSetupError } from './setup-error.js';
+import { ConfigError } from 'token-authority-settings';
 import {
   MAX_NOTE_BYTES,
   MAX_ORIGIN_BYTES,
@@ -68,7 +68,7 @@ export const createStateFile = (file: string) => writeFileDurably(file, stored([
 
 /**
  * The witness's memory from `file`, which must exist and parse: a missing, unreadable or damaged
- * file is a WitnessSetupError, never an empty memory (an empty memory cosigns a fork, and its next write
+ * file is a ConfigError, never an empty memory (an empty memory cosigns a fork, and its next write
  * would erase every other log's head). Each advance is serialised, rewrites the whole file
  * durably, and is answered only after that; at most `maxOrigins` origins are kept.
  */
@@ -81,7 +81,7 @@ export async function openStateFile(
     parsed = StoredState.parse(JSON.parse(await readFile(file, 'utf8')));
   } catch (error) {
     const why = error instanceof z.ZodError ? 'not a witness state file' : (error as Error).message;
-    throw new WitnessSetupError([`--dir: the witness state ${file} cannot be used: ${why}`]);
+    throw new ConfigError([`--dir: the witness state ${file} cannot be used: ${why}`]);
   }
   const heads = new Map<string, TreeHead>(
     Object.entries(parsed).map(([origin, head]) => [

@@ -1,5 +1,6 @@
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
   EMPTY_ROOT,
@@ -35,7 +36,8 @@ const ROOTS = [
   '5dc9da79a70659a9ad559cb701ded9a2ab9d823aad2f4960cfe370eff4604328',
 ];
 const tree = memoryTree(LEAF_INPUTS.map((hex) => leafHash(Buffer.from(hex, 'hex'))));
-const FIXTURES = 'test/fixtures/transparency-dev';
+// Beside the test, so it runs from the root and from the package alike.
+const FIXTURES = fileURLToPath(new URL('../fixtures/transparency-dev', import.meta.url));
 
 function vectors(
   kind: 'inclusion' | 'consistency',

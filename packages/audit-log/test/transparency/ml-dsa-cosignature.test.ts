@@ -25,7 +25,7 @@ import { formatTlogProof } from '../../src/transparency/tlog-proof.js';
 import { addCheckpoint, memoryWitnessState, originHash } from '../../src/transparency/witness.js';
 import { parseCosignerKey } from '../../src/transparency/witness-keys.js';
 import { openMlDsaKey } from '../../src/witness/ml-dsa-key.js';
-import { WitnessSetupError } from '../../src/witness/setup-error.js';
+import { ConfigError } from 'token-authority-settings';
 import {
   OWN_ENTRIES,
   OWN_LOG_VKEY,
@@ -321,7 +321,7 @@ describe.runIf(!mlDsaAvailable())('ML-DSA-44 cosignatures, on a Node without ML-
   it('configuring an ML-DSA-44 key fails at start with the setup error, nothing written', async () => {
     const file = path.join(dir, 'alone', 'witness-ml-dsa-44.key');
     const refused = openMlDsaKey(file, 'witness.example/w1');
-    await expect(refused).rejects.toBeInstanceOf(WitnessSetupError);
+    await expect(refused).rejects.toBeInstanceOf(ConfigError);
     await expect(refused).rejects.toThrow(
       /^Invalid configuration: --ml-dsa-44: this Node \(v\d+\.\d+\.\d+\) has no ML-DSA-44; Node 24\.6 or later has$/,
     );

@@ -1,4 +1,8 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { ConfigError } from './config-error.js';
+
+// A process's settings arrive from its environment and its command line: both are read here, by
+// the service's commands and by the packages' own (the witness, the offline checks).
 
 /** A command's options, as node:util's parseArgs declares them. */
 export type OptionsConfig = NonNullable<ParseArgsConfig['options']>;
@@ -63,8 +67,17 @@ export function parseCommandLine<const Options extends OptionsConfig>(
     process.exit(2);
   }
   if ((parsed.values as { help?: boolean }).help) {
-    console.log(usage);
+    process.stdout.write(`${usage}\n`);
     process.exit(0);
   }
   return parsed as unknown as CommandLine<Options>;
+}
+
+/** Ends the process with exit code 2 and a ConfigError's message (one line a problem); rethrows the rest. */
+export function exitOnConfigError(error: unknown): never {
+  if (error instanceof ConfigError) {
+    console.error(error.message);
+    process.exit(2);
+  }
+  throw error;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { glueOptionValues } from '#audit-log/cli/command-line.js';
+import { glueOptionValues } from '../src/index.js';
 
 const options = {
   kid: { type: 'string' },

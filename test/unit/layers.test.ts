@@ -7,13 +7,7 @@ import { moduleSpecifiers, typeScriptFiles } from '../support/source-files.js';
 const SRC = path.resolve('src');
 
 /** Every .ts file under src/, relative to it. */
-function sourceFiles(dir = SRC): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(full);
-    return entry.name.endsWith('.ts') ? [path.relative(SRC, full)] : [];
-  });
-}
+const sourceFiles = (): string[] => typeScriptFiles(SRC).map((file) => path.relative(SRC, file));
 
 /** The src/ files a file imports (relative imports only), as paths relative to src/. */
 function importsOf(file: string): string[] {

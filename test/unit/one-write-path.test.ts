@@ -1,19 +1,15 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { typeScriptFiles } from '../support/source-files.js';
 
 // Issue 52, item 2: the event store's one append is the only way into the log. The store is the
 // event-log package; nothing of src/ writes the log past it.
 const SRC = path.resolve('src');
 const STORE = path.resolve('packages/event-log/src');
 
-function sourceFiles(dir = SRC): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(full);
-    return entry.name.endsWith('.ts') ? [path.relative(SRC, full)] : [];
-  });
-}
+/** Every .ts file under src/, relative to it. */
+const sourceFiles = (): string[] => typeScriptFiles(SRC).map((file) => path.relative(SRC, file));
 
 /** What writes the log, or reaches past the store's one append to do so. */
 const WRITES_THE_LOG: ReadonlyArray<readonly [string, RegExp]> = [

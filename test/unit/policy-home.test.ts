@@ -1,6 +1,7 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { typeScriptFiles } from '../support/source-files.js';
 
 const SRC = path.resolve('src');
 
@@ -65,13 +66,7 @@ const NOT_DECISIONS: ReadonlyArray<{ file: string; line: string; why: string }> 
 ];
 
 /** Every .ts file under src/, relative to it. */
-function sourceFiles(dir = SRC): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(full);
-    return entry.name.endsWith('.ts') ? [path.relative(SRC, full)] : [];
-  });
-}
+const sourceFiles = (): string[] => typeScriptFiles(SRC).map((file) => path.relative(SRC, file));
 
 /** Where src/ outside the policy decides access itself: `file:line subject: text`. */
 function decisionsOutsideThePolicy(): string[] {

@@ -1,4 +1,5 @@
 import { sql, type Transaction } from 'kysely';
+import { EVENT_LOG_LOCKS } from '#event-log/schema.js';
 import type { Database } from './schema.js';
 
 /**
@@ -17,13 +18,18 @@ export const ADVISORY_LOCK = {
   /** Session lock: the deliverer process that holds it delivers to every audit sink. */
   deliverer: 7_214_903_315,
   /** Transaction lock, tried never waited: one session makes the partitions, others skip the round. */
-  eventPartitions: 7_214_903_316,
+  eventPartitions: EVENT_LOG_LOCKS.partitions,
+  /** Transaction lock: processes starting together apply each of the event log's migrations once. */
+  eventLogMigrations: EVENT_LOG_LOCKS.migrations,
 } as const;
 
 /** A purpose of {@link ADVISORY_LOCK}. */
 export type AdvisoryLockPurpose = keyof typeof ADVISORY_LOCK;
 
-/** The SQL functions (as the last migration defining them has them) that take each key. */
+/**
+ * The SQL functions (as the last migration defining them has them, the event log's after the
+ * service's) that take each key.
+ */
 export const ADVISORY_LOCK_IN_SQL: Readonly<
   Partial<Record<AdvisoryLockPurpose, readonly string[]>>
 > = { eventPartitions: ['ensure_event_partitions'] };

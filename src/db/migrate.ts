@@ -2,13 +2,24 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
+import { eventLogMigrated, migrateEventLog } from '#event-log/migrate.js';
 import { ADVISORY_LOCK } from './advisory-locks.js';
 
 /** migrations/ at the repository root. */
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations/', import.meta.url));
 
+/**
+ * Applies the service's migrations, then the event log's own (packages/event-log: its tables, which
+ * the service's history built before the package held them, so they apply over it unchanged);
+ * returns the names applied.
+ */
+export async function migrate(pool: pg.Pool): Promise<string[]> {
+  const applied = await migrateFiles(pool);
+  return [...applied, ...(await migrateEventLog(pool)).map((name) => `event-log/${name}`)];
+}
+
 /** Applies each unrecorded migrations/NNN_name.sql in order, each with its record; returns names. */
-export async function migrate(pool: pg.Pool, dir = MIGRATIONS_DIR): Promise<string[]> {
+export async function migrateFiles(pool: pg.Pool, dir = MIGRATIONS_DIR): Promise<string[]> {
   const files = (await readdir(dir)).filter((file) => file.endsWith('.sql')).sort();
   const client = await pool.connect();
   const applied: string[] = [];
@@ -40,8 +51,12 @@ export async function migrate(pool: pg.Pool, dir = MIGRATIONS_DIR): Promise<stri
   }
 }
 
-/** True when every migration file has been applied (used by the health check). */
-export async function isMigrated(pool: pg.Pool, dir = MIGRATIONS_DIR): Promise<boolean> {
+/** True when every migration, the service's and the log's, has been applied (the health check). */
+export async function isMigrated(pool: pg.Pool): Promise<boolean> {
+  return (await filesMigrated(pool)) && (await eventLogMigrated(pool));
+}
+
+async function filesMigrated(pool: pg.Pool, dir = MIGRATIONS_DIR): Promise<boolean> {
   const files = (await readdir(dir)).filter((file) => file.endsWith('.sql'));
   const table = await pool.query<{ exists: boolean }>(
     `SELECT to_regclass('schema_migrations') IS NOT NULL AS exists`,

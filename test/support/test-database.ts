@@ -11,10 +11,14 @@ export interface TestDatabase extends DatabaseHandle {
 }
 
 /**
- * Copies the migrated template into a fresh database so test files never see each other's rows.
+ * Copies the migrated template into a fresh database so test files never see each other's rows
+ * (`empty`: a database with nothing migrated, for tests of the migrations themselves).
  * Call at module level or in beforeAll; it registers its own cleanup (afterFile).
  */
-export async function createTestDatabase(poolSize = 10): Promise<TestDatabase> {
+export async function createTestDatabase(
+  poolSize = 10,
+  { empty = false }: { readonly empty?: boolean } = {},
+): Promise<TestDatabase> {
   const adminUrl = inject('adminDatabaseUrl');
   const name = `test_${randomBytes(6).toString('hex')}`;
   const admin = connect({
@@ -27,7 +31,9 @@ export async function createTestDatabase(poolSize = 10): Promise<TestDatabase> {
   for (let attempt = 0; ; attempt++) {
     try {
       await admin.pool.query(
-        `CREATE DATABASE ${name} TEMPLATE ${TEMPLATE_DATABASE} STRATEGY FILE_COPY`,
+        empty
+          ? `CREATE DATABASE ${name}`
+          : `CREATE DATABASE ${name} TEMPLATE ${TEMPLATE_DATABASE} STRATEGY FILE_COPY`,
       );
       break;
     } catch (error) {

@@ -11,6 +11,7 @@ import {
 } from '../../src/db/advisory-locks.js';
 import { SPACE_ID_PATTERN } from '../../src/http/authentication.js';
 import { MIGRATIONS_DIR } from '../../src/db/migrate.js';
+import { EVENT_LOG_MIGRATIONS } from '#event-log/schema.js';
 import { advisoryCallsInSql } from '../support/advisory-calls.js';
 
 /**
@@ -22,10 +23,14 @@ const purposeOf = new Map<number, AdvisoryLockPurpose>(
   Object.entries(ADVISORY_LOCK).map(([purpose, key]) => [key, purpose as AdvisoryLockPurpose]),
 );
 
-const migrations = readdirSync(MIGRATIONS_DIR)
-  .filter((file) => file.endsWith('.sql'))
-  .sort()
-  .map((file) => ({ file, text: readFileSync(path.join(MIGRATIONS_DIR, file), 'utf8') }));
+// In the order they apply: the service's files, then the event log's own (src/db/migrate.ts).
+const migrations = [
+  ...readdirSync(MIGRATIONS_DIR)
+    .filter((file) => file.endsWith('.sql'))
+    .sort()
+    .map((file) => ({ file, text: readFileSync(path.join(MIGRATIONS_DIR, file), 'utf8') })),
+  ...EVENT_LOG_MIGRATIONS.map(({ name, sql }) => ({ file: `event-log/${name}`, text: sql })),
+];
 
 describe('the advisory-lock registry', () => {
   it('gives every purpose a key of its own', () => {

@@ -6,7 +6,15 @@
  * `workspaces` and this build follow it, and test/unit/package-registry.test.ts holds the rest.
  */
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
@@ -27,21 +35,30 @@ export function importedPackages(manifest: {
 const readManifest = (file: string) =>
   JSON.parse(readFileSync(file, 'utf8')) as {
     imports?: Record<string, string>;
-    dependencies?: Record<string, string>;
+    peerDependencies?: Record<string, string>;
   };
 
-/** The packages another package imports by name (`token-authority-<name>` in its dependencies). */
+/**
+ * The packages another package imports by name: `token-authority-<name>` among its peers (optional
+ * ones, so npm never looks the unpublished name up in a registry; a user installs its tarball).
+ */
 export function sharedPackages(names: readonly string[]): string[] {
   const shared = new Set<string>();
   for (const name of names)
     for (const dependency of Object.keys(
-      readManifest(`packages/${name}/package.json`).dependencies ?? {},
+      readManifest(`packages/${name}/package.json`).peerDependencies ?? {},
     )) {
       const match = /^token-authority-([a-z0-9-]+)$/.exec(dependency);
       if (match) shared.add(match[1]!);
     }
   return [...shared].sort();
 }
+
+/** A package's build configuration: tsconfig.build.json where it has one, else tsconfig.json. */
+const buildConfig = (name: string) =>
+  existsSync(`packages/${name}/tsconfig.build.json`)
+    ? `packages/${name}/tsconfig.build.json`
+    : `packages/${name}/tsconfig.json`;
 
 function build(): void {
   const manifest = readManifest('package.json');
@@ -51,12 +68,13 @@ function build(): void {
   rmSync('dist', { recursive: true, force: true });
   const names = importedPackages(manifest);
   const shared = sharedPackages(names);
-  // A package another compiles against is built in its own folder first (its tsconfig maps
-  // `token-authority-<name>` to ../<name>/dist); the workspace link may not exist (the image's
-  // build stage installs before it copies packages/).
+  // A package another compiles against is built in its own folder first (the other's
+  // tsconfig.build.json maps `token-authority-<name>` to ../<name>/dist); the workspace link may
+  // not exist (the image's build stage installs before it copies packages/). Removed after: a
+  // build left there would be what a process reaching the package by name runs, stale or not.
   for (const name of shared) compile('-p', `packages/${name}/tsconfig.json`);
-  for (const name of names)
-    compile('-p', `packages/${name}/tsconfig.json`, '--outDir', `dist/${name}`);
+  for (const name of names) compile('-p', buildConfig(name), '--outDir', `dist/${name}`);
+  for (const name of shared) rmSync(`packages/${name}/dist`, { recursive: true, force: true });
   compile('-p', 'tsconfig.build.json');
   cpSync('src/http/dashboard', 'dist/http/dashboard', { recursive: true });
   const imports = Object.fromEntries(names.map((name) => [`#${name}/*`, `./${name}/*`]));

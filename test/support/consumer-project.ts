@@ -48,25 +48,9 @@ async function pack(
   return info!;
 }
 
-/**
- * The packages of this repository `packageDir` depends on (`token-authority-<name>`), each packed
- * into `work`: unpublished, a user installs their tarballs beside it, as its README says.
- */
-async function packedDependencies(
-  packageDir: string,
-  work: string,
-): Promise<Record<string, string>> {
-  const manifest = JSON.parse(await readFile(path.join(packageDir, 'package.json'), 'utf8')) as {
-    dependencies?: Record<string, string>;
-  };
-  const tarballs: Record<string, string> = {};
-  for (const name of Object.keys(manifest.dependencies ?? {})) {
-    const folder = /^token-authority-([a-z0-9-]+)$/.exec(name)?.[1];
-    if (!folder) continue;
-    const info = await pack(path.join(packageDir, '..', folder), work);
-    tarballs[name] = `file:${path.join(work, info.filename)}`;
-  }
-  return tarballs;
+/** One of packages/* packed into `work` on its own: the `file:` spec a consumer installs it by. */
+export async function packedTarball(packageDir: string, work: string): Promise<string> {
+  return `file:${path.join(work, (await pack(packageDir, work)).filename)}`;
 }
 
 /** This project packed (see packedInto): `token-authority` as a user installs it. */
@@ -79,8 +63,7 @@ export const packedConsumerProject = (
  * One of packages/* packed on its own (prepack builds it with its own tsconfig) and installed into
  * `work/consumer`, an empty JavaScript project: what a user who takes only that package has.
  * Returns the project, the packed files, and the README's one `js` block (its usage example),
- * written there as `example.mjs`. `alongside`: what the README says to install with it (the
-repository's packages it depends on are packed and added). Install
+ * written there as `example.mjs`. `alongside`: what the README says to install with it. Install
  * scripts run only where the package needs them (`scripts`: a native build, a platform package's
  * links), not for every dependency fetched.
  */
@@ -90,10 +73,7 @@ export async function packedPackageProject(
   alongside: Readonly<Record<string, string>> = {},
   { scripts = false }: { readonly scripts?: boolean } = {},
 ): Promise<{ project: string; files: string[]; example: string }> {
-  const { project, files } = await packedInto(packageDir, work, {
-    ...(await packedDependencies(packageDir, work)),
-    ...alongside,
-  });
+  const { project, files } = await packedInto(packageDir, work, alongside);
   const install = ['install', '--prefer-offline', '--no-audit', '--no-fund'];
   await run('npm', scripts ? install : [...install, '--ignore-scripts'], {
     cwd: project,

@@ -19,6 +19,8 @@ interface Manifest {
   exports?: Record<string, unknown>;
   dependencies?: Record<string, string>;
   peerDependencies?: Record<string, string>;
+  peerDependenciesMeta?: Record<string, { optional?: boolean }>;
+  scripts?: Record<string, string>;
   optionalDependencies?: Record<string, string>;
 }
 const read = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as Manifest;
@@ -76,29 +78,34 @@ describe('the packages, as workspaces', () => {
   });
 
   it.each(folders)(
-    '%s takes another package only as declared: a workspace at its version, built before it',
+    '%s takes another package only as an optional peer at its version, built before it',
     (dir) => {
       const manifest = read(`packages/${dir}/package.json`);
-      const taken = Object.entries(manifest.dependencies ?? {}).filter(([name]) =>
+      // A dependency by an unpublished name is one npm would look up in the public registry.
+      expect(
+        Object.keys({ ...manifest.dependencies, ...manifest.optionalDependencies }).filter((name) =>
+          name.startsWith('token-authority-'),
+        ),
+      ).toEqual([]);
+      const taken = Object.entries(manifest.peerDependencies ?? {}).filter(([name]) =>
         name.startsWith('token-authority-'),
       );
       for (const [name, version] of taken) {
         const folder = name.slice('token-authority-'.length);
         expect(folders).toContain(folder);
         expect(version).toBe(read(`packages/${folder}/package.json`).version);
-        // Its own build compiles against the other's build, not its sources (rootDir), and
-        // `npm pack` builds that first; the service's build does both (tools/build.ts).
-        const tsconfig = JSON.parse(readFileSync(`packages/${dir}/tsconfig.json`, 'utf8')) as {
+        expect(manifest.peerDependenciesMeta?.[name]).toEqual({ optional: true });
+        // Its build compiles against the other's build, not its sources (rootDir), and builds
+        // that first; the service's build does both (tools/build.ts).
+        const build = JSON.parse(readFileSync(`packages/${dir}/tsconfig.build.json`, 'utf8')) as {
           compilerOptions: { paths?: Record<string, string[]> };
         };
-        expect(tsconfig.compilerOptions.paths).toEqual({
+        expect(build.compilerOptions.paths).toEqual({
           'token-authority-*': ['../*/dist/index.d.ts'],
         });
-        expect((manifest as { scripts?: Record<string, string> }).scripts?.prepack).toContain(
-          `npm --prefix ../${folder} run build`,
-        );
+        expect(manifest.scripts?.build).toContain(`npm --prefix ../${folder} run build`);
       }
-      if (taken.length > 0) expect(sharedPackages([dir])).toEqual(taken.map(([n]) => n.slice(16)));
+      expect(sharedPackages([dir])).toEqual(taken.map(([name]) => name.slice(16)));
     },
   );
 });

@@ -9,7 +9,7 @@ import { sealLog } from '../../../src/audit-trail/seal/sealer.js';
 import { signTreeHeads } from '../../../src/audit-trail/seal/tree-head-signing.js';
 import { signTreeHead, treeOrigin } from '#audit-log/transparency/tree-head.js';
 import { tempDir } from '../../support/after-file.js';
-import { deepImport, packedPackageProject } from '../../support/consumer-project.js';
+import { deepImport, packedPackageProject, packedTarball } from '../../support/consumer-project.js';
 import {
   createCredentialVia,
   privateTokenVia,
@@ -99,7 +99,7 @@ describe('token-authority-audit-log, packed alone (issue 66, item 4)', () => {
     });
   });
 
-  it('runs its programs on token-authority-settings installed beside it: one usage error, one configuration error', async () => {
+  it('runs its programs once token-authority-settings is installed beside it: one usage error, one configuration error', async () => {
     const bin = (name: string, args: string[]) =>
       run(path.join(project, 'node_modules/.bin', name), args, {
         cwd: project,
@@ -108,6 +108,23 @@ describe('token-authority-audit-log, packed alone (issue 66, item 4)', () => {
         () => ({ code: 0, stderr: '' }),
         (error: { code: number; stderr: string }) => ({ code: error.code, stderr: error.stderr }),
       );
+    // An optional peer: npm never looked the unpublished name up; the programs say it is missing.
+    const lock = JSON.parse(await readFile(path.join(project, 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, unknown>;
+    };
+    expect(Object.keys(lock.packages)).not.toContain('node_modules/token-authority-settings');
+    const missing = await bin('audit-log-verify-proof', ['--help']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/Cannot find package 'token-authority-settings'/);
+    const settings = await packedTarball(path.resolve('packages/settings'), path.dirname(project));
+    await run(
+      'npm',
+      ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', settings],
+      {
+        cwd: project,
+        timeout: 240_000,
+      },
+    );
     const unknown = await bin('audit-log-verify-proof', ['--bogus']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/^Unknown option '--bogus'[\s\S]*\nUsage: /);

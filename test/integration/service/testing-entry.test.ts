@@ -127,6 +127,8 @@ describe('token-authority/testing, from the packed tarball', () => {
     expect(files).toContain('dist/testing/index.d.ts');
     expect(files).toContain('dist/verify/index.js');
     expect(files).toContain('dist/verify/index.d.ts');
+    // audit-log reaches settings by name: the service's build answers it from inside dist.
+    expect(files).toContain('dist/node_modules/token-authority-settings/index.js');
     // The testcontainers module is a package of its own (packages/testcontainers).
     expect(files.filter((file) => file.startsWith('dist/testcontainers/'))).toEqual([]);
     expect(files).toContain('dist/http/dashboard/index.html');

@@ -1,11 +1,11 @@
 /**
  * The log's tables, functions and locks: what the store needs in Postgres, owned here. A user
- * applies them with `migrateEventLog`; token-authority applies them after its own migrations,
- * whose history (001–045) built the same objects before this package held them. Each statement
- * is a no-op where its object already stands as written here, so applying them over that history
- * changes nothing (test/integration/event-log/log-schema.test.ts holds both).
+ * applies them with `migrateEventLog`, in the schema \`public\` (the functions name it in their
+ * search_path). token-authority's own migrations (up to 045 for these objects) built the same
+ * objects before this package held them: where such a log stands, the first migration is recorded
+ * as applied without running (it would take locks on a live log to change nothing), and
+ * test/integration/event-log/log-schema.test.ts holds that it makes what that history made.
  */
-
 /** The advisory-lock keys the log takes; a user's other keys must differ from these. */
 export const EVENT_LOG_LOCKS = {
   /** Transaction lock, tried never waited: one session makes the partitions, others skip the round. */
@@ -18,6 +18,11 @@ export const EVENT_LOG_LOCKS = {
 export interface EventLogMigration {
   readonly name: string;
   readonly sql: string;
+  /**
+   * Relations whose presence, all of them, means this migration's work was done before the
+   * package held the log: it is then recorded without running.
+   */
+  readonly adoptsWhereStand?: readonly string[];
 }
 
 const TABLES = `
@@ -182,5 +187,15 @@ SELECT ensure_event_partitions();
 
 /** The log's migrations, in the order they apply. A change to the log's tables is a new one here. */
 export const EVENT_LOG_MIGRATIONS: readonly EventLogMigration[] = [
-  { name: '001_event_log', sql: TABLES },
+  {
+    name: '001_event_log',
+    sql: TABLES,
+    adoptsWhereStand: [
+      'events',
+      'event_partitioning',
+      'event_partitions',
+      'event_traces',
+      'stream_digests',
+    ],
+  },
 ];

@@ -9,6 +9,7 @@ import { createTestDatabase } from '../../support/test-database.js';
  */
 const GLOBAL: Readonly<Record<string, string>> = {
   schema_migrations: 'migrations applied (coordinator)',
+  event_log_migrations: "the event log's own migrations applied (coordinator)",
   signing_keys:
     "the shared key ring and each space's own (space_id null for the shared one; reference table, a few rows per space)",
   projection_checkpoints: "each projection's position in the whole log (coordinator)",

@@ -10,6 +10,7 @@ import { allPids, commandLine, descendants, isRunning } from '../../../tools/rel
 import { withDatabase } from '../../support/database-url.js';
 import { freePortBelow32768 } from '../../support/postgres-source.js';
 import { waitUntil } from '../../support/wait.js';
+import { EVENT_LOG_MIGRATIONS } from '#event-log/index.js';
 
 const cli = (script: string) => path.resolve('src/cli', script);
 
@@ -276,7 +277,10 @@ describe('migrations', () => {
       const files = (await readdir(path.resolve('migrations')))
         .filter((f) => f.endsWith('.sql'))
         .sort();
-      expect(applied.flat().sort()).toEqual(files);
+      // The service's files, then the event log's own (recorded in its own table).
+      expect(applied.flat().sort()).toEqual(
+        [...files, ...EVENT_LOG_MIGRATIONS.map((m) => `event-log/${m.name}`)].sort(),
+      );
       const { rows } = await handles[0]!.pool.query(
         'SELECT name FROM schema_migrations ORDER BY name',
       );

@@ -53,8 +53,14 @@ export {
 export { inRange, nextLogRange, type LogRange, type PositionSpan } from './log-range.js';
 export { createLogTail, type LogTail, type LogTailReader } from './log-tail.js';
 export { EVENTS_CHANNEL, createAppendNotifier, type AppendNotifier } from './notify.js';
-export { eventLogMigrated, migrateEventLog } from './migrate.js';
-export { EVENT_LOG_LOCKS, EVENT_LOG_MIGRATIONS, type EventLogMigration } from './schema.js';
+export {
+  applyMigrations,
+  eventLogMigrated,
+  migrateEventLog,
+  migrationsApplied,
+  type MigrationSet,
+} from './migrate.js';
+export { EVENT_LOG_LOCKS, EVENT_LOG_MIGRATIONS, type Migration } from './schema.js';
 export {
   configurePartitioning,
   ensurePartitions,

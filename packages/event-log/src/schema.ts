@@ -14,8 +14,8 @@ export const EVENT_LOG_LOCKS = {
   migrations: 7_214_903_317,
 } as const;
 
-/** One migration of the log: applied once, in order, recorded by name. */
-export interface EventLogMigration {
+/** One migration (the log's, or a user's in a MigrationSet): applied once, in order, recorded by name. */
+export interface Migration {
   readonly name: string;
   readonly sql: string;
   /**
@@ -186,7 +186,7 @@ SELECT ensure_event_partitions();
 `;
 
 /** The log's migrations, in the order they apply. A change to the log's tables is a new one here. */
-export const EVENT_LOG_MIGRATIONS: readonly EventLogMigration[] = [
+export const EVENT_LOG_MIGRATIONS: readonly Migration[] = [
   {
     name: '001_event_log',
     sql: TABLES,

@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { httpAllowedUrls } from '../config/production-urls.js';
-import { listen as listenOn } from '#audit-log/cli/listen.js';
-import { ConfigError, type Config } from '../config/config.js';
+import { listen } from '#audit-log/cli/listen.js';
+import type { Config } from '../config/config.js';
 import type { Logger } from '../config/logger.js';
 import { connect, type DatabaseHandle } from '../db/database.js';
 import { createReadRouter } from '../db/read-replica.js';
@@ -236,9 +236,4 @@ export async function startApiServer(
         server.closeIdleConnections();
       }),
   };
-}
-
-/** Listens on `port`; a port that cannot be had is a ConfigError naming `setting`. */
-function listen(server: Server, port: number, host: string, setting: string): Promise<Server> {
-  return listenOn(server, port, host, setting, (problem) => new ConfigError([problem]));
 }

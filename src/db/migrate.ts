@@ -7,7 +7,6 @@ import {
   eventLogMigrated,
   migrateEventLog,
   migrationsApplied,
-  type MigrationSet,
 } from '#event-log/migrate.js';
 import { ADVISORY_LOCK } from './advisory-locks.js';
 
@@ -24,27 +23,29 @@ export async function migrate(pool: pg.Pool): Promise<string[]> {
   return [...applied, ...(await migrateEventLog(pool)).map((name) => `event-log/${name}`)];
 }
 
-/** The service's migrations: migrations/NNN_name.sql in name order, recorded in schema_migrations. */
-async function serviceMigrations(dir: string): Promise<MigrationSet> {
-  const files = (await readdir(dir)).filter((file) => file.endsWith('.sql')).sort();
-  return {
-    migrations: await Promise.all(
-      files.map(async (name) => ({ name, sql: await readFile(path.join(dir, name), 'utf8') })),
-    ),
-    record: 'schema_migrations',
-    lockKey: ADVISORY_LOCK.migrations,
-  };
-}
+/** The service's migration files, migrations/NNN_name.sql, in name order. */
+const migrationFiles = async (dir: string) =>
+  (await readdir(dir)).filter((file) => file.endsWith('.sql')).sort();
+
+/** Where the service's migrations are recorded, and the lock they are applied under. */
+const SERVICE = { record: 'schema_migrations', lockKey: ADVISORY_LOCK.migrations } as const;
 
 /** Applies each unrecorded migrations/NNN_name.sql in order, each with its record; returns names. */
 export async function migrateFiles(pool: pg.Pool, dir = MIGRATIONS_DIR): Promise<string[]> {
-  return applyMigrations(pool, await serviceMigrations(dir));
+  const migrations = await Promise.all(
+    (await migrationFiles(dir)).map(async (name) => ({
+      name,
+      sql: await readFile(path.join(dir, name), 'utf8'),
+    })),
+  );
+  return applyMigrations(pool, { ...SERVICE, migrations });
 }
 
 /** True when every migration, the service's and the log's, has been applied (the health check). */
 export async function isMigrated(pool: pg.Pool): Promise<boolean> {
+  const names = await migrationFiles(MIGRATIONS_DIR);
   return (
-    (await migrationsApplied(pool, await serviceMigrations(MIGRATIONS_DIR))) &&
+    (await migrationsApplied(pool, { ...SERVICE, migrations: names.map((name) => ({ name })) })) &&
     (await eventLogMigrated(pool))
   );
 }

@@ -24,10 +24,10 @@ async function packedInto(
       name: 'consumer',
       private: true,
       type: 'module',
-      dependencies: { [info!.name]: `file:${path.join(work, info!.filename)}`, ...alongside },
+      dependencies: { [info.name]: `file:${path.join(work, info.filename)}`, ...alongside },
     }),
   );
-  return { project, files: info!.files.map((file) => file.path) };
+  return { project, files: info.files.map((file) => file.path) };
 }
 
 /** `npm pack` of `packageDir` into `work` (prepack builds it): the tarball's name, file, contents. */

@@ -54,7 +54,11 @@ export async function applyMigrations(pool: pg.Pool, set: MigrationSet): Promise
 /** Whether every migration of `set` is recorded as applied. */
 export async function migrationsApplied(
   pool: pg.Pool,
-  set: Pick<MigrationSet, 'migrations' | 'record'>,
+  set: {
+    readonly record: string;
+    /** Their names are all it reads. */
+    readonly migrations: readonly Pick<Migration, 'name'>[];
+  },
 ): Promise<boolean> {
   const { rows: found } = await pool.query<{ exists: boolean }>(
     'SELECT to_regclass($1) IS NOT NULL AS exists',

@@ -1,7 +1,7 @@
 /**
  * `npx tsx bench/signing.ts [--count=10000 --in-flight=64 --spaces=1000]`: access-token
  * signatures a second through each signer, against the in-memory peer (today's issuance path:
- * `signAccessTokenOffThread` with a key object on libuv's pool) in the same run, with
+ * `signAccessTokenWith` with a key object, on the event loop) in the same run, with
  * `--in-flight` signatures outstanding as concurrent requests would keep them. Per row: the
  * throughput, its ratio to the peer, and the event loop's busy share (what every other request of
  * the process waits behind) and busy time per signature. Needs SoftHSM2 (`apt-get install -y
@@ -10,7 +10,7 @@
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { parseCommandLine } from '#settings/command-line.js';
-import { signAccessTokenOffThread, type AccessTokenClaims } from '../src/crypto/access-tokens.js';
+import { signAccessTokenWith, type AccessTokenClaims } from '../src/crypto/access-tokens.js';
 import type { SigningKey } from '../src/crypto/key-store.js';
 import { openPkcs11Signer } from '../src/crypto/pkcs11-signer.js';
 import { TokenSession } from '#pkcs11-signer/token-session.js';
@@ -52,14 +52,14 @@ interface Row {
 /** Signs `count` tokens, `inFlight` at a time, each with the key `keyOf(i)` picks. */
 async function measure(name: string, keyOf: (i: number) => SigningKey): Promise<Row> {
   for (let i = 0; i < Math.min(500, count); i++)
-    await signAccessTokenOffThread(keyOf(i), claims(i));
+    await signAccessTokenWith(keyOf(i), claims(i));
   let next = 0;
   const elu = performance.eventLoopUtilization();
   const started = performance.now();
   const lane = async () => {
     while (next < count) {
       const i = next++;
-      await signAccessTokenOffThread(keyOf(i), claims(i));
+      await signAccessTokenWith(keyOf(i), claims(i));
     }
   };
   await Promise.all(Array.from({ length: inFlight }, lane));

@@ -21,8 +21,9 @@ export async function generateSealedSigningKey(
 }
 
 /**
- * The default signer: sealed keys opened on first use, at most `maxKeys` held, signing on libuv's
- * pool. The token endpoint signs with the key store's key object directly, not through here.
+ * The default signer: sealed keys opened on first use, at most `maxKeys` held, signing on this
+ * thread (why not on libuv's pool: signJwt, access-tokens.ts). The token endpoint signs with the
+ * key store's key object directly, not through here.
  */
 export function createLocalSigner(
   db: Kysely<Database>,
@@ -52,12 +53,7 @@ export function createLocalSigner(
     // A local key exists only in the memory of whoever made it until a ring records it.
     discard: async () => undefined,
     async sign(kid, signingInput) {
-      const key = await privateKeyOf(kid);
-      return new Promise((resolve, reject) =>
-        sign(null, signingInput, key, (error, signature) =>
-          error ? reject(error) : resolve(signature),
-        ),
-      );
+      return sign(null, signingInput, await privateKeyOf(kid));
     },
     async publicJwk(kid) {
       const row = await db

@@ -1,5 +1,5 @@
 import { spaceIssuer } from '#verifier/issuer-keys.js';
-import { signJwtOffThread } from './access-tokens.js';
+import { signJwt } from './access-tokens.js';
 import type { SpaceKeyStore } from './space-keys.js';
 import { UnavailableError } from '../errors/errors.js';
 
@@ -18,7 +18,7 @@ export function signalSigner(spaces: SpaceKeyStore, serviceIssuer: string): Sign
       if (!key) {
         throw new UnavailableError("the space's own signing ring has no key; retry shortly");
       }
-      return signJwtOffThread(key, claims, 'secevent+jwt', spaceId);
+      return signJwt(key, claims, 'secevent+jwt', spaceId);
     },
   };
 }

@@ -13,11 +13,30 @@ export interface IdGenerator {
 
 export const systemClock: Clock = { now: () => Date.now() };
 
-// Random bytes are drawn in bulk (as Node's randomUUID does): one call per 256 ids, not one each.
-const POOL_IDS = 256;
-const RANDOM_BYTES = 10; // 74 random bits use 10 bytes, less the version and variant bits
+// Random bytes are drawn in bulk (as Node's randomUUID does): one call per 2,560 bytes, not one per
+// id or salt. A pool is replaced when spent, never rewritten, so bytes read from it stay as drawn.
+const POOL_BYTES = 2560;
 let pool = Buffer.alloc(0);
 let poolOffset = 0;
+
+/** Where `n` fresh random bytes start in `pool`. */
+function draw(n: number): number {
+  if (poolOffset + n > pool.length) {
+    pool = randomBytes(POOL_BYTES);
+    poolOffset = 0;
+  }
+  const at = poolOffset;
+  poolOffset += n;
+  return at;
+}
+
+/** `n` (at most 2,560) random bytes as base64url: a salt, from the pool. */
+export function randomBase64url(n: number): string {
+  const at = draw(n);
+  return pool.toString('base64url', at, at + n);
+}
+
+const RANDOM_BYTES = 10; // 74 random bits use 10 bytes, less the version and variant bits
 const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
 // Ids minted in the same millisecond share their time fields; the API mints two per request.
 let prefixMs = -1;
@@ -25,13 +44,8 @@ let prefix = '';
 
 /** A UUIDv7: time-ordered for cheap index inserts, 74 random bits for unguessability. */
 export function uuidv7(now = Date.now()): string {
-  if (poolOffset >= pool.length) {
-    pool = randomBytes(RANDOM_BYTES * POOL_IDS);
-    poolOffset = 0;
-  }
+  const o = draw(RANDOM_BYTES);
   const b = pool;
-  const o = poolOffset;
-  poolOffset += RANDOM_BYTES;
   if (now !== prefixMs) {
     const time = now.toString(16).padStart(12, '0');
     prefix = `${time.slice(0, 8)}-${time.slice(8, 12)}-`;

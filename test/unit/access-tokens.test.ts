@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   createAccessTokenVerifier,
   signAccessToken,
-  signAccessTokenOffThread,
+  signAccessTokenWith,
   signatureDigest,
   type PrivateTokenClaims,
 } from '../../src/crypto/access-tokens.js';
@@ -38,10 +38,10 @@ const claims: PrivateTokenClaims = {
 const policy = { issuer: 'https://issuer.test', audiences: ['storefront.test'] };
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
-describe('signAccessTokenOffThread', () => {
-  it('signs on the thread pool exactly what the inline signature signs (Ed25519 is deterministic)', async () => {
+describe('signAccessTokenWith', () => {
+  it('signs through signAccessTokenWith exactly what the inline signature signs (Ed25519 is deterministic)', async () => {
     const keys = keyStore();
-    const offThread = await signAccessTokenOffThread(keys.current(), claims);
+    const offThread = await signAccessTokenWith(keys.current(), claims);
     expect(offThread).toBe(signAccessToken(keys.current(), claims));
     await expect(verifyAccessToken(offThread, 'private', keys, policy, now)).resolves.toEqual(
       claims,
@@ -50,7 +50,7 @@ describe('signAccessTokenOffThread', () => {
 
   it('rejects, never throws synchronously, when the key cannot sign', async () => {
     const { publicKey } = generateKeyPairSync('ed25519');
-    const signing = signAccessTokenOffThread({ kid: 'k1', privateKey: publicKey }, claims);
+    const signing = signAccessTokenWith({ kid: 'k1', privateKey: publicKey }, claims);
     await expect(signing).rejects.toThrow();
   });
 });

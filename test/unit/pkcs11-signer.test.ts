@@ -7,7 +7,7 @@ import { createLocalJWKSet, jwtVerify } from 'jose';
 import pkcs11js from 'pkcs11js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  signAccessTokenOffThread,
+  signAccessTokenWith,
   type PrivateTokenClaims,
 } from '../../src/crypto/access-tokens.js';
 import { ConfigError, loadConfig } from '../../src/config/config.js';
@@ -77,7 +77,7 @@ describe('PKCS#11 signer (SoftHSM2)', () => {
       const tokens = [];
       for (const round of [0, 1]) {
         for (const key of keys) {
-          const signed = await signAccessTokenOffThread(
+          const signed = await signAccessTokenWith(
             { kid: key.kid, signer },
             claims(`${key.kid}-${round}`),
           );
@@ -288,7 +288,7 @@ describe('PKCS#11 signer: a stalled HSM call (SoftHSM2, one call made to block)'
       const issuing = (async () => {
         for (let left = window; left > 0; left = window - (Date.now() - stalledAt)) {
           const asked = Date.now();
-          const signed = signAccessTokenOffThread(
+          const signed = signAccessTokenWith(
             { kid, signer },
             { ...claims(`b-${answers.length}`), space_id: 'space-b' },
           ).then(

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { uuidv7 } from '../../src/domain/ports.js';
+import { randomBase64url, uuidv7 } from '../../src/domain/ports.js';
 
 describe('uuidv7', () => {
   it('is a version-7 RFC 9562 UUID that sorts by time and does not repeat', () => {
@@ -18,6 +18,25 @@ describe('uuidv7', () => {
     for (let digit = 13; digit < 32; digit += 1) {
       const seen = new Set(ids.map((id) => id[digit]));
       expect(seen.size, `hex digit ${digit}`).toBe(digit === 16 ? 4 : 16);
+    }
+  });
+});
+
+describe('randomBase64url', () => {
+  it('gives n fresh bytes each call, across the pool\'s refills, none shared with ids', () => {
+    // 16-byte salts: 2,560 a pool, so 600 of them cross several refills, with ids drawn between.
+    const salts = Array.from({ length: 600 }, (_, i) => {
+      if (i % 7 === 0) uuidv7();
+      return randomBase64url(16);
+    });
+    for (const salt of salts) expect(Buffer.from(salt, 'base64url')).toHaveLength(16);
+    expect(new Set(salts).size).toBe(600);
+    // Every bit takes both values somewhere: no byte of a salt is stuck (a pool read past its end).
+    const bytes = salts.map((salt) => Buffer.from(salt, 'base64url'));
+    for (let at = 0; at < 16; at += 1) {
+      const ored = bytes.reduce((bits, b) => bits | b[at]!, 0);
+      const anded = bytes.reduce((bits, b) => bits & b[at]!, 0xff);
+      expect([ored, anded], `byte ${at}`).toEqual([0xff, 0]);
     }
   });
 });

@@ -8,7 +8,7 @@ import type { IssuanceEvent } from '../../domain/token/issuances.js';
 import { InvalidDpopProofError, fieldsInvalid, InvalidScopeError } from '../../errors/errors.js';
 import {
   salted,
-  signAccessTokenOffThread,
+  signAccessTokenWith,
   signatureDigest,
   type AccessTokenClaims,
 } from '../../crypto/access-tokens.js';
@@ -226,8 +226,8 @@ async function signed(
 
 // The signature's own span: an HSM's latency shows as this span's length (the token is not in it).
 function signedWith(key: SigningKey, claims: AccessTokenClaims): Promise<string> {
-  if (!tracingOn()) return signAccessTokenOffThread(key, claims);
+  if (!tracingOn()) return signAccessTokenWith(key, claims);
   return inSpan('sign', { 'signer.kind': key.privateKey ? 'local' : 'pkcs11', kid: key.kid }, () =>
-    signAccessTokenOffThread(key, claims),
+    signAccessTokenWith(key, claims),
   );
 }

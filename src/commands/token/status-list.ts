@@ -7,7 +7,7 @@ import { statusListUri, tokenClaims } from '../../domain/token/claims.js';
 import { isIssuance } from '../../domain/token/issuances.js';
 import { secondsOf } from '../../domain/times.js';
 import { UnavailableError } from '../../errors/errors.js';
-import { signJwtOffThread, type AccessTokenClaims } from '../../crypto/access-tokens.js';
+import { signJwt, type AccessTokenClaims } from '../../crypto/access-tokens.js';
 import { STATUS_LIST_SIZE } from '../../crypto/status-slots.js';
 import type { ListEntries, PublishedList } from '../../domain/status-list/decide.js';
 import type { StatusListEntry } from '../../projections/status-list-entries.js';
@@ -103,7 +103,7 @@ export async function statusListToken(
     status_list: { bits: 1, lst },
   };
   const key = own?.key ?? ctx.keys.current();
-  const jwt = await signJwtOffThread(key, claims, 'statuslist+jwt', spaceId);
+  const jwt = await signJwt(key, claims, 'statuslist+jwt', spaceId);
   const lst_sha256 = createHash('sha256').update(lst).digest('hex');
   const latestExp = judged.reduce<number | undefined>(
     (latest, [, { exp }]) => Math.max(latest ?? exp, exp),

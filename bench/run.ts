@@ -7,9 +7,8 @@
  */
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { parseCommandLine } from '#settings/command-line.js';
 import { freePort as freePortBelow32768 } from '../src/net/free-port.js';
-import { warmUp, type LoadPlan } from './load.js';
+import { warmUp } from './load.js';
 import { createMeasurer } from './measure.js';
 import { bytesPerToken } from './storage.js';
 import { serverSettings, startBenchDatabase } from './database.js';
@@ -19,44 +18,12 @@ import { renderReport } from './report.js';
 import { startBenchSinks } from './sinks.js';
 import { peerTokenRequest } from './peer-client.js';
 import { startDurablePeer } from './durable-peer.js';
-import { measureTraced, tracedRatios, tracedSection } from './traces.js';
+import { measureTraced, tracedSection } from './traces.js';
 import { assertionSection, measureAssertions } from './assertions.js';
 import { measureStatusClaim, statusClaimSection } from './status-claim.js';
+import { comparisonSection, measureComparison } from './compare.js';
+import { compared, plan, SCOPES, traceRatios, values } from './options.js';
 
-const USAGE = `Usage: npm run bench -- [--duration=<s>] [--connections=<n>] [--warmup=<s>]
-       [--log-level=<level>] [--no-projector] [--profile] [--statements] [--scopes] [--sinks]
-       [--traces=<ratio,...>] [--assertions] [--status-claim] [--no-write]
-Loads the Koa ceiling, node-oidc-provider (in memory, durable) and our two issuance endpoints, one at a time, and
-writes docs/benchmarks.md (unless --no-write). --scopes: the service runs with
-deploy/scope-catalog.json and every token carries three scopes. --sinks: the service delivers
-its audit trail to two operator sinks (AUDIT_SINKS), a webhook receiver answering 200 and a dead
-port. --traces=0.01,1: the private endpoint again on a service sending traces sampled at each
-ratio to a local collector, as ratios to tracing off. --assertions: jwt-bearer, to client_credentials.
---status-claim: the private endpoint on twin services with and without the status claim, in turns.`;
-
-const { values } = parseCommandLine(USAGE, {
-  duration: { type: 'string', default: '10' },
-  connections: { type: 'string', default: '50' },
-  warmup: { type: 'string', default: '3' },
-  'no-write': { type: 'boolean', default: false },
-  'log-level': { type: 'string', default: 'info' },
-  profile: { type: 'boolean', default: false },
-  statements: { type: 'boolean', default: false },
-  'no-projector': { type: 'boolean', default: false },
-  scopes: { type: 'boolean', default: false },
-  sinks: { type: 'boolean', default: false },
-  traces: { type: 'string' },
-  assertions: { type: 'boolean', default: false },
-  'status-claim': { type: 'boolean', default: false },
-});
-const traceRatios = tracedRatios(values.traces);
-// Three public scopes of the development catalog: private and public tokens carry all three.
-const SCOPES = values.scopes ? ['products:read', 'cart:write', 'checkout:write'] : undefined;
-const plan: LoadPlan = {
-  durationSeconds: Number(values.duration),
-  connections: Number(values.connections),
-  warmupSeconds: Number(values.warmup),
-};
 const AUDIENCE = 'storefront.api.local';
 const root = path.resolve(import.meta.dirname, '..');
 const progress = (message: string) => process.stderr.write(`[bench] ${message}\n`);
@@ -211,6 +178,7 @@ try {
   const twins = { serviceEnv, plan, measure, privateRequest, projector, progress };
   const traced = await measureTraced({ ...twins, ratios: traceRatios });
   const statusClaim = values['status-claim'] && (await measureStatusClaim(twins));
+  const comparison = compared && (await measureComparison(twins, compared));
   progress('measuring database bytes per token');
   const storage = await bytesPerToken(pool);
   const delivered = sinks && { ...(await sinks.received()), deadPort: sinks.deadPort };
@@ -237,7 +205,8 @@ try {
   });
   const traces = traced.length > 0 ? `\n${tracedSection(traced)}` : '';
   const claimed = statusClaim ? `\n${statusClaimSection(statusClaim, peer)}` : '';
-  const report = `${rendered}${traces}${claimed}${asserted ? assertionSection(asserted, privateRun) : ''}`;
+  const compares = comparison ? `\n${comparisonSection(comparison)}` : '';
+  const report = `${rendered}${traces}${claimed}${compares}${asserted ? assertionSection(asserted, privateRun) : ''}`;
   console.log(report);
   if (!values['no-write']) {
     await writeFile(path.join(root, 'docs/benchmarks.md'), report);

@@ -51,8 +51,7 @@ interface Row {
 
 /** Signs `count` tokens, `inFlight` at a time, each with the key `keyOf(i)` picks. */
 async function measure(name: string, keyOf: (i: number) => SigningKey): Promise<Row> {
-  for (let i = 0; i < Math.min(500, count); i++)
-    await signAccessTokenWith(keyOf(i), claims(i));
+  for (let i = 0; i < Math.min(500, count); i++) await signAccessTokenWith(keyOf(i), claims(i));
   let next = 0;
   const elu = performance.eventLoopUtilization();
   const started = performance.now();

@@ -151,7 +151,7 @@ export function renderReport(results: BenchResults): string {
     '  the load generator. The bound column divides the cores by the CPU one request costs across all',
     `  of them. Ours reached ${pct(privateRun.rps, bound(privateRun))} (private) and ${pct(publicRun.rps, bound(publicRun))} (public) of`,
     '  their bound; what is left is time some core spent idle while requests waited.',
-    `- The API's event loop (its main thread; the signatures run on the thread pool) ran on a core`,
+    `- The API's event loop (its main thread, where it also signs) ran on a core`,
     `  ${pct(privateRun.eventLoop.running, 1)} (private) and ${pct(publicRun.eventLoop.running, 1)} (public) of the run's wall time, and was ready to run but waiting`,
     `  for a core ${pct(privateRun.eventLoop.waiting, 1)} and ${pct(publicRun.eventLoop.waiting, 1)} (Linux schedstat). Every request passes through that one thread:`,
     '  the time it waits for a core, taken by Postgres, the projector or the load generator, is time',

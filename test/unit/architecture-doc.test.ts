@@ -147,7 +147,7 @@ describe('docs/architecture.md states what the code does ("Claims the tests hold
   });
 
   it('an access token is signed from one place', () => {
-    const signers = filesMatching('src', /\bsignAccessToken(?:OffThread)?\(/).filter(
+    const signers = filesMatching('src', /\bsignAccessToken(?:With)?\(/).filter(
       (file) => file !== 'src/crypto/access-tokens.ts',
     );
     expect(claim('A token is signed in one place.')).toContain(`\`${signers[0]}\``);

@@ -6,10 +6,7 @@ import { pino } from 'pino';
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import pkcs11js from 'pkcs11js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  signAccessTokenWith,
-  type PrivateTokenClaims,
-} from '../../src/crypto/access-tokens.js';
+import { signAccessTokenWith, type PrivateTokenClaims } from '../../src/crypto/access-tokens.js';
 import { ConfigError, loadConfig } from '../../src/config/config.js';
 import { UnavailableError } from '../../src/errors/errors.js';
 import {

@@ -23,7 +23,7 @@ describe('uuidv7', () => {
 });
 
 describe('randomBase64url', () => {
-  it('gives n fresh bytes each call, across the pool\'s refills, none shared with ids', () => {
+  it("gives n fresh bytes each call, across the pool's refills, none shared with ids", () => {
     // 16-byte salts: 2,560 a pool, so 600 of them cross several refills, with ids drawn between.
     const salts = Array.from({ length: 600 }, (_, i) => {
       if (i % 7 === 0) uuidv7();

@@ -21,6 +21,10 @@ let poolOffset = 0;
 
 /** Where `n` fresh random bytes start in `pool`. */
 function draw(n: number): number {
+  // A bad count would hand out bytes again (negative), clip (too many) or stick at NaN for good.
+  if (!Number.isInteger(n) || n < 1 || n > POOL_BYTES) {
+    throw new RangeError(`random bytes: ${n} is not a count from 1 to ${POOL_BYTES}`);
+  }
   if (poolOffset + n > pool.length) {
     pool = randomBytes(POOL_BYTES);
     poolOffset = 0;

@@ -24,19 +24,35 @@ describe('uuidv7', () => {
 
 describe('randomBase64url', () => {
   it("gives n fresh bytes each call, across the pool's refills, none shared with ids", () => {
-    // 16-byte salts: 2,560 a pool, so 600 of them cross several refills, with ids drawn between.
+    // 16-byte salts: 160 a pool, so 600 of them cross several refills, with ids drawn between.
+    const ids: string[] = [];
     const salts = Array.from({ length: 600 }, (_, i) => {
-      if (i % 7 === 0) uuidv7();
+      if (i % 7 === 0) ids.push(uuidv7());
       return randomBase64url(16);
     });
-    for (const salt of salts) expect(Buffer.from(salt, 'base64url')).toHaveLength(16);
+    const bytes = salts.map((salt) => Buffer.from(salt, 'base64url'));
+    for (const salt of bytes) expect(salt).toHaveLength(16);
     expect(new Set(salts).size).toBe(600);
     // Every bit takes both values somewhere: no byte of a salt is stuck (a pool read past its end).
-    const bytes = salts.map((salt) => Buffer.from(salt, 'base64url'));
     for (let at = 0; at < 16; at += 1) {
       const ored = bytes.reduce((bits, b) => bits | b[at]!, 0);
       const anded = bytes.reduce((bits, b) => bits & b[at]!, 0xff);
       expect([ored, anded], `byte ${at}`).toEqual([0xff, 0]);
     }
+    // An id's last 6 bytes are drawn bytes as they are: none of them is in any salt.
+    const drawn = Buffer.concat(bytes).toString('hex');
+    for (const id of ids) {
+      const tail = id.slice(-12);
+      for (let at = drawn.indexOf(tail); at !== -1; at = drawn.indexOf(tail, at + 1)) {
+        expect(at % 2, `id ${id} found in a salt`).toBe(1);
+      }
+    }
+  });
+
+  it('refuses a count it cannot give fresh', () => {
+    for (const n of [0, -1, 2561, 1.5, Number.NaN]) {
+      expect(() => randomBase64url(n), String(n)).toThrow(RangeError);
+    }
+    expect(Buffer.from(randomBase64url(2560), 'base64url')).toHaveLength(2560);
   });
 });

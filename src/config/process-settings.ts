@@ -10,8 +10,9 @@ export const processSettings = {
   PORT: integer(0, 65_535, 8080).describe('HTTP port of the API (`0` picks a free one).'),
   HOST: text('0.0.0.0').describe('Address the API binds.'),
   // Half the CPUs, the rest Postgres's and the projector's: on 2 cores a second API process cost
-  // 6-44% more CPU per token for 0.92-1.32x the throughput; with signing on the loop, 6-37% more
-  // for 1.03x over three alternating rounds (`npm run bench -- --compare=API_WORKERS=1,2`).
+  // 6-44% more CPU per token for 0.92-1.32x the throughput; with signing on the loop, 6-40% more
+  // for 1.03x and 0.92x in two runs of three alternating rounds (`npm run bench --
+  // --compare=API_WORKERS=1,2`).
   API_WORKERS: integer(1, 64, Math.min(4, Math.max(1, Math.floor(availableParallelism() / 2))))
     .describe(
       'API processes `npm start` runs on `PORT` (node:cluster workers beside the supervising `npm start` process); they share rate limits and `/metrics`.',

@@ -1,5 +1,6 @@
 import type { Measured } from './load.js';
 import { measureTwin, type TwinOptions } from './twin.js';
+import { total as cpuTotal } from './report.js';
 
 /** `--compare=NAME=a,b,…`: the private endpoint on twins differing in one setting, in turns. */
 export interface Comparison {
@@ -43,10 +44,7 @@ export async function measureComparison(
 /** The report's section: each round's req/s and CPU per token by value, ratios to the first. */
 export function comparisonSection(comparison: Comparison): string {
   const { setting, values, rounds } = comparison;
-  const cpu = (run: Measured) =>
-    Object.values(run.cpuMsPerRequest ?? {})
-      .reduce((sum, ms) => sum + ms, 0)
-      .toFixed(3);
+  const cpu = (run: Measured) => cpuTotal(run.cpuMsPerRequest).toFixed(3);
   const rows = rounds.map(
     (runs, index) =>
       `| ${index + 1} | ${runs.map((run) => `${Math.round(run.rps).toLocaleString('en-US')} (${cpu(run)} ms)`).join(' | ')} | ${runs

@@ -40,7 +40,8 @@ const percentile = (values: readonly number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
 };
-const total = (cpu: Readonly<Record<string, number>> | undefined) =>
+/** CPU per request over every process group of a run, in ms. */
+export const total = (cpu: Readonly<Record<string, number>> | undefined) =>
   Object.values(cpu ?? {}).reduce((a, b) => a + b, 0);
 
 /**

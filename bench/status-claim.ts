@@ -1,5 +1,6 @@
 import type { Measured } from './load.js';
-import { measureTwin, type TwinOptions } from './twin.js';
+import type { TwinOptions } from './twin.js';
+import { measureComparison } from './compare.js';
 
 /** Twin runs with (`TOKEN_STATUS_LIST=true`) and without the status claim, in turns. */
 export interface StatusClaimRuns {
@@ -15,17 +16,9 @@ export async function measureStatusClaim(
   options: TwinOptions,
   rounds = 2,
 ): Promise<StatusClaimRuns> {
-  const runs: Array<StatusClaimRuns['rounds'][number]> = [];
-  for (let round = 1; round <= rounds; round++) {
-    const without = await measureTwin(options, `no status claim, round ${round}`, {
-      TOKEN_STATUS_LIST: 'false',
-    });
-    const withClaim = await measureTwin(options, `status claim, round ${round}`, {
-      TOKEN_STATUS_LIST: 'true',
-    });
-    runs.push({ with: withClaim, without });
-  }
-  return { rounds: runs };
+  const compared = { setting: 'TOKEN_STATUS_LIST', values: ['false', 'true'] };
+  const { rounds: runs } = await measureComparison(options, compared, rounds);
+  return { rounds: runs.map(([without, withClaim]) => ({ with: withClaim!, without: without! })) };
 }
 
 /** The report's section: each round's twins, as ratios to the in-memory peer and to each other. */

@@ -17,7 +17,8 @@ import { createAuthorizationRefusals } from '../commands/authorization/refusal-e
 import { ensureFirstSigningKey } from '../commands/signing-key/change-keys.js';
 import { randomIds, systemClock } from '../domain/ports.js';
 import { createEventStore, type AppendListener } from '#event-log/event-store.js';
-import { currentDeadline, withinDeadline } from '#event-log/append-deadline.js';
+import { deadlineOf, withinDeadline } from '#event-log/append-deadline.js';
+import { requestIdOf } from '../domain/stored-form.js';
 import { postgresSinkWrites } from '../delivery/sink-writes.js';
 import { workerPeers } from '../limits/cluster-peers.js';
 import { postgresPeers } from '../limits/postgres-peers.js';
@@ -81,7 +82,7 @@ export async function createCommandContext(
           expired,
         }),
     },
-    deadlineOf: currentDeadline,
+    deadlineOf: ({ events: [first] }) => deadlineOf(requestIdOf(first)),
     // Each event joined to its request's trace, beside the log; tracing off, not even asked.
     ...(traceDestination(config) ? { traceOf: currentTrace } : {}),
   });
@@ -172,9 +173,10 @@ export async function createCommandContext(
     kek,
     usedOnce: {
       // A spent id is a write, refused past the request's deadline as an append is.
-      remember: (used) => withinDeadline(currentDeadline(), () => rememberUsedOnce(db, used)),
-      rememberFirst: (used) =>
-        withinDeadline(currentDeadline(), () => rememberFirstUnused(db, used)),
+      remember: (used, requestId) =>
+        withinDeadline(deadlineOf(requestId), () => rememberUsedOnce(db, used)),
+      rememberFirst: (used, requestId) =>
+        withinDeadline(deadlineOf(requestId), () => rememberFirstUnused(db, used)),
     },
     idempotentResponses: {
       find: (spaceId, keyHash) => findIdempotentResponse(db, spaceId, keyHash),

@@ -58,13 +58,17 @@ export interface CommandContext {
   /** Private tokens for Shared Signals stream management (SSF 1.0 §8), and only those. */
   readonly streamsVerifier: AccessTokenVerifier;
   readonly hasher: SecretHasher;
-  /** Ids used once (client assertions, DPoP proofs), shared by every API process until expiry. */
+  /**
+   * Ids used once (client assertions, DPoP proofs), shared by every API process until expiry.
+   * Each is a write for the request `requestId` names, refused past its deadline as an append is.
+   */
   readonly usedOnce: {
     /** False when this id was already presented by this holder: a replay. */
-    remember(used: UsedOnce): Promise<boolean>;
+    remember(used: UsedOnce, requestId: string): Promise<boolean>;
     /** The first of `ids` not yet presented, now recorded (its index); undefined: all were. */
     rememberFirst(
       used: Omit<UsedOnce, 'id'> & { readonly ids: readonly string[] },
+      requestId: string,
     ): Promise<number | undefined>;
   };
   /** Seals what must be kept a short while and shown again (an idempotent rotation's secret). */

@@ -3,7 +3,6 @@ import type { Clock } from '../domain/ports.js';
 import type { DomainEvent, EventType } from '../domain/events.js';
 import { type BudgetWindow, decideBudgetedRecording } from '../domain/budget-window.js';
 import type { EventStore } from '#event-log/event-store.js';
-import { outsideDeadline } from '#event-log/append-deadline.js';
 import type { NewStream } from '#event-log/stream-ref.js';
 
 /** An event to append on a new stream of its own. */
@@ -89,9 +88,9 @@ export function createEventBudget(
     return true;
   };
 
-  // Writes the summaries of the windows `due` takes, as no request's: never past a deadline.
-  const flush = (due: (window: OpenWindow) => boolean) => outsideDeadline(() => summarise(due));
-  const summarise = async (due: (window: OpenWindow) => boolean) => {
+  // Writes the summaries of the windows `due` takes, as no request's (each its own request id):
+  // never refused past the deadline of the request whose count closed a window.
+  const flush = async (due: (window: OpenWindow) => boolean) => {
     const taken = [...windows].filter(([, window]) => due(window));
     for (const [key] of taken) windows.delete(key);
     let written = 0;

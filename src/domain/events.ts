@@ -88,6 +88,8 @@ export function domainEvent<Type extends EventType>(
 export interface ServiceActor {
   readonly actor: string;
   readonly origin: string;
+  /** The request that asked, when one did: its events name it, so its deadline bounds them. */
+  readonly requestId?: string;
 }
 
 /** The metadata of an event no client request caused: the service's or an operator's own. */

@@ -56,6 +56,17 @@ export function storedForm<Event extends EventBody>(event: Event, streamId: stri
   return { ...event, data, metadata };
 }
 
+/**
+ * The request an event was recorded for, in full or stored form (an issuance's is its event id);
+ * undefined for an event no request caused.
+ */
+export function requestIdOf(event: EventBody | undefined): string | undefined {
+  if (!event) return undefined;
+  const { metadata } = event;
+  if (typeof metadata.request_id === 'string') return metadata.request_id;
+  return isRequestMetadata(metadata) ? event.eventId : undefined;
+}
+
 /** The event in full from its stored form (its SQL twin is the `audit_log` view). */
 export function fullForm<Event extends EventBody & { readonly streamId: string }>(
   event: Event,

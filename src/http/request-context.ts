@@ -82,7 +82,7 @@ export function requestContext(
           reject(new UnavailableError(`no answer within ${deadlineMs} ms; retry shortly`)),
         );
         deadline = deadlines.add(() => writes.pass());
-        withDeadline(writes, next).then(resolve, reject);
+        withDeadline(ctx.state.requestId, writes, next).then(() => resolve(), reject);
       });
       // The router answers unknown paths and methods with empty bodies; give them ours.
       if (ctx.body === undefined || ctx.body === null) {

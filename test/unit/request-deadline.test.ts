@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import Router from '@koa/router';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { currentDeadline, withinDeadline } from '#event-log/append-deadline.js';
+import { deadlineOf, deadlinesHeld, withinDeadline } from '#event-log/append-deadline.js';
 import { createApp } from '../../src/http/app.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -45,18 +45,22 @@ describe('request deadline', () => {
   it('writes nothing once the caller was told no; a write begun before is answered, not 503', async () => {
     const router = new Router();
     const wrote: string[] = [];
-    const write = (what: string, ms: number) =>
-      withinDeadline(currentDeadline(), async () => {
+    const held = deadlinesHeld();
+    // A write names its request, as an event's metadata does: that is how it finds the deadline.
+    const write = (requestId: string, what: string, ms: number) =>
+      withinDeadline(deadlineOf(requestId), async () => {
         await sleep(ms);
         wrote.push(what);
       });
     router.get('/late', async (ctx) => {
       await sleep(600);
-      await write('late', 0).catch((error: Error) => wrote.push(`refused: ${error.message}`));
+      await write(ctx.state.requestId, 'late', 0).catch((error: Error) =>
+        wrote.push(`refused: ${error.message}`),
+      );
       ctx.body = { ok: true };
     });
     router.get('/writing', async (ctx) => {
-      await write('committed', 600);
+      await write(ctx.state.requestId, 'committed', 600);
       ctx.body = { recorded: true };
     });
     const app = createApp({
@@ -79,6 +83,8 @@ describe('request deadline', () => {
         'committed',
         'refused: the request was answered (past its deadline) before the write began',
       ]);
+      // Each let go once its handler settled, the one answered 503 too: none kept per request.
+      expect(deadlinesHeld()).toBe(held);
     } finally {
       server.closeAllConnections();
       server.close();

@@ -73,8 +73,8 @@ export function createEventStore<DB extends EventLogTables, Writes = unknown>(
     readonly batching?: BatchedAppenderOptions;
     /** The request's trace at each append, recorded beside its events; absent: tracing off. */
     readonly traceOf?: TraceOf;
-    /** The deadline of the request appending, read at the call: past it, nothing is written. */
-    readonly deadlineOf?: () => AppendDeadline | undefined;
+    /** The deadline of the request an append serves (its events name it): past it, nothing is written. */
+    readonly deadlineOf?: (input: AppendInput) => AppendDeadline | undefined;
   },
 ): EventStore<Writes> {
   const batched = options.batching && createBatchedAppender(db, options.batching);
@@ -101,7 +101,7 @@ export function createEventStore<DB extends EventLogTables, Writes = unknown>(
   return {
     append: (asked, inline) => {
       const input = traceOf ? traced(asked) : asked;
-      const deadline = deadlineOf?.();
+      const deadline = deadlineOf?.(input);
       if (isNewStream(input.stream) && !inline && batched) {
         return batched.append(input, deadline).then(announce, fail);
       }
@@ -116,7 +116,8 @@ export function createEventStore<DB extends EventLogTables, Writes = unknown>(
     },
     transact: async (work) => {
       const appended: RecordedEvent[] = [];
-      const deadline = deadlineOf?.();
+      // The request's whose events the transaction appends; none appended, nothing to hold back.
+      let deadline: AppendDeadline | undefined;
       let began = false;
       let committed = false;
       try {
@@ -127,6 +128,7 @@ export function createEventStore<DB extends EventLogTables, Writes = unknown>(
             },
             append: async (asked) => {
               const input = traceOf ? traced(asked) : asked;
+              deadline ??= deadlineOf?.(input);
               const result = isNewStream(input.stream)
                 ? await insertNew(trx, input)
                 : await appendChecked(trx, input);

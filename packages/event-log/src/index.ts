@@ -36,8 +36,8 @@ export {
 export { AppendRefusedError, isMissingPartition, type AppendRefusal } from './errors.js';
 export {
   RequestDeadline,
-  currentDeadline,
-  outsideDeadline,
+  deadlineOf,
+  deadlinesHeld,
   withDeadline,
   withinDeadline,
   type AppendDeadline,

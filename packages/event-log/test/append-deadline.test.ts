@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
-  currentDeadline,
-  outsideDeadline,
+  deadlineOf,
+  deadlinesHeld,
   RequestDeadline,
   withDeadline,
   type AppendDeadline,
@@ -144,21 +144,77 @@ describe("an append and its request's deadline", () => {
     expect(sent).not.toContain('COMMIT');
   });
 
-  it("is the request's own: work it runs as no request's (a summary of many) is not held to it", () => {
+  it('a transaction is held to the deadline of the request its appends name', async () => {
+    const { db, sent } = standInDatabase(writing(async () => undefined, []));
+    const late = deadline();
+    late.state.passed = true;
+    const asked: unknown[] = [];
+    const store = createEventStore(db, {
+      listeners: [],
+      deadlineOf: (input) => {
+        asked.push(input.events[0]?.metadata.request_id);
+        return input.events[0]?.metadata.request_id === 'late' ? late.value : undefined;
+      },
+    });
+    const named = (requestId: string) => ({ ...event(), metadata: { request_id: requestId } });
+    const appending = (requestId: string) =>
+      store.transact(async ({ append }) =>
+        append({ spaceId: 's', stream: newStream(requestId), events: [named(requestId)] }),
+      );
+    await expect(appending('late')).rejects.toMatchObject({ reason: 'deadline_passed' });
+    await expect(appending('on-time')).resolves.toHaveLength(1);
+    expect(asked).toEqual(['late', 'on-time']);
+    expect(sent.filter((s) => s === 'COMMIT')).toHaveLength(1);
+  });
+
+  it("is found by its request's id while the handling runs, and by no other id", async () => {
     let refused = 0;
     const request = new RequestDeadline(() => (refused += 1));
-    withDeadline(request, () => {
-      request.pass();
-      expect(refused).toBe(1);
-      expect(currentDeadline()?.begin()).toBe(false);
-      expect(outsideDeadline(() => currentDeadline())).toBeUndefined();
-    });
-    // A write begun before the deadline holds the refusal back; once committed, none comes.
+    const held = deadlinesHeld();
+    let finish!: () => void;
+    const handling = withDeadline(
+      'request-1',
+      request,
+      () => new Promise<void>((resolve) => (finish = resolve)),
+    );
+    expect(deadlineOf('request-1')).toBe(request);
+    // A summary of many, a background task: its events name their own id, so no deadline.
+    expect(deadlineOf('request-2')).toBeUndefined();
+    expect(deadlineOf(undefined)).toBeUndefined();
+    // Answered 503 while the handler still runs: its later writes are still refused.
+    request.pass();
+    expect(refused).toBe(1);
+    expect(deadlineOf('request-1')?.begin()).toBe(false);
+    finish();
+    await handling;
+    expect(deadlineOf('request-1')).toBeUndefined();
+    expect(deadlinesHeld()).toBe(held);
+  });
+
+  it('lets go of a deadline whose handling failed, at once or later', async () => {
+    const held = deadlinesHeld();
+    const request = new RequestDeadline(() => {});
+    await expect(
+      withDeadline('request-3', request, () => Promise.reject(new Error('no'))),
+    ).rejects.toThrow('no');
+    expect(() =>
+      withDeadline('request-4', request, () => {
+        throw new Error('at once');
+      }),
+    ).toThrow('at once');
+    expect(deadlineOf('request-3')).toBeUndefined();
+    expect(deadlineOf('request-4')).toBeUndefined();
+    expect(deadlinesHeld()).toBe(held);
+  });
+
+  it('holds back the refusal for a write begun before the deadline; once committed, none comes', () => {
+    let refused = 0;
     const writing = new RequestDeadline(() => (refused += 1));
     expect(writing.begin()).toBe(true);
     writing.pass();
+    expect(refused).toBe(0);
     writing.end(true);
-    expect(refused).toBe(1);
+    expect(refused).toBe(0);
     expect(writing.begin()).toBe(true);
   });
 });

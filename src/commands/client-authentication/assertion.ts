@@ -28,6 +28,8 @@ export async function assertionProvesClient(
   ctx: CommandContext,
   assertion: string,
   credential: Credential | undefined,
+  /** The request presenting it: its jti is spent for that request. */
+  requestId: string,
 ): Promise<boolean> {
   if (!credential?.jwks) return false;
   try {
@@ -43,12 +45,15 @@ export async function assertionProvesClient(
     const now = secondsOf(ctx.clock.now());
     if (!audienceIsOurIssuer(payload.aud, ctx.issuer)) return false;
     if (payload.exp! - now > MAX_LIFETIME_SECONDS || typeof payload.jti !== 'string') return false;
-    return await ctx.usedOnce.remember({
-      spaceId: credential.spaceId,
-      holder: `client:${credential.clientId}`,
-      id: payload.jti,
-      expiresAt: dateOfSeconds(payload.exp!),
-    });
+    return await ctx.usedOnce.remember(
+      {
+        spaceId: credential.spaceId,
+        holder: `client:${credential.clientId}`,
+        id: payload.jti,
+        expiresAt: dateOfSeconds(payload.exp!),
+      },
+      requestId,
+    );
   } catch (error) {
     // A database away, or anything else that is not of the JWS, is the service's failure.
     if (joseRefusal(error)) return false;

@@ -60,10 +60,16 @@ async function failedAuthentication(
 export type AuthenticatedClient = Credential & { readonly assertion?: AssertionEvidence };
 
 /** A trusted issuer's assertion judged for the client it names, in that client's space. */
-async function trustedAssertion(ctx: CommandContext, assertion: string, named?: Credential) {
+async function trustedAssertion(
+  ctx: CommandContext,
+  assertion: string,
+  how: Identification,
+  named?: Credential,
+) {
   if (!named) return untrustedRefusal('iss');
   const { spaceId, clientId } = named;
-  const asked = { spaceId, assertion, named: clientId, authenticates: true as const };
+  const { request_id: requestId } = how.origin;
+  const asked = { spaceId, assertion, named: clientId, authenticates: true as const, requestId };
   return acceptAssertion(ctx, asked).catch((error: unknown) => {
     if (error instanceof AssertionRefused) return error;
     throw error;
@@ -131,7 +137,12 @@ export async function identifyClient(
     return byProof(ctx, { method: 'assertion', clientId: iss, assertion }, how);
   }
   // An issuer's assertion, for the client its matched rule names: refused, counted per space.
-  const asked = { spaceId, assertion, ...(named === undefined ? {} : { named }) };
+  const asked = {
+    spaceId,
+    assertion,
+    requestId: how.origin.request_id,
+    ...(named === undefined ? {} : { named }),
+  };
   const accepted = await acceptAssertion(ctx, asked).catch(async (error: unknown) => {
     if (!(error instanceof AssertionRefused)) throw error;
     const claimed = error.clientId && (await ctx.credentials.find(error.clientId));
@@ -178,8 +189,8 @@ async function byProof(
     proof.method === 'secret'
       ? clientSecretMatches(ctx, proof.secret, credential)
       : proof.method === 'assertion'
-        ? await assertionProvesClient(ctx, proof.assertion, credential)
-        : await trustedAssertion(ctx, proof.assertion, credential);
+        ? await assertionProvesClient(ctx, proof.assertion, credential, how.origin.request_id)
+        : await trustedAssertion(ctx, proof.assertion, how, credential);
   const outcome = decideClientAuthentication(
     {
       secretMatches: proven !== false && !(proven instanceof AssertionRefused),

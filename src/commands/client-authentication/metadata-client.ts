@@ -123,7 +123,12 @@ export async function authenticateMetadataClient(
     const credential = credentialOf(clientId, allowed, client.jwks, ctx.clock.now());
     // Its jti spent for every space at once: the assertion names none, so it buys one token.
     const once = { ...credential, spaceId: SYSTEM_SPACE };
-    const ok = await assertionProvesClient(ctx, command.assertion, once);
+    const ok = await assertionProvesClient(
+      ctx,
+      command.assertion,
+      once,
+      command.metadata.request_id,
+    );
     return ok ? { credential, client } : undefined;
   };
   const { credential, client } =

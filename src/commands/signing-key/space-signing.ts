@@ -1,4 +1,3 @@
-import { outsideDeadline } from '#event-log/append-deadline.js';
 import { spaceIssuer } from '#verifier/issuer-keys.js';
 import type { SigningKey } from '../../crypto/key-store.js';
 import type { SpaceKeyStore } from '../../crypto/space-keys.js';
@@ -33,8 +32,9 @@ export async function signingOfSpace(
   if (!key) {
     let pending = making.get(spaceId);
     if (!pending) {
-      // The service's write, shared by every asker: no one request's deadline may refuse it.
-      pending = outsideDeadline(() => enableSpaceKeys(events, spaceId, SERVICE_ACTOR, spaces.maker))
+      // The service's write, shared by every asker: its events name no request, so no one
+      // request's deadline may refuse it.
+      pending = enableSpaceKeys(events, spaceId, SERVICE_ACTOR, spaces.maker)
         .then(() => spaces.store.forget(spaceId))
         .finally(() => making.delete(spaceId));
       making.set(spaceId, pending);

@@ -168,7 +168,7 @@ function issuanceDecider<Request extends IssueRequest, State, Refusal extends st
         id: dpop.jti,
         expiresAt: dpop.expiresAt,
       };
-      if (used && !(await ctx.usedOnce.remember(used))) {
+      if (used && !(await ctx.usedOnce.remember(used, event.eventId))) {
         throw new InvalidDpopProofError('this DPoP proof was already used (jti replayed)');
       }
       const rateLimit = ctx.limits.clientRequest(flow.payer(command, facts));

@@ -6,7 +6,6 @@ import {
   type PublishList,
 } from '../../domain/status-list/decide.js';
 import { NotFoundError, UnavailableError } from '../../errors/errors.js';
-import { outsideDeadline } from '#event-log/append-deadline.js';
 import type { StatusListVersions } from '../../projections/status-list-versions.js';
 import type { CommandContext } from '../context.js';
 import { handle, type Decider } from '../handle.js';
@@ -54,10 +53,9 @@ export async function publishStatusList(
   const metadata = serviceMetadata(SERVICE_ACTOR.actor, eventId, SERVICE_ACTOR.origin);
   const listId = built.list_id;
   const command = { eventId, metadata, spaceId, listId, built, entries, now: built.iat };
-  // Builds take turns in whichever request began them: the append is bound by no one's deadline.
-  const { events, facts } = await outsideDeadline(() =>
-    handle(ctx.events, publisher(versions), command),
-  );
+  // Builds take turns in whichever request began them: the append names no request, so it is
+  // bound by no one's deadline.
+  const { events, facts } = await handle(ctx.events, publisher(versions), command);
   if (events.length > 0 || facts.served !== built) return facts.served;
   // Another replica's version went first: that one is logged, so it is the one served.
   const last = await versions.last(spaceId, built.list_id);

@@ -180,6 +180,8 @@ export async function acceptAssertion(
     readonly named?: string;
     /** It authenticates the named client (RFC 7523 §2.2), not a grant: `aud` our issuer alone. */
     readonly authenticates?: true;
+    /** The request presenting it: the jti is spent for that request. */
+    readonly requestId: string;
   },
 ): Promise<AssertedCredential> {
   const ports = ctx.trustedIssuers ?? refused('iss', 'this process trusts no issuers');
@@ -198,12 +200,15 @@ export async function acceptAssertion(
   const credential =
     ruleCredential(await ctx.credentials.find(rule.client_id), issuer.spaceId) ??
     failing('sub', `rule ${rule.id}'s credential is not active in this space`);
-  const fresh = await ctx.usedOnce.remember({
-    spaceId,
-    holder: `issuer:${issuer.issuerId}`,
-    id: claims.jti,
-    expiresAt: dateOfSeconds(claims.exp + ports.clockSkewSeconds),
-  });
+  const fresh = await ctx.usedOnce.remember(
+    {
+      spaceId,
+      holder: `issuer:${issuer.issuerId}`,
+      id: claims.jti,
+      expiresAt: dateOfSeconds(claims.exp + ports.clockSkewSeconds),
+    },
+    command.requestId,
+  );
   if (!fresh) failing('jti', 'already used: an assertion is good for one request');
   return {
     credential: {

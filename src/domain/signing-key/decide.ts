@@ -33,7 +33,7 @@ function keyEvent<Type extends KeyEvent['type']>(
     eventId,
     type,
     ringData,
-    serviceMetadata(command.actor, eventId, command.origin),
+    serviceMetadata(command.actor, command.requestId ?? eventId, command.origin),
   );
 }
 
@@ -125,7 +125,7 @@ export function decideReseal(
     command.eventId,
     'signing-keys-resealed',
     { kids: [...command.kids], kek: command.kek, reason: command.reason },
-    serviceMetadata(command.actor, command.eventId, command.origin),
+    serviceMetadata(command.actor, command.requestId ?? command.eventId, command.origin),
   );
   return accept([event]);
 }
@@ -135,13 +135,15 @@ export function decideReseal(
  * shared ring speaks for the space any more. Once; a space on the shared keys has none to end.
  */
 export function decideEndSwitchOver(
-  command: Pick<KeyCommand, 'actor' | 'origin' | 'newEventId'> & { readonly spaceId: string },
+  command: Pick<KeyCommand, 'actor' | 'origin' | 'requestId' | 'newEventId'> & {
+    readonly spaceId: string;
+  },
   state: { readonly ring: KeyRing; readonly ended: boolean },
 ): Decision<DomainEvent<'space-switch-over-ended'>, 'not_found'> {
   if (state.ring.length === 0) return refuse('not_found');
   if (state.ended) return accept([]);
   const eventId = command.newEventId();
-  const metadata = serviceMetadata(command.actor, eventId, command.origin);
+  const metadata = serviceMetadata(command.actor, command.requestId ?? eventId, command.origin);
   return accept([
     domainEvent(eventId, 'space-switch-over-ended', { space_id: command.spaceId }, metadata),
   ]);

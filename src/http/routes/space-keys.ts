@@ -131,7 +131,8 @@ export function spaceKeyRoutes(
         { status: 200, description: "The space's issuer and JWKS", schema: spaceKeysEnabled },
       ],
       async handle(ctx, { spaceId, actor }) {
-        await enableSpaceKeys(commands.events, spaceId, { actor, origin: ctx.ip }, spaces.maker);
+        const asked = { actor, origin: ctx.ip, requestId: ctx.state.requestId };
+        await enableSpaceKeys(commands.events, spaceId, asked, spaces.maker);
         await spaces.store.forget(spaceId);
         const own = spaceIssuer(issuer, spaceId);
         ctx.body = {
@@ -148,7 +149,11 @@ export function spaceKeyRoutes(
       errors: ['not_found'],
       responses: [{ status: 200, description: 'Ended', schema: switchOverEnded }],
       async handle(ctx, { spaceId, actor }) {
-        await endSwitchOver(commands.events, spaceId, { actor, origin: ctx.ip });
+        await endSwitchOver(commands.events, spaceId, {
+          actor,
+          origin: ctx.ip,
+          requestId: ctx.state.requestId,
+        });
         ctx.body = { space_id: spaceId, switch_over: 'ended' };
       },
     }),

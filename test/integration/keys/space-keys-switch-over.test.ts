@@ -77,6 +77,13 @@ beforeAll(async () => {
   publicToken = ((await bought.json()) as { access_token: string }).access_token;
   const enabled = await service.post('/v1/space/signing-keys', undefined, await admin());
   expect(enabled.status).toBe(200);
+  // The space's first key names the request that asked: that request's deadline bounds it.
+  const { rows } = await service.database.pool.query<{ request_id: string }>(
+    `SELECT metadata->>'request_id' AS request_id FROM events
+      WHERE space_id = $1 AND event_type = 'signing-key-generated'`,
+    [SPACE],
+  );
+  expect(rows.map((row) => row.request_id)).toEqual([enabled.headers.get('x-request-id')]);
 });
 
 describe('a switch-over to a space’s own keys', () => {
@@ -166,11 +173,13 @@ describe('a switch-over to a space’s own keys', () => {
     expect((await issue(privateToken)).status).toBe(401);
     expect((await issue(privateToken, replica)).status).toBe(401);
     expect(await active(publicToken)).toBe(false);
-    const { rows } = await service.database.pool.query<{ metadata: { actor: string } }>(
+    const { rows } = await service.database.pool.query<{ metadata: { request_id: string } }>(
       `SELECT metadata FROM events WHERE space_id = $1 AND event_type = 'space-switch-over-ended'`,
       [SPACE],
     );
     expect(rows).toHaveLength(1);
+    // It names the request that asked: that request's deadline bounds its write.
+    expect(rows[0]!.metadata.request_id).toBe(ended.headers.get('x-request-id'));
     // Ending it again changes nothing and records nothing more.
     const again = await service.post('/v1/space/signing-keys/end-switch-over', undefined, {
       ...(await admin()),

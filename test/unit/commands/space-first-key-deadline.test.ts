@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import {
-  currentDeadline,
+  deadlineOf,
   RequestDeadline,
   withDeadline,
 } from '../../../packages/event-log/src/append-deadline.js';
 import { AppendRefusedError } from '../../../packages/event-log/src/errors.js';
+import type { NewEvent } from '../../../packages/event-log/src/types.js';
+import { requestIdOf } from '../../../src/domain/stored-form.js';
 import { signingOfSpace } from '../../../src/commands/signing-key/space-signing.js';
 
 /**
@@ -18,27 +20,57 @@ describe("a space's first signing key", () => {
     const key = { kid: 'k1' };
     const spaces = {
       store: { ring: async () => ({ current: () => (made ? key : undefined) }), forget: () => {} },
-      maker: {},
+      maker: undefined as unknown,
     };
-    // The store as the event log's: a write refused past the deadline of the request it serves.
+    // The store as the event log's: a transaction refused past the deadline of the request its
+    // events name (command-context.ts finds it by their request id).
+    const named: unknown[] = [];
     const events = {
-      transact: async () => {
-        const deadline = currentDeadline();
+      transact: async (work: (tx: unknown) => Promise<unknown>) => {
+        let deadline: ReturnType<typeof deadlineOf>;
+        const result = await work({
+          writes: {
+            keyRing: { lock: async () => {}, load: async () => [], write: async () => {} },
+          },
+          append: async (input: { streamId: string; events: readonly NewEvent[] }) => {
+            const requestId = requestIdOf(input.events[0]);
+            named.push(requestId);
+            deadline ??= deadlineOf(requestId);
+            return input.events.map((event, i) => ({
+              ...event,
+              streamId: input.streamId,
+              streamVersion: i,
+              globalPosition: i + 1,
+              recordedAt: new Date(),
+            }));
+          },
+        });
         if (deadline && !deadline.begin()) throw new AppendRefusedError('deadline_passed');
         made = true;
         deadline?.end(true);
-        return { result: undefined, usedKey: false };
+        return result;
       },
+    };
+    const maker = {
+      generate: async () => ({ kid: 'k1', alg: 'EdDSA', publicJwk: {}, stored: 'sealed' }),
+      discard: async () => {},
     };
     const late = new RequestDeadline(() => {});
     late.pass();
     const onTime = new RequestDeadline(() => {});
+    spaces.maker = maker;
     const ask = () => signingOfSpace(events as never, spaces as never, 'https://as', 'space-a');
     const [first, joined] = await Promise.allSettled([
-      withDeadline(late, ask),
-      withDeadline(onTime, ask),
+      withDeadline('late-request', late, ask),
+      withDeadline('on-time-request', onTime, ask),
     ]);
     expect(joined).toEqual({ status: 'fulfilled', value: expect.objectContaining({ key }) });
     expect(first.status).toBe('fulfilled');
+    // The key's events name no request: neither asker's deadline could refuse them.
+    expect(named.length).toBeGreaterThan(0);
+    for (const requestId of named) {
+      expect(requestId).not.toMatch(/^(late|on-time)-request$/);
+      expect(deadlineOf(requestId as string)).toBeUndefined();
+    }
   });
 });

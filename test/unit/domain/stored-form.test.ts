@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseRecorded } from '../../../src/domain/events.js';
 import { tokenStreamId } from '../../../src/domain/streams.js';
-import { fullForm, storedForm } from '../../../src/domain/stored-form.js';
+import { fullForm, requestIdOf, storedForm } from '../../../src/domain/stored-form.js';
 import { exampleEvents } from '../../support/example-events.js';
 
 const CLIENT = 'ci_1';
@@ -122,5 +122,25 @@ describe('stored form: what the log keeps of an event', () => {
       ...bare,
       streamId: 'test-stream',
     });
+  });
+});
+
+describe('the request an event names (its deadline is found by it)', () => {
+  it('given an issuance, stored or in full, then it is the request the issuance answered', () => {
+    const { event, streamId } = issuance();
+    expect(requestIdOf(event)).toBe(REQUEST);
+    expect(requestIdOf(storedForm(event, streamId))).toBe(REQUEST);
+  });
+
+  it('given an event whose request id differs from its event id, then it is that request id', () => {
+    const { event, streamId } = issuance();
+    const other = { ...event, eventId: '019a0000-0000-7000-8000-000000000002' };
+    expect(requestIdOf(storedForm(other, streamId))).toBe(REQUEST);
+  });
+
+  it('given metadata of no request (no client IP, no request id) or no event, then none', () => {
+    const { event } = issuance();
+    expect(requestIdOf({ ...event, metadata: { actor: 'operator:ops' } })).toBeUndefined();
+    expect(requestIdOf(undefined)).toBeUndefined();
   });
 });

@@ -126,7 +126,7 @@ const DELEGATED: IssuanceFlow<
   }),
   payer: (_command, facts) => facts.agent,
   spend: (ctx, command, { agent }) =>
-    spendDelegationBudget(ctx, command.spaceId, agent.clientId, command.subject.customer_id),
+    spendDelegationBudget(ctx, command, agent.clientId, command.subject.customer_id),
 };
 
 /**
@@ -145,7 +145,7 @@ export function issueDelegatedToken(ctx: CommandContext, command: DelegatedReque
  */
 async function spendDelegationBudget(
   ctx: Pick<CommandContext, 'delegation' | 'clock' | 'usedOnce'>,
-  spaceId: string,
+  { spaceId, metadata }: Pick<DelegatedRequest, 'spaceId' | 'metadata'>,
   agent: string,
   customer: string,
 ): Promise<void> {
@@ -157,7 +157,11 @@ async function spendDelegationBudget(
   );
   const expiresAt = new Date(endsAt * 1000);
   const holder = `delegation:${agent}`;
-  if ((await ctx.usedOnce.rememberFirst({ spaceId, holder, ids, expiresAt })) !== undefined) return;
+  if (
+    (await ctx.usedOnce.rememberFirst({ spaceId, holder, ids, expiresAt }, metadata.request_id)) !==
+    undefined
+  )
+    return;
   const retryAfterSeconds = endsAt - now;
   throw new RateLimitedError(
     `this agent has had its ${count} delegated tokens for this customer in ${windowSeconds} seconds; retry in ${retryAfterSeconds} seconds`,

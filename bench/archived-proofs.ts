@@ -87,6 +87,7 @@ async function setUp(total: number): Promise<void> {
       dir,
       actor: 'operator:bench',
       origin: '127.0.0.1',
+      requestId: null,
       record: recordArchive,
     });
     if (!outcomes.every((outcome) => outcome.archived)) throw new Error(JSON.stringify(outcomes));

@@ -20,6 +20,7 @@ import { openApiRoutes } from '../http/routes/openapi.js';
 import { createMetrics } from '../observability/metrics.js';
 import { scrapedSinkStatuses } from '../delivery/status.js';
 import { keepPartitionsAhead } from '#event-log/partitions.js';
+import { deadlinesHeld } from '#event-log/append-deadline.js';
 import { startRotationOf } from './rotation-settings.js';
 import type { CommandContext } from '../commands/context.js';
 import { createCommandContext } from './command-context.js';
@@ -120,6 +121,7 @@ export async function startApiServer(
     const credentials = commands.credentials.sizes();
     return {
       append_queue: commands.events.queued(),
+      request_deadlines: deadlinesHeld(),
       credential_cache: credentials.known,
       unknown_client_cache: credentials.unknown,
       token_memo: commands.verifier.size(),

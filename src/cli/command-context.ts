@@ -82,7 +82,14 @@ export async function createCommandContext(
           expired,
         }),
     },
-    deadlineOf: ({ events: [first] }) => deadlineOf(requestIdOf(first)),
+    // Any event naming a request being handled holds the append to that request's deadline.
+    deadlineOf: ({ events }) => {
+      for (const event of events) {
+        const deadline = deadlineOf(requestIdOf(event));
+        if (deadline) return deadline;
+      }
+      return undefined;
+    },
     // Each event joined to its request's trace, beside the log; tracing off, not even asked.
     ...(traceDestination(config) ? { traceOf: currentTrace } : {}),
   });

@@ -13,7 +13,7 @@ import { createLogger, openDatabase, type OpenDatabase } from './runtime.js';
 
 /** Who runs a command-line change, as recorded in its events: the OS user on this host. */
 export function operatorActor(): ServiceActor {
-  return { actor: `operator:${userInfo().username}`, origin: `cli@${hostname()}` };
+  return { actor: `operator:${userInfo().username}`, origin: `cli@${hostname()}`, requestId: null };
 }
 
 /** An operator command's database: background timeouts, the owner unless `role` says, warnings logged. */

@@ -130,6 +130,7 @@ function archiveOnSchedule(
       dir: path.resolve(dir),
       actor: `service:projector@${hostname()}`,
       origin: `projector@${hostname()}`,
+      requestId: null,
       record: recordArchive,
     })
       .then((outcomes) => {

@@ -88,8 +88,11 @@ export function domainEvent<Type extends EventType>(
 export interface ServiceActor {
   readonly actor: string;
   readonly origin: string;
-  /** The request that asked, when one did: its events name it, so its deadline bounds them. */
-  readonly requestId?: string;
+  /**
+   * The request that asked, or null for none (a timer, an operator, a write shared by many
+   * requests): its events name it, so its deadline bounds them. Required, so each maker says which.
+   */
+  readonly requestId: string | null;
 }
 
 /** The metadata of an event no client request caused: the service's or an operator's own. */

@@ -71,6 +71,7 @@ const byRequest = new Map<string, AppendDeadline>();
 /**
  * Runs a request's handling with its deadline: until the handling settles (not the answer: a
  * handler still running past it must still be refused), the writes naming `requestId` find it.
+ * A write the handling starts and does not await finds none once it settled: await every write.
  */
 export function withDeadline<T>(
   requestId: string,

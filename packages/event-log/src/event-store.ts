@@ -40,7 +40,8 @@ export interface EventStore<Writes = unknown> {
   /**
    * One transaction for a decision that reads state under a lock through `Writes` and appends to
    * several streams (the signing keys, the sinks): every append is announced once the
-   * transaction committed.
+   * transaction committed. Held, before its commit, to the deadline its first request-naming
+   * append finds: one that appends nothing naming a request is held to none.
    */
   transact<T>(work: (tx: StoreTransaction<Writes>) => Promise<T>): Promise<T>;
   /** Appends waiting for a group commit. */

@@ -178,7 +178,7 @@ describe("an append and its request's deadline", () => {
       () => new Promise<void>((resolve) => (finish = resolve)),
     );
     expect(deadlineOf('request-1')).toBe(request);
-    // A summary of many, a background task: its events name their own id, so no deadline.
+    // Another request's id, or none, finds nothing.
     expect(deadlineOf('request-2')).toBeUndefined();
     expect(deadlineOf(undefined)).toBeUndefined();
     // Answered 503 while the handler still runs: its later writes are still refused.

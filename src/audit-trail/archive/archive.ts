@@ -102,6 +102,7 @@ async function archivePartition(
     eventId: randomUUID(),
     actor: options.actor,
     origin: options.origin,
+    requestId: options.requestId,
     archive: { ...manifest, files: [...files], manifest_sha256: manifestSha256 },
     rows: { partition: name, startsAt: from, endsAt: partition.ends_at, files, written },
   });

@@ -1,4 +1,4 @@
 import type { ServiceActor } from '../../domain/events.js';
 
 /** The service itself, for key changes it makes on its own (the first key at start). */
-export const SERVICE_ACTOR: ServiceActor = { actor: 'service', origin: 'local' };
+export const SERVICE_ACTOR: ServiceActor = { actor: 'service', origin: 'local', requestId: null };

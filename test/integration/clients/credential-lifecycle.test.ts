@@ -411,7 +411,7 @@ describe('withdrawing a signing key', () => {
     const result = await retireSigningKey(
       service.api.commands.events,
       kid,
-      { actor: 'operator:test', origin: 'cli@test' },
+      { actor: 'operator:test', origin: 'cli@test', requestId: null },
       await loadKeyEncryptionKey(undefined, service.dataDir),
     );
     expect(result.retired).toBe(true);

@@ -201,7 +201,7 @@ describe("a space's own issuer and keys", () => {
     await retireSigningKey(
       service.api.commands.events,
       decodeProtectedHeader(tokenOfE).kid!,
-      { actor: 'operator', origin: 'test' },
+      { actor: 'operator', origin: 'test', requestId: null },
       kek,
     );
     // Quiet past two refreshes, then the first request: the retired key no longer verifies.
@@ -216,7 +216,7 @@ describe("a space's own issuer and keys", () => {
     const retired = await retireSigningKey(
       service.api.commands.events,
       keyOfB,
-      { actor: 'operator', origin: 'test' },
+      { actor: 'operator', origin: 'test', requestId: null },
       kek,
     );
     expect(retired).toMatchObject({ retired: true, replacement: expect.any(String) });
@@ -265,7 +265,7 @@ describe("the revocation list's key withdrawals", () => {
     const retired = await retireSigningKey(
       service.api.commands.events,
       kid,
-      { actor: 'operator', origin: 'test' },
+      { actor: 'operator', origin: 'test', requestId: null },
       await loadKeyEncryptionKey(undefined, service.dataDir),
     );
     expect(retired.retired).toBe(true);
@@ -307,7 +307,7 @@ describe("the shared ring's key withdrawals", () => {
     await retireSigningKey(
       service.api.commands.events,
       kid,
-      { actor: 'operator', origin: 'test' },
+      { actor: 'operator', origin: 'test', requestId: null },
       await loadKeyEncryptionKey(undefined, service.dataDir),
     );
     for (const spaceId of [C, A, 'space-iso-none']) {

@@ -21,6 +21,7 @@ const command = (data: ReturnType<typeof archive>) => ({
   eventId: 'e-1',
   actor: 'operator:root',
   origin: 'cli@host',
+  requestId: null,
   archive: data,
 });
 

@@ -19,6 +19,7 @@ const policy: RotationPolicy = {
 const command = (kid: string, now: number): KeyCommand & RotationPolicy => ({
   actor: 'service:rotation',
   origin: 'scheduler',
+  requestId: null,
   now,
   newKey: { kid, alg: 'EdDSA' },
   newEventId: nextId,

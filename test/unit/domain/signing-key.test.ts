@@ -16,6 +16,7 @@ const nextId = sequentialIds();
 const command = (kid: string, now = NOW): KeyCommand => ({
   actor: 'operator:root',
   origin: 'cli@host',
+  requestId: null,
   now,
   newKey: { kid, alg: 'EdDSA' },
   newEventId: nextId,
@@ -142,6 +143,7 @@ describe('signing keys: sealed anew under a key-encryption key', () => {
     decideReseal({
       actor: 'operator:root',
       origin: 'cli@host',
+      requestId: null,
       eventId: 'e-reseal',
       kek: 'kek-2',
       reason: 'rewrapped',
@@ -174,8 +176,14 @@ describe('signing keys: sealed anew under a key-encryption key', () => {
 });
 
 describe("signing keys: ending a space's switch-over", () => {
-  const end = { actor: 'admin:ops', origin: '10.0.0.1', newEventId: nextId, spaceId: 'space-1' };
-  it('given a space with its own ring, then one event naming who ended it, and nothing more once ended', () => {
+  const end = {
+    actor: 'admin:ops',
+    origin: '10.0.0.1',
+    requestId: 'request-1',
+    newEventId: nextId,
+    spaceId: 'space-1',
+  };
+  it('given a space with its own ring, then one event naming who ended it and the request that asked, and nothing more once ended', () => {
     const ring = firstRing();
     const decided = decideEndSwitchOver(end, { ring, ended: false });
     expect(decided).toMatchObject({
@@ -184,7 +192,7 @@ describe("signing keys: ending a space's switch-over", () => {
         {
           type: 'space-switch-over-ended',
           data: { space_id: 'space-1' },
-          metadata: { actor: 'admin:ops', client_ip: '10.0.0.1' },
+          metadata: { actor: 'admin:ops', client_ip: '10.0.0.1', request_id: 'request-1' },
         },
       ],
     });

@@ -44,14 +44,17 @@ const percentile = (values: readonly number[], p: number) => {
 export const total = (cpu: Readonly<Record<string, number>> | undefined) =>
   Object.values(cpu ?? {}).reduce((a, b) => a + b, 0);
 
+/** The durable peer's faster round: ours divided by it is the lower of the two ratios. */
+export const fastestOf = (durable: readonly [Measured, Measured]): Measured =>
+  durable[0].rps >= durable[1].rps ? durable[0] : durable[1];
+
 /**
  * docs/benchmarks.md, every sentence computed from this run: the figures, the ratios, the targets
  * met or not, and where the CPU went.
  */
 export function renderReport(results: BenchResults): string {
   const { ceiling, peer, durable, privateRun, publicRun, singleRun, options } = results;
-  // The faster round: ours divided by it is the lower of the two ratios.
-  const fastest = durable[0].rps >= durable[1].rps ? durable[0] : durable[1];
+  const fastest = fastestOf(durable);
   const durableKept = durable.every((r) => r.events === r.served);
   const cores = cpus().length;
   const fmt = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 0 });

@@ -5,7 +5,7 @@
  * and three references in the same run: the Koa ceiling, node-oidc-provider in memory and durable
  * (./durable-peer.ts). Loads each with autocannon, accounts CPU and WAL, writes docs/benchmarks.md.
  */
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { freePort as freePortBelow32768 } from '../src/net/free-port.js';
 import { warmUp } from './load.js';
@@ -14,7 +14,8 @@ import { bytesPerToken } from './storage.js';
 import { serverSettings, startBenchDatabase } from './database.js';
 import { benchClient } from './client.js';
 import { serviceGroups, startProcess, stopAll, waitFor } from './processes.js';
-import { renderReport } from './report.js';
+import { renderReport, type BenchResults } from './report.js';
+import { historySection, measuredCommit, runRow } from './history.js';
 import { startBenchSinks } from './sinks.js';
 import { peerTokenRequest } from './peer-client.js';
 import { startDurablePeer } from './durable-peer.js';
@@ -183,7 +184,7 @@ try {
   const storage = await bytesPerToken(pool);
   const delivered = sinks && { ...(await sinks.received()), deadPort: sinks.deadPort };
   if (delivered) progress(`the webhook sink received ${delivered.events} events`);
-  const rendered = renderReport({
+  const results: BenchResults = {
     storage,
     apiProcesses,
     otherWorkers,
@@ -202,14 +203,18 @@ try {
     lag: measure.lag,
     seal: measure.seal,
     ...(delivered ? { sinks: delivered } : {}),
-  });
+  };
+  const rendered = renderReport(results);
+  const target = path.join(root, 'docs/benchmarks.md');
+  const previous = await readFile(target, 'utf8').catch(() => undefined);
+  const history = historySection(previous, runRow(results, measuredCommit(root), new Date()));
   const traces = traced.length > 0 ? `\n${tracedSection(traced)}` : '';
   const claimed = statusClaim ? `\n${statusClaimSection(statusClaim, peer)}` : '';
   const compares = comparison ? `\n${comparisonSection(comparison)}` : '';
-  const report = `${rendered}${traces}${claimed}${compares}${asserted ? assertionSection(asserted, privateRun) : ''}`;
+  const report = `${rendered}${traces}${claimed}${compares}${asserted ? assertionSection(asserted, privateRun) : ''}\n${history}`;
   console.log(report);
   if (!values['no-write']) {
-    await writeFile(path.join(root, 'docs/benchmarks.md'), report);
+    await writeFile(target, report);
     progress('written to docs/benchmarks.md');
   }
 } finally {

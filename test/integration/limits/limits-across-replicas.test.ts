@@ -11,8 +11,11 @@ import { inParallel } from '../../support/workload.js';
 const SPACE = 'space-fleet';
 const BUDGET = 120;
 // What each replica may serve past the budget: what the others served before its next message
-// arrived (one 20 ms sync interval plus NOTIFY's delivery), stated in docs/operations.md.
-const PER_REPLICA_BOUND = 15;
+// arrived (one 20 ms sync interval plus NOTIFY's delivery), stated in docs/operations.md. That is
+// a time, so the count grows when the delivery waits for a core: 1–5 a replica on a quiet
+// machine, 16 once in a full CI run on 2 busy cores. Without the sync each replica serves the
+// whole budget (360 in all), which this bound (at most 240) still tells apart.
+const PER_REPLICA_BOUND = 40;
 const settings = {
   CLIENT_RATE_LIMIT_PER_MINUTE: String(BUDGET),
   FAILED_AUTH_LIMIT_PER_MINUTE: '3',

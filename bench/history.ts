@@ -17,12 +17,13 @@ const HEADER = [
   '| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
 ];
 
-/** The commit measured, `+` when the tree had changes; `unknown` outside a checkout. */
+/** The commit measured, `+` when the tree had changes (this report aside); `unknown` outside a checkout. */
 export function measuredCommit(cwd: string): string {
   const git = (...args: string[]) =>
     execFileSync('git', args, { cwd, timeout: 5000, encoding: 'utf8' }).trim();
   try {
-    return `${git('rev-parse', '--short', 'HEAD')}${git('status', '--porcelain') ? '+' : ''}`;
+    const changed = git('status', '--porcelain', '--', '.', ':!docs/benchmarks.md');
+    return `${git('rev-parse', '--short', 'HEAD')}${changed ? '+' : ''}`;
   } catch {
     return 'unknown';
   }

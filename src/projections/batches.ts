@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { nextLogRange, type LogRange } from '#event-log/log-range.js';
-import { advanceCheckpoint, lockCheckpoint, resetCheckpoint } from './checkpoints.js';
+import { advanceCheckpoints, lockCheckpoints, resetCheckpoint } from './checkpoints.js';
 import type { Projection } from './projection.js';
 
 class CheckpointMoved extends Error {}
@@ -29,10 +29,8 @@ export async function projectNextBatchTogether(
   let done: LogRange | undefined;
   try {
     const result = await db.transaction().execute(async (trx) => {
-      const positions = [];
-      for (const projection of projections) {
-        positions.push(await lockCheckpoint(trx, projection.name));
-      }
+      const names = projections.map((projection) => projection.name);
+      const positions = await lockCheckpoints(trx, names);
       const from = positions[0]!;
       const same = positions.every(
         (p) => p.transactionId === from.transactionId && p.globalPosition === from.globalPosition,
@@ -40,12 +38,8 @@ export async function projectNextBatchTogether(
       if (!same) return diverged;
       const range = await nextLogRange(trx, from, batchSize);
       if (!range) return 0;
-      for (const projection of projections) {
-        await projection.applyRange(trx, range);
-        if (!(await advanceCheckpoint(trx, projection.name, from, range.through))) {
-          throw new CheckpointMoved();
-        }
-      }
+      for (const projection of projections) await projection.applyRange(trx, range);
+      if (!(await advanceCheckpoints(trx, names, from, range.through))) throw new CheckpointMoved();
       done = range;
       return range.count;
     });

@@ -2,45 +2,63 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { LOG_START, type LogPosition } from '#event-log/types.js';
 
-/** Where `projection` has read up to, its row locked: concurrent batches queue rather than collide. */
-async function readCheckpoint(db: Kysely<Database>, projection: string): Promise<LogPosition> {
-  const row = await db
+/** Where each of `projections` has read up to, their rows locked: a second batch queues behind. */
+async function readCheckpoints(
+  db: Kysely<Database>,
+  projections: readonly string[],
+): Promise<Map<string, LogPosition>> {
+  // One statement for the whole group: on 2 cores a round trip per projection was a tenth of the
+  // projector's CPU. Rows lock in name order, whatever order the group lists them in.
+  const rows = await db
     .selectFrom('projection_checkpoints')
-    .select([sql<string>`transaction_id::text`.as('transaction_id'), 'global_position'])
-    .where('projection', '=', projection)
+    .select([
+      'projection',
+      sql<string>`transaction_id::text`.as('transaction_id'),
+      'global_position',
+    ])
+    .where('projection', 'in', projections)
+    .orderBy('projection')
     .forUpdate()
-    .executeTakeFirst();
-  return row
-    ? { transactionId: row.transaction_id, globalPosition: row.global_position }
-    : LOG_START;
+    .execute();
+  return new Map(
+    rows.map((row) => [
+      row.projection,
+      { transactionId: row.transaction_id, globalPosition: row.global_position },
+    ]),
+  );
 }
 
-/** Locks the checkpoint row, creating it at the log's start if missing (else its CAS stalls). */
-export async function lockCheckpoint(
+/**
+ * Locks the checkpoint rows of `projections` and returns their positions in the same order,
+ * creating missing rows at the log's start first (else their compare-and-set stalls).
+ */
+export async function lockCheckpoints(
   trx: Transaction<Database>,
-  projection: string,
-): Promise<LogPosition> {
-  const locked = await trx
-    .selectFrom('projection_checkpoints')
-    .select('projection')
-    .where('projection', '=', projection)
-    .forUpdate()
-    .executeTakeFirst();
+  projections: readonly string[],
+): Promise<LogPosition[]> {
+  let found = await readCheckpoints(trx, projections);
   // The usual case is one locking read; the insert happens once in a projection's life.
-  if (!locked) {
+  const missing = projections.filter((projection) => !found.has(projection));
+  if (missing.length > 0) {
     await trx
       .insertInto('projection_checkpoints')
-      .values({ projection, transaction_id: '0', global_position: 0 })
+      .values(
+        missing.map((projection) => ({ projection, transaction_id: '0', global_position: 0 })),
+      )
       .onConflict((oc) => oc.column('projection').doNothing())
       .execute();
+    found = await readCheckpoints(trx, projections);
   }
-  return readCheckpoint(trx, projection);
+  return projections.map((projection) => found.get(projection) ?? LOG_START);
 }
 
-/** Compare-and-set; false means another projector moved it: the caller rolls back. */
-export async function advanceCheckpoint(
+/**
+ * Compare-and-set of every one of `projections` from `from` to `to`; false means another
+ * projector moved one of them: the caller rolls back.
+ */
+export async function advanceCheckpoints(
   trx: Transaction<Database>,
-  projection: string,
+  projections: readonly string[],
   from: LogPosition,
   to: LogPosition,
 ): Promise<boolean> {
@@ -51,11 +69,11 @@ export async function advanceCheckpoint(
       global_position: to.globalPosition,
       updated_at: sql`now()`,
     })
-    .where('projection', '=', projection)
+    .where('projection', 'in', projections)
     .where(sql<boolean>`transaction_id = ${from.transactionId}::xid8`)
     .where('global_position', '=', from.globalPosition)
     .executeTakeFirst();
-  return result.numUpdatedRows === 1n;
+  return result.numUpdatedRows === BigInt(new Set(projections).size);
 }
 
 /** Puts the checkpoint back to the start of the log. */

@@ -61,11 +61,21 @@ export function allScopes(catalog: ScopeCatalog): string[] {
   ].sort();
 }
 
+// Asked for on every token of a credential created without scopes; a catalog is a value read once.
+const defaultsOf = new WeakMap<ScopeCatalog, readonly string[]>();
+
 /** Every audience's default scopes together: what a credential created without scopes allows. */
-export function allDefaultScopes(catalog: ScopeCatalog): string[] {
-  return [
-    ...new Set(Object.keys(catalog).flatMap((audience) => defaultScopes(catalog, audience))),
-  ].sort();
+export function allDefaultScopes(catalog: ScopeCatalog): readonly string[] {
+  let scopes = defaultsOf.get(catalog);
+  if (scopes === undefined) {
+    scopes = Object.freeze(
+      [
+        ...new Set(Object.keys(catalog).flatMap((audience) => defaultScopes(catalog, audience))),
+      ].sort(),
+    );
+    defaultsOf.set(catalog, scopes);
+  }
+  return scopes;
 }
 
 /**

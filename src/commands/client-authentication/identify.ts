@@ -63,12 +63,11 @@ export type AuthenticatedClient = Credential & { readonly assertion?: AssertionE
 async function trustedAssertion(
   ctx: CommandContext,
   assertion: string,
-  how: Identification,
+  requestId: string,
   named?: Credential,
 ) {
   if (!named) return untrustedRefusal('iss');
   const { spaceId, clientId } = named;
-  const { request_id: requestId } = how.origin;
   const asked = { spaceId, assertion, named: clientId, authenticates: true as const, requestId };
   return acceptAssertion(ctx, asked).catch((error: unknown) => {
     if (error instanceof AssertionRefused) return error;
@@ -190,7 +189,7 @@ async function byProof(
       ? clientSecretMatches(ctx, proof.secret, credential)
       : proof.method === 'assertion'
         ? await assertionProvesClient(ctx, proof.assertion, credential, how.origin.request_id)
-        : await trustedAssertion(ctx, proof.assertion, how, credential);
+        : await trustedAssertion(ctx, proof.assertion, how.origin.request_id, credential);
   const outcome = decideClientAuthentication(
     {
       secretMatches: proven !== false && !(proven instanceof AssertionRefused),

@@ -126,7 +126,12 @@ const DELEGATED: IssuanceFlow<
   }),
   payer: (_command, facts) => facts.agent,
   spend: (ctx, command, { agent }) =>
-    spendDelegationBudget(ctx, command, agent.clientId, command.subject.customer_id),
+    spendDelegationBudget(ctx, {
+      spaceId: command.spaceId,
+      requestId: command.metadata.request_id,
+      agent: agent.clientId,
+      customer: command.subject.customer_id,
+    }),
 };
 
 /**
@@ -145,10 +150,14 @@ export function issueDelegatedToken(ctx: CommandContext, command: DelegatedReque
  */
 async function spendDelegationBudget(
   ctx: Pick<CommandContext, 'delegation' | 'clock' | 'usedOnce'>,
-  { spaceId, metadata }: Pick<DelegatedRequest, 'spaceId' | 'metadata'>,
-  agent: string,
-  customer: string,
+  taken: {
+    readonly spaceId: string;
+    readonly requestId: string;
+    readonly agent: string;
+    readonly customer: string;
+  },
 ): Promise<void> {
+  const { spaceId, requestId, agent, customer } = taken;
   const { count, windowSeconds } = ctx.delegation?.budget ?? DEFAULT_DELEGATION_BUDGET;
   const now = secondsOf(ctx.clock.now());
   const { index, endsAt } = delegationWindow(now, windowSeconds);
@@ -157,11 +166,8 @@ async function spendDelegationBudget(
   );
   const expiresAt = new Date(endsAt * 1000);
   const holder = `delegation:${agent}`;
-  if (
-    (await ctx.usedOnce.rememberFirst({ spaceId, holder, ids, expiresAt }, metadata.request_id)) !==
-    undefined
-  )
-    return;
+  const slot = await ctx.usedOnce.rememberFirst({ spaceId, holder, ids, expiresAt }, requestId);
+  if (slot !== undefined) return;
   const retryAfterSeconds = endsAt - now;
   throw new RateLimitedError(
     `this agent has had its ${count} delegated tokens for this customer in ${windowSeconds} seconds; retry in ${retryAfterSeconds} seconds`,

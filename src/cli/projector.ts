@@ -2,7 +2,6 @@
  * `npm run projector`: keeps the views and Merkle trees up to date with the log; of several
  * replicas one leads (advisory lock). `--rebuild=<view>` replays one view from the first event.
  */
-import { setPriority } from 'node:os';
 import { PROJECTIONS, projectionNamed } from '../projections/all.js';
 import { rebuildProjection } from '../projections/batches.js';
 import { parseCommandLine } from '#settings/command-line.js';
@@ -19,8 +18,6 @@ Follows the log and keeps the views and hash chains; --rebuild empties one view 
 );
 const config = configOrExit('worker');
 const logger = createLogger(config, 'projector');
-// Lowering one's own priority needs no privilege: yields shared cores to the API (PROJECTOR_NICE).
-if (config.PROJECTOR_NICE > 0) setPriority(config.PROJECTOR_NICE);
 const open = (poolSize: number, role?: 'projector') =>
   openDatabase(config, logger, 'token-authority-projector', poolSize, {
     timeouts: 'background',

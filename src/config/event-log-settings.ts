@@ -33,10 +33,6 @@ export const eventLogSettings = {
   PROJECTOR_POLL_INTERVAL_MS: integer(10, 60_000, 500).describe(
     "The projector's fallback poll, in milliseconds, when no notification arrives.",
   ),
-  // On shared cores the request path waits for a core while derived work runs; the views may lag.
-  PROJECTOR_NICE: integer(0, 19, 0).describe(
-    "The projector process's scheduling niceness (0–19; higher yields a shared core sooner): with the API on the same machine, its requests get the cores first and the views catch up in the gaps.",
-  ),
   PROJECTOR_BATCH_SIZE: integer(1, 10_000, 1000).describe('Events per projector transaction.'),
   // A batch's fixed cost (locks, the checkpoint, a seal row per space) spread over more events.
   PROJECTOR_CATCH_UP_FACTOR: integer(1, 16, 8).describe(

@@ -79,8 +79,10 @@ export async function rebuildProjection(
   onBatch?: (eventsSoFar: number) => void,
 ): Promise<number> {
   await db.transaction().execute(async (trx) => {
-    await projection.reset(trx);
+    // The checkpoint first: a batch in flight finishes before the view is emptied, else its rows
+    // could survive the emptying and be counted again by the replay.
     await resetCheckpoint(trx, projection.name);
+    await projection.reset(trx);
   });
   return catchUp(db, projection, batchSize, onBatch);
 }

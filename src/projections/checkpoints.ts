@@ -36,6 +36,10 @@ export async function lockCheckpoints(
   trx: Transaction<Database>,
   projections: readonly string[],
 ): Promise<LogPosition[]> {
+  // A name twice would apply its batch twice under one compare-and-set.
+  if (new Set(projections).size !== projections.length) {
+    throw new Error(`a group names a projection twice: ${projections.join(', ')}`);
+  }
   let found = await readCheckpoints(trx, projections);
   // The usual case is one locking read; the insert happens once in a projection's life.
   const missing = projections.filter((projection) => !found.has(projection));
@@ -73,7 +77,7 @@ export async function advanceCheckpoints(
     .where(sql<boolean>`transaction_id = ${from.transactionId}::xid8`)
     .where('global_position', '=', from.globalPosition)
     .executeTakeFirst();
-  return result.numUpdatedRows === BigInt(new Set(projections).size);
+  return result.numUpdatedRows === BigInt(projections.length);
 }
 
 /** Puts the checkpoint back to the start of the log. */

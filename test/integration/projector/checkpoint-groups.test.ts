@@ -6,15 +6,13 @@ import { projectNextBatchTogether, rebuildProjection } from '../../../src/projec
 import { ratesProjection } from '../../../src/projections/rates.js';
 import { createTestDatabase } from '../../support/test-database.js';
 import { waitUntil } from '../../support/wait.js';
+import { insertIssuances } from '../../support/bulk-issuances.js';
 
 const database = await createTestDatabase(4);
 const { db } = database;
 const TOKENS = 300;
 
-await sql`INSERT INTO events (space_id, stream_id, stream_position, event_id, event_type, data)
-  SELECT 'space-' || (g % 3), 'token-' || g, 1, gen_random_uuid(), 'private-token-issued',
-         jsonb_build_object('client_id', 'client-' || (g % 5))
-  FROM generate_series(1, ${TOKENS}::int) g`.execute(db);
+await insertIssuances(db, { count: TOKENS, spaces: 3, clients: 5 });
 
 async function countedTokens(): Promise<number> {
   const { rows } = await sql<{ tokens: string | null }>`

@@ -4,6 +4,7 @@ import { expect, it } from 'vitest';
 import { PROJECTIONS } from '../../../src/projections/all.js';
 import { startProjector } from '../../../src/projections/projector.js';
 import { createTestDatabase } from '../../support/test-database.js';
+import { insertIssuances } from '../../support/bulk-issuances.js';
 
 // Issue 56: a bulk transaction (a history import) was caught up 1,000 events a batch, each
 // paying a batch's fixed cost (locks, the checkpoint, a seal row per space it touched).
@@ -11,10 +12,7 @@ it('catches up a bulk transaction in growing batches, up to PROJECTOR_CATCH_UP_F
   const database = await createTestDatabase(4);
   const { db } = database;
   const bulk = 20_000;
-  await sql`INSERT INTO events (space_id, stream_id, stream_position, event_id, event_type, data)
-    SELECT 'space-' || (g % 50), 'token-' || g, 1, gen_random_uuid(), 'private-token-issued',
-           jsonb_build_object('client_id', 'client-' || (g % 7))
-    FROM generate_series(1, ${bulk}::int) g`.execute(db);
+  await insertIssuances(db, { count: bulk, spaces: 50, clients: 7 });
 
   const batchSize = 500;
   const catchUpFactor = 8;

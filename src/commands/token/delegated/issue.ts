@@ -125,13 +125,7 @@ const DELEGATED: IssuanceFlow<
     'oauth.customer_id': hashedId(command.subject.customer_id),
   }),
   payer: (_command, facts) => facts.agent,
-  spend: (ctx, command, { agent }) =>
-    spendDelegationBudget(ctx, {
-      spaceId: command.spaceId,
-      requestId: command.metadata.request_id,
-      agent: agent.clientId,
-      customer: command.subject.customer_id,
-    }),
+  spend: (ctx, command, { agent }) => spendDelegationBudget(ctx, command, agent.clientId),
 };
 
 /**
@@ -150,14 +144,10 @@ export function issueDelegatedToken(ctx: CommandContext, command: DelegatedReque
  */
 async function spendDelegationBudget(
   ctx: Pick<CommandContext, 'delegation' | 'clock' | 'usedOnce'>,
-  taken: {
-    readonly spaceId: string;
-    readonly requestId: string;
-    readonly agent: string;
-    readonly customer: string;
-  },
+  { spaceId, metadata, subject }: Pick<DelegatedRequest, 'spaceId' | 'metadata' | 'subject'>,
+  agent: string,
 ): Promise<void> {
-  const { spaceId, requestId, agent, customer } = taken;
+  const customer = subject.customer_id;
   const { count, windowSeconds } = ctx.delegation?.budget ?? DEFAULT_DELEGATION_BUDGET;
   const now = secondsOf(ctx.clock.now());
   const { index, endsAt } = delegationWindow(now, windowSeconds);
@@ -166,7 +156,10 @@ async function spendDelegationBudget(
   );
   const expiresAt = new Date(endsAt * 1000);
   const holder = `delegation:${agent}`;
-  const slot = await ctx.usedOnce.rememberFirst({ spaceId, holder, ids, expiresAt }, requestId);
+  const slot = await ctx.usedOnce.rememberFirst(
+    { spaceId, holder, ids, expiresAt },
+    metadata.request_id,
+  );
   if (slot !== undefined) return;
   const retryAfterSeconds = endsAt - now;
   throw new RateLimitedError(

@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { LOG_START, type LogPosition } from '#event-log/types.js';
+import type { LogPosition } from '#event-log/types.js';
 
 /** Where each of `projections` has read up to, their rows locked: a second batch queues behind. */
 async function readCheckpoints(
@@ -28,9 +28,19 @@ async function readCheckpoints(
   );
 }
 
+/** Checkpoint rows a group asked for and did not find: made outside the batch, then retried. */
+export class CheckpointsMissing extends Error {
+  constructor(readonly projections: readonly string[]) {
+    super(`no checkpoint row for ${projections.join(', ')}`);
+  }
+}
+
 /**
- * Locks the checkpoint rows of `projections` and returns their positions in the same order,
- * creating missing rows at the log's start first (else their compare-and-set stalls).
+ * Locks the checkpoint rows of `projections` and returns their positions in the same order: one
+ * locking read. A missing row is {@link CheckpointsMissing}, never read as the log's start: made
+ * inside the batch, its lock would be taken out of name order (an insert that meets another's row
+ * locks nothing), which two batches can deadlock on; the caller makes it with
+ * {@link createCheckpoints} and tries again.
  */
 export async function lockCheckpoints(
   trx: Transaction<Database>,
@@ -40,20 +50,24 @@ export async function lockCheckpoints(
   if (new Set(projections).size !== projections.length) {
     throw new Error(`a group names a projection twice: ${projections.join(', ')}`);
   }
-  let found = await readCheckpoints(trx, projections);
-  // The usual case is one locking read; the insert happens once in a projection's life.
+  const found = await readCheckpoints(trx, projections);
   const missing = projections.filter((projection) => !found.has(projection));
-  if (missing.length > 0) {
-    await trx
-      .insertInto('projection_checkpoints')
-      .values(
-        missing.map((projection) => ({ projection, transaction_id: '0', global_position: 0 })),
-      )
-      .onConflict((oc) => oc.column('projection').doNothing())
-      .execute();
-    found = await readCheckpoints(trx, projections);
-  }
-  return projections.map((projection) => found.get(projection) ?? LOG_START);
+  if (missing.length > 0) throw new CheckpointsMissing(missing);
+  return projections.map((projection) => found.get(projection)!);
+}
+
+/** Makes the rows of `projections` at the log's start where none is, each committed on its own. */
+export async function createCheckpoints(
+  db: Kysely<Database>,
+  projections: readonly string[],
+): Promise<void> {
+  await db
+    .insertInto('projection_checkpoints')
+    .values(
+      projections.map((projection) => ({ projection, transaction_id: '0', global_position: 0 })),
+    )
+    .onConflict((oc) => oc.column('projection').doNothing())
+    .execute();
 }
 
 /**

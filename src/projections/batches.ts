@@ -1,4 +1,5 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import { isLockNotAvailable } from '../db/postgres-errors.js';
 import type { Database } from '../db/schema.js';
 import { nextLogRange, type LogRange } from '#event-log/log-range.js';
 import {
@@ -32,11 +33,12 @@ export async function projectNextBatchTogether(
   projected?: (range: LogRange) => void,
 ): Promise<number> {
   const result = await batchTogether(db, projections, batchSize, projected);
-  // Another projector moved a checkpoint: it projected that range; the next poll goes on from it.
-  return result === MOVED ? 0 : result;
+  // Another projector holds or moved a checkpoint: it projects that range; the next poll goes on.
+  return typeof result === 'number' ? result : 0;
 }
 
 const MOVED = Symbol('moved');
+const BUSY = Symbol('busy');
 
 /** {@link projectNextBatchTogether}, telling a batch another projector overtook from an empty one. */
 async function batchTogether(
@@ -44,7 +46,7 @@ async function batchTogether(
   projections: readonly Projection[],
   batchSize: number,
   projected?: (range: LogRange) => void,
-): Promise<number | typeof MOVED> {
+): Promise<number | typeof MOVED | typeof BUSY> {
   const names = projections.map((projection) => projection.name);
   for (let attempt = 0; ; attempt += 1) {
     try {
@@ -53,6 +55,7 @@ async function batchTogether(
       break;
     } catch (error) {
       if (error instanceof CheckpointMoved) return MOVED;
+      if (isLockNotAvailable(error)) return BUSY;
       // Made once in a projection's life; a row deleted again at once is the operator's to explain.
       if (!(error instanceof CheckpointsMissing) || attempt > 0) throw error;
       await createCheckpoints(db, error.projections);
@@ -92,9 +95,13 @@ async function batchInOneTransaction(
   return result;
 }
 
+/** How long a catch-up waits on checkpoints another projector keeps holding before it gives up. */
+const BUSY_FOR_MS = 60_000;
+
 /**
  * Projects until the projection has caught up with the committed log. A batch another projector
- * overtook is not the end: that one moved on, and this one goes on from where it left.
+ * holds or overtook is not the end: that one moves on, and this one goes on from where it left,
+ * waiting at most {@link BUSY_FOR_MS} for a checkpoint that stays held.
  */
 export async function catchUp(
   db: Kysely<Database>,
@@ -103,8 +110,23 @@ export async function catchUp(
   onBatch?: (eventsSoFar: number) => void,
 ): Promise<number> {
   let total = 0;
-  for (let overtaken = 0; ;) {
+  let overtaken = 0;
+  let busySince: number | undefined;
+  for (let pause = 10; ;) {
     const count = await batchTogether(db, [projection], batchSize);
+    if (count === BUSY) {
+      busySince ??= Date.now();
+      if (Date.now() - busySince > BUSY_FOR_MS) {
+        throw new Error(
+          `the checkpoint of ${projection.name} was held by another projector for over ${BUSY_FOR_MS / 1000} s`,
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, pause));
+      pause = Math.min(pause * 2, 1000);
+      continue;
+    }
+    busySince = undefined;
+    pause = 10;
     // Under its row's lock a checkpoint moves only if the row was deleted and made again.
     if (count === MOVED && ++overtaken > 3) throw new CheckpointMoved('checkpoint kept moving');
     if (count === MOVED) continue;
@@ -124,7 +146,8 @@ export async function rebuildProjection(
 ): Promise<number> {
   await db.transaction().execute(async (trx) => {
     // The checkpoint first: a batch in flight finishes before the view is emptied, else its rows
-    // could survive the emptying and be counted again by the replay.
+    // could survive the emptying and be counted again by the replay. Waited for, but not forever.
+    await sql`SET LOCAL lock_timeout = '30s'`.execute(trx);
     await resetCheckpoint(trx, projection.name);
     await projection.reset(trx);
   });

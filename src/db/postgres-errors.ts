@@ -37,8 +37,3 @@ export function isUniqueViolation(error: unknown, constraint?: string): boolean 
     pgError?.code === '23505' && (constraint === undefined || pgError.constraint === constraint)
   );
 }
-
-/** True when a lock asked for with NOWAIT (or within lock_timeout) was held by another (55P03). */
-export function isLockNotAvailable(error: unknown): boolean {
-  return (error as { code?: unknown } | null)?.code === '55P03';
-}

@@ -1,5 +1,4 @@
-import { sql, type Kysely } from 'kysely';
-import { isLockNotAvailable } from '../db/postgres-errors.js';
+import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { nextLogRange, type LogRange } from '#event-log/log-range.js';
 import {
@@ -33,12 +32,11 @@ export async function projectNextBatchTogether(
   projected?: (range: LogRange) => void,
 ): Promise<number> {
   const result = await batchTogether(db, projections, batchSize, projected);
-  // Another projector holds or moved a checkpoint: it projects that range; the next poll goes on.
-  return typeof result === 'number' ? result : 0;
+  // Another projector moved a checkpoint: it projected that range; the next poll goes on from it.
+  return result === MOVED ? 0 : result;
 }
 
 const MOVED = Symbol('moved');
-const BUSY = Symbol('busy');
 
 /** {@link projectNextBatchTogether}, telling a batch another projector overtook from an empty one. */
 async function batchTogether(
@@ -46,7 +44,7 @@ async function batchTogether(
   projections: readonly Projection[],
   batchSize: number,
   projected?: (range: LogRange) => void,
-): Promise<number | typeof MOVED | typeof BUSY> {
+): Promise<number | typeof MOVED> {
   const names = projections.map((projection) => projection.name);
   for (let attempt = 0; ; attempt += 1) {
     try {
@@ -55,7 +53,6 @@ async function batchTogether(
       break;
     } catch (error) {
       if (error instanceof CheckpointMoved) return MOVED;
-      if (isLockNotAvailable(error)) return BUSY;
       // Made once in a projection's life; a row deleted again at once is the operator's to explain.
       if (!(error instanceof CheckpointsMissing) || attempt > 0) throw error;
       await createCheckpoints(db, error.projections);
@@ -95,13 +92,9 @@ async function batchInOneTransaction(
   return result;
 }
 
-/** How long a catch-up waits on checkpoints another projector keeps holding before it gives up. */
-const BUSY_FOR_MS = 60_000;
-
 /**
  * Projects until the projection has caught up with the committed log. A batch another projector
- * holds or overtook is not the end: that one moves on, and this one goes on from where it left,
- * waiting at most {@link BUSY_FOR_MS} for a checkpoint that stays held.
+ * overtook is not the end: that one moved on, and this one goes on from where it left.
  */
 export async function catchUp(
   db: Kysely<Database>,
@@ -110,23 +103,8 @@ export async function catchUp(
   onBatch?: (eventsSoFar: number) => void,
 ): Promise<number> {
   let total = 0;
-  let overtaken = 0;
-  let busySince: number | undefined;
-  for (let pause = 10; ;) {
+  for (let overtaken = 0; ;) {
     const count = await batchTogether(db, [projection], batchSize);
-    if (count === BUSY) {
-      busySince ??= Date.now();
-      if (Date.now() - busySince > BUSY_FOR_MS) {
-        throw new Error(
-          `the checkpoint of ${projection.name} was held by another projector for over ${BUSY_FOR_MS / 1000} s`,
-        );
-      }
-      await new Promise((resolve) => setTimeout(resolve, pause));
-      pause = Math.min(pause * 2, 1000);
-      continue;
-    }
-    busySince = undefined;
-    pause = 10;
     // Under its row's lock a checkpoint moves only if the row was deleted and made again.
     if (count === MOVED && ++overtaken > 3) throw new CheckpointMoved('checkpoint kept moving');
     if (count === MOVED) continue;
@@ -146,8 +124,7 @@ export async function rebuildProjection(
 ): Promise<number> {
   await db.transaction().execute(async (trx) => {
     // The checkpoint first: a batch in flight finishes before the view is emptied, else its rows
-    // could survive the emptying and be counted again by the replay. Waited for, but not forever.
-    await sql`SET LOCAL lock_timeout = '30s'`.execute(trx);
+    // could survive the emptying and be counted again by the replay.
     await resetCheckpoint(trx, projection.name);
     await projection.reset(trx);
   });

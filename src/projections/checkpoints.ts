@@ -2,10 +2,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { LogPosition } from '#event-log/types.js';
 
-/**
- * Where each of `projections` has read up to, their rows locked. NOWAIT: a batch never waits
- * behind another projector's (a lock-not-available error, isLockNotAvailable); it comes back later.
- */
+/** Where each of `projections` has read up to, their rows locked: a second batch queues behind. */
 async function readCheckpoints(
   db: Kysely<Database>,
   projections: readonly string[],
@@ -22,7 +19,6 @@ async function readCheckpoints(
     .where('projection', 'in', projections)
     .orderBy('projection')
     .forUpdate()
-    .noWait()
     .execute();
   return new Map(
     rows.map((row) => [

@@ -1,16 +1,8 @@
 import { sql, type Transaction } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { nextLogRange } from '#event-log/log-range.js';
-import {
-  advanceCheckpoints,
-  createCheckpoints,
-  lockCheckpoints,
-} from '../../../src/projections/checkpoints.js';
-import {
-  catchUp,
-  projectNextBatchTogether,
-  rebuildProjection,
-} from '../../../src/projections/batches.js';
+import { advanceCheckpoints, lockCheckpoints } from '../../../src/projections/checkpoints.js';
+import { projectNextBatchTogether, rebuildProjection } from '../../../src/projections/batches.js';
 import type { Projection } from '../../../src/projections/projection.js';
 import { ratesProjection } from '../../../src/projections/rates.js';
 import type { Database } from '../../../src/db/schema.js';
@@ -30,18 +22,6 @@ async function countedTokens(): Promise<number> {
     SELECT sum(private_tokens) AS tokens FROM client_rate_hour`.execute(db);
   return Number(rows[0]?.tokens ?? 0);
 }
-
-// Views of the tests' own, counting the events of each range: no checkpoint row exists for them
-// until a batch asks.
-await sql`CREATE TABLE counted (projection text, events int)`.execute(db);
-const counting = (name: string): Projection => ({
-  name,
-  async applyRange(trx: Transaction<Database>, range) {
-    await sql`INSERT INTO counted SELECT ${name}, count(*) FROM events e
-              WHERE ${inRange(range, 'e')}`.execute(trx);
-  },
-  async reset() {},
-});
 
 describe("a group's checkpoints, locked and moved by one statement each", () => {
   it('a group naming a projection twice is refused before anything is applied', async () => {
@@ -83,6 +63,16 @@ describe("a group's checkpoints, locked and moved by one statement each", () => 
   });
 
   it('a group whose rows are missing makes them outside its batch, and concurrent batches count every event once', async () => {
+    await sql`CREATE TABLE counted (projection text, events int)`.execute(db);
+    // Views of the test's own: no checkpoint row exists for them until a batch asks.
+    const counting = (name: string): Projection => ({
+      name,
+      async applyRange(trx: Transaction<Database>, range) {
+        await sql`INSERT INTO counted SELECT ${name}, count(*) FROM events e
+                  WHERE ${inRange(range, 'e')}`.execute(trx);
+      },
+      async reset() {},
+    });
     const group = [counting('test-b'), counting('test-a'), counting('test-c')];
     const before = await db
       .selectFrom('projection_checkpoints')
@@ -125,29 +115,5 @@ describe("a group's checkpoints, locked and moved by one statement each", () => 
       { projection: 'test-b', events: TOKENS },
       { projection: 'test-c', events: TOKENS },
     ]);
-  });
-
-  it('a batch does not wait behind a checkpoint another projector holds; a catch-up comes back for it', async () => {
-    const held = counting('test-held');
-    await createCheckpoints(db, [held.name]);
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    let holding = false;
-    // Another projector's batch, in flight until released.
-    const holder = db.transaction().execute(async (trx) => {
-      await lockCheckpoints(trx, [held.name]);
-      holding = true;
-      await released;
-    });
-    await waitUntil(() => holding);
-    // Waiting here would hang the test: the holder is released only after.
-    expect(await projectNextBatchTogether(db, [held], 1000)).toBe(0);
-    const caughtUp = catchUp(db, held, 1000);
-    release();
-    await holder;
-    expect(await caughtUp).toBe(TOKENS);
-    const { rows } = await sql<{ events: number }>`
-      SELECT sum(events)::int AS events FROM counted WHERE projection = ${held.name}`.execute(db);
-    expect(rows).toEqual([{ events: TOKENS }]);
   });
 });

@@ -31,29 +31,33 @@ export async function projectNextBatchTogether(
   batchSize: number,
   projected?: (range: LogRange) => void,
 ): Promise<number> {
-  const result = await batchTogether(db, projections, batchSize, projected);
-  // Another projector moved a checkpoint: it projected that range; the next poll goes on from it.
-  return result === MOVED ? 0 : result;
-}
-
-const MOVED = Symbol('moved');
-
-/** {@link projectNextBatchTogether}, telling a batch another projector overtook from an empty one. */
-async function batchTogether(
-  db: Kysely<Database>,
-  projections: readonly Projection[],
-  batchSize: number,
-  projected?: (range: LogRange) => void,
-): Promise<number | typeof MOVED> {
+  const diverged = Symbol('diverged');
   const names = projections.map((projection) => projection.name);
   for (let attempt = 0; ; attempt += 1) {
+    let done: LogRange | undefined;
     try {
-      const result = await batchInOneTransaction(db, projections, names, batchSize, projected);
-      if (result !== DIVERGED) return result;
+      const result = await db.transaction().execute(async (trx) => {
+        const positions = await lockCheckpoints(trx, names);
+        const from = positions[0]!;
+        const same = positions.every(
+          (p) => p.transactionId === from.transactionId && p.globalPosition === from.globalPosition,
+        );
+        if (!same) return diverged;
+        const range = await nextLogRange(trx, from, batchSize);
+        if (!range) return 0;
+        for (const projection of projections) await projection.applyRange(trx, range);
+        if (!(await advanceCheckpoints(trx, names, from, range.through)))
+          throw new CheckpointMoved();
+        done = range;
+        return range.count;
+      });
+      // Committed: only now is the range projected.
+      if (done) projected?.(done);
+      if (result !== diverged) return result;
       break;
     } catch (error) {
-      if (error instanceof CheckpointMoved) return MOVED;
-      // Made once in a projection's life; a row deleted again at once is the operator's to explain.
+      if (error instanceof CheckpointMoved) return 0;
+      // Made once in a projection's life, outside any batch (checkpoints.ts), then tried again.
       if (!(error instanceof CheckpointsMissing) || attempt > 0) throw error;
       await createCheckpoints(db, error.projections);
     }
@@ -63,39 +67,7 @@ async function batchTogether(
   return total;
 }
 
-const DIVERGED = Symbol('diverged');
-
-async function batchInOneTransaction(
-  db: Kysely<Database>,
-  projections: readonly Projection[],
-  names: readonly string[],
-  batchSize: number,
-  projected?: (range: LogRange) => void,
-): Promise<number | typeof DIVERGED> {
-  let done: LogRange | undefined;
-  const result = await db.transaction().execute(async (trx) => {
-    const positions = await lockCheckpoints(trx, names);
-    const from = positions[0]!;
-    const same = positions.every(
-      (p) => p.transactionId === from.transactionId && p.globalPosition === from.globalPosition,
-    );
-    if (!same) return DIVERGED;
-    const range = await nextLogRange(trx, from, batchSize);
-    if (!range) return 0;
-    for (const projection of projections) await projection.applyRange(trx, range);
-    if (!(await advanceCheckpoints(trx, names, from, range.through))) throw new CheckpointMoved();
-    done = range;
-    return range.count;
-  });
-  // Committed: only now is the range projected.
-  if (done) projected?.(done);
-  return result;
-}
-
-/**
- * Projects until the projection has caught up with the committed log. A batch another projector
- * overtook is not the end: that one moved on, and this one goes on from where it left.
- */
+/** Projects until the projection has caught up with the committed log. */
 export async function catchUp(
   db: Kysely<Database>,
   projection: Projection,
@@ -103,12 +75,8 @@ export async function catchUp(
   onBatch?: (eventsSoFar: number) => void,
 ): Promise<number> {
   let total = 0;
-  for (let overtaken = 0; ;) {
-    const count = await batchTogether(db, [projection], batchSize);
-    // Under its row's lock a checkpoint moves only if the row was deleted and made again.
-    if (count === MOVED && ++overtaken > 3) throw new CheckpointMoved('checkpoint kept moving');
-    if (count === MOVED) continue;
-    overtaken = 0;
+  for (;;) {
+    const count = await projectNextBatch(db, projection, batchSize);
     total += count;
     onBatch?.(total);
     if (count === 0) return total;

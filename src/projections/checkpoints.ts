@@ -36,11 +36,8 @@ export class CheckpointsMissing extends Error {
 }
 
 /**
- * Locks the checkpoint rows of `projections` and returns their positions in the same order: one
- * locking read. A missing row is {@link CheckpointsMissing}, never read as the log's start: made
- * inside the batch, its lock would be taken out of name order (an insert that meets another's row
- * locks nothing), which two batches can deadlock on; the caller makes it with
- * {@link createCheckpoints} and tries again.
+ * Locks the rows of `projections`, returning their positions in order. A missing row throws: made in
+ * the batch, its lock is out of name order (two batches could deadlock); see createCheckpoints.
  */
 export async function lockCheckpoints(
   trx: Transaction<Database>,
@@ -56,16 +53,12 @@ export async function lockCheckpoints(
   return projections.map((projection) => found.get(projection)!);
 }
 
-/** Makes the rows of `projections` at the log's start where none is, each committed on its own. */
-export async function createCheckpoints(
-  db: Kysely<Database>,
-  projections: readonly string[],
-): Promise<void> {
+/** Makes the missing rows of `projections` at the log's start, outside any batch. */
+export async function createCheckpoints(db: Kysely<Database>, names: readonly string[]) {
+  const rows = names.map((projection) => ({ projection, transaction_id: '0', global_position: 0 }));
   await db
     .insertInto('projection_checkpoints')
-    .values(
-      projections.map((projection) => ({ projection, transaction_id: '0', global_position: 0 })),
-    )
+    .values(rows)
     .onConflict((oc) => oc.column('projection').doNothing())
     .execute();
 }

@@ -1,4 +1,5 @@
 import { existsSync, readdirSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
@@ -48,6 +49,15 @@ const PACKAGES_TESTED = readdirSync(PACKAGES)
   .filter((name) => existsSync(new URL(`${name}/test`, PACKAGES)))
   .sort();
 
+/**
+ * Workers for `npm test`: vitest's default on two cores is one, and most of a test's time is spent
+ * waiting on Postgres or a process. Each worker gets a Postgres of its own (global-setup.ts), so
+ * DATABASE_URL, one server, gets one worker; TEST_WORKERS sets the count.
+ */
+const NPM_TEST_WORKERS = process.env.DATABASE_URL
+  ? 1
+  : Number(process.env.TEST_WORKERS) || Math.min(4, Math.max(2, availableParallelism() - 1));
+
 export default defineConfig({
   // A package importing another (audit-log takes settings' command line) gets its sources, as tsx
   // and tsc do (tsconfig.json paths): one copy of each module in a process, no build needed.
@@ -66,13 +76,22 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: ['test/unit/**/*.test.ts'], exclude: HSM_CHECKS },
+        test: {
+          name: 'unit',
+          include: ['test/unit/**/*.test.ts'],
+          exclude: HSM_CHECKS,
+          maxWorkers: NPM_TEST_WORKERS,
+        },
       },
       // Each package's own tests (no service; a stand-in driver where one needs Postgres), as
       // `package:<name>` (npm test runs `package:*`); also alone: `npm test -w packages/<name>`.
       ...PACKAGES_TESTED.map((name) => ({
         extends: true as const,
-        test: { name: `package:${name}`, include: [`packages/${name}/test/**/*.test.ts`] },
+        test: {
+          name: `package:${name}`,
+          include: [`packages/${name}/test/**/*.test.ts`],
+          maxWorkers: NPM_TEST_WORKERS,
+        },
       })),
       {
         extends: true,
@@ -80,6 +99,7 @@ export default defineConfig({
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
           exclude: [...PROCESS_CHECKS, ...HSM_CHECKS],
+          maxWorkers: NPM_TEST_WORKERS,
           globalSetup: ['test/support/global-setup.ts'],
         },
       },

@@ -1,17 +1,40 @@
 import type { TestProject } from 'vitest/node';
 import { connect } from '../../src/db/database.js';
 import { migrate } from '../../src/db/migrate.js';
-import { startTestPostgres } from './postgres-source.js';
+import { startTestPostgres, type TestPostgres } from './postgres-source.js';
 import { TEMPLATE_DATABASE, withDatabase } from './database-url.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    adminDatabaseUrl: string;
+    /** One server per test worker (test-database.ts, adminDatabaseUrl). */
+    adminDatabaseUrls: string[];
   }
 }
 
-/** One Postgres per run; a migrated template database that every test file clones. */
+/**
+ * A Postgres per worker (one server's visibility horizon is shared by every database on it), each
+ * with a migrated template database that every test file clones. DATABASE_URL names one server:
+ * vitest.config.ts runs one worker then.
+ */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const servers: TestPostgres[] = [];
+  try {
+    for (let worker = 0; worker < Math.max(1, project.config.maxWorkers); worker++) {
+      servers.push(await startServer());
+      if (servers[0]!.source === 'DATABASE_URL') break;
+    }
+  } catch (error) {
+    await Promise.all(servers.map((server) => server.stop()));
+    throw error;
+  }
+  project.provide(
+    'adminDatabaseUrls',
+    servers.map((server) => server.adminUrl),
+  );
+  return async () => void (await Promise.all(servers.map((server) => server.stop())));
+}
+
+async function startServer(): Promise<TestPostgres> {
   const started = Date.now();
   const postgres = await startTestPostgres();
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
@@ -33,6 +56,5 @@ export default async function setup(project: TestProject): Promise<() => Promise
   });
   await migrate(template.pool);
   await template.close();
-  project.provide('adminDatabaseUrl', postgres.adminUrl);
-  return () => postgres.stop();
+  return postgres;
 }

@@ -11,6 +11,16 @@ export interface TestDatabase extends DatabaseHandle {
 }
 
 /**
+ * The Postgres of this test worker: global setup starts one per worker, because the log's
+ * visibility horizon is the whole server's, and one file's open transaction would hold back
+ * another's projector and sealer (VITEST_POOL_ID runs from 1 to the worker count).
+ */
+export function adminDatabaseUrl(): string {
+  const urls = inject('adminDatabaseUrls');
+  return urls[(Number(process.env.VITEST_POOL_ID ?? 1) - 1) % urls.length]!;
+}
+
+/**
  * Copies the migrated template into a fresh database so test files never see each other's rows
  * (`empty`: a database with nothing migrated, for tests of the migrations themselves).
  * Call at module level or in beforeAll; it registers its own cleanup (afterFile).
@@ -19,7 +29,7 @@ export async function createTestDatabase(
   poolSize = 10,
   { empty = false }: { readonly empty?: boolean } = {},
 ): Promise<TestDatabase> {
-  const adminUrl = inject('adminDatabaseUrl');
+  const adminUrl = adminDatabaseUrl();
   const name = `test_${randomBytes(6).toString('hex')}`;
   const admin = connect({
     url: adminUrl,

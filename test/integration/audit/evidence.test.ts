@@ -3,7 +3,8 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { adminDatabaseUrl } from '../../support/test-database.js';
 import { connect } from '../../../src/db/database.js';
 import { PROJECTIONS } from '../../../src/projections/all.js';
 import { catchUp } from '../../../src/projections/batches.js';
@@ -375,7 +376,7 @@ describe('least privilege', () => {
       await service.database.pool.query(
         `CREATE ROLE ${login} LOGIN PASSWORD 'pw-${login}' IN ROLE ${role}`,
       );
-      const url = new URL(withDatabase(inject('adminDatabaseUrl'), service.database.name));
+      const url = new URL(withDatabase(adminDatabaseUrl(), service.database.name));
       url.username = login;
       url.password = `pw-${login}`;
       const restricted = connect({

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { adminDatabaseUrl } from '../../support/test-database.js';
 
 const run = promisify(execFile);
 
@@ -25,7 +26,7 @@ async function sourceWith(env: Record<string, string>) {
 
 describe("the tests' Postgres, without a container engine", () => {
   it('takes DATABASE_URL when it is set', async () => {
-    const url = inject('adminDatabaseUrl');
+    const url = adminDatabaseUrl();
     expect(await sourceWith({ DATABASE_URL: url })).toEqual({
       source: 'DATABASE_URL',
       detail: new URL(url).host,

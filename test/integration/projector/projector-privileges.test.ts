@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type DatabaseHandle } from '../../../src/db/database.js';
 import { purgeExpiredIdempotentResponses } from '../../../src/projections/idempotent-responses.js';
 import { purgeExpiredRevocations } from '../../../src/projections/token-revocations.js';
@@ -8,7 +8,11 @@ import { purgedBy } from '../../../src/projections/purge.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../../src/db/schema.js';
 import { withDatabase } from '../../support/database-url.js';
-import { createTestDatabase, type TestDatabase } from '../../support/test-database.js';
+import {
+  adminDatabaseUrl,
+  createTestDatabase,
+  type TestDatabase,
+} from '../../support/test-database.js';
 
 /**
  * Issue 40 (3): what leaves the read models that guard tokens is decided by the database. Each
@@ -74,7 +78,7 @@ beforeAll(async () => {
       `CREATE ROLE ${login} LOGIN PASSWORD 'pw-${login}' NOSUPERUSER IN ROLE ${role}`,
     );
     created.push(login);
-    const url = new URL(withDatabase(inject('adminDatabaseUrl'), database.name));
+    const url = new URL(withDatabase(adminDatabaseUrl(), database.name));
     url.username = login;
     url.password = `pw-${login}`;
     logins.set(

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { pino } from 'pino';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { adminDatabaseUrl } from '../../support/test-database.js';
 import { connect } from '../../../src/db/database.js';
 import { migrate } from '../../../src/db/migrate.js';
 import { databaseReadiness } from '../../../src/db/readiness.js';
@@ -54,7 +55,7 @@ async function healthOf(
 
 describe('GET /healthz', () => {
   const admin = connect({
-    url: inject('adminDatabaseUrl'),
+    url: adminDatabaseUrl(),
     poolSize: 1,
     applicationName: 'health-test',
     idleInTransactionTimeoutMs: 5000,
@@ -76,7 +77,7 @@ describe('GET /healthz', () => {
 
   it('answers 503 until the migrations are applied, then 200', async () => {
     await admin.pool.query(`CREATE DATABASE ${name}`);
-    const url = withDatabase(inject('adminDatabaseUrl'), name);
+    const url = withDatabase(adminDatabaseUrl(), name);
     expect(await healthOf(url)).toMatchObject({
       status: 503,
       body: { reason: 'migrations_pending' },

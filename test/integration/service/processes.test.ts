@@ -3,7 +3,8 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { adminDatabaseUrl } from '../../support/test-database.js';
 import { connect } from '../../../src/db/database.js';
 import { migrate } from '../../../src/db/migrate.js';
 import { allPids, commandLine, descendants, isRunning } from '../../../tools/reliability/proc.js';
@@ -250,7 +251,7 @@ describe('configuration errors', () => {
 
 describe('migrations', () => {
   const admin = connect({
-    url: inject('adminDatabaseUrl'),
+    url: adminDatabaseUrl(),
     poolSize: 1,
     applicationName: 'migrate-test',
     idleInTransactionTimeoutMs: 5000,
@@ -263,7 +264,7 @@ describe('migrations', () => {
 
   it('are applied exactly once when several processes migrate at the same moment', async () => {
     await admin.pool.query(`CREATE DATABASE ${name}`);
-    const url = withDatabase(inject('adminDatabaseUrl'), name);
+    const url = withDatabase(adminDatabaseUrl(), name);
     const handles = Array.from({ length: 4 }, () =>
       connect({
         url,

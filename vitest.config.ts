@@ -50,11 +50,11 @@ const PACKAGES_TESTED = readdirSync(PACKAGES)
   .sort();
 
 /**
- * Workers for `npm test`: vitest's default on two cores is one, and most of a test's time is spent
+ * Workers for `npm test` and the process checks: vitest's default on two cores is one, and most of a test's time is spent
  * waiting on Postgres or a process. Each worker gets a Postgres of its own (global-setup.ts), so
  * DATABASE_URL, one server, gets one worker; TEST_WORKERS sets the count.
  */
-const NPM_TEST_WORKERS = process.env.DATABASE_URL
+const WORKERS = process.env.DATABASE_URL
   ? 1
   : Number(process.env.TEST_WORKERS) || Math.min(4, Math.max(2, availableParallelism() - 1));
 
@@ -80,7 +80,7 @@ export default defineConfig({
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
           exclude: HSM_CHECKS,
-          maxWorkers: NPM_TEST_WORKERS,
+          maxWorkers: WORKERS,
         },
       },
       // Each package's own tests (no service; a stand-in driver where one needs Postgres), as
@@ -90,7 +90,7 @@ export default defineConfig({
         test: {
           name: `package:${name}`,
           include: [`packages/${name}/test/**/*.test.ts`],
-          maxWorkers: NPM_TEST_WORKERS,
+          maxWorkers: WORKERS,
         },
       })),
       {
@@ -99,7 +99,7 @@ export default defineConfig({
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
           exclude: [...PROCESS_CHECKS, ...HSM_CHECKS],
-          maxWorkers: NPM_TEST_WORKERS,
+          maxWorkers: WORKERS,
           globalSetup: ['test/support/global-setup.ts'],
         },
       },
@@ -110,6 +110,7 @@ export default defineConfig({
         test: {
           name: 'process',
           include: PROCESS_CHECKS,
+          maxWorkers: WORKERS,
           globalSetup: ['test/support/global-setup.ts'],
         },
       },

@@ -1,5 +1,7 @@
 import { execFile } from 'node:child_process';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 
@@ -30,22 +32,65 @@ async function packedInto(
   return { project, files: info.files.map((file) => file.path) };
 }
 
-/** `npm pack` of `packageDir` into `work` (prepack builds it): the tarball's name, file, contents. */
-async function pack(
+/**
+ * `npm pack` of `packageDir` into `work` (prepack builds it): the tarball's name, file, contents.
+ * One pack of this checkout at a time across test workers: the service's build empties dist/ and
+ * the packages' shared dist/ folders that another pack may be reading.
+ */
+export async function pack(
   packageDir: string,
   work: string,
 ): Promise<{ name: string; filename: string; files: Array<{ path: string }> }> {
-  const packed = await run('npm', ['pack', '--pack-destination', work, '--json'], {
-    cwd: packageDir,
-    maxBuffer: 64 * 1024 * 1024,
-    timeout: 240_000,
-  });
+  const packed = await oneAtATime(() =>
+    run('npm', ['pack', '--pack-destination', work, '--json'], {
+      cwd: packageDir,
+      maxBuffer: 64 * 1024 * 1024,
+      timeout: 240_000,
+    }),
+  );
   const [info] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as Array<{
     name: string;
     filename: string;
     files: Array<{ path: string }>;
   }>;
   return info!;
+}
+
+/**
+ * A lock folder (mkdir is atomic) holding its owner's pid: a holder that died is taken over, and
+ * the wait is bounded by the packs' own timeouts.
+ */
+async function oneAtATime<T>(work: () => Promise<T>): Promise<T> {
+  const checkout = createHash('sha256').update(process.cwd()).digest('hex').slice(0, 12);
+  const lock = path.join(tmpdir(), `token-authority-pack-${checkout}.lock`);
+  const deadline = Date.now() + 600_000;
+  for (;;) {
+    try {
+      await mkdir(lock);
+      await writeFile(path.join(lock, 'pid'), String(process.pid));
+      break;
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'EEXIST') throw error;
+      if (Date.now() > deadline) throw new Error(`${lock}: held for 10 minutes`);
+      const holder = Number(await readFile(path.join(lock, 'pid'), 'utf8').catch(() => '0'));
+      if (holder && !alive(holder)) await rm(lock, { recursive: true, force: true });
+      else await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+  try {
+    return await work();
+  } finally {
+    await rm(lock, { recursive: true, force: true });
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as { code?: string }).code === 'EPERM';
+  }
 }
 
 /** One of packages/* packed into `work` on its own: the `file:` spec a consumer installs it by. */

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { pack } from './consumer-project.js';
 
 const run = promisify(execFile);
 
@@ -22,13 +23,7 @@ export async function documentedInstallLine(): Promise<string> {
 export async function installedAsDocumented(
   work: string,
 ): Promise<{ project: string; line: string }> {
-  const packed = await run('npm', ['pack', '--pack-destination', work, '--json'], {
-    cwd: path.resolve('packages/testcontainers'),
-    maxBuffer: 16 * 1024 * 1024,
-  });
-  const [info] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as Array<{
-    filename: string;
-  }>;
+  const info = await pack(path.resolve('packages/testcontainers'), work);
   const line = await documentedInstallLine();
   const project = path.join(work, 'consumer');
   await mkdir(project, { recursive: true });
@@ -37,7 +32,7 @@ export async function installedAsDocumented(
     JSON.stringify({ name: 'consumer', private: true, type: 'module' }),
   );
   const named = /\.\/(token-authority-testcontainers-\S+\.tgz)/.exec(line)![1]!;
-  await copyFile(path.join(work, info!.filename), path.join(project, named));
+  await copyFile(path.join(work, info.filename), path.join(project, named));
   await run('sh', ['-c', `${line} --no-audit --no-fund`], {
     cwd: project,
     maxBuffer: 64 * 1024 * 1024,

@@ -50,7 +50,7 @@ const PACKAGES_TESTED = readdirSync(PACKAGES)
   .sort();
 
 /**
- * Workers for `npm test` and the process checks: vitest's default on two cores is one, and most of a test's time is spent
+ * Workers for `npm test`, the process and HSM checks: vitest's default on two cores is one, and most of a test's time is spent
  * waiting on Postgres or a process. Each worker gets a Postgres of its own (global-setup.ts), so
  * DATABASE_URL, one server, gets one worker; TEST_WORKERS sets the count.
  */
@@ -116,7 +116,12 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'hsm', include: HSM_CHECKS, globalSetup: ['test/support/global-setup.ts'] },
+        test: {
+          name: 'hsm',
+          include: HSM_CHECKS,
+          maxWorkers: WORKERS,
+          globalSetup: ['test/support/global-setup.ts'],
+        },
       },
       {
         extends: true,

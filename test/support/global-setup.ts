@@ -19,7 +19,7 @@ declare module 'vitest' {
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const servers: TestPostgres[] = [];
   try {
-    for (let worker = 0; worker < Math.max(1, project.config.maxWorkers); worker++) {
+    for (let worker = 0; worker < Math.max(1, project.config.maxWorkers || 1); worker++) {
       servers.push(await startServer());
       if (servers[0]!.source === 'DATABASE_URL') break;
     }

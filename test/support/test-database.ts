@@ -17,7 +17,10 @@ export interface TestDatabase extends DatabaseHandle {
  */
 export function adminDatabaseUrl(): string {
   const urls = inject('adminDatabaseUrls');
-  return urls[(Number(process.env.VITEST_POOL_ID ?? 1) - 1) % urls.length]!;
+  const url = urls[(Number(process.env.VITEST_POOL_ID ?? 1) - 1) % urls.length];
+  if (!url)
+    throw new Error(`no Postgres for worker ${process.env.VITEST_POOL_ID} of ${urls.length}`);
+  return url;
 }
 
 /**

@@ -55,8 +55,14 @@ export async function binariesFor(
   logger.info({ to: staged }, 'staging Postgres binaries where the postgres user can reach');
   const partial = `${staged}.partial-${process.pid}`;
   await cp(binaries.nativeDir, partial, { recursive: true, verbatimSymlinks: true });
-  await rm(staged, { recursive: true, force: true });
-  await rename(partial, staged);
+  // Another process may have staged them meanwhile and be running them: keep its copy, never
+  // remove it; only a leftover without bin/postgres is replaced.
+  if (existsSync(path.join(staged, 'bin', 'postgres'))) {
+    await rm(partial, { recursive: true, force: true });
+  } else {
+    await rm(staged, { recursive: true, force: true });
+    await rename(partial, staged);
+  }
   await ensureTrustedDir(staged);
   return staged;
 }

@@ -149,7 +149,8 @@ describe('token-authority-audit-log, packed alone (issue 66, item 4)', () => {
         /^Invalid configuration: --dir \S+: witness\.key is there without state\.json/,
       ) as string,
     });
-  });
+    // Its pack waits its turn behind any other test's (consumer-project.ts).
+  }, 480_000);
 
   it('opens one front door: deep paths into the package are closed', async () => {
     expect(await deepImport(project, 'token-authority-audit-log/transparency/merkle.js')).toContain(

@@ -50,9 +50,10 @@ const PACKAGES_TESTED = readdirSync(PACKAGES)
   .sort();
 
 /**
- * Workers for `npm test`, the process and HSM checks: vitest's default on two cores is one, and most of a test's time is spent
- * waiting on Postgres or a process. Each worker gets a Postgres of its own (global-setup.ts), so
- * DATABASE_URL, one server, gets one worker; TEST_WORKERS sets the count.
+ * Test files at once, where a suite allows it (not the fleet, partition or container suites):
+ * vitest's default on two cores is one, and most of a test's time is spent waiting on Postgres or
+ * a process. Each worker gets a Postgres of its own (global-setup.ts), so DATABASE_URL, one
+ * server, gets one worker; TEST_WORKERS sets the count.
  */
 const WORKERS = process.env.DATABASE_URL
   ? 1
@@ -73,25 +74,17 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 180_000,
     pool: 'forks',
+    maxWorkers: WORKERS,
     projects: [
       {
         extends: true,
-        test: {
-          name: 'unit',
-          include: ['test/unit/**/*.test.ts'],
-          exclude: HSM_CHECKS,
-          maxWorkers: WORKERS,
-        },
+        test: { name: 'unit', include: ['test/unit/**/*.test.ts'], exclude: HSM_CHECKS },
       },
       // Each package's own tests (no service; a stand-in driver where one needs Postgres), as
       // `package:<name>` (npm test runs `package:*`); also alone: `npm test -w packages/<name>`.
       ...PACKAGES_TESTED.map((name) => ({
         extends: true as const,
-        test: {
-          name: `package:${name}`,
-          include: [`packages/${name}/test/**/*.test.ts`],
-          maxWorkers: WORKERS,
-        },
+        test: { name: `package:${name}`, include: [`packages/${name}/test/**/*.test.ts`] },
       })),
       {
         extends: true,
@@ -99,7 +92,6 @@ export default defineConfig({
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
           exclude: [...PROCESS_CHECKS, ...HSM_CHECKS],
-          maxWorkers: WORKERS,
           globalSetup: ['test/support/global-setup.ts'],
         },
       },
@@ -110,18 +102,12 @@ export default defineConfig({
         test: {
           name: 'process',
           include: PROCESS_CHECKS,
-          maxWorkers: WORKERS,
           globalSetup: ['test/support/global-setup.ts'],
         },
       },
       {
         extends: true,
-        test: {
-          name: 'hsm',
-          include: HSM_CHECKS,
-          maxWorkers: WORKERS,
-          globalSetup: ['test/support/global-setup.ts'],
-        },
+        test: { name: 'hsm', include: HSM_CHECKS, globalSetup: ['test/support/global-setup.ts'] },
       },
       {
         extends: true,

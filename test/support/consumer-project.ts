@@ -1,9 +1,11 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { lockDirectory, type DirectoryLock } from '#audit-log/witness/dir-lock.js';
+import { ConfigError } from 'token-authority-settings';
 
 const run = promisify(execFile);
 
@@ -57,39 +59,25 @@ export async function pack(
 }
 
 /**
- * A lock folder (mkdir is atomic) holding its owner's pid: a holder that died is taken over, and
- * the wait is bounded by the packs' own timeouts.
+ * Waits its turn for the checkout's pack lock (the witness's folder lock: a holder that died is
+ * taken over, safely when two wait), at most ten minutes.
  */
 async function oneAtATime<T>(work: () => Promise<T>): Promise<T> {
   const checkout = createHash('sha256').update(process.cwd()).digest('hex').slice(0, 12);
-  const lock = path.join(tmpdir(), `token-authority-pack-${checkout}.lock`);
   const deadline = Date.now() + 600_000;
-  for (;;) {
-    try {
-      await mkdir(lock);
-      await writeFile(path.join(lock, 'pid'), String(process.pid));
-      break;
-    } catch (error) {
-      if ((error as { code?: string }).code !== 'EEXIST') throw error;
-      if (Date.now() > deadline) throw new Error(`${lock}: held for 10 minutes`);
-      const holder = Number(await readFile(path.join(lock, 'pid'), 'utf8').catch(() => '0'));
-      if (holder && !alive(holder)) await rm(lock, { recursive: true, force: true });
-      else await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+  let lock: DirectoryLock | undefined;
+  while (!lock) {
+    lock = await lockDirectory(tmpdir(), `token-authority-pack-${checkout}.lock`, 'pack').catch(
+      (error: unknown) => {
+        if (!(error instanceof ConfigError) || Date.now() > deadline) throw error;
+        return new Promise<undefined>((resolve) => setTimeout(resolve, 200));
+      },
+    );
   }
   try {
     return await work();
   } finally {
-    await rm(lock, { recursive: true, force: true });
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as { code?: string }).code === 'EPERM';
+    lock.release();
   }
 }
 

@@ -19,9 +19,8 @@ declare module 'vitest' {
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const servers: TestPostgres[] = [];
   try {
-    for (let worker = 0; worker < Math.max(1, project.config.maxWorkers || 1); worker++) {
+    for (let worker = 0; worker < (project.config.maxWorkers || 1); worker++) {
       servers.push(await startServer());
-      if (servers[0]!.source === 'DATABASE_URL') break;
     }
   } catch (error) {
     await Promise.all(servers.map((server) => server.stop()));

@@ -55,14 +55,29 @@ export async function binariesFor(
   logger.info({ to: staged }, 'staging Postgres binaries where the postgres user can reach');
   const partial = `${staged}.partial-${process.pid}`;
   await cp(binaries.nativeDir, partial, { recursive: true, verbatimSymlinks: true });
-  // Another process may have staged them meanwhile and be running them: keep its copy, never
-  // remove it; only a leftover without bin/postgres is replaced.
-  if (existsSync(path.join(staged, 'bin', 'postgres'))) {
-    await rm(partial, { recursive: true, force: true });
-  } else {
-    await rm(staged, { recursive: true, force: true });
-    await rename(partial, staged);
+  // Never removed in place: another process may have staged them meanwhile and run them. Its copy
+  // is kept; a leftover without bin/postgres is first moved aside (rename is atomic).
+  for (let attempt = 0; !(await renamed(partial, staged)); attempt++) {
+    if (existsSync(path.join(staged, 'bin', 'postgres'))) {
+      await rm(partial, { recursive: true, force: true });
+      break;
+    }
+    if (attempt === 2) throw new Error(`${staged}: could not stage the Postgres binaries there`);
+    const aside = `${staged}.stale-${process.pid}`;
+    if (await renamed(staged, aside)) await rm(aside, { recursive: true, force: true });
   }
   await ensureTrustedDir(staged);
   return staged;
+}
+
+/** `rename`, false where `to` is a folder with something in it or `from` is gone. */
+async function renamed(from: string, to: string): Promise<boolean> {
+  try {
+    await rename(from, to);
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOTEMPTY' || code === 'EEXIST' || code === 'ENOENT') return false;
+    throw error;
+  }
 }

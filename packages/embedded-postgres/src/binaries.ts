@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { cp, readFile, rename, rm } from 'node:fs/promises';
+import { cp, lstat, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { arch, platform } from 'node:os';
 import path from 'node:path';
@@ -48,6 +48,7 @@ export async function binariesFor(
   if (!runAs || reachable(runAs, binaries.nativeDir)) return binaries.nativeDir;
   await ensureTrustedDir(stagingRoot);
   const staged = path.join(stagingRoot, `bin-${binaries.version}`);
+  await removeDeadLeftovers(staged);
   if (existsSync(path.join(staged, 'bin', 'postgres'))) {
     await ensureTrustedDir(staged);
     return staged;
@@ -68,6 +69,41 @@ export async function binariesFor(
   }
   await ensureTrustedDir(staged);
   return staged;
+}
+
+// A copy takes seconds; a leftover this old whose process is gone will never be finished.
+const LEFTOVER_AGE_MS = 10 * 60_000;
+
+/**
+ * Removes the `.partial-<pid>` and `.stale-<pid>` folders beside `staged` that a killed staging
+ * left: only where that pid runs no process here and the folder is over ten minutes old (a
+ * staging in another PID namespace of the same user is never that slow), so none still in use.
+ */
+export async function removeDeadLeftovers(staged: string, now = Date.now()): Promise<string[]> {
+  const root = path.dirname(staged);
+  const base = path.basename(staged);
+  const removed: string[] = [];
+  for (const name of await readdir(root)) {
+    const suffix = ['.partial-', '.stale-'].find((kind) => name.startsWith(base + kind));
+    const pid = suffix ? name.slice(base.length + suffix.length) : '';
+    if (!/^[1-9]\d*$/.test(pid) || Number(pid) === process.pid || running(Number(pid))) continue;
+    const entry = path.join(root, name);
+    const stat = await lstat(entry).catch(() => undefined);
+    if (!stat || now - stat.mtimeMs < LEFTOVER_AGE_MS) continue;
+    await rm(entry, { recursive: true, force: true });
+    removed.push(name);
+  }
+  return removed;
+}
+
+/** Whether `pid` is a process here (EPERM: someone else's, but running). */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
 }
 
 /** `rename`, false where `to` is a folder with something in it or `from` is gone. */

@@ -22,6 +22,7 @@ export async function ensureTrustedDir(dir: string, mode = 0o755): Promise<void>
           ? `is writable by group or others (mode ${(stat.mode & 0o777).toString(8)})`
           : undefined;
   if (problem) {
-    throw new Error(`refusing to use ${dir}: it ${problem}; remove it or fix it and retry`);
+    // Not "fix it": a chown -R or chmod -R there would act on whatever another user planted in it.
+    throw new Error(`refusing to use ${dir}: it ${problem}; remove it (as its owner) and retry`);
   }
 }

@@ -1,0 +1,73 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { chmod, mkdir, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { removeDeadLeftovers } from '#embedded-postgres/binaries.js';
+import { ensureTrustedDir } from '#embedded-postgres/trusted-dir.js';
+
+const roots: string[] = [];
+afterEach(async () => {
+  for (const root of roots.splice(0)) await rm(root, { recursive: true, force: true });
+});
+
+async function stagingRoot(): Promise<string> {
+  const root = await mkdtemp(path.join(tmpdir(), 'staging-'));
+  roots.push(root);
+  return root;
+}
+
+/** A folder under `root`, its mtime `ageMs` ago. */
+async function folder(root: string, name: string, ageMs: number): Promise<void> {
+  const dir = path.join(root, name);
+  await mkdir(path.join(dir, 'bin'), { recursive: true });
+  await writeFile(path.join(dir, 'bin', 'postgres'), '');
+  const when = new Date(Date.now() - ageMs);
+  await utimes(dir, when, when);
+}
+
+// A pid whose process has ended (reused within this test only by a freak of the kernel).
+const deadPid = () => spawnSync(process.execPath, ['-e', '']).pid!;
+const HOUR = 3_600_000;
+
+describe('staged Postgres binaries: leftovers of killed stagings', () => {
+  it("removes an old copy whose process is gone, never a live process's, a young one or the staged copy", async () => {
+    const root = await stagingRoot();
+    const staged = path.join(root, 'bin-18.4.0');
+    const dead = deadPid();
+    const youngDead = deadPid();
+    await folder(root, 'bin-18.4.0', HOUR);
+    await folder(root, `bin-18.4.0.partial-${dead}`, HOUR);
+    await folder(root, `bin-18.4.0.stale-${dead}`, HOUR);
+    await folder(root, `bin-18.4.0.partial-${process.pid}`, HOUR); // this very process: in use
+    await folder(root, `bin-18.4.0.partial-${process.ppid}`, HOUR); // a live process
+    await folder(root, `bin-18.4.0.partial-${youngDead}`, 60_000); // young: perhaps still copying elsewhere
+    await folder(root, `bin-17.0.0.partial-${dead}`, HOUR); // another version's: not ours to judge
+    await folder(root, `bin-18.4.0.partial-x${dead}`, HOUR); // not a pid
+
+    const removed = await removeDeadLeftovers(staged);
+
+    expect(removed.sort()).toEqual([`bin-18.4.0.partial-${dead}`, `bin-18.4.0.stale-${dead}`]);
+    for (const kept of [
+      'bin-18.4.0',
+      `bin-18.4.0.partial-${process.pid}`,
+      `bin-18.4.0.partial-${process.ppid}`,
+      `bin-18.4.0.partial-${youngDead}`,
+      `bin-17.0.0.partial-${dead}`,
+      `bin-18.4.0.partial-x${dead}`,
+    ]) {
+      expect(existsSync(path.join(root, kept)), kept).toBe(true);
+    }
+  });
+
+  it('tells the owner to remove a folder it refuses, never to fix it in place', async () => {
+    const root = await stagingRoot();
+    const dir = path.join(root, 'shared');
+    await mkdir(dir);
+    await chmod(dir, 0o777);
+    await expect(ensureTrustedDir(dir)).rejects.toThrow(
+      /refusing to use .*shared: it is writable by group or others \(mode 777\); remove it \(as its owner\) and retry$/,
+    );
+  });
+});

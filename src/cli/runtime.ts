@@ -29,7 +29,7 @@ export interface OpenOptions {
   /** Only use an embedded Postgres that is already running (health checks). */
   readonly attachOnly?: boolean;
   readonly migrate?: boolean;
-  /** `request` (default): DATABASE_*_TIMEOUT_MS bounds; `background`: none, for long batches. */
+  /** `request` (default): DATABASE_*_TIMEOUT_MS; `background`: BACKGROUND_LOCK_TIMEOUT_MS alone. */
   readonly timeouts?: 'request' | 'background';
   /** The least-privileged service role to connect as (its login made if we manage them), or the owner. */
   readonly role?: ServiceRole | 'owner';
@@ -142,7 +142,7 @@ export function connectOptions(
     ...target,
     idleInTransactionTimeoutMs: config.IDLE_IN_TRANSACTION_TIMEOUT_MS,
     statementTimeoutMs: background ? 0 : config.DATABASE_STATEMENT_TIMEOUT_MS,
-    lockTimeoutMs: background ? 0 : config.DATABASE_LOCK_TIMEOUT_MS,
+    lockTimeoutMs: background ? config.BACKGROUND_LOCK_TIMEOUT_MS : config.DATABASE_LOCK_TIMEOUT_MS,
     connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS,
     onConnectionError: (error) => {
       // One line per second at most: an outage drops every connection at once.

@@ -32,6 +32,9 @@ export const databaseSettings = {
   DATABASE_LOCK_TIMEOUT_MS: ms(1000).describe(
     "Longest a request's query may wait for a lock, in milliseconds.",
   ),
+  BACKGROUND_LOCK_TIMEOUT_MS: ms(60_000).describe(
+    "Longest a background process's statement (the projector's batches and seals, the deliverer, operator commands) may wait for a lock, in milliseconds: a lock another session keeps holding becomes a logged failure, retried, instead of a wait without end.",
+  ),
   DATABASE_CONNECT_TIMEOUT_MS: ms(2000).describe(
     'Longest a request may wait for a database connection (pool slot or new socket), in milliseconds.',
   ),

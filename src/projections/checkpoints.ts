@@ -1,6 +1,9 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
-import type { LogPosition } from '#event-log/types.js';
+import { LOG_START, type LogPosition } from '#event-log/types.js';
+
+const { transactionId: transaction_id, globalPosition: global_position } = LOG_START;
+const AT_START = { transaction_id, global_position };
 
 /** Where each of `projections` has read up to, their rows locked: a second batch queues behind. */
 async function readCheckpoints(
@@ -55,7 +58,7 @@ export async function lockCheckpoints(
 
 /** Makes the missing rows of `projections` at the log's start, outside any batch. */
 export async function createCheckpoints(db: Kysely<Database>, names: readonly string[]) {
-  const rows = names.map((projection) => ({ projection, transaction_id: '0', global_position: 0 }));
+  const rows = names.map((projection) => ({ projection, ...AT_START }));
   await db
     .insertInto('projection_checkpoints')
     .values(rows)
@@ -94,13 +97,9 @@ export async function resetCheckpoint(
 ): Promise<void> {
   await trx
     .insertInto('projection_checkpoints')
-    .values({ projection, transaction_id: '0', global_position: 0 })
+    .values({ projection, ...AT_START })
     .onConflict((oc) =>
-      oc.column('projection').doUpdateSet({
-        transaction_id: sql`'0'::xid8`,
-        global_position: 0,
-        updated_at: sql`now()`,
-      }),
+      oc.column('projection').doUpdateSet({ ...AT_START, updated_at: sql`now()` }),
     )
     .execute();
 }

@@ -6,6 +6,7 @@ import { eventsInRange, sealEnd } from './seal-ranges.js';
 import { overTree } from '#audit-log/tree/tiled-tree.js';
 import type { TreeSource } from '#audit-log/tree/tree-source.js';
 import { treeNodes } from './tree-store.js';
+import { LOG_START } from '#event-log/types.js';
 
 // Each space's events as an RFC 9162 tree: leaf i is its event of sequence i + 1.
 
@@ -48,7 +49,7 @@ export async function spaceLeaves(
   const events = await eventsInRange(
     db,
     {
-      after: before ? sealEnd(before) : { transactionId: '0', globalPosition: 0 },
+      after: before ? sealEnd(before) : LOG_START,
       through: sealEnd(through),
     },
     {

@@ -1,10 +1,9 @@
 import { hostname } from 'node:os';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import type { EventMetadata as Metadata } from '../../domain/events.js';
+import { serviceMetadata, type EventMetadata as Metadata } from '../../domain/events.js';
 import { uuidv7 } from '../../domain/ports.js';
 import { streams } from '../../domain/streams.js';
-import { serviceMetadata } from '../../domain/events.js';
 import { recordSignalsDelivered } from './signal-deliveries.js';
 import { accept } from '../../domain/decision.js';
 import {

@@ -1,7 +1,7 @@
 import type { PrivateTokenClaims } from '../../crypto/access-tokens.js';
 import { clientActor } from '../../domain/actors.js';
 import { decideRequestVerification } from '../../domain/sink/decide.js';
-import type { SinkState } from '../../domain/sink/decide.js';
+import type { SinkRefusal, SinkState } from '../../domain/sink/decide.js';
 import { MIN_VERIFICATION_INTERVAL_SECONDS } from '../../domain/security-signals.js';
 import type { WithSinkWrites } from '../../delivery/sink-writes.js';
 import { InvalidTokenError, RateLimitedError } from '../../errors/errors.js';
@@ -11,7 +11,6 @@ import { credentialsBehind } from '../token/standing.js';
 import { tokenStands } from '../token/introspect.js';
 import type { SinkAdminContext, SinkCommand } from './admin.js';
 import { notFound, placedByDecision, type SinkChange } from './deciders.js';
-import type { SinkRefusal } from '../../domain/sink/decide.js';
 
 /** A Shared Signals receiver: the client a stream-management token names, in its space. */
 export interface StreamReceiver {

@@ -22,9 +22,8 @@ import type { CommandContext } from '../../context.js';
 import type { Refusals } from '../../handle.js';
 import { onRequest, readRequest } from '../../authorization/requests.js';
 import { clientStanding } from '../standing.js';
-import { defineGrant } from '../grants/grant.js';
+import { defineGrant, type GrantRequest, type GrantResponse } from '../grants/grant.js';
 import { requireSentClient, tokenResponse } from '../grants/answer.js';
-import type { GrantRequest, GrantResponse } from '../grants/grant.js';
 import { issueDelegatedToken } from './issue.js';
 
 /** A field of a consent grant's request: never empty. */

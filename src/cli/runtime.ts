@@ -78,10 +78,10 @@ export async function openDatabase(
       if (migrations) {
         const applied = await untilDatabaseAnswers(logger, () => migrate(owner.pool));
         if (applied.length > 0) logger.info({ applied }, 'migrations applied');
-        await configurePartitioning(owner.pool, {
-          interval: config.EVENT_PARTITION_INTERVAL,
-          ahead: config.EVENT_PARTITIONS_AHEAD,
-        });
+        const { EVENT_PARTITION_INTERVAL: interval, EVENT_PARTITIONS_AHEAD: ahead } = config;
+        await untilDatabaseAnswers(logger, () =>
+          configurePartitioning(owner.pool, { interval, ahead }),
+        );
       }
       if (managedLogins && role !== 'owner') {
         url = await untilDatabaseAnswers(logger, () =>

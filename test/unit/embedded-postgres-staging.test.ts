@@ -37,23 +37,31 @@ describe('staged Postgres binaries: leftovers of killed stagings', () => {
     const staged = path.join(root, 'bin-18.4.0');
     const dead = deadPid();
     const youngDead = deadPid();
+    const olderDead = deadPid();
     await folder(root, 'bin-18.4.0', HOUR);
-    await folder(root, `bin-18.4.0.partial-${dead}`, HOUR);
-    await folder(root, `bin-18.4.0.stale-${dead}`, HOUR);
-    await folder(root, `bin-18.4.0.partial-${process.pid}`, HOUR); // this very process: in use
-    await folder(root, `bin-18.4.0.partial-${process.ppid}`, HOUR); // a live process
-    await folder(root, `bin-18.4.0.partial-${youngDead}`, 60_000); // young: perhaps still copying elsewhere
+    await folder(root, `bin-18.4.0.partial-${dead}-a1B2c3`, HOUR);
+    await folder(root, `bin-18.4.0.stale-${dead}-0f9e8d7c6b5a`, HOUR);
+    await folder(root, `bin-18.4.0.partial-${olderDead}`, HOUR); // an older release's name
+    await folder(root, `bin-18.4.0.partial-${process.pid}-x`, HOUR); // this very process: in use
+    await folder(root, `bin-18.4.0.partial-${process.ppid}-y`, HOUR); // a live process
+    await folder(root, `bin-18.4.0.partial-${youngDead}-z`, 60_000); // young: perhaps still copying elsewhere
     await folder(root, `bin-17.0.0.partial-${dead}`, HOUR); // another version's: not ours to judge
     await folder(root, `bin-18.4.0.partial-x${dead}`, HOUR); // not a pid
 
     const removed = await removeDeadLeftovers(staged);
 
-    expect(removed.sort()).toEqual([`bin-18.4.0.partial-${dead}`, `bin-18.4.0.stale-${dead}`]);
+    expect(removed.sort()).toEqual(
+      [
+        `bin-18.4.0.partial-${dead}-a1B2c3`,
+        `bin-18.4.0.partial-${olderDead}`,
+        `bin-18.4.0.stale-${dead}-0f9e8d7c6b5a`,
+      ].sort(),
+    );
     for (const kept of [
       'bin-18.4.0',
-      `bin-18.4.0.partial-${process.pid}`,
-      `bin-18.4.0.partial-${process.ppid}`,
-      `bin-18.4.0.partial-${youngDead}`,
+      `bin-18.4.0.partial-${process.pid}-x`,
+      `bin-18.4.0.partial-${process.ppid}-y`,
+      `bin-18.4.0.partial-${youngDead}-z`,
       `bin-17.0.0.partial-${dead}`,
       `bin-18.4.0.partial-x${dead}`,
     ]) {

@@ -1,5 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { cp, lstat, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { chmod, cp, lstat, mkdtemp, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { arch, platform } from 'node:os';
 import path from 'node:path';
@@ -48,13 +49,19 @@ export async function binariesFor(
   if (!runAs || reachable(runAs, binaries.nativeDir)) return binaries.nativeDir;
   await ensureTrustedDir(stagingRoot);
   const staged = path.join(stagingRoot, `bin-${binaries.version}`);
-  await removeDeadLeftovers(staged);
+  // Best effort: a leftover that will not go is no reason not to start.
+  await removeDeadLeftovers(staged).catch((error: unknown) =>
+    logger.error({ err: error, in: stagingRoot }, 'could not remove an earlier staging left over'),
+  );
   if (existsSync(path.join(staged, 'bin', 'postgres'))) {
     await ensureTrustedDir(staged);
     return staged;
   }
   logger.info({ to: staged }, 'staging Postgres binaries where the postgres user can reach');
-  const partial = `${staged}.partial-${process.pid}`;
+  // A folder of its own, never one a killed staging left under the same pid (a container's pid
+  // is the same at every start): a copy is never merged into a leftover another process removes.
+  const partial = await mkdtemp(`${staged}.partial-${process.pid}-`);
+  await chmod(partial, 0o755); // made 0700; the postgres user must reach what it becomes
   await cp(binaries.nativeDir, partial, { recursive: true, verbatimSymlinks: true });
   // Never removed in place: another process may have staged them meanwhile and run them. Its copy
   // is kept; a leftover without bin/postgres is first moved aside (rename is atomic).
@@ -64,7 +71,7 @@ export async function binariesFor(
       break;
     }
     if (attempt === 2) throw new Error(`${staged}: could not stage the Postgres binaries there`);
-    const aside = `${staged}.stale-${process.pid}`;
+    const aside = `${staged}.stale-${process.pid}-${randomBytes(6).toString('hex')}`;
     if (await renamed(staged, aside)) await rm(aside, { recursive: true, force: true });
   }
   await ensureTrustedDir(staged);
@@ -75,7 +82,7 @@ export async function binariesFor(
 const LEFTOVER_AGE_MS = 10 * 60_000;
 
 /**
- * Removes the `.partial-<pid>` and `.stale-<pid>` folders beside `staged` that a killed staging
+ * Removes the `.partial-<pid>-…` and `.stale-<pid>-…` folders beside `staged` a killed staging
  * left: only where that pid runs no process here and the folder is over ten minutes old (a
  * staging in another PID namespace of the same user is never that slow), so none still in use.
  */
@@ -85,8 +92,11 @@ export async function removeDeadLeftovers(staged: string, now = Date.now()): Pro
   const removed: string[] = [];
   for (const name of await readdir(root)) {
     const suffix = ['.partial-', '.stale-'].find((kind) => name.startsWith(base + kind));
-    const pid = suffix ? name.slice(base.length + suffix.length) : '';
-    if (!/^[1-9]\d*$/.test(pid) || Number(pid) === process.pid || running(Number(pid))) continue;
+    // `<pid>-<random>` (`<pid>` alone before 2026-12-03): the pid of the process that made it.
+    const pid = suffix
+      ? (/^([1-9]\d*)(?:-\w+)?$/.exec(name.slice(base.length + suffix.length))?.[1] ?? '')
+      : '';
+    if (pid === '' || Number(pid) === process.pid || running(Number(pid))) continue;
     const entry = path.join(root, name);
     const stat = await lstat(entry).catch(() => undefined);
     if (!stat || now - stat.mtimeMs < LEFTOVER_AGE_MS) continue;

@@ -16,6 +16,9 @@ export async function configurePartitioning(
   const client = await owner.connect();
   try {
     await client.query('BEGIN');
+    // Dropping a partition locks the whole log: behind a long reader, give up (and be retried)
+    // rather than hold every append up behind this wait.
+    await client.query("SET LOCAL lock_timeout = '2s'");
     const { rowCount } = await client.query(
       `UPDATE event_partitioning SET partition_interval = $1::interval, ahead = $2
         WHERE partition_interval IS DISTINCT FROM $1::interval OR ahead IS DISTINCT FROM $2`,

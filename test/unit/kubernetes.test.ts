@@ -5,6 +5,7 @@ import { parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { configSchema, loadConfig } from '../../src/config/config.js';
 import { forcedExitAfterMs } from '../../src/cli/process-lifecycle.js';
+import { PATRONI_LOOP_WAIT_SECONDS, PATRONI_TTL_SECONDS } from '../../tools/fleet/configs.js';
 
 /** deploy/kubernetes, parsed: the manifests say what docs/scaling.md says, and name real settings. */
 const DIR = 'deploy/kubernetes';
@@ -136,7 +137,12 @@ describe('deploy/kubernetes', () => {
   it('Postgres under Patroni with synchronous replication and the fleet timings', () => {
     const postgres = named('postgresql', 'token-authority-db');
     expect(postgres.spec.numberOfInstances).toBeGreaterThanOrEqual(2);
-    expect(postgres.spec.patroni).toMatchObject({ synchronous_mode: true, ttl: 20, loop_wait: 2 });
+    // The fleet's timings (tools/fleet/configs.ts), which its failover drill holds to a bound.
+    expect(postgres.spec.patroni).toMatchObject({
+      synchronous_mode: true,
+      ttl: PATRONI_TTL_SECONDS,
+      loop_wait: PATRONI_LOOP_WAIT_SECONDS,
+    });
     const { parameters } = postgres.spec.postgresql as { parameters: Record<string, string> };
     expect(parameters).toMatchObject({ wal_sender_timeout: '10s' });
   });

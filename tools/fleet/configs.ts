@@ -14,6 +14,9 @@ export const PATRONI_TTL_SECONDS = 20;
 /** How often, in seconds, each Patroni node runs its loop (a standby notices a free key in one). */
 export const PATRONI_LOOP_WAIT_SECONDS = 2;
 
+/** How often, in seconds, HAProxy checks each backend (a promoted standby is routed within one). */
+export const HAPROXY_CHECK_SECONDS = 1;
+
 /** The passwords Patroni gives the roles it creates. */
 export interface PgPasswords {
   readonly superuser: string;
@@ -24,7 +27,7 @@ export interface PgPasswords {
 /**
  * One Patroni node: synchronous replication (a commit is acknowledged once the synchronous standby
  * has it, so a failover loses no acknowledged token), a TTL of {@link PATRONI_TTL_SECONDS} s and
- * loop_wait 2 s (a dead leader is replaced in about the TTL), retry_timeout 5 s (a leader that
+ * loop_wait {@link PATRONI_LOOP_WAIT_SECONDS} s (a dead leader is replaced in about the TTL), retry_timeout 5 s (a leader that
  * cannot renew its key demotes well before the TTL lets a standby take it), pg_rewind so a former
  * leader can rejoin.
  */
@@ -160,7 +163,7 @@ listen postgres-primary
   bind 127.0.0.1:${options.writePort}
   option httpchk GET /primary
   http-check expect status 200
-  default-server inter 1s fall 2 rise 1 on-marked-down shutdown-sessions
+  default-server inter ${HAPROXY_CHECK_SECONDS}s fall 2 rise 1 on-marked-down shutdown-sessions
 ${pgServers}
 
 listen postgres-replicas
@@ -169,7 +172,7 @@ listen postgres-replicas
   balance roundrobin
   option httpchk GET /replica
   http-check expect status 200
-  default-server inter 1s fall 2 rise 1 on-marked-down shutdown-sessions
+  default-server inter ${HAPROXY_CHECK_SECONDS}s fall 2 rise 1 on-marked-down shutdown-sessions
 ${pgServers}
 
 listen api
@@ -185,7 +188,7 @@ listen api
   option redispatch 1
   retry-on conn-failure
   http-after-response set-header Retry-After 1 if { status 503 } !{ res.hdr(Retry-After) -m found }
-  default-server inter 1s fall 2 rise 1
+  default-server inter ${HAPROXY_CHECK_SECONDS}s fall 2 rise 1
 ${apiServers}
 `;
 }

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chmod, cp, lstat, mkdtemp, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -71,7 +70,8 @@ export async function binariesFor(
       break;
     }
     if (attempt === 2) throw new Error(`${staged}: could not stage the Postgres binaries there`);
-    const aside = `${staged}.stale-${process.pid}-${randomBytes(6).toString('hex')}`;
+    // The partial folder's unique name (mkdtemp's) and the attempt: never another's, nor an earlier one's.
+    const aside = `${partial.replace(`${staged}.partial-`, `${staged}.stale-`)}${attempt}`;
     if (await renamed(staged, aside)) await rm(aside, { recursive: true, force: true });
   }
   await ensureTrustedDir(staged);

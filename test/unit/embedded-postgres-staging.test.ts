@@ -32,7 +32,7 @@ const deadPid = () => spawnSync(process.execPath, ['-e', '']).pid!;
 const HOUR = 3_600_000;
 
 describe('staged Postgres binaries: leftovers of killed stagings', () => {
-  it("removes an old copy whose process is gone, never a live process's, a young one or the staged copy", async () => {
+  it("removes an old copy whose process is gone or is this one's last life, never a live process's, a young one or the staged copy", async () => {
     const root = await stagingRoot();
     const staged = path.join(root, 'bin-18.4.0');
     const dead = deadPid();
@@ -41,8 +41,10 @@ describe('staged Postgres binaries: leftovers of killed stagings', () => {
     await folder(root, 'bin-18.4.0', HOUR);
     await folder(root, `bin-18.4.0.partial-${dead}-a1B2c3`, HOUR);
     await folder(root, `bin-18.4.0.stale-${dead}-0f9e8d7c6b5a`, HOUR);
+    await folder(root, `bin-18.4.0.stale-${dead}-a1B2c30`, HOUR); // a partial's name moved aside
     await folder(root, `bin-18.4.0.partial-${olderDead}`, HOUR); // an older release's name
-    await folder(root, `bin-18.4.0.partial-${process.pid}-x`, HOUR); // this very process: in use
+    await folder(root, `bin-18.4.0.partial-${process.pid}-x`, HOUR); // a container's last life
+    await folder(root, `bin-18.4.0.partial-${process.pid}-w`, 60_000); // this one's: perhaps copying
     await folder(root, `bin-18.4.0.partial-${process.ppid}-y`, HOUR); // a live process
     await folder(root, `bin-18.4.0.partial-${youngDead}-z`, 60_000); // young: perhaps still copying elsewhere
     await folder(root, `bin-17.0.0.partial-${dead}`, HOUR); // another version's: not ours to judge
@@ -55,11 +57,13 @@ describe('staged Postgres binaries: leftovers of killed stagings', () => {
         `bin-18.4.0.partial-${dead}-a1B2c3`,
         `bin-18.4.0.partial-${olderDead}`,
         `bin-18.4.0.stale-${dead}-0f9e8d7c6b5a`,
+        `bin-18.4.0.stale-${dead}-a1B2c30`,
+        `bin-18.4.0.partial-${process.pid}-x`,
       ].sort(),
     );
     for (const kept of [
       'bin-18.4.0',
-      `bin-18.4.0.partial-${process.pid}-x`,
+      `bin-18.4.0.partial-${process.pid}-w`,
       `bin-18.4.0.partial-${process.ppid}-y`,
       `bin-18.4.0.partial-${youngDead}-z`,
       `bin-17.0.0.partial-${dead}`,
@@ -71,7 +75,7 @@ describe('staged Postgres binaries: leftovers of killed stagings', () => {
 
   // Staging for another user is checked by running `test` as that user: root only.
   it.runIf(process.getuid?.() === 0)(
-    'replaces an unfinished copy by moving it aside, and leaves nothing beside the staged one',
+    'replaces an unfinished copy, and leaves nothing beside the staged one',
     async () => {
       const root = await stagingRoot();
       // Binaries the postgres user cannot reach (a mode-700 folder), so they are staged.

@@ -27,9 +27,9 @@ export interface PgPasswords {
 /**
  * One Patroni node: synchronous replication (a commit is acknowledged once the synchronous standby
  * has it, so a failover loses no acknowledged token), a TTL of {@link PATRONI_TTL_SECONDS} s and
- * loop_wait {@link PATRONI_LOOP_WAIT_SECONDS} s (a dead leader is replaced in about the TTL), retry_timeout 5 s (a leader that
- * cannot renew its key demotes well before the TTL lets a standby take it), pg_rewind so a former
- * leader can rejoin.
+ * loop_wait {@link PATRONI_LOOP_WAIT_SECONDS} s (a dead leader is replaced in about the TTL),
+ * retry_timeout 5 s (a leader that cannot renew its key demotes well before the TTL lets a standby
+ * take it), pg_rewind so a former leader can rejoin.
  */
 export function patroniConfig(options: {
   readonly scope: string;

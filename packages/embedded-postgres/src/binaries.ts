@@ -71,8 +71,18 @@ export async function binariesFor(
     }
     if (attempt === 2) throw new Error(`${staged}: could not stage the Postgres binaries there`);
     // The partial folder's unique name (mkdtemp's) and the attempt: never another's, nor an earlier one's.
-    const aside = `${partial.replace(`${staged}.partial-`, `${staged}.stale-`)}${attempt}`;
-    if (await renamed(staged, aside)) await rm(aside, { recursive: true, force: true });
+    const aside = `${staged}.stale-${partial.slice(`${staged}.partial-`.length)}${attempt}`;
+    if (!(await renamed(staged, aside))) continue;
+    // Another staging finished between the check and the move: its copy (perhaps running) goes
+    // back, or stays aside where it is, never removed.
+    if (existsSync(path.join(aside, 'bin', 'postgres'))) {
+      if (await renamed(aside, staged)) {
+        await rm(partial, { recursive: true, force: true });
+        break;
+      }
+      continue;
+    }
+    await rm(aside, { recursive: true, force: true });
   }
   await ensureTrustedDir(staged);
   return staged;
@@ -83,8 +93,9 @@ const LEFTOVER_AGE_MS = 10 * 60_000;
 
 /**
  * Removes the `.partial-<pid>-…` and `.stale-<pid>-…` folders beside `staged` a killed staging
- * left: only where that pid runs no process here and the folder is over ten minutes old (a
- * staging in another PID namespace of the same user is never that slow), so none still in use.
+ * left: only where that pid runs no process here (or is ours: an earlier life of this container)
+ * and the folder is over ten minutes old (a staging in another PID namespace of the same user, or
+ * our own, is never that slow), so none still in use.
  */
 export async function removeDeadLeftovers(staged: string, now = Date.now()): Promise<string[]> {
   const root = path.dirname(staged);
@@ -96,7 +107,9 @@ export async function removeDeadLeftovers(staged: string, now = Date.now()): Pro
     const pid = suffix
       ? (/^([1-9]\d*)(?:-\w+)?$/.exec(name.slice(base.length + suffix.length))?.[1] ?? '')
       : '';
-    if (pid === '' || Number(pid) === process.pid || running(Number(pid))) continue;
+    // Our own pid too: a container has the same pid at every start, and its last life's leftover
+    // is ten minutes old only if it was never finished (a copy takes seconds).
+    if (pid === '' || (Number(pid) !== process.pid && running(Number(pid)))) continue;
     const entry = path.join(root, name);
     const stat = await lstat(entry).catch(() => undefined);
     if (!stat || now - stat.mtimeMs < LEFTOVER_AGE_MS) continue;

@@ -60,32 +60,40 @@ export async function binariesFor(
   // A folder of its own, never one a killed staging left under the same pid (a container's pid
   // is the same at every start): a copy is never merged into a leftover another process removes.
   const partial = await mkdtemp(`${staged}.partial-${process.pid}-`);
-  await chmod(partial, 0o755); // made 0700; the postgres user must reach what it becomes
-  await cp(binaries.nativeDir, partial, { recursive: true, verbatimSymlinks: true });
-  // Never removed in place: another process may have staged them meanwhile and run them. Its copy
-  // is kept; a leftover without bin/postgres is first moved aside (rename is atomic).
+  try {
+    await chmod(partial, 0o755); // made 0700; the postgres user must reach what it becomes
+    await cp(binaries.nativeDir, partial, { recursive: true, verbatimSymlinks: true });
+    await putInPlace(partial, staged);
+  } finally {
+    // Gone once put in place; a copy that failed, or lost to another's, is not left for the reaper.
+    await rm(partial, { recursive: true, force: true });
+  }
+  await ensureTrustedDir(staged);
+  return staged;
+}
+
+/**
+ * Renames the finished copy `partial` to `staged`, unless another process's finished copy is there
+ * already (kept: it may be running). A leftover without bin/postgres is moved aside first (rename
+ * is atomic), never removed in place.
+ */
+async function putInPlace(partial: string, staged: string): Promise<void> {
+  const finished = (dir: string) => existsSync(path.join(dir, 'bin', 'postgres'));
   for (let attempt = 0; !(await renamed(partial, staged)); attempt++) {
-    if (existsSync(path.join(staged, 'bin', 'postgres'))) {
-      await rm(partial, { recursive: true, force: true });
-      break;
-    }
+    if (finished(staged)) return;
     if (attempt === 2) throw new Error(`${staged}: could not stage the Postgres binaries there`);
     // The partial folder's unique name (mkdtemp's) and the attempt: never another's, nor an earlier one's.
     const aside = `${staged}.stale-${partial.slice(`${staged}.partial-`.length)}${attempt}`;
     if (!(await renamed(staged, aside))) continue;
-    // Another staging finished between the check and the move: its copy (perhaps running) goes
-    // back, or stays aside where it is, never removed.
-    if (existsSync(path.join(aside, 'bin', 'postgres'))) {
-      if (await renamed(aside, staged)) {
-        await rm(partial, { recursive: true, force: true });
-        break;
-      }
+    // Another staging finished between the check and the move: its copy goes back. If a third one's
+    // took the place meanwhile, it is not removed here (the reaper takes it once ten minutes old;
+    // a Postgres started from it resolved its paths under `staged`, which holds the same files).
+    if (finished(aside)) {
+      if (await renamed(aside, staged)) return;
       continue;
     }
     await rm(aside, { recursive: true, force: true });
   }
-  await ensureTrustedDir(staged);
-  return staged;
 }
 
 // A copy takes seconds; a leftover this old whose process is gone will never be finished.
@@ -94,8 +102,8 @@ const LEFTOVER_AGE_MS = 10 * 60_000;
 /**
  * Removes the `.partial-<pid>-…` and `.stale-<pid>-…` folders beside `staged` a killed staging
  * left: only where that pid runs no process here (or is ours: an earlier life of this container)
- * and the folder is over ten minutes old (a staging in another PID namespace of the same user, or
- * our own, is never that slow), so none still in use.
+ * and the folder is over ten minutes old (a staging, in this PID namespace or another, is never
+ * that slow).
  */
 export async function removeDeadLeftovers(staged: string, now = Date.now()): Promise<string[]> {
   const root = path.dirname(staged);
@@ -107,8 +115,8 @@ export async function removeDeadLeftovers(staged: string, now = Date.now()): Pro
     const pid = suffix
       ? (/^([1-9]\d*)(?:-\w+)?$/.exec(name.slice(base.length + suffix.length))?.[1] ?? '')
       : '';
-    // Our own pid too: a container has the same pid at every start, and its last life's leftover
-    // is ten minutes old only if it was never finished (a copy takes seconds).
+    // Our own pid too (a container's is the same at every start, and another container's may be
+    // the same): a staging still copying under it touched its folder within ten minutes.
     if (pid === '' || (Number(pid) !== process.pid && running(Number(pid)))) continue;
     const entry = path.join(root, name);
     const stat = await lstat(entry).catch(() => undefined);

@@ -52,7 +52,7 @@ export async function binariesFor(
   await removeDeadLeftovers(staged).catch((error: unknown) =>
     logger.error({ err: error, in: stagingRoot }, 'could not remove an earlier staging left over'),
   );
-  if (existsSync(path.join(staged, 'bin', 'postgres'))) {
+  if (finished(staged)) {
     await ensureTrustedDir(staged);
     return staged;
   }
@@ -78,7 +78,6 @@ export async function binariesFor(
  * is atomic), never removed in place.
  */
 async function putInPlace(partial: string, staged: string): Promise<void> {
-  const finished = (dir: string) => existsSync(path.join(dir, 'bin', 'postgres'));
   for (let attempt = 0; !(await renamed(partial, staged)); attempt++) {
     if (finished(staged)) return;
     if (attempt === 2) throw new Error(`${staged}: could not stage the Postgres binaries there`);
@@ -95,6 +94,9 @@ async function putInPlace(partial: string, staged: string): Promise<void> {
     await rm(aside, { recursive: true, force: true });
   }
 }
+
+/** Whether `dir` holds a whole copy: copies are renamed into place whole; a leftover lacks bin/postgres. */
+const finished = (dir: string) => existsSync(path.join(dir, 'bin', 'postgres'));
 
 // A copy takes seconds; a leftover this old whose process is gone will never be finished.
 const LEFTOVER_AGE_MS = 10 * 60_000;

@@ -53,6 +53,36 @@ describe('signAccessTokenWith', () => {
     const signing = signAccessTokenWith({ kid: 'k1', privateKey: publicKey }, claims);
     await expect(signing).rejects.toThrow();
   });
+
+  it("signs a turn's tokens in a row at its end, each its own, a key that cannot sign failing only its own", async () => {
+    const keys = keyStore();
+    const { publicKey } = generateKeyPairSync('ed25519');
+    const asked = [1, 2, 3].map((n) => ({ ...claims, jti: `j${n}` }));
+    const signing = [
+      ...asked.map((each) => signAccessTokenWith(keys.current(), each)),
+      signAccessTokenWith({ kid: 'k1', privateKey: publicKey }, claims),
+    ];
+    const settled: string[] = [];
+    signing.forEach((each, index) =>
+      each.then(
+        () => settled.push(`signed ${index}`),
+        () => settled.push(`refused ${index}`),
+      ),
+    );
+    // Every microtask drained: nothing is signed before the turn ends.
+    await new Promise<void>((resolve) => process.nextTick(resolve));
+    await Promise.resolve();
+    expect(settled).toEqual([]);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    expect(settled).toEqual(['signed 0', 'signed 1', 'signed 2', 'refused 3']);
+    const tokens = await Promise.all(signing.slice(0, 3));
+    expect(tokens).toEqual(asked.map((each) => signAccessToken(keys.current(), each)));
+    for (const [index, token] of tokens.entries()) {
+      await expect(verifyAccessToken(token, 'private', keys, policy, now)).resolves.toEqual(
+        asked[index],
+      );
+    }
+  });
 });
 
 describe('verifyAccessToken', () => {

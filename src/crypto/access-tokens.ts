@@ -1,4 +1,6 @@
 import { sign, type KeyObject } from 'node:crypto';
+// Not the global: a test's fake timers would hold every signature back.
+import { setImmediate } from 'node:timers';
 import { randomBase64url } from '../domain/ports.js';
 import { ACCESS_TOKEN_ALG } from '#verifier/algorithms.js';
 import {

@@ -139,9 +139,11 @@ export async function pollSignals(
       .execute();
   }
   const sent = waiting.slice(0, Math.min(poll.maxEvents, MAX_EVENTS));
-  const sets: Record<string, string> = {};
-  for (const claims of sent) {
-    sets[claims.jti as string] = await ports.signer.sign(sink.spaceId, claims);
-  }
+  // Asked together: signatures are made a loop turn's at a time (access-tokens.ts, signInTurn).
+  const { spaceId } = sink;
+  const signed = await Promise.all(sent.map((claims) => ports.signer.sign(spaceId, claims)));
+  const sets = Object.fromEntries(
+    sent.map((claims, index) => [claims.jti as string, signed[index]!]),
+  );
   return { sets, moreAvailable: waiting.length > sent.length || !batch.atEnd };
 }

@@ -1,7 +1,6 @@
 import { sign, type KeyObject } from 'node:crypto';
-// Not the global: a test's fake timers would hold every signature back.
-import { setImmediate } from 'node:timers';
 import { randomBase64url } from '../domain/ports.js';
+import { inTurn } from './turn.js';
 import { ACCESS_TOKEN_ALG } from '#verifier/algorithms.js';
 import {
   createAccessTokenVerifier as createCheck,
@@ -69,7 +68,7 @@ export function signAccessTokenWith(key: SigningKey, claims: AccessTokenClaims):
 
 /**
  * A JWT of `typ` for `spaceId`: a key in memory signs on this thread at the end of the loop's turn
- * ({@link signInTurn}), an HSM's through its signer's own thread (src/crypto/pkcs11), batched. Not
+ * ({@link inTurn}), an HSM's through its signer's own thread (src/crypto/pkcs11), batched. Not
  * on libuv's pool: measured (`npm run bench`), the hop to a pool thread and back cost more CPU than
  * the 21 µs signature it moved; a process's parallelism is its API_WORKERS.
  */
@@ -80,37 +79,10 @@ export async function signJwt(
   spaceId: string,
 ): Promise<string> {
   const signingInput = signingInputOf(key, claims, typ);
-  if (key.privateKey) return signInTurn(key.privateKey, signingInput);
+  const { privateKey } = key;
+  if (privateKey) return inTurn(() => jwsOf(privateKey, signingInput));
   const signature = await key.signer.sign(key.kid, Buffer.from(signingInput), spaceId);
   return `${signingInput}.${signature.toString('base64url')}`;
-}
-
-type Unsigned = [KeyObject, string, (jws: string) => void, (error: unknown) => void];
-let unsigned: Unsigned[] = [];
-
-/**
- * Signs with the signatures asked in the same turn of the loop, in a row once its ready sockets are
- * read (one loop phase later): each signature between a request's other steps evicted their code
- * and data from the caches and they its own. Measured in place, the API's CPU a token fell 7–16 %
- * and requests per second rose 1.12–1.14× (docs/performance.md).
- */
-function signInTurn(privateKey: KeyObject, signingInput: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    if (unsigned.length === 0) setImmediate(signTurn);
-    unsigned.push([privateKey, signingInput, resolve, reject]);
-  });
-}
-
-function signTurn(): void {
-  const turn = unsigned;
-  unsigned = [];
-  for (const [privateKey, signingInput, resolve, reject] of turn) {
-    try {
-      resolve(jwsOf(privateKey, signingInput));
-    } catch (error) {
-      reject(error);
-    }
-  }
 }
 
 /** The kit's memoised verifier of our tokens, refusing with the service's InvalidTokenError. */

@@ -139,7 +139,7 @@ export async function pollSignals(
       .execute();
   }
   const sent = waiting.slice(0, Math.min(poll.maxEvents, MAX_EVENTS));
-  // Asked together: signatures are made a loop turn's at a time (access-tokens.ts, signInTurn).
+  // Asked together: signatures are made a loop turn's at a time (crypto/turn.ts).
   const { spaceId } = sink;
   const signed = await Promise.all(sent.map((claims) => ports.signer.sign(spaceId, claims)));
   const sets = Object.fromEntries(

@@ -139,9 +139,7 @@ export async function pollSignals(
       .execute();
   }
   const sent = waiting.slice(0, Math.min(poll.maxEvents, MAX_EVENTS));
-  // Asked together: signatures are made a loop turn's at a time (crypto/turn.ts).
-  const { spaceId } = sink;
-  const signed = await Promise.all(sent.map((claims) => ports.signer.sign(spaceId, claims)));
+  const signed = await ports.signer.signAll(sink.spaceId, sent);
   const sets = Object.fromEntries(
     sent.map((claims, index) => [claims.jti as string, signed[index]!]),
   );

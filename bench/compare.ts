@@ -21,20 +21,26 @@ export function comparedSetting(
 }
 
 /**
- * Twins differing only in `setting`, each value in turn, `rounds` times: the machine's drift
- * falls on every value alike, which two runs of `npm run bench` minutes apart cannot promise.
+ * Twins differing only in `setting`, each value in turn, `rounds` times, the order reversed every
+ * other round: the machine's drift falls on every value alike, which two runs of `npm run bench`
+ * minutes apart cannot promise (and a fixed order cannot either, on a VM speeding up or slowing).
  */
 export async function measureComparison(
   options: TwinOptions,
   compared: { setting: string; values: readonly string[] },
   rounds = 3,
 ): Promise<Comparison> {
+  if (!Number.isInteger(rounds) || rounds < 1)
+    throw new Error(`--rounds=${rounds}: a whole number ≥ 1`);
   const runs: Measured[][] = [];
   for (let round = 1; round <= rounds; round++) {
     const runsOfRound: Measured[] = [];
-    for (const value of compared.values) {
+    const order = compared.values.map((_, index) => index);
+    if (round % 2 === 0) order.reverse();
+    for (const index of order) {
+      const value = compared.values[index]!;
       const label = `${compared.setting}=${value}, round ${round}`;
-      runsOfRound.push(await measureTwin(options, label, { [compared.setting]: value }));
+      runsOfRound[index] = await measureTwin(options, label, { [compared.setting]: value });
     }
     runs.push(runsOfRound);
   }

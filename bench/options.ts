@@ -6,7 +6,7 @@ import { comparedSetting } from './compare.js';
 
 const USAGE = `Usage: npm run bench -- [--duration=<s>] [--connections=<n>] [--warmup=<s>]
        [--log-level=<level>] [--no-projector] [--profile] [--statements] [--scopes] [--sinks]
-       [--traces=<ratio,...>] [--assertions] [--status-claim] [--compare=<NAME=a,b,...>] [--no-write]
+       [--traces=<ratio,...>] [--assertions] [--status-claim] [--compare=<NAME=a,b,...>] [--rounds=<n>] [--no-write]
 Loads the Koa ceiling, node-oidc-provider (in memory, durable) and our two issuance endpoints, one at a time, and
 writes docs/benchmarks.md (unless --no-write). --scopes: the service runs with
 deploy/scope-catalog.json and every token carries three scopes. --sinks: the service delivers
@@ -15,7 +15,7 @@ port. --traces=0.01,1: the private endpoint again on a service sending traces sa
 ratio to a local collector, as ratios to tracing off. --assertions: jwt-bearer, to client_credentials.
 --status-claim: the private endpoint on twin services with and without the status claim, in turns.
 --compare=API_WORKERS=1,2: the private endpoint on twin services differing only in that setting,
-each value in turn, three rounds.`;
+each value in turn (the order reversed every other round), --rounds rounds (three by default).`;
 
 export const { values } = parseCommandLine(USAGE, {
   duration: { type: 'string', default: '10' },
@@ -32,6 +32,7 @@ export const { values } = parseCommandLine(USAGE, {
   assertions: { type: 'boolean', default: false },
   'status-claim': { type: 'boolean', default: false },
   compare: { type: 'string' },
+  rounds: { type: 'string', default: '3' },
 });
 export const compared = comparedSetting(values.compare);
 export const traceRatios = tracedRatios(values.traces);

@@ -179,7 +179,7 @@ try {
   const twins = { serviceEnv, plan, measure, privateRequest, projector, progress };
   const traced = await measureTraced({ ...twins, ratios: traceRatios });
   const statusClaim = values['status-claim'] && (await measureStatusClaim(twins));
-  const comparison = compared && (await measureComparison(twins, compared));
+  const comparison = compared && (await measureComparison(twins, compared, Number(values.rounds)));
   progress('measuring database bytes per token');
   const storage = await bytesPerToken(pool);
   const delivered = sinks && { ...(await sinks.received()), deadPort: sinks.deadPort };

@@ -139,9 +139,9 @@ export async function pollSignals(
       .execute();
   }
   const sent = waiting.slice(0, Math.min(poll.maxEvents, MAX_EVENTS));
-  const signed = await ports.signer.signAll(sink.spaceId, sent);
-  const sets = Object.fromEntries(
-    sent.map((claims, index) => [claims.jti as string, signed[index]!]),
-  );
+  const sets: Record<string, string> = {};
+  for (const claims of sent) {
+    sets[claims.jti as string] = await ports.signer.sign(sink.spaceId, claims);
+  }
   return { sets, moreAvailable: waiting.length > sent.length || !batch.atEnd };
 }

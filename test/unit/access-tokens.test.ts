@@ -53,40 +53,6 @@ describe('signAccessTokenWith', () => {
     const signing = signAccessTokenWith({ kid: 'k1', privateKey: publicKey }, claims);
     await expect(signing).rejects.toThrow();
   });
-
-  it("signs a turn's tokens in a row at its end, each its own, a key that cannot sign failing only its own", async () => {
-    const keys = keyStore();
-    const { publicKey } = generateKeyPairSync('ed25519');
-    const asked = [1, 2, 3].map((n) => ({ ...claims, jti: `j${n}` }));
-    // Asked in this order: a good key, one that cannot sign, two good.
-    const first = signAccessTokenWith(keys.current(), asked[0]!);
-    const refused = signAccessTokenWith({ kid: 'k1', privateKey: publicKey }, claims);
-    const rest = asked.slice(1).map((each) => signAccessTokenWith(keys.current(), each));
-    const signing = [first, refused, ...rest];
-    const settled: string[] = [];
-    signing.forEach((each, index) =>
-      each.then(
-        () => settled.push(`signed ${index}`),
-        () => settled.push(`refused ${index}`),
-      ),
-    );
-    // Every microtask drained: nothing is signed before the turn ends.
-    await new Promise<void>((resolve) => process.nextTick(resolve));
-    await Promise.resolve();
-    expect(settled).toEqual([]);
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    expect(settled).toEqual(['signed 0', 'refused 1', 'signed 2', 'signed 3']);
-    const tokens = await Promise.all([first, ...rest]);
-    expect(tokens).toEqual(asked.map((each) => signAccessToken(keys.current(), each)));
-    for (const [index, token] of tokens.entries()) {
-      await expect(verifyAccessToken(token, 'private', keys, policy, now)).resolves.toEqual(
-        asked[index],
-      );
-    }
-    // Asked from a settled signature's callback: signed at the next turn's end, not lost.
-    const next = await signing[0]!.then(() => signAccessTokenWith(keys.current(), asked[0]!));
-    expect(next).toBe(tokens[0]);
-  });
 });
 
 describe('verifyAccessToken', () => {

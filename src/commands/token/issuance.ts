@@ -224,7 +224,7 @@ async function signed(
   return { made, digest: { digest, expiresAt: new Date(claims.exp * 1000) } };
 }
 
-// The signature's own span: an HSM's latency, or a local key's wait for its turn (no token in it).
+// The signature's own span: an HSM's latency shows as this span's length (the token is not in it).
 function signedWith(key: SigningKey, claims: AccessTokenClaims): Promise<string> {
   if (!tracingOn()) return signAccessTokenWith(key, claims);
   return inSpan('sign', { 'signer.kind': key.privateKey ? 'local' : 'pkcs11', kid: key.kid }, () =>

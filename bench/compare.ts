@@ -69,7 +69,7 @@ export function comparisonSection(comparison: Comparison): string {
   return [
     `## ${setting} compared (\`--compare\`)`,
     '',
-    `The private-token endpoint on twin services started after the main runs, differing only in \`${setting}\`, each value in turn every round. Per value: req/s and, in brackets, CPU per token over every process · in the API's processes (ms). Ratios are to \`${setting}=${values[0]}\` in the same round.`,
+    `The private-token endpoint on twin services started after the main runs, differing only in \`${setting}\`, each value in turn, the order reversed every other round. Per value: req/s and, in brackets, CPU per token over every process · in the API's processes (ms). Ratios are to \`${setting}=${values[0]}\` in the same round.`,
     '',
     `| round | ${values.map((value) => `${setting}=${value}`).join(' | ')} | ${values
       .slice(1)

@@ -35,6 +35,10 @@ export const { values } = parseCommandLine(USAGE, {
   rounds: { type: 'string', default: '3' },
 });
 export const compared = comparedSetting(values.compare);
+/** --compare's rounds, checked before anything is measured. */
+export const rounds = Number(values.rounds);
+if (!/^[1-9]\d*$/.test(values.rounds))
+  throw new Error(`--rounds=${values.rounds}: a whole number ≥ 1`);
 export const traceRatios = tracedRatios(values.traces);
 // Three public scopes of the development catalog: private and public tokens carry all three.
 export const SCOPES = values.scopes ? ['products:read', 'cart:write', 'checkout:write'] : undefined;

@@ -23,7 +23,7 @@ import { measureTraced, tracedSection } from './traces.js';
 import { assertionSection, measureAssertions } from './assertions.js';
 import { measureStatusClaim, statusClaimSection } from './status-claim.js';
 import { comparisonSection, measureComparison } from './compare.js';
-import { compared, plan, SCOPES, traceRatios, values } from './options.js';
+import { compared, plan, rounds, SCOPES, traceRatios, values } from './options.js';
 
 const AUDIENCE = 'storefront.api.local';
 const root = path.resolve(import.meta.dirname, '..');
@@ -179,7 +179,7 @@ try {
   const twins = { serviceEnv, plan, measure, privateRequest, projector, progress };
   const traced = await measureTraced({ ...twins, ratios: traceRatios });
   const statusClaim = values['status-claim'] && (await measureStatusClaim(twins));
-  const comparison = compared && (await measureComparison(twins, compared, Number(values.rounds)));
+  const comparison = compared && (await measureComparison(twins, compared, rounds));
   progress('measuring database bytes per token');
   const storage = await bytesPerToken(pool);
   const delivered = sinks && { ...(await sinks.received()), deadPort: sinks.deadPort };

@@ -9,8 +9,8 @@ export interface StatusClaimRuns {
 
 /**
  * `--status-claim`: the price of issue 65's `status` claim (a list entry taken in memory, about
- * 100 bytes more to sign and to log). The twins take turns, without first then with, `rounds`
- * times, so the machine's drift during the run falls on both alike.
+ * 100 bytes more to sign and to log). The twins take turns, the order reversed every other round,
+ * `rounds` times, so the machine's drift during the run falls on both alike.
  */
 export async function measureStatusClaim(
   options: TwinOptions,

@@ -1,5 +1,6 @@
 /** `npm run bench`'s command line: its usage, its options and what they make. */
 import { parseCommandLine } from '#settings/command-line.js';
+import { integer } from '#settings/setting-types.js';
 import type { LoadPlan } from './load.js';
 import { tracedRatios } from './traces.js';
 import { comparedSetting } from './compare.js';
@@ -36,9 +37,9 @@ export const { values } = parseCommandLine(USAGE, {
 });
 export const compared = comparedSetting(values.compare);
 /** --compare's rounds, checked before anything is measured. */
-export const rounds = Number(values.rounds);
-if (!/^[1-9]\d*$/.test(values.rounds))
-  throw new Error(`--rounds=${values.rounds}: a whole number ≥ 1`);
+const roundsRead = integer(1).safeParse(values.rounds);
+if (!roundsRead.success) throw new Error(`--rounds=${values.rounds}: a whole number ≥ 1`);
+export const rounds = roundsRead.data;
 export const traceRatios = tracedRatios(values.traces);
 // Three public scopes of the development catalog: private and public tokens carry all three.
 export const SCOPES = values.scopes ? ['products:read', 'cart:write', 'checkout:write'] : undefined;

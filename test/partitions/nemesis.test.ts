@@ -130,10 +130,10 @@ describe('the fleet under a network nemesis', () => {
         const token = load.takeToken();
         const jti = token ? await revoke(fleet.lb_url, credential, token) : undefined;
         if (jti) revoked.push(jti);
-        const fault = inject(step.fault, await pgHosts(), etcdHosts);
+        const fault = await inject(step.fault, await pgHosts(), etcdHosts);
         if (previous) {
           await sleep(2000); // the previous fault heals under this one
-          previous.heal();
+          await previous.heal();
         }
         await sleep(step.holdMs);
         const healedAt = Date.now();
@@ -149,7 +149,7 @@ describe('the fleet under a network nemesis', () => {
           console.log(JSON.stringify(rows.at(-1)));
           continue;
         }
-        fault.heal();
+        await fault.heal();
         previous = undefined;
         // Served again: a 200 for a request started after the heal (60 s at most).
         const servedAgain = async () =>
@@ -171,7 +171,7 @@ describe('the fleet under a network nemesis', () => {
         console.log(JSON.stringify(rows.at(-1)));
       }
     } finally {
-      previous?.heal();
+      await previous?.heal();
       await sleep(5000);
       await load.stop();
     }
@@ -181,6 +181,7 @@ describe('the fleet under a network nemesis', () => {
       dir,
       restUrls: (after.pg as PgView[]).map((node) => node.rest_url),
       requests: load.requests,
+      stalls: load.stalls,
       revoked,
     });
     const findings = checkPartitionHistory(history);
@@ -193,6 +194,8 @@ describe('the fleet under a network nemesis', () => {
         lost: findings.filter((f) => f.kind === 'lost' || f.kind === 'acknowledged-after-switch')
           .length,
         answered_503: load.requests.filter((r) => r.status === 503).length,
+        driver_stalls: load.stalls.length,
+        driver_longest_stall_ms: Math.max(0, ...load.stalls.map((s) => s.to - s.from)),
         timeline_switches: history.switches.length,
         witness_cosigned_after_last_switch: history.witness.cosignedAfterLastSwitch,
         revocations_held: history.revocations.filter((r) => r.heldAfter).length,

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 
 /**
  * The partition drill's network: one bridge in this namespace and a network namespace per node,
@@ -21,13 +21,35 @@ export interface NetnsHost {
   readonly address: string;
 }
 
+/** How long one `ip`/`iptables` command may take: a wedged one is killed, never waited on. */
+const COMMAND_TIMEOUT_MS = 30_000;
+
 /** Runs one `ip`/`iptables` command; throws with its stderr unless it succeeded or `tolerant`. */
 export function run(command: string, args: readonly string[], tolerant = false): string {
-  const result = spawnSync(command, args, { encoding: 'utf8' });
+  const result = spawnSync(command, args, { encoding: 'utf8', timeout: COMMAND_TIMEOUT_MS });
   if (result.status !== 0 && !tolerant) {
     throw new Error(`${command} ${args.join(' ')}: ${result.stderr || result.error?.message}`);
   }
   return result.stdout ?? '';
+}
+
+/**
+ * {@link run} without blocking the caller's event loop: for a driver whose own clock is measuring
+ * something meanwhile (the partition drill's load times every answer on that loop).
+ */
+export function runAsync(command: string, args: readonly string[], tolerant = false) {
+  return new Promise<string>((resolve, reject) => {
+    execFile(
+      command,
+      args,
+      { encoding: 'utf8', timeout: COMMAND_TIMEOUT_MS },
+      (error, stdout, stderr) => {
+        if (error && !tolerant)
+          reject(new Error(`${command} ${args.join(' ')}: ${stderr || error.message}`));
+        else resolve(stdout);
+      },
+    );
+  });
 }
 
 /** The namespace and address of the node called `name` (its address: SUBNET.`octet`). */

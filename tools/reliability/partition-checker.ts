@@ -14,6 +14,12 @@ export interface RequestRecord {
   readonly jti?: string;
 }
 
+/** A span (epoch ms) in which the load driver's own event loop did not run: not the service's time. */
+export interface DriverStall {
+  readonly from: number;
+  readonly to: number;
+}
+
 /** One `private-token-issued` row of the final leader's log among the acknowledged jtis. */
 export interface LoggedToken {
   readonly jti: string;
@@ -49,6 +55,11 @@ export interface PartitionHistory {
   /** REQUEST_DEADLINE_MS, and how much later than it an answer may arrive (transport). */
   readonly deadlineMs: number;
   readonly graceMs: number;
+  /**
+   * When the driver's loop stood still (its ticker came late): an answer that arrived then was
+   * timed only when the loop ran again, so that time is taken out of the request's.
+   */
+  readonly driverStalls: readonly DriverStall[];
 }
 
 /** One thing the history shows that must not happen. */
@@ -66,7 +77,8 @@ export interface Finding {
     | 'witness-silent'
     | 'revocation-lost'
     | 'bad-answer'
-    | 'hang';
+    | 'hang'
+    | 'unmeasured';
   readonly detail: string;
 }
 
@@ -128,13 +140,28 @@ function writeFindings(history: PartitionHistory): Finding[] {
   return findings;
 }
 
-/** The answers' findings: 200, or 503 with Retry-After, and none later than the deadline. */
+/** How much of `from`..`to` the driver's loop stood still. */
+function stalledWithin(stalls: readonly DriverStall[], from: number, to: number): number {
+  let total = 0;
+  for (const stall of stalls)
+    total += Math.max(0, Math.min(to, stall.to) - Math.max(from, stall.from));
+  return total;
+}
+
+/**
+ * The answers' findings: 200, or 503 with Retry-After, and none later than the deadline, counting
+ * only the time the driver could have seen the answer. A driver stalled for more than a tenth of
+ * the run measured too little to judge: that is a finding of its own.
+ */
 function answerFindings(history: PartitionHistory): Finding[] {
   const findings: Finding[] = [];
-  for (const request of history.requests) {
-    const took = request.endedAt - request.startedAt;
+  const { requests, driverStalls } = history;
+  for (const request of requests) {
+    const stalled = stalledWithin(driverStalls, request.startedAt, request.endedAt);
+    const took = request.endedAt - request.startedAt - stalled;
     if (took > history.deadlineMs + history.graceMs) {
-      findings.push({ kind: 'hang', detail: `${request.status} after ${took} ms` });
+      const of = stalled > 0 ? ` (and ${stalled} ms of driver stall)` : '';
+      findings.push({ kind: 'hang', detail: `${request.status} after ${took} ms${of}` });
     }
     if (request.status === 200) continue;
     if (request.status !== 503 || request.retryAfter === null) {
@@ -142,6 +169,15 @@ function answerFindings(history: PartitionHistory): Finding[] {
         kind: 'bad-answer',
         detail: `${request.status} (Retry-After ${request.retryAfter ?? 'absent'}) at ${request.startedAt}`,
       });
+    }
+  }
+  if (requests.length > 0) {
+    // A reduce, not Math.min(...): a long drill's requests outnumber a call's arguments.
+    const from = requests.reduce((least, request) => Math.min(least, request.startedAt), Infinity);
+    const to = requests.reduce((most, request) => Math.max(most, request.endedAt), 0);
+    const stalled = stalledWithin(driverStalls, from, to);
+    if (stalled * 10 > to - from) {
+      findings.push({ kind: 'unmeasured', detail: `driver stalled ${stalled} of ${to - from} ms` });
     }
   }
   return findings;
@@ -152,7 +188,7 @@ function answerFindings(history: PartitionHistory): Finding[] {
  * missing from the final leader's log or there twice, a stream position used twice, timelines out
  * of order, views or chain differing from the log, a head the witness refused (a fork) or no head
  * cosigned after the last failover, a revocation gone, an answer other than 200 or 503 with
- * Retry-After, or one later than the deadline.
+ * Retry-After, or one later than the deadline; or a driver that stood still too long to tell.
  */
 export function checkPartitionHistory(history: PartitionHistory): Finding[] {
   const findings = [...writeFindings(history), ...answerFindings(history)];

@@ -5,6 +5,7 @@ import pg from 'pg';
 import { loadAuditPublicKey } from '../../../src/audit-trail/audit-key.js';
 import { judgeLog, waitForProjector } from '../../../tools/reliability/oracle.js';
 import type {
+  DriverStall,
   LoggedToken,
   PartitionHistory,
   RequestRecord,
@@ -14,14 +15,26 @@ import { DEADLINE_MS } from '../../fleet/support/drill.js';
 
 type Credential = { client_id: string; client_secret: string };
 
+/** How often the load's ticker runs, and how late it may come before the loop counts as stalled. */
+const TICK_MS = 100;
+const STALL_MS = 250;
+
 /**
  * Token requests through the balancer, `width` at a time, until stop(); every answer recorded, and
- * a few tokens kept so the drill can revoke them before a fault.
+ * a few tokens kept so the drill can revoke them before a fault. A ticker records when this
+ * event loop stood still (`stalls`): an answer that came meanwhile is timed late, by the driver.
  */
 export function issuanceLoad(lbUrl: string, credential: Credential, width: number) {
   const requests: RequestRecord[] = [];
   const tokens: string[] = [];
+  const stalls: DriverStall[] = [];
   let running = true;
+  let lastTick = Date.now();
+  const ticker = setInterval(() => {
+    const now = Date.now();
+    if (now - lastTick > TICK_MS + STALL_MS) stalls.push({ from: lastTick + TICK_MS, to: now });
+    lastTick = now;
+  }, TICK_MS);
   const one = async (): Promise<RequestRecord> => {
     const startedAt = Date.now();
     try {
@@ -58,11 +71,13 @@ export function issuanceLoad(lbUrl: string, credential: Credential, width: numbe
   });
   return {
     requests,
+    stalls,
     /** A token answered 200 and not handed out before. */
     takeToken: () => tokens.shift(),
     stop: async () => {
       running = false;
       await Promise.all(loops);
+      clearInterval(ticker);
     },
   };
 }
@@ -117,6 +132,7 @@ export async function gatherHistory(options: {
   readonly dir: string;
   readonly restUrls: readonly string[];
   readonly requests: readonly RequestRecord[];
+  readonly stalls: readonly DriverStall[];
   readonly revoked: readonly string[];
 }): Promise<PartitionHistory & { readonly projectorCaughtUp: boolean }> {
   const pool = new pg.Pool({ connectionString: options.ownerUrl, max: 2 });
@@ -163,6 +179,7 @@ export async function gatherHistory(options: {
       revocations: options.revoked.map((jti) => ({ jti, heldAfter: heldSet.has(jti) })),
       deadlineMs: DEADLINE_MS,
       graceMs: 1500,
+      driverStalls: options.stalls,
     };
   } finally {
     await pool.end();

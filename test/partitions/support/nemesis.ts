@@ -1,4 +1,4 @@
-import { run } from '../../../tools/fleet/netns.js';
+import { runAsync } from '../../../tools/fleet/netns.js';
 import { PATRONI_TTL_SECONDS } from '../../../tools/fleet/configs.js';
 
 /** A node of the fleet as the nemesis sees it: its namespace, address and Patroni role. */
@@ -67,25 +67,40 @@ export interface ActiveFault {
   readonly name: FaultName;
   readonly startedAt: number;
   readonly aimedAt: string;
-  heal(): void;
+  heal(): Promise<void>;
 }
 
-/** Adds `fault`'s rules now; its heal() takes them out again (each once, even if called twice). */
-export function inject(fault: FaultName, pg: readonly Host[], etcd: readonly Host[]): ActiveFault {
+/** `iptables` in `rule`'s namespace; waits at most 10 s for the xtables lock. */
+const iptables = (rule: Rule, action: '-A' | '-D', tolerant = false) =>
+  runAsync(
+    'ip',
+    ['netns', 'exec', rule.netns, 'iptables', '-w', '10', action, ...rule.spec],
+    tolerant,
+  );
+
+/**
+ * Adds `fault`'s rules now; its heal() takes them out again (each once, even if called twice).
+ * Never synchronous: the drill's load times its answers on the same event loop, and a blocked
+ * loop reads as answers that hung (seen in CI: six 503s "after" 20-23 s, all in flight at once).
+ */
+export async function inject(
+  fault: FaultName,
+  pg: readonly Host[],
+  etcd: readonly Host[],
+): Promise<ActiveFault> {
   const rules = rulesOf(fault, pg, etcd);
-  for (const rule of rules)
-    run('ip', ['netns', 'exec', rule.netns, 'iptables', '-w', '-A', ...rule.spec]);
-  let healed = false;
+  for (const rule of rules) await iptables(rule, '-A');
+  const startedAt = Date.now();
+  let healed: Promise<void> | undefined;
   return {
     name: fault,
-    startedAt: Date.now(),
+    startedAt,
     aimedAt: pg.find((node) => node.role === 'leader')!.name,
     heal() {
-      if (healed) return;
-      healed = true;
-      for (const rule of rules) {
-        run('ip', ['netns', 'exec', rule.netns, 'iptables', '-w', '-D', ...rule.spec], true);
-      }
+      healed ??= (async () => {
+        for (const rule of rules) await iptables(rule, '-D', true);
+      })();
+      return healed;
     },
   };
 }

@@ -34,6 +34,7 @@ function clean(): PartitionHistory {
     revocations: [{ jti: 'a', heldAfter: true }],
     deadlineMs: 5000,
     graceMs: 1000,
+    driverStalls: [],
   };
 }
 
@@ -148,5 +149,42 @@ describe('the partition checker', () => {
       'bad-answer',
       'hang',
     ]);
+  });
+
+  it("takes the driver's own stalls out of an answer's time, and only those", () => {
+    const history = clean();
+    // Answered at 5.5 s, seen at 20 s: the driver's loop stood still from 5 s to 19.5 s (in a run
+    // of 200 s, so under a tenth of it).
+    const late: RequestRecord = { status: 503, startedAt: 0, endedAt: 20_000, retryAfter: '1' };
+    const last: RequestRecord = {
+      status: 503,
+      startedAt: 200_000,
+      endedAt: 200_100,
+      retryAfter: '1',
+    };
+    const requests = [...history.requests, late, last];
+    expect(kinds({ ...history, requests, driverStalls: [{ from: 5000, to: 19_500 }] })).toEqual([]);
+    // A 2 s stall does not explain a 20 s answer: still a hang, with the stall named.
+    expect(
+      checkPartitionHistory({ ...history, requests, driverStalls: [{ from: 5000, to: 7000 }] }),
+    ).toEqual([{ kind: 'hang', detail: '503 after 18000 ms (and 2000 ms of driver stall)' }]);
+    // A stall outside the request takes nothing off.
+    expect(kinds({ ...history, requests, driverStalls: [{ from: 21_000, to: 21_100 }] })).toEqual([
+      'hang',
+    ]);
+  });
+
+  it('calls a run whose driver stood still for over a tenth of it unmeasured', () => {
+    // The requests span 1,000..9,020 ms: a stall of 700 ms passes, one of 700 ms more does not.
+    expect(kinds({ ...clean(), driverStalls: [{ from: 2000, to: 2700 }] })).toEqual([]);
+    expect(
+      kinds({
+        ...clean(),
+        driverStalls: [
+          { from: 2000, to: 2700 },
+          { from: 6000, to: 6700 },
+        ],
+      }),
+    ).toEqual(['unmeasured']);
   });
 });

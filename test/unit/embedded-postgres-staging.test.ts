@@ -102,4 +102,17 @@ describe('staged Postgres binaries: leftovers of killed stagings', () => {
       /refusing to use .*shared: it is writable by group or others \(mode 777\); remove it \(as its owner\) and retry$/,
     );
   });
+
+  it('refuses a folder whose parent others may write without the sticky bit, not one under a sticky parent', async () => {
+    const root = await stagingRoot();
+    const open = path.join(root, 'open');
+    await mkdir(open);
+    await chmod(open, 0o777);
+    // Anyone could rename `staged` away and put their own folder in its place.
+    await expect(ensureTrustedDir(path.join(open, 'staged'))).rejects.toThrow(
+      /refusing to use .*open\/staged: it is inside .*open, which group or others may write and is not sticky \(mode 777\)/,
+    );
+    await chmod(open, 0o1777); // as /tmp and /var/tmp are
+    await expect(ensureTrustedDir(path.join(open, 'staged'))).resolves.toBeUndefined();
+  });
 });

@@ -18,6 +18,7 @@ import {
   PATRONI_LOOP_WAIT_SECONDS,
   PATRONI_TTL_SECONDS,
 } from '../../tools/fleet/configs.js';
+import { driverTime } from '../../tools/reliability/partition-checker.js';
 
 /**
  * The failover drill, against the reference fleet (`npm run fleet`): Patroni with synchronous
@@ -43,7 +44,7 @@ const status = () => fleet.status();
 async function drill(victims: (leader: Fleet['pg'][number]) => number[]) {
   const load = steadyLoad(started.lb_url, credential, 8);
   await sleep(3000);
-  const leader = status().pg.find((node) => node.role === 'leader')!;
+  const leader = (await fleet.statusNow()).pg.find((node) => node.role === 'leader')!;
   const killedAt = Date.now();
   for (const pid of victims(leader)) process.kill(pid, 'SIGKILL');
   // Served again, then a while more.
@@ -61,7 +62,13 @@ async function drill(victims: (leader: Fleet['pg'][number]) => number[]) {
       .filter((outcome) => outcome.status === 200 && outcome.startedAt > killedAt)
       .map((outcome) => outcome.endedAt),
   );
-  return { outcomes: load.outcomes, killedAt, recoveredAfterMs: firstServed - killedAt, leader };
+  return {
+    outcomes: load.outcomes,
+    stalls: load.stalls,
+    killedAt,
+    recoveredAfterMs: firstServed - killedAt,
+    leader,
+  };
 }
 
 describe('the API replicas', () => {
@@ -80,7 +87,7 @@ describe('failover under load', () => {
   });
 
   it('the leader host dies (Patroni and postmaster, kill -9): a standby leads, writes are served within the TTL, two Patroni loops, the HAProxy check and 3 s, only 503s with Retry-After meanwhile, and every token answered 200 is on the new leader', async () => {
-    const { outcomes, recoveredAfterMs, leader } = await drill((node) => [
+    const { outcomes, stalls, recoveredAfterMs, leader } = await drill((node) => [
       node.patroni_pid!,
       node.pid!,
     ]);
@@ -98,7 +105,8 @@ describe('failover under load', () => {
     for (const outcome of outcomes.filter((o) => o.status === 503)) {
       expect(outcome.retryAfter).not.toBeNull();
     }
-    const longest = Math.max(...outcomes.map((outcome) => outcome.endedAt - outcome.startedAt));
+    // As the service answered: time this test's own event loop stood still is not the service's.
+    const longest = Math.max(...outcomes.map((outcome) => driverTime(outcome, stalls)));
     expect(longest).toBeLessThan(DEADLINE_MS + 1000);
 
     const served = outcomes.filter((outcome) => outcome.status === 200).map((o) => o.jti!);
@@ -113,6 +121,7 @@ describe('failover under load', () => {
         found_on_new_leader: found,
         answered_503: outcomes.filter((o) => o.status === 503).length,
         longest_wait_ms: longest,
+        driver_stalled_ms: stalls.reduce((sum, stall) => sum + stall.to - stall.from, 0),
       }),
     );
   }, 120_000);

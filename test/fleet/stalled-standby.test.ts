@@ -41,7 +41,7 @@ describe('a stalled synchronous standby, then the leader dies', () => {
   it('no token answered 200 is missing on the new leader', async () => {
     const load = steadyLoad(started.lb_url, credential, 4);
     await sleep(2000);
-    const before = fleet.status();
+    const before = await fleet.statusNow();
     const leader = before.pg.find((node) => node.role === 'leader')!;
     const standby = before.pg.find((node) => node.role !== 'leader')!;
     const receiver = walReceiver(standby.pid!);

@@ -8,9 +8,9 @@ import { LOG_TREE } from '../../src/audit-trail/seal/log-tree.js';
 import { treeOrigin, treeVerifierKey } from '#audit-log/transparency/tree-head.js';
 import { leftovers, removeNetwork } from '../../tools/fleet/netns.js';
 import { checkPartitionHistory } from '../../tools/reliability/partition-checker.js';
-import { drillCredential, sleep, type Fleet } from '../fleet/support/drill.js';
+import { drillCredential, sleep, steadyLoad, type Fleet } from '../fleet/support/drill.js';
 import { startWitnessProcess, type WitnessProcess } from '../support/witness-process.js';
-import { gatherHistory, issuanceLoad, revoke } from './support/history.js';
+import { gatherHistory, revoke } from './support/history.js';
 import { inject, schedule, type ActiveFault, type Host } from './support/nemesis.js';
 
 /**
@@ -119,7 +119,7 @@ describe('the fleet under a network nemesis', () => {
   it(`loses no acknowledged token, forks no tree and answers only 200 or 503 with Retry-After (seed ${SEED})`, async () => {
     console.log(`partition drill: seed ${SEED} (replay: PARTITION_SEED=${SEED})`);
     const credential = await drillCredential(fleet, dir, SPACE);
-    const load = issuanceLoad(fleet.lb_url, credential, 6);
+    const load = steadyLoad(fleet.lb_url, credential, 6, 200);
     const revoked: string[] = [];
     const rows: Record<string, unknown>[] = [];
     let previous: ActiveFault | undefined;
@@ -153,11 +153,11 @@ describe('the fleet under a network nemesis', () => {
         previous = undefined;
         // Served again: a 200 for a request started after the heal (60 s at most).
         const servedAgain = async () =>
-          load.requests.some((r) => r.status === 200 && r.startedAt >= healedAt);
+          load.outcomes.some((r) => r.status === 200 && r.startedAt >= healedAt);
         for (const until = Date.now() + 60_000; !(await servedAgain()) && Date.now() < until;) {
           await sleep(250);
         }
-        const during = load.requests.filter((r) => r.startedAt >= fault.startedAt);
+        const during = load.outcomes.filter((r) => r.startedAt >= fault.startedAt);
         const firstServed = during.find((r) => r.status === 200 && r.startedAt >= healedAt);
         rows.push({
           fault: step.fault,
@@ -180,7 +180,7 @@ describe('the fleet under a network nemesis', () => {
       ownerUrl: after.owner_url,
       dir,
       restUrls: (after.pg as PgView[]).map((node) => node.rest_url),
-      requests: load.requests,
+      requests: load.outcomes,
       stalls: load.stalls,
       revoked,
     });
@@ -190,10 +190,10 @@ describe('the fleet under a network nemesis', () => {
         drill: 'partitions',
         seed: SEED,
         faults: rows.length,
-        answered_200: load.requests.filter((r) => r.status === 200).length,
+        answered_200: load.outcomes.filter((r) => r.status === 200).length,
         lost: findings.filter((f) => f.kind === 'lost' || f.kind === 'acknowledged-after-switch')
           .length,
-        answered_503: load.requests.filter((r) => r.status === 503).length,
+        answered_503: load.outcomes.filter((r) => r.status === 503).length,
         driver_stalls: load.stalls.length,
         driver_longest_stall_ms: Math.max(0, ...load.stalls.map((s) => s.to - s.from)),
         timeline_switches: history.switches.length,

@@ -148,6 +148,12 @@ function stalledWithin(stalls: readonly DriverStall[], from: number, to: number)
   return total;
 }
 
+/** How long `request` took as the service answered it: its time less the driver's stalls in it. */
+export function driverTime(request: RequestRecord, stalls: readonly DriverStall[]): number {
+  const took = request.endedAt - request.startedAt;
+  return took - stalledWithin(stalls, request.startedAt, request.endedAt);
+}
+
 /**
  * The answers' findings: 200, or 503 with Retry-After, and none later than the deadline, counting
  * only the time the driver could have seen the answer. A driver stalled for more than a tenth of
@@ -157,9 +163,9 @@ function answerFindings(history: PartitionHistory): Finding[] {
   const findings: Finding[] = [];
   const { requests, driverStalls } = history;
   for (const request of requests) {
-    const stalled = stalledWithin(driverStalls, request.startedAt, request.endedAt);
-    const took = request.endedAt - request.startedAt - stalled;
+    const took = driverTime(request, driverStalls);
     if (took > history.deadlineMs + history.graceMs) {
+      const stalled = request.endedAt - request.startedAt - took;
       const of = stalled > 0 ? ` (and ${stalled} ms of driver stall)` : '';
       findings.push({ kind: 'hang', detail: `${request.status} after ${took} ms${of}` });
     }

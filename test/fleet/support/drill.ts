@@ -1,9 +1,10 @@
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { decodeJwt } from 'jose';
 import pg from 'pg';
 import { mintDevLoginToken } from '../../../src/crypto/login-tokens.js';
+import type { DriverStall, RequestRecord } from '../../../tools/reliability/partition-checker.js';
 
 /** What `npm run fleet -- status` prints (the parts the drills read). */
 export interface Fleet {
@@ -33,6 +34,19 @@ export function fleetIn(prefix: string) {
     dir,
     up: (...args: string[]) => JSON.parse(run('up', ...args)) as Fleet,
     status: () => JSON.parse(run('status')) as Fleet,
+    /** status() without blocking: for use while a load times its answers on this event loop. */
+    statusNow: () =>
+      new Promise<Fleet>((resolve, reject) => {
+        execFile(
+          process.execPath,
+          ['--import', 'tsx', 'tools/cli/fleet.ts', 'status', `--dir=${dir}`],
+          { encoding: 'utf8', env: { ...process.env, LOG_LEVEL: 'warn' }, timeout: 60_000 },
+          (error, stdout, stderr) => {
+            if (error) reject(new Error(`fleet status failed: ${stderr || error.message}`));
+            else resolve(JSON.parse(stdout.trim().split('\n').at(-1)!) as Fleet);
+          },
+        );
+      }),
     down: () => void run('down'),
   };
 }
@@ -67,24 +81,33 @@ export async function drillCredential(fleet: Fleet, dir: string, space: string) 
   return (await response.json()) as { client_id: string; client_secret: string };
 }
 
-/** One token request's fate. */
-export interface Outcome {
-  readonly status: number;
-  readonly startedAt: number;
-  readonly endedAt: number;
-  readonly retryAfter: string | null;
-  readonly jti?: string;
-}
+/** How often a load's ticker runs, and how late it may come before its loop counts as stalled. */
+const TICK_MS = 100;
+const STALL_MS = 250;
 
-/** Token requests through the balancer, `width` at a time, until `stop()`. */
+/**
+ * Token requests through the balancer, `width` at a time, until `stop()`; every answer recorded
+ * (`outcomes`), a few tokens kept for `takeToken()`, and after a refusal a pause of `pauseMs`. A
+ * ticker records when this event loop stood still (`stalls`): an answer that came meanwhile was
+ * timed late, by the driver, not the service (partition-checker's `driverTime`).
+ */
 export function steadyLoad(
   lbUrl: string,
   credential: { client_id: string; client_secret: string },
   width: number,
+  pauseMs = 100,
 ) {
-  const outcomes: Outcome[] = [];
+  const outcomes: RequestRecord[] = [];
+  const tokens: string[] = [];
+  const stalls: DriverStall[] = [];
   let running = true;
-  const one = async (): Promise<Outcome> => {
+  let lastTick = Date.now();
+  const ticker = setInterval(() => {
+    const now = Date.now();
+    if (now - lastTick > TICK_MS + STALL_MS) stalls.push({ from: lastTick + TICK_MS, to: now });
+    lastTick = now;
+  }, TICK_MS);
+  const one = async (): Promise<RequestRecord> => {
     const startedAt = Date.now();
     try {
       const response = await fetch(`${lbUrl}/v1/credential/token`, {
@@ -95,9 +118,12 @@ export function steadyLoad(
           grant_type: 'client_credentials',
           audience: 'storefront.api.local',
         }),
+        // Past the deadline plus a margin: a request still open then is a hang, recorded as such.
         signal: AbortSignal.timeout(DEADLINE_MS + 5000),
       });
-      const body = (await response.json()) as { access_token?: string };
+      // A body that is not JSON still has its status: the answer is judged by that.
+      const body = (await response.json().catch(() => ({}))) as { access_token?: string };
+      if (body.access_token && tokens.length < 200) tokens.push(body.access_token);
       return {
         status: response.status,
         startedAt,
@@ -113,18 +139,24 @@ export function steadyLoad(
     while (running) {
       const outcome = await one();
       outcomes.push(outcome);
-      if (outcome.status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
+      if (outcome.status !== 200) await new Promise((resolve) => setTimeout(resolve, pauseMs));
     }
   });
   return {
     outcomes,
+    stalls,
+    /** A token answered 200 and not handed out before. */
+    takeToken: () => tokens.shift(),
     stop: async () => {
       running = false;
-      await Promise.all(loops);
+      try {
+        await Promise.all(loops);
+      } finally {
+        clearInterval(ticker);
+      }
     },
   };
 }
-
 /** Rows from the database behind `url` (the owner's, through HAProxy: the current leader). */
 export async function query<T extends pg.QueryResultRow>(
   url: string,

@@ -18,7 +18,7 @@ import {
   PATRONI_LOOP_WAIT_SECONDS,
   PATRONI_TTL_SECONDS,
 } from '../../tools/fleet/configs.js';
-import { driverTime } from '../../tools/reliability/partition-checker.js';
+import { answerTime } from '../../tools/reliability/partition-checker.js';
 
 /**
  * The failover drill, against the reference fleet (`npm run fleet`): Patroni with synchronous
@@ -105,8 +105,9 @@ describe('failover under load', () => {
     for (const outcome of outcomes.filter((o) => o.status === 503)) {
       expect(outcome.retryAfter).not.toBeNull();
     }
-    // As the service answered: time this test's own event loop stood still is not the service's.
-    const longest = Math.max(...outcomes.map((outcome) => driverTime(outcome, stalls)));
+    // As late as the service may have answered: an answer read just after this test's own loop
+    // stood still is counted at that stall's end, not at the read.
+    const longest = Math.max(...outcomes.map((outcome) => answerTime(outcome, stalls).atMost));
     expect(longest).toBeLessThan(DEADLINE_MS + 1000);
 
     const served = outcomes.filter((outcome) => outcome.status === 200).map((o) => o.jti!);

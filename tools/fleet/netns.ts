@@ -35,18 +35,24 @@ export function run(command: string, args: readonly string[], tolerant = false):
 
 /**
  * {@link run} without blocking the caller's event loop: for a driver whose own clock is measuring
- * something meanwhile (the partition drill's load times every answer on that loop).
+ * something meanwhile (the drills' load times every answer on that loop). Besides 0, the exit
+ * codes in `alsoFine` are success; a command killed at the timeout never is.
  */
-export function runAsync(command: string, args: readonly string[], tolerant = false) {
+export function runAsync(
+  command: string,
+  args: readonly string[],
+  alsoFine: readonly number[] = [],
+) {
   return new Promise<string>((resolve, reject) => {
     execFile(
       command,
       args,
       { encoding: 'utf8', timeout: COMMAND_TIMEOUT_MS },
       (error, stdout, stderr) => {
-        if (error && !tolerant)
-          reject(new Error(`${command} ${args.join(' ')}: ${stderr || error.message}`));
-        else resolve(stdout);
+        const code = typeof error?.code === 'number' ? error.code : undefined;
+        if (!error || (!error.killed && code !== undefined && alsoFine.includes(code)))
+          resolve(stdout);
+        else reject(new Error(`${command} ${args.join(' ')}: ${stderr || error.message}`));
       },
     );
   });

@@ -57,7 +57,7 @@ export interface PartitionHistory {
   readonly graceMs: number;
   /**
    * When the driver's loop stood still (its ticker came late): an answer that arrived then was
-   * timed only when the loop ran again, so that time is taken out of the request's.
+   * timed only when the loop ran again (see {@link answerTime}).
    */
   readonly driverStalls: readonly DriverStall[];
 }
@@ -140,34 +140,55 @@ function writeFindings(history: PartitionHistory): Finding[] {
   return findings;
 }
 
-/** How much of `from`..`to` the driver's loop stood still. */
-function stalledWithin(stalls: readonly DriverStall[], from: number, to: number): number {
-  let total = 0;
-  for (const stall of stalls)
-    total += Math.max(0, Math.min(to, stall.to) - Math.max(from, stall.from));
-  return total;
-}
+/**
+ * How soon after a stall's end an answer that waited through it is recorded: the loop reads what
+ * arrived meanwhile in its first turns back. An answer recorded later came after the stall.
+ */
+const READ_AFTER_STALL_MS = 350;
 
-/** How long `request` took as the service answered it: its time less the driver's stalls in it. */
-export function driverTime(request: RequestRecord, stalls: readonly DriverStall[]): number {
+/**
+ * When the service answered `request`, as far as the driver can tell, in ms from its start. As
+ * recorded, unless the answer was read just after a driver stall: then it arrived during that
+ * stall, no earlier than its start (before it, the loop would have read it at once) and no later
+ * than its end.
+ */
+export function answerTime(
+  request: RequestRecord,
+  stalls: readonly DriverStall[],
+): { readonly atLeast: number; readonly atMost: number } {
   const took = request.endedAt - request.startedAt;
-  return took - stalledWithin(stalls, request.startedAt, request.endedAt);
+  const stall = stalls.find(
+    (s) =>
+      s.to > request.startedAt &&
+      s.to <= request.endedAt &&
+      request.endedAt - s.to <= READ_AFTER_STALL_MS,
+  );
+  if (!stall) return { atLeast: took, atMost: took };
+  return {
+    atLeast: Math.max(0, stall.from - request.startedAt),
+    atMost: stall.to - request.startedAt,
+  };
 }
 
 /**
- * The answers' findings: 200, or 503 with Retry-After, and none later than the deadline, counting
- * only the time the driver could have seen the answer. A driver stalled for more than a tenth of
- * the run measured too little to judge: that is a finding of its own.
+ * The answers' findings: 200, or 503 with Retry-After, and none later than the deadline. An answer
+ * read just after a driver stall is judged by when it could have come: a hang if even the earliest
+ * is late, `unmeasured` (the driver cannot tell) if only the latest is.
  */
 function answerFindings(history: PartitionHistory): Finding[] {
   const findings: Finding[] = [];
-  const { requests, driverStalls } = history;
-  for (const request of requests) {
-    const took = driverTime(request, driverStalls);
-    if (took > history.deadlineMs + history.graceMs) {
-      const stalled = request.endedAt - request.startedAt - took;
-      const of = stalled > 0 ? ` (and ${stalled} ms of driver stall)` : '';
-      findings.push({ kind: 'hang', detail: `${request.status} after ${took} ms${of}` });
+  const limit = history.deadlineMs + history.graceMs;
+  for (const request of history.requests) {
+    const { atLeast, atMost } = answerTime(request, history.driverStalls);
+    if (atLeast > limit) {
+      const stalled =
+        atLeast === atMost ? '' : ` (read after a driver stall; ${atMost} ms at most)`;
+      findings.push({ kind: 'hang', detail: `${request.status} after ${atLeast} ms${stalled}` });
+    } else if (atMost > limit) {
+      findings.push({
+        kind: 'unmeasured',
+        detail: `${request.status} read after a driver stall: ${atLeast}-${atMost} ms, at ${request.startedAt}`,
+      });
     }
     if (request.status === 200) continue;
     if (request.status !== 503 || request.retryAfter === null) {
@@ -175,15 +196,6 @@ function answerFindings(history: PartitionHistory): Finding[] {
         kind: 'bad-answer',
         detail: `${request.status} (Retry-After ${request.retryAfter ?? 'absent'}) at ${request.startedAt}`,
       });
-    }
-  }
-  if (requests.length > 0) {
-    // A reduce, not Math.min(...): a long drill's requests outnumber a call's arguments.
-    const from = requests.reduce((least, request) => Math.min(least, request.startedAt), Infinity);
-    const to = requests.reduce((most, request) => Math.max(most, request.endedAt), 0);
-    const stalled = stalledWithin(driverStalls, from, to);
-    if (stalled * 10 > to - from) {
-      findings.push({ kind: 'unmeasured', detail: `driver stalled ${stalled} of ${to - from} ms` });
     }
   }
   return findings;
@@ -194,7 +206,7 @@ function answerFindings(history: PartitionHistory): Finding[] {
  * missing from the final leader's log or there twice, a stream position used twice, timelines out
  * of order, views or chain differing from the log, a head the witness refused (a fork) or no head
  * cosigned after the last failover, a revocation gone, an answer other than 200 or 503 with
- * Retry-After, or one later than the deadline; or a driver that stood still too long to tell.
+ * Retry-After, or one later than the deadline (or that a driver stall leaves in doubt: `unmeasured`).
  */
 export function checkPartitionHistory(history: PartitionHistory): Finding[] {
   const findings = [...writeFindings(history), ...answerFindings(history)];

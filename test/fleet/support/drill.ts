@@ -106,7 +106,7 @@ export function steadyLoad(
     const now = Date.now();
     if (now - lastTick > TICK_MS + STALL_MS) stalls.push({ from: lastTick + TICK_MS, to: now });
     lastTick = now;
-  }, TICK_MS);
+  }, TICK_MS).unref();
   const one = async (): Promise<RequestRecord> => {
     const startedAt = Date.now();
     try {

@@ -70,18 +70,30 @@ export interface ActiveFault {
   heal(): Promise<void>;
 }
 
-/** `iptables` in `rule`'s namespace; waits at most 10 s for the xtables lock. */
-const iptables = (rule: Rule, action: '-A' | '-D', tolerant = false) =>
+/**
+ * `iptables` in `rule`'s namespace, waiting at most 10 s for the xtables lock. Removing a rule that
+ * is not there (exit 1, "Bad rule") is fine: a heal may run twice; any other failure throws.
+ */
+const iptables = (rule: Rule, action: '-A' | '-D') =>
   runAsync(
     'ip',
     ['netns', 'exec', rule.netns, 'iptables', '-w', '10', action, ...rule.spec],
-    tolerant,
+    action === '-D' ? [1] : [],
   );
 
+/** Takes `rules` out one by one, every one tried even if one fails; throws the first failure after. */
+async function remove(rules: readonly Rule[]): Promise<void> {
+  let failure: unknown;
+  for (const rule of rules)
+    await iptables(rule, '-D').catch((error: unknown) => (failure ??= error));
+  if (failure) throw failure;
+}
+
 /**
- * Adds `fault`'s rules now; its heal() takes them out again (each once, even if called twice).
- * Never synchronous: the drill's load times its answers on the same event loop, and a blocked
- * loop reads as answers that hung (seen in CI: six 503s "after" 20-23 s, all in flight at once).
+ * Adds `fault`'s rules now; its heal() takes them out again (a heal that failed is tried again on
+ * the next call). Never synchronous: the drill's load times its answers on the same event loop,
+ * and a blocked loop reads as answers that hung (CI once saw six 503s "after" 19.6-22.8 s, all
+ * in flight at once, with spawnSync here). A rule that fails to go in takes the others out.
  */
 export async function inject(
   fault: FaultName,
@@ -89,17 +101,27 @@ export async function inject(
   etcd: readonly Host[],
 ): Promise<ActiveFault> {
   const rules = rulesOf(fault, pg, etcd);
-  for (const rule of rules) await iptables(rule, '-A');
   const startedAt = Date.now();
+  const added: Rule[] = [];
+  try {
+    for (const rule of rules) {
+      await iptables(rule, '-A');
+      added.push(rule);
+    }
+  } catch (error) {
+    await remove(added).catch(() => undefined);
+    throw error;
+  }
   let healed: Promise<void> | undefined;
   return {
     name: fault,
     startedAt,
     aimedAt: pg.find((node) => node.role === 'leader')!.name,
     heal() {
-      healed ??= (async () => {
-        for (const rule of rules) await iptables(rule, '-D', true);
-      })();
+      healed ??= remove(rules).catch((error: unknown) => {
+        healed = undefined;
+        throw error;
+      });
       return healed;
     },
   };

@@ -35,26 +35,25 @@ export function run(command: string, args: readonly string[], tolerant = false):
 
 /**
  * {@link run} without blocking the caller's event loop: for a driver whose own clock is measuring
- * something meanwhile (the drills' load times every answer on that loop). Besides 0, the exit
- * codes in `alsoFine` are success; a command killed at the timeout never is.
+ * something meanwhile (the drills' load times every answer on that loop). A failure `fine` accepts
+ * (by exit code and stderr) is success; a command killed at the timeout never is.
  */
 export function runAsync(
   command: string,
   args: readonly string[],
-  alsoFine: readonly number[] = [],
+  fine: (code: number, stderr: string) => boolean = () => false,
 ) {
   return new Promise<string>((resolve, reject) => {
-    execFile(
-      command,
-      args,
-      { encoding: 'utf8', timeout: COMMAND_TIMEOUT_MS },
-      (error, stdout, stderr) => {
-        const code = typeof error?.code === 'number' ? error.code : undefined;
-        if (!error || (!error.killed && code !== undefined && alsoFine.includes(code)))
-          resolve(stdout);
-        else reject(new Error(`${command} ${args.join(' ')}: ${stderr || error.message}`));
-      },
-    );
+    const options = {
+      encoding: 'utf8',
+      timeout: COMMAND_TIMEOUT_MS,
+      killSignal: 'SIGKILL',
+    } as const;
+    execFile(command, args, options, (error, stdout, stderr) => {
+      const code = typeof error?.code === 'number' ? error.code : undefined;
+      if (!error || (!error.killed && code !== undefined && fine(code, stderr))) resolve(stdout);
+      else reject(new Error(`${command} ${args.join(' ')}: ${stderr || error.message}`));
+    });
   });
 }
 

@@ -147,10 +147,10 @@ function writeFindings(history: PartitionHistory): Finding[] {
 const READ_AFTER_STALL_MS = 350;
 
 /**
- * When the service answered `request`, as far as the driver can tell, in ms from its start. As
- * recorded, unless the answer was read just after a driver stall: then it arrived during that
- * stall, no earlier than its start (before it, the loop would have read it at once) and no later
- * than its end.
+ * When the service answered `request`, as far as the driver can tell, in ms from its start: as
+ * recorded, unless the answer was read just after a driver stall. Then it may have arrived any time
+ * from the stall's start (before it, the loop would have read it at once) to its read, so only the
+ * earliest moment moves.
  */
 export function answerTime(
   request: RequestRecord,
@@ -163,11 +163,7 @@ export function answerTime(
       s.to <= request.endedAt &&
       request.endedAt - s.to <= READ_AFTER_STALL_MS,
   );
-  if (!stall) return { atLeast: took, atMost: took };
-  return {
-    atLeast: Math.max(0, stall.from - request.startedAt),
-    atMost: stall.to - request.startedAt,
-  };
+  return { atLeast: stall ? Math.max(0, stall.from - request.startedAt) : took, atMost: took };
 }
 
 /**

@@ -35,20 +35,29 @@ export function fleetIn(prefix: string) {
     up: (...args: string[]) => JSON.parse(run('up', ...args)) as Fleet,
     status: () => JSON.parse(run('status')) as Fleet,
     /** status() without blocking: for use while a load times its answers on this event loop. */
-    statusNow: () =>
-      new Promise<Fleet>((resolve, reject) => {
-        execFile(
-          process.execPath,
-          ['--import', 'tsx', 'tools/cli/fleet.ts', 'status', `--dir=${dir}`],
-          { encoding: 'utf8', env: { ...process.env, LOG_LEVEL: 'warn' }, timeout: 60_000 },
-          (error, stdout, stderr) => {
-            if (error) reject(new Error(`fleet status failed: ${stderr || error.message}`));
-            else resolve(JSON.parse(stdout.trim().split('\n').at(-1)!) as Fleet);
-          },
-        );
-      }),
+    statusNow: () => fleetStatus(dir),
     down: () => void run('down'),
   };
+}
+
+/** `npm run fleet -- status` of the fleet in `dir`, asked without blocking this event loop. */
+export function fleetStatus(dir: string): Promise<Fleet> {
+  return new Promise<Fleet>((resolve, reject) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'tools/cli/fleet.ts', 'status', `--dir=${dir}`],
+      {
+        encoding: 'utf8',
+        env: { ...process.env, LOG_LEVEL: 'warn' },
+        timeout: 60_000,
+        killSignal: 'SIGKILL',
+      },
+      (error, stdout, stderr) => {
+        if (error) reject(new Error(`fleet status failed: ${stderr || error.message}`));
+        else resolve(JSON.parse(stdout.trim().split('\n').at(-1)!) as Fleet);
+      },
+    );
+  });
 }
 
 /** A credential in `space`, created through the balancer with a development login token. */
@@ -89,7 +98,8 @@ const STALL_MS = 250;
  * Token requests through the balancer, `width` at a time, until `stop()`; every answer recorded
  * (`outcomes`), a few tokens kept for `takeToken()`, and after a refusal a pause of `pauseMs`. A
  * ticker records when this event loop stood still (`stalls`): an answer that came meanwhile was
- * timed late, by the driver, not the service (partition-checker's `driverTime`).
+ * timed late, by the driver, not the service (partition-checker's `answerTime`). `fromService`:
+ * the body was JSON, the API's (HAProxy's own 503 is HTML).
  */
 export function steadyLoad(
   lbUrl: string,
@@ -97,17 +107,18 @@ export function steadyLoad(
   width: number,
   pauseMs = 100,
 ) {
-  const outcomes: RequestRecord[] = [];
+  const outcomes: (RequestRecord & { readonly fromService: boolean })[] = [];
   const tokens: string[] = [];
   const stalls: DriverStall[] = [];
   let running = true;
   let lastTick = Date.now();
   const ticker = setInterval(() => {
     const now = Date.now();
-    if (now - lastTick > TICK_MS + STALL_MS) stalls.push({ from: lastTick + TICK_MS, to: now });
+    // From the last tick: the loop may have stopped right after it.
+    if (now - lastTick > TICK_MS + STALL_MS) stalls.push({ from: lastTick, to: now });
     lastTick = now;
   }, TICK_MS).unref();
-  const one = async (): Promise<RequestRecord> => {
+  const one = async (): Promise<(typeof outcomes)[number]> => {
     const startedAt = Date.now();
     try {
       const response = await fetch(`${lbUrl}/v1/credential/token`, {
@@ -121,18 +132,20 @@ export function steadyLoad(
         // Past the deadline plus a margin: a request still open then is a hang, recorded as such.
         signal: AbortSignal.timeout(DEADLINE_MS + 5000),
       });
-      // A body that is not JSON still has its status: the answer is judged by that.
-      const body = (await response.json().catch(() => ({}))) as { access_token?: string };
-      if (body.access_token && tokens.length < 200) tokens.push(body.access_token);
+      // A body that is not JSON (HAProxy's own 503) still has its status; a 200 needs its token.
+      const body = (await response.json().catch(() => undefined)) as
+        { access_token?: string } | undefined;
+      if (body?.access_token && tokens.length < 200) tokens.push(body.access_token);
       return {
-        status: response.status,
+        status: response.status === 200 && !body?.access_token ? 0 : response.status,
+        fromService: body !== undefined,
         startedAt,
         endedAt: Date.now(),
         retryAfter: response.headers.get('retry-after'),
-        jti: body.access_token ? (decodeJwt(body.access_token).jti as string) : undefined,
+        jti: body?.access_token ? (decodeJwt(body.access_token).jti as string) : undefined,
       };
     } catch {
-      return { status: 0, startedAt, endedAt: Date.now(), retryAfter: null };
+      return { status: 0, fromService: false, startedAt, endedAt: Date.now(), retryAfter: null };
     }
   };
   const loops = Array.from({ length: width }, async () => {

@@ -70,30 +70,40 @@ export interface ActiveFault {
   heal(): Promise<void>;
 }
 
+/** iptables' answer to removing a rule that is not there (exit 1, as for any other failure). */
+const NO_SUCH_RULE = /Bad rule|does a matching rule exist/;
+
 /**
  * `iptables` in `rule`'s namespace, waiting at most 10 s for the xtables lock. Removing a rule that
- * is not there (exit 1, "Bad rule") is fine: a heal may run twice; any other failure throws.
+ * is not there is fine (a heal may run twice); any other failure throws.
  */
 const iptables = (rule: Rule, action: '-A' | '-D') =>
   runAsync(
     'ip',
     ['netns', 'exec', rule.netns, 'iptables', '-w', '10', action, ...rule.spec],
-    action === '-D' ? [1] : [],
+    (code, stderr) => action === '-D' && code === 1 && NO_SUCH_RULE.test(stderr),
   );
 
-/** Takes `rules` out one by one, every one tried even if one fails; throws the first failure after. */
-async function remove(rules: readonly Rule[]): Promise<void> {
-  let failure: unknown;
-  for (const rule of rules)
-    await iptables(rule, '-D').catch((error: unknown) => (failure ??= error));
-  if (failure) throw failure;
+/** Takes out what of `rules` is still in, every one tried; the ones that would not go remain. */
+async function remove(rules: Rule[]): Promise<void> {
+  const failures: unknown[] = [];
+  for (const rule of [...rules]) {
+    try {
+      await iptables(rule, '-D');
+      rules.splice(rules.indexOf(rule), 1);
+    } catch (error) {
+      failures.push(error);
+    }
+  }
+  if (failures.length > 0) throw new AggregateError(failures, 'rules that would not go');
 }
 
 /**
- * Adds `fault`'s rules now; its heal() takes them out again (a heal that failed is tried again on
- * the next call). Never synchronous: the drill's load times its answers on the same event loop,
- * and a blocked loop reads as answers that hung (CI once saw six 503s "after" 19.6-22.8 s, all
- * in flight at once, with spawnSync here). A rule that fails to go in takes the others out.
+ * Adds `fault`'s rules now; its heal() takes them out again, and after a failure takes out only
+ * what is still in (a rule another fault added since is not its to remove). Never synchronous:
+ * the drill's load times its answers on the same event loop, and a blocked loop reads as answers
+ * that hung (CI once saw six 503s "after" 19.6-22.8 s, all in flight at once, with spawnSync
+ * here). A rule that fails to go in takes the fault's rules out, itself too (it may be in).
  */
 export async function inject(
   fault: FaultName,
@@ -102,28 +112,24 @@ export async function inject(
 ): Promise<ActiveFault> {
   const rules = rulesOf(fault, pg, etcd);
   const startedAt = Date.now();
-  const added: Rule[] = [];
-  try {
-    for (const rule of rules) {
+  const inForce: Rule[] = [];
+  for (const rule of rules) {
+    inForce.push(rule);
+    try {
       await iptables(rule, '-A');
-      added.push(rule);
+    } catch (error) {
+      const undone = await remove(inForce).then(
+        () => [],
+        (failure: AggregateError) => failure.errors,
+      );
+      throw new AggregateError([error, ...undone], `${fault}: a rule would not go in`);
     }
-  } catch (error) {
-    await remove(added).catch(() => undefined);
-    throw error;
   }
-  let healed: Promise<void> | undefined;
   return {
     name: fault,
     startedAt,
     aimedAt: pg.find((node) => node.role === 'leader')!.name,
-    heal() {
-      healed ??= remove(rules).catch((error: unknown) => {
-        healed = undefined;
-        throw error;
-      });
-      return healed;
-    },
+    heal: () => remove(inForce),
   };
 }
 

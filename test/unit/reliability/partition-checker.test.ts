@@ -154,30 +154,35 @@ describe('the partition checker', () => {
   it('judges an answer read just after a driver stall by when it could have come', () => {
     const history = clean();
     // Read at 20 s, just after the driver's loop stood still from 4 s to 19.9 s: it came within
-    // 4..19.9 s, so it may or may not have been late: unmeasured, never passed.
+    // 4..20 s, so it may or may not have been late: unmeasured, never passed.
     const late: RequestRecord = { status: 503, startedAt: 0, endedAt: 20_000, retryAfter: '1' };
     const requests = [...history.requests, late];
     expect(
       checkPartitionHistory({ ...history, requests, driverStalls: [{ from: 4000, to: 19_900 }] }),
     ).toEqual([
-      { kind: 'unmeasured', detail: '503 read after a driver stall: 4000-19900 ms, at 0' },
+      { kind: 'unmeasured', detail: '503 read after a driver stall: 4000-20000 ms, at 0' },
     ]);
     // The stall began past the limit (6 s): late whenever it came.
     expect(
       checkPartitionHistory({ ...history, requests, driverStalls: [{ from: 8000, to: 19_900 }] }),
     ).toEqual([
-      { kind: 'hang', detail: '503 after 8000 ms (read after a driver stall; 19900 ms at most)' },
+      { kind: 'hang', detail: '503 after 8000 ms (read after a driver stall; 20000 ms at most)' },
     ]);
     // A stall that ended long before the answer excuses nothing: the loop was running when it came.
     expect(
       checkPartitionHistory({ ...history, requests, driverStalls: [{ from: 1000, to: 4000 }] }),
     ).toEqual([{ kind: 'hang', detail: '503 after 20000 ms' }]);
-    // Read at 6.2 s, 300 ms after a stall that ended at 5.9 s: it came by 5.9 s, within the limit
-    // (6 s). Without the stall, the same record is a hang.
-    const inTime: RequestRecord = { status: 503, startedAt: 0, endedAt: 6200, retryAfter: '1' };
-    const withInTime = [...history.requests, inTime];
+    // Read at 6.2 s, 300 ms after a stall that ended at 5.9 s: it may have come after the stall,
+    // past the limit (6 s), so a stall never passes it; without the stall it is a hang.
+    const edge: RequestRecord = { status: 503, startedAt: 0, endedAt: 6200, retryAfter: '1' };
+    const withEdge = [...history.requests, edge];
     const stall = [{ from: 2000, to: 5900 }];
-    expect(kinds({ ...history, requests: withInTime, driverStalls: stall })).toEqual([]);
-    expect(kinds({ ...history, requests: withInTime })).toEqual(['hang']);
+    expect(kinds({ ...history, requests: withEdge, driverStalls: stall })).toEqual(['unmeasured']);
+    expect(kinds({ ...history, requests: withEdge })).toEqual(['hang']);
+    // Read in time just after a stall: fine.
+    const inTime: RequestRecord = { ...edge, endedAt: 5950 };
+    expect(
+      kinds({ ...history, requests: [...history.requests, inTime], driverStalls: stall }),
+    ).toEqual([]);
   });
 });

@@ -313,9 +313,10 @@ function toolRule(tool) {
  * prove (each status list version published and each SET acknowledged as an event, `?time=`);
  * 29,750 for the log tree's public C2SP tiles (issue 67) and RISC credential-compromise; 30,000
  * for token receipts (C2SP tlog-proof) and the published tlog-policy; 30,250 for receipts of
- * revocations, consents and any event to an auditor, and archiving only under a signed head.
+ * revocations, consents and any event to an auditor, and archiving only under a signed head;
+ * 30,300 for a leader ending a deposed projector's batch that holds its locks past every timeout.
  */
-export const LINE_BUDGET = Object.freeze({ total: 30_250, perFile: 250 });
+export const LINE_BUDGET = Object.freeze({ total: 30_300, perFile: 250 });
 
 export default tseslint.config(
   { ignores: ['node_modules/**', '.data/**', 'dist/**', 'packages/*/dist/**'] },

@@ -10,6 +10,7 @@ import { progressOnStderr } from '#audit-log/cli/progress.js';
 import { createLogger, openDatabase } from './runtime.js';
 import { configOrExit, usageExit } from './config-exit.js';
 import { runService } from './process-lifecycle.js';
+import { PROJECTOR_BATCHES_NAME } from '../projections/deposed-batches.js';
 
 const { values } = parseCommandLine(
   `Usage: npm run projector [-- --rebuild=<audit|rates|usage>]
@@ -18,17 +19,16 @@ Follows the log and keeps the views and hash chains; --rebuild empties one view 
 );
 const config = configOrExit('worker');
 const logger = createLogger(config, 'projector');
-const open = (poolSize: number, role?: 'projector') =>
-  openDatabase(config, logger, 'token-authority-projector', poolSize, {
-    timeouts: 'background',
-    role,
-  });
+// The service's pool is named for its process's batches (a leader ends a deposed one's); a
+// rebuild's otherwise, never ended.
+const open = (poolSize: number, name: string, role?: 'projector') =>
+  openDatabase(config, logger, name, poolSize, { timeouts: 'background', role });
 
 if (values.rebuild === undefined) {
   await runService(
     config,
     logger,
-    () => open(4, 'projector'),
+    () => open(4, PROJECTOR_BATCHES_NAME, 'projector'),
     async (database) => {
       const projector = await startProjectorService(config, logger, database);
       return () => projector.stop();
@@ -41,7 +41,7 @@ if (values.rebuild === undefined) {
       `unknown view "${values.rebuild}"; one of: ${PROJECTIONS.map((p) => p.name).join(', ')}`,
     );
   }
-  const database = await open(2);
+  const database = await open(2, 'token-authority-projector-rebuild');
   const { events } = await database.handle.db
     .selectFrom('events')
     .select((eb) => eb.fn.countAll<number>().as('events'))

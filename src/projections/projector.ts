@@ -12,6 +12,7 @@ import type { LinkedSpans } from '#event-log/event-traces.js';
 import type { Projection } from './projection.js';
 import { nap } from '../db/nap.js';
 import { leadWhileLocked } from '../db/leader-session.js';
+import { endDeposedBatches } from './deposed-batches.js';
 
 /** Options of {@link startProjector}. */
 export interface ProjectorOptions {
@@ -141,6 +142,12 @@ export function startProjector(options: ProjectorOptions): RunningProjector {
           await new Promise((resolve) => setTimeout(resolve, options.settleMs ?? 100));
         }
       }
+    } catch (error) {
+      // A lock held past BACKGROUND_LOCK_TIMEOUT_MS: a deposed leader's batch, ended for the next pass.
+      if ((error as { code?: string }).code === '55P03' && !lost) {
+        await endDeposedBatches(session, logger);
+      }
+      throw error;
     } finally {
       clearInterval(heartbeat);
     }

@@ -2,35 +2,39 @@ import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 
-const BATCHES = 'token-authority-projector-batches-';
+/** This process's projector batches: one name per process, random (in a container all are pid 1). */
+export const PROJECTOR_BATCHES_NAME = `token-authority-projector-batches-${randomBytes(6).toString('hex')}`;
 
 /**
- * The application_name of this process's projector batches: one per process, random (in a
- * container every process may be pid 1), so a leader tells its own sessions from another's.
+ * Ends another projector process's batch session stuck writing to its client: called by the leader
+ * once its pass gave up on a lock. A leader frozen mid-read (SIGSTOP, a paused VM) leaves its
+ * backend blocked in ClientWrite, in its transaction, holding its locks past every timeout; a
+ * cancel cannot reach it there, a terminate can. Only that shape is ended: the exact name of a
+ * batches pool not ours (no `-owner` session, rebuild or archiver), the same login as ours, and
+ * stuck longer than the pass waited. Anything else is left to its own timeouts or an operator.
  */
-export const PROJECTOR_BATCHES_NAME = `${BATCHES}${randomBytes(6).toString('hex')}`;
-
-/**
- * Ends every other projector process's batch session still in a transaction; called by the leader
- * when its pass gave up on a lock. Only the leader runs batches, so such a session is a deposed
- * leader's: one frozen mid-statement (a read blocked on a paused client) keeps its locks past
- * every timeout, and a cancel cannot reach it. Ending it rolls its batch back. A rebuild's pool
- * is named otherwise and is never ended; nor is another role's session, whatever it calls itself
- * (one it may not end would fail the whole statement).
- */
-export async function endDeposedBatches(session: pg.Client, logger: Logger): Promise<void> {
+export async function endDeposedBatches(
+  session: pg.Client,
+  stuckForMs: number,
+  logger: Logger,
+): Promise<void> {
   const { rows } = await session
-    .query<{ pid: number; name: string; ended: boolean }>(
-      `SELECT pid, application_name AS name, pg_terminate_backend(pid) AS ended
-         FROM pg_stat_activity
-        WHERE datname = current_database() AND usename = current_user AND xact_start IS NOT NULL
-          AND starts_with(application_name, $1) AND application_name <> $2`,
-      [BATCHES, PROJECTOR_BATCHES_NAME],
-    )
+    .query<{ pid: number; name: string; ended: boolean }>({
+      text: `SELECT pid, application_name AS name, pg_terminate_backend(pid) AS ended
+               FROM pg_stat_activity
+              WHERE datname = current_database() AND usename = session_user
+                AND application_name ~ '^token-authority-projector-batches-[0-9a-f]{12}$'
+                AND application_name <> $1
+                AND state = 'active' AND wait_event = 'ClientWrite'
+                AND xact_start < now() - make_interval(secs => $2)`,
+      values: [PROJECTOR_BATCHES_NAME, stuckForMs / 1000],
+      query_timeout: 5000,
+    } as pg.QueryConfig)
     .catch((error: unknown) => {
-      // Another role's sessions (no privilege to end them): left to an operator, as before.
-      logger.warn({ err: error }, 'could not end a deposed projector batch');
+      // A leader session gone, or pg_terminate_backend not granted: nothing ended, said so.
+      logger.warn({ err: error }, 'could not look for a deposed projector batch');
       return { rows: [] };
     });
   if (rows.length > 0) logger.warn({ sessions: rows }, 'ended a deposed projector batch');
+  else logger.info('a pass gave up on a lock; no deposed projector batch holds it');
 }

@@ -42,6 +42,8 @@ export interface ProjectorOptions {
   readonly leaseMs?: number;
   /** Wait after a pass that found work, so batches grow under load; bounds the added lag. */
   readonly settleMs?: number;
+  /** How long a pass waits for a lock (the pool's lock_timeout): a deposed batch is stuck longer. */
+  readonly deposedAfterMs?: number;
   /** Tracing on: each batch a span linked to its events' requests (traced-batches.ts). */
   readonly spans?: LinkedSpans;
 }
@@ -145,7 +147,7 @@ export function startProjector(options: ProjectorOptions): RunningProjector {
     } catch (error) {
       // A lock held past BACKGROUND_LOCK_TIMEOUT_MS: a deposed leader's batch, ended for the next pass.
       if ((error as { code?: string }).code === '55P03' && !lost) {
-        await endDeposedBatches(session, logger);
+        await endDeposedBatches(session, options.deposedAfterMs ?? 60_000, logger);
       }
       throw error;
     } finally {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { Socket } from 'node:net';
 import pg from 'pg';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -63,6 +64,7 @@ beforeAll(async () => {
     logger: pino({ level: 'info' }, { write: (line: string) => void logged.push(line) }),
     seal: false,
     standbyRetryMs: 100,
+    deposedAfterMs: 300,
   });
   await waitUntil(() => projector.isLeader());
 });
@@ -76,11 +78,14 @@ afterAll(async () => {
   for (const login of logins) await database.pool.query(`DROP ROLE IF EXISTS ${login}`);
 });
 
+type Stuck = 'reading' | 'sleeping';
+
 /**
- * A session named `name` (as `url`'s login) in a statement that never ends, holding the rates
- * checkpoint unless `holds` is false.
+ * A session named `name` (as `url`'s login) in a transaction that never ends: `reading`, its
+ * backend blocked writing a large result to a client that stopped reading (a frozen host);
+ * `sleeping`, in pg_sleep. It holds the rates checkpoint unless `holds` is false.
  */
-async function holder(name: string, url = projectorUrl, holds = true) {
+async function holder(name: string, stuck: Stuck, url = projectorUrl, holds = true) {
   const client = new pg.Client({ connectionString: url, application_name: name });
   client.on('error', () => undefined);
   await client.connect();
@@ -90,19 +95,41 @@ async function holder(name: string, url = projectorUrl, holds = true) {
       ratesProjection.name,
     ]);
   }
-  const statement = client.query('SELECT pg_sleep(600)').then(
-    () => 'finished',
-    (error: { code?: string }) => error.code,
+  const socket = (client as unknown as { connection: { stream: Socket } }).connection.stream;
+  if (stuck === 'reading') socket.pause();
+  const statement = client
+    .query(
+      stuck === 'reading'
+        ? "SELECT repeat('x', 100000) FROM generate_series(1, 3000)"
+        : 'SELECT pg_sleep(600)',
+    )
+    .then(
+      () => 'finished',
+      (error: { code?: string }) => error.code ?? 'gone',
+    );
+  // Blocked for real: its backend waits on its client (or its sleep) before the test goes on.
+  const pid = (client as unknown as { processID: number }).processID;
+  const want = stuck === 'reading' ? 'ClientWrite' : 'PgSleep';
+  await waitUntil(
+    async () =>
+      (
+        await database.pool.query<{ wait: string | null }>(
+          'SELECT wait_event AS wait FROM pg_stat_activity WHERE pid = $1',
+          [pid],
+        )
+      ).rows[0]?.wait,
+    (wait) => wait === want,
   );
-  return { client, statement };
+  return { pid, statement, ended: () => socket.destroy() };
 }
 
-/** Ends the sessions named `name` as their operator would (a client's end() waits for the sleep). */
-const endSessions = (name: string) =>
-  database.pool.query(
-    'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1',
-    [name],
-  );
+/** Ends the session `pid` as its operator would. */
+const endSession = (pid: number) => database.pool.query('SELECT pg_terminate_backend($1)', [pid]);
+
+/** Whether the session `pid` is still there. */
+const present = async (pid: number) =>
+  (await database.pool.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [pid])).rowCount ===
+  1;
 
 const ratesBehind = async () => {
   const { rows } = await database.pool.query<{ behind: boolean }>(
@@ -116,36 +143,49 @@ const ratesBehind = async () => {
 describe('a deposed projector batch holding the checkpoints', () => {
   it('is ended by the leader once its pass gives up on the lock, and the views go on', async () => {
     const ended = count('ended a deposed');
-    // Another role's session calling itself a batch (a compromised API): never ended, and no
-    // obstacle to ending the real one.
-    const impostor = await holder('token-authority-projector-batches-impostor', apiUrl, false);
-    const { statement } = await holder('token-authority-projector-batches-0123456789ab');
+    // Another role's session shaped as a batch (a compromised API): never the leader's to end.
+    const impostor = await holder(
+      'token-authority-projector-batches-0000000000aa',
+      'reading',
+      apiUrl,
+      false,
+    );
+    const deposed = await holder('token-authority-projector-batches-0123456789ab', 'reading');
     await insertIssuances(database.db, { count: 5, spaces: 1, clients: 1 });
-    // Ended by the leader: 57P01, "terminating connection due to administrator command".
-    const still = new Promise((resolve) => setTimeout(() => resolve('still running'), 10_000));
-    expect(await Promise.race([statement, still])).toBe('57P01');
-    // Logged, once the ending query has answered.
+    // Ended by the leader: the server no longer has it, and the views catch up.
+    await waitUntil(async () => !(await present(deposed.pid)));
     await waitUntil(() => count('ended a deposed') === ended + 1);
-    expect(await Promise.race([impostor.statement, 'running'])).toBe('running');
-    await endSessions('token-authority-projector-batches-impostor');
-    await impostor.statement;
     await waitUntil(async () => !(await ratesBehind()));
+    expect(await present(impostor.pid)).toBe(true);
+    await endSession(impostor.pid);
+    for (const session of [impostor, deposed]) session.ended();
   });
 
-  it("is not a rebuild: a rebuild's session is never ended, and the leader waits it out", async () => {
-    const { statement } = await holder('token-authority-projector-rebuild');
-    await insertIssuances(database.db, { count: 5, spaces: 1, clients: 1 });
-    // Three of the leader's passes give up on the lock (300 ms each), and it is still there.
+  it("leaves a rebuild's session, its own process's and one that a cancel reaches, and waits", async () => {
     const [failed, ended] = [count('projector pass failed'), count('ended a deposed')];
+    const sessions = [
+      // A rebuild logs in as the owner; as the projector's login here, so only the name tells.
+      ['token-authority-projector-rebuild', 'reading', true],
+      [PROJECTOR_BATCHES_NAME, 'reading', false],
+      ['token-authority-projector-batches-0123456789cd', 'sleeping', false],
+    ] as const;
+    const held = [];
+    for (const [name, stuck, holds] of sessions) {
+      held.push(await holder(name, stuck, projectorUrl, holds));
+    }
+    await insertIssuances(database.db, { count: 5, spaces: 1, clients: 1 });
+    // Three of the leader's passes give up on the lock (300 ms each); all three are still there.
     await waitUntil(() => count('projector pass failed') >= failed + 3, Boolean, {
       timeoutMs: 20_000,
     });
-    expect(await Promise.race([statement, 'running'])).toBe('running');
+    for (const session of held) expect(await present(session.pid)).toBe(true);
     expect(count('ended a deposed')).toBe(ended);
     expect(await ratesBehind()).toBe(true);
-    // Its operator ends it; the leader goes on.
-    await endSessions('token-authority-projector-rebuild');
-    await statement;
+    // Their operator ends them; the leader goes on.
+    for (const session of held) {
+      await endSession(session.pid);
+      session.ended();
+    }
     await waitUntil(async () => !(await ratesBehind()));
   });
 });

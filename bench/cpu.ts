@@ -31,7 +31,8 @@ export function cpuMsPer(
 
 /**
  * CPU seconds used so far by the Postgres processes alive now, by role: a client backend by its
- * application_name (a process id at its end dropped, so every API process is one role), the rest
+ * application_name (a process id or a projector's 12-hex process name at its end dropped, so every
+ * API or projector process is one role), the rest
  * by backend type (checkpointer, walwriter, autovacuum worker...). A backend that exits between
  * two readings is lost to its role: pools keep theirs for the run.
  */
@@ -43,7 +44,7 @@ export async function postgresCpuByRole(pool: pg.Pool): Promise<Record<string, n
   );
   const result: Record<string, number> = {};
   for (const { pid, role } of rows) {
-    const name = role.replace(/-\d+$/, '');
+    const name = role.replace(/-(\d+|[0-9a-f]{12})$/, '');
     result[name] = (result[name] ?? 0) + (await cpuSeconds(pid));
   }
   return result;

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { cpuSeconds, familyCpuSeconds, totalCpuSeconds } from '../tools/reliability/proc.js';
+import { PROJECTOR_POOL_NAMES } from '../src/projections/frozen-sessions.js';
 
 /** Process groups whose CPU the benchmark accounts for, each a function giving its pids now. */
 export type CpuGroups = Readonly<Record<string, () => readonly number[]>>;
@@ -31,8 +32,8 @@ export function cpuMsPer(
 
 /**
  * CPU seconds used so far by the Postgres processes alive now, by role: a client backend by its
- * application_name (a process id or a projector's 12-hex process name at its end dropped, so every
- * API or projector process is one role), the rest
+ * application_name (a process id at its end dropped, and every projector pool named as one, so
+ * each API or projector process is one role), the rest
  * by backend type (checkpointer, walwriter, autovacuum worker...). A backend that exits between
  * two readings is lost to its role: pools keep theirs for the run.
  */
@@ -44,7 +45,9 @@ export async function postgresCpuByRole(pool: pg.Pool): Promise<Record<string, n
   );
   const result: Record<string, number> = {};
   for (const { pid, role } of rows) {
-    const name = role.replace(/-(\d+|[0-9a-f]{12})$/, '');
+    const name = PROJECTOR_POOL_NAMES.test(role)
+      ? 'token-authority-projector'
+      : role.replace(/-\d+$/, '');
     result[name] = (result[name] ?? 0) + (await cpuSeconds(pid));
   }
   return result;

@@ -43,7 +43,7 @@ export async function startProjectorService(
     ...(traces.spans ? { spans: traces.spans } : {}),
     batchSize: config.PROJECTOR_BATCH_SIZE,
     catchUpFactor: config.PROJECTOR_CATCH_UP_FACTOR,
-    deposedAfterMs: config.BACKGROUND_LOCK_TIMEOUT_MS,
+    lockWaitMs: config.BACKGROUND_LOCK_TIMEOUT_MS,
     pollIntervalMs: config.PROJECTOR_POLL_INTERVAL_MS,
     logger,
     seal: true,

@@ -10,7 +10,7 @@ import { progressOnStderr } from '#audit-log/cli/progress.js';
 import { createLogger, openDatabase } from './runtime.js';
 import { configOrExit, usageExit } from './config-exit.js';
 import { runService } from './process-lifecycle.js';
-import { PROJECTOR_BATCHES_NAME } from '../projections/deposed-batches.js';
+import { PROJECTOR_POOL_NAME } from '../projections/frozen-sessions.js';
 
 const { values } = parseCommandLine(
   `Usage: npm run projector [-- --rebuild=<audit|rates|usage>]
@@ -19,8 +19,7 @@ Follows the log and keeps the views and hash chains; --rebuild empties one view 
 );
 const config = configOrExit('worker');
 const logger = createLogger(config, 'projector');
-// The service's pool is named for its process's batches (a leader ends a deposed one's); a
-// rebuild's otherwise, never ended.
+// The service's pool by its process's name (a leader ends another's frozen one); a rebuild's not.
 const open = (poolSize: number, name: string, role?: 'projector') =>
   openDatabase(config, logger, name, poolSize, { timeouts: 'background', role });
 
@@ -28,7 +27,7 @@ if (values.rebuild === undefined) {
   await runService(
     config,
     logger,
-    () => open(4, PROJECTOR_BATCHES_NAME, 'projector'),
+    () => open(4, PROJECTOR_POOL_NAME, 'projector'),
     async (database) => {
       const projector = await startProjectorService(config, logger, database);
       return () => projector.stop();

@@ -12,7 +12,7 @@ import type { LinkedSpans } from '#event-log/event-traces.js';
 import type { Projection } from './projection.js';
 import { nap } from '../db/nap.js';
 import { leadWhileLocked } from '../db/leader-session.js';
-import { endDeposedBatches } from './deposed-batches.js';
+import { endFrozenSessions } from './frozen-sessions.js';
 
 /** Options of {@link startProjector}. */
 export interface ProjectorOptions {
@@ -42,8 +42,8 @@ export interface ProjectorOptions {
   readonly leaseMs?: number;
   /** Wait after a pass that found work, so batches grow under load; bounds the added lag. */
   readonly settleMs?: number;
-  /** How long a pass waits for a lock (the pool's lock_timeout): a deposed batch is stuck longer. */
-  readonly deposedAfterMs?: number;
+  /** The pool's lock_timeout: then a pass that gave up ends a frozen projector's session. */
+  readonly lockWaitMs?: number;
   /** Tracing on: each batch a span linked to its events' requests (traced-batches.ts). */
   readonly spans?: LinkedSpans;
 }
@@ -145,9 +145,9 @@ export function startProjector(options: ProjectorOptions): RunningProjector {
         }
       }
     } catch (error) {
-      // A lock held past BACKGROUND_LOCK_TIMEOUT_MS: a deposed leader's batch, ended for the next pass.
-      if ((error as { code?: string }).code === '55P03' && !lost) {
-        await endDeposedBatches(session, options.deposedAfterMs ?? 60_000, logger);
+      // Held past the wait, maybe by a projector frozen where no timeout reaches (frozen-sessions.ts).
+      if ((error as { code?: string }).code === '55P03' && !lost && options.lockWaitMs) {
+        await endFrozenSessions(session, options.lockWaitMs, logger);
       }
       throw error;
     } finally {

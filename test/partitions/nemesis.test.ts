@@ -9,7 +9,7 @@ import { leftovers, removeNetwork } from '../../tools/fleet/netns.js';
 import { checkPartitionHistory } from '../../tools/reliability/partition-checker.js';
 import {
   drillCredential,
-  fleetStatus,
+  fleetStatusIn,
   sleep,
   steadyLoad,
   type Fleet,
@@ -92,7 +92,7 @@ afterAll(() => {
  * fault cut off, and a synchronous call would freeze the load's clock with it (requests then
  * look hung: seen as six "hangs" of 11.5 s in a run without strict mode, all in flight at once).
  */
-const status = () => fleetStatus(dir);
+const status = () => fleetStatusIn(dir);
 const etcdHosts: Host[] = [0, 1, 2].map((i) => ({
   name: `etcd${i}`,
   netns: `tapn-etcd${i}`,

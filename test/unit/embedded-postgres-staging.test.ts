@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -103,16 +103,22 @@ describe('staged Postgres binaries: leftovers of killed stagings', () => {
     );
   });
 
-  it('refuses a folder whose parent others may write without the sticky bit, not one under a sticky parent', async () => {
+  it('refuses a folder whose parent others may write without the sticky bit, also through a link, not one under a sticky parent', async () => {
     const root = await stagingRoot();
     const open = path.join(root, 'open');
     await mkdir(open);
     await chmod(open, 0o777);
     // Anyone could rename `staged` away and put their own folder in its place.
-    await expect(ensureTrustedDir(path.join(open, 'staged'))).rejects.toThrow(
-      /refusing to use .*open\/staged: it is inside .*open, which group or others may write and is not sticky \(mode 777\)/,
-    );
+    const refused =
+      /refusing to use .*staged: it is inside .*open, which group or others may write and is not sticky \(mode 777\); make it sticky \(chmod \+t\) or use another folder$/;
+    await expect(ensureTrustedDir(path.join(open, 'staged'))).rejects.toThrow(refused);
+    // Reached through a link whose own folder is safe: the folders above its target count.
+    const safe = path.join(root, 'safe');
+    await mkdir(safe, { mode: 0o755 });
+    await symlink(open, path.join(safe, 'link'));
+    await expect(ensureTrustedDir(path.join(safe, 'link', 'staged'))).rejects.toThrow(refused);
     await chmod(open, 0o1777); // as /tmp and /var/tmp are
     await expect(ensureTrustedDir(path.join(open, 'staged'))).resolves.toBeUndefined();
+    await expect(ensureTrustedDir(path.join(safe, 'link', 'staged'))).resolves.toBeUndefined();
   });
 });

@@ -157,11 +157,13 @@ export function answerTime(
   stalls: readonly DriverStall[],
 ): { readonly atLeast: number; readonly atMost: number } {
   const took = request.endedAt - request.startedAt;
+  // Read during the stall's last turn (an I/O callback's, before the ticker saw it end) or just
+  // after it.
   const stall = stalls.find(
     (s) =>
       s.to > request.startedAt &&
-      s.to <= request.endedAt &&
-      request.endedAt - s.to <= READ_AFTER_STALL_MS,
+      s.from <= request.endedAt &&
+      request.endedAt <= s.to + READ_AFTER_STALL_MS,
   );
   return { atLeast: stall ? Math.max(0, stall.from - request.startedAt) : took, atMost: took };
 }

@@ -35,13 +35,13 @@ export function fleetIn(prefix: string) {
     up: (...args: string[]) => JSON.parse(run('up', ...args)) as Fleet,
     status: () => JSON.parse(run('status')) as Fleet,
     /** status() without blocking: for use while a load times its answers on this event loop. */
-    statusNow: () => fleetStatus(dir),
+    statusNow: () => fleetStatusIn(dir),
     down: () => void run('down'),
   };
 }
 
 /** `npm run fleet -- status` of the fleet in `dir`, asked without blocking this event loop. */
-export function fleetStatus(dir: string): Promise<Fleet> {
+export function fleetStatusIn(dir: string): Promise<Fleet> {
   return new Promise<Fleet>((resolve, reject) => {
     execFile(
       process.execPath,

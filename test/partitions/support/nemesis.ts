@@ -98,19 +98,23 @@ async function remove(rules: Rule[]): Promise<void> {
   if (failures.length > 0) throw new AggregateError(failures, 'rules that would not go');
 }
 
+let injected = 0;
+
 /**
- * Adds `fault`'s rules now; its heal() takes them out again, and after a failure takes out only
- * what is still in (a rule another fault added since is not its to remove). Never synchronous:
- * the drill's load times its answers on the same event loop, and a blocked loop reads as answers
- * that hung (CI once saw six 503s "after" 19.6-22.8 s, all in flight at once, with spawnSync
- * here). A rule that fails to go in takes the fault's rules out, itself too (it may be in).
+ * Adds `fault`'s rules now; its heal() takes them out again, and after a failure only what is
+ * still in. Never synchronous: the drill's load times its answers on the same event loop, and a
+ * blocked loop reads as answers that hung (CI once saw six 503s "after" 19.6-22.8 s, all in
+ * flight at once, with spawnSync here). A rule that fails to go in takes the fault's rules out,
+ * itself too (it may be in).
  */
 export async function inject(
   fault: FaultName,
   pg: readonly Host[],
   etcd: readonly Host[],
 ): Promise<ActiveFault> {
-  const rules = rulesOf(fault, pg, etcd);
+  // Each rule tagged with its fault: `-D` takes out this fault's, never an identical one of another.
+  const tag = ['-m', 'comment', '--comment', `tapn-fault-${++injected}`];
+  const rules = rulesOf(fault, pg, etcd).map((rule) => ({ ...rule, spec: [...rule.spec, ...tag] }));
   const startedAt = Date.now();
   const inForce: Rule[] = [];
   for (const rule of rules) {

@@ -179,6 +179,10 @@ describe('the partition checker', () => {
     const stall = [{ from: 2000, to: 5900 }];
     expect(kinds({ ...history, requests: withEdge, driverStalls: stall })).toEqual(['unmeasured']);
     expect(kinds({ ...history, requests: withEdge })).toEqual(['hang']);
+    // Read in the stall's last turn, before the ticker saw it end: judged the same way.
+    expect(kinds({ ...history, requests, driverStalls: [{ from: 4000, to: 20_050 }] })).toEqual([
+      'unmeasured',
+    ]);
     // Read in time just after a stall: fine.
     const inTime: RequestRecord = { ...edge, endedAt: 5950 };
     expect(

@@ -8,7 +8,7 @@ import { loadConfig } from '../../../src/config/config.js';
 import { connect } from '../../../src/db/database.js';
 import { PROJECTIONS } from '../../../src/projections/all.js';
 import { catchUp } from '../../../src/projections/batches.js';
-import { PROJECTOR_BATCHES_NAME } from '../../../src/projections/deposed-batches.js';
+import { PROJECTOR_POOL_NAME } from '../../../src/projections/frozen-sessions.js';
 import { startProjector, type RunningProjector } from '../../../src/projections/projector.js';
 import { ratesProjection } from '../../../src/projections/rates.js';
 import { withDatabase } from '../../support/database-url.js';
@@ -17,18 +17,19 @@ import { insertIssuances } from '../../support/bulk-issuances.js';
 import { waitUntil } from '../../support/wait.js';
 
 /**
- * A deposed leader frozen mid-statement keeps its locks past every timeout (a cancel cannot reach
- * a backend blocked on its client). Given a session that holds the projections' checkpoints and
- * runs a statement without end, when the leader's pass gives up on the lock, then it ends that
- * session if it is another projector's batches, and never a rebuild's or another role's. The
- * projectors and the deposed batch log in as the projector's role, as deployments run them.
+ * A projector frozen mid-read keeps its locks past every timeout (a cancel cannot reach a backend
+ * blocked writing to its client). Given a session that holds the projections' checkpoints and is
+ * stuck so, when the leader's pass gives up on the lock, then it ends that session if it is
+ * another projector pool's, and never a rebuild's, its own process's, another role's or one a
+ * cancel reaches. The projectors and the frozen one log in as the projector's role, as deployments
+ * run them.
  */
 const database = await createTestDatabase(2);
 await insertIssuances(database.db, { count: 10, spaces: 1, clients: 1 });
 const logins: string[] = [];
 /** A login of its own in `role`, and its URL to this test's database. */
 async function loginIn(role: string): Promise<string> {
-  const login = `deposed_${randomBytes(4).toString('hex')}`;
+  const login = `frozen_${randomBytes(4).toString('hex')}`;
   await database.pool.query(`CREATE ROLE ${login} LOGIN PASSWORD 'pw-${login}' IN ROLE ${role}`);
   logins.push(login);
   const url = new URL(withDatabase(adminDatabaseUrl(), database.name));
@@ -43,7 +44,7 @@ const batches = connect(
   connectOptions(config, pino({ level: 'silent' }), {
     url: projectorUrl,
     poolSize: 2,
-    applicationName: PROJECTOR_BATCHES_NAME,
+    applicationName: PROJECTOR_POOL_NAME,
     timeouts: 'background',
   }),
 );
@@ -64,7 +65,7 @@ beforeAll(async () => {
     logger: pino({ level: 'info' }, { write: (line: string) => void logged.push(line) }),
     seal: false,
     standbyRetryMs: 100,
-    deposedAfterMs: 300,
+    lockWaitMs: 300,
   });
   await waitUntil(() => projector.isLeader());
 });
@@ -140,34 +141,34 @@ const ratesBehind = async () => {
   return rows[0]!.behind;
 };
 
-describe('a deposed projector batch holding the checkpoints', () => {
+describe("another projector's session frozen holding the checkpoints", () => {
   it('is ended by the leader once its pass gives up on the lock, and the views go on', async () => {
-    const ended = count('ended a deposed');
-    // Another role's session shaped as a batch (a compromised API): never the leader's to end.
+    const ended = count('ended a frozen');
+    // Another role's session named as a projector pool (a compromised API): never the leader's to end.
     const impostor = await holder(
-      'token-authority-projector-batches-0000000000aa',
+      'token-authority-projector-pool-0000000000aa',
       'reading',
       apiUrl,
       false,
     );
-    const deposed = await holder('token-authority-projector-batches-0123456789ab', 'reading');
+    const frozen = await holder('token-authority-projector-pool-0123456789ab', 'reading');
     await insertIssuances(database.db, { count: 5, spaces: 1, clients: 1 });
     // Ended by the leader: the server no longer has it, and the views catch up.
-    await waitUntil(async () => !(await present(deposed.pid)));
-    await waitUntil(() => count('ended a deposed') === ended + 1);
+    await waitUntil(async () => !(await present(frozen.pid)));
+    await waitUntil(() => count('ended a frozen') === ended + 1);
     await waitUntil(async () => !(await ratesBehind()));
     expect(await present(impostor.pid)).toBe(true);
     await endSession(impostor.pid);
-    for (const session of [impostor, deposed]) session.ended();
+    for (const session of [impostor, frozen]) session.ended();
   });
 
   it("leaves a rebuild's session, its own process's and one that a cancel reaches, and waits", async () => {
-    const [failed, ended] = [count('projector pass failed'), count('ended a deposed')];
+    const [failed, ended] = [count('projector pass failed'), count('ended a frozen')];
     const sessions = [
       // A rebuild logs in as the owner; as the projector's login here, so only the name tells.
       ['token-authority-projector-rebuild', 'reading', true],
-      [PROJECTOR_BATCHES_NAME, 'reading', false],
-      ['token-authority-projector-batches-0123456789cd', 'sleeping', false],
+      [PROJECTOR_POOL_NAME, 'reading', false],
+      ['token-authority-projector-pool-0123456789cd', 'sleeping', false],
     ] as const;
     const held = [];
     for (const [name, stuck, holds] of sessions) {
@@ -179,7 +180,10 @@ describe('a deposed projector batch holding the checkpoints', () => {
       timeoutMs: 20_000,
     });
     for (const session of held) expect(await present(session.pid)).toBe(true);
-    expect(count('ended a deposed')).toBe(ended);
+    expect(count('ended a frozen')).toBe(ended);
+    // Looked, and found nothing to end (not a look that failed).
+    expect(count('no frozen projector session holds it')).toBeGreaterThanOrEqual(3);
+    expect(count('could not look')).toBe(0);
     expect(await ratesBehind()).toBe(true);
     // Their operator ends them; the leader goes on.
     for (const session of held) {

@@ -57,7 +57,7 @@ export interface PartitionHistory {
   readonly graceMs: number;
   /**
    * When the driver's loop stood still (its ticker came late): an answer that arrived then was
-   * timed only when the loop ran again (see {@link answerTime}).
+   * timed only when the loop ran again (see {@link earliestAnswer}).
    */
   readonly driverStalls: readonly DriverStall[];
 }
@@ -147,16 +147,11 @@ function writeFindings(history: PartitionHistory): Finding[] {
 const READ_AFTER_STALL_MS = 350;
 
 /**
- * When the service answered `request`, as far as the driver can tell, in ms from its start: as
- * recorded, unless the answer was read just after a driver stall. Then it may have arrived any time
- * from the stall's start (before it, the loop would have read it at once) to its read, so only the
- * earliest moment moves.
+ * The earliest the service may have answered `request`, in ms from its start: when it was read,
+ * unless it was read in or just after a driver stall. Then it may have arrived any time from the
+ * stall's start (before it, the loop would have read it at once); the latest is still the read.
  */
-export function answerTime(
-  request: RequestRecord,
-  stalls: readonly DriverStall[],
-): { readonly atLeast: number; readonly atMost: number } {
-  const took = request.endedAt - request.startedAt;
+export function earliestAnswer(request: RequestRecord, stalls: readonly DriverStall[]): number {
   // Read during the stall's last turn (an I/O callback's, before the ticker saw it end) or just
   // after it.
   const stall = stalls.find(
@@ -165,7 +160,7 @@ export function answerTime(
       s.from <= request.endedAt &&
       request.endedAt <= s.to + READ_AFTER_STALL_MS,
   );
-  return { atLeast: stall ? Math.max(0, stall.from - request.startedAt) : took, atMost: took };
+  return stall ? Math.max(0, stall.from - request.startedAt) : request.endedAt - request.startedAt;
 }
 
 /**
@@ -177,7 +172,8 @@ function answerFindings(history: PartitionHistory): Finding[] {
   const findings: Finding[] = [];
   const limit = history.deadlineMs + history.graceMs;
   for (const request of history.requests) {
-    const { atLeast, atMost } = answerTime(request, history.driverStalls);
+    const atLeast = earliestAnswer(request, history.driverStalls);
+    const atMost = request.endedAt - request.startedAt;
     if (atLeast > limit) {
       const stalled =
         atLeast === atMost ? '' : ` (read after a driver stall; ${atMost} ms at most)`;

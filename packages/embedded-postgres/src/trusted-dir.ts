@@ -32,7 +32,9 @@ export async function ensureTrustedDir(dir: string, mode = 0o755): Promise<void>
   // The folders above as written and, through any link among them, as they really are.
   const absolute = path.resolve(dir);
   const real = path.join(await realpath(path.dirname(absolute)), path.basename(absolute));
-  const above = (await ancestorProblem(absolute, uid)) ?? (await ancestorProblem(real, uid));
+  const above =
+    (await ancestorProblem(absolute, uid)) ??
+    (real === absolute ? undefined : await ancestorProblem(real, uid));
   if (above) throw new Error(`refusing to use ${dir}: it is inside ${above}`);
 }
 

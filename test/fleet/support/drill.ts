@@ -98,7 +98,7 @@ const STALL_MS = 250;
  * Token requests through the balancer, `width` at a time, until `stop()`; every answer recorded
  * (`outcomes`), a few tokens kept for `takeToken()`, and after a refusal a pause of `pauseMs`. A
  * ticker records when this event loop stood still (`stalls`): an answer that came meanwhile was
- * timed late, by the driver, not the service (partition-checker's `answerTime`). `fromService`:
+ * timed late, by the driver, not the service (partition-checker's `earliestAnswer`). `fromService`:
  * the body was JSON, the API's (HAProxy's own 503 is HTML).
  */
 export function steadyLoad(
